@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Install what cpthread needs to build, test and run its benchmarks on a
+# Debian 12 machine (run as root; a no-op when everything is present).
+set -euo pipefail
+
+pkgs=(build-essential cmake pkg-config liburcu-dev libjemalloc-dev check
+      libjansson-dev binutils python3)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
+		|| missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "setup-deps: installing ${missing[*]}" >&2
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "setup-deps: need root to install packages" >&2
+		exit 1
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,82 @@
+/*
+ * cp_pag.h - the program activity graph: a weighted directed acyclic
+ * multigraph, activities on edges (seed 000 §II, seed 001 §3).
+ *
+ * Two producers fill it: the text PAG reader (cp_pag_read_text, "e TAIL
+ * HEAD WEIGHT [LABEL]" lines) and the trace PAG builder (cp_tracepag.c),
+ * which adds per-edge attributes of its own in a parallel array indexed by
+ * edge id.  Every algorithm (CPM, k paths, zeroing, MBM, Slack) works on
+ * this structure only.
+ *
+ * Build protocol: cp_pag_init, any number of cp_pag_add_vertex /
+ * cp_pag_add_edge, then cp_pag_finish, which checks acyclicity, computes a
+ * topological order and the in/out adjacency.  After finish the graph is
+ * read-only and may be shared by concurrent readers.
+ */
+#ifndef CP_PAG_H
+#define CP_PAG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CP_PAG_NONE UINT32_MAX
+
+struct cp_pag {
+	uint32_t nv;		/* vertices */
+	uint32_t ne;		/* edges */
+	uint32_t cap_v, cap_e;	/* allocated room while building */
+	uint32_t *tail;		/* [ne] tail vertex of each edge */
+	uint32_t *head;		/* [ne] head vertex of each edge */
+	uint64_t *w;		/* [ne] weight (ns for traces) */
+	uint32_t *label;	/* [ne] index into labels[], or CP_PAG_NONE */
+	char **vname;		/* [nv] vertex names of text PAGs, or NULL */
+
+	/* label strings, interned: equal text => equal index */
+	char **labels;
+	uint32_t nlabels, cap_labels;
+	void *label_index;	/* private hash for interning */
+
+	/* filled by cp_pag_finish() */
+	uint32_t *out_off;	/* [nv+1] out-edges of v: out_e[out_off[v]..] */
+	uint32_t *out_e;	/* [ne] edge ids grouped by tail */
+	uint32_t *in_off;	/* [nv+1] in-edges of v: in_e[in_off[v]..] */
+	uint32_t *in_e;		/* [ne] edge ids grouped by head */
+	uint32_t *topo;		/* [nv] vertices in topological order */
+	bool finished;
+};
+
+/* Start an empty graph. */
+void cp_pag_init(struct cp_pag *g);
+/* Free everything the graph owns; @g may be initialised again. */
+void cp_pag_free(struct cp_pag *g);
+/* Add a vertex; returns its id (ids are 0, 1, 2, ... in order). */
+uint32_t cp_pag_add_vertex(struct cp_pag *g);
+/* Add edge tail->head of weight @w, label id @label (or CP_PAG_NONE);
+ * returns its id (0, 1, 2, ...).  Returns CP_PAG_NONE on out-of-memory. */
+uint32_t cp_pag_add_edge(struct cp_pag *g, uint32_t tail, uint32_t head,
+			 uint64_t w, uint32_t label);
+/* Intern @text as a label; returns its id, CP_PAG_NONE on out-of-memory. */
+uint32_t cp_pag_intern(struct cp_pag *g, const char *text);
+/* Printable name of edge @e: its label, or "TAIL->HEAD" (vertex names when
+ * known, else ids) written into @buf. */
+const char *cp_pag_edge_name(const struct cp_pag *g, uint32_t e, char *buf,
+			     size_t len);
+/*
+ * Finish building: adjacency and a topological order.  Returns 0, or -1
+ * with a one-line reason in @err when the graph has a cycle (or memory ran
+ * out).
+ */
+int cp_pag_finish(struct cp_pag *g, char *err, size_t errlen);
+
+/*
+ * Read a plain-text PAG: lines "e TAIL HEAD WEIGHT [LABEL]", '#' comments
+ * and blank lines ignored; TAIL and HEAD are names; WEIGHT a non-negative
+ * integer.  Returns 0 with @g finished, or -1 with "FILE:LINE: reason" in
+ * @err (malformed line, cycle, empty graph).
+ */
+int cp_pag_read_text(struct cp_pag *g, const char *path, char *err,
+		     size_t errlen);
+
+#endif /* CP_PAG_H */

@@ -1,0 +1,49 @@
+/*
+ * cp_emit.h - a small streaming JSON emitter shared by the runtime's
+ * report and the cpt tool, so both spell the contract's keys one way.
+ *
+ * The emitter never allocates: output goes through a caller-supplied
+ * write function (an fd writer in the runtime, a FILE * in tools).  Keys
+ * are ignored inside arrays.  Not thread-safe: one emitter per writer.
+ */
+#ifndef CP_EMIT_H
+#define CP_EMIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CP_EMIT_MAXDEPTH 32
+
+struct cp_emit {
+	void (*write)(void *ctx, const char *buf, size_t len);
+	void *ctx;
+	int depth;			/* open containers */
+	bool in_array[CP_EMIT_MAXDEPTH];
+	bool nonempty[CP_EMIT_MAXDEPTH];
+	bool pretty;			/* newline + indent per member */
+};
+
+/* Set up @e to write through @write(@ctx, ...). */
+void cp_emit_init(struct cp_emit *e,
+		  void (*write)(void *ctx, const char *buf, size_t len),
+		  void *ctx, bool pretty);
+/* Convenience writer for stdio: cp_emit_init(e, cp_emit_file_write, f, ..) */
+void cp_emit_file_write(void *ctx, const char *buf, size_t len);
+
+void cp_emit_obj_begin(struct cp_emit *e, const char *key);
+void cp_emit_obj_end(struct cp_emit *e);
+void cp_emit_arr_begin(struct cp_emit *e, const char *key);
+void cp_emit_arr_end(struct cp_emit *e);
+void cp_emit_u64(struct cp_emit *e, const char *key, uint64_t v);
+void cp_emit_i64(struct cp_emit *e, const char *key, int64_t v);
+/* Finite doubles with up to 6 significant decimals; NaN/inf as null. */
+void cp_emit_f64(struct cp_emit *e, const char *key, double v);
+void cp_emit_str(struct cp_emit *e, const char *key, const char *s);
+void cp_emit_bool(struct cp_emit *e, const char *key, bool v);
+void cp_emit_null(struct cp_emit *e, const char *key);
+/* Terminate the document with a newline. */
+void cp_emit_end(struct cp_emit *e);
+
+#endif /* CP_EMIT_H */

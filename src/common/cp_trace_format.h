@@ -1,0 +1,207 @@
+/*
+ * cp_trace_format.h - the on-disk format of a cpthread trace (.cpt).
+ *
+ * This header is the whole contract between the runtime's trace writer
+ * (src/runtime/cp_tracebuf.c) and the analyzer's trace reader
+ * (src/analysis/cp_trace.c).  Everything is little-endian.
+ *
+ * File
+ * ----
+ *   struct cp_trace_header                 (fixed, CP_TRACE_HEADER_SIZE bytes)
+ *   block*                                 (any order, see below)
+ *   CP_BLOCK_END block                     (last; absent => truncated trace)
+ *
+ * Every block starts with struct cp_block_header; its payload follows,
+ * `size` bytes.  A reader skips block types it does not know (forward
+ * compatibility inside one major version).
+ *
+ * Blocks
+ * ------
+ *   CP_BLOCK_EVENTS  one thread's events, in order.  A thread's events are
+ *                    the concatenation of its EVENTS blocks in file order.
+ *                    Payload: struct cp_events_head, then encoded events.
+ *   CP_BLOCK_THREAD  struct cp_thread_info, then the thread's name (NUL).
+ *   CP_BLOCK_SYMBOLS repeated { u64 addr; u64 size; char name[] NUL }:
+ *                    procedure symbols, addresses as seen at run time
+ *                    (load base already added).
+ *   CP_BLOCK_STRINGS repeated { u32 id; char text[] NUL }: region names.
+ *   CP_BLOCK_INFO    repeated { char key[] NUL; char value[] NUL }: exe,
+ *                    funcs, clock, hostname... for humans.
+ *   CP_BLOCK_END     struct cp_trace_end.
+ *
+ * Events (inside CP_BLOCK_EVENTS)
+ * -------------------------------
+ * One byte `op` = kind (low 6 bits) | CP_EVF_WAIT (bit 6).  Kinds below
+ * CP_EV_META_FIRST are *vertices* of the program activity graph and carry,
+ * after `op`:
+ *     uvarint dt      ns since the thread's previous vertex (for the first
+ *                     vertex of a block: since cp_events_head.ts_base)
+ *     uvarint dwall   only if the header has CP_TRACE_HAS_WALL: the same
+ *                     for the wall clock (timeline placement under the cpu
+ *                     clock)
+ * then the kind's payload.  Kinds from CP_EV_META_FIRST on are metadata:
+ * no dt, not vertices.
+ *
+ * The edge into a vertex from the thread's previous vertex weighs dt
+ * (useful time), unless the vertex has CP_EVF_WAIT: then the interval was
+ * spent waiting in a synchronization operation and the edge weighs zero.
+ *
+ * Dependencies use one scheme for every primitive.  Each object has a
+ * publish sequence, counting from 1: a release-like event PUBLISHes the
+ * next sequence number of its object; an acquire-like event CONSUMEs a
+ * contiguous range of sequence numbers of one object (count 0: depends on
+ * nothing).  The graph has a zero-weight edge from the PUBLISH of
+ * (object, seq) to every CONSUME whose range holds seq.  Per primitive:
+ *   mutex, spin     unlock publishes; acquire consumes the last unlock
+ *   rwlock          every unlock publishes; rdlock consumes the last write
+ *                   unlock; wrlock consumes that and every read unlock since
+ *   barrier         arrival k (1-based over the barrier's life) publishes
+ *                   k; departure of episode e consumes e*count+1 .. +count
+ *   cond            signal/broadcast publishes; a wake consumes the latest
+ *                   signal made after its wait began (or nothing)
+ *   sem             post publishes; a successful wait consumes the post that
+ *                   provided its token (nothing for initial tokens)
+ *   item            enqueue publishes; dequeue consumes the last enqueue
+ * Thread creation and join use their own kinds (THREAD_*).
+ *
+ * Payloads (uv = uvarint, sv = zigzag svarint):
+ *   THREAD_START   uv parent_tid_plus1 (0: no parent, the first thread)
+ *   THREAD_CREATE  uv child_tid
+ *   THREAD_JOIN    uv child_tid              (edge from child's THREAD_EXIT)
+ *   THREAD_EXIT    -                         (thread's last vertex)
+ *   PROCESS_EXIT   -                         (exit() ran on this thread)
+ *   REQUEST        uv obj                    (a blocking wait begins)
+ *   PUBLISH        uv obj, uv seq
+ *   CONSUME        uv obj, uv seq_lo, uv count
+ *   FAIL           uv obj                    (try/timed call failed)
+ *   ENTER          sv addr - prev_addr       (prev_addr: previous ENTER's
+ *                                            address in this block, 0 first)
+ *   LEAVE          -                         (leaves the innermost ENTER)
+ *   REGION_BEGIN   uv string id
+ *   REGION_END     uv string id
+ *   CP_START, CP_STOP, SAMPLE  -             (cpthread_start/stop/sample)
+ *   OBJ_DEF (meta) uv obj, u8 obj kind, uv address, uv extra
+ *                  (extra: barrier count, sem initial value, else 0).
+ *                  Precedes the object's first use in some thread's stream;
+ *                  a reader must accept uses in other threads' blocks that
+ *                  come earlier in the file (resolve after reading all).
+ *   OBJ_UNTRACK (meta) uv obj               (cpthread_untrack)
+ *
+ * Thread ids: 0 is the process's first thread; others are numbered by
+ * creation.  Object ids are numbered from 1 in order of first sight.
+ */
+#ifndef CP_TRACE_FORMAT_H
+#define CP_TRACE_FORMAT_H
+
+#include <stdint.h>
+
+#define CP_TRACE_MAGIC		"CPTTRACE"	/* 8 bytes, no NUL */
+#define CP_TRACE_VERSION	1
+#define CP_TRACE_HEADER_SIZE	64
+#define CP_BLOCK_MAGIC		0x4b4c4243u	/* "CBLK" little-endian */
+
+enum cp_trace_clock {
+	CP_CLOCK_WALL = 0,	/* wall time minus sync waits */
+	CP_CLOCK_CPU = 1,	/* per-thread CPU time */
+};
+
+/* cp_trace_header.flags */
+#define CP_TRACE_HAS_WALL	0x1u	/* vertices carry dwall too */
+
+struct cp_trace_header {
+	char magic[8];		/* CP_TRACE_MAGIC */
+	uint32_t version;	/* CP_TRACE_VERSION */
+	uint32_t header_size;	/* CP_TRACE_HEADER_SIZE */
+	uint32_t clock;		/* enum cp_trace_clock */
+	uint32_t flags;		/* CP_TRACE_* */
+	uint64_t pid;
+	uint64_t start_realtime_ns;	/* CLOCK_REALTIME at start */
+	uint64_t start_wall_ns;		/* wall-clock base of the run */
+	uint8_t reserved[16];
+};
+
+enum cp_block_type {
+	CP_BLOCK_EVENTS = 1,
+	CP_BLOCK_THREAD = 2,
+	CP_BLOCK_SYMBOLS = 3,
+	CP_BLOCK_STRINGS = 4,
+	CP_BLOCK_INFO = 5,
+	CP_BLOCK_END = 6,
+};
+
+struct cp_block_header {
+	uint32_t magic;		/* CP_BLOCK_MAGIC */
+	uint32_t type;		/* enum cp_block_type */
+	uint32_t tid;		/* owning thread (EVENTS, THREAD), else 0 */
+	uint32_t size;		/* payload bytes after this header */
+};
+
+struct cp_events_head {
+	uint64_t ts_base;	/* clock value the first dt counts from */
+	uint64_t wall_base;	/* same for dwall (0 without HAS_WALL) */
+	uint32_t nevents;	/* encoded events in this block, meta included */
+	uint32_t reserved;
+};
+
+struct cp_thread_info {
+	uint32_t tid;
+	uint32_t parent_tid;	/* UINT32_MAX for the first thread */
+	uint64_t pthread_id;	/* pthread_self() value, for humans */
+	uint64_t useful_ns;	/* online: useful time of the thread */
+	uint64_t wait_ns;	/* online: time spent waiting */
+	uint64_t len_ns;	/* online: longest path ending in the thread */
+};
+
+struct cp_trace_end {
+	uint64_t nevents;	/* all events of all threads */
+	uint64_t online_len_ns;	/* the online critical-path length */
+	uint32_t nthreads;
+	uint32_t reserved;
+};
+
+enum cp_event_kind {
+	CP_EV_THREAD_START = 1,
+	CP_EV_THREAD_CREATE = 2,
+	CP_EV_THREAD_JOIN = 3,
+	CP_EV_THREAD_EXIT = 4,
+	CP_EV_PROCESS_EXIT = 5,
+	CP_EV_REQUEST = 6,
+	CP_EV_PUBLISH = 7,
+	CP_EV_CONSUME = 8,
+	CP_EV_FAIL = 9,
+	CP_EV_ENTER = 10,
+	CP_EV_LEAVE = 11,
+	CP_EV_REGION_BEGIN = 12,
+	CP_EV_REGION_END = 13,
+	CP_EV_CP_START = 14,
+	CP_EV_CP_STOP = 15,
+	CP_EV_SAMPLE = 16,
+	CP_EV_META_FIRST = 48,
+	CP_EV_OBJ_DEF = 48,
+	CP_EV_OBJ_UNTRACK = 49,
+};
+
+#define CP_EV_KIND_MASK	0x3fu
+#define CP_EVF_WAIT	0x40u
+
+enum cp_obj_kind {
+	CP_OBJ_MUTEX = 1,
+	CP_OBJ_SPIN = 2,
+	CP_OBJ_RWLOCK = 3,
+	CP_OBJ_BARRIER = 4,
+	CP_OBJ_COND = 5,
+	CP_OBJ_SEM = 6,
+	CP_OBJ_ITEM = 7,
+	CP_OBJ_KIND_MAX = 7,
+};
+
+/* Name of an object kind for reports ("mutex", "barrier", ...). */
+static inline const char *cp_obj_kind_name(unsigned kind)
+{
+	static const char *const names[] = {
+		"?", "mutex", "spin", "rwlock", "barrier", "cond", "sem", "item",
+	};
+	return kind <= CP_OBJ_KIND_MAX ? names[kind] : "?";
+}
+
+#endif /* CP_TRACE_FORMAT_H */

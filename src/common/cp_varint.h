@@ -1,0 +1,68 @@
+/*
+ * cp_varint.h - LEB128 variable-length integers of the trace format.
+ *
+ * Unsigned values take 7 bits a byte, low bits first, the high bit set on
+ * every byte but the last.  Signed values are zigzag-mapped first so small
+ * magnitudes of either sign stay short.  A u64 takes at most 10 bytes.
+ */
+#ifndef CP_VARINT_H
+#define CP_VARINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CP_VARINT_MAX 10
+
+/* Encode @v at @p (room for CP_VARINT_MAX bytes); returns the end. */
+static inline uint8_t *cp_uv_put(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static inline uint8_t *cp_sv_put(uint8_t *p, int64_t v)
+{
+	return cp_uv_put(p, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+/*
+ * Decode one value from [*pp, end).  Returns 0 and advances *pp, or -1 on
+ * a value that runs past @end or past 10 bytes (a corrupt stream).
+ */
+static inline int cp_uv_get(const uint8_t **pp, const uint8_t *end,
+			    uint64_t *out)
+{
+	const uint8_t *p = *pp;
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	while (p < end && shift < 64) {
+		uint8_t b = *p++;
+
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*pp = p;
+			*out = v;
+			return 0;
+		}
+		shift += 7;
+	}
+	return -1;
+}
+
+static inline int cp_sv_get(const uint8_t **pp, const uint8_t *end,
+			    int64_t *out)
+{
+	uint64_t u;
+
+	if (cp_uv_get(pp, end, &u))
+		return -1;
+	*out = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+	return 0;
+}
+
+#endif /* CP_VARINT_H */
