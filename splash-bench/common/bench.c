@@ -1,0 +1,159 @@
+/*
+ * bench.c - option parsing, clock and failure exits shared by the
+ * splash-bench programs.  See bench.h.
+ */
+#include "bench.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *bench_prog = "bench";
+static int verbose;
+static double phase_start;
+
+static void usage_exit(const struct bench_knob *knobs, const char *usage)
+{
+	const struct bench_knob *k;
+
+	fprintf(stderr,
+		"usage: %s [-t THREADS] [-n SIZE] [-s NAME=FACTOR]... [-q] [-v]\n"
+		"  -n SIZE   %s\n"
+		"  -s        scale the work of procedure NAME by FACTOR;"
+		" NAME is one of:\n", bench_prog, usage);
+	for (k = knobs; k && k->name; k++)
+		fprintf(stderr, "            %s (FACTOR >= %g)\n", k->name,
+			1.0 / k->base);
+	exit(2);
+}
+
+static void parse_scale(char *arg, struct bench_knob *knobs,
+			const char *usage)
+{
+	struct bench_knob *k;
+	char *eq = strchr(arg, '=');
+	char *end;
+	double factor;
+
+	if (!eq)
+		usage_exit(knobs, usage);
+	*eq = '\0';
+	errno = 0;
+	factor = strtod(eq + 1, &end);
+	if (errno || *end || end == eq + 1 || !(factor > 0))
+		usage_exit(knobs, usage);
+	for (k = knobs; k && k->name; k++) {
+		if (strcmp(k->name, arg))
+			continue;
+		if (factor * k->base < 1.0 - 1e-12) {
+			fprintf(stderr, "%s: -s %s=%g: the smallest factor "
+				"for %s is %g\n", bench_prog, arg, factor,
+				arg, 1.0 / k->base);
+			exit(2);
+		}
+		k->weight = factor * k->base;
+		return;
+	}
+	fprintf(stderr, "%s: -s: no scalable procedure named '%s'\n",
+		bench_prog, arg);
+	usage_exit(knobs, usage);
+}
+
+void bench_init(int argc, char **argv, struct bench_opts *opts,
+		struct bench_knob *knobs, const char *usage)
+{
+	struct bench_knob *k;
+	char *end;
+	int c;
+
+	if (argc > 0 && argv[0]) {
+		const char *slash = strrchr(argv[0], '/');
+
+		bench_prog = slash ? slash + 1 : argv[0];
+	}
+	for (k = knobs; k && k->name; k++)
+		k->weight = k->base;
+	while ((c = getopt(argc, argv, "t:n:s:qvh")) != -1) {
+		switch (c) {
+		case 't':
+			opts->threads = (int)strtol(optarg, &end, 10);
+			if (*end || opts->threads < 1 || opts->threads > 256)
+				usage_exit(knobs, usage);
+			break;
+		case 'n':
+			opts->size = strtol(optarg, &end, 10);
+			if (*end || opts->size < 1)
+				usage_exit(knobs, usage);
+			break;
+		case 's':
+			parse_scale(optarg, knobs, usage);
+			break;
+		case 'q':
+			opts->quiet = 1;
+			break;
+		case 'v':
+			opts->verbose = 1;
+			break;
+		default:
+			usage_exit(knobs, usage);
+		}
+	}
+	if (optind != argc)
+		usage_exit(knobs, usage);
+	verbose = opts->verbose;
+	phase_start = bench_now();
+}
+
+double bench_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void bench_phase(const char *name)
+{
+	double now = bench_now();
+
+	if (verbose)
+		fprintf(stderr, "%s: %-16s %8.3f s\n", bench_prog, name,
+			now - phase_start);
+	phase_start = now;
+}
+
+void bench_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: check failed: ", bench_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+void *bench_alloc(size_t bytes)
+{
+	void *p = calloc(1, bytes ? bytes : 1);
+
+	if (!p) {
+		fprintf(stderr, "%s: out of memory (%zu bytes)\n", bench_prog,
+			bytes);
+		exit(1);
+	}
+	return p;
+}
+
+void bench_check_rc(int rc, const char *what)
+{
+	if (rc) {
+		fprintf(stderr, "%s: %s: %s\n", bench_prog, what,
+			strerror(rc));
+		exit(1);
+	}
+}
