@@ -1,0 +1,1284 @@
+/*
+ * cp_trace.c - the trace reader: decode and validate a .cpt file.
+ *
+ * The file is read in two passes over a read-only mapping.  Pass 1 walks
+ * the block framing only: every block header, every size, the END block
+ * (which must be the last thing in the file) and the per-thread event
+ * counts, so pass 2 can size every array exactly once.  Pass 2 decodes the
+ * blocks into per-thread vertex arrays with absolute timestamps.  A third
+ * step checks what only the whole file can tell: object ids defined,
+ * thread ids known, each CONSUME range pointing at PUBLISHes that exist,
+ * thread create/start/join/exit consistent, ENTER/LEAVE and region nesting.
+ * Those checks do not keep the file offset of every vertex; when one fails
+ * the offending block is decoded again to find the offset for the message.
+ *
+ * Cost: O(file size + publishes · log) time, 32 bytes per vertex (plus 8
+ * with HAS_WALL).  Every read is bounds-checked; garbage gives one message
+ * "FILE: what is wrong (offset N)" and -1, never a crash.
+ *
+ * Interpretations of cp_trace_format.h where it leaves room (told to the
+ * lead engineer):
+ *   - header_size may exceed CP_TRACE_HEADER_SIZE (the rest is skipped);
+ *     unknown header flags are refused, since they may change the encoding.
+ *   - bit 7 of an event's op byte is reserved and must be 0.
+ *   - CP_BLOCK_END.nevents must equal the sum of the EVENTS blocks'
+ *     nevents (metadata included), and every tid must be below nthreads.
+ *   - Publish sequences need not be dense, but (object, seq) is unique and
+ *     seq >= 1.
+ *   - THREAD_START is a thread's first vertex and THREAD_EXIT, if present,
+ *     its last.  A thread that was created but never ran (no events) is
+ *     allowed; a JOIN needs the child's THREAD_EXIT.
+ *   - LEAVE closes the innermost ENTER, closing regions opened inside it
+ *     (a region left open by a returning function); REGION_END closes the
+ *     innermost open region with that id and everything opened inside it.
+ *     LEAVE with no open ENTER, or REGION_END of a region not open, is an
+ *     error.  Frames still open at the end of a thread are fine.
+ *   - OBJ_DEF may appear more than once for an id if the copies agree.
+ */
+#include "cp_trace.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cp_varint.h"
+
+/* Sizes of the on-disk structures, spelled out: the format is packed. */
+#define HDR_SIZE	64
+#define BLK_SIZE	16
+#define EVHEAD_SIZE	24
+#define TINFO_SIZE	40
+#define END_SIZE	24
+
+_Static_assert(sizeof(struct cp_trace_header) == HDR_SIZE, "header size");
+_Static_assert(sizeof(struct cp_block_header) == BLK_SIZE, "block size");
+_Static_assert(sizeof(struct cp_events_head) == EVHEAD_SIZE, "events head");
+_Static_assert(sizeof(struct cp_thread_info) == TINFO_SIZE, "thread info");
+_Static_assert(sizeof(struct cp_trace_end) == END_SIZE, "end size");
+
+struct blk {
+	size_t off;		/* offset of the block header */
+	uint32_t type;
+	uint32_t tid;
+	uint32_t size;
+	uint32_t nev;		/* EVENTS: events in the block */
+};
+
+struct objdef {
+	uint32_t obj;
+	uint8_t kind;
+	uint64_t addr;
+	uint64_t extra;
+	size_t off;
+};
+
+struct untrack {
+	uint32_t obj;
+	size_t off;
+};
+
+struct rd {
+	struct cp_trace *t;
+	const uint8_t *buf;
+	size_t len;
+	char *err;
+	size_t errlen;
+	bool hasw;
+
+	struct blk *blks;
+	size_t nblks, cap_blks;
+	struct objdef *defs;
+	size_t ndefs, cap_defs;
+	struct untrack *unt;
+	size_t nunt, cap_unt;
+	uint64_t total_ev;	/* events of all EVENTS blocks */
+	size_t strbytes;	/* payload bytes of string-bearing blocks */
+	size_t strused;
+	uint32_t cap_syms, cap_strs, cap_info;
+};
+
+/* One decoded event. */
+struct rawev {
+	uint8_t op;
+	uint64_t dt, dwall;
+	uint64_t a, b, c;	/* payload values in order */
+	int64_t sv;		/* ENTER delta */
+};
+
+static int fail(struct rd *r, size_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct rd *r, size_t off, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (r->err && r->errlen)
+		snprintf(r->err, r->errlen, "%s: %s (offset %zu)",
+			 r->t->path ? r->t->path : "?", msg, off);
+	return -1;
+}
+
+static uint32_t rd_u32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t rd_u64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static int grow(void **arr, size_t elem, size_t *cap, size_t need)
+{
+	size_t ncap;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 16;
+	while (ncap < need)
+		ncap *= 2;
+	p = realloc(*arr, ncap * elem);
+	if (!p)
+		return -1;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+const char *cp_trace_kind_name(unsigned kind)
+{
+	static const char *const names[] = {
+		[CP_EV_THREAD_START] = "THREAD_START",
+		[CP_EV_THREAD_CREATE] = "THREAD_CREATE",
+		[CP_EV_THREAD_JOIN] = "THREAD_JOIN",
+		[CP_EV_THREAD_EXIT] = "THREAD_EXIT",
+		[CP_EV_PROCESS_EXIT] = "PROCESS_EXIT",
+		[CP_EV_REQUEST] = "REQUEST",
+		[CP_EV_PUBLISH] = "PUBLISH",
+		[CP_EV_CONSUME] = "CONSUME",
+		[CP_EV_FAIL] = "FAIL",
+		[CP_EV_ENTER] = "ENTER",
+		[CP_EV_LEAVE] = "LEAVE",
+		[CP_EV_REGION_BEGIN] = "REGION_BEGIN",
+		[CP_EV_REGION_END] = "REGION_END",
+		[CP_EV_CP_START] = "CP_START",
+		[CP_EV_CP_STOP] = "CP_STOP",
+		[CP_EV_SAMPLE] = "SAMPLE",
+	};
+
+	if (kind == CP_EV_OBJ_DEF)
+		return "OBJ_DEF";
+	if (kind == CP_EV_OBJ_UNTRACK)
+		return "OBJ_UNTRACK";
+	if (kind < sizeof(names) / sizeof(names[0]) && names[kind])
+		return names[kind];
+	return "?";
+}
+
+/* Number of uvarint payload values of vertex kind @k (ENTER: 1 svarint). */
+static int payload_values(unsigned k)
+{
+	switch (k) {
+	case CP_EV_THREAD_START:
+	case CP_EV_THREAD_CREATE:
+	case CP_EV_THREAD_JOIN:
+	case CP_EV_REQUEST:
+	case CP_EV_FAIL:
+	case CP_EV_REGION_BEGIN:
+	case CP_EV_REGION_END:
+		return 1;
+	case CP_EV_PUBLISH:
+		return 2;
+	case CP_EV_CONSUME:
+		return 3;
+	case CP_EV_THREAD_EXIT:
+	case CP_EV_PROCESS_EXIT:
+	case CP_EV_LEAVE:
+	case CP_EV_CP_START:
+	case CP_EV_CP_STOP:
+	case CP_EV_SAMPLE:
+	case CP_EV_ENTER:
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/*
+ * Decode one event at *pp (bounded by @end) into @ev.  Returns NULL or a
+ * static reason; *pp is advanced on success.
+ */
+static const char *decode_event(const uint8_t **pp, const uint8_t *end,
+				bool hasw, struct rawev *ev)
+{
+	const uint8_t *p = *pp;
+	uint64_t vals[3] = { 0, 0, 0 };
+	unsigned k;
+	int n;
+
+	if (p >= end)
+		return "event runs past the end of its block";
+	ev->op = *p++;
+	k = ev->op & CP_EV_KIND_MASK;
+	if (ev->op & 0x80)
+		return "reserved bit 7 set in event byte";
+	if (k >= CP_EV_META_FIRST) {
+		if (ev->op & CP_EVF_WAIT)
+			return "WAIT flag on a metadata event";
+		if (k == CP_EV_OBJ_DEF) {
+			if (cp_uv_get(&p, end, &ev->a))
+				return "bad varint in OBJ_DEF";
+			if (p >= end)
+				return "OBJ_DEF runs past the end of its block";
+			ev->b = *p++;
+			if (cp_uv_get(&p, end, &ev->c) ||
+			    cp_uv_get(&p, end, &ev->dt))
+				return "bad varint in OBJ_DEF";
+		} else if (k == CP_EV_OBJ_UNTRACK) {
+			if (cp_uv_get(&p, end, &ev->a))
+				return "bad varint in OBJ_UNTRACK";
+		} else {
+			return "unknown metadata event kind";
+		}
+		*pp = p;
+		return NULL;
+	}
+	n = payload_values(k);
+	if (n < 0)
+		return "unknown event kind";
+	if (cp_uv_get(&p, end, &ev->dt))
+		return "bad varint (dt)";
+	ev->dwall = 0;
+	if (hasw && cp_uv_get(&p, end, &ev->dwall))
+		return "bad varint (dwall)";
+	if (k == CP_EV_ENTER) {
+		if (cp_sv_get(&p, end, &ev->sv))
+			return "bad varint in ENTER";
+	}
+	for (int i = 0; i < n; i++)
+		if (cp_uv_get(&p, end, &vals[i]))
+			return "bad varint in event payload";
+	ev->a = vals[0];
+	ev->b = vals[1];
+	ev->c = vals[2];
+	*pp = p;
+	return NULL;
+}
+
+/* ---- pass 1: framing ---------------------------------------------- */
+
+static int pass1(struct rd *r, struct cp_trace_end *endp)
+{
+	const uint8_t *buf = r->buf;
+	size_t off = rd_u32(buf + 12);
+	bool seen_end = false;
+
+	while (off < r->len) {
+		struct blk b;
+
+		if (seen_end)
+			return fail(r, off, "data after the END block");
+		if (r->len - off < BLK_SIZE)
+			return fail(r, off, "truncated block header");
+		if (rd_u32(buf + off) != CP_BLOCK_MAGIC)
+			return fail(r, off, "bad block magic 0x%08" PRIx32,
+				    rd_u32(buf + off));
+		b.off = off;
+		b.type = rd_u32(buf + off + 4);
+		b.tid = rd_u32(buf + off + 8);
+		b.size = rd_u32(buf + off + 12);
+		b.nev = 0;
+		if (b.size > r->len - off - BLK_SIZE)
+			return fail(r, off,
+				    "block of %" PRIu32 " bytes runs past the end of the file (truncated)",
+				    b.size);
+		switch (b.type) {
+		case CP_BLOCK_EVENTS:
+			if (b.size < EVHEAD_SIZE)
+				return fail(r, off,
+					    "EVENTS block too small (%" PRIu32 " bytes)",
+					    b.size);
+			b.nev = rd_u32(buf + off + BLK_SIZE + 16);
+			if (b.nev > b.size - EVHEAD_SIZE)
+				return fail(r, off,
+					    "EVENTS block claims %" PRIu32 " events in %" PRIu32 " bytes",
+					    b.nev, b.size - EVHEAD_SIZE);
+			r->total_ev += b.nev;
+			break;
+		case CP_BLOCK_THREAD:
+			if (b.size < TINFO_SIZE + 1)
+				return fail(r, off, "THREAD block too small");
+			r->strbytes += b.size;
+			break;
+		case CP_BLOCK_SYMBOLS:
+		case CP_BLOCK_STRINGS:
+		case CP_BLOCK_INFO:
+			r->strbytes += b.size;
+			break;
+		case CP_BLOCK_END:
+			if (b.size < END_SIZE)
+				return fail(r, off, "END block too small");
+			memcpy(endp, buf + off + BLK_SIZE, END_SIZE);
+			seen_end = true;
+			break;
+		default:
+			break;	/* unknown block: skipped */
+		}
+		if (grow((void **)&r->blks, sizeof(*r->blks), &r->cap_blks,
+			 r->nblks + 1))
+			return fail(r, off, "out of memory");
+		r->blks[r->nblks++] = b;
+		off += BLK_SIZE + (size_t)b.size;
+	}
+	if (!seen_end)
+		return fail(r, r->len, "truncated: no END block");
+	return 0;
+}
+
+/* ---- pass 2: decoding --------------------------------------------- */
+
+static int decode_events(struct rd *r, const struct blk *b)
+{
+	struct cp_trace *t = r->t;
+	struct cp_trace_thread *th = &t->threads[b->tid];
+	const uint8_t *base = r->buf + b->off + BLK_SIZE;
+	const uint8_t *p = base + EVHEAD_SIZE;
+	const uint8_t *end = base + b->size;
+	uint64_t ts = rd_u64(base), wall = rd_u64(base + 8);
+	uint64_t prev_addr = 0;
+	bool first = true;
+
+	for (uint32_t i = 0; i < b->nev; i++) {
+		const uint8_t *at = p;
+		size_t off = (size_t)(at - r->buf);
+		struct rawev ev;
+		const char *why = decode_event(&p, end, r->hasw, &ev);
+		unsigned k = ev.op & CP_EV_KIND_MASK;
+		struct cp_tvert *v;
+
+		if (why) {
+			if (p >= end)
+				return fail(r, off,
+					    "EVENTS block ends after %" PRIu32 " of %" PRIu32 " events",
+					    i, b->nev);
+			return fail(r, off, "%s", why);
+		}
+		if (k == CP_EV_OBJ_DEF) {
+			struct objdef *d;
+
+			if (ev.a == 0 || ev.a >= UINT32_MAX)
+				return fail(r, off, "OBJ_DEF of bad object id %" PRIu64,
+					    ev.a);
+			if (ev.b == 0 || ev.b > CP_OBJ_KIND_MAX)
+				return fail(r, off, "OBJ_DEF of object %" PRIu64 " with unknown kind %" PRIu64,
+					    ev.a, ev.b);
+			if (grow((void **)&r->defs, sizeof(*r->defs),
+				 &r->cap_defs, r->ndefs + 1))
+				return fail(r, off, "out of memory");
+			d = &r->defs[r->ndefs++];
+			d->obj = (uint32_t)ev.a;
+			d->kind = (uint8_t)ev.b;
+			d->addr = ev.c;
+			d->extra = ev.dt;
+			d->off = off;
+			continue;
+		}
+		if (k == CP_EV_OBJ_UNTRACK) {
+			if (grow((void **)&r->unt, sizeof(*r->unt),
+				 &r->cap_unt, r->nunt + 1))
+				return fail(r, off, "out of memory");
+			if (ev.a == 0 || ev.a >= UINT32_MAX)
+				return fail(r, off, "OBJ_UNTRACK of bad object id %" PRIu64,
+					    ev.a);
+			r->unt[r->nunt].obj = (uint32_t)ev.a;
+			r->unt[r->nunt++].off = off;
+			continue;
+		}
+		if (ts + ev.dt < ts || wall + ev.dwall < wall)
+			return fail(r, off, "timestamp overflows");
+		ts += ev.dt;
+		wall += ev.dwall;
+		if (first && th->nv > 0 && ts < th->v[th->nv - 1].ts)
+			return fail(r, off,
+				    "time goes backwards in thread %" PRIu32 " (block starts at %" PRIu64 ", previous vertex at %" PRIu64 ")",
+				    b->tid, ts, th->v[th->nv - 1].ts);
+		first = false;
+		v = &th->v[th->nv];
+		v->ts = ts;
+		v->op = ev.op;
+		v->obj = 0;
+		v->cnt = 0;
+		v->arg = 0;
+		switch (k) {
+		case CP_EV_THREAD_START:
+		case CP_EV_THREAD_CREATE:
+		case CP_EV_THREAD_JOIN:
+			if (ev.a > UINT32_MAX)
+				return fail(r, off, "%s of bad thread id %" PRIu64,
+					    cp_trace_kind_name(k), ev.a);
+			v->arg = ev.a;
+			break;
+		case CP_EV_REGION_BEGIN:
+		case CP_EV_REGION_END:
+			if (ev.a > UINT32_MAX)
+				return fail(r, off, "%s of bad string id %" PRIu64,
+					    cp_trace_kind_name(k), ev.a);
+			v->arg = ev.a;
+			break;
+		case CP_EV_REQUEST:
+		case CP_EV_FAIL:
+		case CP_EV_PUBLISH:
+		case CP_EV_CONSUME:
+			if (ev.a == 0 || ev.a >= UINT32_MAX)
+				return fail(r, off, "%s of bad object id %" PRIu64,
+					    cp_trace_kind_name(k), ev.a);
+			v->obj = (uint32_t)ev.a;
+			if (k == CP_EV_PUBLISH) {
+				if (ev.b == 0)
+					return fail(r, off,
+						    "PUBLISH of object %" PRIu64 " with sequence 0",
+						    ev.a);
+				v->arg = ev.b;
+			} else if (k == CP_EV_CONSUME) {
+				if (ev.c > UINT32_MAX ||
+				    (ev.c && (ev.b == 0 ||
+					      ev.b + ev.c < ev.b)))
+					return fail(r, off,
+						    "CONSUME of object %" PRIu64 " with bad range %" PRIu64 "+%" PRIu64,
+						    ev.a, ev.b, ev.c);
+				v->arg = ev.b;
+				v->cnt = (uint32_t)ev.c;
+			}
+			break;
+		case CP_EV_ENTER:
+			prev_addr += (uint64_t)ev.sv;
+			v->arg = prev_addr;
+			break;
+		case CP_EV_CP_START:
+		case CP_EV_CP_STOP:
+			t->has_startstop = true;
+			break;
+		default:
+			break;
+		}
+		if (th->wall)
+			th->wall[th->nv] = wall;
+		th->nv++;
+	}
+	if (p != end)
+		return fail(r, (size_t)(p - r->buf),
+			    "%zu stray bytes after the last event of the block",
+			    (size_t)(end - p));
+	return 0;
+}
+
+/* Copy a string-bearing payload into strbuf; returns its copy. */
+static char *copy_payload(struct rd *r, const struct blk *b)
+{
+	char *dst = r->t->strbuf + r->strused;
+
+	memcpy(dst, r->buf + b->off + BLK_SIZE, b->size);
+	r->strused += b->size;
+	return dst;
+}
+
+/* Length of a NUL-terminated string at @p within @n bytes, or -1. */
+static long cstrlen(const char *p, size_t n)
+{
+	const char *z = memchr(p, 0, n);
+
+	return z ? (long)(z - p) : -1;
+}
+
+static int decode_thread(struct rd *r, const struct blk *b)
+{
+	struct cp_trace_thread *th = &r->t->threads[b->tid];
+	char *p = copy_payload(r, b);
+
+	if (th->has_info)
+		return fail(r, b->off, "second THREAD block for thread %" PRIu32,
+			    b->tid);
+	memcpy(&th->info, p, TINFO_SIZE);
+	if (th->info.tid != b->tid)
+		return fail(r, b->off,
+			    "THREAD block of thread %" PRIu32 " says tid %" PRIu32,
+			    b->tid, th->info.tid);
+	if (cstrlen(p + TINFO_SIZE, b->size - TINFO_SIZE) < 0)
+		return fail(r, b->off, "thread name not terminated");
+	th->has_info = true;
+	th->name = p + TINFO_SIZE;
+	return 0;
+}
+
+static int decode_symbols(struct rd *r, const struct blk *b)
+{
+	struct cp_trace *t = r->t;
+	char *p = copy_payload(r, b), *end = p + b->size;
+
+	while (p < end) {
+		long n;
+		size_t cap = r->cap_syms;
+
+		if (end - p < 17)
+			return fail(r, b->off + BLK_SIZE + (size_t)(p - (end - b->size)),
+				    "truncated symbol record");
+		n = cstrlen(p + 16, (size_t)(end - p - 16));
+		if (n < 0)
+			return fail(r, b->off + BLK_SIZE + (size_t)(p - (end - b->size)),
+				    "symbol name not terminated");
+		if (grow((void **)&t->syms, sizeof(*t->syms), &cap,
+			 t->nsyms + 1))
+			return fail(r, b->off, "out of memory");
+		r->cap_syms = (uint32_t)cap;
+		t->syms[t->nsyms].addr = rd_u64((uint8_t *)p);
+		t->syms[t->nsyms].size = rd_u64((uint8_t *)p + 8);
+		t->syms[t->nsyms].name = p + 16;
+		t->nsyms++;
+		p += 16 + n + 1;
+	}
+	return 0;
+}
+
+static int decode_strings(struct rd *r, const struct blk *b)
+{
+	struct cp_trace *t = r->t;
+	char *p = copy_payload(r, b), *end = p + b->size;
+
+	while (p < end) {
+		long n;
+		size_t cap = r->cap_strs;
+		size_t off = b->off + BLK_SIZE + (size_t)(p - (end - b->size));
+
+		if (end - p < 5)
+			return fail(r, off, "truncated string record");
+		n = cstrlen(p + 4, (size_t)(end - p - 4));
+		if (n < 0)
+			return fail(r, off, "string not terminated");
+		if (grow((void **)&t->strs, sizeof(*t->strs), &cap,
+			 t->nstrs + 1))
+			return fail(r, off, "out of memory");
+		r->cap_strs = (uint32_t)cap;
+		t->strs[t->nstrs].id = rd_u32((uint8_t *)p);
+		t->strs[t->nstrs].text = p + 4;
+		t->nstrs++;
+		p += 4 + n + 1;
+	}
+	return 0;
+}
+
+static int decode_info(struct rd *r, const struct blk *b)
+{
+	struct cp_trace *t = r->t;
+	char *p = copy_payload(r, b), *end = p + b->size;
+
+	while (p < end) {
+		long nk, nv;
+		size_t cap = r->cap_info;
+		size_t off = b->off + BLK_SIZE + (size_t)(p - (end - b->size));
+
+		nk = cstrlen(p, (size_t)(end - p));
+		if (nk < 0)
+			return fail(r, off, "INFO key not terminated");
+		nv = cstrlen(p + nk + 1, (size_t)(end - p - nk - 1));
+		if (nv < 0)
+			return fail(r, off, "INFO value not terminated");
+		if (grow((void **)&t->info, sizeof(*t->info), &cap,
+			 t->ninfo + 1))
+			return fail(r, off, "out of memory");
+		r->cap_info = (uint32_t)cap;
+		t->info[t->ninfo].key = p;
+		t->info[t->ninfo].value = p + nk + 1;
+		t->ninfo++;
+		p += nk + 1 + nv + 1;
+	}
+	return 0;
+}
+
+/* ---- step 3: whole-file checks ------------------------------------ */
+
+/*
+ * File offset of vertex @vi of thread @tid: decode that thread's blocks
+ * again.  Only used to word an error message.
+ */
+static size_t vertex_offset(struct rd *r, uint32_t tid, uint32_t vi)
+{
+	uint32_t seen = 0;
+
+	for (size_t i = 0; i < r->nblks; i++) {
+		const struct blk *b = &r->blks[i];
+		const uint8_t *p, *end;
+
+		if (b->type != CP_BLOCK_EVENTS || b->tid != tid)
+			continue;
+		p = r->buf + b->off + BLK_SIZE + EVHEAD_SIZE;
+		end = r->buf + b->off + BLK_SIZE + b->size;
+		for (uint32_t j = 0; j < b->nev; j++) {
+			const uint8_t *at = p;
+			struct rawev ev;
+
+			if (decode_event(&p, end, r->hasw, &ev))
+				return (size_t)(at - r->buf);
+			if ((ev.op & CP_EV_KIND_MASK) >= CP_EV_META_FIRST)
+				continue;
+			if (seen++ == vi)
+				return (size_t)(at - r->buf);
+		}
+	}
+	return 0;
+}
+
+#define VFAIL(r, tid, vi, ...) \
+	fail((r), vertex_offset((r), (tid), (vi)), __VA_ARGS__)
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct cp_trace_sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* at one address prefer the sized symbol, then file order */
+	if ((x->size == 0) != (y->size == 0))
+		return x->size == 0 ? 1 : -1;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	const struct cp_trace_str *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int cmp_pub(const void *a, const void *b)
+{
+	const struct cp_trace_pub *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int check_objects(struct rd *r)
+{
+	struct cp_trace *t = r->t;
+	uint32_t maxid = 0;
+
+	for (size_t i = 0; i < r->ndefs; i++)
+		if (r->defs[i].obj > maxid)
+			maxid = r->defs[i].obj;
+	if (maxid > r->total_ev)
+		return fail(r, r->defs[0].off, "object id %" PRIu32 " out of range",
+			    maxid);
+	t->nobjs = maxid + 1;
+	t->objs = calloc(t->nobjs, sizeof(*t->objs));
+	if (!t->objs)
+		return fail(r, 0, "out of memory");
+	for (size_t i = 0; i < r->ndefs; i++) {
+		const struct objdef *d = &r->defs[i];
+		struct cp_trace_obj *o = &t->objs[d->obj];
+
+		if (o->kind && (o->kind != d->kind || o->addr != d->addr ||
+				o->extra != d->extra))
+			return fail(r, d->off,
+				    "object %" PRIu32 " defined twice, differently",
+				    d->obj);
+		o->kind = d->kind;
+		o->addr = d->addr;
+		o->extra = d->extra;
+	}
+	for (size_t i = 0; i < r->nunt; i++) {
+		uint32_t id = r->unt[i].obj;
+
+		if (id >= t->nobjs || !t->objs[id].kind)
+			return fail(r, r->unt[i].off,
+				    "OBJ_UNTRACK of undefined object %" PRIu32,
+				    id);
+		t->objs[id].untracked = true;
+	}
+	return 0;
+}
+
+static int check_uses(struct rd *r)
+{
+	struct cp_trace *t = r->t;
+	uint64_t npub = 0, k = 0;
+
+	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
+		struct cp_trace_thread *th = &t->threads[tid];
+
+		for (uint32_t i = 0; i < th->nv; i++) {
+			const struct cp_tvert *v = &th->v[i];
+			unsigned kind = cp_tvert_kind(v);
+
+			if (kind == CP_EV_REGION_BEGIN ||
+			    kind == CP_EV_REGION_END) {
+				struct cp_trace_str key = { .id = (uint32_t)v->arg };
+
+				if (!t->nstrs ||
+				    !bsearch(&key, t->strs, t->nstrs,
+					     sizeof(key), cmp_str))
+					return VFAIL(r, tid, i,
+						     "%s of undefined string %" PRIu64,
+						     cp_trace_kind_name(kind),
+						     v->arg);
+			}
+			if (!v->obj)
+				continue;
+			if (v->obj >= t->nobjs || !t->objs[v->obj].kind)
+				return VFAIL(r, tid, i,
+					     "%s of undefined object %" PRIu32,
+					     cp_trace_kind_name(kind), v->obj);
+			if (kind == CP_EV_PUBLISH) {
+				t->objs[v->obj].npub++;
+				npub++;
+			}
+		}
+	}
+	/* publishes grouped by object, then sorted by seq */
+	t->npub = npub;
+	t->pub = malloc((npub ? npub : 1) * sizeof(*t->pub));
+	if (!t->pub)
+		return fail(r, 0, "out of memory");
+	for (uint32_t o = 1; o < t->nobjs; o++) {
+		t->objs[o].pub_off = (uint32_t)k;
+		k += t->objs[o].npub;
+		t->objs[o].npub = 0;
+	}
+	if (npub > UINT32_MAX)
+		return fail(r, 0, "too many PUBLISH events");
+	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
+		struct cp_trace_thread *th = &t->threads[tid];
+
+		for (uint32_t i = 0; i < th->nv; i++) {
+			const struct cp_tvert *v = &th->v[i];
+			struct cp_trace_obj *o;
+			struct cp_trace_pub *pb;
+
+			if (cp_tvert_kind(v) != CP_EV_PUBLISH)
+				continue;
+			o = &t->objs[v->obj];
+			pb = &t->pub[o->pub_off + o->npub++];
+			pb->seq = v->arg;
+			pb->tid = tid;
+			pb->vi = i;
+		}
+	}
+	for (uint32_t o = 1; o < t->nobjs; o++) {
+		struct cp_trace_pub *pb = t->pub + t->objs[o].pub_off;
+		uint32_t n = t->objs[o].npub;
+		bool sorted = true;
+
+		for (uint32_t i = 1; i < n && sorted; i++)
+			sorted = pb[i - 1].seq < pb[i].seq;
+		if (!sorted)
+			qsort(pb, n, sizeof(*pb), cmp_pub);
+		for (uint32_t i = 1; i < n; i++)
+			if (pb[i - 1].seq == pb[i].seq)
+				return VFAIL(r, pb[i].tid, pb[i].vi,
+					     "object %" PRIu32 " publishes sequence %" PRIu64 " twice",
+					     o, pb[i].seq);
+	}
+	/* every CONSUME range must be published */
+	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
+		struct cp_trace_thread *th = &t->threads[tid];
+
+		for (uint32_t i = 0; i < th->nv; i++) {
+			const struct cp_tvert *v = &th->v[i];
+
+			if (cp_tvert_kind(v) != CP_EV_CONSUME || !v->cnt)
+				continue;
+			if (!cp_trace_find_pub(t, v->obj, v->arg, v->cnt))
+				return VFAIL(r, tid, i,
+					     "CONSUME of object %" PRIu32 " sequences %" PRIu64 "..%" PRIu64 " without a matching PUBLISH",
+					     v->obj, v->arg,
+					     v->arg + v->cnt - 1);
+		}
+	}
+	return 0;
+}
+
+static int check_threads(struct rd *r)
+{
+	struct cp_trace *t = r->t;
+	uint64_t *stack = NULL;
+	size_t cap = 0;
+	int ret = -1;
+	bool any = false;
+
+	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
+		t->threads[tid].tid = tid;
+		t->threads[tid].parent = UINT32_MAX;
+		t->threads[tid].create_v = UINT32_MAX;
+		t->threads[tid].exit_v = UINT32_MAX;
+	}
+	/* creates, starts and exits */
+	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
+		struct cp_trace_thread *th = &t->threads[tid];
+
+		if (th->nv)
+			any = true;
+		for (uint32_t i = 0; i < th->nv; i++) {
+			const struct cp_tvert *v = &th->v[i];
+			unsigned kind = cp_tvert_kind(v);
+			struct cp_trace_thread *c;
+
+			if (i == 0 && kind != CP_EV_THREAD_START)
+				return VFAIL(r, tid, i,
+					     "thread %" PRIu32 " does not begin with THREAD_START",
+					     tid);
+			if (th->exit_v != UINT32_MAX)
+				return VFAIL(r, tid, i,
+					     "thread %" PRIu32 " has events after THREAD_EXIT",
+					     tid);
+			switch (kind) {
+			case CP_EV_THREAD_START:
+				if (i != 0)
+					return VFAIL(r, tid, i,
+						     "second THREAD_START in thread %" PRIu32,
+						     tid);
+				if (v->arg) {
+					if (v->arg - 1 >= t->nthreads ||
+					    v->arg - 1 == tid)
+						return VFAIL(r, tid, i,
+							     "thread %" PRIu32 " started by unknown thread %" PRIu64,
+							     tid, v->arg - 1);
+					th->parent = (uint32_t)(v->arg - 1);
+				}
+				break;
+			case CP_EV_THREAD_EXIT:
+				th->exit_v = i;
+				break;
+			case CP_EV_THREAD_CREATE:
+				if (v->arg >= t->nthreads || v->arg == tid)
+					return VFAIL(r, tid, i,
+						     "THREAD_CREATE of unknown thread %" PRIu64,
+						     v->arg);
+				c = &t->threads[v->arg];
+				if (c->create_v != UINT32_MAX)
+					return VFAIL(r, tid, i,
+						     "thread %" PRIu64 " created twice",
+						     v->arg);
+				c->create_v = i;
+				break;
+			case CP_EV_THREAD_JOIN:
+				if (v->arg >= t->nthreads || v->arg == tid)
+					return VFAIL(r, tid, i,
+						     "THREAD_JOIN of unknown thread %" PRIu64,
+						     v->arg);
+				break;
+			default:
+				break;
+			}
+		}
+	}
+	if (!any)
+		return fail(r, 0, "no events in the trace");
+	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
+		struct cp_trace_thread *th = &t->threads[tid];
+		struct cp_trace_thread *p;
+
+		if (!th->nv)
+			continue;
+		if (th->parent == UINT32_MAX) {
+			if (th->create_v != UINT32_MAX)
+				return VFAIL(r, tid, 0,
+					     "thread %" PRIu32 " was created but its THREAD_START names no parent",
+					     tid);
+			continue;
+		}
+		p = &t->threads[th->parent];
+		if (th->create_v == UINT32_MAX || th->create_v >= p->nv ||
+		    cp_tvert_kind(&p->v[th->create_v]) != CP_EV_THREAD_CREATE ||
+		    p->v[th->create_v].arg != tid)
+			return VFAIL(r, tid, 0,
+				     "thread %" PRIu32 " started by thread %" PRIu32 ", which has no THREAD_CREATE of it",
+				     tid, th->parent);
+	}
+	/* joins need the child's exit; procedure and region nesting */
+	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
+		struct cp_trace_thread *th = &t->threads[tid];
+		size_t depth = 0;
+
+		for (uint32_t i = 0; i < th->nv; i++) {
+			const struct cp_tvert *v = &th->v[i];
+			unsigned kind = cp_tvert_kind(v);
+			size_t j;
+
+			switch (kind) {
+			case CP_EV_THREAD_JOIN:
+				if (t->threads[v->arg].exit_v == UINT32_MAX) {
+					VFAIL(r, tid, i,
+					      "THREAD_JOIN of thread %" PRIu64 ", which has no THREAD_EXIT",
+					      v->arg);
+					goto out;
+				}
+				break;
+			case CP_EV_ENTER:
+			case CP_EV_REGION_BEGIN:
+				if (grow((void **)&stack, sizeof(*stack), &cap,
+					 depth + 1)) {
+					fail(r, 0, "out of memory");
+					goto out;
+				}
+				/* 0: a procedure; id + 1: a region */
+				stack[depth++] = kind == CP_EV_ENTER ?
+					0 : v->arg + 1;
+				break;
+			case CP_EV_LEAVE:
+				for (j = depth; j > 0 && stack[j - 1]; j--)
+					;
+				if (j == 0) {
+					VFAIL(r, tid, i,
+					      "LEAVE without ENTER in thread %" PRIu32,
+					      tid);
+					goto out;
+				}
+				depth = j - 1;
+				break;
+			case CP_EV_REGION_END:
+				for (j = depth; j > 0 && stack[j - 1] != v->arg + 1;
+				     j--)
+					;
+				if (j == 0) {
+					VFAIL(r, tid, i,
+					      "REGION_END of region %" PRIu64 " that is not open in thread %" PRIu32,
+					      v->arg, tid);
+					goto out;
+				}
+				depth = j - 1;
+				break;
+			default:
+				break;
+			}
+		}
+	}
+	ret = 0;
+out:
+	free(stack);
+	return ret;
+}
+
+static int check_header(struct rd *r)
+{
+	const uint8_t *b = r->buf;
+	struct cp_trace *t = r->t;
+	uint32_t hsize;
+
+	if (r->len == 0)
+		return fail(r, 0, "empty file");
+	if (r->len < 8 || memcmp(b, CP_TRACE_MAGIC, 8) != 0)
+		return fail(r, 0, "not a cpthread trace (bad magic)");
+	if (r->len < HDR_SIZE)
+		return fail(r, r->len, "truncated header");
+	if (rd_u32(b + 8) != CP_TRACE_VERSION)
+		return fail(r, 8, "unsupported trace version %" PRIu32,
+			    rd_u32(b + 8));
+	hsize = rd_u32(b + 12);
+	if (hsize < HDR_SIZE || hsize > r->len)
+		return fail(r, 12, "bad header size %" PRIu32, hsize);
+	t->clock = rd_u32(b + 16);
+	if (t->clock != CP_CLOCK_WALL && t->clock != CP_CLOCK_CPU)
+		return fail(r, 16, "unknown clock %" PRIu32, t->clock);
+	t->flags = rd_u32(b + 20);
+	if (t->flags & ~CP_TRACE_HAS_WALL)
+		return fail(r, 20, "unknown header flags 0x%" PRIx32, t->flags);
+	r->hasw = t->flags & CP_TRACE_HAS_WALL;
+	t->pid = rd_u64(b + 24);
+	t->start_realtime_ns = rd_u64(b + 32);
+	t->start_wall_ns = rd_u64(b + 40);
+	return 0;
+}
+
+static int parse(struct rd *r)
+{
+	struct cp_trace *t = r->t;
+	struct cp_trace_end end;
+	uint64_t *nev;
+
+	if (check_header(r) || pass1(r, &end))
+		return -1;
+	t->nevents = end.nevents;
+	t->online_len_ns = end.online_len_ns;
+	if (end.nthreads == 0 || end.nthreads > r->total_ev + 1)
+		return fail(r, r->len - END_SIZE,
+			    "END block gives %" PRIu32 " threads", end.nthreads);
+	if (end.nevents != r->total_ev)
+		return fail(r, r->len - END_SIZE,
+			    "END block counts %" PRIu64 " events, the blocks hold %" PRIu64,
+			    end.nevents, r->total_ev);
+	t->nthreads = end.nthreads;
+	t->threads = calloc(t->nthreads, sizeof(*t->threads));
+	nev = calloc(t->nthreads, sizeof(*nev));
+	t->strbuf = malloc(r->strbytes ? r->strbytes : 1);
+	if (!t->threads || !nev || !t->strbuf) {
+		free(nev);
+		return fail(r, 0, "out of memory");
+	}
+	for (size_t i = 0; i < r->nblks; i++) {
+		const struct blk *b = &r->blks[i];
+
+		if ((b->type == CP_BLOCK_EVENTS || b->type == CP_BLOCK_THREAD) &&
+		    b->tid >= t->nthreads) {
+			free(nev);
+			return fail(r, b->off,
+				    "block of thread %" PRIu32 ", but the END block gives %" PRIu32 " threads",
+				    b->tid, t->nthreads);
+		}
+		if (b->type == CP_BLOCK_EVENTS)
+			nev[b->tid] += b->nev;
+	}
+	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
+		struct cp_trace_thread *th = &t->threads[tid];
+
+		if (!nev[tid])
+			continue;
+		th->v = malloc(nev[tid] * sizeof(*th->v));
+		if (r->hasw)
+			th->wall = malloc(nev[tid] * sizeof(*th->wall));
+		if (!th->v || (r->hasw && !th->wall)) {
+			free(nev);
+			return fail(r, 0, "out of memory");
+		}
+	}
+	free(nev);
+	for (size_t i = 0; i < r->nblks; i++) {
+		const struct blk *b = &r->blks[i];
+		int ret = 0;
+
+		switch (b->type) {
+		case CP_BLOCK_EVENTS:
+			ret = decode_events(r, b);
+			break;
+		case CP_BLOCK_THREAD:
+			ret = decode_thread(r, b);
+			break;
+		case CP_BLOCK_SYMBOLS:
+			ret = decode_symbols(r, b);
+			break;
+		case CP_BLOCK_STRINGS:
+			ret = decode_strings(r, b);
+			break;
+		case CP_BLOCK_INFO:
+			ret = decode_info(r, b);
+			break;
+		default:
+			break;
+		}
+		if (ret)
+			return ret;
+	}
+	for (uint32_t tid = 0; tid < t->nthreads; tid++)
+		t->nvertices += t->threads[tid].nv;
+	if (t->nsyms)
+		qsort(t->syms, t->nsyms, sizeof(*t->syms), cmp_sym);
+	if (t->nstrs)
+		qsort(t->strs, t->nstrs, sizeof(*t->strs), cmp_str);
+	for (uint32_t i = 1; i < t->nstrs; i++)
+		if (t->strs[i].id == t->strs[i - 1].id &&
+		    strcmp(t->strs[i].text, t->strs[i - 1].text))
+			return fail(r, 0, "string %" PRIu32 " defined twice, differently",
+				    t->strs[i].id);
+	if (check_objects(r) || check_uses(r) || check_threads(r))
+		return -1;
+	return 0;
+}
+
+int cp_trace_parse(struct cp_trace *t, const char *name, const void *buf,
+		   size_t len, char *err, size_t errlen)
+{
+	struct rd r = {
+		.t = t, .buf = buf, .len = len, .err = err, .errlen = errlen,
+	};
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	t->path = strdup(name ? name : "trace");
+	if (!t->path) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s: out of memory", name);
+		return -1;
+	}
+	ret = parse(&r);
+	free(r.blks);
+	free(r.defs);
+	free(r.unt);
+	if (ret)
+		cp_trace_free(t);
+	return ret;
+}
+
+int cp_trace_read(struct cp_trace *t, const char *path, char *err,
+		  size_t errlen)
+{
+	struct stat st;
+	void *map = NULL;
+	int fd, ret;
+
+	memset(t, 0, sizeof(*t));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		close(fd);
+		return -1;
+	}
+	if (st.st_size > 0) {
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
+			   fd, 0);
+		if (map == MAP_FAILED) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+	}
+	close(fd);
+	ret = cp_trace_parse(t, path, map ? map : "", (size_t)st.st_size,
+			     err, errlen);
+	if (map)
+		munmap(map, (size_t)st.st_size);
+	return ret;
+}
+
+void cp_trace_free(struct cp_trace *t)
+{
+	if (t->threads)
+		for (uint32_t i = 0; i < t->nthreads; i++) {
+			free(t->threads[i].v);
+			free(t->threads[i].wall);
+		}
+	free(t->threads);
+	free(t->objs);
+	free(t->pub);
+	free(t->syms);
+	free(t->strs);
+	free(t->info);
+	free(t->strbuf);
+	free(t->path);
+	memset(t, 0, sizeof(*t));
+}
+
+bool cp_trace_is_trace(const char *path)
+{
+	char magic[8];
+	FILE *f = fopen(path, "rb");
+	bool yes;
+
+	if (!f)
+		return false;
+	yes = fread(magic, 1, 8, f) == 8 && !memcmp(magic, CP_TRACE_MAGIC, 8);
+	fclose(f);
+	return yes;
+}
+
+const char *cp_trace_sym_name(const struct cp_trace *t, uint64_t addr,
+			      char *buf, size_t len)
+{
+	uint32_t lo = 0, hi = t->nsyms;
+
+	/* first symbol with address > addr */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (t->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 0) {
+		uint32_t i = lo - 1;
+
+		if (t->syms[i].addr == addr) {
+			/* the first one at this address (sized ones sort first) */
+			while (i > 0 && t->syms[i - 1].addr == addr)
+				i--;
+			return t->syms[i].name;
+		}
+		/* containing symbol: search back a little among overlaps */
+		for (uint32_t n = 0; n < 16 && lo > 0; n++, lo--) {
+			const struct cp_trace_sym *s = &t->syms[lo - 1];
+
+			if (addr - s->addr < s->size)
+				return s->name;
+		}
+	}
+	snprintf(buf, len, "0x%" PRIx64, addr);
+	return buf;
+}
+
+const char *cp_trace_string(const struct cp_trace *t, uint32_t id)
+{
+	struct cp_trace_str key = { .id = id };
+	const struct cp_trace_str *s;
+
+	if (!t->nstrs)
+		return NULL;
+	s = bsearch(&key, t->strs, t->nstrs, sizeof(key), cmp_str);
+	return s ? s->text : NULL;
+}
+
+const char *cp_trace_info(const struct cp_trace *t, const char *key)
+{
+	for (uint32_t i = 0; i < t->ninfo; i++)
+		if (!strcmp(t->info[i].key, key))
+			return t->info[i].value;
+	return NULL;
+}
+
+const struct cp_trace_pub *cp_trace_find_pub(const struct cp_trace *t,
+					     uint32_t obj, uint64_t lo,
+					     uint64_t cnt)
+{
+	const struct cp_trace_pub *pb;
+	uint32_t n, a = 0, b;
+
+	if (obj == 0 || obj >= t->nobjs || cnt == 0)
+		return NULL;
+	pb = t->pub + t->objs[obj].pub_off;
+	n = t->objs[obj].npub;
+	/* dense sequences (the normal case): direct index */
+	if (lo >= 1 && lo <= n && pb[lo - 1].seq == lo) {
+		a = (uint32_t)(lo - 1);
+	} else {
+		b = n;
+		while (a < b) {
+			uint32_t mid = a + (b - a) / 2;
+
+			if (pb[mid].seq < lo)
+				a = mid + 1;
+			else
+				b = mid;
+		}
+		if (a >= n || pb[a].seq != lo)
+			return NULL;
+	}
+	if (cnt > n - a)
+		return NULL;
+	if (pb[a + cnt - 1].seq != lo + cnt - 1)
+		return NULL;	/* seqs are unique and sorted: a gap */
+	return pb + a;
+}

@@ -1,0 +1,162 @@
+/*
+ * cp_trace.h - reading and validating a cpthread trace (.cpt).
+ *
+ * The reader turns the file described by cp_trace_format.h into per-thread
+ * arrays of vertices with absolute timestamps, an object table, a symbol
+ * table and the region strings.  It checks everything it reads, so the
+ * layers above (cp_tracepag.c, cp_whatif.c) may trust that every object id
+ * is defined, every thread id is known, every CONSUME range points at
+ * PUBLISHes that exist, every JOIN has the child's THREAD_EXIT and every
+ * LEAVE has an ENTER.
+ *
+ * A struct cp_trace is built once and is read-only afterwards; concurrent
+ * readers may share it.
+ */
+#ifndef CP_TRACE_H
+#define CP_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cp_trace_format.h"
+
+/* One vertex of a thread (a non-metadata event). */
+struct cp_tvert {
+	uint64_t ts;	/* clock value at the vertex (absolute) */
+	uint64_t arg;	/* PUBLISH: seq; CONSUME: seq_lo; ENTER: address;
+			 * THREAD_START: parent tid + 1; THREAD_CREATE,
+			 * THREAD_JOIN: child tid; REGION_*: string id */
+	uint32_t obj;	/* REQUEST, PUBLISH, CONSUME, FAIL: object id */
+	uint32_t cnt;	/* CONSUME: count */
+	uint8_t op;	/* kind | CP_EVF_WAIT */
+};
+
+static inline unsigned cp_tvert_kind(const struct cp_tvert *v)
+{
+	return v->op & CP_EV_KIND_MASK;
+}
+
+static inline bool cp_tvert_waits(const struct cp_tvert *v)
+{
+	return (v->op & CP_EVF_WAIT) != 0;
+}
+
+struct cp_trace_thread {
+	uint32_t tid;
+	uint32_t nv;			/* vertices */
+	struct cp_tvert *v;		/* [nv] in program order */
+	uint64_t *wall;			/* [nv] wall clock (HAS_WALL), or NULL */
+	bool has_info;			/* a THREAD block was read */
+	struct cp_thread_info info;	/* valid when has_info */
+	char *name;			/* from the THREAD block, or NULL */
+	uint32_t parent;		/* parent tid, UINT32_MAX for none */
+	uint32_t create_v;		/* vertex of the parent's CREATE of this
+					 * thread, or UINT32_MAX */
+	uint32_t exit_v;		/* index of THREAD_EXIT, or UINT32_MAX */
+};
+
+struct cp_trace_obj {
+	uint8_t kind;		/* enum cp_obj_kind, 0: id unused */
+	bool untracked;		/* OBJ_UNTRACK seen somewhere */
+	uint64_t addr;		/* address in the traced program */
+	uint64_t extra;		/* barrier count, sem initial value */
+	uint32_t npub;		/* PUBLISH events of the object */
+	uint32_t pub_off;	/* its publishes: cp_trace.pub[pub_off..] */
+};
+
+/* Where a PUBLISH is: sorted by (object, seq) in cp_trace.pub. */
+struct cp_trace_pub {
+	uint64_t seq;
+	uint32_t tid;
+	uint32_t vi;		/* vertex index in the thread */
+};
+
+struct cp_trace_sym {
+	uint64_t addr;
+	uint64_t size;
+	const char *name;	/* points into the mapped file copy */
+};
+
+struct cp_trace_str {
+	uint32_t id;
+	const char *text;
+};
+
+struct cp_trace_kv {
+	const char *key;
+	const char *value;
+};
+
+struct cp_trace {
+	char *path;			/* file name used in messages */
+	uint32_t clock;			/* enum cp_trace_clock */
+	uint32_t flags;			/* CP_TRACE_* */
+	uint64_t pid;
+	uint64_t start_realtime_ns;
+	uint64_t start_wall_ns;
+
+	uint32_t nthreads;		/* from the END block */
+	struct cp_trace_thread *threads;	/* [nthreads] by tid */
+	uint32_t nobjs;			/* object ids are 1..nobjs-1 */
+	struct cp_trace_obj *objs;	/* [nobjs], objs[0] unused */
+	struct cp_trace_pub *pub;	/* all publishes, by (obj, seq) */
+	uint64_t npub;
+
+	struct cp_trace_sym *syms;	/* sorted by address */
+	uint32_t nsyms;
+	struct cp_trace_str *strs;	/* sorted by id */
+	uint32_t nstrs;
+	struct cp_trace_kv *info;	/* INFO block pairs, file order */
+	uint32_t ninfo;
+
+	uint64_t nvertices;		/* all threads */
+	uint64_t nevents;		/* from the END block */
+	uint64_t online_len_ns;		/* from the END block */
+	bool has_startstop;		/* CP_START or CP_STOP seen */
+
+	char *strbuf;			/* copy of every string block */
+};
+
+/*
+ * Parse @len bytes at @buf as a trace named @name (for messages).  Returns
+ * 0 with @t filled, or -1 with "NAME: what is wrong (offset N)" in @err and
+ * @t empty.  Never reads outside [buf, buf+len).  @buf may be freed after
+ * the call: everything is copied.
+ */
+int cp_trace_parse(struct cp_trace *t, const char *name, const void *buf,
+		   size_t len, char *err, size_t errlen);
+/* Read and parse the file @path (mapped read-only); as cp_trace_parse. */
+int cp_trace_read(struct cp_trace *t, const char *path, char *err,
+		  size_t errlen);
+/* Free what @t owns. */
+void cp_trace_free(struct cp_trace *t);
+
+/* True if the file @path starts with CP_TRACE_MAGIC. */
+bool cp_trace_is_trace(const char *path);
+
+/*
+ * Name of the procedure at @addr: the symbol starting there, else the one
+ * containing it, else "0x..." written into @buf.  Returns @buf or a name
+ * owned by @t.
+ */
+const char *cp_trace_sym_name(const struct cp_trace *t, uint64_t addr,
+			      char *buf, size_t len);
+/* Text of region string @id, or NULL (the reader checked every id used). */
+const char *cp_trace_string(const struct cp_trace *t, uint32_t id);
+/* Value of INFO key @key, or NULL. */
+const char *cp_trace_info(const struct cp_trace *t, const char *key);
+
+/*
+ * The PUBLISHes of object @obj with seq in [lo, lo+cnt): returns a pointer
+ * to the first of @cnt consecutive entries of cp_trace.pub, or NULL if any
+ * is missing (never for a range the reader accepted).
+ */
+const struct cp_trace_pub *cp_trace_find_pub(const struct cp_trace *t,
+					     uint32_t obj, uint64_t lo,
+					     uint64_t cnt);
+
+/* Name of event kind @kind ("PUBLISH", ...), "?" if unknown. */
+const char *cp_trace_kind_name(unsigned kind);
+
+#endif /* CP_TRACE_H */

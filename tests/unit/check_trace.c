@@ -1,0 +1,437 @@
+/*
+ * check_trace.c - the trace reader on valid, corrupt and truncated
+ * synthetic traces.
+ */
+#include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cp_trace.h"
+#include "trace_synth.c"
+
+/*
+ * Two threads, a mutex, procedures and a region, split into blocks of 3
+ * events so block boundaries fall everywhere.
+ */
+static void build_small(struct synth *s)
+{
+	uint32_t m;
+
+	synth_init(s);
+	s->block_events = 3;
+	s->hasw = true;
+	synth_symbol(s, 0x400000, 0x100, "main");
+	synth_symbol(s, 0x400100, 0x80, "worker");
+	synth_symbol(s, 0x400180, 0x80, "crunch");
+	synth_string(s, 7, "phase1");
+	synth_start(s, 0, -1);
+	synth_enter(s, 0, 5, 0x400000);
+	m = synth_obj(s, 0, CP_OBJ_MUTEX, 0);
+	synth_create(s, 0, 10, 1);
+	synth_start(s, 1, 0);
+	synth_enter(s, 1, 1, 0x400100);
+	synth_enter(s, 1, 2, 0x400180);
+	synth_lock(s, 1, 3, 0, m);
+	synth_unlock(s, 1, 4, m);
+	synth_leave(s, 1, 5);
+	synth_leave(s, 1, 6);
+	synth_exit(s, 1, 1);
+	synth_region_begin(s, 0, 1, 7);
+	synth_lock(s, 0, 2, 9, m);
+	synth_unlock(s, 0, 3, m);
+	synth_region_end(s, 0, 4, 7);
+	synth_join(s, 0, 2, true, 1);
+	synth_leave(s, 0, 1);
+	synth_exit(s, 0, 1);
+	s->online_len = 42;
+}
+
+static int parse_synth(struct synth *s, struct cp_trace *t, char *err,
+		       size_t errlen)
+{
+	uint8_t *buf;
+	size_t len = synth_encode(s, &buf);
+	int ret = cp_trace_parse(t, "syn.cpt", buf, len, err, errlen);
+
+	free(buf);
+	return ret;
+}
+
+START_TEST(test_trace_reads_valid)
+{
+	struct synth s;
+	struct cp_trace t;
+	char err[256] = "";
+	const struct cp_trace_thread *t0, *t1;
+	const struct cp_trace_pub *pb;
+	int ret;
+
+	build_small(&s);
+	ret = parse_synth(&s, &t, err, sizeof(err));
+	ck_assert_msg(ret == 0, "parse failed: %s", err);
+	ck_assert_msg(t.nthreads == 2, "nthreads %u", t.nthreads);
+	ck_assert_msg(t.online_len_ns == 42, "online len %" PRIu64,
+		      t.online_len_ns);
+	t0 = &t.threads[0];
+	t1 = &t.threads[1];
+	ck_assert_msg(t0->nv == 11 && t1->nv == 8, "nv %u %u", t0->nv, t1->nv);
+	ck_assert_msg(cp_tvert_kind(&t0->v[0]) == CP_EV_THREAD_START,
+		      "first kind %u", cp_tvert_kind(&t0->v[0]));
+	/* t0: start 0, enter 5, create 15, rb 16, req 18, consume 27 (wait),
+	 * publish 30, re 34, join 36 (wait), leave 37, exit 38 */
+	ck_assert_msg(t0->v[2].ts == 15 && t0->v[5].ts == 27 &&
+		      t0->v[10].ts == 38, "ts %" PRIu64 " %" PRIu64 " %" PRIu64,
+		      t0->v[2].ts, t0->v[5].ts, t0->v[10].ts);
+	ck_assert_msg(cp_tvert_waits(&t0->v[5]) && !cp_tvert_waits(&t0->v[4]),
+		      "wait flags %d %d", cp_tvert_waits(&t0->v[5]),
+		      cp_tvert_waits(&t0->v[4]));
+	ck_assert_msg(t0->wall && t0->wall[10] == 38, "wall");
+	ck_assert_msg(t0->v[5].obj == 1 && t0->v[5].arg == 1 &&
+		      t0->v[5].cnt == 1, "consume %u %" PRIu64 " %u",
+		      t0->v[5].obj, t0->v[5].arg, t0->v[5].cnt);
+	ck_assert_msg(t1->v[2].arg == 0x400180, "enter addr 0x%" PRIx64,
+		      t1->v[2].arg);
+	ck_assert_msg(t1->parent == 0 && t1->create_v == 2 && t1->exit_v == 7,
+		      "parent %u create %u exit %u", t1->parent, t1->create_v,
+		      t1->exit_v);
+	ck_assert_msg(t.nobjs == 2 && t.objs[1].kind == CP_OBJ_MUTEX &&
+		      t.objs[1].npub == 2, "objs %u kind %u npub %u", t.nobjs,
+		      t.objs[1].kind, t.objs[1].npub);
+	pb = cp_trace_find_pub(&t, 1, 2, 1);
+	ck_assert_msg(pb && pb->tid == 0 && pb->vi == 6, "pub 2 at %u/%u",
+		      pb ? pb->tid : 99, pb ? pb->vi : 99);
+	ck_assert_msg(!cp_trace_find_pub(&t, 1, 2, 2), "range past end found");
+	ck_assert_msg(!strcmp(cp_trace_string(&t, 7), "phase1"), "string");
+	ck_assert_msg(!strcmp(cp_trace_info(&t, "exe"), "synthetic"), "info");
+	ck_assert_msg(t1->name && !strcmp(t1->name, "t1"), "thread name");
+	cp_trace_free(&t);
+	synth_free(&s);
+}
+END_TEST
+
+START_TEST(test_trace_symbol_lookup)
+{
+	struct synth s;
+	struct cp_trace t;
+	char err[256] = "", buf[32];
+
+	build_small(&s);
+	synth_symbol(&s, 0x500000, 0, "nosize");
+	ck_assert_msg(parse_synth(&s, &t, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(cp_trace_sym_name(&t, 0x400100, buf, sizeof(buf)),
+			 "worker");
+	ck_assert_str_eq(cp_trace_sym_name(&t, 0x400105, buf, sizeof(buf)),
+			 "worker");
+	ck_assert_str_eq(cp_trace_sym_name(&t, 0x500000, buf, sizeof(buf)),
+			 "nosize");
+	ck_assert_str_eq(cp_trace_sym_name(&t, 0x500001, buf, sizeof(buf)),
+			 "0x500001");
+	ck_assert_str_eq(cp_trace_sym_name(&t, 0x10, buf, sizeof(buf)),
+			 "0x10");
+	cp_trace_free(&t);
+	synth_free(&s);
+}
+END_TEST
+
+/* Parse @buf/@len and expect failure with @want in the message. */
+static void expect_error(const uint8_t *buf, size_t len, const char *want)
+{
+	struct cp_trace t;
+	char err[256] = "";
+	int ret = cp_trace_parse(&t, "bad.cpt", buf, len, err, sizeof(err));
+
+	ck_assert_msg(ret == -1, "expected failure '%s', parse returned %d",
+		      want, ret);
+	ck_assert_msg(!strncmp(err, "bad.cpt: ", 9) && strstr(err, want),
+		      "message '%s' lacks '%s'", err, want);
+	ck_assert_msg(!strchr(err, '\n'), "message has a newline: '%s'", err);
+}
+
+START_TEST(test_trace_rejects_bad_header)
+{
+	struct synth s;
+	uint8_t *buf;
+	size_t len;
+
+	build_small(&s);
+	len = synth_encode(&s, &buf);
+	expect_error(buf, 0, "empty file");
+	expect_error(buf, 30, "truncated header");
+	buf[0] = 'X';
+	expect_error(buf, len, "bad magic");
+	buf[0] = 'C';
+	buf[8] = 9;
+	expect_error(buf, len, "unsupported trace version 9");
+	buf[8] = 1;
+	buf[16] = 7;
+	expect_error(buf, len, "unknown clock 7");
+	buf[16] = 0;
+	buf[20] = 0x10;
+	expect_error(buf, len, "unknown header flags");
+	buf[20] = 1;
+	expect_error(buf, len - 1, "truncated");
+	expect_error(buf, len - 40, "no END block");
+	expect_error(buf, 64, "no END block");
+	free(buf);
+	synth_free(&s);
+}
+END_TEST
+
+START_TEST(test_trace_rejects_bad_blocks)
+{
+	struct synth s;
+	uint8_t *buf, *big;
+	size_t len;
+
+	build_small(&s);
+	len = synth_encode(&s, &buf);
+	big = malloc(len + 16);
+	memcpy(big, buf, len);
+	memset(big + len, 0, 16);
+	expect_error(big, len + 16, "data after the END block");
+	buf[64] ^= 0xff;
+	expect_error(buf, len, "bad block magic");
+	buf[64] ^= 0xff;
+	/* first block's event count inflated */
+	buf[64 + 16 + 16] = 200;
+	expect_error(buf, len, "events");
+	free(big);
+	free(buf);
+	synth_free(&s);
+}
+END_TEST
+
+START_TEST(test_trace_rejects_bad_references)
+{
+	struct synth s;
+	uint8_t *buf;
+	size_t len;
+
+	/* CONSUME of a sequence nobody published */
+	synth_init(&s);
+	synth_start(&s, 0, -1);
+	synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
+	synth_consume(&s, 0, 1, true, 1, 5, 1);
+	synth_exit(&s, 0, 1);
+	len = synth_encode(&s, &buf);
+	expect_error(buf, len, "without a matching PUBLISH");
+	free(buf);
+	synth_free(&s);
+
+	/* object never defined */
+	synth_init(&s);
+	synth_start(&s, 0, -1);
+	synth_publish(&s, 0, 1, 3);
+	synth_exit(&s, 0, 1);
+	len = synth_encode(&s, &buf);
+	expect_error(buf, len, "undefined object 3");
+	free(buf);
+	synth_free(&s);
+
+	/* LEAVE without ENTER */
+	synth_init(&s);
+	synth_start(&s, 0, -1);
+	synth_leave(&s, 0, 1);
+	synth_exit(&s, 0, 1);
+	len = synth_encode(&s, &buf);
+	expect_error(buf, len, "LEAVE without ENTER");
+	free(buf);
+	synth_free(&s);
+
+	/* REGION_END of a region not open, and of an undefined string */
+	synth_init(&s);
+	synth_string(&s, 1, "r");
+	synth_start(&s, 0, -1);
+	synth_region_end(&s, 0, 1, 1);
+	synth_exit(&s, 0, 1);
+	len = synth_encode(&s, &buf);
+	expect_error(buf, len, "not open");
+	free(buf);
+	synth_free(&s);
+	synth_init(&s);
+	synth_start(&s, 0, -1);
+	synth_region_begin(&s, 0, 1, 4);
+	synth_exit(&s, 0, 1);
+	len = synth_encode(&s, &buf);
+	expect_error(buf, len, "undefined string 4");
+	free(buf);
+	synth_free(&s);
+
+	/* JOIN of a thread that never exited */
+	synth_init(&s);
+	synth_start(&s, 0, -1);
+	synth_create(&s, 0, 1, 1);
+	synth_start(&s, 1, 0);
+	synth_join(&s, 0, 1, true, 1);
+	synth_exit(&s, 0, 1);
+	len = synth_encode(&s, &buf);
+	expect_error(buf, len, "no THREAD_EXIT");
+	free(buf);
+	synth_free(&s);
+
+	/* a started thread its parent never created */
+	synth_init(&s);
+	synth_start(&s, 0, -1);
+	synth_start(&s, 1, 0);
+	synth_exit(&s, 1, 1);
+	synth_exit(&s, 0, 1);
+	len = synth_encode(&s, &buf);
+	expect_error(buf, len, "no THREAD_CREATE");
+	free(buf);
+	synth_free(&s);
+
+	/* a thread not starting with THREAD_START */
+	synth_init(&s);
+	synth_exit(&s, 0, 1);
+	len = synth_encode(&s, &buf);
+	expect_error(buf, len, "does not begin with THREAD_START");
+	free(buf);
+	synth_free(&s);
+
+	/* duplicate publish */
+	synth_init(&s);
+	synth_start(&s, 0, -1);
+	synth_obj(&s, 0, CP_OBJ_SEM, 0);
+	synth_vertex(&s, 0, CP_EV_PUBLISH, false, 1, 1, 1, 0);
+	synth_vertex(&s, 0, CP_EV_PUBLISH, false, 1, 1, 1, 0);
+	synth_exit(&s, 0, 1);
+	len = synth_encode(&s, &buf);
+	expect_error(buf, len, "twice");
+	free(buf);
+	synth_free(&s);
+
+	/* unknown event kind */
+	synth_init(&s);
+	synth_start(&s, 0, -1);
+	synth_vertex(&s, 0, 30, false, 1, 0, 0, 0);
+	len = synth_encode(&s, &buf);
+	expect_error(buf, len, "unknown event kind");
+	free(buf);
+	synth_free(&s);
+}
+END_TEST
+
+START_TEST(test_trace_rejects_count_mismatch)
+{
+	struct synth s;
+	uint8_t *buf;
+	size_t len;
+
+	build_small(&s);
+	len = synth_encode(&s, &buf);
+	/* END payload: nevents is its first u64 */
+	buf[len - 24] ^= 1;
+	expect_error(buf, len, "END block counts");
+	free(buf);
+	synth_free(&s);
+}
+END_TEST
+
+/*
+ * Random corruption and truncation of a valid trace: every outcome is 0 or
+ * -1 with a one-line message naming the file; never a crash.
+ */
+START_TEST(test_trace_fuzz_never_crashes)
+{
+	struct synth s;
+	uint8_t *buf, *copy;
+	size_t len;
+	unsigned seed = 12345, fails = 0, oks = 0;
+
+	build_small(&s);
+	len = synth_encode(&s, &buf);
+	copy = malloc(len);
+	for (int iter = 0; iter < 20000; iter++) {
+		struct cp_trace t;
+		char err[256] = "";
+		size_t n = len;
+		int flips = 1 + rand_r(&seed) % 4;
+
+		memcpy(copy, buf, len);
+		for (int f = 0; f < flips; f++) {
+			size_t at = (size_t)rand_r(&seed) % len;
+
+			if (rand_r(&seed) % 2)
+				copy[at] ^= (uint8_t)(1u << (rand_r(&seed) % 8));
+			else
+				copy[at] = (uint8_t)rand_r(&seed);
+		}
+		if (rand_r(&seed) % 4 == 0)
+			n = (size_t)rand_r(&seed) % len;
+		if (cp_trace_parse(&t, "fz.cpt", copy, n, err, sizeof(err))) {
+			ck_assert_msg(!strncmp(err, "fz.cpt: ", 8) &&
+				      !strchr(err, '\n'),
+				      "bad message '%s'", err);
+			fails++;
+		} else {
+			cp_trace_free(&t);
+			oks++;
+		}
+	}
+	ck_assert_msg(fails > 10000, "only %u of %u corrupt traces refused",
+		      fails, fails + oks);
+	free(copy);
+	free(buf);
+	synth_free(&s);
+}
+END_TEST
+
+START_TEST(test_trace_read_file_errors)
+{
+	struct cp_trace t;
+	char err[256] = "", path[] = "/tmp/cpt_trace_XXXXXX";
+	struct synth s;
+	int fd;
+
+	ck_assert_msg(cp_trace_read(&t, "/nonexistent/x.cpt", err,
+				    sizeof(err)) == -1, "read of missing file");
+	ck_assert_msg(strstr(err, "/nonexistent/x.cpt: "), "msg '%s'", err);
+	fd = mkstemp(path);
+	ck_assert_msg(fd >= 0, "mkstemp");
+	close(fd);
+	ck_assert_msg(cp_trace_read(&t, path, err, sizeof(err)) == -1,
+		      "empty file accepted");
+	ck_assert_msg(strstr(err, "empty file"), "msg '%s'", err);
+	build_small(&s);
+	ck_assert_msg(synth_write(&s, path) == 0, "write");
+	ck_assert_msg(cp_trace_is_trace(path), "magic not seen");
+	ck_assert_msg(cp_trace_read(&t, path, err, sizeof(err)) == 0, "%s",
+		      err);
+	ck_assert_msg(t.nvertices == 19, "nvertices %" PRIu64, t.nvertices);
+	cp_trace_free(&t);
+	synth_free(&s);
+	unlink(path);
+}
+END_TEST
+
+static Suite *trace_suite(void)
+{
+	Suite *s = suite_create("trace");
+	TCase *tc = tcase_create("reader");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_trace_reads_valid);
+	tcase_add_test(tc, test_trace_symbol_lookup);
+	tcase_add_test(tc, test_trace_rejects_bad_header);
+	tcase_add_test(tc, test_trace_rejects_bad_blocks);
+	tcase_add_test(tc, test_trace_rejects_bad_references);
+	tcase_add_test(tc, test_trace_rejects_count_mismatch);
+	tcase_add_test(tc, test_trace_fuzz_never_crashes);
+	tcase_add_test(tc, test_trace_read_file_errors);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(trace_suite());
+	int nfail;
+
+	srunner_run_all(sr, CK_NORMAL);
+	nfail = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nfail ? EXIT_FAILURE : EXIT_SUCCESS;
+}

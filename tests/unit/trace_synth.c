@@ -1,0 +1,417 @@
+/*
+ * trace_synth.c - see trace_synth.h.  Included by the tests that use it.
+ */
+#include "trace_synth.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_varint.h"
+
+static void synth_oom(void)
+{
+	fprintf(stderr, "trace_synth: out of memory\n");
+	abort();
+}
+
+void synth_init(struct synth *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->block_events = 1000;
+	for (int i = 0; i < SYNTH_MAXT; i++)
+		s->t[i].parent = UINT32_MAX;
+}
+
+void synth_free(struct synth *s)
+{
+	for (int i = 0; i < SYNTH_MAXT; i++)
+		free(s->t[i].ev);
+	free(s->syms);
+	free(s->strs);
+	memset(s, 0, sizeof(*s));
+}
+
+static struct synth_ev *synth_push(struct synth *s, uint32_t tid)
+{
+	struct synth_thread *t = &s->t[tid];
+
+	if (tid >= SYNTH_MAXT)
+		synth_oom();
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 64;
+		t->ev = realloc(t->ev, t->cap * sizeof(*t->ev));
+		if (!t->ev)
+			synth_oom();
+	}
+	t->used = true;
+	memset(&t->ev[t->n], 0, sizeof(t->ev[0]));
+	return &t->ev[t->n++];
+}
+
+void synth_vertex(struct synth *s, uint32_t tid, unsigned kind, bool wait,
+		  uint64_t dt, uint64_t a, uint64_t b, uint64_t c)
+{
+	struct synth_ev *e = synth_push(s, tid);
+
+	s->t[tid].now += dt;
+	s->t[tid].wall += dt;
+	e->op = (uint8_t)(kind | (wait ? CP_EVF_WAIT : 0));
+	e->ts = s->t[tid].now;
+	e->wall = s->t[tid].wall;
+	e->a = a;
+	e->b = b;
+	e->c = c;
+}
+
+void synth_meta(struct synth *s, uint32_t tid, unsigned kind, uint64_t a,
+		uint64_t b, uint64_t c, uint64_t d)
+{
+	struct synth_ev *e = synth_push(s, tid);
+
+	e->op = (uint8_t)kind;
+	e->a = a;
+	e->b = b;
+	e->c = c;
+	e->ts = d;	/* OBJ_DEF's extra travels in ts */
+}
+
+void synth_start(struct synth *s, uint32_t tid, int parent)
+{
+	if (parent >= 0) {
+		s->t[tid].parent = (uint32_t)parent;
+		/* the child starts at the parent's clock (wall clock) */
+		s->t[tid].now = s->t[parent].now;
+		s->t[tid].wall = s->t[parent].wall;
+	}
+	synth_vertex(s, tid, CP_EV_THREAD_START, false, 0,
+		     parent >= 0 ? (uint64_t)parent + 1 : 0, 0, 0);
+}
+
+void synth_create(struct synth *s, uint32_t tid, uint64_t dt, uint32_t child)
+{
+	synth_vertex(s, tid, CP_EV_THREAD_CREATE, false, dt, child, 0, 0);
+}
+
+void synth_join(struct synth *s, uint32_t tid, uint64_t dt, bool wait,
+		uint32_t child)
+{
+	synth_vertex(s, tid, CP_EV_THREAD_JOIN, wait, dt, child, 0, 0);
+}
+
+void synth_exit(struct synth *s, uint32_t tid, uint64_t dt)
+{
+	synth_vertex(s, tid, CP_EV_THREAD_EXIT, false, dt, 0, 0, 0);
+}
+
+uint32_t synth_obj(struct synth *s, uint32_t tid, unsigned kind,
+		   uint64_t extra)
+{
+	uint32_t id = ++s->nobj;
+
+	if (id >= SYNTH_MAXO)
+		synth_oom();
+	s->o[id].kind = (uint8_t)kind;
+	s->o[id].extra = extra;
+	synth_meta(s, tid, CP_EV_OBJ_DEF, id, kind, 0x1000 + 64 * id, extra);
+	return id;
+}
+
+uint64_t synth_publish(struct synth *s, uint32_t tid, uint64_t dt,
+		       uint32_t obj)
+{
+	uint64_t seq = ++s->o[obj].nseq;
+
+	synth_vertex(s, tid, CP_EV_PUBLISH, false, dt, obj, seq, 0);
+	s->o[obj].last_pub = seq;
+	return seq;
+}
+
+void synth_consume(struct synth *s, uint32_t tid, uint64_t dt, bool wait,
+		   uint32_t obj, uint64_t lo, uint64_t cnt)
+{
+	synth_vertex(s, tid, CP_EV_CONSUME, wait, dt, obj, lo, cnt);
+}
+
+void synth_request(struct synth *s, uint32_t tid, uint64_t dt, uint32_t obj)
+{
+	synth_vertex(s, tid, CP_EV_REQUEST, false, dt, obj, 0, 0);
+}
+
+void synth_lock(struct synth *s, uint32_t tid, uint64_t dt, uint64_t wait_ns,
+		uint32_t obj)
+{
+	uint64_t last = s->o[obj].last_pub;
+
+	if (wait_ns) {
+		synth_request(s, tid, dt, obj);
+		synth_consume(s, tid, wait_ns, true, obj, last ? last : 0,
+			      last ? 1 : 0);
+	} else {
+		synth_consume(s, tid, dt, false, obj, last ? last : 0,
+			      last ? 1 : 0);
+	}
+}
+
+void synth_unlock(struct synth *s, uint32_t tid, uint64_t dt, uint32_t obj)
+{
+	synth_publish(s, tid, dt, obj);
+}
+
+void synth_barrier(struct synth *s, uint32_t tid, uint64_t dt,
+		   uint64_t wait_ns, uint32_t obj)
+{
+	struct synth_obj *o = &s->o[obj];
+	uint64_t k = ++o->arrivals;
+	uint64_t ep = (k - 1) / o->extra;
+
+	synth_publish(s, tid, dt, obj);
+	synth_consume(s, tid, wait_ns, true, obj, ep * o->extra + 1, o->extra);
+}
+
+void synth_enter(struct synth *s, uint32_t tid, uint64_t dt, uint64_t addr)
+{
+	synth_vertex(s, tid, CP_EV_ENTER, false, dt, addr, 0, 0);
+}
+
+void synth_leave(struct synth *s, uint32_t tid, uint64_t dt)
+{
+	synth_vertex(s, tid, CP_EV_LEAVE, false, dt, 0, 0, 0);
+}
+
+void synth_region_begin(struct synth *s, uint32_t tid, uint64_t dt,
+			uint32_t id)
+{
+	synth_vertex(s, tid, CP_EV_REGION_BEGIN, false, dt, id, 0, 0);
+}
+
+void synth_region_end(struct synth *s, uint32_t tid, uint64_t dt,
+		      uint32_t id)
+{
+	synth_vertex(s, tid, CP_EV_REGION_END, false, dt, id, 0, 0);
+}
+
+static void synth_append(char **buf, size_t *len, const void *p, size_t n)
+{
+	*buf = realloc(*buf, *len + n);
+	if (!*buf)
+		synth_oom();
+	memcpy(*buf + *len, p, n);
+	*len += n;
+}
+
+void synth_symbol(struct synth *s, uint64_t addr, uint64_t size,
+		  const char *name)
+{
+	synth_append(&s->syms, &s->syms_len, &addr, 8);
+	synth_append(&s->syms, &s->syms_len, &size, 8);
+	synth_append(&s->syms, &s->syms_len, name, strlen(name) + 1);
+}
+
+void synth_string(struct synth *s, uint32_t id, const char *text)
+{
+	synth_append(&s->strs, &s->strs_len, &id, 4);
+	synth_append(&s->strs, &s->strs_len, text, strlen(text) + 1);
+}
+
+/* Output buffer. */
+struct synth_out {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+static void out_put(struct synth_out *o, const void *p, size_t n)
+{
+	if (o->len + n > o->cap) {
+		o->cap = (o->len + n) * 2 + 4096;
+		o->p = realloc(o->p, o->cap);
+		if (!o->p)
+			synth_oom();
+	}
+	memcpy(o->p + o->len, p, n);
+	o->len += n;
+}
+
+static void out_block(struct synth_out *o, uint32_t type, uint32_t tid,
+		      const void *payload, size_t size)
+{
+	struct cp_block_header h = {
+		.magic = CP_BLOCK_MAGIC, .type = type, .tid = tid,
+		.size = (uint32_t)size,
+	};
+
+	out_put(o, &h, sizeof(h));
+	out_put(o, payload, size);
+}
+
+/* Encode events [i, j) of thread @tid as one EVENTS block. */
+static void out_events(struct synth *s, struct synth_out *o, uint32_t tid,
+		       size_t i, size_t j, uint64_t base, uint64_t wbase)
+{
+	struct synth_thread *t = &s->t[tid];
+	uint8_t *pl = malloc(sizeof(struct cp_events_head) + (j - i) * 64);
+	uint8_t *p;
+	struct cp_events_head h = {
+		.ts_base = base, .wall_base = s->hasw ? wbase : 0,
+		.nevents = (uint32_t)(j - i),
+	};
+	uint64_t prev = base, prevw = wbase, prev_addr = 0;
+
+	if (!pl)
+		synth_oom();
+	memcpy(pl, &h, sizeof(h));
+	p = pl + sizeof(h);
+	for (size_t k = i; k < j; k++) {
+		const struct synth_ev *e = &t->ev[k];
+		unsigned kind = e->op & CP_EV_KIND_MASK;
+
+		*p++ = e->op;
+		if (kind == CP_EV_OBJ_DEF) {
+			p = cp_uv_put(p, e->a);
+			*p++ = (uint8_t)e->b;
+			p = cp_uv_put(p, e->c);
+			p = cp_uv_put(p, e->ts);
+			continue;
+		}
+		if (kind == CP_EV_OBJ_UNTRACK) {
+			p = cp_uv_put(p, e->a);
+			continue;
+		}
+		p = cp_uv_put(p, e->ts - prev);
+		prev = e->ts;
+		if (s->hasw) {
+			p = cp_uv_put(p, e->wall - prevw);
+			prevw = e->wall;
+		}
+		switch (kind) {
+		case CP_EV_ENTER:
+			p = cp_sv_put(p, (int64_t)(e->a - prev_addr));
+			prev_addr = e->a;
+			break;
+		case CP_EV_PUBLISH:
+			p = cp_uv_put(p, e->a);
+			p = cp_uv_put(p, e->b);
+			break;
+		case CP_EV_CONSUME:
+			p = cp_uv_put(p, e->a);
+			p = cp_uv_put(p, e->b);
+			p = cp_uv_put(p, e->c);
+			break;
+		case CP_EV_THREAD_START:
+		case CP_EV_THREAD_CREATE:
+		case CP_EV_THREAD_JOIN:
+		case CP_EV_REQUEST:
+		case CP_EV_FAIL:
+		case CP_EV_REGION_BEGIN:
+		case CP_EV_REGION_END:
+			p = cp_uv_put(p, e->a);
+			break;
+		default:
+			break;
+		}
+	}
+	out_block(o, CP_BLOCK_EVENTS, tid, pl, (size_t)(p - pl));
+	free(pl);
+}
+
+size_t synth_encode(struct synth *s, uint8_t **outp)
+{
+	struct synth_out o = { 0 };
+	struct cp_trace_header h;
+	struct cp_trace_end end = { 0 };
+	uint32_t nthreads = 0;
+	static const char info[] = "exe\0synthetic\0clock\0test";
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, CP_TRACE_MAGIC, 8);
+	h.version = CP_TRACE_VERSION;
+	h.header_size = CP_TRACE_HEADER_SIZE;
+	h.clock = s->clock;
+	h.flags = s->hasw ? CP_TRACE_HAS_WALL : 0;
+	h.pid = 4242;
+	out_put(&o, &h, sizeof(h));
+	for (uint32_t tid = 0; tid < SYNTH_MAXT; tid++)
+		if (s->t[tid].used)
+			nthreads = tid + 1;
+	/* interleave threads' blocks round-robin, as a real writer would */
+	{
+		size_t pos[SYNTH_MAXT] = { 0 };
+		uint64_t base[SYNTH_MAXT] = { 0 }, wbase[SYNTH_MAXT] = { 0 };
+		bool more = true;
+
+		for (uint32_t tid = 0; tid < nthreads; tid++) {
+			/* the first dt counts from the first vertex's clock
+			 * minus nothing: base it at the thread's start */
+			struct synth_thread *t = &s->t[tid];
+
+			for (size_t k = 0; k < t->n; k++)
+				if ((t->ev[k].op & CP_EV_KIND_MASK) <
+				    CP_EV_META_FIRST) {
+					base[tid] = t->ev[k].ts;
+					wbase[tid] = t->ev[k].wall;
+					break;
+				}
+		}
+		while (more) {
+			more = false;
+			for (uint32_t tid = 0; tid < nthreads; tid++) {
+				struct synth_thread *t = &s->t[tid];
+				size_t i = pos[tid], j;
+
+				if (i >= t->n)
+					continue;
+				j = i + s->block_events;
+				if (j > t->n)
+					j = t->n;
+				out_events(s, &o, tid, i, j, base[tid],
+					   wbase[tid]);
+				for (size_t k = i; k < j; k++)
+					if ((t->ev[k].op & CP_EV_KIND_MASK) <
+					    CP_EV_META_FIRST) {
+						base[tid] = t->ev[k].ts;
+						wbase[tid] = t->ev[k].wall;
+					}
+				end.nevents += j - i;
+				pos[tid] = j;
+				more = more || j < t->n;
+			}
+		}
+	}
+	for (uint32_t tid = 0; tid < nthreads; tid++) {
+		uint8_t buf[sizeof(struct cp_thread_info) + 16];
+		struct cp_thread_info ti = {
+			.tid = tid, .parent_tid = s->t[tid].parent,
+			.pthread_id = 0x7f00 + tid,
+		};
+		int n = snprintf((char *)buf + sizeof(ti), 16, "t%u", tid);
+
+		memcpy(buf, &ti, sizeof(ti));
+		out_block(&o, CP_BLOCK_THREAD, tid, buf,
+			  sizeof(ti) + (size_t)n + 1);
+	}
+	if (s->syms_len)
+		out_block(&o, CP_BLOCK_SYMBOLS, 0, s->syms, s->syms_len);
+	if (s->strs_len)
+		out_block(&o, CP_BLOCK_STRINGS, 0, s->strs, s->strs_len);
+	out_block(&o, CP_BLOCK_INFO, 0, info, sizeof(info));
+	end.online_len_ns = s->online_len;
+	end.nthreads = nthreads;
+	out_block(&o, CP_BLOCK_END, 0, &end, sizeof(end));
+	*outp = o.p;
+	return o.len;
+}
+
+int synth_write(struct synth *s, const char *path)
+{
+	uint8_t *buf;
+	size_t len = synth_encode(s, &buf);
+	FILE *f = fopen(path, "wb");
+	int ret = 0;
+
+	if (!f || fwrite(buf, 1, len, f) != len)
+		ret = -1;
+	if (f && fclose(f))
+		ret = -1;
+	free(buf);
+	return ret;
+}

@@ -1,0 +1,120 @@
+/*
+ * trace_synth.h - write synthetic cpthread traces in the exact format of
+ * cp_trace_format.h, for the analyzer's tests.
+ *
+ * A test describes each thread's events with explicit durations (dt = ns
+ * since the thread's previous vertex), and the helper encodes them into
+ * EVENTS blocks (split every `block_events` events, to exercise block
+ * boundaries), THREAD, SYMBOLS, STRINGS, INFO and END blocks.  It keeps the
+ * per-object publish sequence so a test can say "unlock" rather than
+ * "PUBLISH(3, 7)".  Independent of the reader on purpose: a test that
+ * round-trips through both checks one against the other.
+ *
+ * Include "trace_synth.c" once in a test file (the unit test build
+ * compiles check_*.c only).
+ */
+#ifndef TRACE_SYNTH_H
+#define TRACE_SYNTH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cp_trace_format.h"
+
+#define SYNTH_MAXT 64
+#define SYNTH_MAXO 256
+
+struct synth_ev {
+	uint8_t op;		/* kind | CP_EVF_WAIT */
+	uint64_t ts;		/* absolute clock of a vertex */
+	uint64_t wall;		/* absolute wall clock (HAS_WALL) */
+	uint64_t a, b, c;	/* payload values */
+};
+
+struct synth_thread {
+	struct synth_ev *ev;
+	size_t n, cap;
+	uint64_t now;		/* clock of the latest vertex */
+	uint64_t wall;		/* wall clock of the latest vertex */
+	uint32_t parent;	/* UINT32_MAX: none */
+	bool used;
+};
+
+struct synth_obj {
+	uint8_t kind;
+	uint64_t extra;
+	uint64_t nseq;		/* last published sequence */
+	uint64_t last_pub;	/* seq of the latest publish (mutex) */
+	uint64_t arrivals;	/* barrier: arrivals so far */
+};
+
+struct synth {
+	uint32_t clock;
+	bool hasw;		/* write dwall too */
+	uint32_t block_events;	/* events per EVENTS block, default 1000 */
+	uint64_t online_len;	/* written into the END block */
+	struct synth_thread t[SYNTH_MAXT];
+	struct synth_obj o[SYNTH_MAXO];
+	uint32_t nobj;
+	char *syms;		/* encoded SYMBOLS payload */
+	size_t syms_len;
+	char *strs;		/* encoded STRINGS payload */
+	size_t strs_len;
+};
+
+void synth_init(struct synth *s);
+void synth_free(struct synth *s);
+
+/* Any vertex: @dt after the thread's previous vertex, WAIT if @wait. */
+void synth_vertex(struct synth *s, uint32_t tid, unsigned kind, bool wait,
+		  uint64_t dt, uint64_t a, uint64_t b, uint64_t c);
+/* Metadata event. */
+void synth_meta(struct synth *s, uint32_t tid, unsigned kind, uint64_t a,
+		uint64_t b, uint64_t c, uint64_t d);
+
+/* Thread life.  @parent: creating thread, or -1 for the first thread. */
+void synth_start(struct synth *s, uint32_t tid, int parent);
+void synth_create(struct synth *s, uint32_t tid, uint64_t dt, uint32_t child);
+void synth_join(struct synth *s, uint32_t tid, uint64_t dt, bool wait,
+		uint32_t child);
+void synth_exit(struct synth *s, uint32_t tid, uint64_t dt);
+
+/* Define an object (OBJ_DEF in @tid's stream); returns its id. */
+uint32_t synth_obj(struct synth *s, uint32_t tid, unsigned kind,
+		   uint64_t extra);
+/* PUBLISH the object's next sequence; returns it. */
+uint64_t synth_publish(struct synth *s, uint32_t tid, uint64_t dt,
+		       uint32_t obj);
+void synth_consume(struct synth *s, uint32_t tid, uint64_t dt, bool wait,
+		   uint32_t obj, uint64_t lo, uint64_t cnt);
+void synth_request(struct synth *s, uint32_t tid, uint64_t dt, uint32_t obj);
+
+/*
+ * Mutex / spin: lock after @dt of work, having waited @wait_ns (0: no
+ * REQUEST, no WAIT flag); consumes the latest unlock.  unlock publishes.
+ */
+void synth_lock(struct synth *s, uint32_t tid, uint64_t dt, uint64_t wait_ns,
+		uint32_t obj);
+void synth_unlock(struct synth *s, uint32_t tid, uint64_t dt, uint32_t obj);
+/* Barrier: arrive after @dt, depart after waiting @wait_ns. */
+void synth_barrier(struct synth *s, uint32_t tid, uint64_t dt,
+		   uint64_t wait_ns, uint32_t obj);
+
+void synth_enter(struct synth *s, uint32_t tid, uint64_t dt, uint64_t addr);
+void synth_leave(struct synth *s, uint32_t tid, uint64_t dt);
+void synth_region_begin(struct synth *s, uint32_t tid, uint64_t dt,
+			uint32_t id);
+void synth_region_end(struct synth *s, uint32_t tid, uint64_t dt,
+		      uint32_t id);
+
+void synth_symbol(struct synth *s, uint64_t addr, uint64_t size,
+		  const char *name);
+void synth_string(struct synth *s, uint32_t id, const char *text);
+
+/* Encode the whole trace into a malloc'd buffer; returns its length. */
+size_t synth_encode(struct synth *s, uint8_t **out);
+/* Encode and write to @path; returns 0 or -1. */
+int synth_write(struct synth *s, const char *path);
+
+#endif /* TRACE_SYNTH_H */
