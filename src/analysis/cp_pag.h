@@ -79,4 +79,48 @@ int cp_pag_finish(struct cp_pag *g, char *err, size_t errlen);
 int cp_pag_read_text(struct cp_pag *g, const char *path, char *err,
 		     size_t errlen);
 
+/*
+ * Activity groups of edges: which procedure (thread, object, label) an
+ * edge's time belongs to, for the per-activity metrics (CP share, zeroing,
+ * Slack, MBM).  Two forms:
+ *  - one group per edge: @of[e] is the group id of edge e, or CP_PAG_NONE
+ *    (for a text PAG, @of = g->label and @n = g->nlabels);
+ *  - several groups per edge (inclusive procedure time: every procedure on
+ *    the call stack owns the segment): @of == NULL and the groups of edge e
+ *    are @ids[@off[e] .. @off[e+1]), distinct ids, in any order.
+ * Group ids are 0 .. @n-1.  The arrays belong to the caller and must stay
+ * valid while an algorithm uses them.
+ */
+struct cp_groups {
+	uint32_t n;		/* number of groups */
+	const uint32_t *of;	/* [ne] one group per edge, or NULL */
+	const uint32_t *off;	/* [ne+1] CSR offsets when of == NULL */
+	const uint32_t *ids;	/* [off[ne]] CSR group ids */
+};
+
+/* The groups of edge @e: returns their count, *@ids points at them. */
+static inline uint32_t cp_groups_of(const struct cp_groups *gr, uint32_t e,
+				    const uint32_t **ids)
+{
+	if (gr->of) {
+		*ids = &gr->of[e];
+		return gr->of[e] == CP_PAG_NONE ? 0 : 1;
+	}
+	*ids = gr->ids + gr->off[e];
+	return gr->off[e + 1] - gr->off[e];
+}
+
+/* Whether edge @e belongs to group @gid. */
+static inline bool cp_groups_has(const struct cp_groups *gr, uint32_t e,
+				 uint32_t gid)
+{
+	const uint32_t *ids;
+	uint32_t n = cp_groups_of(gr, e, &ids);
+
+	for (uint32_t i = 0; i < n; i++)
+		if (ids[i] == gid)
+			return true;
+	return false;
+}
+
 #endif /* CP_PAG_H */

@@ -1,0 +1,46 @@
+/*
+ * cp_slack.h - the Slack metric (seed 003): per activity group, the
+ * guaranteed improvement, i.e. how much of the group's time on the critical
+ * path can be removed while that path stays critical, so that the run
+ * shortens by exactly as much.  CP time is the upper bound of what tuning
+ * the group can give, Slack the lower bound, logical zeroing in between.
+ *
+ * Exactly: walking the critical path (the one cp_cpm_run chose) from its
+ * start, each of the group's CP edges is shortened as much as its own weight
+ * and every slack segment spanning it (an off-CP path from a split node to
+ * a merge node of the CP, seed 003 §3) allow, given the reductions already
+ * made; Slack is the total.  Only the group's edges on the CP are reduced.
+ * See cp_slack.c for the reading of the paper and the proof that this is
+ * the largest such reduction.
+ */
+#ifndef CP_SLACK_H
+#define CP_SLACK_H
+
+#include "cp_cpm.h"
+
+struct cp_slack_ws;	/* private workspace shared by cp_slack_group calls */
+
+/*
+ * Workspace for @c's graph: the CP position and topological rank of each
+ * vertex, and a heap.  Returns NULL when memory runs out.
+ */
+struct cp_slack_ws *cp_slack_ws_new(const struct cp_cpm *c);
+void cp_slack_ws_free(struct cp_slack_ws *ws);
+
+/*
+ * Slack of group @gid.  One pass over the graph in topological order with a
+ * heap of the active slack segments: O((v+e) log e); nothing for a group
+ * without CP time.  Only reads @c and @gr; @ws is modified (one thread per
+ * workspace).  Returns the Slack (<= the group's CP time).
+ */
+uint64_t cp_slack_group(struct cp_slack_ws *ws, const struct cp_groups *gr,
+			uint32_t gid);
+
+/*
+ * Fill @slack[@gr->n] with every group's Slack (@only as in cp_zero_all).
+ * Returns 0, or -1 when memory runs out.
+ */
+int cp_slack_all(const struct cp_cpm *c, const struct cp_groups *gr,
+		 const bool *only, uint64_t *slack);
+
+#endif /* CP_SLACK_H */

@@ -1,0 +1,34 @@
+/*
+ * cp_zero.h - logical zeroing (seed 002 §2.2, seed 003 Fig. 5): the
+ * critical path length if every edge of activity group i weighed zero, the
+ * graph's structure kept.  CP zeroing of i = length - zeroed length.
+ *
+ * A group with no time on the chosen critical path cannot shorten it (that
+ * path keeps its length), so its zeroed length is the CP length without a
+ * pass; every other group costs one longest-path pass, O(v+e).
+ * Groups come in either form of struct cp_groups: one per edge, or several
+ * per edge (inclusive procedure time: zeroing i zeroes every edge that
+ * lists i).
+ */
+#ifndef CP_ZERO_H
+#define CP_ZERO_H
+
+#include "cp_cpm.h"
+
+/*
+ * Longest root-to-leaf path of @c's graph and weights with group @gid's
+ * edges at weight zero.  @scratch has room for nv words.  Only reads.
+ */
+uint64_t cp_zero_group(const struct cp_cpm *c, const struct cp_groups *gr,
+		       uint32_t gid, uint64_t *scratch);
+
+/*
+ * Fill @newlen[@gr->n] with the zeroed CP length of every group.  With
+ * @only non-NULL, groups with @only[i] false are skipped and get the CP
+ * length (for "zero the top groups" on huge graphs).  Returns 0, or -1 when
+ * memory runs out.
+ */
+int cp_zero_all(const struct cp_cpm *c, const struct cp_groups *gr,
+		const bool *only, uint64_t *newlen);
+
+#endif /* CP_ZERO_H */
