@@ -31,7 +31,8 @@ void cp_slack_ws_free(struct cp_slack_ws *ws);
  * Slack of group @gid.  One pass over the graph in topological order with a
  * heap of the active slack segments: O((v+e) log e); nothing for a group
  * without CP time.  Only reads @c and @gr; @ws is modified (one thread per
- * workspace).  Returns the Slack (<= the group's CP time).
+ * workspace).  Returns the Slack (<= the group's CP time), or UINT64_MAX
+ * when memory runs out.
  */
 uint64_t cp_slack_group(struct cp_slack_ws *ws, const struct cp_groups *gr,
 			uint32_t gid);

@@ -1,0 +1,297 @@
+/*
+ * cp_slack.c - the Slack metric (Hollingsworth & Miller, "Slack: A New
+ * Performance Metric for Parallel Programs", 1994: seed 003).
+ *
+ * Our reading of the paper.  Critical path time is an upper bound on what
+ * tuning a procedure can buy: shorten it and another, slightly shorter path
+ * may become critical.  Slack is the matching lower bound: how much of the
+ * procedure's time on the critical path can be removed while that path
+ * stays critical, i.e. while the run shortens by exactly as much.  The paper
+ * computes it in three phases:
+ *  1. the critical path C (here: cp_cpm_run's choice);
+ *  2. a forward pass that finds the slack segments: an off-C path that
+ *     leaves C at a split node s and rejoins it at a merge node m, with
+ *     potential slack = (length of C from s to m) - (length of the off path);
+ *  3. a walk along C from its start with, per procedure, a table of active
+ *     segments: entering a split activates the segment with its potential
+ *     slack, leaving its merge retires it; at each call of the procedure on
+ *     C the procedure's Slack grows by the least remaining slack of its
+ *     active segments (we also cap it by the call's duration: a call cannot
+ *     shrink below zero), and that amount is taken from each of them.
+ * A path that starts off C at another root splits from a virtual start, one
+ * that ends at another leaf merges into a virtual end.
+ *
+ * Phase 3 is the greedy solution of a small linear program.  Let x_p be the
+ * reduction of the p-th edge of C (only the procedure's edges, at most
+ * their weight) and X(p) = x_0 + .. + x_{p-1}.  C stays critical iff every
+ * path P keeps len'(P) <= L - X(n), i.e. x(C \ P) <= L - len(P); C \ P is
+ * covered by P's segments and L - len(P) is the sum of their potential
+ * slacks, so the constraints are exactly  X(m) - X(s) <= ps(s,m)  for every
+ * segment.  Interval constraints like these are solved optimally by filling
+ * from the left (exchange argument: moving reduction to an earlier edge
+ * never breaks a segment that the later edge's segments did not), so the
+ * walk computes the largest guaranteed reduction.
+ *
+ * Where we differ from the paper's phase 2.  Its messages keep only the
+ * longer of two off-path arrivals at an off-C merge and record the other
+ * as a segment ending at the second split, which can understate the slack
+ * of overlapping segments.  We compute the walk exactly, per procedure i:
+ * with d(q) = X(q) chosen so far,
+ *
+ *	d(q) = min( d(q-1) + [edge q-1 of C is i's] w,
+ *		    min over segments s < q <= m of d(s) + ps(s,m) ).
+ *
+ * The segment minimum needs no enumeration of (s,m) pairs.  Give every C
+ * vertex c_s the reduced time et - d(s) and every other vertex v the
+ * longest-path time A(v) from those (one forward pass); a segment crossing
+ * q has an edge (v,v') that crosses the topological cut before c_q, and
+ *
+ *	d(s) + ps(s,m) >= lt[v'] - w(v,v') - A(v),
+ *
+ * with equality for the best segment through that edge (lt from the CPM is
+ * the latest time of v' in the unreduced graph: the segments' suffixes lie
+ * after c_q and are not yet reduced).  So the walk is one pass over the
+ * vertices in topological order with a min-heap of the edges that leave
+ * C's processed part: an edge enters when its tail is processed with value
+ * lt[head] - w - A(tail) and expires when the pass moves beyond its head;
+ * at each C vertex the heap's minimum is the least remaining segment slack,
+ * in the paper's terms.  Virtual edges start -> off-C root (value lt[r])
+ * and off-C leaf -> end (value L - A(leaf), never expiring) model the
+ * virtual start and end.  An edge of value >= d_i(C) can never bind (d
+ * never exceeds it) and is not pushed; after i's last edge on C, d cannot
+ * change and the pass stops.
+ *
+ * Complexity per procedure with CP time: O((v + e) log e) time, worst case
+ * 16 bytes of heap per edge plus 8 bytes per vertex; a procedure without
+ * CP time costs nothing.  Slack <= zeroing benefit <= CP time.
+ */
+#include "cp_slack.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct seg {
+	uint64_t val;		/* d(s) + ps: remaining slack + d(q-1) */
+	uint32_t until;		/* topological rank of the head: expiry */
+};
+
+struct cp_slack_ws {
+	const struct cp_cpm *c;
+	uint32_t *pos;		/* [nv] position on C, or NONE */
+	uint32_t *rank;		/* [nv] topological rank */
+	uint32_t *roots;	/* [nroots] roots not on C */
+	uint32_t nroots;
+	uint64_t *a;		/* [nv] reduced arrival time A(v) */
+	struct seg *heap;	/* min-heap on val */
+	uint32_t n, cap;
+};
+
+struct cp_slack_ws *cp_slack_ws_new(const struct cp_cpm *c)
+{
+	const struct cp_pag *g = c->g;
+	struct cp_slack_ws *ws = calloc(1, sizeof(*ws));
+
+	if (!ws)
+		return NULL;
+	ws->c = c;
+	ws->pos = malloc(sizeof(*ws->pos) * ((size_t)g->nv + 1));
+	ws->rank = malloc(sizeof(*ws->rank) * ((size_t)g->nv + 1));
+	ws->roots = malloc(sizeof(*ws->roots) * ((size_t)g->nv + 1));
+	ws->a = malloc(sizeof(*ws->a) * ((size_t)g->nv + 1));
+	if (!ws->pos || !ws->rank || !ws->roots || !ws->a) {
+		cp_slack_ws_free(ws);
+		return NULL;
+	}
+	memset(ws->pos, 0xff, sizeof(*ws->pos) * g->nv);
+	for (uint32_t i = 0; i < g->nv; i++)
+		ws->rank[g->topo[i]] = i;
+	if (c->npath > 0) {
+		ws->pos[g->tail[c->path[0]]] = 0;
+		for (uint32_t p = 0; p < c->npath; p++)
+			ws->pos[g->head[c->path[p]]] = p + 1;
+	}
+	for (uint32_t v = 0; v < g->nv; v++)
+		if (ws->pos[v] == CP_PAG_NONE &&
+		    g->in_off[v] == g->in_off[v + 1])
+			ws->roots[ws->nroots++] = v;
+	return ws;
+}
+
+void cp_slack_ws_free(struct cp_slack_ws *ws)
+{
+	if (!ws)
+		return;
+	free(ws->pos);
+	free(ws->rank);
+	free(ws->roots);
+	free(ws->a);
+	free(ws->heap);
+	free(ws);
+}
+
+static int seg_push(struct cp_slack_ws *ws, uint64_t val, uint32_t until)
+{
+	struct seg *h;
+	uint32_t i;
+
+	if (ws->n == ws->cap) {
+		uint32_t ncap = ws->cap ? ws->cap * 2 : 256;
+
+		h = realloc(ws->heap, sizeof(*h) * ncap);
+		if (!h)
+			return -1;
+		ws->heap = h;
+		ws->cap = ncap;
+	}
+	h = ws->heap;
+	for (i = ws->n++; i > 0; i = (i - 1) / 2) {
+		uint32_t p = (i - 1) / 2;
+
+		if (h[p].val <= val)
+			break;
+		h[i] = h[p];
+	}
+	h[i] = (struct seg){ val, until };
+	return 0;
+}
+
+static void seg_pop(struct cp_slack_ws *ws)
+{
+	struct seg *h = ws->heap, x = h[--ws->n];
+	uint32_t i = 0, n = ws->n;
+
+	if (n == 0)
+		return;
+	for (;;) {
+		uint32_t l = 2 * i + 1, m;
+
+		if (l >= n)
+			break;
+		m = l + 1 < n && h[l + 1].val < h[l].val ? l + 1 : l;
+		if (h[m].val >= x.val)
+			break;
+		h[i] = h[m];
+		i = m;
+	}
+	h[i] = x;
+}
+
+/* The walk for group @gid whose CP time is @cpt > 0.  -1 on OOM. */
+static int slack_walk(struct cp_slack_ws *ws, const struct cp_groups *gr,
+		      uint32_t gid, uint64_t cpt, uint32_t last, uint64_t *out)
+{
+	const struct cp_cpm *c = ws->c;
+	const struct cp_pag *g = c->g;
+	const uint64_t *w = c->w;
+	uint64_t d = 0, *a = ws->a;
+	uint32_t stop = g->head[c->path[last]];
+
+	ws->n = 0;
+	for (uint32_t i = 0; i < ws->nroots; i++) {
+		uint32_t r = ws->roots[i];
+
+		if (c->lt[r] < cpt && seg_push(ws, c->lt[r], ws->rank[r]))
+			return -1;
+	}
+	for (uint32_t idx = 0; idx < g->nv; idx++) {
+		uint32_t v = g->topo[idx], q = ws->pos[v];
+		uint32_t cpe = CP_PAG_NONE;
+		uint64_t av = 0;
+
+		if (q != CP_PAG_NONE) {
+			if (q > 0) {
+				uint32_t e = c->path[q - 1];
+				uint64_t cand = d;
+
+				if (cp_groups_has(gr, e, gid))
+					cand += w[e];
+				while (ws->n && ws->heap[0].until < idx)
+					seg_pop(ws);
+				if (ws->n && ws->heap[0].val < cand)
+					cand = ws->heap[0].val;
+				d = cand;
+			}
+			if (v == stop)
+				break;
+			av = c->et[v] - d;
+			cpe = q < c->npath ? c->path[q] : CP_PAG_NONE;
+		} else {
+			for (uint32_t j = g->in_off[v]; j < g->in_off[v + 1];
+			     j++) {
+				uint32_t e = g->in_e[j];
+				uint64_t t = a[g->tail[e]] + w[e];
+
+				if (t > av)
+					av = t;
+			}
+			if (g->out_off[v] == g->out_off[v + 1] &&
+			    c->length - av < cpt &&
+			    seg_push(ws, c->length - av, UINT32_MAX))
+				return -1;
+		}
+		a[v] = av;
+		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
+			uint32_t e = g->out_e[j], h = g->head[e];
+			uint64_t val;
+
+			if (e == cpe)
+				continue;
+			val = c->lt[h] - w[e] - av;
+			if (val < cpt && seg_push(ws, val, ws->rank[h]))
+				return -1;
+		}
+	}
+	*out = d;
+	return 0;
+}
+
+uint64_t cp_slack_group(struct cp_slack_ws *ws, const struct cp_groups *gr,
+			uint32_t gid)
+{
+	const struct cp_cpm *c = ws->c;
+	uint64_t cpt = 0, out = 0;
+	uint32_t last = CP_PAG_NONE;
+
+	for (uint32_t p = 0; p < c->npath; p++) {
+		if (cp_groups_has(gr, c->path[p], gid) && c->w[c->path[p]]) {
+			cpt += c->w[c->path[p]];
+			last = p;
+		}
+	}
+	if (cpt == 0)
+		return 0;
+	if (slack_walk(ws, gr, gid, cpt, last, &out))
+		return UINT64_MAX;
+	return out;
+}
+
+int cp_slack_all(const struct cp_cpm *c, const struct cp_groups *gr,
+		 const bool *only, uint64_t *slack)
+{
+	struct cp_slack_ws *ws;
+	uint64_t *cp_time;
+
+	memset(slack, 0, sizeof(*slack) * gr->n);
+	if (c->npath == 0)
+		return 0;
+	ws = cp_slack_ws_new(c);
+	cp_time = malloc(sizeof(*cp_time) * ((size_t)gr->n + 1));
+	if (!ws || !cp_time)
+		goto err_mem;
+	cp_cpm_group_time(c, gr, cp_time);
+	for (uint32_t i = 0; i < gr->n; i++) {
+		if (cp_time[i] == 0 || (only && !only[i]))
+			continue;
+		slack[i] = cp_slack_group(ws, gr, i);
+		if (slack[i] == UINT64_MAX)
+			goto err_mem;
+	}
+	free(cp_time);
+	cp_slack_ws_free(ws);
+	return 0;
+
+err_mem:
+	free(cp_time);
+	cp_slack_ws_free(ws);
+	return -1;
+}
