@@ -34,6 +34,10 @@
  *     LEAVE with no open ENTER, or REGION_END of a region not open, is an
  *     error.  Frames still open at the end of a thread are fine.
  *   - OBJ_DEF may appear more than once for an id if the copies agree.
+ *     Kind 0 is accepted: the runtime numbers its thread-handle records
+ *     in the same id space; such an id has no events.
+ *   - Object id 0 means "none": a join's REQUEST, a failed join's FAIL,
+ *     the CONSUME (count 0) of a dequeue whose item was never enqueued.
  */
 #include "cp_trace.h"
 
@@ -387,7 +391,7 @@ static int decode_events(struct rd *r, const struct blk *b)
 			if (ev.a == 0 || ev.a >= UINT32_MAX)
 				return fail(r, off, "OBJ_DEF of bad object id %" PRIu64,
 					    ev.a);
-			if (ev.b == 0 || ev.b > CP_OBJ_KIND_MAX)
+			if (ev.b > CP_OBJ_KIND_MAX)
 				return fail(r, off, "OBJ_DEF of object %" PRIu64 " with unknown kind %" PRIu64,
 					    ev.a, ev.b);
 			if (grow((void **)&r->defs, sizeof(*r->defs),
@@ -447,7 +451,11 @@ static int decode_events(struct rd *r, const struct blk *b)
 		case CP_EV_FAIL:
 		case CP_EV_PUBLISH:
 		case CP_EV_CONSUME:
-			if (ev.a == 0 || ev.a >= UINT32_MAX)
+			/* object 0: none (a join's REQUEST, a dequeue of an
+			 * item never enqueued); never published or consumed */
+			if (ev.a >= UINT32_MAX ||
+			    (ev.a == 0 && (k == CP_EV_PUBLISH ||
+					   (k == CP_EV_CONSUME && ev.c))))
 				return fail(r, off, "%s of bad object id %" PRIu64,
 					    cp_trace_kind_name(k), ev.a);
 			v->obj = (uint32_t)ev.a;
@@ -693,11 +701,12 @@ static int check_objects(struct rd *r)
 		const struct objdef *d = &r->defs[i];
 		struct cp_trace_obj *o = &t->objs[d->obj];
 
-		if (o->kind && (o->kind != d->kind || o->addr != d->addr ||
-				o->extra != d->extra))
+		if (o->defined && (o->kind != d->kind || o->addr != d->addr ||
+				   o->extra != d->extra))
 			return fail(r, d->off,
 				    "object %" PRIu32 " defined twice, differently",
 				    d->obj);
+		o->defined = true;
 		o->kind = d->kind;
 		o->addr = d->addr;
 		o->extra = d->extra;
@@ -705,7 +714,7 @@ static int check_objects(struct rd *r)
 	for (size_t i = 0; i < r->nunt; i++) {
 		uint32_t id = r->unt[i].obj;
 
-		if (id >= t->nobjs || !t->objs[id].kind)
+		if (id >= t->nobjs || !t->objs[id].defined)
 			return fail(r, r->unt[i].off,
 				    "OBJ_UNTRACK of undefined object %" PRIu32,
 				    id);
@@ -740,9 +749,14 @@ static int check_uses(struct rd *r)
 			}
 			if (!v->obj)
 				continue;
-			if (v->obj >= t->nobjs || !t->objs[v->obj].kind)
+			if (v->obj >= t->nobjs || !t->objs[v->obj].defined)
 				return VFAIL(r, tid, i,
 					     "%s of undefined object %" PRIu32,
+					     cp_trace_kind_name(kind), v->obj);
+			if ((kind == CP_EV_PUBLISH || kind == CP_EV_CONSUME) &&
+			    !t->objs[v->obj].kind)
+				return VFAIL(r, tid, i,
+					     "%s of object %" PRIu32 ", which has no kind",
 					     cp_trace_kind_name(kind), v->obj);
 			if (kind == CP_EV_PUBLISH) {
 				t->objs[v->obj].npub++;

@@ -27,7 +27,8 @@ struct cp_tvert {
 	uint64_t arg;	/* PUBLISH: seq; CONSUME: seq_lo; ENTER: address;
 			 * THREAD_START: parent tid + 1; THREAD_CREATE,
 			 * THREAD_JOIN: child tid; REGION_*: string id */
-	uint32_t obj;	/* REQUEST, PUBLISH, CONSUME, FAIL: object id */
+	uint32_t obj;	/* REQUEST, PUBLISH, CONSUME, FAIL: object id,
+			 * 0 for none (a join's REQUEST) */
 	uint32_t cnt;	/* CONSUME: count */
 	uint8_t op;	/* kind | CP_EVF_WAIT */
 };
@@ -57,7 +58,9 @@ struct cp_trace_thread {
 };
 
 struct cp_trace_obj {
-	uint8_t kind;		/* enum cp_obj_kind, 0: id unused */
+	uint8_t kind;		/* enum cp_obj_kind (0: a runtime-internal
+				 * record with no events) */
+	bool defined;		/* an OBJ_DEF was read */
 	bool untracked;		/* OBJ_UNTRACK seen somewhere */
 	uint64_t addr;		/* address in the traced program */
 	uint64_t extra;		/* barrier count, sem initial value */

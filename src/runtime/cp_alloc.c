@@ -1,0 +1,50 @@
+#include "cp_alloc.h"
+
+#include <errno.h>
+#include <string.h>
+#include <jemalloc/jemalloc.h>
+
+static unsigned cp_arena;
+static int cp_arena_flags;	/* MALLOCX_ARENA(cp_arena) | no tcache */
+
+int cp_alloc_init(void)
+{
+	unsigned arena;
+	size_t sz = sizeof(arena);
+
+	if (cp_arena_flags)
+		return 0;
+	if (mallctl("arenas.create", &arena, &sz, NULL, 0) != 0)
+		return -ENOMEM;
+	cp_arena = arena;
+	cp_arena_flags = MALLOCX_ARENA(arena) | MALLOCX_TCACHE_NONE;
+	return 0;
+}
+
+void *cp_zalloc(size_t size)
+{
+	return mallocx(size ? size : 1, cp_arena_flags | MALLOCX_ZERO);
+}
+
+void *cp_realloc(void *p, size_t size)
+{
+	if (!p)
+		return cp_zalloc(size);
+	return rallocx(p, size ? size : 1, cp_arena_flags);
+}
+
+void cp_free(void *p)
+{
+	if (p)
+		dallocx(p, cp_arena_flags);
+}
+
+char *cp_strdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = mallocx(n, cp_arena_flags);
+
+	if (d)
+		memcpy(d, s, n);
+	return d;
+}

@@ -1,0 +1,25 @@
+/*
+ * cp_alloc.h - the tracer's memory: a private jemalloc arena.
+ *
+ * libcpthread carries its own copy of jemalloc with every symbol local,
+ * so nothing here touches the traced program's heap (glibc malloc).  No
+ * code of the runtime calls plain malloc/free: use these.  Never free
+ * memory that libc allocated (strdup, realpath(NULL)...) with cp_free.
+ */
+#ifndef CP_ALLOC_H
+#define CP_ALLOC_H
+
+#include <stddef.h>
+
+/* Create the arena; 0 or -errno.  Called once at start-up (and in a
+ * forked child, where the arena is inherited and kept). */
+int cp_alloc_init(void);
+/* Zeroed memory from the private arena, NULL when out of memory. */
+void *cp_zalloc(size_t size);
+/* Resize like realloc (contents kept, new tail not zeroed). */
+void *cp_realloc(void *p, size_t size);
+void cp_free(void *p);
+/* A copy of @s in the arena. */
+char *cp_strdup(const char *s);
+
+#endif /* CP_ALLOC_H */

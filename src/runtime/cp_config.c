@@ -1,0 +1,171 @@
+#include "cp_config.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cp_trace_format.h"
+
+void cp_warn(const char *fmt, ...)
+{
+	char buf[512];
+	int n = snprintf(buf, sizeof(buf), "cpthread: ");
+	va_list ap;
+
+	va_start(ap, fmt);
+	n += vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(buf) - 2)
+		n = (int)sizeof(buf) - 2;
+	buf[n++] = '\n';
+	if (write(2, buf, (size_t)n) < 0)
+		return;
+}
+
+static bool name_char(int c)
+{
+	return isalnum(c) || c == '_' || c == ':' || c == '.' || c == '$' ||
+	       c == '~' || c == '<' || c == '>' || c == '-';
+}
+
+/* Parse "a,b,c"; on a malformed list select nothing and say so. */
+static void load_funcs(struct cp_config *c, const char *v)
+{
+	const char *p = v;
+
+	c->nfuncs = 0;
+	while (*p) {
+		const char *s = p;
+		size_t n;
+
+		while (*p && *p != ',')
+			p++;
+		n = (size_t)(p - s);
+		for (size_t i = 0; i < n; i++) {
+			if (!name_char((unsigned char)s[i])) {
+				n = 0;
+				break;
+			}
+		}
+		if (n == 0 || n >= sizeof(c->funcs[0])) {
+			cp_warn("CPTHREAD_FUNCS='%s' is malformed (expected "
+				"comma-separated procedure names); no procedures "
+				"selected", v);
+			c->nfuncs = 0;
+			return;
+		}
+		if (c->nfuncs == CP_MAX_FUNCS) {
+			cp_warn("CPTHREAD_FUNCS names more than %d procedures; "
+				"only the first %d are profiled", CP_MAX_FUNCS,
+				CP_MAX_FUNCS);
+			return;
+		}
+		memcpy(c->funcs[c->nfuncs], s, n);
+		c->funcs[c->nfuncs][n] = '\0';
+		c->nfuncs++;
+		if (*p == ',')
+			p++;
+		if (*p == '\0' && p[-1] == ',') {
+			cp_warn("CPTHREAD_FUNCS='%s' is malformed (trailing "
+				"comma); no procedures selected", v);
+			c->nfuncs = 0;
+			return;
+		}
+	}
+}
+
+static void load_path(const char *var, char *dst, size_t len)
+{
+	const char *v = getenv(var);
+
+	dst[0] = '\0';
+	if (!v || !*v)
+		return;
+	if (strlen(v) >= len - 16) {
+		cp_warn("%s is too long; using the default path", var);
+		return;
+	}
+	strcpy(dst, v);
+}
+
+void cp_config_load(struct cp_config *c)
+{
+	const char *v;
+
+	memset(c, 0, sizeof(*c));
+	c->mode = CP_MODE_ONLINE;
+	c->clock = CP_CLOCK_WALL;
+
+	v = getenv("CPTHREAD_MODE");
+	if (v && *v) {
+		if (!strcmp(v, "online"))
+			c->mode = CP_MODE_ONLINE;
+		else if (!strcmp(v, "trace"))
+			c->mode = CP_MODE_TRACE;
+		else if (!strcmp(v, "off"))
+			c->mode = CP_MODE_OFF;
+		else {
+			cp_warn("CPTHREAD_MODE='%s' is not online, trace or off; "
+				"tracing is off for this run", v);
+			c->mode = CP_MODE_OFF;
+		}
+	}
+	v = getenv("CPTHREAD_CLOCK");
+	if (v && *v) {
+		if (!strcmp(v, "wall"))
+			c->clock = CP_CLOCK_WALL;
+		else if (!strcmp(v, "cpu"))
+			c->clock = CP_CLOCK_CPU;
+		else
+			cp_warn("CPTHREAD_CLOCK='%s' is not wall or cpu; using "
+				"wall", v);
+	}
+	v = getenv("CPTHREAD_FUNCS");
+	if (v && *v)
+		load_funcs(c, v);
+	v = getenv("CPTHREAD_EXCLUSIVE");
+	c->exclusive = v && !strcmp(v, "1");
+	load_path("CPTHREAD_REPORT", c->report_tmpl, sizeof(c->report_tmpl));
+	load_path("CPTHREAD_TRACE", c->trace_tmpl, sizeof(c->trace_tmpl));
+	v = getenv("CPTHREAD_SAMPLE_MS");
+	if (v && *v) {
+		char *end;
+		long ms = strtol(v, &end, 10);
+
+		if (*end || ms <= 0 || ms > 3600000)
+			cp_warn("CPTHREAD_SAMPLE_MS='%s' is not a period in "
+				"milliseconds (1..3600000); sampling is off", v);
+		else
+			c->sample_ms = (unsigned)ms;
+	}
+	v = getenv("CPTHREAD_QUIET");
+	c->quiet = v && !strcmp(v, "1");
+}
+
+void cp_config_path(const char *tmpl, const char *ext, long pid, bool child,
+		    char *out, unsigned outlen)
+{
+	const char *p;
+	unsigned n = 0;
+	bool has_pid = false;
+
+	if (!tmpl[0]) {
+		snprintf(out, outlen, "cpthread.%ld.%s", pid, ext);
+		return;
+	}
+	for (p = tmpl; *p && n + 24 < outlen; p++) {
+		if (p[0] == '%' && p[1] == 'p') {
+			n += (unsigned)snprintf(out + n, outlen - n, "%ld", pid);
+			has_pid = true;
+			p++;
+		} else {
+			out[n++] = *p;
+		}
+	}
+	out[n] = '\0';
+	if (child && !has_pid)
+		snprintf(out + n, outlen - n, ".%ld", pid);
+}

@@ -1,0 +1,49 @@
+/*
+ * cp_config.h - the CPTHREAD_* environment, read once at start-up.
+ *
+ * Bad values never stop the program: each gets one line on stderr naming
+ * the variable and what was done instead (default, or tracing off).
+ */
+#ifndef CP_CONFIG_H
+#define CP_CONFIG_H
+
+#include <limits.h>
+#include <stdbool.h>
+
+#define CP_MAX_FUNCS 64
+
+enum cp_mode {
+	CP_MODE_OFF = 0,
+	CP_MODE_ONLINE = 1,
+	CP_MODE_TRACE = 2,
+};
+
+struct cp_config {
+	enum cp_mode mode;
+	unsigned clock;			/* enum cp_trace_clock */
+	unsigned nfuncs;
+	char funcs[CP_MAX_FUNCS][128];	/* selected procedure names */
+	bool exclusive;			/* CPTHREAD_EXCLUSIVE=1 */
+	char report_tmpl[PATH_MAX];	/* "" = cpthread.%p.json */
+	char trace_tmpl[PATH_MAX];	/* "" = cpthread.%p.cpt */
+	unsigned sample_ms;		/* 0 = off */
+	bool quiet;
+};
+
+/* Parse the environment into @c; complaints go to stderr, one line each.
+ * Call once, single-threaded (constructor or fork child). */
+void cp_config_load(struct cp_config *c);
+
+/*
+ * Expand a path template for process @pid into @out: "%p" becomes the
+ * pid; an empty template gives the default "cpthread.<pid>.<ext>".  When
+ * @child is true and the template has no "%p", ".<pid>" is appended so a
+ * forked child never overwrites its parent's file.
+ */
+void cp_config_path(const char *tmpl, const char *ext, long pid, bool child,
+		    char *out, unsigned outlen);
+
+/* Write "cpthread: " @msg "\n" to stderr in one write, no allocation. */
+void cp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* CP_CONFIG_H */

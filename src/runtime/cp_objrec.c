@@ -1,0 +1,309 @@
+/*
+ * cp_objrec.c - the table of object path records (see cp_objrec.h).
+ *
+ * Deleted records wait in a limbo list; once CP_LIMBO_BATCH have gathered,
+ * one synchronize_rcu() covers them all and they are freed.  This keeps
+ * the tracer free of helper threads (no call_rcu worker in the traced
+ * process) at the cost of one grace period per batch of destroys.
+ */
+#define _LGPL_SOURCE
+#include "cp_objrec.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "cp_alloc.h"
+#include "cp_die.h"
+#include "cp_trace_format.h"
+#include "cp_tracebuf.h"
+
+#define CP_LIMBO_BATCH 128
+
+static struct cds_lfht *cp_objrec_table;
+static atomic_uint cp_objrec_next_id;
+static struct cp_lock cp_objrec_limbo_lock;
+static struct cp_objrec *cp_objrec_limbo;
+static unsigned cp_objrec_limbo_n;
+
+/* Addresses given to cpthread_untrack(), consulted when a record is
+ * created (the object may be untracked before its first use). */
+#define CP_MAX_UNTRACKED 1024
+static struct cp_lock cp_untracked_lock;
+static uintptr_t cp_untracked[CP_MAX_UNTRACKED];
+static atomic_uint cp_nuntracked;
+
+atomic_uint_fast64_t cp_objrec_epoch;
+struct cp_objrec_retired cp_objrec_retired[8];
+
+static unsigned long hash_key(uintptr_t key)
+{
+	uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15ull;
+
+	return (unsigned long)(h ^ (h >> 29));
+}
+
+static int match_key(struct cds_lfht_node *node, const void *key)
+{
+	const struct cp_objrec *r =
+		caa_container_of(node, struct cp_objrec, node);
+
+	return r->key == *(const uintptr_t *)key;
+}
+
+int cp_objrec_init(void)
+{
+	cp_objrec_table = cds_lfht_new(1024, 1024, 0,
+				       CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING,
+				       NULL);
+	cp_objrec_limbo = NULL;
+	cp_objrec_limbo_n = 0;
+	atomic_store(&cp_objrec_epoch, atomic_load(&cp_objrec_epoch) + 1);
+	return cp_objrec_table ? 0 : -ENOMEM;
+}
+
+static void free_rec(struct cp_objrec *r)
+{
+	if (r->kind == CP_OBJ_BARRIER) {
+		cp_free(r->u.barrier.slot[0]);
+		cp_free(r->u.barrier.slot[1]);
+	} else if (r->kind == CP_OBJ_RWLOCK) {
+		cp_free(r->u.rw.rpath);
+	} else if (r->kind == CP_OBJ_SEM) {
+		for (uint32_t i = 0; i < r->u.sem.count; i++)
+			cp_free(r->u.sem.fifo[(r->u.sem.head + i) %
+					      r->u.sem.cap].path);
+		cp_free(r->u.sem.fifo);
+	}
+	cp_free(r);
+}
+
+static struct cp_objrec *new_rec(uintptr_t key, unsigned kind, uint64_t extra)
+{
+	size_t psz = cp_path_size(cp_rt.nsel);
+	struct cp_objrec *r = cp_zalloc(sizeof(*r) + psz);
+
+	if (!r)
+		return NULL;
+	r->key = key;
+	r->kind = (uint8_t)kind;
+	r->path = (struct cp_path *)(r + 1);
+	r->path->owner = CP_PATH_MIXED;
+	switch (kind) {
+	case CP_OBJ_BARRIER:
+		r->u.barrier.count = extra ? (uint32_t)extra : 1;
+		r->u.barrier.slot[0] = cp_zalloc(psz);
+		r->u.barrier.slot[1] = cp_zalloc(psz);
+		if (!r->u.barrier.slot[0] || !r->u.barrier.slot[1])
+			goto fail;
+		break;
+	case CP_OBJ_RWLOCK:
+		r->u.rw.writer = UINT32_MAX;
+		r->u.rw.rpath = cp_zalloc(psz);
+		if (!r->u.rw.rpath)
+			goto fail;
+		break;
+	case CP_OBJ_SEM:
+		r->u.sem.free_tokens = extra;
+		break;
+	default:
+		break;
+	}
+	return r;
+fail:
+	free_rec(r);
+	return NULL;
+}
+
+static void cache_put(struct cp_thread *t, uintptr_t key, struct cp_objrec *r)
+{
+	struct cp_cache_slot *s =
+		&t->cache[((key >> 4) ^ (key >> 12)) & (CP_CACHE_SLOTS - 1)];
+
+	s->key = key;
+	s->rec = r;
+}
+
+static void cache_sync(struct cp_thread *t)
+{
+	uint64_t e = atomic_load(&cp_objrec_epoch);
+
+	if (t->cache_epoch != e) {
+		memset(t->cache, 0, sizeof(t->cache));
+		t->cache_epoch = e;
+	}
+}
+
+struct cp_objrec *cp_objrec_find(struct cp_thread *t, const void *addr,
+				 unsigned ns)
+{
+	uintptr_t key = cp_objrec_key(addr, ns);
+	struct cds_lfht_iter it;
+	struct cds_lfht_node *node;
+	struct cp_objrec *r = NULL;
+
+	cache_sync(t);
+	rcu_read_lock();
+	cds_lfht_lookup(cp_objrec_table, hash_key(key), match_key, &key, &it);
+	node = cds_lfht_iter_get_node(&it);
+	if (node)
+		r = caa_container_of(node, struct cp_objrec, node);
+	rcu_read_unlock();
+	return r;
+}
+
+static void retire_stats(const struct cp_objrec *r)
+{
+	struct cp_objrec_retired *s = &cp_objrec_retired[r->kind & 7];
+
+	s->objects++;
+	s->ops += r->ops;
+	s->contended += r->contended;
+	s->wait_ns += r->wait_ns;
+	s->gain_ns += r->gain_ns;
+}
+
+/* Unlink @r (RCU read side held by the caller) and queue it for freeing. */
+static void retire(struct cp_objrec *r)
+{
+	struct cp_objrec *batch = NULL;
+
+	if (cds_lfht_del(cp_objrec_table, &r->node) != 0)
+		return;		/* someone else deleted it */
+	atomic_fetch_add(&cp_objrec_epoch, 1);
+	cp_lock_acquire(&cp_objrec_limbo_lock);
+	if (r->kind != CP_OBJ_ITEM || r->ops)
+		retire_stats(r);
+	r->limbo_next = cp_objrec_limbo;
+	cp_objrec_limbo = r;
+	if (++cp_objrec_limbo_n >= CP_LIMBO_BATCH) {
+		batch = cp_objrec_limbo;
+		cp_objrec_limbo = NULL;
+		cp_objrec_limbo_n = 0;
+	}
+	cp_lock_release(&cp_objrec_limbo_lock);
+	if (batch) {
+		rcu_read_unlock();
+		synchronize_rcu();
+		rcu_read_lock();
+		while (batch) {
+			struct cp_objrec *next = batch->limbo_next;
+
+			free_rec(batch);
+			batch = next;
+		}
+	}
+}
+
+static bool is_untracked(uintptr_t key)
+{
+	bool found = false;
+
+	cp_lock_acquire(&cp_untracked_lock);
+	for (unsigned i = 0; i < atomic_load(&cp_nuntracked); i++)
+		if (cp_untracked[i] == key)
+			found = true;
+	cp_lock_release(&cp_untracked_lock);
+	return found;
+}
+
+static void mark_untracked(struct cp_thread *t, struct cp_objrec *r)
+{
+	atomic_store(&r->untracked, true);
+	if (t->tb) {
+		uint8_t *p = cp_tb_meta(t->tb, CP_EV_OBJ_UNTRACK);
+
+		cp_tb_commit(t->tb, cp_uv_put(p, r->id));
+	}
+}
+
+void cp_objrec_untrack(struct cp_thread *t, const void *addr)
+{
+	uintptr_t key = cp_objrec_key(addr, CP_NS_SYNC);
+	struct cp_objrec *r;
+
+	if (!is_untracked(key)) {
+		cp_lock_acquire(&cp_untracked_lock);
+		if (atomic_load(&cp_nuntracked) < CP_MAX_UNTRACKED) {
+			cp_untracked[atomic_load(&cp_nuntracked)] = key;
+			atomic_fetch_add(&cp_nuntracked, 1);
+		}
+		cp_lock_release(&cp_untracked_lock);
+	}
+	r = cp_objrec_find(t, addr, CP_NS_SYNC);
+	if (r && !atomic_load(&r->untracked))
+		mark_untracked(t, r);
+}
+
+struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
+					unsigned kind, uint64_t extra)
+{
+	struct cds_lfht_iter it;
+	struct cds_lfht_node *node;
+	struct cp_objrec *r, *mine;
+
+	cache_sync(t);
+	rcu_read_lock();
+	for (;;) {
+		cds_lfht_lookup(cp_objrec_table, hash_key(key), match_key,
+				&key, &it);
+		node = cds_lfht_iter_get_node(&it);
+		if (node) {
+			r = caa_container_of(node, struct cp_objrec, node);
+			if (r->kind == kind)
+				break;
+			/* memory reused for another kind of object */
+			retire(r);
+			continue;
+		}
+		mine = new_rec(key, kind, extra);
+		if (!mine) {
+			r = NULL;
+			break;
+		}
+		node = cds_lfht_add_unique(cp_objrec_table, hash_key(key),
+					   match_key, &key, &mine->node);
+		if (node != &mine->node) {
+			free_rec(mine);	/* another thread won the race */
+			continue;
+		}
+		r = mine;
+		r->id = atomic_fetch_add(&cp_objrec_next_id, 1) + 1;
+		if (t->tb && (key & 3) != CP_NS_THREAD)
+			cp_tb_obj_def(t->tb, r->id, kind, key >> 2, extra);
+		if (atomic_load(&cp_nuntracked) && is_untracked(key))
+			mark_untracked(t, r);
+		break;
+	}
+	rcu_read_unlock();
+	if (r)
+		cache_put(t, key, r);
+	return r;
+}
+
+void cp_objrec_forget(const void *addr, unsigned ns)
+{
+	uintptr_t key = cp_objrec_key(addr, ns);
+	struct cds_lfht_iter it;
+	struct cds_lfht_node *node;
+
+	rcu_read_lock();
+	cds_lfht_lookup(cp_objrec_table, hash_key(key), match_key, &key, &it);
+	node = cds_lfht_iter_get_node(&it);
+	if (node)
+		retire(caa_container_of(node, struct cp_objrec, node));
+	rcu_read_unlock();
+}
+
+void cp_objrec_for_each(void (*fn)(struct cp_objrec *r, void *arg), void *arg)
+{
+	struct cds_lfht_iter it;
+	struct cds_lfht_node *node;
+
+	rcu_read_lock();
+	cds_lfht_first(cp_objrec_table, &it);
+	while ((node = cds_lfht_iter_get_node(&it)) != NULL) {
+		fn(caa_container_of(node, struct cp_objrec, node), arg);
+		cds_lfht_next(cp_objrec_table, &it);
+	}
+	rcu_read_unlock();
+}

@@ -1,0 +1,138 @@
+/*
+ * cp_objrec.h - per-object path records.
+ *
+ * A synchronization object (or work-queue item, or joinable thread) gets a
+ * record the first time a wrapper sees it: what a thread that comes to
+ * depend on the object must take over.  Records live in one liburcu
+ * lock-free hash table (cds_lfht, bulletproof flavor: no thread
+ * registration), keyed by address and namespace, and are reached through a
+ * small per-thread cache.  Destroying (or re-initialising) the object
+ * deletes the record, bumps a global epoch that invalidates every cache,
+ * and frees it after an RCU grace period, so an object re-created at the
+ * same address starts fresh.
+ *
+ * Who may touch what: a mutex's or spin lock's record is written only by
+ * the thread holding that lock (the lock protects it).  Records written by
+ * several threads at once (barrier arrivals, rwlock readers, condition
+ * signals, semaphore posts) take the record's own cp_lock.
+ */
+#ifndef CP_OBJREC_H
+#define CP_OBJREC_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <urcu-bp.h>
+#include <urcu/rculfhash.h>
+
+#include "cp_lock.h"
+#include "cp_path.h"
+#include "cp_thread.h"
+
+enum cp_objns {
+	CP_NS_SYNC = 0,		/* locks, barriers, conds, sems */
+	CP_NS_ITEM = 1,		/* work-queue items */
+	CP_NS_THREAD = 2,	/* joinable threads, keyed by pthread_t */
+};
+
+struct cp_sem_token {
+	uint64_t seq;		/* the post's publish sequence */
+	struct cp_path *path;	/* the poster's path at the post */
+};
+
+struct cp_objrec {
+	struct cds_lfht_node node;
+	uintptr_t key;		/* address << 2 | namespace */
+	uint32_t id;		/* trace object id, from 1 */
+	uint8_t kind;		/* enum cp_obj_kind */
+	atomic_bool untracked;	/* cpthread_untrack(): no edges */
+	struct cp_lock lk;	/* multi-writer kinds */
+	uint64_t seq;		/* publishes so far */
+	/* statistics for the report */
+	uint64_t ops;		/* acquires / waits / posts ... */
+	uint64_t contended;	/* operations that had to wait */
+	uint64_t wait_ns;	/* waiting they caused */
+	uint64_t gain_ns;	/* path length gained through its edges */
+	union {
+		struct {
+			uint32_t count;		/* threads per episode */
+			uint64_t arrivals;	/* over the barrier's life */
+			struct cp_path *slot[2];/* episodes by parity */
+		} barrier;
+		struct {
+			uint64_t wseq;		/* seq of last write unlock */
+			uint32_t writer;	/* tid holding it for write */
+			struct cp_path *rpath;	/* read unlocks since */
+		} rw;
+		struct {
+			uint64_t free_tokens;	/* initial value left */
+			struct cp_sem_token *fifo;
+			uint32_t head, count, cap;
+		} sem;
+		struct {
+			struct cp_thread *thr;
+		} thread;
+	} u;
+	struct cp_objrec *limbo_next;
+	struct cp_path *path;	/* main record: last release, etc. */
+};
+
+/* Create the table; 0 or -ENOMEM.  Start-up and forked child. */
+int cp_objrec_init(void);
+
+struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
+					unsigned kind, uint64_t extra);
+
+extern atomic_uint_fast64_t cp_objrec_epoch;
+
+static inline uintptr_t cp_objrec_key(const void *addr, unsigned ns)
+{
+	return ((uintptr_t)addr << 2) | ns;
+}
+
+/*
+ * The record of @addr in namespace @ns, created on first sight with kind
+ * @kind (@extra: barrier count, semaphore initial value).  Never NULL
+ * except out of memory.  Calling thread with the guard raised; the result
+ * stays valid until the object is destroyed.
+ */
+static inline struct cp_objrec *cp_objrec_get(struct cp_thread *t,
+					      const void *addr, unsigned ns,
+					      unsigned kind, uint64_t extra)
+{
+	uintptr_t key = cp_objrec_key(addr, ns);
+	struct cp_cache_slot *s =
+		&t->cache[((key >> 4) ^ (key >> 12)) & (CP_CACHE_SLOTS - 1)];
+
+	if (__builtin_expect(s->key == key &&
+			     t->cache_epoch == atomic_load_explicit(
+				     &cp_objrec_epoch, memory_order_relaxed) &&
+			     s->rec->kind == kind, 1))
+		return s->rec;
+	return cp_objrec_lookup_slow(t, key, kind, extra);
+}
+
+/* The record of @addr if one exists (no creation), else NULL. */
+struct cp_objrec *cp_objrec_find(struct cp_thread *t, const void *addr,
+				 unsigned ns);
+
+/*
+ * The object at @addr is destroyed (or initialised anew): delete its
+ * record, fold its statistics into the retired totals, free it after a
+ * grace period.  Any thread with the guard raised.
+ */
+void cp_objrec_forget(const void *addr, unsigned ns);
+
+/* cpthread_untrack(@addr): no dependency edges through it from now on
+ * (also for a record created later at that address).  Guard raised. */
+void cp_objrec_untrack(struct cp_thread *t, const void *addr);
+
+/* Statistics of records already deleted, per kind, for the report. */
+struct cp_objrec_retired {
+	uint64_t objects, ops, contended, wait_ns, gain_ns;
+};
+extern struct cp_objrec_retired cp_objrec_retired[8];
+
+/* Visit every live record (report at exit).  RCU read side taken here. */
+void cp_objrec_for_each(void (*fn)(struct cp_objrec *r, void *arg), void *arg);
+
+#endif /* CP_OBJREC_H */

@@ -1,0 +1,723 @@
+/*
+ * cp_online.c - the online critical-path algorithm of seed 002 (Fig. 2,
+ * Fig. 4, §4) adapted to shared memory.
+ *
+ * Each thread carries a path value (cp_path.h): the longest path ending at
+ * its latest event, the share of each selected procedure on it, and the
+ * zeroing deficits.  Each object carries a record of what a thread that
+ * comes to depend on it must take over.  A release-like event first folds
+ * the thread's useful time since its previous event into its path
+ * (advance), then publishes the path into the record; an acquire-like
+ * event merges the record into the thread's path and restarts the thread's
+ * clock after the wait.  The dependency edges, per primitive:
+ *
+ *   mutex, spin   acquire n  <- release n-1 (record = last release)
+ *   rwlock        read acquire <- last write release; write acquire <- last
+ *                 write release and every read release since (rpath)
+ *   barrier       departures of episode e <- every arrival of episode e
+ *                 (two slots by parity: episode e+2 cannot begin before
+ *                 every thread has left episode e)
+ *   cond          wake <- latest signal/broadcast made after the wait
+ *                 began, then the mutex re-acquire <- its last release
+ *   semaphore     k-th successful wait <- the post that made its token
+ *                 (FIFO of posts; initial tokens depend on nothing)
+ *   item          dequeue of X <- enqueue of X (seed 002 Fig. 11)
+ *   thread        child start <- create; join <- child's exit
+ *
+ * Cost: an uncontended acquire reads no clock unless the record can
+ * lengthen the thread's path (another thread's release of a longer path,
+ * or any foreign record when procedures are selected); a release reads the
+ * clock once.  Merging is O(1) without selected procedures and O(nsel)
+ * with them (seed 002: constant per event).
+ *
+ * In trace mode every hook also records its event (cp_tracebuf.h) with the
+ * very timestamps used here, so the offline graph gives the same answer.
+ */
+#include "cp_online.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "cp_alloc.h"
+#include "cp_procs.h"
+#include "cp_report.h"
+#include "cp_trace_format.h"
+#include "cp_tracebuf.h"
+
+static inline uint32_t cur_gen(void)
+{
+	return atomic_load_explicit(&cp_rt.gen, memory_order_relaxed);
+}
+
+static inline uint64_t wall_of(struct cp_thread *t)
+{
+	return cp_rt.clock == CP_CLOCK_CPU ? t->wall_now : UINT64_MAX;
+}
+
+/* Read the clock and fold the time since the previous event in. */
+static inline uint64_t step(struct cp_thread *t)
+{
+	uint64_t now = cp_thread_now(t);
+
+	cp_thread_advance(t, now);
+	return now;
+}
+
+/* ---- trace events ---------------------------------------------------- */
+
+static void ev_obj(struct cp_thread *t, unsigned op, uint64_t now,
+		   uint32_t obj)
+{
+	uint8_t *p = cp_tb_vertex(t->tb, op, now, wall_of(t));
+
+	p = cp_uv_put(p, obj);
+	cp_tb_commit(t->tb, p);
+}
+
+static void ev_publish(struct cp_thread *t, uint64_t now, uint32_t obj,
+		       uint64_t seq)
+{
+	uint8_t *p = cp_tb_vertex(t->tb, CP_EV_PUBLISH, now, wall_of(t));
+
+	p = cp_uv_put(p, obj);
+	p = cp_uv_put(p, seq);
+	cp_tb_commit(t->tb, p);
+}
+
+static void ev_consume(struct cp_thread *t, bool waited, uint64_t now,
+		       uint32_t obj, uint64_t lo, uint64_t n)
+{
+	uint8_t *p = cp_tb_vertex(t->tb, CP_EV_CONSUME |
+				  (waited ? CP_EVF_WAIT : 0), now, wall_of(t));
+
+	p = cp_uv_put(p, obj);
+	p = cp_uv_put(p, n ? lo : 0);
+	p = cp_uv_put(p, n);
+	cp_tb_commit(t->tb, p);
+}
+
+static void ev_plain(struct cp_thread *t, unsigned op, uint64_t now)
+{
+	cp_tb_commit(t->tb, cp_tb_vertex(t->tb, op, now, wall_of(t)));
+}
+
+/* ---- shared pieces --------------------------------------------------- */
+
+static inline bool untracked(const struct cp_objrec *r)
+{
+	return atomic_load_explicit(&r->untracked, memory_order_relaxed);
+}
+
+static inline void add_stat(uint64_t *field, uint64_t v)
+{
+	__atomic_fetch_add(field, v, __ATOMIC_RELAXED);
+}
+
+/* End of a wait begun at w->t0; returns the clock after it. */
+static uint64_t end_wait(struct cp_thread *t, struct cp_objrec *r,
+			 struct cp_wait *w)
+{
+	uint64_t now = cp_thread_now(t);
+
+	cp_thread_waited(t, w->t0, now);
+	if (r) {
+		add_stat(&r->contended, 1);
+		add_stat(&r->wait_ns, now > w->t0 ? now - w->t0 : 0);
+	}
+	return now;
+}
+
+static inline void take(struct cp_thread *t, struct cp_objrec *r,
+			const struct cp_path *src)
+{
+	uint64_t g = cp_path_merge(t->path, src, cp_rt.nsel, cur_gen());
+
+	if (g)
+		add_stat(&r->gain_ns, g);
+}
+
+/* ---- locks ----------------------------------------------------------- */
+
+void cp_online_wait_begin(struct cp_thread *t, struct cp_objrec *r,
+			  struct cp_wait *w)
+{
+	w->t0 = step(t);
+	if (t->tb)
+		ev_obj(t, CP_EV_REQUEST, w->t0, r ? r->id : 0);
+}
+
+void cp_online_lock_acquired(struct cp_thread *t, struct cp_objrec *r,
+			     struct cp_wait *w, bool shared)
+{
+	const struct cp_path *src = r->path;
+	bool rw = r->kind == CP_OBJ_RWLOCK;
+	uint64_t now;
+
+	if (rw)
+		add_stat(&r->ops, 1);
+	else
+		r->ops++;
+	if (rw && !shared)
+		r->u.rw.writer = t->tid;
+
+	if (w) {
+		now = end_wait(t, r, w);
+	} else if (!t->tb) {
+		/* Fast path: skip the clock when the record cannot matter. */
+		uint32_t g = cur_gen();
+
+		if (untracked(r) || t->gen != g)
+			return;
+		if ((src->gen != g || src->owner == t->tid ||
+		     (cp_rt.nsel == 0 && src->len <= t->path->len)) &&
+		    (!rw || shared || r->u.rw.rpath->gen != g))
+			return;
+		now = step(t);
+	} else {
+		now = step(t);
+	}
+
+	if (untracked(r)) {
+		if (t->tb)
+			ev_consume(t, w != NULL, now, r->id, 0, 0);
+		return;
+	}
+	take(t, r, src);
+	if (rw && !shared)
+		take(t, r, r->u.rw.rpath);
+	if (t->tb) {
+		uint64_t lo, n;
+
+		if (!rw) {
+			lo = r->seq;
+			n = r->seq != 0;
+		} else if (shared) {
+			lo = r->u.rw.wseq;
+			n = lo != 0;
+		} else {
+			lo = r->u.rw.wseq ? r->u.rw.wseq : 1;
+			n = r->seq >= lo ? r->seq - lo + 1 : 0;
+		}
+		ev_consume(t, w != NULL, now, r->id, lo, n);
+	}
+}
+
+void cp_online_failed(struct cp_thread *t, struct cp_objrec *r,
+		      struct cp_wait *w)
+{
+	uint64_t now;
+
+	if (!w && !t->tb)
+		return;
+	now = w ? end_wait(t, r, w) : step(t);
+	if (t->tb)
+		cp_tb_commit(t->tb, cp_uv_put(cp_tb_vertex(t->tb, CP_EV_FAIL |
+			(w ? CP_EVF_WAIT : 0), now, wall_of(t)), r ? r->id : 0));
+}
+
+/* Publish the (already advanced) path into a lock record at @now. */
+static void release_at(struct cp_thread *t, struct cp_objrec *r, uint64_t now)
+{
+	uint64_t seq;
+
+	if (untracked(r))
+		return;
+	if (r->kind != CP_OBJ_RWLOCK) {
+		seq = ++r->seq;
+		cp_path_copy(r->path, t->path, cp_rt.nsel);
+	} else if (r->u.rw.writer == t->tid) {
+		cp_lock_acquire(&r->lk);
+		seq = ++r->seq;
+		r->u.rw.wseq = seq;
+		r->u.rw.writer = UINT32_MAX;
+		cp_path_copy(r->path, t->path, cp_rt.nsel);
+		r->u.rw.rpath->gen = 0;
+		cp_lock_release(&r->lk);
+	} else {
+		cp_lock_acquire(&r->lk);
+		seq = ++r->seq;
+		cp_path_merge(r->u.rw.rpath, t->path, cp_rt.nsel, cur_gen());
+		if (r->u.rw.rpath->gen != cur_gen()) {
+			cp_path_copy(r->u.rw.rpath, t->path, cp_rt.nsel);
+			r->u.rw.rpath->owner = CP_PATH_MIXED;
+		}
+		cp_lock_release(&r->lk);
+	}
+	if (t->tb)
+		ev_publish(t, now, r->id, seq);
+}
+
+void cp_online_lock_release(struct cp_thread *t, struct cp_objrec *r)
+{
+	release_at(t, r, step(t));
+}
+
+/* ---- barriers -------------------------------------------------------- */
+
+void cp_online_barrier_arrive(struct cp_thread *t, struct cp_objrec *r,
+			      struct cp_wait *w)
+{
+	uint32_t count = r->u.barrier.count;
+	uint64_t k;
+	struct cp_path *slot;
+
+	w->t0 = step(t);
+	cp_lock_acquire(&r->lk);
+	k = ++r->u.barrier.arrivals;
+	r->ops++;
+	w->episode = (k - 1) / count;
+	slot = r->u.barrier.slot[w->episode & 1];
+	if ((k - 1) % count == 0) {
+		cp_path_copy(slot, t->path, cp_rt.nsel);
+		if (t->gen != cur_gen())
+			slot->gen = 0;
+	} else {
+		cp_path_merge(slot, t->path, cp_rt.nsel, cur_gen());
+		slot->owner = CP_PATH_MIXED;
+	}
+	cp_lock_release(&r->lk);
+	if (t->tb) {
+		if (untracked(r))
+			ev_obj(t, CP_EV_REQUEST, w->t0, r->id);
+		else
+			ev_publish(t, w->t0, r->id, k);
+	}
+}
+
+void cp_online_barrier_depart(struct cp_thread *t, struct cp_objrec *r,
+			      struct cp_wait *w, int rc)
+{
+	uint32_t count = r->u.barrier.count;
+	uint64_t now = end_wait(t, r, w);
+
+	if (rc != 0 && rc != PTHREAD_BARRIER_SERIAL_THREAD) {
+		if (t->tb)
+			cp_tb_commit(t->tb, cp_uv_put(cp_tb_vertex(t->tb,
+				CP_EV_FAIL | CP_EVF_WAIT, now, wall_of(t)), r->id));
+		return;
+	}
+	if (untracked(r)) {
+		if (t->tb)
+			ev_consume(t, true, now, r->id, 0, 0);
+		return;
+	}
+	take(t, r, r->u.barrier.slot[w->episode & 1]);
+	if (t->tb)
+		ev_consume(t, true, now, r->id, w->episode * count + 1, count);
+}
+
+/* ---- condition variables --------------------------------------------- */
+
+void cp_online_cond_wait_begin(struct cp_thread *t, struct cp_objrec *c,
+			       struct cp_objrec *m, struct cp_wait *w)
+{
+	w->t0 = step(t);
+	release_at(t, m, w->t0);
+	cp_lock_acquire(&c->lk);
+	w->seq0 = c->seq;
+	cp_lock_release(&c->lk);
+	if (t->tb && untracked(m))
+		ev_obj(t, CP_EV_REQUEST, w->t0, c->id);
+}
+
+void cp_online_cond_wait_end(struct cp_thread *t, struct cp_objrec *c,
+			     struct cp_objrec *m, struct cp_wait *w, int rc)
+{
+	uint64_t now = end_wait(t, c, w);
+	uint64_t seq = 0;
+
+	add_stat(&c->ops, 1);
+	if (rc == 0 && !untracked(c)) {
+		cp_lock_acquire(&c->lk);
+		if (c->seq > w->seq0) {
+			seq = c->seq;
+			take(t, c, c->path);
+		}
+		cp_lock_release(&c->lk);
+	}
+	if (t->tb) {
+		if (rc == 0)
+			ev_consume(t, true, now, c->id, seq, seq != 0);
+		else
+			cp_tb_commit(t->tb, cp_uv_put(cp_tb_vertex(t->tb,
+				CP_EV_FAIL | CP_EVF_WAIT, now, wall_of(t)), c->id));
+	}
+	if (rc != 0 && rc != ETIMEDOUT)
+		return;		/* the mutex was not re-acquired */
+	/* glibc re-locked the mutex internally: the acquire edge. */
+	m->ops++;
+	if (!untracked(m)) {
+		take(t, m, m->path);
+		if (t->tb)
+			ev_consume(t, false, now, m->id, m->seq, m->seq != 0);
+	}
+}
+
+void cp_online_cond_signal(struct cp_thread *t, struct cp_objrec *c)
+{
+	uint64_t now = step(t), seq;
+
+	if (untracked(c))
+		return;
+	cp_lock_acquire(&c->lk);
+	seq = ++c->seq;
+	cp_path_copy(c->path, t->path, cp_rt.nsel);
+	cp_lock_release(&c->lk);
+	if (t->tb)
+		ev_publish(t, now, c->id, seq);
+}
+
+/* ---- semaphores ------------------------------------------------------ */
+
+/* The FIFO holds entries of 8 + path bytes; at most CP_SEM_MAX tokens are
+ * remembered (beyond that the oldest is dropped: a lost edge, never a
+ * false one). */
+#define CP_SEM_MAX (1u << 16)
+
+static size_t sem_entry(void)
+{
+	return sizeof(uint64_t) + cp_path_size(cp_rt.nsel);
+}
+
+static uint8_t *sem_at(struct cp_objrec *r, uint32_t i)
+{
+	return (uint8_t *)r->u.sem.fifo +
+	       (size_t)((r->u.sem.head + i) % r->u.sem.cap) * sem_entry();
+}
+
+static int sem_grow(struct cp_objrec *r)
+{
+	uint32_t cap = r->u.sem.cap ? r->u.sem.cap * 2 : 16;
+	size_t es = sem_entry();
+	uint8_t *nf = cp_zalloc((size_t)cap * es);
+
+	if (!nf)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < r->u.sem.count; i++)
+		memcpy(nf + (size_t)i * es, sem_at(r, i), es);
+	cp_free(r->u.sem.fifo);
+	r->u.sem.fifo = (struct cp_sem_token *)nf;
+	r->u.sem.head = 0;
+	r->u.sem.cap = cap;
+	return 0;
+}
+
+uint64_t cp_online_sem_post(struct cp_thread *t, struct cp_objrec *r)
+{
+	uint64_t now = step(t), seq;
+
+	if (untracked(r))
+		return 0;
+	cp_lock_acquire(&r->lk);
+	seq = ++r->seq;
+	r->ops++;
+	if (r->u.sem.count == CP_SEM_MAX) {
+		r->u.sem.head = (r->u.sem.head + 1) % r->u.sem.cap;
+		r->u.sem.count--;
+	}
+	if (r->u.sem.count < r->u.sem.cap || sem_grow(r) == 0) {
+		uint8_t *e = sem_at(r, r->u.sem.count++);
+
+		memcpy(e, &seq, sizeof(seq));
+		cp_path_copy((struct cp_path *)(e + sizeof(seq)), t->path,
+			     cp_rt.nsel);
+	}
+	cp_lock_release(&r->lk);
+	if (t->tb)
+		ev_publish(t, now, r->id, seq);
+	return seq;
+}
+
+void cp_online_sem_post_failed(struct cp_thread *t, struct cp_objrec *r,
+			       uint64_t seq)
+{
+	(void)t;
+	if (!seq)
+		return;
+	cp_lock_acquire(&r->lk);
+	if (r->u.sem.count) {
+		uint64_t last;
+
+		memcpy(&last, sem_at(r, r->u.sem.count - 1), sizeof(last));
+		if (last == seq)
+			r->u.sem.count--;
+	}
+	cp_lock_release(&r->lk);
+}
+
+void cp_online_sem_acquired(struct cp_thread *t, struct cp_objrec *r,
+			    struct cp_wait *w)
+{
+	uint64_t now = w ? end_wait(t, r, w) : step(t);
+	uint64_t seq = 0;
+
+	if (untracked(r)) {
+		if (t->tb)
+			ev_consume(t, w != NULL, now, r->id, 0, 0);
+		return;
+	}
+	cp_lock_acquire(&r->lk);
+	r->ops++;
+	if (r->u.sem.free_tokens) {
+		r->u.sem.free_tokens--;
+	} else if (r->u.sem.count) {
+		uint8_t *e = sem_at(r, 0);
+
+		memcpy(&seq, e, sizeof(seq));
+		take(t, r, (struct cp_path *)(e + sizeof(seq)));
+		r->u.sem.head = (r->u.sem.head + 1) % r->u.sem.cap;
+		r->u.sem.count--;
+	}
+	cp_lock_release(&r->lk);
+	if (t->tb)
+		ev_consume(t, w != NULL, now, r->id, seq, seq != 0);
+}
+
+/* ---- work-queue items ------------------------------------------------ */
+
+void cp_online_enqueue(struct cp_thread *t, const void *item)
+{
+	struct cp_objrec *r = cp_objrec_get(t, item, CP_NS_ITEM, CP_OBJ_ITEM, 0);
+	uint64_t now = step(t);
+
+	if (!r)
+		return;
+	r->ops++;
+	r->seq++;
+	cp_path_copy(r->path, t->path, cp_rt.nsel);
+	if (t->tb)
+		ev_publish(t, now, r->id, r->seq);
+}
+
+void cp_online_dequeue(struct cp_thread *t, const void *item)
+{
+	struct cp_objrec *r = cp_objrec_find(t, item, CP_NS_ITEM);
+	uint64_t now = step(t);
+
+	if (!r) {
+		if (t->tb)
+			ev_consume(t, false, now, 0, 0, 0);
+		return;
+	}
+	r->ops++;
+	take(t, r, r->path);
+	if (t->tb)
+		ev_consume(t, false, now, r->id, r->seq, r->seq != 0);
+}
+
+/* ---- threads --------------------------------------------------------- */
+
+struct cp_thread *cp_online_create_begin(struct cp_thread *t)
+{
+	step(t);
+	return cp_thread_new(t);
+}
+
+void cp_online_create_end(struct cp_thread *t, struct cp_thread *child,
+			  int rc, pthread_t id)
+{
+	struct cp_objrec *r;
+
+	if (rc != 0)
+		return;		/* the caller frees the unused child */
+	if (t->tb) {
+		uint8_t *p = cp_tb_vertex(t->tb, CP_EV_THREAD_CREATE, t->last,
+					  wall_of(t));
+
+		cp_tb_commit(t->tb, cp_uv_put(p, child->tid));
+	}
+	r = cp_objrec_get(t, (const void *)id, CP_NS_THREAD, 0, 0);
+	if (r)
+		r->u.thread.thr = child;
+}
+
+void cp_online_thread_start(struct cp_thread *child)
+{
+	cp_thread_bind(child);
+	if (child->tb) {
+		uint8_t *p = cp_tb_vertex(child->tb, CP_EV_THREAD_START,
+					  child->last, wall_of(child));
+
+		cp_tb_commit(child->tb, cp_uv_put(p, (uint64_t)child->parent + 1));
+	}
+}
+
+void cp_online_join_begin(struct cp_thread *t, struct cp_wait *w)
+{
+	cp_online_wait_begin(t, NULL, w);
+}
+
+void cp_online_join_end(struct cp_thread *t, struct cp_wait *w, int rc,
+			pthread_t id)
+{
+	uint64_t now = end_wait(t, NULL, w);
+	struct cp_objrec *r;
+	struct cp_thread *child = NULL;
+
+	if (rc == 0) {
+		r = cp_objrec_find(t, (const void *)id, CP_NS_THREAD);
+		if (r) {
+			child = r->u.thread.thr;
+			cp_objrec_forget((const void *)id, CP_NS_THREAD);
+		}
+	}
+	if (child) {
+		cp_path_merge(t->path, child->path, cp_rt.nsel, cur_gen());
+		if (t->tb) {
+			uint8_t *p = cp_tb_vertex(t->tb, CP_EV_THREAD_JOIN |
+						  CP_EVF_WAIT, now, wall_of(t));
+
+			cp_tb_commit(t->tb, cp_uv_put(p, child->tid));
+		}
+	} else if (t->tb) {
+		cp_tb_commit(t->tb, cp_uv_put(cp_tb_vertex(t->tb, CP_EV_FAIL |
+			CP_EVF_WAIT, now, wall_of(t)), 0));
+	}
+}
+
+/* ---- procedures ------------------------------------------------------ */
+
+static void activate(struct cp_thread *t, int idx)
+{
+	if (t->depth[idx]++ == 0)
+		t->active[t->nactive++] = (uint8_t)idx;
+}
+
+static void deactivate(struct cp_thread *t, int idx)
+{
+	if (t->depth[idx] == 0 || --t->depth[idx] != 0)
+		return;
+	for (uint32_t k = 0; k < t->nactive; k++) {
+		if (t->active[k] == idx) {
+			t->active[k] = t->active[--t->nactive];
+			break;
+		}
+	}
+}
+
+static int shadow_top(const struct cp_thread *t)
+{
+	if (t->shadow_n == 0 || t->shadow_n > CP_SHADOW_MAX)
+		return -1;
+	return t->shadow[t->shadow_n - 1];
+}
+
+/* Exclusive mode: only the innermost frame, if selected, is active. */
+static void exclusive_set(struct cp_thread *t, int idx)
+{
+	t->nactive = 0;
+	if (idx >= 0) {
+		t->active[0] = (uint8_t)idx;
+		t->nactive = 1;
+	}
+}
+
+void cp_online_proc_enter(struct cp_thread *t, uintptr_t fn)
+{
+	int idx = cp_procs_by_addr(fn);
+	uint64_t now;
+
+	if (cp_rt.cfg.exclusive) {
+		int top = shadow_top(t);
+
+		if (t->shadow_n < CP_SHADOW_MAX)
+			t->shadow[t->shadow_n] = (int16_t)idx;
+		t->shadow_n++;
+		if (top < 0 && idx < 0 && !t->tb)
+			return;
+		now = step(t);
+		exclusive_set(t, idx);
+	} else {
+		if (idx < 0 && !t->tb)
+			return;
+		now = step(t);
+		if (idx >= 0)
+			activate(t, idx);
+	}
+	if (t->tb) {
+		uint8_t *p = cp_tb_vertex(t->tb, CP_EV_ENTER, now, wall_of(t));
+
+		p = cp_sv_put(p, (int64_t)fn - t->tb->prev_fn);
+		t->tb->prev_fn = (int64_t)fn;
+		cp_tb_commit(t->tb, p);
+	}
+}
+
+void cp_online_proc_leave(struct cp_thread *t, uintptr_t fn)
+{
+	int idx = cp_procs_by_addr(fn);
+	uint64_t now;
+
+	if (cp_rt.cfg.exclusive) {
+		int top = shadow_top(t);
+
+		if (t->shadow_n)
+			t->shadow_n--;
+		if (top < 0 && shadow_top(t) < 0 && !t->tb)
+			return;
+		now = step(t);
+		exclusive_set(t, shadow_top(t));
+	} else {
+		if (idx < 0 && !t->tb)
+			return;
+		now = step(t);
+		if (idx >= 0)
+			deactivate(t, idx);
+	}
+	if (t->tb)
+		ev_plain(t, CP_EV_LEAVE, now);
+}
+
+void cp_online_region(struct cp_thread *t, const char *name, bool begin)
+{
+	int idx = cp_procs_by_name(name);
+	uint64_t now;
+
+	if (idx < 0 && !t->tb)
+		return;
+	now = step(t);
+	if (idx >= 0) {
+		atomic_store(&cp_procs_region_seen[idx], true);
+		if (begin)
+			activate(t, idx);
+		else
+			deactivate(t, idx);
+	}
+	if (t->tb) {
+		uint8_t *p = cp_tb_vertex(t->tb, begin ? CP_EV_REGION_BEGIN :
+					  CP_EV_REGION_END, now, wall_of(t));
+
+		cp_tb_commit(t->tb, cp_uv_put(p, cp_trace_string_id(name)));
+	}
+}
+
+/* ---- start / stop / sample ------------------------------------------- */
+
+void cp_online_start(struct cp_thread *t)
+{
+	uint64_t now = cp_thread_now(t);
+
+	cp_report_unfreeze();
+	atomic_fetch_add(&cp_rt.gen, 1);
+	cp_thread_restart(t, now);
+	if (t->tb)
+		ev_plain(t, CP_EV_CP_START, now);
+}
+
+void cp_online_stop(struct cp_thread *t)
+{
+	uint64_t now = step(t);
+
+	cp_report_freeze(t);
+	if (t->tb)
+		ev_plain(t, CP_EV_CP_STOP, now);
+}
+
+void cp_online_sample(struct cp_thread *t)
+{
+	uint64_t now = step(t);
+
+	cp_report_sample(t);
+	if (t->tb)
+		ev_plain(t, CP_EV_SAMPLE, now);
+}

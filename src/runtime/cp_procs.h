@@ -1,0 +1,45 @@
+/*
+ * cp_procs.h - the selected procedures (CPTHREAD_FUNCS, up to 64).
+ *
+ * A selected name is matched against the executable's function symbols
+ * (for the -finstrument-functions hooks) and against region names
+ * (cpthread_region_begin).  Lookups are read-only after start-up.
+ */
+#ifndef CP_PROCS_H
+#define CP_PROCS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Resolve cp_rt.cfg.funcs; sets cp_rt.nsel.  Start-up, single-threaded. */
+void cp_procs_init(void);
+
+#define CP_PROCS_HASH 256
+struct cp_procs_slot {
+	uintptr_t addr;
+	int idx;
+};
+extern struct cp_procs_slot cp_procs_table[CP_PROCS_HASH];
+extern atomic_bool cp_procs_hooks_seen;	/* an instrument hook ran */
+extern atomic_bool cp_procs_region_seen[64];	/* region of name i ran */
+
+/* Index of the selected procedure at @fn, or -1.  Any thread. */
+static inline int cp_procs_by_addr(uintptr_t fn)
+{
+	unsigned h = (unsigned)((fn >> 4) * 2654435761u) % CP_PROCS_HASH;
+
+	while (cp_procs_table[h].addr) {
+		if (cp_procs_table[h].addr == fn)
+			return cp_procs_table[h].idx;
+		h = (h + 1) % CP_PROCS_HASH;
+	}
+	return -1;
+}
+
+/* Index of the selected procedure named @name, or -1.  Any thread. */
+int cp_procs_by_name(const char *name);
+/* Whether selected procedure @i has a function symbol. */
+bool cp_procs_has_symbol(unsigned i);
+
+#endif /* CP_PROCS_H */

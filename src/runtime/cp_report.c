@@ -1,0 +1,510 @@
+/*
+ * cp_report.c - results of the online computation.
+ *
+ * The global critical path at any moment is the merge of every thread's
+ * path (seed 002 Fig. 3: the longest of the per-process samples, with its
+ * shares); program end depends on every thread's last event.  Samples and
+ * the result of cpthread_stop() are such merges; the exit report is the
+ * last one.  Everything is written with write(2) from buffers of the
+ * private arena: no stdio, no program heap.
+ */
+#include "cp_report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cp_alloc.h"
+#include "cp_emit.h"
+#include "cp_lock.h"
+#include "cp_objrec.h"
+#include "cp_procs.h"
+#include "cp_symbols.h"
+#include "cp_trace_format.h"
+
+#define CP_MAX_SAMPLES 100000
+#define CP_TOP_OBJECTS 64
+
+struct cp_sample {
+	uint64_t wall;
+	struct cp_path *path;
+};
+
+static struct cp_lock cp_report_lock;
+static struct cp_path *cp_frozen;	/* result of cpthread_stop() */
+static struct cp_sample *cp_samples;
+static uint32_t cp_nsamples, cp_cap_samples;
+static uint64_t cp_final_len;
+
+static struct cp_path *path_new(void)
+{
+	return cp_zalloc(cp_path_size(cp_rt.nsel));
+}
+
+void cp_report_global(struct cp_thread *caller, struct cp_path *out)
+{
+	uint32_t gen = atomic_load(&cp_rt.gen);
+
+	cp_path_clear(out, cp_rt.nsel, gen, CP_PATH_MIXED);
+	out->gen = gen;
+	if (caller && !caller->exited)
+		cp_thread_advance(caller, cp_thread_now(caller));
+	for (struct cp_thread *t = cp_thread_all(); t; t = t->next)
+		cp_path_merge(out, t->path, cp_rt.nsel, gen);
+}
+
+void cp_report_sample(struct cp_thread *caller)
+{
+	struct cp_path *p = path_new();
+
+	if (!p)
+		return;
+	cp_report_global(caller, p);
+	cp_lock_acquire(&cp_report_lock);
+	if (cp_nsamples == cp_cap_samples && cp_cap_samples < CP_MAX_SAMPLES) {
+		uint32_t cap = cp_cap_samples ? cp_cap_samples * 2 : 64;
+		struct cp_sample *ns = cp_realloc(cp_samples, cap * sizeof(*ns));
+
+		if (ns) {
+			cp_samples = ns;
+			cp_cap_samples = cap;
+		}
+	}
+	if (cp_nsamples < cp_cap_samples) {
+		cp_samples[cp_nsamples].wall = cp_clock_wall() - cp_rt.start_wall;
+		cp_samples[cp_nsamples++].path = p;
+		p = NULL;
+	}
+	cp_lock_release(&cp_report_lock);
+	cp_free(p);
+}
+
+void cp_report_freeze(struct cp_thread *caller)
+{
+	struct cp_path *p = path_new();
+
+	if (!p)
+		return;
+	cp_report_global(caller, p);
+	cp_lock_acquire(&cp_report_lock);
+	cp_free(cp_frozen);
+	cp_frozen = p;
+	cp_lock_release(&cp_report_lock);
+}
+
+void cp_report_unfreeze(void)
+{
+	cp_lock_acquire(&cp_report_lock);
+	cp_free(cp_frozen);
+	cp_frozen = NULL;
+	cp_lock_release(&cp_report_lock);
+}
+
+void cp_report_reset(void)
+{
+	memset(&cp_report_lock, 0, sizeof(cp_report_lock));
+	cp_frozen = NULL;
+	cp_samples = NULL;
+	cp_nsamples = cp_cap_samples = 0;
+	cp_final_len = 0;
+}
+
+uint64_t cp_report_length(void)
+{
+	return cp_final_len;
+}
+
+/* ---- output ---------------------------------------------------------- */
+
+struct fdsink {
+	int fd;
+	size_t n;
+	bool failed;
+	char buf[16384];
+};
+
+static void sink_flush(struct fdsink *s)
+{
+	size_t off = 0;
+
+	while (off < s->n && !s->failed) {
+		ssize_t w = write(s->fd, s->buf + off, s->n - off);
+
+		if (w <= 0)
+			s->failed = true;
+		else
+			off += (size_t)w;
+	}
+	s->n = 0;
+}
+
+static void sink_write(void *ctx, const char *b, size_t len)
+{
+	struct fdsink *s = ctx;
+
+	while (len > 0) {
+		size_t room = sizeof(s->buf) - s->n;
+		size_t k = len < room ? len : room;
+
+		memcpy(s->buf + s->n, b, k);
+		s->n += k;
+		b += k;
+		len -= k;
+		if (s->n == sizeof(s->buf))
+			sink_flush(s);
+	}
+}
+
+static void sink_printf(struct fdsink *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void sink_printf(struct fdsink *s, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(line) - 1)
+		n = (int)sizeof(line) - 1;
+	if (n > 0)
+		sink_write(s, line, (size_t)n);
+}
+
+/* Everything the report shows, gathered once. */
+struct summary {
+	struct cp_path *cp;	/* the final critical path */
+	uint64_t elapsed, useful, wait;
+	uint32_t nthreads;
+	uint64_t proc_cpu[CP_MAX_FUNCS];
+	uint64_t nobjects;	/* live + retired */
+	struct cp_objrec *top[CP_TOP_OBJECTS];
+	uint32_t ntop;
+	bool stopped;
+};
+
+static uint64_t obj_weight(const struct cp_objrec *r)
+{
+	return r->wait_ns + r->gain_ns;
+}
+
+static void collect_object(struct cp_objrec *r, void *arg)
+{
+	struct summary *s = arg;
+	uint32_t i;
+
+	if ((r->key & 3) == CP_NS_THREAD)
+		return;
+	s->nobjects++;
+	if (s->ntop == CP_TOP_OBJECTS &&
+	    obj_weight(s->top[s->ntop - 1]) >= obj_weight(r))
+		return;
+	if (s->ntop < CP_TOP_OBJECTS)
+		s->ntop++;
+	for (i = s->ntop - 1; i > 0 && obj_weight(s->top[i - 1]) < obj_weight(r);
+	     i--)
+		s->top[i] = s->top[i - 1];
+	s->top[i] = r;
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static const char *proc_source(unsigned i)
+{
+	if (atomic_load(&cp_procs_region_seen[i]))
+		return "region";
+	if (cp_procs_has_symbol(i))
+		return atomic_load(&cp_procs_hooks_seen) ? "function" :
+			"function (no hooks ran)";
+	return "not found";
+}
+
+/* Plain sentences for the cases where the numbers say little. */
+static void notes(struct summary *s, void (*say)(void *, const char *),
+		  void *arg)
+{
+	char line[400];
+
+	if (s->nobjects == 0 && s->nthreads <= 1)
+		say(arg, "No synchronization was seen: the critical path is "
+			 "simply the one thread's run time.");
+	if (s->elapsed < 1000000) {
+		snprintf(line, sizeof(line), "The run lasted only %.0f us: too "
+			 "short for the figures to mean much.",
+			 (double)s->elapsed / 1e3);
+		say(arg, line);
+	}
+	for (unsigned i = 0; i < cp_rt.nsel; i++) {
+		const char *src = proc_source(i);
+
+		if (!strcmp(src, "not found")) {
+			snprintf(line, sizeof(line), "%s: no function of that "
+				 "name in the executable's symbols and no region "
+				 "of that name ran; nothing to report for it.",
+				 cp_rt.cfg.funcs[i]);
+			say(arg, line);
+		} else if (!strcmp(src, "function (no hooks ran)")) {
+			snprintf(line, sizeof(line), "%s: the program was not "
+				 "built with -finstrument-functions, so its "
+				 "time could not be attributed.",
+				 cp_rt.cfg.funcs[i]);
+			say(arg, line);
+		}
+	}
+	if (s->stopped)
+		say(arg, "The computation was stopped by cpthread_stop(): the "
+			 "figures cover the run up to that point.");
+}
+
+static void say_json(void *arg, const char *line)
+{
+	cp_emit_str(arg, NULL, line);
+}
+
+static void say_stderr(void *arg, const char *line)
+{
+	sink_printf(arg, "cpthread: %s\n", line);
+}
+
+static void write_json(struct summary *s, int fd)
+{
+	struct fdsink *sink = cp_zalloc(sizeof(*sink));
+	struct cp_emit e;
+	uint64_t len = s->cp->len;
+	uint64_t *share = cp_path_share(s->cp);
+	uint64_t *z = cp_path_z(s->cp, cp_rt.nsel);
+
+	if (!sink)
+		return;
+	sink->fd = fd;
+	cp_emit_init(&e, sink_write, sink, true);
+	cp_emit_obj_begin(&e, NULL);
+	cp_emit_str(&e, "tool", "cpthread");
+	cp_emit_str(&e, "version", "0.1");
+	cp_emit_str(&e, "mode", cp_rt.trace ? "trace" : "online");
+	cp_emit_str(&e, "clock", cp_rt.clock == CP_CLOCK_CPU ? "cpu" : "wall");
+	cp_emit_u64(&e, "pid", (uint64_t)cp_rt.pid);
+	cp_emit_str(&e, "exe", cp_symbols_exe());
+	cp_emit_u64(&e, "threads", s->nthreads);
+	cp_emit_u64(&e, "elapsed_ns", s->elapsed);
+	cp_emit_u64(&e, "cpu_ns", s->useful);
+	cp_emit_u64(&e, "wait_ns", s->wait);
+	cp_emit_f64(&e, "parallelism", s->elapsed ?
+		    (double)s->useful / (double)s->elapsed : 0.0);
+	cp_emit_f64(&e, "max_parallelism", len ?
+		    (double)s->useful / (double)len : 0.0);
+	cp_emit_bool(&e, "stopped", s->stopped);
+	cp_emit_obj_begin(&e, "critical_path");
+	cp_emit_u64(&e, "length_ns", len);
+	cp_emit_arr_begin(&e, "procedures");
+	for (unsigned i = 0; i < cp_rt.nsel; i++) {
+		cp_emit_obj_begin(&e, NULL);
+		cp_emit_str(&e, "name", cp_rt.cfg.funcs[i]);
+		cp_emit_u64(&e, "cp_ns", share[i]);
+		cp_emit_u64(&e, "cp_zero_ns", z[i]);
+		cp_emit_u64(&e, "cpu_ns", s->proc_cpu[i]);
+		cp_emit_f64(&e, "cp_pct", pct(share[i], len));
+		cp_emit_f64(&e, "cp_zero_pct", pct(z[i], len));
+		cp_emit_f64(&e, "cpu_pct", pct(s->proc_cpu[i], s->useful));
+		cp_emit_str(&e, "source", proc_source(i));
+		cp_emit_obj_end(&e);
+	}
+	cp_emit_arr_end(&e);
+	cp_emit_obj_end(&e);
+
+	cp_emit_arr_begin(&e, "threads_detail");
+	for (struct cp_thread *t = cp_thread_all(); t; t = t->next) {
+		cp_emit_obj_begin(&e, NULL);
+		cp_emit_u64(&e, "tid", t->tid);
+		if (t->parent == UINT32_MAX)
+			cp_emit_null(&e, "parent");
+		else
+			cp_emit_u64(&e, "parent", t->parent);
+		cp_emit_u64(&e, "len_ns", t->path->len);
+		cp_emit_u64(&e, "useful_ns", t->useful_ns);
+		cp_emit_u64(&e, "wait_ns", t->wait_ns);
+		cp_emit_bool(&e, "exited", t->exited);
+		cp_emit_obj_end(&e);
+	}
+	cp_emit_arr_end(&e);
+
+	cp_emit_arr_begin(&e, "objects");
+	for (uint32_t i = 0; i < s->ntop; i++) {
+		const struct cp_objrec *r = s->top[i];
+		char addr[24];
+
+		snprintf(addr, sizeof(addr), "0x%lx", (unsigned long)(r->key >> 2));
+		cp_emit_obj_begin(&e, NULL);
+		cp_emit_u64(&e, "id", r->id);
+		cp_emit_str(&e, "kind", cp_obj_kind_name(r->kind));
+		cp_emit_str(&e, "address", addr);
+		cp_emit_u64(&e, "ops", r->ops);
+		cp_emit_u64(&e, "contended", r->contended);
+		cp_emit_u64(&e, "wait_ns", r->wait_ns);
+		cp_emit_u64(&e, "cp_gain_ns", r->gain_ns);
+		cp_emit_bool(&e, "untracked", atomic_load(&r->untracked));
+		cp_emit_obj_end(&e);
+	}
+	cp_emit_arr_end(&e);
+	cp_emit_u64(&e, "objects_total", s->nobjects);
+	cp_emit_arr_begin(&e, "objects_destroyed");
+	for (unsigned k = 1; k <= CP_OBJ_KIND_MAX; k++) {
+		const struct cp_objrec_retired *rr = &cp_objrec_retired[k];
+
+		if (!rr->objects)
+			continue;
+		cp_emit_obj_begin(&e, NULL);
+		cp_emit_str(&e, "kind", cp_obj_kind_name(k));
+		cp_emit_u64(&e, "objects", rr->objects);
+		cp_emit_u64(&e, "ops", rr->ops);
+		cp_emit_u64(&e, "contended", rr->contended);
+		cp_emit_u64(&e, "wait_ns", rr->wait_ns);
+		cp_emit_u64(&e, "cp_gain_ns", rr->gain_ns);
+		cp_emit_obj_end(&e);
+	}
+	cp_emit_arr_end(&e);
+
+	cp_emit_arr_begin(&e, "samples");
+	for (uint32_t k = 0; k < cp_nsamples; k++) {
+		struct cp_path *p = cp_samples[k].path;
+
+		cp_emit_obj_begin(&e, NULL);
+		cp_emit_u64(&e, "t_ns", cp_samples[k].wall);
+		cp_emit_u64(&e, "length_ns", p->len);
+		cp_emit_arr_begin(&e, "procedures");
+		for (unsigned i = 0; i < cp_rt.nsel; i++) {
+			cp_emit_obj_begin(&e, NULL);
+			cp_emit_str(&e, "name", cp_rt.cfg.funcs[i]);
+			cp_emit_u64(&e, "cp_ns", cp_path_share(p)[i]);
+			cp_emit_u64(&e, "cp_zero_ns", cp_path_z(p, cp_rt.nsel)[i]);
+			cp_emit_obj_end(&e);
+		}
+		cp_emit_arr_end(&e);
+		cp_emit_obj_end(&e);
+	}
+	cp_emit_arr_end(&e);
+
+	cp_emit_arr_begin(&e, "notes");
+	notes(s, say_json, &e);
+	cp_emit_arr_end(&e);
+	cp_emit_obj_end(&e);
+	cp_emit_end(&e);
+	sink_flush(sink);
+	cp_free(sink);
+}
+
+static void fmt_s(char *buf, size_t n, uint64_t ns)
+{
+	snprintf(buf, n, "%.3f s", (double)ns / 1e9);
+}
+
+static void write_stderr(struct summary *s)
+{
+	struct fdsink *o = cp_zalloc(sizeof(*o));
+	uint64_t len = s->cp->len;
+	uint64_t *share = cp_path_share(s->cp);
+	uint64_t *z = cp_path_z(s->cp, cp_rt.nsel);
+	char a[32], b[32], c[32];
+
+	if (!o)
+		return;
+	o->fd = 2;
+	fmt_s(a, sizeof(a), len);
+	fmt_s(b, sizeof(b), s->elapsed);
+	sink_printf(o, "cpthread: critical path %s of %s elapsed (%s clock, "
+		    "%u threads, max parallelism %.2f)\n", a, b,
+		    cp_rt.clock == CP_CLOCK_CPU ? "cpu" : "wall", s->nthreads,
+		    len ? (double)s->useful / (double)len : 0.0);
+	if (cp_rt.nsel) {
+		sink_printf(o, "cpthread:   %-24s %12s %7s %12s %12s %7s\n",
+			    "procedure", "CP time", "CP%", "CP zeroing",
+			    "CPU time", "CPU%");
+		for (unsigned i = 0; i < cp_rt.nsel; i++) {
+			fmt_s(a, sizeof(a), share[i]);
+			fmt_s(b, sizeof(b), z[i]);
+			fmt_s(c, sizeof(c), s->proc_cpu[i]);
+			sink_printf(o, "cpthread:   %-24.24s %12s %6.1f%% %12s "
+				    "%12s %6.1f%%\n", cp_rt.cfg.funcs[i], a,
+				    pct(share[i], len), b, c,
+				    pct(s->proc_cpu[i], s->useful));
+		}
+	}
+	if (s->ntop && obj_weight(s->top[0])) {
+		const struct cp_objrec *r = s->top[0];
+
+		fmt_s(a, sizeof(a), r->wait_ns);
+		sink_printf(o, "cpthread: most waited-on object: %s %u at 0x%lx "
+			    "(%lu ops, %s waiting)\n", cp_obj_kind_name(r->kind),
+			    r->id, (unsigned long)(r->key >> 2),
+			    (unsigned long)r->ops, a);
+	}
+	notes(s, say_stderr, o);
+	if (cp_rt.report_path[0])
+		sink_printf(o, "cpthread: report written to %s\n",
+			    cp_rt.report_path);
+	if (cp_rt.trace && cp_rt.trace_path[0])
+		sink_printf(o, "cpthread: trace written to %s (cpt report %s)\n",
+			    cp_rt.trace_path, cp_rt.trace_path);
+	sink_flush(o);
+	cp_free(o);
+}
+
+void cp_report_write(struct cp_thread *caller)
+{
+	struct summary *s = cp_zalloc(sizeof(*s));
+	struct cp_path *final = path_new();
+
+	if (!s || !final) {
+		cp_free(s);
+		cp_free(final);
+		return;
+	}
+	cp_report_global(caller, final);
+	cp_lock_acquire(&cp_report_lock);
+	if (cp_frozen) {
+		cp_path_copy(final, cp_frozen, cp_rt.nsel);
+		s->stopped = true;
+	}
+	cp_lock_release(&cp_report_lock);
+	s->cp = final;
+	cp_final_len = final->len;
+	s->elapsed = cp_clock_wall() - cp_rt.start_wall;
+	for (struct cp_thread *t = cp_thread_all(); t; t = t->next) {
+		s->nthreads++;
+		s->useful += t->useful_ns;
+		s->wait += t->wait_ns;
+		for (unsigned i = 0; i < cp_rt.nsel; i++)
+			s->proc_cpu[i] += t->proc_cpu[i];
+	}
+	cp_objrec_for_each(collect_object, s);
+	for (unsigned k = 1; k <= CP_OBJ_KIND_MAX; k++)
+		s->nobjects += cp_objrec_retired[k].objects;
+
+	if (cp_rt.report_path[0]) {
+		int saved = errno;
+		int fd = open(cp_rt.report_path, O_WRONLY | O_CREAT | O_TRUNC |
+			      O_CLOEXEC, 0644);
+
+		if (fd >= 0) {
+			write_json(s, fd);
+			close(fd);
+		} else {
+			cp_warn("cannot write the report %s: %s",
+				cp_rt.report_path, strerror(errno));
+			cp_rt.report_path[0] = '\0';
+		}
+		errno = saved;
+	}
+	if (!cp_rt.cfg.quiet)
+		write_stderr(s);
+	cp_free(s);
+	cp_free(final);
+}

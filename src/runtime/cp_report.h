@@ -1,0 +1,31 @@
+/*
+ * cp_report.h - the result of the online computation: samples during the
+ * run, the frozen result of cpthread_stop(), and the exit report (stderr
+ * summary and JSON).
+ */
+#ifndef CP_REPORT_H
+#define CP_REPORT_H
+
+#include "cp_path.h"
+#include "cp_thread.h"
+
+/*
+ * The global critical path now: the merge of every thread's path (exited
+ * threads' final paths; live threads' paths as of their latest event,
+ * read racily; @caller advanced to now first).  @out has room for
+ * cp_path_size(nsel).  Guard raised on the caller.
+ */
+void cp_report_global(struct cp_thread *caller, struct cp_path *out);
+/* Append a sample (CPTHREAD_SAMPLE_MS, cpthread_sample). */
+void cp_report_sample(struct cp_thread *caller);
+/* cpthread_stop(): freeze the result now; cpthread_start(): drop it. */
+void cp_report_freeze(struct cp_thread *caller);
+void cp_report_unfreeze(void);
+/* Exit: final result, stderr summary, JSON report.  Once. */
+void cp_report_write(struct cp_thread *caller);
+/* Reset after fork in the child. */
+void cp_report_reset(void);
+/* The final critical-path length (after cp_report_write). */
+uint64_t cp_report_length(void);
+
+#endif /* CP_REPORT_H */

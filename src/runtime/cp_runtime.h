@@ -1,0 +1,89 @@
+/*
+ * cp_runtime.h - process-wide state of the tracer and the re-entry guard.
+ *
+ * Start-up (constructor) reads the configuration, calibrates the clock,
+ * creates the private arena and the object table, adopts the first thread
+ * and opens the trace.  Exit (destructor) folds every thread into the
+ * final critical path and writes the report.  A forked child starts over.
+ */
+#ifndef CP_RUNTIME_H
+#define CP_RUNTIME_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cp_config.h"
+
+struct cp_thread;
+
+struct cp_runtime {
+	struct cp_config cfg;
+	bool tracing;		/* hooks run (mode != off, started, !finished) */
+	bool trace;		/* trace mode: events are recorded */
+	unsigned clock;		/* enum cp_trace_clock */
+	unsigned nsel;		/* selected procedures */
+	atomic_uint gen;	/* computation generation, from 1 */
+	atomic_uint next_tid;
+	pid_t pid;
+	uint64_t start_wall;	/* cp_clock_wall() at start (~0) */
+	uint64_t start_realtime;
+	bool forked_child;
+	char report_path[PATH_MAX];	/* "" = no JSON report */
+	char trace_path[PATH_MAX];
+	int trace_fd;			/* -1 without a trace */
+};
+
+extern struct cp_runtime cp_rt;
+
+/* Re-entry guard: >0 while the tracer itself runs on this thread, so the
+ * locks taken by the tracer, liburcu, jemalloc and stdio go straight to the
+ * real functions.  Tracer-internal threads keep it at 1 for life. */
+extern __thread unsigned cp_guard __attribute__((tls_model("initial-exec")));
+/* This thread's state, NULL until adopted. */
+extern __thread struct cp_thread *cp_self
+	__attribute__((tls_model("initial-exec")));
+
+/* State of a thread the tracer did not see start (created before start-up
+ * or outside the wrappers); NULL when tracing is off.  Calling thread. */
+struct cp_thread *cp_runtime_adopt(void);
+
+/*
+ * Enter the tracer from a wrapper: the calling thread's state with the
+ * guard raised, or NULL when the call must go straight to the real
+ * function (tracing off, nested inside the tracer, internal thread).
+ */
+static inline struct cp_thread *cp_enter(void)
+{
+	struct cp_thread *t;
+
+	if (__builtin_expect(cp_guard != 0 || !cp_rt.tracing, 0))
+		return NULL;
+	t = cp_self;
+	if (__builtin_expect(t == NULL, 0)) {
+		t = cp_runtime_adopt();
+		if (!t)
+			return NULL;
+	}
+	cp_guard++;
+	return t;
+}
+
+static inline void cp_leave(void)
+{
+	cp_guard--;
+}
+
+/* Arrange for cp_thread_exit(@t) when the calling thread ends, however
+ * it ends.  Calling thread, guard raised. */
+void cp_runtime_bind_exit(struct cp_thread *t);
+/* Run the exit report now (destructor, or exit from any thread). */
+void cp_runtime_finish(void);
+/* fork() support: call around the real fork in the wrapper. */
+void cp_runtime_prefork(void);
+void cp_runtime_postfork_parent(void);
+void cp_runtime_postfork_child(void);
+
+#endif /* CP_RUNTIME_H */

@@ -1,0 +1,129 @@
+/*
+ * cp_thread.c - thread states: creation, binding, exit, the registry.
+ *
+ * The registry keeps every thread state ever bound, newest first, until
+ * the process exits: the exit report lists them and folds them into the
+ * final critical path (program end depends on every thread's last event).
+ * A state is small (its trace buffer is freed at thread exit), so a
+ * program creating thousands of threads keeps a few hundred kB.
+ */
+
+#include "cp_thread.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "cp_alloc.h"
+#include "cp_lock.h"
+#include "cp_trace_format.h"
+#include "cp_tracebuf.h"
+
+static struct cp_lock cp_registry_lock;
+static struct cp_thread *cp_registry;
+
+struct cp_thread *cp_thread_new(const struct cp_thread *parent)
+{
+	unsigned nsel = cp_rt.nsel;
+	struct cp_thread *t = cp_zalloc(sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->path = cp_zalloc(cp_path_size(nsel));
+	t->proc_cpu = cp_zalloc((nsel ? nsel : 1) * sizeof(uint64_t));
+	if (!t->path || !t->proc_cpu) {
+		cp_free(t->path);
+		cp_free(t->proc_cpu);
+		cp_free(t);
+		return NULL;
+	}
+	t->tid = atomic_fetch_add(&cp_rt.next_tid, 1);
+	t->gen = atomic_load(&cp_rt.gen);
+	if (parent) {
+		cp_path_copy(t->path, parent->path, nsel);
+		t->parent = parent->tid;
+		t->gen = parent->gen;
+	} else {
+		cp_path_clear(t->path, nsel, t->gen, t->tid);
+		t->parent = UINT32_MAX;
+	}
+	t->path->owner = t->tid;
+	return t;
+}
+
+void cp_thread_bind(struct cp_thread *t)
+{
+	cp_self = t;
+	t->self = pthread_self();
+	t->ostid = gettid();
+	if (cp_rt.clock == CP_CLOCK_CPU)
+		cp_cpuclock_start(&t->cpuclk);
+	t->last = cp_thread_now(t);
+	t->start_wall = t->wall_now;
+	if (cp_rt.trace && cp_rt.trace_fd >= 0)
+		t->tb = cp_tb_new(t->tid, t->last,
+				  cp_rt.clock == CP_CLOCK_CPU ? t->wall_now : 0);
+	cp_lock_acquire(&cp_registry_lock);
+	t->next = cp_registry;
+	cp_registry = t;
+	cp_lock_release(&cp_registry_lock);
+}
+
+void cp_thread_restart(struct cp_thread *t, uint64_t now)
+{
+	t->gen = atomic_load(&cp_rt.gen);
+	cp_path_clear(t->path, cp_rt.nsel, t->gen, t->tid);
+	if (now > t->last)
+		t->last = now;
+}
+
+void cp_thread_exit(struct cp_thread *t)
+{
+	uint64_t now;
+
+	if (t->exited)
+		return;
+	now = cp_thread_now(t);
+	cp_thread_advance(t, now);
+	t->end_wall = t->wall_now;
+	if (t->tb) {
+		cp_tb_commit(t->tb, cp_tb_vertex(t->tb, CP_EV_THREAD_EXIT, now,
+			cp_rt.clock == CP_CLOCK_CPU ? t->wall_now : UINT64_MAX));
+		cp_tb_flush(t->tb);
+	}
+	/* Publish before freeing: the exit report may run concurrently. */
+	__atomic_store_n(&t->exited, true, __ATOMIC_RELEASE);
+	if (t->tb) {
+		struct cp_tracebuf *tb = t->tb;
+
+		t->traced = tb->total;
+		t->tb = NULL;
+		cp_tb_free(tb);
+	}
+}
+
+struct cp_thread *cp_thread_all(void)
+{
+	struct cp_thread *head;
+
+	cp_lock_acquire(&cp_registry_lock);
+	head = cp_registry;
+	cp_lock_release(&cp_registry_lock);
+	return head;
+}
+
+void cp_thread_reset_registry(struct cp_thread *keep)
+{
+	memset(&cp_registry_lock, 0, sizeof(cp_registry_lock));
+	cp_registry = keep;
+	if (keep)
+		keep->next = NULL;
+}
+
+void cp_thread_free(struct cp_thread *t)
+{
+	if (!t)
+		return;
+	cp_free(t->path);
+	cp_free(t->proc_cpu);
+	cp_free(t);
+}

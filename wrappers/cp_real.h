@@ -1,0 +1,123 @@
+/*
+ * cp_real.h - the real pthread_* / sem_* / fork functions, resolved once
+ * with dlsym(RTLD_NEXT) (dlvsym where glibc versions the name: the
+ * pthread_cond family has two versions on x86-64; a missing version falls
+ * back to the default one, so other architectures work too).
+ *
+ * Resolution happens in a constructor, and lazily for a call that comes
+ * earlier (another library's constructor).
+ */
+#ifndef CP_REAL_H
+#define CP_REAL_H
+
+#include <pthread.h>
+#include <semaphore.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CP_EXPORT __attribute__((visibility("default")))
+
+/* X(return type, name, parameter list, symbol version or NULL) */
+#define CP_REAL_FUNCS(X)						\
+	X(int, pthread_create, (pthread_t *, const pthread_attr_t *,	\
+				void *(*)(void *), void *), NULL)	\
+	X(int, pthread_join, (pthread_t, void **), NULL)		\
+	X(int, pthread_tryjoin_np, (pthread_t, void **), NULL)		\
+	X(int, pthread_timedjoin_np, (pthread_t, void **,		\
+				      const struct timespec *), NULL)	\
+	X(void, pthread_exit, (void *), NULL)				\
+	X(int, pthread_mutex_init, (pthread_mutex_t *,			\
+				    const pthread_mutexattr_t *), NULL)	\
+	X(int, pthread_mutex_destroy, (pthread_mutex_t *), NULL)	\
+	X(int, pthread_mutex_lock, (pthread_mutex_t *), NULL)		\
+	X(int, pthread_mutex_trylock, (pthread_mutex_t *), NULL)	\
+	X(int, pthread_mutex_timedlock, (pthread_mutex_t *,		\
+					 const struct timespec *), NULL) \
+	X(int, pthread_mutex_clocklock, (pthread_mutex_t *, clockid_t,	\
+					 const struct timespec *), NULL) \
+	X(int, pthread_mutex_unlock, (pthread_mutex_t *), NULL)		\
+	X(int, pthread_spin_init, (pthread_spinlock_t *, int), NULL)	\
+	X(int, pthread_spin_destroy, (pthread_spinlock_t *), NULL)	\
+	X(int, pthread_spin_lock, (pthread_spinlock_t *), NULL)		\
+	X(int, pthread_spin_trylock, (pthread_spinlock_t *), NULL)	\
+	X(int, pthread_spin_unlock, (pthread_spinlock_t *), NULL)	\
+	X(int, pthread_rwlock_init, (pthread_rwlock_t *,		\
+				     const pthread_rwlockattr_t *), NULL) \
+	X(int, pthread_rwlock_destroy, (pthread_rwlock_t *), NULL)	\
+	X(int, pthread_rwlock_rdlock, (pthread_rwlock_t *), NULL)	\
+	X(int, pthread_rwlock_wrlock, (pthread_rwlock_t *), NULL)	\
+	X(int, pthread_rwlock_tryrdlock, (pthread_rwlock_t *), NULL)	\
+	X(int, pthread_rwlock_trywrlock, (pthread_rwlock_t *), NULL)	\
+	X(int, pthread_rwlock_timedrdlock, (pthread_rwlock_t *,		\
+					    const struct timespec *), NULL) \
+	X(int, pthread_rwlock_timedwrlock, (pthread_rwlock_t *,		\
+					    const struct timespec *), NULL) \
+	X(int, pthread_rwlock_clockrdlock, (pthread_rwlock_t *, clockid_t, \
+					    const struct timespec *), NULL) \
+	X(int, pthread_rwlock_clockwrlock, (pthread_rwlock_t *, clockid_t, \
+					    const struct timespec *), NULL) \
+	X(int, pthread_rwlock_unlock, (pthread_rwlock_t *), NULL)	\
+	X(int, pthread_barrier_init, (pthread_barrier_t *,		\
+				      const pthread_barrierattr_t *,	\
+				      unsigned), NULL)			\
+	X(int, pthread_barrier_destroy, (pthread_barrier_t *), NULL)	\
+	X(int, pthread_barrier_wait, (pthread_barrier_t *), NULL)	\
+	X(int, pthread_cond_init, (pthread_cond_t *,			\
+				   const pthread_condattr_t *), "GLIBC_2.3.2") \
+	X(int, pthread_cond_destroy, (pthread_cond_t *), "GLIBC_2.3.2")	\
+	X(int, pthread_cond_wait, (pthread_cond_t *, pthread_mutex_t *), \
+	  "GLIBC_2.3.2")						\
+	X(int, pthread_cond_timedwait, (pthread_cond_t *,		\
+					pthread_mutex_t *,		\
+					const struct timespec *),	\
+	  "GLIBC_2.3.2")						\
+	X(int, pthread_cond_clockwait, (pthread_cond_t *,		\
+					pthread_mutex_t *, clockid_t,	\
+					const struct timespec *), NULL)	\
+	X(int, pthread_cond_signal, (pthread_cond_t *), "GLIBC_2.3.2")	\
+	X(int, pthread_cond_broadcast, (pthread_cond_t *), "GLIBC_2.3.2") \
+	X(int, sem_init, (sem_t *, int, unsigned), NULL)		\
+	X(int, sem_destroy, (sem_t *), NULL)				\
+	X(int, sem_wait, (sem_t *), NULL)				\
+	X(int, sem_trywait, (sem_t *), NULL)				\
+	X(int, sem_timedwait, (sem_t *, const struct timespec *), NULL)	\
+	X(int, sem_clockwait, (sem_t *, clockid_t,			\
+			       const struct timespec *), NULL)		\
+	X(int, sem_post, (sem_t *), NULL)				\
+	X(pid_t, fork, (void), NULL)
+
+struct cp_real {
+#define CP_REAL_SLOT(ret, name, args, ver) ret (*name) args;
+	CP_REAL_FUNCS(CP_REAL_SLOT)
+#undef CP_REAL_SLOT
+	int ready;
+};
+
+extern struct cp_real cp_real;
+
+/* Resolve every slot; idempotent, any thread. */
+void cp_real_init(void);
+
+/* The real @name, resolving the table first if needed. */
+#define CP_REAL(name)							\
+	(__builtin_expect(cp_real.ready, 1) ? cp_real.name :		\
+	 (cp_real_init(), cp_real.name))
+
+/* Between the hooks of a wrapper, the guard is lowered around the real
+ * (possibly blocking) call, so a signal handler that runs meanwhile is
+ * traced like any code, never inside a half-done hook. */
+static inline void cp_pause(void)
+{
+	extern __thread unsigned cp_guard
+		__attribute__((tls_model("initial-exec")));
+	cp_guard--;
+}
+
+static inline void cp_resume(void)
+{
+	extern __thread unsigned cp_guard
+		__attribute__((tls_model("initial-exec")));
+	cp_guard++;
+}
+
+#endif /* CP_REAL_H */

@@ -1,0 +1,87 @@
+/*
+ * wrap_spin.c - pthread_spin_*: acquire n depends on release n-1 (seed 002
+ * Fig. 10a).  Spinning is waiting: it weighs zero on the path.
+ */
+#include "wrap_common.h"
+
+CP_EXPORT int pthread_spin_lock(pthread_spinlock_t *s)
+{
+	struct cp_thread *t = cp_enter();
+	struct cp_objrec *r;
+	struct cp_wait w;
+	int rc;
+
+	if (!t || !(r = sync_rec(t, (const void *)s, CP_OBJ_SPIN))) {
+		if (t)
+			cp_leave();
+		return CP_REAL(pthread_spin_lock)(s);
+	}
+	rc = CP_REAL(pthread_spin_trylock)(s);
+	if (rc == 0) {
+		cp_online_lock_acquired(t, r, NULL, false);
+		cp_leave();
+		return 0;
+	}
+	cp_online_wait_begin(t, r, &w);
+	cp_pause();
+	rc = CP_REAL(pthread_spin_lock)(s);
+	cp_resume();
+	if (rc == 0)
+		cp_online_lock_acquired(t, r, &w, false);
+	else
+		cp_online_failed(t, r, &w);
+	cp_leave();
+	return rc;
+}
+
+CP_EXPORT int pthread_spin_trylock(pthread_spinlock_t *s)
+{
+	struct cp_thread *t = cp_enter();
+	struct cp_objrec *r;
+	int rc;
+
+	if (!t)
+		return CP_REAL(pthread_spin_trylock)(s);
+	rc = CP_REAL(pthread_spin_trylock)(s);
+	r = sync_rec(t, (const void *)s, CP_OBJ_SPIN);
+	if (r) {
+		if (rc == 0)
+			cp_online_lock_acquired(t, r, NULL, false);
+		else
+			cp_online_failed(t, r, NULL);
+	}
+	cp_leave();
+	return rc;
+}
+
+CP_EXPORT int pthread_spin_unlock(pthread_spinlock_t *s)
+{
+	struct cp_thread *t = cp_enter();
+	struct cp_objrec *r;
+
+	if (!t)
+		return CP_REAL(pthread_spin_unlock)(s);
+	r = sync_rec(t, (const void *)s, CP_OBJ_SPIN);
+	if (r && *(volatile int *)s != 0)	/* held: ours by contract */
+		cp_online_lock_release(t, r);
+	cp_leave();
+	return CP_REAL(pthread_spin_unlock)(s);
+}
+
+CP_EXPORT int pthread_spin_init(pthread_spinlock_t *s, int pshared)
+{
+	int rc = CP_REAL(pthread_spin_init)(s, pshared);
+
+	if (rc == 0)
+		forget_sync((const void *)s);
+	return rc;
+}
+
+CP_EXPORT int pthread_spin_destroy(pthread_spinlock_t *s)
+{
+	int rc = CP_REAL(pthread_spin_destroy)(s);
+
+	if (rc == 0)
+		forget_sync((const void *)s);
+	return rc;
+}

@@ -1,0 +1,124 @@
+/*
+ * wrap_thread.c - pthread_create / join / exit.  The child's first event
+ * depends on the create; a join depends on the child's last event.
+ *
+ * pthread_create goes through a trampoline that owns the thread's life:
+ * it binds the state the parent prepared (a copy of the parent's path),
+ * runs the start routine, and ends the thread's path on return;
+ * pthread_exit ends it too, and a thread-specific destructor catches a
+ * thread that ends any other way (cancellation).
+ */
+#include "wrap_common.h"
+
+#include "cp_alloc.h"
+
+struct cp_start {
+	void *(*fn)(void *);
+	void *arg;
+	struct cp_thread *child;
+};
+
+
+
+static void *cp_trampoline(void *p)
+{
+	struct cp_start s;
+	void *ret;
+
+	cp_guard++;
+	s = *(struct cp_start *)p;
+	cp_free(p);
+	cp_online_thread_start(s.child);
+	cp_runtime_bind_exit(s.child);
+	cp_guard--;
+
+	ret = s.fn(s.arg);
+
+	cp_guard++;
+	if (cp_rt.tracing)
+		cp_thread_exit(s.child);
+	cp_guard--;
+	return ret;
+}
+
+CP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
+			     void *(*fn)(void *), void *arg)
+{
+	struct cp_thread *t = cp_enter();
+	struct cp_thread *child;
+	struct cp_start *s;
+	int rc, err;
+
+	if (!t)
+		return CP_REAL(pthread_create)(th, attr, fn, arg);
+	child = cp_online_create_begin(t);
+	s = cp_zalloc(sizeof(*s));
+	if (!child || !s) {
+		cp_thread_free(child);
+		cp_free(s);
+		cp_leave();
+		return CP_REAL(pthread_create)(th, attr, fn, arg);
+	}
+	s->fn = fn;
+	s->arg = arg;
+	s->child = child;
+	cp_pause();
+	rc = CP_REAL(pthread_create)(th, attr, cp_trampoline, s);
+	err = errno;
+	cp_resume();
+	cp_online_create_end(t, child, rc, rc == 0 ? *th : 0);
+	if (rc != 0) {
+		cp_free(s);
+		cp_thread_free(child);
+	}
+	cp_leave();
+	errno = err;
+	return rc;
+}
+
+#define JOIN(th, real_call)						\
+	do {								\
+		struct cp_thread *t = cp_enter();			\
+		struct cp_wait w;					\
+		int rc, err;						\
+									\
+		if (!t)							\
+			return real_call;				\
+		cp_online_join_begin(t, &w);				\
+		cp_pause();						\
+		rc = real_call;						\
+		err = errno;						\
+		cp_resume();						\
+		cp_online_join_end(t, &w, rc, th);			\
+		cp_leave();						\
+		errno = err;						\
+		return rc;						\
+	} while (0)
+
+CP_EXPORT int pthread_join(pthread_t th, void **ret)
+{
+	JOIN(th, CP_REAL(pthread_join)(th, ret));
+}
+
+CP_EXPORT int pthread_tryjoin_np(pthread_t th, void **ret)
+{
+	JOIN(th, CP_REAL(pthread_tryjoin_np)(th, ret));
+}
+
+CP_EXPORT int pthread_timedjoin_np(pthread_t th, void **ret,
+				   const struct timespec *abst)
+{
+	JOIN(th, CP_REAL(pthread_timedjoin_np)(th, ret, abst));
+}
+
+CP_EXPORT void pthread_exit(void *ret)
+{
+	struct cp_thread *t = cp_enter();
+
+	if (t) {
+		cp_thread_exit(t);
+		cp_leave();
+	}
+	CP_REAL(pthread_exit)(ret);
+	__builtin_unreachable();
+}
