@@ -238,6 +238,7 @@ static int thread_segments(struct bld *b, uint32_t tid)
 	uint32_t vb = tp->vbase[tid], ctx = 0;
 	size_t depth = 0, j;
 
+	tp->segbase[tid] = tp->g.ne;
 	for (uint32_t i = 0; i < th->nv; i++) {
 		const struct cp_tvert *v = &th->v[i];
 		unsigned kind = cp_tvert_kind(v);
@@ -390,8 +391,9 @@ int cp_tracepag_build(struct cp_tracepag *tp, const struct cp_trace *t,
 		return -1;
 	}
 	tp->vbase = malloc((t->nthreads + 1) * sizeof(*tp->vbase));
+	tp->segbase = malloc((t->nthreads + 1) * sizeof(*tp->segbase));
 	tp->cct = malloc(64 * sizeof(*tp->cct));
-	if (!tp->vbase || !tp->cct)
+	if (!tp->vbase || !tp->segbase || !tp->cct)
 		goto err_mem;
 	b.cap_cct = 64;
 	tp->cct[0] = (struct cp_cct_node){ .parent = CP_PAG_NONE,
@@ -439,6 +441,7 @@ void cp_tracepag_free(struct cp_tracepag *tp)
 {
 	cp_pag_free(&tp->g);
 	free(tp->vbase);
+	free(tp->segbase);
 	free(tp->e_kind);
 	free(tp->e_thread);
 	free(tp->e_cct);

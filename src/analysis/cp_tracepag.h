@@ -52,6 +52,9 @@ struct cp_tracepag {
 	const struct cp_trace *t;
 	uint32_t source, sink;
 	uint32_t *vbase;	/* [nthreads+1] first vertex id of a thread */
+	uint32_t *segbase;	/* [nthreads] edge id of a thread's first
+				 * segment: the segment into vertex i (i >= 1)
+				 * is edge segbase[tid] + i - 1 */
 
 	/* per edge, indexed by edge id */
 	uint8_t *e_kind;	/* enum cp_tedge_kind */

@@ -118,11 +118,12 @@ static uint64_t end_wait(struct cp_thread *t, struct cp_objrec *r,
 			 struct cp_wait *w)
 {
 	uint64_t now = cp_thread_now(t);
+	uint64_t waited = t->wall_now > w->wall0 ? t->wall_now - w->wall0 : 0;
 
-	cp_thread_waited(t, w->t0, now);
+	cp_thread_waited(t, now, waited);
 	if (r) {
 		add_stat(&r->contended, 1);
-		add_stat(&r->wait_ns, now > w->t0 ? now - w->t0 : 0);
+		add_stat(&r->wait_ns, waited);
 	}
 	return now;
 }
@@ -142,6 +143,7 @@ void cp_online_wait_begin(struct cp_thread *t, struct cp_objrec *r,
 			  struct cp_wait *w)
 {
 	w->t0 = step(t);
+	w->wall0 = t->wall_now;
 	if (t->tb)
 		ev_obj(t, CP_EV_REQUEST, w->t0, r ? r->id : 0);
 }
@@ -262,6 +264,7 @@ void cp_online_barrier_arrive(struct cp_thread *t, struct cp_objrec *r,
 	struct cp_path *slot;
 
 	w->t0 = step(t);
+	w->wall0 = t->wall_now;
 	cp_lock_acquire(&r->lk);
 	k = ++r->u.barrier.arrivals;
 	r->ops++;
@@ -312,6 +315,7 @@ void cp_online_cond_wait_begin(struct cp_thread *t, struct cp_objrec *c,
 			       struct cp_objrec *m, struct cp_wait *w)
 {
 	w->t0 = step(t);
+	w->wall0 = t->wall_now;
 	release_at(t, m, w->t0);
 	cp_lock_acquire(&c->lk);
 	w->seq0 = c->seq;

@@ -17,6 +17,8 @@
 /* A wait in progress: begun by a *_begin hook, ended by the next hook. */
 struct cp_wait {
 	uint64_t t0;		/* clock when the wait began */
+	uint64_t wall0;		/* wall clock then (waiting is reported in
+				 * wall time under either clock) */
 	uint64_t seq0;		/* cond: signals published before it */
 	uint64_t episode;	/* barrier: episode of the arrival */
 };

@@ -119,12 +119,12 @@ static inline void cp_thread_advance(struct cp_thread *t, uint64_t now)
 	}
 }
 
-/* End a wait that began at @t0 (an advance): the wait is not useful. */
-static inline void cp_thread_waited(struct cp_thread *t, uint64_t t0,
-				    uint64_t now)
+/* End a wait (begun with an advance) at @now, @waited wall ns long: the
+ * wait is not useful time. */
+static inline void cp_thread_waited(struct cp_thread *t, uint64_t now,
+				    uint64_t waited)
 {
-	if (now > t0)
-		t->wait_ns += now - t0;
+	t->wait_ns += waited;
 	if (now > t->last)
 		t->last = now;
 }
