@@ -88,7 +88,14 @@
  *   OBJ_UNTRACK (meta) uv obj               (cpthread_untrack)
  *
  * Thread ids: 0 is the process's first thread; others are numbered by
- * creation.  Object ids are numbered from 1 in order of first sight.
+ * creation (a failed pthread_create leaves a gap).  Object ids are
+ * numbered from 1 in order of first sight; object 0 means "no object":
+ * REQUEST 0 / FAIL 0 bracket a thread join, CONSUME 0 0 0 is a dequeue of
+ * an item that was never enqueued.
+ *
+ * Sequences: the runtime writes, per thread, exactly the vertices whose
+ * timestamps the online algorithm used, so the longest path of the graph
+ * equals the online length stored in the END block.
  */
 #ifndef CP_TRACE_FORMAT_H
 #define CP_TRACE_FORMAT_H
