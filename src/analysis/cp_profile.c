@@ -1,0 +1,498 @@
+/*
+ * cp_profile.c - critical-path profile of a trace PAG.
+ *
+ * One CPM pass (cp_cpm.c) gives the critical path, edge by edge.  CPU and
+ * CP time are summed per calling-context node in one sweep over the edges,
+ * then folded into procedures: exclusively by each node's own procedure,
+ * inclusively by every distinct procedure on the node's path from the
+ * root (a recursive procedure counts once), so the per-edge cost does not
+ * depend on stack depth.
+ *
+ * Zeroing, Slack and MBM take edge groups (struct cp_groups): exclusive
+ * groups are the edges' innermost procedures (cp_tracepag.e_proc, used as
+ * is); inclusive groups are a CSR list per edge, limited to procedures that
+ * have CP time and are among the @top asked for: a procedure without CP
+ * time has zeroing, Slack and MBM 0 without computing them (each is at most
+ * the CP time: the critical path itself keeps its length minus the
+ * procedure's share).  Zeroing costs one longest-path pass per procedure
+ * with CP time (cp_zero.c), Slack one pass with a heap (cp_slack.c), MBM
+ * the k-path search once (cp_kpaths.c, seed 000 §III.D) plus the paths'
+ * lengths.
+ *
+ * Per object: waits and their duration come from the wait edges; time held
+ * (locks only) from a walk of each thread's acquire/release events; CP
+ * crossings are the dependency edges of the critical path.
+ */
+#include "cp_profile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_kpaths.h"
+#include "cp_mbm.h"
+#include "cp_slack.h"
+#include "cp_zero.h"
+
+#define CP_PROFILE_K_DEFAULT 100
+
+static void progress(const struct cp_profile_opts *o, const char *phase,
+		     double f)
+{
+	if (o && o->progress)
+		o->progress(o->progress_ctx, phase, f);
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+	const struct cp_proc_prof *x = a, *y = b;
+
+	if (x->cp_ns != y->cp_ns)
+		return x->cp_ns > y->cp_ns ? -1 : 1;
+	if (x->cpu_ns != y->cpu_ns)
+		return x->cpu_ns > y->cpu_ns ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static bool is_lock(unsigned kind)
+{
+	return kind == CP_OBJ_MUTEX || kind == CP_OBJ_SPIN ||
+	       kind == CP_OBJ_RWLOCK;
+}
+
+/* Held time per lock: walk each thread's acquires and releases. */
+static int object_holds(struct cp_profile *p, const uint8_t *oncp,
+			uint32_t *objslot)
+{
+	const struct cp_tracepag *tp = p->tp;
+	const struct cp_trace *t = tp->t;
+	uint32_t *held = NULL, nheld, cap = 0;
+
+	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
+		const struct cp_trace_thread *th = &t->threads[tid];
+
+		nheld = 0;
+		for (uint32_t i = 0; i < th->nv; i++) {
+			const struct cp_tvert *v = &th->v[i];
+			unsigned k = cp_tvert_kind(v);
+
+			if (i > 0 && nheld) {
+				uint32_t e = tp->segbase[tid] + i - 1;
+				uint64_t w = tp->g.w[e];
+
+				for (uint32_t h = 0; h < nheld; h++) {
+					struct cp_obj_prof *op =
+						&p->objs[objslot[held[h]]];
+
+					op->held_ns += w;
+					if (oncp[e])
+						op->cp_held_ns += w;
+				}
+			}
+			if (!v->obj || !is_lock(t->objs[v->obj].kind))
+				continue;
+			if (k == CP_EV_CONSUME) {
+				uint32_t h;
+
+				for (h = 0; h < nheld && held[h] != v->obj; h++)
+					;
+				if (h < nheld)
+					continue;	/* recursive mutex */
+				if (nheld == cap) {
+					uint32_t *n;
+
+					cap = cap ? cap * 2 : 8;
+					n = realloc(held, cap * sizeof(*n));
+					if (!n) {
+						free(held);
+						return -1;
+					}
+					held = n;
+				}
+				held[nheld++] = v->obj;
+			} else if (k == CP_EV_PUBLISH) {
+				for (uint32_t h = 0; h < nheld; h++)
+					if (held[h] == v->obj) {
+						held[h] = held[--nheld];
+						break;
+					}
+			}
+		}
+	}
+	free(held);
+	return 0;
+}
+
+static int objects(struct cp_profile *p, const uint8_t *oncp)
+{
+	const struct cp_tracepag *tp = p->tp;
+	const struct cp_trace *t = tp->t;
+	uint32_t *slot = calloc(t->nobjs ? t->nobjs : 1, sizeof(*slot));
+	uint64_t *ops = calloc(t->nobjs ? t->nobjs : 1, sizeof(*ops));
+	int ret = -1;
+
+	if (!slot || !ops)
+		goto out;
+	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
+		const struct cp_trace_thread *th = &t->threads[tid];
+
+		for (uint32_t i = 0; i < th->nv; i++) {
+			unsigned k = cp_tvert_kind(&th->v[i]);
+
+			if (th->v[i].obj && (k == CP_EV_PUBLISH ||
+					     k == CP_EV_CONSUME ||
+					     k == CP_EV_FAIL ||
+					     k == CP_EV_REQUEST))
+				ops[th->v[i].obj] += k != CP_EV_REQUEST;
+		}
+	}
+	p->nobjs = 0;
+	for (uint32_t o = 1; o < t->nobjs; o++)
+		if (t->objs[o].kind)
+			p->nobjs++;
+	p->objs = calloc(p->nobjs ? p->nobjs : 1, sizeof(*p->objs));
+	if (!p->objs)
+		goto out;
+	p->nobjs = 0;
+	for (uint32_t o = 1; o < t->nobjs; o++) {
+		struct cp_obj_prof *op;
+
+		if (!t->objs[o].kind)
+			continue;
+		slot[o] = p->nobjs;
+		op = &p->objs[p->nobjs++];
+		op->obj = o;
+		op->kind = t->objs[o].kind;
+		op->untracked = t->objs[o].untracked;
+		op->addr = t->objs[o].addr;
+		op->ops = ops[o];
+	}
+	for (uint32_t e = 0; e < tp->g.ne; e++) {
+		uint32_t o = tp->e_obj[e];
+
+		if (!o || !t->objs[o].kind)
+			continue;
+		if (tp->e_kind[e] == CP_TE_WAIT) {
+			p->objs[slot[o]].waits++;
+			p->objs[slot[o]].wait_ns += tp->e_wait[e];
+		} else if (tp->e_kind[e] == CP_TE_DEP && oncp[e]) {
+			p->objs[slot[o]].cp_cross++;
+		}
+	}
+	ret = object_holds(p, oncp, slot);
+out:
+	free(slot);
+	free(ops);
+	return ret;
+}
+
+static void threads(struct cp_profile *p, const uint8_t *oncp)
+{
+	const struct cp_tracepag *tp = p->tp;
+	const struct cp_trace *t = tp->t;
+	uint64_t first = UINT64_MAX, last = 0;
+
+	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
+		const struct cp_trace_thread *th = &t->threads[tid];
+		struct cp_thread_prof *pt = &p->threads[tid];
+		uint64_t w0, w1;
+
+		pt->tid = tid;
+		pt->name = th->name;
+		pt->nv = th->nv;
+		if (!th->nv)
+			continue;
+		p->nthreads++;
+		w0 = th->wall ? th->wall[0] : th->v[0].ts;
+		w1 = th->wall ? th->wall[th->nv - 1] : th->v[th->nv - 1].ts;
+		pt->elapsed_ns = w1 - w0;
+		if (w0 < first)
+			first = w0;
+		if (w1 > last)
+			last = w1;
+		pt->len_ns = p->cpm.et[tp->vbase[tid] + th->nv - 1];
+		for (uint32_t i = 1; i < th->nv; i++) {
+			uint32_t e = tp->segbase[tid] + i - 1;
+
+			if (tp->e_kind[e] == CP_TE_WAIT) {
+				pt->wait_ns += tp->e_wait[e];
+			} else {
+				pt->useful_ns += tp->g.w[e];
+				if (oncp[e])
+					pt->cp_ns += tp->g.w[e];
+			}
+		}
+	}
+	p->elapsed_ns = last > first ? last - first : 0;
+}
+
+/*
+ * CPU and CP time per procedure, inclusive and exclusive; procedure calls
+ * per procedure and thread.
+ */
+static int procedures(struct cp_profile *p, const uint8_t *oncp)
+{
+	const struct cp_tracepag *tp = p->tp;
+	const struct cp_trace *t = tp->t;
+	uint64_t *ncpu = calloc(tp->ncct, sizeof(*ncpu));
+	uint64_t *ncp = calloc(tp->ncct, sizeof(*ncp));
+	uint64_t *ncalls = calloc(tp->ncct, sizeof(*ncalls));
+	int ret = -1;
+
+	p->procs = calloc(tp->nprocs ? tp->nprocs : 1, sizeof(*p->procs));
+	if (!ncpu || !ncp || !ncalls || !p->procs)
+		goto out;
+	for (uint32_t e = 0; e < tp->g.ne; e++) {
+		if (tp->e_kind[e] != CP_TE_USEFUL)
+			continue;
+		ncpu[tp->e_cct[e]] += tp->g.w[e];
+		if (oncp[e])
+			ncp[tp->e_cct[e]] += tp->g.w[e];
+	}
+	/* a call: the segment right after an ENTER/REGION_BEGIN runs in the
+	 * context it opened */
+	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
+		const struct cp_trace_thread *th = &t->threads[tid];
+
+		for (uint32_t i = 0; i + 1 < th->nv; i++) {
+			unsigned k = cp_tvert_kind(&th->v[i]);
+
+			if (k == CP_EV_ENTER || k == CP_EV_REGION_BEGIN) {
+				ncalls[tp->e_cct[tp->segbase[tid] + i]]++;
+				p->threads[tid].calls++;
+				p->calls++;
+			}
+		}
+	}
+	for (uint32_t pr = 0; pr < tp->nprocs; pr++) {
+		p->procs[pr].proc = pr;
+		p->procs[pr].name = tp->procs[pr];
+	}
+	for (uint32_t n = 1; n < tp->ncct; n++) {
+		const struct cp_cct_node *c = &tp->cct[n];
+		struct cp_proc_prof *pp = &p->procs[c->proc];
+
+		pp->cpu_excl_ns += ncpu[n];
+		pp->cp_excl_ns += ncp[n];
+		pp->calls += ncalls[n];
+		for (uint32_t i = 0; i < c->incl_n; i++) {
+			struct cp_proc_prof *q =
+				&p->procs[tp->incl_pool[c->incl_off + i]];
+
+			q->cpu_incl_ns += ncpu[n];
+			q->cp_incl_ns += ncp[n];
+		}
+	}
+	for (uint32_t pr = 0; pr < tp->nprocs; pr++) {
+		struct cp_proc_prof *pp = &p->procs[pr];
+
+		pp->cpu_ns = p->exclusive ? pp->cpu_excl_ns : pp->cpu_incl_ns;
+		pp->cp_ns = p->exclusive ? pp->cp_excl_ns : pp->cp_incl_ns;
+	}
+	p->nprocs = tp->nprocs;
+	ret = 0;
+out:
+	free(ncpu);
+	free(ncp);
+	free(ncalls);
+	return ret;
+}
+
+/*
+ * Inclusive groups: per useful edge with weight, the selected procedures on
+ * its calling context.  Filled into @off / *@ids.
+ */
+static int incl_groups(const struct cp_tracepag *tp, const bool *sel,
+		       uint32_t **offp, uint32_t **idsp)
+{
+	uint32_t ne = tp->g.ne;
+	uint32_t *noff = calloc(tp->ncct + 1, sizeof(*noff));
+	uint32_t *nids = NULL, *off = NULL, *ids = NULL;
+	uint64_t total = 0, k = 0;
+	int ret = -1;
+
+	if (!noff)
+		return -1;
+	/* the selected procedures of each CCT node */
+	for (uint32_t n = 0; n < tp->ncct; n++) {
+		const struct cp_cct_node *c = &tp->cct[n];
+
+		noff[n] = (uint32_t)k;
+		for (uint32_t i = 0; i < c->incl_n; i++)
+			k += sel[tp->incl_pool[c->incl_off + i]];
+	}
+	noff[tp->ncct] = (uint32_t)k;
+	nids = malloc((k ? k : 1) * sizeof(*nids));
+	off = malloc(((size_t)ne + 1) * sizeof(*off));
+	if (!nids || !off)
+		goto out;
+	k = 0;
+	for (uint32_t n = 0; n < tp->ncct; n++) {
+		const struct cp_cct_node *c = &tp->cct[n];
+
+		for (uint32_t i = 0; i < c->incl_n; i++) {
+			uint32_t pr = tp->incl_pool[c->incl_off + i];
+
+			if (sel[pr])
+				nids[k++] = pr;
+		}
+	}
+	for (uint32_t e = 0; e < ne; e++) {
+		off[e] = (uint32_t)total;
+		if (tp->e_kind[e] == CP_TE_USEFUL && tp->g.w[e])
+			total += noff[tp->e_cct[e] + 1] - noff[tp->e_cct[e]];
+	}
+	off[ne] = (uint32_t)total;
+	if (total > UINT32_MAX)
+		goto out;
+	ids = malloc((total ? total : 1) * sizeof(*ids));
+	if (!ids)
+		goto out;
+	for (uint32_t e = 0; e < ne; e++) {
+		uint32_t n = tp->e_cct[e];
+
+		if (off[e + 1] != off[e])
+			memcpy(ids + off[e], nids + noff[n],
+			       (off[e + 1] - off[e]) * sizeof(*ids));
+	}
+	*offp = off;
+	*idsp = ids;
+	off = NULL;
+	ids = NULL;
+	ret = 0;
+out:
+	free(noff);
+	free(nids);
+	free(off);
+	free(ids);
+	return ret;
+}
+
+/* Zeroing, Slack and MBM of the selected procedures. */
+static int metrics(struct cp_profile *p, const struct cp_profile_opts *o)
+{
+	const struct cp_tracepag *tp = p->tp;
+	uint32_t np = tp->nprocs, ntop = o && o->top ? o->top : np;
+	struct cp_proc_prof *sorted = NULL;
+	bool *sel = calloc(np ? np : 1, sizeof(*sel));
+	uint64_t *zlen = calloc(np ? np : 1, sizeof(*zlen));
+	uint64_t *slack = calloc(np ? np : 1, sizeof(*slack));
+	uint64_t *mbm = calloc(np ? np : 1, sizeof(*mbm));
+	uint32_t *off = NULL, *ids = NULL, nsel = 0;
+	struct cp_groups gr = { .n = np };
+	struct cp_kpaths kp;
+	bool kp_ok = false;
+	int ret = -1;
+
+	if (!sel || !zlen || !slack || !mbm)
+		goto out;
+	sorted = malloc((np ? np : 1) * sizeof(*sorted));
+	if (!sorted)
+		goto out;
+	memcpy(sorted, p->procs, np * sizeof(*sorted));
+	qsort(sorted, np, sizeof(*sorted), cmp_proc);
+	for (uint32_t i = 0; i < np && i < ntop; i++)
+		if (sorted[i].cp_ns) {
+			sel[sorted[i].proc] = true;
+			nsel++;
+		}
+	if (p->exclusive) {
+		gr.of = tp->e_proc;
+	} else {
+		if (incl_groups(tp, sel, &off, &ids))
+			goto out;
+		gr.off = off;
+		gr.ids = ids;
+	}
+	if (nsel) {
+		progress(o, "zeroing", 0.0);
+		if (cp_zero_all(&p->cpm, &gr, sel, zlen))
+			goto out;
+		progress(o, "slack", 0.0);
+		if (cp_slack_all(&p->cpm, &gr, sel, slack))
+			goto out;
+	}
+	progress(o, "near-critical paths", 0.0);
+	if (cp_kpaths_find(&kp, &p->cpm, p->k))
+		goto out;
+	kp_ok = true;
+	p->npaths = kp.n;
+	if (cp_mbm_compute(&kp, &gr, mbm))
+		goto out;
+	for (uint32_t pr = 0; pr < np; pr++) {
+		struct cp_proc_prof *pp = &p->procs[pr];
+
+		if (!sel[pr])
+			continue;
+		pp->computed = true;
+		pp->zero_ns = p->cp_len - zlen[pr];
+		pp->slack_ns = slack[pr];
+		pp->mbm_ns = mbm[pr];
+	}
+	ret = 0;
+out:
+	if (kp_ok)
+		cp_kpaths_free(&kp);
+	free(sorted);
+	free(sel);
+	free(zlen);
+	free(slack);
+	free(mbm);
+	free(off);
+	free(ids);
+	return ret;
+}
+
+int cp_profile_compute(struct cp_profile *p, const struct cp_tracepag *tp,
+		       const struct cp_profile_opts *o, char *err,
+		       size_t errlen)
+{
+	uint8_t *oncp = NULL;
+
+	memset(p, 0, sizeof(*p));
+	p->tp = tp;
+	p->exclusive = o && o->exclusive;
+	p->k = o && o->k ? o->k : CP_PROFILE_K_DEFAULT;
+	p->online_len = tp->t->online_len_ns;
+	p->nthreads_all = tp->t->nthreads;
+	progress(o, "critical path", 0.0);
+	if (cp_cpm_run(&p->cpm, &tp->g, NULL))
+		goto err_mem;
+	p->cp_len = p->cpm.length;
+	oncp = calloc(tp->g.ne ? tp->g.ne : 1, 1);
+	p->threads = calloc(p->nthreads_all, sizeof(*p->threads));
+	if (!oncp || !p->threads)
+		goto err_mem;
+	for (uint32_t i = 0; i < p->cpm.npath; i++)
+		oncp[p->cpm.path[i]] = 1;
+	progress(o, "profile", 0.0);
+	threads(p, oncp);
+	if (procedures(p, oncp) || objects(p, oncp))
+		goto err_mem;
+	p->useful_ns = tp->useful_ns;
+	p->wait_ns = tp->wait_ns;
+	p->parallelism = p->elapsed_ns ?
+		(double)p->useful_ns / (double)p->elapsed_ns : 0.0;
+	p->max_parallelism = p->cp_len ?
+		(double)p->useful_ns / (double)p->cp_len : 0.0;
+	if (metrics(p, o))
+		goto err_mem;
+	qsort(p->procs, p->nprocs, sizeof(*p->procs), cmp_proc);
+	free(oncp);
+	return 0;
+err_mem:
+	snprintf(err, errlen, "%s: out of memory computing the profile",
+		 tp->t->path);
+	free(oncp);
+	cp_profile_free(p);
+	return -1;
+}
+
+void cp_profile_free(struct cp_profile *p)
+{
+	cp_cpm_free(&p->cpm);
+	free(p->procs);
+	free(p->threads);
+	free(p->objs);
+	memset(p, 0, sizeof(*p));
+}

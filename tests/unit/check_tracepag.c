@@ -1,0 +1,449 @@
+/*
+ * check_tracepag.c - the PAG built from synthetic traces: edges, weights,
+ * attributes and critical path lengths computed by hand.
+ */
+#include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_cpm.h"
+#include "cp_trace.h"
+#include "cp_tracepag.h"
+#include "trace_synth.c"
+
+struct fixture {
+	struct cp_trace t;
+	struct cp_tracepag tp;
+	struct cp_cpm c;
+};
+
+static void load(struct synth *s, struct fixture *f)
+{
+	uint8_t *buf;
+	size_t len = synth_encode(s, &buf);
+	char err[256] = "";
+
+	ck_assert_msg(cp_trace_parse(&f->t, "syn.cpt", buf, len, err,
+				     sizeof(err)) == 0, "parse: %s", err);
+	free(buf);
+	ck_assert_msg(cp_tracepag_build(&f->tp, &f->t, err, sizeof(err)) == 0,
+		      "build: %s", err);
+	ck_assert_msg(cp_cpm_run(&f->c, &f->tp.g, NULL) == 0, "cpm");
+}
+
+static void unload(struct fixture *f)
+{
+	cp_cpm_free(&f->c);
+	cp_tracepag_free(&f->tp);
+	cp_trace_free(&f->t);
+}
+
+/* Earliest time of vertex @vi of thread @tid. */
+static uint64_t et(const struct fixture *f, uint32_t tid, uint32_t vi)
+{
+	return f->c.et[f->tp.vbase[tid] + vi];
+}
+
+/*
+ * examples/README.md §4: T2 takes L at 20..30, T1 at 30..40; CP 40.
+ * T0 creates both and joins them.
+ */
+static void lock_example(struct synth *s, uint64_t t1_work)
+{
+	uint32_t l;
+
+	synth_init(s);
+	synth_symbol(s, 0x1000, 0x10, "work");
+	synth_symbol(s, 0x2000, 0x10, "crit");
+	synth_start(s, 0, -1);
+	l = synth_obj(s, 0, CP_OBJ_MUTEX, 0);
+	synth_create(s, 0, 0, 1);
+	synth_create(s, 0, 0, 2);
+	synth_start(s, 1, 0);
+	synth_start(s, 2, 0);
+	/* T2 first: its unlock is sequence 1 */
+	synth_enter(s, 2, 0, 0x1000);
+	synth_leave(s, 2, 20);
+	synth_lock(s, 2, 0, 0, l);
+	synth_enter(s, 2, 0, 0x2000);
+	synth_leave(s, 2, 10);
+	synth_unlock(s, 2, 0, l);
+	synth_exit(s, 2, 0);
+	synth_enter(s, 1, 0, 0x1000);
+	synth_leave(s, 1, t1_work);
+	if (t1_work < 30)
+		synth_lock(s, 1, 0, 30 - t1_work, l);
+	else
+		synth_lock(s, 1, 0, 0, l);
+	synth_enter(s, 1, 0, 0x2000);
+	synth_leave(s, 1, 10);
+	synth_unlock(s, 1, 0, l);
+	synth_exit(s, 1, 0);
+	synth_join(s, 0, 40, true, 1);
+	synth_join(s, 0, 0, true, 2);
+	synth_exit(s, 0, 0);
+	s->online_len = 40;
+}
+
+START_TEST(test_tracepag_lock_chain)
+{
+	struct synth s;
+	struct fixture f;
+	uint32_t nseg, ndep, naux = 0;
+	char buf[64];
+	bool seen_dep = false;
+
+	lock_example(&s, 30);
+	load(&s, &f);
+	/* vertices: T0 6, T1 8, T2 8, + source + sink */
+	ck_assert_msg(f.tp.g.nv == 24, "nv %u", f.tp.g.nv);
+	nseg = (6 - 1) + (8 - 1) + (8 - 1);
+	/* deps: 2 creates, 2 joins, 1 lock handoff */
+	ndep = 5;
+	for (uint32_t e = 0; e < f.tp.g.ne; e++)
+		naux += f.tp.e_kind[e] == CP_TE_AUX;
+	ck_assert_msg(f.tp.nseg == nseg && f.tp.ndep == ndep && naux == 4,
+		      "seg %u dep %u aux %u", f.tp.nseg, f.tp.ndep, naux);
+	ck_assert_msg(f.c.length == 40, "CP length %" PRIu64, f.c.length);
+	ck_assert_msg(f.c.length == f.t.online_len_ns, "online %" PRIu64,
+		      f.t.online_len_ns);
+	/* T1's acquire (vertex 3) at 30, its unlock (vertex 6) at 40 */
+	ck_assert_msg(et(&f, 1, 3) == 30 && et(&f, 1, 6) == 40,
+		      "T1 acquire %" PRIu64 " unlock %" PRIu64, et(&f, 1, 3),
+		      et(&f, 1, 6));
+	ck_assert_msg(f.tp.useful_ns == 70, "useful %" PRIu64,
+		      f.tp.useful_ns);
+	ck_assert_msg(f.tp.wait_ns == 40, "wait %" PRIu64, f.tp.wait_ns);
+	for (uint32_t e = 0; e < f.tp.g.ne; e++) {
+		if (f.tp.e_kind[e] != CP_TE_DEP || f.tp.e_obj[e] != 1)
+			continue;
+		seen_dep = true;
+		cp_tracepag_edge_name(&f.tp, e, buf, sizeof(buf));
+		ck_assert_msg(!strcmp(buf, "mutex#1 T2->T1"), "dep name '%s'",
+			      buf);
+		ck_assert_msg(f.tp.e_src[e] == 2 && f.tp.e_thread[e] == 1,
+			      "dep src %u thread %u", f.tp.e_src[e],
+			      f.tp.e_thread[e]);
+	}
+	ck_assert_msg(seen_dep, "no lock dependency edge");
+	ck_assert_msg(f.tp.nprocs == 2, "nprocs %u", f.tp.nprocs);
+	unload(&f);
+	synth_free(&s);
+}
+END_TEST
+
+START_TEST(test_tracepag_wait_edges_weigh_zero)
+{
+	struct synth s;
+	struct fixture f;
+	uint32_t e;
+
+	lock_example(&s, 25);	/* T1 waits 5 for the lock */
+	load(&s, &f);
+	/* T1: start, enter, leave(25), request(25), consume(30, wait) */
+	e = f.tp.segbase[1] + 3;	/* into vertex 4 */
+	ck_assert_msg(f.tp.e_kind[e] == CP_TE_WAIT && f.tp.g.w[e] == 0 &&
+		      f.tp.e_wait[e] == 5 && f.tp.e_obj[e] == 1,
+		      "wait edge kind %u w %" PRIu64 " wait %" PRIu64 " obj %u",
+		      f.tp.e_kind[e], f.tp.g.w[e], f.tp.e_wait[e],
+		      f.tp.e_obj[e]);
+	ck_assert_msg(f.c.length == 40, "CP length %" PRIu64, f.c.length);
+	unload(&f);
+	synth_free(&s);
+}
+END_TEST
+
+/* Three threads meet at a barrier: departures wait for the last arrival. */
+START_TEST(test_tracepag_barrier_hub)
+{
+	struct synth s;
+	struct fixture f;
+	uint32_t b;
+
+	synth_init(&s);
+	synth_start(&s, 0, -1);
+	b = synth_obj(&s, 0, CP_OBJ_BARRIER, 3);
+	synth_create(&s, 0, 0, 1);
+	synth_create(&s, 0, 0, 2);
+	synth_start(&s, 1, 0);
+	synth_start(&s, 2, 0);
+	synth_barrier(&s, 0, 10, 20, b);
+	synth_barrier(&s, 1, 30, 0, b);
+	synth_barrier(&s, 2, 20, 10, b);
+	synth_exit(&s, 1, 1);
+	synth_exit(&s, 2, 50);
+	synth_join(&s, 0, 5, true, 1);
+	synth_join(&s, 0, 45, true, 2);
+	synth_exit(&s, 0, 0);
+	load(&s, &f);
+	ck_assert_msg(f.tp.nhub == 1, "hubs %u", f.tp.nhub);
+	/* departures at 30 in every thread */
+	for (uint32_t tid = 0; tid < 3; tid++) {
+		uint32_t vi = tid == 0 ? 4 : 2;
+
+		ck_assert_msg(et(&f, tid, vi) == 30,
+			      "T%u departs at %" PRIu64, tid, et(&f, tid, vi));
+	}
+	ck_assert_msg(f.c.length == 80, "CP length %" PRIu64, f.c.length);
+	ck_assert_msg(f.tp.wait_ns == 30 + 5 + 45, "wait %" PRIu64,
+		      f.tp.wait_ns);
+	unload(&f);
+	synth_free(&s);
+}
+END_TEST
+
+/* A wake depends on the signal it consumed, then on the mutex release. */
+START_TEST(test_tracepag_cond_wake)
+{
+	struct synth s;
+	struct fixture f;
+	uint32_t m, c;
+
+	synth_init(&s);
+	synth_start(&s, 0, -1);
+	m = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
+	c = synth_obj(&s, 0, CP_OBJ_COND, 0);
+	synth_create(&s, 0, 0, 1);
+	synth_start(&s, 1, 0);
+	/* T0 waits: lock, release into the wait */
+	synth_lock(&s, 0, 0, 0, m);
+	synth_unlock(&s, 0, 1, m);		/* seq 1, at 1 */
+	/* T1 works 50, locks, signals, unlocks */
+	synth_lock(&s, 1, 50, 0, m);		/* consumes 1 */
+	synth_publish(&s, 1, 0, c);		/* signal seq 1 */
+	synth_unlock(&s, 1, 0, m);		/* seq 2 at 50 */
+	synth_exit(&s, 1, 3);
+	/* T0 wakes (consumes signal 1), re-acquires m (seq 2), works 10 */
+	synth_consume(&s, 0, 49, true, c, 1, 1);
+	synth_consume(&s, 0, 0, false, m, 2, 1);
+	synth_unlock(&s, 0, 10, m);
+	synth_join(&s, 0, 0, true, 1);
+	synth_exit(&s, 0, 0);
+	load(&s, &f);
+	ck_assert_msg(f.c.length == 60, "CP length %" PRIu64, f.c.length);
+	ck_assert_msg(et(&f, 0, 5) == 50, "wake at %" PRIu64, et(&f, 0, 5));
+	unload(&f);
+	synth_free(&s);
+}
+END_TEST
+
+/* A semaphore wait depends on the post that made its token. */
+START_TEST(test_tracepag_semaphore)
+{
+	struct synth s;
+	struct fixture f;
+	uint32_t sem;
+
+	synth_init(&s);
+	synth_start(&s, 0, -1);
+	sem = synth_obj(&s, 0, CP_OBJ_SEM, 1);
+	synth_create(&s, 0, 0, 1);
+	synth_start(&s, 1, 0);
+	/* T0 takes the initial token at 5 (no edge), then waits for T1 */
+	synth_consume(&s, 0, 5, false, sem, 0, 0);
+	synth_publish(&s, 1, 40, sem);
+	synth_exit(&s, 1, 0);
+	synth_consume(&s, 0, 35, true, sem, 1, 1);
+	synth_exit(&s, 0, 10);
+	load(&s, &f);
+	ck_assert_msg(f.c.length == 50, "CP length %" PRIu64, f.c.length);
+	unload(&f);
+	synth_free(&s);
+}
+END_TEST
+
+/*
+ * examples/README.md §5: a consumer tracked by the queue's lock ends at 350,
+ * tracked by item at 225.
+ */
+static void queue_example(struct synth *s, bool by_item)
+{
+	uint32_t q, y = 0, x = 0;
+
+	synth_init(s);
+	synth_start(s, 0, -1);			/* the consumer */
+	q = synth_obj(s, 0, CP_OBJ_MUTEX, 0);
+	if (by_item) {
+		y = synth_obj(s, 0, CP_OBJ_ITEM, 0);
+		x = synth_obj(s, 0, CP_OBJ_ITEM, 0);
+	}
+	synth_create(s, 0, 0, 1);
+	synth_create(s, 0, 0, 2);
+	synth_start(s, 1, 0);
+	synth_start(s, 2, 0);
+	if (by_item) {
+		/* untracked lock: acquires consume nothing */
+		synth_consume(s, 1, 20, false, q, 0, 0);
+		synth_publish(s, 1, 0, y);
+		synth_exit(s, 1, 0);
+		synth_consume(s, 2, 150, false, q, 0, 0);
+		synth_publish(s, 2, 0, x);
+		synth_exit(s, 2, 0);
+		synth_request(s, 0, 25, q);
+		synth_consume(s, 0, 125, true, q, 0, 0);
+		synth_consume(s, 0, 0, false, y, 1, 1);
+	} else {
+		synth_lock(s, 1, 20, 0, q);
+		synth_unlock(s, 1, 0, q);
+		synth_exit(s, 1, 0);
+		synth_lock(s, 2, 150, 0, q);
+		synth_unlock(s, 2, 0, q);
+		synth_exit(s, 2, 0);
+		synth_lock(s, 0, 25, 125, q);
+	}
+	synth_exit(s, 0, 200);
+	s->online_len = by_item ? 225 : 350;
+}
+
+START_TEST(test_tracepag_queue_item_vs_lock)
+{
+	struct synth s;
+	struct fixture f;
+
+	queue_example(&s, false);
+	load(&s, &f);
+	ck_assert_msg(f.c.length == 350, "by lock: CP %" PRIu64, f.c.length);
+	unload(&f);
+	synth_free(&s);
+	queue_example(&s, true);
+	load(&s, &f);
+	ck_assert_msg(f.c.length == 225, "by item: CP %" PRIu64, f.c.length);
+	unload(&f);
+	synth_free(&s);
+}
+END_TEST
+
+START_TEST(test_tracepag_create_join)
+{
+	struct synth s;
+	struct fixture f;
+
+	synth_init(&s);
+	synth_start(&s, 0, -1);
+	synth_create(&s, 0, 10, 1);
+	synth_start(&s, 1, 0);
+	synth_exit(&s, 1, 100);
+	synth_join(&s, 0, 95, true, 1);
+	synth_exit(&s, 0, 7);
+	load(&s, &f);
+	ck_assert_msg(f.c.length == 117, "CP length %" PRIu64, f.c.length);
+	ck_assert_msg(et(&f, 1, 0) == 10 && et(&f, 0, 2) == 110,
+		      "child start %" PRIu64 " join %" PRIu64, et(&f, 1, 0),
+		      et(&f, 0, 2));
+	unload(&f);
+	synth_free(&s);
+}
+END_TEST
+
+/* Calling contexts: nested, repeated and recursive procedures, regions. */
+START_TEST(test_tracepag_calling_contexts)
+{
+	struct synth s;
+	struct fixture f;
+	uint32_t e, n;
+
+	synth_init(&s);
+	synth_symbol(&s, 0xa0, 0x10, "a");
+	synth_symbol(&s, 0xb0, 0x10, "b");
+	synth_string(&s, 3, "phase");
+	synth_start(&s, 0, -1);
+	synth_enter(&s, 0, 0, 0xa0);
+	synth_enter(&s, 0, 10, 0xb0);
+	synth_leave(&s, 0, 20);
+	synth_leave(&s, 0, 5);
+	synth_region_begin(&s, 0, 0, 3);
+	synth_enter(&s, 0, 1, 0xa4);		/* inside a: named a */
+	synth_enter(&s, 0, 3, 0xa0);		/* a calls a */
+	synth_leave(&s, 0, 4);
+	synth_leave(&s, 0, 2);
+	synth_region_end(&s, 0, 6, 3);
+	synth_exit(&s, 0, 1);
+	load(&s, &f);
+	ck_assert_msg(f.tp.nprocs == 3, "nprocs %u", f.tp.nprocs);
+	/* root, a, a/b, phase, phase/a, phase/a/a */
+	ck_assert_msg(f.tp.ncct == 6, "cct nodes %u", f.tp.ncct);
+	/* segment into vertex 2 (b's ENTER) ran in a */
+	e = f.tp.segbase[0] + 1;
+	n = f.tp.e_cct[e];
+	ck_assert_msg(!strcmp(cp_tracepag_proc_name(&f.tp, f.tp.e_proc[e]),
+			      "a") && f.tp.g.w[e] == 10,
+		      "edge %u proc %s w %" PRIu64, e,
+		      cp_tracepag_proc_name(&f.tp, f.tp.e_proc[e]),
+		      f.tp.g.w[e]);
+	ck_assert_msg(f.tp.cct[n].depth == 1, "depth %u", f.tp.cct[n].depth);
+	/* recursion a/a: the inclusive list has a once */
+	e = f.tp.segbase[0] + 7;	/* into the inner LEAVE, ran in phase/a/a */
+	n = f.tp.e_cct[e];
+	ck_assert_msg(f.tp.cct[n].depth == 3 && f.tp.cct[n].incl_n == 2,
+		      "phase/a/a depth %u incl %u", f.tp.cct[n].depth,
+		      f.tp.cct[n].incl_n);
+	/* the last segment, after the region ended, is outside everything */
+	e = f.tp.segbase[0] + 10;
+	ck_assert_msg(f.tp.e_cct[e] == 0 && f.tp.e_proc[e] == CP_PAG_NONE,
+		      "after region: cct %u", f.tp.e_cct[e]);
+	ck_assert_msg(f.c.length == 52, "CP length %" PRIu64, f.c.length);
+	unload(&f);
+	synth_free(&s);
+}
+END_TEST
+
+/* A trace whose dependencies contradict program order is refused. */
+START_TEST(test_tracepag_cycle_refused)
+{
+	struct synth s;
+	struct cp_trace t;
+	struct cp_tracepag tp;
+	uint8_t *buf;
+	size_t len;
+	char err[256] = "";
+	uint32_t m;
+
+	synth_init(&s);
+	synth_start(&s, 0, -1);
+	m = synth_obj(&s, 0, CP_OBJ_SEM, 0);
+	synth_consume(&s, 0, 1, true, m, 1, 1);	/* consumes its own later post */
+	synth_publish(&s, 0, 1, m);
+	synth_exit(&s, 0, 1);
+	len = synth_encode(&s, &buf);
+	ck_assert_msg(cp_trace_parse(&t, "cyc.cpt", buf, len, err,
+				     sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(cp_tracepag_build(&tp, &t, err, sizeof(err)) == -1,
+		      "cycle accepted");
+	ck_assert_msg(strstr(err, "cyc.cpt: ") == err && strstr(err, "cycle"),
+		      "message '%s'", err);
+	cp_trace_free(&t);
+	free(buf);
+	synth_free(&s);
+}
+END_TEST
+
+static Suite *tracepag_suite(void)
+{
+	Suite *s = suite_create("tracepag");
+	TCase *tc = tcase_create("build");
+
+	tcase_add_test(tc, test_tracepag_lock_chain);
+	tcase_add_test(tc, test_tracepag_wait_edges_weigh_zero);
+	tcase_add_test(tc, test_tracepag_barrier_hub);
+	tcase_add_test(tc, test_tracepag_cond_wake);
+	tcase_add_test(tc, test_tracepag_semaphore);
+	tcase_add_test(tc, test_tracepag_queue_item_vs_lock);
+	tcase_add_test(tc, test_tracepag_create_join);
+	tcase_add_test(tc, test_tracepag_calling_contexts);
+	tcase_add_test(tc, test_tracepag_cycle_refused);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(tracepag_suite());
+	int nfail;
+
+	srunner_run_all(sr, CK_NORMAL);
+	nfail = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nfail ? EXIT_FAILURE : EXIT_SUCCESS;
+}
