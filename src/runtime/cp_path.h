@@ -55,13 +55,19 @@ static inline void cp_path_clear(struct cp_path *p, unsigned nsel,
 	p->len = 0;
 	p->gen = gen;
 	p->owner = owner;
-	memset(p->v, 0, 2 * nsel * sizeof(uint64_t));
+	if (nsel)
+		memset(p->v, 0, 2 * nsel * sizeof(uint64_t));
 }
 
+/* On the release path of every lock: no library call without vectors. */
 static inline void cp_path_copy(struct cp_path *dst, const struct cp_path *src,
 				unsigned nsel)
 {
-	memcpy(dst, src, cp_path_size(nsel));
+	dst->len = src->len;
+	dst->owner = src->owner;
+	dst->gen = src->gen;
+	if (nsel)
+		memcpy(dst->v, src->v, 2 * nsel * sizeof(uint64_t));
 }
 
 /*

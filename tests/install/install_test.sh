@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Install the build into a temporary prefix and use it the three ways a
+# user would: pkg-config, find_package(cpthread), and the static library.
+# Also check that libcpthread exports only its API and the wrapped names
+# (its private jemalloc stays private).  Usage: install_test.sh BUILD_DIR
+set -euo pipefail
+build=$1
+src=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+
+cmake --install "$build" --prefix "$prefix" >/dev/null
+libdir=$(dirname "$(find "$prefix" -name 'libcpthread.so' | head -1)")
+test -f "$prefix/include/cpthread.h"
+test -f "$libdir/libcpthread.a"
+test -f "$libdir/pkgconfig/cpthread.pc"
+test -f "$libdir/cmake/cpthread/cpthreadConfig.cmake"
+
+# Exports: nothing of jemalloc (malloc, mallocx...) or of the runtime.
+bad=$(nm -D --defined-only "$libdir/libcpthread.so" | awk '{print $3}' |
+      grep -Ev '^(cpthread_|pthread_|sem_|fork$|__cyg_profile_func_)' || true)
+if [ -n "$bad" ]; then
+	echo "libcpthread.so exports unexpected symbols: $bad" >&2
+	exit 1
+fi
+
+run() {	# run a consumer with a report in $tmp and check its output
+	local exe=$1 report=$tmp/report.$RANDOM.json
+	out=$(CPTHREAD_QUIET=1 CPTHREAD_FUNCS=count CPTHREAD_REPORT=$report \
+	      LD_LIBRARY_PATH=$libdir "$exe")
+	[ "$out" = "counter=2000" ] || { echo "$exe printed '$out'" >&2; exit 1; }
+	grep -q '"length_ns"' "$report" || { echo "$exe wrote no report" >&2; exit 1; }
+	grep -q '"name": "count"' "$report" || { echo "$exe: region missing" >&2; exit 1; }
+}
+
+# 1. pkg-config
+export PKG_CONFIG_PATH=$libdir/pkgconfig
+cc -o "$tmp/pc" "$src/consumer/main.c" $(pkg-config --cflags --libs cpthread)
+run "$tmp/pc"
+
+# 2. find_package(cpthread)
+cmake -S "$src/consumer" -B "$tmp/cm" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$tmp/cm" >/dev/null
+run "$tmp/cm/consumer"
+
+# 3. static library
+cc -o "$tmp/st" "$src/consumer/main.c" -I"$prefix/include" \
+	"$libdir/libcpthread.a" $(pkg-config --libs liburcu-bp liburcu-cds) \
+	-lpthread -ldl -lm
+run "$tmp/st"
+# the static program keeps glibc's malloc: no jemalloc symbol exported
+if nm -D --defined-only "$tmp/st" | grep -qw malloc; then
+	echo "static consumer exports malloc" >&2
+	exit 1
+fi
+echo "install test: pkg-config, find_package and static use all passed"
