@@ -22,7 +22,9 @@
  *     unknown header flags are refused, since they may change the encoding.
  *   - bit 7 of an event's op byte is reserved and must be 0.
  *   - CP_BLOCK_END.nevents must equal the sum of the EVENTS blocks'
- *     nevents (metadata included), and every tid must be below nthreads.
+ *     nevents (metadata included).  Thread ids may have gaps, so
+ *     CP_BLOCK_END.nthreads is not a bound; thread ids named by events
+ *     must belong to threads that have a block.
  *   - Publish sequences need not be dense, but (object, seq) is unique and
  *     seq >= 1.
  *   - THREAD_START is a thread's first vertex and THREAD_EXIT, if present,
@@ -1029,14 +1031,31 @@ static int parse(struct rd *r)
 		return -1;
 	t->nevents = end.nevents;
 	t->online_len_ns = end.online_len_ns;
-	if (end.nthreads == 0 || end.nthreads > r->total_ev + 1)
+	if (end.nthreads > r->total_ev + 1)
 		return fail(r, r->len - END_SIZE,
 			    "END block gives %" PRIu32 " threads", end.nthreads);
 	if (end.nevents != r->total_ev)
 		return fail(r, r->len - END_SIZE,
 			    "END block counts %" PRIu64 " events, the blocks hold %" PRIu64,
 			    end.nevents, r->total_ev);
+	/*
+	 * Thread ids may have gaps (a failed pthread_create), so the table
+	 * covers every tid a block names, within a sanity bound.
+	 */
 	t->nthreads = end.nthreads;
+	for (size_t i = 0; i < r->nblks; i++) {
+		const struct blk *b = &r->blks[i];
+
+		if (b->type != CP_BLOCK_EVENTS && b->type != CP_BLOCK_THREAD)
+			continue;
+		if (b->tid >= 4 * (uint64_t)r->nblks + end.nthreads + 64)
+			return fail(r, b->off,
+				    "implausible thread id %" PRIu32, b->tid);
+		if (b->tid >= t->nthreads)
+			t->nthreads = b->tid + 1;
+	}
+	if (t->nthreads == 0)
+		return fail(r, r->len - END_SIZE, "no threads in the trace");
 	t->threads = calloc(t->nthreads, sizeof(*t->threads));
 	nev = calloc(t->nthreads, sizeof(*nev));
 	t->strbuf = malloc(r->strbytes ? r->strbytes : 1);

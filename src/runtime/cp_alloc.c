@@ -26,6 +26,12 @@ void *cp_zalloc(size_t size)
 	return mallocx(size ? size : 1, cp_arena_flags | MALLOCX_ZERO);
 }
 
+void *cp_zalloc_aligned(size_t size, size_t align)
+{
+	return mallocx(size ? size : 1,
+		       cp_arena_flags | MALLOCX_ZERO | MALLOCX_ALIGN(align));
+}
+
 void *cp_realloc(void *p, size_t size)
 {
 	if (!p)

@@ -16,6 +16,8 @@
 int cp_alloc_init(void);
 /* Zeroed memory from the private arena, NULL when out of memory. */
 void *cp_zalloc(size_t size);
+/* Zeroed memory aligned to @align (a power of two). */
+void *cp_zalloc_aligned(size_t size, size_t align);
 /* Resize like realloc (contents kept, new tail not zeroed). */
 void *cp_realloc(void *p, size_t size);
 void cp_free(void *p);

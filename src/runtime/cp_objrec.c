@@ -80,13 +80,14 @@ static void free_rec(struct cp_objrec *r)
 static struct cp_objrec *new_rec(uintptr_t key, unsigned kind, uint64_t extra)
 {
 	size_t psz = cp_path_size(cp_rt.nsel);
-	struct cp_objrec *r = cp_zalloc(sizeof(*r) + psz);
+	struct cp_objrec *r = cp_zalloc_aligned(sizeof(*r) + 2 * cp_rt.nsel *
+					       sizeof(uint64_t), 64);
 
 	if (!r)
 		return NULL;
 	r->key = key;
 	r->kind = (uint8_t)kind;
-	r->path = (struct cp_path *)(r + 1);
+	r->path = &r->main;
 	r->path->owner = CP_PATH_MIXED;
 	switch (kind) {
 	case CP_OBJ_BARRIER:

@@ -40,18 +40,12 @@ struct cp_sem_token {
 };
 
 struct cp_objrec {
+	/* cold: lookup, statistics of waits, per-kind extras */
 	struct cds_lfht_node node;
 	uintptr_t key;		/* address << 2 | namespace */
-	uint32_t id;		/* trace object id, from 1 */
-	uint8_t kind;		/* enum cp_obj_kind */
-	atomic_bool untracked;	/* cpthread_untrack(): no edges */
 	struct cp_lock lk;	/* multi-writer kinds */
-	uint64_t seq;		/* publishes so far */
-	/* statistics for the report */
-	uint64_t ops;		/* acquires / waits / posts ... */
 	uint64_t contended;	/* operations that had to wait */
 	uint64_t wait_ns;	/* waiting they caused */
-	uint64_t gain_ns;	/* path length gained through its edges */
 	union {
 		struct {
 			uint32_t count;		/* threads per episode */
@@ -73,7 +67,20 @@ struct cp_objrec {
 		} thread;
 	} u;
 	struct cp_objrec *limbo_next;
-	struct cp_path *path;	/* main record: last release, etc. */
+
+	/*
+	 * hot: one cache line with the main path record (without selected
+	 * procedures), so a lock handed from thread to thread moves one
+	 * line of tracer state besides the lock itself.
+	 */
+	_Alignas(64) uint64_t seq;	/* publishes so far */
+	uint64_t ops;		/* acquires / waits / posts ... */
+	uint64_t gain_ns;	/* path length gained through its edges */
+	struct cp_path *path;	/* = &main: last release, etc. */
+	uint32_t id;		/* trace object id, from 1 */
+	uint8_t kind;		/* enum cp_obj_kind */
+	atomic_bool untracked;	/* cpthread_untrack(): no edges */
+	struct cp_path main;	/* must be last: vectors follow */
 };
 
 /* Create the table; 0 or -ENOMEM.  Start-up and forked child. */

@@ -133,7 +133,11 @@ static inline void take(struct cp_thread *t, struct cp_objrec *r,
 {
 	uint64_t g = cp_path_merge(t->path, src, cp_rt.nsel, cur_gen());
 
-	if (g)
+	if (!g)
+		return;
+	if (r->kind == CP_OBJ_MUTEX || r->kind == CP_OBJ_SPIN)
+		r->gain_ns += g;	/* the lock itself protects it */
+	else
 		add_stat(&r->gain_ns, g);
 }
 

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The main job: install dependencies, build, run a SPLASH-style program
+# (the ray tracer by default) under the tracer in trace mode, and print its
+# critical-path report next to its CPU profile.
+#   scripts/demo.sh [PROGRAM] [PROGRAM ARGS...]
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+"$top/scripts/build.sh" >&2
+
+prog=${1:-raytrace}
+shift || true
+exe=$(find "$top/build/splash-bench" -type f -name "${prog}_cpt" | head -1)
+if [ -z "$exe" ]; then
+	echo "demo: no splash-bench program '$prog' in build/splash-bench" >&2
+	exit 2
+fi
+out=$top/build/demo
+mkdir -p "$out"
+trace=$out/$prog.cpt
+echo "== running $prog (2 threads) under cpthread, trace mode ==" >&2
+( cd "$out" && CPTHREAD_MODE=trace CPTHREAD_TRACE="$trace" \
+	CPTHREAD_REPORT="$out/$prog.json" "$exe" -t 2 "$@" )
+echo >&2
+echo "== cpt report $trace ==" >&2
+"$top/build/tools/cpt" report "$trace"
