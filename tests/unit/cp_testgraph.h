@@ -1,0 +1,188 @@
+/*
+ * cp_testgraph.h - random DAGs and multigraphs, and brute-force path
+ * enumeration, for the graph-algorithm tests (check_pag, check_cpm,
+ * check_kpaths, check_mbm, check_zero, check_slack).  Header-only, static.
+ *
+ * Random graphs: vertices get a random hidden order (so ids are not
+ * topological), each edge joins an earlier vertex to a later one, parallel
+ * edges allowed; several roots and leaves happen naturally.  A fixed-seed
+ * generator (xorshift) keeps every run identical.
+ */
+#ifndef CP_TESTGRAPH_H
+#define CP_TESTGRAPH_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_pag.h"
+
+/*
+ * Check records every passing ck_assert (a write to its message file), which
+ * costs a system call; loops that check millions of values use this, which
+ * only reaches Check when the condition fails.
+ */
+#define TG_CHECK(cond, ...)                                                  \
+	do {                                                                 \
+		if (!(cond))                                                 \
+			ck_abort_msg(__VA_ARGS__);                           \
+	} while (0)
+
+static uint64_t tg_state = 88172645463325252ULL;
+
+static inline void tg_seed(uint64_t s)
+{
+	tg_state = s * 2654435761ULL + 1;
+}
+
+static inline uint64_t tg_rand(void)
+{
+	tg_state ^= tg_state << 13;
+	tg_state ^= tg_state >> 7;
+	tg_state ^= tg_state << 17;
+	return tg_state;
+}
+
+static inline uint32_t tg_below(uint32_t n)
+{
+	return (uint32_t)(tg_rand() % n);
+}
+
+/*
+ * Random DAG multigraph: @nv vertices, @ne edges of weight 0..@maxw, label
+ * of each edge one of @nlab labels "g0".."g<nlab-1>" (or none with
+ * probability 1/(nlab+1)).  Finished.  Returns 0.
+ */
+static inline int tg_random(struct cp_pag *g, uint32_t nv, uint32_t ne,
+			    uint64_t maxw, uint32_t nlab)
+{
+	uint32_t *ord = malloc(sizeof(*ord) * nv);
+	char err[256];
+
+	cp_pag_init(g);
+	for (uint32_t v = 0; v < nv; v++) {
+		cp_pag_add_vertex(g);
+		ord[v] = v;
+	}
+	for (uint32_t v = nv; v > 1; v--) {
+		uint32_t j = tg_below(v), t = ord[v - 1];
+
+		ord[v - 1] = ord[j];
+		ord[j] = t;
+	}
+	for (uint32_t i = 0; i < nlab; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "g%u", i);
+		cp_pag_intern(g, name);
+	}
+	for (uint32_t i = 0; i < ne; i++) {
+		uint32_t a = tg_below(nv - 1), b = a + 1 + tg_below(nv - 1 - a);
+		uint32_t lab = tg_below(nlab + 1);
+
+		cp_pag_add_edge(g, ord[a], ord[b], tg_rand() % (maxw + 1),
+				lab == nlab ? CP_PAG_NONE : lab);
+	}
+	free(ord);
+	return cp_pag_finish(g, err, sizeof(err));
+}
+
+/* All root-to-leaf paths (at least one edge), edge lists concatenated. */
+struct tg_paths {
+	uint32_t n;		/* paths */
+	uint64_t *len;		/* [n] */
+	uint32_t *off;		/* [n+1] */
+	uint32_t *e;		/* edges */
+	uint32_t cap, ecap;
+};
+
+static inline void tg_paths_add(struct tg_paths *p, const uint32_t *stk,
+				uint32_t depth, uint64_t len)
+{
+	if (p->n + 1 >= p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 64;
+		p->len = realloc(p->len, sizeof(*p->len) * p->cap);
+		p->off = realloc(p->off, sizeof(*p->off) * (p->cap + 1));
+	}
+	if (p->n == 0)
+		p->off[0] = 0;
+	while (p->off[p->n] + depth > p->ecap) {
+		p->ecap = p->ecap ? p->ecap * 2 : 256;
+		p->e = realloc(p->e, sizeof(*p->e) * p->ecap);
+	}
+	memcpy(p->e + p->off[p->n], stk, sizeof(*stk) * depth);
+	p->len[p->n] = len;
+	p->off[p->n + 1] = p->off[p->n] + depth;
+	p->n++;
+}
+
+static inline void tg_dfs(const struct cp_pag *g, const uint64_t *w,
+			  uint32_t v, uint32_t *stk, uint32_t depth,
+			  uint64_t len, struct tg_paths *p)
+{
+	if (g->out_off[v] == g->out_off[v + 1]) {
+		if (depth > 0)
+			tg_paths_add(p, stk, depth, len);
+		return;
+	}
+	for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
+		uint32_t e = g->out_e[j];
+
+		stk[depth] = e;
+		tg_dfs(g, w, g->head[e], stk, depth + 1, len + w[e], p);
+	}
+}
+
+/* Enumerate every root-to-leaf path of @g under weights @w (NULL: g's). */
+static inline void tg_enumerate(const struct cp_pag *g, const uint64_t *w,
+				struct tg_paths *p)
+{
+	uint32_t *stk = malloc(sizeof(*stk) * (g->nv + 1));
+
+	memset(p, 0, sizeof(*p));
+	if (!w)
+		w = g->w;
+	for (uint32_t v = 0; v < g->nv; v++)
+		if (g->in_off[v] == g->in_off[v + 1])
+			tg_dfs(g, w, v, stk, 0, 0, p);
+	free(stk);
+}
+
+static inline void tg_paths_free(struct tg_paths *p)
+{
+	free(p->len);
+	free(p->off);
+	free(p->e);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Longest path over the enumeration (0 with none). */
+static inline uint64_t tg_max_len(const struct tg_paths *p)
+{
+	uint64_t m = 0;
+
+	for (uint32_t i = 0; i < p->n; i++)
+		if (p->len[i] > m)
+			m = p->len[i];
+	return m;
+}
+
+static inline int tg_cmp_desc(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Edge id of the edge labelled @name (first one), or CP_PAG_NONE. */
+static inline uint32_t tg_edge(const struct cp_pag *g, const char *name)
+{
+	for (uint32_t e = 0; e < g->ne; e++)
+		if (g->label[e] != CP_PAG_NONE &&
+		    strcmp(g->labels[g->label[e]], name) == 0)
+			return e;
+	return CP_PAG_NONE;
+}
+
+#endif /* CP_TESTGRAPH_H */
