@@ -502,7 +502,8 @@ int cp_pag_read_text(struct cp_pag *g, const char *path, char *err,
 		goto err_free;
 	}
 	if (g->ne == 0) {
-		fail(err, errlen, path, lineno, "no edges (expected lines "
+		fail(err, errlen, path, lineno ? lineno : 1, "no edges "
+		     "(expected lines "
 		     "\"e TAIL HEAD WEIGHT [LABEL]\")");
 		goto err_free;
 	}
