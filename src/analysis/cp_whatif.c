@@ -1,0 +1,629 @@
+/*
+ * cp_whatif.c - what-if by fixed-graph reweighting and by simulation.
+ *
+ * Fixed graph (seed 000 §V): multiply the useful segments by their factor
+ * and run the forward pass again; O(v + e).
+ *
+ * Simulation: a discrete-event replay of the trace on the PAG's ideal
+ * machine (a processor per thread, waiting costs nothing).  Each thread
+ * walks its recorded vertices; the segment into vertex i lasts its recorded
+ * useful time times the factor of its calling context (0 for a wait), so
+ * the thread *arrives* at vertex i at a_i = t_{i-1} + d_i, and the vertex
+ * happens at t_i = max(a_i, whatever the vertex must wait for):
+ *
+ *   mutex, spin   a CONSUME is an acquire: it waits until the lock is free;
+ *                 a release hands the lock to the waiter with the earliest
+ *                 simulated request (ties: recorded order).  So a thread
+ *                 that now arrives first takes the lock first (seed 002
+ *                 §4.1 warns that a fixed graph cannot see this).
+ *   semaphore     tokens: max(initial value, waits that took an initial
+ *                 token in the recording) to start with, one more per post;
+ *                 a wait takes one or waits, posts go to the earliest
+ *                 waiter.
+ *   barrier, cond, item, rwlock, untracked objects
+ *                 the recorded dependency: a CONSUME waits for the
+ *                 simulated time of the PUBLISHes it consumed (a barrier's
+ *                 departure for every arrival of its episode, a wake for the
+ *                 signal it consumed, a dequeue for the item's enqueue).
+ *                 Rwlocks are replayed because the trace does not say
+ *                 whether an acquire was a read or a write one.
+ *   create/join   a child starts at its CREATE; a JOIN waits for the
+ *                 child's THREAD_EXIT.
+ *
+ * Events are processed in order of simulated time from a binary heap of
+ * runnable threads, key (time, recorded wall time of the vertex, tid), so
+ * an unscaled replay follows the recorded order wherever times tie.  If
+ * the new order deadlocks (threads left blocked with nothing runnable), the
+ * prediction falls back to the fixed graph and says so.
+ *
+ * Cost: O(v log T) for v vertices and T threads, plus O(waiters) per lock
+ * release; memory O(T + objects + publishes).
+ */
+#include "cp_whatif.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_cpm.h"
+
+#define NONE UINT32_MAX
+#define NEVER UINT64_MAX
+
+enum { ST_IDLE, ST_READY, ST_BLOCKED, ST_DONE };
+
+struct hent {
+	uint64_t key;
+	uint64_t tie;
+	uint32_t tid;
+};
+
+struct sthread {
+	uint32_t cur;		/* next vertex */
+	uint8_t state;
+	bool granted;		/* a lock or token was handed over */
+	uint64_t arrive;	/* arrival time at vertex cur */
+	uint64_t grant;		/* time of the hand-over */
+	uint64_t last;		/* time of the latest vertex */
+	uint64_t exit;		/* time of THREAD_EXIT, NEVER before */
+	uint32_t next;		/* next in a waiting list */
+	uint32_t joiners;	/* list of threads joining this one */
+};
+
+struct sobj {
+	uint32_t holder;	/* lock holder, NONE */
+	uint32_t depth;		/* recursive holds */
+	uint64_t last_seq;	/* recorded seq of the latest release */
+	uint64_t tokens;	/* semaphore */
+	uint32_t waiters;	/* list of threads waiting for it */
+	uint8_t mode;		/* MODE_* */
+};
+
+enum { MODE_REPLAY, MODE_LOCK, MODE_SEM };
+
+struct sim {
+	const struct cp_tracepag *tp;
+	const struct cp_trace *t;
+	const double *f;
+	struct sthread *th;
+	struct sobj *ob;
+	uint64_t *pub_time;	/* [npub] simulated time of each PUBLISH */
+	uint32_t *pub_wait;	/* [npub] list of threads waiting for it */
+	struct hent *heap;
+	uint32_t nheap;
+	uint64_t end;
+	uint64_t reordered;
+};
+
+static uint64_t tie_of(const struct sim *s, uint32_t tid)
+{
+	const struct cp_trace_thread *th = &s->t->threads[tid];
+	uint32_t i = s->th[tid].cur;
+
+	return th->wall ? th->wall[i] : th->v[i].ts;
+}
+
+static bool hless(const struct hent *a, const struct hent *b)
+{
+	if (a->key != b->key)
+		return a->key < b->key;
+	if (a->tie != b->tie)
+		return a->tie < b->tie;
+	return a->tid < b->tid;
+}
+
+static void hpush(struct sim *s, uint32_t tid, uint64_t key)
+{
+	struct hent e = { .key = key, .tie = tie_of(s, tid), .tid = tid };
+	uint32_t i = s->nheap++;
+
+	while (i > 0) {
+		uint32_t p = (i - 1) / 2;
+
+		if (!hless(&e, &s->heap[p]))
+			break;
+		s->heap[i] = s->heap[p];
+		i = p;
+	}
+	s->heap[i] = e;
+	s->th[tid].state = ST_READY;
+}
+
+static struct hent hpop(struct sim *s)
+{
+	struct hent top = s->heap[0], e = s->heap[--s->nheap];
+	uint32_t i = 0;
+
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+
+		if (c >= s->nheap)
+			break;
+		if (c + 1 < s->nheap && hless(&s->heap[c + 1], &s->heap[c]))
+			c++;
+		if (!hless(&s->heap[c], &e))
+			break;
+		s->heap[i] = s->heap[c];
+		i = c;
+	}
+	if (s->nheap)
+		s->heap[i] = e;
+	return top;
+}
+
+/* Simulated duration of the segment into vertex @i of thread @tid. */
+static uint64_t seg_dur(const struct sim *s, uint32_t tid, uint32_t i)
+{
+	const struct cp_tracepag *tp = s->tp;
+	uint32_t e = tp->segbase[tid] + i - 1;
+	double d;
+
+	if (tp->e_kind[e] != CP_TE_USEFUL)
+		return 0;
+	if (s->f[tp->e_cct[e]] == 1.0)
+		return tp->g.w[e];
+	d = (double)tp->g.w[e] * s->f[tp->e_cct[e]];
+	return d >= 1.8e19 ? (uint64_t)1.8e19 : (uint64_t)llround(d);
+}
+
+/* Wake every thread on list @head at time @now. */
+static void wake_list(struct sim *s, uint32_t head, uint64_t now)
+{
+	while (head != NONE) {
+		uint32_t nx = s->th[head].next;
+
+		s->th[head].next = NONE;
+		hpush(s, head, now > s->th[head].arrive ? now
+							 : s->th[head].arrive);
+		head = nx;
+	}
+}
+
+static void block_on(struct sim *s, uint32_t *list, uint32_t tid)
+{
+	s->th[tid].state = ST_BLOCKED;
+	s->th[tid].next = *list;
+	*list = tid;
+}
+
+/*
+ * Hand a lock or token to the earliest waiter of @o at @now: the lowest
+ * (arrival, recorded time, tid).  Returns the thread or NONE.
+ */
+static uint32_t pick_waiter(struct sim *s, struct sobj *o)
+{
+	uint32_t best = NONE, prev_best = NONE, prev = NONE;
+	uint64_t bt = 0;
+
+	for (uint32_t w = o->waiters; w != NONE; prev = w, w = s->th[w].next) {
+		uint64_t tie = tie_of(s, w);
+
+		if (best == NONE || s->th[w].arrive < s->th[best].arrive ||
+		    (s->th[w].arrive == s->th[best].arrive &&
+		     (tie < bt || (tie == bt && w < best)))) {
+			best = w;
+			bt = tie;
+			prev_best = prev;
+		}
+	}
+	if (best == NONE)
+		return NONE;
+	if (prev_best == NONE)
+		o->waiters = s->th[best].next;
+	else
+		s->th[prev_best].next = s->th[best].next;
+	s->th[best].next = NONE;
+	return best;
+}
+
+static void grant(struct sim *s, uint32_t tid, uint64_t now)
+{
+	struct sthread *st = &s->th[tid];
+
+	st->granted = true;
+	st->grant = now;
+	hpush(s, tid, now > st->arrive ? now : st->arrive);
+}
+
+/* The recorded seq an acquire consumed (0: none). */
+static uint64_t consumed(const struct cp_tvert *v)
+{
+	return v->cnt ? v->arg + v->cnt - 1 : 0;
+}
+
+/*
+ * Try to make vertex th[tid].cur happen.  Returns true when it did (its
+ * time is th[tid].last), false when the thread blocked.
+ */
+static bool step(struct sim *s, uint32_t tid)
+{
+	const struct cp_trace *t = s->t;
+	struct sthread *st = &s->th[tid];
+	const struct cp_tvert *v = &t->threads[tid].v[st->cur];
+	uint64_t at = st->arrive;
+	struct sobj *o = v->obj ? &s->ob[v->obj] : NULL;
+	const struct cp_trace_pub *pb;
+	uint32_t c, w;
+
+	switch (cp_tvert_kind(v)) {
+	case CP_EV_CONSUME:
+		if (o && o->mode == MODE_LOCK) {
+			if (st->granted) {
+				st->granted = false;
+				at = st->grant > at ? st->grant : at;
+			} else if (o->holder == NONE) {
+				o->holder = tid;
+				o->depth = 1;
+				s->reordered += consumed(v) != o->last_seq;
+			} else if (o->holder == tid) {
+				o->depth++;
+			} else {
+				block_on(s, &o->waiters, tid);
+				return false;
+			}
+			break;
+		}
+		if (o && o->mode == MODE_SEM) {
+			if (st->granted) {
+				st->granted = false;
+				at = st->grant > at ? st->grant : at;
+			} else if (o->tokens) {
+				o->tokens--;
+			} else {
+				block_on(s, &o->waiters, tid);
+				return false;
+			}
+			break;
+		}
+		if (!v->cnt)
+			break;
+		pb = cp_trace_find_pub(t, v->obj, v->arg, v->cnt);
+		for (c = 0; c < v->cnt; c++) {
+			uint32_t pi = (uint32_t)(pb + c - t->pub);
+
+			if (s->pub_time[pi] == NEVER) {
+				block_on(s, &s->pub_wait[pi], tid);
+				return false;
+			}
+			if (s->pub_time[pi] > at)
+				at = s->pub_time[pi];
+		}
+		break;
+	case CP_EV_PUBLISH:
+		pb = cp_trace_find_pub(t, v->obj, v->arg, 1);
+		if (pb) {
+			uint32_t pi = (uint32_t)(pb - t->pub);
+
+			s->pub_time[pi] = at;
+			w = s->pub_wait[pi];
+			s->pub_wait[pi] = NONE;
+			wake_list(s, w, at);
+		}
+		if (o && o->mode == MODE_LOCK && o->holder == tid &&
+		    --o->depth == 0) {
+			o->holder = NONE;
+			o->last_seq = v->arg;
+			w = pick_waiter(s, o);
+			if (w != NONE) {
+				const struct cp_tvert *wv =
+					&t->threads[w].v[s->th[w].cur];
+
+				o->holder = w;
+				o->depth = 1;
+				s->reordered += consumed(wv) != o->last_seq;
+				grant(s, w, at);
+			}
+		} else if (o && o->mode == MODE_SEM) {
+			w = pick_waiter(s, o);
+			if (w != NONE)
+				grant(s, w, at);
+			else
+				o->tokens++;
+		}
+		break;
+	case CP_EV_THREAD_JOIN:
+		c = (uint32_t)v->arg;
+		if (s->th[c].exit == NEVER) {
+			block_on(s, &s->th[c].joiners, tid);
+			return false;
+		}
+		if (s->th[c].exit > at)
+			at = s->th[c].exit;
+		break;
+	case CP_EV_THREAD_EXIT:
+		st->exit = at;
+		w = st->joiners;
+		st->joiners = NONE;
+		wake_list(s, w, at);
+		break;
+	case CP_EV_THREAD_CREATE:
+		c = (uint32_t)v->arg;
+		if (t->threads[c].nv && s->th[c].state == ST_IDLE) {
+			s->th[c].arrive = at;
+			hpush(s, c, at);
+		}
+		break;
+	default:
+		break;
+	}
+	st->last = at;
+	if (at > s->end)
+		s->end = at;
+	return true;
+}
+
+static void run(struct sim *s)
+{
+	const struct cp_trace *t = s->t;
+
+	while (s->nheap) {
+		struct hent h = hpop(s);
+		uint32_t tid = h.tid;
+		struct sthread *st = &s->th[tid];
+		uint32_t nv = t->threads[tid].nv;
+
+		st->state = ST_BLOCKED;	/* until step says otherwise */
+		/* run the thread while it needs no other thread: a vertex
+		 * that happens is followed by the next arrival */
+		for (;;) {
+			if (!step(s, tid))
+				break;
+			if (++st->cur >= nv) {
+				st->state = ST_DONE;
+				break;
+			}
+			st->arrive = st->last + seg_dur(s, tid, st->cur);
+			/* yield when another thread is due earlier */
+			if (s->nheap && s->heap[0].key < st->arrive) {
+				hpush(s, tid, st->arrive);
+				break;
+			}
+			if (s->nheap && s->heap[0].key == st->arrive) {
+				hpush(s, tid, st->arrive);
+				break;
+			}
+		}
+	}
+}
+
+int cp_whatif_simulate(const struct cp_tracepag *tp, const double *cct_factor,
+		       uint64_t *length, bool *deadlock, uint64_t *reordered)
+{
+	const struct cp_trace *t = tp->t;
+	struct sim s;
+	uint64_t *cnt0 = NULL;
+	int ret = -1;
+
+	memset(&s, 0, sizeof(s));
+	s.tp = tp;
+	s.t = t;
+	s.f = cct_factor;
+	s.th = calloc(t->nthreads, sizeof(*s.th));
+	s.ob = calloc(t->nobjs ? t->nobjs : 1, sizeof(*s.ob));
+	s.pub_time = malloc((t->npub ? t->npub : 1) * sizeof(*s.pub_time));
+	s.pub_wait = malloc((t->npub ? t->npub : 1) * sizeof(*s.pub_wait));
+	s.heap = malloc(t->nthreads * sizeof(*s.heap));
+	cnt0 = calloc(t->nobjs ? t->nobjs : 1, sizeof(*cnt0));
+	if (!s.th || !s.ob || !s.pub_time || !s.pub_wait || !s.heap || !cnt0)
+		goto out;
+	for (uint64_t i = 0; i < t->npub; i++) {
+		s.pub_time[i] = NEVER;
+		s.pub_wait[i] = NONE;
+	}
+	/* waits that took an initial semaphore token in the recording */
+	for (uint32_t tid = 0; tid < t->nthreads; tid++)
+		for (uint32_t i = 0; i < t->threads[tid].nv; i++) {
+			const struct cp_tvert *v = &t->threads[tid].v[i];
+
+			if (cp_tvert_kind(v) == CP_EV_CONSUME && v->obj &&
+			    !v->cnt)
+				cnt0[v->obj]++;
+		}
+	for (uint32_t o = 1; o < t->nobjs; o++) {
+		const struct cp_trace_obj *to = &t->objs[o];
+		struct sobj *so = &s.ob[o];
+
+		so->holder = NONE;
+		so->waiters = NONE;
+		so->mode = MODE_REPLAY;
+		if (to->untracked)
+			continue;
+		if (to->kind == CP_OBJ_MUTEX || to->kind == CP_OBJ_SPIN) {
+			so->mode = MODE_LOCK;
+		} else if (to->kind == CP_OBJ_SEM) {
+			so->mode = MODE_SEM;
+			so->tokens = to->extra > cnt0[o] ? to->extra : cnt0[o];
+		}
+	}
+	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
+		s.th[tid].exit = NEVER;
+		s.th[tid].next = NONE;
+		s.th[tid].joiners = NONE;
+		if (t->threads[tid].nv && t->threads[tid].parent == NONE)
+			hpush(&s, tid, 0);
+	}
+	run(&s);
+	*deadlock = false;
+	for (uint32_t tid = 0; tid < t->nthreads; tid++)
+		if (t->threads[tid].nv && s.th[tid].state != ST_DONE)
+			*deadlock = true;
+	*length = s.end;
+	*reordered = s.reordered;
+	ret = 0;
+out:
+	free(s.th);
+	free(s.ob);
+	free(s.pub_time);
+	free(s.pub_wait);
+	free(s.heap);
+	free(cnt0);
+	return ret;
+}
+
+/* Fixed-graph length with per-edge weights @w. */
+static int fixed_length(const struct cp_pag *g, const uint64_t *w,
+			uint64_t *len)
+{
+	uint64_t *scratch = malloc(((size_t)g->nv + 1) * sizeof(*scratch));
+
+	if (!scratch)
+		return -1;
+	*len = cp_cpm_longest(g, w, scratch);
+	free(scratch);
+	return 0;
+}
+
+static int check_factors(const struct cp_whatif_scale *sc, uint32_t nsc,
+			 const char *path, char *err, size_t errlen)
+{
+	for (uint32_t i = 0; i < nsc; i++)
+		if (!(sc[i].factor >= 0.0) || !isfinite(sc[i].factor)) {
+			snprintf(err, errlen, "%s: bad factor %g for %s", path,
+				 sc[i].factor, sc[i].name);
+			return -1;
+		}
+	return 0;
+}
+
+int cp_whatif_trace(const struct cp_tracepag *tp,
+		    const struct cp_whatif_scale *sc, uint32_t nsc,
+		    bool exclusive, struct cp_whatif_result *r, char *err,
+		    size_t errlen)
+{
+	const struct cp_pag *g = &tp->g;
+	double *pf = NULL, *cf = NULL, *ones = NULL;
+	uint64_t *w = NULL, rdummy;
+	bool dl0 = false;
+	int ret = -1;
+
+	memset(r, 0, sizeof(*r));
+	if (check_factors(sc, nsc, tp->t->path, err, errlen))
+		return -1;
+	pf = malloc((tp->nprocs ? tp->nprocs : 1) * sizeof(*pf));
+	cf = malloc(tp->ncct * sizeof(*cf));
+	ones = malloc(tp->ncct * sizeof(*ones));
+	w = malloc(((size_t)g->ne + 1) * sizeof(*w));
+	if (!pf || !cf || !ones || !w)
+		goto err_mem;
+	for (uint32_t p = 0; p < tp->nprocs; p++)
+		pf[p] = 1.0;
+	for (uint32_t i = 0; i < nsc; i++) {
+		uint32_t p;
+
+		for (p = 0; p < tp->nprocs; p++)
+			if (!strcmp(tp->procs[p], sc[i].name))
+				break;
+		if (p == tp->nprocs) {
+			snprintf(err, errlen, "%s: no procedure named '%s' in the trace",
+				 tp->t->path, sc[i].name);
+			goto out;
+		}
+		pf[p] *= sc[i].factor;
+	}
+	cf[0] = 1.0;
+	ones[0] = 1.0;
+	for (uint32_t n = 1; n < tp->ncct; n++) {
+		const struct cp_cct_node *c = &tp->cct[n];
+
+		ones[n] = 1.0;
+		if (exclusive) {
+			cf[n] = pf[c->proc];
+			continue;
+		}
+		cf[n] = 1.0;
+		for (uint32_t i = 0; i < c->incl_n; i++)
+			cf[n] *= pf[tp->incl_pool[c->incl_off + i]];
+	}
+	for (uint32_t e = 0; e < g->ne; e++) {
+		double d;
+
+		w[e] = g->w[e];
+		if (tp->e_kind[e] != CP_TE_USEFUL || cf[tp->e_cct[e]] == 1.0)
+			continue;
+		r->scaled_ns += g->w[e];
+		d = (double)g->w[e] * cf[tp->e_cct[e]];
+		w[e] = d >= 1.8e19 ? (uint64_t)1.8e19 : (uint64_t)llround(d);
+	}
+	if (fixed_length(g, g->w, &r->length_before) ||
+	    fixed_length(g, w, &r->length_after_fixed))
+		goto err_mem;
+	if (cp_whatif_simulate(tp, ones, &r->length_before_sim, &dl0,
+			       &rdummy) ||
+	    cp_whatif_simulate(tp, cf, &r->length_after, &r->deadlock,
+			       &r->reordered))
+		goto err_mem;
+	if (dl0 || r->deadlock) {
+		r->deadlock = true;
+		r->length_before_sim = r->length_before;
+		r->length_after = r->length_after_fixed;
+	} else {
+		r->simulated = true;
+	}
+	ret = 0;
+	goto out;
+err_mem:
+	snprintf(err, errlen, "%s: out of memory in what-if", tp->t->path);
+out:
+	free(pf);
+	free(cf);
+	free(ones);
+	free(w);
+	return ret;
+}
+
+int cp_whatif_pag(const struct cp_pag *g, const struct cp_whatif_scale *sc,
+		  uint32_t nsc, struct cp_whatif_result *r, char *err,
+		  size_t errlen)
+{
+	double *lf = NULL;
+	uint64_t *w = NULL;
+	int ret = -1;
+
+	memset(r, 0, sizeof(*r));
+	if (check_factors(sc, nsc, "graph", err, errlen))
+		return -1;
+	lf = malloc((g->nlabels ? g->nlabels : 1) * sizeof(*lf));
+	w = malloc(((size_t)g->ne + 1) * sizeof(*w));
+	if (!lf || !w) {
+		snprintf(err, errlen, "out of memory in what-if");
+		goto out;
+	}
+	for (uint32_t l = 0; l < g->nlabels; l++)
+		lf[l] = 1.0;
+	for (uint32_t i = 0; i < nsc; i++) {
+		uint32_t l;
+
+		for (l = 0; l < g->nlabels; l++)
+			if (!strcmp(g->labels[l], sc[i].name))
+				break;
+		if (l == g->nlabels) {
+			snprintf(err, errlen, "no edge labelled '%s' in the graph",
+				 sc[i].name);
+			goto out;
+		}
+		lf[l] *= sc[i].factor;
+	}
+	for (uint32_t e = 0; e < g->ne; e++) {
+		double d;
+
+		w[e] = g->w[e];
+		if (g->label[e] == CP_PAG_NONE || lf[g->label[e]] == 1.0)
+			continue;
+		r->scaled_ns += g->w[e];
+		d = (double)g->w[e] * lf[g->label[e]];
+		w[e] = d >= 1.8e19 ? (uint64_t)1.8e19 : (uint64_t)llround(d);
+	}
+	if (fixed_length(g, g->w, &r->length_before) ||
+	    fixed_length(g, w, &r->length_after_fixed)) {
+		snprintf(err, errlen, "out of memory in what-if");
+		goto out;
+	}
+	r->length_before_sim = r->length_before;
+	r->length_after = r->length_after_fixed;
+	ret = 0;
+out:
+	free(lf);
+	free(w);
+	return ret;
+}

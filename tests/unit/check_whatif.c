@@ -1,0 +1,528 @@
+/*
+ * check_whatif.c - what-if by simulation and by fixed-graph reweighting on
+ * synthetic traces whose new run times are computed by hand.
+ */
+#include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_trace.h"
+#include "cp_tracepag.h"
+#include "cp_whatif.h"
+#include "trace_synth.c"
+
+struct fixture {
+	struct cp_trace t;
+	struct cp_tracepag tp;
+};
+
+static void load(struct synth *s, struct fixture *f)
+{
+	uint8_t *buf;
+	size_t len = synth_encode(s, &buf);
+	char err[256] = "";
+
+	ck_assert_msg(cp_trace_parse(&f->t, "syn.cpt", buf, len, err,
+				     sizeof(err)) == 0, "parse: %s", err);
+	free(buf);
+	ck_assert_msg(cp_tracepag_build(&f->tp, &f->t, err, sizeof(err)) == 0,
+		      "build: %s", err);
+}
+
+static void unload(struct fixture *f)
+{
+	cp_tracepag_free(&f->tp);
+	cp_trace_free(&f->t);
+}
+
+/* One scaling; asserts success and returns the result. */
+static struct cp_whatif_result whatif(struct fixture *f, const char *name,
+				      double factor)
+{
+	struct cp_whatif_scale sc = { .name = name, .factor = factor };
+	struct cp_whatif_result r;
+	char err[256] = "";
+
+	ck_assert_msg(cp_whatif_trace(&f->tp, &sc, 1, false, &r, err,
+				      sizeof(err)) == 0, "whatif: %s", err);
+	return r;
+}
+
+#define ASSERT_RESULT(r, before, sim, fixed)				\
+	ck_assert_msg((r).length_before == (before) &&			\
+		      (r).length_after == (sim) &&			\
+		      (r).length_after_fixed == (fixed),		\
+		      "before %" PRIu64 " (want %d) sim %" PRIu64	\
+		      " (want %d) fixed %" PRIu64 " (want %d)",		\
+		      (r).length_before, (before), (r).length_after,	\
+		      (sim), (r).length_after_fixed, (fixed))
+
+/*
+ * examples/README.md §4: T1 works 30 in work1, T2 20 in work2, then both
+ * take L for 10 in crit.  T2 takes it first; CP 40.
+ */
+static void lock_reorder(struct synth *s)
+{
+	uint32_t l;
+
+	synth_init(s);
+	synth_symbol(s, 0x100, 0x10, "work1");
+	synth_symbol(s, 0x200, 0x10, "work2");
+	synth_symbol(s, 0x300, 0x10, "crit");
+	synth_start(s, 0, -1);
+	l = synth_obj(s, 0, CP_OBJ_MUTEX, 0);
+	synth_create(s, 0, 0, 1);
+	synth_create(s, 0, 0, 2);
+	synth_start(s, 1, 0);
+	synth_start(s, 2, 0);
+	synth_enter(s, 2, 0, 0x200);
+	synth_leave(s, 2, 20);
+	synth_lock(s, 2, 0, 0, l);
+	synth_enter(s, 2, 0, 0x300);
+	synth_leave(s, 2, 10);
+	synth_unlock(s, 2, 0, l);
+	synth_exit(s, 2, 0);
+	synth_enter(s, 1, 0, 0x100);
+	synth_leave(s, 1, 30);
+	synth_lock(s, 1, 0, 0, l);
+	synth_enter(s, 1, 0, 0x300);
+	synth_leave(s, 1, 10);
+	synth_unlock(s, 1, 0, l);
+	synth_exit(s, 1, 0);
+	synth_join(s, 0, 40, true, 1);
+	synth_join(s, 0, 0, true, 2);
+	synth_exit(s, 0, 0);
+}
+
+START_TEST(test_whatif_lock_reorder)
+{
+	struct synth s;
+	struct fixture f;
+	struct cp_whatif_result r;
+
+	lock_reorder(&s);
+	load(&s, &f);
+	r = whatif(&f, "work1", 0.5);
+	/* simulated: T1 takes L at 15..25, T2 waits until 25..35 */
+	ASSERT_RESULT(r, 40, 35, 40);
+	ck_assert_msg(r.simulated && !r.deadlock && r.reordered == 2,
+		      "simulated %d deadlock %d reordered %" PRIu64,
+		      r.simulated, r.deadlock, r.reordered);
+	ck_assert_msg(r.length_before_sim == 40, "sim baseline %" PRIu64,
+		      r.length_before_sim);
+	/* nothing reorders when T2 gets faster */
+	r = whatif(&f, "work2", 0.5);
+	ASSERT_RESULT(r, 40, 40, 40);
+	ck_assert_msg(r.reordered == 0, "reordered %" PRIu64, r.reordered);
+	/* a shorter critical section shortens both */
+	r = whatif(&f, "crit", 0.5);
+	ASSERT_RESULT(r, 40, 35, 35);
+	/* slower work2 (T2 requests at 40): T1 first, T2 40..50 */
+	r = whatif(&f, "work2", 2.0);
+	ASSERT_RESULT(r, 40, 50, 60);
+	unload(&f);
+	synth_free(&s);
+}
+END_TEST
+
+START_TEST(test_whatif_barrier)
+{
+	struct synth s;
+	struct fixture f;
+	struct cp_whatif_result r;
+	uint32_t b;
+
+	synth_init(&s);
+	synth_symbol(&s, 0x100, 0x10, "slow");
+	synth_symbol(&s, 0x200, 0x10, "tail");
+	synth_start(&s, 0, -1);
+	b = synth_obj(&s, 0, CP_OBJ_BARRIER, 3);
+	synth_create(&s, 0, 0, 1);
+	synth_create(&s, 0, 0, 2);
+	synth_start(&s, 1, 0);
+	synth_start(&s, 2, 0);
+	synth_barrier(&s, 0, 10, 20, b);
+	synth_enter(&s, 1, 0, 0x100);
+	synth_leave(&s, 1, 30);
+	synth_barrier(&s, 1, 0, 0, b);
+	synth_barrier(&s, 2, 20, 10, b);
+	synth_exit(&s, 1, 1);
+	synth_enter(&s, 2, 0, 0x200);
+	synth_leave(&s, 2, 50);
+	synth_exit(&s, 2, 0);
+	synth_join(&s, 0, 5, true, 1);
+	synth_join(&s, 0, 45, true, 2);
+	synth_exit(&s, 0, 0);
+	load(&s, &f);
+	r = whatif(&f, "slow", 0.5);	/* departures at 20 */
+	ASSERT_RESULT(r, 80, 70, 70);
+	r = whatif(&f, "slow", 0.0);
+	ASSERT_RESULT(r, 80, 70, 70);
+	r = whatif(&f, "tail", 0.1);	/* T2 ends 35 */
+	ASSERT_RESULT(r, 80, 35, 35);
+	r = whatif(&f, "tail", 1.0);
+	ASSERT_RESULT(r, 80, 80, 80);
+	unload(&f);
+	synth_free(&s);
+}
+END_TEST
+
+/*
+ * Semaphore tokens follow simulated time: T3 (request 20) took post 1, T2
+ * (request 50) post 2.  Make T3's first part 4x slower: T2 now arrives
+ * first and takes post 1's token.
+ */
+START_TEST(test_whatif_semaphore_order)
+{
+	struct synth s;
+	struct fixture f;
+	struct cp_whatif_result r;
+	uint32_t sem;
+
+	synth_init(&s);
+	synth_symbol(&s, 0x100, 0x10, "pre3");
+	synth_start(&s, 0, -1);
+	sem = synth_obj(&s, 0, CP_OBJ_SEM, 0);
+	synth_create(&s, 0, 0, 1);
+	synth_create(&s, 0, 0, 2);
+	synth_create(&s, 0, 0, 3);
+	synth_start(&s, 1, 0);
+	synth_start(&s, 2, 0);
+	synth_start(&s, 3, 0);
+	synth_publish(&s, 1, 40, sem);		/* post 1 at 40 */
+	synth_publish(&s, 1, 60, sem);		/* post 2 at 100 */
+	synth_exit(&s, 1, 0);
+	synth_enter(&s, 3, 0, 0x100);
+	synth_leave(&s, 3, 20);
+	synth_request(&s, 3, 0, sem);
+	synth_consume(&s, 3, 20, true, sem, 1, 1);
+	synth_exit(&s, 3, 10);			/* 50 */
+	synth_request(&s, 2, 50, sem);
+	synth_consume(&s, 2, 50, true, sem, 2, 1);
+	synth_exit(&s, 2, 100);			/* 200 */
+	synth_exit(&s, 0, 1);
+	load(&s, &f);
+	r = whatif(&f, "pre3", 4.0);
+	/* sim: T2 takes post 1 at 50, ends 150; T3 post 2 at 100, ends 110.
+	 * fixed: T3 80 -> 90; T2 still waits for post 2: 200 */
+	ASSERT_RESULT(r, 200, 150, 200);
+	ck_assert_msg(r.length_before_sim == 200, "sim baseline %" PRIu64,
+		      r.length_before_sim);
+	unload(&f);
+	synth_free(&s);
+}
+END_TEST
+
+/* Condition variable: the wake follows the signal's simulated time. */
+START_TEST(test_whatif_cond_follows_signal)
+{
+	struct synth s;
+	struct fixture f;
+	struct cp_whatif_result r;
+	uint32_t m, c;
+
+	synth_init(&s);
+	synth_symbol(&s, 0x100, 0x10, "produce");
+	synth_start(&s, 0, -1);
+	m = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
+	c = synth_obj(&s, 0, CP_OBJ_COND, 0);
+	synth_create(&s, 0, 0, 1);
+	synth_start(&s, 1, 0);
+	synth_lock(&s, 0, 0, 0, m);
+	synth_unlock(&s, 0, 1, m);
+	synth_enter(&s, 1, 0, 0x100);
+	synth_leave(&s, 1, 50);
+	synth_lock(&s, 1, 0, 0, m);
+	synth_publish(&s, 1, 0, c);
+	synth_unlock(&s, 1, 0, m);
+	synth_exit(&s, 1, 3);
+	synth_consume(&s, 0, 49, true, c, 1, 1);
+	synth_consume(&s, 0, 0, false, m, 2, 1);
+	synth_unlock(&s, 0, 10, m);
+	synth_join(&s, 0, 0, true, 1);
+	synth_exit(&s, 0, 0);
+	load(&s, &f);
+	r = whatif(&f, "produce", 0.4);		/* signal at 20, end 30 */
+	ASSERT_RESULT(r, 60, 30, 30);
+	unload(&f);
+	synth_free(&s);
+}
+END_TEST
+
+/* Work-queue items: the dequeue follows its own item's enqueue. */
+START_TEST(test_whatif_queue_items)
+{
+	struct synth s;
+	struct fixture f;
+	struct cp_whatif_result r;
+	uint32_t q, y, x;
+
+	synth_init(&s);
+	synth_symbol(&s, 0x100, 0x10, "consume");
+	synth_symbol(&s, 0x200, 0x10, "produce2");
+	synth_start(&s, 0, -1);
+	q = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
+	y = synth_obj(&s, 0, CP_OBJ_ITEM, 0);
+	x = synth_obj(&s, 0, CP_OBJ_ITEM, 0);
+	synth_meta(&s, 0, CP_EV_OBJ_UNTRACK, q, 0, 0, 0);
+	synth_create(&s, 0, 0, 1);
+	synth_create(&s, 0, 0, 2);
+	synth_start(&s, 1, 0);
+	synth_start(&s, 2, 0);
+	synth_consume(&s, 1, 20, false, q, 0, 0);
+	synth_publish(&s, 1, 0, y);
+	synth_exit(&s, 1, 0);
+	synth_enter(&s, 2, 0, 0x200);
+	synth_leave(&s, 2, 150);
+	synth_consume(&s, 2, 0, false, q, 0, 0);
+	synth_publish(&s, 2, 0, x);
+	synth_exit(&s, 2, 0);
+	synth_request(&s, 0, 25, q);
+	synth_consume(&s, 0, 125, true, q, 0, 0);
+	synth_consume(&s, 0, 0, false, y, 1, 1);
+	synth_enter(&s, 0, 0, 0x100);
+	synth_leave(&s, 0, 200);
+	synth_exit(&s, 0, 0);
+	load(&s, &f);
+	r = whatif(&f, "consume", 0.5);		/* 25 + 100 */
+	ASSERT_RESULT(r, 225, 150, 150);
+	r = whatif(&f, "produce2", 2.0);	/* P2 ends at 300 */
+	ASSERT_RESULT(r, 225, 300, 300);
+	unload(&f);
+	synth_free(&s);
+}
+END_TEST
+
+START_TEST(test_whatif_create_join)
+{
+	struct synth s;
+	struct fixture f;
+	struct cp_whatif_result r;
+
+	synth_init(&s);
+	synth_symbol(&s, 0x100, 0x10, "child");
+	synth_start(&s, 0, -1);
+	synth_create(&s, 0, 10, 1);
+	synth_start(&s, 1, 0);
+	synth_enter(&s, 1, 0, 0x100);
+	synth_leave(&s, 1, 100);
+	synth_exit(&s, 1, 0);
+	synth_join(&s, 0, 95, true, 1);
+	synth_exit(&s, 0, 7);
+	load(&s, &f);
+	r = whatif(&f, "child", 0.5);
+	ASSERT_RESULT(r, 117, 67, 67);
+	r = whatif(&f, "child", 0.0);	/* 10 before the create, 7 after */
+	ASSERT_RESULT(r, 117, 17, 17);
+	unload(&f);
+	synth_free(&s);
+}
+END_TEST
+
+/* Inclusive scaling covers callees; two scalings multiply. */
+START_TEST(test_whatif_nested_scaling)
+{
+	struct synth s;
+	struct fixture f;
+	struct cp_whatif_scale sc[2] = {
+		{ .name = "a", .factor = 0.5 }, { .name = "b", .factor = 0.5 },
+	};
+	struct cp_whatif_result r;
+	char err[256];
+
+	synth_init(&s);
+	synth_symbol(&s, 0xa0, 0x10, "a");
+	synth_symbol(&s, 0xb0, 0x10, "b");
+	synth_start(&s, 0, -1);
+	synth_enter(&s, 0, 0, 0xa0);
+	synth_enter(&s, 0, 10, 0xb0);
+	synth_leave(&s, 0, 20);
+	synth_leave(&s, 0, 6);
+	synth_exit(&s, 0, 4);		/* 40 */
+	load(&s, &f);
+	r = whatif(&f, "a", 0.5);	/* 36 / 2 + 4 */
+	ASSERT_RESULT(r, 40, 22, 22);
+	ck_assert_msg(cp_whatif_trace(&f.tp, sc, 2, false, &r, err,
+				      sizeof(err)) == 0, "%s", err);
+	/* a's own 16 -> 8, b's 20 -> 5 (a and b), + 4 */
+	ASSERT_RESULT(r, 40, 17, 17);
+	ck_assert_msg(cp_whatif_trace(&f.tp, sc, 1, true, &r, err,
+				      sizeof(err)) == 0, "%s", err);
+	/* exclusive: a's own 16 -> 8, b's 20 kept */
+	ASSERT_RESULT(r, 40, 32, 32);
+	unload(&f);
+	synth_free(&s);
+}
+END_TEST
+
+/* A thread that dies holding a lock deadlocks the simulation. */
+START_TEST(test_whatif_deadlock_falls_back)
+{
+	struct synth s;
+	struct fixture f;
+	struct cp_whatif_result r;
+	uint32_t m;
+
+	synth_init(&s);
+	synth_symbol(&s, 0x100, 0x10, "w");
+	synth_start(&s, 0, -1);
+	m = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
+	synth_create(&s, 0, 0, 1);
+	synth_start(&s, 1, 0);
+	synth_enter(&s, 1, 0, 0x100);
+	synth_leave(&s, 1, 10);
+	synth_lock(&s, 1, 0, 0, m);
+	synth_exit(&s, 1, 1);		/* never unlocks */
+	synth_consume(&s, 0, 30, false, m, 0, 0);
+	synth_exit(&s, 0, 5);
+	load(&s, &f);
+	r = whatif(&f, "w", 0.5);
+	ck_assert_msg(r.deadlock && !r.simulated &&
+		      r.length_after == r.length_after_fixed &&
+		      r.length_after_fixed == 35,
+		      "deadlock %d simulated %d after %" PRIu64 " fixed %" PRIu64,
+		      r.deadlock, r.simulated, r.length_after,
+		      r.length_after_fixed);
+	unload(&f);
+	synth_free(&s);
+}
+END_TEST
+
+START_TEST(test_whatif_rejects_unknown_name)
+{
+	struct synth s;
+	struct fixture f;
+	struct cp_whatif_scale sc = { .name = "nosuch", .factor = 2 };
+	struct cp_whatif_result r;
+	char err[256] = "";
+
+	lock_reorder(&s);
+	load(&s, &f);
+	ck_assert_msg(cp_whatif_trace(&f.tp, &sc, 1, false, &r, err,
+				      sizeof(err)) == -1, "unknown accepted");
+	ck_assert_msg(strstr(err, "syn.cpt: ") == err &&
+		      strstr(err, "'nosuch'"), "message '%s'", err);
+	sc.name = "crit";
+	sc.factor = -1;
+	ck_assert_msg(cp_whatif_trace(&f.tp, &sc, 1, false, &r, err,
+				      sizeof(err)) == -1, "negative accepted");
+	unload(&f);
+	synth_free(&s);
+}
+END_TEST
+
+START_TEST(test_whatif_text_pag)
+{
+	struct cp_pag g;
+	struct cp_whatif_scale sc = { .name = "G", .factor = 0 };
+	struct cp_whatif_result r;
+	char err[256] = "";
+
+	ck_assert_msg(cp_pag_read_text(&g, CP_SHARED_DIR
+				       "/examples/cpm-multigraph.pag", err,
+				       sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(cp_whatif_pag(&g, &sc, 1, &r, err, sizeof(err)) == 0,
+		      "%s", err);
+	ASSERT_RESULT(r, 10, 9, 9);
+	ck_assert_msg(!r.simulated, "a text PAG cannot be simulated");
+	cp_pag_free(&g);
+}
+END_TEST
+
+/*
+ * Many random lock-and-barrier traces: the unscaled simulation reproduces
+ * the CP length whenever every recorded acquire followed the model's
+ * request order; scaling by 1 changes nothing; the simulation never
+ * predicts longer than the fixed graph when only lock order may differ
+ * and everything gets faster.
+ */
+START_TEST(test_whatif_random_identity)
+{
+	unsigned seed = 7;
+
+	for (int iter = 0; iter < 200; iter++) {
+		struct synth s;
+		struct fixture f;
+		struct cp_whatif_result r;
+		uint32_t nt = 2 + rand_r(&seed) % 4, b, m;
+
+		synth_init(&s);
+		synth_symbol(&s, 0x100, 0x10, "w");
+		synth_start(&s, 0, -1);
+		b = synth_obj(&s, 0, CP_OBJ_BARRIER, nt);
+		m = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
+		for (uint32_t i = 1; i < nt; i++) {
+			synth_create(&s, 0, 0, i);
+			synth_start(&s, i, 0);
+		}
+		for (int round = 0; round < 3; round++) {
+			for (uint32_t i = 0; i < nt; i++) {
+				synth_enter(&s, i, 0, 0x100);
+				synth_leave(&s, i, 1 + rand_r(&seed) % 50);
+				synth_barrier(&s, i, 0, 0, b);
+			}
+		}
+		/* one lock round, in thread order (request order may differ) */
+		for (uint32_t i = 0; i < nt; i++) {
+			synth_lock(&s, i, rand_r(&seed) % 20, 0, m);
+			synth_unlock(&s, i, 1 + rand_r(&seed) % 5, m);
+		}
+		for (uint32_t i = 1; i < nt; i++)
+			synth_exit(&s, i, 0);
+		for (uint32_t i = 1; i < nt; i++)
+			synth_join(&s, 0, 0, true, i);
+		synth_exit(&s, 0, 0);
+		load(&s, &f);
+		r = whatif(&f, "w", 1.0);
+		ck_assert_msg(r.length_after_fixed == r.length_before,
+			      "iter %d: fixed %" PRIu64 " != %" PRIu64, iter,
+			      r.length_after_fixed, r.length_before);
+		ck_assert_msg(r.length_after == r.length_before_sim,
+			      "iter %d: sim %" PRIu64 " != baseline %" PRIu64,
+			      iter, r.length_after, r.length_before_sim);
+		ck_assert_msg(!r.deadlock, "iter %d deadlocked", iter);
+		r = whatif(&f, "w", 0.5);
+		ck_assert_msg(r.length_after <= r.length_before_sim &&
+			      r.length_after_fixed <= r.length_before,
+			      "iter %d: faster work predicted slower: sim %" PRIu64 " (base %" PRIu64 ") fixed %" PRIu64 " (base %" PRIu64 ")",
+			      iter, r.length_after, r.length_before_sim,
+			      r.length_after_fixed, r.length_before);
+		unload(&f);
+		synth_free(&s);
+	}
+}
+END_TEST
+
+static Suite *whatif_suite(void)
+{
+	Suite *s = suite_create("whatif");
+	TCase *tc = tcase_create("whatif");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_whatif_lock_reorder);
+	tcase_add_test(tc, test_whatif_barrier);
+	tcase_add_test(tc, test_whatif_semaphore_order);
+	tcase_add_test(tc, test_whatif_cond_follows_signal);
+	tcase_add_test(tc, test_whatif_queue_items);
+	tcase_add_test(tc, test_whatif_create_join);
+	tcase_add_test(tc, test_whatif_nested_scaling);
+	tcase_add_test(tc, test_whatif_deadlock_falls_back);
+	tcase_add_test(tc, test_whatif_rejects_unknown_name);
+	tcase_add_test(tc, test_whatif_text_pag);
+	tcase_add_test(tc, test_whatif_random_identity);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(whatif_suite());
+	int nfail;
+
+	srunner_run_all(sr, CK_NORMAL);
+	nfail = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nfail ? EXIT_FAILURE : EXIT_SUCCESS;
+}
