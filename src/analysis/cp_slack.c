@@ -57,7 +57,9 @@
  * at each C vertex the heap's minimum is the least remaining segment slack,
  * in the paper's terms.  Virtual edges start -> off-C root (value lt[r])
  * and off-C leaf -> end (value L - A(leaf), never expiring) model the
- * virtual start and end.  An edge of value >= d_i(C) can never bind (d
+ * virtual start and end.  (Kahn's order puts every root first, so the
+ * start edges only matter for other topological orders; the end edges
+ * matter always: a leaf may come early in the order.)  An edge of value >= d_i(C) can never bind (d
  * never exceeds it) and is not pushed; after i's last edge on C, d cannot
  * change and the pass stops.
  *

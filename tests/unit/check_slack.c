@@ -1,0 +1,366 @@
+/*
+ * check_slack.c - the Slack metric (seed 003) on small graphs whose answers
+ * were worked out by hand, and against brute force on random graphs: the
+ * group's critical-path edges reduced one unit at a time, left to right,
+ * while the run shortens by exactly as much; and, on tiny cases, every
+ * possible reduction tried.
+ */
+#include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_slack.h"
+#include "cp_zero.h"
+#include "cp_testgraph.h"
+
+/*
+ * Build from "TAIL HEAD WEIGHT LABEL" quadruples over vertices 0..nv-1;
+ * labels are interned in order of first use.
+ */
+struct hedge {
+	uint32_t t, h;
+	uint64_t w;
+	const char *label;
+};
+
+static void build(struct cp_pag *g, uint32_t nv, const struct hedge *es,
+		  size_t n)
+{
+	char err[128];
+
+	cp_pag_init(g);
+	for (uint32_t v = 0; v < nv; v++)
+		cp_pag_add_vertex(g);
+	for (size_t i = 0; i < n; i++)
+		cp_pag_add_edge(g, es[i].t, es[i].h, es[i].w,
+				cp_pag_intern(g, es[i].label));
+	ck_assert_int_eq(cp_pag_finish(g, err, sizeof(err)), 0);
+}
+
+/* Slack of every label of @g, checked against @want (by label name). */
+static void expect(const struct cp_pag *g, const char *const *names,
+		   const uint64_t *want, size_t n, const char *what)
+{
+	struct cp_cpm c;
+	struct cp_groups gr = { .n = g->nlabels, .of = g->label };
+	uint64_t *slack = calloc(g->nlabels, sizeof(*slack));
+
+	ck_assert_int_eq(cp_cpm_run(&c, g, NULL), 0);
+	ck_assert_int_eq(cp_slack_all(&c, &gr, NULL, slack), 0);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t id = cp_pag_intern((struct cp_pag *)g, names[i]);
+
+		ck_assert_msg(slack[id] == want[i], "%s: Slack(%s) = %" PRIu64
+			      ", want %" PRIu64, what, names[i], slack[id],
+			      want[i]);
+	}
+	free(slack);
+	cp_cpm_free(&c);
+}
+
+START_TEST(test_slack_one_segment)
+{
+	/* CP s-a-t (P 5, Q 5) = 10; bypass s->t 7: 3 of slack over both */
+	static const struct hedge es[] = {
+		{ 0, 1, 5, "P" }, { 1, 2, 5, "Q" }, { 0, 2, 7, "X" },
+	};
+	static const char *names[] = { "P", "Q", "X" };
+	static const uint64_t want[] = { 3, 3, 0 };
+	struct cp_pag g;
+
+	build(&g, 3, es, 3);
+	expect(&g, names, want, 3, "one segment");
+	cp_pag_free(&g);
+}
+END_TEST
+
+START_TEST(test_slack_overlapping_segments)
+{
+	/*
+	 * CP c0-c1-c2-c3: P 10, Q 10, P 10 (30).  Segments c0->c2 (17:
+	 * slack 3) and c1->c3 (18: slack 2).  P: first call takes 3 (segment
+	 * c0-c2), second call 2 (segment c1-c3 still has 2): 5.  Q lies in
+	 * both: min(3, 2) = 2.  The paper's Figure 3 table has this shape.
+	 */
+	static const struct hedge es[] = {
+		{ 0, 1, 10, "P" }, { 1, 2, 10, "Q" }, { 2, 3, 10, "P" },
+		{ 0, 2, 17, "X" }, { 1, 3, 18, "Y" },
+	};
+	static const char *names[] = { "P", "Q", "X", "Y" };
+	static const uint64_t want[] = { 5, 2, 0, 0 };
+	struct cp_pag g;
+
+	build(&g, 4, es, 5);
+	expect(&g, names, want, 4, "overlapping segments");
+	cp_pag_free(&g);
+}
+END_TEST
+
+START_TEST(test_slack_other_roots_and_leaves)
+{
+	/*
+	 * CP s-a-t: P 10, Q 10 (20).  Another root r->a 8 merges at a
+	 * (virtual start to a: slack 2, over P only); s->u 15 ends at
+	 * another leaf (slack 5 over the whole CP).  P: min(10, 2, 5) = 2;
+	 * Q: 5.
+	 */
+	static const struct hedge es[] = {
+		{ 0, 1, 10, "P" }, { 1, 2, 10, "Q" }, { 3, 1, 8, "R" },
+		{ 0, 4, 15, "S" },
+	};
+	static const char *names[] = { "P", "Q", "R", "S" };
+	static const uint64_t want[] = { 2, 5, 0, 0 };
+	struct cp_pag g;
+
+	build(&g, 5, es, 4);
+	expect(&g, names, want, 4, "virtual start and end");
+	cp_pag_free(&g);
+}
+END_TEST
+
+START_TEST(test_slack_offpath_merge)
+{
+	/*
+	 * CP c0-c1-c2-c3: P 10, N 10, P 10 (30).  Off vertex b fed by c0 (9)
+	 * and c1 (1), feeding c2 (8) and c3 (15).  Segments: c0-c2 3, c0-c3
+	 * 6, c1-c2 1, c1-c3 4.  P: first call min(3, 6) = 3; second call:
+	 * c0-c3 has 6-3 = 3 left, c1-c3 4: 3.  Total 6.  N: min of all four
+	 * = 1.  Two paths meet off the CP at b, the case the paper's
+	 * message passing handles by keeping the longer one.
+	 */
+	static const struct hedge es[] = {
+		{ 0, 1, 10, "P" }, { 1, 2, 10, "N" }, { 2, 3, 10, "P" },
+		{ 0, 4, 9, "X" },  { 1, 4, 1, "X" },  { 4, 2, 8, "X" },
+		{ 4, 3, 15, "X" },
+	};
+	static const char *names[] = { "P", "N", "X" };
+	static const uint64_t want[] = { 6, 1, 0 };
+	struct cp_pag g;
+
+	build(&g, 5, es, 7);
+	expect(&g, names, want, 3, "off-path merge");
+	cp_pag_free(&g);
+}
+END_TEST
+
+START_TEST(test_slack_parallel_edge_and_tie)
+{
+	/*
+	 * c0-c1 twice: P 6 (on the CP) and X 4 in parallel, then Q 3.  P can
+	 * lose 2 before X takes over.  A second equally long path (tie, Y 9)
+	 * leaves no slack at all for anything on the chosen CP.
+	 */
+	static const struct hedge es[] = {
+		{ 0, 1, 6, "P" }, { 0, 1, 4, "X" }, { 1, 2, 3, "Q" },
+	};
+	static const char *n1[] = { "P", "Q" };
+	static const uint64_t w1[] = { 2, 3 };
+	static const struct hedge es2[] = {
+		{ 0, 1, 6, "P" }, { 0, 1, 4, "X" }, { 1, 2, 3, "Q" },
+		{ 0, 2, 9, "Y" },
+	};
+	static const uint64_t w2[] = { 0, 0 };
+	struct cp_pag g;
+
+	build(&g, 3, es, 3);
+	expect(&g, n1, w1, 2, "parallel edge");
+	cp_pag_free(&g);
+	build(&g, 3, es2, 4);
+	expect(&g, n1, w2, 2, "tied path");
+	cp_pag_free(&g);
+}
+END_TEST
+
+/* Longest path with weights @w (reference: the CPM's forward pass). */
+static uint64_t longest(const struct cp_pag *g, const uint64_t *w)
+{
+	uint64_t *et = malloc(sizeof(*et) * (g->nv + 1));
+	uint64_t len = cp_cpm_longest(g, w, et);
+
+	free(et);
+	return len;
+}
+
+/* Left to right, one unit at a time, while the run shrinks as much. */
+static uint64_t brute_stepwise(const struct cp_cpm *c,
+			       const struct cp_groups *gr, uint32_t gid)
+{
+	const struct cp_pag *g = c->g;
+	uint64_t *w = malloc(sizeof(*w) * (g->ne + 1)), total = 0;
+
+	memcpy(w, c->w, sizeof(*w) * g->ne);
+	for (uint32_t p = 0; p < c->npath; p++) {
+		uint32_t e = c->path[p];
+
+		if (!cp_groups_has(gr, e, gid))
+			continue;
+		while (w[e] > 0) {
+			w[e]--;
+			if (longest(g, w) != c->length - total - 1) {
+				w[e]++;
+				break;
+			}
+			total++;
+		}
+	}
+	free(w);
+	return total;
+}
+
+/* Every reduction vector of the group's CP edges (tiny cases only). */
+static uint64_t brute_exhaustive(const struct cp_cpm *c,
+				 const struct cp_groups *gr, uint32_t gid,
+				 bool *done)
+{
+	const struct cp_pag *g = c->g;
+	uint32_t idx[16], n = 0;
+	uint64_t x[16] = { 0 }, combos = 1, best = 0;
+	uint64_t *w = malloc(sizeof(*w) * (g->ne + 1));
+
+	*done = false;
+	for (uint32_t p = 0; p < c->npath; p++)
+		if (cp_groups_has(gr, c->path[p], gid) && n < 16)
+			idx[n++] = c->path[p];
+	for (uint32_t i = 0; i < n; i++)
+		combos *= c->w[idx[i]] + 1;
+	if (combos > 4000) {
+		free(w);
+		return 0;
+	}
+	for (;;) {
+		uint64_t sum = 0;
+		uint32_t i;
+
+		memcpy(w, c->w, sizeof(*w) * g->ne);
+		for (i = 0; i < n; i++) {
+			w[idx[i]] -= x[i];
+			sum += x[i];
+		}
+		if (sum > best && longest(g, w) == c->length - sum)
+			best = sum;
+		for (i = 0; i < n; i++) {
+			if (x[i] < c->w[idx[i]]) {
+				x[i]++;
+				break;
+			}
+			x[i] = 0;
+		}
+		if (i == n)
+			break;
+	}
+	free(w);
+	*done = true;
+	return best;
+}
+
+static void random_round(int round, bool inclusive, uint32_t *exhaustive)
+{
+	struct cp_pag g;
+	struct cp_cpm c;
+	struct cp_groups gr;
+	struct cp_slack_ws *ws;
+	uint32_t *off = NULL, *ids = NULL, n = 0;
+	uint64_t slack[4], newlen[4], cpt[4];
+
+	tg_seed((inclusive ? 31000 : 30000) + round);
+	ck_assert_int_eq(tg_random(&g, 3 + tg_below(9), 2 + tg_below(24),
+				   round % 4 ? 6 : 2, 4), 0);
+	gr = (struct cp_groups){ .n = 4, .of = g.label };
+	if (inclusive) {
+		off = malloc(sizeof(*off) * (g.ne + 1));
+		ids = malloc(sizeof(*ids) * (4 * g.ne + 1));
+		for (uint32_t e = 0; e < g.ne; e++) {
+			off[e] = n;
+			for (uint32_t i = 0; i < 4; i++)
+				if (tg_below(3) == 0)
+					ids[n++] = i;
+		}
+		off[g.ne] = n;
+		gr = (struct cp_groups){ .n = 4, .off = off, .ids = ids };
+	}
+	ck_assert_int_eq(cp_cpm_run(&c, &g, NULL), 0);
+	ck_assert_int_eq(cp_slack_all(&c, &gr, NULL, slack), 0);
+	ck_assert_int_eq(cp_zero_all(&c, &gr, NULL, newlen), 0);
+	cp_cpm_group_time(&c, &gr, cpt);
+	ws = cp_slack_ws_new(&c);
+	for (uint32_t i = 0; i < 4; i++) {
+		uint64_t step = brute_stepwise(&c, &gr, i), ex;
+		bool done;
+
+		TG_CHECK(slack[i] == step, "round %d%s: Slack(g%u) = %" PRIu64
+			 ", stepwise reduction gives %" PRIu64, round,
+			 inclusive ? " inclusive" : "", i, slack[i], step);
+		TG_CHECK(cp_slack_group(ws, &gr, i) == slack[i],
+			 "round %d: single-group call differs", round);
+		TG_CHECK(slack[i] <= c.length - newlen[i] &&
+			 c.length - newlen[i] <= cpt[i],
+			 "round %d: g%u Slack %" PRIu64 " <= zeroing %" PRIu64
+			 " <= CP time %" PRIu64 " violated", round, i,
+			 slack[i], c.length - newlen[i], cpt[i]);
+		ex = brute_exhaustive(&c, &gr, i, &done);
+		if (done) {
+			(*exhaustive)++;
+			TG_CHECK(slack[i] == ex, "round %d%s: Slack(g%u) = %"
+				 PRIu64 ", best of all reductions %" PRIu64,
+				 round, inclusive ? " inclusive" : "", i,
+				 slack[i], ex);
+		}
+	}
+	cp_slack_ws_free(ws);
+	free(off);
+	free(ids);
+	cp_cpm_free(&c);
+	cp_pag_free(&g);
+}
+
+START_TEST(test_slack_random_brute_force)
+{
+	uint32_t exhaustive = 0;
+
+	for (int round = 0; round < 400; round++)
+		random_round(round, false, &exhaustive);
+	ck_assert_msg(exhaustive > 200, "only %u exhaustive comparisons",
+		      exhaustive);
+}
+END_TEST
+
+START_TEST(test_slack_random_inclusive_groups)
+{
+	uint32_t exhaustive = 0;
+
+	for (int round = 0; round < 400; round++)
+		random_round(round, true, &exhaustive);
+	ck_assert_msg(exhaustive > 200, "only %u exhaustive comparisons",
+		      exhaustive);
+}
+END_TEST
+
+static Suite *slack_suite(void)
+{
+	Suite *s = suite_create("slack");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_slack_one_segment);
+	tcase_add_test(tc, test_slack_overlapping_segments);
+	tcase_add_test(tc, test_slack_other_roots_and_leaves);
+	tcase_add_test(tc, test_slack_offpath_merge);
+	tcase_add_test(tc, test_slack_parallel_edge_and_tie);
+	tcase_add_test(tc, test_slack_random_brute_force);
+	tcase_add_test(tc, test_slack_random_inclusive_groups);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(slack_suite());
+	int nfail;
+
+	srunner_run_all(sr, CK_NORMAL);
+	nfail = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nfail ? EXIT_FAILURE : EXIT_SUCCESS;
+}
