@@ -204,6 +204,35 @@ START_TEST(test_kpaths_many_paths_pruned_pool)
 }
 END_TEST
 
+START_TEST(test_kpaths_pag_shaped)
+{
+	/* thread chains with zero-weight cross edges: many tied paths */
+	for (int round = 0; round < 60; round++) {
+		struct cp_pag g;
+		struct cp_cpm c;
+		struct tg_paths all;
+		uint64_t *sorted;
+
+		tg_seed(9500 + round);
+		ck_assert_int_eq(tg_pagshape(&g, 2 + tg_below(3),
+					     2 + tg_below(8), tg_below(12),
+					     round % 3 ? 20 : 1, 2), 0);
+		ck_assert_int_eq(cp_cpm_run(&c, &g, NULL), 0);
+		tg_enumerate(&g, NULL, &all);
+		sorted = malloc(sizeof(*sorted) * (all.n + 1));
+		memcpy(sorted, all.len, sizeof(*sorted) * all.n);
+		qsort(sorted, all.n, sizeof(*sorted), tg_cmp_desc);
+		check_k(&g, &c, &all, sorted, 1, round);
+		check_k(&g, &c, &all, sorted, 10, round);
+		check_k(&g, &c, &all, sorted, all.n, round);
+		free(sorted);
+		tg_paths_free(&all);
+		cp_cpm_free(&c);
+		cp_pag_free(&g);
+	}
+}
+END_TEST
+
 START_TEST(test_kpaths_weight_override)
 {
 	for (int round = 0; round < 60; round++) {
@@ -242,6 +271,7 @@ static Suite *kpaths_suite(void)
 	tcase_add_test(tc, test_kpaths_example_all_five);
 	tcase_add_test(tc, test_kpaths_random_against_enumeration);
 	tcase_add_test(tc, test_kpaths_many_paths_pruned_pool);
+	tcase_add_test(tc, test_kpaths_pag_shaped);
 	tcase_add_test(tc, test_kpaths_weight_override);
 	suite_add_tcase(s, tc);
 	return s;

@@ -185,4 +185,54 @@ static inline uint32_t tg_edge(const struct cp_pag *g, const char *name)
 	return CP_PAG_NONE;
 }
 
+/*
+ * A PAG-shaped graph: @nt thread chains of @len events each (edges of
+ * weight 0..@maxw, label one of @nlab or none), a start vertex feeding
+ * every chain, an end vertex fed by every chain, and @ncross zero-weight
+ * dependency edges from an event of one thread to a later-indexed event
+ * of another (event i of any thread precedes event i+1 of any thread, so
+ * the graph stays acyclic).  Finished.
+ */
+static inline int tg_pagshape(struct cp_pag *g, uint32_t nt, uint32_t len,
+			      uint32_t ncross, uint64_t maxw, uint32_t nlab)
+{
+	uint32_t s, t;
+	char err[256];
+
+	cp_pag_init(g);
+	for (uint32_t i = 0; i < nlab; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "g%u", i);
+		cp_pag_intern(g, name);
+	}
+	s = cp_pag_add_vertex(g);
+	for (uint32_t k = 0; k < nt * len; k++)
+		cp_pag_add_vertex(g);	/* thread k / len, event k % len */
+	t = cp_pag_add_vertex(g);
+	for (uint32_t th = 0; th < nt; th++) {
+		uint32_t base = 1 + th * len;
+
+		cp_pag_add_edge(g, s, base, 0, CP_PAG_NONE);
+		for (uint32_t i = 0; i + 1 < len; i++) {
+			uint32_t lab = tg_below(nlab + 1);
+
+			cp_pag_add_edge(g, base + i, base + i + 1,
+					tg_rand() % (maxw + 1),
+					lab == nlab ? CP_PAG_NONE : lab);
+		}
+		cp_pag_add_edge(g, base + len - 1, t, 0, CP_PAG_NONE);
+	}
+	for (uint32_t k = 0; k < ncross && nt > 1 && len > 1; k++) {
+		uint32_t a = tg_below(nt), b = tg_below(nt - 1);
+		uint32_t i = tg_below(len - 1), j = i + 1 + tg_below(len - 1 - i);
+
+		if (b >= a)
+			b++;
+		cp_pag_add_edge(g, 1 + a * len + i, 1 + b * len + j, 0,
+				CP_PAG_NONE);
+	}
+	return cp_pag_finish(g, err, sizeof(err));
+}
+
 #endif /* CP_TESTGRAPH_H */
