@@ -490,8 +490,11 @@ const char *cp_tracepag_edge_name(const struct cp_tracepag *tp, uint32_t e,
 
 	switch (tp->e_kind[e]) {
 	case CP_TE_USEFUL:
-		snprintf(buf, len, "T%" PRIu32 " %s", th,
-			 cp_tracepag_proc_name(tp, tp->e_proc[e]));
+		if (tp->e_proc[e] == CP_PAG_NONE)
+			snprintf(buf, len, "T%" PRIu32, th);
+		else
+			snprintf(buf, len, "T%" PRIu32 " %s", th,
+				 cp_tracepag_proc_name(tp, tp->e_proc[e]));
 		break;
 	case CP_TE_WAIT:
 		if (obj)

@@ -96,8 +96,9 @@ bool cp_tracepag_vertex(const struct cp_tracepag *tp, uint32_t v,
 			uint32_t *tid, uint32_t *vi);
 
 /*
- * Readable name of edge @e ("T1 worker", "T1 wait mutex#3", "mutex#3
- * T0->T1", "create T0->T1", ...) written into @buf; returns @buf.
+ * Readable name of edge @e ("T1 worker", "T1" outside any procedure,
+ * "T1 wait mutex#3", "mutex#3 T0->T1", "create T0->T1", "exit T1->T0
+ * join", "start", "end") written into @buf; returns @buf.
  */
 const char *cp_tracepag_edge_name(const struct cp_tracepag *tp, uint32_t e,
 				  char *buf, size_t len);

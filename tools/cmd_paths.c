@@ -1,0 +1,188 @@
+/*
+ * cmd_paths.c - `cpt paths TRACE|PAG --k N`: the N longest root-to-leaf
+ * paths (near-critical paths, seed 000 §III.D), longest first, each with
+ * its length and its edges.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_cpm.h"
+#include "cp_kpaths.h"
+#include "cpt.h"
+#include "cpt_input.h"
+
+#define PATHS_K_DEFAULT 10
+
+static void print_text(struct cpt_ctx *c, const struct cpt_input *in,
+		       const struct cp_kpaths *kp, uint32_t *buf)
+{
+	char nb[256], lb[32];
+
+	fprintf(c->out, "%u longest path%s of %s (critical path %s)\n",
+		kp->n, kp->n == 1 ? "" : "s", in->path,
+		in->is_trace ? cpt_fmt_ns(lb, sizeof(lb), kp->cp_length) :
+		(snprintf(lb, sizeof(lb), "%" PRIu64, kp->cp_length), lb));
+	for (uint32_t i = 0; i < kp->n; i++) {
+		uint32_t n = cp_kpaths_edges(kp, i, buf);
+		uint64_t slack = kp->cp_length - kp->len[i];
+		bool first;
+		int col;
+
+		if (in->is_trace)
+			cpt_fmt_ns(lb, sizeof(lb), kp->len[i]);
+		else
+			snprintf(lb, sizeof(lb), "%" PRIu64, kp->len[i]);
+		fprintf(c->out, "\n#%-4u length %s", i + 1, lb);
+		if (slack) {
+			if (in->is_trace)
+				cpt_fmt_ns(lb, sizeof(lb), slack);
+			else
+				snprintf(lb, sizeof(lb), "%" PRIu64, slack);
+			fprintf(c->out, "  (%s shorter than the critical path)",
+				lb);
+		}
+		fprintf(c->out, ", %u edge%s\n     ", n, n == 1 ? "" : "s");
+		col = 5;
+		first = true;
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t e = buf[j];
+			const char *name;
+			char item[300];
+			int w;
+
+			/* a trace's path: time and thread changes only */
+			if (in->is_trace && !in->g->w[e] &&
+			    in->tp.e_kind[e] != CP_TE_DEP)
+				continue;
+			name = cpt_input_edge_name(in, e, nb, sizeof(nb));
+			if (in->is_trace && in->g->w[e])
+				snprintf(item, sizeof(item), "%s %s", name,
+					 cpt_fmt_ns(lb, sizeof(lb),
+						    in->g->w[e]));
+			else if (in->is_trace)
+				snprintf(item, sizeof(item), "%s", name);
+			else
+				snprintf(item, sizeof(item), "%s %" PRIu64,
+					 name, in->g->w[e]);
+			w = (int)strlen(item) + (first ? 0 : 3);
+			if (col + w > 100 && col > 5) {
+				fprintf(c->out, "\n     ");
+				col = 5;
+			}
+			fprintf(c->out, "%s%s", first ? "" : " > ", item);
+			col += w;
+			first = false;
+		}
+		fprintf(c->out, "\n");
+	}
+}
+
+static void print_json(struct cpt_ctx *c, const struct cpt_input *in,
+		       const struct cp_kpaths *kp, uint32_t *buf)
+{
+	struct cp_emit e;
+	char nb[256];
+
+	cpt_json_begin(c, &e);
+	cp_emit_obj_begin(&e, NULL);
+	cp_emit_arr_begin(&e, "paths");
+	for (uint32_t i = 0; i < kp->n; i++) {
+		uint32_t n = cp_kpaths_edges(kp, i, buf);
+
+		cp_emit_obj_begin(&e, NULL);
+		cp_emit_u64(&e, "length", kp->len[i]);
+		cp_emit_arr_begin(&e, "edges");
+		for (uint32_t j = 0; j < n; j++)
+			cp_emit_str(&e, NULL, cpt_input_edge_name(in, buf[j], nb,
+								  sizeof(nb)));
+		cp_emit_arr_end(&e);
+		cp_emit_obj_end(&e);
+	}
+	cp_emit_arr_end(&e);
+	cp_emit_obj_end(&e);
+	cp_emit_end(&e);
+}
+
+enum cpt_status cpt_cmd_paths(struct cpt_ctx *c, int argc, char **argv)
+{
+	const char *path = NULL;
+	uint32_t k = PATHS_K_DEFAULT, maxn = 0;
+	struct cpt_input in;
+	struct cp_cpm cpm;
+	struct cp_kpaths kp;
+	uint32_t *buf = NULL;
+	enum cpt_status st;
+
+	for (int i = 1; i < argc; i++) {
+		int r = cpt_common_opt(c, argc, argv, &i);
+
+		if (r < 0)
+			return CPT_USAGE;
+		if (r)
+			continue;
+		if (!strcmp(argv[i], "--k") || !strcmp(argv[i], "-k")) {
+			if (i + 1 >= argc) {
+				snprintf(c->err, sizeof(c->err),
+					 "%s needs a value", argv[i]);
+				return CPT_USAGE;
+			}
+			if (cpt_parse_u32(c, argv[i], argv[i + 1], &k))
+				return CPT_USAGE;
+			i++;
+		} else if (!strncmp(argv[i], "--k=", 4)) {
+			if (cpt_parse_u32(c, "--k", argv[i] + 4, &k))
+				return CPT_USAGE;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			snprintf(c->err, sizeof(c->err), "unknown option '%s'",
+				 argv[i]);
+			return CPT_USAGE;
+		} else if (path) {
+			snprintf(c->err, sizeof(c->err),
+				 "one input only ('%s' and '%s')", path,
+				 argv[i]);
+			return CPT_USAGE;
+		} else {
+			path = argv[i];
+		}
+	}
+	if (!path) {
+		snprintf(c->err, sizeof(c->err), "no trace or graph given");
+		return CPT_USAGE;
+	}
+	st = cpt_input_load(c, path, &in);
+	if (st)
+		return st;
+	cpt_progress(c, "critical path", 0.0);
+	if (cp_cpm_run(&cpm, in.g, NULL)) {
+		snprintf(c->err, sizeof(c->err), "%s: out of memory", path);
+		cpt_input_free(&in);
+		return CPT_BAD_INPUT;
+	}
+	cpt_progress(c, "near-critical paths", 0.0);
+	if (cp_kpaths_find(&kp, &cpm, k)) {
+		snprintf(c->err, sizeof(c->err), "%s: out of memory", path);
+		cp_cpm_free(&cpm);
+		cpt_input_free(&in);
+		return CPT_BAD_INPUT;
+	}
+	for (uint32_t i = 0; i < kp.n; i++)
+		if (kp.nedges[i] > maxn)
+			maxn = kp.nedges[i];
+	buf = malloc(((size_t)maxn + 1) * sizeof(*buf));
+	st = buf ? cpt_open_out(c) : CPT_BAD_INPUT;
+	if (!buf)
+		snprintf(c->err, sizeof(c->err), "%s: out of memory", path);
+	if (st == CPT_OK) {
+		cpt_progress_done(c);
+		if (c->format == CPT_JSON)
+			print_json(c, &in, &kp, buf);
+		else
+			print_text(c, &in, &kp, buf);
+	}
+	free(buf);
+	cp_kpaths_free(&kp);
+	cp_cpm_free(&cpm);
+	cpt_input_free(&in);
+	return st;
+}

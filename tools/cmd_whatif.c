@@ -1,0 +1,218 @@
+/*
+ * cmd_whatif.c - `cpt whatif TRACE|PAG --scale NAME=FACTOR ...`: the
+ * predicted run time if procedures (trace) or labelled edges (PAG) took
+ * FACTOR times as long, by simulation and on the fixed graph.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_whatif.h"
+#include "cpt.h"
+#include "cpt_input.h"
+
+#define MAX_SCALES 64
+
+static int parse_scale(struct cpt_ctx *c, char *arg,
+		       struct cp_whatif_scale *sc)
+{
+	char *eq = strrchr(arg, '='), *end;
+	double f;
+
+	if (!eq || eq == arg || !eq[1]) {
+		snprintf(c->err, sizeof(c->err),
+			 "--scale wants NAME=FACTOR, not '%s'", arg);
+		return -1;
+	}
+	errno = 0;
+	f = strtod(eq + 1, &end);
+	if (errno || *end || !isfinite(f) || f < 0) {
+		snprintf(c->err, sizeof(c->err),
+			 "--scale %s: FACTOR must be a number >= 0", arg);
+		return -1;
+	}
+	*eq = '\0';
+	sc->name = arg;
+	sc->factor = f;
+	return 0;
+}
+
+/* "-5 ns (-12.5%)" */
+static void change(char *buf, size_t len, uint64_t before, uint64_t after,
+		   bool ns)
+{
+	char nb[32];
+	uint64_t d = after > before ? after - before : before - after;
+	double pct = before ? 100.0 * ((double)after - (double)before) /
+				      (double)before : 0.0;
+
+	if (ns)
+		cpt_fmt_ns(nb, sizeof(nb), d);
+	else
+		snprintf(nb, sizeof(nb), "%" PRIu64, d);
+	snprintf(buf, len, "%s%s (%+.1f%%)", after < before ? "-" : "+", nb,
+		 pct);
+}
+
+static void print_text(struct cpt_ctx *c, const struct cpt_input *in,
+		       const struct cp_whatif_scale *sc, uint32_t nsc,
+		       const struct cp_whatif_result *r)
+{
+	char a[32], b[64];
+	bool ns = in->is_trace;
+
+#define FMT(v) (ns ? cpt_fmt_ns(a, sizeof(a), (v)) :			\
+		(snprintf(a, sizeof(a), "%" PRIu64, (uint64_t)(v)), a))
+
+	fprintf(c->out, "what if, in %s:", in->path);
+	for (uint32_t i = 0; i < nsc; i++)
+		fprintf(c->out, "%s %s x %g", i ? "," : "", sc[i].name,
+			sc[i].factor);
+	fprintf(c->out, "\n\n");
+	fprintf(c->out, "  %-28s %12s\n", "critical path, as recorded",
+		FMT(r->length_before));
+	if (r->simulated) {
+		change(b, sizeof(b), r->length_before_sim, r->length_after,
+		       ns);
+		fprintf(c->out, "  %-28s %12s   %s\n", "simulated new run time",
+			FMT(r->length_after), b);
+	}
+	change(b, sizeof(b), r->length_before, r->length_after_fixed, ns);
+	fprintf(c->out, "  %-28s %12s   %s\n", "fixed-graph prediction",
+		FMT(r->length_after_fixed), b);
+	fprintf(c->out, "\n");
+	if (r->simulated && r->length_before_sim != r->length_before)
+		fprintf(c->out,
+			"  note: replaying the unchanged run gives %s, not the recorded critical path:\n"
+			"  some recorded lock or token order was not the order of request times.\n"
+			"  The simulated change above is measured from that replay.\n",
+			FMT(r->length_before_sim));
+	if (r->simulated && r->reordered)
+		fprintf(c->out,
+			"  %" PRIu64 " lock acquisition%s change%s order in the simulation, which the\n"
+			"  fixed graph cannot see.\n",
+			r->reordered, r->reordered == 1 ? "" : "s",
+			r->reordered == 1 ? "s" : "");
+	if (r->deadlock)
+		fprintf(c->out,
+			"  the simulation deadlocked in the new order; only the fixed-graph\n"
+			"  prediction is given.\n");
+	if (!in->is_trace)
+		fprintf(c->out,
+			"  (a plain graph has no events to replay: fixed-graph prediction only)\n");
+	if (!r->scaled_ns)
+		fprintf(c->out,
+			"  the scaled procedures took no useful time in this run.\n");
+#undef FMT
+}
+
+static void print_json(struct cpt_ctx *c, const struct cp_whatif_result *r)
+{
+	struct cp_emit e;
+
+	cpt_json_begin(c, &e);
+	cp_emit_obj_begin(&e, NULL);
+	cp_emit_u64(&e, "length_before", r->length_before);
+	cp_emit_u64(&e, "length_after", r->length_after);
+	cp_emit_u64(&e, "length_after_fixed", r->length_after_fixed);
+	cp_emit_u64(&e, "length_before_sim", r->length_before_sim);
+	cp_emit_bool(&e, "simulated", r->simulated);
+	cp_emit_bool(&e, "deadlock", r->deadlock);
+	cp_emit_u64(&e, "reordered", r->reordered);
+	cp_emit_u64(&e, "scaled_ns", r->scaled_ns);
+	cp_emit_obj_end(&e);
+	cp_emit_end(&e);
+}
+
+enum cpt_status cpt_cmd_whatif(struct cpt_ctx *c, int argc, char **argv)
+{
+	struct cp_whatif_scale sc[MAX_SCALES];
+	struct cp_whatif_result r;
+	struct cpt_input in;
+	const char *path = NULL;
+	uint32_t nsc = 0;
+	bool exclusive = false;
+	enum cpt_status st;
+	int ret;
+
+	for (int i = 1; i < argc; i++) {
+		int o = cpt_common_opt(c, argc, argv, &i);
+		char *val = NULL;
+
+		if (o < 0)
+			return CPT_USAGE;
+		if (o)
+			continue;
+		if (!strcmp(argv[i], "--scale") || !strcmp(argv[i], "-s")) {
+			if (i + 1 >= argc) {
+				snprintf(c->err, sizeof(c->err),
+					 "%s needs NAME=FACTOR", argv[i]);
+				return CPT_USAGE;
+			}
+			val = argv[++i];
+		} else if (!strncmp(argv[i], "--scale=", 8)) {
+			val = argv[i] + 8;
+		} else if (!strcmp(argv[i], "--exclusive")) {
+			exclusive = true;
+			continue;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			snprintf(c->err, sizeof(c->err), "unknown option '%s'",
+				 argv[i]);
+			return CPT_USAGE;
+		} else if (path) {
+			snprintf(c->err, sizeof(c->err),
+				 "one input only ('%s' and '%s')", path,
+				 argv[i]);
+			return CPT_USAGE;
+		} else {
+			path = argv[i];
+			continue;
+		}
+		if (nsc == MAX_SCALES) {
+			snprintf(c->err, sizeof(c->err),
+				 "at most %d --scale options", MAX_SCALES);
+			return CPT_USAGE;
+		}
+		if (parse_scale(c, val, &sc[nsc++]))
+			return CPT_USAGE;
+	}
+	if (!path || !nsc) {
+		snprintf(c->err, sizeof(c->err), "%s",
+			 path ? "no --scale NAME=FACTOR given"
+			      : "no trace or graph given");
+		return CPT_USAGE;
+	}
+	st = cpt_input_load(c, path, &in);
+	if (st)
+		return st;
+	cpt_progress(c, "simulating", 0.0);
+	if (in.is_trace)
+		ret = cp_whatif_trace(&in.tp, sc, nsc, exclusive, &r, c->err,
+				      sizeof(c->err));
+	else
+		ret = cp_whatif_pag(in.g, sc, nsc, &r, c->err, sizeof(c->err));
+	if (ret) {
+		if (!in.is_trace) {
+			/* name the file in the message */
+			char tmp[sizeof(c->err)];
+
+			snprintf(tmp, sizeof(tmp), "%s", c->err);
+			snprintf(c->err, sizeof(c->err), "%s: %.900s", path,
+				 tmp);
+		}
+		cpt_input_free(&in);
+		return CPT_BAD_INPUT;
+	}
+	st = cpt_open_out(c);
+	if (st == CPT_OK) {
+		cpt_progress_done(c);
+		if (c->format == CPT_JSON)
+			print_json(c, &r);
+		else
+			print_text(c, &in, sc, nsc, &r);
+	}
+	cpt_input_free(&in);
+	return st;
+}
