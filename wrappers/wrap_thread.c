@@ -41,14 +41,48 @@ static void *cp_trampoline(void *p)
 	return ret;
 }
 
+/*
+ * A thread created from inside the tracer (the worker thread liburcu-cds
+ * starts for the hash table, at start-up) is the tracer's own: it runs with the
+ * guard raised for life and is never traced.
+ */
+static void *cp_internal_trampoline(void *p)
+{
+	struct cp_start s;
+
+	cp_guard = 1;
+	s = *(struct cp_start *)p;
+	cp_free(p);
+	return s.fn(s.arg);
+}
+
+static int create_internal(pthread_t *th, const pthread_attr_t *attr,
+			   void *(*fn)(void *), void *arg)
+{
+	struct cp_start *s = cp_zalloc(sizeof(*s));
+	int rc;
+
+	if (!s)
+		return CP_REAL(pthread_create)(th, attr, fn, arg);
+	s->fn = fn;
+	s->arg = arg;
+	rc = CP_REAL(pthread_create)(th, attr, cp_internal_trampoline, s);
+	if (rc != 0)
+		cp_free(s);
+	return rc;
+}
+
 CP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 			     void *(*fn)(void *), void *arg)
 {
-	struct cp_thread *t = cp_enter();
+	struct cp_thread *t;
 	struct cp_thread *child;
 	struct cp_start *s;
 	int rc, err;
 
+	if (cp_guard)
+		return create_internal(th, attr, fn, arg);
+	t = cp_enter();
 	if (!t)
 		return CP_REAL(pthread_create)(th, attr, fn, arg);
 	child = cp_online_create_begin(t);

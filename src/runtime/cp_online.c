@@ -546,7 +546,8 @@ void cp_online_thread_start(struct cp_thread *child)
 		uint8_t *p = cp_tb_vertex(child->tb, CP_EV_THREAD_START,
 					  child->last, wall_of(child));
 
-		cp_tb_commit(child->tb, cp_uv_put(p, (uint64_t)child->parent + 1));
+		cp_tb_commit(child->tb, cp_uv_put(p, child->parent == UINT32_MAX ?
+						   0 : (uint64_t)child->parent + 1));
 	}
 }
 

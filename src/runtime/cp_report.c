@@ -467,7 +467,8 @@ void cp_report_write(struct cp_thread *caller)
 		cp_free(final);
 		return;
 	}
-	cp_report_global(caller, final);
+	(void)caller;		/* advanced by the exit path already */
+	cp_report_global(NULL, final);
 	cp_lock_acquire(&cp_report_lock);
 	if (cp_frozen) {
 		cp_path_copy(final, cp_frozen, cp_rt.nsel);

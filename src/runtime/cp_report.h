@@ -21,7 +21,8 @@ void cp_report_sample(struct cp_thread *caller);
 /* cpthread_stop(): freeze the result now; cpthread_start(): drop it. */
 void cp_report_freeze(struct cp_thread *caller);
 void cp_report_unfreeze(void);
-/* Exit: final result, stderr summary, JSON report.  Once. */
+/* Exit: final result, stderr summary, JSON report.  Once; @caller (the
+ * exiting thread) has already been advanced to its last event. */
 void cp_report_write(struct cp_thread *caller);
 /* Reset after fork in the child. */
 void cp_report_reset(void);

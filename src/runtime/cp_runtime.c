@@ -209,12 +209,15 @@ void cp_runtime_finish(void)
 	cp_guard++;
 	t = cp_self;
 	cp_rt.tracing = false;	/* other threads' next calls go straight */
-	if (t && !t->exited && t->tb) {
+	if (t && !t->exited) {
+		/* The exiting thread's last event: program end follows it. */
 		uint64_t now = cp_thread_now(t);
 
 		cp_thread_advance(t, now);
-		cp_tb_commit(t->tb, cp_tb_vertex(t->tb, CP_EV_PROCESS_EXIT, now,
-			cp_rt.clock == CP_CLOCK_CPU ? t->wall_now : UINT64_MAX));
+		if (t->tb)
+			cp_tb_commit(t->tb, cp_tb_vertex(t->tb,
+				CP_EV_PROCESS_EXIT, now, cp_rt.clock ==
+				CP_CLOCK_CPU ? t->wall_now : UINT64_MAX));
 	}
 	cp_report_write(t);
 	if (cp_rt.trace)

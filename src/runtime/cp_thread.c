@@ -92,6 +92,13 @@ void cp_thread_exit(struct cp_thread *t)
 	}
 	/* Publish before freeing: the exit report may run concurrently. */
 	__atomic_store_n(&t->exited, true, __ATOMIC_RELEASE);
+	/*
+	 * The thread's path is final.  What it still runs (thread-specific
+	 * data destructors of other libraries, which may lock) is not part
+	 * of the program: raise the guard for the rest of its life.
+	 */
+	if (cp_self == t)
+		cp_guard++;
 	if (t->tb) {
 		struct cp_tracebuf *tb = t->tb;
 

@@ -71,8 +71,8 @@ struct cp_thread *cp_thread_new(const struct cp_thread *parent);
 void cp_thread_free(struct cp_thread *t);
 /* Make @t the calling thread's state and start its clock. */
 void cp_thread_bind(struct cp_thread *t);
-/* The thread's last event: advance, publish the final path, flush.
- * Idempotent; owning thread. */
+/* The thread's last event: advance, publish the final path, flush; the
+ * calling thread is untraced from then on.  Idempotent; owning thread. */
 void cp_thread_exit(struct cp_thread *t);
 /* Start over after cpthread_start(): empty path of the new generation. */
 void cp_thread_restart(struct cp_thread *t, uint64_t now);

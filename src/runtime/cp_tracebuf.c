@@ -239,8 +239,12 @@ void cp_trace_finish(struct cp_thread *all, uint64_t online_len)
 			end.nevents += t->tb->total;
 		}
 		end.nthreads++;
-		write_block(CP_BLOCK_THREAD, t->tid, &ti, sizeof(ti));
+		b.n = 0;
+		blob_put(&b, &ti, sizeof(ti));
+		blob_put(&b, t->tid == 0 ? "main" : "", t->tid == 0 ? 5 : 1);
+		write_block(CP_BLOCK_THREAD, t->tid, b.p, b.n);
 	}
+	b.n = 0;
 	cp_symbols_for_each(sym_cb, &b);
 	write_block(CP_BLOCK_SYMBOLS, 0, b.p, b.n);
 	b.n = 0;
