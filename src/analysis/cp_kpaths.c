@@ -34,15 +34,19 @@
  * pool is O(k).  Paths are stored as the seed's path descriptors (parent,
  * shared prefix length, deviation edge): O(1) each, spelled out on demand.
  *
- * One refinement over the seed: minsd[v], the least delta of any side edge
- * along the least-slack completion from v, lets a completion stop as soon
- * as cost + minsd[v] >= threshold - nothing further down can produce a
- * useful candidate.  The worst case is unchanged.
+ * Two refinements over the seed, which leave the worst case unchanged:
+ * minsd[v], the least delta of any side edge along the least-slack
+ * completion from v, lets a completion stop as soon as cost + minsd[v] >=
+ * threshold (nothing further down can produce a useful candidate); and
+ * skip pointers by delta class (sk[l][v]: the first vertex from v on with
+ * a side edge of delta below 1, 64, 4096, or any) let it jump over
+ * vertices that cannot offer a candidate under the current threshold:
+ * most of a thread's chain, and in tie-heavy graphs nearly everything.
  *
  * Complexity: each completion walks at most e edges: O(k·e) time, the
  * seed's bound; heap operations add O(log k) per kept candidate.  Memory:
- * 16 bytes per vertex (next, minsd, glen), 24 bytes per pool slot (at most
- * 2k + 16) and 20 bytes per path: O(k + e).
+ * 32 bytes per vertex (next, minsd, glen, 4 skip levels), 24 bytes per
+ * pool slot (at most 2k + 16) and 20 bytes per path: O(k + e).
  */
 #include "cp_kpaths.h"
 
@@ -238,12 +242,23 @@ static int paths_reserve(struct cp_kpaths *kp, uint32_t *cap, uint32_t n)
 }
 
 /*
- * next[], minsd[], glen[] in reverse topological order.  delta of an
- * out-edge of v is lt[head] - d - lt[v]; next[v] is the lowest-numbered
- * edge of delta 0.
+ * Skip levels: sk[l][v] is the first vertex from v on along next[] whose
+ * least side-edge delta is below skip_cut[l] (NONE if there is none).  A
+ * completion that can only use deltas below b follows the level with the
+ * smallest cut >= b, so it never stops at a vertex that cannot offer a
+ * useful candidate.  Near-critical paths of traced programs tie a lot, so
+ * b is usually tiny and the zero level skips almost everything.
+ */
+#define KP_LEVELS 4
+static const uint64_t skip_cut[KP_LEVELS] = { 1, 64, 4096, UINT64_MAX };
+
+/*
+ * next[], minsd[], glen[] and the skip levels, in reverse topological
+ * order.  delta of an out-edge of v is lt[head] - d - lt[v]; next[v] is
+ * the lowest-numbered edge of delta 0.
  */
 static void kp_prepare(const struct cp_cpm *c, uint32_t *next,
-		       uint64_t *minsd, uint32_t *glen)
+		       uint64_t *minsd, uint32_t *glen, uint32_t **sk)
 {
 	const struct cp_pag *g = c->g;
 
@@ -264,11 +279,15 @@ static void kp_prepare(const struct cp_cpm *c, uint32_t *next,
 		if (best == CP_PAG_NONE) {
 			minsd[v] = UINT64_MAX;
 			glen[v] = 0;
+			for (int l = 0; l < KP_LEVELS; l++)
+				sk[l][v] = CP_PAG_NONE;
 		} else {
 			uint32_t h = g->head[best];
 
 			minsd[v] = side < minsd[h] ? side : minsd[h];
 			glen[v] = glen[h] + 1;
+			for (int l = 0; l < KP_LEVELS; l++)
+				sk[l][v] = side < skip_cut[l] ? v : sk[l][h];
 		}
 	}
 }
@@ -278,7 +297,7 @@ int cp_kpaths_find(struct cp_kpaths *kp, const struct cp_cpm *c, uint32_t k)
 	const struct cp_pag *g = c->g;
 	struct pool pool = { .threshold = UINT64_MAX };
 	uint64_t *minsd = NULL;
-	uint32_t *glen = NULL, cap = 0;
+	uint32_t *glen = NULL, *sk[KP_LEVELS] = { NULL }, cap = 0;
 
 	memset(kp, 0, sizeof(*kp));
 	kp->g = g;
@@ -289,7 +308,12 @@ int cp_kpaths_find(struct cp_kpaths *kp, const struct cp_cpm *c, uint32_t k)
 	glen = malloc(sizeof(*glen) * ((size_t)g->nv + 1));
 	if (!kp->next || !minsd || !glen)
 		goto err_mem;
-	kp_prepare(c, kp->next, minsd, glen);
+	for (int l = 0; l < KP_LEVELS; l++) {
+		sk[l] = malloc(sizeof(**sk) * ((size_t)g->nv + 1));
+		if (!sk[l])
+			goto err_mem;
+	}
+	kp_prepare(c, kp->next, minsd, glen, sk);
 
 	/* the root edges: cost = L - (d + L - lt[head]) */
 	for (uint32_t v = 0; v < g->nv && k > 0; v++) {
@@ -306,27 +330,42 @@ int cp_kpaths_find(struct cp_kpaths *kp, const struct cp_cpm *c, uint32_t k)
 
 	while (kp->n < k && pool.n > 0) {
 		struct cand p = pool_pop(&pool);
-		uint32_t id = kp->n, need, v, pos;
+		uint32_t id = kp->n, need, v, h0;
 
 		if (paths_reserve(kp, &cap, id + 1))
 			goto err_mem;
-		v = g->head[p.dev];
+		h0 = g->head[p.dev];
 		kp->len[id] = c->length - p.cost;
 		kp->parent[id] = p.parent;
 		kp->pcnt[id] = p.pcnt;
 		kp->dev[id] = p.dev;
-		kp->nedges[id] = p.pcnt + 1 + glen[v];
+		kp->nedges[id] = p.pcnt + 1 + glen[h0];
 		kp->n++;
 		need = k - kp->n;
 		if (need == 0)
 			break;
-		/* complete the path, offering its side edges */
-		for (pos = p.pcnt + 1; kp->next[v] != CP_PAG_NONE; pos++) {
-			uint32_t nx = kp->next[v];
+		/*
+		 * Complete the path, offering its side edges: visit only the
+		 * vertices that have one cheap enough (skip levels), stop
+		 * when none further down can beat the threshold (minsd).  The
+		 * side edge at v replaces the path's edge pcnt+1 + glen[h0] -
+		 * glen[v].
+		 */
+		for (v = h0;;) {
+			uint64_t b;
+			uint32_t nx, pos;
+			int l = 0;
 
-			if (minsd[v] == UINT64_MAX ||
-			    p.cost + minsd[v] >= pool.threshold)
+			if (p.cost >= pool.threshold)
 				break;
+			b = pool.threshold - p.cost;
+			while (skip_cut[l] < b)
+				l++;
+			v = sk[l][v];
+			if (v == CP_PAG_NONE || p.cost + minsd[v] >= pool.threshold)
+				break;
+			nx = kp->next[v];
+			pos = p.pcnt + 1 + glen[h0] - glen[v];
 			for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1];
 			     j++) {
 				uint32_t e = g->out_e[j];
@@ -345,12 +384,16 @@ int cp_kpaths_find(struct cp_kpaths *kp, const struct cp_cpm *c, uint32_t k)
 	free(pool.c);
 	free(minsd);
 	free(glen);
+	for (int l = 0; l < KP_LEVELS; l++)
+		free(sk[l]);
 	return 0;
 
 err_mem:
 	free(pool.c);
 	free(minsd);
 	free(glen);
+	for (int l = 0; l < KP_LEVELS; l++)
+		free(sk[l]);
 	cp_kpaths_free(kp);
 	return -1;
 }

@@ -185,7 +185,8 @@ START_TEST(test_kpaths_many_paths_pruned_pool)
 		uint64_t *sorted;
 
 		tg_seed(9100 + round);
-		ck_assert_int_eq(tg_random(&g, 16, 60, round % 2 ? 50 : 3, 2),
+		ck_assert_int_eq(tg_random(&g, 16, 60, round % 3 == 0 ? 3 :
+					   round % 3 == 1 ? 50 : 20000, 2),
 				 0);
 		ck_assert_int_eq(cp_cpm_run(&c, &g, NULL), 0);
 		tg_enumerate(&g, NULL, &all);
