@@ -1,0 +1,514 @@
+/*
+ * check_cpt.c - the cpt command line, run as a child process: JSON shapes
+ * of report/paths/whatif, exit codes 0/1/2, one-line messages naming the
+ * file, never a crash on corrupt or truncated input.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "trace_synth.c"
+
+#ifndef CP_BINARY_DIR
+#error "CP_BINARY_DIR must name the build tree"
+#endif
+#define CPT CP_BINARY_DIR "/tools/cpt"
+
+static char tmpdir[256];
+
+struct res {
+	int status;		/* exit code, or 128 + signal */
+	bool signaled;
+	char out[1 << 16];
+	char err[4096];
+};
+
+static void slurp(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+
+	if (f) {
+		n = fread(buf, 1, len - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+}
+
+/* Run cpt with @args (NULL-terminated, without argv[0]). */
+static void run(struct res *r, const char *const *args)
+{
+	char op[300], ep[300];
+	const char *argv[64];
+	int n = 0, st;
+	pid_t pid;
+
+	argv[n++] = CPT;
+	while (*args && n < 62)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	snprintf(op, sizeof(op), "%s/stdout", tmpdir);
+	snprintf(ep, sizeof(ep), "%s/stderr", tmpdir);
+	pid = fork();
+	ck_assert_msg(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		int o = open(op, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int e = open(ep, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		dup2(o, 1);
+		dup2(e, 2);
+		execv(CPT, (char *const *)argv);
+		_exit(127);
+	}
+	ck_assert_msg(waitpid(pid, &st, 0) == pid, "waitpid");
+	r->signaled = WIFSIGNALED(st);
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	slurp(op, r->out, sizeof(r->out));
+	slurp(ep, r->err, sizeof(r->err));
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* examples/README.md §4 (ms): work1 30, work2 20, crit 10. */
+static void write_lock_trace(const char *path)
+{
+	struct synth s;
+	uint32_t l;
+
+	synth_init(&s);
+	synth_symbol(&s, 0x100, 0x10, "work1");
+	synth_symbol(&s, 0x200, 0x10, "work2");
+	synth_symbol(&s, 0x300, 0x10, "crit");
+	synth_start(&s, 0, -1);
+	l = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
+	synth_create(&s, 0, 0, 1);
+	synth_create(&s, 0, 0, 2);
+	synth_start(&s, 1, 0);
+	synth_start(&s, 2, 0);
+	synth_enter(&s, 2, 0, 0x200);
+	synth_leave(&s, 2, 20000000);
+	synth_lock(&s, 2, 0, 0, l);
+	synth_enter(&s, 2, 0, 0x300);
+	synth_leave(&s, 2, 10000000);
+	synth_unlock(&s, 2, 0, l);
+	synth_exit(&s, 2, 0);
+	synth_enter(&s, 1, 0, 0x100);
+	synth_leave(&s, 1, 30000000);
+	synth_lock(&s, 1, 0, 0, l);
+	synth_enter(&s, 1, 0, 0x300);
+	synth_leave(&s, 1, 10000000);
+	synth_unlock(&s, 1, 0, l);
+	synth_exit(&s, 1, 0);
+	synth_join(&s, 0, 40000000, true, 1);
+	synth_join(&s, 0, 0, true, 2);
+	synth_exit(&s, 0, 0);
+	s.online_len = 40000000;
+	ck_assert_msg(synth_write(&s, path) == 0, "write %s", path);
+	synth_free(&s);
+}
+
+static char trace_path[300];
+
+static void setup(void)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/check_cpt_XXXXXX");
+	ck_assert_msg(mkdtemp(tmpdir) != NULL, "mkdtemp");
+	snprintf(trace_path, sizeof(trace_path), "%s/lock.cpt", tmpdir);
+	write_lock_trace(trace_path);
+}
+
+static void teardown(void)
+{
+	char cmd[400];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", tmpdir);
+}
+
+static json_t *parse_json(const char *text)
+{
+	json_error_t je;
+	json_t *j = json_loads(text, 0, &je);
+
+	ck_assert_msg(j != NULL, "bad JSON (%s, line %d): %.300s", je.text,
+		      je.line, text);
+	return j;
+}
+
+START_TEST(test_cpt_report_json_keys)
+{
+	struct res r;
+	const char *args[] = { "report", trace_path, "--format", "json", NULL };
+	json_t *j, *cp, *procs, *p0;
+	const char *keys[] = { "clock", "threads", "elapsed_ns", "cpu_ns",
+			       "max_parallelism", "threads_detail", "objects",
+			       "critical_path" };
+	const char *pkeys[] = { "name", "cp_ns", "cp_zero_ns", "cpu_ns",
+				"slack_ns", "mbm_ns" };
+
+	run(&r, args);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	j = parse_json(r.out);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		ck_assert_msg(json_object_get(j, keys[i]), "no key %s", keys[i]);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "clock")),
+			 "wall");
+	ck_assert_msg(json_integer_value(json_object_get(j, "threads")) == 3,
+		      "threads %" JSON_INTEGER_FORMAT,
+		      json_integer_value(json_object_get(j, "threads")));
+	ck_assert_msg(json_integer_value(json_object_get(j, "cpu_ns")) ==
+		      70000000, "cpu_ns %" JSON_INTEGER_FORMAT,
+		      json_integer_value(json_object_get(j, "cpu_ns")));
+	cp = json_object_get(j, "critical_path");
+	ck_assert_msg(json_integer_value(json_object_get(cp, "length_ns")) ==
+		      40000000, "length_ns");
+	procs = json_object_get(cp, "procedures");
+	ck_assert_msg(json_array_size(procs) == 3, "procedures %zu",
+		      json_array_size(procs));
+	p0 = json_array_get(procs, 0);
+	for (size_t i = 0; i < sizeof(pkeys) / sizeof(pkeys[0]); i++)
+		ck_assert_msg(json_object_get(p0, pkeys[i]), "no key %s",
+			      pkeys[i]);
+	ck_assert_str_eq(json_string_value(json_object_get(p0, "name")),
+			 "work1");
+	ck_assert_msg(json_integer_value(json_object_get(p0, "cp_ns")) ==
+		      30000000, "work1 cp_ns %" JSON_INTEGER_FORMAT,
+		      json_integer_value(json_object_get(p0, "cp_ns")));
+	json_decref(j);
+}
+END_TEST
+
+START_TEST(test_cpt_report_text)
+{
+	struct res r;
+	const char *args[] = { "report", trace_path, NULL };
+
+	run(&r, args);
+	ck_assert_msg(r.status == 0 && !r.err[0], "exit %d: %s", r.status,
+		      r.err);
+	ck_assert_msg(strstr(r.out, "critical path       40.00 ms") &&
+		      strstr(r.out, "maximum parallelism 1.75") &&
+		      strstr(r.out, "work1") && strstr(r.out, "mutex#1"),
+		      "text report:\n%s", r.out);
+	/* ordered by CP time: work1 (30 ms) before crit (10 ms) */
+	ck_assert_msg(strstr(r.out, "\n  work1") < strstr(r.out, "\n  crit   "),
+		      "order:\n%s", r.out);
+}
+END_TEST
+
+START_TEST(test_cpt_paths_json_shape)
+{
+	struct res r;
+	const char *args[] = { "paths", trace_path, "--k", "4", "--format",
+			       "json", NULL };
+	json_t *j, *paths;
+	json_int_t prev = INT64_MAX;
+	size_t i;
+	json_t *p;
+
+	run(&r, args);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	j = parse_json(r.out);
+	ck_assert_msg(json_object_size(j) == 1, "keys %zu", json_object_size(j));
+	paths = json_object_get(j, "paths");
+	ck_assert_msg(json_is_array(paths) && json_array_size(paths) == 4,
+		      "paths %zu", json_array_size(paths));
+	json_array_foreach(paths, i, p) {
+		json_t *len = json_object_get(p, "length");
+		json_t *edges = json_object_get(p, "edges");
+
+		ck_assert_msg(json_object_size(p) == 2 && json_is_integer(len) &&
+			      json_is_array(edges) && json_array_size(edges),
+			      "path %zu shape", i);
+		ck_assert_msg(json_integer_value(len) <= prev,
+			      "path %zu longer than the one before", i);
+		prev = json_integer_value(len);
+		ck_assert_msg(json_is_string(json_array_get(edges, 0)),
+			      "edge label");
+	}
+	ck_assert_msg(json_integer_value(json_object_get(json_array_get(paths,
+				0), "length")) == 40000000, "first length");
+	json_decref(j);
+}
+END_TEST
+
+START_TEST(test_cpt_paths_text_pag)
+{
+	struct res r;
+	const char *args[] = { "paths", CP_SHARED_DIR "/examples/cpm-multigraph.pag",
+			       "--k", "10", "--format", "json", NULL };
+	json_t *j, *paths, *e;
+
+	run(&r, args);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	j = parse_json(r.out);
+	paths = json_object_get(j, "paths");
+	/* five root-to-leaf paths: 10 B E G; three of 9; 8 B D F */
+	ck_assert_msg(json_array_size(paths) == 5, "paths %zu",
+		      json_array_size(paths));
+	e = json_object_get(json_array_get(paths, 0), "edges");
+	ck_assert_msg(json_array_size(e) == 3 &&
+		      !strcmp(json_string_value(json_array_get(e, 0)), "B") &&
+		      !strcmp(json_string_value(json_array_get(e, 2)), "G"),
+		      "CP edges: %s", r.out);
+	ck_assert_msg(json_integer_value(json_object_get(json_array_get(paths,
+				4), "length")) == 8, "last length");
+	json_decref(j);
+}
+END_TEST
+
+START_TEST(test_cpt_whatif_json)
+{
+	struct res r;
+	const char *args[] = { "whatif", trace_path, "--scale", "work1=0.5",
+			       "--format", "json", NULL };
+	const char *pargs[] = { "whatif",
+				CP_SHARED_DIR "/examples/cpm-multigraph.pag",
+				"--scale", "G=0", "--format", "json", NULL };
+	json_t *j;
+
+	run(&r, args);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	j = parse_json(r.out);
+	ck_assert_msg(json_integer_value(json_object_get(j, "length_before")) ==
+		      40000000 &&
+		      json_integer_value(json_object_get(j, "length_after")) ==
+		      35000000 &&
+		      json_integer_value(json_object_get(j,
+				"length_after_fixed")) == 40000000,
+		      "whatif: %s", r.out);
+	json_decref(j);
+	run(&r, pargs);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	j = parse_json(r.out);
+	ck_assert_msg(json_integer_value(json_object_get(j, "length_before")) ==
+		      10 &&
+		      json_integer_value(json_object_get(j,
+				"length_after_fixed")) == 9, "pag: %s", r.out);
+	json_decref(j);
+}
+END_TEST
+
+START_TEST(test_cpt_output_file)
+{
+	struct res r;
+	char out[300];
+	const char *args[] = { "whatif", trace_path, "--scale=crit=0",
+			       "--format=json", "-o", out, NULL };
+	const char *full[] = { "report", trace_path, "-o", "/dev/full", NULL };
+	char buf[4096];
+
+	snprintf(out, sizeof(out), "%s/w.json", tmpdir);
+	run(&r, args);
+	ck_assert_msg(r.status == 0 && !r.out[0], "exit %d out '%s' err %s",
+		      r.status, r.out, r.err);
+	slurp(out, buf, sizeof(buf));
+	ck_assert_msg(strstr(buf, "\"length_after_fixed\": 30000000"),
+		      "file: %s", buf);
+	run(&r, full);
+	ck_assert_msg(r.status == 1 && strstr(r.err, "/dev/full") &&
+		      count_lines(r.err) == 1, "exit %d err '%s'", r.status,
+		      r.err);
+}
+END_TEST
+
+START_TEST(test_cpt_usage_errors)
+{
+	static const char *const cases[][8] = {
+		{ NULL },
+		{ "frobnicate", NULL },
+		{ "report", NULL },
+		{ "report", "x.cpt", "--bogus", NULL },
+		{ "paths", "x.cpt", "--k", "0", NULL },
+		{ "paths", "x.cpt", "--k", NULL },
+		{ "whatif", "x.cpt", NULL },
+		{ "whatif", "x.cpt", "--scale", "crit", NULL },
+		{ "whatif", "x.cpt", "--scale", "crit=-2", NULL },
+		{ "report", "x.cpt", "--format", "xml", NULL },
+		{ "run", NULL },
+		{ "run", "--mode", "fast", "--", "/bin/true", NULL },
+	};
+	struct res r;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		run(&r, cases[i]);
+		ck_assert_msg(r.status == 2 && strstr(r.err, "usage"),
+			      "case %zu: exit %d err '%s'", i, r.status, r.err);
+		ck_assert_msg(!r.out[0], "case %zu wrote stdout", i);
+	}
+}
+END_TEST
+
+START_TEST(test_cpt_bad_input_exit_1)
+{
+	struct res r;
+	char bad[300], pag[300];
+	const char *missing[] = { "report", "/nonexistent/t.cpt", NULL };
+	const char *badtrace[] = { "report", bad, NULL };
+	const char *badpag[] = { "paths", pag, NULL };
+	const char *noname[] = { "whatif", trace_path, "--scale", "nosuch=2",
+				 NULL };
+	const char *noprog[] = { "run", "--", "/nonexistent/prog", NULL };
+	FILE *f;
+
+	run(&r, missing);
+	ck_assert_msg(r.status == 1 && !strncmp(r.err, "cpt: /nonexistent/t.cpt: ", 25) &&
+		      count_lines(r.err) == 1, "missing: %d '%s'", r.status,
+		      r.err);
+	snprintf(bad, sizeof(bad), "%s/bad.cpt", tmpdir);
+	f = fopen(bad, "w");
+	fputs("CPTTRACE and then garbage", f);
+	fclose(f);
+	run(&r, badtrace);
+	ck_assert_msg(r.status == 1 && strstr(r.err, bad) &&
+		      count_lines(r.err) == 1 && !r.out[0], "bad: %d '%s'",
+		      r.status, r.err);
+	snprintf(pag, sizeof(pag), "%s/bad.pag", tmpdir);
+	f = fopen(pag, "w");
+	fputs("e a b 3\ne b a 4\n", f);
+	fclose(f);
+	run(&r, badpag);
+	ck_assert_msg(r.status == 1 && strstr(r.err, pag) &&
+		      count_lines(r.err) == 1, "cycle: %d '%s'", r.status,
+		      r.err);
+	run(&r, noname);
+	ck_assert_msg(r.status == 1 && strstr(r.err, trace_path) &&
+		      strstr(r.err, "nosuch"), "noname: %d '%s'", r.status,
+		      r.err);
+	run(&r, noprog);
+	ck_assert_msg(r.status == 1 && strstr(r.err, "/nonexistent/prog"),
+		      "noprog: %d '%s'", r.status, r.err);
+}
+END_TEST
+
+/* Truncated and corrupted traces: exit 1 with one line, or 0; no crash. */
+START_TEST(test_cpt_corrupt_traces_never_crash)
+{
+	struct res r;
+	char bad[300];
+	const char *report[] = { "report", bad, NULL };
+	const char *paths[] = { "paths", bad, "--format", "json", NULL };
+	const char *whatif[] = { "whatif", bad, "--scale", "crit=0.5", NULL };
+	const char *const *cmds[] = { report, paths, whatif };
+	uint8_t *buf;
+	size_t len;
+	unsigned seed = 99, fails = 0;
+	FILE *f;
+
+	{
+		/* the lock trace's bytes */
+		FILE *in = fopen(trace_path, "rb");
+		struct stat st;
+
+		ck_assert(in && stat(trace_path, &st) == 0);
+		len = (size_t)st.st_size;
+		buf = malloc(len);
+		ck_assert(fread(buf, 1, len, in) == len);
+		fclose(in);
+	}
+	snprintf(bad, sizeof(bad), "%s/fuzz.cpt", tmpdir);
+	for (int iter = 0; iter < 150; iter++) {
+		uint8_t *copy = malloc(len);
+		size_t n = len;
+
+		memcpy(copy, buf, len);
+		if (iter % 3 == 0) {
+			n = 8 + (size_t)rand_r(&seed) % (len - 8);
+		} else {
+			for (int k = 0; k < 1 + iter % 4; k++)
+				copy[8 + (size_t)rand_r(&seed) % (len - 8)] ^=
+					(uint8_t)(1 + rand_r(&seed) % 255);
+		}
+		f = fopen(bad, "wb");
+		fwrite(copy, 1, n, f);
+		fclose(f);
+		free(copy);
+		run(&r, cmds[iter % 3]);
+		ck_assert_msg(!r.signaled && (r.status == 0 || r.status == 1),
+			      "iter %d: status %d err '%s'", iter, r.status,
+			      r.err);
+		if (r.status == 1) {
+			fails++;
+			ck_assert_msg(!strncmp(r.err, "cpt: ", 5) &&
+				      strstr(r.err, bad) &&
+				      count_lines(r.err) == 1,
+				      "iter %d: message '%s'", iter, r.err);
+		}
+	}
+	ck_assert_msg(fails > 50, "only %u of 150 corrupt traces refused",
+		      fails);
+	free(buf);
+}
+END_TEST
+
+/* cpt run sets the environment and exits with the program's status. */
+START_TEST(test_cpt_run_env_and_status)
+{
+	struct res r;
+	const char *args[] = {
+		"run", "--mode", "trace", "--clock", "cpu", "--funcs", "a,b",
+		"--", "/bin/sh", "-c",
+		"test \"$CPTHREAD_MODE\" = trace && test \"$CPTHREAD_CLOCK\" = cpu"
+		" && test \"$CPTHREAD_FUNCS\" = a,b && "
+		"case \"$LD_PRELOAD\" in *libcpthread.so*) exit 7;; esac; exit 3",
+		NULL,
+	};
+
+	run(&r, args);
+	if (r.status == 1 && strstr(r.err, "cannot find libcpthread.so")) {
+		/* the library is not built in this tree: say so, pass */
+		fprintf(stderr, "check_cpt: %s", r.err);
+		return;
+	}
+	ck_assert_msg(r.status == 7, "exit %d err '%s'", r.status, r.err);
+}
+END_TEST
+
+static Suite *cpt_suite(void)
+{
+	Suite *s = suite_create("cpt");
+	TCase *tc = tcase_create("cli");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_cpt_report_json_keys);
+	tcase_add_test(tc, test_cpt_report_text);
+	tcase_add_test(tc, test_cpt_paths_json_shape);
+	tcase_add_test(tc, test_cpt_paths_text_pag);
+	tcase_add_test(tc, test_cpt_whatif_json);
+	tcase_add_test(tc, test_cpt_output_file);
+	tcase_add_test(tc, test_cpt_usage_errors);
+	tcase_add_test(tc, test_cpt_bad_input_exit_1);
+	tcase_add_test(tc, test_cpt_corrupt_traces_never_crash);
+	tcase_add_test(tc, test_cpt_run_env_and_status);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(cpt_suite());
+	int nfail;
+
+	srunner_run_all(sr, CK_NORMAL);
+	nfail = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nfail ? EXIT_FAILURE : EXIT_SUCCESS;
+}
