@@ -343,7 +343,7 @@ static void run_size(uint64_t target, uint32_t nt, const uint64_t *ks,
 			cp_mbm_compute(&kp, &gr, mbm);
 			s = meter_stop(&m, &peak);
 			snprintf(name, sizeof(name), "MBM k=%" PRIu64, ks[i]);
-			row(g.ne, name, s, peak, sumlen);
+			row(g.ne, name, s, peak, g.ne);
 			free(mbm);
 		}
 		cp_kpaths_free(&kp);
