@@ -106,7 +106,10 @@ static void headline(FILE *f, const struct row *rows, uint32_t n,
 		double d = cp_pct(rows[i].cp, cp_len) -
 			   cp_pct(rows[i].cpu, cpu_total);
 
-		if (rows[i].cp && d > gap + 1e-9) {
+		/* a procedure that spans the whole path (main, a thread's
+		 * start routine) tells nothing */
+		if (rows[i].cp && rows[i].cp < cp_len / 20 * 19 &&
+		    d > gap + 1e-9) {
 			gap = d;
 			best = i;
 		}
@@ -125,6 +128,11 @@ static void headline(FILE *f, const struct row *rows, uint32_t n,
 }
 
 /* ---- traces -------------------------------------------------------- */
+
+static bool is_lock_kind(unsigned k)
+{
+	return k == CP_OBJ_MUTEX || k == CP_OBJ_SPIN || k == CP_OBJ_RWLOCK;
+}
 
 static int cmp_obj(const void *a, const void *b)
 {
@@ -212,22 +220,25 @@ static void trace_text(struct cpt_ctx *c, const struct cpt_input *in,
 	if (!nobj)
 		fprintf(f, ": no synchronization seen.\n");
 	else
-		fprintf(f, " (by critical-path time held)\n  %-12s %-8s %8s %7s %11s %11s %11s %9s\n",
+		fprintf(f, " (by critical-path time held)\n  %-12s %-8s %8s %7s %11s %11s %11s %9s %11s\n",
 			"object", "kind", "ops", "waits", "waited", "held",
-			"CP held", "CP edges");
+			"CP held", "CP edges", "path gain");
 	for (uint32_t i = 0; i < nobj && i < (o->top_given && !o->top ?
 					       UINT32_MAX : TEXT_OBJ_ROWS); i++) {
 		const struct cp_obj_prof *ob = &objs[i];
-		char on[32], e1[32], e2[32], e3[32];
+		char on[32], e1[32], e2[32], e3[32], e4[32];
 
 		snprintf(on, sizeof(on), "%s#%u", cp_obj_kind_name(ob->kind),
 			 ob->obj);
-		fprintf(f, "  %-12s %-8s %8" PRIu64 " %7" PRIu64 " %11s %11s %11s %9" PRIu64 "%s\n",
+		fprintf(f, "  %-12s %-8s %8" PRIu64 " %7" PRIu64 " %11s %11s %11s %9" PRIu64 " %11s%s\n",
 			on, cp_obj_kind_name(ob->kind), ob->ops, ob->waits,
 			cpt_fmt_ns(e1, sizeof(e1), ob->wait_ns),
-			cpt_fmt_ns(e2, sizeof(e2), ob->held_ns),
-			cpt_fmt_ns(e3, sizeof(e3), ob->cp_held_ns),
-			ob->cp_cross, ob->untracked ? "  (untracked)" : "");
+			is_lock_kind(ob->kind) ?
+				cpt_fmt_ns(e2, sizeof(e2), ob->held_ns) : "-",
+			is_lock_kind(ob->kind) ?
+				cpt_fmt_ns(e3, sizeof(e3), ob->cp_held_ns) : "-",
+			ob->cp_cross, cpt_fmt_ns(e4, sizeof(e4), ob->gain_ns),
+			ob->untracked ? "  (untracked)" : "");
 	}
 	if (nobj > TEXT_OBJ_ROWS && !(o->top_given && !o->top))
 		fprintf(f, "  ... %u more (--top 0 shows all)\n",
@@ -308,7 +319,14 @@ static void trace_json(struct cpt_ctx *c, const struct cpt_input *in,
 			continue;
 		cp_emit_obj_begin(&e, NULL);
 		cp_emit_u64(&e, "tid", th->tid);
+		if (in->t.threads[th->tid].parent == UINT32_MAX)
+			cp_emit_null(&e, "parent");
+		else
+			cp_emit_u64(&e, "parent",
+				    in->t.threads[th->tid].parent);
 		cp_emit_str(&e, "name", th->name);
+		cp_emit_bool(&e, "exited",
+			     in->t.threads[th->tid].exit_v != UINT32_MAX);
 		cp_emit_u64(&e, "elapsed_ns", th->elapsed_ns);
 		cp_emit_u64(&e, "useful_ns", th->useful_ns);
 		cp_emit_u64(&e, "wait_ns", th->wait_ns);
@@ -334,8 +352,9 @@ static void trace_json(struct cpt_ctx *c, const struct cpt_input *in,
 		cp_emit_str(&e, "address", nm);
 		cp_emit_bool(&e, "untracked", ob->untracked);
 		cp_emit_u64(&e, "ops", ob->ops);
-		cp_emit_u64(&e, "waits", ob->waits);
+		cp_emit_u64(&e, "contended", ob->waits);
 		cp_emit_u64(&e, "wait_ns", ob->wait_ns);
+		cp_emit_u64(&e, "cp_gain_ns", ob->gain_ns);
 		cp_emit_u64(&e, "held_ns", ob->held_ns);
 		cp_emit_u64(&e, "cp_held_ns", ob->cp_held_ns);
 		cp_emit_u64(&e, "cp_edges", ob->cp_cross);

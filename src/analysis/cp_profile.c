@@ -123,6 +123,24 @@ static int object_holds(struct cp_profile *p, const uint8_t *oncp,
 	return 0;
 }
 
+/*
+ * Operations as the online report counts them: acquires of locks, wakes
+ * of condition variables, arrivals at barriers, posts and waits of
+ * semaphores, enqueues and dequeues of items.
+ */
+static unsigned count_op(unsigned okind, unsigned ev)
+{
+	switch (okind) {
+	case CP_OBJ_BARRIER:
+		return ev == CP_EV_PUBLISH;
+	case CP_OBJ_SEM:
+	case CP_OBJ_ITEM:
+		return ev == CP_EV_PUBLISH || ev == CP_EV_CONSUME;
+	default:
+		return ev == CP_EV_CONSUME;
+	}
+}
+
 static int objects(struct cp_profile *p, const uint8_t *oncp)
 {
 	const struct cp_tracepag *tp = p->tp;
@@ -138,12 +156,10 @@ static int objects(struct cp_profile *p, const uint8_t *oncp)
 
 		for (uint32_t i = 0; i < th->nv; i++) {
 			unsigned k = cp_tvert_kind(&th->v[i]);
+			uint32_t o = th->v[i].obj;
 
-			if (th->v[i].obj && (k == CP_EV_PUBLISH ||
-					     k == CP_EV_CONSUME ||
-					     k == CP_EV_FAIL ||
-					     k == CP_EV_REQUEST))
-				ops[th->v[i].obj] += k != CP_EV_REQUEST;
+			if (o)
+				ops[o] += count_op(t->objs[o].kind, k);
 		}
 	}
 	p->nobjs = 0;
@@ -175,8 +191,20 @@ static int objects(struct cp_profile *p, const uint8_t *oncp)
 		if (tp->e_kind[e] == CP_TE_WAIT) {
 			p->objs[slot[o]].waits++;
 			p->objs[slot[o]].wait_ns += tp->e_wait[e];
-		} else if (tp->e_kind[e] == CP_TE_DEP && oncp[e]) {
-			p->objs[slot[o]].cp_cross++;
+		} else if (tp->e_kind[e] == CP_TE_DEP) {
+			uint32_t h = tp->g.head[e], tid = tp->e_thread[e];
+			uint32_t vi = h - tp->vbase[tid];
+			uint64_t own = 0, dep = p->cpm.et[tp->g.tail[e]];
+
+			if (oncp[e])
+				p->objs[slot[o]].cp_cross++;
+			if (vi > 0) {
+				uint32_t s = tp->segbase[tid] + vi - 1;
+
+				own = p->cpm.et[tp->g.tail[s]] + tp->g.w[s];
+			}
+			if (dep > own)
+				p->objs[slot[o]].gain_ns += dep - own;
 		}
 	}
 	ret = object_holds(p, oncp, slot);

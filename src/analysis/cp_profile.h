@@ -52,13 +52,18 @@ struct cp_obj_prof {
 	uint8_t kind;		/* enum cp_obj_kind */
 	bool untracked;
 	uint64_t addr;
-	uint64_t ops;		/* PUBLISH, CONSUME and FAIL events */
+	uint64_t ops;		/* acquires (locks), wakes (cond), arrivals
+				 * (barrier), posts and waits (sem), enqueues
+				 * and dequeues (item): as the online report */
 	uint64_t waits;		/* waits on it */
 	uint64_t wait_ns;	/* time threads waited on it */
 	uint64_t held_ns;	/* useful time spent holding it (locks) */
 	uint64_t cp_held_ns;	/* ... of which on the critical path */
 	uint64_t cp_cross;	/* CP edges that pass from thread to thread
 				 * through it */
+	uint64_t gain_ns;	/* how much longer the consumers' paths got
+				 * by depending on it (the online report's
+				 * cp_gain_ns) */
 };
 
 struct cp_profile_opts {

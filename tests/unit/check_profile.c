@@ -173,7 +173,7 @@ START_TEST(test_profile_lock_object)
 	load(&s, &f, false);
 	ck_assert_msg(f.p.nobjs == 1, "objects %u", f.p.nobjs);
 	o = &f.p.objs[0];
-	ck_assert_msg(o->kind == CP_OBJ_MUTEX && o->ops == 4 &&
+	ck_assert_msg(o->kind == CP_OBJ_MUTEX && o->ops == 2 &&
 		      o->waits == 0 && o->held_ns == 20 &&
 		      o->cp_held_ns == 10 && o->cp_cross == 0,
 		      "kind %u ops %" PRIu64 " waits %" PRIu64 " held %" PRIu64
@@ -210,7 +210,7 @@ START_TEST(test_profile_barrier_object)
 	s.online_len = 80;
 	load(&s, &f, false);
 	o = &f.p.objs[0];
-	ck_assert_msg(o->kind == CP_OBJ_BARRIER && o->ops == 6 &&
+	ck_assert_msg(o->kind == CP_OBJ_BARRIER && o->ops == 3 &&
 		      o->waits == 3 && o->wait_ns == 30 && o->cp_cross == 1,
 		      "kind %u ops %" PRIu64 " waits %" PRIu64 " wait %" PRIu64
 		      " cross %" PRIu64, o->kind, o->ops, o->waits, o->wait_ns,
