@@ -33,7 +33,7 @@
 #include <string.h>
 
 #define MAX_LEVELS 16
-#define STEPS 40		/* time steps */
+#define STEPS 16		/* time steps */
 #define TOL 1e-8		/* relative residual of each solve */
 #define MAX_CYCLES 60
 #define COARSE_M 32		/* levels this small: thread 0 alone */
