@@ -20,7 +20,8 @@ static void usage_exit(const struct bench_knob *knobs, const char *usage)
 	const struct bench_knob *k;
 
 	fprintf(stderr,
-		"usage: %s [-t THREADS] [-n SIZE] [-s NAME=FACTOR]... [-q] [-v]\n"
+		"usage: %s [-t THREADS] [-n SIZE] [-s NAME=FACTOR]... "
+		"[-q] [-v]\n"
 		"  -n SIZE   %s\n"
 		"  -s        scale the work of procedure NAME by FACTOR;"
 		" NAME is one of:\n", bench_prog, usage);

@@ -285,8 +285,9 @@ BENCH_PROC void restrict_residual(struct ocean *oc, int id, int nt, int l)
 				continue;
 			}
 			co->f[at(mc, i, j)] =
-				(4 * r[c] + 2 * (r[c - 1] + r[c + 1] +
-						 r[c - mf - 1] + r[c + mf + 1]) +
+				(4 * r[c] +
+				 2 * (r[c - 1] + r[c + 1] + r[c - mf - 1] +
+				      r[c + mf + 1]) +
 				 r[c - mf - 2] + r[c - mf] + r[c + mf] +
 				 r[c + mf + 2]) / 16.0;
 		}
@@ -415,7 +416,8 @@ static double manufactured_error(const struct ocean *oc)
 
 	for (i = 0; i <= m; i++)
 		for (j = 0; j <= m; j++) {
-			double exact = sin(M_PI * j / m) * sin(2 * M_PI * i / m);
+			double exact = sin(M_PI * j / m) *
+				       sin(2 * M_PI * i / m);
 
 			err = fmax(err, fabs(v->u[at(m, i, j)] - exact));
 		}

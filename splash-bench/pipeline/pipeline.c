@@ -152,7 +152,7 @@ BENCH_HELPER void fft(double complex *x, int n, int inverse)
 	}
 }
 
-/* ---- the stages' work ----------------------------------------------------- */
+/* ---- the stages' work ------------------------------------------------ */
 
 /* Samples of block @seq: tones, a chirp and noise.  Producer thread. */
 BENCH_PROC void produce_block(struct block *b, long seq)
@@ -336,7 +336,7 @@ static struct block *sem_ring_get(struct sem_ring *q)
 	return b;
 }
 
-/* ---- the stage threads ---------------------------------------------------- */
+/* ---- the stage threads ----------------------------------------------- */
 
 /* Stage 1: take a free buffer, fill it, pass it on.  Thread entry. */
 BENCH_PROC void *producer(void *arg)

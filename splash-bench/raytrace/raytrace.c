@@ -412,7 +412,8 @@ BENCH_PROC void read_scene(const char *path, struct scene *sc)
 
 /* ---- uniform grid ---------------------------------------------------- */
 
-BENCH_HELPER void prim_bounds(const struct prim *p, struct vec *lo, struct vec *hi)
+BENCH_HELPER void prim_bounds(const struct prim *p, struct vec *lo,
+			      struct vec *hi)
 {
 	if (p->kind == PRIM_SPHERE) {
 		double r = p->e1.x;

@@ -286,15 +286,19 @@ BENCH_PROC double compute_forces(struct md *md, struct worker_arg *wa)
 				const struct cell *b =
 					&md->cells[(nx * nc + ny) * nc + nz];
 
-				for (i = 0; i < a->count; i++)
-					for (j = 0; j < b->count; j++)
-						epot += pair(
-							pos + 3 * a->idx[i],
-							pos + 3 * b->idx[j],
-							md->box,
-							wa->priv + 3 * a->idx[i],
-							wa->priv +
-								3 * b->idx[j]);
+				for (i = 0; i < a->count; i++) {
+					int pa = a->idx[i];
+
+					for (j = 0; j < b->count; j++) {
+						int pb = b->idx[j];
+
+						epot += pair(pos + 3 * pa,
+							     pos + 3 * pb,
+							     md->box,
+							     wa->priv + 3 * pa,
+							     wa->priv + 3 * pb);
+					}
+				}
 			}
 		}
 		BENCH_CLOBBER();
