@@ -41,6 +41,7 @@ enum cpt_status cpt_cmd_run(struct cpt_ctx *c, int argc, char **argv);
 enum cpt_status cpt_cmd_report(struct cpt_ctx *c, int argc, char **argv);
 enum cpt_status cpt_cmd_paths(struct cpt_ctx *c, int argc, char **argv);
 enum cpt_status cpt_cmd_whatif(struct cpt_ctx *c, int argc, char **argv);
+enum cpt_status cpt_cmd_export(struct cpt_ctx *c, int argc, char **argv);
 
 /* ---- cpt_out.c ------------------------------------------------------ */
 
