@@ -19,7 +19,9 @@
  * RSS, which cannot be reset between phases).
  *
  * usage: bench_graph [-e N,N,..] [-t THREADS] [-k K,K,..] [-z GROUPS]
- *                    [-m MBM_MAX_K] [-s SEED]
+ *                    [-m MBM_MAX_K] [-s SEED] [-w CROSS_W]
+ * -w gives dependency edges weights 1..CROSS_W instead of 0: fewer tied
+ * paths, so the k-path search cannot prune on ties (its harder case).
  */
 #include <inttypes.h>
 #include <malloc.h>
@@ -147,6 +149,9 @@ struct gen {
 
 #define NPROCS 256
 
+/* weight of dependency edges: 0 (the model), or 1..cross_w to break ties */
+static uint64_t cross_w;
+
 /* About @target edges over @nt threads. */
 static void generate(struct gen *gn, uint64_t target, uint32_t nt)
 {
@@ -183,7 +188,8 @@ static void generate(struct gen *gn, uint64_t target, uint32_t nt)
 
 			if (o >= t)
 				o++;
-			EDGE(last[o], nv, 0, CP_PAG_NONE);
+			EDGE(last[o], nv, cross_w ? 1 + rnd() % cross_w : 0,
+			     CP_PAG_NONE);
 		}
 		last[t] = nv;
 	}
@@ -360,7 +366,7 @@ int main(int argc, char **argv)
 	int nsizes = 3, nk = 3, opt;
 	struct rusage ru;
 
-	while ((opt = getopt(argc, argv, "e:t:k:z:m:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "e:t:k:z:m:s:w:")) != -1) {
 		switch (opt) {
 		case 'e':
 			nsizes = parse_list(optarg, sizes, 8);
@@ -380,10 +386,13 @@ int main(int argc, char **argv)
 		case 's':
 			seed = strtoull(optarg, NULL, 10);
 			break;
+		case 'w':
+			cross_w = strtoull(optarg, NULL, 10);
+			break;
 		default:
 			fprintf(stderr, "usage: %s [-e N,N,..] [-t THREADS] "
 				"[-k K,K,..] [-z GROUPS] [-m MBM_MAX_K] "
-				"[-s SEED]\n", argv[0]);
+				"[-s SEED] [-w CROSS_W]\n", argv[0]);
 			return 2;
 		}
 	}
