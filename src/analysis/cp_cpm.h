@@ -22,8 +22,8 @@ struct cp_cpm {
 	const struct cp_pag *g;
 	const uint64_t *w;	/* [ne] weights used: the override or g->w */
 	uint64_t length;	/* critical path length */
-	uint64_t *et;		/* [nv] earliest time of v = ES of its out-edges */
-	uint64_t *lt;		/* [nv] latest time of v = LF of its in-edges */
+	uint64_t *et;		/* [nv] earliest time of v: ES of out-edges */
+	uint64_t *lt;		/* [nv] latest time of v: LF of in-edges */
 	uint32_t *path;		/* [npath] one critical path, root to leaf */
 	uint32_t npath;
 };

@@ -63,7 +63,7 @@ struct cand {
 struct pool {
 	struct cand *c;		/* binary min-heap on cost */
 	uint32_t n, cap;
-	uint64_t threshold;	/* candidates costing this or more are useless */
+	uint64_t threshold;	/* candidates costing this or more: useless */
 };
 
 static void heap_up(struct cand *h, uint32_t i)
@@ -362,7 +362,8 @@ int cp_kpaths_find(struct cp_kpaths *kp, const struct cp_cpm *c, uint32_t k)
 			while (skip_cut[l] < b)
 				l++;
 			v = sk[l][v];
-			if (v == CP_PAG_NONE || p.cost + minsd[v] >= pool.threshold)
+			if (v == CP_PAG_NONE ||
+			    p.cost + minsd[v] >= pool.threshold)
 				break;
 			nx = kp->next[v];
 			pos = p.pcnt + 1 + glen[h0] - glen[v];

@@ -59,7 +59,8 @@ static void mbm_edge(struct mbm_walk *mw, uint32_t e, int sign)
 	uint64_t w = mw->kp->w[e];
 
 	for (uint32_t x = 0; x < n; x++) {
-		uint32_t s = ids[x] < mw->gr->n ? mw->slot[ids[x]] : CP_PAG_NONE;
+		uint32_t s = ids[x] < mw->gr->n ? mw->slot[ids[x]]
+						: CP_PAG_NONE;
 
 		if (s == CP_PAG_NONE)
 			continue;

@@ -59,9 +59,10 @@
  * and off-C leaf -> end (value L - A(leaf), never expiring) model the
  * virtual start and end.  (Kahn's order puts every root first, so the
  * start edges only matter for other topological orders; the end edges
- * matter always: a leaf may come early in the order.)  An edge of value >= d_i(C) can never bind (d
- * never exceeds it) and is not pushed; after i's last edge on C, d cannot
- * change and the pass stops.  slack_walk() describes two more savings.
+ * matter always: a leaf may come early in the order.)  An edge of value
+ * >= d_i(C) can never bind (d never exceeds it) and is not pushed; after
+ * i's last edge on C, d cannot change and the pass stops.  slack_walk()
+ * describes two more savings.
  *
  * Complexity per procedure with CP time: O((v + e) log e) time, worst case
  * 16 bytes of heap per edge plus 8 bytes per vertex; a procedure without

@@ -40,28 +40,29 @@ START_TEST(test_cpm_example_table)
 	read_example(&g);
 	ck_assert_int_eq(cp_cpm_run(&c, &g, NULL), 0);
 	TG_CHECK(c.length == 10, "CP length %" PRIu64 ", want 10",
-		      c.length);
+		 c.length);
 	for (size_t i = 0; i < sizeof(row) / sizeof(row[0]); i++) {
 		uint32_t e = tg_edge(&g, row[i].name);
 
 		TG_CHECK(e != CP_PAG_NONE, "edge %s missing", row[i].name);
 		TG_CHECK(c.w[e] == row[i].d && cp_cpm_es(&c, e) == row[i].es &&
-			      cp_cpm_ef(&c, e) == row[i].ef &&
-			      cp_cpm_ls(&c, e) == row[i].ls &&
-			      cp_cpm_lf(&c, e) == row[i].lf &&
-			      cp_cpm_total_slack(&c, e) == row[i].ts &&
-			      cp_cpm_free_slack(&c, e) == row[i].fs,
-			      "edge %s: d %" PRIu64 " ES %" PRIu64 " EF %" PRIu64
-			      " LS %" PRIu64 " LF %" PRIu64 " TS %" PRIu64
-			      " FS %" PRIu64 ", want %" PRIu64 " %" PRIu64
-			      " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
-			      " %" PRIu64, row[i].name, c.w[e],
-			      cp_cpm_es(&c, e), cp_cpm_ef(&c, e),
-			      cp_cpm_ls(&c, e), cp_cpm_lf(&c, e),
-			      cp_cpm_total_slack(&c, e),
-			      cp_cpm_free_slack(&c, e), row[i].d, row[i].es,
-			      row[i].ef, row[i].ls, row[i].lf, row[i].ts,
-			      row[i].fs);
+			 cp_cpm_ef(&c, e) == row[i].ef &&
+			 cp_cpm_ls(&c, e) == row[i].ls &&
+			 cp_cpm_lf(&c, e) == row[i].lf &&
+			 cp_cpm_total_slack(&c, e) == row[i].ts &&
+			 cp_cpm_free_slack(&c, e) == row[i].fs,
+			 "edge %s: d %" PRIu64 " ES %" PRIu64
+			 " EF %" PRIu64
+			 " LS %" PRIu64 " LF %" PRIu64 " TS %" PRIu64
+			 " FS %" PRIu64 ", want %" PRIu64 " %" PRIu64
+			 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+			 " %" PRIu64, row[i].name, c.w[e],
+			 cp_cpm_es(&c, e), cp_cpm_ef(&c, e),
+			 cp_cpm_ls(&c, e), cp_cpm_lf(&c, e),
+			 cp_cpm_total_slack(&c, e),
+			 cp_cpm_free_slack(&c, e), row[i].d, row[i].es,
+			 row[i].ef, row[i].ls, row[i].lf, row[i].ts,
+			 row[i].fs);
 	}
 	cp_cpm_free(&c);
 	cp_pag_free(&g);
@@ -85,7 +86,7 @@ START_TEST(test_cpm_example_path)
 						   sizeof(buf));
 
 		TG_CHECK(strcmp(got, want[i]) == 0,
-			      "CP edge %u is %s, want %s", i, got, want[i]);
+			 "CP edge %u is %s, want %s", i, got, want[i]);
 	}
 	gr = (struct cp_groups){ .n = g.nlabels, .of = g.label };
 	cpt = calloc(g.nlabels, sizeof(*cpt));
@@ -96,7 +97,7 @@ START_TEST(test_cpm_example_path)
 				  !strcmp(l, "G") ? 5 : 0;
 
 		TG_CHECK(cpt[i] == want_t, "CP time of %s %" PRIu64
-			      ", want %" PRIu64, l, cpt[i], want_t);
+			 ", want %" PRIu64, l, cpt[i], want_t);
 	}
 	free(cpt);
 	cp_cpm_free(&c);
@@ -135,10 +136,10 @@ static void check_against_brute(const struct cp_pag *g, const uint64_t *w,
 	L = tg_max_len(&p);
 	ck_assert_int_eq(cp_cpm_run(&c, g, w), 0);
 	TG_CHECK(c.length == L, "round %d: CP %" PRIu64 ", brute %" PRIu64,
-		      round, c.length, L);
+		 round, c.length, L);
 	et = malloc(sizeof(*et) * g->nv);
 	TG_CHECK(cp_cpm_longest(g, w, et) == L,
-		      "round %d: forward-only length differs", round);
+		 "round %d: forward-only length differs", round);
 	free(et);
 	brute_through(g, &p, thr, seen);
 	for (uint32_t e = 0; e < g->ne; e++) {
@@ -147,13 +148,13 @@ static void check_against_brute(const struct cp_pag *g, const uint64_t *w,
 
 		TG_CHECK(seen[e], "round %d: edge %u on no path", round, e);
 		TG_CHECK(cp_cpm_total_slack(&c, e) == L - thr[e],
-			      "round %d: edge %u total slack %" PRIu64
-			      ", want L %" PRIu64 " - longest through %" PRIu64,
-			      round, e, cp_cpm_total_slack(&c, e), L, thr[e]);
+			 "round %d: edge %u total slack %" PRIu64
+			 ", want L %" PRIu64 " - longest through %" PRIu64,
+			 round, e, cp_cpm_total_slack(&c, e), L, thr[e]);
 		TG_CHECK(cp_cpm_ls(&c, e) - cp_cpm_es(&c, e) ==
-			      cp_cpm_total_slack(&c, e) &&
-			      cp_cpm_ef(&c, e) - cp_cpm_es(&c, e) == ww[e],
-			      "round %d: edge %u inconsistent times", round, e);
+			 cp_cpm_total_slack(&c, e) &&
+			 cp_cpm_ef(&c, e) - cp_cpm_es(&c, e) == ww[e],
+			 "round %d: edge %u inconsistent times", round, e);
 		/* free slack: earliest ES of a successor (end: L) - EF */
 		for (uint32_t j = g->out_off[h]; j < g->out_off[h + 1]; j++) {
 			uint64_t es = cp_cpm_es(&c, g->out_e[j]);
@@ -165,13 +166,13 @@ static void check_against_brute(const struct cp_pag *g, const uint64_t *w,
 			next = L;
 		fs_want = next - cp_cpm_ef(&c, e);
 		TG_CHECK(cp_cpm_free_slack(&c, e) == fs_want,
-			      "round %d: edge %u free slack %" PRIu64
-			      ", want %" PRIu64, round, e,
-			      cp_cpm_free_slack(&c, e), fs_want);
+			 "round %d: edge %u free slack %" PRIu64
+			 ", want %" PRIu64, round, e,
+			 cp_cpm_free_slack(&c, e), fs_want);
 		TG_CHECK(cp_cpm_free_slack(&c, e) <=
-			      cp_cpm_total_slack(&c, e),
-			      "round %d: edge %u free slack above total", round,
-			      e);
+			 cp_cpm_total_slack(&c, e),
+			 "round %d: edge %u free slack above total", round,
+			 e);
 	}
 	/* the chosen path: root to leaf, consecutive, length L, slack 0 */
 	if (c.npath > 0) {
@@ -179,20 +180,20 @@ static void check_against_brute(const struct cp_pag *g, const uint64_t *w,
 		uint32_t l = g->head[c.path[c.npath - 1]];
 
 		TG_CHECK(g->in_off[r] == g->in_off[r + 1] &&
-			      g->out_off[l] == g->out_off[l + 1],
-			      "round %d: CP is not root to leaf", round);
+			 g->out_off[l] == g->out_off[l + 1],
+			 "round %d: CP is not root to leaf", round);
 	}
 	for (uint32_t i = 0; i < c.npath; i++) {
 		uint32_t e = c.path[i];
 
 		sum += ww[e];
 		TG_CHECK(i == 0 || g->tail[e] == g->head[c.path[i - 1]],
-			      "round %d: CP edge %u does not follow", round, i);
+			 "round %d: CP edge %u does not follow", round, i);
 		TG_CHECK(cp_cpm_total_slack(&c, e) == 0,
-			      "round %d: CP edge %u has slack", round, i);
+			 "round %d: CP edge %u has slack", round, i);
 	}
 	TG_CHECK(sum == L, "round %d: CP edges sum to %" PRIu64
-		      ", want %" PRIu64, round, sum, L);
+		 ", want %" PRIu64, round, sum, L);
 	cp_cpm_free(&c);
 	tg_paths_free(&p);
 	free(thr);
@@ -247,10 +248,10 @@ START_TEST(test_cpm_isolated_and_single)
 	ck_assert_int_eq(cp_pag_finish(&g, err, sizeof(err)), 0);
 	ck_assert_int_eq(cp_cpm_run(&c, &g, NULL), 0);
 	TG_CHECK(c.length == 7 && c.npath == 1 && c.path[0] == 0,
-		      "length %" PRIu64 " npath %u", c.length, c.npath);
+		 "length %" PRIu64 " npath %u", c.length, c.npath);
 	/* isolated vertices 0 and 3: start 0, latest L */
 	TG_CHECK(c.et[0] == 0 && c.lt[0] == 7 && c.et[3] == 0,
-		      "isolated: et %" PRIu64 " lt %" PRIu64, c.et[0], c.lt[0]);
+		 "isolated: et %" PRIu64 " lt %" PRIu64, c.et[0], c.lt[0]);
 	cp_cpm_free(&c);
 	cp_pag_free(&g);
 }
@@ -272,8 +273,8 @@ START_TEST(test_cpm_deterministic_ties)
 	ck_assert_int_eq(cp_pag_finish(&g, err, sizeof(err)), 0);
 	ck_assert_int_eq(cp_cpm_run(&c, &g, NULL), 0);
 	TG_CHECK(c.npath == 1 && c.path[0] == 1,
-		      "path [%u] = e%u, want e1 (leaf 2 before leaf 3)",
-		      c.npath, c.npath ? c.path[0] : 99);
+		 "path [%u] = e%u, want e1 (leaf 2 before leaf 3)",
+		 c.npath, c.npath ? c.path[0] : 99);
 	cp_cpm_free(&c);
 	cp_pag_free(&g);
 }

@@ -46,7 +46,7 @@ START_TEST(test_kpaths_example_all_five)
 	char err[256];
 
 	TG_CHECK(cp_pag_read_text(&g, EXAMPLE, err, sizeof(err)) == 0,
-		      "%s", err);
+		 "%s", err);
 	ck_assert_int_eq(cp_cpm_run(&c, &g, NULL), 0);
 	ck_assert_int_eq(cp_kpaths_find(&kp, &c, 100), 0);
 	TG_CHECK(kp.n == 5, "found %u paths, want 5", kp.n);
@@ -59,20 +59,20 @@ START_TEST(test_kpaths_example_all_five)
 			if (!used[j] && strcmp(got, want[j]) == 0)
 				match = j;
 		TG_CHECK(match >= 0, "path %u \"%s\" (length %" PRIu64
-			      ") is not expected or repeated", i, got,
-			      kp.len[i]);
+			 ") is not expected or repeated", i, got,
+			 kp.len[i]);
 		used[match] = true;
 		TG_CHECK(kp.len[i] == wlen[i] && wlen[match] == wlen[i],
-			      "path %u \"%s\" length %" PRIu64 ", want %"
-			      PRIu64, i, got, kp.len[i], wlen[i]);
+			 "path %u \"%s\" length %" PRIu64 ", want %"
+			 PRIu64, i, got, kp.len[i], wlen[i]);
 	}
 	TG_CHECK(strcmp(want[0], "B E G") == 0 && used[0], "CP first");
 	cp_kpaths_free(&kp);
 	/* k = 2: the CP and one of the 9s */
 	ck_assert_int_eq(cp_kpaths_find(&kp, &c, 2), 0);
 	TG_CHECK(kp.n == 2 && kp.len[0] == 10 && kp.len[1] == 9,
-		      "k=2: %u paths, %" PRIu64 " %" PRIu64, kp.n, kp.len[0],
-		      kp.n > 1 ? kp.len[1] : 0);
+		 "k=2: %u paths, %" PRIu64 " %" PRIu64, kp.n, kp.len[0],
+		 kp.n > 1 ? kp.len[1] : 0);
 	cp_kpaths_free(&kp);
 	ck_assert_int_eq(cp_kpaths_find(&kp, &c, 0), 0);
 	TG_CHECK(kp.n == 0, "k=0 found %u", kp.n);
@@ -96,7 +96,7 @@ static void check_k(const struct cp_pag *g, const struct cp_cpm *c,
 
 	ck_assert_int_eq(cp_kpaths_find(&kp, c, k), 0);
 	TG_CHECK(kp.n == want_n, "round %d k %u: %u paths, want %u",
-		      round, k, kp.n, want_n);
+		 round, k, kp.n, want_n);
 	seen = calloc(kp.n + 1, sizeof(*seen));
 	for (uint32_t i = 0; i < kp.n; i++) {
 		uint32_t *buf = malloc(sizeof(*buf) * (kp.nedges[i] + 1));
@@ -104,34 +104,35 @@ static void check_k(const struct cp_pag *g, const struct cp_cpm *c,
 		uint64_t sum = 0;
 
 		TG_CHECK(kp.len[i] == sorted[i],
-			      "round %d k %u: path %u length %" PRIu64
-			      ", enumeration says %" PRIu64, round, k, i,
-			      kp.len[i], sorted[i]);
+			 "round %d k %u: path %u length %" PRIu64
+			 ", enumeration says %" PRIu64, round, k, i,
+			 kp.len[i], sorted[i]);
 		TG_CHECK(n >= 1, "round %d: empty path %u", round, i);
 		r = g->tail[buf[0]];
 		l = g->head[buf[n - 1]];
 		TG_CHECK(g->in_off[r] == g->in_off[r + 1] &&
-			      g->out_off[l] == g->out_off[l + 1],
-			      "round %d k %u: path %u not root to leaf", round,
-			      k, i);
+			 g->out_off[l] == g->out_off[l + 1],
+			 "round %d k %u: path %u not root to leaf", round,
+			 k, i);
 		for (uint32_t j = 0; j < n; j++) {
 			TG_CHECK(buf[j] < g->ne, "round %d: bad edge id",
-				      round);
+				 round);
 			TG_CHECK(j == 0 || g->tail[buf[j]] ==
-					      g->head[buf[j - 1]],
-				      "round %d k %u: path %u breaks at %u",
-				      round, k, i, j);
+					 g->head[buf[j - 1]],
+				 "round %d k %u: path %u breaks at %u",
+				 round, k, i, j);
 			sum += c->w[buf[j]];
 		}
 		TG_CHECK(sum == kp.len[i], "round %d k %u: path %u edges "
-			      "sum to %" PRIu64 ", stated %" PRIu64, round, k, i,
-			      sum, kp.len[i]);
+			 "sum to %" PRIu64 ", stated %" PRIu64, round, k,
+			 i,
+			 sum, kp.len[i]);
 		for (uint32_t j = 0; j < i; j++) {
 			bool same = kp.nedges[j] == n &&
 				    memcmp(seen[j], buf, n * sizeof(*buf)) == 0;
 
 			TG_CHECK(!same, "round %d k %u: paths %u and %u "
-				      "are the same", round, k, j, i);
+				 "are the same", round, k, j, i);
 		}
 		seen[i] = buf;
 	}

@@ -225,7 +225,8 @@ static inline int tg_pagshape(struct cp_pag *g, uint32_t nt, uint32_t len,
 	}
 	for (uint32_t k = 0; k < ncross && nt > 1 && len > 1; k++) {
 		uint32_t a = tg_below(nt), b = tg_below(nt - 1);
-		uint32_t i = tg_below(len - 1), j = i + 1 + tg_below(len - 1 - i);
+		uint32_t i = tg_below(len - 1);
+		uint32_t j = i + 1 + tg_below(len - 1 - i);
 
 		if (b >= a)
 			b++;
