@@ -54,7 +54,9 @@ void cp_pag_free(struct cp_pag *g);
 /* Add a vertex; returns its id (ids are 0, 1, 2, ... in order). */
 uint32_t cp_pag_add_vertex(struct cp_pag *g);
 /* Add edge tail->head of weight @w, label id @label (or CP_PAG_NONE);
- * returns its id (0, 1, 2, ...).  Returns CP_PAG_NONE on out-of-memory. */
+ * returns its id (0, 1, 2, ...).  Returns CP_PAG_NONE on out-of-memory or
+ * when @tail or @head is not a vertex yet.  Adding to a finished graph
+ * drops its adjacency: cp_pag_finish() must run again. */
 uint32_t cp_pag_add_edge(struct cp_pag *g, uint32_t tail, uint32_t head,
 			 uint64_t w, uint32_t label);
 /* Intern @text as a label; returns its id, CP_PAG_NONE on out-of-memory. */
@@ -73,8 +75,10 @@ int cp_pag_finish(struct cp_pag *g, char *err, size_t errlen);
 /*
  * Read a plain-text PAG: lines "e TAIL HEAD WEIGHT [LABEL]", '#' comments
  * and blank lines ignored; TAIL and HEAD are names; WEIGHT a non-negative
- * integer.  Returns 0 with @g finished, or -1 with "FILE:LINE: reason" in
- * @err (malformed line, cycle, empty graph).
+ * integer.  @g is initialised by the call (vertex names in g->vname, labels
+ * interned).  Returns 0 with @g finished, or -1 with "FILE:LINE: reason" in
+ * @err (malformed line, cycle: the line of one of its edges, empty graph)
+ * and @g left empty.
  */
 int cp_pag_read_text(struct cp_pag *g, const char *path, char *err,
 		     size_t errlen);
