@@ -114,11 +114,22 @@ static void strhash_free(struct strhash *h)
 	h->mask = h->count = 0;
 }
 
+/* Reallocate *@arr to exactly @ncap items of @size bytes. */
+static int resize(void **arr, uint32_t *cap, uint64_t ncap, size_t size)
+{
+	void *p = realloc(*arr, ncap * size);
+
+	if (!p)
+		return -1;
+	*arr = p;
+	*cap = (uint32_t)ncap;
+	return 0;
+}
+
 /* Grow *@arr of @size-byte items to hold @need; *@cap is updated. */
 static int grow(void **arr, uint32_t *cap, uint32_t need, size_t size)
 {
 	uint64_t ncap;
-	void *p;
 
 	if (need <= *cap)
 		return 0;
@@ -129,12 +140,7 @@ static int grow(void **arr, uint32_t *cap, uint32_t need, size_t size)
 		ncap = UINT32_MAX - 1;
 	if (ncap < need)
 		return -1;
-	p = realloc(*arr, ncap * size);
-	if (!p)
-		return -1;
-	*arr = p;
-	*cap = (uint32_t)ncap;
-	return 0;
+	return resize(arr, cap, ncap, size);
 }
 
 void cp_pag_init(struct cp_pag *g)
@@ -186,6 +192,21 @@ uint32_t cp_pag_add_vertex(struct cp_pag *g)
 		g->cap_v = g->cap_v ? (g->cap_v > UINT32_MAX / 2 ?
 				       UINT32_MAX - 1 : g->cap_v * 2) : 16;
 	return g->nv++;
+}
+
+int cp_pag_reserve(struct cp_pag *g, uint32_t ne)
+{
+	uint32_t cap;
+
+	if (ne <= g->cap_e)
+		return 0;
+	if (resize((void **)&g->tail, &cap, ne, sizeof(*g->tail)) ||
+	    resize((void **)&g->head, &cap, ne, sizeof(*g->head)) ||
+	    resize((void **)&g->w, &cap, ne, sizeof(*g->w)) ||
+	    resize((void **)&g->label, &cap, ne, sizeof(*g->label)))
+		return -1;
+	g->cap_e = cap;
+	return 0;
 }
 
 uint32_t cp_pag_add_edge(struct cp_pag *g, uint32_t tail, uint32_t head,

@@ -11,12 +11,12 @@
  * and one end vertex.  Threads advance in random interleaving, so every
  * edge joins an older vertex to a newer one.
  *
- * Phases per size: build (add vertices and edges + finish: CSR, Kahn),
- * CPM (both passes and the path), zeroing and Slack of the top groups by
- * CP time, k longest paths for each k, MBM for the smaller k.  Times are
- * wall clock on one thread; memory is the peak of live heap bytes above
- * the phase's start, tracked by the malloc wrappers below (exact, unlike
- * RSS, which cannot be reset between phases).
+ * Phases per size: build (reserve, add vertices and edges, finish: CSR
+ * and Kahn's order), CPM (both passes and the path), zeroing and Slack of
+ * the top groups by CP time, k longest paths for each k, MBM for the
+ * smaller k.  Times are wall clock on one thread; memory is the peak of
+ * live heap bytes above the phase's start, tracked by the malloc wrappers
+ * below (exact, unlike RSS, which cannot be reset between phases).
  *
  * usage: bench_graph [-e N,N,..] [-t THREADS] [-k K,K,..] [-z GROUPS]
  *                    [-m MBM_MAX_K] [-s SEED] [-w CROSS_W]
@@ -274,6 +274,10 @@ static void run_size(uint64_t target, uint32_t nt, const uint64_t *ks,
 
 		snprintf(name, sizeof(name), "proc_%u", i);
 		cp_pag_intern(&g, name);
+	}
+	if (cp_pag_reserve(&g, gn.ne)) {
+		fprintf(stderr, "reserve: out of memory\n");
+		exit(1);
 	}
 	for (uint32_t e = 0; e < gn.ne; e++)
 		cp_pag_add_edge(&g, gn.tail[e], gn.head[e], gn.w[e],

@@ -286,6 +286,9 @@ START_TEST(test_pag_large_chain)
 	cp_pag_init(&g);
 	for (uint32_t v = 0; v < n; v++)
 		cp_pag_add_vertex(&g);
+	ck_assert_int_eq(cp_pag_reserve(&g, n / 2), 0);
+	ck_assert_msg(g.cap_e == n / 2, "reserved %u, want exactly %u",
+		      g.cap_e, n / 2);
 	for (uint32_t v = n - 1; v > 0; v--)
 		ck_assert_uint_eq(cp_pag_add_edge(&g, v - 1, v, v, v % 7),
 				  n - 1 - v);
