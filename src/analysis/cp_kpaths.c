@@ -53,6 +53,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const bool cp_kpaths_debug = false;
+
+/* Invariants of a result: lengths nonincreasing, descriptors in range. */
+static void cp_kpaths_assert(const struct cp_kpaths *kp)
+{
+	if (!cp_kpaths_debug)
+		return;
+	for (uint32_t i = 0; i < kp->n; i++) {
+		if (i > 0 && kp->len[i] > kp->len[i - 1])
+			abort();
+		if (kp->dev[i] >= kp->g->ne || kp->len[i] > kp->cp_length)
+			abort();
+		if (kp->parent[i] != CP_PAG_NONE &&
+		    (kp->parent[i] >= i || kp->pcnt[i] == 0 ||
+		     kp->pcnt[i] >= kp->nedges[kp->parent[i]]))
+			abort();
+	}
+}
+
 struct cand {
 	uint64_t cost;		/* L minus the best completion's length */
 	uint32_t parent;	/* path it deviates from, or NONE */
@@ -387,6 +406,7 @@ int cp_kpaths_find(struct cp_kpaths *kp, const struct cp_cpm *c, uint32_t k)
 	free(glen);
 	for (int l = 0; l < KP_LEVELS; l++)
 		free(sk[l]);
+	cp_kpaths_assert(kp);
 	return 0;
 
 err_mem:

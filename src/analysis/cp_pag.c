@@ -377,6 +377,28 @@ err_mem:
 	return -1;
 }
 
+static const bool cp_pag_debug = false;
+
+/* Invariants of a finished graph: every edge goes forward in topo[]. */
+static void cp_pag_assert(const struct cp_pag *g)
+{
+	uint32_t *rank;
+
+	if (!cp_pag_debug || !g->finished)
+		return;
+	rank = malloc(sizeof(*rank) * ((size_t)g->nv + 1));
+	if (!rank)
+		return;
+	for (uint32_t i = 0; i < g->nv; i++)
+		rank[g->topo[i]] = i;
+	for (uint32_t e = 0; e < g->ne; e++)
+		if (rank[g->tail[e]] >= rank[g->head[e]])
+			abort();
+	if (g->out_off[g->nv] != g->ne || g->in_off[g->nv] != g->ne)
+		abort();
+	free(rank);
+}
+
 int cp_pag_finish(struct cp_pag *g, char *err, size_t errlen)
 {
 	uint32_t cyc = CP_PAG_NONE;
@@ -389,6 +411,8 @@ int cp_pag_finish(struct cp_pag *g, char *err, size_t errlen)
 	else if (r > 0)
 		snprintf(err, errlen, "the graph has a cycle through edge %s",
 			 cp_pag_edge_name(g, cyc, buf, sizeof(buf)));
+	else
+		cp_pag_assert(g);
 	return r ? -1 : 0;
 }
 
