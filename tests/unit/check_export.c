@@ -1,0 +1,888 @@
+/*
+ * check_export.c - the exporters and the gprof comparison, checked against
+ * their formats on synthetic traces whose critical path is known:
+ *
+ *   Chrome trace-event JSON parses (jansson) and has traceEvents with ph,
+ *   ts, pid, tid and name, flow pairs s/f with matching ids, properly
+ *   nested slices, and the critical path marked: its slices add up to the
+ *   CP length and its arrows are exactly the CP's cross-thread edges;
+ *   folded stacks are "frame;frame... N" lines with positive integer
+ *   weights summing to the CP length (or the CPU time);
+ *   dot output is a well-formed digraph with the CP in bold;
+ *   gprof's flat profile is read from canned output and from a real run
+ *   of a small -pg program built here.
+ *
+ * The "scene" trace (ns):
+ *   T0: read_scene 20000, then creates T1, T2, T3 and joins them.
+ *   Tk: shade 10000 from 20000, then lock m, 1000 inside, unlock; T1 gets
+ *   m at 30000, T2 waits for it until 31000, T3 until 32000.
+ *   CP = read_scene 20000 + shade 10000 (T1) + 3 x 1000 inside m = 33000.
+ */
+#include <check.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cp_chrome.h"
+#include "cp_compare.h"
+#include "cp_dot.h"
+#include "cp_folded.h"
+#include "cp_gprof.h"
+#include "cp_profile.h"
+#include "cp_trace.h"
+#include "cp_tracepag.h"
+#include "trace_synth.c"
+
+struct fx {
+	struct cp_trace t;
+	struct cp_tracepag tp;
+	struct cp_cpm cpm;
+};
+
+static void fx_load(struct synth *s, struct fx *f)
+{
+	uint8_t *buf;
+	size_t len = synth_encode(s, &buf);
+	char err[256] = "";
+
+	ck_assert_msg(cp_trace_parse(&f->t, "syn.cpt", buf, len, err,
+				     sizeof(err)) == 0, "parse: %s", err);
+	free(buf);
+	ck_assert_msg(cp_tracepag_build(&f->tp, &f->t, err, sizeof(err)) == 0,
+		      "build: %s", err);
+	ck_assert_msg(cp_cpm_run(&f->cpm, &f->tp.g, NULL) == 0, "cpm");
+}
+
+static void fx_free(struct fx *f)
+{
+	cp_cpm_free(&f->cpm);
+	cp_tracepag_free(&f->tp);
+	cp_trace_free(&f->t);
+}
+
+static void scene(struct synth *s)
+{
+	uint32_t m;
+
+	synth_init(s);
+	synth_symbol(s, 0x1000, 0x100, "read_scene");
+	synth_symbol(s, 0x2000, 0x100, "shade");
+	synth_start(s, 0, -1);
+	m = synth_obj(s, 0, CP_OBJ_MUTEX, 0);
+	synth_enter(s, 0, 0, 0x1000);
+	synth_leave(s, 0, 20000);
+	for (uint32_t k = 1; k <= 3; k++)
+		synth_create(s, 0, 0, k);
+	for (uint32_t k = 1; k <= 3; k++) {
+		synth_start(s, k, 0);
+		synth_enter(s, k, 0, 0x2000);
+		synth_leave(s, k, 10000);
+		synth_lock(s, k, 0, (k - 1) * 1000, m);
+		synth_unlock(s, k, 1000, m);
+		synth_exit(s, k, 0);
+	}
+	synth_join(s, 0, 11000, true, 1);
+	synth_join(s, 0, 1000, true, 2);
+	synth_join(s, 0, 1000, true, 3);
+	synth_exit(s, 0, 0);
+	s->online_len = 33000;
+}
+
+/* Run @fn into a memory buffer; returns the malloc'd NUL-terminated text. */
+#define CAPTURE(buf, len, call)						\
+	do {								\
+		FILE *m_ = open_memstream(&(buf), &(len));		\
+		int r_;							\
+		char err_[256] = "";					\
+		ck_assert_msg(m_ != NULL, "open_memstream");		\
+		r_ = call;						\
+		fclose(m_);						\
+		ck_assert_msg(r_ == 0, #call ": %s", err_);		\
+	} while (0)
+
+/* ---- Chrome trace --------------------------------------------------- */
+
+static int64_t ns_of(json_t *v)
+{
+	return (int64_t)llround(json_number_value(v) * 1000.0);
+}
+
+struct xs {
+	int64_t a, b;
+	const char *cat;
+};
+
+static int cmp_xs(const void *x, const void *y)
+{
+	const struct xs *p = x, *q = y;
+
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	return p->b > q->b ? -1 : p->b < q->b;	/* longer (outer) first */
+}
+
+/*
+ * Check the structure of a Chrome trace; returns the parsed document and
+ * fills the critical-path totals.
+ */
+static json_t *chrome_check(const char *text, int64_t *cp_slices_ns,
+			   int *cp_flows, int *dep_flows)
+{
+	json_error_t jerr;
+	json_t *doc = json_loads(text, 0, &jerr), *evs, *ev;
+	struct xs *xs;
+	size_t i, n, nx = 0;
+	int open_s = 0;
+
+	ck_assert_msg(doc != NULL, "Chrome JSON does not parse: %s (line %d)",
+		      jerr.text, jerr.line);
+	evs = json_object_get(doc, "traceEvents");
+	ck_assert_msg(json_is_array(evs), "no traceEvents array");
+	n = json_array_size(evs);
+	ck_assert_msg(n > 0, "traceEvents is empty");
+	xs = calloc(n, sizeof(*xs));
+	*cp_slices_ns = 0;
+	*cp_flows = *dep_flows = 0;
+	json_array_foreach(evs, i, ev) {
+		const char *ph = json_string_value(json_object_get(ev, "ph"));
+		json_t *tid = json_object_get(ev, "tid");
+		const char *cat = json_string_value(json_object_get(ev, "cat"));
+
+		ck_assert_msg(ph && json_is_integer(json_object_get(ev, "pid")) &&
+			      json_is_integer(tid) &&
+			      json_is_string(json_object_get(ev, "name")),
+			      "event %zu lacks ph/pid/tid/name", i);
+		if (!strcmp(ph, "M"))
+			continue;
+		ck_assert_msg(json_is_number(json_object_get(ev, "ts")) &&
+			      json_number_value(json_object_get(ev, "ts")) >= 0,
+			      "event %zu (%s) lacks a ts >= 0", i, ph);
+		if (!strcmp(ph, "X")) {
+			json_t *dur = json_object_get(ev, "dur");
+
+			ck_assert_msg(json_is_number(dur) &&
+				      json_number_value(dur) >= 0,
+				      "X event %zu without dur", i);
+			ck_assert_msg(cat != NULL, "X event %zu without cat", i);
+			if (json_integer_value(tid) != CP_CHROME_CP_TID) {
+				/* nesting is checked on thread 1 */
+				if (json_integer_value(tid) == 1) {
+					xs[nx].a = ns_of(json_object_get(ev, "ts"));
+					xs[nx].b = xs[nx].a + ns_of(dur);
+					xs[nx].cat = cat;
+					nx++;
+				}
+				if (!strcmp(cat, "critical_path"))
+					*cp_slices_ns += ns_of(dur);
+			}
+		} else if (!strcmp(ph, "s") || !strcmp(ph, "f")) {
+			json_t *id = json_object_get(ev, "id");
+			json_t *nx_ev = json_array_get(evs, i + 1);
+
+			ck_assert_msg(json_is_integer(id), "flow %zu without id",
+				      i);
+			if (!strcmp(ph, "s")) {
+				const char *ph2 = json_string_value(
+					json_object_get(nx_ev, "ph"));
+
+				/* the writer puts each f right after its s */
+				ck_assert_msg(ph2 && !strcmp(ph2, "f") &&
+					      json_integer_value(json_object_get(
+						nx_ev, "id")) ==
+					      json_integer_value(id),
+					      "flow start %zu (id %" JSON_INTEGER_FORMAT
+					      ") without its finish", i,
+					      json_integer_value(id));
+				ck_assert_msg(json_number_value(json_object_get(ev, "ts")) <=
+					      json_number_value(json_object_get(nx_ev, "ts")),
+					      "flow %" JSON_INTEGER_FORMAT
+					      " goes back in time",
+					      json_integer_value(id));
+				ck_assert_msg(json_integer_value(tid) !=
+					      json_integer_value(json_object_get(nx_ev, "tid")),
+					      "flow %" JSON_INTEGER_FORMAT
+					      " within one thread",
+					      json_integer_value(id));
+				open_s++;
+				if (cat && !strcmp(cat, "critical_path"))
+					(*cp_flows)++;
+				else
+					(*dep_flows)++;
+			} else {
+				open_s--;
+				ck_assert_msg(json_is_string(json_object_get(ev, "bp")),
+					      "flow finish %zu without bp", i);
+			}
+		} else {
+			ck_abort_msg("unexpected phase '%s' at %zu", ph, i);
+		}
+	}
+	ck_assert_msg(open_s == 0, "%d flow starts without a finish", open_s);
+	/* slices of one thread nest or are disjoint */
+	qsort(xs, nx, sizeof(*xs), cmp_xs);
+	for (size_t a = 0; a < nx; a++)
+		for (size_t b = a + 1; b < nx && xs[b].a < xs[a].b; b++)
+			ck_assert_msg(xs[b].b <= xs[a].b,
+				      "slices overlap without nesting: %s "
+				      "[%" PRId64 ",%" PRId64 ") and %s [%" PRId64
+				      ",%" PRId64 ")", xs[a].cat, xs[a].a,
+				      xs[a].b, xs[b].cat, xs[b].a, xs[b].b);
+	free(xs);
+	return doc;
+}
+
+/* Cross-thread dependency edges on the critical path. */
+static int cp_cross_edges(const struct fx *f)
+{
+	int n = 0;
+
+	for (uint32_t i = 0; i < f->cpm.npath; i++) {
+		uint32_t e = f->cpm.path[i], pt, pv;
+
+		if (f->tp.e_kind[e] != CP_TE_DEP)
+			continue;
+		/* through a hub: the publisher is the previous edge's tail */
+		if (!cp_tracepag_vertex(&f->tp, f->tp.g.tail[e], &pt, &pv))
+			ck_assert_msg(i > 0 && cp_tracepag_vertex(&f->tp,
+				f->tp.g.tail[f->cpm.path[i - 1]], &pt, &pv),
+				"hub without a CP in-edge");
+		n += pt != f->tp.e_thread[e];
+	}
+	return n;
+}
+
+START_TEST(test_chrome_scene_fields_and_critical_path)
+{
+	struct synth s;
+	struct fx f;
+	char *buf = NULL;
+	size_t len = 0;
+	int64_t cp_ns;
+	int cp_flows, dep_flows, want = 0;
+	json_t *doc;
+
+	scene(&s);
+	fx_load(&s, &f);
+	ck_assert_msg(f.cpm.length == 33000, "CP %" PRIu64 " (want 33000)",
+		      f.cpm.length);
+	CAPTURE(buf, len, cp_chrome_write(m_, &f.tp, &f.cpm, NULL, err_,
+					  sizeof(err_)));
+	doc = chrome_check(buf, &cp_ns, &cp_flows, &dep_flows);
+	want = cp_cross_edges(&f);
+	ck_assert_msg(cp_ns == 33000, "critical-path slices add to %" PRId64
+		      " ns, CP is 33000", cp_ns);
+	ck_assert_msg(cp_flows == want && want >= 3,
+		      "%d critical-path arrows, %d cross-thread CP edges",
+		      cp_flows, want);
+	/* create x3, m T1->T2, m T2->T3, join x3: 8 arrows in all */
+	ck_assert_msg(cp_flows + dep_flows == 8, "%d + %d arrows, want 8",
+		      cp_flows, dep_flows);
+	ck_assert_msg(json_integer_value(json_object_get(json_object_get(doc,
+		      "otherData"), "critical_path_ns")) == 33000,
+		      "otherData.critical_path_ns");
+	json_decref(doc);
+	free(buf);
+
+	/* --no-flows keeps the critical arrows only */
+	{
+		struct cp_chrome_opts o = { .no_flows = true };
+
+		buf = NULL;
+		CAPTURE(buf, len, cp_chrome_write(m_, &f.tp, &f.cpm, &o, err_,
+						  sizeof(err_)));
+		doc = chrome_check(buf, &cp_ns, &cp_flows, &dep_flows);
+		ck_assert_msg(dep_flows == 0 && cp_flows == want,
+			      "no-flows: %d dependency, %d critical arrows",
+			      dep_flows, cp_flows);
+		json_decref(doc);
+		free(buf);
+	}
+	fx_free(&f);
+	synth_free(&s);
+}
+END_TEST
+
+START_TEST(test_chrome_slices_named)
+{
+	struct synth s;
+	struct fx f;
+	char *buf = NULL;
+	size_t len = 0, i;
+	json_t *doc, *ev;
+	int shade = 0, waits = 0, threads = 0, cptrack = 0;
+	json_error_t jerr;
+
+	scene(&s);
+	fx_load(&s, &f);
+	CAPTURE(buf, len, cp_chrome_write(m_, &f.tp, &f.cpm, NULL, err_,
+					  sizeof(err_)));
+	doc = json_loads(buf, 0, &jerr);
+	ck_assert_msg(doc != NULL, "parse: %s", jerr.text);
+	json_array_foreach(json_object_get(doc, "traceEvents"), i, ev) {
+		const char *cat = json_string_value(json_object_get(ev, "cat"));
+		const char *name = json_string_value(json_object_get(ev, "name"));
+		json_int_t tid = json_integer_value(json_object_get(ev, "tid"));
+
+		if (!cat)
+			continue;
+		if (!strcmp(cat, "procedure") && !strcmp(name, "shade")) {
+			ck_assert_msg(ns_of(json_object_get(ev, "dur")) == 10000,
+				      "shade slice of %" PRId64 " ns",
+				      ns_of(json_object_get(ev, "dur")));
+			shade++;
+		}
+		if (!strcmp(cat, "wait")) {
+			ck_assert_msg(!strncmp(name, "wait mutex#", 11) ||
+				      !strcmp(name, "wait join"),
+				      "wait slice named '%s'", name);
+			waits++;
+		}
+		if (!strcmp(cat, "thread"))
+			threads++;
+		if (tid == CP_CHROME_CP_TID && !strcmp(cat, "critical_path"))
+			cptrack++;
+	}
+	/* T2 and T3 wait for m, T0 for three joins */
+	ck_assert_msg(shade == 3 && waits == 5 && threads == 4,
+		      "shade %d waits %d threads %d", shade, waits, threads);
+	ck_assert_msg(cptrack >= 3, "critical path track has %d slices",
+		      cptrack);
+	json_decref(doc);
+	free(buf);
+	fx_free(&f);
+	synth_free(&s);
+}
+END_TEST
+
+/* A barrier's departures are drawn from its last arrival. */
+START_TEST(test_chrome_barrier_arrows_from_last_arrival)
+{
+	struct synth s;
+	struct fx f;
+	char *buf = NULL;
+	size_t len = 0, i;
+	json_t *doc, *evs, *ev;
+	json_error_t jerr;
+	uint32_t b;
+	int from_t2 = 0;
+
+	synth_init(&s);
+	synth_start(&s, 0, -1);
+	b = synth_obj(&s, 0, CP_OBJ_BARRIER, 3);
+	synth_create(&s, 0, 0, 1);
+	synth_create(&s, 0, 0, 2);
+	synth_start(&s, 1, 0);
+	synth_start(&s, 2, 0);
+	synth_barrier(&s, 0, 10000, 20000, b);
+	synth_barrier(&s, 1, 20000, 10000, b);
+	synth_barrier(&s, 2, 30000, 0, b);
+	synth_exit(&s, 1, 1000);
+	synth_exit(&s, 2, 1000);
+	synth_join(&s, 0, 1000, true, 1);
+	synth_join(&s, 0, 0, true, 2);
+	synth_exit(&s, 0, 0);
+	fx_load(&s, &f);
+	CAPTURE(buf, len, cp_chrome_write(m_, &f.tp, &f.cpm, NULL, err_,
+					  sizeof(err_)));
+	doc = json_loads(buf, 0, &jerr);
+	ck_assert_msg(doc != NULL, "parse: %s", jerr.text);
+	evs = json_object_get(doc, "traceEvents");
+	json_array_foreach(evs, i, ev) {
+		const char *ph = json_string_value(json_object_get(ev, "ph"));
+		json_t *fin = json_array_get(evs, i + 1);
+		int64_t t2;
+
+		if (strcmp(ph, "s"))
+			continue;
+		t2 = ns_of(json_object_get(fin, "ts"));
+		/* arrows that end at the departures (30000, or 30001 for
+		 * the critical one) */
+		if (t2 != 30000 && t2 != 30001)
+			continue;
+		ck_assert_msg(json_integer_value(json_object_get(ev, "tid")) == 2,
+			      "departure arrow from T%" JSON_INTEGER_FORMAT
+			      ", want T2 (the last arrival)",
+			      json_integer_value(json_object_get(ev, "tid")));
+		from_t2++;
+	}
+	ck_assert_msg(from_t2 == 2, "%d departure arrows, want 2", from_t2);
+	json_decref(doc);
+	free(buf);
+	fx_free(&f);
+	synth_free(&s);
+}
+END_TEST
+
+/* ---- folded stacks --------------------------------------------------- */
+
+/* Check every line's format; returns the sum of weights. */
+static uint64_t folded_check(const char *text, int *lines, bool threads)
+{
+	uint64_t sum = 0;
+	const char *p = text;
+
+	*lines = 0;
+	while (*p) {
+		const char *nl = strchr(p, '\n'), *sp;
+		char *end;
+		unsigned long long wt;
+
+		ck_assert_msg(nl != NULL, "last folded line unterminated: '%s'",
+			      p);
+		for (sp = nl; sp > p && sp[-1] != ' '; sp--)
+			;
+		ck_assert_msg(sp > p + 1, "folded line without frames: '%.*s'",
+			      (int)(nl - p), p);
+		ck_assert_msg(*sp >= '1' && *sp <= '9',
+			      "weight not a positive integer: '%.*s'",
+			      (int)(nl - p), p);
+		wt = strtoull(sp, &end, 10);
+		ck_assert_msg(end == nl && wt > 0, "bad weight in '%.*s'",
+			      (int)(nl - p), p);
+		for (const char *q = p; q < sp - 1; q++)
+			ck_assert_msg(*q != '\n' &&
+				      !(*q == ';' && (q == p || q[-1] == ';' ||
+						      q + 1 == sp - 1)),
+				      "empty frame in '%.*s'", (int)(nl - p),
+				      p);
+		if (threads)
+			ck_assert_msg(p[0] == 'T', "no thread frame: '%.*s'",
+				      (int)(nl - p), p);
+		sum += wt;
+		(*lines)++;
+		p = nl + 1;
+	}
+	return sum;
+}
+
+START_TEST(test_folded_scene_weights)
+{
+	struct synth s;
+	struct fx f;
+	char *buf = NULL;
+	size_t len = 0;
+	int lines;
+	uint64_t sum;
+	struct cp_folded_opts cpu = { .weight = CP_FOLDED_CPU };
+	struct cp_folded_opts thr = { .weight = CP_FOLDED_CP,
+				      .threads = true };
+
+	scene(&s);
+	fx_load(&s, &f);
+	CAPTURE(buf, len, cp_folded_write(m_, &f.tp, &f.cpm, NULL, err_,
+					  sizeof(err_)));
+	sum = folded_check(buf, &lines, false);
+	ck_assert_msg(sum == 33000, "CP weights sum to %" PRIu64
+		      ", CP is 33000", sum);
+	ck_assert_msg(strstr(buf, "read_scene 20000\n") &&
+		      strstr(buf, "shade 10000\n") &&
+		      strstr(buf, "(no procedure) 3000\n"),
+		      "CP stacks:\n%s", buf);
+	free(buf);
+	buf = NULL;
+	CAPTURE(buf, len, cp_folded_write(m_, &f.tp, &f.cpm, &cpu, err_,
+					  sizeof(err_)));
+	sum = folded_check(buf, &lines, false);
+	ck_assert_msg(sum == f.tp.useful_ns && sum == 53000,
+		      "CPU weights sum to %" PRIu64 ", useful %" PRIu64
+		      " (want 53000)", sum, f.tp.useful_ns);
+	ck_assert_msg(strstr(buf, "shade 30000\n") != NULL, "CPU stacks:\n%s",
+		      buf);
+	free(buf);
+	buf = NULL;
+	CAPTURE(buf, len, cp_folded_write(m_, &f.tp, &f.cpm, &thr, err_,
+					  sizeof(err_)));
+	sum = folded_check(buf, &lines, true);
+	/* synthetic threads are named t0, t1, ... */
+	ck_assert_msg(sum == 33000 && strstr(buf, "T0 t0;read_scene 20000\n") &&
+		      strstr(buf, "T1 t1;shade 10000\n"),
+		      "per-thread CP stacks (sum %" PRIu64 "):\n%s", sum, buf);
+	free(buf);
+	fx_free(&f);
+	synth_free(&s);
+}
+END_TEST
+
+/* Nested procedures fold root first; ';' in a name cannot split it. */
+START_TEST(test_folded_nesting_and_sanitizing)
+{
+	struct synth s;
+	struct fx f;
+	char *buf = NULL;
+	size_t len = 0;
+	int lines;
+
+	synth_init(&s);
+	synth_symbol(&s, 0x1000, 0x10, "outer");
+	synth_symbol(&s, 0x2000, 0x10, "in;ner");
+	synth_start(&s, 0, -1);
+	synth_enter(&s, 0, 5, 0x1000);
+	synth_enter(&s, 0, 7, 0x2000);
+	synth_leave(&s, 0, 11);
+	synth_leave(&s, 0, 13);
+	synth_exit(&s, 0, 17);
+	fx_load(&s, &f);
+	CAPTURE(buf, len, cp_folded_write(m_, &f.tp, &f.cpm, NULL, err_,
+					  sizeof(err_)));
+	ck_assert_msg(folded_check(buf, &lines, false) == 53 && lines == 3,
+		      "stacks:\n%s", buf);
+	ck_assert_msg(strstr(buf, "outer;in:ner 11\n") &&
+		      strstr(buf, "outer 20\n") &&
+		      strstr(buf, "(no procedure) 22\n"), "stacks:\n%s", buf);
+	free(buf);
+	fx_free(&f);
+	synth_free(&s);
+}
+END_TEST
+
+/* ---- dot -------------------------------------------------------------- */
+
+START_TEST(test_dot_wellformed_and_limit)
+{
+	struct synth s;
+	struct fx f;
+	char *buf = NULL, err[256] = "";
+	size_t len = 0;
+	struct cp_dot_opts o = { .tp = NULL };
+	int depth = 0, bold = 0, edges = 0;
+	FILE *m;
+
+	scene(&s);
+	fx_load(&s, &f);
+	o.tp = &f.tp;
+	CAPTURE(buf, len, cp_dot_write(m_, &f.tp.g, &f.cpm, &o, err_,
+				       sizeof(err_)));
+	ck_assert_msg(!strncmp(buf, "digraph pag {\n", 14), "starts: %.40s",
+		      buf);
+	for (char *line = buf, *nl; *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		ck_assert_msg(nl != NULL, "unterminated last line");
+		*nl = '\0';
+		for (char *q = line; *q; q++) {
+			if (*q == '"') {	/* skip quoted strings */
+				for (q++; *q && *q != '"'; q++)
+					if (*q == '\\' && q[1])
+						q++;
+				ck_assert_msg(*q == '"', "open quote: %s", line);
+				continue;
+			}
+			depth += *q == '{';
+			depth -= *q == '}';
+			ck_assert_msg(depth >= 0, "unbalanced }: %s", line);
+		}
+		if (strstr(line, " -> ")) {
+			size_t l = strlen(line);
+
+			edges++;
+			ck_assert_msg(l > 2 && !strcmp(line + l - 2, "];"),
+				      "edge statement: %s", line);
+			bold += strstr(line, "penwidth=3") != NULL;
+		}
+	}
+	ck_assert_msg(depth == 0, "braces unbalanced at the end (%d)", depth);
+	ck_assert_msg(edges == (int)f.tp.g.ne && bold == (int)f.cpm.npath,
+		      "%d edges (graph %u), %d bold (CP %u)", edges,
+		      f.tp.g.ne, bold, f.cpm.npath);
+	free(buf);
+
+	o.max_edges = 5;
+	m = tmpfile();
+	ck_assert_msg(cp_dot_write(m, &f.tp.g, &f.cpm, &o, err,
+				   sizeof(err)) == -1 && ftell(m) == 0,
+		      "over the limit: wrote %ld bytes", ftell(m));
+	ck_assert_msg(strstr(err, "--max-edges") && strstr(err, "limit 5"),
+		      "message: %s", err);
+	fclose(m);
+	fx_free(&f);
+	synth_free(&s);
+}
+END_TEST
+
+/* ---- gprof ------------------------------------------------------------ */
+
+static const char canned[] =
+	"Flat profile:\n"
+	"\n"
+	"Each sample counts as 0.01 seconds.\n"
+	"  %   cumulative   self              self     total           \n"
+	" time   seconds   seconds    calls  ms/call  ms/call  name    \n"
+	" 62.50      0.05     0.05        1    50.00    80.00  read_scene\n"
+	" 25.00      0.07     0.02      400     0.05     0.05  shade\n"
+	" 12.50      0.08     0.01                             frame_dummy\n"
+	"  0.00      0.08     0.00        3     0.00     0.00  "
+	"std::vector<int, std::allocator<int> >::push_back(int const&) [7]\n"
+	"\n";
+
+START_TEST(test_gprof_parse_canned)
+{
+	struct cp_gprof gp;
+	const struct cp_gprof_entry *e;
+	char err[256] = "";
+
+	ck_assert_msg(cp_gprof_parse(&gp, canned, strlen(canned), "canned",
+				     err, sizeof(err)) == 0, "parse: %s", err);
+	ck_assert_msg(gp.n == 4 && gp.sample_ns == 10000000 &&
+		      gp.total_ns == 80000000 && !gp.no_time,
+		      "n %u sample %" PRIu64 " total %" PRIu64, gp.n,
+		      gp.sample_ns, gp.total_ns);
+	e = cp_gprof_find(&gp, "read_scene");
+	ck_assert_msg(e && fabs(e->pct - 62.5) < 1e-9 &&
+		      e->self_ns == 50000000 && e->has_calls && e->calls == 1,
+		      "read_scene: %g%% %" PRIu64 " ns calls %" PRIu64,
+		      e ? e->pct : -1, e ? e->self_ns : 0, e ? e->calls : 0);
+	e = cp_gprof_find(&gp, "shade");
+	ck_assert_msg(e && e->calls == 400 && e->self_ns == 20000000,
+		      "shade calls %" PRIu64, e ? e->calls : 0);
+	e = cp_gprof_find(&gp, "frame_dummy");
+	ck_assert_msg(e && !e->has_calls && e->self_ns == 10000000,
+		      "frame_dummy has_calls %d", e ? e->has_calls : -1);
+	e = cp_gprof_find(&gp, "std::vector<int, std::allocator<int> >"
+			  "::push_back(int const&)");
+	ck_assert_msg(e && e->calls == 3, "C++ name with blanks: %s",
+		      gp.e[3].name);
+	ck_assert_msg(!cp_gprof_find(&gp, "main"), "main found");
+	cp_gprof_free(&gp);
+}
+END_TEST
+
+START_TEST(test_gprof_parse_empty_and_bad)
+{
+	static const char empty[] =
+		"Flat profile:\n\nEach sample counts as 0.01 seconds.\n"
+		" no time accumulated\n\n"
+		"  %   cumulative   self              self     total\n"
+		" time   seconds   seconds    calls  Ts/call  Ts/call  name\n"
+		"  0.00      0.00     0.00        1     0.00     0.00  main\n";
+	static const char bad[] = "gprof: something else\n";
+	static const char badrow[] =
+		"Flat profile:\n\n"
+		" time   seconds   seconds    calls  ms/call  ms/call  name\n"
+		" 62.50      x.05     0.05        1    50.00    80.00  f\n";
+	struct cp_gprof gp;
+	char err[256] = "";
+
+	ck_assert_msg(cp_gprof_parse(&gp, empty, strlen(empty), "e", err,
+				     sizeof(err)) == 0, "empty: %s", err);
+	ck_assert_msg(gp.no_time && gp.n == 1 && gp.total_ns == 0 &&
+		      gp.e[0].calls == 1, "no_time %d n %u", gp.no_time, gp.n);
+	cp_gprof_free(&gp);
+	ck_assert_msg(cp_gprof_parse(&gp, bad, strlen(bad), "bad.txt", err,
+				     sizeof(err)) == -1 &&
+		      strstr(err, "bad.txt") && strstr(err, "flat profile"),
+		      "no header: %s", err);
+	ck_assert_msg(cp_gprof_parse(&gp, badrow, strlen(badrow), "r", err,
+				     sizeof(err)) == -1 &&
+		      strstr(err, "unexpected line"), "bad row: %s", err);
+}
+END_TEST
+
+/* A real -pg program: exact call counts, the heavy function first. */
+START_TEST(test_gprof_real_run)
+{
+	static const char prog[] =
+		"volatile unsigned long sink;\n"
+		"__attribute__((noinline)) void heavy_fn(void)\n"
+		"{ for (unsigned long i = 0; i < 60000000ul; i++) sink += i; }\n"
+		"__attribute__((noinline)) void light_fn(void)\n"
+		"{ for (unsigned long i = 0; i < 2000000ul; i++) sink += i; }\n"
+		"int main(void)\n"
+		"{ for (int i = 0; i < 3; i++) heavy_fn();\n"
+		"  for (int i = 0; i < 5; i++) light_fn(); return 0; }\n";
+	char dir[] = "/tmp/cpt_gprof_XXXXXX", cmd[512], path[300], gmon[300];
+	char err[512] = "";
+	struct cp_gprof gp;
+	const struct cp_gprof_entry *h, *l;
+	FILE *f;
+
+	ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp");
+	snprintf(path, sizeof(path), "%s/gp.c", dir);
+	f = fopen(path, "w");
+	ck_assert_msg(f && fputs(prog, f) >= 0 && fclose(f) == 0, "write %s",
+		      path);
+	snprintf(cmd, sizeof(cmd), "cd %s && cc -O1 -pg -o gp gp.c && ./gp",
+		 dir);
+	ck_assert_msg(system(cmd) == 0, "build and run: %s", cmd);
+	snprintf(path, sizeof(path), "%s/gp", dir);
+	snprintf(gmon, sizeof(gmon), "%s/gmon.out", dir);
+	ck_assert_msg(cp_gprof_run(&gp, NULL, path, gmon, err,
+				   sizeof(err)) == 0, "gprof: %s", err);
+	h = cp_gprof_find(&gp, "heavy_fn");
+	l = cp_gprof_find(&gp, "light_fn");
+	ck_assert_msg(h && l && h->has_calls && h->calls == 3 &&
+		      l->calls == 5, "calls: heavy %" PRIu64 " light %" PRIu64,
+		      h ? h->calls : 0, l ? l->calls : 0);
+	ck_assert_msg(h->self_ns > 0 && h->self_ns >= l->self_ns &&
+		      gp.e[0].self_ns == h->self_ns && gp.sample_ns > 0,
+		      "self: heavy %" PRIu64 " light %" PRIu64 " first %s",
+		      h->self_ns, l->self_ns, gp.e[0].name);
+	ck_assert_msg(!strcmp(gp.exe, path) && !strcmp(gp.gmon, gmon),
+		      "exe %s gmon %s", gp.exe, gp.gmon);
+	cp_gprof_free(&gp);
+
+	/* errors name the file */
+	snprintf(gmon, sizeof(gmon), "%s/missing.out", dir);
+	ck_assert_msg(cp_gprof_run(&gp, NULL, path, gmon, err,
+				   sizeof(err)) == -1 && strstr(err, gmon),
+		      "missing gmon: %s", err);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_msg(system(cmd) == 0, "%s", cmd);
+}
+END_TEST
+
+/* ---- the comparison ---------------------------------------------------- */
+
+START_TEST(test_compare_scene_headline_and_ranks)
+{
+	struct synth s;
+	struct fx f;
+	struct cp_profile p;
+	struct cp_compare c;
+	struct cp_profile_opts po = { .exclusive = false };
+	const struct cp_cmp_row *rs, *sh;
+	char err[256] = "", *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	scene(&s);
+	fx_load(&s, &f);
+	ck_assert_msg(cp_profile_compute(&p, &f.tp, &po, err, sizeof(err)) == 0,
+		      "profile: %s", err);
+	ck_assert_msg(cp_compare_build(&c, &p, NULL) == 0, "compare");
+	rs = cp_compare_find(&c, "read_scene");
+	sh = cp_compare_find(&c, "shade");
+	ck_assert_msg(rs && sh && rs->cp_rank == 1 && rs->cpu_rank == 2 &&
+		      sh->cp_rank == 2 && sh->cpu_rank == 1,
+		      "ranks read_scene %u/%u shade %u/%u", rs->cp_rank,
+		      rs->cpu_rank, sh->cp_rank, sh->cpu_rank);
+	ck_assert_msg(rs->disagree == 1 && sh->disagree == -1,
+		      "marks read_scene %d shade %d", rs->disagree,
+		      sh->disagree);
+	/* 20000/53000 of the CPU, 20000/33000 of the CP; nobody else ran */
+	ck_assert_msg(strstr(c.headline, "read_scene: 38% of CPU time, 61% "
+			     "of the critical path: the other threads wait") &&
+		      c.hl_busy == 0.0, "headline: %s (busy %g)", c.headline,
+		      c.hl_busy);
+	ck_assert_msg(c.note[0] == '\0', "note without gprof: %s", c.note);
+	m = open_memstream(&buf, &len);
+	cp_compare_print(m, &c, 0);
+	fclose(m);
+	ck_assert_msg(!strncmp(buf, c.headline, strlen(c.headline)) &&
+		      strstr(buf, "<- CP ranks it higher") &&
+		      strstr(buf, "<- CP ranks it lower"), "table:\n%s", buf);
+	free(buf);
+	cp_compare_free(&c);
+	cp_profile_free(&p);
+	fx_free(&f);
+	synth_free(&s);
+}
+END_TEST
+
+static void emit_write(void *ctx, const char *b, size_t n)
+{
+	fwrite(b, 1, n, ctx);
+}
+
+START_TEST(test_compare_gprof_columns_json)
+{
+	struct synth s;
+	struct fx f;
+	struct cp_profile p;
+	struct cp_compare c;
+	struct cp_gprof gp;
+	struct cp_profile_opts po = { .exclusive = true };
+	struct cp_emit e;
+	char err[256] = "", *buf = NULL;
+	size_t len = 0;
+	json_t *doc, *rs, *fd;
+	json_error_t jerr;
+	FILE *m;
+
+	scene(&s);
+	fx_load(&s, &f);
+	ck_assert_msg(cp_profile_compute(&p, &f.tp, &po, err, sizeof(err)) == 0,
+		      "profile: %s", err);
+	ck_assert_msg(cp_gprof_parse(&gp, canned, strlen(canned), "c", err,
+				     sizeof(err)) == 0, "gprof: %s", err);
+	ck_assert_msg(cp_compare_build(&c, &p, &gp) == 0, "compare");
+	/* exclusive: ranks by gprof's self time, which agrees here */
+	ck_assert_msg(cp_compare_find(&c, "read_scene")->disagree == 0 &&
+		      cp_compare_find(&c, "frame_dummy") &&
+		      !cp_compare_find(&c, "frame_dummy")->pp,
+		      "read_scene mark %d",
+		      cp_compare_find(&c, "read_scene")->disagree);
+	ck_assert_msg(strstr(c.note, "4 threads") &&
+		      strstr(c.note, "percentages"), "note: %s", c.note);
+	m = open_memstream(&buf, &len);
+	cp_emit_init(&e, emit_write, m, false);
+	cp_emit_obj_begin(&e, NULL);
+	cp_compare_emit_summary(&e, &c);
+	cp_emit_obj_begin(&e, "read_scene");
+	cp_compare_emit_proc(&e, &c, "read_scene");
+	cp_emit_obj_end(&e);
+	cp_emit_obj_begin(&e, "nothing");
+	cp_compare_emit_proc(&e, &c, "nothing");
+	cp_emit_obj_end(&e);
+	cp_emit_obj_end(&e);
+	cp_emit_end(&e);
+	fclose(m);
+	doc = json_loads(buf, 0, &jerr);
+	ck_assert_msg(doc != NULL, "JSON: %s\n%s", jerr.text, buf);
+	rs = json_object_get(doc, "read_scene");
+	ck_assert_msg(json_integer_value(json_object_get(rs, "gprof_ns")) ==
+		      50000000 &&
+		      fabs(json_number_value(json_object_get(rs, "gprof_pct")) -
+			   62.5) < 1e-9 &&
+		      json_integer_value(json_object_get(rs, "cp_rank")) == 1,
+		      "read_scene: %s", buf);
+	fd = json_object_get(doc, "nothing");
+	ck_assert_msg(json_is_null(json_object_get(fd, "gprof_ns")) &&
+		      json_is_null(json_object_get(fd, "gprof_pct")),
+		      "unknown procedure: %s", buf);
+	ck_assert_msg(json_is_string(json_object_get(doc, "headline")) &&
+		      json_integer_value(json_object_get(json_object_get(doc,
+			"gprof"), "total_ns")) == 80000000, "summary: %s", buf);
+	json_decref(doc);
+	free(buf);
+	cp_compare_free(&c);
+	cp_gprof_free(&gp);
+	cp_profile_free(&p);
+	fx_free(&f);
+	synth_free(&s);
+}
+END_TEST
+
+static Suite *export_suite(void)
+{
+	Suite *s = suite_create("export");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_chrome_scene_fields_and_critical_path);
+	tcase_add_test(tc, test_chrome_slices_named);
+	tcase_add_test(tc, test_chrome_barrier_arrows_from_last_arrival);
+	tcase_add_test(tc, test_folded_scene_weights);
+	tcase_add_test(tc, test_folded_nesting_and_sanitizing);
+	tcase_add_test(tc, test_dot_wellformed_and_limit);
+	tcase_add_test(tc, test_gprof_parse_canned);
+	tcase_add_test(tc, test_gprof_parse_empty_and_bad);
+	tcase_add_test(tc, test_gprof_real_run);
+	tcase_add_test(tc, test_compare_scene_headline_and_ranks);
+	tcase_add_test(tc, test_compare_gprof_columns_json);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(export_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
