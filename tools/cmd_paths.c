@@ -47,31 +47,47 @@ static void print_text(struct cpt_ctx *c, const struct cpt_input *in,
 		first = true;
 		for (uint32_t j = 0; j < n; j++) {
 			uint32_t e = buf[j];
+			uint64_t w = in->g->w[e];
 			const char *name;
 			char item[300];
-			int w;
+			int len;
 
-			/* a trace's path: time and thread changes only */
-			if (in->is_trace && !in->g->w[e] &&
-			    in->tp.e_kind[e] != CP_TE_DEP)
+			/* a trace's path: time and thread changes only, runs
+			 * of one thread in one procedure as one item */
+			if (in->is_trace && !w && in->tp.e_kind[e] != CP_TE_DEP)
 				continue;
 			name = cpt_input_edge_name(in, e, nb, sizeof(nb));
-			if (in->is_trace && in->g->w[e])
+			if (in->is_trace && w) {
+				char nx[256];
+
+				while (j + 1 < n) {
+					uint32_t f = buf[j + 1];
+
+					if (in->tp.e_kind[f] == CP_TE_DEP ||
+					    in->tp.e_kind[f] == CP_TE_AUX)
+						break;
+					if (in->g->w[f] &&
+					    strcmp(cpt_input_edge_name(in, f,
+						nx, sizeof(nx)), name))
+						break;
+					w += in->g->w[f];
+					j++;
+				}
 				snprintf(item, sizeof(item), "%s %s", name,
-					 cpt_fmt_ns(lb, sizeof(lb),
-						    in->g->w[e]));
-			else if (in->is_trace)
+					 cpt_fmt_ns(lb, sizeof(lb), w));
+			} else if (in->is_trace) {
 				snprintf(item, sizeof(item), "%s", name);
-			else
+			} else {
 				snprintf(item, sizeof(item), "%s %" PRIu64,
-					 name, in->g->w[e]);
-			w = (int)strlen(item) + (first ? 0 : 3);
-			if (col + w > 100 && col > 5) {
+					 name, w);
+			}
+			len = (int)strlen(item) + (first ? 0 : 3);
+			if (col + len > 100 && col > 5) {
 				fprintf(c->out, "\n     ");
 				col = 5;
 			}
 			fprintf(c->out, "%s%s", first ? "" : " > ", item);
-			col += w;
+			col += len;
 			first = false;
 		}
 		fprintf(c->out, "\n");

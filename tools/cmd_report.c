@@ -24,7 +24,7 @@
 
 #define TEXT_ROWS 40		/* procedure rows shown by default */
 #define TEXT_OBJ_ROWS 20
-#define TOP_DEFAULT 100		/* procedures with zeroing/Slack/MBM */
+#define TOP_DEFAULT 20		/* procedures with zeroing/Slack/MBM */
 
 struct ropts {
 	uint32_t k;
@@ -188,6 +188,14 @@ static void trace_text(struct cpt_ctx *c, const struct cpt_input *in,
 		headline(f, rows, nrows, p->useful_ns, p->cp_len);
 		table(f, rows, nrows, max, p->useful_ns, p->cp_len, true, true,
 		      "procedure", "CPU time");
+		for (uint32_t i = 0; i < nrows; i++)
+			if (rows[i].cp && !rows[i].computed) {
+				fprintf(f, "  (zeroing, Slack and MBM of the %u "
+					"procedures with the most CP time; "
+					"--top N for more, --top 0 for all)\n",
+					o->top_given ? o->top : TOP_DEFAULT);
+				break;
+			}
 		fprintf(f, "\n");
 	}
 	fprintf(f, "Threads\n  %-6s %-12s %11s %11s %11s %11s %6s %13s %8s\n",

@@ -766,18 +766,23 @@ static int check_uses(struct rd *r)
 			}
 		}
 	}
-	/* publishes grouped by object, then sorted by seq */
+	/*
+	 * Publishes grouped by object, sorted by seq.  Sequences are dense
+	 * (1..n) in every trace the runtime writes, so each goes straight to
+	 * its slot; an object with gaps is sorted instead.
+	 */
 	t->npub = npub;
+	if (npub > UINT32_MAX)
+		return fail(r, 0, "too many PUBLISH events");
 	t->pub = malloc((npub ? npub : 1) * sizeof(*t->pub));
 	if (!t->pub)
 		return fail(r, 0, "out of memory");
 	for (uint32_t o = 1; o < t->nobjs; o++) {
 		t->objs[o].pub_off = (uint32_t)k;
 		k += t->objs[o].npub;
-		t->objs[o].npub = 0;
 	}
-	if (npub > UINT32_MAX)
-		return fail(r, 0, "too many PUBLISH events");
+	for (uint64_t i = 0; i < npub; i++)
+		t->pub[i].seq = 0;	/* empty slot */
 	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
 		struct cp_trace_thread *th = &t->threads[tid];
 
@@ -789,7 +794,38 @@ static int check_uses(struct rd *r)
 			if (cp_tvert_kind(v) != CP_EV_PUBLISH)
 				continue;
 			o = &t->objs[v->obj];
-			pb = &t->pub[o->pub_off + o->npub++];
+			if (o->sparse)
+				continue;
+			if (v->arg > o->npub) {
+				o->sparse = true;	/* second pass below */
+				continue;
+			}
+			pb = &t->pub[o->pub_off + v->arg - 1];
+			if (pb->seq)
+				return VFAIL(r, tid, i,
+					     "object %" PRIu32 " publishes sequence %" PRIu64 " twice",
+					     v->obj, v->arg);
+			pb->seq = v->arg;
+			pb->tid = tid;
+			pb->vi = i;
+		}
+	}
+	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
+		struct cp_trace_thread *th = &t->threads[tid];
+
+		for (uint32_t i = 0; i < th->nv; i++) {
+			const struct cp_tvert *v = &th->v[i];
+			struct cp_trace_obj *o;
+			struct cp_trace_pub *pb;
+
+			if (cp_tvert_kind(v) != CP_EV_PUBLISH ||
+			    !t->objs[v->obj].sparse)
+				continue;
+			o = &t->objs[v->obj];
+			if (!o->nfilled)
+				for (uint32_t j = 0; j < o->npub; j++)
+					t->pub[o->pub_off + j].seq = 0;
+			pb = &t->pub[o->pub_off + o->nfilled++];
 			pb->seq = v->arg;
 			pb->tid = tid;
 			pb->vi = i;
@@ -798,12 +834,10 @@ static int check_uses(struct rd *r)
 	for (uint32_t o = 1; o < t->nobjs; o++) {
 		struct cp_trace_pub *pb = t->pub + t->objs[o].pub_off;
 		uint32_t n = t->objs[o].npub;
-		bool sorted = true;
 
-		for (uint32_t i = 1; i < n && sorted; i++)
-			sorted = pb[i - 1].seq < pb[i].seq;
-		if (!sorted)
-			qsort(pb, n, sizeof(*pb), cmp_pub);
+		if (!t->objs[o].sparse)
+			continue;
+		qsort(pb, n, sizeof(*pb), cmp_pub);
 		for (uint32_t i = 1; i < n; i++)
 			if (pb[i - 1].seq == pb[i].seq)
 				return VFAIL(r, pb[i].tid, pb[i].vi,

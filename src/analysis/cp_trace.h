@@ -66,6 +66,8 @@ struct cp_trace_obj {
 	uint64_t extra;		/* barrier count, sem initial value */
 	uint32_t npub;		/* PUBLISH events of the object */
 	uint32_t pub_off;	/* its publishes: cp_trace.pub[pub_off..] */
+	bool sparse;		/* its sequences are not 1..npub (reader) */
+	uint32_t nfilled;	/* (reader) */
 };
 
 /* Where a PUBLISH is: sorted by (object, seq) in cp_trace.pub. */

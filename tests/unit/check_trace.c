@@ -303,6 +303,19 @@ START_TEST(test_trace_rejects_bad_references)
 	free(buf);
 	synth_free(&s);
 
+	/* a CONSUME range crossing a gap in sparse sequences */
+	synth_init(&s);
+	synth_start(&s, 0, -1);
+	synth_obj(&s, 0, CP_OBJ_SEM, 0);
+	synth_vertex(&s, 0, CP_EV_PUBLISH, false, 1, 1, 5, 0);
+	synth_vertex(&s, 0, CP_EV_PUBLISH, false, 1, 1, 7, 0);
+	synth_consume(&s, 0, 1, false, 1, 5, 2);
+	synth_exit(&s, 0, 1);
+	len = synth_encode(&s, &buf);
+	expect_error(buf, len, "without a matching PUBLISH");
+	free(buf);
+	synth_free(&s);
+
 	/* unknown event kind */
 	synth_init(&s);
 	synth_start(&s, 0, -1);
@@ -310,6 +323,37 @@ START_TEST(test_trace_rejects_bad_references)
 	len = synth_encode(&s, &buf);
 	expect_error(buf, len, "unknown event kind");
 	free(buf);
+	synth_free(&s);
+}
+END_TEST
+
+/* Sequences need not be dense: ranges are found by sorting. */
+START_TEST(test_trace_sparse_sequences)
+{
+	struct synth s;
+	struct cp_trace t;
+	const struct cp_trace_pub *pb;
+	char err[256] = "";
+
+	synth_init(&s);
+	synth_start(&s, 0, -1);
+	synth_obj(&s, 0, CP_OBJ_SEM, 0);
+	synth_create(&s, 0, 0, 1);
+	synth_start(&s, 1, 0);
+	synth_vertex(&s, 1, CP_EV_PUBLISH, false, 1, 1, 9, 0);
+	synth_vertex(&s, 0, CP_EV_PUBLISH, false, 1, 1, 8, 0);
+	synth_vertex(&s, 0, CP_EV_PUBLISH, false, 1, 1, 3, 0);
+	synth_consume(&s, 0, 1, false, 1, 8, 2);
+	synth_exit(&s, 0, 1);
+	synth_exit(&s, 1, 1);
+	ck_assert_msg(parse_synth(&s, &t, err, sizeof(err)) == 0, "%s", err);
+	pb = cp_trace_find_pub(&t, 1, 8, 2);
+	ck_assert_msg(pb && pb[0].seq == 8 && pb[0].tid == 0 &&
+		      pb[1].seq == 9 && pb[1].tid == 1, "range 8..9 not found");
+	ck_assert_msg(cp_trace_find_pub(&t, 1, 3, 1) &&
+		      !cp_trace_find_pub(&t, 1, 3, 2) &&
+		      !cp_trace_find_pub(&t, 1, 4, 1), "sparse lookups");
+	cp_trace_free(&t);
 	synth_free(&s);
 }
 END_TEST
@@ -418,6 +462,7 @@ static Suite *trace_suite(void)
 	tcase_add_test(tc, test_trace_rejects_bad_header);
 	tcase_add_test(tc, test_trace_rejects_bad_blocks);
 	tcase_add_test(tc, test_trace_rejects_bad_references);
+	tcase_add_test(tc, test_trace_sparse_sequences);
 	tcase_add_test(tc, test_trace_rejects_count_mismatch);
 	tcase_add_test(tc, test_trace_fuzz_never_crashes);
 	tcase_add_test(tc, test_trace_read_file_errors);
