@@ -198,9 +198,7 @@ static void test_threads(void)
 	T("pthread_tryjoin_np running", pthread_tryjoin_np(t, &ret));
 	ts = after_ms(CLOCK_REALTIME, 20);
 	T("pthread_timedjoin_np running", pthread_timedjoin_np(t, &ret, &ts));
-	ts = bad_ts();
-	T("pthread_timedjoin_np bad timespec",
-	  pthread_timedjoin_np(t, &ret, &ts));
+	/* no bad-timespec case: glibc 2.36 spins forever on EINVAL there */
 	WL_OK(sem_post(&go));
 	T("pthread_join", pthread_join(t, &ret));
 	printf("  retval %ld\n", (long)ret);
@@ -275,6 +273,7 @@ static void test_mutex(void)
 	pthread_mutexattr_t attr;
 	struct holder h;
 	struct timespec ts;
+	int held, rc;
 
 	printf("== mutex normal (static initializer)\n");
 	T("pthread_mutex_lock", pthread_mutex_lock(&m_normal));
@@ -338,16 +337,21 @@ static void test_mutex(void)
 		WL_OK(pthread_mutexattr_settype(&attr, types[i]));
 		T("  pthread_mutex_init", pthread_mutex_init(&dyn, &attr));
 		WL_OK(pthread_mutexattr_destroy(&attr));
-		T("  pthread_mutex_lock", pthread_mutex_lock(&dyn));
-		T("  pthread_mutex_trylock", pthread_mutex_trylock(&dyn));
+		held = pthread_mutex_lock(&dyn) == 0;
+		printf("  pthread_mutex_lock: %d\n", held);
+		rc = pthread_mutex_trylock(&dyn);
+		held += rc == 0;
+		printf("  pthread_mutex_trylock: %s\n", err_name(rc));
 		if (types[i] != PTHREAD_MUTEX_NORMAL) {
 			ts = after_ms(CLOCK_REALTIME, 20);
-			T("  pthread_mutex_timedlock",
-			  pthread_mutex_timedlock(&dyn, &ts));
+			rc = pthread_mutex_timedlock(&dyn, &ts);
+			held += rc == 0;
+			printf("  pthread_mutex_timedlock: %s\n",
+			       err_name(rc));
 		}
 		T("  pthread_mutex_destroy locked", pthread_mutex_destroy(&dyn));
-		while (pthread_mutex_unlock(&dyn) == 0)
-			;
+		while (held-- > 0)
+			T("  pthread_mutex_unlock", pthread_mutex_unlock(&dyn));
 		T("  pthread_mutex_destroy", pthread_mutex_destroy(&dyn));
 	}
 }

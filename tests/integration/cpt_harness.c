@@ -1,0 +1,399 @@
+/*
+ * cpt_harness.c - child processes, reports and mismatch lists for the
+ * integration tests (see cpt_harness.h).
+ */
+#define _GNU_SOURCE
+#include "cpt_harness.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <math.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+const char *cpt_variant_name(enum cpt_variant v)
+{
+	switch (v) {
+	case CPT_BARE: return "bare";
+	case CPT_PRELOAD: return "preloaded";
+	case CPT_LINKED: return "linked";
+	case CPT_STATIC: return "static";
+	}
+	return "?";
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	size_t n;
+
+	if (!f)
+		return strdup("");
+	do {
+		if (cap - len < 4096) {
+			cap = cap ? cap * 2 : 8192;
+			buf = realloc(buf, cap);
+			if (!buf)
+				abort();
+		}
+		n = fread(buf + len, 1, cap - len - 1, f);
+		len += n;
+	} while (n > 0);
+	fclose(f);
+	buf[len] = '\0';
+	return buf;
+}
+
+static bool env_drop(const char *kv)
+{
+	return strncmp(kv, "CPTHREAD_", 9) == 0 ||
+	       strncmp(kv, "LD_PRELOAD=", 11) == 0 ||
+	       strncmp(kv, "WL_", 3) == 0;
+}
+
+/* Does @env set (or, with a leading '-', unset) variable @key? */
+static bool env_mentions(const char *const *env, const char *key)
+{
+	size_t kl = strlen(key);
+
+	for (; env && *env; env++) {
+		const char *e = **env == '-' ? *env + 1 : *env;
+
+		if (strncmp(e, key, kl) == 0 && (e[kl] == '=' || e[kl] == 0))
+			return true;
+	}
+	return false;
+}
+
+static char **build_env(struct cpt_run *r, const char *const *env,
+			bool preload, bool tracer_files, char *scratch[3])
+{
+	size_t n = 0, k = 0;
+	char **out;
+
+	for (char **e = environ; *e; e++)
+		n++;
+	for (const char *const *e = env; e && *e; e++)
+		n++;
+	out = calloc(n + 4, sizeof(*out));
+	if (!out)
+		abort();
+	for (char **e = environ; *e; e++)
+		if (!env_drop(*e))
+			out[k++] = *e;
+	for (const char *const *e = env; e && *e; e++)
+		if (**e != '-')
+			out[k++] = (char *)*e;
+	scratch[0] = scratch[1] = scratch[2] = NULL;
+	if (tracer_files && !env_mentions(env, "CPTHREAD_REPORT")) {
+		if (asprintf(&scratch[0], "CPTHREAD_REPORT=%s",
+			     r->report_path) < 0)
+			abort();
+		out[k++] = scratch[0];
+	}
+	if (tracer_files && !env_mentions(env, "CPTHREAD_TRACE")) {
+		if (asprintf(&scratch[1], "CPTHREAD_TRACE=%s",
+			     r->trace_path) < 0)
+			abort();
+		out[k++] = scratch[1];
+	}
+	if (preload) {
+		if (asprintf(&scratch[2], "LD_PRELOAD=%s", CPT_LIBCPTHREAD) < 0)
+			abort();
+		out[k++] = scratch[2];
+	}
+	out[k] = NULL;
+	return out;
+}
+
+static int spawn_and_wait(struct cpt_run *r, const char *path,
+			  const char *const *args, char **envp,
+			  unsigned timeout_s)
+{
+	posix_spawn_file_actions_t fa;
+	const char *argv[32];
+	char out_path[300], err_path[300];
+	struct rusage ru;
+	struct timespec t0, now;
+	size_t k = 0;
+	int rc;
+
+	argv[k++] = path;
+	for (; args && *args && k < 31; args++)
+		argv[k++] = *args;
+	argv[k] = NULL;
+	snprintf(out_path, sizeof(out_path), "%s/stdout", r->dir);
+	snprintf(err_path, sizeof(err_path), "%s/stderr", r->dir);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, out_path,
+					 O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_addopen(&fa, 2, err_path,
+					 O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_addchdir_np(&fa, r->dir);
+	rc = posix_spawn(&r->pid, path, &fa, NULL, (char *const *)argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc != 0) {
+		fprintf(stderr, "cannot start %s: %s\n", path, strerror(rc));
+		return -1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		pid_t p = wait4(r->pid, &r->status, WNOHANG, &ru);
+
+		if (p == r->pid)
+			break;
+		if (p < 0 && errno != EINTR) {
+			perror("wait4");
+			return -1;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (!r->timed_out && now.tv_sec - t0.tv_sec >= timeout_s) {
+			r->timed_out = true;
+			kill(r->pid, SIGKILL);
+		}
+		nanosleep(&(struct timespec){ 0, 2000000 }, NULL);
+	}
+	r->cpu_ms = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+		    (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+	r->out = slurp(out_path);
+	r->err = slurp(err_path);
+	return 0;
+}
+
+int cpt_run_load_report(struct cpt_run *r)
+{
+	json_error_t je;
+
+	if (r->report)
+		json_decref(r->report);
+	r->report = json_load_file(r->report_path, 0, &je);
+	if (!r->report) {
+		snprintf(r->report_error, sizeof(r->report_error),
+			 "report %s: %s (line %d)", r->report_path, je.text,
+			 je.line);
+		return -1;
+	}
+	r->report_error[0] = '\0';
+	return 0;
+}
+
+static int run_setup(struct cpt_run *r)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->dir, sizeof(r->dir), "%s/cpt-it-XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(r->dir)) {
+		perror("mkdtemp");
+		return -1;
+	}
+	snprintf(r->report_path, sizeof(r->report_path), "%s/report.json",
+		 r->dir);
+	snprintf(r->trace_path, sizeof(r->trace_path), "%s/trace.cpt",
+		 r->dir);
+	return 0;
+}
+
+int cpt_run_program(struct cpt_run *r, const char *path,
+		    const char *const *args, const char *const *env,
+		    unsigned timeout_s, bool tracer_files)
+{
+	char *scratch[3];
+	char **envp;
+	int rc;
+
+	if (run_setup(r) != 0)
+		return -1;
+	envp = build_env(r, env, false, tracer_files, scratch);
+	rc = spawn_and_wait(r, path, args, envp, timeout_s);
+	free(envp);
+	for (int i = 0; i < 3; i++)
+		free(scratch[i]);
+	if (rc == 0 && tracer_files)
+		cpt_run_load_report(r);
+	return rc;
+}
+
+int cpt_run_workload(struct cpt_run *r, const char *name, enum cpt_variant v,
+		     const char *const *args, const char *const *env,
+		     unsigned timeout_s)
+{
+	static const char *const suffix[] = {
+		[CPT_BARE] = "_plain", [CPT_PRELOAD] = "_plain",
+		[CPT_LINKED] = "", [CPT_STATIC] = "_static",
+	};
+	char path[512], *scratch[3];
+	char **envp;
+	int rc;
+
+	if (run_setup(r) != 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/wl_%s%s", CPT_WL_DIR, name,
+		 suffix[v]);
+	envp = build_env(r, env, v == CPT_PRELOAD, true, scratch);
+	rc = spawn_and_wait(r, path, args, envp, timeout_s);
+	free(envp);
+	for (int i = 0; i < 3; i++)
+		free(scratch[i]);
+	if (rc == 0)
+		cpt_run_load_report(r);
+	return rc;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+void cpt_run_free(struct cpt_run *r)
+{
+	if (r->dir[0] && !getenv("CPT_KEEP"))
+		nftw(r->dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+	free(r->out);
+	free(r->err);
+	if (r->report)
+		json_decref(r->report);
+	memset(r, 0, sizeof(*r));
+}
+
+int cpt_run_exit_code(const struct cpt_run *r)
+{
+	if (r->timed_out)
+		return -1;
+	if (WIFEXITED(r->status))
+		return WEXITSTATUS(r->status);
+	if (WIFSIGNALED(r->status))
+		return 128 + WTERMSIG(r->status);
+	return -2;
+}
+
+json_t *cpt_json_path(json_t *root, const char *path)
+{
+	char key[128];
+	const char *p = path;
+
+	while (root && *p) {
+		size_t n = strcspn(p, ".");
+
+		if (n >= sizeof(key))
+			return NULL;
+		memcpy(key, p, n);
+		key[n] = '\0';
+		root = json_is_object(root) ? json_object_get(root, key) : NULL;
+		p += n;
+		if (*p == '.')
+			p++;
+	}
+	return root;
+}
+
+double cpt_json_num(json_t *root, const char *path)
+{
+	json_t *v = cpt_json_path(root, path);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+double cpt_json_ms(json_t *root, const char *path)
+{
+	return cpt_json_num(root, path) / 1e6;
+}
+
+json_t *cpt_json_proc(json_t *report, const char *name)
+{
+	json_t *procs = cpt_json_path(report, "critical_path.procedures");
+	size_t i;
+	json_t *p;
+
+	json_array_foreach(procs, i, p) {
+		const char *n = json_string_value(json_object_get(p, "name"));
+
+		if (n && strcmp(n, name) == 0)
+			return p;
+	}
+	return NULL;
+}
+
+json_t *cpt_json_thread(json_t *report, unsigned tid)
+{
+	json_t *thr = json_object_get(report, "threads_detail");
+	size_t i;
+	json_t *t;
+
+	json_array_foreach(thr, i, t) {
+		json_t *id = json_object_get(t, "tid");
+
+		if (json_is_integer(id) && json_integer_value(id) == tid)
+			return t;
+	}
+	return NULL;
+}
+
+void cpt_errs_init(struct cpt_errs *e)
+{
+	e->len = 0;
+	e->n = 0;
+	e->buf[0] = '\0';
+}
+
+void cpt_errf(struct cpt_errs *e, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	e->n++;
+	if (e->len + 2 >= sizeof(e->buf))
+		return;
+	e->buf[e->len++] = '\n';
+	va_start(ap, fmt);
+	n = vsnprintf(e->buf + e->len, sizeof(e->buf) - e->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		e->len += (size_t)n < sizeof(e->buf) - e->len ?
+			  (size_t)n : sizeof(e->buf) - e->len - 1;
+}
+
+void cpt_check_ms(struct cpt_errs *e, const char *what, double want,
+		  double got, double tol)
+{
+	if (isnan(got))
+		cpt_errf(e, "  %s: expected %.3f ms, missing in the report",
+			 what, want);
+	else if (fabs(got - want) > tol)
+		cpt_errf(e, "  %s: expected %.3f ms +- %.3f, got %.3f ms "
+			 "(off by %+.3f)", what, want, tol, got, got - want);
+}
+
+unsigned cpt_count_lines(const char *s)
+{
+	unsigned n = 0;
+	size_t len = strlen(s);
+
+	for (size_t i = 0; i < len; i++)
+		if (s[i] == '\n')
+			n++;
+	if (len > 0 && s[len - 1] != '\n')
+		n++;
+	return n;
+}

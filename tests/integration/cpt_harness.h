@@ -1,0 +1,101 @@
+/*
+ * cpt_harness.h - what the integration tests share: running a workload as
+ * a child process with a chosen environment, reading its JSON report, and
+ * collecting every mismatch of a run into one assertion message.
+ *
+ * Paths come from compile definitions set by tests/integration's
+ * CMakeLists.txt: CPT_WL_DIR (the workloads' build directory),
+ * CPT_LIBCPTHREAD (libcpthread.so, for LD_PRELOAD), CPT_CPT (the cpt
+ * analyzer, possibly not built yet).
+ */
+#ifndef CPT_HARNESS_H
+#define CPT_HARNESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+/* How a workload is run: which build, and whether the tracer is there. */
+enum cpt_variant {
+	CPT_BARE,	/* plain build, no tracer */
+	CPT_PRELOAD,	/* plain build, LD_PRELOAD=libcpthread.so */
+	CPT_LINKED,	/* linked with libcpthread.so */
+	CPT_STATIC,	/* linked with libcpthread.a */
+};
+
+const char *cpt_variant_name(enum cpt_variant v);
+
+/* One finished child process. */
+struct cpt_run {
+	char dir[256];		/* private temporary directory (cwd too) */
+	char report_path[300];	/* dir/report.json unless overridden */
+	char trace_path[300];	/* dir/trace.cpt */
+	pid_t pid;
+	int status;		/* as from waitpid */
+	bool timed_out;
+	double cpu_ms;		/* user + system time of the child */
+	char *out, *err;	/* its stdout and stderr, NUL-terminated */
+	json_t *report;		/* parsed report, NULL if absent/invalid */
+	char report_error[512];	/* why report is NULL */
+};
+
+/*
+ * Run workload @name (wl_<name>, wl_<name>_plain or wl_<name>_static as
+ * @v requires) with arguments @args (NULL-terminated, may be NULL) and
+ * the environment of this process minus every CPTHREAD_*, LD_PRELOAD and
+ * WL_* variable, plus @env ("K=V" strings, NULL-terminated, may be NULL).
+ * CPTHREAD_REPORT and CPTHREAD_TRACE default to files in the run's
+ * directory unless @env sets them.  Waits at most @timeout_s seconds
+ * (then kills it).  Returns 0, or -1 if the child could not be started
+ * (message on stderr).  Free with cpt_run_free().
+ */
+int cpt_run_workload(struct cpt_run *r, const char *name, enum cpt_variant v,
+		     const char *const *args, const char *const *env,
+		     unsigned timeout_s);
+
+/* Same with an explicit program path (cpt itself, for instance). */
+int cpt_run_program(struct cpt_run *r, const char *path,
+		    const char *const *args, const char *const *env,
+		    unsigned timeout_s, bool tracer_files);
+
+/* Load r->report from r->report_path (done by cpt_run_*; call again
+ * after changing report_path).  0 or -1 with r->report_error set. */
+int cpt_run_load_report(struct cpt_run *r);
+
+/* Remove the run's directory (unless CPT_KEEP is set) and free it. */
+void cpt_run_free(struct cpt_run *r);
+
+/* Exit status, or 128 + signal, or -1 if it timed out. */
+int cpt_run_exit_code(const struct cpt_run *r);
+
+/* The object at dotted @path ("critical_path.length_ns") or NULL. */
+json_t *cpt_json_path(json_t *root, const char *path);
+/* Its number in ms (ns / 1e6), NAN when missing or not a number. */
+double cpt_json_ms(json_t *root, const char *path);
+/* The number at @path as is, NAN when missing. */
+double cpt_json_num(json_t *root, const char *path);
+/* critical_path.procedures[] entry named @name, or NULL. */
+json_t *cpt_json_proc(json_t *report, const char *name);
+/* threads_detail[] entry with tid @tid, or NULL. */
+json_t *cpt_json_thread(json_t *report, unsigned tid);
+
+/* Mismatches of one run, reported together. */
+struct cpt_errs {
+	char buf[16384];
+	size_t len;
+	int n;
+};
+
+void cpt_errs_init(struct cpt_errs *e);
+__attribute__((format(printf, 2, 3)))
+void cpt_errf(struct cpt_errs *e, const char *fmt, ...);
+/* Record a mismatch unless |got - want| <= tol (all in ms). */
+void cpt_check_ms(struct cpt_errs *e, const char *what, double want,
+		  double got, double tol);
+
+/* Count lines of @s (a final line without newline counts). */
+unsigned cpt_count_lines(const char *s);
+
+#endif /* CPT_HARNESS_H */
