@@ -137,8 +137,8 @@ static bool is_lock_kind(unsigned k)
 static int cmp_obj(const void *a, const void *b)
 {
 	const struct cp_obj_prof *x = a, *y = b;
-	uint64_t kx = x->cp_held_ns + x->cp_cross, ky = y->cp_held_ns +
-							y->cp_cross;
+	uint64_t kx = x->cp_held_ns + x->gain_ns,
+		 ky = y->cp_held_ns + y->gain_ns;
 
 	if (kx != ky)
 		return kx > ky ? -1 : 1;
@@ -217,18 +217,39 @@ static void trace_text(struct cpt_ctx *c, const struct cpt_input *in,
 			cpt_fmt_pct(pc, sizeof(pc), cp_pct(th->cp_ns, p->cp_len)),
 			cpt_fmt_ns(e5, sizeof(e5), th->len_ns), th->calls);
 	}
-	objs = malloc((p->nobjs ? p->nobjs : 1) * sizeof(*objs));
+	objs = malloc((p->nobjs + 1) * sizeof(*objs));
 	if (objs) {
-		for (uint32_t i = 0; i < p->nobjs; i++)
-			if (p->objs[i].ops)
-				objs[nobj++] = p->objs[i];
+		struct cp_obj_prof items = { .kind = CP_OBJ_ITEM };
+		uint32_t nitems = 0;
+
+		/* work-queue items are many and alike: one row for all */
+		for (uint32_t i = 0; i < p->nobjs; i++) {
+			const struct cp_obj_prof *ob = &p->objs[i];
+
+			if (!ob->ops)
+				continue;
+			if (ob->kind != CP_OBJ_ITEM) {
+				objs[nobj++] = *ob;
+				continue;
+			}
+			nitems++;
+			items.ops += ob->ops;
+			items.waits += ob->waits;
+			items.wait_ns += ob->wait_ns;
+			items.cp_cross += ob->cp_cross;
+			items.gain_ns += ob->gain_ns;
+		}
+		if (nitems) {
+			items.obj = nitems;	/* shown as "items (N)" */
+			objs[nobj++] = items;
+		}
 		qsort(objs, nobj, sizeof(*objs), cmp_obj);
 	}
 	fprintf(f, "\nObjects");
 	if (!nobj)
 		fprintf(f, ": no synchronization seen.\n");
 	else
-		fprintf(f, " (by critical-path time held)\n  %-12s %-8s %8s %7s %11s %11s %11s %9s %11s\n",
+		fprintf(f, " (by CP time held plus path gain)\n  %-12s %-8s %8s %7s %11s %11s %11s %9s %11s\n",
 			"object", "kind", "ops", "waits", "waited", "held",
 			"CP held", "CP edges", "path gain");
 	for (uint32_t i = 0; i < nobj && i < (o->top_given && !o->top ?
@@ -236,14 +257,17 @@ static void trace_text(struct cpt_ctx *c, const struct cpt_input *in,
 		const struct cp_obj_prof *ob = &objs[i];
 		char on[32], e1[32], e2[32], e3[32], e4[32];
 
-		snprintf(on, sizeof(on), "%s#%u", cp_obj_kind_name(ob->kind),
-			 ob->obj);
+		if (ob->kind == CP_OBJ_ITEM)
+			snprintf(on, sizeof(on), "items (%u)", ob->obj);
+		else
+			snprintf(on, sizeof(on), "%s#%u",
+				 cp_obj_kind_name(ob->kind), ob->obj);
 		fprintf(f, "  %-12s %-8s %8" PRIu64 " %7" PRIu64 " %11s %11s %11s %9" PRIu64 " %11s%s\n",
 			on, cp_obj_kind_name(ob->kind), ob->ops, ob->waits,
 			cpt_fmt_ns(e1, sizeof(e1), ob->wait_ns),
-			is_lock_kind(ob->kind) ?
+			is_lock_kind(ob->kind) && !ob->untracked ?
 				cpt_fmt_ns(e2, sizeof(e2), ob->held_ns) : "-",
-			is_lock_kind(ob->kind) ?
+			is_lock_kind(ob->kind) && !ob->untracked ?
 				cpt_fmt_ns(e3, sizeof(e3), ob->cp_held_ns) : "-",
 			ob->cp_cross, cpt_fmt_ns(e4, sizeof(e4), ob->gain_ns),
 			ob->untracked ? "  (untracked)" : "");

@@ -89,7 +89,9 @@ static int object_holds(struct cp_profile *p, const uint8_t *oncp,
 						op->cp_held_ns += w;
 				}
 			}
-			if (!v->obj || !is_lock(t->objs[v->obj].kind))
+			/* an untracked lock's releases are not recorded */
+			if (!v->obj || !is_lock(t->objs[v->obj].kind) ||
+			    t->objs[v->obj].untracked)
 				continue;
 			if (k == CP_EV_CONSUME) {
 				uint32_t h;
