@@ -481,6 +481,61 @@ START_TEST(test_cpt_run_env_and_status)
 }
 END_TEST
 
+/*
+ * The whole chain: `cpt run` preloads the tracer into a plain workload in
+ * trace mode; `cpt report` of the trace gives the online length exactly.
+ */
+START_TEST(test_cpt_run_trace_matches_online)
+{
+	static const char *const wl[] = { "wl_mutex_plain", "wl_barrier_plain",
+					   "wl_cond_plain" };
+	struct res r;
+
+	for (size_t i = 0; i < sizeof(wl) / sizeof(wl[0]); i++) {
+		char prog[400], tr[300], rep[300], buf[1 << 15];
+		const char *runa[] = { "run", "--mode", "trace", "--trace", tr,
+				       "--report", rep, "--", prog, NULL };
+		const char *repa[] = { "report", tr, "--format", "json", NULL };
+		json_t *on, *off;
+		json_int_t lon, loff;
+
+		snprintf(prog, sizeof(prog), CP_BINARY_DIR
+			 "/tests/workloads/%s", wl[i]);
+		if (access(prog, X_OK)) {
+			fprintf(stderr, "check_cpt: %s not built, skipped\n",
+				prog);
+			continue;
+		}
+		snprintf(tr, sizeof(tr), "%s/%s.cpt", tmpdir, wl[i]);
+		snprintf(rep, sizeof(rep), "%s/%s.json", tmpdir, wl[i]);
+		setenv("CPTHREAD_QUIET", "1", 1);
+		run(&r, runa);
+		if (r.status == 1 && strstr(r.err, "cannot find")) {
+			fprintf(stderr, "check_cpt: %s", r.err);
+			return;
+		}
+		ck_assert_msg(r.status == 0, "%s: exit %d err '%s'", wl[i],
+			      r.status, r.err);
+		run(&r, repa);
+		ck_assert_msg(r.status == 0, "%s: report exit %d: %s", wl[i],
+			      r.status, r.err);
+		off = parse_json(r.out);
+		slurp(rep, buf, sizeof(buf));
+		on = parse_json(buf);
+		lon = json_integer_value(json_object_get(
+			json_object_get(on, "critical_path"), "length_ns"));
+		loff = json_integer_value(json_object_get(
+			json_object_get(off, "critical_path"), "length_ns"));
+		ck_assert_msg(lon > 0 && lon == loff,
+			      "%s: online %" JSON_INTEGER_FORMAT
+			      " offline %" JSON_INTEGER_FORMAT, wl[i], lon,
+			      loff);
+		json_decref(on);
+		json_decref(off);
+	}
+}
+END_TEST
+
 static Suite *cpt_suite(void)
 {
 	Suite *s = suite_create("cpt");
@@ -498,6 +553,7 @@ static Suite *cpt_suite(void)
 	tcase_add_test(tc, test_cpt_bad_input_exit_1);
 	tcase_add_test(tc, test_cpt_corrupt_traces_never_crash);
 	tcase_add_test(tc, test_cpt_run_env_and_status);
+	tcase_add_test(tc, test_cpt_run_trace_matches_online);
 	suite_add_tcase(s, tc);
 	return s;
 }
