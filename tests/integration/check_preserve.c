@@ -1,0 +1,401 @@
+/*
+ * check_preserve.c - the traced program behaves exactly as without the
+ * tracer.
+ *
+ * preserve.c prints the return value and errno of every wrapped call on
+ * its success and failure paths; its output bare (no tracer) is the
+ * reference, and the preloaded, linked and statically linked builds must
+ * print the same in online and trace mode.  The robustness programs do
+ * what tracers tend to break on (exit() from a thread, fork, thousands of
+ * threads, detached threads) and must print what they print bare, exit
+ * with the same status, and leave a valid report.  Bad configuration must
+ * cost one line on stderr and nothing else.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cpt_harness.h"
+
+#define TIMEOUT 120
+
+struct preserve_combo {
+	enum cpt_variant v;
+	const char *mode;
+};
+
+static const struct preserve_combo pcombos[] = {
+	{ CPT_PRELOAD, "online" }, { CPT_LINKED, "online" },
+	{ CPT_STATIC, "online" }, { CPT_PRELOAD, "trace" },
+	{ CPT_LINKED, "trace" }, { CPT_STATIC, "trace" },
+};
+
+#define NPCOMBOS (int)(sizeof(pcombos) / sizeof(pcombos[0]))
+
+static const enum cpt_variant traced[] = {
+	CPT_PRELOAD, CPT_LINKED, CPT_STATIC,
+};
+
+/* First line where @a and @b differ, for the assertion message. */
+static const char *first_diff(const char *a, const char *b, char *buf,
+			      size_t n)
+{
+	unsigned line = 1;
+	const char *la = a, *lb = b;
+
+	while (*a && *a == *b) {
+		if (*a == '\n') {
+			line++;
+			la = a + 1;
+			lb = b + 1;
+		}
+		a++;
+		b++;
+	}
+	snprintf(buf, n, "line %u: bare \"%.*s\" vs traced \"%.*s\"", line,
+		 (int)strcspn(la, "\n"), la, (int)strcspn(lb, "\n"), lb);
+	return buf;
+}
+
+/* Run @prog bare; the reference for the traced runs. */
+static void run_bare(struct cpt_run *bare, const char *prog,
+		     const char *const *args)
+{
+	ck_assert_int_eq(cpt_run_workload(bare, prog, CPT_BARE, args, NULL,
+					  TIMEOUT), 0);
+	ck_assert_msg(!bare->timed_out, "%s bare timed out", prog);
+}
+
+static void expect_same_behaviour(const char *what, struct cpt_run *bare,
+				  struct cpt_run *r)
+{
+	char buf[512];
+
+	ck_assert_msg(!r->timed_out, "%s: timed out after %d s (hang?)",
+		      what, TIMEOUT);
+	ck_assert_msg(cpt_run_exit_code(r) == cpt_run_exit_code(bare),
+		      "%s: exit code %d, bare %d; stderr: %.400s", what,
+		      cpt_run_exit_code(r), cpt_run_exit_code(bare), r->err);
+	ck_assert_msg(strcmp(r->out, bare->out) == 0,
+		      "%s: stdout differs from the bare run, %s", what,
+		      first_diff(bare->out, r->out, buf, sizeof(buf)));
+}
+
+static void expect_report(const char *what, struct cpt_run *r,
+			  double threads)
+{
+	ck_assert_msg(r->report != NULL, "%s: %s", what, r->report_error);
+	ck_assert_msg(cpt_json_num(r->report, "pid") == r->pid,
+		      "%s: report pid %.0f, child %d", what,
+		      cpt_json_num(r->report, "pid"), (int)r->pid);
+	if (threads > 0)
+		ck_assert_msg(cpt_json_num(r->report, "threads") == threads,
+			      "%s: report threads expected %.0f, got %.0f",
+			      what, threads,
+			      cpt_json_num(r->report, "threads"));
+}
+
+/*
+ * Every wrapped call: same return values, errno and output bare,
+ * preloaded, linked and static, online and trace.
+ */
+START_TEST(test_preserve_calls)
+{
+	const struct preserve_combo *c = &pcombos[_i];
+	char env_mode[64], what[128];
+	const char *env[] = { env_mode, "CPTHREAD_QUIET=1", NULL };
+	struct cpt_run bare, r;
+	struct stat st;
+
+	snprintf(env_mode, sizeof(env_mode), "CPTHREAD_MODE=%s", c->mode);
+	snprintf(what, sizeof(what), "preserve %s %s",
+		 cpt_variant_name(c->v), c->mode);
+	run_bare(&bare, "preserve", NULL);
+	ck_assert_msg(cpt_run_exit_code(&bare) == 0 &&
+		      strstr(bare.out, "preserve done"),
+		      "preserve bare: exit %d, stderr %.300s",
+		      cpt_run_exit_code(&bare), bare.err);
+	ck_assert_int_eq(cpt_run_workload(&r, "preserve", c->v, NULL, env,
+					  TIMEOUT), 0);
+	expect_same_behaviour(what, &bare, &r);
+	ck_assert_msg(r.err[0] == '\0', "%s: stderr not empty under "
+		      "CPTHREAD_QUIET=1: %.400s", what, r.err);
+	expect_report(what, &r, 0);
+	if (strcmp(c->mode, "trace") == 0)
+		ck_assert_msg(stat(r.trace_path, &st) == 0 && st.st_size > 64,
+			      "%s: no trace at %s (or %lld bytes)", what,
+			      r.trace_path, (long long)st.st_size);
+	cpt_run_free(&r);
+	cpt_run_free(&bare);
+}
+END_TEST
+
+/*
+ * exit(3) from a thread while one thread is blocked, one takes a mutex in
+ * a loop and main waits in pthread_join: same output and status, no hang,
+ * a report with the 4 threads.
+ */
+START_TEST(test_preserve_exit_from_thread)
+{
+	const char *env[] = { "CPTHREAD_QUIET=1", NULL };
+	struct cpt_run bare, r;
+	char what[64];
+
+	run_bare(&bare, "robust_exit", NULL);
+	ck_assert_msg(cpt_run_exit_code(&bare) == 3,
+		      "robust_exit bare: exit %d", cpt_run_exit_code(&bare));
+	for (size_t k = 0; k < sizeof(traced) / sizeof(traced[0]); k++) {
+		snprintf(what, sizeof(what), "robust_exit %s",
+			 cpt_variant_name(traced[k]));
+		ck_assert_int_eq(cpt_run_workload(&r, "robust_exit", traced[k],
+						  NULL, env, TIMEOUT), 0);
+		expect_same_behaviour(what, &bare, &r);
+		expect_report(what, &r, 4);
+		cpt_run_free(&r);
+	}
+	cpt_run_free(&bare);
+}
+END_TEST
+
+static json_t *load_json(const char *path, char *err, size_t n)
+{
+	json_error_t je;
+	json_t *j = json_load_file(path, 0, &je);
+
+	if (!j)
+		snprintf(err, n, "%.300s: %.150s", path, je.text);
+	return j;
+}
+
+/*
+ * fork() while another thread takes a lock: the child starts fresh (its
+ * own report, named by its pid, counting its own 3 threads), the parent's
+ * report is intact (its pid, its 2 threads), output as bare.
+ */
+START_TEST(test_preserve_fork)
+{
+	const char *args[] = { "pids.txt", NULL };
+	const char *env_default[] = { "CPTHREAD_QUIET=1", "-CPTHREAD_REPORT",
+				      NULL };
+	const char *env_named[] = { "CPTHREAD_QUIET=1", NULL };
+	struct cpt_run bare, r;
+	char path[512], err[512], what[64];
+	long ppid = 0, cpid = 0;
+	json_t *j;
+	FILE *f;
+
+	run_bare(&bare, "robust_fork", args);
+	ck_assert_msg(cpt_run_exit_code(&bare) == 0,
+		      "robust_fork bare: exit %d, stderr %.300s",
+		      cpt_run_exit_code(&bare), bare.err);
+	for (size_t k = 0; k < sizeof(traced) / sizeof(traced[0]); k++) {
+		snprintf(what, sizeof(what), "robust_fork %s",
+			 cpt_variant_name(traced[k]));
+		/* default report names: cpthread.<pid>.json in the cwd */
+		ck_assert_int_eq(cpt_run_workload(&r, "robust_fork",
+						  traced[k], args,
+						  env_default, TIMEOUT), 0);
+		expect_same_behaviour(what, &bare, &r);
+		snprintf(path, sizeof(path), "%s/pids.txt", r.dir);
+		f = fopen(path, "r");
+		ck_assert_msg(f && fscanf(f, "%ld %ld", &ppid, &cpid) == 2,
+			      "%s: no pids in %s", what, path);
+		fclose(f);
+
+		snprintf(path, sizeof(path), "%s/cpthread.%ld.json", r.dir,
+			 ppid);
+		j = load_json(path, err, sizeof(err));
+		ck_assert_msg(j, "%s: parent's report: %s", what, err);
+		ck_assert_msg(cpt_json_num(j, "pid") == ppid &&
+			      cpt_json_num(j, "threads") == 2,
+			      "%s: parent's report: pid %.0f (expected %ld), "
+			      "threads %.0f (expected 2)", what,
+			      cpt_json_num(j, "pid"), ppid,
+			      cpt_json_num(j, "threads"));
+		json_decref(j);
+
+		snprintf(path, sizeof(path), "%s/cpthread.%ld.json", r.dir,
+			 cpid);
+		j = load_json(path, err, sizeof(err));
+		ck_assert_msg(j, "%s: child's report: %s", what, err);
+		ck_assert_msg(cpt_json_num(j, "pid") == cpid &&
+			      cpt_json_num(j, "threads") == 3,
+			      "%s: child's report: pid %.0f (expected %ld), "
+			      "threads %.0f (expected 3: its main and 2 "
+			      "workers)", what, cpt_json_num(j, "pid"), cpid,
+			      cpt_json_num(j, "threads"));
+		json_decref(j);
+		cpt_run_free(&r);
+
+		/* an explicit report path stays the parent's */
+		ck_assert_int_eq(cpt_run_workload(&r, "robust_fork",
+						  traced[k], args, env_named,
+						  TIMEOUT), 0);
+		expect_same_behaviour(what, &bare, &r);
+		snprintf(path, sizeof(path), "%s/pids.txt", r.dir);
+		f = fopen(path, "r");
+		ck_assert_msg(f && fscanf(f, "%ld %ld", &ppid, &cpid) == 2,
+			      "%s: no pids in %s", what, path);
+		fclose(f);
+		ck_assert_msg(r.report, "%s: CPTHREAD_REPORT=%s: %s", what,
+			      r.report_path, r.report_error);
+		ck_assert_msg(cpt_json_num(r.report, "pid") == ppid &&
+			      cpt_json_num(r.report, "threads") == 2,
+			      "%s: CPTHREAD_REPORT=%s holds pid %.0f, threads "
+			      "%.0f: expected the parent's (pid %ld, 2 "
+			      "threads)", what, r.report_path,
+			      cpt_json_num(r.report, "pid"),
+			      cpt_json_num(r.report, "threads"), ppid);
+		cpt_run_free(&r);
+	}
+	cpt_run_free(&bare);
+}
+END_TEST
+
+/* 3000 threads in 30 sequential batches: all counted, output as bare. */
+START_TEST(test_preserve_many_threads)
+{
+	const struct preserve_combo *c = &pcombos[_i];
+	char env_mode[64], what[64];
+	const char *env[] = { env_mode, "CPTHREAD_QUIET=1", NULL };
+	struct cpt_run bare, r;
+
+	snprintf(env_mode, sizeof(env_mode), "CPTHREAD_MODE=%s", c->mode);
+	snprintf(what, sizeof(what), "robust_many %s %s",
+		 cpt_variant_name(c->v), c->mode);
+	run_bare(&bare, "robust_many", NULL);
+	ck_assert_int_eq(cpt_run_workload(&r, "robust_many", c->v, NULL, env,
+					  TIMEOUT), 0);
+	expect_same_behaviour(what, &bare, &r);
+	expect_report(what, &r, 3001);
+	cpt_run_free(&r);
+	cpt_run_free(&bare);
+}
+END_TEST
+
+/* Detached threads, some still leaving when main returns. */
+START_TEST(test_preserve_detached)
+{
+	const char *env[] = { "CPTHREAD_QUIET=1", NULL };
+	struct cpt_run bare, r;
+	char what[64];
+
+	run_bare(&bare, "robust_detach", NULL);
+	for (size_t k = 0; k < sizeof(traced) / sizeof(traced[0]); k++) {
+		snprintf(what, sizeof(what), "robust_detach %s",
+			 cpt_variant_name(traced[k]));
+		ck_assert_int_eq(cpt_run_workload(&r, "robust_detach",
+						  traced[k], NULL, env,
+						  TIMEOUT), 0);
+		expect_same_behaviour(what, &bare, &r);
+		expect_report(what, &r, 41);
+		cpt_run_free(&r);
+	}
+	cpt_run_free(&bare);
+}
+END_TEST
+
+/*
+ * Bad configuration: the program runs as bare (same stdout, same exit
+ * status), and stderr holds exactly one line, which names the problem.
+ */
+struct bad_config {
+	const char *setting;
+	const char *named;	/* the line must contain this */
+};
+
+static const struct bad_config bad_configs[] = {
+	{ "CPTHREAD_MODE=bogus", "CPTHREAD_MODE" },
+	{ "CPTHREAD_FUNCS=,,a b", "CPTHREAD_FUNCS" },
+	{ "CPTHREAD_REPORT=/nonexistent/dir/x.json", "/nonexistent/dir/x.json" },
+	{ "CPTHREAD_CLOCK=sundial", "CPTHREAD_CLOCK" },
+	{ "CPTHREAD_SAMPLE_MS=often", "CPTHREAD_SAMPLE_MS" },
+};
+
+#define NBAD (int)(sizeof(bad_configs) / sizeof(bad_configs[0]))
+
+START_TEST(test_preserve_bad_config)
+{
+	const struct bad_config *b = &bad_configs[_i / 2];
+	enum cpt_variant v = _i % 2 ? CPT_LINKED : CPT_PRELOAD;
+	const char *env[] = { b->setting, "CPTHREAD_QUIET=1", NULL };
+	struct cpt_run bare, r;
+	char what[128];
+
+	snprintf(what, sizeof(what), "preserve %s with %s",
+		 cpt_variant_name(v), b->setting);
+	run_bare(&bare, "preserve", NULL);
+	ck_assert_int_eq(cpt_run_workload(&r, "preserve", v, NULL, env,
+					  TIMEOUT), 0);
+	expect_same_behaviour(what, &bare, &r);
+	ck_assert_msg(cpt_count_lines(r.err) == 1,
+		      "%s: expected exactly one line on stderr, got %u: "
+		      "\"%.600s\"", what, cpt_count_lines(r.err), r.err);
+	ck_assert_msg(strstr(r.err, b->named) != NULL,
+		      "%s: the stderr line does not name %s: \"%.300s\"",
+		      what, b->named, r.err);
+	cpt_run_free(&r);
+	cpt_run_free(&bare);
+}
+END_TEST
+
+/* CPTHREAD_MODE=off: the program runs as bare and the tracer is silent. */
+START_TEST(test_preserve_mode_off)
+{
+	enum cpt_variant v = traced[_i];
+	const char *env[] = { "CPTHREAD_MODE=off", NULL };
+	struct cpt_run bare, r;
+	char what[64];
+
+	snprintf(what, sizeof(what), "preserve %s CPTHREAD_MODE=off",
+		 cpt_variant_name(v));
+	run_bare(&bare, "preserve", NULL);
+	ck_assert_int_eq(cpt_run_workload(&r, "preserve", v, NULL, env,
+					  TIMEOUT), 0);
+	expect_same_behaviour(what, &bare, &r);
+	ck_assert_msg(r.err[0] == '\0', "%s: stderr not empty: %.300s", what,
+		      r.err);
+	cpt_run_free(&r);
+	cpt_run_free(&bare);
+}
+END_TEST
+
+static Suite *preserve_suite(void)
+{
+	Suite *s = suite_create("preserve");
+	TCase *tc;
+
+	tc = tcase_create("calls");
+	tcase_set_timeout(tc, 2 * TIMEOUT);
+	tcase_add_loop_test(tc, test_preserve_calls, 0, NPCOMBOS);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("robustness");
+	tcase_set_timeout(tc, 4 * TIMEOUT);
+	tcase_add_test(tc, test_preserve_exit_from_thread);
+	tcase_add_test(tc, test_preserve_fork);
+	tcase_add_loop_test(tc, test_preserve_many_threads, 0, NPCOMBOS);
+	tcase_add_test(tc, test_preserve_detached);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("configuration");
+	tcase_set_timeout(tc, 2 * TIMEOUT);
+	tcase_add_loop_test(tc, test_preserve_bad_config, 0, 2 * NBAD);
+	tcase_add_loop_test(tc, test_preserve_mode_off, 0,
+			    (int)(sizeof(traced) / sizeof(traced[0])));
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(preserve_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
