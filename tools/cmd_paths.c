@@ -110,8 +110,8 @@ static void print_json(struct cpt_ctx *c, const struct cpt_input *in,
 		cp_emit_u64(&e, "length", kp->len[i]);
 		cp_emit_arr_begin(&e, "edges");
 		for (uint32_t j = 0; j < n; j++)
-			cp_emit_str(&e, NULL, cpt_input_edge_name(in, buf[j], nb,
-								  sizeof(nb)));
+			cp_emit_str(&e, NULL, cpt_input_edge_name(in, buf[j],
+					nb, sizeof(nb)));
 		cp_emit_arr_end(&e);
 		cp_emit_obj_end(&e);
 	}

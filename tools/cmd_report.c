@@ -214,7 +214,8 @@ static void trace_text(struct cpt_ctx *c, const struct cpt_input *in,
 			cpt_fmt_ns(e2, sizeof(e2), th->useful_ns),
 			cpt_fmt_ns(e3, sizeof(e3), th->wait_ns),
 			cpt_fmt_ns(e4, sizeof(e4), th->cp_ns),
-			cpt_fmt_pct(pc, sizeof(pc), cp_pct(th->cp_ns, p->cp_len)),
+			cpt_fmt_pct(pc, sizeof(pc),
+				    cp_pct(th->cp_ns, p->cp_len)),
 			cpt_fmt_ns(e5, sizeof(e5), th->len_ns), th->calls);
 	}
 	objs = malloc((p->nobjs + 1) * sizeof(*objs));
@@ -253,7 +254,7 @@ static void trace_text(struct cpt_ctx *c, const struct cpt_input *in,
 			"object", "kind", "ops", "waits", "waited", "held",
 			"CP held", "CP edges", "path gain");
 	for (uint32_t i = 0; i < nobj && i < (o->top_given && !o->top ?
-					       UINT32_MAX : TEXT_OBJ_ROWS); i++) {
+			UINT32_MAX : TEXT_OBJ_ROWS); i++) {
 		const struct cp_obj_prof *ob = &objs[i];
 		char on[32], e1[32], e2[32], e3[32], e4[32];
 

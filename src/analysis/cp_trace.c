@@ -541,19 +541,18 @@ static int decode_thread(struct rd *r, const struct blk *b)
 static int decode_symbols(struct rd *r, const struct blk *b)
 {
 	struct cp_trace *t = r->t;
-	char *p = copy_payload(r, b), *end = p + b->size;
+	char *p = copy_payload(r, b), *start = p, *end = p + b->size;
 
 	while (p < end) {
+		size_t off = b->off + BLK_SIZE + (size_t)(p - start);
 		long n;
 		size_t cap = r->cap_syms;
 
 		if (end - p < 17)
-			return fail(r, b->off + BLK_SIZE + (size_t)(p - (end - b->size)),
-				    "truncated symbol record");
+			return fail(r, off, "truncated symbol record");
 		n = cstrlen(p + 16, (size_t)(end - p - 16));
 		if (n < 0)
-			return fail(r, b->off + BLK_SIZE + (size_t)(p - (end - b->size)),
-				    "symbol name not terminated");
+			return fail(r, off, "symbol name not terminated");
 		if (grow((void **)&t->syms, sizeof(*t->syms), &cap,
 			 t->nsyms + 1))
 			return fail(r, b->off, "out of memory");
@@ -739,7 +738,9 @@ static int check_uses(struct rd *r)
 
 			if (kind == CP_EV_REGION_BEGIN ||
 			    kind == CP_EV_REGION_END) {
-				struct cp_trace_str key = { .id = (uint32_t)v->arg };
+				struct cp_trace_str key = {
+					.id = (uint32_t)v->arg,
+				};
 
 				if (!t->nstrs ||
 				    !bsearch(&key, t->strs, t->nstrs,
@@ -1002,8 +1003,8 @@ static int check_threads(struct rd *r)
 				depth = j - 1;
 				break;
 			case CP_EV_REGION_END:
-				for (j = depth; j > 0 && stack[j - 1] != v->arg + 1;
-				     j--)
+				for (j = depth;
+				     j > 0 && stack[j - 1] != v->arg + 1; j--)
 					;
 				if (j == 0) {
 					VFAIL(r, tid, i,
@@ -1100,8 +1101,8 @@ static int parse(struct rd *r)
 	for (size_t i = 0; i < r->nblks; i++) {
 		const struct blk *b = &r->blks[i];
 
-		if ((b->type == CP_BLOCK_EVENTS || b->type == CP_BLOCK_THREAD) &&
-		    b->tid >= t->nthreads) {
+		if ((b->type == CP_BLOCK_EVENTS ||
+		     b->type == CP_BLOCK_THREAD) && b->tid >= t->nthreads) {
 			free(nev);
 			return fail(r, b->off,
 				    "block of thread %" PRIu32 ", but the END block gives %" PRIu32 " threads",
@@ -1280,7 +1281,7 @@ const char *cp_trace_sym_name(const struct cp_trace *t, uint64_t addr,
 		uint32_t i = lo - 1;
 
 		if (t->syms[i].addr == addr) {
-			/* the first one at this address (sized ones sort first) */
+			/* the first one here (sized ones sort first) */
 			while (i > 0 && t->syms[i - 1].addr == addr)
 				i--;
 			return t->syms[i].name;

@@ -47,14 +47,14 @@ struct cp_trace_thread {
 	uint32_t tid;
 	uint32_t nv;			/* vertices */
 	struct cp_tvert *v;		/* [nv] in program order */
-	uint64_t *wall;			/* [nv] wall clock (HAS_WALL), or NULL */
+	uint64_t *wall;			/* [nv] wall clock (HAS_WALL) or NULL */
 	bool has_info;			/* a THREAD block was read */
 	struct cp_thread_info info;	/* valid when has_info */
 	char *name;			/* from the THREAD block, or NULL */
 	uint32_t parent;		/* parent tid, UINT32_MAX for none */
 	uint32_t create_v;		/* vertex of the parent's CREATE of this
 					 * thread, or UINT32_MAX */
-	uint32_t exit_v;		/* index of THREAD_EXIT, or UINT32_MAX */
+	uint32_t exit_v;		/* index of THREAD_EXIT or UINT32_MAX */
 };
 
 struct cp_trace_obj {

@@ -281,8 +281,8 @@ static int thread_segments(struct bld *b, uint32_t tid)
 				return -1;
 			ctx = cct_child(b, ctx, p);
 			if (ctx == CP_HASH_NONE ||
-			    push(b, &depth, kind == CP_EV_ENTER ? 0 : v->arg + 1,
-				 ctx))
+			    push(b, &depth,
+				 kind == CP_EV_ENTER ? 0 : v->arg + 1, ctx))
 				return -1;
 			break;
 		case CP_EV_LEAVE:
@@ -292,8 +292,8 @@ static int thread_segments(struct bld *b, uint32_t tid)
 			ctx = depth ? b->stack[depth - 1].node : 0;
 			break;
 		case CP_EV_REGION_END:
-			for (j = depth; j > 0 && b->stack[j - 1].tag != v->arg + 1;
-			     j--)
+			for (j = depth;
+			     j > 0 && b->stack[j - 1].tag != v->arg + 1; j--)
 				;
 			depth = j ? j - 1 : 0;
 			ctx = depth ? b->stack[depth - 1].node : 0;

@@ -39,9 +39,9 @@ struct cp_whatif_result {
 	uint64_t length_after;		/* simulated prediction (the fixed-graph
 					 * one when !simulated) */
 	bool simulated;			/* false for a text PAG or a deadlock */
-	bool deadlock;			/* the simulation could not finish (the
-					 * new order would deadlock); fixed-graph
-					 * value used instead */
+	bool deadlock;			/* the simulation could not finish
+					 * (the new order would deadlock); the
+					 * fixed-graph value is used */
 	uint64_t reordered;		/* lock grants the simulation made in a
 					 * different order than recorded */
 	uint64_t scaled_ns;		/* useful time the scaling touched */

@@ -234,8 +234,9 @@ START_TEST(test_cpt_paths_json_shape)
 		json_t *len = json_object_get(p, "length");
 		json_t *edges = json_object_get(p, "edges");
 
-		ck_assert_msg(json_object_size(p) == 2 && json_is_integer(len) &&
-			      json_is_array(edges) && json_array_size(edges),
+		ck_assert_msg(json_object_size(p) == 2 &&
+			      json_is_integer(len) && json_is_array(edges) &&
+			      json_array_size(edges),
 			      "path %zu shape", i);
 		ck_assert_msg(json_integer_value(len) <= prev,
 			      "path %zu longer than the one before", i);

@@ -399,7 +399,8 @@ START_TEST(test_trace_fuzz_never_crashes)
 			size_t at = (size_t)rand_r(&seed) % len;
 
 			if (rand_r(&seed) % 2)
-				copy[at] ^= (uint8_t)(1u << (rand_r(&seed) % 8));
+				copy[at] ^= (uint8_t)(1u <<
+						      (rand_r(&seed) % 8));
 			else
 				copy[at] = (uint8_t)rand_r(&seed);
 		}

@@ -374,7 +374,7 @@ START_TEST(test_tracepag_calling_contexts)
 		      f.tp.g.w[e]);
 	ck_assert_msg(f.tp.cct[n].depth == 1, "depth %u", f.tp.cct[n].depth);
 	/* recursion a/a: the inclusive list has a once */
-	e = f.tp.segbase[0] + 7;	/* into the inner LEAVE, ran in phase/a/a */
+	e = f.tp.segbase[0] + 7;	/* into the inner LEAVE: phase/a/a */
 	n = f.tp.e_cct[e];
 	ck_assert_msg(f.tp.cct[n].depth == 3 && f.tp.cct[n].incl_n == 2,
 		      "phase/a/a depth %u incl %u", f.tp.cct[n].depth,
@@ -403,7 +403,8 @@ START_TEST(test_tracepag_cycle_refused)
 	synth_init(&s);
 	synth_start(&s, 0, -1);
 	m = synth_obj(&s, 0, CP_OBJ_SEM, 0);
-	synth_consume(&s, 0, 1, true, m, 1, 1);	/* consumes its own later post */
+	/* consumes its own later post */
+	synth_consume(&s, 0, 1, true, m, 1, 1);
 	synth_publish(&s, 0, 1, m);
 	synth_exit(&s, 0, 1);
 	len = synth_encode(&s, &buf);
