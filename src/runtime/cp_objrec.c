@@ -34,6 +34,8 @@ static atomic_uint cp_nuntracked;
 
 atomic_uint_fast64_t cp_objrec_epoch;
 struct cp_objrec_retired cp_objrec_retired[8];
+static struct cp_objstat cp_retired_top[CP_OBJSTAT_TOP];
+static uint32_t cp_retired_ntop;
 
 static unsigned long hash_key(uintptr_t key)
 {
@@ -57,6 +59,8 @@ int cp_objrec_init(void)
 				       NULL);
 	cp_objrec_limbo = NULL;
 	cp_objrec_limbo_n = 0;
+	cp_retired_ntop = 0;
+	memset(&cp_objrec_limbo_lock, 0, sizeof(cp_objrec_limbo_lock));
 	atomic_store(&cp_objrec_epoch, atomic_load(&cp_objrec_epoch) + 1);
 	return cp_objrec_table ? 0 : -ENOMEM;
 }
@@ -152,15 +156,59 @@ struct cp_objrec *cp_objrec_find(struct cp_thread *t, const void *addr,
 	return r;
 }
 
+void cp_objstat_of(const struct cp_objrec *r, struct cp_objstat *out)
+{
+	out->addr = r->key >> 2;
+	out->id = r->id;
+	out->kind = r->kind;
+	out->untracked = atomic_load(&r->untracked);
+	out->ops = r->ops;
+	out->contended = r->contended;
+	out->wait_ns = r->wait_ns;
+	out->gain_ns = r->gain_ns;
+}
+
+bool cp_objstat_insert(struct cp_objstat *top, uint32_t *n,
+		       const struct cp_objstat *s)
+{
+	uint64_t w = cp_objstat_weight(s);
+	uint32_t i;
+
+	if (*n == CP_OBJSTAT_TOP && cp_objstat_weight(&top[*n - 1]) >= w)
+		return false;
+	if (*n < CP_OBJSTAT_TOP)
+		(*n)++;
+	for (i = *n - 1; i > 0 && cp_objstat_weight(&top[i - 1]) < w; i--)
+		top[i] = top[i - 1];
+	top[i] = *s;
+	return true;
+}
+
+uint32_t cp_objrec_retired_top(struct cp_objstat *out)
+{
+	uint32_t n;
+
+	cp_lock_acquire(&cp_objrec_limbo_lock);
+	n = cp_retired_ntop;
+	memcpy(out, cp_retired_top, n * sizeof(*out));
+	cp_lock_release(&cp_objrec_limbo_lock);
+	return n;
+}
+
+/* Call with the limbo lock held. */
 static void retire_stats(const struct cp_objrec *r)
 {
 	struct cp_objrec_retired *s = &cp_objrec_retired[r->kind & 7];
+	struct cp_objstat st;
 
 	s->objects++;
 	s->ops += r->ops;
 	s->contended += r->contended;
 	s->wait_ns += r->wait_ns;
 	s->gain_ns += r->gain_ns;
+	cp_objstat_of(r, &st);
+	if (cp_objstat_weight(&st))
+		cp_objstat_insert(cp_retired_top, &cp_retired_ntop, &st);
 }
 
 /* Unlink @r (RCU read side held by the caller) and queue it for freeing. */

@@ -139,6 +139,33 @@ struct cp_objrec_retired {
 };
 extern struct cp_objrec_retired cp_objrec_retired[8];
 
+/* One object's figures, kept when its record goes (the report lists the
+ * objects that mattered most even if the program destroyed them). */
+struct cp_objstat {
+	uintptr_t addr;
+	uint32_t id;
+	uint8_t kind;
+	bool untracked;
+	uint64_t ops, contended, wait_ns, gain_ns;
+};
+
+#define CP_OBJSTAT_TOP 64
+
+/* Waiting caused plus path gained: how much an object mattered. */
+static inline uint64_t cp_objstat_weight(const struct cp_objstat *s)
+{
+	return s->wait_ns + s->gain_ns;
+}
+
+/* The figures of a live record. */
+void cp_objstat_of(const struct cp_objrec *r, struct cp_objstat *out);
+/* Insert @s into @top (sorted by weight, at most CP_OBJSTAT_TOP, *n
+ * entries); returns false when it did not make the list. */
+bool cp_objstat_insert(struct cp_objstat *top, uint32_t *n,
+		       const struct cp_objstat *s);
+/* The heaviest destroyed objects (copy out under the table's lock). */
+uint32_t cp_objrec_retired_top(struct cp_objstat *out);
+
 /* Visit every live record (report at exit).  RCU read side taken here. */
 void cp_objrec_for_each(void (*fn)(struct cp_objrec *r, void *arg), void *arg);
 

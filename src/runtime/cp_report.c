@@ -26,7 +26,6 @@
 #include "cp_trace_format.h"
 
 #define CP_MAX_SAMPLES 100000
-#define CP_TOP_OBJECTS 64
 
 struct cp_sample {
 	uint64_t wall;
@@ -183,33 +182,21 @@ struct summary {
 	uint32_t nthreads;
 	uint64_t proc_cpu[CP_MAX_FUNCS];
 	uint64_t nobjects;	/* live + retired */
-	struct cp_objrec *top[CP_TOP_OBJECTS];
+	struct cp_objstat top[CP_OBJSTAT_TOP];	/* live and destroyed */
 	uint32_t ntop;
 	bool stopped;
 };
 
-static uint64_t obj_weight(const struct cp_objrec *r)
-{
-	return r->wait_ns + r->gain_ns;
-}
-
 static void collect_object(struct cp_objrec *r, void *arg)
 {
 	struct summary *s = arg;
-	uint32_t i;
+	struct cp_objstat st;
 
 	if ((r->key & 3) == CP_NS_THREAD)
 		return;
 	s->nobjects++;
-	if (s->ntop == CP_TOP_OBJECTS &&
-	    obj_weight(s->top[s->ntop - 1]) >= obj_weight(r))
-		return;
-	if (s->ntop < CP_TOP_OBJECTS)
-		s->ntop++;
-	for (i = s->ntop - 1; i > 0 && obj_weight(s->top[i - 1]) < obj_weight(r);
-	     i--)
-		s->top[i] = s->top[i - 1];
-	s->top[i] = r;
+	cp_objstat_of(r, &st);
+	cp_objstat_insert(s->top, &s->ntop, &st);
 }
 
 static double pct(uint64_t part, uint64_t whole)
@@ -338,10 +325,10 @@ static void write_json(struct summary *s, int fd)
 
 	cp_emit_arr_begin(&e, "objects");
 	for (uint32_t i = 0; i < s->ntop; i++) {
-		const struct cp_objrec *r = s->top[i];
+		const struct cp_objstat *r = &s->top[i];
 		char addr[24];
 
-		snprintf(addr, sizeof(addr), "0x%lx", (unsigned long)(r->key >> 2));
+		snprintf(addr, sizeof(addr), "0x%lx", (unsigned long)r->addr);
 		cp_emit_obj_begin(&e, NULL);
 		cp_emit_u64(&e, "id", r->id);
 		cp_emit_str(&e, "kind", cp_obj_kind_name(r->kind));
@@ -350,7 +337,7 @@ static void write_json(struct summary *s, int fd)
 		cp_emit_u64(&e, "contended", r->contended);
 		cp_emit_u64(&e, "wait_ns", r->wait_ns);
 		cp_emit_u64(&e, "cp_gain_ns", r->gain_ns);
-		cp_emit_bool(&e, "untracked", atomic_load(&r->untracked));
+		cp_emit_bool(&e, "untracked", r->untracked);
 		cp_emit_obj_end(&e);
 	}
 	cp_emit_arr_end(&e);
@@ -437,13 +424,13 @@ static void write_stderr(struct summary *s)
 				    pct(s->proc_cpu[i], s->useful));
 		}
 	}
-	if (s->ntop && obj_weight(s->top[0])) {
-		const struct cp_objrec *r = s->top[0];
+	if (s->ntop && cp_objstat_weight(&s->top[0])) {
+		const struct cp_objstat *r = &s->top[0];
 
 		fmt_s(a, sizeof(a), r->wait_ns);
 		sink_printf(o, "cpthread: most waited-on object: %s %u at 0x%lx "
 			    "(%lu ops, %s waiting)\n", cp_obj_kind_name(r->kind),
-			    r->id, (unsigned long)(r->key >> 2),
+			    r->id, (unsigned long)r->addr,
 			    (unsigned long)r->ops, a);
 	}
 	notes(s, say_stderr, o);
@@ -488,6 +475,13 @@ void cp_report_write(struct cp_thread *caller)
 	cp_objrec_for_each(collect_object, s);
 	for (unsigned k = 1; k <= CP_OBJ_KIND_MAX; k++)
 		s->nobjects += cp_objrec_retired[k].objects;
+	{
+		struct cp_objstat gone[CP_OBJSTAT_TOP];
+		uint32_t n = cp_objrec_retired_top(gone);
+
+		for (uint32_t i = 0; i < n; i++)
+			cp_objstat_insert(s->top, &s->ntop, &gone[i]);
+	}
 
 	if (cp_rt.report_path[0]) {
 		int saved = errno;
