@@ -35,148 +35,7 @@
 
 #include "cpt_harness.h"
 
-#define MAX_PROCS 8
-#define MAX_THREADS 6
-#define MAX_OBJS 6
-#define ANY 1000000
-
-struct proc_want {
-	const char *name;
-	double cp, zero, cpu;		/* ms */
-};
-
-struct thread_want {
-	int tid;			/* -1 ends the list */
-	double len, useful;		/* ms */
-};
-
-struct object_want {
-	const char *kind;		/* NULL ends the list */
-	int ops_min, ops_max;		/* one tracked object of this kind */
-};
-
-struct workload {
-	const char *prog;		/* tests/workloads/<prog>.c */
-	const char *arg;		/* one argument or NULL */
-	const char *funcs;		/* CPTHREAD_FUNCS */
-	double cp;			/* critical path, ms */
-	unsigned threads;
-	struct proc_want procs[MAX_PROCS];
-	struct thread_want thr[MAX_THREADS];
-	struct object_want objs[MAX_OBJS];
-	bool spin_waits;		/* its waits spin (burn CPU) */
-};
-
-#define END_THREADS { .tid = -1 }
-
-static const struct workload wl_mutex = {
-	"mutex", NULL, "a,b,c,d", 70, 2,
-	{ { "a", 30, 20, 30 }, { "b", 0, 0, 10 }, { "c", 0, 0, 20 },
-	  { "d", 40, 20, 40 } },
-	{ { 0, 70, 50 }, { 1, 70, 50 }, END_THREADS },
-	{ { "mutex", 2, 2 } },
-	false,
-};
-
-static const struct workload wl_mutex_timed = {
-	"mutex", "timed", "a,b,c,d", 70, 2,
-	{ { "a", 30, 20, 30 }, { "b", 0, 0, 10 }, { "c", 0, 0, 20 },
-	  { "d", 40, 20, 40 } },
-	{ { 0, 70, 50 }, { 1, 70, 50 }, END_THREADS },
-	{ { "mutex", 2, 2 } },
-	false,
-};
-
-static const struct workload wl_spin = {
-	"spin", NULL, "a,b,c,d", 60, 2,
-	{ { "a", 25, 20, 25 }, { "b", 0, 0, 5 }, { "c", 0, 0, 25 },
-	  { "d", 35, 10, 35 } },
-	{ { 0, 60, 50 }, { 1, 60, 40 }, END_THREADS },
-	{ { "spin", 2, 2 } },
-	true,
-};
-
-static const struct workload wl_rwlock = {
-	"rwlock", NULL, "w0,r1,r2,w1", 75, 4,
-	{ { "w0", 20, 20, 20 }, { "r1", 30, 15, 30 }, { "r2", 0, 0, 15 },
-	  { "w1", 25, 25, 25 } },
-	{ { 0, 75, 20 }, { 1, 50, 30 }, { 2, 35, 15 }, { 3, 75, 25 },
-	  END_THREADS },
-	{ { "rwlock", 4, 4 }, { "sem", 4, 4 } },
-	false,
-};
-
-static const struct workload wl_barrier = {
-	"barrier", NULL, "a,b,c", 70, 3,
-	{ { "a", 5, 5, 35 }, { "b", 30, 10, 40 }, { "c", 35, 15, 55 } },
-	{ { 0, 70, 35 }, { 1, 65, 40 }, { 2, 65, 55 }, END_THREADS },
-	{ { "barrier", 6, 6 } },
-	false,
-};
-
-static const struct workload wl_cond = {
-	"cond", NULL, "m1,m2,t1,t1b,w2,w3", 115, 4,
-	{ { "m1", 30, 30, 30 }, { "m2", 20, 20, 20 }, { "t1", 25, 25, 25 },
-	  { "t1b", 10, 10, 10 }, { "w2", 0, 0, 20 }, { "w3", 30, 10, 30 } },
-	{ { 0, 115, 50 }, { 1, 85, 35 }, { 2, 105, 20 }, { 3, 115, 30 },
-	  END_THREADS },
-	/* waits (1 on C1, 2 on C2); M1 and M2 acquires, re-acquires
-	 * included, more if a waiter was slow to reach its wait */
-	{ { "cond", 1, 1 }, { "cond", 2, 2 }, { "mutex", 3, ANY },
-	  { "mutex", 5, ANY } },
-	false,
-};
-
-static const struct workload wl_sem = {
-	"sem", NULL, "m1,m2,p,c1,c2,c3,c4", 65, 3,
-	{ { "m1", 0, 0, 30 }, { "m2", 0, 0, 10 }, { "p", 50, 10, 50 },
-	  { "c1", 0, 0, 10 }, { "c2", 0, 0, 10 }, { "c3", 0, 0, 10 },
-	  { "c4", 15, 15, 15 } },
-	{ { 0, 65, 40 }, { 1, 50, 50 }, { 2, 65, 45 }, END_THREADS },
-	/* S: 2 posts + 3 waits; order: 1 post + 1 wait */
-	{ { "sem", 2, 2 }, { "sem", 5, 5 } },
-	false,
-};
-
-static const struct workload wl_wq_lock = {
-	"wq", "lock", "p1,p2,c0,work", 110, 4,
-	{ { "p1", 0, 0, 10 }, { "p2", 50, 25, 50 }, { "c0", 0, 0, 25 },
-	  { "work", 60, 60, 60 } },
-	{ { 0, 110, 0 }, { 1, 10, 10 }, { 2, 50, 50 }, { 3, 110, 85 },
-	  END_THREADS },
-	{ { "mutex", 4, 4 } },
-	false,
-};
-
-static const struct workload wl_wq_items = {
-	"wq", "items", "p1,p2,c0,work", 85, 4,
-	{ { "p1", 0, 0, 10 }, { "p2", 0, 0, 50 }, { "c0", 25, 15, 25 },
-	  { "work", 60, 35, 60 } },
-	{ { 0, 85, 0 }, { 1, 10, 10 }, { 2, 50, 50 }, { 3, 85, 85 },
-	  END_THREADS },
-	/* the queue's lock is untracked; X and Y: enqueue + dequeue */
-	{ { "item", 2, 2 }, { "item", 2, 2 } },
-	false,
-};
-
-static const struct workload wl_create = {
-	"create", NULL, "m1,m2,m3,a,a2,b", 80, 3,
-	{ { "m1", 20, 20, 20 }, { "m2", 0, 0, 15 }, { "m3", 5, 5, 5 },
-	  { "a", 30, 30, 30 }, { "a2", 0, 0, 10 }, { "b", 25, 15, 25 } },
-	{ { 0, 80, 40 }, { 1, 75, 40 }, { 2, 75, 25 }, END_THREADS },
-	{ { NULL } },
-	false,
-};
-
-static const struct workload wl_funcs = {
-	"funcs", NULL, "work_a,work_b,work_c,work_d,phase", 50, 2,
-	{ { "work_a", 35, 10, 35 }, { "work_b", 30, 20, 30 },
-	  { "work_c", 0, 0, 25 }, { "work_d", 0, 0, 10 },
-	  { "phase", 35, 10, 35 } },
-	{ { 0, 50, 45 }, { 1, 50, 40 }, END_THREADS },
-	{ { "sem", 2, 2 } },
-	false,
-};
+#include "cpt_workloads.h"
 
 struct combo {
 	enum cpt_variant v;
@@ -461,67 +320,67 @@ static void run_workload(const struct workload *w, int i)
 
 START_TEST(test_online_mutex)
 {
-	run_workload(&wl_mutex, _i);
+	run_workload(&cpt_wl_mutex, _i);
 }
 END_TEST
 
 START_TEST(test_online_mutex_timedlock)
 {
-	run_workload(&wl_mutex_timed, _i);
+	run_workload(&cpt_wl_mutex_timed, _i);
 }
 END_TEST
 
 START_TEST(test_online_spin)
 {
-	run_workload(&wl_spin, _i);
+	run_workload(&cpt_wl_spin, _i);
 }
 END_TEST
 
 START_TEST(test_online_rwlock)
 {
-	run_workload(&wl_rwlock, _i);
+	run_workload(&cpt_wl_rwlock, _i);
 }
 END_TEST
 
 START_TEST(test_online_barrier)
 {
-	run_workload(&wl_barrier, _i);
+	run_workload(&cpt_wl_barrier, _i);
 }
 END_TEST
 
 START_TEST(test_online_cond)
 {
-	run_workload(&wl_cond, _i);
+	run_workload(&cpt_wl_cond, _i);
 }
 END_TEST
 
 START_TEST(test_online_sem)
 {
-	run_workload(&wl_sem, _i);
+	run_workload(&cpt_wl_sem, _i);
 }
 END_TEST
 
 START_TEST(test_online_workqueue_lock)
 {
-	run_workload(&wl_wq_lock, _i);
+	run_workload(&cpt_wl_wq_lock, _i);
 }
 END_TEST
 
 START_TEST(test_online_workqueue_items)
 {
-	run_workload(&wl_wq_items, _i);
+	run_workload(&cpt_wl_wq_items, _i);
 }
 END_TEST
 
 START_TEST(test_online_create_join)
 {
-	run_workload(&wl_create, _i);
+	run_workload(&cpt_wl_create, _i);
 }
 END_TEST
 
 START_TEST(test_online_instrumented_functions)
 {
-	run_workload(&wl_funcs, _i);
+	run_workload(&cpt_wl_funcs, _i);
 }
 END_TEST
 

@@ -1,0 +1,141 @@
+/*
+ * check_agree.c - online and offline analysis of the same run agree.
+ *
+ * Each known-by-construction workload runs once in CPTHREAD_MODE=trace
+ * (linked build), under each clock.  The online report written at exit
+ * and `cpt report TRACE --format json` on the trace of that same run see
+ * the same timestamps, so they must give the same critical path length
+ * and the same CP share (cp_ns) and CP zeroing (cp_zero_ns) of every
+ * selected procedure, up to rounding: 1 us.  The online length is also
+ * held against the hand-computed one (cpu clock, 2%, at least 0.5 ms), so
+ * an agreement on a wrong answer does not pass.
+ *
+ * Skipped (exit code 77, which ctest reports as skipped) while cpt is not
+ * built.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cpt_harness.h"
+#include "cpt_workloads.h"
+
+#define AGREE_NS 1000.0		/* rounding allowed, ns */
+
+static const char *const clocks[] = { "cpu", "wall" };
+
+static void cmp_ns(struct cpt_errs *e, const char *what, double online,
+		   double offline)
+{
+	if (isnan(online) || isnan(offline))
+		cpt_errf(e, "  %s: online %.0f ns, offline %.0f ns (missing)",
+			 what, online, offline);
+	else if (fabs(online - offline) > AGREE_NS)
+		cpt_errf(e, "  %s: online %.0f ns, offline %.0f ns "
+			 "(differ by %+.0f ns)", what, online, offline,
+			 offline - online);
+}
+
+START_TEST(test_agree_online_offline)
+{
+	const struct workload *w = cpt_wl_all[_i / 2];
+	const char *clock = clocks[_i % 2];
+	char env_clock[64], env_funcs[256], what[160];
+	const char *env[] = { env_clock, env_funcs, "CPTHREAD_MODE=trace",
+			      "CPTHREAD_QUIET=1", NULL };
+	const char *args[] = { w->arg, NULL };
+	struct cpt_run r, c;
+	struct cpt_errs e;
+	double on_len;
+
+	snprintf(env_clock, sizeof(env_clock), "CPTHREAD_CLOCK=%s", clock);
+	snprintf(env_funcs, sizeof(env_funcs), "CPTHREAD_FUNCS=%s", w->funcs);
+	snprintf(what, sizeof(what), "workload %s%s%s, trace mode, "
+		 "CPTHREAD_CLOCK=%s", w->prog, w->arg ? " " : "",
+		 w->arg ? w->arg : "", clock);
+	ck_assert_int_eq(cpt_run_workload(&r, w->prog, CPT_LINKED, args, env,
+					  60), 0);
+	ck_assert_msg(cpt_run_exit_code(&r) == 0 && r.report,
+		      "%s: exit %d, %s; stderr %.300s", what,
+		      cpt_run_exit_code(&r), r.report_error, r.err);
+	{
+		const char *cargs[] = { "report", r.trace_path, "--format",
+					"json", NULL };
+
+		ck_assert_int_eq(cpt_run_program(&c, CPT_CPT, cargs, NULL, 120,
+						 false), 0);
+	}
+	ck_assert_msg(cpt_run_exit_code(&c) == 0,
+		      "%s: cpt report %s exited %d: %.400s", what,
+		      r.trace_path, cpt_run_exit_code(&c), c.err);
+	snprintf(c.report_path, sizeof(c.report_path), "%s/stdout", c.dir);
+	ck_assert_msg(cpt_run_load_report(&c) == 0,
+		      "%s: cpt report output is not JSON: %s", what,
+		      c.report_error);
+
+	cpt_errs_init(&e);
+	on_len = cpt_json_num(r.report, "critical_path.length_ns");
+	cmp_ns(&e, "critical_path.length_ns", on_len,
+	       cpt_json_num(c.report, "critical_path.length_ns"));
+	for (int i = 0; i < MAX_PROCS && w->procs[i].name; i++) {
+		const char *name = w->procs[i].name;
+		json_t *on = cpt_json_proc(r.report, name);
+		json_t *off = cpt_json_proc(c.report, name);
+		char field[96];
+
+		if (!on || !off) {
+			cpt_errf(&e, "  procedure %s: %s in "
+				 "the online report, %s in cpt's", name,
+				 on ? "present" : "missing",
+				 off ? "present" : "missing");
+			continue;
+		}
+		snprintf(field, sizeof(field), "%s cp_ns", name);
+		cmp_ns(&e, field, cpt_json_num(on, "cp_ns"),
+		       cpt_json_num(off, "cp_ns"));
+		snprintf(field, sizeof(field), "%s cp_zero_ns", name);
+		cmp_ns(&e, field, cpt_json_num(on, "cp_zero_ns"),
+		       cpt_json_num(off, "cp_zero_ns"));
+	}
+	if (strcmp(clock, "cpu") == 0)
+		cpt_check_ms(&e, "online critical_path.length_ns against the "
+			     "hand value", w->cp, on_len / 1e6,
+			     fmax(0.02 * w->cp, 0.5));
+	ck_assert_msg(e.n == 0, "%s (trace %s): %d mismatch(es):%s", what,
+		      r.trace_path, e.n, e.buf);
+	cpt_run_free(&c);
+	cpt_run_free(&r);
+}
+END_TEST
+
+static Suite *agree_suite(void)
+{
+	Suite *s = suite_create("agree");
+	TCase *tc = tcase_create("online_offline");
+
+	tcase_set_timeout(tc, 240);
+	tcase_add_loop_test(tc, test_agree_online_offline, 0,
+			    (int)(2 * cpt_wl_count));
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr;
+	int failed;
+
+	if (access(CPT_CPT, X_OK) != 0) {
+		printf("check_agree: skipped: the cpt analyzer is not built "
+		       "(%s missing)\n", CPT_CPT);
+		return 77;
+	}
+	sr = srunner_create(agree_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

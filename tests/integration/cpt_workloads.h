@@ -1,0 +1,60 @@
+/*
+ * cpt_workloads.h - what the known-by-construction workloads must report:
+ * the values derived by hand at the head of each tests/workloads/<prog>.c,
+ * in one table shared by check_online (hand values against the online
+ * report) and check_agree (online against offline).
+ */
+#ifndef CPT_WORKLOADS_H
+#define CPT_WORKLOADS_H
+
+#include <stdbool.h>
+
+#define MAX_PROCS 8
+#define MAX_THREADS 6
+#define MAX_OBJS 6
+#define ANY 1000000
+
+struct proc_want {
+	const char *name;
+	double cp, zero, cpu;		/* ms */
+};
+
+struct thread_want {
+	int tid;			/* -1 ends the list */
+	double len, useful;		/* ms */
+};
+
+struct object_want {
+	const char *kind;		/* NULL ends the list */
+	int ops_min, ops_max;		/* one tracked object of this kind */
+};
+
+struct workload {
+	const char *prog;		/* tests/workloads/<prog>.c */
+	const char *arg;		/* one argument or NULL */
+	const char *funcs;		/* CPTHREAD_FUNCS */
+	double cp;			/* critical path, ms */
+	unsigned threads;
+	struct proc_want procs[MAX_PROCS];
+	struct thread_want thr[MAX_THREADS];
+	struct object_want objs[MAX_OBJS];
+	bool spin_waits;		/* its waits spin (burn CPU) */
+};
+
+extern const struct workload cpt_wl_mutex;
+extern const struct workload cpt_wl_mutex_timed;
+extern const struct workload cpt_wl_spin;
+extern const struct workload cpt_wl_rwlock;
+extern const struct workload cpt_wl_barrier;
+extern const struct workload cpt_wl_cond;
+extern const struct workload cpt_wl_sem;
+extern const struct workload cpt_wl_wq_lock;
+extern const struct workload cpt_wl_wq_items;
+extern const struct workload cpt_wl_create;
+extern const struct workload cpt_wl_funcs;
+
+/* Every workload above, for tests that loop over all of them. */
+extern const struct workload *const cpt_wl_all[];
+extern const unsigned cpt_wl_count;
+
+#endif /* CPT_WORKLOADS_H */
