@@ -36,7 +36,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_die.h"
 #include "cp_hash.h"
+
+/* Debug invariants: type-checked always, run when this is true. */
+static const bool cp_tracepag_debug = false;
 
 struct frame {
 	uint64_t tag;		/* 0: ENTER; region id + 1: a region */
@@ -75,6 +79,39 @@ static int grow_arr(void **p, size_t elem, uint32_t *cap, uint32_t need)
 	*p = q;
 	*cap = (uint32_t)n;
 	return 0;
+}
+
+/*
+ * The graph's invariants: a thread's segment into vertex i is edge
+ * segbase + i - 1 from vertex i-1 to i, and every edge's attributes agree
+ * with its kind.  Dies on a violation; a cheap no-op unless debugging.
+ */
+static void cp_tracepag_assert(const struct cp_tracepag *tp)
+{
+	const struct cp_pag *g = &tp->g;
+
+	if (!cp_tracepag_debug)
+		return;
+	for (uint32_t tid = 0; tid < tp->t->nthreads; tid++) {
+		uint32_t nv = tp->t->threads[tid].nv;
+
+		for (uint32_t i = 1; i < nv; i++) {
+			uint32_t e = tp->segbase[tid] + i - 1;
+
+			if (g->tail[e] != tp->vbase[tid] + i - 1 ||
+			    g->head[e] != tp->vbase[tid] + i ||
+			    tp->e_kind[e] > CP_TE_WAIT ||
+			    tp->e_thread[e] != tid)
+				cp_die("trace PAG: segment out of place");
+		}
+	}
+	for (uint32_t e = 0; e < g->ne; e++) {
+		if (tp->e_kind[e] > CP_TE_AUX ||
+		    (tp->e_kind[e] != CP_TE_USEFUL && g->w[e]) ||
+		    (tp->e_kind[e] != CP_TE_WAIT && tp->e_wait[e]) ||
+		    tp->e_cct[e] >= tp->ncct)
+			cp_die("trace PAG: edge attributes disagree");
+	}
 }
 
 /* Add an edge with its attributes; returns 0 or -1 (memory). */
@@ -522,6 +559,7 @@ int cp_tracepag_build(struct cp_tracepag *tp, const struct cp_trace *t,
 	cp_map2_free(&b.cctmap);
 	cp_map2_free(&b.hubs);
 	cp_smap_free(&b.names);
+	cp_tracepag_assert(tp);
 	return 0;
 err_mem:
 	snprintf(err, errlen, "%s: out of memory building the graph", t->path);

@@ -47,6 +47,10 @@
 #include <string.h>
 
 #include "cp_cpm.h"
+#include "cp_die.h"
+
+/* Debug invariants: type-checked always, run when this is true. */
+static const bool cp_whatif_debug = false;
 
 #define NONE UINT32_MAX
 #define NEVER UINT64_MAX
@@ -353,6 +357,30 @@ static bool step(struct sim *s, uint32_t tid)
 	return true;
 }
 
+/*
+ * The simulation's invariants: the heap is ordered, holds each thread at
+ * most once and only ready ones; a held lock's holder is a thread.
+ */
+static void cp_whatif_assert(const struct sim *s)
+{
+	if (!cp_whatif_debug)
+		return;
+	for (uint32_t i = 1; i < s->nheap; i++)
+		if (hless(&s->heap[i], &s->heap[(i - 1) / 2]))
+			cp_die("what-if: heap out of order");
+	for (uint32_t i = 0; i < s->nheap; i++) {
+		if (s->th[s->heap[i].tid].state != ST_READY)
+			cp_die("what-if: a thread in the heap is not ready");
+		for (uint32_t j = i + 1; j < s->nheap; j++)
+			if (s->heap[i].tid == s->heap[j].tid)
+				cp_die("what-if: a thread twice in the heap");
+	}
+	for (uint32_t o = 1; o < s->t->nobjs; o++)
+		if (s->ob[o].holder != NONE &&
+		    s->ob[o].holder >= s->t->nthreads)
+			cp_die("what-if: lock held by no thread");
+}
+
 static void run(struct sim *s)
 {
 	const struct cp_trace *t = s->t;
@@ -363,6 +391,7 @@ static void run(struct sim *s)
 		struct sthread *st = &s->th[tid];
 		uint32_t nv = t->threads[tid].nv;
 
+		cp_whatif_assert(s);
 		st->state = ST_BLOCKED;	/* until step says otherwise */
 		/* run the thread while it needs no other thread: a vertex
 		 * that happens is followed by the next arrival */
