@@ -1,0 +1,208 @@
+/*
+ * check_rt_features.c - intermediate samples, cpthread_start/stop,
+ * exclusive procedure time, and the what-if of a lock that changes hands
+ * (tests/runtime/wl_features.c has the hand-computed answers).  All runs
+ * use the cpu clock, so the answers hold with more threads than cores.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpt_harness.h"
+
+#define TOL(ms) ((ms) * 0.02 + 0.5)	/* 2% and half a millisecond */
+
+static const char *const cpu_env[] = { "CPTHREAD_CLOCK=cpu", NULL };
+
+static void run_features(struct cpt_run *r, const char *mode,
+			 const char *arg, const char *const *env)
+{
+	const char *args[] = { mode, arg, NULL };
+
+	ck_assert_msg(cpt_run_workload(r, "features", CPT_LINKED, args, env,
+				       60) == 0, "cannot start wl_features");
+	ck_assert_msg(cpt_run_exit_code(r) == 0, "wl_features %s exited %d: %s",
+		      mode, cpt_run_exit_code(r), r->err);
+	ck_assert_msg(r->report != NULL, "no report: %s", r->report_error);
+}
+
+static void expect_ms(struct cpt_errs *e, json_t *rep, const char *what,
+		      const char *proc, double want)
+{
+	json_t *p = proc ? cpt_json_proc(rep, proc) : NULL;
+	double got = proc ? (p ? cpt_json_ms(p, what) : NAN) :
+		     cpt_json_ms(rep, what);
+	char name[128];
+
+	snprintf(name, sizeof(name), "%s%s%s", proc ? proc : "",
+		 proc ? "." : "", what);
+	cpt_check_ms(e, name, want, got, TOL(want));
+}
+
+START_TEST(test_features_samples_grow_to_the_cp)
+{
+	const char *env[] = { "CPTHREAD_CLOCK=cpu", "CPTHREAD_SAMPLE_MS=5",
+			      NULL };
+	struct cpt_run r;
+	struct cpt_errs e;
+	json_t *samples;
+	double prev = 0, cp;
+	size_t i;
+
+	run_features(&r, "sample", NULL, env);
+	cpt_errs_init(&e);
+	expect_ms(&e, r.report, "critical_path.length_ns", NULL, 80);
+	cp = cpt_json_ms(r.report, "critical_path.length_ns");
+	samples = cpt_json_path(r.report, "samples");
+	/* 8 explicit samples at least, plus the periodic ones */
+	ck_assert_msg(json_is_array(samples) && json_array_size(samples) >= 8,
+		      "%zu samples, want >= 8", json_array_size(samples));
+	for (i = 0; i < json_array_size(samples); i++) {
+		double len = cpt_json_ms(json_array_get(samples, i),
+					 "length_ns");
+
+		if (len + 1e-6 < prev)
+			cpt_errf(&e, "sample %zu: %.3f ms after %.3f ms", i,
+				 len, prev);
+		if (len > cp + 1e-6)
+			cpt_errf(&e, "sample %zu: %.3f ms > CP %.3f ms", i, len,
+				 cp);
+		prev = len;
+	}
+	ck_assert_msg(e.n == 0, "%s", e.buf);
+	cpt_run_free(&r);
+}
+END_TEST
+
+START_TEST(test_features_stop_freezes_the_result)
+{
+	const char *env[] = { "CPTHREAD_CLOCK=cpu", "CPTHREAD_FUNCS=a,b", NULL };
+	struct cpt_run r;
+	struct cpt_errs e;
+
+	run_features(&r, "stop", NULL, env);
+	cpt_errs_init(&e);
+	expect_ms(&e, r.report, "critical_path.length_ns", NULL, 30);
+	expect_ms(&e, r.report, "cp_ns", "a", 30);
+	expect_ms(&e, r.report, "cp_ns", "b", 0);
+	if (!json_is_true(cpt_json_path(r.report, "stopped")))
+		cpt_errf(&e, "\"stopped\" is not true");
+	ck_assert_msg(e.n == 0, "%s", e.buf);
+	cpt_run_free(&r);
+}
+END_TEST
+
+START_TEST(test_features_start_begins_a_new_interval)
+{
+	const char *env[] = { "CPTHREAD_CLOCK=cpu", "CPTHREAD_FUNCS=a,b", NULL };
+	struct cpt_run r;
+	struct cpt_errs e;
+
+	run_features(&r, "restart", NULL, env);
+	cpt_errs_init(&e);
+	expect_ms(&e, r.report, "critical_path.length_ns", NULL, 40);
+	expect_ms(&e, r.report, "cp_ns", "a", 0);
+	expect_ms(&e, r.report, "cp_ns", "b", 40);
+	ck_assert_msg(e.n == 0, "%s", e.buf);
+	cpt_run_free(&r);
+}
+END_TEST
+
+START_TEST(test_features_exclusive_excludes_callees)
+{
+	const char *incl[] = { "CPTHREAD_CLOCK=cpu",
+			       "CPTHREAD_FUNCS=outer,inner", NULL };
+	const char *excl[] = { "CPTHREAD_CLOCK=cpu",
+			       "CPTHREAD_FUNCS=outer,inner",
+			       "CPTHREAD_EXCLUSIVE=1", NULL };
+	struct cpt_run r;
+	struct cpt_errs e;
+
+	cpt_errs_init(&e);
+	run_features(&r, "nested", NULL, incl);
+	expect_ms(&e, r.report, "critical_path.length_ns", NULL, 40);
+	expect_ms(&e, r.report, "cp_ns", "outer", 40);
+	expect_ms(&e, r.report, "cp_ns", "inner", 30);
+	expect_ms(&e, r.report, "cp_zero_ns", "outer", 40);
+	cpt_run_free(&r);
+	run_features(&r, "nested", NULL, excl);
+	expect_ms(&e, r.report, "cp_ns", "outer", 10);
+	expect_ms(&e, r.report, "cp_ns", "inner", 30);
+	expect_ms(&e, r.report, "cp_zero_ns", "outer", 10);
+	ck_assert_msg(e.n == 0, "%s", e.buf);
+	cpt_run_free(&r);
+}
+END_TEST
+
+/*
+ * Issue 3's what-if target: halving t1_work flips the lock order.  The
+ * simulated prediction from a trace of the unmodified run matches the
+ * hand-computed (and the measured) new run time; the fixed-graph one
+ * keeps the recorded order and misses.
+ */
+START_TEST(test_features_whatif_reorders_the_lock)
+{
+	const char *trace_env[] = { "CPTHREAD_CLOCK=cpu", "CPTHREAD_MODE=trace",
+				    NULL };
+	struct cpt_run r, w, half;
+	struct cpt_errs e;
+	char *args[8];
+
+	run_features(&r, "lockorder", "1", trace_env);
+	cpt_errs_init(&e);
+	expect_ms(&e, r.report, "critical_path.length_ns", NULL, 100);
+
+	args[0] = "whatif";
+	args[1] = r.trace_path;
+	args[2] = "--scale";
+	args[3] = "t1_work=0.5";
+	args[4] = "--format";
+	args[5] = "json";
+	args[6] = NULL;
+	ck_assert_msg(cpt_run_program(&w, CPT_CPT, (const char *const *)args,
+				      NULL, 120, false) == 0, "cannot run cpt");
+	ck_assert_msg(cpt_run_exit_code(&w) == 0, "cpt whatif exited %d: %s",
+		      cpt_run_exit_code(&w), w.err);
+	{
+		json_error_t jerr;
+		json_t *j = json_loads(w.out, 0, &jerr);
+
+		ck_assert_msg(j != NULL, "whatif output is not JSON: %s", w.out);
+		expect_ms(&e, j, "length_before", NULL, 100);
+		expect_ms(&e, j, "length_after", NULL, 80);
+		expect_ms(&e, j, "length_after_fixed", NULL, 100);
+		json_decref(j);
+	}
+
+	/* the real thing: run with t1_work halved */
+	run_features(&half, "lockorder", "0.5", cpu_env);
+	expect_ms(&e, half.report, "critical_path.length_ns", NULL, 80);
+	ck_assert_msg(e.n == 0, "%s", e.buf);
+	cpt_run_free(&half);
+	cpt_run_free(&w);
+	cpt_run_free(&r);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("rt_features");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_features_samples_grow_to_the_cp);
+	tcase_add_test(tc, test_features_stop_freezes_the_result);
+	tcase_add_test(tc, test_features_start_begins_a_new_interval);
+	tcase_add_test(tc, test_features_exclusive_excludes_callees);
+	tcase_add_test(tc, test_features_whatif_reorders_the_lock);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
