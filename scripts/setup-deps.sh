@@ -3,8 +3,10 @@
 # Debian 12 machine (run as root; a no-op when everything is present).
 set -euo pipefail
 
+# chromium: the HTML report's browser test (tests/browser) opens the report
+# headless; that test is skipped without it.
 pkgs=(build-essential cmake pkg-config liburcu-dev libjemalloc-dev check
-      libjansson-dev binutils python3)
+      libjansson-dev binutils python3 chromium)
 
 missing=()
 for p in "${pkgs[@]}"; do

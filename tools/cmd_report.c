@@ -14,10 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_compare.h"
+#include "cp_gprof.h"
+#include "cp_html.h"
 #include "cp_kpaths.h"
 #include "cp_mbm.h"
 #include "cp_profile.h"
 #include "cp_slack.h"
+#include "cp_views.h"
 #include "cp_zero.h"
 #include "cpt.h"
 #include "cpt_input.h"
@@ -31,6 +35,8 @@ struct ropts {
 	uint32_t top;		/* 0: all */
 	bool top_given;
 	bool exclusive;
+	const char *gprof, *exe;	/* --gprof GMON --exe PROGRAM */
+	enum cp_view by;		/* --by: one level of the hierarchy */
 };
 
 /* One row of the procedure (or label) table. */
@@ -149,7 +155,8 @@ static int cmp_obj(const void *a, const void *b)
 
 static void trace_text(struct cpt_ctx *c, const struct cpt_input *in,
 		       const struct cp_profile *p, const struct ropts *o,
-		       struct row *rows, uint32_t nrows)
+		       struct row *rows, uint32_t nrows,
+		       const struct cp_compare *cmp)
 {
 	FILE *f = c->out;
 	const struct cp_trace *t = &in->t;
@@ -177,7 +184,11 @@ static void trace_text(struct cpt_ctx *c, const struct cpt_input *in,
 	if (t->has_startstop)
 		fprintf(f, "  note: the program started/stopped the computation; "
 			"this report covers the whole run.\n\n");
-	if (!nrows) {
+	if (cmp && (nrows || cmp->gp)) {
+		/* CPU (gprof) vs critical path: cp_compare.c */
+		cp_compare_print(f, cmp, max);
+		fprintf(f, "\n");
+	} else if (!nrows) {
 		fprintf(f, "  No procedure activity in this trace: build with "
 			"-finstrument-functions\n  or mark regions with "
 			"cpthread_region_begin/end to get a procedure table.\n\n");
@@ -286,7 +297,8 @@ static void emit_pct(struct cp_emit *e, const char *key, uint64_t v,
 }
 
 static void trace_json(struct cpt_ctx *c, const struct cpt_input *in,
-		       const struct cp_profile *p)
+		       const struct cp_profile *p,
+		       const struct cp_compare *cmp)
 {
 	const struct cp_trace *t = &in->t;
 	struct cp_emit e;
@@ -295,6 +307,8 @@ static void trace_json(struct cpt_ctx *c, const struct cpt_input *in,
 	cpt_json_begin(c, &e);
 	cp_emit_obj_begin(&e, NULL);
 	cp_emit_str(&e, "trace", in->path);
+	if (cmp)	/* headline, gprof */
+		cp_compare_emit_summary(&e, cmp);
 	cp_emit_str(&e, "clock", t->clock == CP_CLOCK_CPU ? "cpu" : "wall");
 	cp_emit_u64(&e, "threads", p->nthreads);
 	cp_emit_u64(&e, "events", t->nevents);
@@ -316,6 +330,8 @@ static void trace_json(struct cpt_ctx *c, const struct cpt_input *in,
 
 		cp_emit_obj_begin(&e, NULL);
 		cp_emit_str(&e, "name", pp->name);
+		if (cmp)	/* gprof_ns, gprof_pct, ranks */
+			cp_compare_emit_proc(&e, cmp, pp->name);
 		cp_emit_u64(&e, "cp_ns", pp->cp_ns);
 		emit_pct(&e, "cp_pct", pp->cp_ns, p->cp_len);
 		if (known) {
@@ -410,9 +426,18 @@ static enum cpt_status report_trace(struct cpt_ctx *c, struct cpt_input *in,
 	struct row *rows;
 	uint32_t nrows = 0;
 	enum cpt_status st;
+	struct cp_gprof gp = { .n = 0 };
+	struct cp_compare cmp;
+	bool have_cmp;
 
-	if (cp_profile_compute(&p, &in->tp, &po, c->err, sizeof(c->err)))
+	if (o->gprof && cp_gprof_run(&gp, NULL, o->exe, o->gprof, c->err,
+				     sizeof(c->err)))
 		return CPT_BAD_INPUT;
+	if (cp_profile_compute(&p, &in->tp, &po, c->err, sizeof(c->err))) {
+		cp_gprof_free(&gp);
+		return CPT_BAD_INPUT;
+	}
+	have_cmp = !cp_compare_build(&cmp, &p, o->gprof ? &gp : NULL);
 	rows = calloc(p.nprocs ? p.nprocs : 1, sizeof(*rows));
 	if (!rows) {
 		snprintf(c->err, sizeof(c->err), "%s: out of memory", in->path);
@@ -434,11 +459,29 @@ static enum cpt_status report_trace(struct cpt_ctx *c, struct cpt_input *in,
 	st = cpt_open_out(c);
 	if (st == CPT_OK) {
 		cpt_progress_done(c);
-		if (c->format == CPT_JSON)
-			trace_json(c, in, &p);
-		else
-			trace_text(c, in, &p, o, rows, nrows);
+		if (c->format == CPT_HTML) {
+			struct cp_html_opts ho = { .title = in->path };
+
+			if (!have_cmp || cp_html_write(c->out, &p, &cmp, &ho,
+						       c->err, sizeof(c->err)))
+				st = CPT_BAD_INPUT;
+		} else if (c->format == CPT_JSON) {
+			trace_json(c, in, &p, have_cmp ? &cmp : NULL);
+		} else if (o->by) {
+			if (cp_views_print(c->out, &p, o->by, o->top_given ?
+					   (o->top ? o->top : UINT32_MAX) : 0))
+				st = CPT_BAD_INPUT;
+		} else {
+			trace_text(c, in, &p, o, rows, nrows,
+				   have_cmp ? &cmp : NULL);
+		}
+		if (st != CPT_OK && !c->err[0])
+			snprintf(c->err, sizeof(c->err), "%s: out of memory",
+				 in->path);
 	}
+	if (have_cmp)
+		cp_compare_free(&cmp);
+	cp_gprof_free(&gp);
 	free(rows);
 	cp_profile_free(&p);
 	return st;
@@ -584,7 +627,25 @@ enum cpt_status cpt_cmd_report(struct cpt_ctx *c, int argc, char **argv)
 			return CPT_USAGE;
 		if (r)
 			continue;
-		if (!strcmp(a, "--exclusive")) {
+		if (!strcmp(a, "--gprof") || !strcmp(a, "--exe") ||
+		    !strcmp(a, "--by")) {
+			if (i + 1 >= argc) {
+				snprintf(c->err, sizeof(c->err),
+					 "%s needs a value", a);
+				return CPT_USAGE;
+			}
+			i++;
+			if (!strcmp(a, "--gprof")) {
+				o.gprof = argv[i];
+			} else if (!strcmp(a, "--exe")) {
+				o.exe = argv[i];
+			} else if (!(o.by = cp_view_parse(argv[i]))) {
+				snprintf(c->err, sizeof(c->err),
+					 "--by program, thread, procedure or "
+					 "object, not '%s'", argv[i]);
+				return CPT_USAGE;
+			}
+		} else if (!strcmp(a, "--exclusive")) {
 			o.exclusive = true;
 		} else if (!strcmp(a, "--inclusive")) {
 			o.exclusive = false;
@@ -620,9 +681,20 @@ enum cpt_status cpt_cmd_report(struct cpt_ctx *c, int argc, char **argv)
 		snprintf(c->err, sizeof(c->err), "no trace given");
 		return CPT_USAGE;
 	}
+	if (!o.gprof != !o.exe) {
+		snprintf(c->err, sizeof(c->err), "--gprof GMON and --exe "
+			 "PROGRAM (its -pg build) go together");
+		return CPT_USAGE;
+	}
 	st = cpt_input_load(c, path, &in);
 	if (st)
 		return st;
+	if (!in.is_trace && (o.gprof || o.by || c->format == CPT_HTML)) {
+		snprintf(c->err, sizeof(c->err), "%s: --gprof, --by and "
+			 "--format html need a trace, not a plain PAG", path);
+		cpt_input_free(&in);
+		return CPT_USAGE;
+	}
 	st = in.is_trace ? report_trace(c, &in, &o) : report_pag(c, &in, &o);
 	cpt_input_free(&in);
 	return st;

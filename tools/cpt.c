@@ -30,7 +30,8 @@ static const struct cpt_verb verbs[] = {
 	  "libcpthread)" },
 	{ "report", cpt_cmd_report,
 	  "cpt report TRACE|PAG [--k N] [--top N] [--exclusive] "
-	  "[--format text|json] [-o FILE]",
+	  "[--gprof GMON --exe PROGRAM] [--by program|thread|procedure|"
+	  "object] [--format text|json|html] [-o FILE]",
 	  "critical-path report: CP, zeroing, Slack, MBM per procedure; "
 	  "threads; objects" },
 	{ "paths", cpt_cmd_paths,

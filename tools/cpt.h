@@ -23,7 +23,7 @@ enum cpt_status {
 	CPT_CHILD = 3,		/* cpt run: exit with ctx->child_status */
 };
 
-enum cpt_format { CPT_TEXT, CPT_JSON };
+enum cpt_format { CPT_TEXT, CPT_JSON, CPT_HTML };	/* html: report only */
 
 struct cpt_ctx {
 	const char *verb;

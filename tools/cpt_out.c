@@ -27,9 +27,14 @@ static int set_format(struct cpt_ctx *c, const char *v)
 		c->format = CPT_TEXT;
 	} else if (!strcmp(v, "json")) {
 		c->format = CPT_JSON;
+	} else if (!strcmp(v, "html") && c->verb &&
+		   !strcmp(c->verb, "report")) {
+		c->format = CPT_HTML;
 	} else {
 		snprintf(c->err, sizeof(c->err),
-			 "unknown format '%s' (text or json)", v);
+			 "unknown format '%s' (text or json%s)", v,
+			 c->verb && !strcmp(c->verb, "report") ? " or html" :
+			 "");
 		return -1;
 	}
 	return 0;

@@ -36,6 +36,8 @@
 #define MIN_POINTS	1.0	/* ... and percentages this far apart */
 #define HL_MIN_PCT	5.0	/* headline: a share worth a sentence */
 #define HL_RATIO	1.5	/* ... that differs by this factor */
+#define HL_WHOLE	0.95	/* procedures spanning this much of the CP
+				 * (main, start routines) say nothing */
 
 /* The CPU figure ranked: see the head of the file. */
 static bool rank_gprof(const struct cp_compare *c)
@@ -203,6 +205,17 @@ static double busy_others(const struct cp_profile *p, uint32_t proc)
 	return overlap / ((double)on * (double)(p->nthreads - 1));
 }
 
+static bool whole(const struct cp_compare *c, const struct cp_cmp_row *r)
+{
+	return r->pp && (double)r->pp->cp_ns >= HL_WHOLE * (double)c->p->cp_len;
+}
+
+/* Does the procedure hold at least half its CP time itself? */
+static bool own(const struct cp_cmp_row *r)
+{
+	return r->pp && 2 * r->pp->cp_excl_ns >= r->pp->cp_ns;
+}
+
 static void headline(struct cp_compare *c)
 {
 	const struct cp_profile *p = c->p;
@@ -221,19 +234,23 @@ static void headline(struct cp_compare *c)
 			 cp_pct(p->cp_len, p->elapsed_ns), p->max_parallelism);
 		return;
 	}
-	/* a procedure the CPU profile underrates */
-	for (uint32_t i = 0; i < c->n; i++) {
-		const struct cp_cmp_row *r = &c->rows[i];
-		double cpu = rank_cpu_pct(c, r);
+	/* a procedure the CPU profile underrates; first among those that
+	 * hold their CP time themselves (not a caller such as main whose
+	 * callees do the work) */
+	for (int pass = 0; pass < 2 && best < 0; pass++)
+		for (uint32_t i = 0; i < c->n; i++) {
+			const struct cp_cmp_row *r = &c->rows[i];
+			double cpu = rank_cpu_pct(c, r);
 
-		if (!r->pp || r->cp_pct < HL_MIN_PCT ||
-		    r->cp_pct < HL_RATIO * cpu)
-			continue;
-		if (r->cp_pct - cpu > bd) {
-			bd = r->cp_pct - cpu;
-			best = (int)i;
+			if (!r->pp || r->cp_pct < HL_MIN_PCT ||
+			    r->cp_pct < HL_RATIO * cpu || whole(c, r) ||
+			    (!pass && !own(r)))
+				continue;
+			if (r->cp_pct - cpu > bd) {
+				bd = r->cp_pct - cpu;
+				best = (int)i;
+			}
 		}
-	}
 	if (best >= 0) {
 		const struct cp_cmp_row *r = &c->rows[best];
 		double busy = busy_others(p, r->pp->proc);
@@ -269,7 +286,8 @@ static void headline(struct cp_compare *c)
 		const struct cp_cmp_row *r = &c->rows[i];
 		double cpu = rank_cpu_pct(c, r);
 
-		if (!r->pp || cpu < HL_MIN_PCT || cpu < HL_RATIO * r->cp_pct)
+		if (!r->pp || cpu < HL_MIN_PCT ||
+		    cpu < HL_RATIO * r->cp_pct || whole(c, r))
 			continue;
 		if (cpu - r->cp_pct > bd) {
 			bd = cpu - r->cp_pct;
@@ -292,7 +310,7 @@ static void headline(struct cp_compare *c)
 	for (uint32_t i = 0; i < c->n; i++) {
 		const struct cp_cmp_row *r = &c->rows[i];
 
-		if (!r->pp)
+		if (!r->pp || (whole(c, r) && i + 1 < c->n && c->rows[i + 1].pp))
 			continue;
 		c->hl_row = i;
 		snprintf(c->headline, sizeof(c->headline),
@@ -504,6 +522,7 @@ void cp_compare_print(FILE *f, const struct cp_compare *c, uint32_t max)
 	struct unit u;
 	size_t w = 9;	/* "procedure" */
 	uint32_t rows = max && max < c->n ? max : c->n, marked = 0;
+	uint32_t uncomputed = 0;
 	bool gcol = c->gp != NULL;
 	char k[32];
 
@@ -525,12 +544,12 @@ void cp_compare_print(FILE *f, const struct cp_compare *c, uint32_t max)
 	if (gcol)
 		fprintf(f, " %16s", "gprof self");
 	snprintf(k, sizeof(k), "MBM (k=%" PRIu32 ")", p->npaths);
-	fprintf(f, " %16s %16s %16s %16s %16s  %s\n", "cpthread CPU",
-		"critical path", "CP zeroing", "Slack", k, "rank");
+	fprintf(f, " %16s %16s %16s %16s %16s %8s  %s\n", "cpthread CPU",
+		"critical path", "CP zeroing", "Slack", k, "", "rank");
 	fprintf(f, "%-*s", (int)w, "procedure");
 	for (int i = 0; i < 5 + gcol; i++)
 		fprintf(f, " %7s(%s) %5s", "time", u.name, "%");
-	fprintf(f, "  CP/CPU\n");
+	fprintf(f, " %8s  CP/CPU\n", "calls");
 	for (uint32_t i = 0; i < rows; i++) {
 		const struct cp_cmp_row *r = &c->rows[i];
 		const struct cp_proc_prof *pp = r->pp;
@@ -550,6 +569,13 @@ void cp_compare_print(FILE *f, const struct cp_compare *c, uint32_t max)
 		     comp ? cp_pct(pp->slack_ns, p->cp_len) : 0);
 		cell(f, u, comp, comp ? pp->mbm_ns : 0,
 		     comp ? cp_pct(pp->mbm_ns, p->cp_len) : 0);
+		if (pp)
+			fprintf(f, " %8" PRIu64, pp->calls);
+		else if (r->gp && r->gp->has_calls)
+			fprintf(f, " %8" PRIu64, r->gp->calls);
+		else
+			fprintf(f, " %8s", "-");
+		uncomputed += pp && pp->cp_ns && !pp->computed;
 		fmt_rank(a, sizeof(a), r->cp_rank);
 		fmt_rank(b, sizeof(b), r->cpu_rank);
 		fprintf(f, "  %s/%s%s\n", a, b,
@@ -558,8 +584,11 @@ void cp_compare_print(FILE *f, const struct cp_compare *c, uint32_t max)
 		marked += r->disagree != 0;
 	}
 	if (rows < c->n)
-		fprintf(f, "(%" PRIu32 " more procedures; --top to show "
+		fprintf(f, "(%" PRIu32 " more procedures; --top 0 shows "
 			"them)\n", c->n - rows);
+	if (uncomputed)
+		fprintf(f, "('-': zeroing, Slack and MBM are computed for the "
+			"procedures with the most CP time; --top N for more)\n");
 	fprintf(f, "\nCPU %% is of all CPU time%s; the other %% columns are "
 		"of the critical path (%.*f %s).\n",
 		gcol ? " (gprof: of gprof's samples)" : "", u.prec,

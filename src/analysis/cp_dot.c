@@ -29,18 +29,6 @@ static void dot_str(struct cp_wbuf *w, const char *s)
 	}
 }
 
-static void fmt_ns(char *buf, size_t len, uint64_t ns)
-{
-	if (ns < 1000)
-		snprintf(buf, len, "%" PRIu64 " ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.1f us", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, len, "%.1f ms", (double)ns / 1e6);
-	else
-		snprintf(buf, len, "%.2f s", (double)ns / 1e9);
-}
-
 /* Label of trace vertex (@tid, @vi) into @buf. */
 static void event_label(const struct cp_tracepag *tp, uint32_t tid,
 			uint32_t vi, char *buf, size_t len)
@@ -173,7 +161,7 @@ int cp_dot_write(FILE *f, const struct cp_pag *g, const struct cp_cpm *c,
 		oncp[c->path[i]] = 1;
 	cp_wbuf_init(w, f);
 	if (tp)
-		fmt_ns(len, sizeof(len), c->length);
+		cp_fmt_ns(len, sizeof(len), c->length);
 	else
 		snprintf(len, sizeof(len), "%" PRIu64, c->length);
 	cp_wbuf_str(w, "digraph pag {\n  rankdir=LR;\n  labelloc=t;\n"
@@ -202,7 +190,7 @@ int cp_dot_write(FILE *f, const struct cp_pag *g, const struct cp_cpm *c,
 		if (tp) {
 			switch (tp->e_kind[e]) {
 			case CP_TE_USEFUL:
-				fmt_ns(wt, sizeof(wt), g->w[e]);
+				cp_fmt_ns(wt, sizeof(wt), g->w[e]);
 				dot_str(w, wt);
 				if (tp->e_proc[e] != CP_PAG_NONE) {
 					cp_wbuf_str(w, "\\n");
@@ -211,7 +199,7 @@ int cp_dot_write(FILE *f, const struct cp_pag *g, const struct cp_cpm *c,
 				}
 				break;
 			case CP_TE_WAIT:
-				fmt_ns(wt, sizeof(wt), tp->e_wait[e]);
+				cp_fmt_ns(wt, sizeof(wt), tp->e_wait[e]);
 				cp_wbuf_str(w, "wait ");
 				dot_str(w, wt);
 				style = "style=dashed, color=gray50";

@@ -3,6 +3,7 @@
  */
 #include "cp_wbuf.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -209,4 +210,17 @@ void cp_wbuf_html(struct cp_wbuf *w, const char *s)
 			cp_wbuf_c(w, *s);
 		}
 	}
+}
+
+const char *cp_fmt_ns(char *buf, size_t len, uint64_t ns)
+{
+	if (ns < 1000)
+		snprintf(buf, len, "%" PRIu64 " ns", ns);
+	else if (ns < 1000000)
+		snprintf(buf, len, "%.2f us", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%.2f ms", (double)ns / 1e6);
+	else
+		snprintf(buf, len, "%.3f s", (double)ns / 1e9);
+	return buf;
 }

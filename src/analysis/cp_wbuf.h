@@ -48,6 +48,9 @@ char *cp_json_quote(const char *s);
 /* @s escaped for HTML text and attribute values (& < > " '). */
 void cp_wbuf_html(struct cp_wbuf *w, const char *s);
 
+/* "40 ns", "1.50 us", "12.30 ms", "1.234 s" into @buf; returns @buf. */
+const char *cp_fmt_ns(char *buf, size_t len, uint64_t ns);
+
 static inline void cp_wbuf_c(struct cp_wbuf *w, char c)
 {
 	if (w->len == CP_WBUF_SIZE)
