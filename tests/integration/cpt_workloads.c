@@ -15,7 +15,6 @@ const struct workload cpt_wl_mutex = {
 	  { "d", 40, 20, 40 } },
 	{ { 0, 70, 50 }, { 1, 70, 50 }, END_THREADS },
 	{ { "mutex", 2, 2 } },
-	false,
 };
 
 const struct workload cpt_wl_mutex_timed = {
@@ -24,7 +23,6 @@ const struct workload cpt_wl_mutex_timed = {
 	  { "d", 40, 20, 40 } },
 	{ { 0, 70, 50 }, { 1, 70, 50 }, END_THREADS },
 	{ { "mutex", 2, 2 } },
-	false,
 };
 
 const struct workload cpt_wl_spin = {
@@ -33,7 +31,6 @@ const struct workload cpt_wl_spin = {
 	  { "d", 35, 10, 35 } },
 	{ { 0, 60, 50 }, { 1, 60, 40 }, END_THREADS },
 	{ { "spin", 2, 2 } },
-	true,
 };
 
 const struct workload cpt_wl_rwlock = {
@@ -43,7 +40,6 @@ const struct workload cpt_wl_rwlock = {
 	{ { 0, 75, 20 }, { 1, 50, 30 }, { 2, 35, 15 }, { 3, 75, 25 },
 	  END_THREADS },
 	{ { "rwlock", 4, 4 }, { "sem", 4, 4 } },
-	false,
 };
 
 const struct workload cpt_wl_barrier = {
@@ -51,7 +47,6 @@ const struct workload cpt_wl_barrier = {
 	{ { "a", 5, 5, 35 }, { "b", 30, 10, 40 }, { "c", 35, 15, 55 } },
 	{ { 0, 70, 35 }, { 1, 65, 40 }, { 2, 65, 55 }, END_THREADS },
 	{ { "barrier", 6, 6 } },
-	false,
 };
 
 const struct workload cpt_wl_cond = {
@@ -64,7 +59,6 @@ const struct workload cpt_wl_cond = {
 	 * included, more if a waiter was slow to reach its wait */
 	{ { "cond", 1, 1 }, { "cond", 2, 2 }, { "mutex", 3, ANY },
 	  { "mutex", 5, ANY } },
-	false,
 };
 
 const struct workload cpt_wl_sem = {
@@ -75,7 +69,6 @@ const struct workload cpt_wl_sem = {
 	{ { 0, 65, 40 }, { 1, 50, 50 }, { 2, 65, 45 }, END_THREADS },
 	/* S: 2 posts + 3 waits; order: 1 post + 1 wait */
 	{ { "sem", 2, 2 }, { "sem", 5, 5 } },
-	false,
 };
 
 const struct workload cpt_wl_wq_lock = {
@@ -85,7 +78,6 @@ const struct workload cpt_wl_wq_lock = {
 	{ { 0, 110, 0 }, { 1, 10, 10 }, { 2, 50, 50 }, { 3, 110, 85 },
 	  END_THREADS },
 	{ { "mutex", 4, 4 } },
-	false,
 };
 
 const struct workload cpt_wl_wq_items = {
@@ -96,7 +88,6 @@ const struct workload cpt_wl_wq_items = {
 	  END_THREADS },
 	/* the queue's lock is untracked; X and Y: enqueue + dequeue */
 	{ { "item", 2, 2 }, { "item", 2, 2 } },
-	false,
 };
 
 const struct workload cpt_wl_create = {
@@ -105,7 +96,6 @@ const struct workload cpt_wl_create = {
 	  { "a", 30, 30, 30 }, { "a2", 0, 0, 10 }, { "b", 25, 15, 25 } },
 	{ { 0, 80, 40 }, { 1, 75, 40 }, { 2, 75, 25 }, END_THREADS },
 	{ { NULL } },
-	false,
 };
 
 const struct workload cpt_wl_funcs = {
@@ -115,7 +105,6 @@ const struct workload cpt_wl_funcs = {
 	  { "phase", 35, 10, 35 } },
 	{ { 0, 50, 45 }, { 1, 50, 40 }, END_THREADS },
 	{ { "sem", 2, 2 } },
-	false,
 };
 
 const struct workload *const cpt_wl_all[] = {

@@ -38,7 +38,6 @@ struct workload {
 	struct proc_want procs[MAX_PROCS];
 	struct thread_want thr[MAX_THREADS];
 	struct object_want objs[MAX_OBJS];
-	bool spin_waits;		/* its waits spin (burn CPU) */
 };
 
 extern const struct workload cpt_wl_mutex;
