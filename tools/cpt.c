@@ -41,7 +41,10 @@ static const struct cpt_verb verbs[] = {
 	  "cpt whatif TRACE|PAG --scale NAME=FACTOR [--scale ...] "
 	  "[--exclusive] [--format text|json] [-o FILE]",
 	  "predicted run time if procedures took FACTOR times as long" },
-	{ "export", cpt_cmd_export, "cpt export TRACE|PAG --format chrome|folded|dot [--weight cp|cpu] [--threads] [--no-flows] [--max-edges N] [-o FILE]", "timeline (Chrome trace), flame graph stacks or dot graph" },
+	{ "export", cpt_cmd_export,
+	  "cpt export TRACE|PAG --format chrome|folded|dot [--weight cp|cpu] "
+	  "[--threads] [--no-flows] [--max-edges N] [-o FILE]",
+	  "timeline (Chrome trace), flame graph stacks or dot graph" },
 };
 
 #define NVERBS (sizeof(verbs) / sizeof(verbs[0]))
