@@ -2,7 +2,7 @@
  * radix - parallel least-significant-digit radix sort of 64-bit keys.
  *
  * Phases:
- *   (main)          allocate both arrays and touch every page
+ *   touch_pages     fault in both key arrays;                  sequential
  *   generate_keys   fill the input with keys from a skewed generator, and
  *                   record their sum and a multiset fingerprint; sequential
  *   per digit (8 passes of 8 bits), all threads, barrier between steps:
@@ -52,6 +52,7 @@ static struct bench_knob knobs[] = {
 #define W_GENERATE (knobs[0].weight)
 #define W_COUNT (knobs[1].weight)
 
+void touch_pages(void *p, size_t bytes);
 void generate_keys(uint64_t *keys, size_t n, uint64_t *sum, uint64_t *print);
 void count_digits(struct sort *s, int id, const uint64_t *src, int shift);
 void prefix_sums(struct sort *s, int id);
@@ -79,12 +80,23 @@ BENCH_HOT void slice(const struct sort *s, int id, size_t *lo, size_t *hi)
 }
 
 /*
+ * Write every page of @p (@bytes long) once, so that the page faults of a
+ * fresh allocation are paid here rather than in the first phase that
+ * writes the array.  Main thread.
+ */
+BENCH_PROC void touch_pages(void *p, size_t bytes)
+{
+	memset(p, 0, bytes);
+}
+
+/*
  * Fill @keys with @n keys (a mix of uniform and clustered values, so the
  * digits are unevenly used), their wrapping sum in *@sum and the sum of
  * their mix() in *@print.  Each block of 4096 keys is generated base x
  * FACTOR times.  Main thread.
  */
-BENCH_PROC void generate_keys(uint64_t *keys, size_t n, uint64_t *sum,
+BENCH_PROC void touch_pages(void *p, size_t bytes);
+void generate_keys(uint64_t *keys, size_t n, uint64_t *sum,
 			      uint64_t *print)
 {
 	uint64_t s = 0, p = 0;
@@ -243,10 +255,9 @@ int main(int argc, char **argv)
 	s.keys[1] = bench_alloc(sizeof(uint64_t) * s.n);
 	s.hist = bench_alloc(sizeof(size_t) * RADIX * (size_t)o.threads);
 	s.range_total = bench_alloc(sizeof(size_t) * (size_t)o.threads);
-	/* touch the arrays now: page faults are not the sort's work */
-	memset(s.keys[0], 0, sizeof(uint64_t) * s.n);
-	memset(s.keys[1], 0, sizeof(uint64_t) * s.n);
-	bench_phase("allocate");
+	touch_pages(s.keys[0], sizeof(uint64_t) * s.n);
+	touch_pages(s.keys[1], sizeof(uint64_t) * s.n);
+	bench_phase("touch_pages");
 	generate_keys(s.keys[0], s.n, &sum, &print);
 	bench_phase("generate_keys");
 	bench_check_rc(pthread_barrier_init(&s.bar, NULL,
