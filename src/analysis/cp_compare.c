@@ -220,6 +220,7 @@ static void headline(struct cp_compare *c)
 {
 	const struct cp_profile *p = c->p;
 	const char *src = rank_gprof(c) ? " (gprof)" : "";
+	uint32_t marked = 0;
 	int best = -1;
 	double bd = 0;
 
@@ -313,11 +314,15 @@ static void headline(struct cp_compare *c)
 		if (!r->pp || (whole(c, r) && i + 1 < c->n && c->rows[i + 1].pp))
 			continue;
 		c->hl_row = i;
+		for (uint32_t j = 0; j < c->n; j++)
+			marked += c->rows[j].disagree != 0;
 		snprintf(c->headline, sizeof(c->headline),
-			 "The CPU profile and the critical path agree: %s "
-			 "leads (%.0f%% of CPU time%s, %.0f%% of the critical "
-			 "path; zeroing it saves %.1f%%).",
-			 r->name, rank_cpu_pct(c, r), src, r->cp_pct,
+			 "The CPU profile and the critical path %s: %s leads "
+			 "the critical path (%.0f%% of CPU time%s, %.0f%% of "
+			 "the critical path; zeroing it saves %.1f%%).",
+			 marked ? "differ only in detail (rows marked <-)" :
+			 "rank the procedures alike", r->name,
+			 rank_cpu_pct(c, r), src, r->cp_pct,
 			 cp_pct(r->pp->zero_ns, p->cp_len));
 		return;
 	}
@@ -537,16 +542,18 @@ void cp_compare_print(FILE *f, const struct cp_compare *c, uint32_t max)
 	}
 	if (w > 40)
 		w = 40;
-	fprintf(f, "%s\n", c->headline);
+	fprintf(f, "Procedures (%s, by time on the critical path)\n",
+		p->exclusive ? "exclusive" : "inclusive");
+	fprintf(f, "  %s\n", c->headline);
 	if (c->note[0])
-		fprintf(f, "note: %s\n", c->note);
-	fprintf(f, "\n%-*s", (int)w, "");
+		fprintf(f, "  note: %s\n", c->note);
+	fprintf(f, "\n  %-*s", (int)w, "");
 	if (gcol)
 		fprintf(f, " %16s", "gprof self");
 	snprintf(k, sizeof(k), "MBM (k=%" PRIu32 ")", p->npaths);
 	fprintf(f, " %16s %16s %16s %16s %16s %8s  %s\n", "cpthread CPU",
 		"critical path", "CP zeroing", "Slack", k, "", "rank");
-	fprintf(f, "%-*s", (int)w, "procedure");
+	fprintf(f, "  %-*s", (int)w, "procedure");
 	for (int i = 0; i < 5 + gcol; i++)
 		fprintf(f, " %7s(%s) %5s", "time", u.name, "%");
 	fprintf(f, " %8s  CP/CPU\n", "calls");
@@ -556,7 +563,7 @@ void cp_compare_print(FILE *f, const struct cp_compare *c, uint32_t max)
 		bool comp = pp && pp->computed;
 		char a[16], b[16];
 
-		fprintf(f, "%-*.*s", (int)w, (int)w, r->name);
+		fprintf(f, "  %-*.*s", (int)w, (int)w, r->name);
 		if (gcol)
 			cell(f, u, r->gp != NULL, r->gp ? r->gp->self_ns : 0,
 			     r->gp ? r->gp->pct : 0);
@@ -584,17 +591,17 @@ void cp_compare_print(FILE *f, const struct cp_compare *c, uint32_t max)
 		marked += r->disagree != 0;
 	}
 	if (rows < c->n)
-		fprintf(f, "(%" PRIu32 " more procedures; --top 0 shows "
+		fprintf(f, "  (%" PRIu32 " more procedures; --top 0 shows "
 			"them)\n", c->n - rows);
 	if (uncomputed)
-		fprintf(f, "('-': zeroing, Slack and MBM are computed for the "
+		fprintf(f, "  ('-': zeroing, Slack and MBM are computed for the "
 			"procedures with the most CP time; --top N for more)\n");
-	fprintf(f, "\nCPU %% is of all CPU time%s; the other %% columns are "
-		"of the critical path (%.*f %s).\n",
+	fprintf(f, "\n  CPU %% is of all CPU time%s;\n  the other %% columns "
+		"are of the critical path (%.*f %s).\n",
 		gcol ? " (gprof: of gprof's samples)" : "", u.prec,
 		(double)p->cp_len / u.div, u.name);
-	fprintf(f, "Times are %s of callees.  rank CP/CPU: position by "
-		"critical-path time and by %s; %s.\n",
+	fprintf(f, "  Times are %s of callees.  rank CP/CPU: position by "
+		"critical-path time\n  and by %s; %s.\n",
 		p->exclusive ? "exclusive" : "inclusive",
 		rank_gprof(c) ? "gprof's self time" : "cpthread's CPU time",
 		marked ? "'<-' marks where they disagree"
