@@ -20,7 +20,8 @@
  * lead engineer):
  *   - header_size may exceed CP_TRACE_HEADER_SIZE (the rest is skipped);
  *     unknown header flags are refused, since they may change the encoding.
- *   - bit 7 of an event's op byte is reserved and must be 0.
+ *   - bit 7 of an event's op byte (CP_EVF_SHARED) is accepted on a
+ *     CONSUME of an rwlock only; anywhere else it is an error.
  *   - CP_BLOCK_END.nevents must equal the sum of the EVENTS blocks'
  *     nevents (metadata included).  Thread ids may have gaps, so
  *     CP_BLOCK_END.nthreads is not a bound; thread ids named by events
@@ -244,8 +245,8 @@ static const char *decode_event(const uint8_t **pp, const uint8_t *end,
 		return "event runs past the end of its block";
 	ev->op = *p++;
 	k = ev->op & CP_EV_KIND_MASK;
-	if (ev->op & 0x80)
-		return "reserved bit 7 set in event byte";
+	if ((ev->op & CP_EVF_SHARED) && k != CP_EV_CONSUME)
+		return "SHARED flag (bit 7) on an event that is not a CONSUME";
 	if (k >= CP_EV_META_FIRST) {
 		if (ev->op & CP_EVF_WAIT)
 			return "WAIT flag on a metadata event";
@@ -761,6 +762,12 @@ static int check_uses(struct rd *r)
 				return VFAIL(r, tid, i,
 					     "%s of object %" PRIu32 ", which has no kind",
 					     cp_trace_kind_name(kind), v->obj);
+			if (cp_tvert_shared(v) &&
+			    t->objs[v->obj].kind != CP_OBJ_RWLOCK)
+				return VFAIL(r, tid, i,
+					     "SHARED CONSUME of object %" PRIu32 ", a %s, not an rwlock",
+					     v->obj,
+					     cp_obj_kind_name(t->objs[v->obj].kind));
 			if (kind == CP_EV_PUBLISH) {
 				t->objs[v->obj].npub++;
 				npub++;

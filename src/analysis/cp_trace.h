@@ -30,7 +30,7 @@ struct cp_tvert {
 	uint32_t obj;	/* REQUEST, PUBLISH, CONSUME, FAIL: object id,
 			 * 0 for none (a join's REQUEST) */
 	uint32_t cnt;	/* CONSUME: count */
-	uint8_t op;	/* kind | CP_EVF_WAIT */
+	uint8_t op;	/* kind | CP_EVF_WAIT | CP_EVF_SHARED */
 };
 
 static inline unsigned cp_tvert_kind(const struct cp_tvert *v)
@@ -41,6 +41,12 @@ static inline unsigned cp_tvert_kind(const struct cp_tvert *v)
 static inline bool cp_tvert_waits(const struct cp_tvert *v)
 {
 	return (v->op & CP_EVF_WAIT) != 0;
+}
+
+/* A read (shared) acquire of an rwlock: CONSUME with CP_EVF_SHARED. */
+static inline bool cp_tvert_shared(const struct cp_tvert *v)
+{
+	return (v->op & CP_EVF_SHARED) != 0;
 }
 
 struct cp_trace_thread {

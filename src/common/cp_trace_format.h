@@ -31,7 +31,8 @@
  *
  * Events (inside CP_BLOCK_EVENTS)
  * -------------------------------
- * One byte `op` = kind (low 6 bits) | CP_EVF_WAIT (bit 6).  Kinds below
+ * One byte `op` = kind (low 6 bits) | CP_EVF_WAIT (bit 6) | CP_EVF_SHARED
+ * (bit 7, only on a CONSUME of an rwlock: see below).  Kinds below
  * CP_EV_META_FIRST are *vertices* of the program activity graph and carry,
  * after `op`:
  *     uvarint dt      ns since the thread's previous vertex (for the first
@@ -45,6 +46,14 @@
  * The edge into a vertex from the thread's previous vertex weighs dt
  * (useful time), unless the vertex has CP_EVF_WAIT: then the interval was
  * spent waiting in a synchronization operation and the edge weighs zero.
+ *
+ * CP_EVF_SHARED on a CONSUME of an rwlock says the acquire was a read
+ * (shared) one; without it an rwlock CONSUME is a write (exclusive)
+ * acquire.  The dependency edges do not need it (the consumed range says
+ * everything); a replay that re-orders acquisitions does.  It is set on no
+ * other event; traces written before it existed never set it, so a reader
+ * that finds no CONSUME of an rwlock with the bit in a trace with rwlock
+ * CONSUMEs cannot tell reads from writes.
  *
  * Dependencies use one scheme for every primitive.  Each object has a
  * publish sequence, counting from 1: a release-like event PUBLISHes the
@@ -190,6 +199,7 @@ enum cp_event_kind {
 
 #define CP_EV_KIND_MASK	0x3fu
 #define CP_EVF_WAIT	0x40u
+#define CP_EVF_SHARED	0x80u	/* on a CONSUME of an rwlock: a read acquire */
 
 enum cp_obj_kind {
 	CP_OBJ_MUTEX = 1,

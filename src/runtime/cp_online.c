@@ -84,11 +84,10 @@ static void ev_publish(struct cp_thread *t, uint64_t now, uint32_t obj,
 	cp_tb_commit(t->tb, p);
 }
 
-static void ev_consume(struct cp_thread *t, bool waited, uint64_t now,
+static void ev_consume(struct cp_thread *t, unsigned fl, uint64_t now,
 		       uint32_t obj, uint64_t lo, uint64_t n)
 {
-	uint8_t *p = cp_tb_vertex(t->tb, CP_EV_CONSUME |
-				  (waited ? CP_EVF_WAIT : 0), now, wall_of(t));
+	uint8_t *p = cp_tb_vertex(t->tb, CP_EV_CONSUME | fl, now, wall_of(t));
 
 	p = cp_uv_put(p, obj);
 	p = cp_uv_put(p, n ? lo : 0);
@@ -185,7 +184,7 @@ void cp_online_lock_acquired(struct cp_thread *t, struct cp_objrec *r,
 
 	if (untracked(r)) {
 		if (t->tb)
-			ev_consume(t, w != NULL, now, r->id, 0, 0);
+			ev_consume(t, w ? CP_EVF_WAIT : 0, now, r->id, 0, 0);
 		return;
 	}
 	take(t, r, src);
@@ -204,7 +203,8 @@ void cp_online_lock_acquired(struct cp_thread *t, struct cp_objrec *r,
 			lo = r->u.rw.wseq ? r->u.rw.wseq : 1;
 			n = r->seq >= lo ? r->seq - lo + 1 : 0;
 		}
-		ev_consume(t, w != NULL, now, r->id, lo, n);
+		ev_consume(t, (w ? CP_EVF_WAIT : 0) |
+			   (rw && shared ? CP_EVF_SHARED : 0), now, r->id, lo, n);
 	}
 }
 
@@ -305,12 +305,12 @@ void cp_online_barrier_depart(struct cp_thread *t, struct cp_objrec *r,
 	}
 	if (untracked(r)) {
 		if (t->tb)
-			ev_consume(t, true, now, r->id, 0, 0);
+			ev_consume(t, CP_EVF_WAIT, now, r->id, 0, 0);
 		return;
 	}
 	take(t, r, r->u.barrier.slot[w->episode & 1]);
 	if (t->tb)
-		ev_consume(t, true, now, r->id, w->episode * count + 1, count);
+		ev_consume(t, CP_EVF_WAIT, now, r->id, w->episode * count + 1, count);
 }
 
 /* ---- condition variables --------------------------------------------- */
@@ -345,7 +345,7 @@ void cp_online_cond_wait_end(struct cp_thread *t, struct cp_objrec *c,
 	}
 	if (t->tb) {
 		if (rc == 0)
-			ev_consume(t, true, now, c->id, seq, seq != 0);
+			ev_consume(t, CP_EVF_WAIT, now, c->id, seq, seq != 0);
 		else
 			cp_tb_commit(t->tb, cp_uv_put(cp_tb_vertex(t->tb,
 				CP_EV_FAIL | CP_EVF_WAIT, now, wall_of(t)), c->id));
@@ -357,7 +357,7 @@ void cp_online_cond_wait_end(struct cp_thread *t, struct cp_objrec *c,
 	if (!untracked(m)) {
 		take(t, m, m->path);
 		if (t->tb)
-			ev_consume(t, false, now, m->id, m->seq, m->seq != 0);
+			ev_consume(t, 0, now, m->id, m->seq, m->seq != 0);
 	}
 }
 
@@ -461,7 +461,7 @@ void cp_online_sem_acquired(struct cp_thread *t, struct cp_objrec *r,
 
 	if (untracked(r)) {
 		if (t->tb)
-			ev_consume(t, w != NULL, now, r->id, 0, 0);
+			ev_consume(t, w ? CP_EVF_WAIT : 0, now, r->id, 0, 0);
 		return;
 	}
 	cp_lock_acquire(&r->lk);
@@ -478,7 +478,7 @@ void cp_online_sem_acquired(struct cp_thread *t, struct cp_objrec *r,
 	}
 	cp_lock_release(&r->lk);
 	if (t->tb)
-		ev_consume(t, w != NULL, now, r->id, seq, seq != 0);
+		ev_consume(t, w ? CP_EVF_WAIT : 0, now, r->id, seq, seq != 0);
 }
 
 /* ---- work-queue items ------------------------------------------------ */
@@ -504,13 +504,13 @@ void cp_online_dequeue(struct cp_thread *t, const void *item)
 
 	if (!r) {
 		if (t->tb)
-			ev_consume(t, false, now, 0, 0, 0);
+			ev_consume(t, 0, now, 0, 0, 0);
 		return;
 	}
 	r->ops++;
 	take(t, r, r->path);
 	if (t->tb)
-		ev_consume(t, false, now, r->id, r->seq, r->seq != 0);
+		ev_consume(t, 0, now, r->id, r->seq, r->seq != 0);
 }
 
 /* ---- threads --------------------------------------------------------- */

@@ -327,6 +327,88 @@ START_TEST(test_trace_rejects_bad_references)
 }
 END_TEST
 
+/*
+ * CP_EVF_SHARED: read on a CONSUME of an rwlock, kept in the vertex; an
+ * error on any other event or object kind.
+ */
+START_TEST(test_trace_shared_flag)
+{
+	struct synth s;
+	struct cp_trace t;
+	char err[256] = "";
+	uint8_t *buf;
+	size_t len;
+	uint32_t l, m;
+	unsigned nshared = 0, nexcl = 0;
+
+	synth_init(&s);
+	synth_start(&s, 0, -1);
+	l = synth_obj(&s, 0, CP_OBJ_RWLOCK, 0);
+	synth_rdlock(&s, 0, 1, 0, l);
+	synth_rwunlock(&s, 0, 1, l);
+	synth_wrlock(&s, 0, 1, 0, l);
+	synth_rwunlock(&s, 0, 1, l);
+	synth_rdlock(&s, 0, 1, 5, l);
+	synth_rwunlock(&s, 0, 1, l);
+	synth_exit(&s, 0, 1);
+	ck_assert_msg(parse_synth(&s, &t, err, sizeof(err)) == 0, "%s", err);
+	for (uint32_t i = 0; i < t.threads[0].nv; i++) {
+		const struct cp_tvert *v = &t.threads[0].v[i];
+
+		if (cp_tvert_kind(v) != CP_EV_CONSUME)
+			continue;
+		if (cp_tvert_shared(v))
+			nshared++;
+		else
+			nexcl++;
+		if (cp_tvert_shared(v) && v->cnt)
+			ck_assert_msg(v->arg == 2 && v->cnt == 1 &&
+				      cp_tvert_waits(v),
+				      "second read consumes %" PRIu64 "+%"
+				      PRIu32 ", wait %d; want 2+1, wait 1",
+				      v->arg, v->cnt, cp_tvert_waits(v));
+	}
+	ck_assert_msg(nshared == 2 && nexcl == 1,
+		      "%u shared and %u exclusive CONSUMEs; want 2 and 1",
+		      nshared, nexcl);
+	cp_trace_free(&t);
+	synth_free(&s);
+
+	/* on a mutex's CONSUME */
+	synth_init(&s);
+	synth_start(&s, 0, -1);
+	m = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
+	synth_vertex(&s, 0, CP_EV_CONSUME | CP_EVF_SHARED, false, 1, m, 0, 0);
+	synth_exit(&s, 0, 1);
+	len = synth_encode(&s, &buf);
+	expect_error(buf, len, "SHARED CONSUME of object 1, a mutex");
+	free(buf);
+	synth_free(&s);
+
+	/* on a PUBLISH */
+	synth_init(&s);
+	synth_start(&s, 0, -1);
+	l = synth_obj(&s, 0, CP_OBJ_RWLOCK, 0);
+	synth_vertex(&s, 0, CP_EV_PUBLISH | CP_EVF_SHARED, false, 1, l, 1, 0);
+	synth_exit(&s, 0, 1);
+	len = synth_encode(&s, &buf);
+	expect_error(buf, len, "not a CONSUME");
+	free(buf);
+	synth_free(&s);
+
+	/* on a metadata event */
+	synth_init(&s);
+	synth_start(&s, 0, -1);
+	synth_meta(&s, 0, CP_EV_OBJ_DEF | CP_EVF_SHARED, 1, CP_OBJ_RWLOCK,
+		   0, 0);
+	synth_exit(&s, 0, 1);
+	len = synth_encode(&s, &buf);
+	expect_error(buf, len, "not a CONSUME");
+	free(buf);
+	synth_free(&s);
+}
+END_TEST
+
 /* Sequences need not be dense: ranges are found by sorting. */
 START_TEST(test_trace_sparse_sequences)
 {
@@ -463,6 +545,7 @@ static Suite *trace_suite(void)
 	tcase_add_test(tc, test_trace_rejects_bad_header);
 	tcase_add_test(tc, test_trace_rejects_bad_blocks);
 	tcase_add_test(tc, test_trace_rejects_bad_references);
+	tcase_add_test(tc, test_trace_shared_flag);
 	tcase_add_test(tc, test_trace_sparse_sequences);
 	tcase_add_test(tc, test_trace_rejects_count_mismatch);
 	tcase_add_test(tc, test_trace_fuzz_never_crashes);

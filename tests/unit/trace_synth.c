@@ -158,6 +158,50 @@ void synth_unlock(struct synth *s, uint32_t tid, uint64_t dt, uint32_t obj)
 	synth_publish(s, tid, dt, obj);
 }
 
+static void rw_consume(struct synth *s, uint32_t tid, uint64_t dt,
+		       uint64_t wait_ns, uint32_t obj, unsigned op,
+		       uint64_t lo, uint64_t cnt)
+{
+	if (wait_ns) {
+		synth_request(s, tid, dt, obj);
+		synth_vertex(s, tid, op, true, wait_ns, obj, cnt ? lo : 0,
+			     cnt);
+	} else {
+		synth_vertex(s, tid, op, false, dt, obj, cnt ? lo : 0, cnt);
+	}
+}
+
+void synth_rdlock(struct synth *s, uint32_t tid, uint64_t dt,
+		  uint64_t wait_ns, uint32_t obj)
+{
+	uint64_t w = s->o[obj].wseq;
+
+	rw_consume(s, tid, dt, wait_ns, obj, CP_EV_CONSUME |
+		   (s->no_shared ? 0 : CP_EVF_SHARED), w, w != 0);
+}
+
+void synth_wrlock(struct synth *s, uint32_t tid, uint64_t dt,
+		  uint64_t wait_ns, uint32_t obj)
+{
+	struct synth_obj *o = &s->o[obj];
+	uint64_t lo = o->wseq ? o->wseq : 1;
+
+	rw_consume(s, tid, dt, wait_ns, obj, CP_EV_CONSUME, lo,
+		   o->nseq >= lo ? o->nseq - lo + 1 : 0);
+	o->writer = tid + 1;
+}
+
+void synth_rwunlock(struct synth *s, uint32_t tid, uint64_t dt, uint32_t obj)
+{
+	struct synth_obj *o = &s->o[obj];
+	uint64_t seq = synth_publish(s, tid, dt, obj);
+
+	if (o->writer == tid + 1) {
+		o->wseq = seq;
+		o->writer = 0;
+	}
+}
+
 void synth_barrier(struct synth *s, uint32_t tid, uint64_t dt,
 		   uint64_t wait_ns, uint32_t obj)
 {

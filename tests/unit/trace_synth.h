@@ -26,7 +26,7 @@
 #define SYNTH_MAXO 256
 
 struct synth_ev {
-	uint8_t op;		/* kind | CP_EVF_WAIT */
+	uint8_t op;		/* kind | CP_EVF_WAIT | CP_EVF_SHARED */
 	uint64_t ts;		/* absolute clock of a vertex */
 	uint64_t wall;		/* absolute wall clock (HAS_WALL) */
 	uint64_t a, b, c;	/* payload values */
@@ -47,6 +47,8 @@ struct synth_obj {
 	uint64_t nseq;		/* last published sequence */
 	uint64_t last_pub;	/* seq of the latest publish (mutex) */
 	uint64_t arrivals;	/* barrier: arrivals so far */
+	uint64_t wseq;		/* rwlock: seq of the latest write unlock */
+	uint32_t writer;	/* rwlock: tid + 1 of the write holder */
 };
 
 struct synth {
@@ -54,6 +56,8 @@ struct synth {
 	bool hasw;		/* write dwall too */
 	uint32_t block_events;	/* events per EVENTS block, default 1000 */
 	uint64_t online_len;	/* written into the END block */
+	bool no_shared;		/* rwlock reads without CP_EVF_SHARED, as
+				 * runtimes before the flag wrote them */
 	struct synth_thread t[SYNTH_MAXT];
 	struct synth_obj o[SYNTH_MAXO];
 	uint32_t nobj;
@@ -97,6 +101,17 @@ void synth_request(struct synth *s, uint32_t tid, uint64_t dt, uint32_t obj);
 void synth_lock(struct synth *s, uint32_t tid, uint64_t dt, uint64_t wait_ns,
 		uint32_t obj);
 void synth_unlock(struct synth *s, uint32_t tid, uint64_t dt, uint32_t obj);
+/*
+ * Rwlock, as the runtime records it: a read lock consumes the latest write
+ * unlock (CONSUME with CP_EVF_SHARED unless s->no_shared), a write lock
+ * that and every unlock since; every unlock publishes.  @wait_ns as for
+ * synth_lock.
+ */
+void synth_rdlock(struct synth *s, uint32_t tid, uint64_t dt,
+		  uint64_t wait_ns, uint32_t obj);
+void synth_wrlock(struct synth *s, uint32_t tid, uint64_t dt,
+		  uint64_t wait_ns, uint32_t obj);
+void synth_rwunlock(struct synth *s, uint32_t tid, uint64_t dt, uint32_t obj);
 /* Barrier: arrive after @dt, depart after waiting @wait_ns. */
 void synth_barrier(struct synth *s, uint32_t tid, uint64_t dt,
 		   uint64_t wait_ns, uint32_t obj);
