@@ -437,8 +437,9 @@ static int timeline(struct html *h)
 		nrows += t->threads[tid].nv > 0;
 	rh = nrows <= 24 ? 22 : nrows <= 64 ? 12 : nrows <= 256 ? 5 : 2;
 	height = AXIS_H + (uint32_t)ceil(rh * nrows) + 6;
+	/* inline SVG in HTML needs no xmlns: the page names no URL */
 	cp_wbuf_printf(h->w, "<div class=\"tlwrap\"><svg id=\"timeline\" "
-		       "xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" "
+		       "width=\"%u\" "
 		       "height=\"%u\" viewBox=\"0 0 %u %u\" role=\"img\">"
 		       "<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" "
 		       "patternUnits=\"userSpaceOnUse\" patternTransform="

@@ -1,0 +1,426 @@
+/*
+ * check_cpt_export.c - `cpt export` and the report's --gprof, --by and
+ * --format html, run as child processes: output to stdout or -o FILE,
+ * exit codes (0 ok, 1 bad input, 2 usage), messages that say what to do,
+ * and gprof's columns in the JSON report from a real -pg run.
+ *
+ * The trace is examples/README.md §4 in ms: T1 work1 30 then crit 10
+ * under a mutex, T2 work2 20 then crit 10; CP 40 = work1 + crit (T1).
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "trace_synth.c"
+
+#ifndef CP_BINARY_DIR
+#error "CP_BINARY_DIR must name the build tree"
+#endif
+#define CPT CP_BINARY_DIR "/tools/cpt"
+
+static char dir[256];
+static char trace[300], pag[300];
+
+struct out {
+	int status;
+	char *out, *err;	/* malloc'd, NUL-terminated */
+	size_t outlen;
+};
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *b = NULL;
+	size_t n = 0, cap = 0;
+
+	if (f) {
+		for (;;) {
+			if (n + 65536 > cap) {
+				cap = cap ? cap * 2 : 1 << 17;
+				b = realloc(b, cap);
+				ck_assert_msg(b != NULL, "memory");
+			}
+			size_t r = fread(b + n, 1, cap - n - 1, f);
+
+			if (!r)
+				break;
+			n += r;
+		}
+		fclose(f);
+	}
+	if (!b)
+		b = calloc(1, 1);
+	b[n] = '\0';
+	if (len)
+		*len = n;
+	return b;
+}
+
+/* Run cpt with @args (NULL-terminated, without argv[0]). */
+static void cpt(struct out *r, const char *const *args)
+{
+	char op[320], ep[320];
+	const char *argv[64];
+	int n = 0, st;
+	pid_t pid;
+
+	argv[n++] = CPT;
+	while (*args && n < 62)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	snprintf(op, sizeof(op), "%s/stdout", dir);
+	snprintf(ep, sizeof(ep), "%s/stderr", dir);
+	pid = fork();
+	ck_assert_msg(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		int o = open(op, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int e = open(ep, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		dup2(o, 1);
+		dup2(e, 2);
+		execv(CPT, (char *const *)argv);
+		_exit(127);
+	}
+	ck_assert_msg(waitpid(pid, &st, 0) == pid, "waitpid");
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	r->out = slurp(op, &r->outlen);
+	r->err = slurp(ep, NULL);
+}
+
+static void out_free(struct out *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+static void setup(void)
+{
+	struct synth s;
+	uint32_t l;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "/tmp/cpt_export_XXXXXX");
+	ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp: %s", strerror(errno));
+	snprintf(trace, sizeof(trace), "%s/lock.cpt", dir);
+	snprintf(pag, sizeof(pag), "%s/g.pag", dir);
+	synth_init(&s);
+	synth_symbol(&s, 0x100, 0x10, "work1");
+	synth_symbol(&s, 0x200, 0x10, "work2");
+	synth_symbol(&s, 0x300, 0x10, "crit");
+	synth_start(&s, 0, -1);
+	l = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
+	synth_create(&s, 0, 0, 1);
+	synth_create(&s, 0, 0, 2);
+	synth_start(&s, 1, 0);
+	synth_start(&s, 2, 0);
+	synth_enter(&s, 2, 0, 0x200);
+	synth_leave(&s, 2, 20000000);
+	synth_lock(&s, 2, 0, 0, l);
+	synth_enter(&s, 2, 0, 0x300);
+	synth_leave(&s, 2, 10000000);
+	synth_unlock(&s, 2, 0, l);
+	synth_exit(&s, 2, 0);
+	synth_enter(&s, 1, 0, 0x100);
+	synth_leave(&s, 1, 30000000);
+	synth_lock(&s, 1, 0, 0, l);
+	synth_enter(&s, 1, 0, 0x300);
+	synth_leave(&s, 1, 10000000);
+	synth_unlock(&s, 1, 0, l);
+	synth_exit(&s, 1, 0);
+	synth_join(&s, 0, 40000000, true, 1);
+	synth_join(&s, 0, 0, true, 2);
+	synth_exit(&s, 0, 0);
+	s.online_len = 40000000;
+	ck_assert_msg(synth_write(&s, trace) == 0, "write %s", trace);
+	synth_free(&s);
+	f = fopen(pag, "w");
+	ck_assert_msg(f && fputs("e s a 3 A\ne a t 4 B\ne s t 5 C\n", f) >= 0 &&
+		      fclose(f) == 0, "write %s", pag);
+}
+
+static void teardown(void)
+{
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		fprintf(stderr, "could not remove %s\n", dir);
+}
+
+START_TEST(test_cpt_export_stdout_and_file)
+{
+	struct out r, q;
+	char file[320], *text;
+	const char *a1[] = { "export", trace, "--format", "folded", NULL };
+	const char *a2[] = { "export", trace, "--format=folded", "-o", file,
+			     NULL };
+
+	snprintf(file, sizeof(file), "%s/cp.folded", dir);
+	cpt(&r, a1);
+	ck_assert_msg(r.status == 0 && !r.err[0], "exit %d: %s", r.status,
+		      r.err);
+	ck_assert_msg(strstr(r.out, "work1 30000000\n") &&
+		      strstr(r.out, "crit 10000000\n") &&
+		      !strstr(r.out, "work2"), "CP stacks:\n%s", r.out);
+	cpt(&q, a2);
+	text = slurp(file, NULL);
+	ck_assert_msg(q.status == 0 && q.outlen == 0 && !strcmp(text, r.out),
+		      "-o: exit %d, %zu bytes on stdout, file:\n%s", q.status,
+		      q.outlen, text);
+	free(text);
+	out_free(&r);
+	out_free(&q);
+}
+END_TEST
+
+START_TEST(test_cpt_export_chrome_and_cpu_weights)
+{
+	struct out r;
+	char file[320];
+	const char *a1[] = { "export", trace, "--format", "chrome", "-o", file,
+			     NULL };
+	const char *a2[] = { "export", trace, "--format", "folded", "--weight",
+			     "cpu", "--threads", NULL };
+	json_error_t jerr;
+	json_t *doc;
+
+	snprintf(file, sizeof(file), "%s/t.json", dir);
+	cpt(&r, a1);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	doc = json_load_file(file, 0, &jerr);
+	ck_assert_msg(doc && json_array_size(json_object_get(doc,
+			"traceEvents")) > 10, "Chrome JSON: %s", jerr.text);
+	json_decref(doc);
+	out_free(&r);
+	cpt(&r, a2);
+	ck_assert_msg(r.status == 0 && strstr(r.out, "T2 t2;work2 20000000\n") &&
+		      strstr(r.out, "T2 t2;crit 10000000\n"),
+		      "exit %d, CPU stacks:\n%s", r.status, r.out);
+	out_free(&r);
+}
+END_TEST
+
+START_TEST(test_cpt_export_errors)
+{
+	struct out r;
+	char file[320];
+	struct stat st;
+	const char *nofmt[] = { "export", trace, NULL };
+	const char *badfmt[] = { "export", trace, "--format", "png", NULL };
+	const char *badw[] = { "export", trace, "--format", "chrome",
+				"--weight", "cpu", NULL };
+	const char *pagchrome[] = { "export", pag, "--format", "chrome", NULL };
+	const char *pagdot[] = { "export", pag, "--format", "dot", NULL };
+	const char *big[] = { "export", trace, "--format", "dot",
+			      "--max-edges", "3", "-o", file, NULL };
+	const char *missing[] = { "export", "/nonexistent.cpt", "--format",
+				  "folded", NULL };
+
+	snprintf(file, sizeof(file), "%s/never.dot", dir);
+	cpt(&r, nofmt);
+	ck_assert_msg(r.status == 2 && strstr(r.err, "--format"),
+		      "no format: exit %d: %s", r.status, r.err);
+	out_free(&r);
+	cpt(&r, badfmt);
+	ck_assert_msg(r.status == 2 && strstr(r.err, "png"),
+		      "bad format: exit %d: %s", r.status, r.err);
+	out_free(&r);
+	cpt(&r, badw);
+	ck_assert_msg(r.status == 2, "--weight with chrome: exit %d: %s",
+		      r.status, r.err);
+	out_free(&r);
+	cpt(&r, pagchrome);
+	ck_assert_msg(r.status == 1 && strstr(r.err, pag) &&
+		      strstr(r.err, "dot"), "PAG to chrome: exit %d: %s",
+		      r.status, r.err);
+	out_free(&r);
+	cpt(&r, pagdot);
+	ck_assert_msg(r.status == 0 && strstr(r.out, "digraph") &&
+		      strstr(r.out, "penwidth=3"), "PAG to dot: exit %d: %s%s",
+		      r.status, r.err, r.out);
+	out_free(&r);
+	cpt(&r, big);
+	ck_assert_msg(r.status == 1 && strstr(r.err, "--max-edges") &&
+		      stat(file, &st) != 0, "over the dot limit: exit %d: %s",
+		      r.status, r.err);
+	out_free(&r);
+	cpt(&r, missing);
+	ck_assert_msg(r.status == 1 && strstr(r.err, "/nonexistent.cpt"),
+		      "missing trace: exit %d: %s", r.status, r.err);
+	out_free(&r);
+}
+END_TEST
+
+START_TEST(test_cpt_report_views)
+{
+	static const char *const views[][2] = {
+		{ "program", "maximum parallelism" },
+		{ "thread", "released by" },
+		{ "procedure", "work1" },
+		{ "object", "mutex" },
+	};
+	struct out r;
+
+	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		const char *a[] = { "report", trace, "--by", views[i][0], NULL };
+
+		cpt(&r, a);
+		ck_assert_msg(r.status == 0 && strstr(r.out, views[i][1]),
+			      "--by %s: exit %d: %s\n%s", views[i][0],
+			      r.status, r.err, r.out);
+		out_free(&r);
+	}
+	{
+		const char *a[] = { "report", trace, "--by", "cpu", NULL };
+
+		cpt(&r, a);
+		ck_assert_msg(r.status == 2 && strstr(r.err, "cpu"),
+			      "--by cpu: exit %d: %s", r.status, r.err);
+		out_free(&r);
+	}
+}
+END_TEST
+
+START_TEST(test_cpt_report_html_file)
+{
+	struct out r;
+	char file[320], *html;
+	const char *a[] = { "report", trace, "--format", "html", "-o", file,
+			    NULL };
+	const char *paths[] = { "paths", trace, "--format", "html", NULL };
+	const char *pagh[] = { "report", pag, "--format", "html", NULL };
+
+	snprintf(file, sizeof(file), "%s/r.html", dir);
+	cpt(&r, a);
+	ck_assert_msg(r.status == 0 && r.outlen == 0, "exit %d: %s", r.status,
+		      r.err);
+	html = slurp(file, NULL);
+	ck_assert_msg(!strncmp(html, "<!DOCTYPE html>", 15) &&
+		      strstr(html, "<svg id=\"timeline\"") &&
+		      strstr(html, "<table id=\"procs\"") &&
+		      strstr(html, ">work1<") && strstr(html, "</html>\n"),
+		      "report.html:\n%.2000s", html);
+	ck_assert_msg(!strstr(html, "http://") && !strstr(html, "https://"),
+		      "report.html refers to the network");
+	free(html);
+	out_free(&r);
+	cpt(&r, paths);
+	ck_assert_msg(r.status == 2 && strstr(r.err, "html"),
+		      "paths --format html: exit %d: %s", r.status, r.err);
+	out_free(&r);
+	cpt(&r, pagh);
+	ck_assert_msg(r.status == 2, "html of a PAG: exit %d: %s", r.status,
+		      r.err);
+	out_free(&r);
+}
+END_TEST
+
+/* gprof's columns from a real -pg build with the trace's procedures. */
+START_TEST(test_cpt_report_gprof_json)
+{
+	static const char prog[] =
+		"volatile unsigned long sink;\n"
+		"#define BURN(n) for (unsigned long i = 0; i < (n); i++) sink += i\n"
+		"__attribute__((noinline)) void work1(void) { BURN(30000000ul); }\n"
+		"__attribute__((noinline)) void work2(void) { BURN(20000000ul); }\n"
+		"__attribute__((noinline)) void crit(void) { BURN(10000000ul); }\n"
+		"int main(void) { work1(); crit(); work2(); crit(); return 0; }\n";
+	char src[320], exe[320], gmon[320], cmd[800];
+	struct out r;
+	json_error_t jerr;
+	json_t *doc, *procs, *pr;
+	size_t i;
+	int seen = 0;
+	FILE *f;
+
+	snprintf(src, sizeof(src), "%s/pg.c", dir);
+	snprintf(exe, sizeof(exe), "%s/pg", dir);
+	snprintf(gmon, sizeof(gmon), "%s/gmon.out", dir);
+	f = fopen(src, "w");
+	ck_assert_msg(f && fputs(prog, f) >= 0 && fclose(f) == 0, "%s", src);
+	snprintf(cmd, sizeof(cmd), "cd %s && cc -O1 -pg -o pg pg.c && ./pg",
+		 dir);
+	ck_assert_msg(system(cmd) == 0, "%s", cmd);
+	{
+		const char *a[] = { "report", trace, "--gprof", gmon, "--exe",
+				    exe, "--exclusive", "--format", "json",
+				    NULL };
+
+		cpt(&r, a);
+	}
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	doc = json_loads(r.out, 0, &jerr);
+	ck_assert_msg(doc != NULL, "JSON: %s", jerr.text);
+	ck_assert_msg(json_is_string(json_object_get(doc, "headline")) &&
+		      json_integer_value(json_object_get(json_object_get(doc,
+			"gprof"), "total_ns")) > 0, "top level:\n%s", r.out);
+	procs = json_object_get(json_object_get(doc, "critical_path"),
+				"procedures");
+	json_array_foreach(procs, i, pr) {
+		json_t *ns = json_object_get(pr, "gprof_ns");
+		json_t *pct = json_object_get(pr, "gprof_pct");
+
+		ck_assert_msg(ns && pct && json_is_integer(ns) &&
+			      json_is_number(pct),
+			      "procedure %s without gprof_ns/gprof_pct",
+			      json_string_value(json_object_get(pr, "name")));
+		seen++;
+	}
+	ck_assert_msg(seen == 3, "%d procedures", seen);
+	json_decref(doc);
+	out_free(&r);
+	{
+		const char *a[] = { "report", trace, "--gprof", gmon, NULL };
+
+		cpt(&r, a);
+		ck_assert_msg(r.status == 2 && strstr(r.err, "--exe"),
+			      "--gprof alone: exit %d: %s", r.status, r.err);
+		out_free(&r);
+	}
+	{
+		const char *a[] = { "report", trace, "--gprof", "/no/gmon.out",
+				    "--exe", exe, NULL };
+
+		cpt(&r, a);
+		ck_assert_msg(r.status == 1 && strstr(r.err, "/no/gmon.out"),
+			      "missing gmon: exit %d: %s", r.status, r.err);
+		out_free(&r);
+	}
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("cpt_export");
+	TCase *tc = tcase_create("cli");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_cpt_export_stdout_and_file);
+	tcase_add_test(tc, test_cpt_export_chrome_and_cpu_weights);
+	tcase_add_test(tc, test_cpt_export_errors);
+	tcase_add_test(tc, test_cpt_report_views);
+	tcase_add_test(tc, test_cpt_report_html_file);
+	tcase_add_test(tc, test_cpt_report_gprof_json);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
