@@ -381,7 +381,7 @@ static int cmp_rows(const void *a, const void *b)
 int cp_compare_build(struct cp_compare *c, const struct cp_profile *p,
 		     const struct cp_gprof *gp)
 {
-	uint32_t n = p->nprocs, extra = 0;
+	uint32_t n = p->nprocs, extra = 0, ranked = 0;
 	uint64_t *cpu = NULL, *cp = NULL;
 	uint32_t *rc = NULL, *rp = NULL;
 	bool *used = NULL;
@@ -437,19 +437,26 @@ int cp_compare_build(struct cp_compare *c, const struct cp_profile *p,
 	}
 	if (ranks(cpu, c->n, rc) || ranks(cp, c->n, rp))
 		goto err;
+	for (uint32_t i = 0; i < c->n; i++)
+		if (rc[i] != CP_COMPARE_NORANK)
+			ranked++;
 	for (uint32_t i = 0; i < c->n; i++) {
 		struct cp_cmp_row *r = &c->rows[i];
 		double d = r->cp_pct - rank_cpu_pct(c, r);
+		uint32_t cr;
 
 		r->cpu_rank = rc[i];
 		r->cp_rank = r->pp ? rp[i] : CP_COMPARE_NORANK;
-		if (r->cpu_rank == CP_COMPARE_NORANK ||
-		    r->cp_rank == CP_COMPARE_NORANK ||
-		    r->cpu_rank == r->cp_rank ||
-		    (r->cpu_rank > TOP_MARKED && r->cp_rank > TOP_MARKED) ||
+		/* no CPU time at all (gprof saw none): tied below every
+		 * ranked one, so the CP can only rank it higher */
+		cr = r->cpu_rank == CP_COMPARE_NORANK ? ranked + 1 : r->cpu_rank;
+		if (!r->pp || r->cp_rank == CP_COMPARE_NORANK ||
+		    cr == r->cp_rank ||
+		    (r->cpu_rank == CP_COMPARE_NORANK && r->cp_rank > cr) ||
+		    (cr > TOP_MARKED && r->cp_rank > TOP_MARKED) ||
 		    fabs(d) < MIN_POINTS)
 			continue;
-		r->disagree = r->cp_rank < r->cpu_rank ? 1 : -1;
+		r->disagree = r->cp_rank < cr ? 1 : -1;
 	}
 	headline(c);
 	note(c);
