@@ -158,13 +158,16 @@ static const char css[] =
 ".card .d{color:var(--mute);font-size:12px}\n"
 "table{border-collapse:collapse;width:100%;font-size:13px;"
 "font-variant-numeric:tabular-nums}\n"
-"th,td{padding:4px 8px;border-bottom:1px solid var(--line);text-align:"
+"th,td{padding:4px 6px;border-bottom:1px solid var(--line);text-align:"
 "right;white-space:nowrap}\n"
 "th{background:var(--soft);position:sticky;top:0;font-weight:600;"
 "cursor:pointer;user-select:none}\n"
 "th.sorted-asc:after{content:' \\25B2';font-size:10px}\n"
 "th.sorted-desc:after{content:' \\25BC';font-size:10px}\n"
-"td.name,th.name{text-align:left;white-space:normal;word-break:break-all}\n"
+"td.name,th.name{text-align:left}\n"
+"td.name{max-width:26em;overflow:hidden;text-overflow:ellipsis}\n"
+"td.desc,th.desc{text-align:left;white-space:normal}\n"
+".twrap{overflow-x:auto}\n"
 "td.none{color:#aab}\n"
 "tr.disagree td{background:#fff6e5}\n"
 "tr.hl td{background:#e8f0ff}\n"
@@ -571,8 +574,8 @@ static void procedures(struct html *h)
 		     "</tbody></table>\n");
 		return;
 	}
-	S(h, "<table id=\"procs\" class=\"sortable\"><thead><tr>"
-	     "<th class=\"name\">procedure</th>");
+	S(h, "<div class=\"twrap\"><table id=\"procs\" class=\"sortable\">"
+	     "<thead><tr><th class=\"name\">procedure</th>");
 	if (g)
 		S(h, "<th>gprof self</th><th>%</th>");
 	cp_wbuf_printf(h->w, "<th>CPU</th><th>%%</th><th>critical path</th>"
@@ -596,7 +599,9 @@ static void procedures(struct html *h)
 			cp_wbuf_printf(h->w, " data-p=\"%d\"", cat);
 		else
 			S(h, " data-p=\"\"");
-		S(h, "><td class=\"name\">");
+		S(h, "><td class=\"name\" title=\"");
+		E(h, r->name);
+		S(h, "\">");
 		if (cat >= 0)
 			cp_wbuf_printf(h->w, "<span class=\"swatch\" style=\""
 				       "background:%s\"></span>", palette[cat]);
@@ -653,7 +658,7 @@ static void procedures(struct html *h)
 			cp_wbuf_printf(h->w, "%u", r->cpu_rank);
 		S(h, "</td></tr>\n");
 	}
-	S(h, "</tbody></table>\n<p class=\"hint\">");
+	S(h, "</tbody></table></div>\n<p class=\"hint\">");
 	if (rows < c->n)
 		cp_wbuf_printf(h->w, "%u more procedures not shown. ",
 			       c->n - rows);
@@ -675,7 +680,8 @@ static void threads(struct html *h)
 	const struct cp_profile *p = h->p;
 	char lab[96];
 
-	S(h, "<h2>Threads</h2>\n<table id=\"threads\" class=\"sortable\">"
+	S(h, "<h2>Threads</h2>\n<div class=\"twrap\">"
+	     "<table id=\"threads\" class=\"sortable\">"
 	     "<thead><tr><th class=\"name\">thread</th><th>elapsed</th>"
 	     "<th>useful</th><th>waiting</th><th>utilization</th>"
 	     "<th>on the critical path</th><th>% of CP</th><th>longest path "
@@ -700,7 +706,7 @@ static void threads(struct html *h)
 		cp_wbuf_printf(h->w, "<td data-v=\"%" PRIu64 "\">%" PRIu64
 			       "</td></tr>\n", th->calls, th->calls);
 	}
-	S(h, "</tbody></table>\n");
+	S(h, "</tbody></table></div>\n");
 }
 
 static int cmp_objs(const void *a, const void *b)
@@ -746,7 +752,8 @@ static int objects(struct html *h)
 		free(v);
 		return 0;
 	}
-	S(h, "<table id=\"objects\" class=\"sortable\"><thead><tr>"
+	S(h, "<div class=\"twrap\"><table id=\"objects\" class=\"sortable\">"
+	     "<thead><tr>"
 	     "<th class=\"name\">object</th><th class=\"name\">address</th>"
 	     "<th>ops</th><th>waits</th><th>waited</th><th>mean wait</th>"
 	     "<th>held</th><th>held on CP</th><th>CP crossings</th>"
@@ -777,7 +784,7 @@ static int objects(struct html *h)
 		td_ns(h, ob->gain_ns);
 		S(h, "</tr>\n");
 	}
-	S(h, "</tbody></table>\n");
+	S(h, "</tbody></table></div>\n");
 	if (n > shown)
 		cp_wbuf_printf(h->w, "<p class=\"hint\">%u more objects not "
 			       "shown.</p>\n", n - shown);
@@ -858,24 +865,30 @@ static int paths(struct html *h)
 		cp_kpaths_free(&kp);
 		return -1;
 	}
-	S(h, "<table id=\"paths\"><thead><tr><th>#</th><th>length</th>"
-	     "<th>shorter by</th><th>% of CP</th><th class=\"name\">where its "
-	     "time differs from the critical path</th></tr></thead><tbody>\n");
+	S(h, "<div class=\"twrap\"><table id=\"paths\"><thead><tr><th>#</th>"
+	     "<th>length</th><th>shorter by</th><th>% of CP</th>"
+	     "<th class=\"desc\">where its time differs from the critical "
+	     "path</th></tr></thead><tbody>\n");
 	for (uint32_t i = 0; i < kp.n; i++) {
 		uint32_t n = cp_kpaths_edges(&kp, i, ed);
 		uint64_t off = contributions(h, ed, n, i == 0, cb, &ncb, 64);
+		/* the critical path's work this path leaves out */
+		uint64_t skip = i && kp.cp_length > kp.len[i] - off ?
+				kp.cp_length - (kp.len[i] - off) : 0;
 
 		cp_wbuf_printf(h->w, "<tr><td>%u</td>", i + 1);
 		td_ns(h, kp.len[i]);
 		td_ns(h, kp.cp_length - kp.len[i]);
 		td_pct(h, cp_pct(kp.len[i], kp.cp_length));
-		S(h, "<td class=\"name\">");
+		S(h, "<td class=\"desc\">");
 		if (i == 0)
 			S(h, "<b>the critical path</b>: ");
+		else if (!off && skip)
+			S(h, "none of its own: a dependency takes it past part "
+			     "of the critical path's work");
 		else if (!off)
-			S(h, "the same work as the critical path; it differs "
-			     "only in zero-length edges (a dependency, another "
-			     "thread's end)");
+			S(h, "the same work as the critical path, through "
+			     "other zero-length edges");
 		for (uint32_t j = 0; j < ncb && j < 3; j++) {
 			char lab[96];
 
@@ -891,14 +904,22 @@ static int paths(struct html *h)
 		}
 		if (ncb > 3)
 			S(h, ", …");
-		if (i > 0 && off) {
+		if (i > 0 && (off || skip)) {
+			char b2[32];
+
 			fmt_ns(b, sizeof(b), off);
-			cp_wbuf_printf(h->w, " <span class=\"hint\">(%s off the "
-				       "critical path)</span>", b);
+			fmt_ns(b2, sizeof(b2), skip);
+			S(h, " <span class=\"hint\">(");
+			if (off)
+				cp_wbuf_printf(h->w, "%s off the critical path%s",
+					       b, skip ? ", in place of " : "");
+			if (skip)
+				cp_wbuf_printf(h->w, "%s of its work", b2);
+			S(h, ")</span>");
 		}
 		S(h, "</td></tr>\n");
 	}
-	S(h, "</tbody></table>\n<p class=\"hint\">The longest paths of the "
+	S(h, "</tbody></table></div>\n<p class=\"hint\">The longest paths of the "
 	     "program activity graph, longest first (best-first search on "
 	     "slack). A procedure on the critical path but on none of the "
 	     "near-critical ones pays off up to the gap to the next path; "
@@ -928,10 +949,10 @@ static void whatif(struct html *h)
 	char err[256];
 
 	S(h, "<h2>What if</h2>\n");
-	cp_wbuf_printf(h->w, "<table id=\"whatif\"><thead><tr><th class=\""
+	cp_wbuf_printf(h->w, "<div class=\"twrap\"><table id=\"whatif\"><thead><tr><th class=\""
 		       "name\">procedure ×%g</th><th>on the CP</th><th>fixed "
 		       "graph</th><th>change</th><th>simulated</th><th>change"
-		       "</th><th class=\"name\">notes</th></tr></thead><tbody>\n",
+		       "</th><th class=\"desc\">notes</th></tr></thead><tbody>\n",
 		       f);
 	for (uint32_t i = 0; i < p->nprocs && done < top; i++) {
 		const struct cp_proc_prof *pp = &p->procs[i];
@@ -956,7 +977,7 @@ static void whatif(struct html *h)
 			td_none(h);
 			td_none(h);
 		}
-		S(h, "<td class=\"name\">");
+		S(h, "<td class=\"desc\">");
 		if (r.deadlock)
 			S(h, "the new order would deadlock: fixed graph used");
 		else if (r.reordered)
@@ -966,10 +987,10 @@ static void whatif(struct html *h)
 		S(h, "</td></tr>\n");
 	}
 	if (!done)
-		S(h, "<tr><td class=\"name\" colspan=\"7\">No procedure holds "
+		S(h, "<tr><td class=\"desc\" colspan=\"7\">No procedure holds "
 		     "part of the critical path (or every one spans all of "
 		     "it).</td></tr>\n");
-	cp_wbuf_printf(h->w, "</tbody></table>\n<p class=\"hint\">Predicted "
+	cp_wbuf_printf(h->w, "</tbody></table></div>\n<p class=\"hint\">Predicted "
 		       "run time if the procedure took ×%g its time. The fixed "
 		       "graph keeps every recorded dependency; the simulation "
 		       "replays the threads and grants locks in the new order "
