@@ -914,7 +914,8 @@ static int paths(struct html *h)
 				cp_wbuf_printf(h->w, "%s off the critical path%s",
 					       b, skip ? ", in place of " : "");
 			if (skip)
-				cp_wbuf_printf(h->w, "%s of its work", b2);
+				cp_wbuf_printf(h->w, "%s%s of its work",
+					       off ? "" : "leaves out ", b2);
 			S(h, ")</span>");
 		}
 		S(h, "</td></tr>\n");
