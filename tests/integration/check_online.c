@@ -379,6 +379,19 @@ START_TEST(test_online_instrumented_functions)
 }
 END_TEST
 
+/* Uncontended hand-over of a mutex, by trylock, of a spin lock, of a
+ * rwlock: the acquire that did not wait still follows the release. */
+START_TEST(test_online_handover)
+{
+	static const struct workload *const w[] = {
+		&cpt_wl_handover_mutex, &cpt_wl_handover_trylock,
+		&cpt_wl_handover_spin, &cpt_wl_handover_rwlock,
+	};
+
+	run_workload(w[_i / NCOMBOS], _i % NCOMBOS);
+}
+END_TEST
+
 /*
  * Intermediate samples: with CPTHREAD_SAMPLE_MS=10 on a run of ~115 ms of
  * CPU, samples come in time order, their lengths never decrease, and none
@@ -449,6 +462,10 @@ static Suite *online_suite(void)
 		tcase_add_loop_test(tc, cases[i].fn, 0, NCOMBOS);
 		suite_add_tcase(s, tc);
 	}
+	tc = tcase_create("handover");
+	tcase_set_timeout(tc, 240);
+	tcase_add_loop_test(tc, test_online_handover, 0, 4 * NCOMBOS);
+	suite_add_tcase(s, tc);
 	tc = tcase_create("samples");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_online_samples);

@@ -107,6 +107,38 @@ const struct workload cpt_wl_funcs = {
 	{ { "sem", 2, 2 } },
 };
 
+const struct workload cpt_wl_handover_mutex = {
+	"handover", "mutex", "a,b,c,d", 60, 2,
+	{ { "a", 25, 20, 25 }, { "b", 0, 0, 5 }, { "c", 0, 0, 20 },
+	  { "d", 35, 15, 35 } },
+	{ { 0, 60, 45 }, { 1, 60, 40 }, END_THREADS },
+	{ { "mutex", 2, 2 } },
+};
+
+const struct workload cpt_wl_handover_trylock = {
+	"handover", "trylock", "a,b,c,d", 60, 2,
+	{ { "a", 25, 20, 25 }, { "b", 0, 0, 5 }, { "c", 0, 0, 20 },
+	  { "d", 35, 15, 35 } },
+	{ { 0, 60, 45 }, { 1, 60, 40 }, END_THREADS },
+	{ { "mutex", 2, 2 } },
+};
+
+const struct workload cpt_wl_handover_spin = {
+	"handover", "spin", "a,b,c,d", 60, 2,
+	{ { "a", 25, 20, 25 }, { "b", 0, 0, 5 }, { "c", 0, 0, 20 },
+	  { "d", 35, 15, 35 } },
+	{ { 0, 60, 45 }, { 1, 60, 40 }, END_THREADS },
+	{ { "spin", 2, 2 } },
+};
+
+const struct workload cpt_wl_handover_rwlock = {
+	"handover", "rwlock", "a,b,c,d", 60, 2,
+	{ { "a", 25, 20, 25 }, { "b", 0, 0, 5 }, { "c", 0, 0, 20 },
+	  { "d", 35, 15, 35 } },
+	{ { 0, 60, 45 }, { 1, 60, 40 }, END_THREADS },
+	{ { "rwlock", 2, 2 } },
+};
+
 const struct workload *const cpt_wl_all[] = {
 	&cpt_wl_mutex,
 	&cpt_wl_mutex_timed,
@@ -119,6 +151,10 @@ const struct workload *const cpt_wl_all[] = {
 	&cpt_wl_wq_items,
 	&cpt_wl_create,
 	&cpt_wl_funcs,
+	&cpt_wl_handover_mutex,
+	&cpt_wl_handover_trylock,
+	&cpt_wl_handover_spin,
+	&cpt_wl_handover_rwlock,
 };
 
 const unsigned cpt_wl_count = sizeof(cpt_wl_all) / sizeof(cpt_wl_all[0]);

@@ -51,6 +51,10 @@ extern const struct workload cpt_wl_wq_lock;
 extern const struct workload cpt_wl_wq_items;
 extern const struct workload cpt_wl_create;
 extern const struct workload cpt_wl_funcs;
+extern const struct workload cpt_wl_handover_mutex;
+extern const struct workload cpt_wl_handover_trylock;
+extern const struct workload cpt_wl_handover_spin;
+extern const struct workload cpt_wl_handover_rwlock;
 
 /* Every workload above, for tests that loop over all of them. */
 extern const struct workload *const cpt_wl_all[];
