@@ -132,12 +132,16 @@ static void proc_slice(struct ctx *x, uint32_t tid, const struct frame *fr,
 	cp_wbuf_c(x->w, '}');
 }
 
+/* A stretch of the critical path; @w is its weight (the CP time, which
+ * under the cpu clock differs from the wall-clock duration). */
 static void cp_slice(struct ctx *x, uint32_t tid, uint32_t node, uint64_t a,
-		     uint64_t b)
+		     uint64_t b, uint64_t w)
 {
 	slice(x, tid, a, b, "critical_path", "\"critical path\"");
 	cp_wbuf_str(x->w, ",\"cname\":\"terrible\",\"args\":{\"procedure\":");
 	cp_wbuf_str(x->w, pname(x, node));
+	cp_wbuf_str(x->w, ",\"cp_ns\":");
+	cp_wbuf_u64(x->w, w);
 	cp_wbuf_str(x->w, "}}");
 }
 
@@ -160,7 +164,7 @@ static void thread_slices(struct ctx *x, uint32_t tid, struct frame *stk,
 	const struct cp_cct_node *cct = tp->cct;
 	uint32_t depth = 0, prev = 0;
 	uint32_t run_node = 0;
-	uint64_t run_a = 0, run_b = 0, end;
+	uint64_t run_a = 0, run_b = 0, run_w = 0, end;
 	bool run = false;
 	char name[96], q[128];
 
@@ -218,18 +222,21 @@ static void thread_slices(struct ctx *x, uint32_t tid, struct frame *stk,
 		if (x->oncp[e] && tp->e_kind[e] == CP_TE_USEFUL && b > a) {
 			if (run && run_node == target && run_b == a) {
 				run_b = b;
+				run_w += tp->g.w[e];
 			} else {
 				if (run)
-					cp_slice(x, tid, run_node, run_a, run_b);
+					cp_slice(x, tid, run_node, run_a, run_b,
+						 run_w);
 				run = true;
 				run_node = target;
 				run_a = a;
 				run_b = b;
+				run_w = tp->g.w[e];
 			}
 		}
 	}
 	if (run)
-		cp_slice(x, tid, run_node, run_a, run_b);
+		cp_slice(x, tid, run_node, run_a, run_b, run_w);
 	end = wall_of(x->t, tid, th->nv - 1);
 	while (depth) {
 		depth--;

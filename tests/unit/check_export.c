@@ -284,6 +284,26 @@ START_TEST(test_chrome_scene_fields_and_critical_path)
 	ck_assert_msg(json_integer_value(json_object_get(json_object_get(doc,
 		      "otherData"), "critical_path_ns")) == 33000,
 		      "otherData.critical_path_ns");
+	{
+		json_int_t sum = 0;
+		size_t i;
+		json_t *ev;
+
+		/* each stretch carries its CP time (the clock's, not the
+		 * wall's): together the CP length */
+		json_array_foreach(json_object_get(doc, "traceEvents"), i, ev)
+			if (json_integer_value(json_object_get(ev, "tid")) !=
+			    CP_CHROME_CP_TID &&
+			    !strcmp(json_string_value(json_object_get(ev, "ph")),
+				    "X") &&
+			    json_object_get(ev, "cat") &&
+			    !strcmp(json_string_value(json_object_get(ev, "cat")),
+				    "critical_path"))
+				sum += json_integer_value(json_object_get(
+					json_object_get(ev, "args"), "cp_ns"));
+		ck_assert_msg(sum == 33000, "args.cp_ns sum to %" JSON_INTEGER_FORMAT,
+			      sum);
+	}
 	json_decref(doc);
 	free(buf);
 
