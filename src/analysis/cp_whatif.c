@@ -16,17 +16,29 @@
  *                 simulated request (ties: recorded order).  So a thread
  *                 that now arrives first takes the lock first (seed 002
  *                 §4.1 warns that a fixed graph cannot see this).
+ *   rwlock        readers share, writers are exclusive (CP_EVF_SHARED
+ *                 tells a read CONSUME from a write one).  A read is
+ *                 granted while no writer holds the lock, as glibc's
+ *                 default (reader-preferring) rwlock does, and at once to
+ *                 a thread that already holds a read share (recursive
+ *                 reads never deadlock); a write when nobody holds it and
+ *                 nobody waits.  A release hands the lock over in order of
+ *                 simulated request time: to the earliest waiter, and if
+ *                 that is a reader, to every waiting reader with it.
  *   semaphore     tokens: max(initial value, waits that took an initial
  *                 token in the recording) to start with, one more per post;
  *                 a wait takes one or waits, posts go to the earliest
  *                 waiter.
- *   barrier, cond, item, rwlock, untracked objects
+ *   barrier, cond, item, untracked objects
  *                 the recorded dependency: a CONSUME waits for the
  *                 simulated time of the PUBLISHes it consumed (a barrier's
  *                 departure for every arrival of its episode, a wake for the
  *                 signal it consumed, a dequeue for the item's enqueue).
- *                 Rwlocks are replayed because the trace does not say
- *                 whether an acquire was a read or a write one.
+ *                 So are the rwlocks of traces written before
+ *                 CP_EVF_SHARED existed, when they show reads: an rwlock
+ *                 none of whose CONSUMEs is SHARED is taken for write-only
+ *                 (and simulated) only if its CONSUMEs form a lock chain,
+ *                 each taking a different single release.
  *   create/join   a child starts at its CREATE; a JOIN waits for the
  *                 child's THREAD_EXIT.
  *
@@ -75,16 +87,25 @@ struct sthread {
 	uint32_t joiners;	/* list of threads joining this one */
 };
 
+/* A thread holding read shares of an rwlock. */
+struct sreader {
+	uint32_t tid;
+	uint32_t depth;		/* recursive read holds */
+};
+
 struct sobj {
-	uint32_t holder;	/* lock holder, NONE */
+	uint32_t holder;	/* lock holder (rwlock: the writer), NONE */
 	uint32_t depth;		/* recursive holds */
 	uint64_t last_seq;	/* recorded seq of the latest release */
+	uint64_t last_wseq;	/* rwlock: same, latest write release */
 	uint64_t tokens;	/* semaphore */
 	uint32_t waiters;	/* list of threads waiting for it */
 	uint8_t mode;		/* MODE_* */
+	uint32_t nrd, cap_rd;	/* rwlock: threads holding read shares */
+	struct sreader *rd;	/* [nrd] */
 };
 
-enum { MODE_REPLAY, MODE_LOCK, MODE_SEM };
+enum { MODE_REPLAY, MODE_LOCK, MODE_SEM, MODE_RW };
 
 struct sim {
 	const struct cp_tracepag *tp;
@@ -236,6 +257,197 @@ static uint64_t consumed(const struct cp_tvert *v)
 	return v->cnt ? v->arg + v->cnt - 1 : 0;
 }
 
+/* ---- rwlocks ---- */
+
+/* The vertex thread @tid is at (blocked or arriving). */
+static const struct cp_tvert *cur_vert(const struct sim *s, uint32_t tid)
+{
+	return &s->t->threads[tid].v[s->th[tid].cur];
+}
+
+/* @tid's entry among @o's readers, or NULL. */
+static struct sreader *rw_reader(struct sobj *o, uint32_t tid)
+{
+	for (uint32_t i = 0; i < o->nrd; i++)
+		if (o->rd[i].tid == tid)
+			return &o->rd[i];
+	return NULL;
+}
+
+/* Give @tid one more read share of @o.  Returns 0 or -1 (out of memory,
+ * the share is then not counted: the simulation stays safe, only less
+ * exact). */
+static int rw_add_reader(struct sobj *o, uint32_t tid)
+{
+	struct sreader *r = rw_reader(o, tid), *nr;
+
+	if (r) {
+		r->depth++;
+		return 0;
+	}
+	if (o->nrd == o->cap_rd) {
+		uint32_t cap = o->cap_rd ? 2 * o->cap_rd : 4;
+
+		nr = realloc(o->rd, cap * sizeof(*nr));
+		if (!nr)
+			return -1;
+		o->rd = nr;
+		o->cap_rd = cap;
+	}
+	o->rd[o->nrd].tid = tid;
+	o->rd[o->nrd++].depth = 1;
+	return 0;
+}
+
+/* Count a grant of the rwlock made in another order than recorded. */
+static void rw_count_order(struct sim *s, const struct sobj *o,
+			   const struct cp_tvert *v)
+{
+	s->reordered += consumed(v) != (cp_tvert_shared(v) ? o->last_wseq
+							    : o->last_seq);
+}
+
+/*
+ * Hand a free or read-held rwlock over at @now, in order of simulated
+ * request: the earliest waiter, and when that is a reader every waiting
+ * reader.  A writer goes only when nobody holds the lock.
+ */
+static void rw_dispatch(struct sim *s, struct sobj *o, uint64_t now)
+{
+	uint32_t w, prev, next;
+	const struct cp_tvert *v;
+
+	if (o->holder != NONE || o->waiters == NONE)
+		return;
+	w = pick_waiter(s, o);
+	v = cur_vert(s, w);
+	if (!cp_tvert_shared(v)) {
+		if (o->nrd) {
+			/* readers still in: it stays first in line */
+			s->th[w].next = o->waiters;
+			o->waiters = w;
+			return;
+		}
+		o->holder = w;
+		o->depth = 1;
+		rw_count_order(s, o, v);
+		grant(s, w, now);
+		return;
+	}
+	rw_add_reader(o, w);
+	rw_count_order(s, o, v);
+	grant(s, w, now);
+	/* every other waiting reader comes in with it */
+	prev = NONE;
+	for (w = o->waiters; w != NONE; w = next) {
+		next = s->th[w].next;
+		v = cur_vert(s, w);
+		if (!cp_tvert_shared(v)) {
+			prev = w;
+			continue;
+		}
+		if (prev == NONE)
+			o->waiters = next;
+		else
+			s->th[prev].next = next;
+		s->th[w].next = NONE;
+		rw_add_reader(o, w);
+		rw_count_order(s, o, v);
+		grant(s, w, now);
+	}
+}
+
+/*
+ * Thread @tid arrives at an rwlock CONSUME @v of @o.  Returns true if it
+ * got the lock, false if it must wait.
+ */
+static bool rw_acquire(struct sim *s, struct sobj *o, uint32_t tid,
+		       const struct cp_tvert *v)
+{
+	if (cp_tvert_shared(v)) {
+		if (rw_reader(o, tid) || o->holder == NONE) {
+			if (!rw_reader(o, tid))
+				rw_count_order(s, o, v);
+			rw_add_reader(o, tid);
+			return true;
+		}
+		return false;
+	}
+	if (o->holder == tid) {
+		o->depth++;
+		return true;
+	}
+	if (o->holder == NONE && o->nrd == 0 && o->waiters == NONE) {
+		o->holder = tid;
+		o->depth = 1;
+		rw_count_order(s, o, v);
+		return true;
+	}
+	return false;
+}
+
+/* Thread @tid releases @o (its PUBLISH of recorded seq @seq) at @now. */
+static void rw_release(struct sim *s, struct sobj *o, uint32_t tid,
+		       uint64_t seq, uint64_t now)
+{
+	struct sreader *r;
+
+	if (o->holder == tid) {
+		if (--o->depth)
+			return;
+		o->holder = NONE;
+		o->last_seq = seq;
+		o->last_wseq = seq;
+	} else if ((r = rw_reader(o, tid)) != NULL) {
+		o->last_seq = seq;
+		if (--r->depth)
+			return;
+		*r = o->rd[--o->nrd];
+	} else {
+		return;		/* not held in the simulation: nothing to do */
+	}
+	rw_dispatch(s, o, now);
+}
+
+/*
+ * How each rwlock is simulated (@rw[obj] = RW_*), in one pass over the
+ * CONSUMEs.  An rwlock with a SHARED CONSUME is simulated.  One without is
+ * taken for write-only, and simulated, only if its CONSUMEs form a lock
+ * chain: each takes at most one release, no release is taken twice, at
+ * most one takes none.  Reads in a trace written before the flag break
+ * that as soon as two of them take the same write release, or a write
+ * follows a read; such an rwlock is replayed.  @seen: [npub] scratch.
+ */
+enum { RW_CHAIN, RW_SHARED, RW_BROKEN };
+
+static void rw_classify(const struct cp_trace *t, uint8_t *rw, uint8_t *seen,
+			uint8_t *none)
+{
+	for (uint32_t tid = 0; tid < t->nthreads; tid++)
+		for (uint32_t i = 0; i < t->threads[tid].nv; i++) {
+			const struct cp_tvert *v = &t->threads[tid].v[i];
+			const struct cp_trace_pub *pb;
+			uint32_t o = v->obj;
+
+			if (!o || cp_tvert_kind(v) != CP_EV_CONSUME ||
+			    t->objs[o].kind != CP_OBJ_RWLOCK)
+				continue;
+			if (cp_tvert_shared(v))
+				rw[o] = RW_SHARED;
+			if (rw[o] != RW_CHAIN)
+				continue;
+			if (v->cnt > 1 || (!v->cnt && none[o]++)) {
+				rw[o] = RW_BROKEN;
+				continue;
+			}
+			if (!v->cnt)
+				continue;
+			pb = cp_trace_find_pub(t, o, v->arg, 1);
+			if (seen[pb - t->pub]++)
+				rw[o] = RW_BROKEN;
+		}
+}
+
 /*
  * Try to make vertex th[tid].cur happen.  Returns true when it did (its
  * time is th[tid].last), false when the thread blocked.
@@ -252,6 +464,16 @@ static bool step(struct sim *s, uint32_t tid)
 
 	switch (cp_tvert_kind(v)) {
 	case CP_EV_CONSUME:
+		if (o && o->mode == MODE_RW) {
+			if (st->granted) {
+				st->granted = false;
+				at = st->grant > at ? st->grant : at;
+			} else if (!rw_acquire(s, o, tid, v)) {
+				block_on(s, &o->waiters, tid);
+				return false;
+			}
+			break;
+		}
 		if (o && o->mode == MODE_LOCK) {
 			if (st->granted) {
 				st->granted = false;
@@ -318,6 +540,8 @@ static bool step(struct sim *s, uint32_t tid)
 				s->reordered += consumed(wv) != o->last_seq;
 				grant(s, w, at);
 			}
+		} else if (o && o->mode == MODE_RW) {
+			rw_release(s, o, tid, v->arg, at);
 		} else if (o && o->mode == MODE_SEM) {
 			w = pick_waiter(s, o);
 			if (w != NONE)
@@ -359,7 +583,8 @@ static bool step(struct sim *s, uint32_t tid)
 
 /*
  * The simulation's invariants: the heap is ordered, holds each thread at
- * most once and only ready ones; a held lock's holder is a thread.
+ * most once and only ready ones; a held lock's holder is a thread; an
+ * rwlock is written or read, never both.
  */
 static void cp_whatif_assert(const struct sim *s)
 {
@@ -375,10 +600,16 @@ static void cp_whatif_assert(const struct sim *s)
 			if (s->heap[i].tid == s->heap[j].tid)
 				cp_die("what-if: a thread twice in the heap");
 	}
-	for (uint32_t o = 1; o < s->t->nobjs; o++)
+	for (uint32_t o = 1; o < s->t->nobjs; o++) {
 		if (s->ob[o].holder != NONE &&
 		    s->ob[o].holder >= s->t->nthreads)
 			cp_die("what-if: lock held by no thread");
+		if (s->ob[o].holder != NONE && s->ob[o].nrd)
+			cp_die("what-if: rwlock written and read at once");
+		for (uint32_t i = 0; i < s->ob[o].nrd; i++)
+			if (!s->ob[o].rd[i].depth)
+				cp_die("what-if: reader without a share");
+	}
 }
 
 static void run(struct sim *s)
@@ -422,6 +653,7 @@ int cp_whatif_simulate(const struct cp_tracepag *tp, const double *cct_factor,
 	const struct cp_trace *t = tp->t;
 	struct sim s;
 	uint64_t *cnt0 = NULL;
+	uint8_t *seen = NULL, *rwk = NULL, *none = NULL;
 	int ret = -1;
 
 	memset(&s, 0, sizeof(s));
@@ -434,7 +666,11 @@ int cp_whatif_simulate(const struct cp_tracepag *tp, const double *cct_factor,
 	s.pub_wait = malloc((t->npub ? t->npub : 1) * sizeof(*s.pub_wait));
 	s.heap = malloc(t->nthreads * sizeof(*s.heap));
 	cnt0 = calloc(t->nobjs ? t->nobjs : 1, sizeof(*cnt0));
-	if (!s.th || !s.ob || !s.pub_time || !s.pub_wait || !s.heap || !cnt0)
+	rwk = calloc(t->nobjs ? t->nobjs : 1, 1);
+	none = calloc(t->nobjs ? t->nobjs : 1, 1);
+	seen = calloc(t->npub ? t->npub : 1, 1);
+	if (!s.th || !s.ob || !s.pub_time || !s.pub_wait || !s.heap || !cnt0 ||
+	    !rwk || !none || !seen)
 		goto out;
 	for (uint64_t i = 0; i < t->npub; i++) {
 		s.pub_time[i] = NEVER;
@@ -449,6 +685,7 @@ int cp_whatif_simulate(const struct cp_tracepag *tp, const double *cct_factor,
 			    !v->cnt)
 				cnt0[v->obj]++;
 		}
+	rw_classify(t, rwk, seen, none);
 	for (uint32_t o = 1; o < t->nobjs; o++) {
 		const struct cp_trace_obj *to = &t->objs[o];
 		struct sobj *so = &s.ob[o];
@@ -463,6 +700,8 @@ int cp_whatif_simulate(const struct cp_tracepag *tp, const double *cct_factor,
 		} else if (to->kind == CP_OBJ_SEM) {
 			so->mode = MODE_SEM;
 			so->tokens = to->extra > cnt0[o] ? to->extra : cnt0[o];
+		} else if (to->kind == CP_OBJ_RWLOCK && rwk[o] != RW_BROKEN) {
+			so->mode = MODE_RW;
 		}
 	}
 	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
@@ -481,6 +720,11 @@ int cp_whatif_simulate(const struct cp_tracepag *tp, const double *cct_factor,
 	*reordered = s.reordered;
 	ret = 0;
 out:
+	for (uint32_t o = 1; s.ob && o < t->nobjs; o++)
+		free(s.ob[o].rd);
+	free(seen);
+	free(rwk);
+	free(none);
 	free(s.th);
 	free(s.ob);
 	free(s.pub_time);

@@ -8,10 +8,10 @@
  *                 being taken in another order;
  *   simulation    replay every thread's events with the new segment
  *                 durations, granting locks in order of simulated request
- *                 time, handing out semaphore tokens in simulated order,
- *                 and following the recorded dependencies of barriers,
- *                 condition variables, work-queue items, rwlocks and
- *                 create/join.
+ *                 time (rwlocks: readers share, writers exclusive),
+ *                 handing out semaphore tokens in simulated order, and
+ *                 following the recorded dependencies of barriers,
+ *                 condition variables, work-queue items and create/join.
  *
  * Both work in the PAG's model (an ideal machine with a processor per
  * thread, waits cost nothing), so with nothing scaled the fixed graph gives

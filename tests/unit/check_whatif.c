@@ -127,6 +127,224 @@ START_TEST(test_whatif_lock_reorder)
 }
 END_TEST
 
+/*
+ * Rwlock L.  W works 8 (wwork), writes 6; R works 10 (rwork), R2 12
+ * (r2work), then both read 6, sharing the lock after W.  CP 20.
+ */
+static void rw_reader_first(struct synth *s, bool no_shared)
+{
+	uint32_t l;
+
+	synth_init(s);
+	s->no_shared = no_shared;
+	synth_symbol(s, 0x100, 0x10, "rwork");
+	synth_symbol(s, 0x200, 0x10, "wwork");
+	synth_symbol(s, 0x300, 0x10, "r2work");
+	synth_symbol(s, 0x400, 0x10, "read");
+	synth_symbol(s, 0x500, 0x10, "write");
+	synth_start(s, 0, -1);
+	l = synth_obj(s, 0, CP_OBJ_RWLOCK, 0);
+	for (uint32_t i = 1; i <= 3; i++) {
+		synth_create(s, 0, 0, i);
+		synth_start(s, i, 0);
+	}
+	synth_enter(s, 2, 0, 0x200);
+	synth_leave(s, 2, 8);
+	synth_wrlock(s, 2, 0, 0, l);
+	synth_enter(s, 2, 0, 0x500);
+	synth_leave(s, 2, 6);
+	synth_rwunlock(s, 2, 0, l);
+	synth_enter(s, 1, 0, 0x100);
+	synth_leave(s, 1, 10);
+	synth_rdlock(s, 1, 0, 4, l);
+	synth_enter(s, 1, 0, 0x400);
+	synth_leave(s, 1, 6);
+	synth_enter(s, 3, 0, 0x300);
+	synth_leave(s, 3, 12);
+	synth_rdlock(s, 3, 0, 2, l);
+	synth_enter(s, 3, 0, 0x400);
+	synth_leave(s, 3, 6);
+	synth_rwunlock(s, 1, 0, l);
+	synth_rwunlock(s, 3, 0, l);
+	for (uint32_t i = 1; i <= 3; i++)
+		synth_exit(s, i, 0);
+	synth_join(s, 0, 20, true, 1);
+	synth_join(s, 0, 0, true, 2);
+	synth_join(s, 0, 0, true, 3);
+	synth_exit(s, 0, 0);
+}
+
+START_TEST(test_whatif_rwlock_reader_first)
+{
+	struct synth s;
+	struct fixture f;
+	struct cp_whatif_result r;
+
+	rw_reader_first(&s, false);
+	load(&s, &f);
+	/* unscaled: R and R2 share the lock (one after the other: 26) */
+	r = whatif(&f, "rwork", 1.0);
+	ASSERT_RESULT(r, 20, 20, 20);
+	ck_assert_msg(r.simulated && r.length_before_sim == 20 &&
+		      r.reordered == 0, "simulated %d baseline %" PRIu64
+		      " reordered %" PRIu64, r.simulated,
+		      r.length_before_sim, r.reordered);
+	/*
+	 * R at 5 reads 5..11; W (8) waits for it and writes 11..17; R2
+	 * (12) waits for W and reads 17..23: slower.  The fixed graph keeps
+	 * R behind W's write: 20.
+	 */
+	r = whatif(&f, "rwork", 0.5);
+	ASSERT_RESULT(r, 20, 23, 20);
+	ck_assert_msg(r.simulated && !r.deadlock && r.reordered > 0,
+		      "simulated %d deadlock %d reordered %" PRIu64,
+		      r.simulated, r.deadlock, r.reordered);
+	/* shorter reads: R and R2 share 14..17 */
+	r = whatif(&f, "read", 0.5);
+	ASSERT_RESULT(r, 20, 17, 17);
+	unload(&f);
+	synth_free(&s);
+
+	/* a trace without the SHARED flag: its reads are replayed */
+	rw_reader_first(&s, true);
+	load(&s, &f);
+	r = whatif(&f, "rwork", 0.5);
+	ASSERT_RESULT(r, 20, 20, 20);
+	ck_assert_msg(r.simulated && !r.deadlock && r.length_before_sim == 20,
+		      "simulated %d deadlock %d baseline %" PRIu64,
+		      r.simulated, r.deadlock, r.length_before_sim);
+	unload(&f);
+	synth_free(&s);
+}
+END_TEST
+
+/*
+ * Rwlock L.  R1 reads 0..10 (scan); W requests at 4 (wwork) and waits;
+ * R2 comes at 6 (r2work) and, as glibc's default rwlock lets it, reads
+ * 6..16 (scan2) past the waiting writer; W writes 16..20.  CP 20.
+ */
+static void rw_writer_first(struct synth *s)
+{
+	uint32_t l;
+
+	synth_init(s);
+	synth_symbol(s, 0x100, 0x10, "scan");
+	synth_symbol(s, 0x200, 0x10, "wwork");
+	synth_symbol(s, 0x300, 0x10, "r2work");
+	synth_symbol(s, 0x500, 0x10, "write");
+	synth_symbol(s, 0x600, 0x10, "scan2");
+	synth_start(s, 0, -1);
+	l = synth_obj(s, 0, CP_OBJ_RWLOCK, 0);
+	for (uint32_t i = 1; i <= 3; i++) {
+		synth_create(s, 0, 0, i);
+		synth_start(s, i, 0);
+	}
+	synth_rdlock(s, 1, 0, 0, l);
+	synth_enter(s, 1, 0, 0x100);
+	synth_leave(s, 1, 10);
+	synth_enter(s, 3, 0, 0x300);
+	synth_leave(s, 3, 6);
+	synth_rdlock(s, 3, 0, 0, l);
+	synth_enter(s, 3, 0, 0x600);
+	synth_leave(s, 3, 10);
+	synth_rwunlock(s, 1, 0, l);
+	synth_rwunlock(s, 3, 0, l);
+	synth_enter(s, 2, 0, 0x200);
+	synth_leave(s, 2, 4);
+	synth_wrlock(s, 2, 0, 12, l);
+	synth_enter(s, 2, 0, 0x500);
+	synth_leave(s, 2, 4);
+	synth_rwunlock(s, 2, 0, l);
+	for (uint32_t i = 1; i <= 3; i++)
+		synth_exit(s, i, 0);
+	synth_join(s, 0, 20, true, 1);
+	synth_join(s, 0, 0, true, 2);
+	synth_join(s, 0, 0, true, 3);
+	synth_exit(s, 0, 0);
+}
+
+START_TEST(test_whatif_rwlock_writer_first)
+{
+	struct synth s;
+	struct fixture f;
+	struct cp_whatif_result r;
+
+	rw_writer_first(&s);
+	load(&s, &f);
+	/* unscaled: R2 reads past the waiting writer, as recorded */
+	r = whatif(&f, "scan", 1.0);
+	ASSERT_RESULT(r, 20, 20, 20);
+	ck_assert_msg(r.length_before_sim == 20 && r.reordered == 0,
+		      "baseline %" PRIu64 " reordered %" PRIu64,
+		      r.length_before_sim, r.reordered);
+	/*
+	 * R1 leaves at 5: W writes 5..9, R2 (6) waits for it and reads
+	 * 9..19.  The fixed graph keeps W after R2's read: 20.
+	 */
+	r = whatif(&f, "scan", 0.5);
+	ASSERT_RESULT(r, 20, 19, 20);
+	ck_assert_msg(r.simulated && !r.deadlock && r.reordered > 0,
+		      "simulated %d deadlock %d reordered %" PRIu64,
+		      r.simulated, r.deadlock, r.reordered);
+	/* W later (at 12): R1 and R2 read, W writes 16..20 anyway */
+	r = whatif(&f, "wwork", 3.0);
+	ASSERT_RESULT(r, 20, 20, 20);
+	unload(&f);
+	synth_free(&s);
+}
+END_TEST
+
+/*
+ * An rwlock only ever write-locked, in a trace without the SHARED flag
+ * (all its CONSUMEs take one release each): simulated as a lock, so the
+ * README §4 reorder is seen as with a mutex.
+ */
+START_TEST(test_whatif_rwlock_write_only)
+{
+	struct synth s;
+	struct fixture f;
+	struct cp_whatif_result r;
+	uint32_t l;
+
+	synth_init(&s);
+	s.no_shared = true;
+	synth_symbol(&s, 0x100, 0x10, "work1");
+	synth_symbol(&s, 0x200, 0x10, "work2");
+	synth_symbol(&s, 0x300, 0x10, "crit");
+	synth_start(&s, 0, -1);
+	l = synth_obj(&s, 0, CP_OBJ_RWLOCK, 0);
+	synth_create(&s, 0, 0, 1);
+	synth_create(&s, 0, 0, 2);
+	synth_start(&s, 1, 0);
+	synth_start(&s, 2, 0);
+	synth_enter(&s, 2, 0, 0x200);
+	synth_leave(&s, 2, 20);
+	synth_wrlock(&s, 2, 0, 0, l);
+	synth_enter(&s, 2, 0, 0x300);
+	synth_leave(&s, 2, 10);
+	synth_rwunlock(&s, 2, 0, l);
+	synth_exit(&s, 2, 0);
+	synth_enter(&s, 1, 0, 0x100);
+	synth_leave(&s, 1, 30);
+	synth_wrlock(&s, 1, 0, 0, l);
+	synth_enter(&s, 1, 0, 0x300);
+	synth_leave(&s, 1, 10);
+	synth_rwunlock(&s, 1, 0, l);
+	synth_exit(&s, 1, 0);
+	synth_join(&s, 0, 40, true, 1);
+	synth_join(&s, 0, 0, true, 2);
+	synth_exit(&s, 0, 0);
+	load(&s, &f);
+	r = whatif(&f, "work1", 0.5);
+	ASSERT_RESULT(r, 40, 35, 40);
+	ck_assert_msg(r.simulated && r.reordered == 2,
+		      "simulated %d reordered %" PRIu64, r.simulated,
+		      r.reordered);
+	unload(&f);
+	synth_free(&s);
+}
+END_TEST
+
 START_TEST(test_whatif_barrier)
 {
 	struct synth s;
@@ -502,6 +720,9 @@ static Suite *whatif_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_whatif_lock_reorder);
+	tcase_add_test(tc, test_whatif_rwlock_reader_first);
+	tcase_add_test(tc, test_whatif_rwlock_writer_first);
+	tcase_add_test(tc, test_whatif_rwlock_write_only);
 	tcase_add_test(tc, test_whatif_barrier);
 	tcase_add_test(tc, test_whatif_semaphore_order);
 	tcase_add_test(tc, test_whatif_cond_follows_signal);
