@@ -44,10 +44,12 @@
  * cpt export (chrome, folded), output to a file whose size is shown.
  *
  * usage: bench_trace [-e EDGES,..] [-n EVENTS] [-t THREADS] [-k K,..]
- *                    [-d DIR] [-c CPT] [-s SEED] [-g] [-x] [-C] [-A] [-K]
+ *                    [-d DIR] [-c CPT] [-s SEED] [-f TRACE] [-g] [-x]
+ *                    [-C] [-A] [-K]
  *   -e  sizes in PAG edges (default 1e5,1e6,1e7)
  *   -n  also a trace of about this many events for the CLI (default 1e6,
  *       0: none)
+ *   -f  also measure an existing trace (repeatable), e.g. a real run's;
  *   -g  generate the traces only;  -x  skip the library phases;
  *   -C  skip the CLI runs;  -A  run the CLI on every trace, not only the
  *       -n one;  -K  keep the CLI's output files (DIR/out-N)
@@ -1290,25 +1292,14 @@ static int parse_list(const char *s, uint64_t *v, int max)
 	return n;
 }
 
-static void one_trace(const char *dir, const char *name, uint64_t budget,
-		      uint32_t nt, bool lib, bool run_cpt, const char *cpt,
-		      const uint64_t *ks, int nk)
+/* Library phases (child process) and CLI runs on the trace @path. */
+static void analyse(const char *dir, const char *path, bool lib,
+		    bool run_cpt, const char *cpt, const uint64_t *ks, int nk)
 {
-	char path[4096];
-	struct gen_stats gs;
 	struct rusage ru;
 	int status;
 	pid_t pid;
 
-	snprintf(path, sizeof(path), "%s/%s.cpt", dir, name);
-	generate(path, nt, budget, &gs);
-	printf("\n== %s: %" PRIu64 " events (%" PRIu64 " vertices), %"
-	       PRIu64 " bytes = %.2f bytes/event, %u objects, %" PRIu64
-	       " rounds, online CP %" PRIu64 " ns; generated in %.2f s\n",
-	       path, gs.events, gs.vertices, gs.bytes,
-	       (double)gs.bytes / (double)gs.events, gs.objects, gs.rounds,
-	       gs.online_len, gs.secs);
-	fflush(stdout);
 	if (lib) {
 		printf("%10s  %-24s %8s %8s %8s %9s %7s %9s\n", "edges",
 		       "phase", "wall s", "cpu s", "Me/s cpu", "heap MB",
@@ -1332,6 +1323,25 @@ static void one_trace(const char *dir, const char *name, uint64_t budget,
 		cli(cpt, dir, path);
 }
 
+static void one_trace(const char *dir, const char *name, uint64_t budget,
+		      uint32_t nt, bool lib, bool run_cpt, const char *cpt,
+		      const uint64_t *ks, int nk)
+{
+	char path[4096];
+	struct gen_stats gs;
+
+	snprintf(path, sizeof(path), "%s/%s.cpt", dir, name);
+	generate(path, nt, budget, &gs);
+	printf("\n== %s: %" PRIu64 " events (%" PRIu64 " vertices), %"
+	       PRIu64 " bytes = %.2f bytes/event, %u objects, %" PRIu64
+	       " rounds, online CP %" PRIu64 " ns; generated in %.2f s\n",
+	       path, gs.events, gs.vertices, gs.bytes,
+	       (double)gs.bytes / (double)gs.events, gs.objects, gs.rounds,
+	       gs.online_len, gs.secs);
+	fflush(stdout);
+	analyse(dir, path, lib, run_cpt, cpt, ks, nk);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t sizes[8] = { 100000, 1000000, 10000000 };
@@ -1340,8 +1350,10 @@ int main(int argc, char **argv)
 	const char *dir = "/tmp/cpt-bench", *cpt = CP_BINARY_DIR "/tools/cpt";
 	int nsizes = 3, nk = 3, opt;
 	bool gen_only = false, lib = true, run_cpt = true, cli_all = false;
+	const char *files[8];
+	int nfiles = 0;
 
-	while ((opt = getopt(argc, argv, "e:n:t:k:d:c:s:gxCAK")) != -1) {
+	while ((opt = getopt(argc, argv, "e:n:t:k:d:c:s:f:gxCAK")) != -1) {
 		switch (opt) {
 		case 'e':
 			nsizes = parse_list(optarg, sizes, 8);
@@ -1366,6 +1378,10 @@ int main(int argc, char **argv)
 		case 's':
 			seed = strtoull(optarg, NULL, 10);
 			break;
+		case 'f':
+			if (nfiles < 8)
+				files[nfiles++] = optarg;
+			break;
 		case 'g':
 			gen_only = true;
 			break;
@@ -1384,7 +1400,8 @@ int main(int argc, char **argv)
 		default:
 			fprintf(stderr, "usage: %s [-e EDGES,..] [-n EVENTS] "
 				"[-t THREADS] [-k K,..] [-d DIR] [-c CPT] "
-				"[-s SEED] [-g] [-x] [-C] [-A] [-K]\n", argv[0]);
+				"[-s SEED] [-f TRACE] [-g] [-x] [-C] [-A] [-K]\n",
+				argv[0]);
 			return 2;
 		}
 	}
@@ -1412,6 +1429,10 @@ int main(int argc, char **argv)
 		snprintf(name, sizeof(name), "trace-n%" PRIu64, cli_events);
 		one_trace(dir, name, cli_events, (uint32_t)nt, lib, run_cpt,
 			  cpt, ks, nk);
+	}
+	for (int i = 0; i < nfiles; i++) {
+		printf("\n== %s (given)\n", files[i]);
+		analyse(dir, files[i], lib, run_cpt, cpt, ks, nk);
 	}
 	return 0;
 }
