@@ -209,7 +209,8 @@ static void thread_slices(struct ctx *x, uint32_t tid, struct frame *stk,
 			obj_name(x->t, tp->e_obj[e], name, sizeof(name));
 			snprintf(q, sizeof(q), "\"wait %s\"", name);
 			slice(x, tid, a, b, "wait", q);
-			cp_wbuf_str(x->w, ",\"cname\":\"grey\",\"args\":{\"object\":");
+			cp_wbuf_str(x->w, ",\"cname\":\"grey\","
+				    "\"args\":{\"object\":");
 			cp_wbuf_json(x->w, name);
 			if (tp->e_obj[e]) {
 				cp_wbuf_str(x->w, ",\"address\":\"");

@@ -311,7 +311,8 @@ static void headline(struct cp_compare *c)
 	for (uint32_t i = 0; i < c->n; i++) {
 		const struct cp_cmp_row *r = &c->rows[i];
 
-		if (!r->pp || (whole(c, r) && i + 1 < c->n && c->rows[i + 1].pp))
+		if (!r->pp ||
+		    (whole(c, r) && i + 1 < c->n && c->rows[i + 1].pp))
 			continue;
 		c->hl_row = i;
 		for (uint32_t j = 0; j < c->n; j++)
@@ -349,9 +350,9 @@ static void note(struct cp_compare *c)
 	if (!p->exclusive)
 		l = (size_t)snprintf(c->note, sizeof(c->note),
 				     "gprof's self time excludes callees, the "
-				     "critical-path columns include them: ranks "
-				     "compare cpthread's CPU time (--exclusive "
-				     "to rank gprof's). ");
+				     "critical-path columns include them: "
+				     "ranks compare cpthread's CPU time "
+				     "(--exclusive to rank gprof's). ");
 	if (p->nthreads < 2 || l >= sizeof(c->note))
 		return;
 	seen = cp_pct(gp->total_ns, p->useful_ns);
@@ -449,7 +450,8 @@ int cp_compare_build(struct cp_compare *c, const struct cp_profile *p,
 		r->cp_rank = r->pp ? rp[i] : CP_COMPARE_NORANK;
 		/* no CPU time at all (gprof saw none): tied below every
 		 * ranked one, so the CP can only rank it higher */
-		cr = r->cpu_rank == CP_COMPARE_NORANK ? ranked + 1 : r->cpu_rank;
+		cr = r->cpu_rank == CP_COMPARE_NORANK ? ranked + 1
+						      : r->cpu_rank;
 		if (!r->pp || r->cp_rank == CP_COMPARE_NORANK ||
 		    cr == r->cp_rank ||
 		    (r->cpu_rank == CP_COMPARE_NORANK && r->cp_rank > cr) ||
@@ -601,8 +603,9 @@ void cp_compare_print(FILE *f, const struct cp_compare *c, uint32_t max)
 		fprintf(f, "  (%" PRIu32 " more procedures; --top 0 shows "
 			"them)\n", c->n - rows);
 	if (uncomputed)
-		fprintf(f, "  ('-': zeroing, Slack and MBM are computed for the "
-			"procedures with the most CP time; --top N for more)\n");
+		fprintf(f, "  ('-': zeroing, Slack and MBM are computed for "
+			"the procedures with the most CP time;\n  --top N for "
+			"more)\n");
 	fprintf(f, "\n  CPU %% is of all CPU time%s;\n  the other %% columns "
 		"are of the critical path (%.*f %s).\n",
 		gcol ? " (gprof: of gprof's samples)" : "", u.prec,

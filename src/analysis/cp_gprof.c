@@ -204,8 +204,8 @@ int cp_gprof_parse(struct cp_gprof *gp, const char *text, size_t len,
 			if (r < 0)
 				goto err_mem;
 			if (r == 0) {
-				snprintf(err, errlen,
-					 "%s: unexpected line in gprof's flat profile: '%.*s'",
+				snprintf(err, errlen, "%s: unexpected line "
+					 "in gprof's flat profile: '%.*s'",
 					 name, (int)(le - b > 60 ? 60 : le - b),
 					 b);
 				goto err;
@@ -347,7 +347,8 @@ int cp_gprof_run(struct cp_gprof *gp, const char *gprof, const char *exe,
 		size_t ml = strcspn(m, "\n");
 
 		if (WIFEXITED(status))
-			snprintf(err, errlen, "%s -b -p %s %s failed (exit %d)%s%.*s",
+			snprintf(err, errlen,
+				 "%s -b -p %s %s failed (exit %d)%s%.*s",
 				 gprof, exe, gmon, WEXITSTATUS(status),
 				 ml ? ": " : "", (int)(ml > 200 ? 200 : ml), m);
 		else

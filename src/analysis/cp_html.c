@@ -362,10 +362,10 @@ static void row(struct html *h, uint32_t tid, double y, double rh,
 		if (cur >= 0) {
 			fmt_ns(b1, sizeof(b1), (uint64_t)(c0 * npx));
 			fmt_ns(b2, sizeof(b2), (uint64_t)(c * npx));
-			cp_wbuf_printf(h->w, "<rect class=\"seg c%d\" x=\"%u\" "
-				       "y=\"%.1f\" width=\"%u\" height=\"%.1f\" "
-				       "fill=\"%s\"><title>", cur,
-				       LABEL_W + c0, y + 1, c - c0,
+			cp_wbuf_printf(h->w, "<rect class=\"seg c%d\" "
+				       "x=\"%u\" y=\"%.1f\" width=\"%u\" "
+				       "height=\"%.1f\" fill=\"%s\"><title>",
+				       cur, LABEL_W + c0, y + 1, c - c0,
 				       rh > 3 ? rh - 2 : rh, palette[cur]);
 			E(h, lab);
 			S(h, ": ");
@@ -482,8 +482,9 @@ static int timeline(struct html *h)
 			continue;
 		cp_wbuf_printf(h->w, "<span><span class=\"swatch\" style=\""
 			       "background:%s\"></span>",
-			       k == CAT_WAIT ? "repeating-linear-gradient(45deg,"
-			       "#fbeaea 0 3px,#e8a0a0 3px 5px)" : palette[k]);
+			       k == CAT_WAIT ?
+			       "repeating-linear-gradient(45deg,#fbeaea 0 3px,"
+			       "#e8a0a0 3px 5px)" : palette[k]);
 		E(h, cat_name(h, k));
 		S(h, "</span>");
 	}
@@ -667,9 +668,10 @@ static void procedures(struct html *h)
 		       "how much shorter the run gets if the procedure took "
 		       "no time; Slack: the improvement guaranteed; MBM: the "
 		       "most the %u longest paths allow. "
-		       "<span class=\"badge up\">▲ CP</span> the critical path "
-		       "ranks the procedure higher than the CPU profile does, "
-		       "<span class=\"badge down\">▼ CP</span> lower. Click a "
+		       "<span class=\"badge up\">▲ CP</span> the critical "
+		       "path ranks the procedure higher than the CPU profile "
+		       "does, <span class=\"badge down\">▼ CP</span> lower. "
+		       "Click a "
 		       "column to sort.</p>\n",
 		       p->exclusive ? "exclusive" : "inclusive",
 		       g ? " (gprof: of its samples)" : "", p->npaths);
@@ -911,8 +913,9 @@ static int paths(struct html *h)
 			fmt_ns(b2, sizeof(b2), skip);
 			S(h, " <span class=\"hint\">(");
 			if (off)
-				cp_wbuf_printf(h->w, "%s off the critical path%s",
-					       b, skip ? ", in place of " : "");
+				cp_wbuf_printf(h->w, "%s off the critical "
+					       "path%s", b,
+					       skip ? ", in place of " : "");
 			if (skip)
 				cp_wbuf_printf(h->w, "%s%s of its work",
 					       off ? "" : "leaves out ", b2);
@@ -920,11 +923,11 @@ static int paths(struct html *h)
 		}
 		S(h, "</td></tr>\n");
 	}
-	S(h, "</tbody></table></div>\n<p class=\"hint\">The longest paths of the "
-	     "program activity graph, longest first (best-first search on "
-	     "slack). A procedure on the critical path but on none of the "
-	     "near-critical ones pays off up to the gap to the next path; "
-	     "one on all of them pays off more.</p>\n");
+	S(h, "</tbody></table></div>\n<p class=\"hint\">The longest paths "
+	     "of the program activity graph, longest first (best-first "
+	     "search on slack). A procedure on the critical path but on none "
+	     "of the near-critical ones pays off up to the gap to the next "
+	     "path; one on all of them pays off more.</p>\n");
 	free(ed);
 	cp_kpaths_free(&kp);
 	return 0;
@@ -950,10 +953,11 @@ static void whatif(struct html *h)
 	char err[256];
 
 	S(h, "<h2>What if</h2>\n");
-	cp_wbuf_printf(h->w, "<div class=\"twrap\"><table id=\"whatif\"><thead><tr><th class=\""
-		       "name\">procedure ×%g</th><th>on the CP</th><th>fixed "
-		       "graph</th><th>change</th><th>simulated</th><th>change"
-		       "</th><th class=\"desc\">notes</th></tr></thead><tbody>\n",
+	cp_wbuf_printf(h->w, "<div class=\"twrap\"><table id=\"whatif\">"
+		       "<thead><tr><th class=\"name\">procedure ×%g</th>"
+		       "<th>on the CP</th><th>fixed graph</th><th>change</th>"
+		       "<th>simulated</th><th>change</th>"
+		       "<th class=\"desc\">notes</th></tr></thead><tbody>\n",
 		       f);
 	for (uint32_t i = 0; i < p->nprocs && done < top; i++) {
 		const struct cp_proc_prof *pp = &p->procs[i];
@@ -982,8 +986,8 @@ static void whatif(struct html *h)
 		if (r.deadlock)
 			S(h, "the new order would deadlock: fixed graph used");
 		else if (r.reordered)
-			cp_wbuf_printf(h->w, "%" PRIu64 " lock grant%s in a new "
-				       "order", r.reordered,
+			cp_wbuf_printf(h->w, "%" PRIu64 " lock grant%s in a "
+				       "new order", r.reordered,
 				       r.reordered == 1 ? "" : "s");
 		S(h, "</td></tr>\n");
 	}
@@ -991,13 +995,13 @@ static void whatif(struct html *h)
 		S(h, "<tr><td class=\"desc\" colspan=\"7\">No procedure holds "
 		     "part of the critical path (or every one spans all of "
 		     "it).</td></tr>\n");
-	cp_wbuf_printf(h->w, "</tbody></table></div>\n<p class=\"hint\">Predicted "
-		       "run time if the procedure took ×%g its time. The fixed "
-		       "graph keeps every recorded dependency; the simulation "
-		       "replays the threads and grants locks in the new order "
-		       "of requests (so it sees a lock taken in a different "
-		       "order). Procedures that span the whole path are left "
-		       "out.</p>\n", f);
+	cp_wbuf_printf(h->w, "</tbody></table></div>\n<p class=\"hint\">"
+		       "Predicted run time if the procedure took ×%g its "
+		       "time. The fixed graph keeps every recorded "
+		       "dependency; the simulation replays the threads and "
+		       "grants locks in the new order of requests (so it sees "
+		       "a lock taken in a different order). Procedures that "
+		       "span the whole path are left out.</p>\n", f);
 }
 
 /* ---- the page ---------------------------------------------------------- */
@@ -1072,9 +1076,10 @@ int cp_html_write(FILE *f, const struct cp_profile *p,
 		h.t0 = h.t1 = 0;
 
 	cp_wbuf_init(h.w, f);
-	S(&h, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-	      "<meta name=\"viewport\" content=\"width=device-width,"
-	      "initial-scale=1\"><title>cpthread report: ");
+	S(&h, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
+	      "<meta charset=\"utf-8\"><meta name=\"viewport\" "
+	      "content=\"width=device-width,initial-scale=1\">"
+	      "<title>cpthread report: ");
 	E(&h, title);
 	S(&h, "</title>\n<style>\n");
 	S(&h, css);
@@ -1105,9 +1110,9 @@ int cp_html_write(FILE *f, const struct cp_profile *p,
 
 		fmt_ns(a, sizeof(a), p->online_len);
 		fmt_ns(b, sizeof(b), p->cp_len);
-		cp_wbuf_printf(h.w, "<div class=\"note\">The runtime measured a "
-			       "critical path of %s online; the trace's graph "
-			       "gives %s.</div>\n", a, b);
+		cp_wbuf_printf(h.w, "<div class=\"note\">The runtime "
+			       "measured a critical path of %s online; the "
+			       "trace's graph gives %s.</div>\n", a, b);
 	}
 	summary(&h);
 	S(&h, "<h2>Timeline</h2>\n");

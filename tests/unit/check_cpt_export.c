@@ -201,7 +201,8 @@ START_TEST(test_cpt_export_chrome_and_cpu_weights)
 	json_decref(doc);
 	out_free(&r);
 	cpt(&r, a2);
-	ck_assert_msg(r.status == 0 && strstr(r.out, "T2 t2;work2 20000000\n") &&
+	ck_assert_msg(r.status == 0 &&
+		      strstr(r.out, "T2 t2;work2 20000000\n") &&
 		      strstr(r.out, "T2 t2;crit 10000000\n"),
 		      "exit %d, CPU stacks:\n%s", r.status, r.out);
 	out_free(&r);
@@ -270,7 +271,8 @@ START_TEST(test_cpt_report_views)
 	struct out r;
 
 	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
-		const char *a[] = { "report", trace, "--by", views[i][0], NULL };
+		const char *a[] = { "report", trace, "--by", views[i][0],
+				    NULL };
 
 		cpt(&r, a);
 		ck_assert_msg(r.status == 0 && strstr(r.out, views[i][1]),
@@ -328,11 +330,14 @@ START_TEST(test_cpt_report_gprof_json)
 {
 	static const char prog[] =
 		"volatile unsigned long sink;\n"
-		"#define BURN(n) for (unsigned long i = 0; i < (n); i++) sink += i\n"
-		"__attribute__((noinline)) void work1(void) { BURN(30000000ul); }\n"
-		"__attribute__((noinline)) void work2(void) { BURN(20000000ul); }\n"
-		"__attribute__((noinline)) void crit(void) { BURN(10000000ul); }\n"
-		"int main(void) { work1(); crit(); work2(); crit(); return 0; }\n";
+		"#define BURN(n) \\\n"
+		"	for (unsigned long i = 0; i < (n); i++) sink += i\n"
+		"#define P __attribute__((noinline)) void\n"
+		"P work1(void) { BURN(30000000ul); }\n"
+		"P work2(void) { BURN(20000000ul); }\n"
+		"P crit(void) { BURN(10000000ul); }\n"
+		"int main(void)\n"
+		"{ work1(); crit(); work2(); crit(); return 0; }\n";
 	char src[320], exe[320], gmon[320], cmd[800];
 	struct out r;
 	json_error_t jerr;

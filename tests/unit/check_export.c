@@ -111,6 +111,24 @@ static int64_t ns_of(json_t *v)
 	return (int64_t)llround(json_number_value(v) * 1000.0);
 }
 
+/* Member @k of event @ev: as a string ("" if absent), integer, ns. */
+static const char *sget(json_t *ev, const char *k)
+{
+	const char *v = json_string_value(json_object_get(ev, k));
+
+	return v ? v : "";
+}
+
+static json_int_t iget(json_t *ev, const char *k)
+{
+	return json_integer_value(json_object_get(ev, k));
+}
+
+static int64_t nsget(json_t *ev, const char *k)
+{
+	return ns_of(json_object_get(ev, k));
+}
+
 struct xs {
 	int64_t a, b;
 	const char *cat;
@@ -125,9 +143,41 @@ static int cmp_xs(const void *x, const void *y)
 	return p->b > q->b ? -1 : p->b < q->b;	/* longer (outer) first */
 }
 
+/* A flow start @ev, whose finish the writer puts right after it. */
+static void check_flow(json_t *ev, json_t *fin, size_t i)
+{
+	json_int_t id = iget(ev, "id");
+
+	ck_assert_msg(json_is_integer(json_object_get(ev, "id")),
+		      "flow %zu without id", i);
+	ck_assert_msg(!strcmp(sget(fin, "ph"), "f") && iget(fin, "id") == id,
+		      "flow start %zu (id %" JSON_INTEGER_FORMAT ") without "
+		      "its finish", i, id);
+	ck_assert_msg(json_is_string(json_object_get(fin, "bp")),
+		      "flow finish %" JSON_INTEGER_FORMAT " without bp", id);
+	ck_assert_msg(nsget(ev, "ts") <= nsget(fin, "ts"),
+		      "flow %" JSON_INTEGER_FORMAT " goes back in time", id);
+	ck_assert_msg(iget(ev, "tid") != iget(fin, "tid"),
+		      "flow %" JSON_INTEGER_FORMAT " within one thread", id);
+}
+
+/* Slices of one thread nest or are disjoint. */
+static void check_nesting(struct xs *xs, size_t nx)
+{
+	qsort(xs, nx, sizeof(*xs), cmp_xs);
+	for (size_t a = 0; a < nx; a++)
+		for (size_t b = a + 1; b < nx && xs[b].a < xs[a].b; b++)
+			ck_assert_msg(xs[b].b <= xs[a].b,
+				      "slices overlap without nesting: "
+				      "%s [%" PRId64 ",%" PRId64 ") and "
+				      "%s [%" PRId64 ",%" PRId64 ")",
+				      xs[a].cat, xs[a].a, xs[a].b, xs[b].cat,
+				      xs[b].a, xs[b].b);
+}
+
 /*
  * Check the structure of a Chrome trace; returns the parsed document and
- * fills the critical-path totals.
+ * fills the critical-path totals.  Nesting is checked on thread 1.
  */
 static json_t *chrome_check(const char *text, int64_t *cp_slices_ns,
 			   int *cp_flows, int *dep_flows)
@@ -136,7 +186,6 @@ static json_t *chrome_check(const char *text, int64_t *cp_slices_ns,
 	json_t *doc = json_loads(text, 0, &jerr), *evs, *ev;
 	struct xs *xs;
 	size_t i, n, nx = 0;
-	int open_s = 0;
 
 	ck_assert_msg(doc != NULL, "Chrome JSON does not parse: %s (line %d)",
 		      jerr.text, jerr.line);
@@ -148,89 +197,44 @@ static json_t *chrome_check(const char *text, int64_t *cp_slices_ns,
 	*cp_slices_ns = 0;
 	*cp_flows = *dep_flows = 0;
 	json_array_foreach(evs, i, ev) {
-		const char *ph = json_string_value(json_object_get(ev, "ph"));
-		json_t *tid = json_object_get(ev, "tid");
-		const char *cat = json_string_value(json_object_get(ev, "cat"));
+		const char *ph = sget(ev, "ph"), *cat = sget(ev, "cat");
+		json_int_t tid = iget(ev, "tid");
 
-		ck_assert_msg(ph && json_is_integer(json_object_get(ev, "pid")) &&
-			      json_is_integer(tid) &&
+		ck_assert_msg(*ph &&
+			      json_is_integer(json_object_get(ev, "pid")) &&
+			      json_is_integer(json_object_get(ev, "tid")) &&
 			      json_is_string(json_object_get(ev, "name")),
 			      "event %zu lacks ph/pid/tid/name", i);
 		if (!strcmp(ph, "M"))
 			continue;
 		ck_assert_msg(json_is_number(json_object_get(ev, "ts")) &&
-			      json_number_value(json_object_get(ev, "ts")) >= 0,
+			      nsget(ev, "ts") >= 0,
 			      "event %zu (%s) lacks a ts >= 0", i, ph);
 		if (!strcmp(ph, "X")) {
-			json_t *dur = json_object_get(ev, "dur");
-
-			ck_assert_msg(json_is_number(dur) &&
-				      json_number_value(dur) >= 0,
-				      "X event %zu without dur", i);
-			ck_assert_msg(cat != NULL, "X event %zu without cat", i);
-			if (json_integer_value(tid) != CP_CHROME_CP_TID) {
-				/* nesting is checked on thread 1 */
-				if (json_integer_value(tid) == 1) {
-					xs[nx].a = ns_of(json_object_get(ev, "ts"));
-					xs[nx].b = xs[nx].a + ns_of(dur);
-					xs[nx].cat = cat;
-					nx++;
-				}
-				if (!strcmp(cat, "critical_path"))
-					*cp_slices_ns += ns_of(dur);
+			ck_assert_msg(json_is_number(json_object_get(ev, "dur"))
+				      && nsget(ev, "dur") >= 0 && *cat,
+				      "X event %zu without dur or cat", i);
+			if (tid == CP_CHROME_CP_TID)
+				continue;
+			if (tid == 1) {
+				xs[nx].a = nsget(ev, "ts");
+				xs[nx].b = xs[nx].a + nsget(ev, "dur");
+				xs[nx++].cat = cat;
 			}
-		} else if (!strcmp(ph, "s") || !strcmp(ph, "f")) {
-			json_t *id = json_object_get(ev, "id");
-			json_t *nx_ev = json_array_get(evs, i + 1);
-
-			ck_assert_msg(json_is_integer(id), "flow %zu without id",
-				      i);
-			if (!strcmp(ph, "s")) {
-				const char *ph2 = json_string_value(
-					json_object_get(nx_ev, "ph"));
-
-				/* the writer puts each f right after its s */
-				ck_assert_msg(ph2 && !strcmp(ph2, "f") &&
-					      json_integer_value(json_object_get(
-						nx_ev, "id")) ==
-					      json_integer_value(id),
-					      "flow start %zu (id %" JSON_INTEGER_FORMAT
-					      ") without its finish", i,
-					      json_integer_value(id));
-				ck_assert_msg(json_number_value(json_object_get(ev, "ts")) <=
-					      json_number_value(json_object_get(nx_ev, "ts")),
-					      "flow %" JSON_INTEGER_FORMAT
-					      " goes back in time",
-					      json_integer_value(id));
-				ck_assert_msg(json_integer_value(tid) !=
-					      json_integer_value(json_object_get(nx_ev, "tid")),
-					      "flow %" JSON_INTEGER_FORMAT
-					      " within one thread",
-					      json_integer_value(id));
-				open_s++;
-				if (cat && !strcmp(cat, "critical_path"))
-					(*cp_flows)++;
-				else
-					(*dep_flows)++;
-			} else {
-				open_s--;
-				ck_assert_msg(json_is_string(json_object_get(ev, "bp")),
-					      "flow finish %zu without bp", i);
-			}
+			if (!strcmp(cat, "critical_path"))
+				*cp_slices_ns += nsget(ev, "dur");
+		} else if (!strcmp(ph, "s")) {
+			check_flow(ev, json_array_get(evs, i + 1), i);
+			if (!strcmp(cat, "critical_path"))
+				(*cp_flows)++;
+			else
+				(*dep_flows)++;
 		} else {
-			ck_abort_msg("unexpected phase '%s' at %zu", ph, i);
+			ck_assert_msg(!strcmp(ph, "f"),
+				      "unexpected phase '%s' at %zu", ph, i);
 		}
 	}
-	ck_assert_msg(open_s == 0, "%d flow starts without a finish", open_s);
-	/* slices of one thread nest or are disjoint */
-	qsort(xs, nx, sizeof(*xs), cmp_xs);
-	for (size_t a = 0; a < nx; a++)
-		for (size_t b = a + 1; b < nx && xs[b].a < xs[a].b; b++)
-			ck_assert_msg(xs[b].b <= xs[a].b,
-				      "slices overlap without nesting: %s "
-				      "[%" PRId64 ",%" PRId64 ") and %s [%" PRId64
-				      ",%" PRId64 ")", xs[a].cat, xs[a].a,
-				      xs[a].b, xs[b].cat, xs[b].a, xs[b].b);
+	check_nesting(xs, nx);
 	free(xs);
 	return doc;
 }
@@ -292,17 +296,13 @@ START_TEST(test_chrome_scene_fields_and_critical_path)
 		/* each stretch carries its CP time (the clock's, not the
 		 * wall's): together the CP length */
 		json_array_foreach(json_object_get(doc, "traceEvents"), i, ev)
-			if (json_integer_value(json_object_get(ev, "tid")) !=
-			    CP_CHROME_CP_TID &&
-			    !strcmp(json_string_value(json_object_get(ev, "ph")),
-				    "X") &&
-			    json_object_get(ev, "cat") &&
-			    !strcmp(json_string_value(json_object_get(ev, "cat")),
-				    "critical_path"))
-				sum += json_integer_value(json_object_get(
-					json_object_get(ev, "args"), "cp_ns"));
-		ck_assert_msg(sum == 33000, "args.cp_ns sum to %" JSON_INTEGER_FORMAT,
-			      sum);
+			if (iget(ev, "tid") != CP_CHROME_CP_TID &&
+			    !strcmp(sget(ev, "ph"), "X") &&
+			    !strcmp(sget(ev, "cat"), "critical_path"))
+				sum += iget(json_object_get(ev, "args"),
+					    "cp_ns");
+		ck_assert_msg(sum == 33000, "args.cp_ns sum to %"
+			      JSON_INTEGER_FORMAT, sum);
 	}
 	json_decref(doc);
 	free(buf);
@@ -343,16 +343,15 @@ START_TEST(test_chrome_slices_named)
 	doc = json_loads(buf, 0, &jerr);
 	ck_assert_msg(doc != NULL, "parse: %s", jerr.text);
 	json_array_foreach(json_object_get(doc, "traceEvents"), i, ev) {
-		const char *cat = json_string_value(json_object_get(ev, "cat"));
-		const char *name = json_string_value(json_object_get(ev, "name"));
-		json_int_t tid = json_integer_value(json_object_get(ev, "tid"));
+		const char *cat = sget(ev, "cat"), *name = sget(ev, "name");
+		json_int_t tid = iget(ev, "tid");
 
-		if (!cat)
+		if (!*cat)
 			continue;
 		if (!strcmp(cat, "procedure") && !strcmp(name, "shade")) {
-			ck_assert_msg(ns_of(json_object_get(ev, "dur")) == 10000,
+			ck_assert_msg(nsget(ev, "dur") == 10000,
 				      "shade slice of %" PRId64 " ns",
-				      ns_of(json_object_get(ev, "dur")));
+				      nsget(ev, "dur"));
 			shade++;
 		}
 		if (!strcmp(cat, "wait")) {
@@ -423,10 +422,9 @@ START_TEST(test_chrome_barrier_arrows_from_last_arrival)
 		 * the critical one) */
 		if (t2 != 30000 && t2 != 30001)
 			continue;
-		ck_assert_msg(json_integer_value(json_object_get(ev, "tid")) == 2,
-			      "departure arrow from T%" JSON_INTEGER_FORMAT
-			      ", want T2 (the last arrival)",
-			      json_integer_value(json_object_get(ev, "tid")));
+		ck_assert_msg(iget(ev, "tid") == 2, "departure arrow from "
+			      "T%" JSON_INTEGER_FORMAT ", want T2 (the last "
+			      "arrival)", iget(ev, "tid"));
 		from_t2++;
 	}
 	ck_assert_msg(from_t2 == 2, "%d departure arrows, want 2", from_t2);
@@ -587,7 +585,8 @@ START_TEST(test_dot_wellformed_and_limit)
 				for (q++; *q && *q != '"'; q++)
 					if (*q == '\\' && q[1])
 						q++;
-				ck_assert_msg(*q == '"', "open quote: %s", line);
+				ck_assert_msg(*q == '"', "open quote: %s",
+					      line);
 				continue;
 			}
 			depth += *q == '{';
@@ -706,7 +705,8 @@ START_TEST(test_gprof_real_run)
 	static const char prog[] =
 		"volatile unsigned long sink;\n"
 		"__attribute__((noinline)) void heavy_fn(void)\n"
-		"{ for (unsigned long i = 0; i < 60000000ul; i++) sink += i; }\n"
+		"{ for (unsigned long i = 0; i < 60000000ul; i++)\n"
+		"	sink += i; }\n"
 		"__attribute__((noinline)) void light_fn(void)\n"
 		"{ for (unsigned long i = 0; i < 2000000ul; i++) sink += i; }\n"
 		"int main(void)\n"
