@@ -33,7 +33,7 @@ struct cp_chrome_opts {
  * dependencies the critical path crosses), thread_name and process_name
  * metadata, and the track CP_CHROME_CP_TID ("critical path") with the
  * path's procedures in time order.  Returns 0, or -1 with a reason in
- * @err.
+ * @err.  Only reads @tp and @c: any number of writers may share them.
  */
 int cp_chrome_write(FILE *f, const struct cp_tracepag *tp,
 		    const struct cp_cpm *c, const struct cp_chrome_opts *o,

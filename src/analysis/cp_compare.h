@@ -54,7 +54,8 @@ struct cp_compare {
 /*
  * Join @p's procedures with @gp's (may be NULL), rank both columns, mark
  * disagreements, write the headline and the note.  Returns 0 or -1 (out of
- * memory).  Free with cp_compare_free().
+ * memory).  Free with cp_compare_free().  Reads @p and @gp only; the
+ * result is read-only, so the functions below may run concurrently.
  */
 int cp_compare_build(struct cp_compare *c, const struct cp_profile *p,
 		     const struct cp_gprof *gp);

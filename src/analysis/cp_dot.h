@@ -34,7 +34,7 @@ int cp_dot_check(const struct cp_pag *g, uint32_t max_edges, char *err,
 /*
  * Write @g (finished; @c is its CPM) as a dot digraph.  Returns 0, or -1
  * with a one-line reason in @err: the graph is above the limit (nothing
- * written), a write error.
+ * written), a write error.  Only reads @g, @c and @o->tp.
  */
 int cp_dot_write(FILE *f, const struct cp_pag *g, const struct cp_cpm *c,
 		 const struct cp_dot_opts *o, char *err, size_t errlen);

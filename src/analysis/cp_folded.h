@@ -30,7 +30,8 @@ struct cp_folded_opts {
  * Write the folded stacks of @tp; @c is the CPM of @tp's graph (its
  * critical path gives the CP weights).  Time outside any procedure is the
  * frame "(no procedure)".  Contexts of zero weight are left out.  Returns
- * 0, or -1 with a reason in @err (out of memory, write error).
+ * 0, or -1 with a reason in @err (out of memory, write error).  Only
+ * reads @tp and @c.
  */
 int cp_folded_write(FILE *f, const struct cp_tracepag *tp,
 		    const struct cp_cpm *c, const struct cp_folded_opts *o,

@@ -37,6 +37,7 @@ struct cp_html_opts {
  * Write the report of profile @p (with its comparison @c, built from @p)
  * to @f.  Runs the k-path search and the what-if predictions itself.
  * Returns 0, or -1 with a reason in @err (out of memory, write error).
+ * Only reads @p and @c.
  */
 int cp_html_write(FILE *f, const struct cp_profile *p,
 		  const struct cp_compare *c, const struct cp_html_opts *o,

@@ -37,6 +37,7 @@ enum cp_view cp_view_parse(const char *name);
 /*
  * Print view @v of @p as text, at most @max rows per list (0: 30).
  * Returns 0, or -1 when memory runs out (with what was printed so far).
+ * Only reads @p.
  */
 int cp_views_print(FILE *f, const struct cp_profile *p, enum cp_view v,
 		   uint32_t max);

@@ -28,7 +28,9 @@ void cp_wbuf_init(struct cp_wbuf *w, FILE *f);
 /* Flush what is buffered; returns 0, or -1 if any write failed. */
 int cp_wbuf_close(struct cp_wbuf *w);
 
+/* Write out what is buffered (errors are remembered, see above). */
 void cp_wbuf_flush(struct cp_wbuf *w);
+/* Append @n bytes, a C string, a decimal integer. */
 void cp_wbuf_mem(struct cp_wbuf *w, const void *p, size_t n);
 void cp_wbuf_str(struct cp_wbuf *w, const char *s);
 void cp_wbuf_u64(struct cp_wbuf *w, uint64_t v);
@@ -48,7 +50,8 @@ char *cp_json_quote(const char *s);
 /* @s escaped for HTML text and attribute values (& < > " '). */
 void cp_wbuf_html(struct cp_wbuf *w, const char *s);
 
-/* "40 ns", "1.50 us", "12.30 ms", "1.234 s" into @buf; returns @buf. */
+/* "40 ns", "1.50 us", "12.30 ms", "1.234 s" into @buf; returns @buf.
+ * Reentrant. */
 const char *cp_fmt_ns(char *buf, size_t len, uint64_t ns);
 
 static inline void cp_wbuf_c(struct cp_wbuf *w, char c)
