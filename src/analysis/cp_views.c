@@ -107,6 +107,35 @@ struct vd {
 	uint64_t ndeps, ncpdeps;
 };
 
+/*
+ * The thread that released dependency @e: its tail's thread, or for a hub
+ * (a barrier episode, an rwlock's read releases) the last to arrive at it.
+ */
+static uint32_t releaser(const struct cp_tracepag *tp, uint32_t e)
+{
+	const struct cp_pag *g = &tp->g;
+	const struct cp_trace *t = tp->t;
+	uint32_t hub = g->tail[e], tid, vi, best = CP_PAG_NONE;
+	uint64_t bw = 0;
+
+	if (tp->e_src[e] != CP_PAG_NONE)
+		return tp->e_src[e];
+	for (uint32_t k = g->in_off[hub]; k < g->in_off[hub + 1]; k++) {
+		const struct cp_trace_thread *th;
+		uint64_t w;
+
+		if (!cp_tracepag_vertex(tp, g->tail[g->in_e[k]], &tid, &vi))
+			continue;
+		th = &t->threads[tid];
+		w = th->wall ? th->wall[vi] : th->v[vi].ts;
+		if (best == CP_PAG_NONE || w > bw) {
+			best = tid;
+			bw = w;
+		}
+	}
+	return best;
+}
+
 static int vd_build(struct vd *d, const struct cp_profile *p)
 {
 	const struct cp_tracepag *tp = p->tp;
@@ -122,7 +151,7 @@ static int vd_build(struct vd *d, const struct cp_profile *p)
 		oncp[p->cpm.path[i]] = 1;
 	for (uint32_t e = 0; e < g->ne; e++) {
 		uint64_t *v;
-		uint32_t src = tp->e_src[e], dst = tp->e_thread[e];
+		uint32_t src, dst = tp->e_thread[e];
 
 		switch (tp->e_kind[e]) {
 		case CP_TE_USEFUL:
@@ -141,8 +170,7 @@ static int vd_build(struct vd *d, const struct cp_profile *p)
 			v[1] += tp->e_wait[e];
 			break;
 		case CP_TE_DEP:
-			/* through a hub the publisher is unknown here:
-			 * count it as coming from "some thread" */
+			src = releaser(tp, e);
 			if (src == dst)
 				break;
 			if (!(v = acc_get(&d->deps, src, dst)))
@@ -238,13 +266,19 @@ static uint32_t select_sorted(const struct acc *x, bool by_b, uint32_t key,
 	return n;
 }
 
+static const char *pname(const struct cp_tracepag *tp, uint32_t proc)
+{
+	return proc == CP_PAG_NONE ? "(outside procedures)"
+				   : cp_tracepag_proc_name(tp, proc);
+}
+
 static const char *tname(const struct cp_trace *t, uint32_t tid, char *buf,
 			 size_t len)
 {
 	const char *n = tid < t->nthreads ? t->threads[tid].name : NULL;
 
 	if (tid == CP_PAG_NONE)
-		snprintf(buf, len, "(barrier/rwlock)");
+		snprintf(buf, len, "(unknown)");
 	else
 		snprintf(buf, len, "T%" PRIu32 "%s%s", tid, n && *n ? " " : "",
 			 n ? n : "");
@@ -343,8 +377,7 @@ static int thread_view(FILE *f, const struct vd *d, uint32_t max)
 			fprintf(f, "    its procedures on the CP:");
 			for (uint32_t k = 0; k < n && k < SUB_ROWS; k++)
 				fprintf(f, "%s %s %s", k ? "," : "",
-					cp_tracepag_proc_name(d->tp,
-						d->tproc.b[idx[k]]),
+					pname(d->tp, d->tproc.b[idx[k]]),
 					cp_fmt_ns(a, sizeof(a),
 						  d->tproc.v[idx[k]][1]));
 			fprintf(f, "%s\n", n > SUB_ROWS ? ", ..." : "");
