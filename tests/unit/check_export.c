@@ -35,6 +35,7 @@
 #include "cp_profile.h"
 #include "cp_trace.h"
 #include "cp_tracepag.h"
+#include "cp_views.h"
 #include "trace_synth.c"
 
 struct fx {
@@ -877,6 +878,63 @@ START_TEST(test_compare_gprof_columns_json)
 }
 END_TEST
 
+/* ---- hierarchical views ------------------------------------------------ */
+
+static char *view_text(const struct cp_profile *p, enum cp_view v)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	ck_assert_msg(m && cp_views_print(m, p, v, 0) == 0, "view %d", v);
+	fclose(m);
+	return buf;
+}
+
+START_TEST(test_views_scene_levels)
+{
+	struct synth s;
+	struct fx f;
+	struct cp_profile p;
+	struct cp_profile_opts po = { .exclusive = true };
+	char err[256] = "", *t, *t2;
+
+	scene(&s);
+	fx_load(&s, &f);
+	ck_assert_msg(cp_profile_compute(&p, &f.tp, &po, err, sizeof(err)) == 0,
+		      "profile: %s", err);
+	/* 3 creates, m from T1 to T2 and T2 to T3, 3 joins */
+	t = view_text(&p, CP_VIEW_PROGRAM);
+	ck_assert_msg(strstr(t, "dependencies between threads") &&
+		      strstr(t, " 8 (") && strstr(t, "threads (N_p)") &&
+		      strstr(t, "33.00 us"), "program view:\n%s", t);
+	free(t);
+	/* T2 got m from T1, on the critical path; T1 ran shade on it */
+	t = view_text(&p, CP_VIEW_THREAD);
+	t2 = strstr(t, "\n  T2 t2\n");
+	ck_assert_msg(t2 && strstr(t2, "released by: T0 t0 1x, T1 t1 1x (1 on "
+				   "the CP)") &&
+		      strstr(t, "its procedures on the CP: shade 10.00 us"),
+		      "thread view:\n%s", t);
+	free(t);
+	t = view_text(&p, CP_VIEW_PROCEDURE);
+	ck_assert_msg(strstr(t, "\n  shade\n") &&
+		      strstr(t, "T1 t1                CPU   10.00 us   on the "
+			     "CP   10.00 us"), "procedure view:\n%s", t);
+	free(t);
+	/* the path crosses m twice and holds it 3 x 1000 ns */
+	t = view_text(&p, CP_VIEW_OBJECT);
+	ck_assert_msg(strstr(t, "mutex#1") && strstr(t, "3.00 us") &&
+		      strstr(t, "mutex          1 object, 1 on the critical "
+			     "path; 2 waits, 3.00 us waiting"),
+		      "object view:\n%s", t);
+	free(t);
+	cp_profile_free(&p);
+	fx_free(&f);
+	synth_free(&s);
+}
+END_TEST
+
 static Suite *export_suite(void)
 {
 	Suite *s = suite_create("export");
@@ -894,6 +952,7 @@ static Suite *export_suite(void)
 	tcase_add_test(tc, test_gprof_real_run);
 	tcase_add_test(tc, test_compare_scene_headline_and_ranks);
 	tcase_add_test(tc, test_compare_gprof_columns_json);
+	tcase_add_test(tc, test_views_scene_levels);
 	suite_add_tcase(s, tc);
 	return s;
 }
