@@ -449,8 +449,8 @@ static int timeline(struct html *h)
 		       "\"rotate(45)\"><rect width=\"6\" height=\"6\" "
 		       "fill=\"#fbeaea\"/><line x1=\"0\" y1=\"0\" x2=\"0\" "
 		       "y2=\"6\" stroke=\"#e8a0a0\" stroke-width=\"2\"/>"
-		       "</pattern></defs>\n", LABEL_W + W + 10, height,
-		       LABEL_W + W + 10, height);
+		       "</pattern></defs>\n", LABEL_W + W + 40, height,
+		       LABEL_W + W + 40, height);
 	axis(h, height);
 	for (uint32_t tid = 0, r = 0; tid < t->nthreads; tid++) {
 		const struct cp_trace_thread *th = &t->threads[tid];
