@@ -11,8 +11,10 @@
  * the wall clock, and compares the JSON report with those values.
  *
  * Tolerances (every figure, in ms):
- *   cpu clock   2% of the expected value, at least 0.5 ms (the hand model
- *               leaves out thread creation and the tracer's own events).
+ *   cpu clock   2% of the expected value, at least 1 ms (the hand model
+ *               leaves out thread creation and the tracer's own events,
+ *               0.2-0.3 ms on a thread that creates three, more when the
+ *               machine is busy).
  *   wall clock  3% of the expected value, at least 1 ms, plus the run's
  *               disturbance: the useful time the tracer measured beyond
  *               the sum of the burns.  A burn lasts its wall time even
@@ -23,8 +25,11 @@
  *               is the tracer's own cost, well under a millisecond.  A
  *               wall run is tried up to four times and the least disturbed
  *               one is checked; if even that one drifted by more than a
- *               fifth of the critical path, its timing figures are not
- *               checked (a note says so) and only its counts are.
+ *               fifth of the critical path, or by as much as the margin
+ *               between the critical path and the next longest path (the
+ *               drift could then make that one critical), its timing
+ *               figures are not checked (a note says so) and only its
+ *               counts are.
  * Counts (threads, object operations) are exact where the program fixes
  * them.
  */
@@ -57,7 +62,7 @@ static const struct combo combos[] = {
 static double tol_of(const char *clock, double want, double disturbance)
 {
 	if (strcmp(clock, "cpu") == 0)
-		return fmax(0.02 * want, 0.5);
+		return fmax(0.02 * want, 1.0);
 	return fmax(0.03 * want, 1.0) + disturbance;
 }
 
@@ -294,13 +299,14 @@ static void run_workload(const struct workload *w, int i)
 		    best_dist <= 0.02 * want_useful_total(w) + 1.0)
 			break;
 	}
-	if (wall && best_dist > 0.2 * w->cp) {
+	if (wall && (best_dist > 0.2 * w->cp || best_dist >= w->margin)) {
 		timed = false;
 		printf("note: %s%s%s, %s, wall clock: in every run the useful "
 		       "time exceeded the burns by %.1f ms or more (a busy "
-		       "machine); timing figures not checked\n", w->prog,
-		       w->arg ? " " : "", w->arg ? w->arg : "",
-		       cpt_variant_name(c->v), best_dist);
+		       "machine; limit: %.1f ms); timing figures not "
+		       "checked\n", w->prog, w->arg ? " " : "",
+		       w->arg ? w->arg : "", cpt_variant_name(c->v),
+		       best_dist, fmin(0.2 * w->cp, w->margin));
 	}
 	cpt_errs_init(&e);
 	check_run(w, c, &best, wall ? best_dist : 0, timed, &e);

@@ -10,7 +10,7 @@
 #define END_THREADS { .tid = -1 }
 
 const struct workload cpt_wl_mutex = {
-	"mutex", NULL, "a,b,c,d", 70, 2,
+	"mutex", NULL, "a,b,c,d", 70, 2, 20,
 	{ { "a", 30, 20, 30 }, { "b", 0, 0, 10 }, { "c", 0, 0, 20 },
 	  { "d", 40, 20, 40 } },
 	{ { 0, 70, 50 }, { 1, 70, 50 }, END_THREADS },
@@ -18,7 +18,7 @@ const struct workload cpt_wl_mutex = {
 };
 
 const struct workload cpt_wl_mutex_timed = {
-	"mutex", "timed", "a,b,c,d", 70, 2,
+	"mutex", "timed", "a,b,c,d", 70, 2, 20,
 	{ { "a", 30, 20, 30 }, { "b", 0, 0, 10 }, { "c", 0, 0, 20 },
 	  { "d", 40, 20, 40 } },
 	{ { 0, 70, 50 }, { 1, 70, 50 }, END_THREADS },
@@ -26,7 +26,7 @@ const struct workload cpt_wl_mutex_timed = {
 };
 
 const struct workload cpt_wl_spin = {
-	"spin", NULL, "a,b,c,d", 60, 2,
+	"spin", NULL, "a,b,c,d", 60, 2, 10,
 	{ { "a", 25, 20, 25 }, { "b", 0, 0, 5 }, { "c", 0, 0, 25 },
 	  { "d", 35, 10, 35 } },
 	{ { 0, 60, 50 }, { 1, 60, 40 }, END_THREADS },
@@ -34,7 +34,7 @@ const struct workload cpt_wl_spin = {
 };
 
 const struct workload cpt_wl_rwlock = {
-	"rwlock", NULL, "w0,r1,r2,w1", 75, 4,
+	"rwlock", NULL, "w0,r1,r2,w1", 75, 4, 15,
 	{ { "w0", 20, 20, 20 }, { "r1", 30, 15, 30 }, { "r2", 0, 0, 15 },
 	  { "w1", 25, 25, 25 } },
 	{ { 0, 75, 20 }, { 1, 50, 30 }, { 2, 35, 15 }, { 3, 75, 25 },
@@ -43,14 +43,14 @@ const struct workload cpt_wl_rwlock = {
 };
 
 const struct workload cpt_wl_barrier = {
-	"barrier", NULL, "a,b,c", 70, 3,
+	"barrier", NULL, "a,b,c", 70, 3, 10,
 	{ { "a", 5, 5, 35 }, { "b", 30, 10, 40 }, { "c", 35, 15, 55 } },
 	{ { 0, 70, 35 }, { 1, 65, 40 }, { 2, 65, 55 }, END_THREADS },
 	{ { "barrier", 6, 6 } },
 };
 
 const struct workload cpt_wl_cond = {
-	"cond", NULL, "m1,m2,t1,t1b,w2,w3", 115, 4,
+	"cond", NULL, "m1,m2,t1,t1b,w2,w3", 115, 4, 10,
 	{ { "m1", 30, 30, 30 }, { "m2", 20, 20, 20 }, { "t1", 25, 25, 25 },
 	  { "t1b", 10, 10, 10 }, { "w2", 0, 0, 20 }, { "w3", 30, 10, 30 } },
 	{ { 0, 115, 50 }, { 1, 85, 35 }, { 2, 105, 20 }, { 3, 115, 30 },
@@ -62,7 +62,7 @@ const struct workload cpt_wl_cond = {
 };
 
 const struct workload cpt_wl_sem = {
-	"sem", NULL, "m1,m2,p,c1,c2,c3,c4", 65, 3,
+	"sem", NULL, "m1,m2,p,c1,c2,c3,c4", 65, 3, 10,
 	{ { "m1", 0, 0, 30 }, { "m2", 0, 0, 10 }, { "p", 50, 10, 50 },
 	  { "c1", 0, 0, 10 }, { "c2", 0, 0, 10 }, { "c3", 0, 0, 10 },
 	  { "c4", 15, 15, 15 } },
@@ -72,7 +72,7 @@ const struct workload cpt_wl_sem = {
 };
 
 const struct workload cpt_wl_wq_lock = {
-	"wq", "lock", "p1,p2,c0,work", 110, 4,
+	"wq", "lock", "p1,p2,c0,work", 110, 4, 25,
 	{ { "p1", 0, 0, 10 }, { "p2", 50, 25, 50 }, { "c0", 0, 0, 25 },
 	  { "work", 60, 60, 60 } },
 	{ { 0, 110, 0 }, { 1, 10, 10 }, { 2, 50, 50 }, { 3, 110, 85 },
@@ -81,7 +81,7 @@ const struct workload cpt_wl_wq_lock = {
 };
 
 const struct workload cpt_wl_wq_items = {
-	"wq", "items", "p1,p2,c0,work", 85, 4,
+	"wq", "items", "p1,p2,c0,work", 85, 4, 15,
 	{ { "p1", 0, 0, 10 }, { "p2", 0, 0, 50 }, { "c0", 25, 15, 25 },
 	  { "work", 60, 35, 60 } },
 	{ { 0, 85, 0 }, { 1, 10, 10 }, { 2, 50, 50 }, { 3, 85, 85 },
@@ -91,7 +91,7 @@ const struct workload cpt_wl_wq_items = {
 };
 
 const struct workload cpt_wl_create = {
-	"create", NULL, "m1,m2,m3,a,a2,b", 80, 3,
+	"create", NULL, "m1,m2,m3,a,a2,b", 80, 3, 15,
 	{ { "m1", 20, 20, 20 }, { "m2", 0, 0, 15 }, { "m3", 5, 5, 5 },
 	  { "a", 30, 30, 30 }, { "a2", 0, 0, 10 }, { "b", 25, 15, 25 } },
 	{ { 0, 80, 40 }, { 1, 75, 40 }, { 2, 75, 25 }, END_THREADS },
@@ -99,16 +99,16 @@ const struct workload cpt_wl_create = {
 };
 
 const struct workload cpt_wl_funcs = {
-	"funcs", NULL, "work_a,work_b,work_c,work_d,phase", 50, 2,
-	{ { "work_a", 35, 10, 35 }, { "work_b", 30, 20, 30 },
-	  { "work_c", 0, 0, 25 }, { "work_d", 0, 0, 10 },
+	"funcs", NULL, "work_a,work_b,work_c,work_d,phase", 50, 2, 10,
+	{ { "work_a", 35, 10, 35 }, { "work_b", 30, 25, 30 },
+	  { "work_c", 0, 0, 25 }, { "work_d", 0, 0, 5 },
 	  { "phase", 35, 10, 35 } },
-	{ { 0, 50, 45 }, { 1, 50, 40 }, END_THREADS },
+	{ { 0, 50, 40 }, { 1, 50, 40 }, END_THREADS },
 	{ { "sem", 2, 2 } },
 };
 
 const struct workload cpt_wl_handover_mutex = {
-	"handover", "mutex", "a,b,c,d", 60, 2,
+	"handover", "mutex", "a,b,c,d", 60, 2, 15,
 	{ { "a", 25, 20, 25 }, { "b", 0, 0, 5 }, { "c", 0, 0, 20 },
 	  { "d", 35, 15, 35 } },
 	{ { 0, 60, 45 }, { 1, 60, 40 }, END_THREADS },
@@ -116,7 +116,7 @@ const struct workload cpt_wl_handover_mutex = {
 };
 
 const struct workload cpt_wl_handover_trylock = {
-	"handover", "trylock", "a,b,c,d", 60, 2,
+	"handover", "trylock", "a,b,c,d", 60, 2, 15,
 	{ { "a", 25, 20, 25 }, { "b", 0, 0, 5 }, { "c", 0, 0, 20 },
 	  { "d", 35, 15, 35 } },
 	{ { 0, 60, 45 }, { 1, 60, 40 }, END_THREADS },
@@ -124,7 +124,7 @@ const struct workload cpt_wl_handover_trylock = {
 };
 
 const struct workload cpt_wl_handover_spin = {
-	"handover", "spin", "a,b,c,d", 60, 2,
+	"handover", "spin", "a,b,c,d", 60, 2, 15,
 	{ { "a", 25, 20, 25 }, { "b", 0, 0, 5 }, { "c", 0, 0, 20 },
 	  { "d", 35, 15, 35 } },
 	{ { 0, 60, 45 }, { 1, 60, 40 }, END_THREADS },
@@ -132,7 +132,7 @@ const struct workload cpt_wl_handover_spin = {
 };
 
 const struct workload cpt_wl_handover_rwlock = {
-	"handover", "rwlock", "a,b,c,d", 60, 2,
+	"handover", "rwlock", "a,b,c,d", 60, 2, 15,
 	{ { "a", 25, 20, 25 }, { "b", 0, 0, 5 }, { "c", 0, 0, 20 },
 	  { "d", 35, 15, 35 } },
 	{ { 0, 60, 45 }, { 1, 60, 40 }, END_THREADS },

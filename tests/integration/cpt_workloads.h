@@ -35,6 +35,7 @@ struct workload {
 	const char *funcs;		/* CPTHREAD_FUNCS */
 	double cp;			/* critical path, ms */
 	unsigned threads;
+	double margin;			/* CP minus the next longest path */
 	struct proc_want procs[MAX_PROCS];
 	struct thread_want thr[MAX_THREADS];
 	struct object_want objs[MAX_OBJS];

@@ -5,18 +5,19 @@
  *   main: create T; region "phase" { work_a() }; post S; work_d(); join T
  *   T:    work_c(); wait S; work_b()
  *   work_a = burn 20 + work_b();  work_b = burn 15;  work_c = burn 25;
- *   work_d = burn 10.
+ *   work_d = burn 5.
  *
- * T's wait ends when main posts S, at main's path 35; T ends at 50.
+ * T's wait ends when main posts S, at main's path 35; T ends at 50; main
+ * alone reaches 40.
  * Critical path 50 = work_a (35, of which work_b 15) + work_b 15 on T.
  * CP share (inclusive): work_a 35, work_b 30, phase 35, work_c 0,
  * work_d 0.
  * Zeroing (all the procedure's inclusive time at zero):
  *   work_a, phase -> max(work_c + work_b, work_d) = 40: 10
- *   work_b -> max(20 + 10, max(25, 20) + 0) = 30: 20
+ *   work_b -> max(20 + work_d, max(work_c, 20) + 0) = 25: 25
  *   work_c, work_d -> 50: 0
- * CPU: work_a 35, work_b 30, work_c 25, work_d 10, phase 35.
- * Useful: main 45, T 40.
+ * CPU: work_a 35, work_b 30, work_c 25, work_d 5, phase 35.
+ * Useful: main 40, T 40.
  */
 #include "wl.h"
 
@@ -45,7 +46,7 @@ __attribute__((noipa)) void work_c(void)
 
 __attribute__((noipa)) void work_d(void)
 {
-	wl_burn(10);
+	wl_burn(5);
 }
 
 static void *thread_t(void *arg)
