@@ -139,9 +139,10 @@ static void check_objects(const struct workload *w, struct cpt_run *r,
 			ngot++;
 		}
 		if (ngot != nwant) {
-			cpt_errf(e, "  tracked objects of kind %s: expected %d, "
-				 "got %d (the program has %d; others are not "
-				 "the program's)", kind, nwant, ngot, nwant);
+			cpt_errf(e, "  tracked objects of kind %s: expected "
+				 "%d, got %d (the program has %d; others are "
+				 "not the program's)", kind, nwant, ngot,
+				 nwant);
 			continue;
 		}
 		qsort(got, ngot, sizeof(int), cmp_int);

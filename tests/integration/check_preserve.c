@@ -309,7 +309,8 @@ struct bad_config {
 static const struct bad_config bad_configs[] = {
 	{ "CPTHREAD_MODE=bogus", "CPTHREAD_MODE" },
 	{ "CPTHREAD_FUNCS=,,a b", "CPTHREAD_FUNCS" },
-	{ "CPTHREAD_REPORT=/nonexistent/dir/x.json", "/nonexistent/dir/x.json" },
+	{ "CPTHREAD_REPORT=/nonexistent/dir/x.json",
+	  "/nonexistent/dir/x.json" },
 	{ "CPTHREAD_CLOCK=sundial", "CPTHREAD_CLOCK" },
 	{ "CPTHREAD_SAMPLE_MS=often", "CPTHREAD_SAMPLE_MS" },
 };

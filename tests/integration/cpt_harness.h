@@ -29,7 +29,7 @@ const char *cpt_variant_name(enum cpt_variant v);
 
 /* One finished child process. */
 struct cpt_run {
-	char dir[256];		/* private temporary directory (cwd too) */
+	char dir[256];		/* private temporary directory, its cwd */
 	char report_path[300];	/* dir/report.json unless overridden */
 	char trace_path[300];	/* dir/trace.cpt */
 	pid_t pid;
@@ -37,7 +37,7 @@ struct cpt_run {
 	bool timed_out;
 	double cpu_ms;		/* user + system time of the child */
 	char *out, *err;	/* its stdout and stderr, NUL-terminated */
-	json_t *report;		/* parsed report, NULL if absent/invalid */
+	json_t *report;		/* parsed report, NULL if unreadable */
 	char report_error[512];	/* why report is NULL */
 };
 

@@ -26,7 +26,7 @@ struct thread_want {
 
 struct object_want {
 	const char *kind;		/* NULL ends the list */
-	int ops_min, ops_max;		/* one tracked object of this kind */
+	int ops_min, ops_max;		/* one tracked object of it */
 };
 
 struct workload {
@@ -35,7 +35,7 @@ struct workload {
 	const char *funcs;		/* CPTHREAD_FUNCS */
 	double cp;			/* critical path, ms */
 	unsigned threads;
-	double margin;			/* CP minus the next longest path */
+	double margin;			/* CP minus next longest path */
 	struct proc_want procs[MAX_PROCS];
 	struct thread_want thr[MAX_THREADS];
 	struct object_want objs[MAX_OBJS];

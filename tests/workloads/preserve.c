@@ -349,7 +349,8 @@ static void test_mutex(void)
 			printf("  pthread_mutex_timedlock: %s\n",
 			       err_name(rc));
 		}
-		T("  pthread_mutex_destroy locked", pthread_mutex_destroy(&dyn));
+		T("  pthread_mutex_destroy locked",
+		  pthread_mutex_destroy(&dyn));
 		while (held-- > 0)
 			T("  pthread_mutex_unlock", pthread_mutex_unlock(&dyn));
 		T("  pthread_mutex_destroy", pthread_mutex_destroy(&dyn));
