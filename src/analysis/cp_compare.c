@@ -658,5 +658,21 @@ void cp_compare_emit_summary(struct cp_emit *e, const struct cp_compare *c)
 	cp_emit_u64(e, "total_ns", c->gp->total_ns);
 	cp_emit_u64(e, "sample_ns", c->gp->sample_ns);
 	cp_emit_str(e, "note", c->note);
+	/* what gprof saw that the trace has no procedure for */
+	cp_emit_arr_begin(e, "only_gprof");
+	for (uint32_t i = 0; i < c->n; i++) {
+		const struct cp_cmp_row *r = &c->rows[i];
+
+		if (r->pp || !r->gp)
+			continue;
+		cp_emit_obj_begin(e, NULL);
+		cp_emit_str(e, "name", r->name);
+		cp_emit_u64(e, "gprof_ns", r->gp->self_ns);
+		cp_emit_f64(e, "gprof_pct", r->gp->pct);
+		if (r->gp->has_calls)
+			cp_emit_u64(e, "calls", r->gp->calls);
+		cp_emit_obj_end(e);
+	}
+	cp_emit_arr_end(e);
 	cp_emit_obj_end(e);
 }

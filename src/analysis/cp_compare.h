@@ -81,7 +81,9 @@ void cp_compare_emit_proc(struct cp_emit *e, const struct cp_compare *c,
 			  const char *name);
 
 /* JSON members of the report's top level: "headline" and, with gprof
- * data, "gprof": {"exe", "gmon", "total_ns", "sample_ns", "note"}. */
+ * data, "gprof": {"exe", "gmon", "total_ns", "sample_ns", "note",
+ * "only_gprof": [{"name", "gprof_ns", "gprof_pct", "calls"}]}, the last
+ * for procedures the trace has no figures for. */
 void cp_compare_emit_summary(struct cp_emit *e, const struct cp_compare *c);
 
 #endif /* CP_COMPARE_H */

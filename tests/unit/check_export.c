@@ -868,6 +868,13 @@ START_TEST(test_compare_gprof_columns_json)
 	ck_assert_msg(json_is_string(json_object_get(doc, "headline")) &&
 		      json_integer_value(json_object_get(json_object_get(doc,
 			"gprof"), "total_ns")) == 80000000, "summary: %s", buf);
+	/* frame_dummy and the C++ name: gprof's alone */
+	fd = json_object_get(json_object_get(doc, "gprof"), "only_gprof");
+	ck_assert_msg(json_array_size(fd) == 2 &&
+		      !strcmp(sget(json_array_get(fd, 0), "name"),
+			      "frame_dummy") &&
+		      iget(json_array_get(fd, 0), "gprof_ns") == 10000000,
+		      "only_gprof: %s", buf);
 	json_decref(doc);
 	free(buf);
 	cp_compare_free(&c);
