@@ -64,9 +64,14 @@
  * i's last edge on C, d cannot change and the pass stops.  slack_walk()
  * describes two more savings.
  *
- * Complexity per procedure with CP time: O((v + e) log e) time, worst case
- * 16 bytes of heap per edge plus 8 bytes per vertex; a procedure without
- * CP time costs nothing.  Slack <= zeroing benefit <= CP time.
+ * Complexity per procedure with CP time: O((v + e) log e) time; 20 bytes
+ * of workspace per vertex, 4 per CP edge, and a heap of at most twice the
+ * edges alive at once (16 bytes each: O(e) only in the worst case; it is
+ * compacted, see seg_push).  A procedure without CP time costs nothing.
+ * In practice the walk is one pass over the graph plus a few heap
+ * operations on a small, cache-resident heap per pushed edge: on trace
+ * PAGs ~20-30 ns per edge and procedure.  Slack <= zeroing benefit <= CP
+ * time.
  */
 #include "cp_slack.h"
 
@@ -74,8 +79,8 @@
 #include <string.h>
 
 struct seg {
-	uint64_t val;		/* d(s) + ps: remaining slack + d(q-1) */
-	uint32_t until;		/* topological rank of the head: expiry */
+	uint64_t val;		/* d(s) + ps: slack left + d(q-1) */
+	uint32_t until;		/* expires after this topological rank */
 };
 
 struct cp_slack_ws {
@@ -83,6 +88,8 @@ struct cp_slack_ws {
 	uint32_t *pos;		/* [nv] position on C, or NONE */
 	uint32_t *rank;		/* [nv] topological rank */
 	uint32_t *roots;	/* [nroots] roots not on C */
+	uint32_t *nxt;		/* [npath+1] next position of the group's
+				 * CP edges (per walk) */
 	uint32_t nroots;
 	uint64_t *a;		/* [nv] reduced arrival time A(v) */
 	struct seg *heap;	/* min-heap on val */
@@ -101,7 +108,8 @@ struct cp_slack_ws *cp_slack_ws_new(const struct cp_cpm *c)
 	ws->rank = malloc(sizeof(*ws->rank) * ((size_t)g->nv + 1));
 	ws->roots = malloc(sizeof(*ws->roots) * ((size_t)g->nv + 1));
 	ws->a = malloc(sizeof(*ws->a) * ((size_t)g->nv + 1));
-	if (!ws->pos || !ws->rank || !ws->roots || !ws->a) {
+	ws->nxt = malloc(sizeof(*ws->nxt) * ((size_t)c->npath + 1));
+	if (!ws->pos || !ws->rank || !ws->roots || !ws->a || !ws->nxt) {
 		cp_slack_ws_free(ws);
 		return NULL;
 	}
@@ -128,49 +136,24 @@ void cp_slack_ws_free(struct cp_slack_ws *ws)
 	free(ws->rank);
 	free(ws->roots);
 	free(ws->a);
+	free(ws->nxt);
 	free(ws->heap);
 	free(ws);
 }
 
 /*
  * The segment heap is 4-ary: four 16-byte children fill one cache line,
- * and the tree is half as deep as a binary one.  Most entries are popped
- * once they expire, so sift-down dominates.
+ * and the tree is half as deep as a binary one.  Entries are deleted
+ * lazily: an expired one goes when it reaches the top.  Those below the
+ * top would pile up (on a trace PAG, tens of thousands of entries of which
+ * a few dozen are alive), so a full heap is first compacted: expired
+ * entries dropped, the rest re-heapified in O(n).  It only grows when more
+ * than half of it is alive, which keeps it within twice the live entries
+ * and costs O(1) amortized per push.
  */
-static int seg_push(struct cp_slack_ws *ws, uint64_t val, uint32_t until)
+static void seg_sift_down(struct seg *h, uint32_t n, uint32_t i,
+			  struct seg x)
 {
-	struct seg *h;
-	uint32_t i;
-
-	if (ws->n == ws->cap) {
-		uint32_t ncap = ws->cap ? ws->cap * 2 : 256;
-
-		h = realloc(ws->heap, sizeof(*h) * ncap);
-		if (!h)
-			return -1;
-		ws->heap = h;
-		ws->cap = ncap;
-	}
-	h = ws->heap;
-	for (i = ws->n++; i > 0;) {
-		uint32_t p = (i - 1) / 4;
-
-		if (h[p].val <= val)
-			break;
-		h[i] = h[p];
-		i = p;
-	}
-	h[i] = (struct seg){ val, until };
-	return 0;
-}
-
-static void seg_pop(struct cp_slack_ws *ws)
-{
-	struct seg *h = ws->heap, x = h[--ws->n];
-	uint32_t i = 0, n = ws->n;
-
-	if (n == 0)
-		return;
 	for (;;) {
 		uint32_t f = 4 * i + 1, m = f, end = f + 4 < n ? f + 4 : n;
 
@@ -187,16 +170,74 @@ static void seg_pop(struct cp_slack_ws *ws)
 	h[i] = x;
 }
 
+/* Drop the entries that expired before topological rank @now; heapify. */
+static void seg_compact(struct cp_slack_ws *ws, uint32_t now)
+{
+	struct seg *h = ws->heap;
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < ws->n; i++)
+		if (h[i].until >= now)
+			h[n++] = h[i];
+	ws->n = n;
+	for (uint32_t i = n > 1 ? (n - 2) / 4 + 1 : 0; i-- > 0;)
+		seg_sift_down(h, n, i, h[i]);
+}
+
+/* Push (@val, @until) at topological rank @now; -1 on OOM. */
+static int seg_push(struct cp_slack_ws *ws, uint64_t val, uint32_t until,
+		    uint32_t now)
+{
+	struct seg *h;
+	uint32_t i;
+
+	if (ws->n == ws->cap) {
+		uint32_t ncap = ws->cap ? ws->cap * 2 : 256;
+
+		if (ws->cap)
+			seg_compact(ws, now);
+		if (2 * ws->n > ws->cap || !ws->cap) {
+			h = realloc(ws->heap, sizeof(*h) * ncap);
+			if (!h)
+				return -1;
+			ws->heap = h;
+			ws->cap = ncap;
+		}
+	}
+	h = ws->heap;
+	for (i = ws->n++; i > 0;) {
+		uint32_t p = (i - 1) / 4;
+
+		if (h[p].val <= val)
+			break;
+		h[i] = h[p];
+		i = p;
+	}
+	h[i] = (struct seg){ val, until };
+	return 0;
+}
+
+static void seg_pop(struct cp_slack_ws *ws)
+{
+	struct seg x = ws->heap[--ws->n];
+
+	if (ws->n)
+		seg_sift_down(ws->heap, ws->n, 0, x);
+}
+
 /*
  * The walk for group @gid whose CP time is @cpt > 0, with its CP edges
  * between positions @first and @last.  -1 on OOM.
  *
- * Before c_{first+1} nothing is reduced: d = 0 and A(v) = et[v].  Only the
- * queries at c_{first+1} .. c_{last+1} can change d, so an edge is pushed
- * only if it is still alive at the next of them (most thread segments
- * start and end between two CP vertices), and only if its value is below
- * d + rem, rem being the group's CP time not yet passed: d can grow by no
- * more than that, so a larger value can never be the minimum that counts.
+ * Before c_{first+1} nothing is reduced: d = 0 and A(v) = et[v].  Only a
+ * query at a C vertex whose incoming C edge is the group's can change d:
+ * at any other the heap minimum is at least d (a segment that was alive
+ * at the previous query bounded d there; one that splits there has value
+ * d + ps).  So an edge is pushed only if it is still alive at the next
+ * query that counts (ws->nxt finds it; most thread segments start and end
+ * between two of them), and only if its value is below d + rem, rem being
+ * the group's CP time not yet passed: d can grow by no more than that, so
+ * a larger value can never be the minimum that counts.
  */
 static int slack_walk(struct cp_slack_ws *ws, const struct cp_groups *gr,
 		      uint32_t gid, uint64_t cpt, uint32_t first,
@@ -216,7 +257,7 @@ static int slack_walk(struct cp_slack_ws *ws, const struct cp_groups *gr,
 		uint32_t r = ws->roots[i];
 
 		if (c->lt[r] < rem && rank[r] >= nextq &&
-		    seg_push(ws, c->lt[r], rank[r]))
+		    seg_push(ws, c->lt[r], rank[r], 0))
 			return -1;
 	}
 	for (uint32_t idx = 0; idx < g->nv; idx++) {
@@ -242,7 +283,8 @@ static int slack_walk(struct cp_slack_ws *ws, const struct cp_groups *gr,
 			if (v == stop)
 				break;
 			if (q >= first)
-				nextq = rank[g->head[c->path[q]]];
+				nextq = ws->nxt[q] == CP_PAG_NONE ? UINT32_MAX :
+					rank[g->head[c->path[ws->nxt[q]]]];
 			av = c->et[v] - d;
 			cpe = q < c->npath ? c->path[q] : CP_PAG_NONE;
 		} else if (idx < start) {
@@ -260,7 +302,7 @@ static int slack_walk(struct cp_slack_ws *ws, const struct cp_groups *gr,
 		a[v] = av;
 		if (q == CP_PAG_NONE && g->out_off[v] == g->out_off[v + 1] &&
 		    c->length - av < d + rem &&
-		    seg_push(ws, c->length - av, UINT32_MAX))
+		    seg_push(ws, c->length - av, UINT32_MAX, idx))
 			return -1;
 		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
 			uint32_t e = g->out_e[j], h = g->head[e];
@@ -269,7 +311,7 @@ static int slack_walk(struct cp_slack_ws *ws, const struct cp_groups *gr,
 			if (e == cpe || rank[h] < nextq)
 				continue;
 			val = c->lt[h] - w[e] - av;
-			if (val < d + rem && seg_push(ws, val, rank[h]))
+			if (val < d + rem && seg_push(ws, val, rank[h], idx))
 				return -1;
 		}
 	}
@@ -294,6 +336,10 @@ uint64_t cp_slack_group(struct cp_slack_ws *ws, const struct cp_groups *gr,
 	}
 	if (cpt == 0)
 		return 0;
+	ws->nxt[c->npath] = CP_PAG_NONE;
+	for (uint32_t p = c->npath; p-- > 0;)
+		ws->nxt[p] = cp_groups_has(gr, c->path[p], gid) &&
+			     c->w[c->path[p]] ? p : ws->nxt[p + 1];
 	if (slack_walk(ws, gr, gid, cpt, first, last, &out))
 		return UINT64_MAX;
 	return out;

@@ -70,11 +70,14 @@
 
 #include "cp_cpm.h"
 #include "cp_kpaths.h"
+#include "cp_mbm.h"
 #include "cp_profile.h"
+#include "cp_slack.h"
 #include "cp_trace.h"
 #include "cp_trace_format.h"
 #include "cp_tracepag.h"
 #include "cp_varint.h"
+#include "cp_zero.h"
 
 #ifndef CP_BINARY_DIR
 #define CP_BINARY_DIR "."
@@ -269,7 +272,7 @@ static uint64_t proc_addr(uint32_t p)
 #define MAXT		64
 #define ITEM_POOL	4096	/* task structs, addresses reused */
 #define QCAP		16	/* queue slots (semaphore "slots") */
-#define STEPS_A		24	/* phase A call trees per thread and round */
+#define STEPS_A		24	/* phase A calls per thread and round */
 #define ITEMS_PER_T	8	/* phase B tasks per thread and round */
 #define TB_SIZE		(64 * 1024)	/* the runtime's CP_TB_SIZE */
 #define TB_ROOM		64
@@ -1104,6 +1107,117 @@ static double meter_row(const struct meter *m, uint64_t ne,
 	return k.c;
 }
 
+/*
+ * Inclusive procedure groups of the @top procedures with most inclusive CP
+ * time, as cp_profile.c builds them for `cpt report` (one CSR list per
+ * useful edge: the selected procedures on its calling context).  Fills
+ * @sel[nprocs]; returns the CSR in *@off / *@ids.
+ */
+static void incl_top(const struct cp_tracepag *tp, const struct cp_cpm *c,
+		     uint32_t top, bool *sel, uint32_t **off, uint32_t **ids)
+{
+	uint32_t np = tp->nprocs, ne = tp->g.ne, nsel = 0;
+	uint64_t *cpn = calloc(tp->ncct, sizeof(*cpn));
+	uint64_t *cpp = calloc(np + 1, sizeof(*cpp));
+	uint64_t total = 0;
+
+	if (!cpn || !cpp)
+		die("out of memory");
+	for (uint32_t i = 0; i < c->npath; i++) {
+		uint32_t e = c->path[i];
+
+		if (tp->e_kind[e] == CP_TE_USEFUL)
+			cpn[tp->e_cct[e]] += tp->g.w[e];
+	}
+	for (uint32_t n = 1; n < tp->ncct; n++)
+		for (uint32_t i = 0; i < tp->cct[n].incl_n; i++)
+			cpp[tp->incl_pool[tp->cct[n].incl_off + i]] += cpn[n];
+	memset(sel, 0, np * sizeof(*sel));
+	while (nsel < top) {
+		uint32_t best = CP_PAG_NONE;
+
+		for (uint32_t pr = 0; pr < np; pr++)
+			if (!sel[pr] && cpp[pr] &&
+			    (best == CP_PAG_NONE || cpp[pr] > cpp[best]))
+				best = pr;
+		if (best == CP_PAG_NONE)
+			break;
+		sel[best] = true;
+		nsel++;
+	}
+	*off = malloc(((size_t)ne + 1) * sizeof(**off));
+	if (!*off)
+		die("out of memory");
+	for (uint32_t e = 0; e < ne; e++) {
+		const struct cp_cct_node *n = &tp->cct[tp->e_cct[e]];
+
+		(*off)[e] = (uint32_t)total;
+		if (tp->e_kind[e] != CP_TE_USEFUL || !tp->g.w[e])
+			continue;
+		for (uint32_t i = 0; i < n->incl_n; i++)
+			total += sel[tp->incl_pool[n->incl_off + i]];
+	}
+	(*off)[ne] = (uint32_t)total;
+	*ids = malloc((total ? total : 1) * sizeof(**ids));
+	if (!*ids)
+		die("out of memory");
+	total = 0;
+	for (uint32_t e = 0; e < ne; e++) {
+		const struct cp_cct_node *n = &tp->cct[tp->e_cct[e]];
+
+		if ((*off)[e + 1] == (*off)[e])
+			continue;
+		for (uint32_t i = 0; i < n->incl_n; i++) {
+			uint32_t pr = tp->incl_pool[n->incl_off + i];
+
+			if (sel[pr])
+				(*ids)[total++] = pr;
+		}
+	}
+	free(cpn);
+	free(cpp);
+}
+
+/* The report's parts, one by one, on the groups `cpt report` uses. */
+static void report_parts(const struct cp_tracepag *tp, const struct cp_cpm *c,
+			 uint64_t ne)
+{
+	uint32_t np = tp->nprocs, *off, *ids, nsel = 0;
+	bool *sel = calloc(np + 1, sizeof(*sel));
+	uint64_t *v = calloc(np + 1, sizeof(*v));
+	struct cp_groups gr = { .n = np };
+	struct cp_kpaths kp;
+	struct meter m;
+	char name[64];
+
+	if (!sel || !v)
+		die("out of memory");
+	incl_top(tp, c, 20, sel, &off, &ids);
+	gr.off = off;
+	gr.ids = ids;
+	for (uint32_t i = 0; i < np; i++)
+		nsel += sel[i];
+	meter_start(&m);
+	if (cp_zero_all(c, &gr, sel, v))
+		die("zeroing: out of memory");
+	snprintf(name, sizeof(name), " - zeroing, %u procs", nsel);
+	meter_row(&m, ne, name);
+	meter_start(&m);
+	if (cp_slack_all(c, &gr, sel, v))
+		die("slack: out of memory");
+	snprintf(name, sizeof(name), " - Slack, %u procs", nsel);
+	meter_row(&m, ne, name);
+	meter_start(&m);
+	if (cp_kpaths_find(&kp, c, 100) || cp_mbm_compute(&kp, &gr, v))
+		die("kpaths/MBM: out of memory");
+	meter_row(&m, ne, " - k=100 paths + MBM");
+	cp_kpaths_free(&kp);
+	free(off);
+	free(ids);
+	free(sel);
+	free(v);
+}
+
 static void measure(const char *path, const uint64_t *ks, int nk)
 {
 	struct cp_trace t;
@@ -1150,6 +1264,7 @@ static void measure(const char *path, const uint64_t *ks, int nk)
 	       p.cp_len == t.online_len_ns ? "equal" : "DIFFERENT",
 	       p.nprocs, p.max_parallelism);
 	cp_profile_free(&p);
+	report_parts(&tp, &c, ne);
 	printf("%10" PRIu64 "  %-24s %8s %8.3f %8.2f\n", ne,
 	       "= build+CPM+report", "", kb.c + cc + cr,
 	       (double)ne / (kb.c + cc + cr) / 1e6);
@@ -1400,8 +1515,8 @@ int main(int argc, char **argv)
 		default:
 			fprintf(stderr, "usage: %s [-e EDGES,..] [-n EVENTS] "
 				"[-t THREADS] [-k K,..] [-d DIR] [-c CPT] "
-				"[-s SEED] [-f TRACE] [-g] [-x] [-C] [-A] [-K]\n",
-				argv[0]);
+				"[-s SEED] [-f TRACE] [-g] [-x] [-C] [-A] "
+				"[-K]\n", argv[0]);
 			return 2;
 		}
 	}

@@ -344,6 +344,102 @@ START_TEST(test_slack_random_inclusive_groups)
 }
 END_TEST
 
+/*
+ * A trace-like PAG: @nt threads in lockstep, a barrier hub every @gap
+ * events.  Segment i weighs the same 1..3 in every thread; the first one
+ * of an interval also gets an extra that is a different 0..nt-1 for every
+ * thread (a permutation that changes per interval), so each interval has
+ * one critical thread and every other thread a distinct slack below nt:
+ * nearly every segment is a live Slack segment, and the one that binds is
+ * unique.  Labels 0..5 at random, one in four unlabelled.
+ */
+static void lockstep(struct cp_pag *g, uint32_t nt, uint32_t len,
+		     uint32_t gap)
+{
+	uint32_t *cur = malloc(sizeof(*cur) * nt), s, hub;
+	char err[128];
+
+	cp_pag_init(g);
+	for (uint32_t i = 0; i < 6; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "g%u", i);
+		cp_pag_intern(g, name);
+	}
+	s = cp_pag_add_vertex(g);
+	for (uint32_t t = 0; t < nt; t++) {
+		cur[t] = cp_pag_add_vertex(g);
+		cp_pag_add_edge(g, s, cur[t], 0, CP_PAG_NONE);
+	}
+	for (uint32_t i = 0; i < len; i++) {
+		uint64_t w = 1 + tg_below(3);
+
+		for (uint32_t t = 0; t < nt; t++) {
+			uint32_t v = cp_pag_add_vertex(g), lab = tg_below(8);
+			uint64_t extra = i % gap ? 0 :
+				(t * 7919u + (i / gap) * 131u) % nt;
+
+			cp_pag_add_edge(g, cur[t], v, w + extra,
+					lab < 6 ? lab : CP_PAG_NONE);
+			cur[t] = v;
+		}
+		if ((i + 1) % gap)
+			continue;
+		hub = cp_pag_add_vertex(g);
+		for (uint32_t t = 0; t < nt; t++)
+			cp_pag_add_edge(g, cur[t], hub, 0, CP_PAG_NONE);
+		for (uint32_t t = 0; t < nt; t++) {
+			uint32_t v = cp_pag_add_vertex(g);
+
+			cp_pag_add_edge(g, hub, v, 0, CP_PAG_NONE);
+			cur[t] = v;
+		}
+	}
+	free(cur);
+	ck_assert_int_eq(cp_pag_finish(g, err, sizeof(err)), 0);
+}
+
+/*
+ * Trace-like graphs on which the segment heap fills and is compacted many
+ * times (thousands of pushes, a few dozen alive), with groups whose CP
+ * edges are sparse (pushes limited to the queries that count): against
+ * the stepwise brute force, every group.
+ */
+START_TEST(test_slack_lockstep_compacted_heap)
+{
+	for (int round = 0; round < 4; round++) {
+		struct cp_pag g;
+		struct cp_cpm c;
+		struct cp_groups gr;
+		struct cp_slack_ws *ws;
+		uint64_t slack[6], total = 0;
+
+		tg_seed(33000 + round);
+		lockstep(&g, 64 + 48 * round, 150, 5 + round);
+		gr = (struct cp_groups){ .n = 6, .of = g.label };
+		ck_assert_int_eq(cp_cpm_run(&c, &g, NULL), 0);
+		ck_assert_int_eq(cp_slack_all(&c, &gr, NULL, slack), 0);
+		ws = cp_slack_ws_new(&c);
+		for (uint32_t i = 0; i < 6; i++) {
+			uint64_t step = brute_stepwise(&c, &gr, i);
+
+			TG_CHECK(slack[i] == step, "round %d (%u edges): "
+				 "Slack(g%u) = %" PRIu64 ", stepwise "
+				 "reduction gives %" PRIu64, round, g.ne, i,
+				 slack[i], step);
+			TG_CHECK(cp_slack_group(ws, &gr, i) == slack[i],
+				 "round %d: single-group call differs", round);
+			total += slack[i];
+		}
+		TG_CHECK(total > 0, "round %d: every Slack is 0 (the graph "
+			 "tests nothing)", round);
+		cp_slack_ws_free(ws);
+		cp_cpm_free(&c);
+		cp_pag_free(&g);
+	}
+}
+END_TEST
+
 static Suite *slack_suite(void)
 {
 	Suite *s = suite_create("slack");
@@ -357,6 +453,7 @@ static Suite *slack_suite(void)
 	tcase_add_test(tc, test_slack_parallel_edge_and_tie);
 	tcase_add_test(tc, test_slack_random_brute_force);
 	tcase_add_test(tc, test_slack_random_inclusive_groups);
+	tcase_add_test(tc, test_slack_lockstep_compacted_heap);
 	suite_add_tcase(s, tc);
 	return s;
 }
