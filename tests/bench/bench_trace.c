@@ -272,7 +272,7 @@ static uint64_t proc_addr(uint32_t p)
 #define MAXT		64
 #define ITEM_POOL	4096	/* task structs, addresses reused */
 #define QCAP		16	/* queue slots (semaphore "slots") */
-#define STEPS_A		24	/* phase A calls per thread and round */
+#define STEPS_A		24	/* phase A calls per thread, round */
 #define ITEMS_PER_T	8	/* phase B tasks per thread and round */
 #define TB_SIZE		(64 * 1024)	/* the runtime's CP_TB_SIZE */
 #define TB_ROOM		64
