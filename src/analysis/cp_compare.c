@@ -220,7 +220,6 @@ static void headline(struct cp_compare *c)
 {
 	const struct cp_profile *p = c->p;
 	const char *src = rank_gprof(c) ? " (gprof)" : "";
-	uint32_t marked = 0;
 	int best = -1;
 	double bd = 0;
 
@@ -308,24 +307,55 @@ static void headline(struct cp_compare *c)
 			 cp_pct(r->pp->zero_ns, p->cp_len));
 		return;
 	}
-	for (uint32_t i = 0; i < c->n; i++) {
-		const struct cp_cmp_row *r = &c->rows[i];
+	/* no procedure stands out by a factor: the most striking row whose
+	 * ranks differ, else the leader; procedures that hold their time
+	 * themselves first (not a caller such as main) */
+	bd = 0;
+	for (int pass = 0; pass < 2 && best < 0; pass++)
+		for (uint32_t i = 0; i < c->n; i++) {
+			const struct cp_cmp_row *r = &c->rows[i];
+			double d = fabs(r->cp_pct - rank_cpu_pct(c, r));
 
-		if (!r->pp ||
-		    (whole(c, r) && i + 1 < c->n && c->rows[i + 1].pp))
-			continue;
-		c->hl_row = i;
-		for (uint32_t j = 0; j < c->n; j++)
-			marked += c->rows[j].disagree != 0;
+			if (!r->pp || !r->disagree || (!pass && !own(r)))
+				continue;
+			if (d > bd) {
+				bd = d;
+				best = (int)i;
+			}
+		}
+	if (best >= 0) {
+		const struct cp_cmp_row *r = &c->rows[best];
+
+		c->hl_row = (uint32_t)best;
 		snprintf(c->headline, sizeof(c->headline),
-			 "The CPU profile and the critical path %s: %s leads "
-			 "the critical path (%.0f%% of CPU time%s, %.0f%% of "
-			 "the critical path; zeroing it saves %.1f%%).",
-			 marked ? "differ only in detail (rows marked <-)" :
-			 "rank the procedures alike", r->name,
-			 rank_cpu_pct(c, r), src, r->cp_pct,
-			 cp_pct(r->pp->zero_ns, p->cp_len));
+			 "%s: %.0f%% of CPU time%s, %.0f%% of the critical "
+			 "path: the critical path ranks it %s (#%u) than the "
+			 "CPU profile does (#%u); the two profiles differ only "
+			 "in such details.",
+			 r->name, rank_cpu_pct(c, r), src, r->cp_pct,
+			 r->disagree > 0 ? "higher" : "lower", r->cp_rank,
+			 r->cpu_rank);
 		return;
+	}
+	for (int pass = 0; pass < 3 && best < 0; pass++)
+		for (uint32_t i = 0; i < c->n && best < 0; i++) {
+			const struct cp_cmp_row *r = &c->rows[i];
+
+			if (r->pp && (pass == 2 ||
+				      (!whole(c, r) && (pass || own(r)))))
+				best = (int)i;
+		}
+	if (best >= 0) {
+		const struct cp_cmp_row *r = &c->rows[best];
+
+		c->hl_row = (uint32_t)best;
+		snprintf(c->headline, sizeof(c->headline),
+			 "The CPU profile and the critical path rank the "
+			 "procedures alike: %s leads the critical path (%.0f%% "
+			 "of CPU time%s, %.0f%% of the critical path; zeroing "
+			 "it saves %.1f%%).",
+			 r->name, rank_cpu_pct(c, r), src, r->cp_pct,
+			 cp_pct(r->pp->zero_ns, p->cp_len));
 	}
 }
 

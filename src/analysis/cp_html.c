@@ -41,7 +41,6 @@
 #define NCAT		(NTOP + 3)
 #define LABEL_W		130		/* timeline: label column */
 #define AXIS_H		26		/* timeline: axis band */
-#define TURNS_PER_COL	4		/* CP polyline points per column */
 
 static const char *const palette[NCAT] = {
 	"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948",
@@ -188,8 +187,8 @@ static const char css[] =
 "svg text{font:11px system-ui,sans-serif;fill:#333}\n"
 "svg .axis line{stroke:#d5d9e0}\n"
 "svg .rail{stroke:#c9ced8;stroke-width:1}\n"
-"svg .cp{fill:none;stroke:var(--cp);stroke-width:2.2;stroke-linejoin:round;"
-"stroke-linecap:round;opacity:.9}\n"
+"svg rect.cp{fill:var(--cp)}\n"
+"svg .hop{fill:none;stroke:var(--cp);stroke-width:1.2;opacity:.8}\n"
 "svg.dim rect.seg{opacity:.25}\n"
 "svg.dim rect.seg.hl{opacity:1}\n"
 "svg.nocp .cp{display:none}\n"
@@ -379,45 +378,102 @@ static void row(struct html *h, uint32_t tid, double y, double rh,
 	S(h, "\n");
 }
 
-/* The critical path over the rows. */
-static void cp_line(struct html *h, const double *ymid)
+/*
+ * The critical path over the rows: in each pixel column the thread where
+ * the path spends the longest stretch of that column; a red band along
+ * the bottom of that thread's row, and thin connectors where it changes
+ * rows, unless it does so in more than a quarter of the columns (then the
+ * connectors would only smear the picture; the bands still show it).
+ */
+static int cp_overlay(struct html *h, const double *ymid, double rh)
 {
 	const struct cp_profile *p = h->p;
 	const struct cp_tracepag *tp = h->tp;
-	double lx = -1, ly = -1;
-	int turns = 0;
-	bool any = false;
+	uint32_t W = h->width, hops = 0, last = CP_PAG_NONE;
+	uint32_t *best = malloc(W * sizeof(*best));
+	uint32_t *run_tid = malloc(W * sizeof(*run_tid));
+	double *best_px = calloc(W, sizeof(*best_px));
+	double *run_px = calloc(W, sizeof(*run_px));
+	double span = (double)(h->t1 - h->t0), npx = span / W;
+	double bh = rh >= 10 ? 4 : rh >= 4 ? 2 : 1;
 
-	S(h, "<polyline class=\"cp\" points=\"");
+	if (!best || !run_tid || !best_px || !run_px || npx <= 0) {
+		free(best);
+		free(run_tid);
+		free(best_px);
+		free(run_px);
+		return npx <= 0 ? 0 : -1;
+	}
+	for (uint32_t c = 0; c < W; c++)
+		best[c] = run_tid[c] = CP_PAG_NONE;
 	for (uint32_t i = 0; i < p->cpm.npath; i++) {
 		uint32_t e = p->cpm.path[i], tid, vi;
-		double pts[2][2];
+		double a, b;
 
 		if (tp->e_kind[e] != CP_TE_USEFUL || !tp->g.w[e] ||
 		    !cp_tracepag_vertex(tp, tp->g.head[e], &tid, &vi) || !vi)
 			continue;
-		pts[0][0] = xpos(h, wall_of(h->t, tid, vi - 1));
-		pts[1][0] = xpos(h, wall_of(h->t, tid, vi));
-		pts[0][1] = pts[1][1] = ymid[tid];
-		for (int k = 0; k < 2; k++) {
-			double x = round(pts[k][0] * 2) / 2, y = pts[k][1];
+		a = (double)(wall_of(h->t, tid, vi - 1) - h->t0) / npx;
+		b = (double)(wall_of(h->t, tid, vi) - h->t0) / npx;
+		for (uint32_t c = (uint32_t)a; c < W && c < b; c++) {
+			double lo = a > c ? a : c, hi = b < c + 1 ? b : c + 1;
 
-			if (any && y == ly && fabs(x - lx) < 0.5)
+			if (hi <= lo)
 				continue;
-			if (floor(x) == floor(lx)) {
-				if (++turns > TURNS_PER_COL)
-					continue;
-			} else {
-				turns = 0;
+			if (run_tid[c] != tid) {	/* a new stretch */
+				run_tid[c] = tid;
+				run_px[c] = 0;
 			}
-			cp_wbuf_printf(h->w, "%s%.1f,%.1f", any ? " " : "", x,
-				       y);
-			lx = x;
-			ly = y;
-			any = true;
+			run_px[c] += hi - lo;
+			if (run_px[c] > best_px[c]) {
+				best_px[c] = run_px[c];
+				best[c] = tid;
+			}
 		}
 	}
-	S(h, "\"><title>critical path</title></polyline>\n");
+	for (uint32_t c = 0; c < W; c++)
+		if (best[c] != CP_PAG_NONE) {
+			hops += last != CP_PAG_NONE && best[c] != last;
+			last = best[c];
+		}
+	/* bands, one run of columns at a time */
+	for (uint32_t c = 0; c < W;) {
+		uint32_t c1 = c + 1;
+
+		if (best[c] == CP_PAG_NONE) {
+			c++;
+			continue;
+		}
+		while (c1 < W && best[c1] == best[c])
+			c1++;
+		cp_wbuf_printf(h->w, "<rect class=\"cp\" x=\"%u\" y=\"%.1f\" "
+			       "width=\"%u\" height=\"%.1f\"/>", LABEL_W + c,
+			       ymid[best[c]] + rh / 2 - bh, c1 - c, bh);
+		c = c1;
+	}
+	if (hops && hops <= W / 4) {
+		last = CP_PAG_NONE;
+		S(h, "<polyline class=\"cp hop\" points=\"");
+		for (uint32_t c = 0; c < W; c++) {
+			if (best[c] == CP_PAG_NONE || best[c] == last)
+				continue;
+			if (last != CP_PAG_NONE)
+				cp_wbuf_printf(h->w, " %u,%.1f %u,%.1f",
+					       LABEL_W + c,
+					       ymid[last] + rh / 2 - bh / 2,
+					       LABEL_W + c,
+					       ymid[best[c]] + rh / 2 - bh / 2);
+			last = best[c];
+		}
+		S(h, "\"/>");
+	}
+	cp_wbuf_printf(h->w, "\n<!-- critical path: %u changes of thread -->\n",
+		       hops);
+	free(best);
+	free(run_tid);
+	free(best_px);
+	free(run_px);
+	return 0;
 }
 
 static int timeline(struct html *h)
@@ -475,7 +531,11 @@ static int timeline(struct html *h)
 		row(h, tid, top, rh, acc);
 		r++;
 	}
-	cp_line(h, ymid);
+	if (cp_overlay(h, ymid, rh)) {
+		free(acc);
+		free(ymid);
+		return -1;
+	}
 	S(h, "</svg></div>\n<div class=\"legend\">");
 	for (uint32_t k = 0; k < NCAT; k++) {
 		if (k < NTOP && k >= h->ntop)
@@ -495,9 +555,10 @@ static int timeline(struct html *h)
 	     "<p class=\"hint\">Each row is a thread over the wall clock; a "
 	     "column shows what the thread spent most of it on (the procedures "
 	     "with the most exclusive time on the critical path have their "
-	     "own colours). The red line is the critical path: it runs along "
-	     "a thread while that thread's work is on it and jumps between "
-	     "rows where one thread released what another was waiting for. "
+	     "own colours). The red band under a row marks where the critical "
+	     "path runs on that thread; the thin red lines show it passing "
+	     "from one thread to another, where one released what the other "
+	     "was waiting for. "
 	     "Hover a rectangle for details, or a table row to highlight its "
 	     "procedure.</p>\n");
 	free(acc);
