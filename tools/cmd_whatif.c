@@ -95,6 +95,14 @@ static void print_text(struct cpt_ctx *c, const struct cpt_input *in,
 			"  fixed graph cannot see.\n",
 			r->reordered, r->reordered == 1 ? "" : "s",
 			r->reordered == 1 ? "s" : "");
+	if (r->simulated && r->forced)
+		fprintf(c->out,
+			"  %" PRIu64 " acquisition%s that did not wait in the recording (perhaps a\n"
+			"  trylock or trywait) found %s lock or token taken in the new order\n"
+			"  with nothing else left to run, and %s let through as recorded.\n",
+			r->forced, r->forced == 1 ? "" : "s",
+			r->forced == 1 ? "its" : "their",
+			r->forced == 1 ? "was" : "were");
 	if (r->deadlock)
 		fprintf(c->out,
 			"  the simulation deadlocked in the new order; only the fixed-graph\n"
@@ -121,6 +129,7 @@ static void print_json(struct cpt_ctx *c, const struct cp_whatif_result *r)
 	cp_emit_bool(&e, "simulated", r->simulated);
 	cp_emit_bool(&e, "deadlock", r->deadlock);
 	cp_emit_u64(&e, "reordered", r->reordered);
+	cp_emit_u64(&e, "forced", r->forced);
 	cp_emit_u64(&e, "scaled_ns", r->scaled_ns);
 	cp_emit_obj_end(&e);
 	cp_emit_end(&e);

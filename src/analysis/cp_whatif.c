@@ -44,9 +44,22 @@
  *
  * Events are processed in order of simulated time from a binary heap of
  * runnable threads, key (time, recorded wall time of the vertex, tid), so
- * an unscaled replay follows the recorded order wherever times tie.  If
- * the new order deadlocks (threads left blocked with nothing runnable), the
- * prediction falls back to the fixed graph and says so.
+ * an unscaled replay follows the recorded order wherever times tie.
+ *
+ * Tries.  An acquire that did not wait in the recording (no CP_EVF_WAIT)
+ * may have been a trylock or trywait, and the trace cannot tell it from an
+ * uncontended lock or wait.  Simulated, it waits like a blocking acquire.
+ * If the new order leaves a try without its lock or token, the program
+ * would have taken its failure branch, which no trace holds; when that
+ * leaves threads blocked with nothing runnable, the earliest such acquire
+ * (whose recorded dependencies have happened) is let through as recorded,
+ * at its arrival or its recorded dependency's time: a semaphore token is
+ * borrowed (the next post repays it), a lock is passed without being taken
+ * from its holder.  Each counts as `forced`.  A trywait that took a token
+ * and posted it back is the common case: in the new order another thread
+ * took the only token first.  If nothing can be let through (the new
+ * order deadlocks for good), the prediction falls back to the fixed graph
+ * and says so.
  *
  * Cost: O(v log T) for v vertices and T threads, plus O(waiters) per lock
  * release; memory O(T + objects + publishes).
@@ -79,6 +92,7 @@ struct sthread {
 	uint32_t cur;		/* next vertex */
 	uint8_t state;
 	bool granted;		/* a lock or token was handed over */
+	bool forced;		/* its acquire is let through (see Tries) */
 	uint64_t arrive;	/* arrival time at vertex cur */
 	uint64_t grant;		/* time of the hand-over */
 	uint64_t last;		/* time of the latest vertex */
@@ -99,6 +113,7 @@ struct sobj {
 	uint64_t last_seq;	/* recorded seq of the latest release */
 	uint64_t last_wseq;	/* rwlock: same, latest write release */
 	uint64_t tokens;	/* semaphore */
+	uint64_t debt;		/* semaphore: tokens lent to forced waits */
 	uint32_t waiters;	/* list of threads waiting for it */
 	uint8_t mode;		/* MODE_* */
 	uint32_t nrd, cap_rd;	/* rwlock: threads holding read shares */
@@ -119,6 +134,7 @@ struct sim {
 	uint32_t nheap;
 	uint64_t end;
 	uint64_t reordered;
+	uint64_t forced;	/* acquires let through (see Tries) */
 };
 
 static uint64_t tie_of(const struct sim *s, uint32_t tid)
@@ -464,7 +480,12 @@ static bool step(struct sim *s, uint32_t tid)
 
 	switch (cp_tvert_kind(v)) {
 	case CP_EV_CONSUME:
-		if (o && o->mode == MODE_RW) {
+		if (st->forced) {
+			/* as recorded: its dependencies, below */
+			st->forced = false;
+			if (o->mode == MODE_SEM)
+				o->debt++;
+		} else if (o && o->mode == MODE_RW) {
 			if (st->granted) {
 				st->granted = false;
 				at = st->grant > at ? st->grant : at;
@@ -473,8 +494,7 @@ static bool step(struct sim *s, uint32_t tid)
 				return false;
 			}
 			break;
-		}
-		if (o && o->mode == MODE_LOCK) {
+		} else if (o && o->mode == MODE_LOCK) {
 			if (st->granted) {
 				st->granted = false;
 				at = st->grant > at ? st->grant : at;
@@ -489,8 +509,7 @@ static bool step(struct sim *s, uint32_t tid)
 				return false;
 			}
 			break;
-		}
-		if (o && o->mode == MODE_SEM) {
+		} else if (o && o->mode == MODE_SEM) {
 			if (st->granted) {
 				st->granted = false;
 				at = st->grant > at ? st->grant : at;
@@ -543,8 +562,10 @@ static bool step(struct sim *s, uint32_t tid)
 		} else if (o && o->mode == MODE_RW) {
 			rw_release(s, o, tid, v->arg, at);
 		} else if (o && o->mode == MODE_SEM) {
-			w = pick_waiter(s, o);
-			if (w != NONE)
+			w = o->debt ? NONE : pick_waiter(s, o);
+			if (o->debt)
+				o->debt--;
+			else if (w != NONE)
 				grant(s, w, at);
 			else
 				o->tokens++;
@@ -612,6 +633,61 @@ static void cp_whatif_assert(const struct sim *s)
 	}
 }
 
+/*
+ * Nothing is runnable but threads are blocked: let the earliest blocked
+ * acquire that did not wait in the recording through (see Tries).
+ * Returns false if there is none.
+ */
+static bool force_one(struct sim *s)
+{
+	const struct cp_trace *t = s->t;
+	uint32_t best = NONE, *link;
+	uint64_t bt = 0, btie = 0;
+
+	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
+		const struct cp_tvert *v;
+		const struct cp_trace_pub *pb;
+		uint64_t ready = s->th[tid].arrive, tie;
+		uint8_t mode;
+		bool ok = true;
+
+		if (s->th[tid].state != ST_BLOCKED || !t->threads[tid].nv)
+			continue;
+		v = cur_vert(s, tid);
+		if (cp_tvert_kind(v) != CP_EV_CONSUME || cp_tvert_waits(v) ||
+		    !v->obj)
+			continue;
+		mode = s->ob[v->obj].mode;
+		if (mode != MODE_LOCK && mode != MODE_SEM && mode != MODE_RW)
+			continue;
+		pb = v->cnt ? cp_trace_find_pub(t, v->obj, v->arg, v->cnt)
+			    : NULL;
+		for (uint32_t c = 0; pb && c < v->cnt; c++) {
+			uint64_t pt = s->pub_time[pb + c - t->pub];
+
+			if (pt == NEVER)
+				ok = false;
+			else if (pt > ready)
+				ready = pt;
+		}
+		tie = tie_of(s, tid);
+		if (ok && (best == NONE || ready < bt ||
+			   (ready == bt && tie < btie)))
+			best = tid, bt = ready, btie = tie;
+	}
+	if (best == NONE)
+		return false;
+	link = &s->ob[cur_vert(s, best)->obj].waiters;
+	while (*link != best)
+		link = &s->th[*link].next;
+	*link = s->th[best].next;
+	s->th[best].next = NONE;
+	s->th[best].forced = true;
+	s->forced++;
+	hpush(s, best, bt);
+	return true;
+}
+
 static void run(struct sim *s)
 {
 	const struct cp_trace *t = s->t;
@@ -648,7 +724,8 @@ static void run(struct sim *s)
 }
 
 int cp_whatif_simulate(const struct cp_tracepag *tp, const double *cct_factor,
-		       uint64_t *length, bool *deadlock, uint64_t *reordered)
+		       uint64_t *length, bool *deadlock, uint64_t *reordered,
+		       uint64_t *forced)
 {
 	const struct cp_trace *t = tp->t;
 	struct sim s;
@@ -711,13 +788,16 @@ int cp_whatif_simulate(const struct cp_tracepag *tp, const double *cct_factor,
 		if (t->threads[tid].nv && t->threads[tid].parent == NONE)
 			hpush(&s, tid, 0);
 	}
-	run(&s);
+	do
+		run(&s);
+	while (force_one(&s));
 	*deadlock = false;
 	for (uint32_t tid = 0; tid < t->nthreads; tid++)
 		if (t->threads[tid].nv && s.th[tid].state != ST_DONE)
 			*deadlock = true;
 	*length = s.end;
 	*reordered = s.reordered;
+	*forced = s.forced;
 	ret = 0;
 out:
 	for (uint32_t o = 1; s.ob && o < t->nobjs; o++)
@@ -822,9 +902,9 @@ int cp_whatif_trace(const struct cp_tracepag *tp,
 	    fixed_length(g, w, &r->length_after_fixed))
 		goto err_mem;
 	if (cp_whatif_simulate(tp, ones, &r->length_before_sim, &dl0,
-			       &rdummy) ||
+			       &rdummy, &r->forced_before) ||
 	    cp_whatif_simulate(tp, cf, &r->length_after, &r->deadlock,
-			       &r->reordered))
+			       &r->reordered, &r->forced))
 		goto err_mem;
 	if (dl0 || r->deadlock) {
 		r->deadlock = true;

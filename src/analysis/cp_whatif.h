@@ -44,6 +44,11 @@ struct cp_whatif_result {
 					 * fixed-graph value is used */
 	uint64_t reordered;		/* lock grants the simulation made in a
 					 * different order than recorded */
+	uint64_t forced;		/* acquires the simulation let through
+					 * as recorded: tries that the new
+					 * order would have made fail
+					 * (cp_whatif.c, "Tries") */
+	uint64_t forced_before;		/* the same, unscaled replay */
 	uint64_t scaled_ns;		/* useful time the scaling touched */
 };
 
@@ -70,9 +75,10 @@ int cp_whatif_pag(const struct cp_pag *g, const struct cp_whatif_scale *sc,
 /*
  * The simulation alone: @cct_factor[tp->ncct] scales each calling
  * context's useful time.  Fills *@length (the simulated run time), and
- * *@deadlock / *@reordered.  Returns 0 or -1 (out of memory).
+ * *@deadlock / *@reordered / *@forced.  Returns 0 or -1 (out of memory).
  */
 int cp_whatif_simulate(const struct cp_tracepag *tp, const double *cct_factor,
-		       uint64_t *length, bool *deadlock, uint64_t *reordered);
+		       uint64_t *length, bool *deadlock, uint64_t *reordered,
+		       uint64_t *forced);
 
 #endif /* CP_WHATIF_H */

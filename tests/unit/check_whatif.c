@@ -575,7 +575,68 @@ START_TEST(test_whatif_nested_scaling)
 }
 END_TEST
 
-/* A thread that dies holding a lock deadlocks the simulation. */
+/*
+ * A trywait that took a token and posted it back.  P posts at 5 (pw); A
+ * (aw 10) trywaits, taking P's token without waiting, and posts it back at
+ * 12; B (bw 11) waits for a token and gets A's at 12, then works 3.  CP 15.
+ */
+START_TEST(test_whatif_trywait_forced)
+{
+	struct synth s;
+	struct fixture f;
+	struct cp_whatif_result r;
+	uint32_t sem;
+
+	synth_init(&s);
+	synth_symbol(&s, 0x100, 0x10, "pw");
+	synth_symbol(&s, 0x200, 0x10, "aw");
+	synth_symbol(&s, 0x300, 0x10, "bw");
+	synth_start(&s, 0, -1);
+	sem = synth_obj(&s, 0, CP_OBJ_SEM, 0);
+	for (uint32_t i = 1; i <= 3; i++) {
+		synth_create(&s, 0, 0, i);
+		synth_start(&s, i, 0);
+	}
+	synth_enter(&s, 1, 0, 0x100);
+	synth_leave(&s, 1, 5);
+	synth_publish(&s, 1, 0, sem);			/* seq 1 */
+	synth_exit(&s, 1, 0);
+	synth_enter(&s, 2, 0, 0x200);
+	synth_leave(&s, 2, 10);
+	synth_consume(&s, 2, 0, false, sem, 1, 1);	/* trywait */
+	synth_publish(&s, 2, 2, sem);			/* seq 2 */
+	synth_exit(&s, 2, 0);
+	synth_enter(&s, 3, 0, 0x300);
+	synth_leave(&s, 3, 11);
+	synth_request(&s, 3, 0, sem);
+	synth_consume(&s, 3, 1, true, sem, 2, 1);
+	synth_exit(&s, 3, 3);
+	for (uint32_t i = 1; i <= 3; i++)
+		synth_join(&s, 0, i == 1 ? 15 : 0, true, i);
+	synth_exit(&s, 0, 0);
+	load(&s, &f);
+	r = whatif(&f, "bw", 1.0);
+	ASSERT_RESULT(r, 15, 15, 15);
+	ck_assert_msg(r.forced == 0 && r.forced_before == 0,
+		      "forced %" PRIu64 " / %" PRIu64 " unscaled", r.forced,
+		      r.forced_before);
+	/*
+	 * B at 6 (5.5 rounded) takes P's token; A's trywait at 10 finds
+	 * none and everything else is done: it is let through as recorded
+	 * (10), posts back at 12, which repays the token.  B ends at 9.
+	 */
+	r = whatif(&f, "bw", 0.5);
+	ASSERT_RESULT(r, 15, 12, 15);
+	ck_assert_msg(r.simulated && !r.deadlock && r.forced == 1,
+		      "simulated %d deadlock %d forced %" PRIu64, r.simulated,
+		      r.deadlock, r.forced);
+	unload(&f);
+	synth_free(&s);
+}
+END_TEST
+
+/* A thread that dies holding a lock deadlocks the simulation: the other's
+ * acquire waited in the recording, so it is not a try to let through. */
 START_TEST(test_whatif_deadlock_falls_back)
 {
 	struct synth s;
@@ -593,7 +654,8 @@ START_TEST(test_whatif_deadlock_falls_back)
 	synth_leave(&s, 1, 10);
 	synth_lock(&s, 1, 0, 0, m);
 	synth_exit(&s, 1, 1);		/* never unlocks */
-	synth_consume(&s, 0, 30, false, m, 0, 0);
+	synth_request(&s, 0, 30, m);
+	synth_consume(&s, 0, 0, true, m, 0, 0);
 	synth_exit(&s, 0, 5);
 	load(&s, &f);
 	r = whatif(&f, "w", 0.5);
@@ -729,6 +791,7 @@ static Suite *whatif_suite(void)
 	tcase_add_test(tc, test_whatif_queue_items);
 	tcase_add_test(tc, test_whatif_create_join);
 	tcase_add_test(tc, test_whatif_nested_scaling);
+	tcase_add_test(tc, test_whatif_trywait_forced);
 	tcase_add_test(tc, test_whatif_deadlock_falls_back);
 	tcase_add_test(tc, test_whatif_rejects_unknown_name);
 	tcase_add_test(tc, test_whatif_text_pag);
