@@ -18,9 +18,12 @@
  * replayed: `CPTHREAD_MODE=trace CPTHREAD_CLOCK=... CPTHREAD_FUNCS=...
  * stress SEED`.
  *
- * Seeds 1..STRESS_DEFAULT_SEEDS by default (well under a minute); the
- * environment variable STRESS_SEEDS=FIRST-LAST runs another range (a long
- * opt-in run: STRESS_SEEDS=1-2000).
+ * Seeds 1..STRESS_DEFAULT_SEEDS by default, and STRESS_LONG_SEEDS seeds
+ * from 1001 with long traces (burns a tenth as long, the rounds a hundred
+ * times over: several trace buffers per thread); well under a minute in
+ * all.  The environment variable STRESS_SEEDS=FIRST-LAST runs another
+ * range (FIRST+1000... for the long ones, a tenth as many); a long opt-in
+ * run: STRESS_SEEDS=1-2000.
  *
  * Skipped (exit code 77) while cpt is not built.
  */
@@ -35,6 +38,7 @@
 #include "cpt_harness.h"
 
 #define STRESS_DEFAULT_SEEDS 40
+#define STRESS_LONG_SEEDS 3
 
 static const char *const clocks[] = { "cpu", "wall" };
 static const char *const funcs[] = {
@@ -44,6 +48,7 @@ static const char *const funcs[] = {
 #define NFUNCS (sizeof(funcs) / sizeof(funcs[0]))
 
 static unsigned first_seed = 1, nseeds = STRESS_DEFAULT_SEEDS;
+static unsigned nlong = STRESS_LONG_SEEDS;
 
 /* Exact comparison of two JSON numbers (integers in ns on both sides). */
 static void cmp_exact(struct cpt_errs *e, const char *what, json_t *on,
@@ -110,14 +115,17 @@ static void check_procs(struct cpt_errs *e, json_t *onrep, json_t *offrep)
 	}
 }
 
-START_TEST(test_stress_online_offline_agree)
+/*
+ * One run of stress @seed (@percent, @repeat as its arguments) under
+ * @clock, checked.
+ */
+static void agree(unsigned seed, const char *clock, const char *percent,
+		  const char *repeat)
 {
-	unsigned seed = first_seed + (unsigned)_i / 2;
-	const char *clock = clocks[_i % 2];
 	char env_clock[64], env_funcs[256], arg_seed[32], what[160];
 	const char *env[] = { env_clock, env_funcs, "CPTHREAD_MODE=trace",
 			      "CPTHREAD_QUIET=1", NULL };
-	const char *args[] = { arg_seed, NULL };
+	const char *args[] = { arg_seed, percent, repeat, NULL };
 	struct cpt_run r, c, w;
 	struct cpt_errs e;
 	size_t n = 0;
@@ -128,8 +136,8 @@ START_TEST(test_stress_online_offline_agree)
 	for (size_t i = 0; i < NFUNCS; i++)
 		n += (size_t)snprintf(env_funcs + n, sizeof(env_funcs) - n,
 				      "%s%s", i ? "," : "", funcs[i]);
-	snprintf(what, sizeof(what), "stress %u, trace mode, "
-		 "CPTHREAD_CLOCK=%s", seed, clock);
+	snprintf(what, sizeof(what), "stress %u %s %s, trace mode, "
+		 "CPTHREAD_CLOCK=%s", seed, percent, repeat, clock);
 
 	ck_assert_int_eq(cpt_run_program(&r, STRESS_EXE, args, env, 60, true),
 			 0);
@@ -165,6 +173,20 @@ START_TEST(test_stress_online_offline_agree)
 	cpt_run_free(&c);
 	cpt_run_free(&r);
 }
+
+START_TEST(test_stress_online_offline_agree)
+{
+	agree(first_seed + (unsigned)_i / 2, clocks[_i % 2], "100", "1");
+}
+END_TEST
+
+/* Long traces (several buffers per thread): burns a tenth as long, the
+ * rounds a hundred times over. */
+START_TEST(test_stress_long_traces_agree)
+{
+	agree(first_seed + 1000 + (unsigned)_i / 2, clocks[_i % 2], "10",
+	      "100");
+}
 END_TEST
 
 static Suite *stress_suite(void)
@@ -175,6 +197,8 @@ static Suite *stress_suite(void)
 	tcase_set_timeout(tc, 180);
 	tcase_add_loop_test(tc, test_stress_online_offline_agree, 0,
 			    (int)(2 * nseeds));
+	tcase_add_loop_test(tc, test_stress_long_traces_agree, 0,
+			    (int)(2 * nlong));
 	suite_add_tcase(s, tc);
 	return s;
 }
@@ -200,6 +224,7 @@ int main(void)
 		}
 		first_seed = a;
 		nseeds = b - a + 1;
+		nlong = (nseeds + 9) / 10;
 	}
 	sr = srunner_create(stress_suite());
 	srunner_run_all(sr, CK_NORMAL);

@@ -2,14 +2,15 @@
  * stress.c - a random synchronization workload, fixed by a seed, for the
  * online/offline agreement test (check_stress.c).
  *
- *   stress SEED [SCALE]
+ *   stress SEED [PERCENT [REPEAT]]
  *
  * The seed fixes everything but timing: the number of threads (4-6, main
  * included), of rounds, and each thread's sequence of operations.  What
  * the interleaving decides (who takes a lock first, whether a trylock
  * succeeds, which waiter a signal wakes) is left to the run, so every run
- * of one seed is a different graph of the same program.  SCALE (default
- * 1) multiplies every burn.
+ * of one seed is a different graph of the same program.  PERCENT (default
+ * 100) scales every burn; REPEAT (default 1) runs the rounds that many
+ * times over (long traces: several buffers per thread).
  *
  * A round of every thread:
  *   phase 1   "free" operations: CPU burns; nested mutexes taken in one
@@ -36,7 +37,8 @@
  * every thread finishes phase 1.  The waits of phase 2 of round r take at
  * most what was produced before round r plus what phase 1 of round r
  * produces (the plan counts it), so every wait ends once phase 1 is done
- * everywhere; production in phase 2 is a surplus carried on.  A trywait
+ * everywhere; production in phase 2 is a surplus carried on (so a
+ * repetition of the rounds starts with at least what the first did).  A trywait
  * that gets a token posts it back.  The barriers are reached by every
  * thread the same number of times.  No thread waits while holding a lock.
  *
@@ -61,7 +63,7 @@
 #define NMUTEX		4
 #define NSPIN		2
 #define NRW		2
-#define MAX_ITEMS	4096
+#define MAX_ITEMS	65536
 
 enum op_kind {
 	OP_BURN,
@@ -109,7 +111,7 @@ static bool mid_barrier[MAX_ROUNDS];	/* barrier between the phases */
 static bool region_b_across[MAX_THREADS][MAX_ROUNDS];
 static struct helper helpers[MAX_THREADS * MAX_ROUNDS * MAX_OPS];
 static uint32_t nhelpers;
-static unsigned scale = 1;
+static unsigned percent = 100, repeat = 1;
 
 /* The objects. */
 static pthread_mutex_t mutex[NMUTEX];
@@ -304,7 +306,7 @@ static WL_NOINSTR void make_plan(uint64_t seed)
 
 static WL_NOINSTR void burn_us(unsigned us)
 {
-	uint64_t end = wl_now(wl_clock_id) + (uint64_t)us * scale * 1000u;
+	uint64_t end = wl_now(wl_clock_id) + (uint64_t)us * percent * 10u;
 
 	do {
 		for (unsigned i = 0; i < 50; i++)
@@ -617,7 +619,9 @@ static void *worker(void *arg)
 	uint32_t t = (uint32_t)(uintptr_t)arg;
 	bool region_b = false;
 
-	for (uint32_t r = 0; r < nrounds; r++) {
+	for (uint32_t k = 0; k < nrounds * repeat; k++) {
+		uint32_t r = k % nrounds;
+
 		for (uint32_t i = 0; i < plan[t][r][0].n; i++)
 			run_op(&plan[t][r][0].op[i]);
 		if (mid_barrier[r])
@@ -651,9 +655,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (argc > 2)
-		scale = (unsigned)atoi(argv[2]);
-	if (scale < 1)
-		scale = 1;
+		percent = (unsigned)atoi(argv[2]);
+	if (argc > 3)
+		repeat = (unsigned)atoi(argv[3]);
+	if (percent < 1 || repeat < 1) {
+		fprintf(stderr, "stress: PERCENT and REPEAT are at least 1\n");
+		return 2;
+	}
 	make_plan(seed);
 
 	for (unsigned i = 0; i < NMUTEX; i++)
