@@ -295,7 +295,7 @@ BENCH_PROC void update_block(double *aij, const double *lik,
 }
 
 /* Queue @t (its dependencies are met).  Any thread. */
-static void push_ready(struct chol *c, struct task *t)
+BENCH_HELPER void push_ready(struct chol *c, struct task *t)
 {
 	pthread_mutex_lock(&c->qlock);
 	cpthread_enqueue(c, t);
@@ -305,7 +305,7 @@ static void push_ready(struct chol *c, struct task *t)
 }
 
 /* One predecessor of task (i, j, k) finished. */
-static void release(struct chol *c, int i, int j, int k)
+BENCH_HELPER void release(struct chol *c, int i, int j, int k)
 {
 	struct task *t = &c->tasks[task_index(i, j, k)];
 	int left;
@@ -359,10 +359,14 @@ BENCH_PROC void *chol_worker(void *arg)
 {
 	struct chol *c = arg;
 
-	for (;;) {
-		struct task *t = NULL;
+	struct task *t = NULL;
 
+	for (;;) {
+		/* count the task just run and take the next, in one visit */
 		pthread_mutex_lock(&c->qlock);
+		if (t && ++c->done == c->ntasks)
+			pthread_cond_broadcast(&c->qcond);
+		t = NULL;
 		while (c->head == c->tail && c->done < c->ntasks)
 			pthread_cond_wait(&c->qcond, &c->qlock);
 		if (c->head < c->tail) {
@@ -373,10 +377,6 @@ BENCH_PROC void *chol_worker(void *arg)
 		if (!t)
 			break;
 		run_task(c, t);
-		pthread_mutex_lock(&c->qlock);
-		if (++c->done == c->ntasks)
-			pthread_cond_broadcast(&c->qcond);
-		pthread_mutex_unlock(&c->qlock);
 	}
 	return NULL;
 }

@@ -278,7 +278,7 @@ static void cond_ring_init(struct cond_ring *q)
 }
 
 /* Append @b (NULL marks the end of the stream). */
-static void cond_ring_put(struct cond_ring *q, struct block *b)
+BENCH_HELPER void cond_ring_put(struct cond_ring *q, struct block *b)
 {
 	pthread_mutex_lock(&q->lock);
 	while (q->count == RING)
@@ -288,7 +288,7 @@ static void cond_ring_put(struct cond_ring *q, struct block *b)
 	pthread_mutex_unlock(&q->lock);
 }
 
-static struct block *cond_ring_get(struct cond_ring *q)
+BENCH_HELPER struct block *cond_ring_get(struct cond_ring *q)
 {
 	struct block *b;
 
@@ -311,7 +311,7 @@ static void sem_ring_init(struct sem_ring *q)
 	q->head = q->tail = 0;
 }
 
-static void sem_ring_put(struct sem_ring *q, struct block *b)
+BENCH_HELPER void sem_ring_put(struct sem_ring *q, struct block *b)
 {
 	while (sem_wait(&q->slots))
 		;
@@ -322,7 +322,7 @@ static void sem_ring_put(struct sem_ring *q, struct block *b)
 	sem_post(&q->items);
 }
 
-static struct block *sem_ring_get(struct sem_ring *q)
+BENCH_HELPER struct block *sem_ring_get(struct sem_ring *q)
 {
 	struct block *b;
 

@@ -103,7 +103,7 @@ int brute_force(const struct tsp *t);
 
 /* ---- messages -------------------------------------------------------- */
 
-static void send_to_manager(struct tsp *t, const struct msg *m)
+BENCH_HELPER void send_to_manager(struct tsp *t, const struct msg *m)
 {
 	pthread_mutex_lock(&t->inbox_lock);
 	while (t->in_tail - t->in_head == INBOX)
@@ -113,7 +113,7 @@ static void send_to_manager(struct tsp *t, const struct msg *m)
 	pthread_mutex_unlock(&t->inbox_lock);
 }
 
-static void receive(struct tsp *t, struct msg *m)
+BENCH_HELPER void receive(struct tsp *t, struct msg *m)
 {
 	pthread_mutex_lock(&t->inbox_lock);
 	while (t->in_head == t->in_tail)
@@ -123,7 +123,7 @@ static void receive(struct tsp *t, struct msg *m)
 	pthread_mutex_unlock(&t->inbox_lock);
 }
 
-static void post_job(struct mailbox *b, const struct node *job)
+BENCH_HELPER void post_job(struct mailbox *b, const struct node *job)
 {
 	pthread_mutex_lock(&b->lock);
 	if (job)
@@ -137,7 +137,7 @@ static void post_job(struct mailbox *b, const struct node *job)
 
 /* ---- the manager's heap ---------------------------------------------- */
 
-static void heap_push(struct tsp *t, const struct node *nd)
+BENCH_HELPER void heap_push(struct tsp *t, const struct node *nd)
 {
 	int i;
 
@@ -156,7 +156,7 @@ static void heap_push(struct tsp *t, const struct node *nd)
 	t->heap[i] = *nd;
 }
 
-static void heap_pop(struct tsp *t, struct node *out)
+BENCH_HELPER void heap_pop(struct tsp *t, struct node *out)
 {
 	struct node last;
 	int i = 0;
