@@ -28,4 +28,79 @@ static inline void forget_sync(const void *o)
 	}
 }
 
+/*
+ * The shape of every acquire that may block (mutex, spin lock, rwlock,
+ * semaphore).  @try_call first: unless @busy (an expression of rc), its
+ * result stands — an acquire without a wait, @on_ok(NULL), when @ok; any
+ * other failure is left to @blocking_call to report exactly as the real
+ * function does (it fails the same way without blocking).  When busy, a
+ * wait is recorded around @blocking_call, then @on_ok(&w) or a failed
+ * wait.  A timed variant passes EBUSY as @try_call to go straight to the
+ * real call, whose argument checks then stay glibc's.  @on_ok names a
+ * macro of (w) that sees t and r.  Return value and errno are the real
+ * calls'.
+ */
+#define CP_WRAP_ACQUIRE(obj, kind, try_call, busy, blocking_call, ok,	\
+			on_ok)						\
+	do {								\
+		struct cp_thread *t = cp_enter();			\
+		struct cp_objrec *r;					\
+		struct cp_wait w;					\
+		int rc, err;						\
+									\
+		if (!t || !(r = sync_rec(t, obj, kind))) {		\
+			if (t)						\
+				cp_leave();				\
+			return blocking_call;				\
+		}							\
+		err = errno;						\
+		rc = try_call;						\
+		if (!(busy)) {						\
+			if (ok)						\
+				on_ok(NULL);				\
+			cp_leave();					\
+			errno = err;					\
+			return (ok) ? rc : blocking_call;		\
+		}							\
+		errno = err;						\
+		cp_online_wait_begin(t, r, &w);				\
+		cp_pause();						\
+		rc = blocking_call;					\
+		err = errno;						\
+		cp_resume();						\
+		if (ok)							\
+			on_ok(&w);					\
+		else							\
+			cp_online_failed(t, r, &w);			\
+		cp_leave();						\
+		errno = err;						\
+		return rc;						\
+	} while (0)
+
+/* A try-only call: an acquire without a wait when @ok, else a failure. */
+#define CP_WRAP_TRY(obj, kind, try_call, ok, on_ok)			\
+	do {								\
+		struct cp_thread *t = cp_enter();			\
+		struct cp_objrec *r;					\
+		int rc = try_call, err = errno;				\
+									\
+		if (!t)							\
+			return rc;					\
+		r = sync_rec(t, obj, kind);				\
+		if (r) {						\
+			if (ok)						\
+				on_ok(NULL);				\
+			else						\
+				cp_online_failed(t, r, NULL);		\
+		}							\
+		cp_leave();						\
+		errno = err;						\
+		return rc;						\
+	} while (0)
+
+/* on_ok hooks for the macros above */
+#define CP_LOCK_ACQUIRED(w) cp_online_lock_acquired(t, r, w, false)
+#define CP_RDLOCK_ACQUIRED(w) cp_online_lock_acquired(t, r, w, true)
+#define CP_SEM_ACQUIRED(w) cp_online_sem_acquired(t, r, w)
+
 #endif /* WRAP_COMMON_H */

@@ -25,79 +25,33 @@ CP_EXPORT int sem_post(sem_t *s)
 	return rc;
 }
 
-/* Try first; wait in @blocking only when no token is there. */
-#define SEM_ACQUIRE(s, blocking, try_first)				\
-	do {								\
-		struct cp_thread *t = cp_enter();			\
-		struct cp_objrec *r;					\
-		struct cp_wait w;					\
-		int rc, err;						\
-									\
-		if (!t || !(r = sync_rec(t, s, CP_OBJ_SEM))) {		\
-			if (t)						\
-				cp_leave();				\
-			return blocking;				\
-		}							\
-		if (try_first) {					\
-			int saved = errno;				\
-									\
-			if (CP_REAL(sem_trywait)(s) == 0) {		\
-				cp_online_sem_acquired(t, r, NULL);	\
-				cp_leave();				\
-				errno = saved;				\
-				return 0;				\
-			}						\
-			errno = saved;					\
-		}							\
-		cp_online_wait_begin(t, r, &w);				\
-		cp_pause();						\
-		rc = blocking;						\
-		err = errno;						\
-		cp_resume();						\
-		if (rc == 0)						\
-			cp_online_sem_acquired(t, r, &w);		\
-		else							\
-			cp_online_failed(t, r, &w);			\
-		cp_leave();						\
-		errno = err;						\
-		return rc;						\
-	} while (0)
+/* Try first; wait only when no token is there (EAGAIN). */
+#define SEM_TRY(s) CP_REAL(sem_trywait)(s)
+#define SEM_BUSY (rc != 0 && errno == EAGAIN)
 
 CP_EXPORT int sem_wait(sem_t *s)
 {
-	SEM_ACQUIRE(s, CP_REAL(sem_wait)(s), true);
+	CP_WRAP_ACQUIRE(s, CP_OBJ_SEM, SEM_TRY(s), SEM_BUSY,
+			CP_REAL(sem_wait)(s), rc == 0, CP_SEM_ACQUIRED);
 }
 
 CP_EXPORT int sem_timedwait(sem_t *s, const struct timespec *abst)
 {
-	SEM_ACQUIRE(s, CP_REAL(sem_timedwait)(s, abst), false);
+	CP_WRAP_ACQUIRE(s, CP_OBJ_SEM, -1, true,
+			CP_REAL(sem_timedwait)(s, abst), rc == 0,
+			CP_SEM_ACQUIRED);
 }
 
 CP_EXPORT int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *abst)
 {
-	SEM_ACQUIRE(s, CP_REAL(sem_clockwait)(s, clk, abst), false);
+	CP_WRAP_ACQUIRE(s, CP_OBJ_SEM, -1, true,
+			CP_REAL(sem_clockwait)(s, clk, abst), rc == 0,
+			CP_SEM_ACQUIRED);
 }
 
 CP_EXPORT int sem_trywait(sem_t *s)
 {
-	struct cp_thread *t = cp_enter();
-	struct cp_objrec *r;
-	int rc, err;
-
-	rc = CP_REAL(sem_trywait)(s);
-	err = errno;
-	if (!t)
-		return rc;
-	r = sync_rec(t, s, CP_OBJ_SEM);
-	if (r) {
-		if (rc == 0)
-			cp_online_sem_acquired(t, r, NULL);
-		else
-			cp_online_failed(t, r, NULL);
-	}
-	cp_leave();
-	errno = err;
-	return rc;
+	CP_WRAP_TRY(s, CP_OBJ_SEM, SEM_TRY(s), rc == 0, CP_SEM_ACQUIRED);
 }
 
 /* The record learns the initial tokens here. */

@@ -6,52 +6,17 @@
 
 CP_EXPORT int pthread_spin_lock(pthread_spinlock_t *s)
 {
-	struct cp_thread *t = cp_enter();
-	struct cp_objrec *r;
-	struct cp_wait w;
-	int rc;
-
-	if (!t || !(r = sync_rec(t, (const void *)s, CP_OBJ_SPIN))) {
-		if (t)
-			cp_leave();
-		return CP_REAL(pthread_spin_lock)(s);
-	}
-	rc = CP_REAL(pthread_spin_trylock)(s);
-	if (rc == 0) {
-		cp_online_lock_acquired(t, r, NULL, false);
-		cp_leave();
-		return 0;
-	}
-	cp_online_wait_begin(t, r, &w);
-	cp_pause();
-	rc = CP_REAL(pthread_spin_lock)(s);
-	cp_resume();
-	if (rc == 0)
-		cp_online_lock_acquired(t, r, &w, false);
-	else
-		cp_online_failed(t, r, &w);
-	cp_leave();
-	return rc;
+	CP_WRAP_ACQUIRE((const void *)s, CP_OBJ_SPIN,
+			CP_REAL(pthread_spin_trylock)(s), rc == EBUSY,
+			CP_REAL(pthread_spin_lock)(s), rc == 0,
+			CP_LOCK_ACQUIRED);
 }
 
 CP_EXPORT int pthread_spin_trylock(pthread_spinlock_t *s)
 {
-	struct cp_thread *t = cp_enter();
-	struct cp_objrec *r;
-	int rc;
-
-	if (!t)
-		return CP_REAL(pthread_spin_trylock)(s);
-	rc = CP_REAL(pthread_spin_trylock)(s);
-	r = sync_rec(t, (const void *)s, CP_OBJ_SPIN);
-	if (r) {
-		if (rc == 0)
-			cp_online_lock_acquired(t, r, NULL, false);
-		else
-			cp_online_failed(t, r, NULL);
-	}
-	cp_leave();
-	return rc;
+	CP_WRAP_TRY((const void *)s, CP_OBJ_SPIN,
+		    CP_REAL(pthread_spin_trylock)(s), rc == 0,
+		    CP_LOCK_ACQUIRED);
 }
 
 CP_EXPORT int pthread_spin_unlock(pthread_spinlock_t *s)
