@@ -8,14 +8,16 @@
  *                 diagonal and oscillate (libm-heavy);          sequential
  *   build_blocks  copy its lower triangle into B x B blocks;   sequential
  *   build_tasks   create one task per (block row i, block column j, step k)
- *                 with its dependency count and its lock;       sequential
+ *                 with its dependency count, and a lock per block that
+ *                 guards the counts of the block's tasks;       sequential
  *   factor        worker threads run tasks from a queue:
  *                   factor_diag  (i = j = k)   L_kk = chol(A_kk)
  *                   solve_panel  (i > j = k)   L_ik = A_ik L_kk^-T
  *                   update_diag  (i = j > k)   A_ii -= L_ik L_ik^T
  *                   update_block (i > j > k)   A_ij -= L_ik L_jk^T
  *                 a finished task decrements the count of each successor
- *                 under that successor's lock and queues it at zero;
+ *                 under the lock of the successor's block and queues it
+ *                 at zero;
  *   verify        compare A x with L (L^T x) for a random x.
  *
  * The updates of one block run in order of k (each depends on the previous
@@ -23,7 +25,7 @@
  * of the SPLASH-2 Cholesky kernel that seed 002 (Fig. 13) profiles: setup
  * routines that run on one processor weigh far more on the critical path
  * than in a CPU profile.  The queue's items are tracked (cpthread_enqueue /
- * cpthread_dequeue) and its lock is untracked; the per-task locks carry
+ * cpthread_dequeue) and its lock is untracked; the per-block locks carry
  * the dependencies between tasks.
  *
  * -n SIZE is N (default 3840, rounded up to a multiple of B = 64).
@@ -42,8 +44,8 @@
 enum task_kind { FACTOR_DIAG, SOLVE_PANEL, UPDATE_DIAG, UPDATE_BLOCK };
 
 struct task {
-	pthread_mutex_t lock;	/* guards deps */
-	int deps;		/* unfinished predecessors */
+	int deps;		/* unfinished predecessors, under the lock
+				 * of the task's block */
 	short i, j, k;		/* target block (i, j) at step k */
 };
 
@@ -51,6 +53,7 @@ struct chol {
 	int n, nb;		/* matrix order, blocks per side */
 	double *a;		/* the original matrix, n x n, row-major */
 	double **blk;		/* blk[i * nb + j], j <= i: B x B, row-major */
+	pthread_mutex_t *blk_lock;	/* guards the deps of block's tasks */
 	struct task *tasks;	/* indexed by task_index() */
 	int ntasks;
 	/* the ready queue */
@@ -162,7 +165,7 @@ BENCH_PROC void build_blocks(struct chol *c)
 
 /*
  * Create every task with its dependency count (see the header comment) and
- * its lock.  Main thread, before the workers start.
+ * the blocks' locks.  Main thread, before the workers start.
  */
 BENCH_PROC void build_tasks(struct chol *c)
 {
@@ -171,15 +174,16 @@ BENCH_PROC void build_tasks(struct chol *c)
 	c->ntasks = task_index(nb, 0, 0);
 	c->tasks = bench_alloc(sizeof(*c->tasks) * (size_t)c->ntasks);
 	c->ready = bench_alloc(sizeof(*c->ready) * (size_t)c->ntasks);
+	c->blk_lock = bench_alloc(sizeof(*c->blk_lock) * (size_t)nb * nb);
 	for (i = 0; i < nb; i++) {
 		for (j = 0; j <= i; j++) {
+			bench_check_rc(pthread_mutex_init(
+					       &c->blk_lock[i * nb + j], NULL),
+				       "mutex");
 			for (k = 0; k <= j; k++) {
 				struct task *t =
 					&c->tasks[task_index(i, j, k)];
 
-				bench_check_rc(pthread_mutex_init(&t->lock,
-								  NULL),
-					       "mutex");
 				t->i = (short)i;
 				t->j = (short)j;
 				t->k = (short)k;
@@ -308,11 +312,12 @@ BENCH_HELPER void push_ready(struct chol *c, struct task *t)
 BENCH_HELPER void release(struct chol *c, int i, int j, int k)
 {
 	struct task *t = &c->tasks[task_index(i, j, k)];
+	pthread_mutex_t *lock = &c->blk_lock[i * c->nb + j];
 	int left;
 
-	pthread_mutex_lock(&t->lock);
+	pthread_mutex_lock(lock);
 	left = --t->deps;
-	pthread_mutex_unlock(&t->lock);
+	pthread_mutex_unlock(lock);
 	if (left == 0)
 		push_ready(c, t);
 	else if (left < 0)
@@ -484,10 +489,12 @@ int main(int argc, char **argv)
 		printf("cholesky: n=%d, %d blocks, %d tasks, %d threads, "
 		       "residual %.2e, %.3f s\n", c.n, c.nb, c.ntasks,
 		       o.threads, err, bench_now() - t0);
-	for (i = 0; i < c.ntasks; i++)
-		pthread_mutex_destroy(&c.tasks[i].lock);
-	for (i = 0; i < c.nb * c.nb; i++)
+	for (i = 0; i < c.nb * c.nb; i++) {
+		if (c.blk[i])
+			pthread_mutex_destroy(&c.blk_lock[i]);
 		free(c.blk[i]);
+	}
+	free(c.blk_lock);
 	pthread_mutex_destroy(&c.qlock);
 	pthread_cond_destroy(&c.qcond);
 	free(c.blk);
