@@ -13,9 +13,12 @@
 #include "cpt_input.h"
 
 #define PATHS_K_DEFAULT 10
+/* Text output: a path prints at most this many items unless --full (a
+ * trace's path can have hundreds of thousands of edges). */
+#define PATHS_TEXT_ITEMS 40
 
 static void print_text(struct cpt_ctx *c, const struct cpt_input *in,
-		       const struct cp_kpaths *kp, uint32_t *buf)
+		       const struct cp_kpaths *kp, uint32_t *buf, bool full)
 {
 	char nb[256], lb[32];
 
@@ -45,7 +48,18 @@ static void print_text(struct cpt_ctx *c, const struct cpt_input *in,
 		fprintf(c->out, ", %u edge%s\n     ", n, n == 1 ? "" : "s");
 		col = 5;
 		first = true;
-		for (uint32_t j = 0; j < n; j++) {
+		/* a near-critical path: what differs from the path it
+		 * branches off (its shared prefix is said, not repeated) */
+		uint32_t from = 0, items = 0;
+
+		if (!full && i > 0 && kp->parent[i] != UINT32_MAX &&
+		    kp->pcnt[i] > 0) {
+			from = kp->pcnt[i];
+			fprintf(c->out, "(as #%u for its first %u edges) ",
+				kp->parent[i] + 1, from);
+			col += 30;
+		}
+		for (uint32_t j = from; j < n; j++) {
 			uint32_t e = buf[j];
 			uint64_t w = in->g->w[e];
 			const char *name;
@@ -80,6 +94,11 @@ static void print_text(struct cpt_ctx *c, const struct cpt_input *in,
 			} else {
 				snprintf(item, sizeof(item), "%s %" PRIu64,
 					 name, w);
+			}
+			if (!full && ++items > PATHS_TEXT_ITEMS) {
+				fprintf(c->out, " > ... (%u more edges; --full "
+					"prints them)", n - j);
+				break;
 			}
 			len = (int)strlen(item) + (first ? 0 : 3);
 			if (col + len > 100 && col > 5) {
@@ -128,6 +147,7 @@ enum cpt_status cpt_cmd_paths(struct cpt_ctx *c, int argc, char **argv)
 	struct cp_cpm cpm;
 	struct cp_kpaths kp;
 	uint32_t *buf = NULL;
+	bool full = false;
 	enum cpt_status st;
 
 	for (int i = 1; i < argc; i++) {
@@ -146,6 +166,8 @@ enum cpt_status cpt_cmd_paths(struct cpt_ctx *c, int argc, char **argv)
 			if (cpt_parse_u32(c, argv[i], argv[i + 1], &k))
 				return CPT_USAGE;
 			i++;
+		} else if (!strcmp(argv[i], "--full")) {
+			full = true;
 		} else if (!strncmp(argv[i], "--k=", 4)) {
 			if (cpt_parse_u32(c, "--k", argv[i] + 4, &k))
 				return CPT_USAGE;
@@ -194,7 +216,7 @@ enum cpt_status cpt_cmd_paths(struct cpt_ctx *c, int argc, char **argv)
 		if (c->format == CPT_JSON)
 			print_json(c, &in, &kp, buf);
 		else
-			print_text(c, &in, &kp, buf);
+			print_text(c, &in, &kp, buf, full);
 	}
 	free(buf);
 	cp_kpaths_free(&kp);
