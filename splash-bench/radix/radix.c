@@ -16,7 +16,7 @@
  *     scatter_keys    every thread moves its keys to their slots, stable
  *   check_sorted    keys in order, same sum and fingerprint; sequential
  *
- * -n SIZE is the number of keys in millions (default 24).  Scalable
+ * -n SIZE is the number of keys in millions (default 48).  Scalable
  * procedures: generate_keys (base 2) and count_digits (base 1).
  */
 #include "bench.h"
@@ -239,7 +239,7 @@ BENCH_PROC void check_sorted(const uint64_t *keys, size_t n, uint64_t sum,
 
 int main(int argc, char **argv)
 {
-	struct bench_opts o = { .threads = 2, .size = 24 };
+	struct bench_opts o = { .threads = 2, .size = 48 };
 	struct sort s;
 	struct worker_arg *args;
 	pthread_t *tids;
@@ -247,7 +247,7 @@ int main(int argc, char **argv)
 	double t0 = bench_now();
 	int i;
 
-	bench_init(argc, argv, &o, knobs, "keys in millions (24)");
+	bench_init(argc, argv, &o, knobs, "keys in millions (48)");
 	memset(&s, 0, sizeof(s));
 	s.threads = o.threads;
 	s.n = (size_t)o.size * 1000000;

@@ -22,7 +22,7 @@
  * reported; for at most 10 cities, the length equals a brute-force
  * optimum.
  *
- * -n SIZE is the number of cities (default 19).  Scalable procedure:
+ * -n SIZE is the number of cities (default 20).  Scalable procedure:
  * compute_bound (base 2: each bound is computed 2 x FACTOR times).
  */
 #include "bench.h"
@@ -548,7 +548,7 @@ static void initial_tour(struct tsp *t)
 
 int main(int argc, char **argv)
 {
-	struct bench_opts o = { .threads = 2, .size = 19 };
+	struct bench_opts o = { .threads = 2, .size = 20 };
 	struct tsp t;
 	struct worker_arg *args;
 	pthread_t *tids;
@@ -557,7 +557,7 @@ int main(int argc, char **argv)
 	unsigned seen = 0;
 	int i, j, len;
 
-	bench_init(argc, argv, &o, knobs, "cities, 4..24 (19)");
+	bench_init(argc, argv, &o, knobs, "cities, 4..24 (20)");
 	memset(&t, 0, sizeof(t));
 	t.n = (int)(o.size < 4 ? 4 : o.size > MAXN ? MAXN : o.size);
 	t.workers = o.threads;
