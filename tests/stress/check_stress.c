@@ -18,6 +18,10 @@
  * replayed: `CPTHREAD_MODE=trace CPTHREAD_CLOCK=... CPTHREAD_FUNCS=...
  * stress SEED`.
  *
+ * The same with CPTHREAD_EXCLUSIVE=1 and `cpt report --exclusive` (exclusive
+ * time) on 3 * STRESS_LONG_SEEDS seeds, without regions (see
+ * test_stress_exclusive_agree).
+ *
  * Seeds 1..STRESS_DEFAULT_SEEDS by default, and STRESS_LONG_SEEDS seeds
  * from 1001 with long traces (burns a tenth as long, the rounds a hundred
  * times over: several trace buffers per thread); well under a minute in
@@ -158,14 +162,15 @@ static void check_procs(struct cpt_errs *e, json_t *onrep, json_t *offrep)
 
 /*
  * One run of stress @seed (@percent, @repeat as its arguments) under
- * @clock, checked.
+ * @clock, checked; @exclusive: CPTHREAD_EXCLUSIVE=1 and cpt --exclusive,
+ * without regions (see test_stress_exclusive_agree).
  */
 static void agree(unsigned seed, const char *clock, const char *percent,
-		  const char *repeat)
+		  const char *repeat, bool exclusive)
 {
-	char env_clock[64], env_funcs[256], arg_seed[32], what[160];
+	char env_clock[64], env_funcs[256], arg_seed[32], what[200];
 	const char *env[] = { env_clock, env_funcs, "CPTHREAD_MODE=trace",
-			      "CPTHREAD_QUIET=1", NULL };
+			      "CPTHREAD_QUIET=1", NULL, NULL, NULL };
 	const char *args[] = { arg_seed, percent, repeat, NULL };
 	struct cpt_run r, c, w;
 	struct cpt_errs e;
@@ -173,6 +178,10 @@ static void agree(unsigned seed, const char *clock, const char *percent,
 	int crc, wrc;
 	size_t n = 0;
 
+	if (exclusive) {
+		env[4] = "CPTHREAD_EXCLUSIVE=1";
+		env[5] = "STRESS_NO_REGIONS=1";
+	}
 	snprintf(arg_seed, sizeof(arg_seed), "%u", seed);
 	snprintf(env_clock, sizeof(env_clock), "CPTHREAD_CLOCK=%s", clock);
 	n = (size_t)snprintf(env_funcs, sizeof(env_funcs), "CPTHREAD_FUNCS=");
@@ -180,7 +189,8 @@ static void agree(unsigned seed, const char *clock, const char *percent,
 		n += (size_t)snprintf(env_funcs + n, sizeof(env_funcs) - n,
 				      "%s%s", i ? "," : "", funcs[i]);
 	snprintf(what, sizeof(what), "stress %u %s %s, trace mode, "
-		 "CPTHREAD_CLOCK=%s", seed, percent, repeat, clock);
+		 "CPTHREAD_CLOCK=%s%s", seed, percent, repeat, clock,
+		 exclusive ? ", CPTHREAD_EXCLUSIVE=1 STRESS_NO_REGIONS=1" : "");
 
 	ck_assert_int_eq(cpt_run_program(&r, STRESS_EXE, args, env, 60, true),
 			 0);
@@ -190,7 +200,10 @@ static void agree(unsigned seed, const char *clock, const char *percent,
 		      r.report_error, r.err);
 	{
 		const char *cargs[] = { "report", r.trace_path, "--format",
-					"json", NULL };
+					"json", NULL, NULL };
+
+		if (exclusive)
+			cargs[4] = "--exclusive";
 
 		crc = run_cpt(&c, cargs, what);
 	}
@@ -235,7 +248,22 @@ static void agree(unsigned seed, const char *clock, const char *percent,
 
 START_TEST(test_stress_online_offline_agree)
 {
-	agree(first_seed + (unsigned)_i / 2, clocks[_i % 2], "100", "1");
+	agree(first_seed + (unsigned)_i / 2, clocks[_i % 2], "100", "1",
+	      false);
+}
+END_TEST
+
+/*
+ * Exclusive time (the innermost procedure only), without regions: the
+ * runtime's exclusive mode ignores regions (a region begun inside a
+ * procedure leaves the procedure active too, and the next call or return
+ * drops the region), while cpt takes the innermost of procedures and
+ * regions alike; reported to the lead, so the regions stay out here.
+ */
+START_TEST(test_stress_exclusive_agree)
+{
+	agree(first_seed + (unsigned)_i / 2, clocks[_i % 2], "100", "1",
+	      true);
 }
 END_TEST
 
@@ -244,7 +272,7 @@ END_TEST
 START_TEST(test_stress_long_traces_agree)
 {
 	agree(first_seed + 1000 + (unsigned)_i / 2, clocks[_i % 2], "10",
-	      "100");
+	      "100", false);
 }
 END_TEST
 
@@ -256,6 +284,8 @@ static Suite *stress_suite(void)
 	tcase_set_timeout(tc, 180);
 	tcase_add_loop_test(tc, test_stress_online_offline_agree, 0,
 			    (int)(2 * nseeds));
+	tcase_add_loop_test(tc, test_stress_exclusive_agree, 0,
+			    (int)(2 * nlong * 3));
 	tcase_add_loop_test(tc, test_stress_long_traces_agree, 0,
 			    (int)(2 * nlong));
 	suite_add_tcase(s, tc);

@@ -50,7 +50,7 @@
  * stress_leaf, stress_crit (inside lock holds), stress_consume (holds a
  * cond wait), stress_helper (a helper thread's body); regions "region_a"
  * (nested in itself, inside procedures) and "region_b" (open across a
- * barrier).
+ * barrier).  STRESS_NO_REGIONS=1 leaves the regions out.
  */
 #include "wl.h"
 
@@ -304,6 +304,22 @@ static WL_NOINSTR void make_plan(uint64_t seed)
 
 /* ---- the operations ------------------------------------------------- */
 
+/* STRESS_NO_REGIONS=1 in the environment: no region annotations (the
+ * procedures alone). */
+static bool no_regions;
+
+static WL_NOINSTR void region_begin(const char *name)
+{
+	if (!no_regions)
+		cpthread_region_begin(name);
+}
+
+static WL_NOINSTR void region_end(const char *name)
+{
+	if (!no_regions)
+		cpthread_region_end(name);
+}
+
 static WL_NOINSTR void burn_us(unsigned us)
 {
 	uint64_t end = wl_now(wl_clock_id) + (uint64_t)us * percent * 10u;
@@ -332,13 +348,13 @@ __attribute__((noipa)) void stress_nest(unsigned depth, unsigned us,
 {
 	burn_us(us / 2);
 	if (region)
-		cpthread_region_begin("region_a");
+		region_begin("region_a");
 	if (depth > 1)
 		stress_nest(depth - 1, us, region);
 	else
 		stress_leaf(us);
 	if (region)
-		cpthread_region_end("region_a");
+		region_end("region_a");
 	burn_us(us / 4);
 }
 
@@ -562,14 +578,14 @@ static void run_op(const struct op *o)
 		stress_nest(o->a, o->us, o->b);
 		break;
 	case OP_REGION:
-		cpthread_region_begin("region_a");
+		region_begin("region_a");
 		burn_us(o->us / 2);
 		if (o->a > 1) {
-			cpthread_region_begin("region_a");
+			region_begin("region_a");
 			stress_leaf(o->us / 2);
-			cpthread_region_end("region_a");
+			region_end("region_a");
 		}
-		cpthread_region_end("region_a");
+		region_end("region_a");
 		break;
 	case OP_HELPER:
 		WL_OK(pthread_create(&th, NULL, stress_helper,
@@ -629,17 +645,17 @@ static void *worker(void *arg)
 		for (uint32_t i = 0; i < plan[t][r][1].n; i++)
 			run_op(&plan[t][r][1].op[i]);
 		if (region_b_across[t][r] && !region_b) {
-			cpthread_region_begin("region_b");
+			region_begin("region_b");
 			region_b = true;
 		}
 		barrier_wait();
 		if (region_b && !region_b_across[t][r]) {
-			cpthread_region_end("region_b");
+			region_end("region_b");
 			region_b = false;
 		}
 	}
 	if (region_b)
-		cpthread_region_end("region_b");
+		region_end("region_b");
 	return NULL;
 }
 
@@ -663,6 +679,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	make_plan(seed);
+	no_regions = getenv("STRESS_NO_REGIONS") &&
+		     strcmp(getenv("STRESS_NO_REGIONS"), "1") == 0;
 
 	for (unsigned i = 0; i < NMUTEX; i++)
 		WL_OK(pthread_mutex_init(&mutex[i], NULL));
