@@ -113,7 +113,7 @@ struct sobj {
 	uint64_t last_seq;	/* recorded seq of the latest release */
 	uint64_t last_wseq;	/* rwlock: same, latest write release */
 	uint64_t tokens;	/* semaphore */
-	uint64_t debt;		/* semaphore: tokens lent to forced waits */
+	uint64_t debt;		/* semaphore: tokens lent (forced waits) */
 	uint32_t waiters;	/* list of threads waiting for it */
 	uint8_t mode;		/* MODE_* */
 	uint32_t nrd, cap_rd;	/* rwlock: threads holding read shares */
@@ -420,7 +420,7 @@ static void rw_release(struct sim *s, struct sobj *o, uint32_t tid,
 			return;
 		*r = o->rd[--o->nrd];
 	} else {
-		return;		/* not held in the simulation: nothing to do */
+		return;		/* not held in the simulation */
 	}
 	rw_dispatch(s, o, now);
 }
