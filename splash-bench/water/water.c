@@ -66,6 +66,7 @@ struct worker_arg {
 	int *bins;		/* private binning: cell of each own particle */
 	int *order;		/* own particles sorted by cell */
 	int *start;		/* ncell + 1 batch offsets into order */
+	int step;		/* the current time step */
 };
 
 static struct bench_knob knobs[] = {
@@ -258,7 +259,8 @@ BENCH_PROC double compute_forces(struct md *md, struct worker_arg *wa)
 		{ 1, 1, 1 },
 	};
 	int nc = md->nc, ncell = nc * nc * nc, c;
-	unsigned r, reps = bench_reps(W_FORCES, (uint64_t)wa->id);
+	/* by step, so that every thread repeats as often in a step */
+	unsigned r, reps = bench_reps(W_FORCES, (uint64_t)wa->step);
 	double epot = 0;
 
 	for (r = 0; r < reps; r++) {
@@ -368,6 +370,7 @@ BENCH_PROC void *md_worker(void *arg)
 	for (step = 0; step <= STEPS; step++) {
 		double epot;
 
+		wa->step = step;
 		/* step 0 only computes the initial forces */
 		if (step > 0)
 			advance_positions(md, wa->id);
