@@ -5,7 +5,10 @@
  */
 #include "cpt_workloads.h"
 
+#include <math.h>
 #include <stddef.h>
+
+#include "cpt_harness.h"
 
 #define END_THREADS { .tid = -1 }
 
@@ -158,3 +161,26 @@ const struct workload *const cpt_wl_all[] = {
 };
 
 const unsigned cpt_wl_count = sizeof(cpt_wl_all) / sizeof(cpt_wl_all[0]);
+
+double cpt_wl_useful_total(const struct workload *w)
+{
+	double sum = 0;
+
+	for (int i = 0; i < MAX_THREADS && w->thr[i].tid >= 0; i++)
+		sum += w->thr[i].useful;
+	return sum;
+}
+
+double cpt_wl_disturbance(const struct workload *w, json_t *report)
+{
+	double useful = cpt_json_ms(report, "cpu_ns");
+
+	if (isnan(useful))
+		return 0;
+	return fmax(0, useful - cpt_wl_useful_total(w));
+}
+
+double cpt_wl_cpu_dist_limit(const struct workload *w)
+{
+	return CPT_WL_CPU_DIST_PER_THREAD * w->threads;
+}

@@ -7,6 +7,7 @@
 #ifndef CPT_WORKLOADS_H
 #define CPT_WORKLOADS_H
 
+#include <jansson.h>
 #include <stdbool.h>
 
 #define MAX_PROCS 8
@@ -60,5 +61,29 @@ extern const struct workload cpt_wl_handover_rwlock;
 /* Every workload above, for tests that loop over all of them. */
 extern const struct workload *const cpt_wl_all[];
 extern const unsigned cpt_wl_count;
+
+/*
+ * What the hand model leaves out.  The burns are exact, but a run also
+ * spends useful time outside them: creating and starting threads (0.1-0.5
+ * ms of CPU each on the 2-core VMs here, a page-table heavy system call),
+ * the tracer's own events, and, under the wall clock, time a thread sat
+ * preempted between two burns.  None of it is negative, so every path of
+ * the run is at least as long as the hand model's and no figure can drift
+ * from its hand value by more than the total: the disturbance.
+ */
+
+/* Sum of the hand-derived useful times of the workload's threads, ms. */
+double cpt_wl_useful_total(const struct workload *w);
+
+/* Useful time @report measured beyond the burns of @w, ms (>= 0). */
+double cpt_wl_disturbance(const struct workload *w, json_t *report);
+
+/*
+ * The most a cpu-clock run may be disturbed, ms: thread creation and the
+ * tracer's events, CPT_WL_CPU_DIST_PER_THREAD per thread.  More means the
+ * tracer counted as useful something that was not (a wait, a burn twice).
+ */
+#define CPT_WL_CPU_DIST_PER_THREAD 1.0
+double cpt_wl_cpu_dist_limit(const struct workload *w);
 
 #endif /* CPT_WORKLOADS_H */
