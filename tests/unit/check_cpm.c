@@ -12,7 +12,7 @@
 #include "cp_cpm.h"
 #include "cp_testgraph.h"
 
-#define EXAMPLE CP_SHARED_DIR "/examples/cpm-multigraph.pag"
+#define EXAMPLE CP_TEST_DATA_DIR "/cpm-multigraph.pag"
 
 static void read_example(struct cp_pag *g)
 {

@@ -253,7 +253,7 @@ END_TEST
 START_TEST(test_cpt_paths_text_pag)
 {
 	struct res r;
-	const char *args[] = { "paths", CP_SHARED_DIR "/examples/cpm-multigraph.pag",
+	const char *args[] = { "paths", CP_TEST_DATA_DIR "/cpm-multigraph.pag",
 			       "--k", "10", "--format", "json", NULL };
 	json_t *j, *paths, *e;
 
@@ -281,7 +281,7 @@ START_TEST(test_cpt_whatif_json)
 	const char *args[] = { "whatif", trace_path, "--scale", "work1=0.5",
 			       "--format", "json", NULL };
 	const char *pargs[] = { "whatif",
-				CP_SHARED_DIR "/examples/cpm-multigraph.pag",
+				CP_TEST_DATA_DIR "/cpm-multigraph.pag",
 				"--scale", "G=0", "--format", "json", NULL };
 	json_t *j;
 

@@ -12,7 +12,7 @@
 #include "cp_kpaths.h"
 #include "cp_testgraph.h"
 
-#define EXAMPLE CP_SHARED_DIR "/examples/cpm-multigraph.pag"
+#define EXAMPLE CP_TEST_DATA_DIR "/cpm-multigraph.pag"
 
 /* Spell path @i as "B E G" into @out. */
 static void path_names(const struct cp_kpaths *kp, uint32_t i, char *out,

@@ -12,7 +12,7 @@
 #include "cp_pag.h"
 #include "cp_testgraph.h"
 
-#define EXAMPLE CP_SHARED_DIR "/examples/cpm-multigraph.pag"
+#define EXAMPLE CP_TEST_DATA_DIR "/cpm-multigraph.pag"
 
 /* Write @text to a fresh temporary file; returns its path (static). */
 static const char *tmpfile_with(const char *text)

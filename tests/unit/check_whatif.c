@@ -700,8 +700,8 @@ START_TEST(test_whatif_text_pag)
 	struct cp_whatif_result r;
 	char err[256] = "";
 
-	ck_assert_msg(cp_pag_read_text(&g, CP_SHARED_DIR
-				       "/examples/cpm-multigraph.pag", err,
+	ck_assert_msg(cp_pag_read_text(&g, CP_TEST_DATA_DIR
+				       "/cpm-multigraph.pag", err,
 				       sizeof(err)) == 0, "%s", err);
 	ck_assert_msg(cp_whatif_pag(&g, &sc, 1, &r, err, sizeof(err)) == 0,
 		      "%s", err);
