@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: install dependencies, build, run a SPLASH-style program
-# (the ray tracer by default) under the tracer in trace mode, and print its
-# critical-path report next to its CPU profile.
+# (the ray tracer by default) under the tracer in trace mode, run its -pg
+# build for gprof, and print the critical-path report next to gprof's flat
+# profile (exclusive times, as gprof counts them).
 #   scripts/demo.sh [PROGRAM] [PROGRAM ARGS...]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,6 +21,17 @@ trace=$out/$prog.cpt
 echo "== running $prog (2 threads) under cpthread, trace mode ==" >&2
 ( cd "$out" && CPTHREAD_MODE=trace CPTHREAD_TRACE="$trace" \
 	CPTHREAD_REPORT="$out/$prog.json" "$exe" -t 2 "$@" )
+
+# The same program built with -pg, for gprof's side of the table.
+gprof_args=()
+pg=${exe%_cpt}_pg
+if [ -x "$pg" ] && command -v gprof >/dev/null; then
+	echo "== running ${prog}_pg (2 threads) for gprof ==" >&2
+	rm -f "$out/gmon.out"
+	( cd "$out" && "$pg" -t 2 "$@" >/dev/null )
+	[ -s "$out/gmon.out" ] &&
+		gprof_args=(--gprof "$out/gmon.out" --exe "$pg" --exclusive)
+fi
 echo >&2
-echo "== cpt report $trace ==" >&2
-"$top/build/tools/cpt" report "$trace"
+echo "== cpt report $trace ${gprof_args[*]} ==" >&2
+"$top/build/tools/cpt" report "$trace" "${gprof_args[@]}"
