@@ -8,19 +8,26 @@
  * Let C be the critical path cp_cpm_run chose and d_i(C) the time of i on
  * it.  Zeroing only lowers weights, so the new length is at most L; and C
  * itself keeps L - d_i(C).  Hence a group with d_i(C) = 0 keeps length L
- * and needs no pass.  Every other group needs one forward pass over the
- * whole graph with its edges read as zero: O(v+e) time, v words of
- * scratch, no copy of the weights.  The single-group form gets its own
- * loop (one compare per edge); the several-groups-per-edge form scans the
- * edge's short id list.
+ * and needs no pass.
  *
- * cp_zero_all() runs CP_ZERO_LANES groups per pass: one earliest time per
- * group and vertex, side by side.  A pass is bound by the indirect reads
- * of the graph (topological order, CSR, heads, weights), which the lanes
- * share; the lanes themselves are a short loop.  Four lanes take 32 bytes
- * per vertex, what the k-path search that follows in a report takes
- * anyway, and cut the time per group by about 2.3x on trace PAGs (8 lanes:
- * 3x, for twice the memory).
+ * The same holds block by block (cp_cuts.c): the zeroed length is the sum
+ * over the blocks between C's cut vertices of the zeroed longest path
+ * within each block, and a block where i has no CP time keeps its length.
+ * So cp_zero_blocks() runs, per block, one forward pass over the block's
+ * vertices for the groups with CP time there, all of them side by side
+ * (one earliest time per group and vertex, up to CP_ZERO_LANES lanes,
+ * scratch indexed by topological position within the block).  On a
+ * barrier-synchronised trace a block is one phase between two barriers:
+ * a group costs nothing in the phases where it is not on C, and the graph
+ * of a block is read once for all groups while it sits in cache.  A graph
+ * without cuts is one block: CP_ZERO_WORDS words per vertex of scratch
+ * then allow four lanes per pass, so nl groups cost nl/4 passes.
+ *
+ * Cost: O(sum over blocks of (v_b + e_b) * groups with CP time in b), at
+ * most the O((v+e) * groups) of a pass per group; memory 32 bytes per
+ * vertex of scratch plus the cuts' 8.  cp_zero_group() is the plain pass
+ * over the whole graph for one group (no cuts, v words of scratch), kept
+ * for callers that want one group and as the tests' unpruned reference.
  *
  * Bounds that hold and are asserted in the tests:
  *	max(L - d_i(C), longest path avoiding i) <= zeroed <= L.
@@ -93,45 +100,56 @@ uint64_t cp_zero_group(const struct cp_cpm *c, const struct cp_groups *gr,
 	return zero_pass_multi(c, gr, gid, scratch);
 }
 
-#define CP_ZERO_LANES 4
+
+#define CP_ZERO_LANES 16	/* most groups in one pass over a block */
+#define CP_ZERO_WORDS 4		/* scratch words per vertex of the graph */
 
 /*
- * One forward pass for up to CP_ZERO_LANES groups at once: et[v * LANES +
- * l] is the earliest time of v with the edges of the group in lane l read
- * as zero (@lane_of: lane of each group, >= @nl for none); @len[l] the
- * longest path.
+ * One forward pass over block @b for the @nl groups that have a lane
+ * (@lane_of: lane of each group, >= @nl for none): et[(p - first) * nl +
+ * l] is the longest path from the block's start to the vertex at
+ * topological position p with lane l's group read as zero; @len[l] the
+ * longest one in the block, i.e. to its last cut (or to a leaf in the
+ * last block).
  */
-static void zero_pass_lanes(const struct cp_cpm *c, const struct cp_groups *gr,
-			    const uint32_t *lane_of, uint32_t nl,
-			    uint64_t *et, uint64_t *len)
+static void zero_block(const struct cp_cuts *k, const struct cp_groups *gr,
+		       uint32_t b, const uint32_t *lane_of, uint32_t nl,
+		       uint64_t *et, uint64_t *len)
 {
+	const struct cp_cpm *c = k->c;
 	const struct cp_pag *g = c->g;
 	const uint32_t *out_off = g->out_off, *out_e = g->out_e;
-	const uint32_t *head = g->head;
+	const uint32_t *head = g->head, *rank = k->rank;
 	const uint64_t *w = c->w;
+	uint32_t p0 = k->vfirst[b], p1 = cp_cuts_vlast(k, b);
 
-	memset(et, 0, sizeof(*et) * CP_ZERO_LANES * g->nv);
-	memset(len, 0, sizeof(*len) * CP_ZERO_LANES);
-	for (uint32_t i = 0; i < g->nv; i++) {
-		uint32_t v = g->topo[i];
-		const uint64_t *tv = et + (size_t)v * CP_ZERO_LANES;
+	memset(et, 0, sizeof(*et) * nl * ((size_t)p1 - p0 + 1));
+	memset(len, 0, sizeof(*len) * nl);
+	for (uint32_t p = p0;; p++) {
+		uint32_t v = g->topo[p];
+		const uint64_t *tv = et + (size_t)(p - p0) * nl;
 
-		for (uint32_t l = 0; l < CP_ZERO_LANES; l++)
+		for (uint32_t l = 0; l < nl; l++)
 			if (tv[l] > len[l])
 				len[l] = tv[l];
+		if (p == p1)
+			break;	/* its out-edges belong to the next block */
 		for (uint32_t j = out_off[v]; j < out_off[v + 1]; j++) {
-			uint32_t e = out_e[j];
-			uint64_t *th = et + (size_t)head[e] * CP_ZERO_LANES;
-			uint64_t we = w[e], add[CP_ZERO_LANES];
+			uint32_t e = out_e[j], r = rank[head[e]];
+			uint64_t *th, we = w[e], add[CP_ZERO_LANES];
 			const uint32_t *ids;
-			uint32_t n = we ? cp_groups_of(gr, e, &ids) : 0;
+			uint32_t n;
 
-			for (uint32_t l = 0; l < CP_ZERO_LANES; l++)
+			if (r > p1)
+				continue;	/* passes over the last cut */
+			th = et + (size_t)(r - p0) * nl;
+			n = we ? cp_groups_of(gr, e, &ids) : 0;
+			for (uint32_t l = 0; l < nl; l++)
 				add[l] = we;
-			for (uint32_t k = 0; k < n; k++)
-				if (lane_of[ids[k]] < nl)
-					add[lane_of[ids[k]]] = 0;
-			for (uint32_t l = 0; l < CP_ZERO_LANES; l++) {
+			for (uint32_t x = 0; x < n; x++)
+				if (ids[x] < gr->n && lane_of[ids[x]] < nl)
+					add[lane_of[ids[x]]] = 0;
+			for (uint32_t l = 0; l < nl; l++) {
 				uint64_t f = tv[l] + add[l];
 
 				th[l] = f > th[l] ? f : th[l];
@@ -140,42 +158,67 @@ static void zero_pass_lanes(const struct cp_cpm *c, const struct cp_groups *gr,
 	}
 }
 
+int cp_zero_blocks(const struct cp_cuts *k, const struct cp_groups *gr,
+		   const bool *only, uint64_t *newlen)
+{
+	const struct cp_cpm *c = k->c;
+	size_t words = CP_ZERO_WORDS * ((size_t)c->g->nv + 1);
+	uint64_t *gain, *et, len[CP_ZERO_LANES];
+	uint32_t *lane_of, *mark, *in;
+
+	gain = calloc((size_t)gr->n + 1, sizeof(*gain));
+	lane_of = malloc(sizeof(*lane_of) * ((size_t)gr->n + 1));
+	mark = calloc((size_t)gr->n + 1, sizeof(*mark));
+	in = malloc(sizeof(*in) * ((size_t)gr->n + 1));
+	et = malloc(sizeof(*et) * words);
+	if (!gain || !lane_of || !mark || !in || !et)
+		goto err_mem;
+	memset(lane_of, 0xff, sizeof(*lane_of) * gr->n);
+	for (uint32_t b = 0; b < k->nb; b++) {
+		size_t size = (size_t)cp_cuts_vlast(k, b) - k->vfirst[b] + 1;
+		uint32_t ng = cp_cuts_groups(k, gr, only, b, mark, in), most;
+
+		most = words / size < CP_ZERO_LANES ? (uint32_t)(words / size)
+						    : CP_ZERO_LANES;
+		for (uint32_t s = 0; s < ng; s += most) {
+			uint32_t nl = ng - s < most ? ng - s : most;
+
+			for (uint32_t l = 0; l < nl; l++)
+				lane_of[in[s + l]] = l;
+			zero_block(k, gr, b, lane_of, nl, et, len);
+			for (uint32_t l = 0; l < nl; l++) {
+				gain[in[s + l]] += cp_cuts_len(k, b) - len[l];
+				lane_of[in[s + l]] = CP_PAG_NONE;
+			}
+		}
+	}
+	for (uint32_t i = 0; i < gr->n; i++)
+		newlen[i] = c->length - gain[i];
+	free(gain);
+	free(lane_of);
+	free(mark);
+	free(in);
+	free(et);
+	return 0;
+
+err_mem:
+	free(gain);
+	free(lane_of);
+	free(mark);
+	free(in);
+	free(et);
+	return -1;
+}
+
 int cp_zero_all(const struct cp_cpm *c, const struct cp_groups *gr,
 		const bool *only, uint64_t *newlen)
 {
-	uint64_t *cp_time, *et, len[CP_ZERO_LANES];
-	uint32_t *lane_of, gid[CP_ZERO_LANES], nl = 0;
+	struct cp_cuts k;
+	int ret;
 
-	cp_time = malloc(sizeof(*cp_time) * ((size_t)gr->n + 1));
-	lane_of = malloc(sizeof(*lane_of) * ((size_t)gr->n + 1));
-	et = malloc(sizeof(*et) * CP_ZERO_LANES * ((size_t)c->g->nv + 1));
-	if (!cp_time || !lane_of || !et) {
-		free(cp_time);
-		free(lane_of);
-		free(et);
+	if (cp_cuts_find(&k, c))
 		return -1;
-	}
-	cp_cpm_group_time(c, gr, cp_time);
-	memset(lane_of, 0xff, sizeof(*lane_of) * gr->n);
-	for (uint32_t i = 0; i <= gr->n; i++) {
-		if (i < gr->n) {
-			newlen[i] = c->length;
-			if (cp_time[i] == 0 || (only && !only[i]))
-				continue;
-			lane_of[i] = nl;
-			gid[nl++] = i;
-		}
-		if (nl == CP_ZERO_LANES || (i == gr->n && nl)) {
-			zero_pass_lanes(c, gr, lane_of, nl, et, len);
-			for (uint32_t l = 0; l < nl; l++) {
-				newlen[gid[l]] = len[l];
-				lane_of[gid[l]] = CP_PAG_NONE;
-			}
-			nl = 0;
-		}
-	}
-	free(cp_time);
-	free(lane_of);
-	free(et);
-	return 0;
+	ret = cp_zero_blocks(&k, gr, only, newlen);
+	cp_cuts_free(&k);
+	return ret;
 }

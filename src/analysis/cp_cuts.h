@@ -1,0 +1,75 @@
+/*
+ * cp_cuts.h - the cut vertices of a critical path: vertices of the chosen
+ * critical path C that every root-to-leaf path passes through, up to
+ * zero-weight detours.  They split the topological order into blocks, and
+ * per-group metrics that only lower weights on or around C (logical
+ * zeroing, Slack) add up block by block: a group with no CP time in a
+ * block leaves that block alone, and the rest of the work stays inside
+ * blocks small enough to sit in cache.  A barrier that every thread takes
+ * part in is such a cut.  See cp_cuts.c for the definition and proofs.
+ *
+ * Block b is the run of topological positions vfirst[b] .. vfirst[b+1]
+ * (both ends included: the cut between two blocks belongs to both), with
+ * the edges whose tail and head both lie in it; its critical path edges
+ * are path[pfirst[b] .. pfirst[b+1]).  An edge that passes over a cut
+ * (weight zero by definition) belongs to no block.
+ *
+ * Read-only once found; the graph and the CPM result are only read.
+ */
+#ifndef CP_CUTS_H
+#define CP_CUTS_H
+
+#include "cp_cpm.h"
+
+struct cp_cuts {
+	const struct cp_cpm *c;
+	uint32_t nb;		/* blocks: 1 + cuts (0 for an empty graph) */
+	uint32_t *vfirst;	/* [nb+1] first topological position of each
+				 * block; vfirst[nb] = nv - 1 */
+	uint32_t *pfirst;	/* [nb+1] index in c->path of each block's
+				 * first CP edge; pfirst[nb] = npath */
+	uint32_t *rank;		/* [nv] topological position of a vertex */
+	uint32_t *pos;		/* [nv] position of a vertex on C (0 .. npath),
+				 * or CP_PAG_NONE */
+};
+
+/*
+ * Find the cuts of @c's critical path.  O(v+e) time, 8 bytes per vertex.
+ * Returns 0, or -1 when memory runs out (@k is then empty).  @c must
+ * outlive @k.  Free with cp_cuts_free().
+ */
+int cp_cuts_find(struct cp_cuts *k, const struct cp_cpm *c);
+void cp_cuts_free(struct cp_cuts *k);
+
+/*
+ * The groups of @gr with CP time in block @b (and @only[i] true, unless
+ * @only is NULL), each once, into @in; returns their count.  @mark has a
+ * slot per group, zero before the first call; a listed group is left
+ * marked @b + 1, so ask each block once.
+ */
+uint32_t cp_cuts_groups(const struct cp_cuts *k, const struct cp_groups *gr,
+			const bool *only, uint32_t b, uint32_t *mark,
+			uint32_t *in);
+
+/* Last topological position of block @b. */
+static inline uint32_t cp_cuts_vlast(const struct cp_cuts *k, uint32_t b)
+{
+	return k->vfirst[b + 1];
+}
+
+/*
+ * Length of C within block @b: from the earliest time of its first cut
+ * (0 for the first block) to that of its last (the CP length for the
+ * last block).
+ */
+static inline uint64_t cp_cuts_len(const struct cp_cuts *k, uint32_t b)
+{
+	const struct cp_cpm *c = k->c;
+	const uint32_t *topo = c->g->topo;
+	uint64_t hi = b + 1 == k->nb ? c->length :
+		      c->et[topo[k->vfirst[b + 1]]];
+
+	return hi - (b ? c->et[topo[k->vfirst[b]]] : 0);
+}
+
+#endif /* CP_CUTS_H */
