@@ -84,56 +84,58 @@ struct seg {
 };
 
 struct cp_slack_ws {
-	const struct cp_cpm *c;
-	uint32_t *pos;		/* [nv] position on C, or NONE */
-	uint32_t *rank;		/* [nv] topological rank */
+	const struct cp_cuts *k;
+	struct cp_cuts own;	/* the cuts, when the workspace found them */
 	uint32_t *roots;	/* [nroots] roots not on C */
+	uint32_t nroots;
 	uint32_t *nxt;		/* [npath+1] next position of the group's
 				 * CP edges (per walk) */
-	uint32_t nroots;
-	uint64_t *a;		/* [nv] reduced arrival time A(v) */
+	uint64_t *a;		/* [nv] reduced arrival time A, by rank */
 	struct seg *heap;	/* min-heap on val */
 	uint32_t n, cap;
 };
 
-struct cp_slack_ws *cp_slack_ws_new(const struct cp_cpm *c)
+/* A workspace on the cuts @k (NULL: find them, for @c). */
+static struct cp_slack_ws *ws_new(const struct cp_cpm *c,
+				  const struct cp_cuts *k)
 {
 	const struct cp_pag *g = c->g;
 	struct cp_slack_ws *ws = calloc(1, sizeof(*ws));
 
 	if (!ws)
 		return NULL;
-	ws->c = c;
-	ws->pos = malloc(sizeof(*ws->pos) * ((size_t)g->nv + 1));
-	ws->rank = malloc(sizeof(*ws->rank) * ((size_t)g->nv + 1));
+	if (!k) {
+		if (cp_cuts_find(&ws->own, c)) {
+			free(ws);
+			return NULL;
+		}
+		k = &ws->own;
+	}
+	ws->k = k;
 	ws->roots = malloc(sizeof(*ws->roots) * ((size_t)g->nv + 1));
 	ws->a = malloc(sizeof(*ws->a) * ((size_t)g->nv + 1));
 	ws->nxt = malloc(sizeof(*ws->nxt) * ((size_t)c->npath + 1));
-	if (!ws->pos || !ws->rank || !ws->roots || !ws->a || !ws->nxt) {
+	if (!ws->roots || !ws->a || !ws->nxt) {
 		cp_slack_ws_free(ws);
 		return NULL;
 	}
-	memset(ws->pos, 0xff, sizeof(*ws->pos) * g->nv);
-	for (uint32_t i = 0; i < g->nv; i++)
-		ws->rank[g->topo[i]] = i;
-	if (c->npath > 0) {
-		ws->pos[g->tail[c->path[0]]] = 0;
-		for (uint32_t p = 0; p < c->npath; p++)
-			ws->pos[g->head[c->path[p]]] = p + 1;
-	}
 	for (uint32_t v = 0; v < g->nv; v++)
-		if (ws->pos[v] == CP_PAG_NONE &&
+		if (k->pos[v] == CP_PAG_NONE &&
 		    g->in_off[v] == g->in_off[v + 1])
 			ws->roots[ws->nroots++] = v;
 	return ws;
+}
+
+struct cp_slack_ws *cp_slack_ws_new(const struct cp_cpm *c)
+{
+	return ws_new(c, NULL);
 }
 
 void cp_slack_ws_free(struct cp_slack_ws *ws)
 {
 	if (!ws)
 		return;
-	free(ws->pos);
-	free(ws->rank);
+	cp_cuts_free(&ws->own);
 	free(ws->roots);
 	free(ws->a);
 	free(ws->nxt);
@@ -226,44 +228,52 @@ static void seg_pop(struct cp_slack_ws *ws)
 }
 
 /*
- * The walk for group @gid whose CP time is @cpt > 0, with its CP edges
- * between positions @first and @last.  -1 on OOM.
+ * The walk for group @gid in block @b, where its CP time is @cpt > 0 and
+ * its CP edges lie between positions @first and @last of C (ws->nxt set
+ * over them).  Stores the block's Slack in *@out; -1 on OOM.
  *
- * Before c_{first+1} nothing is reduced: d = 0 and A(v) = et[v].  Only a
- * query at a C vertex whose incoming C edge is the group's can change d:
- * at any other the heap minimum is at least d (a segment that was alive
- * at the previous query bounded d there; one that splits there has value
- * d + ps).  So an edge is pushed only if it is still alive at the next
- * query that counts (ws->nxt finds it; most thread segments start and end
+ * d starts at 0 in every block: the block's problem is the whole graph's
+ * shifted by the d reached at its first cut, and every value below (A,
+ * the heap's) shifts with it.  A(v) is pushed along the block's edges
+ * into ws->a, indexed by topological rank; edges that pass over the
+ * block's last cut are left out (cp_cuts.c: they never bind).  Before
+ * c_{first+1} nothing is reduced: d = 0 and A(v) = et[v].  Only a query at
+ * a C vertex whose incoming C edge is the group's can change d: at any
+ * other the heap minimum is at least d (a segment that was alive at the
+ * previous query bounded d there; one that splits there has value d +
+ * ps).  So an edge is pushed only if it is still alive at the next query
+ * that counts (ws->nxt finds it; most thread segments start and end
  * between two of them), and only if its value is below d + rem, rem being
- * the group's CP time not yet passed: d can grow by no more than that, so
- * a larger value can never be the minimum that counts.
+ * the group's CP time in the block not yet passed: d can grow by no more
+ * than that, so a larger value can never be the minimum that counts.
  */
 static int slack_walk(struct cp_slack_ws *ws, const struct cp_groups *gr,
-		      uint32_t gid, uint64_t cpt, uint32_t first,
+		      uint32_t gid, uint32_t b, uint64_t cpt, uint32_t first,
 		      uint32_t last, uint64_t *out)
 {
-	const struct cp_cpm *c = ws->c;
+	const struct cp_cuts *k = ws->k;
+	const struct cp_cpm *c = k->c;
 	const struct cp_pag *g = c->g;
 	const uint64_t *w = c->w;
-	const uint32_t *rank = ws->rank;
+	const uint32_t *rank = k->rank, *pos = k->pos;
 	uint64_t d = 0, rem = cpt, *a = ws->a;
-	uint32_t stop = g->head[c->path[last]];
-	uint32_t start = rank[g->tail[c->path[first]]];
+	uint32_t p0 = k->vfirst[b], p1 = cp_cuts_vlast(k, b);
+	uint32_t stop = rank[g->head[c->path[last]]];
 	uint32_t nextq = rank[g->head[c->path[first]]];
 
 	ws->n = 0;
-	for (uint32_t i = 0; i < ws->nroots; i++) {
+	for (uint32_t i = 0; b == 0 && i < ws->nroots; i++) {
 		uint32_t r = ws->roots[i];
 
 		if (c->lt[r] < rem && rank[r] >= nextq &&
 		    seg_push(ws, c->lt[r], rank[r], 0))
 			return -1;
 	}
-	for (uint32_t idx = 0; idx < g->nv; idx++) {
-		uint32_t v = g->topo[idx], q = ws->pos[v];
+	memset(a + p0, 0, sizeof(*a) * ((size_t)stop - p0 + 1));
+	for (uint32_t p = p0;; p++) {
+		uint32_t v = g->topo[p], q = pos[v];
 		uint32_t cpe = CP_PAG_NONE;
-		uint64_t av = 0;
+		uint64_t av = a[p];
 
 		if (q != CP_PAG_NONE) {
 			if (q > first) {
@@ -274,44 +284,36 @@ static int slack_walk(struct cp_slack_ws *ws, const struct cp_groups *gr,
 					cand += w[e];
 					rem -= w[e];
 				}
-				while (ws->n && ws->heap[0].until < idx)
+				while (ws->n && ws->heap[0].until < p)
 					seg_pop(ws);
 				if (ws->n && ws->heap[0].val < cand)
 					cand = ws->heap[0].val;
 				d = cand;
 			}
-			if (v == stop)
+			if (p == stop)
 				break;
 			if (q >= first)
 				nextq = ws->nxt[q] == CP_PAG_NONE ? UINT32_MAX :
 					rank[g->head[c->path[ws->nxt[q]]]];
 			av = c->et[v] - d;
 			cpe = q < c->npath ? c->path[q] : CP_PAG_NONE;
-		} else if (idx < start) {
-			av = c->et[v];
-		} else {
-			for (uint32_t j = g->in_off[v]; j < g->in_off[v + 1];
-			     j++) {
-				uint32_t e = g->in_e[j];
-				uint64_t t = a[g->tail[e]] + w[e];
-
-				if (t > av)
-					av = t;
-			}
-		}
-		a[v] = av;
-		if (q == CP_PAG_NONE && g->out_off[v] == g->out_off[v + 1] &&
-		    c->length - av < d + rem &&
-		    seg_push(ws, c->length - av, UINT32_MAX, idx))
+		} else if (g->out_off[v] == g->out_off[v + 1] &&
+			   c->length - av < d + rem &&
+			   seg_push(ws, c->length - av, UINT32_MAX, p)) {
 			return -1;
+		}
 		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
-			uint32_t e = g->out_e[j], h = g->head[e];
+			uint32_t e = g->out_e[j], h = g->head[e], r = rank[h];
 			uint64_t val;
 
-			if (e == cpe || rank[h] < nextq)
+			if (r > p1)
+				continue;	/* passes over the last cut */
+			if (av + w[e] > a[r])
+				a[r] = av + w[e];
+			if (e == cpe || r < nextq)
 				continue;
 			val = c->lt[h] - w[e] - av;
-			if (val < d + rem && seg_push(ws, val, rank[h], idx))
+			if (val < d + rem && seg_push(ws, val, r, p))
 				return -1;
 		}
 	}
@@ -319,59 +321,104 @@ static int slack_walk(struct cp_slack_ws *ws, const struct cp_groups *gr,
 	return 0;
 }
 
+/*
+ * The CP time of group @gid in block @b; its first and last CP edge there
+ * in *@first, *@last, and ws->nxt over the block.
+ */
+static uint64_t block_span(struct cp_slack_ws *ws, const struct cp_groups *gr,
+			   uint32_t gid, uint32_t b, uint32_t *first,
+			   uint32_t *last)
+{
+	const struct cp_cuts *k = ws->k;
+	const struct cp_cpm *c = k->c;
+	uint64_t cpt = 0;
+
+	*first = *last = CP_PAG_NONE;
+	ws->nxt[k->pfirst[b + 1]] = CP_PAG_NONE;
+	for (uint32_t q = k->pfirst[b + 1]; q-- > k->pfirst[b];) {
+		uint32_t e = c->path[q];
+
+		if (c->w[e] && cp_groups_has(gr, e, gid)) {
+			cpt += c->w[e];
+			*first = q;
+			if (*last == CP_PAG_NONE)
+				*last = q;
+			ws->nxt[q] = q;
+		} else {
+			ws->nxt[q] = ws->nxt[q + 1];
+		}
+	}
+	return cpt;
+}
+
+/* Add group @gid's Slack in block @b to *@sum; -1 on OOM. */
+static int slack_block(struct cp_slack_ws *ws, const struct cp_groups *gr,
+		       uint32_t gid, uint32_t b, uint64_t *sum)
+{
+	uint32_t first, last;
+	uint64_t cpt = block_span(ws, gr, gid, b, &first, &last), d = 0;
+
+	if (cpt && slack_walk(ws, gr, gid, b, cpt, first, last, &d))
+		return -1;
+	*sum += d;
+	return 0;
+}
+
 uint64_t cp_slack_group(struct cp_slack_ws *ws, const struct cp_groups *gr,
 			uint32_t gid)
 {
-	const struct cp_cpm *c = ws->c;
-	uint64_t cpt = 0, out = 0;
-	uint32_t first = CP_PAG_NONE, last = CP_PAG_NONE;
+	uint64_t sum = 0;
 
-	for (uint32_t p = 0; p < c->npath; p++) {
-		if (cp_groups_has(gr, c->path[p], gid) && c->w[c->path[p]]) {
-			cpt += c->w[c->path[p]];
-			if (first == CP_PAG_NONE)
-				first = p;
-			last = p;
-		}
-	}
-	if (cpt == 0)
+	for (uint32_t b = 0; b < ws->k->nb; b++)
+		if (slack_block(ws, gr, gid, b, &sum))
+			return UINT64_MAX;
+	return sum;
+}
+
+int cp_slack_blocks(const struct cp_cuts *k, const struct cp_groups *gr,
+		    const bool *only, uint64_t *slack)
+{
+	struct cp_slack_ws *ws = NULL;
+	uint32_t *mark, *in;
+
+	memset(slack, 0, sizeof(*slack) * gr->n);
+	if (k->c->npath == 0)
 		return 0;
-	ws->nxt[c->npath] = CP_PAG_NONE;
-	for (uint32_t p = c->npath; p-- > 0;)
-		ws->nxt[p] = cp_groups_has(gr, c->path[p], gid) &&
-			     c->w[c->path[p]] ? p : ws->nxt[p + 1];
-	if (slack_walk(ws, gr, gid, cpt, first, last, &out))
-		return UINT64_MAX;
-	return out;
+	mark = calloc((size_t)gr->n + 1, sizeof(*mark));
+	in = malloc(sizeof(*in) * ((size_t)gr->n + 1));
+	if (!mark || !in)
+		goto err_mem;
+	ws = ws_new(k->c, k);
+	if (!ws)
+		goto err_mem;
+	for (uint32_t b = 0; b < k->nb; b++) {
+		uint32_t ng = cp_cuts_groups(k, gr, only, b, mark, in);
+
+		for (uint32_t x = 0; x < ng; x++)
+			if (slack_block(ws, gr, in[x], b, &slack[in[x]]))
+				goto err_mem;
+	}
+	cp_slack_ws_free(ws);
+	free(mark);
+	free(in);
+	return 0;
+
+err_mem:
+	cp_slack_ws_free(ws);
+	free(mark);
+	free(in);
+	return -1;
 }
 
 int cp_slack_all(const struct cp_cpm *c, const struct cp_groups *gr,
 		 const bool *only, uint64_t *slack)
 {
-	struct cp_slack_ws *ws;
-	uint64_t *cp_time;
+	struct cp_cuts k;
+	int ret;
 
-	memset(slack, 0, sizeof(*slack) * gr->n);
-	if (c->npath == 0)
-		return 0;
-	ws = cp_slack_ws_new(c);
-	cp_time = malloc(sizeof(*cp_time) * ((size_t)gr->n + 1));
-	if (!ws || !cp_time)
-		goto err_mem;
-	cp_cpm_group_time(c, gr, cp_time);
-	for (uint32_t i = 0; i < gr->n; i++) {
-		if (cp_time[i] == 0 || (only && !only[i]))
-			continue;
-		slack[i] = cp_slack_group(ws, gr, i);
-		if (slack[i] == UINT64_MAX)
-			goto err_mem;
-	}
-	free(cp_time);
-	cp_slack_ws_free(ws);
-	return 0;
-
-err_mem:
-	free(cp_time);
-	cp_slack_ws_free(ws);
-	return -1;
+	if (cp_cuts_find(&k, c))
+		return -1;
+	ret = cp_slack_blocks(&k, gr, only, slack);
+	cp_cuts_free(&k);
+	return ret;
 }

@@ -16,7 +16,7 @@
 #ifndef CP_SLACK_H
 #define CP_SLACK_H
 
-#include "cp_cpm.h"
+#include "cp_cuts.h"
 
 struct cp_slack_ws;	/* private workspace shared by cp_slack_group calls */
 
@@ -38,9 +38,15 @@ uint64_t cp_slack_group(struct cp_slack_ws *ws, const struct cp_groups *gr,
 			uint32_t gid);
 
 /*
- * Fill @slack[@gr->n] with every group's Slack (@only as in cp_zero_all).
- * Returns 0, or -1 when memory runs out.
+ * Fill @slack[@gr->n] with every group's Slack (@only as in
+ * cp_zero_blocks), block by block of @k: per block, the groups with CP
+ * time there.  Returns 0, or -1 when memory runs out.  Only reads @k and
+ * @gr.
  */
+int cp_slack_blocks(const struct cp_cuts *k, const struct cp_groups *gr,
+		    const bool *only, uint64_t *slack);
+
+/* The same for @c, finding its cuts first. */
 int cp_slack_all(const struct cp_cpm *c, const struct cp_groups *gr,
 		 const bool *only, uint64_t *slack);
 
