@@ -142,11 +142,11 @@ static double busy_others(const struct cp_profile *p, uint32_t proc)
 
 	if (p->nthreads < 2)
 		return -1;
-	iv = malloc((p->cpm.npath ? p->cpm.npath : 1) * sizeof(*iv));
+	iv = malloc((p->cpm->npath ? p->cpm->npath : 1) * sizeof(*iv));
 	if (!iv)
 		return -1;
-	for (uint32_t i = 0; i < p->cpm.npath; i++) {
-		uint32_t e = p->cpm.path[i];
+	for (uint32_t i = 0; i < p->cpm->npath; i++) {
+		uint32_t e = p->cpm->path[i];
 		uint64_t a, b;
 
 		if (tp->e_kind[e] != CP_TE_USEFUL || !tp->g.w[e] ||

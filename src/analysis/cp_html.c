@@ -406,8 +406,8 @@ static int cp_overlay(struct html *h, const double *ymid, double rh)
 	}
 	for (uint32_t c = 0; c < W; c++)
 		best[c] = run_tid[c] = CP_PAG_NONE;
-	for (uint32_t i = 0; i < p->cpm.npath; i++) {
-		uint32_t e = p->cpm.path[i], tid, vi;
+	for (uint32_t i = 0; i < p->cpm->npath; i++) {
+		uint32_t e = p->cpm->path[i], tid, vi;
 		double a, b;
 
 		if (tp->e_kind[e] != CP_TE_USEFUL || !tp->g.w[e] ||
@@ -918,7 +918,7 @@ static int paths(struct html *h)
 	char b[32];
 
 	S(h, "<h2>Near-critical paths</h2>\n");
-	if (cp_kpaths_find(&kp, &p->cpm, k))
+	if (cp_kpaths_find(&kp, p->cpm, k))
 		return -1;
 	for (uint32_t i = 0; i < kp.n; i++)
 		if (kp.nedges[i] > maxe)
@@ -1119,8 +1119,8 @@ int cp_html_write(FILE *f, const struct cp_profile *p,
 	h.oncp = calloc(h.tp->g.ne ? h.tp->g.ne : 1, 1);
 	if (!h.w || !h.oncp || choose_colors(&h))
 		goto err_mem;
-	for (uint32_t i = 0; i < p->cpm.npath; i++)
-		h.oncp[p->cpm.path[i]] = 1;
+	for (uint32_t i = 0; i < p->cpm->npath; i++)
+		h.oncp[p->cpm->path[i]] = 1;
 	h.t0 = UINT64_MAX;
 	h.t1 = 0;
 	for (uint32_t tid = 0; tid < h.t->nthreads; tid++) {

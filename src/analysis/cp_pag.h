@@ -92,20 +92,26 @@ int cp_pag_read_text(struct cp_pag *g, const char *path, char *err,
 /*
  * Activity groups of edges: which procedure (thread, object, label) an
  * edge's time belongs to, for the per-activity metrics (CP share, zeroing,
- * Slack, MBM).  Two forms:
+ * Slack, MBM).  Three forms:
  *  - one group per edge: @of[e] is the group id of edge e, or CP_PAG_NONE
  *    (for a text PAG, @of = g->label and @n = g->nlabels);
  *  - several groups per edge (inclusive procedure time: every procedure on
- *    the call stack owns the segment): @of == NULL and the groups of edge e
- *    are @ids[@off[e] .. @off[e+1]), distinct ids, in any order.
+ *    the call stack owns the segment): @of == NULL, @cls == NULL and the
+ *    groups of edge e are @ids[@off[e] .. @off[e+1]), distinct ids, in any
+ *    order;
+ *  - several groups per class of edges (a class per calling context):
+ *    @cls[e] is edge e's class and the groups of class k are @ids[@off[k]
+ *    .. @off[k+1]).
  * Group ids are 0 .. @n-1.  The arrays belong to the caller and must stay
  * valid while an algorithm uses them.
  */
 struct cp_groups {
 	uint32_t n;		/* number of groups */
 	const uint32_t *of;	/* [ne] one group per edge, or NULL */
-	const uint32_t *off;	/* [ne+1] CSR offsets when of == NULL */
-	const uint32_t *ids;	/* [off[ne]] CSR group ids */
+	const uint32_t *cls;	/* [ne] class of each edge, or NULL */
+	const uint32_t *off;	/* CSR offsets: [ne+1] per edge, or per
+				 * class when @cls is set */
+	const uint32_t *ids;	/* CSR group ids */
 };
 
 /* The groups of edge @e: returns their count, *@ids points at them. */
@@ -116,6 +122,8 @@ static inline uint32_t cp_groups_of(const struct cp_groups *gr, uint32_t e,
 		*ids = &gr->of[e];
 		return gr->of[e] == CP_PAG_NONE ? 0 : 1;
 	}
+	if (gr->cls)
+		e = gr->cls[e];
 	*ids = gr->ids + gr->off[e];
 	return gr->off[e + 1] - gr->off[e];
 }

@@ -1,7 +1,8 @@
 /*
  * cp_profile.c - critical-path profile of a trace PAG.
  *
- * One CPM pass (cp_cpm.c) gives the critical path, edge by edge.  CPU and
+ * One CPM pass (cp_cpm.c, or the caller's) gives the critical path, edge
+ * by edge.  CPU and
  * CP time are summed per calling-context node in one sweep over the edges,
  * then folded into procedures: exclusively by each node's own procedure,
  * inclusively by every distinct procedure on the node's path from the
@@ -10,14 +11,16 @@
  *
  * Zeroing, Slack and MBM take edge groups (struct cp_groups): exclusive
  * groups are the edges' innermost procedures (cp_tracepag.e_proc, used as
- * is); inclusive groups are a CSR list per edge, limited to procedures that
- * have CP time and are among the @top asked for: a procedure without CP
- * time has zeroing, Slack and MBM 0 without computing them (each is at most
- * the CP time: the critical path itself keeps its length minus the
- * procedure's share).  Zeroing costs one longest-path pass per procedure
- * with CP time (cp_zero.c), Slack one pass with a heap (cp_slack.c), MBM
- * the k-path search once (cp_kpaths.c, seed 000 §III.D) plus the paths'
- * lengths.
+ * is); inclusive groups are a list per calling-context node (the edges'
+ * cp_tracepag.e_cct as classes), limited to procedures that have CP time
+ * and are among the @top asked for: a procedure without CP time has
+ * zeroing, Slack and MBM 0 without computing them (each is at most the CP
+ * time: the critical path itself keeps its length minus the procedure's
+ * share).  Zeroing and Slack run block by block between the critical
+ * path's cut vertices (cp_cuts.c, found once for both): per block, a
+ * longest-path pass for all procedures with CP time there (cp_zero.c) and
+ * a walk with a heap per such procedure (cp_slack.c); MBM costs the k-path
+ * search once (cp_kpaths.c, seed 000 §III.D) plus the paths' lengths.
  *
  * Per object: waits and their duration come from the wait edges; time held
  * (locks only) from a walk of each thread's acquire/release events; CP
@@ -29,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_cuts.h"
 #include "cp_kpaths.h"
 #include "cp_mbm.h"
 #include "cp_slack.h"
@@ -196,14 +200,14 @@ static int objects(struct cp_profile *p, const uint8_t *oncp)
 		} else if (tp->e_kind[e] == CP_TE_DEP) {
 			uint32_t h = tp->g.head[e], tid = tp->e_thread[e];
 			uint32_t vi = h - tp->vbase[tid];
-			uint64_t own = 0, dep = p->cpm.et[tp->g.tail[e]];
+			uint64_t own = 0, dep = p->cpm->et[tp->g.tail[e]];
 
 			if (oncp[e])
 				p->objs[slot[o]].cp_cross++;
 			if (vi > 0) {
 				uint32_t s = tp->segbase[tid] + vi - 1;
 
-				own = p->cpm.et[tp->g.tail[s]] + tp->g.w[s];
+				own = p->cpm->et[tp->g.tail[s]] + tp->g.w[s];
 			}
 			if (dep > own)
 				p->objs[slot[o]].gain_ns += dep - own;
@@ -240,7 +244,7 @@ static void threads(struct cp_profile *p, const uint8_t *oncp)
 			first = w0;
 		if (w1 > last)
 			last = w1;
-		pt->len_ns = p->cpm.et[tp->vbase[tid] + th->nv - 1];
+		pt->len_ns = p->cpm->et[tp->vbase[tid] + th->nv - 1];
 		for (uint32_t i = 1; i < th->nv; i++) {
 			uint32_t e = tp->segbase[tid] + i - 1;
 
@@ -329,33 +333,33 @@ out:
 }
 
 /*
- * Inclusive groups: per useful edge with weight, the selected procedures on
- * its calling context.  Filled into @off / *@ids.
+ * Inclusive groups: a class per calling-context node (cp_tracepag.e_cct),
+ * its groups the selected procedures on the node's path from the root.
+ * Edges outside any procedure are in node 0, which has none; edges that
+ * are not useful time weigh zero, so their groups change nothing.  Filled
+ * into *@offp / *@idsp.
  */
 static int incl_groups(const struct cp_tracepag *tp, const bool *sel,
 		       uint32_t **offp, uint32_t **idsp)
 {
-	uint32_t ne = tp->g.ne;
-	uint32_t *noff = calloc(tp->ncct + 1, sizeof(*noff));
-	uint32_t *nids = NULL, *off = NULL, *ids = NULL;
-	uint64_t total = 0, k = 0;
-	int ret = -1;
+	uint32_t *off = malloc(((size_t)tp->ncct + 1) * sizeof(*off));
+	uint32_t *ids = NULL, k = 0;
 
-	if (!noff)
+	if (!off)
 		return -1;
-	/* the selected procedures of each CCT node */
 	for (uint32_t n = 0; n < tp->ncct; n++) {
 		const struct cp_cct_node *c = &tp->cct[n];
 
-		noff[n] = (uint32_t)k;
+		off[n] = k;
 		for (uint32_t i = 0; i < c->incl_n; i++)
 			k += sel[tp->incl_pool[c->incl_off + i]];
 	}
-	noff[tp->ncct] = (uint32_t)k;
-	nids = malloc((k ? k : 1) * sizeof(*nids));
-	off = malloc(((size_t)ne + 1) * sizeof(*off));
-	if (!nids || !off)
-		goto out;
+	off[tp->ncct] = k;
+	ids = malloc(((size_t)k + 1) * sizeof(*ids));
+	if (!ids) {
+		free(off);
+		return -1;
+	}
 	k = 0;
 	for (uint32_t n = 0; n < tp->ncct; n++) {
 		const struct cp_cct_node *c = &tp->cct[n];
@@ -364,38 +368,12 @@ static int incl_groups(const struct cp_tracepag *tp, const bool *sel,
 			uint32_t pr = tp->incl_pool[c->incl_off + i];
 
 			if (sel[pr])
-				nids[k++] = pr;
+				ids[k++] = pr;
 		}
-	}
-	for (uint32_t e = 0; e < ne; e++) {
-		off[e] = (uint32_t)total;
-		if (tp->e_kind[e] == CP_TE_USEFUL && tp->g.w[e])
-			total += noff[tp->e_cct[e] + 1] - noff[tp->e_cct[e]];
-	}
-	off[ne] = (uint32_t)total;
-	if (total > UINT32_MAX)
-		goto out;
-	ids = malloc((total ? total : 1) * sizeof(*ids));
-	if (!ids)
-		goto out;
-	for (uint32_t e = 0; e < ne; e++) {
-		uint32_t n = tp->e_cct[e];
-
-		if (off[e + 1] != off[e])
-			memcpy(ids + off[e], nids + noff[n],
-			       (off[e + 1] - off[e]) * sizeof(*ids));
 	}
 	*offp = off;
 	*idsp = ids;
-	off = NULL;
-	ids = NULL;
-	ret = 0;
-out:
-	free(noff);
-	free(nids);
-	free(off);
-	free(ids);
-	return ret;
+	return 0;
 }
 
 /* Zeroing, Slack and MBM of the selected procedures. */
@@ -411,7 +389,8 @@ static int metrics(struct cp_profile *p, const struct cp_profile_opts *o)
 	uint32_t *off = NULL, *ids = NULL, nsel = 0;
 	struct cp_groups gr = { .n = np };
 	struct cp_kpaths kp;
-	bool kp_ok = false;
+	struct cp_cuts cuts;
+	bool kp_ok = false, cuts_ok = false;
 	int ret = -1;
 
 	if (!sel || !zlen || !slack || !mbm)
@@ -431,19 +410,23 @@ static int metrics(struct cp_profile *p, const struct cp_profile_opts *o)
 	} else {
 		if (incl_groups(tp, sel, &off, &ids))
 			goto out;
+		gr.cls = tp->e_cct;
 		gr.off = off;
 		gr.ids = ids;
 	}
 	if (nsel) {
+		if (cp_cuts_find(&cuts, p->cpm))
+			goto out;
+		cuts_ok = true;
 		progress(o, "zeroing", 0.0);
-		if (cp_zero_all(&p->cpm, &gr, sel, zlen))
+		if (cp_zero_blocks(&cuts, &gr, sel, zlen))
 			goto out;
 		progress(o, "slack", 0.0);
-		if (cp_slack_all(&p->cpm, &gr, sel, slack))
+		if (cp_slack_blocks(&cuts, &gr, sel, slack))
 			goto out;
 	}
 	progress(o, "near-critical paths", 0.0);
-	if (cp_kpaths_find(&kp, &p->cpm, p->k))
+	if (cp_kpaths_find(&kp, p->cpm, p->k))
 		goto out;
 	kp_ok = true;
 	p->npaths = kp.n;
@@ -463,6 +446,8 @@ static int metrics(struct cp_profile *p, const struct cp_profile_opts *o)
 out:
 	if (kp_ok)
 		cp_kpaths_free(&kp);
+	if (cuts_ok)
+		cp_cuts_free(&cuts);
 	free(sorted);
 	free(sel);
 	free(zlen);
@@ -486,15 +471,20 @@ int cp_profile_compute(struct cp_profile *p, const struct cp_tracepag *tp,
 	p->online_len = tp->t->online_len_ns;
 	p->nthreads_all = tp->t->nthreads;
 	progress(o, "critical path", 0.0);
-	if (cp_cpm_run(&p->cpm, &tp->g, NULL))
-		goto err_mem;
-	p->cp_len = p->cpm.length;
+	if (o && o->cpm) {
+		p->cpm = o->cpm;
+	} else {
+		if (cp_cpm_run(&p->own_cpm, &tp->g, NULL))
+			goto err_mem;
+		p->cpm = &p->own_cpm;
+	}
+	p->cp_len = p->cpm->length;
 	oncp = calloc(tp->g.ne ? tp->g.ne : 1, 1);
 	p->threads = calloc(p->nthreads_all, sizeof(*p->threads));
 	if (!oncp || !p->threads)
 		goto err_mem;
-	for (uint32_t i = 0; i < p->cpm.npath; i++)
-		oncp[p->cpm.path[i]] = 1;
+	for (uint32_t i = 0; i < p->cpm->npath; i++)
+		oncp[p->cpm->path[i]] = 1;
 	progress(o, "profile", 0.0);
 	threads(p, oncp);
 	if (procedures(p, oncp) || objects(p, oncp))
@@ -520,7 +510,7 @@ err_mem:
 
 void cp_profile_free(struct cp_profile *p)
 {
-	cp_cpm_free(&p->cpm);
+	cp_cpm_free(&p->own_cpm);
 	free(p->procs);
 	free(p->threads);
 	free(p->objs);

@@ -71,6 +71,9 @@ struct cp_profile_opts {
 	uint32_t k;		/* paths for MBM, 0: the default 100 */
 	uint32_t top;		/* zeroing/Slack/MBM for the first @top
 				 * procedures by CP time; 0: all */
+	const struct cp_cpm *cpm;	/* the trace PAG's CPM if the caller
+					 * ran it (must outlive the profile);
+					 * NULL: the profile runs its own */
 	/* progress: called now and then with a phase name and 0..1 */
 	void (*progress)(void *ctx, const char *phase, double frac);
 	void *progress_ctx;
@@ -78,7 +81,9 @@ struct cp_profile_opts {
 
 struct cp_profile {
 	const struct cp_tracepag *tp;
-	struct cp_cpm cpm;	/* forward/backward pass of the trace PAG */
+	const struct cp_cpm *cpm;	/* forward/backward pass of the trace
+					 * PAG: the caller's or own_cpm */
+	struct cp_cpm own_cpm;
 	bool exclusive;
 	uint32_t k;		/* paths asked for MBM */
 	uint32_t npaths;	/* paths found */

@@ -147,8 +147,8 @@ static int vd_build(struct vd *d, const struct cp_profile *p)
 	d->tp = tp;
 	if (!oncp)
 		return -1;
-	for (uint32_t i = 0; i < p->cpm.npath; i++)
-		oncp[p->cpm.path[i]] = 1;
+	for (uint32_t i = 0; i < p->cpm->npath; i++)
+		oncp[p->cpm->path[i]] = 1;
 	for (uint32_t e = 0; e < g->ne; e++) {
 		uint64_t *v;
 		uint32_t src, dst = tp->e_thread[e];

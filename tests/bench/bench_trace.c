@@ -34,8 +34,9 @@
  * ----------------
  * Per size, in a fresh child process: cp_trace_read, cp_tracepag_build,
  * cp_cpm_run, cp_profile_compute with the options `cpt report` uses (top 20
- * procedures get zeroing, Slack and MBM over k = 100 paths; inclusive), the
- * same for every procedure (top 0), and cp_kpaths_find for each k.  Wall
+ * procedures get zeroing, Slack and MBM over k = 100 paths; inclusive) on
+ * that CPM (cpt report runs it once, inside the profile), the same for
+ * every procedure (top 0), and cp_kpaths_find for each k.  Wall
  * and process CPU time, the peak of live heap bytes above the phase's start
  * (malloc wrappers below: exact and per phase) and the child's max RSS so
  * far (getrusage: includes the mapped trace file while it is read).  Then
@@ -1255,6 +1256,7 @@ static void measure(const char *path, const uint64_t *ks, int nk)
 		die("cpm: out of memory");
 	cc = meter_row(&m, ne, "CPM");
 
+	po.cpm = &c;	/* the report on the CPM just run, as cpt runs one */
 	meter_start(&m);
 	if (cp_profile_compute(&p, &tp, &po, err, sizeof(err)))
 		die(err);
