@@ -1,6 +1,7 @@
 /*
  * check_mbm.c - the Maximum Benefit Metric against examples/README.md §2
- * and against its definition evaluated on enumerated paths.
+ * and against its definition evaluated on enumerated paths, with groups
+ * one per edge, several per edge and several per class of edges.
  */
 #include <check.h>
 #include <inttypes.h>
@@ -99,8 +100,9 @@ static void random_round(int round, bool inclusive)
 	struct cp_pag g;
 	struct cp_cpm c;
 	struct cp_kpaths kp;
-	struct cp_groups gr;
+	struct cp_groups gr, bycls = { 0 }, byedge = { 0 };
 	uint32_t *off = NULL, *ids = NULL, n = 0;
+	bool classes = inclusive && round % 2;
 	static const uint32_t ks[] = { 1, 2, 3, 6, 1000000 };
 
 	tg_seed((inclusive ? 20000 : 10000) + round);
@@ -108,7 +110,11 @@ static void random_round(int round, bool inclusive)
 				   round % 3 ? 15 : 2, 4), 0);
 	ck_assert_int_eq(cp_cpm_run(&c, &g, NULL), 0);
 	gr = (struct cp_groups){ .n = 4, .of = g.label };
-	if (inclusive) {
+	if (classes) {
+		/* groups per class of edges; the definition reads them too */
+		tg_classes(&g, 4, 6, &bycls, &byedge);
+		gr = bycls;
+	} else if (inclusive) {
 		off = malloc(sizeof(*off) * (g.ne + 1));
 		ids = malloc(sizeof(*ids) * (4 * g.ne + 1));
 		for (uint32_t e = 0; e < g.ne; e++) {
@@ -167,6 +173,8 @@ static void random_round(int round, bool inclusive)
 		free(edges);
 		cp_kpaths_free(&kp);
 	}
+	if (classes)
+		tg_groups_free(&bycls, &byedge);
 	free(off);
 	free(ids);
 	cp_cpm_free(&c);

@@ -3,7 +3,8 @@
  * were worked out by hand, and against brute force on random graphs: the
  * group's critical-path edges reduced one unit at a time, left to right,
  * while the run shortens by exactly as much; and, on tiny cases, every
- * possible reduction tried.
+ * possible reduction tried; on barrier-synchronised graphs, where it runs
+ * block by block between the critical path's cuts.
  */
 #include <check.h>
 #include <inttypes.h>
@@ -440,6 +441,86 @@ START_TEST(test_slack_lockstep_compacted_heap)
 }
 END_TEST
 
+/*
+ * Slack block by block (cp_cuts.c) on small barrier-synchronised graphs,
+ * tie heavy, with zero-weight and weighted edges over barriers, against
+ * the stepwise and (when small enough) exhaustive brute force on the whole
+ * graph; groups one per edge, per class and per edge (several).
+ */
+START_TEST(test_slack_blocks_barrier_graphs)
+{
+	uint32_t cut = 0, exhaustive = 0, partial = 0;
+
+	for (int round = 0; round < 300; round++) {
+		struct cp_pag g;
+		struct cp_cpm c;
+		struct cp_cuts k;
+		struct cp_groups forms[3];
+		struct cp_slack_ws *ws;
+		uint64_t slack[4], newlen[4], cpt[4];
+
+		tg_seed(55000 + round);
+		ck_assert_int_eq(tg_barriers(&g, 1 + tg_below(3),
+					     1 + tg_below(5), 1 + tg_below(5),
+					     round % 3 ? 2 : 1, 4, tg_below(4),
+					     tg_below(6), round % 4 ? 0 : 1),
+				 0);
+		ck_assert_int_eq(cp_cpm_run(&c, &g, NULL), 0);
+		ck_assert_int_eq(cp_cuts_find(&k, &c), 0);
+		cut += k.nb > 2;
+		forms[0] = (struct cp_groups){ .n = 4, .of = g.label };
+		tg_classes(&g, 4, 5, &forms[1], &forms[2]);
+		ws = cp_slack_ws_new(&c);
+		for (int f = 0; f < 3; f++) {
+			ck_assert_int_eq(cp_slack_all(&c, &forms[f], NULL,
+						      slack), 0);
+			ck_assert_int_eq(cp_zero_all(&c, &forms[f], NULL,
+						     newlen), 0);
+			cp_cpm_group_time(&c, &forms[f], cpt);
+			for (uint32_t i = 0; i < 4; i++) {
+				uint64_t step = brute_stepwise(&c, &forms[f],
+							       i), ex;
+				bool done;
+
+				TG_CHECK(slack[i] == step, "round %d form %d "
+					 "(%u blocks): Slack(g%u) = %" PRIu64
+					 ", stepwise reduction gives %" PRIu64,
+					 round, f, k.nb, i, slack[i], step);
+				TG_CHECK(cp_slack_group(ws, &forms[f], i) ==
+					 slack[i], "round %d form %d: single-"
+					 "group call differs", round, f);
+				TG_CHECK(slack[i] <= c.length - newlen[i] &&
+					 c.length - newlen[i] <= cpt[i],
+					 "round %d form %d: g%u Slack %" PRIu64
+					 " <= zeroing %" PRIu64 " <= CP time %"
+					 PRIu64 " violated", round, f, i,
+					 slack[i], c.length - newlen[i],
+					 cpt[i]);
+				partial += slack[i] && slack[i] < cpt[i];
+				ex = brute_exhaustive(&c, &forms[f], i, &done);
+				if (!done)
+					continue;
+				exhaustive++;
+				TG_CHECK(slack[i] == ex, "round %d form %d: "
+					 "Slack(g%u) = %" PRIu64 ", best of all "
+					 "reductions %" PRIu64, round, f, i,
+					 slack[i], ex);
+			}
+		}
+		cp_slack_ws_free(ws);
+		tg_groups_free(&forms[1], &forms[2]);
+		cp_cuts_free(&k);
+		cp_cpm_free(&c);
+		cp_pag_free(&g);
+	}
+	ck_assert_msg(cut > 150 && exhaustive > 1000 && partial > 300,
+		      "%u of 300 graphs with two cuts or more, %u exhaustive "
+		      "comparisons, %u Slacks strictly between 0 and the CP "
+		      "time: the test checks little", cut, exhaustive,
+		      partial);
+}
+END_TEST
+
 static Suite *slack_suite(void)
 {
 	Suite *s = suite_create("slack");
@@ -454,6 +535,7 @@ static Suite *slack_suite(void)
 	tcase_add_test(tc, test_slack_random_brute_force);
 	tcase_add_test(tc, test_slack_random_inclusive_groups);
 	tcase_add_test(tc, test_slack_lockstep_compacted_heap);
+	tcase_add_test(tc, test_slack_blocks_barrier_graphs);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,7 +1,9 @@
 /*
  * check_zero.c - logical zeroing against examples/README.md §3 and against
  * recomputation on random graphs, with one group per edge and with several
- * (inclusive) groups per edge.
+ * (inclusive) groups per edge or per class of edges; on barrier-
+ * synchronised graphs, where it runs block by block between the critical
+ * path's cuts.
  */
 #include <check.h>
 #include <inttypes.h>
@@ -156,6 +158,123 @@ START_TEST(test_zero_random_inclusive_groups)
 }
 END_TEST
 
+/*
+ * s -0-> a -10(Q)-> c -5(P)-> m and a -0-> u -10(R)-> m: every path before
+ * c reaches c and nothing weighted passes over it, but c does not reach u,
+ * so c is no cut: were it one, the block after it would start u at c's
+ * time 10 (zeroing Q would find 5, zeroing P 20).
+ */
+START_TEST(test_zero_vertex_not_reached_from_cut)
+{
+	static const struct {
+		const char *name;
+		uint64_t newlen;
+	} want[] = { { "Q", 10 }, { "P", 10 }, { "R", 15 } };
+	struct cp_pag g;
+	struct cp_cpm c;
+	struct cp_groups gr;
+	uint64_t newlen[3];
+	char err[128];
+
+	cp_pag_init(&g);
+	for (int i = 0; i < 5; i++)
+		cp_pag_add_vertex(&g);	/* s=0 a=1 c=2 u=3 m=4 */
+	cp_pag_add_edge(&g, 0, 1, 0, CP_PAG_NONE);
+	cp_pag_add_edge(&g, 1, 2, 10, cp_pag_intern(&g, "Q"));
+	cp_pag_add_edge(&g, 1, 3, 0, CP_PAG_NONE);
+	cp_pag_add_edge(&g, 2, 4, 5, cp_pag_intern(&g, "P"));
+	cp_pag_add_edge(&g, 3, 4, 10, cp_pag_intern(&g, "R"));
+	ck_assert_int_eq(cp_pag_finish(&g, err, sizeof(err)), 0);
+	ck_assert_int_eq(cp_cpm_run(&c, &g, NULL), 0);
+	gr = (struct cp_groups){ .n = g.nlabels, .of = g.label };
+	ck_assert_int_eq(cp_zero_all(&c, &gr, NULL, newlen), 0);
+	for (uint32_t i = 0; i < 3; i++)
+		ck_assert_msg(strcmp(g.labels[i], want[i].name) == 0 &&
+			      newlen[i] == want[i].newlen,
+			      "zeroing %s: CP %" PRIu64 ", want %" PRIu64,
+			      g.labels[i], newlen[i], want[i].newlen);
+	cp_cpm_free(&c);
+	cp_pag_free(&g);
+}
+END_TEST
+
+/* Longest path with group @gid's edges at zero: one plain forward pass. */
+static uint64_t zeroed_pass(const struct cp_pag *g, const uint64_t *w,
+			    const struct cp_groups *gr, uint32_t gid)
+{
+	uint64_t *z = malloc(sizeof(*z) * (g->ne + 1));
+	uint64_t *et = malloc(sizeof(*et) * (g->nv + 1)), len;
+
+	for (uint32_t e = 0; e < g->ne; e++)
+		z[e] = cp_groups_has(gr, e, gid) ? 0 : w[e];
+	len = cp_cpm_longest(g, z, et);
+	free(z);
+	free(et);
+	return len;
+}
+
+/*
+ * Zeroing block by block (cp_cuts.c) on barrier-synchronised graphs, tie
+ * heavy (weights 0..1 in a third of the rounds), with zero-weight and
+ * weighted edges over barriers, against an unpruned pass over the whole
+ * graph with the group's weights zeroed; groups one per edge, per class
+ * and per edge (several).  Label 0 carries thread 0, so zeroing it moves
+ * the critical path to other threads: counted, and required often.
+ */
+START_TEST(test_zero_blocks_barrier_graphs)
+{
+	uint32_t cut = 0, moved = 0;
+
+	for (int round = 0; round < 400; round++) {
+		struct cp_pag g;
+		struct cp_cpm c;
+		struct cp_cuts k;
+		struct cp_groups forms[3];
+		uint64_t newlen[4], cpt[4];
+		bool only[4] = { true, false, true, true };
+
+		tg_seed(54000 + round);
+		ck_assert_int_eq(tg_barriers(&g, 1 + tg_below(5),
+					     1 + tg_below(8), 1 + tg_below(10),
+					     round % 3 ? 3 : 1, 4, tg_below(8),
+					     tg_below(10), round % 4 ? 0 :
+					     1 + tg_below(2)), 0);
+		ck_assert_int_eq(cp_cpm_run(&c, &g, NULL), 0);
+		ck_assert_int_eq(cp_cuts_find(&k, &c), 0);
+		cut += k.nb > 2;
+		forms[0] = (struct cp_groups){ .n = 4, .of = g.label };
+		tg_classes(&g, 4, 6, &forms[1], &forms[2]);
+		for (int f = 0; f < 3; f++) {
+			ck_assert_int_eq(cp_zero_all(&c, &forms[f], NULL,
+						     newlen), 0);
+			cp_cpm_group_time(&c, &forms[f], cpt);
+			for (uint32_t i = 0; i < 4; i++) {
+				uint64_t want = zeroed_pass(&g, g.w,
+							    &forms[f], i);
+
+				TG_CHECK(newlen[i] == want, "round %d form %d"
+					 " (%u blocks): zeroing g%u: %" PRIu64
+					 ", recomputed %" PRIu64, round, f,
+					 k.nb, i, newlen[i], want);
+				moved += c.length - newlen[i] < cpt[i];
+			}
+			ck_assert_int_eq(cp_zero_blocks(&k, &forms[f], only,
+							newlen), 0);
+			TG_CHECK(newlen[1] == c.length, "round %d: skipped "
+				 "group got %" PRIu64 ", CP %" PRIu64, round,
+				 newlen[1], c.length);
+		}
+		tg_groups_free(&forms[1], &forms[2]);
+		cp_cuts_free(&k);
+		cp_cpm_free(&c);
+		cp_pag_free(&g);
+	}
+	ck_assert_msg(cut > 200 && moved > 500, "%u of 400 graphs with two "
+		      "cuts or more, %u zeroings where another path took over:"
+		      " the test checks little", cut, moved);
+}
+END_TEST
+
 static Suite *zero_suite(void)
 {
 	Suite *s = suite_create("zero");
@@ -165,6 +284,8 @@ static Suite *zero_suite(void)
 	tcase_add_test(tc, test_zero_example_three_paths);
 	tcase_add_test(tc, test_zero_random_single_group);
 	tcase_add_test(tc, test_zero_random_inclusive_groups);
+	tcase_add_test(tc, test_zero_vertex_not_reached_from_cut);
+	tcase_add_test(tc, test_zero_blocks_barrier_graphs);
 	suite_add_tcase(s, tc);
 	return s;
 }

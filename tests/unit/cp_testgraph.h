@@ -236,4 +236,151 @@ static inline int tg_pagshape(struct cp_pag *g, uint32_t nt, uint32_t len,
 	return cp_pag_finish(g, err, sizeof(err));
 }
 
+/* A random edge label: one of @nlab, or none one time in @nlab + 1. */
+static inline uint32_t tg_label(uint32_t nlab)
+{
+	uint32_t lab = tg_below(nlab + 1);
+
+	return lab == nlab ? CP_PAG_NONE : lab;
+}
+
+/*
+ * A barrier-synchronised PAG, the shape the critical path's cuts come from
+ * (cp_cuts.h): a start vertex, @nt thread chains over @nph phases of 1 ..
+ * @len events per thread (edges of weight 0..@maxw, label one of @nlab or
+ * none; thread 0's weigh @maxw more and half of them are label 0, so that
+ * zeroing label 0 moves the critical path to other threads), every phase
+ * but the last closed by a barrier (each thread -> hub -> each thread,
+ * weight 0), an end vertex.  Within a phase, @ncross zero-weight
+ * dependencies from an event of one thread to a later-indexed event of
+ * another; across phases, @nskip zero-weight edges from an event to an
+ * event of a later phase (a lock released before a barrier and taken after
+ * it: the barrier stays a cut) and @nlong such edges of weight 1..@maxw+1
+ * (the barriers they pass over are no cuts).  Finished.
+ */
+static inline int tg_barriers(struct cp_pag *g, uint32_t nt, uint32_t nph,
+			      uint32_t len, uint64_t maxw, uint32_t nlab,
+			      uint32_t ncross, uint32_t nskip, uint32_t nlong)
+{
+	uint32_t *first = malloc(sizeof(*first) * nt * nph);
+	uint32_t *cnt = malloc(sizeof(*cnt) * nt * nph);
+	uint32_t s, end, prev = CP_PAG_NONE;
+	char err[256];
+
+	cp_pag_init(g);
+	for (uint32_t i = 0; i < nlab; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "g%u", i);
+		cp_pag_intern(g, name);
+	}
+	s = cp_pag_add_vertex(g);
+	for (uint32_t p = 0; p < nph; p++) {
+		uint32_t hub = CP_PAG_NONE;
+
+		for (uint32_t t = 0; t < nt; t++) {
+			uint32_t n = 1 + tg_below(len), *x = &first[p * nt + t];
+
+			*x = cp_pag_add_vertex(g);
+			cnt[p * nt + t] = n;
+			cp_pag_add_edge(g, p ? prev : s, *x, 0, CP_PAG_NONE);
+			for (uint32_t i = 1; i < n; i++) {
+				uint64_t w = tg_rand() % (maxw + 1);
+				uint32_t lab = tg_label(nlab);
+
+				if (t == 0) {
+					w += maxw;
+					lab = tg_below(2) ? 0 : lab;
+				}
+				cp_pag_add_vertex(g);
+				cp_pag_add_edge(g, *x + i - 1, *x + i, w, lab);
+			}
+		}
+		for (uint32_t k = 0; k < ncross && nt > 1; k++) {
+			uint32_t a = tg_below(nt), b = tg_below(nt - 1), i, j;
+
+			b += b >= a;
+			i = tg_below(cnt[p * nt + a]);
+			if (i + 1 >= cnt[p * nt + b])
+				continue;
+			j = i + 1 + tg_below(cnt[p * nt + b] - 1 - i);
+			cp_pag_add_edge(g, first[p * nt + a] + i,
+					first[p * nt + b] + j, 0, CP_PAG_NONE);
+		}
+		if (p + 1 < nph) {
+			hub = cp_pag_add_vertex(g);
+			for (uint32_t t = 0; t < nt; t++)
+				cp_pag_add_edge(g, first[p * nt + t] +
+						cnt[p * nt + t] - 1, hub, 0,
+						CP_PAG_NONE);
+		}
+		prev = hub;
+	}
+	end = cp_pag_add_vertex(g);
+	for (uint32_t t = 0; t < nt; t++)
+		cp_pag_add_edge(g, first[(nph - 1) * nt + t] +
+				cnt[(nph - 1) * nt + t] - 1, end, 0,
+				CP_PAG_NONE);
+	for (uint32_t k = 0; k < nskip + nlong && nph > 1; k++) {
+		uint32_t p = tg_below(nph - 1), q = p + 1 + tg_below(nph - 1 - p);
+		uint32_t a = p * nt + tg_below(nt), b = q * nt + tg_below(nt);
+
+		cp_pag_add_edge(g, first[a] + tg_below(cnt[a]),
+				first[b] + tg_below(cnt[b]),
+				k < nskip ? 0 : 1 + tg_rand() % (maxw + 1),
+				k < nskip ? CP_PAG_NONE : tg_label(nlab));
+	}
+	free(first);
+	free(cnt);
+	return cp_pag_finish(g, err, sizeof(err));
+}
+
+/*
+ * Random inclusive-style groups for the edges of @g, in both forms of
+ * struct cp_groups that list several groups: a class of @ncls per edge
+ * with each of @n groups in a class with probability 1/3 (@bycls), and
+ * the same lists spelled out per edge (@byedge).  Free with
+ * tg_groups_free().
+ */
+static inline void tg_classes(const struct cp_pag *g, uint32_t n,
+			      uint32_t ncls, struct cp_groups *bycls,
+			      struct cp_groups *byedge)
+{
+	uint32_t *cls = malloc(sizeof(*cls) * (g->ne + 1));
+	uint32_t *coff = malloc(sizeof(*coff) * (ncls + 1));
+	uint32_t *cids = malloc(sizeof(*cids) * (ncls * n + 1));
+	uint32_t *eoff = malloc(sizeof(*eoff) * (g->ne + 1));
+	uint32_t *eids = malloc(sizeof(*eids) * (g->ne * n + 1));
+	uint32_t k = 0;
+
+	for (uint32_t c = 0; c < ncls; c++) {
+		coff[c] = k;
+		for (uint32_t i = 0; i < n; i++)
+			if (tg_below(3) == 0)
+				cids[k++] = i;
+	}
+	coff[ncls] = k;
+	k = 0;
+	for (uint32_t e = 0; e < g->ne; e++) {
+		cls[e] = tg_below(ncls);
+		eoff[e] = k;
+		for (uint32_t j = coff[cls[e]]; j < coff[cls[e] + 1]; j++)
+			eids[k++] = cids[j];
+	}
+	eoff[g->ne] = k;
+	*bycls = (struct cp_groups){ .n = n, .cls = cls, .off = coff,
+				     .ids = cids };
+	*byedge = (struct cp_groups){ .n = n, .off = eoff, .ids = eids };
+}
+
+static inline void tg_groups_free(struct cp_groups *bycls,
+				  struct cp_groups *byedge)
+{
+	free((void *)bycls->cls);
+	free((void *)bycls->off);
+	free((void *)bycls->ids);
+	free((void *)byedge->off);
+	free((void *)byedge->ids);
+}
+
 #endif /* CP_TESTGRAPH_H */
