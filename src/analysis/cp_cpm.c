@@ -36,6 +36,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_bigmem.h"
+
 static const bool cp_cpm_debug = false;
 
 static void cp_cpm_assert(const struct cp_cpm *c)
@@ -127,8 +129,8 @@ int cp_cpm_run(struct cp_cpm *c, const struct cp_pag *g, const uint64_t *w)
 	memset(c, 0, sizeof(*c));
 	c->g = g;
 	c->w = w ? w : g->w;
-	c->et = malloc(sizeof(*c->et) * ((size_t)g->nv + 1));
-	c->lt = malloc(sizeof(*c->lt) * ((size_t)g->nv + 1));
+	c->et = cp_big_malloc(sizeof(*c->et) * ((size_t)g->nv + 1));
+	c->lt = cp_big_malloc(sizeof(*c->lt) * ((size_t)g->nv + 1));
 	if (!c->et || !c->lt)
 		goto err_mem;
 	c->length = cp_cpm_longest(g, c->w, c->et);

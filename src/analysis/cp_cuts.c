@@ -75,6 +75,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_bigmem.h"
+
 static const bool cp_cuts_debug = false;
 
 /* Blocks in order, each starting at a vertex of C, and C cut in order. */
@@ -129,9 +131,9 @@ int cp_cuts_find(struct cp_cuts *k, const struct cp_cpm *c)
 	k->c = c;
 	if (g->nv == 0)
 		return 0;
-	k->rank = malloc(sizeof(*k->rank) * ((size_t)g->nv + 1));
-	k->pos = malloc(sizeof(*k->pos) * ((size_t)g->nv + 1));
-	cut = malloc((size_t)g->nv + 1);
+	k->rank = cp_big_malloc(sizeof(*k->rank) * ((size_t)g->nv + 1));
+	k->pos = cp_big_malloc(sizeof(*k->pos) * ((size_t)g->nv + 1));
+	cut = cp_big_malloc((size_t)g->nv + 1);
 	if (!k->rank || !k->pos || !cut)
 		goto err_mem;
 	for (uint32_t p = 0; p < g->nv; p++)

@@ -53,6 +53,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_bigmem.h"
+
 static const bool cp_kpaths_debug = false;
 
 /* Invariants of a result: lengths nonincreasing, descriptors in range. */
@@ -322,13 +324,13 @@ int cp_kpaths_find(struct cp_kpaths *kp, const struct cp_cpm *c, uint32_t k)
 	kp->g = g;
 	kp->w = c->w;
 	kp->cp_length = c->length;
-	kp->next = malloc(sizeof(*kp->next) * ((size_t)g->nv + 1));
-	minsd = malloc(sizeof(*minsd) * ((size_t)g->nv + 1));
-	glen = malloc(sizeof(*glen) * ((size_t)g->nv + 1));
+	kp->next = cp_big_malloc(sizeof(*kp->next) * ((size_t)g->nv + 1));
+	minsd = cp_big_malloc(sizeof(*minsd) * ((size_t)g->nv + 1));
+	glen = cp_big_malloc(sizeof(*glen) * ((size_t)g->nv + 1));
 	if (!kp->next || !minsd || !glen)
 		goto err_mem;
 	for (int l = 0; l < KP_LEVELS; l++) {
-		sk[l] = malloc(sizeof(**sk) * ((size_t)g->nv + 1));
+		sk[l] = cp_big_malloc(sizeof(**sk) * ((size_t)g->nv + 1));
 		if (!sk[l])
 			goto err_mem;
 	}

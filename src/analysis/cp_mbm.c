@@ -43,6 +43,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_bigmem.h"
+
 struct mbm_walk {
 	const struct cp_kpaths *kp;
 	const struct cp_groups *gr;
@@ -129,7 +131,7 @@ int cp_mbm_compute(const struct cp_kpaths *kp, const struct cp_groups *gr,
 		return 0;
 	if (n >= 0x80000000u)
 		return -1;	/* the walk's stack marks leaving with bit 31 */
-	rank = malloc(sizeof(*rank) * ((size_t)g->nv + 1));
+	rank = cp_big_malloc(sizeof(*rank) * ((size_t)g->nv + 1));
 	slot = malloc(sizeof(*slot) * ((size_t)ng + 1));
 	sgroup = malloc(sizeof(*sgroup) * ((size_t)ng + 1));
 	vec = calloc((size_t)ng + 1, sizeof(*vec));

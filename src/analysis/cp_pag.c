@@ -28,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_bigmem.h"
+
 /* A set of strings held elsewhere (an array of char *), by index. */
 struct strhash {
 	uint32_t *slot;		/* [mask+1] string index, or CP_PAG_NONE */
@@ -117,7 +119,7 @@ static void strhash_free(struct strhash *h)
 /* Reallocate *@arr to exactly @ncap items of @size bytes. */
 static int resize(void **arr, uint32_t *cap, uint64_t ncap, size_t size)
 {
-	void *p = realloc(*arr, ncap * size);
+	void *p = cp_big_realloc(*arr, ncap * size);
 
 	if (!p)
 		return -1;
@@ -312,12 +314,12 @@ static int pag_finish(struct cp_pag *g, uint32_t *cyc)
 	uint32_t *deg = NULL;
 
 	pag_free_adjacency(g);
-	g->out_off = malloc(sizeof(uint32_t) * ((size_t)nv + 1));
-	g->in_off = malloc(sizeof(uint32_t) * ((size_t)nv + 1));
-	g->out_e = malloc(sizeof(uint32_t) * ((size_t)ne + 1));
-	g->in_e = malloc(sizeof(uint32_t) * ((size_t)ne + 1));
-	g->topo = malloc(sizeof(uint32_t) * ((size_t)nv + 1));
-	deg = malloc(sizeof(uint32_t) * ((size_t)nv + 1));
+	g->out_off = cp_big_malloc(sizeof(uint32_t) * ((size_t)nv + 1));
+	g->in_off = cp_big_malloc(sizeof(uint32_t) * ((size_t)nv + 1));
+	g->out_e = cp_big_malloc(sizeof(uint32_t) * ((size_t)ne + 1));
+	g->in_e = cp_big_malloc(sizeof(uint32_t) * ((size_t)ne + 1));
+	g->topo = cp_big_malloc(sizeof(uint32_t) * ((size_t)nv + 1));
+	deg = cp_big_malloc(sizeof(uint32_t) * ((size_t)nv + 1));
 	if (!g->out_off || !g->in_off || !g->out_e || !g->in_e || !g->topo ||
 	    !deg)
 		goto err_mem;

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_bigmem.h"
 #include "cp_cuts.h"
 #include "cp_kpaths.h"
 #include "cp_mbm.h"
@@ -479,7 +480,7 @@ int cp_profile_compute(struct cp_profile *p, const struct cp_tracepag *tp,
 		p->cpm = &p->own_cpm;
 	}
 	p->cp_len = p->cpm->length;
-	oncp = calloc(tp->g.ne ? tp->g.ne : 1, 1);
+	oncp = cp_big_calloc(tp->g.ne ? tp->g.ne : 1, 1);
 	p->threads = calloc(p->nthreads_all, sizeof(*p->threads));
 	if (!oncp || !p->threads)
 		goto err_mem;

@@ -78,6 +78,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_bigmem.h"
+
 struct seg {
 	uint64_t val;		/* d(s) + ps: slack left + d(q-1) */
 	uint32_t until;		/* expires after this topological rank */
@@ -113,7 +115,7 @@ static struct cp_slack_ws *ws_new(const struct cp_cpm *c,
 	}
 	ws->k = k;
 	ws->roots = malloc(sizeof(*ws->roots) * ((size_t)g->nv + 1));
-	ws->a = malloc(sizeof(*ws->a) * ((size_t)g->nv + 1));
+	ws->a = cp_big_malloc(sizeof(*ws->a) * ((size_t)g->nv + 1));
 	ws->nxt = malloc(sizeof(*ws->nxt) * ((size_t)c->npath + 1));
 	if (!ws->roots || !ws->a || !ws->nxt) {
 		cp_slack_ws_free(ws);

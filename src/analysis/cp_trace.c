@@ -55,6 +55,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cp_bigmem.h"
 #include "cp_varint.h"
 
 /* Sizes of the on-disk structures, spelled out: the format is packed. */
@@ -162,7 +163,7 @@ static int grow(void **arr, size_t elem, size_t *cap, size_t need)
 	ncap = *cap ? *cap * 2 : 16;
 	while (ncap < need)
 		ncap *= 2;
-	p = realloc(*arr, ncap * elem);
+	p = cp_big_realloc(*arr, ncap * elem);
 	if (!p)
 		return -1;
 	*arr = p;
@@ -782,7 +783,7 @@ static int check_uses(struct rd *r)
 	t->npub = npub;
 	if (npub > UINT32_MAX)
 		return fail(r, 0, "too many PUBLISH events");
-	t->pub = malloc((npub ? npub : 1) * sizeof(*t->pub));
+	t->pub = cp_big_malloc((npub ? npub : 1) * sizeof(*t->pub));
 	if (!t->pub)
 		return fail(r, 0, "out of memory");
 	for (uint32_t o = 1; o < t->nobjs; o++) {
@@ -1123,9 +1124,9 @@ static int parse(struct rd *r)
 
 		if (!nev[tid])
 			continue;
-		th->v = malloc(nev[tid] * sizeof(*th->v));
+		th->v = cp_big_malloc(nev[tid] * sizeof(*th->v));
 		if (r->hasw)
-			th->wall = malloc(nev[tid] * sizeof(*th->wall));
+			th->wall = cp_big_malloc(nev[tid] * sizeof(*th->wall));
 		if (!th->v || (r->hasw && !th->wall)) {
 			free(nev);
 			return fail(r, 0, "out of memory");

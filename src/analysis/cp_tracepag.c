@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_bigmem.h"
 #include "cp_die.h"
 #include "cp_hash.h"
 
@@ -73,7 +74,7 @@ static int grow_arr(void **p, size_t elem, uint32_t *cap, uint32_t need)
 		n *= 2;
 	if (n > UINT32_MAX)
 		n = UINT32_MAX;
-	q = realloc(*p, n * elem);
+	q = cp_big_realloc(*p, n * elem);
 	if (!q)
 		return -1;
 	*p = q;
@@ -475,17 +476,17 @@ static int reserve_edges(struct bld *b, uint32_t n)
 
 	if (!n)
 		n = 1;
-	g->tail = malloc((size_t)n * sizeof(*g->tail));
-	g->head = malloc((size_t)n * sizeof(*g->head));
-	g->w = malloc((size_t)n * sizeof(*g->w));
-	g->label = malloc((size_t)n * sizeof(*g->label));
-	tp->e_kind = malloc((size_t)n);
-	tp->e_thread = malloc((size_t)n * 4);
-	tp->e_cct = malloc((size_t)n * 4);
-	tp->e_obj = malloc((size_t)n * 4);
-	tp->e_wait = malloc((size_t)n * 8);
-	tp->e_src = malloc((size_t)n * 4);
-	tp->e_proc = malloc((size_t)n * 4);
+	g->tail = cp_big_malloc((size_t)n * sizeof(*g->tail));
+	g->head = cp_big_malloc((size_t)n * sizeof(*g->head));
+	g->w = cp_big_malloc((size_t)n * sizeof(*g->w));
+	g->label = cp_big_malloc((size_t)n * sizeof(*g->label));
+	tp->e_kind = cp_big_malloc((size_t)n);
+	tp->e_thread = cp_big_malloc((size_t)n * 4);
+	tp->e_cct = cp_big_malloc((size_t)n * 4);
+	tp->e_obj = cp_big_malloc((size_t)n * 4);
+	tp->e_wait = cp_big_malloc((size_t)n * 8);
+	tp->e_src = cp_big_malloc((size_t)n * 4);
+	tp->e_proc = cp_big_malloc((size_t)n * 4);
 	if (!g->tail || !g->head || !g->w || !g->label || !tp->e_kind ||
 	    !tp->e_thread || !tp->e_cct || !tp->e_obj || !tp->e_wait ||
 	    !tp->e_src || !tp->e_proc)

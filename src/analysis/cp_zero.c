@@ -37,6 +37,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_bigmem.h"
+
 static uint64_t zero_pass_single(const struct cp_cpm *c, const uint32_t *of,
 				 uint32_t gid, uint64_t *et)
 {
@@ -170,7 +172,7 @@ int cp_zero_blocks(const struct cp_cuts *k, const struct cp_groups *gr,
 	lane_of = malloc(sizeof(*lane_of) * ((size_t)gr->n + 1));
 	mark = calloc((size_t)gr->n + 1, sizeof(*mark));
 	in = malloc(sizeof(*in) * ((size_t)gr->n + 1));
-	et = malloc(sizeof(*et) * words);
+	et = cp_big_malloc(sizeof(*et) * words);
 	if (!gain || !lane_of || !mark || !in || !et)
 		goto err_mem;
 	memset(lane_of, 0xff, sizeof(*lane_of) * gr->n);

@@ -502,9 +502,9 @@ START_TEST(test_slack_blocks_barrier_graphs)
 					continue;
 				exhaustive++;
 				TG_CHECK(slack[i] == ex, "round %d form %d: "
-					 "Slack(g%u) = %" PRIu64 ", best of all "
-					 "reductions %" PRIu64, round, f, i,
-					 slack[i], ex);
+					 "Slack(g%u) = %" PRIu64 ", best of "
+					 "all reductions %" PRIu64, round, f,
+					 i, slack[i], ex);
 			}
 		}
 		cp_slack_ws_free(ws);

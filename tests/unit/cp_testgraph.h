@@ -322,8 +322,11 @@ static inline int tg_barriers(struct cp_pag *g, uint32_t nt, uint32_t nph,
 				cnt[(nph - 1) * nt + t] - 1, end, 0,
 				CP_PAG_NONE);
 	for (uint32_t k = 0; k < nskip + nlong && nph > 1; k++) {
-		uint32_t p = tg_below(nph - 1), q = p + 1 + tg_below(nph - 1 - p);
-		uint32_t a = p * nt + tg_below(nt), b = q * nt + tg_below(nt);
+		uint32_t p = tg_below(nph - 1), q, a, b;
+
+		q = p + 1 + tg_below(nph - 1 - p);
+		a = p * nt + tg_below(nt);
+		b = q * nt + tg_below(nt);
 
 		cp_pag_add_edge(g, first[a] + tg_below(cnt[a]),
 				first[b] + tg_below(cnt[b]),
