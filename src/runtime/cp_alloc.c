@@ -32,6 +32,14 @@ void *cp_zalloc_aligned(size_t size, size_t align)
 		       cp_arena_flags | MALLOCX_ZERO | MALLOCX_ALIGN(align));
 }
 
+void *cp_zalloc_lines(size_t size)
+{
+	size_t lines = (size + CP_CACHE_LINE - 1) / CP_CACHE_LINE;
+
+	return cp_zalloc_aligned((lines ? lines : 1) * CP_CACHE_LINE,
+				 CP_CACHE_LINE);
+}
+
 void *cp_realloc(void *p, size_t size)
 {
 	if (!p)

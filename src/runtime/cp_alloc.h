@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+#define CP_CACHE_LINE 64
+
 /* Create the arena; 0 or -errno.  Called once at start-up (and in a
  * forked child, where the arena is inherited and kept). */
 int cp_alloc_init(void);
@@ -18,6 +20,9 @@ int cp_alloc_init(void);
 void *cp_zalloc(size_t size);
 /* Zeroed memory aligned to @align (a power of two). */
 void *cp_zalloc_aligned(size_t size, size_t align);
+/* Zeroed memory on cache lines of its own (aligned, size rounded up): for
+ * data one thread writes while others write theirs (no false sharing). */
+void *cp_zalloc_lines(size_t size);
 /* Resize like realloc (contents kept, new tail not zeroed). */
 void *cp_realloc(void *p, size_t size);
 void cp_free(void *p);

@@ -1,15 +1,19 @@
 /*
- * cp_objrec.c - the table of object path records (see cp_objrec.h).
+ * cp_objrec.c - the table of object path records and the per-thread maps
+ * in front of it (see cp_objrec.h).
  *
  * Deleted records wait in a limbo list; once CP_LIMBO_BATCH have gathered,
- * one synchronize_rcu() covers them all and they are freed.  This keeps
- * the tracer free of helper threads (no call_rcu worker in the traced
- * process) at the cost of one grace period per batch of destroys.
+ * one synchronize_rcu() covers them all (no lookup in the table can still
+ * be walking over them) and they go to the free list, from which new
+ * records are taken before the arena is asked.  This keeps the tracer free
+ * of helper threads (no call_rcu worker in the traced process) at the cost
+ * of one grace period per batch of destroys.
  */
 #define _LGPL_SOURCE
 #include "cp_objrec.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "cp_alloc.h"
@@ -24,6 +28,18 @@ static atomic_uint cp_objrec_next_id;
 static struct cp_lock cp_objrec_limbo_lock;
 static struct cp_objrec *cp_objrec_limbo;
 static unsigned cp_objrec_limbo_n;
+static struct cp_objrec *cp_objrec_free;	/* past their grace period */
+
+/*
+ * Work-queue items: a direct-mapped array of records shared by all
+ * threads, in front of the table.  An item is enqueued by one thread and
+ * dequeued by another, so per-thread maps would not help; here the
+ * dequeue finds what the enqueue wrote without walking the table.  An
+ * entry is valid while its record's tag is the item's key (items are
+ * never deleted but in a forked child, which clears the array).
+ */
+#define CP_ITEM_SLOTS 4096
+static _Atomic(struct cp_objrec *) cp_item_slots[CP_ITEM_SLOTS];
 
 /* Addresses given to cpthread_untrack(), consulted when a record is
  * created (the object may be untracked before its first use). */
@@ -32,7 +48,6 @@ static struct cp_lock cp_untracked_lock;
 static uintptr_t cp_untracked[CP_MAX_UNTRACKED];
 static atomic_uint cp_nuntracked;
 
-atomic_uint_fast64_t cp_objrec_epoch;
 struct cp_objrec_retired cp_objrec_retired[8];
 static struct cp_objstat cp_retired_top[CP_OBJSTAT_TOP];
 static uint32_t cp_retired_ntop;
@@ -52,19 +67,34 @@ static int match_key(struct cds_lfht_node *node, const void *key)
 	return r->key == *(const uintptr_t *)key;
 }
 
+/*
+ * 8192 buckets to begin with (128 kB, made as fast as 1024): liburcu
+ * grows the table only at eight records a bucket, and a program that
+ * queues tens of thousands of work items would walk long chains at every
+ * insert until then.
+ */
 int cp_objrec_init(void)
 {
-	cp_objrec_table = cds_lfht_new(1024, 1024, 0,
+	cp_objrec_table = cds_lfht_new(8192, 1024, 0,
 				       CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING,
 				       NULL);
 	cp_objrec_limbo = NULL;
 	cp_objrec_limbo_n = 0;
+	cp_objrec_free = NULL;
+	for (unsigned i = 0; i < CP_ITEM_SLOTS; i++)
+		atomic_store(&cp_item_slots[i], NULL);
 	cp_retired_ntop = 0;
 	memset(&cp_objrec_limbo_lock, 0, sizeof(cp_objrec_limbo_lock));
-	atomic_store(&cp_objrec_epoch, atomic_load(&cp_objrec_epoch) + 1);
 	return cp_objrec_table ? 0 : -ENOMEM;
 }
 
+static size_t rec_size(void)
+{
+	return sizeof(struct cp_objrec) + 2 * cp_rt.nsel * sizeof(uint64_t);
+}
+
+/* Free a record's extras and put it on the free list; its tag is 0.  No
+ * lookup may still reach it (never inserted, or past a grace period). */
 static void free_rec(struct cp_objrec *r)
 {
 	if (r->kind == CP_OBJ_BARRIER) {
@@ -73,37 +103,58 @@ static void free_rec(struct cp_objrec *r)
 	} else if (r->kind == CP_OBJ_RWLOCK) {
 		cp_free(r->u.rw.rpath);
 	} else if (r->kind == CP_OBJ_SEM) {
-		for (uint32_t i = 0; i < r->u.sem.count; i++)
-			cp_free(r->u.sem.fifo[(r->u.sem.head + i) %
-					      r->u.sem.cap].path);
-		cp_free(r->u.sem.fifo);
+		cp_free(r->u.sem.fifo);	/* the paths are inside */
 	}
-	cp_free(r);
+	cp_lock_acquire(&cp_objrec_limbo_lock);
+	r->limbo_next = cp_objrec_free;
+	cp_objrec_free = r;
+	cp_lock_release(&cp_objrec_limbo_lock);
+}
+
+/*
+ * A zeroed record: from the free list, else from the arena.  A stale map
+ * entry may read the tag of a reused record at any time: it stays 0 here
+ * (it was cleared when the record left the table) and is set only once
+ * the record is in the table.
+ */
+static struct cp_objrec *alloc_rec(void)
+{
+	size_t hot = offsetof(struct cp_objrec, seq);
+	struct cp_objrec *r;
+
+	cp_lock_acquire(&cp_objrec_limbo_lock);
+	r = cp_objrec_free;
+	if (r)
+		cp_objrec_free = r->limbo_next;
+	cp_lock_release(&cp_objrec_limbo_lock);
+	if (!r)
+		return cp_zalloc_aligned(rec_size(), CP_CACHE_LINE);
+	memset(r, 0, offsetof(struct cp_objrec, tag));
+	memset((char *)r + hot, 0, rec_size() - hot);
+	return r;
 }
 
 static struct cp_objrec *new_rec(uintptr_t key, unsigned kind, uint64_t extra)
 {
 	size_t psz = cp_path_size(cp_rt.nsel);
-	struct cp_objrec *r = cp_zalloc_aligned(sizeof(*r) + 2 * cp_rt.nsel *
-					       sizeof(uint64_t), 64);
+	struct cp_objrec *r = alloc_rec();
 
 	if (!r)
 		return NULL;
 	r->key = key;
 	r->kind = (uint8_t)kind;
-	r->path = &r->main;
-	r->path->owner = CP_PATH_MIXED;
+	r->main.owner = CP_PATH_MIXED;
 	switch (kind) {
 	case CP_OBJ_BARRIER:
 		r->u.barrier.count = extra ? (uint32_t)extra : 1;
-		r->u.barrier.slot[0] = cp_zalloc(psz);
-		r->u.barrier.slot[1] = cp_zalloc(psz);
+		r->u.barrier.slot[0] = cp_zalloc_lines(psz);
+		r->u.barrier.slot[1] = cp_zalloc_lines(psz);
 		if (!r->u.barrier.slot[0] || !r->u.barrier.slot[1])
 			goto fail;
 		break;
 	case CP_OBJ_RWLOCK:
 		r->u.rw.writer = UINT32_MAX;
-		r->u.rw.rpath = cp_zalloc(psz);
+		r->u.rw.rpath = cp_zalloc_lines(psz);
 		if (!r->u.rw.rpath)
 			goto fail;
 		break;
@@ -119,23 +170,62 @@ fail:
 	return NULL;
 }
 
-static void cache_put(struct cp_thread *t, uintptr_t key, struct cp_objrec *r)
-{
-	struct cp_cache_slot *s =
-		&t->cache[((key >> 4) ^ (key >> 12)) & (CP_CACHE_SLOTS - 1)];
+/* ---- the per-thread map ----------------------------------------------- */
 
-	s->key = key;
-	s->rec = r;
+/* The slot holding @key in @t's map, or the empty slot ending its probe. */
+static struct cp_cache_slot *map_slot(struct cp_thread *t, uintptr_t key)
+{
+	uint32_t i = cp_cache_home(key);
+
+	for (;; i++) {
+		struct cp_cache_slot *s = &t->cache[i & t->cache_mask];
+
+		if (s->key == key || !s->key)
+			return s;
+	}
 }
 
-static void cache_sync(struct cp_thread *t)
+/* Double the map, keeping the entries still valid; at the largest size
+ * (or out of memory) start over empty instead. */
+static void map_grow(struct cp_thread *t)
 {
-	uint64_t e = atomic_load(&cp_objrec_epoch);
+	uint32_t n = t->cache_mask + 1;
+	struct cp_cache_slot *old = t->cache;
+	struct cp_cache_slot *nc = NULL;
 
-	if (t->cache_epoch != e) {
-		memset(t->cache, 0, sizeof(t->cache));
-		t->cache_epoch = e;
+	if (n < CP_CACHE_MAX)
+		nc = cp_zalloc_lines(2 * (size_t)n * sizeof(*nc));
+	if (!nc) {
+		memset(old, 0, n * sizeof(*old));
+		t->cache_used = 0;
+		return;
 	}
+	t->cache = nc;
+	t->cache_mask = 2 * n - 1;
+	t->cache_used = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (!old[i].key || atomic_load_explicit(&old[i].rec->tag,
+				memory_order_relaxed) != old[i].key)
+			continue;
+		*map_slot(t, old[i].key) = old[i];
+		t->cache_used++;
+	}
+	cp_free(old);
+}
+
+static void map_put(struct cp_thread *t, uintptr_t key, struct cp_objrec *r)
+{
+	struct cp_cache_slot *s = map_slot(t, key);
+
+	if (!s->key) {
+		if (2 * (t->cache_used + 1) > t->cache_mask + 1) {
+			map_grow(t);
+			s = map_slot(t, key);
+		}
+		s->key = key;
+		t->cache_used++;
+	}
+	s->rec = r;
 }
 
 struct cp_objrec *cp_objrec_find(struct cp_thread *t, const void *addr,
@@ -146,7 +236,7 @@ struct cp_objrec *cp_objrec_find(struct cp_thread *t, const void *addr,
 	struct cds_lfht_node *node;
 	struct cp_objrec *r = NULL;
 
-	cache_sync(t);
+	(void)t;
 	rcu_read_lock();
 	cds_lfht_lookup(cp_objrec_table, hash_key(key), match_key, &key, &it);
 	node = cds_lfht_iter_get_node(&it);
@@ -218,7 +308,7 @@ static void retire(struct cp_objrec *r)
 
 	if (cds_lfht_del(cp_objrec_table, &r->node) != 0)
 		return;		/* someone else deleted it */
-	atomic_fetch_add(&cp_objrec_epoch, 1);
+	atomic_store_explicit(&r->tag, 0, memory_order_release);
 	cp_lock_acquire(&cp_objrec_limbo_lock);
 	if (r->kind != CP_OBJ_ITEM || r->ops)
 		retire_stats(r);
@@ -284,25 +374,29 @@ void cp_objrec_untrack(struct cp_thread *t, const void *addr)
 }
 
 struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
-					unsigned kind, uint64_t extra)
+					unsigned kind, uint64_t extra,
+					unsigned how)
 {
 	struct cds_lfht_iter it;
 	struct cds_lfht_node *node;
 	struct cp_objrec *r, *mine;
+	bool lookup = !(how & CP_REC_NEW);
 
-	cache_sync(t);
 	rcu_read_lock();
 	for (;;) {
-		cds_lfht_lookup(cp_objrec_table, hash_key(key), match_key,
-				&key, &it);
-		node = cds_lfht_iter_get_node(&it);
-		if (node) {
-			r = caa_container_of(node, struct cp_objrec, node);
-			if (r->kind == kind)
-				break;
-			/* memory reused for another kind of object */
-			retire(r);
-			continue;
+		if (lookup) {
+			cds_lfht_lookup(cp_objrec_table, hash_key(key),
+					match_key, &key, &it);
+			node = cds_lfht_iter_get_node(&it);
+			if (node) {
+				r = caa_container_of(node, struct cp_objrec,
+						     node);
+				if (r->kind == kind)
+					break;
+				/* memory reused for another kind of object */
+				retire(r);
+				continue;
+			}
 		}
 		mine = new_rec(key, kind, extra);
 		if (!mine) {
@@ -312,7 +406,8 @@ struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
 		node = cds_lfht_add_unique(cp_objrec_table, hash_key(key),
 					   match_key, &key, &mine->node);
 		if (node != &mine->node) {
-			free_rec(mine);	/* another thread won the race */
+			free_rec(mine);	/* it exists: another thread won */
+			lookup = true;
 			continue;
 		}
 		r = mine;
@@ -321,11 +416,36 @@ struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
 			cp_tb_obj_def(t->tb, r->id, kind, key >> 2, extra);
 		if (atomic_load(&cp_nuntracked) && is_untracked(key))
 			mark_untracked(t, r);
+		atomic_store_explicit(&r->tag, key, memory_order_release);
 		break;
 	}
 	rcu_read_unlock();
+	if (r && (how & CP_REC_REMEMBER))
+		map_put(t, key, r);
+	return r;
+}
+
+/* The slot of @key in the item array. */
+static _Atomic(struct cp_objrec *) *item_slot(uintptr_t key)
+{
+	return &cp_item_slots[cp_cache_home(key) & (CP_ITEM_SLOTS - 1)];
+}
+
+struct cp_objrec *cp_objrec_item(struct cp_thread *t, const void *item,
+				 bool create)
+{
+	uintptr_t key = cp_objrec_key(item, CP_NS_ITEM);
+	_Atomic(struct cp_objrec *) *s = item_slot(key);
+	struct cp_objrec *r = atomic_load_explicit(s, memory_order_acquire);
+
+	if (r && atomic_load_explicit(&r->tag, memory_order_acquire) == key)
+		return r;
+	if (create)
+		r = cp_objrec_lookup_slow(t, key, CP_OBJ_ITEM, 0, CP_REC_NEW);
+	else
+		r = cp_objrec_find(t, item, CP_NS_ITEM);
 	if (r)
-		cache_put(t, key, r);
+		atomic_store_explicit(s, r, memory_order_release);
 	return r;
 }
 

@@ -5,11 +5,21 @@
  * record the first time a wrapper sees it: what a thread that comes to
  * depend on the object must take over.  Records live in one liburcu
  * lock-free hash table (cds_lfht, bulletproof flavor: no thread
- * registration), keyed by address and namespace, and are reached through a
- * small per-thread cache.  Destroying (or re-initialising) the object
- * deletes the record, bumps a global epoch that invalidates every cache,
- * and frees it after an RCU grace period, so an object re-created at the
- * same address starts fresh.
+ * registration), keyed by address and namespace.
+ *
+ * The hot path does not go there: each thread keeps its own map from key
+ * to record (cp_thread.h, open addressing, grown with the number of
+ * objects the thread uses) and an entry is checked against the record
+ * itself: a record's tag equals its key while the record is in the table
+ * and is cleared when it leaves.  Destroying (or re-initialising) an
+ * object deletes its record, clears the tag and, after an RCU grace
+ * period, puts the memory on a free list from which only records are
+ * made again (type-stable memory: a stale map entry always points at some
+ * record, whose tag then differs).  An object re-created at the same
+ * address thus starts fresh, and no other thread's map is flushed.  A
+ * thread uses an entry only while its program uses the object, so the
+ * record cannot leave under it unless the program destroys an object in
+ * use.
  *
  * Who may touch what: a mutex's or spin lock's record is written only by
  * the thread holding that lock (the lock protects it).  Records written by
@@ -34,16 +44,10 @@ enum cp_objns {
 	CP_NS_THREAD = 2,	/* joinable threads, keyed by pthread_t */
 };
 
-struct cp_sem_token {
-	uint64_t seq;		/* the post's publish sequence */
-	struct cp_path *path;	/* the poster's path at the post */
-};
-
 struct cp_objrec {
 	/* cold: lookup, statistics of waits, per-kind extras */
 	struct cds_lfht_node node;
 	uintptr_t key;		/* address << 2 | namespace */
-	struct cp_lock lk;	/* multi-writer kinds */
 	uint64_t contended;	/* operations that had to wait */
 	uint64_t wait_ns;	/* waiting they caused */
 	union {
@@ -59,37 +63,46 @@ struct cp_objrec {
 		} rw;
 		struct {
 			uint64_t free_tokens;	/* initial value left */
-			struct cp_sem_token *fifo;
+			uint8_t *fifo;		/* posts: seq, then path */
 			uint32_t head, count, cap;
 		} sem;
 		struct {
 			struct cp_thread *thr;
 		} thread;
 	} u;
-	struct cp_objrec *limbo_next;
+	struct cp_objrec *limbo_next;	/* limbo list, then free list */
 
 	/*
 	 * hot: one cache line with the main path record (without selected
-	 * procedures), so a lock handed from thread to thread moves one
-	 * line of tracer state besides the lock itself.
+	 * procedures) and the lock of multi-writer kinds, so a lock handed
+	 * from thread to thread moves one line of tracer state besides the
+	 * lock itself.
 	 */
-	_Alignas(64) uint64_t seq;	/* publishes so far */
+	_Alignas(64) atomic_uintptr_t tag;	/* key while in the table, else 0 */
+	uint64_t seq;		/* publishes so far */
 	uint64_t ops;		/* acquires / waits / posts ... */
 	uint64_t gain_ns;	/* path length gained through its edges */
-	struct cp_path *path;	/* = &main: last release, etc. */
 	uint32_t id;		/* trace object id, from 1 */
 	uint8_t kind;		/* enum cp_obj_kind */
 	atomic_bool untracked;	/* cpthread_untrack(): no edges */
+	struct cp_lock lk;	/* multi-writer kinds */
 	struct cp_path main;	/* must be last: vectors follow */
 };
 
 /* Create the table; 0 or -ENOMEM.  Start-up and forked child. */
 int cp_objrec_init(void);
 
-struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
-					unsigned kind, uint64_t extra);
+enum {
+	CP_REC_REMEMBER = 1,	/* enter the record in the thread's map */
+	CP_REC_NEW = 2,		/* likely new: try to insert first */
+};
 
-extern atomic_uint_fast64_t cp_objrec_epoch;
+/* The record of @key (see cp_objrec_get) when the thread's map has no
+ * valid entry for it: table lookup or creation; @how: CP_REC_* flags.
+ * Calling thread, guard raised. */
+struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
+					unsigned kind, uint64_t extra,
+					unsigned how);
 
 static inline uintptr_t cp_objrec_key(const void *addr, unsigned ns)
 {
@@ -107,16 +120,30 @@ static inline struct cp_objrec *cp_objrec_get(struct cp_thread *t,
 					      unsigned kind, uint64_t extra)
 {
 	uintptr_t key = cp_objrec_key(addr, ns);
-	struct cp_cache_slot *s =
-		&t->cache[((key >> 4) ^ (key >> 12)) & (CP_CACHE_SLOTS - 1)];
+	uint32_t i = cp_cache_home(key);
 
-	if (__builtin_expect(s->key == key &&
-			     t->cache_epoch == atomic_load_explicit(
-				     &cp_objrec_epoch, memory_order_relaxed) &&
-			     s->rec->kind == kind, 1))
-		return s->rec;
-	return cp_objrec_lookup_slow(t, key, kind, extra);
+	for (;; i++) {
+		struct cp_cache_slot *s = &t->cache[i & t->cache_mask];
+
+		if (s->key == key) {
+			struct cp_objrec *r = s->rec;
+
+			if (__builtin_expect(atomic_load_explicit(&r->tag,
+					memory_order_acquire) == key &&
+					r->kind == kind, 1))
+				return r;
+			break;
+		}
+		if (!s->key)
+			break;
+	}
+	return cp_objrec_lookup_slow(t, key, kind, extra, CP_REC_REMEMBER);
 }
+
+/* The record of work-queue item @item, created if @create (enqueue), else
+ * NULL when it was never enqueued.  Calling thread, guard raised. */
+struct cp_objrec *cp_objrec_item(struct cp_thread *t, const void *item,
+				 bool create);
 
 /* The record of @addr if one exists (no creation), else NULL. */
 struct cp_objrec *cp_objrec_find(struct cp_thread *t, const void *addr,

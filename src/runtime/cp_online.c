@@ -154,7 +154,7 @@ void cp_online_wait_begin(struct cp_thread *t, struct cp_objrec *r,
 void cp_online_lock_acquired(struct cp_thread *t, struct cp_objrec *r,
 			     struct cp_wait *w, bool shared)
 {
-	const struct cp_path *src = r->path;
+	const struct cp_path *src = &r->main;
 	bool rw = r->kind == CP_OBJ_RWLOCK;
 	uint64_t now;
 
@@ -230,13 +230,13 @@ static void release_at(struct cp_thread *t, struct cp_objrec *r, uint64_t now)
 		return;
 	if (r->kind != CP_OBJ_RWLOCK) {
 		seq = ++r->seq;
-		cp_path_copy(r->path, t->path, cp_rt.nsel);
+		cp_path_copy(&r->main, t->path, cp_rt.nsel);
 	} else if (r->u.rw.writer == t->tid) {
 		cp_lock_acquire(&r->lk);
 		seq = ++r->seq;
 		r->u.rw.wseq = seq;
 		r->u.rw.writer = UINT32_MAX;
-		cp_path_copy(r->path, t->path, cp_rt.nsel);
+		cp_path_copy(&r->main, t->path, cp_rt.nsel);
 		r->u.rw.rpath->gen = 0;
 		cp_lock_release(&r->lk);
 	} else {
@@ -339,7 +339,7 @@ void cp_online_cond_wait_end(struct cp_thread *t, struct cp_objrec *c,
 		cp_lock_acquire(&c->lk);
 		if (c->seq > w->seq0) {
 			seq = c->seq;
-			take(t, c, c->path);
+			take(t, c, &c->main);
 		}
 		cp_lock_release(&c->lk);
 	}
@@ -355,7 +355,7 @@ void cp_online_cond_wait_end(struct cp_thread *t, struct cp_objrec *c,
 	/* glibc re-locked the mutex internally: the acquire edge. */
 	m->ops++;
 	if (!untracked(m)) {
-		take(t, m, m->path);
+		take(t, m, &m->main);
 		if (t->tb)
 			ev_consume(t, 0, now, m->id, m->seq, m->seq != 0);
 	}
@@ -369,7 +369,7 @@ void cp_online_cond_signal(struct cp_thread *t, struct cp_objrec *c)
 		return;
 	cp_lock_acquire(&c->lk);
 	seq = ++c->seq;
-	cp_path_copy(c->path, t->path, cp_rt.nsel);
+	cp_path_copy(&c->main, t->path, cp_rt.nsel);
 	cp_lock_release(&c->lk);
 	if (t->tb)
 		ev_publish(t, now, c->id, seq);
@@ -389,7 +389,7 @@ static size_t sem_entry(void)
 
 static uint8_t *sem_at(struct cp_objrec *r, uint32_t i)
 {
-	return (uint8_t *)r->u.sem.fifo +
+	return r->u.sem.fifo +
 	       (size_t)((r->u.sem.head + i) % r->u.sem.cap) * sem_entry();
 }
 
@@ -404,7 +404,7 @@ static int sem_grow(struct cp_objrec *r)
 	for (uint32_t i = 0; i < r->u.sem.count; i++)
 		memcpy(nf + (size_t)i * es, sem_at(r, i), es);
 	cp_free(r->u.sem.fifo);
-	r->u.sem.fifo = (struct cp_sem_token *)nf;
+	r->u.sem.fifo = nf;
 	r->u.sem.head = 0;
 	r->u.sem.cap = cap;
 	return 0;
@@ -485,21 +485,21 @@ void cp_online_sem_acquired(struct cp_thread *t, struct cp_objrec *r,
 
 void cp_online_enqueue(struct cp_thread *t, const void *item)
 {
-	struct cp_objrec *r = cp_objrec_get(t, item, CP_NS_ITEM, CP_OBJ_ITEM, 0);
+	struct cp_objrec *r = cp_objrec_item(t, item, true);
 	uint64_t now = step(t);
 
 	if (!r)
 		return;
 	r->ops++;
 	r->seq++;
-	cp_path_copy(r->path, t->path, cp_rt.nsel);
+	cp_path_copy(&r->main, t->path, cp_rt.nsel);
 	if (t->tb)
 		ev_publish(t, now, r->id, r->seq);
 }
 
 void cp_online_dequeue(struct cp_thread *t, const void *item)
 {
-	struct cp_objrec *r = cp_objrec_find(t, item, CP_NS_ITEM);
+	struct cp_objrec *r = cp_objrec_item(t, item, false);
 	uint64_t now = step(t);
 
 	if (!r) {
@@ -508,7 +508,7 @@ void cp_online_dequeue(struct cp_thread *t, const void *item)
 		return;
 	}
 	r->ops++;
-	take(t, r, r->path);
+	take(t, r, &r->main);
 	if (t->tb)
 		ev_consume(t, 0, now, r->id, r->seq, r->seq != 0);
 }

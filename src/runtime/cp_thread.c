@@ -21,21 +21,26 @@
 static struct cp_lock cp_registry_lock;
 static struct cp_thread *cp_registry;
 
+/*
+ * A thread's state, its path and its record map each sit on cache lines of
+ * their own: the owner writes them at every event, and a neighbour in the
+ * arena written by another thread would make every event a miss.
+ */
 struct cp_thread *cp_thread_new(const struct cp_thread *parent)
 {
 	unsigned nsel = cp_rt.nsel;
-	struct cp_thread *t = cp_zalloc(sizeof(*t));
+	struct cp_thread *t = cp_zalloc_lines(sizeof(*t));
 
 	if (!t)
 		return NULL;
-	t->path = cp_zalloc(cp_path_size(nsel));
-	t->proc_cpu = cp_zalloc((nsel ? nsel : 1) * sizeof(uint64_t));
-	if (!t->path || !t->proc_cpu) {
-		cp_free(t->path);
-		cp_free(t->proc_cpu);
-		cp_free(t);
+	t->path = cp_zalloc_lines(cp_path_size(nsel));
+	t->proc_cpu = cp_zalloc_lines((nsel ? nsel : 1) * sizeof(uint64_t));
+	t->cache = cp_zalloc_lines(CP_CACHE_MIN * sizeof(*t->cache));
+	if (!t->path || !t->proc_cpu || !t->cache) {
+		cp_thread_free(t);
 		return NULL;
 	}
+	t->cache_mask = CP_CACHE_MIN - 1;
 	t->tid = atomic_fetch_add(&cp_rt.next_tid, 1);
 	t->gen = atomic_load(&cp_rt.gen);
 	if (parent) {
@@ -132,5 +137,6 @@ void cp_thread_free(struct cp_thread *t)
 		return;
 	cp_free(t->path);
 	cp_free(t->proc_cpu);
+	cp_free(t->cache);
 	cp_free(t);
 }

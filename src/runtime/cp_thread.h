@@ -27,39 +27,52 @@
 #include "cp_path.h"
 #include "cp_runtime.h"
 
-#define CP_CACHE_SLOTS 64
+#define CP_CACHE_MIN 64		/* slots of a thread's record map, first */
+#define CP_CACHE_MAX (1u << 15)	/* and at most (then it starts over) */
 #define CP_SHADOW_MAX 256
 
 struct cp_objrec;
 struct cp_tracebuf;
 
+/* An entry of a thread's map from object to record (cp_objrec.h): open
+ * addressing with linear probing, never more than half full; entries are
+ * overwritten, never removed, so a probe ends at the first empty slot. */
 struct cp_cache_slot {
-	uintptr_t key;		/* address << 2 | namespace */
-	struct cp_objrec *rec;
+	uintptr_t key;		/* address << 2 | namespace, 0: empty */
+	struct cp_objrec *rec;	/* valid while rec->tag == key */
 };
 
+/* Home slot of @key, before masking (Fibonacci hashing: arrays of locks
+ * with any stride spread over the map). */
+static inline uint32_t cp_cache_home(uintptr_t key)
+{
+	return (uint32_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 32);
+}
+
 struct cp_thread {
+	/* what every event touches first */
 	struct cp_path *path;	/* current longest path (owner = tid) */
 	uint64_t last;		/* clock at the latest event */
 	uint32_t tid;
 	uint32_t gen;		/* generation path belongs to */
 	uint64_t useful_ns;	/* sum of advances */
 	uint64_t wait_ns;	/* time inside waits */
-	uint64_t *proc_cpu;	/* [nsel] useful time per selected procedure */
+	uint64_t wall_now;	/* wall clock of the latest cp_thread_now() */
+	struct cp_cache_slot *cache;	/* record map, cache_mask + 1 slots */
+	uint32_t cache_mask;
+	uint32_t cache_used;	/* slots holding a key */
+	struct cp_tracebuf *tb;	/* trace mode: event buffer */
+	int ostid;		/* kernel thread id (gettid) */
 	uint32_t nactive;
+	struct cp_cpuclock cpuclk;
+	uint64_t *proc_cpu;	/* [nsel] useful time per selected procedure */
 	uint8_t active[CP_MAX_FUNCS];	/* running selected procedures */
 	uint32_t depth[CP_MAX_FUNCS];	/* nesting per selected procedure */
 	int16_t shadow[CP_SHADOW_MAX];	/* exclusive mode: call stack */
 	uint32_t shadow_n;
-	struct cp_cpuclock cpuclk;
-	uint64_t cache_epoch;
-	struct cp_cache_slot cache[CP_CACHE_SLOTS];
-	struct cp_tracebuf *tb;	/* trace mode: event buffer */
 	uint64_t traced;	/* events written by buffers already freed */
-	uint64_t wall_now;	/* wall clock of the latest cp_thread_now() */
 	uint32_t parent;	/* creating thread, UINT32_MAX for the first */
 	pthread_t self;
-	int ostid;		/* kernel thread id (gettid) */
 	bool exited;		/* path is final */
 	uint64_t start_wall, end_wall;
 	struct cp_thread *next;	/* registry list, newest first */

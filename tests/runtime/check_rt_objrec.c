@@ -1,0 +1,222 @@
+/*
+ * check_rt_objrec.c - object records behind the per-thread maps and the
+ * item array: every object found again from any thread, a destroyed (or
+ * re-initialised, or reused as another kind) object starting fresh even
+ * where a map still holds its old record, records recycled safely, and a
+ * semaphore destroyed with tokens still queued.
+ */
+#include <check.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "cp_alloc.h"
+#include "cp_clock.h"
+#include "cp_objrec.h"
+#include "cp_online.h"
+#include "cp_runtime.h"
+#include "cp_thread.h"
+#include "cp_trace_format.h"
+
+#define NOBJ 5000
+#define STRIDE 40	/* sizeof(pthread_mutex_t): an array of locks */
+
+static char objs[NOBJ * STRIDE];
+static char elsewhere;
+static struct cp_thread *t1, *t2;
+
+static const void *obj(unsigned i)
+{
+	return objs + (size_t)i * STRIDE;
+}
+
+static struct cp_objrec *get(struct cp_thread *t, unsigned i, unsigned kind)
+{
+	struct cp_objrec *r = cp_objrec_get(t, obj(i), CP_NS_SYNC, kind, 0);
+
+	ck_assert_msg(r != NULL, "no record for object %u", i);
+	return r;
+}
+
+static void setup(void)
+{
+	ck_assert_int_eq(cp_alloc_init(), 0);
+	ck_assert_int_eq(cp_objrec_init(), 0);
+	cp_clock_init();
+	cp_rt.nsel = 0;
+	atomic_store(&cp_rt.gen, 1);
+	t1 = cp_thread_new(NULL);
+	t2 = cp_thread_new(NULL);
+	ck_assert_msg(t1 && t2, "no thread state");
+}
+
+/* Destroy objects [lo, hi): their records go to limbo, and every batch of
+ * them past a grace period onto the free list. */
+static void forget_range(unsigned lo, unsigned hi)
+{
+	for (unsigned i = lo; i < hi; i++)
+		cp_objrec_forget(obj(i), CP_NS_SYNC);
+}
+
+START_TEST(test_objrec_map_finds_every_object)
+{
+	static struct cp_objrec *rec[NOBJ];
+
+	for (unsigned i = 0; i < NOBJ; i++)
+		rec[i] = get(t1, i, CP_OBJ_MUTEX);
+	ck_assert_msg(t1->cache_mask + 1 >= 2 * NOBJ,
+		      "map of %u slots for %u objects", t1->cache_mask + 1,
+		      NOBJ);
+	for (int pass = 0; pass < 2; pass++) {
+		for (unsigned i = 0; i < NOBJ; i++) {
+			struct cp_objrec *a = get(t1, i, CP_OBJ_MUTEX);
+			struct cp_objrec *b = get(t2, i, CP_OBJ_MUTEX);
+
+			ck_assert_msg(a == rec[i] && b == rec[i],
+				      "object %u: %p and %p, first %p", i,
+				      (void *)a, (void *)b, (void *)rec[i]);
+		}
+	}
+	for (unsigned i = 1; i < NOBJ; i++)
+		ck_assert_msg(rec[i] != rec[i - 1] &&
+			      rec[i]->id != rec[i - 1]->id,
+			      "objects %u and %u share a record", i - 1, i);
+}
+END_TEST
+
+START_TEST(test_objrec_recreated_object_starts_fresh)
+{
+	struct cp_objrec *r = get(t1, 0, CP_OBJ_MUTEX), *fresh;
+
+	ck_assert_ptr_eq(get(t2, 0, CP_OBJ_MUTEX), r);
+	r->seq = 5;
+	r->main.len = 100;
+	r->main.gen = 1;
+	cp_objrec_forget(obj(0), CP_NS_SYNC);	/* destroy + init */
+	fresh = get(t1, 0, CP_OBJ_MUTEX);
+	ck_assert_msg(fresh != r && fresh->seq == 0 && fresh->main.len == 0,
+		      "after re-creation: record %p (old %p) seq %" PRIu64
+		      " len %" PRIu64, (void *)fresh, (void *)r, fresh->seq,
+		      fresh->main.len);
+	/* t2's map still names the old record: it must not be used */
+	ck_assert_ptr_eq(get(t2, 0, CP_OBJ_MUTEX), fresh);
+}
+END_TEST
+
+START_TEST(test_objrec_recycled_records_are_not_mistaken)
+{
+	static struct cp_objrec *old[1000];
+
+	/* both maps hold objects 0..999; destroy them all (several grace
+	 * periods: their records are recycled), then use objects
+	 * 1000..1999, which take the recycled memory */
+	for (unsigned i = 0; i < 1000; i++) {
+		old[i] = get(t1, i, CP_OBJ_MUTEX);
+		ck_assert_ptr_eq(get(t2, i, CP_OBJ_MUTEX), old[i]);
+		old[i]->seq = 1000 + i;
+	}
+	forget_range(0, 1000);
+	for (unsigned i = 1000; i < 2000; i++)
+		get(t1, i, CP_OBJ_MUTEX)->seq = 7;
+	/* objects 0..999 re-created: fresh records, whatever the maps say */
+	for (unsigned i = 0; i < 1000; i++) {
+		struct cp_objrec *r = get(t2, i, CP_OBJ_MUTEX);
+
+		ck_assert_msg(r->seq == 0 && r->key == cp_objrec_key(obj(i),
+			      CP_NS_SYNC), "object %u: record %p (old %p) "
+			      "seq %" PRIu64, i, (void *)r, (void *)old[i],
+			      r->seq);
+		ck_assert_ptr_eq(get(t1, i, CP_OBJ_MUTEX), r);
+	}
+	for (unsigned i = 1000; i < 2000; i++)
+		ck_assert_uint_eq(get(t2, i, CP_OBJ_MUTEX)->seq, 7);
+}
+END_TEST
+
+START_TEST(test_objrec_other_kind_starts_fresh)
+{
+	struct cp_objrec *m = get(t1, 3, CP_OBJ_MUTEX), *c, *m2;
+
+	ck_assert_ptr_eq(get(t2, 3, CP_OBJ_MUTEX), m);
+	m->seq = 9;
+	/* the memory is reused for a condition variable */
+	c = get(t1, 3, CP_OBJ_COND);
+	ck_assert_msg(c != m && c->kind == CP_OBJ_COND && c->seq == 0,
+		      "cond record %p kind %u seq %" PRIu64 " (mutex %p)",
+		      (void *)c, c->kind, c->seq, (void *)m);
+	/* and for a mutex again, seen from t2, whose map has the first */
+	m2 = get(t2, 3, CP_OBJ_MUTEX);
+	ck_assert_msg(m2 != m && m2 != c && m2->seq == 0,
+		      "mutex record %p seq %" PRIu64 " (first %p, cond %p)",
+		      (void *)m2, m2->seq, (void *)m, (void *)c);
+}
+END_TEST
+
+START_TEST(test_objrec_sem_destroyed_with_tokens)
+{
+	/* enough destroys for several grace periods, each record with
+	 * posts nobody waited for */
+	for (unsigned i = 0; i < 400; i++) {
+		struct cp_objrec *r = cp_objrec_get(t1, obj(i), CP_NS_SYNC,
+						    CP_OBJ_SEM, 0);
+
+		ck_assert_ptr_nonnull(r);
+		cp_online_sem_post(t1, r);
+		cp_online_sem_post(t1, r);
+		ck_assert_uint_eq(r->u.sem.count, 2);
+		cp_objrec_forget(obj(i), CP_NS_SYNC);
+	}
+}
+END_TEST
+
+START_TEST(test_objrec_items_found_by_other_threads)
+{
+	/* more items than the item array has slots: some are found in
+	 * the table behind it */
+	for (unsigned i = 0; i < NOBJ; i++) {
+		struct cp_objrec *r = cp_objrec_item(t1, obj(i), true);
+
+		ck_assert_ptr_nonnull(r);
+		r->seq = i + 1;
+	}
+	for (unsigned i = 0; i < NOBJ; i++) {
+		struct cp_objrec *r = cp_objrec_item(t2, obj(i), false);
+
+		ck_assert_msg(r && r->seq == i + 1 && r->kind == CP_OBJ_ITEM,
+			      "item %u: record %p seq %" PRIu64, i, (void *)r,
+			      r ? r->seq : 0);
+		ck_assert_ptr_eq(cp_objrec_item(t1, obj(i), true), r);
+	}
+	ck_assert_ptr_null(cp_objrec_item(t2, &elsewhere, false));
+	/* items and locks at one address are different objects */
+	ck_assert_ptr_ne(get(t1, 1, CP_OBJ_MUTEX),
+			 cp_objrec_item(t1, obj(1), false));
+}
+END_TEST
+
+static Suite *objrec_suite(void)
+{
+	Suite *s = suite_create("rt_objrec");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, test_objrec_map_finds_every_object);
+	tcase_add_test(tc, test_objrec_recreated_object_starts_fresh);
+	tcase_add_test(tc, test_objrec_recycled_records_are_not_mistaken);
+	tcase_add_test(tc, test_objrec_other_kind_starts_fresh);
+	tcase_add_test(tc, test_objrec_sem_destroyed_with_tokens);
+	tcase_add_test(tc, test_objrec_items_found_by_other_threads);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(objrec_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
