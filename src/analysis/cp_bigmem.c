@@ -1,18 +1,19 @@
 /*
  * cp_bigmem.c - large arrays on transparent huge pages (see cp_bigmem.h).
  *
- * glibc serves a block of 2 MiB or more from its own mmap (or from the
- * top of the heap); either way the pages are anonymous memory that
- * madvise() may mark.  Only whole 2 MiB-aligned ranges inside the block
- * are advised: the advice applies to the mapping, and a range shared with
- * a neighbouring block would change that block's pages too (harmlessly,
- * but not on purpose).  calloc is done as malloc + advice + memset, so
- * that the zeroing is the first touch; glibc's calloc would skip it for a
- * fresh mapping, but may also zero heap memory before the advice.
+ * A block of 2 MiB or more is allocated 2 MiB-aligned and rounded up to
+ * whole huge pages, then advised as a whole: glibc would place a plain
+ * malloc'd block anywhere, and the 4 KiB-paged head and tail of an
+ * unaligned 4 MB array (up to two huge pages' worth) fault as often as a
+ * fully 4 KiB-paged one of that size.  Growing copies into a fresh
+ * aligned block (a realloc'd one would lose the alignment).  calloc is
+ * malloc + advice + memset, so that the zeroing is the first touch.
+ * Everything is released with plain free().
  */
 #define _DEFAULT_SOURCE
 #include "cp_bigmem.h"
 
+#include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,21 +21,16 @@
 
 #define CP_BIGMEM_HUGE ((size_t)2 << 20)
 
-static void advise(void *p, size_t n)
-{
-	uintptr_t lo = ((uintptr_t)p + CP_BIGMEM_HUGE - 1) &
-		       ~(uintptr_t)(CP_BIGMEM_HUGE - 1);
-	uintptr_t hi = ((uintptr_t)p + n) & ~(uintptr_t)(CP_BIGMEM_HUGE - 1);
-
-	if (p && n >= CP_BIGMEM_HUGE && hi > lo)
-		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-}
-
 void *cp_big_malloc(size_t n)
 {
-	void *p = malloc(n);
+	size_t round = (n + CP_BIGMEM_HUGE - 1) & ~(CP_BIGMEM_HUGE - 1);
+	void *p;
 
-	advise(p, n);
+	if (n < CP_BIGMEM_HUGE || round < n)
+		return malloc(n);
+	if (posix_memalign(&p, CP_BIGMEM_HUGE, round))
+		return NULL;
+	(void)madvise(p, round, MADV_HUGEPAGE);
 	return p;
 }
 
@@ -54,8 +50,16 @@ void *cp_big_calloc(size_t n, size_t size)
 
 void *cp_big_realloc(void *p, size_t n)
 {
-	void *q = realloc(p, n);
+	size_t old = p ? malloc_usable_size(p) : 0;
+	void *q;
 
-	advise(q, n);
+	if (n < CP_BIGMEM_HUGE)
+		return realloc(p, n);
+	q = cp_big_malloc(n);
+	if (!q)
+		return NULL;
+	if (p)
+		memcpy(q, p, old < n ? old : n);
+	free(p);
 	return q;
 }

@@ -8,10 +8,11 @@
  * in "madvise" mode) a fault costs about 11 us, so writing 64 MB of fresh
  * memory takes 0.18 s against 0.016 s on 2 MiB pages, and the faults were
  * a third of a `cpt report` of a 10^6-edge trace.  These helpers allocate
- * with malloc and ask the kernel for huge pages (madvise(MADV_HUGEPAGE))
- * on the 2 MiB-aligned part of any block of 2 MiB or more, before it is
- * touched.  The memory is released with plain free(); where huge pages
- * are not available the advice is ignored and nothing changes.
+ * any block of 2 MiB or more 2 MiB-aligned and ask the kernel for huge
+ * pages on it (madvise(MADV_HUGEPAGE)) before it is touched; smaller ones
+ * come from plain malloc.  The memory is released with plain free();
+ * where huge pages are not available the advice is ignored and nothing
+ * changes.
  */
 #ifndef CP_BIGMEM_H
 #define CP_BIGMEM_H
@@ -24,7 +25,10 @@ void *cp_big_malloc(size_t n);
 /* calloc(@n, @size) likewise: zeroed after the advice. */
 void *cp_big_calloc(size_t n, size_t size);
 
-/* realloc(@p, @n) likewise (the grown block is advised again). */
+/*
+ * realloc(@p, @n) likewise: a large result is a fresh block holding a
+ * copy (@p is freed).  @p may come from any of these or from malloc.
+ */
 void *cp_big_realloc(void *p, size_t n);
 
 #endif /* CP_BIGMEM_H */

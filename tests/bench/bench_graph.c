@@ -23,6 +23,7 @@
  * -w gives dependency edges weights 1..CROSS_W instead of 0: fewer tied
  * paths, so the k-path search cannot prune on ties (its harder case).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -44,6 +45,7 @@
 extern void *__libc_malloc(size_t n);
 extern void *__libc_calloc(size_t n, size_t m);
 extern void *__libc_realloc(void *p, size_t n);
+extern void *__libc_memalign(size_t align, size_t n);
 extern void __libc_free(void *p);
 
 static long long heap_cur, heap_peak;
@@ -85,6 +87,20 @@ void *realloc(void *p, size_t n)
 			heap_peak = heap_cur;
 	}
 	return q;
+}
+
+/* cp_bigmem.c allocates large arrays 2 MiB-aligned */
+int posix_memalign(void **pp, size_t align, size_t n)
+{
+	void *p = __libc_memalign(align, n);
+
+	if (!p)
+		return ENOMEM;
+	heap_cur += (long long)malloc_usable_size(p);
+	if (heap_cur > heap_peak)
+		heap_peak = heap_cur;
+	*pp = p;
+	return 0;
 }
 
 void free(void *p)

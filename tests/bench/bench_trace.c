@@ -90,6 +90,7 @@
 extern void *__libc_malloc(size_t n);
 extern void *__libc_calloc(size_t n, size_t m);
 extern void *__libc_realloc(void *p, size_t n);
+extern void *__libc_memalign(size_t align, size_t n);
 extern void __libc_free(void *p);
 
 static long long heap_cur, heap_peak;
@@ -131,6 +132,20 @@ void *realloc(void *p, size_t n)
 			heap_peak = heap_cur;
 	}
 	return q;
+}
+
+/* cp_bigmem.c allocates large arrays 2 MiB-aligned */
+int posix_memalign(void **pp, size_t align, size_t n)
+{
+	void *p = __libc_memalign(align, n);
+
+	if (!p)
+		return ENOMEM;
+	heap_cur += (long long)malloc_usable_size(p);
+	if (heap_cur > heap_peak)
+		heap_peak = heap_cur;
+	*pp = p;
+	return 0;
 }
 
 void free(void *p)
