@@ -61,16 +61,37 @@
  * start edges only matter for other topological orders; the end edges
  * matter always: a leaf may come early in the order.)  An edge of value
  * >= d_i(C) can never bind (d never exceeds it) and is not pushed; after
- * i's last edge on C, d cannot change and the pass stops.  slack_walk()
+ * i's last edge on C, d cannot change and the pass stops.  slack_lanes()
  * describes two more savings.
  *
- * Complexity per procedure with CP time: O((v + e) log e) time; 20 bytes
- * of workspace per vertex, 4 per CP edge, and a heap of at most twice the
- * edges alive at once (16 bytes each: O(e) only in the worst case; it is
- * compacted, see seg_push).  A procedure without CP time costs nothing.
- * In practice the walk is one pass over the graph plus a few heap
- * operations on a small, cache-resident heap per pushed edge: on trace
- * PAGs ~20-30 ns per edge and procedure.  Slack <= zeroing benefit <= CP
+ * Blocks.  Slack is the sum of the Slacks of the blocks between the cut
+ * vertices of C (cp_cuts.c proves it), so the walk runs block by block,
+ * and only in the blocks where i has CP time.  Within a block every group
+ * with CP time there walks at once, one lane each (as zeroing does): the
+ * graph is read once per block, each lane keeps its own d, A values and
+ * heap.  On barrier-synchronised traces a block is a phase between two
+ * barriers, so a procedure costs nothing in the phases where it is not on
+ * C.
+ *
+ * Pruning by total slack.  As for zeroing (cp_cuts.c), only edges of
+ * total slack TS(e) < d_i(C within the block) can matter.  A pushed edge
+ * has val < d + rem, and d + rem never grows (d grows by at most what rem
+ * loses), so val < d_i(C); and val = lt[h] - w - A(t) >= TS(e), as A <= et.
+ * A(v) matters only for the v it is pushed or relaxed from on such edges,
+ * and the in-edge (u,v) that gives A(v) = A(u) + w then has TS(u,v) = lt[v]
+ * - w - et[u] <= lt[v] - A(v) <= val: so does the whole chain back to C.
+ * The walk applies this as its push filter; it does not build the pruned
+ * subgraph, which would save little: over the walks of a report of the
+ * 10^6-edge generated trace 82 % of the edges walked have TS below the
+ * lane's CP time in the block (86 % on a raytrace run).
+ *
+ * Complexity per block: O((v_b + e_b) * lanes + pushes * log) time for the
+ * groups with CP time in it, at most O((v + e) log e) per group as before;
+ * CP_SLACK_WORDS words of scratch per vertex of the graph (a block of
+ * size n walks words/n lanes at once, at least four), 2 bytes per C edge
+ * and a heap per lane of at most twice the edges alive at once (16 bytes
+ * each: O(e) only in the worst case; it is compacted, see seg_push).  A
+ * procedure without CP time costs nothing.  Slack <= zeroing benefit <= CP
  * time.
  */
 #include "cp_slack.h"
@@ -80,9 +101,26 @@
 
 #include "cp_bigmem.h"
 
+#define CP_SLACK_LANES 16	/* most groups in one walk of a block */
+#define CP_SLACK_WORDS 4	/* scratch words per vertex of the graph */
+
 struct seg {
 	uint64_t val;		/* d(s) + ps: slack left + d(q-1) */
-	uint32_t until;		/* expires after this topological rank */
+	uint32_t until;		/* expires after this index in the block */
+};
+
+/* One group's walk through a block. */
+struct lane {
+	uint32_t gid;
+	uint32_t first;		/* index in C of its first CP edge here */
+	uint32_t next;		/* ... of its next one from the current C
+				 * vertex on, or the block's end */
+	uint32_t stop;		/* block index of its last CP edge's head */
+	uint32_t nextq;		/* block index of the next query that
+				 * counts: the head of edge @next */
+	uint64_t d, rem;	/* reduction so far; CP time not passed */
+	struct seg *heap;	/* min-heap on val of the live segments */
+	uint32_t n, cap;
 };
 
 struct cp_slack_ws {
@@ -90,11 +128,14 @@ struct cp_slack_ws {
 	struct cp_cuts own;	/* the cuts, when the workspace found them */
 	uint32_t *roots;	/* [nroots] roots not on C */
 	uint32_t nroots;
-	uint32_t *nxt;		/* [npath+1] next position of the group's
-				 * CP edges (per walk) */
-	uint64_t *a;		/* [nv] reduced arrival time A, by rank */
-	struct seg *heap;	/* min-heap on val */
-	uint32_t n, cap;
+	uint16_t *mask;		/* [npath] lanes owning each C edge of the
+				 * block walked */
+	uint64_t *a;		/* reduced arrival times A: [i * nl + l]
+				 * for vertex i of the block, lane l */
+	size_t words;		/* room in a */
+	uint32_t *lane_of;	/* [groups] lane of a group, or NONE */
+	uint32_t ngroups;
+	struct lane lane[CP_SLACK_LANES];
 };
 
 /* A workspace on the cuts @k (NULL: find them, for @c). */
@@ -114,10 +155,11 @@ static struct cp_slack_ws *ws_new(const struct cp_cpm *c,
 		k = &ws->own;
 	}
 	ws->k = k;
+	ws->words = CP_SLACK_WORDS * ((size_t)g->nv + 1);
 	ws->roots = malloc(sizeof(*ws->roots) * ((size_t)g->nv + 1));
-	ws->a = cp_big_malloc(sizeof(*ws->a) * ((size_t)g->nv + 1));
-	ws->nxt = malloc(sizeof(*ws->nxt) * ((size_t)c->npath + 1));
-	if (!ws->roots || !ws->a || !ws->nxt) {
+	ws->a = cp_big_malloc(sizeof(*ws->a) * ws->words);
+	ws->mask = cp_big_malloc(sizeof(*ws->mask) * ((size_t)c->npath + 1));
+	if (!ws->roots || !ws->a || !ws->mask) {
 		cp_slack_ws_free(ws);
 		return NULL;
 	}
@@ -139,9 +181,11 @@ void cp_slack_ws_free(struct cp_slack_ws *ws)
 		return;
 	cp_cuts_free(&ws->own);
 	free(ws->roots);
+	free(ws->mask);
 	free(ws->a);
-	free(ws->nxt);
-	free(ws->heap);
+	free(ws->lane_of);
+	for (uint32_t l = 0; l < CP_SLACK_LANES; l++)
+		free(ws->lane[l].heap);
 	free(ws);
 }
 
@@ -174,42 +218,42 @@ static void seg_sift_down(struct seg *h, uint32_t n, uint32_t i,
 	h[i] = x;
 }
 
-/* Drop the entries that expired before topological rank @now; heapify. */
-static void seg_compact(struct cp_slack_ws *ws, uint32_t now)
+/* Drop the entries that expired before index @now; heapify. */
+static void seg_compact(struct lane *ln, uint32_t now)
 {
-	struct seg *h = ws->heap;
+	struct seg *h = ln->heap;
 	uint32_t n = 0;
 
-	for (uint32_t i = 0; i < ws->n; i++)
+	for (uint32_t i = 0; i < ln->n; i++)
 		if (h[i].until >= now)
 			h[n++] = h[i];
-	ws->n = n;
+	ln->n = n;
 	for (uint32_t i = n > 1 ? (n - 2) / 4 + 1 : 0; i-- > 0;)
 		seg_sift_down(h, n, i, h[i]);
 }
 
-/* Push (@val, @until) at topological rank @now; -1 on OOM. */
-static int seg_push(struct cp_slack_ws *ws, uint64_t val, uint32_t until,
+/* Push (@val, @until) at index @now; -1 on OOM. */
+static int seg_push(struct lane *ln, uint64_t val, uint32_t until,
 		    uint32_t now)
 {
 	struct seg *h;
 	uint32_t i;
 
-	if (ws->n == ws->cap) {
-		uint32_t ncap = ws->cap ? ws->cap * 2 : 256;
+	if (ln->n == ln->cap) {
+		uint32_t ncap = ln->cap ? ln->cap * 2 : 256;
 
-		if (ws->cap)
-			seg_compact(ws, now);
-		if (2 * ws->n > ws->cap || !ws->cap) {
-			h = realloc(ws->heap, sizeof(*h) * ncap);
+		if (ln->cap)
+			seg_compact(ln, now);
+		if (2 * ln->n > ln->cap || !ln->cap) {
+			h = realloc(ln->heap, sizeof(*h) * ncap);
 			if (!h)
 				return -1;
-			ws->heap = h;
-			ws->cap = ncap;
+			ln->heap = h;
+			ln->cap = ncap;
 		}
 	}
-	h = ws->heap;
-	for (i = ws->n++; i > 0;) {
+	h = ln->heap;
+	for (i = ln->n++; i > 0;) {
 		uint32_t p = (i - 1) / 4;
 
 		if (h[p].val <= val)
@@ -221,160 +265,258 @@ static int seg_push(struct cp_slack_ws *ws, uint64_t val, uint32_t until,
 	return 0;
 }
 
-static void seg_pop(struct cp_slack_ws *ws)
+/* The least value alive at index @now (UINT64_MAX if none). */
+static uint64_t seg_min(struct lane *ln, uint32_t now)
 {
-	struct seg x = ws->heap[--ws->n];
+	while (ln->n && ln->heap[0].until < now) {
+		struct seg x = ln->heap[--ln->n];
 
-	if (ws->n)
-		seg_sift_down(ws->heap, ws->n, 0, x);
+		if (ln->n)
+			seg_sift_down(ln->heap, ln->n, 0, x);
+	}
+	return ln->n ? ln->heap[0].val : UINT64_MAX;
 }
 
 /*
- * The walk for group @gid in block @b, where its CP time is @cpt > 0 and
- * its CP edges lie between positions @first and @last of C (ws->nxt set
- * over them).  Stores the block's Slack in *@out; -1 on OOM.
- *
- * d starts at 0 in every block: the block's problem is the whole graph's
- * shifted by the d reached at its first cut, and every value below (A,
- * the heap's) shifts with it.  A(v) is pushed along the block's edges
- * into ws->a, indexed by topological rank; edges that pass over the
- * block's last cut are left out (cp_cuts.c: they never bind).  Before
- * c_{first+1} nothing is reduced: d = 0 and A(v) = et[v].  Only a query at
- * a C vertex whose incoming C edge is the group's can change d: at any
- * other the heap minimum is at least d (a segment that was alive at the
- * previous query bounded d there; one that splits there has value d +
- * ps).  So an edge is pushed only if it is still alive at the next query
- * that counts (ws->nxt finds it; most thread segments start and end
- * between two of them), and only if its value is below d + rem, rem being
- * the group's CP time in the block not yet passed: d can grow by no more
- * than that, so a larger value can never be the minimum that counts.
+ * Set up the lanes of the @nl groups ws->lane[l].gid for block @b: which
+ * of the block's C edges each owns (ws->mask), its first and last, its CP
+ * time.  Returns the block index where the last lane stops, or
+ * CP_PAG_NONE when no group has CP time in the block.
  */
-static int slack_walk(struct cp_slack_ws *ws, const struct cp_groups *gr,
-		      uint32_t gid, uint32_t b, uint64_t cpt, uint32_t first,
-		      uint32_t last, uint64_t *out)
+static uint32_t lanes_init(struct cp_slack_ws *ws, const struct cp_groups *gr,
+			   uint32_t b, uint32_t nl)
 {
 	const struct cp_cuts *k = ws->k;
 	const struct cp_cpm *c = k->c;
 	const struct cp_pag *g = c->g;
-	const uint64_t *w = c->w;
-	const uint32_t *rank = k->rank, *pos = k->pos;
-	uint64_t d = 0, rem = cpt, *a = ws->a;
-	uint32_t p0 = k->vfirst[b], p1 = cp_cuts_vlast(k, b);
-	uint32_t stop = rank[g->head[c->path[last]]];
-	uint32_t nextq = rank[g->head[c->path[first]]];
+	uint32_t q0 = k->pfirst[b], q1 = k->pfirst[b + 1];
+	uint32_t last[CP_SLACK_LANES], end = CP_PAG_NONE;
 
-	ws->n = 0;
-	for (uint32_t i = 0; b == 0 && i < ws->nroots; i++) {
-		uint32_t r = ws->roots[i];
-
-		if (c->lt[r] < rem && rank[r] >= nextq &&
-		    seg_push(ws, c->lt[r], rank[r], 0))
-			return -1;
+	for (uint32_t l = 0; l < nl; l++) {
+		ws->lane[l].first = CP_PAG_NONE;
+		ws->lane[l].rem = 0;
+		ws->lane_of[ws->lane[l].gid] = l;
 	}
-	memset(a + p0, 0, sizeof(*a) * ((size_t)stop - p0 + 1));
-	for (uint32_t p = p0;; p++) {
-		uint32_t v = g->topo[p], q = pos[v];
-		uint32_t cpe = CP_PAG_NONE;
-		uint64_t av = a[p];
+	for (uint32_t q = q0; q < q1; q++) {
+		uint32_t e = c->path[q], n;
+		const uint32_t *ids;
+		uint16_t m = 0;
 
-		if (q != CP_PAG_NONE) {
-			if (q > first) {
-				uint32_t e = c->path[q - 1];
-				uint64_t cand = d;
+		n = c->w[e] ? cp_groups_of(gr, e, &ids) : 0;
+		for (uint32_t x = 0; x < n; x++) {
+			uint32_t l = ids[x] < gr->n ? ws->lane_of[ids[x]]
+						    : CP_PAG_NONE;
 
-				if (cp_groups_has(gr, e, gid)) {
-					cand += w[e];
-					rem -= w[e];
-				}
-				while (ws->n && ws->heap[0].until < p)
-					seg_pop(ws);
-				if (ws->n && ws->heap[0].val < cand)
-					cand = ws->heap[0].val;
-				d = cand;
-			}
-			if (p == stop)
-				break;
-			if (q >= first)
-				nextq = ws->nxt[q] == CP_PAG_NONE ? UINT32_MAX :
-					rank[g->head[c->path[ws->nxt[q]]]];
-			av = c->et[v] - d;
-			cpe = q < c->npath ? c->path[q] : CP_PAG_NONE;
-		} else if (g->out_off[v] == g->out_off[v + 1] &&
-			   c->length - av < d + rem &&
-			   seg_push(ws, c->length - av, UINT32_MAX, p)) {
-			return -1;
-		}
-		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
-			uint32_t e = g->out_e[j], h = g->head[e], r = rank[h];
-			uint64_t val;
-
-			if (r > p1)
-				continue;	/* passes over the last cut */
-			if (av + w[e] > a[r])
-				a[r] = av + w[e];
-			if (e == cpe || r < nextq)
+			if (l >= nl)
 				continue;
-			val = c->lt[h] - w[e] - av;
-			if (val < d + rem && seg_push(ws, val, r, p))
+			m |= (uint16_t)(1u << l);
+			if (ws->lane[l].first == CP_PAG_NONE)
+				ws->lane[l].first = q;
+			last[l] = q;
+			ws->lane[l].rem += c->w[e];
+		}
+		ws->mask[q] = m;
+	}
+	for (uint32_t l = 0; l < nl; l++) {
+		struct lane *ln = &ws->lane[l];
+
+		ws->lane_of[ln->gid] = CP_PAG_NONE;
+		ln->d = 0;
+		ln->n = 0;
+		if (ln->first == CP_PAG_NONE) {
+			ln->stop = CP_PAG_NONE;
+			continue;
+		}
+		ln->next = ln->first;
+		ln->stop = k->rank[g->head[c->path[last[l]]]] - k->vfirst[b];
+		ln->nextq = k->rank[g->head[c->path[ln->first]]] -
+			    k->vfirst[b];
+		if (end == CP_PAG_NONE || ln->stop > end)
+			end = ln->stop;
+	}
+	return end;
+}
+
+/*
+ * The walk of block @b for the groups of the @nl lanes set up by
+ * lanes_init(), side by side; each lane's Slack in the block is added to
+ * @sum[its group].  -1 on OOM.
+ *
+ * Per lane, d starts at 0 in every block: the block's problem is the
+ * whole graph's shifted by the d reached at its first cut, and every value
+ * below (A, the heap's) shifts with it.  A(v) is pushed along the block's
+ * edges into ws->a, indexed by the vertex's place in the block; edges that
+ * pass over the block's last cut are left out (cp_cuts.c: they never
+ * bind).  Before a lane's first CP edge nothing is reduced: d = 0 and A(v)
+ * = et[v].  Only a query at a C vertex whose incoming C edge is the
+ * group's can change d: at any other the heap minimum is at least d (a
+ * segment that was alive at the previous query bounded d there; one that
+ * splits there has value d + ps).  So an edge is pushed only if it is
+ * still alive at the next query that counts (most thread segments start
+ * and end between two of them), and only if its value is below d + rem,
+ * rem being the group's CP time in the block not yet passed: d can grow by
+ * no more than that, so a larger value can never be the minimum that
+ * counts.  A lane stops at the head of its group's last CP edge in the
+ * block; the walk, when every lane has.
+ */
+static int slack_lanes(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
+		       uint32_t end, uint64_t *sum)
+{
+	const struct cp_cuts *k = ws->k;
+	const struct cp_cpm *c = k->c;
+	const struct cp_pag *g = c->g;
+	const uint32_t *rank = k->rank, *pos = k->pos;
+	uint32_t p0 = k->vfirst[b], p1 = cp_cuts_vlast(k, b);
+	uint32_t act[CP_SLACK_LANES], na = 0;
+	uint64_t *a = ws->a;
+
+	for (uint32_t l = 0; l < nl; l++)
+		if (ws->lane[l].stop != CP_PAG_NONE)
+			act[na++] = l;
+	for (uint32_t i = 0; b == 0 && i < ws->nroots; i++) {
+		uint32_t r = ws->roots[i];	/* block 0: p0 = 0 */
+
+		for (uint32_t x = 0; x < na; x++) {
+			struct lane *ln = &ws->lane[act[x]];
+
+			if (c->lt[r] < ln->rem && rank[r] >= ln->nextq &&
+			    seg_push(ln, c->lt[r], rank[r], 0))
 				return -1;
 		}
 	}
-	*out = d;
+	memset(a, 0, sizeof(*a) * nl * ((size_t)end + 1));
+	for (uint32_t i = 0; na; i++) {
+		uint32_t v = g->topo[p0 + i], q = pos[v];
+		uint32_t cpe = CP_PAG_NONE;
+		uint64_t av[CP_SLACK_LANES];
+
+		if (q != CP_PAG_NONE) {
+			uint32_t ein = q > 0 ? c->path[q - 1] : CP_PAG_NONE;
+
+			for (uint32_t x = 0; x < na; x++) {
+				uint32_t l = act[x];
+				struct lane *ln = &ws->lane[l];
+
+				if (q > ln->first) {
+					uint64_t cand = ln->d, m;
+
+					if (ws->mask[q - 1] >> l & 1) {
+						cand += c->w[ein];
+						ln->rem -= c->w[ein];
+					}
+					m = seg_min(ln, i);
+					ln->d = m < cand ? m : cand;
+				}
+				if (i == ln->stop) {
+					sum[ln->gid] += ln->d;
+					act[x--] = act[--na];
+					continue;
+				}
+				if (q >= ln->first) {
+					if (ln->next < q)
+						ln->next = q;
+					while (ln->next < k->pfirst[b + 1] &&
+					       !(ws->mask[ln->next] >> l & 1))
+						ln->next++;
+					ln->nextq = ln->next ==
+						k->pfirst[b + 1] ? UINT32_MAX :
+						rank[g->head[c->path[ln->next]]]
+						- p0;
+				}
+				av[l] = c->et[v] - ln->d;
+			}
+			cpe = q < c->npath ? c->path[q] : CP_PAG_NONE;
+		} else {
+			for (uint32_t x = 0; x < na; x++) {
+				uint32_t l = act[x];
+				struct lane *ln = &ws->lane[l];
+
+				av[l] = a[(size_t)i * nl + l];
+				if (g->out_off[v] == g->out_off[v + 1] &&
+				    c->length - av[l] < ln->d + ln->rem &&
+				    seg_push(ln, c->length - av[l], UINT32_MAX,
+					     i))
+					return -1;
+			}
+		}
+		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
+			uint32_t e = g->out_e[j], h = g->head[e], r = rank[h];
+			uint64_t w = c->w[e], *th;
+
+			if (r > p1)
+				continue;	/* passes over the last cut */
+			th = a + (size_t)(r - p0) * nl;
+			for (uint32_t x = 0; x < na; x++) {
+				uint32_t l = act[x];
+				struct lane *ln = &ws->lane[l];
+				uint64_t val;
+
+				if (av[l] + w > th[l])
+					th[l] = av[l] + w;
+				if (e == cpe || r - p0 < ln->nextq)
+					continue;
+				val = c->lt[h] - w - av[l];
+				if (val < ln->d + ln->rem &&
+				    seg_push(ln, val, r - p0, i))
+					return -1;
+			}
+		}
+	}
 	return 0;
 }
 
 /*
- * The CP time of group @gid in block @b; its first and last CP edge there
- * in *@first, *@last, and ws->nxt over the block.
+ * Add the Slack in block @b of the @ng groups @in (with CP time there) to
+ * @slack[group], as many at once as the scratch allows.  -1 on OOM.
  */
-static uint64_t block_span(struct cp_slack_ws *ws, const struct cp_groups *gr,
-			   uint32_t gid, uint32_t b, uint32_t *first,
-			   uint32_t *last)
+static int slack_block(struct cp_slack_ws *ws, const struct cp_groups *gr,
+		       uint32_t b, const uint32_t *in, uint32_t ng,
+		       uint64_t *slack)
 {
 	const struct cp_cuts *k = ws->k;
-	const struct cp_cpm *c = k->c;
-	uint64_t cpt = 0;
+	size_t size = (size_t)cp_cuts_vlast(k, b) - k->vfirst[b] + 1;
+	uint32_t most = ws->words / size < CP_SLACK_LANES ?
+			(uint32_t)(ws->words / size) : CP_SLACK_LANES;
 
-	*first = *last = CP_PAG_NONE;
-	ws->nxt[k->pfirst[b + 1]] = CP_PAG_NONE;
-	for (uint32_t q = k->pfirst[b + 1]; q-- > k->pfirst[b];) {
-		uint32_t e = c->path[q];
+	if (ws->ngroups < gr->n) {
+		uint32_t *lo = realloc(ws->lane_of,
+				       sizeof(*lo) * ((size_t)gr->n + 1));
 
-		if (c->w[e] && cp_groups_has(gr, e, gid)) {
-			cpt += c->w[e];
-			*first = q;
-			if (*last == CP_PAG_NONE)
-				*last = q;
-			ws->nxt[q] = q;
-		} else {
-			ws->nxt[q] = ws->nxt[q + 1];
-		}
+		if (!lo)
+			return -1;
+		memset(lo + ws->ngroups, 0xff,
+		       sizeof(*lo) * (gr->n - ws->ngroups));
+		ws->lane_of = lo;
+		ws->ngroups = gr->n;
 	}
-	return cpt;
-}
+	for (uint32_t s = 0; s < ng; s += most) {
+		uint32_t nl = ng - s < most ? ng - s : most, end;
 
-/* Add group @gid's Slack in block @b to *@sum; -1 on OOM. */
-static int slack_block(struct cp_slack_ws *ws, const struct cp_groups *gr,
-		       uint32_t gid, uint32_t b, uint64_t *sum)
-{
-	uint32_t first, last;
-	uint64_t cpt = block_span(ws, gr, gid, b, &first, &last), d = 0;
-
-	if (cpt && slack_walk(ws, gr, gid, b, cpt, first, last, &d))
-		return -1;
-	*sum += d;
+		for (uint32_t l = 0; l < nl; l++)
+			ws->lane[l].gid = in[s + l];
+		end = lanes_init(ws, gr, b, nl);
+		if (end != CP_PAG_NONE && slack_lanes(ws, b, nl, end, slack))
+			return -1;
+	}
 	return 0;
 }
 
 uint64_t cp_slack_group(struct cp_slack_ws *ws, const struct cp_groups *gr,
 			uint32_t gid)
 {
-	uint64_t sum = 0;
+	uint64_t *sum = calloc((size_t)gr->n + 1, sizeof(*sum)), out;
 
-	for (uint32_t b = 0; b < ws->k->nb; b++)
-		if (slack_block(ws, gr, gid, b, &sum))
+	if (!sum)
+		return UINT64_MAX;
+	for (uint32_t b = 0; b < ws->k->nb; b++) {
+		if (slack_block(ws, gr, b, &gid, 1, sum)) {
+			free(sum);
 			return UINT64_MAX;
-	return sum;
+		}
+	}
+	out = sum[gid];
+	free(sum);
+	return out;
 }
 
 int cp_slack_blocks(const struct cp_cuts *k, const struct cp_groups *gr,
@@ -396,9 +538,8 @@ int cp_slack_blocks(const struct cp_cuts *k, const struct cp_groups *gr,
 	for (uint32_t b = 0; b < k->nb; b++) {
 		uint32_t ng = cp_cuts_groups(k, gr, only, b, mark, in);
 
-		for (uint32_t x = 0; x < ng; x++)
-			if (slack_block(ws, gr, in[x], b, &slack[in[x]]))
-				goto err_mem;
+		if (ng && slack_block(ws, gr, b, in, ng, slack))
+			goto err_mem;
 	}
 	cp_slack_ws_free(ws);
 	free(mark);

@@ -21,27 +21,27 @@
 struct cp_slack_ws;	/* private workspace shared by cp_slack_group calls */
 
 /*
- * Workspace for @c's graph: the CP position and topological rank of each
- * vertex, and a heap.  Returns NULL when memory runs out.
+ * Workspace for @c's graph: its cuts (cp_cuts.h), scratch for the walks
+ * and their heaps.  Returns NULL when memory runs out.
  */
 struct cp_slack_ws *cp_slack_ws_new(const struct cp_cpm *c);
 void cp_slack_ws_free(struct cp_slack_ws *ws);
 
 /*
- * Slack of group @gid.  One pass over the graph in topological order with a
- * heap of the active slack segments: O((v+e) log e); nothing for a group
- * without CP time.  Only reads @c and @gr; @ws is modified (one thread per
- * workspace).  Returns the Slack (<= the group's CP time), or UINT64_MAX
- * when memory runs out.
+ * Slack of group @gid.  One pass in topological order over each block
+ * where the group has CP time, with a heap of the active slack segments:
+ * O((v+e) log e) at most; nothing for a group without CP time.  Only reads
+ * @c and @gr; @ws is modified (one thread per workspace).  Returns the
+ * Slack (<= the group's CP time), or UINT64_MAX when memory runs out.
  */
 uint64_t cp_slack_group(struct cp_slack_ws *ws, const struct cp_groups *gr,
 			uint32_t gid);
 
 /*
  * Fill @slack[@gr->n] with every group's Slack (@only as in
- * cp_zero_blocks), block by block of @k: per block, the groups with CP
- * time there.  Returns 0, or -1 when memory runs out.  Only reads @k and
- * @gr.
+ * cp_zero_blocks), block by block of @k: per block, one walk for all the
+ * groups with CP time there.  Returns 0, or -1 when memory runs out.  Only
+ * reads @k and @gr.
  */
 int cp_slack_blocks(const struct cp_cuts *k, const struct cp_groups *gr,
 		    const bool *only, uint64_t *slack);
