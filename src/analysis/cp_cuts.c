@@ -29,10 +29,14 @@
  * if: u's path to c leaves u by an edge to a position <= p.  Likewise (c)
  * holds iff every vertex after p has an in-edge whose tail is at a
  * position >= p.  (d) holds iff no vertex before p has an out-edge of
- * positive weight to a position after p.  So one backward pass (the
- * latest in-edge tail of every later vertex) and one forward pass (the
- * earliest out-edge head and the farthest positive-weight out-edge head of
- * every earlier vertex) find every cut: O(v+e), no reachability search.
+ * positive weight to a position after p.  So one forward pass over the
+ * out-edges (the earliest head and the farthest positive-weight head of
+ * every earlier vertex; the latest tail of every in-edge on the way) and
+ * one backward sweep over the positions find every cut: O(v+e), no
+ * reachability search.  The forward pass also lays the out-edges out by
+ * topological position with their heads' positions (toff, tout), which
+ * zeroing and Slack then read in order instead of chasing edge and vertex
+ * ids.
  *
  * Zeroing adds up over blocks.  Let w' <= w be any weights that keep the
  * edges passing over cuts at zero (zeroing a group does: it only sets
@@ -67,8 +71,8 @@
  * Blocks share their cut vertex: block b spans positions vfirst[b] ..
  * vfirst[b+1], the first block starts at 0 and the last ends at nv - 1
  * whether or not those are cuts.  Memory: rank and position on C of every
- * vertex (8 bytes per vertex), which the metrics need anyway, plus 8 bytes
- * per block.
+ * vertex, the out-edges by position (12 bytes per vertex, 8 per edge),
+ * which the metrics need anyway, plus 8 bytes per block.
  */
 #include "cp_cuts.h"
 
@@ -96,36 +100,11 @@ static void cp_cuts_assert(const struct cp_cuts *k)
 			abort();
 }
 
-/*
- * Mark in @cut[p] the positions p that pass (c): every later vertex has
- * an in-edge from a position >= p.
- */
-static void reach_after(const struct cp_pag *g, const uint32_t *rank,
-			uint8_t *cut)
-{
-	int64_t lo = INT64_MAX;	/* least latest-in-edge tail after p */
-
-	for (uint32_t p = g->nv; p-- > 0;) {
-		uint32_t v = g->topo[p];
-		int64_t late = -1;	/* a root: nothing before reaches it */
-
-		cut[p] = lo >= (int64_t)p;
-		for (uint32_t j = g->in_off[v]; j < g->in_off[v + 1]; j++) {
-			int64_t t = rank[g->tail[g->in_e[j]]];
-
-			if (t > late)
-				late = t;
-		}
-		if (late < lo)
-			lo = late;
-	}
-}
-
 int cp_cuts_find(struct cp_cuts *k, const struct cp_cpm *c)
 {
 	const struct cp_pag *g = c->g;
+	uint32_t *late = NULL, hi = 0, nb = 1, lo = UINT32_MAX, n = 0;
 	uint8_t *cut = NULL;
-	uint32_t hi = 0, nb = 1;
 
 	memset(k, 0, sizeof(*k));
 	k->c = c;
@@ -133,8 +112,11 @@ int cp_cuts_find(struct cp_cuts *k, const struct cp_cpm *c)
 		return 0;
 	k->rank = cp_big_malloc(sizeof(*k->rank) * ((size_t)g->nv + 1));
 	k->pos = cp_big_malloc(sizeof(*k->pos) * ((size_t)g->nv + 1));
+	k->toff = cp_big_malloc(sizeof(*k->toff) * ((size_t)g->nv + 1));
+	k->tout = cp_big_malloc(sizeof(*k->tout) * ((size_t)g->ne + 1));
+	late = cp_big_calloc((size_t)g->nv + 1, sizeof(*late));
 	cut = cp_big_malloc((size_t)g->nv + 1);
-	if (!k->rank || !k->pos || !cut)
+	if (!k->rank || !k->pos || !k->toff || !k->tout || !late || !cut)
 		goto err_mem;
 	for (uint32_t p = 0; p < g->nv; p++)
 		k->rank[g->topo[p]] = p;
@@ -144,17 +126,22 @@ int cp_cuts_find(struct cp_cuts *k, const struct cp_cpm *c)
 		for (uint32_t q = 0; q < c->npath; q++)
 			k->pos[g->head[c->path[q]]] = q + 1;
 	}
-	reach_after(g, k->rank, cut);
-	/* (a), (b), (d); hi: the farthest position an earlier vertex needs */
+	/*
+	 * Forward: (a), (b) and (d), hi being the farthest position an
+	 * earlier vertex needs; the out-edges by position; late[r] - 1 the
+	 * latest in-edge tail of the vertex at r (0: a root).
+	 */
 	for (uint32_t p = 0; p < g->nv; p++) {
 		uint32_t v = g->topo[p], near = UINT32_MAX;
 
-		cut[p] = cut[p] && hi <= p && p > 0 && p + 1 < g->nv &&
+		cut[p] = hi <= p && p > 0 && p + 1 < g->nv &&
 			 k->pos[v] != CP_PAG_NONE;
-		nb += cut[p];
+		k->toff[p] = n;
 		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
 			uint32_t e = g->out_e[j], r = k->rank[g->head[e]];
 
+			k->tout[n++] = (struct cp_tedge){ r, e };
+			late[r] = p + 1;	/* tails come in order */
 			if (r < near)
 				near = r;
 			if (c->w[e] && r > hi)
@@ -162,6 +149,14 @@ int cp_cuts_find(struct cp_cuts *k, const struct cp_cpm *c)
 		}
 		if (near > hi)
 			hi = near;	/* a leaf: no cut after it */
+	}
+	k->toff[g->nv] = n;
+	/* backward: (c), lo being the least latest-tail + 1 after p */
+	for (uint32_t p = g->nv; p-- > 0;) {
+		cut[p] = cut[p] && lo >= p + 1;
+		nb += cut[p];
+		if (late[p] < lo)
+			lo = late[p];
 	}
 	k->vfirst = malloc(sizeof(*k->vfirst) * ((size_t)nb + 1));
 	k->pfirst = malloc(sizeof(*k->pfirst) * ((size_t)nb + 1));
@@ -178,11 +173,13 @@ int cp_cuts_find(struct cp_cuts *k, const struct cp_cpm *c)
 	}
 	k->vfirst[nb] = g->nv - 1;
 	k->pfirst[nb] = c->npath;
+	free(late);
 	free(cut);
 	cp_cuts_assert(k);
 	return 0;
 
 err_mem:
+	free(late);
 	free(cut);
 	cp_cuts_free(k);
 	return -1;
@@ -194,6 +191,8 @@ void cp_cuts_free(struct cp_cuts *k)
 	free(k->pfirst);
 	free(k->rank);
 	free(k->pos);
+	free(k->toff);
+	free(k->tout);
 	memset(k, 0, sizeof(*k));
 }
 

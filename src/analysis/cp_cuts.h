@@ -21,6 +21,12 @@
 
 #include "cp_cpm.h"
 
+/* An out-edge in topological numbering. */
+struct cp_tedge {
+	uint32_t head;		/* topological position of the head */
+	uint32_t e;		/* edge id */
+};
+
 struct cp_cuts {
 	const struct cp_cpm *c;
 	uint32_t nb;		/* blocks: 1 + cuts (0 for an empty graph) */
@@ -31,10 +37,15 @@ struct cp_cuts {
 	uint32_t *rank;		/* [nv] topological position of a vertex */
 	uint32_t *pos;		/* [nv] position of a vertex on C (0 .. npath),
 				 * or CP_PAG_NONE */
+	uint32_t *toff;		/* [nv+1] out-edges of the vertex at position
+				 * p: tout[toff[p] .. toff[p+1]) */
+	struct cp_tedge *tout;	/* [ne] the graph's edges by tail position,
+				 * for passes that walk it in order */
 };
 
 /*
- * Find the cuts of @c's critical path.  O(v+e) time, 8 bytes per vertex.
+ * Find the cuts of @c's critical path.  O(v+e) time, 12 bytes per vertex
+ * and 8 per edge.
  * Returns 0, or -1 when memory runs out (@k is then empty).  @c must
  * outlive @k.  Free with cp_cuts_free().
  */

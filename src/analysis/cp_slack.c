@@ -367,12 +367,19 @@ static int slack_lanes(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 	const struct cp_pag *g = c->g;
 	const uint32_t *rank = k->rank, *pos = k->pos;
 	uint32_t p0 = k->vfirst[b], p1 = cp_cuts_vlast(k, b);
-	uint32_t act[CP_SLACK_LANES], na = 0;
+	uint32_t act[CP_SLACK_LANES], na = 0;	/* lanes still walking */
+	uint32_t nq[CP_SLACK_LANES], minq = UINT32_MAX;	/* their nextq */
+	uint64_t lim[CP_SLACK_LANES];		/* their d + rem */
 	uint64_t *a = ws->a;
 
-	for (uint32_t l = 0; l < nl; l++)
-		if (ws->lane[l].stop != CP_PAG_NONE)
-			act[na++] = l;
+	for (uint32_t l = 0; l < nl; l++) {
+		if (ws->lane[l].stop == CP_PAG_NONE)
+			continue;
+		act[na++] = l;
+		nq[l] = ws->lane[l].nextq;
+		lim[l] = ws->lane[l].rem;
+		minq = nq[l] < minq ? nq[l] : minq;
+	}
 	for (uint32_t i = 0; b == 0 && i < ws->nroots; i++) {
 		uint32_t r = ws->roots[i];	/* block 0: p0 = 0 */
 
@@ -393,6 +400,7 @@ static int slack_lanes(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 		if (q != CP_PAG_NONE) {
 			uint32_t ein = q > 0 ? c->path[q - 1] : CP_PAG_NONE;
 
+			minq = UINT32_MAX;
 			for (uint32_t x = 0; x < na; x++) {
 				uint32_t l = act[x];
 				struct lane *ln = &ws->lane[l];
@@ -406,6 +414,7 @@ static int slack_lanes(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 					}
 					m = seg_min(ln, i);
 					ln->d = m < cand ? m : cand;
+					lim[l] = ln->d + ln->rem;
 				}
 				if (i == ln->stop) {
 					sum[ln->gid] += ln->d;
@@ -422,42 +431,48 @@ static int slack_lanes(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 						k->pfirst[b + 1] ? UINT32_MAX :
 						rank[g->head[c->path[ln->next]]]
 						- p0;
+					nq[l] = ln->nextq;
 				}
+				minq = nq[l] < minq ? nq[l] : minq;
 				av[l] = c->et[v] - ln->d;
 			}
 			cpe = q < c->npath ? c->path[q] : CP_PAG_NONE;
 		} else {
+			bool leaf = k->toff[p0 + i] == k->toff[p0 + i + 1];
+
 			for (uint32_t x = 0; x < na; x++) {
 				uint32_t l = act[x];
-				struct lane *ln = &ws->lane[l];
 
 				av[l] = a[(size_t)i * nl + l];
-				if (g->out_off[v] == g->out_off[v + 1] &&
-				    c->length - av[l] < ln->d + ln->rem &&
-				    seg_push(ln, c->length - av[l], UINT32_MAX,
-					     i))
+				if (leaf && c->length - av[l] < lim[l] &&
+				    seg_push(&ws->lane[l], c->length - av[l],
+					     UINT32_MAX, i))
 					return -1;
 			}
 		}
-		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
-			uint32_t e = g->out_e[j], h = g->head[e], r = rank[h];
-			uint64_t w = c->w[e], *th;
+		for (uint32_t j = k->toff[p0 + i]; j < k->toff[p0 + i + 1];
+		     j++) {
+			uint32_t e = k->tout[j].e, r = k->tout[j].head;
+			uint64_t w = c->w[e], *th, ls;
 
 			if (r > p1)
 				continue;	/* passes over the last cut */
-			th = a + (size_t)(r - p0) * nl;
+			r -= p0;
+			th = a + (size_t)r * nl;
 			for (uint32_t x = 0; x < na; x++) {
 				uint32_t l = act[x];
-				struct lane *ln = &ws->lane[l];
-				uint64_t val;
+				uint64_t f = av[l] + w;
 
-				if (av[l] + w > th[l])
-					th[l] = av[l] + w;
-				if (e == cpe || r - p0 < ln->nextq)
-					continue;
-				val = c->lt[h] - w - av[l];
-				if (val < ln->d + ln->rem &&
-				    seg_push(ln, val, r - p0, i))
+				th[l] = f > th[l] ? f : th[l];
+			}
+			if (e == cpe || r < minq)
+				continue;
+			ls = c->lt[g->head[e]] - w;
+			for (uint32_t x = 0; x < na; x++) {
+				uint32_t l = act[x];
+
+				if (r >= nq[l] && ls - av[l] < lim[l] &&
+				    seg_push(&ws->lane[l], ls - av[l], r, i))
 					return -1;
 			}
 		}

@@ -118,17 +118,12 @@ static void zero_block(const struct cp_cuts *k, const struct cp_groups *gr,
 		       uint32_t b, const uint32_t *lane_of, uint32_t nl,
 		       uint64_t *et, uint64_t *len)
 {
-	const struct cp_cpm *c = k->c;
-	const struct cp_pag *g = c->g;
-	const uint32_t *out_off = g->out_off, *out_e = g->out_e;
-	const uint32_t *head = g->head, *rank = k->rank;
-	const uint64_t *w = c->w;
+	const uint64_t *w = k->c->w;
 	uint32_t p0 = k->vfirst[b], p1 = cp_cuts_vlast(k, b);
 
 	memset(et, 0, sizeof(*et) * nl * ((size_t)p1 - p0 + 1));
 	memset(len, 0, sizeof(*len) * nl);
 	for (uint32_t p = p0;; p++) {
-		uint32_t v = g->topo[p];
 		const uint64_t *tv = et + (size_t)(p - p0) * nl;
 
 		for (uint32_t l = 0; l < nl; l++)
@@ -136,8 +131,8 @@ static void zero_block(const struct cp_cuts *k, const struct cp_groups *gr,
 				len[l] = tv[l];
 		if (p == p1)
 			break;	/* its out-edges belong to the next block */
-		for (uint32_t j = out_off[v]; j < out_off[v + 1]; j++) {
-			uint32_t e = out_e[j], r = rank[head[e]];
+		for (uint32_t j = k->toff[p]; j < k->toff[p + 1]; j++) {
+			uint32_t e = k->tout[j].e, r = k->tout[j].head;
 			uint64_t *th, we = w[e], add[CP_ZERO_LANES];
 			const uint32_t *ids;
 			uint32_t n;
