@@ -36,9 +36,11 @@ static inline void forget_sync(const void *o)
  * function does (it fails the same way without blocking).  When busy, a
  * wait is recorded around @blocking_call, then @on_ok(&w) or a failed
  * wait.  A timed variant passes EBUSY as @try_call to go straight to the
- * real call, whose argument checks then stay glibc's.  @on_ok names a
- * macro of (w) that sees t and r.  Return value and errno are the real
- * calls'.
+ * real call, whose argument checks then stay glibc's.  The object's record
+ * is prefetched before the try and looked up after it, so that both cache
+ * lines come over together; without a record (out of memory) the call is
+ * not traced.  @on_ok names a macro of (w) that sees t and r.  Return
+ * value and errno are the real calls'.
  */
 #define CP_WRAP_ACQUIRE(obj, kind, try_call, busy, blocking_call, ok,	\
 			on_ok)						\
@@ -48,21 +50,24 @@ static inline void forget_sync(const void *o)
 		struct cp_wait w;					\
 		int rc, err;						\
 									\
-		if (!t || !(r = sync_rec(t, obj, kind))) {		\
-			if (t)						\
-				cp_leave();				\
+		if (!t)							\
 			return blocking_call;				\
-		}							\
+		cp_objrec_prefetch(t, obj, CP_NS_SYNC);			\
 		err = errno;						\
 		rc = try_call;						\
+		r = sync_rec(t, obj, kind);				\
 		if (!(busy)) {						\
-			if (ok)						\
+			if ((ok) && r)					\
 				on_ok(NULL);				\
 			cp_leave();					\
 			errno = err;					\
 			return (ok) ? rc : blocking_call;		\
 		}							\
 		errno = err;						\
+		if (!r) {						\
+			cp_leave();					\
+			return blocking_call;				\
+		}							\
 		cp_online_wait_begin(t, r, &w);				\
 		cp_pause();						\
 		rc = blocking_call;					\

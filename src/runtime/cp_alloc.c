@@ -2,7 +2,12 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <jemalloc/jemalloc.h>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
+#endif
 
 static unsigned cp_arena;
 static int cp_arena_flags;	/* MALLOCX_ARENA(cp_arena) | no tcache */
@@ -38,6 +43,18 @@ void *cp_zalloc_lines(size_t size)
 
 	return cp_zalloc_aligned((lines ? lines : 1) * CP_CACHE_LINE,
 				 CP_CACHE_LINE);
+}
+
+void *cp_zalloc_populated(size_t size)
+{
+	void *p = cp_zalloc_aligned(size, 4096);
+	int saved = errno;
+
+	/* an older kernel says EINVAL: the pages then fault one by one */
+	if (p)
+		madvise(p, size, MADV_POPULATE_WRITE);
+	errno = saved;
+	return p;
 }
 
 void *cp_realloc(void *p, size_t size)

@@ -23,6 +23,10 @@ void *cp_zalloc_aligned(size_t size, size_t align);
 /* Zeroed memory on cache lines of its own (aligned, size rounded up): for
  * data one thread writes while others write theirs (no false sharing). */
 void *cp_zalloc_lines(size_t size);
+/* Zeroed, page-aligned memory whose pages are faulted in at once (one
+ * madvise instead of a fault per page: ~1 us a page instead of ~11 us on
+ * the development VM).  For slabs that will be filled soon. */
+void *cp_zalloc_populated(size_t size);
 /* Resize like realloc (contents kept, new tail not zeroed). */
 void *cp_realloc(void *p, size_t size);
 void cp_free(void *p);

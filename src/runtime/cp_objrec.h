@@ -140,6 +140,31 @@ static inline struct cp_objrec *cp_objrec_get(struct cp_thread *t,
 	return cp_objrec_lookup_slow(t, key, kind, extra, CP_REC_REMEMBER);
 }
 
+/*
+ * Start fetching the record a thread's map names for @addr (unchecked: it
+ * may be stale, which is harmless for a prefetch).  An acquire calls this
+ * before touching the object, so that when the lock comes from another
+ * core its record travels at the same time instead of after it.
+ */
+static inline void cp_objrec_prefetch(struct cp_thread *t, const void *addr,
+				      unsigned ns)
+{
+	uintptr_t key = cp_objrec_key(addr, ns);
+	const struct cp_cache_slot *s =
+		&t->cache[cp_cache_home(key) & t->cache_mask];
+
+	if (s->key == key) {
+		/* asm: GCC deletes a call of an inline function whose only
+		 * effect is __builtin_prefetch (it counts as pure) */
+#if defined(__x86_64__) || defined(__i386__)
+		__asm__ __volatile__("prefetchw %0" : : "m"(s->rec->tag));
+#else
+		__asm__ __volatile__("" : : "r"(s->rec));
+		__builtin_prefetch(&s->rec->tag, 1);
+#endif
+	}
+}
+
 /* The record of work-queue item @item, created if @create (enqueue), else
  * NULL when it was never enqueued.  Calling thread, guard raised. */
 struct cp_objrec *cp_objrec_item(struct cp_thread *t, const void *item,
