@@ -6,8 +6,12 @@
  *   micro      ns per operation: uncontended mutex/spin/rwlock pairs,
  *              contended mutex pairs, barrier waits, cond signal/wait and
  *              sem post/wait round trips between two threads
- *   lockheavy  two threads, each doing ~1 million lock operations per
- *              second around real work (~1 us between locks); elapsed s
+ *   calibrate  ns per unit of work (one thread, no locks)
+ *   lockheavy UNITS  two threads, 1,000,000 iterations each of UNITS of
+ *              work then a lock/unlock pair of one of 16 mutexes picked at
+ *              random; elapsed s (bench_runtime.py picks UNITS for ~1 us
+ *              an iteration: a million lock acquisitions per second per
+ *              thread, and a harsher ~0.25 us)
  *   barrierheavy  two threads, phases of ~50 us of work between barriers;
  *              elapsed s
  * The work is done in small named functions so that a binary built with
@@ -166,7 +170,9 @@ static void micro(void)
 
 static pthread_mutex_t locks[16];
 
-/* ~1 us of work spread over the eight procedures, then a lock. */
+static int lock_units = 400;
+
+/* Work spread over the eight procedures, then a lock. */
 static void *lockheavy_main(void *arg)
 {
 	unsigned seed = (unsigned)(long)arg;
@@ -175,7 +181,7 @@ static void *lockheavy_main(void *arg)
 		pthread_mutex_t *l = &locks[(seed = seed * 1103515245u + 12345u)
 					    >> 28];
 
-		works[i & 7](400);
+		works[i & 7](lock_units);
 		pthread_mutex_lock(l);
 		sink += 1;
 		pthread_mutex_unlock(l);
@@ -207,6 +213,24 @@ static double program(void *(*fn)(void *), long n)
 	return now_s() - t0;
 }
 
+/* ns per unit of work, best of five rounds of 20 ms. */
+static double calibrate(void)
+{
+	double best = 1e9;
+
+	for (int r = 0; r < 5; r++) {
+		double t0 = now_s();
+
+		for (int i = 0; i < 4000; i++)
+			works[i & 7](1000);
+		double ns = (now_s() - t0) / 4000 / 1000 * 1e9;
+
+		if (ns < best)
+			best = ns;
+	}
+	return best;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "micro";
@@ -216,13 +240,18 @@ int main(int argc, char **argv)
 	pthread_barrier_init(&bar, NULL, 2);
 	if (!strcmp(mode, "micro"))
 		micro();
-	else if (!strcmp(mode, "lockheavy"))
+	else if (!strcmp(mode, "calibrate"))
+		printf("unit_ns %.4f\n", calibrate());
+	else if (!strcmp(mode, "lockheavy")) {
+		if (argc > 2)
+			lock_units = atoi(argv[2]);
 		printf("elapsed_s %.6f\n", program(lockheavy_main, 1000000));
+	}
 	else if (!strcmp(mode, "barrierheavy"))
 		printf("elapsed_s %.6f\n", program(barrierheavy_main, 20000));
 	else {
-		fprintf(stderr, "usage: %s micro|lockheavy|barrierheavy\n",
-			argv[0]);
+		fprintf(stderr, "usage: %s micro|calibrate|lockheavy [UNITS]|"
+			"barrierheavy\n", argv[0]);
 		return 2;
 	}
 	return 0;

@@ -4,11 +4,17 @@
 Runs the workloads of bench_rt_work.c bare and under the tracer, in one
 invocation, interleaving the configurations round by round so that machine
 noise hits them alike; reports min and median over the runs, and the added
-cost per operation / the slowdown as ratios inside this one run.
+cost per operation / the slowdown as ratios inside this one run (of the
+minima, of the medians, and the median of the per-round ratios).
+
+The lock programs calibrate their work first: lockheavy does about a
+million lock acquisitions per second per thread in the bare run (the
+issue's target), lockheavy-hot four million.
 
     python3 tests/bench/runtime/bench_runtime.py --build build [--runs 5]
 """
 import argparse
+import datetime
 import os
 import statistics
 import subprocess
@@ -16,9 +22,14 @@ import sys
 import tempfile
 
 FUNCS8 = "work_a,work_b,work_c,work_d,work_e,work_f,work_g,work_h"
+# lock programs: name -> time per iteration (work + lock pair) in the bare
+# run; 1000 ns is the target's "a million lock operations per second per
+# thread", 250 ns a harsher variant
+LOCK_PROGS = {"lockheavy": 1000.0, "lockheavy-hot": 250.0}
+LOCK_PAIR_NS = 60.0	# a bare lock pair shared by two threads, roughly
 
 
-def run(binary, mode, env_extra, lib):
+def run(binary, mode, env_extra, lib, args=()):
     env = dict(os.environ)
     for k in list(env):
         if k.startswith("CPTHREAD_") or k == "LD_PRELOAD":
@@ -28,7 +39,7 @@ def run(binary, mode, env_extra, lib):
     if env_extra.get("preload"):
         del env["preload"]
         env["LD_PRELOAD"] = lib
-    out = subprocess.run([binary, mode], env=env, check=True,
+    out = subprocess.run([binary, mode, *args], env=env, check=True,
                          capture_output=True, text=True).stdout
     vals = {}
     for line in out.splitlines():
@@ -68,24 +79,35 @@ def main():
         ("instr-online-8", instr, dict(online_env, CPTHREAD_FUNCS=FUNCS8)),
         ("instr-trace-8", instr, dict(trace_env, CPTHREAD_FUNCS=FUNCS8)),
     ]
+    # work units between locks, from the work's speed on one thread
+    unit_ns = min(run(plain, "calibrate", {}, lib)["unit_ns"] for _ in range(3))
+    progs = {name: ("lockheavy", [str(max(1, round((period - LOCK_PAIR_NS) /
+                                                  unit_ns)))])
+             for name, period in LOCK_PROGS.items()}
+    progs["barrierheavy"] = ("barrierheavy", [])
+    load0 = os.getloadavg()
     res = {}
     for r in range(args.runs):
         print(f"round {r + 1}/{args.runs}", file=sys.stderr)
         for name, binary, env in micro_cfgs:
             for k, v in run(binary, "micro", env, lib).items():
                 res.setdefault(("micro", name, k), []).append(v)
-        for prog in ("lockheavy", "barrierheavy"):
+        for prog, (mode, pargs) in progs.items():
             for name, binary, env in prog_cfgs:
-                v = run(binary, prog, env, lib)["elapsed_s"]
+                v = run(binary, mode, env, lib, pargs)["elapsed_s"]
                 res.setdefault((prog, name, "elapsed_s"), []).append(v)
 
     def mm(key):
         v = res[key]
         return min(v), statistics.median(v)
 
+    load1 = os.getloadavg()
     print("# cpthread runtime overhead (min / median of %d runs)" % args.runs)
     print("# command: python3 tests/bench/runtime/bench_runtime.py --build %s --runs %d"
           % (args.build, args.runs))
+    print("# finished %s UTC; load average %.2f at the start, %.2f at the end"
+          % (datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M"),
+             load0[0], load1[0]))
     print()
     print("| operation | bare ns | online ns (added) | online cpu-clock ns (added) | trace ns (added) |")
     print("|---|---|---|---|---|")
@@ -101,15 +123,28 @@ def main():
             cells.append(f"{cmin:.1f} / {cmed:.1f} (+{cmin - bmin:.1f} / +{cmed - bmed:.1f})")
         print(f"| {k[:-3]} | " + " | ".join(cells) + " |")
     print()
-    print("| program | configuration | elapsed s min / median | slowdown vs baseline (min / median) |")
+    print(f"Work unit {unit_ns:.3f} ns; lock programs: 1,000,000 iterations a thread.")
+    for prog, (mode, pargs) in progs.items():
+        if mode != "lockheavy":
+            continue
+        bmin, bmed = mm((prog, "bare", "elapsed_s"))
+        print(f"{prog}: {pargs[0]} units between locks, bare {1 / bmin:.2f} / "
+              f"{1 / bmed:.2f} million lock pairs per second per thread "
+              "(best / median run)")
+    print()
+    print("| program | configuration | elapsed s min / median | slowdown vs baseline (min / median / median of rounds) |")
     print("|---|---|---|---|")
-    for prog in ("lockheavy", "barrierheavy"):
+    for prog in progs:
         for name, _, _ in prog_cfgs:
             base = "instr-off" if name.startswith("instr-") and name != "instr-off" else "bare"
             cmin, cmed = mm((prog, name, "elapsed_s"))
             bmin, bmed = mm((prog, base, "elapsed_s"))
+            rounds = statistics.median(
+                c / b for c, b in zip(res[(prog, name, "elapsed_s")],
+                                      res[(prog, base, "elapsed_s")]))
             slow = "baseline" if name in ("bare", "instr-off") else \
-                f"{(cmin / bmin - 1) * 100:+.1f}% / {(cmed / bmed - 1) * 100:+.1f}% (vs {base})"
+                (f"{(cmin / bmin - 1) * 100:+.1f}% / {(cmed / bmed - 1) * 100:+.1f}% / "
+                 f"{(rounds - 1) * 100:+.1f}% (vs {base})")
             print(f"| {prog} | {name} | {cmin:.3f} / {cmed:.3f} | {slow} |")
     print()
     print("bare: no tracer; online-0/trace-0: libcpthread preloaded, no procedure selected;")
