@@ -103,6 +103,7 @@
 
 #define CP_SLACK_LANES 16	/* most groups in one walk of a block */
 #define CP_SLACK_WORDS 4	/* scratch words per vertex of the graph */
+#define CP_SLACK_LIST 64	/* live segments kept as a plain list */
 
 struct seg {
 	uint64_t val;		/* d(s) + ps: slack left + d(q-1) */
@@ -119,8 +120,10 @@ struct lane {
 	uint32_t nextq;		/* block index of the next query that
 				 * counts: the head of edge @next */
 	uint64_t d, rem;	/* reduction so far; CP time not passed */
-	struct seg *heap;	/* min-heap on val of the live segments */
+	struct seg *heap;	/* the live segments: a list, or a min-heap
+				 * on val once it grew past CP_SLACK_LIST */
 	uint32_t n, cap;
+	bool heaped;
 };
 
 struct cp_slack_ws {
@@ -190,14 +193,19 @@ void cp_slack_ws_free(struct cp_slack_ws *ws)
 }
 
 /*
- * The segment heap is 4-ary: four 16-byte children fill one cache line,
- * and the tree is half as deep as a binary one.  Entries are deleted
- * lazily: an expired one goes when it reaches the top.  Those below the
- * top would pile up (on a trace PAG, tens of thousands of entries of which
- * a few dozen are alive), so a full heap is first compacted: expired
- * entries dropped, the rest re-heapified in O(n).  It only grows when more
- * than half of it is alive, which keeps it within twice the live entries
- * and costs O(1) amortized per push.
+ * The live segments of a lane.  There are usually a few dozen at most (the
+ * edges that cross the next query), so they start as an unsorted list: a
+ * push appends, a query scans for the minimum and drops the expired ones
+ * on the way.  A lane that gathers more than CP_SLACK_LIST turns its list
+ * into a 4-ary min-heap (four 16-byte children fill one cache line) for
+ * the rest of its walk, so a query never costs more than O(CP_SLACK_LIST)
+ * or O(log n).  In the heap, entries are deleted lazily: an expired one
+ * goes when it reaches the top.  Those below the top would pile up (on a
+ * trace PAG, tens of thousands of entries of which a few dozen are alive),
+ * so a full heap is first compacted: expired entries dropped, the rest
+ * re-heapified in O(n).  It only grows when more than half of it is alive,
+ * which keeps it within twice the live entries and costs O(1) amortized
+ * per push.
  */
 static void seg_sift_down(struct seg *h, uint32_t n, uint32_t i,
 			  struct seg x)
@@ -218,7 +226,13 @@ static void seg_sift_down(struct seg *h, uint32_t n, uint32_t i,
 	h[i] = x;
 }
 
-/* Drop the entries that expired before index @now; heapify. */
+static void seg_heapify(struct lane *ln)
+{
+	for (uint32_t i = ln->n > 1 ? (ln->n - 2) / 4 + 1 : 0; i-- > 0;)
+		seg_sift_down(ln->heap, ln->n, i, ln->heap[i]);
+}
+
+/* Drop the entries that expired before index @now. */
 static void seg_compact(struct lane *ln, uint32_t now)
 {
 	struct seg *h = ln->heap;
@@ -228,8 +242,8 @@ static void seg_compact(struct lane *ln, uint32_t now)
 		if (h[i].until >= now)
 			h[n++] = h[i];
 	ln->n = n;
-	for (uint32_t i = n > 1 ? (n - 2) / 4 + 1 : 0; i-- > 0;)
-		seg_sift_down(h, n, i, h[i]);
+	if (ln->heaped)
+		seg_heapify(ln);
 }
 
 /* Push (@val, @until) at index @now; -1 on OOM. */
@@ -253,6 +267,14 @@ static int seg_push(struct lane *ln, uint64_t val, uint32_t until,
 		}
 	}
 	h = ln->heap;
+	if (!ln->heaped) {
+		h[ln->n++] = (struct seg){ val, until };
+		if (ln->n > CP_SLACK_LIST) {
+			ln->heaped = true;
+			seg_heapify(ln);
+		}
+		return 0;
+	}
 	for (i = ln->n++; i > 0;) {
 		uint32_t p = (i - 1) / 4;
 
@@ -268,13 +290,28 @@ static int seg_push(struct lane *ln, uint64_t val, uint32_t until,
 /* The least value alive at index @now (UINT64_MAX if none). */
 static uint64_t seg_min(struct lane *ln, uint32_t now)
 {
-	while (ln->n && ln->heap[0].until < now) {
-		struct seg x = ln->heap[--ln->n];
+	uint64_t m = UINT64_MAX;
+	uint32_t n = 0;
 
-		if (ln->n)
-			seg_sift_down(ln->heap, ln->n, 0, x);
+	if (ln->heaped) {
+		while (ln->n && ln->heap[0].until < now) {
+			struct seg x = ln->heap[--ln->n];
+
+			if (ln->n)
+				seg_sift_down(ln->heap, ln->n, 0, x);
+		}
+		return ln->n ? ln->heap[0].val : UINT64_MAX;
 	}
-	return ln->n ? ln->heap[0].val : UINT64_MAX;
+	for (uint32_t i = 0; i < ln->n; i++) {
+		struct seg x = ln->heap[i];
+
+		if (x.until < now)
+			continue;
+		ln->heap[n++] = x;
+		m = x.val < m ? x.val : m;
+	}
+	ln->n = n;
+	return m;
 }
 
 /*
@@ -323,6 +360,7 @@ static uint32_t lanes_init(struct cp_slack_ws *ws, const struct cp_groups *gr,
 		ws->lane_of[ln->gid] = CP_PAG_NONE;
 		ln->d = 0;
 		ln->n = 0;
+		ln->heaped = false;
 		if (ln->first == CP_PAG_NONE) {
 			ln->stop = CP_PAG_NONE;
 			continue;

@@ -401,7 +401,8 @@ static void lockstep(struct cp_pag *g, uint32_t nt, uint32_t len,
 }
 
 /*
- * Trace-like graphs on which the segment heap fills and is compacted many
+ * Trace-like graphs on which the live segments outgrow the plain list
+ * (64 to 208 threads) and the segment heap fills and is compacted many
  * times (thousands of pushes, a few dozen alive), with groups whose CP
  * edges are sparse (pushes limited to the queries that count): against
  * the stepwise brute force, every group.
