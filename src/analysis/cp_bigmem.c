@@ -8,7 +8,14 @@
  * fully 4 KiB-paged one of that size.  Growing copies into a fresh
  * aligned block (a realloc'd one would lose the alignment).  calloc is
  * malloc + advice + memset, so that the zeroing is the first touch.
- * Everything is released with plain free().
+ *
+ * Fresh pages cost the kernel a clear (clear_page: a quarter of a report's
+ * time on the development VM), so cp_big_free() keeps the last few large
+ * blocks of the calling thread and cp_big_malloc() hands one back when it
+ * fits: a report's phases allocate and free arrays of the same few sizes
+ * (4 or 8 bytes per vertex or edge) one after the other.  A block is taken
+ * if it has room and is at most twice the size asked for; the cache holds
+ * CP_BIGMEM_KEEP blocks, the oldest going back to free() first.
  */
 #define _DEFAULT_SOURCE
 #include "cp_bigmem.h"
@@ -20,18 +27,53 @@
 #include <sys/mman.h>
 
 #define CP_BIGMEM_HUGE ((size_t)2 << 20)
+#define CP_BIGMEM_KEEP 8
+
+/* Large blocks freed by this thread, oldest first. */
+static _Thread_local struct {
+	void *p;
+	size_t size;
+} kept[CP_BIGMEM_KEEP];
+static _Thread_local unsigned nkept;
 
 void *cp_big_malloc(size_t n)
 {
 	size_t round = (n + CP_BIGMEM_HUGE - 1) & ~(CP_BIGMEM_HUGE - 1);
+	unsigned best = CP_BIGMEM_KEEP;
 	void *p;
 
 	if (n < CP_BIGMEM_HUGE || round < n)
 		return malloc(n);
+	for (unsigned i = 0; i < nkept; i++)
+		if (kept[i].size >= round && kept[i].size / 2 <= round &&
+		    (best == CP_BIGMEM_KEEP || kept[i].size < kept[best].size))
+			best = i;
+	if (best < CP_BIGMEM_KEEP) {
+		p = kept[best].p;
+		memmove(&kept[best], &kept[best + 1],
+			sizeof(kept[0]) * (--nkept - best));
+		return p;
+	}
 	if (posix_memalign(&p, CP_BIGMEM_HUGE, round))
 		return NULL;
 	(void)madvise(p, round, MADV_HUGEPAGE);
 	return p;
+}
+
+void cp_big_free(void *p)
+{
+	size_t size = p ? malloc_usable_size(p) : 0;
+
+	if (size < CP_BIGMEM_HUGE || (uintptr_t)p % CP_BIGMEM_HUGE) {
+		free(p);
+		return;
+	}
+	if (nkept == CP_BIGMEM_KEEP) {
+		free(kept[0].p);
+		memmove(&kept[0], &kept[1], sizeof(kept[0]) * --nkept);
+	}
+	kept[nkept].p = p;
+	kept[nkept++].size = size;
 }
 
 void *cp_big_calloc(size_t n, size_t size)
@@ -60,6 +102,6 @@ void *cp_big_realloc(void *p, size_t n)
 		return NULL;
 	if (p)
 		memcpy(q, p, old < n ? old : n);
-	free(p);
+	cp_big_free(p);
 	return q;
 }

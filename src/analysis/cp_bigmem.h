@@ -10,9 +10,11 @@
  * a third of a `cpt report` of a 10^6-edge trace.  These helpers allocate
  * any block of 2 MiB or more 2 MiB-aligned and ask the kernel for huge
  * pages on it (madvise(MADV_HUGEPAGE)) before it is touched; smaller ones
- * come from plain malloc.  The memory is released with plain free();
- * where huge pages are not available the advice is ignored and nothing
- * changes.
+ * come from plain malloc.  Release with cp_big_free(), which keeps a few
+ * large blocks for the next allocations of the thread (their pages are
+ * already cleared), or with plain free(); where huge pages are not
+ * available the advice is ignored and nothing changes.  The cache is per
+ * thread: any thread may use these.
  */
 #ifndef CP_BIGMEM_H
 #define CP_BIGMEM_H
@@ -30,5 +32,11 @@ void *cp_big_calloc(size_t n, size_t size);
  * copy (@p is freed).  @p may come from any of these or from malloc.
  */
 void *cp_big_realloc(void *p, size_t n);
+
+/*
+ * free(@p) for memory from any of these or from malloc: a large block is
+ * kept for reuse by this thread (at most a few; the oldest is freed).
+ */
+void cp_big_free(void *p);
 
 #endif /* CP_BIGMEM_H */

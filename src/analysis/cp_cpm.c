@@ -166,8 +166,8 @@ err_mem:
 
 void cp_cpm_free(struct cp_cpm *c)
 {
-	free(c->et);
-	free(c->lt);
+	cp_big_free(c->et);
+	cp_big_free(c->lt);
 	free(c->path);
 	c->et = c->lt = NULL;
 	c->path = NULL;

@@ -173,14 +173,14 @@ int cp_cuts_find(struct cp_cuts *k, const struct cp_cpm *c)
 	}
 	k->vfirst[nb] = g->nv - 1;
 	k->pfirst[nb] = c->npath;
-	free(late);
-	free(cut);
+	cp_big_free(late);
+	cp_big_free(cut);
 	cp_cuts_assert(k);
 	return 0;
 
 err_mem:
-	free(late);
-	free(cut);
+	cp_big_free(late);
+	cp_big_free(cut);
 	cp_cuts_free(k);
 	return -1;
 }
@@ -189,10 +189,10 @@ void cp_cuts_free(struct cp_cuts *k)
 {
 	free(k->vfirst);
 	free(k->pfirst);
-	free(k->rank);
-	free(k->pos);
-	free(k->toff);
-	free(k->tout);
+	cp_big_free(k->rank);
+	cp_big_free(k->pos);
+	cp_big_free(k->toff);
+	cp_big_free(k->tout);
 	memset(k, 0, sizeof(*k));
 }
 

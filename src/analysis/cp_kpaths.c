@@ -404,19 +404,19 @@ int cp_kpaths_find(struct cp_kpaths *kp, const struct cp_cpm *c, uint32_t k)
 		}
 	}
 	free(pool.c);
-	free(minsd);
-	free(glen);
+	cp_big_free(minsd);
+	cp_big_free(glen);
 	for (int l = 0; l < KP_LEVELS; l++)
-		free(sk[l]);
+		cp_big_free(sk[l]);
 	cp_kpaths_assert(kp);
 	return 0;
 
 err_mem:
 	free(pool.c);
-	free(minsd);
-	free(glen);
+	cp_big_free(minsd);
+	cp_big_free(glen);
 	for (int l = 0; l < KP_LEVELS; l++)
-		free(sk[l]);
+		cp_big_free(sk[l]);
 	cp_kpaths_free(kp);
 	return -1;
 }
@@ -450,6 +450,6 @@ void cp_kpaths_free(struct cp_kpaths *kp)
 	free(kp->parent);
 	free(kp->pcnt);
 	free(kp->dev);
-	free(kp->next);
+	cp_big_free(kp->next);
 	memset(kp, 0, sizeof(*kp));
 }

@@ -211,7 +211,7 @@ int cp_mbm_compute(const struct cp_kpaths *kp, const struct cp_groups *gr,
 		for (uint32_t x = coff[j]; x < coff[j + 1]; x++)
 			stack[sp++] = child[x];
 	}
-	free(rank);
+	cp_big_free(rank);
 	free(slot);
 	free(sgroup);
 	free(vec);
@@ -221,7 +221,7 @@ int cp_mbm_compute(const struct cp_kpaths *kp, const struct cp_groups *gr,
 	return 0;
 
 err_mem:
-	free(rank);
+	cp_big_free(rank);
 	free(slot);
 	free(sgroup);
 	free(vec);

@@ -415,6 +415,16 @@ static int metrics(struct cp_profile *p, const struct cp_profile_opts *o)
 		gr.off = off;
 		gr.ids = ids;
 	}
+	/* the search first: its scratch, freed, serves the cuts (cp_bigmem) */
+	progress(o, "near-critical paths", 0.0);
+	if (cp_kpaths_find(&kp, p->cpm, p->k))
+		goto out;
+	kp_ok = true;
+	p->npaths = kp.n;
+	if (cp_mbm_compute(&kp, &gr, mbm))
+		goto out;
+	cp_kpaths_free(&kp);
+	kp_ok = false;
 	if (nsel) {
 		if (cp_cuts_find(&cuts, p->cpm))
 			goto out;
@@ -426,13 +436,6 @@ static int metrics(struct cp_profile *p, const struct cp_profile_opts *o)
 		if (cp_slack_blocks(&cuts, &gr, sel, slack))
 			goto out;
 	}
-	progress(o, "near-critical paths", 0.0);
-	if (cp_kpaths_find(&kp, p->cpm, p->k))
-		goto out;
-	kp_ok = true;
-	p->npaths = kp.n;
-	if (cp_mbm_compute(&kp, &gr, mbm))
-		goto out;
 	for (uint32_t pr = 0; pr < np; pr++) {
 		struct cp_proc_prof *pp = &p->procs[pr];
 
@@ -499,12 +502,12 @@ int cp_profile_compute(struct cp_profile *p, const struct cp_tracepag *tp,
 	if (metrics(p, o))
 		goto err_mem;
 	qsort(p->procs, p->nprocs, sizeof(*p->procs), cmp_proc);
-	free(oncp);
+	cp_big_free(oncp);
 	return 0;
 err_mem:
 	snprintf(err, errlen, "%s: out of memory computing the profile",
 		 tp->t->path);
-	free(oncp);
+	cp_big_free(oncp);
 	cp_profile_free(p);
 	return -1;
 }

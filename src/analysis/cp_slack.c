@@ -184,8 +184,8 @@ void cp_slack_ws_free(struct cp_slack_ws *ws)
 		return;
 	cp_cuts_free(&ws->own);
 	free(ws->roots);
-	free(ws->mask);
-	free(ws->a);
+	cp_big_free(ws->mask);
+	cp_big_free(ws->a);
 	free(ws->lane_of);
 	for (uint32_t l = 0; l < CP_SLACK_LANES; l++)
 		free(ws->lane[l].heap);

@@ -195,7 +195,7 @@ int cp_zero_blocks(const struct cp_cuts *k, const struct cp_groups *gr,
 	free(lane_of);
 	free(mark);
 	free(in);
-	free(et);
+	cp_big_free(et);
 	return 0;
 
 err_mem:
@@ -203,7 +203,7 @@ err_mem:
 	free(lane_of);
 	free(mark);
 	free(in);
-	free(et);
+	cp_big_free(et);
 	return -1;
 }
 
