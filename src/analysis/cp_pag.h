@@ -100,8 +100,8 @@ int cp_pag_read_text(struct cp_pag *g, const char *path, char *err,
  *    groups of edge e are @ids[@off[e] .. @off[e+1]), distinct ids, in any
  *    order;
  *  - several groups per class of edges (a class per calling context):
- *    @cls[e] is edge e's class and the groups of class k are @ids[@off[k]
- *    .. @off[k+1]).
+ *    @cls[e] is edge e's class (0 .. @ncls-1) and the groups of class k
+ *    are @ids[@off[k] .. @off[k+1]).
  * Group ids are 0 .. @n-1.  The arrays belong to the caller and must stay
  * valid while an algorithm uses them.
  */
@@ -109,6 +109,7 @@ struct cp_groups {
 	uint32_t n;		/* number of groups */
 	const uint32_t *of;	/* [ne] one group per edge, or NULL */
 	const uint32_t *cls;	/* [ne] class of each edge, or NULL */
+	uint32_t ncls;		/* number of classes, with @cls */
 	const uint32_t *off;	/* CSR offsets: [ne+1] per edge, or per
 				 * class when @cls is set */
 	const uint32_t *ids;	/* CSR group ids */

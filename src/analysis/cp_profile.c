@@ -412,6 +412,7 @@ static int metrics(struct cp_profile *p, const struct cp_profile_opts *o)
 		if (incl_groups(tp, sel, &off, &ids))
 			goto out;
 		gr.cls = tp->e_cct;
+		gr.ncls = tp->ncct;
 		gr.off = off;
 		gr.ids = ids;
 	}

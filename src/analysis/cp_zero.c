@@ -107,16 +107,60 @@ uint64_t cp_zero_group(const struct cp_cpm *c, const struct cp_groups *gr,
 #define CP_ZERO_WORDS 4		/* scratch words per vertex of the graph */
 
 /*
+ * The lanes to zero on an edge, as a bit mask: for groups per edge or per
+ * class, read from @mask (per group or per class, see lane_masks); for
+ * lists per edge, from the list.
+ */
+static inline uint32_t edge_lanes(const struct cp_groups *gr, uint32_t e,
+				  const uint32_t *lane_of, uint32_t nl,
+				  const uint32_t *mask)
+{
+	const uint32_t *ids;
+	uint32_t n, m = 0;
+
+	if (gr->of)
+		return gr->of[e] < gr->n ? mask[gr->of[e]] : 0;
+	if (gr->cls)
+		return mask[gr->cls[e]];
+	n = cp_groups_of(gr, e, &ids);
+	for (uint32_t x = 0; x < n; x++)
+		if (ids[x] < gr->n && lane_of[ids[x]] < nl)
+			m |= 1u << lane_of[ids[x]];
+	return m;
+}
+
+/*
+ * @mask[i]: the lanes of group i (one group per edge) or of the groups of
+ * class i (groups per class); unused for lists per edge.
+ */
+static void lane_masks(const struct cp_groups *gr, const uint32_t *lane_of,
+		       uint32_t nl, uint32_t *mask)
+{
+	if (gr->of) {
+		for (uint32_t i = 0; i < gr->n; i++)
+			mask[i] = lane_of[i] < nl ? 1u << lane_of[i] : 0;
+	} else if (gr->cls) {
+		for (uint32_t k = 0; k < gr->ncls; k++) {
+			mask[k] = 0;
+			for (uint32_t x = gr->off[k]; x < gr->off[k + 1]; x++)
+				if (gr->ids[x] < gr->n &&
+				    lane_of[gr->ids[x]] < nl)
+					mask[k] |= 1u << lane_of[gr->ids[x]];
+		}
+	}
+}
+
+/*
  * One forward pass over block @b for the @nl groups that have a lane
- * (@lane_of: lane of each group, >= @nl for none): et[(p - first) * nl +
- * l] is the longest path from the block's start to the vertex at
- * topological position p with lane l's group read as zero; @len[l] the
- * longest one in the block, i.e. to its last cut (or to a leaf in the
- * last block).
+ * (@lane_of: lane of each group, >= @nl for none; @mask as lane_masks()
+ * left it): et[(p - first) * nl + l] is the longest path from the block's
+ * start to the vertex at topological position p with lane l's group read
+ * as zero; @len[l] the longest one in the block, i.e. to its last cut (or
+ * to a leaf in the last block).
  */
 static void zero_block(const struct cp_cuts *k, const struct cp_groups *gr,
 		       uint32_t b, const uint32_t *lane_of, uint32_t nl,
-		       uint64_t *et, uint64_t *len)
+		       const uint32_t *mask, uint64_t *et, uint64_t *len)
 {
 	const uint64_t *w = k->c->w;
 	uint32_t p0 = k->vfirst[b], p1 = cp_cuts_vlast(k, b);
@@ -132,22 +176,15 @@ static void zero_block(const struct cp_cuts *k, const struct cp_groups *gr,
 		if (p == p1)
 			break;	/* its out-edges belong to the next block */
 		for (uint32_t j = k->toff[p]; j < k->toff[p + 1]; j++) {
-			uint32_t e = k->tout[j].e, r = k->tout[j].head;
-			uint64_t *th, we = w[e], add[CP_ZERO_LANES];
-			const uint32_t *ids;
-			uint32_t n;
+			uint32_t e = k->tout[j].e, r = k->tout[j].head, m;
+			uint64_t *th, we = w[e];
 
 			if (r > p1)
 				continue;	/* passes over the last cut */
 			th = et + (size_t)(r - p0) * nl;
-			n = we ? cp_groups_of(gr, e, &ids) : 0;
-			for (uint32_t l = 0; l < nl; l++)
-				add[l] = we;
-			for (uint32_t x = 0; x < n; x++)
-				if (ids[x] < gr->n && lane_of[ids[x]] < nl)
-					add[lane_of[ids[x]]] = 0;
+			m = we ? edge_lanes(gr, e, lane_of, nl, mask) : 0;
 			for (uint32_t l = 0; l < nl; l++) {
-				uint64_t f = tv[l] + add[l];
+				uint64_t f = tv[l] + (m >> l & 1 ? 0 : we);
 
 				th[l] = f > th[l] ? f : th[l];
 			}
@@ -160,15 +197,17 @@ int cp_zero_blocks(const struct cp_cuts *k, const struct cp_groups *gr,
 {
 	const struct cp_cpm *c = k->c;
 	size_t words = CP_ZERO_WORDS * ((size_t)c->g->nv + 1);
+	size_t nmask = gr->cls && gr->ncls > gr->n ? gr->ncls : gr->n;
 	uint64_t *gain, *et, len[CP_ZERO_LANES];
-	uint32_t *lane_of, *mark, *in;
+	uint32_t *lane_of, *mark, *in, *mask;
 
 	gain = calloc((size_t)gr->n + 1, sizeof(*gain));
 	lane_of = malloc(sizeof(*lane_of) * ((size_t)gr->n + 1));
 	mark = calloc((size_t)gr->n + 1, sizeof(*mark));
 	in = malloc(sizeof(*in) * ((size_t)gr->n + 1));
+	mask = malloc(sizeof(*mask) * (nmask + 1));
 	et = cp_big_malloc(sizeof(*et) * words);
-	if (!gain || !lane_of || !mark || !in || !et)
+	if (!gain || !lane_of || !mark || !in || !mask || !et)
 		goto err_mem;
 	memset(lane_of, 0xff, sizeof(*lane_of) * gr->n);
 	for (uint32_t b = 0; b < k->nb; b++) {
@@ -182,7 +221,8 @@ int cp_zero_blocks(const struct cp_cuts *k, const struct cp_groups *gr,
 
 			for (uint32_t l = 0; l < nl; l++)
 				lane_of[in[s + l]] = l;
-			zero_block(k, gr, b, lane_of, nl, et, len);
+			lane_masks(gr, lane_of, nl, mask);
+			zero_block(k, gr, b, lane_of, nl, mask, et, len);
 			for (uint32_t l = 0; l < nl; l++) {
 				gain[in[s + l]] += cp_cuts_len(k, b) - len[l];
 				lane_of[in[s + l]] = CP_PAG_NONE;
@@ -195,6 +235,7 @@ int cp_zero_blocks(const struct cp_cuts *k, const struct cp_groups *gr,
 	free(lane_of);
 	free(mark);
 	free(in);
+	free(mask);
 	cp_big_free(et);
 	return 0;
 
@@ -203,6 +244,7 @@ err_mem:
 	free(lane_of);
 	free(mark);
 	free(in);
+	free(mask);
 	cp_big_free(et);
 	return -1;
 }

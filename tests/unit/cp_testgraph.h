@@ -371,8 +371,8 @@ static inline void tg_classes(const struct cp_pag *g, uint32_t n,
 			eids[k++] = cids[j];
 	}
 	eoff[g->ne] = k;
-	*bycls = (struct cp_groups){ .n = n, .cls = cls, .off = coff,
-				     .ids = cids };
+	*bycls = (struct cp_groups){ .n = n, .cls = cls, .ncls = ncls,
+				     .off = coff, .ids = cids };
 	*byedge = (struct cp_groups){ .n = n, .off = eoff, .ids = eids };
 }
 
