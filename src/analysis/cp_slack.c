@@ -505,7 +505,7 @@ static int slack_lanes(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 			}
 			if (e == cpe || r < minq)
 				continue;
-			ls = c->lt[g->head[e]] - w;
+			ls = c->lt[g->topo[p0 + r]] - w;
 			for (uint32_t x = 0; x < na; x++) {
 				uint32_t l = act[x];
 
