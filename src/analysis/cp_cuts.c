@@ -220,3 +220,18 @@ uint32_t cp_cuts_groups(const struct cp_cuts *k, const struct cp_groups *gr,
 	}
 	return ng;
 }
+
+int cp_cuts_run(const struct cp_cpm *c,
+		int (*fn)(const struct cp_cuts *k, const struct cp_groups *gr,
+			  const bool *only, uint64_t *out),
+		const struct cp_groups *gr, const bool *only, uint64_t *out)
+{
+	struct cp_cuts k;
+	int ret;
+
+	if (cp_cuts_find(&k, c))
+		return -1;
+	ret = fn(&k, gr, only, out);
+	cp_cuts_free(&k);
+	return ret;
+}

@@ -53,6 +53,16 @@ int cp_cuts_find(struct cp_cuts *k, const struct cp_cpm *c);
 void cp_cuts_free(struct cp_cuts *k);
 
 /*
+ * Find @c's cuts, run @fn on them (a per-group metric taking the cuts:
+ * cp_zero_blocks, cp_slack_blocks) and free them; returns what @fn
+ * returned, or -1 when memory runs out.
+ */
+int cp_cuts_run(const struct cp_cpm *c,
+		int (*fn)(const struct cp_cuts *k, const struct cp_groups *gr,
+			  const bool *only, uint64_t *out),
+		const struct cp_groups *gr, const bool *only, uint64_t *out);
+
+/*
  * The groups of @gr with CP time in block @b (and @only[i] true, unless
  * @only is NULL), each once, into @in; returns their count.  @mark has a
  * slot per group, zero before the first call; a listed group is left

@@ -577,44 +577,32 @@ int cp_slack_blocks(const struct cp_cuts *k, const struct cp_groups *gr,
 {
 	struct cp_slack_ws *ws = NULL;
 	uint32_t *mark, *in;
+	int ret = -1;
 
 	memset(slack, 0, sizeof(*slack) * gr->n);
 	if (k->c->npath == 0)
 		return 0;
 	mark = calloc((size_t)gr->n + 1, sizeof(*mark));
 	in = malloc(sizeof(*in) * ((size_t)gr->n + 1));
-	if (!mark || !in)
-		goto err_mem;
-	ws = ws_new(k->c, k);
+	ws = mark && in ? ws_new(k->c, k) : NULL;
 	if (!ws)
-		goto err_mem;
+		goto out;
 	for (uint32_t b = 0; b < k->nb; b++) {
 		uint32_t ng = cp_cuts_groups(k, gr, only, b, mark, in);
 
 		if (ng && slack_block(ws, gr, b, in, ng, slack))
-			goto err_mem;
+			goto out;
 	}
+	ret = 0;
+out:
 	cp_slack_ws_free(ws);
 	free(mark);
 	free(in);
-	return 0;
-
-err_mem:
-	cp_slack_ws_free(ws);
-	free(mark);
-	free(in);
-	return -1;
+	return ret;
 }
 
 int cp_slack_all(const struct cp_cpm *c, const struct cp_groups *gr,
 		 const bool *only, uint64_t *slack)
 {
-	struct cp_cuts k;
-	int ret;
-
-	if (cp_cuts_find(&k, c))
-		return -1;
-	ret = cp_slack_blocks(&k, gr, only, slack);
-	cp_cuts_free(&k);
-	return ret;
+	return cp_cuts_run(c, cp_slack_blocks, gr, only, slack);
 }

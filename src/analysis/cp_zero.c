@@ -200,6 +200,7 @@ int cp_zero_blocks(const struct cp_cuts *k, const struct cp_groups *gr,
 	size_t nmask = gr->cls && gr->ncls > gr->n ? gr->ncls : gr->n;
 	uint64_t *gain, *et, len[CP_ZERO_LANES];
 	uint32_t *lane_of, *mark, *in, *mask;
+	int ret = -1;
 
 	gain = calloc((size_t)gr->n + 1, sizeof(*gain));
 	lane_of = malloc(sizeof(*lane_of) * ((size_t)gr->n + 1));
@@ -208,7 +209,7 @@ int cp_zero_blocks(const struct cp_cuts *k, const struct cp_groups *gr,
 	mask = malloc(sizeof(*mask) * (nmask + 1));
 	et = cp_big_malloc(sizeof(*et) * words);
 	if (!gain || !lane_of || !mark || !in || !mask || !et)
-		goto err_mem;
+		goto out;
 	memset(lane_of, 0xff, sizeof(*lane_of) * gr->n);
 	for (uint32_t b = 0; b < k->nb; b++) {
 		size_t size = (size_t)cp_cuts_vlast(k, b) - k->vfirst[b] + 1;
@@ -231,33 +232,19 @@ int cp_zero_blocks(const struct cp_cuts *k, const struct cp_groups *gr,
 	}
 	for (uint32_t i = 0; i < gr->n; i++)
 		newlen[i] = c->length - gain[i];
+	ret = 0;
+out:
 	free(gain);
 	free(lane_of);
 	free(mark);
 	free(in);
 	free(mask);
 	cp_big_free(et);
-	return 0;
-
-err_mem:
-	free(gain);
-	free(lane_of);
-	free(mark);
-	free(in);
-	free(mask);
-	cp_big_free(et);
-	return -1;
+	return ret;
 }
 
 int cp_zero_all(const struct cp_cpm *c, const struct cp_groups *gr,
 		const bool *only, uint64_t *newlen)
 {
-	struct cp_cuts k;
-	int ret;
-
-	if (cp_cuts_find(&k, c))
-		return -1;
-	ret = cp_zero_blocks(&k, gr, only, newlen);
-	cp_cuts_free(&k);
-	return ret;
+	return cp_cuts_run(c, cp_zero_blocks, gr, only, newlen);
 }

@@ -59,7 +59,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <malloc.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,75 +84,7 @@
 #define CP_BINARY_DIR "."
 #endif
 
-/* ---- heap accounting: interpose the malloc family of this process ---- */
-
-extern void *__libc_malloc(size_t n);
-extern void *__libc_calloc(size_t n, size_t m);
-extern void *__libc_realloc(void *p, size_t n);
-extern void *__libc_memalign(size_t align, size_t n);
-extern void __libc_free(void *p);
-
-static long long heap_cur, heap_peak;
-
-void *malloc(size_t n)
-{
-	void *p = __libc_malloc(n);
-
-	if (p) {
-		heap_cur += (long long)malloc_usable_size(p);
-		if (heap_cur > heap_peak)
-			heap_peak = heap_cur;
-	}
-	return p;
-}
-
-void *calloc(size_t n, size_t m)
-{
-	void *p = __libc_calloc(n, m);
-
-	if (p) {
-		heap_cur += (long long)malloc_usable_size(p);
-		if (heap_cur > heap_peak)
-			heap_peak = heap_cur;
-	}
-	return p;
-}
-
-void *realloc(void *p, size_t n)
-{
-	long long old = p ? (long long)malloc_usable_size(p) : 0;
-	void *q = __libc_realloc(p, n);
-
-	if (q || n == 0) {
-		heap_cur -= old;
-		if (q)
-			heap_cur += (long long)malloc_usable_size(q);
-		if (heap_cur > heap_peak)
-			heap_peak = heap_cur;
-	}
-	return q;
-}
-
-/* cp_bigmem.c allocates large arrays 2 MiB-aligned */
-int posix_memalign(void **pp, size_t align, size_t n)
-{
-	void *p = __libc_memalign(align, n);
-
-	if (!p)
-		return ENOMEM;
-	heap_cur += (long long)malloc_usable_size(p);
-	if (heap_cur > heap_peak)
-		heap_peak = heap_cur;
-	*pp = p;
-	return 0;
-}
-
-void free(void *p)
-{
-	if (p)
-		heap_cur -= (long long)malloc_usable_size(p);
-	__libc_free(p);
-}
+#include "bench_heap.h"
 
 static void die(const char *what)
 {

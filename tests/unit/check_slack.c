@@ -361,12 +361,7 @@ static void lockstep(struct cp_pag *g, uint32_t nt, uint32_t len,
 	char err[128];
 
 	cp_pag_init(g);
-	for (uint32_t i = 0; i < 6; i++) {
-		char name[8];
-
-		snprintf(name, sizeof(name), "g%u", i);
-		cp_pag_intern(g, name);
-	}
+	tg_labels(g, 6);
 	s = cp_pag_add_vertex(g);
 	for (uint32_t t = 0; t < nt; t++) {
 		cur[t] = cp_pag_add_vertex(g);

@@ -39,49 +39,72 @@ static void build_three_paths(struct cp_pag *g)
 	ck_assert_int_eq(cp_pag_finish(g, err, sizeof(err)), 0);
 }
 
+/* A label and the CP length expected with it zeroed. */
+struct want_len {
+	const char *name;
+	uint64_t newlen;
+};
+
+/* Zeroing of @g's labels, in interning order, against @want[@n]. */
+static void expect_lengths(struct cp_pag *g, const struct cp_cpm *c,
+			   const struct want_len *want, uint32_t n)
+{
+	struct cp_groups gr = { .n = g->nlabels, .of = g->label };
+	uint64_t *newlen = calloc(g->nlabels + 1, sizeof(*newlen));
+
+	ck_assert_int_eq(cp_zero_all(c, &gr, NULL, newlen), 0);
+	for (uint32_t i = 0; i < n; i++)
+		ck_assert_msg(strcmp(g->labels[i], want[i].name) == 0 &&
+			      newlen[i] == want[i].newlen,
+			      "zeroing %s: CP %" PRIu64 ", want %" PRIu64,
+			      g->labels[i], newlen[i], want[i].newlen);
+	free(newlen);
+}
+
 START_TEST(test_zero_example_three_paths)
 {
-	static const struct {
-		const char *name;
-		uint64_t newlen;
-	} want[] = { { "A", 9 }, { "B", 10 }, { "C", 8 }, { "D", 10 } };
+	static const struct want_len want[] = {
+		{ "A", 9 }, { "B", 10 }, { "C", 8 }, { "D", 10 }
+	};
 	struct cp_pag g;
 	struct cp_cpm c;
-	struct cp_groups gr;
-	uint64_t newlen[4];
 
 	build_three_paths(&g);
 	ck_assert_int_eq(cp_cpm_run(&c, &g, NULL), 0);
-	gr = (struct cp_groups){ .n = g.nlabels, .of = g.label };
-	ck_assert_int_eq(cp_zero_all(&c, &gr, NULL, newlen), 0);
-	for (uint32_t i = 0; i < 4; i++)
-		ck_assert_msg(strcmp(g.labels[i], want[i].name) == 0 &&
-			      newlen[i] == want[i].newlen,
-			      "zeroing %s: CP %" PRIu64 ", want %" PRIu64,
-			      g.labels[i], newlen[i], want[i].newlen);
+	expect_lengths(&g, &c, want, 4);
 	/* zeroing(A) = 1, zeroing(C) = 2 as the README states */
-	ck_assert_msg(c.length - newlen[0] == 1 && c.length - newlen[2] == 2,
+	ck_assert_msg(c.length - want[0].newlen == 1 &&
+		      c.length - want[2].newlen == 2,
 		      "zeroing benefits A %" PRIu64 " C %" PRIu64,
-		      c.length - newlen[0], c.length - newlen[2]);
+		      c.length - want[0].newlen, c.length - want[2].newlen);
 	cp_cpm_free(&c);
 	cp_pag_free(&g);
 }
 END_TEST
 
+/*
+ * Longest path with group @gid's edges at zero, recomputed from scratch on
+ * the whole graph: by enumerating every path (small graphs), or by one
+ * plain forward pass (@pass).
+ */
 static uint64_t recompute(const struct cp_pag *g, const uint64_t *w,
-			  const struct cp_groups *gr, uint32_t gid)
+			  const struct cp_groups *gr, uint32_t gid, bool pass)
 {
 	uint64_t *z = malloc(sizeof(*z) * (g->ne + 1));
-	uint64_t len;
+	uint64_t *et = malloc(sizeof(*et) * (g->nv + 1)), len;
 	struct tg_paths p;
 
 	for (uint32_t e = 0; e < g->ne; e++)
 		z[e] = cp_groups_has(gr, e, gid) ? 0 : w[e];
-	/* by enumeration, independent of the CPM code */
-	tg_enumerate(g, z, &p);
-	len = tg_max_len(&p);
-	tg_paths_free(&p);
+	if (pass) {
+		len = cp_cpm_longest(g, z, et);
+	} else {
+		tg_enumerate(g, z, &p);
+		len = tg_max_len(&p);
+		tg_paths_free(&p);
+	}
 	free(z);
+	free(et);
 	return len;
 }
 
@@ -101,7 +124,7 @@ START_TEST(test_zero_random_single_group)
 		gr = (struct cp_groups){ .n = 4, .of = g.label };
 		ck_assert_int_eq(cp_zero_all(&c, &gr, NULL, newlen), 0);
 		for (uint32_t i = 0; i < 4; i++) {
-			uint64_t want = recompute(&g, g.w, &gr, i);
+			uint64_t want = recompute(&g, g.w, &gr, i, false);
 
 			TG_CHECK(newlen[i] == want, "round %d: zeroing g%u: %"
 				 PRIu64 ", recomputed %" PRIu64, round, i,
@@ -143,7 +166,7 @@ START_TEST(test_zero_random_inclusive_groups)
 		ck_assert_int_eq(cp_cpm_run(&c, &g, w), 0);
 		ck_assert_int_eq(cp_zero_all(&c, &gr, NULL, newlen), 0);
 		for (uint32_t i = 0; i < 5; i++) {
-			uint64_t want = recompute(&g, w, &gr, i);
+			uint64_t want = recompute(&g, w, &gr, i, false);
 
 			TG_CHECK(newlen[i] == want, "round %d: zeroing %u "
 				 "(inclusive): %" PRIu64 ", recomputed %"
@@ -166,14 +189,11 @@ END_TEST
  */
 START_TEST(test_zero_vertex_not_reached_from_cut)
 {
-	static const struct {
-		const char *name;
-		uint64_t newlen;
-	} want[] = { { "Q", 10 }, { "P", 10 }, { "R", 15 } };
+	static const struct want_len want[] = {
+		{ "Q", 10 }, { "P", 10 }, { "R", 15 }
+	};
 	struct cp_pag g;
 	struct cp_cpm c;
-	struct cp_groups gr;
-	uint64_t newlen[3];
 	char err[128];
 
 	cp_pag_init(&g);
@@ -186,32 +206,11 @@ START_TEST(test_zero_vertex_not_reached_from_cut)
 	cp_pag_add_edge(&g, 3, 4, 10, cp_pag_intern(&g, "R"));
 	ck_assert_int_eq(cp_pag_finish(&g, err, sizeof(err)), 0);
 	ck_assert_int_eq(cp_cpm_run(&c, &g, NULL), 0);
-	gr = (struct cp_groups){ .n = g.nlabels, .of = g.label };
-	ck_assert_int_eq(cp_zero_all(&c, &gr, NULL, newlen), 0);
-	for (uint32_t i = 0; i < 3; i++)
-		ck_assert_msg(strcmp(g.labels[i], want[i].name) == 0 &&
-			      newlen[i] == want[i].newlen,
-			      "zeroing %s: CP %" PRIu64 ", want %" PRIu64,
-			      g.labels[i], newlen[i], want[i].newlen);
+	expect_lengths(&g, &c, want, 3);
 	cp_cpm_free(&c);
 	cp_pag_free(&g);
 }
 END_TEST
-
-/* Longest path with group @gid's edges at zero: one plain forward pass. */
-static uint64_t zeroed_pass(const struct cp_pag *g, const uint64_t *w,
-			    const struct cp_groups *gr, uint32_t gid)
-{
-	uint64_t *z = malloc(sizeof(*z) * (g->ne + 1));
-	uint64_t *et = malloc(sizeof(*et) * (g->nv + 1)), len;
-
-	for (uint32_t e = 0; e < g->ne; e++)
-		z[e] = cp_groups_has(gr, e, gid) ? 0 : w[e];
-	len = cp_cpm_longest(g, z, et);
-	free(z);
-	free(et);
-	return len;
-}
 
 /*
  * Zeroing block by block (cp_cuts.c) on barrier-synchronised graphs, tie
@@ -249,8 +248,8 @@ START_TEST(test_zero_blocks_barrier_graphs)
 						     newlen), 0);
 			cp_cpm_group_time(&c, &forms[f], cpt);
 			for (uint32_t i = 0; i < 4; i++) {
-				uint64_t want = zeroed_pass(&g, g.w,
-							    &forms[f], i);
+				uint64_t want = recompute(&g, g.w,
+							  &forms[f], i, true);
 
 				TG_CHECK(newlen[i] == want, "round %d form %d"
 					 " (%u blocks): zeroing g%u: %" PRIu64

@@ -49,6 +49,17 @@ static inline uint32_t tg_below(uint32_t n)
 	return (uint32_t)(tg_rand() % n);
 }
 
+/* Intern labels "g0" .. "g<nlab-1>" in @g, so that label i has id i. */
+static inline void tg_labels(struct cp_pag *g, uint32_t nlab)
+{
+	for (uint32_t i = 0; i < nlab; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "g%u", i);
+		cp_pag_intern(g, name);
+	}
+}
+
 /*
  * Random DAG multigraph: @nv vertices, @ne edges of weight 0..@maxw, label
  * of each edge one of @nlab labels "g0".."g<nlab-1>" (or none with
@@ -71,12 +82,7 @@ static inline int tg_random(struct cp_pag *g, uint32_t nv, uint32_t ne,
 		ord[v - 1] = ord[j];
 		ord[j] = t;
 	}
-	for (uint32_t i = 0; i < nlab; i++) {
-		char name[16];
-
-		snprintf(name, sizeof(name), "g%u", i);
-		cp_pag_intern(g, name);
-	}
+	tg_labels(g, nlab);
 	for (uint32_t i = 0; i < ne; i++) {
 		uint32_t a = tg_below(nv - 1), b = a + 1 + tg_below(nv - 1 - a);
 		uint32_t lab = tg_below(nlab + 1);
@@ -200,12 +206,7 @@ static inline int tg_pagshape(struct cp_pag *g, uint32_t nt, uint32_t len,
 	char err[256];
 
 	cp_pag_init(g);
-	for (uint32_t i = 0; i < nlab; i++) {
-		char name[16];
-
-		snprintf(name, sizeof(name), "g%u", i);
-		cp_pag_intern(g, name);
-	}
+	tg_labels(g, nlab);
 	s = cp_pag_add_vertex(g);
 	for (uint32_t k = 0; k < nt * len; k++)
 		cp_pag_add_vertex(g);	/* thread k / len, event k % len */
@@ -268,12 +269,7 @@ static inline int tg_barriers(struct cp_pag *g, uint32_t nt, uint32_t nph,
 	char err[256];
 
 	cp_pag_init(g);
-	for (uint32_t i = 0; i < nlab; i++) {
-		char name[16];
-
-		snprintf(name, sizeof(name), "g%u", i);
-		cp_pag_intern(g, name);
-	}
+	tg_labels(g, nlab);
 	s = cp_pag_add_vertex(g);
 	for (uint32_t p = 0; p < nph; p++) {
 		uint32_t hub = CP_PAG_NONE;
