@@ -39,9 +39,14 @@ def run(binary, mode, env_extra, lib, args=()):
     if env_extra.get("preload"):
         del env["preload"]
         env["LD_PRELOAD"] = lib
-    out = subprocess.run([binary, mode, *args], env=env, check=True,
-                         capture_output=True, text=True).stdout
-    vals = {}
+    p = subprocess.Popen([binary, mode, *args], env=env, text=True,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    out = p.stdout.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        sys.exit(f"{binary} {mode} exited {p.returncode}")
+    vals = {"cpu_s": ru.ru_utime + ru.ru_stime}
     for line in out.splitlines():
         k, v = line.split()
         vals[k] = float(v)
@@ -91,11 +96,12 @@ def main():
         print(f"round {r + 1}/{args.runs}", file=sys.stderr)
         for name, binary, env in micro_cfgs:
             for k, v in run(binary, "micro", env, lib).items():
-                res.setdefault(("micro", name, k), []).append(v)
+                if k != "cpu_s":
+                    res.setdefault(("micro", name, k), []).append(v)
         for prog, (mode, pargs) in progs.items():
             for name, binary, env in prog_cfgs:
-                v = run(binary, mode, env, lib, pargs)["elapsed_s"]
-                res.setdefault((prog, name, "elapsed_s"), []).append(v)
+                for k, v in run(binary, mode, env, lib, pargs).items():
+                    res.setdefault((prog, name, k), []).append(v)
 
     def mm(key):
         v = res[key]
@@ -132,25 +138,37 @@ def main():
               f"{1 / bmed:.2f} million lock pairs per second per thread "
               "(best / median run)")
     print()
-    print("| program | configuration | elapsed s min / median | slowdown vs baseline (min / median / median of rounds) |")
-    print("|---|---|---|---|")
+    print("| program | configuration | elapsed s min / median | slowdown (min / median / median of rounds) | CPU s min / median | CPU added (min / median) |")
+    print("|---|---|---|---|---|---|")
+
+    def ratios(prog, name, base, k):
+        cmin, cmed = mm((prog, name, k))
+        bmin, bmed = mm((prog, base, k))
+        rounds = statistics.median(
+            c / b for c, b in zip(res[(prog, name, k)], res[(prog, base, k)]))
+        return (cmin, cmed, (cmin / bmin - 1) * 100, (cmed / bmed - 1) * 100,
+                (rounds - 1) * 100)
+
     for prog in progs:
         for name, _, _ in prog_cfgs:
             base = "instr-off" if name.startswith("instr-") and name != "instr-off" else "bare"
-            cmin, cmed = mm((prog, name, "elapsed_s"))
-            bmin, bmed = mm((prog, base, "elapsed_s"))
-            rounds = statistics.median(
-                c / b for c, b in zip(res[(prog, name, "elapsed_s")],
-                                      res[(prog, base, "elapsed_s")]))
-            slow = "baseline" if name in ("bare", "instr-off") else \
-                (f"{(cmin / bmin - 1) * 100:+.1f}% / {(cmed / bmed - 1) * 100:+.1f}% / "
-                 f"{(rounds - 1) * 100:+.1f}% (vs {base})")
-            print(f"| {prog} | {name} | {cmin:.3f} / {cmed:.3f} | {slow} |")
+            emin, emed, e1, e2, e3 = ratios(prog, name, base, "elapsed_s")
+            cmin, cmed, c1, c2, _ = ratios(prog, name, base, "cpu_s")
+            if name in ("bare", "instr-off"):
+                slow = cpu = "baseline"
+            else:
+                slow = f"{e1:+.1f}% / {e2:+.1f}% / {e3:+.1f}% (vs {base})"
+                cpu = f"{c1:+.1f}% / {c2:+.1f}%"
+            print(f"| {prog} | {name} | {emin:.3f} / {emed:.3f} | {slow} | "
+                  f"{cmin:.3f} / {cmed:.3f} | {cpu} |")
     print()
     print("bare: no tracer; online-0/trace-0: libcpthread preloaded, no procedure selected;")
     print("instr-*: the same program built with -finstrument-functions and linked with")
     print("libcpthread; instr-off is that binary with CPTHREAD_MODE=off (the cost of the")
     print("instrumentation hooks alone); -8: eight procedures selected (CPTHREAD_FUNCS).")
+    print("CPU: user + system time of the process, which another tenant's load on the")
+    print("machine changes less than the elapsed time (a run whose two threads had to")
+    print("share one CPU takes twice as long but about as much CPU).")
 
 
 if __name__ == "__main__":
