@@ -87,8 +87,9 @@
  *
  * Complexity per block: O((v_b + e_b) * lanes + pushes * log) time for the
  * groups with CP time in it, at most O((v + e) log e) per group as before;
- * CP_SLACK_WORDS words of scratch per vertex of the graph (a block of
- * size n walks words/n lanes at once, at least four), 2 bytes per C edge
+ * scratch for lanes x the block's vertices (capped at CP_SLACK_WORDS words
+ * per vertex of the graph: a block of n vertices walks at most words/n
+ * lanes at once, at least four), 2 bytes per C edge
  * and a heap per lane of at most twice the edges alive at once (16 bytes
  * each: O(e) only in the worst case; it is compacted, see seg_push).  A
  * procedure without CP time costs nothing.  Slack <= zeroing benefit <= CP
@@ -135,7 +136,8 @@ struct cp_slack_ws {
 				 * block walked */
 	uint64_t *a;		/* reduced arrival times A: [i * nl + l]
 				 * for vertex i of the block, lane l */
-	size_t words;		/* room in a */
+	size_t words;		/* most words a may have */
+	size_t room;		/* words in a */
 	uint32_t *lane_of;	/* [groups] lane of a group, or NONE */
 	uint32_t ngroups;
 	struct lane lane[CP_SLACK_LANES];
@@ -160,9 +162,8 @@ static struct cp_slack_ws *ws_new(const struct cp_cpm *c,
 	ws->k = k;
 	ws->words = CP_SLACK_WORDS * ((size_t)g->nv + 1);
 	ws->roots = malloc(sizeof(*ws->roots) * ((size_t)g->nv + 1));
-	ws->a = cp_big_malloc(sizeof(*ws->a) * ws->words);
 	ws->mask = cp_big_malloc(sizeof(*ws->mask) * ((size_t)c->npath + 1));
-	if (!ws->roots || !ws->a || !ws->mask) {
+	if (!ws->roots || !ws->mask) {
 		cp_slack_ws_free(ws);
 		return NULL;
 	}
@@ -544,6 +545,14 @@ static int slack_block(struct cp_slack_ws *ws, const struct cp_groups *gr,
 	}
 	for (uint32_t s = 0; s < ng; s += most) {
 		uint32_t nl = ng - s < most ? ng - s : most, end;
+
+		if (nl * size > ws->room) {
+			cp_big_free(ws->a);
+			ws->room = nl * size;
+			ws->a = cp_big_malloc(sizeof(*ws->a) * ws->room);
+			if (!ws->a)
+				return -1;
+		}
 
 		for (uint32_t l = 0; l < nl; l++)
 			ws->lane[l].gid = in[s + l];

@@ -20,8 +20,9 @@
  * barrier-synchronised trace a block is one phase between two barriers:
  * a group costs nothing in the phases where it is not on C, and the graph
  * of a block is read once for all groups while it sits in cache.  A graph
- * without cuts is one block: CP_ZERO_WORDS words per vertex of scratch
- * then allow four lanes per pass, so nl groups cost nl/4 passes.
+ * without cuts is one block: the scratch is capped at CP_ZERO_WORDS words
+ * per vertex of the graph, four lanes per pass, so nl groups cost nl/4
+ * passes.
  *
  * Cost: O(sum over blocks of (v_b + e_b) * groups with CP time in b), at
  * most the O((v+e) * groups) of a pass per group; memory 32 bytes per
@@ -200,6 +201,7 @@ int cp_zero_blocks(const struct cp_cuts *k, const struct cp_groups *gr,
 	size_t nmask = gr->cls && gr->ncls > gr->n ? gr->ncls : gr->n;
 	uint64_t *gain, *et, len[CP_ZERO_LANES];
 	uint32_t *lane_of, *mark, *in, *mask;
+	size_t room = 0;	/* words in et */
 	int ret = -1;
 
 	gain = calloc((size_t)gr->n + 1, sizeof(*gain));
@@ -207,8 +209,8 @@ int cp_zero_blocks(const struct cp_cuts *k, const struct cp_groups *gr,
 	mark = calloc((size_t)gr->n + 1, sizeof(*mark));
 	in = malloc(sizeof(*in) * ((size_t)gr->n + 1));
 	mask = malloc(sizeof(*mask) * (nmask + 1));
-	et = cp_big_malloc(sizeof(*et) * words);
-	if (!gain || !lane_of || !mark || !in || !mask || !et)
+	et = NULL;
+	if (!gain || !lane_of || !mark || !in || !mask)
 		goto out;
 	memset(lane_of, 0xff, sizeof(*lane_of) * gr->n);
 	for (uint32_t b = 0; b < k->nb; b++) {
@@ -220,6 +222,13 @@ int cp_zero_blocks(const struct cp_cuts *k, const struct cp_groups *gr,
 		for (uint32_t s = 0; s < ng; s += most) {
 			uint32_t nl = ng - s < most ? ng - s : most;
 
+			if (nl * size > room) {
+				cp_big_free(et);
+				room = nl * size;
+				et = cp_big_malloc(sizeof(*et) * room);
+				if (!et)
+					goto out;
+			}
 			for (uint32_t l = 0; l < nl; l++)
 				lane_of[in[s + l]] = l;
 			lane_masks(gr, lane_of, nl, mask);
