@@ -47,10 +47,15 @@ static size_t cp_slab_size = CP_SLAB_MIN;
  * dequeued by another, so per-thread maps would not help; here the
  * dequeue finds what the enqueue wrote without walking the table.  An
  * entry is valid while its record's tag is the item's key (items are
- * never deleted but in a forked child, which clears the array).
+ * never deleted but in a forked child, which clears the array).  The key
+ * beside the record spares a new item the miss on an unrelated record;
+ * the two words are written apart, and the tag check settles a torn read.
  */
 #define CP_ITEM_SLOTS 4096
-static _Atomic(struct cp_objrec *) cp_item_slots[CP_ITEM_SLOTS];
+static struct {
+	atomic_uintptr_t key;
+	_Atomic(struct cp_objrec *) rec;
+} cp_item_slots[CP_ITEM_SLOTS];
 
 /* Addresses given to cpthread_untrack(), consulted when a record is
  * created (the object may be untracked before its first use). */
@@ -93,7 +98,7 @@ int cp_objrec_init(void)
 	cp_objrec_limbo_n = 0;
 	cp_objrec_free = NULL;
 	for (unsigned i = 0; i < CP_ITEM_SLOTS; i++)
-		atomic_store(&cp_item_slots[i], NULL);
+		atomic_store(&cp_item_slots[i].key, 0);
 	cp_retired_ntop = 0;
 	memset(&cp_objrec_limbo_lock, 0, sizeof(cp_objrec_limbo_lock));
 	return cp_objrec_table ? 0 : -ENOMEM;
@@ -452,27 +457,31 @@ struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
 	return r;
 }
 
-/* The slot of @key in the item array. */
-static _Atomic(struct cp_objrec *) *item_slot(uintptr_t key)
-{
-	return &cp_item_slots[cp_cache_home(key) & (CP_ITEM_SLOTS - 1)];
-}
-
 struct cp_objrec *cp_objrec_item(struct cp_thread *t, const void *item,
 				 bool create)
 {
 	uintptr_t key = cp_objrec_key(item, CP_NS_ITEM);
-	_Atomic(struct cp_objrec *) *s = item_slot(key);
-	struct cp_objrec *r = atomic_load_explicit(s, memory_order_acquire);
+	unsigned i = cp_cache_home(key) & (CP_ITEM_SLOTS - 1);
+	struct cp_objrec *r;
 
-	if (r && atomic_load_explicit(&r->tag, memory_order_acquire) == key)
-		return r;
+	if (atomic_load_explicit(&cp_item_slots[i].key,
+				 memory_order_relaxed) == key) {
+		r = atomic_load_explicit(&cp_item_slots[i].rec,
+					 memory_order_acquire);
+		if (r && atomic_load_explicit(&r->tag,
+				memory_order_acquire) == key)
+			return r;
+	}
 	if (create)
 		r = cp_objrec_lookup_slow(t, key, CP_OBJ_ITEM, 0, CP_REC_NEW);
 	else
 		r = cp_objrec_find(t, item, CP_NS_ITEM);
-	if (r)
-		atomic_store_explicit(s, r, memory_order_release);
+	if (r) {
+		atomic_store_explicit(&cp_item_slots[i].rec, r,
+				      memory_order_release);
+		atomic_store_explicit(&cp_item_slots[i].key, key,
+				      memory_order_relaxed);
+	}
 	return r;
 }
 
