@@ -369,7 +369,7 @@ static int pag_finish(struct cp_pag *g, uint32_t *cyc)
 		pag_free_adjacency(g);
 		return 1;
 	}
-	free(deg);
+	cp_big_free(deg);	/* scratch the next phases may reuse */
 	g->finished = true;
 	return 0;
 

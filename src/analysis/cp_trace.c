@@ -1191,9 +1191,9 @@ int cp_trace_parse(struct cp_trace *t, const char *name, const void *buf,
 		return -1;
 	}
 	ret = parse(&r);
-	free(r.blks);
-	free(r.defs);
-	free(r.unt);
+	cp_big_free(r.blks);	/* scratch the next phases may reuse */
+	cp_big_free(r.defs);
+	cp_big_free(r.unt);
 	if (ret)
 		cp_trace_free(t);
 	return ret;
