@@ -49,14 +49,16 @@ static inline void forget_sync(const void *o)
 		struct cp_objrec *r;					\
 		struct cp_wait w;					\
 		int rc, err;						\
+		bool waits;						\
 									\
 		if (!t)							\
 			return blocking_call;				\
 		cp_objrec_prefetch(t, obj, CP_NS_SYNC);			\
 		err = errno;						\
 		rc = try_call;						\
+		waits = (busy);						\
 		r = sync_rec(t, obj, kind);				\
-		if (!(busy)) {						\
+		if (!waits) {						\
 			if ((ok) && r)					\
 				on_ok(NULL);				\
 			cp_leave();					\
