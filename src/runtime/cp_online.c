@@ -255,6 +255,11 @@ static void release_at(struct cp_thread *t, struct cp_objrec *r, uint64_t now)
 
 void cp_online_lock_release(struct cp_thread *t, struct cp_objrec *r)
 {
+	/* An untracked lock (a queue's own) publishes nothing, in either
+	 * mode: no event, so no clock either, unless a new generation is
+	 * due (the thread restarts at its first event after it). */
+	if (untracked(r) && t->gen == cur_gen())
+		return;
 	release_at(t, r, step(t));
 }
 
