@@ -182,5 +182,6 @@ double cpt_wl_disturbance(const struct workload *w, json_t *report)
 
 double cpt_wl_cpu_dist_limit(const struct workload *w)
 {
-	return CPT_WL_CPU_DIST_PER_THREAD * w->threads;
+	return fmax(CPT_WL_CPU_DIST_PER_THREAD * w->threads,
+		    CPT_WL_CPU_DIST_SHARE * cpt_wl_useful_total(w));
 }

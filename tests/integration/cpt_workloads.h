@@ -80,10 +80,14 @@ double cpt_wl_disturbance(const struct workload *w, json_t *report);
 
 /*
  * The most a cpu-clock run may be disturbed, ms: thread creation and the
- * tracer's events, CPT_WL_CPU_DIST_PER_THREAD per thread.  More means the
- * tracer counted as useful something that was not (a wait, a burn twice).
+ * tracer's events, CPT_WL_CPU_DIST_PER_THREAD per thread or
+ * CPT_WL_CPU_DIST_SHARE of the hand model's useful time, whichever is
+ * more (a loaded VM stretches the CPU time of a system call several
+ * times).  More means the tracer counted as useful something that was
+ * not: a wait, or a burn counted twice.
  */
-#define CPT_WL_CPU_DIST_PER_THREAD 1.0
+#define CPT_WL_CPU_DIST_PER_THREAD 2.0
+#define CPT_WL_CPU_DIST_SHARE 0.05
 double cpt_wl_cpu_dist_limit(const struct workload *w);
 
 #endif /* CPT_WORKLOADS_H */
