@@ -2,12 +2,11 @@
  * cp_profile.c - critical-path profile of a trace PAG.
  *
  * One CPM pass (cp_cpm.c, or the caller's) gives the critical path, edge
- * by edge.  CPU and
- * CP time are summed per calling-context node in one sweep over the edges,
- * then folded into procedures: exclusively by each node's own procedure,
- * inclusively by every distinct procedure on the node's path from the
- * root (a recursive procedure counts once), so the per-edge cost does not
- * depend on stack depth.
+ * by edge.  CPU and CP time are summed per calling-context node in one
+ * sweep over the edges, then folded into procedures: exclusively by each
+ * node's own procedure, inclusively by every distinct procedure on the
+ * node's path from the root (a recursive procedure counts once), so the
+ * per-edge cost does not depend on stack depth.
  *
  * Zeroing, Slack and MBM take edge groups (struct cp_groups): exclusive
  * groups are the edges' innermost procedures (cp_tracepag.e_proc, used as

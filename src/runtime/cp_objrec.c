@@ -260,15 +260,13 @@ static void map_put(struct cp_thread *t, uintptr_t key, struct cp_objrec *r)
 	s->rec = r;
 }
 
-struct cp_objrec *cp_objrec_find(struct cp_thread *t, const void *addr,
-				 unsigned ns)
+struct cp_objrec *cp_objrec_find(const void *addr, unsigned ns)
 {
 	uintptr_t key = cp_objrec_key(addr, ns);
 	struct cds_lfht_iter it;
 	struct cds_lfht_node *node;
 	struct cp_objrec *r = NULL;
 
-	(void)t;
 	rcu_read_lock();
 	cds_lfht_lookup(cp_objrec_table, hash_key(key), match_key, &key, &it);
 	node = cds_lfht_iter_get_node(&it);
@@ -400,7 +398,7 @@ void cp_objrec_untrack(struct cp_thread *t, const void *addr)
 		}
 		cp_lock_release(&cp_untracked_lock);
 	}
-	r = cp_objrec_find(t, addr, CP_NS_SYNC);
+	r = cp_objrec_find(addr, CP_NS_SYNC);
 	if (r && !atomic_load(&r->untracked))
 		mark_untracked(t, r);
 }
@@ -475,7 +473,7 @@ struct cp_objrec *cp_objrec_item(struct cp_thread *t, const void *item,
 	if (create)
 		r = cp_objrec_lookup_slow(t, key, CP_OBJ_ITEM, 0, CP_REC_NEW);
 	else
-		r = cp_objrec_find(t, item, CP_NS_ITEM);
+		r = cp_objrec_find(item, CP_NS_ITEM);
 	if (r) {
 		atomic_store_explicit(&cp_item_slots[i].rec, r,
 				      memory_order_release);

@@ -170,9 +170,9 @@ static inline void cp_objrec_prefetch(struct cp_thread *t, const void *addr,
 struct cp_objrec *cp_objrec_item(struct cp_thread *t, const void *item,
 				 bool create);
 
-/* The record of @addr if one exists (no creation), else NULL. */
-struct cp_objrec *cp_objrec_find(struct cp_thread *t, const void *addr,
-				 unsigned ns);
+/* The record of @addr if one exists (no creation), else NULL.  Any
+ * thread, guard raised. */
+struct cp_objrec *cp_objrec_find(const void *addr, unsigned ns);
 
 /*
  * The object at @addr is destroyed (or initialised anew): delete its

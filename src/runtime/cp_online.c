@@ -569,7 +569,7 @@ void cp_online_join_end(struct cp_thread *t, struct cp_wait *w, int rc,
 	struct cp_thread *child = NULL;
 
 	if (rc == 0) {
-		r = cp_objrec_find(t, (const void *)id, CP_NS_THREAD);
+		r = cp_objrec_find((const void *)id, CP_NS_THREAD);
 		if (r) {
 			child = r->u.thread.thr;
 			cp_objrec_forget((const void *)id, CP_NS_THREAD);
