@@ -105,8 +105,16 @@ static inline void forget_sync(const void *o)
 		return rc;						\
 	} while (0)
 
+/* A write or exclusive acquire: the inlined common case, else the rule. */
+static inline void lock_acquired(struct cp_thread *t, struct cp_objrec *r,
+				 struct cp_wait *w)
+{
+	if (w || !cp_online_lock_acquired_fast(t, r))
+		cp_online_lock_acquired(t, r, w, false);
+}
+
 /* on_ok hooks for the macros above */
-#define CP_LOCK_ACQUIRED(w) cp_online_lock_acquired(t, r, w, false)
+#define CP_LOCK_ACQUIRED(w) lock_acquired(t, r, w)
 #define CP_RDLOCK_ACQUIRED(w) cp_online_lock_acquired(t, r, w, true)
 #define CP_SEM_ACQUIRED(w) cp_online_sem_acquired(t, r, w)
 

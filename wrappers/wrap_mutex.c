@@ -54,7 +54,8 @@ CP_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 	if (!t)
 		return CP_REAL(pthread_mutex_unlock)(m);
 	r = sync_rec(t, m, CP_OBJ_MUTEX);
-	if (r && m->__data.__owner == t->ostid)
+	if (r && m->__data.__owner == t->ostid &&
+	    !cp_online_lock_release_fast(t, r))
 		cp_online_lock_release(t, r);
 	cp_leave();
 	return CP_REAL(pthread_mutex_unlock)(m);

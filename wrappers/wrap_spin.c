@@ -29,7 +29,7 @@ CP_EXPORT int pthread_spin_unlock(pthread_spinlock_t *s)
 	/* Unlocking a spin lock one does not hold is undefined: the caller
 	 * holds it, and the lock protects the record. */
 	r = sync_rec(t, (const void *)s, CP_OBJ_SPIN);
-	if (r)
+	if (r && !cp_online_lock_release_fast(t, r))
 		cp_online_lock_release(t, r);
 	cp_leave();
 	return CP_REAL(pthread_spin_unlock)(s);

@@ -13,6 +13,7 @@
 
 #include "cp_objrec.h"
 #include "cp_thread.h"
+#include "cp_trace_format.h"
 
 /* A wait in progress: begun by a *_begin hook, ended by the next hook. */
 struct cp_wait {
@@ -34,6 +35,56 @@ void cp_online_failed(struct cp_thread *t, struct cp_objrec *r,
 		      struct cp_wait *w);
 /* Release; call before the real unlock, the lock still held. */
 void cp_online_lock_release(struct cp_thread *t, struct cp_objrec *r);
+
+/*
+ * The common cases of the two above for a mutex or spin lock in online
+ * mode without selected procedures, inlined into the wrappers: in a
+ * program that works between its locks, every instruction the tracer adds
+ * inside the critical section runs after the work has drained from the
+ * pipeline, so the calls, the spills and the re-checks of the general
+ * functions cost more there than in a tight loop.  Each returns false,
+ * having changed nothing, when the general function must run instead.
+ */
+static inline bool cp_online_lock_fast_ok(const struct cp_thread *t,
+					  const struct cp_objrec *r,
+					  uint32_t gen)
+{
+	return !t->tb && cp_rt.nsel == 0 && t->gen == gen &&
+	       (r->kind == CP_OBJ_MUTEX || r->kind == CP_OBJ_SPIN) &&
+	       !atomic_load_explicit(&r->untracked, memory_order_relaxed);
+}
+
+/* Acquired without a wait: nothing to take unless the record is another
+ * thread's longer path of this generation. */
+static inline bool cp_online_lock_acquired_fast(struct cp_thread *t,
+						struct cp_objrec *r)
+{
+	uint32_t g = atomic_load_explicit(&cp_rt.gen, memory_order_relaxed);
+
+	if (!cp_online_lock_fast_ok(t, r, g))
+		return false;
+	if (r->main.gen == g && r->main.owner != t->tid &&
+	    r->main.len > t->path->len)
+		return false;
+	r->ops++;
+	return true;
+}
+
+/* Release: advance the thread's path to now and publish it. */
+static inline bool cp_online_lock_release_fast(struct cp_thread *t,
+					       struct cp_objrec *r)
+{
+	uint32_t g = atomic_load_explicit(&cp_rt.gen, memory_order_relaxed);
+
+	if (!cp_online_lock_fast_ok(t, r, g))
+		return false;
+	cp_thread_advance(t, cp_thread_now(t));
+	r->seq++;
+	r->main.len = t->path->len;
+	r->main.owner = t->path->owner;
+	r->main.gen = g;
+	return true;
+}
 
 /* Barrier: arrival before the real wait, departure after it. */
 void cp_online_barrier_arrive(struct cp_thread *t, struct cp_objrec *r,
