@@ -54,19 +54,29 @@ static inline bool cp_online_lock_fast_ok(const struct cp_thread *t,
 	       !atomic_load_explicit(&r->untracked, memory_order_relaxed);
 }
 
-/* Acquired without a wait: nothing to take unless the record is another
- * thread's longer path of this generation. */
+/*
+ * Acquired without a wait.  Nothing to take unless the record is another
+ * thread's longer path of this generation; then the thread's path is
+ * advanced to now and takes the record's length (without selected
+ * procedures a merge is a max of lengths).
+ */
 static inline bool cp_online_lock_acquired_fast(struct cp_thread *t,
 						struct cp_objrec *r)
 {
 	uint32_t g = atomic_load_explicit(&cp_rt.gen, memory_order_relaxed);
+	struct cp_path *p = t->path;
 
-	if (!cp_online_lock_fast_ok(t, r, g))
-		return false;
-	if (r->main.gen == g && r->main.owner != t->tid &&
-	    r->main.len > t->path->len)
+	if (!cp_online_lock_fast_ok(t, r, g) || p->gen != g)
 		return false;
 	r->ops++;
+	if (r->main.gen == g && r->main.owner != t->tid &&
+	    r->main.len > p->len) {
+		cp_thread_advance(t, cp_thread_now(t));
+		if (r->main.len > p->len) {
+			r->gain_ns += r->main.len - p->len;
+			p->len = r->main.len;
+		}
+	}
 	return true;
 }
 
