@@ -5,6 +5,7 @@
 #include "bench.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,14 @@ void bench_init(int argc, char **argv, struct bench_opts *opts,
 	}
 	for (k = knobs; k && k->name; k++)
 		k->weight = k->base;
+	/*
+	 * A knob that repeats a procedure which allocates large buffers must
+	 * cost the same every time: with glibc's sliding threshold the first
+	 * free of a mapped block would let the repetitions reuse memory that
+	 * is already faulted in.  A fixed threshold maps every large block
+	 * afresh.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	while ((c = getopt(argc, argv, "t:n:s:qvh")) != -1) {
 		switch (c) {
 		case 't':

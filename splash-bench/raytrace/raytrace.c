@@ -343,12 +343,11 @@ BENCH_HELPER int parse_record(char *line, struct scene *sc, int *nv, int *np)
 }
 
 /*
- * Read the scene file at @path into @sc: a first pass counts the records
- * to size the arrays, a second parses them (each record base x FACTOR
- * times, see bench.h).  Exits with a message naming the line on a
- * malformed record.  Main thread.
+ * One reading of the scene file at @path into @sc: a first pass counts
+ * the records to size the arrays, a second parses them.  Exits with a
+ * message naming the line on a malformed record.
  */
-BENCH_PROC void read_scene(const char *path, struct scene *sc)
+BENCH_HELPER void read_scene_once(const char *path, struct scene *sc)
 {
 	FILE *f = fopen(path, "r");
 	char *text, *line, *next;
@@ -382,25 +381,15 @@ BENCH_PROC void read_scene(const char *path, struct scene *sc)
 	sc->prims = bench_alloc(sizeof(*sc->prims) * (size_t)sc->nprims);
 	sc->mats = bench_alloc(sizeof(*sc->mats) * (size_t)sc->nmats);
 	for (line = text; *line; line = next, lineno++) {
-		unsigned r, reps = bench_reps(W_READ, lineno);
-		int nv0 = nv, np0 = np, nl0 = sc->nlights;
-
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
 		else
 			next = line + strlen(line);
-		for (r = 0; r < reps; r++) {
-			nv = nv0;
-			np = np0;
-			sc->nlights = nl0;
-			if (parse_record(line, sc, &nv, &np)) {
-				fprintf(stderr, "%s: %s:%llu: bad record\n",
-					bench_prog, path,
-					(unsigned long long)lineno + 1);
-				exit(1);
-			}
-			BENCH_CLOBBER();
+		if (parse_record(line, sc, &nv, &np)) {
+			fprintf(stderr, "%s: %s:%llu: bad record\n",
+				bench_prog, path, (unsigned long long)lineno + 1);
+			exit(1);
 		}
 	}
 	free(text);
@@ -408,6 +397,27 @@ BENCH_PROC void read_scene(const char *path, struct scene *sc)
 		bench_fail("scene %s: %d/%d vertices, %d/%d primitives, "
 			   "%d lights", path, nv, sc->nverts, np, sc->nprims,
 			   sc->nlights);
+}
+
+/*
+ * Read the scene: the whole reading (file, counting pass, parsing) runs
+ * base x FACTOR times (bench.h), every time from scratch, so that the
+ * knob scales all of the procedure's work and -s read_scene=0.5 halves
+ * it.  Main thread.
+ */
+BENCH_PROC void read_scene(const char *path, struct scene *sc)
+{
+	unsigned r, reps = bench_reps(W_READ, 0);
+
+	for (r = 0; r < reps; r++) {
+		if (r) {
+			free(sc->verts);
+			free(sc->prims);
+			free(sc->mats);
+		}
+		read_scene_once(path, sc);
+		BENCH_CLOBBER();
+	}
 }
 
 /* ---- uniform grid ---------------------------------------------------- */
