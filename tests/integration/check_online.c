@@ -248,9 +248,16 @@ static void check_run(const struct workload *w, const struct combo *c,
 		check_figures(w, c->clock, r, dist, e);
 }
 
-static void run_workload(const struct workload *w, int i)
+/*
+ * Run @w under combo @i and check it; with @procs false, without
+ * CPTHREAD_FUNCS and without the procedure checks, so that the lock
+ * wrappers take their inlined paths (no selected procedure).
+ */
+static void run_workload_procs(const struct workload *wl, int i, bool procs)
 {
 	const struct combo *c = &combos[i];
+	struct workload bare = *wl;
+	const struct workload *w = wl;
 	bool wall = strcmp(c->clock, "wall") == 0;
 	int tries = wall ? WALL_TRIES : CPU_TRIES;
 	char env_clock[64], env_funcs[256];
@@ -263,6 +270,12 @@ static void run_workload(const struct workload *w, int i)
 
 	snprintf(env_clock, sizeof(env_clock), "CPTHREAD_CLOCK=%s", c->clock);
 	snprintf(env_funcs, sizeof(env_funcs), "CPTHREAD_FUNCS=%s", w->funcs);
+	if (!procs) {
+		memset(bare.procs, 0, sizeof(bare.procs));
+		bare.funcs = "";
+		w = &bare;
+		env[1] = "CPTHREAD_QUIET=1";
+	}
 	memset(&best, 0, sizeof(best));
 	for (int k = 0; k < tries; k++) {
 		double dist;
@@ -295,12 +308,18 @@ static void run_workload(const struct workload *w, int i)
 	cpt_errs_init(&e);
 	check_run(w, c, &best, best_dist, timed, &e);
 	ck_assert_msg(e.n == 0,
-		      "workload %s%s%s, %s, CPTHREAD_CLOCK=%s (child %d, "
+		      "workload %s%s%s, %s, CPTHREAD_CLOCK=%s%s (child %d, "
 		      "disturbance %.2f ms): %d mismatch(es):%s",
 		      w->prog, w->arg ? " " : "", w->arg ? w->arg : "",
-		      cpt_variant_name(c->v), c->clock, (int)best.pid,
+		      cpt_variant_name(c->v), c->clock,
+		      procs ? "" : ", no procedures", (int)best.pid,
 		      best_dist, e.n, e.buf);
 	cpt_run_free(&best);
+}
+
+static void run_workload(const struct workload *w, int i)
+{
+	run_workload_procs(w, i, true);
 }
 
 START_TEST(test_online_mutex)
@@ -382,6 +401,20 @@ START_TEST(test_online_handover)
 }
 END_TEST
 
+/* The mutex and spin lock cases with no procedure selected: the wrappers'
+ * inlined acquire and release (cp_online.h) must give the same critical
+ * path, per-thread and per-object figures as the general hooks. */
+START_TEST(test_online_locks_without_procedures)
+{
+	static const struct workload *const w[] = {
+		&cpt_wl_mutex, &cpt_wl_spin, &cpt_wl_handover_mutex,
+		&cpt_wl_handover_trylock, &cpt_wl_handover_spin,
+	};
+
+	run_workload_procs(w[_i / NCOMBOS], _i % NCOMBOS, false);
+}
+END_TEST
+
 /*
  * Intermediate samples: with CPTHREAD_SAMPLE_MS=10 on a run of ~115 ms of
  * CPU, samples come in time order, their lengths never decrease, and none
@@ -455,6 +488,8 @@ static Suite *online_suite(void)
 	tc = tcase_create("handover");
 	tcase_set_timeout(tc, 240);
 	tcase_add_loop_test(tc, test_online_handover, 0, 4 * NCOMBOS);
+	tcase_add_loop_test(tc, test_online_locks_without_procedures, 0,
+			    5 * NCOMBOS);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("samples");
 	tcase_set_timeout(tc, 60);
