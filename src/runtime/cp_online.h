@@ -92,7 +92,7 @@ static inline bool cp_online_lock_release_fast(struct cp_thread *t,
 	r->seq++;
 	r->main.len = t->path->len;
 	r->main.owner = t->path->owner;
-	r->main.gen = g;
+	r->main.gen = t->path->gen;
 	return true;
 }
 
