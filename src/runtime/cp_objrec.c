@@ -444,7 +444,10 @@ struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
 		r->id = atomic_fetch_add(&cp_objrec_next_id, 1) + 1;
 		if (t->tb && (key & 3) != CP_NS_THREAD)
 			cp_tb_obj_def(t->tb, r->id, kind, key >> 2, extra);
-		if (atomic_load(&cp_nuntracked) && is_untracked(key))
+		/* only synchronization objects can be untracked: skip the
+		 * list (and its lock) for the items a work queue creates */
+		if ((key & 3) == CP_NS_SYNC && atomic_load(&cp_nuntracked) &&
+		    is_untracked(key))
 			mark_untracked(t, r);
 		atomic_store_explicit(&r->tag, key, memory_order_release);
 		break;
