@@ -204,19 +204,6 @@ fail:
 
 /* ---- the per-thread map ----------------------------------------------- */
 
-/* The slot holding @key in @t's map, or the empty slot ending its probe. */
-static struct cp_cache_slot *map_slot(struct cp_thread *t, uintptr_t key)
-{
-	uint32_t i = cp_cache_home(key);
-
-	for (;; i++) {
-		struct cp_cache_slot *s = &t->cache[i & t->cache_mask];
-
-		if (s->key == key || !s->key)
-			return s;
-	}
-}
-
 /* Double the map, keeping the entries still valid; at the largest size
  * (or out of memory) start over empty instead. */
 static void map_grow(struct cp_thread *t)
@@ -239,7 +226,7 @@ static void map_grow(struct cp_thread *t)
 		if (!old[i].key || atomic_load_explicit(&old[i].rec->tag,
 				memory_order_relaxed) != old[i].key)
 			continue;
-		*map_slot(t, old[i].key) = old[i];
+		*cp_objrec_map_slot(t, old[i].key) = old[i];
 		t->cache_used++;
 	}
 	cp_free(old);
@@ -247,12 +234,12 @@ static void map_grow(struct cp_thread *t)
 
 static void map_put(struct cp_thread *t, uintptr_t key, struct cp_objrec *r)
 {
-	struct cp_cache_slot *s = map_slot(t, key);
+	struct cp_cache_slot *s = cp_objrec_map_slot(t, key);
 
 	if (!s->key) {
 		if (2 * (t->cache_used + 1) > t->cache_mask + 1) {
 			map_grow(t);
-			s = map_slot(t, key);
+			s = cp_objrec_map_slot(t, key);
 		}
 		s->key = key;
 		t->cache_used++;

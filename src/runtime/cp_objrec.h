@@ -109,6 +109,19 @@ static inline uintptr_t cp_objrec_key(const void *addr, unsigned ns)
 	return ((uintptr_t)addr << 2) | ns;
 }
 
+/* The slot of @t's map holding @key, or the empty slot ending its probe
+ * (the map is never full). */
+static inline struct cp_cache_slot *cp_objrec_map_slot(struct cp_thread *t,
+						       uintptr_t key)
+{
+	for (uint32_t i = cp_cache_home(key);; i++) {
+		struct cp_cache_slot *s = &t->cache[i & t->cache_mask];
+
+		if (s->key == key || !s->key)
+			return s;
+	}
+}
+
 /*
  * The record of @addr in namespace @ns, created on first sight with kind
  * @kind (@extra: barrier count, semaphore initial value).  Never NULL
@@ -120,23 +133,13 @@ static inline struct cp_objrec *cp_objrec_get(struct cp_thread *t,
 					      unsigned kind, uint64_t extra)
 {
 	uintptr_t key = cp_objrec_key(addr, ns);
-	uint32_t i = cp_cache_home(key);
+	const struct cp_cache_slot *s = cp_objrec_map_slot(t, key);
 
-	for (;; i++) {
-		struct cp_cache_slot *s = &t->cache[i & t->cache_mask];
-
-		if (s->key == key) {
-			struct cp_objrec *r = s->rec;
-
-			if (__builtin_expect(atomic_load_explicit(&r->tag,
-					memory_order_acquire) == key &&
-					r->kind == kind, 1))
-				return r;
-			break;
-		}
-		if (!s->key)
-			break;
-	}
+	if (__builtin_expect(s->key == key &&
+			     atomic_load_explicit(&s->rec->tag,
+				     memory_order_acquire) == key &&
+			     s->rec->kind == kind, 1))
+		return s->rec;
 	return cp_objrec_lookup_slow(t, key, kind, extra, CP_REC_REMEMBER);
 }
 

@@ -173,8 +173,7 @@ void cp_online_lock_acquired(struct cp_thread *t, struct cp_objrec *r,
 
 		if (untracked(r) || t->gen != g)
 			return;
-		if ((src->gen != g || src->owner == t->tid ||
-		     (cp_rt.nsel == 0 && src->len <= t->path->len)) &&
+		if (!cp_online_may_take(t, src, g) &&
 		    (!rw || shared || r->u.rw.rpath->gen != g))
 			return;
 		now = step(t);

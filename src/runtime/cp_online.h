@@ -55,10 +55,22 @@ static inline bool cp_online_lock_fast_ok(const struct cp_thread *t,
 }
 
 /*
+ * Whether taking @src (of generation @gen) can change the thread's path:
+ * not its own earlier snapshot, and, without selected procedures (where a
+ * merge is a max of lengths), only a longer one.  When it cannot, an
+ * acquire that did not wait reads no clock.
+ */
+static inline bool cp_online_may_take(const struct cp_thread *t,
+				      const struct cp_path *src, uint32_t gen)
+{
+	return src->gen == gen && src->owner != t->tid &&
+	       (cp_rt.nsel != 0 || src->len > t->path->len);
+}
+
+/*
  * Acquired without a wait.  Nothing to take unless the record is another
  * thread's longer path of this generation; then the thread's path is
- * advanced to now and takes the record's length (without selected
- * procedures a merge is a max of lengths).
+ * advanced to now and takes the record's length.
  */
 static inline bool cp_online_lock_acquired_fast(struct cp_thread *t,
 						struct cp_objrec *r)
@@ -69,8 +81,7 @@ static inline bool cp_online_lock_acquired_fast(struct cp_thread *t,
 	if (!cp_online_lock_fast_ok(t, r, g) || p->gen != g)
 		return false;
 	r->ops++;
-	if (r->main.gen == g && r->main.owner != t->tid &&
-	    r->main.len > p->len) {
+	if (cp_online_may_take(t, &r->main, g)) {
 		cp_thread_advance(t, cp_thread_now(t));
 		if (r->main.len > p->len) {
 			r->gain_ns += r->main.len - p->len;
