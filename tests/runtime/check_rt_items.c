@@ -39,7 +39,8 @@ struct task {
 };
 
 static struct task pool[POOL];
-static struct task wide[NWIDE];
+static char heap[NWIDE * 64];	/* NWIDE items at scattered places */
+static const void *wide[NWIDE];
 static struct cp_thread *prod, *prod2, *cons;
 
 static void setup(void)
@@ -218,24 +219,68 @@ START_TEST(test_items_latest_enqueue_wins)
 END_TEST
 
 /*
+ * Addresses of NWIDE items scattered over heap[] (distinct, 8-aligned,
+ * pseudo-random).  Evenly spaced ones would not do: the multiplicative
+ * hash spreads an arithmetic progression over distinct slots, and the
+ * test wants probe runs.
+ */
+static void scatter(void)
+{
+	static uint8_t taken[sizeof(heap) / 8];
+	uint64_t x = 88172645463325252ull;
+
+	memset(taken, 0, sizeof(taken));
+	for (unsigned i = 0; i < NWIDE;) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		if (taken[x % sizeof(taken)])
+			continue;
+		taken[x % sizeof(taken)] = 1;
+		wide[i++] = heap + 8 * (x % sizeof(taken));
+	}
+}
+
+/* Items sharing a home slot in a table of @slots: the probe runs. */
+static unsigned collisions(uint32_t slots)
+{
+	static uint8_t seen[1u << 16];
+	unsigned n = 0;
+
+	memset(seen, 0, sizeof(seen));
+	for (unsigned i = 0; i < NWIDE; i++) {
+		uint32_t h = cp_cache_home(cp_objrec_key(wide[i],
+				CP_NS_ITEM)) & (slots - 1);
+
+		n += seen[h];
+		seen[h] = 1;
+	}
+	return n;
+}
+
+/*
  * Many items in flight at once, dequeued in a scrambled order: the table
- * grows, and removals (which move other items' slots) never lose or mix
- * up an item.  Then a second wave reuses the records of the first.
+ * grows, and removals (which move other items' slots back) never lose or
+ * mix up an item.  Then a second wave reuses the records of the first.
  */
 START_TEST(test_items_many_in_flight)
 {
 	struct cp_item_ev ev;
 
+	scatter();
+	/* 5000 items: a table of 16384 slots */
+	ck_assert_msg(collisions(16384) > 200, "only %u items share a home "
+		      "slot", collisions(16384));
 	for (int wave = 0; wave < 2; wave++) {
 		for (uint64_t i = 0; i < NWIDE; i++) {
 			set_path(prod, 10 + i + wave, i, wave);
-			enqueue(prod, &wide[i], &ev);
+			enqueue(prod, wide[i], &ev);
 		}
 		for (uint64_t n = 0; n < NWIDE; n++) {
 			uint64_t i = (n * 2861) % NWIDE;	/* coprime */
 
 			set_path(cons, 0, 0, 0);
-			dequeue(cons, &wide[i], &ev);
+			dequeue(cons, wide[i], &ev);
 			assert_path(cons, 10 + i + wave, i, wave, "item", i);
 		}
 		ck_assert_msg(cp_items_records() == NWIDE, "wave %d: %u "
