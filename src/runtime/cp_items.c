@@ -148,7 +148,8 @@ int cp_items_enqueue(struct cp_thread *t, const void *item,
 		/* keep the table at most half full; past that, as long as
 		 * an empty slot is left, fuller is better than untracked */
 		if ((!s || 2 * (cp_items.used + 1) > cp_items.mask + 1) &&
-		    grow() != 0 && (!s || cp_items.used + 2 > cp_items.mask + 1))
+		    grow() != 0 &&
+		    (!s || cp_items.used + 2 > cp_items.mask + 1))
 			goto nomem;
 		r = take_rec(key);
 		if (!r)

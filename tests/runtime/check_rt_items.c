@@ -114,10 +114,11 @@ START_TEST(test_items_stream_through_a_pool)
 		if (k < NSTREAM) {
 			set_path(prod, 1000 + 3 * k, k, 2 * k);
 			enqueue(prod, &pool[k % POOL], &ev);
-			ck_assert_msg(ev.fresh && ev.seq == 1 && ev.id > last_id,
-				      "enqueue %" PRIu64 ": fresh %d seq %"
-				      PRIu64 " id %u after %u", k, ev.fresh,
-				      ev.seq, ev.id, last_id);
+			ck_assert_msg(ev.fresh && ev.seq == 1 &&
+				      ev.id > last_id, "enqueue %" PRIu64
+				      ": fresh %d seq %" PRIu64 " id %u after "
+				      "%u", k, ev.fresh, ev.seq, ev.id,
+				      last_id);
 			last_id = ev.id;
 		}
 		if (k >= POOL - 1) {
