@@ -32,30 +32,14 @@ static struct cp_objrec *cp_objrec_free;	/* past their grace period */
 
 /*
  * New records are carved from slabs whose pages are faulted in at once:
- * a program that queues 50,000 work items would otherwise take a page
- * fault every twenty records.  Slabs double from 16 kB to 1 MB, so a
+ * a program with 50,000 locks (one per block of a matrix, say) would
+ * otherwise take a page fault every twenty records.  Slabs double from 16 kB to 1 MB, so a
  * small program keeps a small footprint.  Under the limbo lock.
  */
 #define CP_SLAB_MIN (16u << 10)
 #define CP_SLAB_MAX (1u << 20)
 static char *cp_slab_pos, *cp_slab_end;
 static size_t cp_slab_size = CP_SLAB_MIN;
-
-/*
- * Work-queue items: a direct-mapped array of records shared by all
- * threads, in front of the table.  An item is enqueued by one thread and
- * dequeued by another, so per-thread maps would not help; here the
- * dequeue finds what the enqueue wrote without walking the table.  An
- * entry is valid while its record's tag is the item's key (items are
- * never deleted but in a forked child, which clears the array).  The key
- * beside the record spares a new item the miss on an unrelated record;
- * the two words are written apart, and the tag check settles a torn read.
- */
-#define CP_ITEM_SLOTS 4096
-static struct {
-	atomic_uintptr_t key;
-	_Atomic(struct cp_objrec *) rec;
-} cp_item_slots[CP_ITEM_SLOTS];
 
 /* Addresses given to cpthread_untrack(), consulted when a record is
  * created (the object may be untracked before its first use). */
@@ -67,6 +51,12 @@ static atomic_uint cp_nuntracked;
 struct cp_objrec_retired cp_objrec_retired[8];
 static struct cp_objstat cp_retired_top[CP_OBJSTAT_TOP];
 static uint32_t cp_retired_ntop;
+
+uint32_t cp_objrec_new_id(void)
+{
+	return atomic_fetch_add_explicit(&cp_objrec_next_id, 1,
+					 memory_order_relaxed) + 1;
+}
 
 static unsigned long hash_key(uintptr_t key)
 {
@@ -85,9 +75,9 @@ static int match_key(struct cds_lfht_node *node, const void *key)
 
 /*
  * 8192 buckets to begin with (128 kB, made as fast as 1024): liburcu
- * grows the table only at eight records a bucket, and a program that
- * queues tens of thousands of work items would walk long chains at every
- * insert until then.
+ * grows the table only at eight records a bucket, and a program with
+ * tens of thousands of locks would walk long chains at every insert until
+ * then.  (Work-queue items are not kept here: cp_items.h.)
  */
 int cp_objrec_init(void)
 {
@@ -97,8 +87,6 @@ int cp_objrec_init(void)
 	cp_objrec_limbo = NULL;
 	cp_objrec_limbo_n = 0;
 	cp_objrec_free = NULL;
-	for (unsigned i = 0; i < CP_ITEM_SLOTS; i++)
-		atomic_store(&cp_item_slots[i].key, 0);
 	cp_retired_ntop = 0;
 	memset(&cp_objrec_limbo_lock, 0, sizeof(cp_objrec_limbo_lock));
 	return cp_objrec_table ? 0 : -ENOMEM;
@@ -327,8 +315,7 @@ static void retire(struct cp_objrec *r)
 		return;		/* someone else deleted it */
 	atomic_store_explicit(&r->tag, 0, memory_order_release);
 	cp_lock_acquire(&cp_objrec_limbo_lock);
-	if (r->kind != CP_OBJ_ITEM || r->ops)
-		retire_stats(r);
+	retire_stats(r);
 	r->limbo_next = cp_objrec_limbo;
 	cp_objrec_limbo = r;
 	if (++cp_objrec_limbo_n >= CP_LIMBO_BATCH) {
@@ -428,11 +415,11 @@ struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
 			continue;
 		}
 		r = mine;
-		r->id = atomic_fetch_add(&cp_objrec_next_id, 1) + 1;
+		r->id = cp_objrec_new_id();
 		if (t->tb && (key & 3) != CP_NS_THREAD)
 			cp_tb_obj_def(t->tb, r->id, kind, key >> 2, extra);
 		/* only synchronization objects can be untracked: skip the
-		 * list (and its lock) for the items a work queue creates */
+		 * list (and its lock) for joinable threads */
 		if ((key & 3) == CP_NS_SYNC && atomic_load(&cp_nuntracked) &&
 		    is_untracked(key))
 			mark_untracked(t, r);
@@ -442,34 +429,6 @@ struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
 	rcu_read_unlock();
 	if (r && (how & CP_REC_REMEMBER))
 		map_put(t, key, r);
-	return r;
-}
-
-struct cp_objrec *cp_objrec_item(struct cp_thread *t, const void *item,
-				 bool create)
-{
-	uintptr_t key = cp_objrec_key(item, CP_NS_ITEM);
-	unsigned i = cp_cache_home(key) & (CP_ITEM_SLOTS - 1);
-	struct cp_objrec *r;
-
-	if (atomic_load_explicit(&cp_item_slots[i].key,
-				 memory_order_relaxed) == key) {
-		r = atomic_load_explicit(&cp_item_slots[i].rec,
-					 memory_order_acquire);
-		if (r && atomic_load_explicit(&r->tag,
-				memory_order_acquire) == key)
-			return r;
-	}
-	if (create)
-		r = cp_objrec_lookup_slow(t, key, CP_OBJ_ITEM, 0, CP_REC_NEW);
-	else
-		r = cp_objrec_find(item, CP_NS_ITEM);
-	if (r) {
-		atomic_store_explicit(&cp_item_slots[i].rec, r,
-				      memory_order_release);
-		atomic_store_explicit(&cp_item_slots[i].key, key,
-				      memory_order_relaxed);
-	}
 	return r;
 }
 

@@ -1,11 +1,12 @@
 /*
  * cp_objrec.h - per-object path records.
  *
- * A synchronization object (or work-queue item, or joinable thread) gets a
- * record the first time a wrapper sees it: what a thread that comes to
- * depend on the object must take over.  Records live in one liburcu
- * lock-free hash table (cds_lfht, bulletproof flavor: no thread
- * registration), keyed by address and namespace.
+ * A synchronization object (or joinable thread) gets a record the first
+ * time a wrapper sees it: what a thread that comes to depend on the object
+ * must take over.  Records live in one liburcu lock-free hash table
+ * (cds_lfht, bulletproof flavor: no thread registration), keyed by address
+ * and namespace.  Work-queue items use the same record type but live only
+ * while in flight, outside the table (cp_items.h).
  *
  * The hot path does not go there: each thread keeps its own map from key
  * to record (cp_thread.h, open addressing, grown with the number of
@@ -40,7 +41,7 @@
 
 enum cp_objns {
 	CP_NS_SYNC = 0,		/* locks, barriers, conds, sems */
-	CP_NS_ITEM = 1,		/* work-queue items */
+	CP_NS_ITEM = 1,		/* work-queue items (cp_items.h) */
 	CP_NS_THREAD = 2,	/* joinable threads, keyed by pthread_t */
 };
 
@@ -70,7 +71,7 @@ struct cp_objrec {
 			struct cp_thread *thr;
 		} thread;
 	} u;
-	struct cp_objrec *limbo_next;	/* limbo list, then free list */
+	struct cp_objrec *limbo_next;	/* limbo list, then a free list */
 
 	/*
 	 * hot: one cache line with the main path record (without selected
@@ -168,10 +169,9 @@ static inline void cp_objrec_prefetch(struct cp_thread *t, const void *addr,
 	}
 }
 
-/* The record of work-queue item @item, created if @create (enqueue), else
- * NULL when it was never enqueued.  Calling thread, guard raised. */
-struct cp_objrec *cp_objrec_item(struct cp_thread *t, const void *item,
-				 bool create);
+/* A fresh object id (from 1), as every record gets one: for the trace and
+ * the report.  Any thread. */
+uint32_t cp_objrec_new_id(void);
 
 /* The record of @addr if one exists (no creation), else NULL.  Any
  * thread, guard raised. */
@@ -188,7 +188,8 @@ void cp_objrec_forget(const void *addr, unsigned ns);
  * (also for a record created later at that address).  Guard raised. */
 void cp_objrec_untrack(struct cp_thread *t, const void *addr);
 
-/* Statistics of records already deleted, per kind, for the report. */
+/* Statistics of records already deleted, per kind, for the report (for
+ * items: of the instances already dequeued, folded in by cp_items.c). */
 struct cp_objrec_retired {
 	uint64_t objects, ops, contended, wait_ns, gain_ns;
 };

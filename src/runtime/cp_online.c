@@ -21,7 +21,8 @@
  *                 began, then the mutex re-acquire <- its last release
  *   semaphore     k-th successful wait <- the post that made its token
  *                 (FIFO of posts; initial tokens depend on nothing)
- *   item          dequeue of X <- enqueue of X (seed 002 Fig. 11)
+ *   item          dequeue of X <- latest enqueue of X (seed 002 Fig. 11);
+ *                 the record lives while X is in flight (cp_items.h)
  *   thread        child start <- create; join <- child's exit
  *
  * Cost: an uncontended acquire reads no clock unless the record can
@@ -39,6 +40,7 @@
 #include <string.h>
 
 #include "cp_alloc.h"
+#include "cp_items.h"
 #include "cp_procs.h"
 #include "cp_report.h"
 #include "cp_trace_format.h"
@@ -489,32 +491,27 @@ void cp_online_sem_acquired(struct cp_thread *t, struct cp_objrec *r,
 
 void cp_online_enqueue(struct cp_thread *t, const void *item)
 {
-	struct cp_objrec *r = cp_objrec_item(t, item, true);
 	uint64_t now = step(t);
+	struct cp_item_ev ev;
 
-	if (!r)
-		return;
-	r->ops++;
-	r->seq++;
-	cp_path_copy(&r->main, t->path, cp_rt.nsel);
+	if (cp_items_enqueue(t, item, &ev) != 0)
+		return;		/* out of memory: not tracked */
 	if (t->tb)
-		ev_publish(t, now, r->id, r->seq);
+		ev_publish(t, now, ev.id, ev.seq);
 }
 
 void cp_online_dequeue(struct cp_thread *t, const void *item)
 {
-	struct cp_objrec *r = cp_objrec_item(t, item, false);
 	uint64_t now = step(t);
+	struct cp_item_ev ev;
 
-	if (!r) {
+	if (cp_items_dequeue(t, item, cur_gen(), &ev) != 0) {
 		if (t->tb)
 			ev_consume(t, 0, now, 0, 0, 0);
 		return;
 	}
-	r->ops++;
-	take(t, r, &r->main);
 	if (t->tb)
-		ev_consume(t, 0, now, r->id, r->seq, r->seq != 0);
+		ev_consume(t, 0, now, ev.id, ev.seq, 1);
 }
 
 /* ---- threads --------------------------------------------------------- */

@@ -19,6 +19,7 @@
 
 #include "cp_alloc.h"
 #include "cp_emit.h"
+#include "cp_items.h"
 #include "cp_lock.h"
 #include "cp_objrec.h"
 #include "cp_procs.h"
@@ -473,12 +474,16 @@ void cp_report_write(struct cp_thread *caller)
 			s->proc_cpu[i] += t->proc_cpu[i];
 	}
 	cp_objrec_for_each(collect_object, s);
+	cp_items_for_each(collect_object, s);	/* items still in flight */
 	for (unsigned k = 1; k <= CP_OBJ_KIND_MAX; k++)
 		s->nobjects += cp_objrec_retired[k].objects;
 	{
 		struct cp_objstat gone[CP_OBJSTAT_TOP];
 		uint32_t n = cp_objrec_retired_top(gone);
 
+		for (uint32_t i = 0; i < n; i++)
+			cp_objstat_insert(s->top, &s->ntop, &gone[i]);
+		n = cp_items_retired_top(gone);	/* items dequeued */
 		for (uint32_t i = 0; i < n; i++)
 			cp_objstat_insert(s->top, &s->ntop, &gone[i]);
 	}

@@ -15,6 +15,7 @@
 
 #include "cp_alloc.h"
 #include "cp_clock.h"
+#include "cp_items.h"
 #include "cp_objrec.h"
 #include "cp_online.h"
 #include "cp_procs.h"
@@ -151,6 +152,7 @@ static void cp_runtime_init(void)
 		cp_warn("cannot set up the tracer's memory; tracing is off");
 		goto out;
 	}
+	cp_items_init();
 	cp_rt.clock = cp_rt.cfg.clock;
 	cp_symbols_load();
 	cp_procs_init();
@@ -261,6 +263,7 @@ void cp_runtime_postfork_child(void)
 	cp_thread_reset_registry(NULL);
 	cp_report_reset();
 	memset(cp_objrec_retired, 0, sizeof(cp_objrec_retired));
+	cp_items_init();
 	if (cp_objrec_init()) {
 		cp_rt.tracing = false;
 		return;

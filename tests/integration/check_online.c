@@ -376,6 +376,14 @@ START_TEST(test_online_workqueue_items)
 }
 END_TEST
 
+/* An item's address used again after its dequeue: the new enqueue's
+ * path, not the old one's. */
+START_TEST(test_online_workqueue_reused_item)
+{
+	run_workload(&cpt_wl_wq_reuse, _i);
+}
+END_TEST
+
 START_TEST(test_online_create_join)
 {
 	run_workload(&cpt_wl_create, _i);
@@ -473,6 +481,7 @@ static Suite *online_suite(void)
 		{ "sem", test_online_sem },
 		{ "workqueue_lock", test_online_workqueue_lock },
 		{ "workqueue_items", test_online_workqueue_items },
+		{ "workqueue_reused_item", test_online_workqueue_reused_item },
 		{ "create_join", test_online_create_join },
 		{ "instrumented_functions",
 		  test_online_instrumented_functions },

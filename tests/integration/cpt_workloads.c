@@ -93,6 +93,17 @@ const struct workload cpt_wl_wq_items = {
 	{ { "item", 2, 2 }, { "item", 2, 2 } },
 };
 
+/* Y's address enqueued and dequeued once before: every figure of "items";
+ * each enqueue of an address not in flight is an object of its own. */
+const struct workload cpt_wl_wq_reuse = {
+	"wq", "reuse", "p1,p2,c0,work", 85, 4, 15,
+	{ { "p1", 0, 0, 10 }, { "p2", 0, 0, 50 }, { "c0", 25, 15, 25 },
+	  { "work", 60, 35, 60 } },
+	{ { 0, 85, 0 }, { 1, 10, 10 }, { 2, 50, 50 }, { 3, 85, 85 },
+	  END_THREADS },
+	{ { "item", 2, 2 }, { "item", 2, 2 }, { "item", 2, 2 } },
+};
+
 const struct workload cpt_wl_create = {
 	"create", NULL, "m1,m2,m3,a,a2,b", 80, 3, 15,
 	{ { "m1", 20, 20, 20 }, { "m2", 0, 0, 15 }, { "m3", 5, 5, 5 },
@@ -152,6 +163,7 @@ const struct workload *const cpt_wl_all[] = {
 	&cpt_wl_sem,
 	&cpt_wl_wq_lock,
 	&cpt_wl_wq_items,
+	&cpt_wl_wq_reuse,
 	&cpt_wl_create,
 	&cpt_wl_funcs,
 	&cpt_wl_handover_mutex,

@@ -51,6 +51,7 @@ extern const struct workload cpt_wl_cond;
 extern const struct workload cpt_wl_sem;
 extern const struct workload cpt_wl_wq_lock;
 extern const struct workload cpt_wl_wq_items;
+extern const struct workload cpt_wl_wq_reuse;
 extern const struct workload cpt_wl_create;
 extern const struct workload cpt_wl_funcs;
 extern const struct workload cpt_wl_handover_mutex;

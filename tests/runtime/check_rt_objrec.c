@@ -1,9 +1,9 @@
 /*
- * check_rt_objrec.c - object records behind the per-thread maps and the
- * item array: every object found again from any thread, a destroyed (or
- * re-initialised, or reused as another kind) object starting fresh even
- * where a map still holds its old record, records recycled safely, and a
- * semaphore destroyed with tokens still queued.
+ * check_rt_objrec.c - object records behind the per-thread maps: every
+ * object found again from any thread, a destroyed (or re-initialised, or
+ * reused as another kind) object starting fresh even where a map still
+ * holds its old record, records recycled safely, and a semaphore destroyed
+ * with tokens still queued.
  */
 #include <check.h>
 #include <inttypes.h>
@@ -22,7 +22,6 @@
 #define STRIDE 40	/* sizeof(pthread_mutex_t): an array of locks */
 
 static char objs[NOBJ * STRIDE];
-static char elsewhere;
 static struct cp_thread *t1, *t2;
 
 static const void *obj(unsigned i)
@@ -169,31 +168,6 @@ START_TEST(test_objrec_sem_destroyed_with_tokens)
 }
 END_TEST
 
-START_TEST(test_objrec_items_found_by_other_threads)
-{
-	/* more items than the item array has slots: some are found in
-	 * the table behind it */
-	for (unsigned i = 0; i < NOBJ; i++) {
-		struct cp_objrec *r = cp_objrec_item(t1, obj(i), true);
-
-		ck_assert_ptr_nonnull(r);
-		r->seq = i + 1;
-	}
-	for (unsigned i = 0; i < NOBJ; i++) {
-		struct cp_objrec *r = cp_objrec_item(t2, obj(i), false);
-
-		ck_assert_msg(r && r->seq == i + 1 && r->kind == CP_OBJ_ITEM,
-			      "item %u: record %p seq %" PRIu64, i, (void *)r,
-			      r ? r->seq : 0);
-		ck_assert_ptr_eq(cp_objrec_item(t1, obj(i), true), r);
-	}
-	ck_assert_ptr_null(cp_objrec_item(t2, &elsewhere, false));
-	/* items and locks at one address are different objects */
-	ck_assert_ptr_ne(get(t1, 1, CP_OBJ_MUTEX),
-			 cp_objrec_item(t1, obj(1), false));
-}
-END_TEST
-
 static Suite *objrec_suite(void)
 {
 	Suite *s = suite_create("rt_objrec");
@@ -205,7 +179,6 @@ static Suite *objrec_suite(void)
 	tcase_add_test(tc, test_objrec_recycled_records_are_not_mistaken);
 	tcase_add_test(tc, test_objrec_other_kind_starts_fresh);
 	tcase_add_test(tc, test_objrec_sem_destroyed_with_tokens);
-	tcase_add_test(tc, test_objrec_items_found_by_other_threads);
 	suite_add_tcase(s, tc);
 	return s;
 }

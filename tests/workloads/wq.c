@@ -23,6 +23,13 @@
  *   Zeroing: c0 -> p1 work = 70: 15;  work -> p2 = 50: 35;
  *            p1, p2 -> 85: 0.
  * Useful: main 0, P1 10, P2 50, C 85.
+ *
+ * Argument "reuse": as "items", but Y's address is used twice.  P2, its
+ * path at 50, first puts Y and takes it back itself (no edge: its own
+ * path); P1 waits for that (silent u2) before it puts Y.  So the dequeue
+ * by C must follow the second enqueue of Y (10), not the first (50):
+ * every figure is that of "items".  In trace mode the two instances of Y
+ * are two objects whose publishes the analyzer must not confuse.
  */
 #include "wl.h"
 
@@ -34,8 +41,8 @@ static struct item item_x = { "X" }, item_y = { "Y" };
 static struct item *fifo[4];
 static unsigned head, tail;
 static pthread_mutex_t q = PTHREAD_MUTEX_INITIALIZER;
-static sem_t u1, ready;
-static int track_items;
+static sem_t u1, u2, ready;
+static int track_items, reuse;
 
 static void put(struct item *it)
 {
@@ -66,6 +73,8 @@ static void *producer_1(void *arg)
 {
 	(void)arg;
 	wl_region("p1", 10);
+	if (reuse)
+		wl_sem_wait(&u2);
 	put(&item_y);
 	WL_OK(sem_post(&u1));
 	return NULL;
@@ -75,6 +84,14 @@ static void *producer_2(void *arg)
 {
 	(void)arg;
 	wl_region("p2", 50);
+	if (reuse) {
+		put(&item_y);
+		if (take() != &item_y) {
+			fprintf(stderr, "wq: P2 did not take Y back\n");
+			abort();
+		}
+		WL_OK(sem_post(&u2));
+	}
 	wl_sem_wait(&u1);
 	put(&item_x);
 	WL_OK(sem_post(&ready));
@@ -103,14 +120,17 @@ int main(int argc, char **argv)
 
 	wl_init();
 	if (argc < 2 || (strcmp(argv[1], "lock") != 0 &&
-			 strcmp(argv[1], "items") != 0)) {
-		fprintf(stderr, "usage: wq lock|items\n");
+			 strcmp(argv[1], "items") != 0 &&
+			 strcmp(argv[1], "reuse") != 0)) {
+		fprintf(stderr, "usage: wq lock|items|reuse\n");
 		return 2;
 	}
-	track_items = strcmp(argv[1], "items") == 0;
+	track_items = strcmp(argv[1], "lock") != 0;
+	reuse = strcmp(argv[1], "reuse") == 0;
 	if (track_items)
 		WL_ANNOTATE(cpthread_untrack, &q);
 	wl_silent_init(&u1);
+	wl_silent_init(&u2);
 	wl_silent_init(&ready);
 	WL_OK(pthread_create(&p1, NULL, producer_1, NULL));
 	WL_OK(pthread_create(&p2, NULL, producer_2, NULL));
