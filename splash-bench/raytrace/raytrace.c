@@ -388,7 +388,8 @@ BENCH_HELPER void read_scene_once(const char *path, struct scene *sc)
 			next = line + strlen(line);
 		if (parse_record(line, sc, &nv, &np)) {
 			fprintf(stderr, "%s: %s:%llu: bad record\n",
-				bench_prog, path, (unsigned long long)lineno + 1);
+				bench_prog, path,
+				(unsigned long long)lineno + 1);
 			exit(1);
 		}
 	}

@@ -179,14 +179,9 @@ nomem:
  * weight, as when items kept their records for the whole run. */
 static void fold_figures(const struct cp_objrec *r)
 {
-	struct cp_objrec_retired *s = &cp_objrec_retired[CP_OBJ_ITEM];
 	struct cp_objstat st;
 
-	s->objects++;
-	s->ops += r->ops;
-	s->contended += r->contended;
-	s->wait_ns += r->wait_ns;
-	s->gain_ns += r->gain_ns;
+	cp_objrec_retired_add(r);	/* r->kind is CP_OBJ_ITEM */
 	cp_objstat_of(r, &st);
 	cp_objstat_insert(cp_items.top, &cp_items.ntop, &st);
 }

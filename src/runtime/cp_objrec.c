@@ -33,8 +33,9 @@ static struct cp_objrec *cp_objrec_free;	/* past their grace period */
 /*
  * New records are carved from slabs whose pages are faulted in at once:
  * a program with 50,000 locks (one per block of a matrix, say) would
- * otherwise take a page fault every twenty records.  Slabs double from 16 kB to 1 MB, so a
- * small program keeps a small footprint.  Under the limbo lock.
+ * otherwise take a page fault every twenty records.  Slabs double from
+ * 16 kB to 1 MB, so a small program keeps a small footprint.  Under the
+ * limbo lock.
  */
 #define CP_SLAB_MIN (16u << 10)
 #define CP_SLAB_MAX (1u << 20)
@@ -290,17 +291,23 @@ uint32_t cp_objrec_retired_top(struct cp_objstat *out)
 	return n;
 }
 
-/* Call with the limbo lock held. */
-static void retire_stats(const struct cp_objrec *r)
+void cp_objrec_retired_add(const struct cp_objrec *r)
 {
 	struct cp_objrec_retired *s = &cp_objrec_retired[r->kind & 7];
-	struct cp_objstat st;
 
 	s->objects++;
 	s->ops += r->ops;
 	s->contended += r->contended;
 	s->wait_ns += r->wait_ns;
 	s->gain_ns += r->gain_ns;
+}
+
+/* Call with the limbo lock held. */
+static void retire_stats(const struct cp_objrec *r)
+{
+	struct cp_objstat st;
+
+	cp_objrec_retired_add(r);
 	cp_objstat_of(r, &st);
 	if (cp_objstat_weight(&st))
 		cp_objstat_insert(cp_retired_top, &cp_retired_ntop, &st);

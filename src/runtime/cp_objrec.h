@@ -195,6 +195,10 @@ struct cp_objrec_retired {
 };
 extern struct cp_objrec_retired cp_objrec_retired[8];
 
+/* Add @r's figures to the totals of its kind, with the lock that guards
+ * them held: the limbo lock (cp_objrec.c), the items' lock for items. */
+void cp_objrec_retired_add(const struct cp_objrec *r);
+
 /* One object's figures, kept when its record goes (the report lists the
  * objects that mattered most even if the program destroyed them). */
 struct cp_objstat {
