@@ -105,17 +105,58 @@ static inline void forget_sync(const void *o)
 		return rc;						\
 	} while (0)
 
-/* A write or exclusive acquire: the inlined common case, else the rule. */
-static inline void lock_acquired(struct cp_thread *t, struct cp_objrec *r,
-				 struct cp_wait *w)
-{
-	if (w || !cp_online_lock_acquired_fast(t, r))
-		cp_online_lock_acquired(t, r, w, false);
-}
-
 /* on_ok hooks for the macros above */
-#define CP_LOCK_ACQUIRED(w) lock_acquired(t, r, w)
+#define CP_LOCK_ACQUIRED(w) cp_online_lock_acquired(t, r, w, false)
 #define CP_RDLOCK_ACQUIRED(w) cp_online_lock_acquired(t, r, w, true)
 #define CP_SEM_ACQUIRED(w) cp_online_sem_acquired(t, r, w)
+
+/*
+ * The lean paths of a mutex or spin lock (cp_online.h), in front of the
+ * general wrapper @general(obj, rc), which runs whenever they do not
+ * apply, as if they had not been tried.  An acquire tries the lock with
+ * @try_call and passes the result on (-1: not tried), so that a busy lock
+ * is not tried twice.  A release publishes when @owned (an expression of
+ * t) and then calls @real_unlock (a slot of cp_real, resolved: the lean
+ * path makes no call that is not a tail call, so it needs no frame).  Return values and errno are the real
+ * calls': the lean code touches neither.
+ */
+#define CP_LEAN_ACQUIRE(obj, kind, try_call, general)			\
+	do {								\
+		struct cp_thread *t = cp_enter_lean();			\
+		int rc = -1;						\
+									\
+		if (t) {						\
+			struct cp_objrec *r =				\
+				cp_online_lean_rec(t, (const void *)(obj), \
+						   kind);		\
+									\
+			if (r && (rc = try_call) == 0) {		\
+				cp_online_lean_acquired(t, r);		\
+				cp_leave();				\
+				return 0;				\
+			}						\
+			cp_leave();					\
+		}							\
+		return general(obj, rc);				\
+	} while (0)
+
+#define CP_LEAN_RELEASE(obj, kind, owned, real_unlock, general)	\
+	do {								\
+		struct cp_thread *t = cp_enter_lean();			\
+									\
+		if (t) {						\
+			struct cp_objrec *r =				\
+				cp_online_lean_rec(t, (const void *)(obj), \
+						   kind);		\
+									\
+			if (r && (owned) && cp_real.ready) {		\
+				cp_online_lean_release(t, r);		\
+				cp_leave();				\
+				return cp_real.real_unlock(obj);	\
+			}						\
+			cp_leave();					\
+		}							\
+		return general(obj);					\
+	} while (0)
 
 #endif /* WRAP_COMMON_H */

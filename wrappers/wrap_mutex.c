@@ -2,7 +2,8 @@
  * wrap_mutex.c - pthread_mutex_*: acquire n depends on release n-1.
  *
  * lock tries the lock first; only when it is busy does the wrapper record
- * a wait and call the blocking function.  The timed variants go straight
+ * a wait and call the blocking function.  lock and unlock take the lean
+ * paths of wrap_common.h first.  The timed variants go straight
  * to the real call.  Return values and errno are the real call's.
  */
 #include "wrap_common.h"
@@ -11,11 +12,18 @@
 #define MUTEX_OK (rc == 0 || rc == EOWNERDEAD)
 #define MUTEX_TRY(m) CP_REAL(pthread_mutex_trylock)(m)
 
+/* The general lock; @tried: the lean path's trylock result, or -1. */
+__attribute__((noinline))
+static int mutex_lock(pthread_mutex_t *m, int tried)
+{
+	CP_WRAP_ACQUIRE(m, CP_OBJ_MUTEX, tried >= 0 ? tried : MUTEX_TRY(m),
+			rc == EBUSY, CP_REAL(pthread_mutex_lock)(m), MUTEX_OK,
+			CP_LOCK_ACQUIRED);
+}
+
 CP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
-	CP_WRAP_ACQUIRE(m, CP_OBJ_MUTEX, MUTEX_TRY(m), rc == EBUSY,
-			CP_REAL(pthread_mutex_lock)(m), MUTEX_OK,
-			CP_LOCK_ACQUIRED);
+	CP_LEAN_ACQUIRE(m, CP_OBJ_MUTEX, MUTEX_TRY(m), mutex_lock);
 }
 
 CP_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m,
@@ -46,7 +54,10 @@ CP_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
  * thread) must not write the record the owner is protecting.  glibc keeps
  * the owner's kernel thread id in the mutex.
  */
-CP_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+#define MUTEX_OWNED(m, t) ((m)->__data.__owner == (t)->ostid)
+
+__attribute__((noinline))
+static int mutex_unlock(pthread_mutex_t *m)
 {
 	struct cp_thread *t = cp_enter();
 	struct cp_objrec *r;
@@ -54,11 +65,16 @@ CP_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 	if (!t)
 		return CP_REAL(pthread_mutex_unlock)(m);
 	r = sync_rec(t, m, CP_OBJ_MUTEX);
-	if (r && m->__data.__owner == t->ostid &&
-	    !cp_online_lock_release_fast(t, r))
+	if (r && MUTEX_OWNED(m, t))
 		cp_online_lock_release(t, r);
 	cp_leave();
 	return CP_REAL(pthread_mutex_unlock)(m);
+}
+
+CP_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	CP_LEAN_RELEASE(m, CP_OBJ_MUTEX, MUTEX_OWNED(m, t),
+			pthread_mutex_unlock, mutex_unlock);
 }
 
 CP_EXPORT int pthread_mutex_init(pthread_mutex_t *m,

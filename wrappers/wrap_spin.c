@@ -4,12 +4,20 @@
  */
 #include "wrap_common.h"
 
-CP_EXPORT int pthread_spin_lock(pthread_spinlock_t *s)
+/* The general lock; @tried: the lean path's trylock result, or -1. */
+__attribute__((noinline))
+static int spin_lock(pthread_spinlock_t *s, int tried)
 {
 	CP_WRAP_ACQUIRE((const void *)s, CP_OBJ_SPIN,
-			CP_REAL(pthread_spin_trylock)(s), rc == EBUSY,
-			CP_REAL(pthread_spin_lock)(s), rc == 0,
+			tried >= 0 ? tried : CP_REAL(pthread_spin_trylock)(s),
+			rc == EBUSY, CP_REAL(pthread_spin_lock)(s), rc == 0,
 			CP_LOCK_ACQUIRED);
+}
+
+CP_EXPORT int pthread_spin_lock(pthread_spinlock_t *s)
+{
+	CP_LEAN_ACQUIRE(s, CP_OBJ_SPIN, CP_REAL(pthread_spin_trylock)(s),
+			spin_lock);
 }
 
 CP_EXPORT int pthread_spin_trylock(pthread_spinlock_t *s)
@@ -19,20 +27,26 @@ CP_EXPORT int pthread_spin_trylock(pthread_spinlock_t *s)
 		    CP_LOCK_ACQUIRED);
 }
 
-CP_EXPORT int pthread_spin_unlock(pthread_spinlock_t *s)
+/* Unlocking a spin lock one does not hold is undefined: the caller holds
+ * it, and the lock protects the record. */
+__attribute__((noinline))
+static int spin_unlock(pthread_spinlock_t *s)
 {
 	struct cp_thread *t = cp_enter();
 	struct cp_objrec *r;
 
 	if (!t)
 		return CP_REAL(pthread_spin_unlock)(s);
-	/* Unlocking a spin lock one does not hold is undefined: the caller
-	 * holds it, and the lock protects the record. */
 	r = sync_rec(t, (const void *)s, CP_OBJ_SPIN);
-	if (r && !cp_online_lock_release_fast(t, r))
+	if (r)
 		cp_online_lock_release(t, r);
 	cp_leave();
 	return CP_REAL(pthread_spin_unlock)(s);
+}
+
+CP_EXPORT int pthread_spin_unlock(pthread_spinlock_t *s)
+{
+	CP_LEAN_RELEASE(s, CP_OBJ_SPIN, true, pthread_spin_unlock, spin_unlock);
 }
 
 CP_EXPORT int pthread_spin_init(pthread_spinlock_t *s, int pshared)

@@ -58,17 +58,23 @@ static inline uint64_t cp_clock_cpu_raw(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Wall-clock ns since start-up from the TSC; only when use_tsc. */
+static inline uint64_t cp_clock_wall_tsc(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	uint64_t d = __builtin_ia32_rdtsc() - cp_clock_calib.tsc0;
+
+	return (uint64_t)(((unsigned __int128)d * cp_clock_calib.mult) >> 32);
+#else
+	return 0;	/* use_tsc is never set */
+#endif
+}
+
 /* Wall-clock ns since start-up; any thread. */
 static inline uint64_t cp_clock_wall(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
-	if (__builtin_expect(cp_clock_calib.use_tsc, 1)) {
-		uint64_t d = __builtin_ia32_rdtsc() - cp_clock_calib.tsc0;
-
-		return (uint64_t)(((unsigned __int128)d * cp_clock_calib.mult)
-				  >> 32);
-	}
-#endif
+	if (__builtin_expect(cp_clock_calib.use_tsc, 1))
+		return cp_clock_wall_tsc();
 	return cp_clock_mono_raw() - cp_clock_calib.mono0;
 }
 

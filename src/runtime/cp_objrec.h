@@ -145,6 +145,27 @@ static inline struct cp_objrec *cp_objrec_get(struct cp_thread *t,
 }
 
 /*
+ * The record of @addr in namespace @ns when @t's map holds it in its home
+ * slot and it is still @addr's record of kind @kind; else NULL (look it up
+ * with cp_objrec_get).  No probing, no creation: the few loads a lean
+ * wrapper can afford.  Calling thread, guard raised.
+ */
+static inline struct cp_objrec *cp_objrec_peek(const struct cp_thread *t,
+					       const void *addr, unsigned ns,
+					       unsigned kind)
+{
+	uintptr_t key = cp_objrec_key(addr, ns);
+	const struct cp_cache_slot *s =
+		&t->cache[cp_cache_home(key) & t->cache_mask];
+
+	if (s->key != key ||
+	    atomic_load_explicit(&s->rec->tag, memory_order_acquire) != key ||
+	    s->rec->kind != kind)
+		return NULL;
+	return s->rec;
+}
+
+/*
  * Start fetching the record a thread's map names for @addr (unchecked: it
  * may be stale, which is harmless for a prefetch).  An acquire calls this
  * before touching the object, so that when the lock comes from another

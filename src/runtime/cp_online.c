@@ -144,6 +144,17 @@ static inline void take(struct cp_thread *t, struct cp_objrec *r,
 
 /* ---- locks ----------------------------------------------------------- */
 
+void cp_online_lean_take(struct cp_thread *t, struct cp_objrec *r)
+{
+	struct cp_path *p = t->path;
+
+	cp_thread_advance(t, cp_thread_now(t));
+	if (r->main.len > p->len) {
+		r->gain_ns += r->main.len - p->len;
+		p->len = r->main.len;
+	}
+}
+
 void cp_online_wait_begin(struct cp_thread *t, struct cp_objrec *r,
 			  struct cp_wait *w)
 {

@@ -22,6 +22,10 @@ struct cp_thread;
 struct cp_runtime {
 	struct cp_config cfg;
 	bool tracing;		/* hooks run (mode != off, started, !finished) */
+	bool lean_locks;	/* mutexes and spin locks may take the lean
+				 * paths of cp_online.h: online mode, no
+				 * selected procedures, wall clock from the
+				 * TSC (fixed at start-up) */
 	bool trace;		/* trace mode: events are recorded */
 	unsigned clock;		/* enum cp_trace_clock */
 	unsigned nsel;		/* selected procedures */
@@ -68,6 +72,24 @@ static inline struct cp_thread *cp_enter(void)
 			return NULL;
 	}
 	cp_guard++;
+	return t;
+}
+
+/*
+ * cp_enter() for the lean lock paths: the calling thread's state with the
+ * guard raised when those paths apply, else NULL (then nothing changed and
+ * the general wrapper runs).  Adopts no thread.
+ */
+static inline struct cp_thread *cp_enter_lean(void)
+{
+	struct cp_thread *t;
+
+	if (__builtin_expect(cp_guard != 0 || !cp_rt.tracing ||
+			     !cp_rt.lean_locks, 0))
+		return NULL;
+	t = cp_self;
+	if (t)
+		cp_guard = 1;
 	return t;
 }
 

@@ -151,6 +151,61 @@ START_TEST(test_objrec_other_kind_starts_fresh)
 }
 END_TEST
 
+/*
+ * The lean wrappers' peek: the record a get would return, or NULL, never
+ * another object's or a stale one; NULL for an entry off its home slot.
+ */
+START_TEST(test_objrec_peek_is_get_or_null)
+{
+	unsigned home = 0, off = 0;
+
+	for (unsigned i = 0; i < NOBJ; i++)
+		get(t1, i, CP_OBJ_MUTEX);
+	for (unsigned i = 0; i < NOBJ; i++) {
+		struct cp_objrec *r = get(t1, i, CP_OBJ_MUTEX);
+		struct cp_objrec *p = cp_objrec_peek(t1, obj(i), CP_NS_SYNC,
+						     CP_OBJ_MUTEX);
+
+		ck_assert_msg(p == r || p == NULL, "object %u: peek %p, get %p",
+			      i, (void *)p, (void *)r);
+		if (p)
+			home++;
+		else
+			off++;
+		ck_assert_ptr_null(cp_objrec_peek(t1, obj(i), CP_NS_SYNC,
+						  CP_OBJ_SPIN));
+		ck_assert_ptr_null(cp_objrec_peek(t2, obj(i), CP_NS_SYNC,
+						  CP_OBJ_MUTEX));
+	}
+	ck_assert_msg(home > NOBJ / 2, "%u at home, %u off", home, off);
+	/* an object whose home slot object 0 holds: off home, so NULL */
+	{
+		uint32_t mask = t1->cache_mask, h0 = cp_cache_home(
+			cp_objrec_key(obj(0), CP_NS_SYNC)) & mask;
+		size_t k = 1;
+
+		while ((cp_cache_home(cp_objrec_key(objs + k, CP_NS_SYNC)) &
+			mask) != h0)
+			k++;
+		ck_assert_msg(k < sizeof(objs), "no address shares slot %u",
+			      h0);
+		ck_assert_ptr_nonnull(cp_objrec_get(t1, objs + k, CP_NS_SYNC,
+						    CP_OBJ_MUTEX, 0));
+		ck_assert_ptr_null(cp_objrec_peek(t1, objs + k, CP_NS_SYNC,
+						  CP_OBJ_MUTEX));
+		ck_assert_ptr_eq(cp_objrec_peek(t1, obj(0), CP_NS_SYNC,
+						CP_OBJ_MUTEX),
+				 get(t1, 0, CP_OBJ_MUTEX));
+	}
+	/* destroyed: the entry stays in the map, the peek refuses it */
+	for (unsigned i = 0; i < NOBJ; i++)
+		cp_objrec_forget(obj(i), CP_NS_SYNC);
+	for (unsigned i = 0; i < NOBJ; i++)
+		ck_assert_ptr_null(cp_objrec_peek(t1, obj(i), CP_NS_SYNC,
+						  CP_OBJ_MUTEX));
+}
+END_TEST
+
 START_TEST(test_objrec_sem_destroyed_with_tokens)
 {
 	/* enough destroys for several grace periods, each record with
@@ -178,6 +233,7 @@ static Suite *objrec_suite(void)
 	tcase_add_test(tc, test_objrec_recreated_object_starts_fresh);
 	tcase_add_test(tc, test_objrec_recycled_records_are_not_mistaken);
 	tcase_add_test(tc, test_objrec_other_kind_starts_fresh);
+	tcase_add_test(tc, test_objrec_peek_is_get_or_null);
 	tcase_add_test(tc, test_objrec_sem_destroyed_with_tokens);
 	suite_add_tcase(s, tc);
 	return s;
