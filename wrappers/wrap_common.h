@@ -114,13 +114,14 @@ static inline void forget_sync(const void *o)
  * The lean paths of a mutex or spin lock (cp_online.h), in front of the
  * general wrapper @general(obj, rc), which runs whenever they do not
  * apply, as if they had not been tried.  An acquire tries the lock with
- * @try_call and passes the result on (-1: not tried), so that a busy lock
+ * @real_try and passes the result on (-1: not tried), so that a busy lock
  * is not tried twice.  A release publishes when @owned (an expression of
- * t) and then calls @real_unlock (a slot of cp_real, resolved: the lean
- * path makes no call that is not a tail call, so it needs no frame).  Return values and errno are the real
+ * t) and then calls @real_unlock.  Both name slots of cp_real, used only
+ * once resolved, so that the lean path has as few calls, and keeps as few
+ * registers over them, as it can.  Return values and errno are the real
  * calls': the lean code touches neither.
  */
-#define CP_LEAN_ACQUIRE(obj, kind, try_call, general)			\
+#define CP_LEAN_ACQUIRE(obj, kind, real_try, general)			\
 	do {								\
 		struct cp_thread *t = cp_enter_lean();			\
 		int rc = -1;						\
@@ -130,7 +131,8 @@ static inline void forget_sync(const void *o)
 				cp_online_lean_rec(t, (const void *)(obj), \
 						   kind);		\
 									\
-			if (r && (rc = try_call) == 0) {		\
+			if (r && cp_real.ready &&			\
+			    (rc = cp_real.real_try(obj)) == 0) {	\
 				cp_online_lean_acquired(t, r);		\
 				cp_leave();				\
 				return 0;				\

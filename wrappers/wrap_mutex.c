@@ -23,7 +23,7 @@ static int mutex_lock(pthread_mutex_t *m, int tried)
 
 CP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
-	CP_LEAN_ACQUIRE(m, CP_OBJ_MUTEX, MUTEX_TRY(m), mutex_lock);
+	CP_LEAN_ACQUIRE(m, CP_OBJ_MUTEX, pthread_mutex_trylock, mutex_lock);
 }
 
 CP_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m,

@@ -16,8 +16,7 @@ static int spin_lock(pthread_spinlock_t *s, int tried)
 
 CP_EXPORT int pthread_spin_lock(pthread_spinlock_t *s)
 {
-	CP_LEAN_ACQUIRE(s, CP_OBJ_SPIN, CP_REAL(pthread_spin_trylock)(s),
-			spin_lock);
+	CP_LEAN_ACQUIRE(s, CP_OBJ_SPIN, pthread_spin_trylock, spin_lock);
 }
 
 CP_EXPORT int pthread_spin_trylock(pthread_spinlock_t *s)

@@ -148,7 +148,7 @@ void cp_online_lean_take(struct cp_thread *t, struct cp_objrec *r)
 {
 	struct cp_path *p = t->path;
 
-	cp_thread_advance(t, cp_thread_now(t));
+	cp_online_lean_advance(t);
 	if (r->main.len > p->len) {
 		r->gain_ns += r->main.len - p->len;
 		p->len = r->main.len;

@@ -77,6 +77,18 @@ static inline struct cp_objrec *cp_online_lean_rec(const struct cp_thread *t,
 	return r;
 }
 
+/* Fold the useful time since the thread's last event into its path. */
+static inline void cp_online_lean_advance(struct cp_thread *t)
+{
+	uint64_t now = cp_clock_wall_tsc();
+	uint64_t d = now > t->last ? now - t->last : 0;
+
+	t->wall_now = now;
+	t->last = now;
+	t->useful_ns += d;
+	t->path->len += d;
+}
+
 /* Taking a longer path: out of line, it reads the clock. */
 void cp_online_lean_take(struct cp_thread *t, struct cp_objrec *r);
 
@@ -93,14 +105,9 @@ static inline void cp_online_lean_acquired(struct cp_thread *t,
 static inline void cp_online_lean_release(struct cp_thread *t,
 					  struct cp_objrec *r)
 {
-	uint64_t now = cp_clock_wall_tsc();
-	uint64_t d = now > t->last ? now - t->last : 0;
-	struct cp_path *p = t->path;
+	const struct cp_path *p = t->path;
 
-	t->wall_now = now;
-	t->last = now;
-	t->useful_ns += d;
-	p->len += d;
+	cp_online_lean_advance(t);
 	r->seq++;
 	r->main.len = p->len;
 	r->main.owner = p->owner;
