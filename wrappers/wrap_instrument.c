@@ -18,11 +18,23 @@ static CP_NOINSTR void hooks_seen(void)
 		atomic_store(&cp_procs_hooks_seen, true);
 }
 
+/* Online mode without selected procedures: the hooks have nothing to
+ * follow, and return before anything else (they run on every call). */
+static inline CP_NOINSTR bool nothing_to_follow(void)
+{
+	return cp_rt.nsel == 0 && !cp_rt.trace;
+}
+
 void __cyg_profile_func_enter(void *fn, void *site)
 {
-	struct cp_thread *t = cp_enter();
+	struct cp_thread *t;
 
 	(void)site;
+	if (nothing_to_follow()) {
+		hooks_seen();
+		return;
+	}
+	t = cp_enter();
 	if (!t)
 		return;
 	hooks_seen();
@@ -32,9 +44,12 @@ void __cyg_profile_func_enter(void *fn, void *site)
 
 void __cyg_profile_func_exit(void *fn, void *site)
 {
-	struct cp_thread *t = cp_enter();
+	struct cp_thread *t;
 
 	(void)site;
+	if (nothing_to_follow())
+		return;
+	t = cp_enter();
 	if (!t)
 		return;
 	cp_online_proc_leave(t, (uintptr_t)fn);
