@@ -62,8 +62,9 @@ static inline bool cp_online_may_take(const struct cp_thread *t,
  * work at the same time, as far as its reorder window reaches.  Every
  * instruction the tracer adds between the lock and the unlock shrinks that
  * overlap, and past the window's size each one costs its full latency: a
- * lock pair that costs 20 ns in a tight loop cost 60 ns there.  So these
- * paths do one map probe, no calls, no re-checks and no stack frame.
+ * lock pair that cost 20 ns more in a tight loop cost 60 ns more there.
+ * So these paths do one map probe and no re-checks, and call nothing but
+ * the real functions (README.md, "What it costs", has the measurements).
  */
 static inline struct cp_objrec *cp_online_lean_rec(const struct cp_thread *t,
 						   const void *obj,
