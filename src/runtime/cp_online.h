@@ -37,16 +37,16 @@ void cp_online_failed(struct cp_thread *t, struct cp_objrec *r,
 void cp_online_lock_release(struct cp_thread *t, struct cp_objrec *r);
 
 /*
- * Whether taking @src (of generation @gen) can change the thread's path:
- * not its own earlier snapshot, and, without selected procedures (where a
- * merge is a max of lengths), only a longer one.  When it cannot, an
- * acquire that did not wait reads no clock.
+ * Whether taking @src (of generation @gen, the thread's) can change the
+ * thread's path: not its own earlier snapshot, nor one its path dominates
+ * already (cp_path.h).  When it cannot, an acquire that did not wait
+ * reads no clock: with procedures selected as without.
  */
 static inline bool cp_online_may_take(const struct cp_thread *t,
 				      const struct cp_path *src, uint32_t gen)
 {
 	return src->gen == gen && src->owner != t->tid &&
-	       (cp_rt.nsel != 0 || src->len > t->path->len);
+	       !cp_path_dominates(t->path, src, cp_rt.nsel);
 }
 
 /*

@@ -116,4 +116,23 @@ static inline uint64_t cp_path_merge(struct cp_path *dst,
 	return grew;
 }
 
+/*
+ * Whether merging @src into @dst would change nothing, now or after @dst
+ * advances (advancing never shortens a length or a net): @src no longer
+ * than @dst, and for every procedure its net no longer than @dst's.  Both
+ * of the same generation.
+ */
+static inline bool cp_path_dominates(const struct cp_path *dst,
+				     const struct cp_path *src, unsigned nsel)
+{
+	const uint64_t *dz = dst->v + nsel, *sz = src->v + nsel;
+
+	if (src->len > dst->len)
+		return false;
+	for (unsigned i = 0; i < nsel; i++)
+		if (src->len - sz[i] > dst->len - dz[i])
+			return false;
+	return true;
+}
+
 #endif /* CP_PATH_H */
