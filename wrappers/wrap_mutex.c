@@ -3,8 +3,8 @@
  *
  * lock tries the lock first; only when it is busy does the wrapper record
  * a wait and call the blocking function.  lock and unlock take the lean
- * paths of wrap_common.h first.  The timed variants go straight
- * to the real call.  Return values and errno are the real call's.
+ * paths of wrap_common.h first.  The timed variants go straight to the
+ * real call.  Return values and errno are the real call's.
  */
 #include "wrap_common.h"
 

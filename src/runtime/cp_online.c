@@ -146,13 +146,8 @@ static inline void take(struct cp_thread *t, struct cp_objrec *r,
 
 void cp_online_lean_take(struct cp_thread *t, struct cp_objrec *r)
 {
-	struct cp_path *p = t->path;
-
 	cp_online_lean_advance(t);
-	if (r->main.len > p->len) {
-		r->gain_ns += r->main.len - p->len;
-		p->len = r->main.len;
-	}
+	take(t, r, &r->main);
 }
 
 void cp_online_wait_begin(struct cp_thread *t, struct cp_objrec *r,

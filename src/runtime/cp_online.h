@@ -78,7 +78,8 @@ static inline struct cp_objrec *cp_online_lean_rec(const struct cp_thread *t,
 	return r;
 }
 
-/* Fold the useful time since the thread's last event into its path. */
+/* cp_thread_advance() to now, without its generation check and its loop
+ * over running procedures: cp_online_lean_rec() settled both. */
 static inline void cp_online_lean_advance(struct cp_thread *t)
 {
 	uint64_t now = cp_clock_wall_tsc();

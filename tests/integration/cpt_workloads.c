@@ -183,17 +183,27 @@ double cpt_wl_useful_total(const struct workload *w)
 	return sum;
 }
 
-double cpt_wl_disturbance(const struct workload *w, json_t *report)
+double cpt_disturbance(json_t *report, double useful_ms)
 {
 	double useful = cpt_json_ms(report, "cpu_ns");
 
 	if (isnan(useful))
 		return 0;
-	return fmax(0, useful - cpt_wl_useful_total(w));
+	return fmax(0, useful - useful_ms);
+}
+
+double cpt_cpu_dist_limit(unsigned threads, double useful_ms)
+{
+	return fmax(CPT_WL_CPU_DIST_PER_THREAD * threads,
+		    CPT_WL_CPU_DIST_SHARE * useful_ms);
+}
+
+double cpt_wl_disturbance(const struct workload *w, json_t *report)
+{
+	return cpt_disturbance(report, cpt_wl_useful_total(w));
 }
 
 double cpt_wl_cpu_dist_limit(const struct workload *w)
 {
-	return fmax(CPT_WL_CPU_DIST_PER_THREAD * w->threads,
-		    CPT_WL_CPU_DIST_SHARE * cpt_wl_useful_total(w));
+	return cpt_cpu_dist_limit(w->threads, cpt_wl_useful_total(w));
 }

@@ -76,7 +76,9 @@ extern const unsigned cpt_wl_count;
 /* Sum of the hand-derived useful times of the workload's threads, ms. */
 double cpt_wl_useful_total(const struct workload *w);
 
-/* Useful time @report measured beyond the burns of @w, ms (>= 0). */
+/* Useful time @report measured beyond @useful_ms of burns, ms (>= 0);
+ * cpt_wl_disturbance: beyond the burns of @w. */
+double cpt_disturbance(json_t *report, double useful_ms);
 double cpt_wl_disturbance(const struct workload *w, json_t *report);
 
 /*
@@ -89,6 +91,7 @@ double cpt_wl_disturbance(const struct workload *w, json_t *report);
  */
 #define CPT_WL_CPU_DIST_PER_THREAD 2.0
 #define CPT_WL_CPU_DIST_SHARE 0.05
+double cpt_cpu_dist_limit(unsigned threads, double useful_ms);
 double cpt_wl_cpu_dist_limit(const struct workload *w);
 
 #endif /* CPT_WORKLOADS_H */

@@ -43,7 +43,7 @@ static void expect_ms(struct cpt_errs *e, json_t *rep, const char *what,
 }
 
 /*
- * The useful time @rep measured beyond @burns ms of burns (>= 0): thread
+ * The useful time @rep measured beyond @burns ms of burns: thread
  * creation and the tracer's events, on the path as much as anywhere, so
  * the CP may exceed its hand value by that much (cpt_workloads.h explains
  * it, and bounds it: more would be time counted as useful that was not).
@@ -51,9 +51,8 @@ static void expect_ms(struct cpt_errs *e, json_t *rep, const char *what,
 static double disturbance(struct cpt_errs *e, json_t *rep, double burns,
 			  unsigned threads)
 {
-	double d = fmax(0, cpt_json_ms(rep, "cpu_ns") - burns);
-	double limit = fmax(CPT_WL_CPU_DIST_PER_THREAD * threads,
-			    CPT_WL_CPU_DIST_SHARE * burns);
+	double d = cpt_disturbance(rep, burns);
+	double limit = cpt_cpu_dist_limit(threads, burns);
 
 	if (!(d <= limit))
 		cpt_errf(e, "useful time %.3f ms beyond the burns (limit %.3f)",
