@@ -71,8 +71,8 @@ static struct bench_knob knobs[] = {
 	{ NULL, 0, 0 },
 };
 
-#define W_FILL (knobs[0].weight)
-#define W_UPDATE (knobs[1].weight)
+#define K_FILL (&knobs[0])
+#define K_UPDATE (&knobs[1])
 
 void touch_matrix(struct chol *c);
 void fill_matrix(struct chol *c);
@@ -120,7 +120,9 @@ BENCH_PROC void fill_matrix(struct chol *c)
 	double scale = n / 8.0;
 
 	for (i = 0; i < n; i++) {
-		unsigned r, reps = bench_reps(W_FILL, (uint64_t)i);
+		double started;
+		unsigned r, reps = bench_unit_begin(K_FILL, (uint64_t)i,
+						    &started);
 
 		for (r = 0; r < reps; r++) {
 			int row = i;
@@ -137,6 +139,7 @@ BENCH_PROC void fill_matrix(struct chol *c)
 			}
 			BENCH_CLOBBER();
 		}
+		bench_unit_end(K_FILL, started);
 	}
 	for (i = 0; i < n; i++) {
 		double sum = 1.0;
@@ -330,7 +333,8 @@ BENCH_PROC void update_block(double *aij, const double *lik,
 			     const double *ljk, uint64_t unit)
 {
 	struct scratch s __attribute__((aligned(64)));
-	unsigned r, reps = bench_reps(W_UPDATE, unit);
+	double started;
+	unsigned r, reps = bench_unit_begin(K_UPDATE, unit, &started);
 	int e;
 
 	for (r = 0; r < reps; r++) {
@@ -341,6 +345,7 @@ BENCH_PROC void update_block(double *aij, const double *lik,
 	}
 	for (e = 0; e < B * B; e++)
 		aij[e] += s.p[e];
+	bench_unit_end(K_UPDATE, started);
 }
 
 /* Queue @t (its dependencies are met).  Any thread. */

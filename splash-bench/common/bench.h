@@ -13,6 +13,17 @@
  * the units (1.5 gives 1, 2, 1, 2, ...), deterministically by unit index,
  * so any thread may ask for any unit.
  *
+ * Growth.  A repetition on warm caches runs faster than the first, and a
+ * unit may have parts that are not repeated (a write-back), so repeating
+ * a unit twice does not make it take twice as long: a knob set to 2
+ * achieved 1.87-1.90.  So a knob set above its base does not repeat the
+ * unit more.  The unit runs its base repetitions, timed, and then computes
+ * on in a busy loop until it has taken weight / base times as long as
+ * they did, by the monotonic clock (the run's own clock: a unit preempted
+ * while timed is stretched by its wall time, as the run sees it).  A knob
+ * at or below its base repeats, as above.  Use bench_unit_begin() for the
+ * repetition count and bench_unit_end() after the repetitions.
+ *
  * Profiles.  The programs are built three ways: plain, with
  * -finstrument-functions for cpthread, and with -pg for gprof.  Helpers
  * that run millions of times are marked BENCH_HOT so that the
@@ -24,6 +35,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include <cpthread.h>
 
@@ -95,6 +107,54 @@ BENCH_HOT unsigned bench_reps(double w, uint64_t i)
 {
 	return (unsigned)((uint64_t)((double)(i + 1) * w) -
 			  (uint64_t)((double)i * w));
+}
+
+/* Seconds on the monotonic clock, inlined into the stretch loop. */
+BENCH_HOT double bench_clock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/*
+ * Begin unit @i of knob @k: return how many repetitions of the unit to
+ * run, and set *@start for bench_unit_end().
+ */
+BENCH_HOT unsigned bench_unit_begin(const struct bench_knob *k, uint64_t i,
+				    double *start)
+{
+	if (k->weight <= k->base) {
+		*start = 0;
+		return bench_reps(k->weight, i);
+	}
+	*start = bench_clock();
+	return k->base;
+}
+
+/*
+ * End a unit of knob @k begun at @start: when the knob is set above its
+ * base, compute in a busy loop (a dependent chain of multiply-adds, no
+ * memory traffic) until the unit has taken weight / base times as long
+ * as its repetitions did.  Inlined, so a profile charges the time to the
+ * procedure that runs the unit.
+ */
+BENCH_HOT void bench_unit_end(const struct bench_knob *k, double start)
+{
+	double now, until, x = 1.0;
+	int j;
+
+	if (k->weight <= k->base)
+		return;
+	now = bench_clock();
+	until = now + (now - start) * (k->weight / k->base - 1.0);
+	while (now < until) {
+		for (j = 0; j < 64; j++)
+			x = x * 0.9999999 + 1e-7;
+		BENCH_OPAQUE(x);
+		now = bench_clock();
+	}
 }
 
 /* splitmix64: a small, good, seedable generator; the state is the caller's. */

@@ -69,8 +69,8 @@ static struct bench_knob knobs[] = {
 	{ NULL, 0, 0 },
 };
 
-#define W_FORCING (knobs[0].weight)
-#define W_JACOBIAN (knobs[1].weight)
+#define K_FORCING (&knobs[0])
+#define K_JACOBIAN (&knobs[1])
 
 void compute_forcing(struct ocean *oc, int id, double t);
 void compute_jacobian(struct ocean *oc, int id, const double *psi,
@@ -136,7 +136,9 @@ BENCH_PROC void compute_forcing(struct ocean *oc, int id, double t)
 
 	rows(id, oc->threads, m, &lo, &hi);
 	for (i = lo; i < hi; i++) {
-		unsigned r, reps = bench_reps(W_FORCING, (uint64_t)i);
+		double started;
+		unsigned r, reps = bench_unit_begin(K_FORCING, (uint64_t)i,
+						    &started);
 
 		for (r = 0; r < reps; r++) {
 			double y = (double)i / m, sy, s2y;
@@ -152,6 +154,7 @@ BENCH_PROC void compute_forcing(struct ocean *oc, int id, double t)
 			}
 			BENCH_CLOBBER();
 		}
+		bench_unit_end(K_FORCING, started);
 	}
 }
 
@@ -164,7 +167,9 @@ BENCH_PROC void compute_jacobian(struct ocean *oc, int id, const double *psi,
 
 	rows(id, oc->threads, m, &lo, &hi);
 	for (i = lo; i < hi; i++) {
-		unsigned r, reps = bench_reps(W_JACOBIAN, (uint64_t)i);
+		double started;
+		unsigned r, reps = bench_unit_begin(K_JACOBIAN, (uint64_t)i,
+						    &started);
 
 		for (r = 0; r < reps; r++) {
 			const double *p = psi;
@@ -185,6 +190,7 @@ BENCH_PROC void compute_jacobian(struct ocean *oc, int id, const double *psi,
 			}
 			BENCH_CLOBBER();
 		}
+		bench_unit_end(K_JACOBIAN, started);
 	}
 }
 

@@ -93,9 +93,9 @@ static struct bench_knob knobs[] = {
 	{ NULL, 0, 0 },
 };
 
-#define W_TRANSFORM (knobs[0].weight)
-#define W_FILTER (knobs[1].weight)
-#define W_PRODUCE (knobs[2].weight)
+#define K_TRANSFORM (&knobs[0])
+#define K_FILTER (&knobs[1])
+#define K_PRODUCE (&knobs[2])
 
 static double complex twiddle[N / 2];	/* e^{-2 pi i k / N} */
 static double window[FRAME];		/* Hann */
@@ -157,7 +157,8 @@ BENCH_HELPER void fft(double complex *x, int n, int inverse)
 /* Samples of block @seq: tones, a chirp and noise.  Producer thread. */
 BENCH_PROC void produce_block(struct block *b, long seq)
 {
-	unsigned r, reps = bench_reps(W_PRODUCE, (uint64_t)seq);
+	double started;
+	unsigned r, reps = bench_unit_begin(K_PRODUCE, (uint64_t)seq, &started);
 
 	for (r = 0; r < reps; r++) {
 		uint64_t rng = 0x5eed0000ULL + (uint64_t)seq;
@@ -176,6 +177,7 @@ BENCH_PROC void produce_block(struct block *b, long seq)
 		BENCH_CLOBBER();
 	}
 	b->seq = seq;
+	bench_unit_end(K_PRODUCE, started);
 }
 
 /*
@@ -186,7 +188,9 @@ BENCH_PROC void produce_block(struct block *b, long seq)
  */
 BENCH_PROC void transform_block(struct block *b)
 {
-	unsigned r, reps = bench_reps(W_TRANSFORM, (uint64_t)b->seq);
+	double started;
+	unsigned r, reps = bench_unit_begin(K_TRANSFORM, (uint64_t)b->seq,
+					    &started);
 
 	for (r = 0; r < reps; r++) {
 		double complex frame[FRAME];
@@ -221,6 +225,7 @@ BENCH_PROC void transform_block(struct block *b)
 		b->parseval_ok = fabs(ef / N - et) <= 1e-9 * et;
 		BENCH_CLOBBER();
 	}
+	bench_unit_end(K_TRANSFORM, started);
 }
 
 /*
@@ -230,7 +235,9 @@ BENCH_PROC void transform_block(struct block *b)
  */
 BENCH_PROC void filter_block(struct block *b)
 {
-	unsigned r, reps = bench_reps(W_FILTER, (uint64_t)b->seq);
+	double started;
+	unsigned r, reps = bench_unit_begin(K_FILTER, (uint64_t)b->seq,
+					    &started);
 	static double complex work[N];	/* the filter thread's scratch */
 	int k;
 
@@ -250,6 +257,7 @@ BENCH_PROC void filter_block(struct block *b)
 	}
 	for (k = 0; k < N; k++)
 		b->samples[k] = creal(work[k]) / N;
+	bench_unit_end(K_FILTER, started);
 }
 
 /* Hash of the quantized samples.  Digest thread (and the check). */

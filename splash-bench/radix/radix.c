@@ -55,8 +55,8 @@ static struct bench_knob knobs[] = {
 	{ NULL, 0, 0 },
 };
 
-#define W_GENERATE (knobs[0].weight)
-#define W_COUNT (knobs[1].weight)
+#define K_GENERATE (&knobs[0])
+#define K_COUNT (&knobs[1])
 
 void touch_pages(void *p, size_t bytes);
 void generate_keys(uint64_t *keys, size_t n, unsigned round, uint64_t *sum,
@@ -107,7 +107,8 @@ BENCH_PROC void touch_pages(void *p, size_t bytes)
 BENCH_PROC void generate_keys(uint64_t *keys, size_t n, unsigned round,
 			      uint64_t *sum, uint64_t *print)
 {
-	unsigned r, reps = bench_reps(W_GENERATE, round);
+	double started;
+	unsigned r, reps = bench_unit_begin(K_GENERATE, round, &started);
 	uint64_t s = 0, p = 0;
 	size_t b, i;
 
@@ -133,6 +134,7 @@ BENCH_PROC void generate_keys(uint64_t *keys, size_t n, unsigned round,
 	}
 	*sum = s;
 	*print = p;
+	bench_unit_end(K_GENERATE, started);
 }
 
 /* hist[id][d] = keys of this thread's slice with digit d at @shift. */
@@ -140,7 +142,9 @@ BENCH_PROC void count_digits(struct sort *s, int id, const uint64_t *src,
 			     int shift)
 {
 	size_t *h = s->hist + (size_t)id * RADIX, lo, hi, i;
-	unsigned r, reps = bench_reps(W_COUNT, (uint64_t)shift / BITS);
+	double started;
+	unsigned r, reps = bench_unit_begin(K_COUNT, (uint64_t)shift / BITS,
+					    &started);
 
 	slice(s, id, &lo, &hi);
 	for (r = 0; r < reps; r++) {
@@ -152,6 +156,7 @@ BENCH_PROC void count_digits(struct sort *s, int id, const uint64_t *src,
 			h[(k[i] >> shift) & (RADIX - 1)]++;
 		BENCH_CLOBBER();
 	}
+	bench_unit_end(K_COUNT, started);
 }
 
 /*

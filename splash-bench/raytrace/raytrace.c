@@ -121,8 +121,8 @@ static struct bench_knob knobs[] = {
 	{ NULL, 0, 0 },
 };
 
-#define W_READ (knobs[0].weight)
-#define W_SHADE (knobs[1].weight)
+#define K_READ (&knobs[0])
+#define K_SHADE (&knobs[1])
 
 void generate_scene(const char *path, int size);
 void read_scene(const char *path, struct scene *sc);
@@ -408,7 +408,8 @@ BENCH_HELPER void read_scene_once(const char *path, struct scene *sc)
  */
 BENCH_PROC void read_scene(const char *path, struct scene *sc)
 {
-	unsigned r, reps = bench_reps(W_READ, 0);
+	double started;
+	unsigned r, reps = bench_unit_begin(K_READ, 0, &started);
 
 	for (r = 0; r < reps; r++) {
 		if (r) {
@@ -419,6 +420,7 @@ BENCH_PROC void read_scene(const char *path, struct scene *sc)
 		read_scene_once(path, sc);
 		BENCH_CLOBBER();
 	}
+	bench_unit_end(K_READ, started);
 }
 
 /* ---- uniform grid ---------------------------------------------------- */
@@ -714,7 +716,9 @@ BENCH_PROC void shade(const struct scene *sc, const struct hit *h,
 		      const struct ray *r, const double *lit, struct vec *rgb)
 {
 	const struct hit *hp = h;
-	unsigned rep, reps = bench_reps(W_SHADE, (uint64_t)h->prim);
+	double started;
+	unsigned rep, reps = bench_unit_begin(K_SHADE, (uint64_t)h->prim,
+					      &started);
 
 	for (rep = 0; rep < reps; rep++) {
 		const struct material *m;
@@ -756,6 +760,7 @@ BENCH_PROC void shade(const struct scene *sc, const struct hit *h,
 		*rgb = c;
 		BENCH_CLOBBER();
 	}
+	bench_unit_end(K_SHADE, started);
 }
 
 /*

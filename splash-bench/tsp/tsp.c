@@ -90,7 +90,7 @@ static struct bench_knob knobs[] = {
 	{ NULL, 0, 0 },
 };
 
-#define W_BOUND (knobs[0].weight)
+#define K_BOUND (&knobs[0])
 
 double compute_bound(const struct tsp *t, const struct node *nd);
 void expand_node(struct tsp *t, const struct node *nd);
@@ -258,8 +258,10 @@ BENCH_PROC double compute_bound(const struct tsp *t, const struct node *nd)
 {
 	int v[MAXN], target[MAXN], m = 0, i;
 	unsigned visited = 0;
-	unsigned r, reps = bench_reps(W_BOUND, (uint64_t)nd->depth * MAXN +
-					       nd->path[nd->depth - 1]);
+	double started;
+	unsigned r, reps = bench_unit_begin(K_BOUND, (uint64_t)nd->depth *
+					    MAXN + nd->path[nd->depth - 1],
+					    &started);
 	double best = 0;
 
 	for (i = 0; i < nd->depth; i++)
@@ -273,8 +275,10 @@ BENCH_PROC double compute_bound(const struct tsp *t, const struct node *nd)
 		}
 	v[m] = 0;
 	target[m++] = 1;
-	if (m == 2)
+	if (m == 2) {
+		bench_unit_end(K_BOUND, started);
 		return nd->len + t->dist[v[0]][0];
+	}
 	for (r = 0; r < reps; r++) {
 		const int *vv = v;
 
@@ -282,6 +286,7 @@ BENCH_PROC double compute_bound(const struct tsp *t, const struct node *nd)
 		best = held_karp(t, vv, target, m);
 		BENCH_CLOBBER();
 	}
+	bench_unit_end(K_BOUND, started);
 	return nd->len + best;
 }
 

@@ -74,7 +74,7 @@ static struct bench_knob knobs[] = {
 	{ NULL, 0, 0 },
 };
 
-#define W_FORCES (knobs[0].weight)
+#define K_FORCES (&knobs[0])
 
 void init_lattice(struct md *md, int k);
 void advance_positions(struct md *md, int id);
@@ -260,7 +260,9 @@ BENCH_PROC double compute_forces(struct md *md, struct worker_arg *wa)
 	};
 	int nc = md->nc, ncell = nc * nc * nc, c;
 	/* by step, so that every thread repeats as often in a step */
-	unsigned r, reps = bench_reps(W_FORCES, (uint64_t)wa->step);
+	double started;
+	unsigned r, reps = bench_unit_begin(K_FORCES, (uint64_t)wa->step,
+					    &started);
 	double epot = 0;
 
 	for (r = 0; r < reps; r++) {
@@ -305,6 +307,7 @@ BENCH_PROC double compute_forces(struct md *md, struct worker_arg *wa)
 		}
 		BENCH_CLOBBER();
 	}
+	bench_unit_end(K_FORCES, started);
 	return epot;
 }
 
