@@ -1,7 +1,9 @@
 /*
  * cmd_whatif.c - `cpt whatif TRACE|PAG --scale NAME=FACTOR ...`: the
  * predicted run time if procedures (trace) or labelled edges (PAG) took
- * FACTOR times as long, by simulation and on the fixed graph.
+ * FACTOR times as long, by simulation and on the fixed graph.  --cpus N
+ * simulates N processors shared by the threads (for a program that ran
+ * more threads than cores, traced with the cpu clock).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -36,6 +38,24 @@ static int parse_scale(struct cpt_ctx *c, char *arg,
 	*eq = '\0';
 	sc->name = arg;
 	sc->factor = f;
+	return 0;
+}
+
+/* --cpus N: 1 .. 4096 processors. */
+static int parse_cpus(struct cpt_ctx *c, const char *arg, uint32_t *cpus)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	if (errno || *end || end == arg || n < 1 || n > 4096) {
+		snprintf(c->err, sizeof(c->err),
+			 "--cpus wants a number of processors from 1 to 4096, "
+			 "not '%s'", arg);
+		return -1;
+	}
+	*cpus = (uint32_t)n;
 	return 0;
 }
 
@@ -76,14 +96,23 @@ static void print_text(struct cpt_ctx *c, const struct cpt_input *in,
 	if (r->simulated) {
 		change(b, sizeof(b), r->length_before_sim, r->length_after,
 		       ns);
+		if (r->cpus)
+			fprintf(c->out, "  %-28s %12s   %s\n",
+				"simulated, unchanged", FMT(r->length_before_sim),
+				"");
 		fprintf(c->out, "  %-28s %12s   %s\n", "simulated new run time",
 			FMT(r->length_after), b);
+		if (r->cpus)
+			fprintf(c->out, "  (simulated on %u processor%s shared "
+				"by the threads)\n", r->cpus,
+				r->cpus == 1 ? "" : "s");
 	}
 	change(b, sizeof(b), r->length_before, r->length_after_fixed, ns);
 	fprintf(c->out, "  %-28s %12s   %s\n", "fixed-graph prediction",
 		FMT(r->length_after_fixed), b);
 	fprintf(c->out, "\n");
-	if (r->simulated && r->length_before_sim != r->length_before)
+	if (r->simulated && !r->cpus &&
+	    r->length_before_sim != r->length_before)
 		fprintf(c->out,
 			"  note: replaying the unchanged run gives %s, not the recorded critical path:\n"
 			"  some recorded lock or token order was not the order of request times.\n"
@@ -131,6 +160,7 @@ static void print_json(struct cpt_ctx *c, const struct cp_whatif_result *r)
 	cp_emit_u64(&e, "reordered", r->reordered);
 	cp_emit_u64(&e, "forced", r->forced);
 	cp_emit_u64(&e, "scaled_ns", r->scaled_ns);
+	cp_emit_u64(&e, "cpus", r->cpus);
 	cp_emit_obj_end(&e);
 	cp_emit_end(&e);
 }
@@ -141,7 +171,7 @@ enum cpt_status cpt_cmd_whatif(struct cpt_ctx *c, int argc, char **argv)
 	struct cp_whatif_result r;
 	struct cpt_input in;
 	const char *path = NULL;
-	uint32_t nsc = 0;
+	uint32_t nsc = 0, cpus = 0;
 	bool exclusive = false;
 	enum cpt_status st;
 	int ret;
@@ -165,6 +195,18 @@ enum cpt_status cpt_cmd_whatif(struct cpt_ctx *c, int argc, char **argv)
 			val = argv[i] + 8;
 		} else if (!strcmp(argv[i], "--exclusive")) {
 			exclusive = true;
+			continue;
+		} else if (!strcmp(argv[i], "--cpus") ||
+			   !strncmp(argv[i], "--cpus=", 7)) {
+			const char *n = argv[i][6] ? argv[i] + 7 : argv[++i];
+
+			if (!n) {
+				snprintf(c->err, sizeof(c->err),
+					 "--cpus needs a number");
+				return CPT_USAGE;
+			}
+			if (parse_cpus(c, n, &cpus))
+				return CPT_USAGE;
 			continue;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			snprintf(c->err, sizeof(c->err), "unknown option '%s'",
@@ -196,10 +238,17 @@ enum cpt_status cpt_cmd_whatif(struct cpt_ctx *c, int argc, char **argv)
 	st = cpt_input_load(c, path, &in);
 	if (st)
 		return st;
+	if (cpus && !in.is_trace) {
+		snprintf(c->err, sizeof(c->err),
+			 "%s: --cpus needs a trace (a plain graph has no events "
+			 "to replay)", path);
+		cpt_input_free(&in);
+		return CPT_USAGE;
+	}
 	cpt_progress(c, "simulating", 0.0);
 	if (in.is_trace)
-		ret = cp_whatif_trace(&in.tp, sc, nsc, exclusive, &r, c->err,
-				      sizeof(c->err));
+		ret = cp_whatif_trace(&in.tp, sc, nsc, exclusive, cpus, &r,
+				      c->err, sizeof(c->err));
 	else
 		ret = cp_whatif_pag(in.g, sc, nsc, &r, c->err, sizeof(c->err));
 	if (ret) {

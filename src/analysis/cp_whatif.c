@@ -61,8 +61,24 @@
  * order deadlocks for good), the prediction falls back to the fixed graph
  * and says so.
  *
+ * Fewer processors.  The replay above gives every thread a processor.
+ * Given P processors (and a trace taken with the cpu clock, whose useful
+ * times are processor time), it models the kernel's fair scheduler as
+ * processor sharing: while n threads run a useful segment, each runs at
+ * min(1, P / n) of a processor.  Every running thread then does the same
+ * work per unit of real time, so the replay is unchanged when its clock
+ * is read as *work done by each running thread*: events happen in the
+ * same order, and only the clock's conversion to real time differs.  The
+ * replay keeps every running segment as an interval of that clock; a
+ * sweep over their ends gives n at every instant and the real run time,
+ * the integral of max(1, n / P).  With P at least the number of threads
+ * this is the ideal machine.  What it leaves out: a time slice is not
+ * infinitely small (a lock holder preempted keeps its lock), and a spin
+ * wait burns a processor the model gives to nobody.
+ *
  * Cost: O(v log T) for v vertices and T threads, plus O(waiters) per lock
- * release; memory O(T + objects + publishes).
+ * release; memory O(T + objects + publishes); with P processors also
+ * O(v log v) time and 16 bytes per useful segment.
  */
 #include "cp_whatif.h"
 
@@ -135,6 +151,10 @@ struct sim {
 	uint64_t end;
 	uint64_t reordered;
 	uint64_t forced;	/* acquires let through (see Tries) */
+	/* P processors (see "Fewer processors"): the running segments */
+	uint64_t *run_start, *run_end;	/* [nrun] */
+	size_t nrun, cap_run;
+	bool oom;
 };
 
 static uint64_t tie_of(const struct sim *s, uint32_t tid)
@@ -688,6 +708,68 @@ static bool force_one(struct sim *s)
 	return true;
 }
 
+/* Keep [@from, @to) as a running segment (P processors only). */
+static void note_running(struct sim *s, uint64_t from, uint64_t to)
+{
+	if (s->nrun == s->cap_run) {
+		size_t cap = 2 * s->cap_run;
+		uint64_t *a = realloc(s->run_start, cap * sizeof(*a));
+
+		if (a)
+			s->run_start = a;
+		a = a ? realloc(s->run_end, cap * sizeof(*a)) : NULL;
+		if (!a) {
+			s->oom = true;
+			return;
+		}
+		s->run_end = a;
+		s->cap_run = cap;
+	}
+	s->run_start[s->nrun] = from;
+	s->run_end[s->nrun++] = to;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The real time at which the replay's clock reads @end on @cpus
+ * processors: the integral over the clock of max(1, running / cpus).
+ */
+static uint64_t shared_time(struct sim *s, uint64_t end, uint32_t cpus)
+{
+	size_t i = 0, j = 0;
+	uint64_t prev = 0, n = 0;
+	double real = 0;
+
+	qsort(s->run_start, s->nrun, sizeof(uint64_t), cmp_u64);
+	qsort(s->run_end, s->nrun, sizeof(uint64_t), cmp_u64);
+	while (i < s->nrun || j < s->nrun) {
+		/* ends first at a tie: a segment that ends where another
+		 * starts does not overlap it */
+		bool is_end = j < s->nrun &&
+			      (i == s->nrun || s->run_end[j] <= s->run_start[i]);
+		uint64_t at = is_end ? s->run_end[j] : s->run_start[i];
+
+		real += (double)(at - prev) *
+			(n > cpus ? (double)n / cpus : 1.0);
+		prev = at;
+		if (is_end) {
+			n--;
+			j++;
+		} else {
+			n++;
+			i++;
+		}
+	}
+	real += (double)(end - prev);	/* nothing runs after the last end */
+	return real >= 1.8e19 ? (uint64_t)1.8e19 : (uint64_t)llround(real);
+}
+
 static void run(struct sim *s)
 {
 	const struct cp_trace *t = s->t;
@@ -710,6 +792,8 @@ static void run(struct sim *s)
 				break;
 			}
 			st->arrive = st->last + seg_dur(s, tid, st->cur);
+			if (s->cap_run && st->arrive > st->last)
+				note_running(s, st->last, st->arrive);
 			/* yield when another thread is due earlier */
 			if (s->nheap && s->heap[0].key < st->arrive) {
 				hpush(s, tid, st->arrive);
@@ -724,8 +808,8 @@ static void run(struct sim *s)
 }
 
 int cp_whatif_simulate(const struct cp_tracepag *tp, const double *cct_factor,
-		       uint64_t *length, bool *deadlock, uint64_t *reordered,
-		       uint64_t *forced)
+		       uint32_t cpus, uint64_t *length, bool *deadlock,
+		       uint64_t *reordered, uint64_t *forced)
 {
 	const struct cp_trace *t = tp->t;
 	struct sim s;
@@ -749,6 +833,13 @@ int cp_whatif_simulate(const struct cp_tracepag *tp, const double *cct_factor,
 	if (!s.th || !s.ob || !s.pub_time || !s.pub_wait || !s.heap || !cnt0 ||
 	    !rwk || !none || !seen)
 		goto out;
+	if (cpus && cpus < t->nthreads) {
+		s.cap_run = 1024;
+		s.run_start = malloc(s.cap_run * sizeof(*s.run_start));
+		s.run_end = malloc(s.cap_run * sizeof(*s.run_end));
+		if (!s.run_start || !s.run_end)
+			goto out;
+	}
 	for (uint64_t i = 0; i < t->npub; i++) {
 		s.pub_time[i] = NEVER;
 		s.pub_wait[i] = NONE;
@@ -795,11 +886,15 @@ int cp_whatif_simulate(const struct cp_tracepag *tp, const double *cct_factor,
 	for (uint32_t tid = 0; tid < t->nthreads; tid++)
 		if (t->threads[tid].nv && s.th[tid].state != ST_DONE)
 			*deadlock = true;
-	*length = s.end;
+	if (s.oom)
+		goto out;
+	*length = s.cap_run ? shared_time(&s, s.end, cpus) : s.end;
 	*reordered = s.reordered;
 	*forced = s.forced;
 	ret = 0;
 out:
+	free(s.run_start);
+	free(s.run_end);
 	for (uint32_t o = 1; s.ob && o < t->nobjs; o++)
 		free(s.ob[o].rd);
 	free(seen);
@@ -841,8 +936,8 @@ static int check_factors(const struct cp_whatif_scale *sc, uint32_t nsc,
 
 int cp_whatif_trace(const struct cp_tracepag *tp,
 		    const struct cp_whatif_scale *sc, uint32_t nsc,
-		    bool exclusive, struct cp_whatif_result *r, char *err,
-		    size_t errlen)
+		    bool exclusive, uint32_t cpus, struct cp_whatif_result *r,
+		    char *err, size_t errlen)
 {
 	const struct cp_pag *g = &tp->g;
 	double *pf = NULL, *cf = NULL, *ones = NULL;
@@ -901,9 +996,10 @@ int cp_whatif_trace(const struct cp_tracepag *tp,
 	if (fixed_length(g, g->w, &r->length_before) ||
 	    fixed_length(g, w, &r->length_after_fixed))
 		goto err_mem;
-	if (cp_whatif_simulate(tp, ones, &r->length_before_sim, &dl0,
+	r->cpus = cpus;
+	if (cp_whatif_simulate(tp, ones, cpus, &r->length_before_sim, &dl0,
 			       &rdummy, &r->forced_before) ||
-	    cp_whatif_simulate(tp, cf, &r->length_after, &r->deadlock,
+	    cp_whatif_simulate(tp, cf, cpus, &r->length_after, &r->deadlock,
 			       &r->reordered, &r->forced))
 		goto err_mem;
 	if (dl0 || r->deadlock) {

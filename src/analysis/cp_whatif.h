@@ -16,7 +16,10 @@
  * Both work in the PAG's model (an ideal machine with a processor per
  * thread, waits cost nothing), so with nothing scaled the fixed graph gives
  * the CP length and the simulation gives it too unless the recorded lock
- * order was not the order of the model's request times.
+ * order was not the order of the model's request times.  The simulation
+ * can also be given fewer processors than threads (cp_whatif.c, "Fewer
+ * processors"): for a program that runs more threads than the machine has
+ * cores, from a trace taken with the cpu clock.
  */
 #ifndef CP_WHATIF_H
 #define CP_WHATIF_H
@@ -50,19 +53,22 @@ struct cp_whatif_result {
 					 * (cp_whatif.c, "Tries") */
 	uint64_t forced_before;		/* the same, unscaled replay */
 	uint64_t scaled_ns;		/* useful time the scaling touched */
+	uint32_t cpus;			/* processors simulated, 0: one per
+					 * thread (the fixed graph: always) */
 };
 
 /*
  * Both predictions for a trace PAG.  A segment's factor is the product of
  * the factors of the distinct scaled procedures on its calling context
- * (@exclusive: the factor of its innermost procedure only).  Returns 0, or
- * -1 with "NAME: reason" in @err: a name that is no procedure of the
- * trace, a negative factor, out of memory.
+ * (@exclusive: the factor of its innermost procedure only).  @cpus: the
+ * simulation's processors, 0 for one per thread.  Returns 0, or -1 with
+ * "NAME: reason" in @err: a name that is no procedure of the trace, a
+ * negative factor, out of memory.
  */
 int cp_whatif_trace(const struct cp_tracepag *tp,
 		    const struct cp_whatif_scale *sc, uint32_t nsc,
-		    bool exclusive, struct cp_whatif_result *r, char *err,
-		    size_t errlen);
+		    bool exclusive, uint32_t cpus, struct cp_whatif_result *r,
+		    char *err, size_t errlen);
 
 /*
  * Fixed-graph prediction for a plain PAG: edges whose label equals a
@@ -74,11 +80,12 @@ int cp_whatif_pag(const struct cp_pag *g, const struct cp_whatif_scale *sc,
 
 /*
  * The simulation alone: @cct_factor[tp->ncct] scales each calling
- * context's useful time.  Fills *@length (the simulated run time), and
- * *@deadlock / *@reordered / *@forced.  Returns 0 or -1 (out of memory).
+ * context's useful time; @cpus processors (0: one per thread).  Fills
+ * *@length (the simulated run time), and *@deadlock / *@reordered /
+ * *@forced.  Returns 0 or -1 (out of memory).
  */
 int cp_whatif_simulate(const struct cp_tracepag *tp, const double *cct_factor,
-		       uint64_t *length, bool *deadlock, uint64_t *reordered,
-		       uint64_t *forced);
+		       uint32_t cpus, uint64_t *length, bool *deadlock,
+		       uint64_t *reordered, uint64_t *forced);
 
 #endif /* CP_WHATIF_H */

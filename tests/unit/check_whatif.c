@@ -4,6 +4,7 @@
  */
 #include <check.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +46,7 @@ static struct cp_whatif_result whatif(struct fixture *f, const char *name,
 	struct cp_whatif_result r;
 	char err[256] = "";
 
-	ck_assert_msg(cp_whatif_trace(&f->tp, &sc, 1, false, &r, err,
+	ck_assert_msg(cp_whatif_trace(&f->tp, &sc, 1, false, 0, &r, err,
 				      sizeof(err)) == 0, "whatif: %s", err);
 	return r;
 }
@@ -562,11 +563,11 @@ START_TEST(test_whatif_nested_scaling)
 	load(&s, &f);
 	r = whatif(&f, "a", 0.5);	/* 36 / 2 + 4 */
 	ASSERT_RESULT(r, 40, 22, 22);
-	ck_assert_msg(cp_whatif_trace(&f.tp, sc, 2, false, &r, err,
+	ck_assert_msg(cp_whatif_trace(&f.tp, sc, 2, false, 0, &r, err,
 				      sizeof(err)) == 0, "%s", err);
 	/* a's own 16 -> 8, b's 20 -> 5 (a and b), + 4 */
 	ASSERT_RESULT(r, 40, 17, 17);
-	ck_assert_msg(cp_whatif_trace(&f.tp, sc, 1, true, &r, err,
+	ck_assert_msg(cp_whatif_trace(&f.tp, sc, 1, true, 0, &r, err,
 				      sizeof(err)) == 0, "%s", err);
 	/* exclusive: a's own 16 -> 8, b's 20 kept */
 	ASSERT_RESULT(r, 40, 32, 32);
@@ -680,13 +681,13 @@ START_TEST(test_whatif_rejects_unknown_name)
 
 	lock_reorder(&s);
 	load(&s, &f);
-	ck_assert_msg(cp_whatif_trace(&f.tp, &sc, 1, false, &r, err,
+	ck_assert_msg(cp_whatif_trace(&f.tp, &sc, 1, false, 0, &r, err,
 				      sizeof(err)) == -1, "unknown accepted");
 	ck_assert_msg(strstr(err, "syn.cpt: ") == err &&
 		      strstr(err, "'nosuch'"), "message '%s'", err);
 	sc.name = "crit";
 	sc.factor = -1;
-	ck_assert_msg(cp_whatif_trace(&f.tp, &sc, 1, false, &r, err,
+	ck_assert_msg(cp_whatif_trace(&f.tp, &sc, 1, false, 0, &r, err,
 				      sizeof(err)) == -1, "negative accepted");
 	unload(&f);
 	synth_free(&s);
@@ -775,6 +776,171 @@ START_TEST(test_whatif_random_identity)
 }
 END_TEST
 
+/* One scaling on @cpus processors; asserts success. */
+static struct cp_whatif_result whatif_cpus(struct fixture *f,
+					   const char *name, double factor,
+					   uint32_t cpus)
+{
+	struct cp_whatif_scale sc = { .name = name, .factor = factor };
+	struct cp_whatif_result r;
+	char err[256] = "";
+
+	ck_assert_msg(cp_whatif_trace(&f->tp, &sc, 1, false, cpus, &r, err,
+				      sizeof(err)) == 0, "whatif: %s", err);
+	ck_assert_msg(r.simulated && !r.deadlock && r.cpus == cpus,
+		      "simulated %d deadlock %d cpus %u", r.simulated,
+		      r.deadlock, r.cpus);
+	return r;
+}
+
+/*
+ * Fewer processors than threads, by hand.  Three threads work 60 each
+ * from time 0 while main waits to join them: on 2 processors each runs
+ * at 2/3 speed, 90 in all; on 1, 180; on 3 or more, 60.  The lock example
+ * (T1 30 + 10 in crit, T2 20 + 10) on one processor: 70, the sum of the
+ * work; with work1 halved T2 waits for the lock from 20 to 25, when only
+ * T1 runs: 55.  On 2 processors it is the ideal machine: 40 and 35.
+ */
+START_TEST(test_whatif_fewer_cpus)
+{
+	struct synth s;
+	struct fixture f;
+	struct cp_whatif_result r;
+
+	synth_init(&s);
+	synth_symbol(&s, 0x100, 0x10, "w");
+	synth_start(&s, 0, -1);
+	for (uint32_t i = 1; i <= 3; i++) {
+		synth_create(&s, 0, 0, i);
+		synth_start(&s, i, 0);
+		synth_enter(&s, i, 0, 0x100);
+		synth_leave(&s, i, 60);
+		synth_exit(&s, i, 0);
+	}
+	for (uint32_t i = 1; i <= 3; i++)
+		synth_join(&s, 0, 0, true, i);
+	synth_exit(&s, 0, 0);
+	load(&s, &f);
+	r = whatif_cpus(&f, "w", 1.0, 2);
+	ck_assert_msg(r.length_before_sim == 90 && r.length_after == 90,
+		      "2 cpus: %" PRIu64 " / %" PRIu64, r.length_before_sim,
+		      r.length_after);
+	ck_assert_msg(r.length_before == 60, "CP %" PRIu64, r.length_before);
+	r = whatif_cpus(&f, "w", 0.5, 2);
+	ck_assert_msg(r.length_after == 45, "2 cpus, halved: %" PRIu64,
+		      r.length_after);
+	r = whatif_cpus(&f, "w", 1.0, 1);
+	ck_assert_msg(r.length_after == 180, "1 cpu: %" PRIu64,
+		      r.length_after);
+	r = whatif_cpus(&f, "w", 1.0, 3);
+	ck_assert_msg(r.length_after == 60, "3 cpus: %" PRIu64,
+		      r.length_after);
+	r = whatif_cpus(&f, "w", 1.0, 8);
+	ck_assert_msg(r.length_after == 60, "8 cpus: %" PRIu64,
+		      r.length_after);
+	unload(&f);
+	synth_free(&s);
+
+	lock_reorder(&s);
+	load(&s, &f);
+	r = whatif_cpus(&f, "work1", 1.0, 1);
+	ck_assert_msg(r.length_after == 70, "lock, 1 cpu: %" PRIu64,
+		      r.length_after);
+	r = whatif_cpus(&f, "work1", 0.5, 1);
+	ck_assert_msg(r.length_after == 55, "lock, 1 cpu, halved: %" PRIu64,
+		      r.length_after);
+	r = whatif_cpus(&f, "work1", 0.5, 2);
+	ck_assert_msg(r.length_before_sim == 40 && r.length_after == 35,
+		      "lock, 2 cpus: %" PRIu64 " / %" PRIu64,
+		      r.length_before_sim, r.length_after);
+	unload(&f);
+	synth_free(&s);
+}
+END_TEST
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Random barrier-separated rounds on P processors against the closed
+ * form of processor sharing: in a round whose n works sorted are
+ * d1 <= ... <= dn, the stretch from d(k-1) to dk runs n-k+1 threads,
+ * so it takes (dk - d(k-1)) max(1, (n-k+1)/P).  Also: more processors
+ * never make a run longer, and P >= threads is the ideal machine.
+ */
+START_TEST(test_whatif_fewer_cpus_random)
+{
+	unsigned seed = 11;
+
+	for (int iter = 0; iter < 200; iter++) {
+		struct synth s;
+		struct fixture f;
+		struct cp_whatif_result r;
+		uint32_t nt = 2 + rand_r(&seed) % 5, b;
+		uint32_t cpus = 1 + rand_r(&seed) % (nt + 1);
+		double want = 0;
+		uint64_t prev_len = UINT64_MAX, ideal;
+
+		synth_init(&s);
+		synth_symbol(&s, 0x100, 0x10, "w");
+		synth_start(&s, 0, -1);
+		b = synth_obj(&s, 0, CP_OBJ_BARRIER, nt);
+		for (uint32_t i = 1; i < nt; i++) {
+			synth_create(&s, 0, 0, i);
+			synth_start(&s, i, 0);
+		}
+		for (int round = 0; round < 3; round++) {
+			uint64_t d[8];
+
+			for (uint32_t i = 0; i < nt; i++) {
+				d[i] = 1 + rand_r(&seed) % 1000;
+				synth_enter(&s, i, 0, 0x100);
+				synth_leave(&s, i, d[i]);
+				synth_barrier(&s, i, 0, 0, b);
+			}
+			qsort(d, nt, sizeof(d[0]), cmp_u64);
+			for (uint32_t k = 0; k < nt; k++) {
+				double run = nt - k;
+
+				want += (double)(d[k] - (k ? d[k - 1] : 0)) *
+					(run > cpus ? run / cpus : 1.0);
+			}
+		}
+		for (uint32_t i = 1; i < nt; i++)
+			synth_exit(&s, i, 0);
+		for (uint32_t i = 1; i < nt; i++)
+			synth_join(&s, 0, 0, true, i);
+		synth_exit(&s, 0, 0);
+		load(&s, &f);
+		r = whatif_cpus(&f, "w", 1.0, cpus);
+		ck_assert_msg(fabs((double)r.length_after - want) <= 1.0,
+			      "iter %d: %u threads on %u cpus: %" PRIu64
+			      ", closed form %.1f", iter, nt, cpus,
+			      r.length_after, want);
+		ideal = whatif(&f, "w", 1.0).length_after;
+		for (uint32_t p = 1; p <= nt + 1; p++) {
+			uint64_t len = whatif_cpus(&f, "w", 1.0, p).length_after;
+
+			ck_assert_msg(len <= prev_len && len >= ideal,
+				      "iter %d: %u cpus: %" PRIu64 " (fewer: %"
+				      PRIu64 ", ideal %" PRIu64 ")", iter, p,
+				      len, prev_len, ideal);
+			if (p >= nt)
+				ck_assert_msg(len == ideal, "iter %d: %u cpus "
+					      "%" PRIu64 " != ideal %" PRIu64,
+					      iter, p, len, ideal);
+			prev_len = len;
+		}
+		unload(&f);
+		synth_free(&s);
+	}
+}
+END_TEST
+
 static Suite *whatif_suite(void)
 {
 	Suite *s = suite_create("whatif");
@@ -796,6 +962,8 @@ static Suite *whatif_suite(void)
 	tcase_add_test(tc, test_whatif_rejects_unknown_name);
 	tcase_add_test(tc, test_whatif_text_pag);
 	tcase_add_test(tc, test_whatif_random_identity);
+	tcase_add_test(tc, test_whatif_fewer_cpus);
+	tcase_add_test(tc, test_whatif_fewer_cpus_random);
 	suite_add_tcase(s, tc);
 	return s;
 }
