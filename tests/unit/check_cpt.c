@@ -283,6 +283,11 @@ START_TEST(test_cpt_whatif_json)
 	const char *pargs[] = { "whatif",
 				CP_TEST_DATA_DIR "/cpm-multigraph.pag",
 				"--scale", "G=0", "--format", "json", NULL };
+	const char *cargs[] = { "whatif", trace_path, "--scale", "work1=0.5",
+				"--cpus", "1", "--format", "json", NULL };
+	const char *pcargs[] = { "whatif",
+				 CP_TEST_DATA_DIR "/cpm-multigraph.pag",
+				 "--scale", "G=0", "--cpus", "2", NULL };
 	json_t *j;
 
 	run(&r, args);
@@ -304,6 +309,22 @@ START_TEST(test_cpt_whatif_json)
 		      json_integer_value(json_object_get(j,
 				"length_after_fixed")) == 9, "pag: %s", r.out);
 	json_decref(j);
+	/* one processor: 70 ms of work in all, 55 with work1 halved */
+	run(&r, cargs);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	j = parse_json(r.out);
+	ck_assert_msg(json_integer_value(json_object_get(j,
+				"length_before_sim")) == 70000000 &&
+		      json_integer_value(json_object_get(j, "length_after")) ==
+		      55000000 &&
+		      json_integer_value(json_object_get(j, "cpus")) == 1,
+		      "--cpus 1: %s", r.out);
+	json_decref(j);
+	/* a plain graph has nothing to replay */
+	run(&r, pcargs);
+	ck_assert_msg(r.status == 2 && strstr(r.err, "--cpus") &&
+		      !r.out[0], "pag --cpus: exit %d err '%s'", r.status,
+		      r.err);
 }
 END_TEST
 
@@ -342,6 +363,10 @@ START_TEST(test_cpt_usage_errors)
 		{ "whatif", "x.cpt", NULL },
 		{ "whatif", "x.cpt", "--scale", "crit", NULL },
 		{ "whatif", "x.cpt", "--scale", "crit=-2", NULL },
+		{ "whatif", "x.cpt", "--scale", "crit=1", "--cpus", "0", NULL },
+		{ "whatif", "x.cpt", "--scale", "crit=1", "--cpus", "two",
+		  NULL },
+		{ "whatif", "x.cpt", "--scale", "crit=1", "--cpus", NULL },
 		{ "report", "x.cpt", "--format", "xml", NULL },
 		{ "run", NULL },
 		{ "run", "--mode", "fast", "--", "/bin/true", NULL },
