@@ -97,9 +97,9 @@ static void print_text(struct cpt_ctx *c, const struct cpt_input *in,
 		change(b, sizeof(b), r->length_before_sim, r->length_after,
 		       ns);
 		if (r->cpus)
-			fprintf(c->out, "  %-28s %12s   %s\n",
-				"simulated, unchanged", FMT(r->length_before_sim),
-				"");
+			fprintf(c->out, "  %-28s %12s\n",
+				"simulated, unchanged",
+				FMT(r->length_before_sim));
 		fprintf(c->out, "  %-28s %12s   %s\n", "simulated new run time",
 			FMT(r->length_after), b);
 		if (r->cpus)
@@ -240,8 +240,8 @@ enum cpt_status cpt_cmd_whatif(struct cpt_ctx *c, int argc, char **argv)
 		return st;
 	if (cpus && !in.is_trace) {
 		snprintf(c->err, sizeof(c->err),
-			 "%s: --cpus needs a trace (a plain graph has no events "
-			 "to replay)", path);
+			 "%s: --cpus needs a trace (a plain graph has no "
+			 "events to replay)", path);
 		cpt_input_free(&in);
 		return CPT_USAGE;
 	}

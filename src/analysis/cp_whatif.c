@@ -752,7 +752,8 @@ static uint64_t shared_time(struct sim *s, uint64_t end, uint32_t cpus)
 		/* ends first at a tie: a segment that ends where another
 		 * starts does not overlap it */
 		bool is_end = j < s->nrun &&
-			      (i == s->nrun || s->run_end[j] <= s->run_start[i]);
+			      (i == s->nrun ||
+			       s->run_end[j] <= s->run_start[i]);
 		uint64_t at = is_end ? s->run_end[j] : s->run_start[i];
 
 		real += (double)(at - prev) *
@@ -766,7 +767,8 @@ static uint64_t shared_time(struct sim *s, uint64_t end, uint32_t cpus)
 			i++;
 		}
 	}
-	real += (double)(end - prev);	/* nothing runs after the last end */
+	/* nothing runs after the last end */
+	real += (double)(end - prev);
 	return real >= 1.8e19 ? (uint64_t)1.8e19 : (uint64_t)llround(real);
 }
 

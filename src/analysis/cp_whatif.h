@@ -53,8 +53,9 @@ struct cp_whatif_result {
 					 * (cp_whatif.c, "Tries") */
 	uint64_t forced_before;		/* the same, unscaled replay */
 	uint64_t scaled_ns;		/* useful time the scaling touched */
-	uint32_t cpus;			/* processors simulated, 0: one per
-					 * thread (the fixed graph: always) */
+	uint32_t cpus;			/* processors simulated, 0: one
+					 * per thread (the fixed graph:
+					 * always) */
 };
 
 /*

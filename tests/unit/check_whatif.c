@@ -923,7 +923,9 @@ START_TEST(test_whatif_fewer_cpus_random)
 			      r.length_after, want);
 		ideal = whatif(&f, "w", 1.0).length_after;
 		for (uint32_t p = 1; p <= nt + 1; p++) {
-			uint64_t len = whatif_cpus(&f, "w", 1.0, p).length_after;
+			uint64_t len;
+
+			len = whatif_cpus(&f, "w", 1.0, p).length_after;
 
 			ck_assert_msg(len <= prev_len && len >= ideal,
 				      "iter %d: %u cpus: %" PRIu64 " (fewer: %"
