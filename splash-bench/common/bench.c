@@ -117,8 +117,7 @@ void bench_init(int argc, char **argv, struct bench_opts *opts,
 	phase_start = bench_now();
 }
 
-/* The monotonic clock, uninstrumented (the stretch loop reads it often). */
-BENCH_HELPER double mono_now(void)
+double bench_now(void)
 {
 	struct timespec ts;
 
@@ -128,13 +127,13 @@ BENCH_HELPER double mono_now(void)
 
 unsigned bench_unit_clock(const struct bench_knob *k, double *start)
 {
-	*start = mono_now();
+	*start = bench_now();
 	return k->base;
 }
 
 void bench_unit_stretch(const struct bench_knob *k, double start)
 {
-	double now = mono_now(), until, x = 1.0;
+	double now = bench_now(), until, x = 1.0;
 	int j;
 
 	until = now + (now - start) * (k->weight / k->base - 1.0);
@@ -142,13 +141,8 @@ void bench_unit_stretch(const struct bench_knob *k, double start)
 		for (j = 0; j < 64; j++)
 			x = x * 0.9999999 + 1e-7;
 		BENCH_OPAQUE(x);
-		now = mono_now();
+		now = bench_now();
 	}
-}
-
-double bench_now(void)
-{
-	return mono_now();
 }
 
 void bench_phase(const char *name)

@@ -77,8 +77,11 @@ struct bench_opts {
 void bench_init(int argc, char **argv, struct bench_opts *opts,
 		struct bench_knob *knobs, const char *usage);
 
-/* Seconds on the monotonic clock.  Any thread. */
-double bench_now(void);
+/*
+ * Seconds on the monotonic clock.  Any thread.  Not instrumented: the
+ * stretch loop of bench_unit_end() reads it often.
+ */
+double bench_now(void) __attribute__((no_instrument_function));
 
 /*
  * With -v, print on stderr the time since the previous call (or since

@@ -38,17 +38,24 @@ static void unload(struct fixture *f)
 	cp_trace_free(&f->t);
 }
 
-/* One scaling; asserts success and returns the result. */
-static struct cp_whatif_result whatif(struct fixture *f, const char *name,
-				      double factor)
+/* One scaling on @cpus processors (0: one per thread); asserts success. */
+static struct cp_whatif_result whatif_on(struct fixture *f, const char *name,
+					 double factor, uint32_t cpus)
 {
 	struct cp_whatif_scale sc = { .name = name, .factor = factor };
 	struct cp_whatif_result r;
 	char err[256] = "";
 
-	ck_assert_msg(cp_whatif_trace(&f->tp, &sc, 1, false, 0, &r, err,
+	ck_assert_msg(cp_whatif_trace(&f->tp, &sc, 1, false, cpus, &r, err,
 				      sizeof(err)) == 0, "whatif: %s", err);
 	return r;
+}
+
+/* One scaling on the ideal machine. */
+static struct cp_whatif_result whatif(struct fixture *f, const char *name,
+				      double factor)
+{
+	return whatif_on(f, name, factor, 0);
 }
 
 #define ASSERT_RESULT(r, before, sim, fixed)				\
@@ -713,6 +720,35 @@ START_TEST(test_whatif_text_pag)
 END_TEST
 
 /*
+ * The frame of a random trace: main (thread 0) starts and creates threads
+ * 1..@nt-1, all of them to work in procedure "w"; a barrier for all @nt is
+ * returned.  random_end(): the threads exit and main joins them.
+ */
+static uint32_t random_begin(struct synth *s, uint32_t nt)
+{
+	uint32_t b;
+
+	synth_init(s);
+	synth_symbol(s, 0x100, 0x10, "w");
+	synth_start(s, 0, -1);
+	b = synth_obj(s, 0, CP_OBJ_BARRIER, nt);
+	for (uint32_t i = 1; i < nt; i++) {
+		synth_create(s, 0, 0, i);
+		synth_start(s, i, 0);
+	}
+	return b;
+}
+
+static void random_end(struct synth *s, uint32_t nt)
+{
+	for (uint32_t i = 1; i < nt; i++)
+		synth_exit(s, i, 0);
+	for (uint32_t i = 1; i < nt; i++)
+		synth_join(s, 0, 0, true, i);
+	synth_exit(s, 0, 0);
+}
+
+/*
  * Many random lock-and-barrier traces: the unscaled simulation reproduces
  * the CP length whenever every recorded acquire followed the model's
  * request order; scaling by 1 changes nothing; the simulation never
@@ -729,15 +765,8 @@ START_TEST(test_whatif_random_identity)
 		struct cp_whatif_result r;
 		uint32_t nt = 2 + rand_r(&seed) % 4, b, m;
 
-		synth_init(&s);
-		synth_symbol(&s, 0x100, 0x10, "w");
-		synth_start(&s, 0, -1);
-		b = synth_obj(&s, 0, CP_OBJ_BARRIER, nt);
+		b = random_begin(&s, nt);
 		m = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
-		for (uint32_t i = 1; i < nt; i++) {
-			synth_create(&s, 0, 0, i);
-			synth_start(&s, i, 0);
-		}
 		for (int round = 0; round < 3; round++) {
 			for (uint32_t i = 0; i < nt; i++) {
 				synth_enter(&s, i, 0, 0x100);
@@ -750,11 +779,7 @@ START_TEST(test_whatif_random_identity)
 			synth_lock(&s, i, rand_r(&seed) % 20, 0, m);
 			synth_unlock(&s, i, 1 + rand_r(&seed) % 5, m);
 		}
-		for (uint32_t i = 1; i < nt; i++)
-			synth_exit(&s, i, 0);
-		for (uint32_t i = 1; i < nt; i++)
-			synth_join(&s, 0, 0, true, i);
-		synth_exit(&s, 0, 0);
+		random_end(&s, nt);
 		load(&s, &f);
 		r = whatif(&f, "w", 1.0);
 		ck_assert_msg(r.length_after_fixed == r.length_before,
@@ -776,17 +801,13 @@ START_TEST(test_whatif_random_identity)
 }
 END_TEST
 
-/* One scaling on @cpus processors; asserts success. */
+/* One scaling on @cpus processors, simulated without a deadlock. */
 static struct cp_whatif_result whatif_cpus(struct fixture *f,
 					   const char *name, double factor,
 					   uint32_t cpus)
 {
-	struct cp_whatif_scale sc = { .name = name, .factor = factor };
-	struct cp_whatif_result r;
-	char err[256] = "";
+	struct cp_whatif_result r = whatif_on(f, name, factor, cpus);
 
-	ck_assert_msg(cp_whatif_trace(&f->tp, &sc, 1, false, cpus, &r, err,
-				      sizeof(err)) == 0, "whatif: %s", err);
 	ck_assert_msg(r.simulated && !r.deadlock && r.cpus == cpus,
 		      "simulated %d deadlock %d cpus %u", r.simulated,
 		      r.deadlock, r.cpus);
@@ -885,14 +906,7 @@ START_TEST(test_whatif_fewer_cpus_random)
 		double want = 0;
 		uint64_t prev_len = UINT64_MAX, ideal;
 
-		synth_init(&s);
-		synth_symbol(&s, 0x100, 0x10, "w");
-		synth_start(&s, 0, -1);
-		b = synth_obj(&s, 0, CP_OBJ_BARRIER, nt);
-		for (uint32_t i = 1; i < nt; i++) {
-			synth_create(&s, 0, 0, i);
-			synth_start(&s, i, 0);
-		}
+		b = random_begin(&s, nt);
 		for (int round = 0; round < 3; round++) {
 			uint64_t d[8];
 
@@ -910,11 +924,7 @@ START_TEST(test_whatif_fewer_cpus_random)
 					(run > cpus ? run / cpus : 1.0);
 			}
 		}
-		for (uint32_t i = 1; i < nt; i++)
-			synth_exit(&s, i, 0);
-		for (uint32_t i = 1; i < nt; i++)
-			synth_join(&s, 0, 0, true, i);
-		synth_exit(&s, 0, 0);
+		random_end(&s, nt);
 		load(&s, &f);
 		r = whatif_cpus(&f, "w", 1.0, cpus);
 		ck_assert_msg(fabs((double)r.length_after - want) <= 1.0,
