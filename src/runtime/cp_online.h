@@ -51,8 +51,8 @@ static inline bool cp_online_may_take(const struct cp_thread *t,
 
 /*
  * The lean paths of a mutex or spin lock (cp_rt.lean_locks: online mode,
- * no selected procedures, the TSC clock), for the common case: the lock
- * taken without a wait, its record in the thread's map.  A wrapper calls
+ * the TSC clock), for the common case: the lock taken without a wait, its
+ * record in the thread's map.  A wrapper calls
  * cp_online_lean_rec() before the real call, and when it returns a record
  * the two below instead of the general hooks; otherwise the general
  * wrapper runs, as if the lean path had not been tried.
@@ -78,8 +78,9 @@ static inline struct cp_objrec *cp_online_lean_rec(const struct cp_thread *t,
 	return r;
 }
 
-/* cp_thread_advance() to now, without its generation check and its loop
- * over running procedures: cp_online_lean_rec() settled both. */
+/* cp_thread_advance() to now, without its generation check:
+ * cp_online_lean_rec() settled it.  With procedures selected, those
+ * running are charged too (one branch when none is). */
 static inline void cp_online_lean_advance(struct cp_thread *t)
 {
 	uint64_t now = cp_clock_wall_tsc();
@@ -89,6 +90,8 @@ static inline void cp_online_lean_advance(struct cp_thread *t)
 	t->last = now;
 	t->useful_ns += d;
 	t->path->len += d;
+	if (t->nactive)
+		cp_thread_advance_procs(t, d);
 }
 
 /* Taking a longer path: out of line, it reads the clock. */
@@ -103,17 +106,14 @@ static inline void cp_online_lean_acquired(struct cp_thread *t,
 		cp_online_lean_take(t, r);
 }
 
-/* Release, the lock still held: advance to now and publish the path. */
+/* Release, the lock still held: advance to now and publish the path
+ * (with the procedures' vectors when some are selected). */
 static inline void cp_online_lean_release(struct cp_thread *t,
 					  struct cp_objrec *r)
 {
-	const struct cp_path *p = t->path;
-
 	cp_online_lean_advance(t);
 	r->seq++;
-	r->main.len = p->len;
-	r->main.owner = p->owner;
-	r->main.gen = p->gen;
+	cp_path_copy(&r->main, t->path, cp_rt.nsel);
 }
 
 /* Barrier: arrival before the real wait, departure after it. */

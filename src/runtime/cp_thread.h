@@ -105,11 +105,26 @@ static inline uint64_t cp_thread_now(struct cp_thread *t)
 	return w;
 }
 
+/* Charge @d ns of useful time to the selected procedures running now
+ * (the thread's path has grown by @d already). */
+static inline void cp_thread_advance_procs(struct cp_thread *t, uint64_t d)
+{
+	unsigned nsel = cp_rt.nsel;
+	uint64_t *share = t->path->v, *z = t->path->v + nsel;
+
+	for (uint32_t k = 0; k < t->nactive; k++) {
+		unsigned i = t->active[k];
+
+		share[i] += d;
+		z[i] += d;
+		t->proc_cpu[i] += d;
+	}
+}
+
 /* Fold the useful time since the last event into the path. */
 static inline void cp_thread_advance(struct cp_thread *t, uint64_t now)
 {
 	uint64_t d = now > t->last ? now - t->last : 0;
-	unsigned nsel = cp_rt.nsel;
 
 	if (__builtin_expect(t->gen != atomic_load_explicit(&cp_rt.gen,
 				memory_order_relaxed), 0)) {
@@ -119,17 +134,8 @@ static inline void cp_thread_advance(struct cp_thread *t, uint64_t now)
 	t->last = now;
 	t->path->len += d;
 	t->useful_ns += d;
-	if (t->nactive) {
-		uint64_t *share = t->path->v, *z = t->path->v + nsel;
-
-		for (uint32_t k = 0; k < t->nactive; k++) {
-			unsigned i = t->active[k];
-
-			share[i] += d;
-			z[i] += d;
-			t->proc_cpu[i] += d;
-		}
-	}
+	if (t->nactive)
+		cp_thread_advance_procs(t, d);
 }
 
 /* End a wait (begun with an advance) at @now, @waited wall ns long: the

@@ -251,7 +251,7 @@ static void check_run(const struct workload *w, const struct combo *c,
 /*
  * Run @w under combo @i and check it; with @procs false, without
  * CPTHREAD_FUNCS and without the procedure checks, so that the lock
- * wrappers take their inlined paths (no selected procedure).
+ * wrappers' lean paths run without procedure vectors (none selected).
  */
 static void run_workload_procs(const struct workload *wl, int i, bool procs)
 {
@@ -397,12 +397,16 @@ START_TEST(test_online_instrumented_functions)
 END_TEST
 
 /* Uncontended hand-over of a mutex, by trylock, of a spin lock, of a
- * rwlock: the acquire that did not wait still follows the release. */
+ * rwlock: the acquire that did not wait still follows the release.  The
+ * "inner" mutex case opens the regions around the lock calls, so that
+ * under the wall clock the lean paths (cp_online.h) must charge the
+ * running procedures themselves. */
 START_TEST(test_online_handover)
 {
 	static const struct workload *const w[] = {
 		&cpt_wl_handover_mutex, &cpt_wl_handover_trylock,
-		&cpt_wl_handover_spin, &cpt_wl_handover_rwlock,
+		&cpt_wl_handover_inner, &cpt_wl_handover_spin,
+		&cpt_wl_handover_rwlock,
 	};
 
 	run_workload(w[_i / NCOMBOS], _i % NCOMBOS);
@@ -410,8 +414,9 @@ START_TEST(test_online_handover)
 END_TEST
 
 /* The mutex and spin lock cases with no procedure selected: the wrappers'
- * inlined acquire and release (cp_online.h) must give the same critical
- * path, per-thread and per-object figures as the general hooks. */
+ * lean acquire and release (cp_online.h) without vectors must give the
+ * same critical path, per-thread and per-object figures as the general
+ * hooks (the cpu clock) and as with vectors. */
 START_TEST(test_online_locks_without_procedures)
 {
 	static const struct workload *const w[] = {
@@ -496,7 +501,7 @@ static Suite *online_suite(void)
 	}
 	tc = tcase_create("handover");
 	tcase_set_timeout(tc, 240);
-	tcase_add_loop_test(tc, test_online_handover, 0, 4 * NCOMBOS);
+	tcase_add_loop_test(tc, test_online_handover, 0, 5 * NCOMBOS);
 	tcase_add_loop_test(tc, test_online_locks_without_procedures, 0,
 			    5 * NCOMBOS);
 	suite_add_tcase(s, tc);

@@ -16,8 +16,17 @@
  *
  * Argument: the lock and how T takes it: "mutex" (pthread_mutex_lock),
  * "trylock" (pthread_mutex_trylock), "spin" (pthread_spin_lock), "rwlock"
- * (pthread_rwlock_wrlock by both).
+ * (pthread_rwlock_wrlock by both), "inner" (a mutex, with the regions
+ * open around the lock calls instead of between them:
+ *
+ *   main: lock L; create T; begin "a"; 25; unlock L; end "a"; post U; ...
+ *   T:    "b" 5; wait U; begin "d"; lock L (free); 35; unlock L; end "d"
+ *
+ * same graph, but the regions' time reaches the path only through the
+ * lock events that fall inside them).
  */
+#include <stdbool.h>
+
 #include "wl.h"
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
@@ -48,14 +57,36 @@ static void give(void)
 		WL_OK(pthread_mutex_unlock(&m));
 }
 
+static bool inner(void)
+{
+	return strcmp(how, "inner") == 0;
+}
+
+/* @name's time, @ms, between take() and give() (in that order when
+ * @take_first), inside the region or around it as inner() says. */
+static void hold(const char *name, unsigned ms, bool take_first)
+{
+	if (!inner()) {
+		if (take_first)
+			take(1);
+		wl_region(name, ms);
+		give();
+		return;
+	}
+	WL_ANNOTATE(cpthread_region_begin, name);
+	if (take_first)
+		take(1);
+	wl_burn(ms);
+	give();
+	WL_ANNOTATE(cpthread_region_end, name);
+}
+
 static void *thread_t(void *arg)
 {
 	(void)arg;
 	wl_region("b", 5);
 	wl_sem_wait(&u);
-	take(1);
-	wl_region("d", 35);
-	give();
+	hold("d", 35, true);
 	return NULL;
 }
 
@@ -69,8 +100,7 @@ int main(int argc, char **argv)
 	wl_silent_init(&u);
 	take(0);
 	WL_OK(pthread_create(&t, NULL, thread_t, NULL));
-	wl_region("a", 25);
-	give();
+	hold("a", 25, false);
 	WL_OK(sem_post(&u));
 	wl_region("c", 20);
 	WL_OK(pthread_join(t, NULL));
