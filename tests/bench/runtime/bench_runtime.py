@@ -12,6 +12,11 @@ million lock acquisitions per second per thread in the bare run (the
 issue's target), lockheavy-hot four million.
 
     python3 tests/bench/runtime/bench_runtime.py --build build [--runs 5]
+
+--against DIR adds the instrumented configurations run with another build's
+library (DIR/lib first on LD_LIBRARY_PATH; the binaries find their own
+library through RUNPATH, which LD_LIBRARY_PATH overrides), named "B:...", in
+the same rounds: an A/B of two versions of the runtime on one binary.
 """
 import argparse
 import datetime
@@ -58,6 +63,9 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--against", metavar="DIR",
+                    help="also run the instrumented configurations with "
+                         "DIR/lib/libcpthread.so")
     args = ap.parse_args()
     b = os.path.abspath(args.build)
     plain = os.path.join(b, "tests/bench/runtime/bench_rt_plain")
@@ -84,6 +92,13 @@ def main():
         ("instr-online-8", instr, dict(online_env, CPTHREAD_FUNCS=FUNCS8)),
         ("instr-trace-8", instr, dict(trace_env, CPTHREAD_FUNCS=FUNCS8)),
     ]
+    if args.against:
+        other = os.path.join(os.path.abspath(args.against), "lib")
+        if not os.path.exists(os.path.join(other, "libcpthread.so")):
+            sys.exit(f"--against: no libcpthread.so in {other}")
+        prog_cfgs += [("B:" + name, binary, dict(env, LD_LIBRARY_PATH=other))
+                      for name, binary, env in prog_cfgs
+                      if name.startswith("instr-") and name != "instr-off"]
     # work units between locks, from the work's speed on one thread
     unit_ns = min(run(plain, "calibrate", {}, lib)["unit_ns"] for _ in range(3))
     progs = {name: ("lockheavy", [str(max(1, round((period - LOCK_PAIR_NS) /
@@ -109,8 +124,9 @@ def main():
 
     load1 = os.getloadavg()
     print("# cpthread runtime overhead (min / median of %d runs)" % args.runs)
-    print("# command: python3 tests/bench/runtime/bench_runtime.py --build %s --runs %d"
-          % (args.build, args.runs))
+    print("# command: python3 tests/bench/runtime/bench_runtime.py --build %s --runs %d%s"
+          % (args.build, args.runs,
+             " --against " + args.against if args.against else ""))
     print("# finished %s UTC; load average %.2f at the start, %.2f at the end"
           % (datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M"),
              load0[0], load1[0]))
@@ -151,7 +167,8 @@ def main():
 
     for prog in progs:
         for name, _, _ in prog_cfgs:
-            base = "instr-off" if name.startswith("instr-") and name != "instr-off" else "bare"
+            instr_cfg = name.startswith(("instr-", "B:instr-"))
+            base = "instr-off" if instr_cfg and name != "instr-off" else "bare"
             emin, emed, e1, e2, e3 = ratios(prog, name, base, "elapsed_s")
             cmin, cmed, c1, c2, _ = ratios(prog, name, base, "cpu_s")
             if name in ("bare", "instr-off"):
@@ -163,6 +180,8 @@ def main():
                   f"{cmin:.3f} / {cmed:.3f} | {cpu} |")
     print()
     print("bare: no tracer; online-0/trace-0: libcpthread preloaded, no procedure selected;")
+    if args.against:
+        print(f"B:*: the configuration with {args.against}'s library.")
     print("instr-*: the same program built with -finstrument-functions and linked with")
     print("libcpthread; instr-off is that binary with CPTHREAD_MODE=off (the cost of the")
     print("instrumentation hooks alone); -8: eight procedures selected (CPTHREAD_FUNCS).")
