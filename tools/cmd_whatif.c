@@ -3,7 +3,8 @@
  * predicted run time if procedures (trace) or labelled edges (PAG) took
  * FACTOR times as long, by simulation and on the fixed graph.  --cpus N
  * simulates N processors shared by the threads (for a program that ran
- * more threads than cores, traced with the cpu clock).
+ * more threads than cores, traced with the cpu clock); --wake has every
+ * woken thread pay the wake-up latency it had in the recording.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -96,7 +97,7 @@ static void print_text(struct cpt_ctx *c, const struct cpt_input *in,
 	if (r->simulated) {
 		change(b, sizeof(b), r->length_before_sim, r->length_after,
 		       ns);
-		if (r->cpus)
+		if (r->cpus || r->wake)
 			fprintf(c->out, "  %-28s %12s\n",
 				"simulated, unchanged",
 				FMT(r->length_before_sim));
@@ -106,12 +107,15 @@ static void print_text(struct cpt_ctx *c, const struct cpt_input *in,
 			fprintf(c->out, "  (simulated on %u processor%s shared "
 				"by the threads)\n", r->cpus,
 				r->cpus == 1 ? "" : "s");
+		if (r->wake)
+			fprintf(c->out, "  (each woken thread paying the "
+				"wake-up latency it had in the recording)\n");
 	}
 	change(b, sizeof(b), r->length_before, r->length_after_fixed, ns);
 	fprintf(c->out, "  %-28s %12s   %s\n", "fixed-graph prediction",
 		FMT(r->length_after_fixed), b);
 	fprintf(c->out, "\n");
-	if (r->simulated && !r->cpus &&
+	if (r->simulated && !r->cpus && !r->wake &&
 	    r->length_before_sim != r->length_before)
 		fprintf(c->out,
 			"  note: replaying the unchanged run gives %s, not the recorded critical path:\n"
@@ -161,6 +165,7 @@ static void print_json(struct cpt_ctx *c, const struct cp_whatif_result *r)
 	cp_emit_u64(&e, "forced", r->forced);
 	cp_emit_u64(&e, "scaled_ns", r->scaled_ns);
 	cp_emit_u64(&e, "cpus", r->cpus);
+	cp_emit_bool(&e, "wake", r->wake);
 	cp_emit_obj_end(&e);
 	cp_emit_end(&e);
 }
@@ -172,7 +177,7 @@ enum cpt_status cpt_cmd_whatif(struct cpt_ctx *c, int argc, char **argv)
 	struct cpt_input in;
 	const char *path = NULL;
 	uint32_t nsc = 0, cpus = 0;
-	bool exclusive = false;
+	bool exclusive = false, wake = false;
 	enum cpt_status st;
 	int ret;
 
@@ -195,6 +200,9 @@ enum cpt_status cpt_cmd_whatif(struct cpt_ctx *c, int argc, char **argv)
 			val = argv[i] + 8;
 		} else if (!strcmp(argv[i], "--exclusive")) {
 			exclusive = true;
+			continue;
+		} else if (!strcmp(argv[i], "--wake")) {
+			wake = true;
 			continue;
 		} else if (!strcmp(argv[i], "--cpus") ||
 			   !strncmp(argv[i], "--cpus=", 7)) {
@@ -238,17 +246,17 @@ enum cpt_status cpt_cmd_whatif(struct cpt_ctx *c, int argc, char **argv)
 	st = cpt_input_load(c, path, &in);
 	if (st)
 		return st;
-	if (cpus && !in.is_trace) {
+	if ((cpus || wake) && !in.is_trace) {
 		snprintf(c->err, sizeof(c->err),
-			 "%s: --cpus needs a trace (a plain graph has no "
-			 "events to replay)", path);
+			 "%s: %s needs a trace (a plain graph has no "
+			 "events to replay)", path, cpus ? "--cpus" : "--wake");
 		cpt_input_free(&in);
 		return CPT_USAGE;
 	}
 	cpt_progress(c, "simulating", 0.0);
 	if (in.is_trace)
-		ret = cp_whatif_trace(&in.tp, sc, nsc, exclusive, cpus, &r,
-				      c->err, sizeof(c->err));
+		ret = cp_whatif_trace(&in.tp, sc, nsc, exclusive, cpus, wake,
+				      &r, c->err, sizeof(c->err));
 	else
 		ret = cp_whatif_pag(in.g, sc, nsc, &r, c->err, sizeof(c->err));
 	if (ret) {

@@ -39,7 +39,7 @@ static const struct cpt_verb verbs[] = {
 	  "the N longest (near-critical) paths, edge by edge" },
 	{ "whatif", cpt_cmd_whatif,
 	  "cpt whatif TRACE|PAG --scale NAME=FACTOR [--scale ...] "
-	  "[--exclusive] [--cpus N] [--format text|json] [-o FILE]",
+	  "[--exclusive] [--cpus N] [--wake] [--format text|json] [-o FILE]",
 	  "predicted run time if procedures took FACTOR times as long" },
 	{ "export", cpt_cmd_export,
 	  "cpt export TRACE|PAG --format chrome|folded|dot [--weight cp|cpu] "

@@ -19,7 +19,10 @@
  * order was not the order of the model's request times.  The simulation
  * can also be given fewer processors than threads (cp_whatif.c, "Fewer
  * processors"): for a program that runs more threads than the machine has
- * cores, from a trace taken with the cpu clock.
+ * cores, from a trace taken with the cpu clock.  And it can pay each
+ * recorded wake-up latency again (cp_whatif.c, "Wake-up latency"), so
+ * that the unscaled replay is the recorded run rather than the ideal
+ * machine's.
  */
 #ifndef CP_WHATIF_H
 #define CP_WHATIF_H
@@ -56,20 +59,23 @@ struct cp_whatif_result {
 	uint32_t cpus;			/* processors simulated, 0: one
 					 * per thread (the fixed graph:
 					 * always) */
+	bool wake;			/* the simulation paid the recorded
+					 * wake-up latencies */
 };
 
 /*
  * Both predictions for a trace PAG.  A segment's factor is the product of
  * the factors of the distinct scaled procedures on its calling context
  * (@exclusive: the factor of its innermost procedure only).  @cpus: the
- * simulation's processors, 0 for one per thread.  Returns 0, or -1 with
+ * simulation's processors, 0 for one per thread; @wake: the simulation
+ * pays the recorded wake-up latencies.  Returns 0, or -1 with
  * "NAME: reason" in @err: a name that is no procedure of the trace, a
  * negative factor, out of memory.
  */
 int cp_whatif_trace(const struct cp_tracepag *tp,
 		    const struct cp_whatif_scale *sc, uint32_t nsc,
-		    bool exclusive, uint32_t cpus, struct cp_whatif_result *r,
-		    char *err, size_t errlen);
+		    bool exclusive, uint32_t cpus, bool wake,
+		    struct cp_whatif_result *r, char *err, size_t errlen);
 
 /*
  * Fixed-graph prediction for a plain PAG: edges whose label equals a
@@ -81,12 +87,13 @@ int cp_whatif_pag(const struct cp_pag *g, const struct cp_whatif_scale *sc,
 
 /*
  * The simulation alone: @cct_factor[tp->ncct] scales each calling
- * context's useful time; @cpus processors (0: one per thread).  Fills
+ * context's useful time; @cpus processors (0: one per thread); @wake as
+ * for cp_whatif_trace().  Fills
  * *@length (the simulated run time), and *@deadlock / *@reordered /
  * *@forced.  Returns 0 or -1 (out of memory).
  */
 int cp_whatif_simulate(const struct cp_tracepag *tp, const double *cct_factor,
-		       uint32_t cpus, uint64_t *length, bool *deadlock,
-		       uint64_t *reordered, uint64_t *forced);
+		       uint32_t cpus, bool wake, uint64_t *length,
+		       bool *deadlock, uint64_t *reordered, uint64_t *forced);
 
 #endif /* CP_WHATIF_H */

@@ -288,6 +288,11 @@ START_TEST(test_cpt_whatif_json)
 	const char *pcargs[] = { "whatif",
 				 CP_TEST_DATA_DIR "/cpm-multigraph.pag",
 				 "--scale", "G=0", "--cpus", "2", NULL };
+	const char *wargs[] = { "whatif", trace_path, "--scale", "work1=0.5",
+				"--wake", "--format", "json", NULL };
+	const char *pwargs[] = { "whatif",
+				 CP_TEST_DATA_DIR "/cpm-multigraph.pag",
+				 "--scale", "G=0", "--wake", NULL };
 	json_t *j;
 
 	run(&r, args);
@@ -324,6 +329,22 @@ START_TEST(test_cpt_whatif_json)
 	run(&r, pcargs);
 	ck_assert_msg(r.status == 2 && strstr(r.err, "--cpus") &&
 		      !r.out[0], "pag --cpus: exit %d err '%s'", r.status,
+		      r.err);
+	/* the example's waits resume the moment the lock is free: no
+	 * latency to pay, the ideal machine's figures */
+	run(&r, wargs);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	j = parse_json(r.out);
+	ck_assert_msg(json_integer_value(json_object_get(j,
+				"length_before_sim")) == 40000000 &&
+		      json_integer_value(json_object_get(j, "length_after")) ==
+		      35000000 &&
+		      json_is_true(json_object_get(j, "wake")),
+		      "--wake: %s", r.out);
+	json_decref(j);
+	run(&r, pwargs);
+	ck_assert_msg(r.status == 2 && strstr(r.err, "--wake") &&
+		      !r.out[0], "pag --wake: exit %d err '%s'", r.status,
 		      r.err);
 }
 END_TEST

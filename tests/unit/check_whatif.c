@@ -38,17 +38,27 @@ static void unload(struct fixture *f)
 	cp_trace_free(&f->t);
 }
 
-/* One scaling on @cpus processors (0: one per thread); asserts success. */
-static struct cp_whatif_result whatif_on(struct fixture *f, const char *name,
-					 double factor, uint32_t cpus)
+/* One scaling on @cpus processors (0: one per thread), paying the
+ * recorded wake-up latencies if @wake; asserts success. */
+static struct cp_whatif_result whatif_machine(struct fixture *f,
+					      const char *name, double factor,
+					      uint32_t cpus, bool wake)
 {
 	struct cp_whatif_scale sc = { .name = name, .factor = factor };
 	struct cp_whatif_result r;
 	char err[256] = "";
 
-	ck_assert_msg(cp_whatif_trace(&f->tp, &sc, 1, false, cpus, &r, err,
-				      sizeof(err)) == 0, "whatif: %s", err);
+	ck_assert_msg(cp_whatif_trace(&f->tp, &sc, 1, false, cpus, wake, &r,
+				      err, sizeof(err)) == 0,
+		      "whatif: %s", err);
+	ck_assert_msg(r.wake == wake, "wake %d", r.wake);
 	return r;
+}
+
+static struct cp_whatif_result whatif_on(struct fixture *f, const char *name,
+					 double factor, uint32_t cpus)
+{
+	return whatif_machine(f, name, factor, cpus, false);
 }
 
 /* One scaling on the ideal machine. */
@@ -570,11 +580,11 @@ START_TEST(test_whatif_nested_scaling)
 	load(&s, &f);
 	r = whatif(&f, "a", 0.5);	/* 36 / 2 + 4 */
 	ASSERT_RESULT(r, 40, 22, 22);
-	ck_assert_msg(cp_whatif_trace(&f.tp, sc, 2, false, 0, &r, err,
+	ck_assert_msg(cp_whatif_trace(&f.tp, sc, 2, false, 0, false, &r, err,
 				      sizeof(err)) == 0, "%s", err);
 	/* a's own 16 -> 8, b's 20 -> 5 (a and b), + 4 */
 	ASSERT_RESULT(r, 40, 17, 17);
-	ck_assert_msg(cp_whatif_trace(&f.tp, sc, 1, true, 0, &r, err,
+	ck_assert_msg(cp_whatif_trace(&f.tp, sc, 1, true, 0, false, &r, err,
 				      sizeof(err)) == 0, "%s", err);
 	/* exclusive: a's own 16 -> 8, b's 20 kept */
 	ASSERT_RESULT(r, 40, 32, 32);
@@ -688,13 +698,13 @@ START_TEST(test_whatif_rejects_unknown_name)
 
 	lock_reorder(&s);
 	load(&s, &f);
-	ck_assert_msg(cp_whatif_trace(&f.tp, &sc, 1, false, 0, &r, err,
+	ck_assert_msg(cp_whatif_trace(&f.tp, &sc, 1, false, 0, false, &r, err,
 				      sizeof(err)) == -1, "unknown accepted");
 	ck_assert_msg(strstr(err, "syn.cpt: ") == err &&
 		      strstr(err, "'nosuch'"), "message '%s'", err);
 	sc.name = "crit";
 	sc.factor = -1;
-	ck_assert_msg(cp_whatif_trace(&f.tp, &sc, 1, false, 0, &r, err,
+	ck_assert_msg(cp_whatif_trace(&f.tp, &sc, 1, false, 0, false, &r, err,
 				      sizeof(err)) == -1, "negative accepted");
 	unload(&f);
 	synth_free(&s);
@@ -795,6 +805,211 @@ START_TEST(test_whatif_random_identity)
 			      "iter %d: faster work predicted slower: sim %" PRIu64 " (base %" PRIu64 ") fixed %" PRIu64 " (base %" PRIu64 ")",
 			      iter, r.length_after, r.length_before_sim,
 			      r.length_after_fixed, r.length_before);
+		unload(&f);
+		synth_free(&s);
+	}
+}
+END_TEST
+
+#define ASSERT_SIM(r, base, after)					\
+	ck_assert_msg((r).simulated && !(r).deadlock &&			\
+		      (r).length_before_sim == (base) &&		\
+		      (r).length_after == (after),			\
+		      "replay %" PRIu64 " (want %d) -> %" PRIu64		\
+		      " (want %d)", (r).length_before_sim, (base),	\
+		      (r).length_after, (after))
+
+/*
+ * Wake-up latency at a barrier and a join, by hand.  T1 works 30 in slow
+ * and arrives last; T0 (arrived at 10) departs 5 after it, T2 (arrived at
+ * 20) 7 after; T2 works 50 in tail and exits at 87; T0 joins T1 (gone at
+ * 31) at 40 without waiting, and T2 3 after its exit: the run ends at 90.
+ * The ideal machine: departures at 30, end 80.  Paying the latencies:
+ *   unscaled     departures 35, 30, 37; T2 ends 87; end 87 + 3 = 90
+ *   slow x 0.5   T1 arrives 15: T0 departs 20; T2, arriving at 20, finds
+ *                the barrier open and pays nothing; T2 ends 70; end 73
+ *   tail x 0.1   T2 ends 42; T0 arrives at the join at 40: end 45
+ */
+static void wake_barrier(struct synth *s)
+{
+	uint32_t b;
+
+	synth_init(s);
+	synth_symbol(s, 0x100, 0x10, "slow");
+	synth_symbol(s, 0x200, 0x10, "tail");
+	synth_start(s, 0, -1);
+	b = synth_obj(s, 0, CP_OBJ_BARRIER, 3);
+	synth_create(s, 0, 0, 1);
+	synth_create(s, 0, 0, 2);
+	synth_start(s, 1, 0);
+	synth_start(s, 2, 0);
+	synth_barrier(s, 0, 10, 25, b);
+	synth_enter(s, 1, 0, 0x100);
+	synth_leave(s, 1, 30);
+	synth_barrier(s, 1, 0, 0, b);
+	synth_barrier(s, 2, 20, 17, b);
+	synth_exit(s, 1, 1);
+	synth_enter(s, 2, 0, 0x200);
+	synth_leave(s, 2, 50);
+	synth_exit(s, 2, 0);
+	synth_join(s, 0, 5, false, 1);
+	synth_join(s, 0, 50, true, 2);
+	synth_exit(s, 0, 0);
+}
+
+START_TEST(test_whatif_wake_barrier)
+{
+	struct synth s;
+	struct fixture f;
+	struct cp_whatif_result r;
+
+	wake_barrier(&s);
+	load(&s, &f);
+	r = whatif_machine(&f, "slow", 1.0, 0, true);
+	ASSERT_SIM(r, 90, 90);
+	r = whatif_machine(&f, "slow", 0.5, 0, true);
+	ASSERT_SIM(r, 90, 73);
+	r = whatif_machine(&f, "tail", 0.1, 0, true);
+	ASSERT_SIM(r, 90, 45);
+	/* the ideal machine, and the fixed graph, know no latency */
+	r = whatif_machine(&f, "slow", 0.5, 0, false);
+	ASSERT_SIM(r, 80, 70);
+	ck_assert_msg(r.length_before == 80 && r.length_after_fixed == 70,
+		      "fixed %" PRIu64 " -> %" PRIu64, r.length_before,
+		      r.length_after_fixed);
+	r = whatif_machine(&f, "tail", 0.1, 0, false);
+	ASSERT_SIM(r, 80, 35);
+	unload(&f);
+	synth_free(&s);
+}
+END_TEST
+
+/*
+ * Wake-up latency at a lock hand-over.  T1 holds L from 0 and works 20 in
+ * crit1; T2 works 10 in pre, requests L and resumes 4 after T1's unlock,
+ * at 24, then works 10 in crit2; T0 joins T1 at 20, and T2 at 36, 2 after
+ * its exit.  Ideal machine: 30.  Paying the latencies: 36 unscaled;
+ * crit1 x 0.25 unlocks at 5, before T2's request at 10, so T2 takes L at
+ * once and ends at 20 (T0 waited, so the join pays 2): 22; crit1 x 0.75
+ * unlocks at 15 while T2 waits: T2 resumes at 19, ends 29; end 31.
+ */
+START_TEST(test_whatif_wake_lock)
+{
+	struct synth s;
+	struct fixture f;
+	struct cp_whatif_result r;
+	uint32_t l;
+
+	synth_init(&s);
+	synth_symbol(&s, 0x100, 0x10, "crit1");
+	synth_symbol(&s, 0x200, 0x10, "pre");
+	synth_symbol(&s, 0x300, 0x10, "crit2");
+	synth_start(&s, 0, -1);
+	l = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
+	synth_create(&s, 0, 0, 1);
+	synth_create(&s, 0, 0, 2);
+	synth_start(&s, 1, 0);
+	synth_start(&s, 2, 0);
+	synth_lock(&s, 1, 0, 0, l);
+	synth_enter(&s, 1, 0, 0x100);
+	synth_leave(&s, 1, 20);
+	synth_unlock(&s, 1, 0, l);
+	synth_exit(&s, 1, 0);
+	synth_enter(&s, 2, 0, 0x200);
+	synth_leave(&s, 2, 10);
+	synth_lock(&s, 2, 0, 14, l);
+	synth_enter(&s, 2, 0, 0x300);
+	synth_leave(&s, 2, 10);
+	synth_unlock(&s, 2, 0, l);
+	synth_exit(&s, 2, 0);
+	synth_join(&s, 0, 20, true, 1);
+	synth_join(&s, 0, 16, true, 2);
+	synth_exit(&s, 0, 0);
+	load(&s, &f);
+	r = whatif_machine(&f, "crit1", 1.0, 0, true);
+	ASSERT_SIM(r, 36, 36);
+	r = whatif_machine(&f, "crit1", 0.25, 0, true);
+	ASSERT_SIM(r, 36, 22);
+	r = whatif_machine(&f, "crit1", 0.75, 0, true);
+	ASSERT_SIM(r, 36, 31);
+	r = whatif_machine(&f, "crit1", 0.75, 0, false);
+	ASSERT_SIM(r, 30, 25);
+	unload(&f);
+	synth_free(&s);
+}
+END_TEST
+
+static uint32_t urand(unsigned *seed, uint32_t n)
+{
+	return (uint32_t)rand_r(seed) % n;
+}
+
+/*
+ * Random barrier traces with random wake-up latencies, their timestamps
+ * computed as a machine would produce them: the replay that pays the
+ * latencies gives the recorded end exactly, the ideal machine the critical
+ * path; with the work halved, paying latencies never predicts a shorter
+ * run than the ideal machine does, nor a longer one than the unscaled
+ * replay.
+ */
+START_TEST(test_whatif_wake_random)
+{
+	unsigned seed = 11;
+
+	for (int iter = 0; iter < 200; iter++) {
+		struct synth s;
+		struct fixture f;
+		struct cp_whatif_result r, ideal;
+		uint32_t nt = 2 + urand(&seed, 4), b;
+		uint64_t c[8] = { 0 }, a[8], end;
+
+		b = random_begin(&s, nt);
+		for (int round = 0; round < 3; round++) {
+			uint64_t m = 0;
+
+			for (uint32_t i = 0; i < nt; i++) {
+				uint64_t w = 1 + urand(&seed, 50);
+
+				synth_enter(&s, i, 0, 0x100);
+				synth_leave(&s, i, w);
+				a[i] = c[i] + w;
+				m = a[i] > m ? a[i] : m;
+			}
+			for (uint32_t i = 0; i < nt; i++) {
+				uint64_t wait = a[i] < m ? m - a[i] +
+					urand(&seed, 10) : 0;
+
+				synth_barrier(&s, i, 0, wait, b);
+				c[i] = a[i] + wait;
+			}
+		}
+		for (uint32_t i = 1; i < nt; i++)
+			synth_exit(&s, i, 0);
+		end = c[0];
+		for (uint32_t i = 1; i < nt; i++) {
+			uint64_t at = c[i] > end ? c[i] + urand(&seed, 10)
+						 : end;
+
+			synth_join(&s, 0, at - end, c[i] > end, i);
+			end = at;
+		}
+		synth_exit(&s, 0, 0);
+		load(&s, &f);
+		r = whatif_machine(&f, "w", 1.0, 0, true);
+		ideal = whatif_machine(&f, "w", 1.0, 0, false);
+		ck_assert_msg(r.length_before_sim == end &&
+			      ideal.length_before_sim == ideal.length_before,
+			      "iter %d: replay %" PRIu64 " (recorded end %"
+			      PRIu64 "), ideal %" PRIu64 " (CP %" PRIu64 ")",
+			      iter, r.length_before_sim, end,
+			      ideal.length_before_sim, ideal.length_before);
+		r = whatif_machine(&f, "w", 0.5, 0, true);
+		ideal = whatif_machine(&f, "w", 0.5, 0, false);
+		ck_assert_msg(r.length_after >= ideal.length_after &&
+			      r.length_after <= r.length_before_sim,
+			      "iter %d: halved %" PRIu64 ", ideal %" PRIu64
+			      ", unscaled %" PRIu64, iter, r.length_after,
+			      ideal.length_after, r.length_before_sim);
 		unload(&f);
 		synth_free(&s);
 	}
@@ -976,6 +1191,9 @@ static Suite *whatif_suite(void)
 	tcase_add_test(tc, test_whatif_random_identity);
 	tcase_add_test(tc, test_whatif_fewer_cpus);
 	tcase_add_test(tc, test_whatif_fewer_cpus_random);
+	tcase_add_test(tc, test_whatif_wake_barrier);
+	tcase_add_test(tc, test_whatif_wake_lock);
+	tcase_add_test(tc, test_whatif_wake_random);
 	suite_add_tcase(s, tc);
 	return s;
 }
