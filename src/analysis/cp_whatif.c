@@ -86,10 +86,11 @@
  * had there: its wall time after the later of the wait's start (the
  * thread's previous vertex) and what it consumed (the latest publish of a
  * CONSUME, the child's THREAD_EXIT of a JOIN); and a child's first vertex
- * its wall time after its CREATE.  The replay pays
- * it when the thread waits in the replay too, after what it waited for;
- * a vertex that finds its dependency already there pays nothing, and one
- * that did not wait in the recording has no latency to pay.  The unscaled
+ * its wall time after its CREATE.  The replay pays it when the thread
+ * waits in the replay too, after what it waited for; a vertex that finds
+ * its dependency already there pays nothing, and one that did not wait in
+ * the recording has no latency to pay.  A lock is the woken thread's from
+ * its hand-over on, through the latency.  The unscaled
  * replay then reproduces the recorded run's elapsed time (within 1 % on
  * the splash-bench programs, where the ideal machine's is 0.92-1.00 of
  * it), and a prediction keeps the latencies as they were: it assumes the
