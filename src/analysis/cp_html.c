@@ -1028,8 +1028,8 @@ static void whatif(struct html *h)
 		/* the whole path (main, start routines) says nothing */
 		if (!pp->cp_ns || pp->cp_ns >= p->cp_len / 20 * 19)
 			continue;
-		if (cp_whatif_trace(h->tp, &sc, 1, p->exclusive, 0, false, &r, err,
-				    sizeof(err)))
+		if (cp_whatif_trace(h->tp, &sc, 1, p->exclusive, 0, false, &r,
+				    err, sizeof(err)))
 			continue;
 		done++;
 		S(h, "<tr><td class=\"name\">");

@@ -90,11 +90,11 @@
  * waits in the replay too, after what it waited for; a vertex that finds
  * its dependency already there pays nothing, and one that did not wait in
  * the recording has no latency to pay.  A lock is the woken thread's from
- * its hand-over on, through the latency.  The unscaled
- * replay then reproduces the recorded run's elapsed time (within 1 % on
- * the splash-bench programs, where the ideal machine's is 0.92-1.00 of
- * it), and a prediction keeps the latencies as they were: it assumes the
- * change leaves how long a wake-up takes alone.
+ * its hand-over on, through the latency.  The unscaled replay then
+ * reproduces the recorded run's elapsed time (within 1 % on the
+ * splash-bench programs, where the ideal machine's is 0.92-1.00 of it),
+ * and a prediction keeps the latencies as they were: it assumes the change
+ * leaves how long a wake-up takes alone.
  *
  * Cost: O(v log T) for v vertices and T threads, plus O(waiters) per lock
  * release; memory O(T + objects + publishes); with P processors also
@@ -178,12 +178,18 @@ struct sim {
 	bool oom;
 };
 
-static uint64_t tie_of(const struct sim *s, uint32_t tid)
+/* Recorded wall time of vertex @i of thread @tid. */
+static uint64_t rec_wall(const struct cp_trace *t, uint32_t tid, uint32_t i)
 {
-	const struct cp_trace_thread *th = &s->t->threads[tid];
-	uint32_t i = s->th[tid].cur;
+	const struct cp_trace_thread *th = &t->threads[tid];
 
 	return th->wall ? th->wall[i] : th->v[i].ts;
+}
+
+/* Heap tie-break: the recorded wall time of the thread's next vertex. */
+static uint64_t tie_of(const struct sim *s, uint32_t tid)
+{
+	return rec_wall(s->t, tid, s->th[tid].cur);
 }
 
 static bool hless(const struct hent *a, const struct hent *b)
@@ -312,14 +318,6 @@ static void grant(struct sim *s, uint32_t tid, uint64_t now)
 static uint64_t consumed(const struct cp_tvert *v)
 {
 	return v->cnt ? v->arg + v->cnt - 1 : 0;
-}
-
-/* Recorded wall time of vertex @i of thread @tid. */
-static uint64_t rec_wall(const struct cp_trace *t, uint32_t tid, uint32_t i)
-{
-	const struct cp_trace_thread *th = &t->threads[tid];
-
-	return th->wall ? th->wall[i] : th->v[i].ts;
 }
 
 static uint64_t after(uint64_t t, uint64_t t0)

@@ -88,9 +88,8 @@ int cp_whatif_pag(const struct cp_pag *g, const struct cp_whatif_scale *sc,
 /*
  * The simulation alone: @cct_factor[tp->ncct] scales each calling
  * context's useful time; @cpus processors (0: one per thread); @wake as
- * for cp_whatif_trace().  Fills
- * *@length (the simulated run time), and *@deadlock / *@reordered /
- * *@forced.  Returns 0 or -1 (out of memory).
+ * for cp_whatif_trace().  Fills *@length (the simulated run time), and
+ * *@deadlock / *@reordered / *@forced.  Returns 0 or -1 (out of memory).
  */
 int cp_whatif_simulate(const struct cp_tracepag *tp, const double *cct_factor,
 		       uint32_t cpus, bool wake, uint64_t *length,

@@ -939,6 +939,40 @@ START_TEST(test_whatif_wake_lock)
 }
 END_TEST
 
+/*
+ * A child's start latency: main creates T1 at 10, T1 starts at 13, works
+ * 100 in child and exits at 113; main joins it at 115 and exits at 122.
+ * Ideal machine: 117, and 67 with child halved.  Paying the latencies:
+ * 122, and with child halved T1 ends at 63, main joins at 65: 72.
+ */
+START_TEST(test_whatif_wake_start)
+{
+	struct synth s;
+	struct fixture f;
+	struct cp_whatif_result r;
+
+	synth_init(&s);
+	synth_symbol(&s, 0x100, 0x10, "child");
+	synth_start(&s, 0, -1);
+	synth_create(&s, 0, 10, 1);
+	synth_start_late(&s, 1, 0, 3);
+	synth_enter(&s, 1, 0, 0x100);
+	synth_leave(&s, 1, 100);
+	synth_exit(&s, 1, 0);
+	synth_join(&s, 0, 105, true, 1);
+	synth_exit(&s, 0, 7);
+	load(&s, &f);
+	r = whatif_machine(&f, "child", 1.0, 0, true);
+	ASSERT_SIM(r, 122, 122);
+	r = whatif_machine(&f, "child", 0.5, 0, true);
+	ASSERT_SIM(r, 122, 72);
+	r = whatif_machine(&f, "child", 0.5, 0, false);
+	ASSERT_SIM(r, 117, 67);
+	unload(&f);
+	synth_free(&s);
+}
+END_TEST
+
 static uint32_t urand(unsigned *seed, uint32_t n)
 {
 	return (uint32_t)rand_r(seed) % n;
@@ -1193,6 +1227,7 @@ static Suite *whatif_suite(void)
 	tcase_add_test(tc, test_whatif_fewer_cpus_random);
 	tcase_add_test(tc, test_whatif_wake_barrier);
 	tcase_add_test(tc, test_whatif_wake_lock);
+	tcase_add_test(tc, test_whatif_wake_start);
 	tcase_add_test(tc, test_whatif_wake_random);
 	suite_add_tcase(s, tc);
 	return s;

@@ -76,7 +76,8 @@ void synth_meta(struct synth *s, uint32_t tid, unsigned kind, uint64_t a,
 	e->ts = d;	/* OBJ_DEF's extra travels in ts */
 }
 
-void synth_start(struct synth *s, uint32_t tid, int parent)
+void synth_start_late(struct synth *s, uint32_t tid, int parent,
+		      uint64_t late)
 {
 	if (parent >= 0) {
 		s->t[tid].parent = (uint32_t)parent;
@@ -84,8 +85,13 @@ void synth_start(struct synth *s, uint32_t tid, int parent)
 		s->t[tid].now = s->t[parent].now;
 		s->t[tid].wall = s->t[parent].wall;
 	}
-	synth_vertex(s, tid, CP_EV_THREAD_START, false, 0,
+	synth_vertex(s, tid, CP_EV_THREAD_START, false, late,
 		     parent >= 0 ? (uint64_t)parent + 1 : 0, 0, 0);
+}
+
+void synth_start(struct synth *s, uint32_t tid, int parent)
+{
+	synth_start_late(s, tid, parent, 0);
 }
 
 void synth_create(struct synth *s, uint32_t tid, uint64_t dt, uint32_t child)

@@ -79,6 +79,9 @@ void synth_meta(struct synth *s, uint32_t tid, unsigned kind, uint64_t a,
 
 /* Thread life.  @parent: creating thread, or -1 for the first thread. */
 void synth_start(struct synth *s, uint32_t tid, int parent);
+/* The same, the child starting @late ns after its parent's clock. */
+void synth_start_late(struct synth *s, uint32_t tid, int parent,
+		      uint64_t late);
 void synth_create(struct synth *s, uint32_t tid, uint64_t dt, uint32_t child);
 void synth_join(struct synth *s, uint32_t tid, uint64_t dt, bool wait,
 		uint32_t child);
