@@ -15,6 +15,13 @@
 const char *bench_prog = "bench";
 static int verbose;
 static double phase_start;
+/*
+ * How long this thread's last stretch of each knob ran past its deadline:
+ * the next one is that much shorter (see "Growth" in bench.h).
+ */
+static __thread double stretch_late[BENCH_MAX_KNOBS];
+/* The program's knobs, which index stretch_late[]. */
+static const struct bench_knob *knob_table;
 
 static void usage_exit(const struct bench_knob *knobs, const char *usage)
 {
@@ -76,8 +83,15 @@ void bench_init(int argc, char **argv, struct bench_opts *opts,
 
 		bench_prog = slash ? slash + 1 : argv[0];
 	}
-	for (k = knobs; k && k->name; k++)
+	for (k = knobs; k && k->name; k++) {
+		if (k - knobs == BENCH_MAX_KNOBS) {
+			fprintf(stderr, "%s: more than %d knobs\n",
+				bench_prog, BENCH_MAX_KNOBS);
+			exit(2);
+		}
 		k->weight = k->base;
+	}
+	knob_table = knobs;
 	/*
 	 * A knob that repeats a procedure which allocates large buffers must
 	 * cost the same every time: with glibc's sliding threshold the first
@@ -136,13 +150,19 @@ void bench_unit_stretch(const struct bench_knob *k, double start)
 	double now = bench_now(), until, x = 1.0;
 	int j;
 
-	until = now + (now - start) * (k->weight / k->base - 1.0);
+	until = now + (now - start) * (k->weight / k->base - 1.0) -
+		stretch_late[k - knob_table];
 	while (now < until) {
 		for (j = 0; j < 64; j++)
 			x = x * 0.9999999 + 1e-7;
 		BENCH_OPAQUE(x);
 		now = bench_now();
 	}
+	/*
+	 * How late the loop stopped; or, when the debt was more than this
+	 * unit's whole stretch and the loop never ran, what is left of it.
+	 */
+	stretch_late[k - knob_table] = now - until;
 }
 
 void bench_phase(const char *name)

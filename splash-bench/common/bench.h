@@ -20,9 +20,17 @@
  * unit more.  The unit runs its base repetitions, timed, and then computes
  * on in a busy loop until it has taken weight / base times as long as
  * they did, by the monotonic clock (the run's own clock: a unit preempted
- * while timed is stretched by its wall time, as the run sees it).  A knob
- * at or below its base repeats, as above.  Use bench_unit_begin() for the
- * repetition count and bench_unit_end() after the repetitions.
+ * while timed is stretched by its wall time, as the run sees it).  The
+ * loop can only stop at its first clock read past the deadline, and a
+ * thread preempted across the deadline stops late by the rest of the
+ * preemption (tens of microseconds, on units of tens): left alone, that
+ * made update_block=2 take 2.04 times as long, not 2.  So each thread
+ * keeps, per knob, the time its last stretch ran past its deadline and
+ * takes it off its next stretch: over a run the stretches add up to
+ * (weight / base - 1) times the units' timed parts, whatever the
+ * preemptions did.  A knob at or below its base repeats, as above.  Use
+ * bench_unit_begin() for the repetition count and bench_unit_end() after
+ * the repetitions.
  *
  * Profiles.  The programs are built three ways: plain, with
  * -finstrument-functions for cpthread, and with -pg for gprof.  Helpers
@@ -59,6 +67,9 @@ struct bench_knob {
 	unsigned base;		/* repetitions of a unit at FACTOR 1 */
 	double weight;		/* base x FACTOR, set by bench_init() */
 };
+
+/* The most knobs a program may have. */
+#define BENCH_MAX_KNOBS 8
 
 /* The options every program takes. */
 struct bench_opts {
