@@ -165,6 +165,11 @@ void bench_unit_stretch(const struct bench_knob *k, double start)
 	stretch_late[k - knob_table] = now - until;
 }
 
+double bench_stretch_owed(const struct bench_knob *k)
+{
+	return stretch_late[k - knob_table];
+}
+
 void bench_phase(const char *name)
 {
 	double now = bench_now();

@@ -129,6 +129,13 @@ void bench_unit_stretch(const struct bench_knob *k, double start)
 	__attribute__((cold, no_instrument_function));
 
 /*
+ * How long, in seconds, the calling thread's stretches of @k have run past
+ * their deadlines and not yet been taken off a later stretch (see
+ * "Growth" above); 0 before the thread's first stretch of @k.
+ */
+double bench_stretch_owed(const struct bench_knob *k);
+
+/*
  * Begin unit @i of knob @k: return how many repetitions of the unit to
  * run, and set *@start for bench_unit_end().
  */
