@@ -159,8 +159,8 @@ void bench_unit_stretch(const struct bench_knob *k, double start)
 		now = bench_now();
 	}
 	/*
-	 * How late the loop stopped; or, when the debt was more than this
-	 * unit's whole stretch and the loop never ran, what is left of it.
+	 * How late the loop stopped; or, when more was owed than this unit's
+	 * whole stretch and the loop never ran, what is still owed.
 	 */
 	stretch_late[k - knob_table] = now - until;
 }
