@@ -27,6 +27,14 @@
  *   CP_BLOCK_STRINGS repeated { u32 id; char text[] NUL }: region names.
  *   CP_BLOCK_INFO    repeated { char key[] NUL; char value[] NUL }: exe,
  *                    funcs, clock, hostname... for humans.
+ *   CP_BLOCK_SAMPLES one thread's CPU-time samples, in order: struct
+ *                    cp_samples_head, then encoded samples (below).  The
+ *                    thread's samples are the concatenation of its SAMPLES
+ *                    blocks in file order.
+ *   CP_BLOCK_MODULES repeated module records (below): the objects loaded
+ *                    in the process.  Several blocks may appear (objects
+ *                    loaded later by dlopen); a reader takes their union,
+ *                    the same (path, bias) twice being one module.
  *   CP_BLOCK_END     struct cp_trace_end.
  *
  * Events (inside CP_BLOCK_EVENTS)
@@ -96,6 +104,29 @@
  *                  come earlier in the file (resolve after reading all).
  *   OBJ_UNTRACK (meta) uv obj               (cpthread_untrack)
  *
+ * Samples (inside CP_BLOCK_SAMPLES), one after another:
+ *     uv dwall    trace wall-clock ns since the previous sample of the block
+ *                 (the first: since cp_samples_head.wall_base); the same
+ *                 clock and origin as the vertices' wall timestamps
+ *     uv dcpu     the thread's CPU-time ns since the previous sample (the
+ *                 first: since cp_samples_head.cpu_base); the same clock
+ *                 and origin as the vertices' timestamps under CP_CLOCK_CPU
+ *     uv weight   CPU ns this sample stands for (the period that elapsed)
+ *     uv flags    CP_SAMPLE_TRUNCATED, CP_SAMPLE_UNWIND_FAILED
+ *     uv depth    number of frames, at most CP_SAMPLE_MAX_DEPTH
+ *     sv dpc      depth times: pc[i] - pc[i-1] (pc[-1] = 0).  pc[0] is the
+ *                 interrupted instruction; pc[1..] are return addresses
+ *                 (look up pc - 1 for them), innermost first.
+ *
+ * Module records (inside CP_BLOCK_MODULES):
+ *     u64 bias     run-time address minus link-time address of the object
+ *     u64 lo, hi   run-time address range of its loaded segments [lo, hi)
+ *     u8  flags    CP_MODULE_IMAGE: the ELF image follows the path
+ *     u8  idlen    build-id length (0: none), then idlen bytes of build-id
+ *     char path[]  NUL-terminated ("[vdso]" for the vDSO)
+ *     if CP_MODULE_IMAGE: u32 size, then size bytes of ELF image (used for
+ *                  the vDSO, which exists in no file)
+ *
  * Thread ids: 0 is the process's first thread; others are numbered by
  * creation (a failed pthread_create leaves a gap).  Object ids are
  * numbered from 1 in order of first sight; object 0 means "no object":
@@ -143,7 +174,21 @@ enum cp_block_type {
 	CP_BLOCK_STRINGS = 4,
 	CP_BLOCK_INFO = 5,
 	CP_BLOCK_END = 6,
+	CP_BLOCK_SAMPLES = 7,
+	CP_BLOCK_MODULES = 8,
 };
+
+struct cp_samples_head {
+	uint64_t wall_base;	/* wall clock the first dwall counts from */
+	uint64_t cpu_base;	/* thread CPU time the first dcpu counts from */
+	uint32_t nsamples;	/* encoded samples in this block */
+	uint32_t reserved;
+};
+
+#define CP_SAMPLE_MAX_DEPTH	128
+#define CP_SAMPLE_TRUNCATED	0x1u	/* the stack was deeper than kept */
+#define CP_SAMPLE_UNWIND_FAILED	0x2u	/* unwinding stopped early */
+#define CP_MODULE_IMAGE		0x1u	/* module record carries its image */
 
 struct cp_block_header {
 	uint32_t magic;		/* CP_BLOCK_MAGIC */
