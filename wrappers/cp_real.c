@@ -12,14 +12,39 @@ struct cp_real_row {
 	size_t slot;		/* offset in struct cp_real */
 	const char *name;
 	const char *version;	/* NULL: default version */
+	bool optional;		/* may be missing (CP_REAL_OPT_FUNCS) */
 };
 
 static const struct cp_real_row cp_real_rows[] = {
 #define CP_REAL_ROW(ret, name, args, ver)				\
-	{ offsetof(struct cp_real, name), #name, ver },
+	{ offsetof(struct cp_real, name), #name, ver, false },
+#define CP_REAL_OPT_ROW(ret, name, args, ver)				\
+	{ offsetof(struct cp_real, name), #name, ver, true },
 	CP_REAL_FUNCS(CP_REAL_ROW)
+	CP_REAL_OPT_FUNCS(CP_REAL_OPT_ROW)
+#undef CP_REAL_OPT_ROW
 #undef CP_REAL_ROW
 };
+
+static void *lookup(const char *name, const char *version)
+{
+	void *f = NULL;
+
+	if (version)
+		f = dlvsym(RTLD_NEXT, name, version);
+	if (!f)
+		f = dlsym(RTLD_NEXT, name);
+	return f;
+}
+
+void cp_real_late(void **slot, const char *name, const char *version)
+{
+	void *f = lookup(name, version);
+
+	if (!f)
+		cp_die("a wrapped function has no real definition");
+	__atomic_store_n(slot, f, __ATOMIC_RELEASE);
+}
 
 void cp_real_init(void)
 {
@@ -28,13 +53,9 @@ void cp_real_init(void)
 	for (size_t i = 0; i < sizeof(cp_real_rows) / sizeof(cp_real_rows[0]);
 	     i++) {
 		const struct cp_real_row *r = &cp_real_rows[i];
-		void *f = NULL;
+		void *f = lookup(r->name, r->version);
 
-		if (r->version)
-			f = dlvsym(RTLD_NEXT, r->name, r->version);
-		if (!f)
-			f = dlsym(RTLD_NEXT, r->name);
-		if (!f)
+		if (!f && !r->optional)
 			cp_die("a pthread function has no real definition");
 		*(void **)((char *)&cp_real + r->slot) = f;
 	}

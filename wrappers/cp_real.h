@@ -12,6 +12,8 @@
 
 #include <pthread.h>
 #include <semaphore.h>
+#include <stdbool.h>
+#include <threads.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -86,9 +88,93 @@
 	X(int, sem_post, (sem_t *), NULL)				\
 	X(pid_t, fork, (void), NULL)
 
+/*
+ * Functions of libraries a program may not load: a missing one stays NULL
+ * (its wrapper is then never reached, or resolves it late with
+ * cp_real_late).  C11 threads live in libc since glibc 2.34 (2.28 in
+ * libpthread before); libgomp is GCC's OpenMP runtime.  libgomp versions
+ * the omp_*_lock family (OMP_1.0 and OMP_3.0 nest locks differ); programs
+ * built today bind OMP_3.0.
+ */
+#define CP_REAL_OPT_FUNCS(X)						\
+	X(int, thrd_create, (thrd_t *, thrd_start_t, void *), "GLIBC_2.34") \
+	X(int, thrd_join, (thrd_t, int *), "GLIBC_2.34")		\
+	X(int, thrd_detach, (thrd_t), "GLIBC_2.34")			\
+	X(int, mtx_init, (mtx_t *, int), "GLIBC_2.34")			\
+	X(void, mtx_destroy, (mtx_t *), "GLIBC_2.34")			\
+	X(int, mtx_lock, (mtx_t *), "GLIBC_2.34")			\
+	X(int, mtx_timedlock, (mtx_t *restrict,				\
+			       const struct timespec *restrict), "GLIBC_2.34") \
+	X(int, mtx_trylock, (mtx_t *), "GLIBC_2.34")			\
+	X(int, mtx_unlock, (mtx_t *), "GLIBC_2.34")			\
+	X(int, cnd_init, (cnd_t *), "GLIBC_2.34")			\
+	X(void, cnd_destroy, (cnd_t *), "GLIBC_2.34")			\
+	X(int, cnd_signal, (cnd_t *), "GLIBC_2.34")			\
+	X(int, cnd_broadcast, (cnd_t *), "GLIBC_2.34")			\
+	X(int, cnd_wait, (cnd_t *, mtx_t *), "GLIBC_2.34")		\
+	X(int, cnd_timedwait, (cnd_t *restrict, mtx_t *restrict,	\
+			       const struct timespec *restrict), "GLIBC_2.34") \
+	X(void, call_once, (once_flag *, void (*)(void)), "GLIBC_2.34")	\
+	CP_REAL_GOMP_FUNCS(X)
+
+/* libgomp's entry points (wrap_gomp.c); void * stands for its types. */
+#define CP_REAL_GOMP_FUNCS(X)						\
+	X(void, GOMP_parallel, (void (*)(void *), void *, unsigned,	\
+				unsigned), NULL)			\
+	X(void, GOMP_parallel_loop_static, (void (*)(void *), void *,	\
+		unsigned, long, long, long, long, unsigned), NULL)	\
+	X(void, GOMP_parallel_loop_dynamic, (void (*)(void *), void *,	\
+		unsigned, long, long, long, long, unsigned), NULL)	\
+	X(void, GOMP_parallel_loop_guided, (void (*)(void *), void *,	\
+		unsigned, long, long, long, long, unsigned), NULL)	\
+	X(void, GOMP_parallel_loop_runtime, (void (*)(void *), void *,	\
+		unsigned, long, long, long, unsigned), NULL)		\
+	X(void, GOMP_parallel_loop_nonmonotonic_dynamic,		\
+	  (void (*)(void *), void *, unsigned, long, long, long, long,	\
+	   unsigned), NULL)						\
+	X(void, GOMP_parallel_loop_nonmonotonic_guided,			\
+	  (void (*)(void *), void *, unsigned, long, long, long, long,	\
+	   unsigned), NULL)						\
+	X(void, GOMP_parallel_loop_nonmonotonic_runtime,		\
+	  (void (*)(void *), void *, unsigned, long, long, long,	\
+	   unsigned), NULL)						\
+	X(void, GOMP_parallel_loop_maybe_nonmonotonic_runtime,		\
+	  (void (*)(void *), void *, unsigned, long, long, long,	\
+	   unsigned), NULL)						\
+	X(void, GOMP_parallel_sections, (void (*)(void *), void *,	\
+		unsigned, unsigned, unsigned), NULL)			\
+	X(void, GOMP_barrier, (void), NULL)				\
+	X(bool, GOMP_barrier_cancel, (void), NULL)			\
+	X(void, GOMP_loop_end, (void), NULL)				\
+	X(bool, GOMP_loop_end_cancel, (void), NULL)			\
+	X(void, GOMP_sections_end, (void), NULL)			\
+	X(bool, GOMP_sections_end_cancel, (void), NULL)			\
+	X(void *, GOMP_single_copy_start, (void), NULL)			\
+	X(void, GOMP_single_copy_end, (void *), NULL)			\
+	X(void, GOMP_critical_start, (void), NULL)			\
+	X(void, GOMP_critical_end, (void), NULL)			\
+	X(void, GOMP_critical_name_start, (void **), NULL)		\
+	X(void, GOMP_critical_name_end, (void **), NULL)		\
+	X(void, GOMP_atomic_start, (void), NULL)			\
+	X(void, GOMP_atomic_end, (void), NULL)				\
+	X(void, GOMP_task, (void (*)(void *), void *,			\
+			    void (*)(void *, void *), long, long, bool,	\
+			    unsigned, void **, int, void *), NULL)	\
+	X(void, GOMP_taskwait, (void), NULL)				\
+	X(void, GOMP_taskgroup_start, (void), NULL)			\
+	X(void, GOMP_taskgroup_end, (void), NULL)			\
+	X(int, omp_get_num_threads, (void), NULL)			\
+	X(void, omp_set_lock, (void *), "OMP_3.0")			\
+	X(void, omp_unset_lock, (void *), "OMP_3.0")			\
+	X(int, omp_test_lock, (void *), "OMP_3.0")			\
+	X(void, omp_set_nest_lock, (void *), "OMP_3.0")			\
+	X(void, omp_unset_nest_lock, (void *), "OMP_3.0")		\
+	X(int, omp_test_nest_lock, (void *), "OMP_3.0")
+
 struct cp_real {
 #define CP_REAL_SLOT(ret, name, args, ver) ret (*name) args;
 	CP_REAL_FUNCS(CP_REAL_SLOT)
+	CP_REAL_OPT_FUNCS(CP_REAL_SLOT)
 #undef CP_REAL_SLOT
 	int ready;
 };
@@ -97,6 +183,26 @@ extern struct cp_real cp_real;
 
 /* Resolve every slot; idempotent, any thread. */
 void cp_real_init(void);
+
+/*
+ * Resolve an optional slot that was missing at start-up (its library
+ * loaded later, with dlopen); dies when it is still missing, since its
+ * wrapper was called.  Any thread.
+ */
+void cp_real_late(void **slot, const char *name, const char *version);
+
+/* The real optional @name (CP_REAL_OPT_FUNCS), resolving it late if
+ * needed. */
+#define CP_REAL_OPT(name)						\
+	(__builtin_expect(CP_REAL(name) != NULL, 1) ? cp_real.name :	\
+	 (cp_real_late((void **)&cp_real.name, #name,			\
+		       cp_real_version_##name), cp_real.name))
+
+#define CP_REAL_VERSION(ret, name, args, ver)				\
+	static const char *const cp_real_version_##name				\
+		__attribute__((unused)) = ver;
+CP_REAL_OPT_FUNCS(CP_REAL_VERSION)
+#undef CP_REAL_VERSION
 
 /* The real @name, resolving the table first if needed. */
 #define CP_REAL(name)							\

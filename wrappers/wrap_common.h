@@ -161,4 +161,61 @@ static inline void forget_sync(const void *o)
 		return general(obj);					\
 	} while (0)
 
+/*
+ * Whether @t holds mutex @m (a pthread_mutex_t, or a C11 mtx_t, which
+ * glibc lays out the same): glibc keeps the owner's kernel thread id in
+ * it.  Only the owner publishes at an unlock: one that will fail with
+ * EPERM must not write the record the owner is protecting.
+ */
+#define CP_MUTEX_OWNED(m, t)						\
+	(((const pthread_mutex_t *)(m))->__data.__owner == (t)->ostid)
+
+/*
+ * A condition wait (pthread or C11): a release of the mutex, a wait for a
+ * signal, and a re-acquire of the mutex that glibc performs inside the
+ * call, without the wrapped lock.  @hook_rc maps the real result rc to
+ * the pthread convention the hooks expect (0, ETIMEDOUT, other).  Return
+ * value and errno are the real call's.
+ */
+#define CP_WRAP_COND_WAIT(c, m, real_call, hook_rc)			\
+	do {								\
+		struct cp_thread *t = cp_enter();			\
+		struct cp_objrec *cr = NULL, *mr = NULL;		\
+		struct cp_wait w;					\
+		int rc, err;						\
+									\
+		if (t) {						\
+			cr = sync_rec(t, c, CP_OBJ_COND);		\
+			mr = sync_rec(t, m, CP_OBJ_MUTEX);		\
+		}							\
+		if (!cr || !mr) {					\
+			if (t)						\
+				cp_leave();				\
+			return real_call;				\
+		}							\
+		cp_online_cond_wait_begin(t, cr, mr, &w);		\
+		cp_pause();						\
+		rc = real_call;						\
+		err = errno;						\
+		cp_resume();						\
+		cp_online_cond_wait_end(t, cr, mr, &w, hook_rc);	\
+		cp_leave();						\
+		errno = err;						\
+		return rc;						\
+	} while (0)
+
+/* Before a signal or broadcast of @c: publish the signaller's path. */
+static inline void cp_wrap_signal(const void *c)
+{
+	struct cp_thread *t = cp_enter();
+	struct cp_objrec *r;
+
+	if (!t)
+		return;
+	r = sync_rec(t, c, CP_OBJ_COND);
+	if (r)
+		cp_online_cond_signal(t, r);
+	cp_leave();
+}
+
 #endif /* WRAP_COMMON_H */

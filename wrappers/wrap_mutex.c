@@ -48,13 +48,8 @@ CP_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 	CP_WRAP_TRY(m, CP_OBJ_MUTEX, MUTEX_TRY(m), MUTEX_OK, CP_LOCK_ACQUIRED);
 }
 
-/*
- * Release: publish the path, then unlock.  Only the owner publishes: an
- * unlock that will fail with EPERM (error-checking mutex held by another
- * thread) must not write the record the owner is protecting.  glibc keeps
- * the owner's kernel thread id in the mutex.
- */
-#define MUTEX_OWNED(m, t) ((m)->__data.__owner == (t)->ostid)
+/* Release: publish the path (only the owner: CP_MUTEX_OWNED), then
+ * unlock. */
 
 __attribute__((noinline))
 static int mutex_unlock(pthread_mutex_t *m)
@@ -65,7 +60,7 @@ static int mutex_unlock(pthread_mutex_t *m)
 	if (!t)
 		return CP_REAL(pthread_mutex_unlock)(m);
 	r = sync_rec(t, m, CP_OBJ_MUTEX);
-	if (r && MUTEX_OWNED(m, t))
+	if (r && CP_MUTEX_OWNED(m, t))
 		cp_online_lock_release(t, r);
 	cp_leave();
 	return CP_REAL(pthread_mutex_unlock)(m);
@@ -73,7 +68,7 @@ static int mutex_unlock(pthread_mutex_t *m)
 
 CP_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
-	CP_LEAN_RELEASE(m, CP_OBJ_MUTEX, MUTEX_OWNED(m, t),
+	CP_LEAN_RELEASE(m, CP_OBJ_MUTEX, CP_MUTEX_OWNED(m, t),
 			pthread_mutex_unlock, mutex_unlock);
 }
 

@@ -43,6 +43,8 @@ enum cp_objns {
 	CP_NS_SYNC = 0,		/* locks, barriers, conds, sems */
 	CP_NS_ITEM = 1,		/* work-queue items (cp_items.h) */
 	CP_NS_THREAD = 2,	/* joinable threads, keyed by pthread_t */
+	CP_NS_MODEL = 3,	/* objects the tracer's model makes up: OpenMP
+				 * regions' fork and join, task completions */
 };
 
 struct cp_objrec {
@@ -70,6 +72,9 @@ struct cp_objrec {
 		struct {
 			struct cp_thread *thr;
 		} thread;
+		struct {
+			uint64_t base;		/* seq last taken with reset */
+		} signal;
 	} u;
 	struct cp_objrec *limbo_next;	/* limbo list, then a free list */
 

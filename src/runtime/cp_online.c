@@ -24,6 +24,9 @@
  *   item          dequeue of X <- latest enqueue of X (seed 002 Fig. 11);
  *                 the record lives while X is in flight (cp_items.h)
  *   thread        child start <- create; join <- child's exit
+ *   signal        take <- the latest publish (replace), or every publish
+ *                 since the last reset (merge): call_once, OpenMP fork,
+ *                 join and task completion
  *
  * Cost: an uncontended acquire reads no clock unless the record can
  * lengthen the thread's path (another thread's release of a longer path,
@@ -518,6 +521,81 @@ void cp_online_dequeue(struct cp_thread *t, const void *item)
 	}
 	if (t->tb)
 		ev_consume(t, 0, now, ev.id, ev.seq, 1);
+}
+
+/* ---- signals --------------------------------------------------------- */
+
+void cp_online_signal(struct cp_thread *t, struct cp_objrec *r, bool merge)
+{
+	uint64_t now = step(t), seq;
+	uint32_t g = cur_gen();
+
+	cp_lock_acquire(&r->lk);
+	seq = ++r->seq;
+	r->ops++;
+	if (!merge) {
+		r->u.signal.base = seq - 1;
+		cp_path_copy(&r->main, t->path, cp_rt.nsel);
+	} else if (r->main.gen == g && r->seq - 1 > r->u.signal.base) {
+		cp_path_merge(&r->main, t->path, cp_rt.nsel, g);
+	} else {
+		cp_path_copy(&r->main, t->path, cp_rt.nsel);
+		r->main.owner = CP_PATH_MIXED;
+	}
+	cp_lock_release(&r->lk);
+	if (t->tb)
+		ev_publish(t, now, r->id, seq);
+}
+
+void cp_online_signal_take(struct cp_thread *t, struct cp_objrec *r,
+			   struct cp_wait *w, bool reset)
+{
+	uint64_t now = w ? end_wait(t, r, w) : step(t);
+	uint64_t lo = 0, n = 0;
+
+	cp_lock_acquire(&r->lk);
+	if (r->seq > r->u.signal.base) {
+		lo = r->u.signal.base + 1;
+		n = r->seq - r->u.signal.base;
+		take(t, r, &r->main);
+	}
+	if (reset) {
+		r->u.signal.base = r->seq;
+		r->main.gen = 0;
+	}
+	cp_lock_release(&r->lk);
+	if (t->tb)
+		ev_consume(t, w ? CP_EVF_WAIT : 0, now, r->id, lo, n);
+}
+
+void cp_online_signal_reset(struct cp_objrec *r)
+{
+	cp_lock_acquire(&r->lk);
+	r->u.signal.base = r->seq;
+	r->main.gen = 0;
+	cp_lock_release(&r->lk);
+}
+
+void cp_online_task_start(struct cp_thread *t, const void *item,
+			  struct cp_wait *w)
+{
+	uint64_t now = w ? end_wait(t, NULL, w) : step(t);
+	unsigned fl = w ? CP_EVF_WAIT : 0;
+	struct cp_item_ev ev;
+
+	if (cp_items_dequeue(t, item, cur_gen(), &ev) != 0) {
+		if (t->tb)
+			ev_consume(t, fl, now, 0, 0, 0);
+		return;
+	}
+	if (t->tb)
+		ev_consume(t, fl, now, ev.id, ev.seq, 1);
+}
+
+void cp_online_wait_restart(struct cp_thread *t, struct cp_wait *w)
+{
+	w->t0 = t->last;
+	w->wall0 = t->wall_now;
 }
 
 /* ---- threads --------------------------------------------------------- */

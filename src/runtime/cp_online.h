@@ -140,6 +140,34 @@ void cp_online_sem_acquired(struct cp_thread *t, struct cp_objrec *r,
 void cp_online_enqueue(struct cp_thread *t, const void *item);
 void cp_online_dequeue(struct cp_thread *t, const void *item);
 
+/*
+ * Signals: one-to-many and many-to-one edges that no program object
+ * carries (call_once's completion, an OpenMP region's fork and join, a
+ * task's completion).  The record is a condition-kind record (@r->lk).
+ * cp_online_signal publishes the thread's path: @merge false replaces
+ * what the record holds (one release, many takers), true merges into it
+ * (many releases, one taker).  cp_online_signal_take merges into the
+ * thread every publish since the last take with @reset (all of them
+ * without one; @w: the wait it ends, or NULL); @reset starts a new
+ * collection.  Any thread, guard raised.
+ */
+void cp_online_signal(struct cp_thread *t, struct cp_objrec *r, bool merge);
+void cp_online_signal_take(struct cp_thread *t, struct cp_objrec *r,
+			   struct cp_wait *w, bool reset);
+/* Drop what the record collected, without taking it. */
+void cp_online_signal_reset(struct cp_objrec *r);
+
+/*
+ * Work that runs inside a wait (an OpenMP task run by a thread waiting at
+ * a barrier): cp_online_task_start ends the wait @w (NULL: none) and takes
+ * @item's enqueue, as cp_online_dequeue does; after the work,
+ * cp_online_wait_restart begins @w again at the thread's latest event.
+ * Calling thread, guard raised.
+ */
+void cp_online_task_start(struct cp_thread *t, const void *item,
+			  struct cp_wait *w);
+void cp_online_wait_restart(struct cp_thread *t, struct cp_wait *w);
+
 /* Threads. */
 struct cp_thread *cp_online_create_begin(struct cp_thread *t);
 void cp_online_create_end(struct cp_thread *t, struct cp_thread *child,

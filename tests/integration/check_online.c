@@ -322,6 +322,19 @@ static void run_workload(const struct workload *w, int i)
 	run_workload_procs(w, i, true);
 }
 
+/* C11 <threads.h>: the mutex hand-over, timed, recursive, and by a
+ * condition variable (c11.c). */
+START_TEST(test_online_c11_threads)
+{
+	static const struct workload *const wl[] = {
+		&cpt_wl_c11, &cpt_wl_c11_timed, &cpt_wl_c11_recursive,
+		&cpt_wl_c11_cond,
+	};
+
+	run_workload(wl[_i / NCOMBOS], _i % NCOMBOS);
+}
+END_TEST
+
 START_TEST(test_online_mutex)
 {
 	run_workload(&cpt_wl_mutex, _i);
@@ -504,6 +517,10 @@ static Suite *online_suite(void)
 	tcase_add_loop_test(tc, test_online_handover, 0, 5 * NCOMBOS);
 	tcase_add_loop_test(tc, test_online_locks_without_procedures, 0,
 			    5 * NCOMBOS);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("c11_threads");
+	tcase_set_timeout(tc, 240);
+	tcase_add_loop_test(tc, test_online_c11_threads, 0, 4 * NCOMBOS);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("samples");
 	tcase_set_timeout(tc, 60);

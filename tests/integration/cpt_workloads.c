@@ -161,7 +161,43 @@ const struct workload cpt_wl_handover_rwlock = {
 	{ { "rwlock", 2, 2 } },
 };
 
+const struct workload cpt_wl_c11 = {
+	"c11", NULL, "a,b,c,d", 70, 2, 20,
+	{ { "a", 30, 20, 30 }, { "b", 0, 0, 10 }, { "c", 0, 0, 20 },
+	  { "d", 40, 20, 40 } },
+	{ { 0, 70, 50 }, { 1, 70, 50 }, END_THREADS },
+	{ { "mutex", 2, 2 } },
+};
+
+const struct workload cpt_wl_c11_timed = {
+	"c11", "timed", "a,b,c,d", 70, 2, 20,
+	{ { "a", 30, 20, 30 }, { "b", 0, 0, 10 }, { "c", 0, 0, 20 },
+	  { "d", 40, 20, 40 } },
+	{ { 0, 70, 50 }, { 1, 70, 50 }, END_THREADS },
+	{ { "mutex", 2, 2 } },
+};
+
+const struct workload cpt_wl_c11_recursive = {
+	"c11", "recursive", "a,b,c,d", 70, 2, 20,
+	{ { "a", 30, 20, 30 }, { "b", 0, 0, 10 }, { "c", 0, 0, 20 },
+	  { "d", 40, 20, 40 } },
+	{ { 0, 70, 50 }, { 1, 70, 50 }, END_THREADS },
+	{ { "mutex", 3, 3 } },
+};
+
+const struct workload cpt_wl_c11_cond = {
+	"c11", "cond", "a,b,c,d", 70, 2, 20,
+	{ { "a", 30, 20, 30 }, { "b", 0, 0, 10 }, { "c", 0, 0, 20 },
+	  { "d", 40, 20, 40 } },
+	{ { 0, 70, 50 }, { 1, 70, 50 }, END_THREADS },
+	{ { NULL } },
+};
+
 const struct workload *const cpt_wl_all[] = {
+	&cpt_wl_c11,
+	&cpt_wl_c11_timed,
+	&cpt_wl_c11_recursive,
+	&cpt_wl_c11_cond,
 	&cpt_wl_mutex,
 	&cpt_wl_mutex_timed,
 	&cpt_wl_spin,

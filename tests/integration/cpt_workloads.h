@@ -59,6 +59,10 @@ extern const struct workload cpt_wl_handover_trylock;
 extern const struct workload cpt_wl_handover_inner;
 extern const struct workload cpt_wl_handover_spin;
 extern const struct workload cpt_wl_handover_rwlock;
+extern const struct workload cpt_wl_c11;
+extern const struct workload cpt_wl_c11_timed;
+extern const struct workload cpt_wl_c11_recursive;
+extern const struct workload cpt_wl_c11_cond;
 
 /* Every workload above, for tests that loop over all of them. */
 extern const struct workload *const cpt_wl_all[];
