@@ -1,0 +1,637 @@
+/*
+ * wrap_gomp.c - OpenMP through GCC's libgomp ABI: the GOMP_* entry points
+ * that gcc -fopenmp emits, and the omp_*_lock family.
+ *
+ * libgomp makes its team threads with pthread_create (wrapped, so they
+ * are traced threads) and keeps them for later regions, waiting in its
+ * own barriers and futexes, which no wrapper sees.  The model is laid on
+ * top, with records of the CP_NS_MODEL namespace keyed by the addresses
+ * of the wrappers' own frames:
+ *
+ *   region fork   each member's entry of the region's function <- the
+ *                 encountering thread's GOMP_parallel (the function is
+ *                 wrapped: omp_member)
+ *   region join   the encountering thread's return <- every member's exit
+ *                 of the function and every task of the region (the
+ *                 implicit barrier)
+ *   barrier       GOMP_barrier and the implicit barriers of a worksharing
+ *                 end (loop, sections, single copy): a barrier of the
+ *                 team, every departure <- every arrival of the episode
+ *   critical      GOMP_critical_*, GOMP_atomic_*, omp_*_lock: locks
+ *   task          the task's start <- its creation (a work item, keyed by
+ *                 the argument block libgomp copies it into); taskwait
+ *                 and taskgroup end <- the completions of the current
+ *                 task's children
+ *
+ * Waiting: a member waits from its exit of a region's function to its
+ * entry of the next one (omp_idle), and inside every wrapped wait.  A
+ * task that a waiting thread runs (libgomp runs queued tasks in its
+ * barriers and taskwaits) interrupts the wait: cp_online_task_start ends
+ * it, and it begins again when the task ends.
+ *
+ * Not modelled: task dependences (depend clauses), ordered, cancellation
+ * edges, and a task completed inside an explicit barrier is joined at the
+ * next taskwait or the region's end rather than at that barrier.
+ */
+#include "wrap_common.h"
+
+#include <stdalign.h>
+#include <string.h>
+
+/* libgomp has no public header of its ABI: the prototypes come from the
+ * real-function table. */
+#define OMP_PROTO(ret, name, args, ver) CP_EXPORT ret name args;
+CP_REAL_GOMP_FUNCS(OMP_PROTO)
+#undef OMP_PROTO
+
+/* A parallel region, on the encountering thread's stack. */
+struct omp_region {
+	void (*fn)(void *);
+	void *data;
+	char fork, join, bar, copy;	/* keys of its records */
+	atomic_bool barrier_used;	/* the team's barrier has a record */
+};
+
+/* A task, implicit (a member's run of the region's function) or
+ * explicit, while it runs. */
+struct omp_ctx {
+	const void *children;	/* key its children's completions merge at */
+	struct omp_region *region;
+};
+
+static __thread struct omp_ctx *omp_cur
+	__attribute__((tls_model("initial-exec")));
+/* The wrapped wait this thread is in, into which libgomp may run tasks. */
+static __thread struct cp_wait *omp_waiting
+	__attribute__((tls_model("initial-exec")));
+/* A member's wait between two regions (and the encountering thread's at
+ * a region's end). */
+static __thread struct cp_wait omp_idle
+	__attribute__((tls_model("initial-exec")));
+
+static struct cp_objrec *model_rec(struct cp_thread *t, const void *key,
+				   unsigned kind, uint64_t extra)
+{
+	return cp_objrec_get(t, key, CP_NS_MODEL, kind, extra);
+}
+
+/* ---- regions ---------------------------------------------------------- */
+
+/* The region's function as each member runs it. */
+static void omp_member(void *p)
+{
+	struct omp_region *g = p;
+	struct omp_ctx ctx = { &ctx, g }, *outer = omp_cur;
+	struct cp_thread *t = cp_enter();
+	struct cp_objrec *r;
+
+	if (t) {
+		r = model_rec(t, &g->fork, CP_OBJ_COND, 0);
+		if (r)
+			cp_online_signal_take(t, r, omp_waiting == &omp_idle ?
+					      &omp_idle : NULL, false);
+		if (omp_waiting == &omp_idle)
+			omp_waiting = NULL;
+		r = model_rec(t, ctx.children, CP_OBJ_COND, 0);
+		if (r)
+			cp_online_signal_reset(r);
+		cp_leave();
+	}
+	omp_cur = &ctx;
+	g->fn(g->data);
+	omp_cur = outer;
+	t = cp_enter();
+	if (!t)
+		return;
+	r = model_rec(t, &g->join, CP_OBJ_COND, 0);
+	if (r)
+		cp_online_signal(t, r, true);
+	cp_online_wait_restart(t, &omp_idle);
+	omp_waiting = &omp_idle;
+	cp_leave();
+}
+
+/* Before the region: publish the fork.  False when not traced. */
+static bool omp_fork(struct omp_region *g)
+{
+	struct cp_thread *t = cp_enter();
+	struct cp_objrec *r;
+
+	if (!t)
+		return false;
+	r = model_rec(t, &g->fork, CP_OBJ_COND, 0);
+	if (r)
+		cp_online_signal(t, r, false);
+	atomic_init(&g->barrier_used, false);
+	cp_leave();
+	return r != NULL;
+}
+
+/* After the region: take the join, end the wait begun at this thread's
+ * own exit of the function, drop the team's barrier record. */
+static void omp_joined(struct omp_region *g)
+{
+	struct cp_thread *t = cp_enter();
+	struct cp_objrec *r;
+	int err = errno;
+
+	if (!t)
+		return;
+	r = model_rec(t, &g->join, CP_OBJ_COND, 0);
+	if (r)
+		cp_online_signal_take(t, r, omp_waiting == &omp_idle ?
+				      &omp_idle : NULL, true);
+	omp_waiting = NULL;
+	if (atomic_load(&g->barrier_used))
+		cp_objrec_forget(&g->bar, CP_NS_MODEL);
+	cp_leave();
+	errno = err;
+}
+
+/* A region entry point: @call runs the real one with omp_member and &g
+ * in place of the program's function and data. */
+#define OMP_REGION(fn, data, call)					\
+	do {								\
+		struct omp_region g = { .fn = (fn), .data = (data) };	\
+									\
+		if (!omp_fork(&g)) {					\
+			g.fn = NULL;					\
+			call;						\
+			return;						\
+		}							\
+		call;							\
+		omp_joined(&g);						\
+	} while (0)
+
+#define OMP_FN (g.fn ? omp_member : fn)
+#define OMP_DATA (g.fn ? (void *)&g : data)
+
+CP_EXPORT void GOMP_parallel(void (*fn)(void *), void *data, unsigned n,
+			     unsigned flags)
+{
+	OMP_REGION(fn, data, CP_REAL_OPT(GOMP_parallel)(OMP_FN, OMP_DATA, n,
+							flags));
+}
+
+CP_EXPORT void GOMP_parallel_sections(void (*fn)(void *), void *data,
+				      unsigned n, unsigned count,
+				      unsigned flags)
+{
+	OMP_REGION(fn, data, CP_REAL_OPT(GOMP_parallel_sections)(OMP_FN,
+		   OMP_DATA, n, count, flags));
+}
+
+/* Combined parallel loops with a chunk size. */
+#define OMP_PARALLEL_LOOP(name)						\
+CP_EXPORT void name(void (*fn)(void *), void *data, unsigned n,		\
+		    long start, long end, long incr, long chunk,	\
+		    unsigned flags)					\
+{									\
+	OMP_REGION(fn, data, CP_REAL_OPT(name)(OMP_FN, OMP_DATA, n,	\
+		   start, end, incr, chunk, flags));			\
+}
+
+/* ... and with the schedule of the run time. */
+#define OMP_PARALLEL_LOOP_RT(name)					\
+CP_EXPORT void name(void (*fn)(void *), void *data, unsigned n,		\
+		    long start, long end, long incr, unsigned flags)	\
+{									\
+	OMP_REGION(fn, data, CP_REAL_OPT(name)(OMP_FN, OMP_DATA, n,	\
+		   start, end, incr, flags));				\
+}
+
+OMP_PARALLEL_LOOP(GOMP_parallel_loop_static)
+OMP_PARALLEL_LOOP(GOMP_parallel_loop_dynamic)
+OMP_PARALLEL_LOOP(GOMP_parallel_loop_guided)
+OMP_PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_dynamic)
+OMP_PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_guided)
+OMP_PARALLEL_LOOP_RT(GOMP_parallel_loop_runtime)
+OMP_PARALLEL_LOOP_RT(GOMP_parallel_loop_nonmonotonic_runtime)
+OMP_PARALLEL_LOOP_RT(GOMP_parallel_loop_maybe_nonmonotonic_runtime)
+
+/* ---- waits: barriers, taskwait ---------------------------------------- */
+
+/* A wrapped wait in progress (guard paused between begin and end). */
+struct omp_wait {
+	struct cp_thread *t;
+	struct cp_objrec *r;	/* barrier: the team's; else NULL */
+	struct cp_wait w;
+	struct cp_wait *outer;	/* omp_waiting before it */
+};
+
+/* Arrive at the team's barrier.  False when not traced (no region: a
+ * team of one). */
+static bool omp_barrier_begin(struct omp_wait *b)
+{
+	struct omp_region *g = omp_cur ? omp_cur->region : NULL;
+
+	b->t = cp_enter();
+	if (!b->t)
+		return false;
+	if (g) {
+		atomic_store(&g->barrier_used, true);
+		b->r = model_rec(b->t, &g->bar, CP_OBJ_BARRIER,
+				 (uint64_t)CP_REAL_OPT(omp_get_num_threads)());
+	}
+	if (!g || !b->r) {
+		cp_leave();
+		return false;
+	}
+	cp_online_barrier_arrive(b->t, b->r, &b->w);
+	b->outer = omp_waiting;
+	omp_waiting = &b->w;
+	cp_pause();
+	return true;
+}
+
+static void omp_barrier_end(struct omp_wait *b)
+{
+	int err = errno;
+
+	cp_resume();
+	omp_waiting = b->outer;
+	cp_online_barrier_depart(b->t, b->r, &b->w, 0);
+	cp_leave();
+	errno = err;
+}
+
+/* The team's barrier around @call. */
+#define OMP_BARRIER(call)						\
+	do {								\
+		struct omp_wait b;					\
+									\
+		if (!omp_barrier_begin(&b)) {				\
+			call;						\
+			return;						\
+		}							\
+		call;							\
+		omp_barrier_end(&b);					\
+	} while (0)
+
+/* ... for the entry points that return whether the region was
+ * cancelled. */
+#define OMP_BARRIER_RET(call)						\
+	do {								\
+		struct omp_wait b;					\
+		bool ret;						\
+									\
+		if (!omp_barrier_begin(&b))				\
+			return call;					\
+		ret = call;						\
+		omp_barrier_end(&b);					\
+		return ret;						\
+	} while (0)
+
+CP_EXPORT void GOMP_barrier(void)
+{
+	OMP_BARRIER(CP_REAL_OPT(GOMP_barrier)());
+}
+
+CP_EXPORT bool GOMP_barrier_cancel(void)
+{
+	OMP_BARRIER_RET(CP_REAL_OPT(GOMP_barrier_cancel)());
+}
+
+/* The end of a worksharing loop or sections construct (not nowait). */
+CP_EXPORT void GOMP_loop_end(void)
+{
+	OMP_BARRIER(CP_REAL_OPT(GOMP_loop_end)());
+}
+
+CP_EXPORT bool GOMP_loop_end_cancel(void)
+{
+	OMP_BARRIER_RET(CP_REAL_OPT(GOMP_loop_end_cancel)());
+}
+
+CP_EXPORT void GOMP_sections_end(void)
+{
+	OMP_BARRIER(CP_REAL_OPT(GOMP_sections_end)());
+}
+
+CP_EXPORT bool GOMP_sections_end_cancel(void)
+{
+	OMP_BARRIER_RET(CP_REAL_OPT(GOMP_sections_end_cancel)());
+}
+
+/*
+ * single copyprivate: the thread that ran the block publishes at
+ * GOMP_single_copy_end, and the others, waiting in GOMP_single_copy_start
+ * for its data, take that (a signal record of the region).  That thread's
+ * own wait at the end for the others to arrive is a wait without an edge.
+ */
+static void *omp_single_copy(void *data, bool end)
+{
+	struct omp_region *g = omp_cur ? omp_cur->region : NULL;
+	struct cp_thread *t = cp_enter();
+	struct cp_objrec *r = NULL;
+	struct cp_wait w, *outer;
+	void *ret = NULL;
+	int err;
+
+	if (t && g)
+		r = model_rec(t, &g->copy, CP_OBJ_COND, 0);
+	if (!r) {
+		if (t)
+			cp_leave();
+		if (!end)
+			return CP_REAL_OPT(GOMP_single_copy_start)();
+		CP_REAL_OPT(GOMP_single_copy_end)(data);
+		return NULL;
+	}
+	if (end)
+		cp_online_signal(t, r, false);
+	cp_online_wait_begin(t, r, &w);
+	outer = omp_waiting;
+	omp_waiting = &w;
+	cp_pause();
+	if (end)
+		CP_REAL_OPT(GOMP_single_copy_end)(data);
+	else
+		ret = CP_REAL_OPT(GOMP_single_copy_start)();
+	err = errno;
+	cp_resume();
+	omp_waiting = outer;
+	cp_online_signal_take(t, r, &w, false);
+	cp_leave();
+	errno = err;
+	return ret;
+}
+
+CP_EXPORT void *GOMP_single_copy_start(void)
+{
+	return omp_single_copy(NULL, false);
+}
+
+CP_EXPORT void GOMP_single_copy_end(void *data)
+{
+	omp_single_copy(data, true);
+}
+
+/* Wait for the current task's children: taskwait and taskgroup end. */
+static void omp_children_wait(void (*real)(void))
+{
+	struct cp_thread *t = cp_enter();
+	struct cp_objrec *r;
+	struct cp_wait w, *outer;
+	int err;
+
+	if (!t || !omp_cur) {
+		if (t)
+			cp_leave();
+		real();
+		return;
+	}
+	cp_online_wait_begin(t, NULL, &w);
+	outer = omp_waiting;
+	omp_waiting = &w;
+	cp_pause();
+	real();
+	err = errno;
+	cp_resume();
+	omp_waiting = outer;
+	r = model_rec(t, omp_cur->children, CP_OBJ_COND, 0);
+	if (r)
+		cp_online_signal_take(t, r, &w, true);
+	else
+		cp_online_failed(t, NULL, &w);
+	cp_leave();
+	errno = err;
+}
+
+CP_EXPORT void GOMP_taskwait(void)
+{
+	omp_children_wait(CP_REAL_OPT(GOMP_taskwait));
+}
+
+/* A taskgroup's end waits for every descendant; the model takes the
+ * children's completions (a child that waits for its own children, as
+ * recursive tasks do, covers its descendants). */
+CP_EXPORT void GOMP_taskgroup_end(void)
+{
+	omp_children_wait(CP_REAL_OPT(GOMP_taskgroup_end));
+}
+
+/* ---- tasks ------------------------------------------------------------ */
+
+/* The head libgomp copies in front of the program's argument block. */
+struct omp_task_head {
+	void (*fn)(void *);
+	struct omp_region *region;
+	const void *parent;	/* the creating task's children key */
+	size_t off;		/* offset of the program's block */
+};
+
+/* What GOMP_task passes as data: the head and the program's block. */
+struct omp_task_src {
+	struct omp_task_head h;
+	void (*cpyfn)(void *, void *);
+	void *data;
+	long size;
+};
+
+/* libgomp's copy into the task's storage; the creation edge leaves from
+ * here, keyed by that storage. */
+static void omp_task_copy(void *dst, void *src)
+{
+	struct omp_task_src *s = src;
+	struct cp_thread *t;
+
+	memcpy(dst, &s->h, sizeof(s->h));
+	if (s->cpyfn)
+		s->cpyfn((char *)dst + s->h.off, s->data);
+	else if (s->size > 0)
+		memcpy((char *)dst + s->h.off, s->data, (size_t)s->size);
+	t = cp_enter();
+	if (t) {
+		cp_online_enqueue(t, dst);
+		cp_leave();
+	}
+}
+
+static void omp_task_run(void *arg)
+{
+	struct omp_task_head h;
+	struct omp_ctx ctx = { arg, NULL }, *outer = omp_cur;
+	struct cp_wait *w = omp_waiting;
+	struct cp_thread *t;
+	struct cp_objrec *r;
+
+	memcpy(&h, arg, sizeof(h));
+	ctx.region = h.region;
+	t = cp_enter();
+	if (t) {
+		cp_online_task_start(t, arg, w);
+		r = model_rec(t, arg, CP_OBJ_COND, 0);
+		if (r)
+			cp_online_signal_reset(r);
+		omp_waiting = NULL;
+		cp_leave();
+	}
+	omp_cur = &ctx;
+	h.fn((char *)arg + h.off);
+	omp_cur = outer;
+	t = cp_enter();
+	if (!t)
+		return;
+	if (h.parent && (r = model_rec(t, h.parent, CP_OBJ_COND, 0)))
+		cp_online_signal(t, r, true);
+	if (h.region && (r = model_rec(t, &h.region->join, CP_OBJ_COND, 0)))
+		cp_online_signal(t, r, true);
+	if (w)
+		cp_online_wait_restart(t, w);
+	omp_waiting = w;
+	cp_leave();
+}
+
+CP_EXPORT void GOMP_task(void (*fn)(void *), void *data,
+			 void (*cpyfn)(void *, void *), long size, long align,
+			 bool if_clause, unsigned flags, void **depend,
+			 int priority, void *detach)
+{
+	struct cp_thread *t = cp_enter();
+	struct omp_task_src s;
+	size_t a = align > 0 ? (size_t)align : 1;
+
+	if (!t) {
+		CP_REAL_OPT(GOMP_task)(fn, data, cpyfn, size, align, if_clause,
+				       flags, depend, priority, detach);
+		return;
+	}
+	cp_leave();
+	s.h.fn = fn;
+	s.h.region = omp_cur ? omp_cur->region : NULL;
+	s.h.parent = omp_cur ? omp_cur->children : NULL;
+	s.h.off = (sizeof(s.h) + a - 1) / a * a;
+	s.cpyfn = cpyfn;
+	s.data = data;
+	s.size = size;
+	if (a < alignof(struct omp_task_head))
+		a = alignof(struct omp_task_head);
+	CP_REAL_OPT(GOMP_task)(omp_task_run, &s, omp_task_copy,
+			       (long)s.h.off + (size > 0 ? size : 0), (long)a,
+			       if_clause, flags, depend, priority, detach);
+}
+
+/* ---- critical sections and locks -------------------------------------- */
+
+/* Keys of the unnamed critical section and of GOMP_atomic's lock. */
+static const char omp_critical_key, omp_atomic_key;
+
+/* Acquire @key around @call: acquire n depends on release n-1. */
+#define OMP_LOCK(key, call)						\
+	do {								\
+		struct cp_thread *t = cp_enter();			\
+		struct cp_objrec *r;					\
+		struct cp_wait w;					\
+		int err;						\
+									\
+		if (!t || !(r = sync_rec(t, key, CP_OBJ_MUTEX))) {	\
+			if (t)						\
+				cp_leave();				\
+			call;						\
+			return;						\
+		}							\
+		cp_online_wait_begin(t, r, &w);				\
+		cp_pause();						\
+		call;							\
+		err = errno;						\
+		cp_resume();						\
+		cp_online_lock_acquired(t, r, &w, false);		\
+		cp_leave();						\
+		errno = err;						\
+	} while (0)
+
+/* Publish the holder's path, then @call releases @key. */
+#define OMP_UNLOCK(key, call)						\
+	do {								\
+		struct cp_thread *t = cp_enter();			\
+		struct cp_objrec *r;					\
+									\
+		if (t) {						\
+			r = sync_rec(t, key, CP_OBJ_MUTEX);		\
+			if (r)						\
+				cp_online_lock_release(t, r);		\
+			cp_leave();					\
+		}							\
+		call;							\
+	} while (0)
+
+/* A test: an acquire without a wait when @ok (an expression of rc). */
+#define OMP_TEST(key, call, ok)						\
+	do {								\
+		struct cp_thread *t;					\
+		struct cp_objrec *r;					\
+		int rc = call, err = errno;				\
+									\
+		if (!(ok) || !(t = cp_enter()))				\
+			return rc;					\
+		r = sync_rec(t, key, CP_OBJ_MUTEX);			\
+		if (r)							\
+			cp_online_lock_acquired(t, r, NULL, false);	\
+		cp_leave();						\
+		errno = err;						\
+		return rc;						\
+	} while (0)
+
+CP_EXPORT void GOMP_critical_start(void)
+{
+	OMP_LOCK(&omp_critical_key, CP_REAL_OPT(GOMP_critical_start)());
+}
+
+CP_EXPORT void GOMP_critical_end(void)
+{
+	OMP_UNLOCK(&omp_critical_key, CP_REAL_OPT(GOMP_critical_end)());
+}
+
+/* A named critical section: libgomp's lock pointer lives at @pptr. */
+CP_EXPORT void GOMP_critical_name_start(void **pptr)
+{
+	OMP_LOCK(pptr, CP_REAL_OPT(GOMP_critical_name_start)(pptr));
+}
+
+CP_EXPORT void GOMP_critical_name_end(void **pptr)
+{
+	OMP_UNLOCK(pptr, CP_REAL_OPT(GOMP_critical_name_end)(pptr));
+}
+
+CP_EXPORT void GOMP_atomic_start(void)
+{
+	OMP_LOCK(&omp_atomic_key, CP_REAL_OPT(GOMP_atomic_start)());
+}
+
+CP_EXPORT void GOMP_atomic_end(void)
+{
+	OMP_UNLOCK(&omp_atomic_key, CP_REAL_OPT(GOMP_atomic_end)());
+}
+
+CP_EXPORT void omp_set_lock(void *l)
+{
+	OMP_LOCK(l, CP_REAL_OPT(omp_set_lock)(l));
+}
+
+CP_EXPORT void omp_unset_lock(void *l)
+{
+	OMP_UNLOCK(l, CP_REAL_OPT(omp_unset_lock)(l));
+}
+
+CP_EXPORT int omp_test_lock(void *l)
+{
+	OMP_TEST(l, CP_REAL_OPT(omp_test_lock)(l), rc != 0);
+}
+
+/* A nestable lock publishes at every unset: the last one before another
+ * thread's set is the outermost, the one that hands it over. */
+CP_EXPORT void omp_set_nest_lock(void *l)
+{
+	OMP_LOCK(l, CP_REAL_OPT(omp_set_nest_lock)(l));
+}
+
+CP_EXPORT void omp_unset_nest_lock(void *l)
+{
+	OMP_UNLOCK(l, CP_REAL_OPT(omp_unset_nest_lock)(l));
+}
+
+CP_EXPORT int omp_test_nest_lock(void *l)
+{
+	OMP_TEST(l, CP_REAL_OPT(omp_test_nest_lock)(l), rc > 0);
+}
