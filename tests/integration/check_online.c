@@ -335,6 +335,18 @@ START_TEST(test_online_c11_threads)
 }
 END_TEST
 
+/* OpenMP (libgomp): an imbalanced region, a critical-section chain with
+ * a barrier, a task joined by taskwait (omp.c). */
+START_TEST(test_online_openmp)
+{
+	static const struct workload *const wl[] = {
+		&cpt_wl_omp_region, &cpt_wl_omp_critical, &cpt_wl_omp_tasks,
+	};
+
+	run_workload(wl[_i / NCOMBOS], _i % NCOMBOS);
+}
+END_TEST
+
 START_TEST(test_online_mutex)
 {
 	run_workload(&cpt_wl_mutex, _i);
@@ -521,6 +533,10 @@ static Suite *online_suite(void)
 	tc = tcase_create("c11_threads");
 	tcase_set_timeout(tc, 240);
 	tcase_add_loop_test(tc, test_online_c11_threads, 0, 4 * NCOMBOS);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("openmp");
+	tcase_set_timeout(tc, 240);
+	tcase_add_loop_test(tc, test_online_openmp, 0, 3 * NCOMBOS);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("samples");
 	tcase_set_timeout(tc, 60);

@@ -193,11 +193,38 @@ const struct workload cpt_wl_c11_cond = {
 	{ { NULL } },
 };
 
+const struct workload cpt_wl_omp_region = {
+	"omp", "region", "p,a,b,c", 60, 2, 20,
+	{ { "p", 10, 10, 10 }, { "a", 0, 0, 20 }, { "b", 40, 20, 40 },
+	  { "c", 10, 10, 10 } },
+	{ { 0, 60, 40 }, { 1, 50, 40 }, END_THREADS },
+	{ { NULL } },
+};
+
+const struct workload cpt_wl_omp_critical = {
+	"omp", "critical", "a,b,c,d,e", 60, 2, 10,
+	{ { "a", 30, 20, 30 }, { "b", 0, 0, 10 }, { "c", 0, 0, 10 },
+	  { "d", 20, 10, 20 }, { "e", 10, 10, 10 } },
+	{ { 0, 60, 50 }, { 1, 50, 30 }, END_THREADS },
+	{ { NULL } },
+};
+
+const struct workload cpt_wl_omp_tasks = {
+	"omp", "tasks", "p,q,r,t", 50, 2, 10,
+	{ { "p", 10, 10, 10 }, { "q", 0, 0, 20 }, { "r", 10, 10, 10 },
+	  { "t", 30, 10, 30 } },
+	{ { 0, 50, 40 }, { 1, 40, 30 }, END_THREADS },
+	{ { NULL } },
+};
+
 const struct workload *const cpt_wl_all[] = {
 	&cpt_wl_c11,
 	&cpt_wl_c11_timed,
 	&cpt_wl_c11_recursive,
 	&cpt_wl_c11_cond,
+	&cpt_wl_omp_region,
+	&cpt_wl_omp_critical,
+	&cpt_wl_omp_tasks,
 	&cpt_wl_mutex,
 	&cpt_wl_mutex_timed,
 	&cpt_wl_spin,

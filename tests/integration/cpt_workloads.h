@@ -63,6 +63,9 @@ extern const struct workload cpt_wl_c11;
 extern const struct workload cpt_wl_c11_timed;
 extern const struct workload cpt_wl_c11_recursive;
 extern const struct workload cpt_wl_c11_cond;
+extern const struct workload cpt_wl_omp_region;
+extern const struct workload cpt_wl_omp_critical;
+extern const struct workload cpt_wl_omp_tasks;
 
 /* Every workload above, for tests that loop over all of them. */
 extern const struct workload *const cpt_wl_all[];

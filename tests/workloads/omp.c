@@ -1,0 +1,92 @@
+/*
+ * omp.c - OpenMP (gcc -fopenmp, libgomp) programs whose critical path is
+ * fixed by the construct, with a team of two: thread 0 is main (the
+ * encountering thread), thread 1 libgomp's worker.  Times in ms; regions
+ * in quotes.  One argument picks the program.
+ *
+ * region: an imbalanced parallel region, forked and joined by main.
+ *   main: "p" 10; parallel { 0: "a" 20 | 1: "b" 40 }; "c" 10
+ *   Paths: p -> b -> c = 60 (fork, join), p -> a -> c = 40.
+ *   CP 60: p 10, b 40, c 10, a 0.  Zeroing: p 10, b 20, c 10, a 0.
+ *   Useful: main 40, worker 40.
+ *
+ * critical: a critical-section chain, then an explicit barrier.
+ *   0: critical { "a" 30 }; "c" 10; barrier; "e" 10
+ *   1: "b" 10; critical (waits ~20) { "d" 20 }; barrier
+ *   Paths: a -> d -> e = 60, a -> c -> e = 50, b -> d -> e = 40.
+ *   CP 60: a 30, d 20, e 10, b 0, c 0.  Zeroing: a 20, d 10, e 10.
+ *   Useful: main 50, worker 30.
+ *
+ * tasks: main creates a task; the worker, waiting at the region's end,
+ * runs it while main works on ("q" is long enough for it to be taken).
+ *   0: "p" 10; task { "t" 30 }; "q" 20; taskwait; "r" 10
+ *   Paths: p -> t -> r = 50 (creation, taskwait), p -> q -> r = 40.
+ *   CP 50: p 10, t 30, r 10, q 0.  Zeroing: p 10, t 10, r 10, q 0.
+ *   Useful: main 40, worker 30.
+ */
+#include "wl.h"
+
+#include <omp.h>
+
+static void region(void)
+{
+	wl_region("p", 10);
+#pragma omp parallel num_threads(2)
+	{
+		if (omp_get_thread_num() == 0)
+			wl_region("a", 20);
+		else
+			wl_region("b", 40);
+	}
+	wl_region("c", 10);
+}
+
+static void critical(void)
+{
+#pragma omp parallel num_threads(2)
+	{
+		int me = omp_get_thread_num();
+
+		if (me == 1)
+			wl_region("b", 10);
+#pragma omp critical
+		wl_region(me == 0 ? "a" : "d", me == 0 ? 30 : 20);
+		if (me == 0)
+			wl_region("c", 10);
+#pragma omp barrier
+		if (me == 0)
+			wl_region("e", 10);
+	}
+}
+
+static void tasks(void)
+{
+#pragma omp parallel num_threads(2)
+	{
+		if (omp_get_thread_num() == 0) {
+			wl_region("p", 10);
+#pragma omp task
+			wl_region("t", 30);
+			wl_region("q", 20);
+#pragma omp taskwait
+			wl_region("r", 10);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *v = argc > 1 ? argv[1] : "";
+
+	wl_init();
+	if (strcmp(v, "region") == 0)
+		region();
+	else if (strcmp(v, "critical") == 0)
+		critical();
+	else if (strcmp(v, "tasks") == 0)
+		tasks();
+	else
+		return 2;
+	printf("omp %s done\n", v);
+	return 0;
+}
