@@ -24,7 +24,8 @@
  *                 task's children
  *
  * Waiting: a member waits from its exit of a region's function to its
- * entry of the next one (omp_idle), and inside every wrapped wait.  A
+ * entry of the next one (omp_idle), and inside every wrapped wait; the
+ * encountering thread from its fork to its own entry of the function.  A
  * task that a waiting thread runs (libgomp runs queued tasks in its
  * barriers and taskwaits) interrupts the wait: cp_online_task_start ends
  * it, and it begins again when the task ends.
@@ -86,12 +87,15 @@ static void omp_member(void *p)
 	struct cp_objrec *r;
 
 	if (t) {
+		/* Since its latest event the thread was in libgomp: idle in
+		 * the pool, starting (a new thread spins at libgomp's dock
+		 * until the team is complete), or forking the team. */
+		if (omp_waiting != &omp_idle)
+			cp_online_wait_restart(t, &omp_idle);
+		omp_waiting = NULL;
 		r = model_rec(t, &g->fork, CP_OBJ_COND, 0);
 		if (r)
-			cp_online_signal_take(t, r, omp_waiting == &omp_idle ?
-					      &omp_idle : NULL, false);
-		if (omp_waiting == &omp_idle)
-			omp_waiting = NULL;
+			cp_online_signal_take(t, r, &omp_idle, false);
 		r = model_rec(t, ctx.children, CP_OBJ_COND, 0);
 		if (r)
 			cp_online_signal_reset(r);
