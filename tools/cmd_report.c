@@ -153,6 +153,12 @@ static int cmp_obj(const void *a, const void *b)
 	return x->obj < y->obj ? -1 : x->obj > y->obj;
 }
 
+/* INFO keys of the runtime's notes on waits it could not see
+ * (cp_unseen.h), repeated by the report. */
+static const char *const runtime_notes[] = {
+	"note.unexplained", "note.library",
+};
+
 static void trace_text(struct cpt_ctx *c, const struct cpt_input *in,
 		       const struct cp_profile *p, const struct ropts *o,
 		       struct row *rows, uint32_t nrows,
@@ -184,6 +190,13 @@ static void trace_text(struct cpt_ctx *c, const struct cpt_input *in,
 	if (t->has_startstop)
 		fprintf(f, "  note: the program started/stopped the computation; "
 			"this report covers the whole run.\n\n");
+	for (size_t i = 0; i < sizeof(runtime_notes) /
+	     sizeof(runtime_notes[0]); i++) {
+		const char *v = cp_trace_info(t, runtime_notes[i]);
+
+		if (v && *v)
+			fprintf(f, "  note: %s\n\n", v);
+	}
 	if (cmp && (nrows || cmp->gp)) {
 		/* CPU (gprof) vs critical path: cp_compare.c */
 		cp_compare_print(f, cmp, max);
@@ -317,6 +330,15 @@ static void trace_json(struct cpt_ctx *c, const struct cpt_input *in,
 	cp_emit_u64(&e, "wait_ns", p->wait_ns);
 	cp_emit_f64(&e, "parallelism", p->parallelism);
 	cp_emit_f64(&e, "max_parallelism", p->max_parallelism);
+	cp_emit_arr_begin(&e, "notes");
+	for (size_t i = 0; i < sizeof(runtime_notes) /
+	     sizeof(runtime_notes[0]); i++) {
+		const char *v = cp_trace_info(t, runtime_notes[i]);
+
+		if (v && *v)
+			cp_emit_str(&e, NULL, v);
+	}
+	cp_emit_arr_end(&e);
 	cp_emit_obj_begin(&e, "critical_path");
 	cp_emit_u64(&e, "length_ns", p->cp_len);
 	cp_emit_u64(&e, "online_length_ns", p->online_len);

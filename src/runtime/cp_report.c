@@ -11,7 +11,6 @@
 #include "cp_report.h"
 
 #include <errno.h>
-#include <link.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,6 +25,7 @@
 #include "cp_procs.h"
 #include "cp_symbols.h"
 #include "cp_trace_format.h"
+#include "cp_unseen.h"
 
 #define CP_MAX_SAMPLES 100000
 
@@ -216,49 +216,6 @@ static const char *proc_source(unsigned i)
 	return "not found";
 }
 
-/*
- * Libraries that synchronize on their own, through futexes and spinning
- * that no wrapper sees: their waits count as useful time, and the
- * critical path may be overstated.  libgomp is modelled (wrap_gomp.c);
- * these are not.
- */
-static const struct {
-	const char *file;	/* "/name" as it ends a loaded object's path */
-	const char *what;
-} cp_foreign_sync[] = {
-	{ "/libomp.so", "LLVM's OpenMP runtime (libomp, clang -fopenmp)" },
-	{ "/libomp.so.5", "LLVM's OpenMP runtime (libomp, clang -fopenmp)" },
-	{ "/libiomp5.so", "Intel's OpenMP runtime (libiomp5)" },
-	{ "/libtbb.so.12", "oneTBB (libtbb)" },
-	{ "/libtbb.so.2", "TBB (libtbb)" },
-};
-
-struct foreign_scan {
-	int found;		/* index in cp_foreign_sync, or -1 */
-};
-
-static bool ends_with(const char *s, const char *tail)
-{
-	size_t n = strlen(s), m = strlen(tail);
-
-	return n >= m && strcmp(s + n - m, tail) == 0;
-}
-
-static int foreign_cb(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	struct foreign_scan *f = arg;
-
-	(void)size;
-	for (size_t i = 0; info->dlpi_name && i < sizeof(cp_foreign_sync) /
-	     sizeof(cp_foreign_sync[0]); i++) {
-		if (ends_with(info->dlpi_name, cp_foreign_sync[i].file)) {
-			f->found = (int)i;
-			return 1;
-		}
-	}
-	return 0;
-}
-
 /* Plain sentences for the cases where the numbers say little. */
 static void notes(struct summary *s, void (*say)(void *, const char *),
 		  void *arg)
@@ -294,19 +251,10 @@ static void notes(struct summary *s, void (*say)(void *, const char *),
 	if (s->stopped)
 		say(arg, "The computation was stopped by cpthread_stop(): the "
 			 "figures cover the run up to that point.");
-	{
-		struct foreign_scan f = { -1 };
-
-		dl_iterate_phdr(foreign_cb, &f);
-		if (f.found >= 0) {
-			snprintf(line, sizeof(line), "%s is loaded and is not "
-				 "traced: the waits in its barriers, locks and "
-				 "tasks count as useful time, so the critical "
-				 "path may be overstated.",
-				 cp_foreign_sync[f.found].what);
-			say(arg, line);
-		}
-	}
+	if (*cp_unseen_blocked_note())
+		say(arg, cp_unseen_blocked_note());
+	if (*cp_unseen_library_note())
+		say(arg, cp_unseen_library_note());
 }
 
 static void say_json(void *arg, const char *line)
@@ -376,6 +324,7 @@ static void write_json(struct summary *s, int fd)
 		cp_emit_u64(&e, "len_ns", t->path->len);
 		cp_emit_u64(&e, "useful_ns", t->useful_ns);
 		cp_emit_u64(&e, "wait_ns", t->wait_ns);
+		cp_emit_u64(&e, "unexplained_wait_ns", cp_unseen_of(t));
 		cp_emit_bool(&e, "exited", t->exited);
 		cp_emit_obj_end(&e);
 	}

@@ -17,6 +17,7 @@
 #include "cp_lock.h"
 #include "cp_trace_format.h"
 #include "cp_tracebuf.h"
+#include "cp_unseen.h"
 
 static struct cp_lock cp_registry_lock;
 static struct cp_thread *cp_registry;
@@ -90,6 +91,7 @@ void cp_thread_exit(struct cp_thread *t)
 	now = cp_thread_now(t);
 	cp_thread_advance(t, now);
 	t->end_wall = t->wall_now;
+	t->unseen_ns = cp_unseen_blocked(t);
 	if (t->tb) {
 		cp_tb_commit(t->tb, cp_tb_vertex(t->tb, CP_EV_THREAD_EXIT, now,
 			cp_rt.clock == CP_CLOCK_CPU ? t->wall_now : UINT64_MAX));

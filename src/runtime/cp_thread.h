@@ -75,6 +75,8 @@ struct cp_thread {
 	pthread_t self;
 	bool exited;		/* path is final */
 	uint64_t start_wall, end_wall;
+	uint64_t unseen_ns;	/* at exit: blocked outside wrapped waits
+				 * (cp_unseen.h) */
 	struct cp_thread *next;	/* registry list, newest first */
 };
 

@@ -13,6 +13,7 @@
 #include "cp_runtime.h"
 #include "cp_symbols.h"
 #include "cp_thread.h"
+#include "cp_unseen.h"
 
 #define CP_TB_HEAD (sizeof(struct cp_block_header) + sizeof(struct cp_events_head))
 
@@ -273,6 +274,10 @@ void cp_trace_finish(struct cp_thread *all, uint64_t online_len)
 		funcs[n] = '\0';
 		info_put(&b, "funcs", funcs);
 	}
+	if (*cp_unseen_blocked_note())
+		info_put(&b, "note.unexplained", cp_unseen_blocked_note());
+	if (*cp_unseen_library_note())
+		info_put(&b, "note.library", cp_unseen_library_note());
 	write_block(CP_BLOCK_INFO, 0, b.p, b.n);
 	cp_free(b.p);
 	end.online_len_ns = online_len;

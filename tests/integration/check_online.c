@@ -194,6 +194,21 @@ static void check_figures(const struct workload *w, const char *clock,
 			 "%.4f, got %.4f", cpu / len, maxpar);
 }
 
+/* The report's note on waiting outside any traced call, or NULL. */
+static const char *unexplained_note(json_t *report)
+{
+	json_t *notes = json_object_get(report, "notes"), *n;
+	size_t i;
+
+	json_array_foreach(notes, i, n) {
+		const char *s = json_string_value(n);
+
+		if (s && strstr(s, "outside any traced call"))
+			return s;
+	}
+	return NULL;
+}
+
 static void check_run(const struct workload *w, const struct combo *c,
 		      struct cpt_run *r, double dist, bool timed,
 		      struct cpt_errs *e)
@@ -240,6 +255,10 @@ static void check_run(const struct workload *w, const struct combo *c,
 	if (!json_is_array(json_object_get(r->report, "notes")))
 		cpt_errf(e, "  \"notes\" missing or not an array");
 	check_objects(w, r, e);
+	if (unexplained_note(r->report))
+		cpt_errf(e, "  a note says there was unexplained waiting, in a "
+			 "program whose every wait is traced: %s",
+			 unexplained_note(r->report));
 	if (strcmp(c->clock, "cpu") == 0 && dist > cpt_wl_cpu_dist_limit(w))
 		cpt_errf(e, "  useful time beyond the burns: %.3f ms, more "
 			 "than thread creation and the tracer's events explain "
@@ -344,6 +363,54 @@ START_TEST(test_online_openmp)
 	};
 
 	run_workload(wl[_i / NCOMBOS], _i % NCOMBOS);
+}
+END_TEST
+
+/*
+ * A thread blocked on a raw futex (futex.c) for about 30 ms: under the
+ * wall clock the report names thread 1 and its unexplained waiting, at
+ * least 20 ms (the kernel's blocked time errs low, never high) and at
+ * most the run; under the cpu clock it says nothing.
+ */
+START_TEST(test_online_unexplained_wait)
+{
+	const struct combo *c = &combos[_i];
+	char env_clock[64];
+	const char *env[] = { env_clock, "CPTHREAD_QUIET=1", NULL };
+	const char *args[] = { NULL };
+	bool wall = strcmp(c->clock, "wall") == 0;
+	struct cpt_run r;
+	const char *note;
+	json_t *jt;
+	double u;
+
+	snprintf(env_clock, sizeof(env_clock), "CPTHREAD_CLOCK=%s", c->clock);
+	ck_assert_msg(cpt_run_workload(&r, "futex", c->v, args, env, 60) == 0,
+		      "cannot run workload futex");
+	ck_assert_msg(cpt_run_exit_code(&r) == 0 && r.report,
+		      "futex, %s, %s: exit %d, %s", cpt_variant_name(c->v),
+		      c->clock, cpt_run_exit_code(&r), r.report_error);
+	note = unexplained_note(r.report);
+	jt = cpt_json_thread(r.report, 1);
+	ck_assert_msg(jt, "futex: thread 1 missing from threads_detail");
+	u = cpt_json_ms(jt, "unexplained_wait_ns");
+	if (wall) {
+		ck_assert_msg(note && strstr(note, "hread 1 "),
+			      "futex, %s, wall clock: no note naming thread 1 "
+			      "(notes: %s)", cpt_variant_name(c->v),
+			      note ? note : "none");
+		ck_assert_msg(u >= 20 && u <= cpt_json_ms(r.report,
+							 "elapsed_ns"),
+			      "futex, %s, wall clock: thread 1 "
+			      "unexplained_wait_ns %.3f ms, expected 20 ms to "
+			      "the run's length", cpt_variant_name(c->v), u);
+	} else {
+		ck_assert_msg(!note && u == 0,
+			      "futex, %s, cpu clock: unexplained waiting "
+			      "reported (%.3f ms; note: %s)",
+			      cpt_variant_name(c->v), u, note ? note : "none");
+	}
+	cpt_run_free(&r);
 }
 END_TEST
 
@@ -537,6 +604,10 @@ static Suite *online_suite(void)
 	tc = tcase_create("openmp");
 	tcase_set_timeout(tc, 240);
 	tcase_add_loop_test(tc, test_online_openmp, 0, 3 * NCOMBOS);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("unexplained_wait");
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, test_online_unexplained_wait, 0, NCOMBOS);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("samples");
 	tcase_set_timeout(tc, 60);

@@ -1,0 +1,155 @@
+/*
+ * cp_unseen.c - unexplained waiting and self-synchronizing libraries
+ * (cp_unseen.h).  No stdio streams, no allocation: /proc is read with
+ * open/read into a stack buffer.
+ */
+#include "cp_unseen.h"
+
+#include <fcntl.h>
+#include <link.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cp_runtime.h"
+#include "cp_trace_format.h"
+
+/* Time on a processor and runnable in a run queue, ns; 0 or -errno. */
+static int read_schedstat(int ostid, uint64_t *cpu, uint64_t *runq)
+{
+	char path[64], buf[128], *end;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", ostid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	*cpu = strtoull(buf, &end, 10);
+	if (end == buf)
+		return -1;
+	*runq = strtoull(end, NULL, 10);
+	return 0;
+}
+
+uint64_t cp_unseen_blocked(const struct cp_thread *t)
+{
+	uint64_t cpu, runq, life, blocked;
+
+	if (cp_rt.clock != CP_CLOCK_WALL ||
+	    read_schedstat(t->ostid, &cpu, &runq) != 0)
+		return 0;
+	life = t->wall_now > t->start_wall ? t->wall_now - t->start_wall : 0;
+	blocked = life > cpu + runq ? life - cpu - runq : 0;
+	return blocked > t->wait_ns ? blocked - t->wait_ns : 0;
+}
+
+uint64_t cp_unseen_of(const struct cp_thread *t)
+{
+	if (__atomic_load_n(&t->exited, __ATOMIC_ACQUIRE))
+		return t->unseen_ns;
+	return cp_unseen_blocked(t);
+}
+
+static char blocked_note[512];
+static bool blocked_done;
+
+const char *cp_unseen_blocked_note(void)
+{
+	size_t n = 0, len = sizeof(blocked_note);
+	unsigned shown = 0, more = 0;
+
+	if (blocked_done)
+		return blocked_note;
+	blocked_done = true;
+	for (struct cp_thread *t = cp_thread_all(); t; t = t->next) {
+		uint64_t u = cp_unseen_of(t);
+
+		if (u < CP_UNSEEN_MIN_NS ||
+		    (double)u < CP_UNSEEN_MIN_SHARE * (double)t->useful_ns)
+			continue;
+		if (shown == 4 || n >= len - 160) {
+			more++;
+			continue;
+		}
+		n += (size_t)snprintf(blocked_note + n, len - n, "%sthread %u "
+				      "was blocked %.1f ms (%.0f%% of its useful "
+				      "time)", shown ? ", " : "Unexplained "
+				      "waiting: ", t->tid,
+				      (double)u / 1e6, t->useful_ns ? 100.0 *
+				      (double)u / (double)t->useful_ns : 0.0);
+		shown++;
+	}
+	if (!shown)
+		return blocked_note;
+	if (more)
+		n += (size_t)snprintf(blocked_note + n, len - n, " and %u more "
+				      "threads", more);
+	snprintf(blocked_note + n, len - n, " outside any traced call; that "
+		 "time counts as "
+		 "useful work, so the critical path may be overstated (likely "
+		 "cause: synchronization the tracer cannot see, such as raw "
+		 "futex calls, a lock or barrier of the program's own, a "
+		 "sleep, or blocking I/O).");
+	return blocked_note;
+}
+
+/* Loaded objects whose waits no wrapper sees. */
+static const struct {
+	const char *file;	/* how the object's path ends */
+	const char *what;
+} foreign[] = {
+	{ "/libomp.so", "LLVM's OpenMP runtime (libomp, clang -fopenmp)" },
+	{ "/libomp.so.5", "LLVM's OpenMP runtime (libomp, clang -fopenmp)" },
+	{ "/libiomp5.so", "Intel's OpenMP runtime (libiomp5)" },
+	{ "/libtbb.so.12", "oneTBB (libtbb)" },
+	{ "/libtbb.so.2", "TBB (libtbb)" },
+};
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), m = strlen(tail);
+
+	return n >= m && strcmp(s + n - m, tail) == 0;
+}
+
+static int foreign_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	int *found = arg;
+
+	(void)size;
+	for (size_t i = 0; info->dlpi_name &&
+	     i < sizeof(foreign) / sizeof(foreign[0]); i++) {
+		if (ends_with(info->dlpi_name, foreign[i].file)) {
+			*found = (int)i;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static char library_note[256];
+static bool library_done;
+
+const char *cp_unseen_library_note(void)
+{
+	int found = -1;
+
+	if (library_done)
+		return library_note;
+	library_done = true;
+	dl_iterate_phdr(foreign_cb, &found);
+	if (found >= 0)
+		snprintf(library_note, sizeof(library_note), "%s is loaded and "
+			 "is not traced: the waits in its barriers, locks and "
+			 "tasks count as useful time, so the critical path may "
+			 "be overstated.", foreign[found].what);
+	return library_note;
+}

@@ -1,0 +1,53 @@
+/*
+ * cp_unseen.h - synchronization the tracer does not see.
+ *
+ * Under the wall clock a thread's useful time is its wall time minus the
+ * waits the wrappers saw.  A thread that blocks where no wrapper looks (a
+ * raw futex, a lock or barrier of the program's own, a sleep, a library
+ * that synchronizes by itself) has that time counted as useful work, and
+ * the critical path may be overstated.  The kernel splits a thread's wall
+ * time into time on a processor, time runnable in a run queue (preempted)
+ * and the rest, blocked (/proc/<pid>/task/<tid>/schedstat).  Blocked time
+ * beyond the wrapped waits is unexplained.  The estimate errs low, never
+ * high: processor time spent spinning inside a wrapped wait lowers it.
+ * Spinning outside every wrapper is processor time, which no clock tells
+ * from work; under the cpu clock blocking costs nothing, so only the wall
+ * clock is measured.
+ *
+ * Libraries known to synchronize by themselves (LLVM's and Intel's
+ * OpenMP runtimes, TBB) are named when loaded: their waits are unseen
+ * however they wait.  libgomp is modelled (wrappers/wrap_gomp.c).
+ */
+#ifndef CP_UNSEEN_H
+#define CP_UNSEEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cp_thread.h"
+
+/* A thread's unexplained waiting is reported past both. */
+#define CP_UNSEEN_MIN_NS 2000000ull	/* 2 ms */
+#define CP_UNSEEN_MIN_SHARE 0.10	/* of its useful time */
+
+/*
+ * Blocked time of @t beyond its wrapped waits, ns, from its start to its
+ * latest event (0 under the cpu clock, or when the kernel does not tell).
+ * Reads /proc: at thread exit on the owning thread (cp_thread_exit keeps
+ * the result in t->unseen_ns), or at the report for a live thread.
+ */
+uint64_t cp_unseen_blocked(const struct cp_thread *t);
+
+/* t->unseen_ns of an exited thread, else cp_unseen_blocked(@t). */
+uint64_t cp_unseen_of(const struct cp_thread *t);
+
+/*
+ * The sentences for the report, computed once at exit and kept (the trace
+ * writer repeats them in its INFO block): which threads waited how long
+ * unexplained, and which self-synchronizing library is loaded.  "" when
+ * there is nothing to say.  Exit path, one thread.
+ */
+const char *cp_unseen_blocked_note(void);
+const char *cp_unseen_library_note(void);
+
+#endif /* CP_UNSEEN_H */
