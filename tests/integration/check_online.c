@@ -367,9 +367,10 @@ START_TEST(test_online_openmp)
 END_TEST
 
 /*
- * A thread blocked on a raw futex (futex.c) for about 30 ms: under the
+ * A thread blocked on a raw futex (futex.c) for about 100 ms: under the
  * wall clock the report names thread 1 and its unexplained waiting, at
- * least 20 ms (the kernel's blocked time errs low, never high) and at
+ * least 30 ms (the kernel's blocked time errs low, never high: on a busy
+ * machine part of the wait may be spent runnable but preempted) and at
  * most the run; under the cpu clock it says nothing.
  */
 START_TEST(test_online_unexplained_wait)
@@ -399,10 +400,10 @@ START_TEST(test_online_unexplained_wait)
 			      "futex, %s, wall clock: no note naming thread 1 "
 			      "(notes: %s)", cpt_variant_name(c->v),
 			      note ? note : "none");
-		ck_assert_msg(u >= 20 && u <= cpt_json_ms(r.report,
+		ck_assert_msg(u >= 30 && u <= cpt_json_ms(r.report,
 							 "elapsed_ns"),
 			      "futex, %s, wall clock: thread 1 "
-			      "unexplained_wait_ns %.3f ms, expected 20 ms to "
+			      "unexplained_wait_ns %.3f ms, expected 30 ms to "
 			      "the run's length", cpt_variant_name(c->v), u);
 	} else {
 		ck_assert_msg(!note && u == 0,
