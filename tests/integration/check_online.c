@@ -415,6 +415,18 @@ START_TEST(test_online_unexplained_wait)
 }
 END_TEST
 
+/* C++ (g++, libstdc++): std::thread with std::mutex, std::shared_mutex
+ * and std::condition_variable (cxx.cc). */
+START_TEST(test_online_cxx)
+{
+	static const struct workload *const wl[] = {
+		&cpt_wl_cxx_mutex, &cpt_wl_cxx_shared, &cpt_wl_cxx_cond,
+	};
+
+	run_workload(wl[_i / NCOMBOS], _i % NCOMBOS);
+}
+END_TEST
+
 START_TEST(test_online_mutex)
 {
 	run_workload(&cpt_wl_mutex, _i);
@@ -605,6 +617,10 @@ static Suite *online_suite(void)
 	tc = tcase_create("openmp");
 	tcase_set_timeout(tc, 240);
 	tcase_add_loop_test(tc, test_online_openmp, 0, 3 * NCOMBOS);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("cxx");
+	tcase_set_timeout(tc, 240);
+	tcase_add_loop_test(tc, test_online_cxx, 0, 3 * NCOMBOS);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("unexplained_wait");
 	tcase_set_timeout(tc, 120);

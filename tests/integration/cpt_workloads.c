@@ -217,6 +217,30 @@ const struct workload cpt_wl_omp_tasks = {
 	{ { NULL } },
 };
 
+const struct workload cpt_wl_cxx_mutex = {
+	"cxx", "mutex", "a,b,c,d", 70, 2, 20,
+	{ { "a", 30, 20, 30 }, { "b", 0, 0, 10 }, { "c", 0, 0, 20 },
+	  { "d", 40, 20, 40 } },
+	{ { 0, 70, 50 }, { 1, 70, 50 }, END_THREADS },
+	{ { "mutex", 2, 2 } },
+};
+
+const struct workload cpt_wl_cxx_shared = {
+	"cxx", "shared", "a,b,c,d", 70, 2, 20,
+	{ { "a", 30, 20, 30 }, { "b", 0, 0, 10 }, { "c", 0, 0, 20 },
+	  { "d", 40, 20, 40 } },
+	{ { 0, 70, 50 }, { 1, 70, 50 }, END_THREADS },
+	{ { "rwlock", 2, 2 } },
+};
+
+const struct workload cpt_wl_cxx_cond = {
+	"cxx", "cond", "a,b,c,d", 70, 2, 20,
+	{ { "a", 30, 20, 30 }, { "b", 0, 0, 10 }, { "c", 0, 0, 20 },
+	  { "d", 40, 20, 40 } },
+	{ { 0, 70, 50 }, { 1, 70, 50 }, END_THREADS },
+	{ { NULL } },
+};
+
 const struct workload *const cpt_wl_all[] = {
 	&cpt_wl_c11,
 	&cpt_wl_c11_timed,
@@ -225,6 +249,9 @@ const struct workload *const cpt_wl_all[] = {
 	&cpt_wl_omp_region,
 	&cpt_wl_omp_critical,
 	&cpt_wl_omp_tasks,
+	&cpt_wl_cxx_mutex,
+	&cpt_wl_cxx_shared,
+	&cpt_wl_cxx_cond,
 	&cpt_wl_mutex,
 	&cpt_wl_mutex_timed,
 	&cpt_wl_spin,

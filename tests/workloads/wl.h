@@ -101,7 +101,7 @@ static WL_NOINSTR void wl_burn(unsigned ms)
 
 	do {
 		for (unsigned i = 0; i < 200; i++)
-			sink += i;
+			sink = sink + i;
 	} while (wl_now(wl_clock_id) < end);
 }
 

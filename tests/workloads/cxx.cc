@@ -1,0 +1,80 @@
+/*
+ * cxx.cc - the mutex hand-over of mutex.c written with the C++ standard
+ * library (g++, libstdc++), one argument picking the primitive.
+ * Times in ms; regions in quotes.
+ *
+ *   main: take L; start T (std::thread); "a" 30; release L; "c" 20; join T
+ *   T:    "b" 10; take L (waits ~20); "d" 40; release L
+ *
+ * Paths: a -> (L) -> d = 70, a -> c = 50, b -> d = 50.
+ * CP 70: a 30, d 40, b 0, c 0.  Zeroing: a 20, d 20, b 0, c 0.
+ * Useful time: main 50, T 50.
+ *
+ *   mutex   L is a std::mutex (lock/unlock: pthread_mutex_*)
+ *   shared  L is a std::shared_mutex, which main holds exclusively and T
+ *           takes shared (pthread_rwlock_*)
+ *   cond    main holds no lock during "a"; at its end it sets a flag
+ *           under a std::mutex and notifies a std::condition_variable
+ *           that T waits on (pthread_cond_*): T's wake depends on it
+ *
+ * libstdc++ 12 builds std::thread, std::mutex, std::condition_variable
+ * and std::shared_mutex on the pthread calls, which the tracer wraps.
+ */
+#include "wl.h"
+
+#include <condition_variable>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <thread>
+
+static std::mutex m;
+static std::shared_mutex sm;
+static std::condition_variable cv;
+static bool flag;
+
+int main(int argc, char **argv)
+{
+	std::string v = argc > 1 ? argv[1] : "";
+	bool shared = v == "shared", cond = v == "cond";
+
+	if (!shared && !cond && v != "mutex")
+		return 2;
+	wl_init();
+	if (shared)
+		sm.lock();
+	else if (!cond)
+		m.lock();
+	std::thread t([&] {
+		wl_region("b", 10);
+		if (shared) {
+			std::shared_lock<std::shared_mutex> g(sm);
+
+			wl_region("d", 40);
+		} else if (cond) {
+			std::unique_lock<std::mutex> g(m);
+
+			cv.wait(g, [] { return flag; });
+			wl_region("d", 40);
+		} else {
+			std::lock_guard<std::mutex> g(m);
+
+			wl_region("d", 40);
+		}
+	});
+	wl_region("a", 30);
+	if (shared) {
+		sm.unlock();
+	} else if (cond) {
+		std::lock_guard<std::mutex> g(m);
+
+		flag = true;
+		cv.notify_one();
+	} else {
+		m.unlock();
+	}
+	wl_region("c", 20);
+	t.join();
+	std::printf("cxx %s done\n", v.c_str());
+	return 0;
+}
