@@ -86,7 +86,8 @@
 	X(int, sem_clockwait, (sem_t *, clockid_t,			\
 			       const struct timespec *), NULL)		\
 	X(int, sem_post, (sem_t *), NULL)				\
-	X(pid_t, fork, (void), NULL)
+	X(pid_t, fork, (void), NULL)					\
+	X(long, syscall, (long, ...), NULL)
 
 /*
  * Functions of libraries a program may not load: a missing one stays NULL

@@ -367,7 +367,7 @@ START_TEST(test_online_openmp)
 END_TEST
 
 /*
- * A thread blocked on a raw futex (futex.c) for about 100 ms: under the
+ * A thread blocked on a raw futex (futex.c raw) for about 100 ms: under the
  * wall clock the report names thread 1 and its unexplained waiting, at
  * least 30 ms (the kernel's blocked time errs low, never high: on a busy
  * machine part of the wait may be spent runnable but preempted) and at
@@ -378,7 +378,7 @@ START_TEST(test_online_unexplained_wait)
 	const struct combo *c = &combos[_i];
 	char env_clock[64];
 	const char *env[] = { env_clock, "CPTHREAD_QUIET=1", NULL };
-	const char *args[] = { NULL };
+	const char *args[] = { "raw", NULL };
 	bool wall = strcmp(c->clock, "wall") == 0;
 	struct cpt_run r;
 	const char *note;
@@ -415,12 +415,14 @@ START_TEST(test_online_unexplained_wait)
 }
 END_TEST
 
-/* C++ (g++, libstdc++): std::thread with std::mutex, std::shared_mutex
- * and std::condition_variable (cxx.cc). */
+/* C++ (g++, libstdc++): std::thread with std::mutex, std::shared_mutex,
+ * std::condition_variable, std::latch and std::barrier (cxx.cc), and a
+ * futex called through syscall(3) (futex.c libc). */
 START_TEST(test_online_cxx)
 {
 	static const struct workload *const wl[] = {
 		&cpt_wl_cxx_mutex, &cpt_wl_cxx_shared, &cpt_wl_cxx_cond,
+		&cpt_wl_cxx_latch, &cpt_wl_cxx_barrier, &cpt_wl_futex_libc,
 	};
 
 	run_workload(wl[_i / NCOMBOS], _i % NCOMBOS);
@@ -619,8 +621,8 @@ static Suite *online_suite(void)
 	tcase_add_loop_test(tc, test_online_openmp, 0, 3 * NCOMBOS);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cxx");
-	tcase_set_timeout(tc, 240);
-	tcase_add_loop_test(tc, test_online_cxx, 0, 3 * NCOMBOS);
+	tcase_set_timeout(tc, 480);
+	tcase_add_loop_test(tc, test_online_cxx, 0, 6 * NCOMBOS);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("unexplained_wait");
 	tcase_set_timeout(tc, 120);

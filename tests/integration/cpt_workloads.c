@@ -241,6 +241,29 @@ const struct workload cpt_wl_cxx_cond = {
 	{ { NULL } },
 };
 
+const struct workload cpt_wl_cxx_latch = {
+	"cxx", "latch", "a,b,c,d", 70, 2, 20,
+	{ { "a", 30, 20, 30 }, { "b", 0, 0, 10 }, { "c", 0, 0, 20 },
+	  { "d", 40, 20, 40 } },
+	{ { 0, 70, 50 }, { 1, 70, 50 }, END_THREADS },
+	{ { NULL } },
+};
+
+const struct workload cpt_wl_cxx_barrier = {
+	"cxx", "barrier", "a,b,c,d", 70, 2, 20,
+	{ { "a", 30, 20, 30 }, { "b", 0, 0, 10 }, { "c", 0, 0, 20 },
+	  { "d", 40, 20, 40 } },
+	{ { 0, 70, 50 }, { 1, 70, 50 }, END_THREADS },
+	{ { NULL } },
+};
+
+const struct workload cpt_wl_futex_libc = {
+	"futex", "libc", "a,c,d", 120, 2, 10,
+	{ { "a", 100, 100, 100 }, { "c", 0, 0, 10 }, { "d", 20, 10, 20 } },
+	{ { 0, 120, 110 }, { 1, 120, 20 }, END_THREADS },
+	{ { NULL } },
+};
+
 const struct workload *const cpt_wl_all[] = {
 	&cpt_wl_c11,
 	&cpt_wl_c11_timed,
@@ -252,6 +275,9 @@ const struct workload *const cpt_wl_all[] = {
 	&cpt_wl_cxx_mutex,
 	&cpt_wl_cxx_shared,
 	&cpt_wl_cxx_cond,
+	&cpt_wl_cxx_latch,
+	&cpt_wl_cxx_barrier,
+	&cpt_wl_futex_libc,
 	&cpt_wl_mutex,
 	&cpt_wl_mutex_timed,
 	&cpt_wl_spin,

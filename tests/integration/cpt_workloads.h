@@ -69,6 +69,9 @@ extern const struct workload cpt_wl_omp_tasks;
 extern const struct workload cpt_wl_cxx_mutex;
 extern const struct workload cpt_wl_cxx_shared;
 extern const struct workload cpt_wl_cxx_cond;
+extern const struct workload cpt_wl_cxx_latch;
+extern const struct workload cpt_wl_cxx_barrier;
+extern const struct workload cpt_wl_futex_libc;
 
 /* Every workload above, for tests that loop over all of them. */
 extern const struct workload *const cpt_wl_all[];

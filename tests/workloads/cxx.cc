@@ -16,13 +16,22 @@
  *   cond    main holds no lock during "a"; at its end it sets a flag
  *           under a std::mutex and notifies a std::condition_variable
  *           that T waits on (pthread_cond_*): T's wake depends on it
+ *   latch   no lock: main counts a std::latch down after "a", and T
+ *           waits for it where it would take L: the same graph
+ *   barrier the same with a std::barrier of two, main arriving after "a"
+ *           and T after "b" (T departs when main arrives)
  *
  * libstdc++ 12 builds std::thread, std::mutex, std::condition_variable
- * and std::shared_mutex on the pthread calls, which the tracer wraps.
+ * and std::shared_mutex on the pthread calls, which the tracer wraps;
+ * std::latch, std::barrier and std::counting_semaphore on atomics and
+ * futexes called through syscall(3), which it wraps too (wrap_futex.c):
+ * a wake from a futex wait depends on the latest wake of its address.
  */
 #include "wl.h"
 
+#include <barrier>
 #include <condition_variable>
+#include <latch>
 #include <mutex>
 #include <shared_mutex>
 #include <string>
@@ -32,18 +41,21 @@ static std::mutex m;
 static std::shared_mutex sm;
 static std::condition_variable cv;
 static bool flag;
+static std::latch latch(1);
+static std::barrier<> barrier(2);
 
 int main(int argc, char **argv)
 {
 	std::string v = argc > 1 ? argv[1] : "";
 	bool shared = v == "shared", cond = v == "cond";
+	bool lat = v == "latch", bar = v == "barrier";
 
-	if (!shared && !cond && v != "mutex")
+	if (!shared && !cond && !lat && !bar && v != "mutex")
 		return 2;
 	wl_init();
 	if (shared)
 		sm.lock();
-	else if (!cond)
+	else if (!cond && !lat && !bar)
 		m.lock();
 	std::thread t([&] {
 		wl_region("b", 10);
@@ -55,6 +67,12 @@ int main(int argc, char **argv)
 			std::unique_lock<std::mutex> g(m);
 
 			cv.wait(g, [] { return flag; });
+			wl_region("d", 40);
+		} else if (lat || bar) {
+			if (lat)
+				latch.wait();
+			else
+				barrier.arrive_and_wait();
 			wl_region("d", 40);
 		} else {
 			std::lock_guard<std::mutex> g(m);
@@ -70,6 +88,10 @@ int main(int argc, char **argv)
 
 		flag = true;
 		cv.notify_one();
+	} else if (lat) {
+		latch.count_down();
+	} else if (bar) {
+		barrier.arrive_and_wait();
 	} else {
 		m.unlock();
 	}

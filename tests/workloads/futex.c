@@ -1,17 +1,23 @@
 /*
- * futex.c - a thread that waits where no wrapper sees it: on a raw futex
- * system call, for main to finish "a".  Times in ms.
+ * futex.c - a thread that waits on a futex for main to finish "a".
+ * Times in ms; regions in quotes.
  *
  *   main: create T; wait R; "a" 100; flag = 1; FUTEX_WAKE; "c" 10; join T
- *   T:    post R; FUTEX_WAIT until flag (blocked ~100, unseen); "d" 10
+ *   T:    post R; FUTEX_WAIT until flag (~100); "d" 20
  *
- * (Semaphore R makes main start "a" only once T runs, so that T blocks
+ * (Semaphore R makes main start "a" only once T runs, so that T waits
  * for all of it however late a busy machine starts T.)
  *
- * Under the wall clock the tracer counts T's ~100 ms of blocking as useful
- * time (it saw no wait), so the report must say that thread 1 waited
- * about 100 ms outside any traced call.  Under the cpu clock the blocking
- * costs nothing and nothing is said.
+ * With argument "libc" the futex calls go through syscall(3), which the
+ * tracer wraps: T's wake depends on main's wake.
+ *   Paths: a -> d = 120, a -> c = 110.  CP 120: a 100, d 20, c 0.
+ *   Zeroing: a 100, d 10, c 0.  Useful: main 110, T 20.
+ * With argument "raw" they are system call instructions, as hand-written
+ * futex code (or a runtime library) makes them: nothing sees the wait.
+ * Under the wall clock the tracer then counts T's ~100 ms of blocking as
+ * useful time, and the report must say that thread 1 waited about
+ * 100 ms outside any traced call; under the cpu clock the blocking costs
+ * nothing and nothing is said.
  */
 #include "wl.h"
 
@@ -22,28 +28,52 @@
 
 static atomic_int flag;
 static sem_t ready;
+static int raw;
+
+/* futex(2) on @word, by the instruction itself when @raw. */
+static long futex(atomic_int *word, int op, int val)
+{
+#if defined(__x86_64__)
+	if (raw) {
+		long ret;
+		register long r10 __asm__("r10") = 0;
+
+		__asm__ volatile("syscall" : "=a"(ret)
+				 : "0"((long)SYS_futex), "D"(word), "S"(op),
+				   "d"(val), "r"(r10)
+				 : "rcx", "r11", "memory");
+		return ret;
+	}
+#else
+#error "futex.c: the raw variant needs the system call instruction"
+#endif
+	return syscall(SYS_futex, word, op, val, NULL, NULL, 0);
+}
 
 static void *thread_t(void *arg)
 {
 	(void)arg;
 	WL_OK(sem_post(&ready));
 	while (!atomic_load(&flag))
-		syscall(SYS_futex, &flag, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
-	wl_region("d", 10);
+		futex(&flag, FUTEX_WAIT_PRIVATE, 0);
+	wl_region("d", 20);
 	return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	pthread_t t;
 
 	wl_init();
+	if (argc < 2 || (strcmp(argv[1], "raw") && strcmp(argv[1], "libc")))
+		return 2;
+	raw = strcmp(argv[1], "raw") == 0;
 	WL_OK(sem_init(&ready, 0, 0));
 	WL_OK(pthread_create(&t, NULL, thread_t, NULL));
 	WL_OK(sem_wait(&ready));
 	wl_region("a", 100);
 	atomic_store(&flag, 1);
-	syscall(SYS_futex, &flag, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	futex(&flag, FUTEX_WAKE_PRIVATE, 1);
 	wl_region("c", 10);
 	WL_OK(pthread_join(t, NULL));
 	printf("futex done\n");

@@ -1,0 +1,68 @@
+/*
+ * wrap_futex.c - futexes a program calls through syscall(3): the waits of
+ * C++20's std::latch, std::barrier, std::counting_semaphore and
+ * std::atomic<T>::wait in libstdc++, and of hand-written futex code.
+ *
+ * A FUTEX_WAIT that returns woken depends on the latest FUTEX_WAKE of the
+ * same address (a signal record, replaced by every wake, keyed by the
+ * address).  A wait that does not sleep (the word had changed: EAGAIN)
+ * or times out gets no edge: the store that made it return is invisible.
+ * glibc's own futexes (its mutexes, conditions, barriers) are system calls
+ * made inside libc, never seen here; the pthread wrappers model those.
+ * Every other system call goes straight to the real syscall(3).
+ */
+#include "wrap_common.h"
+
+#include <linux/futex.h>
+#include <stdarg.h>
+#include <sys/syscall.h>
+
+/* syscall(3) reads six arguments whatever the call; so does this. */
+CP_EXPORT long syscall(long nr, ...)
+{
+	long a[6], rc;
+	struct cp_thread *t;
+	struct cp_objrec *r;
+	struct cp_wait w;
+	va_list ap;
+	int cmd, err;
+
+	va_start(ap, nr);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+#define REAL_SYSCALL CP_REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5])
+	if (nr != SYS_futex)
+		return REAL_SYSCALL;
+	cmd = (int)a[1] & FUTEX_CMD_MASK;
+	if (cmd != FUTEX_WAIT && cmd != FUTEX_WAIT_BITSET &&
+	    cmd != FUTEX_WAKE && cmd != FUTEX_WAKE_BITSET)
+		return REAL_SYSCALL;
+	t = cp_enter();
+	if (!t)
+		return REAL_SYSCALL;
+	r = cp_objrec_get(t, (const void *)a[0], CP_NS_MODEL, CP_OBJ_COND, 0);
+	if (!r) {
+		cp_leave();
+		return REAL_SYSCALL;
+	}
+	if (cmd == FUTEX_WAKE || cmd == FUTEX_WAKE_BITSET) {
+		/* wake: publish the waker's path, then wake */
+		cp_online_signal(t, r, false);
+		cp_leave();
+		return REAL_SYSCALL;
+	}
+	cp_online_wait_begin(t, r, &w);
+	cp_pause();
+	rc = REAL_SYSCALL;
+	err = errno;
+	cp_resume();
+	if (rc == 0)
+		cp_online_signal_take(t, r, &w, false);
+	else
+		cp_online_failed(t, r, &w);
+	cp_leave();
+	errno = err;
+	return rc;
+#undef REAL_SYSCALL
+}
