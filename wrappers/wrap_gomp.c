@@ -93,6 +93,7 @@ static void omp_member(void *p)
 		if (omp_waiting != &omp_idle)
 			cp_online_wait_restart(t, &omp_idle);
 		omp_waiting = NULL;
+		t->idle = false;
 		r = model_rec(t, &g->fork, CP_OBJ_COND, 0);
 		if (r)
 			cp_online_signal_take(t, r, &omp_idle, false);
@@ -112,6 +113,7 @@ static void omp_member(void *p)
 		cp_online_signal(t, r, true);
 	cp_online_wait_restart(t, &omp_idle);
 	omp_waiting = &omp_idle;
+	t->idle = true;		/* libgomp may end the thread there */
 	cp_leave();
 }
 
@@ -146,6 +148,7 @@ static void omp_joined(struct omp_region *g)
 		cp_online_signal_take(t, r, omp_waiting == &omp_idle ?
 				      &omp_idle : NULL, true);
 	omp_waiting = NULL;
+	t->idle = false;
 	if (atomic_load(&g->barrier_used))
 		cp_objrec_forget(&g->bar, CP_NS_MODEL);
 	cp_leave();
@@ -465,6 +468,7 @@ static void omp_task_run(void *arg)
 	t = cp_enter();
 	if (t) {
 		cp_online_task_start(t, arg, w);
+		t->idle = false;
 		r = model_rec(t, arg, CP_OBJ_COND, 0);
 		if (r)
 			cp_online_signal_reset(r);
@@ -484,6 +488,7 @@ static void omp_task_run(void *arg)
 	if (w)
 		cp_online_wait_restart(t, w);
 	omp_waiting = w;
+	t->idle = w == &omp_idle;
 	cp_leave();
 }
 

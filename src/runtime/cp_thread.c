@@ -84,16 +84,20 @@ void cp_thread_restart(struct cp_thread *t, uint64_t now)
 
 void cp_thread_exit(struct cp_thread *t)
 {
-	uint64_t now;
+	uint64_t now, wall_last = t->wall_now;
 
 	if (t->exited)
 		return;
 	now = cp_thread_now(t);
-	cp_thread_advance(t, now);
+	if (t->idle)
+		cp_thread_waited(t, now, t->wall_now - wall_last);
+	else
+		cp_thread_advance(t, now);
 	t->end_wall = t->wall_now;
 	t->unseen_ns = cp_unseen_blocked(t);
 	if (t->tb) {
-		cp_tb_commit(t->tb, cp_tb_vertex(t->tb, CP_EV_THREAD_EXIT, now,
+		cp_tb_commit(t->tb, cp_tb_vertex(t->tb, CP_EV_THREAD_EXIT |
+			(t->idle ? CP_EVF_WAIT : 0), now,
 			cp_rt.clock == CP_CLOCK_CPU ? t->wall_now : UINT64_MAX));
 		cp_tb_flush(t->tb);
 	}

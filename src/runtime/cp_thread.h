@@ -77,6 +77,9 @@ struct cp_thread {
 	uint64_t start_wall, end_wall;
 	uint64_t unseen_ns;	/* at exit: blocked outside wrapped waits
 				 * (cp_unseen.h) */
+	bool idle;		/* waiting where no call will end the wait (an
+				 * OpenMP pool thread between regions): an exit
+				 * ends it, the time is not useful */
 	struct cp_thread *next;	/* registry list, newest first */
 };
 

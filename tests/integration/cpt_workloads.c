@@ -217,6 +217,15 @@ const struct workload cpt_wl_omp_tasks = {
 	{ { NULL } },
 };
 
+const struct workload cpt_wl_omp_shrink = {
+	"omp", "shrink", "p,a,b,x,c,d,e,f", 80, 3, 5,
+	{ { "p", 10, 10, 10 }, { "a", 0, 0, 5 }, { "b", 10, 5, 10 },
+	  { "x", 0, 0, 3 }, { "c", 30, 30, 30 }, { "d", 10, 5, 10 },
+	  { "e", 0, 0, 5 }, { "f", 20, 20, 20 } },
+	{ { 0, 80, 75 }, { 1, 55, 15 }, { 2, 13, 3 }, END_THREADS },
+	{ { NULL } },
+};
+
 const struct workload cpt_wl_cxx_mutex = {
 	"cxx", "mutex", "a,b,c,d", 70, 2, 20,
 	{ { "a", 30, 20, 30 }, { "b", 0, 0, 10 }, { "c", 0, 0, 20 },
@@ -272,6 +281,7 @@ const struct workload *const cpt_wl_all[] = {
 	&cpt_wl_omp_region,
 	&cpt_wl_omp_critical,
 	&cpt_wl_omp_tasks,
+	&cpt_wl_omp_shrink,
 	&cpt_wl_cxx_mutex,
 	&cpt_wl_cxx_shared,
 	&cpt_wl_cxx_cond,

@@ -23,6 +23,16 @@
  *   Paths: p -> t -> r = 50 (creation, taskwait), p -> q -> r = 40.
  *   CP 50: p 10, t 30, r 10, q 0.  Zeroing: p 10, t 10, r 10, q 0.
  *   Useful: main 40, worker 30.
+ *
+ * shrink: a team of three, then of two: libgomp ends the third thread
+ * when the second region starts, after it idled since its exit of the
+ * first region's function; that idle time is not useful.
+ *   main: "p" 10; parallel(3) { 0: "a" 5 | 1: "b" 10 | 2: "x" 3 };
+ *         "c" 30; parallel(2) { 0: "d" 10 | 1: "e" 5 }; "f" 20
+ *   CP 80: p 10, b 10, c 30, d 10, f 20 (a, x, e 0).
+ *   Zeroing: p 10, b 5 (a takes over), c 30, d 5 (e), f 20.
+ *   Thread paths: main 80; 1: p b, then the second fork (50) and e: 55;
+ *   2: p x = 13.  Useful: main 75, 1: 15, 2: 3.
  */
 #include "wl.h"
 
@@ -59,6 +69,21 @@ static void critical(void)
 	}
 }
 
+static void shrink(void)
+{
+	static const char *const r1[] = { "a", "b", "x" }, *const r2[] = {
+		"d", "e" };
+	static const unsigned ms1[] = { 5, 10, 3 }, ms2[] = { 10, 5 };
+
+	wl_region("p", 10);
+#pragma omp parallel num_threads(3)
+	wl_region(r1[omp_get_thread_num()], ms1[omp_get_thread_num()]);
+	wl_region("c", 30);
+#pragma omp parallel num_threads(2)
+	wl_region(r2[omp_get_thread_num()], ms2[omp_get_thread_num()]);
+	wl_region("f", 20);
+}
+
 static void tasks(void)
 {
 #pragma omp parallel num_threads(2)
@@ -85,6 +110,8 @@ int main(int argc, char **argv)
 		critical();
 	else if (strcmp(v, "tasks") == 0)
 		tasks();
+	else if (strcmp(v, "shrink") == 0)
+		shrink();
 	else
 		return 2;
 	printf("omp %s done\n", v);

@@ -15,11 +15,11 @@
 #include <string.h>
 #include <time.h>
 
-#define STENCIL_N 8000
-#define STENCIL_STEPS 2000
-#define FIB_N 36
-#define FIB_CUTOFF 20
-#define DYN_ITERS 200000
+#define STENCIL_N 200000
+#define STENCIL_STEPS 5000
+#define FIB_N 44
+#define FIB_CUTOFF 24
+#define DYN_ITERS 1000000
 
 static double now_s(void)
 {
