@@ -3,10 +3,11 @@
  * C++20's std::latch, std::barrier, std::counting_semaphore and
  * std::atomic<T>::wait in libstdc++, and of hand-written futex code.
  *
- * A FUTEX_WAIT that returns woken depends on the latest FUTEX_WAKE of the
- * same address (a signal record, replaced by every wake, keyed by the
- * address).  A wait that does not sleep (the word had changed: EAGAIN)
- * or times out gets no edge: the store that made it return is invisible.
+ * A FUTEX_WAIT that returns woken, or finds the word changed (EAGAIN),
+ * depends on the latest FUTEX_WAKE of the same address (a signal record,
+ * replaced by every wake, keyed by the address).  A wait that times out
+ * or is interrupted gets no edge, and a waiter that finds its condition
+ * met makes no call at all: the store that released it is invisible.
  * glibc's own futexes (its mutexes, conditions, barriers) are system calls
  * made inside libc, never seen here; the pthread wrappers model those.
  * Every other system call goes straight to the real syscall(3).
@@ -57,7 +58,7 @@ CP_EXPORT long syscall(long nr, ...)
 	rc = REAL_SYSCALL;
 	err = errno;
 	cp_resume();
-	if (rc == 0)
+	if (rc == 0 || err == EAGAIN)
 		cp_online_signal_take(t, r, &w, false);
 	else
 		cp_online_failed(t, r, &w);

@@ -251,18 +251,18 @@ const struct workload cpt_wl_cxx_cond = {
 };
 
 const struct workload cpt_wl_cxx_latch = {
-	"cxx", "latch", "a,b,c,d", 70, 2, 20,
-	{ { "a", 30, 20, 30 }, { "b", 0, 0, 10 }, { "c", 0, 0, 20 },
+	"cxx", "latch", "a,b,c,d", 140, 2, 20,
+	{ { "a", 100, 90, 100 }, { "b", 0, 0, 10 }, { "c", 0, 0, 20 },
 	  { "d", 40, 20, 40 } },
-	{ { 0, 70, 50 }, { 1, 70, 50 }, END_THREADS },
+	{ { 0, 140, 120 }, { 1, 140, 50 }, END_THREADS },
 	{ { NULL } },
 };
 
 const struct workload cpt_wl_cxx_barrier = {
-	"cxx", "barrier", "a,b,c,d", 70, 2, 20,
-	{ { "a", 30, 20, 30 }, { "b", 0, 0, 10 }, { "c", 0, 0, 20 },
+	"cxx", "barrier", "a,b,c,d", 140, 2, 20,
+	{ { "a", 100, 90, 100 }, { "b", 0, 0, 10 }, { "c", 0, 0, 20 },
 	  { "d", 40, 20, 40 } },
-	{ { 0, 70, 50 }, { 1, 70, 50 }, END_THREADS },
+	{ { 0, 140, 120 }, { 1, 140, 50 }, END_THREADS },
 	{ { NULL } },
 };
 

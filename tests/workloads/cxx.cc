@@ -17,9 +17,14 @@
  *           under a std::mutex and notifies a std::condition_variable
  *           that T waits on (pthread_cond_*): T's wake depends on it
  *   latch   no lock: main counts a std::latch down after "a", and T
- *           waits for it where it would take L: the same graph
+ *           waits for it where it would take L; "a" lasts 100 (below)
  *   barrier the same with a std::barrier of two, main arriving after "a"
  *           and T after "b" (T departs when main arrives)
+ * For latch and barrier "a" lasts 100 ms: T must be asleep in the futex
+ * before main releases it, or there is no call to see (a waiter that
+ * finds the phase over returns without one), and a busy machine may
+ * start T late.  Paths: a -> d = 140, a -> c = 120, b -> d = 50.
+ * CP 140: a 100, d 40.  Zeroing: a 90, d 20.  Useful: main 120, T 50.
  *
  * libstdc++ 12 builds std::thread, std::mutex, std::condition_variable
  * and std::shared_mutex on the pthread calls, which the tracer wraps;
@@ -80,7 +85,7 @@ int main(int argc, char **argv)
 			wl_region("d", 40);
 		}
 	});
-	wl_region("a", 30);
+	wl_region("a", lat || bar ? 100 : 30);
 	if (shared) {
 		sm.unlock();
 	} else if (cond) {
