@@ -4,9 +4,11 @@
 set -euo pipefail
 
 # chromium: the HTML report's browser test (tests/browser) opens the report
-# headless; that test is skipped without it.
+# headless; that test is skipped without it.  libomp-dev: LLVM's OpenMP
+# runtime, which a test loads into a traced program to check that the
+# report names it as untraced.
 pkgs=(build-essential cmake pkg-config liburcu-dev libjemalloc-dev check
-      libjansson-dev binutils python3 chromium)
+      libjansson-dev binutils python3 chromium libomp-dev)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -194,8 +194,8 @@ static void check_figures(const struct workload *w, const char *clock,
 			 "%.4f, got %.4f", cpu / len, maxpar);
 }
 
-/* The report's note on waiting outside any traced call, or NULL. */
-static const char *unexplained_note(json_t *report)
+/* The report's note containing @text, or NULL. */
+static const char *note_with(json_t *report, const char *text)
 {
 	json_t *notes = json_object_get(report, "notes"), *n;
 	size_t i;
@@ -203,7 +203,7 @@ static const char *unexplained_note(json_t *report)
 	json_array_foreach(notes, i, n) {
 		const char *s = json_string_value(n);
 
-		if (s && strstr(s, "outside any traced call"))
+		if (s && strstr(s, text))
 			return s;
 	}
 	return NULL;
@@ -255,10 +255,13 @@ static void check_run(const struct workload *w, const struct combo *c,
 	if (!json_is_array(json_object_get(r->report, "notes")))
 		cpt_errf(e, "  \"notes\" missing or not an array");
 	check_objects(w, r, e);
-	if (unexplained_note(r->report))
+	if (note_with(r->report, "outside any traced call"))
 		cpt_errf(e, "  a note says there was unexplained waiting, in a "
 			 "program whose every wait is traced: %s",
-			 unexplained_note(r->report));
+			 note_with(r->report, "outside any traced call"));
+	if (note_with(r->report, "is not traced"))
+		cpt_errf(e, "  a note names an untraced library: %s",
+			 note_with(r->report, "is not traced"));
 	if (strcmp(c->clock, "cpu") == 0 && dist > cpt_wl_cpu_dist_limit(w))
 		cpt_errf(e, "  useful time beyond the burns: %.3f ms, more "
 			 "than thread creation and the tracer's events explain "
@@ -392,7 +395,7 @@ START_TEST(test_online_unexplained_wait)
 	ck_assert_msg(cpt_run_exit_code(&r) == 0 && r.report,
 		      "futex, %s, %s: exit %d, %s", cpt_variant_name(c->v),
 		      c->clock, cpt_run_exit_code(&r), r.report_error);
-	note = unexplained_note(r.report);
+	note = note_with(r.report, "outside any traced call");
 	jt = cpt_json_thread(r.report, 1);
 	ck_assert_msg(jt, "futex: thread 1 missing from threads_detail");
 	u = cpt_json_ms(jt, "unexplained_wait_ns");
@@ -427,6 +430,32 @@ START_TEST(test_online_cxx)
 	};
 
 	run_workload(wl[_i / NCOMBOS], _i % NCOMBOS);
+}
+END_TEST
+
+/*
+ * LLVM's OpenMP runtime loaded into a traced program (preloaded into the
+ * mutex workload): its synchronization is not traced, and the report
+ * says so.
+ */
+START_TEST(test_online_untraced_library)
+{
+	const char *env[] = { "LD_PRELOAD=libomp.so.5", "CPTHREAD_QUIET=1",
+			      NULL };
+	const char *args[] = { NULL };
+	struct cpt_run r;
+	const char *note;
+
+	ck_assert_msg(cpt_run_workload(&r, "mutex", CPT_LINKED, args, env,
+				       60) == 0, "cannot run workload mutex");
+	ck_assert_msg(cpt_run_exit_code(&r) == 0 && r.report,
+		      "mutex with libomp: exit %d, %s; stderr %.300s",
+		      cpt_run_exit_code(&r), r.report_error, r.err);
+	note = note_with(r.report, "is not traced");
+	ck_assert_msg(note && strstr(note, "LLVM's OpenMP runtime"),
+		      "mutex with libomp preloaded: no note naming it "
+		      "(notes: %s)", note ? note : "none");
+	cpt_run_free(&r);
 }
 END_TEST
 
@@ -628,6 +657,7 @@ static Suite *online_suite(void)
 	tc = tcase_create("unexplained_wait");
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_online_unexplained_wait, 0, NCOMBOS);
+	tcase_add_test(tc, test_online_untraced_library);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("samples");
 	tcase_set_timeout(tc, 60);
