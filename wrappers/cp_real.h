@@ -200,7 +200,7 @@ void cp_real_late(void **slot, const char *name, const char *version);
 		       cp_real_version_##name), cp_real.name))
 
 #define CP_REAL_VERSION(ret, name, args, ver)				\
-	static const char *const cp_real_version_##name				\
+	static const char *const cp_real_version_##name			\
 		__attribute__((unused)) = ver;
 CP_REAL_OPT_FUNCS(CP_REAL_VERSION)
 #undef CP_REAL_VERSION

@@ -56,7 +56,7 @@ struct omp_region {
 /* A task, implicit (a member's run of the region's function) or
  * explicit, while it runs. */
 struct omp_ctx {
-	const void *children;	/* key its children's completions merge at */
+	const void *children;	/* key of its children's completions */
 	struct omp_region *region;
 };
 

@@ -58,7 +58,7 @@ uint64_t cp_unseen_of(const struct cp_thread *t)
 	return cp_unseen_blocked(t);
 }
 
-static char blocked_note[512];
+static char blocked_note[768];
 static bool blocked_done;
 
 const char *cp_unseen_blocked_note(void)
@@ -79,10 +79,10 @@ const char *cp_unseen_blocked_note(void)
 			more++;
 			continue;
 		}
-		n += (size_t)snprintf(blocked_note + n, len - n, "%sthread %u "
-				      "was blocked %.1f ms (%.0f%% of its useful "
-				      "time)", shown ? ", " : "Unexplained "
-				      "waiting: ", t->tid,
+		n += (size_t)snprintf(blocked_note + n, len - n,
+				      "%sthread %u was blocked %.1f ms (%.0f%% "
+				      "of its useful time)", shown ? ", " :
+				      "Unexplained waiting: ", t->tid,
 				      (double)u / 1e6, t->useful_ns ? 100.0 *
 				      (double)u / (double)t->useful_ns : 0.0);
 		shown++;
