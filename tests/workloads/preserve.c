@@ -11,11 +11,13 @@
  * depend on scheduling.  Failures that need another thread to hold an
  * object use a holder thread that takes the object, says so on a
  * semaphore, and lets go when told.  Timeouts are short (20 ms) and are
- * only used where nobody can end the wait early.
+ * only used where nobody can end the wait early.  C11 <threads.h> calls
+ * print their thrd_* result by name.
  */
 #include "wl.h"
 
 #include <limits.h>
+#include <threads.h>
 
 #define SENTINEL 4242
 
@@ -726,6 +728,115 @@ static void test_sem(void)
 	T("sem_destroy", sem_destroy(&s));
 }
 
+/* ---------------------------------------------------------------- */
+/* C11 <threads.h>: results are thrd_* values, printed by name. */
+
+static const char *c11_name(int rc)
+{
+	switch (rc) {
+	case thrd_success: return "thrd_success";
+	case thrd_busy: return "thrd_busy";
+	case thrd_error: return "thrd_error";
+	case thrd_nomem: return "thrd_nomem";
+	case thrd_timedout: return "thrd_timedout";
+	default: return "?";
+	}
+}
+
+#define TC(label, expr)						\
+	do {							\
+		int rc_;					\
+		int e_;						\
+		errno = SENTINEL;				\
+		rc_ = (expr);					\
+		e_ = errno;					\
+		printf("%-44s = %s  errno %s\n", label,	\
+		       c11_name(rc_), err_name(e_) ? err_name(e_) : "?"); \
+	} while (0)
+
+static mtx_t c11_m;
+static sem_t c11_held, c11_release;
+static once_flag c11_once = ONCE_FLAG_INIT;
+static int c11_once_runs;
+
+/* Holds c11_m until told to let go; ends with thrd_exit(42). */
+static int c11_holder(void *arg)
+{
+	(void)arg;
+	if (mtx_lock(&c11_m) != thrd_success)
+		abort();
+	WL_OK(sem_post(&c11_held));
+	wl_sem_wait(&c11_release);
+	if (mtx_unlock(&c11_m) != thrd_success)
+		abort();
+	thrd_exit(42);
+}
+
+static int c11_returns_7(void *arg)
+{
+	(void)arg;
+	return 7;
+}
+
+static void c11_once_fn(void)
+{
+	c11_once_runs++;
+}
+
+static void test_c11(void)
+{
+	struct timespec ts;
+	mtx_t r;
+	cnd_t c;
+	thrd_t t;
+	int res = 0;
+
+	TC("mtx_init timed", mtx_init(&c11_m, mtx_timed));
+	TC("mtx_trylock free", mtx_trylock(&c11_m));
+	TC("mtx_trylock held by self", mtx_trylock(&c11_m));
+	TC("mtx_unlock", mtx_unlock(&c11_m));
+	TC("mtx_lock", mtx_lock(&c11_m));
+	TC("mtx_unlock", mtx_unlock(&c11_m));
+	TC("mtx_init recursive", mtx_init(&r, mtx_plain | mtx_recursive));
+	TC("mtx_lock recursive", mtx_lock(&r));
+	TC("mtx_trylock recursive again", mtx_trylock(&r));
+	TC("mtx_unlock recursive inner", mtx_unlock(&r));
+	TC("mtx_unlock recursive outer", mtx_unlock(&r));
+	mtx_destroy(&r);
+
+	WL_OK(sem_init(&c11_held, 0, 0));
+	WL_OK(sem_init(&c11_release, 0, 0));
+	TC("thrd_create holder", thrd_create(&t, c11_holder, NULL));
+	wl_sem_wait(&c11_held);
+	TC("mtx_trylock held by another", mtx_trylock(&c11_m));
+	ts = after_ms(CLOCK_REALTIME, 20);
+	TC("mtx_timedlock held by another (20 ms)",
+	   mtx_timedlock(&c11_m, &ts));
+	WL_OK(sem_post(&c11_release));
+	TC("thrd_join holder", thrd_join(t, &res));
+	printf("%-44s = %d\n", "holder's thrd_exit result", res);
+	TC("mtx_lock after the holder", mtx_lock(&c11_m));
+
+	TC("cnd_init", cnd_init(&c));
+	TC("cnd_signal without waiters", cnd_signal(&c));
+	TC("cnd_broadcast without waiters", cnd_broadcast(&c));
+	ts = after_ms(CLOCK_REALTIME, 20);
+	TC("cnd_timedwait (20 ms)", cnd_timedwait(&c, &c11_m, &ts));
+	TC("mtx_unlock after the wait", mtx_unlock(&c11_m));
+	cnd_destroy(&c);
+	mtx_destroy(&c11_m);
+
+	TC("thrd_create", thrd_create(&t, c11_returns_7, NULL));
+	TC("thrd_join", thrd_join(t, &res));
+	printf("%-44s = %d\n", "start routine's result", res);
+	TC("thrd_create to detach", thrd_create(&t, c11_returns_7, NULL));
+	TC("thrd_detach", thrd_detach(t));
+	call_once(&c11_once, c11_once_fn);
+	call_once(&c11_once, c11_once_fn);
+	printf("%-44s = %d\n", "call_once runs of its function",
+	       c11_once_runs);
+}
+
 int main(void)
 {
 	wl_init();
@@ -736,6 +847,7 @@ int main(void)
 	test_barrier();
 	test_cond();
 	test_sem();
+	test_c11();
 	printf("preserve done\n");
 	return 0;
 }
