@@ -349,6 +349,102 @@ START_TEST(test_cpt_whatif_json)
 }
 END_TEST
 
+/*
+ * T1 works 30 ms and takes lock L at once; T2 works @w2 ms (less than 30),
+ * asks for L first but waits until T1 releases it at 40 ms; both hold L
+ * 10 ms (crit).  Recorded critical path: 30 + 10 + 10 = 50 ms.  The
+ * replay grants L to T2 first: T2 holds it w2 .. w2 + 10, T1 waits until
+ * then and ends at w2 + 20, so the unchanged replay takes w2 + 20 ms.
+ */
+static void write_late_grant_trace(const char *path, uint64_t w2)
+{
+	const uint64_t ms = 1000000;
+	struct synth s;
+	uint32_t l;
+
+	synth_init(&s);
+	synth_symbol(&s, 0x100, 0x10, "work1");
+	synth_symbol(&s, 0x200, 0x10, "work2");
+	synth_symbol(&s, 0x300, 0x10, "crit");
+	synth_start(&s, 0, -1);
+	l = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
+	synth_create(&s, 0, 0, 1);
+	synth_create(&s, 0, 0, 2);
+	synth_start(&s, 1, 0);
+	synth_start(&s, 2, 0);
+	synth_enter(&s, 1, 0, 0x100);
+	synth_leave(&s, 1, 30 * ms);
+	synth_lock(&s, 1, 0, 0, l);
+	synth_enter(&s, 1, 0, 0x300);
+	synth_leave(&s, 1, 10 * ms);
+	synth_unlock(&s, 1, 0, l);
+	synth_exit(&s, 1, 0);
+	synth_enter(&s, 2, 0, 0x200);
+	synth_leave(&s, 2, w2);
+	synth_lock(&s, 2, 0, 40 * ms - w2, l);
+	synth_enter(&s, 2, 0, 0x300);
+	synth_leave(&s, 2, 10 * ms);
+	synth_unlock(&s, 2, 0, l);
+	synth_exit(&s, 2, 0);
+	synth_join(&s, 0, 40 * ms, true, 1);
+	synth_join(&s, 0, 10 * ms, true, 2);
+	synth_exit(&s, 0, 0);
+	s.online_len = 50 * ms;
+	ck_assert_msg(synth_write(&s, path) == 0, "write %s", path);
+	synth_free(&s);
+}
+
+/*
+ * The text of `cpt whatif` names the simulation's baseline when it is not
+ * the recorded critical path, and explains it (and a reordering) only
+ * when the difference exceeds 1 % of the critical path.
+ */
+START_TEST(test_cpt_whatif_text_notes)
+{
+	static const char baseline[] = "starts from the unchanged replay";
+	static const char differ[] = "The two predicted changes differ";
+	static const char row[] = "simulated, unchanged";
+	struct res r;
+	char late[300], tie[300];
+	const char *reorder[] = { "whatif", trace_path, "--scale",
+				  "work1=0.5", NULL };
+	const char *faster2[] = { "whatif", late, "--scale", "work2=0.5",
+				  NULL };
+	const char *slower1[] = { "whatif", tie, "--scale", "work1=1.001",
+				  NULL };
+
+	/* replay = recording (40 ms); simulated -5 ms, fixed graph 0 */
+	run(&r, reorder);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	ck_assert_msg(!strstr(r.out, row) && !strstr(r.out, baseline),
+		      "a baseline equal to the recording is not named: %s",
+		      r.out);
+	ck_assert_msg(strstr(r.out, differ) &&
+		      strstr(r.out, " 2\n  lock acquisitions happen in another "
+			     "order"), "reordering: %s", r.out);
+	/* replay 40 ms, 20 % under the recorded 50; no change either way */
+	snprintf(late, sizeof(late), "%s/late.cpt", tmpdir);
+	write_late_grant_trace(late, 20000000);
+	run(&r, faster2);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	ck_assert_msg(strstr(r.out, "  simulated, unchanged             "
+			     "40.00 ms\n") &&
+		      strstr(r.out, "unchanged replay, 40.00 ms:\n  20.0% "
+			     "shorter than the recorded critical path"),
+		      "baseline 40 ms of 50: %s", r.out);
+	ck_assert_msg(!strstr(r.out, differ), "no reordering: %s", r.out);
+	/* replay 49.9 ms of 50 (0.2 %): the row, no note */
+	snprintf(tie, sizeof(tie), "%s/tie.cpt", tmpdir);
+	write_late_grant_trace(tie, 29900000);
+	run(&r, slower1);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	ck_assert_msg(strstr(r.out, "  simulated, unchanged             "
+			     "49.90 ms\n") && !strstr(r.out, baseline) &&
+		      !strstr(r.out, differ), "baseline 49.9 ms of 50: %s",
+		      r.out);
+}
+END_TEST
+
 START_TEST(test_cpt_output_file)
 {
 	struct res r;
@@ -595,6 +691,7 @@ static Suite *cpt_suite(void)
 	tcase_add_test(tc, test_cpt_paths_json_shape);
 	tcase_add_test(tc, test_cpt_paths_text_pag);
 	tcase_add_test(tc, test_cpt_whatif_json);
+	tcase_add_test(tc, test_cpt_whatif_text_notes);
 	tcase_add_test(tc, test_cpt_output_file);
 	tcase_add_test(tc, test_cpt_usage_errors);
 	tcase_add_test(tc, test_cpt_bad_input_exit_1);
