@@ -35,7 +35,8 @@ static const struct cpt_verb verbs[] = {
 	  "critical-path report: CP, zeroing, Slack, MBM per procedure; "
 	  "threads; objects" },
 	{ "paths", cpt_cmd_paths,
-	  "cpt paths TRACE|PAG [--k N] [--full] [--format text|json] [-o FILE]",
+	  "cpt paths TRACE|PAG [--k N] [--full [M]] [--format text|json] "
+	  "[-o FILE]",
 	  "the N longest (near-critical) paths, edge by edge" },
 	{ "whatif", cpt_cmd_whatif,
 	  "cpt whatif TRACE|PAG --scale NAME=FACTOR [--scale ...] "
