@@ -124,6 +124,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	c.verb = v->name;
+	cp_progress_init(&c.prog, stderr);
 	st = v->fn(&c, argc - 1, argv + 1);
 	cpt_progress_done(&c);
 	if (close_out(&c) && st == CPT_OK)

@@ -8,18 +8,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cp_trace.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int set_format(struct cpt_ctx *c, const char *v)
 {
@@ -127,23 +117,13 @@ void cpt_progress(void *ctx, const char *phase, double frac)
 {
 	struct cpt_ctx *c = ctx;
 
-	(void)frac;
-	if (!c || !isatty(STDERR_FILENO))
-		return;
-	if (!c->t0)
-		c->t0 = now_s();
-	if (now_s() - c->t0 < 0.5)
-		return;		/* short analyses stay quiet */
-	fprintf(stderr, "\rcpt: %s ...%-20s", phase, "");
-	c->progress_shown = true;
+	if (c)
+		cp_progress_set(&c->prog, phase, frac);
 }
 
 void cpt_progress_done(struct cpt_ctx *c)
 {
-	if (c->progress_shown) {
-		fprintf(stderr, "\r%-60s\r", "");
-		c->progress_shown = false;
-	}
+	cp_progress_clear(&c->prog);
 }
 
 bool cpt_is_trace(const char *path)

@@ -217,7 +217,7 @@ START_TEST(test_cpt_paths_json_shape)
 {
 	struct res r;
 	const char *args[] = { "paths", trace_path, "--k", "4", "--format",
-			       "json", NULL };
+			       "json", "--full", "1", NULL };
 	json_t *j, *paths;
 	json_int_t prev = INT64_MAX;
 	size_t i;
@@ -226,23 +226,41 @@ START_TEST(test_cpt_paths_json_shape)
 	run(&r, args);
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
 	j = parse_json(r.out);
-	ck_assert_msg(json_object_size(j) == 1, "keys %zu", json_object_size(j));
+	ck_assert_msg(json_object_size(j) == 2, "keys %zu", json_object_size(j));
+	ck_assert_msg(json_integer_value(json_object_get(j,
+			"critical_path_length")) == 40000000, "CP length");
 	paths = json_object_get(j, "paths");
 	ck_assert_msg(json_is_array(paths) && json_array_size(paths) == 4,
 		      "paths %zu", json_array_size(paths));
 	json_array_foreach(paths, i, p) {
 		json_t *len = json_object_get(p, "length");
 		json_t *edges = json_object_get(p, "edges");
+		json_t *par = json_object_get(p, "parent");
 
-		ck_assert_msg(json_object_size(p) == 2 &&
-			      json_is_integer(len) && json_is_array(edges) &&
-			      json_array_size(edges),
+		/* the implicit form; edges for the first (--full 1) only */
+		ck_assert_msg(json_is_integer(len) &&
+			      json_is_integer(json_object_get(p,
+							      "edge_count")) &&
+			      (json_is_null(par) || (json_is_integer(par) &&
+			       (size_t)json_integer_value(par) < i)) &&
+			      json_is_integer(json_object_get(p, "shared")) &&
+			      json_is_string(json_object_get(p,
+							     "deviation")) &&
+			      json_object_get(p, "departs") &&
+			      json_object_get(p, "rejoins") &&
+			      json_object_get(p, "rejoins_cp_at") &&
+			      json_object_size(p) == (i == 0 ? 9u : 8u),
 			      "path %zu shape", i);
+		ck_assert_msg(i > 0 || (json_is_array(edges) &&
+					json_array_size(edges) ==
+					(size_t)json_integer_value(
+					    json_object_get(p, "edge_count")) &&
+					json_is_string(json_array_get(edges,
+								      0))),
+			      "path 0 edges");
 		ck_assert_msg(json_integer_value(len) <= prev,
 			      "path %zu longer than the one before", i);
 		prev = json_integer_value(len);
-		ck_assert_msg(json_is_string(json_array_get(edges, 0)),
-			      "edge label");
 	}
 	ck_assert_msg(json_integer_value(json_object_get(json_array_get(paths,
 				0), "length")) == 40000000, "first length");
@@ -254,8 +272,10 @@ START_TEST(test_cpt_paths_text_pag)
 {
 	struct res r;
 	const char *args[] = { "paths", CP_TEST_DATA_DIR "/cpm-multigraph.pag",
-			       "--k", "10", "--format", "json", NULL };
-	json_t *j, *paths, *e;
+			       "--k", "10", "--format", "json", "--full", "1",
+			       NULL };
+	json_t *j, *paths, *e, *p;
+	size_t i;
 
 	run(&r, args);
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
@@ -271,6 +291,22 @@ START_TEST(test_cpt_paths_text_pag)
 		      "CP edges: %s", r.out);
 	ck_assert_msg(json_integer_value(json_object_get(json_array_get(paths,
 				4), "length")) == 8, "last length");
+	/* B D F: leaves the CP at b through D, rejoins it at t (edge 3) */
+	p = json_array_get(paths, 4);
+	ck_assert_msg(json_integer_value(json_object_get(p, "parent")) == 0 &&
+		      json_integer_value(json_object_get(p, "shared")) == 1 &&
+		      !strcmp(json_string_value(json_object_get(p,
+				"deviation")), "D") &&
+		      !strcmp(json_string_value(json_object_get(p, "departs")),
+			      "b") &&
+		      !strcmp(json_string_value(json_object_get(p, "rejoins")),
+			      "t") &&
+		      json_integer_value(json_object_get(p,
+				"rejoins_cp_at")) == 3 &&
+		      !json_object_get(p, "edges"), "B D F: %s", r.out);
+	json_array_foreach(paths, i, p)
+		ck_assert_msg(i == 0 || !json_object_get(p, "edges"),
+			      "path %zu spelled without --full", i);
 	json_decref(j);
 }
 END_TEST
