@@ -44,7 +44,8 @@ static const struct cpt_verb verbs[] = {
 	  "predicted run time if procedures took FACTOR times as long" },
 	{ "export", cpt_cmd_export,
 	  "cpt export TRACE|PAG --format chrome|folded|dot [--weight cp|cpu] "
-	  "[--threads] [--no-flows] [--max-edges N] [-o FILE]",
+	  "[--threads] [--no-flows] [--window FROM:TO] [--min-slice DUR] "
+	  "[--max-edges N] [-o FILE]",
 	  "timeline (Chrome trace), flame graph stacks or dot graph" },
 };
 

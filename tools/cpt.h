@@ -54,6 +54,12 @@ int cpt_common_opt(struct cpt_ctx *c, int argc, char **argv, int *i);
 /* Parse a positive integer option value; -1 with ctx->err on error. */
 int cpt_parse_u32(struct cpt_ctx *c, const char *opt, const char *s,
 		  uint32_t *out);
+/*
+ * Parse a duration option value: a non-negative number with an optional
+ * unit ns, us, ms or s (none: ns).  0, or -1 with ctx->err.
+ */
+int cpt_parse_ns(struct cpt_ctx *c, const char *opt, const char *s,
+		 uint64_t *out);
 /* Open the output (-o FILE or stdout); CPT_BAD_INPUT with err on failure. */
 enum cpt_status cpt_open_out(struct cpt_ctx *c);
 

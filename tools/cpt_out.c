@@ -71,6 +71,35 @@ int cpt_parse_u32(struct cpt_ctx *c, const char *opt, const char *s,
 	return 0;
 }
 
+int cpt_parse_ns(struct cpt_ctx *c, const char *opt, const char *s,
+		 uint64_t *out)
+{
+	static const struct {
+		const char *suffix;
+		double scale;
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+		      { "", 1 } };
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (!errno && end != s && *s != '-' && v >= 0) {
+		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+			if (strcmp(end, units[i].suffix))
+				continue;
+			v *= units[i].scale;
+			if (v < 1.8e19) {
+				*out = (uint64_t)(v + 0.5);
+				return 0;
+			}
+		}
+	}
+	snprintf(c->err, sizeof(c->err), "%s wants a duration such as 250us, "
+		 "1.5ms or 2s (plain numbers are ns), not '%s'", opt, s);
+	return -1;
+}
+
 enum cpt_status cpt_open_out(struct cpt_ctx *c)
 {
 	if (!c->outpath || !strcmp(c->outpath, "-")) {
