@@ -57,6 +57,13 @@
  * Paths from another root have no parent: their "deviation" is the root's
  * tree edge.
  *
+ * Pruning: path 0 and the k-1 cheapest single turns off it (a sidetrack
+ * at one of its vertices, then the tree) are k distinct paths, so the
+ * k-th path costs at most the k-1-th smallest delta B of the sidetracks
+ * along path 0; a sidetrack (or root) dearer than B is on none of the k
+ * paths and stays out of the heaps.  For small k this leaves out nearly
+ * every sidetrack; for k beyond path 0's sidetracks, none.
+ *
  * Complexity: out-heaps O(e) (heapify), H O(v log v) time and at most
  * v (log2 v + 1) heap nodes of 24 bytes (in practice a few per vertex with
  * a sidetrack), the enumeration O(k log k) and 24 bytes per candidate (at
@@ -236,29 +243,135 @@ static void root_down(const uint64_t *lt, uint32_t *a, uint32_t n,
 	a[i] = x;
 }
 
+/* Swap two u64. */
+static void swap_u64(uint64_t *a, uint64_t *b)
+{
+	uint64_t t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
 /*
- * next[], the out-heaps, glen[], H(v) and the root heap.  Returns 0, or -1
- * when memory runs out.
+ * The (@t+1)-th smallest of @a[0..n) (t < n), reordering @a: quickselect
+ * with a three-way partition (runs of equal deltas are common).
  */
-static int kp_prepare(struct kp_state *s, uint32_t *next)
+static uint64_t select_u64(uint64_t *a, uint32_t n, uint32_t t)
+{
+	int64_t lo = 0, hi = (int64_t)n - 1;
+
+	while (lo < hi) {
+		int64_t mid = lo + (hi - lo) / 2, lt = lo, i = lo, gt = hi;
+		uint64_t piv;
+
+		if (a[mid] < a[lo])
+			swap_u64(&a[mid], &a[lo]);
+		if (a[hi] < a[lo])
+			swap_u64(&a[hi], &a[lo]);
+		if (a[hi] < a[mid])
+			swap_u64(&a[hi], &a[mid]);
+		piv = a[mid];
+		while (i <= gt) {
+			if (a[i] < piv)
+				swap_u64(&a[lt++], &a[i++]);
+			else if (a[i] > piv)
+				swap_u64(&a[i], &a[gt--]);
+			else
+				i++;
+		}
+		if ((int64_t)t < lt)
+			hi = lt - 1;
+		else if ((int64_t)t > gt)
+			lo = gt + 1;
+		else
+			return piv;
+	}
+	return a[t];
+}
+
+/*
+ * A bound on the cost of the k-th path: path 0 and, for every sidetrack e
+ * at a vertex of path 0, path 0 turned off along e, are k distinct paths
+ * when there are k-1 such sidetracks; the k-1-th smallest delta among them
+ * is then no less than the k-th path's cost, and a sidetrack dearer than
+ * that is on none of the k paths.  UINT64_MAX when there are fewer (or on
+ * out-of-memory, which only loses the pruning).
+ */
+static uint64_t kp_bound(const struct kp_state *s, const uint32_t *next,
+			 uint32_t k)
 {
 	const struct cp_cpm *c = s->c;
 	const struct cp_pag *g = s->g;
+	uint64_t *d, bound = UINT64_MAX;
+	uint32_t n = 0, cap = 0;
+
+	if (k <= 1)
+		return 0;
+	for (uint32_t v = s->r0; next[v] != CP_PAG_NONE; v = g->head[next[v]])
+		cap += g->out_off[v + 1] - g->out_off[v] - 1;
+	if (cap < k - 1)
+		return UINT64_MAX;
+	d = cp_big_malloc(sizeof(*d) * cap);
+	if (!d)
+		return UINT64_MAX;
+	for (uint32_t v = s->r0; next[v] != CP_PAG_NONE;
+	     v = g->head[next[v]])
+		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++)
+			if (g->out_e[j] != next[v])
+				d[n++] = delta_of(c, g->out_e[j]);
+	bound = select_u64(d, n, k - 2);
+	cp_big_free(d);
+	return bound;
+}
+
+/*
+ * next[], the root heap, the bound for @k paths, the out-heaps (the
+ * sidetracks within the bound), glen[] and H(v).  Returns 0, or -1 when
+ * memory runs out.
+ */
+static int kp_prepare(struct kp_state *s, uint32_t *next, uint32_t k)
+{
+	const struct cp_cpm *c = s->c;
+	const struct cp_pag *g = s->g;
+	uint64_t bound;
 	uint32_t at = 0;
 
 	for (uint32_t v = 0; v < g->nv; v++) {
-		uint32_t best = CP_PAG_NONE, n;
+		next[v] = CP_PAG_NONE;
+		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++)
+			if (delta_of(c, g->out_e[j]) == 0) {
+				next[v] = g->out_e[j];
+				break;
+			}
+	}
+
+	/* roots with an out-edge; path 0 starts at the first of delta 0 */
+	s->r0 = CP_PAG_NONE;
+	for (uint32_t v = 0; v < g->nv && s->r0 == CP_PAG_NONE; v++)
+		if (g->in_off[v] == g->in_off[v + 1] &&
+		    g->out_off[v] != g->out_off[v + 1] && c->lt[v] == 0)
+			s->r0 = v;
+	if (s->r0 == CP_PAG_NONE)
+		return 0;	/* no edge */
+	bound = kp_bound(s, next, k);
+	s->nroot = 0;
+	for (uint32_t v = 0; v < g->nv; v++)
+		if (v != s->r0 && g->in_off[v] == g->in_off[v + 1] &&
+		    g->out_off[v] != g->out_off[v + 1] && c->lt[v] <= bound)
+			s->rootv[s->nroot++] = v;
+	for (uint32_t i = s->nroot / 2; i > 0; i--)
+		root_down(c->lt, s->rootv, s->nroot, i - 1);
+
+	for (uint32_t v = 0; v < g->nv; v++) {
+		uint32_t n;
 
 		s->soff[v] = at;
 		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
 			uint32_t e = g->out_e[j];
 
-			if (best == CP_PAG_NONE && delta_of(c, e) == 0)
-				best = e;
-			else
+			if (e != next[v] && delta_of(c, e) <= bound)
 				s->side[at++] = e;
 		}
-		next[v] = best;
 		n = at - s->soff[v];
 		for (uint32_t i = n / 2; i > 0; i--)
 			side_down(c, s->side + s->soff[v], n, i - 1);
@@ -288,21 +401,6 @@ static int kp_prepare(struct kp_state *s, uint32_t *next)
 		if (s->hroot[v] == CP_PAG_NONE)
 			return -1;
 	}
-
-	/* roots with an out-edge; path 0 starts at the first of delta 0 */
-	s->r0 = CP_PAG_NONE;
-	s->nroot = 0;
-	for (uint32_t v = 0; v < g->nv; v++) {
-		if (g->in_off[v] != g->in_off[v + 1] ||
-		    g->out_off[v] == g->out_off[v + 1])
-			continue;
-		if (s->r0 == CP_PAG_NONE && c->lt[v] == 0)
-			s->r0 = v;
-		else
-			s->rootv[s->nroot++] = v;
-	}
-	for (uint32_t i = s->nroot / 2; i > 0; i--)
-		root_down(c->lt, s->rootv, s->nroot, i - 1);
 	return 0;
 }
 
@@ -519,7 +617,7 @@ int cp_kpaths_find(struct cp_kpaths *kp, const struct cp_cpm *c, uint32_t k)
 	if (!kp->next || !kp->join || !s.glen || !s.hroot || !s.soff ||
 	    !s.rootv || !s.side)
 		goto err_mem;
-	if (kp_prepare(&s, kp->next))
+	if (kp_prepare(&s, kp->next, k))
 		goto err_mem;
 	if (s.r0 == CP_PAG_NONE || k == 0)
 		goto done;	/* no edge: no path */
