@@ -287,7 +287,8 @@ static void thread_slices(struct ctx *x, uint32_t tid, struct frame *stk,
 	bool run = false;
 	char name[96], q[128];
 
-	uint64_t la = wall_of(x->t, tid, 0), lb = wall_of(x->t, tid, th->nv - 1);
+	uint64_t la = wall_of(x->t, tid, 0);
+	uint64_t lb = wall_of(x->t, tid, th->nv - 1);
 
 	snprintf(name, sizeof(name), "T%" PRIu32 "%s%s", tid,
 		 th->name && *th->name ? " " : "", th->name ? th->name : "");

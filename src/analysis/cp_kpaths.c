@@ -576,10 +576,12 @@ static int take(struct kp_state *s, struct cp_kpaths *kp, struct cand p)
 			lo = 2 * p.b + 1;
 		}
 		hi = s->soff[u + 1] - s->soff[u];
-		for (x = lo; x <= lo + 1 && x < hi; x++)
-			if (offer(s, base + delta_of(c, s->side[s->soff[u] + x]),
-				  par, u, x))
+		for (x = lo; x <= lo + 1 && x < hi; x++) {
+			uint32_t f = s->side[s->soff[u] + x];
+
+			if (offer(s, base + delta_of(c, f), par, u, x))
 				return -1;
+		}
 		t = g->tail[e];
 		ph = g->head[kp->dev[par]];
 		kp->parent[id] = par;

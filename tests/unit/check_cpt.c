@@ -226,7 +226,8 @@ START_TEST(test_cpt_paths_json_shape)
 	run(&r, args);
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
 	j = parse_json(r.out);
-	ck_assert_msg(json_object_size(j) == 2, "keys %zu", json_object_size(j));
+	ck_assert_msg(json_object_size(j) == 2, "keys %zu",
+		      json_object_size(j));
 	ck_assert_msg(json_integer_value(json_object_get(j,
 			"critical_path_length")) == 40000000, "CP length");
 	paths = json_object_get(j, "paths");
