@@ -13,7 +13,8 @@
  *    so every edge joins an older vertex to a newer one.
  *  - random (-r): a random DAG with long paths, 0.6 vertices per edge: a
  *    chain v-1 -> v through all vertices and the other edges from a random
- *    one of the 50 vertices before v, weights 0..999, labels as above.
+ *    one of the 50 vertices before v, weights 0..999999 (few ties),
+ *    labels as above.
  *    Its critical path runs through most vertices (hundreds of thousands
  *    of edges at 10^6 edges), the case where spelling paths out costs k
  *    times the path length.
@@ -179,7 +180,7 @@ static void generate_random(struct gen *gn, uint64_t target)
 
 		gn->tail[e] = v - 1;
 		gn->head[e] = v;
-		gn->w[e] = r % 1000;
+		gn->w[e] = r % 1000000;
 		gn->label[e++] = (uint32_t)(NPROCS * u * u * u);
 	}
 	while (e < target) {
@@ -190,7 +191,7 @@ static void generate_random(struct gen *gn, uint64_t target)
 
 		gn->tail[e] = back > v ? 0 : v - back;
 		gn->head[e] = v;
-		gn->w[e] = (r >> 20) % 1000;
+		gn->w[e] = (r >> 20) % 1000000;
 		gn->label[e++] = (uint32_t)(NPROCS * u * u * u);
 	}
 	gn->nv = nv;
