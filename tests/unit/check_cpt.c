@@ -312,6 +312,45 @@ START_TEST(test_cpt_paths_text_pag)
 }
 END_TEST
 
+START_TEST(test_cpt_paths_text_full_n)
+{
+	/*
+	 * Text: a near-critical path is said from its deviation on, its
+	 * shared prefix named; --full 2 spells the first two in full, bare
+	 * --full all of them.
+	 */
+	struct res r;
+	const char *base[] = { "paths", CP_TEST_DATA_DIR "/cpm-multigraph.pag",
+			       "--k", "10", NULL };
+	const char *two[] = { "paths", CP_TEST_DATA_DIR "/cpm-multigraph.pag",
+			      "--k", "10", "--full", "2", NULL };
+	const char *all[] = { "paths", CP_TEST_DATA_DIR "/cpm-multigraph.pag",
+			      "--full", "--k", "10", NULL };
+
+	run(&r, base);
+	ck_assert_msg(r.status == 0 &&
+		      strstr(r.out, "\n#1    length 10, 3 edges\n"
+			     "     B 2 > E 3 > G 5\n") &&
+		      strstr(r.out, "\n#2    length 9  (1 shorter than the "
+			     "critical path), 3 edges\n     (as #1 for its "
+			     "first 1 edges) D2 5 > F 2\n") &&
+		      strstr(r.out, "\n#5    length 8  (2 shorter than the "
+			     "critical path), 3 edges\n     (as #1 for its "
+			     "first 1 edges) D 4 > F 2\n"),
+		      "exit %d:\n%s", r.status, r.out);
+	run(&r, two);
+	ck_assert_msg(r.status == 0 &&
+		      strstr(r.out, "3 edges\n     B 2 > D2 5 > F 2\n") &&
+		      strstr(r.out, "(as #1 for its first 1 edges) D 4 > F "
+			     "2\n"), "--full 2: exit %d:\n%s", r.status,
+		      r.out);
+	run(&r, all);
+	ck_assert_msg(r.status == 0 && !strstr(r.out, "(as #") &&
+		      strstr(r.out, "3 edges\n     B 2 > D 4 > F 2\n"),
+		      "--full: exit %d:\n%s", r.status, r.out);
+}
+END_TEST
+
 START_TEST(test_cpt_whatif_json)
 {
 	struct res r;
@@ -631,6 +670,7 @@ static Suite *cpt_suite(void)
 	tcase_add_test(tc, test_cpt_report_text);
 	tcase_add_test(tc, test_cpt_paths_json_shape);
 	tcase_add_test(tc, test_cpt_paths_text_pag);
+	tcase_add_test(tc, test_cpt_paths_text_full_n);
 	tcase_add_test(tc, test_cpt_whatif_json);
 	tcase_add_test(tc, test_cpt_output_file);
 	tcase_add_test(tc, test_cpt_usage_errors);
