@@ -37,7 +37,7 @@ static void path_names(const struct cp_kpaths *kp, uint32_t i, char *out,
 
 START_TEST(test_kpaths_example_all_five)
 {
-	/* README §1: 10 B E G; 9 B D2 F; 9 A H G; 9 A C F; 8 B D F */
+	/* by hand: 10 B E G; 9 B D2 F; 9 A H G; 9 A C F; 8 B D F */
 	static const char *want[] = { "B E G", "B D2 F", "A H G", "A C F",
 				      "B D F" };
 	static const uint64_t wlen[] = { 10, 9, 9, 9, 8 };
