@@ -4,8 +4,9 @@
  * length and where it leaves the path it deviates from.
  *
  * Text: each path from its deviation on (its shared prefix named, not
- * repeated), at most 40 items; --full M spells the first M paths edge by
- * edge, bare --full all of them.  JSON: the implicit form of cp_kpaths.h,
+ * repeated) to where it meets the critical path again (its rest named),
+ * at most 40 items; --full M spells the first M paths edge by edge, bare
+ * --full all of them.  JSON: the implicit form of cp_kpaths.h,
  * one object a path ({"length", "edge_count", "parent", "shared",
  * "deviation", "departs", "rejoins", "rejoins_cp_at"}), with "edges" for
  * the first M paths only, so its size grows with k, not k times the path
@@ -55,7 +56,7 @@ static void print_text_path(struct cpt_ctx *c, const struct cpt_input *in,
 			    uint32_t *buf, uint32_t nfull)
 {
 	bool full = i < nfull, first = true;
-	uint32_t n = kp->nedges[i], from = 0, items = 0, e;
+	uint32_t n = kp->nedges[i], from = 0, items = 0, e, stop = n;
 	uint64_t slack = kp->cp_length - kp->len[i];
 	const uint32_t *b = NULL;
 	char nb[256], lb[32];
@@ -79,8 +80,12 @@ static void print_text_path(struct cpt_ctx *c, const struct cpt_input *in,
 			col += 30;
 		}
 		e = kp->dev[i];
+		/* from where it meets the critical path again, it is #1 */
+		if (i > 0 && cp_kpaths_rejoins_at(kp, i) != CP_PAG_NONE)
+			stop = n - (kp->nedges[0] -
+				    cp_kpaths_rejoins_at(kp, i));
 	}
-	for (uint32_t j = from; j < n; j++, e = j < n ?
+	for (uint32_t j = from; j < stop; j++, e = j < stop ?
 	     edge_after(kp, b, j - 1, e) : e) {
 		uint64_t w = in->g->w[e];
 		const char *name;
@@ -95,7 +100,7 @@ static void print_text_path(struct cpt_ctx *c, const struct cpt_input *in,
 		if (in->is_trace && w) {
 			char nx[256];
 
-			while (j + 1 < n) {
+			while (j + 1 < stop) {
 				uint32_t f = edge_after(kp, b, j, e);
 
 				if (in->tp.e_kind[f] == CP_TE_DEP ||
@@ -119,7 +124,7 @@ static void print_text_path(struct cpt_ctx *c, const struct cpt_input *in,
 		}
 		if (!full && ++items > PATHS_TEXT_ITEMS) {
 			fprintf(c->out, " > ... (%u more edges; --full "
-				"prints them)", n - j);
+				"prints them)", stop - j);
 			break;
 		}
 		len = (int)strlen(item) + (first ? 0 : 3);
@@ -131,6 +136,10 @@ static void print_text_path(struct cpt_ctx *c, const struct cpt_input *in,
 		col += len;
 		first = false;
 	}
+	if (stop < n)
+		fprintf(c->out, "%s(then as #1 for its last %u edges)",
+			first ? "" : col + 35 > 100 ? "\n      > " : " > ",
+			n - stop);
 	fprintf(c->out, "\n");
 }
 

@@ -315,9 +315,10 @@ END_TEST
 START_TEST(test_cpt_paths_text_full_n)
 {
 	/*
-	 * Text: a near-critical path is said from its deviation on, its
-	 * shared prefix named; --full 2 spells the first two in full, bare
-	 * --full all of them.
+	 * Text: a near-critical path is said from its deviation to where it
+	 * meets the critical path again, its shared prefix and its rest
+	 * named (A H G: as A C F, then H, then G as the CP); --full 2 spells
+	 * the first two in full, bare --full all of them.
 	 */
 	struct res r;
 	const char *base[] = { "paths", CP_TEST_DATA_DIR "/cpm-multigraph.pag",
@@ -336,7 +337,11 @@ START_TEST(test_cpt_paths_text_full_n)
 			     "first 1 edges) D2 5 > F 2\n") &&
 		      strstr(r.out, "\n#5    length 8  (2 shorter than the "
 			     "critical path), 3 edges\n     (as #1 for its "
-			     "first 1 edges) D 4 > F 2\n"),
+			     "first 1 edges) D 4 > F 2\n") &&
+		      strstr(r.out, "\n#4    length 9  (1 shorter than the "
+			     "critical path), 3 edges\n     (as #3 for its "
+			     "first 1 edges) H 1 > (then as #1 for its last "
+			     "1 edges)\n"),
 		      "exit %d:\n%s", r.status, r.out);
 	run(&r, two);
 	ck_assert_msg(r.status == 0 &&
