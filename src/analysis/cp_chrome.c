@@ -237,14 +237,19 @@ static void cp_runs_merged(struct ctx *x, uint32_t tid)
 	for (uint32_t i = 1; i < th->nv; i++) {
 		uint32_t e = tp->segbase[tid] + i - 1;
 		uint64_t a = wall_of(x->t, tid, i - 1);
-		uint64_t b = wall_of(x->t, tid, i);
+		uint64_t b = wall_of(x->t, tid, i), w = tp->g.w[e], a0 = a;
+		uint64_t b0 = b;
 
-		if (!x->oncp[e] || tp->e_kind[e] != CP_TE_USEFUL || b <= a)
+		if (!x->oncp[e] || tp->e_kind[e] != CP_TE_USEFUL || b <= a ||
+		    !clip(x, &a, &b) || a == b)
 			continue;
+		if (a != a0 || b != b0)	/* cut by the window: in proportion */
+			w = (uint64_t)((unsigned __int128)w * (b - a) /
+				       (b0 - a0));
 		if (nseg && a - rb < x->min &&
 		    (j >= x->nbnd || x->bnd[j] >= b)) {
 			rb = b;
-			rw += tp->g.w[e];
+			rw += w;
 			nseg++;
 			if (rn != tp->e_cct[e])
 				rn = CP_PAG_NONE;
@@ -256,7 +261,7 @@ static void cp_runs_merged(struct ctx *x, uint32_t tid)
 			j++;
 		ra = a;
 		rb = b;
-		rw = tp->g.w[e];
+		rw = w;
 		rn = tp->e_cct[e];
 		nseg = 1;
 	}

@@ -535,6 +535,30 @@ START_TEST(test_chrome_aggregated_merges_short_slices)
 	json_decref(doc);
 	free(buf);
 
+	/* and in the window [5000, 10000): outer cut to it, one CP slice
+	 * of exactly the 5000 ns inside */
+	o = (struct cp_chrome_opts){ .min_slice_ns = 1000, .from_ns = 5000,
+				     .to_ns = 10000 };
+	buf = NULL;
+	CAPTURE(buf, len, cp_chrome_write(m_, &f.tp, &f.cpm, &o, err_,
+					  sizeof(err_)));
+	doc = chrome_check(buf, &cp_ns, &cp_flows, &dep_flows);
+	ck_assert_msg(count_x(doc, 0, "procedure") == 1 &&
+		      count_x(doc, 0, "critical_path") == 1 && cp_ns == 5000,
+		      "window: %d procedure, %d CP slices of %" PRId64 " ns",
+		      count_x(doc, 0, "procedure"),
+		      count_x(doc, 0, "critical_path"), cp_ns);
+	json_array_foreach(json_object_get(doc, "traceEvents"), i, ev)
+		if (!strcmp(sget(ev, "cat"), "critical_path") &&
+		    iget(ev, "tid") == 0)
+			ck_assert_msg(iget(json_object_get(ev, "args"),
+					   "cp_ns") == 5000,
+				      "window: cp_ns %" JSON_INTEGER_FORMAT,
+				      iget(json_object_get(ev, "args"),
+					   "cp_ns"));
+	json_decref(doc);
+	free(buf);
+
 	/* the default from the window: 15006 ns / 20000 rounds to 0 ns
 	 * here, which is every slice; a 1.5 us window is still 0 */
 	o = (struct cp_chrome_opts){ .min_slice_ns = CP_CHROME_MIN_AUTO };
