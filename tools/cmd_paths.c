@@ -308,6 +308,7 @@ enum cpt_status cpt_cmd_paths(struct cpt_ctx *c, int argc, char **argv)
 	if (!buf)
 		snprintf(c->err, sizeof(c->err), "%s: out of memory", path);
 	if (st == CPT_OK) {
+		cpt_progress_done(c);
 		if (c->format == CPT_JSON)
 			print_json(c, &in, &kp, buf, nfull);
 		else

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cp_trace.h"
 
@@ -146,8 +147,10 @@ void cpt_progress(void *ctx, const char *phase, double frac)
 {
 	struct cpt_ctx *c = ctx;
 
-	if (c)
-		cp_progress_set(&c->prog, phase, frac);
+	/* not while the result itself goes to the terminal */
+	if (!c || (c->out && isatty(fileno(c->out))))
+		return;
+	cp_progress_set(&c->prog, phase, frac);
 }
 
 void cpt_progress_done(struct cpt_ctx *c)
