@@ -35,7 +35,8 @@ static const struct cpt_verb verbs[] = {
 	  "critical-path report: CP, zeroing, Slack, MBM per procedure; "
 	  "threads; objects" },
 	{ "paths", cpt_cmd_paths,
-	  "cpt paths TRACE|PAG [--k N] [--full] [--format text|json] [-o FILE]",
+	  "cpt paths TRACE|PAG [--k N] [--full [M]] [--format text|json] "
+	  "[-o FILE]",
 	  "the N longest (near-critical) paths, edge by edge" },
 	{ "whatif", cpt_cmd_whatif,
 	  "cpt whatif TRACE|PAG --scale NAME=FACTOR [--scale ...] "
@@ -43,7 +44,8 @@ static const struct cpt_verb verbs[] = {
 	  "predicted run time if procedures took FACTOR times as long" },
 	{ "export", cpt_cmd_export,
 	  "cpt export TRACE|PAG --format chrome|folded|dot [--weight cp|cpu] "
-	  "[--threads] [--no-flows] [--max-edges N] [-o FILE]",
+	  "[--threads] [--no-flows] [--window FROM:TO] [--min-slice DUR] "
+	  "[--max-edges N] [-o FILE]",
 	  "timeline (Chrome trace), flame graph stacks or dot graph" },
 };
 
@@ -123,6 +125,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	c.verb = v->name;
+	cp_progress_init(&c.prog, stderr);
 	st = v->fn(&c, argc - 1, argv + 1);
 	cpt_progress_done(&c);
 	if (close_out(&c) && st == CPT_OK)

@@ -4,6 +4,7 @@
  */
 #include "cpt_input.h"
 
+#include <stdio.h>
 #include <string.h>
 
 enum cpt_status cpt_input_load(struct cpt_ctx *c, const char *path,
@@ -48,4 +49,25 @@ const char *cpt_input_edge_name(const struct cpt_input *in, uint32_t e,
 	if (in->is_trace)
 		return cp_tracepag_edge_name(&in->tp, e, buf, len);
 	return cp_pag_edge_name(in->g, e, buf, len);
+}
+
+const char *cpt_input_vertex_name(const struct cpt_input *in, uint32_t v,
+				  char *buf, size_t len)
+{
+	uint32_t tid, vi;
+
+	if (!in->is_trace) {
+		if (in->g->vname && in->g->vname[v])
+			return in->g->vname[v];
+		snprintf(buf, len, "%u", v);
+	} else if (cp_tracepag_vertex(&in->tp, v, &tid, &vi)) {
+		snprintf(buf, len, "T%u event %u", tid, vi);
+	} else if (v == in->tp.source) {
+		snprintf(buf, len, "start");
+	} else if (v == in->tp.sink) {
+		snprintf(buf, len, "end");
+	} else {
+		snprintf(buf, len, "hub %u", v);
+	}
+	return buf;
 }

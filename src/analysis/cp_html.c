@@ -17,7 +17,8 @@
  * passes a dependency; points closer than half a pixel merge, and at most
  * a few turns are kept per column, which bounds it by O(W) points too.
  *
- * Near-critical paths come from cp_kpaths (seed 000 §III.D); each is
+ * Near-critical paths come from cp_kpaths (seed 000 §III.D, enumerated
+ * as Eppstein's sidetrack sequences); each is
  * summarized by where its time differs from the critical path: its useful
  * time off the CP, by thread and procedure.  What-if runs cp_whatif_trace
  * (fixed graph and simulation) for the top procedures by CP time, leaving
@@ -985,8 +986,9 @@ static int paths(struct html *h)
 		S(h, "</td></tr>\n");
 	}
 	S(h, "</tbody></table></div>\n<p class=\"hint\">The longest paths "
-	     "of the program activity graph, longest first (best-first "
-	     "search on slack). A procedure on the critical path but on none "
+	     "of the program activity graph, longest first (each the "
+	     "critical path or an earlier one turned off at one edge). "
+	     "A procedure on the critical path but on none "
 	     "of the near-critical ones pays off up to the gap to the next "
 	     "path; one on all of them pays off more.</p>\n");
 	free(ed);

@@ -217,7 +217,7 @@ START_TEST(test_cpt_paths_json_shape)
 {
 	struct res r;
 	const char *args[] = { "paths", trace_path, "--k", "4", "--format",
-			       "json", NULL };
+			       "json", "--full", "1", NULL };
 	json_t *j, *paths;
 	json_int_t prev = INT64_MAX;
 	size_t i;
@@ -226,23 +226,42 @@ START_TEST(test_cpt_paths_json_shape)
 	run(&r, args);
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
 	j = parse_json(r.out);
-	ck_assert_msg(json_object_size(j) == 1, "keys %zu", json_object_size(j));
+	ck_assert_msg(json_object_size(j) == 2, "keys %zu",
+		      json_object_size(j));
+	ck_assert_msg(json_integer_value(json_object_get(j,
+			"critical_path_length")) == 40000000, "CP length");
 	paths = json_object_get(j, "paths");
 	ck_assert_msg(json_is_array(paths) && json_array_size(paths) == 4,
 		      "paths %zu", json_array_size(paths));
 	json_array_foreach(paths, i, p) {
 		json_t *len = json_object_get(p, "length");
 		json_t *edges = json_object_get(p, "edges");
+		json_t *par = json_object_get(p, "parent");
 
-		ck_assert_msg(json_object_size(p) == 2 &&
-			      json_is_integer(len) && json_is_array(edges) &&
-			      json_array_size(edges),
+		/* the implicit form; edges for the first (--full 1) only */
+		ck_assert_msg(json_is_integer(len) &&
+			      json_is_integer(json_object_get(p,
+							      "edge_count")) &&
+			      (json_is_null(par) || (json_is_integer(par) &&
+			       (size_t)json_integer_value(par) < i)) &&
+			      json_is_integer(json_object_get(p, "shared")) &&
+			      json_is_string(json_object_get(p,
+							     "deviation")) &&
+			      json_object_get(p, "departs") &&
+			      json_object_get(p, "rejoins") &&
+			      json_object_get(p, "rejoins_cp_at") &&
+			      json_object_size(p) == (i == 0 ? 9u : 8u),
 			      "path %zu shape", i);
+		ck_assert_msg(i > 0 || (json_is_array(edges) &&
+					json_array_size(edges) ==
+					(size_t)json_integer_value(
+					    json_object_get(p, "edge_count")) &&
+					json_is_string(json_array_get(edges,
+								      0))),
+			      "path 0 edges");
 		ck_assert_msg(json_integer_value(len) <= prev,
 			      "path %zu longer than the one before", i);
 		prev = json_integer_value(len);
-		ck_assert_msg(json_is_string(json_array_get(edges, 0)),
-			      "edge label");
 	}
 	ck_assert_msg(json_integer_value(json_object_get(json_array_get(paths,
 				0), "length")) == 40000000, "first length");
@@ -254,8 +273,10 @@ START_TEST(test_cpt_paths_text_pag)
 {
 	struct res r;
 	const char *args[] = { "paths", CP_TEST_DATA_DIR "/cpm-multigraph.pag",
-			       "--k", "10", "--format", "json", NULL };
-	json_t *j, *paths, *e;
+			       "--k", "10", "--format", "json", "--full", "1",
+			       NULL };
+	json_t *j, *paths, *e, *p;
+	size_t i;
 
 	run(&r, args);
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
@@ -271,7 +292,67 @@ START_TEST(test_cpt_paths_text_pag)
 		      "CP edges: %s", r.out);
 	ck_assert_msg(json_integer_value(json_object_get(json_array_get(paths,
 				4), "length")) == 8, "last length");
+	/* B D F: leaves the CP at b through D, rejoins it at t (edge 3) */
+	p = json_array_get(paths, 4);
+	ck_assert_msg(json_integer_value(json_object_get(p, "parent")) == 0 &&
+		      json_integer_value(json_object_get(p, "shared")) == 1 &&
+		      !strcmp(json_string_value(json_object_get(p,
+				"deviation")), "D") &&
+		      !strcmp(json_string_value(json_object_get(p, "departs")),
+			      "b") &&
+		      !strcmp(json_string_value(json_object_get(p, "rejoins")),
+			      "t") &&
+		      json_integer_value(json_object_get(p,
+				"rejoins_cp_at")) == 3 &&
+		      !json_object_get(p, "edges"), "B D F: %s", r.out);
+	json_array_foreach(paths, i, p)
+		ck_assert_msg(i == 0 || !json_object_get(p, "edges"),
+			      "path %zu spelled without --full", i);
 	json_decref(j);
+}
+END_TEST
+
+START_TEST(test_cpt_paths_text_full_n)
+{
+	/*
+	 * Text: a near-critical path is said from its deviation to where it
+	 * meets the critical path again, its shared prefix and its rest
+	 * named (A H G: as A C F, then H, then G as the CP); --full 2 spells
+	 * the first two in full, bare --full all of them.
+	 */
+	struct res r;
+	const char *base[] = { "paths", CP_TEST_DATA_DIR "/cpm-multigraph.pag",
+			       "--k", "10", NULL };
+	const char *two[] = { "paths", CP_TEST_DATA_DIR "/cpm-multigraph.pag",
+			      "--k", "10", "--full", "2", NULL };
+	const char *all[] = { "paths", CP_TEST_DATA_DIR "/cpm-multigraph.pag",
+			      "--full", "--k", "10", NULL };
+
+	run(&r, base);
+	ck_assert_msg(r.status == 0 &&
+		      strstr(r.out, "\n#1    length 10, 3 edges\n"
+			     "     B 2 > E 3 > G 5\n") &&
+		      strstr(r.out, "\n#2    length 9  (1 shorter than the "
+			     "critical path), 3 edges\n     (as #1 for its "
+			     "first 1 edges) D2 5 > F 2\n") &&
+		      strstr(r.out, "\n#5    length 8  (2 shorter than the "
+			     "critical path), 3 edges\n     (as #1 for its "
+			     "first 1 edges) D 4 > F 2\n") &&
+		      strstr(r.out, "\n#4    length 9  (1 shorter than the "
+			     "critical path), 3 edges\n     (as #3 for its "
+			     "first 1 edges) H 1 > (then as #1 for its last "
+			     "1 edges)\n"),
+		      "exit %d:\n%s", r.status, r.out);
+	run(&r, two);
+	ck_assert_msg(r.status == 0 &&
+		      strstr(r.out, "3 edges\n     B 2 > D2 5 > F 2\n") &&
+		      strstr(r.out, "(as #1 for its first 1 edges) D 4 > F "
+			     "2\n"), "--full 2: exit %d:\n%s", r.status,
+		      r.out);
+	run(&r, all);
+	ck_assert_msg(r.status == 0 && !strstr(r.out, "(as #") &&
+		      strstr(r.out, "3 edges\n     B 2 > D 4 > F 2\n"),
+		      "--full: exit %d:\n%s", r.status, r.out);
 }
 END_TEST
 
@@ -690,6 +771,7 @@ static Suite *cpt_suite(void)
 	tcase_add_test(tc, test_cpt_report_text);
 	tcase_add_test(tc, test_cpt_paths_json_shape);
 	tcase_add_test(tc, test_cpt_paths_text_pag);
+	tcase_add_test(tc, test_cpt_paths_text_full_n);
 	tcase_add_test(tc, test_cpt_whatif_json);
 	tcase_add_test(tc, test_cpt_whatif_text_notes);
 	tcase_add_test(tc, test_cpt_output_file);

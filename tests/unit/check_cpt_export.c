@@ -209,6 +209,88 @@ START_TEST(test_cpt_export_chrome_and_cpu_weights)
 }
 END_TEST
 
+START_TEST(test_cpt_export_chrome_window_and_min_slice)
+{
+	/*
+	 * --window 25ms:36ms of the 40 ms run: the CP there is T1's work1
+	 * from 25 to 30 ms and its crit 30-40 ms cut at 36: 11 ms of cp_ns
+	 * on T1's track; --min-slice 5.5ms leaves out the 5 ms left of
+	 * work1's slice and of T2's crit (20-30 ms), keeps T1's crit (6).
+	 */
+	struct out r;
+	char file[320];
+	const char *a[] = { "export", trace, "--format", "chrome", "--window",
+			    "25ms:36ms", "--min-slice", "5.5ms", "-o", file,
+			    NULL };
+	json_error_t jerr;
+	json_t *doc, *ev;
+	json_int_t cp = 0;
+	size_t i;
+	int procs = 0;
+
+	snprintf(file, sizeof(file), "%s/w.json", dir);
+	cpt(&r, a);
+	ck_assert_msg(r.status == 0 && !r.err[0], "exit %d: %s", r.status,
+		      r.err);
+	doc = json_load_file(file, 0, &jerr);
+	ck_assert_msg(doc != NULL, "Chrome JSON: %s", jerr.text);
+	json_array_foreach(json_object_get(doc, "traceEvents"), i, ev) {
+		const char *ph = json_string_value(json_object_get(ev, "ph"));
+		const char *cat = json_string_value(json_object_get(ev, "cat"));
+		double ts = json_number_value(json_object_get(ev, "ts"));
+		double dur = json_number_value(json_object_get(ev, "dur"));
+
+		if (!strcmp(ph, "M"))
+			continue;
+		ck_assert_msg(ts >= 25000.0 && ts + dur <= 36000.0,
+			      "event %zu at %.3f+%.3f us outside the window",
+			      i, ts, dur);
+		if (strcmp(ph, "X"))
+			continue;
+		if (!strcmp(cat, "procedure")) {
+			procs++;
+			ck_assert_msg(dur >= 5500.0 && !strcmp(
+				json_string_value(json_object_get(ev, "name")),
+				"crit"), "procedure slice %s of %.3f us",
+				json_string_value(json_object_get(ev, "name")),
+				dur);
+		}
+		if (!strcmp(cat, "critical_path") &&
+		    json_integer_value(json_object_get(ev, "tid")) != 1000000)
+			cp += json_integer_value(json_object_get(
+				json_object_get(ev, "args"), "cp_ns"));
+	}
+	ck_assert_msg(procs == 1 && cp == 11000000, "%d procedure slices, "
+		      "cp_ns %" JSON_INTEGER_FORMAT, procs, cp);
+	json_decref(doc);
+	out_free(&r);
+}
+END_TEST
+
+START_TEST(test_cpt_export_chrome_option_errors)
+{
+	struct out r;
+	const char *backwards[] = { "export", trace, "--format", "chrome",
+				    "--window", "30ms:20ms", NULL };
+	const char *nocolon[] = { "export", trace, "--format", "chrome",
+				  "--window", "30ms", NULL };
+	const char *badunit[] = { "export", trace, "--format", "chrome",
+				  "--min-slice", "3 days", NULL };
+	const char *folded[] = { "export", trace, "--format", "folded",
+				 "--min-slice", "1ms", NULL };
+	const char *const *bad[] = { backwards, nocolon, badunit, folded };
+	const char *want[] = { "ends before", "FROM:TO", "3 days",
+			       "--format chrome" };
+
+	for (int i = 0; i < 4; i++) {
+		cpt(&r, bad[i]);
+		ck_assert_msg(r.status == 2 && strstr(r.err, want[i]),
+			      "case %d: exit %d: %s", i, r.status, r.err);
+		out_free(&r);
+	}
+}
+END_TEST
+
 START_TEST(test_cpt_export_errors)
 {
 	struct out r;
@@ -411,6 +493,8 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_cpt_export_stdout_and_file);
 	tcase_add_test(tc, test_cpt_export_chrome_and_cpu_weights);
+	tcase_add_test(tc, test_cpt_export_chrome_window_and_min_slice);
+	tcase_add_test(tc, test_cpt_export_chrome_option_errors);
 	tcase_add_test(tc, test_cpt_export_errors);
 	tcase_add_test(tc, test_cpt_report_views);
 	tcase_add_test(tc, test_cpt_report_html_file);
