@@ -127,6 +127,8 @@ struct cp_trace {
 	bool has_startstop;		/* CP_START or CP_STOP seen */
 
 	char *strbuf;			/* copy of every string block */
+	struct cp_samples *samples;	/* SAMPLES and MODULES blocks
+					 * (cp_samples.h), NULL if none */
 };
 
 /*
