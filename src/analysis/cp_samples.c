@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cp_bigmem.h"
+#include "cp_symbolize.h"
 #include "cp_trace.h"
 #include "cp_varint.h"
 
@@ -320,5 +321,7 @@ void cp_samples_free(struct cp_samples *s)
 	for (uint32_t i = 0; i < s->nnames; i++)
 		free(s->names[i]);
 	free(s->names);
+	free(s->hot);
+	cp_symbolize_close(s->sym);
 	free(s);
 }

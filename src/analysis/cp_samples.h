@@ -26,6 +26,8 @@
 #include "cp_trace_format.h"
 
 struct cp_trace;
+struct cp_hotline;
+struct cp_symbolizer;
 
 struct cp_sample {
 	uint64_t wall;		/* trace wall clock (vertices' wall origin) */
@@ -81,6 +83,11 @@ struct cp_samples {
 	bool active;
 	char **names;		/* procedure names it interned */
 	uint32_t nnames, cap_names;
+	uint32_t name_base;	/* string id of names[0] */
+	uint64_t used;		/* samples placed on the timeline */
+	struct cp_hotline *hot;	/* leaf lines by samples (cp_sampled.h) */
+	uint32_t nhot;
+	struct cp_symbolizer *sym;	/* owns the frames' strings */
 };
 
 /*

@@ -1,0 +1,588 @@
+/*
+ * cp_sampled.c - turn a thread's sampled stacks into procedure activity
+ * on its timeline.
+ *
+ * Model (DESIGN.md, "Sampled attribution"; the estimate is perf's and
+ * gprof's: a sample stands for the time around it).  A sample's position
+ * on its thread's timeline is its wall timestamp under the wall clock and
+ * its thread CPU time under the cpu clock: the clock the vertices carry.
+ * It falls in the segment (e1, e2] of two consecutive vertices; a sample
+ * outside the thread's life or inside a wait segment is counted and not
+ * used (a wait weighs nothing, whatever was running in it).  The used
+ * samples are then laid on the thread's *useful* time U, the timeline
+ * with the waits cut out: sample k at U_k holds from the midpoint of
+ * (U_{k-1}, U_k) to the midpoint of (U_k, U_{k+1}); the first from the
+ * thread's start, the last to its end.  So a stack's time is where the
+ * samples say it ran, a wait keeps the stack current before it (a thread
+ * blocks inside its function, as with instrumentation), and a segment no
+ * sample fell in takes the nearest samples' stacks.
+ *
+ * The change of stack at each switch point is written into the thread's
+ * vertices as REGION_END of every frame popped (innermost first, so a
+ * recursive frame closes itself and no other) and REGION_BEGIN of every
+ * frame pushed, at the switch's time, with string ids above the trace's
+ * own naming the functions.  cp_tracepag.c then builds the calling-context
+ * tree from them exactly as from instrumentation, and inclusive time
+ * counts a recursive function once per stack (its CCT node's distinct
+ * procedures).  Frames are the symbolizer's, inline frames included,
+ * outermost first; a return address (frames >= 1) is looked up minus 1.
+ * Instrumented procedure events (ENTER, LEAVE, regions) are dropped when
+ * the samples take over: the two do not nest.
+ *
+ * Vertex indices move; the reader's cross references (a thread's create
+ * and exit vertex, every publish's vertex) are remapped.  Each used sample
+ * records the vertex after which its own stack is current (ctx_v) and the
+ * one closing the segment it fell in (pos_v), so that a profile can count
+ * the samples every figure rests on, on the critical path and overall.
+ *
+ * Cost: O(samples * depth) symbolization lookups, cached per address;
+ * O(vertices + switches) rewrite, a switch costing one vertex per frame
+ * popped or pushed.
+ */
+#include "cp_sampled.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_bigmem.h"
+#include "cp_hash.h"
+#include "cp_samples.h"
+#include "cp_symbolize.h"
+
+int cp_procsrc_parse(const char *s)
+{
+	if (!strcmp(s, "instrumented"))
+		return CP_PROCS_INSTRUMENTED;
+	if (!strcmp(s, "sampled"))
+		return CP_PROCS_SAMPLED;
+	return -1;
+}
+
+/* Scratch of one cp_sampled_apply(). */
+struct ap {
+	struct cp_trace *t;
+	struct cp_samples *s;
+	struct cp_smap names;		/* name -> index in s->names */
+	struct cp_map2 pcmap;		/* (pc, 0) -> offset in pcpool */
+	uint32_t *pcpool;		/* count, then ids innermost first */
+	uint32_t npcpool, cap_pcpool;
+	uint32_t *stk;			/* every sample's stack of name
+					 * indices, outermost first */
+	uint64_t nstk, cap_stk;
+	uint64_t *stk_off;		/* [n + 1] into stk */
+	struct cp_map2 hotmap;		/* leaf line -> index in s->hot */
+	uint32_t cap_hot;
+	uint32_t **map;			/* [nthreads] old -> new vertex */
+};
+
+static int grow32(void **p, size_t elem, uint32_t *cap, uint64_t need)
+{
+	uint64_t n;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	if (need > UINT32_MAX)
+		return -1;
+	n = *cap ? (uint64_t)*cap * 2 : 64;
+	while (n < need)
+		n *= 2;
+	if (n > UINT32_MAX)
+		n = UINT32_MAX;
+	q = realloc(*p, n * elem);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = (uint32_t)n;
+	return 0;
+}
+
+static uint32_t intern(struct ap *a, const char *name)
+{
+	struct cp_samples *s = a->s;
+	uint32_t id = cp_smap_get(&a->names, s->names, name);
+
+	if (id != CP_HASH_NONE)
+		return id;
+	if (grow32((void **)&s->names, sizeof(*s->names), &s->cap_names,
+		   (uint64_t)s->nnames + 1))
+		return CP_HASH_NONE;
+	id = s->nnames;
+	s->names[id] = strdup(name);
+	if (!s->names[id])
+		return CP_HASH_NONE;
+	s->nnames++;
+	if (cp_smap_add(&a->names, s->names, id))
+		return CP_HASH_NONE;
+	return id;
+}
+
+/* Offset in pcpool of @pc's frames (count first); UINT32_MAX: memory. */
+static uint32_t frames_of(struct ap *a, uint64_t pc)
+{
+	const struct cp_symframe *f;
+	uint32_t off = cp_map2_get(&a->pcmap, pc, 0), n;
+
+	if (off != CP_HASH_NONE)
+		return off;
+	n = cp_symbolize(a->s->sym, pc, &f);
+	if (!n)
+		return UINT32_MAX;
+	off = a->npcpool;
+	if (grow32((void **)&a->pcpool, sizeof(*a->pcpool), &a->cap_pcpool,
+		   (uint64_t)off + n + 1))
+		return UINT32_MAX;
+	a->pcpool[off] = n;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t id = intern(a, f[i].name);
+
+		if (id == CP_HASH_NONE)
+			return UINT32_MAX;
+		a->pcpool[off + 1 + i] = id;
+	}
+	a->npcpool = off + n + 1;
+	if (cp_map2_put(&a->pcmap, pc, 0, off))
+		return UINT32_MAX;
+	return off;
+}
+
+/* Count a sample whose leaf is @pc on its source line. */
+static int hot(struct ap *a, uint64_t pc)
+{
+	struct cp_samples *s = a->s;
+	const struct cp_symframe *f;
+	uint64_t key;
+	uint32_t i;
+
+	if (!cp_symbolize(s->sym, pc, &f))
+		return -1;
+	key = cp_hash_str(f->name) * 31 + (f->file ? cp_hash_str(f->file)
+						   : 0);
+	i = cp_map2_get(&a->hotmap, key, f->line);
+	if (i == CP_HASH_NONE) {
+		if (grow32((void **)&s->hot, sizeof(*s->hot), &a->cap_hot,
+			   (uint64_t)s->nhot + 1))
+			return -1;
+		i = s->nhot++;
+		s->hot[i] = (struct cp_hotline){
+			.func = f->name, .file = f->file, .line = f->line,
+		};
+		if (cp_map2_put(&a->hotmap, key, f->line, i))
+			return -1;
+	}
+	s->hot[i].samples++;
+	return 0;
+}
+
+/* Every sample's stack as name indices, outermost first. */
+static int symbolize_all(struct ap *a)
+{
+	struct cp_samples *s = a->s;
+
+	a->stk_off = malloc((s->n + 1) * sizeof(*a->stk_off));
+	if (!a->stk_off)
+		return -1;
+	for (uint64_t i = 0; i < s->n; i++) {
+		const struct cp_sample *sm = &s->s[i];
+		const uint64_t *pcs = cp_sample_pcs(s, sm);
+
+		a->stk_off[i] = a->nstk;
+		if (sm->depth && hot(a, pcs[0]))
+			return -1;
+		for (uint32_t d = sm->depth; d-- > 0;) {
+			uint32_t off = frames_of(a, d ? pcs[d] - 1 : pcs[d]);
+			uint32_t n;
+
+			if (off == UINT32_MAX)
+				return -1;
+			n = a->pcpool[off];
+			if (a->nstk + n > a->cap_stk) {
+				uint64_t c = a->cap_stk ? a->cap_stk * 2 : 1024;
+				uint32_t *q;
+
+				while (c < a->nstk + n)
+					c *= 2;
+				q = realloc(a->stk, c * sizeof(*q));
+				if (!q)
+					return -1;
+				a->stk = q;
+				a->cap_stk = c;
+			}
+			/* the inline chain is innermost first: reverse it */
+			for (uint32_t j = n; j-- > 0;)
+				a->stk[a->nstk++] = a->pcpool[off + 1 + j];
+		}
+	}
+	a->stk_off[s->n] = a->nstk;
+	return 0;
+}
+
+static bool is_proc_event(unsigned k)
+{
+	return k == CP_EV_ENTER || k == CP_EV_LEAVE ||
+	       k == CP_EV_REGION_BEGIN || k == CP_EV_REGION_END;
+}
+
+/* Output of one thread's rewrite. */
+struct out {
+	struct cp_tvert *v;
+	uint64_t *wall;
+	uint32_t n, cap;
+};
+
+static int put(struct out *o, const struct cp_tvert *v, uint64_t wall,
+	       bool hasw)
+{
+	if (o->n == o->cap) {
+		uint64_t c = o->cap ? (uint64_t)o->cap * 2 : 256;
+		struct cp_tvert *nv;
+
+		if (c > UINT32_MAX - 2)
+			return -1;
+		nv = cp_big_realloc(o->v, c * sizeof(*nv));
+		if (!nv)
+			return -1;
+		o->v = nv;
+		if (hasw) {
+			uint64_t *nw = cp_big_realloc(o->wall,
+						      c * sizeof(*nw));
+
+			if (!nw)
+				return -1;
+			o->wall = nw;
+		}
+		o->cap = (uint32_t)c;
+	}
+	o->v[o->n] = *v;
+	if (hasw)
+		o->wall[o->n] = wall;
+	o->n++;
+	return 0;
+}
+
+/* The frames to pop and push to go from stack @cur to @nxt. */
+static int switch_to(struct ap *a, struct out *o, uint32_t **cur,
+		     uint32_t *ncur, uint32_t *capcur, const uint32_t *nxt,
+		     uint32_t nn, uint64_t ts, uint64_t wall, bool hasw)
+{
+	uint32_t c = 0;
+	struct cp_tvert v = { .ts = ts };
+
+	while (c < *ncur && c < nn && (*cur)[c] == nxt[c])
+		c++;
+	for (uint32_t k = *ncur; k-- > c;) {
+		v.op = CP_EV_REGION_END;
+		v.arg = a->s->name_base + (*cur)[k];
+		if (put(o, &v, wall, hasw))
+			return -1;
+	}
+	for (uint32_t k = c; k < nn; k++) {
+		v.op = CP_EV_REGION_BEGIN;
+		v.arg = a->s->name_base + nxt[k];
+		if (put(o, &v, wall, hasw))
+			return -1;
+	}
+	if (grow32((void **)cur, sizeof(**cur), capcur, nn ? nn : 1))
+		return -1;
+	memcpy(*cur, nxt, nn * sizeof(**cur));
+	*ncur = nn;
+	return 0;
+}
+
+/* The wall time at clock @ts inside the segment (@i0, @i1) of @th. */
+static uint64_t wall_at(const struct cp_trace_thread *th, uint32_t i0,
+			uint32_t i1, uint64_t ts)
+{
+	uint64_t t0 = th->v[i0].ts, t1 = th->v[i1].ts;
+	uint64_t w0 = th->wall[i0], w1 = th->wall[i1];
+
+	if (t1 <= t0 || w1 <= w0)
+		return w0;
+	return w0 + (uint64_t)((unsigned __int128)(w1 - w0) * (ts - t0) /
+			       (t1 - t0));
+}
+
+/*
+ * Rewrite thread @tid: drop procedure events, lay its samples on its
+ * useful time and insert the switches.  Fills a->map[tid].
+ */
+static int thread_rewrite(struct ap *a, uint32_t tid)
+{
+	struct cp_trace *t = a->t;
+	struct cp_samples *s = a->s;
+	struct cp_trace_thread *th = &t->threads[tid];
+	bool hasw = th->wall != NULL;
+	uint64_t k0 = s->thr_off[tid], k1 = s->thr_off[tid + 1];
+	uint32_t *keep = NULL, nk = 0, *cur = NULL, ncur = 0, capcur = 0;
+	uint64_t *ub = NULL, *u = NULL;
+	uint32_t *seg = NULL;
+	struct out o = { .v = NULL };
+	uint64_t prev = UINT64_MAX, k;
+	uint32_t tjp = 1;
+	int ret = -1;
+
+	a->map[tid] = malloc((th->nv ? th->nv : 1) * sizeof(**a->map));
+	keep = malloc((th->nv ? th->nv : 1) * sizeof(*keep));
+	ub = malloc((th->nv ? th->nv : 1) * sizeof(*ub));
+	u = malloc((k1 - k0 ? k1 - k0 : 1) * sizeof(*u));
+	seg = malloc((k1 - k0 ? k1 - k0 : 1) * sizeof(*seg));
+	if (!a->map[tid] || !keep || !ub || !u || !seg)
+		goto out;
+	for (uint32_t i = 0; i < th->nv; i++)
+		if (!is_proc_event(cp_tvert_kind(&th->v[i])))
+			keep[nk++] = i;
+	/* useful time before each kept vertex */
+	for (uint32_t j = 0; j < nk; j++) {
+		const struct cp_tvert *v = &th->v[keep[j]];
+
+		ub[j] = j == 0 ? 0 : ub[j - 1] + (cp_tvert_waits(v) ? 0 :
+			v->ts - th->v[keep[j - 1]].ts);
+	}
+	/* place the samples: segment j = (kept j-1, kept j] */
+	for (k = k0; k < k1; k++) {
+		struct cp_sample *sm = &s->s[k];
+		uint64_t x = t->clock == CP_CLOCK_CPU ? sm->cpu : sm->wall;
+		uint32_t lo = 1, hi = nk;
+
+		sm->used = false;
+		if (nk < 2 || x <= th->v[keep[0]].ts ||
+		    x > th->v[keep[nk - 1]].ts) {
+			s->outside++;
+			continue;
+		}
+		while (lo < hi) {	/* first kept j with ts >= x */
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (th->v[keep[mid]].ts >= x)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		if (cp_tvert_waits(&th->v[keep[lo]])) {
+			s->in_wait++;
+			continue;
+		}
+		sm->used = true;
+		s->used++;
+		seg[k - k0] = lo;
+		u[k - k0] = ub[lo - 1] + (x - th->v[keep[lo - 1]].ts);
+	}
+	/* emit: kept vertices, the switches before the one they precede */
+	k = k0;
+	for (uint32_t j = 0; j < nk; j++) {
+		const struct cp_tvert *v = &th->v[keep[j]];
+
+		for (; j > 0 && k < k1; k++) {
+			struct cp_sample *sm = &s->s[k];
+			uint64_t m, ts;
+			uint32_t tj;
+
+			if (!sm->used)
+				continue;
+			if (prev == UINT64_MAX) {
+				/* the first used sample: from the start */
+				tj = 1;
+				ts = th->v[keep[0]].ts;
+			} else {
+				m = u[prev - k0] / 2 + u[k - k0] / 2 +
+				    (u[prev - k0] % 2 + u[k - k0] % 2) / 2;
+				/* the segment where useful time passes m
+				 * (m only grows: the search moves on) */
+				while (tjp < nk - 1 && ub[tjp] <= m)
+					tjp++;
+				tj = tjp;
+				ts = th->v[keep[tj - 1]].ts +
+				     (m > ub[tj - 1] ? m - ub[tj - 1] : 0);
+				if (ts > th->v[keep[tj]].ts)
+					ts = th->v[keep[tj]].ts;
+			}
+			if (tj > j)
+				break;	/* its switch comes later */
+			if (switch_to(a, &o, &cur, &ncur, &capcur,
+				      a->stk + a->stk_off[k],
+				      (uint32_t)(a->stk_off[k + 1] -
+						 a->stk_off[k]),
+				      ts, hasw ? wall_at(th, keep[tj - 1],
+							 keep[tj], ts) : 0,
+				      hasw))
+				goto out;
+			sm->ctx_v = o.n ? o.n - 1 : 0;
+			if (prev != UINT64_MAX && a->stk_off[k + 1] -
+			    a->stk_off[k] == a->stk_off[prev + 1] -
+			    a->stk_off[prev] && !memcmp(a->stk + a->stk_off[k],
+			    a->stk + a->stk_off[prev], (a->stk_off[k + 1] -
+			    a->stk_off[k]) * sizeof(*a->stk)))
+				sm->ctx_v = s->s[prev].ctx_v;	/* no switch */
+			prev = k;
+		}
+		a->map[tid][keep[j]] = o.n;
+		if (put(&o, v, hasw ? th->wall[keep[j]] : 0, hasw))
+			goto out;
+	}
+	/* each used sample's segment in the new numbering */
+	for (k = k0; k < k1; k++) {
+		struct cp_sample *sm = &s->s[k];
+		uint64_t x = t->clock == CP_CLOCK_CPU ? sm->cpu : sm->wall;
+		uint32_t i;
+
+		if (!sm->used)
+			continue;
+		i = a->map[tid][keep[seg[k - k0] - 1]] + 1;
+		while (o.v[i].ts < x)
+			i++;
+		sm->pos_v = i;
+	}
+	cp_big_free(th->v);
+	cp_big_free(th->wall);
+	th->v = o.v;
+	th->wall = o.wall;
+	th->nv = o.n;
+	o.v = NULL;
+	o.wall = NULL;
+	ret = 0;
+out:
+	cp_big_free(o.v);
+	cp_big_free(o.wall);
+	free(keep);
+	free(ub);
+	free(u);
+	free(seg);
+	free(cur);
+	return ret;
+}
+
+/* The reader's cross references, in the new vertex numbering. */
+static void remap(struct ap *a)
+{
+	struct cp_trace *t = a->t;
+
+	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
+		struct cp_trace_thread *th = &t->threads[tid];
+
+		if (th->exit_v != UINT32_MAX)
+			th->exit_v = a->map[tid][th->exit_v];
+		if (th->create_v != UINT32_MAX && th->parent != UINT32_MAX)
+			th->create_v = a->map[th->parent][th->create_v];
+	}
+	for (uint64_t i = 0; i < t->npub; i++)
+		if (t->pub[i].seq)
+			t->pub[i].vi = a->map[t->pub[i].tid][t->pub[i].vi];
+}
+
+/* The sampled procedure names as the trace's strings. */
+static int add_strings(struct ap *a)
+{
+	struct cp_trace *t = a->t;
+	struct cp_trace_str *ns;
+
+	ns = realloc(t->strs, ((size_t)t->nstrs + a->s->nnames + 1) *
+		     sizeof(*ns));
+	if (!ns)
+		return -1;
+	t->strs = ns;
+	for (uint32_t i = 0; i < a->s->nnames; i++)
+		t->strs[t->nstrs++] = (struct cp_trace_str){
+			.id = a->s->name_base + i, .text = a->s->names[i],
+		};
+	return 0;
+}
+
+static int cmp_hot(const void *x, const void *y)
+{
+	const struct cp_hotline *p = x, *q = y;
+
+	if (p->samples != q->samples)
+		return p->samples > q->samples ? -1 : 1;
+	return strcmp(p->func, q->func);
+}
+
+/* Name of an address in no module: the trace's SYMBOLS, if any. */
+static const char *trace_sym(void *ctx, uint64_t addr, char *buf, size_t len)
+{
+	const struct cp_trace *t = ctx;
+
+	if (!t->nsyms)
+		return NULL;
+	return cp_trace_sym_name(t, addr, buf, len);
+}
+
+static bool wants_samples(const struct cp_trace *t, enum cp_procsrc src)
+{
+	if (src != CP_PROCS_AUTO)
+		return src == CP_PROCS_SAMPLED;
+	if (!t->samples || !t->samples->n)
+		return false;
+	for (uint32_t tid = 0; tid < t->nthreads; tid++)
+		for (uint32_t i = 0; i < t->threads[tid].nv; i++)
+			if (is_proc_event(cp_tvert_kind(&t->threads[tid].v[i])))
+				return false;
+	return true;
+}
+
+int cp_sampled_apply(struct cp_trace *t, const struct cp_sampled_opts *o,
+		     char *err, size_t errlen)
+{
+	struct ap a = { .t = t, .s = t->samples };
+	char why[256];
+	int ret = -1;
+
+	if (!wants_samples(t, o ? o->src : CP_PROCS_AUTO))
+		return 0;
+	if (!a.s || !a.s->n) {
+		snprintf(err, errlen, "%s: no samples in the trace to take "
+			 "the procedures from", t->path);
+		return -1;
+	}
+	for (uint32_t i = 0; i < t->nstrs; i++)
+		if (t->strs[i].id >= a.s->name_base)
+			a.s->name_base = t->strs[i].id + 1;
+	why[0] = 0;
+	a.s->sym = cp_symbolize_open(a.s->mods, a.s->nmods,
+				     o ? o->debug_path : NULL, trace_sym, t,
+				     why, sizeof(why));
+	a.map = calloc(t->nthreads, sizeof(*a.map));
+	if (!a.s->sym || !a.map || symbolize_all(&a))
+		goto err;
+	if ((uint64_t)a.s->name_base + a.s->nnames > UINT32_MAX)
+		goto err;
+	for (uint32_t tid = 0; tid < t->nthreads; tid++)
+		if (thread_rewrite(&a, tid))
+			goto err;
+	remap(&a);
+	if (add_strings(&a))
+		goto err;
+	t->nvertices = 0;
+	for (uint32_t tid = 0; tid < t->nthreads; tid++)
+		t->nvertices += t->threads[tid].nv;
+	if (a.s->nhot)
+		qsort(a.s->hot, a.s->nhot, sizeof(*a.s->hot), cmp_hot);
+	a.s->active = true;
+	ret = 1;
+	goto out;
+err:
+	/* a thread may be half rewritten: the trace is not usable */
+	snprintf(err, errlen, "%s: %s symbolizing the samples", t->path,
+		 why[0] ? why : "out of memory");
+out:
+	for (uint32_t tid = 0; a.map && tid < t->nthreads; tid++)
+		free(a.map[tid]);
+	free(a.map);
+	free(a.stk);
+	free(a.stk_off);
+	free(a.pcpool);
+	cp_map2_free(&a.pcmap);
+	cp_map2_free(&a.hotmap);
+	cp_smap_free(&a.names);
+	return ret;
+}
+
+uint32_t cp_sampled_hotlines(const struct cp_trace *t, uint32_t max,
+			     const struct cp_hotline **out)
+{
+	if (!t->samples || !t->samples->active)
+		return 0;
+	*out = t->samples->hot;
+	return t->samples->nhot < max ? t->samples->nhot : max;
+}

@@ -1,0 +1,73 @@
+/*
+ * cp_sampled.h - sampled call stacks as a trace's procedure activity.
+ *
+ * After reading a trace with samples, cp_sampled_apply() symbolizes every
+ * sample's stack (cp_symbolize.h) and rewrites each thread's timeline so
+ * that the procedure activity the samples imply is written in the trace
+ * the way instrumentation would have written it: procedure frames opened
+ * and closed at switch points (as REGION_BEGIN/REGION_END vertices naming
+ * the functions, cp_tracepag.h), so the calling-context tree, CP and CPU
+ * time, zeroing, Slack, MBM, the views, what-if and the flame graphs work
+ * on real call stacks unchanged.  See cp_sampled.c for the model.
+ *
+ * The trace is changed in place, before anything else reads it; read-only
+ * afterwards as before.
+ */
+#ifndef CP_SAMPLED_H
+#define CP_SAMPLED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cp_trace.h"
+
+/* Where a trace's procedure activity comes from. */
+enum cp_procsrc {
+	CP_PROCS_AUTO = 0,	/* instrumented when the trace has ENTER,
+				 * LEAVE or region events, else sampled */
+	CP_PROCS_INSTRUMENTED,	/* ENTER/LEAVE and regions; samples unused */
+	CP_PROCS_SAMPLED,	/* the samples; ENTER/LEAVE and regions are
+				 * dropped */
+};
+
+/* "instrumented" / "sampled" -> the value, or -1. */
+int cp_procsrc_parse(const char *s);
+
+struct cp_sampled_opts {
+	enum cp_procsrc src;
+	const char *debug_path;	/* debuginfo roots (colon-separated),
+				 * NULL: /usr/lib/debug */
+};
+
+/* A source line where samples stopped (the leaf frame's). */
+struct cp_hotline {
+	const char *func;
+	const char *file;	/* NULL: no line information */
+	uint32_t line;
+	uint64_t samples;	/* samples whose leaf is here */
+};
+
+/*
+ * Make @t's samples its procedure activity if @o says so (CP_PROCS_AUTO:
+ * when @t has samples and no instrumented procedures).  Returns 1 when it
+ * did, 0 when the trace keeps its instrumented procedures (or has none and
+ * no samples), -1 with "FILE: reason" in @err: sampled procedures asked
+ * for a trace without samples, out of memory.  Reader context, before any
+ * other use of @t.
+ */
+int cp_sampled_apply(struct cp_trace *t, const struct cp_sampled_opts *o,
+		     char *err, size_t errlen);
+
+/*
+ * The hottest source lines of a sampled trace, most samples first: fills
+ * *@out with at most @max entries owned by @t; returns their number (0
+ * when the procedures are not sampled).
+ */
+uint32_t cp_sampled_hotlines(const struct cp_trace *t, uint32_t max,
+			     const struct cp_hotline **out);
+
+/* Below this many samples a figure is flagged as too thin to trust. */
+#define CP_SAMPLES_THIN 10
+
+#endif /* CP_SAMPLED_H */
