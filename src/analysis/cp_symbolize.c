@@ -4,8 +4,10 @@
  * libdw (DWARF scopes of an address).
  *
  * The inline chain of an address is the list of DW_TAG_inlined_subroutine
- * scopes that dwarf_getscopes() returns around it, innermost first, ended
- * by the DW_TAG_subprogram that holds them.  The innermost frame's line is
+ * DIEs around it, innermost first, ended by the DW_TAG_subprogram that
+ * holds them: the parents of the innermost scope dwarf_getscopes() finds
+ * (dwarf_getscopes_die(); getscopes itself continues into an inlined
+ * function's abstract definition, not into its caller).  The innermost frame's line is
  * the line table's; each outer frame's is the call site its inner frame
  * records (DW_AT_call_file, DW_AT_call_line).  Names follow
  * DW_AT_abstract_origin and DW_AT_specification (dwarf_attr_integrate), so
@@ -310,6 +312,18 @@ static uint32_t dwarf_frames(struct cp_symbolizer *sy, Dwfl_Module *mod,
 	ns = dwarf_getscopes(cu, pc - bias, &scopes);
 	if (ns <= 0)
 		return 0;
+	/* getscopes follows an inlined instance into its abstract
+	 * definition; the concrete nesting (who it was inlined into) is
+	 * the innermost scope's chain of parents */
+	{
+		Dwarf_Die inner = scopes[0];
+
+		free(scopes);
+		scopes = NULL;
+		ns = dwarf_getscopes_die(&inner, &scopes);
+		if (ns <= 0)
+			return 0;
+	}
 	if (dwarf_getsrcfiles(cu, &files, &nfiles))
 		files = NULL;
 	dl = dwfl_module_getsrc(mod, pc);
