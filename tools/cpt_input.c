@@ -28,6 +28,8 @@ enum cpt_status cpt_input_load(struct cpt_ctx *c, const char *path,
 			cp_trace_free(&in->t);
 			return CPT_BAD_INPUT;
 		}
+		cpt_progress_done(c);
+		cp_sampled_warn(stderr, "cpt: warning", &in->t);
 		cpt_progress(c, "building the graph", 0.0);
 		if (cp_tracepag_build(&in->tp, &in->t, c->err,
 				      sizeof(c->err))) {

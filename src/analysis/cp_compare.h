@@ -61,6 +61,13 @@ int cp_compare_build(struct cp_compare *c, const struct cp_profile *p,
 		     const struct cp_gprof *gp);
 void cp_compare_free(struct cp_compare *c);
 
+/*
+ * Sampled procedures: does @pp rest on too few samples to trust, fewer
+ * than CP_SAMPLES_THIN behind its CPU figure or, when it has CP time,
+ * behind its CP figures?  False for instrumented procedures.
+ */
+bool cp_compare_thin(const struct cp_profile *p, const struct cp_proc_prof *pp);
+
 /* The row of procedure @name, or NULL.  O(n). */
 const struct cp_cmp_row *cp_compare_find(const struct cp_compare *c,
 					 const char *name);

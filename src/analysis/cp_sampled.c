@@ -586,3 +586,107 @@ uint32_t cp_sampled_hotlines(const struct cp_trace *t, uint32_t max,
 	*out = t->samples->hot;
 	return t->samples->nhot < max ? t->samples->nhot : max;
 }
+
+void cp_sampled_warn(FILE *f, const char *prefix, const struct cp_trace *t)
+{
+	const struct cp_samples *s = t->samples;
+	const struct cp_symbolize_stats *st;
+	uint64_t all;
+
+	if (!s || !s->active)
+		return;
+	all = s->decoded ? s->decoded : 1;
+	if (s->unknown_thread)
+		fprintf(f, "%s: %s: %" PRIu64 " samples of threads without "
+			"events dropped\n", prefix, t->path, s->unknown_thread);
+	if (s->backwards)
+		fprintf(f, "%s: %s: %" PRIu64 " samples dropped: their time "
+			"runs backwards in their thread\n", prefix, t->path,
+			s->backwards);
+	if (s->outside * 10 > all)
+		fprintf(f, "%s: %s: %" PRIu64 " of %" PRIu64 " samples fall "
+			"outside their thread's events, not used\n", prefix,
+			t->path, s->outside, s->decoded);
+	if (s->in_wait * 10 > all)
+		fprintf(f, "%s: %s: %" PRIu64 " of %" PRIu64 " samples fall "
+			"inside waits, not used\n", prefix, t->path, s->in_wait,
+			s->decoded);
+	if (s->unwind_failed * 10 > all)
+		fprintf(f, "%s: %s: %" PRIu64 " of %" PRIu64 " stacks are "
+			"incomplete (unwinding failed): inclusive times are "
+			"low\n", prefix, t->path, s->unwind_failed, s->decoded);
+	st = cp_symbolize_stats(s->sym);
+	if (st->no_file)
+		fprintf(f, "%s: %s: %u of %u modules not found or changed "
+			"since the run: their code is named module+0xOFFSET\n",
+			prefix, t->path, st->no_file, s->nmods);
+}
+
+void cp_sampled_print(FILE *f, const struct cp_trace *t, uint32_t max)
+{
+	const struct cp_samples *s = t->samples;
+	const struct cp_symbolize_stats *st;
+
+	if (!s || !s->active)
+		return;
+	st = cp_symbolize_stats(s->sym);
+	fprintf(f, "Sampling: %" PRIu64 " samples, %" PRIu64 " placed "
+		"(%" PRIu64 " in waits, %" PRIu64 " outside their thread, "
+		"%" PRIu64 " dropped); %u modules, %u without debug "
+		"information, %u not found\n", s->decoded, s->used, s->in_wait,
+		s->outside, s->unknown_thread + s->backwards, s->nmods,
+		st->no_debug, st->no_file);
+	if (!s->nhot)
+		return;
+	fprintf(f, "Hot lines (where the samples stopped)\n");
+	for (uint32_t i = 0; i < s->nhot && i < max; i++) {
+		const struct cp_hotline *h = &s->hot[i];
+
+		fprintf(f, "  %8" PRIu64 " %5.1f%%  %s", h->samples,
+			100.0 * (double)h->samples /
+			(double)(s->decoded ? s->decoded : 1), h->func);
+		if (h->file)
+			fprintf(f, "  %s:%u", h->file, h->line);
+		fprintf(f, "\n");
+	}
+}
+
+void cp_sampled_emit(struct cp_emit *e, const struct cp_trace *t,
+		     uint32_t max)
+{
+	const struct cp_samples *s = t->samples;
+	const struct cp_symbolize_stats *st;
+
+	if (!s || !s->active)
+		return;
+	st = cp_symbolize_stats(s->sym);
+	cp_emit_obj_begin(e, "sampling");
+	cp_emit_u64(e, "samples", s->decoded);
+	cp_emit_u64(e, "used", s->used);
+	cp_emit_u64(e, "in_wait", s->in_wait);
+	cp_emit_u64(e, "outside", s->outside);
+	cp_emit_u64(e, "unknown_thread", s->unknown_thread);
+	cp_emit_u64(e, "backwards", s->backwards);
+	cp_emit_u64(e, "truncated", s->truncated);
+	cp_emit_u64(e, "unwind_failed", s->unwind_failed);
+	cp_emit_u64(e, "modules", s->nmods);
+	cp_emit_u64(e, "modules_missing", st->no_file);
+	cp_emit_u64(e, "modules_without_debuginfo", st->no_debug);
+	cp_emit_u64(e, "thin_below", CP_SAMPLES_THIN);
+	cp_emit_arr_begin(e, "hot_lines");
+	for (uint32_t i = 0; i < s->nhot && i < max; i++) {
+		cp_emit_obj_begin(e, NULL);
+		cp_emit_str(e, "name", s->hot[i].func);
+		if (s->hot[i].file) {
+			cp_emit_str(e, "file", s->hot[i].file);
+			cp_emit_u64(e, "line", s->hot[i].line);
+		} else {
+			cp_emit_null(e, "file");
+			cp_emit_null(e, "line");
+		}
+		cp_emit_u64(e, "samples", s->hot[i].samples);
+		cp_emit_obj_end(e);
+	}
+	cp_emit_arr_end(e);
+	cp_emit_obj_end(e);
+}

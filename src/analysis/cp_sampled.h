@@ -20,6 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <stdio.h>
+
+#include "cp_emit.h"
 #include "cp_trace.h"
 
 /* Where a trace's procedure activity comes from. */
@@ -66,6 +69,31 @@ int cp_sampled_apply(struct cp_trace *t, const struct cp_sampled_opts *o,
  */
 uint32_t cp_sampled_hotlines(const struct cp_trace *t, uint32_t max,
 			     const struct cp_hotline **out);
+
+/*
+ * One warning line per kind of sample that could not be used (thread
+ * without events, time running backwards, outside the thread's life,
+ * inside a wait: the last two are expected in small numbers and only
+ * mentioned when they are more than a tenth) and per module without a
+ * file, each "PREFIX: FILE: ..." on @f.  Nothing unless the procedures
+ * are sampled.
+ */
+void cp_sampled_warn(FILE *f, const char *prefix, const struct cp_trace *t);
+
+/*
+ * Text: the sampling summary and the @max hottest source lines, for the
+ * report.  Nothing unless the procedures are sampled.
+ */
+void cp_sampled_print(FILE *f, const struct cp_trace *t, uint32_t max);
+
+/*
+ * JSON: "sampling": {"samples", "used", "in_wait", "outside",
+ * "unknown_thread", "backwards", "truncated", "unwind_failed", "modules",
+ * "modules_missing", "modules_without_debuginfo", "hot_lines": [{"name",
+ * "file", "line", "samples"}]}, or nothing unless sampled.
+ */
+void cp_sampled_emit(struct cp_emit *e, const struct cp_trace *t,
+		     uint32_t max);
 
 /* Below this many samples a figure is flagged as too thin to trust. */
 #define CP_SAMPLES_THIN 10
