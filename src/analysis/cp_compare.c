@@ -579,6 +579,7 @@ void cp_compare_print(FILE *f, const struct cp_compare *c, uint32_t max)
 	uint32_t rows = max && max < c->n ? max : c->n, marked = 0;
 	uint32_t uncomputed = 0, thin = 0;
 	bool gcol = c->gp != NULL;
+	bool gtotal = gcol && !p->exclusive && cp_gprof_has_totals(c->gp);
 	char k[32];
 
 	if (p->useful_ns > top)
@@ -599,7 +600,7 @@ void cp_compare_print(FILE *f, const struct cp_compare *c, uint32_t max)
 		fprintf(f, "  note: %s\n", c->note);
 	fprintf(f, "\n  %-*s", (int)w, "");
 	if (gcol)
-		fprintf(f, " %16s", "gprof self");
+		fprintf(f, " %16s", gtotal ? "gprof total" : "gprof self");
 	snprintf(k, sizeof(k), "MBM (k=%" PRIu32 ")", p->npaths);
 	fprintf(f, " %16s %16s %16s %16s %16s %8s  %s\n", p->sampled ?
 		"sampled CPU" : "cpthread CPU", "critical path", "CP zeroing",
@@ -615,7 +616,11 @@ void cp_compare_print(FILE *f, const struct cp_compare *c, uint32_t max)
 		char a[16], b[16];
 
 		fprintf(f, "  %-*.*s", (int)w, (int)w, r->name);
-		if (gcol)
+		if (gcol && gtotal)
+			cell(f, u, r->gp && r->gp->has_total,
+			     r->gp ? r->gp->total_ns : 0,
+			     r->gp ? r->gp->total_pct : 0);
+		else if (gcol)
 			cell(f, u, r->gp != NULL, r->gp ? r->gp->self_ns : 0,
 			     r->gp ? r->gp->pct : 0);
 		cell(f, u, pp != NULL, pp ? pp->cpu_ns : 0,
@@ -687,6 +692,13 @@ void cp_compare_emit_proc(struct cp_emit *e, const struct cp_compare *c,
 		} else {
 			cp_emit_null(e, "gprof_ns");
 			cp_emit_null(e, "gprof_pct");
+		}
+		if (r && r->gp && r->gp->has_total) {
+			cp_emit_u64(e, "gprof_total_ns", r->gp->total_ns);
+			cp_emit_f64(e, "gprof_total_pct", r->gp->total_pct);
+		} else {
+			cp_emit_null(e, "gprof_total_ns");
+			cp_emit_null(e, "gprof_total_pct");
 		}
 	}
 	if (!r)

@@ -80,7 +80,9 @@ void cp_compare_print(FILE *f, const struct cp_compare *c, uint32_t max);
 
 /*
  * JSON members of procedure @name inside its object: "gprof_ns" and
- * "gprof_pct" (null when gprof has no such procedure), "cpu_rank",
+ * "gprof_pct" (self; null when gprof has no such procedure),
+ * "gprof_total_ns" and "gprof_total_pct" (self + children from gprof's
+ * call graph; null without one), "cpu_rank",
  * "cp_rank" and "rank_disagree".  Nothing without gprof data except the
  * ranks.
  */

@@ -453,6 +453,73 @@ START_TEST(test_cpt_report_gprof_json)
 }
 END_TEST
 
+static json_t *proc_named(json_t *doc, const char *name);
+static int64_t jint(json_t *o, const char *key);
+
+/*
+ * Every function's time in one shared helper: gprof's flat self time is 0
+ * for work1, work2 and crit, its call graph's totals are not; the
+ * inclusive report shows the totals ("gprof total").
+ */
+START_TEST(test_cpt_report_gprof_totals)
+{
+	static const char prog[] =
+		"volatile unsigned long sink;\n"
+		"#define P __attribute__((noinline)) void\n"
+		"P helper(unsigned long n)\n"
+		"{ for (unsigned long i = 0; i < n; i++) sink += i; }\n"
+		"P work1(void) { helper(150000000ul); }\n"
+		"P work2(void) { helper(100000000ul); }\n"
+		"P crit(void) { helper(50000000ul); }\n"
+		"int main(void)\n"
+		"{ work1(); crit(); work2(); crit(); return 0; }\n";
+	char src[320], exe[320], gmon[320], cmd[800];
+	const char *names[] = { "work1", "work2", "crit" };
+	struct out r;
+	json_error_t jerr;
+	json_t *doc;
+	FILE *f;
+
+	snprintf(src, sizeof(src), "%s/pgh.c", dir);
+	snprintf(exe, sizeof(exe), "%s/pgh", dir);
+	snprintf(gmon, sizeof(gmon), "%s/gmon.out", dir);
+	f = fopen(src, "w");
+	ck_assert_msg(f && fputs(prog, f) >= 0 && fclose(f) == 0, "%s", src);
+	snprintf(cmd, sizeof(cmd), "cd %s && cc -O1 -pg -o pgh pgh.c && "
+		 "./pgh", dir);
+	ck_assert_msg(system(cmd) == 0, "%s", cmd);
+	{
+		const char *a[] = { "report", trace, "--gprof", gmon, "--exe",
+				    exe, "--format", "json", NULL };
+
+		cpt(&r, a);
+	}
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	doc = json_loads(r.out, 0, &jerr);
+	ck_assert_msg(doc != NULL, "JSON: %s", jerr.text);
+	for (int i = 0; i < 3; i++) {
+		json_t *pr = proc_named(doc, names[i]);
+
+		ck_assert_msg(pr && jint(pr, "gprof_ns") == 0 &&
+			      jint(pr, "gprof_total_ns") > 0,
+			      "%s: gprof self %" PRId64 " total %" PRId64,
+			      names[i], pr ? jint(pr, "gprof_ns") : -1,
+			      pr ? jint(pr, "gprof_total_ns") : -1);
+	}
+	json_decref(doc);
+	out_free(&r);
+	{
+		const char *a[] = { "report", trace, "--gprof", gmon, "--exe",
+				    exe, NULL };
+
+		cpt(&r, a);
+	}
+	ck_assert_msg(r.status == 0 && strstr(r.out, "gprof total"),
+		      "exit %d:\n%s", r.status, r.out);
+	out_free(&r);
+}
+END_TEST
+
 static json_t *proc_named(json_t *doc, const char *name)
 {
 	json_t *procs = json_object_get(json_object_get(doc, "critical_path"),
@@ -579,6 +646,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_cpt_report_views);
 	tcase_add_test(tc, test_cpt_report_html_file);
 	tcase_add_test(tc, test_cpt_report_gprof_json);
+	tcase_add_test(tc, test_cpt_report_gprof_totals);
 	tcase_add_test(tc, test_cpt_report_sampled);
 	tcase_add_test(tc, test_cpt_sampled_whatif_folded);
 	suite_add_tcase(s, tc);
