@@ -22,7 +22,11 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "cp_profile.h"
+#include "cp_sampled.h"
 #include "cp_symbolize.h"
+#include "cp_tracepag.h"
+#include "trace_synth.c"
 
 /* ---- the functions looked up ---------------------------------------- */
 
@@ -408,6 +412,89 @@ START_TEST(test_symbolize_vdso_image)
 }
 END_TEST
 
+/*
+ * The whole path: a trace whose MODULES block records this program and
+ * whose samples stop in sym_leaf (called from sym_outer's caller chain)
+ * and in the inlined sym_inl: the procedures are the real functions, the
+ * inlined one nested in sym_outer, and the hot lines name this file.
+ */
+START_TEST(test_symbolize_trace_samples)
+{
+	struct cp_sampled_opts so = { .src = CP_PROCS_AUTO };
+	struct cp_profile_opts po = { .exclusive = true };
+	const struct cp_hotline *hl;
+	struct cp_tracepag tp;
+	struct cp_profile p;
+	struct cp_trace t;
+	struct synth s;
+	struct mod m;
+	char err[256] = "";
+	uint8_t *buf;
+	size_t len;
+	uint64_t leaf[2], inl[2];
+	bool in_outer = false;
+	uint32_t nh;
+
+	sym_outer(3);
+	sym_leaf(1);
+	self_module(&m, NULL);
+	/* leaf and inlined code, "called" from sym_outer's first byte + 1 */
+	leaf[0] = (uint64_t)(uintptr_t)sym_leaf + 4;
+	leaf[1] = (uint64_t)(uintptr_t)sym_outer + 1;
+	inl[0] = inl_pc;
+	inl[1] = (uint64_t)(uintptr_t)sym_outer + 1;
+	synth_init(&s);
+	synth_start(&s, 0, -1);
+	synth_exit(&s, 0, 4000);
+	for (int i = 0; i < 4; i++)
+		synth_sample(&s, 0, 500 + 1000 * (uint64_t)i,
+			     500 + 1000 * (uint64_t)i, 1000, 0,
+			     i < 2 ? leaf : inl, i < 2 ? 2 : 1);
+	synth_module(&s, m.m.bias, m.m.lo, m.m.hi, m.id, (uint8_t)m.m.idlen,
+		     m.path, NULL, 0);
+	len = synth_encode(&s, &buf);
+	ck_assert_msg(cp_trace_parse(&t, "self.cpt", buf, len, err,
+				     sizeof(err)) == 0, "parse: %s", err);
+	free(buf);
+	ck_assert_msg(cp_sampled_apply(&t, &so, err, sizeof(err)) == 1,
+		      "apply: %s", err);
+	ck_assert(cp_tracepag_build(&tp, &t, err, sizeof(err)) == 0);
+	ck_assert(cp_profile_compute(&p, &tp, &po, err, sizeof(err)) == 0);
+	/* exclusive: sym_leaf [0, 2000), sym_inl [2000, 4000] */
+	for (uint32_t i = 0; i < p.nprocs; i++) {
+		const struct cp_proc_prof *pp = &p.procs[i];
+
+		if (!strcmp(pp->name, "sym_leaf"))
+			ck_assert_msg(pp->cpu_ns == 2000 && pp->samples == 2,
+				      "sym_leaf %" PRIu64 " ns, %" PRIu64
+				      " samples", pp->cpu_ns, pp->samples);
+		else if (!strcmp(pp->name, "sym_inl"))
+			ck_assert_msg(pp->cpu_ns == 2000 && pp->samples == 2,
+				      "sym_inl %" PRIu64 " ns", pp->cpu_ns);
+		else
+			ck_assert_msg(!strcmp(pp->name, "sym_outer") &&
+				      pp->cpu_ns == 0, "procedure '%s' %"
+				      PRIu64 " ns", pp->name, pp->cpu_ns);
+	}
+	ck_assert_msg(p.nprocs == 3, "%u procedures", p.nprocs);
+	/* sym_inl's calling context: inside sym_outer */
+	for (uint32_t n = 1; n < tp.ncct; n++)
+		if (!strcmp(tp.procs[tp.cct[n].proc], "sym_inl"))
+			in_outer = !strcmp(tp.procs[tp.cct[tp.cct[n].parent]
+						    .proc], "sym_outer");
+	ck_assert_msg(in_outer, "sym_inl not under sym_outer");
+	nh = cp_sampled_hotlines(&t, 10, &hl);
+	ck_assert_msg(nh == 2 && hl[0].samples == 2 && hl[0].file &&
+		      !strcmp(base(hl[0].file), "check_symbolize.c") &&
+		      hl[0].line > 0, "hot lines: %u, first %s:%u", nh,
+		      nh && hl[0].file ? hl[0].file : "?", nh ? hl[0].line : 0);
+	cp_profile_free(&p);
+	cp_tracepag_free(&tp);
+	cp_trace_free(&t);
+	synth_free(&s);
+}
+END_TEST
+
 static Suite *symbolize_suite(void)
 {
 	Suite *s = suite_create("symbolize");
@@ -420,6 +507,7 @@ static Suite *symbolize_suite(void)
 	tcase_add_test(tc, test_symbolize_changed_file_not_used);
 	tcase_add_test(tc, test_symbolize_dynamic_symbols);
 	tcase_add_test(tc, test_symbolize_vdso_image);
+	tcase_add_test(tc, test_symbolize_trace_samples);
 	suite_add_tcase(s, tc);
 	return s;
 }
