@@ -18,14 +18,15 @@
  * sample fell in takes the nearest samples' stacks.
  *
  * The change of stack at each switch point is written into the thread's
- * vertices as REGION_END of every frame popped (innermost first, so a
- * recursive frame closes itself and no other) and REGION_BEGIN of every
- * frame pushed, at the switch's time, with string ids above the trace's
- * own naming the functions.  cp_tracepag.c then builds the calling-context
- * tree from them exactly as from instrumentation, and inclusive time
- * counts a recursive function once per stack (its CCT node's distinct
- * procedures).  Frames are the symbolizer's, inline frames included,
- * outermost first; a return address (frames >= 1) is looked up minus 1.
+ * vertices as one CP_TV_STACK vertex (cp_trace.h) naming the new stack,
+ * an entry of the trace's table of distinct stacks (cp_samples.stk:
+ * function names, outermost first, inline frames included; a return
+ * address, frames >= 1, is looked up minus 1).  cp_tracepag.c turns each
+ * stack into its calling-context-tree node, the path of its functions from
+ * the root, exactly the node instrumentation would have reached; inclusive
+ * time then counts a recursive function once per stack (the node's
+ * distinct procedures).  One vertex per switch, whatever the depth: a
+ * sampled trace's graph grows by at most one vertex per sample.
  * Instrumented procedure events (ENTER, LEAVE, regions) are dropped when
  * the samples take over: the two do not nest.
  *
@@ -35,9 +36,8 @@
  * one closing the segment it fell in (pos_v), so that a profile can count
  * the samples every figure rests on, on the critical path and overall.
  *
- * Cost: O(samples * depth) symbolization lookups, cached per address;
- * O(vertices + switches) rewrite, a switch costing one vertex per frame
- * popped or pushed.
+ * Cost: O(samples * depth) symbolization lookups, cached per address,
+ * and stack hashing; O(vertices + samples) rewrite.
  */
 #include "cp_sampled.h"
 
@@ -68,10 +68,12 @@ struct ap {
 	struct cp_map2 pcmap;		/* (pc, 0) -> offset in pcpool */
 	uint32_t *pcpool;		/* count, then ids innermost first */
 	uint32_t npcpool, cap_pcpool;
-	uint32_t *stk;			/* every sample's stack of name
-					 * indices, outermost first */
-	uint64_t nstk, cap_stk;
-	uint64_t *stk_off;		/* [n + 1] into stk */
+	struct cp_map2 stkmap;		/* (hash, length) -> stack id */
+	uint64_t cap_stk;
+	uint32_t cap_stacks;
+	uint32_t *seq;			/* the stack being built */
+	uint32_t nseq, cap_seq;
+	uint32_t *sid;			/* [n] each sample's stack id */
 	struct cp_map2 hotmap;		/* leaf line -> index in s->hot */
 	uint32_t cap_hot;
 	uint32_t **map;			/* [nthreads] old -> new vertex */
@@ -176,19 +178,65 @@ static int hot(struct ap *a, uint64_t pc)
 	return 0;
 }
 
-/* Every sample's stack as name indices, outermost first. */
+/* The id of the stack a->seq[0 .. nseq), interned; UINT32_MAX: memory. */
+static uint32_t intern_stack(struct ap *a)
+{
+	struct cp_samples *s = a->s;
+	uint64_t h = 0x5bd1e995;
+	uint32_t id;
+
+	for (uint32_t i = 0; i < a->nseq; i++)
+		h = cp_hash_mix(h, a->seq[i]);
+	id = cp_map2_get(&a->stkmap, h, a->nseq);
+	if (id != CP_HASH_NONE &&
+	    s->stk_off[id + 1] - s->stk_off[id] == a->nseq &&
+	    !memcmp(s->stk + s->stk_off[id], a->seq,
+		    a->nseq * sizeof(*a->seq)))
+		return id;
+	/* new (or a hash collision: a second id for its sequence, which
+	 * only costs a switch that changes nothing) */
+	if (grow32((void **)&s->stk_off, sizeof(*s->stk_off), &a->cap_stacks,
+		   (uint64_t)s->nstacks + 2))
+		return UINT32_MAX;
+	if (s->stk_off[s->nstacks] + a->nseq > a->cap_stk) {
+		uint64_t c = a->cap_stk ? a->cap_stk * 2 : 1024;
+		uint32_t *q;
+
+		while (c < s->stk_off[s->nstacks] + a->nseq)
+			c *= 2;
+		q = realloc(s->stk, c * sizeof(*q));
+		if (!q)
+			return UINT32_MAX;
+		s->stk = q;
+		a->cap_stk = c;
+	}
+	id = s->nstacks++;
+	memcpy(s->stk + s->stk_off[id], a->seq, a->nseq * sizeof(*a->seq));
+	s->stk_off[id + 1] = s->stk_off[id] + a->nseq;
+	if (cp_map2_get(&a->stkmap, h, a->nseq) == CP_HASH_NONE &&
+	    cp_map2_put(&a->stkmap, h, a->nseq, id))
+		return UINT32_MAX;
+	return id;
+}
+
+/* Every sample's stack: name indices outermost first, as a stack id. */
 static int symbolize_all(struct ap *a)
 {
 	struct cp_samples *s = a->s;
 
-	a->stk_off = malloc((s->n + 1) * sizeof(*a->stk_off));
-	if (!a->stk_off)
+	a->sid = malloc((s->n ? s->n : 1) * sizeof(*a->sid));
+	s->stk_off = calloc(2, sizeof(*s->stk_off));
+	if (!a->sid || !s->stk_off)
+		return -1;
+	a->cap_stacks = 2;
+	a->nseq = 0;
+	if (intern_stack(a) != 0)	/* the empty stack is stack 0 */
 		return -1;
 	for (uint64_t i = 0; i < s->n; i++) {
 		const struct cp_sample *sm = &s->s[i];
 		const uint64_t *pcs = cp_sample_pcs(s, sm);
 
-		a->stk_off[i] = a->nstk;
+		a->nseq = 0;
 		if (sm->depth && hot(a, pcs[0]))
 			return -1;
 		for (uint32_t d = sm->depth; d-- > 0;) {
@@ -198,24 +246,17 @@ static int symbolize_all(struct ap *a)
 			if (off == UINT32_MAX)
 				return -1;
 			n = a->pcpool[off];
-			if (a->nstk + n > a->cap_stk) {
-				uint64_t c = a->cap_stk ? a->cap_stk * 2 : 1024;
-				uint32_t *q;
-
-				while (c < a->nstk + n)
-					c *= 2;
-				q = realloc(a->stk, c * sizeof(*q));
-				if (!q)
-					return -1;
-				a->stk = q;
-				a->cap_stk = c;
-			}
+			if (grow32((void **)&a->seq, sizeof(*a->seq),
+				   &a->cap_seq, (uint64_t)a->nseq + n))
+				return -1;
 			/* the inline chain is innermost first: reverse it */
 			for (uint32_t j = n; j-- > 0;)
-				a->stk[a->nstk++] = a->pcpool[off + 1 + j];
+				a->seq[a->nseq++] = a->pcpool[off + 1 + j];
 		}
+		a->sid[i] = intern_stack(a);
+		if (a->sid[i] == UINT32_MAX)
+			return -1;
 	}
-	a->stk_off[s->n] = a->nstk;
 	return 0;
 }
 
@@ -262,35 +303,6 @@ static int put(struct out *o, const struct cp_tvert *v, uint64_t wall,
 	return 0;
 }
 
-/* The frames to pop and push to go from stack @cur to @nxt. */
-static int switch_to(struct ap *a, struct out *o, uint32_t **cur,
-		     uint32_t *ncur, uint32_t *capcur, const uint32_t *nxt,
-		     uint32_t nn, uint64_t ts, uint64_t wall, bool hasw)
-{
-	uint32_t c = 0;
-	struct cp_tvert v = { .ts = ts };
-
-	while (c < *ncur && c < nn && (*cur)[c] == nxt[c])
-		c++;
-	for (uint32_t k = *ncur; k-- > c;) {
-		v.op = CP_EV_REGION_END;
-		v.arg = a->s->name_base + (*cur)[k];
-		if (put(o, &v, wall, hasw))
-			return -1;
-	}
-	for (uint32_t k = c; k < nn; k++) {
-		v.op = CP_EV_REGION_BEGIN;
-		v.arg = a->s->name_base + nxt[k];
-		if (put(o, &v, wall, hasw))
-			return -1;
-	}
-	if (grow32((void **)cur, sizeof(**cur), capcur, nn ? nn : 1))
-		return -1;
-	memcpy(*cur, nxt, nn * sizeof(**cur));
-	*ncur = nn;
-	return 0;
-}
-
 /* The wall time at clock @ts inside the segment (@i0, @i1) of @th. */
 static uint64_t wall_at(const struct cp_trace_thread *th, uint32_t i0,
 			uint32_t i1, uint64_t ts)
@@ -315,7 +327,7 @@ static int thread_rewrite(struct ap *a, uint32_t tid)
 	struct cp_trace_thread *th = &t->threads[tid];
 	bool hasw = th->wall != NULL;
 	uint64_t k0 = s->thr_off[tid], k1 = s->thr_off[tid + 1];
-	uint32_t *keep = NULL, nk = 0, *cur = NULL, ncur = 0, capcur = 0;
+	uint32_t *keep = NULL, nk = 0, cur = 0;
 	uint64_t *ub = NULL, *u = NULL;
 	uint32_t *seg = NULL;
 	struct out o = { .v = NULL };
@@ -400,21 +412,19 @@ static int thread_rewrite(struct ap *a, uint32_t tid)
 			}
 			if (tj > j)
 				break;	/* its switch comes later */
-			if (switch_to(a, &o, &cur, &ncur, &capcur,
-				      a->stk + a->stk_off[k],
-				      (uint32_t)(a->stk_off[k + 1] -
-						 a->stk_off[k]),
-				      ts, hasw ? wall_at(th, keep[tj - 1],
-							 keep[tj], ts) : 0,
-				      hasw))
-				goto out;
-			sm->ctx_v = o.n ? o.n - 1 : 0;
-			if (prev != UINT64_MAX && a->stk_off[k + 1] -
-			    a->stk_off[k] == a->stk_off[prev + 1] -
-			    a->stk_off[prev] && !memcmp(a->stk + a->stk_off[k],
-			    a->stk + a->stk_off[prev], (a->stk_off[k + 1] -
-			    a->stk_off[k]) * sizeof(*a->stk)))
-				sm->ctx_v = s->s[prev].ctx_v;	/* no switch */
+			if (a->sid[k] != cur) {
+				struct cp_tvert sw = {
+					.ts = ts, .op = CP_TV_STACK,
+					.arg = a->sid[k],
+				};
+
+				if (put(&o, &sw, hasw ? wall_at(th,
+					keep[tj - 1], keep[tj], ts) : 0, hasw))
+					goto out;
+				cur = a->sid[k];
+			}
+			/* its stack is current after the last switch */
+			sm->ctx_v = o.n - 1;
 			prev = k;
 		}
 		a->map[tid][keep[j]] = o.n;
@@ -449,7 +459,6 @@ out:
 	free(ub);
 	free(u);
 	free(seg);
-	free(cur);
 	return ret;
 }
 
@@ -469,24 +478,6 @@ static void remap(struct ap *a)
 	for (uint64_t i = 0; i < t->npub; i++)
 		if (t->pub[i].seq)
 			t->pub[i].vi = a->map[t->pub[i].tid][t->pub[i].vi];
-}
-
-/* The sampled procedure names as the trace's strings. */
-static int add_strings(struct ap *a)
-{
-	struct cp_trace *t = a->t;
-	struct cp_trace_str *ns;
-
-	ns = realloc(t->strs, ((size_t)t->nstrs + a->s->nnames + 1) *
-		     sizeof(*ns));
-	if (!ns)
-		return -1;
-	t->strs = ns;
-	for (uint32_t i = 0; i < a->s->nnames; i++)
-		t->strs[t->nstrs++] = (struct cp_trace_str){
-			.id = a->s->name_base + i, .text = a->s->names[i],
-		};
-	return 0;
 }
 
 static int cmp_hot(const void *x, const void *y)
@@ -535,9 +526,6 @@ int cp_sampled_apply(struct cp_trace *t, const struct cp_sampled_opts *o,
 			 "the procedures from", t->path);
 		return -1;
 	}
-	for (uint32_t i = 0; i < t->nstrs; i++)
-		if (t->strs[i].id >= a.s->name_base)
-			a.s->name_base = t->strs[i].id + 1;
 	why[0] = 0;
 	a.s->sym = cp_symbolize_open(a.s->mods, a.s->nmods,
 				     o ? o->debug_path : NULL, trace_sym, t,
@@ -545,14 +533,10 @@ int cp_sampled_apply(struct cp_trace *t, const struct cp_sampled_opts *o,
 	a.map = calloc(t->nthreads, sizeof(*a.map));
 	if (!a.s->sym || !a.map || symbolize_all(&a))
 		goto err;
-	if ((uint64_t)a.s->name_base + a.s->nnames > UINT32_MAX)
-		goto err;
 	for (uint32_t tid = 0; tid < t->nthreads; tid++)
 		if (thread_rewrite(&a, tid))
 			goto err;
 	remap(&a);
-	if (add_strings(&a))
-		goto err;
 	t->nvertices = 0;
 	for (uint32_t tid = 0; tid < t->nthreads; tid++)
 		t->nvertices += t->threads[tid].nv;
@@ -569,10 +553,11 @@ out:
 	for (uint32_t tid = 0; a.map && tid < t->nthreads; tid++)
 		free(a.map[tid]);
 	free(a.map);
-	free(a.stk);
-	free(a.stk_off);
+	free(a.sid);
+	free(a.seq);
 	free(a.pcpool);
 	cp_map2_free(&a.pcmap);
+	cp_map2_free(&a.stkmap);
 	cp_map2_free(&a.hotmap);
 	cp_smap_free(&a.names);
 	return ret;

@@ -4,11 +4,12 @@
  * After reading a trace with samples, cp_sampled_apply() symbolizes every
  * sample's stack (cp_symbolize.h) and rewrites each thread's timeline so
  * that the procedure activity the samples imply is written in the trace
- * the way instrumentation would have written it: procedure frames opened
- * and closed at switch points (as REGION_BEGIN/REGION_END vertices naming
- * the functions, cp_tracepag.h), so the calling-context tree, CP and CPU
- * time, zeroing, Slack, MBM, the views, what-if and the flame graphs work
- * on real call stacks unchanged.  See cp_sampled.c for the model.
+ * as calling contexts: at each switch point a CP_TV_STACK vertex names the
+ * stack the thread runs in from there on, which cp_tracepag.c turns into
+ * the calling-context-tree node instrumentation would have reached, so CP
+ * and CPU time, zeroing, Slack, MBM, the views, what-if and the flame
+ * graphs work on real call stacks unchanged.  See cp_sampled.c for the
+ * model.
  *
  * The trace is changed in place, before anything else reads it; read-only
  * afterwards as before.

@@ -321,6 +321,8 @@ void cp_samples_free(struct cp_samples *s)
 	for (uint32_t i = 0; i < s->nnames; i++)
 		free(s->names[i]);
 	free(s->names);
+	free(s->stk);
+	free(s->stk_off);
 	free(s->hot);
 	cp_symbolize_close(s->sym);
 	free(s);

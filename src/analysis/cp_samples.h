@@ -15,6 +15,7 @@
  *
  * Built by the reader, read-only afterwards except for the attribution
  * fields that cp_sampled.c fills once, before anything reads them.
+ * cp_tracepag.c reads the stacks that CP_TV_STACK vertices name.
  */
 #ifndef CP_SAMPLES_H
 #define CP_SAMPLES_H
@@ -83,7 +84,11 @@ struct cp_samples {
 	bool active;
 	char **names;		/* procedure names it interned */
 	uint32_t nnames, cap_names;
-	uint32_t name_base;	/* string id of names[0] */
+	uint32_t *stk;		/* distinct stacks: indices into names[],
+				 * outermost first */
+	uint64_t *stk_off;	/* [nstacks + 1]: stack i is
+				 * stk[stk_off[i] .. stk_off[i + 1]) */
+	uint32_t nstacks;
 	uint64_t used;		/* samples placed on the timeline */
 	struct cp_hotline *hot;	/* leaf lines by samples (cp_sampled.h) */
 	uint32_t nhot;
