@@ -21,6 +21,7 @@
 #include "cp_mbm.h"
 #include "cp_profile.h"
 #include "cp_sampled.h"
+#include "cp_samples.h"
 #include "cp_slack.h"
 #include "cp_views.h"
 #include "cp_zero.h"
@@ -191,7 +192,7 @@ static void trace_text(struct cpt_ctx *c, const struct cpt_input *in,
 		cp_compare_print(f, cmp, max);
 		fprintf(f, "\n");
 		cp_sampled_print(f, t, HOT_LINES);
-		if (p->sampled)
+		if (t->samples && t->samples->decoded)
 			fprintf(f, "\n");
 	} else if (!nrows) {
 		fprintf(f, "  No procedure activity in this trace: trace with "

@@ -47,6 +47,7 @@
 #include <string.h>
 
 #include "cp_bigmem.h"
+#include "cp_die.h"
 #include "cp_hash.h"
 #include "cp_samples.h"
 #include "cp_symbolize.h"
@@ -480,6 +481,49 @@ static void remap(struct ap *a)
 			t->pub[i].vi = a->map[t->pub[i].tid][t->pub[i].vi];
 }
 
+/*
+ * The rewritten trace's invariants: each thread's clock never goes back,
+ * it still starts with THREAD_START, the remapped cross references land
+ * on the events they name, every stack id exists and every used sample's
+ * vertices are inside its thread.  O(vertices + publishes + samples),
+ * small beside the rewrite, so always checked; dies on a violation.
+ */
+static void cp_sampled_assert(const struct cp_trace *t)
+{
+	const struct cp_samples *s = t->samples;
+
+	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
+		const struct cp_trace_thread *th = &t->threads[tid];
+
+		if (th->nv && cp_tvert_kind(&th->v[0]) != CP_EV_THREAD_START)
+			cp_die("sampled: thread does not start");
+		for (uint32_t i = 1; i < th->nv; i++)
+			if (th->v[i].ts < th->v[i - 1].ts ||
+			    (cp_tvert_kind(&th->v[i]) == CP_TV_STACK &&
+			     th->v[i].arg >= s->nstacks))
+				cp_die("sampled: vertex out of order");
+		if ((th->exit_v != UINT32_MAX &&
+		     cp_tvert_kind(&th->v[th->exit_v]) != CP_EV_THREAD_EXIT) ||
+		    (th->create_v != UINT32_MAX && th->parent != UINT32_MAX &&
+		     cp_tvert_kind(&t->threads[th->parent].v[th->create_v]) !=
+		     CP_EV_THREAD_CREATE))
+			cp_die("sampled: thread life remapped wrong");
+	}
+	for (uint64_t i = 0; i < t->npub; i++)
+		if (t->pub[i].seq &&
+		    cp_tvert_kind(&t->threads[t->pub[i].tid].v[t->pub[i].vi]) !=
+		    CP_EV_PUBLISH)
+			cp_die("sampled: publish remapped wrong");
+	for (uint64_t k = 0; k < s->n; k++) {
+		const struct cp_sample *sm = &s->s[k];
+		uint32_t nv = t->threads[sm->tid].nv;
+
+		if (sm->used && (sm->ctx_v + 1 >= nv || !sm->pos_v ||
+				 sm->pos_v >= nv))
+			cp_die("sampled: sample outside its thread");
+	}
+}
+
 static int cmp_hot(const void *x, const void *y)
 {
 	const struct cp_hotline *p = x, *q = y;
@@ -543,6 +587,7 @@ int cp_sampled_apply(struct cp_trace *t, const struct cp_sampled_opts *o,
 	if (a.s->nhot)
 		qsort(a.s->hot, a.s->nhot, sizeof(*a.s->hot), cmp_hot);
 	a.s->active = true;
+	cp_sampled_assert(t);
 	ret = 1;
 	goto out;
 err:
@@ -612,6 +657,12 @@ void cp_sampled_print(FILE *f, const struct cp_trace *t, uint32_t max)
 	const struct cp_samples *s = t->samples;
 	const struct cp_symbolize_stats *st;
 
+	if (s && !s->active && s->decoded) {
+		fprintf(f, "note: the trace also holds %" PRIu64 " CPU-time "
+			"samples; --procedures sampled takes the procedures "
+			"from them.\n", s->decoded);
+		return;
+	}
 	if (!s || !s->active)
 		return;
 	st = cp_symbolize_stats(s->sym);

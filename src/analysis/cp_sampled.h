@@ -83,7 +83,8 @@ void cp_sampled_warn(FILE *f, const char *prefix, const struct cp_trace *t);
 
 /*
  * Text: the sampling summary and the @max hottest source lines, for the
- * report.  Nothing unless the procedures are sampled.
+ * report; for a trace whose samples were not used, a note saying how to
+ * use them.
  */
 void cp_sampled_print(FILE *f, const struct cp_trace *t, uint32_t max);
 

@@ -2,7 +2,8 @@
  * cp_samples.c - decode and validate the SAMPLES and MODULES blocks.
  *
  * A SAMPLES block is a struct cp_samples_head and nsamples encoded samples
- * (cp_trace_format.h); every field is read through the bounds-checked
+ * (cp_trace_format.h) of the thread its block header names (the header's
+ * tid: the head has no thread field); every field is read through the bounds-checked
  * varint decoder, the depth is checked against CP_SAMPLE_MAX_DEPTH before
  * any PC is stored, and the block must end exactly after its last sample.
  * A MODULES block is a sequence of module records; the union over all
