@@ -465,7 +465,8 @@ int cp_gprof_run(struct cp_gprof *gp, const char *gprof, const char *exe,
 				 gprof, exe, gmon, WEXITSTATUS(status),
 				 ml ? ": " : "", (int)(ml > 200 ? 200 : ml), m);
 		else
-			snprintf(err, errlen, "%s -b -p -q %s %s died (signal %d)",
+			snprintf(err, errlen,
+				 "%s -b -p -q %s %s died (signal %d)",
 				 gprof, exe, gmon, WTERMSIG(status));
 		goto out;
 	}

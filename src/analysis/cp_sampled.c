@@ -77,7 +77,7 @@ struct ap {
 	uint32_t *sid;			/* [n] each sample's stack id */
 	struct cp_map2 hotmap;		/* leaf line -> index in s->hot */
 	uint32_t cap_hot;
-	uint32_t **map;			/* [nthreads] old -> new vertex */
+	uint32_t **map;			/* [nthreads] old -> new index */
 };
 
 static int grow32(void **p, size_t elem, uint32_t *cap, uint64_t need)
@@ -482,7 +482,7 @@ static void remap(struct ap *a)
 }
 
 /*
- * The rewritten trace's invariants: each thread's clock never goes back,
+ * The rewritten trace's invariants: each thread's clocks never go back,
  * it still starts with THREAD_START, the remapped cross references land
  * on the events they name, every stack id exists and every used sample's
  * vertices are inside its thread.  O(vertices + publishes + samples),
@@ -499,6 +499,7 @@ static void cp_sampled_assert(const struct cp_trace *t)
 			cp_die("sampled: thread does not start");
 		for (uint32_t i = 1; i < th->nv; i++)
 			if (th->v[i].ts < th->v[i - 1].ts ||
+			    (th->wall && th->wall[i] < th->wall[i - 1]) ||
 			    (cp_tvert_kind(&th->v[i]) == CP_TV_STACK &&
 			     th->v[i].arg >= s->nstacks))
 				cp_die("sampled: vertex out of order");

@@ -30,7 +30,7 @@
 enum cp_procsrc {
 	CP_PROCS_AUTO = 0,	/* instrumented when the trace has ENTER,
 				 * LEAVE or region events, else sampled */
-	CP_PROCS_INSTRUMENTED,	/* ENTER/LEAVE and regions; samples unused */
+	CP_PROCS_INSTRUMENTED,	/* ENTER/LEAVE and regions, no samples */
 	CP_PROCS_SAMPLED,	/* the samples; ENTER/LEAVE and regions are
 				 * dropped */
 };

@@ -3,9 +3,10 @@
  *
  * A SAMPLES block is a struct cp_samples_head and nsamples encoded samples
  * (cp_trace_format.h) of the thread its block header names (the header's
- * tid: the head has no thread field); every field is read through the bounds-checked
- * varint decoder, the depth is checked against CP_SAMPLE_MAX_DEPTH before
- * any PC is stored, and the block must end exactly after its last sample.
+ * tid: the head has no thread field); every field is read through the
+ * bounds-checked varint decoder, the depth is checked against
+ * CP_SAMPLE_MAX_DEPTH before any PC is stored, and the block must end
+ * exactly after its last sample.
  * A MODULES block is a sequence of module records; the union over all
  * blocks is kept, a (path, bias) seen twice being one module.  Payloads of
  * MODULES blocks are copied once and the records point into the copies.

@@ -31,7 +31,7 @@ struct cp_hotline;
 struct cp_symbolizer;
 
 struct cp_sample {
-	uint64_t wall;		/* trace wall clock (vertices' wall origin) */
+	uint64_t wall;		/* trace wall clock (the vertices' origin) */
 	uint64_t cpu;		/* thread CPU time (cpu-clock origin) */
 	uint64_t weight;	/* CPU ns the sample stands for */
 	uint64_t pc_off;	/* its stack: cp_samples.pcs[pc_off..+depth] */
@@ -90,7 +90,7 @@ struct cp_samples {
 				 * stk[stk_off[i] .. stk_off[i + 1]) */
 	uint32_t nstacks;
 	uint64_t used;		/* samples placed on the timeline */
-	struct cp_hotline *hot;	/* leaf lines by samples (cp_sampled.h) */
+	struct cp_hotline *hot;	/* leaf lines, by samples (cp_sampled.h) */
 	uint32_t nhot;
 	struct cp_symbolizer *sym;	/* owns the frames' strings */
 };

@@ -7,9 +7,9 @@
  * DIEs around it, innermost first, ended by the DW_TAG_subprogram that
  * holds them: the parents of the innermost scope dwarf_getscopes() finds
  * (dwarf_getscopes_die(); getscopes itself continues into an inlined
- * function's abstract definition, not into its caller).  The innermost frame's line is
- * the line table's; each outer frame's is the call site its inner frame
- * records (DW_AT_call_file, DW_AT_call_line).  Names follow
+ * function's abstract definition, not into its caller).  The innermost
+ * frame's line is the line table's; each outer frame's is the call site
+ * its inner frame records (DW_AT_call_file, DW_AT_call_line).  Names follow
  * DW_AT_abstract_origin and DW_AT_specification (dwarf_attr_integrate), so
  * an out-of-line clone (foo.part.0) reads as its source function.
  *
@@ -141,8 +141,9 @@ static int open_debug_file(const struct cp_symbolizer *sy,
 		int fd;
 
 		if (l && roots[0] == '/') {
-			snprintf(path, sizeof(path), "%.*s/.build-id/%.2s/%s.debug",
-				 (int)l, roots, hex, hex + 2);
+			snprintf(path, sizeof(path),
+				 "%.*s/.build-id/%.2s/%s.debug", (int)l, roots,
+				 hex, hex + 2);
 			fd = open_matching(m, path);
 			if (fd >= 0)
 				return fd;

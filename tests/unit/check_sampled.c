@@ -282,6 +282,7 @@ START_TEST(test_sampled_two_threads_cpu_clock)
 	struct fix x;
 
 	build_two(&s, CP_CLOCK_CPU, false, true);
+	s.hasw = true;	/* vertices carry wall time too: interpolated */
 	load(&s, &x, CP_PROCS_AUTO, false);
 	check_two(&x, true);
 	unload(&x);
@@ -407,7 +408,7 @@ START_TEST(test_samples_corrupt_modules)
 	build_one(&s);
 	memcpy(rec + 8, &lo, 8);
 	memcpy(rec + 16, &hi, 8);
-	rec[25] = 4;		/* a build-id of 4 bytes, then no path end */
+	rec[25] = 4;	/* a build-id of 4 bytes, then no path end */
 	memset(rec + 26, 'a', 14);
 	synth_raw_block(&s, CP_BLOCK_MODULES, 0, rec, sizeof(rec));
 	ck_assert_msg(parse(&s, &t, err, sizeof(err)) < 0 &&
