@@ -564,14 +564,24 @@ int cp_sampled_apply(struct cp_trace *t, const struct cp_sampled_opts *o,
 	char why[256];
 	int ret = -1;
 
-	if (!wants_samples(t, o ? o->src : CP_PROCS_AUTO))
-		return 0;
+	why[0] = 0;
+	if (!wants_samples(t, o ? o->src : CP_PROCS_AUTO)) {
+		/* instrumented: the modules still name ENTER addresses the
+		 * runtime's SYMBOLS do not hold (cp_tracepag.c) */
+		if (!a.s || !a.s->nmods)
+			return 0;
+		a.s->sym = cp_symbolize_open(a.s->mods, a.s->nmods,
+					     o ? o->debug_path : NULL, NULL,
+					     NULL, why, sizeof(why));
+		if (a.s->sym)
+			return 0;
+		goto err;
+	}
 	if (!a.s || !a.s->n) {
 		snprintf(err, errlen, "%s: no samples in the trace to take "
 			 "the procedures from", t->path);
 		return -1;
 	}
-	why[0] = 0;
 	a.s->sym = cp_symbolize_open(a.s->mods, a.s->nmods,
 				     o ? o->debug_path : NULL, trace_sym, t,
 				     why, sizeof(why));
@@ -624,7 +634,7 @@ void cp_sampled_warn(FILE *f, const char *prefix, const struct cp_trace *t)
 	const struct cp_symbolize_stats *st;
 	uint64_t all;
 
-	if (!s || !s->active)
+	if (!s || !s->active || !s->sym)
 		return;
 	all = s->decoded ? s->decoded : 1;
 	if (s->unknown_thread)

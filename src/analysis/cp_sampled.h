@@ -56,7 +56,8 @@ struct cp_hotline {
  * Make @t's samples its procedure activity if @o says so (CP_PROCS_AUTO:
  * when @t has samples and no instrumented procedures).  Returns 1 when it
  * did, 0 when the trace keeps its instrumented procedures (or has none and
- * no samples), -1 with "FILE: reason" in @err: sampled procedures asked
+ * no samples; with a module map, the symbolizer is still opened, so that
+ * ENTER addresses the runtime's SYMBOLS miss get names), -1 with "FILE: reason" in @err: sampled procedures asked
  * for a trace without samples, out of memory.  Reader context, before any
  * other use of @t.
  */

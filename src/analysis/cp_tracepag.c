@@ -40,6 +40,7 @@
 #include "cp_die.h"
 #include "cp_hash.h"
 #include "cp_samples.h"
+#include "cp_symbolize.h"
 
 /* Debug invariants: type-checked always, run when this is true. */
 static const bool cp_tracepag_debug = false;
@@ -195,6 +196,24 @@ static uint32_t intern_proc(struct bld *b, const char *name)
 	return id;
 }
 
+/*
+ * Name of the function entered at @addr: the runtime's SYMBOLS, else,
+ * when the trace has a module map, the symbolizer's (the function that
+ * holds the address, not what was inlined at its start), else "0x...".
+ */
+static const char *entered(const struct cp_trace *t, uint64_t addr,
+			   char *buf, size_t len)
+{
+	const char *name = cp_trace_sym_name(t, addr, buf, len);
+	const struct cp_symframe *f;
+	uint32_t n;
+
+	if (name != buf || !t->samples || !t->samples->sym)
+		return name;
+	n = cp_symbolize(t->samples->sym, addr, &f);
+	return n ? f[n - 1].name : name;
+}
+
 static uint32_t proc_of_addr(struct bld *b, uint64_t addr)
 {
 	uint32_t p = cp_map2_get(&b->procmap, addr, 0);
@@ -202,8 +221,7 @@ static uint32_t proc_of_addr(struct bld *b, uint64_t addr)
 
 	if (p != CP_HASH_NONE)
 		return p;
-	p = intern_proc(b, cp_trace_sym_name(b->tp->t, addr, buf,
-					     sizeof(buf)));
+	p = intern_proc(b, entered(b->tp->t, addr, buf, sizeof(buf)));
 	if (p == CP_HASH_NONE || cp_map2_put(&b->procmap, addr, 0, p))
 		return CP_HASH_NONE;
 	return p;

@@ -495,6 +495,54 @@ START_TEST(test_symbolize_trace_samples)
 }
 END_TEST
 
+/*
+ * An instrumented trace with a module map: an ENTER address the runtime's
+ * SYMBOLS do not hold is named by the symbolizer; one they hold keeps the
+ * runtime's name.
+ */
+START_TEST(test_symbolize_enter_names)
+{
+	struct cp_sampled_opts so = { .src = CP_PROCS_AUTO };
+	struct cp_tracepag tp;
+	struct cp_trace t;
+	struct synth s;
+	struct mod m;
+	char err[256] = "";
+	uint8_t *buf;
+	size_t len;
+	bool leaf = false, named = false;
+
+	self_module(&m, NULL);
+	synth_init(&s);
+	synth_symbol(&s, 0x1000, 0x10, "from_symbols");
+	synth_start(&s, 0, -1);
+	synth_enter(&s, 0, 1, (uint64_t)(uintptr_t)sym_leaf);
+	synth_leave(&s, 0, 10);
+	synth_enter(&s, 0, 1, 0x1000);
+	synth_leave(&s, 0, 10);
+	synth_exit(&s, 0, 1);
+	synth_module(&s, m.m.bias, m.m.lo, m.m.hi, m.id, (uint8_t)m.m.idlen,
+		     m.path, NULL, 0);
+	len = synth_encode(&s, &buf);
+	ck_assert_msg(cp_trace_parse(&t, "enter.cpt", buf, len, err,
+				     sizeof(err)) == 0, "parse: %s", err);
+	free(buf);
+	ck_assert_msg(cp_sampled_apply(&t, &so, err, sizeof(err)) == 0,
+		      "apply: %s", err);
+	ck_assert(cp_tracepag_build(&tp, &t, err, sizeof(err)) == 0);
+	for (uint32_t i = 0; i < tp.nprocs; i++) {
+		leaf |= !strcmp(tp.procs[i], "sym_leaf");
+		named |= !strcmp(tp.procs[i], "from_symbols");
+	}
+	ck_assert_msg(leaf && named && tp.nprocs == 2, "%u procedures: %s, %s",
+		      tp.nprocs, tp.nprocs ? tp.procs[0] : "",
+		      tp.nprocs > 1 ? tp.procs[1] : "");
+	cp_tracepag_free(&tp);
+	cp_trace_free(&t);
+	synth_free(&s);
+}
+END_TEST
+
 static Suite *symbolize_suite(void)
 {
 	Suite *s = suite_create("symbolize");
@@ -508,6 +556,7 @@ static Suite *symbolize_suite(void)
 	tcase_add_test(tc, test_symbolize_dynamic_symbols);
 	tcase_add_test(tc, test_symbolize_vdso_image);
 	tcase_add_test(tc, test_symbolize_trace_samples);
+	tcase_add_test(tc, test_symbolize_enter_names);
 	suite_add_tcase(s, tc);
 	return s;
 }
