@@ -111,6 +111,9 @@ static int add_entry(struct cp_gprof *gp, uint32_t *cap, const char *name,
 	x->self_ns = (uint64_t)llround(self * 1e9);
 	x->calls = has_calls ? (uint64_t)calls : 0;
 	x->has_calls = has_calls;
+	x->total_ns = 0;
+	x->total_pct = 0;
+	x->has_total = false;
 	gp->total_ns += x->self_ns;
 	gp->n++;
 	return 0;

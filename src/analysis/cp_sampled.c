@@ -191,8 +191,8 @@ static uint32_t intern_stack(struct ap *a)
 	id = cp_map2_get(&a->stkmap, h, a->nseq);
 	if (id != CP_HASH_NONE &&
 	    s->stk_off[id + 1] - s->stk_off[id] == a->nseq &&
-	    !memcmp(s->stk + s->stk_off[id], a->seq,
-		    a->nseq * sizeof(*a->seq)))
+	    (!a->nseq || !memcmp(s->stk + s->stk_off[id], a->seq,
+				 a->nseq * sizeof(*a->seq))))
 		return id;
 	/* new (or a hash collision: a second id for its sequence, which
 	 * only costs a switch that changes nothing) */
@@ -212,7 +212,9 @@ static uint32_t intern_stack(struct ap *a)
 		a->cap_stk = c;
 	}
 	id = s->nstacks++;
-	memcpy(s->stk + s->stk_off[id], a->seq, a->nseq * sizeof(*a->seq));
+	if (a->nseq)
+		memcpy(s->stk + s->stk_off[id], a->seq,
+		       a->nseq * sizeof(*a->seq));
 	s->stk_off[id + 1] = s->stk_off[id] + a->nseq;
 	if (cp_map2_get(&a->stkmap, h, a->nseq) == CP_HASH_NONE &&
 	    cp_map2_put(&a->stkmap, h, a->nseq, id))

@@ -429,7 +429,8 @@ void synth_module(struct synth *s, uint64_t bias, uint64_t lo, uint64_t hi,
 	p[24] = image ? CP_MODULE_IMAGE : 0;
 	p[25] = idlen;
 	p += 26;
-	memcpy(p, build_id, idlen);
+	if (idlen)
+		memcpy(p, build_id, idlen);
 	p += idlen;
 	memcpy(p, path, pl);
 	p += pl;
