@@ -219,7 +219,7 @@ static void trace_text(struct cpt_ctx *c, const struct cpt_input *in,
 	}
 	fprintf(f, "Threads\n  %-6s %-12s %11s %11s %11s %11s %6s %13s %8s\n",
 		"thread", "name", "elapsed", "useful", "waiting", "CP time",
-		"CP %", "longest path", "calls");
+		"CP %", "longest path", p->sampled ? "samples" : "calls");
 	for (uint32_t i = 0; i < p->nthreads_all; i++) {
 		const struct cp_thread_prof *th = &p->threads[i];
 		char e1[32], e2[32], e3[32], e4[32], e5[32], pc[16], tn[16];
@@ -235,7 +235,8 @@ static void trace_text(struct cpt_ctx *c, const struct cpt_input *in,
 			cpt_fmt_ns(e4, sizeof(e4), th->cp_ns),
 			cpt_fmt_pct(pc, sizeof(pc),
 				    cp_pct(th->cp_ns, p->cp_len)),
-			cpt_fmt_ns(e5, sizeof(e5), th->len_ns), th->calls);
+			cpt_fmt_ns(e5, sizeof(e5), th->len_ns),
+			p->sampled ? th->samples : th->calls);
 	}
 	objs = malloc((p->nobjs + 1) * sizeof(*objs));
 	if (objs) {
@@ -401,6 +402,8 @@ static void trace_json(struct cpt_ctx *c, const struct cpt_input *in,
 		cp_emit_f64(&e, "utilization", th->elapsed_ns ?
 			    (double)th->useful_ns / (double)th->elapsed_ns : 0);
 		cp_emit_u64(&e, "calls", th->calls);
+		if (p->sampled)
+			cp_emit_u64(&e, "samples", th->samples);
 		cp_emit_obj_end(&e);
 	}
 	cp_emit_arr_end(&e);

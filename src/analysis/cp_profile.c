@@ -288,6 +288,7 @@ static int samples(struct cp_profile *p, const uint8_t *oncp, uint64_t *nsm,
 		e = tp->segbase[sm->tid] + sm->ctx_v;
 		nsm[tp->e_cct[e]]++;
 		p->samples++;
+		p->threads[sm->tid].samples++;
 		if (oncp[tp->segbase[sm->tid] + sm->pos_v - 1]) {
 			ncpsm[tp->e_cct[e]]++;
 			p->cp_samples++;

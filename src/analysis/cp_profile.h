@@ -50,6 +50,7 @@ struct cp_thread_prof {
 	uint64_t cp_ns;		/* useful time of this thread on the CP */
 	uint64_t len_ns;	/* longest path ending at its last event */
 	uint64_t calls;		/* procedure entries */
+	uint64_t samples;	/* sampled: its samples placed */
 	uint32_t nv;		/* vertices */
 };
 

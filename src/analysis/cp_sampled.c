@@ -51,6 +51,7 @@
 #include "cp_hash.h"
 #include "cp_samples.h"
 #include "cp_symbolize.h"
+#include "cp_tracepag.h"
 
 int cp_procsrc_parse(const char *s)
 {
@@ -738,4 +739,38 @@ void cp_sampled_emit(struct cp_emit *e, const struct cp_trace *t,
 	}
 	cp_emit_arr_end(e);
 	cp_emit_obj_end(e);
+}
+
+uint64_t cp_sampled_count(const struct cp_tracepag *tp, const char *name,
+			  bool exclusive)
+{
+	const struct cp_samples *s = tp->t->samples;
+	uint32_t p = CP_PAG_NONE;
+	uint64_t n = 0;
+
+	if (!s || !s->active)
+		return UINT64_MAX;
+	for (uint32_t i = 0; i < tp->nprocs && p == CP_PAG_NONE; i++)
+		if (!strcmp(tp->procs[i], name))
+			p = i;
+	if (p == CP_PAG_NONE)
+		return UINT64_MAX;
+	for (uint64_t k = 0; k < s->n; k++) {
+		const struct cp_sample *sm = &s->s[k];
+		const struct cp_cct_node *c;
+
+		if (!sm->used)
+			continue;
+		c = &tp->cct[tp->e_cct[tp->segbase[sm->tid] + sm->ctx_v]];
+		if (exclusive) {
+			n += c->proc == p;
+			continue;
+		}
+		for (uint32_t i = 0; i < c->incl_n; i++)
+			if (tp->incl_pool[c->incl_off + i] == p) {
+				n++;
+				break;
+			}
+	}
+	return n;
 }

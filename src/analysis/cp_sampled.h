@@ -98,6 +98,17 @@ void cp_sampled_print(FILE *f, const struct cp_trace *t, uint32_t max);
 void cp_sampled_emit(struct cp_emit *e, const struct cp_trace *t,
 		     uint32_t max);
 
+struct cp_tracepag;
+
+/*
+ * The samples that procedure @name's time in @tp rests on: those whose
+ * stack holds it (@exclusive: as its innermost function).  UINT64_MAX
+ * when @tp's procedures are not sampled or it has no such procedure.
+ * Read-only.
+ */
+uint64_t cp_sampled_count(const struct cp_tracepag *tp, const char *name,
+			  bool exclusive);
+
 /* Below this many samples a figure is flagged as too thin to trust. */
 #define CP_SAMPLES_THIN 10
 

@@ -590,6 +590,7 @@ START_TEST(test_cpt_report_sampled)
 	out_free(&r);
 	cpt(&r, b);
 	ck_assert_msg(r.status == 0 && strstr(r.out, "70 CPU-time samples") &&
+		      strstr(r.out, "longest path  samples") &&
 		      strstr(r.out, "(thin)") && strstr(r.out, "Hot lines"),
 		      "text report:\n%s", r.out);
 	out_free(&r);
@@ -615,9 +616,21 @@ START_TEST(test_cpt_sampled_whatif_folded)
 	doc = json_loads(r.out, 0, &jerr);
 	ck_assert_msg(doc, "JSON: %s\n%s", jerr.text, r.out);
 	/* crit free: T1 30 ms of work1, T2 20 ms: the path is 30 ms */
-	ck_assert_msg(strstr(r.out, "30000000"), "whatif:\n%s", r.out);
+	ck_assert_msg(jint(doc, "length_after") == 30000000 &&
+		      jint(json_object_get(doc, "samples"), "crit") == 20,
+		      "whatif:\n%s", r.out);
 	json_decref(doc);
 	out_free(&r);
+	{
+		const char *e[] = { "whatif", sampled, "--scale", "tiny=0",
+				    NULL };
+
+		cpt(&r, e);
+		ck_assert_msg(r.status == 0 &&
+			      strstr(r.out, "tiny rests on 3 samples"),
+			      "thin what-if: exit %d:\n%s", r.status, r.out);
+		out_free(&r);
+	}
 	cpt(&r, b);
 	ck_assert_msg(r.status == 0 && strstr(r.out, "work1;tiny "),
 		      "folded exit %d:\n%s%s", r.status, r.out, r.err);
