@@ -382,6 +382,7 @@ static int thread_rewrite(struct ap *a, uint32_t tid)
 		}
 		sm->used = true;
 		s->used++;
+		s->used_weight += sm->weight;
 		seg[k - k0] = lo;
 		u[k - k0] = ub[lo - 1] + (x - th->v[keep[lo - 1]].ts);
 	}
@@ -682,10 +683,11 @@ void cp_sampled_print(FILE *f, const struct cp_trace *t, uint32_t max)
 	st = cp_symbolize_stats(s->sym);
 	fprintf(f, "Sampling: %" PRIu64 " samples, %" PRIu64 " placed "
 		"(%" PRIu64 " in waits, %" PRIu64 " outside their thread, "
-		"%" PRIu64 " dropped); %u modules, %u without debug "
-		"information, %u not found\n", s->decoded, s->used, s->in_wait,
-		s->outside, s->unknown_thread + s->backwards, s->nmods,
-		st->no_debug, st->no_file);
+		"%" PRIu64 " dropped), standing for %.3f ms of CPU time;\n"
+		"  %u modules, %u without debug information, %u not found\n",
+		s->decoded, s->used, s->in_wait, s->outside,
+		s->unknown_thread + s->backwards, (double)s->used_weight / 1e6,
+		s->nmods, st->no_debug, st->no_file);
 	if (!s->nhot)
 		return;
 	fprintf(f, "Hot lines (where the samples stopped)\n");
@@ -713,6 +715,7 @@ void cp_sampled_emit(struct cp_emit *e, const struct cp_trace *t,
 	cp_emit_obj_begin(e, "sampling");
 	cp_emit_u64(e, "samples", s->decoded);
 	cp_emit_u64(e, "used", s->used);
+	cp_emit_u64(e, "used_weight_ns", s->used_weight);
 	cp_emit_u64(e, "in_wait", s->in_wait);
 	cp_emit_u64(e, "outside", s->outside);
 	cp_emit_u64(e, "unknown_thread", s->unknown_thread);

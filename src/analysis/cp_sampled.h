@@ -90,7 +90,8 @@ void cp_sampled_warn(FILE *f, const char *prefix, const struct cp_trace *t);
 void cp_sampled_print(FILE *f, const struct cp_trace *t, uint32_t max);
 
 /*
- * JSON: "sampling": {"samples", "used", "in_wait", "outside",
+ * JSON: "sampling": {"samples", "used", "used_weight_ns", "in_wait",
+ * "outside",
  * "unknown_thread", "backwards", "truncated", "unwind_failed", "modules",
  * "modules_missing", "modules_without_debuginfo", "hot_lines": [{"name",
  * "file", "line", "samples"}]}, or nothing unless sampled.

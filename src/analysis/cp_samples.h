@@ -90,6 +90,7 @@ struct cp_samples {
 				 * stk[stk_off[i] .. stk_off[i + 1]) */
 	uint32_t nstacks;
 	uint64_t used;		/* samples placed on the timeline */
+	uint64_t used_weight;	/* their weights: CPU ns they stand for */
 	struct cp_hotline *hot;	/* leaf lines, by samples (cp_sampled.h) */
 	uint32_t nhot;
 	struct cp_symbolizer *sym;	/* owns the frames' strings */
