@@ -91,10 +91,10 @@ void cp_sampled_print(FILE *f, const struct cp_trace *t, uint32_t max);
 
 /*
  * JSON: "sampling": {"samples", "used", "used_weight_ns", "in_wait",
- * "outside",
- * "unknown_thread", "backwards", "truncated", "unwind_failed", "modules",
- * "modules_missing", "modules_without_debuginfo", "hot_lines": [{"name",
- * "file", "line", "samples"}]}, or nothing unless sampled.
+ * "outside", "unknown_thread", "backwards", "truncated", "unwind_failed",
+ * "modules", "modules_missing", "modules_without_debuginfo", "thin_below",
+ * "hot_lines": [{"name", "file", "line", "samples"}]}, or nothing unless
+ * sampled.
  */
 void cp_sampled_emit(struct cp_emit *e, const struct cp_trace *t,
 		     uint32_t max);
