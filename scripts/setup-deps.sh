@@ -6,7 +6,7 @@ set -euo pipefail
 # chromium: the HTML report's browser test (tests/browser) opens the report
 # headless; that test is skipped without it.
 pkgs=(build-essential cmake pkg-config liburcu-dev libjemalloc-dev check
-      libjansson-dev binutils python3 chromium)
+      libjansson-dev libdw-dev libelf-dev binutils python3 chromium)
 
 missing=()
 for p in "${pkgs[@]}"; do

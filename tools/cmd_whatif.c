@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_sampled.h"
 #include "cp_whatif.h"
 #include "cpt.h"
 #include "cpt_input.h"
@@ -108,6 +109,22 @@ static void note_baseline(struct cpt_ctx *c, const char *replay,
 		d < 0 ? "shorter" : "longer");
 }
 
+/* Sampled procedures: say which scaled ones rest on too few samples. */
+static void thin_notes(struct cpt_ctx *c, const struct cpt_input *in,
+		       const struct cp_whatif_scale *sc, uint32_t nsc,
+		       bool exclusive)
+{
+	for (uint32_t i = 0; in->is_trace && i < nsc; i++) {
+		uint64_t n = cp_sampled_count(&in->tp, sc[i].name, exclusive);
+
+		if (n < CP_SAMPLES_THIN)
+			fprintf(c->out, "  note: %s rests on %" PRIu64
+				" sample%s: too few to trust this "
+				"prediction.\n", sc[i].name, n,
+				n == 1 ? "" : "s");
+	}
+}
+
 static void print_text(struct cpt_ctx *c, const struct cpt_input *in,
 		       const struct cp_whatif_scale *sc, uint32_t nsc,
 		       const struct cp_whatif_result *r)
@@ -186,7 +203,9 @@ static void print_text(struct cpt_ctx *c, const struct cpt_input *in,
 #undef FMT
 }
 
-static void print_json(struct cpt_ctx *c, const struct cp_whatif_result *r)
+static void print_json(struct cpt_ctx *c, const struct cpt_input *in,
+		       const struct cp_whatif_scale *sc, uint32_t nsc,
+		       bool exclusive, const struct cp_whatif_result *r)
 {
 	struct cp_emit e;
 
@@ -203,6 +222,16 @@ static void print_json(struct cpt_ctx *c, const struct cp_whatif_result *r)
 	cp_emit_u64(&e, "scaled_ns", r->scaled_ns);
 	cp_emit_u64(&e, "cpus", r->cpus);
 	cp_emit_bool(&e, "wake", r->wake);
+	if (in->is_trace && nsc &&
+	    cp_sampled_count(&in->tp, sc[0].name, exclusive) != UINT64_MAX) {
+		/* sampled procedures: what each scaling rests on */
+		cp_emit_obj_begin(&e, "samples");
+		for (uint32_t i = 0; i < nsc; i++)
+			cp_emit_u64(&e, sc[i].name,
+				    cp_sampled_count(&in->tp, sc[i].name,
+						     exclusive));
+		cp_emit_obj_end(&e);
+	}
 	cp_emit_obj_end(&e);
 	cp_emit_end(&e);
 }
@@ -311,10 +340,12 @@ enum cpt_status cpt_cmd_whatif(struct cpt_ctx *c, int argc, char **argv)
 	st = cpt_open_out(c);
 	if (st == CPT_OK) {
 		cpt_progress_done(c);
-		if (c->format == CPT_JSON)
-			print_json(c, &r);
-		else
+		if (c->format == CPT_JSON) {
+			print_json(c, &in, sc, nsc, exclusive, &r);
+		} else {
 			print_text(c, &in, sc, nsc, &r);
+			thin_notes(c, &in, sc, nsc, exclusive);
+		}
 	}
 	cpt_input_free(&in);
 	return st;

@@ -31,7 +31,8 @@ static const struct cpt_verb verbs[] = {
 	{ "report", cpt_cmd_report,
 	  "cpt report TRACE|PAG [--k N] [--top N] [--exclusive] "
 	  "[--gprof GMON --exe PROGRAM] [--by program|thread|procedure|"
-	  "object] [--format text|json|html] [-o FILE]",
+	  "object] [--procedures instrumented|sampled] [--debuginfo-path DIRS] "
+	  "[--format text|json|html] [-o FILE]",
 	  "critical-path report: CP, zeroing, Slack, MBM per procedure; "
 	  "threads; objects" },
 	{ "paths", cpt_cmd_paths,
@@ -40,12 +41,13 @@ static const struct cpt_verb verbs[] = {
 	  "the N longest (near-critical) paths, edge by edge" },
 	{ "whatif", cpt_cmd_whatif,
 	  "cpt whatif TRACE|PAG --scale NAME=FACTOR [--scale ...] "
-	  "[--exclusive] [--cpus N] [--wake] [--format text|json] [-o FILE]",
+	  "[--exclusive] [--cpus N] [--wake] [--procedures instrumented|"
+	  "sampled] [--format text|json] [-o FILE]",
 	  "predicted run time if procedures took FACTOR times as long" },
 	{ "export", cpt_cmd_export,
 	  "cpt export TRACE|PAG --format chrome|folded|dot [--weight cp|cpu] "
 	  "[--threads] [--no-flows] [--window FROM:TO] [--min-slice DUR] "
-	  "[--max-edges N] [-o FILE]",
+	  "[--max-edges N] [--procedures instrumented|sampled] [-o FILE]",
 	  "timeline (Chrome trace), flame graph stacks or dot graph" },
 };
 

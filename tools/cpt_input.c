@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cp_sampled.h"
+
 enum cpt_status cpt_input_load(struct cpt_ctx *c, const char *path,
 			       struct cpt_input *in)
 {
@@ -14,8 +16,21 @@ enum cpt_status cpt_input_load(struct cpt_ctx *c, const char *path,
 	in->path = path;
 	cpt_progress(c, "reading", 0.0);
 	if (cpt_is_trace(path)) {
+		struct cp_sampled_opts so = {
+			.src = (enum cp_procsrc)c->procs,
+			.debug_path = c->debuginfo,
+		};
+
 		if (cp_trace_read(&in->t, path, c->err, sizeof(c->err)))
 			return CPT_BAD_INPUT;
+		cpt_progress(c, "symbolizing", 0.0);
+		if (cp_sampled_apply(&in->t, &so, c->err,
+				     sizeof(c->err)) < 0) {
+			cp_trace_free(&in->t);
+			return CPT_BAD_INPUT;
+		}
+		cpt_progress_done(c);
+		cp_sampled_warn(stderr, "cpt: warning", &in->t);
 		cpt_progress(c, "building the graph", 0.0);
 		if (cp_tracepag_build(&in->tp, &in->t, c->err,
 				      sizeof(c->err))) {

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cp_sampled.h"
 #include "cp_trace.h"
 
 static int set_format(struct cpt_ctx *c, const char *v)
@@ -41,7 +42,8 @@ int cpt_common_opt(struct cpt_ctx *c, int argc, char **argv, int *i)
 		c->outpath = a + 9;
 		return 1;
 	}
-	if (strcmp(a, "--format") && strcmp(a, "-o") && strcmp(a, "--output"))
+	if (strcmp(a, "--format") && strcmp(a, "-o") && strcmp(a, "--output") &&
+	    strcmp(a, "--procedures") && strcmp(a, "--debuginfo-path"))
 		return 0;
 	if (*i + 1 >= argc) {
 		snprintf(c->err, sizeof(c->err), "%s needs a value", a);
@@ -50,6 +52,19 @@ int cpt_common_opt(struct cpt_ctx *c, int argc, char **argv, int *i)
 	(*i)++;
 	if (!strcmp(a, "--format"))
 		return set_format(c, argv[*i]) ? -1 : 1;
+	if (!strcmp(a, "--procedures")) {
+		c->procs = cp_procsrc_parse(argv[*i]);
+		if (c->procs < 0) {
+			snprintf(c->err, sizeof(c->err), "--procedures "
+				 "instrumented or sampled, not '%s'", argv[*i]);
+			return -1;
+		}
+		return 1;
+	}
+	if (!strcmp(a, "--debuginfo-path")) {
+		c->debuginfo = argv[*i];
+		return 1;
+	}
 	c->outpath = argv[*i];
 	return 1;
 }

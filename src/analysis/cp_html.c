@@ -643,9 +643,9 @@ static void procedures(struct html *h)
 		S(h, "<th>gprof self</th><th>%</th>");
 	cp_wbuf_printf(h->w, "<th>CPU</th><th>%%</th><th>critical path</th>"
 		       "<th>%%</th><th>CP zeroing</th><th>%%</th><th>Slack</th>"
-		       "<th>%%</th><th>MBM (k=%u)</th><th>%%</th><th>calls</th>"
+		       "<th>%%</th><th>MBM (k=%u)</th><th>%%</th><th>%s</th>"
 		       "<th>rank CP / CPU</th></tr></thead><tbody>\n",
-		       p->npaths);
+		       p->npaths, p->sampled ? "samples CPU/CP" : "calls");
 	for (uint32_t i = 0; i < rows; i++) {
 		const struct cp_cmp_row *r = &c->rows[i];
 		const struct cp_proc_prof *pp = r->pp;
@@ -700,7 +700,12 @@ static void procedures(struct html *h)
 			for (int k = 0; k < 6; k++)
 				td_none(h);
 		}
-		if (pp)
+		if (pp && p->sampled)
+			cp_wbuf_printf(h->w, "<td data-v=\"%" PRIu64 "\">%"
+				       PRIu64 "/%" PRIu64 "%s</td>",
+				       pp->samples, pp->samples, pp->cp_samples,
+				       cp_compare_thin(p, pp) ? " (thin)" : "");
+		else if (pp)
 			cp_wbuf_printf(h->w, "<td data-v=\"%" PRIu64 "\">%"
 				       PRIu64 "</td>", pp->calls, pp->calls);
 		else if (r->gp && r->gp->has_calls)
