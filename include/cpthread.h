@@ -7,6 +7,9 @@
  * nothing when the tracer is off (CPTHREAD_MODE=off).  A program built
  * with -DCPTHREAD_NO_ANNOTATIONS gets empty inline versions instead, so the
  * same source builds without the library (a plain or gprof build).
+ *
+ * Citations in [brackets] name the papers listed in doc/references.md of
+ * the source tree (installed as share/doc/cpthread/references.md).
  */
 #ifndef CPTHREAD_H
 #define CPTHREAD_H
@@ -23,8 +26,8 @@ extern "C" {
 /*
  * Work queues.  Tell cpthread that @item entered (enqueue) or left
  * (dequeue) the queue @queue.  The dequeue of an item then depends on the
- * enqueue of that same item only (seed 002, Fig. 11, right), not on every
- * earlier holder of the queue's lock; pair these calls with
+ * enqueue of that same item only [Hollingsworth98, Fig. 11 right], not
+ * on every earlier holder of the queue's lock; pair these calls with
  * cpthread_untrack() on the queue's lock.  @item is any address that is
  * unique among the items in flight.
  */
@@ -49,10 +52,10 @@ void cpthread_region_begin(const char *name);
 void cpthread_region_end(const char *name);
 
 /*
- * Start or stop the critical-path computation during the run (seed 002,
- * section 2.3).  The computation runs from program start unless stopped;
- * cpthread_start() after a stop begins a new interval whose result replaces
- * the previous one in the report.
+ * Start or stop the critical-path computation during the run
+ * [Hollingsworth98, §2.3].  The computation runs from program start
+ * unless stopped; cpthread_start() after a stop begins a new interval
+ * whose result replaces the previous one in the report.
  */
 void cpthread_start(void);
 void cpthread_stop(void);

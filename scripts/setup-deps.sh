@@ -8,7 +8,8 @@ set -euo pipefail
 # runtime, which a test loads into a traced program to check that the
 # report names it as untraced.
 pkgs=(build-essential cmake pkg-config liburcu-dev libjemalloc-dev check
-      libjansson-dev binutils python3 chromium libomp-dev)
+      libjansson-dev libdw-dev libelf-dev binutils python3 chromium
+      libomp-dev)
 
 missing=()
 for p in "${pkgs[@]}"; do

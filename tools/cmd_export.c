@@ -4,7 +4,10 @@
  *
  *   chrome  Chrome trace-event JSON (Perfetto, chrome://tracing): a track
  *           per thread, procedures, waits, dependency arrows, the critical
- *           path marked and followed on a track of its own (cp_chrome.c)
+ *           path marked and followed on a track of its own (cp_chrome.c);
+ *           --window FROM:TO keeps a stretch of the run, and what is
+ *           shorter than --min-slice (default: the window / 20000; 0:
+ *           everything) is merged or left out, so that a viewer opens it
  *   folded  folded stacks for flamegraph.pl / speedscope, weighted by time
  *           on the critical path, or by CPU time with --weight cpu
  *           (cp_folded.c)
@@ -32,8 +35,40 @@ struct xopts {
 	bool weight_given;
 	bool threads;		/* folded: thread as the root frame */
 	bool no_flows;		/* chrome: critical arrows only */
+	uint64_t from_ns, to_ns;	/* chrome: --window */
+	uint64_t min_slice;	/* chrome: --min-slice, or MIN_AUTO */
+	bool chrome_given;	/* a chrome-only option was given */
 	uint32_t max_edges;	/* dot */
 };
+
+/* "T0:T1", either side may be empty (the start, the end). */
+static int parse_window(struct cpt_ctx *c, const char *v, struct xopts *o)
+{
+	const char *colon = strchr(v, ':');
+	char lo[64];
+	size_t n;
+
+	if (!colon || (size_t)(colon - v) >= sizeof(lo)) {
+		snprintf(c->err, sizeof(c->err), "--window wants FROM:TO "
+			 "(durations from the trace's start, e.g. 1s:1.5s or "
+			 ":200ms), not '%s'", v);
+		return -1;
+	}
+	n = (size_t)(colon - v);
+	memcpy(lo, v, n);
+	lo[n] = '\0';
+	o->from_ns = 0;
+	o->to_ns = 0;
+	if ((n && cpt_parse_ns(c, "--window", lo, &o->from_ns)) ||
+	    (colon[1] && cpt_parse_ns(c, "--window", colon + 1, &o->to_ns)))
+		return -1;
+	if (colon[1] && o->to_ns <= o->from_ns) {
+		snprintf(c->err, sizeof(c->err),
+			 "--window '%s' ends before it begins", v);
+		return -1;
+	}
+	return 0;
+}
 
 /* Value of option argv[*i] (--opt V or --opt=V); NULL with c->err. */
 static const char *optval(struct cpt_ctx *c, int argc, char **argv, int *i,
@@ -97,6 +132,16 @@ static int parse(struct cpt_ctx *c, int argc, char **argv, struct xopts *o,
 			if (!(v = optval(c, argc, argv, &i, "--max-edges")) ||
 			    cpt_parse_u32(c, "--max-edges", v, &o->max_edges))
 				return -1;
+		} else if (is_opt(a, "--window")) {
+			if (!(v = optval(c, argc, argv, &i, "--window")) ||
+			    parse_window(c, v, o))
+				return -1;
+			o->chrome_given = true;
+		} else if (is_opt(a, "--min-slice")) {
+			if (!(v = optval(c, argc, argv, &i, "--min-slice")) ||
+			    cpt_parse_ns(c, "--min-slice", v, &o->min_slice))
+				return -1;
+			o->chrome_given = true;
 		} else if (!strcmp(a, "--threads")) {
 			o->threads = true;
 		} else if (!strcmp(a, "--no-flows")) {
@@ -125,6 +170,11 @@ static int parse(struct cpt_ctx *c, int argc, char **argv, struct xopts *o,
 			 "--format chrome, folded or dot is required");
 		return -1;
 	}
+	if (o->chrome_given && o->fmt != X_CHROME) {
+		snprintf(c->err, sizeof(c->err),
+			 "--window and --min-slice apply to --format chrome");
+		return -1;
+	}
 	if ((o->weight_given || o->threads) && o->fmt != X_FOLDED) {
 		snprintf(c->err, sizeof(c->err),
 			 "--weight and --threads apply to --format folded");
@@ -135,7 +185,8 @@ static int parse(struct cpt_ctx *c, int argc, char **argv, struct xopts *o,
 
 enum cpt_status cpt_cmd_export(struct cpt_ctx *c, int argc, char **argv)
 {
-	struct xopts o = { .fmt = X_CHROME, .weight = CP_FOLDED_CP };
+	struct xopts o = { .fmt = X_CHROME, .weight = CP_FOLDED_CP,
+			   .min_slice = CP_CHROME_MIN_AUTO };
 	const char *path = NULL;
 	struct cpt_input in;
 	struct cp_cpm cpm;
@@ -166,7 +217,10 @@ enum cpt_status cpt_cmd_export(struct cpt_ctx *c, int argc, char **argv)
 	if (st == CPT_OK) {
 		struct cp_folded_opts fo = { .weight = o.weight,
 					     .threads = o.threads };
-		struct cp_chrome_opts co = { .no_flows = o.no_flows };
+		struct cp_chrome_opts co = {
+			.no_flows = o.no_flows, .from_ns = o.from_ns,
+			.to_ns = o.to_ns, .min_slice_ns = o.min_slice,
+			.progress = cpt_progress, .progress_ctx = c };
 		struct cp_dot_opts dopt = { .max_edges = o.max_edges,
 					    .tp = in.is_trace ? &in.tp : NULL };
 

@@ -20,6 +20,8 @@
 #include "cp_kpaths.h"
 #include "cp_mbm.h"
 #include "cp_profile.h"
+#include "cp_sampled.h"
+#include "cp_samples.h"
 #include "cp_slack.h"
 #include "cp_views.h"
 #include "cp_zero.h"
@@ -29,6 +31,7 @@
 #define TEXT_ROWS 40		/* procedure rows shown by default */
 #define TEXT_OBJ_ROWS 20
 #define TOP_DEFAULT 20		/* procedures with zeroing/Slack/MBM */
+#define HOT_LINES 10		/* sampled: hottest source lines shown */
 
 struct ropts {
 	uint32_t k;
@@ -201,10 +204,15 @@ static void trace_text(struct cpt_ctx *c, const struct cpt_input *in,
 		/* CPU (gprof) vs critical path: cp_compare.c */
 		cp_compare_print(f, cmp, max);
 		fprintf(f, "\n");
+		cp_sampled_print(f, t, HOT_LINES);
+		if (t->samples && t->samples->decoded)
+			fprintf(f, "\n");
 	} else if (!nrows) {
-		fprintf(f, "  No procedure activity in this trace: build with "
-			"-finstrument-functions\n  or mark regions with "
-			"cpthread_region_begin/end to get a procedure table.\n\n");
+		fprintf(f, "  No procedure activity in this trace: trace with "
+			"the sampler on (the default\n  in trace mode), build "
+			"with -finstrument-functions, or mark regions with\n"
+			"  cpthread_region_begin/end to get a procedure "
+			"table.\n\n");
 	} else {
 		fprintf(f, "Procedures (%s, by CP time; %% of CPU time, and of "
 			"the critical path;\nMBM over the %u longest paths)\n",
@@ -224,7 +232,7 @@ static void trace_text(struct cpt_ctx *c, const struct cpt_input *in,
 	}
 	fprintf(f, "Threads\n  %-6s %-12s %11s %11s %11s %11s %6s %13s %8s\n",
 		"thread", "name", "elapsed", "useful", "waiting", "CP time",
-		"CP %", "longest path", "calls");
+		"CP %", "longest path", p->sampled ? "samples" : "calls");
 	for (uint32_t i = 0; i < p->nthreads_all; i++) {
 		const struct cp_thread_prof *th = &p->threads[i];
 		char e1[32], e2[32], e3[32], e4[32], e5[32], pc[16], tn[16];
@@ -240,7 +248,8 @@ static void trace_text(struct cpt_ctx *c, const struct cpt_input *in,
 			cpt_fmt_ns(e4, sizeof(e4), th->cp_ns),
 			cpt_fmt_pct(pc, sizeof(pc),
 				    cp_pct(th->cp_ns, p->cp_len)),
-			cpt_fmt_ns(e5, sizeof(e5), th->len_ns), th->calls);
+			cpt_fmt_ns(e5, sizeof(e5), th->len_ns),
+			p->sampled ? th->samples : th->calls);
 	}
 	objs = malloc((p->nobjs + 1) * sizeof(*objs));
 	if (objs) {
@@ -323,6 +332,9 @@ static void trace_json(struct cpt_ctx *c, const struct cpt_input *in,
 	if (cmp)	/* headline, gprof */
 		cp_compare_emit_summary(&e, cmp);
 	cp_emit_str(&e, "clock", t->clock == CP_CLOCK_CPU ? "cpu" : "wall");
+	cp_emit_str(&e, "procedures_from", p->sampled ? "samples" :
+		    "instrumentation");
+	cp_sampled_emit(&e, t, HOT_LINES);
 	cp_emit_u64(&e, "threads", p->nthreads);
 	cp_emit_u64(&e, "events", t->nevents);
 	cp_emit_u64(&e, "elapsed_ns", p->elapsed_ns);
@@ -378,6 +390,11 @@ static void trace_json(struct cpt_ctx *c, const struct cpt_input *in,
 		cp_emit_u64(&e, "cpu_excl_ns", pp->cpu_excl_ns);
 		cp_emit_u64(&e, "cp_incl_ns", pp->cp_incl_ns);
 		cp_emit_u64(&e, "cp_excl_ns", pp->cp_excl_ns);
+		if (p->sampled) {
+			cp_emit_u64(&e, "samples", pp->samples);
+			cp_emit_u64(&e, "cp_samples", pp->cp_samples);
+			cp_emit_bool(&e, "thin", cp_compare_thin(p, pp));
+		}
 		cp_emit_obj_end(&e);
 	}
 	cp_emit_arr_end(&e);
@@ -407,6 +424,8 @@ static void trace_json(struct cpt_ctx *c, const struct cpt_input *in,
 		cp_emit_f64(&e, "utilization", th->elapsed_ns ?
 			    (double)th->useful_ns / (double)th->elapsed_ns : 0);
 		cp_emit_u64(&e, "calls", th->calls);
+		if (p->sampled)
+			cp_emit_u64(&e, "samples", th->samples);
 		cp_emit_obj_end(&e);
 	}
 	cp_emit_arr_end(&e);

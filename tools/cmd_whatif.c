@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_sampled.h"
 #include "cp_whatif.h"
 #include "cpt.h"
 #include "cpt_input.h"
@@ -77,12 +78,61 @@ static void change(char *buf, size_t len, uint64_t before, uint64_t after,
 		 pct);
 }
 
+/*
+ * A difference worth a sentence: more than 1 % of the recorded critical
+ * path.  Smaller ones are the replay's rounding and timing noise, and a
+ * note about them would only make the reader doubt the figures.
+ */
+static bool worth_noting(double diff, uint64_t recorded)
+{
+	return fabs(diff) > 0.01 * (double)recorded;
+}
+
+/*
+ * Why the simulation's baseline is not the recorded critical path, when
+ * that matters: the replay grants each lock and semaphore token to the
+ * thread that asks first on the ideal machine, the run did not always.
+ */
+static void note_baseline(struct cpt_ctx *c, const char *replay,
+			  const struct cp_whatif_result *r)
+{
+	double d = (double)r->length_before_sim - (double)r->length_before;
+
+	fprintf(c->out,
+		"  The simulated change starts from the unchanged replay, %s:\n"
+		"  %.1f%% %s than the recorded critical path, because the replay\n"
+		"  hands each lock or semaphore token to the thread that asks first\n"
+		"  (every thread on a processor of its own) and the run did not\n"
+		"  always.  Compare the simulated new run time with the replay; the\n"
+		"  fixed-graph prediction keeps the recorded order.\n",
+		replay, 100.0 * fabs(d) / (double)r->length_before,
+		d < 0 ? "shorter" : "longer");
+}
+
+/* Sampled procedures: say which scaled ones rest on too few samples. */
+static void thin_notes(struct cpt_ctx *c, const struct cpt_input *in,
+		       const struct cp_whatif_scale *sc, uint32_t nsc,
+		       bool exclusive)
+{
+	for (uint32_t i = 0; in->is_trace && i < nsc; i++) {
+		uint64_t n = cp_sampled_count(&in->tp, sc[i].name, exclusive);
+
+		if (n < CP_SAMPLES_THIN)
+			fprintf(c->out, "  note: %s rests on %" PRIu64
+				" sample%s: too few to trust this "
+				"prediction.\n", sc[i].name, n,
+				n == 1 ? "" : "s");
+	}
+}
+
 static void print_text(struct cpt_ctx *c, const struct cpt_input *in,
 		       const struct cp_whatif_scale *sc, uint32_t nsc,
 		       const struct cp_whatif_result *r)
 {
 	char a[32], b[64];
 	bool ns = in->is_trace;
+	bool model = r->cpus || r->wake;
+	double dsim, dfix;
 
 #define FMT(v) (ns ? cpt_fmt_ns(a, sizeof(a), (v)) :			\
 		(snprintf(a, sizeof(a), "%" PRIu64, (uint64_t)(v)), a))
@@ -95,9 +145,11 @@ static void print_text(struct cpt_ctx *c, const struct cpt_input *in,
 	fprintf(c->out, "  %-28s %12s\n", "critical path, as recorded",
 		FMT(r->length_before));
 	if (r->simulated) {
+		/* the baseline of the simulated change, when it is not the
+		 * line above */
 		change(b, sizeof(b), r->length_before_sim, r->length_after,
 		       ns);
-		if (r->cpus || r->wake)
+		if (model || r->length_before_sim != r->length_before)
 			fprintf(c->out, "  %-28s %12s\n",
 				"simulated, unchanged",
 				FMT(r->length_before_sim));
@@ -115,17 +167,19 @@ static void print_text(struct cpt_ctx *c, const struct cpt_input *in,
 	fprintf(c->out, "  %-28s %12s   %s\n", "fixed-graph prediction",
 		FMT(r->length_after_fixed), b);
 	fprintf(c->out, "\n");
-	if (r->simulated && !r->cpus && !r->wake &&
-	    r->length_before_sim != r->length_before)
+	dsim = (double)r->length_after - (double)r->length_before_sim;
+	dfix = (double)r->length_after_fixed - (double)r->length_before;
+	if (r->simulated && !model &&
+	    worth_noting((double)r->length_before_sim -
+			 (double)r->length_before, r->length_before))
+		note_baseline(c, FMT(r->length_before_sim), r);
+	if (r->simulated && r->reordered &&
+	    worth_noting(dsim - dfix, r->length_before))
 		fprintf(c->out,
-			"  note: replaying the unchanged run gives %s, not the recorded critical path:\n"
-			"  some recorded lock or token order was not the order of request times.\n"
-			"  The simulated change above is measured from that replay.\n",
-			FMT(r->length_before_sim));
-	if (r->simulated && r->reordered)
-		fprintf(c->out,
-			"  %" PRIu64 " lock acquisition%s change%s order in the simulation, which the\n"
-			"  fixed graph cannot see.\n",
+			"  The two predicted changes differ: in the simulation %" PRIu64 "\n"
+			"  lock acquisition%s happen%s in another order than in the\n"
+			"  recording, which the fixed graph cannot see and the simulation\n"
+			"  takes into account.\n",
 			r->reordered, r->reordered == 1 ? "" : "s",
 			r->reordered == 1 ? "s" : "");
 	if (r->simulated && r->forced)
@@ -149,7 +203,9 @@ static void print_text(struct cpt_ctx *c, const struct cpt_input *in,
 #undef FMT
 }
 
-static void print_json(struct cpt_ctx *c, const struct cp_whatif_result *r)
+static void print_json(struct cpt_ctx *c, const struct cpt_input *in,
+		       const struct cp_whatif_scale *sc, uint32_t nsc,
+		       bool exclusive, const struct cp_whatif_result *r)
 {
 	struct cp_emit e;
 
@@ -166,6 +222,16 @@ static void print_json(struct cpt_ctx *c, const struct cp_whatif_result *r)
 	cp_emit_u64(&e, "scaled_ns", r->scaled_ns);
 	cp_emit_u64(&e, "cpus", r->cpus);
 	cp_emit_bool(&e, "wake", r->wake);
+	if (in->is_trace && nsc &&
+	    cp_sampled_count(&in->tp, sc[0].name, exclusive) != UINT64_MAX) {
+		/* sampled procedures: what each scaling rests on */
+		cp_emit_obj_begin(&e, "samples");
+		for (uint32_t i = 0; i < nsc; i++)
+			cp_emit_u64(&e, sc[i].name,
+				    cp_sampled_count(&in->tp, sc[i].name,
+						     exclusive));
+		cp_emit_obj_end(&e);
+	}
 	cp_emit_obj_end(&e);
 	cp_emit_end(&e);
 }
@@ -274,10 +340,12 @@ enum cpt_status cpt_cmd_whatif(struct cpt_ctx *c, int argc, char **argv)
 	st = cpt_open_out(c);
 	if (st == CPT_OK) {
 		cpt_progress_done(c);
-		if (c->format == CPT_JSON)
-			print_json(c, &r);
-		else
+		if (c->format == CPT_JSON) {
+			print_json(c, &in, sc, nsc, exclusive, &r);
+		} else {
 			print_text(c, &in, sc, nsc, &r);
+			thin_notes(c, &in, sc, nsc, exclusive);
+		}
 	}
 	cpt_input_free(&in);
 	return st;

@@ -31,19 +31,23 @@ static const struct cpt_verb verbs[] = {
 	{ "report", cpt_cmd_report,
 	  "cpt report TRACE|PAG [--k N] [--top N] [--exclusive] "
 	  "[--gprof GMON --exe PROGRAM] [--by program|thread|procedure|"
-	  "object] [--format text|json|html] [-o FILE]",
+	  "object] [--procedures instrumented|sampled] [--debuginfo-path DIRS] "
+	  "[--format text|json|html] [-o FILE]",
 	  "critical-path report: CP, zeroing, Slack, MBM per procedure; "
 	  "threads; objects" },
 	{ "paths", cpt_cmd_paths,
-	  "cpt paths TRACE|PAG [--k N] [--full] [--format text|json] [-o FILE]",
+	  "cpt paths TRACE|PAG [--k N] [--full [M]] [--format text|json] "
+	  "[-o FILE]",
 	  "the N longest (near-critical) paths, edge by edge" },
 	{ "whatif", cpt_cmd_whatif,
 	  "cpt whatif TRACE|PAG --scale NAME=FACTOR [--scale ...] "
-	  "[--exclusive] [--cpus N] [--wake] [--format text|json] [-o FILE]",
+	  "[--exclusive] [--cpus N] [--wake] [--procedures instrumented|"
+	  "sampled] [--format text|json] [-o FILE]",
 	  "predicted run time if procedures took FACTOR times as long" },
 	{ "export", cpt_cmd_export,
 	  "cpt export TRACE|PAG --format chrome|folded|dot [--weight cp|cpu] "
-	  "[--threads] [--no-flows] [--max-edges N] [-o FILE]",
+	  "[--threads] [--no-flows] [--window FROM:TO] [--min-slice DUR] "
+	  "[--max-edges N] [--procedures instrumented|sampled] [-o FILE]",
 	  "timeline (Chrome trace), flame graph stacks or dot graph" },
 };
 
@@ -123,6 +127,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	c.verb = v->name;
+	cp_progress_init(&c.prog, stderr);
 	st = v->fn(&c, argc - 1, argv + 1);
 	cpt_progress_done(&c);
 	if (close_out(&c) && st == CPT_OK)

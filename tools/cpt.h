@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "cp_emit.h"
+#include "cp_progress.h"
 
 enum cpt_status {
 	CPT_OK = 0,		/* exit 0 */
@@ -32,8 +33,9 @@ struct cpt_ctx {
 	FILE *out;		/* where the verb writes */
 	char err[1024];		/* one line, without "cpt: " */
 	int child_status;	/* CPT_CHILD: the exit code to return */
-	double t0;		/* start, for progress */
-	bool progress_shown;
+	struct cp_progress prog;	/* the progress line on stderr */
+	int procs;		/* --procedures: enum cp_procsrc */
+	const char *debuginfo;	/* --debuginfo-path DIRS, or NULL */
 };
 
 /* Verbs: parse argv (argv[0] is the verb), do the work. */
@@ -46,14 +48,21 @@ enum cpt_status cpt_cmd_export(struct cpt_ctx *c, int argc, char **argv);
 /* ---- cpt_out.c ------------------------------------------------------ */
 
 /*
- * Common options: if argv[*i] is "--format X", "--format=X", "-o F" or
- * "--output F", consume it (advancing *i past its value) and return 1;
+ * Common options: if argv[*i] is "--format X", "--format=X", "-o F",
+ * "--output F", "--procedures instrumented|sampled" or "--debuginfo-path
+ * DIRS", consume it (advancing *i past its value) and return 1;
  * return 0 if it is none of them, -1 on a bad value (ctx->err set).
  */
 int cpt_common_opt(struct cpt_ctx *c, int argc, char **argv, int *i);
 /* Parse a positive integer option value; -1 with ctx->err on error. */
 int cpt_parse_u32(struct cpt_ctx *c, const char *opt, const char *s,
 		  uint32_t *out);
+/*
+ * Parse a duration option value: a non-negative number with an optional
+ * unit ns, us, ms or s (none: ns).  0, or -1 with ctx->err.
+ */
+int cpt_parse_ns(struct cpt_ctx *c, const char *opt, const char *s,
+		 uint64_t *out);
 /* Open the output (-o FILE or stdout); CPT_BAD_INPUT with err on failure. */
 enum cpt_status cpt_open_out(struct cpt_ctx *c);
 
@@ -65,7 +74,10 @@ const char *cpt_fmt_ns(char *buf, size_t len, uint64_t ns);
 /* "12.5%" into @buf. */
 const char *cpt_fmt_pct(char *buf, size_t len, double pct);
 
-/* Progress on stderr when it is a terminal and the work is long. */
+/*
+ * Progress on stderr when it is a terminal and the work is long (@ctx is
+ * the cpt_ctx; the signature of the analysis' progress callbacks).
+ */
 void cpt_progress(void *ctx, const char *phase, double frac);
 /* Clear a progress line, if one was shown. */
 void cpt_progress_done(struct cpt_ctx *c);

@@ -26,4 +26,9 @@ void cpt_input_free(struct cpt_input *in);
 const char *cpt_input_edge_name(const struct cpt_input *in, uint32_t e,
 				char *buf, size_t len);
 
+/* Printable name of vertex @v (trace: "T1 event 42", "start", "end", "hub
+ * 7"; PAG: its name). */
+const char *cpt_input_vertex_name(const struct cpt_input *in, uint32_t v,
+				  char *buf, size_t len);
+
 #endif /* CPT_INPUT_H */

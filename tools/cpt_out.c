@@ -8,18 +8,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "cp_sampled.h"
 #include "cp_trace.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int set_format(struct cpt_ctx *c, const char *v)
 {
@@ -50,7 +42,8 @@ int cpt_common_opt(struct cpt_ctx *c, int argc, char **argv, int *i)
 		c->outpath = a + 9;
 		return 1;
 	}
-	if (strcmp(a, "--format") && strcmp(a, "-o") && strcmp(a, "--output"))
+	if (strcmp(a, "--format") && strcmp(a, "-o") && strcmp(a, "--output") &&
+	    strcmp(a, "--procedures") && strcmp(a, "--debuginfo-path"))
 		return 0;
 	if (*i + 1 >= argc) {
 		snprintf(c->err, sizeof(c->err), "%s needs a value", a);
@@ -59,6 +52,19 @@ int cpt_common_opt(struct cpt_ctx *c, int argc, char **argv, int *i)
 	(*i)++;
 	if (!strcmp(a, "--format"))
 		return set_format(c, argv[*i]) ? -1 : 1;
+	if (!strcmp(a, "--procedures")) {
+		c->procs = cp_procsrc_parse(argv[*i]);
+		if (c->procs < 0) {
+			snprintf(c->err, sizeof(c->err), "--procedures "
+				 "instrumented or sampled, not '%s'", argv[*i]);
+			return -1;
+		}
+		return 1;
+	}
+	if (!strcmp(a, "--debuginfo-path")) {
+		c->debuginfo = argv[*i];
+		return 1;
+	}
 	c->outpath = argv[*i];
 	return 1;
 }
@@ -79,6 +85,35 @@ int cpt_parse_u32(struct cpt_ctx *c, const char *opt, const char *s,
 	}
 	*out = (uint32_t)v;
 	return 0;
+}
+
+int cpt_parse_ns(struct cpt_ctx *c, const char *opt, const char *s,
+		 uint64_t *out)
+{
+	static const struct {
+		const char *suffix;
+		double scale;
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+		      { "", 1 } };
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (!errno && end != s && *s != '-' && v >= 0) {
+		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+			if (strcmp(end, units[i].suffix))
+				continue;
+			v *= units[i].scale;
+			if (v < 1.8e19) {
+				*out = (uint64_t)(v + 0.5);
+				return 0;
+			}
+		}
+	}
+	snprintf(c->err, sizeof(c->err), "%s wants a duration such as 250us, "
+		 "1.5ms or 2s (plain numbers are ns), not '%s'", opt, s);
+	return -1;
 }
 
 enum cpt_status cpt_open_out(struct cpt_ctx *c)
@@ -127,23 +162,15 @@ void cpt_progress(void *ctx, const char *phase, double frac)
 {
 	struct cpt_ctx *c = ctx;
 
-	(void)frac;
-	if (!c || !isatty(STDERR_FILENO))
+	/* not while the result itself goes to the terminal */
+	if (!c || (c->out && isatty(fileno(c->out))))
 		return;
-	if (!c->t0)
-		c->t0 = now_s();
-	if (now_s() - c->t0 < 0.5)
-		return;		/* short analyses stay quiet */
-	fprintf(stderr, "\rcpt: %s ...%-20s", phase, "");
-	c->progress_shown = true;
+	cp_progress_set(&c->prog, phase, frac);
 }
 
 void cpt_progress_done(struct cpt_ctx *c)
 {
-	if (c->progress_shown) {
-		fprintf(stderr, "\r%-60s\r", "");
-		c->progress_shown = false;
-	}
+	cp_progress_clear(&c->prog);
 }
 
 bool cpt_is_trace(const char *path)

@@ -53,6 +53,15 @@ struct ctx {
 	uint64_t pid;
 	bool first;		/* no event written yet */
 	uint64_t flow_id;
+	/* window and aggregation (cp_chrome.h) */
+	bool windowed;
+	uint64_t wa, wb;	/* the window, absolute wall ns */
+	uint64_t min;		/* min_slice_ns, 0: no aggregation */
+	uint64_t *bnd;		/* boundaries of a thread's procedure */
+	uint32_t nbnd, capbnd;	/* slices shown (aggregated form) */
+	uint64_t *last_flow;	/* [2 * nthreads] last arrow kept, by
+				 * consumer thread and kind */
+	bool oom;
 };
 
 static uint64_t wall_of(const struct cp_trace *t, uint32_t tid, uint32_t vi)
@@ -64,7 +73,11 @@ static uint64_t wall_of(const struct cp_trace *t, uint32_t tid, uint32_t vi)
 
 static const char *pname(const struct ctx *x, uint32_t node)
 {
-	uint32_t p = x->tp->cct[node].proc;
+	uint32_t p;
+
+	if (node == CP_PAG_NONE)
+		return "\"(several)\"";
+	p = x->tp->cct[node].proc;
 
 	return p < x->tp->nprocs ? x->pname[p] : "\"(no procedure)\"";
 }
@@ -125,24 +138,135 @@ static void meta(struct ctx *x, uint32_t tid, const char *what,
 	cp_wbuf_str(w, "}}");
 }
 
+/*
+ * Cut [*a, *b] to the window; false when it lies outside.  A slice of no
+ * duration stays when its instant is inside.
+ */
+static bool clip(const struct ctx *x, uint64_t *a, uint64_t *b)
+{
+	if (!x->windowed)
+		return true;
+	if (*a >= x->wb || *b < x->wa || (*b == x->wa && *a < *b))
+		return false;
+	if (*a < x->wa)
+		*a = x->wa;
+	if (*b > x->wb)
+		*b = x->wb;
+	return true;
+}
+
+/* Remember a boundary of a procedure slice shown (aggregated form). */
+static void add_bnd(struct ctx *x, uint64_t t)
+{
+	if (x->nbnd == x->capbnd) {
+		uint32_t ncap = x->capbnd ? 2 * x->capbnd : 256;
+		uint64_t *nb = realloc(x->bnd, sizeof(*nb) * ncap);
+
+		if (!nb) {
+			x->oom = true;
+			return;
+		}
+		x->bnd = nb;
+		x->capbnd = ncap;
+	}
+	x->bnd[x->nbnd++] = t;
+}
+
 static void proc_slice(struct ctx *x, uint32_t tid, const struct frame *fr,
 		       uint64_t end)
 {
-	slice(x, tid, fr->start, end, "procedure", pname(x, fr->node));
+	uint64_t a = fr->start, b = end;
+
+	if (!clip(x, &a, &b) || (x->min && b - a < x->min))
+		return;
+	if (x->min) {
+		add_bnd(x, a);
+		add_bnd(x, b);
+	}
+	slice(x, tid, a, b, "procedure", pname(x, fr->node));
 	cp_wbuf_c(x->w, '}');
 }
 
-/* A stretch of the critical path; @w is its weight (the CP time, which
- * under the cpu clock differs from the wall-clock duration). */
+/*
+ * A stretch of the critical path of @nseg segments [@a, @b), in one
+ * context @node (NONE: several); @w is its weight (the CP time, which
+ * under the cpu clock differs from the wall-clock duration).  Cut to the
+ * window, the weight in proportion.
+ */
 static void cp_slice(struct ctx *x, uint32_t tid, uint32_t node, uint64_t a,
-		     uint64_t b, uint64_t w)
+		     uint64_t b, uint64_t w, uint32_t nseg)
 {
-	slice(x, tid, a, b, "critical_path", "\"critical path\"");
+	uint64_t ca = a, cb = b;
+
+	if (!clip(x, &ca, &cb))
+		return;
+	if ((ca != a || cb != b) && b > a)
+		w = (uint64_t)((unsigned __int128)w * (cb - ca) / (b - a));
+	slice(x, tid, ca, cb, "critical_path", "\"critical path\"");
 	cp_wbuf_str(x->w, ",\"cname\":\"terrible\",\"args\":{\"procedure\":");
 	cp_wbuf_str(x->w, pname(x, node));
 	cp_wbuf_str(x->w, ",\"cp_ns\":");
 	cp_wbuf_u64(x->w, w);
+	if (nseg > 1) {
+		cp_wbuf_str(x->w, ",\"segments\":");
+		cp_wbuf_u64(x->w, nseg);
+	}
 	cp_wbuf_str(x->w, "}}");
+}
+
+static int cmp_u64(const void *p, const void *q)
+{
+	uint64_t a = *(const uint64_t *)p, b = *(const uint64_t *)q;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * The aggregated form's critical-path slices of thread @tid: segments
+ * closer than x->min merge unless a procedure slice shown begins or ends
+ * strictly inside the merged stretch (x->bnd), so they still nest.
+ */
+static void cp_runs_merged(struct ctx *x, uint32_t tid)
+{
+	const struct cp_tracepag *tp = x->tp;
+	const struct cp_trace_thread *th = &x->t->threads[tid];
+	uint64_t ra = 0, rb = 0, rw = 0;
+	uint32_t rn = 0, nseg = 0, j = 0;
+
+	qsort(x->bnd, x->nbnd, sizeof(*x->bnd), cmp_u64);
+	for (uint32_t i = 1; i < th->nv; i++) {
+		uint32_t e = tp->segbase[tid] + i - 1;
+		uint64_t a = wall_of(x->t, tid, i - 1);
+		uint64_t b = wall_of(x->t, tid, i), w = tp->g.w[e], a0 = a;
+		uint64_t b0 = b;
+
+		if (!x->oncp[e] || tp->e_kind[e] != CP_TE_USEFUL || b <= a ||
+		    !clip(x, &a, &b) || a == b)
+			continue;
+		if (a != a0 || b != b0)	/* cut by the window: in proportion */
+			w = (uint64_t)((unsigned __int128)w * (b - a) /
+				       (b0 - a0));
+		if (nseg && a - rb < x->min &&
+		    (j >= x->nbnd || x->bnd[j] >= b)) {
+			rb = b;
+			rw += w;
+			nseg++;
+			if (rn != tp->e_cct[e])
+				rn = CP_PAG_NONE;
+			continue;
+		}
+		if (nseg)
+			cp_slice(x, tid, rn, ra, rb, rw, nseg);
+		while (j < x->nbnd && x->bnd[j] <= a)
+			j++;
+		ra = a;
+		rb = b;
+		rw = w;
+		rn = tp->e_cct[e];
+		nseg = 1;
+	}
+	if (nseg)
+		cp_slice(x, tid, rn, ra, rb, rw, nseg);
 }
 
 static void obj_name(const struct cp_trace *t, uint32_t obj, char *buf,
@@ -168,13 +292,19 @@ static void thread_slices(struct ctx *x, uint32_t tid, struct frame *stk,
 	bool run = false;
 	char name[96], q[128];
 
+	uint64_t la = wall_of(x->t, tid, 0);
+	uint64_t lb = wall_of(x->t, tid, th->nv - 1);
+
 	snprintf(name, sizeof(name), "T%" PRIu32 "%s%s", tid,
 		 th->name && *th->name ? " " : "", th->name ? th->name : "");
-	slice(x, tid, wall_of(x->t, tid, 0), wall_of(x->t, tid, th->nv - 1) + 1,
-	      "thread", "\"thread\"");
-	cp_wbuf_str(x->w, ",\"args\":{\"thread\":");
-	cp_wbuf_json(x->w, name);
-	cp_wbuf_str(x->w, "}}");
+	lb++;
+	if (clip(x, &la, &lb)) {
+		slice(x, tid, la, lb, "thread", "\"thread\"");
+		cp_wbuf_str(x->w, ",\"args\":{\"thread\":");
+		cp_wbuf_json(x->w, name);
+		cp_wbuf_str(x->w, "}}");
+	}
+	x->nbnd = 0;
 	for (uint32_t i = 1; i < th->nv; i++) {
 		uint32_t e = tp->segbase[tid] + i - 1;
 		uint32_t target = tp->e_cct[e], a_n = prev, b_n = target, n;
@@ -205,10 +335,16 @@ static void thread_slices(struct ctx *x, uint32_t tid, struct frame *stk,
 			}
 			prev = target;
 		}
+		if (x->windowed && a >= x->wb)
+			break;		/* nothing further is shown */
 		if (tp->e_kind[e] == CP_TE_WAIT && b > a) {
+			uint64_t ca = a, cb = b;
+
+			if (!clip(x, &ca, &cb) || (x->min && cb - ca < x->min))
+				goto cp_part;
 			obj_name(x->t, tp->e_obj[e], name, sizeof(name));
 			snprintf(q, sizeof(q), "\"wait %s\"", name);
-			slice(x, tid, a, b, "wait", q);
+			slice(x, tid, ca, cb, "wait", q);
 			cp_wbuf_str(x->w, ",\"cname\":\"grey\","
 				    "\"args\":{\"object\":");
 			cp_wbuf_json(x->w, name);
@@ -220,14 +356,16 @@ static void thread_slices(struct ctx *x, uint32_t tid, struct frame *stk,
 			}
 			cp_wbuf_str(x->w, "}}");
 		}
-		if (x->oncp[e] && tp->e_kind[e] == CP_TE_USEFUL && b > a) {
+cp_part:
+		if (!x->min && x->oncp[e] && tp->e_kind[e] == CP_TE_USEFUL &&
+		    b > a) {
 			if (run && run_node == target && run_b == a) {
 				run_b = b;
 				run_w += tp->g.w[e];
 			} else {
 				if (run)
 					cp_slice(x, tid, run_node, run_a, run_b,
-						 run_w);
+						 run_w, 1);
 				run = true;
 				run_node = target;
 				run_a = a;
@@ -237,12 +375,14 @@ static void thread_slices(struct ctx *x, uint32_t tid, struct frame *stk,
 		}
 	}
 	if (run)
-		cp_slice(x, tid, run_node, run_a, run_b, run_w);
+		cp_slice(x, tid, run_node, run_a, run_b, run_w, 1);
 	end = wall_of(x->t, tid, th->nv - 1);
 	while (depth) {
 		depth--;
 		proc_slice(x, tid, &stk[depth], end);
 	}
+	if (x->min)
+		cp_runs_merged(x, tid);
 }
 
 /* The publishing end (thread, vertex) of dependency edge @e. */
@@ -295,6 +435,15 @@ static void flows(struct ctx *x, const struct cp_chrome_opts *o)
 			continue;
 		t1 = wall_of(x->t, pt, pv);
 		t2 = wall_of(x->t, ct, cv);
+		if (x->windowed && (t1 < x->wa || t2 >= x->wb))
+			continue;
+		if (x->min) {
+			uint64_t *last = &x->last_flow[2 * ct + cp];
+
+			if (*last && t2 < *last + x->min)
+				continue;
+			*last = t2;
+		}
 		if (cp) {
 			if (pv > 0 && t1 > wall_of(x->t, pt, 0))
 				t1--;
@@ -328,10 +477,18 @@ static void flows(struct ctx *x, const struct cp_chrome_opts *o)
 	}
 }
 
+/* A stretch of the critical path's track: thread @tid (NONE: several)
+ * in context @node (NONE: several). */
 static void cp_track_slice(struct ctx *x, uint32_t tid, uint32_t node,
 			   uint64_t a, uint64_t b)
 {
+	if (!clip(x, &a, &b))
+		return;
 	slice(x, CP_CHROME_CP_TID, a, b, "critical_path", pname(x, node));
+	if (tid == CP_PAG_NONE) {
+		cp_wbuf_str(x->w, ",\"args\":{\"thread\":\"(several)\"}}");
+		return;
+	}
 	cp_wbuf_str(x->w, ",\"args\":{\"thread\":\"T");
 	cp_wbuf_u64(x->w, tid);
 	cp_wbuf_str(x->w, "\"}}");
@@ -356,6 +513,14 @@ static void cp_track(struct ctx *x, const struct cp_cpm *c)
 		b = wall_of(x->t, tid, vi);
 		if (run && tid == rt && tp->e_cct[e] == rn && a == rb) {
 			rb = b;
+			continue;
+		}
+		if (run && x->min && a >= rb && a - rb < x->min) {
+			rb = b;		/* aggregated: merge what is close */
+			if (tid != rt)
+				rt = CP_PAG_NONE;
+			if (tp->e_cct[e] != rn)
+				rn = CP_PAG_NONE;
 			continue;
 		}
 		if (run)
@@ -424,6 +589,32 @@ int cp_chrome_write(FILE *f, const struct cp_tracepag *tp,
 			x.t0 = wall_of(t, tid, 0);
 	if (x.t0 == UINT64_MAX)
 		x.t0 = 0;
+	if (o && (o->from_ns || o->to_ns)) {
+		x.windowed = true;
+		x.wa = x.t0 + o->from_ns;
+		x.wb = o->to_ns ? x.t0 + o->to_ns : UINT64_MAX;
+	}
+	if (o && o->min_slice_ns == CP_CHROME_MIN_AUTO) {
+		uint64_t end = 0, wa = x.windowed ? x.wa : x.t0, wb;
+
+		for (uint32_t tid = 0; tid < t->nthreads; tid++)
+			if (t->threads[tid].nv &&
+			    wall_of(t, tid, t->threads[tid].nv - 1) > end)
+				end = wall_of(t, tid, t->threads[tid].nv - 1);
+		wb = x.windowed && x.wb < end ? x.wb : end;
+		x.min = wb > wa ? (wb - wa) / CP_CHROME_MIN_DIV : 0;
+	} else if (o) {
+		x.min = o->min_slice_ns;
+	}
+	if (x.min) {
+		x.last_flow = calloc(2 * (size_t)t->nthreads + 1,
+				     sizeof(*x.last_flow));
+		if (!x.last_flow) {
+			snprintf(err, errlen,
+				 "out of memory writing the Chrome trace");
+			goto out;
+		}
+	}
 
 	cp_wbuf_init(x.w, f);
 	cp_wbuf_str(x.w, "{\"displayTimeUnit\":\"ns\",\"otherData\":{"
@@ -435,6 +626,20 @@ int cp_chrome_write(FILE *f, const struct cp_tracepag *tp,
 	cp_wbuf_u64(x.w, c->length);
 	cp_wbuf_str(x.w, ",\"threads\":");
 	cp_wbuf_u64(x.w, t->nthreads);
+	if (x.windowed) {
+		cp_wbuf_str(x.w, ",\"window_ns\":[");
+		cp_wbuf_u64(x.w, o->from_ns);
+		cp_wbuf_c(x.w, ',');
+		if (o->to_ns)
+			cp_wbuf_u64(x.w, o->to_ns);
+		else
+			cp_wbuf_str(x.w, "null");
+		cp_wbuf_c(x.w, ']');
+	}
+	if (x.min) {
+		cp_wbuf_str(x.w, ",\"min_slice_ns\":");
+		cp_wbuf_u64(x.w, x.min);
+	}
 	cp_wbuf_str(x.w, "},\"traceEvents\":[");
 
 	base = exe ? strrchr(exe, '/') : NULL;
@@ -455,6 +660,14 @@ int cp_chrome_write(FILE *f, const struct cp_tracepag *tp,
 		meta(&x, tid, "thread_name", "name", pn, 0);
 		meta(&x, tid, "thread_sort_index", "sort_index", NULL, tid);
 		thread_slices(&x, tid, stk, tmp);
+		if (o && o->progress)
+			o->progress(o->progress_ctx, "writing the timeline",
+				    (double)(tid + 1) / t->nthreads);
+	}
+	if (x.oom) {
+		snprintf(err, errlen, "out of memory writing the Chrome trace");
+		cp_wbuf_close(x.w);
+		goto out;
 	}
 	flows(&x, o);
 	cp_track(&x, c);
@@ -470,6 +683,8 @@ out:
 			free(x.pname[p]);
 	free(x.pname);
 	free(x.w);
+	free(x.bnd);
+	free(x.last_flow);
 	free(stk);
 	free(tmp);
 	free(oncp);

@@ -27,6 +27,8 @@
  */
 #include "cp_compare.h"
 
+#include "cp_sampled.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -558,6 +560,15 @@ static void fmt_rank(char *buf, size_t len, uint32_t r)
 		snprintf(buf, len, "%" PRIu32, r);
 }
 
+#define CP_STR2(x) #x
+#define CP_STR(x) CP_STR2(x)
+
+bool cp_compare_thin(const struct cp_profile *p, const struct cp_proc_prof *pp)
+{
+	return p->sampled && (pp->samples < CP_SAMPLES_THIN ||
+			      (pp->cp_ns && pp->cp_samples < CP_SAMPLES_THIN));
+}
+
 void cp_compare_print(FILE *f, const struct cp_compare *c, uint32_t max)
 {
 	const struct cp_profile *p = c->p;
@@ -566,8 +577,9 @@ void cp_compare_print(FILE *f, const struct cp_compare *c, uint32_t max)
 	struct unit u;
 	size_t w = 9;	/* "procedure" */
 	uint32_t rows = max && max < c->n ? max : c->n, marked = 0;
-	uint32_t uncomputed = 0;
+	uint32_t uncomputed = 0, thin = 0;
 	bool gcol = c->gp != NULL;
+	bool gtotal = gcol && !p->exclusive && cp_gprof_has_totals(c->gp);
 	char k[32];
 
 	if (p->useful_ns > top)
@@ -588,14 +600,15 @@ void cp_compare_print(FILE *f, const struct cp_compare *c, uint32_t max)
 		fprintf(f, "  note: %s\n", c->note);
 	fprintf(f, "\n  %-*s", (int)w, "");
 	if (gcol)
-		fprintf(f, " %16s", "gprof self");
+		fprintf(f, " %16s", gtotal ? "gprof total" : "gprof self");
 	snprintf(k, sizeof(k), "MBM (k=%" PRIu32 ")", p->npaths);
-	fprintf(f, " %16s %16s %16s %16s %16s %8s  %s\n", "cpthread CPU",
-		"critical path", "CP zeroing", "Slack", k, "", "rank");
+	fprintf(f, " %16s %16s %16s %16s %16s %8s  %s\n", p->sampled ?
+		"sampled CPU" : "cpthread CPU", "critical path", "CP zeroing",
+		"Slack", k, p->sampled ? "samples" : "", "rank");
 	fprintf(f, "  %-*s", (int)w, "procedure");
 	for (int i = 0; i < 5 + gcol; i++)
 		fprintf(f, " %7s(%s) %5s", "time", u.name, "%");
-	fprintf(f, " %8s  CP/CPU\n", "calls");
+	fprintf(f, " %8s  CP/CPU\n", p->sampled ? "CPU/CP" : "calls");
 	for (uint32_t i = 0; i < rows; i++) {
 		const struct cp_cmp_row *r = &c->rows[i];
 		const struct cp_proc_prof *pp = r->pp;
@@ -603,7 +616,11 @@ void cp_compare_print(FILE *f, const struct cp_compare *c, uint32_t max)
 		char a[16], b[16];
 
 		fprintf(f, "  %-*.*s", (int)w, (int)w, r->name);
-		if (gcol)
+		if (gcol && gtotal)
+			cell(f, u, r->gp && r->gp->has_total,
+			     r->gp ? r->gp->total_ns : 0,
+			     r->gp ? r->gp->total_pct : 0);
+		else if (gcol)
 			cell(f, u, r->gp != NULL, r->gp ? r->gp->self_ns : 0,
 			     r->gp ? r->gp->pct : 0);
 		cell(f, u, pp != NULL, pp ? pp->cpu_ns : 0,
@@ -615,7 +632,13 @@ void cp_compare_print(FILE *f, const struct cp_compare *c, uint32_t max)
 		     comp ? cp_pct(pp->slack_ns, p->cp_len) : 0);
 		cell(f, u, comp, comp ? pp->mbm_ns : 0,
 		     comp ? cp_pct(pp->mbm_ns, p->cp_len) : 0);
-		if (pp)
+		if (pp && p->sampled) {
+			char sm[32];
+
+			snprintf(sm, sizeof(sm), "%" PRIu64 "/%" PRIu64,
+				 pp->samples, pp->cp_samples);
+			fprintf(f, " %8s", sm);
+		} else if (pp)
 			fprintf(f, " %8" PRIu64, pp->calls);
 		else if (r->gp && r->gp->has_calls)
 			fprintf(f, " %8" PRIu64, r->gp->calls);
@@ -624,9 +647,11 @@ void cp_compare_print(FILE *f, const struct cp_compare *c, uint32_t max)
 		uncomputed += pp && pp->cp_ns && !pp->computed;
 		fmt_rank(a, sizeof(a), r->cp_rank);
 		fmt_rank(b, sizeof(b), r->cpu_rank);
-		fprintf(f, "  %s/%s%s\n", a, b,
+		fprintf(f, "  %s/%s%s%s\n", a, b,
 			r->disagree > 0 ? "  <- CP ranks it higher" :
-			r->disagree < 0 ? "  <- CP ranks it lower" : "");
+			r->disagree < 0 ? "  <- CP ranks it lower" : "",
+			pp && cp_compare_thin(p, pp) ? "  (thin)" : "");
+		thin += pp && cp_compare_thin(p, pp);
 		marked += r->disagree != 0;
 	}
 	if (rows < c->n)
@@ -640,6 +665,13 @@ void cp_compare_print(FILE *f, const struct cp_compare *c, uint32_t max)
 		"are of the critical path (%.*f %s).\n",
 		gcol ? " (gprof: of gprof's samples)" : "", u.prec,
 		(double)p->cp_len / u.div, u.name);
+	if (p->sampled)
+		fprintf(f, "  Procedures from %" PRIu64 " CPU-time samples "
+			"(%" PRIu64 " on the critical path); samples CPU/CP: "
+			"those\n  each row's CPU and CP figures rest on%s.\n",
+			p->samples, p->cp_samples, thin ? "; (thin): fewer "
+			"than " CP_STR(CP_SAMPLES_THIN) " of either, too few "
+			"to trust" : "");
 	fprintf(f, "  Times are %s of callees.  rank CP/CPU: position by "
 		"critical-path time\n  and by %s; %s.\n",
 		p->exclusive ? "exclusive" : "inclusive",
@@ -660,6 +692,13 @@ void cp_compare_emit_proc(struct cp_emit *e, const struct cp_compare *c,
 		} else {
 			cp_emit_null(e, "gprof_ns");
 			cp_emit_null(e, "gprof_pct");
+		}
+		if (r && r->gp && r->gp->has_total) {
+			cp_emit_u64(e, "gprof_total_ns", r->gp->total_ns);
+			cp_emit_f64(e, "gprof_total_pct", r->gp->total_pct);
+		} else {
+			cp_emit_null(e, "gprof_total_ns");
+			cp_emit_null(e, "gprof_total_pct");
 		}
 	}
 	if (!r)

@@ -61,6 +61,13 @@ int cp_compare_build(struct cp_compare *c, const struct cp_profile *p,
 		     const struct cp_gprof *gp);
 void cp_compare_free(struct cp_compare *c);
 
+/*
+ * Sampled procedures: does @pp rest on too few samples to trust, fewer
+ * than CP_SAMPLES_THIN behind its CPU figure or, when it has CP time,
+ * behind its CP figures?  False for instrumented procedures.
+ */
+bool cp_compare_thin(const struct cp_profile *p, const struct cp_proc_prof *pp);
+
 /* The row of procedure @name, or NULL.  O(n). */
 const struct cp_cmp_row *cp_compare_find(const struct cp_compare *c,
 					 const char *name);
@@ -73,7 +80,9 @@ void cp_compare_print(FILE *f, const struct cp_compare *c, uint32_t max);
 
 /*
  * JSON members of procedure @name inside its object: "gprof_ns" and
- * "gprof_pct" (null when gprof has no such procedure), "cpu_rank",
+ * "gprof_pct" (self; null when gprof has no such procedure),
+ * "gprof_total_ns" and "gprof_total_pct" (self + children from gprof's
+ * call graph; null without one), "cpu_rank",
  * "cp_rank" and "rank_disagree".  Nothing without gprof data except the
  * ranks.
  */

@@ -1,7 +1,7 @@
 /*
  * cp_gprof.c - run gprof and read its flat profile.
  *
- * `gprof -b -p EXE GMON` prints (binutils 2.40):
+ * `gprof -b -p -q EXE GMON` prints (binutils 2.40):
  *
  *	Flat profile:
  *
@@ -18,6 +18,20 @@
  * spaces (C++ with -C).  An empty profile says "no time accumulated".
  * Self seconds are the samples times the sample period, so they carry two
  * decimals: the reader keeps what gprof printed, in ns.
+ *
+ * The call graph (-q) follows; its primary lines give each function's
+ * inclusive time, what gprof's "total" means:
+ *
+ *	index % time    self  children    called     name
+ *	[3]     50.0    0.00    0.01       2         crit [3]
+ *
+ * (called may be "2+1" for recursion, or absent for <spontaneous> main).
+ * A function of the call graph that the flat profile leaves out (no time,
+ * no calls: main) is added with self time 0.  Cycles as a whole
+ * ("<cycle 1 as a whole>") are skipped and a member's " <cycle 1>" tag is
+ * dropped from its name.  gprof splits a callee's time among its callers
+ * by call counts, not by where the time was spent: its totals are an
+ * estimate of their own kind.
  *
  * gprof's profiling timer is one per process: on Linux every thread's CPU
  * time drives it, but a sample records the PC of whichever thread the
@@ -97,6 +111,9 @@ static int add_entry(struct cp_gprof *gp, uint32_t *cap, const char *name,
 	x->self_ns = (uint64_t)llround(self * 1e9);
 	x->calls = has_calls ? (uint64_t)calls : 0;
 	x->has_calls = has_calls;
+	x->total_ns = 0;
+	x->total_pct = 0;
+	x->has_total = false;
 	gp->total_ns += x->self_ns;
 	gp->n++;
 	return 0;
@@ -154,6 +171,98 @@ static int row(struct cp_gprof *gp, uint32_t *cap, const char *s,
 			 nf == 6 ? f[3] : 0, nf == 6) ? -1 : 1;
 }
 
+/*
+ * A primary line of the call graph, [s, end): "[N] pct self children
+ * [called] name [N]".  Fills the name's extent and self + children;
+ * false for any other line.
+ */
+static bool cg_primary(const char *s, const char *end, const char **name,
+		       size_t *nlen, double *pct, double *total)
+{
+	double self, children;
+	const char *p = skip_blank(s, end), *q;
+
+	if (p >= end || *p != '[')
+		return false;
+	while (++p < end && *p >= '0' && *p <= '9')
+		;
+	if (p >= end || *p != ']')
+		return false;
+	p = skip_blank(p + 1, end);
+	if (!(q = number(p, end, pct)))
+		return false;
+	if (!(p = number(skip_blank(q, end), end, &self)))
+		return false;
+	if (!(q = number(skip_blank(p, end), end, &children)))
+		return false;
+	p = skip_blank(q, end);
+	/* called: digits, maybe "+digits" */
+	q = p;
+	while (q < end && ((*q >= '0' && *q <= '9') || *q == '+'))
+		q++;
+	if (q > p && (q == end || *q == ' ' || *q == '\t'))
+		p = skip_blank(q, end);
+	while (end > p && (end[-1] == ' ' || end[-1] == '\t' ||
+			   end[-1] == '\r'))
+		end--;
+	/* drop the trailing " [N]" and a " <cycle N>" tag */
+	if (end > p && end[-1] == ']') {
+		q = end - 1;
+		while (q > p && q[-1] != '[')
+			q--;
+		if (q > p)
+			end = q - 1;
+	}
+	while (end > p && end[-1] == ' ')
+		end--;
+	if (end > p && end[-1] == '>') {
+		q = end;
+		while (q > p && q[-1] != '<')
+			q--;
+		if (q > p && end - q > 6 && !memcmp(q, "cycle ", 6))
+			for (end = q - 1; end > p && end[-1] == ' '; end--)
+				;
+	}
+	if (end == p || *p == '<')
+		return false;	/* a cycle as a whole, <spontaneous> */
+	*name = p;
+	*nlen = (size_t)(end - p);
+	*total = self + children;
+	return true;
+}
+
+/* The call graph after the flat profile: totals, in [s, end). */
+static int call_graph(struct cp_gprof *gp, uint32_t *cap, const char *s,
+		      const char *end)
+{
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *le = nl ? nl : end, *name;
+		double pct, total;
+		size_t nlen;
+
+		if (cg_primary(s, le, &name, &nlen, &pct, &total)) {
+			struct cp_gprof_entry *x = NULL;
+
+			for (uint32_t i = 0; i < gp->n && !x; i++)
+				if (strlen(gp->e[i].name) == nlen &&
+				    !memcmp(gp->e[i].name, name, nlen))
+					x = &gp->e[i];
+			if (!x) {
+				if (add_entry(gp, cap, name, nlen, 0, 0, 0,
+					      false))
+					return -1;
+				x = &gp->e[gp->n - 1];
+			}
+			x->total_ns = (uint64_t)llround(total * 1e9);
+			x->total_pct = pct;
+			x->has_total = true;
+		}
+		s = nl ? nl + 1 : end;
+	}
+	return 0;
+}
+
 static int cmp_name(const void *a, const void *b)
 {
 	const struct cp_gprof_entry *const *x = a, *const *y = b;
@@ -176,6 +285,9 @@ int cp_gprof_parse(struct cp_gprof *gp, const char *text, size_t len,
 		const char *b = skip_blank(s, le);
 		const char *te = le;
 
+		while (b < le && *b == '\f')	/* gprof's page breaks */
+			b = skip_blank(b + 1, le);
+
 		while (te > b && (te[-1] == ' ' || te[-1] == '\t' ||
 				  te[-1] == '\r'))
 			te--;
@@ -197,8 +309,12 @@ int cp_gprof_parse(struct cp_gprof *gp, const char *text, size_t len,
 				 !memcmp(te - 4, "name", 4))
 				header = true;
 		} else if (b == te) {
-			if (gp->n)
-				break;	/* the blank line after the table */
+			if (gp->n) {
+				/* the blank line after the table */
+				if (call_graph(gp, &cap, s, end))
+					goto err_mem;
+				break;
+			}
 		} else {
 			r = row(gp, &cap, s, le);
 			if (r < 0)
@@ -299,7 +415,7 @@ int cp_gprof_run(struct cp_gprof *gp, const char *gprof, const char *exe,
 		goto out;
 	}
 	if (pid == 0) {
-		char *argv[] = { (char *)gprof, "-b", "-p", (char *)exe,
+		char *argv[] = { (char *)gprof, "-b", "-p", "-q", (char *)exe,
 				 (char *)gmon, NULL };
 
 		dup2(out[1], STDOUT_FILENO);
@@ -348,11 +464,12 @@ int cp_gprof_run(struct cp_gprof *gp, const char *gprof, const char *exe,
 
 		if (WIFEXITED(status))
 			snprintf(err, errlen,
-				 "%s -b -p %s %s failed (exit %d)%s%.*s",
+				 "%s -b -p -q %s %s failed (exit %d)%s%.*s",
 				 gprof, exe, gmon, WEXITSTATUS(status),
 				 ml ? ": " : "", (int)(ml > 200 ? 200 : ml), m);
 		else
-			snprintf(err, errlen, "%s -b -p %s %s died (signal %d)",
+			snprintf(err, errlen,
+				 "%s -b -p -q %s %s died (signal %d)",
 				 gprof, exe, gmon, WTERMSIG(status));
 		goto out;
 	}
@@ -406,4 +523,12 @@ void cp_gprof_free(struct cp_gprof *gp)
 	free(gp->exe);
 	free(gp->gmon);
 	memset(gp, 0, sizeof(*gp));
+}
+
+bool cp_gprof_has_totals(const struct cp_gprof *gp)
+{
+	for (uint32_t i = 0; i < gp->n; i++)
+		if (gp->e[i].has_total)
+			return true;
+	return false;
 }

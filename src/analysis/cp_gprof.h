@@ -1,6 +1,7 @@
 /*
- * cp_gprof.h - gprof's flat profile, read from the real `gprof -b -p EXE
- * GMON` (Debian's binutils), so a critical-path report can set the CPU
+ * cp_gprof.h - gprof's flat profile and the "total" (self + children) of
+ * its call graph, read from the real `gprof -b -p -q EXE GMON` (Debian's
+ * binutils), so a critical-path report can set the CPU
  * profile a programmer already knows beside the critical-path metrics
  * (seed 002, Figs. 12 and 13).
  *
@@ -23,6 +24,9 @@ struct cp_gprof_entry {
 	uint64_t self_ns;	/* "self seconds", in ns */
 	uint64_t calls;		/* "calls" column, when has_calls */
 	bool has_calls;		/* the function was compiled with -pg */
+	uint64_t total_ns;	/* call graph: self + children, in ns */
+	double total_pct;	/* call graph: "% time" (of the total) */
+	bool has_total;		/* the call graph has the function */
 };
 
 struct cp_gprof {
@@ -58,5 +62,8 @@ const struct cp_gprof_entry *cp_gprof_find(const struct cp_gprof *gp,
 
 /* Free what @gp owns; it may be filled again. */
 void cp_gprof_free(struct cp_gprof *gp);
+
+/* Did gprof's output hold a call graph (any entry with a total)? */
+bool cp_gprof_has_totals(const struct cp_gprof *gp);
 
 #endif /* CP_GPROF_H */

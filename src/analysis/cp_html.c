@@ -17,7 +17,8 @@
  * passes a dependency; points closer than half a pixel merge, and at most
  * a few turns are kept per column, which bounds it by O(W) points too.
  *
- * Near-critical paths come from cp_kpaths (seed 000 §III.D); each is
+ * Near-critical paths come from cp_kpaths (seed 000 §III.D, enumerated
+ * as Eppstein's sidetrack sequences); each is
  * summarized by where its time differs from the critical path: its useful
  * time off the CP, by thread and procedure.  What-if runs cp_whatif_trace
  * (fixed graph and simulation) for the top procedures by CP time, leaving
@@ -642,9 +643,9 @@ static void procedures(struct html *h)
 		S(h, "<th>gprof self</th><th>%</th>");
 	cp_wbuf_printf(h->w, "<th>CPU</th><th>%%</th><th>critical path</th>"
 		       "<th>%%</th><th>CP zeroing</th><th>%%</th><th>Slack</th>"
-		       "<th>%%</th><th>MBM (k=%u)</th><th>%%</th><th>calls</th>"
+		       "<th>%%</th><th>MBM (k=%u)</th><th>%%</th><th>%s</th>"
 		       "<th>rank CP / CPU</th></tr></thead><tbody>\n",
-		       p->npaths);
+		       p->npaths, p->sampled ? "samples CPU/CP" : "calls");
 	for (uint32_t i = 0; i < rows; i++) {
 		const struct cp_cmp_row *r = &c->rows[i];
 		const struct cp_proc_prof *pp = r->pp;
@@ -699,7 +700,12 @@ static void procedures(struct html *h)
 			for (int k = 0; k < 6; k++)
 				td_none(h);
 		}
-		if (pp)
+		if (pp && p->sampled)
+			cp_wbuf_printf(h->w, "<td data-v=\"%" PRIu64 "\">%"
+				       PRIu64 "/%" PRIu64 "%s</td>",
+				       pp->samples, pp->samples, pp->cp_samples,
+				       cp_compare_thin(p, pp) ? " (thin)" : "");
+		else if (pp)
 			cp_wbuf_printf(h->w, "<td data-v=\"%" PRIu64 "\">%"
 				       PRIu64 "</td>", pp->calls, pp->calls);
 		else if (r->gp && r->gp->has_calls)
@@ -985,8 +991,9 @@ static int paths(struct html *h)
 		S(h, "</td></tr>\n");
 	}
 	S(h, "</tbody></table></div>\n<p class=\"hint\">The longest paths "
-	     "of the program activity graph, longest first (best-first "
-	     "search on slack). A procedure on the critical path but on none "
+	     "of the program activity graph, longest first (each the "
+	     "critical path or an earlier one turned off at one edge). "
+	     "A procedure on the critical path but on none "
 	     "of the near-critical ones pays off up to the gap to the next "
 	     "path; one on all of them pays off more.</p>\n");
 	free(ed);

@@ -1,52 +1,75 @@
 /*
- * cp_kpaths.c - the k longest root-to-leaf paths by best-first search on
- * slack (Alexander, Reese & Harden, seed 000 §III.D).
+ * cp_kpaths.c - the k longest root-to-leaf paths by sidetrack enumeration
+ * (Eppstein, "Finding the k shortest paths", SIAM J. Comput. 28(2), 1998),
+ * on the slacks of the critical path method (seed 000 §III.D states the
+ * problem and an O(k·e) best-first search; this file answers it in
+ * O(e + v log v + k log k)).
  *
- * The CPM turns the longest-paths problem into a shortest-paths one.  Give
- * a partial path the cost FS_sum + TS(e): the free slack summed over its
- * edges so far plus the total slack of the edge it continues with.  That
- * sum telescopes to L minus the length of the longest root-to-leaf path
- * that starts with the partial path and e, so every complete path costs
- * exactly L minus its length, and from any vertex the out-edge of least
- * total slack continues a path without raising its cost.
+ * In a DAG the longest paths are the shortest ones on negated weights, and
+ * the CPM has already done the single-source part: lt[v] is the latest time
+ * of v, so L - lt[v] is the longest path from v to a leaf.  Give every
+ * out-edge e = (u, x) its delta
  *
- * The search (the seed's traversePath / evaluatePath):
- *  - every out-edge of every root is a candidate partial path;
- *  - the cheapest candidate is popped and completed by following the
- *    least-slack out-edge (next[v]) down to a leaf: that is the next
- *    longest path;
- *  - along that completion, every other out-edge e of a vertex v becomes a
- *    candidate of cost  cost(path) + delta(e),  where
- *    delta(e) = TS(e) - min TS out of v = lt[head] - d(e) - lt[v] >= 0
- *    (the seed's FS_sum + TS, written with vertex slacks).
- * Each path is generated exactly once: it is its parent's first pcnt edges,
- * its own deviation edge, and the least-slack completion, and later
- * deviations lie strictly after earlier ones.
+ *	delta(e) = lt[x] - d(e) - lt[u] >= 0,
  *
- * Linear memory (the seed's point): only the k best candidates can matter,
- * so the candidate pool is bounded.  It is a binary min-heap; when it grows
- * past 2*need + 16 entries (need = k - paths found) the need cheapest are
- * kept by selection and their largest cost becomes a threshold.  From then
- * on the pool always holds at least need candidates of cost <= threshold,
- * so a candidate (and all its descendants, which cost no less) of cost >=
- * threshold can never be among the answers; the threshold only falls.
- * Pruning costs O(pool) per (pool/2) insertions: O(1) amortised, and the
- * pool is O(k).  Paths are stored as the seed's path descriptors (parent,
- * shared prefix length, deviation edge): O(1) each, spelled out on demand.
+ * what taking e costs against the best continuation from u.  The out-edge
+ * of least delta (0; the lowest-numbered one on ties) is next[u]; the
+ * next[] edges form a forest, the critical-path tree, and following it from
+ * any vertex gives that vertex's longest continuation.  Every other edge is
+ * a sidetrack.  A root-to-leaf path is its root, then a sequence of
+ * sidetracks each taken somewhere on the tree continuation of the previous
+ * one's head, the tree in between; its length is L - lt[root] - the sum of
+ * its sidetracks' deltas.  Roots are sidetracks of a virtual source too,
+ * of delta lt[root]; the root path 0 starts from (the lowest-numbered root
+ * of delta 0) is the source's tree edge.  So the k longest paths are the
+ * k cheapest sidetrack sequences.
  *
- * Two refinements over the seed, which leave the worst case unchanged:
- * minsd[v], the least delta of any side edge along the least-slack
- * completion from v, lets a completion stop as soon as cost + minsd[v] >=
- * threshold (nothing further down can produce a useful candidate); and
- * skip pointers by delta class (sk[l][v]: the first vertex from v on with
- * a side edge of delta below 1, 64, 4096, or any) let it jump over
- * vertices that cannot offer a candidate under the current threshold:
- * most of a thread's chain, and in tie-heavy graphs nearly everything.
+ * Eppstein's structure, as built here:
+ *  - out-heap of u: u's sidetracks, an array heap-ordered by delta (children
+ *    of position i at 2i+1 and 2i+2), grouped per vertex in side[];
+ *  - H(u): a heap of the vertices on u's tree continuation that have a
+ *    sidetrack, keyed by their least delta.  H(u) is H(head of next[u]) with
+ *    u inserted: a persistent leftist heap, so inserting copies only the
+ *    right spine (at most log2 of the size) and every H(u) shares the rest.
+ *    Built in reverse topological order.
+ * The path graph: a node is a heap node of some H (standing for its
+ * vertex's least sidetrack), an out-heap position >= 1, or a position of
+ * the root heap (the other roots, heap-ordered by lt).  Its children are
+ * its heap children: the heap node's two children in H and positions 1 and
+ * 2 of its vertex's out-heap; an out-heap position's two children; a root
+ * position's two.  None is cheaper than its parent.
  *
- * Complexity: each completion walks at most e edges: O(k·e) time, the
- * seed's bound; heap operations add O(log k) per kept candidate.  Memory:
- * 32 bytes per vertex (next, minsd, glen, 4 skip levels), 24 bytes per
- * pool slot (at most 2k + 16) and 20 bytes per path: O(k + e).
+ * Enumeration: path q = (its parent path p, a path-graph node N) costs
+ * cost(p) + delta(N).  When q is taken from the candidate heap, it offers
+ *  - (p, M) for every child M of N, at cost(q) - delta(N) + delta(M): q
+ *    with its last sidetrack replaced by the next cheapest ones;
+ *  - (q, root of H(x)), x the head of q's last sidetrack, at cost(q) +
+ *    its key: q with one more sidetrack.
+ * Path 0 (no sidetrack) offers the root of H(root) and root position 0.
+ * Every sidetrack sequence is reached exactly once, along nondecreasing
+ * costs, so the paths come out longest first.  Each taken path offers at
+ * most five candidates: O(k log k) with a binary heap.
+ *
+ * The implicit form is this one: path q is p's first pcnt edges, its own
+ * sidetrack (the deviation), and the tree continuation; pcnt is p's
+ * prefix length plus the distance along the tree from p's deviation head
+ * to the sidetrack's tail (glen[], edges from a vertex to its leaf).
+ * Paths from another root have no parent: their "deviation" is the root's
+ * tree edge.
+ *
+ * Pruning: path 0 and the k-1 cheapest single turns off it (a sidetrack
+ * at one of its vertices, then the tree) are k distinct paths, so the
+ * k-th path costs at most the k-1-th smallest delta B of the sidetracks
+ * along path 0; a sidetrack (or root) dearer than B is on none of the k
+ * paths and stays out of the heaps.  For small k this leaves out nearly
+ * every sidetrack; for k beyond path 0's sidetracks, none.
+ *
+ * Complexity: out-heaps O(e) (heapify), H O(v log v) time and at most
+ * log2 v + 1 heap nodes of 24 bytes per vertex with a sidetrack within the
+ * bound (on random keys close to that: about 200 bytes per edge on a
+ * random DAG when nothing is pruned), the enumeration O(k log k) and 24
+ * bytes per candidate (at most 5k), 20 bytes per path.  Memory kept with the result: next[],
+ * join[] and glen[], 12 bytes per vertex.
  */
 #include "cp_kpaths.h"
 
@@ -68,26 +91,339 @@ static void cp_kpaths_assert(const struct cp_kpaths *kp)
 		if (kp->dev[i] >= kp->g->ne || kp->len[i] > kp->cp_length)
 			abort();
 		if (kp->parent[i] != CP_PAG_NONE &&
-		    (kp->parent[i] >= i || kp->pcnt[i] == 0 ||
+		    (kp->parent[i] >= i ||
 		     kp->pcnt[i] >= kp->nedges[kp->parent[i]]))
+			abort();
+		if (kp->parent[i] == CP_PAG_NONE && kp->pcnt[i] != 0)
 			abort();
 	}
 }
 
+/* A node of the persistent leftist heaps H(v). */
+struct hnode {
+	uint64_t key;		/* least delta of v's sidetracks */
+	uint32_t v;		/* the vertex */
+	uint32_t l, r;		/* children, or NONE */
+	uint32_t rank;		/* null-path length: 1 + rank(r) */
+};
+
+struct hpool {
+	struct hnode *n;
+	uint32_t len, cap;
+};
+
+/* Kinds of path-graph nodes, in cand.b (otherwise an out-heap position). */
+#define KP_HEAP UINT32_MAX		/* cand.a: a heap node */
+#define KP_ROOT (UINT32_MAX - 1)	/* cand.a: a root-heap position */
+#define KP_NONE (UINT32_MAX - 2)	/* path 0 */
+
 struct cand {
-	uint64_t cost;		/* L minus the best completion's length */
-	uint32_t parent;	/* path it deviates from, or NONE */
-	uint32_t pcnt;		/* edges shared with the parent */
-	uint32_t dev;		/* the deviation edge */
+	uint64_t cost;		/* L minus the path's length */
+	uint32_t par;		/* the parent path, or NONE */
+	uint32_t a, b;		/* the path-graph node (see KP_*) */
 };
 
-struct pool {
-	struct cand *c;		/* binary min-heap on cost */
-	uint32_t n, cap;
-	uint64_t threshold;	/* candidates costing this or more: useless */
+/* Everything the search reads. */
+struct kp_state {
+	const struct cp_cpm *c;
+	const struct cp_pag *g;
+	uint32_t *glen;		/* [nv] tree edges from v to its leaf
+				 * (kp->glen, kept with the result) */
+	uint32_t *hroot;	/* [nv] H(v), or NONE */
+	uint32_t *soff;		/* [nv+1] v's out-heap: side[soff[v]..] */
+	uint32_t *side;		/* [ne] sidetracks, grouped and heaped */
+	uint32_t *rootv;	/* [nroot] roots but path 0's, heaped by lt */
+	uint32_t nroot, r0;
+	struct hpool hp;
+	struct cand *cand;	/* binary min-heap on cost */
+	uint32_t ncand, capcand;
 };
 
-static void heap_up(struct cand *h, uint32_t i)
+static inline uint64_t delta_of(const struct cp_cpm *c, uint32_t e)
+{
+	const struct cp_pag *g = c->g;
+
+	return c->lt[g->head[e]] - c->w[e] - c->lt[g->tail[e]];
+}
+
+static inline uint32_t rank_of(const struct hpool *hp, uint32_t x)
+{
+	return x == CP_PAG_NONE ? 0 : hp->n[x].rank;
+}
+
+static uint32_t hp_alloc(struct hpool *hp)
+{
+	if (hp->len == hp->cap) {
+		uint64_t ncap = hp->cap ? 2 * (uint64_t)hp->cap : 1024;
+		struct hnode *nn;
+
+		if (ncap >= CP_PAG_NONE)
+			ncap = CP_PAG_NONE - 1;
+		if (ncap <= hp->len)
+			return CP_PAG_NONE;
+		nn = cp_big_realloc(hp->n, sizeof(*nn) * ncap);
+		if (!nn)
+			return CP_PAG_NONE;
+		hp->n = nn;
+		hp->cap = (uint32_t)ncap;
+	}
+	return hp->len++;
+}
+
+/*
+ * Persistent insert of the fresh single node @b into heap @a: copies the
+ * nodes of @a's right spine above @b's place.  Returns the new root, or
+ * NONE when memory runs out (@b is never NONE, so the answer is not
+ * ambiguous unless it failed).
+ */
+static uint32_t hp_insert(struct hpool *hp, uint32_t a, uint32_t b)
+{
+	uint32_t x, r;
+
+	if (a == CP_PAG_NONE)
+		return b;
+	if (hp->n[b].key < hp->n[a].key) {
+		hp->n[b].l = a;		/* rank(a) >= 1 > rank(NONE) */
+		return b;
+	}
+	r = hp_insert(hp, hp->n[a].r, b);
+	if (r == CP_PAG_NONE)
+		return CP_PAG_NONE;
+	x = hp_alloc(hp);
+	if (x == CP_PAG_NONE)
+		return CP_PAG_NONE;
+	hp->n[x] = hp->n[a];
+	hp->n[x].r = r;
+	if (rank_of(hp, hp->n[x].l) < rank_of(hp, r)) {
+		hp->n[x].r = hp->n[x].l;
+		hp->n[x].l = r;
+	}
+	hp->n[x].rank = rank_of(hp, hp->n[x].r) + 1;
+	return x;
+}
+
+/* Sift @a[i] down in the @n-element min-heap @a of edges by delta. */
+static void side_down(const struct cp_cpm *c, uint32_t *a, uint32_t n,
+		      uint32_t i)
+{
+	uint32_t x = a[i];
+	uint64_t dx = delta_of(c, x);
+
+	for (;;) {
+		uint32_t l = 2 * i + 1, m;
+
+		if (l >= n)
+			break;
+		m = l + 1 < n && delta_of(c, a[l + 1]) < delta_of(c, a[l]) ?
+			l + 1 : l;
+		if (delta_of(c, a[m]) >= dx)
+			break;
+		a[i] = a[m];
+		i = m;
+	}
+	a[i] = x;
+}
+
+/* Sift @a[i] down in the min-heap of root vertices by lt. */
+static void root_down(const uint64_t *lt, uint32_t *a, uint32_t n,
+		      uint32_t i)
+{
+	uint32_t x = a[i];
+
+	for (;;) {
+		uint32_t l = 2 * i + 1, m;
+
+		if (l >= n)
+			break;
+		m = l + 1 < n && lt[a[l + 1]] < lt[a[l]] ? l + 1 : l;
+		if (lt[a[m]] >= lt[x])
+			break;
+		a[i] = a[m];
+		i = m;
+	}
+	a[i] = x;
+}
+
+/* Swap two u64. */
+static void swap_u64(uint64_t *a, uint64_t *b)
+{
+	uint64_t t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/*
+ * The (@t+1)-th smallest of @a[0..n) (t < n), reordering @a: quickselect
+ * with a three-way partition (runs of equal deltas are common).
+ */
+static uint64_t select_u64(uint64_t *a, uint32_t n, uint32_t t)
+{
+	int64_t lo = 0, hi = (int64_t)n - 1;
+
+	while (lo < hi) {
+		int64_t mid = lo + (hi - lo) / 2, lt = lo, i = lo, gt = hi;
+		uint64_t piv;
+
+		if (a[mid] < a[lo])
+			swap_u64(&a[mid], &a[lo]);
+		if (a[hi] < a[lo])
+			swap_u64(&a[hi], &a[lo]);
+		if (a[hi] < a[mid])
+			swap_u64(&a[hi], &a[mid]);
+		piv = a[mid];
+		while (i <= gt) {
+			if (a[i] < piv)
+				swap_u64(&a[lt++], &a[i++]);
+			else if (a[i] > piv)
+				swap_u64(&a[i], &a[gt--]);
+			else
+				i++;
+		}
+		if ((int64_t)t < lt)
+			hi = lt - 1;
+		else if ((int64_t)t > gt)
+			lo = gt + 1;
+		else
+			return piv;
+	}
+	return a[t];
+}
+
+/*
+ * A bound on the cost of the k-th path: path 0 and, for every sidetrack e
+ * at a vertex of path 0, path 0 turned off along e, are k distinct paths
+ * when there are k-1 such sidetracks; the k-1-th smallest delta among them
+ * is then no less than the k-th path's cost, and a sidetrack dearer than
+ * that is on none of the k paths.  UINT64_MAX when there are fewer (or on
+ * out-of-memory, which only loses the pruning).
+ */
+static uint64_t kp_bound(const struct kp_state *s, const uint32_t *next,
+			 uint32_t k)
+{
+	const struct cp_cpm *c = s->c;
+	const struct cp_pag *g = s->g;
+	uint64_t *d, bound = UINT64_MAX;
+	uint32_t n = 0, cap = 0;
+
+	if (k <= 1)
+		return 0;
+	for (uint32_t v = s->r0; next[v] != CP_PAG_NONE; v = g->head[next[v]])
+		cap += g->out_off[v + 1] - g->out_off[v] - 1;
+	if (cap < k - 1)
+		return UINT64_MAX;
+	d = cp_big_malloc(sizeof(*d) * cap);
+	if (!d)
+		return UINT64_MAX;
+	for (uint32_t v = s->r0; next[v] != CP_PAG_NONE;
+	     v = g->head[next[v]])
+		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++)
+			if (g->out_e[j] != next[v])
+				d[n++] = delta_of(c, g->out_e[j]);
+	bound = select_u64(d, n, k - 2);
+	cp_big_free(d);
+	return bound;
+}
+
+/*
+ * next[], the root heap, the bound for @k paths, the out-heaps (the
+ * sidetracks within the bound), glen[] and H(v).  Returns 0, or -1 when
+ * memory runs out.
+ */
+static int kp_prepare(struct kp_state *s, uint32_t *next, uint32_t k)
+{
+	const struct cp_cpm *c = s->c;
+	const struct cp_pag *g = s->g;
+	uint64_t bound;
+	uint32_t at = 0;
+
+	for (uint32_t v = 0; v < g->nv; v++) {
+		next[v] = CP_PAG_NONE;
+		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++)
+			if (delta_of(c, g->out_e[j]) == 0) {
+				next[v] = g->out_e[j];
+				break;
+			}
+	}
+
+	/* roots with an out-edge; path 0 starts at the first of delta 0 */
+	s->r0 = CP_PAG_NONE;
+	for (uint32_t v = 0; v < g->nv && s->r0 == CP_PAG_NONE; v++)
+		if (g->in_off[v] == g->in_off[v + 1] &&
+		    g->out_off[v] != g->out_off[v + 1] && c->lt[v] == 0)
+			s->r0 = v;
+	if (s->r0 == CP_PAG_NONE)
+		return 0;	/* no edge */
+	bound = kp_bound(s, next, k);
+	s->nroot = 0;
+	for (uint32_t v = 0; v < g->nv; v++)
+		if (v != s->r0 && g->in_off[v] == g->in_off[v + 1] &&
+		    g->out_off[v] != g->out_off[v + 1] && c->lt[v] <= bound)
+			s->rootv[s->nroot++] = v;
+	for (uint32_t i = s->nroot / 2; i > 0; i--)
+		root_down(c->lt, s->rootv, s->nroot, i - 1);
+
+	for (uint32_t v = 0; v < g->nv; v++) {
+		uint32_t n;
+
+		s->soff[v] = at;
+		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
+			uint32_t e = g->out_e[j];
+
+			if (e != next[v] && delta_of(c, e) <= bound)
+				s->side[at++] = e;
+		}
+		n = at - s->soff[v];
+		for (uint32_t i = n / 2; i > 0; i--)
+			side_down(c, s->side + s->soff[v], n, i - 1);
+	}
+	s->soff[g->nv] = at;
+
+	for (uint32_t i = g->nv; i > 0; i--) {
+		uint32_t v = g->topo[i - 1], h, b;
+
+		if (next[v] == CP_PAG_NONE) {
+			s->glen[v] = 0;
+			s->hroot[v] = CP_PAG_NONE;
+			continue;
+		}
+		h = g->head[next[v]];
+		s->glen[v] = s->glen[h] + 1;
+		s->hroot[v] = s->hroot[h];
+		if (s->soff[v] == s->soff[v + 1])
+			continue;
+		b = hp_alloc(&s->hp);
+		if (b == CP_PAG_NONE)
+			return -1;
+		s->hp.n[b] = (struct hnode){
+			.key = delta_of(c, s->side[s->soff[v]]), .v = v,
+			.l = CP_PAG_NONE, .r = CP_PAG_NONE, .rank = 1 };
+		s->hroot[v] = hp_insert(&s->hp, s->hroot[h], b);
+		if (s->hroot[v] == CP_PAG_NONE)
+			return -1;
+	}
+	return 0;
+}
+
+/* join[v]: the first vertex from v on along next[] that is on path 0. */
+static void kp_join(const struct cp_pag *g, const uint32_t *next,
+		    uint32_t r0, uint32_t *join)
+{
+	memset(join, 0xff, sizeof(*join) * g->nv);
+	for (uint32_t v = r0; v != CP_PAG_NONE;) {
+		join[v] = v;
+		v = next[v] == CP_PAG_NONE ? CP_PAG_NONE : g->head[next[v]];
+	}
+	for (uint32_t i = g->nv; i > 0; i--) {
+		uint32_t v = g->topo[i - 1];
+
+		if (join[v] != v)
+			join[v] = next[v] == CP_PAG_NONE ? CP_PAG_NONE :
+				  join[g->head[next[v]]];
+	}
+}
+
+static void cand_up(struct cand *h, uint32_t i)
 {
 	struct cand x = h[i];
 
@@ -102,7 +438,7 @@ static void heap_up(struct cand *h, uint32_t i)
 	h[i] = x;
 }
 
-static void heap_down(struct cand *h, uint32_t n, uint32_t i)
+static void cand_down(struct cand *h, uint32_t n, uint32_t i)
 {
 	struct cand x = h[i];
 
@@ -120,113 +456,34 @@ static void heap_down(struct cand *h, uint32_t n, uint32_t i)
 	h[i] = x;
 }
 
-static void swap_cand(struct cand *a, struct cand *b)
-{
-	struct cand t = *a;
-
-	*a = *b;
-	*b = t;
-}
-
-/*
- * Reorder @c[0..n) so that its @keep cheapest come first: quickselect with
- * a three-way partition, so runs of equal costs (common: zero-weight
- * dependency edges make many ties) cost nothing extra.
- */
-static void select_cheapest(struct cand *c, uint32_t n, uint32_t keep)
-{
-	int64_t lo = 0, hi = (int64_t)n - 1, t = (int64_t)keep - 1;
-
-	while (lo < hi) {
-		int64_t mid = lo + (hi - lo) / 2, lt = lo, i = lo, gt = hi;
-		uint64_t piv;
-
-		if (c[mid].cost < c[lo].cost)
-			swap_cand(&c[mid], &c[lo]);
-		if (c[hi].cost < c[lo].cost)
-			swap_cand(&c[hi], &c[lo]);
-		if (c[hi].cost < c[mid].cost)
-			swap_cand(&c[hi], &c[mid]);
-		piv = c[mid].cost;
-		while (i <= gt) {
-			if (c[i].cost < piv)
-				swap_cand(&c[lt++], &c[i++]);
-			else if (c[i].cost > piv)
-				swap_cand(&c[i], &c[gt--]);
-			else
-				i++;
-		}
-		/* [lo, lt) < piv, [lt, gt] == piv, (gt, hi] > piv */
-		if (t < lt)
-			hi = lt - 1;
-		else if (t > gt)
-			lo = gt + 1;
-		else
-			return;
-	}
-}
-
-/* Keep only the @need cheapest candidates and lower the threshold. */
-static void pool_prune(struct pool *p, uint32_t need)
-{
-	uint64_t max = 0;
-
-	if (p->n <= need)
-		return;
-	if (need == 0) {
-		p->n = 0;
-		p->threshold = 0;
-		return;
-	}
-	select_cheapest(p->c, p->n, need);
-	p->n = need;
-	for (uint32_t i = 0; i < need; i++)
-		if (p->c[i].cost > max)
-			max = p->c[i].cost;
-	if (max < p->threshold)
-		p->threshold = max;
-	for (uint32_t i = need / 2; i > 0; i--)
-		heap_down(p->c, p->n, i - 1);
-}
-
 /* Offer a candidate; returns -1 when memory runs out. */
-static int pool_offer(struct pool *p, uint32_t need, uint64_t cost,
-		      uint32_t parent, uint32_t pcnt, uint32_t dev)
+static int offer(struct kp_state *s, uint64_t cost, uint32_t par,
+		 uint32_t a, uint32_t b)
 {
-	uint64_t limit = 2 * (uint64_t)need + 16;
-
-	if (cost >= p->threshold)
-		return 0;
-	if (p->n >= limit)
-		pool_prune(p, need);
-	if (cost >= p->threshold)
-		return 0;
-	if (p->n == p->cap) {
-		uint64_t ncap = p->cap ? 2 * (uint64_t)p->cap : 64;
+	if (s->ncand == s->capcand) {
+		uint64_t ncap = s->capcand ? 2 * (uint64_t)s->capcand : 64;
 		struct cand *nc;
 
-		if (ncap > limit)
-			ncap = limit;
-		if (ncap <= p->n)
-			ncap = (uint64_t)p->n + 1;
-		nc = realloc(p->c, sizeof(*nc) * ncap);
+		if (ncap > UINT32_MAX)
+			return -1;
+		nc = realloc(s->cand, sizeof(*nc) * ncap);
 		if (!nc)
 			return -1;
-		p->c = nc;
-		p->cap = (uint32_t)ncap;
+		s->cand = nc;
+		s->capcand = (uint32_t)ncap;
 	}
-	p->c[p->n] = (struct cand){ cost, parent, pcnt, dev };
-	heap_up(p->c, p->n++);
+	s->cand[s->ncand] = (struct cand){ cost, par, a, b };
+	cand_up(s->cand, s->ncand++);
 	return 0;
 }
 
-static struct cand pool_pop(struct pool *p)
+static struct cand pop(struct kp_state *s)
 {
-	struct cand top = p->c[0];
+	struct cand top = s->cand[0];
 
-	p->c[0] = p->c[--p->n];
-	if (p->n)
-		heap_down(p->c, p->n, 0);
+	s->cand[0] = s->cand[--s->ncand];
+	if (s->ncand)
+		cand_down(s->cand, s->ncand, 0);
 	return top;
 }
 
@@ -263,160 +520,137 @@ static int paths_reserve(struct cp_kpaths *kp, uint32_t *cap, uint32_t n)
 }
 
 /*
- * Skip levels: sk[l][v] is the first vertex from v on along next[] whose
- * least side-edge delta is below skip_cut[l] (NONE if there is none).  A
- * completion that can only use deltas below b follows the level with the
- * smallest cut >= b, so it never stops at a vertex that cannot offer a
- * useful candidate.  Near-critical paths of traced programs tie a lot, so
- * b is usually tiny and the zero level skips almost everything.
+ * Record candidate @p as path kp->n and offer its children.  Returns 0, or
+ * -1 when memory runs out.
  */
-#define KP_LEVELS 4
-static const uint64_t skip_cut[KP_LEVELS] = { 1, 64, 4096, UINT64_MAX };
-
-/*
- * next[], minsd[], glen[] and the skip levels, in reverse topological
- * order.  delta of an out-edge of v is lt[head] - d - lt[v]; next[v] is
- * the lowest-numbered edge of delta 0.
- */
-static void kp_prepare(const struct cp_cpm *c, uint32_t *next,
-		       uint64_t *minsd, uint32_t *glen, uint32_t **sk)
+static int take(struct kp_state *s, struct cp_kpaths *kp, struct cand p)
 {
-	const struct cp_pag *g = c->g;
+	const struct cp_cpm *c = s->c;
+	const struct cp_pag *g = s->g;
+	const uint64_t *lt = c->lt;
+	uint32_t id = kp->n, x, e, h, lo, hi;
+	uint64_t base;
 
-	for (uint32_t i = g->nv; i > 0; i--) {
-		uint32_t v = g->topo[i - 1], best = CP_PAG_NONE;
-		uint64_t lv = c->lt[v], side = UINT64_MAX;
+	kp->len[id] = c->length - p.cost;
+	if (p.b == KP_NONE || p.b == KP_ROOT) {
+		uint32_t r = p.b == KP_NONE ? s->r0 : s->rootv[p.a];
 
-		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
-			uint32_t e = g->out_e[j];
-			uint64_t delta = c->lt[g->head[e]] - c->w[e] - lv;
-
-			if (delta == 0 && best == CP_PAG_NONE)
-				best = e;
-			else if (delta < side)
-				side = delta;
-		}
-		next[v] = best;
-		if (best == CP_PAG_NONE) {
-			minsd[v] = UINT64_MAX;
-			glen[v] = 0;
-			for (int l = 0; l < KP_LEVELS; l++)
-				sk[l][v] = CP_PAG_NONE;
+		kp->parent[id] = CP_PAG_NONE;
+		kp->pcnt[id] = 0;
+		kp->dev[id] = kp->next[r];
+		kp->nedges[id] = s->glen[r];
+		h = r;
+		if (p.b == KP_NONE) {
+			if (s->nroot &&
+			    offer(s, lt[s->rootv[0]], CP_PAG_NONE, 0, KP_ROOT))
+				return -1;
 		} else {
-			uint32_t h = g->head[best];
-
-			minsd[v] = side < minsd[h] ? side : minsd[h];
-			glen[v] = glen[h] + 1;
-			for (int l = 0; l < KP_LEVELS; l++)
-				sk[l][v] = side < skip_cut[l] ? v : sk[l][h];
+			base = p.cost - lt[r];
+			for (x = 2 * p.a + 1; x <= 2 * p.a + 2; x++)
+				if (x < s->nroot &&
+				    offer(s, base + lt[s->rootv[x]],
+					  CP_PAG_NONE, x, KP_ROOT))
+					return -1;
 		}
+	} else {
+		uint32_t par = p.par, u, t, ph;
+
+		if (p.b == KP_HEAP) {
+			const struct hnode *hn = &s->hp.n[p.a];
+
+			u = hn->v;
+			e = s->side[s->soff[u]];
+			base = p.cost - hn->key;
+			if (hn->l != CP_PAG_NONE &&
+			    offer(s, base + s->hp.n[hn->l].key, par, hn->l,
+				  KP_HEAP))
+				return -1;
+			if (hn->r != CP_PAG_NONE &&
+			    offer(s, base + s->hp.n[hn->r].key, par, hn->r,
+				  KP_HEAP))
+				return -1;
+			lo = 1;
+		} else {
+			u = p.a;
+			e = s->side[s->soff[u] + p.b];
+			base = p.cost - delta_of(c, e);
+			lo = 2 * p.b + 1;
+		}
+		hi = s->soff[u + 1] - s->soff[u];
+		for (x = lo; x <= lo + 1 && x < hi; x++) {
+			uint32_t f = s->side[s->soff[u] + x];
+
+			if (offer(s, base + delta_of(c, f), par, u, x))
+				return -1;
+		}
+		t = g->tail[e];
+		ph = g->head[kp->dev[par]];
+		kp->parent[id] = par;
+		kp->pcnt[id] = kp->pcnt[par] + 1 + s->glen[ph] - s->glen[t];
+		kp->dev[id] = e;
+		h = g->head[e];
+		kp->nedges[id] = kp->pcnt[id] + 1 + s->glen[h];
 	}
+	kp->n++;
+	x = s->hroot[h];
+	if (x != CP_PAG_NONE &&
+	    offer(s, p.cost + s->hp.n[x].key, id, x, KP_HEAP))
+		return -1;
+	return 0;
 }
 
 int cp_kpaths_find(struct cp_kpaths *kp, const struct cp_cpm *c, uint32_t k)
 {
 	const struct cp_pag *g = c->g;
-	struct pool pool = { .threshold = UINT64_MAX };
-	uint64_t *minsd = NULL;
-	uint32_t *glen = NULL, *sk[KP_LEVELS] = { NULL }, cap = 0;
+	struct kp_state s = { .c = c, .g = g };
+	size_t nv1 = (size_t)g->nv + 1;
+	uint32_t cap = 0;
 
 	memset(kp, 0, sizeof(*kp));
 	kp->g = g;
 	kp->w = c->w;
 	kp->cp_length = c->length;
-	kp->next = cp_big_malloc(sizeof(*kp->next) * ((size_t)g->nv + 1));
-	minsd = cp_big_malloc(sizeof(*minsd) * ((size_t)g->nv + 1));
-	glen = cp_big_malloc(sizeof(*glen) * ((size_t)g->nv + 1));
-	if (!kp->next || !minsd || !glen)
+	kp->next = cp_big_malloc(sizeof(*kp->next) * nv1);
+	kp->join = cp_big_malloc(sizeof(*kp->join) * nv1);
+	kp->glen = s.glen = cp_big_malloc(sizeof(*s.glen) * nv1);
+	s.hroot = cp_big_malloc(sizeof(*s.hroot) * nv1);
+	s.soff = cp_big_malloc(sizeof(*s.soff) * nv1);
+	s.rootv = cp_big_malloc(sizeof(*s.rootv) * nv1);
+	s.side = cp_big_malloc(sizeof(*s.side) * ((size_t)g->ne + 1));
+	if (!kp->next || !kp->join || !s.glen || !s.hroot || !s.soff ||
+	    !s.rootv || !s.side)
 		goto err_mem;
-	for (int l = 0; l < KP_LEVELS; l++) {
-		sk[l] = cp_big_malloc(sizeof(**sk) * ((size_t)g->nv + 1));
-		if (!sk[l])
+	if (kp_prepare(&s, kp->next, k))
+		goto err_mem;
+	if (s.r0 == CP_PAG_NONE || k == 0)
+		goto done;	/* no edge: no path */
+	kp_join(g, kp->next, s.r0, kp->join);
+
+	if (paths_reserve(kp, &cap, 1) ||
+	    take(&s, kp, (struct cand){ 0, CP_PAG_NONE, 0, KP_NONE }))
+		goto err_mem;
+	while (kp->n < k && s.ncand > 0) {
+		if (paths_reserve(kp, &cap, kp->n + 1) ||
+		    take(&s, kp, pop(&s)))
 			goto err_mem;
 	}
-	kp_prepare(c, kp->next, minsd, glen, sk);
-
-	/* the root edges: cost = L - (d + L - lt[head]) */
-	for (uint32_t v = 0; v < g->nv && k > 0; v++) {
-		if (g->in_off[v] != g->in_off[v + 1])
-			continue;
-		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
-			uint32_t e = g->out_e[j];
-
-			if (pool_offer(&pool, k, c->lt[g->head[e]] - c->w[e],
-				       CP_PAG_NONE, 0, e))
-				goto err_mem;
-		}
-	}
-
-	while (kp->n < k && pool.n > 0) {
-		struct cand p = pool_pop(&pool);
-		uint32_t id = kp->n, need, v, h0;
-
-		if (paths_reserve(kp, &cap, id + 1))
-			goto err_mem;
-		h0 = g->head[p.dev];
-		kp->len[id] = c->length - p.cost;
-		kp->parent[id] = p.parent;
-		kp->pcnt[id] = p.pcnt;
-		kp->dev[id] = p.dev;
-		kp->nedges[id] = p.pcnt + 1 + glen[h0];
-		kp->n++;
-		need = k - kp->n;
-		if (need == 0)
-			break;
-		/*
-		 * Complete the path, offering its side edges: visit only the
-		 * vertices that have one cheap enough (skip levels), stop
-		 * when none further down can beat the threshold (minsd).  The
-		 * side edge at v replaces the path's edge pcnt+1 + glen[h0] -
-		 * glen[v].
-		 */
-		for (v = h0;;) {
-			uint64_t b;
-			uint32_t nx, pos;
-			int l = 0;
-
-			if (p.cost >= pool.threshold)
-				break;
-			b = pool.threshold - p.cost;
-			while (skip_cut[l] < b)
-				l++;
-			v = sk[l][v];
-			if (v == CP_PAG_NONE ||
-			    p.cost + minsd[v] >= pool.threshold)
-				break;
-			nx = kp->next[v];
-			pos = p.pcnt + 1 + glen[h0] - glen[v];
-			for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1];
-			     j++) {
-				uint32_t e = g->out_e[j];
-				uint64_t delta;
-
-				if (e == nx)
-					continue;
-				delta = c->lt[g->head[e]] - c->w[e] - c->lt[v];
-				if (pool_offer(&pool, need, p.cost + delta, id,
-					       pos, e))
-					goto err_mem;
-			}
-			v = g->head[nx];
-		}
-	}
-	free(pool.c);
-	cp_big_free(minsd);
-	cp_big_free(glen);
-	for (int l = 0; l < KP_LEVELS; l++)
-		cp_big_free(sk[l]);
+done:
+	free(s.cand);
+	cp_big_free(s.hp.n);
+	cp_big_free(s.hroot);
+	cp_big_free(s.soff);
+	cp_big_free(s.rootv);
+	cp_big_free(s.side);
 	cp_kpaths_assert(kp);
 	return 0;
 
 err_mem:
-	free(pool.c);
-	cp_big_free(minsd);
-	cp_big_free(glen);
-	for (int l = 0; l < KP_LEVELS; l++)
-		cp_big_free(sk[l]);
+	free(s.cand);
+	cp_big_free(s.hp.n);
+	cp_big_free(s.hroot);
+	cp_big_free(s.soff);
+	cp_big_free(s.rootv);
+	cp_big_free(s.side);
 	cp_kpaths_free(kp);
 	return -1;
 }
@@ -428,7 +662,8 @@ uint32_t cp_kpaths_edges(const struct cp_kpaths *kp, uint32_t i,
 	uint32_t limit = kp->nedges[i], n = limit;
 
 	/* fill back to front: own tail first, then the parent's prefix */
-	for (uint32_t j = i; j != CP_PAG_NONE; j = kp->parent[j]) {
+	for (uint32_t j = i; j != CP_PAG_NONE && limit > 0;
+	     j = kp->parent[j]) {
 		uint32_t p = kp->pcnt[j], e = kp->dev[j], q = p + 1;
 		uint32_t v = head[e];
 
@@ -443,6 +678,27 @@ uint32_t cp_kpaths_edges(const struct cp_kpaths *kp, uint32_t i,
 	return n;
 }
 
+uint32_t cp_kpaths_departs(const struct cp_kpaths *kp, uint32_t i)
+{
+	if (kp->parent[i] == CP_PAG_NONE)
+		return CP_PAG_NONE;
+	return kp->g->tail[kp->dev[i]];
+}
+
+uint32_t cp_kpaths_rejoins(const struct cp_kpaths *kp, uint32_t i)
+{
+	if (i == 0)
+		return kp->g->tail[kp->dev[0]];	/* path 0 is itself */
+	return kp->join[kp->g->head[kp->dev[i]]];
+}
+
+uint32_t cp_kpaths_rejoins_at(const struct cp_kpaths *kp, uint32_t i)
+{
+	uint32_t j = cp_kpaths_rejoins(kp, i);
+
+	return j == CP_PAG_NONE ? CP_PAG_NONE : kp->nedges[0] - kp->glen[j];
+}
+
 void cp_kpaths_free(struct cp_kpaths *kp)
 {
 	free(kp->len);
@@ -451,5 +707,7 @@ void cp_kpaths_free(struct cp_kpaths *kp)
 	free(kp->pcnt);
 	free(kp->dev);
 	cp_big_free(kp->next);
+	cp_big_free(kp->join);
+	cp_big_free(kp->glen);
 	memset(kp, 0, sizeof(*kp));
 }

@@ -1,12 +1,15 @@
 /*
- * cp_kpaths.h - the k longest root-to-leaf paths of a PAG by best-first
- * search on slack (seed 000 §III.D): O(k·e) time, O(k+e) memory.
+ * cp_kpaths.h - the k longest root-to-leaf paths of a PAG in order,
+ * O(e + v log v) after the critical path method and O(k log k) for the k
+ * paths (Eppstein's sidetrack enumeration; the essay is in cp_kpaths.c).
  *
- * Paths are kept implicitly, as in the seed's path descriptors: path i is
- * the first pcnt edges of its parent path, one deviation edge, then the
- * minimum-slack continuation to a leaf.  cp_kpaths_edges() spells a path
- * out edge by edge.  Paths have at least one edge (isolated vertices are
- * not paths).
+ * Paths are kept implicitly: path i is the first pcnt edges of its parent
+ * path, one deviation edge, then the least-slack continuation to a leaf
+ * (the critical-path tree's best continuation).  A path without a parent
+ * (the critical path, and paths that start at another root) is its first
+ * edge and that edge's continuation.  cp_kpaths_edges() spells a path out
+ * edge by edge; nothing else needs to.  Paths have at least one edge
+ * (isolated vertices are not paths).
  *
  * Concurrency: the result is read-only once found; the graph and the CPM
  * result are only read.
@@ -23,18 +26,24 @@ struct cp_kpaths {
 	uint64_t cp_length;	/* the critical path length (= len[0]) */
 	const struct cp_pag *g;
 	const uint64_t *w;	/* the weights the CPM ran with */
-	/* implicit representation (private) */
+	/* the implicit form (read by cp_mbm.c, the printers) */
 	uint32_t *parent;	/* [n] path this one deviates from, or NONE */
 	uint32_t *pcnt;		/* [n] edges shared with the parent */
-	uint32_t *dev;		/* [n] the deviation edge */
-	uint32_t *next;		/* [nv] min-slack out-edge of v, or NONE */
+	uint32_t *dev;		/* [n] the deviation edge (no parent: the
+				 * path's first edge) */
+	uint32_t *next;		/* [nv] least-slack out-edge of v, or NONE */
+	uint32_t *join;		/* [nv] first vertex from v on along next[]
+				 * that lies on path 0, or NONE */
+	uint32_t *glen;		/* [nv] edges from v to its leaf along
+				 * next[] */
 };
 
 /*
  * Find the @k longest root-to-leaf paths of the graph @c was run on, longest
- * first (ties in an unspecified but deterministic order).  Returns 0, or -1
- * when memory runs out (@kp is then empty).  @c must outlive @kp.  Free with
- * cp_kpaths_free().
+ * first (ties in an unspecified but deterministic order).  Path 0 is the
+ * least-slack path from the lowest-numbered root of latest start 0.
+ * Returns 0, or -1 when memory runs out (@kp is then empty).  @c must
+ * outlive @kp.  Free with cp_kpaths_free().
  */
 int cp_kpaths_find(struct cp_kpaths *kp, const struct cp_cpm *c, uint32_t k);
 
@@ -44,6 +53,26 @@ int cp_kpaths_find(struct cp_kpaths *kp, const struct cp_cpm *c, uint32_t k);
  */
 uint32_t cp_kpaths_edges(const struct cp_kpaths *kp, uint32_t i,
 			 uint32_t *buf);
+
+/*
+ * Where path @i leaves the path it deviates from: the tail vertex of its
+ * deviation edge, or CP_PAG_NONE for a path without a parent.  O(1).
+ */
+uint32_t cp_kpaths_departs(const struct cp_kpaths *kp, uint32_t i);
+
+/*
+ * Where path @i, after its deviation edge, first meets path 0 again (and
+ * follows it to the end): the first vertex from the deviation's head on
+ * that lies on path 0, or CP_PAG_NONE when it ends at another leaf; for
+ * path 0, its root.  O(1).
+ */
+uint32_t cp_kpaths_rejoins(const struct cp_kpaths *kp, uint32_t i);
+
+/*
+ * The edge index, on path 0, from which path @i follows path 0 to the end
+ * (where cp_kpaths_rejoins() is), or CP_PAG_NONE.  O(1).
+ */
+uint32_t cp_kpaths_rejoins_at(const struct cp_kpaths *kp, uint32_t i);
 
 /* Release what cp_kpaths_find() allocated. */
 void cp_kpaths_free(struct cp_kpaths *kp);

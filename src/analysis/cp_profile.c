@@ -35,6 +35,7 @@
 #include "cp_cuts.h"
 #include "cp_kpaths.h"
 #include "cp_mbm.h"
+#include "cp_samples.h"
 #include "cp_slack.h"
 #include "cp_zero.h"
 
@@ -261,8 +262,44 @@ static void threads(struct cp_profile *p, const uint8_t *oncp)
 }
 
 /*
+ * Sampled procedures: the samples per calling-context node (@nsm), and
+ * those that fell in a critical segment (@ncpsm).  A sample's node is the
+ * one current right after its own switch (cp_sample.ctx_v), so a sample
+ * counts for its own stack even when its neighbours' midpoints leave it no
+ * time.  Returns 0, or -1 for samples the graph does not match.
+ */
+static int samples(struct cp_profile *p, const uint8_t *oncp, uint64_t *nsm,
+		   uint64_t *ncpsm)
+{
+	const struct cp_tracepag *tp = p->tp;
+	const struct cp_samples *s = tp->t->samples;
+
+	if (!s || !s->active)
+		return 0;
+	p->sampled = true;
+	for (uint64_t k = 0; k < s->n; k++) {
+		const struct cp_sample *sm = &s->s[k];
+		uint32_t nv = tp->t->threads[sm->tid].nv, e;
+
+		if (!sm->used)
+			continue;
+		if (sm->ctx_v + 1 >= nv || !sm->pos_v || sm->pos_v >= nv)
+			return -1;
+		e = tp->segbase[sm->tid] + sm->ctx_v;
+		nsm[tp->e_cct[e]]++;
+		p->samples++;
+		p->threads[sm->tid].samples++;
+		if (oncp[tp->segbase[sm->tid] + sm->pos_v - 1]) {
+			ncpsm[tp->e_cct[e]]++;
+			p->cp_samples++;
+		}
+	}
+	return 0;
+}
+
+/*
  * CPU and CP time per procedure, inclusive and exclusive; procedure calls
- * per procedure and thread.
+ * per procedure and thread; samples per procedure when sampled.
  */
 static int procedures(struct cp_profile *p, const uint8_t *oncp)
 {
@@ -271,10 +308,12 @@ static int procedures(struct cp_profile *p, const uint8_t *oncp)
 	uint64_t *ncpu = calloc(tp->ncct, sizeof(*ncpu));
 	uint64_t *ncp = calloc(tp->ncct, sizeof(*ncp));
 	uint64_t *ncalls = calloc(tp->ncct, sizeof(*ncalls));
+	uint64_t *nsm = calloc(tp->ncct, sizeof(*nsm));
+	uint64_t *ncpsm = calloc(tp->ncct, sizeof(*ncpsm));
 	int ret = -1;
 
 	p->procs = calloc(tp->nprocs ? tp->nprocs : 1, sizeof(*p->procs));
-	if (!ncpu || !ncp || !ncalls || !p->procs)
+	if (!ncpu || !ncp || !ncalls || !nsm || !ncpsm || !p->procs)
 		goto out;
 	for (uint32_t e = 0; e < tp->g.ne; e++) {
 		if (tp->e_kind[e] != CP_TE_USEFUL)
@@ -283,9 +322,11 @@ static int procedures(struct cp_profile *p, const uint8_t *oncp)
 		if (oncp[e])
 			ncp[tp->e_cct[e]] += tp->g.w[e];
 	}
+	if (samples(p, oncp, nsm, ncpsm))
+		goto out;
 	/* a call: the segment right after an ENTER/REGION_BEGIN runs in the
-	 * context it opened */
-	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
+	 * context it opened (sampled: the switches are no calls) */
+	for (uint32_t tid = 0; tid < t->nthreads && !p->sampled; tid++) {
 		const struct cp_trace_thread *th = &t->threads[tid];
 
 		for (uint32_t i = 0; i + 1 < th->nv; i++) {
@@ -309,12 +350,16 @@ static int procedures(struct cp_profile *p, const uint8_t *oncp)
 		pp->cpu_excl_ns += ncpu[n];
 		pp->cp_excl_ns += ncp[n];
 		pp->calls += ncalls[n];
+		pp->samples_excl += nsm[n];
+		pp->cp_samples_excl += ncpsm[n];
 		for (uint32_t i = 0; i < c->incl_n; i++) {
 			struct cp_proc_prof *q =
 				&p->procs[tp->incl_pool[c->incl_off + i]];
 
 			q->cpu_incl_ns += ncpu[n];
 			q->cp_incl_ns += ncp[n];
+			q->samples_incl += nsm[n];
+			q->cp_samples_incl += ncpsm[n];
 		}
 	}
 	for (uint32_t pr = 0; pr < tp->nprocs; pr++) {
@@ -322,6 +367,10 @@ static int procedures(struct cp_profile *p, const uint8_t *oncp)
 
 		pp->cpu_ns = p->exclusive ? pp->cpu_excl_ns : pp->cpu_incl_ns;
 		pp->cp_ns = p->exclusive ? pp->cp_excl_ns : pp->cp_incl_ns;
+		pp->samples = p->exclusive ? pp->samples_excl
+					   : pp->samples_incl;
+		pp->cp_samples = p->exclusive ? pp->cp_samples_excl
+					      : pp->cp_samples_incl;
 	}
 	p->nprocs = tp->nprocs;
 	ret = 0;
@@ -329,6 +378,8 @@ out:
 	free(ncpu);
 	free(ncp);
 	free(ncalls);
+	free(nsm);
+	free(ncpsm);
 	return ret;
 }
 

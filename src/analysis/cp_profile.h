@@ -31,6 +31,12 @@ struct cp_proc_prof {
 	uint64_t mbm_ns;	/* MBM over the k paths */
 	uint64_t cpu_incl_ns, cpu_excl_ns;
 	uint64_t cp_incl_ns, cp_excl_ns;
+	uint64_t samples;	/* sampled procedures: the samples its CPU
+				 * time rests on, in the profile's mode */
+	uint64_t cp_samples;	/* ... and its CP time (those in critical
+				 * segments); below CP_SAMPLES_THIN: thin */
+	uint64_t samples_incl, samples_excl;
+	uint64_t cp_samples_incl, cp_samples_excl;
 	bool computed;		/* zero/slack/mbm computed (else 0: no CP
 				 * time, or beyond the top limit) */
 };
@@ -44,6 +50,7 @@ struct cp_thread_prof {
 	uint64_t cp_ns;		/* useful time of this thread on the CP */
 	uint64_t len_ns;	/* longest path ending at its last event */
 	uint64_t calls;		/* procedure entries */
+	uint64_t samples;	/* sampled: its samples placed */
 	uint32_t nv;		/* vertices */
 };
 
@@ -97,6 +104,10 @@ struct cp_profile {
 	double max_parallelism;	/* useful / CP length */
 	uint32_t nthreads;	/* threads that ran */
 	uint64_t calls;
+	bool sampled;		/* procedures come from samples
+				 * (cp_sampled.h): calls are unknown */
+	uint64_t samples;	/* samples placed on the timeline */
+	uint64_t cp_samples;	/* ... in critical segments */
 
 	struct cp_proc_prof *procs;	/* [nprocs] by CP time, then CPU */
 	uint32_t nprocs;

@@ -56,6 +56,7 @@
 #include <unistd.h>
 
 #include "cp_bigmem.h"
+#include "cp_samples.h"
 #include "cp_varint.h"
 
 /* Sizes of the on-disk structures, spelled out: the format is packed. */
@@ -592,6 +593,19 @@ static int decode_strings(struct rd *r, const struct blk *b)
 		t->nstrs++;
 		p += 4 + n + 1;
 	}
+	return 0;
+}
+
+/* SAMPLES and MODULES blocks: cp_samples.c. */
+static int decode_samples(struct rd *r, const struct blk *b)
+{
+	char why[128];
+	size_t at = 0;
+
+	if (cp_samples_add_block(&r->t->samples, b->type, b->tid,
+				 r->buf + b->off + BLK_SIZE, b->size, &at,
+				 why, sizeof(why)))
+		return fail(r, b->off + BLK_SIZE + at, "%s", why);
 	return 0;
 }
 
@@ -1153,6 +1167,10 @@ static int parse(struct rd *r)
 		case CP_BLOCK_INFO:
 			ret = decode_info(r, b);
 			break;
+		case CP_BLOCK_SAMPLES:
+		case CP_BLOCK_MODULES:
+			ret = decode_samples(r, b);
+			break;
 		default:
 			break;
 		}
@@ -1172,6 +1190,8 @@ static int parse(struct rd *r)
 				    t->strs[i].id);
 	if (check_objects(r) || check_uses(r) || check_threads(r))
 		return -1;
+	if (t->samples && cp_samples_finish(t->samples, t))
+		return fail(r, 0, "out of memory");
 	return 0;
 }
 
@@ -1255,6 +1275,7 @@ void cp_trace_free(struct cp_trace *t)
 	free(t->info);
 	free(t->strbuf);
 	free(t->path);
+	cp_samples_free(t->samples);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -33,6 +33,14 @@ struct cp_tvert {
 	uint8_t op;	/* kind | CP_EVF_WAIT | CP_EVF_SHARED */
 };
 
+/*
+ * An analyzer-internal vertex kind, never in a file: from here on the
+ * thread runs in sampled call stack @arg of cp_trace.samples (written by
+ * cp_sampled.c, read by cp_tracepag.c).  Below CP_EV_META_FIRST, so it
+ * is a vertex like any other; it depends on nothing.
+ */
+#define CP_TV_STACK	47
+
 static inline unsigned cp_tvert_kind(const struct cp_tvert *v)
 {
 	return v->op & CP_EV_KIND_MASK;
@@ -127,6 +135,8 @@ struct cp_trace {
 	bool has_startstop;		/* CP_START or CP_STOP seen */
 
 	char *strbuf;			/* copy of every string block */
+	struct cp_samples *samples;	/* SAMPLES and MODULES blocks
+					 * (cp_samples.h), NULL if none */
 };
 
 /*

@@ -39,6 +39,8 @@
 #include "cp_bigmem.h"
 #include "cp_die.h"
 #include "cp_hash.h"
+#include "cp_samples.h"
+#include "cp_symbolize.h"
 
 /* Debug invariants: type-checked always, run when this is true. */
 static const bool cp_tracepag_debug = false;
@@ -52,7 +54,9 @@ struct bld {
 	struct cp_tracepag *tp;
 	uint32_t cap_e;
 	uint32_t cap_procs, cap_cct, cap_pool, npool;
-	struct cp_map2 procmap;		/* (addr, 0) / (string id, 1) -> proc */
+	struct cp_map2 procmap;		/* (addr, 0) / (string id, 1) /
+					 * (sampled name, 2) -> proc */
+	struct cp_map2 stackmap;	/* (sampled stack, 0) -> CCT node */
 	struct cp_smap names;		/* proc name -> proc */
 	struct cp_map2 cctmap;		/* (parent, proc) -> node */
 	struct cp_map2 hubs;		/* (obj << 32 | cnt, lo) -> hub index */
@@ -192,6 +196,24 @@ static uint32_t intern_proc(struct bld *b, const char *name)
 	return id;
 }
 
+/*
+ * Name of the function entered at @addr: the runtime's SYMBOLS, else,
+ * when the trace has a module map, the symbolizer's (the function that
+ * holds the address, not what was inlined at its start), else "0x...".
+ */
+static const char *entered(const struct cp_trace *t, uint64_t addr,
+			   char *buf, size_t len)
+{
+	const char *name = cp_trace_sym_name(t, addr, buf, len);
+	const struct cp_symframe *f;
+	uint32_t n;
+
+	if (name != buf || !t->samples || !t->samples->sym)
+		return name;
+	n = cp_symbolize(t->samples->sym, addr, &f);
+	return n ? f[n - 1].name : name;
+}
+
 static uint32_t proc_of_addr(struct bld *b, uint64_t addr)
 {
 	uint32_t p = cp_map2_get(&b->procmap, addr, 0);
@@ -199,8 +221,7 @@ static uint32_t proc_of_addr(struct bld *b, uint64_t addr)
 
 	if (p != CP_HASH_NONE)
 		return p;
-	p = intern_proc(b, cp_trace_sym_name(b->tp->t, addr, buf,
-					     sizeof(buf)));
+	p = intern_proc(b, entered(b->tp->t, addr, buf, sizeof(buf)));
 	if (p == CP_HASH_NONE || cp_map2_put(&b->procmap, addr, 0, p))
 		return CP_HASH_NONE;
 	return p;
@@ -218,6 +239,46 @@ static uint32_t proc_of_region(struct bld *b, uint64_t id)
 	if (p == CP_HASH_NONE || cp_map2_put(&b->procmap, id, 1, p))
 		return CP_HASH_NONE;
 	return p;
+}
+
+/* Procedure of sampled function name @i (cp_samples.names[i]). */
+static uint32_t proc_of_sampled(struct bld *b, uint32_t i)
+{
+	uint32_t p = cp_map2_get(&b->procmap, i, 2);
+
+	if (p != CP_HASH_NONE)
+		return p;
+	p = intern_proc(b, b->tp->t->samples->names[i]);
+	if (p == CP_HASH_NONE || cp_map2_put(&b->procmap, i, 2, p))
+		return CP_HASH_NONE;
+	return p;
+}
+
+static uint32_t cct_child(struct bld *b, uint32_t parent, uint32_t proc);
+
+/* The CCT node of sampled stack @id: its functions' path from the root. */
+static uint32_t node_of_stack(struct bld *b, uint64_t id)
+{
+	const struct cp_samples *s = b->tp->t->samples;
+	uint32_t n = cp_map2_get(&b->stackmap, id, 0);
+
+	if (n != CP_HASH_NONE)
+		return n;
+	if (!s || id >= s->nstacks)
+		return CP_HASH_NONE;	/* cp_sampled.c wrote them all */
+	n = 0;
+	for (uint64_t i = s->stk_off[id]; i < s->stk_off[id + 1]; i++) {
+		uint32_t p = proc_of_sampled(b, s->stk[i]);
+
+		if (p == CP_HASH_NONE)
+			return CP_HASH_NONE;
+		n = cct_child(b, n, p);
+		if (n == CP_HASH_NONE)
+			return CP_HASH_NONE;
+	}
+	if (cp_map2_put(&b->stackmap, id, 0, n))
+		return CP_HASH_NONE;
+	return n;
 }
 
 /* The CCT child of @parent for procedure @proc, created on first use. */
@@ -335,6 +396,13 @@ static int thread_segments(struct bld *b, uint32_t tid)
 				;
 			depth = j ? j - 1 : 0;
 			ctx = depth ? b->stack[depth - 1].node : 0;
+			break;
+		case CP_TV_STACK:
+			/* sampled: no ENTER frames, the stack is the context */
+			ctx = node_of_stack(b, v->arg);
+			if (ctx == CP_HASH_NONE)
+				return -1;
+			depth = 0;
 			break;
 		default:
 			break;
@@ -557,6 +625,7 @@ int cp_tracepag_build(struct cp_tracepag *tp, const struct cp_trace *t,
 	free(b.stack);
 	free(b.hub_done);
 	cp_map2_free(&b.procmap);
+	cp_map2_free(&b.stackmap);
 	cp_map2_free(&b.cctmap);
 	cp_map2_free(&b.hubs);
 	cp_smap_free(&b.names);
@@ -568,6 +637,7 @@ err:
 	free(b.stack);
 	free(b.hub_done);
 	cp_map2_free(&b.procmap);
+	cp_map2_free(&b.stackmap);
 	cp_map2_free(&b.cctmap);
 	cp_map2_free(&b.hubs);
 	cp_smap_free(&b.names);

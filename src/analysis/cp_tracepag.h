@@ -20,8 +20,9 @@
  *
  * Procedures: a calling-context tree (CCT) built from ENTER/LEAVE and
  * REGION_BEGIN/END (a region is a procedure named by its string, so a region
- * "foo" and a function foo are one procedure).  Every segment edge carries
- * the CCT node that was current during it.
+ * "foo" and a function foo are one procedure), or from sampled call stacks
+ * (CP_TV_STACK vertices, cp_sampled.h: the context is the stack's path).
+ * Every segment edge carries the CCT node that was current during it.
  *
  * Built once, read-only afterwards.
  */

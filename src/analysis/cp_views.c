@@ -19,6 +19,8 @@
  */
 #include "cp_views.h"
 
+#include "cp_compare.h"
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -442,11 +444,17 @@ static int procedure_view(FILE *f, const struct vd *d, uint32_t max)
 			continue;
 		shown++;
 		fprintf(f, "\n  %s\n    CPU %s (%.1f%%), critical path %s "
-			"(%.1f%%), %" PRIu64 " calls", pp->name,
+			"(%.1f%%), ", pp->name,
 			cp_fmt_ns(a, sizeof(a), pp->cpu_ns),
 			cp_pct(pp->cpu_ns, p->useful_ns),
 			cp_fmt_ns(b, sizeof(b), pp->cp_ns),
-			cp_pct(pp->cp_ns, p->cp_len), pp->calls);
+			cp_pct(pp->cp_ns, p->cp_len));
+		if (p->sampled)
+			fprintf(f, "%" PRIu64 " samples (%" PRIu64 " on the "
+				"CP)%s", pp->samples, pp->cp_samples,
+				cp_compare_thin(p, pp) ? ", thin" : "");
+		else
+			fprintf(f, "%" PRIu64 " calls", pp->calls);
 		if (pp->computed)
 			fprintf(f, ", zeroing saves %s",
 				cp_fmt_ns(a, sizeof(a), pp->zero_ns));

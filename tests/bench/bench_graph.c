@@ -1,15 +1,23 @@
 /*
  * bench_graph.c - time and peak heap of the graph algorithms on generated
- * program activity graphs of 10^5 .. 10^7 edges (not a test: run by hand,
- * figures in doc/bench-analysis.md).
+ * program activity graphs of 10^5 .. 10^7 edges (not a test: run by hand;
+ * it prints the command that reproduces it).
  *
- * The graphs look like those the trace builder makes: T thread chains of
- * events whose segments weigh 0..1000 ns (one in ten zero: waits) and
- * belong to one of 256 procedures (skewed: a few procedures own most
- * time), and zero-weight dependency edges from the latest event of a random
- * other thread to a new event (a quarter of the events), plus one start
- * and one end vertex.  Threads advance in random interleaving, so every
- * edge joins an older vertex to a newer one.
+ * Two shapes of graph:
+ *  - traced (default): like those the trace builder makes: T thread chains
+ *    of events whose segments weigh 0..1000 ns (one in ten zero: waits)
+ *    and belong to one of 256 procedures (skewed: a few procedures own
+ *    most time), and zero-weight dependency edges from the latest event of
+ *    a random other thread to a new event (a quarter of the events), plus
+ *    one start and one end vertex.  Threads advance in random interleaving,
+ *    so every edge joins an older vertex to a newer one.
+ *  - random (-r): a random DAG with long paths, 0.6 vertices per edge: a
+ *    chain v-1 -> v through all vertices and the other edges from a random
+ *    one of the 50 vertices before v, weights 0..999999 (few ties),
+ *    labels as above.
+ *    Its critical path runs through most vertices (hundreds of thousands
+ *    of edges at 10^6 edges), the case where spelling paths out costs k
+ *    times the path length.
  *
  * Phases per size: build (reserve, add vertices and edges, finish: CSR
  * and Kahn's order), CPM (both passes and the path), zeroing and Slack of
@@ -17,11 +25,15 @@
  * smaller k.  Times are wall clock on one thread; memory is the peak of
  * live heap bytes above the phase's start, tracked by the malloc wrappers
  * below (exact, unlike RSS, which cannot be reset between phases).
+ * With -c, the graph is also written as a plain-text PAG and `cpt paths`
+ * runs on it for each k, text and JSON, as child processes: wall and CPU
+ * time including parsing, max RSS, output size.
  *
  * usage: bench_graph [-e N,N,..] [-t THREADS] [-k K,K,..] [-z GROUPS]
- *                    [-m MBM_MAX_K] [-s SEED] [-w CROSS_W]
+ *                    [-m MBM_MAX_K] [-s SEED] [-w CROSS_W] [-r]
+ *                    [-c CPT] [-d DIR]
  * -w gives dependency edges weights 1..CROSS_W instead of 0: fewer tied
- * paths, so the k-path search cannot prune on ties (its harder case).
+ * paths (the traced shape only).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -38,6 +50,7 @@
 #include "cp_slack.h"
 #include "cp_zero.h"
 
+#include "bench_cli.h"
 #include "bench_heap.h"
 
 /* ---- measurement ---- */
@@ -148,6 +161,94 @@ static void generate(struct gen *gn, uint64_t target, uint32_t nt)
 	free(last);
 }
 
+/* About @target edges: a chain and short random jumps back (-r). */
+static void generate_random(struct gen *gn, uint64_t target)
+{
+	uint32_t nv = (uint32_t)(target * 3 / 5), e = 0;
+
+	if (nv < 2)
+		nv = 2;
+	if (target < nv - 1)
+		target = nv - 1;
+	gn->tail = malloc(sizeof(uint32_t) * target);
+	gn->head = malloc(sizeof(uint32_t) * target);
+	gn->label = malloc(sizeof(uint32_t) * target);
+	gn->w = malloc(sizeof(uint64_t) * target);
+	for (uint32_t v = 1; v < nv; v++) {
+		uint64_t r = rnd();
+		double u = (double)(r >> 11) * (1.0 / 9007199254740992.0);
+
+		gn->tail[e] = v - 1;
+		gn->head[e] = v;
+		gn->w[e] = r % 1000000;
+		gn->label[e++] = (uint32_t)(NPROCS * u * u * u);
+	}
+	while (e < target) {
+		uint64_t r = rnd();
+		uint32_t v = 1 + (uint32_t)(r % (nv - 1));
+		uint32_t back = 1 + (uint32_t)((r >> 32) % 50);
+		double u = (double)(rnd() >> 11) * (1.0 / 9007199254740992.0);
+
+		gn->tail[e] = back > v ? 0 : v - back;
+		gn->head[e] = v;
+		gn->w[e] = (r >> 20) % 1000000;
+		gn->label[e++] = (uint32_t)(NPROCS * u * u * u);
+	}
+	gn->nv = nv;
+	gn->ne = e;
+}
+
+/* The graph as a plain-text PAG at @path; returns 0 or -1. */
+static int write_pag(const struct gen *gn, const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	for (uint32_t e = 0; e < gn->ne; e++) {
+		fprintf(f, "e v%u v%u %" PRIu64, gn->tail[e], gn->head[e],
+			gn->w[e]);
+		if (gn->label[e] != CP_PAG_NONE)
+			fprintf(f, " proc_%u", gn->label[e]);
+		fputc('\n', f);
+	}
+	return fclose(f) ? -1 : 0;
+}
+
+/* `cpt paths PAG --k K` and its JSON form, as child processes. */
+static void cli_paths(const char *cpt, const char *dir, const char *pag,
+		      const uint64_t *ks, int nk)
+{
+	char outp[4096], kb[32];
+
+	snprintf(outp, sizeof(outp), "%s/paths.out", dir);
+	printf("            %-34s %8s %8s %8s %10s\n",
+	       "cpt (stdout to a file)", "wall s", "cpu s", "RSS MB",
+	       "output MB");
+	for (int i = 0; i < nk; i++) {
+		for (int json = 0; json < 2; json++) {
+			char *argv[] = { (char *)cpt, "paths", (char *)pag,
+					 "--k", kb, "--format",
+					 json ? "json" : "text", NULL };
+			struct bench_cli r;
+			char label[64];
+
+			snprintf(kb, sizeof(kb), "%" PRIu64, ks[i]);
+			snprintf(label, sizeof(label), "paths --k %s%s", kb,
+				 json ? " --format json" : "");
+			if (bench_cli_run(argv, outp, outp, &r)) {
+				fprintf(stderr, "fork or wait4 failed\n");
+				exit(1);
+			}
+			printf("            %-34s %8.3f %8.3f %8.1f %10.2f%s\n",
+			       label, r.wall, r.cpu, r.rss_mb, r.out_mb,
+			       r.status ? "  FAILED" : "");
+			fflush(stdout);
+		}
+	}
+	unlink(outp);
+}
+
 static void gen_free(struct gen *gn)
 {
 	free(gn->tail);
@@ -195,6 +296,10 @@ static uint32_t top_groups(const uint64_t *cpt, uint32_t n, uint32_t z,
 	return m;
 }
 
+/* graph shape and CLI runs (-r, -c, -d) */
+static bool random_shape;
+static const char *cli_cpt, *cli_dir = "/tmp";
+
 static void run_size(uint64_t target, uint32_t nt, const uint64_t *ks,
 		     int nk, uint32_t nzero, uint64_t mbm_max_k)
 {
@@ -209,7 +314,24 @@ static void run_size(uint64_t target, uint32_t nt, const uint64_t *ks,
 	uint32_t top[64], ntop;
 	double s;
 
-	generate(&gn, target, nt);
+	if (random_shape)
+		generate_random(&gn, target);
+	else
+		generate(&gn, target, nt);
+	if (cli_cpt) {
+		char pag[4096];
+
+		snprintf(pag, sizeof(pag), "%s/bench_graph-%" PRIu64 ".pag",
+			 cli_dir, target);
+		if (write_pag(&gn, pag)) {
+			fprintf(stderr, "cannot write %s\n", pag);
+			exit(1);
+		}
+		printf("%10" PRIu64 "  (%s: %u vertices, %u edges)\n",
+		       (uint64_t)gn.ne, pag, gn.nv, gn.ne);
+		cli_paths(cli_cpt, cli_dir, pag, ks, nk);
+		unlink(pag);
+	}
 
 	meter_start(&m);
 	cp_pag_init(&g);
@@ -316,7 +438,11 @@ int main(int argc, char **argv)
 	int nsizes = 3, nk = 3, opt;
 	struct rusage ru;
 
-	while ((opt = getopt(argc, argv, "e:t:k:z:m:s:w:")) != -1) {
+	printf("command:");
+	for (int i = 0; i < argc; i++)
+		printf(" %s", argv[i]);
+	printf("\n");
+	while ((opt = getopt(argc, argv, "e:t:k:z:m:s:w:rc:d:")) != -1) {
 		switch (opt) {
 		case 'e':
 			nsizes = parse_list(optarg, sizes, 8);
@@ -339,10 +465,20 @@ int main(int argc, char **argv)
 		case 'w':
 			cross_w = strtoull(optarg, NULL, 10);
 			break;
+		case 'r':
+			random_shape = true;
+			break;
+		case 'c':
+			cli_cpt = optarg;
+			break;
+		case 'd':
+			cli_dir = optarg;
+			break;
 		default:
 			fprintf(stderr, "usage: %s [-e N,N,..] [-t THREADS] "
 				"[-k K,K,..] [-z GROUPS] [-m MBM_MAX_K] "
-				"[-s SEED] [-w CROSS_W]\n", argv[0]);
+				"[-s SEED] [-w CROSS_W] [-r] [-c CPT] "
+				"[-d DIR]\n", argv[0]);
 			return 2;
 		}
 	}

@@ -42,7 +42,8 @@
  * far (getrusage: includes the mapped trace file while it is read).  Then
  * the real CLI end to end, each run a child process timed with wait4():
  * cpt report (json, text, html), cpt paths --k 10 and 1000 (text, json),
- * cpt export (chrome, folded), output to a file whose size is shown.
+ * cpt export (chrome aggregated by default and with --min-slice 0, folded),
+ * output to a file whose size is shown.
  *
  * usage: bench_trace [-e EDGES,..] [-n EVENTS] [-t THREADS] [-k K,..]
  *                    [-d DIR] [-c CPT] [-s SEED] [-f TRACE] [-g] [-x]
@@ -50,8 +51,7 @@
  *   -e  sizes in PAG edges (default 1e5,1e6,1e7)
  *   -n  also a trace of about this many events for the CLI (default 1e6,
  *       0: none)
- *   -f  also measure an existing trace (repeatable), e.g. a real run's
- *       (its CLI runs leave out paths --k 1000: k times the CP of output);
+ *   -f  also measure an existing trace (repeatable), e.g. a real run's;
  *   -g  generate the traces only;  -x  skip the library phases;
  *   -C  skip the CLI runs;  -A  run the CLI on every trace, not only the
  *       -n one;  -K  keep the CLI's output files (DIR/out-N)
@@ -84,6 +84,7 @@
 #define CP_BINARY_DIR "."
 #endif
 
+#include "bench_cli.h"
 #include "bench_heap.h"
 
 static void die(const char *what)
@@ -1261,12 +1262,9 @@ static void run_cli(const char *cpt, const char *dir, const char *trace,
 {
 	char outp[4096], label[256] = "";
 	char *argv[16];
-	struct rusage ru;
-	struct stat st = { 0 };
 	const char *written = outp;
-	double w0, w;
-	int n = 0, status;
-	pid_t pid;
+	struct bench_cli r;
+	int n = 0;
 
 	snprintf(outp, sizeof(outp), "%s/out-%d", dir, idx);
 	argv[n++] = (char *)cpt;
@@ -1283,30 +1281,10 @@ static void run_cli(const char *cpt, const char *dir, const char *trace,
 		n++;
 	}
 	argv[n] = NULL;
-	w0 = now_s(CLOCK_MONOTONIC);
-	pid = fork();
-	if (pid < 0)
-		die("fork failed");
-	if (pid == 0) {
-		int fd = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int nul = open("/dev/null", O_WRONLY);
-
-		if (fd < 0 || nul < 0)
-			_exit(127);
-		dup2(fd, 1);
-		dup2(nul, 2);
-		execv(cpt, argv);
-		_exit(127);
-	}
-	if (wait4(pid, &status, 0, &ru) < 0)
-		die("wait4 failed");
-	w = now_s(CLOCK_MONOTONIC) - w0;
-	stat(written, &st);
-	printf("  %-40s %7.3f %7.3f %8.1f %10.1f  exit %d\n", label, w,
-	       (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
-	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6,
-	       (double)ru.ru_maxrss / 1024.0, (double)st.st_size / 1048576.0,
-	       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	if (bench_cli_run(argv, outp, written, &r))
+		die("fork or wait4 failed");
+	printf("  %-40s %7.3f %7.3f %8.1f %10.1f  exit %d\n", label, r.wall,
+	       r.cpu, r.rss_mb, r.out_mb, r.status);
 	fflush(stdout);
 	if (!keep_outputs) {
 		unlink(outp);
@@ -1314,12 +1292,8 @@ static void run_cli(const char *cpt, const char *dir, const char *trace,
 	}
 }
 
-/*
- * The CLI runs.  @all_paths: also `paths --k 1000` (k times the critical
- * path's edges of output: 3 GB on the 10^6-event trace).
- */
-static void cli(const char *cpt, const char *dir, const char *trace,
-		bool all_paths)
+/* The CLI runs. */
+static void cli(const char *cpt, const char *dir, const char *trace)
 {
 	char html[4096];
 	char *cmds[][8] = {
@@ -1330,6 +1304,8 @@ static void cli(const char *cpt, const char *dir, const char *trace,
 		{ "paths", "TRACE", "--k", "1000", NULL },
 		{ "paths", "TRACE", "--k", "1000", "--format", "json", NULL },
 		{ "export", "TRACE", "--format", "chrome", NULL },
+		{ "export", "TRACE", "--format", "chrome", "--min-slice", "0",
+		  NULL },
 		{ "export", "TRACE", "--format", "folded", NULL },
 	};
 
@@ -1337,9 +1313,7 @@ static void cli(const char *cpt, const char *dir, const char *trace,
 	printf("  %-40s %7s %7s %8s %10s\n", "cpt ... (stdout to a file)",
 	       "wall s", "cpu s", "RSS MB", "output MB");
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (all_paths || strcmp(cmds[i][0], "paths") ||
-		    strcmp(cmds[i][3], "1000"))
-			run_cli(cpt, dir, trace, (int)i, cmds[i]);
+		run_cli(cpt, dir, trace, (int)i, cmds[i]);
 }
 
 /* ---- driver ---- */
@@ -1365,8 +1339,7 @@ static int parse_list(const char *s, uint64_t *v, int max)
 
 /* Library phases (child process) and CLI runs on the trace @path. */
 static void analyse(const char *dir, const char *path, bool lib,
-		    bool run_cpt, const char *cpt, const uint64_t *ks, int nk,
-		    bool given)
+		    bool run_cpt, const char *cpt, const uint64_t *ks, int nk)
 {
 	struct rusage ru;
 	int status;
@@ -1392,7 +1365,7 @@ static void analyse(const char *dir, const char *path, bool lib,
 		       (double)ru.ru_maxrss / 1024.0);
 	}
 	if (run_cpt)
-		cli(cpt, dir, path, !given);
+		cli(cpt, dir, path);
 }
 
 static void one_trace(const char *dir, const char *name, uint64_t budget,
@@ -1411,7 +1384,7 @@ static void one_trace(const char *dir, const char *name, uint64_t budget,
 	       (double)gs.bytes / (double)gs.events, gs.objects, gs.rounds,
 	       gs.online_len, gs.secs);
 	fflush(stdout);
-	analyse(dir, path, lib, run_cpt, cpt, ks, nk, false);
+	analyse(dir, path, lib, run_cpt, cpt, ks, nk);
 }
 
 int main(int argc, char **argv)
@@ -1504,7 +1477,7 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < nfiles; i++) {
 		printf("\n== %s (given)\n", files[i]);
-		analyse(dir, files[i], lib, run_cpt, cpt, ks, nk, true);
+		analyse(dir, files[i], lib, run_cpt, cpt, ks, nk);
 	}
 	return 0;
 }

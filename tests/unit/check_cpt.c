@@ -217,7 +217,7 @@ START_TEST(test_cpt_paths_json_shape)
 {
 	struct res r;
 	const char *args[] = { "paths", trace_path, "--k", "4", "--format",
-			       "json", NULL };
+			       "json", "--full", "1", NULL };
 	json_t *j, *paths;
 	json_int_t prev = INT64_MAX;
 	size_t i;
@@ -226,23 +226,42 @@ START_TEST(test_cpt_paths_json_shape)
 	run(&r, args);
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
 	j = parse_json(r.out);
-	ck_assert_msg(json_object_size(j) == 1, "keys %zu", json_object_size(j));
+	ck_assert_msg(json_object_size(j) == 2, "keys %zu",
+		      json_object_size(j));
+	ck_assert_msg(json_integer_value(json_object_get(j,
+			"critical_path_length")) == 40000000, "CP length");
 	paths = json_object_get(j, "paths");
 	ck_assert_msg(json_is_array(paths) && json_array_size(paths) == 4,
 		      "paths %zu", json_array_size(paths));
 	json_array_foreach(paths, i, p) {
 		json_t *len = json_object_get(p, "length");
 		json_t *edges = json_object_get(p, "edges");
+		json_t *par = json_object_get(p, "parent");
 
-		ck_assert_msg(json_object_size(p) == 2 &&
-			      json_is_integer(len) && json_is_array(edges) &&
-			      json_array_size(edges),
+		/* the implicit form; edges for the first (--full 1) only */
+		ck_assert_msg(json_is_integer(len) &&
+			      json_is_integer(json_object_get(p,
+							      "edge_count")) &&
+			      (json_is_null(par) || (json_is_integer(par) &&
+			       (size_t)json_integer_value(par) < i)) &&
+			      json_is_integer(json_object_get(p, "shared")) &&
+			      json_is_string(json_object_get(p,
+							     "deviation")) &&
+			      json_object_get(p, "departs") &&
+			      json_object_get(p, "rejoins") &&
+			      json_object_get(p, "rejoins_cp_at") &&
+			      json_object_size(p) == (i == 0 ? 9u : 8u),
 			      "path %zu shape", i);
+		ck_assert_msg(i > 0 || (json_is_array(edges) &&
+					json_array_size(edges) ==
+					(size_t)json_integer_value(
+					    json_object_get(p, "edge_count")) &&
+					json_is_string(json_array_get(edges,
+								      0))),
+			      "path 0 edges");
 		ck_assert_msg(json_integer_value(len) <= prev,
 			      "path %zu longer than the one before", i);
 		prev = json_integer_value(len);
-		ck_assert_msg(json_is_string(json_array_get(edges, 0)),
-			      "edge label");
 	}
 	ck_assert_msg(json_integer_value(json_object_get(json_array_get(paths,
 				0), "length")) == 40000000, "first length");
@@ -254,8 +273,10 @@ START_TEST(test_cpt_paths_text_pag)
 {
 	struct res r;
 	const char *args[] = { "paths", CP_TEST_DATA_DIR "/cpm-multigraph.pag",
-			       "--k", "10", "--format", "json", NULL };
-	json_t *j, *paths, *e;
+			       "--k", "10", "--format", "json", "--full", "1",
+			       NULL };
+	json_t *j, *paths, *e, *p;
+	size_t i;
 
 	run(&r, args);
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
@@ -271,7 +292,67 @@ START_TEST(test_cpt_paths_text_pag)
 		      "CP edges: %s", r.out);
 	ck_assert_msg(json_integer_value(json_object_get(json_array_get(paths,
 				4), "length")) == 8, "last length");
+	/* B D F: leaves the CP at b through D, rejoins it at t (edge 3) */
+	p = json_array_get(paths, 4);
+	ck_assert_msg(json_integer_value(json_object_get(p, "parent")) == 0 &&
+		      json_integer_value(json_object_get(p, "shared")) == 1 &&
+		      !strcmp(json_string_value(json_object_get(p,
+				"deviation")), "D") &&
+		      !strcmp(json_string_value(json_object_get(p, "departs")),
+			      "b") &&
+		      !strcmp(json_string_value(json_object_get(p, "rejoins")),
+			      "t") &&
+		      json_integer_value(json_object_get(p,
+				"rejoins_cp_at")) == 3 &&
+		      !json_object_get(p, "edges"), "B D F: %s", r.out);
+	json_array_foreach(paths, i, p)
+		ck_assert_msg(i == 0 || !json_object_get(p, "edges"),
+			      "path %zu spelled without --full", i);
 	json_decref(j);
+}
+END_TEST
+
+START_TEST(test_cpt_paths_text_full_n)
+{
+	/*
+	 * Text: a near-critical path is said from its deviation to where it
+	 * meets the critical path again, its shared prefix and its rest
+	 * named (A H G: as A C F, then H, then G as the CP); --full 2 spells
+	 * the first two in full, bare --full all of them.
+	 */
+	struct res r;
+	const char *base[] = { "paths", CP_TEST_DATA_DIR "/cpm-multigraph.pag",
+			       "--k", "10", NULL };
+	const char *two[] = { "paths", CP_TEST_DATA_DIR "/cpm-multigraph.pag",
+			      "--k", "10", "--full", "2", NULL };
+	const char *all[] = { "paths", CP_TEST_DATA_DIR "/cpm-multigraph.pag",
+			      "--full", "--k", "10", NULL };
+
+	run(&r, base);
+	ck_assert_msg(r.status == 0 &&
+		      strstr(r.out, "\n#1    length 10, 3 edges\n"
+			     "     B 2 > E 3 > G 5\n") &&
+		      strstr(r.out, "\n#2    length 9  (1 shorter than the "
+			     "critical path), 3 edges\n     (as #1 for its "
+			     "first 1 edges) D2 5 > F 2\n") &&
+		      strstr(r.out, "\n#5    length 8  (2 shorter than the "
+			     "critical path), 3 edges\n     (as #1 for its "
+			     "first 1 edges) D 4 > F 2\n") &&
+		      strstr(r.out, "\n#4    length 9  (1 shorter than the "
+			     "critical path), 3 edges\n     (as #3 for its "
+			     "first 1 edges) H 1 > (then as #1 for its last "
+			     "1 edges)\n"),
+		      "exit %d:\n%s", r.status, r.out);
+	run(&r, two);
+	ck_assert_msg(r.status == 0 &&
+		      strstr(r.out, "3 edges\n     B 2 > D2 5 > F 2\n") &&
+		      strstr(r.out, "(as #1 for its first 1 edges) D 4 > F "
+			     "2\n"), "--full 2: exit %d:\n%s", r.status,
+		      r.out);
+	run(&r, all);
+	ck_assert_msg(r.status == 0 && !strstr(r.out, "(as #") &&
+		      strstr(r.out, "3 edges\n     B 2 > D 4 > F 2\n"),
+		      "--full: exit %d:\n%s", r.status, r.out);
 }
 END_TEST
 
@@ -346,6 +427,102 @@ START_TEST(test_cpt_whatif_json)
 	ck_assert_msg(r.status == 2 && strstr(r.err, "--wake") &&
 		      !r.out[0], "pag --wake: exit %d err '%s'", r.status,
 		      r.err);
+}
+END_TEST
+
+/*
+ * T1 works 30 ms and takes lock L at once; T2 works @w2 ms (less than 30),
+ * asks for L first but waits until T1 releases it at 40 ms; both hold L
+ * 10 ms (crit).  Recorded critical path: 30 + 10 + 10 = 50 ms.  The
+ * replay grants L to T2 first: T2 holds it w2 .. w2 + 10, T1 waits until
+ * then and ends at w2 + 20, so the unchanged replay takes w2 + 20 ms.
+ */
+static void write_late_grant_trace(const char *path, uint64_t w2)
+{
+	const uint64_t ms = 1000000;
+	struct synth s;
+	uint32_t l;
+
+	synth_init(&s);
+	synth_symbol(&s, 0x100, 0x10, "work1");
+	synth_symbol(&s, 0x200, 0x10, "work2");
+	synth_symbol(&s, 0x300, 0x10, "crit");
+	synth_start(&s, 0, -1);
+	l = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
+	synth_create(&s, 0, 0, 1);
+	synth_create(&s, 0, 0, 2);
+	synth_start(&s, 1, 0);
+	synth_start(&s, 2, 0);
+	synth_enter(&s, 1, 0, 0x100);
+	synth_leave(&s, 1, 30 * ms);
+	synth_lock(&s, 1, 0, 0, l);
+	synth_enter(&s, 1, 0, 0x300);
+	synth_leave(&s, 1, 10 * ms);
+	synth_unlock(&s, 1, 0, l);
+	synth_exit(&s, 1, 0);
+	synth_enter(&s, 2, 0, 0x200);
+	synth_leave(&s, 2, w2);
+	synth_lock(&s, 2, 0, 40 * ms - w2, l);
+	synth_enter(&s, 2, 0, 0x300);
+	synth_leave(&s, 2, 10 * ms);
+	synth_unlock(&s, 2, 0, l);
+	synth_exit(&s, 2, 0);
+	synth_join(&s, 0, 40 * ms, true, 1);
+	synth_join(&s, 0, 10 * ms, true, 2);
+	synth_exit(&s, 0, 0);
+	s.online_len = 50 * ms;
+	ck_assert_msg(synth_write(&s, path) == 0, "write %s", path);
+	synth_free(&s);
+}
+
+/*
+ * The text of `cpt whatif` names the simulation's baseline when it is not
+ * the recorded critical path, and explains it (and a reordering) only
+ * when the difference exceeds 1 % of the critical path.
+ */
+START_TEST(test_cpt_whatif_text_notes)
+{
+	static const char baseline[] = "starts from the unchanged replay";
+	static const char differ[] = "The two predicted changes differ";
+	static const char row[] = "simulated, unchanged";
+	struct res r;
+	char late[300], tie[300];
+	const char *reorder[] = { "whatif", trace_path, "--scale",
+				  "work1=0.5", NULL };
+	const char *faster2[] = { "whatif", late, "--scale", "work2=0.5",
+				  NULL };
+	const char *slower1[] = { "whatif", tie, "--scale", "work1=1.001",
+				  NULL };
+
+	/* replay = recording (40 ms); simulated -5 ms, fixed graph 0 */
+	run(&r, reorder);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	ck_assert_msg(!strstr(r.out, row) && !strstr(r.out, baseline),
+		      "a baseline equal to the recording is not named: %s",
+		      r.out);
+	ck_assert_msg(strstr(r.out, differ) &&
+		      strstr(r.out, " 2\n  lock acquisitions happen in another "
+			     "order"), "reordering: %s", r.out);
+	/* replay 40 ms, 20 % under the recorded 50; no change either way */
+	snprintf(late, sizeof(late), "%s/late.cpt", tmpdir);
+	write_late_grant_trace(late, 20000000);
+	run(&r, faster2);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	ck_assert_msg(strstr(r.out, "  simulated, unchanged             "
+			     "40.00 ms\n") &&
+		      strstr(r.out, "unchanged replay, 40.00 ms:\n  20.0% "
+			     "shorter than the recorded critical path"),
+		      "baseline 40 ms of 50: %s", r.out);
+	ck_assert_msg(!strstr(r.out, differ), "no reordering: %s", r.out);
+	/* replay 49.9 ms of 50 (0.2 %): the row, no note */
+	snprintf(tie, sizeof(tie), "%s/tie.cpt", tmpdir);
+	write_late_grant_trace(tie, 29900000);
+	run(&r, slower1);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	ck_assert_msg(strstr(r.out, "  simulated, unchanged             "
+			     "49.90 ms\n") && !strstr(r.out, baseline) &&
+		      !strstr(r.out, differ), "baseline 49.9 ms of 50: %s",
+		      r.out);
 }
 END_TEST
 
@@ -594,7 +771,9 @@ static Suite *cpt_suite(void)
 	tcase_add_test(tc, test_cpt_report_text);
 	tcase_add_test(tc, test_cpt_paths_json_shape);
 	tcase_add_test(tc, test_cpt_paths_text_pag);
+	tcase_add_test(tc, test_cpt_paths_text_full_n);
 	tcase_add_test(tc, test_cpt_whatif_json);
+	tcase_add_test(tc, test_cpt_whatif_text_notes);
 	tcase_add_test(tc, test_cpt_output_file);
 	tcase_add_test(tc, test_cpt_usage_errors);
 	tcase_add_test(tc, test_cpt_bad_input_exit_1);

@@ -379,6 +379,203 @@ START_TEST(test_chrome_slices_named)
 END_TEST
 
 /* A barrier's departures are drawn from its last arrival. */
+/* X events of @doc on thread @tid (not metadata), by category. */
+static int count_x(json_t *doc, json_int_t tid, const char *cat)
+{
+	json_t *ev;
+	size_t i;
+	int n = 0;
+
+	json_array_foreach(json_object_get(doc, "traceEvents"), i, ev)
+		n += !strcmp(sget(ev, "ph"), "X") && iget(ev, "tid") == tid &&
+		     !strcmp(sget(ev, "cat"), cat);
+	return n;
+}
+
+START_TEST(test_chrome_window_cuts)
+{
+	/*
+	 * The scene in the window [25000, 31500): the CP there is T1's
+	 * shade from 25000 (5000 of its 10000), T1's critical section 1000
+	 * and half of T2's (500): the CP slices carry 6500 ns.  Nothing
+	 * lies outside the window; arrows have both ends inside.
+	 */
+	struct cp_chrome_opts o = { .from_ns = 25000, .to_ns = 31500 };
+	struct synth s;
+	struct fx f;
+	char *buf = NULL;
+	size_t len = 0, i;
+	int64_t cp_ns;
+	int cp_flows, dep_flows;
+	json_int_t sum = 0;
+	json_t *doc, *ev, *win;
+
+	scene(&s);
+	fx_load(&s, &f);
+	CAPTURE(buf, len, cp_chrome_write(m_, &f.tp, &f.cpm, &o, err_,
+					  sizeof(err_)));
+	doc = chrome_check(buf, &cp_ns, &cp_flows, &dep_flows);
+	json_array_foreach(json_object_get(doc, "traceEvents"), i, ev) {
+		const char *ph = sget(ev, "ph");
+		int64_t a = nsget(ev, "ts"), b = a + nsget(ev, "dur");
+
+		if (!strcmp(ph, "M"))
+			continue;
+		ck_assert_msg(a >= 25000 && b <= 31500, "event %zu (%s %s) at "
+			      "[%" PRId64 ", %" PRId64 ") outside the window",
+			      i, ph, sget(ev, "name"), a, b);
+		if (iget(ev, "tid") != CP_CHROME_CP_TID &&
+		    !strcmp(ph, "X") && !strcmp(sget(ev, "cat"),
+						 "critical_path"))
+			sum += iget(json_object_get(ev, "args"), "cp_ns");
+	}
+	ck_assert_msg(sum == 6500 && cp_ns == 6500, "CP in the window: "
+		      "cp_ns %" JSON_INTEGER_FORMAT ", durations %" PRId64
+		      ", want 6500", sum, cp_ns);
+	/* inside: m T1->T2 at 31000 (critical) and T0's join of T1 at
+	 * 31000; the creates (20000) and m T2->T3 (32000) are outside */
+	ck_assert_msg(cp_flows == 1 && dep_flows == 1, "arrows %d + %d, "
+		      "want m T1->T2 and join T1", cp_flows, dep_flows);
+	win = json_object_get(json_object_get(doc, "otherData"), "window_ns");
+	ck_assert_msg(json_array_size(win) == 2 &&
+		      json_integer_value(json_array_get(win, 1)) == 31500,
+		      "otherData.window_ns");
+	json_decref(doc);
+	free(buf);
+	fx_free(&f);
+	synth_free(&s);
+}
+END_TEST
+
+/*
+ * One thread: outer() holding 1000 calls of tiny() (5 ns in outer, 10 in
+ * tiny each), 15005 ns in all, every ns on the critical path.
+ */
+static void tiny_calls(struct synth *s)
+{
+	synth_init(s);
+	synth_symbol(s, 0x1000, 0x100, "outer");
+	synth_symbol(s, 0x2000, 0x100, "tiny");
+	synth_start(s, 0, -1);
+	synth_enter(s, 0, 0, 0x1000);
+	for (int i = 0; i < 1000; i++) {
+		synth_enter(s, 0, 5, 0x2000);
+		synth_leave(s, 0, 10);
+	}
+	synth_leave(s, 0, 5);
+	synth_exit(s, 0, 0);
+	s->online_len = 15005;
+}
+
+START_TEST(test_chrome_aggregated_merges_short_slices)
+{
+	/*
+	 * As recorded: outer, 1000 tiny slices, and 2001 critical-path
+	 * slices (the context changes at every call).  With --min-slice
+	 * 1000 ns: outer only, and one critical-path slice of 2001 segments
+	 * carrying all 15005 ns, procedure "(several)"; nesting intact.
+	 */
+	struct cp_chrome_opts o = { .min_slice_ns = 1000 };
+	struct synth s;
+	struct fx f;
+	char *buf = NULL;
+	size_t len = 0, i;
+	int64_t cp_ns;
+	int cp_flows, dep_flows;
+	json_t *doc, *ev;
+
+	tiny_calls(&s);
+	fx_load(&s, &f);
+	ck_assert_msg(f.cpm.length == 15005, "CP %" PRIu64, f.cpm.length);
+	CAPTURE(buf, len, cp_chrome_write(m_, &f.tp, &f.cpm, NULL, err_,
+					  sizeof(err_)));
+	doc = chrome_check(buf, &cp_ns, &cp_flows, &dep_flows);
+	ck_assert_msg(count_x(doc, 0, "procedure") == 1001 &&
+		      count_x(doc, 0, "critical_path") == 2001,
+		      "as recorded: %d procedure, %d CP slices",
+		      count_x(doc, 0, "procedure"),
+		      count_x(doc, 0, "critical_path"));
+	json_decref(doc);
+	free(buf);
+
+	buf = NULL;
+	CAPTURE(buf, len, cp_chrome_write(m_, &f.tp, &f.cpm, &o, err_,
+					  sizeof(err_)));
+	doc = chrome_check(buf, &cp_ns, &cp_flows, &dep_flows);
+	ck_assert_msg(count_x(doc, 0, "procedure") == 1 &&
+		      count_x(doc, 0, "critical_path") == 1,
+		      "aggregated: %d procedure, %d CP slices",
+		      count_x(doc, 0, "procedure"),
+		      count_x(doc, 0, "critical_path"));
+	json_array_foreach(json_object_get(doc, "traceEvents"), i, ev) {
+		json_t *args = json_object_get(ev, "args");
+
+		if (strcmp(sget(ev, "ph"), "X") || iget(ev, "tid") != 0)
+			continue;
+		if (!strcmp(sget(ev, "cat"), "procedure"))
+			ck_assert_msg(!strcmp(sget(ev, "name"), "outer") &&
+				      nsget(ev, "dur") == 15005,
+				      "kept %s of %" PRId64 " ns",
+				      sget(ev, "name"), nsget(ev, "dur"));
+		if (!strcmp(sget(ev, "cat"), "critical_path"))
+			ck_assert_msg(iget(args, "cp_ns") == 15005 &&
+				      iget(args, "segments") == 2001 &&
+				      !strcmp(sget(args, "procedure"),
+					      "(several)"),
+				      "merged CP slice: cp_ns %"
+				      JSON_INTEGER_FORMAT ", segments %"
+				      JSON_INTEGER_FORMAT ", procedure %s",
+				      iget(args, "cp_ns"),
+				      iget(args, "segments"),
+				      sget(args, "procedure"));
+	}
+	ck_assert_msg(json_integer_value(json_object_get(json_object_get(doc,
+		      "otherData"), "min_slice_ns")) == 1000,
+		      "otherData.min_slice_ns");
+	json_decref(doc);
+	free(buf);
+
+	/* and in the window [5000, 10000): outer cut to it, one CP slice
+	 * of exactly the 5000 ns inside */
+	o = (struct cp_chrome_opts){ .min_slice_ns = 1000, .from_ns = 5000,
+				     .to_ns = 10000 };
+	buf = NULL;
+	CAPTURE(buf, len, cp_chrome_write(m_, &f.tp, &f.cpm, &o, err_,
+					  sizeof(err_)));
+	doc = chrome_check(buf, &cp_ns, &cp_flows, &dep_flows);
+	ck_assert_msg(count_x(doc, 0, "procedure") == 1 &&
+		      count_x(doc, 0, "critical_path") == 1 && cp_ns == 5000,
+		      "window: %d procedure, %d CP slices of %" PRId64 " ns",
+		      count_x(doc, 0, "procedure"),
+		      count_x(doc, 0, "critical_path"), cp_ns);
+	json_array_foreach(json_object_get(doc, "traceEvents"), i, ev)
+		if (!strcmp(sget(ev, "cat"), "critical_path") &&
+		    iget(ev, "tid") == 0)
+			ck_assert_msg(iget(json_object_get(ev, "args"),
+					   "cp_ns") == 5000,
+				      "window: cp_ns %" JSON_INTEGER_FORMAT,
+				      iget(json_object_get(ev, "args"),
+					   "cp_ns"));
+	json_decref(doc);
+	free(buf);
+
+	/* the default from the window: 15006 ns / 20000 rounds to 0 ns
+	 * here, which is every slice; a 1.5 us window is still 0 */
+	o = (struct cp_chrome_opts){ .min_slice_ns = CP_CHROME_MIN_AUTO };
+	buf = NULL;
+	CAPTURE(buf, len, cp_chrome_write(m_, &f.tp, &f.cpm, &o, err_,
+					  sizeof(err_)));
+	doc = chrome_check(buf, &cp_ns, &cp_flows, &dep_flows);
+	ck_assert_msg(count_x(doc, 0, "procedure") == 1001,
+		      "auto on a 15 us run: %d procedure slices",
+		      count_x(doc, 0, "procedure"));
+	json_decref(doc);
+	free(buf);
+	fx_free(&f);
+	synth_free(&s);
+}
+END_TEST
+
 START_TEST(test_chrome_barrier_arrows_from_last_arrival)
 {
 	struct synth s;
@@ -951,6 +1148,8 @@ static Suite *export_suite(void)
 	tcase_add_test(tc, test_chrome_scene_fields_and_critical_path);
 	tcase_add_test(tc, test_chrome_slices_named);
 	tcase_add_test(tc, test_chrome_barrier_arrows_from_last_arrival);
+	tcase_add_test(tc, test_chrome_window_cuts);
+	tcase_add_test(tc, test_chrome_aggregated_merges_short_slices);
 	tcase_add_test(tc, test_folded_scene_weights);
 	tcase_add_test(tc, test_folded_nesting_and_sanitizing);
 	tcase_add_test(tc, test_dot_wellformed_and_limit);

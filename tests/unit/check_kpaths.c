@@ -1,7 +1,9 @@
 /*
- * check_kpaths.c - the k longest paths (best-first search on slack)
- * against the worked example of examples/README.md §1 and against full
- * enumeration on random multigraphs.
+ * check_kpaths.c - the k longest paths (sidetrack enumeration) against the
+ * worked example tests/data/cpm-multigraph.pag, against full enumeration
+ * on random multigraphs (ties and parallel edges included), and the
+ * implicit form (parent, shared prefix, deviation, rejoin) against the
+ * spelled paths.
  */
 #include <check.h>
 #include <inttypes.h>
@@ -35,7 +37,7 @@ static void path_names(const struct cp_kpaths *kp, uint32_t i, char *out,
 
 START_TEST(test_kpaths_example_all_five)
 {
-	/* README §1: 10 B E G; 9 B D2 F; 9 A H G; 9 A C F; 8 B D F */
+	/* by hand: 10 B E G; 9 B D2 F; 9 A H G; 9 A C F; 8 B D F */
 	static const char *want[] = { "B E G", "B D2 F", "A H G", "A C F",
 				      "B D F" };
 	static const uint64_t wlen[] = { 10, 9, 9, 9, 8 };
@@ -83,6 +85,72 @@ START_TEST(test_kpaths_example_all_five)
 END_TEST
 
 /*
+ * The implicit form of path @i (spelled in @buf; @seen holds the earlier
+ * paths spelled): it shares exactly its first pcnt edges with its parent
+ * and then takes its deviation edge; a path without a parent starts with
+ * its deviation; departs and rejoins name the deviation's tail and the
+ * first vertex from its head on that lies on path 0, after which the path
+ * is path 0's suffix.
+ */
+static void check_implicit(const struct cp_pag *g,
+			   const struct cp_kpaths *kp, uint32_t i,
+			   const uint32_t *buf, uint32_t *const *seen,
+			   int round)
+{
+	uint32_t p = kp->parent[i], at = kp->pcnt[i], n = kp->nedges[i];
+	uint32_t rj = cp_kpaths_rejoins(kp, i), ra;
+
+	TG_CHECK(buf[at] == kp->dev[i], "round %d: path %u edge %u is %u, "
+		 "deviation says %u", round, i, at, buf[at], kp->dev[i]);
+	if (p == CP_PAG_NONE) {
+		TG_CHECK(at == 0 && cp_kpaths_departs(kp, i) == CP_PAG_NONE,
+			 "round %d: path %u without parent shares %u edges",
+			 round, i, at);
+	} else {
+		TG_CHECK(p < i && at < kp->nedges[p], "round %d: path %u "
+			 "parent %u shares %u", round, i, p, at);
+		TG_CHECK(memcmp(seen[p], buf, at * sizeof(*buf)) == 0,
+			 "round %d: path %u differs from its parent %u "
+			 "before edge %u", round, i, p, at);
+		TG_CHECK(seen[p][at] != buf[at], "round %d: path %u and its "
+			 "parent %u share edge %u too", round, i, p, at);
+		TG_CHECK(cp_kpaths_departs(kp, i) == g->tail[buf[at]],
+			 "round %d: path %u departs at %u, not the deviation's"
+			 " tail %u", round, i, cp_kpaths_departs(kp, i),
+			 g->tail[buf[at]]);
+	}
+	ra = cp_kpaths_rejoins_at(kp, i);
+	if (i == 0) {
+		TG_CHECK(rj == g->tail[buf[0]] && ra == 0, "round %d: path 0 "
+			 "rejoins itself at %u (%u)", round, rj, ra);
+		return;
+	}
+	if (rj == CP_PAG_NONE) {
+		/* it ends at another leaf than path 0's */
+		TG_CHECK(ra == CP_PAG_NONE && g->head[buf[n - 1]] !=
+			 g->head[seen[0][kp->nedges[0] - 1]], "round %d: path"
+			 " %u never rejoins but ends at path 0's leaf",
+			 round, i);
+		return;
+	}
+	TG_CHECK(ra <= kp->nedges[0] && n - (kp->nedges[0] - ra) > at,
+		 "round %d: path %u rejoins path 0 at edge %u", round, i, ra);
+	TG_CHECK(memcmp(buf + n - (kp->nedges[0] - ra), seen[0] + ra,
+			(kp->nedges[0] - ra) * sizeof(*buf)) == 0 &&
+		 (ra == kp->nedges[0] ? g->head[seen[0][ra - 1]] :
+		  g->tail[seen[0][ra]]) == rj,
+		 "round %d: path %u does not follow path 0 from vertex %u "
+		 "(edge %u)", round, i, rj, ra);
+	for (uint32_t j = at + 1; j < n - (kp->nedges[0] - ra); j++)
+		for (uint32_t x = 0; x < kp->nedges[0]; x++)
+			TG_CHECK(g->tail[buf[j]] != g->tail[seen[0][x]] &&
+				 g->tail[buf[j]] != g->head[seen[0][x]],
+				 "round %d: path %u meets path 0 at vertex %u "
+				 "before its stated rejoin %u", round, i,
+				 g->tail[buf[j]], rj);
+}
+
+/*
  * The returned paths: real root-to-leaf paths of the stated length, all
  * distinct, lengths nonincreasing and equal to the top of the enumeration.
  */
@@ -127,6 +195,7 @@ static void check_k(const struct cp_pag *g, const struct cp_cpm *c,
 			 "sum to %" PRIu64 ", stated %" PRIu64, round, k,
 			 i,
 			 sum, kp.len[i]);
+		check_implicit(g, &kp, i, buf, seen, round);
 		for (uint32_t j = 0; j < i; j++) {
 			bool same = kp.nedges[j] == n &&
 				    memcmp(seen[j], buf, n * sizeof(*buf)) == 0;
@@ -264,6 +333,107 @@ START_TEST(test_kpaths_weight_override)
 }
 END_TEST
 
+START_TEST(test_kpaths_parallel_ties)
+{
+	/*
+	 * A chain of 5 hops, each three parallel edges weighing 5, 5 and 4:
+	 * 3^5 = 243 paths, and C(5,j) 2^(5-j) of them have length 25 - j
+	 * (j hops through the 4): 32, 80, 80, 40, 10, 1.  All 243 come out,
+	 * distinct (check_k's checks), longest first, with those counts;
+	 * and k = 100 stops inside the tie at 23.
+	 */
+	static const uint32_t want[6] = { 32, 80, 80, 40, 10, 1 };
+	struct cp_pag g;
+	struct cp_cpm c;
+	struct cp_kpaths kp;
+	struct tg_paths all;
+	uint64_t *sorted;
+	uint32_t got[6] = { 0 };
+	char err[256];
+
+	cp_pag_init(&g);
+	for (int v = 0; v < 6; v++)
+		cp_pag_add_vertex(&g);
+	for (uint32_t v = 0; v < 5; v++) {
+		cp_pag_add_edge(&g, v, v + 1, 5, CP_PAG_NONE);
+		cp_pag_add_edge(&g, v, v + 1, 4, CP_PAG_NONE);
+		cp_pag_add_edge(&g, v, v + 1, 5, CP_PAG_NONE);
+	}
+	TG_CHECK(cp_pag_finish(&g, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(cp_cpm_run(&c, &g, NULL), 0);
+	ck_assert_int_eq(cp_kpaths_find(&kp, &c, 1000), 0);
+	TG_CHECK(kp.n == 243, "found %u paths, want 243", kp.n);
+	for (uint32_t i = 0; i < kp.n; i++) {
+		TG_CHECK(kp.len[i] >= 20 && kp.len[i] <= 25 &&
+			 kp.nedges[i] == 5, "path %u length %" PRIu64
+			 " over %u edges", i, kp.len[i], kp.nedges[i]);
+		got[25 - kp.len[i]]++;
+	}
+	for (int j = 0; j < 6; j++)
+		TG_CHECK(got[j] == want[j], "%u paths of length %d, want %u",
+			 got[j], 25 - j, want[j]);
+	cp_kpaths_free(&kp);
+	tg_enumerate(&g, NULL, &all);
+	sorted = malloc(sizeof(*sorted) * (all.n + 1));
+	memcpy(sorted, all.len, sizeof(*sorted) * all.n);
+	qsort(sorted, all.n, sizeof(*sorted), tg_cmp_desc);
+	check_k(&g, &c, &all, sorted, 100, 0);
+	check_k(&g, &c, &all, sorted, 243, 0);
+	free(sorted);
+	tg_paths_free(&all);
+	cp_cpm_free(&c);
+	cp_pag_free(&g);
+}
+END_TEST
+
+START_TEST(test_kpaths_several_roots_and_isolated)
+{
+	/*
+	 * Roots r0 (isolated), r1 -> x (3), r2 -> x (5), x -> y (1) and
+	 * x -> z (2), r3 -> z (4): paths 7 (r2 x z), 6 (r2 x y), 5 (r1 x z),
+	 * 4 (r1 x y), 4 (r3 z); the isolated vertex is no path.
+	 */
+	static const uint64_t want[] = { 7, 6, 5, 4, 4 };
+	struct cp_pag g;
+	struct cp_cpm c;
+	struct cp_kpaths kp;
+	char err[256];
+
+	cp_pag_init(&g);
+	for (int v = 0; v < 7; v++)
+		cp_pag_add_vertex(&g);	/* r0 r1 r2 r3 x y z = 0..6 */
+	cp_pag_add_edge(&g, 1, 4, 3, CP_PAG_NONE);
+	cp_pag_add_edge(&g, 2, 4, 5, CP_PAG_NONE);
+	cp_pag_add_edge(&g, 4, 5, 1, CP_PAG_NONE);
+	cp_pag_add_edge(&g, 4, 6, 2, CP_PAG_NONE);
+	cp_pag_add_edge(&g, 3, 6, 4, CP_PAG_NONE);
+	TG_CHECK(cp_pag_finish(&g, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(cp_cpm_run(&c, &g, NULL), 0);
+	ck_assert_int_eq(cp_kpaths_find(&kp, &c, 10), 0);
+	TG_CHECK(kp.n == 5, "found %u paths, want 5", kp.n);
+	for (uint32_t i = 0; i < kp.n; i++)
+		TG_CHECK(kp.len[i] == want[i], "path %u length %" PRIu64
+			 ", want %" PRIu64, i, kp.len[i], want[i]);
+	/* path 0 starts at r2; the path from r3 has no parent and joins
+	 * path 0 at z, its last vertex (edge 2 of path 0) */
+	TG_CHECK(g.tail[kp.dev[0]] == 2 && kp.parent[0] == CP_PAG_NONE,
+		 "path 0 starts at %u", g.tail[kp.dev[0]]);
+	for (uint32_t i = 1; i < kp.n; i++) {
+		if (g.tail[kp.dev[i]] != 3)
+			continue;
+		TG_CHECK(kp.parent[i] == CP_PAG_NONE &&
+			 cp_kpaths_rejoins(&kp, i) == 6 &&
+			 cp_kpaths_rejoins_at(&kp, i) == 2,
+			 "path %u from r3: parent %u rejoins %u at %u", i,
+			 kp.parent[i], cp_kpaths_rejoins(&kp, i),
+			 cp_kpaths_rejoins_at(&kp, i));
+	}
+	cp_kpaths_free(&kp);
+	cp_cpm_free(&c);
+	cp_pag_free(&g);
+}
+END_TEST
+
 static Suite *kpaths_suite(void)
 {
 	Suite *s = suite_create("kpaths");
@@ -275,6 +445,8 @@ static Suite *kpaths_suite(void)
 	tcase_add_test(tc, test_kpaths_many_paths_pruned_pool);
 	tcase_add_test(tc, test_kpaths_pag_shaped);
 	tcase_add_test(tc, test_kpaths_weight_override);
+	tcase_add_test(tc, test_kpaths_parallel_ties);
+	tcase_add_test(tc, test_kpaths_several_roots_and_isolated);
 	suite_add_tcase(s, tc);
 	return s;
 }

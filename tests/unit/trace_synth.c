@@ -29,6 +29,10 @@ void synth_free(struct synth *s)
 		free(s->t[i].ev);
 	free(s->syms);
 	free(s->strs);
+	free(s->smp);
+	for (size_t i = 0; i < s->nraw; i++)
+		free(s->raw[i].p);
+	free(s->raw);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -364,6 +368,145 @@ static void out_events(struct synth *s, struct synth_out *o, uint32_t tid,
 	free(pl);
 }
 
+void synth_sample(struct synth *s, uint32_t tid, uint64_t wall, uint64_t cpu,
+		  uint64_t weight, uint32_t flags, const uint64_t *pc,
+		  uint32_t depth)
+{
+	struct synth_smp *m;
+
+	if (depth > CP_SAMPLE_MAX_DEPTH)
+		synth_oom();
+	if (s->nsmp == s->cap_smp) {
+		s->cap_smp = s->cap_smp ? s->cap_smp * 2 : 64;
+		s->smp = realloc(s->smp, s->cap_smp * sizeof(*s->smp));
+		if (!s->smp)
+			synth_oom();
+	}
+	m = &s->smp[s->nsmp++];
+	m->tid = tid;
+	m->wall = wall;
+	m->cpu = cpu;
+	m->weight = weight;
+	m->flags = flags;
+	m->depth = depth;
+	memcpy(m->pc, pc, depth * sizeof(*pc));
+}
+
+void synth_raw_block(struct synth *s, uint32_t type, uint32_t tid,
+		     const void *payload, size_t len)
+{
+	struct synth_raw *r;
+
+	if (s->nraw == s->cap_raw) {
+		s->cap_raw = s->cap_raw ? s->cap_raw * 2 : 8;
+		s->raw = realloc(s->raw, s->cap_raw * sizeof(*s->raw));
+		if (!s->raw)
+			synth_oom();
+	}
+	r = &s->raw[s->nraw++];
+	r->type = type;
+	r->tid = tid;
+	r->len = len;
+	r->p = malloc(len ? len : 1);
+	if (!r->p)
+		synth_oom();
+	memcpy(r->p, payload, len);
+}
+
+void synth_module(struct synth *s, uint64_t bias, uint64_t lo, uint64_t hi,
+		  const void *build_id, uint8_t idlen, const char *path,
+		  const void *image, uint32_t image_size)
+{
+	size_t pl = strlen(path) + 1;
+	size_t len = 26 + idlen + pl + (image ? 4 + image_size : 0);
+	uint8_t *b = malloc(len), *p = b;
+
+	if (!b)
+		synth_oom();
+	memcpy(p, &bias, 8);
+	memcpy(p + 8, &lo, 8);
+	memcpy(p + 16, &hi, 8);
+	p[24] = image ? CP_MODULE_IMAGE : 0;
+	p[25] = idlen;
+	p += 26;
+	if (idlen)
+		memcpy(p, build_id, idlen);
+	p += idlen;
+	memcpy(p, path, pl);
+	p += pl;
+	if (image) {
+		memcpy(p, &image_size, 4);
+		memcpy(p + 4, image, image_size);
+	}
+	synth_raw_block(s, CP_BLOCK_MODULES, 0, b, len);
+	free(b);
+}
+
+/* One SAMPLES block of @tid: samples [i, j) of its list @idx. */
+static void out_sample_block(struct synth *s, struct synth_out *o,
+			     uint32_t tid, const size_t *idx, size_t i,
+			     size_t j)
+{
+	size_t cap = 24 + (j - i) * (5 * 10 + CP_SAMPLE_MAX_DEPTH * 10);
+	uint8_t *b = malloc(cap), *p = b + 24;
+	struct cp_samples_head h = {
+		.wall_base = s->smp[idx[i]].wall,
+		.cpu_base = s->smp[idx[i]].cpu,
+		.nsamples = (uint32_t)(j - i),
+	};
+	uint64_t wall = h.wall_base, cpu = h.cpu_base;
+
+	if (!b)
+		synth_oom();
+	memcpy(b, &h, sizeof(h));
+	for (size_t k = i; k < j; k++) {
+		const struct synth_smp *m = &s->smp[idx[k]];
+		uint64_t pc = 0;
+
+		p = cp_uv_put(p, m->wall - wall);
+		p = cp_uv_put(p, m->cpu - cpu);
+		p = cp_uv_put(p, m->weight);
+		p = cp_uv_put(p, m->flags);
+		p = cp_uv_put(p, m->depth);
+		for (uint32_t d = 0; d < m->depth; d++) {
+			p = cp_sv_put(p, (int64_t)(m->pc[d] - pc));
+			pc = m->pc[d];
+		}
+		wall = m->wall;
+		cpu = m->cpu;
+	}
+	out_block(o, CP_BLOCK_SAMPLES, tid, b, (size_t)(p - b));
+	free(b);
+}
+
+/* Every thread's samples, split into blocks as synth_sample() says. */
+static void out_samples(struct synth *s, struct synth_out *o)
+{
+	size_t *idx = malloc((s->nsmp + 1) * sizeof(*idx));
+
+	if (!idx)
+		synth_oom();
+	for (uint32_t tid = 0; tid < SYNTH_MAXT; tid++) {
+		size_t n = 0, i = 0;
+
+		for (size_t k = 0; k < s->nsmp; k++)
+			if (s->smp[k].tid == tid)
+				idx[n++] = k;
+		for (size_t k = 1; k <= n; k++) {
+			const struct synth_smp *a = k < n ? &s->smp[idx[k]]
+							  : NULL;
+			const struct synth_smp *b = &s->smp[idx[k - 1]];
+
+			if (k < n && k - i < s->block_events &&
+			    a->wall >= b->wall && a->cpu >= b->cpu)
+				continue;
+			out_sample_block(s, o, tid, idx, i, k);
+			i = k;
+		}
+	}
+	free(idx);
+}
+
 size_t synth_encode(struct synth *s, uint8_t **outp)
 {
 	struct synth_out o = { 0 };
@@ -439,6 +582,10 @@ size_t synth_encode(struct synth *s, uint8_t **outp)
 		out_block(&o, CP_BLOCK_THREAD, tid, buf,
 			  sizeof(ti) + (size_t)n + 1);
 	}
+	out_samples(s, &o);
+	for (size_t i = 0; i < s->nraw; i++)
+		out_block(&o, s->raw[i].type, s->raw[i].tid, s->raw[i].p,
+			  s->raw[i].len);
 	if (s->syms_len)
 		out_block(&o, CP_BLOCK_SYMBOLS, 0, s->syms, s->syms_len);
 	if (s->strs_len)

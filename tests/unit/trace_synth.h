@@ -51,6 +51,21 @@ struct synth_obj {
 	uint32_t writer;	/* rwlock: tid + 1 of the write holder */
 };
 
+/* A sample as the runtime would record it. */
+struct synth_smp {
+	uint32_t tid;
+	uint64_t wall, cpu, weight;
+	uint32_t flags, depth;
+	uint64_t pc[CP_SAMPLE_MAX_DEPTH];	/* innermost first */
+};
+
+/* A block written as given (modules, or deliberately corrupt ones). */
+struct synth_raw {
+	uint32_t type, tid;
+	uint8_t *p;
+	size_t len;
+};
+
 struct synth {
 	uint32_t clock;
 	bool hasw;		/* write dwall too */
@@ -65,6 +80,10 @@ struct synth {
 	size_t syms_len;
 	char *strs;		/* encoded STRINGS payload */
 	size_t strs_len;
+	struct synth_smp *smp;	/* samples, in the order added */
+	size_t nsmp, cap_smp;
+	struct synth_raw *raw;	/* extra blocks, before the END block */
+	size_t nraw, cap_raw;
 };
 
 void synth_init(struct synth *s);
@@ -129,6 +148,23 @@ void synth_region_end(struct synth *s, uint32_t tid, uint64_t dt,
 void synth_symbol(struct synth *s, uint64_t addr, uint64_t size,
 		  const char *name);
 void synth_string(struct synth *s, uint32_t id, const char *text);
+
+/*
+ * A CPU-time sample of @tid at wall clock @wall and thread CPU time @cpu,
+ * standing for @weight ns, with @depth PCs (innermost first).  Samples of
+ * a thread go into SAMPLES blocks of at most block_events samples; a
+ * sample earlier than its predecessor starts a new block.
+ */
+void synth_sample(struct synth *s, uint32_t tid, uint64_t wall, uint64_t cpu,
+		  uint64_t weight, uint32_t flags, const uint64_t *pc,
+		  uint32_t depth);
+/* A MODULES block holding one module record (@image may be NULL). */
+void synth_module(struct synth *s, uint64_t bias, uint64_t lo, uint64_t hi,
+		  const void *build_id, uint8_t idlen, const char *path,
+		  const void *image, uint32_t image_size);
+/* A block of @type for @tid with @len bytes of @payload, as given. */
+void synth_raw_block(struct synth *s, uint32_t type, uint32_t tid,
+		     const void *payload, size_t len);
 
 /* Encode the whole trace into a malloc'd buffer; returns its length. */
 size_t synth_encode(struct synth *s, uint8_t **out);

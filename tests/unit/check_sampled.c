@@ -1,0 +1,536 @@
+/*
+ * check_sampled.c - SAMPLES and MODULES blocks: decoding and validation
+ * (cp_samples.c), and sampled stacks as procedure activity (cp_sampled.c)
+ * with the profile's figures computed by hand.
+ *
+ * Synthetic PCs are named through the trace's SYMBOLS block (an address in
+ * no module falls back to it): main 0x1000, f 0x2000, g 0x3000, h 0x4000,
+ * tmain 0x5000, w 0x6000, x 0x7000, each 0x100 long.  A return address
+ * is its caller's address plus one (the reader looks up pc - 1).
+ */
+#include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_profile.h"
+#include "cp_sampled.h"
+#include "cp_samples.h"
+#include "cp_trace.h"
+#include "cp_tracepag.h"
+#include "cp_whatif.h"
+#include "trace_synth.c"
+
+enum { MAIN = 0x1000, F = 0x2000, G = 0x3000, H = 0x4000, TMAIN = 0x5000,
+       W = 0x6000, X = 0x7000 };
+
+static void symbols(struct synth *s)
+{
+	synth_symbol(s, MAIN, 0x100, "main");
+	synth_symbol(s, F, 0x100, "f");
+	synth_symbol(s, G, 0x100, "g");
+	synth_symbol(s, H, 0x100, "h");
+	synth_symbol(s, TMAIN, 0x100, "tmain");
+	synth_symbol(s, W, 0x100, "w");
+	synth_symbol(s, X, 0x100, "x");
+}
+
+/* A sample of @tid at wall clock @wall and CPU time @cpu, with @depth of
+ * the frames @f0 (leaf, an address inside it), @f1, @f2 (callers: their
+ * return addresses) */
+static void sample(struct synth *s, uint32_t tid, uint64_t wall,
+		   uint64_t cpu, uint32_t depth, uint64_t f0, uint64_t f1,
+		   uint64_t f2)
+{
+	uint64_t pc[3] = { f0 + 0x10, f1 + 0x11, f2 + 0x11 };
+
+	synth_sample(s, tid, wall, cpu, 200, 0, pc, depth);
+}
+
+struct fix {
+	struct cp_trace t;
+	struct cp_tracepag tp;
+	struct cp_profile p;
+};
+
+static void load(struct synth *s, struct fix *x, enum cp_procsrc src,
+		 bool exclusive)
+{
+	struct cp_sampled_opts so = { .src = src };
+	struct cp_profile_opts po = { .exclusive = exclusive };
+	char err[256] = "";
+	uint8_t *buf;
+	size_t len = synth_encode(s, &buf);
+	int r = cp_trace_parse(&x->t, "syn.cpt", buf, len, err, sizeof(err));
+
+	free(buf);
+	ck_assert_msg(r == 0, "parse: %s", err);
+	ck_assert_msg(cp_sampled_apply(&x->t, &so, err, sizeof(err)) >= 0,
+		      "apply: %s", err);
+	ck_assert_msg(cp_tracepag_build(&x->tp, &x->t, err, sizeof(err)) == 0,
+		      "graph: %s", err);
+	ck_assert_msg(cp_profile_compute(&x->p, &x->tp, &po, err,
+					 sizeof(err)) == 0, "profile: %s",
+		      err);
+}
+
+static void unload(struct fix *x)
+{
+	cp_profile_free(&x->p);
+	cp_tracepag_free(&x->tp);
+	cp_trace_free(&x->t);
+}
+
+static const struct cp_proc_prof *proc(const struct fix *x, const char *n)
+{
+	for (uint32_t i = 0; i < x->p.nprocs; i++)
+		if (!strcmp(x->p.procs[i].name, n))
+			return &x->p.procs[i];
+	return NULL;
+}
+
+static void expect(const struct fix *x, const char *n, uint64_t cpu,
+		   uint64_t cp, uint64_t zero, uint64_t smp, uint64_t cpsmp)
+{
+	const struct cp_proc_prof *pp = proc(x, n);
+
+	ck_assert_msg(pp, "no procedure %s", n);
+	ck_assert_msg(pp->cpu_ns == cpu && pp->cp_ns == cp,
+		      "%s: cpu %" PRIu64 " (want %" PRIu64 "), cp %" PRIu64
+		      " (want %" PRIu64 ")", n, pp->cpu_ns, cpu, pp->cp_ns, cp);
+	if (zero != UINT64_MAX)
+		ck_assert_msg(pp->computed && pp->zero_ns == zero,
+			      "%s: zeroing %" PRIu64 " (want %" PRIu64 ")", n,
+			      pp->zero_ns, zero);
+	if (smp != UINT64_MAX)
+		ck_assert_msg(pp->samples == smp && pp->cp_samples == cpsmp,
+			      "%s: samples %" PRIu64 "/%" PRIu64 " (want %"
+			      PRIu64 "/%" PRIu64 ")", n, pp->samples,
+			      pp->cp_samples, smp, cpsmp);
+}
+
+/*
+ * One thread, useful from 0 to 1000; samples at 100, 300, 500, 700, 900
+ * with stacks f<main, f<main, g<main, g<f<main, main.  Stretches: [0,200),
+ * [200,400), [400,600), [600,800), [800,1000].  Inclusive: main 1000,
+ * f 600, g 400; self: main 200, f 400, g 400.  One thread: CP = CPU and
+ * zeroing = CP time.
+ */
+static void build_one(struct synth *s)
+{
+	synth_init(s);
+	symbols(s);
+	synth_start(s, 0, -1);
+	synth_exit(s, 0, 1000);
+	sample(s, 0, 100, 100, 2, F, MAIN, 0);
+	sample(s, 0, 300, 300, 2, F, MAIN, 0);
+	sample(s, 0, 500, 500, 2, G, MAIN, 0);
+	sample(s, 0, 700, 700, 3, G, F, MAIN);
+	sample(s, 0, 900, 900, 1, MAIN, 0, 0);
+	s->online_len = 1000;
+}
+
+START_TEST(test_sampled_one_thread_incl_excl)
+{
+	struct synth s;
+	struct fix x;
+
+	build_one(&s);
+	load(&s, &x, CP_PROCS_AUTO, false);
+	ck_assert_msg(x.p.sampled && x.p.cp_len == 1000, "sampled %d len %"
+		      PRIu64, x.p.sampled, x.p.cp_len);
+	expect(&x, "main", 1000, 1000, 1000, 5, 5);
+	expect(&x, "f", 600, 600, 600, 3, 3);
+	expect(&x, "g", 400, 400, 400, 2, 2);
+	ck_assert_msg(proc(&x, "f")->calls == 0, "sampled calls %" PRIu64,
+		      proc(&x, "f")->calls);
+	unload(&x);
+	load(&s, &x, CP_PROCS_AUTO, true);
+	expect(&x, "main", 200, 200, 200, 1, 1);
+	expect(&x, "f", 400, 400, 400, 2, 2);
+	expect(&x, "g", 400, 400, 400, 2, 2);
+	unload(&x);
+	synth_free(&s);
+}
+END_TEST
+
+/*
+ * Recursion: r<r<main at 100 and 300, main at 500 (useful 0..600).
+ * Stretches [0,200) and [200,400) hold r twice on the stack: inclusive r
+ * counts once per stack, 400; self r 400 (the leaf); main 600 / 200.
+ */
+START_TEST(test_sampled_recursion_counts_once)
+{
+	struct synth s;
+	struct fix x;
+	uint64_t pc[3] = { F + 0x10, F + 0x21, MAIN + 0x11 };
+
+	synth_init(&s);
+	symbols(&s);
+	synth_start(&s, 0, -1);
+	synth_exit(&s, 0, 600);
+	synth_sample(&s, 0, 100, 100, 200, 0, pc, 3);
+	synth_sample(&s, 0, 300, 300, 200, 0, pc, 3);
+	pc[0] = MAIN + 0x30;
+	synth_sample(&s, 0, 500, 500, 200, 0, pc, 1);
+	load(&s, &x, CP_PROCS_AUTO, false);
+	expect(&x, "f", 400, 400, 400, 2, 2);
+	expect(&x, "main", 600, 600, 600, 3, 3);
+	unload(&x);
+	load(&s, &x, CP_PROCS_AUTO, true);
+	expect(&x, "f", 400, 400, 400, 2, 2);
+	expect(&x, "main", 200, 200, 200, 1, 1);
+	unload(&x);
+	synth_free(&s);
+}
+END_TEST
+
+/*
+ * Two threads.  T0: start 0, create T1 at 100, useful to 300, join-waits
+ * 300..900, exit 950.  T1: 100..900 useful.  CP: T0 [0,100], T1
+ * [100,900], T0 [900,950] = 950.
+ * T0 samples (U = useful time): 50 main (U 50), 200 h<main (U 200), 500
+ * in the wait (ignored), 940 main (U 340).  Switches: h at U 125 (t 125),
+ * back to main at U 270 (t 270).  main holds [0,125) [270,300) [900,950].
+ * T1 samples at 200, 400 w<tmain, 600 x<w<tmain, 800 tmain; switches at
+ * 300, 500, 700.
+ * Inclusive CPU: main 350, h 145, tmain 800, w 600, x 200.  CP: main 150,
+ * h 0, tmain 800, w 600, x 200.  Zeroing: w -> T1 200, exits at 300,
+ * join at max(300, 300), CP 350: 600; x -> 750: 200; tmain -> 600;
+ * main -> T1 from 0 to 800, CP 800: 150.
+ * @instr: ENTER/LEAVE at exactly the switch points as well.
+ */
+static void build_two(struct synth *s, uint32_t clock, bool instr,
+		      bool samples)
+{
+	uint64_t woff = clock == CP_CLOCK_CPU ? 100000 : 0;
+	uint64_t coff = clock == CP_CLOCK_WALL ? 100000 : 0;
+
+	synth_init(s);
+	s->clock = clock;
+	s->block_events = 3;
+	symbols(s);
+	synth_start(s, 0, -1);
+	if (instr)
+		synth_enter(s, 0, 0, MAIN);
+	synth_create(s, 0, 100, 1);
+	synth_start(s, 1, 0);
+	if (instr) {
+		synth_enter(s, 1, 0, TMAIN);
+		synth_enter(s, 1, 0, W);
+		synth_enter(s, 1, 400, X);
+		synth_leave(s, 1, 200);
+		synth_leave(s, 1, 0);
+		synth_exit(s, 1, 200);
+		synth_enter(s, 0, 25, H);
+		synth_leave(s, 0, 145);
+		synth_request(s, 0, 30, 0);
+	} else {
+		synth_exit(s, 1, 800);
+		synth_request(s, 0, 200, 0);
+	}
+	synth_join(s, 0, 600, true, 1);
+	synth_exit(s, 0, 50);
+	s->online_len = 950;
+	if (!samples)
+		return;
+	/* the other clock is off by far: using it would misplace all */
+	sample(s, 0, 50 + woff, 50 + coff, 1, MAIN, 0, 0);
+	sample(s, 0, 200 + woff, 200 + coff, 2, H, MAIN, 0);
+	sample(s, 0, 500 + woff, 500 + coff, 1, MAIN, 0, 0);
+	sample(s, 0, 940 + woff, 940 + coff, 1, MAIN, 0, 0);
+	sample(s, 1, 200 + woff, 200 + coff, 2, W, TMAIN, 0);
+	sample(s, 1, 400 + woff, 400 + coff, 2, W, TMAIN, 0);
+	sample(s, 1, 600 + woff, 600 + coff, 3, X, W, TMAIN);
+	sample(s, 1, 800 + woff, 800 + coff, 1, TMAIN, 0, 0);
+}
+
+static void check_two(const struct fix *x, bool sampled)
+{
+	ck_assert_msg(x->p.cp_len == 950, "CP %" PRIu64, x->p.cp_len);
+	expect(x, "main", 350, 150, 150, sampled ? 3 : UINT64_MAX, 2);
+	expect(x, "h", 145, 0, UINT64_MAX, sampled ? 1 : UINT64_MAX, 0);
+	expect(x, "tmain", 800, 800, 600, sampled ? 4 : UINT64_MAX, 4);
+	expect(x, "w", 600, 600, 600, sampled ? 3 : UINT64_MAX, 3);
+	expect(x, "x", 200, 200, 200, sampled ? 1 : UINT64_MAX, 1);
+}
+
+START_TEST(test_sampled_two_threads_wall)
+{
+	struct synth s;
+	struct fix x;
+
+	build_two(&s, CP_CLOCK_WALL, false, true);
+	load(&s, &x, CP_PROCS_AUTO, false);
+	check_two(&x, true);
+	ck_assert_msg(x.t.samples->in_wait == 1 && x.t.samples->used == 7,
+		      "in wait %" PRIu64 ", used %" PRIu64,
+		      x.t.samples->in_wait, x.t.samples->used);
+	ck_assert_msg(x.p.samples == 7 && x.p.cp_samples == 6,
+		      "samples %" PRIu64 " on CP %" PRIu64, x.p.samples,
+		      x.p.cp_samples);
+	unload(&x);
+	synth_free(&s);
+}
+END_TEST
+
+/* The cpu clock places samples by their CPU time, not their wall time. */
+START_TEST(test_sampled_two_threads_cpu_clock)
+{
+	struct synth s;
+	struct fix x;
+
+	build_two(&s, CP_CLOCK_CPU, false, true);
+	s.hasw = true;	/* vertices carry wall time too: interpolated */
+	load(&s, &x, CP_PROCS_AUTO, false);
+	check_two(&x, true);
+	unload(&x);
+	synth_free(&s);
+}
+END_TEST
+
+/*
+ * The same run instrumented at exactly the switch points, with samples
+ * too: by default the instrumentation, with --procedures sampled the
+ * samples; both give the same figures, and what-if agrees.
+ */
+START_TEST(test_sampled_agrees_with_instrumented)
+{
+	struct cp_whatif_scale sc = { .name = "w", .factor = 0.5 };
+	struct cp_whatif_result ri, rs;
+	struct synth s;
+	struct fix xi, xs;
+	char err[256];
+
+	build_two(&s, CP_CLOCK_WALL, true, true);
+	load(&s, &xi, CP_PROCS_AUTO, false);
+	ck_assert_msg(!xi.p.sampled, "auto chose samples over ENTER/LEAVE");
+	check_two(&xi, false);
+	load(&s, &xs, CP_PROCS_SAMPLED, false);
+	ck_assert_msg(xs.p.sampled, "--procedures sampled not taken");
+	check_two(&xs, true);
+	ck_assert_msg(cp_whatif_trace(&xi.tp, &sc, 1, false, 0, false, &ri,
+				      err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(cp_whatif_trace(&xs.tp, &sc, 1, false, 0, false, &rs,
+				      err, sizeof(err)) == 0, "%s", err);
+	/* w halved: T1 takes 500, CP 100 + 500 + 50 */
+	ck_assert_msg(ri.length_after == 650 && rs.length_after == 650,
+		      "what-if instrumented %" PRIu64 " sampled %" PRIu64,
+		      ri.length_after, rs.length_after);
+	unload(&xi);
+	unload(&xs);
+	synth_free(&s);
+}
+END_TEST
+
+/* A trace without samples cannot give sampled procedures. */
+START_TEST(test_sampled_none_is_an_error)
+{
+	struct cp_sampled_opts so = { .src = CP_PROCS_SAMPLED };
+	struct synth s;
+	struct cp_trace t;
+	char err[256] = "";
+	uint8_t *buf;
+	size_t len;
+
+	build_two(&s, CP_CLOCK_WALL, true, false);
+	len = synth_encode(&s, &buf);
+	ck_assert(cp_trace_parse(&t, "syn.cpt", buf, len, err,
+				 sizeof(err)) == 0);
+	ck_assert_msg(cp_sampled_apply(&t, &so, err, sizeof(err)) < 0 &&
+		      strstr(err, "syn.cpt: no samples"), "err '%s'", err);
+	cp_trace_free(&t);
+	free(buf);
+	synth_free(&s);
+}
+END_TEST
+
+static int parse(struct synth *s, struct cp_trace *t, char *err, size_t n)
+{
+	uint8_t *buf;
+	size_t len = synth_encode(s, &buf);
+	int r = cp_trace_parse(t, "bad.cpt", buf, len, err, n);
+
+	free(buf);
+	return r;
+}
+
+/* Corrupt SAMPLES blocks: one clear message each, never a crash. */
+START_TEST(test_samples_corrupt_blocks)
+{
+	static const struct {
+		uint8_t body[16];
+		size_t len;
+		uint32_t n;
+		const char *msg;
+	} cases[] = {
+		{ { 0x80, 0x80, 0x80, 0x80, 0x80 }, 5, 1,
+		  "bad varint in a sample" },
+		{ { 1, 1, 1, 0, 0x81, 0x01 }, 6, 1, "sample of depth 129" },
+		{ { 1, 1, 1, 8, 0 }, 5, 1, "unknown sample flags" },
+		{ { 1, 1, 1, 0, 1 }, 5, 1, "bad varint in a sample's stack" },
+		{ { 1, 1, 1, 0, 0, 7 }, 6, 1, "stray bytes" },
+		{ { 1, 1, 1, 0, 0 }, 5, 9, "claims more samples" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cp_samples_head h = { .nsamples = cases[i].n };
+		uint8_t blk[64];
+		struct synth s;
+		struct cp_trace t;
+		char err[256] = "";
+
+		build_one(&s);
+		memcpy(blk, &h, sizeof(h));
+		memcpy(blk + sizeof(h), cases[i].body, cases[i].len);
+		synth_raw_block(&s, CP_BLOCK_SAMPLES, 0, blk,
+				sizeof(h) + cases[i].len);
+		ck_assert_msg(parse(&s, &t, err, sizeof(err)) < 0 &&
+			      strstr(err, cases[i].msg) &&
+			      !strncmp(err, "bad.cpt: ", 9),
+			      "case %zu: '%s' (want '%s')", i, err,
+			      cases[i].msg);
+		synth_free(&s);
+	}
+}
+END_TEST
+
+/* Corrupt MODULES records. */
+START_TEST(test_samples_corrupt_modules)
+{
+	uint8_t rec[40] = { 0 };
+	struct synth s;
+	struct cp_trace t;
+	char err[256] = "";
+	uint64_t lo = 0x1000, hi = 0x2000;
+
+	build_one(&s);
+	memcpy(rec + 8, &lo, 8);
+	memcpy(rec + 16, &hi, 8);
+	rec[25] = 4;	/* a build-id of 4 bytes, then no path end */
+	memset(rec + 26, 'a', 14);
+	synth_raw_block(&s, CP_BLOCK_MODULES, 0, rec, sizeof(rec));
+	ck_assert_msg(parse(&s, &t, err, sizeof(err)) < 0 &&
+		      strstr(err, "module path not terminated"), "'%s'", err);
+	synth_free(&s);
+	build_one(&s);
+	synth_module(&s, 0, 0x3000, 0x2000, NULL, 0, "/x", NULL, 0);
+	ck_assert_msg(parse(&s, &t, err, sizeof(err)) < 0 &&
+		      strstr(err, "empty range"), "'%s'", err);
+	synth_free(&s);
+}
+END_TEST
+
+/*
+ * Dropped and counted: samples of a thread with no events, samples that
+ * go back in time, and (attribution) samples outside the thread's life.
+ */
+START_TEST(test_samples_dropped_and_counted)
+{
+	struct synth s;
+	struct fix x;
+
+	build_one(&s);
+	sample(&s, 5, 100, 100, 1, MAIN, 0, 0);		/* no thread 5 */
+	sample(&s, 0, 950, 950, 1, MAIN, 0, 0);
+	sample(&s, 0, 600, 600, 1, MAIN, 0, 0);		/* backwards */
+	sample(&s, 0, 2000, 2000, 1, MAIN, 0, 0);	/* after the exit */
+	load(&s, &x, CP_PROCS_AUTO, false);
+	ck_assert_msg(x.t.samples->decoded == 9 &&
+		      x.t.samples->unknown_thread == 1 &&
+		      x.t.samples->backwards == 1 &&
+		      x.t.samples->outside == 1 && x.t.samples->used == 6,
+		      "decoded %" PRIu64 " unknown %" PRIu64 " backwards %"
+		      PRIu64 " outside %" PRIu64 " used %" PRIu64,
+		      x.t.samples->decoded, x.t.samples->unknown_thread,
+		      x.t.samples->backwards, x.t.samples->outside,
+		      x.t.samples->used);
+	/* main alone from the midpoint of 900 and 950 on: the same totals */
+	expect(&x, "main", 1000, 1000, 1000, 6, 6);
+	expect(&x, "f", 600, 600, 600, 3, 3);
+	unload(&x);
+	synth_free(&s);
+}
+END_TEST
+
+/*
+ * Every byte of a sampled trace damaged in turn (and every length cut):
+ * the reader refuses or the analysis runs, never a crash (a crash fails
+ * the test in Check's fork mode).
+ */
+START_TEST(test_samples_damaged_never_crash)
+{
+	struct cp_sampled_opts so = { .src = CP_PROCS_SAMPLED };
+	struct synth s;
+	uint8_t *buf;
+	size_t len;
+	uint32_t ok = 0;
+
+	build_two(&s, CP_CLOCK_WALL, false, true);
+	synth_module(&s, 0x1000, 0x1000, 0x9000, "\x01\x02", 2, "/nonexistent",
+		     NULL, 0);
+	len = synth_encode(&s, &buf);
+	for (size_t i = 0; i < 2 * len; i++) {
+		uint8_t *b = malloc(len);
+		struct cp_trace t;
+		char err[256];
+
+		memcpy(b, buf, len);
+		if (i < len)
+			b[i] ^= 0xa5;
+		if (cp_trace_parse(&t, "dmg.cpt", b, i < len ? len : i - len,
+				   err, sizeof(err)) == 0) {
+			struct cp_tracepag tp;
+			struct cp_profile p;
+			struct cp_profile_opts po = { .k = 3 };
+
+			if (cp_sampled_apply(&t, &so, err, sizeof(err)) >= 0 &&
+			    cp_tracepag_build(&tp, &t, err, sizeof(err)) == 0) {
+				if (cp_profile_compute(&p, &tp, &po, err,
+						       sizeof(err)) == 0) {
+					cp_profile_free(&p);
+					ok++;
+				}
+				cp_tracepag_free(&tp);
+			}
+			cp_trace_free(&t);
+		}
+		free(b);
+	}
+	/* damaged timestamps and PCs still decode: some must have run */
+	ck_assert_msg(ok > 0, "no damaged trace was analysed");
+	free(buf);
+	synth_free(&s);
+}
+END_TEST
+
+static Suite *sampled_suite(void)
+{
+	Suite *s = suite_create("sampled");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_sampled_one_thread_incl_excl);
+	tcase_add_test(tc, test_sampled_recursion_counts_once);
+	tcase_add_test(tc, test_sampled_two_threads_wall);
+	tcase_add_test(tc, test_sampled_two_threads_cpu_clock);
+	tcase_add_test(tc, test_sampled_agrees_with_instrumented);
+	tcase_add_test(tc, test_sampled_none_is_an_error);
+	tcase_add_test(tc, test_samples_corrupt_blocks);
+	tcase_add_test(tc, test_samples_corrupt_modules);
+	tcase_add_test(tc, test_samples_dropped_and_counted);
+	tcase_add_test(tc, test_samples_damaged_never_crash);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(sampled_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
