@@ -156,6 +156,8 @@
 	X(void, GOMP_critical_end, (void), NULL)			\
 	X(void, GOMP_critical_name_start, (void **), NULL)		\
 	X(void, GOMP_critical_name_end, (void **), NULL)		\
+	X(void, GOMP_ordered_start, (void), NULL)			\
+	X(void, GOMP_ordered_end, (void), NULL)				\
 	X(void, GOMP_atomic_start, (void), NULL)			\
 	X(void, GOMP_atomic_end, (void), NULL)				\
 	X(void, GOMP_task, (void (*)(void *), void *,			\

@@ -18,6 +18,8 @@
  *                 end (loop, sections, single copy): a barrier of the
  *                 team, every departure <- every arrival of the episode
  *   critical      GOMP_critical_*, GOMP_atomic_*, omp_*_lock: locks
+ *   ordered       a lock of the region: the ordered blocks run in
+ *                 iteration order, each entry after the previous exit
  *   task          the task's start <- its creation (a work item, keyed by
  *                 the argument block libgomp copies it into); taskwait
  *                 and taskgroup end <- the completions of the current
@@ -30,9 +32,10 @@
  * barriers and taskwaits) interrupts the wait: cp_online_task_start ends
  * it, and it begins again when the task ends.
  *
- * Not modelled: task dependences (depend clauses), ordered, cancellation
- * edges, and a task completed inside an explicit barrier is joined at the
- * next taskwait or the region's end rather than at that barrier.
+ * Not modelled: task dependences (depend clauses), doacross loops,
+ * taskloop, cancellation edges, and a task completed inside an explicit
+ * barrier is joined at the next taskwait or the region's end rather than
+ * at that barrier.
  */
 #include "wrap_common.h"
 
@@ -49,7 +52,7 @@ CP_REAL_GOMP_FUNCS(OMP_PROTO)
 struct omp_region {
 	void (*fn)(void *);
 	void *data;
-	char fork, join, bar, copy;	/* keys of its records */
+	char fork, join, bar, copy, ord;	/* keys of its records */
 	atomic_bool barrier_used;	/* the team's barrier has a record */
 };
 
@@ -611,6 +614,30 @@ CP_EXPORT void GOMP_atomic_start(void)
 CP_EXPORT void GOMP_atomic_end(void)
 {
 	OMP_UNLOCK(&omp_atomic_key, CP_REAL_OPT(GOMP_atomic_end)());
+}
+
+/* An ordered block: libgomp makes each wait for its turn in
+ * GOMP_ordered_start (outside a region: a team of one, no edge). */
+CP_EXPORT void GOMP_ordered_start(void)
+{
+	struct omp_region *g = omp_cur ? omp_cur->region : NULL;
+
+	if (!g) {
+		CP_REAL_OPT(GOMP_ordered_start)();
+		return;
+	}
+	OMP_LOCK(&g->ord, CP_REAL_OPT(GOMP_ordered_start)());
+}
+
+CP_EXPORT void GOMP_ordered_end(void)
+{
+	struct omp_region *g = omp_cur ? omp_cur->region : NULL;
+
+	if (!g) {
+		CP_REAL_OPT(GOMP_ordered_end)();
+		return;
+	}
+	OMP_UNLOCK(&g->ord, CP_REAL_OPT(GOMP_ordered_end)());
 }
 
 CP_EXPORT void omp_set_lock(void *l)

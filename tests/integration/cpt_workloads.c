@@ -226,6 +226,14 @@ const struct workload cpt_wl_omp_shrink = {
 	{ { NULL } },
 };
 
+const struct workload cpt_wl_omp_ordered = {
+	"omp", "ordered", "o0,o1,o2,o3,b", 50, 2, 15,
+	{ { "o0", 20, 15, 20 }, { "o1", 10, 10, 10 }, { "o2", 10, 10, 10 },
+	  { "o3", 10, 10, 10 }, { "b", 0, 0, 5 } },
+	{ { 0, 50, 30 }, { 1, 50, 25 }, END_THREADS },
+	{ { NULL } },
+};
+
 const struct workload cpt_wl_cxx_mutex = {
 	"cxx", "mutex", "a,b,c,d", 70, 2, 20,
 	{ { "a", 30, 20, 30 }, { "b", 0, 0, 10 }, { "c", 0, 0, 20 },
@@ -282,6 +290,7 @@ const struct workload *const cpt_wl_all[] = {
 	&cpt_wl_omp_critical,
 	&cpt_wl_omp_tasks,
 	&cpt_wl_omp_shrink,
+	&cpt_wl_omp_ordered,
 	&cpt_wl_cxx_mutex,
 	&cpt_wl_cxx_shared,
 	&cpt_wl_cxx_cond,

@@ -33,6 +33,14 @@
  *   Zeroing: p 10, b 5 (a takes over), c 30, d 5 (e), f 20.
  *   Thread paths: main 80; 1: p b, then the second fork (50) and e: 55;
  *   2: p x = 13.  Useful: main 75, 1: 15, 2: 3.
+ *
+ * ordered: a loop of four iterations, schedule(static, 1) (0 and 2 on
+ * main, 1 and 3 on the worker), each with an ordered block, which run in
+ * iteration order; iteration 1 works "b" 5 before its block.
+ *   blocks "o0" 20, "o1" 10, "o2" 10, "o3" 10
+ *   Paths: o0 o1 o2 o3 = 50, b o1 o2 o3 = 35.
+ *   CP 50: o0 20, o1 10, o2 10, o3 10, b 0.  Zeroing: o0 15, o1 10,
+ *   o2 10, o3 10.  Useful: main 30, worker 25.
  */
 #include "wl.h"
 
@@ -84,6 +92,20 @@ static void shrink(void)
 	wl_region("f", 20);
 }
 
+static void ordered(void)
+{
+	static const char *const name[] = { "o0", "o1", "o2", "o3" };
+	static const unsigned ms[] = { 20, 10, 10, 10 };
+
+#pragma omp parallel for ordered schedule(static, 1) num_threads(2)
+	for (int i = 0; i < 4; i++) {
+		if (i == 1)
+			wl_region("b", 5);
+#pragma omp ordered
+		wl_region(name[i], ms[i]);
+	}
+}
+
 static void tasks(void)
 {
 #pragma omp parallel num_threads(2)
@@ -112,6 +134,8 @@ int main(int argc, char **argv)
 		tasks();
 	else if (strcmp(v, "shrink") == 0)
 		shrink();
+	else if (strcmp(v, "ordered") == 0)
+		ordered();
 	else
 		return 2;
 	printf("omp %s done\n", v);
