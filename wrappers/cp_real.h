@@ -12,6 +12,7 @@
 
 #include <pthread.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -84,7 +85,12 @@
 	X(int, sem_clockwait, (sem_t *, clockid_t,			\
 			       const struct timespec *), NULL)		\
 	X(int, sem_post, (sem_t *), NULL)				\
-	X(pid_t, fork, (void), NULL)
+	X(pid_t, fork, (void), NULL)					\
+	X(int, sigaction, (int, const struct sigaction *,		\
+			   struct sigaction *), NULL)			\
+	X(sighandler_t, signal, (int, sighandler_t), NULL)		\
+	X(void, _exit, (int), NULL)					\
+	X(void, _Exit, (int), NULL)
 
 struct cp_real {
 #define CP_REAL_SLOT(ret, name, args, ver) ret (*name) args;
