@@ -29,21 +29,23 @@ static const struct cpt_verb verbs[] = {
 	  "run a program under the tracer (preloaded unless it links "
 	  "libcpthread)" },
 	{ "report", cpt_cmd_report,
-	  "cpt report TRACE|PAG [--k N] [--top N] [--exclusive] "
+	  "cpt report TRACE|PAG [--k N] [--top N] [--exclusive] [--strict] "
 	  "[--gprof GMON --exe PROGRAM] [--by program|thread|procedure|"
 	  "object] [--format text|json|html] [-o FILE]",
 	  "critical-path report: CP, zeroing, Slack, MBM per procedure; "
 	  "threads; objects" },
 	{ "paths", cpt_cmd_paths,
-	  "cpt paths TRACE|PAG [--k N] [--full] [--format text|json] [-o FILE]",
+	  "cpt paths TRACE|PAG [--k N] [--full] [--strict] [--format text|json] "
+	  "[-o FILE]",
 	  "the N longest (near-critical) paths, edge by edge" },
 	{ "whatif", cpt_cmd_whatif,
 	  "cpt whatif TRACE|PAG --scale NAME=FACTOR [--scale ...] "
-	  "[--exclusive] [--cpus N] [--wake] [--format text|json] [-o FILE]",
+	  "[--exclusive] [--cpus N] [--wake] [--strict] [--format text|json] "
+	  "[-o FILE]",
 	  "predicted run time if procedures took FACTOR times as long" },
 	{ "export", cpt_cmd_export,
 	  "cpt export TRACE|PAG --format chrome|folded|dot [--weight cp|cpu] "
-	  "[--threads] [--no-flows] [--max-edges N] [-o FILE]",
+	  "[--threads] [--no-flows] [--max-edges N] [--strict] [-o FILE]",
 	  "timeline (Chrome trace), flame graph stacks or dot graph" },
 };
 

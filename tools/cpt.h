@@ -32,6 +32,8 @@ struct cpt_ctx {
 	FILE *out;		/* where the verb writes */
 	char err[1024];		/* one line, without "cpt: " */
 	int child_status;	/* CPT_CHILD: the exit code to return */
+	bool strict;		/* --strict: refuse damaged or partial
+				 * traces instead of salvaging them */
 	double t0;		/* start, for progress */
 	bool progress_shown;
 };
@@ -46,8 +48,8 @@ enum cpt_status cpt_cmd_export(struct cpt_ctx *c, int argc, char **argv);
 /* ---- cpt_out.c ------------------------------------------------------ */
 
 /*
- * Common options: if argv[*i] is "--format X", "--format=X", "-o F" or
- * "--output F", consume it (advancing *i past its value) and return 1;
+ * Common options: if argv[*i] is "--format X", "--format=X", "-o F",
+ * "--output F" or "--strict", consume it (advancing *i past its value) and return 1;
  * return 0 if it is none of them, -1 on a bad value (ctx->err set).
  */
 int cpt_common_opt(struct cpt_ctx *c, int argc, char **argv, int *i);

@@ -4,6 +4,8 @@
  */
 #include "cpt_input.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 enum cpt_status cpt_input_load(struct cpt_ctx *c, const char *path,
@@ -13,8 +15,20 @@ enum cpt_status cpt_input_load(struct cpt_ctx *c, const char *path,
 	in->path = path;
 	cpt_progress(c, "reading", 0.0);
 	if (cpt_is_trace(path)) {
-		if (cp_trace_read(&in->t, path, c->err, sizeof(c->err)))
+		if (cp_trace_read_flags(&in->t, path,
+					c->strict ? CP_TRACE_STRICT : 0,
+					c->err, sizeof(c->err)))
 			return CPT_BAD_INPUT;
+		/* what salvage did, one line each (--strict refuses it) */
+		if (in->t.partial)
+			fprintf(stderr, "cpt: %s: partial trace: %s\n", path,
+				in->t.partial_why);
+		if (in->t.nrepairs)
+			fprintf(stderr, "cpt: %s: %" PRIu64 " inconsistent "
+				"piece%s dropped or repaired; the first: %s\n",
+				path, in->t.nrepairs,
+				in->t.nrepairs == 1 ? "" : "s",
+				in->t.repair_why);
 		cpt_progress(c, "building the graph", 0.0);
 		if (cp_tracepag_build(&in->tp, &in->t, c->err,
 				      sizeof(c->err))) {

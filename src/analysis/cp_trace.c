@@ -1206,6 +1206,39 @@ out:
 	return ret;
 }
 
+/*
+ * A thread created but never seen running (it had not started when the
+ * process ended, or a partial trace lost its events) has no block: widen
+ * the table to every tid a THREAD_CREATE names, within the sanity bound
+ * on thread ids, so it is a thread without events rather than an unknown
+ * one.
+ */
+static int cover_created(struct rd *r)
+{
+	struct cp_trace *t = r->t;
+	uint64_t bound = 4 * (uint64_t)r->nblks + t->nthreads + 64;
+	uint32_t n = t->nthreads;
+	struct cp_trace_thread *nt;
+
+	for (uint32_t tid = 0; tid < t->nthreads; tid++)
+		for (uint32_t i = 0; i < t->threads[tid].nv; i++) {
+			const struct cp_tvert *v = &t->threads[tid].v[i];
+
+			if (cp_tvert_kind(v) == CP_EV_THREAD_CREATE &&
+			    v->arg >= n && v->arg < bound)
+				n = (uint32_t)v->arg + 1;
+		}
+	if (n == t->nthreads)
+		return 0;
+	nt = realloc(t->threads, n * sizeof(*nt));
+	if (!nt)
+		return fail(r, 0, "out of memory");
+	memset(nt + t->nthreads, 0, (n - t->nthreads) * sizeof(*nt));
+	t->threads = nt;
+	t->nthreads = n;
+	return 0;
+}
+
 static int check_threads(struct rd *r)
 {
 	struct cp_trace *t = r->t;
@@ -1213,6 +1246,9 @@ static int check_threads(struct rd *r)
 	size_t cap = 0;
 	int ret = -1;
 	bool any = false;
+
+	if (cover_created(r))
+		return -1;
 
 	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
 		t->threads[tid].tid = tid;
