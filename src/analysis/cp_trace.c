@@ -1762,9 +1762,14 @@ void cp_trace_free(struct cp_trace *t)
 bool cp_trace_is_trace(const char *path)
 {
 	char magic[8];
-	FILE *f = fopen(path, "rb");
+	struct stat st;
+	FILE *f;
 	bool yes;
 
+	/* a pipe or device cannot be read twice: only files are sniffed */
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	f = fopen(path, "rb");
 	if (!f)
 		return false;
 	yes = fread(magic, 1, 8, f) == 8 && !memcmp(magic, CP_TRACE_MAGIC, 8);

@@ -170,7 +170,8 @@ int cp_trace_read_flags(struct cp_trace *t, const char *path,
 /* Free what @t owns. */
 void cp_trace_free(struct cp_trace *t);
 
-/* True if the file @path starts with CP_TRACE_MAGIC. */
+/* True if @path is a regular file that starts with CP_TRACE_MAGIC (a pipe
+ * or device is never sniffed: that would consume what it reads). */
 bool cp_trace_is_trace(const char *path);
 
 /*
