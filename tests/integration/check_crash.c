@@ -3,7 +3,8 @@
  * the creation of the tracer's files.
  *
  * A lock-heavy run (tests/workloads/crash.c) ends by SIGSEGV, abort(),
- * SIGTERM, _exit(0) or SIGKILL from this process while one worker is still
+ * SIGTERM, _exit(0), its own SIGSEGV handler calling abort() or SIGKILL
+ * from this process while one worker is still
  * hammering the mutex.  Worker A's N acquisitions were all recorded before
  * main joined it (its buffer is written when it exits), so by construction
  * a report of the trace must hold at least N acquisitions of the mutex and
@@ -37,7 +38,7 @@ struct ending {
 
 static const struct ending endings[] = {
 	{ "segv", SIGSEGV }, { "abort", SIGABRT }, { "term", SIGTERM },
-	{ "exit0", 0 }, { "kill", SIGKILL },
+	{ "exit0", 0 }, { "handler", SIGABRT }, { "kill", SIGKILL },
 };
 
 /* Text of a wait status, for messages. */
@@ -399,6 +400,7 @@ static Suite *crash_suite(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, test_crash_endings_linked, 0, n);
 	tcase_add_loop_test(tc, test_crash_endings_preloaded, 0, 2);
+	tcase_add_loop_test(tc, test_crash_endings_preloaded, 4, 5);
 	tcase_add_test(tc, test_crash_write_errors);
 	tcase_add_test(tc, test_crash_explicit_symlink);
 	tcase_add_test(tc, test_crash_default_names);
