@@ -14,7 +14,35 @@
  *
  * Cost: O(file size + publishes · log) time, 32 bytes per vertex (plus 8
  * with HAS_WALL).  Every read is bounds-checked; garbage gives one message
- * "FILE: what is wrong (offset N)" and -1, never a crash.
+ * "FILE: what is wrong (offset N)" and -1, never a crash.  Memory is
+ * bounded by the file: arrays are sized from counts the blocks claim, and
+ * a block's claims are checked against its size first.
+ *
+ * Salvage (the default; CP_TRACE_STRICT refuses instead, with the same
+ * message).  The run a user most wants explained is the one that crashed,
+ * so damage costs the piece it touches, not the file:
+ *   - no END block: the trace is partial (cp_trace.partial_why says what
+ *     was read); the thread table comes from the blocks and the
+ *     THREAD_CREATEs, and every thread ends at its last recorded event;
+ *   - a block that fails its checks (cut short, bad magic, checksum) is
+ *     skipped to the next block that passes them (resync: version 2 only,
+ *     its checksum work bounded by a few times the file size); a thread
+ *     whose EVENTS blocks are not numbered 0, 1, 2... in file order lost
+ *     one, so its events end before the gap;
+ *   - an event that does not decode ends its thread there; one that
+ *     decodes but makes no sense (unknown object, thread or string id, a
+ *     second THREAD_START, events after THREAD_EXIT, LEAVE without ENTER,
+ *     a sequence published twice) is made inert: a FAIL of no object that
+ *     keeps its time and WAIT flag, so the thread's own edges weigh what
+ *     they did and nothing depends on it;
+ *   - a CONSUME of a sequence never published depends on nothing; a
+ *     thread started by a thread that does not say it created it starts
+ *     from the source; a JOIN of a thread without THREAD_EXIT takes the
+ *     child's last event as its end; time running backwards at a block
+ *     boundary is held at the previous time; region ids no STRINGS block
+ *     names are called "region N".
+ * Each repair is counted in cp_trace.nrepairs and the first one worded in
+ * repair_why.  A trace without damage reads exactly as it does strictly.
  *
  * Interpretations of cp_trace_format.h where it leaves room (told to the
  * lead engineer):
@@ -23,7 +51,7 @@
  *   - bit 7 of an event's op byte (CP_EVF_SHARED) is accepted on a
  *     CONSUME of an rwlock only; anywhere else it is an error.
  *   - CP_BLOCK_END.nevents must equal the sum of the EVENTS blocks'
- *     nevents (metadata included).  Thread ids may have gaps, so
+ *     nevents (metadata included), when there is an END block.  Thread ids may have gaps, so
  *     CP_BLOCK_END.nthreads is not a bound; thread ids named by events
  *     must belong to threads that have a block.
  *   - Publish sequences need not be dense, but (object, seq) is unique and

@@ -108,7 +108,8 @@ struct cp_trace {
 	uint64_t start_realtime_ns;
 	uint64_t start_wall_ns;
 
-	uint32_t nthreads;		/* from the END block */
+	uint32_t nthreads;		/* every tid a block, the END block or
+					 * a THREAD_CREATE names */
 	struct cp_trace_thread *threads;	/* [nthreads] by tid */
 	uint32_t nobjs;			/* object ids are 1..nobjs-1 */
 	struct cp_trace_obj *objs;	/* [nobjs], objs[0] unused */

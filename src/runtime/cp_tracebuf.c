@@ -136,6 +136,8 @@ int cp_trace_write_block(uint32_t type, uint32_t tid, const void *payload,
 	return ret;
 }
 
+static void write_run_blocks(void);
+
 int cp_trace_open(void)
 {
 	struct cp_trace_header h;
@@ -170,6 +172,7 @@ int cp_trace_open(void)
 		if (ret)
 			trace_failed(-ret, false);
 	}
+	write_run_blocks();
 	cp_crash_arm();
 	errno = saved;
 	return 0;
@@ -393,8 +396,18 @@ uint32_t cp_trace_string_id(const char *name)
 		}
 	}
 	if (!id && cp_nstrings < CP_MAX_STRINGS) {
+		size_t len = strlen(name) + 1;
+		uint8_t *rec = cp_zalloc(4 + len);
+
 		cp_strings[cp_nstrings++] = name;
 		id = cp_nstrings;
+		/* its own STRINGS block now: a partial trace keeps the name */
+		if (rec) {
+			memcpy(rec, &id, 4);
+			memcpy(rec + 4, name, len);
+			cp_trace_write_block(CP_BLOCK_STRINGS, 0, rec, 4 + len);
+			cp_free(rec);
+		}
 	}
 	cp_lock_release(&cp_strings_lock);
 	return id;
@@ -445,6 +458,35 @@ static void info_put(struct blob *b, const char *k, const char *v)
 	blob_put(b, v, strlen(v) + 1);
 }
 
+/*
+ * What the run is, written when the trace opens so that a trace cut short
+ * has it: the executable's symbols and the INFO pairs.  Start-up.
+ */
+static void write_run_blocks(void)
+{
+	struct blob b = { 0 };
+	char funcs[CP_MAX_FUNCS * 130] = "";
+	size_t n = 0;
+
+	cp_symbols_for_each(sym_cb, &b);
+	write_block(CP_BLOCK_SYMBOLS, 0, b.p, b.n);
+	b.n = 0;
+	info_put(&b, "exe", cp_symbols_exe());
+	info_put(&b, "clock", cp_rt.clock == CP_CLOCK_CPU ? "cpu" : "wall");
+	for (unsigned i = 0; i < cp_rt.cfg.nfuncs; i++) {
+		size_t l = strlen(cp_rt.cfg.funcs[i]);
+
+		if (i)
+			funcs[n++] = ',';
+		memcpy(funcs + n, cp_rt.cfg.funcs[i], l);
+		n += l;
+	}
+	funcs[n] = '\0';
+	info_put(&b, "funcs", funcs);
+	write_block(CP_BLOCK_INFO, 0, b.p, b.n);
+	cp_free(b.p);
+}
+
 void cp_trace_finish(struct cp_thread *all, uint64_t online_len)
 {
 	struct cp_trace_end end = { 0 };
@@ -468,36 +510,6 @@ void cp_trace_finish(struct cp_thread *all, uint64_t online_len)
 		blob_put(&b, t->tid == 0 ? "main" : "", t->tid == 0 ? 5 : 1);
 		write_block(CP_BLOCK_THREAD, t->tid, b.p, b.n);
 	}
-	b.n = 0;
-	cp_symbols_for_each(sym_cb, &b);
-	write_block(CP_BLOCK_SYMBOLS, 0, b.p, b.n);
-	b.n = 0;
-	for (uint32_t i = 0; i < cp_nstrings; i++) {
-		uint32_t id = i + 1;
-
-		blob_put(&b, &id, 4);
-		blob_put(&b, cp_strings[i], strlen(cp_strings[i]) + 1);
-	}
-	write_block(CP_BLOCK_STRINGS, 0, b.p, b.n);
-	b.n = 0;
-	info_put(&b, "exe", cp_symbols_exe());
-	info_put(&b, "clock", cp_rt.clock == CP_CLOCK_CPU ? "cpu" : "wall");
-	{
-		char funcs[CP_MAX_FUNCS * 130] = "";
-		size_t n = 0;
-
-		for (unsigned i = 0; i < cp_rt.cfg.nfuncs; i++) {
-			size_t l = strlen(cp_rt.cfg.funcs[i]);
-
-			if (i)
-				funcs[n++] = ',';
-			memcpy(funcs + n, cp_rt.cfg.funcs[i], l);
-			n += l;
-		}
-		funcs[n] = '\0';
-		info_put(&b, "funcs", funcs);
-	}
-	write_block(CP_BLOCK_INFO, 0, b.p, b.n);
 	cp_free(b.p);
 	end.online_len_ns = online_len;
 	end.nevents = __atomic_load_n(&cp_tb_written, __ATOMIC_ACQUIRE);
