@@ -34,7 +34,10 @@ int cp_outfile_create(char *path, size_t len, bool is_default,
 
 	flags |= O_WRONLY | O_CREAT | O_CLOEXEC;
 	if (!is_default) {
-		if (!cp_rt.cfg.follow_symlinks)
+		/* the system's own links (/dev/stderr, /proc/self/fd/N) are
+		 * nobody's trap: followed */
+		if (!cp_rt.cfg.follow_symlinks &&
+		    strncmp(path, "/dev/", 5) && strncmp(path, "/proc/", 6))
 			flags |= O_NOFOLLOW;
 		fd = open(path, flags | O_TRUNC, mode);
 		err = errno;

@@ -6,8 +6,15 @@
  * name is never opened; the next free name cpthread.<pid>.N.<ext> is taken
  * instead and stderr says which.  A name the user gave (CPTHREAD_TRACE,
  * CPTHREAD_REPORT) is truncated if it exists, but a symlink there is only
- * followed with CPTHREAD_FOLLOW_SYMLINKS=1.  Files are created with mode
+ * followed with CPTHREAD_FOLLOW_SYMLINKS=1 (or under /dev/ and /proc/,
+ * whose links the system made: /dev/stderr).  Files are created with mode
  * CPTHREAD_FILE_MODE (0600 unless asked otherwise).
+ *
+ * The trace is written under its final name, not as NAME.partial renamed
+ * at a clean end: a trace cut short says so itself (no END block, and cpt
+ * reports it as partial), and a name that changed exactly when the run
+ * crashed would break `cpt run --trace F ...; cpt report F` on the run the
+ * user most wants explained.
  */
 #ifndef CP_OUTFILE_H
 #define CP_OUTFILE_H

@@ -198,6 +198,19 @@ START_TEST(test_rt_tracebuf_crc)
 	ck_assert_uint_eq(cp_crc32c(0, "123456789", 9), 0xe3069283u);
 	ck_assert_uint_eq(cp_crc32c(cp_crc32c(0, "1234", 4), "56789", 5),
 			  0xe3069283u);
+	ck_assert_uint_eq(cp_crc32c_portable(0, "123456789", 9), 0xe3069283u);
+	/* both ways agree on every length and alignment */
+	{
+		uint8_t buf[300];
+		unsigned seed = 7;
+
+		for (size_t i = 0; i < sizeof(buf); i++)
+			buf[i] = (uint8_t)rand_r(&seed);
+		for (size_t off = 0; off < 8; off++)
+			for (size_t n = 0; n + off <= sizeof(buf); n += 7)
+				ck_assert_uint_eq(cp_crc32c(5, buf + off, n),
+					cp_crc32c_portable(5, buf + off, n));
+	}
 }
 END_TEST
 
