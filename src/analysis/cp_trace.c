@@ -50,10 +50,11 @@
  *     unknown header flags are refused, since they may change the encoding.
  *   - bit 7 of an event's op byte (CP_EVF_SHARED) is accepted on a
  *     CONSUME of an rwlock only; anywhere else it is an error.
- *   - CP_BLOCK_END.nevents must equal the sum of the EVENTS blocks'
- *     nevents (metadata included), when there is an END block.  Thread ids may have gaps, so
- *     CP_BLOCK_END.nthreads is not a bound; thread ids named by events
- *     must belong to threads that have a block.
+ *   - CP_BLOCK_END.nevents, when there is an END block, must equal the
+ *     sum of the EVENTS blocks' nevents (metadata included).  Thread ids
+ *     may have gaps, so CP_BLOCK_END.nthreads is not a bound; thread ids
+ *     named by events must belong to threads that have a block or that a
+ *     THREAD_CREATE names (created, never seen running).
  *   - Publish sequences need not be dense, but (object, seq) is unique and
  *     seq >= 1.
  *   - THREAD_START is a thread's first vertex and THREAD_EXIT, if present,
@@ -106,7 +107,7 @@ struct blk {
 	uint32_t tid;
 	uint32_t size;
 	uint32_t nev;		/* EVENTS: events in the block */
-	uint32_t seq;		/* EVENTS: number in its thread (version 2) */
+	uint32_t seq;		/* EVENTS: number in its thread (v2) */
 	uint32_t flags;		/* CP_BLOCKF_* */
 };
 
@@ -1054,7 +1055,8 @@ static int check_uses(struct rd *r)
 				if (vnote(r, tid, i, "taken as exclusive",
 					  "SHARED CONSUME of object %" PRIu32 ", a %s, not an rwlock",
 					  v->obj,
-					  cp_obj_kind_name(t->objs[v->obj].kind)))
+					  cp_obj_kind_name(
+						t->objs[v->obj].kind)))
 					return -1;
 				v->op &= (uint8_t)~CP_EVF_SHARED;
 			}
@@ -1164,7 +1166,8 @@ static int check_uses(struct rd *r)
 			if (cp_tvert_kind(v) != CP_EV_CONSUME || !v->cnt)
 				continue;
 			if (!cp_trace_find_pub(t, v->obj, v->arg, v->cnt)) {
-				if (vnote(r, tid, i, "taken to depend on nothing",
+				if (vnote(r, tid, i,
+					  "taken to depend on nothing",
 					  "CONSUME of object %" PRIu32 " sequences %" PRIu64 "..%" PRIu64 " without a matching PUBLISH",
 					  v->obj, v->arg,
 					  v->arg + v->cnt - 1))
@@ -1417,8 +1420,8 @@ static int check_threads(struct rd *r)
 				if (c->exit_v != UINT32_MAX)
 					break;
 				if (vnote(r, tid, i, c->nv ?
-					  "the thread taken to end at its last event" :
-					  "made inert",
+					  "the child taken to end at its "
+					  "last event" : "made inert",
 					  "THREAD_JOIN of thread %" PRIu64 ", which has no THREAD_EXIT",
 					  v->arg))
 					goto out;

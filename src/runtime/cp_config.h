@@ -30,7 +30,7 @@ struct cp_config {
 	bool quiet;
 	bool follow_symlinks;		/* CPTHREAD_FOLLOW_SYMLINKS=1: an
 					 * explicit path may be a symlink */
-	unsigned file_mode;		/* CPTHREAD_FILE_MODE: mode of created
+	unsigned file_mode;		/* CPTHREAD_FILE_MODE: mode of new
 					 * files (0600; "umask": 0666) */
 };
 

@@ -51,7 +51,7 @@ static void die(int sig, const siginfo_t *si)
 	sigaction(sig, &dfl, NULL);
 	cp_guard--;
 	if (is_fault(sig, si))
-		return;		/* the instruction faults again, unhandled */
+		return;	/* the instruction faults again, unhandled */
 	raise(sig);
 	sigemptyset(&set);
 	sigaddset(&set, sig);
