@@ -63,6 +63,8 @@ static void cp_crash_handler(int sig, siginfo_t *si, void *uc)
 	struct sigaction pa;
 	int saved = errno;
 
+	if ((sig == SIGXFSZ || sig == SIGPIPE) && cp_tb_writing)
+		return;	/* the tracer's own write: it fails, and says so */
 	memcpy(&pa, &cp_prog[sig], sizeof(pa));
 	if (!(pa.sa_flags & SA_SIGINFO) && pa.sa_handler == SIG_DFL) {
 		die(sig, si);

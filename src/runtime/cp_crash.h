@@ -21,6 +21,8 @@
  *   - the program ignores it: the kernel ignores it too (SIG_IGN is
  *     installed for real).
  * _exit and _Exit write every buffer out first (not in a vfork child).
+ * A SIGXFSZ or SIGPIPE that the tracer's own trace write raises is
+ * swallowed: the write fails and is reported, the program goes on.
  *
  * Limits: bsd_signal, sysv_signal and sigset are not interposed (they
  * replace the tracer's handler; that signal is then not flushed); a

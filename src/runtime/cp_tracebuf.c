@@ -34,6 +34,7 @@ static struct cp_tracebuf *cp_tb_all;
 static uint64_t cp_tb_written;
 /* errno of the first failed write, 0 while the trace is whole. */
 static int cp_trace_err;
+__thread unsigned cp_tb_writing __attribute__((tls_model("initial-exec")));
 
 /* Functions of cp_trace_at_crash. */
 #define CP_MAX_AT_CRASH 8
@@ -76,8 +77,11 @@ static int append(struct iovec *iov, int n)
 	if (cp_trace_error())
 		return -cp_trace_error();
 	while (n > 0) {
-		ssize_t w = writev(fd, iov, n);
+		ssize_t w;
 
+		cp_tb_writing++;
+		w = writev(fd, iov, n);
+		cp_tb_writing--;
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)

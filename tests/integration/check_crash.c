@@ -242,6 +242,30 @@ START_TEST(test_crash_write_errors)
 }
 END_TEST
 
+/*
+ * A file size limit the trace runs into: the write fails with EFBIG and
+ * the kernel raises SIGXFSZ, whose default would kill the program; the
+ * tracer swallows its own, says so once, and the program ends as bare.
+ */
+START_TEST(test_crash_file_size_limit)
+{
+	char script[600];
+	const char *args[] = { "-c", script, NULL };
+	const char *env[] = { "CPTHREAD_MODE=trace", NULL };
+	struct cpt_run r;
+
+	snprintf(script, sizeof(script), "ulimit -f 100; exec %s/wl_crash "
+		 "exit0 200000", CPT_WL_DIR);
+	ck_assert_int_eq(cpt_run_program(&r, "/bin/sh", args, env, 60, true),
+			 0);
+	ck_assert_msg(cpt_run_exit_code(&r) == 0 &&
+		      lines_with(r.err, "cannot write the trace") == 1 &&
+		      strstr(r.err, "File too large"),
+		      "exit %d: '%s'", cpt_run_exit_code(&r), r.err);
+	cpt_run_free(&r);
+}
+END_TEST
+
 /* Size of @path, -1 if missing. */
 static long file_size(const char *path)
 {
@@ -403,6 +427,7 @@ static Suite *crash_suite(void)
 	tcase_add_loop_test(tc, test_crash_endings_preloaded, 0, 2);
 	tcase_add_loop_test(tc, test_crash_endings_preloaded, 4, 5);
 	tcase_add_test(tc, test_crash_write_errors);
+	tcase_add_test(tc, test_crash_file_size_limit);
 	tcase_add_test(tc, test_crash_explicit_symlink);
 	tcase_add_test(tc, test_crash_default_names);
 	tcase_add_test(tc, test_crash_endless_inputs);
