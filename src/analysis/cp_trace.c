@@ -1529,16 +1529,21 @@ static int check_sequence(struct rd *r)
 
 		if (b->type != CP_BLOCK_EVENTS)
 			continue;
-		if (!r->broken[b->tid] && b->seq != next[b->tid]) {
+		if (next[b->tid] != UINT32_MAX && b->seq != next[b->tid]) {
 			if (note(r, b->off, "the thread ends there",
 				 "thread %" PRIu32 " lost events block %" PRIu32,
 				 b->tid, next[b->tid])) {
 				free(next);
 				return -1;
 			}
-			r->broken[b->tid] = true;
+			next[b->tid] = UINT32_MAX;	/* a gap: the rest goes */
 		}
-		next[b->tid]++;
+		if (next[b->tid] == UINT32_MAX) {
+			r->total_ev -= b->nev;
+			b->type = 0;
+		} else {
+			next[b->tid]++;
+		}
 	}
 	free(next);
 	return 0;
@@ -1626,6 +1631,7 @@ static int parse(struct rd *r)
 		free(nev);
 		return -1;
 	}
+	t->nevents = r->total_ev;	/* what is read, END or not */
 	for (size_t i = 0; i < r->nblks; i++) {
 		const struct blk *b = &r->blks[i];
 

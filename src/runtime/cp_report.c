@@ -26,6 +26,7 @@
 #include "cp_procs.h"
 #include "cp_symbols.h"
 #include "cp_trace_format.h"
+#include "cp_tracebuf.h"
 
 #define CP_MAX_SAMPLES 100000
 
@@ -133,8 +134,11 @@ static void sink_flush(struct fdsink *s)
 	size_t off = 0;
 
 	while (off < s->n && !s->failed) {
-		ssize_t w = write(s->fd, s->buf + off, s->n - off);
+		ssize_t w;
 
+		cp_tb_writing++;	/* a SIGXFSZ/SIGPIPE of ours: ignored */
+		w = write(s->fd, s->buf + off, s->n - off);
+		cp_tb_writing--;
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {

@@ -118,10 +118,10 @@ void cp_trace_crash_flush(void);
 int cp_trace_error(void);
 
 /*
- * Nonzero while the calling thread writes to the trace: a SIGXFSZ (file
- * size limit) or SIGPIPE (trace on a closed pipe) raised then is the
- * tracer's, not the program's (cp_crash.c swallows it; the write fails
- * and is reported).
+ * Nonzero while the calling thread writes the trace (or the JSON report):
+ * a SIGXFSZ (file size limit) or SIGPIPE (trace on a closed pipe) raised
+ * then is the tracer's, not the program's (cp_crash.c swallows it; the
+ * write fails and is reported).
  */
 extern __thread unsigned cp_tb_writing
 	__attribute__((tls_model("initial-exec")));

@@ -570,6 +570,100 @@ START_TEST(test_trace_fuzz_never_crashes)
 }
 END_TEST
 
+/* Offset of the @k-th EVENTS block of thread @tid in @buf, or 0. */
+static size_t events_block(const uint8_t *buf, size_t len, uint32_t tid,
+			   unsigned k)
+{
+	size_t off = CP_TRACE_HEADER_SIZE;
+
+	while (off + sizeof(struct cp_block_header) <= len) {
+		struct cp_block_header h;
+
+		memcpy(&h, buf + off, sizeof(h));
+		if (h.type == CP_BLOCK_EVENTS && h.tid == tid && k-- == 0)
+			return off;
+		off += sizeof(h) + h.size;
+	}
+	return 0;
+}
+
+/*
+ * A damaged block in the middle: it is skipped, the blocks after it are
+ * read, and its thread ends before the gap (its later blocks cannot be
+ * placed); the other thread is whole.  Thread 0's first block holds
+ * START, ENTER and the mutex's OBJ_DEF: two vertices.
+ */
+START_TEST(test_trace_salvage_damaged_block)
+{
+	struct synth s;
+	struct cp_trace whole, t;
+	char err[256] = "";
+	uint8_t *buf;
+	size_t len, off;
+
+	build_small(&s);
+	len = synth_encode(&s, &buf);
+	ck_assert(cp_trace_parse(&whole, "ok.cpt", buf, len, err,
+				 sizeof(err)) == 0);
+	off = events_block(buf, len, 0, 1);
+	ck_assert_msg(off && events_block(buf, len, 0, 2), "layout");
+	buf[off + sizeof(struct cp_block_header) + 30] ^= 0x40;
+	expect_error(buf, len, "block checksum mismatch");
+	ck_assert_msg(cp_trace_parse(&t, "bad.cpt", buf, len, err,
+				     sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(!t.partial && t.nrepairs >= 2 &&
+		      strstr(t.repair_why, "block checksum mismatch"),
+		      "%" PRIu64 " repairs: %s", t.nrepairs, t.repair_why);
+	ck_assert_msg(t.threads[0].nv == 2, "thread 0 kept %" PRIu32
+		      " vertices", t.threads[0].nv);
+	ck_assert_msg(t.threads[1].nv == whole.threads[1].nv,
+		      "thread 1: %" PRIu32 " of %" PRIu32 " vertices",
+		      t.threads[1].nv, whole.threads[1].nv);
+	cp_trace_free(&t);
+	cp_trace_free(&whole);
+	free(buf);
+	synth_free(&s);
+}
+END_TEST
+
+/*
+ * Every cut of a trace reads as a partial trace with the events of the
+ * blocks before the cut (none are lost but the cut block), or fails with
+ * one line when nothing is left; the END block cut off leaves them all.
+ */
+START_TEST(test_trace_salvage_every_cut)
+{
+	struct synth s;
+	struct cp_trace t;
+	char err[256];
+	uint8_t *buf;
+	size_t len;
+	uint64_t prev = 0;
+
+	build_small(&s);
+	len = synth_encode(&s, &buf);
+	for (size_t n = CP_TRACE_HEADER_SIZE; n < len; n++) {
+		if (cp_trace_parse(&t, "cut.cpt", buf, n, err, sizeof(err))) {
+			ck_assert_msg(!strncmp(err, "cut.cpt: ", 9) &&
+				      !strchr(err, '\n'), "cut %zu: %s", n,
+				      err);
+			continue;
+		}
+		ck_assert_msg(t.partial, "cut at %zu of %zu not partial", n,
+			      len);
+		ck_assert_msg(t.nvertices >= prev, "cut %zu: %" PRIu64
+			      " vertices after %" PRIu64, n, t.nvertices,
+			      prev);
+		prev = t.nvertices;
+		cp_trace_free(&t);
+	}
+	ck_assert_msg(prev == 19, "all blocks but END: %" PRIu64
+		      " vertices", prev);
+	free(buf);
+	synth_free(&s);
+}
+END_TEST
+
 START_TEST(test_trace_read_file_errors)
 {
 	struct cp_trace t;
@@ -614,6 +708,8 @@ static Suite *trace_suite(void)
 	tcase_add_test(tc, test_trace_rejects_count_mismatch);
 	tcase_add_test(tc, test_trace_fuzz_never_crashes);
 	tcase_add_test(tc, test_trace_read_file_errors);
+	tcase_add_test(tc, test_trace_salvage_damaged_block);
+	tcase_add_test(tc, test_trace_salvage_every_cut);
 	suite_add_tcase(s, tc);
 	return s;
 }
