@@ -24,17 +24,21 @@
  * later blocks cannot be placed (it ends at the gap).
  *
  * Crash safety.  The writer appends whole blocks, each with one write(2)
- * on an O_APPEND descriptor, so at any moment the file is a valid prefix
- * plus at most one torn block per writing thread.  A thread's events reach
+ * on an O_APPEND descriptor, so at any moment the file is a sequence of
+ * whole blocks but for those a kill cut short.  A thread's events reach
  * the file when its 64 KB buffer is full, when it records an event
  * CP_TRACE_FLUSH_NS or more after the oldest event in its buffer, when it
- * exits, at exit() and _exit(), and on a fatal signal (SIGSEGV, SIGBUS,
- * SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT, ...: every thread's buffer is
- * written before the program dies as it would have).  So a run killed by
- * SIGKILL loses, per thread, the events of its last CP_TRACE_FLUSH_NS of
- * activity, or the events since the last flush of a thread that has been
- * blocked since (at most one buffer).  A trace without the END block is
- * partial: a reader analyses every complete block and says so.
+ * exits, when it begins a blocking wait (a REQUEST) with events
+ * CP_TRACE_WAIT_NS old or more in its buffer, at exit() and _exit(), and
+ * on a fatal signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM,
+ * SIGINT, ...: every thread's buffer is written before the program dies as
+ * it would have).  So a run killed by SIGKILL loses, per thread, at most
+ * one buffer: the events of its last CP_TRACE_FLUSH_NS of activity, or of
+ * its last CP_TRACE_WAIT_NS before it blocked in a traced wait; a thread
+ * that stopped recording outside the tracer's view (sleep, read, a
+ * spinning loop) keeps its unwritten events until it records again.  A
+ * trace without the END block is partial: a reader analyses every
+ * complete block and says so.
  *
  * Version 1 files (16-byte block header: magic, type, tid, size; no
  * checksum, no numbering) are still read.
@@ -169,6 +173,7 @@
 #define CP_TRACE_MAGIC		"CPTTRACE"	/* 8 bytes, no NUL */
 #define CP_TRACE_VERSION	2
 #define CP_TRACE_FLUSH_NS	100000000u	/* flush a buffer this old */
+#define CP_TRACE_WAIT_NS	1000000u	/* ... this old, at a wait */
 #define CP_TRACE_HEADER_SIZE	64
 #define CP_BLOCK_MAGIC		0x4b4c4243u	/* "CBLK" little-endian */
 

@@ -6,7 +6,8 @@
  * the trace file with a single write() on an O_APPEND descriptor, so
  * threads never wait for each other.  A buffer is written when it is full,
  * when its thread records a vertex CP_TRACE_FLUSH_NS or more after the
- * buffer's first one, when the thread exits, and on the crash paths
+ * buffer's first one (CP_TRACE_WAIT_NS for the REQUEST that begins a
+ * blocking wait), when the thread exits, and on the crash paths
  * (fatal signal, _exit: cp_trace_crash_flush).  At exit the thread table,
  * symbols, region names, run information and the END block close the
  * file.
@@ -27,6 +28,7 @@
 #ifndef CP_TRACEBUF_H
 #define CP_TRACEBUF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,6 +59,7 @@ struct cp_tracebuf {
 	uint32_t tid;
 	uint32_t seq;		/* number of the next EVENTS block */
 	int state;		/* enum cp_tb_state, atomic */
+	bool flush_now;		/* write out at this event's commit */
 	uint64_t total;		/* events over the thread's life */
 	uint8_t *buf;		/* block header + events head + events */
 	struct cp_tracebuf *all_next;	/* pool list, never unlinked */
@@ -141,6 +144,10 @@ static inline uint8_t *cp_tb_vertex(struct cp_tracebuf *tb, unsigned op,
 		cp_tb_flush(tb);
 	if (__builtin_expect(tb->deadline == UINT64_MAX, 0))
 		tb->deadline = now + CP_TRACE_FLUSH_NS;
+	/* a blocking wait begins: what is older than a ms goes out first */
+	if ((op & CP_EV_KIND_MASK) == CP_EV_REQUEST &&
+	    now >= tb->deadline - (CP_TRACE_FLUSH_NS - CP_TRACE_WAIT_NS))
+		tb->flush_now = true;
 	p = tb->pos;
 	*p++ = (uint8_t)op;
 	p = cp_uv_put(p, ts >= tb->prev_ts ? ts - tb->prev_ts : 0);
@@ -167,6 +174,10 @@ static inline void cp_tb_commit(struct cp_tracebuf *tb, uint8_t *p)
 	__atomic_store_n(&tb->pos, p, __ATOMIC_RELEASE);
 	__atomic_store_n(&tb->nevents, tb->nevents + 1, __ATOMIC_RELEASE);
 	tb->total++;
+	if (__builtin_expect(tb->flush_now, 0)) {
+		tb->flush_now = false;
+		cp_tb_flush(tb);
+	}
 }
 
 #endif /* CP_TRACEBUF_H */
