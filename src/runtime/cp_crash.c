@@ -66,12 +66,13 @@ static void cp_crash_handler(int sig, siginfo_t *si, void *uc)
 	if ((sig == SIGXFSZ || sig == SIGPIPE) && cp_tb_writing)
 		return;	/* the tracer's own write: it fails, and says so */
 	memcpy(&pa, &cp_prog[sig], sizeof(pa));
-	if (!(pa.sa_flags & SA_SIGINFO) && pa.sa_handler == SIG_DFL) {
+	/* the kernel reads the union as SIG_DFL/SIG_IGN whatever the flags */
+	if (pa.sa_handler == SIG_DFL) {
 		die(sig, si);
 		errno = saved;
 		return;
 	}
-	if (!(pa.sa_flags & SA_SIGINFO) && pa.sa_handler == SIG_IGN) {
+	if (pa.sa_handler == SIG_IGN) {
 		errno = saved;
 		return;
 	}
@@ -90,14 +91,14 @@ static void cp_crash_handler(int sig, siginfo_t *si, void *uc)
 static void kernel_action(const struct sigaction *prog, struct sigaction *k)
 {
 	memset(k, 0, sizeof(*k));
-	if (!(prog->sa_flags & SA_SIGINFO) && prog->sa_handler == SIG_IGN) {
+	if (prog->sa_handler == SIG_IGN) {
 		k->sa_handler = SIG_IGN;
 		sigemptyset(&k->sa_mask);
 		return;
 	}
 	k->sa_sigaction = cp_crash_handler;
 	k->sa_flags = SA_SIGINFO | SA_ONSTACK;
-	if (!(prog->sa_flags & SA_SIGINFO) && prog->sa_handler == SIG_DFL) {
+	if (prog->sa_handler == SIG_DFL) {
 		sigemptyset(&k->sa_mask);
 		return;
 	}
