@@ -204,7 +204,8 @@ static struct cp_tracebuf *tb_reuse(void)
 	     tb = tb->all_next) {
 		int st = CP_TB_FREE;
 
-		if (__atomic_compare_exchange_n(&tb->state, &st, CP_TB_IDLE,
+		if (__atomic_load_n(&tb->state, __ATOMIC_RELAXED) == st &&
+		    __atomic_compare_exchange_n(&tb->state, &st, CP_TB_IDLE,
 						false, __ATOMIC_ACQ_REL,
 						__ATOMIC_RELAXED))
 			return tb;
