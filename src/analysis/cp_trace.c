@@ -1561,8 +1561,8 @@ static void say_partial(struct rd *r)
 	t->partial = true;
 	snprintf(t->partial_why, sizeof(t->partial_why),
 		 "no END block (the run did not finish: crash, kill or write "
-		 "error); read %zu complete blocks%s; threads end at their "
-		 "last recorded event", r->nblks, cut);
+		 "error); read %zu complete blocks%s; open waits and threads "
+		 "end at their last recorded event", r->nblks, cut);
 }
 
 static int parse(struct rd *r)
