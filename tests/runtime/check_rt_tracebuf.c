@@ -172,6 +172,40 @@ START_TEST(test_rt_tracebuf_blocks)
 }
 END_TEST
 
+static void request(struct cp_tracebuf *tb, uint64_t ts)
+{
+	cp_tb_commit(tb, cp_uv_put(cp_tb_vertex(tb, CP_EV_REQUEST, ts,
+						UINT64_MAX), 0));
+}
+
+/*
+ * A blocking wait that begins with events CP_TRACE_WAIT_NS old in the
+ * buffer writes them out, the REQUEST included; a younger buffer waits.
+ */
+START_TEST(test_rt_tracebuf_wait_flush)
+{
+	struct rblock b[8], *ev;
+	struct cp_tracebuf *tb;
+	size_t n;
+
+	open_trace();
+	tb = cp_tb_new(0, 0, 0);
+	vertex(tb, 100);
+	request(tb, 100 + CP_TRACE_WAIT_NS - 1);
+	vertex(tb, 100 + CP_TRACE_WAIT_NS);
+	n = read_blocks(b, 8);
+	ck_assert_msg(!nth(b, n, CP_BLOCK_EVENTS, 0, 0), "flushed too early");
+	request(tb, 100 + CP_TRACE_WAIT_NS);
+	n = read_blocks(b, 8);
+	ev = nth(b, n, CP_BLOCK_EVENTS, 0, 0);
+	ck_assert_msg(ev && nevents(ev) == 4 && tb->nevents == 0,
+		      "wait flush: block %p, %u events, %u left", (void *)ev,
+		      ev ? nevents(ev) : 0, tb->nevents);
+	cp_tb_free(tb);
+	unlink(path);
+}
+END_TEST
+
 /* A full disk: recorded once, every later write refused with it. */
 START_TEST(test_rt_tracebuf_write_error)
 {
@@ -221,6 +255,7 @@ static Suite *tracebuf_suite(void)
 
 	tcase_add_test(tc, test_rt_tracebuf_crc);
 	tcase_add_test(tc, test_rt_tracebuf_blocks);
+	tcase_add_test(tc, test_rt_tracebuf_wait_flush);
 	tcase_add_test(tc, test_rt_tracebuf_write_error);
 	suite_add_tcase(s, tc);
 	return s;
