@@ -195,7 +195,8 @@ static void block_reset(struct cp_tracebuf *tb)
 	tb->deadline = UINT64_MAX;
 }
 
-/* A buffer of the pool nobody owns, claimed; or NULL. */
+/* A buffer of the pool nobody owns, claimed (held as CP_TB_FLUSHING, so
+ * that no crash path reads it half set up); or NULL. */
 static struct cp_tracebuf *tb_reuse(void)
 {
 	struct cp_tracebuf *tb;
@@ -205,7 +206,8 @@ static struct cp_tracebuf *tb_reuse(void)
 		int st = CP_TB_FREE;
 
 		if (__atomic_load_n(&tb->state, __ATOMIC_RELAXED) == st &&
-		    __atomic_compare_exchange_n(&tb->state, &st, CP_TB_IDLE,
+		    __atomic_compare_exchange_n(&tb->state, &st,
+						CP_TB_FLUSHING,
 						false, __ATOMIC_ACQ_REL,
 						__ATOMIC_RELAXED))
 			return tb;
@@ -227,7 +229,7 @@ struct cp_tracebuf *cp_tb_new(uint32_t tid, uint64_t ts, uint64_t wall)
 			return NULL;
 		}
 		tb->end = tb->buf + CP_TB_SIZE - CP_TB_ROOM;
-		tb->state = CP_TB_IDLE;
+		tb->state = CP_TB_FLUSHING;	/* until set up */
 		tb->all_next = __atomic_load_n(&cp_tb_all, __ATOMIC_RELAXED);
 		while (!__atomic_compare_exchange_n(&cp_tb_all, &tb->all_next,
 						    tb, true, __ATOMIC_RELEASE,
@@ -239,7 +241,9 @@ struct cp_tracebuf *cp_tb_new(uint32_t tid, uint64_t ts, uint64_t wall)
 	tb->total = 0;
 	tb->prev_ts = ts;
 	tb->prev_wall = wall;
+	tb->flush_now = false;
 	block_reset(tb);
+	__atomic_store_n(&tb->state, CP_TB_IDLE, __ATOMIC_RELEASE);
 	return tb;
 }
 
