@@ -170,12 +170,7 @@ static void trace_text(struct cpt_ctx *c, const struct cpt_input *in,
 		" events)\n\n", in->path,
 		t->clock == CP_CLOCK_CPU ? "cpu" : "wall", p->nthreads,
 		t->nevents);
-	if (t->partial)
-		fprintf(f, "  PARTIAL: %s\n\n", t->partial_why);
-	if (t->nrepairs)
-		fprintf(f, "  REPAIRED: %" PRIu64 " inconsistent piece%s "
-			"dropped or repaired; the first: %s\n\n", t->nrepairs,
-			t->nrepairs == 1 ? "" : "s", t->repair_why);
+	cpt_input_print_salvage(f, in);
 	fprintf(f, "  critical path   %12s", cpt_fmt_ns(a, sizeof(a), p->cp_len));
 	if (p->online_len && p->online_len != p->cp_len)
 		fprintf(f, "   (online: %s)", cpt_fmt_ns(b, sizeof(b),
@@ -318,14 +313,7 @@ static void trace_json(struct cpt_ctx *c, const struct cpt_input *in,
 	cp_emit_str(&e, "clock", t->clock == CP_CLOCK_CPU ? "cpu" : "wall");
 	cp_emit_u64(&e, "threads", p->nthreads);
 	cp_emit_u64(&e, "events", t->nevents);
-	cp_emit_bool(&e, "partial", t->partial);
-	if (t->partial)
-		cp_emit_str(&e, "partial_reason", t->partial_why);
-	else
-		cp_emit_null(&e, "partial_reason");
-	cp_emit_u64(&e, "repairs", t->nrepairs);
-	if (t->nrepairs)
-		cp_emit_str(&e, "first_repair", t->repair_why);
+	cpt_input_emit_salvage(&e, in);
 	cp_emit_u64(&e, "elapsed_ns", p->elapsed_ns);
 	cp_emit_u64(&e, "cpu_ns", p->useful_ns);
 	cp_emit_u64(&e, "wait_ns", p->wait_ns);

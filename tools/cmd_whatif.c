@@ -92,6 +92,7 @@ static void print_text(struct cpt_ctx *c, const struct cpt_input *in,
 		fprintf(c->out, "%s %s x %g", i ? "," : "", sc[i].name,
 			sc[i].factor);
 	fprintf(c->out, "\n\n");
+	cpt_input_print_salvage(c->out, in);
 	fprintf(c->out, "  %-28s %12s\n", "critical path, as recorded",
 		FMT(r->length_before));
 	if (r->simulated) {
@@ -149,12 +150,14 @@ static void print_text(struct cpt_ctx *c, const struct cpt_input *in,
 #undef FMT
 }
 
-static void print_json(struct cpt_ctx *c, const struct cp_whatif_result *r)
+static void print_json(struct cpt_ctx *c, const struct cpt_input *in,
+		       const struct cp_whatif_result *r)
 {
 	struct cp_emit e;
 
 	cpt_json_begin(c, &e);
 	cp_emit_obj_begin(&e, NULL);
+	cpt_input_emit_salvage(&e, in);
 	cp_emit_u64(&e, "length_before", r->length_before);
 	cp_emit_u64(&e, "length_after", r->length_after);
 	cp_emit_u64(&e, "length_after_fixed", r->length_after_fixed);
@@ -275,7 +278,7 @@ enum cpt_status cpt_cmd_whatif(struct cpt_ctx *c, int argc, char **argv)
 	if (st == CPT_OK) {
 		cpt_progress_done(c);
 		if (c->format == CPT_JSON)
-			print_json(c, &r);
+			print_json(c, &in, &r);
 		else
 			print_text(c, &in, sc, nsc, &r);
 	}

@@ -45,6 +45,34 @@ enum cpt_status cpt_input_load(struct cpt_ctx *c, const char *path,
 	return CPT_OK;
 }
 
+void cpt_input_print_salvage(FILE *f, const struct cpt_input *in)
+{
+	const struct cp_trace *t = &in->t;
+
+	if (!in->is_trace)
+		return;
+	if (t->partial)
+		fprintf(f, "  PARTIAL: %s\n\n", t->partial_why);
+	if (t->nrepairs)
+		fprintf(f, "  REPAIRED: %" PRIu64 " inconsistent piece%s "
+			"dropped or repaired; the first: %s\n\n", t->nrepairs,
+			t->nrepairs == 1 ? "" : "s", t->repair_why);
+}
+
+void cpt_input_emit_salvage(struct cp_emit *e, const struct cpt_input *in)
+{
+	const struct cp_trace *t = &in->t;
+
+	cp_emit_bool(e, "partial", in->is_trace && t->partial);
+	if (in->is_trace && t->partial)
+		cp_emit_str(e, "partial_reason", t->partial_why);
+	else
+		cp_emit_null(e, "partial_reason");
+	cp_emit_u64(e, "repairs", in->is_trace ? t->nrepairs : 0);
+	if (in->is_trace && t->nrepairs)
+		cp_emit_str(e, "first_repair", t->repair_why);
+}
+
 void cpt_input_free(struct cpt_input *in)
 {
 	if (in->is_trace) {

@@ -532,6 +532,68 @@ START_TEST(test_cpt_corrupt_traces_never_crash)
 }
 END_TEST
 
+/*
+ * The lock trace without its END block: report and whatif read it, say
+ * so in one line on stderr and mark their output partial (text and
+ * JSON); --strict refuses it in one line.
+ */
+START_TEST(test_cpt_partial_trace_marked)
+{
+	struct res r;
+	char cut[300];
+	const char *rep[] = { "report", cut, "--format", "json", NULL };
+	const char *rept[] = { "report", cut, NULL };
+	const char *wif[] = { "whatif", cut, "--scale", "crit=0.5",
+			      "--format", "json", NULL };
+	const char *wift[] = { "whatif", cut, "--scale", "crit=0.5", NULL };
+	const char *strict[] = { "whatif", cut, "--scale", "crit=0.5",
+				 "--strict", NULL };
+	const char *const *json[] = { rep, wif };
+	struct stat st;
+	FILE *in, *out;
+	char *buf;
+	size_t len;
+
+	ck_assert(stat(trace_path, &st) == 0);
+	len = (size_t)st.st_size - sizeof(struct cp_block_header) -
+	      sizeof(struct cp_trace_end);	/* the END block goes */
+	buf = malloc(len);
+	in = fopen(trace_path, "rb");
+	ck_assert(in && fread(buf, 1, len, in) == len);
+	fclose(in);
+	snprintf(cut, sizeof(cut), "%s/cut.cpt", tmpdir);
+	out = fopen(cut, "wb");
+	ck_assert(out && fwrite(buf, 1, len, out) == len && !fclose(out));
+	free(buf);
+	for (int i = 0; i < 2; i++) {
+		json_error_t je;
+		json_t *doc;
+
+		run(&r, json[i]);
+		ck_assert_msg(r.status == 0 && count_lines(r.err) == 1 &&
+			      strstr(r.err, "partial trace: no END block"),
+			      "%s: exit %d: %s", json[i][0], r.status, r.err);
+		doc = json_loads(r.out, 0, &je);
+		ck_assert_msg(doc && json_is_true(json_object_get(doc,
+								  "partial")) &&
+			      json_is_string(json_object_get(doc,
+							     "partial_reason")),
+			      "%s JSON: %.500s", json[i][0], r.out);
+		json_decref(doc);
+	}
+	run(&r, rept);
+	ck_assert_msg(r.status == 0 && strstr(r.out, "\n  PARTIAL: no END "),
+		      "report text: %.500s", r.out);
+	run(&r, wift);
+	ck_assert_msg(r.status == 0 && strstr(r.out, "\n  PARTIAL: no END "),
+		      "whatif text: %.500s", r.out);
+	run(&r, strict);
+	ck_assert_msg(r.status == 1 && count_lines(r.err) == 1 &&
+		      strstr(r.err, "no END block"), "strict: exit %d: %s",
+		      r.status, r.err);
+}
+END_TEST
+
 /* cpt run sets the environment and exits with the program's status. */
 START_TEST(test_cpt_run_env_and_status)
 {
@@ -626,6 +688,7 @@ static Suite *cpt_suite(void)
 	tcase_add_test(tc, test_cpt_usage_errors);
 	tcase_add_test(tc, test_cpt_bad_input_exit_1);
 	tcase_add_test(tc, test_cpt_corrupt_traces_never_crash);
+	tcase_add_test(tc, test_cpt_partial_trace_marked);
 	tcase_add_test(tc, test_cpt_run_env_and_status);
 	tcase_add_test(tc, test_cpt_run_trace_matches_online);
 	suite_add_tcase(s, tc);
