@@ -8,6 +8,14 @@
 #include <stdio.h>
 #include <string.h>
 
+/* "N inconsistent pieces dropped or repaired; the first: ..." */
+static void repairs_line(char *buf, size_t len, const struct cp_trace *t)
+{
+	snprintf(buf, len, "%" PRIu64 " inconsistent piece%s dropped or "
+		 "repaired; the first: %s", t->nrepairs,
+		 t->nrepairs == 1 ? "" : "s", t->repair_why);
+}
+
 enum cpt_status cpt_input_load(struct cpt_ctx *c, const char *path,
 			       struct cpt_input *in)
 {
@@ -23,12 +31,12 @@ enum cpt_status cpt_input_load(struct cpt_ctx *c, const char *path,
 		if (in->t.partial)
 			fprintf(stderr, "cpt: %s: partial trace: %s\n", path,
 				in->t.partial_why);
-		if (in->t.nrepairs)
-			fprintf(stderr, "cpt: %s: %" PRIu64 " inconsistent "
-				"piece%s dropped or repaired; the first: %s\n",
-				path, in->t.nrepairs,
-				in->t.nrepairs == 1 ? "" : "s",
-				in->t.repair_why);
+		if (in->t.nrepairs) {
+			char line[400];
+
+			repairs_line(line, sizeof(line), &in->t);
+			fprintf(stderr, "cpt: %s: %s\n", path, line);
+		}
 		cpt_progress(c, "building the graph", 0.0);
 		if (cp_tracepag_build(&in->tp, &in->t, c->err,
 				      sizeof(c->err))) {
@@ -53,10 +61,12 @@ void cpt_input_print_salvage(FILE *f, const struct cpt_input *in)
 		return;
 	if (t->partial)
 		fprintf(f, "  PARTIAL: %s\n\n", t->partial_why);
-	if (t->nrepairs)
-		fprintf(f, "  REPAIRED: %" PRIu64 " inconsistent piece%s "
-			"dropped or repaired; the first: %s\n\n", t->nrepairs,
-			t->nrepairs == 1 ? "" : "s", t->repair_why);
+	if (t->nrepairs) {
+		char line[400];
+
+		repairs_line(line, sizeof(line), t);
+		fprintf(f, "  REPAIRED: %s\n\n", line);
+	}
 }
 
 void cpt_input_emit_salvage(struct cp_emit *e, const struct cpt_input *in)
