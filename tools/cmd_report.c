@@ -179,6 +179,7 @@ static void trace_text(struct cpt_ctx *c, const struct cpt_input *in,
 		" events)\n\n", in->path,
 		t->clock == CP_CLOCK_CPU ? "cpu" : "wall", p->nthreads,
 		t->nevents);
+	cpt_input_print_salvage(f, in);
 	fprintf(f, "  critical path   %12s", cpt_fmt_ns(a, sizeof(a), p->cp_len));
 	if (p->online_len && p->online_len != p->cp_len)
 		fprintf(f, "   (online: %s)", cpt_fmt_ns(b, sizeof(b),
@@ -337,6 +338,7 @@ static void trace_json(struct cpt_ctx *c, const struct cpt_input *in,
 	cp_sampled_emit(&e, t, HOT_LINES);
 	cp_emit_u64(&e, "threads", p->nthreads);
 	cp_emit_u64(&e, "events", t->nevents);
+	cpt_input_emit_salvage(&e, in);
 	cp_emit_u64(&e, "elapsed_ns", p->elapsed_ns);
 	cp_emit_u64(&e, "cpu_ns", p->useful_ns);
 	cp_emit_u64(&e, "wait_ns", p->wait_ns);

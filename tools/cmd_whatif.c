@@ -142,6 +142,7 @@ static void print_text(struct cpt_ctx *c, const struct cpt_input *in,
 		fprintf(c->out, "%s %s x %g", i ? "," : "", sc[i].name,
 			sc[i].factor);
 	fprintf(c->out, "\n\n");
+	cpt_input_print_salvage(c->out, in);
 	fprintf(c->out, "  %-28s %12s\n", "critical path, as recorded",
 		FMT(r->length_before));
 	if (r->simulated) {
@@ -211,6 +212,7 @@ static void print_json(struct cpt_ctx *c, const struct cpt_input *in,
 
 	cpt_json_begin(c, &e);
 	cp_emit_obj_begin(&e, NULL);
+	cpt_input_emit_salvage(&e, in);
 	cp_emit_u64(&e, "length_before", r->length_before);
 	cp_emit_u64(&e, "length_after", r->length_after);
 	cp_emit_u64(&e, "length_after_fixed", r->length_after_fixed);

@@ -36,6 +36,8 @@ struct cpt_ctx {
 	struct cp_progress prog;	/* the progress line on stderr */
 	int procs;		/* --procedures: enum cp_procsrc */
 	const char *debuginfo;	/* --debuginfo-path DIRS, or NULL */
+	bool strict;		/* --strict: refuse damaged or partial
+				 * traces instead of salvaging them */
 };
 
 /* Verbs: parse argv (argv[0] is the verb), do the work. */
@@ -49,8 +51,9 @@ enum cpt_status cpt_cmd_export(struct cpt_ctx *c, int argc, char **argv);
 
 /*
  * Common options: if argv[*i] is "--format X", "--format=X", "-o F",
- * "--output F", "--procedures instrumented|sampled" or "--debuginfo-path
- * DIRS", consume it (advancing *i past its value) and return 1;
+ * "--output F", "--strict", "--procedures instrumented|sampled" or
+ * "--debuginfo-path DIRS", consume it (advancing *i past its value) and
+ * return 1;
  * return 0 if it is none of them, -1 on a bad value (ctx->err set).
  */
 int cpt_common_opt(struct cpt_ctx *c, int argc, char **argv, int *i);

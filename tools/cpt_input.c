@@ -4,10 +4,19 @@
  */
 #include "cpt_input.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cp_sampled.h"
+
+/* "N inconsistent pieces dropped or repaired; the first: ..." */
+static void repairs_line(char *buf, size_t len, const struct cp_trace *t)
+{
+	snprintf(buf, len, "%" PRIu64 " inconsistent piece%s dropped or "
+		 "repaired; the first: %s", t->nrepairs,
+		 t->nrepairs == 1 ? "" : "s", t->repair_why);
+}
 
 enum cpt_status cpt_input_load(struct cpt_ctx *c, const char *path,
 			       struct cpt_input *in)
@@ -21,8 +30,20 @@ enum cpt_status cpt_input_load(struct cpt_ctx *c, const char *path,
 			.debug_path = c->debuginfo,
 		};
 
-		if (cp_trace_read(&in->t, path, c->err, sizeof(c->err)))
+		if (cp_trace_read_flags(&in->t, path,
+					c->strict ? CP_TRACE_STRICT : 0,
+					c->err, sizeof(c->err)))
 			return CPT_BAD_INPUT;
+		/* what salvage did, one line each (--strict refuses it) */
+		if (in->t.partial)
+			fprintf(stderr, "cpt: %s: partial trace: %s\n", path,
+				in->t.partial_why);
+		if (in->t.nrepairs) {
+			char line[400];
+
+			repairs_line(line, sizeof(line), &in->t);
+			fprintf(stderr, "cpt: %s: %s\n", path, line);
+		}
 		cpt_progress(c, "symbolizing", 0.0);
 		if (cp_sampled_apply(&in->t, &so, c->err,
 				     sizeof(c->err)) < 0) {
@@ -45,6 +66,36 @@ enum cpt_status cpt_input_load(struct cpt_ctx *c, const char *path,
 		return CPT_BAD_INPUT;
 	in->g = &in->pag;
 	return CPT_OK;
+}
+
+void cpt_input_print_salvage(FILE *f, const struct cpt_input *in)
+{
+	const struct cp_trace *t = &in->t;
+
+	if (!in->is_trace)
+		return;
+	if (t->partial)
+		fprintf(f, "  PARTIAL: %s\n\n", t->partial_why);
+	if (t->nrepairs) {
+		char line[400];
+
+		repairs_line(line, sizeof(line), t);
+		fprintf(f, "  REPAIRED: %s\n\n", line);
+	}
+}
+
+void cpt_input_emit_salvage(struct cp_emit *e, const struct cpt_input *in)
+{
+	const struct cp_trace *t = &in->t;
+
+	cp_emit_bool(e, "partial", in->is_trace && t->partial);
+	if (in->is_trace && t->partial)
+		cp_emit_str(e, "partial_reason", t->partial_why);
+	else
+		cp_emit_null(e, "partial_reason");
+	cp_emit_u64(e, "repairs", in->is_trace ? t->nrepairs : 0);
+	if (in->is_trace && t->nrepairs)
+		cp_emit_str(e, "first_repair", t->repair_why);
 }
 
 void cpt_input_free(struct cpt_input *in)

@@ -38,6 +38,10 @@ int cpt_common_opt(struct cpt_ctx *c, int argc, char **argv, int *i)
 
 	if (!strncmp(a, "--format=", 9))
 		return set_format(c, a + 9) ? -1 : 1;
+	if (!strcmp(a, "--strict")) {
+		c->strict = true;
+		return 1;
+	}
 	if (!strncmp(a, "--output=", 9)) {
 		c->outpath = a + 9;
 		return 1;

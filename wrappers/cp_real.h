@@ -12,6 +12,7 @@
 
 #include <pthread.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <threads.h>
 #include <time.h>
@@ -87,7 +88,12 @@
 			       const struct timespec *), NULL)		\
 	X(int, sem_post, (sem_t *), NULL)				\
 	X(pid_t, fork, (void), NULL)					\
-	X(long, syscall, (long, ...), NULL)
+	X(long, syscall, (long, ...), NULL)	\
+	X(int, sigaction, (int, const struct sigaction *,		\
+			   struct sigaction *), NULL)			\
+	X(sighandler_t, signal, (int, sighandler_t), NULL)		\
+	X(void, _exit, (int), NULL)					\
+	X(void, _Exit, (int), NULL)
 
 /*
  * Functions of libraries a program may not load: a missing one stays NULL

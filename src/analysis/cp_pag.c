@@ -430,6 +430,46 @@ static void fail(char *err, size_t errlen, const char *path, uint64_t line,
 	snprintf(err, errlen, "%s:%" PRIu64 ": %s", path, line, msg);
 }
 
+/*
+ * The longest line a text PAG may have.  An edge line is four short
+ * fields; the bound keeps an input that never ends a line (/dev/zero, a
+ * binary file, a pipe of garbage) from growing the line buffer forever.
+ */
+#define CP_PAG_MAX_LINE (64 * 1024)
+
+/*
+ * Read one line of @f into *@line (grown as needed, at most
+ * CP_PAG_MAX_LINE bytes).  Returns its length, -1 at the end of the input
+ * (or a read error: see ferror), -2 if the line is too long or holds a NUL
+ * byte (the input is not text).
+ */
+static long read_line(FILE *f, char **line, size_t *cap)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = getc(f)) != EOF) {
+		if (c == '\0' || n + 2 > CP_PAG_MAX_LINE)
+			return -2;
+		if (n + 2 > *cap) {
+			size_t ncap = *cap ? *cap * 2 : 256;
+			char *p = realloc(*line, ncap);
+
+			if (!p)
+				return -2;
+			*line = p;
+			*cap = ncap;
+		}
+		(*line)[n++] = (char)c;
+		if (c == '\n')
+			break;
+	}
+	if (n == 0 && c == EOF)
+		return -1;
+	(*line)[n] = '\0';
+	return (long)n;
+}
+
 /* Vertex of name @name, created on first sight.  CP_PAG_NONE on OOM. */
 static uint32_t text_vertex(struct cp_pag *g, struct strhash *names,
 			    uint32_t *cap_names, const char *name)
@@ -497,13 +537,22 @@ int cp_pag_read_text(struct cp_pag *g, const char *path, char *err,
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	while (getline(&line, &linecap, f) >= 0) {
+	for (;;) {
 		char *tok[6], *save = NULL, *hash, *s;
 		uint32_t t, h, label = CP_PAG_NONE, e;
 		uint64_t w;
 		int n = 0;
+		long got = read_line(f, &line, &linecap);
 
+		if (got == -1)
+			break;
 		lineno++;
+		if (got == -2) {
+			fail(err, errlen, path, lineno, "not a text PAG (a NUL "
+			     "byte, or a line longer than %d bytes)",
+			     CP_PAG_MAX_LINE);
+			goto err_free;
+		}
 		hash = strchr(line, '#');
 		if (hash)
 			*hash = '\0';

@@ -14,7 +14,35 @@
  *
  * Cost: O(file size + publishes · log) time, 32 bytes per vertex (plus 8
  * with HAS_WALL).  Every read is bounds-checked; garbage gives one message
- * "FILE: what is wrong (offset N)" and -1, never a crash.
+ * "FILE: what is wrong (offset N)" and -1, never a crash.  Memory is
+ * bounded by the file: arrays are sized from counts the blocks claim, and
+ * a block's claims are checked against its size first.
+ *
+ * Salvage (the default; CP_TRACE_STRICT refuses instead, with the same
+ * message).  The run a user most wants explained is the one that crashed,
+ * so damage costs the piece it touches, not the file:
+ *   - no END block: the trace is partial (cp_trace.partial_why says what
+ *     was read); the thread table comes from the blocks and the
+ *     THREAD_CREATEs, and every thread ends at its last recorded event;
+ *   - a block that fails its checks (cut short, bad magic, checksum) is
+ *     skipped to the next block that passes them (resync: version 2 only,
+ *     its checksum work bounded by a few times the file size); a thread
+ *     whose EVENTS blocks are not numbered 0, 1, 2... in file order lost
+ *     one, so its events end before the gap;
+ *   - an event that does not decode ends its thread there; one that
+ *     decodes but makes no sense (unknown object, thread or string id, a
+ *     second THREAD_START, events after THREAD_EXIT, LEAVE without ENTER,
+ *     a sequence published twice) is made inert: a FAIL of no object that
+ *     keeps its time and WAIT flag, so the thread's own edges weigh what
+ *     they did and nothing depends on it;
+ *   - a CONSUME of a sequence never published depends on nothing; a
+ *     thread started by a thread that does not say it created it starts
+ *     from the source; a JOIN of a thread without THREAD_EXIT takes the
+ *     child's last event as its end; time running backwards at a block
+ *     boundary is held at the previous time; region ids no STRINGS block
+ *     names are called "region N".
+ * Each repair is counted in cp_trace.nrepairs and the first one worded in
+ * repair_why.  A trace without damage reads exactly as it does strictly.
  *
  * Interpretations of cp_trace_format.h where it leaves room (told to the
  * lead engineer):
@@ -22,10 +50,11 @@
  *     unknown header flags are refused, since they may change the encoding.
  *   - bit 7 of an event's op byte (CP_EVF_SHARED) is accepted on a
  *     CONSUME of an rwlock only; anywhere else it is an error.
- *   - CP_BLOCK_END.nevents must equal the sum of the EVENTS blocks'
- *     nevents (metadata included).  Thread ids may have gaps, so
- *     CP_BLOCK_END.nthreads is not a bound; thread ids named by events
- *     must belong to threads that have a block.
+ *   - CP_BLOCK_END.nevents, when there is an END block, must equal the
+ *     sum of the EVENTS blocks' nevents (metadata included).  Thread ids
+ *     may have gaps, so CP_BLOCK_END.nthreads is not a bound; thread ids
+ *     named by events must belong to threads that have a block or that a
+ *     THREAD_CREATE names (created, never seen running).
  *   - Publish sequences need not be dense, but (object, seq) is unique and
  *     seq >= 1.
  *   - THREAD_START is a thread's first vertex and THREAD_EXIT, if present,
@@ -56,12 +85,13 @@
 #include <unistd.h>
 
 #include "cp_bigmem.h"
+#include "cp_crc32c.h"
 #include "cp_samples.h"
 #include "cp_varint.h"
 
 /* Sizes of the on-disk structures, spelled out: the format is packed. */
 #define HDR_SIZE	64
-#define BLK_SIZE	16
+#define BLK_SIZE	32
 #define EVHEAD_SIZE	24
 #define TINFO_SIZE	40
 #define END_SIZE	24
@@ -74,10 +104,12 @@ _Static_assert(sizeof(struct cp_trace_end) == END_SIZE, "end size");
 
 struct blk {
 	size_t off;		/* offset of the block header */
-	uint32_t type;
+	uint32_t type;		/* 0: dropped (salvage) */
 	uint32_t tid;
 	uint32_t size;
 	uint32_t nev;		/* EVENTS: events in the block */
+	uint32_t seq;		/* EVENTS: number in its thread (v2) */
+	uint32_t flags;		/* CP_BLOCKF_* */
 };
 
 struct objdef {
@@ -100,6 +132,15 @@ struct rd {
 	char *err;
 	size_t errlen;
 	bool hasw;
+	bool strict;		/* CP_TRACE_STRICT */
+	uint32_t version;	/* of the file */
+	size_t bsz;		/* block header size of that version */
+	bool *broken;		/* [nthreads] later events unplaceable */
+	bool has_end;
+	size_t end_off;		/* offset of the END block */
+	size_t good_end;	/* end of the last good block */
+	uint64_t skipped;	/* bytes of damaged blocks skipped */
+	uint64_t nbad;		/* damaged blocks (runs of bytes) */
 
 	struct blk *blks;
 	size_t nblks, cap_blks;
@@ -136,6 +177,32 @@ static int fail(struct rd *r, size_t off, const char *fmt, ...)
 		snprintf(r->err, r->errlen, "%s: %s (offset %zu)",
 			 r->t->path ? r->t->path : "?", msg, off);
 	return -1;
+}
+
+/*
+ * Salvage: count an inconsistency at @off, what was done about it being
+ * @action, and keep going (0); in strict mode fail with it (-1).  The
+ * first one is kept for the warning.
+ */
+static int note(struct rd *r, size_t off, const char *action,
+		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int note(struct rd *r, size_t off, const char *action,
+		const char *fmt, ...)
+{
+	struct cp_trace *t = r->t;
+	char msg[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (r->strict)
+		return fail(r, off, "%s", msg);
+	if (!t->nrepairs++)
+		snprintf(t->repair_why, sizeof(t->repair_why),
+			 "%s (offset %zu): %s", msg, off, action);
+	return 0;
 }
 
 static uint32_t rd_u32(const uint8_t *p)
@@ -294,59 +361,153 @@ static const char *decode_event(const uint8_t **pp, const uint8_t *end,
 
 /* ---- pass 1: framing ---------------------------------------------- */
 
+/*
+ * The block at @off, checked on its own (framing, checksum, the sizes its
+ * type needs) into @b.  Returns NULL, or why it is not a good block in
+ * @why.  @crc_budget bounds the bytes checksummed while resynchronizing.
+ */
+static const char *frame_block(struct rd *r, size_t off, struct blk *b,
+			       char *why, size_t whylen)
+{
+	const uint8_t *p = r->buf + off;
+
+	if (r->len - off < r->bsz)
+		return "truncated block header";
+	if (rd_u32(p) != CP_BLOCK_MAGIC) {
+		snprintf(why, whylen, "bad block magic 0x%08" PRIx32,
+			 rd_u32(p));
+		return why;
+	}
+	b->off = off;
+	b->type = rd_u32(p + 4);
+	b->tid = rd_u32(p + 8);
+	b->size = rd_u32(p + 12);
+	b->nev = 0;
+	b->seq = 0;
+	b->flags = 0;
+	if (b->size > r->len - off - r->bsz) {
+		snprintf(why, whylen, "block of %" PRIu32 " bytes runs past the end of the file (truncated)",
+			 b->size);
+		return why;
+	}
+	if (r->version >= 2) {
+		struct cp_block_header h;
+
+		memcpy(&h, p, BLK_SIZE);
+		if (h.crc != cp_block_crc(&h, p + BLK_SIZE))
+			return "block checksum mismatch";
+		b->seq = h.seq;
+		b->flags = h.flags;
+	}
+	p += r->bsz;
+	switch (b->type) {
+	case CP_BLOCK_EVENTS:
+		if (b->size < EVHEAD_SIZE) {
+			snprintf(why, whylen, "EVENTS block too small (%" PRIu32 " bytes)",
+				 b->size);
+			return why;
+		}
+		b->nev = rd_u32(p + 16);
+		if (b->nev > b->size - EVHEAD_SIZE) {
+			snprintf(why, whylen, "EVENTS block claims %" PRIu32 " events in %" PRIu32 " bytes",
+				 b->nev, b->size - EVHEAD_SIZE);
+			return why;
+		}
+		break;
+	case CP_BLOCK_THREAD:
+		if (b->size < TINFO_SIZE + 1)
+			return "THREAD block too small";
+		break;
+	case CP_BLOCK_END:
+		if (b->size < END_SIZE)
+			return "END block too small";
+		break;
+	default:
+		break;
+	}
+	return NULL;
+}
+
+/*
+ * Salvage after damage at @off: the offset of the next good block, or
+ * r->len.  Candidates are the CP_BLOCK_MAGIC words that follow; the work
+ * of checksumming them is bounded by a few times the file's size, so a
+ * file made of block magics cannot make the reader quadratic.
+ */
+static size_t resync(struct rd *r, size_t off, uint64_t *budget)
+{
+	for (off++; off + r->bsz <= r->len; off++) {
+		const uint8_t *m = memchr(r->buf + off, 'C', r->len - off);
+		char why[160];
+		struct blk b;
+
+		if (!m)
+			break;
+		off = (size_t)(m - r->buf);
+		if (r->len - off < r->bsz)
+			break;
+		if (rd_u32(m) != CP_BLOCK_MAGIC)
+			continue;
+		if (rd_u32(m + 12) > r->len - off - r->bsz)
+			continue;
+		if (*budget < rd_u32(m + 12) + (uint64_t)r->bsz)
+			break;
+		*budget -= rd_u32(m + 12) + (uint64_t)r->bsz;
+		if (!frame_block(r, off, &b, why, sizeof(why)))
+			return off;
+	}
+	return r->len;
+}
+
 static int pass1(struct rd *r, struct cp_trace_end *endp)
 {
 	const uint8_t *buf = r->buf;
 	size_t off = rd_u32(buf + 12);
-	bool seen_end = false;
+	uint64_t budget = 4 * (uint64_t)r->len + (1u << 20);
 
+	r->good_end = off;
 	while (off < r->len) {
+		char why[160];
+		const char *bad;
 		struct blk b;
 
-		if (seen_end)
-			return fail(r, off, "data after the END block");
-		if (r->len - off < BLK_SIZE)
-			return fail(r, off, "truncated block header");
-		if (rd_u32(buf + off) != CP_BLOCK_MAGIC)
-			return fail(r, off, "bad block magic 0x%08" PRIx32,
-				    rd_u32(buf + off));
-		b.off = off;
-		b.type = rd_u32(buf + off + 4);
-		b.tid = rd_u32(buf + off + 8);
-		b.size = rd_u32(buf + off + 12);
-		b.nev = 0;
-		if (b.size > r->len - off - BLK_SIZE)
-			return fail(r, off,
-				    "block of %" PRIu32 " bytes runs past the end of the file (truncated)",
-				    b.size);
+		if (r->has_end) {
+			if (note(r, off, "ignored", "data after the END block"))
+				return -1;
+			r->skipped += r->len - off;
+			break;
+		}
+		bad = frame_block(r, off, &b, why, sizeof(why));
+		if (bad) {
+			size_t next;
+
+			if (r->strict)
+				return fail(r, off, "%s", bad);
+			/* version 1 has no checksum to find the next block */
+			next = r->version >= 2 ? resync(r, off, &budget) :
+			       r->len;
+			if (next < r->len)	/* damage, not the cut end */
+				note(r, off, "skipped to the next good block",
+				     "%s", bad);
+			r->nbad++;
+			r->skipped += next - off;
+			off = next;
+			continue;
+		}
 		switch (b.type) {
 		case CP_BLOCK_EVENTS:
-			if (b.size < EVHEAD_SIZE)
-				return fail(r, off,
-					    "EVENTS block too small (%" PRIu32 " bytes)",
-					    b.size);
-			b.nev = rd_u32(buf + off + BLK_SIZE + 16);
-			if (b.nev > b.size - EVHEAD_SIZE)
-				return fail(r, off,
-					    "EVENTS block claims %" PRIu32 " events in %" PRIu32 " bytes",
-					    b.nev, b.size - EVHEAD_SIZE);
 			r->total_ev += b.nev;
 			break;
 		case CP_BLOCK_THREAD:
-			if (b.size < TINFO_SIZE + 1)
-				return fail(r, off, "THREAD block too small");
-			r->strbytes += b.size;
-			break;
 		case CP_BLOCK_SYMBOLS:
 		case CP_BLOCK_STRINGS:
 		case CP_BLOCK_INFO:
 			r->strbytes += b.size;
 			break;
 		case CP_BLOCK_END:
-			if (b.size < END_SIZE)
-				return fail(r, off, "END block too small");
-			memcpy(endp, buf + off + BLK_SIZE, END_SIZE);
-			seen_end = true;
+			memcpy(endp, buf + off + r->bsz, END_SIZE);
+			r->has_end = true;
+			r->end_off = off;
 			break;
 		default:
 			break;	/* unknown block: skipped */
@@ -355,26 +516,128 @@ static int pass1(struct rd *r, struct cp_trace_end *endp)
 			 r->nblks + 1))
 			return fail(r, off, "out of memory");
 		r->blks[r->nblks++] = b;
-		off += BLK_SIZE + (size_t)b.size;
+		off += r->bsz + (size_t)b.size;
+		r->good_end = off;
 	}
-	if (!seen_end)
+	if (!r->has_end && r->strict)
 		return fail(r, r->len, "truncated: no END block");
 	return 0;
 }
 
 /* ---- pass 2: decoding --------------------------------------------- */
 
+/*
+ * Salvage: make vertex @v inert, a FAIL of no object that keeps its time
+ * and its WAIT flag, so the thread's own edges weigh what they did and
+ * nothing depends on it.
+ */
+static void inert(struct cp_tvert *v)
+{
+	v->op = (uint8_t)(CP_EV_FAIL | (v->op & CP_EVF_WAIT));
+	v->obj = 0;
+	v->arg = 0;
+	v->cnt = 0;
+}
+
+/*
+ * Salvage: thread @tid's events cannot go on past offset @off (an event
+ * that does not decode); its later blocks are dropped.
+ */
+static int cut_thread(struct rd *r, uint32_t tid, size_t off,
+		      const char *why)
+{
+	if (note(r, off, "the thread ends there", "%s (thread %" PRIu32 ")",
+		 why, tid))
+		return -1;
+	r->broken[tid] = true;
+	return 0;
+}
+
+/* Check the payload of vertex @v (kind @k, decoded as @ev); NULL or why
+ * it is bad, in @why. */
+static const char *vertex_payload(struct cp_tvert *v, unsigned k,
+				  const struct rawev *ev, uint64_t *prev_addr,
+				  char *why, size_t whylen)
+{
+	switch (k) {
+	case CP_EV_THREAD_START:
+	case CP_EV_THREAD_CREATE:
+	case CP_EV_THREAD_JOIN:
+		if (ev->a > UINT32_MAX)
+			goto bad_id;
+		v->arg = ev->a;
+		break;
+	case CP_EV_REGION_BEGIN:
+	case CP_EV_REGION_END:
+		if (ev->a > UINT32_MAX) {
+			snprintf(why, whylen, "%s of bad string id %" PRIu64,
+				 cp_trace_kind_name(k), ev->a);
+			return why;
+		}
+		v->arg = ev->a;
+		break;
+	case CP_EV_REQUEST:
+	case CP_EV_FAIL:
+	case CP_EV_PUBLISH:
+	case CP_EV_CONSUME:
+		/* object 0: none (a join's REQUEST, a dequeue of an item
+		 * never enqueued); never published or consumed */
+		if (ev->a >= UINT32_MAX ||
+		    (ev->a == 0 && (k == CP_EV_PUBLISH ||
+				    (k == CP_EV_CONSUME && ev->c)))) {
+			snprintf(why, whylen, "%s of bad object id %" PRIu64,
+				 cp_trace_kind_name(k), ev->a);
+			return why;
+		}
+		v->obj = (uint32_t)ev->a;
+		if (k == CP_EV_PUBLISH) {
+			if (ev->b == 0) {
+				snprintf(why, whylen,
+					 "PUBLISH of object %" PRIu64 " with sequence 0",
+					 ev->a);
+				return why;
+			}
+			v->arg = ev->b;
+		} else if (k == CP_EV_CONSUME) {
+			if (ev->c > UINT32_MAX ||
+			    (ev->c && (ev->b == 0 || ev->b + ev->c < ev->b))) {
+				snprintf(why, whylen,
+					 "CONSUME of object %" PRIu64 " with bad range %" PRIu64 "+%" PRIu64,
+					 ev->a, ev->b, ev->c);
+				return why;
+			}
+			v->arg = ev->b;
+			v->cnt = (uint32_t)ev->c;
+		}
+		break;
+	case CP_EV_ENTER:
+		*prev_addr += (uint64_t)ev->sv;
+		v->arg = *prev_addr;
+		break;
+	default:
+		break;
+	}
+	return NULL;
+bad_id:
+	snprintf(why, whylen, "%s of bad thread id %" PRIu64,
+		 cp_trace_kind_name(k), ev->a);
+	return why;
+}
+
 static int decode_events(struct rd *r, const struct blk *b)
 {
 	struct cp_trace *t = r->t;
 	struct cp_trace_thread *th = &t->threads[b->tid];
-	const uint8_t *base = r->buf + b->off + BLK_SIZE;
+	const uint8_t *base = r->buf + b->off + r->bsz;
 	const uint8_t *p = base + EVHEAD_SIZE;
 	const uint8_t *end = base + b->size;
 	uint64_t ts = rd_u64(base), wall = rd_u64(base + 8);
-	uint64_t prev_addr = 0;
+	uint64_t prev_addr = 0, floor = th->nv ? th->v[th->nv - 1].ts : 0;
 	bool first = true;
+	char whybuf[200];
 
+	if (r->broken[b->tid])
+		return 0;
 	for (uint32_t i = 0; i < b->nev; i++) {
 		const uint8_t *at = p;
 		size_t off = (size_t)(at - r->buf);
@@ -384,21 +647,33 @@ static int decode_events(struct rd *r, const struct blk *b)
 		struct cp_tvert *v;
 
 		if (why) {
-			if (p >= end)
-				return fail(r, off,
-					    "EVENTS block ends after %" PRIu32 " of %" PRIu32 " events",
-					    i, b->nev);
-			return fail(r, off, "%s", why);
+			if (p >= end) {
+				snprintf(whybuf, sizeof(whybuf),
+					 "EVENTS block ends after %" PRIu32 " of %" PRIu32 " events",
+					 i, b->nev);
+				why = whybuf;
+			}
+			if (r->strict)
+				return fail(r, off, "%s", why);
+			return cut_thread(r, b->tid, off, why);
 		}
 		if (k == CP_EV_OBJ_DEF) {
 			struct objdef *d;
 
-			if (ev.a == 0 || ev.a >= UINT32_MAX)
-				return fail(r, off, "OBJ_DEF of bad object id %" PRIu64,
-					    ev.a);
-			if (ev.b > CP_OBJ_KIND_MAX)
-				return fail(r, off, "OBJ_DEF of object %" PRIu64 " with unknown kind %" PRIu64,
-					    ev.a, ev.b);
+			if (ev.a == 0 || ev.a >= UINT32_MAX) {
+				if (note(r, off, "dropped",
+					 "OBJ_DEF of bad object id %" PRIu64,
+					 ev.a))
+					return -1;
+				continue;
+			}
+			if (ev.b > CP_OBJ_KIND_MAX) {
+				if (note(r, off, "dropped",
+					 "OBJ_DEF of object %" PRIu64 " with unknown kind %" PRIu64,
+					 ev.a, ev.b))
+					return -1;
+				continue;
+			}
 			if (grow((void **)&r->defs, sizeof(*r->defs),
 				 &r->cap_defs, r->ndefs + 1))
 				return fail(r, off, "out of memory");
@@ -414,92 +689,57 @@ static int decode_events(struct rd *r, const struct blk *b)
 			if (grow((void **)&r->unt, sizeof(*r->unt),
 				 &r->cap_unt, r->nunt + 1))
 				return fail(r, off, "out of memory");
-			if (ev.a == 0 || ev.a >= UINT32_MAX)
-				return fail(r, off, "OBJ_UNTRACK of bad object id %" PRIu64,
-					    ev.a);
+			if (ev.a == 0 || ev.a >= UINT32_MAX) {
+				if (note(r, off, "dropped",
+					 "OBJ_UNTRACK of bad object id %" PRIu64,
+					 ev.a))
+					return -1;
+				continue;
+			}
 			r->unt[r->nunt].obj = (uint32_t)ev.a;
 			r->unt[r->nunt++].off = off;
 			continue;
 		}
-		if (ts + ev.dt < ts || wall + ev.dwall < wall)
-			return fail(r, off, "timestamp overflows");
+		if (ts + ev.dt < ts || wall + ev.dwall < wall) {
+			if (r->strict)
+				return fail(r, off, "timestamp overflows");
+			return cut_thread(r, b->tid, off,
+					  "timestamp overflows");
+		}
 		ts += ev.dt;
 		wall += ev.dwall;
-		if (first && th->nv > 0 && ts < th->v[th->nv - 1].ts)
-			return fail(r, off,
-				    "time goes backwards in thread %" PRIu32 " (block starts at %" PRIu64 ", previous vertex at %" PRIu64 ")",
-				    b->tid, ts, th->v[th->nv - 1].ts);
+		if (first && ts < floor) {
+			if (note(r, off, "held at the previous time",
+				 "time goes backwards in thread %" PRIu32 " (block starts at %" PRIu64 ", previous vertex at %" PRIu64 ")",
+				 b->tid, ts, floor))
+				return -1;
+		}
 		first = false;
 		v = &th->v[th->nv];
-		v->ts = ts;
+		v->ts = ts < floor ? floor : ts;
 		v->op = ev.op;
 		v->obj = 0;
 		v->cnt = 0;
 		v->arg = 0;
-		switch (k) {
-		case CP_EV_THREAD_START:
-		case CP_EV_THREAD_CREATE:
-		case CP_EV_THREAD_JOIN:
-			if (ev.a > UINT32_MAX)
-				return fail(r, off, "%s of bad thread id %" PRIu64,
-					    cp_trace_kind_name(k), ev.a);
-			v->arg = ev.a;
-			break;
-		case CP_EV_REGION_BEGIN:
-		case CP_EV_REGION_END:
-			if (ev.a > UINT32_MAX)
-				return fail(r, off, "%s of bad string id %" PRIu64,
-					    cp_trace_kind_name(k), ev.a);
-			v->arg = ev.a;
-			break;
-		case CP_EV_REQUEST:
-		case CP_EV_FAIL:
-		case CP_EV_PUBLISH:
-		case CP_EV_CONSUME:
-			/* object 0: none (a join's REQUEST, a dequeue of an
-			 * item never enqueued); never published or consumed */
-			if (ev.a >= UINT32_MAX ||
-			    (ev.a == 0 && (k == CP_EV_PUBLISH ||
-					   (k == CP_EV_CONSUME && ev.c))))
-				return fail(r, off, "%s of bad object id %" PRIu64,
-					    cp_trace_kind_name(k), ev.a);
-			v->obj = (uint32_t)ev.a;
-			if (k == CP_EV_PUBLISH) {
-				if (ev.b == 0)
-					return fail(r, off,
-						    "PUBLISH of object %" PRIu64 " with sequence 0",
-						    ev.a);
-				v->arg = ev.b;
-			} else if (k == CP_EV_CONSUME) {
-				if (ev.c > UINT32_MAX ||
-				    (ev.c && (ev.b == 0 ||
-					      ev.b + ev.c < ev.b)))
-					return fail(r, off,
-						    "CONSUME of object %" PRIu64 " with bad range %" PRIu64 "+%" PRIu64,
-						    ev.a, ev.b, ev.c);
-				v->arg = ev.b;
-				v->cnt = (uint32_t)ev.c;
-			}
-			break;
-		case CP_EV_ENTER:
-			prev_addr += (uint64_t)ev.sv;
-			v->arg = prev_addr;
-			break;
-		case CP_EV_CP_START:
-		case CP_EV_CP_STOP:
-			t->has_startstop = true;
-			break;
-		default:
-			break;
+		why = vertex_payload(v, k, &ev, &prev_addr, whybuf,
+				     sizeof(whybuf));
+		if (why) {
+			if (note(r, off, "made inert", "%s", why))
+				return -1;
+			inert(v);
 		}
+		if (k == CP_EV_CP_START || k == CP_EV_CP_STOP)
+			t->has_startstop = true;
 		if (th->wall)
 			th->wall[th->nv] = wall;
 		th->nv++;
 	}
-	if (p != end)
-		return fail(r, (size_t)(p - r->buf),
-			    "%zu stray bytes after the last event of the block",
-			    (size_t)(end - p));
+	/* a block closed from another thread may hold one uncounted event */
+	if (p != end && !(b->flags & CP_BLOCKF_CLOSED) &&
+	    note(r, (size_t)(p - r->buf), "ignored",
+		 "%zu stray bytes after the last event of the block",
+		 (size_t)(end - p)))
+		return -1;
 	return 0;
 }
 
@@ -508,7 +748,7 @@ static char *copy_payload(struct rd *r, const struct blk *b)
 {
 	char *dst = r->t->strbuf + r->strused;
 
-	memcpy(dst, r->buf + b->off + BLK_SIZE, b->size);
+	memcpy(dst, r->buf + b->off + r->bsz, b->size);
 	r->strused += b->size;
 	return dst;
 }
@@ -547,7 +787,7 @@ static int decode_symbols(struct rd *r, const struct blk *b)
 	char *p = copy_payload(r, b), *start = p, *end = p + b->size;
 
 	while (p < end) {
-		size_t off = b->off + BLK_SIZE + (size_t)(p - start);
+		size_t off = b->off + r->bsz + (size_t)(p - start);
 		long n;
 		size_t cap = r->cap_syms;
 
@@ -577,7 +817,7 @@ static int decode_strings(struct rd *r, const struct blk *b)
 	while (p < end) {
 		long n;
 		size_t cap = r->cap_strs;
-		size_t off = b->off + BLK_SIZE + (size_t)(p - (end - b->size));
+		size_t off = b->off + r->bsz + (size_t)(p - (end - b->size));
 
 		if (end - p < 5)
 			return fail(r, off, "truncated string record");
@@ -617,7 +857,7 @@ static int decode_info(struct rd *r, const struct blk *b)
 	while (p < end) {
 		long nk, nv;
 		size_t cap = r->cap_info;
-		size_t off = b->off + BLK_SIZE + (size_t)(p - (end - b->size));
+		size_t off = b->off + r->bsz + (size_t)(p - (end - b->size));
 
 		nk = cstrlen(p, (size_t)(end - p));
 		if (nk < 0)
@@ -653,8 +893,8 @@ static size_t vertex_offset(struct rd *r, uint32_t tid, uint32_t vi)
 
 		if (b->type != CP_BLOCK_EVENTS || b->tid != tid)
 			continue;
-		p = r->buf + b->off + BLK_SIZE + EVHEAD_SIZE;
-		end = r->buf + b->off + BLK_SIZE + b->size;
+		p = r->buf + b->off + r->bsz + EVHEAD_SIZE;
+		end = r->buf + b->off + r->bsz + b->size;
 		for (uint32_t j = 0; j < b->nev; j++) {
 			const uint8_t *at = p;
 			struct rawev ev;
@@ -673,6 +913,25 @@ static size_t vertex_offset(struct rd *r, uint32_t tid, uint32_t vi)
 #define VFAIL(r, tid, vi, ...) \
 	fail((r), vertex_offset((r), (tid), (vi)), __VA_ARGS__)
 
+/* note() for vertex @vi of thread @tid (its offset found only if used). */
+static int vnote(struct rd *r, uint32_t tid, uint32_t vi, const char *action,
+		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static int vnote(struct rd *r, uint32_t tid, uint32_t vi, const char *action,
+		 const char *fmt, ...)
+{
+	char msg[200];
+	va_list ap;
+	size_t off = 0;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (r->strict || !r->t->nrepairs)
+		off = vertex_offset(r, tid, vi);
+	return note(r, off, action, "%s", msg);
+}
+
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct cp_trace_sym *x = a, *y = b;
@@ -683,6 +942,13 @@ static int cmp_sym(const void *a, const void *b)
 	if ((x->size == 0) != (y->size == 0))
 		return x->size == 0 ? 1 : -1;
 	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -704,12 +970,17 @@ static int check_objects(struct rd *r)
 	struct cp_trace *t = r->t;
 	uint32_t maxid = 0;
 
-	for (size_t i = 0; i < r->ndefs; i++)
+	for (size_t i = 0; i < r->ndefs; i++) {
+		if (r->defs[i].obj > r->total_ev) {
+			if (note(r, r->defs[i].off, "dropped",
+				 "object id %" PRIu32 " out of range",
+				 r->defs[i].obj))
+				return -1;
+			r->defs[i].obj = 0;	/* dropped */
+		}
 		if (r->defs[i].obj > maxid)
 			maxid = r->defs[i].obj;
-	if (maxid > r->total_ev)
-		return fail(r, r->defs[0].off, "object id %" PRIu32 " out of range",
-			    maxid);
+	}
 	t->nobjs = maxid + 1;
 	t->objs = calloc(t->nobjs, sizeof(*t->objs));
 	if (!t->objs)
@@ -718,11 +989,16 @@ static int check_objects(struct rd *r)
 		const struct objdef *d = &r->defs[i];
 		struct cp_trace_obj *o = &t->objs[d->obj];
 
+		if (!d->obj)
+			continue;
 		if (o->defined && (o->kind != d->kind || o->addr != d->addr ||
-				   o->extra != d->extra))
-			return fail(r, d->off,
-				    "object %" PRIu32 " defined twice, differently",
-				    d->obj);
+				   o->extra != d->extra)) {
+			if (note(r, d->off, "the first definition kept",
+				 "object %" PRIu32 " defined twice, differently",
+				 d->obj))
+				return -1;
+			continue;
+		}
 		o->defined = true;
 		o->kind = d->kind;
 		o->addr = d->addr;
@@ -731,10 +1007,13 @@ static int check_objects(struct rd *r)
 	for (size_t i = 0; i < r->nunt; i++) {
 		uint32_t id = r->unt[i].obj;
 
-		if (id >= t->nobjs || !t->objs[id].defined)
-			return fail(r, r->unt[i].off,
-				    "OBJ_UNTRACK of undefined object %" PRIu32,
-				    id);
+		if (id >= t->nobjs || !t->objs[id].defined) {
+			if (note(r, r->unt[i].off, "ignored",
+				 "OBJ_UNTRACK of undefined object %" PRIu32,
+				 id))
+				return -1;
+			continue;
+		}
 		t->objs[id].untracked = true;
 	}
 	return 0;
@@ -749,7 +1028,7 @@ static int check_uses(struct rd *r)
 		struct cp_trace_thread *th = &t->threads[tid];
 
 		for (uint32_t i = 0; i < th->nv; i++) {
-			const struct cp_tvert *v = &th->v[i];
+			struct cp_tvert *v = &th->v[i];
 			unsigned kind = cp_tvert_kind(v);
 
 			if (kind == CP_EV_REGION_BEGIN ||
@@ -768,21 +1047,33 @@ static int check_uses(struct rd *r)
 			}
 			if (!v->obj)
 				continue;
-			if (v->obj >= t->nobjs || !t->objs[v->obj].defined)
-				return VFAIL(r, tid, i,
-					     "%s of undefined object %" PRIu32,
-					     cp_trace_kind_name(kind), v->obj);
+			if (v->obj >= t->nobjs || !t->objs[v->obj].defined) {
+				if (vnote(r, tid, i, "made inert",
+					  "%s of undefined object %" PRIu32,
+					  cp_trace_kind_name(kind), v->obj))
+					return -1;
+				inert(v);
+				continue;
+			}
 			if ((kind == CP_EV_PUBLISH || kind == CP_EV_CONSUME) &&
-			    !t->objs[v->obj].kind)
-				return VFAIL(r, tid, i,
-					     "%s of object %" PRIu32 ", which has no kind",
-					     cp_trace_kind_name(kind), v->obj);
+			    !t->objs[v->obj].kind) {
+				if (vnote(r, tid, i, "made inert",
+					  "%s of object %" PRIu32 ", which has no kind",
+					  cp_trace_kind_name(kind), v->obj))
+					return -1;
+				inert(v);
+				continue;
+			}
 			if (cp_tvert_shared(v) &&
-			    t->objs[v->obj].kind != CP_OBJ_RWLOCK)
-				return VFAIL(r, tid, i,
-					     "SHARED CONSUME of object %" PRIu32 ", a %s, not an rwlock",
-					     v->obj,
-					     cp_obj_kind_name(t->objs[v->obj].kind));
+			    t->objs[v->obj].kind != CP_OBJ_RWLOCK) {
+				if (vnote(r, tid, i, "taken as exclusive",
+					  "SHARED CONSUME of object %" PRIu32 ", a %s, not an rwlock",
+					  v->obj,
+					  cp_obj_kind_name(
+						t->objs[v->obj].kind)))
+					return -1;
+				v->op &= (uint8_t)~CP_EVF_SHARED;
+			}
 			if (kind == CP_EV_PUBLISH) {
 				t->objs[v->obj].npub++;
 				npub++;
@@ -824,6 +1115,10 @@ static int check_uses(struct rd *r)
 				continue;
 			}
 			pb = &t->pub[o->pub_off + v->arg - 1];
+			if (pb->seq && !r->strict) {
+				o->sparse = true;	/* sorted out below */
+				continue;
+			}
 			if (pb->seq)
 				return VFAIL(r, tid, i,
 					     "object %" PRIu32 " publishes sequence %" PRIu64 " twice",
@@ -861,28 +1156,131 @@ static int check_uses(struct rd *r)
 		if (!t->objs[o].sparse)
 			continue;
 		qsort(pb, n, sizeof(*pb), cmp_pub);
-		for (uint32_t i = 1; i < n; i++)
-			if (pb[i - 1].seq == pb[i].seq)
-				return VFAIL(r, pb[i].tid, pb[i].vi,
-					     "object %" PRIu32 " publishes sequence %" PRIu64 " twice",
-					     o, pb[i].seq);
+		for (uint32_t i = 1, w = 1; i < n; i++) {
+			if (pb[w - 1].seq != pb[i].seq) {
+				pb[w++] = pb[i];
+			} else {
+				if (vnote(r, pb[i].tid, pb[i].vi, "made inert",
+					  "object %" PRIu32 " publishes sequence %" PRIu64 " twice",
+					  o, pb[i].seq))
+					return -1;
+				inert(&t->threads[pb[i].tid].v[pb[i].vi]);
+				t->objs[o].npub--;
+				t->npub--;
+			}
+		}
 	}
 	/* every CONSUME range must be published */
 	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
 		struct cp_trace_thread *th = &t->threads[tid];
 
 		for (uint32_t i = 0; i < th->nv; i++) {
-			const struct cp_tvert *v = &th->v[i];
+			struct cp_tvert *v = &th->v[i];
 
 			if (cp_tvert_kind(v) != CP_EV_CONSUME || !v->cnt)
 				continue;
-			if (!cp_trace_find_pub(t, v->obj, v->arg, v->cnt))
-				return VFAIL(r, tid, i,
-					     "CONSUME of object %" PRIu32 " sequences %" PRIu64 "..%" PRIu64 " without a matching PUBLISH",
-					     v->obj, v->arg,
-					     v->arg + v->cnt - 1);
+			if (!cp_trace_find_pub(t, v->obj, v->arg, v->cnt)) {
+				if (vnote(r, tid, i,
+					  "taken to depend on nothing",
+					  "CONSUME of object %" PRIu32 " sequences %" PRIu64 "..%" PRIu64 " without a matching PUBLISH",
+					  v->obj, v->arg,
+					  v->arg + v->cnt - 1))
+					return -1;
+				v->cnt = 0;
+			}
 		}
 	}
+	return 0;
+}
+
+/*
+ * Salvage: region ids that no STRINGS block names (a partial trace lost
+ * it) get the name "region N", so the regions are still told apart.
+ */
+static int synth_strings(struct rd *r)
+{
+	struct cp_trace *t = r->t;
+	uint32_t *ids = NULL, n = 0, cap = 0, k = 0;
+	size_t cap_ids = 0;
+	int ret = -1;
+
+	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
+		const struct cp_trace_thread *th = &t->threads[tid];
+
+		for (uint32_t i = 0; i < th->nv; i++) {
+			const struct cp_tvert *v = &th->v[i];
+			unsigned kind = cp_tvert_kind(v);
+
+			if (kind != CP_EV_REGION_BEGIN &&
+			    kind != CP_EV_REGION_END)
+				continue;
+			if (cp_trace_string(t, (uint32_t)v->arg))
+				continue;
+			if (grow((void **)&ids, sizeof(*ids), &cap_ids, n + 1))
+				goto out;
+			ids[n++] = (uint32_t)v->arg;
+		}
+	}
+	if (!n)
+		return 0;
+	qsort(ids, n, sizeof(*ids), cmp_u32);
+	for (uint32_t i = 0; i < n; i++)
+		if (!k || ids[k - 1] != ids[i])
+			ids[k++] = ids[i];
+	if (note(r, 0, "named by their ids",
+		 "%" PRIu32 " region names missing", k))
+		goto out;
+	cap = t->nstrs;
+	t->synth = malloc((size_t)k * 24);
+	if (!t->synth || grow((void **)&t->strs, sizeof(*t->strs),
+			      &(size_t){ cap }, t->nstrs + k))
+		goto out;
+	for (uint32_t i = 0; i < k; i++) {
+		char *text = t->synth + (size_t)i * 24;
+
+		snprintf(text, 24, "region %" PRIu32, ids[i]);
+		t->strs[t->nstrs].id = ids[i];
+		t->strs[t->nstrs++].text = text;
+	}
+	qsort(t->strs, t->nstrs, sizeof(*t->strs), cmp_str);
+	ret = 0;
+out:
+	if (ret)
+		fail(r, 0, "out of memory");
+	free(ids);
+	return ret;
+}
+
+/*
+ * A thread created but never seen running (it had not started when the
+ * process ended, or a partial trace lost its events) has no block: widen
+ * the table to every tid a THREAD_CREATE names, within the sanity bound
+ * on thread ids, so it is a thread without events rather than an unknown
+ * one.
+ */
+static int cover_created(struct rd *r)
+{
+	struct cp_trace *t = r->t;
+	uint64_t bound = 4 * (uint64_t)r->nblks + t->nthreads + 64;
+	uint32_t n = t->nthreads;
+	struct cp_trace_thread *nt;
+
+	for (uint32_t tid = 0; tid < t->nthreads; tid++)
+		for (uint32_t i = 0; i < t->threads[tid].nv; i++) {
+			const struct cp_tvert *v = &t->threads[tid].v[i];
+
+			if (cp_tvert_kind(v) == CP_EV_THREAD_CREATE &&
+			    v->arg >= n && v->arg < bound)
+				n = (uint32_t)v->arg + 1;
+		}
+	if (n == t->nthreads)
+		return 0;
+	nt = realloc(t->threads, n * sizeof(*nt));
+	if (!nt)
+		return fail(r, 0, "out of memory");
+	memset(nt + t->nthreads, 0, (n - t->nthreads) * sizeof(*nt));
+	t->threads = nt;
+	t->nthreads = n;
 	return 0;
 }
 
@@ -894,6 +1292,9 @@ static int check_threads(struct rd *r)
 	int ret = -1;
 	bool any = false;
 
+	if (cover_created(r))
+		return -1;
+
 	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
 		t->threads[tid].tid = tid;
 		t->threads[tid].parent = UINT32_MAX;
@@ -904,33 +1305,50 @@ static int check_threads(struct rd *r)
 	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
 		struct cp_trace_thread *th = &t->threads[tid];
 
+		if (th->nv && cp_tvert_kind(&th->v[0]) != CP_EV_THREAD_START) {
+			if (vnote(r, tid, 0, "its events are dropped",
+				  "thread %" PRIu32 " does not begin with THREAD_START",
+				  tid))
+				return -1;
+			t->nvertices -= th->nv;
+			th->nv = 0;
+		}
 		if (th->nv)
 			any = true;
 		for (uint32_t i = 0; i < th->nv; i++) {
-			const struct cp_tvert *v = &th->v[i];
+			struct cp_tvert *v = &th->v[i];
 			unsigned kind = cp_tvert_kind(v);
 			struct cp_trace_thread *c;
 
-			if (i == 0 && kind != CP_EV_THREAD_START)
-				return VFAIL(r, tid, i,
-					     "thread %" PRIu32 " does not begin with THREAD_START",
-					     tid);
-			if (th->exit_v != UINT32_MAX)
-				return VFAIL(r, tid, i,
-					     "thread %" PRIu32 " has events after THREAD_EXIT",
-					     tid);
+			if (th->exit_v != UINT32_MAX) {
+				if (vnote(r, tid, i, "made inert",
+					  "thread %" PRIu32 " has events after THREAD_EXIT",
+					  tid))
+					return -1;
+				inert(&th->v[th->exit_v]);
+				th->exit_v = UINT32_MAX;
+			}
 			switch (kind) {
 			case CP_EV_THREAD_START:
-				if (i != 0)
-					return VFAIL(r, tid, i,
-						     "second THREAD_START in thread %" PRIu32,
-						     tid);
+				if (i != 0) {
+					if (vnote(r, tid, i, "made inert",
+						  "second THREAD_START in thread %" PRIu32,
+						  tid))
+						return -1;
+					inert(v);
+					break;
+				}
 				if (v->arg) {
 					if (v->arg - 1 >= t->nthreads ||
-					    v->arg - 1 == tid)
-						return VFAIL(r, tid, i,
-							     "thread %" PRIu32 " started by unknown thread %" PRIu64,
-							     tid, v->arg - 1);
+					    v->arg - 1 == tid) {
+						if (vnote(r, tid, i,
+							  "taken as parentless",
+							  "thread %" PRIu32 " started by unknown thread %" PRIu64,
+							  tid, v->arg - 1))
+							return -1;
+						v->arg = 0;
+						break;
+					}
 					th->parent = (uint32_t)(v->arg - 1);
 				}
 				break;
@@ -938,22 +1356,33 @@ static int check_threads(struct rd *r)
 				th->exit_v = i;
 				break;
 			case CP_EV_THREAD_CREATE:
-				if (v->arg >= t->nthreads || v->arg == tid)
-					return VFAIL(r, tid, i,
-						     "THREAD_CREATE of unknown thread %" PRIu64,
-						     v->arg);
+				if (v->arg >= t->nthreads || v->arg == tid) {
+					if (vnote(r, tid, i, "made inert",
+						  "THREAD_CREATE of unknown thread %" PRIu64,
+						  v->arg))
+						return -1;
+					inert(v);
+					break;
+				}
 				c = &t->threads[v->arg];
-				if (c->create_v != UINT32_MAX)
-					return VFAIL(r, tid, i,
-						     "thread %" PRIu64 " created twice",
-						     v->arg);
+				if (c->create_v != UINT32_MAX) {
+					if (vnote(r, tid, i, "made inert",
+						  "thread %" PRIu64 " created twice",
+						  v->arg))
+						return -1;
+					inert(v);
+					break;
+				}
 				c->create_v = i;
 				break;
 			case CP_EV_THREAD_JOIN:
-				if (v->arg >= t->nthreads || v->arg == tid)
-					return VFAIL(r, tid, i,
-						     "THREAD_JOIN of unknown thread %" PRIu64,
-						     v->arg);
+				if (v->arg >= t->nthreads || v->arg == tid) {
+					if (vnote(r, tid, i, "made inert",
+						  "THREAD_JOIN of unknown thread %" PRIu64,
+						  v->arg))
+						return -1;
+					inert(v);
+				}
 				break;
 			default:
 				break;
@@ -969,19 +1398,24 @@ static int check_threads(struct rd *r)
 		if (!th->nv)
 			continue;
 		if (th->parent == UINT32_MAX) {
-			if (th->create_v != UINT32_MAX)
-				return VFAIL(r, tid, 0,
-					     "thread %" PRIu32 " was created but its THREAD_START names no parent",
-					     tid);
+			if (th->create_v != UINT32_MAX &&
+			    vnote(r, tid, 0, "taken as parentless",
+				  "thread %" PRIu32 " was created but its THREAD_START names no parent",
+				  tid))
+				return -1;
 			continue;
 		}
 		p = &t->threads[th->parent];
 		if (th->create_v == UINT32_MAX || th->create_v >= p->nv ||
 		    cp_tvert_kind(&p->v[th->create_v]) != CP_EV_THREAD_CREATE ||
-		    p->v[th->create_v].arg != tid)
-			return VFAIL(r, tid, 0,
-				     "thread %" PRIu32 " started by thread %" PRIu32 ", which has no THREAD_CREATE of it",
-				     tid, th->parent);
+		    p->v[th->create_v].arg != tid) {
+			if (vnote(r, tid, 0, "taken as parentless",
+				  "thread %" PRIu32 " started by thread %" PRIu32 ", which has no THREAD_CREATE of it",
+				  tid, th->parent))
+				return -1;
+			th->parent = UINT32_MAX;
+			th->v[0].arg = 0;
+		}
 	}
 	/* joins need the child's exit; procedure and region nesting */
 	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
@@ -989,18 +1423,26 @@ static int check_threads(struct rd *r)
 		size_t depth = 0;
 
 		for (uint32_t i = 0; i < th->nv; i++) {
-			const struct cp_tvert *v = &th->v[i];
+			struct cp_tvert *v = &th->v[i];
 			unsigned kind = cp_tvert_kind(v);
+			struct cp_trace_thread *c;
 			size_t j;
 
 			switch (kind) {
 			case CP_EV_THREAD_JOIN:
-				if (t->threads[v->arg].exit_v == UINT32_MAX) {
-					VFAIL(r, tid, i,
-					      "THREAD_JOIN of thread %" PRIu64 ", which has no THREAD_EXIT",
-					      v->arg);
+				c = &t->threads[v->arg];
+				if (c->exit_v != UINT32_MAX)
+					break;
+				if (vnote(r, tid, i, c->nv ?
+					  "the child taken to end at its "
+					  "last event" : "made inert",
+					  "THREAD_JOIN of thread %" PRIu64 ", which has no THREAD_EXIT",
+					  v->arg))
 					goto out;
-				}
+				if (c->nv)
+					c->exit_v = c->nv - 1;
+				else
+					inert(v);
 				break;
 			case CP_EV_ENTER:
 			case CP_EV_REGION_BEGIN:
@@ -1017,10 +1459,12 @@ static int check_threads(struct rd *r)
 				for (j = depth; j > 0 && stack[j - 1]; j--)
 					;
 				if (j == 0) {
-					VFAIL(r, tid, i,
-					      "LEAVE without ENTER in thread %" PRIu32,
-					      tid);
-					goto out;
+					if (vnote(r, tid, i, "made inert",
+						  "LEAVE without ENTER in thread %" PRIu32,
+						  tid))
+						goto out;
+					inert(v);
+					break;
 				}
 				depth = j - 1;
 				break;
@@ -1029,10 +1473,12 @@ static int check_threads(struct rd *r)
 				     j > 0 && stack[j - 1] != v->arg + 1; j--)
 					;
 				if (j == 0) {
-					VFAIL(r, tid, i,
-					      "REGION_END of region %" PRIu64 " that is not open in thread %" PRIu32,
-					      v->arg, tid);
-					goto out;
+					if (vnote(r, tid, i, "made inert",
+						  "REGION_END of region %" PRIu64 " that is not open in thread %" PRIu32,
+						  v->arg, tid))
+						goto out;
+					inert(v);
+					break;
 				}
 				depth = j - 1;
 				break;
@@ -1059,9 +1505,11 @@ static int check_header(struct rd *r)
 		return fail(r, 0, "not a cpthread trace (bad magic)");
 	if (r->len < HDR_SIZE)
 		return fail(r, r->len, "truncated header");
-	if (rd_u32(b + 8) != CP_TRACE_VERSION)
+	r->version = rd_u32(b + 8);
+	if (r->version != 1 && r->version != CP_TRACE_VERSION)
 		return fail(r, 8, "unsupported trace version %" PRIu32,
-			    rd_u32(b + 8));
+			    r->version);
+	r->bsz = r->version == 1 ? CP_BLOCK_HEADER_V1_SIZE : BLK_SIZE;
 	hsize = rd_u32(b + 12);
 	if (hsize < HDR_SIZE || hsize > r->len)
 		return fail(r, 12, "bad header size %" PRIu32, hsize);
@@ -1078,58 +1526,129 @@ static int check_header(struct rd *r)
 	return 0;
 }
 
+/*
+ * Salvage, before decoding: an EVENTS block numbered out of turn means its
+ * thread lost a block (torn by a crash, or damaged), so that block and the
+ * thread's later ones are dropped.  Version 1 blocks carry no numbers.
+ */
+static int check_sequence(struct rd *r)
+{
+	struct cp_trace *t = r->t;
+	uint32_t *next = calloc(t->nthreads, sizeof(*next));
+
+	if (!next)
+		return fail(r, 0, "out of memory");
+	for (size_t i = 0; r->version >= 2 && i < r->nblks; i++) {
+		struct blk *b = &r->blks[i];
+
+		if (b->type != CP_BLOCK_EVENTS)
+			continue;
+		if (next[b->tid] != UINT32_MAX && b->seq != next[b->tid]) {
+			if (note(r, b->off, "the thread ends there",
+				 "thread %" PRIu32 " lost events block %" PRIu32,
+				 b->tid, next[b->tid])) {
+				free(next);
+				return -1;
+			}
+			next[b->tid] = UINT32_MAX;	/* a gap: the rest goes */
+		}
+		if (next[b->tid] == UINT32_MAX) {
+			r->total_ev -= b->nev;
+			b->type = 0;
+		} else {
+			next[b->tid]++;
+		}
+	}
+	free(next);
+	return 0;
+}
+
+/* Partial trace: say in one line what was missing and what is assumed. */
+static void say_partial(struct rd *r)
+{
+	struct cp_trace *t = r->t;
+	char cut[64] = "";
+
+	if (r->len > r->good_end)
+		snprintf(cut, sizeof(cut), " (%zu bytes after them dropped)",
+			 r->len - r->good_end);
+	t->partial = true;
+	snprintf(t->partial_why, sizeof(t->partial_why),
+		 "no END block (the run did not finish: crash, kill or write "
+		 "error); read %zu complete blocks%s; open waits and threads "
+		 "end at their last recorded event", r->nblks, cut);
+}
+
 static int parse(struct rd *r)
 {
 	struct cp_trace *t = r->t;
 	struct cp_trace_end end;
 	uint64_t *nev;
+	uint32_t maxtid = 0;
 
+	memset(&end, 0, sizeof(end));
 	if (check_header(r) || pass1(r, &end))
 		return -1;
-	t->nevents = end.nevents;
+	if (!r->has_end)
+		say_partial(r);
+	t->nevents = r->has_end ? end.nevents : r->total_ev;
 	t->online_len_ns = end.online_len_ns;
-	if (end.nthreads > r->total_ev + 1)
-		return fail(r, r->len - END_SIZE,
-			    "END block gives %" PRIu32 " threads", end.nthreads);
-	if (end.nevents != r->total_ev)
-		return fail(r, r->len - END_SIZE,
-			    "END block counts %" PRIu64 " events, the blocks hold %" PRIu64,
-			    end.nevents, r->total_ev);
+	if (r->has_end && end.nthreads > r->total_ev + 1) {
+		if (note(r, r->end_off, "ignored",
+			 "END block gives %" PRIu32 " threads", end.nthreads))
+			return -1;
+		end.nthreads = 0;
+	}
+	if (r->has_end && end.nevents != r->total_ev) {
+		if (note(r, r->end_off, "the blocks' count used",
+			 "END block counts %" PRIu64 " events, the blocks hold %" PRIu64,
+			 end.nevents, r->total_ev))
+			return -1;
+		t->nevents = r->total_ev;
+	}
 	/*
 	 * Thread ids may have gaps (a failed pthread_create), so the table
 	 * covers every tid a block names, within a sanity bound.
 	 */
 	t->nthreads = end.nthreads;
 	for (size_t i = 0; i < r->nblks; i++) {
-		const struct blk *b = &r->blks[i];
+		struct blk *b = &r->blks[i];
 
 		if (b->type != CP_BLOCK_EVENTS && b->type != CP_BLOCK_THREAD)
 			continue;
-		if (b->tid >= 4 * (uint64_t)r->nblks + end.nthreads + 64)
-			return fail(r, b->off,
-				    "implausible thread id %" PRIu32, b->tid);
-		if (b->tid >= t->nthreads)
-			t->nthreads = b->tid + 1;
+		if (b->tid >= 4 * (uint64_t)r->nblks + end.nthreads + 64) {
+			if (note(r, b->off, "the block is dropped",
+				 "implausible thread id %" PRIu32, b->tid))
+				return -1;
+			if (b->type == CP_BLOCK_EVENTS)
+				r->total_ev -= b->nev;
+			b->type = 0;
+			continue;
+		}
+		if (b->tid >= maxtid)
+			maxtid = b->tid + 1;
 	}
+	if (maxtid > t->nthreads)
+		t->nthreads = maxtid;
 	if (t->nthreads == 0)
-		return fail(r, r->len - END_SIZE, "no threads in the trace");
+		return fail(r, r->has_end ? r->end_off : r->len,
+			    "no threads in the trace");
 	t->threads = calloc(t->nthreads, sizeof(*t->threads));
 	nev = calloc(t->nthreads, sizeof(*nev));
+	r->broken = calloc(t->nthreads, sizeof(*r->broken));
 	t->strbuf = malloc(r->strbytes ? r->strbytes : 1);
-	if (!t->threads || !nev || !t->strbuf) {
+	if (!t->threads || !nev || !r->broken || !t->strbuf) {
 		free(nev);
 		return fail(r, 0, "out of memory");
 	}
+	if (check_sequence(r)) {
+		free(nev);
+		return -1;
+	}
+	t->nevents = r->total_ev;	/* what is read, END or not */
 	for (size_t i = 0; i < r->nblks; i++) {
 		const struct blk *b = &r->blks[i];
 
-		if ((b->type == CP_BLOCK_EVENTS ||
-		     b->type == CP_BLOCK_THREAD) && b->tid >= t->nthreads) {
-			free(nev);
-			return fail(r, b->off,
-				    "block of thread %" PRIu32 ", but the END block gives %" PRIu32 " threads",
-				    b->tid, t->nthreads);
-		}
 		if (b->type == CP_BLOCK_EVENTS)
 			nev[b->tid] += b->nev;
 	}
@@ -1188,7 +1707,8 @@ static int parse(struct rd *r)
 		    strcmp(t->strs[i].text, t->strs[i - 1].text))
 			return fail(r, 0, "string %" PRIu32 " defined twice, differently",
 				    t->strs[i].id);
-	if (check_objects(r) || check_uses(r) || check_threads(r))
+	if (check_objects(r) || (!r->strict && synth_strings(r)) ||
+	    check_uses(r) || check_threads(r))
 		return -1;
 	if (t->samples && cp_samples_finish(t->samples, t))
 		return fail(r, 0, "out of memory");
@@ -1198,10 +1718,20 @@ static int parse(struct rd *r)
 int cp_trace_parse(struct cp_trace *t, const char *name, const void *buf,
 		   size_t len, char *err, size_t errlen)
 {
+	return cp_trace_parse_flags(t, name, buf, len, 0, err, errlen);
+}
+
+int cp_trace_parse_flags(struct cp_trace *t, const char *name,
+			 const void *buf, size_t len, unsigned flags,
+			 char *err, size_t errlen)
+{
 	struct rd r = {
 		.t = t, .buf = buf, .len = len, .err = err, .errlen = errlen,
+		.strict = flags & CP_TRACE_STRICT,
 	};
 	int ret;
+
+	cp_crc32c_init();
 
 	memset(t, 0, sizeof(*t));
 	t->path = strdup(name ? name : "trace");
@@ -1214,6 +1744,7 @@ int cp_trace_parse(struct cp_trace *t, const char *name, const void *buf,
 	cp_big_free(r.blks);	/* scratch the next phases may reuse */
 	cp_big_free(r.defs);
 	cp_big_free(r.unt);
+	free(r.broken);
 	if (ret)
 		cp_trace_free(t);
 	return ret;
@@ -1221,6 +1752,12 @@ int cp_trace_parse(struct cp_trace *t, const char *name, const void *buf,
 
 int cp_trace_read(struct cp_trace *t, const char *path, char *err,
 		  size_t errlen)
+{
+	return cp_trace_read_flags(t, path, 0, err, errlen);
+}
+
+int cp_trace_read_flags(struct cp_trace *t, const char *path,
+			unsigned flags, char *err, size_t errlen)
 {
 	struct stat st;
 	void *map = NULL;
@@ -1253,8 +1790,8 @@ int cp_trace_read(struct cp_trace *t, const char *path, char *err,
 		madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
 	}
 	close(fd);
-	ret = cp_trace_parse(t, path, map ? map : "", (size_t)st.st_size,
-			     err, errlen);
+	ret = cp_trace_parse_flags(t, path, map ? map : "",
+				   (size_t)st.st_size, flags, err, errlen);
 	if (map)
 		munmap(map, (size_t)st.st_size);
 	return ret;
@@ -1274,6 +1811,7 @@ void cp_trace_free(struct cp_trace *t)
 	free(t->strs);
 	free(t->info);
 	free(t->strbuf);
+	free(t->synth);
 	free(t->path);
 	cp_samples_free(t->samples);
 	memset(t, 0, sizeof(*t));
@@ -1282,9 +1820,14 @@ void cp_trace_free(struct cp_trace *t)
 bool cp_trace_is_trace(const char *path)
 {
 	char magic[8];
-	FILE *f = fopen(path, "rb");
+	struct stat st;
+	FILE *f;
 	bool yes;
 
+	/* a pipe or device cannot be read twice: only files are sniffed */
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	f = fopen(path, "rb");
 	if (!f)
 		return false;
 	yes = fread(magic, 1, 8, f) == 8 && !memcmp(magic, CP_TRACE_MAGIC, 8);

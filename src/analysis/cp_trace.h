@@ -6,8 +6,9 @@
  * table and the region strings.  It checks everything it reads, so the
  * layers above (cp_tracepag.c, cp_whatif.c) may trust that every object id
  * is defined, every thread id is known, every CONSUME range points at
- * PUBLISHes that exist, every JOIN has the child's THREAD_EXIT and every
- * LEAVE has an ENTER.
+ * PUBLISHes that exist, every JOIN has the child's exit vertex (exit_v) and
+ * every LEAVE has an ENTER.  Without CP_TRACE_STRICT, what breaks one of
+ * these is repaired or made inert instead of refusing the file.
  *
  * A struct cp_trace is built once and is read-only afterwards; concurrent
  * readers may share it.
@@ -115,7 +116,8 @@ struct cp_trace {
 	uint64_t start_realtime_ns;
 	uint64_t start_wall_ns;
 
-	uint32_t nthreads;		/* from the END block */
+	uint32_t nthreads;		/* every tid a block, the END block or
+					 * a THREAD_CREATE names */
 	struct cp_trace_thread *threads;	/* [nthreads] by tid */
 	uint32_t nobjs;			/* object ids are 1..nobjs-1 */
 	struct cp_trace_obj *objs;	/* [nobjs], objs[0] unused */
@@ -135,25 +137,52 @@ struct cp_trace {
 	bool has_startstop;		/* CP_START or CP_STOP seen */
 
 	char *strbuf;			/* copy of every string block */
+	char *synth;			/* names made up for region ids no
+					 * STRINGS block defines (salvage) */
+
+	/*
+	 * Salvage (without CP_TRACE_STRICT).  A trace without its END block
+	 * (the run crashed or was killed, or the disk filled) is read up to
+	 * its last complete block and marked partial; a damaged block is
+	 * skipped; an inconsistent event is repaired or made inert (see
+	 * cp_trace.c) and counted.  Each of @partial_why and @repair_why is
+	 * one line for humans.
+	 */
+	bool partial;			/* no END block: what ran is not all */
+	char partial_why[256];		/* what was missing, what was assumed */
+	uint64_t nrepairs;		/* events or blocks dropped/repaired */
+	char repair_why[256];		/* the first of them, with its offset */
 	struct cp_samples *samples;	/* SAMPLES and MODULES blocks
 					 * (cp_samples.h), NULL if none */
 };
 
+/* cp_trace_parse_flags() flags. */
+#define CP_TRACE_STRICT	0x1u	/* refuse any damage, as version 1 did */
+
 /*
- * Parse @len bytes at @buf as a trace named @name (for messages).  Returns
+ * Parse @len bytes at @buf as a trace named @name (for messages), salvaging
+ * what a damaged or partial trace holds (see struct cp_trace).  Returns
  * 0 with @t filled, or -1 with "NAME: what is wrong (offset N)" in @err and
  * @t empty.  Never reads outside [buf, buf+len).  @buf may be freed after
  * the call: everything is copied.
  */
 int cp_trace_parse(struct cp_trace *t, const char *name, const void *buf,
 		   size_t len, char *err, size_t errlen);
+/* cp_trace_parse with CP_TRACE_* @flags (cp_trace_parse: none). */
+int cp_trace_parse_flags(struct cp_trace *t, const char *name,
+			 const void *buf, size_t len, unsigned flags,
+			 char *err, size_t errlen);
 /* Read and parse the file @path (mapped read-only); as cp_trace_parse. */
 int cp_trace_read(struct cp_trace *t, const char *path, char *err,
 		  size_t errlen);
+/* cp_trace_read with CP_TRACE_* @flags. */
+int cp_trace_read_flags(struct cp_trace *t, const char *path,
+			unsigned flags, char *err, size_t errlen);
 /* Free what @t owns. */
 void cp_trace_free(struct cp_trace *t);
 
-/* True if the file @path starts with CP_TRACE_MAGIC. */
+/* True if @path is a regular file that starts with CP_TRACE_MAGIC (a pipe
+ * or device is never sniffed: that would consume what it reads). */
 bool cp_trace_is_trace(const char *path);
 
 /*

@@ -9,11 +9,39 @@
  * ----
  *   struct cp_trace_header                 (fixed, CP_TRACE_HEADER_SIZE bytes)
  *   block*                                 (any order, see below)
- *   CP_BLOCK_END block                     (last; absent => truncated trace)
+ *   CP_BLOCK_END block                     (last; absent => partial trace)
  *
  * Every block starts with struct cp_block_header; its payload follows,
  * `size` bytes.  A reader skips block types it does not know (forward
  * compatibility inside one major version).
+ *
+ * Each block is checkable on its own: `crc` is the CRC-32C (Castagnoli,
+ * reflected, initial value and final xor ~0) of the header's first 16 bytes
+ * (magic, type, tid, size) followed by the payload, so a reader that meets
+ * a torn or overwritten region can skip to the next CP_BLOCK_MAGIC whose
+ * block checks out.  EVENTS blocks are numbered per thread (`seq` from 0);
+ * a gap tells the reader that the thread lost a block, and so the thread's
+ * later blocks cannot be placed (it ends at the gap).
+ *
+ * Crash safety.  The writer appends whole blocks, each with one write(2)
+ * on an O_APPEND descriptor, so at any moment the file is a sequence of
+ * whole blocks but for those a kill cut short.  A thread's events reach
+ * the file when its 64 KB buffer is full, when it records an event
+ * CP_TRACE_FLUSH_NS or more after the oldest event in its buffer, when it
+ * exits, when it begins a blocking wait (a REQUEST) with events
+ * CP_TRACE_WAIT_NS old or more in its buffer, at exit() and _exit(), and
+ * on a fatal signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM,
+ * SIGINT, ...: every thread's buffer is written before the program dies as
+ * it would have).  So a run killed by SIGKILL loses, per thread, at most
+ * one buffer: the events of its last CP_TRACE_FLUSH_NS of activity, or of
+ * its last CP_TRACE_WAIT_NS before it blocked in a traced wait; a thread
+ * that stopped recording outside the tracer's view (sleep, read, a
+ * spinning loop) keeps its unwritten events until it records again.  A
+ * trace without the END block is partial: a reader analyses every
+ * complete block and says so.
+ *
+ * Version 1 files (16-byte block header: magic, type, tid, size; no
+ * checksum, no numbering) are still read.
  *
  * Blocks
  * ------
@@ -143,7 +171,9 @@
 #include <stdint.h>
 
 #define CP_TRACE_MAGIC		"CPTTRACE"	/* 8 bytes, no NUL */
-#define CP_TRACE_VERSION	1
+#define CP_TRACE_VERSION	2
+#define CP_TRACE_FLUSH_NS	100000000u	/* flush a buffer this old */
+#define CP_TRACE_WAIT_NS	1000000u	/* ... this old, at a wait */
 #define CP_TRACE_HEADER_SIZE	64
 #define CP_BLOCK_MAGIC		0x4b4c4243u	/* "CBLK" little-endian */
 
@@ -193,9 +223,25 @@ struct cp_samples_head {
 struct cp_block_header {
 	uint32_t magic;		/* CP_BLOCK_MAGIC */
 	uint32_t type;		/* enum cp_block_type */
-	uint32_t tid;		/* owning thread (EVENTS, THREAD), else 0 */
+	uint32_t tid;		/* owning thread (EVENTS, THREAD, SAMPLES),
+				 * else 0 */
 	uint32_t size;		/* payload bytes after this header */
+	uint32_t seq;		/* EVENTS: the block's number among its
+				 * thread's EVENTS blocks, from 0; else 0 */
+	uint32_t flags;		/* CP_BLOCKF_* */
+	uint32_t crc;		/* CRC-32C of bytes 0..15 and the payload */
+	uint32_t reserved;	/* 0 */
 };
+
+#define CP_BLOCK_HEADER_V1_SIZE	16	/* magic, type, tid, size only */
+
+/*
+ * cp_block_header.flags.  CP_BLOCKF_CLOSED: an EVENTS block written by
+ * the exit or crash path, possibly from another thread while the owner was
+ * recording; the payload may end with the bytes of one event that
+ * cp_events_head.nevents does not count (a reader ignores them).
+ */
+#define CP_BLOCKF_CLOSED	0x1u
 
 struct cp_events_head {
 	uint64_t ts_base;	/* clock value the first dt counts from */

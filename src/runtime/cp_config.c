@@ -143,6 +143,22 @@ void cp_config_load(struct cp_config *c)
 	}
 	v = getenv("CPTHREAD_QUIET");
 	c->quiet = v && !strcmp(v, "1");
+	v = getenv("CPTHREAD_FOLLOW_SYMLINKS");
+	c->follow_symlinks = v && !strcmp(v, "1");
+	c->file_mode = 0600;
+	v = getenv("CPTHREAD_FILE_MODE");
+	if (v && *v) {
+		char *end;
+		long m = strtol(v, &end, 8);
+
+		if (!strcmp(v, "umask"))
+			c->file_mode = 0666;	/* the umask applies */
+		else if (*end || m < 0 || m > 0777)
+			cp_warn("CPTHREAD_FILE_MODE='%s' is not 'umask' or an "
+				"octal mode (0..0777); using 0600", v);
+		else
+			c->file_mode = (unsigned)m;
+	}
 }
 
 void cp_config_path(const char *tmpl, const char *ext, long pid, bool child,

@@ -28,6 +28,10 @@ struct cp_config {
 	char trace_tmpl[PATH_MAX];	/* "" = cpthread.%p.cpt */
 	unsigned sample_ms;		/* 0 = off */
 	bool quiet;
+	bool follow_symlinks;		/* CPTHREAD_FOLLOW_SYMLINKS=1: an
+					 * explicit path may be a symlink */
+	unsigned file_mode;		/* CPTHREAD_FILE_MODE: mode of new
+					 * files (0600; "umask": 0666) */
 };
 
 /* Parse the environment into @c; complaints go to stderr, one line each.

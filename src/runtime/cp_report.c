@@ -22,9 +22,11 @@
 #include "cp_items.h"
 #include "cp_lock.h"
 #include "cp_objrec.h"
+#include "cp_outfile.h"
 #include "cp_procs.h"
 #include "cp_symbols.h"
 #include "cp_trace_format.h"
+#include "cp_tracebuf.h"
 #include "cp_unseen.h"
 
 #define CP_MAX_SAMPLES 100000
@@ -124,6 +126,7 @@ struct fdsink {
 	int fd;
 	size_t n;
 	bool failed;
+	int err;		/* errno of the failed write */
 	char buf[16384];
 };
 
@@ -132,11 +135,17 @@ static void sink_flush(struct fdsink *s)
 	size_t off = 0;
 
 	while (off < s->n && !s->failed) {
-		ssize_t w = write(s->fd, s->buf + off, s->n - off);
+		ssize_t w;
 
-		if (w <= 0)
+		cp_tb_writing++;	/* a SIGXFSZ/SIGPIPE of ours: ignored */
+		w = write(s->fd, s->buf + off, s->n - off);
+		cp_tb_writing--;
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
 			s->failed = true;
-		else
+			s->err = w < 0 ? errno : EIO;
+		} else
 			off += (size_t)w;
 	}
 	s->n = 0;
@@ -267,16 +276,18 @@ static void say_stderr(void *arg, const char *line)
 	sink_printf(arg, "cpthread: %s\n", line);
 }
 
-static void write_json(struct summary *s, int fd)
+/* Write the JSON report to @fd; 0 or the errno of a failed write. */
+static int write_json(struct summary *s, int fd)
 {
 	struct fdsink *sink = cp_zalloc(sizeof(*sink));
 	struct cp_emit e;
 	uint64_t len = s->cp->len;
 	uint64_t *share = cp_path_share(s->cp);
 	uint64_t *z = cp_path_z(s->cp, cp_rt.nsel);
+	int err;
 
 	if (!sink)
-		return;
+		return ENOMEM;
 	sink->fd = fd;
 	cp_emit_init(&e, sink_write, sink, true);
 	cp_emit_obj_begin(&e, NULL);
@@ -392,7 +403,9 @@ static void write_json(struct summary *s, int fd)
 	cp_emit_obj_end(&e);
 	cp_emit_end(&e);
 	sink_flush(sink);
+	err = sink->failed ? sink->err : 0;
 	cp_free(sink);
+	return err;
 }
 
 static void fmt_s(char *buf, size_t n, uint64_t ns)
@@ -444,9 +457,6 @@ static void write_stderr(struct summary *s)
 	if (cp_rt.report_path[0])
 		sink_printf(o, "cpthread: report written to %s\n",
 			    cp_rt.report_path);
-	if (cp_rt.trace && cp_rt.trace_path[0])
-		sink_printf(o, "cpthread: trace written to %s (cpt report %s)\n",
-			    cp_rt.trace_path, cp_rt.trace_path);
 	sink_flush(o);
 	cp_free(o);
 }
@@ -496,15 +506,18 @@ void cp_report_write(struct cp_thread *caller)
 
 	if (cp_rt.report_path[0]) {
 		int saved = errno;
-		int fd = open(cp_rt.report_path, O_WRONLY | O_CREAT | O_TRUNC |
-			      O_CLOEXEC, 0644);
+		int fd = cp_outfile_create(cp_rt.report_path,
+					   sizeof(cp_rt.report_path),
+					   !cp_rt.cfg.report_tmpl[0], "report",
+					   0);
+		int err = fd < 0 ? -fd : write_json(s, fd);
 
-		if (fd >= 0) {
-			write_json(s, fd);
-			close(fd);
-		} else {
-			cp_warn("cannot write the report %s: %s",
-				cp_rt.report_path, strerror(errno));
+		if (fd >= 0 && close(fd) && !err && errno != EINTR)
+			err = errno;
+		if (err) {
+			cp_warn("cannot write the report %s: %s%s",
+				cp_rt.report_path, strerror(err),
+				fd >= 0 ? "; the report is incomplete" : "");
 			cp_rt.report_path[0] = '\0';
 		}
 		errno = saved;

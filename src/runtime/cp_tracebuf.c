@@ -5,11 +5,17 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cp_alloc.h"
+#include "cp_crash.h"
+#include "cp_crc32c.h"
 #include "cp_lock.h"
+#include "cp_outfile.h"
 #include "cp_runtime.h"
 #include "cp_symbols.h"
 #include "cp_thread.h"
@@ -23,36 +29,136 @@ static struct cp_lock cp_strings_lock;
 static const char *cp_strings[CP_MAX_STRINGS];
 static uint32_t cp_nstrings;
 
-static int write_all(int fd, const void *buf, size_t n)
+/* Every buffer ever made (the pool): pushed, never unlinked. */
+static struct cp_tracebuf *cp_tb_all;
+/* Events that reached the file, for the END block. */
+static uint64_t cp_tb_written;
+/* errno of the first failed write, 0 while the trace is whole. */
+static int cp_trace_err;
+__thread unsigned cp_tb_writing __attribute__((tls_model("initial-exec")));
+
+/* Functions of cp_trace_at_crash. */
+#define CP_MAX_AT_CRASH 8
+static void (*cp_at_crash[CP_MAX_AT_CRASH])(void);
+static unsigned cp_nat_crash;
+/* 0: no crash flush yet; 1: one is running; 2: done. */
+static int cp_crash_state;
+
+int cp_trace_error(void)
 {
-	const uint8_t *p = buf;
+	return __atomic_load_n(&cp_trace_err, __ATOMIC_ACQUIRE);
+}
 
+/*
+ * Record write error @err; the first one is said on stderr unless
+ * @quiet (a signal handler).  Any thread.
+ */
+static void trace_failed(int err, bool quiet)
+{
+	int none = 0;
+
+	if (!__atomic_compare_exchange_n(&cp_trace_err, &none, err, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return;
+	if (!quiet)
+		cp_warn("cannot write the trace %s: %s; the rest of the run is "
+			"not traced", cp_rt.trace_path, strerror(err));
+}
+
+/*
+ * Append @iov (@n parts) to the trace with one writev, continuing after a
+ * short write.  0 or -errno.  Async-signal-safe.
+ */
+static int append(struct iovec *iov, int n)
+{
+	int fd = cp_rt.trace_fd;
+
+	if (fd < 0)
+		return -EBADF;
+	if (cp_trace_error())
+		return -cp_trace_error();
 	while (n > 0) {
-		ssize_t w = write(fd, p, n);
+		ssize_t w;
 
+		cp_tb_writing++;
+		w = writev(fd, iov, n);
+		cp_tb_writing--;
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
+			return w < 0 ? -errno : -EIO;
+		while (n > 0 && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (uint8_t *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
 	}
 	return 0;
 }
+
+/* Fill in @bh's magic, size and checksum for @payload and append both.
+ * 0 or -errno (the error is recorded).  Async-signal-safe. */
+static int put_block(struct cp_block_header *bh, const void *payload,
+		     size_t n, bool quiet)
+{
+	struct iovec iov[2];
+	int cnt = 1, ret;
+
+	bh->magic = CP_BLOCK_MAGIC;
+	bh->size = (uint32_t)n;
+	bh->reserved = 0;
+	bh->crc = cp_block_crc(bh, payload);
+	iov[0].iov_base = bh;
+	iov[0].iov_len = sizeof(*bh);
+	if ((const uint8_t *)payload == (const uint8_t *)(bh + 1)) {
+		iov[0].iov_len += n;	/* one piece already */
+	} else if (n) {
+		iov[1].iov_base = (void *)payload;
+		iov[1].iov_len = n;
+		cnt = 2;
+	}
+	ret = append(iov, cnt);
+	if (ret && ret != -EBADF)
+		trace_failed(-ret, quiet);
+	return ret;
+}
+
+int cp_trace_write_block(uint32_t type, uint32_t tid, const void *payload,
+			 size_t n)
+{
+	struct cp_block_header bh = { .type = type, .tid = tid };
+	int saved = errno, ret;
+
+	if (n > UINT32_MAX)
+		return -EFBIG;
+	ret = put_block(&bh, payload, n, __atomic_load_n(&cp_crash_state,
+							 __ATOMIC_ACQUIRE));
+	errno = saved;
+	return ret;
+}
+
+static void write_run_blocks(void);
 
 int cp_trace_open(void)
 {
 	struct cp_trace_header h;
 	int fd, saved = errno;
 
-	fd = open(cp_rt.trace_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND |
-		  O_CLOEXEC, 0644);
-	if (fd < 0) {
-		int err = errno;
-
-		errno = saved;
-		return -err;
-	}
+	cp_crc32c_init();
+	fd = cp_outfile_create(cp_rt.trace_path, sizeof(cp_rt.trace_path),
+			       !cp_rt.cfg.trace_tmpl[0], "trace", O_APPEND);
+	if (fd < 0)
+		return fd;
+	/* a fork child starts a new file: the parent's buffers are not its */
+	for (struct cp_tracebuf *tb = cp_tb_all; tb; tb = tb->all_next)
+		__atomic_store_n(&tb->state, CP_TB_FREE, __ATOMIC_RELEASE);
+	cp_tb_written = 0;
+	cp_trace_err = 0;
+	cp_crash_state = 0;
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, CP_TRACE_MAGIC, 8);
 	h.version = CP_TRACE_VERSION;
@@ -62,13 +168,17 @@ int cp_trace_open(void)
 	h.pid = (uint64_t)cp_rt.pid;
 	h.start_realtime_ns = cp_rt.start_realtime;
 	h.start_wall_ns = cp_rt.start_wall;
-	if (write_all(fd, &h, sizeof(h))) {
-		close(fd);
-		errno = saved;
-		return -EIO;
-	}
 	cp_rt.trace_fd = fd;
 	cp_nstrings = 0;
+	{
+		struct iovec iov = { .iov_base = &h, .iov_len = sizeof(h) };
+		int ret = append(&iov, 1);
+
+		if (ret)
+			trace_failed(-ret, false);
+	}
+	write_run_blocks();
+	cp_crash_arm();
 	errno = saved;
 	return 0;
 }
@@ -83,54 +193,193 @@ static void block_reset(struct cp_tracebuf *tb)
 	tb->pos = tb->buf + CP_TB_HEAD;
 	tb->nevents = 0;
 	tb->prev_fn = 0;
+	tb->deadline = UINT64_MAX;
+}
+
+/* A buffer of the pool nobody owns, claimed (held as CP_TB_FLUSHING, so
+ * that no crash path reads it half set up); or NULL. */
+static struct cp_tracebuf *tb_reuse(void)
+{
+	struct cp_tracebuf *tb;
+
+	for (tb = __atomic_load_n(&cp_tb_all, __ATOMIC_ACQUIRE); tb;
+	     tb = tb->all_next) {
+		int st = CP_TB_FREE;
+
+		if (__atomic_load_n(&tb->state, __ATOMIC_RELAXED) == st &&
+		    __atomic_compare_exchange_n(&tb->state, &st,
+						CP_TB_FLUSHING,
+						false, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			return tb;
+	}
+	return NULL;
 }
 
 struct cp_tracebuf *cp_tb_new(uint32_t tid, uint64_t ts, uint64_t wall)
 {
-	struct cp_tracebuf *tb = cp_zalloc(sizeof(*tb));
+	struct cp_tracebuf *tb = tb_reuse();
 
-	if (!tb)
-		return NULL;
-	tb->buf = cp_zalloc(CP_TB_SIZE);
-	if (!tb->buf) {
-		cp_free(tb);
-		return NULL;
+	if (!tb) {
+		tb = cp_zalloc(sizeof(*tb));
+		if (!tb)
+			return NULL;
+		tb->buf = cp_zalloc(CP_TB_SIZE + CP_TB_ROOM);	/* + scratch */
+		if (!tb->buf) {
+			cp_free(tb);
+			return NULL;
+		}
+		tb->end = tb->buf + CP_TB_SIZE - CP_TB_ROOM;
+		tb->state = CP_TB_FLUSHING;	/* until set up */
+		tb->all_next = __atomic_load_n(&cp_tb_all, __ATOMIC_RELAXED);
+		while (!__atomic_compare_exchange_n(&cp_tb_all, &tb->all_next,
+						    tb, true, __ATOMIC_RELEASE,
+						    __ATOMIC_RELAXED))
+			;
 	}
 	tb->tid = tid;
-	tb->end = tb->buf + CP_TB_SIZE - CP_TB_ROOM;
+	tb->seq = 0;
+	tb->total = 0;
 	tb->prev_ts = ts;
 	tb->prev_wall = wall;
+	tb->flush_now = false;
 	block_reset(tb);
+	__atomic_store_n(&tb->state, CP_TB_IDLE, __ATOMIC_RELEASE);
 	return tb;
+}
+
+/*
+ * Write the committed events of @tb as one EVENTS block (@crash: from
+ * another thread, which may race with the owner's next event).  The
+ * caller holds the buffer (CP_TB_FLUSHING).  Async-signal-safe.
+ */
+static void tb_write(struct cp_tracebuf *tb, bool crash)
+{
+	struct cp_block_header *bh = (struct cp_block_header *)tb->buf;
+	struct cp_events_head *eh = (struct cp_events_head *)(bh + 1);
+	uint32_t nev = __atomic_load_n(&tb->nevents, __ATOMIC_ACQUIRE);
+	uint8_t *pos = __atomic_load_n(&tb->pos, __ATOMIC_ACQUIRE);
+
+	if (!nev)
+		return;
+	bh->type = CP_BLOCK_EVENTS;
+	bh->tid = tb->tid;
+	bh->seq = tb->seq;
+	bh->flags = crash ? CP_BLOCKF_CLOSED : 0;
+	eh->nevents = nev;
+	eh->reserved = 0;
+	if (!put_block(bh, eh, (size_t)(pos - (uint8_t *)eh), crash)) {
+		tb->seq++;
+		__atomic_fetch_add(&cp_tb_written, nev, __ATOMIC_RELAXED);
+	}
 }
 
 void cp_tb_flush(struct cp_tracebuf *tb)
 {
-	struct cp_block_header *bh = (struct cp_block_header *)tb->buf;
-	struct cp_events_head *eh = (struct cp_events_head *)(bh + 1);
-	size_t n = (size_t)(tb->pos - tb->buf);
-	int saved = errno;
+	int st = CP_TB_IDLE, saved = errno;
 
-	if (tb->nevents && cp_rt.trace_fd >= 0) {
-		bh->magic = CP_BLOCK_MAGIC;
-		bh->type = CP_BLOCK_EVENTS;
-		bh->tid = tb->tid;
-		bh->size = (uint32_t)(n - sizeof(*bh));
-		eh->nevents = tb->nevents;
-		eh->reserved = 0;
-		if (write_all(cp_rt.trace_fd, tb->buf, n))
-			cp_rt.trace_fd = -1;	/* disk full: stop tracing */
+	if (__atomic_compare_exchange_n(&tb->state, &st, CP_TB_FLUSHING,
+					false, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE)) {
+		tb_write(tb, false);
+		block_reset(tb);
+		__atomic_store_n(&tb->state, CP_TB_IDLE, __ATOMIC_RELEASE);
+	} else {
+		/*
+		 * Closed by the crash or exit path, which may still be
+		 * writing the block out: drop this and every later event
+		 * into the scratch tail, past what that block covers.
+		 */
+		tb->pos = tb->buf + CP_TB_SIZE;
+		tb->deadline = UINT64_MAX;
 	}
-	block_reset(tb);
+	errno = saved;
+}
+
+/*
+ * Write out @tb from any thread and leave it closed; false if its owner
+ * is writing it right now (its block is on the way).  Async-signal-safe.
+ */
+static bool tb_close(struct cp_tracebuf *tb)
+{
+	int st = CP_TB_IDLE;
+
+	if (!__atomic_compare_exchange_n(&tb->state, &st, CP_TB_FLUSHING,
+					 false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return st != CP_TB_FLUSHING;
+	tb_write(tb, true);
+	__atomic_store_n(&tb->state, CP_TB_CLOSED, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* Write out every buffer and leave them closed.  Async-signal-safe. */
+static void close_all(void)
+{
+	for (struct cp_tracebuf *tb = __atomic_load_n(&cp_tb_all,
+						      __ATOMIC_ACQUIRE);
+	     tb; tb = tb->all_next) {
+		/* an owner mid-write finishes within a few ms */
+		for (int i = 0; i < 1000 && !tb_close(tb); i++)
+			sched_yield();
+	}
+}
+
+void cp_trace_at_crash(void (*flush)(void))
+{
+	unsigned i = __atomic_load_n(&cp_nat_crash, __ATOMIC_ACQUIRE);
+
+	do {
+		if (i >= CP_MAX_AT_CRASH)
+			return;
+	} while (!__atomic_compare_exchange_n(&cp_nat_crash, &i, i + 1, true,
+					      __ATOMIC_ACQ_REL,
+					      __ATOMIC_ACQUIRE));
+	__atomic_store_n(&cp_at_crash[i], flush, __ATOMIC_RELEASE);
+}
+
+void cp_trace_crash_flush(void)
+{
+	int st = 0, saved = errno;
+
+	if (cp_rt.trace_fd < 0)
+		return;
+	if (!__atomic_compare_exchange_n(&cp_crash_state, &st, 1, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		/* another thread is flushing: let it finish (2 s at most) */
+		struct timespec ms = { 0, 1000000 };
+
+		for (int i = 0; i < 2000 &&
+		     __atomic_load_n(&cp_crash_state, __ATOMIC_ACQUIRE) == 1;
+		     i++)
+			nanosleep(&ms, NULL);
+		errno = saved;
+		return;
+	}
+	cp_guard++;
+	close_all();
+	for (unsigned i = 0; i < __atomic_load_n(&cp_nat_crash,
+						 __ATOMIC_ACQUIRE); i++) {
+		void (*f)(void) = __atomic_load_n(&cp_at_crash[i],
+						  __ATOMIC_ACQUIRE);
+
+		if (f)
+			f();
+	}
+	cp_guard--;
+	__atomic_store_n(&cp_crash_state, 2, __ATOMIC_RELEASE);
 	errno = saved;
 }
 
 void cp_tb_free(struct cp_tracebuf *tb)
 {
+	int st = CP_TB_IDLE;
+
 	if (!tb)
 		return;
-	cp_free(tb->buf);
-	cp_free(tb);
+	/* a closed buffer stays out of the pool: the process is ending */
+	__atomic_compare_exchange_n(&tb->state, &st, CP_TB_FREE, false,
+				    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 }
 
 void cp_tb_obj_def(struct cp_tracebuf *tb, uint32_t id, unsigned kind,
@@ -157,8 +406,18 @@ uint32_t cp_trace_string_id(const char *name)
 		}
 	}
 	if (!id && cp_nstrings < CP_MAX_STRINGS) {
+		size_t len = strlen(name) + 1;
+		uint8_t *rec = cp_zalloc(4 + len);
+
 		cp_strings[cp_nstrings++] = name;
 		id = cp_nstrings;
+		/* its own STRINGS block now: a partial trace keeps the name */
+		if (rec) {
+			memcpy(rec, &id, 4);
+			memcpy(rec + 4, name, len);
+			cp_trace_write_block(CP_BLOCK_STRINGS, 0, rec, 4 + len);
+			cp_free(rec);
+		}
 	}
 	cp_lock_release(&cp_strings_lock);
 	return id;
@@ -191,16 +450,7 @@ static int blob_put(struct blob *b, const void *d, size_t n)
 
 static void write_block(uint32_t type, uint32_t tid, const void *d, size_t n)
 {
-	struct cp_block_header bh = {
-		.magic = CP_BLOCK_MAGIC, .type = type, .tid = tid,
-		.size = (uint32_t)n,
-	};
-
-	if (cp_rt.trace_fd < 0)
-		return;
-	if (write_all(cp_rt.trace_fd, &bh, sizeof(bh)) ||
-	    (n && write_all(cp_rt.trace_fd, d, n)))
-		cp_rt.trace_fd = -1;
+	cp_trace_write_block(type, tid, d, n);
 }
 
 static void sym_cb(uint64_t addr, uint64_t size, const char *name, void *arg)
@@ -218,6 +468,35 @@ static void info_put(struct blob *b, const char *k, const char *v)
 	blob_put(b, v, strlen(v) + 1);
 }
 
+/*
+ * What the run is, written when the trace opens so that a trace cut short
+ * has it: the executable's symbols and the INFO pairs.  Start-up.
+ */
+static void write_run_blocks(void)
+{
+	struct blob b = { 0 };
+	char funcs[CP_MAX_FUNCS * 130] = "";
+	size_t n = 0;
+
+	cp_symbols_for_each(sym_cb, &b);
+	write_block(CP_BLOCK_SYMBOLS, 0, b.p, b.n);
+	b.n = 0;
+	info_put(&b, "exe", cp_symbols_exe());
+	info_put(&b, "clock", cp_rt.clock == CP_CLOCK_CPU ? "cpu" : "wall");
+	for (unsigned i = 0; i < cp_rt.cfg.nfuncs; i++) {
+		size_t l = strlen(cp_rt.cfg.funcs[i]);
+
+		if (i)
+			funcs[n++] = ',';
+		memcpy(funcs + n, cp_rt.cfg.funcs[i], l);
+		n += l;
+	}
+	funcs[n] = '\0';
+	info_put(&b, "funcs", funcs);
+	write_block(CP_BLOCK_INFO, 0, b.p, b.n);
+	cp_free(b.p);
+}
+
 void cp_trace_finish(struct cp_thread *all, uint64_t online_len)
 {
 	struct cp_trace_end end = { 0 };
@@ -226,6 +505,7 @@ void cp_trace_finish(struct cp_thread *all, uint64_t online_len)
 
 	if (cp_rt.trace_fd < 0)
 		return;
+	close_all();
 	for (struct cp_thread *t = all; t; t = t->next) {
 		struct cp_thread_info ti = {
 			.tid = t->tid, .parent_tid = t->parent,
@@ -234,55 +514,33 @@ void cp_trace_finish(struct cp_thread *all, uint64_t online_len)
 			.len_ns = t->path->len,
 		};
 
-		end.nevents += t->traced;
-		if (t->tb) {
-			cp_tb_flush(t->tb);
-			end.nevents += t->tb->total;
-		}
 		end.nthreads++;
 		b.n = 0;
 		blob_put(&b, &ti, sizeof(ti));
 		blob_put(&b, t->tid == 0 ? "main" : "", t->tid == 0 ? 5 : 1);
 		write_block(CP_BLOCK_THREAD, t->tid, b.p, b.n);
 	}
+	/* What is only known at the end: the notes on unseen waiting. */
 	b.n = 0;
-	cp_symbols_for_each(sym_cb, &b);
-	write_block(CP_BLOCK_SYMBOLS, 0, b.p, b.n);
-	b.n = 0;
-	for (uint32_t i = 0; i < cp_nstrings; i++) {
-		uint32_t id = i + 1;
-
-		blob_put(&b, &id, 4);
-		blob_put(&b, cp_strings[i], strlen(cp_strings[i]) + 1);
-	}
-	write_block(CP_BLOCK_STRINGS, 0, b.p, b.n);
-	b.n = 0;
-	info_put(&b, "exe", cp_symbols_exe());
-	info_put(&b, "clock", cp_rt.clock == CP_CLOCK_CPU ? "cpu" : "wall");
-	{
-		char funcs[CP_MAX_FUNCS * 130] = "";
-		size_t n = 0;
-
-		for (unsigned i = 0; i < cp_rt.cfg.nfuncs; i++) {
-			size_t l = strlen(cp_rt.cfg.funcs[i]);
-
-			if (i)
-				funcs[n++] = ',';
-			memcpy(funcs + n, cp_rt.cfg.funcs[i], l);
-			n += l;
-		}
-		funcs[n] = '\0';
-		info_put(&b, "funcs", funcs);
-	}
 	if (*cp_unseen_blocked_note())
 		info_put(&b, "note.unexplained", cp_unseen_blocked_note());
 	if (*cp_unseen_library_note())
 		info_put(&b, "note.library", cp_unseen_library_note());
-	write_block(CP_BLOCK_INFO, 0, b.p, b.n);
+	if (b.n)
+		write_block(CP_BLOCK_INFO, 0, b.p, b.n);
 	cp_free(b.p);
 	end.online_len_ns = online_len;
+	end.nevents = __atomic_load_n(&cp_tb_written, __ATOMIC_ACQUIRE);
 	write_block(CP_BLOCK_END, 0, &end, sizeof(end));
-	close(cp_rt.trace_fd);
+	if (close(cp_rt.trace_fd) && errno != EINTR)
+		trace_failed(errno, false);
 	cp_rt.trace_fd = -1;
+	if (cp_trace_error())
+		cp_warn("the trace %s is incomplete (%s): cpt report reads it "
+			"up to its last complete block", cp_rt.trace_path,
+			strerror(cp_trace_error()));
+	else if (!cp_rt.cfg.quiet)
+		cp_warn("trace written to %s (cpt report %s)",
+			cp_rt.trace_path, cp_rt.trace_path);
 	errno = saved;
 }

@@ -2,14 +2,34 @@
  * cp_tracebuf.h - trace mode: per-thread event buffers and the trace file.
  *
  * Each thread encodes its events (cp_trace_format.h) into its own buffer,
- * without locks; a full buffer becomes one CP_BLOCK_EVENTS block appended
- * to the trace file with a single write() on an O_APPEND descriptor, so
- * threads never wait for each other.  At exit the thread table, symbols,
- * region names, run information and the END block close the file.
+ * without locks; a buffer becomes one CP_BLOCK_EVENTS block appended to
+ * the trace file with a single write() on an O_APPEND descriptor, so
+ * threads never wait for each other.  A buffer is written when it is full,
+ * when its thread records a vertex CP_TRACE_FLUSH_NS or more after the
+ * buffer's first one (CP_TRACE_WAIT_NS for the REQUEST that begins a
+ * blocking wait), when the thread exits, and on the crash paths
+ * (fatal signal, _exit: cp_trace_crash_flush).  At exit the thread table,
+ * symbols, region names, run information and the END block close the
+ * file.
+ *
+ * Who may touch what: a buffer's events, pos and nevents belong to its
+ * owning thread.  Writing a buffer out is claimed through `state`
+ * (CP_TB_IDLE -> CP_TB_FLUSHING), so the owner and a crash flush from
+ * another thread never write the same block twice; a buffer flushed by
+ * another thread is left CP_TB_CLOSED and its owner's later events are
+ * dropped (the process is ending).  Buffers are never freed: a thread's
+ * buffer goes back to a pool when it exits (CP_TB_FREE) and is reused, so
+ * a signal handler may walk every buffer at any moment.
+ *
+ * A write error (ENOSPC, EIO...) is reported once on stderr, naming the
+ * file; tracing then stops writing and the final message says the trace is
+ * incomplete.  The file stays readable up to its last complete block.
  */
 #ifndef CP_TRACEBUF_H
 #define CP_TRACEBUF_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cp_trace_format.h"
@@ -18,47 +38,116 @@
 #define CP_TB_SIZE (64 * 1024)
 #define CP_TB_ROOM 64		/* largest encoded event */
 
+enum cp_tb_state {
+	CP_TB_FREE = 0,		/* in the pool, no owner */
+	CP_TB_IDLE = 1,		/* owned; nobody is writing it out */
+	CP_TB_FLUSHING = 2,	/* being written out (owner or crash path) */
+	CP_TB_CLOSED = 3,	/* written out by another thread: drop */
+};
+
 struct cp_tracebuf {
-	uint8_t *pos;		/* next byte to write */
+	uint8_t *pos;		/* next byte to write (owner; published with
+				 * release for the crash path) */
 	uint8_t *end;		/* last position with CP_TB_ROOM free */
 	uint64_t prev_ts;	/* clock of the previous vertex */
 	uint64_t prev_wall;
+	uint64_t deadline;	/* flush at a vertex this late (wall ns);
+				 * UINT64_MAX until the block's first vertex */
 	int64_t prev_fn;	/* previous ENTER address in this block */
-	uint32_t nevents;	/* in the current block */
+	uint32_t nevents;	/* in the current block (owner; stored after
+				 * pos) */
 	uint32_t tid;
+	uint32_t seq;		/* number of the next EVENTS block */
+	int state;		/* enum cp_tb_state, atomic */
+	bool flush_now;		/* write out at this event's commit */
 	uint64_t total;		/* events over the thread's life */
 	uint8_t *buf;		/* block header + events head + events */
+	struct cp_tracebuf *all_next;	/* pool list, never unlinked */
 };
 
-/* Open the trace file named in cp_rt and write its header; 0 or -errno.
- * Start-up only. */
+/*
+ * Open the trace file named in cp_rt (creating it safely: see
+ * cp_outfile.h), write its header and arm the crash paths; 0 or -errno.
+ * Start-up or a fork child, single-threaded.
+ */
 int cp_trace_open(void);
-/* A buffer for thread @tid whose clock starts at @ts / @wall. */
+/* A buffer for thread @tid whose clock starts at @ts / @wall, or NULL.
+ * Calling thread (the new owner). */
 struct cp_tracebuf *cp_tb_new(uint32_t tid, uint64_t ts, uint64_t wall);
-/* Write out what the buffer holds; owning thread (or exit, racing). */
+/* Write out what the buffer holds; owning thread. */
 void cp_tb_flush(struct cp_tracebuf *tb);
+/* Give the buffer back to the pool (after its last flush); owning
+ * thread.  NULL is allowed. */
 void cp_tb_free(struct cp_tracebuf *tb);
-/* OBJ_DEF metadata for a new object. */
+/* OBJ_DEF metadata for a new object.  Owning thread. */
 void cp_tb_obj_def(struct cp_tracebuf *tb, uint32_t id, unsigned kind,
 		   uint64_t addr, uint64_t extra);
-/* Intern a region name for REGION_* events; returns its string id. */
+/* Intern a region name for REGION_* events; returns its string id.  Any
+ * thread. */
 uint32_t cp_trace_string_id(const char *name);
-/* Close the trace: flush @all threads' buffers, write the trailing
- * blocks.  Exit, single caller. */
+/* Close the trace: write out every buffer, the trailing blocks and END,
+ * then say on stderr where the trace is (or that it is incomplete).
+ * Exit, single caller. */
 struct cp_thread;
 void cp_trace_finish(struct cp_thread *all, uint64_t online_len);
 
 /*
+ * Append one complete block of @type for thread @tid with the @n bytes at
+ * @payload, checksummed, with one write as event blocks are.  Returns 0,
+ * -EBADF without an open trace, -EFBIG if @n does not fit the format,
+ * or -errno of the (first) write error, after which nothing more is
+ * written.  Any thread, signal handlers included.
+ */
+int cp_trace_write_block(uint32_t type, uint32_t tid, const void *payload,
+			 size_t n);
+
+/*
+ * Register @flush to run on the crash paths (fatal signal, _exit), after
+ * the event buffers are written out: it should write its own thread
+ * buffers with cp_trace_write_block and must be async-signal-safe.  At most
+ * 8 functions; a further one is ignored.  Any thread.
+ */
+void cp_trace_at_crash(void (*flush)(void));
+
+/*
+ * Crash path: write out every thread's buffer (the owners' committed
+ * events; the buffers stay closed), then run the cp_trace_at_crash
+ * functions.  Once per process (a concurrent caller waits for the first,
+ * briefly).  Async-signal-safe; any thread.
+ */
+void cp_trace_crash_flush(void);
+
+/* 0, or the errno of the first failed trace write.  Any thread. */
+int cp_trace_error(void);
+
+/*
+ * Nonzero while the calling thread writes the trace (or the JSON report):
+ * a SIGXFSZ (file size limit) or SIGPIPE (trace on a closed pipe) raised
+ * then is the tracer's, not the program's (cp_crash.c swallows it; the
+ * write fails and is reported).
+ */
+extern __thread unsigned cp_tb_writing
+	__attribute__((tls_model("initial-exec")));
+
+/*
  * Begin a vertex event of kind @op (CP_EVF_WAIT may be or-ed in) at
  * @ts / @wall; returns where its payload goes.  Finish with cp_tb_commit.
+ * Owning thread.
  */
 static inline uint8_t *cp_tb_vertex(struct cp_tracebuf *tb, unsigned op,
 				    uint64_t ts, uint64_t wall)
 {
+	uint64_t now = wall != UINT64_MAX ? wall : ts;
 	uint8_t *p;
 
-	if (__builtin_expect(tb->pos > tb->end, 0))
+	if (__builtin_expect(tb->pos > tb->end || now >= tb->deadline, 0))
 		cp_tb_flush(tb);
+	if (__builtin_expect(tb->deadline == UINT64_MAX, 0))
+		tb->deadline = now + CP_TRACE_FLUSH_NS;
+	/* a blocking wait begins: what is older than a ms goes out first */
+	if ((op & CP_EV_KIND_MASK) == CP_EV_REQUEST &&
+	    now >= tb->deadline - (CP_TRACE_FLUSH_NS - CP_TRACE_WAIT_NS))
+		tb->flush_now = true;
 	p = tb->pos;
 	*p++ = (uint8_t)op;
 	p = cp_uv_put(p, ts >= tb->prev_ts ? ts - tb->prev_ts : 0);
@@ -70,7 +159,7 @@ static inline uint8_t *cp_tb_vertex(struct cp_tracebuf *tb, unsigned op,
 	return p;
 }
 
-/* Begin a metadata event (no timestamp). */
+/* Begin a metadata event (no timestamp).  Owning thread. */
 static inline uint8_t *cp_tb_meta(struct cp_tracebuf *tb, unsigned op)
 {
 	if (__builtin_expect(tb->pos > tb->end, 0))
@@ -79,11 +168,16 @@ static inline uint8_t *cp_tb_meta(struct cp_tracebuf *tb, unsigned op)
 	return tb->pos + 1;
 }
 
+/* The event ending at @p is complete.  Owning thread. */
 static inline void cp_tb_commit(struct cp_tracebuf *tb, uint8_t *p)
 {
-	tb->pos = p;
-	tb->nevents++;
+	__atomic_store_n(&tb->pos, p, __ATOMIC_RELEASE);
+	__atomic_store_n(&tb->nevents, tb->nevents + 1, __ATOMIC_RELEASE);
 	tb->total++;
+	if (__builtin_expect(tb->flush_now, 0)) {
+		tb->flush_now = false;
+		cp_tb_flush(tb);
+	}
 }
 
 #endif /* CP_TRACEBUF_H */

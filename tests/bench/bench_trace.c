@@ -70,6 +70,7 @@
 #include <unistd.h>
 
 #include "cp_cpm.h"
+#include "cp_crc32c.h"
 #include "cp_kpaths.h"
 #include "cp_mbm.h"
 #include "cp_profile.h"
@@ -317,6 +318,7 @@ struct sthread {
 	/* encoder */
 	uint8_t *buf, *pos;
 	uint32_t nev;
+	uint32_t seq;		/* EVENTS blocks written */
 	uint64_t base_ts;
 	uint64_t prev_addr;
 };
@@ -355,8 +357,10 @@ static void tb_flush(struct sim *s, struct sthread *t)
 	};
 
 	if (t->nev) {
-		memcpy(t->buf, &bh, sizeof(bh));
+		bh.seq = t->seq++;
 		memcpy(t->buf + sizeof(bh), &eh, sizeof(eh));
+		bh.crc = cp_block_crc(&bh, t->buf + sizeof(bh));
+		memcpy(t->buf, &bh, sizeof(bh));
 		out(s, t->buf, n);
 	}
 	t->pos = t->buf + TB_HEAD;
@@ -877,6 +881,8 @@ static uint64_t sim_finish(struct sim *s)
 		bh.type = CP_BLOCK_THREAD;
 		bh.tid = i;
 		bh.size = (uint32_t)(sizeof(ti) + (size_t)n + 1);
+		bh.crc = cp_crc32c(cp_crc32c(cp_crc32c(0, &bh, 16), &ti,
+					     sizeof(ti)), name, (size_t)n + 1);
 		out(s, &bh, sizeof(bh));
 		out(s, &ti, sizeof(ti));
 		out(s, name, (size_t)n + 1);
@@ -894,15 +900,18 @@ static uint64_t sim_finish(struct sim *s)
 	bh.type = CP_BLOCK_SYMBOLS;
 	bh.tid = 0;
 	bh.size = (uint32_t)(p - buf);
+	bh.crc = cp_block_crc(&bh, buf);
 	out(s, &bh, sizeof(bh));
 	out(s, buf, (size_t)(p - buf));
 	bh.type = CP_BLOCK_INFO;
 	bh.size = sizeof(info);
+	bh.crc = cp_block_crc(&bh, info);
 	out(s, &bh, sizeof(bh));
 	out(s, info, sizeof(info));
 	end.nevents = s->events;
 	bh.type = CP_BLOCK_END;
 	bh.size = sizeof(end);
+	bh.crc = cp_block_crc(&bh, &end);
 	out(s, &bh, sizeof(bh));
 	out(s, &end, sizeof(end));
 	return end.online_len_ns;
@@ -1395,6 +1404,8 @@ int main(int argc, char **argv)
 	const char *dir = "/tmp/cpt-bench", *cpt = CP_BINARY_DIR "/tools/cpt";
 	int nsizes = 3, nk = 3, opt;
 	bool gen_only = false, lib = true, run_cpt = true, cli_all = false;
+
+	cp_crc32c_init();
 	const char *files[8];
 	int nfiles = 0;
 

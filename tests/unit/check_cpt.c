@@ -622,7 +622,29 @@ START_TEST(test_cpt_bad_input_exit_1)
 }
 END_TEST
 
-/* Truncated and corrupted traces: exit 1 with one line, or 0; no crash. */
+/*
+ * Truncated and corrupted traces, read as they are (salvage) and with
+ * --strict: exit 1 with one line, or 0 with at most two warning lines
+ * naming the file (partial, repaired); never a crash.  Strict refuses most
+ * of them; salvage reads more of them than strict does.
+ */
+static void check_corrupt_run(struct res *r, const char *bad, int iter)
+{
+	ck_assert_msg(!r->signaled && (r->status == 0 || r->status == 1),
+		      "iter %d: status %d err '%s'", iter, r->status, r->err);
+	/* up to two warnings (partial, repaired), then the error if any */
+	ck_assert_msg(count_lines(r->err) <= (r->status ? 3 : 2),
+		      "iter %d: %d lines '%s'", iter, count_lines(r->err),
+		      r->err);
+	for (const char *l = r->err; *l; l = strchr(l, '\n') + 1) {
+		const char *nl = strchr(l, '\n');
+
+		ck_assert_msg(nl && !strncmp(l, "cpt: ", 5) &&
+			      !strncmp(l + 5, bad, strlen(bad)),
+			      "iter %d: message '%s'", iter, r->err);
+	}
+}
+
 START_TEST(test_cpt_corrupt_traces_never_crash)
 {
 	struct res r;
@@ -630,10 +652,15 @@ START_TEST(test_cpt_corrupt_traces_never_crash)
 	const char *report[] = { "report", bad, NULL };
 	const char *paths[] = { "paths", bad, "--format", "json", NULL };
 	const char *whatif[] = { "whatif", bad, "--scale", "crit=0.5", NULL };
+	const char *sreport[] = { "report", "--strict", bad, NULL };
+	const char *spaths[] = { "paths", bad, "--strict", NULL };
+	const char *swhatif[] = { "whatif", bad, "--scale", "crit=0.5",
+				  "--strict", NULL };
 	const char *const *cmds[] = { report, paths, whatif };
+	const char *const *strict[] = { sreport, spaths, swhatif };
 	uint8_t *buf;
 	size_t len;
-	unsigned seed = 99, fails = 0;
+	unsigned seed = 99, fails = 0, salvaged = 0, strict_ok = 0;
 	FILE *f;
 
 	{
@@ -664,21 +691,83 @@ START_TEST(test_cpt_corrupt_traces_never_crash)
 		fwrite(copy, 1, n, f);
 		fclose(f);
 		free(copy);
-		run(&r, cmds[iter % 3]);
-		ck_assert_msg(!r.signaled && (r.status == 0 || r.status == 1),
-			      "iter %d: status %d err '%s'", iter, r.status,
-			      r.err);
-		if (r.status == 1) {
+		run(&r, strict[iter % 3]);
+		check_corrupt_run(&r, bad, iter);
+		if (r.status == 1)
 			fails++;
-			ck_assert_msg(!strncmp(r.err, "cpt: ", 5) &&
-				      strstr(r.err, bad) &&
-				      count_lines(r.err) == 1,
-				      "iter %d: message '%s'", iter, r.err);
-		}
+		else
+			strict_ok++;
+		run(&r, cmds[iter % 3]);
+		check_corrupt_run(&r, bad, iter);
+		salvaged += r.status == 0;
 	}
 	ck_assert_msg(fails > 50, "only %u of 150 corrupt traces refused",
 		      fails);
+	ck_assert_msg(salvaged > strict_ok, "salvage read %u, strict %u",
+		      salvaged, strict_ok);
 	free(buf);
+}
+END_TEST
+
+/*
+ * The lock trace without its END block: report and whatif read it, say
+ * so in one line on stderr and mark their output partial (text and
+ * JSON); --strict refuses it in one line.
+ */
+START_TEST(test_cpt_partial_trace_marked)
+{
+	struct res r;
+	char cut[300];
+	const char *rep[] = { "report", cut, "--format", "json", NULL };
+	const char *rept[] = { "report", cut, NULL };
+	const char *wif[] = { "whatif", cut, "--scale", "crit=0.5",
+			      "--format", "json", NULL };
+	const char *wift[] = { "whatif", cut, "--scale", "crit=0.5", NULL };
+	const char *strict[] = { "whatif", cut, "--scale", "crit=0.5",
+				 "--strict", NULL };
+	const char *const *json[] = { rep, wif };
+	struct stat st;
+	FILE *in, *out;
+	char *buf;
+	size_t len;
+
+	ck_assert(stat(trace_path, &st) == 0);
+	len = (size_t)st.st_size - sizeof(struct cp_block_header) -
+	      sizeof(struct cp_trace_end);	/* the END block goes */
+	buf = malloc(len);
+	in = fopen(trace_path, "rb");
+	ck_assert(in && fread(buf, 1, len, in) == len);
+	fclose(in);
+	snprintf(cut, sizeof(cut), "%s/cut.cpt", tmpdir);
+	out = fopen(cut, "wb");
+	ck_assert(out && fwrite(buf, 1, len, out) == len && !fclose(out));
+	free(buf);
+	for (int i = 0; i < 2; i++) {
+		json_error_t je;
+		json_t *doc;
+
+		run(&r, json[i]);
+		ck_assert_msg(r.status == 0 && count_lines(r.err) == 1 &&
+			      strstr(r.err, "partial trace: no END block"),
+			      "%s: exit %d: %s", json[i][0], r.status, r.err);
+		doc = json_loads(r.out, 0, &je);
+		ck_assert_msg(doc && json_is_true(json_object_get(doc,
+								  "partial")) &&
+			      json_is_string(json_object_get(doc,
+							     "partial_reason")),
+			      "%s JSON: %.500s", json[i][0], r.out);
+		json_decref(doc);
+	}
+	run(&r, rept);
+	ck_assert_msg(r.status == 0 && strstr(r.out, "\n  PARTIAL: no END "),
+		      "report text: %.500s", r.out);
+	run(&r, wift);
+	ck_assert_msg(r.status == 0 && strstr(r.out, "\n  PARTIAL: no END "),
+		      "whatif text: %.500s", r.out);
+	run(&r, strict);
+	ck_assert_msg(r.status == 1 && count_lines(r.err) == 1 &&
+		      strstr(r.err, "no END block"), "strict: exit %d: %s",
+		      r.status, r.err);
 }
 END_TEST
 
@@ -778,6 +867,7 @@ static Suite *cpt_suite(void)
 	tcase_add_test(tc, test_cpt_usage_errors);
 	tcase_add_test(tc, test_cpt_bad_input_exit_1);
 	tcase_add_test(tc, test_cpt_corrupt_traces_never_crash);
+	tcase_add_test(tc, test_cpt_partial_trace_marked);
 	tcase_add_test(tc, test_cpt_run_env_and_status);
 	tcase_add_test(tc, test_cpt_run_trace_matches_online);
 	suite_add_tcase(s, tc);

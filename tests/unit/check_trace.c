@@ -136,18 +136,63 @@ START_TEST(test_trace_symbol_lookup)
 }
 END_TEST
 
-/* Parse @buf/@len and expect failure with @want in the message. */
+/*
+ * Parse @buf/@len strictly and expect failure with @want in the message;
+ * the salvaging parse must then refuse it too, or accept it saying that it
+ * is partial or repaired (damage never passes in silence).
+ */
 static void expect_error(const uint8_t *buf, size_t len, const char *want)
 {
 	struct cp_trace t;
 	char err[256] = "";
-	int ret = cp_trace_parse(&t, "bad.cpt", buf, len, err, sizeof(err));
+	int ret = cp_trace_parse_flags(&t, "bad.cpt", buf, len,
+				       CP_TRACE_STRICT, err, sizeof(err));
 
 	ck_assert_msg(ret == -1, "expected failure '%s', parse returned %d",
 		      want, ret);
 	ck_assert_msg(!strncmp(err, "bad.cpt: ", 9) && strstr(err, want),
 		      "message '%s' lacks '%s'", err, want);
 	ck_assert_msg(!strchr(err, '\n'), "message has a newline: '%s'", err);
+	if (cp_trace_parse(&t, "bad.cpt", buf, len, err, sizeof(err)) == 0) {
+		ck_assert_msg(t.partial || t.nrepairs,
+			      "'%s' salvaged without a word", want);
+		cp_trace_free(&t);
+	}
+}
+
+/*
+ * Strictly @want is an error; the salvaging parse repairs it: one repair
+ * at least, the first one's message holding @say.  Returns the vertices
+ * the salvaged trace kept.
+ */
+static uint64_t expect_repair(const uint8_t *buf, size_t len,
+			      const char *want, const char *say)
+{
+	struct cp_trace t;
+	char err[256] = "";
+	uint64_t nv;
+
+	expect_error(buf, len, want);
+	ck_assert_msg(cp_trace_parse(&t, "bad.cpt", buf, len, err,
+				     sizeof(err)) == 0,
+		      "'%s' not salvaged: %s", want, err);
+	ck_assert_msg(t.nrepairs >= 1 && strstr(t.repair_why, say),
+		      "'%s': %" PRIu64 " repairs, first '%s'", want,
+		      t.nrepairs, t.repair_why);
+	ck_assert_msg(!t.partial, "'%s' taken as partial", want);
+	nv = t.nvertices;
+	cp_trace_free(&t);
+	return nv;
+}
+
+/* Recompute the checksum of the block at @off after editing it. */
+static void reseal(uint8_t *buf, size_t off)
+{
+	struct cp_block_header h;
+
+	memcpy(&h, buf + off, sizeof(h));
+	h.crc = cp_block_crc(&h, buf + off + sizeof(h));
+	memcpy(buf + off, &h, sizeof(h));
 }
 
 START_TEST(test_trace_rejects_bad_header)
@@ -165,7 +210,7 @@ START_TEST(test_trace_rejects_bad_header)
 	buf[0] = 'C';
 	buf[8] = 9;
 	expect_error(buf, len, "unsupported trace version 9");
-	buf[8] = 1;
+	buf[8] = CP_TRACE_VERSION;
 	buf[16] = 7;
 	expect_error(buf, len, "unknown clock 7");
 	buf[16] = 0;
@@ -173,7 +218,8 @@ START_TEST(test_trace_rejects_bad_header)
 	expect_error(buf, len, "unknown header flags");
 	buf[20] = 1;
 	expect_error(buf, len - 1, "truncated");
-	expect_error(buf, len - 40, "no END block");
+	expect_error(buf, len - sizeof(struct cp_block_header) -
+		     sizeof(struct cp_trace_end), "no END block");
 	expect_error(buf, 64, "no END block");
 	free(buf);
 	synth_free(&s);
@@ -195,8 +241,10 @@ START_TEST(test_trace_rejects_bad_blocks)
 	buf[64] ^= 0xff;
 	expect_error(buf, len, "bad block magic");
 	buf[64] ^= 0xff;
-	/* first block's event count inflated */
-	buf[64 + 16 + 16] = 200;
+	/* first block's event count inflated: the checksum says so */
+	buf[64 + 32 + 16] = 200;
+	expect_error(buf, len, "block checksum mismatch");
+	reseal(buf, 64);
 	expect_error(buf, len, "events");
 	free(big);
 	free(buf);
@@ -217,7 +265,7 @@ START_TEST(test_trace_rejects_bad_references)
 	synth_consume(&s, 0, 1, true, 1, 5, 1);
 	synth_exit(&s, 0, 1);
 	len = synth_encode(&s, &buf);
-	expect_error(buf, len, "without a matching PUBLISH");
+	expect_repair(buf, len, "without a matching PUBLISH", "without a matching PUBLISH");
 	free(buf);
 	synth_free(&s);
 
@@ -227,7 +275,7 @@ START_TEST(test_trace_rejects_bad_references)
 	synth_publish(&s, 0, 1, 3);
 	synth_exit(&s, 0, 1);
 	len = synth_encode(&s, &buf);
-	expect_error(buf, len, "undefined object 3");
+	expect_repair(buf, len, "undefined object 3", "undefined object 3");
 	free(buf);
 	synth_free(&s);
 
@@ -237,7 +285,7 @@ START_TEST(test_trace_rejects_bad_references)
 	synth_leave(&s, 0, 1);
 	synth_exit(&s, 0, 1);
 	len = synth_encode(&s, &buf);
-	expect_error(buf, len, "LEAVE without ENTER");
+	expect_repair(buf, len, "LEAVE without ENTER", "LEAVE without ENTER");
 	free(buf);
 	synth_free(&s);
 
@@ -248,7 +296,7 @@ START_TEST(test_trace_rejects_bad_references)
 	synth_region_end(&s, 0, 1, 1);
 	synth_exit(&s, 0, 1);
 	len = synth_encode(&s, &buf);
-	expect_error(buf, len, "not open");
+	expect_repair(buf, len, "not open", "not open");
 	free(buf);
 	synth_free(&s);
 	synth_init(&s);
@@ -256,7 +304,7 @@ START_TEST(test_trace_rejects_bad_references)
 	synth_region_begin(&s, 0, 1, 4);
 	synth_exit(&s, 0, 1);
 	len = synth_encode(&s, &buf);
-	expect_error(buf, len, "undefined string 4");
+	expect_repair(buf, len, "undefined string 4", "region names missing");
 	free(buf);
 	synth_free(&s);
 
@@ -268,7 +316,7 @@ START_TEST(test_trace_rejects_bad_references)
 	synth_join(&s, 0, 1, true, 1);
 	synth_exit(&s, 0, 1);
 	len = synth_encode(&s, &buf);
-	expect_error(buf, len, "no THREAD_EXIT");
+	expect_repair(buf, len, "no THREAD_EXIT", "no THREAD_EXIT");
 	free(buf);
 	synth_free(&s);
 
@@ -279,7 +327,7 @@ START_TEST(test_trace_rejects_bad_references)
 	synth_exit(&s, 1, 1);
 	synth_exit(&s, 0, 1);
 	len = synth_encode(&s, &buf);
-	expect_error(buf, len, "no THREAD_CREATE");
+	expect_repair(buf, len, "no THREAD_CREATE", "no THREAD_CREATE");
 	free(buf);
 	synth_free(&s);
 
@@ -299,7 +347,7 @@ START_TEST(test_trace_rejects_bad_references)
 	synth_vertex(&s, 0, CP_EV_PUBLISH, false, 1, 1, 1, 0);
 	synth_exit(&s, 0, 1);
 	len = synth_encode(&s, &buf);
-	expect_error(buf, len, "twice");
+	expect_repair(buf, len, "twice", "twice");
 	free(buf);
 	synth_free(&s);
 
@@ -312,7 +360,7 @@ START_TEST(test_trace_rejects_bad_references)
 	synth_consume(&s, 0, 1, false, 1, 5, 2);
 	synth_exit(&s, 0, 1);
 	len = synth_encode(&s, &buf);
-	expect_error(buf, len, "without a matching PUBLISH");
+	expect_repair(buf, len, "without a matching PUBLISH", "without a matching PUBLISH");
 	free(buf);
 	synth_free(&s);
 
@@ -321,7 +369,7 @@ START_TEST(test_trace_rejects_bad_references)
 	synth_start(&s, 0, -1);
 	synth_vertex(&s, 0, 30, false, 1, 0, 0, 0);
 	len = synth_encode(&s, &buf);
-	expect_error(buf, len, "unknown event kind");
+	expect_repair(buf, len, "unknown event kind", "unknown event kind");
 	free(buf);
 	synth_free(&s);
 }
@@ -450,6 +498,7 @@ START_TEST(test_trace_rejects_count_mismatch)
 	len = synth_encode(&s, &buf);
 	/* END payload: nevents is its first u64 */
 	buf[len - 24] ^= 1;
+	reseal(buf, len - 24 - sizeof(struct cp_block_header));
 	expect_error(buf, len, "END block counts");
 	free(buf);
 	synth_free(&s);
@@ -465,7 +514,7 @@ START_TEST(test_trace_fuzz_never_crashes)
 	struct synth s;
 	uint8_t *buf, *copy;
 	size_t len;
-	unsigned seed = 12345, fails = 0, oks = 0;
+	unsigned seed = 12345, fails = 0, oks = 0, salvaged = 0;
 
 	build_small(&s);
 	len = synth_encode(&s, &buf);
@@ -488,7 +537,8 @@ START_TEST(test_trace_fuzz_never_crashes)
 		}
 		if (rand_r(&seed) % 4 == 0)
 			n = (size_t)rand_r(&seed) % len;
-		if (cp_trace_parse(&t, "fz.cpt", copy, n, err, sizeof(err))) {
+		if (cp_trace_parse_flags(&t, "fz.cpt", copy, n,
+					 CP_TRACE_STRICT, err, sizeof(err))) {
 			ck_assert_msg(!strncmp(err, "fz.cpt: ", 8) &&
 				      !strchr(err, '\n'),
 				      "bad message '%s'", err);
@@ -497,10 +547,164 @@ START_TEST(test_trace_fuzz_never_crashes)
 			cp_trace_free(&t);
 			oks++;
 		}
+		if (cp_trace_parse(&t, "fz.cpt", copy, n, err, sizeof(err))) {
+			ck_assert_msg(!strncmp(err, "fz.cpt: ", 8) &&
+				      !strchr(err, '\n'),
+				      "bad message '%s'", err);
+		} else {
+			ck_assert_msg(!strchr(t.partial_why, '\n') &&
+				      !strchr(t.repair_why, '\n'),
+				      "bad warning '%s' '%s'", t.partial_why,
+				      t.repair_why);
+			cp_trace_free(&t);
+			salvaged++;
+		}
 	}
 	ck_assert_msg(fails > 10000, "only %u of %u corrupt traces refused",
 		      fails, fails + oks);
+	ck_assert_msg(salvaged > oks, "salvage read %u, strict %u", salvaged,
+		      oks);
 	free(copy);
+	free(buf);
+	synth_free(&s);
+}
+END_TEST
+
+/* Offset of the @k-th EVENTS block of thread @tid in @buf, or 0. */
+static size_t events_block(const uint8_t *buf, size_t len, uint32_t tid,
+			   unsigned k)
+{
+	size_t off = CP_TRACE_HEADER_SIZE;
+
+	while (off + sizeof(struct cp_block_header) <= len) {
+		struct cp_block_header h;
+
+		memcpy(&h, buf + off, sizeof(h));
+		if (h.type == CP_BLOCK_EVENTS && h.tid == tid && k-- == 0)
+			return off;
+		off += sizeof(h) + h.size;
+	}
+	return 0;
+}
+
+/*
+ * A damaged block in the middle: it is skipped, the blocks after it are
+ * read, and its thread ends before the gap (its later blocks cannot be
+ * placed); the other thread is whole.  Thread 0's first block holds
+ * START, ENTER and the mutex's OBJ_DEF: two vertices.
+ */
+START_TEST(test_trace_salvage_damaged_block)
+{
+	struct synth s;
+	struct cp_trace whole, t;
+	char err[256] = "";
+	uint8_t *buf;
+	size_t len, off;
+
+	build_small(&s);
+	len = synth_encode(&s, &buf);
+	ck_assert(cp_trace_parse(&whole, "ok.cpt", buf, len, err,
+				 sizeof(err)) == 0);
+	off = events_block(buf, len, 0, 1);
+	ck_assert_msg(off && events_block(buf, len, 0, 2), "layout");
+	buf[off + sizeof(struct cp_block_header) + 30] ^= 0x40;
+	expect_error(buf, len, "block checksum mismatch");
+	ck_assert_msg(cp_trace_parse(&t, "bad.cpt", buf, len, err,
+				     sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(!t.partial && t.nrepairs >= 2 &&
+		      strstr(t.repair_why, "block checksum mismatch"),
+		      "%" PRIu64 " repairs: %s", t.nrepairs, t.repair_why);
+	ck_assert_msg(t.threads[0].nv == 2, "thread 0 kept %" PRIu32
+		      " vertices", t.threads[0].nv);
+	ck_assert_msg(t.threads[1].nv == whole.threads[1].nv,
+		      "thread 1: %" PRIu32 " of %" PRIu32 " vertices",
+		      t.threads[1].nv, whole.threads[1].nv);
+	cp_trace_free(&t);
+	cp_trace_free(&whole);
+	free(buf);
+	synth_free(&s);
+}
+END_TEST
+
+/*
+ * Every cut of a trace reads as a partial trace with the events of the
+ * blocks before the cut (none are lost but the cut block), or fails with
+ * one line when nothing is left; the END block cut off leaves them all.
+ */
+START_TEST(test_trace_salvage_every_cut)
+{
+	struct synth s;
+	struct cp_trace t;
+	char err[256];
+	uint8_t *buf;
+	size_t len;
+	uint64_t prev = 0;
+
+	build_small(&s);
+	len = synth_encode(&s, &buf);
+	for (size_t n = CP_TRACE_HEADER_SIZE; n < len; n++) {
+		if (cp_trace_parse(&t, "cut.cpt", buf, n, err, sizeof(err))) {
+			ck_assert_msg(!strncmp(err, "cut.cpt: ", 9) &&
+				      !strchr(err, '\n'), "cut %zu: %s", n,
+				      err);
+			continue;
+		}
+		ck_assert_msg(t.partial, "cut at %zu of %zu not partial", n,
+			      len);
+		ck_assert_msg(t.nvertices >= prev, "cut %zu: %" PRIu64
+			      " vertices after %" PRIu64, n, t.nvertices,
+			      prev);
+		prev = t.nvertices;
+		cp_trace_free(&t);
+	}
+	ck_assert_msg(prev == 19, "all blocks but END: %" PRIu64
+		      " vertices", prev);
+	free(buf);
+	synth_free(&s);
+}
+END_TEST
+
+/*
+ * Version 1 files (16-byte block headers, no checksum, no numbering) are
+ * still read: the synthetic trace rewritten in that layout reads the same.
+ */
+START_TEST(test_trace_reads_version_1)
+{
+	struct synth s;
+	struct cp_trace t;
+	char err[256] = "";
+	uint8_t *buf, *v1;
+	size_t len, off = CP_TRACE_HEADER_SIZE, n = CP_TRACE_HEADER_SIZE;
+	uint32_t one = 1;
+
+	build_small(&s);
+	len = synth_encode(&s, &buf);
+	v1 = malloc(len);
+	memcpy(v1, buf, CP_TRACE_HEADER_SIZE);
+	memcpy(v1 + 8, &one, 4);
+	while (off < len) {
+		struct cp_block_header h;
+
+		memcpy(&h, buf + off, sizeof(h));
+		memcpy(v1 + n, &h, CP_BLOCK_HEADER_V1_SIZE);
+		memcpy(v1 + n + CP_BLOCK_HEADER_V1_SIZE, buf + off + sizeof(h),
+		       h.size);
+		n += CP_BLOCK_HEADER_V1_SIZE + h.size;
+		off += sizeof(h) + h.size;
+	}
+	ck_assert_msg(cp_trace_parse_flags(&t, "v1.cpt", v1, n,
+					   CP_TRACE_STRICT, err,
+					   sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(t.nvertices == 19 && t.online_len_ns == 42 &&
+		      !t.partial && !t.nrepairs, "v1: %" PRIu64 " vertices",
+		      t.nvertices);
+	cp_trace_free(&t);
+	/* cut short, it is partial too (no checksum to resync with) */
+	ck_assert_msg(cp_trace_parse(&t, "v1.cpt", v1, n - 5, err,
+				     sizeof(err)) == 0 && t.partial &&
+		      t.nvertices == 19, "v1 cut: %s", err);
+	cp_trace_free(&t);
+	free(v1);
 	free(buf);
 	synth_free(&s);
 }
@@ -550,6 +754,9 @@ static Suite *trace_suite(void)
 	tcase_add_test(tc, test_trace_rejects_count_mismatch);
 	tcase_add_test(tc, test_trace_fuzz_never_crashes);
 	tcase_add_test(tc, test_trace_read_file_errors);
+	tcase_add_test(tc, test_trace_salvage_damaged_block);
+	tcase_add_test(tc, test_trace_reads_version_1);
+	tcase_add_test(tc, test_trace_salvage_every_cut);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_crc32c.h"
 #include "cp_varint.h"
 
 static void synth_oom(void)
@@ -287,13 +288,15 @@ static void out_put(struct synth_out *o, const void *p, size_t n)
 }
 
 static void out_block(struct synth_out *o, uint32_t type, uint32_t tid,
-		      const void *payload, size_t size)
+		      uint32_t seq, const void *payload, size_t size)
 {
 	struct cp_block_header h = {
 		.magic = CP_BLOCK_MAGIC, .type = type, .tid = tid,
-		.size = (uint32_t)size,
+		.size = (uint32_t)size, .seq = seq,
 	};
 
+	cp_crc32c_init();
+	h.crc = cp_block_crc(&h, payload);
 	out_put(o, &h, sizeof(h));
 	out_put(o, payload, size);
 }
@@ -364,7 +367,8 @@ static void out_events(struct synth *s, struct synth_out *o, uint32_t tid,
 			break;
 		}
 	}
-	out_block(o, CP_BLOCK_EVENTS, tid, pl, (size_t)(p - pl));
+	out_block(o, CP_BLOCK_EVENTS, tid, t->nblocks++, pl,
+		  (size_t)(p - pl));
 	free(pl);
 }
 
@@ -475,7 +479,7 @@ static void out_sample_block(struct synth *s, struct synth_out *o,
 		wall = m->wall;
 		cpu = m->cpu;
 	}
-	out_block(o, CP_BLOCK_SAMPLES, tid, b, (size_t)(p - b));
+	out_block(o, CP_BLOCK_SAMPLES, tid, 0, b, (size_t)(p - b));
 	free(b);
 }
 
@@ -523,9 +527,11 @@ size_t synth_encode(struct synth *s, uint8_t **outp)
 	h.flags = s->hasw ? CP_TRACE_HAS_WALL : 0;
 	h.pid = 4242;
 	out_put(&o, &h, sizeof(h));
-	for (uint32_t tid = 0; tid < SYNTH_MAXT; tid++)
+	for (uint32_t tid = 0; tid < SYNTH_MAXT; tid++) {
+		s->t[tid].nblocks = 0;
 		if (s->t[tid].used)
 			nthreads = tid + 1;
+	}
 	/* interleave threads' blocks round-robin, as a real writer would */
 	{
 		size_t pos[SYNTH_MAXT] = { 0 };
@@ -579,21 +585,21 @@ size_t synth_encode(struct synth *s, uint8_t **outp)
 		int n = snprintf((char *)buf + sizeof(ti), 16, "t%u", tid);
 
 		memcpy(buf, &ti, sizeof(ti));
-		out_block(&o, CP_BLOCK_THREAD, tid, buf,
+		out_block(&o, CP_BLOCK_THREAD, tid, 0, buf,
 			  sizeof(ti) + (size_t)n + 1);
 	}
 	out_samples(s, &o);
 	for (size_t i = 0; i < s->nraw; i++)
-		out_block(&o, s->raw[i].type, s->raw[i].tid, s->raw[i].p,
+		out_block(&o, s->raw[i].type, s->raw[i].tid, 0, s->raw[i].p,
 			  s->raw[i].len);
 	if (s->syms_len)
-		out_block(&o, CP_BLOCK_SYMBOLS, 0, s->syms, s->syms_len);
+		out_block(&o, CP_BLOCK_SYMBOLS, 0, 0, s->syms, s->syms_len);
 	if (s->strs_len)
-		out_block(&o, CP_BLOCK_STRINGS, 0, s->strs, s->strs_len);
-	out_block(&o, CP_BLOCK_INFO, 0, info, sizeof(info));
+		out_block(&o, CP_BLOCK_STRINGS, 0, 0, s->strs, s->strs_len);
+	out_block(&o, CP_BLOCK_INFO, 0, 0, info, sizeof(info));
 	end.online_len_ns = s->online_len;
 	end.nthreads = nthreads;
-	out_block(&o, CP_BLOCK_END, 0, &end, sizeof(end));
+	out_block(&o, CP_BLOCK_END, 0, 0, &end, sizeof(end));
 	*outp = o.p;
 	return o.len;
 }

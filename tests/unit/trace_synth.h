@@ -39,6 +39,7 @@ struct synth_thread {
 	uint64_t wall;		/* wall clock of the latest vertex */
 	uint32_t parent;	/* UINT32_MAX: none */
 	bool used;
+	uint32_t nblocks;	/* EVENTS blocks written (their seq) */
 };
 
 struct synth_obj {

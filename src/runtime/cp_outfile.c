@@ -1,0 +1,62 @@
+/*
+ * cp_outfile.c - safe creation of the tracer's output files.
+ */
+#include "cp_outfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cp_runtime.h"
+
+#define CP_OUTFILE_TRIES 100
+
+/* @path with ".@n" inserted before its extension (or appended). */
+static void numbered(const char *path, unsigned n, char *out, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	const char *dot = strrchr(path, '.');
+
+	if (!dot || (slash && dot < slash))
+		snprintf(out, len, "%s.%u", path, n);
+	else
+		snprintf(out, len, "%.*s.%u%s", (int)(dot - path), path, n,
+			 dot);
+}
+
+int cp_outfile_create(char *path, size_t len, bool is_default,
+		      const char *what, int flags)
+{
+	mode_t mode = (mode_t)cp_rt.cfg.file_mode;
+	int saved = errno, fd, err;
+	char alt[PATH_MAX];
+
+	flags |= O_WRONLY | O_CREAT | O_CLOEXEC;
+	if (!is_default) {
+		/* the system's own links (/dev/stderr, /proc/self/fd/N) are
+		 * nobody's trap: followed */
+		if (!cp_rt.cfg.follow_symlinks &&
+		    strncmp(path, "/dev/", 5) && strncmp(path, "/proc/", 6))
+			flags |= O_NOFOLLOW;
+		fd = open(path, flags | O_TRUNC, mode);
+		err = errno;
+		errno = saved;
+		return fd >= 0 ? fd : -err;
+	}
+	flags |= O_EXCL | O_NOFOLLOW;
+	fd = open(path, flags, mode);
+	for (unsigned n = 1; fd < 0 && errno == EEXIST &&
+	     n < CP_OUTFILE_TRIES; n++) {
+		numbered(path, n, alt, sizeof(alt));
+		fd = open(alt, flags, mode);
+		if (fd >= 0) {
+			cp_warn("%s exists; writing the %s to %s", path, what,
+				alt);
+			snprintf(path, len, "%s", alt);
+		}
+	}
+	err = errno;
+	errno = saved;
+	return fd >= 0 ? fd : -err;
+}
