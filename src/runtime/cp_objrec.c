@@ -423,10 +423,9 @@ struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
 		}
 		r = mine;
 		r->id = cp_objrec_new_id();
-		if (t->tb && (key & 3) != CP_NS_THREAD)
+		if (t->tb)
 			cp_tb_obj_def(t->tb, r->id, kind, key >> 2, extra);
-		/* only synchronization objects can be untracked: skip the
-		 * list (and its lock) for joinable threads */
+		/* only synchronization objects can be untracked */
 		if ((key & 3) == CP_NS_SYNC && atomic_load(&cp_nuntracked) &&
 		    is_untracked(key))
 			mark_untracked(t, r);

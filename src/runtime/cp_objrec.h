@@ -1,11 +1,10 @@
 /*
  * cp_objrec.h - per-object path records.
  *
- * A synchronization object (or joinable thread) gets a record the first
- * time a wrapper sees it: what a thread that comes to depend on the object
- * must take over.  Records live in one liburcu lock-free hash table
- * (cds_lfht, bulletproof flavor: no thread registration), keyed by address
- * and namespace.  Work-queue items use the same record type but live only
+ * A synchronization object gets a record the first time a wrapper sees
+ * it: what a thread that comes to depend on the object must take over.
+ * Records live in one liburcu lock-free hash table (cds_lfht, bulletproof
+ * flavor: no thread registration), keyed by address and namespace.  Work-queue items use the same record type but live only
  * while in flight, outside the table (cp_items.h).
  *
  * The hot path does not go there: each thread keeps its own map from key
@@ -42,7 +41,6 @@
 enum cp_objns {
 	CP_NS_SYNC = 0,		/* locks, barriers, conds, sems */
 	CP_NS_ITEM = 1,		/* work-queue items (cp_items.h) */
-	CP_NS_THREAD = 2,	/* joinable threads, keyed by pthread_t */
 };
 
 struct cp_objrec {
@@ -67,9 +65,6 @@ struct cp_objrec {
 			uint8_t *fifo;		/* posts: seq, then path */
 			uint32_t head, count, cap;
 		} sem;
-		struct {
-			struct cp_thread *thr;
-		} thread;
 	} u;
 	struct cp_objrec *limbo_next;	/* limbo list, then a free list */
 

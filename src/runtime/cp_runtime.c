@@ -1,10 +1,35 @@
 /*
  * cp_runtime.c - start-up, exit and fork of the tracer.
+ *
+ * How a thread ends.  A thread the tracer created ends its path in the
+ * trampoline (wrap_thread.c), on return, pthread_exit or cancellation,
+ * before any thread-specific data destructor runs: liburcu-bp's destructor
+ * unregisters the thread under its registry mutex, and the wrapped unlock
+ * must then go straight to the real one (a traced one would look a record
+ * up, register the thread again and wait for that mutex: a deadlock).
+ * Other threads end theirs in the destructor of cp_exit_key.
+ *
+ * How the process ends.  POSIX ends a process when its last thread ends,
+ * as if by exit(0); glibc does so when its count of threads reaches zero.
+ * The tracer's own threads (liburcu's workers, the sampler) count there
+ * and never end, so the tracer keeps its own count of the program's
+ * threads, cp_live, and calls exit(0) itself when it reaches zero.  A
+ * thread leaves the count in the last round of thread-specific data
+ * destructors (the destructor of cp_exit_key sets its value again until
+ * then), as late as a library can see a thread end; the exit handlers
+ * then write the report and the trace as after any exit().  A thread that
+ * calls exit() never leaves the count, so only the last thread to end
+ * through pthread_exit, cancellation or return can make that call.  The
+ * count is only trusted when every program thread is in it: a thread
+ * running before start-up, or created while the tracer was out of memory,
+ * turns the rule off (cp_count_all), and the process then ends as glibc
+ * decides.
  */
 
 #include "cp_runtime.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -32,17 +57,58 @@ __thread struct cp_thread *cp_self __attribute__((tls_model("initial-exec")));
 static bool cp_initialized;
 static atomic_bool cp_finished;
 static pthread_key_t cp_exit_key;
+static atomic_uint cp_live;		/* program threads not yet ended */
+static atomic_bool cp_count_all;	/* cp_live counts every one */
+/* destructor rounds of cp_exit_key seen by this (ending) thread */
+static __thread unsigned cp_exit_rounds
+	__attribute__((tls_model("initial-exec")));
 
-/* Thread-exit safety net: runs for a thread that ends without passing
- * through the trampoline's exit (cancellation). */
+/*
+ * Runs at the end of every thread that has a state: ends its path if the
+ * trampoline did not (a thread the tracer did not create), then keeps
+ * itself for the last destructor round, where the thread leaves cp_live.
+ */
 static void thread_key_destructor(void *arg)
 {
 	struct cp_thread *t = arg;
 
 	cp_guard++;
-	if (t && !atomic_load(&cp_finished))
+	if (!atomic_load(&cp_finished))
 		cp_thread_exit(t);
+	if (++cp_exit_rounds < PTHREAD_DESTRUCTOR_ITERATIONS &&
+	    pthread_setspecific(cp_exit_key, t) == 0) {
+		cp_guard--;
+		return;
+	}
 	cp_guard--;
+	if (atomic_fetch_sub(&cp_live, 1) == 1 &&
+	    atomic_load(&cp_count_all) && !atomic_load(&cp_finished))
+		exit(0);	/* the last thread of the program ended */
+}
+
+/* Threads of the process now (/proc/self/stat), 0 if unknown. */
+static unsigned threads_now(void)
+{
+	char buf[1024];
+	const char *p;
+	ssize_t n;
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	unsigned field = 2;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* the command name may hold anything */
+	if (!p)
+		return 0;
+	while (*p && field < 20)	/* field 20: num_threads */
+		if (*p++ == ' ')
+			field++;
+	return (unsigned)strtoul(p, NULL, 10);
 }
 
 /* Writable destination?  A missing file needs a writable directory. */
@@ -147,6 +213,8 @@ static void cp_runtime_init(void)
 	cp_config_load(&cp_rt.cfg);
 	if (cp_rt.cfg.mode == CP_MODE_OFF)
 		goto out;
+	/* before the tracer starts threads of its own */
+	atomic_store(&cp_count_all, threads_now() == 1);
 	cp_clock_init();
 	if (cp_alloc_init() || cp_objrec_init()) {
 		cp_warn("cannot set up the tracer's memory; tracing is off");
@@ -169,6 +237,7 @@ static void cp_runtime_init(void)
 	}
 	setup_outputs(false);
 	pthread_key_create(&cp_exit_key, thread_key_destructor);
+	atomic_store(&cp_live, 1);
 	if (!bind_first_thread()) {
 		cp_warn("cannot set up the tracer's memory; tracing is off");
 		goto out;
@@ -192,6 +261,7 @@ struct cp_thread *cp_runtime_adopt(void)
 	t = cp_thread_new(NULL);
 	if (t) {
 		cp_online_thread_start(t);
+		atomic_fetch_add(&cp_live, 1);
 		pthread_setspecific(cp_exit_key, t);
 	}
 	cp_guard--;
@@ -201,6 +271,21 @@ struct cp_thread *cp_runtime_adopt(void)
 void cp_runtime_bind_exit(struct cp_thread *t)
 {
 	pthread_setspecific(cp_exit_key, t);
+}
+
+void cp_runtime_thread_coming(void)
+{
+	atomic_fetch_add(&cp_live, 1);
+}
+
+void cp_runtime_thread_failed(void)
+{
+	atomic_fetch_sub(&cp_live, 1);
+}
+
+void cp_runtime_thread_uncounted(void)
+{
+	atomic_store(&cp_count_all, false);
 }
 
 void cp_runtime_finish(void)
@@ -262,7 +347,8 @@ void cp_runtime_postfork_child(void)
 	cp_rt.start_wall = cp_clock_wall();
 	atomic_fetch_add(&cp_rt.gen, 1);
 	atomic_store(&cp_rt.next_tid, 0);
-	cp_thread_reset_registry(NULL);
+	atomic_store(&cp_live, 1);	/* the forking thread alone */
+	cp_thread_reset_registry();
 	cp_report_reset();
 	memset(cp_objrec_retired, 0, sizeof(cp_objrec_retired));
 	cp_items_init();
