@@ -1,0 +1,75 @@
+/*
+ * life_cancel.c - pthread_cancel of a traced thread, two ways.
+ *
+ * sleeper: locks and unlocks a mutex once, says so, then sleeps in a
+ * loop; main cancels and joins it (PTHREAD_CANCELED).  cond: a thread
+ * waits on a condition variable for a predicate that never holds, with a
+ * cleanup handler that unlocks the mutex and counts; main cancels it
+ * once it is waiting (or about to: a pending cancel acts at the wait),
+ * joins it, and the mutex must be free again.  Either way the thread ends
+ * through cancellation with the tracer's state and liburcu's registration
+ * live: a tracer whose exit path takes a traced lock there deadlocks.
+ * Output is fixed: nothing depends on timing.
+ */
+#include "wl.h"
+
+#include <unistd.h>
+
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+static sem_t ready;
+static int cleanups;
+
+static void *sleeper(void *arg)
+{
+	WL_OK(pthread_mutex_lock(&m));
+	WL_OK(pthread_mutex_unlock(&m));
+	WL_OK(sem_post(&ready));
+	for (;;)
+		usleep(1000);
+	return arg;
+}
+
+static void unlock_cleanup(void *mx)
+{
+	cleanups++;
+	WL_OK(pthread_mutex_unlock(mx));
+}
+
+static void *cond_waiter(void *arg)
+{
+	WL_OK(pthread_mutex_lock(&m));
+	WL_OK(sem_post(&ready));
+	pthread_cleanup_push(unlock_cleanup, &m);
+	for (;;)
+		WL_OK(pthread_cond_wait(&c, &m));
+	pthread_cleanup_pop(1);
+	return arg;
+}
+
+static void cancel(const char *what, void *(*fn)(void *))
+{
+	pthread_t t;
+	void *ret = NULL;
+
+	WL_OK(pthread_create(&t, NULL, fn, NULL));
+	wl_sem_wait(&ready);
+	WL_OK(pthread_cancel(t));
+	WL_OK(pthread_join(t, &ret));
+	printf("%s: canceled=%d\n", what, ret == PTHREAD_CANCELED);
+}
+
+int main(void)
+{
+	int rc;
+
+	wl_init();
+	WL_OK(sem_init(&ready, 0, 0));
+	cancel("sleeper", sleeper);
+	cancel("cond", cond_waiter);
+	rc = pthread_mutex_trylock(&m);
+	printf("cleanup handlers %d, mutex free %d\n", cleanups, rc == 0);
+	if (rc == 0)
+		WL_OK(pthread_mutex_unlock(&m));
+	return 0;
+}
