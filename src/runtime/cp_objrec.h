@@ -88,6 +88,16 @@ struct cp_objrec {
 /* Create the table; 0 or -ENOMEM.  Start-up and forked child. */
 int cp_objrec_init(void);
 
+/*
+ * Register the calling thread with liburcu-bp now, as the tracer starts
+ * following it.  A followed thread that is no longer registered is ending
+ * (liburcu-bp's thread-exit destructor unregistered it, and may still hold
+ * its own mutexes, which registering again would wait for): the lookups
+ * below then find nothing, and the wrapper calls the real function.
+ * Calling thread, guard raised.
+ */
+void cp_objrec_thread_begin(void);
+
 enum {
 	CP_REC_REMEMBER = 1,	/* enter the record in the thread's map */
 	CP_REC_NEW = 2,		/* likely new: try to insert first */

@@ -3,11 +3,13 @@
  *
  * How a thread ends.  A thread the tracer created ends its path in the
  * trampoline (wrap_thread.c), on return, pthread_exit or cancellation,
- * before any thread-specific data destructor runs: liburcu-bp's destructor
- * unregisters the thread under its registry mutex, and the wrapped unlock
- * must then go straight to the real one (a traced one would look a record
- * up, register the thread again and wait for that mutex: a deadlock).
- * Other threads end theirs in the destructor of cp_exit_key.
+ * before any thread-specific data destructor runs; from then on its
+ * guard stays raised.  Other threads (main, adopted ones) end theirs in
+ * the destructor of cp_exit_key, which runs after liburcu-bp's: that one
+ * unregisters the thread while holding liburcu-bp's own mutexes, and a
+ * traced lock there would register the thread again and wait for them.
+ * So a followed thread that liburcu-bp no longer knows is not traced
+ * (cp_objrec_thread_begin), whichever way it ends.
  *
  * How the process ends.  POSIX ends a process when its last thread ends,
  * as if by exit(0); glibc does so when its count of threads reaches zero.

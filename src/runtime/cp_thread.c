@@ -27,6 +27,7 @@
 
 #include "cp_alloc.h"
 #include "cp_lock.h"
+#include "cp_objrec.h"
 #include "cp_trace_format.h"
 #include "cp_tracebuf.h"
 
@@ -73,6 +74,7 @@ struct cp_thread *cp_thread_new(const struct cp_thread *parent)
 void cp_thread_bind(struct cp_thread *t)
 {
 	cp_self = t;
+	cp_objrec_thread_begin();
 	t->self = pthread_self();
 	t->ostid = gettid();
 	if (cp_rt.clock == CP_CLOCK_CPU)

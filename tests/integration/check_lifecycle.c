@@ -122,11 +122,12 @@ static void same_as_bare(const char *name, const char *const *args,
 	cpt_run_free(&bare);
 }
 
-/* A thread cancelled while sleeping after a lock and unlock, and one
- * cancelled in pthread_cond_wait with a cleanup handler: main + 2. */
+/* A thread cancelled while sleeping after a lock and unlock, one
+ * cancelled in pthread_cond_wait with a cleanup handler, and main
+ * cancelled by a thread that then ends the process: main + 3. */
 START_TEST(test_lifecycle_cancel)
 {
-	same_as_bare("life_cancel", NULL, _i, 3, false);
+	same_as_bare("life_cancel", NULL, _i, 4, false);
 }
 END_TEST
 

@@ -1,12 +1,15 @@
 /*
- * life_cancel.c - pthread_cancel of a traced thread, two ways.
+ * life_cancel.c - pthread_cancel of a traced thread, three ways.
  *
  * sleeper: locks and unlocks a mutex once, says so, then sleeps in a
  * loop; main cancels and joins it (PTHREAD_CANCELED).  cond: a thread
  * waits on a condition variable for a predicate that never holds, with a
  * cleanup handler that unlocks the mutex and counts; main cancels it
  * once it is waiting (or about to: a pending cancel acts at the wait),
- * joins it, and the mutex must be free again.  Either way the thread ends
+ * joins it, and the mutex must be free again.  main: after a lock and
+ * unlock, main starts a thread that cancels main while main sleeps, joins
+ * it, prints the results and returns: the last thread ends, so the
+ * process ends with status 0.  Each way the thread ends
  * through cancellation with the tracer's state and liburcu's registration
  * live: a tracer whose exit path takes a traced lock there deadlocks.
  * Output is fixed: nothing depends on timing.
@@ -15,6 +18,7 @@
 
 #include <unistd.h>
 
+static pthread_t main_thread;
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t c = PTHREAD_COND_INITIALIZER;
 static sem_t ready;
@@ -59,17 +63,33 @@ static void cancel(const char *what, void *(*fn)(void *))
 	printf("%s: canceled=%d\n", what, ret == PTHREAD_CANCELED);
 }
 
-int main(void)
+static void *main_canceller(void *arg)
 {
+	void *ret = NULL;
 	int rc;
 
-	wl_init();
-	WL_OK(sem_init(&ready, 0, 0));
-	cancel("sleeper", sleeper);
-	cancel("cond", cond_waiter);
+	WL_OK(pthread_cancel(main_thread));
+	WL_OK(pthread_join(main_thread, &ret));
+	printf("main: canceled=%d\n", ret == PTHREAD_CANCELED);
 	rc = pthread_mutex_trylock(&m);
 	printf("cleanup handlers %d, mutex free %d\n", cleanups, rc == 0);
 	if (rc == 0)
 		WL_OK(pthread_mutex_unlock(&m));
-	return 0;
+	return arg;
+}
+
+int main(void)
+{
+	pthread_t t;
+
+	wl_init();
+	WL_OK(sem_init(&ready, 0, 0));
+	main_thread = pthread_self();
+	cancel("sleeper", sleeper);
+	cancel("cond", cond_waiter);
+	WL_OK(pthread_mutex_lock(&m));
+	WL_OK(pthread_mutex_unlock(&m));
+	WL_OK(pthread_create(&t, NULL, main_canceller, NULL));
+	for (;;)
+		usleep(1000);
 }
