@@ -59,11 +59,15 @@ static void *cp_trampoline(void *p)
 static void *cp_internal_trampoline(void *p)
 {
 	struct cp_start s;
+	void *ret;
 
 	cp_guard = 1;
 	s = *(struct cp_start *)p;
 	cp_free(p);
-	return s.fn(s.arg);
+	cp_runtime_internal_thread(true);
+	ret = s.fn(s.arg);
+	cp_runtime_internal_thread(false);
+	return ret;
 }
 
 static int create_internal(pthread_t *th, const pthread_attr_t *attr,

@@ -24,8 +24,9 @@
  * through pthread_exit, cancellation or return can make that call.  The
  * count is only trusted when every program thread is in it: a thread
  * running before start-up, or created while the tracer was out of memory,
- * turns the rule off (cp_count_all), and the process then ends as glibc
- * decides.
+ * turns the rule off (cp_count_all).  A thread of the process that is
+ * neither counted nor the tracer's (/proc/self/stat says how many there
+ * are) is waited for by a reaper thread.
  */
 
 #include "cp_runtime.h"
@@ -61,32 +62,11 @@ static atomic_bool cp_finished;
 static pthread_key_t cp_exit_key;
 static atomic_uint cp_live;		/* program threads not yet ended */
 static atomic_bool cp_count_all;	/* cp_live counts every one */
+static atomic_uint cp_internal;		/* tracer threads at work */
+static atomic_bool cp_main_gone;	/* the initial thread has ended */
 /* destructor rounds of cp_exit_key seen by this (ending) thread */
 static __thread unsigned cp_exit_rounds
 	__attribute__((tls_model("initial-exec")));
-
-/*
- * Runs at the end of every thread that has a state: ends its path if the
- * trampoline did not (a thread the tracer did not create), then keeps
- * itself for the last destructor round, where the thread leaves cp_live.
- */
-static void thread_key_destructor(void *arg)
-{
-	struct cp_thread *t = arg;
-
-	cp_guard++;
-	if (!atomic_load(&cp_finished))
-		cp_thread_exit(t);
-	if (++cp_exit_rounds < PTHREAD_DESTRUCTOR_ITERATIONS &&
-	    pthread_setspecific(cp_exit_key, t) == 0) {
-		cp_guard--;
-		return;
-	}
-	cp_guard--;
-	if (atomic_fetch_sub(&cp_live, 1) == 1 &&
-	    atomic_load(&cp_count_all) && !atomic_load(&cp_finished))
-		exit(0);	/* the last thread of the program ended */
-}
 
 /* Threads of the process now (/proc/self/stat), 0 if unknown. */
 static unsigned threads_now(void)
@@ -111,6 +91,91 @@ static unsigned threads_now(void)
 		if (*p++ == ' ')
 			field++;
 	return (unsigned)strtoul(p, NULL, 10);
+}
+
+/* Threads other than the caller that may be left when the program has
+ * none: the tracer's, and the initial thread as a zombie. */
+static unsigned tracer_threads(bool caller_initial)
+{
+	return atomic_load(&cp_internal) +
+	       (atomic_load(&cp_main_gone) && !caller_initial);
+}
+
+/*
+ * A tracer thread that ends the process once the threads the count does
+ * not know (created behind the wrappers' back) have ended too.
+ */
+static void *reaper_main(void *arg)
+{
+	const struct timespec tick = { .tv_sec = 0, .tv_nsec = 10000000 };
+
+	(void)arg;
+	for (;;) {
+		unsigned n = threads_now();
+
+		if (n != 0 && n <= tracer_threads(false))
+			exit(0);
+		nanosleep(&tick, NULL);
+	}
+	return NULL;
+}
+
+/*
+ * The last counted thread is ending: end the process as glibc would, once
+ * no thread is left but this one and the tracer's (threads that left the
+ * count just before may still be finishing their exit: wait for them).  A
+ * thread the count does not know still running after 100 ms: a reaper
+ * thread ends the process when that one has ended too.
+ */
+static void end_process(void)
+{
+	const struct timespec ms = { .tv_sec = 0, .tv_nsec = 1000000 };
+	bool initial = gettid() == getpid();
+	pthread_attr_t attr;
+	pthread_t id;
+
+	for (int i = 0; i < 100; i++) {
+		unsigned n = threads_now();
+
+		if (n == 0)
+			return;
+		if (n <= 1 + tracer_threads(initial))
+			exit(0);
+		nanosleep(&ms, NULL);
+	}
+	cp_guard++;		/* a tracer thread */
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&id, &attr, reaper_main, NULL) != 0)
+		cp_warn("cannot start a thread to end the process; it ends "
+			"when the tracer's threads do");
+	pthread_attr_destroy(&attr);
+	cp_guard--;
+}
+
+/*
+ * Runs at the end of every thread that has a state: ends its path if the
+ * trampoline did not (a thread the tracer did not create), then keeps
+ * itself for the last destructor round, where the thread leaves cp_live.
+ */
+static void thread_key_destructor(void *arg)
+{
+	struct cp_thread *t = arg;
+
+	cp_guard++;
+	if (!atomic_load(&cp_finished))
+		cp_thread_exit(t);
+	if (++cp_exit_rounds < PTHREAD_DESTRUCTOR_ITERATIONS &&
+	    pthread_setspecific(cp_exit_key, t) == 0) {
+		cp_guard--;
+		return;
+	}
+	cp_guard--;
+	if (gettid() == getpid())
+		atomic_store(&cp_main_gone, true);
+	if (atomic_fetch_sub(&cp_live, 1) == 1 &&
+	    atomic_load(&cp_count_all) && !atomic_load(&cp_finished))
+		end_process();	/* the last thread of the program ended */
 }
 
 /* Writable destination?  A missing file needs a writable directory. */
@@ -288,6 +353,14 @@ void cp_runtime_thread_failed(void)
 void cp_runtime_thread_uncounted(void)
 {
 	atomic_store(&cp_count_all, false);
+}
+
+void cp_runtime_internal_thread(bool begin)
+{
+	if (begin)
+		atomic_fetch_add(&cp_internal, 1);
+	else
+		atomic_fetch_sub(&cp_internal, 1);
 }
 
 void cp_runtime_finish(void)

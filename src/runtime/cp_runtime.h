@@ -110,6 +110,9 @@ void cp_runtime_bind_exit(struct cp_thread *t);
 void cp_runtime_thread_coming(void);
 void cp_runtime_thread_failed(void);
 void cp_runtime_thread_uncounted(void);
+/* A tracer thread begins (@begin) or ends its work; the process does not
+ * wait for it to end.  The tracer thread itself. */
+void cp_runtime_internal_thread(bool begin);
 /* Run the exit report now (destructor, or exit from any thread). */
 void cp_runtime_finish(void);
 /* fork() support: call around the real fork in the wrapper. */
