@@ -92,24 +92,19 @@ CP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	struct cp_thread *t;
 	struct cp_thread *child;
 	struct cp_start *s;
-	int rc, err;
-
 	int detach = PTHREAD_CREATE_JOINABLE;
+	int rc, err;
 
 	if (cp_guard)
 		return create_internal(th, attr, fn, arg);
 	t = cp_enter();
-	if (!t) {
-		if (cp_rt.tracing)	/* no state: out of memory */
-			cp_runtime_thread_uncounted();
+	if (!t)
 		return CP_REAL(pthread_create)(th, attr, fn, arg);
-	}
 	child = cp_online_create_begin(t);
 	s = cp_zalloc(sizeof(*s));
 	if (!child || !s) {
 		cp_thread_free(child);
 		cp_free(s);
-		cp_runtime_thread_uncounted();
 		cp_leave();
 		return CP_REAL(pthread_create)(th, attr, fn, arg);
 	}

@@ -4,8 +4,9 @@
  * A synchronization object gets a record the first time a wrapper sees
  * it: what a thread that comes to depend on the object must take over.
  * Records live in one liburcu lock-free hash table (cds_lfht, bulletproof
- * flavor: no thread registration), keyed by address and namespace.  Work-queue items use the same record type but live only
- * while in flight, outside the table (cp_items.h).
+ * flavor: no thread registration), keyed by address and namespace.
+ * Work-queue items use the same record type but live only while in
+ * flight, outside the table (cp_items.h).
  *
  * The hot path does not go there: each thread keeps its own map from key
  * to record (cp_thread.h, open addressing, grown with the number of

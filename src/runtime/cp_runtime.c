@@ -21,12 +21,11 @@
  * then), as late as a library can see a thread end; the exit handlers
  * then write the report and the trace as after any exit().  A thread that
  * calls exit() never leaves the count, so only the last thread to end
- * through pthread_exit, cancellation or return can make that call.  The
- * count is only trusted when every program thread is in it: a thread
- * running before start-up, or created while the tracer was out of memory,
- * turns the rule off (cp_count_all).  A thread of the process that is
- * neither counted nor the tracer's (/proc/self/stat says how many there
- * are) is waited for by a reaper thread.
+ * through pthread_exit, cancellation or return can make that call.  A
+ * thread of the process that is neither counted nor the tracer's (one
+ * running before start-up, or created behind the wrappers' back; only
+ * /proc/self/stat knows how many there are) is waited for, by a reaper
+ * thread if it takes long.
  */
 
 #include "cp_runtime.h"
@@ -61,7 +60,6 @@ static bool cp_initialized;
 static atomic_bool cp_finished;
 static pthread_key_t cp_exit_key;
 static atomic_uint cp_live;		/* program threads not yet ended */
-static atomic_bool cp_count_all;	/* cp_live counts every one */
 static atomic_uint cp_internal;		/* tracer threads at work */
 static atomic_bool cp_main_gone;	/* the initial thread has ended */
 /* destructor rounds of cp_exit_key seen by this (ending) thread */
@@ -173,8 +171,7 @@ static void thread_key_destructor(void *arg)
 	cp_guard--;
 	if (gettid() == getpid())
 		atomic_store(&cp_main_gone, true);
-	if (atomic_fetch_sub(&cp_live, 1) == 1 &&
-	    atomic_load(&cp_count_all) && !atomic_load(&cp_finished))
+	if (atomic_fetch_sub(&cp_live, 1) == 1 && !atomic_load(&cp_finished))
 		end_process();	/* the last thread of the program ended */
 }
 
@@ -280,8 +277,6 @@ static void cp_runtime_init(void)
 	cp_config_load(&cp_rt.cfg);
 	if (cp_rt.cfg.mode == CP_MODE_OFF)
 		goto out;
-	/* before the tracer starts threads of its own */
-	atomic_store(&cp_count_all, threads_now() == 1);
 	cp_clock_init();
 	if (cp_alloc_init() || cp_objrec_init()) {
 		cp_warn("cannot set up the tracer's memory; tracing is off");
@@ -348,11 +343,6 @@ void cp_runtime_thread_coming(void)
 void cp_runtime_thread_failed(void)
 {
 	atomic_fetch_sub(&cp_live, 1);
-}
-
-void cp_runtime_thread_uncounted(void)
-{
-	atomic_store(&cp_count_all, false);
 }
 
 void cp_runtime_internal_thread(bool begin)

@@ -104,12 +104,10 @@ void cp_runtime_bind_exit(struct cp_thread *t);
  * The count of program threads that ends the process (cp_runtime.c):
  * thread_coming() before the real pthread_create of a traced thread
  * (which then ends through the trampoline and cp_runtime_bind_exit()),
- * thread_failed() if that create failed, thread_uncounted() when a
- * program thread is created that will not be counted.  Any thread.
+ * thread_failed() if that create failed.  Any thread.
  */
 void cp_runtime_thread_coming(void);
 void cp_runtime_thread_failed(void);
-void cp_runtime_thread_uncounted(void);
 /* A tracer thread begins (@begin) or ends its work; the process does not
  * wait for it to end.  The tracer thread itself. */
 void cp_runtime_internal_thread(bool begin);
