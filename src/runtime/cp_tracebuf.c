@@ -4,6 +4,7 @@
 #include "cp_tracebuf.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,21 +23,32 @@ static struct cp_lock cp_strings_lock;
 static const char *cp_strings[CP_MAX_STRINGS];
 static uint32_t cp_nstrings;
 
+/*
+ * write() is a cancellation point, and the tracer writes from inside the
+ * program's lock and unlock calls, which are not: a thread cancelled there
+ * would leave its mutex held.  The tracer's writes do not act on a
+ * cancellation request.
+ */
 static int write_all(int fd, const void *buf, size_t n)
 {
 	const uint8_t *p = buf;
+	int cancel, rc = 0;
 
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	while (n > 0) {
 		ssize_t w = write(fd, p, n);
 
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0)
-			return -1;
+		if (w <= 0) {
+			rc = -1;
+			break;
+		}
 		p += w;
 		n -= (size_t)w;
 	}
-	return 0;
+	pthread_setcancelstate(cancel, NULL);
+	return rc;
 }
 
 int cp_trace_open(void)
