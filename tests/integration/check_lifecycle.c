@@ -149,11 +149,12 @@ static void same_as_bare(const char *name, const char *const *args,
 }
 
 /* A thread cancelled while sleeping after a lock and unlock, one
- * cancelled in pthread_cond_wait with a cleanup handler, and main
- * cancelled by a thread that then ends the process: main + 3. */
+ * cancelled in pthread_cond_wait with a cleanup handler, one at
+ * pthread_testcancel between locks, and main cancelled by a thread that
+ * then ends the process: main + 4. */
 START_TEST(test_lifecycle_cancel)
 {
-	same_as_bare("life_cancel", NULL, _i, 4, COUNT_EXACT);
+	same_as_bare("life_cancel", NULL, _i, 5, COUNT_EXACT);
 }
 END_TEST
 
