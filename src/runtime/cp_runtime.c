@@ -108,14 +108,14 @@ static void *reaper_main(void *arg)
 	const struct timespec tick = { .tv_sec = 0, .tv_nsec = 10000000 };
 
 	(void)arg;
-	for (;;) {
+	while (!atomic_load(&cp_finished)) {
 		unsigned n = threads_now();
 
 		if (n != 0 && n <= tracer_threads(false))
 			exit(0);
 		nanosleep(&tick, NULL);
 	}
-	return NULL;
+	return NULL;	/* another thread called exit() */
 }
 
 /*
@@ -135,7 +135,7 @@ static void end_process(void)
 	for (int i = 0; i < 100; i++) {
 		unsigned n = threads_now();
 
-		if (n == 0)
+		if (n == 0 || atomic_load(&cp_finished))
 			return;
 		if (n <= 1 + tracer_threads(initial))
 			exit(0);
