@@ -78,7 +78,7 @@ struct cp_thread {
 	/* registry lock: */
 	struct cp_thread *next;	/* registry list, newest first */
 	bool published;		/* in the registry */
-	bool detached;		/* created detached: kept out of the id table */
+	bool detached;		/* created detached: not in the id table */
 	bool in_ids;		/* in the id table under id */
 	pthread_t id;		/* its pthread_t, for the id table */
 	struct cp_thread *id_next;	/* id table chain */

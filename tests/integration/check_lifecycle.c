@@ -99,7 +99,8 @@ static void check_outputs(struct cpt_errs *e, json_t *rep,
 			   false))
 		cpt_errf(e, "  report: %.0f threads, want %s%.0f",
 			 cpt_json_num(rep, "threads"),
-			 rule == COUNT_AT_LEAST ? rule_want[rule] : "", threads);
+			 rule == COUNT_AT_LEAST ? rule_want[rule] : "",
+			 threads);
 	if (!trace)
 		return;
 	if (cpt_report(trace, &n, err, sizeof(err)) != 0)

@@ -7,6 +7,7 @@
  */
 #include <condition_variable>
 #include <cstdio>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <shared_mutex>
@@ -72,6 +73,22 @@ static void queue_run(int items, long *sum)
 	consumer.join();
 }
 
+/* 500 rounds: every fifth a write, the others a read (counted under @rm). */
+static void rw_rounds(std::shared_mutex &sm, std::mutex &rm, int i,
+		      long *writes, long *reads)
+{
+	for (int k = 0; k < 500; k++) {
+		if ((k + i) % 5 == 0) {
+			std::unique_lock<std::shared_mutex> w(sm);
+			(*writes)++;
+		} else {
+			std::shared_lock<std::shared_mutex> r(sm);
+			std::lock_guard<std::mutex> g(rm);
+			(*reads)++;
+		}
+	}
+}
+
 int main()
 {
 	std::vector<std::thread> ts;
@@ -90,18 +107,8 @@ int main()
 
 	ts.clear();
 	for (int i = 0; i < 4; i++)
-		ts.emplace_back([&, i] {
-			for (int k = 0; k < 500; k++) {
-				if ((k + i) % 5 == 0) {
-					std::unique_lock<std::shared_mutex> w(sm);
-					shared_value++;
-				} else {
-					std::shared_lock<std::shared_mutex> r(sm);
-					std::lock_guard<std::mutex> g(rm);
-					reads++;
-				}
-			}
-		});
+		ts.emplace_back(rw_rounds, std::ref(sm), std::ref(rm), i,
+				&shared_value, &reads);
 	for (auto &t : ts)
 		t.join();
 	std::printf("std::shared_mutex: writes %ld, reads %ld\n",
