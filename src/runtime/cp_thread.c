@@ -1,10 +1,10 @@
 /*
  * cp_thread.c - thread states: creation, binding, exit, the registry.
  *
- * The registry keeps every thread state ever bound, newest first, until
- * the process exits: the exit report lists them and folds them into the
- * final critical path (program end depends on every thread's last event).
- * A state is small (its trace buffer is freed at thread exit), so a
+ * The registry keeps every thread state ever published, newest first,
+ * until the process exits: the exit report lists them and folds them into
+ * the final critical path (program end depends on every thread's last
+ * event).  A state is small (its trace buffer is freed at thread exit), so a
  * program creating thousands of threads keeps a few hundred kB.
  *
  * A thread enters the registry when it is created (or, for a thread the
