@@ -41,8 +41,10 @@ static void *cp_trampoline(void *p)
 	cp_guard++;
 	s = *(struct cp_start *)p;
 	cp_free(p);
-	cp_online_thread_start(s.child);
-	cp_runtime_bind_exit(s.child);
+	if (cp_rt.tracing) {	/* else the process is exiting */
+		cp_online_thread_start(s.child);
+		cp_runtime_bind_exit(s.child);
+	}
 	cp_guard--;
 
 	pthread_cleanup_push(trampoline_exit, s.child);
