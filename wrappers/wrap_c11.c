@@ -82,18 +82,19 @@ CP_EXPORT int thrd_create(thrd_t *th, thrd_start_t fn, void *arg)
 /* The join depends on the thread's last event. */
 CP_EXPORT int thrd_join(thrd_t th, int *res)
 {
-	struct cp_thread *t = cp_enter();
+	struct cp_thread *t = cp_enter(), *child;
 	struct cp_wait w;
 	int rc, err;
 
 	if (!t)
 		return CP_REAL_OPT(thrd_join)(th, res);
+	child = cp_thread_by_id(th);	/* before the id can be reused */
 	cp_online_join_begin(t, &w);
 	cp_pause();
 	rc = CP_REAL_OPT(thrd_join)(th, res);
 	err = errno;
 	cp_resume();
-	cp_online_join_end(t, &w, rc == thrd_success ? 0 : EINVAL, th);
+	cp_online_join_end(t, &w, rc == thrd_success ? 0 : EINVAL, child);
 	cp_leave();
 	errno = err;
 	return rc;

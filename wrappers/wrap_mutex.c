@@ -21,8 +21,19 @@ static int mutex_lock(pthread_mutex_t *m, int tried)
 			CP_LOCK_ACQUIRED);
 }
 
+/*
+ * A robust mutex is never tried first: glibc's trylock of one that is not
+ * recoverable returns ENOTRECOVERABLE but leaves it so that the next lock
+ * blocks for ever (glibc 2.36), where a plain lock returns
+ * ENOTRECOVERABLE.  Its lock is recorded as a wait.  The kind bit is
+ * glibc's PTHREAD_MUTEX_ROBUST_NORMAL_NP.
+ */
+#define MUTEX_ROBUST(m) (((m)->__data.__kind & 16) != 0)
+
 CP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
+	if (MUTEX_ROBUST(m))
+		return mutex_lock(m, EBUSY);
 	CP_LEAN_ACQUIRE(m, CP_OBJ_MUTEX, pthread_mutex_trylock, mutex_lock);
 }
 

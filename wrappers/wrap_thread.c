@@ -4,9 +4,13 @@
  *
  * pthread_create goes through a trampoline that owns the thread's life:
  * it binds the state the parent prepared (a copy of the parent's path),
- * runs the start routine, and ends the thread's path on return;
- * pthread_exit ends it too, and a thread-specific destructor catches a
- * thread that ends any other way (cancellation).
+ * runs the start routine, and ends the thread's path in one cleanup
+ * handler that return, pthread_exit and cancellation all pass through
+ * before any thread-specific data destructor runs (cp_runtime.c says why
+ * that order matters).
+ *
+ * A join names its thread by the runtime's state for it, looked up before
+ * the real join: once joined, the pthread_t may name a new thread.
  */
 #include "wrap_common.h"
 
@@ -20,6 +24,15 @@ struct cp_start {
 
 
 
+/* The thread's last event; the guard stays raised from then on. */
+static void trampoline_exit(void *child)
+{
+	cp_guard++;
+	if (cp_rt.tracing)
+		cp_thread_exit(child);
+	cp_guard--;
+}
+
 static void *cp_trampoline(void *p)
 {
 	struct cp_start s;
@@ -28,16 +41,15 @@ static void *cp_trampoline(void *p)
 	cp_guard++;
 	s = *(struct cp_start *)p;
 	cp_free(p);
-	cp_online_thread_start(s.child);
-	cp_runtime_bind_exit(s.child);
+	if (cp_rt.tracing) {	/* else the process is exiting */
+		cp_online_thread_start(s.child);
+		cp_runtime_bind_exit(s.child);
+	}
 	cp_guard--;
 
+	pthread_cleanup_push(trampoline_exit, s.child);
 	ret = s.fn(s.arg);
-
-	cp_guard++;
-	if (cp_rt.tracing)
-		cp_thread_exit(s.child);
-	cp_guard--;
+	pthread_cleanup_pop(1);
 	return ret;
 }
 
@@ -49,11 +61,15 @@ static void *cp_trampoline(void *p)
 static void *cp_internal_trampoline(void *p)
 {
 	struct cp_start s;
+	void *ret;
 
 	cp_guard = 1;
 	s = *(struct cp_start *)p;
 	cp_free(p);
-	return s.fn(s.arg);
+	cp_runtime_internal_thread(true);
+	ret = s.fn(s.arg);
+	cp_runtime_internal_thread(false);
+	return ret;
 }
 
 static int create_internal(pthread_t *th, const pthread_attr_t *attr,
@@ -78,6 +94,7 @@ CP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	struct cp_thread *t;
 	struct cp_thread *child;
 	struct cp_start *s;
+	int detach = PTHREAD_CREATE_JOINABLE;
 	int rc, err;
 
 	if (cp_guard)
@@ -96,12 +113,17 @@ CP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	s->fn = fn;
 	s->arg = arg;
 	s->child = child;
+	if (attr)
+		pthread_attr_getdetachstate(attr, &detach);
+	child->detached = detach == PTHREAD_CREATE_DETACHED;
+	cp_runtime_thread_coming();
 	cp_pause();
 	rc = CP_REAL(pthread_create)(th, attr, cp_trampoline, s);
 	err = errno;
 	cp_resume();
 	cp_online_create_end(t, child, rc, rc == 0 ? *th : 0);
 	if (rc != 0) {
+		cp_runtime_thread_failed();
 		cp_free(s);
 		cp_thread_free(child);
 	}
@@ -112,18 +134,19 @@ CP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 
 #define JOIN(th, real_call)						\
 	do {								\
-		struct cp_thread *t = cp_enter();			\
+		struct cp_thread *t = cp_enter(), *child;		\
 		struct cp_wait w;					\
 		int rc, err;						\
 									\
 		if (!t)							\
 			return real_call;				\
+		child = cp_thread_by_id(th);				\
 		cp_online_join_begin(t, &w);				\
 		cp_pause();						\
 		rc = real_call;						\
 		err = errno;						\
 		cp_resume();						\
-		cp_online_join_end(t, &w, rc, th);			\
+		cp_online_join_end(t, &w, rc, child);			\
 		cp_leave();						\
 		errno = err;						\
 		return rc;						\

@@ -93,6 +93,17 @@ int cp_objrec_init(void)
 	return cp_objrec_table ? 0 : -ENOMEM;
 }
 
+void cp_objrec_thread_begin(void)
+{
+	urcu_bp_register_thread();
+}
+
+/* May the calling thread enter a read-side section (see the header)? */
+static inline bool rcu_usable(void)
+{
+	return URCU_TLS(urcu_bp_reader) != NULL || cp_self == NULL;
+}
+
 /* A record and its vectors, in whole cache lines. */
 static size_t rec_size(void)
 {
@@ -243,6 +254,8 @@ struct cp_objrec *cp_objrec_find(const void *addr, unsigned ns)
 	struct cds_lfht_node *node;
 	struct cp_objrec *r = NULL;
 
+	if (!rcu_usable())
+		return NULL;
 	rcu_read_lock();
 	cds_lfht_lookup(cp_objrec_table, hash_key(key), match_key, &key, &it);
 	node = cds_lfht_iter_get_node(&it);
@@ -393,6 +406,8 @@ struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
 	struct cp_objrec *r, *mine;
 	bool lookup = !(how & CP_REC_NEW);
 
+	if (!rcu_usable())
+		return NULL;
 	rcu_read_lock();
 	for (;;) {
 		if (lookup) {
@@ -423,10 +438,9 @@ struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
 		}
 		r = mine;
 		r->id = cp_objrec_new_id();
-		if (t->tb && (key & 3) != CP_NS_THREAD)
+		if (t->tb)
 			cp_tb_obj_def(t->tb, r->id, kind, key >> 2, extra);
-		/* only synchronization objects can be untracked: skip the
-		 * list (and its lock) for joinable threads */
+		/* only synchronization objects can be untracked */
 		if ((key & 3) == CP_NS_SYNC && atomic_load(&cp_nuntracked) &&
 		    is_untracked(key))
 			mark_untracked(t, r);
@@ -445,6 +459,8 @@ void cp_objrec_forget(const void *addr, unsigned ns)
 	struct cds_lfht_iter it;
 	struct cds_lfht_node *node;
 
+	if (!rcu_usable())
+		return;
 	rcu_read_lock();
 	cds_lfht_lookup(cp_objrec_table, hash_key(key), match_key, &key, &it);
 	node = cds_lfht_iter_get_node(&it);

@@ -1,12 +1,12 @@
 /*
  * cp_objrec.h - per-object path records.
  *
- * A synchronization object (or joinable thread) gets a record the first
- * time a wrapper sees it: what a thread that comes to depend on the object
- * must take over.  Records live in one liburcu lock-free hash table
- * (cds_lfht, bulletproof flavor: no thread registration), keyed by address
- * and namespace.  Work-queue items use the same record type but live only
- * while in flight, outside the table (cp_items.h).
+ * A synchronization object gets a record the first time a wrapper sees
+ * it: what a thread that comes to depend on the object must take over.
+ * Records live in one liburcu lock-free hash table (cds_lfht, bulletproof
+ * flavor: no thread registration), keyed by address and namespace.
+ * Work-queue items use the same record type but live only while in
+ * flight, outside the table (cp_items.h).
  *
  * The hot path does not go there: each thread keeps its own map from key
  * to record (cp_thread.h, open addressing, grown with the number of
@@ -42,8 +42,7 @@
 enum cp_objns {
 	CP_NS_SYNC = 0,		/* locks, barriers, conds, sems */
 	CP_NS_ITEM = 1,		/* work-queue items (cp_items.h) */
-	CP_NS_THREAD = 2,	/* joinable threads, keyed by pthread_t */
-	CP_NS_MODEL = 3,	/* objects the tracer's model makes up: OpenMP
+	CP_NS_MODEL = 2,	/* objects the tracer's model makes up: OpenMP
 				 * regions' fork and join, task completions */
 };
 
@@ -70,9 +69,6 @@ struct cp_objrec {
 			uint32_t head, count, cap;
 		} sem;
 		struct {
-			struct cp_thread *thr;
-		} thread;
-		struct {
 			uint64_t base;		/* seq last taken with reset */
 		} signal;
 	} u;
@@ -97,6 +93,16 @@ struct cp_objrec {
 
 /* Create the table; 0 or -ENOMEM.  Start-up and forked child. */
 int cp_objrec_init(void);
+
+/*
+ * Register the calling thread with liburcu-bp now, as the tracer starts
+ * following it.  A followed thread that is no longer registered is ending
+ * (liburcu-bp's thread-exit destructor unregistered it, and may still hold
+ * its own mutexes, which registering again would wait for): the lookups
+ * below then find nothing, and the wrapper calls the real function.
+ * Calling thread, guard raised.
+ */
+void cp_objrec_thread_begin(void);
 
 enum {
 	CP_REC_REMEMBER = 1,	/* enter the record in the thread's map */

@@ -609,8 +609,6 @@ struct cp_thread *cp_online_create_begin(struct cp_thread *t)
 void cp_online_create_end(struct cp_thread *t, struct cp_thread *child,
 			  int rc, pthread_t id)
 {
-	struct cp_objrec *r;
-
 	if (rc != 0)
 		return;		/* the caller frees the unused child */
 	if (t->tb) {
@@ -619,9 +617,7 @@ void cp_online_create_end(struct cp_thread *t, struct cp_thread *child,
 
 		cp_tb_commit(t->tb, cp_uv_put(p, child->tid));
 	}
-	r = cp_objrec_get(t, (const void *)id, CP_NS_THREAD, 0, 0);
-	if (r)
-		r->u.thread.thr = child;
+	cp_thread_publish(child, id);
 }
 
 void cp_online_thread_start(struct cp_thread *child)
@@ -642,20 +638,12 @@ void cp_online_join_begin(struct cp_thread *t, struct cp_wait *w)
 }
 
 void cp_online_join_end(struct cp_thread *t, struct cp_wait *w, int rc,
-			pthread_t id)
+			struct cp_thread *child)
 {
 	uint64_t now = end_wait(t, NULL, w);
-	struct cp_objrec *r;
-	struct cp_thread *child = NULL;
 
-	if (rc == 0) {
-		r = cp_objrec_find((const void *)id, CP_NS_THREAD);
-		if (r) {
-			child = r->u.thread.thr;
-			cp_objrec_forget((const void *)id, CP_NS_THREAD);
-		}
-	}
-	if (child) {
+	if (rc == 0 && child) {
+		cp_thread_unlink_id(child);
 		cp_path_merge(t->path, child->path, cp_rt.nsel, cur_gen());
 		if (t->tb) {
 			uint8_t *p = cp_tb_vertex(t->tb, CP_EV_THREAD_JOIN |

@@ -168,14 +168,19 @@ void cp_online_task_start(struct cp_thread *t, const void *item,
 			  struct cp_wait *w);
 void cp_online_wait_restart(struct cp_thread *t, struct cp_wait *w);
 
-/* Threads. */
+/*
+ * Threads.  create_end publishes the child (cp_thread_publish) once the
+ * real create succeeded with @id.  A join names its thread by the state
+ * cp_thread_by_id() gave before the real join (@child, NULL: a thread the
+ * tracer does not know); a successful join depends on its final path.
+ */
 struct cp_thread *cp_online_create_begin(struct cp_thread *t);
 void cp_online_create_end(struct cp_thread *t, struct cp_thread *child,
 			  int rc, pthread_t id);
 void cp_online_thread_start(struct cp_thread *child);
 void cp_online_join_begin(struct cp_thread *t, struct cp_wait *w);
 void cp_online_join_end(struct cp_thread *t, struct cp_wait *w, int rc,
-			pthread_t id);
+			struct cp_thread *child);
 
 /* Procedures: -finstrument-functions hooks and regions. */
 void cp_online_proc_enter(struct cp_thread *t, uintptr_t fn);

@@ -7,8 +7,11 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cp_runtime.h"
+#include "cp_trace_format.h"
 
 #define CP_OUTFILE_TRIES 100
 
@@ -23,6 +26,33 @@ static void numbered(const char *path, unsigned n, char *out, size_t len)
 	else
 		snprintf(out, len, "%.*s.%u%s", (int)(dot - path), path, n,
 			 dot);
+}
+
+/*
+ * The default name is taken by a trace this very process wrote before it
+ * called exec (a forked child that execs opened its trace at the fork):
+ * a regular file of ours whose trace header names our pid.  Reopened
+ * truncated with @flags (no O_CREAT), so the program that runs now owns
+ * its name, as it would without the exec; else -1.
+ */
+static int reopen_own_trace(const char *path, int flags)
+{
+	struct cp_trace_header h;
+	struct stat st;
+	int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	bool ours;
+
+	if (fd < 0)
+		return -1;
+	ours = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	       st.st_uid == geteuid() &&
+	       pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
+	       !memcmp(h.magic, CP_TRACE_MAGIC, 8) &&
+	       h.pid == (uint64_t)getpid();
+	close(fd);
+	if (!ours)
+		return -1;
+	return open(path, (flags & ~(O_CREAT | O_EXCL)) | O_TRUNC);
 }
 
 int cp_outfile_create(char *path, size_t len, bool is_default,
@@ -46,6 +76,11 @@ int cp_outfile_create(char *path, size_t len, bool is_default,
 	}
 	flags |= O_EXCL | O_NOFOLLOW;
 	fd = open(path, flags, mode);
+	if (fd < 0 && errno == EEXIST) {
+		fd = reopen_own_trace(path, flags);
+		if (fd < 0)
+			errno = EEXIST;	/* taken: try the next names */
+	}
 	for (unsigned n = 1; fd < 0 && errno == EEXIST &&
 	     n < CP_OUTFILE_TRIES; n++) {
 		numbered(path, n, alt, sizeof(alt));

@@ -4,7 +4,9 @@
  * A default name (cpthread.<pid>.cpt, .json) is predictable, so it is
  * created with O_EXCL | O_NOFOLLOW: an existing file or symlink of that
  * name is never opened; the next free name cpthread.<pid>.N.<ext> is taken
- * instead and stderr says which.  A name the user gave (CPTHREAD_TRACE,
+ * instead and stderr says which.  The one exception is a trace that this
+ * process itself wrote under that name before an exec (a forked child that
+ * execs): the program now running takes the name over.  A name the user gave (CPTHREAD_TRACE,
  * CPTHREAD_REPORT) is truncated if it exists, but a symlink there is only
  * followed with CPTHREAD_FOLLOW_SYMLINKS=1 (or under /dev/ and /proc/,
  * whose links the system made: /dev/stderr).  Files are created with mode

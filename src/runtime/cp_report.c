@@ -203,8 +203,6 @@ static void collect_object(struct cp_objrec *r, void *arg)
 	struct summary *s = arg;
 	struct cp_objstat st;
 
-	if ((r->key & 3) == CP_NS_THREAD)
-		return;
 	s->nobjects++;
 	cp_objstat_of(r, &st);
 	cp_objstat_insert(s->top, &s->ntop, &st);

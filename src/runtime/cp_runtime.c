@@ -1,10 +1,37 @@
 /*
  * cp_runtime.c - start-up, exit and fork of the tracer.
+ *
+ * How a thread ends.  A thread the tracer created ends its path in the
+ * trampoline (wrap_thread.c), on return, pthread_exit or cancellation,
+ * before any thread-specific data destructor runs; from then on its
+ * guard stays raised.  Other threads (main, adopted ones) end theirs in
+ * the destructor of cp_exit_key, which runs after liburcu-bp's: that one
+ * unregisters the thread while holding liburcu-bp's own mutexes, and a
+ * traced lock there would register the thread again and wait for them.
+ * So a followed thread that liburcu-bp no longer knows is not traced
+ * (cp_objrec_thread_begin), whichever way it ends.
+ *
+ * How the process ends.  POSIX ends a process when its last thread ends,
+ * as if by exit(0); glibc does so when its count of threads reaches zero.
+ * The tracer's own threads (liburcu's workers, the sampler) count there
+ * and never end, so the tracer keeps its own count of the program's
+ * threads, cp_live, and calls exit(0) itself when it reaches zero.  A
+ * thread leaves the count in the last round of thread-specific data
+ * destructors (the destructor of cp_exit_key sets its value again until
+ * then), as late as a library can see a thread end; the exit handlers
+ * then write the report and the trace as after any exit().  A thread that
+ * calls exit() never leaves the count, so only the last thread to end
+ * through pthread_exit, cancellation or return can make that call.  A
+ * thread of the process that is neither counted nor the tracer's (one
+ * running before start-up, or created behind the wrappers' back; only
+ * /proc/self/stat knows how many there are) is waited for, by a reaper
+ * thread if it takes long.
  */
 
 #include "cp_runtime.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -32,17 +59,120 @@ __thread struct cp_thread *cp_self __attribute__((tls_model("initial-exec")));
 static bool cp_initialized;
 static atomic_bool cp_finished;
 static pthread_key_t cp_exit_key;
+static atomic_uint cp_live;		/* program threads not yet ended */
+static atomic_uint cp_internal;		/* tracer threads at work */
+static atomic_bool cp_main_gone;	/* the initial thread has ended */
+/* destructor rounds of cp_exit_key seen by this (ending) thread */
+static __thread unsigned cp_exit_rounds
+	__attribute__((tls_model("initial-exec")));
 
-/* Thread-exit safety net: runs for a thread that ends without passing
- * through the trampoline's exit (cancellation). */
+/* Threads of the process now (/proc/self/stat), 0 if unknown. */
+static unsigned threads_now(void)
+{
+	char buf[1024];
+	const char *p;
+	ssize_t n;
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	unsigned field = 2;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* the command name may hold anything */
+	if (!p)
+		return 0;
+	while (*p && field < 20)	/* field 20: num_threads */
+		if (*p++ == ' ')
+			field++;
+	return (unsigned)strtoul(p, NULL, 10);
+}
+
+/* Threads other than the caller that may be left when the program has
+ * none: the tracer's, and the initial thread as a zombie. */
+static unsigned tracer_threads(bool caller_initial)
+{
+	return atomic_load(&cp_internal) +
+	       (atomic_load(&cp_main_gone) && !caller_initial);
+}
+
+/*
+ * A tracer thread that ends the process once the threads the count does
+ * not know (created behind the wrappers' back) have ended too.
+ */
+static void *reaper_main(void *arg)
+{
+	const struct timespec tick = { .tv_sec = 0, .tv_nsec = 10000000 };
+
+	(void)arg;
+	while (!atomic_load(&cp_finished)) {
+		unsigned n = threads_now();
+
+		if (n != 0 && n <= tracer_threads(false))
+			exit(0);
+		nanosleep(&tick, NULL);
+	}
+	return NULL;	/* another thread called exit() */
+}
+
+/*
+ * The last counted thread is ending: end the process as glibc would, once
+ * no thread is left but this one and the tracer's (threads that left the
+ * count just before may still be finishing their exit: wait for them).  A
+ * thread the count does not know still running after 100 ms: a reaper
+ * thread ends the process when that one has ended too.
+ */
+static void end_process(void)
+{
+	const struct timespec ms = { .tv_sec = 0, .tv_nsec = 1000000 };
+	bool initial = gettid() == getpid();
+	pthread_attr_t attr;
+	pthread_t id;
+
+	for (int i = 0; i < 100; i++) {
+		unsigned n = threads_now();
+
+		if (n == 0 || atomic_load(&cp_finished))
+			return;
+		if (n <= 1 + tracer_threads(initial))
+			exit(0);
+		nanosleep(&ms, NULL);
+	}
+	cp_guard++;		/* a tracer thread */
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&id, &attr, reaper_main, NULL) != 0)
+		cp_warn("cannot start a thread to end the process; it ends "
+			"when the tracer's threads do");
+	pthread_attr_destroy(&attr);
+	cp_guard--;
+}
+
+/*
+ * Runs at the end of every thread that has a state: ends its path if the
+ * trampoline did not (a thread the tracer did not create), then keeps
+ * itself for the last destructor round, where the thread leaves cp_live.
+ */
 static void thread_key_destructor(void *arg)
 {
 	struct cp_thread *t = arg;
 
 	cp_guard++;
-	if (t && !atomic_load(&cp_finished))
+	if (!atomic_load(&cp_finished))
 		cp_thread_exit(t);
+	if (++cp_exit_rounds < PTHREAD_DESTRUCTOR_ITERATIONS &&
+	    pthread_setspecific(cp_exit_key, t) == 0) {
+		cp_guard--;
+		return;
+	}
 	cp_guard--;
+	if (gettid() == getpid())
+		atomic_store(&cp_main_gone, true);
+	if (atomic_fetch_sub(&cp_live, 1) == 1 && !atomic_load(&cp_finished))
+		end_process();	/* the last thread of the program ended */
 }
 
 /* Writable destination?  A missing file needs a writable directory. */
@@ -169,6 +299,7 @@ static void cp_runtime_init(void)
 	}
 	setup_outputs(false);
 	pthread_key_create(&cp_exit_key, thread_key_destructor);
+	atomic_store(&cp_live, 1);
 	if (!bind_first_thread()) {
 		cp_warn("cannot set up the tracer's memory; tracing is off");
 		goto out;
@@ -192,6 +323,7 @@ struct cp_thread *cp_runtime_adopt(void)
 	t = cp_thread_new(NULL);
 	if (t) {
 		cp_online_thread_start(t);
+		atomic_fetch_add(&cp_live, 1);
 		pthread_setspecific(cp_exit_key, t);
 	}
 	cp_guard--;
@@ -201,6 +333,24 @@ struct cp_thread *cp_runtime_adopt(void)
 void cp_runtime_bind_exit(struct cp_thread *t)
 {
 	pthread_setspecific(cp_exit_key, t);
+}
+
+void cp_runtime_thread_coming(void)
+{
+	atomic_fetch_add(&cp_live, 1);
+}
+
+void cp_runtime_thread_failed(void)
+{
+	atomic_fetch_sub(&cp_live, 1);
+}
+
+void cp_runtime_internal_thread(bool begin)
+{
+	if (begin)
+		atomic_fetch_add(&cp_internal, 1);
+	else
+		atomic_fetch_sub(&cp_internal, 1);
 }
 
 void cp_runtime_finish(void)
@@ -262,7 +412,8 @@ void cp_runtime_postfork_child(void)
 	cp_rt.start_wall = cp_clock_wall();
 	atomic_fetch_add(&cp_rt.gen, 1);
 	atomic_store(&cp_rt.next_tid, 0);
-	cp_thread_reset_registry(NULL);
+	atomic_store(&cp_live, 1);	/* the forking thread alone */
+	cp_thread_reset_registry();
 	cp_report_reset();
 	memset(cp_objrec_retired, 0, sizeof(cp_objrec_retired));
 	cp_items_init();

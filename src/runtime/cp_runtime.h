@@ -100,6 +100,17 @@ static inline void cp_leave(void)
 /* Arrange for cp_thread_exit(@t) when the calling thread ends, however
  * it ends.  Calling thread, guard raised. */
 void cp_runtime_bind_exit(struct cp_thread *t);
+/*
+ * The count of program threads that ends the process (cp_runtime.c):
+ * thread_coming() before the real pthread_create of a traced thread
+ * (which then ends through the trampoline and cp_runtime_bind_exit()),
+ * thread_failed() if that create failed.  Any thread.
+ */
+void cp_runtime_thread_coming(void);
+void cp_runtime_thread_failed(void);
+/* A tracer thread begins (@begin) or ends its work; the process does not
+ * wait for it to end.  The tracer thread itself. */
+void cp_runtime_internal_thread(bool begin);
 /* Run the exit report now (destructor, or exit from any thread). */
 void cp_runtime_finish(void);
 /* fork() support: call around the real fork in the wrapper. */

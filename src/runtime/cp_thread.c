@@ -1,11 +1,23 @@
 /*
  * cp_thread.c - thread states: creation, binding, exit, the registry.
  *
- * The registry keeps every thread state ever bound, newest first, until
- * the process exits: the exit report lists them and folds them into the
- * final critical path (program end depends on every thread's last event).
- * A state is small (its trace buffer is freed at thread exit), so a
+ * The registry keeps every thread state ever published, newest first,
+ * until the process exits: the exit report lists them and folds them into
+ * the final critical path (program end depends on every thread's last
+ * event).  A state is small (its trace buffer is freed at thread exit), so a
  * program creating thousands of threads keeps a few hundred kB.
+ *
+ * A thread enters the registry when it is created (or, for a thread the
+ * tracer did not create, when it is first seen), not when it starts: a
+ * thread that never ran before the program exited is still listed, so
+ * the trace names every thread a THREAD_CREATE names.
+ *
+ * The id table maps a joinable thread's pthread_t to its state, for
+ * pthread_join.  glibc reuses a pthread_t as soon as the thread is joined
+ * (or has ended detached), so a join looks its thread up before the real
+ * join, while the id can only name that thread, and afterwards removes
+ * that very state, not whatever the id names by then.  States are never
+ * freed, so a pointer taken from the table stays valid.
  */
 
 #include "cp_thread.h"
@@ -15,12 +27,16 @@
 
 #include "cp_alloc.h"
 #include "cp_lock.h"
+#include "cp_objrec.h"
 #include "cp_trace_format.h"
 #include "cp_tracebuf.h"
 #include "cp_unseen.h"
 
+#define CP_ID_BUCKETS 1024
+
 static struct cp_lock cp_registry_lock;
 static struct cp_thread *cp_registry;
+static struct cp_thread *cp_ids[CP_ID_BUCKETS];	/* chained by id_next */
 
 /*
  * A thread's state, its path and its record map each sit on cache lines of
@@ -59,6 +75,7 @@ struct cp_thread *cp_thread_new(const struct cp_thread *parent)
 void cp_thread_bind(struct cp_thread *t)
 {
 	cp_self = t;
+	cp_objrec_thread_begin();
 	t->self = pthread_self();
 	t->ostid = gettid();
 	if (cp_rt.clock == CP_CLOCK_CPU)
@@ -68,9 +85,71 @@ void cp_thread_bind(struct cp_thread *t)
 	if (cp_rt.trace && cp_rt.trace_fd >= 0)
 		t->tb = cp_tb_new(t->tid, t->last,
 				  cp_rt.clock == CP_CLOCK_CPU ? t->wall_now : 0);
+	cp_thread_publish(t, t->self);
+}
+
+static struct cp_thread **id_bucket(pthread_t id)
+{
+	return &cp_ids[cp_cache_home((uintptr_t)id) % CP_ID_BUCKETS];
+}
+
+/* Unlink @t from its chain; registry lock held, t->in_ids. */
+static void id_unlink_locked(struct cp_thread *t)
+{
+	struct cp_thread **pp = id_bucket(t->id);
+
+	while (*pp != t)
+		pp = &(*pp)->id_next;
+	*pp = t->id_next;
+	t->id_next = NULL;
+	t->in_ids = false;
+}
+
+void cp_thread_publish(struct cp_thread *t, pthread_t id)
+{
+	struct cp_thread **pp;
+
 	cp_lock_acquire(&cp_registry_lock);
+	if (t->published) {
+		cp_lock_release(&cp_registry_lock);
+		return;
+	}
+	t->published = true;
 	t->next = cp_registry;
 	cp_registry = t;
+	t->id = id;
+	if (!t->detached) {
+		pp = id_bucket(id);
+		for (struct cp_thread *o = *pp; o; o = o->id_next) {
+			if (pthread_equal(o->id, id)) {
+				id_unlink_locked(o);
+				break;
+			}
+		}
+		t->id_next = *pp;
+		*pp = t;
+		t->in_ids = true;
+	}
+	cp_lock_release(&cp_registry_lock);
+}
+
+struct cp_thread *cp_thread_by_id(pthread_t id)
+{
+	struct cp_thread *t;
+
+	cp_lock_acquire(&cp_registry_lock);
+	for (t = *id_bucket(id); t; t = t->id_next)
+		if (pthread_equal(t->id, id))
+			break;
+	cp_lock_release(&cp_registry_lock);
+	return t;
+}
+
+void cp_thread_unlink_id(struct cp_thread *t)
+{
+	cp_lock_acquire(&cp_registry_lock);
+	if (t->in_ids)
+		id_unlink_locked(t);
 	cp_lock_release(&cp_registry_lock);
 }
 
@@ -129,12 +208,11 @@ struct cp_thread *cp_thread_all(void)
 	return head;
 }
 
-void cp_thread_reset_registry(struct cp_thread *keep)
+void cp_thread_reset_registry(void)
 {
 	memset(&cp_registry_lock, 0, sizeof(cp_registry_lock));
-	cp_registry = keep;
-	if (keep)
-		keep->next = NULL;
+	memset(cp_ids, 0, sizeof(cp_ids));
+	cp_registry = NULL;
 }
 
 void cp_thread_free(struct cp_thread *t)

@@ -80,15 +80,38 @@ struct cp_thread {
 	bool idle;		/* waiting where no call will end the wait (an
 				 * OpenMP pool thread between regions): an exit
 				 * ends it, the time is not useful */
+	/* registry lock: */
 	struct cp_thread *next;	/* registry list, newest first */
+	bool published;		/* in the registry */
+	bool detached;		/* created detached: not in the id table */
+	bool in_ids;		/* in the id table under id */
+	pthread_t id;		/* its pthread_t, for the id table */
+	struct cp_thread *id_next;	/* id table chain */
 };
 
 /* Allocate a thread state with @parent's path (NULL: empty); any thread. */
 struct cp_thread *cp_thread_new(const struct cp_thread *parent);
 /* Free a state that was never bound (its thread failed to start). */
 void cp_thread_free(struct cp_thread *t);
-/* Make @t the calling thread's state and start its clock. */
+/* Make @t the calling thread's state and start its clock; publishes it
+ * (cp_thread_publish) unless its creator did.  Calling thread. */
 void cp_thread_bind(struct cp_thread *t);
+/*
+ * Enter @t, the state of the thread whose pthread_t is @id, in the
+ * registry (the exit report and the trace list it even if it never runs)
+ * and, unless t->detached, in the id table that pthread_join consults; an
+ * older entry of @id (a detached thread gone) is replaced.  Only the first
+ * call for @t counts, so the creator (after the real pthread_create) and
+ * the thread itself (at its start) may race: whichever comes first
+ * publishes, before the program can know @id.  Any thread.
+ */
+void cp_thread_publish(struct cp_thread *t, pthread_t id);
+/* The state of the joinable thread @id, or NULL.  Call before the real
+ * join or detach, while @id cannot name another thread.  Any thread. */
+struct cp_thread *cp_thread_by_id(pthread_t id);
+/* Remove @t from the id table (joined or detached); an entry of its id
+ * that is no longer @t (the id already reused) stays.  Any thread. */
+void cp_thread_unlink_id(struct cp_thread *t);
 /* The thread's last event: advance, publish the final path, flush; the
  * calling thread is untraced from then on.  Idempotent; owning thread. */
 void cp_thread_exit(struct cp_thread *t);
@@ -96,8 +119,8 @@ void cp_thread_exit(struct cp_thread *t);
 void cp_thread_restart(struct cp_thread *t, uint64_t now);
 /* Head of the registry (all threads ever bound), for report walks. */
 struct cp_thread *cp_thread_all(void);
-/* Forget every thread but the caller (forked child). */
-void cp_thread_reset_registry(struct cp_thread *keep);
+/* Forget every thread (forked child, before it binds its own). */
+void cp_thread_reset_registry(void);
 
 /* The thread's clock now (wall or cpu); records wall_now too. */
 static inline uint64_t cp_thread_now(struct cp_thread *t)

@@ -4,6 +4,7 @@
 #include "cp_tracebuf.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <string.h>
@@ -68,15 +69,21 @@ static void trace_failed(int err, bool quiet)
 /*
  * Append @iov (@n parts) to the trace with one writev, continuing after a
  * short write.  0 or -errno.  Async-signal-safe.
+ *
+ * writev() is a cancellation point, and the tracer writes from inside the
+ * program's lock and unlock calls, which are not: a thread cancelled there
+ * would leave its mutex held.  The tracer's writes do not act on a
+ * cancellation request.
  */
 static int append(struct iovec *iov, int n)
 {
-	int fd = cp_rt.trace_fd;
+	int fd = cp_rt.trace_fd, cancel, rc = 0;
 
 	if (fd < 0)
 		return -EBADF;
 	if (cp_trace_error())
 		return -cp_trace_error();
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	while (n > 0) {
 		ssize_t w;
 
@@ -85,8 +92,10 @@ static int append(struct iovec *iov, int n)
 		cp_tb_writing--;
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
+		if (w <= 0) {
+			rc = w < 0 ? -errno : -EIO;
+			break;
+		}
 		while (n > 0 && (size_t)w >= iov->iov_len) {
 			w -= (ssize_t)iov->iov_len;
 			iov++;
@@ -97,7 +106,8 @@ static int append(struct iovec *iov, int n)
 			iov->iov_len -= (size_t)w;
 		}
 	}
-	return 0;
+	pthread_setcancelstate(cancel, NULL);
+	return rc;
 }
 
 /* Fill in @bh's magic, size and checksum for @payload and append both.

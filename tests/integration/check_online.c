@@ -421,7 +421,7 @@ START_TEST(test_online_unexplained_wait)
 END_TEST
 
 /* C++ (g++, libstdc++): std::thread with std::mutex, std::shared_mutex,
- * std::condition_variable, std::latch and std::barrier (cxx.cc), and a
+ * std::condition_variable, std::latch and std::barrier (cxx.cpp), and a
  * futex called through syscall(3) (futex.c libc). */
 START_TEST(test_online_cxx)
 {

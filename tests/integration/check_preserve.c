@@ -11,6 +11,7 @@
  * with the same status, and leave a valid report.  Bad configuration must
  * cost one line on stderr and nothing else.
  */
+#define _GNU_SOURCE
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,27 +39,6 @@ static const enum cpt_variant traced[] = {
 	CPT_PRELOAD, CPT_LINKED, CPT_STATIC,
 };
 
-/* First line where @a and @b differ, for the assertion message. */
-static const char *first_diff(const char *a, const char *b, char *buf,
-			      size_t n)
-{
-	unsigned line = 1;
-	const char *la = a, *lb = b;
-
-	while (*a && *a == *b) {
-		if (*a == '\n') {
-			line++;
-			la = a + 1;
-			lb = b + 1;
-		}
-		a++;
-		b++;
-	}
-	snprintf(buf, n, "line %u: bare \"%.*s\" vs traced \"%.*s\"", line,
-		 (int)strcspn(la, "\n"), la, (int)strcspn(lb, "\n"), lb);
-	return buf;
-}
-
 /* Run @prog bare; the reference for the traced runs. */
 static void run_bare(struct cpt_run *bare, const char *prog,
 		     const char *const *args)
@@ -71,16 +51,11 @@ static void run_bare(struct cpt_run *bare, const char *prog,
 static void expect_same_behaviour(const char *what, struct cpt_run *bare,
 				  struct cpt_run *r)
 {
-	char buf[512];
+	struct cpt_errs e;
 
-	ck_assert_msg(!r->timed_out, "%s: timed out after %d s (hang?)",
-		      what, TIMEOUT);
-	ck_assert_msg(cpt_run_exit_code(r) == cpt_run_exit_code(bare),
-		      "%s: exit code %d, bare %d; stderr: %.400s", what,
-		      cpt_run_exit_code(r), cpt_run_exit_code(bare), r->err);
-	ck_assert_msg(strcmp(r->out, bare->out) == 0,
-		      "%s: stdout differs from the bare run, %s", what,
-		      first_diff(bare->out, r->out, buf, sizeof(buf)));
+	cpt_errs_init(&e);
+	ck_assert_msg(cpt_diff_behaviour(&e, bare, r) == 0,
+		      "%s: unlike the bare run:%s", what, e.buf);
 }
 
 static void expect_report(const char *what, struct cpt_run *r,
@@ -95,6 +70,54 @@ static void expect_report(const char *what, struct cpt_run *r,
 			      "%s: report threads expected %.0f, got %.0f",
 			      what, threads,
 			      cpt_json_num(r->report, "threads"));
+}
+
+/* What preserve.c's failure paths must return, by the names it prints. */
+static const char *const failure_codes[] = {
+	"EBUSY", "ETIMEDOUT", "EDEADLK", "EPERM", "EOWNERDEAD",
+	"ENOTRECOVERABLE", "EAGAIN", "EINVAL", "EOVERFLOW",
+};
+
+#define MIN_FAILURE_PATHS 25
+
+/*
+ * The reference output covers what the comparison is meant to prove: at
+ * least MIN_FAILURE_PATHS calls that fail (an error number returned, or
+ * -1 with errno set), every code of failure_codes[] among them, and
+ * PTHREAD_BARRIER_SERIAL_THREAD exactly once per barrier episode.
+ */
+static void expect_coverage(const char *out)
+{
+	unsigned failures = 0;
+
+	for (const char *l = out; *l;) {
+		size_t len = strcspn(l, "\n");
+		const char *eq = memmem(l, len, "= ", 2);
+
+		if (eq && (eq[2] == 'E' ||
+			   strncmp(eq + 2, "-1  errno E", 11) == 0))
+			failures++;
+		l += len + (l[len] == '\n');
+	}
+	ck_assert_msg(failures >= MIN_FAILURE_PATHS, "preserve bare: %u "
+		      "failure paths, want at least %d", failures,
+		      MIN_FAILURE_PATHS);
+	for (size_t i = 0; i < sizeof(failure_codes) /
+			   sizeof(failure_codes[0]); i++) {
+		char a[40], b[40];
+
+		snprintf(a, sizeof(a), "= %s ", failure_codes[i]);
+		snprintf(b, sizeof(b), "errno %s\n", failure_codes[i]);
+		ck_assert_msg(strstr(out, a) || strstr(out, b),
+			      "preserve bare: no call fails with %s",
+			      failure_codes[i]);
+	}
+	ck_assert_msg(strstr(out, "3 threads x 4 episodes: SERIAL_THREAD 4, "
+			     "0 8, other 0") &&
+		      strstr(out, "2 threads x 3 episodes: SERIAL_THREAD 3, "
+			     "0 3, other 0"),
+		      "preserve bare: PTHREAD_BARRIER_SERIAL_THREAD not once "
+		      "per episode");
 }
 
 /*
@@ -117,6 +140,7 @@ START_TEST(test_preserve_calls)
 		      strstr(bare.out, "preserve done"),
 		      "preserve bare: exit %d, stderr %.300s",
 		      cpt_run_exit_code(&bare), bare.err);
+	expect_coverage(bare.out);
 	ck_assert_int_eq(cpt_run_workload(&r, "preserve", c->v, NULL, env,
 					  TIMEOUT), 0);
 	expect_same_behaviour(what, &bare, &r);
@@ -159,16 +183,6 @@ START_TEST(test_preserve_exit_from_thread)
 }
 END_TEST
 
-static json_t *load_json(const char *path, char *err, size_t n)
-{
-	json_error_t je;
-	json_t *j = json_load_file(path, 0, &je);
-
-	if (!j)
-		snprintf(err, n, "%.300s: %.150s", path, je.text);
-	return j;
-}
-
 /*
  * fork() while another thread takes a lock: the child starts fresh (its
  * own report, named by its pid, counting its own 3 threads), the parent's
@@ -206,7 +220,7 @@ START_TEST(test_preserve_fork)
 
 		snprintf(path, sizeof(path), "%s/cpthread.%ld.json", r.dir,
 			 ppid);
-		j = load_json(path, err, sizeof(err));
+		j = cpt_json_load(path, err, sizeof(err));
 		ck_assert_msg(j, "%s: parent's report: %s", what, err);
 		ck_assert_msg(cpt_json_num(j, "pid") == ppid &&
 			      cpt_json_num(j, "threads") == 2,
@@ -218,7 +232,7 @@ START_TEST(test_preserve_fork)
 
 		snprintf(path, sizeof(path), "%s/cpthread.%ld.json", r.dir,
 			 cpid);
-		j = load_json(path, err, sizeof(err));
+		j = cpt_json_load(path, err, sizeof(err));
 		ck_assert_msg(j, "%s: child's report: %s", what, err);
 		ck_assert_msg(cpt_json_num(j, "pid") == cpid &&
 			      cpt_json_num(j, "threads") == 3,

@@ -397,3 +397,51 @@ unsigned cpt_count_lines(const char *s)
 		n++;
 	return n;
 }
+
+/* First line where @a and @b differ, quoted from both. */
+static void first_diff(struct cpt_errs *e, const char *a, const char *b)
+{
+	unsigned line = 1;
+	const char *la = a, *lb = b;
+
+	while (*a && *a == *b) {
+		if (*a == '\n') {
+			line++;
+			la = a + 1;
+			lb = b + 1;
+		}
+		a++;
+		b++;
+	}
+	cpt_errf(e, "  stdout differs at line %u: bare \"%.*s\" vs traced "
+		 "\"%.*s\"", line, (int)strcspn(la, "\n"), la,
+		 (int)strcspn(lb, "\n"), lb);
+}
+
+int cpt_diff_behaviour(struct cpt_errs *e, const struct cpt_run *bare,
+		       const struct cpt_run *r)
+{
+	int before = e->n;
+
+	if (r->timed_out) {
+		cpt_errf(e, "  timed out (a hang?); stderr: %.300s", r->err);
+		return e->n - before;
+	}
+	if (cpt_run_exit_code(r) != cpt_run_exit_code(bare))
+		cpt_errf(e, "  exit code %d, bare %d; stderr: %.300s",
+			 cpt_run_exit_code(r), cpt_run_exit_code(bare),
+			 r->err);
+	if (strcmp(r->out, bare->out) != 0)
+		first_diff(e, bare->out, r->out);
+	return e->n - before;
+}
+
+json_t *cpt_json_load(const char *path, char *err, size_t n)
+{
+	json_error_t je;
+	json_t *j = json_load_file(path, 0, &je);
+
+	if (!j)
+		snprintf(err, n, "%.300s: %.150s", path, je.text);
+	return j;
+}

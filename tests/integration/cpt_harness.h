@@ -95,6 +95,17 @@ void cpt_errf(struct cpt_errs *e, const char *fmt, ...);
 void cpt_check_ms(struct cpt_errs *e, const char *what, double want,
 		  double got, double tol);
 
+/*
+ * Record in @e how run @r behaved unlike run @bare (the reference): a
+ * timeout, another exit code, another stdout (its first differing line).
+ * Returns the number of differences found.
+ */
+int cpt_diff_behaviour(struct cpt_errs *e, const struct cpt_run *bare,
+		       const struct cpt_run *r);
+
+/* Parse the JSON file @path; NULL with the reason in @err. */
+json_t *cpt_json_load(const char *path, char *err, size_t n);
+
 /* Count lines of @s (a final line without newline counts). */
 unsigned cpt_count_lines(const char *s);
 

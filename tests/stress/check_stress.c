@@ -29,16 +29,11 @@
  * range (FIRST+1000... for the long ones, a tenth as many); a long opt-in
  * run: STRESS_SEEDS=1-2000.
  *
- * Known runtime race (reported to the lead, not the analyzer's): the
- * runtime finds the thread a pthread_join joined by its pthread_t after
- * the real join returned, when a concurrent pthread_create may already
- * have reused that pthread_t for a new thread.  The trace (and the online
- * merge) then joins the new thread, whose exit may come later: lengths
- * differ, or the graph has a cycle.  Every helper of stress is joined by
- * the thread that created it, so a JOIN of a thread created by another is
- * that race's signature.  While STRESS_EXCUSE_JOIN_RACE is 1 such a run is
- * excused with a note on stdout ("join race"); set it to 0 once the
- * runtime looks the child up before the real join.
+ * Every helper of stress is joined by the thread that created it, so a
+ * JOIN of a thread created by another is a mismatch too: the signature of
+ * a runtime that finds the joined thread by its pthread_t after the real
+ * join returned, when a concurrent pthread_create may already have reused
+ * that pthread_t for a new thread.
  *
  * Skipped (exit code 77) while cpt is not built.
  */
@@ -53,7 +48,6 @@
 #include "cp_trace.h"
 #include "cpt_harness.h"
 
-#define STRESS_EXCUSE_JOIN_RACE 1
 #define STRESS_DEFAULT_SEEDS 40
 #define STRESS_LONG_SEEDS 3
 
@@ -86,10 +80,10 @@ static void cmp_exact(struct cpt_errs *e, const char *what, json_t *on,
 }
 
 /*
- * The runtime's join race in @path (see the head): a JOIN of a thread
+ * A join of the wrong thread in @path (see the head): a JOIN of a thread
  * that the joiner did not create.  Writes the first into @buf.
  */
-static bool join_race(const char *path, char *buf, size_t len)
+static bool wrong_join(const char *path, char *buf, size_t len)
 {
 	struct cp_trace t;
 	char err[512];
@@ -229,16 +223,8 @@ static void agree(unsigned seed, const char *clock, const char *percent,
 				 "the simulation deadlocked (or no "
 				 "\"deadlock\" key)");
 	}
-	if (e.n && join_race(r.trace_path, race, sizeof(race))) {
-		if (STRESS_EXCUSE_JOIN_RACE) {
-			printf("check_stress: %s: excused, the runtime's join "
-			       "race: %s (%d mismatch(es))\n", what, race,
-			       e.n);
-			e.n = 0;
-		} else {
-			cpt_errf(&e, "  (the runtime's join race: %s)", race);
-		}
-	}
+	if (wrong_join(r.trace_path, race, sizeof(race)))
+		cpt_errf(&e, "  a join of the wrong thread: %s", race);
 	ck_assert_msg(e.n == 0, "%s (trace %s): %d mismatch(es):%s", what,
 		      r.trace_path, e.n, e.buf);
 	cpt_run_free(&w);

@@ -34,6 +34,8 @@ static const char *err_name(long e)
 	case EOVERFLOW: return "EOVERFLOW";
 	case ESRCH: return "ESRCH";
 	case EINTR: return "EINTR";
+	case EOWNERDEAD: return "EOWNERDEAD";
+	case ENOTRECOVERABLE: return "ENOTRECOVERABLE";
 	case SENTINEL: return "unchanged";
 	default: return NULL;
 	}
@@ -357,6 +359,56 @@ static void test_mutex(void)
 			T("  pthread_mutex_unlock", pthread_mutex_unlock(&dyn));
 		T("  pthread_mutex_destroy", pthread_mutex_destroy(&dyn));
 	}
+}
+
+/* ---------------------------------------------------------------- */
+/* Robust mutexes: the owner ends holding the lock. */
+
+static void *end_holding(void *m)
+{
+	WL_OK(pthread_mutex_lock(m));
+	return NULL;
+}
+
+/* A thread takes @m and ends without unlocking it. */
+static void orphan(pthread_mutex_t *m)
+{
+	pthread_t t;
+
+	WL_OK(pthread_create(&t, NULL, end_holding, m));
+	WL_OK(pthread_join(t, NULL));
+}
+
+static void test_robust(void)
+{
+	pthread_mutexattr_t attr;
+	pthread_mutex_t m;
+	struct timespec ts;
+
+	printf("== mutex robust\n");
+	WL_OK(pthread_mutexattr_init(&attr));
+	WL_OK(pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST));
+	T("pthread_mutex_init robust", pthread_mutex_init(&m, &attr));
+	orphan(&m);
+	T("pthread_mutex_lock owner died", pthread_mutex_lock(&m));
+	T("pthread_mutex_consistent", pthread_mutex_consistent(&m));
+	T("pthread_mutex_unlock", pthread_mutex_unlock(&m));
+	T("pthread_mutex_lock after consistent", pthread_mutex_lock(&m));
+	T("pthread_mutex_unlock", pthread_mutex_unlock(&m));
+	orphan(&m);
+	T("pthread_mutex_trylock owner died", pthread_mutex_trylock(&m));
+	T("pthread_mutex_consistent", pthread_mutex_consistent(&m));
+	T("pthread_mutex_unlock", pthread_mutex_unlock(&m));
+	orphan(&m);
+	ts = after_ms(CLOCK_REALTIME, 60000);
+	T("pthread_mutex_timedlock owner died",
+	  pthread_mutex_timedlock(&m, &ts));
+	T("pthread_mutex_unlock without consistent",
+	  pthread_mutex_unlock(&m));
+	T("pthread_mutex_lock not recoverable", pthread_mutex_lock(&m));
+	T("pthread_mutex_trylock not recoverable", pthread_mutex_trylock(&m));
+	T("pthread_mutex_destroy", pthread_mutex_destroy(&m));
+	WL_OK(pthread_mutexattr_destroy(&attr));
 }
 
 /* ---------------------------------------------------------------- */
@@ -842,6 +894,7 @@ int main(void)
 	wl_init();
 	test_threads();
 	test_mutex();
+	test_robust();
 	test_spin();
 	test_rwlock();
 	test_barrier();

@@ -1,0 +1,140 @@
+/*
+ * check_rt_thread.c - the thread registry and the id table that
+ * pthread_join consults (cp_thread.h).
+ *
+ * glibc reuses a pthread_t once its thread is joined (or has ended
+ * detached), so the table must: give the state published under an id;
+ * publish a state once only (its creator and the thread itself race to
+ * do it); let a new state take over an id; and, when a join or detach
+ * removes a state, leave alone whatever state the id names by then.  The
+ * states here are never bound (no clock, no trace): publishing only
+ * touches the registry's fields.
+ */
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_runtime.h"
+#include "cp_thread.h"
+
+#define MANY 3000
+
+static pthread_t id_of(uintptr_t n)
+{
+	return (pthread_t)(n * 0x1000 + 0x7f0000000000ul);
+}
+
+static bool registered(const struct cp_thread *t)
+{
+	for (const struct cp_thread *r = cp_thread_all(); r; r = r->next)
+		if (r == t)
+			return true;
+	return false;
+}
+
+START_TEST(test_thread_publish_once)
+{
+	static struct cp_thread a;
+
+	cp_thread_publish(&a, id_of(1));
+	ck_assert_msg(cp_thread_by_id(id_of(1)) == &a,
+		      "id 1 gives %p, want %p", (void *)cp_thread_by_id(
+		      id_of(1)), (void *)&a);
+	ck_assert_msg(registered(&a), "a published state is not listed");
+	/* the second publisher (the thread itself, say) changes nothing */
+	cp_thread_publish(&a, id_of(2));
+	ck_assert_msg(cp_thread_by_id(id_of(2)) == NULL,
+		      "a second publish entered id 2 (%p)",
+		      (void *)cp_thread_by_id(id_of(2)));
+	ck_assert_msg(cp_thread_by_id(id_of(1)) == &a,
+		      "id 1 lost its state after a second publish");
+	cp_thread_unlink_id(&a);
+	ck_assert_msg(cp_thread_by_id(id_of(1)) == NULL,
+		      "id 1 still gives %p after the join",
+		      (void *)cp_thread_by_id(id_of(1)));
+	ck_assert_msg(registered(&a), "a joined state left the registry");
+}
+END_TEST
+
+/* A join that removes its thread after the id was reused leaves the new
+ * thread's entry: the race the stress test used to excuse. */
+START_TEST(test_thread_reused_id)
+{
+	static struct cp_thread old, fresh;
+
+	cp_thread_publish(&old, id_of(10));
+	cp_thread_publish(&fresh, id_of(10));	/* old ended, id reused */
+	ck_assert_msg(cp_thread_by_id(id_of(10)) == &fresh,
+		      "reused id 10 gives %p, want the new state %p",
+		      (void *)cp_thread_by_id(id_of(10)), (void *)&fresh);
+	cp_thread_unlink_id(&old);
+	ck_assert_msg(cp_thread_by_id(id_of(10)) == &fresh,
+		      "removing the old state removed the new one (id 10 "
+		      "gives %p)", (void *)cp_thread_by_id(id_of(10)));
+	cp_thread_unlink_id(&fresh);
+	ck_assert_msg(cp_thread_by_id(id_of(10)) == NULL,
+		      "id 10 still gives %p", (void *)cp_thread_by_id(
+		      id_of(10)));
+}
+END_TEST
+
+/* A detached thread is listed (the report and trace count it) but never
+ * joined: it stays out of the id table. */
+START_TEST(test_thread_detached)
+{
+	static struct cp_thread d;
+
+	d.detached = true;
+	cp_thread_publish(&d, id_of(20));
+	ck_assert_msg(registered(&d), "a detached state is not listed");
+	ck_assert_msg(cp_thread_by_id(id_of(20)) == NULL,
+		      "a detached state is in the id table");
+}
+END_TEST
+
+/* Many ids (more than buckets): each found, removals exact. */
+START_TEST(test_thread_many)
+{
+	struct cp_thread *t = calloc(MANY, sizeof(*t));
+
+	ck_assert_ptr_nonnull(t);
+	for (uintptr_t i = 0; i < MANY; i++)
+		cp_thread_publish(&t[i], id_of(1000 + i));
+	for (uintptr_t i = 0; i < MANY; i += 2)
+		cp_thread_unlink_id(&t[i]);
+	for (uintptr_t i = 0; i < MANY; i++) {
+		struct cp_thread *got = cp_thread_by_id(id_of(1000 + i));
+		struct cp_thread *want = i % 2 ? &t[i] : NULL;
+
+		ck_assert_msg(got == want, "id %lu gives %p, want %p",
+			      (unsigned long)(1000 + i), (void *)got,
+			      (void *)want);
+	}
+	/* the states stay listed: t is never freed */
+}
+END_TEST
+
+static Suite *thread_suite(void)
+{
+	Suite *s = suite_create("rt_thread");
+	TCase *tc = tcase_create("ids");
+
+	tcase_add_test(tc, test_thread_publish_once);
+	tcase_add_test(tc, test_thread_reused_id);
+	tcase_add_test(tc, test_thread_detached);
+	tcase_add_test(tc, test_thread_many);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(thread_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
