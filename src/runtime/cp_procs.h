@@ -37,6 +37,21 @@ static inline int cp_procs_by_addr(uintptr_t fn)
 	return -1;
 }
 
+#define CP_PROCS_MAX_RANGES 256
+/* Run-time address range of a sampled procedure (or of one of its
+ * clones). */
+struct cp_procs_range {
+	uintptr_t lo, hi;	/* [lo, hi) */
+	unsigned idx;		/* selected procedure */
+};
+extern struct cp_procs_range cp_procs_ranges[CP_PROCS_MAX_RANGES];
+extern unsigned cp_procs_nranges;
+/* Selected procedures with at least one range (0: no sampling needed). */
+extern unsigned cp_procs_nsampled;
+
+/* Whether selected procedure @i is attributed from samples. */
+bool cp_procs_sampled(unsigned i);
+
 /* Index of the selected procedure named @name, or -1.  Any thread. */
 int cp_procs_by_name(const char *name);
 /* Whether selected procedure @i has a function symbol. */

@@ -23,6 +23,7 @@
 #include "cp_lock.h"
 #include "cp_objrec.h"
 #include "cp_procs.h"
+#include "cp_sampler.h"
 #include "cp_symbols.h"
 #include "cp_trace_format.h"
 
@@ -209,6 +210,9 @@ static const char *proc_source(unsigned i)
 {
 	if (atomic_load(&cp_procs_region_seen[i]))
 		return "region";
+	if (cp_procs_sampled(i) && !atomic_load(&cp_procs_hooks_seen))
+		return cp_sampler_kind() ? "function (sampled)" :
+			"function (not sampled)";
 	if (cp_procs_has_symbol(i))
 		return atomic_load(&cp_procs_hooks_seen) ? "function" :
 			"function (no hooks ran)";
@@ -237,6 +241,12 @@ static void notes(struct summary *s, void (*say)(void *, const char *),
 			snprintf(line, sizeof(line), "%s: no function of that "
 				 "name in the executable's symbols and no region "
 				 "of that name ran; nothing to report for it.",
+				 cp_rt.cfg.funcs[i]);
+			say(arg, line);
+		} else if (!strcmp(src, "function (not sampled)")) {
+			snprintf(line, sizeof(line), "%s: the program was not "
+				 "built with -finstrument-functions and sampling "
+				 "is off, so its time could not be attributed.",
 				 cp_rt.cfg.funcs[i]);
 			say(arg, line);
 		} else if (!strcmp(src, "function (no hooks ran)")) {
@@ -303,6 +313,8 @@ static void write_json(struct summary *s, int fd)
 		cp_emit_f64(&e, "cp_zero_pct", pct(z[i], len));
 		cp_emit_f64(&e, "cpu_pct", pct(s->proc_cpu[i], s->useful));
 		cp_emit_str(&e, "source", proc_source(i));
+		if (cp_procs_sampled(i))
+			cp_emit_u64(&e, "samples", cp_sampler_proc_samples(i));
 		cp_emit_obj_end(&e);
 	}
 	cp_emit_arr_end(&e);

@@ -139,6 +139,20 @@ void cp_symbols_for_each(void (*cb)(uint64_t addr, uint64_t size,
 	}
 }
 
+bool cp_symbols_imports(const char *name)
+{
+	for (size_t i = 0; i < cp_nsyms; i++) {
+		const char *n;
+
+		if (cp_syms[i].st_shndx != SHN_UNDEF)
+			continue;
+		n = sym_name(&cp_syms[i]);
+		if (n && !strcmp(n, name))
+			return true;
+	}
+	return false;
+}
+
 const char *cp_symbols_exe(void)
 {
 	return cp_exe;

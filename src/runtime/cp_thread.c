@@ -15,6 +15,7 @@
 
 #include "cp_alloc.h"
 #include "cp_lock.h"
+#include "cp_sampler.h"
 #include "cp_trace_format.h"
 #include "cp_tracebuf.h"
 
@@ -71,6 +72,7 @@ void cp_thread_bind(struct cp_thread *t)
 	t->next = cp_registry;
 	cp_registry = t;
 	cp_lock_release(&cp_registry_lock);
+	cp_sampler_thread_start(t);
 }
 
 void cp_thread_restart(struct cp_thread *t, uint64_t now)
@@ -89,6 +91,7 @@ void cp_thread_exit(struct cp_thread *t)
 		return;
 	now = cp_thread_now(t);
 	cp_thread_advance(t, now);
+	cp_sampler_thread_stop(t);
 	t->end_wall = t->wall_now;
 	if (t->tb) {
 		cp_tb_commit(t->tb, cp_tb_vertex(t->tb, CP_EV_THREAD_EXIT, now,

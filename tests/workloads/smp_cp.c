@@ -1,0 +1,93 @@
+/*
+ * smp_cp.c - procedures found by sampling an uninstrumented -O2 build.
+ *
+ * Built -O2 -g without -finstrument-functions and without frame pointers
+ * (tests/workloads/CMakeLists.txt).  Times are ms of the thread's CPU
+ * time (run it under CPTHREAD_CLOCK=cpu).  Thread A runs h(), which calls
+ * f() to burn 60, then arrives at a barrier; thread B burns 20 in g(),
+ * meets A at the barrier, then runs ten rounds of f 2 + g 1 (30, with no
+ * event in between: one interval that sampling must split 2:1).  Main
+ * creates both and joins them.
+ *
+ * Critical path 60 + 30 = 90 (plus main's few instructions).
+ * CP share: f 60 + 20 = 80, h 60 (inclusive: f runs inside h), g 10.
+ * Zeroing (the path recomputed with the procedure's time at zero):
+ *   f: max(0, 20) + 10 = 30 -> 60
+ *   h: max(0, 20) + 30 = 50 -> 40
+ *   g: max(60, 0) + 20 = 80 -> 10
+ * CPU: f 80, h 60, g 30.
+ */
+#include "wl.h"
+
+#define NOINL __attribute__((noinline, noclone))
+
+/* Not static: the tests find them by name in the symbol table. */
+void f(unsigned ms);
+void g(unsigned ms);
+void h(unsigned ms);
+
+static pthread_barrier_t bar;
+static volatile unsigned sink;
+
+/* Spin for @ms of the thread's CPU time, reading the clock rarely. */
+static NOINL void spin(unsigned ms)
+{
+	uint64_t end = wl_now(CLOCK_THREAD_CPUTIME_ID) + (uint64_t)ms * 1000000u;
+
+	do {
+		for (unsigned i = 0; i < 20000; i++)
+			sink += i;
+	} while (wl_now(CLOCK_THREAD_CPUTIME_ID) < end);
+}
+
+NOINL void f(unsigned ms)
+{
+	spin(ms);
+	sink++;
+}
+
+NOINL void h(unsigned ms)
+{
+	f(ms);
+	sink++;		/* no tail call: h stays on the stack */
+}
+
+NOINL void g(unsigned ms)
+{
+	spin(ms);
+	sink++;
+}
+
+static void *thread_a(void *arg)
+{
+	(void)arg;
+	h(60);
+	pthread_barrier_wait(&bar);
+	return NULL;
+}
+
+static void *thread_b(void *arg)
+{
+	(void)arg;
+	g(20);
+	pthread_barrier_wait(&bar);
+	for (int i = 0; i < 10; i++) {
+		f(2);
+		g(1);
+	}
+	return NULL;
+}
+
+int main(void)
+{
+	pthread_t a, b;
+
+	wl_init();
+	WL_OK(pthread_barrier_init(&bar, NULL, 2));
+	WL_OK(pthread_create(&a, NULL, thread_a, NULL));
+	WL_OK(pthread_create(&b, NULL, thread_b, NULL));
+	WL_OK(pthread_join(a, NULL));
+	WL_OK(pthread_join(b, NULL));
+	pthread_barrier_destroy(&bar);
+	return 0;
+}
