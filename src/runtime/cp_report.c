@@ -291,6 +291,13 @@ static void write_json(struct summary *s, int fd)
 	cp_emit_str(&e, "clock", cp_rt.clock == CP_CLOCK_CPU ? "cpu" : "wall");
 	cp_emit_u64(&e, "pid", (uint64_t)cp_rt.pid);
 	cp_emit_str(&e, "exe", cp_symbols_exe());
+	cp_emit_obj_begin(&e, "sampling");
+	cp_emit_str(&e, "mechanism", cp_sampler_kind() == CP_SAMPLER_PERF ?
+		    "perf" : cp_sampler_kind() == CP_SAMPLER_TIMER ? "timer" :
+		    "off");
+	cp_emit_u64(&e, "hz", cp_sampler_kind() ? cp_rt.cfg.sampling_hz : 0);
+	cp_emit_u64(&e, "samples", cp_sampler_samples());
+	cp_emit_obj_end(&e);
 	cp_emit_u64(&e, "threads", s->nthreads);
 	cp_emit_u64(&e, "elapsed_ns", s->elapsed);
 	cp_emit_u64(&e, "cpu_ns", s->useful);

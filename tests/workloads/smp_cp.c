@@ -29,14 +29,32 @@ void h(unsigned ms);
 static pthread_barrier_t bar;
 static volatile unsigned sink;
 
-/* Spin for @ms of the thread's CPU time, reading the clock rarely. */
+static int by_value(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/*
+ * Spin for @ms of the thread's CPU time in three kinds of code, so that
+ * samples land in the program, in libc (qsort, which calls back into the
+ * program) and in the vDSO (clock_gettime of CLOCK_MONOTONIC), all three
+ * to be unwound back to the caller.
+ */
 static NOINL void spin(unsigned ms)
 {
 	uint64_t end = wl_now(CLOCK_THREAD_CPUTIME_ID) + (uint64_t)ms * 1000000u;
+	struct timespec ts;
+	int v[512];
 
 	do {
 		for (unsigned i = 0; i < 20000; i++)
 			sink += i;
+		for (unsigned i = 0; i < 512; i++)
+			v[i] = (int)((i * 7919u) % 512u);
+		qsort(v, 512, sizeof(v[0]), by_value);
+		for (unsigned i = 0; i < 300; i++)
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+		sink += (unsigned)v[1] + (unsigned)ts.tv_nsec;
 	} while (wl_now(CLOCK_THREAD_CPUTIME_ID) < end);
 }
 
