@@ -21,7 +21,7 @@ enum cp_sampling {
 };
 
 /* Samples per second of a thread's CPU time (CPTHREAD_SAMPLING_HZ). */
-#define CP_SAMPLING_HZ_DEFAULT	1000u
+#define CP_SAMPLING_HZ_DEFAULT	250u
 #define CP_SAMPLING_HZ_MAX	20000u
 
 enum cp_mode {

@@ -644,7 +644,7 @@ START_TEST(test_sampler_bad_config)
 	ck_assert_msg(cpt_count_lines(r.err) == 1 &&
 		      strstr(r.err, bad[_i][1]), "%s: stderr \"%.300s\"",
 		      bad[_i][0], r.err);
-	ck_assert_msg(cpt_json_num(r.report, "sampling.hz") == 1000,
+	ck_assert_msg(cpt_json_num(r.report, "sampling.hz") == 250,
 		      "%s: rate %.0f", bad[_i][0],
 		      cpt_json_num(r.report, "sampling.hz"));
 	cpt_run_free(&r);
