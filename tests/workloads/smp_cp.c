@@ -4,18 +4,18 @@
  * Built -O2 -g without -finstrument-functions and without frame pointers
  * (tests/workloads/CMakeLists.txt).  Times are ms of the thread's CPU
  * time (run it under CPTHREAD_CLOCK=cpu).  Thread A runs h(), which calls
- * f() to burn 60, then arrives at a barrier; thread B burns 20 in g(),
- * meets A at the barrier, then runs ten rounds of f 2 + g 1 (30, with no
+ * f() to burn 120, then arrives at a barrier; thread B burns 40 in g(),
+ * meets A at the barrier, then runs ten rounds of f 4 + g 2 (60, with no
  * event in between: one interval that sampling must split 2:1).  Main
  * creates both and joins them.
  *
- * Critical path 60 + 30 = 90 (plus main's few instructions).
- * CP share: f 60 + 20 = 80, h 60 (inclusive: f runs inside h), g 10.
+ * Critical path 120 + 60 = 180 (plus main's few instructions).
+ * CP share: f 120 + 40 = 160, h 120 (inclusive: f runs inside h), g 20.
  * Zeroing (the path recomputed with the procedure's time at zero):
- *   f: max(0, 20) + 10 = 30 -> 60
- *   h: max(0, 20) + 30 = 50 -> 40
- *   g: max(60, 0) + 20 = 80 -> 10
- * CPU: f 80, h 60, g 30.
+ *   f: max(0, 40) + 20 = 60 -> 120
+ *   h: max(0, 40) + 60 = 100 -> 80
+ *   g: max(120, 0) + 40 = 160 -> 20
+ * CPU: f 160, h 120, g 60.
  */
 #include "wl.h"
 
@@ -79,7 +79,7 @@ NOINL void g(unsigned ms)
 static void *thread_a(void *arg)
 {
 	(void)arg;
-	h(60);
+	h(120);
 	pthread_barrier_wait(&bar);
 	return NULL;
 }
@@ -87,11 +87,11 @@ static void *thread_a(void *arg)
 static void *thread_b(void *arg)
 {
 	(void)arg;
-	g(20);
+	g(40);
 	pthread_barrier_wait(&bar);
 	for (int i = 0; i < 10; i++) {
-		f(2);
-		g(1);
+		f(4);
+		g(2);
 	}
 	return NULL;
 }
