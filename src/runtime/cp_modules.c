@@ -36,7 +36,7 @@ static bool cp_listed;		/* a first block was written */
 struct walk {
 	uint8_t *p;
 	size_t n, cap;
-	unsigned index;		/* callbacks so far: 0 is the executable */
+	unsigned index;		/* callbacks so far (0: the executable) */
 	unsigned long long adds;
 	bool failed;		/* out of memory */
 };
@@ -146,8 +146,10 @@ static int collect(struct dl_phdr_info *info, size_t size, void *arg)
 			if (ph->p_vaddr + ph->p_memsz > hi)
 				hi = ph->p_vaddr + ph->p_memsz;
 		} else if (ph->p_type == PT_NOTE && !id) {
-			id = build_id((const uint8_t *)(uintptr_t)
-				      (bias + ph->p_vaddr), ph->p_filesz, &idlen);
+			const uint8_t *note = (const uint8_t *)(uintptr_t)
+					      (bias + ph->p_vaddr);
+
+			id = build_id(note, ph->p_filesz, &idlen);
 		}
 	}
 	if (!hi)

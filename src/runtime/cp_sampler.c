@@ -39,9 +39,9 @@
 
 #define CP_SMP_BUF	(32 * 1024)	/* a thread's sample buffer */
 /* Largest encoded sample: five varints, then the pc deltas. */
-#define CP_SMP_ROOM	(5 * CP_VARINT_MAX + CP_SAMPLE_MAX_DEPTH * CP_VARINT_MAX)
+#define CP_SMP_ROOM	((5 + CP_SAMPLE_MAX_DEPTH) * CP_VARINT_MAX)
 #define CP_SMP_FD_MIN	256	/* perf fds live above the program's */
-#define CP_SMP_SPINS	(1u << 24)	/* exit waits this long for a handler */
+#define CP_SMP_SPINS	(1u << 24)	/* how long exit waits for a handler */
 
 enum { SMP_IDLE, SMP_BUSY, SMP_CLOSED };
 
@@ -60,10 +60,11 @@ struct cp_smp {
 	atomic_ulong total;	/* samples taken */
 	/* online: written by the handler, read by the owner */
 	atomic_uint n;		/* samples counted */
-	atomic_uint hits[CP_MAX_FUNCS];	/* of them, holding procedure i */
+	atomic_uint hits[CP_MAX_FUNCS];	/* those holding procedure i */
 	/* owner only (cp_sampler_split) */
 	uint32_t seen_n, seen_hits[CP_MAX_FUNCS];
-	uint32_t held_n, held[CP_MAX_FUNCS];	/* the latest counted interval */
+	/* the latest interval with samples: how many, how many held i */
+	uint32_t held_n, held[CP_MAX_FUNCS];
 	struct cp_smp *next;	/* list of every state, newest first */
 };
 
@@ -389,8 +390,8 @@ static enum cp_sampler_kind choose(void)
 			close(rc);
 			return CP_SAMPLER_PERF;
 		}
-		cp_warn("%sperf events refused (%s%s); sampling with a CPU-time "
-			"timer instead", want == CP_SAMPLING_PERF ?
+		cp_warn("%sperf events refused (%s%s); sampling with a "
+			"CPU-time timer instead", want == CP_SAMPLING_PERF ?
 			"CPTHREAD_SAMPLING=perf: " : "", strerror(-rc),
 			rc == -EACCES || rc == -EPERM ?
 			": see /proc/sys/kernel/perf_event_paranoid" : "");

@@ -71,9 +71,9 @@ struct cp_thread {
 	union {
 		struct {
 			uint16_t nactive;	/* entries of active[] */
-			uint16_t nsampled;	/* procedures found by sampling */
+			uint16_t nsampled;	/* selected, found by samples */
 		};
-		uint32_t procs_on;	/* nonzero: advancing charges procedures */
+		uint32_t procs_on;	/* nonzero: advances charge them */
 	};
 	struct cp_smp *smp;	/* CPU-time sampler state, NULL when off */
 	struct cp_cpuclock cpuclk;

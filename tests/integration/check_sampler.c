@@ -95,7 +95,7 @@ START_TEST(test_sampler_online_accuracy)
 	snprintf(sampling, sizeof(sampling), "CPTHREAD_SAMPLING=%s",
 		 c->sampling);
 	if (!strcmp(want, "perf") && !perf_allowed())
-		want = "timer";	/* refused here: the fallback must serve */
+		want = "timer";	/* refused here: the fallback serves */
 	ck_assert_int_eq(cpt_run_workload(&r, "smp_cp", c->v, NULL, env,
 					  TIMEOUT), 0);
 	ck_assert_msg(cpt_run_exit_code(&r) == 0 && r.report,
@@ -388,8 +388,8 @@ static bool nm_range(const char *exe, const char *name, uint64_t *lo,
 		unsigned long long a, s;
 		char type, sym[256];
 
-		if (sscanf(line, "%llx %llx %c %255s", &a, &s, &type, sym) == 4 &&
-		    !strcmp(sym, name)) {
+		if (sscanf(line, "%llx %llx %c %255s", &a, &s, &type,
+			   sym) == 4 && !strcmp(sym, name)) {
 			*lo = a;
 			*hi = a + s;
 			found = true;
@@ -478,8 +478,8 @@ START_TEST(test_sampler_trace_stacks)
 	ck_assert_msg(nested == with_f, "thread A: %u of %u samples holding f "
 		      "have it inside h inside thread_a", nested, with_f);
 	ck_assert_msg(in_vdso > 0 && in_libc > 0, "thread A: f's samples "
-		      "interrupted in the vDSO %u, in libc %u (expected some of "
-		      "each, unwound to f)", in_vdso, in_libc);
+		      "interrupted in the vDSO %u, in libc %u (expected some "
+		      "of each, unwound to f)", in_vdso, in_libc);
 	/* The weights add up to the thread's CPU time up to its last sample:
 	 * 120 ms of f and the little around it, less the tail after the last
 	 * sample (long for a CPU timer on a loaded machine). */

@@ -42,7 +42,8 @@ static int by_value(const void *a, const void *b)
  */
 static NOINL void spin(unsigned ms)
 {
-	uint64_t end = wl_now(CLOCK_THREAD_CPUTIME_ID) + (uint64_t)ms * 1000000u;
+	uint64_t end = wl_now(CLOCK_THREAD_CPUTIME_ID) +
+		       (uint64_t)ms * 1000000u;
 	struct timespec ts;
 	int v[512];
 

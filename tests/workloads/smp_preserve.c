@@ -47,7 +47,8 @@ static volatile sig_atomic_t prof_count;
 
 static NOINL void spin(unsigned ms)
 {
-	uint64_t end = wl_now(CLOCK_THREAD_CPUTIME_ID) + (uint64_t)ms * 1000000u;
+	uint64_t end = wl_now(CLOCK_THREAD_CPUTIME_ID) +
+		       (uint64_t)ms * 1000000u;
 
 	do {
 		for (unsigned i = 0; i < 20000; i++)
@@ -213,7 +214,8 @@ static int mode_exec(const char *self)
 
 	spin(20);
 	for (char **e = environ; *e && n < 63; e++)
-		if (strncmp(*e, "LD_PRELOAD=", 11) && strncmp(*e, "CPTHREAD_", 9))
+		if (strncmp(*e, "LD_PRELOAD=", 11) &&
+		    strncmp(*e, "CPTHREAD_", 9))
 			env[n++] = *e;
 	env[n] = NULL;
 	execve("/proc/self/exe", args, env);
@@ -270,6 +272,7 @@ int main(int argc, char **argv)
 		return mode_exec(argv[0]);
 	if (!strcmp(mode, "execd"))
 		return mode_execd();
-	fprintf(stderr, "usage: %s sigprof|eintr|fork|dlopen PATH|exec\n", argv[0]);
+	fprintf(stderr, "usage: %s sigprof|eintr|fork|dlopen PATH|exec\n",
+		argv[0]);
 	return 2;
 }

@@ -50,7 +50,8 @@ int main(int argc, char **argv)
 	pthread_t t[64];
 
 	if (argc < 3 || n < 1 || n > 64) {
-		fprintf(stderr, "usage: %s DEPTH MILLIONS [THREADS]\n", argv[0]);
+		fprintf(stderr, "usage: %s DEPTH MILLIONS [THREADS]\n",
+			argv[0]);
 		return 2;
 	}
 	depth = (unsigned)atoi(argv[1]);
