@@ -65,8 +65,11 @@ void cp_procs_init(void)
 	cp_procs_nranges = 0;
 	cp_procs_nsampled = 0;
 	memset(cp_procs_by_samples, 0, sizeof(cp_procs_by_samples));
-	if (cp_rt.nsel && !cp_symbols_imports("__cyg_profile_func_enter"))
+	if (!cp_rt.nsel)
+		return;
+	if (!cp_symbols_imports("__cyg_profile_func_enter"))
 		cp_symbols_for_each(add_range, NULL);
+	cp_symbols_for_each_lib(add_range, NULL);
 }
 
 bool cp_procs_sampled(unsigned i)

@@ -210,7 +210,8 @@ static const char *proc_source(unsigned i)
 {
 	if (atomic_load(&cp_procs_region_seen[i]))
 		return "region";
-	if (cp_procs_sampled(i) && !atomic_load(&cp_procs_hooks_seen))
+	if (cp_procs_sampled(i) && !(atomic_load(&cp_procs_hooks_seen) &&
+				     cp_procs_has_symbol(i)))
 		return cp_sampler_kind() ? "function (sampled)" :
 			"function (not sampled)";
 	if (cp_procs_has_symbol(i))
@@ -239,8 +240,9 @@ static void notes(struct summary *s, void (*say)(void *, const char *),
 
 		if (!strcmp(src, "not found")) {
 			snprintf(line, sizeof(line), "%s: no function of that "
-				 "name in the executable's symbols and no region "
-				 "of that name ran; nothing to report for it.",
+				 "name in the symbols of the executable or its "
+				 "libraries, and no region of that name ran; "
+				 "nothing to report for it.",
 				 cp_rt.cfg.funcs[i]);
 			say(arg, line);
 		} else if (!strcmp(src, "function (not sampled)")) {

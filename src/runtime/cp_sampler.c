@@ -582,18 +582,21 @@ void cp_sampler_split(struct cp_thread *t, uint64_t d)
 	unsigned nsel = cp_rt.nsel;
 	uint64_t *share = t->path->v, *z = t->path->v + nsel;
 
-	/* A program linked statically with the tracer defines the hooks
-	 * itself; once they run, they are exact and samples stand down. */
-	if (!s || atomic_load_explicit(&cp_procs_hooks_seen,
-				       memory_order_relaxed))
+	bool hooks;
+
+	if (!s)
 		return;
 	take_counts(s, nsel);
 	if (!s->held_n)
 		return;
+	/* Once the executable's hooks run, they are exact for its
+	 * functions (cp_procs.h): samples stand down for those. */
+	hooks = atomic_load_explicit(&cp_procs_hooks_seen,
+				     memory_order_relaxed);
 	for (unsigned i = 0; i < nsel; i++) {
 		uint64_t part;
 
-		if (!s->held[i])
+		if (!s->held[i] || (hooks && cp_procs_has_symbol(i)))
 			continue;
 		part = (uint64_t)((unsigned __int128)d * s->held[i] /
 				  s->held_n);

@@ -24,6 +24,15 @@ uint64_t cp_symbols_lookup(const char *name);
 /* Call @cb for every function symbol (address, size, name). */
 void cp_symbols_for_each(void (*cb)(uint64_t addr, uint64_t size,
 				    const char *name, void *arg), void *arg);
+/*
+ * Call @cb for every function symbol of the shared objects loaded now,
+ * the executable's excepted (each file's .symtab, else its .dynsym; each
+ * file is mapped for the walk only).  Start-up, single-threaded: it holds
+ * the loader's lock.
+ */
+void cp_symbols_for_each_lib(void (*cb)(uint64_t addr, uint64_t size,
+					const char *name, void *arg),
+			     void *arg);
 /* Whether the executable uses @name without defining it (an import, such
  * as __cyg_profile_func_enter in a -finstrument-functions build). */
 bool cp_symbols_imports(const char *name);

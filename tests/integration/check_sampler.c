@@ -150,6 +150,42 @@ START_TEST(test_sampler_online_accuracy)
 }
 END_TEST
 
+/* Functions of shared libraries (libc's clock_gettime and qsort_r, which
+ * smp_cp's spin calls) are found by sampling too; their share is not
+ * known by construction, only that it is some of the path and less than
+ * the callers' (f, g) whole. */
+START_TEST(test_sampler_library_functions)
+{
+	const char *env[] = { "CPTHREAD_CLOCK=cpu", "CPTHREAD_QUIET=1",
+			      "CPTHREAD_FUNCS=clock_gettime,qsort_r",
+			      "CPTHREAD_SAMPLING_HZ=1000", NULL };
+	static const char *const fn[] = { "clock_gettime", "qsort_r" };
+	struct cpt_run r;
+	double len, sum = 0;
+
+	ck_assert_int_eq(cpt_run_workload(&r, "smp_cp", CPT_PRELOAD, NULL,
+					  env, TIMEOUT), 0);
+	ck_assert_msg(r.report, "no report: %s", r.report_error);
+	len = cpt_json_ms(r.report, "critical_path.length_ns");
+	for (int k = 0; k < 2; k++) {
+		json_t *p = cpt_json_proc(r.report, fn[k]);
+		const char *src = p ? json_string_value(json_object_get(p,
+							"source")) : NULL;
+		double cp = p ? cpt_json_ms(p, "cp_ns") : 0;
+
+		ck_assert_msg(src && !strcmp(src, "function (sampled)") &&
+			      cpt_json_num(p, "samples") > 0 && cp > 0,
+			      "%s: source %s, %.0f samples, cp %.3f ms", fn[k],
+			      src ? src : "(none)",
+			      p ? cpt_json_num(p, "samples") : 0, cp);
+		sum += cp;
+	}
+	ck_assert_msg(sum < len, "library functions hold %.3f ms of a "
+		      "%.3f ms path", sum, len);
+	cpt_run_free(&r);
+}
+END_TEST
+
 /* CPTHREAD_SAMPLING=off: the functions are found, but get no time, and
  * the report says why. */
 START_TEST(test_sampler_off)
@@ -714,6 +750,7 @@ static Suite *sampler_suite(void)
 	tcase_set_timeout(tc, 2 * TIMEOUT);
 	tcase_add_loop_test(tc, test_sampler_online_accuracy, 0,
 			    (int)(sizeof(acc_cases) / sizeof(acc_cases[0])));
+	tcase_add_test(tc, test_sampler_library_functions);
 	tcase_add_test(tc, test_sampler_off);
 	tcase_add_test(tc, test_sampler_trace_stacks);
 	suite_add_tcase(s, tc);
