@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include "cp_alloc.h"
 #include "cp_lock.h"
 #include "cp_runtime.h"
+#include "cp_sampler.h"
 #include "cp_symbols.h"
 #include "cp_thread.h"
 
@@ -300,6 +302,15 @@ void cp_trace_finish(struct cp_thread *all, uint64_t online_len)
 	b.n = 0;
 	info_put(&b, "exe", cp_symbols_exe());
 	info_put(&b, "clock", cp_rt.clock == CP_CLOCK_CPU ? "cpu" : "wall");
+	{
+		static const char *const kinds[] = { "off", "perf", "timer" };
+		char hz[16];
+
+		info_put(&b, "sampling", kinds[cp_sampler_kind()]);
+		snprintf(hz, sizeof(hz), "%u", cp_sampler_kind() ?
+			 cp_rt.cfg.sampling_hz : 0);
+		info_put(&b, "sampling_hz", hz);
+	}
 	{
 		char funcs[CP_MAX_FUNCS * 130] = "";
 		size_t n = 0;
