@@ -390,11 +390,15 @@ static enum cp_sampler_kind choose(void)
 			close(rc);
 			return CP_SAMPLER_PERF;
 		}
-		cp_warn("%sperf events refused (%s%s); sampling with a "
-			"CPU-time timer instead", want == CP_SAMPLING_PERF ?
-			"CPTHREAD_SAMPLING=perf: " : "", strerror(-rc),
-			rc == -EACCES || rc == -EPERM ?
-			": see /proc/sys/kernel/perf_event_paranoid" : "");
+		/* Sampling goes on: a note, which CPTHREAD_QUIET=1 silences
+		 * (perf events are refused to users on stock Debian). */
+		if (!cp_rt.cfg.quiet || want == CP_SAMPLING_PERF)
+			cp_warn("%sperf events refused (%s%s); sampling with "
+				"a CPU-time timer instead",
+				want == CP_SAMPLING_PERF ?
+				"CPTHREAD_SAMPLING=perf: " : "", strerror(-rc),
+				rc == -EACCES || rc == -EPERM ? ": see /proc/"
+				"sys/kernel/perf_event_paranoid" : "");
 	}
 	rc = arm_timer(&probe);
 	if (rc) {

@@ -150,6 +150,50 @@ START_TEST(test_sampler_online_accuracy)
 }
 END_TEST
 
+/* Perf events refused (a shim makes perf_event_open fail with EACCES):
+ * one line on stderr says so, the CPU-time timer serves, with the same
+ * accuracy; under CPTHREAD_QUIET=1 the line is silenced. */
+START_TEST(test_sampler_refused_falls_back)
+{
+	char preload[1024];
+	const char *env[] = { preload, "CPTHREAD_CLOCK=cpu",
+			      "CPTHREAD_FUNCS=f,g,h", _i ? "CPTHREAD_QUIET=1" :
+			      "CPTHREAD_QUIET=0", NULL };
+	struct cpt_run r;
+	double samples, period;
+	unsigned lines;
+
+	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s/libsmp_noperf.so %s",
+		 CPT_WL_DIR, CPT_LIBCPTHREAD);
+	ck_assert_int_eq(cpt_run_workload(&r, "smp_cp", CPT_BARE, NULL, env,
+					  TIMEOUT), 0);
+	ck_assert_msg(cpt_run_exit_code(&r) == 0 && r.report,
+		      "exit %d: %s", cpt_run_exit_code(&r), r.err);
+	ck_assert_msg(!strcmp(json_string_value(cpt_json_path(r.report,
+			"sampling.mechanism")), "timer"), "mechanism %s",
+		      json_string_value(cpt_json_path(r.report,
+						      "sampling.mechanism")));
+	lines = 0;
+	for (const char *p = r.err; (p = strstr(p, "perf events refused"));
+	     p++)
+		lines++;
+	ck_assert_msg(lines == (_i ? 0u : 1u), "QUIET=%d: %u lines on perf "
+		      "refused: %.300s", _i, lines, r.err);
+	samples = cpt_json_num(r.report, "sampling.samples");
+	period = fmax(1.0, cpt_json_ms(r.report, "cpu_ns") / samples);
+	for (size_t k = 0; k < sizeof(smp_cp) / sizeof(smp_cp[0]); k++) {
+		json_t *p = cpt_json_proc(r.report, smp_cp[k].name);
+		double cp = p ? cpt_json_ms(p, "cp_ns") : NAN;
+
+		ck_assert_msg(fabs(cp - smp_cp[k].cp) <=
+			      tol_of(smp_cp[k].cp, period),
+			      "%s: cp %.3f ms, expected %.0f (period %.2f ms)",
+			      smp_cp[k].name, cp, smp_cp[k].cp, period);
+	}
+	cpt_run_free(&r);
+}
+END_TEST
+
 /* Functions of shared libraries (libc's clock_gettime and qsort_r, which
  * smp_cp's spin calls) are found by sampling too; their share is not
  * known by construction, only that it is some of the path and less than
@@ -750,6 +794,7 @@ static Suite *sampler_suite(void)
 	tcase_set_timeout(tc, 2 * TIMEOUT);
 	tcase_add_loop_test(tc, test_sampler_online_accuracy, 0,
 			    (int)(sizeof(acc_cases) / sizeof(acc_cases[0])));
+	tcase_add_loop_test(tc, test_sampler_refused_falls_back, 0, 2);
 	tcase_add_test(tc, test_sampler_library_functions);
 	tcase_add_test(tc, test_sampler_off);
 	tcase_add_test(tc, test_sampler_trace_stacks);
