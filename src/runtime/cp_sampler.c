@@ -41,7 +41,7 @@
 /* Largest encoded sample: five varints, then the pc deltas. */
 #define CP_SMP_ROOM	((5 + CP_SAMPLE_MAX_DEPTH) * CP_VARINT_MAX)
 #define CP_SMP_FD_MIN	256	/* perf fds live above the program's */
-#define CP_SMP_SPINS	(1u << 24)	/* how long exit waits for a handler */
+#define CP_SMP_SPINS	(1u << 24)	/* exit waits for a handler */
 
 enum { SMP_IDLE, SMP_BUSY, SMP_CLOSED };
 

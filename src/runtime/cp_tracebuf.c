@@ -214,7 +214,7 @@ int cp_trace_write_block(uint32_t type, uint32_t tid, const void *payload,
 			continue;
 		if (w <= 0) {
 			err = w < 0 ? -errno : -EIO;
-			cp_rt.trace_fd = -1;	/* disk full: stop tracing */
+			cp_rt.trace_fd = -1;	/* disk full: stop */
 			break;
 		}
 		left -= (size_t)w;
