@@ -47,6 +47,7 @@
 #include "cp_online.h"
 #include "cp_procs.h"
 #include "cp_report.h"
+#include "cp_sampler.h"
 #include "cp_symbols.h"
 #include "cp_thread.h"
 #include "cp_trace_format.h"
@@ -298,6 +299,7 @@ static void cp_runtime_init(void)
 				       (uint64_t)ts.tv_nsec;
 	}
 	setup_outputs(false);
+	cp_sampler_init();
 	pthread_key_create(&cp_exit_key, thread_key_destructor);
 	atomic_store(&cp_live, 1);
 	if (!bind_first_thread()) {
@@ -305,7 +307,8 @@ static void cp_runtime_init(void)
 		goto out;
 	}
 	cp_rt.lean_locks = !cp_rt.trace && cp_rt.clock == CP_CLOCK_WALL &&
-			   cp_clock_calib.use_tsc;
+			   cp_clock_calib.use_tsc &&
+			   !(cp_procs_nsampled && cp_sampler_kind());
 	cp_rt.tracing = true;
 	start_sampler();
 out:
@@ -373,6 +376,7 @@ void cp_runtime_finish(void)
 				CP_EV_PROCESS_EXIT, now, cp_rt.clock ==
 				CP_CLOCK_CPU ? t->wall_now : UINT64_MAX));
 	}
+	cp_sampler_finish();
 	cp_report_write(t);
 	if (cp_rt.trace)
 		cp_trace_finish(cp_thread_all(), cp_report_length());
@@ -422,6 +426,7 @@ void cp_runtime_postfork_child(void)
 		return;
 	}
 	setup_outputs(true);
+	cp_sampler_postfork_child();
 	if (!bind_first_thread())
 		cp_rt.tracing = false;
 }

@@ -28,6 +28,7 @@
 #include "cp_alloc.h"
 #include "cp_lock.h"
 #include "cp_objrec.h"
+#include "cp_sampler.h"
 #include "cp_trace_format.h"
 #include "cp_tracebuf.h"
 #include "cp_unseen.h"
@@ -86,6 +87,7 @@ void cp_thread_bind(struct cp_thread *t)
 		t->tb = cp_tb_new(t->tid, t->last,
 				  cp_rt.clock == CP_CLOCK_CPU ? t->wall_now : 0);
 	cp_thread_publish(t, t->self);
+	cp_sampler_thread_start(t);
 }
 
 static struct cp_thread **id_bucket(pthread_t id)
@@ -172,6 +174,7 @@ void cp_thread_exit(struct cp_thread *t)
 		cp_thread_waited(t, now, t->wall_now - wall_last);
 	else
 		cp_thread_advance(t, now);
+	cp_sampler_thread_stop(t);
 	t->end_wall = t->wall_now;
 	t->unseen_ns = cp_unseen_blocked(t);
 	if (t->tb) {

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -18,6 +19,7 @@
 #include "cp_lock.h"
 #include "cp_outfile.h"
 #include "cp_runtime.h"
+#include "cp_sampler.h"
 #include "cp_symbols.h"
 #include "cp_thread.h"
 #include "cp_unseen.h"
@@ -528,7 +530,7 @@ void cp_trace_finish(struct cp_thread *all, uint64_t online_len)
 		b.n = 0;
 		blob_put(&b, &ti, sizeof(ti));
 		blob_put(&b, t->tid == 0 ? "main" : "", t->tid == 0 ? 5 : 1);
-		write_block(CP_BLOCK_THREAD, t->tid, b.p, b.n);
+		cp_trace_write_block(CP_BLOCK_THREAD, t->tid, b.p, b.n);
 	}
 	/* What is only known at the end: the notes on unseen waiting. */
 	b.n = 0;
@@ -536,6 +538,15 @@ void cp_trace_finish(struct cp_thread *all, uint64_t online_len)
 		info_put(&b, "note.unexplained", cp_unseen_blocked_note());
 	if (*cp_unseen_library_note())
 		info_put(&b, "note.library", cp_unseen_library_note());
+	{
+		static const char *const kinds[] = { "off", "perf", "timer" };
+		char hz[16];
+
+		info_put(&b, "sampling", kinds[cp_sampler_kind()]);
+		snprintf(hz, sizeof(hz), "%u", cp_sampler_kind() ?
+			 cp_rt.cfg.sampling_hz : 0);
+		info_put(&b, "sampling_hz", hz);
+	}
 	if (b.n)
 		write_block(CP_BLOCK_INFO, 0, b.p, b.n);
 	cp_free(b.p);

@@ -55,12 +55,14 @@ int main(void)
 	WL_OK(pthread_key_create(&key, destructor));
 	for (long i = 0; i < N; i++)
 		WL_OK(pthread_create(&t[i], NULL, worker, (void *)i));
-	for (int i = 0; i < N; i++) {
-		if (i % 3 == 2) {
+	/* every sleeper has posted before any is cancelled: a post may
+	 * come from another sleeper than the one cancelled next */
+	for (int i = 0; i < N; i++)
+		if (i % 3 == 2)
 			wl_sem_wait(&ready);
+	for (int i = 0; i < N; i++)
+		if (i % 3 == 2)
 			WL_OK(pthread_cancel(t[i]));
-		}
-	}
 	for (int i = 0; i < N; i++)
 		WL_OK(pthread_join(t[i], NULL));
 	rc = pthread_mutex_trylock(&m);
