@@ -1,0 +1,41 @@
+# Build modes beyond the plain build (each an option, off by default):
+#
+#   CPTHREAD_DEBUG=ON     the invariant checks of every stateful module run
+#                         (CP_DEBUG=1, read by src/common/cp_debug.h).
+#   CPTHREAD_SANITIZE=ON  everything built with AddressSanitizer and
+#                         UndefinedBehaviorSanitizer; any report aborts.
+#   CPTHREAD_TSAN=ON      everything built with ThreadSanitizer (clang or
+#                         gcc); run the runtime tests: ctest -L tsan.
+#   CPTHREAD_FUZZ=ON      the libFuzzer targets of tests/fuzz (needs clang:
+#                         CC=clang-14); implies nothing else.
+#
+# ASan and TSan exclude each other.  The fuzz regression tests (replay of
+# tests/fuzz/regress and the seed corpus) are part of every build.
+option(CPTHREAD_DEBUG "Turn on the invariant checks of every module" OFF)
+option(CPTHREAD_SANITIZE "Build everything with ASan and UBSan" OFF)
+option(CPTHREAD_TSAN "Build everything with ThreadSanitizer" OFF)
+option(CPTHREAD_FUZZ "Build the libFuzzer targets (clang)" OFF)
+
+if(CPTHREAD_SANITIZE AND CPTHREAD_TSAN)
+  message(FATAL_ERROR "CPTHREAD_SANITIZE and CPTHREAD_TSAN exclude each other")
+endif()
+
+add_compile_definitions(CP_DEBUG=$<IF:$<BOOL:${CPTHREAD_DEBUG}>,1,0>)
+
+if(CPTHREAD_SANITIZE)
+  set(CP_SAN_FLAGS -fsanitize=address,undefined
+      -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+  add_compile_options(${CP_SAN_FLAGS})
+  add_link_options(${CP_SAN_FLAGS})
+endif()
+
+if(CPTHREAD_TSAN)
+  set(CP_SAN_FLAGS -fsanitize=thread -fno-omit-frame-pointer)
+  add_compile_options(${CP_SAN_FLAGS})
+  add_link_options(${CP_SAN_FLAGS})
+endif()
+
+if(CPTHREAD_FUZZ AND NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
+  message(FATAL_ERROR "CPTHREAD_FUZZ needs clang (libFuzzer): "
+          "configure with -DCMAKE_C_COMPILER=clang-14")
+endif()
