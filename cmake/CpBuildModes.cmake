@@ -7,7 +7,7 @@
 #   CPTHREAD_TSAN=ON      everything built with ThreadSanitizer (clang or
 #                         gcc); run the runtime tests: ctest -L tsan.
 #   CPTHREAD_FUZZ=ON      the libFuzzer targets of tests/fuzz (needs clang:
-#                         CC=clang-14); implies nothing else.
+#                         CC=clang-14); implies CPTHREAD_SANITIZE.
 #
 # ASan and TSan exclude each other.  The fuzz regression tests (replay of
 # tests/fuzz/regress and the seed corpus) are part of every build.
@@ -15,6 +15,17 @@ option(CPTHREAD_DEBUG "Turn on the invariant checks of every module" OFF)
 option(CPTHREAD_SANITIZE "Build everything with ASan and UBSan" OFF)
 option(CPTHREAD_TSAN "Build everything with ThreadSanitizer" OFF)
 option(CPTHREAD_FUZZ "Build the libFuzzer targets (clang)" OFF)
+
+# The fuzz targets need the code they cover instrumented for coverage
+# (fuzzer-no-link) and checked (ASan, UBSan): a fuzz build is a sanitized
+# build, and the same build runs the whole suite sanitized.
+if(CPTHREAD_FUZZ)
+  if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "CPTHREAD_FUZZ needs clang (libFuzzer): "
+            "configure with -DCMAKE_C_COMPILER=clang-14")
+  endif()
+  set(CPTHREAD_SANITIZE ON CACHE BOOL "" FORCE)
+endif()
 
 if(CPTHREAD_SANITIZE AND CPTHREAD_TSAN)
   message(FATAL_ERROR "CPTHREAD_SANITIZE and CPTHREAD_TSAN exclude each other")
@@ -26,16 +37,16 @@ if(CPTHREAD_SANITIZE)
   set(CP_SAN_FLAGS -fsanitize=address,undefined
       -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
   add_compile_options(${CP_SAN_FLAGS})
+  if(CPTHREAD_FUZZ)
+    add_compile_options(-fsanitize=fuzzer-no-link)
+  endif()
   add_link_options(${CP_SAN_FLAGS})
 endif()
 
 if(CPTHREAD_TSAN)
   set(CP_SAN_FLAGS -fsanitize=thread -fno-omit-frame-pointer)
+  # the tracer's memory from TSan's allocator (src/runtime/cp_alloc.c)
+  add_compile_definitions(CP_ALLOC_LIBC=1)
   add_compile_options(${CP_SAN_FLAGS})
   add_link_options(${CP_SAN_FLAGS})
-endif()
-
-if(CPTHREAD_FUZZ AND NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
-  message(FATAL_ERROR "CPTHREAD_FUZZ needs clang (libFuzzer): "
-          "configure with -DCMAKE_C_COMPILER=clang-14")
 endif()

@@ -482,21 +482,31 @@ static int parse_u64(const char *s, uint64_t *out)
 int cp_pag_read_text(struct cp_pag *g, const char *path, char *err,
 		     size_t errlen)
 {
+	FILE *f = fopen(path, "r");
+	int r;
+
+	if (!f) {
+		cp_pag_init(g);
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	r = cp_pag_read_stream(g, f, path, err, errlen);
+	fclose(f);
+	return r;
+}
+
+int cp_pag_read_stream(struct cp_pag *g, FILE *f, const char *path,
+		       char *err, size_t errlen)
+{
 	struct strhash names = { 0 };
 	uint32_t cap_names = 0, cap_lines = 0, cyc = CP_PAG_NONE;
 	uint32_t *lineof = NULL;
 	uint64_t lineno = 0;
 	char *line = NULL;
 	size_t linecap = 0;
-	FILE *f;
 	int r;
 
 	cp_pag_init(g);
-	f = fopen(path, "r");
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
 	while (getline(&line, &linecap, f) >= 0) {
 		char *tok[6], *save = NULL, *hash, *s;
 		uint32_t t, h, label = CP_PAG_NONE, e;
@@ -566,7 +576,6 @@ int cp_pag_read_text(struct cp_pag *g, const char *path, char *err,
 	free(line);
 	free(lineof);
 	strhash_free(&names);
-	fclose(f);
 	return 0;
 
 err_mem:
@@ -575,7 +584,6 @@ err_free:
 	free(line);
 	free(lineof);
 	strhash_free(&names);
-	fclose(f);
 	cp_pag_free(g);
 	return -1;
 }

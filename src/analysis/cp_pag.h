@@ -90,6 +90,13 @@ int cp_pag_read_text(struct cp_pag *g, const char *path, char *err,
 		     size_t errlen);
 
 /*
+ * The same from the open stream @f (read to its end, not closed); @path
+ * names it in messages.  The fuzz targets feed memory through fmemopen.
+ */
+int cp_pag_read_stream(struct cp_pag *g, FILE *f, const char *path,
+		       char *err, size_t errlen);
+
+/*
  * Activity groups of edges: which procedure (thread, object, label) an
  * edge's time belongs to, for the per-activity metrics (CP share, zeroing,
  * Slack, MBM).  Three forms:
