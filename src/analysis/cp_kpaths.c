@@ -49,13 +49,14 @@
  * pool slot (at most 2k + 16) and 20 bytes per path: O(k + e).
  */
 #include "cp_kpaths.h"
+#include "cp_debug.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "cp_bigmem.h"
 
-static const bool cp_kpaths_debug = false;
+static const bool cp_kpaths_debug = CP_DEBUG;
 
 /* Invariants of a result: lengths nonincreasing, descriptors in range. */
 static void cp_kpaths_assert(const struct cp_kpaths *kp)

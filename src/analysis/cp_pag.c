@@ -21,6 +21,7 @@
  * reported at the line of one of its edges.
  */
 #include "cp_pag.h"
+#include "cp_debug.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -379,7 +380,7 @@ err_mem:
 	return -1;
 }
 
-static const bool cp_pag_debug = false;
+static const bool cp_pag_debug = CP_DEBUG;
 
 /* Invariants of a finished graph: every edge goes forward in topo[]. */
 static void cp_pag_assert(const struct cp_pag *g)
