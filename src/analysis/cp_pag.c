@@ -502,7 +502,7 @@ int cp_pag_read_stream(struct cp_pag *g, FILE *f, const char *path,
 	struct strhash names = { 0 };
 	uint32_t cap_names = 0, cap_lines = 0, cyc = CP_PAG_NONE;
 	uint32_t *lineof = NULL;
-	uint64_t lineno = 0;
+	uint64_t lineno = 0, total = 0;
 	char *line = NULL;
 	size_t linecap = 0;
 	int r;
@@ -540,6 +540,14 @@ int cp_pag_read_stream(struct cp_pag *g, FILE *f, const char *path,
 			     "not a non-negative 64-bit integer", tok[3]);
 			goto err_free;
 		}
+		/* every path length, and so every algorithm's sum, is at
+		 * most the total weight (cp_cpm.h) */
+		if (w > UINT64_MAX - total) {
+			fail(err, errlen, path, lineno, "the weights add up "
+			     "past 2^64-1");
+			goto err_free;
+		}
+		total += w;
 		t = text_vertex(g, &names, &cap_names, tok[1]);
 		h = t == CP_PAG_NONE ? t :
 		    text_vertex(g, &names, &cap_names, tok[2]);

@@ -81,7 +81,8 @@ int cp_pag_finish(struct cp_pag *g, char *err, size_t errlen);
 /*
  * Read a plain-text PAG: lines "e TAIL HEAD WEIGHT [LABEL]", '#' comments
  * and blank lines ignored; TAIL and HEAD are names; WEIGHT a non-negative
- * integer.  @g is initialised by the call (vertex names in g->vname, labels
+ * integer, the weights of a file adding up to at most 2^64-1.  @g is
+ * initialised by the call (vertex names in g->vname, labels
  * interned).  Returns 0 with @g finished, or -1 with "FILE:LINE: reason" in
  * @err (malformed line, cycle: the line of one of its edges, empty graph)
  * and @g left empty.
