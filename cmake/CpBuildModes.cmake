@@ -16,9 +16,10 @@ option(CPTHREAD_SANITIZE "Build everything with ASan and UBSan" OFF)
 option(CPTHREAD_TSAN "Build everything with ThreadSanitizer" OFF)
 option(CPTHREAD_FUZZ "Build the libFuzzer targets (clang)" OFF)
 
-# The fuzz targets need the code they cover instrumented for coverage
-# (fuzzer-no-link) and checked (ASan, UBSan): a fuzz build is a sanitized
-# build, and the same build runs the whole suite sanitized.
+# The fuzz targets need the code they cover checked (ASan, UBSan) and
+# instrumented for coverage (tests/fuzz adds fuzzer-no-link to the
+# analyzer only): a fuzz build is a sanitized build, and the same build
+# runs the whole suite sanitized.
 if(CPTHREAD_FUZZ)
   if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
     message(FATAL_ERROR "CPTHREAD_FUZZ needs clang (libFuzzer): "
@@ -37,10 +38,18 @@ if(CPTHREAD_SANITIZE)
   set(CP_SAN_FLAGS -fsanitize=address,undefined
       -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
   add_compile_options(${CP_SAN_FLAGS})
-  if(CPTHREAD_FUZZ)
-    add_compile_options(-fsanitize=fuzzer-no-link)
-  endif()
   add_link_options(${CP_SAN_FLAGS})
+  # One ASan runtime, shared, so that libcpthread.so carries it into the
+  # programs it is preloaded into (cpt run -- /bin/sh ...), as gcc does by
+  # default; those programs were not built with ASan, so the run needs
+  # ASAN_OPTIONS=verify_asan_link_order=0 (scripts/test.sh sets it).
+  if(CMAKE_C_COMPILER_ID MATCHES "Clang")
+    execute_process(COMMAND ${CMAKE_C_COMPILER}
+      -print-file-name=libclang_rt.asan-x86_64.so
+      OUTPUT_VARIABLE CP_ASAN_SO OUTPUT_STRIP_TRAILING_WHITESPACE)
+    get_filename_component(CP_ASAN_DIR ${CP_ASAN_SO} DIRECTORY)
+    add_link_options(-shared-libasan -Wl,-rpath,${CP_ASAN_DIR})
+  endif()
 endif()
 
 if(CPTHREAD_TSAN)

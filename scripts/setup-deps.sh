@@ -5,8 +5,10 @@ set -euo pipefail
 
 # chromium: the HTML report's browser test (tests/browser) opens the report
 # headless; that test is skipped without it.
+# clang-14, libclang-rt-14-dev: the sanitizer and fuzzing stages of
+# scripts/test.sh (ASan, UBSan, TSan, libFuzzer).
 pkgs=(build-essential cmake pkg-config liburcu-dev libjemalloc-dev check
-      libjansson-dev binutils python3 chromium)
+      libjansson-dev binutils python3 chromium clang-14 libclang-rt-14-dev)
 
 missing=()
 for p in "${pkgs[@]}"; do
