@@ -3,7 +3,8 @@
  * through the same hooks, in the same order, as the wrappers call them
  * (wrappers/wrap_*.c): a mutex taken by the general and by the lean path,
  * an rwlock, a barrier, a condition variable and a semaphore, their
- * records found through each thread's map and the shared object table.
+ * records found through each thread's map and the shared object table,
+ * and short-lived mutexes whose records are deleted and recycled.
  *
  * What it checks: the last release of a mutex publishes the longest path
  * any thread held at its own last release (paths only grow along the
@@ -200,6 +201,28 @@ static void sem_round(struct cp_thread *t)
 	cp_online_sem_acquired(t, r, &wt);
 }
 
+/*
+ * A short-lived mutex (pthread_mutex_init ... destroy, as a program's
+ * per-task lock): its record is made, mapped, deleted and freed after a
+ * grace period while the other threads look theirs up; the slots of the
+ * array are reused, so a recycled record meets a stale map entry.
+ */
+static pthread_mutex_t temp[NT][2];
+
+static void temp_round(struct cp_thread *t, unsigned idx, unsigned k)
+{
+	pthread_mutex_t *m = &temp[idx][k % 2];
+
+	pthread_mutex_init(m, NULL);
+	cp_objrec_forget(m, CP_NS_SYNC);
+	mutex_lock_general(t, m);
+	mutex_unlock(t, m, false);
+	mutex_lock_lean(t, m);
+	mutex_unlock(t, m, true);
+	cp_objrec_forget(m, CP_NS_SYNC);
+	pthread_mutex_destroy(m);
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *me = arg;
@@ -226,6 +249,8 @@ static void *worker_main(void *arg)
 		if (k % 8 == 0)
 			cond_round(t);
 		sem_round(t);
+		if (k % 4 == 0)
+			temp_round(t, me->idx, k);
 	}
 	return NULL;
 }
