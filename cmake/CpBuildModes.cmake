@@ -39,17 +39,6 @@ if(CPTHREAD_SANITIZE)
       -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
   add_compile_options(${CP_SAN_FLAGS})
   add_link_options(${CP_SAN_FLAGS})
-  # One ASan runtime, shared, so that libcpthread.so carries it into the
-  # programs it is preloaded into (cpt run -- /bin/sh ...), as gcc does by
-  # default; those programs were not built with ASan, so the run needs
-  # ASAN_OPTIONS=verify_asan_link_order=0 (scripts/test.sh sets it).
-  if(CMAKE_C_COMPILER_ID MATCHES "Clang")
-    execute_process(COMMAND ${CMAKE_C_COMPILER}
-      -print-file-name=libclang_rt.asan-x86_64.so
-      OUTPUT_VARIABLE CP_ASAN_SO OUTPUT_STRIP_TRAILING_WHITESPACE)
-    get_filename_component(CP_ASAN_DIR ${CP_ASAN_SO} DIRECTORY)
-    add_link_options(-shared-libasan -Wl,-rpath,${CP_ASAN_DIR})
-  endif()
 endif()
 
 if(CPTHREAD_TSAN)

@@ -42,10 +42,11 @@ for t in $targets; do
 		echo "fuzz: $t: ${execs:-?} inputs in ${secs} s, nothing found"
 	else
 		status=1
-		echo "fuzz: $t: FOUND after ${execs:-?} inputs (exit $rc):" \
-			"$(ls "$work/$t"-* 2>/dev/null | head -1); log $log"
-		grep -m3 -E 'ERROR|runtime error|fuzz:|SUMMARY' "$log" |
-			sed 's/^/fuzz:   /'
+		art=$(ls "$work/$t"-* 2>/dev/null | head -1)
+		echo "fuzz: $t: FAILED after ${execs:-?} inputs (exit $rc):" \
+			"${art:-no reproducer written}; log $log"
+		grep -m3 -E 'ERROR|runtime error|fuzz:|SUMMARY|^==[0-9]+==' \
+			"$log" | sed 's/^/fuzz:   /'
 	fi
 done
 [ $status -eq 0 ] && [ -z "${CPTHREAD_FUZZ_WORK:-}" ] && rm -rf "$work"

@@ -25,10 +25,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 stages=${CPTHREAD_TEST_STAGES:-main asan tsan fuzz}
 jobs=$(nproc)
 
-# Tests that run the tracer inside a program ASan cannot reach (cpt run
-# preloads it into /bin/sh; the installed-consumer build; statically
-# linked workloads exiting from a thread) or time a -pg run that ASan
-# slows below gprof's sample period.  They run in the main stage.
+# Tests that run the tracer inside a program built without ASan (cpt run
+# preloads it into /bin/sh; the installed-consumer build), check_preserve
+# (its statically linked workloads that exit from a thread leave no
+# report under ASan: not understood yet) and a -pg run that ASan slows
+# below gprof's sample period.  They run in the main stage.
 ASAN_EXCLUDE='^(check_cpt|check_cpt_export|check_preserve|install_consumers)$'
 
 stage_begin() {
@@ -70,10 +71,9 @@ stage_asan() {
 	cmake --build "$top/build-asan" -j"$jobs" >/dev/null
 	# the tracer never frees its arena at exit, and the workloads end
 	# with threads alive: leaks are checked by the fuzz stage instead
-	# (libFuzzer reports the analyzer's); libcpthread.so carries the
-	# shared ASan runtime into programs built without it
+	# (libFuzzer reports the analyzer's)
 	(cd "$top/build-asan" &&
-	 ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 \
+	 ASAN_OPTIONS=detect_leaks=0 \
 	 UBSAN_OPTIONS=print_stacktrace=1 \
 	 ctest --output-on-failure -j2 -E "$ASAN_EXCLUDE")
 }

@@ -48,9 +48,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cp_fuzz_check_err(err, CP_FUZZ_NAME);
 		return 0;
 	}
+	/* every row must be found by its name */
 	for (uint32_t i = 0; i < gp.n; i++)
 		if (cp_gprof_find(&gp, gp.e[i].name) == NULL)
-			abort();	/* every row must be found by its name */
+			abort();
 	if (!cp_compare_build(&cmp, &fz_prof, &gp)) {
 		cp_compare_print(cp_fuzz_sink(), &cmp, 10);
 		cp_compare_free(&cmp);

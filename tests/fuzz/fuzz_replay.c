@@ -2,8 +2,9 @@
  * fuzz_replay.c - run a fuzz target without libFuzzer: each argument is a
  * file (one input) or a directory (every regular file in it, one input
  * each, in name order).  Prints how many inputs ran; exits 1 if an
- * argument cannot be read or nothing was found.  A target aborts on a broken contract, so a
- * regression input that crashes again fails the test that replays it.
+ * argument cannot be read or nothing was found.  A target aborts on a
+ * broken contract, so a regression input that crashes again fails the
+ * test that replays it.
  *
  * usage: fuzz_replay_<target> PATH...
  */
