@@ -5,12 +5,18 @@
 #   CPTHREAD_SANITIZE=ON  everything built with AddressSanitizer and
 #                         UndefinedBehaviorSanitizer; any report aborts.
 #   CPTHREAD_TSAN=ON      everything built with ThreadSanitizer (clang or
-#                         gcc); run the runtime tests: ctest -L tsan.
+#                         gcc), the tracer's memory from TSan's allocator
+#                         (CP_ALLOC_LIBC); run the runtime tests: ctest -L
+#                         tsan.  Programs running libcpthread itself do
+#                         not run under TSan (TSan's pthread_create comes
+#                         first and starts the thread in our trampoline
+#                         before TSan knows it).
 #   CPTHREAD_FUZZ=ON      the libFuzzer targets of tests/fuzz (needs clang:
 #                         CC=clang-14); implies CPTHREAD_SANITIZE.
 #
 # ASan and TSan exclude each other.  The fuzz regression tests (replay of
 # tests/fuzz/regress and the seed corpus) are part of every build.
+# scripts/test.sh builds and runs each mode as a stage.
 option(CPTHREAD_DEBUG "Turn on the invariant checks of every module" OFF)
 option(CPTHREAD_SANITIZE "Build everything with ASan and UBSan" OFF)
 option(CPTHREAD_TSAN "Build everything with ThreadSanitizer" OFF)
