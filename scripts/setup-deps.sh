@@ -6,10 +6,12 @@ set -euo pipefail
 # chromium: the HTML report's browser test (tests/browser) opens the report
 # headless; that test is skipped without it.  libomp-dev: LLVM's OpenMP
 # runtime, which a test loads into a traced program to check that the
-# report names it as untraced.
+# report names it as untraced.  libdw-dev, libelf-dev: symbols and DWARF
+# for the sampled profiles.  clang-14, libclang-rt-14-dev: the sanitizer
+# and fuzzing stages of scripts/test.sh (ASan, UBSan, TSan, libFuzzer).
 pkgs=(build-essential cmake pkg-config liburcu-dev libjemalloc-dev check
       libjansson-dev libdw-dev libelf-dev binutils python3 chromium
-      libomp-dev)
+      libomp-dev clang-14 libclang-rt-14-dev)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -32,13 +32,14 @@
  * walk back along the chosen path.
  */
 #include "cp_cpm.h"
+#include "cp_debug.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "cp_bigmem.h"
 
-static const bool cp_cpm_debug = false;
+static const bool cp_cpm_debug = CP_DEBUG;
 
 static void cp_cpm_assert(const struct cp_cpm *c)
 {

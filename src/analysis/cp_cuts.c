@@ -75,13 +75,14 @@
  * which the metrics need anyway, plus 8 bytes per block.
  */
 #include "cp_cuts.h"
+#include "cp_debug.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "cp_bigmem.h"
 
-static const bool cp_cuts_debug = false;
+static const bool cp_cuts_debug = CP_DEBUG;
 
 /* Blocks in order, each starting at a vertex of C, and C cut in order. */
 static void cp_cuts_assert(const struct cp_cuts *k)

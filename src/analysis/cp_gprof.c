@@ -59,6 +59,9 @@ static const char *skip_blank(const char *s, const char *end)
 	return s;
 }
 
+/* Seconds whose nanoseconds still fit in a signed 64-bit count. */
+#define CP_GPROF_MAX_SEC 9e9
+
 /*
  * A number token at @s (digits, one '.', no sign): *@v gets its value and
  * the return value points past it, or NULL if @s holds no number token
@@ -166,6 +169,9 @@ static int row(struct cp_gprof *gp, uint32_t *cap, const char *s,
 		}
 	}
 	if (end == name)
+		return 0;
+	/* seconds or calls past 64 bits (in ns) are no real profile's */
+	if (f[2] >= CP_GPROF_MAX_SEC || (nf == 6 && f[3] >= 0x1p63))
 		return 0;
 	return add_entry(gp, cap, name, (size_t)(end - name), f[0], f[2],
 			 nf == 6 ? f[3] : 0, nf == 6) ? -1 : 1;
@@ -300,7 +306,8 @@ int cp_gprof_parse(struct cp_gprof *gp, const char *text, size_t len,
 
 			if ((size_t)(le - b) > 22 &&
 			    !memcmp(b, "Each sample counts as ", 22) &&
-			    (p = number(b + 22, le, &v)))
+			    (p = number(b + 22, le, &v)) &&
+			    v < CP_GPROF_MAX_SEC)
 				gp->sample_ns = (uint64_t)llround(v * 1e9);
 			else if ((size_t)(te - b) >= 19 &&
 				 !memcmp(b, "no time accumulated", 19))

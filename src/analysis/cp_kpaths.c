@@ -72,13 +72,14 @@
  * join[] and glen[], 12 bytes per vertex.
  */
 #include "cp_kpaths.h"
+#include "cp_debug.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "cp_bigmem.h"
 
-static const bool cp_kpaths_debug = false;
+static const bool cp_kpaths_debug = CP_DEBUG;
 
 /* Invariants of a result: lengths nonincreasing, descriptors in range. */
 static void cp_kpaths_assert(const struct cp_kpaths *kp)

@@ -21,6 +21,7 @@
  * reported at the line of one of its edges.
  */
 #include "cp_pag.h"
+#include "cp_debug.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -379,7 +380,7 @@ err_mem:
 	return -1;
 }
 
-static const bool cp_pag_debug = false;
+static const bool cp_pag_debug = CP_DEBUG;
 
 /* Invariants of a finished graph: every edge goes forward in topo[]. */
 static void cp_pag_assert(const struct cp_pag *g)
@@ -522,21 +523,31 @@ static int parse_u64(const char *s, uint64_t *out)
 int cp_pag_read_text(struct cp_pag *g, const char *path, char *err,
 		     size_t errlen)
 {
-	struct strhash names = { 0 };
-	uint32_t cap_names = 0, cap_lines = 0, cyc = CP_PAG_NONE;
-	uint32_t *lineof = NULL;
-	uint64_t lineno = 0;
-	char *line = NULL;
-	size_t linecap = 0;
-	FILE *f;
+	FILE *f = fopen(path, "r");
 	int r;
 
-	cp_pag_init(g);
-	f = fopen(path, "r");
 	if (!f) {
+		cp_pag_init(g);
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
+	r = cp_pag_read_stream(g, f, path, err, errlen);
+	fclose(f);
+	return r;
+}
+
+int cp_pag_read_stream(struct cp_pag *g, FILE *f, const char *path,
+		       char *err, size_t errlen)
+{
+	struct strhash names = { 0 };
+	uint32_t cap_names = 0, cap_lines = 0, cyc = CP_PAG_NONE;
+	uint32_t *lineof = NULL;
+	uint64_t lineno = 0, total = 0;
+	char *line = NULL;
+	size_t linecap = 0;
+	int r;
+
+	cp_pag_init(g);
 	for (;;) {
 		char *tok[6], *save = NULL, *hash, *s;
 		uint32_t t, h, label = CP_PAG_NONE, e;
@@ -578,6 +589,14 @@ int cp_pag_read_text(struct cp_pag *g, const char *path, char *err,
 			     "not a non-negative 64-bit integer", tok[3]);
 			goto err_free;
 		}
+		/* every path length, and so every algorithm's sum, is at
+		 * most the total weight (cp_cpm.h) */
+		if (w > UINT64_MAX - total) {
+			fail(err, errlen, path, lineno, "the weights add up "
+			     "past 2^64-1");
+			goto err_free;
+		}
+		total += w;
 		t = text_vertex(g, &names, &cap_names, tok[1]);
 		h = t == CP_PAG_NONE ? t :
 		    text_vertex(g, &names, &cap_names, tok[2]);
@@ -615,7 +634,6 @@ int cp_pag_read_text(struct cp_pag *g, const char *path, char *err,
 	free(line);
 	free(lineof);
 	strhash_free(&names);
-	fclose(f);
 	return 0;
 
 err_mem:
@@ -624,7 +642,6 @@ err_free:
 	free(line);
 	free(lineof);
 	strhash_free(&names);
-	fclose(f);
 	cp_pag_free(g);
 	return -1;
 }

@@ -81,13 +81,21 @@ int cp_pag_finish(struct cp_pag *g, char *err, size_t errlen);
 /*
  * Read a plain-text PAG: lines "e TAIL HEAD WEIGHT [LABEL]", '#' comments
  * and blank lines ignored; TAIL and HEAD are names; WEIGHT a non-negative
- * integer.  @g is initialised by the call (vertex names in g->vname, labels
+ * integer, the weights of a file adding up to at most 2^64-1.  @g is
+ * initialised by the call (vertex names in g->vname, labels
  * interned).  Returns 0 with @g finished, or -1 with "FILE:LINE: reason" in
  * @err (malformed line, cycle: the line of one of its edges, empty graph)
  * and @g left empty.
  */
 int cp_pag_read_text(struct cp_pag *g, const char *path, char *err,
 		     size_t errlen);
+
+/*
+ * The same from the open stream @f (read to its end, not closed); @path
+ * names it in messages.  The fuzz targets feed memory through fmemopen.
+ */
+int cp_pag_read_stream(struct cp_pag *g, FILE *f, const char *path,
+		       char *err, size_t errlen);
 
 /*
  * Activity groups of edges: which procedure (thread, object, label) an

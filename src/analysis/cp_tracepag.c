@@ -30,6 +30,7 @@
  * bytes of attributes per edge on top of the graph's own 20.
  */
 #include "cp_tracepag.h"
+#include "cp_debug.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -43,7 +44,7 @@
 #include "cp_symbolize.h"
 
 /* Debug invariants: type-checked always, run when this is true. */
-static const bool cp_tracepag_debug = false;
+static const bool cp_tracepag_debug = CP_DEBUG;
 
 struct frame {
 	uint64_t tag;		/* 0: ENTER; region id + 1: a region */

@@ -101,6 +101,7 @@
  * O(v log v) time and 16 bytes per useful segment.
  */
 #include "cp_whatif.h"
+#include "cp_debug.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -111,7 +112,7 @@
 #include "cp_die.h"
 
 /* Debug invariants: type-checked always, run when this is true. */
-static const bool cp_whatif_debug = false;
+static const bool cp_whatif_debug = CP_DEBUG;
 
 #define NONE UINT32_MAX
 #define NEVER UINT64_MAX

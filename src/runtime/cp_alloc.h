@@ -5,6 +5,8 @@
  * so nothing here touches the traced program's heap (glibc malloc).  No
  * code of the runtime calls plain malloc/free: use these.  Never free
  * memory that libc allocated (strdup, realpath(NULL)...) with cp_free.
+ * The ThreadSanitizer build (-DCPTHREAD_TSAN=ON defines CP_ALLOC_LIBC)
+ * sends the same calls to the process's allocator instead.
  */
 #ifndef CP_ALLOC_H
 #define CP_ALLOC_H

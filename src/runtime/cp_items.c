@@ -20,6 +20,8 @@
 #include <string.h>
 
 #include "cp_alloc.h"
+#include "cp_debug.h"
+#include "cp_die.h"
 #include "cp_lock.h"
 #include "cp_trace_format.h"
 #include "cp_tracebuf.h"
@@ -64,6 +66,39 @@ static struct cp_items_slot *probe(uintptr_t key)
 	}
 }
 
+static const bool cp_items_debug = CP_DEBUG;
+
+/*
+ * Debug builds: die unless the table keeps the invariants of the head
+ * comment: an empty slot left, @used slots in use, each entry found by a
+ * probe from its home and holding an in-flight record of its key, and
+ * every record made either in the table or on the free list.  O(table),
+ * so it runs when the table grows and when it is walked, not per item.
+ * Items' lock held.
+ */
+static void cp_items_assert(void)
+{
+	uint32_t used = 0, nfree = 0;
+
+	if (!cp_items_debug)
+		return;
+	for (struct cp_objrec *r = cp_items.free; r; r = r->limbo_next)
+		nfree++;
+	for (uint32_t i = 0; cp_items.slot && i <= cp_items.mask; i++) {
+		struct cp_items_slot *s = &cp_items.slot[i];
+
+		if (!s->key)
+			continue;
+		used++;
+		if (probe(s->key) != s || s->rec->key != s->key ||
+		    s->rec->seq == 0)
+			cp_die("items: an entry is lost to its probe");
+	}
+	if (used != cp_items.used || used + nfree != cp_items.nrecs ||
+	    (cp_items.slot && used > cp_items.mask))
+		cp_die("items: counts disagree with the table");
+}
+
 /* Double the table (make the first one); -ENOMEM leaves it as it was. */
 static int grow(void)
 {
@@ -83,6 +118,7 @@ static int grow(void)
 		if (old[i].key)
 			*probe(old[i].key) = old[i];
 	cp_free(old);
+	cp_items_assert();
 	return 0;
 }
 
@@ -218,6 +254,7 @@ void cp_items_for_each(void (*fn)(struct cp_objrec *r, void *arg),
 		       void *arg)
 {
 	cp_lock_acquire(&cp_items.lk);
+	cp_items_assert();
 	for (uint32_t i = 0; cp_items.slot && i <= cp_items.mask; i++)
 		if (cp_items.slot[i].key)
 			fn(cp_items.slot[i].rec, arg);

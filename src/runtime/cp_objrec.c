@@ -20,6 +20,7 @@
 #include "cp_die.h"
 #include "cp_trace_format.h"
 #include "cp_tracebuf.h"
+#include "cp_tsan.h"
 
 #define CP_LIMBO_BATCH 128
 
@@ -66,10 +67,19 @@ static unsigned long hash_key(uintptr_t key)
 	return (unsigned long)(h ^ (h >> 29));
 }
 
+/* The record of a node the table gave us: published by new_rec's
+ * thread before cds_lfht_add_unique (cp_tsan.h). */
+static struct cp_objrec *rec_of(struct cds_lfht_node *node)
+{
+	struct cp_objrec *r = caa_container_of(node, struct cp_objrec, node);
+
+	cp_tsan_acquire(r);
+	return r;
+}
+
 static int match_key(struct cds_lfht_node *node, const void *key)
 {
-	const struct cp_objrec *r =
-		caa_container_of(node, struct cp_objrec, node);
+	const struct cp_objrec *r = rec_of(node);
 
 	return r->key == *(const uintptr_t *)key;
 }
@@ -260,7 +270,7 @@ struct cp_objrec *cp_objrec_find(const void *addr, unsigned ns)
 	cds_lfht_lookup(cp_objrec_table, hash_key(key), match_key, &key, &it);
 	node = cds_lfht_iter_get_node(&it);
 	if (node)
-		r = caa_container_of(node, struct cp_objrec, node);
+		r = rec_of(node);
 	rcu_read_unlock();
 	return r;
 }
@@ -415,8 +425,7 @@ struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
 					match_key, &key, &it);
 			node = cds_lfht_iter_get_node(&it);
 			if (node) {
-				r = caa_container_of(node, struct cp_objrec,
-						     node);
+				r = rec_of(node);
 				if (r->kind == kind)
 					break;
 				/* memory reused for another kind of object */
@@ -429,6 +438,7 @@ struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
 			r = NULL;
 			break;
 		}
+		cp_tsan_release(mine);
 		node = cds_lfht_add_unique(cp_objrec_table, hash_key(key),
 					   match_key, &key, &mine->node);
 		if (node != &mine->node) {
@@ -465,7 +475,7 @@ void cp_objrec_forget(const void *addr, unsigned ns)
 	cds_lfht_lookup(cp_objrec_table, hash_key(key), match_key, &key, &it);
 	node = cds_lfht_iter_get_node(&it);
 	if (node)
-		retire(caa_container_of(node, struct cp_objrec, node));
+		retire(rec_of(node));
 	rcu_read_unlock();
 }
 
@@ -477,7 +487,7 @@ void cp_objrec_for_each(void (*fn)(struct cp_objrec *r, void *arg), void *arg)
 	rcu_read_lock();
 	cds_lfht_first(cp_objrec_table, &it);
 	while ((node = cds_lfht_iter_get_node(&it)) != NULL) {
-		fn(caa_container_of(node, struct cp_objrec, node), arg);
+		fn(rec_of(node), arg);
 		cds_lfht_next(cp_objrec_table, &it);
 	}
 	rcu_read_unlock();

@@ -25,6 +25,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "cp_debug.h"
+#include "cp_die.h"
+
 #define CP_PATH_MIXED UINT32_MAX
 
 struct cp_path {
@@ -59,6 +62,21 @@ static inline void cp_path_clear(struct cp_path *p, unsigned nsel,
 		memset(p->v, 0, 2 * nsel * sizeof(uint64_t));
 }
 
+/*
+ * Debug builds (CP_DEBUG): die unless @p is a path value, every share and
+ * every z at most len (a procedure holds no more of a path than its
+ * length; net = len - z is never negative).  O(nsel).  Any thread that
+ * may read @p.
+ */
+static inline void cp_path_assert(const struct cp_path *p, unsigned nsel)
+{
+	if (!CP_DEBUG)
+		return;
+	for (unsigned i = 0; i < 2 * nsel; i++)
+		if (p->v[i] > p->len)
+			cp_die("path: a share or z exceeds the length");
+}
+
 /* On the release path of every lock: no library call without vectors. */
 static inline void cp_path_copy(struct cp_path *dst, const struct cp_path *src,
 				unsigned nsel)
@@ -68,6 +86,7 @@ static inline void cp_path_copy(struct cp_path *dst, const struct cp_path *src,
 	dst->gen = src->gen;
 	if (nsel)
 		memcpy(dst->v, src->v, 2 * nsel * sizeof(uint64_t));
+	cp_path_assert(dst, nsel);
 }
 
 /*
@@ -113,6 +132,7 @@ static inline uint64_t cp_path_merge(struct cp_path *dst,
 		memcpy(dst->v, src->v, nsel * sizeof(uint64_t));
 		dst->len = src->len;
 	}
+	cp_path_assert(dst, nsel);
 	return grew;
 }
 

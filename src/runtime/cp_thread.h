@@ -145,6 +145,29 @@ static inline uint64_t cp_thread_now(struct cp_thread *t)
 	return w;
 }
 
+/*
+ * Debug builds (CP_DEBUG): die unless @t's state keeps its invariants: at
+ * most nsel procedures active, each a selected one (and, counting
+ * nesting, entered at least once), the record map at most half full, the
+ * path a path value (cp_path_assert).  O(nsel).  Owning thread.
+ */
+static inline void cp_thread_assert(const struct cp_thread *t)
+{
+	unsigned nsel = cp_rt.nsel;
+
+	if (!CP_DEBUG)
+		return;
+	if (t->nactive > nsel)
+		cp_die("thread: more procedures active than selected");
+	for (uint32_t k = 0; k < t->nactive; k++)
+		if (t->active[k] >= nsel ||
+		    (!cp_rt.cfg.exclusive && t->depth[t->active[k]] == 0))
+			cp_die("thread: an active procedure is not entered");
+	if (t->cache && 2 * t->cache_used > t->cache_mask + 1)
+		cp_die("thread: record map more than half full");
+	cp_path_assert(t->path, nsel);
+}
+
 /* Charge @d ns of useful time to the selected procedures whose hooks
  * say they run now (the thread's path has grown by @d already). */
 static inline void cp_thread_charge_active(struct cp_thread *t, uint64_t d)
@@ -185,6 +208,7 @@ static inline void cp_thread_advance(struct cp_thread *t, uint64_t now)
 	t->useful_ns += d;
 	if (t->procs_on)
 		cp_thread_advance_procs(t, d);
+	cp_thread_assert(t);
 }
 
 /* End a wait (begun with an advance) at @now, @waited wall ns long: the

@@ -879,6 +879,16 @@ START_TEST(test_gprof_parse_empty_and_bad)
 		"Flat profile:\n\n"
 		" time   seconds   seconds    calls  ms/call  ms/call  name\n"
 		" 62.50      x.05     0.05        1    50.00    80.00  f\n";
+	/* seconds whose nanoseconds do not fit in 64 bits, and calls
+	 * past 2^63: no real profile's */
+	static const char huge[] =
+		"Flat profile:\n\n"
+		" time   seconds   seconds    calls  ms/call  ms/call  name\n"
+		" 62.50      0.05 77777777777.0  1    50.00    80.00  f\n";
+	static const char hugecalls[] =
+		"Flat profile:\n\n"
+		" time   seconds   seconds    calls  ms/call  ms/call  name\n"
+		" 62.50      0.05     0.05 9999999999999999999 1.00 1.00  f\n";
 	struct cp_gprof gp;
 	char err[256] = "";
 
@@ -894,6 +904,12 @@ START_TEST(test_gprof_parse_empty_and_bad)
 	ck_assert_msg(cp_gprof_parse(&gp, badrow, strlen(badrow), "r", err,
 				     sizeof(err)) == -1 &&
 		      strstr(err, "unexpected line"), "bad row: %s", err);
+	ck_assert_msg(cp_gprof_parse(&gp, huge, strlen(huge), "h", err,
+				     sizeof(err)) == -1 &&
+		      strstr(err, "unexpected line"), "huge seconds: %s", err);
+	ck_assert_msg(cp_gprof_parse(&gp, hugecalls, strlen(hugecalls), "h",
+				     err, sizeof(err)) == -1 &&
+		      strstr(err, "unexpected line"), "huge calls: %s", err);
 }
 END_TEST
 

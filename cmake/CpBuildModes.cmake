@@ -1,0 +1,56 @@
+# Build modes beyond the plain build (each an option, off by default):
+#
+#   CPTHREAD_DEBUG=ON     the invariant checks of every stateful module run
+#                         (CP_DEBUG=1, read by src/common/cp_debug.h).
+#   CPTHREAD_SANITIZE=ON  everything built with AddressSanitizer and
+#                         UndefinedBehaviorSanitizer; any report aborts.
+#   CPTHREAD_TSAN=ON      everything built with ThreadSanitizer (clang or
+#                         gcc), the tracer's memory from TSan's allocator
+#                         (CP_ALLOC_LIBC); run the runtime tests: ctest -L
+#                         tsan.  Programs running libcpthread itself do
+#                         not run under TSan (TSan's pthread_create comes
+#                         first and starts the thread in our trampoline
+#                         before TSan knows it).
+#   CPTHREAD_FUZZ=ON      the libFuzzer targets of tests/fuzz (needs clang:
+#                         CC=clang-14); implies CPTHREAD_SANITIZE.
+#
+# ASan and TSan exclude each other.  The fuzz regression tests (replay of
+# tests/fuzz/regress and the seed corpus) are part of every build.
+# scripts/test.sh builds and runs each mode as a stage.
+option(CPTHREAD_DEBUG "Turn on the invariant checks of every module" OFF)
+option(CPTHREAD_SANITIZE "Build everything with ASan and UBSan" OFF)
+option(CPTHREAD_TSAN "Build everything with ThreadSanitizer" OFF)
+option(CPTHREAD_FUZZ "Build the libFuzzer targets (clang)" OFF)
+
+# The fuzz targets need the code they cover checked (ASan, UBSan) and
+# instrumented for coverage (tests/fuzz adds fuzzer-no-link to the
+# analyzer only): a fuzz build is a sanitized build, and the same build
+# runs the whole suite sanitized.
+if(CPTHREAD_FUZZ)
+  if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "CPTHREAD_FUZZ needs clang (libFuzzer): "
+            "configure with -DCMAKE_C_COMPILER=clang-14")
+  endif()
+  set(CPTHREAD_SANITIZE ON CACHE BOOL "" FORCE)
+endif()
+
+if(CPTHREAD_SANITIZE AND CPTHREAD_TSAN)
+  message(FATAL_ERROR "CPTHREAD_SANITIZE and CPTHREAD_TSAN exclude each other")
+endif()
+
+add_compile_definitions(CP_DEBUG=$<IF:$<BOOL:${CPTHREAD_DEBUG}>,1,0>)
+
+if(CPTHREAD_SANITIZE)
+  set(CP_SAN_FLAGS -fsanitize=address,undefined
+      -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+  add_compile_options(${CP_SAN_FLAGS})
+  add_link_options(${CP_SAN_FLAGS})
+endif()
+
+if(CPTHREAD_TSAN)
+  set(CP_SAN_FLAGS -fsanitize=thread -fno-omit-frame-pointer)
+  # the tracer's memory from TSan's allocator (src/runtime/cp_alloc.c)
+  add_compile_definitions(CP_ALLOC_LIBC=1)
+  add_compile_options(${CP_SAN_FLAGS})
+  add_link_options(${CP_SAN_FLAGS})
+endif()

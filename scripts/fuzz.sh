@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Run every libFuzzer target of tests/fuzz for a bounded time.
+#
+# usage: scripts/fuzz.sh BUILD_DIR [SECONDS_PER_TARGET]
+#   BUILD_DIR  a build configured with -DCPTHREAD_FUZZ=ON (clang-14), the
+#              targets built (cmake --build BUILD_DIR --target fuzz_trace
+#              fuzz_pag fuzz_gprof)
+#   SECONDS    per target; default $CPTHREAD_FUZZ_SECONDS, else 60
+# Environment: CPTHREAD_FUZZ_TARGETS (default "trace pag gprof"),
+#   CPTHREAD_FUZZ_WORK (where new inputs and crash files go; default a
+#   fresh directory under /tmp, kept when something was found).
+#
+# Each target starts from the seed corpus tests/fuzz/corpus/<target> (never
+# written to).  An input that crashes, trips a sanitizer, runs over 10 s
+# or asks for more than 512 MB at once (inputs are at most 64 kB) stops
+# the run: the script then names the file that reproduces it and exits 1.
+# Put a reduced copy under tests/fuzz/regress/<target>/ once it is fixed.
+# Prints one line per target: inputs executed, and the outcome.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:?usage: scripts/fuzz.sh BUILD_DIR [SECONDS]}
+secs=${2:-${CPTHREAD_FUZZ_SECONDS:-60}}
+targets=${CPTHREAD_FUZZ_TARGETS:-trace pag gprof}
+work=${CPTHREAD_FUZZ_WORK:-$(mktemp -d /tmp/cpthread-fuzz.XXXXXX)}
+status=0
+
+for t in $targets; do
+	exe=$build/tests/fuzz/fuzz_$t
+	if [ ! -x "$exe" ]; then
+		echo "fuzz: $exe not built (configure with -DCPTHREAD_FUZZ=ON)"
+		exit 2
+	fi
+	mkdir -p "$work/$t"
+	log=$work/$t.log
+	"$exe" -max_total_time="$secs" -timeout=10 -rss_limit_mb=1024 \
+		-malloc_limit_mb=512 -max_len=65536 -print_final_stats=1 \
+		-artifact_prefix="$work/$t-" "$work/$t" \
+		"$top/tests/fuzz/corpus/$t" >"$log" 2>&1
+	rc=$?
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+	if [ $rc -eq 0 ]; then
+		echo "fuzz: $t: ${execs:-?} inputs in ${secs} s, nothing found"
+	else
+		status=1
+		art=$(ls "$work/$t"-* 2>/dev/null | head -1)
+		echo "fuzz: $t: FAILED after ${execs:-?} inputs (exit $rc):" \
+			"${art:-no reproducer written}; log $log"
+		grep -m3 -E 'ERROR|runtime error|fuzz:|SUMMARY|^==[0-9]+==' \
+			"$log" | sed 's/^/fuzz:   /'
+	fi
+done
+[ $status -eq 0 ] && [ -z "${CPTHREAD_FUZZ_WORK:-}" ] && rm -rf "$work"
+exit $status
