@@ -466,9 +466,9 @@ START_TEST(test_cpt_report_gprof_json)
 		"#define BURN(n) \\\n"
 		"	for (unsigned long i = 0; i < (n); i++) sink += i\n"
 		"#define P __attribute__((noinline)) void\n"
-		"P work1(void) { BURN(30000000ul); }\n"
-		"P work2(void) { BURN(20000000ul); }\n"
-		"P crit(void) { BURN(10000000ul); }\n"
+		"P work1(void) { BURN(300000000ul); }\n"
+		"P work2(void) { BURN(200000000ul); }\n"
+		"P crit(void) { BURN(100000000ul); }\n"
 		"int main(void)\n"
 		"{ work1(); crit(); work2(); crit(); return 0; }\n";
 	char src[320], exe[320], gmon[320], cmd[800];

@@ -919,7 +919,7 @@ START_TEST(test_gprof_real_run)
 	static const char prog[] =
 		"volatile unsigned long sink;\n"
 		"__attribute__((noinline)) void heavy_fn(void)\n"
-		"{ for (unsigned long i = 0; i < 60000000ul; i++)\n"
+		"{ for (unsigned long i = 0; i < 300000000ul; i++)\n"
 		"	sink += i; }\n"
 		"__attribute__((noinline)) void light_fn(void)\n"
 		"{ for (unsigned long i = 0; i < 2000000ul; i++) sink += i; }\n"
