@@ -145,24 +145,44 @@ static inline struct cp_objrec *cp_objrec_get(struct cp_thread *t,
 }
 
 /*
- * The record of @addr in namespace @ns when @t's map holds it in its home
- * slot and it is still @addr's record of kind @kind; else NULL (look it up
- * with cp_objrec_get).  No probing, no creation: the few loads a lean
- * wrapper can afford.  Calling thread, guard raised.
+ * The record of @addr in namespace @ns when @t's map holds it and it is
+ * still @addr's record of kind @kind; else NULL (look it up with
+ * cp_objrec_get).  One probe of the map (the slots of a probe mostly share
+ * a cache line), no creation, no table: the loads a lean wrapper can
+ * afford, whatever the object's address and however many objects the
+ * thread uses.  Calling thread, guard raised.
  */
 static inline struct cp_objrec *cp_objrec_peek(const struct cp_thread *t,
 					       const void *addr, unsigned ns,
 					       unsigned kind)
 {
 	uintptr_t key = cp_objrec_key(addr, ns);
-	const struct cp_cache_slot *s =
-		&t->cache[cp_cache_home(key) & t->cache_mask];
+	const struct cp_cache_slot *s;
 
-	if (s->key != key ||
-	    atomic_load_explicit(&s->rec->tag, memory_order_acquire) != key ||
+	for (uint32_t i = cp_cache_home(key);; i++) {
+		s = &t->cache[i & t->cache_mask];
+		if (__builtin_expect(s->key == key, 1))
+			break;
+		if (!s->key)
+			return NULL;
+	}
+	if (atomic_load_explicit(&s->rec->tag, memory_order_acquire) != key ||
 	    s->rec->kind != kind)
 		return NULL;
 	return s->rec;
+}
+
+/* Start fetching the cache line at @p for writing (never faults). */
+static inline void cp_prefetch_write(const void *p)
+{
+	/* asm: GCC deletes a call of an inline function whose only effect
+	 * is __builtin_prefetch (it counts as pure) */
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ __volatile__("prefetchw %0" : : "m"(*(const char *)p));
+#else
+	__asm__ __volatile__("" : : "r"(p));
+	__builtin_prefetch(p, 1);
+#endif
 }
 
 /*
@@ -178,16 +198,8 @@ static inline void cp_objrec_prefetch(struct cp_thread *t, const void *addr,
 	const struct cp_cache_slot *s =
 		&t->cache[cp_cache_home(key) & t->cache_mask];
 
-	if (s->key == key) {
-		/* asm: GCC deletes a call of an inline function whose only
-		 * effect is __builtin_prefetch (it counts as pure) */
-#if defined(__x86_64__) || defined(__i386__)
-		__asm__ __volatile__("prefetchw %0" : : "m"(s->rec->tag));
-#else
-		__asm__ __volatile__("" : : "r"(s->rec));
-		__builtin_prefetch(&s->rec->tag, 1);
-#endif
-	}
+	if (s->key == key)
+		cp_prefetch_write(&s->rec->tag);
 }
 
 /* A fresh object id (from 1), as every record gets one: for the trace and
