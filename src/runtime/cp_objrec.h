@@ -25,7 +25,17 @@
  * Who may touch what: a mutex's or spin lock's record is written only by
  * the thread holding that lock (the lock protects it).  Records written by
  * several threads at once (barrier arrivals, rwlock readers, condition
- * signals, semaphore posts) take the record's own cp_lock.
+ * signals, semaphore posts) take the record's own cp_lock.  A thread's map
+ * is read and written by that thread only.  An entry is a hint: its record
+ * may have left the table (deleted by any thread) or been made again for
+ * another key, so a map user reads the record's tag (and kind) before
+ * anything else and uses the record only if the tag equals the key.  That
+ * read is safe at any time because record memory is never given back to
+ * the allocator: past its grace period a deleted record goes to the free
+ * list, whose records are zeroed below the tag and get a non-zero tag only
+ * once they are in the table again.  (An entry reaching a record made
+ * again for the same key and kind finds the object's current record,
+ * which is right.)  Lookups in the table itself take the RCU read side.
  */
 #ifndef CP_OBJREC_H
 #define CP_OBJREC_H
