@@ -150,6 +150,20 @@ void cp_online_lean_take(struct cp_thread *t, struct cp_objrec *r)
 	take(t, r, &r->main);
 }
 
+void cp_online_lean_traced(struct cp_thread *t, struct cp_objrec *r)
+{
+	uint64_t now = cp_online_lean_advance(t);
+
+	take(t, r, &r->main);
+	ev_consume(t, 0, now, r->id, r->seq, r->seq != 0);
+}
+
+void cp_online_lean_published(struct cp_thread *t, struct cp_objrec *r,
+			      uint64_t now, uint64_t seq)
+{
+	ev_publish(t, now, r->id, seq);
+}
+
 void cp_online_wait_begin(struct cp_thread *t, struct cp_objrec *r,
 			  struct cp_wait *w)
 {

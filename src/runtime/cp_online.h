@@ -50,12 +50,14 @@ static inline bool cp_online_may_take(const struct cp_thread *t,
 }
 
 /*
- * The lean paths of a mutex or spin lock (cp_rt.lean_locks: online mode,
- * the TSC clock), for the common case: the lock taken without a wait, its
- * record in the thread's map.  A wrapper calls
- * cp_online_lean_rec() before the real call, and when it returns a record
- * the two below instead of the general hooks; otherwise the general
- * wrapper runs, as if the lean path had not been tried.
+ * The lean paths of a mutex or spin lock (cp_rt.lean_locks: the wall
+ * clock read from the TSC, online or trace mode), for the common case: the
+ * lock taken without a wait, its record in the thread's map.  A wrapper
+ * calls cp_online_lean_rec() before the real call, and when it returns a
+ * record the two below instead of the general hooks; otherwise the general
+ * wrapper runs, as if the lean path had not been tried.  In trace mode
+ * they record the events, with the timestamps, that the general hooks
+ * would (out of line: the clock is read anyway).
  *
  * Why they exist: in a program that works between its locks, the
  * processor runs the end of that work, the lock and the start of the next
@@ -80,8 +82,8 @@ static inline struct cp_objrec *cp_online_lean_rec(const struct cp_thread *t,
 
 /* cp_thread_advance() to now, without its generation check:
  * cp_online_lean_rec() settled it.  With procedures selected, those
- * running are charged too (one branch when none is). */
-static inline void cp_online_lean_advance(struct cp_thread *t)
+ * running are charged too (one branch when none is).  Returns now. */
+static inline uint64_t cp_online_lean_advance(struct cp_thread *t)
 {
 	uint64_t now = cp_clock_wall_tsc();
 	uint64_t d = now > t->last ? now - t->last : 0;
@@ -92,17 +94,26 @@ static inline void cp_online_lean_advance(struct cp_thread *t)
 	t->path->len += d;
 	if (t->nactive)
 		cp_thread_advance_procs(t, d);
+	return now;
 }
 
 /* Taking a longer path: out of line, it reads the clock. */
 void cp_online_lean_take(struct cp_thread *t, struct cp_objrec *r);
+/* Trace mode: the acquire as cp_online_lock_acquired() without a wait,
+ * its CONSUME event included. */
+void cp_online_lean_traced(struct cp_thread *t, struct cp_objrec *r);
+/* Trace mode: the PUBLISH event of release @seq at @now. */
+void cp_online_lean_published(struct cp_thread *t, struct cp_objrec *r,
+			      uint64_t now, uint64_t seq);
 
 /* Acquired without a wait (@r from cp_online_lean_rec, the lock held). */
 static inline void cp_online_lean_acquired(struct cp_thread *t,
 					   struct cp_objrec *r)
 {
 	r->ops++;
-	if (cp_online_may_take(t, &r->main, t->gen))
+	if (t->tb)
+		cp_online_lean_traced(t, r);
+	else if (cp_online_may_take(t, &r->main, t->gen))
 		cp_online_lean_take(t, r);
 }
 
@@ -111,9 +122,12 @@ static inline void cp_online_lean_acquired(struct cp_thread *t,
 static inline void cp_online_lean_release(struct cp_thread *t,
 					  struct cp_objrec *r)
 {
-	cp_online_lean_advance(t);
-	r->seq++;
+	uint64_t now = cp_online_lean_advance(t);
+	uint64_t seq = ++r->seq;
+
 	cp_path_copy(&r->main, t->path, cp_rt.nsel);
+	if (t->tb)
+		cp_online_lean_published(t, r, now, seq);
 }
 
 /* Barrier: arrival before the real wait, departure after it. */

@@ -23,8 +23,8 @@ struct cp_runtime {
 	struct cp_config cfg;
 	bool tracing;		/* hooks run (mode != off, started, !finished) */
 	bool lean_locks;	/* mutexes and spin locks may take the lean
-				 * paths of cp_online.h: online mode, wall
-				 * clock from the TSC (fixed at start-up) */
+				 * paths of cp_online.h: wall clock from
+				 * the TSC (fixed at start-up) */
 	bool trace;		/* trace mode: events are recorded */
 	unsigned clock;		/* enum cp_trace_clock */
 	unsigned nsel;		/* selected procedures */
