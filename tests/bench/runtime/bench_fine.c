@@ -4,12 +4,17 @@
  * mode checks its own result (exit 1 and a line on stderr when wrong) and
  * prints "name value" lines on stdout.
  *
+ * WORK is in ns, converted to units of work with the unit's time measured
+ * first (thread CPU time, best of five); a negative WORK is -units, as
+ * bench_fine.py passes it after calibrating once for all runs.
+ *   calibrate   ns per unit of work
+ *
  *   barnes [BODIES [OPS [WORK]]]
  *        the lock traffic of SPLASH barnes, two threads: a quadtree of
  *        BODIES bodies built concurrently with a mutex per cell (heap
  *        nodes, descent without locks, the cell whose child changes is
  *        locked: thousands of distinct locks), then OPS iterations a
- *        thread of WORK units of work and one lock pair on one of 2,048
+ *        thread of WORK ns of work (120) and one lock pair on one of 2,048
  *        cell mutexes in random order, one in 32 on one of four hot ones
  *        the two threads contend for.  Checks: every body in the tree
  *        once, in the cell its position selects; every increment counted.
@@ -17,16 +22,18 @@
  *        the task queues of fmm and radiosity, two threads: a mutex-
  *        protected deque per thread, tasks spawning three children down to
  *        DEPTH, popped from the own end, stolen from the other thread's
- *        far end when empty; every task of WORK units adds to one of 4,096
+ *        far end when empty; every task of WORK ns (600) adds to one of 4,096
  *        patch accumulators under the patch's mutex.  Checks: the sum of
  *        all accumulators and the number of tasks run.
  *   manylocks [NLOCKS [PAIRS]]
  *        one thread, uncontended lock+unlock pairs over NLOCKS distinct
  *        mutexes in a random order (a fresh permutation every 10^4 pairs
- *        or more, made outside the timed part); ns per pair.
+ *        or more, made outside the timed part); CPU ns per pair (the
+ *        thread's CPU time: less disturbed by other tenants than the
+ *        elapsed time).
  *
- * Outputs: elapsed_s (whole computation), pairs (lock pairs taken),
- * and for manylocks pair_ns.
+ * Outputs: elapsed_s (the computation; for manylocks the thread's CPU
+ * time in it), pairs (lock pairs taken), and for manylocks pair_ns.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -36,18 +43,23 @@
 #include <string.h>
 #include <time.h>
 
-static double now_s(void)
+static double clock_s(clockid_t c)
 {
 	struct timespec t;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	clock_gettime(c, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static volatile double sink;
-static int work_units = 40;
+static double now_s(void)
+{
+	return clock_s(CLOCK_MONOTONIC);
+}
 
-/* About 2.5 ns a unit: a dependent floating-point chain. */
+static volatile double sink;
+static int work_units;
+
+/* A unit of work: one step of a dependent floating-point chain. */
 __attribute__((noinline)) static void work(int n)
 {
 	double x = 1.0;
@@ -55,6 +67,24 @@ __attribute__((noinline)) static void work(int n)
 	for (int i = 0; i < n; i++)
 		x = x * 1.0000001 + 0.5;
 	sink += x;
+}
+
+/* ns per unit of work: best of five rounds of 20,000 units. */
+static double unit_ns(void)
+{
+	double best = 1e9;
+
+	for (int r = 0; r < 5; r++) {
+		double t0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+
+		work(20000);
+		double ns = (clock_s(CLOCK_THREAD_CPUTIME_ID) - t0) / 20000 *
+			    1e9;
+
+		if (ns < best)
+			best = ns;
+	}
+	return best;
 }
 
 static uint64_t rnd(uint64_t *s)
@@ -422,14 +452,14 @@ static void manylocks(long n, long npairs)
 			perm[i] = perm[j];
 			perm[j] = x;
 		}
-		t0 = now_s();
+		t0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
 		for (long k = 0; k < reps; k++) {
 			for (long i = 0; i < n; i++) {
 				pthread_mutex_lock(&m[perm[i]]);
 				pthread_mutex_unlock(&m[perm[i]]);
 			}
 		}
-		el += now_s() - t0;
+		el += clock_s(CLOCK_THREAD_CPUTIME_ID) - t0;
 		done += n * reps;
 	}
 	for (long i = 0; i < n; i++)
@@ -445,25 +475,28 @@ int main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "";
 	long a2 = argc > 2 ? atol(argv[2]) : 0;
 	long a3 = argc > 3 ? atol(argv[3]) : 0;
+	double ns = argc > 4 ? atof(argv[4]) : 0;
 
-	if (argc > 4)
-		work_units = atoi(argv[4]);
 	if (!strcmp(mode, "barnes")) {
+		work_units = ns < 0 ? (int)-ns :
+			     (int)((ns > 0 ? ns : 120) / unit_ns() + 0.5);
 		nbodies = a2 > 0 ? a2 : 1 << 17;
 		barnes_ops = a3 > 0 ? a3 : 2000000;
 		barnes();
 	} else if (!strcmp(mode, "taskq")) {
+		work_units = ns < 0 ? (int)-ns :
+			     (int)((ns > 0 ? ns : 600) / unit_ns() + 0.5);
 		if (a3 > 0)
 			max_depth = (int)a3;
-		if (argc <= 4)
-			work_units = 100;
 		taskq(a2 > 0 ? a2 : 64);
 	} else if (!strcmp(mode, "manylocks")) {
 		manylocks(a2 > 0 ? a2 : 10000, a3 > 0 ? a3 : 10000000);
+	} else if (!strcmp(mode, "calibrate")) {
+		printf("unit_ns %.4f\n", unit_ns());
 	} else {
 		fprintf(stderr, "usage: %s barnes [BODIES [OPS [WORK]]] | "
 			"taskq [ROOTS [DEPTH [WORK]]] | "
-			"manylocks [NLOCKS [PAIRS]]\n", argv[0]);
+			"manylocks [NLOCKS [PAIRS]] | calibrate\n", argv[0]);
 		return 2;
 	}
 	return 0;

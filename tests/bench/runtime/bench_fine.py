@@ -13,22 +13,26 @@ check (the program exits 1 otherwise, and so does this script).
     python3 tests/bench/runtime/bench_fine.py --build build --quick
 
 --quick: one round at tiny sizes (the ctest check that the programs run
-and check their results under the tracer).
+and check their results under the tracer).  --against DIR adds the online
+and trace configurations run with DIR/lib/libcpthread.so, named "B:...",
+in the same rounds: an A/B of two versions of the runtime.
 """
 import argparse
 import datetime
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 
-# name -> arguments of bench_fine; full and quick sizes
+# name -> arguments of bench_fine; full and quick sizes; WORK (the last
+# argument of barnes and taskq) in ns, passed on as units
 PROGS = {
-    "barnes": (["barnes", "131072", "2000000", "50"],
-               ["barnes", "4096", "20000", "50"]),
-    "taskq": (["taskq", "256", "8", "100"], ["taskq", "4", "5", "100"]),
+    "barnes": (["barnes", "131072", "2000000", "120"],
+               ["barnes", "4096", "20000", "120"]),
+    "taskq": (["taskq", "256", "7", "600"], ["taskq", "4", "5", "600"]),
     "manylocks": (["manylocks", "10000", "10000000"],
                   ["manylocks", "10000", "100000"]),
     "onelock": (["manylocks", "1", "10000000"], ["manylocks", "1", "100000"]),
@@ -52,14 +56,18 @@ def run(binary, pargs, env_extra, lib):
     env["CPTHREAD_QUIET"] = "1"
     if env_extra is not None:
         env.update(env_extra)
-        env["LD_PRELOAD"] = lib
+        env["LD_PRELOAD"] = env.pop("lib", lib)
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     p = subprocess.run([binary, *pargs], env=env, text=True,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     if p.returncode != 0:
         sys.exit(f"{binary} {' '.join(pargs)} exited {p.returncode}: "
                  f"{p.stderr.strip()}")
-    return {k: float(v) for k, v in
-            (line.split() for line in p.stdout.splitlines())}
+    vals = {k: float(v) for k, v in (line.split() for line in
+                                     p.stdout.splitlines())}
+    vals["cpu_s"] = (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)
+    return vals
 
 
 def main():
@@ -70,6 +78,9 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--only", help="comma-separated program names")
+    ap.add_argument("--against", metavar="DIR",
+                    help="also run online and trace with "
+                         "DIR/lib/libcpthread.so")
     args = ap.parse_args()
     b = os.path.abspath(args.build)
     binary = os.path.join(b, "tests/bench/runtime/bench_fine")
@@ -82,20 +93,37 @@ def main():
                    "CPTHREAD_TRACE": os.path.join(tmp, "t.cpt"),
                    "CPTHREAD_REPORT": os.path.join(tmp, "r.json")}),
     ]
+    if args.against:
+        other = os.path.join(os.path.abspath(args.against),
+                             "lib/libcpthread.so")
+        if not os.path.exists(other):
+            sys.exit(f"--against: no {other}")
+        cfgs += [("B:" + name, dict(env, lib=other))
+                 for name, env in cfgs if env is not None]
     progs = [p for p in PROGS if not args.only or p in args.only.split(",")]
     runs = 1 if args.quick else args.runs
     load0 = os.getloadavg()
+    unit = min(run(binary, ["calibrate"], None, lib)["unit_ns"]
+               for _ in range(3))
+
+    def units(pargs):
+        if pargs[0] in ("barnes", "taskq"):
+            return pargs[:-1] + [str(-max(1, round(float(pargs[-1]) /
+                                                   unit)))]
+        return pargs
     res = {}
     for r in range(runs):
         print(f"round {r + 1}/{runs}", file=sys.stderr)
         for prog in progs:
-            pargs = PROGS[prog][1 if args.quick else 0]
+            pargs = units(PROGS[prog][1 if args.quick else 0])
             for name, env in cfgs:
                 for k, v in run(binary, pargs, env, lib).items():
                     res.setdefault((prog, name, k), []).append(v)
     if args.quick:
         print("bench_fine: every program checked its result in every mode")
         return
+    if args.against:
+        print(f"# B: the configuration with {args.against}'s library")
     load1 = os.getloadavg()
 
     def mm(key):
@@ -105,15 +133,19 @@ def main():
           "interleaved runs)")
     print(f"# CPU: {cpu_model()}, {os.cpu_count()} CPUs")
     cmd = f"python3 tests/bench/runtime/bench_fine.py --build {args.build} " \
-          f"--runs {runs}" + (f" --only {args.only}" if args.only else "")
+          f"--runs {runs}" + (f" --only {args.only}" if args.only else "") \
+          + (f" --against {args.against}" if args.against else "")
     print(f"# command: {cmd}")
+    print(f"# work unit {unit:.3f} ns; barnes {PROGS['barnes'][0][3]} ns of "
+          f"work a lock pair, taskq {PROGS['taskq'][0][3]} ns a task")
     print("# finished %s UTC; load average %.2f at the start, %.2f at the end"
           % (datetime.datetime.now(datetime.timezone.utc)
              .strftime("%Y-%m-%d %H:%M"), load0[0], load1[0]))
     print()
     print("| program | mode | elapsed s min / median | lock pairs/s (best) "
-          "| ratio min / median / median of rounds |")
-    print("|---|---|---|---|---|")
+          "| ratio min / median / median of rounds | CPU s min / median "
+          "| CPU ratio min / median |")
+    print("|---|---|---|---|---|---|---|")
     for prog in progs:
         if prog in ("manylocks", "onelock"):
             continue
@@ -128,8 +160,13 @@ def main():
                     c / b for c, b in zip(res[(prog, name, "elapsed_s")],
                                           res[(prog, "bare", "elapsed_s")]))
                 ratio = f"{emin / bmin:.3f} / {emed / bmed:.3f} / {rounds:.3f}"
+            cmin, cmed = mm((prog, name, "cpu_s"))
+            cbmin, cbmed = mm((prog, "bare", "cpu_s"))
+            cratio = "baseline" if name == "bare" else \
+                f"{cmin / cbmin:.3f} / {cmed / cbmed:.3f}"
             print(f"| {prog} | {name} | {emin:.3f} / {emed:.3f} | "
-                  f"{rate / 1e6:.1f} M | {ratio} |")
+                  f"{rate / 1e6:.1f} M | {ratio} | {cmin:.3f} / {cmed:.3f} "
+                  f"| {cratio} |")
     for prog in ("onelock", "manylocks"):
         if prog not in progs:
             continue
@@ -139,10 +176,11 @@ def main():
         cells = []
         for name, _ in cfgs[1:]:
             cmin, cmed = mm((prog, name, "pair_ns"))
-            cells.append(f"{name} {cmin:.1f} / {cmed:.1f} ns "
+            cells.append(f"{name} {cmin:.1f} / {cmed:.1f} "
                          f"(+{cmin - bmin:.1f} / +{cmed - bmed:.1f})")
         print(f"{prog}: uncontended lock+unlock over {n} mutex(es) in random "
-              f"order, one thread: bare {bmin:.1f} / {bmed:.1f} ns, "
+              f"order, one thread, CPU ns per pair: bare {bmin:.1f} / "
+              f"{bmed:.1f}, "
               + ", ".join(cells))
 
 
