@@ -59,6 +59,7 @@ struct cp_objrec {
 	/* cold: lookup, statistics of waits, per-kind extras */
 	struct cds_lfht_node node;
 	uintptr_t key;		/* address << 2 | namespace */
+	uint64_t gain_ns;	/* path length gained through its edges */
 	uint64_t contended;	/* operations that had to wait */
 	uint64_t wait_ns;	/* waiting they caused */
 	union {
@@ -92,7 +93,8 @@ struct cp_objrec {
 	_Alignas(64) atomic_uintptr_t tag;	/* key while in the table, else 0 */
 	uint64_t seq;		/* publishes so far */
 	uint64_t ops;		/* acquires / waits / posts ... */
-	uint64_t gain_ns;	/* path length gained through its edges */
+	uint64_t pub_at;	/* locks: wall clock of a release no later
+				 * than main's publication, 0 if none */
 	uint32_t id;		/* trace object id, from 1 */
 	uint8_t kind;		/* enum cp_obj_kind */
 	atomic_bool untracked;	/* cpthread_untrack(): no edges */

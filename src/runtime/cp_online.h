@@ -41,12 +41,31 @@ void cp_online_lock_release(struct cp_thread *t, struct cp_objrec *r);
  * thread's path: not its own earlier snapshot, nor one its path dominates
  * already (cp_path.h).  When it cannot, an acquire that did not wait
  * reads no clock: with procedures selected as without.
+ *
+ * @at: a wall-clock time no later than now at which @src had been
+ * published (a lock's pub_at; 0 when unknown).  A thread that ran without
+ * an event since t->last has grown its path, and the nets of every
+ * procedure (none running), by at - t->last at least by then: if that
+ * covers @src, so does the path now, and no clock needs reading.  Two
+ * threads taking a lock in turn have the same path most of the time, which
+ * the path at t->last alone would not show.
  */
 static inline bool cp_online_may_take(const struct cp_thread *t,
-				      const struct cp_path *src, uint32_t gen)
+				      const struct cp_path *src, uint32_t gen,
+				      uint64_t at)
 {
-	return src->gen == gen && src->owner != t->tid &&
-	       !cp_path_dominates(t->path, src, cp_rt.nsel);
+	const struct cp_path *p = t->path;
+	uint64_t d = at > t->last && !t->nactive ? at - t->last : 0;
+	unsigned nsel = cp_rt.nsel;
+
+	if (src->gen != gen || src->owner == t->tid)
+		return false;
+	if (src->len > p->len + d)
+		return true;
+	for (unsigned i = 0; i < nsel; i++)
+		if (src->len - src->v[nsel + i] > p->len - p->v[nsel + i] + d)
+			return true;
+	return false;
 }
 
 /*
@@ -113,7 +132,7 @@ static inline void cp_online_lean_acquired(struct cp_thread *t,
 	r->ops++;
 	if (t->tb)
 		cp_online_lean_traced(t, r);
-	else if (cp_online_may_take(t, &r->main, t->gen))
+	else if (cp_online_may_take(t, &r->main, t->gen, r->pub_at))
 		cp_online_lean_take(t, r);
 }
 
@@ -125,6 +144,7 @@ static inline void cp_online_lean_release(struct cp_thread *t,
 	uint64_t now = cp_online_lean_advance(t);
 	uint64_t seq = ++r->seq;
 
+	r->pub_at = now;
 	cp_path_copy(&r->main, t->path, cp_rt.nsel);
 	if (t->tb)
 		cp_online_lean_published(t, r, now, seq);
