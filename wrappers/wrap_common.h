@@ -118,10 +118,8 @@ static inline void forget_sync(const void *o)
  * is not tried twice.  A release publishes when @owned (an expression of
  * t) and then calls @real_unlock.  Both name slots of cp_real, used only
  * once resolved, so that the lean path has as few calls, and keeps as few
- * registers over them, as it can.  An acquire starts fetching the lock's
- * cache line before it looks for the record, so that the two lines, when
- * neither is in the cache, travel together.  Return values and errno are
- * the real calls': the lean code touches neither.
+ * registers over them, as it can.  Return values and errno are the real
+ * calls': the lean code touches neither.
  */
 #define CP_LEAN_ACQUIRE(obj, kind, real_try, general)			\
 	do {								\
@@ -129,11 +127,10 @@ static inline void forget_sync(const void *o)
 		int rc = -1;						\
 									\
 		if (t) {						\
-			struct cp_objrec *r;				\
+			struct cp_objrec *r =				\
+				cp_online_lean_rec(t, (const void *)(obj), \
+						   kind);		\
 									\
-			cp_prefetch_write((const void *)(obj));	\
-			r = cp_online_lean_rec(t, (const void *)(obj),	\
-					       kind);			\
 			if (r && cp_real.ready &&			\
 			    (rc = cp_real.real_try(obj)) == 0) {	\
 				cp_online_lean_acquired(t, r);		\

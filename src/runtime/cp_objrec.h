@@ -41,6 +41,7 @@
 #define CP_OBJREC_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <urcu-bp.h>
 #include <urcu/rculfhash.h>
@@ -59,7 +60,7 @@ struct cp_objrec {
 	/* cold: lookup, statistics of waits, per-kind extras */
 	struct cds_lfht_node node;
 	uintptr_t key;		/* address << 2 | namespace */
-	uint64_t gain_ns;	/* path length gained through its edges */
+	uint32_t id;		/* trace object id, from 1 (read-only) */
 	uint64_t contended;	/* operations that had to wait */
 	uint64_t wait_ns;	/* waiting they caused */
 	union {
@@ -88,19 +89,23 @@ struct cp_objrec {
 	 * hot: one cache line with the main path record (without selected
 	 * procedures) and the lock of multi-writer kinds, so a lock handed
 	 * from thread to thread moves one line of tracer state besides the
-	 * lock itself.
+	 * lock itself (the cold line, written only on waits, stays shared).
 	 */
 	_Alignas(64) atomic_uintptr_t tag;	/* key while in the table, else 0 */
 	uint64_t seq;		/* publishes so far */
 	uint64_t ops;		/* acquires / waits / posts ... */
+	uint64_t gain_ns;	/* path length gained through its edges */
 	uint64_t pub_at;	/* locks: wall clock of a release no later
 				 * than main's publication, 0 if none */
-	uint32_t id;		/* trace object id, from 1 */
 	uint8_t kind;		/* enum cp_obj_kind */
 	atomic_bool untracked;	/* cpthread_untrack(): no edges */
 	struct cp_lock lk;	/* multi-writer kinds */
 	struct cp_path main;	/* must be last: vectors follow */
 };
+
+_Static_assert(offsetof(struct cp_objrec, main.v) ==
+	       offsetof(struct cp_objrec, tag) + 64,
+	       "a lock's hot fields and main path fill one cache line");
 
 /* Create the table; 0 or -ENOMEM.  Start-up and forked child. */
 int cp_objrec_init(void);
@@ -156,6 +161,11 @@ static inline struct cp_objrec *cp_objrec_get(struct cp_thread *t,
 	return cp_objrec_lookup_slow(t, key, kind, extra, CP_REC_REMEMBER);
 }
 
+/* The slot of @t's map holding @key when its home slot holds another key,
+ * or NULL (out of line: the common case stays short).  Calling thread. */
+const struct cp_cache_slot *cp_objrec_map_probe(const struct cp_thread *t,
+						uintptr_t key);
+
 /*
  * The record of @addr in namespace @ns when @t's map holds it and it is
  * still @addr's record of kind @kind; else NULL (look it up with
@@ -169,15 +179,12 @@ static inline struct cp_objrec *cp_objrec_peek(const struct cp_thread *t,
 					       unsigned kind)
 {
 	uintptr_t key = cp_objrec_key(addr, ns);
-	const struct cp_cache_slot *s;
+	const struct cp_cache_slot *s =
+		&t->cache[cp_cache_home(key) & t->cache_mask];
 
-	for (uint32_t i = cp_cache_home(key);; i++) {
-		s = &t->cache[i & t->cache_mask];
-		if (__builtin_expect(s->key == key, 1))
-			break;
-		if (!s->key)
-			return NULL;
-	}
+	if (__builtin_expect(s->key != key, 0) &&
+	    !(s = cp_objrec_map_probe(t, key)))
+		return NULL;
 	if (atomic_load_explicit(&s->rec->tag, memory_order_acquire) != key ||
 	    s->rec->kind != kind)
 		return NULL;

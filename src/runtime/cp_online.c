@@ -158,10 +158,9 @@ void cp_online_lean_traced(struct cp_thread *t, struct cp_objrec *r)
 	ev_consume(t, 0, now, r->id, r->seq, r->seq != 0);
 }
 
-void cp_online_lean_published(struct cp_thread *t, struct cp_objrec *r,
-			      uint64_t now, uint64_t seq)
+void cp_online_lean_published(struct cp_thread *t, struct cp_objrec *r)
 {
-	ev_publish(t, now, r->id, seq);
+	ev_publish(t, r->pub_at, r->id, r->seq);
 }
 
 void cp_online_wait_begin(struct cp_thread *t, struct cp_objrec *r,

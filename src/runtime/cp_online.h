@@ -55,11 +55,13 @@ static inline bool cp_online_may_take(const struct cp_thread *t,
 				      uint64_t at)
 {
 	const struct cp_path *p = t->path;
-	uint64_t d = at > t->last && !t->nactive ? at - t->last : 0;
 	unsigned nsel = cp_rt.nsel;
+	uint64_t d;
 
-	if (src->gen != gen || src->owner == t->tid)
+	if (src->gen != gen || src->owner == t->tid ||
+	    (src->len <= p->len && !nsel))
 		return false;
+	d = at > t->last && !t->nactive ? at - t->last : 0;
 	if (src->len > p->len + d)
 		return true;
 	for (unsigned i = 0; i < nsel; i++)
@@ -121,9 +123,8 @@ void cp_online_lean_take(struct cp_thread *t, struct cp_objrec *r);
 /* Trace mode: the acquire as cp_online_lock_acquired() without a wait,
  * its CONSUME event included. */
 void cp_online_lean_traced(struct cp_thread *t, struct cp_objrec *r);
-/* Trace mode: the PUBLISH event of release @seq at @now. */
-void cp_online_lean_published(struct cp_thread *t, struct cp_objrec *r,
-			      uint64_t now, uint64_t seq);
+/* Trace mode: the PUBLISH event of @r's latest release (at pub_at). */
+void cp_online_lean_published(struct cp_thread *t, struct cp_objrec *r);
 
 /* Acquired without a wait (@r from cp_online_lean_rec, the lock held). */
 static inline void cp_online_lean_acquired(struct cp_thread *t,
@@ -141,13 +142,11 @@ static inline void cp_online_lean_acquired(struct cp_thread *t,
 static inline void cp_online_lean_release(struct cp_thread *t,
 					  struct cp_objrec *r)
 {
-	uint64_t now = cp_online_lean_advance(t);
-	uint64_t seq = ++r->seq;
-
-	r->pub_at = now;
+	r->pub_at = cp_online_lean_advance(t);
+	r->seq++;
 	cp_path_copy(&r->main, t->path, cp_rt.nsel);
 	if (t->tb)
-		cp_online_lean_published(t, r, now, seq);
+		cp_online_lean_published(t, r);
 }
 
 /* Barrier: arrival before the real wait, departure after it. */

@@ -272,7 +272,8 @@ START_TEST(test_path_may_take_with_publication_time)
 
 			/* procedures change only at an event (here, now) */
 			if (rnd(&s) % 4 == 0) {
-				unsigned want = (unsigned)(rnd(&s) % (1u << NP));
+				unsigned want = (unsigned)(rnd(&s) %
+							   (1u << NP));
 
 				if (rnd(&s) & 1)
 					want = 0;

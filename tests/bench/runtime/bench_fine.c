@@ -126,7 +126,7 @@ struct node {
 	pthread_mutex_t lk;		/* cells: guards child[] */
 	_Atomic(struct node *) child[4];
 	int leaf;			/* fixed at creation */
-	int n;				/* leaf: bodies (under the parent's lock) */
+	int n;				/* leaf: bodies (parent's lock) */
 	uint32_t body[LEAF_MAX];
 };
 
@@ -216,7 +216,9 @@ static void insert(uint32_t b)
 		} else {
 			/* the old leaf stays allocated: a racing reader may
 			 * still look at it */
-			atomic_store_explicit(&c->child[q], split(ch, depth + 1),
+			struct node *nc = split(ch, depth + 1);
+
+			atomic_store_explicit(&c->child[q], nc,
 					      memory_order_release);
 			pthread_mutex_unlock(&c->lk);
 			continue;
@@ -434,7 +436,8 @@ static void manylocks(long n, long npairs)
 	pthread_mutex_t *m = malloc(n * sizeof(*m));
 	uint32_t *perm = malloc(n * sizeof(*perm));
 	uint64_t s = 7;
-	long done = 0, reps = n < 10000 ? 10000 / n : 1;	/* a sweep >= 10^4 */
+	/* sweeps of at least 10^4 pairs between clock reads */
+	long done = 0, reps = n < 10000 ? 10000 / n : 1;
 	double t0, el = 0;
 
 	if (!m || !perm) {
