@@ -8,6 +8,15 @@
  * first (thread CPU time, best of five); a negative WORK is -units, as
  * bench_fine.py passes it after calibrating once for all runs.
  *   calibrate   ns per unit of work
+ *   recreate [ROUNDS [NLOCKS]]
+ *        two threads take NLOCKS mutexes (1,024) in random order, 4 x
+ *        NLOCKS pairs each a round; between rounds (20) the main thread
+ *        destroys and re-initialises every mutex at the same address while
+ *        the threads still have them in their record maps.  Check: every
+ *        increment counted.  Prints objects: the (round, mutex) pairs
+ *        that were locked, each of which a tracer must count as an object
+ *        of its own, with all the pairs' operations (bench_fine.py
+ *        --quick compares with the report).
  *
  *   barnes [BODIES [OPS [WORK]]]
  *        the lock traffic of SPLASH barnes, two threads: a quadtree of
@@ -429,6 +438,82 @@ static void taskq(long roots)
 	printf("pairs %ld\n", atomic_load(&pairs));
 }
 
+/* ---- recreate --------------------------------------------------------- */
+
+/*
+ * Two workers take NLOCKS mutexes in random order; between rounds, while
+ * they wait at a barrier, the main thread destroys and re-initialises
+ * every mutex at the same address, so the workers' record maps name
+ * records of objects that no longer exist (and, after grace periods,
+ * memory reused for other objects).
+ */
+static pthread_mutex_t *rc_lk;
+static long *rc_count, *rc_seen;	/* seen: counts at the last round */
+static long rc_n, rc_pairs, rc_rounds;
+static pthread_barrier_t rc_bar;
+
+static void *recreate_main(void *arg)
+{
+	uint64_t s = 0x2545f4914f6cdd1dull * (uint64_t)((long)arg + 1);
+
+	for (long r = 0; r < rc_rounds; r++) {
+		pthread_barrier_wait(&rc_bar);	/* mutexes are fresh */
+		for (long i = 0; i < rc_pairs; i++) {
+			long k = (long)(rnd(&s) % (uint64_t)rc_n);
+
+			pthread_mutex_lock(&rc_lk[k]);
+			rc_count[k]++;
+			pthread_mutex_unlock(&rc_lk[k]);
+		}
+		pthread_barrier_wait(&rc_bar);	/* round done */
+	}
+	return NULL;
+}
+
+static void recreate(long rounds, long n)
+{
+	pthread_t t[2];
+	long total = 0, touched = 0;
+	double t0;
+
+	rc_n = n;
+	rc_rounds = rounds;
+	rc_pairs = 4 * n;
+	rc_lk = malloc(n * sizeof(*rc_lk));
+	rc_count = calloc(n, sizeof(*rc_count));
+	rc_seen = calloc(n, sizeof(*rc_seen));
+	if (!rc_lk || !rc_count || !rc_seen) {
+		perror("bench_fine");
+		exit(1);
+	}
+	for (long i = 0; i < n; i++)
+		pthread_mutex_init(&rc_lk[i], NULL);
+	pthread_barrier_init(&rc_bar, NULL, 3);
+	t0 = now_s();
+	for (long i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, recreate_main, (void *)i);
+	for (long r = 0; r < rounds; r++) {
+		pthread_barrier_wait(&rc_bar);
+		pthread_barrier_wait(&rc_bar);
+		for (long i = 0; i < n; i++) {
+			if (pthread_mutex_destroy(&rc_lk[i]) != 0)
+				fail("mutex busy at destroy", i, -1);
+			pthread_mutex_init(&rc_lk[i], NULL);
+			touched += rc_count[i] != rc_seen[i];
+			rc_seen[i] = rc_count[i];
+		}
+	}
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	printf("elapsed_s %.6f\n", now_s() - t0);
+	for (long i = 0; i < n; i++)
+		total += rc_count[i];
+	if (total != 2 * rounds * rc_pairs)
+		fail("increments", total, 2 * rounds * rc_pairs);
+	printf("pairs %ld\n", total);
+	printf("objects %ld\n", touched);
+}
+
 /* ---- manylocks -------------------------------------------------------- */
 
 static void manylocks(long n, long npairs)
@@ -496,12 +581,15 @@ int main(int argc, char **argv)
 		taskq(a2 > 0 ? a2 : 64);
 	} else if (!strcmp(mode, "manylocks")) {
 		manylocks(a2 > 0 ? a2 : 10000, a3 > 0 ? a3 : 10000000);
+	} else if (!strcmp(mode, "recreate")) {
+		recreate(a2 > 0 ? a2 : 20, a3 > 0 ? a3 : 1024);
 	} else if (!strcmp(mode, "calibrate")) {
 		printf("unit_ns %.4f\n", unit_ns());
 	} else {
 		fprintf(stderr, "usage: %s barnes [BODIES [OPS [WORK]]] | "
 			"taskq [ROOTS [DEPTH [WORK]]] | "
-			"manylocks [NLOCKS [PAIRS]] | calibrate\n", argv[0]);
+			"manylocks [NLOCKS [PAIRS]] | "
+			"recreate [ROUNDS [NLOCKS]] | calibrate\n", argv[0]);
 		return 2;
 	}
 	return 0;

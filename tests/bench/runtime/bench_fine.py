@@ -19,6 +19,7 @@ in the same rounds: an A/B of two versions of the runtime.
 """
 import argparse
 import datetime
+import json
 import os
 import platform
 import resource
@@ -36,6 +37,7 @@ PROGS = {
     "manylocks": (["manylocks", "10000", "10000000"],
                   ["manylocks", "10000", "100000"]),
     "onelock": (["manylocks", "1", "10000000"], ["manylocks", "1", "100000"]),
+    "recreate": (["recreate", "20", "1024"], ["recreate", "20", "1024"]),
 }
 
 
@@ -68,6 +70,27 @@ def run(binary, pargs, env_extra, lib):
                                      p.stdout.splitlines())}
     vals["cpu_s"] = (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)
     return vals
+
+
+def check_recreate(binary, lib, cfgs, tmp):
+    """Mutexes destroyed and re-created at the same address while other
+    threads' record maps name them: the report must count a fresh object
+    for every (round, mutex) locked, and every operation."""
+    for name, env in cfgs:
+        if env is None:
+            continue
+        report = os.path.join(tmp, "recreate.json")
+        vals = run(binary, PROGS["recreate"][1],
+                   dict(env, CPTHREAD_REPORT=report), lib)
+        with open(report) as f:
+            gone = [o for o in json.load(f)["objects_destroyed"]
+                    if o["kind"] == "mutex"]
+        got = (gone[0]["objects"], gone[0]["ops"]) if gone else (0, 0)
+        want = (int(vals["objects"]), int(vals["pairs"]))
+        if got != want:
+            sys.exit(f"bench_fine recreate, {name}: the report counts "
+                     f"{got[0]} mutexes with {got[1]} operations, the "
+                     f"program {want[0]} with {want[1]}")
 
 
 def main():
@@ -120,6 +143,7 @@ def main():
                 for k, v in run(binary, pargs, env, lib).items():
                     res.setdefault((prog, name, k), []).append(v)
     if args.quick:
+        check_recreate(binary, lib, cfgs, tmp)
         print("bench_fine: every program checked its result in every mode")
         return
     if args.against:
