@@ -37,7 +37,7 @@ PROGS = {
     "manylocks": (["manylocks", "10000", "10000000"],
                   ["manylocks", "10000", "100000"]),
     "onelock": (["manylocks", "1", "10000000"], ["manylocks", "1", "100000"]),
-    "recreate": (["recreate", "20", "1024"], ["recreate", "20", "1024"]),
+    "recreate": (["recreate", "200", "1024"], ["recreate", "20", "1024"]),
 }
 
 
