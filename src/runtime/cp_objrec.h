@@ -60,7 +60,6 @@ struct cp_objrec {
 	/* cold: lookup, statistics of waits, per-kind extras */
 	struct cds_lfht_node node;
 	uintptr_t key;		/* address << 2 | namespace */
-	uint32_t id;		/* trace object id, from 1 (read-only) */
 	uint64_t contended;	/* operations that had to wait */
 	uint64_t wait_ns;	/* waiting they caused */
 	union {
@@ -89,14 +88,13 @@ struct cp_objrec {
 	 * hot: one cache line with the main path record (without selected
 	 * procedures) and the lock of multi-writer kinds, so a lock handed
 	 * from thread to thread moves one line of tracer state besides the
-	 * lock itself (the cold line, written only on waits, stays shared).
+	 * lock itself.
 	 */
 	_Alignas(64) atomic_uintptr_t tag;	/* key while in the table, else 0 */
 	uint64_t seq;		/* publishes so far */
 	uint64_t ops;		/* acquires / waits / posts ... */
 	uint64_t gain_ns;	/* path length gained through its edges */
-	uint64_t pub_at;	/* locks: wall clock of a release no later
-				 * than main's publication, 0 if none */
+	uint32_t id;		/* trace object id, from 1 */
 	uint8_t kind;		/* enum cp_obj_kind */
 	atomic_bool untracked;	/* cpthread_untrack(): no edges */
 	struct cp_lock lk;	/* multi-writer kinds */
@@ -162,17 +160,44 @@ static inline struct cp_objrec *cp_objrec_get(struct cp_thread *t,
 }
 
 /* The slot of @t's map holding @key when its home slot holds another key,
- * or NULL (out of line: the common case stays short).  Calling thread. */
+ * or NULL.  Calling thread. */
 const struct cp_cache_slot *cp_objrec_map_probe(const struct cp_thread *t,
 						uintptr_t key);
 
+/* @s's record if @s holds @key and the record is still @key's, of kind
+ * @kind; else NULL. */
+static inline struct cp_objrec *cp_objrec_slot_rec(
+	const struct cp_cache_slot *s, uintptr_t key, unsigned kind)
+{
+	if (!s || s->key != key ||
+	    atomic_load_explicit(&s->rec->tag, memory_order_acquire) != key ||
+	    s->rec->kind != kind)
+		return NULL;
+	return s->rec;
+}
+
 /*
- * The record of @addr in namespace @ns when @t's map holds it and it is
- * still @addr's record of kind @kind; else NULL (look it up with
- * cp_objrec_get).  One probe of the map (the slots of a probe mostly share
- * a cache line), no creation, no table: the loads a lean wrapper can
- * afford, whatever the object's address and however many objects the
- * thread uses.  Calling thread, guard raised.
+ * The record of @addr in namespace @ns when @t's map holds it in its home
+ * slot and it is still @addr's record of kind @kind; else NULL (see
+ * cp_objrec_peek).  No probing, no creation: the few loads a lean wrapper
+ * can afford inline.  Calling thread, guard raised.
+ */
+static inline struct cp_objrec *cp_objrec_peek_home(const struct cp_thread *t,
+						    const void *addr,
+						    unsigned ns, unsigned kind)
+{
+	uintptr_t key = cp_objrec_key(addr, ns);
+
+	return cp_objrec_slot_rec(&t->cache[cp_cache_home(key) &
+					    t->cache_mask], key, kind);
+}
+
+/*
+ * The record of @addr in namespace @ns when @t's map holds it, wherever
+ * its probe put it, and it is still @addr's record of kind @kind; else
+ * NULL (look it up with cp_objrec_get).  One probe of the map (the slots
+ * of a probe mostly share a cache line), no creation, no table.  Calling
+ * thread, guard raised.
  */
 static inline struct cp_objrec *cp_objrec_peek(const struct cp_thread *t,
 					       const void *addr, unsigned ns,
@@ -182,13 +207,9 @@ static inline struct cp_objrec *cp_objrec_peek(const struct cp_thread *t,
 	const struct cp_cache_slot *s =
 		&t->cache[cp_cache_home(key) & t->cache_mask];
 
-	if (__builtin_expect(s->key != key, 0) &&
-	    !(s = cp_objrec_map_probe(t, key)))
-		return NULL;
-	if (atomic_load_explicit(&s->rec->tag, memory_order_acquire) != key ||
-	    s->rec->kind != kind)
-		return NULL;
-	return s->rec;
+	if (s->key != key)
+		s = cp_objrec_map_probe(t, key);
+	return cp_objrec_slot_rec(s, key, kind);
 }
 
 /* Start fetching the cache line at @p for writing (never faults). */

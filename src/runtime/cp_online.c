@@ -160,7 +160,7 @@ void cp_online_lean_traced(struct cp_thread *t, struct cp_objrec *r)
 
 void cp_online_lean_published(struct cp_thread *t, struct cp_objrec *r)
 {
-	ev_publish(t, r->pub_at, r->id, r->seq);
+	ev_publish(t, t->wall_now, r->id, r->seq);
 }
 
 void cp_online_wait_begin(struct cp_thread *t, struct cp_objrec *r,
@@ -194,8 +194,7 @@ void cp_online_lock_acquired(struct cp_thread *t, struct cp_objrec *r,
 
 		if (untracked(r) || t->gen != g)
 			return;
-		if (!cp_online_may_take(t, src, g, cp_rt.clock ==
-					CP_CLOCK_WALL ? r->pub_at : 0) &&
+		if (!cp_online_may_take(t, src, g) &&
 		    (!rw || shared || r->u.rw.rpath->gen != g))
 			return;
 		now = step(t);
@@ -251,14 +250,12 @@ static void release_at(struct cp_thread *t, struct cp_objrec *r, uint64_t now)
 		return;
 	if (r->kind != CP_OBJ_RWLOCK) {
 		seq = ++r->seq;
-		r->pub_at = t->wall_now;
 		cp_path_copy(&r->main, t->path, cp_rt.nsel);
 	} else if (r->u.rw.writer == t->tid) {
 		cp_lock_acquire(&r->lk);
 		seq = ++r->seq;
 		r->u.rw.wseq = seq;
 		r->u.rw.writer = UINT32_MAX;
-		r->pub_at = t->wall_now;
 		cp_path_copy(&r->main, t->path, cp_rt.nsel);
 		r->u.rw.rpath->gen = 0;
 		cp_lock_release(&r->lk);

@@ -41,33 +41,12 @@ void cp_online_lock_release(struct cp_thread *t, struct cp_objrec *r);
  * thread's path: not its own earlier snapshot, nor one its path dominates
  * already (cp_path.h).  When it cannot, an acquire that did not wait
  * reads no clock: with procedures selected as without.
- *
- * @at: a wall-clock time no later than now at which @src had been
- * published (a lock's pub_at; 0 when unknown).  A thread that ran without
- * an event since t->last has grown its path, and the nets of every
- * procedure (none running), by at - t->last at least by then: if that
- * covers @src, so does the path now, and no clock needs reading.  Two
- * threads taking a lock in turn have the same path most of the time, which
- * the path at t->last alone would not show.
  */
 static inline bool cp_online_may_take(const struct cp_thread *t,
-				      const struct cp_path *src, uint32_t gen,
-				      uint64_t at)
+				      const struct cp_path *src, uint32_t gen)
 {
-	const struct cp_path *p = t->path;
-	unsigned nsel = cp_rt.nsel;
-	uint64_t d;
-
-	if (src->gen != gen || src->owner == t->tid ||
-	    (src->len <= p->len && !nsel))
-		return false;
-	d = at > t->last && !t->nactive ? at - t->last : 0;
-	if (src->len > p->len + d)
-		return true;
-	for (unsigned i = 0; i < nsel; i++)
-		if (src->len - src->v[nsel + i] > p->len - p->v[nsel + i] + d)
-			return true;
-	return false;
+	return src->gen == gen && src->owner != t->tid &&
+	       !cp_path_dominates(t->path, src, cp_rt.nsel);
 }
 
 /*
@@ -89,16 +68,32 @@ static inline bool cp_online_may_take(const struct cp_thread *t,
  * So these paths do one map probe and no re-checks, and call nothing but
  * the real functions (README.md, "What it costs", has the measurements).
  */
-static inline struct cp_objrec *cp_online_lean_rec(const struct cp_thread *t,
-						   const void *obj,
-						   unsigned kind)
+static inline struct cp_objrec *cp_online_lean_ok(const struct cp_thread *t,
+						  struct cp_objrec *r)
 {
-	struct cp_objrec *r = cp_objrec_peek(t, obj, CP_NS_SYNC, kind);
-
 	if (!r || atomic_load_explicit(&r->untracked, memory_order_relaxed) ||
 	    t->gen != atomic_load_explicit(&cp_rt.gen, memory_order_relaxed))
 		return NULL;
 	return r;
+}
+
+/* The record for the lean path when it sits in its home slot of the
+ * thread's map (inline in every lock call)... */
+static inline struct cp_objrec *cp_online_lean_rec(const struct cp_thread *t,
+						   const void *obj,
+						   unsigned kind)
+{
+	return cp_online_lean_ok(t, cp_objrec_peek_home(t, obj, CP_NS_SYNC,
+							kind));
+}
+
+/* ...or anywhere in the map (in the general wrappers, before the general
+ * path: a lock whose home slot another object took pays a call and a
+ * probe, not the general path). */
+static inline struct cp_objrec *cp_online_lean_rec_far(
+	const struct cp_thread *t, const void *obj, unsigned kind)
+{
+	return cp_online_lean_ok(t, cp_objrec_peek(t, obj, CP_NS_SYNC, kind));
 }
 
 /* cp_thread_advance() to now, without its generation check:
@@ -123,7 +118,8 @@ void cp_online_lean_take(struct cp_thread *t, struct cp_objrec *r);
 /* Trace mode: the acquire as cp_online_lock_acquired() without a wait,
  * its CONSUME event included. */
 void cp_online_lean_traced(struct cp_thread *t, struct cp_objrec *r);
-/* Trace mode: the PUBLISH event of @r's latest release (at pub_at). */
+/* Trace mode: the PUBLISH event of @r's latest release, made at the
+ * thread's wall_now. */
 void cp_online_lean_published(struct cp_thread *t, struct cp_objrec *r);
 
 /* Acquired without a wait (@r from cp_online_lean_rec, the lock held). */
@@ -133,7 +129,7 @@ static inline void cp_online_lean_acquired(struct cp_thread *t,
 	r->ops++;
 	if (t->tb)
 		cp_online_lean_traced(t, r);
-	else if (cp_online_may_take(t, &r->main, t->gen, r->pub_at))
+	else if (cp_online_may_take(t, &r->main, t->gen))
 		cp_online_lean_take(t, r);
 }
 
@@ -142,7 +138,7 @@ static inline void cp_online_lean_acquired(struct cp_thread *t,
 static inline void cp_online_lean_release(struct cp_thread *t,
 					  struct cp_objrec *r)
 {
-	r->pub_at = cp_online_lean_advance(t);
+	cp_online_lean_advance(t);
 	r->seq++;
 	cp_path_copy(&r->main, t->path, cp_rt.nsel);
 	if (t->tb)

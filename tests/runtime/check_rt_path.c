@@ -12,18 +12,12 @@
  * record that cp_path_dominates() says cannot change the path, before the
  * thread advances, must not change it after.
  * Weights are random up to 2^40, so longest paths do not tie.
- *
- * Then the acquire's test itself, cp_online_may_take(), on runs against
- * one shared clock: a record it declares unable to change the path, given
- * the time of its publication, must not change it when merged at the
- * (later) acquire.
  */
 #include <check.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cp_online.h"
 #include "cp_path.h"
 #include "cp_runtime.h"
 #include "cp_thread.h"
@@ -233,96 +227,6 @@ START_TEST(test_path_merge_zeroing_by_net)
 }
 END_TEST
 
-/*
- * Threads taking turns against one clock, with procedures running at
- * random.  Every release publishes at the time it happens (pub_at); every
- * acquire asks cp_online_may_take() before advancing, as a lean acquire
- * does, and then advances and merges as if it had said yes.  A no must
- * leave the path exactly as it was; the publication time must let it say
- * no where the thread's path at its last event alone would not.
- */
-START_TEST(test_path_may_take_with_publication_time)
-{
-	unsigned skipped = 0, by_time = 0, taken = 0;
-
-	cp_rt.nsel = NP;
-	atomic_store(&cp_rt.gen, 1);
-	for (uint64_t seed = 1; seed <= 200; seed++) {
-		uint64_t buf[NT + NO][8 + 2 * NP], before[8 + 2 * NP];
-		uint64_t cpu[NT][NP], pub_at[NO] = { 0 }, now = 0;
-		struct cp_thread th[NT];
-		struct cp_path *rec[NO];
-		uint64_t s = seed * 2654435761u + 7;
-
-		memset(th, 0, sizeof(th));
-		memset(buf, 0, sizeof(buf));
-		memset(cpu, 0, sizeof(cpu));
-		for (int t = 0; t < NT; t++) {
-			th[t].path = (struct cp_path *)buf[t];
-			th[t].proc_cpu = cpu[t];
-			th[t].tid = (uint32_t)t;
-			th[t].gen = 1;
-			cp_path_clear(th[t].path, NP, 1, (uint32_t)t);
-		}
-		for (int o = 0; o < NO; o++)
-			rec[o] = (struct cp_path *)buf[NT + o];
-		for (int step = 0; step < 2000; step++) {
-			int t = (int)(rnd(&s) % NT), o = (int)(rnd(&s) % NO);
-			bool may, may0;
-
-			/* procedures change only at an event (here, now) */
-			if (rnd(&s) % 4 == 0) {
-				unsigned want = (unsigned)(rnd(&s) %
-							   (1u << NP));
-
-				if (rnd(&s) & 1)
-					want = 0;
-				cp_thread_advance(&th[t], now);
-				th[t].nactive = 0;
-				for (int i = 0; i < NP; i++)
-					if (want >> i & 1)
-						th[t].active[th[t].nactive++] =
-							(uint8_t)i;
-			}
-			now += rnd(&s) % (1ull << 20);
-			if (rnd(&s) & 1) {
-				cp_thread_advance(&th[t], now);
-				cp_path_copy(rec[o], th[t].path, NP);
-				pub_at[o] = now;
-				continue;
-			}
-			if (rec[o]->gen != 1)
-				continue;
-			may = cp_online_may_take(&th[t], rec[o], 1, pub_at[o]);
-			may0 = cp_online_may_take(&th[t], rec[o], 1, 0);
-			ck_assert_msg(may0 || !may, "seed %" PRIu64 ": the "
-				      "publication time made a take necessary",
-				      seed);
-			now += rnd(&s) % (1ull << 10);
-			cp_thread_advance(&th[t], now);
-			memcpy(before, th[t].path, sizeof(before));
-			cp_path_merge(th[t].path, rec[o], NP, 1);
-			if (may) {
-				taken++;
-				continue;
-			}
-			ck_assert_msg(!memcmp(before, th[t].path,
-					      sizeof(before)),
-				      "seed %" PRIu64 " step %d: a record "
-				      "judged unable to change the path "
-				      "changed it (len %" PRIu64 " -> %" PRIu64
-				      ")", seed, step, before[0],
-				      th[t].path->len);
-			skipped++;
-			by_time += may0;
-		}
-	}
-	ck_assert_msg(skipped > 1000 && by_time > 1000 && taken > 1000,
-		      "%u acquires skipped (%u thanks to the publication "
-		      "time), %u taken", skipped, by_time, taken);
-}
-END_TEST
-
 static Suite *path_suite(void)
 {
 	Suite *s = suite_create("rt_path");
@@ -330,7 +234,6 @@ static Suite *path_suite(void)
 
 	tcase_add_test(tc, test_path_matches_graph_random);
 	tcase_add_test(tc, test_path_merge_zeroing_by_net);
-	tcase_add_test(tc, test_path_may_take_with_publication_time);
 	suite_add_tcase(s, tc);
 	return s;
 }
