@@ -13,13 +13,13 @@
 #define MUTEX_TRY(m) CP_REAL(pthread_mutex_trylock)(m)
 
 /* The general lock; @tried: the lean path's trylock result, or -1 (then
- * the lean path once more, with the record anywhere in the map). */
+ * the lean path once more: the record anywhere in the map, trace mode). */
 __attribute__((noinline))
 static int mutex_lock(pthread_mutex_t *m, int tried)
 {
 	if (tried < 0)
 		CP_LEAN_ACQUIRE_TRY(m, CP_OBJ_MUTEX, pthread_mutex_trylock,
-				    cp_online_lean_rec_far, tried);
+				    true, tried);
 	CP_WRAP_ACQUIRE(m, CP_OBJ_MUTEX, tried >= 0 ? tried : MUTEX_TRY(m),
 			rc == EBUSY, CP_REAL(pthread_mutex_lock)(m), MUTEX_OK,
 			CP_LOCK_ACQUIRED);
@@ -67,7 +67,7 @@ static int mutex_unlock(pthread_mutex_t *m)
 	struct cp_objrec *rec;
 
 	CP_LEAN_RELEASE_TRY(m, CP_OBJ_MUTEX, MUTEX_OWNED(m, t),
-			    pthread_mutex_unlock, cp_online_lean_rec_far);
+			    pthread_mutex_unlock, true);
 	th = cp_enter();
 	if (!th)
 		return CP_REAL(pthread_mutex_unlock)(m);

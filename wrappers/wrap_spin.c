@@ -10,7 +10,7 @@ static int spin_lock(pthread_spinlock_t *s, int tried)
 {
 	if (tried < 0)
 		CP_LEAN_ACQUIRE_TRY(s, CP_OBJ_SPIN, pthread_spin_trylock,
-				    cp_online_lean_rec_far, tried);
+				    true, tried);
 	CP_WRAP_ACQUIRE((const void *)s, CP_OBJ_SPIN,
 			tried >= 0 ? tried : CP_REAL(pthread_spin_trylock)(s),
 			rc == EBUSY, CP_REAL(pthread_spin_lock)(s), rc == 0,
@@ -38,7 +38,7 @@ static int spin_unlock(pthread_spinlock_t *s)
 	struct cp_objrec *rec;
 
 	CP_LEAN_RELEASE_TRY(s, CP_OBJ_SPIN, true, pthread_spin_unlock,
-			    cp_online_lean_rec_far);
+			    true);
 	th = cp_enter();
 	if (!th)
 		return CP_REAL(pthread_spin_unlock)(s);

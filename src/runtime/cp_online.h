@@ -50,14 +50,16 @@ static inline bool cp_online_may_take(const struct cp_thread *t,
 }
 
 /*
- * The lean paths of a mutex or spin lock (cp_rt.lean_locks: the wall
- * clock read from the TSC, online or trace mode), for the common case: the
- * lock taken without a wait, its record in the thread's map.  A wrapper
- * calls cp_online_lean_rec() before the real call, and when it returns a
- * record the two below instead of the general hooks; otherwise the general
- * wrapper runs, as if the lean path had not been tried.  In trace mode
- * they record the events, with the timestamps, that the general hooks
- * would (out of line: the clock is read anyway).
+ * The lean paths of a mutex or spin lock (cp_rt.lean_locks: online mode,
+ * the TSC clock), for the common case: the lock taken without a wait, its
+ * record in the thread's map.  A wrapper calls cp_online_lean_rec() before
+ * the real call, and when it returns a record the two below instead of the
+ * general hooks; otherwise the general wrapper runs, as if the lean path
+ * had not been tried.  The general wrapper first tries them once more
+ * (cp_online_lean_rec_far, the *_far hooks), then also in trace mode
+ * (cp_rt.lean_trace), where they record the events, with the timestamps,
+ * that the general hooks would.  Nothing of trace mode is inline: every
+ * instruction there costs online.
  *
  * Why they exist: in a program that works between its locks, the
  * processor runs the end of that work, the lock and the start of the next
@@ -116,10 +118,10 @@ static inline uint64_t cp_online_lean_advance(struct cp_thread *t)
 /* Taking a longer path: out of line, it reads the clock. */
 void cp_online_lean_take(struct cp_thread *t, struct cp_objrec *r);
 /* Trace mode: the acquire as cp_online_lock_acquired() without a wait,
- * its CONSUME event included. */
+ * its CONSUME event included (a thread without a buffer records none). */
 void cp_online_lean_traced(struct cp_thread *t, struct cp_objrec *r);
 /* Trace mode: the PUBLISH event of @r's latest release, made at the
- * thread's wall_now. */
+ * thread's wall_now (none without a buffer). */
 void cp_online_lean_published(struct cp_thread *t, struct cp_objrec *r);
 
 /* Acquired without a wait (@r from cp_online_lean_rec, the lock held). */
@@ -127,9 +129,7 @@ static inline void cp_online_lean_acquired(struct cp_thread *t,
 					   struct cp_objrec *r)
 {
 	r->ops++;
-	if (t->tb)
-		cp_online_lean_traced(t, r);
-	else if (cp_online_may_take(t, &r->main, t->gen))
+	if (cp_online_may_take(t, &r->main, t->gen))
 		cp_online_lean_take(t, r);
 }
 
@@ -141,7 +141,24 @@ static inline void cp_online_lean_release(struct cp_thread *t,
 	cp_online_lean_advance(t);
 	r->seq++;
 	cp_path_copy(&r->main, t->path, cp_rt.nsel);
-	if (t->tb)
+}
+
+/* The two above for the general wrappers' second try: in trace mode with
+ * the events. */
+static inline void cp_online_lean_acquired_far(struct cp_thread *t,
+					       struct cp_objrec *r)
+{
+	if (cp_rt.trace)
+		cp_online_lean_traced(t, r);
+	else
+		cp_online_lean_acquired(t, r);
+}
+
+static inline void cp_online_lean_release_far(struct cp_thread *t,
+					      struct cp_objrec *r)
+{
+	cp_online_lean_release(t, r);
+	if (cp_rt.trace)
 		cp_online_lean_published(t, r);
 }
 

@@ -173,7 +173,9 @@ static void cp_runtime_init(void)
 		cp_warn("cannot set up the tracer's memory; tracing is off");
 		goto out;
 	}
-	cp_rt.lean_locks = cp_rt.clock == CP_CLOCK_WALL &&
+	cp_rt.lean_locks = !cp_rt.trace && cp_rt.clock == CP_CLOCK_WALL &&
+			   cp_clock_calib.use_tsc;
+	cp_rt.lean_trace = cp_rt.trace && cp_rt.clock == CP_CLOCK_WALL &&
 			   cp_clock_calib.use_tsc;
 	cp_rt.tracing = true;
 	start_sampler();

@@ -23,8 +23,10 @@ struct cp_runtime {
 	struct cp_config cfg;
 	bool tracing;		/* hooks run (mode != off, started, !finished) */
 	bool lean_locks;	/* mutexes and spin locks may take the lean
-				 * paths of cp_online.h: wall clock from
-				 * the TSC (fixed at start-up) */
+				 * paths of cp_online.h: online mode, wall
+				 * clock from the TSC (fixed at start-up) */
+	bool lean_trace;	/* trace mode, wall clock from the TSC: the
+				 * general lock wrappers try them first */
 	bool trace;		/* trace mode: events are recorded */
 	unsigned clock;		/* enum cp_trace_clock */
 	unsigned nsel;		/* selected procedures */
@@ -77,14 +79,16 @@ static inline struct cp_thread *cp_enter(void)
 /*
  * cp_enter() for the lean lock paths: the calling thread's state with the
  * guard raised when those paths apply, else NULL (then nothing changed and
- * the general wrapper runs).  Adopts no thread.
+ * the general wrapper runs).  @far: for the general wrappers' second try,
+ * which serves trace mode too.  Adopts no thread.
  */
-static inline struct cp_thread *cp_enter_lean(void)
+static inline struct cp_thread *cp_enter_lean(bool far)
 {
 	struct cp_thread *t;
 
 	if (__builtin_expect(cp_guard != 0 || !cp_rt.tracing ||
-			     !cp_rt.lean_locks, 0))
+			     !(cp_rt.lean_locks || (far && cp_rt.lean_trace)),
+			     0))
 		return NULL;
 	t = cp_self;
 	if (t)
