@@ -118,46 +118,62 @@ static inline void forget_sync(const void *o)
  * is not tried twice.  A release publishes when @owned (an expression of
  * t) and then calls @real_unlock.  Both name slots of cp_real, used only
  * once resolved, so that the lean path has as few calls, and keeps as few
- * registers over them, as it can.  Return values and errno are the real
- * calls': the lean code touches neither.
+ * registers over them, as it can.  Inline (@far false), they look for the
+ * record in its home slot only and serve online mode only; the general
+ * wrapper, out of line, first runs them again (CP_LEAN_*_TRY, @far true)
+ * with the whole map and in trace mode too.  Return values and errno are
+ * the real calls': the lean code touches neither.
  */
-#define CP_LEAN_ACQUIRE(obj, kind, real_try, general)			\
+#define CP_LEAN_ACQUIRE_TRY(obj, kind, real_try, far, rc)		\
 	do {								\
-		struct cp_thread *t = cp_enter_lean();			\
-		int rc = -1;						\
+		struct cp_thread *t = cp_enter_lean(far);		\
 									\
 		if (t) {						\
-			struct cp_objrec *r =				\
-				cp_online_lean_rec(t, (const void *)(obj), \
-						   kind);		\
+			struct cp_objrec *r = (far ?			\
+				cp_online_lean_rec_far : cp_online_lean_rec) \
+				(t, (const void *)(obj), kind);		\
 									\
 			if (r && cp_real.ready &&			\
-			    (rc = cp_real.real_try(obj)) == 0) {	\
-				cp_online_lean_acquired(t, r);		\
+			    ((rc) = cp_real.real_try(obj)) == 0) {	\
+				(far ? cp_online_lean_acquired_far :	\
+				 cp_online_lean_acquired)(t, r);	\
 				cp_leave();				\
 				return 0;				\
 			}						\
 			cp_leave();					\
 		}							\
+	} while (0)
+
+#define CP_LEAN_ACQUIRE(obj, kind, real_try, general)			\
+	do {								\
+		int rc = -1;						\
+									\
+		CP_LEAN_ACQUIRE_TRY(obj, kind, real_try, false, rc);	\
 		return general(obj, rc);				\
 	} while (0)
 
-#define CP_LEAN_RELEASE(obj, kind, owned, real_unlock, general)	\
+#define CP_LEAN_RELEASE_TRY(obj, kind, owned, real_unlock, far)	\
 	do {								\
-		struct cp_thread *t = cp_enter_lean();			\
+		struct cp_thread *t = cp_enter_lean(far);		\
 									\
 		if (t) {						\
-			struct cp_objrec *r =				\
-				cp_online_lean_rec(t, (const void *)(obj), \
-						   kind);		\
+			struct cp_objrec *r = (far ?			\
+				cp_online_lean_rec_far : cp_online_lean_rec) \
+				(t, (const void *)(obj), kind);		\
 									\
 			if (r && (owned) && cp_real.ready) {		\
-				cp_online_lean_release(t, r);		\
+				(far ? cp_online_lean_release_far :	\
+				 cp_online_lean_release)(t, r);		\
 				cp_leave();				\
 				return cp_real.real_unlock(obj);	\
 			}						\
 			cp_leave();					\
 		}							\
+	} while (0)
+
+#define CP_LEAN_RELEASE(obj, kind, owned, real_unlock, general)	\
+	do {								\
+		CP_LEAN_RELEASE_TRY(obj, kind, owned, real_unlock, false); \
 		return general(obj);					\
 	} while (0)
 

@@ -12,10 +12,14 @@
 #define MUTEX_OK (rc == 0 || rc == EOWNERDEAD)
 #define MUTEX_TRY(m) CP_REAL(pthread_mutex_trylock)(m)
 
-/* The general lock; @tried: the lean path's trylock result, or -1. */
+/* The general lock; @tried: the lean path's trylock result, or -1 (then
+ * the lean path once more: the record anywhere in the map, trace mode). */
 __attribute__((noinline))
 static int mutex_lock(pthread_mutex_t *m, int tried)
 {
+	if (tried < 0)
+		CP_LEAN_ACQUIRE_TRY(m, CP_OBJ_MUTEX, pthread_mutex_trylock,
+				    true, tried);
 	CP_WRAP_ACQUIRE(m, CP_OBJ_MUTEX, tried >= 0 ? tried : MUTEX_TRY(m),
 			rc == EBUSY, CP_REAL(pthread_mutex_lock)(m), MUTEX_OK,
 			CP_LOCK_ACQUIRED);
@@ -65,14 +69,17 @@ CP_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 __attribute__((noinline))
 static int mutex_unlock(pthread_mutex_t *m)
 {
-	struct cp_thread *t = cp_enter();
-	struct cp_objrec *r;
+	struct cp_thread *th;	/* not t, r: the lean try's names */
+	struct cp_objrec *rec;
 
-	if (!t)
+	CP_LEAN_RELEASE_TRY(m, CP_OBJ_MUTEX, CP_MUTEX_OWNED(m, t),
+			    pthread_mutex_unlock, true);
+	th = cp_enter();
+	if (!th)
 		return CP_REAL(pthread_mutex_unlock)(m);
-	r = sync_rec(t, m, CP_OBJ_MUTEX);
-	if (r && CP_MUTEX_OWNED(m, t))
-		cp_online_lock_release(t, r);
+	rec = sync_rec(th, m, CP_OBJ_MUTEX);
+	if (rec && CP_MUTEX_OWNED(m, th))
+		cp_online_lock_release(th, rec);
 	cp_leave();
 	return CP_REAL(pthread_mutex_unlock)(m);
 }

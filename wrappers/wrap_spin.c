@@ -8,6 +8,9 @@
 __attribute__((noinline))
 static int spin_lock(pthread_spinlock_t *s, int tried)
 {
+	if (tried < 0)
+		CP_LEAN_ACQUIRE_TRY(s, CP_OBJ_SPIN, pthread_spin_trylock,
+				    true, tried);
 	CP_WRAP_ACQUIRE((const void *)s, CP_OBJ_SPIN,
 			tried >= 0 ? tried : CP_REAL(pthread_spin_trylock)(s),
 			rc == EBUSY, CP_REAL(pthread_spin_lock)(s), rc == 0,
@@ -31,14 +34,17 @@ CP_EXPORT int pthread_spin_trylock(pthread_spinlock_t *s)
 __attribute__((noinline))
 static int spin_unlock(pthread_spinlock_t *s)
 {
-	struct cp_thread *t = cp_enter();
-	struct cp_objrec *r;
+	struct cp_thread *th;	/* not t, r: the lean try's names */
+	struct cp_objrec *rec;
 
-	if (!t)
+	CP_LEAN_RELEASE_TRY(s, CP_OBJ_SPIN, true, pthread_spin_unlock,
+			    true);
+	th = cp_enter();
+	if (!th)
 		return CP_REAL(pthread_spin_unlock)(s);
-	r = sync_rec(t, (const void *)s, CP_OBJ_SPIN);
-	if (r)
-		cp_online_lock_release(t, r);
+	rec = sync_rec(th, (const void *)s, CP_OBJ_SPIN);
+	if (rec)
+		cp_online_lock_release(th, rec);
 	cp_leave();
 	return CP_REAL(pthread_spin_unlock)(s);
 }

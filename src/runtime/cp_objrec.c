@@ -242,6 +242,19 @@ static void map_grow(struct cp_thread *t)
 	cp_free(old);
 }
 
+const struct cp_cache_slot *cp_objrec_map_probe(const struct cp_thread *t,
+						uintptr_t key)
+{
+	for (uint32_t i = cp_cache_home(key) + 1;; i++) {
+		const struct cp_cache_slot *s = &t->cache[i & t->cache_mask];
+
+		if (s->key == key)
+			return s;
+		if (!s->key)
+			return NULL;
+	}
+}
+
 static void map_put(struct cp_thread *t, uintptr_t key, struct cp_objrec *r)
 {
 	struct cp_cache_slot *s = cp_objrec_map_slot(t, key);

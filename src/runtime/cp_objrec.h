@@ -25,12 +25,23 @@
  * Who may touch what: a mutex's or spin lock's record is written only by
  * the thread holding that lock (the lock protects it).  Records written by
  * several threads at once (barrier arrivals, rwlock readers, condition
- * signals, semaphore posts) take the record's own cp_lock.
+ * signals, semaphore posts) take the record's own cp_lock.  A thread's map
+ * is read and written by that thread only.  An entry is a hint: its record
+ * may have left the table (deleted by any thread) or been made again for
+ * another key, so a map user reads the record's tag (and kind) before
+ * anything else and uses the record only if the tag equals the key.  That
+ * read is safe at any time because record memory is never given back to
+ * the allocator: past its grace period a deleted record goes to the free
+ * list, whose records are zeroed below the tag and get a non-zero tag only
+ * once they are in the table again.  (An entry reaching a record made
+ * again for the same key and kind finds the object's current record,
+ * which is right.)  Lookups in the table itself take the RCU read side.
  */
 #ifndef CP_OBJREC_H
 #define CP_OBJREC_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <urcu-bp.h>
 #include <urcu/rculfhash.h>
@@ -90,6 +101,10 @@ struct cp_objrec {
 	struct cp_lock lk;	/* multi-writer kinds */
 	struct cp_path main;	/* must be last: vectors follow */
 };
+
+_Static_assert(offsetof(struct cp_objrec, main.v) ==
+	       offsetof(struct cp_objrec, tag) + 64,
+	       "a lock's hot fields and main path fill one cache line");
 
 /* Create the table; 0 or -ENOMEM.  Start-up and forked child. */
 int cp_objrec_init(void);
@@ -155,11 +170,45 @@ static inline struct cp_objrec *cp_objrec_get(struct cp_thread *t,
 	return cp_objrec_lookup_slow(t, key, kind, extra, CP_REC_REMEMBER);
 }
 
+/* The slot of @t's map holding @key when its home slot holds another key,
+ * or NULL.  Calling thread. */
+const struct cp_cache_slot *cp_objrec_map_probe(const struct cp_thread *t,
+						uintptr_t key);
+
+/* @s's record if @s holds @key and the record is still @key's, of kind
+ * @kind; else NULL. */
+static inline struct cp_objrec *cp_objrec_slot_rec(
+	const struct cp_cache_slot *s, uintptr_t key, unsigned kind)
+{
+	if (!s || s->key != key ||
+	    atomic_load_explicit(&s->rec->tag, memory_order_acquire) != key ||
+	    s->rec->kind != kind)
+		return NULL;
+	return s->rec;
+}
+
 /*
  * The record of @addr in namespace @ns when @t's map holds it in its home
- * slot and it is still @addr's record of kind @kind; else NULL (look it up
- * with cp_objrec_get).  No probing, no creation: the few loads a lean
- * wrapper can afford.  Calling thread, guard raised.
+ * slot and it is still @addr's record of kind @kind; else NULL (see
+ * cp_objrec_peek).  No probing, no creation: the few loads a lean wrapper
+ * can afford inline.  Calling thread, guard raised.
+ */
+static inline struct cp_objrec *cp_objrec_peek_home(const struct cp_thread *t,
+						    const void *addr,
+						    unsigned ns, unsigned kind)
+{
+	uintptr_t key = cp_objrec_key(addr, ns);
+
+	return cp_objrec_slot_rec(&t->cache[cp_cache_home(key) &
+					    t->cache_mask], key, kind);
+}
+
+/*
+ * The record of @addr in namespace @ns when @t's map holds it, wherever
+ * its probe put it, and it is still @addr's record of kind @kind; else
+ * NULL (look it up with cp_objrec_get).  One probe of the map (the slots
+ * of a probe mostly share a cache line), no creation, no table.  Calling
+ * thread, guard raised.
  */
 static inline struct cp_objrec *cp_objrec_peek(const struct cp_thread *t,
 					       const void *addr, unsigned ns,
@@ -169,11 +218,22 @@ static inline struct cp_objrec *cp_objrec_peek(const struct cp_thread *t,
 	const struct cp_cache_slot *s =
 		&t->cache[cp_cache_home(key) & t->cache_mask];
 
-	if (s->key != key ||
-	    atomic_load_explicit(&s->rec->tag, memory_order_acquire) != key ||
-	    s->rec->kind != kind)
-		return NULL;
-	return s->rec;
+	if (s->key != key)
+		s = cp_objrec_map_probe(t, key);
+	return cp_objrec_slot_rec(s, key, kind);
+}
+
+/* Start fetching the cache line at @p for writing (never faults). */
+static inline void cp_prefetch_write(const void *p)
+{
+	/* asm: GCC deletes a call of an inline function whose only effect
+	 * is __builtin_prefetch (it counts as pure) */
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ __volatile__("prefetchw %0" : : "m"(*(const char *)p));
+#else
+	__asm__ __volatile__("" : : "r"(p));
+	__builtin_prefetch(p, 1);
+#endif
 }
 
 /*
@@ -189,16 +249,8 @@ static inline void cp_objrec_prefetch(struct cp_thread *t, const void *addr,
 	const struct cp_cache_slot *s =
 		&t->cache[cp_cache_home(key) & t->cache_mask];
 
-	if (s->key == key) {
-		/* asm: GCC deletes a call of an inline function whose only
-		 * effect is __builtin_prefetch (it counts as pure) */
-#if defined(__x86_64__) || defined(__i386__)
-		__asm__ __volatile__("prefetchw %0" : : "m"(s->rec->tag));
-#else
-		__asm__ __volatile__("" : : "r"(s->rec));
-		__builtin_prefetch(&s->rec->tag, 1);
-#endif
-	}
+	if (s->key == key)
+		cp_prefetch_write(&s->rec->tag);
 }
 
 /* A fresh object id (from 1), as every record gets one: for the trace and

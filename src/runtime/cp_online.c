@@ -153,6 +153,26 @@ void cp_online_lean_take(struct cp_thread *t, struct cp_objrec *r)
 	take(t, r, &r->main);
 }
 
+void cp_online_lean_traced(struct cp_thread *t, struct cp_objrec *r)
+{
+	uint64_t now;
+
+	if (!t->tb) {
+		cp_online_lean_acquired(t, r);
+		return;
+	}
+	r->ops++;
+	now = cp_online_lean_advance(t);
+	take(t, r, &r->main);
+	ev_consume(t, 0, now, r->id, r->seq, r->seq != 0);
+}
+
+void cp_online_lean_published(struct cp_thread *t, struct cp_objrec *r)
+{
+	if (t->tb)
+		ev_publish(t, t->wall_now, r->id, r->seq);
+}
+
 void cp_online_wait_begin(struct cp_thread *t, struct cp_objrec *r,
 			  struct cp_wait *w)
 {

@@ -52,10 +52,14 @@ static inline bool cp_online_may_take(const struct cp_thread *t,
 /*
  * The lean paths of a mutex or spin lock (cp_rt.lean_locks: online mode,
  * the TSC clock), for the common case: the lock taken without a wait, its
- * record in the thread's map.  A wrapper calls
- * cp_online_lean_rec() before the real call, and when it returns a record
- * the two below instead of the general hooks; otherwise the general
- * wrapper runs, as if the lean path had not been tried.
+ * record in the thread's map.  A wrapper calls cp_online_lean_rec() before
+ * the real call, and when it returns a record the two below instead of the
+ * general hooks; otherwise the general wrapper runs, as if the lean path
+ * had not been tried.  The general wrapper first tries them once more
+ * (cp_online_lean_rec_far, the *_far hooks), then also in trace mode
+ * (cp_rt.lean_trace), where they record the events, with the timestamps,
+ * that the general hooks would.  Nothing of trace mode is inline: every
+ * instruction there costs online.
  *
  * Why they exist: in a program that works between its locks, the
  * processor runs the end of that work, the lock and the start of the next
@@ -66,23 +70,40 @@ static inline bool cp_online_may_take(const struct cp_thread *t,
  * So these paths do one map probe and no re-checks, and call nothing but
  * the real functions (README.md, "What it costs", has the measurements).
  */
-static inline struct cp_objrec *cp_online_lean_rec(const struct cp_thread *t,
-						   const void *obj,
-						   unsigned kind)
+static inline struct cp_objrec *cp_online_lean_ok(const struct cp_thread *t,
+						  struct cp_objrec *r)
 {
-	struct cp_objrec *r = cp_objrec_peek(t, obj, CP_NS_SYNC, kind);
-
 	if (!r || atomic_load_explicit(&r->untracked, memory_order_relaxed) ||
 	    t->gen != atomic_load_explicit(&cp_rt.gen, memory_order_relaxed))
 		return NULL;
 	return r;
 }
 
+/* The record for the lean path when it sits in its home slot of the
+ * thread's map (inline in every lock call)... */
+static inline struct cp_objrec *cp_online_lean_rec(const struct cp_thread *t,
+						   const void *obj,
+						   unsigned kind)
+{
+	return cp_online_lean_ok(t, cp_objrec_peek_home(t, obj, CP_NS_SYNC,
+							kind));
+}
+
+/* ...or anywhere in the map (in the general wrappers, before the general
+ * path: a lock whose home slot another object took pays a call and a
+ * probe, not the general path). */
+static inline struct cp_objrec *cp_online_lean_rec_far(
+	const struct cp_thread *t, const void *obj, unsigned kind)
+{
+	return cp_online_lean_ok(t, cp_objrec_peek(t, obj, CP_NS_SYNC, kind));
+}
+
 /* cp_thread_advance() to now, without its generation check:
  * cp_online_lean_rec() settled it.  With procedures selected, those
  * running are charged too (one branch when none is).  Procedures found
- * by sampling never take this path (cp_rt.lean_locks is off then). */
-static inline void cp_online_lean_advance(struct cp_thread *t)
+ * by sampling never take this path (cp_rt.lean_locks is off then).
+ * Returns now. */
+static inline uint64_t cp_online_lean_advance(struct cp_thread *t)
 {
 	uint64_t now = cp_clock_wall_tsc();
 	uint64_t d = now > t->last ? now - t->last : 0;
@@ -93,10 +114,17 @@ static inline void cp_online_lean_advance(struct cp_thread *t)
 	t->path->len += d;
 	if (t->nactive)
 		cp_thread_charge_active(t, d);
+	return now;
 }
 
 /* Taking a longer path: out of line, it reads the clock. */
 void cp_online_lean_take(struct cp_thread *t, struct cp_objrec *r);
+/* Trace mode: the acquire as cp_online_lock_acquired() without a wait,
+ * its CONSUME event included (a thread without a buffer records none). */
+void cp_online_lean_traced(struct cp_thread *t, struct cp_objrec *r);
+/* Trace mode: the PUBLISH event of @r's latest release, made at the
+ * thread's wall_now (none without a buffer). */
+void cp_online_lean_published(struct cp_thread *t, struct cp_objrec *r);
 
 /* Acquired without a wait (@r from cp_online_lean_rec, the lock held). */
 static inline void cp_online_lean_acquired(struct cp_thread *t,
@@ -115,6 +143,25 @@ static inline void cp_online_lean_release(struct cp_thread *t,
 	cp_online_lean_advance(t);
 	r->seq++;
 	cp_path_copy(&r->main, t->path, cp_rt.nsel);
+}
+
+/* The two above for the general wrappers' second try: in trace mode with
+ * the events. */
+static inline void cp_online_lean_acquired_far(struct cp_thread *t,
+					       struct cp_objrec *r)
+{
+	if (cp_rt.trace)
+		cp_online_lean_traced(t, r);
+	else
+		cp_online_lean_acquired(t, r);
+}
+
+static inline void cp_online_lean_release_far(struct cp_thread *t,
+					      struct cp_objrec *r)
+{
+	cp_online_lean_release(t, r);
+	if (cp_rt.trace)
+		cp_online_lean_published(t, r);
 }
 
 /* Barrier: arrival before the real wait, departure after it. */

@@ -26,6 +26,9 @@ struct cp_runtime {
 				 * paths of cp_online.h: online mode, wall
 				 * clock from the TSC, no procedure found by
 				 * sampling (fixed at start-up) */
+	bool lean_trace;	/* trace mode, wall clock from the TSC, no
+				 * procedure found by sampling: the general
+				 * lock wrappers try the lean paths first */
 	bool trace;		/* trace mode: events are recorded */
 	unsigned clock;		/* enum cp_trace_clock */
 	unsigned nsel;		/* selected procedures */
@@ -78,14 +81,16 @@ static inline struct cp_thread *cp_enter(void)
 /*
  * cp_enter() for the lean lock paths: the calling thread's state with the
  * guard raised when those paths apply, else NULL (then nothing changed and
- * the general wrapper runs).  Adopts no thread.
+ * the general wrapper runs).  @far: for the general wrappers' second try,
+ * which serves trace mode too.  Adopts no thread.
  */
-static inline struct cp_thread *cp_enter_lean(void)
+static inline struct cp_thread *cp_enter_lean(bool far)
 {
 	struct cp_thread *t;
 
 	if (__builtin_expect(cp_guard != 0 || !cp_rt.tracing ||
-			     !cp_rt.lean_locks, 0))
+			     !(cp_rt.lean_locks || (far && cp_rt.lean_trace)),
+			     0))
 		return NULL;
 	t = cp_self;
 	if (t)

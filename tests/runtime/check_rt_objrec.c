@@ -151,14 +151,38 @@ START_TEST(test_objrec_other_kind_starts_fresh)
 }
 END_TEST
 
+/* An 8-aligned address other than @not whose key has home slot @h in a map
+ * of @mask + 1 slots.  Records are keyed by address and never read through
+ * it, so any address will do.  Consecutive addresses would not: Fibonacci
+ * hashing walks them around the map in a fixed rotation that, for some
+ * placements of objs, misses a slot for a long time. */
+static const void *colliding(uint32_t h, uint32_t mask, const void *not,
+			     uint64_t *x)
+{
+	for (unsigned tries = 0; tries < 1u << 24; tries++) {
+		const void *a;
+
+		*x ^= *x << 13;
+		*x ^= *x >> 7;
+		*x ^= *x << 17;
+		a = (const void *)(uintptr_t)((*x & 0x7fffffffff8ull) |
+					      0x10000);
+		if ((cp_cache_home(cp_objrec_key(a, CP_NS_SYNC)) & mask) == h &&
+		    a != not)
+			return a;
+	}
+	ck_abort_msg("no address has home slot %u", h);
+	return NULL;
+}
+
 /*
- * The lean wrappers' peek: the record a get would return, or NULL, never
- * another object's or a stale one; NULL for an entry off its home slot.
+ * The lean wrappers' peek: exactly the record a get returns, for every
+ * object the thread's map holds, wherever the probe put it; NULL for
+ * another kind, for a thread that has not seen the object, and once the
+ * object is destroyed.
  */
 START_TEST(test_objrec_peek_is_get_or_null)
 {
-	unsigned home = 0, off = 0;
-
 	for (unsigned i = 0; i < NOBJ; i++)
 		get(t1, i, CP_OBJ_MUTEX);
 	for (unsigned i = 0; i < NOBJ; i++) {
@@ -166,52 +190,12 @@ START_TEST(test_objrec_peek_is_get_or_null)
 		struct cp_objrec *p = cp_objrec_peek(t1, obj(i), CP_NS_SYNC,
 						     CP_OBJ_MUTEX);
 
-		ck_assert_msg(p == r || p == NULL, "object %u: peek %p, get %p",
-			      i, (void *)p, (void *)r);
-		if (p)
-			home++;
-		else
-			off++;
+		ck_assert_msg(p == r, "object %u: peek %p, get %p", i,
+			      (void *)p, (void *)r);
 		ck_assert_ptr_null(cp_objrec_peek(t1, obj(i), CP_NS_SYNC,
 						  CP_OBJ_SPIN));
 		ck_assert_ptr_null(cp_objrec_peek(t2, obj(i), CP_NS_SYNC,
 						  CP_OBJ_MUTEX));
-	}
-	ck_assert_msg(home > NOBJ / 2, "%u at home, %u off", home, off);
-	/*
-	 * An object whose home slot object 0 holds: off home, so NULL.  Records
-	 * are keyed by address and never read through it, so the colliding
-	 * object is any 8-aligned address.  Consecutive addresses would not do:
-	 * Fibonacci hashing walks them around the map in a fixed rotation that,
-	 * for some placements of objs, misses a slot for a long time.
-	 */
-	{
-		uint32_t mask = t1->cache_mask, h0 = cp_cache_home(
-			cp_objrec_key(obj(0), CP_NS_SYNC)) & mask;
-		uint64_t x = 88172645463325252ull;
-		const void *other = NULL;
-
-		for (unsigned tries = 0; !other && tries < 1u << 24; tries++) {
-			const void *a;
-
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-			a = (const void *)(uintptr_t)((x & 0x7fffffffff8ull) |
-						      0x10000);
-			if ((cp_cache_home(cp_objrec_key(a, CP_NS_SYNC)) &
-			     mask) == h0 && a != obj(0))
-				other = a;
-		}
-		ck_assert_msg(other != NULL, "no address shares slot %u", h0);
-		ck_assert_ptr_nonnull(cp_objrec_get(t1, other, CP_NS_SYNC,
-						    CP_OBJ_MUTEX, 0));
-		ck_assert_ptr_null(cp_objrec_peek(t1, other, CP_NS_SYNC,
-						  CP_OBJ_MUTEX));
-		ck_assert_ptr_eq(cp_objrec_peek(t1, obj(0), CP_NS_SYNC,
-						CP_OBJ_MUTEX),
-				 get(t1, 0, CP_OBJ_MUTEX));
-		cp_objrec_forget(other, CP_NS_SYNC);
 	}
 	/* destroyed: the entry stays in the map, the peek refuses it */
 	for (unsigned i = 0; i < NOBJ; i++)
@@ -219,6 +203,104 @@ START_TEST(test_objrec_peek_is_get_or_null)
 	for (unsigned i = 0; i < NOBJ; i++)
 		ck_assert_ptr_null(cp_objrec_peek(t1, obj(i), CP_NS_SYNC,
 						  CP_OBJ_MUTEX));
+}
+END_TEST
+
+/*
+ * Four objects with one home slot: each peek finds its own record (off
+ * home for three of them), in any order, and destroying the one at home
+ * hides only that one (its entry stays, so the probe still passes it).
+ */
+START_TEST(test_objrec_peek_collisions)
+{
+	uint64_t x = 88172645463325252ull;
+	uint32_t mask = t1->cache_mask;
+	uint32_t h = cp_cache_home(cp_objrec_key(obj(0), CP_NS_SYNC)) & mask;
+	const void *a[4];
+	struct cp_objrec *r[4];
+
+	a[0] = obj(0);
+	for (int k = 1; k < 4; k++)
+		a[k] = colliding(h, mask, a[k - 1], &x);
+	for (int k = 0; k < 4; k++) {
+		r[k] = cp_objrec_get(t1, a[k], CP_NS_SYNC, CP_OBJ_MUTEX, 0);
+		ck_assert_ptr_nonnull(r[k]);
+	}
+	ck_assert_msg(t1->cache_mask == mask, "map grew from %u to %u slots",
+		      mask + 1, t1->cache_mask + 1);
+	for (int pass = 0; pass < 2; pass++)
+		for (int k = pass ? 3 : 0; pass ? k >= 0 : k < 4;
+		     k += pass ? -1 : 1)
+			ck_assert_msg(cp_objrec_peek(t1, a[k], CP_NS_SYNC,
+						     CP_OBJ_MUTEX) == r[k],
+				      "object %d of 4 in slot %u: peek %p, "
+				      "record %p", k, h,
+				      (void *)cp_objrec_peek(t1, a[k],
+					CP_NS_SYNC, CP_OBJ_MUTEX),
+				      (void *)r[k]);
+	cp_objrec_forget(a[0], CP_NS_SYNC);
+	ck_assert_ptr_null(cp_objrec_peek(t1, a[0], CP_NS_SYNC, CP_OBJ_MUTEX));
+	for (int k = 1; k < 4; k++)
+		ck_assert_ptr_eq(cp_objrec_peek(t1, a[k], CP_NS_SYNC,
+						CP_OBJ_MUTEX), r[k]);
+	/* re-created at the same address: a fresh record, found by get and
+	 * then by peek */
+	{
+		struct cp_objrec *fresh = get(t1, 0, CP_OBJ_MUTEX);
+
+		ck_assert_msg(fresh->seq == 0 && fresh->id != r[0]->id,
+			      "re-created: id %u (old %u) seq %" PRIu64,
+			      fresh->id, r[0]->id, fresh->seq);
+		ck_assert_ptr_eq(cp_objrec_peek(t1, a[0], CP_NS_SYNC,
+						CP_OBJ_MUTEX), fresh);
+	}
+	for (int k = 1; k < 4; k++)
+		cp_objrec_forget(a[k], CP_NS_SYNC);
+}
+END_TEST
+
+/*
+ * Destroyed by one thread while another's map holds it: the other's peek
+ * refuses the stale entry (before and after the memory is recycled for
+ * other objects), and its get then makes the fresh record that the first
+ * thread finds too.
+ */
+START_TEST(test_objrec_peek_destroyed_in_other_thread)
+{
+	static struct cp_objrec *old[300];
+
+	for (unsigned i = 0; i < 300; i++) {
+		old[i] = get(t2, i, CP_OBJ_MUTEX);
+		old[i]->seq = 3;
+		ck_assert_ptr_eq(cp_objrec_peek(t2, obj(i), CP_NS_SYNC,
+						CP_OBJ_MUTEX), old[i]);
+	}
+	forget_range(0, 300);		/* "t1" destroys: two grace periods */
+	for (unsigned i = 0; i < 300; i++)
+		ck_assert_ptr_null(cp_objrec_peek(t2, obj(i), CP_NS_SYNC,
+						  CP_OBJ_MUTEX));
+	/* the recycled memory now holds objects 1000.. for t1 */
+	for (unsigned i = 1000; i < 1300; i++)
+		get(t1, i, CP_OBJ_MUTEX);
+	for (unsigned i = 0; i < 300; i++) {
+		struct cp_objrec *p = cp_objrec_peek(t2, obj(i), CP_NS_SYNC,
+						     CP_OBJ_MUTEX);
+
+		ck_assert_msg(p == NULL, "object %u: stale entry gave %p "
+			      "(key %#lx, wanted %#lx)", i, (void *)p,
+			      p ? (unsigned long)p->key : 0ul,
+			      (unsigned long)cp_objrec_key(obj(i),
+							   CP_NS_SYNC));
+	}
+	for (unsigned i = 0; i < 300; i++) {
+		struct cp_objrec *r = get(t2, i, CP_OBJ_MUTEX);
+
+		ck_assert_msg(r->seq == 0, "object %u: seq %" PRIu64, i,
+			      r->seq);
+		ck_assert_ptr_eq(cp_objrec_peek(t2, obj(i), CP_NS_SYNC,
+						CP_OBJ_MUTEX), r);
+		ck_assert_ptr_eq(get(t1, i, CP_OBJ_MUTEX), r);
+	}
 }
 END_TEST
 
@@ -250,6 +332,8 @@ static Suite *objrec_suite(void)
 	tcase_add_test(tc, test_objrec_recycled_records_are_not_mistaken);
 	tcase_add_test(tc, test_objrec_other_kind_starts_fresh);
 	tcase_add_test(tc, test_objrec_peek_is_get_or_null);
+	tcase_add_test(tc, test_objrec_peek_collisions);
+	tcase_add_test(tc, test_objrec_peek_destroyed_in_other_thread);
 	tcase_add_test(tc, test_objrec_sem_destroyed_with_tokens);
 	suite_add_tcase(s, tc);
 	return s;
