@@ -1,6 +1,6 @@
 /*
  * wrap_barrier.c - pthread_barrier_*: every departure of episode n depends
- * on every arrival of episode n (seed 002 Fig. 10b).
+ * on every arrival of episode n ([Hollingsworth98, Fig. 10b]).
  */
 #include "wrap_common.h"
 

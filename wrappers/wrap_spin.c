@@ -1,6 +1,7 @@
 /*
- * wrap_spin.c - pthread_spin_*: acquire n depends on release n-1 (seed 002
- * Fig. 10a).  Spinning is waiting: it weighs zero on the path.
+ * wrap_spin.c - pthread_spin_*: acquire n depends on release n-1
+ * ([Hollingsworth98] Fig. 10a).  Spinning is waiting: it weighs zero on the
+ * path.
  */
 #include "wrap_common.h"
 

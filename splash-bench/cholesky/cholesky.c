@@ -23,11 +23,11 @@
  *
  * The updates of one block run in order of k (each depends on the previous
  * one), so no block is written by two threads at once.  This is the shape
- * of the SPLASH-2 Cholesky kernel that seed 002 (Fig. 13) profiles: setup
- * routines that run on one processor weigh far more on the critical path
+ * of the SPLASH-2 Cholesky kernel that [Hollingsworth98] (Fig. 13) profiles:
+ * setup routines that run on one processor weigh far more on the critical path
  * than in a CPU profile.  The queue's items are tracked (cpthread_enqueue /
- * cpthread_dequeue) and its lock is untracked; the per-block locks carry
- * the dependencies between tasks.
+ * cpthread_dequeue) and its lock is untracked; the per-block locks carry the
+ * dependencies between tasks.
  *
  * -n SIZE is N (default 4096, rounded up to a multiple of B = 64).
  * Scalable procedures: fill_matrix (base 2) and update_block (base 1: the

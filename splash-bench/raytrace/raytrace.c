@@ -16,11 +16,11 @@
  *   verify          re-render every 61st tile on the main thread and compare
  *                   it byte for byte with the parallel image.
  *
- * This is the shape of SPLASH-2 Raytrace that seed 002 (Fig. 12) profiles:
- * a sequential reader that a CPU profile ranks low and the critical path
- * ranks high.  The queue's tiles are tracked with cpthread_enqueue /
+ * This is the shape of SPLASH-2 Raytrace that [Hollingsworth98] (Fig. 12)
+ * profiles: a sequential reader that a CPU profile ranks low and the critical
+ * path ranks high.  The queue's tiles are tracked with cpthread_enqueue /
  * cpthread_dequeue and the queue's lock is untracked, so a tile's dequeue
- * depends on its enqueue only (seed 002, Fig. 11).
+ * depends on its enqueue only ([Hollingsworth98, Fig. 11]).
  *
  * -n SIZE is the image side in pixels (default 600); the terrain has
  * (SIZE/2)^2 quads.  Scalable procedures: read_scene (each record is parsed

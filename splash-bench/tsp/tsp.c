@@ -1,6 +1,6 @@
 /*
  * tsp - master-worker branch and bound for the travelling salesperson
- * problem, in the manner of the TSP program of seed 002 (Fig. 8): one
+ * problem, in the manner of the TSP program of [Hollingsworth98] (Fig. 8): one
  * manager hands out subproblems and collects tours, the workers search.
  *
  * The manager (main thread, be_manager) keeps a best-first heap of

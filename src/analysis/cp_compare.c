@@ -1,7 +1,7 @@
 /*
  * cp_compare.c - CPU profile against critical-path profile.
  *
- * Seed 002 (§4, Figs. 12 and 13) shows why the two differ: a procedure
+ * [Hollingsworth98] (§4, Figs. 12 and 13) shows why the two differ: a procedure
  * that runs while the other threads wait (Raytrace's ReadGeoFile, 3.5% of
  * the CPU time, 13.5% of the critical path) matters more than its CPU time
  * says, and one that runs alongside other work (Cholesky's GetBlock) less.

@@ -1,6 +1,6 @@
 /*
  * cp_compare.h - the CPU profile beside the critical-path profile, per
- * procedure, as in seed 002's Figs. 12 and 13: gprof's self time (or,
+ * procedure, as in [Hollingsworth98]'s Figs. 12 and 13: gprof's self time (or,
  * without gprof data, cpthread's own per-procedure CPU time) next to CP
  * time, CP zeroing, Slack and MBM, the rows where the two rankings
  * disagree marked, and one sentence that says what the table means.

@@ -1,5 +1,5 @@
 /*
- * cp_cpm.c - the critical path method (seed 000 §II.C, after the AOE
+ * cp_cpm.c - the critical path method ([Alexander94, §II.C], after the AOE
  * network method of operations research).
  *
  * Activities are edges.  The forward pass visits vertices in topological

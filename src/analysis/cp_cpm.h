@@ -1,5 +1,5 @@
 /*
- * cp_cpm.h - the critical path method on a finished PAG (seed 000 §II.C):
+ * cp_cpm.h - the critical path method on a finished PAG ([Alexander94, §II.C]):
  * early/late start and finish of every edge, total and free slack, the
  * critical path length and one critical path, edge by edge.
  *
@@ -57,7 +57,7 @@ uint64_t cp_cpm_longest(const struct cp_pag *g, const uint64_t *w,
 void cp_cpm_group_time(const struct cp_cpm *c, const struct cp_groups *gr,
 		       uint64_t *cp_time);
 
-/* Per-edge values of the CPM table (seed 000 Fig. 1). */
+/* Per-edge values of the CPM table ([Alexander94, Fig. 1]). */
 static inline uint64_t cp_cpm_es(const struct cp_cpm *c, uint32_t e)
 {
 	return c->et[c->g->tail[e]];

@@ -3,7 +3,7 @@
  * its call graph, read from the real `gprof -b -p -q EXE GMON` (Debian's
  * binutils), so a critical-path report can set the CPU
  * profile a programmer already knows beside the critical-path metrics
- * (seed 002, Figs. 12 and 13).
+ * ([Hollingsworth98, Figs. 12 and 13]).
  *
  * The program is then built twice: with -pg for gprof, and with the tracer
  * for cpthread.  Procedures are matched by name; the two runs differ, so

@@ -17,7 +17,7 @@
  * passes a dependency; points closer than half a pixel merge, and at most
  * a few turns are kept per column, which bounds it by O(W) points too.
  *
- * Near-critical paths come from cp_kpaths (seed 000 §III.D, enumerated
+ * Near-critical paths come from cp_kpaths ([Alexander94, §III.D], enumerated
  * as Eppstein's sidetrack sequences); each is
  * summarized by where its time differs from the critical path: its useful
  * time off the CP, by thread and procedure.  What-if runs cp_whatif_trace

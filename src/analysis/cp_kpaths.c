@@ -1,7 +1,7 @@
 /*
  * cp_kpaths.c - the k longest root-to-leaf paths by sidetrack enumeration
  * (Eppstein, "Finding the k shortest paths", SIAM J. Comput. 28(2), 1998),
- * on the slacks of the critical path method (seed 000 §III.D states the
+ * on the slacks of the critical path method ([Alexander94, §III.D] states the
  * problem and an O(k·e) best-first search; this file answers it in
  * O(e + v log v + k log k)).
  *
@@ -68,8 +68,8 @@
  * log2 v + 1 heap nodes of 24 bytes per vertex with a sidetrack within the
  * bound (on random keys close to that: about 200 bytes per edge on a
  * random DAG when nothing is pruned), the enumeration O(k log k) and 24
- * bytes per candidate (at most 5k), 20 bytes per path.  Memory kept with the result: next[],
- * join[] and glen[], 12 bytes per vertex.
+ * bytes per candidate (at most 5k), 20 bytes per path.  Memory kept with the
+ * result: next[], join[] and glen[], 12 bytes per vertex.
  */
 #include "cp_kpaths.h"
 #include "cp_debug.h"

@@ -1,6 +1,5 @@
 /*
- * cp_mbm.c - the Maximum Benefit Metric (Alexander, Reese & Harden, seed
- * 000 §VI).
+ * cp_mbm.c - the Maximum Benefit Metric ([Alexander94, §VI]).
  *
  * The Critical Path Metric ranks an activity by its time on the CP, but
  * shortening it only pays until a near-critical path that lacks it takes

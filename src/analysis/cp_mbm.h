@@ -1,5 +1,5 @@
 /*
- * cp_mbm.h - the Maximum Benefit Metric (seed 000 §VI): for each activity
+ * cp_mbm.h - the Maximum Benefit Metric ([Alexander94, §VI]): for each activity
  * group i, over the k longest paths P_1 (the CP) .. P_k,
  *
  *	MBM_k(i) = min over j <= k of ( d(i on P_j) + (d(CP) - d(P_j)) )

@@ -1,5 +1,6 @@
 /*
- * cp_pag.c - the program activity graph (seed 000 §II, seed 001 §3).
+ * cp_pag.c - the program activity graph ([Alexander94, §II], [YangMiller88,
+ * §3]).
  *
  * Storage is flat and per edge: four parallel arrays (tail, head, weight,
  * label) grown by doubling, so adding an edge is an amortised O(1) append

@@ -1,6 +1,6 @@
 /*
  * cp_pag.h - the program activity graph: a weighted directed acyclic
- * multigraph, activities on edges (seed 000 §II, seed 001 §3).
+ * multigraph, activities on edges ([Alexander94, §II], [YangMiller88, §3]).
  *
  * Two producers fill it: the text PAG reader (cp_pag_read_text, "e TAIL
  * HEAD WEIGHT [LABEL]" lines) and the trace PAG builder (cp_tracepag.c),

@@ -19,7 +19,7 @@
  * path's cut vertices (cp_cuts.c, found once for both): per block, a
  * longest-path pass for all procedures with CP time there (cp_zero.c) and
  * a walk with a heap per such procedure (cp_slack.c); MBM costs the k-path
- * search once (cp_kpaths.c, seed 000 §III.D) plus the paths' lengths.
+ * search once (cp_kpaths.c, [Alexander94, §III.D]) plus the paths' lengths.
  *
  * Per object: waits and their duration come from the wait edges; time held
  * (locks only) from a walk of each thread's acquire/release events; CP

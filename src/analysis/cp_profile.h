@@ -1,13 +1,14 @@
 /*
  * cp_profile.h - the critical-path profile of a trace: per procedure
  * (inclusive or exclusive), per thread and per synchronization object,
- * with the IPS summaries (seed 004 Table 3.2, seed 001 §5).
+ * with the IPS summaries ([Yang87, Table 3.2], [YangMiller88, §5]).
  *
  * Per procedure, side by side: CPU (useful) time, the procedure's time on
  * the critical path (CP), CP zeroing (how much shorter the CP gets if the
- * procedure took no time, seed 002 §2.2), Slack (the improvement
- * guaranteed, seed 003) and MBM over the k longest paths (seed 000 §VI).
- * For every procedure Slack <= zeroing <= CP time and MBM <= CP time.
+ * procedure took no time, [Hollingsworth98, §2.4]), Slack (the improvement
+ * guaranteed, [HollingsworthMiller94]) and MBM over the k longest paths
+ * ([Alexander94, §VI]). For every procedure Slack <= zeroing <= CP time and MBM
+ * <= CP time.
  *
  * A profile is computed once from a finished trace PAG and is read-only.
  */

@@ -1,6 +1,6 @@
 /*
  * cp_slack.c - the Slack metric (Hollingsworth & Miller, "Slack: A New
- * Performance Metric for Parallel Programs", 1994: seed 003).
+ * Performance Metric for Parallel Programs", 1994: [HollingsworthMiller94]).
  *
  * Our reading of the paper.  Critical path time is an upper bound on what
  * tuning a procedure can buy: shorten it and another, slightly shorter path

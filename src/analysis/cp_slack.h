@@ -1,17 +1,17 @@
 /*
- * cp_slack.h - the Slack metric (seed 003): per activity group, the
- * guaranteed improvement, i.e. how much of the group's time on the critical
- * path can be removed while that path stays critical, so that the run
- * shortens by exactly as much.  CP time is the upper bound of what tuning
- * the group can give, Slack the lower bound, logical zeroing in between.
+ * cp_slack.h - the Slack metric ([HollingsworthMiller94]): per activity group,
+ * the guaranteed improvement, i.e. how much of the group's time on the critical
+ * path can be removed while that path stays critical, so that the run shortens
+ * by exactly as much.  CP time is the upper bound of what tuning the group can
+ * give, Slack the lower bound, logical zeroing in between.
  *
  * Exactly: walking the critical path (the one cp_cpm_run chose) from its
  * start, each of the group's CP edges is shortened as much as its own weight
  * and every slack segment spanning it (an off-CP path from a split node to
- * a merge node of the CP, seed 003 §3) allow, given the reductions already
- * made; Slack is the total.  Only the group's edges on the CP are reduced.
- * See cp_slack.c for the reading of the paper and the proof that this is
- * the largest such reduction.
+ * a merge node of the CP, [HollingsworthMiller94, §3]) allow, given the
+ * reductions already made; Slack is the total.  Only the group's edges on the
+ * CP are reduced. See cp_slack.c for the reading of the paper and the proof
+ * that this is the largest such reduction.
  */
 #ifndef CP_SLACK_H
 #define CP_SLACK_H

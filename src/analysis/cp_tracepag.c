@@ -1,14 +1,14 @@
 /*
  * cp_tracepag.c - build the program activity graph of a trace.
  *
- * The PAG of seed 001 §3 with the shared-memory edges of seed 002 Fig. 10
- * (locks: the n-th acquire depends on the (n-1)-th release; barriers: every
- * departure of an episode depends on every arrival of it) and the item
- * edges of Fig. 11, all expressed in the trace by the one PUBLISH/CONSUME
- * scheme of cp_trace_format.h, so this file knows no primitive: a CONSUME
- * of (obj, lo, cnt) depends on the PUBLISHes of obj with seq in
- * [lo, lo+cnt).  The runtime already decided which release an acquire
- * depends on; the graph only draws it.
+ * The PAG of [YangMiller88, §3] with the shared-memory edges of
+ * [Hollingsworth98, Fig. 10] (locks: the n-th acquire depends on the (n-1)-th
+ * release; barriers: every departure of an episode depends on every arrival of
+ * it) and the item edges of Fig. 11, all expressed in the trace by the one
+ * PUBLISH/CONSUME scheme of cp_trace_format.h, so this file knows no primitive:
+ * a CONSUME of (obj, lo, cnt) depends on the PUBLISHes of obj with seq in [lo,
+ * lo+cnt).  The runtime already decided which release an acquire depends on;
+ * the graph only draws it.
  *
  * Invariants: vertex ids of thread tid are vbase[tid] .. vbase[tid+1]-1 in
  * program order, so a thread's segment edges run from lower to higher ids;
@@ -17,7 +17,7 @@
  * the sink), so the CPM's roots and leaves are exactly source and sink and
  * the longest path is the critical path of the run.  The longest path
  * ending at a vertex equals the online algorithm's `len` at that event
- * (seed 002 Fig. 2): same timestamps, same max at every merge.
+ * ([Hollingsworth98, Fig. 2]): same timestamps, same max at every merge.
  *
  * Segment attribution: the edge into vertex i belongs to the calling
  * context current after vertex i-1, i.e. the one the thread ran in during

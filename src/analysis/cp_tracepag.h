@@ -1,6 +1,7 @@
 /*
- * cp_tracepag.h - the program activity graph of a trace (seed 001 §3, seed
- * 002 Fig. 10 and 11), with per-edge attributes for the profiles.
+ * cp_tracepag.h - the program activity graph of a trace ([YangMiller88,
+ * §3], [Hollingsworth98, Figs. 10 and 11]), with per-edge attributes for
+ * the profiles.
  *
  * Vertices: every vertex event of every thread (ids vbase[tid] + index),
  * then a source, a sink, and one hub per shared CONSUME range.  Edges:

@@ -1,7 +1,7 @@
 /*
  * cp_views.c - program, thread, procedure and object views of a profile.
  *
- * IPS (seed 004 §3.2) measures a distributed program at several levels of
+ * IPS ([Yang87, §3.2]) measures a distributed program at several levels of
  * one hierarchy with one set of metrics (Table 3.2: T, T_cpu, T_wait,
  * response ratio R = T/T_cpu, parallelism P = T_cpu/T, utilization,
  * progress ratio PR = T_cpu/T_wait, calls C, message traffic), each level
@@ -307,7 +307,7 @@ static void program(FILE *f, const struct vd *d)
 
 	for (uint32_t i = 0; i < p->nobjs; i++)
 		syncs += p->objs[i].ops;
-	fprintf(f, "Program (IPS program level, seed 004 Table 3.2)\n");
+	fprintf(f, "Program (IPS program level, [Yang87, Table 3.2])\n");
 	fprintf(f, "  %-36s %" PRIu32 "\n", "threads (N_p)", p->nthreads);
 	fprintf(f, "  %-36s %s\n", "elapsed (T)",
 		cp_fmt_ns(a, sizeof(a), p->elapsed_ns));

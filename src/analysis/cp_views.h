@@ -1,5 +1,5 @@
 /*
- * cp_views.h - the hierarchical views of a profile (seed 004, IPS: the
+ * cp_views.h - the hierarchical views of a profile ([Yang87], IPS: the
  * program, process and procedure levels of Tables 3.2 and 3.3, with the
  * critical path added at each level), and the per-object view: which
  * locks, barriers, condition variables, semaphores and work-queue items

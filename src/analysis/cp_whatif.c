@@ -1,8 +1,8 @@
 /*
  * cp_whatif.c - what-if by fixed-graph reweighting and by simulation.
  *
- * Fixed graph (seed 000 §V): multiply the useful segments by their factor
- * and run the forward pass again; O(v + e).
+ * Fixed graph ([Alexander94, §VI]): multiply the useful segments by their
+ * factor and run the forward pass again; O(v + e).
  *
  * Simulation: a discrete-event replay of the trace on the PAG's ideal
  * machine (a processor per thread, waiting costs nothing).  Each thread
@@ -14,7 +14,7 @@
  *   mutex, spin   a CONSUME is an acquire: it waits until the lock is free;
  *                 a release hands the lock to the waiter with the earliest
  *                 simulated request (ties: recorded order).  So a thread
- *                 that now arrives first takes the lock first (seed 002
+ *                 that now arrives first takes the lock first ([Hollingsworth98]
  *                 §4.1 warns that a fixed graph cannot see this).
  *   rwlock        readers share, writers are exclusive (CP_EVF_SHARED
  *                 tells a read CONSUME from a write one).  A read is

@@ -1,6 +1,6 @@
 /*
  * cp_whatif.h - what if procedure X took f times as long?  Two predictions
- * (seed 000 §V, seed 002 §4.1):
+ * ([Alexander94, §VI], [Hollingsworth98, §4.1]):
  *
  *   fixed graph   reweight the segments of the recorded PAG (X's share of
  *                 each) and take the longest path again: quick, but it

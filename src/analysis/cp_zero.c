@@ -1,6 +1,6 @@
 /*
- * cp_zero.c - logical zeroing (Hollingsworth, seed 002 §2.2 and Fig. 4;
- * seed 003 Fig. 5 compares it with CP time and Slack).
+ * cp_zero.c - logical zeroing (Hollingsworth, [Hollingsworth98, §2.4] and Fig.
+ * 4; [HollingsworthMiller94, Fig. 5] compares it with CP time and Slack).
  *
  * Zeroing group i asks for the longest root-to-leaf path when every edge
  * of i weighs zero and the graph is otherwise unchanged (so a reordering of

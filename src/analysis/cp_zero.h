@@ -1,7 +1,7 @@
 /*
- * cp_zero.h - logical zeroing (seed 002 §2.2, seed 003 Fig. 5): the
- * critical path length if every edge of activity group i weighed zero, the
- * graph's structure kept.  CP zeroing of i = length - zeroed length.
+ * cp_zero.h - logical zeroing ([Hollingsworth98, §2.4], [HollingsworthMiller94,
+ * Fig. 5]): the critical path length if every edge of activity group i weighed
+ * zero, the graph's structure kept.  CP zeroing of i = length - zeroed length.
  *
  * A group with no time on the chosen critical path cannot shorten it (that
  * path keeps its length), so its zeroed length is the CP length without a

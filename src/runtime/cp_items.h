@@ -1,7 +1,7 @@
 /*
  * cp_items.h - work-queue items in flight.
  *
- * The dequeue of item X depends on the latest enqueue of X (seed 002
+ * The dequeue of item X depends on the latest enqueue of X ([Hollingsworth98]
  * Fig. 11, right).  An item needs a path record only between the two: the
  * enqueue publishes its path into a record, the dequeue takes that path
  * over and the record is done.  So an item's record lives only while the

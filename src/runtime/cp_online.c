@@ -1,6 +1,6 @@
 /*
- * cp_online.c - the online critical-path algorithm of seed 002 (Fig. 2,
- * Fig. 4, §4) adapted to shared memory.
+ * cp_online.c - the online critical-path algorithm of [Hollingsworth98] (Fig.
+ * 2, Fig. 4, §4) adapted to shared memory.
  *
  * Each thread carries a path value (cp_path.h): the longest path ending at
  * its latest event, the share of each selected procedure on it, and the
@@ -21,7 +21,7 @@
  *                 began, then the mutex re-acquire <- its last release
  *   semaphore     k-th successful wait <- the post that made its token
  *                 (FIFO of posts; initial tokens depend on nothing)
- *   item          dequeue of X <- latest enqueue of X (seed 002 Fig. 11);
+ *   item          dequeue of X <- latest enqueue of X ([Hollingsworth98, Fig. 11]);
  *                 the record lives while X is in flight (cp_items.h)
  *   thread        child start <- create; join <- child's exit
  *   signal        take <- the latest publish (replace), or every publish
@@ -32,7 +32,7 @@
  * lengthen the thread's path (another thread's release of a longer path,
  * or any foreign record when procedures are selected); a release reads the
  * clock once.  Merging is O(1) without selected procedures and O(nsel)
- * with them (seed 002: constant per event).
+ * with them ([Hollingsworth98]: constant per event).
  *
  * In trace mode every hook also records its event (cp_tracebuf.h) with the
  * very timestamps used here, so the offline graph gives the same answer.

@@ -3,7 +3,7 @@
  * path and stores in an object's record.
  *
  *   len       length of the longest path ending here (ns of useful time)
- *   share[i]  time selected procedure i holds on that path (seed 002 Fig. 2)
+ *   share[i]  time selected procedure i holds on that path ([Hollingsworth98, Fig. 2])
  *   z[i]      len - net[i], where net[i] is the longest path ending here
  *             with procedure i's time set to zero (logical zeroing, Fig. 4)
  *

@@ -2,11 +2,11 @@
  * cp_report.c - results of the online computation.
  *
  * The global critical path at any moment is the merge of every thread's
- * path (seed 002 Fig. 3: the longest of the per-process samples, with its
- * shares); program end depends on every thread's last event.  Samples and
- * the result of cpthread_stop() are such merges; the exit report is the
- * last one.  Everything is written with write(2) from buffers of the
- * private arena: no stdio, no program heap.
+ * path ([Hollingsworth98, Fig. 3]: the longest of the per-process samples, with
+ * its shares); program end depends on every thread's last event.  Samples and
+ * the result of cpthread_stop() are such merges; the exit report is the last
+ * one.  Everything is written with write(2) from buffers of the private arena:
+ * no stdio, no program heap.
  */
 #include "cp_report.h"
 

@@ -1,7 +1,7 @@
 /*
  * scene.c - a small traced program for the HTML report's browser test,
- * shaped like seed 002's Raytrace: main reads the scene alone (the other
- * threads wait), then NT workers shade tiles taken from a shared counter
+ * shaped like [Hollingsworth98]'s Raytrace: main reads the scene alone (the
+ * other threads wait), then NT workers shade tiles taken from a shared counter
  * under a mutex, meet at a barrier, and main writes the image.
  *
  *   main:    read_scene 30 ms; create workers; join; write_image 5 ms

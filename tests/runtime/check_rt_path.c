@@ -198,7 +198,8 @@ START_TEST(test_path_matches_graph_random)
 }
 END_TEST
 
-/* Seed 002 Fig. 4 in miniature: zeroing keeps the longer remote net. */
+/* [Hollingsworth98, Fig. 4] in miniature: zeroing keeps the longer remote net.
+ * */
 START_TEST(test_path_merge_zeroing_by_net)
 {
 	uint64_t a[4] = { 0 }, b[4] = { 0 };

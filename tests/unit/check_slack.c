@@ -1,10 +1,10 @@
 /*
- * check_slack.c - the Slack metric (seed 003) on small graphs whose answers
- * were worked out by hand, and against brute force on random graphs: the
- * group's critical-path edges reduced one unit at a time, left to right,
- * while the run shortens by exactly as much; and, on tiny cases, every
- * possible reduction tried; on barrier-synchronised graphs, where it runs
- * block by block between the critical path's cuts.
+ * check_slack.c - the Slack metric ([HollingsworthMiller94]) on small graphs
+ * whose answers were worked out by hand, and against brute force on random
+ * graphs: the group's critical-path edges reduced one unit at a time, left to
+ * right, while the run shortens by exactly as much; and, on tiny cases, every
+ * possible reduction tried; on barrier-synchronised graphs, where it runs block
+ * by block between the critical path's cuts.
  */
 #include <check.h>
 #include <inttypes.h>

@@ -1,5 +1,5 @@
 /*
- * wq.c - seed 002's Fig. 11: a work queue seen through its lock or
+ * wq.c - [Hollingsworth98]'s Fig. 11: a work queue seen through its lock or
  * through its items (examples/README.md section 5, scaled).
  *
  * Producer P1 enqueues item Y with its path at 10; producer P2 enqueues
