@@ -14,7 +14,7 @@
  *   nested     outer() burns 10 ms, then calls inner(), which burns 30.
  *              Inclusive: outer 40, inner 30.  CPTHREAD_EXCLUSIVE=1:
  *              outer 10, inner 30.  CP = 40.
- *   lockorder F  (examples/README.md §4, doubled) thread 1: t1_work
+ *   lockorder F  (doc/examples.md §4, doubled) thread 1: t1_work
  *              80*F ms, lock L, 20 ms, unlock; thread 2: t2_work 60 ms,
  *              lock L, 20 ms, unlock.  F = 1: T2 holds L 60..80, T1 80..100,
  *              CP = 100.  F = 0.5: T1 40..60, T2 waits, 60..80: CP = 80.

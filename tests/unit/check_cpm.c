@@ -1,6 +1,6 @@
 /*
  * check_cpm.c - the critical path method against the worked example of
- * examples/README.md §1 and against brute force (every root-to-leaf path
+ * doc/examples.md §1 and against brute force (every root-to-leaf path
  * enumerated) on random DAGs and multigraphs.
  */
 #include <check.h>

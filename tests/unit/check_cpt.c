@@ -85,7 +85,7 @@ static int count_lines(const char *s)
 	return n;
 }
 
-/* examples/README.md §4 (ms): work1 30, work2 20, crit 10. */
+/* doc/examples.md §4 (ms): work1 30, work2 20, crit 10. */
 static void write_lock_trace(const char *path)
 {
 	struct synth s;

@@ -4,7 +4,7 @@
  * exit codes (0 ok, 1 bad input, 2 usage), messages that say what to do,
  * and gprof's columns in the JSON report from a real -pg run.
  *
- * The trace is examples/README.md §4 in ms: T1 work1 30 then crit 10
+ * The trace is doc/examples.md §4 in ms: T1 work1 30 then crit 10
  * under a mutex, T2 work2 20 then crit 10; CP 40 = work1 + crit (T1).
  * sampled.cpt is the same run without ENTER/LEAVE, with a sample every
  * millisecond instead (at .5 ms), three of T1's in tiny called by work1.

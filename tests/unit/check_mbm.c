@@ -1,5 +1,5 @@
 /*
- * check_mbm.c - the Maximum Benefit Metric against examples/README.md §2
+ * check_mbm.c - the Maximum Benefit Metric against doc/examples.md §2
  * and against its definition evaluated on enumerated paths, with groups
  * one per edge, several per edge and several per class of edges.
  */

@@ -47,7 +47,7 @@ static uint64_t et(const struct fixture *f, uint32_t tid, uint32_t vi)
 }
 
 /*
- * examples/README.md §4: T2 takes L at 20..30, T1 at 30..40; CP 40.
+ * doc/examples.md §4: T2 takes L at 20..30, T1 at 30..40; CP 40.
  * T0 creates both and joins them.
  */
 static void lock_example(struct synth *s, uint64_t t1_work)
@@ -255,7 +255,7 @@ START_TEST(test_tracepag_semaphore)
 END_TEST
 
 /*
- * examples/README.md §5: a consumer tracked by the queue's lock ends at 350,
+ * doc/examples.md §5: a consumer tracked by the queue's lock ends at 350,
  * tracked by item at 225.
  */
 static void queue_example(struct synth *s, bool by_item)

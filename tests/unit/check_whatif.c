@@ -78,7 +78,7 @@ static struct cp_whatif_result whatif(struct fixture *f, const char *name,
 		      (sim), (r).length_after_fixed, (fixed))
 
 /*
- * examples/README.md §4: T1 works 30 in work1, T2 20 in work2, then both
+ * doc/examples.md §4: T1 works 30 in work1, T2 20 in work2, then both
  * take L for 10 in crit.  T2 takes it first; CP 40.
  */
 static void lock_reorder(struct synth *s)

@@ -1,5 +1,5 @@
 /*
- * check_zero.c - logical zeroing against examples/README.md §3 and against
+ * check_zero.c - logical zeroing against doc/examples.md §3 and against
  * recomputation on random graphs, with one group per edge and with several
  * (inclusive) groups per edge or per class of edges; on barrier-
  * synchronised graphs, where it runs block by block between the critical

@@ -1,6 +1,6 @@
 /*
  * wq.c - [Hollingsworth98]'s Fig. 11: a work queue seen through its lock or
- * through its items (examples/README.md section 5, scaled).
+ * through its items (doc/examples.md section 5, scaled).
  *
  * Producer P1 enqueues item Y with its path at 10; producer P2 enqueues
  * item X with its path at 50; the consumer C, its path at 25, dequeues Y
