@@ -30,22 +30,6 @@
 
 _Static_assert(sizeof(struct cp_samples_head) == SHEAD_SIZE, "samples head");
 
-static uint64_t rd_u64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static uint32_t rd_u32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
 /* Make room for @need elements in *@arr of @elem bytes; 0 or -1. */
 static int reserve(void **arr, size_t elem, uint64_t *cap, uint64_t need)
 {
@@ -83,9 +67,9 @@ static int samples_block(struct cp_samples *s, uint32_t tid,
 
 	if (size < SHEAD_SIZE)
 		return bad(erroff, 0, why, whylen, "SAMPLES block too small");
-	wall = rd_u64(base);
-	cpu = rd_u64(base + 8);
-	n = rd_u32(base + 16);
+	wall = cp_rd_u64(base);
+	cpu = cp_rd_u64(base + 8);
+	n = cp_rd_u32(base + 16);
 	/* a sample takes at least five bytes */
 	if (n > (size - SHEAD_SIZE) / 5)
 		return bad(erroff, 16, why, whylen,
@@ -181,9 +165,9 @@ static int modules_block(struct cp_samples *s, const uint8_t *payload,
 		if ((size_t)(end - p) < MOD_FIXED)
 			return bad(erroff, at, why, whylen,
 				   "truncated module record");
-		m.bias = rd_u64(p);
-		m.lo = rd_u64(p + 8);
-		m.hi = rd_u64(p + 16);
+		m.bias = cp_rd_u64(p);
+		m.lo = cp_rd_u64(p + 8);
+		m.hi = cp_rd_u64(p + 16);
 		flags = p[24];
 		m.idlen = p[25];
 		p += MOD_FIXED;
@@ -206,10 +190,10 @@ static int modules_block(struct cp_samples *s, const uint8_t *payload,
 		p = z + 1;
 		if (flags & CP_MODULE_IMAGE) {
 			if (end - p < 4 ||
-			    rd_u32(p) > (size_t)(end - p) - 4)
+			    cp_rd_u32(p) > (size_t)(end - p) - 4)
 				return bad(erroff, at, why, whylen,
 					   "module image runs past the block");
-			m.image_size = rd_u32(p);
+			m.image_size = cp_rd_u32(p);
 			m.image = p + 4;
 			p += 4 + m.image_size;
 		}

@@ -205,22 +205,6 @@ static int note(struct rd *r, size_t off, const char *action,
 	return 0;
 }
 
-static uint32_t rd_u32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t rd_u64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
 static int grow(void **arr, size_t elem, size_t *cap, size_t need)
 {
 	size_t ncap;
@@ -373,15 +357,15 @@ static const char *frame_block(struct rd *r, size_t off, struct blk *b,
 
 	if (r->len - off < r->bsz)
 		return "truncated block header";
-	if (rd_u32(p) != CP_BLOCK_MAGIC) {
+	if (cp_rd_u32(p) != CP_BLOCK_MAGIC) {
 		snprintf(why, whylen, "bad block magic 0x%08" PRIx32,
-			 rd_u32(p));
+			 cp_rd_u32(p));
 		return why;
 	}
 	b->off = off;
-	b->type = rd_u32(p + 4);
-	b->tid = rd_u32(p + 8);
-	b->size = rd_u32(p + 12);
+	b->type = cp_rd_u32(p + 4);
+	b->tid = cp_rd_u32(p + 8);
+	b->size = cp_rd_u32(p + 12);
 	b->nev = 0;
 	b->seq = 0;
 	b->flags = 0;
@@ -407,7 +391,7 @@ static const char *frame_block(struct rd *r, size_t off, struct blk *b,
 				 b->size);
 			return why;
 		}
-		b->nev = rd_u32(p + 16);
+		b->nev = cp_rd_u32(p + 16);
 		if (b->nev > b->size - EVHEAD_SIZE) {
 			snprintf(why, whylen, "EVENTS block claims %" PRIu32 " events in %" PRIu32 " bytes",
 				 b->nev, b->size - EVHEAD_SIZE);
@@ -446,13 +430,13 @@ static size_t resync(struct rd *r, size_t off, uint64_t *budget)
 		off = (size_t)(m - r->buf);
 		if (r->len - off < r->bsz)
 			break;
-		if (rd_u32(m) != CP_BLOCK_MAGIC)
+		if (cp_rd_u32(m) != CP_BLOCK_MAGIC)
 			continue;
-		if (rd_u32(m + 12) > r->len - off - r->bsz)
+		if (cp_rd_u32(m + 12) > r->len - off - r->bsz)
 			continue;
-		if (*budget < rd_u32(m + 12) + (uint64_t)r->bsz)
+		if (*budget < cp_rd_u32(m + 12) + (uint64_t)r->bsz)
 			break;
-		*budget -= rd_u32(m + 12) + (uint64_t)r->bsz;
+		*budget -= cp_rd_u32(m + 12) + (uint64_t)r->bsz;
 		if (!frame_block(r, off, &b, why, sizeof(why)))
 			return off;
 	}
@@ -462,7 +446,7 @@ static size_t resync(struct rd *r, size_t off, uint64_t *budget)
 static int pass1(struct rd *r, struct cp_trace_end *endp)
 {
 	const uint8_t *buf = r->buf;
-	size_t off = rd_u32(buf + 12);
+	size_t off = cp_rd_u32(buf + 12);
 	uint64_t budget = 4 * (uint64_t)r->len + (1u << 20);
 
 	r->good_end = off;
@@ -631,7 +615,7 @@ static int decode_events(struct rd *r, const struct blk *b)
 	const uint8_t *base = r->buf + b->off + r->bsz;
 	const uint8_t *p = base + EVHEAD_SIZE;
 	const uint8_t *end = base + b->size;
-	uint64_t ts = rd_u64(base), wall = rd_u64(base + 8);
+	uint64_t ts = cp_rd_u64(base), wall = cp_rd_u64(base + 8);
 	uint64_t prev_addr = 0, floor = th->nv ? th->v[th->nv - 1].ts : 0;
 	bool first = true;
 	char whybuf[200];
@@ -800,8 +784,8 @@ static int decode_symbols(struct rd *r, const struct blk *b)
 			 t->nsyms + 1))
 			return fail(r, b->off, "out of memory");
 		r->cap_syms = (uint32_t)cap;
-		t->syms[t->nsyms].addr = rd_u64((uint8_t *)p);
-		t->syms[t->nsyms].size = rd_u64((uint8_t *)p + 8);
+		t->syms[t->nsyms].addr = cp_rd_u64((uint8_t *)p);
+		t->syms[t->nsyms].size = cp_rd_u64((uint8_t *)p + 8);
 		t->syms[t->nsyms].name = p + 16;
 		t->nsyms++;
 		p += 16 + n + 1;
@@ -828,7 +812,7 @@ static int decode_strings(struct rd *r, const struct blk *b)
 			 t->nstrs + 1))
 			return fail(r, off, "out of memory");
 		r->cap_strs = (uint32_t)cap;
-		t->strs[t->nstrs].id = rd_u32((uint8_t *)p);
+		t->strs[t->nstrs].id = cp_rd_u32((uint8_t *)p);
 		t->strs[t->nstrs].text = p + 4;
 		t->nstrs++;
 		p += 4 + n + 1;
@@ -1505,24 +1489,24 @@ static int check_header(struct rd *r)
 		return fail(r, 0, "not a cpthread trace (bad magic)");
 	if (r->len < HDR_SIZE)
 		return fail(r, r->len, "truncated header");
-	r->version = rd_u32(b + 8);
+	r->version = cp_rd_u32(b + 8);
 	if (r->version != 1 && r->version != CP_TRACE_VERSION)
 		return fail(r, 8, "unsupported trace version %" PRIu32,
 			    r->version);
 	r->bsz = r->version == 1 ? CP_BLOCK_HEADER_V1_SIZE : BLK_SIZE;
-	hsize = rd_u32(b + 12);
+	hsize = cp_rd_u32(b + 12);
 	if (hsize < HDR_SIZE || hsize > r->len)
 		return fail(r, 12, "bad header size %" PRIu32, hsize);
-	t->clock = rd_u32(b + 16);
+	t->clock = cp_rd_u32(b + 16);
 	if (t->clock != CP_CLOCK_WALL && t->clock != CP_CLOCK_CPU)
 		return fail(r, 16, "unknown clock %" PRIu32, t->clock);
-	t->flags = rd_u32(b + 20);
+	t->flags = cp_rd_u32(b + 20);
 	if (t->flags & ~CP_TRACE_HAS_WALL)
 		return fail(r, 20, "unknown header flags 0x%" PRIx32, t->flags);
 	r->hasw = t->flags & CP_TRACE_HAS_WALL;
-	t->pid = rd_u64(b + 24);
-	t->start_realtime_ns = rd_u64(b + 32);
-	t->start_wall_ns = rd_u64(b + 40);
+	t->pid = cp_rd_u64(b + 24);
+	t->start_realtime_ns = cp_rd_u64(b + 32);
+	t->start_wall_ns = cp_rd_u64(b + 40);
 	return 0;
 }
 

@@ -10,8 +10,27 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define CP_VARINT_MAX 10
+
+/* The format's fixed-width fields, little-endian like the hosts it runs
+ * on; @p need not be aligned. */
+static inline uint32_t cp_rd_u32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static inline uint64_t cp_rd_u64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
 
 /* Encode @v at @p (room for CP_VARINT_MAX bytes); returns the end. */
 static inline uint8_t *cp_uv_put(uint8_t *p, uint64_t v)
