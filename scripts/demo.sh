@@ -3,14 +3,23 @@
 # (the ray tracer by default) under the tracer in trace mode, run its -pg
 # build for gprof, and print the critical-path report next to gprof's flat
 # profile (exclusive times, as gprof counts them).
-#   scripts/demo.sh [PROGRAM] [PROGRAM ARGS...]
+#   scripts/demo.sh [--instrumented] [PROGRAM] [PROGRAM ARGS...]
+# The program is an ordinary -O2 -g build: the procedures come from CPU-time
+# samples of its call stacks.  --instrumented runs its -finstrument-functions
+# build instead, whose procedure times are exact.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/build.sh" >&2
 
+variant=_rt
+if [ "${1:-}" = --instrumented ]; then
+	variant=_cpt
+	shift
+fi
 prog=${1:-raytrace}
 shift || true
-exe=$(find "$top/build/splash-bench" -type f -name "${prog}_cpt" | head -1)
+exe=$(find "$top/build/splash-bench" -type f -name "${prog}${variant}" |
+      head -1)
 if [ -z "$exe" ]; then
 	echo "demo: no splash-bench program '$prog' in build/splash-bench" >&2
 	exit 2
@@ -18,13 +27,13 @@ fi
 out=$top/build/demo
 mkdir -p "$out"
 trace=$out/$prog.cpt
-echo "== running $prog (2 threads) under cpthread, trace mode ==" >&2
+echo "== running ${prog}${variant} (2 threads) under cpthread, trace mode ==" >&2
 ( cd "$out" && CPTHREAD_MODE=trace CPTHREAD_TRACE="$trace" \
 	CPTHREAD_REPORT="$out/$prog.json" "$exe" -t 2 "$@" )
 
 # The same program built with -pg, for gprof's side of the table.
 gprof_args=()
-pg=${exe%_cpt}_pg
+pg=${exe%${variant}}_pg
 if [ -x "$pg" ] && command -v gprof >/dev/null; then
 	echo "== running ${prog}_pg (2 threads) for gprof ==" >&2
 	rm -f "$out/gmon.out"
