@@ -91,6 +91,38 @@ static void load_path(const char *var, char *dst, size_t len)
 	strcpy(dst, v);
 }
 
+static void load_sampling(struct cp_config *c)
+{
+	static const char *const names[] = { "auto", "perf", "timer", "off" };
+	const char *v = getenv("CPTHREAD_SAMPLING");
+
+	c->sampling = CP_SAMPLING_AUTO;
+	if (v && *v) {
+		unsigned i;
+
+		for (i = 0; i < 4 && strcmp(v, names[i]); i++)
+			;
+		if (i < 4)
+			c->sampling = (enum cp_sampling)i;
+		else
+			cp_warn("CPTHREAD_SAMPLING='%s' is not auto, perf, timer "
+				"or off; using auto", v);
+	}
+	c->sampling_hz = CP_SAMPLING_HZ_DEFAULT;
+	v = getenv("CPTHREAD_SAMPLING_HZ");
+	if (v && *v) {
+		char *end;
+		long hz = strtol(v, &end, 10);
+
+		if (*end || hz <= 0 || hz > (long)CP_SAMPLING_HZ_MAX)
+			cp_warn("CPTHREAD_SAMPLING_HZ='%s' is not a rate in "
+				"samples per CPU second (1..%u); using %u", v,
+				CP_SAMPLING_HZ_MAX, CP_SAMPLING_HZ_DEFAULT);
+		else
+			c->sampling_hz = (unsigned)hz;
+	}
+}
+
 void cp_config_load(struct cp_config *c)
 {
 	const char *v;
@@ -141,6 +173,7 @@ void cp_config_load(struct cp_config *c)
 		else
 			c->sample_ms = (unsigned)ms;
 	}
+	load_sampling(c);
 	v = getenv("CPTHREAD_QUIET");
 	c->quiet = v && !strcmp(v, "1");
 }

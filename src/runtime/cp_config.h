@@ -12,6 +12,18 @@
 
 #define CP_MAX_FUNCS 64
 
+/* CPTHREAD_SAMPLING: how CPU-time samples of call stacks are taken. */
+enum cp_sampling {
+	CP_SAMPLING_AUTO = 0,	/* perf events, else the CPU-time timer */
+	CP_SAMPLING_PERF = 1,	/* perf events only (else the timer, said) */
+	CP_SAMPLING_TIMER = 2,	/* the CPU-time timer only */
+	CP_SAMPLING_OFF = 3,
+};
+
+/* Samples per second of a thread's CPU time (CPTHREAD_SAMPLING_HZ). */
+#define CP_SAMPLING_HZ_DEFAULT	250u
+#define CP_SAMPLING_HZ_MAX	20000u
+
 enum cp_mode {
 	CP_MODE_OFF = 0,
 	CP_MODE_ONLINE = 1,
@@ -27,6 +39,8 @@ struct cp_config {
 	char report_tmpl[PATH_MAX];	/* "" = cpthread.%p.json */
 	char trace_tmpl[PATH_MAX];	/* "" = cpthread.%p.cpt */
 	unsigned sample_ms;		/* 0 = off */
+	enum cp_sampling sampling;	/* CPTHREAD_SAMPLING */
+	unsigned sampling_hz;		/* CPTHREAD_SAMPLING_HZ */
 	bool quiet;
 };
 

@@ -90,7 +90,7 @@ static inline void cp_online_lean_advance(struct cp_thread *t)
 	t->last = now;
 	t->useful_ns += d;
 	t->path->len += d;
-	if (t->nactive)
+	if (t->procs_on)
 		cp_thread_advance_procs(t, d);
 }
 

@@ -4,6 +4,15 @@
  * A selected name is matched against the executable's function symbols
  * (for the -finstrument-functions hooks) and against region names
  * (cpthread_region_begin).  Lookups are read-only after start-up.
+ *
+ * A selected function of a shared library, or of an executable not built
+ * with -finstrument-functions (it does not import
+ * __cyg_profile_func_enter), is found by sampling instead: its address
+ * ranges (the function and GCC's clones of it, "f.cold", "f.part.0",
+ * "f.isra.0"...) are matched against the sampled call stacks
+ * (cp_sampler.h).  Should the executable's hooks run after all (a program
+ * linked statically with the tracer defines them itself), they are exact
+ * and the samples of its functions stand down.
  */
 #ifndef CP_PROCS_H
 #define CP_PROCS_H
@@ -36,6 +45,22 @@ static inline int cp_procs_by_addr(uintptr_t fn)
 	}
 	return -1;
 }
+
+#define CP_PROCS_MAX_RANGES 256
+/* Run-time address range of a sampled procedure (or of one of its
+ * clones). */
+struct cp_procs_range {
+	uintptr_t lo, hi;	/* [lo, hi) */
+	unsigned idx;		/* selected procedure */
+};
+extern struct cp_procs_range cp_procs_ranges[CP_PROCS_MAX_RANGES];
+extern unsigned cp_procs_nranges;
+/* Selected procedures with at least one range (0: no sampling needed). */
+extern unsigned cp_procs_nsampled;
+
+/* Whether selected procedure @i is attributed from samples (while no
+ * hook has run, for one with a symbol in the executable). */
+bool cp_procs_sampled(unsigned i);
 
 /* Index of the selected procedure named @name, or -1.  Any thread. */
 int cp_procs_by_name(const char *name);

@@ -23,6 +23,7 @@
 #include "cp_lock.h"
 #include "cp_objrec.h"
 #include "cp_procs.h"
+#include "cp_sampler.h"
 #include "cp_symbols.h"
 #include "cp_trace_format.h"
 #include "cp_unseen.h"
@@ -210,6 +211,10 @@ static const char *proc_source(unsigned i)
 {
 	if (atomic_load(&cp_procs_region_seen[i]))
 		return "region";
+	if (cp_procs_sampled(i) && !(atomic_load(&cp_procs_hooks_seen) &&
+				     cp_procs_has_symbol(i)))
+		return cp_sampler_kind() ? "function (sampled)" :
+			"function (not sampled)";
 	if (cp_procs_has_symbol(i))
 		return atomic_load(&cp_procs_hooks_seen) ? "function" :
 			"function (no hooks ran)";
@@ -236,8 +241,15 @@ static void notes(struct summary *s, void (*say)(void *, const char *),
 
 		if (!strcmp(src, "not found")) {
 			snprintf(line, sizeof(line), "%s: no function of that "
-				 "name in the executable's symbols and no region "
-				 "of that name ran; nothing to report for it.",
+				 "name in the symbols of the executable or its "
+				 "libraries, and no region of that name ran; "
+				 "nothing to report for it.",
+				 cp_rt.cfg.funcs[i]);
+			say(arg, line);
+		} else if (!strcmp(src, "function (not sampled)")) {
+			snprintf(line, sizeof(line), "%s: the program was not "
+				 "built with -finstrument-functions and sampling "
+				 "is off, so its time could not be attributed.",
 				 cp_rt.cfg.funcs[i]);
 			say(arg, line);
 		} else if (!strcmp(src, "function (no hooks ran)")) {
@@ -286,6 +298,13 @@ static void write_json(struct summary *s, int fd)
 	cp_emit_str(&e, "clock", cp_rt.clock == CP_CLOCK_CPU ? "cpu" : "wall");
 	cp_emit_u64(&e, "pid", (uint64_t)cp_rt.pid);
 	cp_emit_str(&e, "exe", cp_symbols_exe());
+	cp_emit_obj_begin(&e, "sampling");
+	cp_emit_str(&e, "mechanism", cp_sampler_kind() == CP_SAMPLER_PERF ?
+		    "perf" : cp_sampler_kind() == CP_SAMPLER_TIMER ? "timer" :
+		    "off");
+	cp_emit_u64(&e, "hz", cp_sampler_kind() ? cp_rt.cfg.sampling_hz : 0);
+	cp_emit_u64(&e, "samples", cp_sampler_samples());
+	cp_emit_obj_end(&e);
 	cp_emit_u64(&e, "threads", s->nthreads);
 	cp_emit_u64(&e, "elapsed_ns", s->elapsed);
 	cp_emit_u64(&e, "cpu_ns", s->useful);
@@ -308,6 +327,8 @@ static void write_json(struct summary *s, int fd)
 		cp_emit_f64(&e, "cp_zero_pct", pct(z[i], len));
 		cp_emit_f64(&e, "cpu_pct", pct(s->proc_cpu[i], s->useful));
 		cp_emit_str(&e, "source", proc_source(i));
+		if (cp_procs_sampled(i))
+			cp_emit_u64(&e, "samples", cp_sampler_proc_samples(i));
 		cp_emit_obj_end(&e);
 	}
 	cp_emit_arr_end(&e);

@@ -20,6 +20,7 @@
 #include "cp_online.h"
 #include "cp_procs.h"
 #include "cp_report.h"
+#include "cp_sampler.h"
 #include "cp_symbols.h"
 #include "cp_thread.h"
 #include "cp_trace_format.h"
@@ -168,6 +169,7 @@ static void cp_runtime_init(void)
 				       (uint64_t)ts.tv_nsec;
 	}
 	setup_outputs(false);
+	cp_sampler_init();
 	pthread_key_create(&cp_exit_key, thread_key_destructor);
 	if (!bind_first_thread()) {
 		cp_warn("cannot set up the tracer's memory; tracing is off");
@@ -223,6 +225,7 @@ void cp_runtime_finish(void)
 				CP_EV_PROCESS_EXIT, now, cp_rt.clock ==
 				CP_CLOCK_CPU ? t->wall_now : UINT64_MAX));
 	}
+	cp_sampler_finish();
 	cp_report_write(t);
 	if (cp_rt.trace)
 		cp_trace_finish(cp_thread_all(), cp_report_length());
@@ -271,6 +274,7 @@ void cp_runtime_postfork_child(void)
 		return;
 	}
 	setup_outputs(true);
+	cp_sampler_postfork_child();
 	if (!bind_first_thread())
 		cp_rt.tracing = false;
 }

@@ -15,6 +15,7 @@
 
 #include "cp_alloc.h"
 #include "cp_lock.h"
+#include "cp_sampler.h"
 #include "cp_trace_format.h"
 #include "cp_tracebuf.h"
 #include "cp_unseen.h"
@@ -72,6 +73,7 @@ void cp_thread_bind(struct cp_thread *t)
 	t->next = cp_registry;
 	cp_registry = t;
 	cp_lock_release(&cp_registry_lock);
+	cp_sampler_thread_start(t);
 }
 
 void cp_thread_restart(struct cp_thread *t, uint64_t now)
@@ -93,6 +95,7 @@ void cp_thread_exit(struct cp_thread *t)
 		cp_thread_waited(t, now, t->wall_now - wall_last);
 	else
 		cp_thread_advance(t, now);
+	cp_sampler_thread_stop(t);
 	t->end_wall = t->wall_now;
 	t->unseen_ns = cp_unseen_blocked(t);
 	if (t->tb) {

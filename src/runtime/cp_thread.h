@@ -33,6 +33,11 @@
 
 struct cp_objrec;
 struct cp_tracebuf;
+struct cp_smp;
+struct cp_thread;
+
+/* Share @d ns among the sampled procedures (cp_sampler.c). */
+void cp_sampler_split(struct cp_thread *t, uint64_t d);
 
 /* An entry of a thread's map from object to record (cp_objrec.h): open
  * addressing with linear probing, never more than half full; entries are
@@ -63,7 +68,14 @@ struct cp_thread {
 	uint32_t cache_used;	/* slots holding a key */
 	struct cp_tracebuf *tb;	/* trace mode: event buffer */
 	int ostid;		/* kernel thread id (gettid) */
-	uint32_t nactive;
+	union {
+		struct {
+			uint16_t nactive;	/* entries of active[] */
+			uint16_t nsampled;	/* selected, found by samples */
+		};
+		uint32_t procs_on;	/* nonzero: advances charge them */
+	};
+	struct cp_smp *smp;	/* CPU-time sampler state, NULL when off */
 	struct cp_cpuclock cpuclk;
 	uint64_t *proc_cpu;	/* [nsel] useful time per selected procedure */
 	uint8_t active[CP_MAX_FUNCS];	/* running selected procedures */
@@ -111,7 +123,8 @@ static inline uint64_t cp_thread_now(struct cp_thread *t)
 }
 
 /* Charge @d ns of useful time to the selected procedures running now
- * (the thread's path has grown by @d already). */
+ * (the thread's path has grown by @d already): all of it to those whose
+ * hooks say they run, a part to those found in the interval's samples. */
 static inline void cp_thread_advance_procs(struct cp_thread *t, uint64_t d)
 {
 	unsigned nsel = cp_rt.nsel;
@@ -124,6 +137,8 @@ static inline void cp_thread_advance_procs(struct cp_thread *t, uint64_t d)
 		z[i] += d;
 		t->proc_cpu[i] += d;
 	}
+	if (t->nsampled)
+		cp_sampler_split(t, d);
 }
 
 /* Fold the useful time since the last event into the path. */
@@ -139,7 +154,7 @@ static inline void cp_thread_advance(struct cp_thread *t, uint64_t now)
 	t->last = now;
 	t->path->len += d;
 	t->useful_ns += d;
-	if (t->nactive)
+	if (t->procs_on)
 		cp_thread_advance_procs(t, d);
 }
 

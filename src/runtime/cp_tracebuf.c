@@ -5,12 +5,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "cp_alloc.h"
 #include "cp_lock.h"
 #include "cp_runtime.h"
+#include "cp_sampler.h"
 #include "cp_symbols.h"
 #include "cp_thread.h"
 #include "cp_unseen.h"
@@ -189,18 +192,59 @@ static int blob_put(struct blob *b, const void *d, size_t n)
 	return 0;
 }
 
-static void write_block(uint32_t type, uint32_t tid, const void *d, size_t n)
+int cp_trace_write_block(uint32_t type, uint32_t tid, const void *payload,
+			 size_t n)
 {
 	struct cp_block_header bh = {
 		.magic = CP_BLOCK_MAGIC, .type = type, .tid = tid,
 		.size = (uint32_t)n,
 	};
+	struct iovec iov[2] = {
+		{ .iov_base = &bh, .iov_len = sizeof(bh) },
+		{ .iov_base = (void *)payload, .iov_len = n },
+	};
+	size_t left = sizeof(bh) + n;
+	int fd = cp_rt.trace_fd, saved = errno, err = 0;
 
-	if (cp_rt.trace_fd < 0)
-		return;
-	if (write_all(cp_rt.trace_fd, &bh, sizeof(bh)) ||
-	    (n && write_all(cp_rt.trace_fd, d, n)))
-		cp_rt.trace_fd = -1;
+	if (fd < 0)
+		return -EBADF;
+	while (left > 0) {
+		ssize_t w = writev(fd, iov, 2);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			err = w < 0 ? -errno : -EIO;
+			cp_rt.trace_fd = -1;	/* disk full: stop */
+			break;
+		}
+		left -= (size_t)w;
+		for (int i = 0; i < 2 && w > 0; i++) {
+			size_t k = (size_t)w < iov[i].iov_len ?
+				   (size_t)w : iov[i].iov_len;
+
+			iov[i].iov_base = (uint8_t *)iov[i].iov_base + k;
+			iov[i].iov_len -= k;
+			w -= (ssize_t)k;
+		}
+	}
+	errno = saved;
+	return err;
+}
+
+#define CP_CRASH_FNS 8
+static void (*cp_crash_fns[CP_CRASH_FNS])(void);
+static unsigned cp_ncrash_fns;
+
+int cp_trace_at_crash(void (*fn)(void))
+{
+	for (unsigned i = 0; i < cp_ncrash_fns; i++)
+		if (cp_crash_fns[i] == fn)
+			return 0;
+	if (cp_ncrash_fns == CP_CRASH_FNS)
+		return -ENOSPC;
+	cp_crash_fns[cp_ncrash_fns++] = fn;
+	return 0;
 }
 
 static void sym_cb(uint64_t addr, uint64_t size, const char *name, void *arg)
@@ -243,11 +287,11 @@ void cp_trace_finish(struct cp_thread *all, uint64_t online_len)
 		b.n = 0;
 		blob_put(&b, &ti, sizeof(ti));
 		blob_put(&b, t->tid == 0 ? "main" : "", t->tid == 0 ? 5 : 1);
-		write_block(CP_BLOCK_THREAD, t->tid, b.p, b.n);
+		cp_trace_write_block(CP_BLOCK_THREAD, t->tid, b.p, b.n);
 	}
 	b.n = 0;
 	cp_symbols_for_each(sym_cb, &b);
-	write_block(CP_BLOCK_SYMBOLS, 0, b.p, b.n);
+	cp_trace_write_block(CP_BLOCK_SYMBOLS, 0, b.p, b.n);
 	b.n = 0;
 	for (uint32_t i = 0; i < cp_nstrings; i++) {
 		uint32_t id = i + 1;
@@ -255,10 +299,19 @@ void cp_trace_finish(struct cp_thread *all, uint64_t online_len)
 		blob_put(&b, &id, 4);
 		blob_put(&b, cp_strings[i], strlen(cp_strings[i]) + 1);
 	}
-	write_block(CP_BLOCK_STRINGS, 0, b.p, b.n);
+	cp_trace_write_block(CP_BLOCK_STRINGS, 0, b.p, b.n);
 	b.n = 0;
 	info_put(&b, "exe", cp_symbols_exe());
 	info_put(&b, "clock", cp_rt.clock == CP_CLOCK_CPU ? "cpu" : "wall");
+	{
+		static const char *const kinds[] = { "off", "perf", "timer" };
+		char hz[16];
+
+		info_put(&b, "sampling", kinds[cp_sampler_kind()]);
+		snprintf(hz, sizeof(hz), "%u", cp_sampler_kind() ?
+			 cp_rt.cfg.sampling_hz : 0);
+		info_put(&b, "sampling_hz", hz);
+	}
 	{
 		char funcs[CP_MAX_FUNCS * 130] = "";
 		size_t n = 0;
@@ -278,10 +331,10 @@ void cp_trace_finish(struct cp_thread *all, uint64_t online_len)
 		info_put(&b, "note.unexplained", cp_unseen_blocked_note());
 	if (*cp_unseen_library_note())
 		info_put(&b, "note.library", cp_unseen_library_note());
-	write_block(CP_BLOCK_INFO, 0, b.p, b.n);
+	cp_trace_write_block(CP_BLOCK_INFO, 0, b.p, b.n);
 	cp_free(b.p);
 	end.online_len_ns = online_len;
-	write_block(CP_BLOCK_END, 0, &end, sizeof(end));
+	cp_trace_write_block(CP_BLOCK_END, 0, &end, sizeof(end));
 	close(cp_rt.trace_fd);
 	cp_rt.trace_fd = -1;
 	errno = saved;

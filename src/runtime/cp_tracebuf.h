@@ -10,6 +10,7 @@
 #ifndef CP_TRACEBUF_H
 #define CP_TRACEBUF_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cp_trace_format.h"
@@ -41,6 +42,21 @@ void cp_tb_free(struct cp_tracebuf *tb);
 /* OBJ_DEF metadata for a new object. */
 void cp_tb_obj_def(struct cp_tracebuf *tb, uint32_t id, unsigned kind,
 		   uint64_t addr, uint64_t extra);
+/*
+ * Append one block of @type for thread @tid (0 for process-wide blocks)
+ * whose payload is @payload, @n bytes, with a single writev() on the
+ * O_APPEND descriptor, so it lands whole between other threads' blocks.
+ * Returns 0 or -errno (the trace is then closed for everyone).  Any thread;
+ * async-signal-safe (the sampler's handler writes its full buffers).
+ */
+int cp_trace_write_block(uint32_t type, uint32_t tid, const void *payload,
+			 size_t n);
+/*
+ * Register @fn to run when the process crashes (a fatal signal), before
+ * the trace is closed: it writes out what it buffered.  Returns 0 or
+ * -ENOSPC.  Start-up, single-threaded.  @fn must be async-signal-safe.
+ */
+int cp_trace_at_crash(void (*fn)(void));
 /* Intern a region name for REGION_* events; returns its string id. */
 uint32_t cp_trace_string_id(const char *name);
 /* Close the trace: flush @all threads' buffers, write the trailing

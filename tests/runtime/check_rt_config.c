@@ -14,7 +14,8 @@ static void clear_env(void)
 	static const char *vars[] = {
 		"CPTHREAD_MODE", "CPTHREAD_CLOCK", "CPTHREAD_FUNCS",
 		"CPTHREAD_REPORT", "CPTHREAD_TRACE", "CPTHREAD_SAMPLE_MS",
-		"CPTHREAD_QUIET", "CPTHREAD_EXCLUSIVE",
+		"CPTHREAD_QUIET", "CPTHREAD_EXCLUSIVE", "CPTHREAD_SAMPLING",
+		"CPTHREAD_SAMPLING_HZ",
 	};
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
 		unsetenv(vars[i]);
@@ -78,6 +79,36 @@ START_TEST(test_config_bad_values_fall_back)
 }
 END_TEST
 
+START_TEST(test_config_sampling)
+{
+	static const char *const names[] = { "auto", "perf", "timer", "off" };
+	static const char *const bad_hz[] = { "0", "-5", "fast", "20001" };
+	struct cp_config c;
+
+	clear_env();
+	cp_config_load(&c);
+	ck_assert_int_eq(c.sampling, CP_SAMPLING_AUTO);
+	ck_assert_uint_eq(c.sampling_hz, CP_SAMPLING_HZ_DEFAULT);
+	for (unsigned i = 0; i < 4; i++) {
+		setenv("CPTHREAD_SAMPLING", names[i], 1);
+		cp_config_load(&c);
+		ck_assert_msg(c.sampling == (enum cp_sampling)i,
+			      "'%s' gave %d", names[i], c.sampling);
+	}
+	setenv("CPTHREAD_SAMPLING", "often", 1);
+	setenv("CPTHREAD_SAMPLING_HZ", "997", 1);
+	cp_config_load(&c);
+	ck_assert_int_eq(c.sampling, CP_SAMPLING_AUTO);
+	ck_assert_uint_eq(c.sampling_hz, 997);
+	for (size_t i = 0; i < sizeof(bad_hz) / sizeof(bad_hz[0]); i++) {
+		setenv("CPTHREAD_SAMPLING_HZ", bad_hz[i], 1);
+		cp_config_load(&c);
+		ck_assert_msg(c.sampling_hz == CP_SAMPLING_HZ_DEFAULT,
+			      "'%s' gave %u Hz", bad_hz[i], c.sampling_hz);
+	}
+}
+END_TEST
+
 START_TEST(test_config_path_templates)
 {
 	char out[256];
@@ -104,6 +135,7 @@ int main(void)
 	tcase_add_test(tc, test_config_defaults);
 	tcase_add_test(tc, test_config_good_values);
 	tcase_add_test(tc, test_config_bad_values_fall_back);
+	tcase_add_test(tc, test_config_sampling);
 	tcase_add_test(tc, test_config_path_templates);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -1,0 +1,28 @@
+/*
+ * cp_modules.h - the module map of a trace: every object loaded in the
+ * process (the executable, shared libraries, dlopen'ed ones, the vDSO),
+ * written as CP_BLOCK_MODULES records (cp_trace_format.h) so the analyzer
+ * can symbolize sampled addresses offline.
+ *
+ * Objects come from dl_iterate_phdr: path, load bias, the range of the
+ * loaded segments and the GNU build-id read from the object's notes in
+ * memory.  The vDSO exists in no file, so its ELF image goes inline.  An
+ * object is written once per trace; a new block appears only when the
+ * loader reports objects added since the last look (dlpi_adds).
+ */
+#ifndef CP_MODULES_H
+#define CP_MODULES_H
+
+/*
+ * Write a MODULES block with the objects loaded now that this trace does
+ * not list yet (nothing when the loader added none since the last call).
+ * Returns 0 or -errno.  Any thread outside signal handlers (it takes the
+ * loader's lock through dl_iterate_phdr), guard raised.
+ */
+int cp_modules_update(void);
+
+/* Forget what was written: a forked child starts its own trace.  Fork
+ * child, single-threaded. */
+void cp_modules_reset(void);
+
+#endif /* CP_MODULES_H */

@@ -1,0 +1,631 @@
+/*
+ * cp_sampler.c - per-thread CPU-time sampling (see cp_sampler.h).
+ *
+ * The handler does, in this order: check that the signal is its own
+ * thread's (a perf fd or timer of this state), take the state (idle ->
+ * busy), read the two clocks, unwind, count the selected procedures held,
+ * encode the sample, release the state, re-arm a perf event.  It calls
+ * only async-signal-safe functions (clock_gettime, write, ioctl) and
+ * libgcc's unwinder; errno is saved and restored.
+ *
+ * Sample encoding: cp_trace_format.h, "Samples".  The buffer holds a
+ * struct cp_samples_head then the samples; `pos` moves only after a whole
+ * sample is encoded, so the exit and crash paths write complete samples.
+ */
+#include "cp_sampler.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include <unwind.h>
+
+#include "cp_alloc.h"
+#include "cp_clock.h"
+#include "cp_modules.h"
+#include "cp_procs.h"
+#include "cp_runtime.h"
+#include "cp_thread.h"
+#include "cp_trace_format.h"
+#include "cp_tracebuf.h"
+#include "cp_varint.h"
+
+#define CP_SMP_BUF	(32 * 1024)	/* a thread's sample buffer */
+/* Largest encoded sample: five varints, then the pc deltas. */
+#define CP_SMP_ROOM	((5 + CP_SAMPLE_MAX_DEPTH) * CP_VARINT_MAX)
+#define CP_SMP_FD_MIN	256	/* perf fds live above the program's */
+#define CP_SMP_SPINS	(1u << 24)	/* exit waits for a handler */
+
+enum { SMP_IDLE, SMP_BUSY, SMP_CLOSED };
+
+struct cp_smp {
+	atomic_int state;	/* SMP_*: handler busy, or closed for good */
+	int fd;			/* perf event, -1 without */
+	timer_t timer;
+	bool has_timer;
+	uint32_t tid;		/* trace thread id */
+	/* handler (or whoever closed the state) */
+	uint64_t prev_wall;	/* clocks at the previous sample */
+	uint64_t prev_cpu;
+	uint8_t *buf;		/* trace mode: head + samples, else NULL */
+	uint8_t *pos;		/* end of the last complete sample */
+	uint32_t nsamples;	/* in the buffer */
+	atomic_ulong total;	/* samples taken */
+	/* online: written by the handler, read by the owner */
+	atomic_uint n;		/* samples counted */
+	atomic_uint hits[CP_MAX_FUNCS];	/* those holding procedure i */
+	/* owner only (cp_sampler_split) */
+	uint32_t seen_n, seen_hits[CP_MAX_FUNCS];
+	/* the latest interval with samples: how many, how many held i */
+	uint32_t held_n, held[CP_MAX_FUNCS];
+	struct cp_smp *next;	/* list of every state, newest first */
+};
+
+static enum cp_sampler_kind cp_smp_kind;
+static int cp_smp_sig;
+static uint64_t cp_smp_period;	/* ns of CPU time */
+static _Atomic(struct cp_smp *) cp_smp_all;
+static __thread struct cp_smp *cp_smp_self
+	__attribute__((tls_model("initial-exec")));
+
+/* ---- the handler ----------------------------------------------------- */
+
+struct unwind {
+	uintptr_t *pc;
+	unsigned n;
+	uintptr_t sig_pc;	/* the interrupted instruction */
+	bool found;		/* reached its frame */
+	bool full;
+};
+
+static _Unwind_Reason_Code unwind_step(struct _Unwind_Context *ctx,
+				       void *arg)
+{
+	struct unwind *u = arg;
+	int before = 0;
+	uintptr_t ip = _Unwind_GetIPInfo(ctx, &before);
+
+	/* Skip the handler's own frames and the signal trampoline. */
+	if (!u->found) {
+		if (ip != u->sig_pc || !before)
+			return _URC_NO_REASON;
+		u->found = true;
+	}
+	if (ip == 0)		/* the outermost frame's "return address" */
+		return _URC_END_OF_STACK;
+	if (u->n == CP_SAMPLE_MAX_DEPTH) {
+		u->full = true;
+		return _URC_END_OF_STACK;
+	}
+	u->pc[u->n++] = ip;
+	return _URC_NO_REASON;
+}
+
+static _Unwind_Reason_Code unwind_nothing(struct _Unwind_Context *ctx,
+					  void *arg)
+{
+	(void)ctx;
+	(void)arg;
+	return _URC_END_OF_STACK;
+}
+
+/* Stack of the interrupted context @uc into @pc; returns the depth. */
+static unsigned unwind(const ucontext_t *uc, uintptr_t *pc, unsigned *flags)
+{
+	struct unwind u = { .pc = pc };
+
+#if defined(__x86_64__)
+	u.sig_pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+	u.sig_pc = (uintptr_t)uc->uc_mcontext.pc;
+#endif
+	_Unwind_Backtrace(unwind_step, &u);
+	if (!u.found) {
+		pc[0] = u.sig_pc;
+		*flags |= CP_SAMPLE_UNWIND_FAILED;
+		return 1;
+	}
+	if (u.full)
+		*flags |= CP_SAMPLE_TRUNCATED;
+	return u.n;
+}
+
+/* Count the sample for every selected procedure its stack holds. */
+static void count_hits(struct cp_smp *s, const uintptr_t *pc, unsigned depth)
+{
+	uint64_t mask = 0;
+
+	for (unsigned k = 0; k < depth; k++) {
+		/* a return address may lie just past its function */
+		uintptr_t a = k ? pc[k] - 1 : pc[k];
+
+		for (unsigned r = 0; r < cp_procs_nranges; r++)
+			if (a >= cp_procs_ranges[r].lo &&
+			    a < cp_procs_ranges[r].hi)
+				mask |= 1ull << cp_procs_ranges[r].idx;
+	}
+	while (mask) {
+		unsigned i = (unsigned)__builtin_ctzll(mask);
+
+		atomic_fetch_add_explicit(&s->hits[i], 1, memory_order_relaxed);
+		mask &= mask - 1;
+	}
+	atomic_signal_fence(memory_order_release);
+	atomic_fetch_add_explicit(&s->n, 1, memory_order_relaxed);
+}
+
+static void buf_reset(struct cp_smp *s)
+{
+	struct cp_samples_head *h = (struct cp_samples_head *)s->buf;
+
+	h->wall_base = s->prev_wall;
+	h->cpu_base = s->prev_cpu;
+	h->nsamples = 0;
+	h->reserved = 0;
+	s->pos = s->buf + sizeof(*h);
+	s->nsamples = 0;
+}
+
+/* Write the buffer's complete samples as one block.  Async-signal-safe;
+ * the caller holds the state (busy, or just closed by it). */
+static void buf_flush(struct cp_smp *s)
+{
+	struct cp_samples_head *h = (struct cp_samples_head *)s->buf;
+
+	if (!s->buf || !s->nsamples)
+		return;
+	h->nsamples = s->nsamples;
+	cp_trace_write_block(CP_BLOCK_SAMPLES, s->tid, s->buf,
+			     (size_t)(s->pos - s->buf));
+	buf_reset(s);
+}
+
+static void encode(struct cp_smp *s, uint64_t wall, uint64_t cpu,
+		   const uintptr_t *pc, unsigned depth, unsigned flags)
+{
+	uint8_t *p;
+	uintptr_t prev = 0;
+
+	if (s->pos + CP_SMP_ROOM > s->buf + CP_SMP_BUF)
+		buf_flush(s);
+	p = s->pos;
+	p = cp_uv_put(p, wall > s->prev_wall ? wall - s->prev_wall : 0);
+	p = cp_uv_put(p, cpu > s->prev_cpu ? cpu - s->prev_cpu : 0);
+	p = cp_uv_put(p, cpu > s->prev_cpu ? cpu - s->prev_cpu : 0);
+	p = cp_uv_put(p, flags);
+	p = cp_uv_put(p, depth);
+	for (unsigned k = 0; k < depth; k++) {
+		p = cp_sv_put(p, (int64_t)(pc[k] - prev));
+		prev = pc[k];
+	}
+	s->pos = p;
+	s->nsamples++;
+}
+
+static void take_sample(struct cp_smp *s, const ucontext_t *uc)
+{
+	uintptr_t pc[CP_SAMPLE_MAX_DEPTH];
+	unsigned flags = 0, depth;
+	uint64_t wall = cp_clock_wall(), cpu = cp_clock_cpu_raw();
+
+	depth = unwind(uc, pc, &flags);
+	if (cp_procs_nranges)
+		count_hits(s, pc, depth);
+	if (s->buf)
+		encode(s, wall, cpu, pc, depth, flags);
+	if (wall > s->prev_wall)
+		s->prev_wall = wall;
+	if (cpu > s->prev_cpu)
+		s->prev_cpu = cpu;
+	atomic_fetch_add_explicit(&s->total, 1, memory_order_relaxed);
+}
+
+static bool is_ours(const struct cp_smp *s, const siginfo_t *si)
+{
+	if (s->fd >= 0)
+		return si->si_code >= POLL_IN && si->si_code <= POLL_HUP &&
+		       si->si_fd == s->fd;
+	return si->si_code == SI_TIMER && si->si_value.sival_ptr == s;
+}
+
+static void on_signal(int sig, siginfo_t *si, void *ucv)
+{
+	struct cp_smp *s = cp_smp_self;
+	int saved = errno, idle = SMP_IDLE;
+
+	(void)sig;
+	if (!s || !is_ours(s, si))
+		goto out;
+	if (!atomic_compare_exchange_strong(&s->state, &idle, SMP_BUSY))
+		goto out;	/* closed: stay quiet, do not re-arm */
+	take_sample(s, ucv);
+	atomic_store(&s->state, SMP_IDLE);
+	if (s->fd >= 0)
+		ioctl(s->fd, PERF_EVENT_IOC_REFRESH, 1);
+out:
+	errno = saved;
+}
+
+/* ---- arming ---------------------------------------------------------- */
+
+static int perf_open(void)
+{
+	struct perf_event_attr a;
+	int fd, hi;
+
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_SOFTWARE;
+	a.size = sizeof(a);
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.sample_period = cp_smp_period;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.wakeup_events = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1,
+			  PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* Out of the way of a program that expects its next open() to
+	 * return a low number (before O_ASYNC: si_fd is this number). */
+	hi = fcntl(fd, F_DUPFD_CLOEXEC, CP_SMP_FD_MIN);
+	if (hi >= 0) {
+		close(fd);
+		fd = hi;
+	}
+	return fd;
+}
+
+static int arm_perf(struct cp_smp *s)
+{
+	struct f_owner_ex own = { .type = F_OWNER_TID, .pid = gettid() };
+	int fd = perf_open(), err;
+
+	if (fd < 0)
+		return fd;
+	if (fcntl(fd, F_SETOWN_EX, &own) || fcntl(fd, F_SETSIG, cp_smp_sig) ||
+	    fcntl(fd, F_SETFL, O_ASYNC)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	s->fd = fd;
+	if (ioctl(fd, PERF_EVENT_IOC_REFRESH, 1)) {
+		err = -errno;
+		s->fd = -1;
+		close(fd);
+		return err;
+	}
+	return 0;
+}
+
+static int arm_timer(struct cp_smp *s)
+{
+	struct sigevent ev;
+	struct itimerspec its;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = cp_smp_sig;
+	ev.sigev_value.sival_ptr = s;
+	ev._sigev_un._tid = gettid();
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &ev, &s->timer))
+		return -errno;
+	s->has_timer = true;
+	its.it_value.tv_sec = (time_t)(cp_smp_period / 1000000000u);
+	its.it_value.tv_nsec = (long)(cp_smp_period % 1000000000u);
+	its.it_interval = its.it_value;
+	if (timer_settime(s->timer, 0, &its, NULL)) {
+		int err = -errno;
+
+		timer_delete(s->timer);
+		s->has_timer = false;
+		return err;
+	}
+	return 0;
+}
+
+static void disarm(struct cp_smp *s)
+{
+	if (s->fd >= 0) {
+		ioctl(s->fd, PERF_EVENT_IOC_DISABLE, 0);
+		close(s->fd);
+		s->fd = -1;
+	}
+	if (s->has_timer) {
+		timer_delete(s->timer);
+		s->has_timer = false;
+	}
+}
+
+/* Take state @s over from its handler: idle -> closed.  False when it was
+ * closed already or its handler stayed busy for @spins tries. */
+static bool close_state(struct cp_smp *s, unsigned spins)
+{
+	for (;;) {
+		int idle = SMP_IDLE;
+
+		if (atomic_compare_exchange_strong(&s->state, &idle,
+						   SMP_CLOSED))
+			return true;
+		if (idle == SMP_CLOSED || spins-- == 0)
+			return false;
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#endif
+	}
+}
+
+/* ---- start-up -------------------------------------------------------- */
+
+/* A real-time signal nobody handles: from SIGRTMAX - 3 down. */
+static int pick_signal(void)
+{
+	for (int sig = SIGRTMAX - 3; sig >= SIGRTMIN + 3; sig--) {
+		struct sigaction old;
+
+		if (sigaction(sig, NULL, &old) == 0 &&
+		    !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
+			return sig;
+	}
+	return -1;
+}
+
+static enum cp_sampler_kind choose(void)
+{
+	enum cp_sampling want = cp_rt.cfg.sampling;
+	struct cp_smp probe = { .fd = -1 };
+	int rc;
+
+	if (want != CP_SAMPLING_TIMER) {
+		rc = perf_open();
+		if (rc >= 0) {
+			close(rc);
+			return CP_SAMPLER_PERF;
+		}
+		/* Sampling goes on: a note, which CPTHREAD_QUIET=1 silences
+		 * (perf events are refused to users on stock Debian). */
+		if (!cp_rt.cfg.quiet || want == CP_SAMPLING_PERF)
+			cp_warn("%sperf events refused (%s%s); sampling with "
+				"a CPU-time timer instead",
+				want == CP_SAMPLING_PERF ?
+				"CPTHREAD_SAMPLING=perf: " : "", strerror(-rc),
+				rc == -EACCES || rc == -EPERM ? ": see /proc/"
+				"sys/kernel/perf_event_paranoid" : "");
+	}
+	rc = arm_timer(&probe);
+	if (rc) {
+		cp_warn("cannot create a CPU-time timer (%s); no sampling: "
+			"sampled procedures get no time", strerror(-rc));
+		return CP_SAMPLER_NONE;
+	}
+	disarm(&probe);
+	return CP_SAMPLER_TIMER;
+}
+
+static void crash_flush(void);
+
+enum cp_sampler_kind cp_sampler_init(void)
+{
+	struct sigaction sa;
+
+	cp_smp_kind = CP_SAMPLER_NONE;
+	if (cp_rt.trace)
+		cp_modules_update();
+	if (cp_rt.cfg.sampling == CP_SAMPLING_OFF ||
+	    (!cp_rt.trace && !cp_procs_nsampled))
+		return CP_SAMPLER_NONE;
+	cp_smp_period = 1000000000u / cp_rt.cfg.sampling_hz;
+	cp_smp_sig = pick_signal();
+	if (cp_smp_sig < 0) {
+		cp_warn("no free real-time signal; no sampling");
+		return CP_SAMPLER_NONE;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(cp_smp_sig, &sa, NULL)) {
+		cp_warn("cannot install the sampler's handler (%s); no "
+			"sampling", strerror(errno));
+		return CP_SAMPLER_NONE;
+	}
+	/* The unwinder's one-time set-up (pthread_once) runs here, not in
+	 * the handler. */
+	_Unwind_Backtrace(unwind_nothing, NULL);
+	cp_smp_kind = choose();
+	if (cp_smp_kind != CP_SAMPLER_NONE)
+		cp_trace_at_crash(crash_flush);
+	return cp_smp_kind;
+}
+
+enum cp_sampler_kind cp_sampler_kind(void)
+{
+	return cp_smp_kind;
+}
+
+/* ---- threads --------------------------------------------------------- */
+
+void cp_sampler_thread_start(struct cp_thread *t)
+{
+	struct cp_smp *s;
+	int rc;
+
+	if (cp_smp_kind == CP_SAMPLER_NONE || t->smp)
+		return;
+	s = cp_zalloc_lines(sizeof(*s));
+	if (!s)
+		return;
+	s->fd = -1;
+	s->tid = t->tid;
+	s->prev_wall = cp_clock_wall();
+	s->prev_cpu = cp_clock_cpu_raw();
+	if (cp_rt.trace) {
+		s->buf = cp_zalloc(CP_SMP_BUF);
+		if (!s->buf) {
+			cp_free(s);
+			return;
+		}
+		buf_reset(s);
+	}
+	atomic_init(&s->state, SMP_IDLE);
+	s->next = atomic_load(&cp_smp_all);
+	while (!atomic_compare_exchange_weak(&cp_smp_all, &s->next, s))
+		;
+	t->smp = s;
+	t->nsampled = (uint16_t)cp_procs_nsampled;
+	cp_smp_self = s;
+	rc = cp_smp_kind == CP_SAMPLER_PERF ? arm_perf(s) : arm_timer(s);
+	if (rc) {
+		static atomic_bool said;
+
+		atomic_store(&s->state, SMP_CLOSED);
+		if (!atomic_exchange(&said, true))
+			cp_warn("cannot sample thread %u (%s); it and others "
+				"that fail so go unsampled", t->tid,
+				strerror(-rc));
+	}
+}
+
+void cp_sampler_thread_stop(struct cp_thread *t)
+{
+	struct cp_smp *s = t->smp;
+
+	if (!s)
+		return;
+	disarm(s);
+	if (close_state(s, CP_SMP_SPINS)) {
+		buf_flush(s);
+		cp_free(s->buf);
+		s->buf = NULL;
+	}
+	if (cp_rt.trace)
+		cp_modules_update();
+}
+
+/* Close and write out every state; @spins bounds the wait for a busy
+ * handler of another thread. */
+static void flush_all(unsigned spins)
+{
+	for (struct cp_smp *s = atomic_load(&cp_smp_all); s; s = s->next)
+		if (close_state(s, spins))
+			buf_flush(s);
+}
+
+void cp_sampler_finish(void)
+{
+	if (cp_smp_kind == CP_SAMPLER_NONE)
+		return;
+	flush_all(CP_SMP_SPINS);
+	if (cp_rt.trace)
+		cp_modules_update();
+}
+
+static void crash_flush(void)
+{
+	flush_all(1u << 16);
+}
+
+void cp_sampler_postfork_child(void)
+{
+	/* The parent's events are its threads'; its buffers its samples. */
+	for (struct cp_smp *s = atomic_load(&cp_smp_all); s; s = s->next) {
+		atomic_store(&s->state, SMP_CLOSED);
+		if (s->fd >= 0)
+			close(s->fd);
+		s->fd = -1;
+		s->has_timer = false;	/* timers are not inherited */
+	}
+	atomic_store(&cp_smp_all, NULL);
+	cp_smp_self = NULL;
+	cp_modules_reset();
+	if (cp_rt.trace)
+		cp_modules_update();
+}
+
+/* ---- online attribution ---------------------------------------------- */
+
+/* Move the samples counted since the last look into held[]; keep held[]
+ * when there are none. */
+static void take_counts(struct cp_smp *s, unsigned nsel)
+{
+	uint32_t now[CP_MAX_FUNCS];
+
+	for (;;) {
+		uint32_t n = atomic_load_explicit(&s->n, memory_order_relaxed);
+
+		if (n == s->seen_n)
+			return;
+		atomic_signal_fence(memory_order_acquire);
+		for (unsigned i = 0; i < nsel; i++)
+			now[i] = atomic_load_explicit(&s->hits[i],
+						      memory_order_relaxed);
+		atomic_signal_fence(memory_order_acquire);
+		if (atomic_load_explicit(&s->n, memory_order_relaxed) != n)
+			continue;	/* a sample came in between */
+		s->held_n = n - s->seen_n;
+		s->seen_n = n;
+		for (unsigned i = 0; i < nsel; i++) {
+			s->held[i] = now[i] - s->seen_hits[i];
+			s->seen_hits[i] = now[i];
+		}
+		return;
+	}
+}
+
+void cp_sampler_split(struct cp_thread *t, uint64_t d)
+{
+	struct cp_smp *s = t->smp;
+	unsigned nsel = cp_rt.nsel;
+	uint64_t *share = t->path->v, *z = t->path->v + nsel;
+
+	bool hooks;
+
+	if (!s)
+		return;
+	take_counts(s, nsel);
+	if (!s->held_n)
+		return;
+	/* Once the executable's hooks run, they are exact for its
+	 * functions (cp_procs.h): samples stand down for those. */
+	hooks = atomic_load_explicit(&cp_procs_hooks_seen,
+				     memory_order_relaxed);
+	for (unsigned i = 0; i < nsel; i++) {
+		uint64_t part;
+
+		if (!s->held[i] || (hooks && cp_procs_has_symbol(i)))
+			continue;
+		part = (uint64_t)((unsigned __int128)d * s->held[i] /
+				  s->held_n);
+		share[i] += part;
+		z[i] += part;
+		t->proc_cpu[i] += part;
+	}
+}
+
+uint64_t cp_sampler_samples(void)
+{
+	uint64_t n = 0;
+
+	for (struct cp_smp *s = atomic_load(&cp_smp_all); s; s = s->next)
+		n += atomic_load_explicit(&s->total, memory_order_relaxed);
+	return n;
+}
+
+uint64_t cp_sampler_proc_samples(unsigned i)
+{
+	uint64_t n = 0;
+
+	if (i >= CP_MAX_FUNCS)
+		return 0;
+	for (struct cp_smp *s = atomic_load(&cp_smp_all); s; s = s->next)
+		n += atomic_load_explicit(&s->hits[i], memory_order_relaxed);
+	return n;
+}

@@ -1,0 +1,89 @@
+/*
+ * cp_sampler.h - per-thread CPU-time sampling of call stacks.
+ *
+ * Every traced thread gets a source of signals that fires after each
+ * period of its own CPU time (CPTHREAD_SAMPLING_HZ), delivered to that
+ * very thread:
+ *   perf   a perf_event_open task-clock event of the thread, user space
+ *          only, whose overflow raises the sampler's signal on the thread
+ *          (O_ASYNC, F_SETSIG, F_SETOWN_EX/F_OWNER_TID).  The event is
+ *          armed for one overflow at a time (PERF_EVENT_IOC_REFRESH): a
+ *          thread that blocks the signal holds at most one pending, never
+ *          a queue that could overflow into SIGIO.
+ *   timer  the fallback when the kernel refuses perf events: a POSIX
+ *          timer on CLOCK_THREAD_CPUTIME_ID, SIGEV_THREAD_ID (one pending
+ *          signal at most by construction).
+ * The handler unwinds the interrupted thread by DWARF CFI (.eh_frame)
+ * with libgcc's unwinder, which finds objects through glibc's
+ * _dl_find_object: lock-free and allocation-free, so it may run in a
+ * signal handler.  (libunwind's shared library was not used: it exports
+ * the _Unwind_* ABI and would take over C++ exception handling in the
+ * traced program.)  The stack, innermost first, lands in the thread's
+ * sample buffer with the trace's wall clock and the thread's CPU time;
+ * a full buffer is written as one CP_BLOCK_SAMPLES block (write() is
+ * async-signal-safe), the rest at thread exit, process exit or crash.
+ *
+ * Online, the handler also counts, per selected procedure found by
+ * sampling (cp_procs.h), the samples whose stack holds it; advancing the
+ * thread (cp_thread_advance) splits the interval's useful time among those
+ * procedures by the fraction of the interval's samples that held each.
+ * An interval without samples (shorter than a period) is split like the
+ * thread's latest interval that had some.
+ *
+ * What the program keeps: its handlers and masks (the sampler uses one
+ * real-time signal of its own, SA_RESTART; a masked thread is simply not
+ * sampled until it unmasks), its SIGPROF and setitimer timers, errno; fds
+ * are close-on-exec and timers die at exec; a forked child closes the
+ * parent's events and samples itself.
+ *
+ * Concurrency: one state per thread.  Its handler and its owner never run
+ * at once (the handler interrupts the owner); the exit and crash paths of
+ * another thread take a state over with a compare-and-swap of `state`
+ * (idle -> closed), which a running handler holds at busy.
+ */
+#ifndef CP_SAMPLER_H
+#define CP_SAMPLER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct cp_thread;
+
+/* Mechanism in use (0 when off). */
+enum cp_sampler_kind {
+	CP_SAMPLER_NONE = 0,
+	CP_SAMPLER_PERF = 1,
+	CP_SAMPLER_TIMER = 2,
+};
+
+/*
+ * Decide whether and how to sample (trace mode, or selected procedures
+ * found by sampling), install the handler, write the trace's first module
+ * map.  The reason sampling is off or degraded is one line on stderr.
+ * Returns the mechanism chosen.  Start-up, single-threaded, after the
+ * trace is open and the procedures are resolved.
+ */
+enum cp_sampler_kind cp_sampler_init(void);
+/* The mechanism chosen by cp_sampler_init. */
+enum cp_sampler_kind cp_sampler_kind(void);
+
+/* Start sampling the calling thread, whose state is @t.  Owning thread,
+ * guard raised. */
+void cp_sampler_thread_start(struct cp_thread *t);
+/* Stop sampling the calling thread and write out its samples.  Owning
+ * thread, guard raised; idempotent. */
+void cp_sampler_thread_stop(struct cp_thread *t);
+/* Process exit: stop every thread's sampling and write out every buffer,
+ * and the module map's late additions.  Single caller (the exit path),
+ * before the trace's END block. */
+void cp_sampler_finish(void);
+/* Forked child: drop the parent's events and buffers; re-arm happens when
+ * the child's thread is bound.  Call after the child's trace is open. */
+void cp_sampler_postfork_child(void);
+
+/* Samples taken so far in all threads; and those whose stack held
+ * selected procedure @i.  Any thread (racy sums of live counters). */
+uint64_t cp_sampler_samples(void);
+uint64_t cp_sampler_proc_samples(unsigned i);
+
+#endif /* CP_SAMPLER_H */

@@ -1,0 +1,278 @@
+/*
+ * smp_preserve.c - what the sampler must not change, one mode per run.
+ * Built like smp_cp (-O2 -g, no instrumentation, no frame pointers).  The
+ * program checks itself: exit 0 when it saw what it would see without a
+ * tracer, else a line on stderr and exit 1.
+ *
+ *   sigprof  its own SIGPROF handler and ITIMER_PROF timer (10 ms) while
+ *            a thread burns 300 ms of CPU: the handler and the timer's
+ *            interval are still its own, signals came, and none comes once
+ *            the timer is off (50 ms more of CPU).  Prints "sigprof COUNT
+ *            CPU_MS".  (How many come is the kernel's business: bare, on a
+ *            loaded virtual machine, 300 ms of CPU gave 16 to 39.)
+ *   eintr    a thread burns 5 ms of CPU then blocks in poll() (which the
+ *            kernel never restarts after a handler: a sampling signal
+ *            delivered there would give EINTR) and read() on a pipe, 20
+ *            times, while another thread burns 20 ms before each write.
+ *   fork     main burns 20 ms, forks; the child runs f() for 200 ms and
+ *            exits normally; the parent burns 20 ms more and reaps it.
+ *            Prints the child's pid.
+ *   dlopen PATH  burns 10 ms, then dlopen()s the shared object PATH
+ *            (smp_plugin.c) and burns 200 ms in its plugin_burn().
+ *   exec     burns 20 ms, then execs itself in mode "execd" without the
+ *            tracer (LD_PRELOAD and CPTHREAD_* removed).
+ *   execd    checks that nothing of the tracer survived the exec: no signal
+ *            pending, every real-time signal's disposition the default;
+ *            prints "fds N" (how many fds above 2 are open, for the test
+ *            to compare with a bare run: a leaked fd would be one more).
+ */
+#include "wl.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define NOINL __attribute__((noinline, noclone))
+
+/* Not static: the tests find them by name in the symbol table. */
+void f(unsigned ms);
+
+static volatile unsigned sink;
+static volatile sig_atomic_t prof_count;
+
+static NOINL void spin(unsigned ms)
+{
+	uint64_t end = wl_now(CLOCK_THREAD_CPUTIME_ID) +
+		       (uint64_t)ms * 1000000u;
+
+	do {
+		for (unsigned i = 0; i < 20000; i++)
+			sink += i;
+	} while (wl_now(CLOCK_THREAD_CPUTIME_ID) < end);
+}
+
+NOINL void f(unsigned ms)
+{
+	spin(ms);
+	sink++;
+}
+
+static void fail(const char *what)
+{
+	fprintf(stderr, "smp_preserve: %s\n", what);
+	exit(1);
+}
+
+/* ---- sigprof ---- */
+
+static void on_prof(int sig)
+{
+	(void)sig;
+	prof_count++;
+}
+
+static void *burn_300(void *arg)
+{
+	(void)arg;
+	spin(300);
+	return NULL;
+}
+
+static int mode_sigprof(void)
+{
+	struct sigaction sa, now;
+	struct itimerval it = { { 0, 10000 }, { 0, 10000 } };
+	struct itimerval off = { { 0, 0 }, { 0, 0 } };
+	struct itimerval cur;
+	struct rusage ru;
+	pthread_t t;
+	double cpu_ms;
+	int after;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_prof;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGPROF, &sa, NULL) || setitimer(ITIMER_PROF, &it, NULL))
+		fail("cannot set up SIGPROF");
+	WL_OK(pthread_create(&t, NULL, burn_300, NULL));
+	WL_OK(pthread_join(t, NULL));
+	if (getitimer(ITIMER_PROF, &cur) || cur.it_interval.tv_usec != 10000)
+		fail("the ITIMER_PROF interval changed");
+	setitimer(ITIMER_PROF, &off, NULL);
+	getrusage(RUSAGE_SELF, &ru);
+	cpu_ms = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+		 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+	if (sigaction(SIGPROF, NULL, &now) || now.sa_handler != on_prof)
+		fail("the SIGPROF handler is no longer the program's");
+	printf("sigprof %d %.1f\n", (int)prof_count, cpu_ms);
+	if (prof_count == 0)
+		fail("no SIGPROF came");
+	after = prof_count;
+	spin(50);
+	if (prof_count != after)
+		fail("a SIGPROF came with the program's timer off");
+	return 0;
+}
+
+/* ---- eintr ---- */
+
+static int pipefd[2];
+
+static void *reader(void *arg)
+{
+	char c;
+
+	(void)arg;
+	for (int i = 0; i < 20; i++) {
+		struct pollfd p = { .fd = pipefd[0], .events = POLLIN };
+		int rc;
+
+		spin(5);
+		rc = poll(&p, 1, -1);
+		if (rc < 0 && errno == EINTR)
+			fail("poll() was interrupted (EINTR)");
+		if (rc != 1)
+			fail("poll() failed");
+		if (read(pipefd[0], &c, 1) != 1)
+			fail("read() on the pipe failed or was interrupted");
+	}
+	return NULL;
+}
+
+static int mode_eintr(void)
+{
+	pthread_t r;
+
+	if (pipe(pipefd))
+		fail("pipe");
+	WL_OK(pthread_create(&r, NULL, reader, NULL));
+	for (int i = 0; i < 20; i++) {
+		spin(20);
+		if (write(pipefd[1], "x", 1) != 1)
+			fail("write");
+	}
+	WL_OK(pthread_join(r, NULL));
+	return 0;
+}
+
+/* ---- fork ---- */
+
+static int mode_fork(void)
+{
+	pid_t pid;
+	int st;
+
+	spin(20);
+	pid = fork();
+	if (pid < 0)
+		fail("fork");
+	if (pid == 0) {
+		f(200);
+		exit(0);
+	}
+	spin(20);
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+	    WEXITSTATUS(st) != 0)
+		fail("the child did not exit 0");
+	printf("child %ld\n", (long)pid);
+	return 0;
+}
+
+/* ---- dlopen ---- */
+
+static int mode_dlopen(const char *path)
+{
+	void (*burn)(unsigned);
+	void *h;
+
+	spin(10);
+	h = dlopen(path, RTLD_NOW);
+	if (!h)
+		fail(dlerror());
+	*(void **)&burn = dlsym(h, "plugin_burn");
+	if (!burn)
+		fail("no plugin_burn");
+	burn(200);
+	return 0;
+}
+
+/* ---- exec ---- */
+
+extern char **environ;
+
+static int mode_exec(const char *self)
+{
+	char *args[] = { (char *)self, (char *)"execd", NULL };
+	char *env[64];
+	int n = 0;
+
+	spin(20);
+	for (char **e = environ; *e && n < 63; e++)
+		if (strncmp(*e, "LD_PRELOAD=", 11) &&
+		    strncmp(*e, "CPTHREAD_", 9))
+			env[n++] = *e;
+	env[n] = NULL;
+	execve("/proc/self/exe", args, env);
+	fail("execve");
+	return 1;
+}
+
+static int mode_execd(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	sigset_t pend;
+	int nfds = 0;
+
+	if (!d)
+		fail("opendir /proc/self/fd");
+	while ((de = readdir(d))) {
+		int fd = atoi(de->d_name);
+
+		if (de->d_name[0] != '.' && fd > 2 && fd != dirfd(d))
+			nfds++;
+	}
+	printf("fds %d\n", nfds);
+	closedir(d);
+	spin(20);
+	if (sigpending(&pend))
+		fail("sigpending");
+	for (int sig = 1; sig < SIGRTMAX; sig++) {
+		struct sigaction sa;
+
+		if (sigismember(&pend, sig) == 1)
+			fail("a signal is pending after the exec");
+		if (sig >= SIGRTMIN && (sigaction(sig, NULL, &sa) ||
+					sa.sa_handler != SIG_DFL))
+			fail("a real-time signal has a handler after the exec");
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+
+	wl_init();
+	if (!strcmp(mode, "sigprof"))
+		return mode_sigprof();
+	if (!strcmp(mode, "eintr"))
+		return mode_eintr();
+	if (!strcmp(mode, "fork"))
+		return mode_fork();
+	if (!strcmp(mode, "dlopen") && argc > 2)
+		return mode_dlopen(argv[2]);
+	if (!strcmp(mode, "exec"))
+		return mode_exec(argv[0]);
+	if (!strcmp(mode, "execd"))
+		return mode_execd();
+	fprintf(stderr, "usage: %s sigprof|eintr|fork|dlopen PATH|exec\n",
+		argv[0]);
+	return 2;
+}
