@@ -9,7 +9,7 @@ set -euo pipefail
 # report names it as untraced.
 pkgs=(build-essential cmake pkg-config liburcu-dev libjemalloc-dev check
       libjansson-dev libdw-dev libelf-dev binutils python3 chromium
-      libomp-dev)
+      libomp-dev xz-utils zstd pigz)
 
 missing=()
 for p in "${pkgs[@]}"; do
