@@ -80,7 +80,8 @@ static inline struct cp_objrec *cp_online_lean_rec(const struct cp_thread *t,
 
 /* cp_thread_advance() to now, without its generation check:
  * cp_online_lean_rec() settled it.  With procedures selected, those
- * running are charged too (one branch when none is). */
+ * running are charged too (one branch when none is).  Procedures found
+ * by sampling never take this path (cp_rt.lean_locks is off then). */
 static inline void cp_online_lean_advance(struct cp_thread *t)
 {
 	uint64_t now = cp_clock_wall_tsc();
@@ -90,8 +91,8 @@ static inline void cp_online_lean_advance(struct cp_thread *t)
 	t->last = now;
 	t->useful_ns += d;
 	t->path->len += d;
-	if (t->procs_on)
-		cp_thread_advance_procs(t, d);
+	if (t->nactive)
+		cp_thread_charge_active(t, d);
 }
 
 /* Taking a longer path: out of line, it reads the clock. */

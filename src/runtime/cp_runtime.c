@@ -176,7 +176,8 @@ static void cp_runtime_init(void)
 		goto out;
 	}
 	cp_rt.lean_locks = !cp_rt.trace && cp_rt.clock == CP_CLOCK_WALL &&
-			   cp_clock_calib.use_tsc;
+			   cp_clock_calib.use_tsc &&
+			   !(cp_procs_nsampled && cp_sampler_kind());
 	cp_rt.tracing = true;
 	start_sampler();
 out:

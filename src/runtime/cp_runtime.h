@@ -24,7 +24,8 @@ struct cp_runtime {
 	bool tracing;		/* hooks run (mode != off, started, !finished) */
 	bool lean_locks;	/* mutexes and spin locks may take the lean
 				 * paths of cp_online.h: online mode, wall
-				 * clock from the TSC (fixed at start-up) */
+				 * clock from the TSC, no procedure found by
+				 * sampling (fixed at start-up) */
 	bool trace;		/* trace mode: events are recorded */
 	unsigned clock;		/* enum cp_trace_clock */
 	unsigned nsel;		/* selected procedures */

@@ -122,10 +122,9 @@ static inline uint64_t cp_thread_now(struct cp_thread *t)
 	return w;
 }
 
-/* Charge @d ns of useful time to the selected procedures running now
- * (the thread's path has grown by @d already): all of it to those whose
- * hooks say they run, a part to those found in the interval's samples. */
-static inline void cp_thread_advance_procs(struct cp_thread *t, uint64_t d)
+/* Charge @d ns of useful time to the selected procedures whose hooks
+ * say they run now (the thread's path has grown by @d already). */
+static inline void cp_thread_charge_active(struct cp_thread *t, uint64_t d)
 {
 	unsigned nsel = cp_rt.nsel;
 	uint64_t *share = t->path->v, *z = t->path->v + nsel;
@@ -137,6 +136,13 @@ static inline void cp_thread_advance_procs(struct cp_thread *t, uint64_t d)
 		z[i] += d;
 		t->proc_cpu[i] += d;
 	}
+}
+
+/* The same, and a part of @d to each procedure found by sampling: the
+ * fraction of the interval's samples that held it. */
+static inline void cp_thread_advance_procs(struct cp_thread *t, uint64_t d)
+{
+	cp_thread_charge_active(t, d);
 	if (t->nsampled)
 		cp_sampler_split(t, d);
 }
