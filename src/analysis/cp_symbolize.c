@@ -375,27 +375,91 @@ static const char *elf_symbol(Dwfl_Module *mod, uint64_t pc)
 	return name;
 }
 
-/* Section @want of @elf: its link-time address and contents, or NULL. */
-static Elf_Data *section(Elf *elf, const char *want, GElf_Addr *addr)
+/* Section @want of @elf with contents in the file, its header in @sh;
+ * or NULL. */
+static Elf_Scn *find_section(Elf *elf, const char *want, GElf_Shdr *sh)
 {
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
 
 	if (elf_getshdrstrndx(elf, &shstrndx))
 		return NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
 		const char *name;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+		if (!gelf_getshdr(scn, sh) || sh->sh_type == SHT_NOBITS)
 			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && strcmp(name, want) == 0) {
-			*addr = sh.sh_addr;
-			return elf_getdata(scn, NULL);
-		}
+		name = elf_strptr(elf, shstrndx, sh->sh_name);
+		if (name && strcmp(name, want) == 0)
+			return scn;
 	}
 	return NULL;
+}
+
+/* Section @want of @elf: its link-time address and contents, or NULL. */
+static Elf_Data *section(Elf *elf, const char *want, GElf_Addr *addr)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_section(elf, want, &sh);
+
+	if (!scn)
+		return NULL;
+	*addr = sh.sh_addr;
+	return elf_getdata(scn, NULL);
+}
+
+/* Does section @want hold link-time address @pc?  Its header in @sh. */
+static bool in_section(Elf *elf, const char *want, uint64_t pc,
+		       GElf_Shdr *sh)
+{
+	return find_section(elf, want, sh) && pc >= sh->sh_addr &&
+	       pc - sh->sh_addr < sh->sh_size && sh->sh_entsize;
+}
+
+/*
+ * "NAME@plt" for link-time address @pc in a PLT stub, as binutils names
+ * them: stub k of .plt.sec, or stub k + 1 of .plt (whose first entry is
+ * the lazy resolver's), jumps through .rela.plt's entry k, whose symbol
+ * the dynamic symbol table names.  NULL elsewhere (and for IRELATIVE
+ * entries, which name no symbol).
+ */
+static const char *plt_name(struct cp_symbolizer *sy, Dwfl_Module *mod,
+			    uint64_t pc)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	GElf_Shdr sh, rsh, ssh;
+	Elf_Scn *rela, *syms;
+	Elf_Data *rd, *sd;
+	GElf_Rela r;
+	GElf_Sym sym;
+	const char *name;
+	uint64_t k;
+	char buf[512];
+
+	if (!elf)
+		return NULL;
+	if (in_section(elf, ".plt.sec", pc, &sh)) {
+		k = (pc - sh.sh_addr) / sh.sh_entsize;
+	} else if (in_section(elf, ".plt", pc, &sh)) {
+		k = (pc - sh.sh_addr) / sh.sh_entsize;
+		if (k-- == 0)
+			return NULL;
+	} else {
+		return NULL;
+	}
+	rela = find_section(elf, ".rela.plt", &rsh);
+	if (!rela || !(rd = elf_getdata(rela, NULL)) ||
+	    !gelf_getrela(rd, (int)k, &r) || !GELF_R_SYM(r.r_info) ||
+	    !(syms = elf_getscn(elf, rsh.sh_link)) ||
+	    !gelf_getshdr(syms, &ssh) || !(sd = elf_getdata(syms, NULL)) ||
+	    !gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &sym))
+		return NULL;
+	name = elf_strptr(elf, ssh.sh_link, sym.st_name);
+	if (!name || !name[0])
+		return NULL;
+	snprintf(buf, sizeof(buf), "%s@plt", name);
+	return keep(sy, buf);
 }
 
 static int32_t get_s32(const uint8_t *p)
@@ -478,6 +542,8 @@ static int resolve(struct cp_symbolizer *sy, uint64_t pc)
 	for (uint32_t i = 0; i < sy->nmods && !m; i++)
 		if (pc >= sy->mods[i].lo && pc < sy->mods[i].hi)
 			m = &sy->mods[i];
+	if (m && mod && (name = plt_name(sy, mod, pc - m->bias)))
+		return add_frame(sy, name, NULL, 0, false);
 	if (m) {
 		base = strrchr(m->path, '/');
 		off = pc - m->bias;
