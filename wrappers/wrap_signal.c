@@ -9,11 +9,11 @@
  * wrappers take that signal out of the set the program blocks and keep,
  * per thread, whether the program believes it blocked, which is what the
  * old mask then shows: the program reads back exactly the masks it set.
- * (A thread starts believing it unblocked, whatever its creator believed;
- * a program that queries a real-time signal it never installed is not
- * known to exist.)
+ * A thread created by pthread_create inherits its creator's view, as it
+ * inherits the mask (wrap_thread.c passes it over).
  */
 #include "wrap_common.h"
+#include "wrap_signal.h"
 
 #include <signal.h>
 
@@ -56,6 +56,16 @@ static int set_mask(int (*real)(int, const sigset_t *, sigset_t *), int how,
 	}
 	cp_sig_held = held;
 	return rc;
+}
+
+bool cp_signal_held(void)
+{
+	return cp_sig_held;
+}
+
+void cp_signal_inherit(bool held)
+{
+	cp_sig_held = held;
 }
 
 CP_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)

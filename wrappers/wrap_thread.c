@@ -9,6 +9,7 @@
  * thread that ends any other way (cancellation).
  */
 #include "wrap_common.h"
+#include "wrap_signal.h"
 
 #include "cp_alloc.h"
 
@@ -16,6 +17,7 @@ struct cp_start {
 	void *(*fn)(void *);
 	void *arg;
 	struct cp_thread *child;
+	bool sig_held;		/* the creator's view of the sampler signal */
 };
 
 
@@ -28,6 +30,7 @@ static void *cp_trampoline(void *p)
 	cp_guard++;
 	s = *(struct cp_start *)p;
 	cp_free(p);
+	cp_signal_inherit(s.sig_held);
 	cp_online_thread_start(s.child);
 	cp_runtime_bind_exit(s.child);
 	cp_guard--;
@@ -96,6 +99,7 @@ CP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	s->fn = fn;
 	s->arg = arg;
 	s->child = child;
+	s->sig_held = cp_signal_held();
 	cp_pause();
 	rc = CP_REAL(pthread_create)(th, attr, cp_trampoline, s);
 	err = errno;
