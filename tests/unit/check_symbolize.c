@@ -354,6 +354,41 @@ START_TEST(test_symbolize_dynamic_symbols)
 }
 END_TEST
 
+/*
+ * A PLT stub of this program is "NAME@plt", as objdump names it (the
+ * stub has no symbol; the .plt's FDE would otherwise lump every stub
+ * under the .plt's start).
+ */
+START_TEST(test_symbolize_plt_stub)
+{
+	char cmd[4200], line[512], name[256], want[300];
+	struct mod m;
+	struct cp_symbolizer *sy;
+	const struct cp_symframe *f;
+	unsigned long long at = 0;
+	bool found = false;
+	uint32_t n;
+	FILE *p;
+
+	self_module(&m, NULL);
+	snprintf(cmd, sizeof(cmd), "objdump -d -j .plt -j .plt.sec '%s'",
+		 m.path);
+	p = popen(cmd, "r");
+	ck_assert(p);
+	while (!found && fgets(line, sizeof(line), p))
+		found = strstr(line, "@plt>:\n") &&
+			sscanf(line, "%llx <%255[^@]@plt>:", &at, name) == 2;
+	pclose(p);
+	ck_assert_msg(found, "no NAME@plt stub in objdump's listing");
+	sy = open1(&m, NULL);
+	n = cp_symbolize(sy, m.m.bias + at + 4, &f);
+	snprintf(want, sizeof(want), "%s@plt", name);
+	ck_assert_msg(n == 1 && !strcmp(f[0].name, want), "stub at 0x%llx: "
+		      "'%s', want '%s'", at, n ? f[0].name : "", want);
+	cp_symbolize_close(sy);
+}
+END_TEST
+
 /* The vDSO from its image alone (it exists in no file). */
 START_TEST(test_symbolize_vdso_image)
 {
@@ -557,6 +592,7 @@ static Suite *symbolize_suite(void)
 	tcase_add_test(tc, test_symbolize_stripped_and_debug_file);
 	tcase_add_test(tc, test_symbolize_changed_file_not_used);
 	tcase_add_test(tc, test_symbolize_dynamic_symbols);
+	tcase_add_test(tc, test_symbolize_plt_stub);
 	tcase_add_test(tc, test_symbolize_vdso_image);
 	tcase_add_test(tc, test_symbolize_trace_samples);
 	tcase_add_test(tc, test_symbolize_enter_names);
