@@ -11,7 +11,7 @@ set -euo pipefail
 # and fuzzing stages of scripts/test.sh (ASan, UBSan, TSan, libFuzzer).
 pkgs=(build-essential cmake pkg-config liburcu-dev libjemalloc-dev check
       libjansson-dev libdw-dev libelf-dev binutils python3 chromium
-      libomp-dev clang-14 libclang-rt-14-dev)
+      libomp-dev clang-14 libclang-rt-14-dev xz-utils zstd pigz)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -88,6 +88,8 @@
 			       const struct timespec *), NULL)		\
 	X(int, sem_post, (sem_t *), NULL)				\
 	X(pid_t, fork, (void), NULL)					\
+	X(int, pthread_sigmask, (int, const sigset_t *, sigset_t *), NULL) \
+	X(int, sigprocmask, (int, const sigset_t *, sigset_t *), NULL)	\
 	X(long, syscall, (long, ...), NULL)	\
 	X(int, sigaction, (int, const struct sigaction *,		\
 			   struct sigaction *), NULL)			\

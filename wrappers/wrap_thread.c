@@ -13,6 +13,7 @@
  * the real join: once joined, the pthread_t may name a new thread.
  */
 #include "wrap_common.h"
+#include "wrap_sigmask.h"
 
 #include "cp_alloc.h"
 
@@ -20,6 +21,7 @@ struct cp_start {
 	void *(*fn)(void *);
 	void *arg;
 	struct cp_thread *child;
+	bool sig_held;		/* the creator's view of the sampler signal */
 };
 
 
@@ -41,6 +43,7 @@ static void *cp_trampoline(void *p)
 	cp_guard++;
 	s = *(struct cp_start *)p;
 	cp_free(p);
+	cp_signal_inherit(s.sig_held);
 	if (cp_rt.tracing) {	/* else the process is exiting */
 		cp_online_thread_start(s.child);
 		cp_runtime_bind_exit(s.child);
@@ -117,6 +120,7 @@ CP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 		pthread_attr_getdetachstate(attr, &detach);
 	child->detached = detach == PTHREAD_CREATE_DETACHED;
 	cp_runtime_thread_coming();
+	s->sig_held = cp_signal_held();
 	cp_pause();
 	rc = CP_REAL(pthread_create)(th, attr, cp_trampoline, s);
 	err = errno;

@@ -218,6 +218,21 @@ static bool own(const struct cp_cmp_row *r)
 	return r->pp && 2 * r->pp->cp_excl_ns >= r->pp->cp_ns;
 }
 
+/*
+ * Does row @i beat row @best (-1: none yet) with difference @d against
+ * @bd?  On a tie the program's own name wins over one reserved to the C
+ * implementation (a leading underscore): a chain of single callers has
+ * equal figures all along, and of _start, __libc_start_call_main and
+ * main the headline should say main.
+ */
+static bool beats(const struct cp_compare *c, int best, uint32_t i,
+		  double d, double bd)
+{
+	if (d != bd || best < 0)
+		return d > bd;
+	return c->rows[best].name[0] == '_' && c->rows[i].name[0] != '_';
+}
+
 static void headline(struct cp_compare *c)
 {
 	const struct cp_profile *p = c->p;
@@ -248,7 +263,7 @@ static void headline(struct cp_compare *c)
 			    r->cp_pct < HL_RATIO * cpu || whole(c, r) ||
 			    (!pass && !own(r)))
 				continue;
-			if (r->cp_pct - cpu > bd) {
+			if (beats(c, best, i, r->cp_pct - cpu, bd)) {
 				bd = r->cp_pct - cpu;
 				best = (int)i;
 			}
@@ -291,7 +306,7 @@ static void headline(struct cp_compare *c)
 		if (!r->pp || cpu < HL_MIN_PCT ||
 		    cpu < HL_RATIO * r->cp_pct || whole(c, r))
 			continue;
-		if (cpu - r->cp_pct > bd) {
+		if (beats(c, best, i, cpu - r->cp_pct, bd)) {
 			bd = cpu - r->cp_pct;
 			best = (int)i;
 		}
@@ -320,7 +335,7 @@ static void headline(struct cp_compare *c)
 
 			if (!r->pp || !r->disagree || (!pass && !own(r)))
 				continue;
-			if (d > bd) {
+			if (beats(c, best, i, d, bd)) {
 				bd = d;
 				best = (int)i;
 			}

@@ -25,6 +25,7 @@
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -374,11 +375,162 @@ static const char *elf_symbol(Dwfl_Module *mod, uint64_t pc)
 	return name;
 }
 
+/* Section @want of @elf with contents in the file, its header in @sh;
+ * or NULL. */
+static Elf_Scn *find_section(Elf *elf, const char *want, GElf_Shdr *sh)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, sh) || sh->sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh->sh_name);
+		if (name && strcmp(name, want) == 0)
+			return scn;
+	}
+	return NULL;
+}
+
+/* Section @want of @elf: its link-time address and contents, or NULL. */
+static Elf_Data *section(Elf *elf, const char *want, GElf_Addr *addr)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_section(elf, want, &sh);
+
+	if (!scn)
+		return NULL;
+	*addr = sh.sh_addr;
+	return elf_getdata(scn, NULL);
+}
+
+/* Does section @want hold link-time address @pc?  Its header in @sh. */
+static bool in_section(Elf *elf, const char *want, uint64_t pc,
+		       GElf_Shdr *sh)
+{
+	return find_section(elf, want, sh) && pc >= sh->sh_addr &&
+	       pc - sh->sh_addr < sh->sh_size && sh->sh_entsize;
+}
+
+/*
+ * "NAME@plt" for link-time address @pc in a PLT stub, as binutils names
+ * them: stub k of .plt.sec, or stub k + 1 of .plt (whose first entry is
+ * the lazy resolver's), jumps through .rela.plt's entry k, whose symbol
+ * the dynamic symbol table names.  NULL elsewhere (and for IRELATIVE
+ * entries, which name no symbol).
+ */
+static const char *plt_name(struct cp_symbolizer *sy, Dwfl_Module *mod,
+			    uint64_t pc)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	GElf_Shdr sh, rsh, ssh;
+	Elf_Scn *rela, *syms;
+	Elf_Data *rd, *sd;
+	GElf_Rela r;
+	GElf_Sym sym;
+	const char *name;
+	uint64_t k;
+	char buf[512];
+
+	if (!elf)
+		return NULL;
+	if (in_section(elf, ".plt.sec", pc, &sh)) {
+		k = (pc - sh.sh_addr) / sh.sh_entsize;
+	} else if (in_section(elf, ".plt", pc, &sh)) {
+		k = (pc - sh.sh_addr) / sh.sh_entsize;
+		if (k-- == 0)
+			return NULL;
+	} else {
+		return NULL;
+	}
+	rela = find_section(elf, ".rela.plt", &rsh);
+	if (!rela || !(rd = elf_getdata(rela, NULL)) ||
+	    !gelf_getrela(rd, (int)k, &r) || !GELF_R_SYM(r.r_info) ||
+	    !(syms = elf_getscn(elf, rsh.sh_link)) ||
+	    !gelf_getshdr(syms, &ssh) || !(sd = elf_getdata(syms, NULL)) ||
+	    !gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &sym))
+		return NULL;
+	name = elf_strptr(elf, ssh.sh_link, sym.st_name);
+	if (!name || !name[0])
+		return NULL;
+	snprintf(buf, sizeof(buf), "%s@plt", name);
+	return keep(sy, buf);
+}
+
+static int32_t get_s32(const uint8_t *p)
+{
+	int32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/*
+ * The link-time start of the function holding link-time address @pc, by
+ * the .eh_frame_hdr search table and the FDE it points at.  Only the
+ * layout every x86-64 toolchain emits is read (table of datarel sdata4
+ * pairs, FDE addresses pcrel sdata4); anything else, or an address in no
+ * FDE's range, is false.
+ */
+static bool fde_start(Dwfl_Module *mod, uint64_t pc, uint64_t *start)
+{
+	GElf_Addr bias, hdr_at, frame_at;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	Elf_Data *hdr, *frame;
+	const uint8_t *h, *t, *f;
+	uint32_t count, lo = 0, hi, range;
+	uint64_t fde_at, begin;
+
+	if (!elf || !(hdr = section(elf, ".eh_frame_hdr", &hdr_at)) ||
+	    !(frame = section(elf, ".eh_frame", &frame_at)))
+		return false;
+	h = hdr->d_buf;
+	/* version 1; eh_frame_ptr 4 bytes; fde_count udata4; datarel sdata4 */
+	if (hdr->d_size < 12 || h[0] != 1 || (h[1] & 0x0f) != 0x0b ||
+	    h[2] != 0x03 || h[3] != 0x3b)
+		return false;
+	memcpy(&count, h + 8, sizeof(count));
+	if (count == 0 || (hdr->d_size - 12) / 8 < count)
+		return false;
+	t = h + 12;
+	if (pc < hdr_at + (int64_t)get_s32(t))
+		return false;
+	/* the last entry starting at or below pc */
+	hi = count;
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (hdr_at + (int64_t)get_s32(t + 8 * mid) <= pc)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	begin = hdr_at + (int64_t)get_s32(t + 8 * lo);
+	fde_at = hdr_at + (int64_t)get_s32(t + 8 * lo + 4);
+	if (fde_at < frame_at || fde_at - frame_at + 16 > frame->d_size)
+		return false;
+	f = (const uint8_t *)frame->d_buf + (fde_at - frame_at);
+	/* length, CIE pointer, pc_begin (pcrel sdata4), pc_range */
+	if (get_s32(f) == -1 || fde_at + 8 + (int64_t)get_s32(f + 8) != begin)
+		return false;
+	memcpy(&range, f + 12, sizeof(range));
+	if (pc >= begin + range)
+		return false;
+	*start = begin;
+	return true;
+}
+
 static int resolve(struct cp_symbolizer *sy, uint64_t pc)
 {
 	Dwfl_Module *mod = dwfl_addrmodule(sy->dwfl, pc);
 	const struct cp_module *m = NULL;
 	const char *name = NULL, *base;
+	uint64_t off;
 	char buf[512];
 
 	if (mod && dwarf_frames(sy, mod, pc))
@@ -390,10 +542,16 @@ static int resolve(struct cp_symbolizer *sy, uint64_t pc)
 	for (uint32_t i = 0; i < sy->nmods && !m; i++)
 		if (pc >= sy->mods[i].lo && pc < sy->mods[i].hi)
 			m = &sy->mods[i];
+	if (m && mod && (name = plt_name(sy, mod, pc - m->bias)))
+		return add_frame(sy, name, NULL, 0, false);
 	if (m) {
 		base = strrchr(m->path, '/');
+		off = pc - m->bias;
+		/* one name for all of a function's addresses */
+		if (mod && !fde_start(mod, off, &off))
+			off = pc - m->bias;
 		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64,
-			 base ? base + 1 : m->path, pc - m->bias);
+			 base ? base + 1 : m->path, off);
 		return add_frame(sy, keep(sy, buf), NULL, 0, false);
 	}
 	if (sy->fb) {

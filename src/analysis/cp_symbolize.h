@@ -14,7 +14,10 @@
  * inlined subroutine around the address, with file:line); the ELF symbol
  * table, or the dynamic one when the file is stripped, but only a symbol
  * whose extent holds the address; else "module+0xOFFSET" (OFFSET: the
- * address minus the module's bias, as addr2line takes it).  Never a name
+ * start of the function holding the address as the module's .eh_frame
+ * records it, so that one function is one name; the address itself when
+ * no FDE covers it; both minus the module's bias, as addr2line takes
+ * them).  Never a name
  * that merely precedes the address.  Addresses in no module go to the
  * caller's fallback, else print as "0xADDR".
  *

@@ -455,6 +455,11 @@ enum cp_sampler_kind cp_sampler_kind(void)
 	return cp_smp_kind;
 }
 
+int cp_sampler_signal(void)
+{
+	return cp_smp_kind != CP_SAMPLER_NONE ? cp_smp_sig : 0;
+}
+
 /* ---- threads --------------------------------------------------------- */
 
 void cp_sampler_thread_start(struct cp_thread *t)

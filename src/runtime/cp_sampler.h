@@ -31,8 +31,11 @@
  * thread's latest interval that had some.
  *
  * What the program keeps: its handlers and masks (the sampler uses one
- * real-time signal of its own, SA_RESTART; a masked thread is simply not
- * sampled until it unmasks), its SIGPROF and setitimer timers, errno; fds
+ * real-time signal of its own, SA_RESTART, which the program cannot block:
+ * wrap_signal.c leaves it out of the masks the program sets and shows the
+ * program the masks it asked for; only sigsuspend-like calls' temporary
+ * masks may block it, while the thread sleeps), its SIGPROF and setitimer
+ * timers, errno; fds
  * are close-on-exec and timers die at exec; a forked child closes the
  * parent's events and samples itself.
  *
@@ -66,6 +69,9 @@ enum cp_sampler_kind {
 enum cp_sampler_kind cp_sampler_init(void);
 /* The mechanism chosen by cp_sampler_init. */
 enum cp_sampler_kind cp_sampler_kind(void);
+/* The sampler's real-time signal, 0 when it does not sample.  Any thread,
+ * async-signal-safe (set once at start-up). */
+int cp_sampler_signal(void);
 
 /* Start sampling the calling thread, whose state is @t.  Owning thread,
  * guard raised. */

@@ -19,11 +19,12 @@ test -f "$libdir/cmake/cpthread/cpthreadConfig.cmake"
 
 # Exports: nothing of jemalloc (malloc, mallocx...) or of the runtime;
 # the wrapped families are pthread, semaphores, C11 threads, libgomp and
-# syscall (futexes), and the signal calls and _exit the crash path needs.
+# syscall (futexes), the signal calls and _exit the crash path needs, and
+# the signal masks (the sampler's signal stays open).
 bad=$(nm -D --defined-only "$libdir/libcpthread.so" | awk '{print $3}' |
       grep -Ev '^(cpthread_|pthread_|sem_|fork$|__cyg_profile_func_)' |
       grep -Ev '^(thrd_|mtx_|cnd_|call_once$|GOMP_|omp_|syscall$)' |
-      grep -Ev '^(sigaction|signal|_exit|_Exit)$' || true)
+      grep -Ev '^(sigaction|signal|_exit|_Exit|sigprocmask)$' || true)
 if [ -n "$bad" ]; then
 	echo "libcpthread.so exports unexpected symbols: $bad" >&2
 	exit 1

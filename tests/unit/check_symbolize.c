@@ -254,7 +254,8 @@ static void run(const char *cmd)
 
 /*
  * A stripped copy: no name for a function the dynamic symbol table does
- * not hold, only module+0xOFFSET (never the name of a neighbour); then the
+ * not hold, only module+0xOFFSET of the function's start, from its FDE
+ * (never the name of a neighbour); then the
  * same copy with the debug part as a separate file found by build-id.
  */
 START_TEST(test_symbolize_stripped_and_debug_file)
@@ -275,7 +276,9 @@ START_TEST(test_symbolize_stripped_and_debug_file)
 	self_module(&m, path);
 	sy = open1(&m, dir);	/* no debug files there yet */
 	n = cp_symbolize(sy, pc, &f);
-	snprintf(want, sizeof(want), "stripped+0x%" PRIx64, pc - m.m.bias);
+	/* the offset of the function's start (its FDE), not of pc */
+	snprintf(want, sizeof(want), "stripped+0x%" PRIx64,
+		 (uint64_t)(uintptr_t)sym_leaf - m.m.bias);
 	ck_assert_msg(n == 1 && !strcmp(f[0].name, want) && !f[0].file,
 		      "stripped: '%s', want '%s'", n ? f[0].name : "", want);
 	ck_assert_msg(cp_symbolize_stats(sy)->no_debug == 1, "no_debug %u",
@@ -347,6 +350,41 @@ START_TEST(test_symbolize_dynamic_symbols)
 	l = n ? strlen(f[0].name) : 0;
 	ck_assert_msg(n == 1 && l >= 6 && !strcmp(f[0].name + l - 6, "getpid"),
 		      "libc getpid: '%s'", n ? f[0].name : "");
+	cp_symbolize_close(sy);
+}
+END_TEST
+
+/*
+ * A PLT stub of this program is "NAME@plt", as objdump names it (the
+ * stub has no symbol; the .plt's FDE would otherwise lump every stub
+ * under the .plt's start).
+ */
+START_TEST(test_symbolize_plt_stub)
+{
+	char cmd[4200], line[512], name[256], want[300];
+	struct mod m;
+	struct cp_symbolizer *sy;
+	const struct cp_symframe *f;
+	unsigned long long at = 0;
+	bool found = false;
+	uint32_t n;
+	FILE *p;
+
+	self_module(&m, NULL);
+	snprintf(cmd, sizeof(cmd), "objdump -d -j .plt -j .plt.sec '%s'",
+		 m.path);
+	p = popen(cmd, "r");
+	ck_assert(p);
+	while (!found && fgets(line, sizeof(line), p))
+		found = strstr(line, "@plt>:\n") &&
+			sscanf(line, "%llx <%255[^@]@plt>:", &at, name) == 2;
+	pclose(p);
+	ck_assert_msg(found, "no NAME@plt stub in objdump's listing");
+	sy = open1(&m, NULL);
+	n = cp_symbolize(sy, m.m.bias + at + 4, &f);
+	snprintf(want, sizeof(want), "%s@plt", name);
+	ck_assert_msg(n == 1 && !strcmp(f[0].name, want), "stub at 0x%llx: "
+		      "'%s', want '%s'", at, n ? f[0].name : "", want);
 	cp_symbolize_close(sy);
 }
 END_TEST
@@ -554,6 +592,7 @@ static Suite *symbolize_suite(void)
 	tcase_add_test(tc, test_symbolize_stripped_and_debug_file);
 	tcase_add_test(tc, test_symbolize_changed_file_not_used);
 	tcase_add_test(tc, test_symbolize_dynamic_symbols);
+	tcase_add_test(tc, test_symbolize_plt_stub);
 	tcase_add_test(tc, test_symbolize_vdso_image);
 	tcase_add_test(tc, test_symbolize_trace_samples);
 	tcase_add_test(tc, test_symbolize_enter_names);
