@@ -25,12 +25,25 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 stages=${CPTHREAD_TEST_STAGES:-main asan tsan fuzz}
 jobs=$(nproc)
 
-# Tests that run the tracer inside a program built without ASan (cpt run
-# preloads it into /bin/sh; the installed-consumer build), check_preserve
-# (its statically linked workloads that exit from a thread leave no
-# report under ASan: not understood yet) and a -pg run that ASan slows
-# below gprof's sample period.  They run in the main stage.
-ASAN_EXCLUDE='^(check_cpt|check_cpt_export|check_preserve|install_consumers)$'
+# Tests the ASan stage leaves to the main stage, each for a reason of the
+# sanitized build, not of the code under test:
+#   check_cpt, check_realprogs, install_consumers  run the ASan-built
+#       library inside programs built without ASan (cpt run preloads it
+#       into /bin/sh and into Debian's xz, zstd, pigz; the installed-
+#       consumer build);
+#   check_cpt_export  a -pg run that ASan slows below gprof's sample period;
+#   check_crash  ASan installs its own SIGSEGV/SIGBUS/SIGFPE handlers, so the
+#       workloads cannot die of those signals as they do bare;
+#   check_lifecycle  the bare (untraced) life_cancel workload already fails
+#       under clang's ASan: forced unwinding at pthread_cancel trips its
+#       stack checks;
+#   check_agree, check_online  clang's -fopenmp links LLVM's libomp, which
+#       the tracer detects but does not model (it models GCC's libgomp);
+#   check_symbolize  its expectations are gcc -O2's DWARF (lines, inline
+#       chains); clang's ASan build describes the same code otherwise;
+#   check_preserve  its statically linked workloads that exit from a thread
+#       leave no report under ASan: not understood yet.
+ASAN_EXCLUDE='^(check_cpt|check_realprogs|install_consumers|check_cpt_export|check_crash|check_lifecycle|check_agree|check_online|check_symbolize|check_preserve)$'
 
 stage_begin() {
 	stage_t0=$(date +%s)
