@@ -1,7 +1,8 @@
 /*
  * bench_trace.c - the whole analyzer on generated traces of 10^5 .. 10^7
- * PAG edges (not a test: run by hand, figures in doc/bench-analysis.md,
- * section "End-to-end on traces").
+ * PAG edges (not a test: run by hand, figures in
+ * doc/measurements/2026-11-23-graph-bench.md, section "End-to-end on
+ * traces").
  *
  * The generator
  * -------------
