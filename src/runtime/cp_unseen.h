@@ -26,8 +26,13 @@
 
 #include "cp_thread.h"
 
-/* A thread's unexplained waiting is reported past both. */
-#define CP_UNSEEN_MIN_NS 2000000ull	/* 2 ms */
+/*
+ * A thread's unexplained waiting is reported past both.  The floor is
+ * well above what a traced program blocks outside its waits on an idle
+ * machine anyway (page faults, thread creation and exit: up to 17 ms was
+ * seen on the CI machine), so the note means synchronization it missed.
+ */
+#define CP_UNSEEN_MIN_NS 30000000ull	/* 30 ms */
 #define CP_UNSEEN_MIN_SHARE 0.10	/* of its useful time */
 
 /*
