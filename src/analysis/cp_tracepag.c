@@ -52,6 +52,8 @@ struct frame {
 };
 
 struct bld {
+	uint32_t bad_tail, bad_head;	/* an edge to no vertex, if any
+					 * (bad_head != 0) */
 	struct cp_tracepag *tp;
 	uint32_t cap_e;
 	uint32_t cap_procs, cap_cct, cap_pool, npool;
@@ -129,6 +131,13 @@ static int edge(struct bld *b, uint32_t tail, uint32_t head, uint64_t w,
 	struct cp_pag *g = &tp->g;
 	uint32_t e = g->ne;
 
+	/* the reader promises every reference resolves; a trace it repaired
+	 * must still never make the graph index outside itself */
+	if (__builtin_expect(tail >= g->nv || head >= g->nv, 0)) {
+		b->bad_tail = tail;
+		b->bad_head = head ? head : UINT32_MAX;
+		return -1;
+	}
 	/* reserve_edges() sized every array: write them directly */
 	if (__builtin_expect(e < g->cap_e && e < b->cap_e, 1)) {
 		g->tail[e] = tail;
@@ -633,7 +642,14 @@ int cp_tracepag_build(struct cp_tracepag *tp, const struct cp_trace *t,
 	cp_tracepag_assert(tp);
 	return 0;
 err_mem:
-	snprintf(err, errlen, "%s: out of memory building the graph", t->path);
+	if (b.bad_head)
+		snprintf(err, errlen, "%s: an event depends on one the trace "
+			 "does not hold (edge %" PRIu32 " -> %" PRIu32 " of %"
+			 PRIu32 " vertices)", t->path, b.bad_tail,
+			 b.bad_head, tp->g.nv);
+	else
+		snprintf(err, errlen, "%s: out of memory building the graph",
+			 t->path);
 err:
 	free(b.stack);
 	free(b.hub_done);
