@@ -8,7 +8,12 @@
 #   SECONDS    per target; default $CPTHREAD_FUZZ_SECONDS, else 60
 # Environment: CPTHREAD_FUZZ_TARGETS (default "trace pag gprof"),
 #   CPTHREAD_FUZZ_WORK (where new inputs and crash files go; default a
-#   fresh directory under /tmp, kept when something was found).
+#   fresh directory under /tmp, kept when something was found),
+#   CPTHREAD_FUZZ_RUNS and CPTHREAD_FUZZ_SEED: with both set, each target
+#   runs exactly that many inputs from that seed instead of for SECONDS,
+#   so the run is the same on every machine (what CI does: a random
+#   campaign belongs on a developer's machine, and what it finds, fixed,
+#   under tests/fuzz/regress/).
 #
 # Each target starts from the seed corpus tests/fuzz/corpus/<target> (never
 # written to).  An input that crashes, trips a sanitizer, runs over 10 s
@@ -32,14 +37,19 @@ for t in $targets; do
 	fi
 	mkdir -p "$work/$t"
 	log=$work/$t.log
-	"$exe" -max_total_time="$secs" -timeout=10 -rss_limit_mb=1024 \
+	bound=(-max_total_time="$secs")
+	if [ -n "${CPTHREAD_FUZZ_RUNS:-}" ] && [ -n "${CPTHREAD_FUZZ_SEED:-}" ]
+	then
+		bound=(-runs="$CPTHREAD_FUZZ_RUNS" -seed="$CPTHREAD_FUZZ_SEED")
+	fi
+	"$exe" "${bound[@]}" -timeout=10 -rss_limit_mb=1024 \
 		-malloc_limit_mb=512 -max_len=65536 -print_final_stats=1 \
 		-artifact_prefix="$work/$t-" "$work/$t" \
 		"$top/tests/fuzz/corpus/$t" >"$log" 2>&1
 	rc=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 	if [ $rc -eq 0 ]; then
-		echo "fuzz: $t: ${execs:-?} inputs in ${secs} s, nothing found"
+		echo "fuzz: $t: ${execs:-?} inputs, nothing found"
 	else
 		status=1
 		art=$(ls "$work/$t"-* 2>/dev/null | head -1)

@@ -10,15 +10,18 @@
 #          suite once more, sanitized and checking (see ASAN_EXCLUDE).
 #   tsan   build-tsan/, clang-14 with -DCPTHREAD_TSAN=ON: the runtime
 #          tests (ctest -L tsan), liburcu suppressed (tests/tsan.supp).
-#   fuzz   each libFuzzer target of tests/fuzz in build-asan/ for
-#          CPTHREAD_FUZZ_SECONDS seconds (scripts/fuzz.sh).
+#   fuzz   each libFuzzer target of tests/fuzz in build-asan/: 150,000
+#          inputs from seed 1 (the same inputs on every run;
+#          CPTHREAD_FUZZ_RUNS / CPTHREAD_FUZZ_SEED change them), or for
+#          CPTHREAD_FUZZ_SECONDS seconds when that is set (scripts/fuzz.sh).
 # On this project's 2-core CI machine the four take about 20 minutes.
 #
 # Environment:
 #   CPTHREAD_TEST_STAGES   the stages to run, default "main asan tsan
 #                          fuzz"; CPTHREAD_TEST_STAGES=main is the quick
 #                          developer run (about a minute once built).
-#   CPTHREAD_FUZZ_SECONDS  seconds per fuzz target, default 60.
+#   CPTHREAD_FUZZ_SECONDS  seconds per fuzz target instead of the fixed
+#                          inputs (a random campaign).
 # Arguments go to the main stage's ctest (e.g. -R check_pag).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -106,8 +109,14 @@ stage_fuzz() {
 		cmake --build "$top/build-asan" -j"$jobs" --target fuzz_trace \
 			fuzz_pag fuzz_gprof >/dev/null
 	fi
-	"$top/scripts/fuzz.sh" "$top/build-asan" \
-		"${CPTHREAD_FUZZ_SECONDS:-60}"
+	# the same inputs on every run, unless a time is asked for
+	if [ -z "${CPTHREAD_FUZZ_SECONDS:-}" ]; then
+		CPTHREAD_FUZZ_RUNS=${CPTHREAD_FUZZ_RUNS:-150000} \
+		CPTHREAD_FUZZ_SEED=${CPTHREAD_FUZZ_SEED:-1} \
+			"$top/scripts/fuzz.sh" "$top/build-asan"
+	else
+		"$top/scripts/fuzz.sh" "$top/build-asan" "$CPTHREAD_FUZZ_SECONDS"
+	fi
 }
 
 for s in $stages; do
