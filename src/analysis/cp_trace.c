@@ -1236,6 +1236,30 @@ out:
 }
 
 /*
+ * A thread whose events do not begin with THREAD_START (its first block
+ * was lost) is dropped whole, before the uses are checked, so that no
+ * other thread's CONSUME can point at its PUBLISHes.  0 or -1 (strict).
+ */
+static int drop_headless_threads(struct rd *r)
+{
+	struct cp_trace *t = r->t;
+
+	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
+		struct cp_trace_thread *th = &t->threads[tid];
+
+		if (!th->nv || cp_tvert_kind(&th->v[0]) == CP_EV_THREAD_START)
+			continue;
+		if (vnote(r, tid, 0, "its events are dropped",
+			  "thread %" PRIu32 " does not begin with THREAD_START",
+			  tid))
+			return -1;
+		t->nvertices -= th->nv;
+		th->nv = 0;
+	}
+	return 0;
+}
+
+/*
  * A thread created but never seen running (it had not started when the
  * process ended, or a partial trace lost its events) has no block: widen
  * the table to every tid a THREAD_CREATE names, within the sanity bound
@@ -1289,14 +1313,6 @@ static int check_threads(struct rd *r)
 	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
 		struct cp_trace_thread *th = &t->threads[tid];
 
-		if (th->nv && cp_tvert_kind(&th->v[0]) != CP_EV_THREAD_START) {
-			if (vnote(r, tid, 0, "its events are dropped",
-				  "thread %" PRIu32 " does not begin with THREAD_START",
-				  tid))
-				return -1;
-			t->nvertices -= th->nv;
-			th->nv = 0;
-		}
 		if (th->nv)
 			any = true;
 		for (uint32_t i = 0; i < th->nv; i++) {
@@ -1415,7 +1431,9 @@ static int check_threads(struct rd *r)
 			switch (kind) {
 			case CP_EV_THREAD_JOIN:
 				c = &t->threads[v->arg];
-				if (c->exit_v != UINT32_MAX)
+				/* (an exit seen before a later cut of the
+				 * child's events counts as missing) */
+				if (c->exit_v < c->nv)
 					break;
 				if (vnote(r, tid, i, c->nv ?
 					  "the child taken to end at its "
@@ -1692,6 +1710,7 @@ static int parse(struct rd *r)
 			return fail(r, 0, "string %" PRIu32 " defined twice, differently",
 				    t->strs[i].id);
 	if (check_objects(r) || (!r->strict && synth_strings(r)) ||
+	    drop_headless_threads(r) ||
 	    check_uses(r) || check_threads(r))
 		return -1;
 	if (t->samples && cp_samples_finish(t->samples, t))
