@@ -14,7 +14,7 @@
 #          inputs from seed 1 (the same inputs on every run;
 #          CPTHREAD_FUZZ_RUNS / CPTHREAD_FUZZ_SEED change them), or for
 #          CPTHREAD_FUZZ_SECONDS seconds when that is set (scripts/fuzz.sh).
-# On this project's 2-core CI machine the four take about 20 minutes.
+# On an idle 2-core machine the four take about 7 minutes.
 #
 # Environment:
 #   CPTHREAD_TEST_STAGES   the stages to run, default "main asan tsan
