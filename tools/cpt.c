@@ -37,19 +37,20 @@ static const struct cpt_verb verbs[] = {
 	  "threads; objects" },
 	{ "paths", cpt_cmd_paths,
 	  "cpt paths TRACE|PAG [--k N] [--full [M]] [--strict] "
-	  "[--format text|json] "
-	  "[-o FILE]",
+	  "[--procedures instrumented|sampled] [--debuginfo-path DIRS] "
+	  "[--format text|json] [-o FILE]",
 	  "the N longest (near-critical) paths, edge by edge" },
 	{ "whatif", cpt_cmd_whatif,
 	  "cpt whatif TRACE|PAG --scale NAME=FACTOR [--scale ...] "
 	  "[--exclusive] [--cpus N] [--wake] [--strict] [--procedures "
-	  "instrumented|sampled] [--format text|json] [-o FILE]",
+	  "instrumented|sampled] [--debuginfo-path DIRS] "
+	  "[--format text|json] [-o FILE]",
 	  "predicted run time if procedures took FACTOR times as long" },
 	{ "export", cpt_cmd_export,
 	  "cpt export TRACE|PAG --format chrome|folded|dot [--weight cp|cpu] "
 	  "[--threads] [--no-flows] [--window FROM:TO] [--min-slice DUR] "
 	  "[--max-edges N] [--strict] [--procedures instrumented|sampled] "
-	  "[-o FILE]",
+	  "[--debuginfo-path DIRS] [-o FILE]",
 	  "timeline (Chrome trace), flame graph stacks or dot graph" },
 };
 
