@@ -52,8 +52,8 @@ struct frame {
 };
 
 struct bld {
-	uint32_t bad_tail, bad_head;	/* an edge to no vertex, if any
-					 * (bad_head != 0) */
+	bool bad_edge;			/* an edge to no vertex was asked */
+	uint32_t bad_tail, bad_head;	/* its ends, for the message */
 	struct cp_tracepag *tp;
 	uint32_t cap_e;
 	uint32_t cap_procs, cap_cct, cap_pool, npool;
@@ -134,8 +134,9 @@ static int edge(struct bld *b, uint32_t tail, uint32_t head, uint64_t w,
 	/* the reader promises every reference resolves; a trace it repaired
 	 * must still never make the graph index outside itself */
 	if (__builtin_expect(tail >= g->nv || head >= g->nv, 0)) {
+		b->bad_edge = true;
 		b->bad_tail = tail;
-		b->bad_head = head ? head : UINT32_MAX;
+		b->bad_head = head;
 		return -1;
 	}
 	/* reserve_edges() sized every array: write them directly */
@@ -642,7 +643,7 @@ int cp_tracepag_build(struct cp_tracepag *tp, const struct cp_trace *t,
 	cp_tracepag_assert(tp);
 	return 0;
 err_mem:
-	if (b.bad_head)
+	if (b.bad_edge)
 		snprintf(err, errlen, "%s: an event depends on one the trace "
 			 "does not hold (edge %" PRIu32 " -> %" PRIu32 " of %"
 			 PRIu32 " vertices)", t->path, b.bad_tail,
