@@ -10,9 +10,11 @@
  *          armed for one overflow at a time (PERF_EVENT_IOC_REFRESH): a
  *          thread that blocks the signal holds at most one pending, never
  *          a queue that could overflow into SIGIO.
- *   timer  the fallback when the kernel refuses perf events: a POSIX
- *          timer on CLOCK_THREAD_CPUTIME_ID, SIGEV_THREAD_ID (one pending
- *          signal at most by construction).
+ *   timer  a POSIX timer on CLOCK_THREAD_CPUTIME_ID, SIGEV_THREAD_ID
+ *          (one pending signal at most by construction): `auto`'s choice
+ *          up to the kernel's tick rate (cheaper: no cost at context
+ *          switches, cp_sampler.c's choose()), and the fallback when the
+ *          kernel refuses perf events.
  * The handler unwinds the interrupted thread by DWARF CFI (.eh_frame)
  * with libgcc's unwinder, which finds objects through glibc's
  * _dl_find_object: lock-free and allocation-free, so it may run in a

@@ -150,17 +150,30 @@ START_TEST(test_sampler_online_accuracy)
 }
 END_TEST
 
-/* Perf events refused (a shim makes perf_event_open fail with EACCES):
- * one line on stderr says so, the CPU-time timer serves, with the same
- * accuracy; under CPTHREAD_QUIET=1 the line is silenced. */
+/* Perf events refused (a shim makes perf_event_open fail with EACCES),
+ * where they are tried: `auto` above the tick rate, or perf asked for by
+ * name.  One line on stderr says so (unless CPTHREAD_QUIET=1 under
+ * `auto`; never silenced for a named perf), the CPU-time timer serves,
+ * with the same accuracy. */
+static const struct refused_case {
+	const char *sampling, *quiet;
+	unsigned lines;
+} refused[] = {
+	{ "CPTHREAD_SAMPLING=auto", "CPTHREAD_QUIET=0", 1 },
+	{ "CPTHREAD_SAMPLING=auto", "CPTHREAD_QUIET=1", 0 },
+	{ "CPTHREAD_SAMPLING=perf", "CPTHREAD_QUIET=1", 1 },
+};
+
 START_TEST(test_sampler_refused_falls_back)
 {
+	const struct refused_case *c = &refused[_i];
 	char preload[1024];
 	const char *env[] = { preload, "CPTHREAD_CLOCK=cpu",
-			      "CPTHREAD_FUNCS=f,g,h", _i ? "CPTHREAD_QUIET=1" :
-			      "CPTHREAD_QUIET=0", NULL };
+			      "CPTHREAD_FUNCS=f,g,h", c->sampling, c->quiet,
+			      "CPTHREAD_SAMPLING_HZ=1000", NULL };
 	struct cpt_run r;
 	double samples, period;
+	const char *mech;
 	unsigned lines;
 
 	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s/libsmp_noperf.so %s",
@@ -169,16 +182,16 @@ START_TEST(test_sampler_refused_falls_back)
 					  TIMEOUT), 0);
 	ck_assert_msg(cpt_run_exit_code(&r) == 0 && r.report,
 		      "exit %d: %s", cpt_run_exit_code(&r), r.err);
-	ck_assert_msg(!strcmp(json_string_value(cpt_json_path(r.report,
-			"sampling.mechanism")), "timer"), "mechanism %s",
-		      json_string_value(cpt_json_path(r.report,
-						      "sampling.mechanism")));
+	mech = json_string_value(cpt_json_path(r.report, "sampling.mechanism"));
+	ck_assert_msg(mech && !strcmp(mech, "timer"), "%s: mechanism %s",
+		      c->sampling, mech ? mech : "(none)");
 	lines = 0;
 	for (const char *p = r.err; (p = strstr(p, "perf events refused"));
 	     p++)
 		lines++;
-	ck_assert_msg(lines == (_i ? 0u : 1u), "QUIET=%d: %u lines on perf "
-		      "refused: %.300s", _i, lines, r.err);
+	ck_assert_msg(lines == c->lines, "%s %s: %u lines on perf refused, "
+		      "expected %u: %.300s", c->sampling, c->quiet, lines,
+		      c->lines, r.err);
 	samples = cpt_json_num(r.report, "sampling.samples");
 	period = fmax(1.0, cpt_json_ms(r.report, "cpu_ns") / samples);
 	for (size_t k = 0; k < sizeof(smp_cp) / sizeof(smp_cp[0]); k++) {
@@ -190,6 +203,33 @@ START_TEST(test_sampler_refused_falls_back)
 			      "%s: cp %.3f ms, expected %.0f (period %.2f ms)",
 			      smp_cp[k].name, cp, smp_cp[k].cp, period);
 	}
+	cpt_run_free(&r);
+}
+END_TEST
+
+/* `auto` takes the CPU-time timer up to the kernel's tick rate (250 Hz
+ * on Debian: no cost at context switches), perf events above it where
+ * the kernel allows them; perf is not even tried at the default rate, so
+ * a kernel refusing it costs no line on stderr. */
+START_TEST(test_sampler_auto_by_rate)
+{
+	static const char *const hz[] = { "CPTHREAD_SAMPLING_HZ=250",
+					  "CPTHREAD_SAMPLING_HZ=1000" };
+	const char *env[] = { "CPTHREAD_FUNCS=f", "CPTHREAD_QUIET=0", hz[_i],
+			      NULL };
+	const char *want = _i == 0 || !perf_allowed() ? "timer" : "perf";
+	struct cpt_run r;
+	const char *mech;
+
+	ck_assert_int_eq(cpt_run_workload(&r, "smp_cp", CPT_PRELOAD, NULL,
+					  env, TIMEOUT), 0);
+	ck_assert_msg(cpt_run_exit_code(&r) == 0 && r.report, "exit %d: %s",
+		      cpt_run_exit_code(&r), r.err);
+	mech = json_string_value(cpt_json_path(r.report, "sampling.mechanism"));
+	ck_assert_msg(mech && !strcmp(mech, want), "%s: mechanism %s, "
+		      "expected %s", hz[_i], mech ? mech : "(none)", want);
+	ck_assert_msg(_i != 0 || !strstr(r.err, "perf events"), "%s: stderr "
+		      "%.300s", hz[_i], r.err);
 	cpt_run_free(&r);
 }
 END_TEST
@@ -574,7 +614,7 @@ END_TEST
 
 /* ---- the program does not notice ---- */
 
-static const char *const mechanisms[] = { "auto", "timer" };
+static const char *const mechanisms[] = { "perf", "timer" };
 
 /* Its own SIGPROF timer: one signal per 10 ms of CPU, bare and traced
  * (the program checks; the counts are in the message). */
@@ -794,7 +834,9 @@ static Suite *sampler_suite(void)
 	tcase_set_timeout(tc, 2 * TIMEOUT);
 	tcase_add_loop_test(tc, test_sampler_online_accuracy, 0,
 			    (int)(sizeof(acc_cases) / sizeof(acc_cases[0])));
-	tcase_add_loop_test(tc, test_sampler_refused_falls_back, 0, 2);
+	tcase_add_loop_test(tc, test_sampler_refused_falls_back, 0,
+			    (int)(sizeof(refused) / sizeof(refused[0])));
+	tcase_add_loop_test(tc, test_sampler_auto_by_rate, 0, 2);
 	tcase_add_test(tc, test_sampler_library_functions);
 	tcase_add_test(tc, test_sampler_off);
 	tcase_add_test(tc, test_sampler_trace_stacks);
