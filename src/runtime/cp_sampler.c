@@ -61,13 +61,7 @@ struct cp_smp {
 	uint8_t *pos;		/* end of the last complete sample */
 	uint32_t nsamples;	/* in the buffer */
 	atomic_ulong total;	/* samples taken */
-	/* online: written by the handler, read by the owner */
-	atomic_uint n;		/* samples counted */
-	atomic_uint hits[CP_MAX_FUNCS];	/* those holding procedure i */
-	/* owner only (cp_sampler_split) */
-	uint32_t seen_n, seen_hits[CP_MAX_FUNCS];
-	/* the latest interval with samples: how many, how many held i */
-	uint32_t held_n, held[CP_MAX_FUNCS];
+	struct cp_smp_tally tally;	/* online */
 	struct cp_smp *next;	/* list of every state, newest first */
 };
 
@@ -140,8 +134,10 @@ static unsigned unwind(const ucontext_t *uc, uintptr_t *pc, unsigned *flags)
 	return u.n;
 }
 
-/* Count the sample for every selected procedure its stack holds. */
-static void count_hits(struct cp_smp *s, const uintptr_t *pc, unsigned depth)
+/* Count the sample, of @weight CPU ns, for every selected procedure its
+ * stack holds. */
+static void count_hits(struct cp_smp *s, const uintptr_t *pc, unsigned depth,
+		       uint64_t weight)
 {
 	uint64_t mask = 0;
 
@@ -154,14 +150,26 @@ static void count_hits(struct cp_smp *s, const uintptr_t *pc, unsigned depth)
 			    a < cp_procs_ranges[r].hi)
 				mask |= 1ull << cp_procs_ranges[r].idx;
 	}
+	cp_smp_tally_add(&s->tally, mask, weight);
+}
+
+void cp_smp_tally_add(struct cp_smp_tally *ta, uint64_t mask,
+		      uint64_t weight)
+{
+	if (!weight)
+		weight = 1;
 	while (mask) {
 		unsigned i = (unsigned)__builtin_ctzll(mask);
 
-		atomic_fetch_add_explicit(&s->hits[i], 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&ta->hits[i], 1,
+					  memory_order_relaxed);
+		atomic_fetch_add_explicit(&ta->hw[i], weight,
+					  memory_order_relaxed);
 		mask &= mask - 1;
 	}
+	/* last: the owner's snapshot is whole when w did not move */
 	atomic_signal_fence(memory_order_release);
-	atomic_fetch_add_explicit(&s->n, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&ta->w, weight, memory_order_relaxed);
 }
 
 static void buf_reset(struct cp_smp *s)
@@ -220,7 +228,8 @@ static void take_sample(struct cp_smp *s, const ucontext_t *uc)
 
 	depth = unwind(uc, pc, &flags);
 	if (cp_procs_nranges)
-		count_hits(s, pc, depth);
+		count_hits(s, pc, depth, cpu > s->prev_cpu ?
+			   cpu - s->prev_cpu : 0);
 	if (s->buf)
 		encode(s, wall, cpu, pc, depth, flags);
 	if (wall > s->prev_wall)
@@ -593,30 +602,43 @@ void cp_sampler_postfork_child(void)
 
 /* Move the samples counted since the last look into held[]; keep held[]
  * when there are none. */
-static void take_counts(struct cp_smp *s, unsigned nsel)
+static void take_counts(struct cp_smp_tally *ta, unsigned nsel)
 {
-	uint32_t now[CP_MAX_FUNCS];
+	uint64_t now[CP_MAX_FUNCS];
 
 	for (;;) {
-		uint32_t n = atomic_load_explicit(&s->n, memory_order_relaxed);
+		uint64_t w = atomic_load_explicit(&ta->w,
+						  memory_order_relaxed);
 
-		if (n == s->seen_n)
+		if (w == ta->seen_w)
 			return;
 		atomic_signal_fence(memory_order_acquire);
 		for (unsigned i = 0; i < nsel; i++)
-			now[i] = atomic_load_explicit(&s->hits[i],
+			now[i] = atomic_load_explicit(&ta->hw[i],
 						      memory_order_relaxed);
 		atomic_signal_fence(memory_order_acquire);
-		if (atomic_load_explicit(&s->n, memory_order_relaxed) != n)
+		if (atomic_load_explicit(&ta->w, memory_order_relaxed) != w)
 			continue;	/* a sample came in between */
-		s->held_n = n - s->seen_n;
-		s->seen_n = n;
+		ta->held_w = w - ta->seen_w;
+		ta->seen_w = w;
 		for (unsigned i = 0; i < nsel; i++) {
-			s->held[i] = now[i] - s->seen_hits[i];
-			s->seen_hits[i] = now[i];
+			ta->held[i] = now[i] - ta->seen_hw[i];
+			ta->seen_hw[i] = now[i];
 		}
 		return;
 	}
+}
+
+bool cp_smp_tally_split(struct cp_smp_tally *ta, unsigned nsel, uint64_t d,
+			uint64_t *part)
+{
+	take_counts(ta, nsel);
+	if (!ta->held_w)
+		return false;
+	for (unsigned i = 0; i < nsel; i++)
+		part[i] += (uint64_t)((unsigned __int128)d * ta->held[i] /
+				      ta->held_w);
+	return true;
 }
 
 void cp_sampler_split(struct cp_thread *t, uint64_t d)
@@ -624,28 +646,22 @@ void cp_sampler_split(struct cp_thread *t, uint64_t d)
 	struct cp_smp *s = t->smp;
 	unsigned nsel = cp_rt.nsel;
 	uint64_t *share = t->path->v, *z = t->path->v + nsel;
-
+	uint64_t part[CP_MAX_FUNCS];
 	bool hooks;
 
-	if (!s)
-		return;
-	take_counts(s, nsel);
-	if (!s->held_n)
+	memset(part, 0, nsel * sizeof(*part));
+	if (!s || !cp_smp_tally_split(&s->tally, nsel, d, part))
 		return;
 	/* Once the executable's hooks run, they are exact for its
 	 * functions (cp_procs.h): samples stand down for those. */
 	hooks = atomic_load_explicit(&cp_procs_hooks_seen,
 				     memory_order_relaxed);
 	for (unsigned i = 0; i < nsel; i++) {
-		uint64_t part;
-
-		if (!s->held[i] || (hooks && cp_procs_has_symbol(i)))
+		if (!part[i] || (hooks && cp_procs_has_symbol(i)))
 			continue;
-		part = (uint64_t)((unsigned __int128)d * s->held[i] /
-				  s->held_n);
-		share[i] += part;
-		z[i] += part;
-		t->proc_cpu[i] += part;
+		share[i] += part[i];
+		z[i] += part[i];
+		t->proc_cpu[i] += part[i];
 	}
 }
 
@@ -665,6 +681,7 @@ uint64_t cp_sampler_proc_samples(unsigned i)
 	if (i >= CP_MAX_FUNCS)
 		return 0;
 	for (struct cp_smp *s = atomic_load(&cp_smp_all); s; s = s->next)
-		n += atomic_load_explicit(&s->hits[i], memory_order_relaxed);
+		n += atomic_load_explicit(&s->tally.hits[i],
+					  memory_order_relaxed);
 	return n;
 }
