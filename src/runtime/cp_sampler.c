@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -32,6 +33,7 @@
 #include "cp_modules.h"
 #include "cp_procs.h"
 #include "cp_runtime.h"
+#include "cp_symbols.h"
 #include "cp_thread.h"
 #include "cp_trace_format.h"
 #include "cp_tracebuf.h"
@@ -72,6 +74,17 @@ static _Atomic(struct cp_smp *) cp_smp_all;
 static __thread struct cp_smp *cp_smp_self
 	__attribute__((tls_model("initial-exec")));
 
+/*
+ * The tracer's own frames are left out of the stacks: its code (the
+ * executable segments of the object holding this file: libcpthread) is
+ * skipped, the thread trampoline (cp_trampoline) ends a thread's stack, which
+ * drops libc's start_thread and clone3 beyond it, and the executable's
+ * main ends the first thread's (dropping __libc_start_main and _start).
+ * Every thread has those frames: they would only hold 100 % of it.
+ */
+static uintptr_t cp_smp_own_lo, cp_smp_own_hi;
+static uintptr_t cp_smp_main;
+
 /* ---- the handler ----------------------------------------------------- */
 
 struct unwind {
@@ -88,6 +101,7 @@ static _Unwind_Reason_Code unwind_step(struct _Unwind_Context *ctx,
 	struct unwind *u = arg;
 	int before = 0;
 	uintptr_t ip = _Unwind_GetIPInfo(ctx, &before);
+	uintptr_t fn = _Unwind_GetRegionStart(ctx);
 
 	/* Skip the handler's own frames and the signal trampoline. */
 	if (!u->found) {
@@ -97,11 +111,21 @@ static _Unwind_Reason_Code unwind_step(struct _Unwind_Context *ctx,
 	}
 	if (ip == 0)		/* the outermost frame's "return address" */
 		return _URC_END_OF_STACK;
+	if (fn && fn == (uintptr_t)cp_trampoline)
+		return _URC_END_OF_STACK;
+	if (ip >= cp_smp_own_lo && ip < cp_smp_own_hi)
+		return _URC_NO_REASON;	/* the tracer at work */
 	if (u->n == CP_SAMPLE_MAX_DEPTH) {
 		u->full = true;
 		return _URC_END_OF_STACK;
 	}
+	/* pc[0] is an instruction: a return address (the tracer's frames
+	 * inside it skipped) becomes its call's last byte */
+	if (u->n == 0 && ip != u->sig_pc)
+		ip--;
 	u->pc[u->n++] = ip;
+	if (fn && fn == cp_smp_main)
+		return _URC_END_OF_STACK;
 	return _URC_NO_REASON;
 }
 
@@ -124,6 +148,10 @@ static unsigned unwind(const ucontext_t *uc, uintptr_t *pc, unsigned *flags)
 	u.sig_pc = (uintptr_t)uc->uc_mcontext.pc;
 #endif
 	_Unwind_Backtrace(unwind_step, &u);
+	if (u.found && u.n == 0) {	/* stopped in the tracer's frames */
+		pc[0] = u.sig_pc;
+		return 1;
+	}
 	if (!u.found) {
 		pc[0] = u.sig_pc;
 		*flags |= CP_SAMPLE_UNWIND_FAILED;
@@ -381,6 +409,34 @@ static bool close_state(struct cp_smp *s, unsigned spins)
 
 /* ---- start-up -------------------------------------------------------- */
 
+/* dl_iterate_phdr callback: the executable segments of the object that
+ * holds this function, if @info is it. */
+static int find_own(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uintptr_t self = (uintptr_t)find_own, lo = UINTPTR_MAX, hi = 0;
+
+	(void)size;
+	(void)arg;
+	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		if (a < lo)
+			lo = a;
+		if (a + ph->p_memsz > hi)
+			hi = a + ph->p_memsz;
+	}
+	if (self < lo || self >= hi)
+		return 0;
+	if (!info->dlpi_name[0])
+		return 1;	/* linked into the executable: no range */
+	cp_smp_own_lo = lo;
+	cp_smp_own_hi = hi;
+	return 1;
+}
+
 /* A real-time signal nobody handles: from SIGRTMAX - 3 down. */
 static int pick_signal(void)
 {
@@ -480,6 +536,9 @@ enum cp_sampler_kind cp_sampler_init(void)
 			"sampling", strerror(errno));
 		return CP_SAMPLER_NONE;
 	}
+	/* Whose frames are the tracer's; where the first thread's end. */
+	dl_iterate_phdr(find_own, NULL);
+	cp_smp_main = (uintptr_t)cp_symbols_lookup("main");
 	/* The unwinder's one-time set-up (pthread_once) runs here, not in
 	 * the handler. */
 	_Unwind_Backtrace(unwind_nothing, NULL);

@@ -124,6 +124,11 @@ void cp_smp_tally_add(struct cp_smp_tally *ta, uint64_t mask,
 bool cp_smp_tally_split(struct cp_smp_tally *ta, unsigned nsel, uint64_t d,
 			uint64_t *part);
 
+/* The start routine of every traced thread (wrappers/wrap_thread.c): the
+ * unwinder ends a thread's stack at its frame.  Weak: the runtime's unit
+ * tests link no wrappers. */
+void *cp_trampoline(void *arg) __attribute__((weak));
+
 /* Samples taken so far in all threads; and those whose stack held
  * selected procedure @i.  Any thread (racy sums of live counters). */
 uint64_t cp_sampler_samples(void);

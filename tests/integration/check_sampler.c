@@ -541,7 +541,7 @@ START_TEST(test_sampler_trace_stacks)
 	uint64_t lo[3], hi[3], weight = 0;
 	struct cpt_run r;
 	struct trace t;
-	const struct module *exe, *vdso, *libc;
+	const struct module *exe, *vdso, *libc, *tracer;
 	char exe_path[512];
 	const char *err;
 	unsigned with_f = 0, in_vdso = 0, in_libc = 0, nested = 0, ta = 0;
@@ -558,9 +558,13 @@ START_TEST(test_sampler_trace_stacks)
 	exe = module_named(&t, "/wl_smp_cp_plain");
 	vdso = module_named(&t, "[vdso]");
 	libc = module_named(&t, "/libc.so.6");
-	ck_assert_msg(exe && vdso && libc, "modules: exe %p vdso %p libc %p "
-		      "(%zu modules)", (void *)exe, (void *)vdso, (void *)libc,
-		      t.nm);
+	tracer = NULL;	/* libcpthread.so, .so.0 or .so.0.1.0 */
+	for (size_t i = 0; i < t.nm && !tracer; i++)
+		if (strstr(t.m[i].path, "/libcpthread.so"))
+			tracer = &t.m[i];
+	ck_assert_msg(exe && vdso && libc && tracer, "modules: exe %p vdso %p "
+		      "libc %p libcpthread %p (%zu modules)", (void *)exe,
+		      (void *)vdso, (void *)libc, (void *)tracer, t.nm);
 	ck_assert_msg(exe->idlen == 20, "exe build-id of %u bytes", exe->idlen);
 	ck_assert_msg(vdso->image > 0 && !memcmp(vdso->magic, "\177ELF", 4),
 		      "the vDSO record carries no ELF image (%u bytes)",
@@ -586,7 +590,9 @@ START_TEST(test_sampler_trace_stacks)
 		with_f++;
 		ph = frame_in(s, lo[1], hi[1]);
 		pt = frame_in(s, lo[2], hi[2]);
-		if (ph > pf && pt > ph)
+		/* thread_a outermost: the tracer's trampoline and libc's
+		 * thread start are left out */
+		if (ph > pf && pt > ph && pt == (int)s->depth - 1)
 			nested++;
 		if (module_of(&t, s->pc[0]) == vdso)
 			in_vdso++;
@@ -596,7 +602,14 @@ START_TEST(test_sampler_trace_stacks)
 	ck_assert_msg(with_f >= 20, "thread A: %u samples hold f (of %u)",
 		      with_f, ta);
 	ck_assert_msg(nested == with_f, "thread A: %u of %u samples holding f "
-		      "have it inside h inside thread_a", nested, with_f);
+		      "have it inside h inside thread_a, outermost", nested,
+		      with_f);
+	for (size_t i = 0; i < t.ns; i++)
+		for (unsigned k = 0; k < t.s[i].depth; k++)
+			ck_assert_msg(module_of(&t, t.s[i].pc[k]) != tracer,
+				      "sample %zu of thread %u: frame %u (of "
+				      "%u) in the tracer's own library", i,
+				      t.s[i].tid, k, t.s[i].depth);
 	ck_assert_msg(in_vdso > 0 && in_libc > 0, "thread A: f's samples "
 		      "interrupted in the vDSO %u, in libc %u (expected some "
 		      "of each, unwound to f)", in_vdso, in_libc);
@@ -762,11 +775,14 @@ START_TEST(test_sampler_dlopen)
 		if (module_of(&t, t.s[i].pc[0]) != so)
 			continue;
 		in_so++;
-		if (frame_in(&t.s[i], lo + exe->bias, hi + exe->bias) > 0)
+		/* main outermost: __libc_start_main and _start left out */
+		if (frame_in(&t.s[i], lo + exe->bias, hi + exe->bias) ==
+		    (int)t.s[i].depth - 1)
 			to_main++;
 	}
 	ck_assert_msg(in_so >= 5 && to_main == in_so, "%s: %u samples in the "
-		      "plugin, %u of them unwound to main", mechanisms[_i],
+		      "plugin, %u of them unwound to main, outermost",
+		      mechanisms[_i],
 		      in_so, to_main);
 	trace_free(&t);
 	cpt_run_free(&r);
