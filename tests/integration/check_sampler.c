@@ -270,6 +270,74 @@ START_TEST(test_sampler_library_functions)
 }
 END_TEST
 
+/* C++ procedures (smp_cxx.cpp) read demangled and qualified in cpt's
+ * procedure table, as g++'s tools print them, with the times its header
+ * derives; no name is left mangled. */
+START_TEST(test_sampler_cxx_names)
+{
+	static const struct expect cxx[] = {
+		{ "work::Mixer<int>::blend(unsigned int)", 120, 0, 120 },
+		{ "work::scale(double, unsigned int)", 0, 0, 40 },
+		{ "work::spin(unsigned int)", 120, 0, 160 },
+	};
+	const char *env[] = { "CPTHREAD_MODE=trace", "CPTHREAD_CLOCK=cpu",
+			      "CPTHREAD_QUIET=1", "CPTHREAD_SAMPLING_HZ=1000",
+			      NULL };
+	const char *rep_argv[] = { "report", "--format", "json", NULL, NULL };
+	struct cpt_run r, rep;
+	json_t *report, *procs, *it;
+	json_error_t je;
+	struct cpt_errs e;
+	double period;
+	size_t i;
+
+	ck_assert_int_eq(cpt_run_workload(&r, "smp_cxx", CPT_PRELOAD, NULL,
+					  env, TIMEOUT), 0);
+	ck_assert_msg(cpt_run_exit_code(&r) == 0, "exit %d: %.300s",
+		      cpt_run_exit_code(&r), r.err);
+	rep_argv[3] = r.trace_path;
+	ck_assert_int_eq(cpt_run_program(&rep, CPT_CPT, rep_argv, NULL,
+					 TIMEOUT, false), 0);
+	report = json_loads(rep.out, 0, &je);
+	ck_assert_msg(cpt_run_exit_code(&rep) == 0 && report, "cpt report: "
+		      "exit %d, %s: %.300s", cpt_run_exit_code(&rep), je.text,
+		      rep.err);
+	procs = cpt_json_path(report, "critical_path.procedures");
+	period = fmax(1.0, cpt_json_ms(report, "sampling.used_weight_ns") /
+			   cpt_json_num(report, "sampling.used"));
+	cpt_errs_init(&e);
+	for (size_t k = 0; k < sizeof(cxx) / sizeof(cxx[0]); k++) {
+		json_t *p = NULL;
+		char what[96];
+
+		json_array_foreach(procs, i, it)
+			if (!strcmp(json_string_value(json_object_get(it,
+					"name")), cxx[k].name))
+				p = it;
+		if (!p) {
+			cpt_errf(&e, "%s: not in the table", cxx[k].name);
+			continue;
+		}
+		snprintf(what, sizeof(what), "%s cp", cxx[k].name);
+		cpt_check_ms(&e, what, cxx[k].cp, cpt_json_ms(p, "cp_ns"),
+			     tol_of(cxx[k].cp, period));
+		snprintf(what, sizeof(what), "%s cpu", cxx[k].name);
+		cpt_check_ms(&e, what, cxx[k].cpu, cpt_json_ms(p, "cpu_ns"),
+			     tol_of(cxx[k].cpu, period));
+	}
+	json_array_foreach(procs, i, it) {
+		const char *n = json_string_value(json_object_get(it, "name"));
+
+		if (!strncmp(n, "_Z", 2))
+			cpt_errf(&e, "%s: left mangled", n);
+	}
+	ck_assert_msg(e.n == 0, "smp_cxx (period %.2f ms): %s", period, e.buf);
+	json_decref(report);
+	cpt_run_free(&rep);
+	cpt_run_free(&r);
+}
+END_TEST
+
 /* CPTHREAD_SAMPLING=off: the functions are found, but get no time, and
  * the report says why. */
 START_TEST(test_sampler_off)
@@ -855,6 +923,7 @@ static Suite *sampler_suite(void)
 	tcase_add_loop_test(tc, test_sampler_auto_by_rate, 0, 2);
 	tcase_add_test(tc, test_sampler_library_functions);
 	tcase_add_test(tc, test_sampler_off);
+	tcase_add_test(tc, test_sampler_cxx_names);
 	tcase_add_test(tc, test_sampler_trace_stacks);
 	suite_add_tcase(s, tc);
 
