@@ -65,13 +65,19 @@ def sample_bytes(path):
         d = open(path, "rb").read()
     except OSError:
         return 0, 0
+    if len(d) < 64:
+        return 0, 0
+    # version 1: 16-byte block headers; from version 2: 32 (seq, flags,
+    # crc, reserved)
+    version = struct.unpack_from("<I", d, 8)[0]
+    hsize = 16 if version < 2 else 32
     i, nbytes, n = 64, 0, 0
-    while i + 16 <= len(d):
+    while i + hsize <= len(d):
         _, typ, _, size = struct.unpack_from("<IIII", d, i)
-        if typ == 7:
-            nbytes += 16 + size
-            n += struct.unpack_from("<I", d, i + 32)[0]
-        i += 16 + size
+        if typ == 7 and i + hsize + 20 <= len(d):
+            nbytes += hsize + size
+            n += struct.unpack_from("<I", d, i + hsize + 16)[0]
+        i += hsize + size
     return nbytes, n
 
 
