@@ -94,7 +94,9 @@ char *cp_symbolize_demangle(const char *name)
 	int status = -1;
 	char *d;
 
-	if (!name || strncmp(name, "_Z", 2))
+	/* (a name from a damaged trace may be anything: a bound on what
+	 * the demangler's recursion gets) */
+	if (!name || strncmp(name, "_Z", 2) || strlen(name) > 4096)
 		return NULL;
 	d = __cxa_demangle(name, NULL, NULL, &status);
 	if (status) {
