@@ -19,7 +19,7 @@
 
 /* What to run and where. */
 struct cp_child_spec {
-	const char *const *argv;	/* argv[0] the program's path; NULL-ended */
+	const char *const *argv;	/* [0] the program; NULL-ended */
 	char *const *envp;		/* NULL: this process's environment */
 	const char *dir;		/* stdout and stderr files go here */
 	bool chdir;			/* start the child in @dir */
