@@ -382,6 +382,32 @@ START_TEST(test_cpt_report_views)
 }
 END_TEST
 
+/*
+ * The what-if table (each procedure x0.5).  work1 halved asks for the
+ * mutex at 15 ms, before T2 (20): the replay grants it to T1 first and
+ * ends at 35 ms, the fixed graph keeps T2 first and 40 ms, so its notes
+ * say both acquisitions come in another order.  crit halved changes no order
+ * (35 ms both ways): no note.  The unchanged replay is the recording (40
+ * ms): no note about the baseline anywhere.
+ */
+static void check_html_whatif(const char *html)
+{
+	const char *t = strstr(html, "<table id=\"whatif\"");
+	const char *w1 = t ? strstr(t, "<td class=\"name\">work1</td>") : NULL;
+	const char *cr = t ? strstr(t, "<td class=\"name\">crit</td>") : NULL;
+	const char *w1d = w1 ? strstr(w1, "<td class=\"desc\">") : NULL;
+	const char *crd = cr ? strstr(cr, "<td class=\"desc\">") : NULL;
+
+	ck_assert_msg(w1d && crd, "what-if rows of work1 and crit: %.3000s",
+		      t ? t : html);
+	ck_assert_msg(!strncmp(w1d + 17, "2 lock acquisitions in another "
+			       "order", 36), "work1's notes: %.300s", w1d);
+	ck_assert_msg(!strncmp(crd + 17, "</td>", 5), "crit's notes: %.300s",
+		      crd);
+	ck_assert_msg(!strstr(t, "unchanged replay is"),
+		      "a baseline note: %.3000s", t);
+}
+
 START_TEST(test_cpt_report_html_file)
 {
 	struct out r;
@@ -403,6 +429,7 @@ START_TEST(test_cpt_report_html_file)
 		      "report.html:\n%.2000s", html);
 	ck_assert_msg(!strstr(html, "http://") && !strstr(html, "https://"),
 		      "report.html refers to the network");
+	check_html_whatif(html);
 	free(html);
 	out_free(&r);
 	cpt(&r, paths);
