@@ -264,10 +264,10 @@ int cp_items_dequeue(struct cp_thread *t, const void *item, uint32_t gen,
 	ev->id = r->id;
 	ev->seq = r->seq;
 	ev->fresh = false;
-	cp_items_assert_op(r, key);
 	fold_figures(r);
 	r->limbo_next = cp_items.free;
 	cp_items.free = r;
+	cp_items_assert_op(r, key);
 	cp_lock_release(&cp_items.lk);
 	return 0;
 }
