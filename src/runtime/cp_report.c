@@ -367,6 +367,18 @@ static void json_threads(struct cp_emit *e)
 	cp_emit_arr_end(e);
 }
 
+/* An object's (or a kind's destroyed objects') operations, contended
+ * operations, waiting and path gain, ns. */
+static void json_object_counts(struct cp_emit *e, uint64_t ops,
+			       uint64_t contended, uint64_t wait_ns,
+			       uint64_t gain_ns)
+{
+	cp_emit_u64(e, CP_KEY_OPS, ops);
+	cp_emit_u64(e, CP_KEY_CONTENDED, contended);
+	cp_emit_u64(e, CP_KEY_WAIT_NS, wait_ns);
+	cp_emit_u64(e, CP_KEY_CP_GAIN_NS, gain_ns);
+}
+
 /* "objects" (the most waited-on, live or destroyed), "objects_total",
  * and "objects_destroyed" (the totals of destroyed objects per kind). */
 static void json_objects(struct cp_emit *e, const struct summary *s)
@@ -381,10 +393,8 @@ static void json_objects(struct cp_emit *e, const struct summary *s)
 		cp_emit_u64(e, CP_KEY_ID, r->id);
 		cp_emit_str(e, CP_KEY_KIND, cp_obj_kind_name(r->kind));
 		cp_emit_str(e, CP_KEY_ADDRESS, addr);
-		cp_emit_u64(e, CP_KEY_OPS, r->ops);
-		cp_emit_u64(e, CP_KEY_CONTENDED, r->contended);
-		cp_emit_u64(e, CP_KEY_WAIT_NS, r->wait_ns);
-		cp_emit_u64(e, CP_KEY_CP_GAIN_NS, r->gain_ns);
+		json_object_counts(e, r->ops, r->contended, r->wait_ns,
+				   r->gain_ns);
 		cp_emit_bool(e, CP_KEY_UNTRACKED, r->untracked);
 		cp_emit_obj_end(e);
 	}
@@ -399,10 +409,8 @@ static void json_objects(struct cp_emit *e, const struct summary *s)
 		cp_emit_obj_begin(e, NULL);
 		cp_emit_str(e, CP_KEY_KIND, cp_obj_kind_name(k));
 		cp_emit_u64(e, CP_KEY_OBJECTS, rr->objects);
-		cp_emit_u64(e, CP_KEY_OPS, rr->ops);
-		cp_emit_u64(e, CP_KEY_CONTENDED, rr->contended);
-		cp_emit_u64(e, CP_KEY_WAIT_NS, rr->wait_ns);
-		cp_emit_u64(e, CP_KEY_CP_GAIN_NS, rr->gain_ns);
+		json_object_counts(e, rr->ops, rr->contended, rr->wait_ns,
+				   rr->gain_ns);
 		cp_emit_obj_end(e);
 	}
 	cp_emit_arr_end(e);
