@@ -504,6 +504,42 @@ START_TEST(test_cpt_whatif_text_notes)
 }
 END_TEST
 
+/*
+ * The HTML report's what-if notes say what the text says: with the late
+ * grant (T2 asks at 20 ms, the recording grants T1 first) the unchanged
+ * replay takes 40 ms of the recorded 50, 20 % shorter, and every row of
+ * the table explains its baseline.
+ */
+START_TEST(test_cpt_html_whatif_baseline)
+{
+	struct res r = { 0 };
+	char late[300];
+	const char *html[] = { "report", late, "--format", "html", NULL };
+	const char *note = "the unchanged replay is 20.0% shorter than the "
+			   "recording";
+	const char *t, *row;
+	int rows = 0;
+
+	snprintf(late, sizeof(late), "%s/late.cpt", tmpdir);
+	write_late_grant_trace(late, 20000000);
+	run(&r, html);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	t = strstr(r.out, "<table id=\"whatif\"");
+	ck_assert_msg(t != NULL, "no what-if table: %.2000s", r.out);
+	for (row = strstr(t, "<tr><td class=\"name\">"); row;
+	     row = strstr(row + 1, "<tr><td class=\"name\">")) {
+		const char *end = strstr(row, "</tr>");
+		const char *n = strstr(row, note);
+
+		ck_assert_msg(end && n && n < end, "row without the baseline "
+			      "note: %.600s", row);
+		rows++;
+	}
+	ck_assert_msg(rows == 2, "%d what-if rows, want work1 and crit: "
+		      "%.3000s", rows, t);
+}
+END_TEST
+
 START_TEST(test_cpt_output_file)
 {
 	struct res r = { 0 };
@@ -830,6 +866,7 @@ static Suite *cpt_suite(void)
 	tcase_add_test(tc, test_cpt_paths_text_full_n);
 	tcase_add_test(tc, test_cpt_whatif_json);
 	tcase_add_test(tc, test_cpt_whatif_text_notes);
+	tcase_add_test(tc, test_cpt_html_whatif_baseline);
 	tcase_add_test(tc, test_cpt_output_file);
 	tcase_add_test(tc, test_cpt_usage_errors);
 	tcase_add_test(tc, test_cpt_bad_input_exit_1);
