@@ -130,8 +130,9 @@ void cp_thread_unlink_id(struct cp_thread *t);
 /* The thread's last event: advance, publish the final path, flush; the
  * calling thread is untraced from then on.  Idempotent; owning thread. */
 void cp_thread_exit(struct cp_thread *t);
-/* Start over after cpthread_start(): empty path of the new generation,
- * clock @now (ns of cp_rt.clock).  Owning thread. */
+/* Start over after cpthread_start(): empty path of the new generation
+ * (unless the path already is of it, taken from a record at the end of a
+ * wait), clock @now (ns of cp_rt.clock).  Owning thread. */
 void cp_thread_restart(struct cp_thread *t, uint64_t now);
 /* Head of the registry (all threads ever published, newest first), for
  * report walks.  Any thread: entries are only ever added at the head, so
