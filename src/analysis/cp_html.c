@@ -1013,6 +1013,38 @@ static void change_cells(struct html *h, uint64_t before, uint64_t after)
 		       d, d);
 }
 
+/*
+ * The notes cell of one what-if row, in the words of cpt whatif: why the
+ * simulation's baseline is not the recorded path, and the acquisitions
+ * in another order, each only when it moves the figures by more than 1 %
+ * of the recorded path.
+ */
+static void whatif_notes(struct html *h, const struct cp_whatif_result *r)
+{
+	double rec = (double)r->length_before;
+	double base = (double)r->length_before_sim - rec;
+	double dsim = (double)r->length_after - (double)r->length_before_sim;
+	double dfix = (double)r->length_after_fixed - rec;
+
+	if (r->deadlock) {
+		S(h, "the new order would deadlock: fixed graph used");
+		return;
+	}
+	if (!r->simulated)
+		return;
+	if (fabs(base) > 0.01 * rec)
+		cp_wbuf_printf(h->w, "the unchanged replay is %.1f%% %s than "
+			       "the recording: it hands each lock to the "
+			       "thread that asks first, the run did not "
+			       "always. ", 100.0 * fabs(base) / rec,
+			       base < 0 ? "shorter" : "longer");
+	if (r->reordered && fabs(dsim - dfix) > 0.01 * rec)
+		cp_wbuf_printf(h->w, "%" PRIu64 " lock acquisition%s in "
+			       "another order than recorded, which the fixed "
+			       "graph cannot see.", r->reordered,
+			       r->reordered == 1 ? "" : "s");
+}
+
 static void whatif(struct html *h)
 {
 	const struct cp_profile *p = h->p;
@@ -1051,12 +1083,7 @@ static void whatif(struct html *h)
 			td_none(h);
 		}
 		S(h, "<td class=\"desc\">");
-		if (r.deadlock)
-			S(h, "the new order would deadlock: fixed graph used");
-		else if (r.reordered)
-			cp_wbuf_printf(h->w, "%" PRIu64 " lock grant%s in a "
-				       "new order", r.reordered,
-				       r.reordered == 1 ? "" : "s");
+		whatif_notes(h, &r);
 		S(h, "</td></tr>\n");
 	}
 	if (!done)
@@ -1066,10 +1093,13 @@ static void whatif(struct html *h)
 	cp_wbuf_printf(h->w, "</tbody></table></div>\n<p class=\"hint\">"
 		       "Predicted run time if the procedure took ×%g its "
 		       "time. The fixed graph keeps every recorded "
-		       "dependency; the simulation replays the threads and "
+		       "dependency; its change is against the recorded "
+		       "critical path. The simulation replays the threads and "
 		       "grants locks in the new order of requests (so it sees "
-		       "a lock taken in a different order). Procedures that "
-		       "span the whole path are left out.</p>\n", f);
+		       "a lock taken in a different order); its change is "
+		       "against the same replay of the unchanged run. "
+		       "Procedures that span the whole path are left "
+		       "out.</p>\n", f);
 }
 
 /* ---- the page ---------------------------------------------------------- */

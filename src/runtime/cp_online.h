@@ -3,6 +3,13 @@
  * synchronization event, called by the wrappers with the guard raised on
  * the calling thread (cp_enter() returned @t).  The rules are in
  * cp_online.c; the wrappers only order hook, real call, hook.
+ *
+ * Unless a comment says otherwise, every hook: runs on @t's own thread
+ * with the guard raised; touches @r only as cp_objrec.h allows the
+ * calling thread; cannot fail (a record the tracer could not make is
+ * untracked, and its edges are lost, never invented); takes @rc, where it
+ * has one, as the real call returned it.  Clock values are ns of
+ * cp_rt.clock.
  */
 #ifndef CP_ONLINE_H
 #define CP_ONLINE_H
@@ -177,7 +184,9 @@ void cp_online_cond_wait_end(struct cp_thread *t, struct cp_objrec *c,
 			     struct cp_objrec *m, struct cp_wait *w, int rc);
 void cp_online_cond_signal(struct cp_thread *t, struct cp_objrec *c);
 
-/* Semaphores. */
+/* Semaphores.  sem_post publishes before the real post and returns the
+ * sequence it published (0: untracked); sem_post_failed takes that @seq
+ * back when the real post failed. */
 uint64_t cp_online_sem_post(struct cp_thread *t, struct cp_objrec *r);
 void cp_online_sem_post_failed(struct cp_thread *t, struct cp_objrec *r,
 			       uint64_t seq);
@@ -221,6 +230,9 @@ void cp_online_wait_restart(struct cp_thread *t, struct cp_wait *w);
  * real create succeeded with @id.  A join names its thread by the state
  * cp_thread_by_id() gave before the real join (@child, NULL: a thread the
  * tracer does not know); a successful join depends on its final path.
+ * create_begin returns the child's state (NULL out of memory: the child
+ * then runs untraced); thread_start runs on the child, as its first
+ * event.
  */
 struct cp_thread *cp_online_create_begin(struct cp_thread *t);
 void cp_online_create_end(struct cp_thread *t, struct cp_thread *child,
