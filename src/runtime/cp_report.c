@@ -29,6 +29,7 @@
 #include "cp_trace_format.h"
 #include "cp_tracebuf.h"
 #include "cp_unseen.h"
+#include "cp_version.h"
 
 #define CP_MAX_SAMPLES 100000
 
@@ -302,7 +303,7 @@ static int write_json(struct summary *s, int fd)
 	cp_emit_init(&e, sink_write, sink, true);
 	cp_emit_obj_begin(&e, NULL);
 	cp_emit_str(&e, "tool", "cpthread");
-	cp_emit_str(&e, "version", "0.1");
+	cp_emit_str(&e, "version", CP_VERSION);
 	cp_emit_str(&e, "mode", cp_rt.trace ? "trace" : "online");
 	cp_emit_str(&e, "clock", cp_rt.clock == CP_CLOCK_CPU ? "cpu" : "wall");
 	cp_emit_u64(&e, "pid", (uint64_t)cp_rt.pid);
