@@ -43,6 +43,30 @@ static int check_factors(const struct cp_whatif_scale *sc, uint32_t nsc,
 }
 
 /*
+ * @f[@n]: for each of @names (procedures or labels), the product of the
+ * factors of the scalings @sc that name it (1 if none does).  Returns the
+ * index of a scaling that names none of them, or -1.
+ */
+static int name_factors(char *const *names, uint32_t n,
+			const struct cp_whatif_scale *sc, uint32_t nsc,
+			double *f)
+{
+	for (uint32_t k = 0; k < n; k++)
+		f[k] = 1.0;
+	for (uint32_t i = 0; i < nsc; i++) {
+		uint32_t k;
+
+		for (k = 0; k < n; k++)
+			if (!strcmp(names[k], sc[i].name))
+				break;
+		if (k == n)
+			return (int)i;
+		f[k] *= sc[i].factor;
+	}
+	return -1;
+}
+
+/*
  * The factor of each calling context of @tp into @cf[ncct] from the
  * scalings @sc (see the head of the file).  0, or -1 with @err: a name
  * that is no procedure of the trace, or out of memory.
@@ -52,27 +76,19 @@ static int cct_factors(const struct cp_tracepag *tp,
 		       bool exclusive, double *cf, char *err, size_t errlen)
 {
 	double *pf = malloc((tp->nprocs ? tp->nprocs : 1) * sizeof(*pf));
+	int bad;
 
 	if (!pf) {
 		snprintf(err, errlen, "%s: out of memory in what-if",
 			 tp->t->path);
 		return -1;
 	}
-	for (uint32_t p = 0; p < tp->nprocs; p++)
-		pf[p] = 1.0;
-	for (uint32_t i = 0; i < nsc; i++) {
-		uint32_t p;
-
-		for (p = 0; p < tp->nprocs; p++)
-			if (!strcmp(tp->procs[p], sc[i].name))
-				break;
-		if (p == tp->nprocs) {
-			snprintf(err, errlen, "%s: no procedure named '%s' in the trace",
-				 tp->t->path, sc[i].name);
-			free(pf);
-			return -1;
-		}
-		pf[p] *= sc[i].factor;
+	bad = name_factors(tp->procs, tp->nprocs, sc, nsc, pf);
+	if (bad >= 0) {
+		snprintf(err, errlen, "%s: no procedure named '%s' in the trace",
+			 tp->t->path, sc[bad].name);
+		free(pf);
+		return -1;
 	}
 	cf[0] = 1.0;
 	for (uint32_t n = 1; n < tp->ncct; n++) {
@@ -186,7 +202,7 @@ int cp_whatif_pag(const struct cp_pag *g, const struct cp_whatif_scale *sc,
 {
 	double *lf = NULL;
 	uint64_t *w = NULL;
-	int ret = -1;
+	int ret = -1, bad;
 
 	memset(r, 0, sizeof(*r));
 	if (check_factors(sc, nsc, "graph", err, errlen))
@@ -197,20 +213,11 @@ int cp_whatif_pag(const struct cp_pag *g, const struct cp_whatif_scale *sc,
 		snprintf(err, errlen, "out of memory in what-if");
 		goto out;
 	}
-	for (uint32_t l = 0; l < g->nlabels; l++)
-		lf[l] = 1.0;
-	for (uint32_t i = 0; i < nsc; i++) {
-		uint32_t l;
-
-		for (l = 0; l < g->nlabels; l++)
-			if (!strcmp(g->labels[l], sc[i].name))
-				break;
-		if (l == g->nlabels) {
-			snprintf(err, errlen, "no edge labelled '%s' in the graph",
-				 sc[i].name);
-			goto out;
-		}
-		lf[l] *= sc[i].factor;
+	bad = name_factors(g->labels, g->nlabels, sc, nsc, lf);
+	if (bad >= 0) {
+		snprintf(err, errlen, "no edge labelled '%s' in the graph",
+			 sc[bad].name);
+		goto out;
 	}
 	for (uint32_t e = 0; e < g->ne; e++) {
 		double d;

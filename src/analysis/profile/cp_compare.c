@@ -368,25 +368,23 @@ static int cmp_rows(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-int cp_compare_build(struct cp_compare *c, const struct cp_profile *p,
-		     const struct cp_gprof *gp)
+/*
+ * The rows: @p's procedures, each with gprof's entry of the same name,
+ * then gprof's entries no procedure has; their CPU and CP shares; sorted
+ * by cmp_rows().  0, or -1 when memory runs out.
+ */
+static int join_rows(struct cp_compare *c)
 {
-	uint32_t n = p->nprocs, extra = 0, ranked = 0;
-	uint64_t *cpu = NULL, *cp = NULL;
-	uint32_t *rc = NULL, *rp = NULL;
-	bool *used = NULL;
+	const struct cp_profile *p = c->p;
+	const struct cp_gprof *gp = c->gp;
+	uint32_t n = p->nprocs, extra = 0;
+	bool *used = gp ? calloc(gp->n ? gp->n : 1, sizeof(*used)) : NULL;
 
-	memset(c, 0, sizeof(*c));
-	c->p = p;
-	c->gp = gp;
-	if (gp) {
-		used = calloc(gp->n ? gp->n : 1, sizeof(*used));
-		if (!used)
-			goto err;
-	}
 	c->rows = calloc((size_t)n + (gp ? gp->n : 0) + 1, sizeof(*c->rows));
-	if (!c->rows)
-		goto err;
+	if (!c->rows || (gp && !used)) {
+		free(used);
+		return -1;
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		struct cp_cmp_row *r = &c->rows[i];
 
@@ -403,6 +401,7 @@ int cp_compare_build(struct cp_compare *c, const struct cp_profile *p,
 			r->gp = &gp->e[i];
 			r->name = r->gp->name;
 		}
+	free(used);
 	c->n = n + extra;
 	c->cpu_total_ns = gp ? gp->total_ns : p->useful_ns;
 	for (uint32_t i = 0; i < c->n; i++) {
@@ -415,56 +414,72 @@ int cp_compare_build(struct cp_compare *c, const struct cp_profile *p,
 		r->cp_pct = r->pp ? cp_pct(r->pp->cp_ns, p->cp_len) : 0;
 	}
 	qsort(c->rows, c->n, sizeof(*c->rows), cmp_rows);
+	return 0;
+}
+
+/*
+ * Row @r's ranks from the CPU ranks @rc and CP ranks @rp, and its mark
+ * (see the head of the file); @ranked rows have a CPU rank.
+ */
+static void mark_row(const struct cp_compare *c, struct cp_cmp_row *r,
+		     uint32_t rc, uint32_t rp, uint32_t ranked)
+{
+	double d = r->cp_pct - cp_compare_rank_cpu_pct(c, r);
+	uint32_t cr;
+
+	r->cpu_rank = rc;
+	r->cp_rank = r->pp ? rp : CP_COMPARE_NORANK;
+	/* no CPU time at all (gprof saw none): tied below every ranked
+	 * one, so the CP can only rank it higher */
+	cr = r->cpu_rank == CP_COMPARE_NORANK ? ranked + 1 : r->cpu_rank;
+	if (!r->pp || r->cp_rank == CP_COMPARE_NORANK || cr == r->cp_rank ||
+	    (r->cpu_rank == CP_COMPARE_NORANK && r->cp_rank > cr) ||
+	    (cr > TOP_MARKED && r->cp_rank > TOP_MARKED) ||
+	    fabs(d) < MIN_POINTS)
+		return;
+	r->disagree = r->cp_rank < cr ? 1 : -1;
+}
+
+int cp_compare_build(struct cp_compare *c, const struct cp_profile *p,
+		     const struct cp_gprof *gp)
+{
+	uint64_t *cpu = NULL, *cp = NULL;
+	uint32_t *rc = NULL, *rp = NULL, ranked = 0;
+	int ret = -1;
+
+	memset(c, 0, sizeof(*c));
+	c->p = p;
+	c->gp = gp;
+	if (join_rows(c))
+		goto out;
 	cpu = malloc((c->n + 1) * sizeof(*cpu));
 	cp = malloc((c->n + 1) * sizeof(*cp));
 	rc = malloc((c->n + 1) * sizeof(*rc));
 	rp = malloc((c->n + 1) * sizeof(*rp));
 	if (!cpu || !cp || !rc || !rp)
-		goto err;
+		goto out;
 	for (uint32_t i = 0; i < c->n; i++) {
 		cpu[i] = rank_cpu_ns(c, &c->rows[i]);
 		cp[i] = c->rows[i].pp ? c->rows[i].pp->cp_ns : 0;
 	}
 	if (ranks(cpu, c->n, rc) || ranks(cp, c->n, rp))
-		goto err;
+		goto out;
 	for (uint32_t i = 0; i < c->n; i++)
 		if (rc[i] != CP_COMPARE_NORANK)
 			ranked++;
-	for (uint32_t i = 0; i < c->n; i++) {
-		struct cp_cmp_row *r = &c->rows[i];
-		double d = r->cp_pct - cp_compare_rank_cpu_pct(c, r);
-		uint32_t cr;
-
-		r->cpu_rank = rc[i];
-		r->cp_rank = r->pp ? rp[i] : CP_COMPARE_NORANK;
-		/* no CPU time at all (gprof saw none): tied below every
-		 * ranked one, so the CP can only rank it higher */
-		cr = r->cpu_rank == CP_COMPARE_NORANK ? ranked + 1
-						      : r->cpu_rank;
-		if (!r->pp || r->cp_rank == CP_COMPARE_NORANK ||
-		    cr == r->cp_rank ||
-		    (r->cpu_rank == CP_COMPARE_NORANK && r->cp_rank > cr) ||
-		    (cr > TOP_MARKED && r->cp_rank > TOP_MARKED) ||
-		    fabs(d) < MIN_POINTS)
-			continue;
-		r->disagree = r->cp_rank < cr ? 1 : -1;
-	}
+	for (uint32_t i = 0; i < c->n; i++)
+		mark_row(c, &c->rows[i], rc[i], rp[i], ranked);
 	headline(c);
 	note(c);
+	ret = 0;
+out:
 	free(cpu);
 	free(cp);
 	free(rc);
 	free(rp);
-	free(used);
-	return 0;
-err:
-	free(cpu);
-	free(cp);
-	free(rc);
-	free(rp);
-	free(used);
-	cp_compare_free(c);
-	return -1;
+	if (ret)
+		cp_compare_free(c);
+	return ret;
 }
 
 void cp_compare_free(struct cp_compare *c)

@@ -36,6 +36,36 @@ static const char *num(const struct cp_input *in, char *b, size_t len,
 }
 
 /*
+ * A trace's path from edge *@e (position *@j, weight counted from it on)
+ * through the following edges of the same thread and procedure, up to
+ * position @stop: advances *@j and *@e to the run's last edge and returns
+ * the run's weight.
+ */
+static uint64_t merge_run(const struct cp_input *in,
+			  const struct cp_kpaths *kp, const uint32_t *b,
+			  uint32_t stop, const char *name, uint32_t *j,
+			  uint32_t *e)
+{
+	uint64_t w = in->g->w[*e];
+	char nx[256];
+
+	while (*j + 1 < stop) {
+		uint32_t nxt = edge_after(kp, b, *j, *e);
+
+		if (in->tp.e_kind[nxt] == CP_TE_DEP ||
+		    in->tp.e_kind[nxt] == CP_TE_AUX)
+			break;
+		if (in->g->w[nxt] &&
+		    strcmp(cp_input_edge_name(in, nxt, nx, sizeof(nx)), name))
+			break;
+		w += in->g->w[nxt];
+		*e = nxt;
+		(*j)++;
+	}
+	return w;
+}
+
+/*
  * Path @i: the first @nfull paths edge by edge in full, the others from
  * their deviation on, at most PATHS_TEXT_ITEMS items (the shared prefix
  * is said, not repeated).
@@ -87,23 +117,7 @@ static void text_path(FILE *f, const struct cp_input *in,
 			continue;
 		name = cp_input_edge_name(in, e, nb, sizeof(nb));
 		if (in->is_trace && w) {
-			char nx[256];
-
-			while (j + 1 < stop) {
-				uint32_t nxt = edge_after(kp, b, j, e);
-
-				if (in->tp.e_kind[nxt] == CP_TE_DEP ||
-				    in->tp.e_kind[nxt] == CP_TE_AUX)
-					break;
-				if (in->g->w[nxt] &&
-				    strcmp(cp_input_edge_name(in, nxt, nx,
-							      sizeof(nx)),
-					   name))
-					break;
-				w += in->g->w[nxt];
-				e = nxt;
-				j++;
-			}
+			w = merge_run(in, kp, b, stop, name, &j, &e);
 			snprintf(item, sizeof(item), "%s %s", name,
 				 cp_fmt_ns(lb, sizeof(lb), w));
 		} else if (in->is_trace) {
