@@ -14,7 +14,7 @@
 
 /* CPTHREAD_SAMPLING: how CPU-time samples of call stacks are taken. */
 enum cp_sampling {
-	CP_SAMPLING_AUTO = 0,	/* perf events, else the CPU-time timer */
+	CP_SAMPLING_AUTO = 0,	/* the timer up to the tick rate, else perf */
 	CP_SAMPLING_PERF = 1,	/* perf events only (else the timer, said) */
 	CP_SAMPLING_TIMER = 2,	/* the CPU-time timer only */
 	CP_SAMPLING_OFF = 3,

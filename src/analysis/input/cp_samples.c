@@ -119,6 +119,7 @@ static int samples_block(struct cp_samples *s, uint32_t tid,
 		sm->wall = wall;
 		sm->cpu = cpu;
 		sm->weight = weight;
+		s->weight += weight;
 		sm->pc_off = s->npcs;
 		sm->tid = tid;
 		sm->depth = (uint16_t)depth;

@@ -72,6 +72,7 @@ struct cp_samples {
 
 	/* counts for the report's warnings */
 	uint64_t decoded;	/* samples in the file */
+	uint64_t weight;	/* their weights: CPU ns they stand for */
 	uint64_t unknown_thread;	/* dropped: thread without events */
 	uint64_t backwards;	/* dropped: time ran backwards */
 	uint64_t truncated;	/* kept, stack cut at MAX_DEPTH */

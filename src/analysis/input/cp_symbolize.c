@@ -75,6 +75,37 @@ static int grow(void **p, size_t elem, uint32_t *cap, uint32_t need)
 	return 0;
 }
 
+/*
+ * C++ names are demangled by libstdc++'s __cxa_demangle, the Itanium C++
+ * ABI's entry point (<cxxabi.h> declares it for C++; C declares it here).
+ * Why it: it is the demangler of the compiler that built the program, so
+ * names read exactly as gprof, c++filt and gdb print them, which the
+ * gprof comparison matches rows by; libstdc++ comes with g++ (Debian's
+ * build-essential, and the C++ tests need it) with a stable ABI; elfutils
+ * has no demangler of its own (its tools call this one).  libiberty's
+ * cplus_demangle is the same code, but Debian ships it only as a static
+ * archive (libiberty-dev) with no stable interface.
+ */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
+			    int *status);
+
+char *cp_symbolize_demangle(const char *name)
+{
+	int status = -1;
+	char *d;
+
+	/* (a name from a damaged trace may be anything: a bound on what
+	 * the demangler's recursion gets) */
+	if (!name || strncmp(name, "_Z", 2) || strlen(name) > 4096)
+		return NULL;
+	d = __cxa_demangle(name, NULL, NULL, &status);
+	if (status) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
 /* A formatted name kept for the symbolizer's life; NULL out of memory. */
 static const char *keep(struct cp_symbolizer *sy, const char *s)
 {
@@ -257,15 +288,43 @@ err_mem:
 	return NULL;
 }
 
-/* Name of a DWARF function scope, through its origins. */
-static const char *die_name(Dwarf_Die *d)
+/* Name of a DWARF function scope, through its origins: the linkage name
+ * where there is one (C++: qualified, demangled by add_frame; *@linkage
+ * set), else the plain name. */
+static const char *die_name(Dwarf_Die *d, bool *linkage)
 {
 	Dwarf_Attribute a;
 
+	*linkage = dwarf_attr_integrate(d, DW_AT_linkage_name, &a) ||
+		   dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &a);
+	if (*linkage)
+		return dwarf_formstring(&a);
 	if (!dwarf_attr_integrate(d, DW_AT_name, &a))
 		return NULL;
 	return dwarf_formstring(&a);
 }
+
+/* Whether the demangled @full ("ns::C<int>::run(int) const") names a
+ * function whose plain DWARF name is @plain ("run", or "get<0>"). */
+static bool names_plain(const char *full, const char *plain)
+{
+	const char *base = full;
+	int depth = 0;
+
+	for (const char *p = full; *p; p++) {
+		if (*p == '<')
+			depth++;
+		else if (*p == '>')
+			depth--;
+		else if (depth == 0 && *p == ':' && p[1] == ':')
+			base = p + 2;
+		else if (depth == 0 && *p == '(')
+			return (size_t)(p - base) == strlen(plain) &&
+			       !strncmp(base, plain, (size_t)(p - base));
+	}
+	return false;
+}
+
 
 /* Call site (file, line) an inlined subroutine records. */
 static void call_site(Dwarf_Die *inl, Dwarf_Files *files, size_t nfiles,
@@ -283,9 +342,16 @@ static void call_site(Dwarf_Die *inl, Dwarf_Files *files, size_t nfiles,
 		*file = dwarf_filesrc(files, w, NULL, NULL);
 }
 
+/* Add a frame; a C++ name demangled (kept for the symbolizer's life). */
 static int add_frame(struct cp_symbolizer *sy, const char *name,
 		     const char *file, uint32_t line, bool inlined)
 {
+	char *d = cp_symbolize_demangle(name);
+
+	if (d) {
+		name = keep(sy, d);
+		free(d);
+	}
 	if (!name || grow((void **)&sy->frames, sizeof(*sy->frames),
 			  &sy->cap_frames, sy->nframes + 1))
 		return -1;
@@ -293,6 +359,31 @@ static int add_frame(struct cp_symbolizer *sy, const char *name,
 		.name = name, .file = file, .line = line, .inlined = inlined,
 	};
 	return 0;
+}
+
+static const char *elf_symbol(Dwfl_Module *mod, uint64_t pc);
+
+/*
+ * A C++ function of which DWARF gives only the plain name (GCC writes no
+ * linkage name for functions of internal linkage): the ELF symbol that
+ * holds @pc, demangled, when it names that very function; else @plain.
+ * A clone's suffix (" [clone .cold]") is cut: it is the same function.
+ */
+static const char *qualified(struct cp_symbolizer *sy, Dwfl_Module *mod,
+			     uint64_t pc, const char *plain)
+{
+	char *d = cp_symbolize_demangle(elf_symbol(mod, pc)), *clone;
+	const char *name = plain;
+
+	if (!d)
+		return plain;
+	clone = strstr(d, " [clone ");
+	if (clone)
+		*clone = '\0';
+	if (names_plain(d, plain))
+		name = keep(sy, d);
+	free(d);
+	return name;
 }
 
 /* The DWARF frames of @pc in @mod; how many were added (0: none). */
@@ -307,7 +398,8 @@ static uint32_t dwarf_frames(struct cp_symbolizer *sy, Dwfl_Module *mod,
 	const char *file = NULL;
 	uint32_t line = 0, n0 = sy->nframes;
 	Dwfl_Line *dl;
-	int ns;
+	int ns, lang;
+	bool cxx;
 
 	if (!cu)
 		return 0;
@@ -328,6 +420,10 @@ static uint32_t dwarf_frames(struct cp_symbolizer *sy, Dwfl_Module *mod,
 	}
 	if (dwarf_getsrcfiles(cu, &files, &nfiles))
 		files = NULL;
+	lang = dwarf_srclang(cu);
+	cxx = lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
+	      lang == DW_LANG_C_plus_plus_11 ||
+	      lang == DW_LANG_C_plus_plus_14;
 	dl = dwfl_module_getsrc(mod, pc);
 	if (dl) {
 		int l = 0;
@@ -338,13 +434,16 @@ static uint32_t dwarf_frames(struct cp_symbolizer *sy, Dwfl_Module *mod,
 	for (int i = 0; i < ns; i++) {
 		int tag = dwarf_tag(&scopes[i]);
 		const char *name;
+		bool linkage;
 
 		if (tag != DW_TAG_inlined_subroutine &&
 		    tag != DW_TAG_subprogram)
 			continue;
-		name = die_name(&scopes[i]);
+		name = die_name(&scopes[i], &linkage);
 		if (!name)
 			break;
+		if (!linkage && cxx && tag == DW_TAG_subprogram)
+			name = qualified(sy, mod, pc, name);
 		if (add_frame(sy, name, file, line,
 			      tag == DW_TAG_inlined_subroutine))
 			break;

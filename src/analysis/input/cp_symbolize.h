@@ -82,4 +82,12 @@ const struct cp_symbolize_stats *cp_symbolize_stats(
 
 void cp_symbolize_close(struct cp_symbolizer *sy);
 
+/*
+ * The demangled form of the C++ (Itanium ABI) symbol name @name, as g++'s
+ * tools print it ("ns::C<int>::run(unsigned int)"); NULL when @name is
+ * not a mangled name or cannot be demangled.  The caller frees the
+ * result.  Any thread.
+ */
+char *cp_symbolize_demangle(const char *name);
+
 #endif /* CP_SYMBOLIZE_H */

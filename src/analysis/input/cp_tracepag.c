@@ -228,11 +228,15 @@ static const char *entered(const struct cp_trace *t, uint64_t addr,
 static uint32_t proc_of_addr(struct bld *b, uint64_t addr)
 {
 	uint32_t p = cp_map2_get(&b->procmap, addr, 0);
-	char buf[32];
+	const char *name;
+	char buf[32], *dm;
 
 	if (p != CP_HASH_NONE)
 		return p;
-	p = intern_proc(b, entered(b->tp->t, addr, buf, sizeof(buf)));
+	name = entered(b->tp->t, addr, buf, sizeof(buf));
+	dm = cp_symbolize_demangle(name);	/* C++ names as g++ prints */
+	p = intern_proc(b, dm ? dm : name);
+	free(dm);
 	if (p == CP_HASH_NONE || cp_map2_put(&b->procmap, addr, 0, p))
 		return CP_HASH_NONE;
 	return p;

@@ -152,8 +152,8 @@ static uint32_t frames_of(struct ap *a, uint64_t pc)
 	return off;
 }
 
-/* Count a sample whose leaf is @pc on its source line. */
-static int hot(struct ap *a, uint64_t pc)
+/* Count a sample of @weight CPU ns whose leaf is @pc on its source line. */
+static int hot(struct ap *a, uint64_t pc, uint64_t weight)
 {
 	struct cp_samples *s = a->s;
 	const struct cp_symframe *f;
@@ -177,6 +177,7 @@ static int hot(struct ap *a, uint64_t pc)
 			return -1;
 	}
 	s->hot[i].samples++;
+	s->hot[i].cpu_ns += weight;
 	return 0;
 }
 
@@ -241,7 +242,7 @@ static int symbolize_all(struct ap *a)
 		const uint64_t *pcs = cp_sample_pcs(s, sm);
 
 		a->nseq = 0;
-		if (sm->depth && hot(a, pcs[0]))
+		if (sm->depth && hot(a, pcs[0], sm->weight))
 			return -1;
 		for (uint32_t d = sm->depth; d-- > 0;) {
 			uint32_t off = frames_of(a, d ? pcs[d] - 1 : pcs[d]);
@@ -533,8 +534,8 @@ static int cmp_hot(const void *x, const void *y)
 {
 	const struct cp_hotline *p = x, *q = y;
 
-	if (p->samples != q->samples)
-		return p->samples > q->samples ? -1 : 1;
+	if (p->cpu_ns != q->cpu_ns)
+		return p->cpu_ns > q->cpu_ns ? -1 : 1;
 	return strcmp(p->func, q->func);
 }
 
@@ -690,13 +691,14 @@ void cp_sampled_print(FILE *f, const struct cp_trace *t, uint32_t max)
 		s->nmods, st->no_debug, st->no_file);
 	if (!s->nhot)
 		return;
-	fprintf(f, "Hot lines (where the samples stopped)\n");
+	fprintf(f, "Hot lines (where the samples stopped; CPU time they "
+		"stand for)\n");
 	for (uint32_t i = 0; i < s->nhot && i < max; i++) {
 		const struct cp_hotline *h = &s->hot[i];
 
-		fprintf(f, "  %8" PRIu64 " %5.1f%%  %s", h->samples,
-			100.0 * (double)h->samples /
-			(double)(s->decoded ? s->decoded : 1), h->func);
+		fprintf(f, "  %8" PRIu64 " %9.3f ms %5.1f%%  %s", h->samples,
+			(double)h->cpu_ns / 1e6, 100.0 * (double)h->cpu_ns /
+			(double)(s->weight ? s->weight : 1), h->func);
 		if (h->file)
 			fprintf(f, "  %s:%u", h->file, h->line);
 		fprintf(f, "\n");
@@ -738,6 +740,7 @@ void cp_sampled_emit(struct cp_emit *e, const struct cp_trace *t,
 			cp_emit_null(e, "line");
 		}
 		cp_emit_u64(e, "samples", s->hot[i].samples);
+		cp_emit_u64(e, "cpu_ns", s->hot[i].cpu_ns);
 		cp_emit_obj_end(e);
 	}
 	cp_emit_arr_end(e);

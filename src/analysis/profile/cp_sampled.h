@@ -50,6 +50,7 @@ struct cp_hotline {
 	const char *file;	/* NULL: no line information */
 	uint32_t line;
 	uint64_t samples;	/* samples whose leaf is here */
+	uint64_t cpu_ns;	/* CPU time they stand for (their weights) */
 };
 
 /*
