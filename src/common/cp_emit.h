@@ -37,6 +37,15 @@ void cp_emit_init(struct cp_emit *e,
 /* Convenience writer for stdio: cp_emit_init(e, cp_emit_file_write, f, ..) */
 void cp_emit_file_write(void *ctx, const char *buf, size_t len);
 
+/*
+ * The one JSON string escaper: how byte @c goes into a JSON string.
+ * Returns 0 when it goes as it is, else the length (2 or 6) of its escape
+ * written to @esc: \" \\ \n \t \r, \u00XX for the other control
+ * bytes, and \u003c for '<' when @html (safe inside an HTML <script>).
+ * Reentrant; no allocation.
+ */
+size_t cp_emit_escape(unsigned char c, bool html, char esc[6]);
+
 /* Open or close an object or array; @key names it inside an object
  * (NULL at the top level and inside arrays).  Calls must pair. */
 void cp_emit_obj_begin(struct cp_emit *e, const char *key);

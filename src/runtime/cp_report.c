@@ -30,6 +30,7 @@
 #include "cp_trace_format.h"
 #include "cp_tracebuf.h"
 #include "cp_unseen.h"
+#include "cp_version.h"
 
 #define CP_MAX_SAMPLES 100000
 
@@ -294,7 +295,7 @@ static void json_header(struct cp_emit *e, const struct summary *s)
 	uint64_t len = s->cp->len;
 
 	cp_emit_str(e, CP_KEY_TOOL, "cpthread");
-	cp_emit_str(e, CP_KEY_VERSION, "0.1");
+	cp_emit_str(e, CP_KEY_VERSION, CP_VERSION);
 	cp_emit_str(e, CP_KEY_MODE, cp_rt.trace ? "trace" : "online");
 	cp_emit_str(e, CP_KEY_CLOCK,
 		    cp_rt.clock == CP_CLOCK_CPU ? "cpu" : "wall");

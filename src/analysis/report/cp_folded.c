@@ -62,6 +62,50 @@ static void thread_frame(struct cp_wbuf *w, const struct cp_tracepag *tp,
 	cp_wbuf_c(w, ';');
 }
 
+/* The stacks seen so far: (thread, calling context) -> weight. */
+struct stacks {
+	struct cp_map2 map;	/* (tid, node) -> index */
+	uint64_t *wsum;		/* [n] weight */
+	uint32_t *key_t, *key_n;	/* [n] thread, node */
+	uint32_t n, cap;
+};
+
+/* Add @w to stack (@tid, @node); -1 when memory runs out. */
+static int stacks_add(struct stacks *st, uint32_t tid, uint32_t node,
+		      uint64_t w)
+{
+	uint32_t k = cp_map2_get(&st->map, tid, node);
+
+	if (k == CP_HASH_NONE) {
+		if (st->n == st->cap) {
+			uint32_t nc = st->cap ? st->cap * 2 : 256;
+			uint64_t *a = realloc(st->wsum, nc * sizeof(*a));
+			uint32_t *b, *d;
+
+			if (!a)
+				return -1;
+			st->wsum = a;
+			b = realloc(st->key_t, nc * sizeof(*b));
+			if (!b)
+				return -1;
+			st->key_t = b;
+			d = realloc(st->key_n, nc * sizeof(*d));
+			if (!d)
+				return -1;
+			st->key_n = d;
+			st->cap = nc;
+		}
+		k = st->n++;
+		st->wsum[k] = 0;
+		st->key_t[k] = tid;
+		st->key_n[k] = node;
+		if (cp_map2_put(&st->map, tid, node, k))
+			return -1;
+	}
+	st->wsum[k] += w;
+	return 0;
+}
+
 int cp_folded_write(FILE *f, const struct cp_tracepag *tp,
 		    const struct cp_cpm *c, const struct cp_folded_opts *o,
 		    char *err, size_t errlen)
@@ -70,14 +114,12 @@ int cp_folded_write(FILE *f, const struct cp_tracepag *tp,
 	bool cp = !o || o->weight == CP_FOLDED_CP;
 	bool threads = o && o->threads;
 	uint8_t *oncp = NULL;
-	uint64_t *wsum = NULL;
-	uint32_t *key_t = NULL, *key_n = NULL, *stk = NULL;
-	uint32_t nkeys = 0, cap = 0, maxdepth = 0;
-	struct cp_map2 map;
+	uint32_t *stk = NULL, maxdepth = 0;
+	struct stacks st = { .n = 0 };
 	struct cp_wbuf *w = NULL;
 	int ret = -1;
 
-	cp_map2_init(&map);
+	cp_map2_init(&st.map);
 	for (uint32_t n = 0; n < tp->ncct; n++)
 		if (tp->cct[n].depth > maxdepth)
 			maxdepth = tp->cct[n].depth;
@@ -93,48 +135,20 @@ int cp_folded_write(FILE *f, const struct cp_tracepag *tp,
 			oncp[c->path[i]] = 1;
 	}
 	for (uint32_t e = 0; e < g->ne; e++) {
-		uint32_t tid, k;
-
 		if (tp->e_kind[e] != CP_TE_USEFUL || !g->w[e] ||
 		    (cp && !oncp[e]))
 			continue;
-		tid = threads ? tp->e_thread[e] : 0;
-		k = cp_map2_get(&map, tid, tp->e_cct[e]);
-		if (k == CP_HASH_NONE) {
-			if (nkeys == cap) {
-				uint32_t nc = cap ? cap * 2 : 256;
-				uint64_t *a = realloc(wsum, nc * sizeof(*a));
-				uint32_t *b, *d;
-
-				if (!a)
-					goto err_mem;
-				wsum = a;
-				b = realloc(key_t, nc * sizeof(*b));
-				if (!b)
-					goto err_mem;
-				key_t = b;
-				d = realloc(key_n, nc * sizeof(*d));
-				if (!d)
-					goto err_mem;
-				key_n = d;
-				cap = nc;
-			}
-			k = nkeys++;
-			wsum[k] = 0;
-			key_t[k] = tid;
-			key_n[k] = tp->e_cct[e];
-			if (cp_map2_put(&map, tid, tp->e_cct[e], k))
-				goto err_mem;
-		}
-		wsum[k] += g->w[e];
+		if (stacks_add(&st, threads ? tp->e_thread[e] : 0,
+			       tp->e_cct[e], g->w[e]))
+			goto err_mem;
 	}
 	cp_wbuf_init(w, f);
-	for (uint32_t k = 0; k < nkeys; k++) {
+	for (uint32_t k = 0; k < st.n; k++) {
 		if (threads)
-			thread_frame(w, tp, key_t[k]);
-		path(w, tp, key_n[k], stk);
+			thread_frame(w, tp, st.key_t[k]);
+		path(w, tp, st.key_n[k], stk);
 		cp_wbuf_c(w, ' ');
-		cp_wbuf_u64(w, wsum[k]);
+		cp_wbuf_u64(w, st.wsum[k]);
 		cp_wbuf_c(w, '\n');
 	}
 	if (cp_wbuf_close(w)) {
@@ -146,11 +160,11 @@ int cp_folded_write(FILE *f, const struct cp_tracepag *tp,
 err_mem:
 	snprintf(err, errlen, "out of memory writing folded stacks");
 out:
-	cp_map2_free(&map);
+	cp_map2_free(&st.map);
 	free(oncp);
-	free(wsum);
-	free(key_t);
-	free(key_n);
+	free(st.wsum);
+	free(st.key_t);
+	free(st.key_n);
 	free(stk);
 	free(w);
 	return ret;

@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_wall.h"
 #include "cp_wbuf.h"
 
 struct frame {
@@ -63,13 +64,6 @@ struct ctx {
 				 * consumer thread and kind */
 	bool oom;
 };
-
-static uint64_t wall_of(const struct cp_trace *t, uint32_t tid, uint32_t vi)
-{
-	const struct cp_trace_thread *th = &t->threads[tid];
-
-	return th->wall ? th->wall[vi] : th->v[vi].ts;
-}
 
 static const char *pname(const struct ctx *x, uint32_t node)
 {
@@ -236,8 +230,8 @@ static void cp_runs_merged(struct ctx *x, uint32_t tid)
 	qsort(x->bnd, x->nbnd, sizeof(*x->bnd), cmp_u64);
 	for (uint32_t i = 1; i < th->nv; i++) {
 		uint32_t e = tp->segbase[tid] + i - 1;
-		uint64_t a = wall_of(x->t, tid, i - 1);
-		uint64_t b = wall_of(x->t, tid, i), w = tp->g.w[e], a0 = a;
+		uint64_t a = cp_trace_wall(x->t, tid, i - 1);
+		uint64_t b = cp_trace_wall(x->t, tid, i), w = tp->g.w[e], a0 = a;
 		uint64_t b0 = b;
 
 		if (!x->oncp[e] || tp->e_kind[e] != CP_TE_USEFUL || b <= a ||
@@ -279,21 +273,80 @@ static void obj_name(const struct cp_trace *t, uint32_t obj, char *buf,
 		snprintf(buf, len, "join");
 }
 
+/*
+ * Thread @tid moves from calling context @prev to @target at @a: close
+ * the procedure slices below their lowest common ancestor, open those
+ * above it.  @stk[0..@depth) is the open stack; returns its new depth.
+ */
+static uint32_t switch_context(struct ctx *x, uint32_t tid,
+			       struct frame *stk, uint32_t *tmp,
+			       uint32_t depth, uint32_t prev, uint32_t target,
+			       uint64_t a)
+{
+	const struct cp_cct_node *cct = x->tp->cct;
+	uint32_t a_n = prev, b_n = target, n = 0;
+
+	while (cct[a_n].depth > cct[b_n].depth)
+		a_n = cct[a_n].parent;
+	while (cct[b_n].depth > cct[a_n].depth)
+		b_n = cct[b_n].parent;
+	while (a_n != b_n) {
+		a_n = cct[a_n].parent;
+		b_n = cct[b_n].parent;
+	}
+	while (depth > cct[a_n].depth) {
+		depth--;
+		proc_slice(x, tid, &stk[depth], a);
+	}
+	for (uint32_t v = target; v != a_n; v = cct[v].parent)
+		tmp[n++] = v;
+	while (n--) {
+		stk[depth].node = tmp[n];
+		stk[depth].start = a;
+		depth++;
+	}
+	return depth;
+}
+
+/* The wait of edge @e of thread @tid, [@a, @b), unless clipped or too
+ * short to show. */
+static void wait_slice(struct ctx *x, uint32_t tid, uint32_t e, uint64_t a,
+		       uint64_t b)
+{
+	const struct cp_tracepag *tp = x->tp;
+	uint64_t ca = a, cb = b;
+	char name[96], q[128];
+
+	if (!clip(x, &ca, &cb) || (x->min && cb - ca < x->min))
+		return;
+	obj_name(x->t, tp->e_obj[e], name, sizeof(name));
+	snprintf(q, sizeof(q), "\"wait %s\"", name);
+	slice(x, tid, ca, cb, "wait", q);
+	cp_wbuf_str(x->w, ",\"cname\":\"grey\",\"args\":{\"object\":");
+	cp_wbuf_json(x->w, name);
+	if (tp->e_obj[e]) {
+		cp_wbuf_str(x->w, ",\"address\":\"");
+		cp_wbuf_printf(x->w, "0x%" PRIx64,
+			       x->t->objs[tp->e_obj[e]].addr);
+		cp_wbuf_c(x->w, '"');
+	}
+	cp_wbuf_str(x->w, "}}");
+}
+
 /* Slices of thread @tid: life, procedures, waits, critical path. */
 static void thread_slices(struct ctx *x, uint32_t tid, struct frame *stk,
 			  uint32_t *tmp)
 {
 	const struct cp_tracepag *tp = x->tp;
 	const struct cp_trace_thread *th = &x->t->threads[tid];
-	const struct cp_cct_node *cct = tp->cct;
 	uint32_t depth = 0, prev = 0;
 	uint32_t run_node = 0;
 	uint64_t run_a = 0, run_b = 0, run_w = 0, end;
 	bool run = false;
-	char name[96], q[128];
+	char name[96];
 
-	uint64_t la = wall_of(x->t, tid, 0);
-	uint64_t lb = wall_of(x->t, tid, th->nv - 1);
+	uint64_t la = cp_trace_wall(x->t, tid, 0);
+	uint64_t lb = cp_trace_wall(x->t, tid, th->nv - 1);
 
 	snprintf(name, sizeof(name), "T%" PRIu32 "%s%s", tid,
 		 th->name && *th->name ? " " : "", th->name ? th->name : "");
@@ -307,56 +360,19 @@ static void thread_slices(struct ctx *x, uint32_t tid, struct frame *stk,
 	x->nbnd = 0;
 	for (uint32_t i = 1; i < th->nv; i++) {
 		uint32_t e = tp->segbase[tid] + i - 1;
-		uint32_t target = tp->e_cct[e], a_n = prev, b_n = target, n;
-		uint64_t a = wall_of(x->t, tid, i - 1);
-		uint64_t b = wall_of(x->t, tid, i);
+		uint32_t target = tp->e_cct[e];
+		uint64_t a = cp_trace_wall(x->t, tid, i - 1);
+		uint64_t b = cp_trace_wall(x->t, tid, i);
 
 		if (target != prev) {
-			/* lowest common ancestor of prev and target */
-			while (cct[a_n].depth > cct[b_n].depth)
-				a_n = cct[a_n].parent;
-			while (cct[b_n].depth > cct[a_n].depth)
-				b_n = cct[b_n].parent;
-			while (a_n != b_n) {
-				a_n = cct[a_n].parent;
-				b_n = cct[b_n].parent;
-			}
-			while (depth > cct[a_n].depth) {
-				depth--;
-				proc_slice(x, tid, &stk[depth], a);
-			}
-			n = 0;
-			for (uint32_t v = target; v != a_n; v = cct[v].parent)
-				tmp[n++] = v;
-			while (n--) {
-				stk[depth].node = tmp[n];
-				stk[depth].start = a;
-				depth++;
-			}
+			depth = switch_context(x, tid, stk, tmp, depth, prev,
+					       target, a);
 			prev = target;
 		}
 		if (x->windowed && a >= x->wb)
 			break;		/* nothing further is shown */
-		if (tp->e_kind[e] == CP_TE_WAIT && b > a) {
-			uint64_t ca = a, cb = b;
-
-			if (!clip(x, &ca, &cb) || (x->min && cb - ca < x->min))
-				goto cp_part;
-			obj_name(x->t, tp->e_obj[e], name, sizeof(name));
-			snprintf(q, sizeof(q), "\"wait %s\"", name);
-			slice(x, tid, ca, cb, "wait", q);
-			cp_wbuf_str(x->w, ",\"cname\":\"grey\","
-				    "\"args\":{\"object\":");
-			cp_wbuf_json(x->w, name);
-			if (tp->e_obj[e]) {
-				cp_wbuf_str(x->w, ",\"address\":\"");
-				cp_wbuf_printf(x->w, "0x%" PRIx64,
-					       x->t->objs[tp->e_obj[e]].addr);
-				cp_wbuf_c(x->w, '"');
-			}
-			cp_wbuf_str(x->w, "}}");
-		}
-cp_part:
+		if (tp->e_kind[e] == CP_TE_WAIT && b > a)
+			wait_slice(x, tid, e, a, b);
 		if (!x->min && x->oncp[e] && tp->e_kind[e] == CP_TE_USEFUL &&
 		    b > a) {
 			if (run && run_node == target && run_b == a) {
@@ -376,7 +392,7 @@ cp_part:
 	}
 	if (run)
 		cp_slice(x, tid, run_node, run_a, run_b, run_w, 1);
-	end = wall_of(x->t, tid, th->nv - 1);
+	end = cp_trace_wall(x->t, tid, th->nv - 1);
 	while (depth) {
 		depth--;
 		proc_slice(x, tid, &stk[depth], end);
@@ -403,7 +419,7 @@ static bool dep_tail(const struct ctx *x, uint32_t e, uint32_t *tid,
 
 		if (!cp_tracepag_vertex(tp, g->tail[in], &t2, &v2))
 			continue;
-		wt = wall_of(x->t, t2, v2);
+		wt = cp_trace_wall(x->t, t2, v2);
 		if (x->oncp[in] || best == CP_PAG_NONE || wt > bw) {
 			best = in;
 			bw = wt;
@@ -433,8 +449,8 @@ static void flows(struct ctx *x, const struct cp_chrome_opts *o)
 		cv = g->head[e] - tp->vbase[ct];
 		if (!dep_tail(x, e, &pt, &pv) || pt == ct)
 			continue;
-		t1 = wall_of(x->t, pt, pv);
-		t2 = wall_of(x->t, ct, cv);
+		t1 = cp_trace_wall(x->t, pt, pv);
+		t2 = cp_trace_wall(x->t, ct, cv);
 		if (x->windowed && (t1 < x->wa || t2 >= x->wb))
 			continue;
 		if (x->min) {
@@ -445,7 +461,7 @@ static void flows(struct ctx *x, const struct cp_chrome_opts *o)
 			*last = t2;
 		}
 		if (cp) {
-			if (pv > 0 && t1 > wall_of(x->t, pt, 0))
+			if (pv > 0 && t1 > cp_trace_wall(x->t, pt, 0))
 				t1--;
 			t2++;	/* inside the consumer's next slice */
 			snprintf(q, sizeof(q), "\"critical path\"");
@@ -509,8 +525,8 @@ static void cp_track(struct ctx *x, const struct cp_cpm *c)
 		if (tp->e_kind[e] != CP_TE_USEFUL || !tp->g.w[e] ||
 		    !cp_tracepag_vertex(tp, tp->g.head[e], &tid, &vi) || !vi)
 			continue;
-		a = wall_of(x->t, tid, vi - 1);
-		b = wall_of(x->t, tid, vi);
+		a = cp_trace_wall(x->t, tid, vi - 1);
+		b = cp_trace_wall(x->t, tid, vi);
 		if (run && tid == rt && tp->e_cct[e] == rn && a == rb) {
 			rb = b;
 			continue;
@@ -554,6 +570,79 @@ static char **quote_names(const struct cp_tracepag *tp)
 	return q;
 }
 
+/* The time origin, the --window and the smallest slice kept. */
+static void window(struct ctx *x, const struct cp_chrome_opts *o)
+{
+	const struct cp_trace *t = x->t;
+
+	x->t0 = UINT64_MAX;
+	for (uint32_t tid = 0; tid < t->nthreads; tid++)
+		if (t->threads[tid].nv && cp_trace_wall(t, tid, 0) < x->t0)
+			x->t0 = cp_trace_wall(t, tid, 0);
+	if (x->t0 == UINT64_MAX)
+		x->t0 = 0;
+	if (o && (o->from_ns || o->to_ns)) {
+		x->windowed = true;
+		x->wa = x->t0 + o->from_ns;
+		x->wb = o->to_ns ? x->t0 + o->to_ns : UINT64_MAX;
+	}
+	if (o && o->min_slice_ns == CP_CHROME_MIN_AUTO) {
+		uint64_t end = 0, wa = x->windowed ? x->wa : x->t0, wb;
+
+		for (uint32_t tid = 0; tid < t->nthreads; tid++)
+			if (t->threads[tid].nv &&
+			    cp_trace_wall(t, tid, t->threads[tid].nv - 1) > end)
+				end = cp_trace_wall(t, tid,
+						    t->threads[tid].nv - 1);
+		wb = x->windowed && x->wb < end ? x->wb : end;
+		x->min = wb > wa ? (wb - wa) / CP_CHROME_MIN_DIV : 0;
+	} else if (o) {
+		x->min = o->min_slice_ns;
+	}
+}
+
+/* "otherData" and the process's and the critical path's names. */
+static void header(struct ctx *x, const struct cp_cpm *c,
+		   const struct cp_chrome_opts *o)
+{
+	const struct cp_trace *t = x->t;
+	const char *exe = cp_trace_info(t, "exe"), *base;
+	char pn[300];
+
+	cp_wbuf_str(x->w, "{\"displayTimeUnit\":\"ns\",\"otherData\":{"
+		    "\"tool\":\"cpthread\",\"trace\":");
+	cp_wbuf_json(x->w, t->path ? t->path : "");
+	cp_wbuf_str(x->w, ",\"clock\":");
+	cp_wbuf_str(x->w, t->clock == CP_CLOCK_CPU ? "\"cpu\"" : "\"wall\"");
+	cp_wbuf_str(x->w, ",\"critical_path_ns\":");
+	cp_wbuf_u64(x->w, c->length);
+	cp_wbuf_str(x->w, ",\"threads\":");
+	cp_wbuf_u64(x->w, t->nthreads);
+	if (x->windowed) {
+		cp_wbuf_str(x->w, ",\"window_ns\":[");
+		cp_wbuf_u64(x->w, o->from_ns);
+		cp_wbuf_c(x->w, ',');
+		if (o->to_ns)
+			cp_wbuf_u64(x->w, o->to_ns);
+		else
+			cp_wbuf_str(x->w, "null");
+		cp_wbuf_c(x->w, ']');
+	}
+	if (x->min) {
+		cp_wbuf_str(x->w, ",\"min_slice_ns\":");
+		cp_wbuf_u64(x->w, x->min);
+	}
+	cp_wbuf_str(x->w, "},\"traceEvents\":[");
+
+	base = exe ? strrchr(exe, '/') : NULL;
+	snprintf(pn, sizeof(pn), "%s (pid %" PRIu64 ")",
+		 base ? base + 1 : exe ? exe : "program", t->pid);
+	meta(x, 0, "process_name", "name", pn, 0);
+	meta(x, CP_CHROME_CP_TID, "thread_name", "name", "critical path", 0);
+	meta(x, CP_CHROME_CP_TID, "thread_sort_index", "sort_index", NULL,
+	     -1);
+}
+
 int cp_chrome_write(FILE *f, const struct cp_tracepag *tp,
 		    const struct cp_cpm *c, const struct cp_chrome_opts *o,
 		    char *err, size_t errlen)
@@ -563,7 +652,6 @@ int cp_chrome_write(FILE *f, const struct cp_tracepag *tp,
 	struct frame *stk = NULL;
 	uint32_t *tmp = NULL, maxdepth = 0;
 	uint8_t *oncp = NULL;
-	const char *exe = cp_trace_info(t, "exe"), *base;
 	char pn[300];
 	int ret = -1;
 
@@ -583,29 +671,7 @@ int cp_chrome_write(FILE *f, const struct cp_tracepag *tp,
 		oncp[c->path[i]] = 1;
 	x.oncp = oncp;
 	x.pid = t->pid ? t->pid : 1;
-	x.t0 = UINT64_MAX;
-	for (uint32_t tid = 0; tid < t->nthreads; tid++)
-		if (t->threads[tid].nv && wall_of(t, tid, 0) < x.t0)
-			x.t0 = wall_of(t, tid, 0);
-	if (x.t0 == UINT64_MAX)
-		x.t0 = 0;
-	if (o && (o->from_ns || o->to_ns)) {
-		x.windowed = true;
-		x.wa = x.t0 + o->from_ns;
-		x.wb = o->to_ns ? x.t0 + o->to_ns : UINT64_MAX;
-	}
-	if (o && o->min_slice_ns == CP_CHROME_MIN_AUTO) {
-		uint64_t end = 0, wa = x.windowed ? x.wa : x.t0, wb;
-
-		for (uint32_t tid = 0; tid < t->nthreads; tid++)
-			if (t->threads[tid].nv &&
-			    wall_of(t, tid, t->threads[tid].nv - 1) > end)
-				end = wall_of(t, tid, t->threads[tid].nv - 1);
-		wb = x.windowed && x.wb < end ? x.wb : end;
-		x.min = wb > wa ? (wb - wa) / CP_CHROME_MIN_DIV : 0;
-	} else if (o) {
-		x.min = o->min_slice_ns;
-	}
+	window(&x, o);
 	if (x.min) {
 		x.last_flow = calloc(2 * (size_t)t->nthreads + 1,
 				     sizeof(*x.last_flow));
@@ -617,38 +683,7 @@ int cp_chrome_write(FILE *f, const struct cp_tracepag *tp,
 	}
 
 	cp_wbuf_init(x.w, f);
-	cp_wbuf_str(x.w, "{\"displayTimeUnit\":\"ns\",\"otherData\":{"
-		    "\"tool\":\"cpthread\",\"trace\":");
-	cp_wbuf_json(x.w, t->path ? t->path : "");
-	cp_wbuf_str(x.w, ",\"clock\":");
-	cp_wbuf_str(x.w, t->clock == CP_CLOCK_CPU ? "\"cpu\"" : "\"wall\"");
-	cp_wbuf_str(x.w, ",\"critical_path_ns\":");
-	cp_wbuf_u64(x.w, c->length);
-	cp_wbuf_str(x.w, ",\"threads\":");
-	cp_wbuf_u64(x.w, t->nthreads);
-	if (x.windowed) {
-		cp_wbuf_str(x.w, ",\"window_ns\":[");
-		cp_wbuf_u64(x.w, o->from_ns);
-		cp_wbuf_c(x.w, ',');
-		if (o->to_ns)
-			cp_wbuf_u64(x.w, o->to_ns);
-		else
-			cp_wbuf_str(x.w, "null");
-		cp_wbuf_c(x.w, ']');
-	}
-	if (x.min) {
-		cp_wbuf_str(x.w, ",\"min_slice_ns\":");
-		cp_wbuf_u64(x.w, x.min);
-	}
-	cp_wbuf_str(x.w, "},\"traceEvents\":[");
-
-	base = exe ? strrchr(exe, '/') : NULL;
-	snprintf(pn, sizeof(pn), "%s (pid %" PRIu64 ")",
-		 base ? base + 1 : exe ? exe : "program", t->pid);
-	meta(&x, 0, "process_name", "name", pn, 0);
-	meta(&x, CP_CHROME_CP_TID, "thread_name", "name", "critical path", 0);
-	meta(&x, CP_CHROME_CP_TID, "thread_sort_index", "sort_index", NULL,
-	     -1);
+	header(&x, c, o);
 	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
 		const struct cp_trace_thread *th = &t->threads[tid];
 

@@ -139,13 +139,72 @@ int cp_dot_check(const struct cp_pag *g, uint32_t max_edges, char *err,
 	return -1;
 }
 
+/*
+ * The label of trace edge @e (time and procedure, wait, dependency) on
+ * @w; returns the edge's style, or NULL.
+ */
+static const char *trace_edge_label(struct cp_wbuf *w,
+				    const struct cp_tracepag *tp, uint32_t e)
+{
+	char wt[32], name[160];
+
+	switch (tp->e_kind[e]) {
+	case CP_TE_USEFUL:
+		cp_fmt_ns(wt, sizeof(wt), tp->g.w[e]);
+		dot_str(w, wt);
+		if (tp->e_proc[e] != CP_PAG_NONE) {
+			cp_wbuf_str(w, "\\n");
+			dot_str(w, cp_tracepag_proc_name(tp, tp->e_proc[e]));
+		}
+		return NULL;
+	case CP_TE_WAIT:
+		cp_fmt_ns(wt, sizeof(wt), tp->e_wait[e]);
+		cp_wbuf_str(w, "wait ");
+		dot_str(w, wt);
+		return "style=dashed, color=gray50";
+	case CP_TE_DEP:
+		dot_str(w, cp_tracepag_edge_name(tp, e, name, sizeof(name)));
+		return "color=blue";
+	default:
+		return "color=gray70";
+	}
+}
+
+/* Edge @e of @g (of trace @tp, or NULL), bold red if @oncp. */
+static void edge(struct cp_wbuf *w, const struct cp_pag *g,
+		 const struct cp_tracepag *tp, uint32_t e, bool oncp)
+{
+	const char *style = NULL;
+
+	cp_wbuf_str(w, "  v");
+	cp_wbuf_u64(w, g->tail[e]);
+	cp_wbuf_str(w, " -> v");
+	cp_wbuf_u64(w, g->head[e]);
+	cp_wbuf_str(w, " [label=\"");
+	if (tp) {
+		style = trace_edge_label(w, tp, e);
+	} else {
+		if (g->label[e] != CP_PAG_NONE) {
+			dot_str(w, g->labels[g->label[e]]);
+			cp_wbuf_c(w, ' ');
+		}
+		cp_wbuf_u64(w, g->w[e]);
+	}
+	cp_wbuf_c(w, '"');
+	if (oncp)
+		cp_wbuf_str(w, ", color=red, penwidth=3, style=bold");
+	else if (style)
+		cp_wbuf_printf(w, ", %s", style);
+	cp_wbuf_str(w, "];\n");
+}
+
 int cp_dot_write(FILE *f, const struct cp_pag *g, const struct cp_cpm *c,
 		 const struct cp_dot_opts *o, char *err, size_t errlen)
 {
 	const struct cp_tracepag *tp = o ? o->tp : NULL;
 	struct cp_wbuf *w;
 	uint8_t *oncp;
-	char wt[32], name[160], len[32];
+	char name[160], len[32];
 
 	if (cp_dot_check(g, o ? o->max_edges : 0, err, errlen))
 		return -1;
@@ -179,54 +238,8 @@ int cp_dot_write(FILE *f, const struct cp_pag *g, const struct cp_cpm *c,
 							     : name, NULL);
 		}
 	}
-	for (uint32_t e = 0; e < g->ne; e++) {
-		const char *style = NULL;
-
-		cp_wbuf_str(w, "  v");
-		cp_wbuf_u64(w, g->tail[e]);
-		cp_wbuf_str(w, " -> v");
-		cp_wbuf_u64(w, g->head[e]);
-		cp_wbuf_str(w, " [label=\"");
-		if (tp) {
-			switch (tp->e_kind[e]) {
-			case CP_TE_USEFUL:
-				cp_fmt_ns(wt, sizeof(wt), g->w[e]);
-				dot_str(w, wt);
-				if (tp->e_proc[e] != CP_PAG_NONE) {
-					cp_wbuf_str(w, "\\n");
-					dot_str(w, cp_tracepag_proc_name(
-							tp, tp->e_proc[e]));
-				}
-				break;
-			case CP_TE_WAIT:
-				cp_fmt_ns(wt, sizeof(wt), tp->e_wait[e]);
-				cp_wbuf_str(w, "wait ");
-				dot_str(w, wt);
-				style = "style=dashed, color=gray50";
-				break;
-			case CP_TE_DEP:
-				dot_str(w, cp_tracepag_edge_name(tp, e, name,
-								 sizeof(name)));
-				style = "color=blue";
-				break;
-			default:
-				style = "color=gray70";
-				break;
-			}
-		} else {
-			if (g->label[e] != CP_PAG_NONE) {
-				dot_str(w, g->labels[g->label[e]]);
-				cp_wbuf_c(w, ' ');
-			}
-			cp_wbuf_u64(w, g->w[e]);
-		}
-		cp_wbuf_c(w, '"');
-		if (oncp[e])
-			cp_wbuf_str(w, ", color=red, penwidth=3, style=bold");
-		else if (style)
-			cp_wbuf_printf(w, ", %s", style);
-		cp_wbuf_str(w, "];\n");
-	}
+	for (uint32_t e = 0; e < g->ne; e++)
+		edge(w, g, tp, e, oncp[e]);
 	cp_wbuf_str(w, "}\n");
 	free(oncp);
 	if (cp_wbuf_close(w)) {

@@ -51,8 +51,13 @@ char *cp_json_quote(const char *s);
 void cp_wbuf_html(struct cp_wbuf *w, const char *s);
 
 /* "40 ns", "1.50 us", "12.30 ms", "1.234 s" into @buf; returns @buf.
- * Reentrant. */
+ * Reentrant.  The one nanosecond formatter of cpt's outputs. */
 const char *cp_fmt_ns(char *buf, size_t len, uint64_t ns);
+/* The same with @micro as the microsecond unit ("µs" in HTML). */
+const char *cp_fmt_ns_as(char *buf, size_t len, uint64_t ns,
+			 const char *micro);
+/* "12.5%" into @buf; returns @buf.  Reentrant. */
+const char *cp_fmt_pct(char *buf, size_t len, double pct);
 
 static inline void cp_wbuf_c(struct cp_wbuf *w, char c)
 {

@@ -22,25 +22,32 @@
 #include <stdio.h>
 
 #include "cp_compare.h"
+#include "cp_kpaths.h"
 #include "cp_profile.h"
+#include "cp_whatif_top.h"
+
+/* Near-critical paths the report shows, unless the caller wants more. */
+#define CP_HTML_KPATHS 10
+
+/* What the report shows, computed by the caller; only read. */
+struct cp_html_in {
+	const struct cp_profile *p;	/* of a trace */
+	const struct cp_compare *c;	/* built from p */
+	const struct cp_kpaths *kp;	/* p's near-critical paths */
+	const struct cp_whatif_top *wt;	/* p's top procedures' what-if */
+};
 
 struct cp_html_opts {
 	const char *title;	/* the trace's name, shown in the header */
 	uint32_t max_rows;	/* procedure rows, 0: 60 */
-	uint32_t kpaths;	/* near-critical paths shown, 0: 10 */
-	uint32_t whatif_top;	/* procedures given a what-if, 0: 5 */
-	double whatif_factor;	/* their time scaled by this, 0: 0.5 */
 	uint32_t width;		/* timeline width in pixels, 0: 1000 */
 };
 
 /*
- * Write the report of profile @p (with its comparison @c, built from @p)
- * to @f.  Runs the k-path search and the what-if predictions itself.
- * Returns 0, or -1 with a reason in @err (out of memory, write error).
- * Only reads @p and @c.
+ * Write the report of @in to @f.  Returns 0, or -1 with a reason in @err
+ * (out of memory, write error).
  */
-int cp_html_write(FILE *f, const struct cp_profile *p,
-		  const struct cp_compare *c, const struct cp_html_opts *o,
-		  char *err, size_t errlen);
+int cp_html_write(FILE *f, const struct cp_html_in *in,
+		  const struct cp_html_opts *o, char *err, size_t errlen);
 
 #endif /* CP_HTML_H */

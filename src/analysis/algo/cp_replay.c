@@ -1,10 +1,7 @@
 /*
- * cp_whatif.c - what-if by fixed-graph reweighting and by simulation.
+ * cp_replay.c - the what-if replay (cp_replay.h).
  *
- * Fixed graph ([Alexander94, §VI]): multiply the useful segments by their
- * factor and run the forward pass again; O(v + e).
- *
- * Simulation: a discrete-event replay of the trace on the PAG's ideal
+ * A discrete-event replay of the trace on the PAG's ideal
  * machine (a processor per thread, waiting costs nothing).  Each thread
  * walks its recorded vertices; the segment into vertex i lasts its recorded
  * useful time times the factor of its calling context (0 for a wait), so
@@ -100,19 +97,20 @@
  * release; memory O(T + objects + publishes); with P processors also
  * O(v log v) time and 16 bytes per useful segment.
  */
-#include "cp_whatif.h"
-#include "cp_debug.h"
+#include "cp_replay.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cp_cpm.h"
+#include "cp_debug.h"
 #include "cp_die.h"
+#include "cp_wall.h"
 
 /* Debug invariants: type-checked always, run when this is true. */
-static const bool cp_whatif_debug = CP_DEBUG;
+static const bool cp_replay_debug = CP_DEBUG;
 
 #define NONE UINT32_MAX
 #define NEVER UINT64_MAX
@@ -179,18 +177,10 @@ struct sim {
 	bool oom;
 };
 
-/* Recorded wall time of vertex @i of thread @tid. */
-static uint64_t rec_wall(const struct cp_trace *t, uint32_t tid, uint32_t i)
-{
-	const struct cp_trace_thread *th = &t->threads[tid];
-
-	return th->wall ? th->wall[i] : th->v[i].ts;
-}
-
 /* Heap tie-break: the recorded wall time of the thread's next vertex. */
 static uint64_t tie_of(const struct sim *s, uint32_t tid)
 {
-	return rec_wall(s->t, tid, s->th[tid].cur);
+	return cp_trace_wall(s->t, tid, s->th[tid].cur);
 }
 
 static bool hless(const struct hent *a, const struct hent *b)
@@ -334,9 +324,9 @@ static uint64_t after(uint64_t t, uint64_t t0)
 static uint64_t latency_after(const struct cp_trace *t, uint32_t tid,
 			      uint32_t i, uint64_t dep)
 {
-	if (i > 0 && rec_wall(t, tid, i - 1) > dep)
-		dep = rec_wall(t, tid, i - 1);
-	return after(rec_wall(t, tid, i), dep);
+	if (i > 0 && cp_trace_wall(t, tid, i - 1) > dep)
+		dep = cp_trace_wall(t, tid, i - 1);
+	return after(cp_trace_wall(t, tid, i), dep);
 }
 
 /*
@@ -358,7 +348,7 @@ static uint64_t consume_latency(const struct sim *s, uint32_t tid,
 	if (!pb)
 		return 0;
 	for (uint32_t c = 0; c < v->cnt; c++) {
-		uint64_t w = rec_wall(t, pb[c].tid, pb[c].vi);
+		uint64_t w = cp_trace_wall(t, pb[c].tid, pb[c].vi);
 
 		if (w > dep)
 			dep = w;
@@ -376,7 +366,7 @@ static uint64_t join_latency(const struct sim *s, uint32_t tid, uint32_t i,
 	if (!s->wake || !cp_tvert_waits(&t->threads[tid].v[i]) || !nv ||
 	    cp_tvert_kind(&t->threads[c].v[nv - 1]) != CP_EV_THREAD_EXIT)
 		return 0;
-	return latency_after(t, tid, i, rec_wall(t, c, nv - 1));
+	return latency_after(t, tid, i, cp_trace_wall(t, c, nv - 1));
 }
 
 /*
@@ -581,6 +571,136 @@ static void rw_classify(const struct cp_trace *t, uint8_t *rw, uint8_t *seen,
 }
 
 /*
+ * A thread woken by a hand-over (st->granted): its acquire happens at the
+ * grant, after its wake-up latency.  Returns true, with the time in *@at,
+ * if it was; false if the thread must still acquire.
+ */
+static bool take_grant(struct sim *s, uint32_t tid, uint64_t *at)
+{
+	struct sthread *st = &s->th[tid];
+
+	if (!st->granted)
+		return false;
+	st->granted = false;
+	*at = resume_at(*at, st->grant, consume_latency(s, tid, st->cur));
+	return true;
+}
+
+/* Acquire simulated object @o (lock, semaphore, rwlock) for @tid at
+ * once if it is free; false if the thread must wait for it. */
+static bool try_acquire(struct sim *s, struct sobj *o, uint32_t tid,
+			const struct cp_tvert *v)
+{
+	switch (o->mode) {
+	case MODE_RW:
+		return rw_acquire(s, o, tid, v);
+	case MODE_LOCK:
+		if (o->holder == NONE) {
+			o->holder = tid;
+			o->depth = 1;
+			s->reordered += consumed(v) != o->last_seq;
+			return true;
+		}
+		if (o->holder != tid)
+			return false;
+		o->depth++;
+		return true;
+	default:	/* MODE_SEM */
+		if (!o->tokens)
+			return false;
+		o->tokens--;
+		return true;
+	}
+}
+
+/*
+ * A CONSUME that follows its recorded dependency: it happens once every
+ * PUBLISH it consumed has, after its wake-up latency.  False when it
+ * blocks on one that has not happened yet.
+ */
+static bool wait_recorded(struct sim *s, uint32_t tid,
+			  const struct cp_tvert *v, uint64_t *at)
+{
+	const struct cp_trace *t = s->t;
+	const struct cp_trace_pub *pb;
+	uint64_t dep = 0;
+
+	if (!v->cnt)
+		return true;
+	pb = cp_trace_find_pub(t, v->obj, v->arg, v->cnt);
+	for (uint32_t c = 0; c < v->cnt; c++) {
+		uint32_t pi = (uint32_t)(pb + c - t->pub);
+
+		if (s->pub_time[pi] == NEVER) {
+			block_on(s, &s->pub_wait[pi], tid);
+			return false;
+		}
+		if (s->pub_time[pi] > dep)
+			dep = s->pub_time[pi];
+	}
+	*at = resume_at(*at, dep, consume_latency(s, tid, s->th[tid].cur));
+	return true;
+}
+
+/* Vertex cur of @tid, a CONSUME, at *@at; false when the thread blocks. */
+static bool step_consume(struct sim *s, uint32_t tid,
+			 const struct cp_tvert *v, uint64_t *at)
+{
+	struct sthread *st = &s->th[tid];
+	struct sobj *o = v->obj ? &s->ob[v->obj] : NULL;
+
+	if (st->forced) {
+		/* as recorded: its dependencies */
+		st->forced = false;
+		if (o->mode == MODE_SEM)
+			o->debt++;
+	} else if (o && o->mode != MODE_REPLAY) {
+		if (take_grant(s, tid, at) || try_acquire(s, o, tid, v))
+			return true;
+		block_on(s, &o->waiters, tid);
+		return false;
+	}
+	return wait_recorded(s, tid, v, at);
+}
+
+/*
+ * A PUBLISH of @tid on simulated object @o at @at: a lock's last release
+ * hands it to the earliest waiter, an rwlock's release to the next
+ * waiters, a semaphore post repays a lent token or goes to the earliest
+ * waiter or to the count.
+ */
+static void release(struct sim *s, struct sobj *o, uint32_t tid,
+		    const struct cp_tvert *v, uint64_t at)
+{
+	uint32_t w;
+
+	if (o->mode == MODE_LOCK && o->holder == tid && --o->depth == 0) {
+		o->holder = NONE;
+		o->last_seq = v->arg;
+		w = pick_waiter(s, o);
+		if (w != NONE) {
+			const struct cp_tvert *wv =
+				&s->t->threads[w].v[s->th[w].cur];
+
+			o->holder = w;
+			o->depth = 1;
+			s->reordered += consumed(wv) != o->last_seq;
+			grant(s, w, at);
+		}
+	} else if (o->mode == MODE_RW) {
+		rw_release(s, o, tid, v->arg, at);
+	} else if (o->mode == MODE_SEM) {
+		w = o->debt ? NONE : pick_waiter(s, o);
+		if (o->debt)
+			o->debt--;
+		else if (w != NONE)
+			grant(s, w, at);
+		else
+			o->tokens++;
+	}
+}
+
+/*
  * Try to make vertex th[tid].cur happen.  Returns true when it did (its
  * time is th[tid].last), false when the thread blocked.
  */
@@ -592,73 +712,12 @@ static bool step(struct sim *s, uint32_t tid)
 	uint64_t at = st->arrive;
 	struct sobj *o = v->obj ? &s->ob[v->obj] : NULL;
 	const struct cp_trace_pub *pb;
-	uint64_t dep;
 	uint32_t c, w;
 
 	switch (cp_tvert_kind(v)) {
 	case CP_EV_CONSUME:
-		if (st->forced) {
-			/* as recorded: its dependencies, below */
-			st->forced = false;
-			if (o->mode == MODE_SEM)
-				o->debt++;
-		} else if (o && o->mode == MODE_RW) {
-			if (st->granted) {
-				st->granted = false;
-				at = resume_at(at, st->grant,
-					       consume_latency(s, tid,
-							       st->cur));
-			} else if (!rw_acquire(s, o, tid, v)) {
-				block_on(s, &o->waiters, tid);
-				return false;
-			}
-			break;
-		} else if (o && o->mode == MODE_LOCK) {
-			if (st->granted) {
-				st->granted = false;
-				at = resume_at(at, st->grant,
-					       consume_latency(s, tid,
-							       st->cur));
-			} else if (o->holder == NONE) {
-				o->holder = tid;
-				o->depth = 1;
-				s->reordered += consumed(v) != o->last_seq;
-			} else if (o->holder == tid) {
-				o->depth++;
-			} else {
-				block_on(s, &o->waiters, tid);
-				return false;
-			}
-			break;
-		} else if (o && o->mode == MODE_SEM) {
-			if (st->granted) {
-				st->granted = false;
-				at = resume_at(at, st->grant,
-					       consume_latency(s, tid,
-							       st->cur));
-			} else if (o->tokens) {
-				o->tokens--;
-			} else {
-				block_on(s, &o->waiters, tid);
-				return false;
-			}
-			break;
-		}
-		if (!v->cnt)
-			break;
-		pb = cp_trace_find_pub(t, v->obj, v->arg, v->cnt);
-		dep = 0;
-		for (c = 0; c < v->cnt; c++) {
-			uint32_t pi = (uint32_t)(pb + c - t->pub);
-
-			if (s->pub_time[pi] == NEVER) {
-				block_on(s, &s->pub_wait[pi], tid);
-				return false;
-			}
-			if (s->pub_time[pi] > dep)
-				dep = s->pub_time[pi];
-		}
-		at = resume_at(at, dep, consume_latency(s, tid, st->cur));
+		if (!step_consume(s, tid, v, &at))
+			return false;
 		break;
 	case CP_EV_PUBLISH:
 		pb = cp_trace_find_pub(t, v->obj, v->arg, 1);
@@ -670,31 +729,8 @@ static bool step(struct sim *s, uint32_t tid)
 			s->pub_wait[pi] = NONE;
 			wake_list(s, w, at);
 		}
-		if (o && o->mode == MODE_LOCK && o->holder == tid &&
-		    --o->depth == 0) {
-			o->holder = NONE;
-			o->last_seq = v->arg;
-			w = pick_waiter(s, o);
-			if (w != NONE) {
-				const struct cp_tvert *wv =
-					&t->threads[w].v[s->th[w].cur];
-
-				o->holder = w;
-				o->depth = 1;
-				s->reordered += consumed(wv) != o->last_seq;
-				grant(s, w, at);
-			}
-		} else if (o && o->mode == MODE_RW) {
-			rw_release(s, o, tid, v->arg, at);
-		} else if (o && o->mode == MODE_SEM) {
-			w = o->debt ? NONE : pick_waiter(s, o);
-			if (o->debt)
-				o->debt--;
-			else if (w != NONE)
-				grant(s, w, at);
-			else
-				o->tokens++;
-		}
+		if (o)
+			release(s, o, tid, v, at);
 		break;
 	case CP_EV_THREAD_JOIN:
 		c = (uint32_t)v->arg;
@@ -716,8 +752,8 @@ static bool step(struct sim *s, uint32_t tid)
 		if (t->threads[c].nv && s->th[c].state == ST_IDLE) {
 			s->th[c].arrive = at;
 			if (s->wake)
-				s->th[c].arrive += after(rec_wall(t, c, 0),
-						rec_wall(t, tid, st->cur));
+				s->th[c].arrive += after(cp_trace_wall(t, c, 0),
+						cp_trace_wall(t, tid, st->cur));
 			hpush(s, c, s->th[c].arrive);
 		}
 		break;
@@ -735,9 +771,9 @@ static bool step(struct sim *s, uint32_t tid)
  * most once and only ready ones; a held lock's holder is a thread; an
  * rwlock is written or read, never both.
  */
-static void cp_whatif_assert(const struct sim *s)
+static void cp_replay_assert(const struct sim *s)
 {
-	if (!cp_whatif_debug)
+	if (!cp_replay_debug)
 		return;
 	for (uint32_t i = 1; i < s->nheap; i++)
 		if (hless(&s->heap[i], &s->heap[(i - 1) / 2]))
@@ -890,7 +926,7 @@ static void run(struct sim *s)
 		struct sthread *st = &s->th[tid];
 		uint32_t nv = t->threads[tid].nv;
 
-		cp_whatif_assert(s);
+		cp_replay_assert(s);
 		st->state = ST_BLOCKED;	/* until step says otherwise */
 		/* run the thread while it needs no other thread: a vertex
 		 * that happens is followed by the next arrival */
@@ -917,9 +953,45 @@ static void run(struct sim *s)
 	}
 }
 
-int cp_whatif_simulate(const struct cp_tracepag *tp, const double *cct_factor,
-		       uint32_t cpus, bool wake, uint64_t *length,
-		       bool *deadlock, uint64_t *reordered, uint64_t *forced)
+/*
+ * How each object is replayed (MODE_*), and a semaphore's tokens at the
+ * start: its initial value, or the waits that took an initial token in
+ * the recording if more (@cnt0, zeroed, [nobjs]).  @rwk: rw_classify().
+ */
+static void init_objects(struct sim *s, uint64_t *cnt0, const uint8_t *rwk)
+{
+	const struct cp_trace *t = s->t;
+
+	for (uint32_t tid = 0; tid < t->nthreads; tid++)
+		for (uint32_t i = 0; i < t->threads[tid].nv; i++) {
+			const struct cp_tvert *v = &t->threads[tid].v[i];
+
+			if (cp_tvert_kind(v) == CP_EV_CONSUME && v->obj &&
+			    !v->cnt)
+				cnt0[v->obj]++;
+		}
+	for (uint32_t o = 1; o < t->nobjs; o++) {
+		const struct cp_trace_obj *to = &t->objs[o];
+		struct sobj *so = &s->ob[o];
+
+		so->holder = NONE;
+		so->waiters = NONE;
+		so->mode = MODE_REPLAY;
+		if (to->untracked)
+			continue;
+		if (to->kind == CP_OBJ_MUTEX || to->kind == CP_OBJ_SPIN) {
+			so->mode = MODE_LOCK;
+		} else if (to->kind == CP_OBJ_SEM) {
+			so->mode = MODE_SEM;
+			so->tokens = to->extra > cnt0[o] ? to->extra : cnt0[o];
+		} else if (to->kind == CP_OBJ_RWLOCK && rwk[o] != RW_BROKEN) {
+			so->mode = MODE_RW;
+		}
+	}
+}
+
+int cp_replay_run(const struct cp_tracepag *tp, const double *cct_factor,
+		  uint32_t cpus, bool wake, struct cp_replay_result *r)
 {
 	const struct cp_trace *t = tp->t;
 	struct sim s;
@@ -955,34 +1027,8 @@ int cp_whatif_simulate(const struct cp_tracepag *tp, const double *cct_factor,
 		s.pub_time[i] = NEVER;
 		s.pub_wait[i] = NONE;
 	}
-	/* waits that took an initial semaphore token in the recording */
-	for (uint32_t tid = 0; tid < t->nthreads; tid++)
-		for (uint32_t i = 0; i < t->threads[tid].nv; i++) {
-			const struct cp_tvert *v = &t->threads[tid].v[i];
-
-			if (cp_tvert_kind(v) == CP_EV_CONSUME && v->obj &&
-			    !v->cnt)
-				cnt0[v->obj]++;
-		}
 	rw_classify(t, rwk, seen, none);
-	for (uint32_t o = 1; o < t->nobjs; o++) {
-		const struct cp_trace_obj *to = &t->objs[o];
-		struct sobj *so = &s.ob[o];
-
-		so->holder = NONE;
-		so->waiters = NONE;
-		so->mode = MODE_REPLAY;
-		if (to->untracked)
-			continue;
-		if (to->kind == CP_OBJ_MUTEX || to->kind == CP_OBJ_SPIN) {
-			so->mode = MODE_LOCK;
-		} else if (to->kind == CP_OBJ_SEM) {
-			so->mode = MODE_SEM;
-			so->tokens = to->extra > cnt0[o] ? to->extra : cnt0[o];
-		} else if (to->kind == CP_OBJ_RWLOCK && rwk[o] != RW_BROKEN) {
-			so->mode = MODE_RW;
-		}
-	}
+	init_objects(&s, cnt0, rwk);
 	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
 		s.th[tid].exit = NEVER;
 		s.th[tid].next = NONE;
@@ -993,15 +1039,15 @@ int cp_whatif_simulate(const struct cp_tracepag *tp, const double *cct_factor,
 	do
 		run(&s);
 	while (force_one(&s));
-	*deadlock = false;
+	r->deadlock = false;
 	for (uint32_t tid = 0; tid < t->nthreads; tid++)
 		if (t->threads[tid].nv && s.th[tid].state != ST_DONE)
-			*deadlock = true;
+			r->deadlock = true;
 	if (s.oom)
 		goto out;
-	*length = s.cap_run ? shared_time(&s, s.end, cpus) : s.end;
-	*reordered = s.reordered;
-	*forced = s.forced;
+	r->length = s.cap_run ? shared_time(&s, s.end, cpus) : s.end;
+	r->reordered = s.reordered;
+	r->forced = s.forced;
 	ret = 0;
 out:
 	free(s.run_start);
@@ -1017,174 +1063,5 @@ out:
 	free(s.pub_wait);
 	free(s.heap);
 	free(cnt0);
-	return ret;
-}
-
-/* Fixed-graph length with per-edge weights @w. */
-static int fixed_length(const struct cp_pag *g, const uint64_t *w,
-			uint64_t *len)
-{
-	uint64_t *scratch = malloc(((size_t)g->nv + 1) * sizeof(*scratch));
-
-	if (!scratch)
-		return -1;
-	*len = cp_cpm_longest(g, w, scratch);
-	free(scratch);
-	return 0;
-}
-
-static int check_factors(const struct cp_whatif_scale *sc, uint32_t nsc,
-			 const char *path, char *err, size_t errlen)
-{
-	for (uint32_t i = 0; i < nsc; i++)
-		if (!(sc[i].factor >= 0.0) || !isfinite(sc[i].factor)) {
-			snprintf(err, errlen, "%s: bad factor %g for %s", path,
-				 sc[i].factor, sc[i].name);
-			return -1;
-		}
-	return 0;
-}
-
-int cp_whatif_trace(const struct cp_tracepag *tp,
-		    const struct cp_whatif_scale *sc, uint32_t nsc,
-		    bool exclusive, uint32_t cpus, bool wake,
-		    struct cp_whatif_result *r, char *err, size_t errlen)
-{
-	const struct cp_pag *g = &tp->g;
-	double *pf = NULL, *cf = NULL, *ones = NULL;
-	uint64_t *w = NULL, rdummy;
-	bool dl0 = false;
-	int ret = -1;
-
-	memset(r, 0, sizeof(*r));
-	if (check_factors(sc, nsc, tp->t->path, err, errlen))
-		return -1;
-	pf = malloc((tp->nprocs ? tp->nprocs : 1) * sizeof(*pf));
-	cf = malloc(tp->ncct * sizeof(*cf));
-	ones = malloc(tp->ncct * sizeof(*ones));
-	w = malloc(((size_t)g->ne + 1) * sizeof(*w));
-	if (!pf || !cf || !ones || !w)
-		goto err_mem;
-	for (uint32_t p = 0; p < tp->nprocs; p++)
-		pf[p] = 1.0;
-	for (uint32_t i = 0; i < nsc; i++) {
-		uint32_t p;
-
-		for (p = 0; p < tp->nprocs; p++)
-			if (!strcmp(tp->procs[p], sc[i].name))
-				break;
-		if (p == tp->nprocs) {
-			snprintf(err, errlen, "%s: no procedure named '%s' in the trace",
-				 tp->t->path, sc[i].name);
-			goto out;
-		}
-		pf[p] *= sc[i].factor;
-	}
-	cf[0] = 1.0;
-	ones[0] = 1.0;
-	for (uint32_t n = 1; n < tp->ncct; n++) {
-		const struct cp_cct_node *c = &tp->cct[n];
-
-		ones[n] = 1.0;
-		if (exclusive) {
-			cf[n] = pf[c->proc];
-			continue;
-		}
-		cf[n] = 1.0;
-		for (uint32_t i = 0; i < c->incl_n; i++)
-			cf[n] *= pf[tp->incl_pool[c->incl_off + i]];
-	}
-	for (uint32_t e = 0; e < g->ne; e++) {
-		double d;
-
-		w[e] = g->w[e];
-		if (tp->e_kind[e] != CP_TE_USEFUL || cf[tp->e_cct[e]] == 1.0)
-			continue;
-		r->scaled_ns += g->w[e];
-		d = (double)g->w[e] * cf[tp->e_cct[e]];
-		w[e] = d >= 1.8e19 ? (uint64_t)1.8e19 : (uint64_t)llround(d);
-	}
-	if (fixed_length(g, g->w, &r->length_before) ||
-	    fixed_length(g, w, &r->length_after_fixed))
-		goto err_mem;
-	r->cpus = cpus;
-	r->wake = wake;
-	if (cp_whatif_simulate(tp, ones, cpus, wake, &r->length_before_sim,
-			       &dl0, &rdummy, &r->forced_before) ||
-	    cp_whatif_simulate(tp, cf, cpus, wake, &r->length_after,
-			       &r->deadlock, &r->reordered, &r->forced))
-		goto err_mem;
-	if (dl0 || r->deadlock) {
-		r->deadlock = true;
-		r->length_before_sim = r->length_before;
-		r->length_after = r->length_after_fixed;
-	} else {
-		r->simulated = true;
-	}
-	ret = 0;
-	goto out;
-err_mem:
-	snprintf(err, errlen, "%s: out of memory in what-if", tp->t->path);
-out:
-	free(pf);
-	free(cf);
-	free(ones);
-	free(w);
-	return ret;
-}
-
-int cp_whatif_pag(const struct cp_pag *g, const struct cp_whatif_scale *sc,
-		  uint32_t nsc, struct cp_whatif_result *r, char *err,
-		  size_t errlen)
-{
-	double *lf = NULL;
-	uint64_t *w = NULL;
-	int ret = -1;
-
-	memset(r, 0, sizeof(*r));
-	if (check_factors(sc, nsc, "graph", err, errlen))
-		return -1;
-	lf = malloc((g->nlabels ? g->nlabels : 1) * sizeof(*lf));
-	w = malloc(((size_t)g->ne + 1) * sizeof(*w));
-	if (!lf || !w) {
-		snprintf(err, errlen, "out of memory in what-if");
-		goto out;
-	}
-	for (uint32_t l = 0; l < g->nlabels; l++)
-		lf[l] = 1.0;
-	for (uint32_t i = 0; i < nsc; i++) {
-		uint32_t l;
-
-		for (l = 0; l < g->nlabels; l++)
-			if (!strcmp(g->labels[l], sc[i].name))
-				break;
-		if (l == g->nlabels) {
-			snprintf(err, errlen, "no edge labelled '%s' in the graph",
-				 sc[i].name);
-			goto out;
-		}
-		lf[l] *= sc[i].factor;
-	}
-	for (uint32_t e = 0; e < g->ne; e++) {
-		double d;
-
-		w[e] = g->w[e];
-		if (g->label[e] == CP_PAG_NONE || lf[g->label[e]] == 1.0)
-			continue;
-		r->scaled_ns += g->w[e];
-		d = (double)g->w[e] * lf[g->label[e]];
-		w[e] = d >= 1.8e19 ? (uint64_t)1.8e19 : (uint64_t)llround(d);
-	}
-	if (fixed_length(g, g->w, &r->length_before) ||
-	    fixed_length(g, w, &r->length_after_fixed)) {
-		snprintf(err, errlen, "out of memory in what-if");
-		goto out;
-	}
-	r->length_before_sim = r->length_before;
-	r->length_after = r->length_after_fixed;
-	ret = 0;
-out:
-	free(lf);
-	free(w);
 	return ret;
 }

@@ -115,6 +115,66 @@ static uint32_t mbm_replaced(const struct cp_kpaths *kp, uint32_t j)
 	return kp->next[kp->g->tail[kp->dev[j]]];
 }
 
+/*
+ * S: the groups on P_1 (the critical path), each given a slot: @slot[g]
+ * (CP_PAG_NONE for groups off it, [ng]), @sgroup[slot] its group and
+ * @vec[slot] its time on P_1 (zeroed).  Returns |S|.
+ */
+static uint32_t groups_of_p1(const struct cp_kpaths *kp,
+			     const struct cp_groups *gr, uint32_t *slot,
+			     uint32_t *sgroup, uint64_t *vec)
+{
+	const struct cp_pag *g = kp->g;
+	uint32_t e = kp->dev[0], v = g->head[e], ns = 0;
+
+	memset(slot, 0xff, sizeof(*slot) * gr->n);
+	for (;;) {
+		const uint32_t *ids;
+		uint32_t m = cp_groups_of(gr, e, &ids);
+
+		for (uint32_t x = 0; x < m; x++) {
+			uint32_t i = ids[x];
+
+			if (i >= gr->n)
+				continue;
+			if (slot[i] == CP_PAG_NONE) {
+				slot[i] = ns;
+				sgroup[ns++] = i;
+			}
+			vec[slot[i]] += kp->w[e];
+		}
+		e = kp->next[v];
+		if (e == CP_PAG_NONE)
+			break;
+		v = g->head[e];
+	}
+	return ns;
+}
+
+/*
+ * The tree of paths as children lists: the children of p are
+ * @child[@coff[p] .. @coff[p + 1]); root deviations hang under P_1.
+ * @coff [n + 2] zeroed, @child [n].
+ */
+static void children(const struct cp_kpaths *kp, uint32_t *coff,
+		     uint32_t *child)
+{
+	uint32_t n = kp->n;
+
+	for (uint32_t j = 1; j < n; j++) {
+		uint32_t p = kp->parent[j] == CP_PAG_NONE ? 0 : kp->parent[j];
+
+		coff[p + 2]++;
+	}
+	for (uint32_t j = 0; j < n; j++)
+		coff[j + 2] += coff[j + 1];
+	for (uint32_t j = 1; j < n; j++) {
+		uint32_t p = kp->parent[j] == CP_PAG_NONE ? 0 : kp->parent[j];
+
+		child[coff[p + 1]++] = j;
+	}
+}
+
 int cp_mbm_compute(const struct cp_kpaths *kp, const struct cp_groups *gr,
 		   uint64_t *mbm)
 {
@@ -124,6 +184,7 @@ int cp_mbm_compute(const struct cp_kpaths *kp, const struct cp_groups *gr,
 	uint32_t *stack = NULL, *sgroup = NULL;
 	uint64_t *vec = NULL;
 	struct mbm_walk mw;
+	int ret = -1;
 
 	memset(mbm, 0, sizeof(*mbm) * ng);
 	if (n == 0 || ng == 0)
@@ -138,53 +199,15 @@ int cp_mbm_compute(const struct cp_kpaths *kp, const struct cp_groups *gr,
 	child = malloc(sizeof(*child) * ((size_t)n + 1));
 	stack = malloc(sizeof(*stack) * (2 * (size_t)n + 1));
 	if (!rank || !slot || !sgroup || !vec || !coff || !child || !stack)
-		goto err_mem;
+		goto out;
 	for (uint32_t i = 0; i < g->nv; i++)
 		rank[g->topo[i]] = i;
 
-	/* S: the groups of P_1, with their times on it */
-	memset(slot, 0xff, sizeof(*slot) * ng);
-	{
-		uint32_t e = kp->dev[0], v = g->head[e];
-
-		for (;;) {
-			const uint32_t *ids;
-			uint32_t m = cp_groups_of(gr, e, &ids);
-
-			for (uint32_t x = 0; x < m; x++) {
-				uint32_t i = ids[x];
-
-				if (i >= ng)
-					continue;
-				if (slot[i] == CP_PAG_NONE) {
-					slot[i] = ns;
-					sgroup[ns++] = i;
-				}
-				vec[slot[i]] += kp->w[e];
-			}
-			e = kp->next[v];
-			if (e == CP_PAG_NONE)
-				break;
-			v = g->head[e];
-		}
-	}
+	ns = groups_of_p1(kp, gr, slot, sgroup, vec);
 	for (uint32_t s = 0; s < ns; s++)
 		mbm[sgroup[s]] = vec[s];	/* the term of P_1 */
 
-	/* children lists; root deviations hang under P_1 */
-	for (uint32_t j = 1; j < n; j++) {
-		uint32_t p = kp->parent[j] == CP_PAG_NONE ? 0 : kp->parent[j];
-
-		coff[p + 2]++;
-	}
-	for (uint32_t j = 0; j < n; j++)
-		coff[j + 2] += coff[j + 1];
-	for (uint32_t j = 1; j < n; j++) {
-		uint32_t p = kp->parent[j] == CP_PAG_NONE ? 0 : kp->parent[j];
-
-		child[coff[p + 1]++] = j;
-	}
-	/* now the children of p are child[coff[p] .. coff[p+1]) */
+	children(kp, coff, child);
 
 	mw = (struct mbm_walk){ kp, gr, rank, slot, vec };
 	/* stack entries: j = enter j, j | 1<<31 = leave j */
@@ -210,6 +233,8 @@ int cp_mbm_compute(const struct cp_kpaths *kp, const struct cp_groups *gr,
 		for (uint32_t x = coff[j]; x < coff[j + 1]; x++)
 			stack[sp++] = child[x];
 	}
+	ret = 0;
+out:
 	cp_big_free(rank);
 	free(slot);
 	free(sgroup);
@@ -217,15 +242,5 @@ int cp_mbm_compute(const struct cp_kpaths *kp, const struct cp_groups *gr,
 	free(coff);
 	free(child);
 	free(stack);
-	return 0;
-
-err_mem:
-	cp_big_free(rank);
-	free(slot);
-	free(sgroup);
-	free(vec);
-	free(coff);
-	free(child);
-	free(stack);
-	return -1;
+	return ret;
 }

@@ -393,13 +393,84 @@ static bool readable_file(const char *path, char *err, size_t errlen)
 	return false;
 }
 
+/* In the child: gprof -b -p -q EXE GMON, its output on the pipes. */
+static void run_child(const char *gprof, const char *exe, const char *gmon,
+		      const int out[2], const int er[2])
+{
+	char *argv[] = { (char *)gprof, "-b", "-p", "-q", (char *)exe,
+			 (char *)gmon, NULL };
+
+	dup2(out[1], STDOUT_FILENO);
+	dup2(er[1], STDERR_FILENO);
+	close(out[0]);
+	close(out[1]);
+	close(er[0]);
+	close(er[1]);
+	execvp(gprof, argv);
+	dprintf(STDERR_FILENO, "cannot run %s: %s%s\n", gprof,
+		strerror(errno), errno == ENOENT ? " (install binutils)" : "");
+	_exit(127);
+}
+
+/* What one pipe gave. */
+struct capture {
+	char *buf;
+	size_t len, cap;
+	bool eof;
+};
+
+/* Read @ofd and @efd to their ends into @o and @e; false on an error. */
+static bool read_both(int ofd, int efd, struct capture *o, struct capture *e)
+{
+	while (!o->eof || !e->eof) {
+		struct pollfd pf[2] = { { ofd, POLLIN, 0 },
+					{ efd, POLLIN, 0 } };
+
+		if (o->eof)
+			pf[0].fd = -1;
+		if (e->eof)
+			pf[1].fd = -1;
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pf[0].revents &&
+		    slurp(ofd, &o->buf, &o->len, &o->cap, &o->eof))
+			break;
+		if (pf[1].revents &&
+		    slurp(efd, &e->buf, &e->len, &e->cap, &e->eof))
+			break;
+	}
+	return o->eof && e->eof;
+}
+
+/* gprof's exit @status as the error, with the first line it wrote on
+ * stderr (@e); false if it succeeded. */
+static bool gprof_failed(int status, const struct capture *e,
+			 const char *gprof, const char *exe, const char *gmon,
+			 char *err, size_t errlen)
+{
+	const char *m = e->buf ? e->buf : "";
+	size_t ml = strcspn(m, "\n");
+
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return false;
+	if (WIFEXITED(status))
+		snprintf(err, errlen, "%s -b -p -q %s %s failed (exit %d)%s%.*s",
+			 gprof, exe, gmon, WEXITSTATUS(status),
+			 ml ? ": " : "", (int)(ml > 200 ? 200 : ml), m);
+	else
+		snprintf(err, errlen, "%s -b -p -q %s %s died (signal %d)",
+			 gprof, exe, gmon, WTERMSIG(status));
+	return true;
+}
+
 int cp_gprof_run(struct cp_gprof *gp, const char *gprof, const char *exe,
 		 const char *gmon, char *err, size_t errlen)
 {
 	int out[2] = { -1, -1 }, er[2] = { -1, -1 }, status;
-	char *obuf = NULL, *ebuf = NULL;
-	size_t olen = 0, ocap = 0, elen = 0, ecap = 0;
-	bool oeof = false, eeof = false;
+	struct capture o = { .buf = NULL }, e = { .buf = NULL };
 	pid_t pid;
 	int ret = -1;
 
@@ -421,66 +492,23 @@ int cp_gprof_run(struct cp_gprof *gp, const char *gprof, const char *exe,
 			 strerror(errno));
 		goto out;
 	}
-	if (pid == 0) {
-		char *argv[] = { (char *)gprof, "-b", "-p", "-q", (char *)exe,
-				 (char *)gmon, NULL };
-
-		dup2(out[1], STDOUT_FILENO);
-		dup2(er[1], STDERR_FILENO);
-		close(out[0]);
-		close(out[1]);
-		close(er[0]);
-		close(er[1]);
-		execvp(gprof, argv);
-		dprintf(STDERR_FILENO, "cannot run %s: %s%s\n", gprof,
-			strerror(errno), errno == ENOENT ?
-			" (install binutils)" : "");
-		_exit(127);
-	}
+	if (pid == 0)
+		run_child(gprof, exe, gmon, out, er);
 	close(out[1]);
 	close(er[1]);
 	out[1] = er[1] = -1;
-	while (!oeof || !eeof) {
-		struct pollfd pf[2] = { { out[0], POLLIN, 0 },
-					{ er[0], POLLIN, 0 } };
-
-		if (oeof)
-			pf[0].fd = -1;
-		if (eeof)
-			pf[1].fd = -1;
-		if (poll(pf, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (pf[0].revents && slurp(out[0], &obuf, &olen, &ocap, &oeof))
-			break;
-		if (pf[1].revents && slurp(er[0], &ebuf, &elen, &ecap, &eeof))
-			break;
-	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (!oeof || !eeof) {
+	if (!read_both(out[0], er[0], &o, &e)) {
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
 		snprintf(err, errlen, "reading %s's output: %s", gprof,
 			 strerror(errno ? errno : ENOMEM));
 		goto out;
 	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		const char *m = ebuf ? ebuf : "";
-		size_t ml = strcspn(m, "\n");
-
-		if (WIFEXITED(status))
-			snprintf(err, errlen,
-				 "%s -b -p -q %s %s failed (exit %d)%s%.*s",
-				 gprof, exe, gmon, WEXITSTATUS(status),
-				 ml ? ": " : "", (int)(ml > 200 ? 200 : ml), m);
-		else
-			snprintf(err, errlen,
-				 "%s -b -p -q %s %s died (signal %d)",
-				 gprof, exe, gmon, WTERMSIG(status));
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (gprof_failed(status, &e, gprof, exe, gmon, err, errlen))
 		goto out;
-	}
-	if (cp_gprof_parse(gp, obuf ? obuf : "", olen, gmon, err, errlen))
+	if (cp_gprof_parse(gp, o.buf ? o.buf : "", o.len, gmon, err, errlen))
 		goto out;
 	gp->exe = strdup(exe);
 	gp->gmon = strdup(gmon);
@@ -497,8 +525,8 @@ out:
 		if (er[i] >= 0)
 			close(er[i]);
 	}
-	free(obuf);
-	free(ebuf);
+	free(o.buf);
+	free(e.buf);
 	return ret;
 }
 

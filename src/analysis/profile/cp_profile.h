@@ -128,6 +128,21 @@ int cp_profile_compute(struct cp_profile *p, const struct cp_tracepag *tp,
 void cp_profile_free(struct cp_profile *p);
 
 /* Percentage @part of @whole (0 when @whole is 0). */
+/* Is an object of @kind (enum cp_obj_kind) a lock, with a held time? */
+static inline bool cp_profile_is_lock(unsigned kind)
+{
+	return kind == CP_OBJ_MUTEX || kind == CP_OBJ_SPIN ||
+	       kind == CP_OBJ_RWLOCK;
+}
+
+/*
+ * The one order of objects in every output: by CP time held plus path
+ * gain, then by critical-path crossings, then by time waited (all
+ * descending), then by id.  qsort-style: <0 when @a comes first.
+ */
+int cp_profile_obj_cmp(const struct cp_obj_prof *a,
+		       const struct cp_obj_prof *b);
+
 static inline double cp_pct(uint64_t part, uint64_t whole)
 {
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;

@@ -3,7 +3,8 @@
  * procedure, as in [Hollingsworth98]'s Figs. 12 and 13: gprof's self time (or,
  * without gprof data, cpthread's own per-procedure CPU time) next to CP
  * time, CP zeroing, Slack and MBM, the rows where the two rankings
- * disagree marked, and one sentence that says what the table means.
+ * disagree marked, and what the one sentence that says what the table
+ * means should say (the finding; cp_compare_out.h words it).
  *
  * Built from a finished profile (and optionally gprof's flat profile),
  * read-only afterwards; the profile and gprof data must outlive it.
@@ -13,9 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 
-#include "cp_emit.h"
 #include "cp_gprof.h"
 #include "cp_profile.h"
 
@@ -36,24 +35,40 @@ struct cp_cmp_row {
 				 * -1: lower, 0: they agree */
 };
 
+/* What the headline says, in order of preference. */
+enum cp_cmp_finding {
+	CP_CMP_NOTHING,		/* no row to speak of: no headline */
+	CP_CMP_NO_PROCS,	/* the trace has no procedures */
+	CP_CMP_UNDERRATED,	/* hl_row: CP share >= 1.5 x its CPU share;
+				 * hl_busy says what the others did */
+	CP_CMP_OVERRATED,	/* hl_row: CPU share >= 1.5 x its CP share */
+	CP_CMP_RANKS_DIFFER,	/* hl_row: the most striking rank mark */
+	CP_CMP_ALIKE,		/* both rank alike; hl_row leads the CP */
+};
+
 struct cp_compare {
 	const struct cp_profile *p;
 	const struct cp_gprof *gp;	/* NULL: no gprof data */
 	struct cp_cmp_row *rows;	/* [n] by CP time, then CPU */
 	uint32_t n;
 	uint64_t cpu_total_ns;	/* denominator of cpu_pct */
-	char headline[512];	/* one line: what the table means */
-	char note[512];		/* gprof's thread limit, when it matters,
-				 * else "" */
+	enum cp_cmp_finding finding;	/* what the headline says */
 	uint32_t hl_row;	/* row the headline is about, or NORANK */
 	double hl_busy;		/* other threads' busy fraction while that
 				 * row's procedure was on the CP (0..1), or
 				 * -1 when not computed */
+	/* what the note on gprof's figures says (all false: no note) */
+	bool gprof_no_time;	/* gprof recorded no time at all */
+	bool gprof_self_vs_incl;	/* its self time beside inclusive
+					 * columns: cpthread's CPU ranked */
+	bool gprof_undersampled;	/* threads ran at once: its one timer
+					 * under-samples them */
 };
 
 /*
  * Join @p's procedures with @gp's (may be NULL), rank both columns, mark
- * disagreements, write the headline and the note.  Returns 0 or -1 (out of
+ * disagreements, find what the headline and the note say.  Returns 0 or
+ * -1 (out of
  * memory).  Free with cp_compare_free().  Reads @p and @gp only; the
  * result is read-only, so the functions below may run concurrently.
  */
@@ -73,26 +88,12 @@ const struct cp_cmp_row *cp_compare_find(const struct cp_compare *c,
 					 const char *name);
 
 /*
- * The comparison table as text: headline, note, one row per procedure
- * (at most @max rows, 0: all) with both rankings' marks and a legend.
+ * The CPU figure the ranks use: gprof's self time when there is gprof
+ * data and the profile is exclusive, else cpthread's CPU time.
  */
-void cp_compare_print(FILE *f, const struct cp_compare *c, uint32_t max);
-
-/*
- * JSON members of procedure @name inside its object: "gprof_ns" and
- * "gprof_pct" (self; null when gprof has no such procedure),
- * "gprof_total_ns" and "gprof_total_pct" (self + children from gprof's
- * call graph; null without one), "cpu_rank",
- * "cp_rank" and "rank_disagree".  Nothing without gprof data except the
- * ranks.
- */
-void cp_compare_emit_proc(struct cp_emit *e, const struct cp_compare *c,
-			  const char *name);
-
-/* JSON members of the report's top level: "headline" and, with gprof
- * data, "gprof": {"exe", "gmon", "total_ns", "sample_ns", "note",
- * "only_gprof": [{"name", "gprof_ns", "gprof_pct", "calls"}]}, the last
- * for procedures the trace has no figures for. */
-void cp_compare_emit_summary(struct cp_emit *e, const struct cp_compare *c);
+bool cp_compare_ranks_gprof(const struct cp_compare *c);
+/* Row @r's share of that CPU figure, in percent. */
+double cp_compare_rank_cpu_pct(const struct cp_compare *c,
+			       const struct cp_cmp_row *r);
 
 #endif /* CP_COMPARE_H */

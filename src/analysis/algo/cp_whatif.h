@@ -17,12 +17,12 @@
  * thread, waits cost nothing), so with nothing scaled the fixed graph gives
  * the CP length and the simulation gives it too unless the recorded lock
  * order was not the order of the model's request times.  The simulation
- * can also be given fewer processors than threads (cp_whatif.c, "Fewer
- * processors"): for a program that runs more threads than the machine has
- * cores, from a trace taken with the cpu clock.  And it can pay each
- * recorded wake-up latency again (cp_whatif.c, "Wake-up latency"), so
- * that the unscaled replay is the recorded run rather than the ideal
- * machine's.
+ * (cp_replay.h) can also be given fewer processors than threads
+ * (cp_replay.c, "Fewer processors"): for a program that runs more threads
+ * than the machine has cores, from a trace taken with the cpu clock.  And
+ * it can pay each recorded wake-up latency again (cp_replay.c, "Wake-up
+ * latency"), so that the unscaled replay is the recorded run rather than
+ * the ideal machine's.
  */
 #ifndef CP_WHATIF_H
 #define CP_WHATIF_H
@@ -53,7 +53,7 @@ struct cp_whatif_result {
 	uint64_t forced;		/* acquires the simulation let through
 					 * as recorded: tries that the new
 					 * order would have made fail
-					 * (cp_whatif.c, "Tries") */
+					 * (cp_replay.c, "Tries") */
 	uint64_t forced_before;		/* the same, unscaled replay */
 	uint64_t scaled_ns;		/* useful time the scaling touched */
 	uint32_t cpus;			/* processors simulated, 0: one
@@ -84,15 +84,5 @@ int cp_whatif_trace(const struct cp_tracepag *tp,
 int cp_whatif_pag(const struct cp_pag *g, const struct cp_whatif_scale *sc,
 		  uint32_t nsc, struct cp_whatif_result *r, char *err,
 		  size_t errlen);
-
-/*
- * The simulation alone: @cct_factor[tp->ncct] scales each calling
- * context's useful time; @cpus processors (0: one per thread); @wake as
- * for cp_whatif_trace().  Fills *@length (the simulated run time), and
- * *@deadlock / *@reordered / *@forced.  Returns 0 or -1 (out of memory).
- */
-int cp_whatif_simulate(const struct cp_tracepag *tp, const double *cct_factor,
-		       uint32_t cpus, bool wake, uint64_t *length,
-		       bool *deadlock, uint64_t *reordered, uint64_t *forced);
 
 #endif /* CP_WHATIF_H */

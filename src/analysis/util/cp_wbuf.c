@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_emit.h"
+
 void cp_wbuf_init(struct cp_wbuf *w, FILE *f)
 {
 	w->f = f;
@@ -116,41 +118,21 @@ void cp_wbuf_printf(struct cp_wbuf *w, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Escape @s as JSON string contents into @out (room for 6 bytes per
- * input byte); returns the length written. */
+/* Escape @s as JSON string contents, safe inside an HTML <script>, into
+ * @out (room for 6 bytes per input byte); returns the length written. */
 static size_t json_escape(char *out, const char *s)
 {
-	static const char hex[] = "0123456789abcdef";
 	char *o = out;
 
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"':
-		case '\\':
-			*o++ = '\\';
+		char esc[6];
+		size_t n = cp_emit_escape(*p, true, esc);
+
+		if (n) {
+			memcpy(o, esc, n);
+			o += n;
+		} else {
 			*o++ = (char)*p;
-			break;
-		case '\n':
-			*o++ = '\\';
-			*o++ = 'n';
-			break;
-		case '\t':
-			*o++ = '\\';
-			*o++ = 't';
-			break;
-		case '<':	/* safe inside an HTML <script> too */
-			memcpy(o, "\\u003c", 6);
-			o += 6;
-			break;
-		default:
-			if (*p < 0x20) {
-				memcpy(o, "\\u00", 4);
-				o[4] = hex[*p >> 4];
-				o[5] = hex[*p & 15];
-				o += 6;
-			} else {
-				*o++ = (char)*p;
-			}
 		}
 	}
 	return (size_t)(o - out);
@@ -214,13 +196,25 @@ void cp_wbuf_html(struct cp_wbuf *w, const char *s)
 
 const char *cp_fmt_ns(char *buf, size_t len, uint64_t ns)
 {
+	return cp_fmt_ns_as(buf, len, ns, "us");
+}
+
+const char *cp_fmt_ns_as(char *buf, size_t len, uint64_t ns,
+			 const char *micro)
+{
 	if (ns < 1000)
 		snprintf(buf, len, "%" PRIu64 " ns", ns);
 	else if (ns < 1000000)
-		snprintf(buf, len, "%.2f us", (double)ns / 1e3);
+		snprintf(buf, len, "%.2f %s", (double)ns / 1e3, micro);
 	else if (ns < 1000000000)
 		snprintf(buf, len, "%.2f ms", (double)ns / 1e6);
 	else
 		snprintf(buf, len, "%.3f s", (double)ns / 1e9);
+	return buf;
+}
+
+const char *cp_fmt_pct(char *buf, size_t len, double pct)
+{
+	snprintf(buf, len, "%.1f%%", pct);
 	return buf;
 }

@@ -3,7 +3,8 @@
  *
  * One file, no network: the stylesheet, the script and the timeline (an
  * SVG) are written inline, so the report can be mailed or attached to a
- * bug and still open.  Every dynamic string goes through cp_wbuf_html().
+ * bug and still open.  The stylesheet and scripts are files in assets/,
+ * compiled in (cp_html_assets.h).  Every dynamic string goes through cp_wbuf_html().
  *
  * The timeline.  Each thread is a row; the run [first event, last event]
  * is scaled to W pixel columns.  A column of a row takes the colour of
@@ -17,12 +18,10 @@
  * passes a dependency; points closer than half a pixel merge, and at most
  * a few turns are kept per column, which bounds it by O(W) points too.
  *
- * Near-critical paths come from cp_kpaths ([Alexander94, §III.D], enumerated
- * as Eppstein's sidetrack sequences); each is
- * summarized by where its time differs from the critical path: its useful
- * time off the CP, by thread and procedure.  What-if runs cp_whatif_trace
- * (fixed graph and simulation) for the top procedures by CP time, leaving
- * out those that span the whole path (main, a thread's start routine).
+ * The near-critical paths (cp_kpaths.h) and the what-if of the top
+ * procedures (cp_whatif_top.h) come computed; each path is summarized by
+ * where its time differs from the critical path: its useful time off the
+ * CP, by thread and procedure.
  */
 #include "cp_html.h"
 
@@ -31,9 +30,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cp_kpaths.h"
+#include "cp_compare_out.h"
+#include "cp_html_assets.h"
+#include "cp_version.h"
+#include "cp_wall.h"
 #include "cp_wbuf.h"
-#include "cp_whatif.h"
 
 #define NTOP		8		/* coloured procedures */
 #define CAT_OTHER	NTOP		/* another procedure */
@@ -52,6 +53,8 @@ struct html {
 	struct cp_wbuf *w;
 	const struct cp_profile *p;
 	const struct cp_compare *c;
+	const struct cp_kpaths *kp;	/* the near-critical paths */
+	const struct cp_whatif_top *wt;	/* the top procedures' what-if */
 	const struct cp_tracepag *tp;
 	const struct cp_trace *t;
 	const struct cp_html_opts *o;
@@ -73,16 +76,10 @@ static void E(struct html *h, const char *s)
 	cp_wbuf_html(h->w, s ? s : "");
 }
 
+/* cp_fmt_ns() with the microsecond sign. */
 static void fmt_ns(char *buf, size_t len, uint64_t ns)
 {
-	if (ns < 1000)
-		snprintf(buf, len, "%" PRIu64 " ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.2f µs", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, len, "%.2f ms", (double)ns / 1e6);
-	else
-		snprintf(buf, len, "%.3f s", (double)ns / 1e9);
+	cp_fmt_ns_as(buf, len, ns, "µs");
 }
 
 /* "<td data-v=NS>TIME</td>" */
@@ -115,13 +112,6 @@ static void td_none(struct html *h)
 	S(h, "<td data-v=\"-1\" class=\"none\">–</td>");
 }
 
-static uint64_t wall_of(const struct cp_trace *t, uint32_t tid, uint32_t vi)
-{
-	const struct cp_trace_thread *th = &t->threads[tid];
-
-	return th->wall ? th->wall[vi] : th->v[vi].ts;
-}
-
 static void thread_label(const struct cp_trace *t, uint32_t tid, char *buf,
 			 size_t len)
 {
@@ -130,130 +120,6 @@ static void thread_label(const struct cp_trace *t, uint32_t tid, char *buf,
 	snprintf(buf, len, "T%" PRIu32 "%s%s", tid, n && *n ? " " : "",
 		 n ? n : "");
 }
-
-/* ---- style and script ------------------------------------------------ */
-
-static const char css[] =
-":root{--fg:#1d2330;--mute:#5b6475;--line:#e3e6ec;--bg:#fff;--soft:#f6f7f9;"
-"--cp:#d62728;--acc:#2f6fdf}\n"
-"*{box-sizing:border-box}\n"
-"body{margin:0;font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,"
-"'Helvetica Neue',Arial,sans-serif;color:var(--fg);background:var(--bg)}\n"
-"main{max-width:1240px;margin:0 auto;padding:20px 28px 40px}\n"
-"header h1{font-size:22px;margin:0 0 2px}\n"
-"header .sub{color:var(--mute);font-size:13px;word-break:break-all}\n"
-"h2{font-size:17px;margin:30px 0 8px;padding-bottom:4px;"
-"border-bottom:1px solid var(--line)}\n"
-".headline{margin:16px 0 8px;padding:12px 16px;border-left:4px solid "
-"var(--cp);background:#fdf2f2;font-size:16px;font-weight:600}\n"
-".note{margin:6px 0;padding:8px 14px;border-left:4px solid #e0a800;"
-"background:#fff8e1;font-size:13px}\n"
-".cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(170px,"
-"1fr));gap:10px;margin:14px 0}\n"
-".card{background:var(--soft);border:1px solid var(--line);border-radius:"
-"8px;padding:10px 12px}\n"
-".card .k{color:var(--mute);font-size:12px;text-transform:uppercase;"
-"letter-spacing:.04em}\n"
-".card .v{font-size:20px;font-weight:600;margin-top:2px}\n"
-".card .d{color:var(--mute);font-size:12px}\n"
-"table{border-collapse:collapse;width:100%;font-size:13px;"
-"font-variant-numeric:tabular-nums}\n"
-"th,td{padding:4px 6px;border-bottom:1px solid var(--line);text-align:"
-"right;white-space:nowrap}\n"
-"th{background:var(--soft);position:sticky;top:0;font-weight:600;"
-"cursor:pointer;user-select:none}\n"
-"th.sorted-asc:after{content:' \\25B2';font-size:10px}\n"
-"th.sorted-desc:after{content:' \\25BC';font-size:10px}\n"
-"td.name,th.name{text-align:left}\n"
-"td.name{max-width:26em;overflow:hidden;text-overflow:ellipsis}\n"
-"td.desc,th.desc{text-align:left;white-space:normal}\n"
-".twrap{overflow-x:auto}\n"
-"td.none{color:#aab}\n"
-"tr.disagree td{background:#fff6e5}\n"
-"tr.hl td{background:#e8f0ff}\n"
-".badge{display:inline-block;padding:0 6px;border-radius:9px;font-size:11px;"
-"font-weight:600;margin-left:4px}\n"
-".badge.up{background:#fde0e0;color:#a31515}\n"
-".badge.down{background:#e3ecfb;color:#1f4f9a}\n"
-".bar{height:4px;background:#eef0f4;border-radius:2px;margin-top:2px}\n"
-".bar span{display:block;height:4px;border-radius:2px;background:"
-"var(--acc)}\n"
-".bar.cp span{background:var(--cp)}\n"
-".swatch{display:inline-block;width:12px;height:12px;border-radius:2px;"
-"vertical-align:-2px;margin-right:4px;border:1px solid rgba(0,0,0,.15)}\n"
-".legend{display:flex;flex-wrap:wrap;gap:4px 16px;margin:8px 0;"
-"font-size:12px;color:var(--mute)}\n"
-".tlwrap{overflow-x:auto;border:1px solid var(--line);border-radius:8px;"
-"padding:6px 0}\n"
-"svg text{font:11px system-ui,sans-serif;fill:#333}\n"
-"svg .axis line{stroke:#d5d9e0}\n"
-"svg .rail{stroke:#c9ced8;stroke-width:1}\n"
-"svg rect.cp{fill:var(--cp)}\n"
-"svg .hop{fill:none;stroke:var(--cp);stroke-width:1.2;opacity:.8}\n"
-"svg.dim rect.seg{opacity:.25}\n"
-"svg.dim rect.seg.hl{opacity:1}\n"
-"svg.nocp .cp{display:none}\n"
-".hint{color:var(--mute);font-size:12px;margin:4px 0}\n"
-"footer{margin-top:36px;color:var(--mute);font-size:12px}\n"
-"label.toggle{font-size:12px;color:var(--mute);margin-left:12px}\n";
-
-static const char script_head[] =
-"window.__cptErrors=[];window.addEventListener('error',function(e){"
-"window.__cptErrors.push(String(e.message||e));});\n";
-
-static const char script[] =
-"(function(){\n"
-"try{\n"
-"  function num(td){var v=td.getAttribute('data-v');\n"
-"    return v===null?null:parseFloat(v);}\n"
-"  document.querySelectorAll('table.sortable').forEach(function(tb){\n"
-"    var ths=tb.tHead.rows[0].cells;\n"
-"    Array.prototype.forEach.call(ths,function(th,col){\n"
-"      th.addEventListener('click',function(){\n"
-"        var body=tb.tBodies[0],rows=Array.prototype.slice.call(body.rows);\n"
-"        var asc=th.classList.contains('sorted-desc');\n"
-"        Array.prototype.forEach.call(ths,function(x){\n"
-"          x.classList.remove('sorted-asc','sorted-desc');});\n"
-"        th.classList.add(asc?'sorted-asc':'sorted-desc');\n"
-"        rows.sort(function(a,b){var x=a.cells[col],y=b.cells[col];\n"
-"          var u=num(x),v=num(y),r;\n"
-"          if(u!==null&&v!==null)r=u-v;\n"
-"          else r=x.textContent.localeCompare(y.textContent);\n"
-"          return asc?r:-r;});\n"
-"        rows.forEach(function(r){body.appendChild(r);});\n"
-"      });\n"
-"    });\n"
-"  });\n"
-"  var svg=document.getElementById('timeline');\n"
-"  document.querySelectorAll('tr[data-p]').forEach(function(tr){\n"
-"    var p=tr.getAttribute('data-p');\n"
-"    tr.addEventListener('mouseenter',function(){\n"
-"      tr.classList.add('hl');if(!svg||p==='')return;\n"
-"      svg.classList.add('dim');\n"
-"      svg.querySelectorAll('rect.c'+p).forEach(function(r){\n"
-"        r.classList.add('hl');});});\n"
-"    tr.addEventListener('mouseleave',function(){\n"
-"      tr.classList.remove('hl');if(!svg)return;svg.classList.remove('dim');\n"
-"      svg.querySelectorAll('rect.hl').forEach(function(r){\n"
-"        r.classList.remove('hl');});});\n"
-"  });\n"
-"  var cb=document.getElementById('showcp');\n"
-"  if(cb&&svg)cb.addEventListener('change',function(){\n"
-"    svg.classList.toggle('nocp',!cb.checked);});\n"
-"  if(window.__cptErrors.length)throw new Error(window.__cptErrors[0]);\n"
-"  var ok=document.createElement('div');ok.id='cpt-js-ok';\n"
-"  var pr=document.getElementById('procs');\n"
-"  ok.setAttribute('data-rows',pr?pr.tBodies[0].rows.length:0);\n"
-"  ok.setAttribute('data-rects',svg?svg.querySelectorAll('rect.seg')"
-".length:0);\n"
-"  ok.setAttribute('data-cp',svg?svg.querySelectorAll('.cp').length:0);\n"
-"  ok.hidden=true;document.body.appendChild(ok);\n"
-"}catch(e){\n"
-"  var d=document.createElement('div');d.id='cpt-js-error';\n"
-"  d.textContent='report script error: '+e;d.style.color='#a31515';\n"
-"  document.body.appendChild(d);\n"
-"}\n"
-"})();\n";
 
 /* ---- timeline ------------------------------------------------------- */
 
@@ -333,8 +199,8 @@ static void row(struct html *h, uint32_t tid, double y, double rh,
 	memset(acc, 0, sizeof(double) * NCAT * W);
 	for (uint32_t vi = 1; vi < th->nv; vi++) {
 		uint32_t e = tp->segbase[tid] + vi - 1, cat = seg_cat(h, e);
-		double a = (double)(wall_of(h->t, tid, vi - 1) - h->t0) / npx;
-		double b = (double)(wall_of(h->t, tid, vi) - h->t0) / npx;
+		double a = (double)(cp_trace_wall(h->t, tid, vi - 1) - h->t0) / npx;
+		double b = (double)(cp_trace_wall(h->t, tid, vi) - h->t0) / npx;
 		uint32_t c = (uint32_t)a;
 
 		if (b <= a)
@@ -380,31 +246,18 @@ static void row(struct html *h, uint32_t tid, double y, double rh,
 }
 
 /*
- * The critical path over the rows: in each pixel column the thread where
- * the path spends the longest stretch of that column; a red band along
- * the bottom of that thread's row, and thin connectors where it changes
- * rows, unless it does so in more than a quarter of the columns (then the
- * connectors would only smear the picture; the bands still show it).
+ * For each of the W pixel columns, the thread the critical path runs
+ * on longest there (@best, CP_PAG_NONE where it runs nowhere), from its
+ * useful edges; @run_tid, @best_px and @run_px are scratch [W] (the
+ * latter two zeroed).  @npx: ns per column.
  */
-static int cp_overlay(struct html *h, const double *ymid, double rh)
+static void cp_columns(struct html *h, uint32_t *best, uint32_t *run_tid,
+		       double *best_px, double *run_px, double npx)
 {
 	const struct cp_profile *p = h->p;
 	const struct cp_tracepag *tp = h->tp;
-	uint32_t W = h->width, hops = 0, last = CP_PAG_NONE;
-	uint32_t *best = malloc(W * sizeof(*best));
-	uint32_t *run_tid = malloc(W * sizeof(*run_tid));
-	double *best_px = calloc(W, sizeof(*best_px));
-	double *run_px = calloc(W, sizeof(*run_px));
-	double span = (double)(h->t1 - h->t0), npx = span / W;
-	double bh = rh >= 10 ? 4 : rh >= 4 ? 2 : 1;
+	uint32_t W = h->width;
 
-	if (!best || !run_tid || !best_px || !run_px || npx <= 0) {
-		free(best);
-		free(run_tid);
-		free(best_px);
-		free(run_px);
-		return npx <= 0 ? 0 : -1;
-	}
 	for (uint32_t c = 0; c < W; c++)
 		best[c] = run_tid[c] = CP_PAG_NONE;
 	for (uint32_t i = 0; i < p->cpm->npath; i++) {
@@ -414,8 +267,8 @@ static int cp_overlay(struct html *h, const double *ymid, double rh)
 		if (tp->e_kind[e] != CP_TE_USEFUL || !tp->g.w[e] ||
 		    !cp_tracepag_vertex(tp, tp->g.head[e], &tid, &vi) || !vi)
 			continue;
-		a = (double)(wall_of(h->t, tid, vi - 1) - h->t0) / npx;
-		b = (double)(wall_of(h->t, tid, vi) - h->t0) / npx;
+		a = (double)(cp_trace_wall(h->t, tid, vi - 1) - h->t0) / npx;
+		b = (double)(cp_trace_wall(h->t, tid, vi) - h->t0) / npx;
 		for (uint32_t c = (uint32_t)a; c < W && c < b; c++) {
 			double lo = a > c ? a : c, hi = b < c + 1 ? b : c + 1;
 
@@ -432,6 +285,33 @@ static int cp_overlay(struct html *h, const double *ymid, double rh)
 			}
 		}
 	}
+}
+
+/*
+ * The critical path over the rows: in each pixel column the thread where
+ * the path spends the longest stretch of that column; a red band along
+ * the bottom of that thread's row, and thin connectors where it changes
+ * rows, unless it does so in more than a quarter of the columns (then the
+ * connectors would only smear the picture; the bands still show it).
+ */
+static int cp_overlay(struct html *h, const double *ymid, double rh)
+{
+	uint32_t W = h->width, hops = 0, last = CP_PAG_NONE;
+	uint32_t *best = malloc(W * sizeof(*best));
+	uint32_t *run_tid = malloc(W * sizeof(*run_tid));
+	double *best_px = calloc(W, sizeof(*best_px));
+	double *run_px = calloc(W, sizeof(*run_px));
+	double span = (double)(h->t1 - h->t0), npx = span / W;
+	double bh = rh >= 10 ? 4 : rh >= 4 ? 2 : 1;
+
+	if (!best || !run_tid || !best_px || !run_px || npx <= 0) {
+		free(best);
+		free(run_tid);
+		free(best_px);
+		free(run_px);
+		return npx <= 0 ? 0 : -1;
+	}
+	cp_columns(h, best, run_tid, best_px, run_px, npx);
 	for (uint32_t c = 0; c < W; c++)
 		if (best[c] != CP_PAG_NONE) {
 			hops += last != CP_PAG_NONE && best[c] != last;
@@ -475,6 +355,36 @@ static int cp_overlay(struct html *h, const double *ymid, double rh)
 	free(best_px);
 	free(run_px);
 	return 0;
+}
+
+/* The timeline's legend: the colours, the critical path and its toggle. */
+static void legend(struct html *h)
+{
+	S(h, "<div class=\"legend\">");
+	for (uint32_t k = 0; k < NCAT; k++) {
+		if (k < NTOP && k >= h->ntop)
+			continue;
+		cp_wbuf_printf(h->w, "<span><span class=\"swatch\" style=\""
+			       "background:%s\"></span>",
+			       k == CAT_WAIT ?
+			       "repeating-linear-gradient(45deg,#fbeaea 0 3px,"
+			       "#e8a0a0 3px 5px)" : palette[k]);
+		E(h, cat_name(h, k));
+		S(h, "</span>");
+	}
+	S(h, "<span><span class=\"swatch\" style=\"background:var(--cp)\">"
+	     "</span>critical path</span>"
+	     "<label class=\"toggle\"><input type=\"checkbox\" id=\"showcp\" "
+	     "checked> show the critical path</label></div>\n"
+	     "<p class=\"hint\">Each row is a thread over the wall clock; a "
+	     "column shows what the thread spent most of it on (the procedures "
+	     "with the most exclusive time on the critical path have their "
+	     "own colours). The red band under a row marks where the critical "
+	     "path runs on that thread; the thin red lines show it passing "
+	     "from one thread to another, where one released what the other "
+	     "was waiting for. "
+	     "Hover a rectangle for details, or a table row to highlight its "
+	     "procedure.</p>\n");
 }
 
 static int timeline(struct html *h)
@@ -526,8 +436,8 @@ static int timeline(struct html *h)
 		}
 		cp_wbuf_printf(h->w, "<line class=\"rail\" x1=\"%.1f\" "
 			       "x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
-			       xpos(h, wall_of(t, tid, 0)),
-			       xpos(h, wall_of(t, tid, th->nv - 1)),
+			       xpos(h, cp_trace_wall(t, tid, 0)),
+			       xpos(h, cp_trace_wall(t, tid, th->nv - 1)),
 			       ymid[tid], ymid[tid]);
 		row(h, tid, top, rh, acc);
 		r++;
@@ -537,31 +447,8 @@ static int timeline(struct html *h)
 		free(ymid);
 		return -1;
 	}
-	S(h, "</svg></div>\n<div class=\"legend\">");
-	for (uint32_t k = 0; k < NCAT; k++) {
-		if (k < NTOP && k >= h->ntop)
-			continue;
-		cp_wbuf_printf(h->w, "<span><span class=\"swatch\" style=\""
-			       "background:%s\"></span>",
-			       k == CAT_WAIT ?
-			       "repeating-linear-gradient(45deg,#fbeaea 0 3px,"
-			       "#e8a0a0 3px 5px)" : palette[k]);
-		E(h, cat_name(h, k));
-		S(h, "</span>");
-	}
-	S(h, "<span><span class=\"swatch\" style=\"background:var(--cp)\">"
-	     "</span>critical path</span>"
-	     "<label class=\"toggle\"><input type=\"checkbox\" id=\"showcp\" "
-	     "checked> show the critical path</label></div>\n"
-	     "<p class=\"hint\">Each row is a thread over the wall clock; a "
-	     "column shows what the thread spent most of it on (the procedures "
-	     "with the most exclusive time on the critical path have their "
-	     "own colours). The red band under a row marks where the critical "
-	     "path runs on that thread; the thin red lines show it passing "
-	     "from one thread to another, where one released what the other "
-	     "was waiting for. "
-	     "Hover a rectangle for details, or a table row to highlight its "
-	     "procedure.</p>\n");
+	S(h, "</svg></div>\n");
+	legend(h);
 	free(acc);
 	free(ymid);
 	return 0;
@@ -619,6 +506,105 @@ static void rank_badge(struct html *h, const struct cp_cmp_row *r)
 		       r->cpu_rank, r->disagree > 0 ? "▲ CP" : "▼ CP");
 }
 
+/* The procedure's name cell, with its timeline colour and rank badge. */
+static void proc_name(struct html *h, const struct cp_cmp_row *r)
+{
+	const struct cp_proc_prof *pp = r->pp;
+	int cat = -1;
+
+	if (pp && pp->proc < h->tp->nprocs &&
+	    h->cat_of[pp->proc] < NTOP)
+		cat = (int)h->cat_of[pp->proc];
+	S(h, "<tr");
+	if (r->disagree)
+		S(h, " class=\"disagree\"");
+	if (cat >= 0)
+		cp_wbuf_printf(h->w, " data-p=\"%d\"", cat);
+	else
+		S(h, " data-p=\"\"");
+	S(h, "><td class=\"name\" title=\"");
+	E(h, r->name);
+	S(h, "\">");
+	if (cat >= 0)
+		cp_wbuf_printf(h->w, "<span class=\"swatch\" style=\""
+			       "background:%s\"></span>", palette[cat]);
+	E(h, r->name);
+	rank_badge(h, r);
+	S(h, "</td>");
+}
+
+/* gprof, CPU, CP, zeroing, Slack and MBM cells of row @r. */
+static void proc_figures(struct html *h, const struct cp_cmp_row *r,
+			 bool g)
+{
+	const struct cp_profile *p = h->p;
+	const struct cp_proc_prof *pp = r->pp;
+	bool comp = pp && pp->computed;
+
+	if (g) {
+		if (r->gp) {
+			td_ns(h, r->gp->self_ns);
+			td_pct(h, r->gp->pct);
+		} else {
+			td_none(h);
+			td_none(h);
+		}
+	}
+	if (pp) {
+		td_ns(h, pp->cpu_ns);
+		td_bar(h, cp_pct(pp->cpu_ns, p->useful_ns), "");
+		td_ns(h, pp->cp_ns);
+		td_bar(h, r->cp_pct, "cp");
+	} else {
+		for (int k = 0; k < 4; k++)
+			td_none(h);
+	}
+	if (comp) {
+		td_ns(h, pp->zero_ns);
+		td_pct(h, cp_pct(pp->zero_ns, p->cp_len));
+		td_ns(h, pp->slack_ns);
+		td_pct(h, cp_pct(pp->slack_ns, p->cp_len));
+		td_ns(h, pp->mbm_ns);
+		td_pct(h, cp_pct(pp->mbm_ns, p->cp_len));
+	} else {
+		for (int k = 0; k < 6; k++)
+			td_none(h);
+	}
+}
+
+/* The calls (or samples) and rank cells of row @r, closing it. */
+static void proc_counts(struct html *h, const struct cp_cmp_row *r)
+{
+	const struct cp_profile *p = h->p;
+	const struct cp_proc_prof *pp = r->pp;
+
+	if (pp && p->sampled)
+		cp_wbuf_printf(h->w, "<td data-v=\"%" PRIu64 "\">%"
+			       PRIu64 "/%" PRIu64 "%s</td>",
+			       pp->samples, pp->samples, pp->cp_samples,
+			       cp_compare_thin(p, pp) ? " (thin)" : "");
+	else if (pp)
+		cp_wbuf_printf(h->w, "<td data-v=\"%" PRIu64 "\">%"
+			       PRIu64 "</td>", pp->calls, pp->calls);
+	else if (r->gp && r->gp->has_calls)
+		cp_wbuf_printf(h->w, "<td data-v=\"%" PRIu64 "\">%"
+			       PRIu64 "</td>", r->gp->calls,
+			       r->gp->calls);
+	else
+		td_none(h);
+	cp_wbuf_printf(h->w, "<td data-v=\"%u\">", r->cp_rank);
+	if (r->cp_rank == CP_COMPARE_NORANK)
+		S(h, "–");
+	else
+		cp_wbuf_printf(h->w, "%u", r->cp_rank);
+	S(h, " / ");
+	if (r->cpu_rank == CP_COMPARE_NORANK)
+		S(h, "–");
+	else
+		cp_wbuf_printf(h->w, "%u", r->cpu_rank);
+	S(h, "</td></tr>\n");
+}
+
 static void procedures(struct html *h)
 {
 	const struct cp_compare *c = h->c;
@@ -647,84 +633,9 @@ static void procedures(struct html *h)
 		       "<th>rank CP / CPU</th></tr></thead><tbody>\n",
 		       p->npaths, p->sampled ? "samples CPU/CP" : "calls");
 	for (uint32_t i = 0; i < rows; i++) {
-		const struct cp_cmp_row *r = &c->rows[i];
-		const struct cp_proc_prof *pp = r->pp;
-		bool comp = pp && pp->computed;
-		int cat = -1;
-
-		if (pp && pp->proc < h->tp->nprocs &&
-		    h->cat_of[pp->proc] < NTOP)
-			cat = (int)h->cat_of[pp->proc];
-		S(h, "<tr");
-		if (r->disagree)
-			S(h, " class=\"disagree\"");
-		if (cat >= 0)
-			cp_wbuf_printf(h->w, " data-p=\"%d\"", cat);
-		else
-			S(h, " data-p=\"\"");
-		S(h, "><td class=\"name\" title=\"");
-		E(h, r->name);
-		S(h, "\">");
-		if (cat >= 0)
-			cp_wbuf_printf(h->w, "<span class=\"swatch\" style=\""
-				       "background:%s\"></span>", palette[cat]);
-		E(h, r->name);
-		rank_badge(h, r);
-		S(h, "</td>");
-		if (g) {
-			if (r->gp) {
-				td_ns(h, r->gp->self_ns);
-				td_pct(h, r->gp->pct);
-			} else {
-				td_none(h);
-				td_none(h);
-			}
-		}
-		if (pp) {
-			td_ns(h, pp->cpu_ns);
-			td_bar(h, cp_pct(pp->cpu_ns, p->useful_ns), "");
-			td_ns(h, pp->cp_ns);
-			td_bar(h, r->cp_pct, "cp");
-		} else {
-			for (int k = 0; k < 4; k++)
-				td_none(h);
-		}
-		if (comp) {
-			td_ns(h, pp->zero_ns);
-			td_pct(h, cp_pct(pp->zero_ns, p->cp_len));
-			td_ns(h, pp->slack_ns);
-			td_pct(h, cp_pct(pp->slack_ns, p->cp_len));
-			td_ns(h, pp->mbm_ns);
-			td_pct(h, cp_pct(pp->mbm_ns, p->cp_len));
-		} else {
-			for (int k = 0; k < 6; k++)
-				td_none(h);
-		}
-		if (pp && p->sampled)
-			cp_wbuf_printf(h->w, "<td data-v=\"%" PRIu64 "\">%"
-				       PRIu64 "/%" PRIu64 "%s</td>",
-				       pp->samples, pp->samples, pp->cp_samples,
-				       cp_compare_thin(p, pp) ? " (thin)" : "");
-		else if (pp)
-			cp_wbuf_printf(h->w, "<td data-v=\"%" PRIu64 "\">%"
-				       PRIu64 "</td>", pp->calls, pp->calls);
-		else if (r->gp && r->gp->has_calls)
-			cp_wbuf_printf(h->w, "<td data-v=\"%" PRIu64 "\">%"
-				       PRIu64 "</td>", r->gp->calls,
-				       r->gp->calls);
-		else
-			td_none(h);
-		cp_wbuf_printf(h->w, "<td data-v=\"%u\">", r->cp_rank);
-		if (r->cp_rank == CP_COMPARE_NORANK)
-			S(h, "–");
-		else
-			cp_wbuf_printf(h->w, "%u", r->cp_rank);
-		S(h, " / ");
-		if (r->cpu_rank == CP_COMPARE_NORANK)
-			S(h, "–");
-		else
-			cp_wbuf_printf(h->w, "%u", r->cpu_rank);
-		S(h, "</td></tr>\n");
+		proc_name(h, &c->rows[i]);
+		proc_figures(h, &c->rows[i], g);
+		proc_counts(h, &c->rows[i]);
 	}
 	S(h, "</tbody></table></div>\n<p class=\"hint\">");
 	if (rows < c->n)
@@ -778,23 +689,11 @@ static void threads(struct html *h)
 	S(h, "</tbody></table></div>\n");
 }
 
+/* qsort of pointers by cp_profile_obj_cmp(). */
 static int cmp_objs(const void *a, const void *b)
 {
-	const struct cp_obj_prof *x = *(const struct cp_obj_prof *const *)a;
-	const struct cp_obj_prof *y = *(const struct cp_obj_prof *const *)b;
-	uint64_t kx = x->cp_held_ns + x->gain_ns, ky = y->cp_held_ns +
-						    y->gain_ns;
-
-	if (kx != ky)
-		return kx > ky ? -1 : 1;
-	if (x->wait_ns != y->wait_ns)
-		return x->wait_ns > y->wait_ns ? -1 : 1;
-	return x->obj < y->obj ? -1 : x->obj > y->obj;
-}
-
-static bool is_lock(unsigned k)
-{
-	return k == CP_OBJ_MUTEX || k == CP_OBJ_SPIN || k == CP_OBJ_RWLOCK;
+	return cp_profile_obj_cmp(*(const struct cp_obj_prof *const *)a,
+				  *(const struct cp_obj_prof *const *)b);
 }
 
 static int objects(struct html *h)
@@ -841,7 +740,7 @@ static int objects(struct html *h)
 			       ob->waits);
 		td_ns(h, ob->wait_ns);
 		td_ns(h, ob->waits ? ob->wait_ns / ob->waits : 0);
-		if (is_lock(ob->kind)) {
+		if (cp_profile_is_lock(ob->kind)) {
 			td_ns(h, ob->held_ns);
 			td_ns(h, ob->cp_held_ns);
 		} else {
@@ -916,39 +815,34 @@ static uint64_t contributions(const struct html *h, const uint32_t *ed,
 
 static int paths(struct html *h)
 {
-	const struct cp_profile *p = h->p;
-	uint32_t k = h->o->kpaths ? h->o->kpaths : 10, maxe = 0, ncb;
-	struct cp_kpaths kp;
+	const struct cp_kpaths *kp = h->kp;
+	uint32_t maxe = 0, ncb;
 	struct contrib cb[64];
 	uint32_t *ed;
 	char b[32];
 
 	S(h, "<h2>Near-critical paths</h2>\n");
-	if (cp_kpaths_find(&kp, p->cpm, k))
-		return -1;
-	for (uint32_t i = 0; i < kp.n; i++)
-		if (kp.nedges[i] > maxe)
-			maxe = kp.nedges[i];
+	for (uint32_t i = 0; i < kp->n; i++)
+		if (kp->nedges[i] > maxe)
+			maxe = kp->nedges[i];
 	ed = malloc(((size_t)maxe + 1) * sizeof(*ed));
-	if (!ed) {
-		cp_kpaths_free(&kp);
+	if (!ed)
 		return -1;
-	}
 	S(h, "<div class=\"twrap\"><table id=\"paths\"><thead><tr><th>#</th>"
 	     "<th>length</th><th>shorter by</th><th>% of CP</th>"
 	     "<th class=\"desc\">where its time differs from the critical "
 	     "path</th></tr></thead><tbody>\n");
-	for (uint32_t i = 0; i < kp.n; i++) {
-		uint32_t n = cp_kpaths_edges(&kp, i, ed);
+	for (uint32_t i = 0; i < kp->n; i++) {
+		uint32_t n = cp_kpaths_edges(kp, i, ed);
 		uint64_t off = contributions(h, ed, n, i == 0, cb, &ncb, 64);
 		/* the critical path's work this path leaves out */
-		uint64_t skip = i && kp.cp_length > kp.len[i] - off ?
-				kp.cp_length - (kp.len[i] - off) : 0;
+		uint64_t skip = i && kp->cp_length > kp->len[i] - off ?
+				kp->cp_length - (kp->len[i] - off) : 0;
 
 		cp_wbuf_printf(h->w, "<tr><td>%u</td>", i + 1);
-		td_ns(h, kp.len[i]);
-		td_ns(h, kp.cp_length - kp.len[i]);
-		td_pct(h, cp_pct(kp.len[i], kp.cp_length));
+		td_ns(h, kp->len[i]);
+		td_ns(h, kp->cp_length - kp->len[i]);
+		td_pct(h, cp_pct(kp->len[i], kp->cp_length));
 		S(h, "<td class=\"desc\">");
 		if (i == 0)
 			S(h, "<b>the critical path</b>: ");
@@ -997,7 +891,6 @@ static int paths(struct html *h)
 	     "of the near-critical ones pays off up to the gap to the next "
 	     "path; one on all of them pays off more.</p>\n");
 	free(ed);
-	cp_kpaths_free(&kp);
 	return 0;
 }
 
@@ -1045,12 +938,30 @@ static void whatif_notes(struct html *h, const struct cp_whatif_result *r)
 			       r->reordered == 1 ? "" : "s");
 }
 
+static void whatif_row(struct html *h, const struct cp_whatif_top_row *w)
+{
+	const struct cp_whatif_result *r = &w->r;
+
+	S(h, "<tr><td class=\"name\">");
+	E(h, w->pp->name);
+	S(h, "</td>");
+	td_ns(h, w->pp->cp_ns);
+	change_cells(h, r->length_before, r->length_after_fixed);
+	if (r->simulated) {
+		change_cells(h, r->length_before_sim, r->length_after);
+	} else {
+		td_none(h);
+		td_none(h);
+	}
+	S(h, "<td class=\"desc\">");
+	whatif_notes(h, r);
+	S(h, "</td></tr>\n");
+}
+
 static void whatif(struct html *h)
 {
-	const struct cp_profile *p = h->p;
-	uint32_t top = h->o->whatif_top ? h->o->whatif_top : 5, done = 0;
-	double f = h->o->whatif_factor > 0 ? h->o->whatif_factor : 0.5;
-	char err[256];
+	const struct cp_whatif_top *wt = h->wt;
+	double f = wt->factor;
 
 	S(h, "<h2>What if</h2>\n");
 	cp_wbuf_printf(h->w, "<div class=\"twrap\"><table id=\"whatif\">"
@@ -1059,34 +970,9 @@ static void whatif(struct html *h)
 		       "<th>simulated</th><th>change</th>"
 		       "<th class=\"desc\">notes</th></tr></thead><tbody>\n",
 		       f);
-	for (uint32_t i = 0; i < p->nprocs && done < top; i++) {
-		const struct cp_proc_prof *pp = &p->procs[i];
-		struct cp_whatif_scale sc = { .name = pp->name, .factor = f };
-		struct cp_whatif_result r;
-
-		/* the whole path (main, start routines) says nothing */
-		if (!pp->cp_ns || pp->cp_ns >= p->cp_len / 20 * 19)
-			continue;
-		if (cp_whatif_trace(h->tp, &sc, 1, p->exclusive, 0, false, &r,
-				    err, sizeof(err)))
-			continue;
-		done++;
-		S(h, "<tr><td class=\"name\">");
-		E(h, pp->name);
-		S(h, "</td>");
-		td_ns(h, pp->cp_ns);
-		change_cells(h, r.length_before, r.length_after_fixed);
-		if (r.simulated) {
-			change_cells(h, r.length_before_sim, r.length_after);
-		} else {
-			td_none(h);
-			td_none(h);
-		}
-		S(h, "<td class=\"desc\">");
-		whatif_notes(h, &r);
-		S(h, "</td></tr>\n");
-	}
-	if (!done)
+	for (uint32_t i = 0; i < wt->n; i++)
+		whatif_row(h, &wt->rows[i]);
+	if (!wt->n)
 		S(h, "<tr><td class=\"desc\" colspan=\"7\">No procedure holds "
 		     "part of the critical path (or every one spans all of "
 		     "it).</td></tr>\n");
@@ -1140,14 +1026,83 @@ static int choose_colors(struct html *h)
 	return 0;
 }
 
-int cp_html_write(FILE *f, const struct cp_profile *p,
-		  const struct cp_compare *c, const struct cp_html_opts *o,
-		  char *err, size_t errlen)
+/* The wall-clock range the timeline shows: first to last event. */
+static void time_range(struct html *h)
+{
+	h->t0 = UINT64_MAX;
+	h->t1 = 0;
+	for (uint32_t tid = 0; tid < h->t->nthreads; tid++) {
+		const struct cp_trace_thread *th = &h->t->threads[tid];
+
+		if (!th->nv)
+			continue;
+		if (cp_trace_wall(h->t, tid, 0) < h->t0)
+			h->t0 = cp_trace_wall(h->t, tid, 0);
+		if (cp_trace_wall(h->t, tid, th->nv - 1) > h->t1)
+			h->t1 = cp_trace_wall(h->t, tid, th->nv - 1);
+	}
+	if (h->t0 > h->t1)
+		h->t0 = h->t1 = 0;
+}
+
+/* The document's head (style, error capture), its header, the headline
+ * and the notes. */
+static void page_head(struct html *h, const char *title)
+{
+	const struct cp_profile *p = h->p;
+	const char *exe = cp_trace_info(h->t, "exe");
+	char hl[512], nt[512];
+
+	S(h, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
+	      "<meta charset=\"utf-8\"><meta name=\"viewport\" "
+	      "content=\"width=device-width,initial-scale=1\">"
+	      "<title>cpthread report: ");
+	E(h, title);
+	S(h, "</title>\n<style>\n");
+	S(h, cp_html_css);
+	S(h, "</style>\n<script>");
+	S(h, cp_html_head_js);
+	S(h, "</script></head>\n<body><main>\n<header><h1>cpthread report"
+	      "</h1><div class=\"sub\">");
+	if (exe) {
+		E(h, exe);
+		S(h, " · ");
+	}
+	E(h, title);
+	cp_wbuf_printf(h->w, " · %s clock · %u thread%s · %" PRIu64 " events"
+		       "</div></header>\n",
+		       h->t->clock == CP_CLOCK_CPU ? "cpu" : "wall",
+		       p->nthreads, p->nthreads == 1 ? "" : "s",
+		       h->t->nevents);
+	cp_compare_out_headline(h->c, hl, sizeof(hl));
+	cp_compare_out_note(h->c, nt, sizeof(nt));
+	S(h, "<div class=\"headline\" id=\"headline\">");
+	E(h, hl);
+	S(h, "</div>\n");
+	if (nt[0]) {
+		S(h, "<div class=\"note\">");
+		E(h, nt);
+		S(h, "</div>\n");
+	}
+	if (p->online_len && p->online_len != p->cp_len) {
+		char a[32], b[32];
+
+		fmt_ns(a, sizeof(a), p->online_len);
+		fmt_ns(b, sizeof(b), p->cp_len);
+		cp_wbuf_printf(h->w, "<div class=\"note\">The runtime "
+			       "measured a critical path of %s online; the "
+			       "trace's graph gives %s.</div>\n", a, b);
+	}
+}
+
+int cp_html_write(FILE *f, const struct cp_html_in *in,
+		  const struct cp_html_opts *o, char *err, size_t errlen)
 {
 	static const struct cp_html_opts defaults;
-	struct html h = { .p = p, .c = c, .tp = p->tp, .t = p->tp->t,
+	const struct cp_profile *p = in->p;
+	struct html h = { .p = p, .c = in->c, .kp = in->kp, .wt = in->wt,
+			  .tp = p->tp, .t = p->tp->t,
 			  .o = o ? o : &defaults };
-	const char *exe = cp_trace_info(h.t, "exe");
 	const char *title = h.o->title ? h.o->title : h.t->path;
 	int ret = -1;
 
@@ -1158,60 +1113,9 @@ int cp_html_write(FILE *f, const struct cp_profile *p,
 		goto err_mem;
 	for (uint32_t i = 0; i < p->cpm->npath; i++)
 		h.oncp[p->cpm->path[i]] = 1;
-	h.t0 = UINT64_MAX;
-	h.t1 = 0;
-	for (uint32_t tid = 0; tid < h.t->nthreads; tid++) {
-		const struct cp_trace_thread *th = &h.t->threads[tid];
-
-		if (!th->nv)
-			continue;
-		if (wall_of(h.t, tid, 0) < h.t0)
-			h.t0 = wall_of(h.t, tid, 0);
-		if (wall_of(h.t, tid, th->nv - 1) > h.t1)
-			h.t1 = wall_of(h.t, tid, th->nv - 1);
-	}
-	if (h.t0 > h.t1)
-		h.t0 = h.t1 = 0;
-
+	time_range(&h);
 	cp_wbuf_init(h.w, f);
-	S(&h, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
-	      "<meta charset=\"utf-8\"><meta name=\"viewport\" "
-	      "content=\"width=device-width,initial-scale=1\">"
-	      "<title>cpthread report: ");
-	E(&h, title);
-	S(&h, "</title>\n<style>\n");
-	S(&h, css);
-	S(&h, "</style>\n<script>");
-	S(&h, script_head);
-	S(&h, "</script></head>\n<body><main>\n<header><h1>cpthread report"
-	      "</h1><div class=\"sub\">");
-	if (exe) {
-		E(&h, exe);
-		S(&h, " · ");
-	}
-	E(&h, title);
-	cp_wbuf_printf(h.w, " · %s clock · %u thread%s · %" PRIu64 " events"
-		       "</div></header>\n",
-		       h.t->clock == CP_CLOCK_CPU ? "cpu" : "wall",
-		       p->nthreads, p->nthreads == 1 ? "" : "s",
-		       h.t->nevents);
-	S(&h, "<div class=\"headline\" id=\"headline\">");
-	E(&h, c->headline);
-	S(&h, "</div>\n");
-	if (c->note[0]) {
-		S(&h, "<div class=\"note\">");
-		E(&h, c->note);
-		S(&h, "</div>\n");
-	}
-	if (p->online_len && p->online_len != p->cp_len) {
-		char a[32], b[32];
-
-		fmt_ns(a, sizeof(a), p->online_len);
-		fmt_ns(b, sizeof(b), p->cp_len);
-		cp_wbuf_printf(h.w, "<div class=\"note\">The runtime "
-			       "measured a critical path of %s online; the "
-			       "trace's graph gives %s.</div>\n", a, b);
-	}
+	page_head(&h, title);
 	summary(&h);
 	S(&h, "<h2>Timeline</h2>\n");
 	if (timeline(&h))
@@ -1221,12 +1125,11 @@ int cp_html_write(FILE *f, const struct cp_profile *p,
 	if (objects(&h) || paths(&h))
 		goto err_mem;
 	whatif(&h);
-	S(&h, "<footer>Generated by cpt (cpthread ");
-	S(&h, "0.1) from ");
+	S(&h, "<footer>Generated by cpt (cpthread " CP_VERSION ") from ");
 	E(&h, h.t->path);
 	S(&h, ". Self-contained: no network access.</footer>\n</main>\n"
 	      "<script>\n");
-	S(&h, script);
+	S(&h, cp_html_js);
 	S(&h, "</script>\n</body></html>\n");
 	if (cp_wbuf_close(h.w)) {
 		snprintf(err, errlen, "write error on the HTML report");

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "cp_hash.h"
+#include "cp_wall.h"
 #include "cp_wbuf.h"
 
 #define MAX_DEFAULT 30
@@ -129,7 +130,7 @@ static uint32_t releaser(const struct cp_tracepag *tp, uint32_t e)
 		if (!cp_tracepag_vertex(tp, g->tail[g->in_e[k]], &tid, &vi))
 			continue;
 		th = &t->threads[tid];
-		w = th->wall ? th->wall[vi] : th->v[vi].ts;
+		w = cp_thread_wall(th, vi);
 		if (best == CP_PAG_NONE || w > bw) {
 			best = tid;
 			bw = w;
@@ -479,20 +480,11 @@ static int procedure_view(FILE *f, const struct vd *d, uint32_t max)
 	return 0;
 }
 
+/* qsort of pointers by cp_profile_obj_cmp(). */
 static int cmp_obj(const void *x, const void *y)
 {
-	const struct cp_obj_prof *a = *(const struct cp_obj_prof *const *)x;
-	const struct cp_obj_prof *b = *(const struct cp_obj_prof *const *)y;
-	uint64_t ka = a->cp_held_ns + a->gain_ns, kb = b->cp_held_ns +
-						    b->gain_ns;
-
-	if (ka != kb)
-		return ka > kb ? -1 : 1;
-	if (a->cp_cross != b->cp_cross)
-		return a->cp_cross > b->cp_cross ? -1 : 1;
-	if (a->wait_ns != b->wait_ns)
-		return a->wait_ns > b->wait_ns ? -1 : 1;
-	return a->obj < b->obj ? -1 : 1;
+	return cp_profile_obj_cmp(*(const struct cp_obj_prof *const *)x,
+				  *(const struct cp_obj_prof *const *)y);
 }
 
 static int cmp_wait(const void *x, const void *y)
@@ -505,9 +497,22 @@ static int cmp_wait(const void *x, const void *y)
 	return a->obj < b->obj ? -1 : 1;
 }
 
-static bool is_lock(unsigned k)
+/* One row of the objects on the critical path. */
+static void object_row(FILE *f, const struct cp_obj_prof *o)
 {
-	return k == CP_OBJ_MUTEX || k == CP_OBJ_SPIN || k == CP_OBJ_RWLOCK;
+	char on[64], b[32], a[32], c[32], d1[32], d2[32], d3[32];
+	bool lock = cp_profile_is_lock(o->kind);
+
+	snprintf(on, sizeof(on), "%s#%u", cp_obj_kind_name(o->kind), o->obj);
+	snprintf(b, sizeof(b), "0x%" PRIx64, o->addr);
+	fprintf(f, "  %-14s %-18s %8" PRIu64 " %7" PRIu64 " %10s %10s "
+		"%10s %10s %6" PRIu64 " %10s%s\n", on, b, o->ops, o->waits,
+		cp_fmt_ns(a, sizeof(a), o->wait_ns),
+		cp_fmt_ns(c, sizeof(c), o->waits ? o->wait_ns / o->waits : 0),
+		lock ? cp_fmt_ns(d1, sizeof(d1), o->held_ns) : "-",
+		lock ? cp_fmt_ns(d2, sizeof(d2), o->cp_held_ns) : "-",
+		o->cp_cross, cp_fmt_ns(d3, sizeof(d3), o->gain_ns),
+		o->untracked ? "  (untracked)" : "");
 }
 
 static int object_view(FILE *f, const struct vd *d, uint32_t max)
@@ -520,7 +525,7 @@ static int object_view(FILE *f, const struct vd *d, uint32_t max)
 	} kind[CP_OBJ_KIND_MAX + 1];
 	uint32_t n = 0, nw = 0, rest = 0;
 	uint64_t rest_wait = 0;
-	char a[32], b[32], c[32], on[64];
+	char a[32], b[32];
 
 	if (!v || !w) {
 		free(v);
@@ -562,25 +567,8 @@ static int object_view(FILE *f, const struct vd *d, uint32_t max)
 			"waited", "mean wait", "held", "held on CP", "CP x",
 			"path gain");
 	}
-	for (uint32_t i = 0; i < n && i < max; i++) {
-		const struct cp_obj_prof *o = v[i];
-		char d1[32], d2[32], d3[32];
-
-		snprintf(on, sizeof(on), "%s#%u", cp_obj_kind_name(o->kind),
-			 o->obj);
-		snprintf(b, sizeof(b), "0x%" PRIx64, o->addr);
-		fprintf(f, "  %-14s %-18s %8" PRIu64 " %7" PRIu64 " %10s %10s "
-			"%10s %10s %6" PRIu64 " %10s%s\n", on, b, o->ops,
-			o->waits, cp_fmt_ns(a, sizeof(a), o->wait_ns),
-			cp_fmt_ns(c, sizeof(c), o->waits ?
-				  o->wait_ns / o->waits : 0),
-			is_lock(o->kind) ? cp_fmt_ns(d1, sizeof(d1),
-						     o->held_ns) : "-",
-			is_lock(o->kind) ? cp_fmt_ns(d2, sizeof(d2),
-						     o->cp_held_ns) : "-",
-			o->cp_cross, cp_fmt_ns(d3, sizeof(d3), o->gain_ns),
-			o->untracked ? "  (untracked)" : "");
-	}
+	for (uint32_t i = 0; i < n && i < max; i++)
+		object_row(f, v[i]);
 	if (n > max)
 		fprintf(f, "  ... %u more (--top 0 shows all)\n", n - max);
 	if (rest)

@@ -37,6 +37,7 @@
 #include "cp_mbm.h"
 #include "cp_samples.h"
 #include "cp_slack.h"
+#include "cp_wall.h"
 #include "cp_zero.h"
 
 #define CP_PROFILE_K_DEFAULT 100
@@ -59,10 +60,19 @@ static int cmp_proc(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static bool is_lock(unsigned kind)
+int cp_profile_obj_cmp(const struct cp_obj_prof *a,
+		       const struct cp_obj_prof *b)
 {
-	return kind == CP_OBJ_MUTEX || kind == CP_OBJ_SPIN ||
-	       kind == CP_OBJ_RWLOCK;
+	uint64_t ka = a->cp_held_ns + a->gain_ns,
+		 kb = b->cp_held_ns + b->gain_ns;
+
+	if (ka != kb)
+		return ka > kb ? -1 : 1;
+	if (a->cp_cross != b->cp_cross)
+		return a->cp_cross > b->cp_cross ? -1 : 1;
+	if (a->wait_ns != b->wait_ns)
+		return a->wait_ns > b->wait_ns ? -1 : 1;
+	return a->obj < b->obj ? -1 : a->obj > b->obj;
 }
 
 /* Held time per lock: walk each thread's acquires and releases. */
@@ -95,7 +105,7 @@ static int object_holds(struct cp_profile *p, const uint8_t *oncp,
 				}
 			}
 			/* an untracked lock's releases are not recorded */
-			if (!v->obj || !is_lock(t->objs[v->obj].kind) ||
+			if (!v->obj || !cp_profile_is_lock(t->objs[v->obj].kind) ||
 			    t->objs[v->obj].untracked)
 				continue;
 			if (k == CP_EV_CONSUME) {
@@ -238,8 +248,8 @@ static void threads(struct cp_profile *p, const uint8_t *oncp)
 		if (!th->nv)
 			continue;
 		p->nthreads++;
-		w0 = th->wall ? th->wall[0] : th->v[0].ts;
-		w1 = th->wall ? th->wall[th->nv - 1] : th->v[th->nv - 1].ts;
+		w0 = cp_thread_wall(th, 0);
+		w1 = cp_thread_wall(th, th->nv - 1);
 		pt->elapsed_ns = w1 - w0;
 		if (w0 < first)
 			first = w0;
