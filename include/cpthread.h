@@ -24,6 +24,7 @@
 extern "C" {
 #endif
 
+/* The version: the one definition, CMake reads it for PROJECT_VERSION. */
 #define CPTHREAD_VERSION_MAJOR 0
 #define CPTHREAD_VERSION_MINOR 1
 

@@ -115,4 +115,46 @@
 #define CP_KEY_T_NS		"t_ns"
 #define CP_KEY_NOTES		"notes"
 
+/*
+ * Written by `cpt report --format json` only (the offline analysis knows
+ * more than the online one):
+ * top level: trace (the trace file's path) or graph (a plain PAG's path)
+ * with its vertices and edges, events (decoded), procedures_from
+ * ("samples", "hooks" or "none");
+ * in "critical_path": online_length_ns (what the runtime computed while
+ * the program ran), k and paths (the near-critical paths asked for and
+ * found);
+ * per procedure: slack_ns and mbm_ns with their _pct (of length_ns),
+ * calls, cpu_incl_ns / cpu_excl_ns and cp_incl_ns / cp_excl_ns (with and
+ * without callees), cp_samples (samples on the path) and thin (too few
+ * samples for the figures to mean much);
+ * per thread: utilization (useful_ns / its elapsed_ns);
+ * per object: held_ns, cp_held_ns (held on the path) and cp_edges (path
+ * crossings through it).
+ */
+#define CP_KEY_TRACE		"trace"
+#define CP_KEY_GRAPH		"graph"
+#define CP_KEY_VERTICES		"vertices"
+#define CP_KEY_EDGES		"edges"
+#define CP_KEY_EVENTS		"events"
+#define CP_KEY_PROCEDURES_FROM	"procedures_from"
+#define CP_KEY_ONLINE_LENGTH_NS	"online_length_ns"
+#define CP_KEY_K		"k"
+#define CP_KEY_PATHS		"paths"
+#define CP_KEY_SLACK_NS		"slack_ns"
+#define CP_KEY_SLACK_PCT	"slack_pct"
+#define CP_KEY_MBM_NS		"mbm_ns"
+#define CP_KEY_MBM_PCT		"mbm_pct"
+#define CP_KEY_CALLS		"calls"
+#define CP_KEY_CPU_INCL_NS	"cpu_incl_ns"
+#define CP_KEY_CPU_EXCL_NS	"cpu_excl_ns"
+#define CP_KEY_CP_INCL_NS	"cp_incl_ns"
+#define CP_KEY_CP_EXCL_NS	"cp_excl_ns"
+#define CP_KEY_CP_SAMPLES	"cp_samples"
+#define CP_KEY_THIN		"thin"
+#define CP_KEY_UTILIZATION	"utilization"
+#define CP_KEY_HELD_NS		"held_ns"
+#define CP_KEY_CP_HELD_NS	"cp_held_ns"
+#define CP_KEY_CP_EDGES		"cp_edges"
+
 #endif /* CP_REPORT_KEYS_H */

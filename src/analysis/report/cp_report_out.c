@@ -16,6 +16,7 @@
 
 #include "cp_compare_out.h"
 #include "cp_out.h"
+#include "cp_report_keys.h"
 #include "cp_sampled.h"
 #include "cp_samples.h"
 #include "cp_wbuf.h"
@@ -359,43 +360,43 @@ static void emit_pct(struct cp_emit *e, const char *key, uint64_t v,
 static void json_procedures(struct cp_emit *e, const struct cp_profile *p,
 			    const struct cp_compare *cmp)
 {
-	cp_emit_arr_begin(e, "procedures");
+	cp_emit_arr_begin(e, CP_KEY_PROCEDURES);
 	for (uint32_t i = 0; i < p->nprocs; i++) {
 		const struct cp_proc_prof *pp = &p->procs[i];
 		bool known = pp->computed || !pp->cp_ns;
 
 		cp_emit_obj_begin(e, NULL);
-		cp_emit_str(e, "name", pp->name);
+		cp_emit_str(e, CP_KEY_NAME, pp->name);
 		if (cmp)	/* gprof_ns, gprof_pct, ranks */
 			cp_compare_out_emit_proc(e, cmp, pp->name);
-		cp_emit_u64(e, "cp_ns", pp->cp_ns);
-		emit_pct(e, "cp_pct", pp->cp_ns, p->cp_len);
+		cp_emit_u64(e, CP_KEY_CP_NS, pp->cp_ns);
+		emit_pct(e, CP_KEY_CP_PCT, pp->cp_ns, p->cp_len);
 		if (known) {
-			cp_emit_u64(e, "cp_zero_ns", pp->zero_ns);
-			emit_pct(e, "cp_zero_pct", pp->zero_ns, p->cp_len);
-			cp_emit_u64(e, "slack_ns", pp->slack_ns);
-			emit_pct(e, "slack_pct", pp->slack_ns, p->cp_len);
-			cp_emit_u64(e, "mbm_ns", pp->mbm_ns);
-			emit_pct(e, "mbm_pct", pp->mbm_ns, p->cp_len);
+			cp_emit_u64(e, CP_KEY_CP_ZERO_NS, pp->zero_ns);
+			emit_pct(e, CP_KEY_CP_ZERO_PCT, pp->zero_ns, p->cp_len);
+			cp_emit_u64(e, CP_KEY_SLACK_NS, pp->slack_ns);
+			emit_pct(e, CP_KEY_SLACK_PCT, pp->slack_ns, p->cp_len);
+			cp_emit_u64(e, CP_KEY_MBM_NS, pp->mbm_ns);
+			emit_pct(e, CP_KEY_MBM_PCT, pp->mbm_ns, p->cp_len);
 		} else {
-			cp_emit_null(e, "cp_zero_ns");
-			cp_emit_null(e, "cp_zero_pct");
-			cp_emit_null(e, "slack_ns");
-			cp_emit_null(e, "slack_pct");
-			cp_emit_null(e, "mbm_ns");
-			cp_emit_null(e, "mbm_pct");
+			cp_emit_null(e, CP_KEY_CP_ZERO_NS);
+			cp_emit_null(e, CP_KEY_CP_ZERO_PCT);
+			cp_emit_null(e, CP_KEY_SLACK_NS);
+			cp_emit_null(e, CP_KEY_SLACK_PCT);
+			cp_emit_null(e, CP_KEY_MBM_NS);
+			cp_emit_null(e, CP_KEY_MBM_PCT);
 		}
-		cp_emit_u64(e, "cpu_ns", pp->cpu_ns);
-		emit_pct(e, "cpu_pct", pp->cpu_ns, p->useful_ns);
-		cp_emit_u64(e, "calls", pp->calls);
-		cp_emit_u64(e, "cpu_incl_ns", pp->cpu_incl_ns);
-		cp_emit_u64(e, "cpu_excl_ns", pp->cpu_excl_ns);
-		cp_emit_u64(e, "cp_incl_ns", pp->cp_incl_ns);
-		cp_emit_u64(e, "cp_excl_ns", pp->cp_excl_ns);
+		cp_emit_u64(e, CP_KEY_CPU_NS, pp->cpu_ns);
+		emit_pct(e, CP_KEY_CPU_PCT, pp->cpu_ns, p->useful_ns);
+		cp_emit_u64(e, CP_KEY_CALLS, pp->calls);
+		cp_emit_u64(e, CP_KEY_CPU_INCL_NS, pp->cpu_incl_ns);
+		cp_emit_u64(e, CP_KEY_CPU_EXCL_NS, pp->cpu_excl_ns);
+		cp_emit_u64(e, CP_KEY_CP_INCL_NS, pp->cp_incl_ns);
+		cp_emit_u64(e, CP_KEY_CP_EXCL_NS, pp->cp_excl_ns);
 		if (p->sampled) {
-			cp_emit_u64(e, "samples", pp->samples);
-			cp_emit_u64(e, "cp_samples", pp->cp_samples);
-			cp_emit_bool(e, "thin", cp_compare_thin(p, pp));
+			cp_emit_u64(e, CP_KEY_SAMPLES, pp->samples);
+			cp_emit_u64(e, CP_KEY_CP_SAMPLES, pp->cp_samples);
+			cp_emit_bool(e, CP_KEY_THIN, cp_compare_thin(p, pp));
 		}
 		cp_emit_obj_end(e);
 	}
@@ -406,33 +407,33 @@ static void json_procedures(struct cp_emit *e, const struct cp_profile *p,
 static void json_threads(struct cp_emit *e, const struct cp_input *in,
 			 const struct cp_profile *p)
 {
-	cp_emit_arr_begin(e, "threads_detail");
+	cp_emit_arr_begin(e, CP_KEY_THREADS_DETAIL);
 	for (uint32_t i = 0; i < p->nthreads_all; i++) {
 		const struct cp_thread_prof *th = &p->threads[i];
 
 		if (!th->nv)
 			continue;
 		cp_emit_obj_begin(e, NULL);
-		cp_emit_u64(e, "tid", th->tid);
+		cp_emit_u64(e, CP_KEY_TID, th->tid);
 		if (in->t.threads[th->tid].parent == UINT32_MAX)
-			cp_emit_null(e, "parent");
+			cp_emit_null(e, CP_KEY_PARENT);
 		else
-			cp_emit_u64(e, "parent",
+			cp_emit_u64(e, CP_KEY_PARENT,
 				    in->t.threads[th->tid].parent);
-		cp_emit_str(e, "name", th->name);
-		cp_emit_bool(e, "exited",
+		cp_emit_str(e, CP_KEY_NAME, th->name);
+		cp_emit_bool(e, CP_KEY_EXITED,
 			     in->t.threads[th->tid].exit_v != UINT32_MAX);
-		cp_emit_u64(e, "elapsed_ns", th->elapsed_ns);
-		cp_emit_u64(e, "useful_ns", th->useful_ns);
-		cp_emit_u64(e, "wait_ns", th->wait_ns);
-		cp_emit_u64(e, "cp_ns", th->cp_ns);
-		emit_pct(e, "cp_pct", th->cp_ns, p->cp_len);
-		cp_emit_u64(e, "len_ns", th->len_ns);
-		cp_emit_f64(e, "utilization", th->elapsed_ns ?
+		cp_emit_u64(e, CP_KEY_ELAPSED_NS, th->elapsed_ns);
+		cp_emit_u64(e, CP_KEY_USEFUL_NS, th->useful_ns);
+		cp_emit_u64(e, CP_KEY_WAIT_NS, th->wait_ns);
+		cp_emit_u64(e, CP_KEY_CP_NS, th->cp_ns);
+		emit_pct(e, CP_KEY_CP_PCT, th->cp_ns, p->cp_len);
+		cp_emit_u64(e, CP_KEY_LEN_NS, th->len_ns);
+		cp_emit_f64(e, CP_KEY_UTILIZATION, th->elapsed_ns ?
 			    (double)th->useful_ns / (double)th->elapsed_ns : 0);
-		cp_emit_u64(e, "calls", th->calls);
+		cp_emit_u64(e, CP_KEY_CALLS, th->calls);
 		if (p->sampled)
-			cp_emit_u64(e, "samples", th->samples);
+			cp_emit_u64(e, CP_KEY_SAMPLES, th->samples);
 		cp_emit_obj_end(e);
 	}
 	cp_emit_arr_end(e);
@@ -443,25 +444,25 @@ static void json_objects(struct cp_emit *e, const struct cp_profile *p)
 {
 	char nm[32];
 
-	cp_emit_arr_begin(e, "objects");
+	cp_emit_arr_begin(e, CP_KEY_OBJECTS);
 	for (uint32_t i = 0; i < p->nobjs; i++) {
 		const struct cp_obj_prof *ob = &p->objs[i];
 
 		if (!ob->ops)
 			continue;
 		cp_emit_obj_begin(e, NULL);
-		cp_emit_u64(e, "id", ob->obj);
-		cp_emit_str(e, "kind", cp_obj_kind_name(ob->kind));
+		cp_emit_u64(e, CP_KEY_ID, ob->obj);
+		cp_emit_str(e, CP_KEY_KIND, cp_obj_kind_name(ob->kind));
 		snprintf(nm, sizeof(nm), "0x%" PRIx64, ob->addr);
-		cp_emit_str(e, "address", nm);
-		cp_emit_bool(e, "untracked", ob->untracked);
-		cp_emit_u64(e, "ops", ob->ops);
-		cp_emit_u64(e, "contended", ob->waits);
-		cp_emit_u64(e, "wait_ns", ob->wait_ns);
-		cp_emit_u64(e, "cp_gain_ns", ob->gain_ns);
-		cp_emit_u64(e, "held_ns", ob->held_ns);
-		cp_emit_u64(e, "cp_held_ns", ob->cp_held_ns);
-		cp_emit_u64(e, "cp_edges", ob->cp_cross);
+		cp_emit_str(e, CP_KEY_ADDRESS, nm);
+		cp_emit_bool(e, CP_KEY_UNTRACKED, ob->untracked);
+		cp_emit_u64(e, CP_KEY_OPS, ob->ops);
+		cp_emit_u64(e, CP_KEY_CONTENDED, ob->waits);
+		cp_emit_u64(e, CP_KEY_WAIT_NS, ob->wait_ns);
+		cp_emit_u64(e, CP_KEY_CP_GAIN_NS, ob->gain_ns);
+		cp_emit_u64(e, CP_KEY_HELD_NS, ob->held_ns);
+		cp_emit_u64(e, CP_KEY_CP_HELD_NS, ob->cp_held_ns);
+		cp_emit_u64(e, CP_KEY_CP_EDGES, ob->cp_cross);
 		cp_emit_obj_end(e);
 	}
 	cp_emit_arr_end(e);
@@ -476,22 +477,23 @@ void cp_report_out_json(FILE *f, const struct cp_input *in,
 
 	cp_out_json_begin(&e, f);
 	cp_emit_obj_begin(&e, NULL);
-	cp_emit_str(&e, "trace", in->path);
+	cp_emit_str(&e, CP_KEY_TRACE, in->path);
 	if (cmp)	/* headline, gprof */
 		cp_compare_out_emit_summary(&e, cmp);
-	cp_emit_str(&e, "clock", t->clock == CP_CLOCK_CPU ? "cpu" : "wall");
-	cp_emit_str(&e, "procedures_from", p->sampled ? "samples" :
+	cp_emit_str(&e, CP_KEY_CLOCK,
+		    t->clock == CP_CLOCK_CPU ? "cpu" : "wall");
+	cp_emit_str(&e, CP_KEY_PROCEDURES_FROM, p->sampled ? "samples" :
 		    "instrumentation");
 	cp_sampled_emit(&e, t, HOT_LINES);
-	cp_emit_u64(&e, "threads", p->nthreads);
-	cp_emit_u64(&e, "events", t->nevents);
+	cp_emit_u64(&e, CP_KEY_THREADS, p->nthreads);
+	cp_emit_u64(&e, CP_KEY_EVENTS, t->nevents);
 	cp_out_salvage_emit(&e, in);
-	cp_emit_u64(&e, "elapsed_ns", p->elapsed_ns);
-	cp_emit_u64(&e, "cpu_ns", p->useful_ns);
-	cp_emit_u64(&e, "wait_ns", p->wait_ns);
-	cp_emit_f64(&e, "parallelism", p->parallelism);
-	cp_emit_f64(&e, "max_parallelism", p->max_parallelism);
-	cp_emit_arr_begin(&e, "notes");
+	cp_emit_u64(&e, CP_KEY_ELAPSED_NS, p->elapsed_ns);
+	cp_emit_u64(&e, CP_KEY_CPU_NS, p->useful_ns);
+	cp_emit_u64(&e, CP_KEY_WAIT_NS, p->wait_ns);
+	cp_emit_f64(&e, CP_KEY_PARALLELISM, p->parallelism);
+	cp_emit_f64(&e, CP_KEY_MAX_PARALLELISM, p->max_parallelism);
+	cp_emit_arr_begin(&e, CP_KEY_NOTES);
 	for (size_t i = 0; i < sizeof(runtime_notes) /
 	     sizeof(runtime_notes[0]); i++) {
 		const char *v = cp_trace_info(t, runtime_notes[i]);
@@ -500,12 +502,12 @@ void cp_report_out_json(FILE *f, const struct cp_input *in,
 			cp_emit_str(&e, NULL, v);
 	}
 	cp_emit_arr_end(&e);
-	cp_emit_obj_begin(&e, "critical_path");
-	cp_emit_u64(&e, "length_ns", p->cp_len);
-	cp_emit_u64(&e, "online_length_ns", p->online_len);
-	cp_emit_str(&e, "mode", p->exclusive ? "exclusive" : "inclusive");
-	cp_emit_u64(&e, "k", p->k);
-	cp_emit_u64(&e, "paths", p->npaths);
+	cp_emit_obj_begin(&e, CP_KEY_CRITICAL_PATH);
+	cp_emit_u64(&e, CP_KEY_LENGTH_NS, p->cp_len);
+	cp_emit_u64(&e, CP_KEY_ONLINE_LENGTH_NS, p->online_len);
+	cp_emit_str(&e, CP_KEY_MODE, p->exclusive ? "exclusive" : "inclusive");
+	cp_emit_u64(&e, CP_KEY_K, p->k);
+	cp_emit_u64(&e, CP_KEY_PATHS, p->npaths);
 	json_procedures(&e, p, cmp);
 	cp_emit_obj_end(&e);	/* critical_path */
 	json_threads(&e, in, p);
@@ -522,26 +524,26 @@ void cp_report_out_labels_json(FILE *f, const struct cp_input *in,
 
 	cp_out_json_begin(&e, f);
 	cp_emit_obj_begin(&e, NULL);
-	cp_emit_str(&e, "graph", in->path);
-	cp_emit_u64(&e, "vertices", g->nv);
-	cp_emit_u64(&e, "edges", g->ne);
-	cp_emit_u64(&e, "cpu_ns", lb->total);
-	cp_emit_f64(&e, "max_parallelism", lb->length ?
+	cp_emit_str(&e, CP_KEY_GRAPH, in->path);
+	cp_emit_u64(&e, CP_KEY_VERTICES, g->nv);
+	cp_emit_u64(&e, CP_KEY_EDGES, g->ne);
+	cp_emit_u64(&e, CP_KEY_CPU_NS, lb->total);
+	cp_emit_f64(&e, CP_KEY_MAX_PARALLELISM, lb->length ?
 		    (double)lb->total / (double)lb->length : 0);
-	cp_emit_obj_begin(&e, "critical_path");
-	cp_emit_u64(&e, "length_ns", lb->length);
-	cp_emit_u64(&e, "paths", lb->npaths);
-	cp_emit_arr_begin(&e, "procedures");
+	cp_emit_obj_begin(&e, CP_KEY_CRITICAL_PATH);
+	cp_emit_u64(&e, CP_KEY_LENGTH_NS, lb->length);
+	cp_emit_u64(&e, CP_KEY_PATHS, lb->npaths);
+	cp_emit_arr_begin(&e, CP_KEY_PROCEDURES);
 	for (uint32_t l = 0; l < lb->n; l++) {
 		const struct cp_label_prof *r = &lb->rows[l];
 
 		cp_emit_obj_begin(&e, NULL);
-		cp_emit_str(&e, "name", r->name);
-		cp_emit_u64(&e, "cp_ns", r->cp_ns);
-		cp_emit_u64(&e, "cp_zero_ns", r->zero_ns);
-		cp_emit_u64(&e, "cpu_ns", r->weight);
-		cp_emit_u64(&e, "slack_ns", r->slack_ns);
-		cp_emit_u64(&e, "mbm_ns", r->mbm_ns);
+		cp_emit_str(&e, CP_KEY_NAME, r->name);
+		cp_emit_u64(&e, CP_KEY_CP_NS, r->cp_ns);
+		cp_emit_u64(&e, CP_KEY_CP_ZERO_NS, r->zero_ns);
+		cp_emit_u64(&e, CP_KEY_CPU_NS, r->weight);
+		cp_emit_u64(&e, CP_KEY_SLACK_NS, r->slack_ns);
+		cp_emit_u64(&e, CP_KEY_MBM_NS, r->mbm_ns);
 		cp_emit_obj_end(&e);
 	}
 	cp_emit_arr_end(&e);
