@@ -79,25 +79,45 @@ static void ev_obj(struct cp_thread *t, unsigned op, uint64_t now,
 	cp_tb_commit(t->tb, p);
 }
 
-static void ev_publish(struct cp_thread *t, uint64_t now, uint32_t obj,
-		       uint64_t seq)
+/*
+ * The PUBLISH and CONSUME events, in one body each: inline in the lean
+ * lock hooks, which call them with @wall UINT64_MAX (the lean paths run
+ * with the wall clock only, so the branches on it fold away), and out of
+ * line (ev_publish, ev_consume) everywhere else.
+ */
+static inline __attribute__((always_inline))
+void ev_publish_at(struct cp_thread *t, uint64_t now, uint64_t wall,
+		   uint32_t obj, uint64_t seq)
 {
-	uint8_t *p = cp_tb_vertex(t->tb, CP_EV_PUBLISH, now, wall_of(t));
+	uint8_t *p = cp_tb_vertex(t->tb, CP_EV_PUBLISH, now, wall);
 
 	p = cp_uv_put(p, obj);
 	p = cp_uv_put(p, seq);
 	cp_tb_commit(t->tb, p);
 }
 
-static void ev_consume(struct cp_thread *t, unsigned fl, uint64_t now,
-		       uint32_t obj, uint64_t lo, uint64_t n)
+static inline __attribute__((always_inline))
+void ev_consume_at(struct cp_thread *t, unsigned fl, uint64_t now,
+		   uint64_t wall, uint32_t obj, uint64_t lo, uint64_t n)
 {
-	uint8_t *p = cp_tb_vertex(t->tb, CP_EV_CONSUME | fl, now, wall_of(t));
+	uint8_t *p = cp_tb_vertex(t->tb, CP_EV_CONSUME | fl, now, wall);
 
 	p = cp_uv_put(p, obj);
 	p = cp_uv_put(p, n ? lo : 0);
 	p = cp_uv_put(p, n);
 	cp_tb_commit(t->tb, p);
+}
+
+static void ev_publish(struct cp_thread *t, uint64_t now, uint32_t obj,
+		       uint64_t seq)
+{
+	ev_publish_at(t, now, wall_of(t), obj, seq);
+}
+
+static void ev_consume(struct cp_thread *t, unsigned fl, uint64_t now,
+		       uint32_t obj, uint64_t lo, uint64_t n)
+{
+	ev_consume_at(t, fl, now, wall_of(t), obj, lo, n);
 }
 
 static void ev_plain(struct cp_thread *t, unsigned op, uint64_t now)
@@ -164,13 +184,13 @@ void cp_online_lean_traced(struct cp_thread *t, struct cp_objrec *r)
 	r->ops++;
 	now = cp_online_lean_advance(t);
 	take(t, r, &r->main);
-	ev_consume(t, 0, now, r->id, r->seq, r->seq != 0);
+	ev_consume_at(t, 0, now, UINT64_MAX, r->id, r->seq, r->seq != 0);
 }
 
 void cp_online_lean_published(struct cp_thread *t, struct cp_objrec *r)
 {
 	if (t->tb)
-		ev_publish(t, t->wall_now, r->id, r->seq);
+		ev_publish_at(t, t->wall_now, UINT64_MAX, r->id, r->seq);
 }
 
 void cp_online_wait_begin(struct cp_thread *t, struct cp_objrec *r,
