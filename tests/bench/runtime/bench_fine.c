@@ -585,7 +585,7 @@ int main(int argc, char **argv)
 		taskq(a2 > 0 ? a2 : 64);
 	} else if (!strcmp(mode, "manylocks")) {
 		work_units = ns < 0 ? (int)-ns :
-			     (int)(ns / unit_ns() + 0.5);
+			     ns > 0 ? (int)(ns / unit_ns() + 0.5) : 0;
 		manylocks(a2 > 0 ? a2 : 10000, a3 > 0 ? a3 : 10000000,
 			  work_units);
 	} else if (!strcmp(mode, "recreate")) {
