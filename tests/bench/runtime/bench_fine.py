@@ -215,20 +215,20 @@ def main():
             continue
         print()
         n = PROGS[prog][0][1]
-        if prog == "worklocks":
-            print(f"worklocks: {PROGS[prog][0][3]} ns of work, then a "
-                  f"lock+unlock of one of {n} mutexes, one thread; CPU ns "
-                  "added per pair:")
         bmin, bmed = mm((prog, "bare", "pair_ns"))
         cells = []
         for name, _ in cfgs[1:]:
             cmin, cmed = mm((prog, name, "pair_ns"))
             cells.append(f"{name} {cmin:.1f} / {cmed:.1f} "
                          f"(+{cmin - bmin:.1f} / +{cmed - bmed:.1f})")
-        print(f"{prog}: uncontended lock+unlock over {n} mutex(es) in random "
-              f"order, one thread, CPU ns per pair: bare {bmin:.1f} / "
-              f"{bmed:.1f}, "
-              + ", ".join(cells))
+        if prog == "worklocks":
+            head = (f"{prog}: {PROGS[prog][0][3]} ns of work (nominal), then "
+                    f"a lock+unlock of one of {n} mutexes in random order, "
+                    "one thread, CPU ns per iteration")
+        else:
+            head = (f"{prog}: uncontended lock+unlock over {n} mutex(es) in "
+                    "random order, one thread, CPU ns per pair")
+        print(f"{head}: bare {bmin:.1f} / {bmed:.1f}, " + ", ".join(cells))
 
 
 if __name__ == "__main__":
