@@ -38,6 +38,8 @@ struct cpt_ctx {
 	const char *debuginfo;	/* --debuginfo-path DIRS, or NULL */
 	bool strict;		/* --strict: refuse damaged or partial
 				 * traces instead of salvaging them */
+	uint64_t memory;	/* --memory SIZE in bytes, 0: the default
+				 * (cp_budget_default) */
 };
 
 /* Verbs: parse argv (argv[0] is the verb), do the work. */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cp_budget.h"
 #include "cp_sampled.h"
 #include "cp_trace.h"
 
@@ -32,6 +33,16 @@ static int set_format(struct cpt_ctx *c, const char *v)
 	return 0;
 }
 
+/* --memory SIZE: the budget of an in-memory analysis (cp_budget.h). */
+static int set_memory(struct cpt_ctx *c, const char *s)
+{
+	if (!cp_budget_parse(s, &c->memory))
+		return 0;
+	snprintf(c->err, sizeof(c->err), "--memory takes a size such as "
+		 "800M or 16G, not '%s'", s);
+	return -1;
+}
+
 int cpt_common_opt(struct cpt_ctx *c, int argc, char **argv, int *i)
 {
 	const char *a = argv[*i];
@@ -46,8 +57,11 @@ int cpt_common_opt(struct cpt_ctx *c, int argc, char **argv, int *i)
 		c->outpath = a + 9;
 		return 1;
 	}
+	if (!strncmp(a, "--memory=", 9))
+		return set_memory(c, a + 9) ? -1 : 1;
 	if (strcmp(a, "--format") && strcmp(a, "-o") && strcmp(a, "--output") &&
-	    strcmp(a, "--procedures") && strcmp(a, "--debuginfo-path"))
+	    strcmp(a, "--procedures") && strcmp(a, "--debuginfo-path") &&
+	    strcmp(a, "--memory"))
 		return 0;
 	if (*i + 1 >= argc) {
 		snprintf(c->err, sizeof(c->err), "%s needs a value", a);
@@ -69,6 +83,8 @@ int cpt_common_opt(struct cpt_ctx *c, int argc, char **argv, int *i)
 		c->debuginfo = argv[*i];
 		return 1;
 	}
+	if (!strcmp(a, "--memory"))
+		return set_memory(c, argv[*i]) ? -1 : 1;
 	c->outpath = argv[*i];
 	return 1;
 }
