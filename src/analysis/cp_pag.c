@@ -29,6 +29,7 @@
 
 #include "cp_bigmem.h"
 #include "cp_hash.h"
+#include "cp_par.h"
 
 /* Reallocate *@arr to exactly @ncap items of @size bytes. */
 static int resize(void **arr, uint32_t *cap, uint64_t ncap, size_t size)
@@ -223,10 +224,25 @@ static void csr_build(uint32_t nv, uint32_t ne, const uint32_t *key,
 	off[0] = 0;
 }
 
+/* A csr_build call as a cp_par_two job. */
+struct csr_job {
+	uint32_t nv, ne;
+	const uint32_t *key;
+	uint32_t *off, *list;
+};
+
+static void csr_job_run(void *p)
+{
+	struct csr_job *j = p;
+
+	csr_build(j->nv, j->ne, j->key, j->off, j->list);
+}
+
 int cp_pag_finish_cycle(struct cp_pag *g, uint32_t *cyc)
 {
 	uint32_t nv = g->nv, ne = g->ne, qh = 0, qt = 0;
 	uint32_t *deg = NULL;
+	struct csr_job out, in;
 
 	pag_free_adjacency(g);
 	g->out_off = cp_big_malloc(sizeof(uint32_t) * ((size_t)nv + 1));
@@ -238,8 +254,10 @@ int cp_pag_finish_cycle(struct cp_pag *g, uint32_t *cyc)
 	if (!g->out_off || !g->in_off || !g->out_e || !g->in_e || !g->topo ||
 	    !deg)
 		goto err_mem;
-	csr_build(nv, ne, g->tail, g->out_off, g->out_e);
-	csr_build(nv, ne, g->head, g->in_off, g->in_e);
+	/* out- and in-adjacency side by side (cp_par.h) */
+	out = (struct csr_job){ nv, ne, g->tail, g->out_off, g->out_e };
+	in = (struct csr_job){ nv, ne, g->head, g->in_off, g->in_e };
+	cp_par_two((size_t)nv + ne, csr_job_run, &in, csr_job_run, &out);
 
 	for (uint32_t v = 0; v < nv; v++) {
 		deg[v] = g->in_off[v + 1] - g->in_off[v];
