@@ -7,6 +7,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "cp_bigmem.h"
+
 static _Atomic size_t threshold = CP_PAR_MIN_WORK;
 
 struct job {
@@ -19,6 +21,7 @@ static void *run_job(void *p)
 	struct job *j = p;
 
 	j->fn(j->arg);
+	cp_big_release();	/* what the job freed into this thread */
 	return NULL;
 }
 

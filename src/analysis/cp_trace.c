@@ -129,6 +129,10 @@ int cp_trd_fail(struct cp_trd *r, size_t off, const char *fmt, ...)
 	char msg[256];
 	va_list ap;
 
+	if (r->spec) {
+		r->bail = true;
+		return -1;
+	}
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
@@ -148,6 +152,10 @@ int cp_trd_note(struct cp_trd *r, size_t off, const char *action,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (r->spec) {
+		r->bail = true;
+		return -1;
+	}
 	if (r->strict)
 		return cp_trd_fail(r, off, "%s", msg);
 	if (!t->nrepairs++)

@@ -65,6 +65,10 @@ struct cp_trd {
 	size_t errlen;
 	bool hasw;		/* CP_TRACE_HAS_WALL */
 	bool strict;		/* CP_TRACE_STRICT */
+	bool spec;		/* a parallel decoder's worker: any note
+				 * or failure only sets @bail */
+	bool bail;		/* (spec) the serial decoder must redo it */
+	bool startstop;		/* CP_START or CP_STOP decoded */
 	uint32_t version;	/* of the file */
 	size_t bsz;		/* block header size of that version */
 	bool *broken;		/* [nthreads] later events unplaceable */

@@ -11,10 +11,13 @@
  * message, never a read outside the file.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_bigmem.h"
+#include "cp_par.h"
 #include "cp_samples.h"
 #include "cp_trace_rd.h"
 #include "cp_varint.h"
@@ -273,7 +276,7 @@ static int add_vertex(struct cp_trd *r, struct cp_trace_thread *th,
 		cp_trd_inert(v);
 	}
 	if (k == CP_EV_CP_START || k == CP_EV_CP_STOP)
-		r->t->has_startstop = true;
+		r->startstop = true;
 	if (th->wall)
 		th->wall[th->nv] = wall;
 	th->nv++;
@@ -516,13 +519,148 @@ static int decode_block(struct cp_trd *r, const struct cp_trd_blk *b)
 	}
 }
 
+/*
+ * Both cores (cp_par.h): the EVENTS blocks are split between two workers
+ * by thread, each thread (in order of its first block) to the worker with
+ * fewer events so far, and each
+ * worker decodes its threads' blocks in file order into their own arrays.
+ * A worker is speculative: the first repair or failure it meets stops it
+ * (cp_trd_note and cp_trd_fail only set @bail), and then the serial
+ * decoder does everything again, so that repairs are counted, worded and
+ * ordered exactly as one thread would.  The OBJ_DEFs and OBJ_UNTRACKs of
+ * the two workers are merged by file offset, the serial order.
+ */
+struct dec_worker {
+	struct cp_trd r;	/* a copy of the reader's state: its own
+				 * defs, unt, flags */
+	const uint8_t *own;	/* [nthreads] the worker of each thread */
+	uint8_t id;
+};
+
+static void dec_worker_run(void *p)
+{
+	struct dec_worker *w = p;
+
+	for (size_t i = 0; i < w->r.nblks && !w->r.bail; i++) {
+		const struct cp_trd_blk *b = &w->r.blks[i];
+
+		if (b->type == CP_BLOCK_EVENTS && w->own[b->tid] == w->id &&
+		    decode_events(&w->r, b))
+			w->r.bail = true;
+	}
+}
+
+/* Merge the two workers' lists of @n0/@n1 items of @size bytes, each in
+ * file order (offset @off_at bytes into an item), into @out. */
+static void merge_by_offset(char *out, const char *a, size_t n0,
+			    const char *b, size_t n1, size_t size,
+			    size_t off_at)
+{
+	size_t i = 0, j = 0;
+
+	while (i < n0 || j < n1) {
+		size_t oa = 0, ob = 0;
+		const char *src;
+
+		if (i < n0)
+			memcpy(&oa, a + i * size + off_at, sizeof(oa));
+		if (j < n1)
+			memcpy(&ob, b + j * size + off_at, sizeof(ob));
+		src = j >= n1 || (i < n0 && oa < ob) ? a + i++ * size :
+		      b + j++ * size;
+		memcpy(out, src, size);
+		out += size;
+	}
+}
+
+/* The workers' results into @r: 0, or -1 when out of memory. */
+static int dec_merge(struct cp_trd *r, struct dec_worker *w)
+{
+	size_t nd = w[0].r.ndefs + w[1].r.ndefs;
+	size_t nu = w[0].r.nunt + w[1].r.nunt;
+
+	if (cp_trd_grow((void **)&r->defs, sizeof(*r->defs), &r->cap_defs,
+			nd) ||
+	    cp_trd_grow((void **)&r->unt, sizeof(*r->unt), &r->cap_unt, nu))
+		return -1;
+	merge_by_offset((char *)r->defs, (char *)w[0].r.defs, w[0].r.ndefs,
+			(char *)w[1].r.defs, w[1].r.ndefs, sizeof(*r->defs),
+			offsetof(struct cp_trd_def, off));
+	merge_by_offset((char *)r->unt, (char *)w[0].r.unt, w[0].r.nunt,
+			(char *)w[1].r.unt, w[1].r.nunt, sizeof(*r->unt),
+			offsetof(struct cp_trd_untrack, off));
+	r->ndefs = nd;
+	r->nunt = nu;
+	r->startstop = w[0].r.startstop || w[1].r.startstop;
+	return 0;
+}
+
+/*
+ * The EVENTS blocks by two workers (on two threads when the trace is
+ * large enough for cp_par_two).  Returns 1 when they are decoded, 0 when
+ * the serial decoder must do them (a repair or failure met, no memory),
+ * with every thread's vertices emptied again.
+ */
+static int decode_events_par(struct cp_trd *r)
+{
+	struct cp_trace *t = r->t;
+	struct dec_worker w[2];
+	uint64_t load[2] = { 0, 0 };
+	uint8_t *own = calloc(t->nthreads ? t->nthreads : 1, 1);
+	int ok = 0;
+
+	if (!own)
+		return 0;
+	/* each thread, in tid order, to the less loaded worker (the loads
+	 * counted in events, written in @own's first pass as a scratch) */
+	for (size_t i = 0; i < r->nblks; i++) {
+		const struct cp_trd_blk *b = &r->blks[i];
+
+		if (b->type != CP_BLOCK_EVENTS)
+			continue;
+		if (!own[b->tid])
+			own[b->tid] = 1 + (load[1] < load[0]);
+		load[own[b->tid] - 1] += b->nev;
+	}
+	for (uint32_t tid = 0; tid < t->nthreads; tid++)
+		own[tid] = own[tid] ? (uint8_t)(own[tid] - 1) : 0;
+	for (int k = 0; k < 2; k++) {
+		w[k].r = *r;
+		w[k].r.defs = NULL;
+		w[k].r.unt = NULL;
+		w[k].r.ndefs = w[k].r.cap_defs = w[k].r.nunt = 0;
+		w[k].r.cap_unt = 0;
+		w[k].r.spec = true;
+		w[k].r.bail = false;
+		w[k].r.startstop = false;
+		w[k].own = own;
+		w[k].id = (uint8_t)k;
+	}
+	cp_par_two(r->total_ev, dec_worker_run, &w[1], dec_worker_run, &w[0]);
+	if (!w[0].r.bail && !w[1].r.bail && !dec_merge(r, w))
+		ok = 1;
+	for (int k = 0; k < 2; k++) {
+		cp_big_free(w[k].r.defs);
+		cp_big_free(w[k].r.unt);
+	}
+	for (uint32_t tid = 0; !ok && tid < t->nthreads; tid++) {
+		t->threads[tid].nv = 0;	/* the serial decoder redoes them */
+		r->broken[tid] = false;
+	}
+	free(own);
+	return ok;
+}
+
 int cp_trd_decode_blocks(struct cp_trd *r)
 {
 	struct cp_trace *t = r->t;
+	bool par = decode_events_par(r);
 
 	for (size_t i = 0; i < r->nblks; i++)
-		if (decode_block(r, &r->blks[i]))
+		if ((!par || r->blks[i].type != CP_BLOCK_EVENTS) &&
+		    decode_block(r, &r->blks[i]))
 			return -1;
+	t->has_startstop = r->startstop;
 	for (uint32_t tid = 0; tid < t->nthreads; tid++)
 		t->nvertices += t->threads[tid].nv;
 	if (t->nsyms)

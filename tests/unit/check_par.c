@@ -2,11 +2,14 @@
  * check_par.c - the passes that run on two threads (cp_par.h) give what
  * they give on one: a graph's adjacency and topological order, and the
  * critical path method's times, length and path, on random DAGs and
- * trace-shaped graphs, with the threshold at 0 (always two threads)
- * against SIZE_MAX (never).
+ * trace-shaped graphs; and the trace reader's decoding, on the fuzz
+ * corpus and damaged copies of it, repairs and messages included; with
+ * the threshold at 0 (always two threads) against SIZE_MAX (never).
  */
 #include <check.h>
+#include <dirent.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +17,7 @@
 #include "cp_pag.h"
 #include "cp_par.h"
 #include "cp_testgraph.h"
+#include "cp_trace.h"
 
 /* Finish @g again and run the CPM with the threshold @thr into @c. */
 static void finish_and_run(struct cp_pag *g, size_t thr, struct cp_cpm *c)
@@ -134,6 +138,126 @@ START_TEST(test_par_latest_times_by_hand)
 }
 END_TEST
 
+/* Parse @len bytes at @buf with the threshold @thr. */
+static int parse_with(struct cp_trace *t, const uint8_t *buf, size_t len,
+		      unsigned flags, size_t thr, char *err, size_t errlen)
+{
+	size_t old = cp_par_set_threshold(thr);
+	int r = cp_trace_parse_flags(t, "t.cpt", buf, len, flags, err,
+				     errlen);
+
+	cp_par_set_threshold(old);
+	return r;
+}
+
+/* Two parses of one input agree on everything the reader decides. */
+static void same_trace(const struct cp_trace *a, const struct cp_trace *b,
+		       const char *what)
+{
+	ck_assert_msg(a->nthreads == b->nthreads && a->nobjs == b->nobjs &&
+		      a->npub == b->npub && a->nvertices == b->nvertices &&
+		      a->nrepairs == b->nrepairs &&
+		      a->has_startstop == b->has_startstop &&
+		      !strcmp(a->repair_why, b->repair_why), "%s: tables or "
+		      "repairs differ ('%s' vs '%s')", what, a->repair_why,
+		      b->repair_why);
+	for (uint32_t tid = 0; tid < a->nthreads; tid++) {
+		const struct cp_trace_thread *x = &a->threads[tid];
+		const struct cp_trace_thread *y = &b->threads[tid];
+
+		ck_assert_msg(x->nv == y->nv && x->parent == y->parent &&
+			      x->exit_v == y->exit_v &&
+			      x->create_v == y->create_v,
+			      "%s: thread %u differs", what, tid);
+		for (uint32_t i = 0; i < x->nv; i++)
+			ck_assert_msg(x->v[i].ts == y->v[i].ts &&
+				      x->v[i].arg == y->v[i].arg &&
+				      x->v[i].obj == y->v[i].obj &&
+				      x->v[i].cnt == y->v[i].cnt &&
+				      x->v[i].op == y->v[i].op &&
+				      (!x->wall || x->wall[i] == y->wall[i]),
+				      "%s: thread %u vertex %u differs", what,
+				      tid, i);
+	}
+	for (uint32_t o = 0; o < a->nobjs; o++)
+		ck_assert_msg(a->objs[o].kind == b->objs[o].kind &&
+			      a->objs[o].addr == b->objs[o].addr &&
+			      a->objs[o].untracked == b->objs[o].untracked &&
+			      a->objs[o].npub == b->objs[o].npub,
+			      "%s: object %u differs", what, o);
+}
+
+/* One input, strict and salvaging, with one thread and two. */
+static void compare_parse(const uint8_t *buf, size_t len, const char *what)
+{
+	for (unsigned flags = 0; flags < 2; flags++) {
+		char e1[256] = "", e2[256] = "";
+		struct cp_trace one, two;
+		int r1 = parse_with(&one, buf, len, flags, SIZE_MAX, e1,
+				    sizeof(e1));
+		int r2 = parse_with(&two, buf, len, flags, 0, e2, sizeof(e2));
+
+		ck_assert_msg(r1 == r2 && !strcmp(e1, e2), "%s: '%s' vs '%s'",
+			      what, e1, e2);
+		if (!r1)
+			same_trace(&one, &two, what);
+		if (!r1)
+			cp_trace_free(&one);
+		if (!r2)
+			cp_trace_free(&two);
+	}
+}
+
+START_TEST(test_par_trace_decoding_agrees)
+{
+	static const char *const dirs[] = {
+		CP_SOURCE_DIR "/tests/fuzz/corpus/trace",
+		CP_SOURCE_DIR "/tests/fuzz/regress/trace",
+	};
+	unsigned nfiles = 0;
+
+	tg_seed(99);
+	for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
+		DIR *dir = opendir(dirs[d]);
+		struct dirent *de;
+
+		ck_assert_msg(dir != NULL, "%s", dirs[d]);
+		while ((de = readdir(dir))) {
+			char path[1024];
+			uint8_t *buf;
+			size_t len;
+			FILE *f;
+
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dirs[d],
+				 de->d_name);
+			f = fopen(path, "rb");
+			ck_assert(f != NULL);
+			buf = malloc(1 << 22);
+			len = fread(buf, 1, 1 << 22, f);
+			fclose(f);
+			compare_parse(buf, len, path);
+			/* damaged copies: a few bytes of the events changed */
+			for (int k = 0; k < 30 && len > 200; k++) {
+				uint8_t *m = malloc(len);
+
+				memcpy(m, buf, len);
+				for (int j = 0; j < 1 + k % 3; j++)
+					m[100 + tg_below((uint32_t)len - 100)] =
+						(uint8_t)tg_rand();
+				compare_parse(m, len, path);
+				free(m);
+			}
+			free(buf);
+			nfiles++;
+		}
+		closedir(dir);
+	}
+	ck_assert_msg(nfiles >= 10, "only %u traces", nfiles);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("par");
@@ -144,6 +268,8 @@ int main(void)
 	tcase_add_test(tc, test_par_random_dags_agree);
 	tcase_add_test(tc, test_par_trace_shapes_agree);
 	tcase_add_test(tc, test_par_latest_times_by_hand);
+	tcase_add_test(tc, test_par_trace_decoding_agrees);
+	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

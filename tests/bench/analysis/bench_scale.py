@@ -31,14 +31,16 @@ ITER_EVENTS = 4  # events per iteration of bench_scale_work (2 threads x 2)
 
 
 def run(argv, env=None, out=subprocess.DEVNULL):
-    """Run @argv; returns (exit status, wall s, peak RSS bytes, stderr)."""
+    """Run @argv; returns (exit status, wall s, peak RSS bytes, stderr,
+    CPU s: user + system, the figure to trust on a loaded machine)."""
     t0 = time.monotonic()
     p = subprocess.Popen(argv, env=env, stdout=out, stderr=subprocess.PIPE)
     err = p.stderr.read().decode(errors="replace")
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.monotonic() - t0
     p.returncode = os.waitstatus_to_exitcode(status)
-    return p.returncode, wall, ru.ru_maxrss * 1024, err
+    return (p.returncode, wall, ru.ru_maxrss * 1024, err,
+            ru.ru_utime + ru.ru_stime)
 
 
 def make_trace(build, events, path):
@@ -49,7 +51,7 @@ def make_trace(build, events, path):
     work = os.path.join(build, "tests", "bench", "analysis",
                         "bench_scale_work")
     iters = max(1, int(events) // ITER_EVENTS)
-    st, wall, _, err = run(["nice", work, str(iters)], env=env)
+    st, wall, _, err, _ = run(["nice", work, str(iters)], env=env)
     if st != 0:
         sys.exit("bench_scale: tracing failed: " + err.strip())
     return wall
@@ -67,13 +69,14 @@ def measure(cpt, path, outdir):
     r = {"events": None}
     for name, args in verbs.items():
         with open(os.path.join(outdir, "out.txt"), "w") as out:
-            st, wall, rss, err = run(["nice", cpt] + args, out=out)
+            st, wall, rss, err, cpu = run(["nice", cpt] + args, out=out)
         if name == "report" and st == 0:
             # "cpthread report: PATH  (clock wall, 3 threads, N events)"
             with open(os.path.join(outdir, "out.txt")) as f:
                 m = re.search(r"(\d+) events\)", f.readline())
             r["events"] = int(m.group(1)) if m else None
         r[name + "_s"] = wall if st == 0 else None
+        r[name + "_cpu"] = cpu if st == 0 else None
         r[name + "_rss"] = rss if st == 0 else None
         if st != 0:
             r[name + "_err"] = err.strip().splitlines()[-1] if err else ""
@@ -174,17 +177,23 @@ HEAD_PRINTED = []
 
 def print_row(r):
     if not HEAD_PRINTED:
-        print("%11s %9s %8s %9s %8s %9s %8s %8s %9s" % (
+        print("wall s (CPU s), nice'd; Mev/s by wall (by CPU)")
+        print("%11s %9s %14s %12s %8s %14s %14s %14s %9s" % (
             "events", "trace MB", "report s", "Mev/s", "B/event",
             "paths s", "whatif s", "export s", "export/tr"))
         HEAD_PRINTED.append(1)
     ev = r["events"]
-    print("%11d %9.1f %8s %9s %8s %9s %8s %8s %9s" % (
-        ev, r["trace_bytes"] / 1e6, fmt(r["report_s"], "%.2f"),
-        fmt(r["report_s"] and ev / r["report_s"] / 1e6, "%.2f"),
+    def both(v):
+        return (fmt(r[v + "_s"], "%.2f") + " (" + fmt(r[v + "_cpu"], "%.2f")
+                + ")") if r[v + "_s"] else "-"
+    rate = "-"
+    if r["report_s"]:
+        rate = "%.2f (%.2f)" % (ev / r["report_s"] / 1e6,
+                                ev / r["report_cpu"] / 1e6)
+    print("%11d %9.1f %14s %12s %8s %14s %14s %14s %9s" % (
+        ev, r["trace_bytes"] / 1e6, both("report"), rate,
         fmt(r["report_rss"] and r["report_rss"] / ev, "%.0f"),
-        fmt(r["paths_s"], "%.2f"), fmt(r["whatif_s"], "%.2f"),
-        fmt(r["export_s"], "%.2f"),
+        both("paths"), both("whatif"), both("export"),
         fmt(r.get("export_bytes") and r["export_bytes"] / r["trace_bytes"],
             "%.3f")))
     for k in ("report_err", "paths_err"):
