@@ -199,7 +199,8 @@ int cp_dot_write(FILE *f, const struct cp_pag *g, const struct cp_cpm *c,
 				}
 				break;
 			case CP_TE_WAIT:
-				cp_fmt_ns(wt, sizeof(wt), tp->e_wait[e]);
+				cp_fmt_ns(wt, sizeof(wt),
+					  cp_tracepag_wait(tp, e));
 				cp_wbuf_str(w, "wait ");
 				dot_str(w, wt);
 				style = "style=dashed, color=gray50";

@@ -643,8 +643,9 @@ static int decode_events_par(struct cp_trd *r)
 		cp_big_free(w[k].r.defs);
 		cp_big_free(w[k].r.unt);
 	}
+	/* on failure the serial decoder redoes every thread */
 	for (uint32_t tid = 0; !ok && tid < t->nthreads; tid++) {
-		t->threads[tid].nv = 0;	/* the serial decoder redoes them */
+		t->threads[tid].nv = 0;
 		r->broken[tid] = false;
 	}
 	free(own);

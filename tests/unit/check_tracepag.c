@@ -145,9 +145,9 @@ START_TEST(test_tracepag_wait_edges_weigh_zero)
 	/* T1: start, enter, leave(25), request(25), consume(30, wait) */
 	e = f.tp.segbase[1] + 3;	/* into vertex 4 */
 	ck_assert_msg(f.tp.e_kind[e] == CP_TE_WAIT && f.tp.g.w[e] == 0 &&
-		      f.tp.e_wait[e] == 5 && f.tp.e_obj[e] == 1,
+		      cp_tracepag_wait(&f.tp, e) == 5 && f.tp.e_obj[e] == 1,
 		      "wait edge kind %u w %" PRIu64 " wait %" PRIu64 " obj %u",
-		      f.tp.e_kind[e], f.tp.g.w[e], f.tp.e_wait[e],
+		      f.tp.e_kind[e], f.tp.g.w[e], cp_tracepag_wait(&f.tp, e),
 		      f.tp.e_obj[e]);
 	ck_assert_msg(f.c.length == 40, "CP length %" PRIu64, f.c.length);
 	unload(&f);
