@@ -7,11 +7,14 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cp_budget.h"
 #include "cp_sampled.h"
 
-/* Traces of this many events or more are told the mode chosen. */
+/* Traces of this many events or more are told the mode chosen, on a
+ * terminal or when the estimate is over half the budget (a script's
+ * stderr stays as it was unless memory is tight). */
 #define CPT_BUDGET_SAY_EVENTS	1000000u
 
 /* "N inconsistent pieces dropped or repaired; the first: ..." */
@@ -26,7 +29,7 @@ static void repairs_line(char *buf, size_t len, const struct cp_trace *t)
  * The trace at @path against the memory budget (--memory, else
  * cp_budget_default): refuse, with the estimate and the budget in one
  * line, what would not fit; for a large trace say on stderr that it is
- * analysed in memory and why.  The analysis has no out-of-core mode yet.
+ * analysed in memory and why (CPT_BUDGET_SAY_EVENTS).  The analysis has no out-of-core mode yet.
  */
 static enum cpt_status check_budget(struct cpt_ctx *c, const char *path)
 {
@@ -45,7 +48,8 @@ static enum cpt_status check_budget(struct cpt_ctx *c, const char *path)
 			 path, est.nevents, need, have);
 		return CPT_BAD_INPUT;
 	}
-	if (est.nevents >= CPT_BUDGET_SAY_EVENTS)
+	if (est.nevents >= CPT_BUDGET_SAY_EVENTS &&
+	    (isatty(STDERR_FILENO) || est.peak_bytes > budget / 2))
 		fprintf(stderr, "cpt: %s: in memory: %" PRIu64 " events, about "
 			"%s, within the budget of %s\n", path, est.nevents,
 			need, have);

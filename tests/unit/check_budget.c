@@ -183,6 +183,50 @@ START_TEST(test_budget_cpt_refuses_over_budget)
 }
 END_TEST
 
+/* The first line @cmd writes on stderr (stdout dropped) into @line, or
+ * "" if none; returns its exit status. */
+static int first_err_line(const char *cmd, char *line, size_t len)
+{
+	char full[600];
+	FILE *f;
+
+	snprintf(full, sizeof(full), "%s 2>&1 >/dev/null", cmd);
+	f = popen(full, "r");
+	ck_assert(f != NULL);
+	if (!fgets(line, (int)len, f))
+		line[0] = '\0';
+	while (fgetc(f) != EOF)
+		;
+	return pclose(f);
+}
+
+/* A trace of 10^6 events or more, its estimate over half the budget (and
+ * stderr not a terminal): one line says it runs in memory; with room to
+ * spare, stderr stays quiet. */
+START_TEST(test_budget_cpt_says_the_mode)
+{
+	char path[] = "/tmp/cpt_budget_XXXXXX", cmd[512], line[512];
+	int fd = mkstemp(path), st;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	write_trace(path, 250000);	/* 1000007 events, about 230 MB */
+	snprintf(cmd, sizeof(cmd), "%s/tools/cpt paths %s --k 1 --memory 400M",
+		 CP_BINARY_DIR, path);
+	st = first_err_line(cmd, line, sizeof(line));
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+	ck_assert_msg(strstr(line, "in memory: 1000007 events, about ") &&
+		      strstr(line, "within the budget of 400 MB"),
+		      "stderr: '%s'", line);
+	snprintf(cmd, sizeof(cmd), "%s/tools/cpt paths %s --k 1 --memory 4G",
+		 CP_BINARY_DIR, path);
+	st = first_err_line(cmd, line, sizeof(line));
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0 && !line[0],
+		      "status %d, stderr '%s'", st, line);
+	unlink(path);
+}
+END_TEST
+
 static Suite *budget_suite(void)
 {
 	Suite *s = suite_create("budget");
@@ -194,6 +238,7 @@ static Suite *budget_suite(void)
 	tcase_add_test(tc, test_budget_parse_sizes);
 	tcase_add_test(tc, test_budget_bounds_the_analysis);
 	tcase_add_test(tc, test_budget_cpt_refuses_over_budget);
+	tcase_add_test(tc, test_budget_cpt_says_the_mode);
 	suite_add_tcase(s, tc);
 	return s;
 }
