@@ -29,7 +29,8 @@ static void repairs_line(char *buf, size_t len, const struct cp_trace *t)
  * The trace at @path against the memory budget (--memory, else
  * cp_budget_default): refuse, with the estimate and the budget in one
  * line, what would not fit; for a large trace say on stderr that it is
- * analysed in memory and why (CPT_BUDGET_SAY_EVENTS).  The analysis has no out-of-core mode yet.
+ * analysed in memory and why (CPT_BUDGET_SAY_EVENTS).  The analysis has
+ * no out-of-core mode yet.
  */
 static enum cpt_status check_budget(struct cpt_ctx *c, const char *path)
 {
