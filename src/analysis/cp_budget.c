@@ -76,10 +76,15 @@ static void walk_blocks(int fd, uint64_t size, struct cp_budget_est *est)
 			break;
 		if (cp_rd_u32(b + 4) == CP_BLOCK_EVENTS &&
 		    len >= sizeof(struct cp_events_head)) {
+			uint32_t nev;
+
 			if (pread_all(fd, b + bsz,
 				      sizeof(struct cp_events_head), off + bsz))
 				break;
-			est->nevents += cp_rd_u32(b + bsz + 16);
+			/* a count the block cannot hold: the reader drops it */
+			nev = cp_rd_u32(b + bsz + 16);
+			if (nev <= len - sizeof(struct cp_events_head))
+				est->nevents += nev;
 		}
 		off += bsz + len;
 	}

@@ -98,6 +98,32 @@ START_TEST(test_budget_cut_trace_counts_bytes)
 }
 END_TEST
 
+/* An EVENTS block whose count exceeds its bytes (the reader drops it)
+ * counts no events: a damaged header cannot make a trace look huge. */
+START_TEST(test_budget_ignores_impossible_counts)
+{
+	char path[] = "/tmp/cpt_budget_XXXXXX", err[256] = "";
+	struct cp_budget_est est;
+	uint8_t payload[24 + 8] = { 0 };
+	struct synth s;
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	payload[16] = payload[17] = payload[18] = payload[19] = 0xff;
+	synth_init(&s);
+	synth_start(&s, 0, -1);
+	synth_exit(&s, 0, 1);
+	synth_raw_block(&s, CP_BLOCK_EVENTS, 0, payload, sizeof(payload));
+	ck_assert(synth_write(&s, path) == 0);
+	synth_free(&s);
+	ck_assert(cp_budget_estimate(path, &est, err, sizeof(err)) == 0);
+	ck_assert_msg(est.exact && est.nevents == 2, "%llu events",
+		      (unsigned long long)est.nevents);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(test_budget_parse_sizes)
 {
 	static const struct { const char *s; uint64_t v; } ok[] = {
@@ -236,6 +262,7 @@ static Suite *budget_suite(void)
 	tcase_add_test(tc, test_budget_counts_events_from_headers);
 	tcase_add_test(tc, test_budget_cut_trace_counts_bytes);
 	tcase_add_test(tc, test_budget_parse_sizes);
+	tcase_add_test(tc, test_budget_ignores_impossible_counts);
 	tcase_add_test(tc, test_budget_bounds_the_analysis);
 	tcase_add_test(tc, test_budget_cpt_refuses_over_budget);
 	tcase_add_test(tc, test_budget_cpt_says_the_mode);
