@@ -120,7 +120,8 @@ int cp_pag_reserve(struct cp_pag *g, uint32_t ne)
 	if (resize((void **)&g->tail, &cap, ne, sizeof(*g->tail)) ||
 	    resize((void **)&g->head, &cap, ne, sizeof(*g->head)) ||
 	    resize((void **)&g->w, &cap, ne, sizeof(*g->w)) ||
-	    resize((void **)&g->label, &cap, ne, sizeof(*g->label)))
+	    ((g->label || !g->ne) &&
+	     resize((void **)&g->label, &cap, ne, sizeof(*g->label))))
 		return -1;
 	g->cap_e = cap;
 	return 0;
@@ -131,7 +132,8 @@ uint32_t cp_pag_add_edge(struct cp_pag *g, uint32_t tail, uint32_t head,
 {
 	uint32_t e = g->ne, cap;
 
-	if (tail >= g->nv || head >= g->nv || e >= UINT32_MAX - 1)
+	if (tail >= g->nv || head >= g->nv || e >= UINT32_MAX - 1 ||
+	    (!g->label && e > 0 && label != CP_PAG_NONE))
 		return CP_PAG_NONE;
 	if (e >= g->cap_e) {
 		cap = g->cap_e;
@@ -147,7 +149,9 @@ uint32_t cp_pag_add_edge(struct cp_pag *g, uint32_t tail, uint32_t head,
 				sizeof(*g->w)))
 			return CP_PAG_NONE;
 		cap = g->cap_e;
-		if (cp_pag_grow((void **)&g->label, &cap, e + 1,
+		/* a graph begun without labels stays without them */
+		if ((g->label || e == 0) &&
+		    cp_pag_grow((void **)&g->label, &cap, e + 1,
 				sizeof(*g->label)))
 			return CP_PAG_NONE;
 		g->cap_e = cap;
@@ -157,7 +161,8 @@ uint32_t cp_pag_add_edge(struct cp_pag *g, uint32_t tail, uint32_t head,
 	g->tail[e] = tail;
 	g->head[e] = head;
 	g->w[e] = w;
-	g->label[e] = label;
+	if (g->label)
+		g->label[e] = label;
 	g->ne = e + 1;
 	return e;
 }
@@ -198,7 +203,7 @@ const char *cp_pag_edge_name(const struct cp_pag *g, uint32_t e, char *buf,
 {
 	uint32_t t = g->tail[e], h = g->head[e];
 
-	if (g->label[e] != CP_PAG_NONE && g->label[e] < g->nlabels)
+	if (g->label && g->label[e] != CP_PAG_NONE && g->label[e] < g->nlabels)
 		return g->labels[g->label[e]];
 	if (g->vname && g->vname[t] && g->vname[h])
 		snprintf(buf, len, "%s->%s", g->vname[t], g->vname[h]);

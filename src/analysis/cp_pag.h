@@ -30,7 +30,10 @@ struct cp_pag {
 	uint32_t *tail;		/* [ne] tail vertex of each edge */
 	uint32_t *head;		/* [ne] head vertex of each edge */
 	uint64_t *w;		/* [ne] weight (ns for traces) */
-	uint32_t *label;	/* [ne] index into labels[], or CP_PAG_NONE */
+	uint32_t *label;	/* [ne] index into labels[], or CP_PAG_NONE;
+				 * NULL in a graph whose first edges came
+				 * without an array for it (the trace PAG,
+				 * which labels nothing) */
 	char **vname;		/* [nv] vertex names of text PAGs, or NULL */
 
 	/* label strings, interned: equal text => equal index */
@@ -54,8 +57,9 @@ void cp_pag_free(struct cp_pag *g);
 /* Add a vertex; returns its id (ids are 0, 1, 2, ... in order). */
 uint32_t cp_pag_add_vertex(struct cp_pag *g);
 /* Add edge tail->head of weight @w, label id @label (or CP_PAG_NONE);
- * returns its id (0, 1, 2, ...).  Returns CP_PAG_NONE on out-of-memory or
- * when @tail or @head is not a vertex yet.  Adding to a finished graph
+ * returns its id (0, 1, 2, ...).  Returns CP_PAG_NONE on out-of-memory,
+ * when @tail or @head is not a vertex yet, or for a label in a graph
+ * without a label array.  Adding to a finished graph
  * drops its adjacency: cp_pag_finish() must run again. */
 uint32_t cp_pag_add_edge(struct cp_pag *g, uint32_t tail, uint32_t head,
 			 uint64_t w, uint32_t label);

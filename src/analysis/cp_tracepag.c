@@ -143,7 +143,6 @@ static int edge(struct bld *b, uint32_t tail, uint32_t head, uint64_t w,
 		g->tail[e] = tail;
 		g->head[e] = head;
 		g->w[e] = w;
-		g->label[e] = CP_PAG_NONE;
 		g->ne = e + 1;
 	} else {
 		e = cp_pag_add_edge(g, tail, head, w, CP_PAG_NONE);
@@ -552,14 +551,13 @@ static int reserve_edges(struct bld *b, uint32_t n)
 	g->tail = cp_big_malloc((size_t)n * sizeof(*g->tail));
 	g->head = cp_big_malloc((size_t)n * sizeof(*g->head));
 	g->w = cp_big_malloc((size_t)n * sizeof(*g->w));
-	g->label = cp_big_malloc((size_t)n * sizeof(*g->label));
 	tp->e_kind = cp_big_malloc((size_t)n);
 	tp->e_thread = cp_big_malloc((size_t)n * 4);
 	tp->e_cct = cp_big_malloc((size_t)n * 4);
 	tp->e_obj = cp_big_malloc((size_t)n * 4);
 	tp->e_src = cp_big_malloc((size_t)n * 4);
 	tp->e_proc = cp_big_malloc((size_t)n * 4);
-	if (!g->tail || !g->head || !g->w || !g->label || !tp->e_kind ||
+	if (!g->tail || !g->head || !g->w || !tp->e_kind ||
 	    !tp->e_thread || !tp->e_cct || !tp->e_obj ||
 	    !tp->e_src || !tp->e_proc)
 		return -1;
