@@ -4,13 +4,14 @@
  *
  * The model is linear in the events: PER_EVENT bytes each for the decoded
  * vertices (32-40 bytes), the graph's edge arrays and adjacency (about
- * 100 bytes an event: 1.5 edges of some 60 bytes, plus the vertex
+ * 80 bytes an event: 1.5 edges of some 45 bytes, plus the vertex
  * arrays), the critical path method, the profile and the sampled call
  * stacks, plus the file itself, whose mapped pages count while it is read.
  * PER_EVENT is the largest peak measured per event over the verbs (`cpt
  * report` with sampled procedures on a lock-heavy trace of 2*10^7 events:
- * 4.7 GB, 236 bytes an event; paths, what-if and export less), rounded
- * up, so the estimate errs high by a little rather than low.
+ * 4.7 GB, 236 bytes an event, before the graph lost its wait and label
+ * arrays; paths, what-if and export less), rounded up, so the estimate
+ * errs high rather than low.
  */
 #include "cp_budget.h"
 
