@@ -44,15 +44,22 @@ static void write_trace(const char *path, uint32_t iters)
 	synth_free(&s);
 }
 
+/* Create the temporary file named by the template @path (mkstemp). */
+static void temp_file(char *path)
+{
+	int fd = mkstemp(path);
+
+	ck_assert_msg(fd >= 0, "mkstemp %s", path);
+	close(fd);
+}
+
 START_TEST(test_budget_counts_events_from_headers)
 {
 	char path[] = "/tmp/cpt_budget_XXXXXX", err[256] = "";
 	struct cp_budget_est est;
 	struct cp_trace t;
-	int fd = mkstemp(path);
 
-	ck_assert_int_ge(fd, 0);
-	close(fd);
+	temp_file(path);
 	write_trace(path, 1000);
 	ck_assert_msg(cp_budget_estimate(path, &est, err, sizeof(err)) == 0,
 		      "estimate: %s", err);
@@ -78,10 +85,8 @@ START_TEST(test_budget_cut_trace_counts_bytes)
 {
 	char path[] = "/tmp/cpt_budget_XXXXXX", err[256] = "";
 	struct cp_budget_est whole, cut;
-	int fd = mkstemp(path);
 
-	ck_assert_int_ge(fd, 0);
-	close(fd);
+	temp_file(path);
 	write_trace(path, 1000);
 	ck_assert(cp_budget_estimate(path, &whole, err, sizeof(err)) == 0);
 	ck_assert(truncate(path, (off_t)(whole.file_bytes - 1000)) == 0);
@@ -106,10 +111,8 @@ START_TEST(test_budget_ignores_impossible_counts)
 	struct cp_budget_est est;
 	uint8_t payload[24 + 8] = { 0 };
 	struct synth s;
-	int fd = mkstemp(path);
 
-	ck_assert_int_ge(fd, 0);
-	close(fd);
+	temp_file(path);
 	payload[16] = payload[17] = payload[18] = payload[19] = 0xff;
 	synth_init(&s);
 	synth_start(&s, 0, -1);
@@ -158,10 +161,8 @@ START_TEST(test_budget_bounds_the_analysis)
 	struct cp_tracepag tp;
 	struct cp_trace t;
 	struct rusage a, b;
-	int fd = mkstemp(path);
 
-	ck_assert_int_ge(fd, 0);
-	close(fd);
+	temp_file(path);
 	write_trace(path, 250000);
 	ck_assert(cp_budget_estimate(path, &est, err, sizeof(err)) == 0);
 	getrusage(RUSAGE_SELF, &a);
@@ -185,11 +186,10 @@ END_TEST
 START_TEST(test_budget_cpt_refuses_over_budget)
 {
 	char path[] = "/tmp/cpt_budget_XXXXXX", cmd[512], line[512] = "";
-	int fd = mkstemp(path), st;
+	int st;
 	FILE *f;
 
-	ck_assert_int_ge(fd, 0);
-	close(fd);
+	temp_file(path);
 	write_trace(path, 1000);
 	snprintf(cmd, sizeof(cmd), "%s/tools/cpt report %s --memory 64K "
 		 "2>&1 >/dev/null", CP_BINARY_DIR, path);
@@ -232,10 +232,9 @@ static int first_err_line(const char *cmd, char *line, size_t len)
 START_TEST(test_budget_cpt_says_the_mode)
 {
 	char path[] = "/tmp/cpt_budget_XXXXXX", cmd[512], line[512];
-	int fd = mkstemp(path), st;
+	int st;
 
-	ck_assert_int_ge(fd, 0);
-	close(fd);
+	temp_file(path);
 	write_trace(path, 250000);	/* 1000007 events, about 230 MB */
 	snprintf(cmd, sizeof(cmd), "%s/tools/cpt paths %s --k 1 --memory 400M",
 		 CP_BINARY_DIR, path);
