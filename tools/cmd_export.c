@@ -82,6 +82,7 @@ static const struct option export_options[] = {
 	{ "strict", no_argument, NULL, CPT_OPT_STRICT },
 	{ "procedures", required_argument, NULL, CPT_OPT_PROCEDURES },
 	{ "debuginfo-path", required_argument, NULL, CPT_OPT_DEBUGINFO },
+	{ "memory", required_argument, NULL, CPT_OPT_MEMORY },
 	{ "weight", required_argument, NULL, OPT_WEIGHT },
 	{ "max-edges", required_argument, NULL, OPT_MAX_EDGES },
 	{ "window", required_argument, NULL, OPT_WINDOW },

@@ -33,25 +33,25 @@ static const struct cpt_verb verbs[] = {
 	  "cpt report TRACE|PAG [--k N] [--top N] [--exclusive] [--strict] "
 	  "[--gprof GMON --exe PROGRAM] [--by program|thread|procedure|"
 	  "object] [--procedures instrumented|sampled] [--debuginfo-path DIRS] "
-	  "[--format text|json|html] [-o FILE]",
+	  "[--memory SIZE] [--format text|json|html] [-o FILE]",
 	  "critical-path report: CP, zeroing, Slack, MBM per procedure; "
 	  "threads; objects" },
 	{ "paths", cpt_cmd_paths,
 	  "cpt paths TRACE|PAG [--k N] [--full [M]] [--strict] "
 	  "[--procedures instrumented|sampled] [--debuginfo-path DIRS] "
-	  "[--format text|json] [-o FILE]",
+	  "[--memory SIZE] [--format text|json] [-o FILE]",
 	  "the N longest (near-critical) paths, edge by edge" },
 	{ "whatif", cpt_cmd_whatif,
 	  "cpt whatif TRACE|PAG --scale NAME=FACTOR [--scale ...] "
 	  "[--exclusive] [--cpus N] [--wake] [--strict] [--procedures "
 	  "instrumented|sampled] [--debuginfo-path DIRS] "
-	  "[--format text|json] [-o FILE]",
+	  "[--memory SIZE] [--format text|json] [-o FILE]",
 	  "predicted run time if procedures took FACTOR times as long" },
 	{ "export", cpt_cmd_export,
 	  "cpt export TRACE|PAG --format chrome|folded|dot [--weight cp|cpu] "
 	  "[--threads] [--no-flows] [--window FROM:TO] [--min-slice DUR] "
 	  "[--max-edges N] [--strict] [--procedures instrumented|sampled] "
-	  "[--debuginfo-path DIRS] [-o FILE]",
+	  "[--debuginfo-path DIRS] [--memory SIZE] [-o FILE]",
 	  "timeline (Chrome trace), flame graph stacks or dot graph" },
 };
 

@@ -39,6 +39,8 @@ struct cpt_ctx {
 	const char *debuginfo;	/* --debuginfo-path DIRS, or NULL */
 	bool strict;		/* --strict: refuse damaged or partial
 				 * traces instead of salvaging them */
+	uint64_t memory;	/* --memory SIZE in bytes, 0: the default
+				 * (cp_budget_default) */
 };
 
 /* Verbs: parse argv (argv[0] is the verb), do the work. */
@@ -61,6 +63,7 @@ enum {
 	CPT_OPT_STRICT,		/* --strict */
 	CPT_OPT_PROCEDURES,	/* --procedures instrumented|sampled */
 	CPT_OPT_DEBUGINFO,	/* --debuginfo-path DIRS */
+	CPT_OPT_MEMORY,		/* --memory SIZE */
 	CPT_OPT_OWN = 0x200,	/* a verb's own long-only options */
 };
 
@@ -69,7 +72,8 @@ enum {
 	{ "output", required_argument, NULL, 'o' },			\
 	{ "strict", no_argument, NULL, CPT_OPT_STRICT },		\
 	{ "procedures", required_argument, NULL, CPT_OPT_PROCEDURES },	\
-	{ "debuginfo-path", required_argument, NULL, CPT_OPT_DEBUGINFO }
+	{ "debuginfo-path", required_argument, NULL, CPT_OPT_DEBUGINFO },	\
+	{ "memory", required_argument, NULL, CPT_OPT_MEMORY }
 
 /*
  * The next option of @argv (argv[0] is the verb) by getopt_long(3) with

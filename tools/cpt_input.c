@@ -4,10 +4,50 @@
  */
 #include "cpt_input.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "cp_budget.h"
 #include "cp_sampled.h"
+
+/* Traces of this many events or more are told the mode chosen, on a
+ * terminal or when the estimate is over half the budget (a script's
+ * stderr stays as it was unless memory is tight). */
+#define CPT_BUDGET_SAY_EVENTS	1000000u
+
+/*
+ * The trace at @path against the memory budget (--memory, else
+ * cp_budget_default): refuse, with the estimate and the budget in one
+ * line, what would not fit; for a large trace say on stderr that it is
+ * analysed in memory and why (CPT_BUDGET_SAY_EVENTS).  The analysis has
+ * no out-of-core mode yet.
+ */
+static enum cpt_status check_budget(struct cpt_ctx *c, const char *path)
+{
+	uint64_t budget = c->memory ? c->memory : cp_budget_default();
+	struct cp_budget_est est;
+	char need[32], have[32];
+
+	if (cp_budget_estimate(path, &est, c->err, sizeof(c->err)))
+		return CPT_BAD_INPUT;
+	cp_budget_fmt(need, sizeof(need), est.peak_bytes);
+	cp_budget_fmt(have, sizeof(have), budget);
+	if (est.peak_bytes > budget) {
+		snprintf(c->err, sizeof(c->err), "%s: %" PRIu64 " events need "
+			 "about %s to analyse in memory, over the budget of %s "
+			 "(--memory SIZE; there is no out-of-core mode)",
+			 path, est.nevents, need, have);
+		return CPT_BAD_INPUT;
+	}
+	if (est.nevents >= CPT_BUDGET_SAY_EVENTS &&
+	    (isatty(STDERR_FILENO) || est.peak_bytes > budget / 2))
+		fprintf(stderr, "cpt: %s: in memory: %" PRIu64 " events, about "
+			"%s, within the budget of %s\n", path, est.nevents,
+			need, have);
+	return CPT_OK;
+}
 
 enum cpt_status cpt_input_load(struct cpt_ctx *c, const char *path,
 			       struct cp_input *in)
@@ -20,6 +60,10 @@ enum cpt_status cpt_input_load(struct cpt_ctx *c, const char *path,
 			.src = (enum cp_procsrc)c->procs,
 			.debug_path = c->debuginfo,
 		};
+		enum cpt_status st = check_budget(c, path);
+
+		if (st != CPT_OK)
+			return st;
 
 		if (cp_trace_read_flags(&in->t, path,
 					c->strict ? CP_TRACE_STRICT : 0,

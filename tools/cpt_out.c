@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cp_budget.h"
 #include "cp_sampled.h"
 #include "cp_trace.h"
 
@@ -32,6 +33,16 @@ static int set_format(struct cpt_ctx *c, const char *v)
 	return 0;
 }
 
+/* --memory SIZE: the budget of an in-memory analysis (cp_budget.h). */
+static int set_memory(struct cpt_ctx *c, const char *s)
+{
+	if (!cp_budget_parse(s, &c->memory))
+		return 0;
+	snprintf(c->err, sizeof(c->err), "--memory takes a size such as "
+		 "800M or 16G, not '%s'", s);
+	return -1;
+}
+
 /*
  * Apply common option @id ('o' or a CPT_OPT_* below CPT_OPT_OWN) with
  * value @arg: 1 if it is one, 0 if not, -1 on a bad value (c->err set).
@@ -47,6 +58,8 @@ static int common_opt(struct cpt_ctx *c, int id, const char *arg)
 	case 'o':
 		c->outpath = arg;
 		return 1;
+	case CPT_OPT_MEMORY:
+		return set_memory(c, arg) ? -1 : 1;
 	case CPT_OPT_PROCEDURES:
 		c->procs = cp_procsrc_parse(arg);
 		if (c->procs < 0) {

@@ -145,11 +145,50 @@ START_TEST(test_tracepag_wait_edges_weigh_zero)
 	/* T1: start, enter, leave(25), request(25), consume(30, wait) */
 	e = f.tp.segbase[1] + 3;	/* into vertex 4 */
 	ck_assert_msg(f.tp.e_kind[e] == CP_TE_WAIT && f.tp.g.w[e] == 0 &&
-		      f.tp.e_wait[e] == 5 && f.tp.e_obj[e] == 1,
+		      cp_tracepag_wait(&f.tp, e) == 5 && f.tp.e_obj[e] == 1,
 		      "wait edge kind %u w %" PRIu64 " wait %" PRIu64 " obj %u",
-		      f.tp.e_kind[e], f.tp.g.w[e], f.tp.e_wait[e],
+		      f.tp.e_kind[e], f.tp.g.w[e], cp_tracepag_wait(&f.tp, e),
 		      f.tp.e_obj[e]);
 	ck_assert_msg(f.c.length == 40, "CP length %" PRIu64, f.c.length);
+	unload(&f);
+	synth_free(&s);
+}
+END_TEST
+
+/* The trace PAG keeps no label array (nothing is labelled), names its
+ * edges without one, and takes more unlabelled edges but no labelled one;
+ * a wait edge's duration comes from the trace, every other edge's is 0. */
+START_TEST(test_tracepag_no_label_array)
+{
+	struct synth s;
+	struct fixture f;
+	char buf[64];
+	uint32_t ne, e, nwait = 0;
+	uint64_t sum = 0;
+
+	lock_example(&s, 25);
+	load(&s, &f);
+	ne = f.tp.g.ne;
+	ck_assert_msg(f.tp.g.label == NULL, "label array %p", f.tp.g.label);
+	ck_assert_msg(!strcmp(cp_pag_edge_name(&f.tp.g, 0, buf, sizeof(buf)),
+			      "0->1"), "edge 0 named '%s'", buf);
+	for (e = 0; e < ne; e++) {
+		uint64_t w = cp_tracepag_wait(&f.tp, e);
+
+		ck_assert_msg(f.tp.e_kind[e] == CP_TE_WAIT || w == 0,
+			      "edge %u of kind %u waits %" PRIu64, e,
+			      f.tp.e_kind[e], w);
+		nwait += f.tp.e_kind[e] == CP_TE_WAIT;
+		sum += w;
+	}
+	/* T1 waits 5 for the lock, T0 40 to join T1 and 0 to join T2 */
+	ck_assert_msg(nwait == 3 && sum == 45 && f.tp.wait_ns == 45,
+		      "%u waits of %" PRIu64 " ns, tracepag says %" PRIu64,
+		      nwait, sum, f.tp.wait_ns);
+	ck_assert_msg(cp_pag_add_edge(&f.tp.g, 0, 1, 1, 0) == CP_PAG_NONE,
+		      "a labelled edge was taken");
+	ck_assert_msg(cp_pag_add_edge(&f.tp.g, 0, 1, 1, CP_PAG_NONE) == ne &&
+		      f.tp.g.label == NULL, "an unlabelled edge was refused");
 	unload(&f);
 	synth_free(&s);
 }
@@ -427,6 +466,7 @@ static Suite *tracepag_suite(void)
 
 	tcase_add_test(tc, test_tracepag_lock_chain);
 	tcase_add_test(tc, test_tracepag_wait_edges_weigh_zero);
+	tcase_add_test(tc, test_tracepag_no_label_array);
 	tcase_add_test(tc, test_tracepag_barrier_hub);
 	tcase_add_test(tc, test_tracepag_cond_wake);
 	tcase_add_test(tc, test_tracepag_semaphore);

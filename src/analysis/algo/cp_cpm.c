@@ -29,7 +29,9 @@
  * has length L and every edge on it has total slack 0.
  *
  * Complexity O(v+e) time: each edge is looked at once per pass, plus one
- * walk back along the chosen path.
+ * walk back along the chosen path.  The backward pass computes each
+ * vertex's height (longest path to a leaf) instead, lt = L - height, so it
+ * needs no L and runs on a second core beside the forward pass.
  */
 #include "cp_cpm.h"
 #include "cp_debug.h"
@@ -38,6 +40,7 @@
 #include <string.h>
 
 #include "cp_bigmem.h"
+#include "cp_par.h"
 
 static const bool cp_cpm_debug = CP_DEBUG;
 
@@ -87,26 +90,50 @@ uint64_t cp_cpm_longest(const struct cp_pag *g, const uint64_t *w,
 	return len;
 }
 
-/* Latest times by the backward pass; @lt[nv]. */
-static void cpm_backward(const struct cp_pag *g, const uint64_t *w,
-			 uint64_t len, uint64_t *lt)
+/*
+ * The backward pass, run without the length: @h[v] = the longest path
+ * from v to a leaf (0 at a leaf), so that lt[v] = L - h[v], which is the
+ * seed's min over out-edges of lt[head] - d with lt = L at the leaves,
+ * exactly (every h[v] <= L).  Free of L, it runs beside the forward pass.
+ */
+static void cpm_heights(const struct cp_pag *g, const uint64_t *w,
+			uint64_t *h)
 {
 	const uint32_t *out_off = g->out_off, *out_e = g->out_e;
 	const uint32_t *head = g->head;
 
 	for (uint32_t i = g->nv; i > 0; i--) {
 		uint32_t v = g->topo[i - 1];
-		uint64_t t = len;
+		uint64_t t = 0;
 
 		for (uint32_t j = out_off[v]; j < out_off[v + 1]; j++) {
 			uint32_t e = out_e[j];
-			uint64_t s = lt[head[e]] - w[e];
+			uint64_t s = h[head[e]] + w[e];
 
-			if (s < t)
+			if (s > t)
 				t = s;
 		}
-		lt[v] = t;
+		h[v] = t;
 	}
+}
+
+/* The two passes as cp_par_two jobs. */
+struct cpm_pass {
+	struct cp_cpm *c;
+};
+
+static void cpm_forward_job(void *p)
+{
+	struct cp_cpm *c = ((struct cpm_pass *)p)->c;
+
+	c->length = cp_cpm_longest(c->g, c->w, c->et);
+}
+
+static void cpm_heights_job(void *p)
+{
+	struct cp_cpm *c = ((struct cpm_pass *)p)->c;
+
+	cpm_heights(c->g, c->w, c->lt);
 }
 
 /* The in-edge of @v that sets its earliest time, lowest id first. */
@@ -126,6 +153,7 @@ static uint32_t cpm_pred(const struct cp_cpm *c, uint32_t v)
 int cp_cpm_run(struct cp_cpm *c, const struct cp_pag *g, const uint64_t *w)
 {
 	uint32_t end = CP_PAG_NONE, n = 0, v, e;
+	struct cpm_pass pass = { .c = c };
 
 	memset(c, 0, sizeof(*c));
 	c->g = g;
@@ -134,8 +162,11 @@ int cp_cpm_run(struct cp_cpm *c, const struct cp_pag *g, const uint64_t *w)
 	c->lt = cp_big_malloc(sizeof(*c->lt) * ((size_t)g->nv + 1));
 	if (!c->et || !c->lt)
 		goto err_mem;
-	c->length = cp_cpm_longest(g, c->w, c->et);
-	cpm_backward(g, c->w, c->length, c->lt);
+	/* forward and backward passes side by side (cp_par.h) */
+	cp_par_two((size_t)g->nv + g->ne, cpm_heights_job, &pass,
+		   cpm_forward_job, &pass);
+	for (v = 0; v < g->nv; v++)
+		c->lt[v] = c->length - c->lt[v];
 
 	for (v = 0; v < g->nv; v++) {
 		if (g->out_off[v] == g->out_off[v + 1] &&

@@ -116,7 +116,6 @@ static void cp_tracepag_assert(const struct cp_tracepag *tp)
 	for (uint32_t e = 0; e < g->ne; e++) {
 		if (tp->e_kind[e] > CP_TE_AUX ||
 		    (tp->e_kind[e] != CP_TE_USEFUL && g->w[e]) ||
-		    (tp->e_kind[e] != CP_TE_WAIT && tp->e_wait[e]) ||
 		    tp->e_cct[e] >= tp->ncct)
 			cp_die("trace PAG: edge attributes disagree");
 	}
@@ -125,7 +124,7 @@ static void cp_tracepag_assert(const struct cp_tracepag *tp)
 /* Add an edge with its attributes; returns 0 or -1 (memory). */
 static int edge(struct bld *b, uint32_t tail, uint32_t head, uint64_t w,
 		uint8_t kind, uint32_t thread, uint32_t cct, uint32_t obj,
-		uint64_t wait, uint32_t src)
+		uint32_t src)
 {
 	struct cp_tracepag *tp = b->tp;
 	struct cp_pag *g = &tp->g;
@@ -144,7 +143,6 @@ static int edge(struct bld *b, uint32_t tail, uint32_t head, uint64_t w,
 		g->tail[e] = tail;
 		g->head[e] = head;
 		g->w[e] = w;
-		g->label[e] = CP_PAG_NONE;
 		g->ne = e + 1;
 	} else {
 		e = cp_pag_add_edge(g, tail, head, w, CP_PAG_NONE);
@@ -166,9 +164,6 @@ static int edge(struct bld *b, uint32_t tail, uint32_t head, uint64_t w,
 		if (grow_arr((void **)&tp->e_obj, 4, &c, e + 1))
 			return -1;
 		c = b->cap_e;
-		if (grow_arr((void **)&tp->e_wait, 8, &c, e + 1))
-			return -1;
-		c = b->cap_e;
 		if (grow_arr((void **)&tp->e_src, 4, &c, e + 1))
 			return -1;
 		c = b->cap_e;
@@ -180,7 +175,6 @@ static int edge(struct bld *b, uint32_t tail, uint32_t head, uint64_t w,
 	tp->e_thread[e] = thread;
 	tp->e_cct[e] = cct;
 	tp->e_obj[e] = obj;
-	tp->e_wait[e] = wait;
 	tp->e_src[e] = src;
 	tp->e_proc[e] = cct ? tp->cct[cct].proc : CP_PAG_NONE;
 	return 0;
@@ -377,8 +371,7 @@ static int thread_segments(struct bld *b, uint32_t tid)
 
 			if (edge(b, vb + i - 1, vb + i, wait ? 0 : dt,
 				 wait ? CP_TE_WAIT : CP_TE_USEFUL, tid, ctx,
-				 wait ? v->obj : 0, wait ? dt : 0,
-				 CP_PAG_NONE))
+				 wait ? v->obj : 0, CP_PAG_NONE))
 				return -1;
 			tp->nseg++;
 			if (wait)
@@ -448,7 +441,7 @@ static int thread_deps(struct bld *b, uint32_t tid)
 				return -1;	/* the reader checked */
 			if (v->cnt == 1) {
 				if (edge(b, tp->vbase[pb->tid] + pb->vi, vb + i,
-					 0, CP_TE_DEP, tid, 0, v->obj, 0,
+					 0, CP_TE_DEP, tid, 0, v->obj,
 					 pb->tid))
 					return -1;
 				tp->ndep++;
@@ -465,33 +458,33 @@ static int thread_deps(struct bld *b, uint32_t tid)
 				for (c = 0; c < v->cnt; c++)
 					if (edge(b, tp->vbase[pb[c].tid] +
 						 pb[c].vi, hub, 0, CP_TE_AUX,
-						 CP_PAG_NONE, 0, v->obj, 0,
+						 CP_PAG_NONE, 0, v->obj,
 						 pb[c].tid))
 						return -1;
 			} else {
 				hub += b->hub0;
 			}
 			if (edge(b, hub, vb + i, 0, CP_TE_DEP, tid, 0, v->obj,
-				 0, CP_PAG_NONE))
+				 CP_PAG_NONE))
 				return -1;
 			tp->ndep++;
 			break;
 		case CP_EV_THREAD_JOIN:
 			c = (uint32_t)v->arg;
 			if (edge(b, tp->vbase[c] + t->threads[c].exit_v, vb + i,
-				 0, CP_TE_DEP, tid, 0, 0, 0, c))
+				 0, CP_TE_DEP, tid, 0, 0, c))
 				return -1;
 			tp->ndep++;
 			break;
 		case CP_EV_THREAD_START:
 			if (th->parent == CP_PAG_NONE) {
 				if (edge(b, tp->source, vb + i, 0, CP_TE_AUX,
-					 CP_PAG_NONE, 0, 0, 0, CP_PAG_NONE))
+					 CP_PAG_NONE, 0, 0, CP_PAG_NONE))
 					return -1;
 				break;
 			}
 			if (edge(b, tp->vbase[th->parent] + th->create_v,
-				 vb + i, 0, CP_TE_DEP, tid, 0, 0, 0,
+				 vb + i, 0, CP_TE_DEP, tid, 0, 0,
 				 th->parent))
 				return -1;
 			tp->ndep++;
@@ -501,7 +494,7 @@ static int thread_deps(struct bld *b, uint32_t tid)
 		}
 	}
 	if (th->nv && edge(b, vb + th->nv - 1, tp->sink, 0, CP_TE_AUX,
-			   CP_PAG_NONE, 0, 0, 0, CP_PAG_NONE))
+			   CP_PAG_NONE, 0, 0, CP_PAG_NONE))
 		return -1;
 	return 0;
 }
@@ -562,16 +555,14 @@ static int reserve_edges(struct bld *b, uint32_t n)
 	g->tail = cp_big_malloc((size_t)n * sizeof(*g->tail));
 	g->head = cp_big_malloc((size_t)n * sizeof(*g->head));
 	g->w = cp_big_malloc((size_t)n * sizeof(*g->w));
-	g->label = cp_big_malloc((size_t)n * sizeof(*g->label));
 	tp->e_kind = cp_big_malloc((size_t)n);
 	tp->e_thread = cp_big_malloc((size_t)n * 4);
 	tp->e_cct = cp_big_malloc((size_t)n * 4);
 	tp->e_obj = cp_big_malloc((size_t)n * 4);
-	tp->e_wait = cp_big_malloc((size_t)n * 8);
 	tp->e_src = cp_big_malloc((size_t)n * 4);
 	tp->e_proc = cp_big_malloc((size_t)n * 4);
-	if (!g->tail || !g->head || !g->w || !g->label || !tp->e_kind ||
-	    !tp->e_thread || !tp->e_cct || !tp->e_obj || !tp->e_wait ||
+	if (!g->tail || !g->head || !g->w || !tp->e_kind ||
+	    !tp->e_thread || !tp->e_cct || !tp->e_obj ||
 	    !tp->e_src || !tp->e_proc)
 		return -1;
 	g->cap_e = n;
@@ -676,7 +667,6 @@ void cp_tracepag_free(struct cp_tracepag *tp)
 	free(tp->e_thread);
 	free(tp->e_cct);
 	free(tp->e_obj);
-	free(tp->e_wait);
 	free(tp->e_src);
 	free(tp->e_proc);
 	for (uint32_t i = 0; i < tp->nprocs; i++)

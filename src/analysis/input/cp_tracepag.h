@@ -64,7 +64,6 @@ struct cp_tracepag {
 				 * consuming thread; CP_PAG_NONE for aux */
 	uint32_t *e_cct;	/* CCT node of a segment, 0 otherwise */
 	uint32_t *e_obj;	/* object of a wait or dependency, else 0 */
-	uint64_t *e_wait;	/* wait duration of a CP_TE_WAIT edge */
 	uint32_t *e_src;	/* thread of a dependency's tail (publisher,
 				 * creator, exiting child), else CP_PAG_NONE */
 
@@ -104,6 +103,24 @@ bool cp_tracepag_vertex(const struct cp_tracepag *tp, uint32_t v,
  */
 const char *cp_tracepag_edge_name(const struct cp_tracepag *tp, uint32_t e,
 				  char *buf, size_t len);
+
+/*
+ * Wait duration of edge @e: for a CP_TE_WAIT segment, the time between
+ * its two vertices (its weight is 0); 0 for any other edge.  Read from the
+ * trace, so the graph keeps no per-edge array for it.
+ */
+static inline uint64_t cp_tracepag_wait(const struct cp_tracepag *tp,
+					uint32_t e)
+{
+	const struct cp_tvert *v;
+	uint32_t tid;
+
+	if (tp->e_kind[e] != CP_TE_WAIT)
+		return 0;
+	tid = tp->e_thread[e];
+	v = tp->t->threads[tid].v + (e - tp->segbase[tid]);
+	return v[1].ts - v[0].ts;
+}
 
 /* Name of procedure @p, "(none)" for CP_PAG_NONE. */
 static inline const char *cp_tracepag_proc_name(const struct cp_tracepag *tp,

@@ -4,9 +4,8 @@
  *
  * Storage is flat and per edge: four parallel arrays (tail, head, weight,
  * label) grown by doubling, so adding an edge is an amortised O(1) append
- * with no allocation of its own.  Labels are interned in an open-addressing
- * hash of string indices (linear probing, power-of-two table kept under
- * half full), so equal text gives the same id.
+ * with no allocation of its own.  Labels are interned in a string map of
+ * their indices (cp_hash.h), so equal text gives the same id.
  *
  * cp_pag_finish() builds the compressed adjacency (CSR) in both directions
  * with two counting passes each, edge ids in increasing order within a
@@ -17,9 +16,7 @@
  * Everything is O(v+e) time; memory is 20 bytes per edge while building
  * plus 8 more after finish, and 16 bytes per vertex.
  *
- * The text reader maps vertex names to ids with a second hash of the same
- * kind over g->vname and records each edge's line so that a cycle can be
- * reported at the line of one of its edges.
+ * The text reader is cp_pagtext.c.
  */
 #include "cp_pag.h"
 #include "cp_debug.h"
@@ -31,92 +28,8 @@
 #include <string.h>
 
 #include "cp_bigmem.h"
-
-/* A set of strings held elsewhere (an array of char *), by index. */
-struct strhash {
-	uint32_t *slot;		/* [mask+1] string index, or CP_PAG_NONE */
-	uint32_t mask;
-	uint32_t count;
-};
-
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return h ^ (h >> 29);
-}
-
-static int strhash_grow(struct strhash *h, char **strs)
-{
-	uint32_t ncap = h->slot ? (h->mask + 1) * 2 : 64;
-	uint32_t *ns = malloc(sizeof(*ns) * ncap);
-
-	if (!ns || ncap == 0) {
-		free(ns);
-		return -1;
-	}
-	memset(ns, 0xff, sizeof(*ns) * ncap);
-	if (h->slot) {
-		for (uint32_t i = 0; i <= h->mask; i++) {
-			uint32_t id = h->slot[i];
-			uint64_t p;
-
-			if (id == CP_PAG_NONE)
-				continue;
-			p = str_hash(strs[id]) & (ncap - 1);
-			while (ns[p] != CP_PAG_NONE)
-				p = (p + 1) & (ncap - 1);
-			ns[p] = id;
-		}
-		free(h->slot);
-	}
-	h->slot = ns;
-	h->mask = ncap - 1;
-	return 0;
-}
-
-/*
- * Find @text among @strs through @h; *@pos receives the free slot to use
- * when it is absent.  Returns its index or CP_PAG_NONE.
- */
-static uint32_t strhash_find(const struct strhash *h, char **strs,
-			     const char *text, uint32_t *pos)
-{
-	uint32_t p = str_hash(text) & h->mask;
-
-	for (;;) {
-		uint32_t id = h->slot[p];
-
-		if (id == CP_PAG_NONE) {
-			*pos = p;
-			return CP_PAG_NONE;
-		}
-		if (strcmp(strs[id], text) == 0)
-			return id;
-		p = (p + 1) & h->mask;
-	}
-}
-
-/* Make sure one more entry keeps @h under half full. */
-static int strhash_reserve(struct strhash *h, char **strs)
-{
-	if (h->slot && (uint64_t)(h->count + 1) * 2 <= (uint64_t)h->mask + 1)
-		return 0;
-	return strhash_grow(h, strs);
-}
-
-static void strhash_free(struct strhash *h)
-{
-	if (!h)
-		return;
-	free(h->slot);
-	h->slot = NULL;
-	h->mask = h->count = 0;
-}
+#include "cp_hash.h"
+#include "cp_par.h"
 
 /* Reallocate *@arr to exactly @ncap items of @size bytes. */
 static int resize(void **arr, uint32_t *cap, uint64_t ncap, size_t size)
@@ -130,8 +43,7 @@ static int resize(void **arr, uint32_t *cap, uint64_t ncap, size_t size)
 	return 0;
 }
 
-/* Grow *@arr of @size-byte items to hold @need; *@cap is updated. */
-static int grow(void **arr, uint32_t *cap, uint32_t need, size_t size)
+int cp_pag_grow(void **arr, uint32_t *cap, uint32_t need, size_t size)
 {
 	uint64_t ncap;
 
@@ -178,7 +90,8 @@ void cp_pag_free(struct cp_pag *g)
 	for (uint32_t i = 0; i < g->nlabels; i++)
 		free(g->labels[i]);
 	free(g->labels);
-	strhash_free(g->label_index);
+	if (g->label_index)
+		cp_smap_free(g->label_index);
 	free(g->label_index);
 	cp_pag_init(g);
 }
@@ -207,7 +120,8 @@ int cp_pag_reserve(struct cp_pag *g, uint32_t ne)
 	if (resize((void **)&g->tail, &cap, ne, sizeof(*g->tail)) ||
 	    resize((void **)&g->head, &cap, ne, sizeof(*g->head)) ||
 	    resize((void **)&g->w, &cap, ne, sizeof(*g->w)) ||
-	    resize((void **)&g->label, &cap, ne, sizeof(*g->label)))
+	    ((g->label || !g->ne) &&
+	     resize((void **)&g->label, &cap, ne, sizeof(*g->label))))
 		return -1;
 	g->cap_e = cap;
 	return 0;
@@ -218,20 +132,27 @@ uint32_t cp_pag_add_edge(struct cp_pag *g, uint32_t tail, uint32_t head,
 {
 	uint32_t e = g->ne, cap;
 
-	if (tail >= g->nv || head >= g->nv || e >= UINT32_MAX - 1)
+	if (tail >= g->nv || head >= g->nv || e >= UINT32_MAX - 1 ||
+	    (!g->label && e > 0 && label != CP_PAG_NONE))
 		return CP_PAG_NONE;
 	if (e >= g->cap_e) {
 		cap = g->cap_e;
-		if (grow((void **)&g->tail, &cap, e + 1, sizeof(*g->tail)))
+		if (cp_pag_grow((void **)&g->tail, &cap, e + 1,
+				sizeof(*g->tail)))
 			return CP_PAG_NONE;
 		cap = g->cap_e;
-		if (grow((void **)&g->head, &cap, e + 1, sizeof(*g->head)))
+		if (cp_pag_grow((void **)&g->head, &cap, e + 1,
+				sizeof(*g->head)))
 			return CP_PAG_NONE;
 		cap = g->cap_e;
-		if (grow((void **)&g->w, &cap, e + 1, sizeof(*g->w)))
+		if (cp_pag_grow((void **)&g->w, &cap, e + 1,
+				sizeof(*g->w)))
 			return CP_PAG_NONE;
 		cap = g->cap_e;
-		if (grow((void **)&g->label, &cap, e + 1, sizeof(*g->label)))
+		/* a graph begun without labels stays without them */
+		if ((g->label || e == 0) &&
+		    cp_pag_grow((void **)&g->label, &cap, e + 1,
+				sizeof(*g->label)))
 			return CP_PAG_NONE;
 		g->cap_e = cap;
 	}
@@ -240,15 +161,16 @@ uint32_t cp_pag_add_edge(struct cp_pag *g, uint32_t tail, uint32_t head,
 	g->tail[e] = tail;
 	g->head[e] = head;
 	g->w[e] = w;
-	g->label[e] = label;
+	if (g->label)
+		g->label[e] = label;
 	g->ne = e + 1;
 	return e;
 }
 
 uint32_t cp_pag_intern(struct cp_pag *g, const char *text)
 {
-	struct strhash *h = g->label_index;
-	uint32_t id, pos;
+	struct cp_smap *h = g->label_index;
+	uint32_t id;
 	char *copy;
 
 	if (!h) {
@@ -257,21 +179,22 @@ uint32_t cp_pag_intern(struct cp_pag *g, const char *text)
 			return CP_PAG_NONE;
 		g->label_index = h;
 	}
-	if (strhash_reserve(h, g->labels))
-		return CP_PAG_NONE;
-	id = strhash_find(h, g->labels, text, &pos);
-	if (id != CP_PAG_NONE)
+	id = cp_smap_get(h, g->labels, text);
+	if (id != CP_HASH_NONE)
 		return id;
-	if (grow((void **)&g->labels, &g->cap_labels, g->nlabels + 1,
-		 sizeof(*g->labels)))
+	if (cp_pag_grow((void **)&g->labels, &g->cap_labels, g->nlabels + 1,
+			sizeof(*g->labels)))
 		return CP_PAG_NONE;
 	copy = strdup(text);
 	if (!copy)
 		return CP_PAG_NONE;
-	id = g->nlabels++;
+	id = g->nlabels;
 	g->labels[id] = copy;
-	h->slot[pos] = id;
-	h->count++;
+	if (cp_smap_add(h, g->labels, id)) {
+		free(copy);
+		return CP_PAG_NONE;
+	}
+	g->nlabels++;
 	return id;
 }
 
@@ -280,7 +203,7 @@ const char *cp_pag_edge_name(const struct cp_pag *g, uint32_t e, char *buf,
 {
 	uint32_t t = g->tail[e], h = g->head[e];
 
-	if (g->label[e] != CP_PAG_NONE && g->label[e] < g->nlabels)
+	if (g->label && g->label[e] != CP_PAG_NONE && g->label[e] < g->nlabels)
 		return g->labels[g->label[e]];
 	if (g->vname && g->vname[t] && g->vname[h])
 		snprintf(buf, len, "%s->%s", g->vname[t], g->vname[h]);
@@ -306,14 +229,25 @@ static void csr_build(uint32_t nv, uint32_t ne, const uint32_t *key,
 	off[0] = 0;
 }
 
-/*
- * Adjacency and Kahn's order.  Returns 0; 1 with *@cyc set to an edge on a
- * cycle; -1 when memory runs out.
- */
-static int pag_finish(struct cp_pag *g, uint32_t *cyc)
+/* A csr_build call as a cp_par_two job. */
+struct csr_job {
+	uint32_t nv, ne;
+	const uint32_t *key;
+	uint32_t *off, *list;
+};
+
+static void csr_job_run(void *p)
+{
+	struct csr_job *j = p;
+
+	csr_build(j->nv, j->ne, j->key, j->off, j->list);
+}
+
+int cp_pag_finish_cycle(struct cp_pag *g, uint32_t *cyc)
 {
 	uint32_t nv = g->nv, ne = g->ne, qh = 0, qt = 0;
 	uint32_t *deg = NULL;
+	struct csr_job out, in;
 
 	pag_free_adjacency(g);
 	g->out_off = cp_big_malloc(sizeof(uint32_t) * ((size_t)nv + 1));
@@ -325,8 +259,10 @@ static int pag_finish(struct cp_pag *g, uint32_t *cyc)
 	if (!g->out_off || !g->in_off || !g->out_e || !g->in_e || !g->topo ||
 	    !deg)
 		goto err_mem;
-	csr_build(nv, ne, g->tail, g->out_off, g->out_e);
-	csr_build(nv, ne, g->head, g->in_off, g->in_e);
+	/* out- and in-adjacency side by side (cp_par.h) */
+	out = (struct csr_job){ nv, ne, g->tail, g->out_off, g->out_e };
+	in = (struct csr_job){ nv, ne, g->head, g->in_off, g->in_e };
+	cp_par_two((size_t)nv + ne, csr_job_run, &in, csr_job_run, &out);
 
 	for (uint32_t v = 0; v < nv; v++) {
 		deg[v] = g->in_off[v + 1] - g->in_off[v];
@@ -407,7 +343,7 @@ int cp_pag_finish(struct cp_pag *g, char *err, size_t errlen)
 {
 	uint32_t cyc = CP_PAG_NONE;
 	char buf[64];
-	int r = pag_finish(g, &cyc);
+	int r = cp_pag_finish_cycle(g, &cyc);
 
 	if (r < 0)
 		snprintf(err, errlen, "out of memory finishing a graph of "
@@ -418,231 +354,4 @@ int cp_pag_finish(struct cp_pag *g, char *err, size_t errlen)
 	else
 		cp_pag_assert(g);
 	return r ? -1 : 0;
-}
-
-static void fail(char *err, size_t errlen, const char *path, uint64_t line,
-		 const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	snprintf(err, errlen, "%s:%" PRIu64 ": %s", path, line, msg);
-}
-
-/*
- * The longest line a text PAG may have.  An edge line is four short
- * fields; the bound keeps an input that never ends a line (/dev/zero, a
- * binary file, a pipe of garbage) from growing the line buffer forever.
- */
-#define CP_PAG_MAX_LINE (64 * 1024)
-
-/*
- * Read one line of @f into *@line (grown as needed, at most
- * CP_PAG_MAX_LINE bytes).  Returns its length, -1 at the end of the input
- * (or a read error: see ferror), -2 if the line is too long or holds a NUL
- * byte (the input is not text).
- */
-static long read_line(FILE *f, char **line, size_t *cap)
-{
-	size_t n = 0;
-	int c;
-
-	while ((c = getc(f)) != EOF) {
-		if (c == '\0' || n + 2 > CP_PAG_MAX_LINE)
-			return -2;
-		if (n + 2 > *cap) {
-			size_t ncap = *cap ? *cap * 2 : 256;
-			char *p = realloc(*line, ncap);
-
-			if (!p)
-				return -2;
-			*line = p;
-			*cap = ncap;
-		}
-		(*line)[n++] = (char)c;
-		if (c == '\n')
-			break;
-	}
-	if (n == 0 && c == EOF)
-		return -1;
-	(*line)[n] = '\0';
-	return (long)n;
-}
-
-/* Vertex of name @name, created on first sight.  CP_PAG_NONE on OOM. */
-static uint32_t text_vertex(struct cp_pag *g, struct strhash *names,
-			    uint32_t *cap_names, const char *name)
-{
-	uint32_t v, pos;
-	char *copy;
-
-	if (strhash_reserve(names, g->vname))
-		return CP_PAG_NONE;
-	v = strhash_find(names, g->vname, name, &pos);
-	if (v != CP_PAG_NONE)
-		return v;
-	if (grow((void **)&g->vname, cap_names, g->nv + 1, sizeof(char *)))
-		return CP_PAG_NONE;
-	copy = strdup(name);
-	if (!copy)
-		return CP_PAG_NONE;
-	v = cp_pag_add_vertex(g);
-	if (v == CP_PAG_NONE) {
-		free(copy);
-		return CP_PAG_NONE;
-	}
-	g->vname[v] = copy;
-	names->slot[pos] = v;
-	names->count++;
-	return v;
-}
-
-/* Parse a non-negative decimal integer that must fill the token. */
-static int parse_u64(const char *s, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (!*s)
-		return -1;
-	for (; *s; s++) {
-		unsigned d;
-
-		if (*s < '0' || *s > '9')
-			return -1;
-		d = (unsigned)(*s - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return -1;
-		v = v * 10 + d;
-	}
-	*out = v;
-	return 0;
-}
-
-int cp_pag_read_text(struct cp_pag *g, const char *path, char *err,
-		     size_t errlen)
-{
-	FILE *f = fopen(path, "r");
-	int r;
-
-	if (!f) {
-		cp_pag_init(g);
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	r = cp_pag_read_stream(g, f, path, err, errlen);
-	fclose(f);
-	return r;
-}
-
-int cp_pag_read_stream(struct cp_pag *g, FILE *f, const char *path,
-		       char *err, size_t errlen)
-{
-	struct strhash names = { 0 };
-	uint32_t cap_names = 0, cap_lines = 0, cyc = CP_PAG_NONE;
-	uint32_t *lineof = NULL;
-	uint64_t lineno = 0, total = 0;
-	char *line = NULL;
-	size_t linecap = 0;
-	int r;
-
-	cp_pag_init(g);
-	for (;;) {
-		char *tok[6], *save = NULL, *hash, *s;
-		uint32_t t, h, label = CP_PAG_NONE, e;
-		uint64_t w;
-		int n = 0;
-		long got = read_line(f, &line, &linecap);
-
-		if (got == -1)
-			break;
-		lineno++;
-		if (got == -2) {
-			fail(err, errlen, path, lineno, "not a text PAG (a NUL "
-			     "byte, or a line longer than %d bytes)",
-			     CP_PAG_MAX_LINE);
-			goto err_free;
-		}
-		hash = strchr(line, '#');
-		if (hash)
-			*hash = '\0';
-		for (s = strtok_r(line, " \t\r\n\v\f", &save); s && n < 6;
-		     s = strtok_r(NULL, " \t\r\n\v\f", &save))
-			tok[n++] = s;
-		if (n == 0)
-			continue;
-		if (strcmp(tok[0], "e") != 0) {
-			fail(err, errlen, path, lineno,
-			     "expected \"e TAIL HEAD WEIGHT [LABEL]\", found "
-			     "\"%.40s\"", tok[0]);
-			goto err_free;
-		}
-		if (n < 4 || n > 5) {
-			fail(err, errlen, path, lineno, "an edge line has 3 or "
-			     "4 fields after 'e' (TAIL HEAD WEIGHT [LABEL]), "
-			     "found %s", n < 4 ? "fewer" : "more");
-			goto err_free;
-		}
-		if (parse_u64(tok[3], &w)) {
-			fail(err, errlen, path, lineno, "weight \"%.40s\" is "
-			     "not a non-negative 64-bit integer", tok[3]);
-			goto err_free;
-		}
-		/* every path length, and so every algorithm's sum, is at
-		 * most the total weight (cp_cpm.h) */
-		if (w > UINT64_MAX - total) {
-			fail(err, errlen, path, lineno, "the weights add up "
-			     "past 2^64-1");
-			goto err_free;
-		}
-		total += w;
-		t = text_vertex(g, &names, &cap_names, tok[1]);
-		h = t == CP_PAG_NONE ? t :
-		    text_vertex(g, &names, &cap_names, tok[2]);
-		if (n == 5 && h != CP_PAG_NONE)
-			label = cp_pag_intern(g, tok[4]);
-		if (h == CP_PAG_NONE || (n == 5 && label == CP_PAG_NONE) ||
-		    grow((void **)&lineof, &cap_lines, g->ne + 1,
-			 sizeof(*lineof)))
-			goto err_mem;
-		e = cp_pag_add_edge(g, t, h, w, label);
-		if (e == CP_PAG_NONE)
-			goto err_mem;
-		lineof[e] = lineno > UINT32_MAX ? UINT32_MAX : (uint32_t)lineno;
-	}
-	if (ferror(f)) {
-		fail(err, errlen, path, lineno + 1, "read error: %s",
-		     strerror(errno));
-		goto err_free;
-	}
-	if (g->ne == 0) {
-		fail(err, errlen, path, lineno ? lineno : 1, "no edges "
-		     "(expected lines "
-		     "\"e TAIL HEAD WEIGHT [LABEL]\")");
-		goto err_free;
-	}
-	r = pag_finish(g, &cyc);
-	if (r < 0)
-		goto err_mem;
-	if (r > 0) {
-		fail(err, errlen, path, lineof[cyc], "edge %s->%s closes a "
-		     "cycle (a PAG must be acyclic)", g->vname[g->tail[cyc]],
-		     g->vname[g->head[cyc]]);
-		goto err_free;
-	}
-	free(line);
-	free(lineof);
-	strhash_free(&names);
-	return 0;
-
-err_mem:
-	fail(err, errlen, path, lineno, "out of memory");
-err_free:
-	free(line);
-	free(lineof);
-	strhash_free(&names);
-	cp_pag_free(g);
-	return -1;
 }

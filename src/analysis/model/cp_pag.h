@@ -2,11 +2,11 @@
  * cp_pag.h - the program activity graph: a weighted directed acyclic
  * multigraph, activities on edges ([Alexander94, §II], [YangMiller88, §3]).
  *
- * Two producers fill it: the text PAG reader (cp_pag_read_text, "e TAIL
- * HEAD WEIGHT [LABEL]" lines) and the trace PAG builder (cp_tracepag.c),
- * which adds per-edge attributes of its own in a parallel array indexed by
- * edge id.  Every algorithm (CPM, k paths, zeroing, MBM, Slack) works on
- * this structure only.
+ * Two producers fill it: the text PAG reader (cp_pagtext.c:
+ * cp_pag_read_text, "e TAIL HEAD WEIGHT [LABEL]" lines) and the trace PAG
+ * builder (cp_tracepag.c), which adds per-edge attributes of its own in
+ * parallel arrays indexed by edge id.  Every algorithm (CPM, k paths,
+ * zeroing, MBM, Slack) works on this structure only.
  *
  * Build protocol: cp_pag_init, any number of cp_pag_add_vertex /
  * cp_pag_add_edge, then cp_pag_finish, which checks acyclicity, computes a
@@ -30,7 +30,10 @@ struct cp_pag {
 	uint32_t *tail;		/* [ne] tail vertex of each edge */
 	uint32_t *head;		/* [ne] head vertex of each edge */
 	uint64_t *w;		/* [ne] weight (ns for traces) */
-	uint32_t *label;	/* [ne] index into labels[], or CP_PAG_NONE */
+	uint32_t *label;	/* [ne] index into labels[], or CP_PAG_NONE;
+				 * NULL in a graph whose first edges came
+				 * without an array for it (the trace PAG,
+				 * which labels nothing) */
 	char **vname;		/* [nv] vertex names of text PAGs, or NULL */
 
 	/* label strings, interned: equal text => equal index */
@@ -54,8 +57,9 @@ void cp_pag_free(struct cp_pag *g);
 /* Add a vertex; returns its id (ids are 0, 1, 2, ... in order). */
 uint32_t cp_pag_add_vertex(struct cp_pag *g);
 /* Add edge tail->head of weight @w, label id @label (or CP_PAG_NONE);
- * returns its id (0, 1, 2, ...).  Returns CP_PAG_NONE on out-of-memory or
- * when @tail or @head is not a vertex yet.  Adding to a finished graph
+ * returns its id (0, 1, 2, ...).  Returns CP_PAG_NONE on out-of-memory,
+ * when @tail or @head is not a vertex yet, or for a label in a graph
+ * without a label array.  Adding to a finished graph
  * drops its adjacency: cp_pag_finish() must run again. */
 uint32_t cp_pag_add_edge(struct cp_pag *g, uint32_t tail, uint32_t head,
 			 uint64_t w, uint32_t label);
@@ -79,7 +83,21 @@ const char *cp_pag_edge_name(const struct cp_pag *g, uint32_t e, char *buf,
 int cp_pag_finish(struct cp_pag *g, char *err, size_t errlen);
 
 /*
- * Read a plain-text PAG: lines "e TAIL HEAD WEIGHT [LABEL]", '#' comments
+ * For builders (cp_pagtext.c): cp_pag_finish, with the failure given as
+ * data: returns 0, 1 with *@cyc set to an edge on a cycle, -1 when memory
+ * runs out.
+ */
+int cp_pag_finish_cycle(struct cp_pag *g, uint32_t *cyc);
+
+/*
+ * Grow the array *@arr of @size-byte items (indexed by a 32-bit id) to
+ * hold @need, doubling; *@cap is its capacity.  Returns 0, or -1 when out
+ * of memory or past the id space (*@arr kept).
+ */
+int cp_pag_grow(void **arr, uint32_t *cap, uint32_t need, size_t size);
+
+/*
+ * Read a plain-text PAG (cp_pagtext.c): lines "e TAIL HEAD WEIGHT [LABEL]", '#' comments
  * and blank lines ignored; TAIL and HEAD are names; WEIGHT a non-negative
  * integer, the weights of a file adding up to at most 2^64-1.  @g is
  * initialised by the call (vertex names in g->vname, labels

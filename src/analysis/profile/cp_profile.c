@@ -207,7 +207,7 @@ static int objects(struct cp_profile *p, const uint8_t *oncp)
 			continue;
 		if (tp->e_kind[e] == CP_TE_WAIT) {
 			p->objs[slot[o]].waits++;
-			p->objs[slot[o]].wait_ns += tp->e_wait[e];
+			p->objs[slot[o]].wait_ns += cp_tracepag_wait(tp, e);
 		} else if (tp->e_kind[e] == CP_TE_DEP) {
 			uint32_t h = tp->g.head[e], tid = tp->e_thread[e];
 			uint32_t vi = h - tp->vbase[tid];
@@ -260,7 +260,7 @@ static void threads(struct cp_profile *p, const uint8_t *oncp)
 			uint32_t e = tp->segbase[tid] + i - 1;
 
 			if (tp->e_kind[e] == CP_TE_WAIT) {
-				pt->wait_ns += tp->e_wait[e];
+				pt->wait_ns += cp_tracepag_wait(tp, e);
 			} else {
 				pt->useful_ns += tp->g.w[e];
 				if (oncp[e])

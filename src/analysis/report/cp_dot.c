@@ -158,7 +158,7 @@ static const char *trace_edge_label(struct cp_wbuf *w,
 		}
 		return NULL;
 	case CP_TE_WAIT:
-		cp_fmt_ns(wt, sizeof(wt), tp->e_wait[e]);
+		cp_fmt_ns(wt, sizeof(wt), cp_tracepag_wait(tp, e));
 		cp_wbuf_str(w, "wait ");
 		dot_str(w, wt);
 		return "style=dashed, color=gray50";

@@ -170,7 +170,7 @@ static int vd_build(struct vd *d, const struct cp_profile *p)
 			if (!(v = acc_get(&d->waits, dst, tp->e_obj[e])))
 				goto err;
 			v[0]++;
-			v[1] += tp->e_wait[e];
+			v[1] += cp_tracepag_wait(tp, e);
 			break;
 		case CP_TE_DEP:
 			src = releaser(tp, e);

@@ -76,6 +76,12 @@ void cp_big_free(void *p)
 	kept[nkept++].size = size;
 }
 
+void cp_big_release(void)
+{
+	while (nkept)
+		free(kept[--nkept].p);
+}
+
 void *cp_big_calloc(size_t n, size_t size)
 {
 	void *p;

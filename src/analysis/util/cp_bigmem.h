@@ -39,4 +39,11 @@ void *cp_big_realloc(void *p, size_t n);
  */
 void cp_big_free(void *p);
 
+/*
+ * Free the large blocks this thread keeps for reuse.  A thread that used
+ * these and is about to exit calls it (cp_par.c's helper thread), or its
+ * kept blocks would outlive it unreachable.
+ */
+void cp_big_release(void);
+
 #endif /* CP_BIGMEM_H */

@@ -1,0 +1,162 @@
+/*
+ * cp_trace_rd.h - internals of the trace reader, shared by its three
+ * files and by nothing else: cp_trace.c (framing, the parse driver, the
+ * public calls), cp_tracedec.c (decoding the blocks into vertices) and
+ * cp_tracechk.c (the whole-file checks and repairs).  "trd" below stands
+ * for trace reader.
+ *
+ * Every function here runs on the thread that called cp_trace_parse, on
+ * the one struct cp_trd of that call.
+ */
+#ifndef CP_TRACE_RD_H
+#define CP_TRACE_RD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cp_trace.h"
+
+/* Sizes of the on-disk structures, spelled out: the format is packed. */
+#define HDR_SIZE	64
+#define BLK_SIZE	32
+#define EVHEAD_SIZE	24
+#define TINFO_SIZE	40
+#define END_SIZE	24
+
+_Static_assert(sizeof(struct cp_trace_header) == HDR_SIZE, "header size");
+_Static_assert(sizeof(struct cp_block_header) == BLK_SIZE, "block size");
+_Static_assert(sizeof(struct cp_events_head) == EVHEAD_SIZE, "events head");
+_Static_assert(sizeof(struct cp_thread_info) == TINFO_SIZE, "thread info");
+_Static_assert(sizeof(struct cp_trace_end) == END_SIZE, "end size");
+
+/* A block as pass 1 framed it. */
+struct cp_trd_blk {
+	size_t off;		/* offset of the block header */
+	uint32_t type;		/* 0: dropped (salvage) */
+	uint32_t tid;
+	uint32_t size;
+	uint32_t nev;		/* EVENTS: events in the block */
+	uint32_t seq;		/* EVENTS: number in its thread (v2) */
+	uint32_t flags;		/* CP_BLOCKF_* */
+};
+
+/* An OBJ_DEF as decoded, checked in step 3. */
+struct cp_trd_def {
+	uint32_t obj;
+	uint8_t kind;		/* enum cp_obj_kind */
+	uint64_t addr;
+	uint64_t extra;
+	size_t off;		/* file offset, for messages */
+};
+
+/* An OBJ_UNTRACK as decoded. */
+struct cp_trd_untrack {
+	uint32_t obj;
+	size_t off;		/* file offset, for messages */
+};
+
+/* The state of one cp_trace_parse call. */
+struct cp_trd {
+	struct cp_trace *t;	/* what is being filled */
+	const uint8_t *buf;	/* the whole file */
+	size_t len;
+	char *err;		/* the caller's message buffer */
+	size_t errlen;
+	bool hasw;		/* CP_TRACE_HAS_WALL */
+	bool strict;		/* CP_TRACE_STRICT */
+	bool spec;		/* a parallel decoder's worker: any note
+				 * or failure only sets @bail */
+	bool bail;		/* (spec) the serial decoder must redo it */
+	bool startstop;		/* CP_START or CP_STOP decoded */
+	uint32_t version;	/* of the file */
+	size_t bsz;		/* block header size of that version */
+	bool *broken;		/* [nthreads] later events unplaceable */
+	bool has_end;
+	size_t end_off;		/* offset of the END block */
+	size_t good_end;	/* end of the last good block */
+	uint64_t skipped;	/* bytes of damaged blocks skipped */
+	uint64_t nbad;		/* damaged blocks (runs of bytes) */
+
+	struct cp_trd_blk *blks;
+	size_t nblks, cap_blks;
+	struct cp_trd_def *defs;
+	size_t ndefs, cap_defs;
+	struct cp_trd_untrack *unt;
+	size_t nunt, cap_unt;
+	uint64_t total_ev;	/* events of all EVENTS blocks */
+	size_t strbytes;	/* payload bytes of string-bearing blocks */
+	size_t strused;
+	uint32_t cap_syms, cap_strs, cap_info;
+};
+
+/* One decoded event. */
+struct cp_trd_ev {
+	uint8_t op;
+	uint64_t dt, dwall;
+	uint64_t a, b, c;	/* payload values in order */
+	int64_t sv;		/* ENTER delta */
+};
+
+/*
+ * Fail: "PATH: message (offset @off)" into the caller's error buffer.
+ * Returns -1.
+ */
+int cp_trd_fail(struct cp_trd *r, size_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Salvage: count an inconsistency at @off, what was done about it being
+ * @action, and keep going (0); in strict mode fail with it (-1).  The
+ * first one is kept for the warning (cp_trace.repair_why).
+ */
+int cp_trd_note(struct cp_trd *r, size_t off, const char *action,
+		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* cp_trd_note for vertex @vi of thread @tid, its file offset found (by
+ * decoding the thread's blocks again) only when the message needs it. */
+int cp_trd_vnote(struct cp_trd *r, uint32_t tid, uint32_t vi,
+		 const char *action, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* File offset of vertex @vi of thread @tid (0 if not found): for
+ * messages only, it decodes the thread's blocks again. */
+size_t cp_trd_vertex_offset(struct cp_trd *r, uint32_t tid, uint32_t vi);
+
+/* Grow the array *@arr of @elem-byte items to hold @need (capacity in
+ * *@cap, doubled).  Returns 0, or -1 when out of memory (*@arr kept). */
+int cp_trd_grow(void **arr, size_t elem, size_t *cap, size_t need);
+
+/*
+ * Decode one event at *@pp (bounded by @end; @hasw: dwall present) into
+ * @ev.  Returns NULL, or a static reason; *@pp is advanced on success.
+ */
+const char *cp_trd_decode_event(const uint8_t **pp, const uint8_t *end,
+				bool hasw, struct cp_trd_ev *ev);
+
+/*
+ * Salvage: make vertex @v inert, a FAIL of no object that keeps its time
+ * and its WAIT flag, so the thread's own edges weigh what they did and
+ * nothing depends on it.
+ */
+void cp_trd_inert(struct cp_tvert *v);
+
+/* qsort/bsearch order of struct cp_trace_str: by id. */
+int cp_trd_cmp_str(const void *a, const void *b);
+
+/*
+ * Pass 2 (cp_tracedec.c): decode every block pass 1 kept into the arrays
+ * it sized (the vertex arrays are allocated), then sort the symbol and
+ * string tables.  Returns 0, or -1 with the error set.
+ */
+int cp_trd_decode_blocks(struct cp_trd *r);
+
+/*
+ * Step 3 (cp_tracechk.c): the checks only the whole file allows, with
+ * their repairs: objects, region names, headless threads, uses of objects
+ * and publishes, thread links, nesting.  Returns 0, or -1 with the error
+ * set.
+ */
+int cp_trd_check(struct cp_trd *r);
+
+#endif /* CP_TRACE_RD_H */
