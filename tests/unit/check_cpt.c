@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cp_child.h"
-#include "trace_synth.c"
+#include "trace_synth.h"
 
 #ifndef CP_BINARY_DIR
 #error "CP_BINARY_DIR must name the build tree"
@@ -67,35 +67,9 @@ static int count_lines(const char *s)
 static void write_lock_trace(const char *path)
 {
 	struct synth s;
-	uint32_t l;
 
-	synth_init(&s);
-	synth_symbol(&s, 0x100, 0x10, "work1");
-	synth_symbol(&s, 0x200, 0x10, "work2");
-	synth_symbol(&s, 0x300, 0x10, "crit");
-	synth_start(&s, 0, -1);
-	l = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
-	synth_create(&s, 0, 0, 1);
-	synth_create(&s, 0, 0, 2);
-	synth_start(&s, 1, 0);
-	synth_start(&s, 2, 0);
-	synth_enter(&s, 2, 0, 0x200);
-	synth_leave(&s, 2, 20000000);
-	synth_lock(&s, 2, 0, 0, l);
-	synth_enter(&s, 2, 0, 0x300);
-	synth_leave(&s, 2, 10000000);
-	synth_unlock(&s, 2, 0, l);
-	synth_exit(&s, 2, 0);
-	synth_enter(&s, 1, 0, 0x100);
-	synth_leave(&s, 1, 30000000);
-	synth_lock(&s, 1, 0, 0, l);
-	synth_enter(&s, 1, 0, 0x300);
-	synth_leave(&s, 1, 10000000);
-	synth_unlock(&s, 1, 0, l);
-	synth_exit(&s, 1, 0);
-	synth_join(&s, 0, 40000000, true, 1);
-	synth_join(&s, 0, 0, true, 2);
-	synth_exit(&s, 0, 0);
+	synth_lock_example(&s, &(struct synth_lock_example){
+		.kind = CP_OBJ_MUTEX, .unit = 1000000 });
 	s.online_len = 40000000;
 	ck_assert_msg(synth_write(&s, path) == 0, "write %s", path);
 	synth_free(&s);

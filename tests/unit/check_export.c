@@ -37,7 +37,7 @@
 #include "cp_trace.h"
 #include "cp_tracepag.h"
 #include "cp_views.h"
-#include "trace_synth.c"
+#include "synth_graph.h"
 
 struct fx {
 	struct cp_trace t;
@@ -47,23 +47,14 @@ struct fx {
 
 static void fx_load(struct synth *s, struct fx *f)
 {
-	uint8_t *buf;
-	size_t len = synth_encode(s, &buf);
-	char err[256] = "";
-
-	ck_assert_msg(cp_trace_parse(&f->t, "syn.cpt", buf, len, err,
-				     sizeof(err)) == 0, "parse: %s", err);
-	free(buf);
-	ck_assert_msg(cp_tracepag_build(&f->tp, &f->t, err, sizeof(err)) == 0,
-		      "build: %s", err);
+	synth_graph_load(s, &f->t, &f->tp);
 	ck_assert_msg(cp_cpm_run(&f->cpm, &f->tp.g, NULL) == 0, "cpm");
 }
 
 static void fx_free(struct fx *f)
 {
 	cp_cpm_free(&f->cpm);
-	cp_tracepag_free(&f->tp);
-	cp_trace_free(&f->t);
+	synth_graph_free(&f->t, &f->tp);
 }
 
 static void scene(struct synth *s)

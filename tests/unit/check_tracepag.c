@@ -11,7 +11,7 @@
 #include "cp_cpm.h"
 #include "cp_trace.h"
 #include "cp_tracepag.h"
-#include "trace_synth.c"
+#include "synth_graph.h"
 
 struct fixture {
 	struct cp_trace t;
@@ -21,23 +21,14 @@ struct fixture {
 
 static void load(struct synth *s, struct fixture *f)
 {
-	uint8_t *buf;
-	size_t len = synth_encode(s, &buf);
-	char err[256] = "";
-
-	ck_assert_msg(cp_trace_parse(&f->t, "syn.cpt", buf, len, err,
-				     sizeof(err)) == 0, "parse: %s", err);
-	free(buf);
-	ck_assert_msg(cp_tracepag_build(&f->tp, &f->t, err, sizeof(err)) == 0,
-		      "build: %s", err);
+	synth_graph_load(s, &f->t, &f->tp);
 	ck_assert_msg(cp_cpm_run(&f->c, &f->tp.g, NULL) == 0, "cpm");
 }
 
 static void unload(struct fixture *f)
 {
 	cp_cpm_free(&f->c);
-	cp_tracepag_free(&f->tp);
-	cp_trace_free(&f->t);
+	synth_graph_free(&f->t, &f->tp);
 }
 
 /* Earliest time of vertex @vi of thread @tid. */
@@ -48,42 +39,12 @@ static uint64_t et(const struct fixture *f, uint32_t tid, uint32_t vi)
 
 /*
  * doc/examples.md §4: T2 takes L at 20..30, T1 at 30..40; CP 40.
- * T0 creates both and joins them.
+ * T0 creates both and joins them; T1 works @t1_work.
  */
 static void lock_example(struct synth *s, uint64_t t1_work)
 {
-	uint32_t l;
-
-	synth_init(s);
-	synth_symbol(s, 0x1000, 0x10, "work");
-	synth_symbol(s, 0x2000, 0x10, "crit");
-	synth_start(s, 0, -1);
-	l = synth_obj(s, 0, CP_OBJ_MUTEX, 0);
-	synth_create(s, 0, 0, 1);
-	synth_create(s, 0, 0, 2);
-	synth_start(s, 1, 0);
-	synth_start(s, 2, 0);
-	/* T2 first: its unlock is sequence 1 */
-	synth_enter(s, 2, 0, 0x1000);
-	synth_leave(s, 2, 20);
-	synth_lock(s, 2, 0, 0, l);
-	synth_enter(s, 2, 0, 0x2000);
-	synth_leave(s, 2, 10);
-	synth_unlock(s, 2, 0, l);
-	synth_exit(s, 2, 0);
-	synth_enter(s, 1, 0, 0x1000);
-	synth_leave(s, 1, t1_work);
-	if (t1_work < 30)
-		synth_lock(s, 1, 0, 30 - t1_work, l);
-	else
-		synth_lock(s, 1, 0, 0, l);
-	synth_enter(s, 1, 0, 0x2000);
-	synth_leave(s, 1, 10);
-	synth_unlock(s, 1, 0, l);
-	synth_exit(s, 1, 0);
-	synth_join(s, 0, 40, true, 1);
-	synth_join(s, 0, 0, true, 2);
-	synth_exit(s, 0, 0);
+	synth_lock_example(s, &(struct synth_lock_example){
+		.kind = CP_OBJ_MUTEX, .one_work = true, .t1_work = t1_work });
 	s->online_len = 40;
 }
 

@@ -12,7 +12,7 @@
 #include "cp_trace.h"
 #include "cp_tracepag.h"
 #include "cp_whatif.h"
-#include "trace_synth.c"
+#include "synth_graph.h"
 
 struct fixture {
 	struct cp_trace t;
@@ -21,21 +21,12 @@ struct fixture {
 
 static void load(struct synth *s, struct fixture *f)
 {
-	uint8_t *buf;
-	size_t len = synth_encode(s, &buf);
-	char err[256] = "";
-
-	ck_assert_msg(cp_trace_parse(&f->t, "syn.cpt", buf, len, err,
-				     sizeof(err)) == 0, "parse: %s", err);
-	free(buf);
-	ck_assert_msg(cp_tracepag_build(&f->tp, &f->t, err, sizeof(err)) == 0,
-		      "build: %s", err);
+	synth_graph_load(s, &f->t, &f->tp);
 }
 
 static void unload(struct fixture *f)
 {
-	cp_tracepag_free(&f->tp);
-	cp_trace_free(&f->t);
+	synth_graph_free(&f->t, &f->tp);
 }
 
 /* One scaling on @cpus processors (0: one per thread), paying the
@@ -83,35 +74,8 @@ static struct cp_whatif_result whatif(struct fixture *f, const char *name,
  */
 static void lock_reorder(struct synth *s)
 {
-	uint32_t l;
-
-	synth_init(s);
-	synth_symbol(s, 0x100, 0x10, "work1");
-	synth_symbol(s, 0x200, 0x10, "work2");
-	synth_symbol(s, 0x300, 0x10, "crit");
-	synth_start(s, 0, -1);
-	l = synth_obj(s, 0, CP_OBJ_MUTEX, 0);
-	synth_create(s, 0, 0, 1);
-	synth_create(s, 0, 0, 2);
-	synth_start(s, 1, 0);
-	synth_start(s, 2, 0);
-	synth_enter(s, 2, 0, 0x200);
-	synth_leave(s, 2, 20);
-	synth_lock(s, 2, 0, 0, l);
-	synth_enter(s, 2, 0, 0x300);
-	synth_leave(s, 2, 10);
-	synth_unlock(s, 2, 0, l);
-	synth_exit(s, 2, 0);
-	synth_enter(s, 1, 0, 0x100);
-	synth_leave(s, 1, 30);
-	synth_lock(s, 1, 0, 0, l);
-	synth_enter(s, 1, 0, 0x300);
-	synth_leave(s, 1, 10);
-	synth_unlock(s, 1, 0, l);
-	synth_exit(s, 1, 0);
-	synth_join(s, 0, 40, true, 1);
-	synth_join(s, 0, 0, true, 2);
-	synth_exit(s, 0, 0);
+	synth_lock_example(s, &(struct synth_lock_example){
+		.kind = CP_OBJ_MUTEX });
 }
 
 START_TEST(test_whatif_lock_reorder)
@@ -322,36 +286,10 @@ START_TEST(test_whatif_rwlock_write_only)
 	struct synth s;
 	struct fixture f;
 	struct cp_whatif_result r;
-	uint32_t l;
 
-	synth_init(&s);
+	synth_lock_example(&s, &(struct synth_lock_example){
+		.kind = CP_OBJ_RWLOCK });
 	s.no_shared = true;
-	synth_symbol(&s, 0x100, 0x10, "work1");
-	synth_symbol(&s, 0x200, 0x10, "work2");
-	synth_symbol(&s, 0x300, 0x10, "crit");
-	synth_start(&s, 0, -1);
-	l = synth_obj(&s, 0, CP_OBJ_RWLOCK, 0);
-	synth_create(&s, 0, 0, 1);
-	synth_create(&s, 0, 0, 2);
-	synth_start(&s, 1, 0);
-	synth_start(&s, 2, 0);
-	synth_enter(&s, 2, 0, 0x200);
-	synth_leave(&s, 2, 20);
-	synth_wrlock(&s, 2, 0, 0, l);
-	synth_enter(&s, 2, 0, 0x300);
-	synth_leave(&s, 2, 10);
-	synth_rwunlock(&s, 2, 0, l);
-	synth_exit(&s, 2, 0);
-	synth_enter(&s, 1, 0, 0x100);
-	synth_leave(&s, 1, 30);
-	synth_wrlock(&s, 1, 0, 0, l);
-	synth_enter(&s, 1, 0, 0x300);
-	synth_leave(&s, 1, 10);
-	synth_rwunlock(&s, 1, 0, l);
-	synth_exit(&s, 1, 0);
-	synth_join(&s, 0, 40, true, 1);
-	synth_join(&s, 0, 0, true, 2);
-	synth_exit(&s, 0, 0);
 	load(&s, &f);
 	r = whatif(&f, "work1", 0.5);
 	ASSERT_RESULT(r, 40, 35, 40);

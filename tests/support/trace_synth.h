@@ -10,8 +10,8 @@
  * "PUBLISH(3, 7)".  Independent of the reader on purpose: a test that
  * round-trips through both checks one against the other.
  *
- * Include "trace_synth.c" once in a test file (the unit test build
- * compiles check_*.c only).
+ * Built into the cp_testsynth library of tests/support; a test includes
+ * this header and links it.
  */
 #ifndef TRACE_SYNTH_H
 #define TRACE_SYNTH_H
@@ -171,5 +171,26 @@ void synth_raw_block(struct synth *s, uint32_t type, uint32_t tid,
 size_t synth_encode(struct synth *s, uint8_t **out);
 /* Encode and write to @path; returns 0 or -1. */
 int synth_write(struct synth *s, const char *path);
+
+/*
+ * The lock example of doc/examples.md section 4, the fixture many suites
+ * share: T0 creates T1 and T2; T2 works 20 (work2), takes mutex L and
+ * runs crit for 10; T1 works @t1_work (work1), takes L (waiting until
+ * T2's unlock at 30 when it comes earlier) and runs crit for 10; T0 joins
+ * both.  With t1_work 30 the critical path is 40.
+ */
+struct synth_lock_example {
+	unsigned kind;		/* CP_OBJ_MUTEX, or CP_OBJ_RWLOCK taken
+				 * for writing */
+	uint64_t unit;		/* ns per unit of the times above; 0: 1 */
+	uint64_t t1_work;	/* T1's work in units; 0: 30 */
+	bool one_work;		/* both threads' work is one procedure
+				 * "work" (0x1000; crit at 0x2000) rather
+				 * than work1/work2 (0x100, 0x200; crit
+				 * 0x300) */
+};
+
+/* Start @s afresh (synth_init) with the example @ex; online_len stays 0. */
+void synth_lock_example(struct synth *s, const struct synth_lock_example *ex);
 
 #endif /* TRACE_SYNTH_H */

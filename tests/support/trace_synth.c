@@ -1,5 +1,5 @@
 /*
- * trace_synth.c - see trace_synth.h.  Included by the tests that use it.
+ * trace_synth.c - see trace_synth.h.
  */
 #include "trace_synth.h"
 
@@ -617,4 +617,61 @@ int synth_write(struct synth *s, const char *path)
 		ret = -1;
 	free(buf);
 	return ret;
+}
+
+/* One thread of the lock example: work, take L, crit, release, exit. */
+static void lock_example_thread(struct synth *s,
+				const struct synth_lock_example *ex,
+				uint32_t tid, uint64_t work_addr,
+				uint64_t crit_addr, uint64_t work,
+				uint64_t wait, uint32_t l)
+{
+	bool rw = ex->kind == CP_OBJ_RWLOCK;
+
+	synth_enter(s, tid, 0, work_addr);
+	synth_leave(s, tid, work);
+	if (rw)
+		synth_wrlock(s, tid, 0, wait, l);
+	else
+		synth_lock(s, tid, 0, wait, l);
+	synth_enter(s, tid, 0, crit_addr);
+	synth_leave(s, tid, 10 * (ex->unit ? ex->unit : 1));
+	if (rw)
+		synth_rwunlock(s, tid, 0, l);
+	else
+		synth_unlock(s, tid, 0, l);
+	synth_exit(s, tid, 0);
+}
+
+void synth_lock_example(struct synth *s, const struct synth_lock_example *ex)
+{
+	uint64_t u = ex->unit ? ex->unit : 1;
+	uint64_t t1 = ex->t1_work ? ex->t1_work : 30;
+	uint64_t w1 = ex->one_work ? 0x1000 : 0x100;
+	uint64_t w2 = ex->one_work ? 0x1000 : 0x200;
+	uint64_t crit = ex->one_work ? 0x2000 : 0x300;
+	uint32_t l;
+
+	synth_init(s);
+	if (ex->one_work) {
+		synth_symbol(s, 0x1000, 0x10, "work");
+		synth_symbol(s, 0x2000, 0x10, "crit");
+	} else {
+		synth_symbol(s, 0x100, 0x10, "work1");
+		synth_symbol(s, 0x200, 0x10, "work2");
+		synth_symbol(s, 0x300, 0x10, "crit");
+	}
+	synth_start(s, 0, -1);
+	l = synth_obj(s, 0, ex->kind, 0);
+	synth_create(s, 0, 0, 1);
+	synth_create(s, 0, 0, 2);
+	synth_start(s, 1, 0);
+	synth_start(s, 2, 0);
+	/* T2 first: its unlock is the lock's sequence 1 */
+	lock_example_thread(s, ex, 2, w2, crit, 20 * u, 0, l);
+	lock_example_thread(s, ex, 1, w1, crit, t1 * u,
+			    t1 < 30 ? (30 - t1) * u : 0, l);
+	synth_join(s, 0, 40 * u, true, 1);
+	synth_join(s, 0, 0, true, 2);
+	synth_exit(s, 0, 0);
 }
