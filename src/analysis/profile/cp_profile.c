@@ -33,6 +33,7 @@
 
 #include "cp_bigmem.h"
 #include "cp_cuts.h"
+#include "cp_grow.h"
 #include "cp_kpaths.h"
 #include "cp_mbm.h"
 #include "cp_samples.h"
@@ -115,16 +116,10 @@ static int object_holds(struct cp_profile *p, const uint8_t *oncp,
 					;
 				if (h < nheld)
 					continue;	/* recursive mutex */
-				if (nheld == cap) {
-					uint32_t *n;
-
-					cap = cap ? cap * 2 : 8;
-					n = realloc(held, cap * sizeof(*n));
-					if (!n) {
-						free(held);
-						return -1;
-					}
-					held = n;
+				if (cp_grow32((void **)&held, sizeof(*held),
+					      &cap, (uint64_t)nheld + 1)) {
+					free(held);
+					return -1;
 				}
 				held[nheld++] = v->obj;
 			} else if (k == CP_EV_PUBLISH) {

@@ -48,6 +48,7 @@
 
 #include "cp_bigmem.h"
 #include "cp_die.h"
+#include "cp_grow.h"
 #include "cp_hash.h"
 #include "cp_samples.h"
 #include "cp_symbolize.h"
@@ -81,28 +82,6 @@ struct ap {
 	uint32_t **map;			/* [nthreads] old -> new index */
 };
 
-static int grow32(void **p, size_t elem, uint32_t *cap, uint64_t need)
-{
-	uint64_t n;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	if (need > UINT32_MAX)
-		return -1;
-	n = *cap ? (uint64_t)*cap * 2 : 64;
-	while (n < need)
-		n *= 2;
-	if (n > UINT32_MAX)
-		n = UINT32_MAX;
-	q = realloc(*p, n * elem);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = (uint32_t)n;
-	return 0;
-}
-
 static uint32_t intern(struct ap *a, const char *name)
 {
 	struct cp_samples *s = a->s;
@@ -110,7 +89,7 @@ static uint32_t intern(struct ap *a, const char *name)
 
 	if (id != CP_HASH_NONE)
 		return id;
-	if (grow32((void **)&s->names, sizeof(*s->names), &s->cap_names,
+	if (cp_grow32((void **)&s->names, sizeof(*s->names), &s->cap_names,
 		   (uint64_t)s->nnames + 1))
 		return CP_HASH_NONE;
 	id = s->nnames;
@@ -135,7 +114,7 @@ static uint32_t frames_of(struct ap *a, uint64_t pc)
 	if (!n)
 		return UINT32_MAX;
 	off = a->npcpool;
-	if (grow32((void **)&a->pcpool, sizeof(*a->pcpool), &a->cap_pcpool,
+	if (cp_grow32((void **)&a->pcpool, sizeof(*a->pcpool), &a->cap_pcpool,
 		   (uint64_t)off + n + 1))
 		return UINT32_MAX;
 	a->pcpool[off] = n;
@@ -166,7 +145,7 @@ static int hot(struct ap *a, uint64_t pc, uint64_t weight)
 						   : 0);
 	i = cp_map2_get(&a->hotmap, key, f->line);
 	if (i == CP_HASH_NONE) {
-		if (grow32((void **)&s->hot, sizeof(*s->hot), &a->cap_hot,
+		if (cp_grow32((void **)&s->hot, sizeof(*s->hot), &a->cap_hot,
 			   (uint64_t)s->nhot + 1))
 			return -1;
 		i = s->nhot++;
@@ -198,21 +177,12 @@ static uint32_t intern_stack(struct ap *a)
 		return id;
 	/* new (or a hash collision: a second id for its sequence, which
 	 * only costs a switch that changes nothing) */
-	if (grow32((void **)&s->stk_off, sizeof(*s->stk_off), &a->cap_stacks,
+	if (cp_grow32((void **)&s->stk_off, sizeof(*s->stk_off), &a->cap_stacks,
 		   (uint64_t)s->nstacks + 2))
 		return UINT32_MAX;
-	if (s->stk_off[s->nstacks] + a->nseq > a->cap_stk) {
-		uint64_t c = a->cap_stk ? a->cap_stk * 2 : 1024;
-		uint32_t *q;
-
-		while (c < s->stk_off[s->nstacks] + a->nseq)
-			c *= 2;
-		q = realloc(s->stk, c * sizeof(*q));
-		if (!q)
-			return UINT32_MAX;
-		s->stk = q;
-		a->cap_stk = c;
-	}
+	if (cp_grow((void **)&s->stk, sizeof(*s->stk), &a->cap_stk,
+		    (uint64_t)s->stk_off[s->nstacks] + a->nseq))
+		return UINT32_MAX;
 	id = s->nstacks++;
 	if (a->nseq)
 		memcpy(s->stk + s->stk_off[id], a->seq,
@@ -251,7 +221,7 @@ static int symbolize_all(struct ap *a)
 			if (off == UINT32_MAX)
 				return -1;
 			n = a->pcpool[off];
-			if (grow32((void **)&a->seq, sizeof(*a->seq),
+			if (cp_grow32((void **)&a->seq, sizeof(*a->seq),
 				   &a->cap_seq, (uint64_t)a->nseq + n))
 				return -1;
 			/* the inline chain is innermost first: reverse it */
@@ -282,24 +252,15 @@ static int put(struct out *o, const struct cp_tvert *v, uint64_t wall,
 	       bool hasw)
 {
 	if (o->n == o->cap) {
-		uint64_t c = o->cap ? (uint64_t)o->cap * 2 : 256;
-		struct cp_tvert *nv;
+		uint32_t cw = o->cap;
 
-		if (c > UINT32_MAX - 2)
+		/* n stays below UINT32_MAX - 2, as a vertex index must */
+		if (o->n >= UINT32_MAX - 3 ||
+		    (hasw && cp_grow32((void **)&o->wall, sizeof(*o->wall),
+				       &cw, (uint64_t)o->n + 1)) ||
+		    cp_grow32((void **)&o->v, sizeof(*o->v), &o->cap,
+			      (uint64_t)o->n + 1))
 			return -1;
-		nv = cp_big_realloc(o->v, c * sizeof(*nv));
-		if (!nv)
-			return -1;
-		o->v = nv;
-		if (hasw) {
-			uint64_t *nw = cp_big_realloc(o->wall,
-						      c * sizeof(*nw));
-
-			if (!nw)
-				return -1;
-			o->wall = nw;
-		}
-		o->cap = (uint32_t)c;
 	}
 	o->v[o->n] = *v;
 	if (hasw)

@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_grow.h"
 #include "cp_wall.h"
 #include "cp_wbuf.h"
 
@@ -152,16 +153,10 @@ static bool clip(const struct ctx *x, uint64_t *a, uint64_t *b)
 /* Remember a boundary of a procedure slice shown (aggregated form). */
 static void add_bnd(struct ctx *x, uint64_t t)
 {
-	if (x->nbnd == x->capbnd) {
-		uint32_t ncap = x->capbnd ? 2 * x->capbnd : 256;
-		uint64_t *nb = realloc(x->bnd, sizeof(*nb) * ncap);
-
-		if (!nb) {
-			x->oom = true;
-			return;
-		}
-		x->bnd = nb;
-		x->capbnd = ncap;
+	if (cp_grow32((void **)&x->bnd, sizeof(*x->bnd), &x->capbnd,
+		      (uint64_t)x->nbnd + 1)) {
+		x->oom = true;
+		return;
 	}
 	x->bnd[x->nbnd++] = t;
 }

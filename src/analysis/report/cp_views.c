@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_grow.h"
 #include "cp_hash.h"
 #include "cp_wall.h"
 #include "cp_wbuf.h"
@@ -64,21 +65,14 @@ static uint64_t *acc_get(struct acc *x, uint32_t a, uint32_t b)
 	uint32_t k = cp_map2_get(&x->map, a, b);
 
 	if (k == CP_HASH_NONE) {
-		if (x->n == x->cap) {
-			uint32_t c = x->cap ? x->cap * 2 : 256;
-			void *p;
+		uint32_t c[3] = { x->cap, x->cap, x->cap };
+		uint64_t need = (uint64_t)x->n + 1;
 
-			if (!(p = realloc(x->v, c * sizeof(*x->v))))
-				return NULL;
-			x->v = p;
-			if (!(p = realloc(x->a, c * sizeof(*x->a))))
-				return NULL;
-			x->a = p;
-			if (!(p = realloc(x->b, c * sizeof(*x->b))))
-				return NULL;
-			x->b = p;
-			x->cap = c;
-		}
+		if (cp_grow32((void **)&x->v, sizeof(*x->v), &c[0], need) ||
+		    cp_grow32((void **)&x->a, sizeof(*x->a), &c[1], need) ||
+		    cp_grow32((void **)&x->b, sizeof(*x->b), &c[2], need))
+			return NULL;
+		x->cap = c[0];
 		k = x->n++;
 		memset(x->v[k], 0, sizeof(x->v[k]));
 		x->a[k] = a;
