@@ -638,6 +638,31 @@ static void header(struct ctx *x, const struct cp_cpm *c,
 	     -1);
 }
 
+/* Each thread's name, place and slices (@stk, @tmp: scratch, deepest
+ * calling context + 1). */
+static void threads(struct ctx *x, const struct cp_chrome_opts *o,
+		    struct frame *stk, uint32_t *tmp)
+{
+	const struct cp_trace *t = x->t;
+	char pn[300];
+
+	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
+		const struct cp_trace_thread *th = &t->threads[tid];
+
+		if (!th->nv)
+			continue;
+		snprintf(pn, sizeof(pn), "T%" PRIu32 "%s%s", tid,
+			 th->name && *th->name ? " " : "",
+			 th->name ? th->name : "");
+		meta(x, tid, "thread_name", "name", pn, 0);
+		meta(x, tid, "thread_sort_index", "sort_index", NULL, tid);
+		thread_slices(x, tid, stk, tmp);
+		if (o && o->progress)
+			o->progress(o->progress_ctx, "writing the timeline",
+				    (double)(tid + 1) / t->nthreads);
+	}
+}
+
 int cp_chrome_write(FILE *f, const struct cp_tracepag *tp,
 		    const struct cp_cpm *c, const struct cp_chrome_opts *o,
 		    char *err, size_t errlen)
@@ -647,7 +672,6 @@ int cp_chrome_write(FILE *f, const struct cp_tracepag *tp,
 	struct frame *stk = NULL;
 	uint32_t *tmp = NULL, maxdepth = 0;
 	uint8_t *oncp = NULL;
-	char pn[300];
 	int ret = -1;
 
 	for (uint32_t n = 0; n < tp->ncct; n++)
@@ -679,21 +703,7 @@ int cp_chrome_write(FILE *f, const struct cp_tracepag *tp,
 
 	cp_wbuf_init(x.w, f);
 	header(&x, c, o);
-	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
-		const struct cp_trace_thread *th = &t->threads[tid];
-
-		if (!th->nv)
-			continue;
-		snprintf(pn, sizeof(pn), "T%" PRIu32 "%s%s", tid,
-			 th->name && *th->name ? " " : "",
-			 th->name ? th->name : "");
-		meta(&x, tid, "thread_name", "name", pn, 0);
-		meta(&x, tid, "thread_sort_index", "sort_index", NULL, tid);
-		thread_slices(&x, tid, stk, tmp);
-		if (o && o->progress)
-			o->progress(o->progress_ctx, "writing the timeline",
-				    (double)(tid + 1) / t->nthreads);
-	}
+	threads(&x, o, stk, tmp);
 	if (x.oom) {
 		snprintf(err, errlen, "out of memory writing the Chrome trace");
 		cp_wbuf_close(x.w);
