@@ -568,6 +568,17 @@ static int take(struct kp_state *s, struct cp_kpaths *kp, struct cand p)
 	return 0;
 }
 
+/* Free the search's scratch (not the paths). */
+static void kp_state_free(struct kp_state *s)
+{
+	free(s->cand);
+	cp_big_free(s->hp.n);
+	cp_big_free(s->hroot);
+	cp_big_free(s->soff);
+	cp_big_free(s->rootv);
+	cp_big_free(s->side);
+}
+
 int cp_kpaths_find(struct cp_kpaths *kp, const struct cp_cpm *c, uint32_t k)
 {
 	const struct cp_pag *g = c->g;
@@ -604,22 +615,12 @@ int cp_kpaths_find(struct cp_kpaths *kp, const struct cp_cpm *c, uint32_t k)
 			goto err_mem;
 	}
 done:
-	free(s.cand);
-	cp_big_free(s.hp.n);
-	cp_big_free(s.hroot);
-	cp_big_free(s.soff);
-	cp_big_free(s.rootv);
-	cp_big_free(s.side);
+	kp_state_free(&s);
 	cp_kpaths_assert(kp);
 	return 0;
 
 err_mem:
-	free(s.cand);
-	cp_big_free(s.hp.n);
-	cp_big_free(s.hroot);
-	cp_big_free(s.soff);
-	cp_big_free(s.rootv);
-	cp_big_free(s.side);
+	kp_state_free(&s);
 	cp_kpaths_free(kp);
 	return -1;
 }

@@ -427,6 +427,23 @@ static bool dep_tail(const struct ctx *x, uint32_t e, uint32_t *tid,
 	return best != CP_PAG_NONE;
 }
 
+/* One end of flow x->flow_id: phase @ph at @tid, @ts; @bp its binding
+ * point member ("" or ",\"bp\":..."), @cat, the quoted name @q. */
+static void flow_event(struct ctx *x, const char *ph, uint32_t tid,
+		       uint64_t ts, const char *bp, const char *cat,
+		       const char *q)
+{
+	ev_begin(x, ph, tid, ts);
+	cp_wbuf_str(x->w, bp);
+	cp_wbuf_str(x->w, ",\"id\":");
+	cp_wbuf_u64(x->w, x->flow_id);
+	cp_wbuf_str(x->w, ",\"cat\":\"");
+	cp_wbuf_str(x->w, cat);
+	cp_wbuf_str(x->w, "\",\"name\":");
+	cp_wbuf_str(x->w, q);
+	cp_wbuf_c(x->w, '}');
+}
+
 static void flows(struct ctx *x, const struct cp_chrome_opts *o)
 {
 	const struct cp_tracepag *tp = x->tp;
@@ -469,22 +486,8 @@ static void flows(struct ctx *x, const struct cp_chrome_opts *o)
 				 CP_EV_THREAD_START ? "create" : "join");
 		}
 		x->flow_id++;
-		ev_begin(x, "s", pt, t1);
-		cp_wbuf_str(x->w, ",\"id\":");
-		cp_wbuf_u64(x->w, x->flow_id);
-		cp_wbuf_str(x->w, ",\"cat\":\"");
-		cp_wbuf_str(x->w, cat);
-		cp_wbuf_str(x->w, "\",\"name\":");
-		cp_wbuf_str(x->w, q);
-		cp_wbuf_c(x->w, '}');
-		ev_begin(x, "f", ct, t2);
-		cp_wbuf_str(x->w, ",\"bp\":\"e\",\"id\":");
-		cp_wbuf_u64(x->w, x->flow_id);
-		cp_wbuf_str(x->w, ",\"cat\":\"");
-		cp_wbuf_str(x->w, cat);
-		cp_wbuf_str(x->w, "\",\"name\":");
-		cp_wbuf_str(x->w, q);
-		cp_wbuf_c(x->w, '}');
+		flow_event(x, "s", pt, t1, "", cat, q);
+		flow_event(x, "f", ct, t2, ",\"bp\":\"e\"", cat, q);
 	}
 }
 
