@@ -619,6 +619,21 @@ int synth_write(struct synth *s, const char *path)
 	return ret;
 }
 
+void synth_spawn(struct synth *s, uint32_t n)
+{
+	for (uint32_t i = 1; i <= n; i++) {
+		synth_create(s, 0, 0, i);
+		synth_start(s, i, 0);
+	}
+}
+
+void synth_join_all(struct synth *s, uint32_t n, uint64_t dt)
+{
+	for (uint32_t i = 1; i <= n; i++)
+		synth_join(s, 0, i == 1 ? dt : 0, true, i);
+	synth_exit(s, 0, 0);
+}
+
 /* One thread of the lock example: work, take L, crit, release, exit. */
 static void lock_example_thread(struct synth *s,
 				const struct synth_lock_example *ex,
@@ -663,15 +678,10 @@ void synth_lock_example(struct synth *s, const struct synth_lock_example *ex)
 	}
 	synth_start(s, 0, -1);
 	l = synth_obj(s, 0, ex->kind, 0);
-	synth_create(s, 0, 0, 1);
-	synth_create(s, 0, 0, 2);
-	synth_start(s, 1, 0);
-	synth_start(s, 2, 0);
+	synth_spawn(s, 2);
 	/* T2 first: its unlock is the lock's sequence 1 */
 	lock_example_thread(s, ex, 2, w2, crit, 20 * u, 0, l);
 	lock_example_thread(s, ex, 1, w1, crit, t1 * u,
 			    t1 < 30 ? (30 - t1) * u : 0, l);
-	synth_join(s, 0, 40 * u, true, 1);
-	synth_join(s, 0, 0, true, 2);
-	synth_exit(s, 0, 0);
+	synth_join_all(s, 2, 40 * u);
 }

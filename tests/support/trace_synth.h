@@ -167,6 +167,13 @@ void synth_module(struct synth *s, uint64_t bias, uint64_t lo, uint64_t hi,
 void synth_raw_block(struct synth *s, uint32_t type, uint32_t tid,
 		     const void *payload, size_t len);
 
+/* T0 creates threads 1..@n (dt 0), each started by it: the usual start of
+ * a scene (T0's own synth_start comes first). */
+void synth_spawn(struct synth *s, uint32_t n);
+/* T0 joins threads 1..@n, waiting (the first after @dt, the others at
+ * once), and exits: the usual end of a scene. */
+void synth_join_all(struct synth *s, uint32_t n, uint64_t dt);
+
 /* Encode the whole trace into a malloc'd buffer; returns its length. */
 size_t synth_encode(struct synth *s, uint8_t **out);
 /* Encode and write to @path; returns 0 or -1. */

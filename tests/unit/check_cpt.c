@@ -351,10 +351,7 @@ static void write_late_grant_trace(const char *path, uint64_t w2)
 	synth_symbol(&s, 0x300, 0x10, "crit");
 	synth_start(&s, 0, -1);
 	l = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
-	synth_create(&s, 0, 0, 1);
-	synth_create(&s, 0, 0, 2);
-	synth_start(&s, 1, 0);
-	synth_start(&s, 2, 0);
+	synth_spawn(&s, 2);
 	synth_enter(&s, 1, 0, 0x100);
 	synth_leave(&s, 1, 30 * ms);
 	synth_lock(&s, 1, 0, 0, l);

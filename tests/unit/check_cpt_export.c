@@ -40,19 +40,14 @@ static void write_sampled(void)
 	synth_symbol(&s, 0x400, 0x10, "tiny");
 	synth_start(&s, 0, -1);
 	l = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
-	synth_create(&s, 0, 0, 1);
-	synth_create(&s, 0, 0, 2);
-	synth_start(&s, 1, 0);
-	synth_start(&s, 2, 0);
+	synth_spawn(&s, 2);
 	synth_lock(&s, 2, 20000000, 0, l);
 	synth_unlock(&s, 2, 10000000, l);
 	synth_exit(&s, 2, 0);
 	synth_lock(&s, 1, 30000000, 0, l);
 	synth_unlock(&s, 1, 10000000, l);
 	synth_exit(&s, 1, 0);
-	synth_join(&s, 0, 40000000, true, 1);
-	synth_join(&s, 0, 0, true, 2);
-	synth_exit(&s, 0, 0);
+	synth_join_all(&s, 2, 40000000);
 	s.online_len = 40000000;
 	for (uint64_t ms = 0; ms < 40; ms++) {
 		uint64_t at = ms * 1000000 + 500000;

@@ -582,18 +582,13 @@ START_TEST(test_chrome_barrier_arrows_from_last_arrival)
 	synth_init(&s);
 	synth_start(&s, 0, -1);
 	b = synth_obj(&s, 0, CP_OBJ_BARRIER, 3);
-	synth_create(&s, 0, 0, 1);
-	synth_create(&s, 0, 0, 2);
-	synth_start(&s, 1, 0);
-	synth_start(&s, 2, 0);
+	synth_spawn(&s, 2);
 	synth_barrier(&s, 0, 10000, 20000, b);
 	synth_barrier(&s, 1, 20000, 10000, b);
 	synth_barrier(&s, 2, 30000, 0, b);
 	synth_exit(&s, 1, 1000);
 	synth_exit(&s, 2, 1000);
-	synth_join(&s, 0, 1000, true, 1);
-	synth_join(&s, 0, 0, true, 2);
-	synth_exit(&s, 0, 0);
+	synth_join_all(&s, 2, 1000);
 	fx_load(&s, &f);
 	CAPTURE(buf, len, cp_chrome_write(m_, &f.tp, &f.cpm, NULL, err_,
 					  sizeof(err_)));

@@ -162,10 +162,7 @@ START_TEST(test_profile_barrier_object)
 	synth_init(&s);
 	synth_start(&s, 0, -1);
 	b = synth_obj(&s, 0, CP_OBJ_BARRIER, 3);
-	synth_create(&s, 0, 0, 1);
-	synth_create(&s, 0, 0, 2);
-	synth_start(&s, 1, 0);
-	synth_start(&s, 2, 0);
+	synth_spawn(&s, 2);
 	synth_barrier(&s, 0, 10, 20, b);
 	synth_barrier(&s, 1, 30, 0, b);
 	synth_barrier(&s, 2, 20, 10, b);

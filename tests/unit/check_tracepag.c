@@ -126,10 +126,7 @@ START_TEST(test_tracepag_barrier_hub)
 	synth_init(&s);
 	synth_start(&s, 0, -1);
 	b = synth_obj(&s, 0, CP_OBJ_BARRIER, 3);
-	synth_create(&s, 0, 0, 1);
-	synth_create(&s, 0, 0, 2);
-	synth_start(&s, 1, 0);
-	synth_start(&s, 2, 0);
+	synth_spawn(&s, 2);
 	synth_barrier(&s, 0, 10, 20, b);
 	synth_barrier(&s, 1, 30, 0, b);
 	synth_barrier(&s, 2, 20, 10, b);
@@ -230,10 +227,7 @@ static void queue_example(struct synth *s, bool by_item)
 		y = synth_obj(s, 0, CP_OBJ_ITEM, 0);
 		x = synth_obj(s, 0, CP_OBJ_ITEM, 0);
 	}
-	synth_create(s, 0, 0, 1);
-	synth_create(s, 0, 0, 2);
-	synth_start(s, 1, 0);
-	synth_start(s, 2, 0);
+	synth_spawn(s, 2);
 	if (by_item) {
 		/* untracked lock: acquires consume nothing */
 		synth_consume(s, 1, 20, false, q, 0, 0);

@@ -126,10 +126,7 @@ static void rw_reader_first(struct synth *s, bool no_shared)
 	synth_symbol(s, 0x500, 0x10, "write");
 	synth_start(s, 0, -1);
 	l = synth_obj(s, 0, CP_OBJ_RWLOCK, 0);
-	for (uint32_t i = 1; i <= 3; i++) {
-		synth_create(s, 0, 0, i);
-		synth_start(s, i, 0);
-	}
+	synth_spawn(s, 3);
 	synth_enter(s, 2, 0, 0x200);
 	synth_leave(s, 2, 8);
 	synth_wrlock(s, 2, 0, 0, l);
@@ -150,10 +147,7 @@ static void rw_reader_first(struct synth *s, bool no_shared)
 	synth_rwunlock(s, 3, 0, l);
 	for (uint32_t i = 1; i <= 3; i++)
 		synth_exit(s, i, 0);
-	synth_join(s, 0, 20, true, 1);
-	synth_join(s, 0, 0, true, 2);
-	synth_join(s, 0, 0, true, 3);
-	synth_exit(s, 0, 0);
+	synth_join_all(s, 3, 20);
 }
 
 START_TEST(test_whatif_rwlock_reader_first)
@@ -217,10 +211,7 @@ static void rw_writer_first(struct synth *s)
 	synth_symbol(s, 0x600, 0x10, "scan2");
 	synth_start(s, 0, -1);
 	l = synth_obj(s, 0, CP_OBJ_RWLOCK, 0);
-	for (uint32_t i = 1; i <= 3; i++) {
-		synth_create(s, 0, 0, i);
-		synth_start(s, i, 0);
-	}
+	synth_spawn(s, 3);
 	synth_rdlock(s, 1, 0, 0, l);
 	synth_enter(s, 1, 0, 0x100);
 	synth_leave(s, 1, 10);
@@ -239,10 +230,7 @@ static void rw_writer_first(struct synth *s)
 	synth_rwunlock(s, 2, 0, l);
 	for (uint32_t i = 1; i <= 3; i++)
 		synth_exit(s, i, 0);
-	synth_join(s, 0, 20, true, 1);
-	synth_join(s, 0, 0, true, 2);
-	synth_join(s, 0, 0, true, 3);
-	synth_exit(s, 0, 0);
+	synth_join_all(s, 3, 20);
 }
 
 START_TEST(test_whatif_rwlock_writer_first)
@@ -313,10 +301,7 @@ START_TEST(test_whatif_barrier)
 	synth_symbol(&s, 0x200, 0x10, "tail");
 	synth_start(&s, 0, -1);
 	b = synth_obj(&s, 0, CP_OBJ_BARRIER, 3);
-	synth_create(&s, 0, 0, 1);
-	synth_create(&s, 0, 0, 2);
-	synth_start(&s, 1, 0);
-	synth_start(&s, 2, 0);
+	synth_spawn(&s, 2);
 	synth_barrier(&s, 0, 10, 20, b);
 	synth_enter(&s, 1, 0, 0x100);
 	synth_leave(&s, 1, 30);
@@ -441,10 +426,7 @@ START_TEST(test_whatif_queue_items)
 	y = synth_obj(&s, 0, CP_OBJ_ITEM, 0);
 	x = synth_obj(&s, 0, CP_OBJ_ITEM, 0);
 	synth_meta(&s, 0, CP_EV_OBJ_UNTRACK, q, 0, 0, 0);
-	synth_create(&s, 0, 0, 1);
-	synth_create(&s, 0, 0, 2);
-	synth_start(&s, 1, 0);
-	synth_start(&s, 2, 0);
+	synth_spawn(&s, 2);
 	synth_consume(&s, 1, 20, false, q, 0, 0);
 	synth_publish(&s, 1, 0, y);
 	synth_exit(&s, 1, 0);
@@ -549,10 +531,7 @@ START_TEST(test_whatif_trywait_forced)
 	synth_symbol(&s, 0x300, 0x10, "bw");
 	synth_start(&s, 0, -1);
 	sem = synth_obj(&s, 0, CP_OBJ_SEM, 0);
-	for (uint32_t i = 1; i <= 3; i++) {
-		synth_create(&s, 0, 0, i);
-		synth_start(&s, i, 0);
-	}
+	synth_spawn(&s, 3);
 	synth_enter(&s, 1, 0, 0x100);
 	synth_leave(&s, 1, 5);
 	synth_publish(&s, 1, 0, sem);			/* seq 1 */
@@ -777,10 +756,7 @@ static void wake_barrier(struct synth *s)
 	synth_symbol(s, 0x200, 0x10, "tail");
 	synth_start(s, 0, -1);
 	b = synth_obj(s, 0, CP_OBJ_BARRIER, 3);
-	synth_create(s, 0, 0, 1);
-	synth_create(s, 0, 0, 2);
-	synth_start(s, 1, 0);
-	synth_start(s, 2, 0);
+	synth_spawn(s, 2);
 	synth_barrier(s, 0, 10, 25, b);
 	synth_enter(s, 1, 0, 0x100);
 	synth_leave(s, 1, 30);
@@ -844,10 +820,7 @@ START_TEST(test_whatif_wake_lock)
 	synth_symbol(&s, 0x300, 0x10, "crit2");
 	synth_start(&s, 0, -1);
 	l = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
-	synth_create(&s, 0, 0, 1);
-	synth_create(&s, 0, 0, 2);
-	synth_start(&s, 1, 0);
-	synth_start(&s, 2, 0);
+	synth_spawn(&s, 2);
 	synth_lock(&s, 1, 0, 0, l);
 	synth_enter(&s, 1, 0, 0x100);
 	synth_leave(&s, 1, 20);
