@@ -685,3 +685,37 @@ void synth_lock_example(struct synth *s, const struct synth_lock_example *ex)
 			    t1 < 30 ? (30 - t1) * u : 0, l);
 	synth_join_all(s, 2, 40 * u);
 }
+
+void synth_barrier_example(struct synth *s, bool procs)
+{
+	uint32_t b;
+
+	synth_init(s);
+	if (procs) {
+		synth_symbol(s, 0x100, 0x10, "slow");
+		synth_symbol(s, 0x200, 0x10, "tail");
+	}
+	synth_start(s, 0, -1);
+	b = synth_obj(s, 0, CP_OBJ_BARRIER, 3);
+	synth_spawn(s, 2);
+	synth_barrier(s, 0, 10, 20, b);
+	if (procs) {
+		synth_enter(s, 1, 0, 0x100);
+		synth_leave(s, 1, 30);
+		synth_barrier(s, 1, 0, 0, b);
+	} else {
+		synth_barrier(s, 1, 30, 0, b);
+	}
+	synth_barrier(s, 2, 20, 10, b);
+	synth_exit(s, 1, 1);
+	if (procs) {
+		synth_enter(s, 2, 0, 0x200);
+		synth_leave(s, 2, 50);
+		synth_exit(s, 2, 0);
+	} else {
+		synth_exit(s, 2, 50);
+	}
+	synth_join(s, 0, 5, true, 1);
+	synth_join(s, 0, 45, true, 2);
+	synth_exit(s, 0, 0);
+}

@@ -174,6 +174,16 @@ void synth_spawn(struct synth *s, uint32_t n);
  * once), and exits: the usual end of a scene. */
 void synth_join_all(struct synth *s, uint32_t n, uint64_t dt);
 
+/*
+ * The barrier example: T0 creates T1 and T2, and the three meet at one
+ * barrier of 3: T0 arrives at 10 and waits 20, T1 at 30 (after "slow",
+ * 0x100, when @procs), T2 at 20 and waits 10; all depart at 30.  T1 exits
+ * at 31; T2 runs 50 more ("tail", 0x200, when @procs) and exits at 80; T0
+ * joins T1 at 35 and T2 at 80.  The critical path is 80.  Starts @s
+ * afresh (synth_init); online_len stays 0.
+ */
+void synth_barrier_example(struct synth *s, bool procs);
+
 /* Encode the whole trace into a malloc'd buffer; returns its length. */
 size_t synth_encode(struct synth *s, uint8_t **out);
 /* Encode and write to @path; returns 0 or -1. */

@@ -121,20 +121,8 @@ START_TEST(test_tracepag_barrier_hub)
 {
 	struct synth s;
 	struct fixture f;
-	uint32_t b;
 
-	synth_init(&s);
-	synth_start(&s, 0, -1);
-	b = synth_obj(&s, 0, CP_OBJ_BARRIER, 3);
-	synth_spawn(&s, 2);
-	synth_barrier(&s, 0, 10, 20, b);
-	synth_barrier(&s, 1, 30, 0, b);
-	synth_barrier(&s, 2, 20, 10, b);
-	synth_exit(&s, 1, 1);
-	synth_exit(&s, 2, 50);
-	synth_join(&s, 0, 5, true, 1);
-	synth_join(&s, 0, 45, true, 2);
-	synth_exit(&s, 0, 0);
+	synth_barrier_example(&s, false);
 	load(&s, &f);
 	ck_assert_msg(f.tp.nhub == 1, "hubs %u", f.tp.nhub);
 	/* departures at 30 in every thread */

@@ -294,26 +294,8 @@ START_TEST(test_whatif_barrier)
 	struct synth s;
 	struct fixture f;
 	struct cp_whatif_result r;
-	uint32_t b;
 
-	synth_init(&s);
-	synth_symbol(&s, 0x100, 0x10, "slow");
-	synth_symbol(&s, 0x200, 0x10, "tail");
-	synth_start(&s, 0, -1);
-	b = synth_obj(&s, 0, CP_OBJ_BARRIER, 3);
-	synth_spawn(&s, 2);
-	synth_barrier(&s, 0, 10, 20, b);
-	synth_enter(&s, 1, 0, 0x100);
-	synth_leave(&s, 1, 30);
-	synth_barrier(&s, 1, 0, 0, b);
-	synth_barrier(&s, 2, 20, 10, b);
-	synth_exit(&s, 1, 1);
-	synth_enter(&s, 2, 0, 0x200);
-	synth_leave(&s, 2, 50);
-	synth_exit(&s, 2, 0);
-	synth_join(&s, 0, 5, true, 1);
-	synth_join(&s, 0, 45, true, 2);
-	synth_exit(&s, 0, 0);
+	synth_barrier_example(&s, true);
 	load(&s, &f);
 	r = whatif(&f, "slow", 0.5);	/* departures at 20 */
 	ASSERT_RESULT(r, 80, 70, 70);
