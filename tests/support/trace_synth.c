@@ -234,6 +234,12 @@ void synth_leave(struct synth *s, uint32_t tid, uint64_t dt)
 	synth_vertex(s, tid, CP_EV_LEAVE, false, dt, 0, 0, 0);
 }
 
+void synth_call(struct synth *s, uint32_t tid, uint64_t addr, uint64_t dt)
+{
+	synth_enter(s, tid, 0, addr);
+	synth_leave(s, tid, dt);
+}
+
 void synth_region_begin(struct synth *s, uint32_t tid, uint64_t dt,
 			uint32_t id)
 {
@@ -643,14 +649,12 @@ static void lock_example_thread(struct synth *s,
 {
 	bool rw = ex->kind == CP_OBJ_RWLOCK;
 
-	synth_enter(s, tid, 0, work_addr);
-	synth_leave(s, tid, work);
+	synth_call(s, tid, work_addr, work);
 	if (rw)
 		synth_wrlock(s, tid, 0, wait, l);
 	else
 		synth_lock(s, tid, 0, wait, l);
-	synth_enter(s, tid, 0, crit_addr);
-	synth_leave(s, tid, 10 * (ex->unit ? ex->unit : 1));
+	synth_call(s, tid, crit_addr, 10 * (ex->unit ? ex->unit : 1));
 	if (rw)
 		synth_rwunlock(s, tid, 0, l);
 	else
@@ -700,8 +704,7 @@ void synth_barrier_example(struct synth *s, bool procs)
 	synth_spawn(s, 2);
 	synth_barrier(s, 0, 10, 20, b);
 	if (procs) {
-		synth_enter(s, 1, 0, 0x100);
-		synth_leave(s, 1, 30);
+		synth_call(s, 1, 0x100, 30);
 		synth_barrier(s, 1, 0, 0, b);
 	} else {
 		synth_barrier(s, 1, 30, 0, b);
@@ -709,8 +712,7 @@ void synth_barrier_example(struct synth *s, bool procs)
 	synth_barrier(s, 2, 20, 10, b);
 	synth_exit(s, 1, 1);
 	if (procs) {
-		synth_enter(s, 2, 0, 0x200);
-		synth_leave(s, 2, 50);
+		synth_call(s, 2, 0x200, 50);
 		synth_exit(s, 2, 0);
 	} else {
 		synth_exit(s, 2, 50);

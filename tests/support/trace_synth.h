@@ -141,6 +141,9 @@ void synth_barrier(struct synth *s, uint32_t tid, uint64_t dt,
 
 void synth_enter(struct synth *s, uint32_t tid, uint64_t dt, uint64_t addr);
 void synth_leave(struct synth *s, uint32_t tid, uint64_t dt);
+/* A call: T@tid enters the procedure at @addr at once and leaves it @dt
+ * later (synth_enter, synth_leave). */
+void synth_call(struct synth *s, uint32_t tid, uint64_t addr, uint64_t dt);
 void synth_region_begin(struct synth *s, uint32_t tid, uint64_t dt,
 			uint32_t id);
 void synth_region_end(struct synth *s, uint32_t tid, uint64_t dt,

@@ -359,8 +359,7 @@ static void write_late_grant_trace(const char *path, uint64_t w2)
 	synth_leave(&s, 1, 10 * ms);
 	synth_unlock(&s, 1, 0, l);
 	synth_exit(&s, 1, 0);
-	synth_enter(&s, 2, 0, 0x200);
-	synth_leave(&s, 2, w2);
+	synth_call(&s, 2, 0x200, w2);
 	synth_lock(&s, 2, 0, 40 * ms - w2, l);
 	synth_enter(&s, 2, 0, 0x300);
 	synth_leave(&s, 2, 10 * ms);

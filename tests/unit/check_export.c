@@ -66,14 +66,12 @@ static void scene(struct synth *s)
 	synth_symbol(s, 0x2000, 0x100, "shade");
 	synth_start(s, 0, -1);
 	m = synth_obj(s, 0, CP_OBJ_MUTEX, 0);
-	synth_enter(s, 0, 0, 0x1000);
-	synth_leave(s, 0, 20000);
+	synth_call(s, 0, 0x1000, 20000);
 	for (uint32_t k = 1; k <= 3; k++)
 		synth_create(s, 0, 0, k);
 	for (uint32_t k = 1; k <= 3; k++) {
 		synth_start(s, k, 0);
-		synth_enter(s, k, 0, 0x2000);
-		synth_leave(s, k, 10000);
+		synth_call(s, k, 0x2000, 10000);
 		synth_lock(s, k, 0, (k - 1) * 1000, m);
 		synth_unlock(s, k, 1000, m);
 		synth_exit(s, k, 0);
@@ -1046,8 +1044,7 @@ START_TEST(test_compare_headline_prefers_program_name)
 		synth_create(&s, 0, 0, k);
 	for (uint32_t k = 1; k <= 3; k++) {
 		synth_start(&s, k, 0);
-		synth_enter(&s, k, 0, 0x2000);
-		synth_leave(&s, k, 10000);
+		synth_call(&s, k, 0x2000, 10000);
 		synth_exit(&s, k, 0);
 	}
 	for (uint32_t k = 1; k <= 3; k++)
