@@ -23,42 +23,37 @@ static uint64_t grow_room(uint64_t cap, uint64_t need, uint64_t limit)
 	return n;
 }
 
-/* Reallocate *@arr to @n elements of @elem bytes; 0 or -1. */
-static int grow_to(void **arr, size_t elem, uint64_t n)
+/* cp_grow() with the room stopping at @limit elements. */
+static int grow(void **arr, size_t elem, uint64_t *cap, uint64_t need,
+		uint64_t limit)
 {
+	uint64_t n;
 	void *p;
 
+	if (need <= *cap)
+		return 0;
+	n = grow_room(*cap, need, limit);
 	if (!n || n > SIZE_MAX / elem)
 		return -1;
 	p = cp_big_realloc(*arr, n * elem);
 	if (!p)
 		return -1;
 	*arr = p;
+	*cap = n;
 	return 0;
 }
 
 int cp_grow(void **arr, size_t elem, uint64_t *cap, uint64_t need)
 {
-	uint64_t n;
-
-	if (need <= *cap)
-		return 0;
-	n = grow_room(*cap, need, UINT64_MAX);
-	if (grow_to(arr, elem, n))
-		return -1;
-	*cap = n;
-	return 0;
+	return grow(arr, elem, cap, need, UINT64_MAX);
 }
 
 int cp_grow32(void **arr, size_t elem, uint32_t *cap, uint64_t need)
 {
-	uint64_t n;
+	uint64_t c = *cap;
 
-	if (need <= *cap)
-		return 0;
-	n = grow_room(*cap, need, UINT32_MAX);
-	if (grow_to(arr, elem, n))
+	if (grow(arr, elem, &c, need, UINT32_MAX))
 		return -1;
-	*cap = (uint32_t)n;
+	*cap = (uint32_t)c;
 	return 0;
 }
