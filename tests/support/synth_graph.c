@@ -25,3 +25,15 @@ void synth_graph_free(struct cp_trace *t, struct cp_tracepag *tp)
 	cp_tracepag_free(tp);
 	cp_trace_free(t);
 }
+
+void synth_cpm_load(struct synth *s, struct synth_cpm *f)
+{
+	synth_graph_load(s, &f->t, &f->tp);
+	ck_assert_msg(cp_cpm_run(&f->cpm, &f->tp.g, NULL) == 0, "cpm");
+}
+
+void synth_cpm_free(struct synth_cpm *f)
+{
+	cp_cpm_free(&f->cpm);
+	synth_graph_free(&f->t, &f->tp);
+}

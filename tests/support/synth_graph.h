@@ -7,6 +7,7 @@
 #ifndef SYNTH_GRAPH_H
 #define SYNTH_GRAPH_H
 
+#include "cp_cpm.h"
 #include "cp_trace.h"
 #include "cp_tracepag.h"
 #include "trace_synth.h"
@@ -21,5 +22,19 @@ void synth_graph_load(struct synth *s, struct cp_trace *t,
 
 /* Free what synth_graph_load filled. */
 void synth_graph_free(struct cp_trace *t, struct cp_tracepag *tp);
+
+/* A synthetic trace, its graph and the graph's critical path. */
+struct synth_cpm {
+	struct cp_trace t;
+	struct cp_tracepag tp;
+	struct cp_cpm cpm;
+};
+
+/* synth_graph_load() into @f, then the critical path method on its graph
+ * (fails the running test if that fails).  Free with synth_cpm_free. */
+void synth_cpm_load(struct synth *s, struct synth_cpm *f);
+
+/* Free what synth_cpm_load filled. */
+void synth_cpm_free(struct synth_cpm *f);
 
 #endif /* SYNTH_GRAPH_H */
