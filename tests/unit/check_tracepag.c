@@ -229,12 +229,14 @@ START_TEST(test_tracepag_queue_item_vs_lock)
 
 	queue_example(&s, false);
 	synth_cpm_load(&s, &f);
-	ck_assert_msg(f.cpm.length == 350, "by lock: CP %" PRIu64, f.cpm.length);
+	ck_assert_msg(f.cpm.length == 350, "by lock: CP %" PRIu64,
+		      f.cpm.length);
 	synth_cpm_free(&f);
 	synth_free(&s);
 	queue_example(&s, true);
 	synth_cpm_load(&s, &f);
-	ck_assert_msg(f.cpm.length == 225, "by item: CP %" PRIu64, f.cpm.length);
+	ck_assert_msg(f.cpm.length == 225, "by item: CP %" PRIu64,
+		      f.cpm.length);
 	synth_cpm_free(&f);
 	synth_free(&s);
 }

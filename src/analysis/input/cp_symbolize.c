@@ -95,7 +95,7 @@ static const char *keep(struct cp_symbolizer *sy, const char *s)
 	char *c;
 
 	if (cp_grow32((void **)&sy->pool, sizeof(*sy->pool), &sy->cap_pool,
-		 sy->npool + 1))
+		      sy->npool + 1))
 		return NULL;
 	c = strdup(s);
 	if (c)
@@ -336,7 +336,7 @@ static int add_frame(struct cp_symbolizer *sy, const char *name,
 		free(d);
 	}
 	if (!name || cp_grow32((void **)&sy->frames, sizeof(*sy->frames),
-			  &sy->cap_frames, sy->nframes + 1))
+			       &sy->cap_frames, sy->nframes + 1))
 		return -1;
 	sy->frames[sy->nframes++] = (struct cp_symframe){
 		.name = name, .file = file, .line = line, .inlined = inlined,
@@ -654,7 +654,7 @@ uint32_t cp_symbolize(struct cp_symbolizer *sy, uint64_t pc,
 
 	if (e == CP_HASH_NONE) {
 		if (cp_grow32((void **)&sy->ent, sizeof(*sy->ent), &sy->cap_ent,
-			 sy->nent + 1))
+			      sy->nent + 1))
 			return 0;
 		n0 = sy->nframes;
 		if (resolve(sy, pc) || sy->nframes == n0)

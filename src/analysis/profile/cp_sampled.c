@@ -90,7 +90,7 @@ static uint32_t intern(struct ap *a, const char *name)
 	if (id != CP_HASH_NONE)
 		return id;
 	if (cp_grow32((void **)&s->names, sizeof(*s->names), &s->cap_names,
-		   (uint64_t)s->nnames + 1))
+		      (uint64_t)s->nnames + 1))
 		return CP_HASH_NONE;
 	id = s->nnames;
 	s->names[id] = strdup(name);
@@ -115,7 +115,7 @@ static uint32_t frames_of(struct ap *a, uint64_t pc)
 		return UINT32_MAX;
 	off = a->npcpool;
 	if (cp_grow32((void **)&a->pcpool, sizeof(*a->pcpool), &a->cap_pcpool,
-		   (uint64_t)off + n + 1))
+		      (uint64_t)off + n + 1))
 		return UINT32_MAX;
 	a->pcpool[off] = n;
 	for (uint32_t i = 0; i < n; i++) {
@@ -146,7 +146,7 @@ static int hot(struct ap *a, uint64_t pc, uint64_t weight)
 	i = cp_map2_get(&a->hotmap, key, f->line);
 	if (i == CP_HASH_NONE) {
 		if (cp_grow32((void **)&s->hot, sizeof(*s->hot), &a->cap_hot,
-			   (uint64_t)s->nhot + 1))
+			      (uint64_t)s->nhot + 1))
 			return -1;
 		i = s->nhot++;
 		s->hot[i] = (struct cp_hotline){
@@ -178,7 +178,7 @@ static uint32_t intern_stack(struct ap *a)
 	/* new (or a hash collision: a second id for its sequence, which
 	 * only costs a switch that changes nothing) */
 	if (cp_grow32((void **)&s->stk_off, sizeof(*s->stk_off), &a->cap_stacks,
-		   (uint64_t)s->nstacks + 2))
+		      (uint64_t)s->nstacks + 2))
 		return UINT32_MAX;
 	if (cp_grow((void **)&s->stk, sizeof(*s->stk), &a->cap_stk,
 		    (uint64_t)s->stk_off[s->nstacks] + a->nseq))
@@ -222,7 +222,7 @@ static int symbolize_all(struct ap *a)
 				return -1;
 			n = a->pcpool[off];
 			if (cp_grow32((void **)&a->seq, sizeof(*a->seq),
-				   &a->cap_seq, (uint64_t)a->nseq + n))
+				      &a->cap_seq, (uint64_t)a->nseq + n))
 				return -1;
 			/* the inline chain is innermost first: reverse it */
 			for (uint32_t j = n; j-- > 0;)
