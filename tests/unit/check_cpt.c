@@ -16,43 +16,10 @@
 #include <unistd.h>
 
 #include "cp_child.h"
-#include "trace_synth.c"
-
-#ifndef CP_BINARY_DIR
-#error "CP_BINARY_DIR must name the build tree"
-#endif
-#define CPT CP_BINARY_DIR "/tools/cpt"
+#include "cpt_cli.h"
+#include "trace_synth.h"
 
 static char tmpdir[256];
-
-/* One cpt run.  Declare it zeroed: run() frees what the last run of the
- * same struct left, and the test's end frees the rest (its process). */
-struct res {
-	int status;		/* exit code, or 128 + signal */
-	bool signaled;
-	char *out, *err;	/* stdout and stderr, NUL-terminated */
-};
-
-/* Run cpt with @args (NULL-terminated, without argv[0]). */
-static void run(struct res *r, const char *const *args)
-{
-	const char *argv[64];
-	struct cp_child_spec spec = { .argv = argv, .dir = tmpdir };
-	struct cp_child c;
-	int n = 0;
-
-	argv[n++] = CPT;
-	while (*args && n < 62)
-		argv[n++] = *args++;
-	argv[n] = NULL;
-	free(r->out);
-	free(r->err);
-	ck_assert_msg(cp_child_run(&c, &spec) == 0, "cannot run %s", CPT);
-	r->signaled = WIFSIGNALED(c.status);
-	r->status = cp_child_exit_code(&c);
-	r->out = c.out;
-	r->err = c.err;
-}
 
 static int count_lines(const char *s)
 {
@@ -63,61 +30,18 @@ static int count_lines(const char *s)
 	return n;
 }
 
-/* doc/examples.md §4 (ms): work1 30, work2 20, crit 10. */
-static void write_lock_trace(const char *path)
-{
-	struct synth s;
-	uint32_t l;
-
-	synth_init(&s);
-	synth_symbol(&s, 0x100, 0x10, "work1");
-	synth_symbol(&s, 0x200, 0x10, "work2");
-	synth_symbol(&s, 0x300, 0x10, "crit");
-	synth_start(&s, 0, -1);
-	l = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
-	synth_create(&s, 0, 0, 1);
-	synth_create(&s, 0, 0, 2);
-	synth_start(&s, 1, 0);
-	synth_start(&s, 2, 0);
-	synth_enter(&s, 2, 0, 0x200);
-	synth_leave(&s, 2, 20000000);
-	synth_lock(&s, 2, 0, 0, l);
-	synth_enter(&s, 2, 0, 0x300);
-	synth_leave(&s, 2, 10000000);
-	synth_unlock(&s, 2, 0, l);
-	synth_exit(&s, 2, 0);
-	synth_enter(&s, 1, 0, 0x100);
-	synth_leave(&s, 1, 30000000);
-	synth_lock(&s, 1, 0, 0, l);
-	synth_enter(&s, 1, 0, 0x300);
-	synth_leave(&s, 1, 10000000);
-	synth_unlock(&s, 1, 0, l);
-	synth_exit(&s, 1, 0);
-	synth_join(&s, 0, 40000000, true, 1);
-	synth_join(&s, 0, 0, true, 2);
-	synth_exit(&s, 0, 0);
-	s.online_len = 40000000;
-	ck_assert_msg(synth_write(&s, path) == 0, "write %s", path);
-	synth_free(&s);
-}
-
 static char trace_path[300];
 
 static void setup(void)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/check_cpt_XXXXXX");
-	ck_assert_msg(mkdtemp(tmpdir) != NULL, "mkdtemp");
+	cpt_tmpdir(tmpdir, sizeof(tmpdir), "check_cpt");
 	snprintf(trace_path, sizeof(trace_path), "%s/lock.cpt", tmpdir);
-	write_lock_trace(trace_path);
+	cpt_write_lock_trace(trace_path);
 }
 
 static void teardown(void)
 {
-	char cmd[400];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", tmpdir);
+	cpt_rmdir(tmpdir);
 }
 
 static json_t *parse_json(const char *text)
@@ -132,7 +56,7 @@ static json_t *parse_json(const char *text)
 
 START_TEST(test_cpt_report_json_keys)
 {
-	struct res r = { 0 };
+	struct cpt_res r = { 0 };
 	const char *args[] = { "report", trace_path, "--format", "json", NULL };
 	json_t *j, *cp, *procs, *p0;
 	const char *keys[] = { "clock", "threads", "elapsed_ns", "cpu_ns",
@@ -141,7 +65,7 @@ START_TEST(test_cpt_report_json_keys)
 	const char *pkeys[] = { "name", "cp_ns", "cp_zero_ns", "cpu_ns",
 				"slack_ns", "mbm_ns" };
 
-	run(&r, args);
+	cpt_run(&r, tmpdir, args);
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
 	j = parse_json(r.out);
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -175,10 +99,10 @@ END_TEST
 
 START_TEST(test_cpt_report_text)
 {
-	struct res r = { 0 };
+	struct cpt_res r = { 0 };
 	const char *args[] = { "report", trace_path, NULL };
 
-	run(&r, args);
+	cpt_run(&r, tmpdir, args);
 	ck_assert_msg(r.status == 0 && !r.err[0], "exit %d: %s", r.status,
 		      r.err);
 	ck_assert_msg(strstr(r.out, "critical path       40.00 ms") &&
@@ -193,7 +117,7 @@ END_TEST
 
 START_TEST(test_cpt_paths_json_shape)
 {
-	struct res r = { 0 };
+	struct cpt_res r = { 0 };
 	const char *args[] = { "paths", trace_path, "--k", "4", "--format",
 			       "json", "--full", "1", NULL };
 	json_t *j, *paths;
@@ -201,7 +125,7 @@ START_TEST(test_cpt_paths_json_shape)
 	size_t i;
 	json_t *p;
 
-	run(&r, args);
+	cpt_run(&r, tmpdir, args);
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
 	j = parse_json(r.out);
 	ck_assert_msg(json_object_size(j) == 2, "keys %zu",
@@ -249,14 +173,14 @@ END_TEST
 
 START_TEST(test_cpt_paths_text_pag)
 {
-	struct res r = { 0 };
+	struct cpt_res r = { 0 };
 	const char *args[] = { "paths", CP_TEST_DATA_DIR "/cpm-multigraph.pag",
 			       "--k", "10", "--format", "json", "--full", "1",
 			       NULL };
 	json_t *j, *paths, *e, *p;
 	size_t i;
 
-	run(&r, args);
+	cpt_run(&r, tmpdir, args);
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
 	j = parse_json(r.out);
 	paths = json_object_get(j, "paths");
@@ -298,7 +222,7 @@ START_TEST(test_cpt_paths_text_full_n)
 	 * named (A H G: as A C F, then H, then G as the CP); --full 2 spells
 	 * the first two in full, bare --full all of them.
 	 */
-	struct res r = { 0 };
+	struct cpt_res r = { 0 };
 	const char *base[] = { "paths", CP_TEST_DATA_DIR "/cpm-multigraph.pag",
 			       "--k", "10", NULL };
 	const char *two[] = { "paths", CP_TEST_DATA_DIR "/cpm-multigraph.pag",
@@ -306,7 +230,7 @@ START_TEST(test_cpt_paths_text_full_n)
 	const char *all[] = { "paths", CP_TEST_DATA_DIR "/cpm-multigraph.pag",
 			      "--full", "--k", "10", NULL };
 
-	run(&r, base);
+	cpt_run(&r, tmpdir, base);
 	ck_assert_msg(r.status == 0 &&
 		      strstr(r.out, "\n#1    length 10, 3 edges\n"
 			     "     B 2 > E 3 > G 5\n") &&
@@ -321,13 +245,13 @@ START_TEST(test_cpt_paths_text_full_n)
 			     "first 1 edges) H 1 > (then as #1 for its last "
 			     "1 edges)\n"),
 		      "exit %d:\n%s", r.status, r.out);
-	run(&r, two);
+	cpt_run(&r, tmpdir, two);
 	ck_assert_msg(r.status == 0 &&
 		      strstr(r.out, "3 edges\n     B 2 > D2 5 > F 2\n") &&
 		      strstr(r.out, "(as #1 for its first 1 edges) D 4 > F "
 			     "2\n"), "--full 2: exit %d:\n%s", r.status,
 		      r.out);
-	run(&r, all);
+	cpt_run(&r, tmpdir, all);
 	ck_assert_msg(r.status == 0 && !strstr(r.out, "(as #") &&
 		      strstr(r.out, "3 edges\n     B 2 > D 4 > F 2\n"),
 		      "--full: exit %d:\n%s", r.status, r.out);
@@ -336,7 +260,7 @@ END_TEST
 
 START_TEST(test_cpt_whatif_json)
 {
-	struct res r = { 0 };
+	struct cpt_res r = { 0 };
 	const char *args[] = { "whatif", trace_path, "--scale", "work1=0.5",
 			       "--format", "json", NULL };
 	const char *pargs[] = { "whatif",
@@ -354,7 +278,7 @@ START_TEST(test_cpt_whatif_json)
 				 "--scale", "G=0", "--wake", NULL };
 	json_t *j;
 
-	run(&r, args);
+	cpt_run(&r, tmpdir, args);
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
 	j = parse_json(r.out);
 	ck_assert_msg(json_integer_value(json_object_get(j, "length_before")) ==
@@ -365,7 +289,7 @@ START_TEST(test_cpt_whatif_json)
 				"length_after_fixed")) == 40000000,
 		      "whatif: %s", r.out);
 	json_decref(j);
-	run(&r, pargs);
+	cpt_run(&r, tmpdir, pargs);
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
 	j = parse_json(r.out);
 	ck_assert_msg(json_integer_value(json_object_get(j, "length_before")) ==
@@ -374,7 +298,7 @@ START_TEST(test_cpt_whatif_json)
 				"length_after_fixed")) == 9, "pag: %s", r.out);
 	json_decref(j);
 	/* one processor: 70 ms of work in all, 55 with work1 halved */
-	run(&r, cargs);
+	cpt_run(&r, tmpdir, cargs);
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
 	j = parse_json(r.out);
 	ck_assert_msg(json_integer_value(json_object_get(j,
@@ -385,13 +309,13 @@ START_TEST(test_cpt_whatif_json)
 		      "--cpus 1: %s", r.out);
 	json_decref(j);
 	/* a plain graph has nothing to replay */
-	run(&r, pcargs);
+	cpt_run(&r, tmpdir, pcargs);
 	ck_assert_msg(r.status == 2 && strstr(r.err, "--cpus") &&
 		      !r.out[0], "pag --cpus: exit %d err '%s'", r.status,
 		      r.err);
 	/* the example's waits resume the moment the lock is free: no
 	 * latency to pay, the ideal machine's figures */
-	run(&r, wargs);
+	cpt_run(&r, tmpdir, wargs);
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
 	j = parse_json(r.out);
 	ck_assert_msg(json_integer_value(json_object_get(j,
@@ -401,7 +325,7 @@ START_TEST(test_cpt_whatif_json)
 		      json_is_true(json_object_get(j, "wake")),
 		      "--wake: %s", r.out);
 	json_decref(j);
-	run(&r, pwargs);
+	cpt_run(&r, tmpdir, pwargs);
 	ck_assert_msg(r.status == 2 && strstr(r.err, "--wake") &&
 		      !r.out[0], "pag --wake: exit %d err '%s'", r.status,
 		      r.err);
@@ -427,10 +351,7 @@ static void write_late_grant_trace(const char *path, uint64_t w2)
 	synth_symbol(&s, 0x300, 0x10, "crit");
 	synth_start(&s, 0, -1);
 	l = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
-	synth_create(&s, 0, 0, 1);
-	synth_create(&s, 0, 0, 2);
-	synth_start(&s, 1, 0);
-	synth_start(&s, 2, 0);
+	synth_spawn(&s, 2);
 	synth_enter(&s, 1, 0, 0x100);
 	synth_leave(&s, 1, 30 * ms);
 	synth_lock(&s, 1, 0, 0, l);
@@ -438,8 +359,7 @@ static void write_late_grant_trace(const char *path, uint64_t w2)
 	synth_leave(&s, 1, 10 * ms);
 	synth_unlock(&s, 1, 0, l);
 	synth_exit(&s, 1, 0);
-	synth_enter(&s, 2, 0, 0x200);
-	synth_leave(&s, 2, w2);
+	synth_call(&s, 2, 0x200, w2);
 	synth_lock(&s, 2, 0, 40 * ms - w2, l);
 	synth_enter(&s, 2, 0, 0x300);
 	synth_leave(&s, 2, 10 * ms);
@@ -463,7 +383,7 @@ START_TEST(test_cpt_whatif_text_notes)
 	static const char baseline[] = "starts from the unchanged replay";
 	static const char differ[] = "The two predicted changes differ";
 	static const char row[] = "simulated, unchanged";
-	struct res r = { 0 };
+	struct cpt_res r = { 0 };
 	char late[300], tie[300];
 	const char *reorder[] = { "whatif", trace_path, "--scale",
 				  "work1=0.5", NULL };
@@ -473,7 +393,7 @@ START_TEST(test_cpt_whatif_text_notes)
 				  NULL };
 
 	/* replay = recording (40 ms); simulated -5 ms, fixed graph 0 */
-	run(&r, reorder);
+	cpt_run(&r, tmpdir, reorder);
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
 	ck_assert_msg(!strstr(r.out, row) && !strstr(r.out, baseline),
 		      "a baseline equal to the recording is not named: %s",
@@ -484,7 +404,7 @@ START_TEST(test_cpt_whatif_text_notes)
 	/* replay 40 ms, 20 % under the recorded 50; no change either way */
 	snprintf(late, sizeof(late), "%s/late.cpt", tmpdir);
 	write_late_grant_trace(late, 20000000);
-	run(&r, faster2);
+	cpt_run(&r, tmpdir, faster2);
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
 	ck_assert_msg(strstr(r.out, "  simulated, unchanged             "
 			     "40.00 ms\n") &&
@@ -495,7 +415,7 @@ START_TEST(test_cpt_whatif_text_notes)
 	/* replay 49.9 ms of 50 (0.2 %): the row, no note */
 	snprintf(tie, sizeof(tie), "%s/tie.cpt", tmpdir);
 	write_late_grant_trace(tie, 29900000);
-	run(&r, slower1);
+	cpt_run(&r, tmpdir, slower1);
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
 	ck_assert_msg(strstr(r.out, "  simulated, unchanged             "
 			     "49.90 ms\n") && !strstr(r.out, baseline) &&
@@ -512,7 +432,7 @@ END_TEST
  */
 START_TEST(test_cpt_html_whatif_baseline)
 {
-	struct res r = { 0 };
+	struct cpt_res r = { 0 };
 	char late[300];
 	const char *html[] = { "report", late, "--format", "html", NULL };
 	const char *note = "the unchanged replay is 20.0% shorter than the "
@@ -522,7 +442,7 @@ START_TEST(test_cpt_html_whatif_baseline)
 
 	snprintf(late, sizeof(late), "%s/late.cpt", tmpdir);
 	write_late_grant_trace(late, 20000000);
-	run(&r, html);
+	cpt_run(&r, tmpdir, html);
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
 	t = strstr(r.out, "<table id=\"whatif\"");
 	ck_assert_msg(t != NULL, "no what-if table: %.2000s", r.out);
@@ -542,7 +462,7 @@ END_TEST
 
 START_TEST(test_cpt_output_file)
 {
-	struct res r = { 0 };
+	struct cpt_res r = { 0 };
 	char out[300];
 	const char *args[] = { "whatif", trace_path, "--scale=crit=0",
 			       "--format=json", "-o", out, NULL };
@@ -550,14 +470,14 @@ START_TEST(test_cpt_output_file)
 	char *buf;
 
 	snprintf(out, sizeof(out), "%s/w.json", tmpdir);
-	run(&r, args);
+	cpt_run(&r, tmpdir, args);
 	ck_assert_msg(r.status == 0 && !r.out[0], "exit %d out '%s' err %s",
 		      r.status, r.out, r.err);
 	buf = cp_child_slurp(out, NULL);
 	ck_assert_msg(strstr(buf, "\"length_after_fixed\": 30000000"),
 		      "file: %s", buf);
 	free(buf);
-	run(&r, full);
+	cpt_run(&r, tmpdir, full);
 	ck_assert_msg(r.status == 1 && strstr(r.err, "/dev/full") &&
 		      count_lines(r.err) == 1, "exit %d err '%s'", r.status,
 		      r.err);
@@ -584,10 +504,10 @@ START_TEST(test_cpt_usage_errors)
 		{ "run", NULL },
 		{ "run", "--mode", "fast", "--", "/bin/true", NULL },
 	};
-	struct res r = { 0 };
+	struct cpt_res r = { 0 };
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		run(&r, cases[i]);
+		cpt_run(&r, tmpdir, cases[i]);
 		ck_assert_msg(r.status == 2 && strstr(r.err, "usage"),
 			      "case %zu: exit %d err '%s'", i, r.status, r.err);
 		ck_assert_msg(!r.out[0], "case %zu wrote stdout", i);
@@ -597,7 +517,7 @@ END_TEST
 
 START_TEST(test_cpt_bad_input_exit_1)
 {
-	struct res r = { 0 };
+	struct cpt_res r = { 0 };
 	char bad[300], pag[300];
 	const char *missing[] = { "report", "/nonexistent/t.cpt", NULL };
 	const char *badtrace[] = { "report", bad, NULL };
@@ -607,7 +527,7 @@ START_TEST(test_cpt_bad_input_exit_1)
 	const char *noprog[] = { "run", "--", "/nonexistent/prog", NULL };
 	FILE *f;
 
-	run(&r, missing);
+	cpt_run(&r, tmpdir, missing);
 	ck_assert_msg(r.status == 1 && !strncmp(r.err, "cpt: /nonexistent/t.cpt: ", 25) &&
 		      count_lines(r.err) == 1, "missing: %d '%s'", r.status,
 		      r.err);
@@ -615,7 +535,7 @@ START_TEST(test_cpt_bad_input_exit_1)
 	f = fopen(bad, "w");
 	fputs("CPTTRACE and then garbage", f);
 	fclose(f);
-	run(&r, badtrace);
+	cpt_run(&r, tmpdir, badtrace);
 	ck_assert_msg(r.status == 1 && strstr(r.err, bad) &&
 		      count_lines(r.err) == 1 && !r.out[0], "bad: %d '%s'",
 		      r.status, r.err);
@@ -623,15 +543,15 @@ START_TEST(test_cpt_bad_input_exit_1)
 	f = fopen(pag, "w");
 	fputs("e a b 3\ne b a 4\n", f);
 	fclose(f);
-	run(&r, badpag);
+	cpt_run(&r, tmpdir, badpag);
 	ck_assert_msg(r.status == 1 && strstr(r.err, pag) &&
 		      count_lines(r.err) == 1, "cycle: %d '%s'", r.status,
 		      r.err);
-	run(&r, noname);
+	cpt_run(&r, tmpdir, noname);
 	ck_assert_msg(r.status == 1 && strstr(r.err, trace_path) &&
 		      strstr(r.err, "nosuch"), "noname: %d '%s'", r.status,
 		      r.err);
-	run(&r, noprog);
+	cpt_run(&r, tmpdir, noprog);
 	ck_assert_msg(r.status == 1 && strstr(r.err, "/nonexistent/prog"),
 		      "noprog: %d '%s'", r.status, r.err);
 }
@@ -643,7 +563,7 @@ END_TEST
  * naming the file (partial, repaired); never a crash.  Strict refuses most
  * of them; salvage reads more of them than strict does.
  */
-static void check_corrupt_run(struct res *r, const char *bad, int iter)
+static void check_corrupt_run(struct cpt_res *r, const char *bad, int iter)
 {
 	ck_assert_msg(!r->signaled && (r->status == 0 || r->status == 1),
 		      "iter %d: status %d err '%s'", iter, r->status, r->err);
@@ -662,7 +582,7 @@ static void check_corrupt_run(struct res *r, const char *bad, int iter)
 
 START_TEST(test_cpt_corrupt_traces_never_crash)
 {
-	struct res r = { 0 };
+	struct cpt_res r = { 0 };
 	char bad[300];
 	const char *report[] = { "report", bad, NULL };
 	const char *paths[] = { "paths", bad, "--format", "json", NULL };
@@ -706,13 +626,13 @@ START_TEST(test_cpt_corrupt_traces_never_crash)
 		fwrite(copy, 1, n, f);
 		fclose(f);
 		free(copy);
-		run(&r, strict[iter % 3]);
+		cpt_run(&r, tmpdir, strict[iter % 3]);
 		check_corrupt_run(&r, bad, iter);
 		if (r.status == 1)
 			fails++;
 		else
 			strict_ok++;
-		run(&r, cmds[iter % 3]);
+		cpt_run(&r, tmpdir, cmds[iter % 3]);
 		check_corrupt_run(&r, bad, iter);
 		salvaged += r.status == 0;
 	}
@@ -731,7 +651,7 @@ END_TEST
  */
 START_TEST(test_cpt_partial_trace_marked)
 {
-	struct res r = { 0 };
+	struct cpt_res r = { 0 };
 	char cut[300];
 	const char *rep[] = { "report", cut, "--format", "json", NULL };
 	const char *rept[] = { "report", cut, NULL };
@@ -761,7 +681,7 @@ START_TEST(test_cpt_partial_trace_marked)
 		json_error_t je;
 		json_t *doc;
 
-		run(&r, json[i]);
+		cpt_run(&r, tmpdir, json[i]);
 		ck_assert_msg(r.status == 0 && count_lines(r.err) == 1 &&
 			      strstr(r.err, "partial trace: no END block"),
 			      "%s: exit %d: %s", json[i][0], r.status, r.err);
@@ -773,13 +693,13 @@ START_TEST(test_cpt_partial_trace_marked)
 			      "%s JSON: %.500s", json[i][0], r.out);
 		json_decref(doc);
 	}
-	run(&r, rept);
+	cpt_run(&r, tmpdir, rept);
 	ck_assert_msg(r.status == 0 && strstr(r.out, "\n  PARTIAL: no END "),
 		      "report text: %.500s", r.out);
-	run(&r, wift);
+	cpt_run(&r, tmpdir, wift);
 	ck_assert_msg(r.status == 0 && strstr(r.out, "\n  PARTIAL: no END "),
 		      "whatif text: %.500s", r.out);
-	run(&r, strict);
+	cpt_run(&r, tmpdir, strict);
 	ck_assert_msg(r.status == 1 && count_lines(r.err) == 1 &&
 		      strstr(r.err, "no END block"), "strict: exit %d: %s",
 		      r.status, r.err);
@@ -789,7 +709,7 @@ END_TEST
 /* cpt run sets the environment and exits with the program's status. */
 START_TEST(test_cpt_run_env_and_status)
 {
-	struct res r = { 0 };
+	struct cpt_res r = { 0 };
 	const char *args[] = {
 		"run", "--mode", "trace", "--clock", "cpu", "--funcs", "a,b",
 		"--", "/bin/sh", "-c",
@@ -799,7 +719,7 @@ START_TEST(test_cpt_run_env_and_status)
 		NULL,
 	};
 
-	run(&r, args);
+	cpt_run(&r, tmpdir, args);
 	ck_assert_msg(r.status == 7, "exit %d err '%s'", r.status, r.err);
 }
 END_TEST
@@ -812,7 +732,7 @@ START_TEST(test_cpt_run_trace_matches_online)
 {
 	static const char *const wl[] = { "wl_mutex_plain", "wl_barrier_plain",
 					   "wl_cond_plain" };
-	struct res r = { 0 };
+	struct cpt_res r = { 0 };
 
 	for (size_t i = 0; i < sizeof(wl) / sizeof(wl[0]); i++) {
 		char prog[400], tr[300], rep[300], *buf;
@@ -828,10 +748,10 @@ START_TEST(test_cpt_run_trace_matches_online)
 		snprintf(tr, sizeof(tr), "%s/%s.cpt", tmpdir, wl[i]);
 		snprintf(rep, sizeof(rep), "%s/%s.json", tmpdir, wl[i]);
 		setenv("CPTHREAD_QUIET", "1", 1);
-		run(&r, runa);
+		cpt_run(&r, tmpdir, runa);
 		ck_assert_msg(r.status == 0, "%s: exit %d err '%s'", wl[i],
 			      r.status, r.err);
-		run(&r, repa);
+		cpt_run(&r, tmpdir, repa);
 		ck_assert_msg(r.status == 0, "%s: report exit %d: %s", wl[i],
 			      r.status, r.err);
 		off = parse_json(r.out);

@@ -20,46 +20,11 @@
 #include <unistd.h>
 
 #include "cp_child.h"
-#include "trace_synth.c"
-
-#ifndef CP_BINARY_DIR
-#error "CP_BINARY_DIR must name the build tree"
-#endif
-#define CPT CP_BINARY_DIR "/tools/cpt"
+#include "cpt_cli.h"
+#include "trace_synth.h"
 
 static char dir[256];
 static char trace[300], pag[300], sampled[300];
-
-struct out {
-	int status;
-	char *out, *err;	/* malloc'd, NUL-terminated */
-	size_t outlen;
-};
-
-/* Run cpt with @args (NULL-terminated, without argv[0]). */
-static void cpt(struct out *r, const char *const *args)
-{
-	const char *argv[64];
-	struct cp_child_spec spec = { .argv = argv, .dir = dir };
-	struct cp_child c;
-	int n = 0;
-
-	argv[n++] = CPT;
-	while (*args && n < 62)
-		argv[n++] = *args++;
-	argv[n] = NULL;
-	ck_assert_msg(cp_child_run(&c, &spec) == 0, "cannot run %s", CPT);
-	r->status = cp_child_exit_code(&c);
-	r->out = c.out;
-	r->err = c.err;
-	r->outlen = c.outlen;
-}
-
-static void out_free(struct out *r)
-{
-	free(r->out);
-	free(r->err);
-}
 
 /* sampled.cpt (see the head of the file). */
 static void write_sampled(void)
@@ -75,19 +40,14 @@ static void write_sampled(void)
 	synth_symbol(&s, 0x400, 0x10, "tiny");
 	synth_start(&s, 0, -1);
 	l = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
-	synth_create(&s, 0, 0, 1);
-	synth_create(&s, 0, 0, 2);
-	synth_start(&s, 1, 0);
-	synth_start(&s, 2, 0);
+	synth_spawn(&s, 2);
 	synth_lock(&s, 2, 20000000, 0, l);
 	synth_unlock(&s, 2, 10000000, l);
 	synth_exit(&s, 2, 0);
 	synth_lock(&s, 1, 30000000, 0, l);
 	synth_unlock(&s, 1, 10000000, l);
 	synth_exit(&s, 1, 0);
-	synth_join(&s, 0, 40000000, true, 1);
-	synth_join(&s, 0, 0, true, 2);
-	synth_exit(&s, 0, 0);
+	synth_join_all(&s, 2, 40000000);
 	s.online_len = 40000000;
 	for (uint64_t ms = 0; ms < 40; ms++) {
 		uint64_t at = ms * 1000000 + 500000;
@@ -111,44 +71,12 @@ static void write_sampled(void)
 
 static void setup(void)
 {
-	struct synth s;
-	uint32_t l;
 	FILE *f;
 
-	snprintf(dir, sizeof(dir), "/tmp/cpt_export_XXXXXX");
-	ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp: %s", strerror(errno));
+	cpt_tmpdir(dir, sizeof(dir), "cpt_export");
 	snprintf(trace, sizeof(trace), "%s/lock.cpt", dir);
 	snprintf(pag, sizeof(pag), "%s/g.pag", dir);
-	synth_init(&s);
-	synth_symbol(&s, 0x100, 0x10, "work1");
-	synth_symbol(&s, 0x200, 0x10, "work2");
-	synth_symbol(&s, 0x300, 0x10, "crit");
-	synth_start(&s, 0, -1);
-	l = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
-	synth_create(&s, 0, 0, 1);
-	synth_create(&s, 0, 0, 2);
-	synth_start(&s, 1, 0);
-	synth_start(&s, 2, 0);
-	synth_enter(&s, 2, 0, 0x200);
-	synth_leave(&s, 2, 20000000);
-	synth_lock(&s, 2, 0, 0, l);
-	synth_enter(&s, 2, 0, 0x300);
-	synth_leave(&s, 2, 10000000);
-	synth_unlock(&s, 2, 0, l);
-	synth_exit(&s, 2, 0);
-	synth_enter(&s, 1, 0, 0x100);
-	synth_leave(&s, 1, 30000000);
-	synth_lock(&s, 1, 0, 0, l);
-	synth_enter(&s, 1, 0, 0x300);
-	synth_leave(&s, 1, 10000000);
-	synth_unlock(&s, 1, 0, l);
-	synth_exit(&s, 1, 0);
-	synth_join(&s, 0, 40000000, true, 1);
-	synth_join(&s, 0, 0, true, 2);
-	synth_exit(&s, 0, 0);
-	s.online_len = 40000000;
-	ck_assert_msg(synth_write(&s, trace) == 0, "write %s", trace);
-	synth_free(&s);
+	cpt_write_lock_trace(trace);
 	write_sampled();
 	f = fopen(pag, "w");
 	ck_assert_msg(f && fputs("e s a 3 A\ne a t 4 B\ne s t 5 C\n", f) >= 0 &&
@@ -157,42 +85,38 @@ static void setup(void)
 
 static void teardown(void)
 {
-	char cmd[300];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd))
-		fprintf(stderr, "could not remove %s\n", dir);
+	cpt_rmdir(dir);
 }
 
 START_TEST(test_cpt_export_stdout_and_file)
 {
-	struct out r, q;
+	struct cpt_res r = { 0 }, q = { 0 };
 	char file[320], *text;
 	const char *a1[] = { "export", trace, "--format", "folded", NULL };
 	const char *a2[] = { "export", trace, "--format=folded", "-o", file,
 			     NULL };
 
 	snprintf(file, sizeof(file), "%s/cp.folded", dir);
-	cpt(&r, a1);
+	cpt_run(&r, dir, a1);
 	ck_assert_msg(r.status == 0 && !r.err[0], "exit %d: %s", r.status,
 		      r.err);
 	ck_assert_msg(strstr(r.out, "work1 30000000\n") &&
 		      strstr(r.out, "crit 10000000\n") &&
 		      !strstr(r.out, "work2"), "CP stacks:\n%s", r.out);
-	cpt(&q, a2);
+	cpt_run(&q, dir, a2);
 	text = cp_child_slurp(file, NULL);
 	ck_assert_msg(q.status == 0 && q.outlen == 0 && !strcmp(text, r.out),
 		      "-o: exit %d, %zu bytes on stdout, file:\n%s", q.status,
 		      q.outlen, text);
 	free(text);
-	out_free(&r);
-	out_free(&q);
+	cpt_res_free(&r);
+	cpt_res_free(&q);
 }
 END_TEST
 
 START_TEST(test_cpt_export_chrome_and_cpu_weights)
 {
-	struct out r;
+	struct cpt_res r = { 0 };
 	char file[320];
 	const char *a1[] = { "export", trace, "--format", "chrome", "-o", file,
 			     NULL };
@@ -202,19 +126,19 @@ START_TEST(test_cpt_export_chrome_and_cpu_weights)
 	json_t *doc;
 
 	snprintf(file, sizeof(file), "%s/t.json", dir);
-	cpt(&r, a1);
+	cpt_run(&r, dir, a1);
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
 	doc = json_load_file(file, 0, &jerr);
 	ck_assert_msg(doc && json_array_size(json_object_get(doc,
 			"traceEvents")) > 10, "Chrome JSON: %s", jerr.text);
 	json_decref(doc);
-	out_free(&r);
-	cpt(&r, a2);
+	cpt_res_free(&r);
+	cpt_run(&r, dir, a2);
 	ck_assert_msg(r.status == 0 &&
 		      strstr(r.out, "T2 t2;work2 20000000\n") &&
 		      strstr(r.out, "T2 t2;crit 10000000\n"),
 		      "exit %d, CPU stacks:\n%s", r.status, r.out);
-	out_free(&r);
+	cpt_res_free(&r);
 }
 END_TEST
 
@@ -226,7 +150,7 @@ START_TEST(test_cpt_export_chrome_window_and_min_slice)
 	 * on T1's track; --min-slice 5.5ms leaves out the 5 ms left of
 	 * work1's slice and of T2's crit (20-30 ms), keeps T1's crit (6).
 	 */
-	struct out r;
+	struct cpt_res r = { 0 };
 	char file[320];
 	const char *a[] = { "export", trace, "--format", "chrome", "--window",
 			    "25ms:36ms", "--min-slice", "5.5ms", "-o", file,
@@ -238,7 +162,7 @@ START_TEST(test_cpt_export_chrome_window_and_min_slice)
 	int procs = 0;
 
 	snprintf(file, sizeof(file), "%s/w.json", dir);
-	cpt(&r, a);
+	cpt_run(&r, dir, a);
 	ck_assert_msg(r.status == 0 && !r.err[0], "exit %d: %s", r.status,
 		      r.err);
 	doc = json_load_file(file, 0, &jerr);
@@ -272,13 +196,13 @@ START_TEST(test_cpt_export_chrome_window_and_min_slice)
 	ck_assert_msg(procs == 1 && cp == 11000000, "%d procedure slices, "
 		      "cp_ns %" JSON_INTEGER_FORMAT, procs, cp);
 	json_decref(doc);
-	out_free(&r);
+	cpt_res_free(&r);
 }
 END_TEST
 
 START_TEST(test_cpt_export_chrome_option_errors)
 {
-	struct out r;
+	struct cpt_res r = { 0 };
 	const char *backwards[] = { "export", trace, "--format", "chrome",
 				    "--window", "30ms:20ms", NULL };
 	const char *nocolon[] = { "export", trace, "--format", "chrome",
@@ -292,17 +216,17 @@ START_TEST(test_cpt_export_chrome_option_errors)
 			       "--format chrome" };
 
 	for (int i = 0; i < 4; i++) {
-		cpt(&r, bad[i]);
+		cpt_run(&r, dir, bad[i]);
 		ck_assert_msg(r.status == 2 && strstr(r.err, want[i]),
 			      "case %d: exit %d: %s", i, r.status, r.err);
-		out_free(&r);
+		cpt_res_free(&r);
 	}
 }
 END_TEST
 
 START_TEST(test_cpt_export_errors)
 {
-	struct out r;
+	struct cpt_res r = { 0 };
 	char file[320];
 	struct stat st;
 	const char *nofmt[] = { "export", trace, NULL };
@@ -317,37 +241,37 @@ START_TEST(test_cpt_export_errors)
 				  "folded", NULL };
 
 	snprintf(file, sizeof(file), "%s/never.dot", dir);
-	cpt(&r, nofmt);
+	cpt_run(&r, dir, nofmt);
 	ck_assert_msg(r.status == 2 && strstr(r.err, "--format"),
 		      "no format: exit %d: %s", r.status, r.err);
-	out_free(&r);
-	cpt(&r, badfmt);
+	cpt_res_free(&r);
+	cpt_run(&r, dir, badfmt);
 	ck_assert_msg(r.status == 2 && strstr(r.err, "png"),
 		      "bad format: exit %d: %s", r.status, r.err);
-	out_free(&r);
-	cpt(&r, badw);
+	cpt_res_free(&r);
+	cpt_run(&r, dir, badw);
 	ck_assert_msg(r.status == 2, "--weight with chrome: exit %d: %s",
 		      r.status, r.err);
-	out_free(&r);
-	cpt(&r, pagchrome);
+	cpt_res_free(&r);
+	cpt_run(&r, dir, pagchrome);
 	ck_assert_msg(r.status == 1 && strstr(r.err, pag) &&
 		      strstr(r.err, "dot"), "PAG to chrome: exit %d: %s",
 		      r.status, r.err);
-	out_free(&r);
-	cpt(&r, pagdot);
+	cpt_res_free(&r);
+	cpt_run(&r, dir, pagdot);
 	ck_assert_msg(r.status == 0 && strstr(r.out, "digraph") &&
 		      strstr(r.out, "penwidth=3"), "PAG to dot: exit %d: %s%s",
 		      r.status, r.err, r.out);
-	out_free(&r);
-	cpt(&r, big);
+	cpt_res_free(&r);
+	cpt_run(&r, dir, big);
 	ck_assert_msg(r.status == 1 && strstr(r.err, "--max-edges") &&
 		      stat(file, &st) != 0, "over the dot limit: exit %d: %s",
 		      r.status, r.err);
-	out_free(&r);
-	cpt(&r, missing);
+	cpt_res_free(&r);
+	cpt_run(&r, dir, missing);
 	ck_assert_msg(r.status == 1 && strstr(r.err, "/nonexistent.cpt"),
 		      "missing trace: exit %d: %s", r.status, r.err);
-	out_free(&r);
+	cpt_res_free(&r);
 }
 END_TEST
 
@@ -359,25 +283,25 @@ START_TEST(test_cpt_report_views)
 		{ "procedure", "work1" },
 		{ "object", "mutex" },
 	};
-	struct out r;
+	struct cpt_res r = { 0 };
 
 	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
 		const char *a[] = { "report", trace, "--by", views[i][0],
 				    NULL };
 
-		cpt(&r, a);
+		cpt_run(&r, dir, a);
 		ck_assert_msg(r.status == 0 && strstr(r.out, views[i][1]),
 			      "--by %s: exit %d: %s\n%s", views[i][0],
 			      r.status, r.err, r.out);
-		out_free(&r);
+		cpt_res_free(&r);
 	}
 	{
 		const char *a[] = { "report", trace, "--by", "cpu", NULL };
 
-		cpt(&r, a);
+		cpt_run(&r, dir, a);
 		ck_assert_msg(r.status == 2 && strstr(r.err, "cpu"),
 			      "--by cpu: exit %d: %s", r.status, r.err);
-		out_free(&r);
+		cpt_res_free(&r);
 	}
 }
 END_TEST
@@ -410,7 +334,7 @@ static void check_html_whatif(const char *html)
 
 START_TEST(test_cpt_report_html_file)
 {
-	struct out r;
+	struct cpt_res r = { 0 };
 	char file[320], *html;
 	const char *a[] = { "report", trace, "--format", "html", "-o", file,
 			    NULL };
@@ -418,7 +342,7 @@ START_TEST(test_cpt_report_html_file)
 	const char *pagh[] = { "report", pag, "--format", "html", NULL };
 
 	snprintf(file, sizeof(file), "%s/r.html", dir);
-	cpt(&r, a);
+	cpt_run(&r, dir, a);
 	ck_assert_msg(r.status == 0 && r.outlen == 0, "exit %d: %s", r.status,
 		      r.err);
 	html = cp_child_slurp(file, NULL);
@@ -431,15 +355,15 @@ START_TEST(test_cpt_report_html_file)
 		      "report.html refers to the network");
 	check_html_whatif(html);
 	free(html);
-	out_free(&r);
-	cpt(&r, paths);
+	cpt_res_free(&r);
+	cpt_run(&r, dir, paths);
 	ck_assert_msg(r.status == 2 && strstr(r.err, "html"),
 		      "paths --format html: exit %d: %s", r.status, r.err);
-	out_free(&r);
-	cpt(&r, pagh);
+	cpt_res_free(&r);
+	cpt_run(&r, dir, pagh);
 	ck_assert_msg(r.status == 2, "html of a PAG: exit %d: %s", r.status,
 		      r.err);
-	out_free(&r);
+	cpt_res_free(&r);
 }
 END_TEST
 
@@ -457,7 +381,7 @@ START_TEST(test_cpt_report_gprof_json)
 		"int main(void)\n"
 		"{ work1(); crit(); work2(); crit(); return 0; }\n";
 	char src[320], exe[320], gmon[320], cmd[800];
-	struct out r;
+	struct cpt_res r = { 0 };
 	json_error_t jerr;
 	json_t *doc, *procs, *pr;
 	size_t i;
@@ -477,7 +401,7 @@ START_TEST(test_cpt_report_gprof_json)
 				    exe, "--exclusive", "--format", "json",
 				    NULL };
 
-		cpt(&r, a);
+		cpt_run(&r, dir, a);
 	}
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
 	doc = json_loads(r.out, 0, &jerr);
@@ -499,23 +423,23 @@ START_TEST(test_cpt_report_gprof_json)
 	}
 	ck_assert_msg(seen == 3, "%d procedures", seen);
 	json_decref(doc);
-	out_free(&r);
+	cpt_res_free(&r);
 	{
 		const char *a[] = { "report", trace, "--gprof", gmon, NULL };
 
-		cpt(&r, a);
+		cpt_run(&r, dir, a);
 		ck_assert_msg(r.status == 2 && strstr(r.err, "--exe"),
 			      "--gprof alone: exit %d: %s", r.status, r.err);
-		out_free(&r);
+		cpt_res_free(&r);
 	}
 	{
 		const char *a[] = { "report", trace, "--gprof", "/no/gmon.out",
 				    "--exe", exe, NULL };
 
-		cpt(&r, a);
+		cpt_run(&r, dir, a);
 		ck_assert_msg(r.status == 1 && strstr(r.err, "/no/gmon.out"),
 			      "missing gmon: exit %d: %s", r.status, r.err);
-		out_free(&r);
+		cpt_res_free(&r);
 	}
 }
 END_TEST
@@ -542,7 +466,7 @@ START_TEST(test_cpt_report_gprof_totals)
 		"{ work1(); crit(); work2(); crit(); return 0; }\n";
 	char src[320], exe[320], gmon[320], cmd[800];
 	const char *names[] = { "work1", "work2", "crit" };
-	struct out r;
+	struct cpt_res r = { 0 };
 	json_error_t jerr;
 	json_t *doc;
 	FILE *f;
@@ -559,7 +483,7 @@ START_TEST(test_cpt_report_gprof_totals)
 		const char *a[] = { "report", trace, "--gprof", gmon, "--exe",
 				    exe, "--format", "json", NULL };
 
-		cpt(&r, a);
+		cpt_run(&r, dir, a);
 	}
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
 	doc = json_loads(r.out, 0, &jerr);
@@ -574,16 +498,16 @@ START_TEST(test_cpt_report_gprof_totals)
 			      pr ? jint(pr, "gprof_total_ns") : -1);
 	}
 	json_decref(doc);
-	out_free(&r);
+	cpt_res_free(&r);
 	{
 		const char *a[] = { "report", trace, "--gprof", gmon, "--exe",
 				    exe, NULL };
 
-		cpt(&r, a);
+		cpt_run(&r, dir, a);
 	}
 	ck_assert_msg(r.status == 0 && strstr(r.out, "gprof total"),
 		      "exit %d:\n%s", r.status, r.out);
-	out_free(&r);
+	cpt_res_free(&r);
 }
 END_TEST
 
@@ -617,9 +541,9 @@ START_TEST(test_cpt_report_sampled)
 	const char *b[] = { "report", sampled, NULL };
 	json_error_t jerr;
 	json_t *doc, *w1, *cr, *ti;
-	struct out r;
+	struct cpt_res r = { 0 };
 
-	cpt(&r, a);
+	cpt_run(&r, dir, a);
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
 	doc = json_loads(r.out, 0, &jerr);
 	ck_assert_msg(doc, "JSON: %s", jerr.text);
@@ -654,13 +578,13 @@ START_TEST(test_cpt_report_sampled)
 		      PRId64, jint(w1, "cp_ns"), jint(w1, "cp_samples"),
 		      jint(cr, "cp_ns"), jint(cr, "cp_samples"));
 	json_decref(doc);
-	out_free(&r);
-	cpt(&r, b);
+	cpt_res_free(&r);
+	cpt_run(&r, dir, b);
 	ck_assert_msg(r.status == 0 && strstr(r.out, "70 CPU-time samples") &&
 		      strstr(r.out, "longest path  samples") &&
 		      strstr(r.out, "(thin)") && strstr(r.out, "Hot lines"),
 		      "text report:\n%s", r.out);
-	out_free(&r);
+	cpt_res_free(&r);
 }
 END_TEST
 
@@ -676,9 +600,9 @@ START_TEST(test_cpt_sampled_whatif_folded)
 			    NULL };
 	json_error_t jerr;
 	json_t *doc;
-	struct out r;
+	struct cpt_res r = { 0 };
 
-	cpt(&r, a);
+	cpt_run(&r, dir, a);
 	ck_assert_msg(r.status == 0, "whatif exit %d: %s", r.status, r.err);
 	doc = json_loads(r.out, 0, &jerr);
 	ck_assert_msg(doc, "JSON: %s\n%s", jerr.text, r.out);
@@ -687,29 +611,29 @@ START_TEST(test_cpt_sampled_whatif_folded)
 		      jint(json_object_get(doc, "samples"), "crit") == 20,
 		      "whatif:\n%s", r.out);
 	json_decref(doc);
-	out_free(&r);
+	cpt_res_free(&r);
 	{
 		const char *e[] = { "whatif", sampled, "--scale", "tiny=0",
 				    NULL };
 
-		cpt(&r, e);
+		cpt_run(&r, dir, e);
 		ck_assert_msg(r.status == 0 &&
 			      strstr(r.out, "tiny rests on 3 samples"),
 			      "thin what-if: exit %d:\n%s", r.status, r.out);
-		out_free(&r);
+		cpt_res_free(&r);
 	}
-	cpt(&r, b);
+	cpt_run(&r, dir, b);
 	ck_assert_msg(r.status == 0 && strstr(r.out, "work1;tiny "),
 		      "folded exit %d:\n%s%s", r.status, r.out, r.err);
-	out_free(&r);
-	cpt(&r, c);
+	cpt_res_free(&r);
+	cpt_run(&r, dir, c);
 	ck_assert_msg(r.status == 1 && strstr(r.err, "no samples"),
 		      "no samples: exit %d: %s", r.status, r.err);
-	out_free(&r);
-	cpt(&r, d);
+	cpt_res_free(&r);
+	cpt_run(&r, dir, d);
 	ck_assert_msg(r.status == 2 && strstr(r.err, "--procedures"),
 		      "bad --procedures: exit %d: %s", r.status, r.err);
-	out_free(&r);
+	cpt_res_free(&r);
 }
 END_TEST
 

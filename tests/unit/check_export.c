@@ -37,34 +37,7 @@
 #include "cp_trace.h"
 #include "cp_tracepag.h"
 #include "cp_views.h"
-#include "trace_synth.c"
-
-struct fx {
-	struct cp_trace t;
-	struct cp_tracepag tp;
-	struct cp_cpm cpm;
-};
-
-static void fx_load(struct synth *s, struct fx *f)
-{
-	uint8_t *buf;
-	size_t len = synth_encode(s, &buf);
-	char err[256] = "";
-
-	ck_assert_msg(cp_trace_parse(&f->t, "syn.cpt", buf, len, err,
-				     sizeof(err)) == 0, "parse: %s", err);
-	free(buf);
-	ck_assert_msg(cp_tracepag_build(&f->tp, &f->t, err, sizeof(err)) == 0,
-		      "build: %s", err);
-	ck_assert_msg(cp_cpm_run(&f->cpm, &f->tp.g, NULL) == 0, "cpm");
-}
-
-static void fx_free(struct fx *f)
-{
-	cp_cpm_free(&f->cpm);
-	cp_tracepag_free(&f->tp);
-	cp_trace_free(&f->t);
-}
+#include "synth_graph.h"
 
 static void scene(struct synth *s)
 {
@@ -75,14 +48,12 @@ static void scene(struct synth *s)
 	synth_symbol(s, 0x2000, 0x100, "shade");
 	synth_start(s, 0, -1);
 	m = synth_obj(s, 0, CP_OBJ_MUTEX, 0);
-	synth_enter(s, 0, 0, 0x1000);
-	synth_leave(s, 0, 20000);
+	synth_call(s, 0, 0x1000, 20000);
 	for (uint32_t k = 1; k <= 3; k++)
 		synth_create(s, 0, 0, k);
 	for (uint32_t k = 1; k <= 3; k++) {
 		synth_start(s, k, 0);
-		synth_enter(s, k, 0, 0x2000);
-		synth_leave(s, k, 10000);
+		synth_call(s, k, 0x2000, 10000);
 		synth_lock(s, k, 0, (k - 1) * 1000, m);
 		synth_unlock(s, k, 1000, m);
 		synth_exit(s, k, 0);
@@ -242,7 +213,7 @@ static json_t *chrome_check(const char *text, int64_t *cp_slices_ns,
 }
 
 /* Cross-thread dependency edges on the critical path. */
-static int cp_cross_edges(const struct fx *f)
+static int cp_cross_edges(const struct synth_cpm *f)
 {
 	int n = 0;
 
@@ -264,7 +235,7 @@ static int cp_cross_edges(const struct fx *f)
 START_TEST(test_chrome_scene_fields_and_critical_path)
 {
 	struct synth s;
-	struct fx f;
+	struct synth_cpm f;
 	char *buf = NULL;
 	size_t len = 0;
 	int64_t cp_ns;
@@ -272,7 +243,7 @@ START_TEST(test_chrome_scene_fields_and_critical_path)
 	json_t *doc;
 
 	scene(&s);
-	fx_load(&s, &f);
+	synth_cpm_load(&s, &f);
 	ck_assert_msg(f.cpm.length == 33000, "CP %" PRIu64 " (want 33000)",
 		      f.cpm.length);
 	CAPTURE(buf, len, cp_chrome_write(m_, &f.tp, &f.cpm, NULL, err_,
@@ -323,7 +294,7 @@ START_TEST(test_chrome_scene_fields_and_critical_path)
 		json_decref(doc);
 		free(buf);
 	}
-	fx_free(&f);
+	synth_cpm_free(&f);
 	synth_free(&s);
 }
 END_TEST
@@ -331,7 +302,7 @@ END_TEST
 START_TEST(test_chrome_slices_named)
 {
 	struct synth s;
-	struct fx f;
+	struct synth_cpm f;
 	char *buf = NULL;
 	size_t len = 0, i;
 	json_t *doc, *ev;
@@ -339,7 +310,7 @@ START_TEST(test_chrome_slices_named)
 	json_error_t jerr;
 
 	scene(&s);
-	fx_load(&s, &f);
+	synth_cpm_load(&s, &f);
 	CAPTURE(buf, len, cp_chrome_write(m_, &f.tp, &f.cpm, NULL, err_,
 					  sizeof(err_)));
 	doc = json_loads(buf, 0, &jerr);
@@ -374,7 +345,7 @@ START_TEST(test_chrome_slices_named)
 		      cptrack);
 	json_decref(doc);
 	free(buf);
-	fx_free(&f);
+	synth_cpm_free(&f);
 	synth_free(&s);
 }
 END_TEST
@@ -403,7 +374,7 @@ START_TEST(test_chrome_window_cuts)
 	 */
 	struct cp_chrome_opts o = { .from_ns = 25000, .to_ns = 31500 };
 	struct synth s;
-	struct fx f;
+	struct synth_cpm f;
 	char *buf = NULL;
 	size_t len = 0, i;
 	int64_t cp_ns;
@@ -412,7 +383,7 @@ START_TEST(test_chrome_window_cuts)
 	json_t *doc, *ev, *win;
 
 	scene(&s);
-	fx_load(&s, &f);
+	synth_cpm_load(&s, &f);
 	CAPTURE(buf, len, cp_chrome_write(m_, &f.tp, &f.cpm, &o, err_,
 					  sizeof(err_)));
 	doc = chrome_check(buf, &cp_ns, &cp_flows, &dep_flows);
@@ -443,7 +414,7 @@ START_TEST(test_chrome_window_cuts)
 		      "otherData.window_ns");
 	json_decref(doc);
 	free(buf);
-	fx_free(&f);
+	synth_cpm_free(&f);
 	synth_free(&s);
 }
 END_TEST
@@ -478,7 +449,7 @@ START_TEST(test_chrome_aggregated_merges_short_slices)
 	 */
 	struct cp_chrome_opts o = { .min_slice_ns = 1000 };
 	struct synth s;
-	struct fx f;
+	struct synth_cpm f;
 	char *buf = NULL;
 	size_t len = 0, i;
 	int64_t cp_ns;
@@ -486,7 +457,7 @@ START_TEST(test_chrome_aggregated_merges_short_slices)
 	json_t *doc, *ev;
 
 	tiny_calls(&s);
-	fx_load(&s, &f);
+	synth_cpm_load(&s, &f);
 	ck_assert_msg(f.cpm.length == 15005, "CP %" PRIu64, f.cpm.length);
 	CAPTURE(buf, len, cp_chrome_write(m_, &f.tp, &f.cpm, NULL, err_,
 					  sizeof(err_)));
@@ -572,7 +543,7 @@ START_TEST(test_chrome_aggregated_merges_short_slices)
 		      count_x(doc, 0, "procedure"));
 	json_decref(doc);
 	free(buf);
-	fx_free(&f);
+	synth_cpm_free(&f);
 	synth_free(&s);
 }
 END_TEST
@@ -580,7 +551,7 @@ END_TEST
 START_TEST(test_chrome_barrier_arrows_from_last_arrival)
 {
 	struct synth s;
-	struct fx f;
+	struct synth_cpm f;
 	char *buf = NULL;
 	size_t len = 0, i;
 	json_t *doc, *evs, *ev;
@@ -591,19 +562,14 @@ START_TEST(test_chrome_barrier_arrows_from_last_arrival)
 	synth_init(&s);
 	synth_start(&s, 0, -1);
 	b = synth_obj(&s, 0, CP_OBJ_BARRIER, 3);
-	synth_create(&s, 0, 0, 1);
-	synth_create(&s, 0, 0, 2);
-	synth_start(&s, 1, 0);
-	synth_start(&s, 2, 0);
+	synth_spawn(&s, 2);
 	synth_barrier(&s, 0, 10000, 20000, b);
 	synth_barrier(&s, 1, 20000, 10000, b);
 	synth_barrier(&s, 2, 30000, 0, b);
 	synth_exit(&s, 1, 1000);
 	synth_exit(&s, 2, 1000);
-	synth_join(&s, 0, 1000, true, 1);
-	synth_join(&s, 0, 0, true, 2);
-	synth_exit(&s, 0, 0);
-	fx_load(&s, &f);
+	synth_join_all(&s, 2, 1000);
+	synth_cpm_load(&s, &f);
 	CAPTURE(buf, len, cp_chrome_write(m_, &f.tp, &f.cpm, NULL, err_,
 					  sizeof(err_)));
 	doc = json_loads(buf, 0, &jerr);
@@ -629,7 +595,7 @@ START_TEST(test_chrome_barrier_arrows_from_last_arrival)
 	ck_assert_msg(from_t2 == 2, "%d departure arrows, want 2", from_t2);
 	json_decref(doc);
 	free(buf);
-	fx_free(&f);
+	synth_cpm_free(&f);
 	synth_free(&s);
 }
 END_TEST
@@ -679,7 +645,7 @@ static uint64_t folded_check(const char *text, int *lines, bool threads)
 START_TEST(test_folded_scene_weights)
 {
 	struct synth s;
-	struct fx f;
+	struct synth_cpm f;
 	char *buf = NULL;
 	size_t len = 0;
 	int lines;
@@ -689,7 +655,7 @@ START_TEST(test_folded_scene_weights)
 				      .threads = true };
 
 	scene(&s);
-	fx_load(&s, &f);
+	synth_cpm_load(&s, &f);
 	CAPTURE(buf, len, cp_folded_write(m_, &f.tp, &f.cpm, NULL, err_,
 					  sizeof(err_)));
 	sum = folded_check(buf, &lines, false);
@@ -719,7 +685,7 @@ START_TEST(test_folded_scene_weights)
 		      strstr(buf, "T1 t1;shade 10000\n"),
 		      "per-thread CP stacks (sum %" PRIu64 "):\n%s", sum, buf);
 	free(buf);
-	fx_free(&f);
+	synth_cpm_free(&f);
 	synth_free(&s);
 }
 END_TEST
@@ -728,7 +694,7 @@ END_TEST
 START_TEST(test_folded_nesting_and_sanitizing)
 {
 	struct synth s;
-	struct fx f;
+	struct synth_cpm f;
 	char *buf = NULL;
 	size_t len = 0;
 	int lines;
@@ -742,7 +708,7 @@ START_TEST(test_folded_nesting_and_sanitizing)
 	synth_leave(&s, 0, 11);
 	synth_leave(&s, 0, 13);
 	synth_exit(&s, 0, 17);
-	fx_load(&s, &f);
+	synth_cpm_load(&s, &f);
 	CAPTURE(buf, len, cp_folded_write(m_, &f.tp, &f.cpm, NULL, err_,
 					  sizeof(err_)));
 	ck_assert_msg(folded_check(buf, &lines, false) == 53 && lines == 3,
@@ -751,7 +717,7 @@ START_TEST(test_folded_nesting_and_sanitizing)
 		      strstr(buf, "outer 20\n") &&
 		      strstr(buf, "(no procedure) 22\n"), "stacks:\n%s", buf);
 	free(buf);
-	fx_free(&f);
+	synth_cpm_free(&f);
 	synth_free(&s);
 }
 END_TEST
@@ -761,7 +727,7 @@ END_TEST
 START_TEST(test_dot_wellformed_and_limit)
 {
 	struct synth s;
-	struct fx f;
+	struct synth_cpm f;
 	char *buf = NULL, err[256] = "";
 	size_t len = 0;
 	struct cp_dot_opts o = { .tp = NULL };
@@ -769,7 +735,7 @@ START_TEST(test_dot_wellformed_and_limit)
 	FILE *m;
 
 	scene(&s);
-	fx_load(&s, &f);
+	synth_cpm_load(&s, &f);
 	o.tp = &f.tp;
 	CAPTURE(buf, len, cp_dot_write(m_, &f.tp.g, &f.cpm, &o, err_,
 				       sizeof(err_)));
@@ -815,7 +781,7 @@ START_TEST(test_dot_wellformed_and_limit)
 	ck_assert_msg(strstr(err, "--max-edges") && strstr(err, "limit 5"),
 		      "message: %s", err);
 	fclose(m);
-	fx_free(&f);
+	synth_cpm_free(&f);
 	synth_free(&s);
 }
 END_TEST
@@ -973,7 +939,7 @@ END_TEST
 START_TEST(test_compare_scene_headline_and_ranks)
 {
 	struct synth s;
-	struct fx f;
+	struct synth_cpm f;
 	struct cp_profile p;
 	struct cp_compare c;
 	struct cp_profile_opts po = { .exclusive = false };
@@ -983,7 +949,7 @@ START_TEST(test_compare_scene_headline_and_ranks)
 	FILE *m;
 
 	scene(&s);
-	fx_load(&s, &f);
+	synth_cpm_load(&s, &f);
 	ck_assert_msg(cp_profile_compute(&p, &f.tp, &po, err, sizeof(err)) == 0,
 		      "profile: %s", err);
 	ck_assert_msg(cp_compare_build(&c, &p, NULL) == 0, "compare");
@@ -1015,7 +981,7 @@ START_TEST(test_compare_scene_headline_and_ranks)
 	free(buf);
 	cp_compare_free(&c);
 	cp_profile_free(&p);
-	fx_free(&f);
+	synth_cpm_free(&f);
 	synth_free(&s);
 }
 END_TEST
@@ -1037,7 +1003,7 @@ START_TEST(test_compare_headline_prefers_program_name)
 	static const char *const fn[10] = { "f0", "f1", "f2", "f3", "f4",
 					    "f5", "f6", "f7", "f8", "f9" };
 	struct synth s;
-	struct fx f;
+	struct synth_cpm f;
 	struct cp_profile p;
 	struct cp_compare c;
 	struct cp_profile_opts po = { .exclusive = false };
@@ -1060,8 +1026,7 @@ START_TEST(test_compare_headline_prefers_program_name)
 		synth_create(&s, 0, 0, k);
 	for (uint32_t k = 1; k <= 3; k++) {
 		synth_start(&s, k, 0);
-		synth_enter(&s, k, 0, 0x2000);
-		synth_leave(&s, k, 10000);
+		synth_call(&s, k, 0x2000, 10000);
 		synth_exit(&s, k, 0);
 	}
 	for (uint32_t k = 1; k <= 3; k++)
@@ -1070,7 +1035,7 @@ START_TEST(test_compare_headline_prefers_program_name)
 	synth_leave(&s, 0, 0);
 	synth_exit(&s, 0, 0);
 	s.online_len = 18000;
-	fx_load(&s, &f);
+	synth_cpm_load(&s, &f);
 	ck_assert_msg(cp_profile_compute(&p, &f.tp, &po, err, sizeof(err)) == 0,
 		      "profile: %s", err);
 	ck_assert_msg(cp_compare_build(&c, &p, NULL) == 0, "compare");
@@ -1079,7 +1044,7 @@ START_TEST(test_compare_headline_prefers_program_name)
 			      "critical path", 47) == 0, "headline: %s", hl);
 	cp_compare_free(&c);
 	cp_profile_free(&p);
-	fx_free(&f);
+	synth_cpm_free(&f);
 	synth_free(&s);
 }
 END_TEST
@@ -1087,7 +1052,7 @@ END_TEST
 START_TEST(test_compare_gprof_columns_json)
 {
 	struct synth s;
-	struct fx f;
+	struct synth_cpm f;
 	struct cp_profile p;
 	struct cp_compare c;
 	struct cp_gprof gp;
@@ -1100,7 +1065,7 @@ START_TEST(test_compare_gprof_columns_json)
 	FILE *m;
 
 	scene(&s);
-	fx_load(&s, &f);
+	synth_cpm_load(&s, &f);
 	ck_assert_msg(cp_profile_compute(&p, &f.tp, &po, err, sizeof(err)) == 0,
 		      "profile: %s", err);
 	ck_assert_msg(cp_gprof_parse(&gp, canned, strlen(canned), "c", err,
@@ -1156,7 +1121,7 @@ START_TEST(test_compare_gprof_columns_json)
 	cp_compare_free(&c);
 	cp_gprof_free(&gp);
 	cp_profile_free(&p);
-	fx_free(&f);
+	synth_cpm_free(&f);
 	synth_free(&s);
 }
 END_TEST
@@ -1177,13 +1142,13 @@ static char *view_text(const struct cp_profile *p, enum cp_view v)
 START_TEST(test_views_scene_levels)
 {
 	struct synth s;
-	struct fx f;
+	struct synth_cpm f;
 	struct cp_profile p;
 	struct cp_profile_opts po = { .exclusive = true };
 	char err[256] = "", *t, *t2;
 
 	scene(&s);
-	fx_load(&s, &f);
+	synth_cpm_load(&s, &f);
 	ck_assert_msg(cp_profile_compute(&p, &f.tp, &po, err, sizeof(err)) == 0,
 		      "profile: %s", err);
 	/* 3 creates, m from T1 to T2 and T2 to T3, 3 joins */
@@ -1213,7 +1178,7 @@ START_TEST(test_views_scene_levels)
 		      "object view:\n%s", t);
 	free(t);
 	cp_profile_free(&p);
-	fx_free(&f);
+	synth_cpm_free(&f);
 	synth_free(&s);
 }
 END_TEST

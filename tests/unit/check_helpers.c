@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cp_emit.h"
+#include "cp_grow.h"
 #include "cp_profile.h"
 #include "cp_wbuf.h"
 
@@ -135,6 +136,43 @@ START_TEST(test_helpers_is_lock)
 }
 END_TEST
 
+/* cp_grow: room doubles from 64, contents kept; overflow refused. */
+START_TEST(test_helpers_grow)
+{
+	uint32_t *a = NULL, cap32 = 0;
+	uint64_t *b = NULL, cap = 0;
+
+	ck_assert_int_eq(cp_grow32((void **)&a, sizeof(*a), &cap32, 0), 0);
+	ck_assert_ptr_null(a);
+	ck_assert_int_eq(cp_grow32((void **)&a, sizeof(*a), &cap32, 1), 0);
+	ck_assert_uint_eq(cap32, 64);
+	for (uint32_t i = 0; i < 64; i++)
+		a[i] = i * 3;
+	ck_assert_int_eq(cp_grow32((void **)&a, sizeof(*a), &cap32, 64), 0);
+	ck_assert_uint_eq(cap32, 64);
+	ck_assert_int_eq(cp_grow32((void **)&a, sizeof(*a), &cap32, 300), 0);
+	ck_assert_uint_eq(cap32, 512);
+	for (uint32_t i = 0; i < 64; i++)
+		ck_assert_uint_eq(a[i], i * 3);
+	/* over a 32-bit room: refused, the array and its room unchanged */
+	ck_assert_int_eq(cp_grow32((void **)&a, sizeof(*a), &cap32,
+				   (uint64_t)UINT32_MAX + 1), -1);
+	ck_assert_uint_eq(cap32, 512);
+	ck_assert_uint_eq(a[63], 189);
+	free(a);
+
+	ck_assert_int_eq(cp_grow((void **)&b, sizeof(*b), &cap, 65), 0);
+	ck_assert_uint_eq(cap, 128);
+	b[127] = 7;
+	/* a size that overflows size_t: refused */
+	ck_assert_int_eq(cp_grow((void **)&b, sizeof(*b), &cap,
+				 UINT64_MAX / 4), -1);
+	ck_assert_uint_eq(cap, 128);
+	ck_assert_uint_eq(b[127], 7);
+	free(b);
+}
+END_TEST
+
 static Suite *helpers_suite(void)
 {
 	Suite *s = suite_create("helpers");
@@ -145,6 +183,7 @@ static Suite *helpers_suite(void)
 	tcase_add_test(tc, test_helpers_json_quote_uses_table);
 	tcase_add_test(tc, test_helpers_object_order);
 	tcase_add_test(tc, test_helpers_is_lock);
+	tcase_add_test(tc, test_helpers_grow);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -12,7 +12,7 @@
 #include "cp_profile.h"
 #include "cp_trace.h"
 #include "cp_tracepag.h"
-#include "trace_synth.c"
+#include "synth_graph.h"
 
 struct fixture {
 	struct cp_trace t;
@@ -23,15 +23,9 @@ struct fixture {
 static void load(struct synth *s, struct fixture *f, bool exclusive)
 {
 	struct cp_profile_opts o = { .exclusive = exclusive };
-	uint8_t *buf;
-	size_t len = synth_encode(s, &buf);
 	char err[256] = "";
 
-	ck_assert_msg(cp_trace_parse(&f->t, "syn.cpt", buf, len, err,
-				     sizeof(err)) == 0, "parse: %s", err);
-	free(buf);
-	ck_assert_msg(cp_tracepag_build(&f->tp, &f->t, err, sizeof(err)) == 0,
-		      "build: %s", err);
+	synth_graph_load(s, &f->t, &f->tp);
 	ck_assert_msg(cp_profile_compute(&f->p, &f->tp, &o, err,
 					 sizeof(err)) == 0, "profile: %s", err);
 }
@@ -39,8 +33,7 @@ static void load(struct synth *s, struct fixture *f, bool exclusive)
 static void unload(struct fixture *f)
 {
 	cp_profile_free(&f->p);
-	cp_tracepag_free(&f->tp);
-	cp_trace_free(&f->t);
+	synth_graph_free(&f->t, &f->tp);
 }
 
 static const struct cp_proc_prof *proc(const struct fixture *f,
@@ -71,34 +64,8 @@ static const struct cp_proc_prof *proc(const struct fixture *f,
 /* examples §4 with one "work" procedure in both threads and "crit". */
 static void lock_example(struct synth *s)
 {
-	uint32_t l;
-
-	synth_init(s);
-	synth_symbol(s, 0x1000, 0x10, "work");
-	synth_symbol(s, 0x2000, 0x10, "crit");
-	synth_start(s, 0, -1);
-	l = synth_obj(s, 0, CP_OBJ_MUTEX, 0);
-	synth_create(s, 0, 0, 1);
-	synth_create(s, 0, 0, 2);
-	synth_start(s, 1, 0);
-	synth_start(s, 2, 0);
-	synth_enter(s, 2, 0, 0x1000);
-	synth_leave(s, 2, 20);
-	synth_lock(s, 2, 0, 0, l);
-	synth_enter(s, 2, 0, 0x2000);
-	synth_leave(s, 2, 10);
-	synth_unlock(s, 2, 0, l);
-	synth_exit(s, 2, 0);
-	synth_enter(s, 1, 0, 0x1000);
-	synth_leave(s, 1, 30);
-	synth_lock(s, 1, 0, 0, l);
-	synth_enter(s, 1, 0, 0x2000);
-	synth_leave(s, 1, 10);
-	synth_unlock(s, 1, 0, l);
-	synth_exit(s, 1, 0);
-	synth_join(s, 0, 40, true, 1);
-	synth_join(s, 0, 0, true, 2);
-	synth_exit(s, 0, 0);
+	synth_lock_example(s, &(struct synth_lock_example){
+		.kind = CP_OBJ_MUTEX, .one_work = true });
 	s->online_len = 40;
 }
 
@@ -190,23 +157,8 @@ START_TEST(test_profile_barrier_object)
 	struct synth s;
 	struct fixture f;
 	const struct cp_obj_prof *o;
-	uint32_t b;
 
-	synth_init(&s);
-	synth_start(&s, 0, -1);
-	b = synth_obj(&s, 0, CP_OBJ_BARRIER, 3);
-	synth_create(&s, 0, 0, 1);
-	synth_create(&s, 0, 0, 2);
-	synth_start(&s, 1, 0);
-	synth_start(&s, 2, 0);
-	synth_barrier(&s, 0, 10, 20, b);
-	synth_barrier(&s, 1, 30, 0, b);
-	synth_barrier(&s, 2, 20, 10, b);
-	synth_exit(&s, 1, 1);
-	synth_exit(&s, 2, 50);
-	synth_join(&s, 0, 5, true, 1);
-	synth_join(&s, 0, 45, true, 2);
-	synth_exit(&s, 0, 0);
+	synth_barrier_example(&s, false);
 	s.online_len = 80;
 	load(&s, &f, false);
 	o = &f.p.objs[0];

@@ -20,7 +20,7 @@
 #include "cp_trace.h"
 #include "cp_tracepag.h"
 #include "cp_whatif.h"
-#include "trace_synth.c"
+#include "trace_synth.h"
 
 enum { MAIN = 0x1000, F = 0x2000, G = 0x3000, H = 0x4000, TMAIN = 0x5000,
        W = 0x6000, X = 0x7000 };

@@ -26,7 +26,7 @@
 #include "cp_sampled.h"
 #include "cp_symbolize.h"
 #include "cp_tracepag.h"
-#include "trace_synth.c"
+#include "trace_synth.h"
 
 /* ---- the functions looked up ---------------------------------------- */
 

@@ -9,8 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cp_crc32c.h"
 #include "cp_trace.h"
-#include "trace_synth.c"
+#include "trace_synth.h"
 
 /*
  * Two threads, a mutex, procedures and a region, split into blocks of 3
@@ -185,6 +186,29 @@ static uint64_t expect_repair(const uint8_t *buf, size_t len,
 	return nv;
 }
 
+/* Encode @s, expect_error on it, then free the buffer and @s. */
+static void synth_expect_error(struct synth *s, const char *want)
+{
+	uint8_t *buf;
+	size_t len = synth_encode(s, &buf);
+
+	expect_error(buf, len, want);
+	free(buf);
+	synth_free(s);
+}
+
+/* Encode @s, expect_repair on it, then free the buffer and @s. */
+static void synth_expect_repair(struct synth *s, const char *want,
+				const char *say)
+{
+	uint8_t *buf;
+	size_t len = synth_encode(s, &buf);
+
+	expect_repair(buf, len, want, say);
+	free(buf);
+	synth_free(s);
+}
+
 /* Recompute the checksum of the block at @off after editing it. */
 static void reseal(uint8_t *buf, size_t off)
 {
@@ -255,8 +279,6 @@ END_TEST
 START_TEST(test_trace_rejects_bad_references)
 {
 	struct synth s;
-	uint8_t *buf;
-	size_t len;
 
 	/* CONSUME of a sequence nobody published */
 	synth_init(&s);
@@ -264,30 +286,22 @@ START_TEST(test_trace_rejects_bad_references)
 	synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
 	synth_consume(&s, 0, 1, true, 1, 5, 1);
 	synth_exit(&s, 0, 1);
-	len = synth_encode(&s, &buf);
-	expect_repair(buf, len, "without a matching PUBLISH", "without a matching PUBLISH");
-	free(buf);
-	synth_free(&s);
+	synth_expect_repair(&s, "without a matching PUBLISH",
+			     "without a matching PUBLISH");
 
 	/* object never defined */
 	synth_init(&s);
 	synth_start(&s, 0, -1);
 	synth_publish(&s, 0, 1, 3);
 	synth_exit(&s, 0, 1);
-	len = synth_encode(&s, &buf);
-	expect_repair(buf, len, "undefined object 3", "undefined object 3");
-	free(buf);
-	synth_free(&s);
+	synth_expect_repair(&s, "undefined object 3", "undefined object 3");
 
 	/* LEAVE without ENTER */
 	synth_init(&s);
 	synth_start(&s, 0, -1);
 	synth_leave(&s, 0, 1);
 	synth_exit(&s, 0, 1);
-	len = synth_encode(&s, &buf);
-	expect_repair(buf, len, "LEAVE without ENTER", "LEAVE without ENTER");
-	free(buf);
-	synth_free(&s);
+	synth_expect_repair(&s, "LEAVE without ENTER", "LEAVE without ENTER");
 
 	/* REGION_END of a region not open, and of an undefined string */
 	synth_init(&s);
@@ -295,18 +309,12 @@ START_TEST(test_trace_rejects_bad_references)
 	synth_start(&s, 0, -1);
 	synth_region_end(&s, 0, 1, 1);
 	synth_exit(&s, 0, 1);
-	len = synth_encode(&s, &buf);
-	expect_repair(buf, len, "not open", "not open");
-	free(buf);
-	synth_free(&s);
+	synth_expect_repair(&s, "not open", "not open");
 	synth_init(&s);
 	synth_start(&s, 0, -1);
 	synth_region_begin(&s, 0, 1, 4);
 	synth_exit(&s, 0, 1);
-	len = synth_encode(&s, &buf);
-	expect_repair(buf, len, "undefined string 4", "region names missing");
-	free(buf);
-	synth_free(&s);
+	synth_expect_repair(&s, "undefined string 4", "region names missing");
 
 	/* JOIN of a thread that never exited */
 	synth_init(&s);
@@ -315,10 +323,7 @@ START_TEST(test_trace_rejects_bad_references)
 	synth_start(&s, 1, 0);
 	synth_join(&s, 0, 1, true, 1);
 	synth_exit(&s, 0, 1);
-	len = synth_encode(&s, &buf);
-	expect_repair(buf, len, "no THREAD_EXIT", "no THREAD_EXIT");
-	free(buf);
-	synth_free(&s);
+	synth_expect_repair(&s, "no THREAD_EXIT", "no THREAD_EXIT");
 
 	/* a started thread its parent never created */
 	synth_init(&s);
@@ -326,18 +331,12 @@ START_TEST(test_trace_rejects_bad_references)
 	synth_start(&s, 1, 0);
 	synth_exit(&s, 1, 1);
 	synth_exit(&s, 0, 1);
-	len = synth_encode(&s, &buf);
-	expect_repair(buf, len, "no THREAD_CREATE", "no THREAD_CREATE");
-	free(buf);
-	synth_free(&s);
+	synth_expect_repair(&s, "no THREAD_CREATE", "no THREAD_CREATE");
 
 	/* a thread not starting with THREAD_START */
 	synth_init(&s);
 	synth_exit(&s, 0, 1);
-	len = synth_encode(&s, &buf);
-	expect_error(buf, len, "does not begin with THREAD_START");
-	free(buf);
-	synth_free(&s);
+	synth_expect_error(&s, "does not begin with THREAD_START");
 
 	/* duplicate publish */
 	synth_init(&s);
@@ -346,10 +345,7 @@ START_TEST(test_trace_rejects_bad_references)
 	synth_vertex(&s, 0, CP_EV_PUBLISH, false, 1, 1, 1, 0);
 	synth_vertex(&s, 0, CP_EV_PUBLISH, false, 1, 1, 1, 0);
 	synth_exit(&s, 0, 1);
-	len = synth_encode(&s, &buf);
-	expect_repair(buf, len, "twice", "twice");
-	free(buf);
-	synth_free(&s);
+	synth_expect_repair(&s, "twice", "twice");
 
 	/* a CONSUME range crossing a gap in sparse sequences */
 	synth_init(&s);
@@ -359,19 +355,14 @@ START_TEST(test_trace_rejects_bad_references)
 	synth_vertex(&s, 0, CP_EV_PUBLISH, false, 1, 1, 7, 0);
 	synth_consume(&s, 0, 1, false, 1, 5, 2);
 	synth_exit(&s, 0, 1);
-	len = synth_encode(&s, &buf);
-	expect_repair(buf, len, "without a matching PUBLISH", "without a matching PUBLISH");
-	free(buf);
-	synth_free(&s);
+	synth_expect_repair(&s, "without a matching PUBLISH",
+			     "without a matching PUBLISH");
 
 	/* unknown event kind */
 	synth_init(&s);
 	synth_start(&s, 0, -1);
 	synth_vertex(&s, 0, 30, false, 1, 0, 0, 0);
-	len = synth_encode(&s, &buf);
-	expect_repair(buf, len, "unknown event kind", "unknown event kind");
-	free(buf);
-	synth_free(&s);
+	synth_expect_repair(&s, "unknown event kind", "unknown event kind");
 }
 END_TEST
 
@@ -384,8 +375,6 @@ START_TEST(test_trace_shared_flag)
 	struct synth s;
 	struct cp_trace t;
 	char err[256] = "";
-	uint8_t *buf;
-	size_t len;
 	uint32_t l, m;
 	unsigned nshared = 0, nexcl = 0;
 
@@ -428,10 +417,7 @@ START_TEST(test_trace_shared_flag)
 	m = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
 	synth_vertex(&s, 0, CP_EV_CONSUME | CP_EVF_SHARED, false, 1, m, 0, 0);
 	synth_exit(&s, 0, 1);
-	len = synth_encode(&s, &buf);
-	expect_error(buf, len, "SHARED CONSUME of object 1, a mutex");
-	free(buf);
-	synth_free(&s);
+	synth_expect_error(&s, "SHARED CONSUME of object 1, a mutex");
 
 	/* on a PUBLISH */
 	synth_init(&s);
@@ -439,10 +425,7 @@ START_TEST(test_trace_shared_flag)
 	l = synth_obj(&s, 0, CP_OBJ_RWLOCK, 0);
 	synth_vertex(&s, 0, CP_EV_PUBLISH | CP_EVF_SHARED, false, 1, l, 1, 0);
 	synth_exit(&s, 0, 1);
-	len = synth_encode(&s, &buf);
-	expect_error(buf, len, "not a CONSUME");
-	free(buf);
-	synth_free(&s);
+	synth_expect_error(&s, "not a CONSUME");
 
 	/* on a metadata event */
 	synth_init(&s);
@@ -450,10 +433,7 @@ START_TEST(test_trace_shared_flag)
 	synth_meta(&s, 0, CP_EV_OBJ_DEF | CP_EVF_SHARED, 1, CP_OBJ_RWLOCK,
 		   0, 0);
 	synth_exit(&s, 0, 1);
-	len = synth_encode(&s, &buf);
-	expect_error(buf, len, "not a CONSUME");
-	free(buf);
-	synth_free(&s);
+	synth_expect_error(&s, "not a CONSUME");
 }
 END_TEST
 

@@ -11,92 +11,35 @@
 #include "cp_cpm.h"
 #include "cp_trace.h"
 #include "cp_tracepag.h"
-#include "trace_synth.c"
-
-struct fixture {
-	struct cp_trace t;
-	struct cp_tracepag tp;
-	struct cp_cpm c;
-};
-
-static void load(struct synth *s, struct fixture *f)
-{
-	uint8_t *buf;
-	size_t len = synth_encode(s, &buf);
-	char err[256] = "";
-
-	ck_assert_msg(cp_trace_parse(&f->t, "syn.cpt", buf, len, err,
-				     sizeof(err)) == 0, "parse: %s", err);
-	free(buf);
-	ck_assert_msg(cp_tracepag_build(&f->tp, &f->t, err, sizeof(err)) == 0,
-		      "build: %s", err);
-	ck_assert_msg(cp_cpm_run(&f->c, &f->tp.g, NULL) == 0, "cpm");
-}
-
-static void unload(struct fixture *f)
-{
-	cp_cpm_free(&f->c);
-	cp_tracepag_free(&f->tp);
-	cp_trace_free(&f->t);
-}
+#include "synth_graph.h"
 
 /* Earliest time of vertex @vi of thread @tid. */
-static uint64_t et(const struct fixture *f, uint32_t tid, uint32_t vi)
+static uint64_t et(const struct synth_cpm *f, uint32_t tid, uint32_t vi)
 {
-	return f->c.et[f->tp.vbase[tid] + vi];
+	return f->cpm.et[f->tp.vbase[tid] + vi];
 }
 
 /*
  * doc/examples.md §4: T2 takes L at 20..30, T1 at 30..40; CP 40.
- * T0 creates both and joins them.
+ * T0 creates both and joins them; T1 works @t1_work.
  */
 static void lock_example(struct synth *s, uint64_t t1_work)
 {
-	uint32_t l;
-
-	synth_init(s);
-	synth_symbol(s, 0x1000, 0x10, "work");
-	synth_symbol(s, 0x2000, 0x10, "crit");
-	synth_start(s, 0, -1);
-	l = synth_obj(s, 0, CP_OBJ_MUTEX, 0);
-	synth_create(s, 0, 0, 1);
-	synth_create(s, 0, 0, 2);
-	synth_start(s, 1, 0);
-	synth_start(s, 2, 0);
-	/* T2 first: its unlock is sequence 1 */
-	synth_enter(s, 2, 0, 0x1000);
-	synth_leave(s, 2, 20);
-	synth_lock(s, 2, 0, 0, l);
-	synth_enter(s, 2, 0, 0x2000);
-	synth_leave(s, 2, 10);
-	synth_unlock(s, 2, 0, l);
-	synth_exit(s, 2, 0);
-	synth_enter(s, 1, 0, 0x1000);
-	synth_leave(s, 1, t1_work);
-	if (t1_work < 30)
-		synth_lock(s, 1, 0, 30 - t1_work, l);
-	else
-		synth_lock(s, 1, 0, 0, l);
-	synth_enter(s, 1, 0, 0x2000);
-	synth_leave(s, 1, 10);
-	synth_unlock(s, 1, 0, l);
-	synth_exit(s, 1, 0);
-	synth_join(s, 0, 40, true, 1);
-	synth_join(s, 0, 0, true, 2);
-	synth_exit(s, 0, 0);
+	synth_lock_example(s, &(struct synth_lock_example){
+		.kind = CP_OBJ_MUTEX, .one_work = true, .t1_work = t1_work });
 	s->online_len = 40;
 }
 
 START_TEST(test_tracepag_lock_chain)
 {
 	struct synth s;
-	struct fixture f;
+	struct synth_cpm f;
 	uint32_t nseg, ndep, naux = 0;
 	char buf[64];
 	bool seen_dep = false;
 
 	lock_example(&s, 30);
-	load(&s, &f);
+	synth_cpm_load(&s, &f);
 	/* vertices: T0 6, T1 8, T2 8, + source + sink */
 	ck_assert_msg(f.tp.g.nv == 24, "nv %u", f.tp.g.nv);
 	nseg = (6 - 1) + (8 - 1) + (8 - 1);
@@ -106,8 +49,8 @@ START_TEST(test_tracepag_lock_chain)
 		naux += f.tp.e_kind[e] == CP_TE_AUX;
 	ck_assert_msg(f.tp.nseg == nseg && f.tp.ndep == ndep && naux == 4,
 		      "seg %u dep %u aux %u", f.tp.nseg, f.tp.ndep, naux);
-	ck_assert_msg(f.c.length == 40, "CP length %" PRIu64, f.c.length);
-	ck_assert_msg(f.c.length == f.t.online_len_ns, "online %" PRIu64,
+	ck_assert_msg(f.cpm.length == 40, "CP length %" PRIu64, f.cpm.length);
+	ck_assert_msg(f.cpm.length == f.t.online_len_ns, "online %" PRIu64,
 		      f.t.online_len_ns);
 	/* T1's acquire (vertex 3) at 30, its unlock (vertex 6) at 40 */
 	ck_assert_msg(et(&f, 1, 3) == 30 && et(&f, 1, 6) == 40,
@@ -129,7 +72,7 @@ START_TEST(test_tracepag_lock_chain)
 	}
 	ck_assert_msg(seen_dep, "no lock dependency edge");
 	ck_assert_msg(f.tp.nprocs == 2, "nprocs %u", f.tp.nprocs);
-	unload(&f);
+	synth_cpm_free(&f);
 	synth_free(&s);
 }
 END_TEST
@@ -137,11 +80,11 @@ END_TEST
 START_TEST(test_tracepag_wait_edges_weigh_zero)
 {
 	struct synth s;
-	struct fixture f;
+	struct synth_cpm f;
 	uint32_t e;
 
 	lock_example(&s, 25);	/* T1 waits 5 for the lock */
-	load(&s, &f);
+	synth_cpm_load(&s, &f);
 	/* T1: start, enter, leave(25), request(25), consume(30, wait) */
 	e = f.tp.segbase[1] + 3;	/* into vertex 4 */
 	ck_assert_msg(f.tp.e_kind[e] == CP_TE_WAIT && f.tp.g.w[e] == 0 &&
@@ -149,8 +92,8 @@ START_TEST(test_tracepag_wait_edges_weigh_zero)
 		      "wait edge kind %u w %" PRIu64 " wait %" PRIu64 " obj %u",
 		      f.tp.e_kind[e], f.tp.g.w[e], cp_tracepag_wait(&f.tp, e),
 		      f.tp.e_obj[e]);
-	ck_assert_msg(f.c.length == 40, "CP length %" PRIu64, f.c.length);
-	unload(&f);
+	ck_assert_msg(f.cpm.length == 40, "CP length %" PRIu64, f.cpm.length);
+	synth_cpm_free(&f);
 	synth_free(&s);
 }
 END_TEST
@@ -198,25 +141,10 @@ END_TEST
 START_TEST(test_tracepag_barrier_hub)
 {
 	struct synth s;
-	struct fixture f;
-	uint32_t b;
+	struct synth_cpm f;
 
-	synth_init(&s);
-	synth_start(&s, 0, -1);
-	b = synth_obj(&s, 0, CP_OBJ_BARRIER, 3);
-	synth_create(&s, 0, 0, 1);
-	synth_create(&s, 0, 0, 2);
-	synth_start(&s, 1, 0);
-	synth_start(&s, 2, 0);
-	synth_barrier(&s, 0, 10, 20, b);
-	synth_barrier(&s, 1, 30, 0, b);
-	synth_barrier(&s, 2, 20, 10, b);
-	synth_exit(&s, 1, 1);
-	synth_exit(&s, 2, 50);
-	synth_join(&s, 0, 5, true, 1);
-	synth_join(&s, 0, 45, true, 2);
-	synth_exit(&s, 0, 0);
-	load(&s, &f);
+	synth_barrier_example(&s, false);
+	synth_cpm_load(&s, &f);
 	ck_assert_msg(f.tp.nhub == 1, "hubs %u", f.tp.nhub);
 	/* departures at 30 in every thread */
 	for (uint32_t tid = 0; tid < 3; tid++) {
@@ -225,10 +153,10 @@ START_TEST(test_tracepag_barrier_hub)
 		ck_assert_msg(et(&f, tid, vi) == 30,
 			      "T%u departs at %" PRIu64, tid, et(&f, tid, vi));
 	}
-	ck_assert_msg(f.c.length == 80, "CP length %" PRIu64, f.c.length);
+	ck_assert_msg(f.cpm.length == 80, "CP length %" PRIu64, f.cpm.length);
 	ck_assert_msg(f.tp.wait_ns == 30 + 5 + 45, "wait %" PRIu64,
 		      f.tp.wait_ns);
-	unload(&f);
+	synth_cpm_free(&f);
 	synth_free(&s);
 }
 END_TEST
@@ -237,7 +165,7 @@ END_TEST
 START_TEST(test_tracepag_cond_wake)
 {
 	struct synth s;
-	struct fixture f;
+	struct synth_cpm f;
 	uint32_t m, c;
 
 	synth_init(&s);
@@ -260,10 +188,10 @@ START_TEST(test_tracepag_cond_wake)
 	synth_unlock(&s, 0, 10, m);
 	synth_join(&s, 0, 0, true, 1);
 	synth_exit(&s, 0, 0);
-	load(&s, &f);
-	ck_assert_msg(f.c.length == 60, "CP length %" PRIu64, f.c.length);
+	synth_cpm_load(&s, &f);
+	ck_assert_msg(f.cpm.length == 60, "CP length %" PRIu64, f.cpm.length);
 	ck_assert_msg(et(&f, 0, 5) == 50, "wake at %" PRIu64, et(&f, 0, 5));
-	unload(&f);
+	synth_cpm_free(&f);
 	synth_free(&s);
 }
 END_TEST
@@ -272,7 +200,7 @@ END_TEST
 START_TEST(test_tracepag_semaphore)
 {
 	struct synth s;
-	struct fixture f;
+	struct synth_cpm f;
 	uint32_t sem;
 
 	synth_init(&s);
@@ -286,9 +214,9 @@ START_TEST(test_tracepag_semaphore)
 	synth_exit(&s, 1, 0);
 	synth_consume(&s, 0, 35, true, sem, 1, 1);
 	synth_exit(&s, 0, 10);
-	load(&s, &f);
-	ck_assert_msg(f.c.length == 50, "CP length %" PRIu64, f.c.length);
-	unload(&f);
+	synth_cpm_load(&s, &f);
+	ck_assert_msg(f.cpm.length == 50, "CP length %" PRIu64, f.cpm.length);
+	synth_cpm_free(&f);
 	synth_free(&s);
 }
 END_TEST
@@ -308,10 +236,7 @@ static void queue_example(struct synth *s, bool by_item)
 		y = synth_obj(s, 0, CP_OBJ_ITEM, 0);
 		x = synth_obj(s, 0, CP_OBJ_ITEM, 0);
 	}
-	synth_create(s, 0, 0, 1);
-	synth_create(s, 0, 0, 2);
-	synth_start(s, 1, 0);
-	synth_start(s, 2, 0);
+	synth_spawn(s, 2);
 	if (by_item) {
 		/* untracked lock: acquires consume nothing */
 		synth_consume(s, 1, 20, false, q, 0, 0);
@@ -339,17 +264,19 @@ static void queue_example(struct synth *s, bool by_item)
 START_TEST(test_tracepag_queue_item_vs_lock)
 {
 	struct synth s;
-	struct fixture f;
+	struct synth_cpm f;
 
 	queue_example(&s, false);
-	load(&s, &f);
-	ck_assert_msg(f.c.length == 350, "by lock: CP %" PRIu64, f.c.length);
-	unload(&f);
+	synth_cpm_load(&s, &f);
+	ck_assert_msg(f.cpm.length == 350, "by lock: CP %" PRIu64,
+		      f.cpm.length);
+	synth_cpm_free(&f);
 	synth_free(&s);
 	queue_example(&s, true);
-	load(&s, &f);
-	ck_assert_msg(f.c.length == 225, "by item: CP %" PRIu64, f.c.length);
-	unload(&f);
+	synth_cpm_load(&s, &f);
+	ck_assert_msg(f.cpm.length == 225, "by item: CP %" PRIu64,
+		      f.cpm.length);
+	synth_cpm_free(&f);
 	synth_free(&s);
 }
 END_TEST
@@ -357,7 +284,7 @@ END_TEST
 START_TEST(test_tracepag_create_join)
 {
 	struct synth s;
-	struct fixture f;
+	struct synth_cpm f;
 
 	synth_init(&s);
 	synth_start(&s, 0, -1);
@@ -366,12 +293,12 @@ START_TEST(test_tracepag_create_join)
 	synth_exit(&s, 1, 100);
 	synth_join(&s, 0, 95, true, 1);
 	synth_exit(&s, 0, 7);
-	load(&s, &f);
-	ck_assert_msg(f.c.length == 117, "CP length %" PRIu64, f.c.length);
+	synth_cpm_load(&s, &f);
+	ck_assert_msg(f.cpm.length == 117, "CP length %" PRIu64, f.cpm.length);
 	ck_assert_msg(et(&f, 1, 0) == 10 && et(&f, 0, 2) == 110,
 		      "child start %" PRIu64 " join %" PRIu64, et(&f, 1, 0),
 		      et(&f, 0, 2));
-	unload(&f);
+	synth_cpm_free(&f);
 	synth_free(&s);
 }
 END_TEST
@@ -380,7 +307,7 @@ END_TEST
 START_TEST(test_tracepag_calling_contexts)
 {
 	struct synth s;
-	struct fixture f;
+	struct synth_cpm f;
 	uint32_t e, n;
 
 	synth_init(&s);
@@ -399,7 +326,7 @@ START_TEST(test_tracepag_calling_contexts)
 	synth_leave(&s, 0, 2);
 	synth_region_end(&s, 0, 6, 3);
 	synth_exit(&s, 0, 1);
-	load(&s, &f);
+	synth_cpm_load(&s, &f);
 	ck_assert_msg(f.tp.nprocs == 3, "nprocs %u", f.tp.nprocs);
 	/* root, a, a/b, phase, phase/a, phase/a/a */
 	ck_assert_msg(f.tp.ncct == 6, "cct nodes %u", f.tp.ncct);
@@ -422,8 +349,8 @@ START_TEST(test_tracepag_calling_contexts)
 	e = f.tp.segbase[0] + 10;
 	ck_assert_msg(f.tp.e_cct[e] == 0 && f.tp.e_proc[e] == CP_PAG_NONE,
 		      "after region: cct %u", f.tp.e_cct[e]);
-	ck_assert_msg(f.c.length == 52, "CP length %" PRIu64, f.c.length);
-	unload(&f);
+	ck_assert_msg(f.cpm.length == 52, "CP length %" PRIu64, f.cpm.length);
+	synth_cpm_free(&f);
 	synth_free(&s);
 }
 END_TEST

@@ -12,7 +12,7 @@
 #include "cp_trace.h"
 #include "cp_tracepag.h"
 #include "cp_whatif.h"
-#include "trace_synth.c"
+#include "synth_graph.h"
 
 struct fixture {
 	struct cp_trace t;
@@ -21,21 +21,12 @@ struct fixture {
 
 static void load(struct synth *s, struct fixture *f)
 {
-	uint8_t *buf;
-	size_t len = synth_encode(s, &buf);
-	char err[256] = "";
-
-	ck_assert_msg(cp_trace_parse(&f->t, "syn.cpt", buf, len, err,
-				     sizeof(err)) == 0, "parse: %s", err);
-	free(buf);
-	ck_assert_msg(cp_tracepag_build(&f->tp, &f->t, err, sizeof(err)) == 0,
-		      "build: %s", err);
+	synth_graph_load(s, &f->t, &f->tp);
 }
 
 static void unload(struct fixture *f)
 {
-	cp_tracepag_free(&f->tp);
-	cp_trace_free(&f->t);
+	synth_graph_free(&f->t, &f->tp);
 }
 
 /* One scaling on @cpus processors (0: one per thread), paying the
@@ -83,35 +74,8 @@ static struct cp_whatif_result whatif(struct fixture *f, const char *name,
  */
 static void lock_reorder(struct synth *s)
 {
-	uint32_t l;
-
-	synth_init(s);
-	synth_symbol(s, 0x100, 0x10, "work1");
-	synth_symbol(s, 0x200, 0x10, "work2");
-	synth_symbol(s, 0x300, 0x10, "crit");
-	synth_start(s, 0, -1);
-	l = synth_obj(s, 0, CP_OBJ_MUTEX, 0);
-	synth_create(s, 0, 0, 1);
-	synth_create(s, 0, 0, 2);
-	synth_start(s, 1, 0);
-	synth_start(s, 2, 0);
-	synth_enter(s, 2, 0, 0x200);
-	synth_leave(s, 2, 20);
-	synth_lock(s, 2, 0, 0, l);
-	synth_enter(s, 2, 0, 0x300);
-	synth_leave(s, 2, 10);
-	synth_unlock(s, 2, 0, l);
-	synth_exit(s, 2, 0);
-	synth_enter(s, 1, 0, 0x100);
-	synth_leave(s, 1, 30);
-	synth_lock(s, 1, 0, 0, l);
-	synth_enter(s, 1, 0, 0x300);
-	synth_leave(s, 1, 10);
-	synth_unlock(s, 1, 0, l);
-	synth_exit(s, 1, 0);
-	synth_join(s, 0, 40, true, 1);
-	synth_join(s, 0, 0, true, 2);
-	synth_exit(s, 0, 0);
+	synth_lock_example(s, &(struct synth_lock_example){
+		.kind = CP_OBJ_MUTEX });
 }
 
 START_TEST(test_whatif_lock_reorder)
@@ -162,34 +126,22 @@ static void rw_reader_first(struct synth *s, bool no_shared)
 	synth_symbol(s, 0x500, 0x10, "write");
 	synth_start(s, 0, -1);
 	l = synth_obj(s, 0, CP_OBJ_RWLOCK, 0);
-	for (uint32_t i = 1; i <= 3; i++) {
-		synth_create(s, 0, 0, i);
-		synth_start(s, i, 0);
-	}
-	synth_enter(s, 2, 0, 0x200);
-	synth_leave(s, 2, 8);
+	synth_spawn(s, 3);
+	synth_call(s, 2, 0x200, 8);
 	synth_wrlock(s, 2, 0, 0, l);
-	synth_enter(s, 2, 0, 0x500);
-	synth_leave(s, 2, 6);
+	synth_call(s, 2, 0x500, 6);
 	synth_rwunlock(s, 2, 0, l);
-	synth_enter(s, 1, 0, 0x100);
-	synth_leave(s, 1, 10);
+	synth_call(s, 1, 0x100, 10);
 	synth_rdlock(s, 1, 0, 4, l);
-	synth_enter(s, 1, 0, 0x400);
-	synth_leave(s, 1, 6);
-	synth_enter(s, 3, 0, 0x300);
-	synth_leave(s, 3, 12);
+	synth_call(s, 1, 0x400, 6);
+	synth_call(s, 3, 0x300, 12);
 	synth_rdlock(s, 3, 0, 2, l);
-	synth_enter(s, 3, 0, 0x400);
-	synth_leave(s, 3, 6);
+	synth_call(s, 3, 0x400, 6);
 	synth_rwunlock(s, 1, 0, l);
 	synth_rwunlock(s, 3, 0, l);
 	for (uint32_t i = 1; i <= 3; i++)
 		synth_exit(s, i, 0);
-	synth_join(s, 0, 20, true, 1);
-	synth_join(s, 0, 0, true, 2);
-	synth_join(s, 0, 0, true, 3);
-	synth_exit(s, 0, 0);
+	synth_join_all(s, 3, 20);
 }
 
 START_TEST(test_whatif_rwlock_reader_first)
@@ -253,32 +205,21 @@ static void rw_writer_first(struct synth *s)
 	synth_symbol(s, 0x600, 0x10, "scan2");
 	synth_start(s, 0, -1);
 	l = synth_obj(s, 0, CP_OBJ_RWLOCK, 0);
-	for (uint32_t i = 1; i <= 3; i++) {
-		synth_create(s, 0, 0, i);
-		synth_start(s, i, 0);
-	}
+	synth_spawn(s, 3);
 	synth_rdlock(s, 1, 0, 0, l);
-	synth_enter(s, 1, 0, 0x100);
-	synth_leave(s, 1, 10);
-	synth_enter(s, 3, 0, 0x300);
-	synth_leave(s, 3, 6);
+	synth_call(s, 1, 0x100, 10);
+	synth_call(s, 3, 0x300, 6);
 	synth_rdlock(s, 3, 0, 0, l);
-	synth_enter(s, 3, 0, 0x600);
-	synth_leave(s, 3, 10);
+	synth_call(s, 3, 0x600, 10);
 	synth_rwunlock(s, 1, 0, l);
 	synth_rwunlock(s, 3, 0, l);
-	synth_enter(s, 2, 0, 0x200);
-	synth_leave(s, 2, 4);
+	synth_call(s, 2, 0x200, 4);
 	synth_wrlock(s, 2, 0, 12, l);
-	synth_enter(s, 2, 0, 0x500);
-	synth_leave(s, 2, 4);
+	synth_call(s, 2, 0x500, 4);
 	synth_rwunlock(s, 2, 0, l);
 	for (uint32_t i = 1; i <= 3; i++)
 		synth_exit(s, i, 0);
-	synth_join(s, 0, 20, true, 1);
-	synth_join(s, 0, 0, true, 2);
-	synth_join(s, 0, 0, true, 3);
-	synth_exit(s, 0, 0);
+	synth_join_all(s, 3, 20);
 }
 
 START_TEST(test_whatif_rwlock_writer_first)
@@ -322,36 +263,10 @@ START_TEST(test_whatif_rwlock_write_only)
 	struct synth s;
 	struct fixture f;
 	struct cp_whatif_result r;
-	uint32_t l;
 
-	synth_init(&s);
+	synth_lock_example(&s, &(struct synth_lock_example){
+		.kind = CP_OBJ_RWLOCK });
 	s.no_shared = true;
-	synth_symbol(&s, 0x100, 0x10, "work1");
-	synth_symbol(&s, 0x200, 0x10, "work2");
-	synth_symbol(&s, 0x300, 0x10, "crit");
-	synth_start(&s, 0, -1);
-	l = synth_obj(&s, 0, CP_OBJ_RWLOCK, 0);
-	synth_create(&s, 0, 0, 1);
-	synth_create(&s, 0, 0, 2);
-	synth_start(&s, 1, 0);
-	synth_start(&s, 2, 0);
-	synth_enter(&s, 2, 0, 0x200);
-	synth_leave(&s, 2, 20);
-	synth_wrlock(&s, 2, 0, 0, l);
-	synth_enter(&s, 2, 0, 0x300);
-	synth_leave(&s, 2, 10);
-	synth_rwunlock(&s, 2, 0, l);
-	synth_exit(&s, 2, 0);
-	synth_enter(&s, 1, 0, 0x100);
-	synth_leave(&s, 1, 30);
-	synth_wrlock(&s, 1, 0, 0, l);
-	synth_enter(&s, 1, 0, 0x300);
-	synth_leave(&s, 1, 10);
-	synth_rwunlock(&s, 1, 0, l);
-	synth_exit(&s, 1, 0);
-	synth_join(&s, 0, 40, true, 1);
-	synth_join(&s, 0, 0, true, 2);
-	synth_exit(&s, 0, 0);
 	load(&s, &f);
 	r = whatif(&f, "work1", 0.5);
 	ASSERT_RESULT(r, 40, 35, 40);
@@ -368,29 +283,8 @@ START_TEST(test_whatif_barrier)
 	struct synth s;
 	struct fixture f;
 	struct cp_whatif_result r;
-	uint32_t b;
 
-	synth_init(&s);
-	synth_symbol(&s, 0x100, 0x10, "slow");
-	synth_symbol(&s, 0x200, 0x10, "tail");
-	synth_start(&s, 0, -1);
-	b = synth_obj(&s, 0, CP_OBJ_BARRIER, 3);
-	synth_create(&s, 0, 0, 1);
-	synth_create(&s, 0, 0, 2);
-	synth_start(&s, 1, 0);
-	synth_start(&s, 2, 0);
-	synth_barrier(&s, 0, 10, 20, b);
-	synth_enter(&s, 1, 0, 0x100);
-	synth_leave(&s, 1, 30);
-	synth_barrier(&s, 1, 0, 0, b);
-	synth_barrier(&s, 2, 20, 10, b);
-	synth_exit(&s, 1, 1);
-	synth_enter(&s, 2, 0, 0x200);
-	synth_leave(&s, 2, 50);
-	synth_exit(&s, 2, 0);
-	synth_join(&s, 0, 5, true, 1);
-	synth_join(&s, 0, 45, true, 2);
-	synth_exit(&s, 0, 0);
+	synth_barrier_example(&s, true);
 	load(&s, &f);
 	r = whatif(&f, "slow", 0.5);	/* departures at 20 */
 	ASSERT_RESULT(r, 80, 70, 70);
@@ -430,8 +324,7 @@ START_TEST(test_whatif_semaphore_order)
 	synth_publish(&s, 1, 40, sem);		/* post 1 at 40 */
 	synth_publish(&s, 1, 60, sem);		/* post 2 at 100 */
 	synth_exit(&s, 1, 0);
-	synth_enter(&s, 3, 0, 0x100);
-	synth_leave(&s, 3, 20);
+	synth_call(&s, 3, 0x100, 20);
 	synth_request(&s, 3, 0, sem);
 	synth_consume(&s, 3, 20, true, sem, 1, 1);
 	synth_exit(&s, 3, 10);			/* 50 */
@@ -468,8 +361,7 @@ START_TEST(test_whatif_cond_follows_signal)
 	synth_start(&s, 1, 0);
 	synth_lock(&s, 0, 0, 0, m);
 	synth_unlock(&s, 0, 1, m);
-	synth_enter(&s, 1, 0, 0x100);
-	synth_leave(&s, 1, 50);
+	synth_call(&s, 1, 0x100, 50);
 	synth_lock(&s, 1, 0, 0, m);
 	synth_publish(&s, 1, 0, c);
 	synth_unlock(&s, 1, 0, m);
@@ -503,23 +395,18 @@ START_TEST(test_whatif_queue_items)
 	y = synth_obj(&s, 0, CP_OBJ_ITEM, 0);
 	x = synth_obj(&s, 0, CP_OBJ_ITEM, 0);
 	synth_meta(&s, 0, CP_EV_OBJ_UNTRACK, q, 0, 0, 0);
-	synth_create(&s, 0, 0, 1);
-	synth_create(&s, 0, 0, 2);
-	synth_start(&s, 1, 0);
-	synth_start(&s, 2, 0);
+	synth_spawn(&s, 2);
 	synth_consume(&s, 1, 20, false, q, 0, 0);
 	synth_publish(&s, 1, 0, y);
 	synth_exit(&s, 1, 0);
-	synth_enter(&s, 2, 0, 0x200);
-	synth_leave(&s, 2, 150);
+	synth_call(&s, 2, 0x200, 150);
 	synth_consume(&s, 2, 0, false, q, 0, 0);
 	synth_publish(&s, 2, 0, x);
 	synth_exit(&s, 2, 0);
 	synth_request(&s, 0, 25, q);
 	synth_consume(&s, 0, 125, true, q, 0, 0);
 	synth_consume(&s, 0, 0, false, y, 1, 1);
-	synth_enter(&s, 0, 0, 0x100);
-	synth_leave(&s, 0, 200);
+	synth_call(&s, 0, 0x100, 200);
 	synth_exit(&s, 0, 0);
 	load(&s, &f);
 	r = whatif(&f, "consume", 0.5);		/* 25 + 100 */
@@ -542,8 +429,7 @@ START_TEST(test_whatif_create_join)
 	synth_start(&s, 0, -1);
 	synth_create(&s, 0, 10, 1);
 	synth_start(&s, 1, 0);
-	synth_enter(&s, 1, 0, 0x100);
-	synth_leave(&s, 1, 100);
+	synth_call(&s, 1, 0x100, 100);
 	synth_exit(&s, 1, 0);
 	synth_join(&s, 0, 95, true, 1);
 	synth_exit(&s, 0, 7);
@@ -611,21 +497,15 @@ START_TEST(test_whatif_trywait_forced)
 	synth_symbol(&s, 0x300, 0x10, "bw");
 	synth_start(&s, 0, -1);
 	sem = synth_obj(&s, 0, CP_OBJ_SEM, 0);
-	for (uint32_t i = 1; i <= 3; i++) {
-		synth_create(&s, 0, 0, i);
-		synth_start(&s, i, 0);
-	}
-	synth_enter(&s, 1, 0, 0x100);
-	synth_leave(&s, 1, 5);
+	synth_spawn(&s, 3);
+	synth_call(&s, 1, 0x100, 5);
 	synth_publish(&s, 1, 0, sem);			/* seq 1 */
 	synth_exit(&s, 1, 0);
-	synth_enter(&s, 2, 0, 0x200);
-	synth_leave(&s, 2, 10);
+	synth_call(&s, 2, 0x200, 10);
 	synth_consume(&s, 2, 0, false, sem, 1, 1);	/* trywait */
 	synth_publish(&s, 2, 2, sem);			/* seq 2 */
 	synth_exit(&s, 2, 0);
-	synth_enter(&s, 3, 0, 0x300);
-	synth_leave(&s, 3, 11);
+	synth_call(&s, 3, 0x300, 11);
 	synth_request(&s, 3, 0, sem);
 	synth_consume(&s, 3, 1, true, sem, 2, 1);
 	synth_exit(&s, 3, 3);
@@ -668,8 +548,7 @@ START_TEST(test_whatif_deadlock_falls_back)
 	m = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
 	synth_create(&s, 0, 0, 1);
 	synth_start(&s, 1, 0);
-	synth_enter(&s, 1, 0, 0x100);
-	synth_leave(&s, 1, 10);
+	synth_call(&s, 1, 0x100, 10);
 	synth_lock(&s, 1, 0, 0, m);
 	synth_exit(&s, 1, 1);		/* never unlocks */
 	synth_request(&s, 0, 30, m);
@@ -839,18 +718,13 @@ static void wake_barrier(struct synth *s)
 	synth_symbol(s, 0x200, 0x10, "tail");
 	synth_start(s, 0, -1);
 	b = synth_obj(s, 0, CP_OBJ_BARRIER, 3);
-	synth_create(s, 0, 0, 1);
-	synth_create(s, 0, 0, 2);
-	synth_start(s, 1, 0);
-	synth_start(s, 2, 0);
+	synth_spawn(s, 2);
 	synth_barrier(s, 0, 10, 25, b);
-	synth_enter(s, 1, 0, 0x100);
-	synth_leave(s, 1, 30);
+	synth_call(s, 1, 0x100, 30);
 	synth_barrier(s, 1, 0, 0, b);
 	synth_barrier(s, 2, 20, 17, b);
 	synth_exit(s, 1, 1);
-	synth_enter(s, 2, 0, 0x200);
-	synth_leave(s, 2, 50);
+	synth_call(s, 2, 0x200, 50);
 	synth_exit(s, 2, 0);
 	synth_join(s, 0, 5, false, 1);
 	synth_join(s, 0, 50, true, 2);
@@ -906,20 +780,14 @@ START_TEST(test_whatif_wake_lock)
 	synth_symbol(&s, 0x300, 0x10, "crit2");
 	synth_start(&s, 0, -1);
 	l = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
-	synth_create(&s, 0, 0, 1);
-	synth_create(&s, 0, 0, 2);
-	synth_start(&s, 1, 0);
-	synth_start(&s, 2, 0);
+	synth_spawn(&s, 2);
 	synth_lock(&s, 1, 0, 0, l);
-	synth_enter(&s, 1, 0, 0x100);
-	synth_leave(&s, 1, 20);
+	synth_call(&s, 1, 0x100, 20);
 	synth_unlock(&s, 1, 0, l);
 	synth_exit(&s, 1, 0);
-	synth_enter(&s, 2, 0, 0x200);
-	synth_leave(&s, 2, 10);
+	synth_call(&s, 2, 0x200, 10);
 	synth_lock(&s, 2, 0, 14, l);
-	synth_enter(&s, 2, 0, 0x300);
-	synth_leave(&s, 2, 10);
+	synth_call(&s, 2, 0x300, 10);
 	synth_unlock(&s, 2, 0, l);
 	synth_exit(&s, 2, 0);
 	synth_join(&s, 0, 20, true, 1);
@@ -956,8 +824,7 @@ START_TEST(test_whatif_wake_start)
 	synth_start(&s, 0, -1);
 	synth_create(&s, 0, 10, 1);
 	synth_start_late(&s, 1, 0, 3);
-	synth_enter(&s, 1, 0, 0x100);
-	synth_leave(&s, 1, 100);
+	synth_call(&s, 1, 0x100, 100);
 	synth_exit(&s, 1, 0);
 	synth_join(&s, 0, 105, true, 1);
 	synth_exit(&s, 0, 7);
@@ -1004,8 +871,7 @@ START_TEST(test_whatif_wake_random)
 			for (uint32_t i = 0; i < nt; i++) {
 				uint64_t w = 1 + urand(&seed, 50);
 
-				synth_enter(&s, i, 0, 0x100);
-				synth_leave(&s, i, w);
+				synth_call(&s, i, 0x100, w);
 				a[i] = c[i] + w;
 				m = a[i] > m ? a[i] : m;
 			}
@@ -1083,8 +949,7 @@ START_TEST(test_whatif_fewer_cpus)
 	for (uint32_t i = 1; i <= 3; i++) {
 		synth_create(&s, 0, 0, i);
 		synth_start(&s, i, 0);
-		synth_enter(&s, i, 0, 0x100);
-		synth_leave(&s, i, 60);
+		synth_call(&s, i, 0x100, 60);
 		synth_exit(&s, i, 0);
 	}
 	for (uint32_t i = 1; i <= 3; i++)

@@ -78,6 +78,7 @@
 #include <string.h>
 
 #include "cp_bigmem.h"
+#include "cp_grow.h"
 
 static const bool cp_kpaths_debug = CP_DEBUG;
 
@@ -154,20 +155,11 @@ static inline uint32_t rank_of(const struct hpool *hp, uint32_t x)
 
 static uint32_t hp_alloc(struct hpool *hp)
 {
-	if (hp->len == hp->cap) {
-		uint64_t ncap = hp->cap ? 2 * (uint64_t)hp->cap : 1024;
-		struct hnode *nn;
-
-		if (ncap >= CP_PAG_NONE)
-			ncap = CP_PAG_NONE - 1;
-		if (ncap <= hp->len)
-			return CP_PAG_NONE;
-		nn = cp_big_realloc(hp->n, sizeof(*nn) * ncap);
-		if (!nn)
-			return CP_PAG_NONE;
-		hp->n = nn;
-		hp->cap = (uint32_t)ncap;
-	}
+	/* node ids stay below CP_PAG_NONE, the null link */
+	if (hp->len >= CP_PAG_NONE - 1 ||
+	    cp_grow32((void **)&hp->n, sizeof(*hp->n), &hp->cap,
+		      (uint64_t)hp->len + 1))
+		return CP_PAG_NONE;
 	return hp->len++;
 }
 
@@ -461,18 +453,9 @@ static void cand_down(struct cand *h, uint32_t n, uint32_t i)
 static int offer(struct kp_state *s, uint64_t cost, uint32_t par,
 		 uint32_t a, uint32_t b)
 {
-	if (s->ncand == s->capcand) {
-		uint64_t ncap = s->capcand ? 2 * (uint64_t)s->capcand : 64;
-		struct cand *nc;
-
-		if (ncap > UINT32_MAX)
-			return -1;
-		nc = realloc(s->cand, sizeof(*nc) * ncap);
-		if (!nc)
-			return -1;
-		s->cand = nc;
-		s->capcand = (uint32_t)ncap;
-	}
+	if (cp_grow32((void **)&s->cand, sizeof(*s->cand), &s->capcand,
+		      (uint64_t)s->ncand + 1))
+		return -1;
 	s->cand[s->ncand] = (struct cand){ cost, par, a, b };
 	cand_up(s->cand, s->ncand++);
 	return 0;
@@ -491,32 +474,17 @@ static struct cand pop(struct kp_state *s)
 /* Room for @n paths in @kp. */
 static int paths_reserve(struct cp_kpaths *kp, uint32_t *cap, uint32_t n)
 {
-	uint64_t ncap;
-	void *a, *b, *c, *d, *e;
+	/* the five arrays grow alike from the same room; one that grew
+	 * before another failed is merely larger than *@cap */
+	uint32_t c[5] = { *cap, *cap, *cap, *cap, *cap };
 
-	if (n <= *cap)
-		return 0;
-	ncap = *cap ? 2 * (uint64_t)*cap : 64;
-	if (ncap > UINT32_MAX)
-		ncap = UINT32_MAX;
-	a = realloc(kp->len, sizeof(*kp->len) * ncap);
-	if (a)
-		kp->len = a;
-	b = realloc(kp->nedges, sizeof(*kp->nedges) * ncap);
-	if (b)
-		kp->nedges = b;
-	c = realloc(kp->parent, sizeof(*kp->parent) * ncap);
-	if (c)
-		kp->parent = c;
-	d = realloc(kp->pcnt, sizeof(*kp->pcnt) * ncap);
-	if (d)
-		kp->pcnt = d;
-	e = realloc(kp->dev, sizeof(*kp->dev) * ncap);
-	if (e)
-		kp->dev = e;
-	if (!a || !b || !c || !d || !e)
+	if (cp_grow32((void **)&kp->len, sizeof(*kp->len), &c[0], n) ||
+	    cp_grow32((void **)&kp->nedges, sizeof(*kp->nedges), &c[1], n) ||
+	    cp_grow32((void **)&kp->parent, sizeof(*kp->parent), &c[2], n) ||
+	    cp_grow32((void **)&kp->pcnt, sizeof(*kp->pcnt), &c[3], n) ||
+	    cp_grow32((void **)&kp->dev, sizeof(*kp->dev), &c[4], n))
 		return -1;
-	*cap = (uint32_t)ncap;
+	*cap = c[0];
 	return 0;
 }
 
@@ -600,6 +568,17 @@ static int take(struct kp_state *s, struct cp_kpaths *kp, struct cand p)
 	return 0;
 }
 
+/* Free the search's scratch (not the paths). */
+static void kp_state_free(struct kp_state *s)
+{
+	free(s->cand);
+	cp_big_free(s->hp.n);
+	cp_big_free(s->hroot);
+	cp_big_free(s->soff);
+	cp_big_free(s->rootv);
+	cp_big_free(s->side);
+}
+
 int cp_kpaths_find(struct cp_kpaths *kp, const struct cp_cpm *c, uint32_t k)
 {
 	const struct cp_pag *g = c->g;
@@ -636,22 +615,12 @@ int cp_kpaths_find(struct cp_kpaths *kp, const struct cp_cpm *c, uint32_t k)
 			goto err_mem;
 	}
 done:
-	free(s.cand);
-	cp_big_free(s.hp.n);
-	cp_big_free(s.hroot);
-	cp_big_free(s.soff);
-	cp_big_free(s.rootv);
-	cp_big_free(s.side);
+	kp_state_free(&s);
 	cp_kpaths_assert(kp);
 	return 0;
 
 err_mem:
-	free(s.cand);
-	cp_big_free(s.hp.n);
-	cp_big_free(s.hroot);
-	cp_big_free(s.soff);
-	cp_big_free(s.rootv);
-	cp_big_free(s.side);
+	kp_state_free(&s);
 	cp_kpaths_free(kp);
 	return -1;
 }

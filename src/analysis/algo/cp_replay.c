@@ -107,6 +107,7 @@
 
 #include "cp_debug.h"
 #include "cp_die.h"
+#include "cp_grow.h"
 #include "cp_wall.h"
 
 /* Debug invariants: type-checked always, run when this is true. */
@@ -856,18 +857,16 @@ static bool force_one(struct sim *s)
 static void note_running(struct sim *s, uint64_t from, uint64_t to)
 {
 	if (s->nrun == s->cap_run) {
-		size_t cap = 2 * s->cap_run;
-		uint64_t *a = realloc(s->run_start, cap * sizeof(*a));
+		uint64_t c0 = s->cap_run, c1 = s->cap_run;
 
-		if (a)
-			s->run_start = a;
-		a = a ? realloc(s->run_end, cap * sizeof(*a)) : NULL;
-		if (!a) {
+		if (cp_grow((void **)&s->run_start, sizeof(*s->run_start),
+			    &c0, (uint64_t)s->nrun + 1) ||
+		    cp_grow((void **)&s->run_end, sizeof(*s->run_end), &c1,
+			    (uint64_t)s->nrun + 1)) {
 			s->oom = true;
 			return;
 		}
-		s->run_end = a;
-		s->cap_run = cap;
+		s->cap_run = c0;
 	}
 	s->run_start[s->nrun] = from;
 	s->run_end[s->nrun++] = to;

@@ -35,13 +35,20 @@
  */
 #include "cp_zero.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cp_bigmem.h"
 
-static uint64_t zero_pass_single(const struct cp_cpm *c, const uint32_t *of,
-				 uint32_t gid, uint64_t *et)
+/*
+ * The longest path with group @gid's edges weighing zero: one forward pass
+ * in topological order.  @single: @gr has one group per edge (gr->of),
+ * tested directly; a constant at each call, so the test leaves the loop.
+ */
+static inline uint64_t zero_pass(const struct cp_cpm *c,
+				 const struct cp_groups *gr, uint32_t gid,
+				 uint64_t *et, bool single)
 {
 	const struct cp_pag *g = c->g;
 	const uint32_t *out_off = g->out_off, *out_e = g->out_e;
@@ -58,35 +65,9 @@ static uint64_t zero_pass_single(const struct cp_cpm *c, const uint32_t *of,
 			len = t;
 		for (uint32_t j = out_off[v]; j < out_off[v + 1]; j++) {
 			uint32_t e = out_e[j];
-			uint64_t f = of[e] == gid ? t : t + w[e];
-
-			if (f > et[head[e]])
-				et[head[e]] = f;
-		}
-	}
-	return len;
-}
-
-static uint64_t zero_pass_multi(const struct cp_cpm *c,
-				const struct cp_groups *gr, uint32_t gid,
-				uint64_t *et)
-{
-	const struct cp_pag *g = c->g;
-	const uint32_t *out_off = g->out_off, *out_e = g->out_e;
-	const uint32_t *head = g->head;
-	const uint64_t *w = c->w;
-	uint64_t len = 0;
-
-	memset(et, 0, sizeof(*et) * g->nv);
-	for (uint32_t i = 0; i < g->nv; i++) {
-		uint32_t v = g->topo[i];
-		uint64_t t = et[v];
-
-		if (t > len)
-			len = t;
-		for (uint32_t j = out_off[v]; j < out_off[v + 1]; j++) {
-			uint32_t e = out_e[j];
-			uint64_t f = cp_groups_has(gr, e, gid) ? t : t + w[e];
+			bool zeroed = single ? gr->of[e] == gid
+					     : cp_groups_has(gr, e, gid);
+			uint64_t f = zeroed ? t : t + w[e];
 
 			if (f > et[head[e]])
 				et[head[e]] = f;
@@ -99,10 +80,9 @@ uint64_t cp_zero_group(const struct cp_cpm *c, const struct cp_groups *gr,
 		       uint32_t gid, uint64_t *scratch)
 {
 	if (gr->of)
-		return zero_pass_single(c, gr->of, gid, scratch);
-	return zero_pass_multi(c, gr, gid, scratch);
+		return zero_pass(c, gr, gid, scratch, true);
+	return zero_pass(c, gr, gid, scratch, false);
 }
-
 
 #define CP_ZERO_LANES 16	/* most groups in one pass over a block */
 #define CP_ZERO_WORDS 4		/* scratch words per vertex of the graph */

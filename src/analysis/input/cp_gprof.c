@@ -51,6 +51,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cp_grow.h"
+
 /* Skip blanks; returns the first other character. */
 static const char *skip_blank(const char *s, const char *end)
 {
@@ -97,15 +99,9 @@ static int add_entry(struct cp_gprof *gp, uint32_t *cap, const char *name,
 {
 	struct cp_gprof_entry *x;
 
-	if (gp->n == *cap) {
-		uint32_t c = *cap ? *cap * 2 : 64;
-		struct cp_gprof_entry *ne = realloc(gp->e, c * sizeof(*ne));
-
-		if (!ne)
-			return -1;
-		gp->e = ne;
-		*cap = c;
-	}
+	if (cp_grow32((void **)&gp->e, sizeof(*gp->e), cap,
+		      (uint64_t)gp->n + 1))
+		return -1;
 	x = &gp->e[gp->n];
 	x->name = strndup(name, nlen);
 	if (!x->name)

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "cp_bigmem.h"
+#include "cp_grow.h"
 #include "cp_symbolize.h"
 #include "cp_trace.h"
 #include "cp_varint.h"
@@ -29,25 +30,6 @@
 #define MOD_FIXED	26	/* bias, lo, hi, flags, idlen */
 
 _Static_assert(sizeof(struct cp_samples_head) == SHEAD_SIZE, "samples head");
-
-/* Make room for @need elements in *@arr of @elem bytes; 0 or -1. */
-static int reserve(void **arr, size_t elem, uint64_t *cap, uint64_t need)
-{
-	uint64_t n;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	n = *cap ? *cap * 2 : 256;
-	while (n < need)
-		n *= 2;
-	p = cp_big_realloc(*arr, n * elem);
-	if (!p)
-		return -1;
-	*arr = p;
-	*cap = n;
-	return 0;
-}
 
 static int bad(size_t *erroff, size_t off, char *why, size_t whylen,
 	       const char *what)
@@ -74,7 +56,7 @@ static int samples_block(struct cp_samples *s, uint32_t tid,
 	if (n > (size - SHEAD_SIZE) / 5)
 		return bad(erroff, 16, why, whylen,
 			   "SAMPLES block claims more samples than it holds");
-	if (reserve((void **)&s->s, sizeof(*s->s), &s->cap, s->n + n))
+	if (cp_grow((void **)&s->s, sizeof(*s->s), &s->cap, s->n + n))
 		return bad(erroff, 0, why, whylen, "out of memory");
 	for (uint32_t i = 0; i < n; i++) {
 		size_t at = (size_t)(p - base);
@@ -100,7 +82,7 @@ static int samples_block(struct cp_samples *s, uint32_t tid,
 				 depth, CP_SAMPLE_MAX_DEPTH);
 			return -1;
 		}
-		if (reserve((void **)&s->pcs, sizeof(*s->pcs), &s->cap_pcs,
+		if (cp_grow((void **)&s->pcs, sizeof(*s->pcs), &s->cap_pcs,
 			    s->npcs + depth))
 			return bad(erroff, at, why, whylen, "out of memory");
 		for (uint64_t d = 0; d < depth; d++) {
@@ -147,7 +129,7 @@ static int modules_block(struct cp_samples *s, const uint8_t *payload,
 		return bad(erroff, 0, why, whylen, "out of memory");
 	memcpy(copy, payload, size);
 	cap = s->cap_chunks;
-	if (reserve((void **)&s->chunks, sizeof(*s->chunks), &cap,
+	if (cp_grow((void **)&s->chunks, sizeof(*s->chunks), &cap,
 		    (uint64_t)s->nchunks + 1)) {
 		free(copy);
 		return bad(erroff, 0, why, whylen, "out of memory");
@@ -204,7 +186,7 @@ static int modules_block(struct cp_samples *s, const uint8_t *payload,
 		if (dup)
 			continue;
 		cap = s->cap_mods;
-		if (reserve((void **)&s->mods, sizeof(*s->mods), &cap,
+		if (cp_grow((void **)&s->mods, sizeof(*s->mods), &cap,
 			    (uint64_t)s->nmods + 1))
 			return bad(erroff, at, why, whylen, "out of memory");
 		s->cap_mods = (uint32_t)cap;

@@ -34,6 +34,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "cp_grow.h"
 #include "cp_hash.h"
 
 #define DEFAULT_DEBUG_ROOT "/usr/lib/debug"
@@ -56,24 +57,6 @@ struct cp_symbolizer {
 	uint32_t npool, cap_pool;
 	struct cp_symbolize_stats st;
 };
-
-static int grow(void **p, size_t elem, uint32_t *cap, uint32_t need)
-{
-	uint32_t n;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	n = *cap ? *cap * 2 : 64;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, (size_t)n * elem);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = n;
-	return 0;
-}
 
 /*
  * C++ names are demangled by libstdc++'s __cxa_demangle, the Itanium C++
@@ -111,8 +94,8 @@ static const char *keep(struct cp_symbolizer *sy, const char *s)
 {
 	char *c;
 
-	if (grow((void **)&sy->pool, sizeof(*sy->pool), &sy->cap_pool,
-		 sy->npool + 1))
+	if (cp_grow32((void **)&sy->pool, sizeof(*sy->pool), &sy->cap_pool,
+		      sy->npool + 1))
 		return NULL;
 	c = strdup(s);
 	if (c)
@@ -352,8 +335,8 @@ static int add_frame(struct cp_symbolizer *sy, const char *name,
 		name = keep(sy, d);
 		free(d);
 	}
-	if (!name || grow((void **)&sy->frames, sizeof(*sy->frames),
-			  &sy->cap_frames, sy->nframes + 1))
+	if (!name || cp_grow32((void **)&sy->frames, sizeof(*sy->frames),
+			       &sy->cap_frames, sy->nframes + 1))
 		return -1;
 	sy->frames[sy->nframes++] = (struct cp_symframe){
 		.name = name, .file = file, .line = line, .inlined = inlined,
@@ -670,8 +653,8 @@ uint32_t cp_symbolize(struct cp_symbolizer *sy, uint64_t pc,
 	uint32_t e = cp_map2_get(&sy->cache, pc, 0), n0;
 
 	if (e == CP_HASH_NONE) {
-		if (grow((void **)&sy->ent, sizeof(*sy->ent), &sy->cap_ent,
-			 sy->nent + 1))
+		if (cp_grow32((void **)&sy->ent, sizeof(*sy->ent), &sy->cap_ent,
+			      sy->nent + 1))
 			return 0;
 		n0 = sy->nframes;
 		if (resolve(sy, pc) || sy->nframes == n0)

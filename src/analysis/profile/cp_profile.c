@@ -33,6 +33,7 @@
 
 #include "cp_bigmem.h"
 #include "cp_cuts.h"
+#include "cp_grow.h"
 #include "cp_kpaths.h"
 #include "cp_mbm.h"
 #include "cp_samples.h"
@@ -115,16 +116,10 @@ static int object_holds(struct cp_profile *p, const uint8_t *oncp,
 					;
 				if (h < nheld)
 					continue;	/* recursive mutex */
-				if (nheld == cap) {
-					uint32_t *n;
-
-					cap = cap ? cap * 2 : 8;
-					n = realloc(held, cap * sizeof(*n));
-					if (!n) {
-						free(held);
-						return -1;
-					}
-					held = n;
+				if (cp_grow32((void **)&held, sizeof(*held),
+					      &cap, (uint64_t)nheld + 1)) {
+					free(held);
+					return -1;
 				}
 				held[nheld++] = v->obj;
 			} else if (k == CP_EV_PUBLISH) {
@@ -308,13 +303,52 @@ static int samples(struct cp_profile *p, const uint8_t *oncp, uint64_t *nsm,
 }
 
 /*
+ * Procedure calls per calling-context node (@ncalls), thread and trace: the
+ * segment right after an ENTER/REGION_BEGIN runs in the context it opened
+ * (sampled procedures: the switches are no calls).
+ */
+static void count_calls(struct cp_profile *p, uint64_t *ncalls)
+{
+	const struct cp_tracepag *tp = p->tp;
+	const struct cp_trace *t = tp->t;
+
+	for (uint32_t tid = 0; tid < t->nthreads && !p->sampled; tid++) {
+		const struct cp_trace_thread *th = &t->threads[tid];
+
+		for (uint32_t i = 0; i + 1 < th->nv; i++) {
+			unsigned k = cp_tvert_kind(&th->v[i]);
+
+			if (k == CP_EV_ENTER || k == CP_EV_REGION_BEGIN) {
+				ncalls[tp->e_cct[tp->segbase[tid] + i]]++;
+				p->threads[tid].calls++;
+				p->calls++;
+			}
+		}
+	}
+}
+
+/* Each procedure's shown figures: its exclusive or inclusive ones. */
+static void pick_view(struct cp_profile *p)
+{
+	for (uint32_t pr = 0; pr < p->tp->nprocs; pr++) {
+		struct cp_proc_prof *pp = &p->procs[pr];
+
+		pp->cpu_ns = p->exclusive ? pp->cpu_excl_ns : pp->cpu_incl_ns;
+		pp->cp_ns = p->exclusive ? pp->cp_excl_ns : pp->cp_incl_ns;
+		pp->samples = p->exclusive ? pp->samples_excl
+					   : pp->samples_incl;
+		pp->cp_samples = p->exclusive ? pp->cp_samples_excl
+					      : pp->cp_samples_incl;
+	}
+}
+
+/*
  * CPU and CP time per procedure, inclusive and exclusive; procedure calls
  * per procedure and thread; samples per procedure when sampled.
  */
 static int procedures(struct cp_profile *p, const uint8_t *oncp)
 {
 	const struct cp_tracepag *tp = p->tp;
-	const struct cp_trace *t = tp->t;
 	uint64_t *ncpu = calloc(tp->ncct, sizeof(*ncpu));
 	uint64_t *ncp = calloc(tp->ncct, sizeof(*ncp));
 	uint64_t *ncalls = calloc(tp->ncct, sizeof(*ncalls));
@@ -334,21 +368,7 @@ static int procedures(struct cp_profile *p, const uint8_t *oncp)
 	}
 	if (samples(p, oncp, nsm, ncpsm))
 		goto out;
-	/* a call: the segment right after an ENTER/REGION_BEGIN runs in the
-	 * context it opened (sampled: the switches are no calls) */
-	for (uint32_t tid = 0; tid < t->nthreads && !p->sampled; tid++) {
-		const struct cp_trace_thread *th = &t->threads[tid];
-
-		for (uint32_t i = 0; i + 1 < th->nv; i++) {
-			unsigned k = cp_tvert_kind(&th->v[i]);
-
-			if (k == CP_EV_ENTER || k == CP_EV_REGION_BEGIN) {
-				ncalls[tp->e_cct[tp->segbase[tid] + i]]++;
-				p->threads[tid].calls++;
-				p->calls++;
-			}
-		}
-	}
+	count_calls(p, ncalls);
 	for (uint32_t pr = 0; pr < tp->nprocs; pr++) {
 		p->procs[pr].proc = pr;
 		p->procs[pr].name = tp->procs[pr];
@@ -372,16 +392,7 @@ static int procedures(struct cp_profile *p, const uint8_t *oncp)
 			q->cp_samples_incl += ncpsm[n];
 		}
 	}
-	for (uint32_t pr = 0; pr < tp->nprocs; pr++) {
-		struct cp_proc_prof *pp = &p->procs[pr];
-
-		pp->cpu_ns = p->exclusive ? pp->cpu_excl_ns : pp->cpu_incl_ns;
-		pp->cp_ns = p->exclusive ? pp->cp_excl_ns : pp->cp_incl_ns;
-		pp->samples = p->exclusive ? pp->samples_excl
-					   : pp->samples_incl;
-		pp->cp_samples = p->exclusive ? pp->cp_samples_excl
-					      : pp->cp_samples_incl;
-	}
+	pick_view(p);
 	p->nprocs = tp->nprocs;
 	ret = 0;
 out:
@@ -437,17 +448,40 @@ static int incl_groups(const struct cp_tracepag *tp, const bool *sel,
 	return 0;
 }
 
+/*
+ * Select in @sel the @ntop procedures of most CP time that have some;
+ * returns how many, or -1 when out of memory.
+ */
+static int64_t select_top(const struct cp_profile *p, uint32_t ntop,
+			  bool *sel)
+{
+	uint32_t np = p->tp->nprocs, nsel = 0;
+	struct cp_proc_prof *sorted = malloc((np ? np : 1) * sizeof(*sorted));
+
+	if (!sorted)
+		return -1;
+	memcpy(sorted, p->procs, np * sizeof(*sorted));
+	qsort(sorted, np, sizeof(*sorted), cmp_proc);
+	for (uint32_t i = 0; i < np && i < ntop; i++)
+		if (sorted[i].cp_ns) {
+			sel[sorted[i].proc] = true;
+			nsel++;
+		}
+	free(sorted);
+	return nsel;
+}
+
 /* Zeroing, Slack and MBM of the selected procedures. */
 static int metrics(struct cp_profile *p, const struct cp_profile_opts *o)
 {
 	const struct cp_tracepag *tp = p->tp;
 	uint32_t np = tp->nprocs, ntop = o && o->top ? o->top : np;
-	struct cp_proc_prof *sorted = NULL;
 	bool *sel = calloc(np ? np : 1, sizeof(*sel));
 	uint64_t *zlen = calloc(np ? np : 1, sizeof(*zlen));
 	uint64_t *slack = calloc(np ? np : 1, sizeof(*slack));
 	uint64_t *mbm = calloc(np ? np : 1, sizeof(*mbm));
-	uint32_t *off = NULL, *ids = NULL, nsel = 0;
+	uint32_t *off = NULL, *ids = NULL;
+	int64_t nsel;
 	struct cp_groups gr = { .n = np };
 	struct cp_kpaths kp;
 	struct cp_cuts cuts;
@@ -456,16 +490,9 @@ static int metrics(struct cp_profile *p, const struct cp_profile_opts *o)
 
 	if (!sel || !zlen || !slack || !mbm)
 		goto out;
-	sorted = malloc((np ? np : 1) * sizeof(*sorted));
-	if (!sorted)
+	nsel = select_top(p, ntop, sel);
+	if (nsel < 0)
 		goto out;
-	memcpy(sorted, p->procs, np * sizeof(*sorted));
-	qsort(sorted, np, sizeof(*sorted), cmp_proc);
-	for (uint32_t i = 0; i < np && i < ntop; i++)
-		if (sorted[i].cp_ns) {
-			sel[sorted[i].proc] = true;
-			nsel++;
-		}
 	if (p->exclusive) {
 		gr.of = tp->e_proc;
 	} else {
@@ -513,7 +540,6 @@ out:
 		cp_kpaths_free(&kp);
 	if (cuts_ok)
 		cp_cuts_free(&cuts);
-	free(sorted);
 	free(sel);
 	free(zlen);
 	free(slack);

@@ -48,6 +48,7 @@
 
 #include "cp_bigmem.h"
 #include "cp_die.h"
+#include "cp_grow.h"
 #include "cp_hash.h"
 #include "cp_samples.h"
 #include "cp_symbolize.h"
@@ -81,28 +82,6 @@ struct ap {
 	uint32_t **map;			/* [nthreads] old -> new index */
 };
 
-static int grow32(void **p, size_t elem, uint32_t *cap, uint64_t need)
-{
-	uint64_t n;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	if (need > UINT32_MAX)
-		return -1;
-	n = *cap ? (uint64_t)*cap * 2 : 64;
-	while (n < need)
-		n *= 2;
-	if (n > UINT32_MAX)
-		n = UINT32_MAX;
-	q = realloc(*p, n * elem);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = (uint32_t)n;
-	return 0;
-}
-
 static uint32_t intern(struct ap *a, const char *name)
 {
 	struct cp_samples *s = a->s;
@@ -110,8 +89,8 @@ static uint32_t intern(struct ap *a, const char *name)
 
 	if (id != CP_HASH_NONE)
 		return id;
-	if (grow32((void **)&s->names, sizeof(*s->names), &s->cap_names,
-		   (uint64_t)s->nnames + 1))
+	if (cp_grow32((void **)&s->names, sizeof(*s->names), &s->cap_names,
+		      (uint64_t)s->nnames + 1))
 		return CP_HASH_NONE;
 	id = s->nnames;
 	s->names[id] = strdup(name);
@@ -135,8 +114,8 @@ static uint32_t frames_of(struct ap *a, uint64_t pc)
 	if (!n)
 		return UINT32_MAX;
 	off = a->npcpool;
-	if (grow32((void **)&a->pcpool, sizeof(*a->pcpool), &a->cap_pcpool,
-		   (uint64_t)off + n + 1))
+	if (cp_grow32((void **)&a->pcpool, sizeof(*a->pcpool), &a->cap_pcpool,
+		      (uint64_t)off + n + 1))
 		return UINT32_MAX;
 	a->pcpool[off] = n;
 	for (uint32_t i = 0; i < n; i++) {
@@ -166,8 +145,8 @@ static int hot(struct ap *a, uint64_t pc, uint64_t weight)
 						   : 0);
 	i = cp_map2_get(&a->hotmap, key, f->line);
 	if (i == CP_HASH_NONE) {
-		if (grow32((void **)&s->hot, sizeof(*s->hot), &a->cap_hot,
-			   (uint64_t)s->nhot + 1))
+		if (cp_grow32((void **)&s->hot, sizeof(*s->hot), &a->cap_hot,
+			      (uint64_t)s->nhot + 1))
 			return -1;
 		i = s->nhot++;
 		s->hot[i] = (struct cp_hotline){
@@ -198,21 +177,12 @@ static uint32_t intern_stack(struct ap *a)
 		return id;
 	/* new (or a hash collision: a second id for its sequence, which
 	 * only costs a switch that changes nothing) */
-	if (grow32((void **)&s->stk_off, sizeof(*s->stk_off), &a->cap_stacks,
-		   (uint64_t)s->nstacks + 2))
+	if (cp_grow32((void **)&s->stk_off, sizeof(*s->stk_off), &a->cap_stacks,
+		      (uint64_t)s->nstacks + 2))
 		return UINT32_MAX;
-	if (s->stk_off[s->nstacks] + a->nseq > a->cap_stk) {
-		uint64_t c = a->cap_stk ? a->cap_stk * 2 : 1024;
-		uint32_t *q;
-
-		while (c < s->stk_off[s->nstacks] + a->nseq)
-			c *= 2;
-		q = realloc(s->stk, c * sizeof(*q));
-		if (!q)
-			return UINT32_MAX;
-		s->stk = q;
-		a->cap_stk = c;
-	}
+	if (cp_grow((void **)&s->stk, sizeof(*s->stk), &a->cap_stk,
+		    (uint64_t)s->stk_off[s->nstacks] + a->nseq))
+		return UINT32_MAX;
 	id = s->nstacks++;
 	if (a->nseq)
 		memcpy(s->stk + s->stk_off[id], a->seq,
@@ -251,8 +221,8 @@ static int symbolize_all(struct ap *a)
 			if (off == UINT32_MAX)
 				return -1;
 			n = a->pcpool[off];
-			if (grow32((void **)&a->seq, sizeof(*a->seq),
-				   &a->cap_seq, (uint64_t)a->nseq + n))
+			if (cp_grow32((void **)&a->seq, sizeof(*a->seq),
+				      &a->cap_seq, (uint64_t)a->nseq + n))
 				return -1;
 			/* the inline chain is innermost first: reverse it */
 			for (uint32_t j = n; j-- > 0;)
@@ -282,24 +252,15 @@ static int put(struct out *o, const struct cp_tvert *v, uint64_t wall,
 	       bool hasw)
 {
 	if (o->n == o->cap) {
-		uint64_t c = o->cap ? (uint64_t)o->cap * 2 : 256;
-		struct cp_tvert *nv;
+		uint32_t cw = o->cap;
 
-		if (c > UINT32_MAX - 2)
+		/* n stays below UINT32_MAX - 2, as a vertex index must */
+		if (o->n >= UINT32_MAX - 3 ||
+		    (hasw && cp_grow32((void **)&o->wall, sizeof(*o->wall),
+				       &cw, (uint64_t)o->n + 1)) ||
+		    cp_grow32((void **)&o->v, sizeof(*o->v), &o->cap,
+			      (uint64_t)o->n + 1))
 			return -1;
-		nv = cp_big_realloc(o->v, c * sizeof(*nv));
-		if (!nv)
-			return -1;
-		o->v = nv;
-		if (hasw) {
-			uint64_t *nw = cp_big_realloc(o->wall,
-						      c * sizeof(*nw));
-
-			if (!nw)
-				return -1;
-			o->wall = nw;
-		}
-		o->cap = (uint32_t)c;
 	}
 	o->v[o->n] = *v;
 	if (hasw)
@@ -666,85 +627,6 @@ void cp_sampled_warn(FILE *f, const char *prefix, const struct cp_trace *t)
 		fprintf(f, "%s: %s: %u of %u modules not found or changed "
 			"since the run: their code is named module+0xOFFSET\n",
 			prefix, t->path, st->no_file, s->nmods);
-}
-
-void cp_sampled_print(FILE *f, const struct cp_trace *t, uint32_t max)
-{
-	const struct cp_samples *s = t->samples;
-	const struct cp_symbolize_stats *st;
-
-	if (s && !s->active && s->decoded) {
-		fprintf(f, "note: the trace also holds %" PRIu64 " CPU-time "
-			"samples; --procedures sampled takes the procedures "
-			"from them.\n", s->decoded);
-		return;
-	}
-	if (!s || !s->active)
-		return;
-	st = cp_symbolize_stats(s->sym);
-	fprintf(f, "Sampling: %" PRIu64 " samples, %" PRIu64 " placed "
-		"(%" PRIu64 " in waits, %" PRIu64 " outside their thread, "
-		"%" PRIu64 " dropped), standing for %.3f ms of CPU time;\n"
-		"  %u modules, %u without debug information, %u not found\n",
-		s->decoded, s->used, s->in_wait, s->outside,
-		s->unknown_thread + s->backwards, (double)s->used_weight / 1e6,
-		s->nmods, st->no_debug, st->no_file);
-	if (!s->nhot)
-		return;
-	fprintf(f, "Hot lines (where the samples stopped; CPU time they "
-		"stand for)\n");
-	for (uint32_t i = 0; i < s->nhot && i < max; i++) {
-		const struct cp_hotline *h = &s->hot[i];
-
-		fprintf(f, "  %8" PRIu64 " %9.3f ms %5.1f%%  %s", h->samples,
-			(double)h->cpu_ns / 1e6, 100.0 * (double)h->cpu_ns /
-			(double)(s->weight ? s->weight : 1), h->func);
-		if (h->file)
-			fprintf(f, "  %s:%u", h->file, h->line);
-		fprintf(f, "\n");
-	}
-}
-
-void cp_sampled_emit(struct cp_emit *e, const struct cp_trace *t,
-		     uint32_t max)
-{
-	const struct cp_samples *s = t->samples;
-	const struct cp_symbolize_stats *st;
-
-	if (!s || !s->active)
-		return;
-	st = cp_symbolize_stats(s->sym);
-	cp_emit_obj_begin(e, "sampling");
-	cp_emit_u64(e, "samples", s->decoded);
-	cp_emit_u64(e, "used", s->used);
-	cp_emit_u64(e, "used_weight_ns", s->used_weight);
-	cp_emit_u64(e, "in_wait", s->in_wait);
-	cp_emit_u64(e, "outside", s->outside);
-	cp_emit_u64(e, "unknown_thread", s->unknown_thread);
-	cp_emit_u64(e, "backwards", s->backwards);
-	cp_emit_u64(e, "truncated", s->truncated);
-	cp_emit_u64(e, "unwind_failed", s->unwind_failed);
-	cp_emit_u64(e, "modules", s->nmods);
-	cp_emit_u64(e, "modules_missing", st->no_file);
-	cp_emit_u64(e, "modules_without_debuginfo", st->no_debug);
-	cp_emit_u64(e, "thin_below", CP_SAMPLES_THIN);
-	cp_emit_arr_begin(e, "hot_lines");
-	for (uint32_t i = 0; i < s->nhot && i < max; i++) {
-		cp_emit_obj_begin(e, NULL);
-		cp_emit_str(e, "name", s->hot[i].func);
-		if (s->hot[i].file) {
-			cp_emit_str(e, "file", s->hot[i].file);
-			cp_emit_u64(e, "line", s->hot[i].line);
-		} else {
-			cp_emit_null(e, "file");
-			cp_emit_null(e, "line");
-		}
-		cp_emit_u64(e, "samples", s->hot[i].samples);
-		cp_emit_u64(e, "cpu_ns", s->hot[i].cpu_ns);
-		cp_emit_obj_end(e);
-	}
-	cp_emit_arr_end(e);
-	cp_emit_obj_end(e);
 }
 
 uint64_t cp_sampled_count(const struct cp_tracepag *tp, const char *name,

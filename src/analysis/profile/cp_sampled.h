@@ -23,7 +23,6 @@
 
 #include <stdio.h>
 
-#include "cp_emit.h"
 #include "cp_trace.h"
 
 /* Where a trace's procedure activity comes from. */
@@ -82,23 +81,6 @@ uint32_t cp_sampled_hotlines(const struct cp_trace *t, uint32_t max,
  * are sampled.
  */
 void cp_sampled_warn(FILE *f, const char *prefix, const struct cp_trace *t);
-
-/*
- * Text: the sampling summary and the @max hottest source lines, for the
- * report; for a trace whose samples were not used, a note saying how to
- * use them.
- */
-void cp_sampled_print(FILE *f, const struct cp_trace *t, uint32_t max);
-
-/*
- * JSON: "sampling": {"samples", "used", "used_weight_ns", "in_wait",
- * "outside", "unknown_thread", "backwards", "truncated", "unwind_failed",
- * "modules", "modules_missing", "modules_without_debuginfo", "thin_below",
- * "hot_lines": [{"name", "file", "line", "samples"}]}, or nothing unless
- * sampled.
- */
-void cp_sampled_emit(struct cp_emit *e, const struct cp_trace *t,
-		     uint32_t max);
 
 struct cp_tracepag;
 

@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_grow.h"
 #include "cp_wall.h"
 #include "cp_wbuf.h"
 
@@ -152,16 +153,10 @@ static bool clip(const struct ctx *x, uint64_t *a, uint64_t *b)
 /* Remember a boundary of a procedure slice shown (aggregated form). */
 static void add_bnd(struct ctx *x, uint64_t t)
 {
-	if (x->nbnd == x->capbnd) {
-		uint32_t ncap = x->capbnd ? 2 * x->capbnd : 256;
-		uint64_t *nb = realloc(x->bnd, sizeof(*nb) * ncap);
-
-		if (!nb) {
-			x->oom = true;
-			return;
-		}
-		x->bnd = nb;
-		x->capbnd = ncap;
+	if (cp_grow32((void **)&x->bnd, sizeof(*x->bnd), &x->capbnd,
+		      (uint64_t)x->nbnd + 1)) {
+		x->oom = true;
+		return;
 	}
 	x->bnd[x->nbnd++] = t;
 }
@@ -432,6 +427,23 @@ static bool dep_tail(const struct ctx *x, uint32_t e, uint32_t *tid,
 	return best != CP_PAG_NONE;
 }
 
+/* One end of flow x->flow_id: phase @ph at @tid, @ts; @bp its binding
+ * point member ("" or ",\"bp\":..."), @cat, the quoted name @q. */
+static void flow_event(struct ctx *x, const char *ph, uint32_t tid,
+		       uint64_t ts, const char *bp, const char *cat,
+		       const char *q)
+{
+	ev_begin(x, ph, tid, ts);
+	cp_wbuf_str(x->w, bp);
+	cp_wbuf_str(x->w, ",\"id\":");
+	cp_wbuf_u64(x->w, x->flow_id);
+	cp_wbuf_str(x->w, ",\"cat\":\"");
+	cp_wbuf_str(x->w, cat);
+	cp_wbuf_str(x->w, "\",\"name\":");
+	cp_wbuf_str(x->w, q);
+	cp_wbuf_c(x->w, '}');
+}
+
 static void flows(struct ctx *x, const struct cp_chrome_opts *o)
 {
 	const struct cp_tracepag *tp = x->tp;
@@ -474,22 +486,8 @@ static void flows(struct ctx *x, const struct cp_chrome_opts *o)
 				 CP_EV_THREAD_START ? "create" : "join");
 		}
 		x->flow_id++;
-		ev_begin(x, "s", pt, t1);
-		cp_wbuf_str(x->w, ",\"id\":");
-		cp_wbuf_u64(x->w, x->flow_id);
-		cp_wbuf_str(x->w, ",\"cat\":\"");
-		cp_wbuf_str(x->w, cat);
-		cp_wbuf_str(x->w, "\",\"name\":");
-		cp_wbuf_str(x->w, q);
-		cp_wbuf_c(x->w, '}');
-		ev_begin(x, "f", ct, t2);
-		cp_wbuf_str(x->w, ",\"bp\":\"e\",\"id\":");
-		cp_wbuf_u64(x->w, x->flow_id);
-		cp_wbuf_str(x->w, ",\"cat\":\"");
-		cp_wbuf_str(x->w, cat);
-		cp_wbuf_str(x->w, "\",\"name\":");
-		cp_wbuf_str(x->w, q);
-		cp_wbuf_c(x->w, '}');
+		flow_event(x, "s", pt, t1, "", cat, q);
+		flow_event(x, "f", ct, t2, ",\"bp\":\"e\"", cat, q);
 	}
 }
 
@@ -643,6 +641,31 @@ static void header(struct ctx *x, const struct cp_cpm *c,
 	     -1);
 }
 
+/* Each thread's name, place and slices (@stk, @tmp: scratch, deepest
+ * calling context + 1). */
+static void threads(struct ctx *x, const struct cp_chrome_opts *o,
+		    struct frame *stk, uint32_t *tmp)
+{
+	const struct cp_trace *t = x->t;
+	char pn[300];
+
+	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
+		const struct cp_trace_thread *th = &t->threads[tid];
+
+		if (!th->nv)
+			continue;
+		snprintf(pn, sizeof(pn), "T%" PRIu32 "%s%s", tid,
+			 th->name && *th->name ? " " : "",
+			 th->name ? th->name : "");
+		meta(x, tid, "thread_name", "name", pn, 0);
+		meta(x, tid, "thread_sort_index", "sort_index", NULL, tid);
+		thread_slices(x, tid, stk, tmp);
+		if (o && o->progress)
+			o->progress(o->progress_ctx, "writing the timeline",
+				    (double)(tid + 1) / t->nthreads);
+	}
+}
+
 int cp_chrome_write(FILE *f, const struct cp_tracepag *tp,
 		    const struct cp_cpm *c, const struct cp_chrome_opts *o,
 		    char *err, size_t errlen)
@@ -652,7 +675,6 @@ int cp_chrome_write(FILE *f, const struct cp_tracepag *tp,
 	struct frame *stk = NULL;
 	uint32_t *tmp = NULL, maxdepth = 0;
 	uint8_t *oncp = NULL;
-	char pn[300];
 	int ret = -1;
 
 	for (uint32_t n = 0; n < tp->ncct; n++)
@@ -684,21 +706,7 @@ int cp_chrome_write(FILE *f, const struct cp_tracepag *tp,
 
 	cp_wbuf_init(x.w, f);
 	header(&x, c, o);
-	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
-		const struct cp_trace_thread *th = &t->threads[tid];
-
-		if (!th->nv)
-			continue;
-		snprintf(pn, sizeof(pn), "T%" PRIu32 "%s%s", tid,
-			 th->name && *th->name ? " " : "",
-			 th->name ? th->name : "");
-		meta(&x, tid, "thread_name", "name", pn, 0);
-		meta(&x, tid, "thread_sort_index", "sort_index", NULL, tid);
-		thread_slices(&x, tid, stk, tmp);
-		if (o && o->progress)
-			o->progress(o->progress_ctx, "writing the timeline",
-				    (double)(tid + 1) / t->nthreads);
-	}
+	threads(&x, o, stk, tmp);
 	if (x.oom) {
 		snprintf(err, errlen, "out of memory writing the Chrome trace");
 		cp_wbuf_close(x.w);

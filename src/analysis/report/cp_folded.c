@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_grow.h"
 #include "cp_hash.h"
 #include "cp_wbuf.h"
 
@@ -77,24 +78,17 @@ static int stacks_add(struct stacks *st, uint32_t tid, uint32_t node,
 	uint32_t k = cp_map2_get(&st->map, tid, node);
 
 	if (k == CP_HASH_NONE) {
-		if (st->n == st->cap) {
-			uint32_t nc = st->cap ? st->cap * 2 : 256;
-			uint64_t *a = realloc(st->wsum, nc * sizeof(*a));
-			uint32_t *b, *d;
+		uint32_t c[3] = { st->cap, st->cap, st->cap };
+		uint64_t need = (uint64_t)st->n + 1;
 
-			if (!a)
-				return -1;
-			st->wsum = a;
-			b = realloc(st->key_t, nc * sizeof(*b));
-			if (!b)
-				return -1;
-			st->key_t = b;
-			d = realloc(st->key_n, nc * sizeof(*d));
-			if (!d)
-				return -1;
-			st->key_n = d;
-			st->cap = nc;
-		}
+		if (cp_grow32((void **)&st->wsum, sizeof(*st->wsum), &c[0],
+			      need) ||
+		    cp_grow32((void **)&st->key_t, sizeof(*st->key_t), &c[1],
+			      need) ||
+		    cp_grow32((void **)&st->key_n, sizeof(*st->key_n), &c[2],
+			      need))
+			return -1;
+		st->cap = c[0];
 		k = st->n++;
 		st->wsum[k] = 0;
 		st->key_t[k] = tid;

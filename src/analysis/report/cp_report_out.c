@@ -18,6 +18,7 @@
 #include "cp_out.h"
 #include "cp_report_keys.h"
 #include "cp_sampled.h"
+#include "cp_sampled_out.h"
 #include "cp_samples.h"
 #include "cp_wbuf.h"
 
@@ -183,7 +184,7 @@ static void text_procedures(FILE *f, const struct cp_input *in,
 		/* CPU (gprof) vs critical path: cp_compare.c */
 		cp_compare_out_text(f, cmp, max);
 		fprintf(f, "\n");
-		cp_sampled_print(f, t, HOT_LINES);
+		cp_sampled_out_text(f, t, HOT_LINES);
 		if (t->samples && t->samples->decoded)
 			fprintf(f, "\n");
 	} else if (!nrows) {
@@ -484,7 +485,7 @@ void cp_report_out_json(FILE *f, const struct cp_input *in,
 		    t->clock == CP_CLOCK_CPU ? "cpu" : "wall");
 	cp_emit_str(&e, CP_KEY_PROCEDURES_FROM, p->sampled ? "samples" :
 		    "instrumentation");
-	cp_sampled_emit(&e, t, HOT_LINES);
+	cp_sampled_out_emit(&e, t, HOT_LINES);
 	cp_emit_u64(&e, CP_KEY_THREADS, p->nthreads);
 	cp_emit_u64(&e, CP_KEY_EVENTS, t->nevents);
 	cp_out_salvage_emit(&e, in);

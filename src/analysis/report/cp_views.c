@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_grow.h"
 #include "cp_hash.h"
 #include "cp_wall.h"
 #include "cp_wbuf.h"
@@ -64,21 +65,14 @@ static uint64_t *acc_get(struct acc *x, uint32_t a, uint32_t b)
 	uint32_t k = cp_map2_get(&x->map, a, b);
 
 	if (k == CP_HASH_NONE) {
-		if (x->n == x->cap) {
-			uint32_t c = x->cap ? x->cap * 2 : 256;
-			void *p;
+		uint32_t c[3] = { x->cap, x->cap, x->cap };
+		uint64_t need = (uint64_t)x->n + 1;
 
-			if (!(p = realloc(x->v, c * sizeof(*x->v))))
-				return NULL;
-			x->v = p;
-			if (!(p = realloc(x->a, c * sizeof(*x->a))))
-				return NULL;
-			x->a = p;
-			if (!(p = realloc(x->b, c * sizeof(*x->b))))
-				return NULL;
-			x->b = p;
-			x->cap = c;
-		}
+		if (cp_grow32((void **)&x->v, sizeof(*x->v), &c[0], need) ||
+		    cp_grow32((void **)&x->a, sizeof(*x->a), &c[1], need) ||
+		    cp_grow32((void **)&x->b, sizeof(*x->b), &c[2], need))
+			return NULL;
+		x->cap = c[0];
 		k = x->n++;
 		memset(x->v[k], 0, sizeof(x->v[k]));
 		x->a[k] = a;
@@ -515,14 +509,35 @@ static void object_row(FILE *f, const struct cp_obj_prof *o)
 		o->untracked ? "  (untracked)" : "");
 }
 
+/* The objects of one kind that were used, and what they cost. */
+struct kind_sum {
+	uint64_t n, oncp, waits, wait_ns;
+};
+
+/* The "By kind" lines of the object view, one per kind used. */
+static void by_kind(FILE *f, const struct kind_sum *kind)
+{
+	char a[32];
+
+	fprintf(f, "\n  By kind:\n");
+	for (unsigned k = 1; k <= CP_OBJ_KIND_MAX; k++) {
+		if (!kind[k].n)
+			continue;
+		fprintf(f, "    %-8s %7" PRIu64 " %s%s, %" PRIu64 " on the "
+			"critical path; %" PRIu64 " waits, %s waiting\n",
+			cp_obj_kind_name(k), kind[k].n,
+			k == CP_OBJ_ITEM ? "work-queue item" : "object",
+			kind[k].n == 1 ? "" : "s", kind[k].oncp, kind[k].waits,
+			cp_fmt_ns(a, sizeof(a), kind[k].wait_ns));
+	}
+}
+
 static int object_view(FILE *f, const struct vd *d, uint32_t max)
 {
 	const struct cp_profile *p = d->p;
 	const struct cp_obj_prof **v = malloc((p->nobjs + 1) * sizeof(*v));
 	const struct cp_obj_prof **w = malloc((p->nobjs + 1) * sizeof(*w));
-	struct {
-		uint64_t n, oncp, waits, wait_ns;
-	} kind[CP_OBJ_KIND_MAX + 1];
+	struct kind_sum kind[CP_OBJ_KIND_MAX + 1];
 	uint32_t n = 0, nw = 0, rest = 0;
 	uint64_t rest_wait = 0;
 	char a[32], b[32];
@@ -583,17 +598,7 @@ static int object_view(FILE *f, const struct vd *d, uint32_t max)
 			cp_fmt_ns(a, sizeof(a), w[i]->wait_ns),
 			cp_fmt_ns(b, sizeof(b), w[i]->waits ?
 				  w[i]->wait_ns / w[i]->waits : 0));
-	fprintf(f, "\n  By kind:\n");
-	for (unsigned k = 1; k <= CP_OBJ_KIND_MAX; k++) {
-		if (!kind[k].n)
-			continue;
-		fprintf(f, "    %-8s %7" PRIu64 " %s%s, %" PRIu64 " on the "
-			"critical path; %" PRIu64 " waits, %s waiting\n",
-			cp_obj_kind_name(k), kind[k].n,
-			k == CP_OBJ_ITEM ? "work-queue item" : "object",
-			kind[k].n == 1 ? "" : "s", kind[k].oncp, kind[k].waits,
-			cp_fmt_ns(a, sizeof(a), kind[k].wait_ns));
-	}
+	by_kind(f, kind);
 	free(v);
 	free(w);
 	return 0;

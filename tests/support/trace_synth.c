@@ -1,5 +1,5 @@
 /*
- * trace_synth.c - see trace_synth.h.  Included by the tests that use it.
+ * trace_synth.c - see trace_synth.h.
  */
 #include "trace_synth.h"
 
@@ -232,6 +232,12 @@ void synth_enter(struct synth *s, uint32_t tid, uint64_t dt, uint64_t addr)
 void synth_leave(struct synth *s, uint32_t tid, uint64_t dt)
 {
 	synth_vertex(s, tid, CP_EV_LEAVE, false, dt, 0, 0, 0);
+}
+
+void synth_call(struct synth *s, uint32_t tid, uint64_t addr, uint64_t dt)
+{
+	synth_enter(s, tid, 0, addr);
+	synth_leave(s, tid, dt);
 }
 
 void synth_region_begin(struct synth *s, uint32_t tid, uint64_t dt,
@@ -617,4 +623,101 @@ int synth_write(struct synth *s, const char *path)
 		ret = -1;
 	free(buf);
 	return ret;
+}
+
+void synth_spawn(struct synth *s, uint32_t n)
+{
+	for (uint32_t i = 1; i <= n; i++) {
+		synth_create(s, 0, 0, i);
+		synth_start(s, i, 0);
+	}
+}
+
+void synth_join_all(struct synth *s, uint32_t n, uint64_t dt)
+{
+	for (uint32_t i = 1; i <= n; i++)
+		synth_join(s, 0, i == 1 ? dt : 0, true, i);
+	synth_exit(s, 0, 0);
+}
+
+/* One thread of the lock example: work, take L, crit, release, exit. */
+static void lock_example_thread(struct synth *s,
+				const struct synth_lock_example *ex,
+				uint32_t tid, uint64_t work_addr,
+				uint64_t crit_addr, uint64_t work,
+				uint64_t wait, uint32_t l)
+{
+	bool rw = ex->kind == CP_OBJ_RWLOCK;
+
+	synth_call(s, tid, work_addr, work);
+	if (rw)
+		synth_wrlock(s, tid, 0, wait, l);
+	else
+		synth_lock(s, tid, 0, wait, l);
+	synth_call(s, tid, crit_addr, 10 * (ex->unit ? ex->unit : 1));
+	if (rw)
+		synth_rwunlock(s, tid, 0, l);
+	else
+		synth_unlock(s, tid, 0, l);
+	synth_exit(s, tid, 0);
+}
+
+void synth_lock_example(struct synth *s, const struct synth_lock_example *ex)
+{
+	uint64_t u = ex->unit ? ex->unit : 1;
+	uint64_t t1 = ex->t1_work ? ex->t1_work : 30;
+	uint64_t w1 = ex->one_work ? 0x1000 : 0x100;
+	uint64_t w2 = ex->one_work ? 0x1000 : 0x200;
+	uint64_t crit = ex->one_work ? 0x2000 : 0x300;
+	uint32_t l;
+
+	synth_init(s);
+	if (ex->one_work) {
+		synth_symbol(s, 0x1000, 0x10, "work");
+		synth_symbol(s, 0x2000, 0x10, "crit");
+	} else {
+		synth_symbol(s, 0x100, 0x10, "work1");
+		synth_symbol(s, 0x200, 0x10, "work2");
+		synth_symbol(s, 0x300, 0x10, "crit");
+	}
+	synth_start(s, 0, -1);
+	l = synth_obj(s, 0, ex->kind, 0);
+	synth_spawn(s, 2);
+	/* T2 first: its unlock is the lock's sequence 1 */
+	lock_example_thread(s, ex, 2, w2, crit, 20 * u, 0, l);
+	lock_example_thread(s, ex, 1, w1, crit, t1 * u,
+			    t1 < 30 ? (30 - t1) * u : 0, l);
+	synth_join_all(s, 2, 40 * u);
+}
+
+void synth_barrier_example(struct synth *s, bool procs)
+{
+	uint32_t b;
+
+	synth_init(s);
+	if (procs) {
+		synth_symbol(s, 0x100, 0x10, "slow");
+		synth_symbol(s, 0x200, 0x10, "tail");
+	}
+	synth_start(s, 0, -1);
+	b = synth_obj(s, 0, CP_OBJ_BARRIER, 3);
+	synth_spawn(s, 2);
+	synth_barrier(s, 0, 10, 20, b);
+	if (procs) {
+		synth_call(s, 1, 0x100, 30);
+		synth_barrier(s, 1, 0, 0, b);
+	} else {
+		synth_barrier(s, 1, 30, 0, b);
+	}
+	synth_barrier(s, 2, 20, 10, b);
+	synth_exit(s, 1, 1);
+	if (procs) {
+		synth_call(s, 2, 0x200, 50);
+		synth_exit(s, 2, 0);
+	} else {
+		synth_exit(s, 2, 50);
+	}
+	synth_join(s, 0, 5, true, 1);
+	synth_join(s, 0, 45, true, 2);
+	synth_exit(s, 0, 0);
 }

@@ -10,8 +10,8 @@
  * "PUBLISH(3, 7)".  Independent of the reader on purpose: a test that
  * round-trips through both checks one against the other.
  *
- * Include "trace_synth.c" once in a test file (the unit test build
- * compiles check_*.c only).
+ * Built into the cp_testsynth library of tests/support; a test includes
+ * this header and links it.
  */
 #ifndef TRACE_SYNTH_H
 #define TRACE_SYNTH_H
@@ -141,6 +141,9 @@ void synth_barrier(struct synth *s, uint32_t tid, uint64_t dt,
 
 void synth_enter(struct synth *s, uint32_t tid, uint64_t dt, uint64_t addr);
 void synth_leave(struct synth *s, uint32_t tid, uint64_t dt);
+/* A call: T@tid enters the procedure at @addr at once and leaves it @dt
+ * later (synth_enter, synth_leave). */
+void synth_call(struct synth *s, uint32_t tid, uint64_t addr, uint64_t dt);
 void synth_region_begin(struct synth *s, uint32_t tid, uint64_t dt,
 			uint32_t id);
 void synth_region_end(struct synth *s, uint32_t tid, uint64_t dt,
@@ -167,9 +170,47 @@ void synth_module(struct synth *s, uint64_t bias, uint64_t lo, uint64_t hi,
 void synth_raw_block(struct synth *s, uint32_t type, uint32_t tid,
 		     const void *payload, size_t len);
 
+/* T0 creates threads 1..@n (dt 0), each started by it: the usual start of
+ * a scene (T0's own synth_start comes first). */
+void synth_spawn(struct synth *s, uint32_t n);
+/* T0 joins threads 1..@n, waiting (the first after @dt, the others at
+ * once), and exits: the usual end of a scene. */
+void synth_join_all(struct synth *s, uint32_t n, uint64_t dt);
+
+/*
+ * The barrier example: T0 creates T1 and T2, and the three meet at one
+ * barrier of 3: T0 arrives at 10 and waits 20, T1 at 30 (after "slow",
+ * 0x100, when @procs), T2 at 20 and waits 10; all depart at 30.  T1 exits
+ * at 31; T2 runs 50 more ("tail", 0x200, when @procs) and exits at 80; T0
+ * joins T1 at 35 and T2 at 80.  The critical path is 80.  Starts @s
+ * afresh (synth_init); online_len stays 0.
+ */
+void synth_barrier_example(struct synth *s, bool procs);
+
 /* Encode the whole trace into a malloc'd buffer; returns its length. */
 size_t synth_encode(struct synth *s, uint8_t **out);
 /* Encode and write to @path; returns 0 or -1. */
 int synth_write(struct synth *s, const char *path);
+
+/*
+ * The lock example of doc/examples.md section 4, the fixture many suites
+ * share: T0 creates T1 and T2; T2 works 20 (work2), takes mutex L and
+ * runs crit for 10; T1 works @t1_work (work1), takes L (waiting until
+ * T2's unlock at 30 when it comes earlier) and runs crit for 10; T0 joins
+ * both.  With t1_work 30 the critical path is 40.
+ */
+struct synth_lock_example {
+	unsigned kind;		/* CP_OBJ_MUTEX, or CP_OBJ_RWLOCK taken
+				 * for writing */
+	uint64_t unit;		/* ns per unit of the times above; 0: 1 */
+	uint64_t t1_work;	/* T1's work in units; 0: 30 */
+	bool one_work;		/* both threads' work is one procedure
+				 * "work" (0x1000; crit at 0x2000) rather
+				 * than work1/work2 (0x100, 0x200; crit
+				 * 0x300) */
+};
+
+/* Start @s afresh (synth_init) with the example @ex; online_len stays 0. */
+void synth_lock_example(struct synth *s, const struct synth_lock_example *ex);
 
 #endif /* TRACE_SYNTH_H */

@@ -1,0 +1,59 @@
+/*
+ * cp_grow.c - see cp_grow.h.
+ */
+#include "cp_grow.h"
+
+#include <stdint.h>
+
+#include "cp_bigmem.h"
+
+/*
+ * The room after @cap: doubled (from 64) until it holds @need, stopping
+ * at @limit; 0 when @need is over @limit.
+ */
+static uint64_t grow_room(uint64_t cap, uint64_t need, uint64_t limit)
+{
+	uint64_t n = cap ? cap : 32;
+
+	if (need > limit)
+		return 0;
+	do
+		n = n > limit / 2 ? limit : n * 2;
+	while (n < need);
+	return n;
+}
+
+/* cp_grow() with the room stopping at @limit elements. */
+static int grow(void **arr, size_t elem, uint64_t *cap, uint64_t need,
+		uint64_t limit)
+{
+	uint64_t n;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	n = grow_room(*cap, need, limit);
+	if (!n || n > SIZE_MAX / elem)
+		return -1;
+	p = cp_big_realloc(*arr, n * elem);
+	if (!p)
+		return -1;
+	*arr = p;
+	*cap = n;
+	return 0;
+}
+
+int cp_grow(void **arr, size_t elem, uint64_t *cap, uint64_t need)
+{
+	return grow(arr, elem, cap, need, UINT64_MAX);
+}
+
+int cp_grow32(void **arr, size_t elem, uint32_t *cap, uint64_t need)
+{
+	uint64_t c = *cap;
+
+	if (grow(arr, elem, &c, need, UINT32_MAX))
+		return -1;
+	*cap = (uint32_t)c;
+	return 0;
+}

@@ -1,0 +1,29 @@
+/*
+ * cp_grow.h - the analyzer's growable arrays: one rule for making room in
+ * an array that is appended to (capacity doubling from 64 elements).
+ *
+ * The array is a plain pointer and a capacity beside it, both the
+ * caller's; the memory comes from cp_big_realloc (cp_bigmem.h), so a
+ * large array lands on huge pages, and is released with free() or
+ * cp_big_free().  Not thread-safe: one caller per array.
+ */
+#ifndef CP_GROW_H
+#define CP_GROW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Make room for @need elements of @elem bytes in *@arr, whose room is
+ * *@cap elements: when @need is larger, the room doubles (from 64) until
+ * it holds @need, and *@arr and *@cap are updated.  Returns 0, or -1 when
+ * out of memory or the size overflows (*@arr and *@cap unchanged, the
+ * old array still valid).
+ */
+int cp_grow(void **arr, size_t elem, uint64_t *cap, uint64_t need);
+
+/* cp_grow() for a 32-bit capacity: -1 also when @need exceeds UINT32_MAX
+ * (the room stops at UINT32_MAX elements). */
+int cp_grow32(void **arr, size_t elem, uint32_t *cap, uint64_t need);
+
+#endif /* CP_GROW_H */
