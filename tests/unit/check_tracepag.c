@@ -104,13 +104,13 @@ END_TEST
 START_TEST(test_tracepag_no_label_array)
 {
 	struct synth s;
-	struct fixture f;
+	struct synth_cpm f;
 	char buf[64];
 	uint32_t ne, e, nwait = 0;
 	uint64_t sum = 0;
 
 	lock_example(&s, 25);
-	load(&s, &f);
+	synth_cpm_load(&s, &f);
 	ne = f.tp.g.ne;
 	ck_assert_msg(f.tp.g.label == NULL, "label array %p", f.tp.g.label);
 	ck_assert_msg(!strcmp(cp_pag_edge_name(&f.tp.g, 0, buf, sizeof(buf)),
@@ -132,7 +132,7 @@ START_TEST(test_tracepag_no_label_array)
 		      "a labelled edge was taken");
 	ck_assert_msg(cp_pag_add_edge(&f.tp.g, 0, 1, 1, CP_PAG_NONE) == ne &&
 		      f.tp.g.label == NULL, "an unlabelled edge was refused");
-	unload(&f);
+	synth_cpm_free(&f);
 	synth_free(&s);
 }
 END_TEST
