@@ -3,8 +3,9 @@
  * the creation of the tracer's files.
  *
  * A lock-heavy run (tests/workloads/crash.c) ends by SIGSEGV, abort(),
- * SIGTERM, _exit(0), its own SIGSEGV handler calling abort() or SIGKILL
- * from this process while one worker is still
+ * SIGTERM, _exit(0), its own SIGSEGV handler calling abort(), a SIGSEGV
+ * after its handler set by sysv_signal, sigset or bsd_signal returned, or
+ * SIGKILL from this process while one worker is still
  * hammering the mutex.  Worker A's N acquisitions were all recorded before
  * main joined it (its buffer is written when it exits), so by construction
  * a report of the trace must hold at least N acquisitions of the mutex and
@@ -39,6 +40,7 @@ struct ending {
 static const struct ending endings[] = {
 	{ "segv", SIGSEGV }, { "abort", SIGABRT }, { "term", SIGTERM },
 	{ "exit0", 0 }, { "handler", SIGABRT }, { "kill", SIGKILL },
+	{ "sysv", SIGSEGV }, { "sigset", SIGSEGV }, { "bsd", SIGSEGV },
 };
 
 /* Text of a wait status, for messages. */
@@ -196,6 +198,58 @@ END_TEST
 START_TEST(test_crash_endings_preloaded)
 {
 	check_ending(&endings[_i], CPT_PRELOAD);
+}
+END_TEST
+
+/*
+ * quick_exit() with an at_quick_exit handler of the program's, worker B
+ * still running: the handler runs and the status is kept as bare, and the
+ * trace and the report are written as after exit(): a complete trace
+ * holding worker A's acquisitions.
+ */
+static void check_quick_exit(enum cpt_variant v)
+{
+	const char *args[] = { "quick", N_ITER_S, NULL };
+	const char *env[] = { "CPTHREAD_MODE=trace", NULL };
+	struct cpt_run bare, r, c;
+	char out[400];
+	struct cpt_errs errs;
+	json_t *rep;
+
+	cpt_errs_init(&errs);
+	ck_assert_int_eq(cpt_run_workload(&bare, "crash", CPT_BARE, args,
+					  NULL, 60), 0);
+	ck_assert_int_eq(cpt_run_workload(&r, "crash", v, args, env, 60), 0);
+	if (cpt_run_exit_code(&bare) != 3 || cpt_run_exit_code(&r) != 3)
+		cpt_errf(&errs, "exit codes: bare %d, traced %d",
+			 cpt_run_exit_code(&bare), cpt_run_exit_code(&r));
+	/* the tracer's closing lines follow the handler's */
+	if (strcmp(bare.err, "A done\nquick handler\n") ||
+	    strncmp(r.err, bare.err, strlen(bare.err)) || r.out[0] ||
+	    lines_with(r.err, "cpthread: trace written to") != 1)
+		cpt_errf(&errs, "output: bare '%s', traced '%s' / '%s'",
+			 bare.err, r.err, r.out);
+	if (!r.report)
+		cpt_errf(&errs, "no report: %s", r.report_error);
+	snprintf(out, sizeof(out), "%s/report.json", r.dir);
+	cpt_report(&c, r.trace_path, "--strict", out, &rep);
+	if (cpt_run_exit_code(&c) != 0 || !rep || c.err[0])
+		cpt_errf(&errs, "cpt report --strict: exit %d: '%s'",
+			 cpt_run_exit_code(&c), c.err);
+	else if (!(mutex_ops(rep) >= N_ITER))
+		cpt_errf(&errs, "%.0f acquisitions analysed, want at least %d",
+			 mutex_ops(rep), N_ITER);
+	json_decref(rep);
+	cpt_run_free(&c);
+	cpt_run_free(&r);
+	cpt_run_free(&bare);
+	ck_assert_msg(errs.n == 0, "quick (%s): %s", cpt_variant_name(v),
+		      errs.buf);
+}
+
+START_TEST(test_crash_quick_exit)
+{
+	check_quick_exit(_i ? CPT_PRELOAD : CPT_LINKED);
 }
 END_TEST
 
@@ -426,6 +480,8 @@ static Suite *crash_suite(void)
 	tcase_add_loop_test(tc, test_crash_endings_linked, 0, n);
 	tcase_add_loop_test(tc, test_crash_endings_preloaded, 0, 2);
 	tcase_add_loop_test(tc, test_crash_endings_preloaded, 4, 5);
+	tcase_add_loop_test(tc, test_crash_endings_preloaded, 6, n);
+	tcase_add_loop_test(tc, test_crash_quick_exit, 0, 2);
 	tcase_add_test(tc, test_crash_write_errors);
 	tcase_add_test(tc, test_crash_file_size_limit);
 	tcase_add_test(tc, test_crash_explicit_symlink);

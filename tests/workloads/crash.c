@@ -20,14 +20,26 @@
  *          tracer's), checks that sigaction() and signal() report it
  *          back, then faults: the handler says "handled" and calls
  *          abort(), so the run ends by SIGABRT
+ *   sysv, sigset, bsd  install a SIGSEGV handler with sysv_signal,
+ *          sigset or bsd_signal (glibc's older calls), then fault: the
+ *          handler says "handled", restores the default (sysv_signal's
+ *          handler is reset before it runs; the others call the same
+ *          function with SIG_DFL) and returns, so the store faults again
+ *          and the run dies of SIGSEGV
+ *   quick  registers an at_quick_exit handler (it says "quick handler")
+ *          and ends by quick_exit(3)
  * Nothing is written on stdout; "A done" goes to stderr before the end.
  */
+#include "wl.h"	/* first: _GNU_SOURCE for sysv_signal, sighandler_t */
+
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "wl.h"
+/* glibc exports it, <signal.h> declares it only for old X/Open levels */
+sighandler_t bsd_signal(int sig, sighandler_t handler);
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static volatile unsigned long counter;
@@ -90,6 +102,48 @@ static void install_handler(void)
 		fprintf(stderr, "signal misreports SIGTERM\n");
 }
 
+/* sigset, deprecated in glibc's header (the call under test). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+static sighandler_t (*const old_sigset)(int, sighandler_t) = sigset;
+#pragma GCC diagnostic pop
+
+/* Mode sysv, sigset or bsd: the function that set the handler. */
+static sighandler_t (*set_disp)(int, sighandler_t);
+
+static void say(const char *msg)
+{
+	if (write(2, msg, strlen(msg)) < 0)
+		_exit(3);
+}
+
+static void on_segv_once(int sig)
+{
+	say("handled\n");
+	if (set_disp != sysv_signal)
+		set_disp(sig, SIG_DFL);
+}
+
+/* Install on_segv_once with @set and check what sigaction reads back. */
+static void install_old_style(sighandler_t (*set)(int, sighandler_t))
+{
+	struct sigaction old;
+	bool once;
+
+	set_disp = set;
+	if (set(SIGSEGV, on_segv_once) != SIG_DFL)
+		say("previous SIGSEGV handler not the default\n");
+	WL_OK(sigaction(SIGSEGV, NULL, &old));
+	once = old.sa_flags & SA_RESETHAND;
+	if (old.sa_handler != on_segv_once || once != (set == sysv_signal))
+		say("sigaction reports another SIGSEGV handler\n");
+}
+
+static void on_quick_exit(void)
+{
+	say("quick handler\n");
+}
+
 static void *worker_b(void *arg)
 {
 	(void)arg;
@@ -128,8 +182,19 @@ int main(int argc, char **argv)
 	fprintf(stderr, "A done\n");
 	if (!strcmp(mode, "handler"))
 		install_handler();
-	if (!strcmp(mode, "segv") || !strcmp(mode, "handler"))
+	else if (!strcmp(mode, "sysv"))
+		install_old_style(sysv_signal);
+	else if (!strcmp(mode, "bsd"))
+		install_old_style(bsd_signal);
+	else if (!strcmp(mode, "sigset"))
+		install_old_style(old_sigset);
+	if (!strcmp(mode, "segv") || !strcmp(mode, "handler") ||
+	    set_disp)
 		*(volatile int *)(uintptr_t)argc /* 1 or more */ = 0;
+	else if (!strcmp(mode, "quick")) {
+		WL_OK(at_quick_exit(on_quick_exit));
+		quick_exit(3);
+	}
 	else if (!strcmp(mode, "abort"))
 		abort();
 	else if (!strcmp(mode, "term"))
@@ -140,6 +205,6 @@ int main(int argc, char **argv)
 		for (;;)
 			pause();
 	fprintf(stderr, "usage: wl_crash segv|abort|term|exit0|kill|count|"
-		"handler [N]\n");
+		"handler|sysv|sigset|bsd|quick [N]\n");
 	return 2;
 }
