@@ -9,7 +9,8 @@
 #          -DCPTHREAD_DEBUG=ON (invariant checks) -DCPTHREAD_FUZZ=ON: the
 #          suite once more, sanitized and checking (see ASAN_EXCLUDE).
 #   tsan   build-tsan/, clang-14 with -DCPTHREAD_TSAN=ON: the runtime
-#          tests (ctest -L tsan), liburcu suppressed (tests/tsan.supp).
+#          tests (ctest -L tsan), liburcu suppressed (tests/tsan.supp);
+#          then workloads built with TSan run traced (tsan_traced).
 #   fuzz   each libFuzzer target of tests/fuzz in build-asan/: 150,000
 #          inputs from seed 1 (the same inputs on every run;
 #          CPTHREAD_FUZZ_RUNS / CPTHREAD_FUZZ_SEED change them), or for
@@ -98,8 +99,48 @@ stage_tsan() {
 	configure_clang build-tsan -DCPTHREAD_TSAN=ON \
 		-DCPTHREAD_BUILD_SPLASH=OFF
 	cmake --build "$top/build-tsan" -j"$jobs" --target cp_rt_tests \
-		>/dev/null
-	(cd "$top/build-tsan" && ctest --output-on-failure -j2 -L tsan)
+		$(printf 'wl_%s_plain ' $TSAN_TRACED) >/dev/null
+	(cd "$top/build-tsan" && ctest --output-on-failure -j2 -L tsan) &&
+	tsan_traced
+}
+
+# Workloads built with TSan that run traced: the main build's
+# libcpthread.so, not instrumented, preloaded.  (An instrumented one
+# cannot: TSan's pthread_create interceptor comes first and starts the new
+# thread in our trampoline, whose instrumented code then runs before TSan
+# has set the thread up.)  Each must exit and print as it does untraced,
+# with no TSan report, and leave a report and a trace cpt reads.
+TSAN_TRACED='mutex cond create barrier sem rwlock life_detach'
+
+tsan_traced() {
+	local tmp w exe b t bad=0
+
+	[ -f "$top/build/CMakeCache.txt" ] || "$top/scripts/build.sh"
+	cmake --build "$top/build" -j"$jobs" --target cpthread cpt >/dev/null
+	tmp=$(mktemp -d)
+	for w in $TSAN_TRACED; do
+		exe=$top/build-tsan/tests/workloads/wl_${w}_plain
+		b=0 t=0
+		"$exe" >"$tmp/bare" 2>"$tmp/bare.err" || b=$?
+		rm -f "$tmp/t.cpt" "$tmp/t.json"
+		CPTHREAD_MODE=trace CPTHREAD_TRACE="$tmp/t.cpt" \
+		CPTHREAD_REPORT="$tmp/t.json" CPTHREAD_QUIET=1 \
+		LD_PRELOAD="$top/build/lib/libcpthread.so" \
+			"$exe" >"$tmp/out" 2>"$tmp/err" || t=$?
+		if [ $b -ne 0 ] || [ $t -ne 0 ] ||
+		   ! cmp -s "$tmp/bare" "$tmp/out" ||
+		   grep -q ThreadSanitizer "$tmp/bare.err" "$tmp/err" ||
+		   [ ! -s "$tmp/t.json" ] ||
+		   ! "$top/build/tools/cpt" report "$tmp/t.cpt" >/dev/null
+		then
+			echo "tsan: wl_$w traced: exit $t (bare $b):"
+			head -20 "$tmp/err"
+			bad=1
+		fi
+	done
+	rm -rf "$tmp"
+	[ $bad -eq 0 ] && echo "tsan: $(echo $TSAN_TRACED | wc -w) workloads" \
+		"ran traced under TSan"
 }
 
 stage_fuzz() {

@@ -6,7 +6,8 @@
  * SIGTERM, _exit(0), its own SIGSEGV handler calling abort(), a SIGSEGV
  * after its handler set by sysv_signal, sigset or bsd_signal returned, or
  * SIGKILL from this process while one worker is still
- * hammering the mutex.  Worker A's N acquisitions were all recorded before
+ * hammering the mutex (before SIGKILL, a few seconds later, it has done
+ * 10N and ended: the trace stays small).  Worker A's N acquisitions were all recorded before
  * main joined it (its buffer is written when it exits), so by construction
  * a report of the trace must hold at least N acquisitions of the mutex and
  * 2N events, whatever happened to the rest.  The program must die exactly

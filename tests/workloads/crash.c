@@ -11,7 +11,9 @@
  *   abort  abort() (SIGABRT)
  *   term   raise(SIGTERM)
  *   exit0  _exit(0)
- *   kill   pause() until the parent sends SIGKILL
+ *   kill   pause() until the parent sends SIGKILL; worker B ends after
+ *          10N acquisitions, so that the trace's size does not depend on
+ *          how late the kill comes
  *   count  the benchmark's mode (tests/bench/bench_crash.c): A never
  *          stops either, and each worker counts its acquisitions in the
  *          file WL_COUNTER (two u64, mapped shared) right after each
@@ -146,8 +148,9 @@ static void on_quick_exit(void)
 
 static void *worker_b(void *arg)
 {
-	(void)arg;
-	for (uint64_t k = 1;; k++) {
+	uint64_t limit = (uintptr_t)arg;	/* 0: no end */
+
+	for (uint64_t k = 1; !limit || k <= limit; k++) {
 		WL_OK(pthread_mutex_lock(&m));
 		count_acquire(1, k);
 		counter++;
@@ -177,7 +180,8 @@ int main(int argc, char **argv)
 		n = (unsigned long)-1;
 	}
 	WL_OK(pthread_create(&a, NULL, worker_a, (void *)(uintptr_t)n));
-	WL_OK(pthread_create(&b, NULL, worker_b, NULL));
+	WL_OK(pthread_create(&b, NULL, worker_b, !strcmp(mode, "kill") ?
+			     (void *)(uintptr_t)(10 * n) : NULL));
 	WL_OK(pthread_join(a, NULL));
 	fprintf(stderr, "A done\n");
 	if (!strcmp(mode, "handler"))
