@@ -7,10 +7,13 @@
 #   CPTHREAD_TSAN=ON      everything built with ThreadSanitizer (clang or
 #                         gcc), the tracer's memory from TSan's allocator
 #                         (CP_ALLOC_LIBC); run the runtime tests: ctest -L
-#                         tsan.  Programs running libcpthread itself do
-#                         not run under TSan (TSan's pthread_create comes
-#                         first and starts the thread in our trampoline
-#                         before TSan knows it).
+#                         tsan.  This build's libcpthread.so cannot run in
+#                         a program: TSan's own start-up calls the wrapped
+#                         sigaction, and its pthread_create starts the new
+#                         thread in our trampoline, both before TSan is set
+#                         up for that code to be instrumented.  A TSan-built
+#                         program runs traced with a plain libcpthread.so
+#                         preloaded (scripts/test.sh's tsan stage does).
 #   CPTHREAD_FUZZ=ON      the libFuzzer targets of tests/fuzz (needs clang:
 #                         CC=clang-14); implies CPTHREAD_SANITIZE.
 #
