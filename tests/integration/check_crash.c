@@ -4,7 +4,8 @@
  *
  * A lock-heavy run (tests/workloads/crash.c) ends by SIGSEGV, abort(),
  * SIGTERM, _exit(0), its own SIGSEGV handler calling abort(), a SIGSEGV
- * after its handler set by sysv_signal, sigset or bsd_signal returned, or
+ * after its handler set by sysv_signal, __sysv_signal, sigset or
+ * bsd_signal returned, or
  * SIGKILL from this process while one worker is still
  * hammering the mutex (before SIGKILL, a few seconds later, it has done
  * 10N and ended: the trace stays small).  Worker A's N acquisitions were all recorded before
@@ -47,6 +48,7 @@ static const struct ending endings[] = {
 	{ "segv", SIGSEGV }, { "abort", SIGABRT }, { "term", SIGTERM },
 	{ "exit0", 0 }, { "handler", SIGABRT }, { "kill", SIGKILL },
 	{ "sysv", SIGSEGV }, { "sigset", SIGSEGV }, { "bsd", SIGSEGV },
+	{ "xsysv", SIGSEGV },
 };
 
 /* Text of a wait status, for messages. */

@@ -22,12 +22,14 @@
  *          tracer's), checks that sigaction() and signal() report it
  *          back, then faults: the handler says "handled" and calls
  *          abort(), so the run ends by SIGABRT
- *   sysv, sigset, bsd  install a SIGSEGV handler with sysv_signal,
- *          sigset or bsd_signal (glibc's older calls), then fault: the
- *          handler says "handled", restores the default (sysv_signal's
- *          handler is reset before it runs; the others call the same
- *          function with SIG_DFL) and returns, so the store faults again
- *          and the run dies of SIGSEGV
+ *   sysv, xsysv, sigset, bsd  install a SIGSEGV handler with
+ *          sysv_signal, __sysv_signal (signal() under -std=c11), sigset
+ *          or bsd_signal (glibc's older calls), then fault: the handler
+ *          says "handled", restores the default (sysv_signal's handler is
+ *          reset before it runs; the others call the same function with
+ *          SIG_DFL) and returns, so the store faults again and the run
+ *          dies of SIGSEGV.  Mode sigset also checks that sigignore()
+ *          is read back by sigaction().
  *   quick  registers an at_quick_exit handler (it says "quick handler")
  *          and ends by quick_exit(3)
  * Nothing is written on stdout; "A done" goes to stderr before the end.
@@ -108,6 +110,7 @@ static void install_handler(void)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 static sighandler_t (*const old_sigset)(int, sighandler_t) = sigset;
+static int (*const old_sigignore)(int) = sigignore;
 #pragma GCC diagnostic pop
 
 /* Mode sysv, sigset or bsd: the function that set the handler. */
@@ -122,13 +125,14 @@ static void say(const char *msg)
 static void on_segv_once(int sig)
 {
 	say("handled\n");
-	if (set_disp != sysv_signal)
+	if (set_disp != sysv_signal && set_disp != __sysv_signal)
 		set_disp(sig, SIG_DFL);
 }
 
 /* Install on_segv_once with @set and check what sigaction reads back. */
 static void install_old_style(sighandler_t (*set)(int, sighandler_t))
 {
+	bool sysv = set == sysv_signal || set == __sysv_signal;
 	struct sigaction old;
 	bool once;
 
@@ -137,7 +141,7 @@ static void install_old_style(sighandler_t (*set)(int, sighandler_t))
 		say("previous SIGSEGV handler not the default\n");
 	WL_OK(sigaction(SIGSEGV, NULL, &old));
 	once = old.sa_flags & SA_RESETHAND;
-	if (old.sa_handler != on_segv_once || once != (set == sysv_signal))
+	if (old.sa_handler != on_segv_once || once != sysv)
 		say("sigaction reports another SIGSEGV handler\n");
 }
 
@@ -190,8 +194,17 @@ int main(int argc, char **argv)
 		install_old_style(sysv_signal);
 	else if (!strcmp(mode, "bsd"))
 		install_old_style(bsd_signal);
-	else if (!strcmp(mode, "sigset"))
+	else if (!strcmp(mode, "xsysv"))
+		install_old_style(__sysv_signal);
+	else if (!strcmp(mode, "sigset")) {
+		struct sigaction old;
+
 		install_old_style(old_sigset);
+		WL_OK(old_sigignore(SIGHUP));
+		WL_OK(sigaction(SIGHUP, NULL, &old));
+		if (old.sa_handler != SIG_IGN)
+			say("sigaction does not report sigignore's SIGHUP\n");
+	}
 	if (!strcmp(mode, "segv") || !strcmp(mode, "handler") ||
 	    set_disp)
 		*(volatile int *)(uintptr_t)argc /* 1 or more */ = 0;
@@ -209,6 +222,6 @@ int main(int argc, char **argv)
 		for (;;)
 			pause();
 	fprintf(stderr, "usage: wl_crash segv|abort|term|exit0|kill|count|"
-		"handler|sysv|sigset|bsd|quick [N]\n");
+		"handler|sysv|xsysv|sigset|bsd|quick [N]\n");
 	return 2;
 }
