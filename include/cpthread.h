@@ -8,6 +8,12 @@
  * with -DCPTHREAD_NO_ANNOTATIONS gets empty inline versions instead, so the
  * same source builds without the library (a plain or gprof build).
  *
+ * None of these calls returns a value, and none can make the program
+ * fail: when the tracer cannot follow one (out of its own memory, tracing
+ * off), the annotation is dropped.  The addresses passed
+ * are only used as names; cpthread never reads or writes through them and
+ * keeps nothing the caller owns, except a region's @name (see below).
+ *
  * Citations in [brackets] name the papers listed in doc/references.md of
  * the source tree (installed as share/doc/cpthread/references.md).
  */
@@ -18,6 +24,7 @@
 extern "C" {
 #endif
 
+/* The version: the one definition, CMake reads it for PROJECT_VERSION. */
 #define CPTHREAD_VERSION_MAJOR 0
 #define CPTHREAD_VERSION_MINOR 1
 
@@ -60,7 +67,8 @@ void cpthread_region_end(const char *name);
 void cpthread_start(void);
 void cpthread_stop(void);
 
-/* Record an intermediate sample of the critical path now. */
+/* Record an intermediate sample of the critical path now: the report's
+ * "samples" list gets its length and the procedures' shares. */
 void cpthread_sample(void);
 
 #else /* CPTHREAD_NO_ANNOTATIONS */

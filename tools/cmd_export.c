@@ -70,101 +70,97 @@ static int parse_window(struct cpt_ctx *c, const char *v, struct xopts *o)
 	return 0;
 }
 
-/* Value of option argv[*i] (--opt V or --opt=V); NULL with c->err. */
-static const char *optval(struct cpt_ctx *c, int argc, char **argv, int *i,
-			  const char *opt)
-{
-	size_t n = strlen(opt);
+enum {
+	OPT_XFORMAT = CPT_OPT_OWN, OPT_WEIGHT, OPT_MAX_EDGES, OPT_WINDOW, OPT_MIN_SLICE,
+	OPT_THREADS, OPT_NO_FLOWS,
+};
 
-	if (!strncmp(argv[*i], opt, n) && argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (*i + 1 >= argc) {
-		snprintf(c->err, sizeof(c->err), "%s needs a value", opt);
-		return NULL;
+/* The common options but --format, which names an export format here. */
+static const struct option export_options[] = {
+	{ "format", required_argument, NULL, OPT_XFORMAT },
+	{ "output", required_argument, NULL, 'o' },
+	{ "strict", no_argument, NULL, CPT_OPT_STRICT },
+	{ "procedures", required_argument, NULL, CPT_OPT_PROCEDURES },
+	{ "debuginfo-path", required_argument, NULL, CPT_OPT_DEBUGINFO },
+	{ "weight", required_argument, NULL, OPT_WEIGHT },
+	{ "max-edges", required_argument, NULL, OPT_MAX_EDGES },
+	{ "window", required_argument, NULL, OPT_WINDOW },
+	{ "min-slice", required_argument, NULL, OPT_MIN_SLICE },
+	{ "threads", no_argument, NULL, OPT_THREADS },
+	{ "no-flows", no_argument, NULL, OPT_NO_FLOWS },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_format(struct cpt_ctx *c, const char *v, struct xopts *o)
+{
+	if (!strcmp(v, "chrome")) {
+		o->fmt = X_CHROME;
+	} else if (!strcmp(v, "folded")) {
+		o->fmt = X_FOLDED;
+	} else if (!strcmp(v, "dot")) {
+		o->fmt = X_DOT;
+	} else {
+		snprintf(c->err, sizeof(c->err), "unknown export format '%s' "
+			 "(chrome, folded or dot)", v);
+		return -1;
 	}
-	return argv[++*i];
+	o->fmt_given = true;
+	return 0;
 }
 
-static bool is_opt(const char *a, const char *opt)
+static int parse_weight(struct cpt_ctx *c, const char *v, struct xopts *o)
 {
-	size_t n = strlen(opt);
+	if (!strcmp(v, "cp")) {
+		o->weight = CP_FOLDED_CP;
+	} else if (!strcmp(v, "cpu")) {
+		o->weight = CP_FOLDED_CPU;
+	} else {
+		snprintf(c->err, sizeof(c->err),
+			 "unknown weight '%s' (cp or cpu)", v);
+		return -1;
+	}
+	o->weight_given = true;
+	return 0;
+}
 
-	return !strncmp(a, opt, n) && (a[n] == '\0' || a[n] == '=');
+/* One option @id with value @v into @o; 0, or -1 with c->err. */
+static int apply(struct cpt_ctx *c, int id, const char *v, struct xopts *o)
+{
+	switch (id) {
+	case OPT_XFORMAT:
+		return parse_format(c, v, o);
+	case OPT_WEIGHT:
+		return parse_weight(c, v, o);
+	case OPT_MAX_EDGES:
+		return cpt_parse_u32(c, "--max-edges", v, &o->max_edges);
+	case OPT_WINDOW:
+		o->chrome_given = true;
+		return parse_window(c, v, o);
+	case OPT_MIN_SLICE:
+		o->chrome_given = true;
+		return cpt_parse_ns(c, "--min-slice", v, &o->min_slice);
+	case OPT_THREADS:
+		o->threads = true;
+		return 0;
+	case OPT_NO_FLOWS:
+		o->no_flows = true;
+		return 0;
+	default:	/* '?' */
+		return -1;
+	}
 }
 
 static int parse(struct cpt_ctx *c, int argc, char **argv, struct xopts *o,
 		 const char **path)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v;
-		int r;
+	int id;
 
-		if (is_opt(a, "--format")) {
-			if (!(v = optval(c, argc, argv, &i, "--format")))
-				return -1;
-			if (!strcmp(v, "chrome")) {
-				o->fmt = X_CHROME;
-			} else if (!strcmp(v, "folded")) {
-				o->fmt = X_FOLDED;
-			} else if (!strcmp(v, "dot")) {
-				o->fmt = X_DOT;
-			} else {
-				snprintf(c->err, sizeof(c->err),
-					 "unknown export format '%s' (chrome, "
-					 "folded or dot)", v);
-				return -1;
-			}
-			o->fmt_given = true;
-		} else if (is_opt(a, "--weight")) {
-			if (!(v = optval(c, argc, argv, &i, "--weight")))
-				return -1;
-			if (!strcmp(v, "cp")) {
-				o->weight = CP_FOLDED_CP;
-			} else if (!strcmp(v, "cpu")) {
-				o->weight = CP_FOLDED_CPU;
-			} else {
-				snprintf(c->err, sizeof(c->err),
-					 "unknown weight '%s' (cp or cpu)", v);
-				return -1;
-			}
-			o->weight_given = true;
-		} else if (is_opt(a, "--max-edges")) {
-			if (!(v = optval(c, argc, argv, &i, "--max-edges")) ||
-			    cpt_parse_u32(c, "--max-edges", v, &o->max_edges))
-				return -1;
-		} else if (is_opt(a, "--window")) {
-			if (!(v = optval(c, argc, argv, &i, "--window")) ||
-			    parse_window(c, v, o))
-				return -1;
-			o->chrome_given = true;
-		} else if (is_opt(a, "--min-slice")) {
-			if (!(v = optval(c, argc, argv, &i, "--min-slice")) ||
-			    cpt_parse_ns(c, "--min-slice", v, &o->min_slice))
-				return -1;
-			o->chrome_given = true;
-		} else if (!strcmp(a, "--threads")) {
-			o->threads = true;
-		} else if (!strcmp(a, "--no-flows")) {
-			o->no_flows = true;
-		} else if ((r = cpt_common_opt(c, argc, argv, &i)) != 0) {
-			if (r < 0)
-				return -1;
-		} else if (a[0] == '-' && a[1]) {
-			snprintf(c->err, sizeof(c->err), "unknown option '%s'",
-				 a);
+	while ((id = cpt_getopt(c, argc, argv, ":o:", export_options)) != -1)
+		if (apply(c, id, optarg, o))
 			return -1;
-		} else if (*path) {
-			snprintf(c->err, sizeof(c->err),
-				 "one input only ('%s' and '%s')", *path, a);
-			return -1;
-		} else {
-			*path = a;
-		}
-	}
-	if (!*path) {
-		snprintf(c->err, sizeof(c->err), "no trace given");
+	*path = cpt_one_input(c, argc, argv, "no trace given");
+	if (!*path)
 		return -1;
-	}
 	if (!o->fmt_given) {
 		snprintf(c->err, sizeof(c->err),
 			 "--format chrome, folded or dot is required");
@@ -188,7 +184,7 @@ enum cpt_status cpt_cmd_export(struct cpt_ctx *c, int argc, char **argv)
 	struct xopts o = { .fmt = X_CHROME, .weight = CP_FOLDED_CP,
 			   .min_slice = CP_CHROME_MIN_AUTO };
 	const char *path = NULL;
-	struct cpt_input in;
+	struct cp_input in;
 	struct cp_cpm cpm;
 	enum cpt_status st;
 	int r = -1;
@@ -244,6 +240,6 @@ enum cpt_status cpt_cmd_export(struct cpt_ctx *c, int argc, char **argv)
 	}
 	cp_cpm_free(&cpm);
 out:
-	cpt_input_free(&in);
+	cp_input_free(&in);
 	return st;
 }

@@ -107,55 +107,86 @@ static int one_of(struct cpt_ctx *c, const char *opt, const char *v,
 	return -1;
 }
 
+/* Put the tracer library first in LD_PRELOAD; -1 with c->err. */
+static int preload(struct cpt_ctx *c, char *lib, size_t len)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char *val;
+
+	if (find_library(lib, len)) {
+		snprintf(c->err, sizeof(c->err),
+			 "cannot find %s (looked in %s and %s)",
+			 LIBNAME, CP_BUILD_LIBDIR, CP_LIBDIR);
+		return -1;
+	}
+	if (old && *old) {
+		if (asprintf(&val, "%s:%s", lib, old) < 0)
+			val = NULL;
+	} else {
+		val = strdup(lib);
+	}
+	if (!val || setenv("LD_PRELOAD", val, 1)) {
+		free(val);
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		return -1;
+	}
+	free(val);
+	return 0;
+}
+
+enum {
+	OPT_EXCLUSIVE = CPT_OPT_OWN, OPT_MODE, OPT_CLOCK, OPT_FUNCS,
+	OPT_REPORT, OPT_TRACE,
+};
+
+static const struct option run_options[] = {
+	CPT_COMMON_LONGOPTS,
+	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "clock", required_argument, NULL, OPT_CLOCK },
+	{ "funcs", required_argument, NULL, OPT_FUNCS },
+	{ "report", required_argument, NULL, OPT_REPORT },
+	{ "trace", required_argument, NULL, OPT_TRACE },
+	{ NULL, 0, NULL, 0 },
+};
+
 enum cpt_status cpt_cmd_run(struct cpt_ctx *c, int argc, char **argv)
 {
 	const char *mode = NULL, *clock = NULL, *funcs = NULL;
 	const char *report = NULL, *trace = NULL;
 	bool exclusive = false;
 	char prog[4096], lib[4096];
-	int i;
+	int i, id;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char **slot = NULL;
-		int r;
+	/* "+": the options end at the program (or at "--") */
+	while ((id = cpt_getopt(c, argc, argv, "+:o:", run_options)) != -1) {
+		const char *v = optarg;
 
-		if (!strcmp(a, "--")) {
-			i++;
-			break;
-		}
-		if (a[0] != '-')
-			break;		/* the program */
-		r = cpt_common_opt(c, argc, argv, &i);
-		if (r < 0)
-			return CPT_USAGE;
-		if (r)
-			continue;	/* accepted for uniformity, unused */
-		if (!strcmp(a, "--exclusive")) {
+		switch (id) {
+		case OPT_EXCLUSIVE:
 			exclusive = true;
-			continue;
-		}
-		if (!strcmp(a, "--mode"))
-			slot = &mode;
-		else if (!strcmp(a, "--clock"))
-			slot = &clock;
-		else if (!strcmp(a, "--funcs"))
-			slot = &funcs;
-		else if (!strcmp(a, "--report"))
-			slot = &report;
-		else if (!strcmp(a, "--trace"))
-			slot = &trace;
-		if (!slot) {
-			snprintf(c->err, sizeof(c->err), "unknown option '%s'",
-				 a);
+			break;
+		case OPT_MODE:
+			mode = v;
+			break;
+		case OPT_CLOCK:
+			clock = v;
+			break;
+		case OPT_FUNCS:
+			funcs = v;
+			break;
+		case OPT_REPORT:
+			report = v;
+			break;
+		case OPT_TRACE:
+			trace = v;
+			break;
+		default:	/* '?' (the common ones are accepted for
+				 * uniformity, unused) */
 			return CPT_USAGE;
 		}
-		if (i + 1 >= argc) {
-			snprintf(c->err, sizeof(c->err), "%s needs a value", a);
-			return CPT_USAGE;
-		}
-		*slot = argv[++i];
 	}
+	i = optind;
 	if (i >= argc) {
 		snprintf(c->err, sizeof(c->err), "no program to run");
 		return CPT_USAGE;
@@ -179,29 +210,8 @@ enum cpt_status cpt_cmd_run(struct cpt_ctx *c, int argc, char **argv)
 		snprintf(c->err, sizeof(c->err), "setenv: %s", strerror(errno));
 		return CPT_BAD_INPUT;
 	}
-	if (!links_tracer(prog)) {
-		const char *old = getenv("LD_PRELOAD");
-		char *val;
-
-		if (find_library(lib, sizeof(lib))) {
-			snprintf(c->err, sizeof(c->err),
-				 "cannot find %s (looked in %s and %s)",
-				 LIBNAME, CP_BUILD_LIBDIR, CP_LIBDIR);
-			return CPT_BAD_INPUT;
-		}
-		if (old && *old) {
-			if (asprintf(&val, "%s:%s", lib, old) < 0)
-				val = NULL;
-		} else {
-			val = strdup(lib);
-		}
-		if (!val || setenv("LD_PRELOAD", val, 1)) {
-			free(val);
-			snprintf(c->err, sizeof(c->err), "out of memory");
-			return CPT_BAD_INPUT;
-		}
-		free(val);
-	}
+	if (!links_tracer(prog) && preload(c, lib, sizeof(lib)))
+		return CPT_BAD_INPUT;
 	fflush(NULL);
 	execv(prog, argv + i);
 	snprintf(c->err, sizeof(c->err), "%.900s: %s", prog, strerror(errno));

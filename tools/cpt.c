@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_version.h"
 #include "cpt.h"
 
 struct cpt_verb {
@@ -120,7 +121,7 @@ int main(int argc, char **argv)
 		return fflush(stdout) || ferror(stdout) ? 1 : 0;
 	}
 	if (!strcmp(argv[1], "--version")) {
-		printf("cpt (cpthread) 0.1\n");
+		printf("cpt (cpthread) %s\n", CP_VERSION);
 		return fflush(stdout) || ferror(stdout) ? 1 : 0;
 	}
 	v = find_verb(argv[1]);
@@ -131,6 +132,7 @@ int main(int argc, char **argv)
 	}
 	c.verb = v->name;
 	cp_progress_init(&c.prog, stderr);
+	optind = 0;	/* getopt starts afresh on the verb's argv */
 	st = v->fn(&c, argc - 1, argv + 1);
 	cpt_progress_done(&c);
 	if (close_out(&c) && st == CPT_OK)

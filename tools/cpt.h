@@ -10,6 +10,7 @@
 #ifndef CPT_H
 #define CPT_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -50,13 +51,43 @@ enum cpt_status cpt_cmd_export(struct cpt_ctx *c, int argc, char **argv);
 /* ---- cpt_out.c ------------------------------------------------------ */
 
 /*
- * Common options: if argv[*i] is "--format X", "--format=X", "-o F",
- * "--output F", "--strict", "--procedures instrumented|sampled" or
- * "--debuginfo-path DIRS", consume it (advancing *i past its value) and
- * return 1;
- * return 0 if it is none of them, -1 on a bad value (ctx->err set).
+ * Options: each verb parses its argv with getopt_long(3) through
+ * cpt_getopt(), one option table per verb that starts with
+ * CPT_COMMON_LONGOPTS (and has 'o' among its short options), so "--top 5"
+ * and "--top=5" both work everywhere.  Ids of the common options:
  */
-int cpt_common_opt(struct cpt_ctx *c, int argc, char **argv, int *i);
+enum {
+	CPT_OPT_FORMAT = 0x100,	/* --format text|json[|html] */
+	CPT_OPT_STRICT,		/* --strict */
+	CPT_OPT_PROCEDURES,	/* --procedures instrumented|sampled */
+	CPT_OPT_DEBUGINFO,	/* --debuginfo-path DIRS */
+	CPT_OPT_OWN = 0x200,	/* a verb's own long-only options */
+};
+
+#define CPT_COMMON_LONGOPTS						\
+	{ "format", required_argument, NULL, CPT_OPT_FORMAT },		\
+	{ "output", required_argument, NULL, 'o' },			\
+	{ "strict", no_argument, NULL, CPT_OPT_STRICT },		\
+	{ "procedures", required_argument, NULL, CPT_OPT_PROCEDURES },	\
+	{ "debuginfo-path", required_argument, NULL, CPT_OPT_DEBUGINFO }
+
+/*
+ * The next option of @argv (argv[0] is the verb) by getopt_long(3) with
+ * @shortopts (which must start with ':') and @longopts, the common options
+ * applied on the way; its value in optarg.  Returns
+ * the option's id, -1 when the options end (the operands are then
+ * argv[optind..argc), moved behind the options), or '?' on an unknown
+ * option, a missing value or a bad common one, with c->err set.  cpt.c
+ * resets getopt before it calls a verb.
+ */
+int cpt_getopt(struct cpt_ctx *c, int argc, char **argv,
+	       const char *shortopts, const struct option *longopts);
+/*
+ * The one operand of a verb that reads one input: argv[optind] when there
+ * is exactly one; NULL with c->err ("@none" when there is none).
+ */
+const char *cpt_one_input(struct cpt_ctx *c, int argc, char **argv,
+			  const char *none);
 /* Parse a positive integer option value; -1 with ctx->err on error. */
 int cpt_parse_u32(struct cpt_ctx *c, const char *opt, const char *s,
 		  uint32_t *out);
@@ -68,14 +99,6 @@ int cpt_parse_ns(struct cpt_ctx *c, const char *opt, const char *s,
 		 uint64_t *out);
 /* Open the output (-o FILE or stdout); CPT_BAD_INPUT with err on failure. */
 enum cpt_status cpt_open_out(struct cpt_ctx *c);
-
-/* A JSON emitter on the output. */
-void cpt_json_begin(struct cpt_ctx *c, struct cp_emit *e);
-
-/* "40 ns", "1.50 us", "12.3 ms", "1.234 s" into @buf; returns @buf. */
-const char *cpt_fmt_ns(char *buf, size_t len, uint64_t ns);
-/* "12.5%" into @buf. */
-const char *cpt_fmt_pct(char *buf, size_t len, double pct);
 
 /*
  * Progress on stderr when it is a terminal and the work is long (@ctx is

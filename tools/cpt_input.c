@@ -4,22 +4,13 @@
  */
 #include "cpt_input.h"
 
-#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cp_sampled.h"
 
-/* "N inconsistent pieces dropped or repaired; the first: ..." */
-static void repairs_line(char *buf, size_t len, const struct cp_trace *t)
-{
-	snprintf(buf, len, "%" PRIu64 " inconsistent piece%s dropped or "
-		 "repaired; the first: %s", t->nrepairs,
-		 t->nrepairs == 1 ? "" : "s", t->repair_why);
-}
-
 enum cpt_status cpt_input_load(struct cpt_ctx *c, const char *path,
-			       struct cpt_input *in)
+			       struct cp_input *in)
 {
 	memset(in, 0, sizeof(*in));
 	in->path = path;
@@ -41,7 +32,7 @@ enum cpt_status cpt_input_load(struct cpt_ctx *c, const char *path,
 		if (in->t.nrepairs) {
 			char line[400];
 
-			repairs_line(line, sizeof(line), &in->t);
+			cp_input_repairs_line(line, sizeof(line), &in->t);
 			fprintf(stderr, "cpt: %s: %s\n", path, line);
 		}
 		cpt_progress(c, "symbolizing", 0.0);
@@ -66,74 +57,4 @@ enum cpt_status cpt_input_load(struct cpt_ctx *c, const char *path,
 		return CPT_BAD_INPUT;
 	in->g = &in->pag;
 	return CPT_OK;
-}
-
-void cpt_input_print_salvage(FILE *f, const struct cpt_input *in)
-{
-	const struct cp_trace *t = &in->t;
-
-	if (!in->is_trace)
-		return;
-	if (t->partial)
-		fprintf(f, "  PARTIAL: %s\n\n", t->partial_why);
-	if (t->nrepairs) {
-		char line[400];
-
-		repairs_line(line, sizeof(line), t);
-		fprintf(f, "  REPAIRED: %s\n\n", line);
-	}
-}
-
-void cpt_input_emit_salvage(struct cp_emit *e, const struct cpt_input *in)
-{
-	const struct cp_trace *t = &in->t;
-
-	cp_emit_bool(e, "partial", in->is_trace && t->partial);
-	if (in->is_trace && t->partial)
-		cp_emit_str(e, "partial_reason", t->partial_why);
-	else
-		cp_emit_null(e, "partial_reason");
-	cp_emit_u64(e, "repairs", in->is_trace ? t->nrepairs : 0);
-	if (in->is_trace && t->nrepairs)
-		cp_emit_str(e, "first_repair", t->repair_why);
-}
-
-void cpt_input_free(struct cpt_input *in)
-{
-	if (in->is_trace) {
-		cp_tracepag_free(&in->tp);
-		cp_trace_free(&in->t);
-	} else if (in->g) {
-		cp_pag_free(&in->pag);
-	}
-	memset(in, 0, sizeof(*in));
-}
-
-const char *cpt_input_edge_name(const struct cpt_input *in, uint32_t e,
-				char *buf, size_t len)
-{
-	if (in->is_trace)
-		return cp_tracepag_edge_name(&in->tp, e, buf, len);
-	return cp_pag_edge_name(in->g, e, buf, len);
-}
-
-const char *cpt_input_vertex_name(const struct cpt_input *in, uint32_t v,
-				  char *buf, size_t len)
-{
-	uint32_t tid, vi;
-
-	if (!in->is_trace) {
-		if (in->g->vname && in->g->vname[v])
-			return in->g->vname[v];
-		snprintf(buf, len, "%u", v);
-	} else if (cp_tracepag_vertex(&in->tp, v, &tid, &vi)) {
-		snprintf(buf, len, "T%u event %u", tid, vi);
-	} else if (v == in->tp.source) {
-		snprintf(buf, len, "start");
-	} else if (v == in->tp.sink) {
-		snprintf(buf, len, "end");
-	} else {
-		snprintf(buf, len, "hub %u", v);
-	}
-	return buf;
 }

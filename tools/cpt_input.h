@@ -1,45 +1,20 @@
 /*
- * cpt_input.h - a trace or a plain-text PAG, loaded for a graph verb.
+ * cpt_input.h - load what a graph verb analyses (cp_input.h): a trace,
+ * read, symbolized and turned into its PAG, or a plain-text PAG, with
+ * progress and salvage warnings on stderr.
  */
 #ifndef CPT_INPUT_H
 #define CPT_INPUT_H
 
-#include <stdio.h>
-
-#include "cp_emit.h"
-#include "cp_pag.h"
-#include "cp_trace.h"
-#include "cp_tracepag.h"
+#include "cp_input.h"
 #include "cpt.h"
 
-struct cpt_input {
-	const char *path;
-	bool is_trace;
-	struct cp_trace t;		/* trace input */
-	struct cp_tracepag tp;
-	struct cp_pag pag;		/* text PAG input */
-	const struct cp_pag *g;		/* the graph either way */
-};
-
-/* Load @path; CPT_BAD_INPUT with "FILE: reason" in c->err on failure. */
-enum cpt_status cpt_input_load(struct cpt_ctx *c, const char *path,
-			       struct cpt_input *in);
-void cpt_input_free(struct cpt_input *in);
 /*
- * What salvage did to a trace input (cp_trace.h): as report lines ("  PARTIAL:
- * ...", "  REPAIRED: ...", nothing for a whole trace or a PAG) on @f, and as
- * JSON members "partial", "partial_reason", "repairs", "first_repair".
- * The one place these words and keys are chosen.
+ * Load @path into @in with the common options of @c (--strict,
+ * --procedures, --debuginfo-path); CPT_BAD_INPUT with "FILE: reason" in
+ * c->err on failure.  Free with cp_input_free().
  */
-void cpt_input_print_salvage(FILE *f, const struct cpt_input *in);
-void cpt_input_emit_salvage(struct cp_emit *e, const struct cpt_input *in);
-/* Printable name of edge @e (trace: "T1 work", PAG: its label). */
-const char *cpt_input_edge_name(const struct cpt_input *in, uint32_t e,
-				char *buf, size_t len);
-
-/* Printable name of vertex @v (trace: "T1 event 42", "start", "end", "hub
- * 7"; PAG: its name). */
-const char *cpt_input_vertex_name(const struct cpt_input *in, uint32_t v,
-				  char *buf, size_t len);
+enum cpt_status cpt_input_load(struct cpt_ctx *c, const char *path,
+			       struct cp_input *in);
 
 #endif /* CPT_INPUT_H */

@@ -32,45 +32,79 @@ static int set_format(struct cpt_ctx *c, const char *v)
 	return 0;
 }
 
-int cpt_common_opt(struct cpt_ctx *c, int argc, char **argv, int *i)
+/*
+ * Apply common option @id ('o' or a CPT_OPT_* below CPT_OPT_OWN) with
+ * value @arg: 1 if it is one, 0 if not, -1 on a bad value (c->err set).
+ */
+static int common_opt(struct cpt_ctx *c, int id, const char *arg)
 {
-	const char *a = argv[*i];
-
-	if (!strncmp(a, "--format=", 9))
-		return set_format(c, a + 9) ? -1 : 1;
-	if (!strcmp(a, "--strict")) {
+	switch (id) {
+	case CPT_OPT_FORMAT:
+		return set_format(c, arg) ? -1 : 1;
+	case CPT_OPT_STRICT:
 		c->strict = true;
 		return 1;
-	}
-	if (!strncmp(a, "--output=", 9)) {
-		c->outpath = a + 9;
+	case 'o':
+		c->outpath = arg;
 		return 1;
-	}
-	if (strcmp(a, "--format") && strcmp(a, "-o") && strcmp(a, "--output") &&
-	    strcmp(a, "--procedures") && strcmp(a, "--debuginfo-path"))
-		return 0;
-	if (*i + 1 >= argc) {
-		snprintf(c->err, sizeof(c->err), "%s needs a value", a);
-		return -1;
-	}
-	(*i)++;
-	if (!strcmp(a, "--format"))
-		return set_format(c, argv[*i]) ? -1 : 1;
-	if (!strcmp(a, "--procedures")) {
-		c->procs = cp_procsrc_parse(argv[*i]);
+	case CPT_OPT_PROCEDURES:
+		c->procs = cp_procsrc_parse(arg);
 		if (c->procs < 0) {
 			snprintf(c->err, sizeof(c->err), "--procedures "
-				 "instrumented or sampled, not '%s'", argv[*i]);
+				 "instrumented or sampled, not '%s'", arg);
 			return -1;
 		}
 		return 1;
-	}
-	if (!strcmp(a, "--debuginfo-path")) {
-		c->debuginfo = argv[*i];
+	case CPT_OPT_DEBUGINFO:
+		c->debuginfo = arg;
 		return 1;
+	default:
+		return 0;
 	}
-	c->outpath = argv[*i];
-	return 1;
+}
+
+int cpt_getopt(struct cpt_ctx *c, int argc, char **argv,
+	       const char *shortopts, const struct option *longopts)
+{
+	int id, r;
+
+	opterr = 0;
+	do {
+		id = getopt_long(argc, argv, shortopts, longopts, NULL);
+		r = common_opt(c, id, optarg);
+	} while (r > 0);
+	if (r < 0)
+		return '?';
+	if (id == ':') {
+		snprintf(c->err, sizeof(c->err), "%s needs a value",
+			 argv[optind - 1]);
+		return '?';
+	}
+	if (id == '?') {
+		if (optopt)
+			snprintf(c->err, sizeof(c->err),
+				 "unknown option '-%c'", optopt);
+		else
+			snprintf(c->err, sizeof(c->err),
+				 "unknown option '%s'", argv[optind - 1]);
+	}
+	return id;
+}
+
+const char *cpt_one_input(struct cpt_ctx *c, int argc, char **argv,
+			  const char *none)
+{
+	if (optind >= argc) {
+		snprintf(c->err, sizeof(c->err), "%s", none);
+		return NULL;
+	}
+	if (optind + 1 < argc) {
+		snprintf(c->err, sizeof(c->err),
+			 "one input only ('%s' and '%s')", argv[optind],
+			 argv[optind + 1]);
+		return NULL;
+	}
+	return argv[optind];
 }
 
 int cpt_parse_u32(struct cpt_ctx *c, const char *opt, const char *s,
@@ -134,32 +168,6 @@ enum cpt_status cpt_open_out(struct cpt_ctx *c)
 		return CPT_BAD_INPUT;
 	}
 	return CPT_OK;
-}
-
-void cpt_json_begin(struct cpt_ctx *c, struct cp_emit *e)
-{
-	cp_emit_init(e, cp_emit_file_write, c->out, true);
-}
-
-const char *cpt_fmt_ns(char *buf, size_t len, uint64_t ns)
-{
-	double v = (double)ns;
-
-	if (ns < 1000)
-		snprintf(buf, len, "%" PRIu64 " ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.2f us", v / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, len, "%.2f ms", v / 1e6);
-	else
-		snprintf(buf, len, "%.3f s", v / 1e9);
-	return buf;
-}
-
-const char *cpt_fmt_pct(char *buf, size_t len, double pct)
-{
-	snprintf(buf, len, "%.1f%%", pct);
-	return buf;
 }
 
 void cpt_progress(void *ctx, const char *phase, double frac)

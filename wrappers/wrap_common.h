@@ -114,34 +114,41 @@ static inline void forget_sync(const void *o)
  * The lean paths of a mutex or spin lock (cp_online.h), in front of the
  * general wrapper @general(obj, rc), which runs whenever they do not
  * apply, as if they had not been tried.  An acquire tries the lock with
- * @real_try and passes the result on (-1: not tried), so that a busy lock
- * is not tried twice.  A release publishes when @owned (an expression of
- * t) and then calls @real_unlock.  Both name slots of cp_real, used only
- * once resolved, so that the lean path has as few calls, and keeps as few
- * registers over them, as it can.  Inline (@far false), they look for the
- * record in its home slot only and serve online mode only; the general
- * wrapper, out of line, first runs them again (CP_LEAN_*_TRY, @far true)
- * with the whole map and in trace mode too.  Return values and errno are
- * the real calls': the lean code touches neither.
+ * @real_try unless @rc holds a result already (-1: not tried), and passes
+ * the result on, so that a lock is not tried twice; it looks at the
+ * record only after the try, so that a busy lock's record stays with the
+ * thread that holds it and will publish into it (prefetching the record
+ * before the try cost a hand-over more than it saved).  A release
+ * publishes when @owned (an expression of t) and then calls @real_unlock.
+ * Both name slots of cp_real, used only once resolved, so that the lean
+ * path has as few calls, and keeps as few registers over them, as it can.
+ * Inline (@far false), they look for the record in its home slot only
+ * and serve online mode only; the general wrapper, out of line, first runs
+ * them again (CP_LEAN_*_TRY, @far true) with the whole map and in trace
+ * mode too.  Return values and errno are the real calls': the lean code
+ * touches neither.
  */
 #define CP_LEAN_ACQUIRE_TRY(obj, kind, real_try, far, rc)		\
 	do {								\
 		struct cp_thread *t = cp_enter_lean(far);		\
 									\
-		if (t) {						\
-			struct cp_objrec *r = (far ?			\
-				cp_online_lean_rec_far : cp_online_lean_rec) \
-				(t, (const void *)(obj), kind);		\
+		if (t && cp_real.ready) {				\
+			struct cp_objrec *r;				\
 									\
-			if (r && cp_real.ready &&			\
-			    ((rc) = cp_real.real_try(obj)) == 0) {	\
+			if ((rc) < 0)					\
+				(rc) = cp_real.real_try(obj);		\
+			r = (far ? cp_online_lean_rec_far :		\
+			     cp_online_lean_rec)			\
+				(t, (const void *)(obj), kind);		\
+			if ((rc) == 0 && r) {				\
 				(far ? cp_online_lean_acquired_far :	\
 				 cp_online_lean_acquired)(t, r);	\
 				cp_leave();				\
 				return 0;				\
 			}						\
-			cp_leave();					\
 		}							\
+		if (t)							\
+			cp_leave();					\
 	} while (0)
 
 #define CP_LEAN_ACQUIRE(obj, kind, real_try, general)			\

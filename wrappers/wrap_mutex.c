@@ -12,12 +12,13 @@
 #define MUTEX_OK (rc == 0 || rc == EOWNERDEAD)
 #define MUTEX_TRY(m) CP_REAL(pthread_mutex_trylock)(m)
 
-/* The general lock; @tried: the lean path's trylock result, or -1 (then
- * the lean path once more: the record anywhere in the map, trace mode). */
+/* The general lock; @tried: the lean path's trylock result, or -1.  Unless
+ * the lock was busy, the lean path once more: the record anywhere in the
+ * map, trace mode. */
 __attribute__((noinline))
 static int mutex_lock(pthread_mutex_t *m, int tried)
 {
-	if (tried < 0)
+	if (tried <= 0)
 		CP_LEAN_ACQUIRE_TRY(m, CP_OBJ_MUTEX, pthread_mutex_trylock,
 				    true, tried);
 	CP_WRAP_ACQUIRE(m, CP_OBJ_MUTEX, tried >= 0 ? tried : MUTEX_TRY(m),

@@ -5,11 +5,12 @@
  */
 #include "wrap_common.h"
 
-/* The general lock; @tried: the lean path's trylock result, or -1. */
+/* The general lock; @tried: the lean path's trylock result, or -1 (unless
+ * busy, the lean path once more, as for a mutex). */
 __attribute__((noinline))
 static int spin_lock(pthread_spinlock_t *s, int tried)
 {
-	if (tried < 0)
+	if (tried <= 0)
 		CP_LEAN_ACQUIRE_TRY(s, CP_OBJ_SPIN, pthread_spin_trylock,
 				    true, tried);
 	CP_WRAP_ACQUIRE((const void *)s, CP_OBJ_SPIN,

@@ -16,6 +16,7 @@
 #include "wrap_sigmask.h"
 
 #include "cp_alloc.h"
+#include "cp_sampler.h"
 
 struct cp_start {
 	void *(*fn)(void *);
@@ -35,7 +36,9 @@ static void trampoline_exit(void *child)
 	cp_guard--;
 }
 
-static void *cp_trampoline(void *p)
+/* Start routine of every traced thread: the sampler's unwinder ends a
+ * stack at its frame (cp_sampler.c). */
+void *cp_trampoline(void *p)
 {
 	struct cp_start s;
 	void *ret;

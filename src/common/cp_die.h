@@ -6,8 +6,10 @@
 
 /*
  * Print "cpthread: FILE:FUNC@LINE: MSG" on stderr without allocating and
- * abort.  For broken invariants only (a tracer-private lock failing);
- * never for a user's bad input.
+ * abort.  For broken invariants only (a tracer-private lock failing, a
+ * debug check of cp_debug.h); never for a user's bad input.  Any thread,
+ * signal handlers included (write(2) and abort() only); @msg a string
+ * that outlives the call.
  */
 #define cp_die(msg) cp_die_at(__FILE__, __func__, __LINE__, (msg))
 

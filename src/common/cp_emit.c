@@ -29,32 +29,51 @@ static void puts_(struct cp_emit *e, const char *s)
 	put(e, s, strlen(s));
 }
 
-static void put_string(struct cp_emit *e, const char *s)
+size_t cp_emit_escape(unsigned char c, bool html, char esc[6])
 {
 	static const char hex[] = "0123456789abcdef";
+
+	esc[0] = '\\';
+	switch (c) {
+	case '"':
+	case '\\':
+		esc[1] = (char)c;
+		return 2;
+	case '\n':
+		esc[1] = 'n';
+		return 2;
+	case '\t':
+		esc[1] = 't';
+		return 2;
+	case '\r':
+		esc[1] = 'r';
+		return 2;
+	default:
+		if (c >= 0x20 && (c != '<' || !html))
+			return 0;
+		esc[1] = 'u';
+		esc[2] = '0';
+		esc[3] = '0';
+		esc[4] = hex[c >> 4];
+		esc[5] = hex[c & 15];
+		return 6;
+	}
+}
+
+static void put_string(struct cp_emit *e, const char *s)
+{
 	const char *run = s;
 
 	put(e, "\"", 1);
 	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
 		char esc[6];
+		size_t n = cp_emit_escape((unsigned char)*s, false, esc);
 
-		if (c >= 0x20 && c != '"' && c != '\\')
+		if (!n)
 			continue;
 		put(e, run, (size_t)(s - run));
 		run = s + 1;
-		esc[0] = '\\';
-		switch (c) {
-		case '"': esc[1] = '"'; put(e, esc, 2); break;
-		case '\\': esc[1] = '\\'; put(e, esc, 2); break;
-		case '\n': esc[1] = 'n'; put(e, esc, 2); break;
-		case '\t': esc[1] = 't'; put(e, esc, 2); break;
-		case '\r': esc[1] = 'r'; put(e, esc, 2); break;
-		default:
-			esc[1] = 'u'; esc[2] = '0'; esc[3] = '0';
-			esc[4] = hex[c >> 4]; esc[5] = hex[c & 15];
-			put(e, esc, 6);
-		}
+		put(e, esc, n);
 	}
 	put(e, run, (size_t)(s - run));
 	put(e, "\"", 1);

@@ -5,6 +5,11 @@
  * The emitter never allocates: output goes through a caller-supplied
  * write function (an fd writer in the runtime, a FILE * in tools).  Keys
  * are ignored inside arrays.  Not thread-safe: one emitter per writer.
+ * The emitter reports no errors: the write function keeps its own (the
+ * caller checks it after cp_emit_end()).  Strings, keys included, are
+ * escaped as JSON requires and only read during the call; nesting deeper
+ * than CP_EMIT_MAXDEPTH still writes valid JSON, without indentation
+ * beyond that depth.  The keys of the report live in cp_report_keys.h.
  */
 #ifndef CP_EMIT_H
 #define CP_EMIT_H
@@ -32,14 +37,27 @@ void cp_emit_init(struct cp_emit *e,
 /* Convenience writer for stdio: cp_emit_init(e, cp_emit_file_write, f, ..) */
 void cp_emit_file_write(void *ctx, const char *buf, size_t len);
 
+/*
+ * The one JSON string escaper: how byte @c goes into a JSON string.
+ * Returns 0 when it goes as it is, else the length (2 or 6) of its escape
+ * written to @esc: \" \\ \n \t \r, \u00XX for the other control
+ * bytes, and \u003c for '<' when @html (safe inside an HTML <script>).
+ * Reentrant; no allocation.
+ */
+size_t cp_emit_escape(unsigned char c, bool html, char esc[6]);
+
+/* Open or close an object or array; @key names it inside an object
+ * (NULL at the top level and inside arrays).  Calls must pair. */
 void cp_emit_obj_begin(struct cp_emit *e, const char *key);
 void cp_emit_obj_end(struct cp_emit *e);
 void cp_emit_arr_begin(struct cp_emit *e, const char *key);
 void cp_emit_arr_end(struct cp_emit *e);
+/* One member: @key (ignored inside an array) and its value. */
 void cp_emit_u64(struct cp_emit *e, const char *key, uint64_t v);
 void cp_emit_i64(struct cp_emit *e, const char *key, int64_t v);
 /* Finite doubles with up to 6 significant decimals; NaN/inf as null. */
 void cp_emit_f64(struct cp_emit *e, const char *key, double v);
+/* @s escaped; NULL writes null. */
 void cp_emit_str(struct cp_emit *e, const char *key, const char *s);
 void cp_emit_bool(struct cp_emit *e, const char *key, bool v);
 void cp_emit_null(struct cp_emit *e, const char *key);

@@ -3,7 +3,7 @@
  *
  * This header is the whole contract between the runtime's trace writer
  * (src/runtime/cp_tracebuf.c) and the analyzer's trace reader
- * (src/analysis/cp_trace.c).  Everything is little-endian.
+ * (src/analysis/input/cp_trace.c).  Everything is little-endian.
  *
  * File
  * ----

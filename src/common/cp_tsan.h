@@ -7,7 +7,8 @@
  * (rcu_dereference), TSan sees the initialising writes and the reads but
  * not the edge between them.  cp_tsan_release(p) before the publication
  * and cp_tsan_acquire(p) where a reader gets the pointer state that edge
- * for TSan.  Outside a TSan build both compile to nothing.
+ * for TSan.  Outside a TSan build both compile to nothing.  Any thread;
+ * @p is only an address naming the edge, never dereferenced.
  */
 #ifndef CP_TSAN_H
 #define CP_TSAN_H

@@ -4,6 +4,8 @@
  * Unsigned values take 7 bits a byte, low bits first, the high bit set on
  * every byte but the last.  Signed values are zigzag-mapped first so small
  * magnitudes of either sign stay short.  A u64 takes at most 10 bytes.
+ * Everything here is pure (reads and writes only its arguments): any
+ * thread, signal handlers included.
  */
 #ifndef CP_VARINT_H
 #define CP_VARINT_H
@@ -43,6 +45,7 @@ static inline uint8_t *cp_uv_put(uint8_t *p, uint64_t v)
 	return p;
 }
 
+/* The same for a signed value, zigzag-mapped. */
 static inline uint8_t *cp_sv_put(uint8_t *p, int64_t v)
 {
 	return cp_uv_put(p, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
@@ -73,6 +76,7 @@ static inline int cp_uv_get(const uint8_t **pp, const uint8_t *end,
 	return -1;
 }
 
+/* The same for a signed value (zigzag); 0 or -1 as cp_uv_get(). */
 static inline int cp_sv_get(const uint8_t **pp, const uint8_t *end,
 			    int64_t *out)
 {

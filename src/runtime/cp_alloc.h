@@ -7,6 +7,11 @@
  * memory that libc allocated (strdup, realpath(NULL)...) with cp_free.
  * The ThreadSanitizer build (-DCPTHREAD_TSAN=ON defines CP_ALLOC_LIBC)
  * sends the same calls to the process's allocator instead.
+ *
+ * Every call below may be made from any thread once cp_alloc_init() has
+ * run, with the calling thread's guard raised (jemalloc's own locks must
+ * not reach the wrappers); none from a signal handler.  Memory belongs to
+ * whoever allocated it until cp_free(); sizes are in bytes.
  */
 #ifndef CP_ALLOC_H
 #define CP_ALLOC_H
@@ -26,13 +31,15 @@ void *cp_zalloc_aligned(size_t size, size_t align);
  * data one thread writes while others write theirs (no false sharing). */
 void *cp_zalloc_lines(size_t size);
 /* Zeroed, page-aligned memory whose pages are faulted in at once (one
- * madvise instead of a fault per page: ~1 us a page instead of ~11 us on
- * the development VM).  For slabs that will be filled soon. */
+ * madvise instead of a page fault per page).  For slabs that will be
+ * filled soon. */
 void *cp_zalloc_populated(size_t size);
-/* Resize like realloc (contents kept, new tail not zeroed). */
+/* Resize like realloc (contents kept, new tail not zeroed); NULL when out
+ * of memory, @p then still valid. */
 void *cp_realloc(void *p, size_t size);
+/* Give back memory of the arena (NULL is fine). */
 void cp_free(void *p);
-/* A copy of @s in the arena. */
+/* A copy of @s in the arena, NULL when out of memory. */
 char *cp_strdup(const char *s);
 
 #endif /* CP_ALLOC_H */

@@ -3,16 +3,20 @@
  *
  * wall: wall-clock nanoseconds since the runtime started.  On x86 with an
  *       invariant TSC it is rdtsc scaled by a factor calibrated against
- *       CLOCK_MONOTONIC at start-up (about 10 ns a read instead of 25);
- *       elsewhere CLOCK_MONOTONIC itself.
+ *       CLOCK_MONOTONIC at start-up (a read is a few times cheaper than
+ *       clock_gettime); elsewhere CLOCK_MONOTONIC itself.
  * cpu:  the calling thread's CPU time.  CLOCK_THREAD_CPUTIME_ID is a
- *       system call here (~600 ns), too dear for every event, so it is
+ *       system call (no vDSO path), too dear for every event, so it is
  *       read only when CP_CPUCLOCK_REFRESH_NS of wall time have passed
  *       since the last real reading; in between, CPU time advances with
  *       wall time.  A thread that was descheduled inside a short interval
  *       would be over-counted, but a preemption lasts a scheduler slice
  *       (milliseconds) and so always falls in an interval that gets a real
  *       reading.  Values are kept monotonic per thread.
+ *
+ * All values are nanoseconds in a uint64_t.  The calibration is written
+ * once by cp_clock_init() before any thread reads a clock and only read
+ * afterwards; a struct cp_cpuclock belongs to its thread.
  */
 #ifndef CP_CLOCK_H
 #define CP_CLOCK_H
@@ -42,6 +46,7 @@ struct cp_cpuclock {
 /* Calibrate; call once at start-up before any thread reads a clock. */
 void cp_clock_init(void);
 
+/* CLOCK_MONOTONIC in ns (not since start-up); any thread. */
 static inline uint64_t cp_clock_mono_raw(void)
 {
 	struct timespec ts;
@@ -50,6 +55,7 @@ static inline uint64_t cp_clock_mono_raw(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The calling thread's CPU time in ns, read from the kernel. */
 static inline uint64_t cp_clock_cpu_raw(void)
 {
 	struct timespec ts;
@@ -78,7 +84,7 @@ static inline uint64_t cp_clock_wall(void)
 	return cp_clock_mono_raw() - cp_clock_calib.mono0;
 }
 
-/* Start the estimator on the calling thread. */
+/* Start the estimator @c of the calling thread; owning thread. */
 static inline void cp_cpuclock_start(struct cp_cpuclock *c)
 {
 	c->real_cpu = cp_clock_cpu_raw();
@@ -86,7 +92,9 @@ static inline void cp_cpuclock_start(struct cp_cpuclock *c)
 	c->prev = c->real_cpu;
 }
 
-/* The calling thread's CPU ns (estimated, see above); owning thread. */
+/* The calling thread's CPU ns (estimated, see above), @wall its wall
+ * clock now (cp_clock_wall()); never less than the last value returned.
+ * Owning thread. */
 static inline uint64_t cp_cpuclock_now(struct cp_cpuclock *c, uint64_t wall)
 {
 	uint64_t v;

@@ -14,7 +14,7 @@
 
 /* CPTHREAD_SAMPLING: how CPU-time samples of call stacks are taken. */
 enum cp_sampling {
-	CP_SAMPLING_AUTO = 0,	/* perf events, else the CPU-time timer */
+	CP_SAMPLING_AUTO = 0,	/* the timer up to the tick rate, else perf */
 	CP_SAMPLING_PERF = 1,	/* perf events only (else the timer, said) */
 	CP_SAMPLING_TIMER = 2,	/* the CPU-time timer only */
 	CP_SAMPLING_OFF = 3,
@@ -56,12 +56,14 @@ void cp_config_load(struct cp_config *c);
  * Expand a path template for process @pid into @out: "%p" becomes the
  * pid; an empty template gives the default "cpthread.<pid>.<ext>".  When
  * @child is true and the template has no "%p", ".<pid>" is appended so a
- * forked child never overwrites its parent's file.
+ * forked child never overwrites its parent's file.  @out holds @outlen
+ * bytes; a longer result is cut.  Any thread (reads only its arguments).
  */
 void cp_config_path(const char *tmpl, const char *ext, long pid, bool child,
 		    char *out, unsigned outlen);
 
-/* Write "cpthread: " @msg "\n" to stderr in one write, no allocation. */
+/* Write "cpthread: " and the formatted message and "\n" to stderr in one
+ * write(2), no allocation, no stdio.  Any thread, guard raised. */
 void cp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif /* CP_CONFIG_H */

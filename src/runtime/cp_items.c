@@ -99,6 +99,26 @@ static void cp_items_assert(void)
 		cp_die("items: counts disagree with the table");
 }
 
+/*
+ * Debug builds: die unless the record @r just enqueued or dequeued under
+ * @key is that key's, with a sequence number, and the counts leave an
+ * empty slot; every 1024th operation checks the whole table too.  O(1)
+ * amortised.  Items' lock held.
+ */
+static void cp_items_assert_op(const struct cp_objrec *r, uintptr_t key)
+{
+	static uint32_t ops;
+
+	if (!cp_items_debug)
+		return;
+	if (r->key != key || r->seq == 0 || r->kind != CP_OBJ_ITEM)
+		cp_die("items: a record is not its item's");
+	if (cp_items.used > cp_items.mask || cp_items.used > cp_items.nrecs)
+		cp_die("items: counts disagree with the table");
+	if (++ops % 1024 == 0)
+		cp_items_assert();
+}
+
 /* Double the table (make the first one); -ENOMEM leaves it as it was. */
 static int grow(void)
 {
@@ -201,6 +221,7 @@ int cp_items_enqueue(struct cp_thread *t, const void *item,
 	ev->seq = ++r->seq;
 	ev->id = r->id;
 	cp_path_copy(&r->main, t->path, cp_rt.nsel);
+	cp_items_assert_op(r, key);
 	cp_lock_release(&cp_items.lk);
 	if (t->tb && ev->fresh)
 		cp_tb_obj_def(t->tb, ev->id, CP_OBJ_ITEM, (uintptr_t)item, 0);
@@ -246,6 +267,7 @@ int cp_items_dequeue(struct cp_thread *t, const void *item, uint32_t gen,
 	fold_figures(r);
 	r->limbo_next = cp_items.free;
 	cp_items.free = r;
+	cp_items_assert_op(r, key);
 	cp_lock_release(&cp_items.lk);
 	return 0;
 }

@@ -3,6 +3,11 @@
  * lock that yields when contended.  It never goes through the pthread_*
  * names (no interposition, no recursion) and needs no initialisation
  * beyond zero.  For critical sections of a few hundred nanoseconds.
+ *
+ * Any thread, with its guard raised; not recursive (a holder that takes
+ * it again spins for ever), and never from a signal handler that may have
+ * interrupted a holder.  A critical section calls nothing that may block
+ * or allocate through the program's allocator.
  */
 #ifndef CP_LOCK_H
 #define CP_LOCK_H
@@ -21,6 +26,7 @@ struct cp_lock {
 	atomic_int held;
 };
 
+/* Take @l: spin on a plain read, yield after 64 spins.  Acquire order. */
 static inline void cp_lock_acquire(struct cp_lock *l)
 {
 	unsigned spins = 0;
@@ -39,6 +45,7 @@ static inline void cp_lock_acquire(struct cp_lock *l)
 	}
 }
 
+/* Let @l go; the holder only.  Release order. */
 static inline void cp_lock_release(struct cp_lock *l)
 {
 	atomic_store_explicit(&l->held, 0, memory_order_release);

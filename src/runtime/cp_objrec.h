@@ -301,13 +301,16 @@ static inline uint64_t cp_objstat_weight(const struct cp_objstat *s)
 	return s->wait_ns + s->gain_ns;
 }
 
-/* The figures of a live record. */
+/* The figures of a live record into @out (read racily: the counters of
+ * a record in use may move meanwhile).  Any thread, guard raised. */
 void cp_objstat_of(const struct cp_objrec *r, struct cp_objstat *out);
 /* Insert @s into @top (sorted by weight, at most CP_OBJSTAT_TOP, *n
- * entries); returns false when it did not make the list. */
+ * entries); returns false when it did not make the list.  No lock: the
+ * caller owns @top and @n. */
 bool cp_objstat_insert(struct cp_objstat *top, uint32_t *n,
 		       const struct cp_objstat *s);
-/* The heaviest destroyed objects (copy out under the table's lock). */
+/* The heaviest destroyed objects, copied into @out (room for
+ * CP_OBJSTAT_TOP) under the table's lock; returns how many.  Any thread. */
 uint32_t cp_objrec_retired_top(struct cp_objstat *out);
 
 /* Visit every live record (report at exit).  RCU read side taken here. */

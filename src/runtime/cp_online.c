@@ -82,22 +82,13 @@ static void ev_obj(struct cp_thread *t, unsigned op, uint64_t now,
 static void ev_publish(struct cp_thread *t, uint64_t now, uint32_t obj,
 		       uint64_t seq)
 {
-	uint8_t *p = cp_tb_vertex(t->tb, CP_EV_PUBLISH, now, wall_of(t));
-
-	p = cp_uv_put(p, obj);
-	p = cp_uv_put(p, seq);
-	cp_tb_commit(t->tb, p);
+	cp_tb_publish(t->tb, now, wall_of(t), obj, seq);
 }
 
 static void ev_consume(struct cp_thread *t, unsigned fl, uint64_t now,
 		       uint32_t obj, uint64_t lo, uint64_t n)
 {
-	uint8_t *p = cp_tb_vertex(t->tb, CP_EV_CONSUME | fl, now, wall_of(t));
-
-	p = cp_uv_put(p, obj);
-	p = cp_uv_put(p, n ? lo : 0);
-	p = cp_uv_put(p, n);
-	cp_tb_commit(t->tb, p);
+	cp_tb_consume(t->tb, fl, now, wall_of(t), obj, lo, n);
 }
 
 static void ev_plain(struct cp_thread *t, unsigned op, uint64_t now)
@@ -132,45 +123,12 @@ static uint64_t end_wait(struct cp_thread *t, struct cp_objrec *r,
 	return now;
 }
 
-static inline void take(struct cp_thread *t, struct cp_objrec *r,
-			const struct cp_path *src)
-{
-	uint64_t g = cp_path_merge(t->path, src, cp_rt.nsel, cur_gen());
-
-	if (!g)
-		return;
-	if (r->kind == CP_OBJ_MUTEX || r->kind == CP_OBJ_SPIN)
-		r->gain_ns += g;	/* the lock itself protects it */
-	else
-		add_stat(&r->gain_ns, g);
-}
-
 /* ---- locks ----------------------------------------------------------- */
 
 void cp_online_lean_take(struct cp_thread *t, struct cp_objrec *r)
 {
 	cp_online_lean_advance(t);
-	take(t, r, &r->main);
-}
-
-void cp_online_lean_traced(struct cp_thread *t, struct cp_objrec *r)
-{
-	uint64_t now;
-
-	if (!t->tb) {
-		cp_online_lean_acquired(t, r);
-		return;
-	}
-	r->ops++;
-	now = cp_online_lean_advance(t);
-	take(t, r, &r->main);
-	ev_consume(t, 0, now, r->id, r->seq, r->seq != 0);
-}
-
-void cp_online_lean_published(struct cp_thread *t, struct cp_objrec *r)
-{
-	if (t->tb)
-		ev_publish(t, t->wall_now, r->id, r->seq);
+	cp_online_take(t, r, &r->main);
 }
 
 void cp_online_wait_begin(struct cp_thread *t, struct cp_objrec *r,
@@ -217,9 +175,9 @@ void cp_online_lock_acquired(struct cp_thread *t, struct cp_objrec *r,
 			ev_consume(t, w ? CP_EVF_WAIT : 0, now, r->id, 0, 0);
 		return;
 	}
-	take(t, r, src);
+	cp_online_take(t, r, src);
 	if (rw && !shared)
-		take(t, r, r->u.rw.rpath);
+		cp_online_take(t, r, r->u.rw.rpath);
 	if (t->tb) {
 		uint64_t lo, n;
 
@@ -343,7 +301,7 @@ void cp_online_barrier_depart(struct cp_thread *t, struct cp_objrec *r,
 			ev_consume(t, CP_EVF_WAIT, now, r->id, 0, 0);
 		return;
 	}
-	take(t, r, r->u.barrier.slot[w->episode & 1]);
+	cp_online_take(t, r, r->u.barrier.slot[w->episode & 1]);
 	if (t->tb)
 		ev_consume(t, CP_EVF_WAIT, now, r->id, w->episode * count + 1, count);
 }
@@ -374,7 +332,7 @@ void cp_online_cond_wait_end(struct cp_thread *t, struct cp_objrec *c,
 		cp_lock_acquire(&c->lk);
 		if (c->seq > w->seq0) {
 			seq = c->seq;
-			take(t, c, &c->main);
+			cp_online_take(t, c, &c->main);
 		}
 		cp_lock_release(&c->lk);
 	}
@@ -390,7 +348,7 @@ void cp_online_cond_wait_end(struct cp_thread *t, struct cp_objrec *c,
 	/* glibc re-locked the mutex internally: the acquire edge. */
 	m->ops++;
 	if (!untracked(m)) {
-		take(t, m, &m->main);
+		cp_online_take(t, m, &m->main);
 		if (t->tb)
 			ev_consume(t, 0, now, m->id, m->seq, m->seq != 0);
 	}
@@ -507,7 +465,7 @@ void cp_online_sem_acquired(struct cp_thread *t, struct cp_objrec *r,
 		uint8_t *e = sem_at(r, 0);
 
 		memcpy(&seq, e, sizeof(seq));
-		take(t, r, (struct cp_path *)(e + sizeof(seq)));
+		cp_online_take(t, r, (struct cp_path *)(e + sizeof(seq)));
 		r->u.sem.head = (r->u.sem.head + 1) % r->u.sem.cap;
 		r->u.sem.count--;
 	}
@@ -577,7 +535,7 @@ void cp_online_signal_take(struct cp_thread *t, struct cp_objrec *r,
 	if (r->seq > r->u.signal.base) {
 		lo = r->u.signal.base + 1;
 		n = r->seq - r->u.signal.base;
-		take(t, r, &r->main);
+		cp_online_take(t, r, &r->main);
 	}
 	if (reset) {
 		r->u.signal.base = r->seq;

@@ -3,6 +3,13 @@
  * synchronization event, called by the wrappers with the guard raised on
  * the calling thread (cp_enter() returned @t).  The rules are in
  * cp_online.c; the wrappers only order hook, real call, hook.
+ *
+ * Unless a comment says otherwise, every hook: runs on @t's own thread
+ * with the guard raised; touches @r only as cp_objrec.h allows the
+ * calling thread; cannot fail (a record the tracer could not make is
+ * untracked, and its edges are lost, never invented); takes @rc, where it
+ * has one, as the real call returned it.  Clock values are ns of
+ * cp_rt.clock.
  */
 #ifndef CP_ONLINE_H
 #define CP_ONLINE_H
@@ -14,6 +21,7 @@
 #include "cp_objrec.h"
 #include "cp_thread.h"
 #include "cp_trace_format.h"
+#include "cp_tracebuf.h"
 
 /* A wait in progress: begun by a *_begin hook, ended by the next hook. */
 struct cp_wait {
@@ -117,14 +125,26 @@ static inline uint64_t cp_online_lean_advance(struct cp_thread *t)
 	return now;
 }
 
+/* Merge @src (a path of @r) into the thread's path; what the path gained
+ * counts to @r (a mutex or spin lock protects the figure, other kinds add
+ * atomically). */
+static inline void cp_online_take(struct cp_thread *t, struct cp_objrec *r,
+				  const struct cp_path *src)
+{
+	uint64_t g = cp_path_merge(t->path, src, cp_rt.nsel,
+				   atomic_load_explicit(&cp_rt.gen,
+							memory_order_relaxed));
+
+	if (!g)
+		return;
+	if (r->kind == CP_OBJ_MUTEX || r->kind == CP_OBJ_SPIN)
+		r->gain_ns += g;
+	else
+		__atomic_fetch_add(&r->gain_ns, g, __ATOMIC_RELAXED);
+}
+
 /* Taking a longer path: out of line, it reads the clock. */
 void cp_online_lean_take(struct cp_thread *t, struct cp_objrec *r);
-/* Trace mode: the acquire as cp_online_lock_acquired() without a wait,
- * its CONSUME event included (a thread without a buffer records none). */
-void cp_online_lean_traced(struct cp_thread *t, struct cp_objrec *r);
-/* Trace mode: the PUBLISH event of @r's latest release, made at the
- * thread's wall_now (none without a buffer). */
-void cp_online_lean_published(struct cp_thread *t, struct cp_objrec *r);
 
 /* Acquired without a wait (@r from cp_online_lean_rec, the lock held). */
 static inline void cp_online_lean_acquired(struct cp_thread *t,
@@ -145,23 +165,35 @@ static inline void cp_online_lean_release(struct cp_thread *t,
 	cp_path_copy(&r->main, t->path, cp_rt.nsel);
 }
 
-/* The two above for the general wrappers' second try: in trace mode with
- * the events. */
+/*
+ * The two above for the general wrappers' second try, in trace mode with
+ * the events (a thread without a buffer records none).  Inline there: two
+ * calls a lock pair cost 15 ns in a program working between its locks.
+ * The acquire is cp_online_lock_acquired() without a wait: the clock read
+ * and the CONSUME event at every acquire; the release's PUBLISH is made at
+ * the thread's wall_now.
+ */
 static inline void cp_online_lean_acquired_far(struct cp_thread *t,
 					       struct cp_objrec *r)
 {
-	if (cp_rt.trace)
-		cp_online_lean_traced(t, r);
-	else
+	uint64_t now;
+
+	if (!cp_rt.trace || !t->tb) {
 		cp_online_lean_acquired(t, r);
+		return;
+	}
+	r->ops++;
+	now = cp_online_lean_advance(t);
+	cp_online_take(t, r, &r->main);
+	cp_tb_consume(t->tb, 0, now, UINT64_MAX, r->id, r->seq, r->seq != 0);
 }
 
 static inline void cp_online_lean_release_far(struct cp_thread *t,
 					      struct cp_objrec *r)
 {
 	cp_online_lean_release(t, r);
-	if (cp_rt.trace)
-		cp_online_lean_published(t, r);
+	if (cp_rt.trace && t->tb)
+		cp_tb_publish(t->tb, t->wall_now, UINT64_MAX, r->id, r->seq);
 }
 
 /* Barrier: arrival before the real wait, departure after it. */
@@ -177,7 +209,9 @@ void cp_online_cond_wait_end(struct cp_thread *t, struct cp_objrec *c,
 			     struct cp_objrec *m, struct cp_wait *w, int rc);
 void cp_online_cond_signal(struct cp_thread *t, struct cp_objrec *c);
 
-/* Semaphores. */
+/* Semaphores.  sem_post publishes before the real post and returns the
+ * sequence it published (0: untracked); sem_post_failed takes that @seq
+ * back when the real post failed. */
 uint64_t cp_online_sem_post(struct cp_thread *t, struct cp_objrec *r);
 void cp_online_sem_post_failed(struct cp_thread *t, struct cp_objrec *r,
 			       uint64_t seq);
@@ -221,6 +255,9 @@ void cp_online_wait_restart(struct cp_thread *t, struct cp_wait *w);
  * real create succeeded with @id.  A join names its thread by the state
  * cp_thread_by_id() gave before the real join (@child, NULL: a thread the
  * tracer does not know); a successful join depends on its final path.
+ * create_begin returns the child's state (NULL out of memory: the child
+ * then runs untraced); thread_start runs on the child, as its first
+ * event.
  */
 struct cp_thread *cp_online_create_begin(struct cp_thread *t);
 void cp_online_create_end(struct cp_thread *t, struct cp_thread *child,

@@ -17,6 +17,12 @@
  * every snapshot it published earlier, so merging one's own snapshot back
  * is skipped.  gen: the computation generation (cpthread_start starts a
  * new one); a value of another generation carries nothing.
+ *
+ * A path value is plain memory of cp_path_size(nsel) bytes with no lock
+ * of its own: the functions here neither lock nor allocate, and whoever
+ * holds the value decides who may call them on it (a thread's own path:
+ * the owning thread; a record's: cp_objrec.h).  Lengths, shares and z are
+ * ns of cp_rt.clock.
  */
 #ifndef CP_PATH_H
 #define CP_PATH_H
@@ -77,6 +83,14 @@ static inline void cp_path_assert(const struct cp_path *p, unsigned nsel)
 			cp_die("path: a share or z exceeds the length");
 }
 
+/*
+ * Debug builds (CP_DEBUG): die unless @dst dominates @src (cp_path_dominates)
+ * after @src was merged into it: a merge never loses a path.  O(nsel).
+ */
+static inline void cp_path_assert_merged(const struct cp_path *dst,
+					 const struct cp_path *src,
+					 unsigned nsel);
+
 /* On the release path of every lock: no library call without vectors. */
 static inline void cp_path_copy(struct cp_path *dst, const struct cp_path *src,
 				unsigned nsel)
@@ -133,6 +147,7 @@ static inline uint64_t cp_path_merge(struct cp_path *dst,
 		dst->len = src->len;
 	}
 	cp_path_assert(dst, nsel);
+	cp_path_assert_merged(dst, src, nsel);
 	return grew;
 }
 
@@ -153,6 +168,14 @@ static inline bool cp_path_dominates(const struct cp_path *dst,
 		if (src->len - sz[i] > dst->len - dz[i])
 			return false;
 	return true;
+}
+
+static inline void cp_path_assert_merged(const struct cp_path *dst,
+					 const struct cp_path *src,
+					 unsigned nsel)
+{
+	if (CP_DEBUG && !cp_path_dominates(dst, src, nsel))
+		cp_die("path: a merge lost part of a path");
 }
 
 #endif /* CP_PATH_H */

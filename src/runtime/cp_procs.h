@@ -13,6 +13,10 @@
  * (cp_sampler.h).  Should the executable's hooks run after all (a program
  * linked statically with the tracer defines them itself), they are exact
  * and the samples of its functions stand down.
+ *
+ * The tables below are written by cp_procs_init() only; afterwards any
+ * thread reads them without a lock (the hooks do, on every call).  The
+ * two *_seen flags are set by any thread, relaxed.
  */
 #ifndef CP_PROCS_H
 #define CP_PROCS_H
@@ -59,12 +63,12 @@ extern unsigned cp_procs_nranges;
 extern unsigned cp_procs_nsampled;
 
 /* Whether selected procedure @i is attributed from samples (while no
- * hook has run, for one with a symbol in the executable). */
+ * hook has run, for one with a symbol in the executable).  Any thread. */
 bool cp_procs_sampled(unsigned i);
 
 /* Index of the selected procedure named @name, or -1.  Any thread. */
 int cp_procs_by_name(const char *name);
-/* Whether selected procedure @i has a function symbol. */
+/* Whether selected procedure @i has a function symbol.  Any thread. */
 bool cp_procs_has_symbol(unsigned i);
 
 #endif /* CP_PROCS_H */

@@ -24,11 +24,13 @@
 #include "cp_objrec.h"
 #include "cp_outfile.h"
 #include "cp_procs.h"
+#include "cp_report_keys.h"
 #include "cp_sampler.h"
 #include "cp_symbols.h"
 #include "cp_trace_format.h"
 #include "cp_tracebuf.h"
 #include "cp_unseen.h"
+#include "cp_version.h"
 
 #define CP_MAX_SAMPLES 100000
 
@@ -286,14 +288,166 @@ static void say_stderr(void *arg, const char *line)
 	sink_printf(arg, "cpthread: %s\n", line);
 }
 
-/* Write the JSON report to @fd; 0 or the errno of a failed write. */
+/* Who wrote the report, how the run was measured, and its totals. */
+static void json_header(struct cp_emit *e, const struct summary *s)
+{
+	enum cp_sampler_kind kind = cp_sampler_kind();
+	uint64_t len = s->cp->len;
+
+	cp_emit_str(e, CP_KEY_TOOL, "cpthread");
+	cp_emit_str(e, CP_KEY_VERSION, CP_VERSION);
+	cp_emit_str(e, CP_KEY_MODE, cp_rt.trace ? "trace" : "online");
+	cp_emit_str(e, CP_KEY_CLOCK,
+		    cp_rt.clock == CP_CLOCK_CPU ? "cpu" : "wall");
+	cp_emit_u64(e, CP_KEY_PID, (uint64_t)cp_rt.pid);
+	cp_emit_str(e, CP_KEY_EXE, cp_symbols_exe());
+	cp_emit_obj_begin(e, CP_KEY_SAMPLING);
+	cp_emit_str(e, CP_KEY_MECHANISM, kind == CP_SAMPLER_PERF ? "perf" :
+		    kind == CP_SAMPLER_TIMER ? "timer" : "off");
+	cp_emit_u64(e, CP_KEY_HZ, kind ? cp_rt.cfg.sampling_hz : 0);
+	cp_emit_u64(e, CP_KEY_SAMPLES, cp_sampler_samples());
+	cp_emit_obj_end(e);
+	cp_emit_u64(e, CP_KEY_THREADS, s->nthreads);
+	cp_emit_u64(e, CP_KEY_ELAPSED_NS, s->elapsed);
+	cp_emit_u64(e, CP_KEY_CPU_NS, s->useful);
+	cp_emit_u64(e, CP_KEY_WAIT_NS, s->wait);
+	cp_emit_f64(e, CP_KEY_PARALLELISM, s->elapsed ?
+		    (double)s->useful / (double)s->elapsed : 0.0);
+	cp_emit_f64(e, CP_KEY_MAX_PARALLELISM, len ?
+		    (double)s->useful / (double)len : 0.0);
+	cp_emit_bool(e, CP_KEY_STOPPED, s->stopped);
+}
+
+/* "critical_path": the final length and each selected procedure's part. */
+static void json_critical_path(struct cp_emit *e, const struct summary *s)
+{
+	uint64_t len = s->cp->len;
+	const uint64_t *share = cp_path_share(s->cp);
+	const uint64_t *z = cp_path_z(s->cp, cp_rt.nsel);
+
+	cp_emit_obj_begin(e, CP_KEY_CRITICAL_PATH);
+	cp_emit_u64(e, CP_KEY_LENGTH_NS, len);
+	cp_emit_arr_begin(e, CP_KEY_PROCEDURES);
+	for (unsigned i = 0; i < cp_rt.nsel; i++) {
+		cp_emit_obj_begin(e, NULL);
+		cp_emit_str(e, CP_KEY_NAME, cp_rt.cfg.funcs[i]);
+		cp_emit_u64(e, CP_KEY_CP_NS, share[i]);
+		cp_emit_u64(e, CP_KEY_CP_ZERO_NS, z[i]);
+		cp_emit_u64(e, CP_KEY_CPU_NS, s->proc_cpu[i]);
+		cp_emit_f64(e, CP_KEY_CP_PCT, pct(share[i], len));
+		cp_emit_f64(e, CP_KEY_CP_ZERO_PCT, pct(z[i], len));
+		cp_emit_f64(e, CP_KEY_CPU_PCT, pct(s->proc_cpu[i], s->useful));
+		cp_emit_str(e, CP_KEY_SOURCE, proc_source(i));
+		if (cp_procs_sampled(i))
+			cp_emit_u64(e, CP_KEY_SAMPLES,
+				    cp_sampler_proc_samples(i));
+		cp_emit_obj_end(e);
+	}
+	cp_emit_arr_end(e);
+	cp_emit_obj_end(e);
+}
+
+/* "threads_detail": every thread of the registry, in binding order. */
+static void json_threads(struct cp_emit *e)
+{
+	cp_emit_arr_begin(e, CP_KEY_THREADS_DETAIL);
+	for (struct cp_thread *t = cp_thread_all(); t; t = t->next) {
+		cp_emit_obj_begin(e, NULL);
+		cp_emit_u64(e, CP_KEY_TID, t->tid);
+		if (t->parent == UINT32_MAX)
+			cp_emit_null(e, CP_KEY_PARENT);
+		else
+			cp_emit_u64(e, CP_KEY_PARENT, t->parent);
+		cp_emit_u64(e, CP_KEY_LEN_NS, t->path->len);
+		cp_emit_u64(e, CP_KEY_USEFUL_NS, t->useful_ns);
+		cp_emit_u64(e, CP_KEY_WAIT_NS, t->wait_ns);
+		cp_emit_u64(e, CP_KEY_UNEXPLAINED_WAIT_NS, cp_unseen_of(t));
+		cp_emit_bool(e, CP_KEY_EXITED, t->exited);
+		cp_emit_obj_end(e);
+	}
+	cp_emit_arr_end(e);
+}
+
+/* An object's (or a kind's destroyed objects') operations, contended
+ * operations, waiting and path gain, ns. */
+static void json_object_counts(struct cp_emit *e, uint64_t ops,
+			       uint64_t contended, uint64_t wait_ns,
+			       uint64_t gain_ns)
+{
+	cp_emit_u64(e, CP_KEY_OPS, ops);
+	cp_emit_u64(e, CP_KEY_CONTENDED, contended);
+	cp_emit_u64(e, CP_KEY_WAIT_NS, wait_ns);
+	cp_emit_u64(e, CP_KEY_CP_GAIN_NS, gain_ns);
+}
+
+/* "objects" (the most waited-on, live or destroyed), "objects_total",
+ * and "objects_destroyed" (the totals of destroyed objects per kind). */
+static void json_objects(struct cp_emit *e, const struct summary *s)
+{
+	cp_emit_arr_begin(e, CP_KEY_OBJECTS);
+	for (uint32_t i = 0; i < s->ntop; i++) {
+		const struct cp_objstat *r = &s->top[i];
+		char addr[24];
+
+		snprintf(addr, sizeof(addr), "0x%lx", (unsigned long)r->addr);
+		cp_emit_obj_begin(e, NULL);
+		cp_emit_u64(e, CP_KEY_ID, r->id);
+		cp_emit_str(e, CP_KEY_KIND, cp_obj_kind_name(r->kind));
+		cp_emit_str(e, CP_KEY_ADDRESS, addr);
+		json_object_counts(e, r->ops, r->contended, r->wait_ns,
+				   r->gain_ns);
+		cp_emit_bool(e, CP_KEY_UNTRACKED, r->untracked);
+		cp_emit_obj_end(e);
+	}
+	cp_emit_arr_end(e);
+	cp_emit_u64(e, CP_KEY_OBJECTS_TOTAL, s->nobjects);
+	cp_emit_arr_begin(e, CP_KEY_OBJECTS_DESTROYED);
+	for (unsigned k = 1; k <= CP_OBJ_KIND_MAX; k++) {
+		const struct cp_objrec_retired *rr = &cp_objrec_retired[k];
+
+		if (!rr->objects)
+			continue;
+		cp_emit_obj_begin(e, NULL);
+		cp_emit_str(e, CP_KEY_KIND, cp_obj_kind_name(k));
+		cp_emit_u64(e, CP_KEY_OBJECTS, rr->objects);
+		json_object_counts(e, rr->ops, rr->contended, rr->wait_ns,
+				   rr->gain_ns);
+		cp_emit_obj_end(e);
+	}
+	cp_emit_arr_end(e);
+}
+
+/* "samples": the global path at each sample, with the procedures' part. */
+static void json_samples(struct cp_emit *e)
+{
+	cp_emit_arr_begin(e, CP_KEY_SAMPLES);
+	for (uint32_t k = 0; k < cp_nsamples; k++) {
+		struct cp_path *p = cp_samples[k].path;
+
+		cp_emit_obj_begin(e, NULL);
+		cp_emit_u64(e, CP_KEY_T_NS, cp_samples[k].wall);
+		cp_emit_u64(e, CP_KEY_LENGTH_NS, p->len);
+		cp_emit_arr_begin(e, CP_KEY_PROCEDURES);
+		for (unsigned i = 0; i < cp_rt.nsel; i++) {
+			cp_emit_obj_begin(e, NULL);
+			cp_emit_str(e, CP_KEY_NAME, cp_rt.cfg.funcs[i]);
+			cp_emit_u64(e, CP_KEY_CP_NS, cp_path_share(p)[i]);
+			cp_emit_u64(e, CP_KEY_CP_ZERO_NS,
+				    cp_path_z(p, cp_rt.nsel)[i]);
+			cp_emit_obj_end(e);
+		}
+		cp_emit_arr_end(e);
+		cp_emit_obj_end(e);
+	}
+	cp_emit_arr_end(e);
+}
+
+/* Write the JSON report (keys: cp_report_keys.h) to @fd; 0 or the errno
+ * of a failed write. */
 static int write_json(struct summary *s, int fd)
 {
 	struct fdsink *sink = cp_zalloc(sizeof(*sink));
 	struct cp_emit e;
-	uint64_t len = s->cp->len;
-	uint64_t *share = cp_path_share(s->cp);
-	uint64_t *z = cp_path_z(s->cp, cp_rt.nsel);
 	int err;
 
 	if (!sink)
@@ -301,122 +455,12 @@ static int write_json(struct summary *s, int fd)
 	sink->fd = fd;
 	cp_emit_init(&e, sink_write, sink, true);
 	cp_emit_obj_begin(&e, NULL);
-	cp_emit_str(&e, "tool", "cpthread");
-	cp_emit_str(&e, "version", "0.1");
-	cp_emit_str(&e, "mode", cp_rt.trace ? "trace" : "online");
-	cp_emit_str(&e, "clock", cp_rt.clock == CP_CLOCK_CPU ? "cpu" : "wall");
-	cp_emit_u64(&e, "pid", (uint64_t)cp_rt.pid);
-	cp_emit_str(&e, "exe", cp_symbols_exe());
-	cp_emit_obj_begin(&e, "sampling");
-	cp_emit_str(&e, "mechanism", cp_sampler_kind() == CP_SAMPLER_PERF ?
-		    "perf" : cp_sampler_kind() == CP_SAMPLER_TIMER ? "timer" :
-		    "off");
-	cp_emit_u64(&e, "hz", cp_sampler_kind() ? cp_rt.cfg.sampling_hz : 0);
-	cp_emit_u64(&e, "samples", cp_sampler_samples());
-	cp_emit_obj_end(&e);
-	cp_emit_u64(&e, "threads", s->nthreads);
-	cp_emit_u64(&e, "elapsed_ns", s->elapsed);
-	cp_emit_u64(&e, "cpu_ns", s->useful);
-	cp_emit_u64(&e, "wait_ns", s->wait);
-	cp_emit_f64(&e, "parallelism", s->elapsed ?
-		    (double)s->useful / (double)s->elapsed : 0.0);
-	cp_emit_f64(&e, "max_parallelism", len ?
-		    (double)s->useful / (double)len : 0.0);
-	cp_emit_bool(&e, "stopped", s->stopped);
-	cp_emit_obj_begin(&e, "critical_path");
-	cp_emit_u64(&e, "length_ns", len);
-	cp_emit_arr_begin(&e, "procedures");
-	for (unsigned i = 0; i < cp_rt.nsel; i++) {
-		cp_emit_obj_begin(&e, NULL);
-		cp_emit_str(&e, "name", cp_rt.cfg.funcs[i]);
-		cp_emit_u64(&e, "cp_ns", share[i]);
-		cp_emit_u64(&e, "cp_zero_ns", z[i]);
-		cp_emit_u64(&e, "cpu_ns", s->proc_cpu[i]);
-		cp_emit_f64(&e, "cp_pct", pct(share[i], len));
-		cp_emit_f64(&e, "cp_zero_pct", pct(z[i], len));
-		cp_emit_f64(&e, "cpu_pct", pct(s->proc_cpu[i], s->useful));
-		cp_emit_str(&e, "source", proc_source(i));
-		if (cp_procs_sampled(i))
-			cp_emit_u64(&e, "samples", cp_sampler_proc_samples(i));
-		cp_emit_obj_end(&e);
-	}
-	cp_emit_arr_end(&e);
-	cp_emit_obj_end(&e);
-
-	cp_emit_arr_begin(&e, "threads_detail");
-	for (struct cp_thread *t = cp_thread_all(); t; t = t->next) {
-		cp_emit_obj_begin(&e, NULL);
-		cp_emit_u64(&e, "tid", t->tid);
-		if (t->parent == UINT32_MAX)
-			cp_emit_null(&e, "parent");
-		else
-			cp_emit_u64(&e, "parent", t->parent);
-		cp_emit_u64(&e, "len_ns", t->path->len);
-		cp_emit_u64(&e, "useful_ns", t->useful_ns);
-		cp_emit_u64(&e, "wait_ns", t->wait_ns);
-		cp_emit_u64(&e, "unexplained_wait_ns", cp_unseen_of(t));
-		cp_emit_bool(&e, "exited", t->exited);
-		cp_emit_obj_end(&e);
-	}
-	cp_emit_arr_end(&e);
-
-	cp_emit_arr_begin(&e, "objects");
-	for (uint32_t i = 0; i < s->ntop; i++) {
-		const struct cp_objstat *r = &s->top[i];
-		char addr[24];
-
-		snprintf(addr, sizeof(addr), "0x%lx", (unsigned long)r->addr);
-		cp_emit_obj_begin(&e, NULL);
-		cp_emit_u64(&e, "id", r->id);
-		cp_emit_str(&e, "kind", cp_obj_kind_name(r->kind));
-		cp_emit_str(&e, "address", addr);
-		cp_emit_u64(&e, "ops", r->ops);
-		cp_emit_u64(&e, "contended", r->contended);
-		cp_emit_u64(&e, "wait_ns", r->wait_ns);
-		cp_emit_u64(&e, "cp_gain_ns", r->gain_ns);
-		cp_emit_bool(&e, "untracked", r->untracked);
-		cp_emit_obj_end(&e);
-	}
-	cp_emit_arr_end(&e);
-	cp_emit_u64(&e, "objects_total", s->nobjects);
-	cp_emit_arr_begin(&e, "objects_destroyed");
-	for (unsigned k = 1; k <= CP_OBJ_KIND_MAX; k++) {
-		const struct cp_objrec_retired *rr = &cp_objrec_retired[k];
-
-		if (!rr->objects)
-			continue;
-		cp_emit_obj_begin(&e, NULL);
-		cp_emit_str(&e, "kind", cp_obj_kind_name(k));
-		cp_emit_u64(&e, "objects", rr->objects);
-		cp_emit_u64(&e, "ops", rr->ops);
-		cp_emit_u64(&e, "contended", rr->contended);
-		cp_emit_u64(&e, "wait_ns", rr->wait_ns);
-		cp_emit_u64(&e, "cp_gain_ns", rr->gain_ns);
-		cp_emit_obj_end(&e);
-	}
-	cp_emit_arr_end(&e);
-
-	cp_emit_arr_begin(&e, "samples");
-	for (uint32_t k = 0; k < cp_nsamples; k++) {
-		struct cp_path *p = cp_samples[k].path;
-
-		cp_emit_obj_begin(&e, NULL);
-		cp_emit_u64(&e, "t_ns", cp_samples[k].wall);
-		cp_emit_u64(&e, "length_ns", p->len);
-		cp_emit_arr_begin(&e, "procedures");
-		for (unsigned i = 0; i < cp_rt.nsel; i++) {
-			cp_emit_obj_begin(&e, NULL);
-			cp_emit_str(&e, "name", cp_rt.cfg.funcs[i]);
-			cp_emit_u64(&e, "cp_ns", cp_path_share(p)[i]);
-			cp_emit_u64(&e, "cp_zero_ns", cp_path_z(p, cp_rt.nsel)[i]);
-			cp_emit_obj_end(&e);
-		}
-		cp_emit_arr_end(&e);
-		cp_emit_obj_end(&e);
-	}
-	cp_emit_arr_end(&e);
-
-	cp_emit_arr_begin(&e, "notes");
+	json_header(&e, s);
+	json_critical_path(&e, s);
+	json_threads(&e);
+	json_objects(&e, s);
+	json_samples(&e);
+	cp_emit_arr_begin(&e, CP_KEY_NOTES);
 	notes(s, say_json, &e);
 	cp_emit_arr_end(&e);
 	cp_emit_obj_end(&e);

@@ -5,6 +5,10 @@
  * creates the private arena and the object table, adopts the first thread
  * and opens the trace.  Exit (destructor) folds every thread into the
  * final critical path and writes the report.  A forked child starts over.
+ *
+ * cp_rt is written at start-up, in a forked child before it runs any
+ * program code, and (gen, next_tid) atomically; every other thread only
+ * reads it.
  */
 #ifndef CP_RUNTIME_H
 #define CP_RUNTIME_H
@@ -98,6 +102,8 @@ static inline struct cp_thread *cp_enter_lean(bool far)
 	return t;
 }
 
+/* Leave the tracer: lower the guard that cp_enter() or cp_enter_lean()
+ * raised (call only when they returned a state).  Calling thread. */
 static inline void cp_leave(void)
 {
 	cp_guard--;
@@ -117,9 +123,13 @@ void cp_runtime_thread_failed(void);
 /* A tracer thread begins (@begin) or ends its work; the process does not
  * wait for it to end.  The tracer thread itself. */
 void cp_runtime_internal_thread(bool begin);
-/* Run the exit report now (destructor, or exit from any thread). */
+/* Finish now: final path, report, trace closed.  Once (later calls
+ * return); the destructor, or exit() from any thread. */
 void cp_runtime_finish(void);
-/* fork() support: call around the real fork in the wrapper. */
+/* fork() support, around the real fork in the wrapper: liburcu's fork
+ * handlers, and in the child a fresh tracer state of its one thread (new
+ * generation, object table, report and trace of its own pid; the
+ * parent's structures are left behind).  The forking thread. */
 void cp_runtime_prefork(void);
 void cp_runtime_postfork_parent(void);
 void cp_runtime_postfork_child(void);

@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -32,6 +33,7 @@
 #include "cp_modules.h"
 #include "cp_procs.h"
 #include "cp_runtime.h"
+#include "cp_symbols.h"
 #include "cp_thread.h"
 #include "cp_trace_format.h"
 #include "cp_tracebuf.h"
@@ -42,6 +44,9 @@
 #define CP_SMP_ROOM	((5 + CP_SAMPLE_MAX_DEPTH) * CP_VARINT_MAX)
 #define CP_SMP_FD_MIN	256	/* perf fds live above the program's */
 #define CP_SMP_SPINS	(1u << 24)	/* exit waits for a handler */
+/* The scheduler tick of Debian's kernels (CONFIG_HZ=250 on amd64 and
+ * arm64); the kernel does not tell user space its tick. */
+#define CP_SMP_TICK_HZ	250u
 
 enum { SMP_IDLE, SMP_BUSY, SMP_CLOSED };
 
@@ -58,13 +63,7 @@ struct cp_smp {
 	uint8_t *pos;		/* end of the last complete sample */
 	uint32_t nsamples;	/* in the buffer */
 	atomic_ulong total;	/* samples taken */
-	/* online: written by the handler, read by the owner */
-	atomic_uint n;		/* samples counted */
-	atomic_uint hits[CP_MAX_FUNCS];	/* those holding procedure i */
-	/* owner only (cp_sampler_split) */
-	uint32_t seen_n, seen_hits[CP_MAX_FUNCS];
-	/* the latest interval with samples: how many, how many held i */
-	uint32_t held_n, held[CP_MAX_FUNCS];
+	struct cp_smp_tally tally;	/* online */
 	struct cp_smp *next;	/* list of every state, newest first */
 };
 
@@ -74,6 +73,17 @@ static uint64_t cp_smp_period;	/* ns of CPU time */
 static _Atomic(struct cp_smp *) cp_smp_all;
 static __thread struct cp_smp *cp_smp_self
 	__attribute__((tls_model("initial-exec")));
+
+/*
+ * The tracer's own frames are left out of the stacks: its code (the
+ * executable segments of the object holding this file: libcpthread) is
+ * skipped, the thread trampoline (cp_trampoline) ends a thread's stack, which
+ * drops libc's start_thread and clone3 beyond it, and the executable's
+ * main ends the first thread's (dropping __libc_start_main and _start).
+ * Every thread has those frames: they would only hold 100 % of it.
+ */
+static uintptr_t cp_smp_own_lo, cp_smp_own_hi;
+static uintptr_t cp_smp_main;
 
 /* ---- the handler ----------------------------------------------------- */
 
@@ -91,6 +101,7 @@ static _Unwind_Reason_Code unwind_step(struct _Unwind_Context *ctx,
 	struct unwind *u = arg;
 	int before = 0;
 	uintptr_t ip = _Unwind_GetIPInfo(ctx, &before);
+	uintptr_t fn = _Unwind_GetRegionStart(ctx);
 
 	/* Skip the handler's own frames and the signal trampoline. */
 	if (!u->found) {
@@ -100,11 +111,21 @@ static _Unwind_Reason_Code unwind_step(struct _Unwind_Context *ctx,
 	}
 	if (ip == 0)		/* the outermost frame's "return address" */
 		return _URC_END_OF_STACK;
+	if (fn && fn == (uintptr_t)cp_trampoline)
+		return _URC_END_OF_STACK;
+	if (ip >= cp_smp_own_lo && ip < cp_smp_own_hi)
+		return _URC_NO_REASON;	/* the tracer at work */
 	if (u->n == CP_SAMPLE_MAX_DEPTH) {
 		u->full = true;
 		return _URC_END_OF_STACK;
 	}
+	/* pc[0] is an instruction: a return address (the tracer's frames
+	 * inside it skipped) becomes its call's last byte */
+	if (u->n == 0 && ip != u->sig_pc)
+		ip--;
 	u->pc[u->n++] = ip;
+	if (fn && fn == cp_smp_main)
+		return _URC_END_OF_STACK;
 	return _URC_NO_REASON;
 }
 
@@ -127,6 +148,10 @@ static unsigned unwind(const ucontext_t *uc, uintptr_t *pc, unsigned *flags)
 	u.sig_pc = (uintptr_t)uc->uc_mcontext.pc;
 #endif
 	_Unwind_Backtrace(unwind_step, &u);
+	if (u.found && u.n == 0) {	/* stopped in the tracer's frames */
+		pc[0] = u.sig_pc;
+		return 1;
+	}
 	if (!u.found) {
 		pc[0] = u.sig_pc;
 		*flags |= CP_SAMPLE_UNWIND_FAILED;
@@ -137,8 +162,10 @@ static unsigned unwind(const ucontext_t *uc, uintptr_t *pc, unsigned *flags)
 	return u.n;
 }
 
-/* Count the sample for every selected procedure its stack holds. */
-static void count_hits(struct cp_smp *s, const uintptr_t *pc, unsigned depth)
+/* Count the sample, of @weight CPU ns, for every selected procedure its
+ * stack holds. */
+static void count_hits(struct cp_smp *s, const uintptr_t *pc, unsigned depth,
+		       uint64_t weight)
 {
 	uint64_t mask = 0;
 
@@ -151,14 +178,26 @@ static void count_hits(struct cp_smp *s, const uintptr_t *pc, unsigned depth)
 			    a < cp_procs_ranges[r].hi)
 				mask |= 1ull << cp_procs_ranges[r].idx;
 	}
+	cp_smp_tally_add(&s->tally, mask, weight);
+}
+
+void cp_smp_tally_add(struct cp_smp_tally *ta, uint64_t mask,
+		      uint64_t weight)
+{
+	if (!weight)
+		weight = 1;
 	while (mask) {
 		unsigned i = (unsigned)__builtin_ctzll(mask);
 
-		atomic_fetch_add_explicit(&s->hits[i], 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&ta->hits[i], 1,
+					  memory_order_relaxed);
+		atomic_fetch_add_explicit(&ta->hw[i], weight,
+					  memory_order_relaxed);
 		mask &= mask - 1;
 	}
+	/* last: the owner's snapshot is whole when w did not move */
 	atomic_signal_fence(memory_order_release);
-	atomic_fetch_add_explicit(&s->n, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&ta->w, weight, memory_order_relaxed);
 }
 
 static void buf_reset(struct cp_smp *s)
@@ -217,7 +256,8 @@ static void take_sample(struct cp_smp *s, const ucontext_t *uc)
 
 	depth = unwind(uc, pc, &flags);
 	if (cp_procs_nranges)
-		count_hits(s, pc, depth);
+		count_hits(s, pc, depth, cpu > s->prev_cpu ?
+			   cpu - s->prev_cpu : 0);
 	if (s->buf)
 		encode(s, wall, cpu, pc, depth, flags);
 	if (wall > s->prev_wall)
@@ -369,6 +409,34 @@ static bool close_state(struct cp_smp *s, unsigned spins)
 
 /* ---- start-up -------------------------------------------------------- */
 
+/* dl_iterate_phdr callback: the executable segments of the object that
+ * holds this function, if @info is it. */
+static int find_own(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uintptr_t self = (uintptr_t)find_own, lo = UINTPTR_MAX, hi = 0;
+
+	(void)size;
+	(void)arg;
+	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		if (a < lo)
+			lo = a;
+		if (a + ph->p_memsz > hi)
+			hi = a + ph->p_memsz;
+	}
+	if (self < lo || self >= hi)
+		return 0;
+	if (!info->dlpi_name[0])
+		return 1;	/* linked into the executable: no range */
+	cp_smp_own_lo = lo;
+	cp_smp_own_hi = hi;
+	return 1;
+}
+
 /* A real-time signal nobody handles: from SIGRTMAX - 3 down. */
 static int pick_signal(void)
 {
@@ -382,36 +450,63 @@ static int pick_signal(void)
 	return -1;
 }
 
+/* Perf events, or the reason they are refused (a note, which
+ * CPTHREAD_QUIET=1 silences unless perf was asked for by name: they are
+ * refused to users on stock Debian). */
+static bool perf_usable(enum cp_sampling want)
+{
+	int rc = perf_open();
+
+	if (rc >= 0) {
+		close(rc);
+		return true;
+	}
+	if (!cp_rt.cfg.quiet || want == CP_SAMPLING_PERF)
+		cp_warn("%sperf events refused (%s%s); sampling with a "
+			"CPU-time timer instead",
+			want == CP_SAMPLING_PERF ? "CPTHREAD_SAMPLING=perf: " :
+			"", strerror(-rc), rc == -EACCES || rc == -EPERM ?
+			": see /proc/sys/kernel/perf_event_paranoid" : "");
+	return false;
+}
+
+/* Whether a CPU-time timer can be armed: 0 or -errno. */
+static int timer_probe(void)
+{
+	struct cp_smp probe = { .fd = -1 };
+	int rc = arm_timer(&probe);
+
+	if (!rc)
+		disarm(&probe);
+	return rc;
+}
+
+/*
+ * The mechanism.  `auto` takes the CPU-time timer up to the tick rate and
+ * perf events above it.  A CPU-time timer is checked at the scheduler
+ * tick, so it cannot fire faster than the tick, but it costs nothing
+ * between its signals; a perf event costs at every context switch of its
+ * thread (the kernel stops and restarts it), which on switch-heavy code
+ * (barrierheavy, bench_sampler.py) was 15-20 % of the run at 250 Hz
+ * against 0-2 % for the timer, for the same accuracy.
+ */
 static enum cp_sampler_kind choose(void)
 {
 	enum cp_sampling want = cp_rt.cfg.sampling;
-	struct cp_smp probe = { .fd = -1 };
-	int rc;
+	bool timer_first = want == CP_SAMPLING_TIMER ||
+		(want == CP_SAMPLING_AUTO &&
+		 cp_rt.cfg.sampling_hz <= CP_SMP_TICK_HZ);
+	int rc = 0;
 
-	if (want != CP_SAMPLING_TIMER) {
-		rc = perf_open();
-		if (rc >= 0) {
-			close(rc);
-			return CP_SAMPLER_PERF;
-		}
-		/* Sampling goes on: a note, which CPTHREAD_QUIET=1 silences
-		 * (perf events are refused to users on stock Debian). */
-		if (!cp_rt.cfg.quiet || want == CP_SAMPLING_PERF)
-			cp_warn("%sperf events refused (%s%s); sampling with "
-				"a CPU-time timer instead",
-				want == CP_SAMPLING_PERF ?
-				"CPTHREAD_SAMPLING=perf: " : "", strerror(-rc),
-				rc == -EACCES || rc == -EPERM ? ": see /proc/"
-				"sys/kernel/perf_event_paranoid" : "");
-	}
-	rc = arm_timer(&probe);
-	if (rc) {
-		cp_warn("cannot create a CPU-time timer (%s); no sampling: "
-			"sampled procedures get no time", strerror(-rc));
-		return CP_SAMPLER_NONE;
-	}
-	disarm(&probe);
-	return CP_SAMPLER_TIMER;
+	if (timer_first && !(rc = timer_probe()))
+		return CP_SAMPLER_TIMER;
+	if (want != CP_SAMPLING_TIMER && perf_usable(want))
+		return CP_SAMPLER_PERF;
+	if (!timer_first && !(rc = timer_probe()))
+		return CP_SAMPLER_TIMER;
+	cp_warn("cannot create a CPU-time timer (%s); no sampling: sampled "
+		"procedures get no time", strerror(-rc));
+	return CP_SAMPLER_NONE;
 }
 
 static void crash_flush(void);
@@ -441,6 +536,9 @@ enum cp_sampler_kind cp_sampler_init(void)
 			"sampling", strerror(errno));
 		return CP_SAMPLER_NONE;
 	}
+	/* Whose frames are the tracer's; where the first thread's end. */
+	dl_iterate_phdr(find_own, NULL);
+	cp_smp_main = (uintptr_t)cp_symbols_lookup("main");
 	/* The unwinder's one-time set-up (pthread_once) runs here, not in
 	 * the handler. */
 	_Unwind_Backtrace(unwind_nothing, NULL);
@@ -563,30 +661,43 @@ void cp_sampler_postfork_child(void)
 
 /* Move the samples counted since the last look into held[]; keep held[]
  * when there are none. */
-static void take_counts(struct cp_smp *s, unsigned nsel)
+static void take_counts(struct cp_smp_tally *ta, unsigned nsel)
 {
-	uint32_t now[CP_MAX_FUNCS];
+	uint64_t now[CP_MAX_FUNCS];
 
 	for (;;) {
-		uint32_t n = atomic_load_explicit(&s->n, memory_order_relaxed);
+		uint64_t w = atomic_load_explicit(&ta->w,
+						  memory_order_relaxed);
 
-		if (n == s->seen_n)
+		if (w == ta->seen_w)
 			return;
 		atomic_signal_fence(memory_order_acquire);
 		for (unsigned i = 0; i < nsel; i++)
-			now[i] = atomic_load_explicit(&s->hits[i],
+			now[i] = atomic_load_explicit(&ta->hw[i],
 						      memory_order_relaxed);
 		atomic_signal_fence(memory_order_acquire);
-		if (atomic_load_explicit(&s->n, memory_order_relaxed) != n)
+		if (atomic_load_explicit(&ta->w, memory_order_relaxed) != w)
 			continue;	/* a sample came in between */
-		s->held_n = n - s->seen_n;
-		s->seen_n = n;
+		ta->held_w = w - ta->seen_w;
+		ta->seen_w = w;
 		for (unsigned i = 0; i < nsel; i++) {
-			s->held[i] = now[i] - s->seen_hits[i];
-			s->seen_hits[i] = now[i];
+			ta->held[i] = now[i] - ta->seen_hw[i];
+			ta->seen_hw[i] = now[i];
 		}
 		return;
 	}
+}
+
+bool cp_smp_tally_split(struct cp_smp_tally *ta, unsigned nsel, uint64_t d,
+			uint64_t *part)
+{
+	take_counts(ta, nsel);
+	if (!ta->held_w)
+		return false;
+	for (unsigned i = 0; i < nsel; i++)
+		part[i] += (uint64_t)((unsigned __int128)d * ta->held[i] /
+				      ta->held_w);
+	return true;
 }
 
 void cp_sampler_split(struct cp_thread *t, uint64_t d)
@@ -594,28 +705,22 @@ void cp_sampler_split(struct cp_thread *t, uint64_t d)
 	struct cp_smp *s = t->smp;
 	unsigned nsel = cp_rt.nsel;
 	uint64_t *share = t->path->v, *z = t->path->v + nsel;
-
+	uint64_t part[CP_MAX_FUNCS];
 	bool hooks;
 
-	if (!s)
-		return;
-	take_counts(s, nsel);
-	if (!s->held_n)
+	memset(part, 0, nsel * sizeof(*part));
+	if (!s || !cp_smp_tally_split(&s->tally, nsel, d, part))
 		return;
 	/* Once the executable's hooks run, they are exact for its
 	 * functions (cp_procs.h): samples stand down for those. */
 	hooks = atomic_load_explicit(&cp_procs_hooks_seen,
 				     memory_order_relaxed);
 	for (unsigned i = 0; i < nsel; i++) {
-		uint64_t part;
-
-		if (!s->held[i] || (hooks && cp_procs_has_symbol(i)))
+		if (!part[i] || (hooks && cp_procs_has_symbol(i)))
 			continue;
-		part = (uint64_t)((unsigned __int128)d * s->held[i] /
-				  s->held_n);
-		share[i] += part;
-		z[i] += part;
-		t->proc_cpu[i] += part;
+		share[i] += part[i];
+		z[i] += part[i];
+		t->proc_cpu[i] += part[i];
 	}
 }
 
@@ -635,6 +740,7 @@ uint64_t cp_sampler_proc_samples(unsigned i)
 	if (i >= CP_MAX_FUNCS)
 		return 0;
 	for (struct cp_smp *s = atomic_load(&cp_smp_all); s; s = s->next)
-		n += atomic_load_explicit(&s->hits[i], memory_order_relaxed);
+		n += atomic_load_explicit(&s->tally.hits[i],
+					  memory_order_relaxed);
 	return n;
 }

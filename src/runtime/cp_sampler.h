@@ -10,9 +10,11 @@
  *          armed for one overflow at a time (PERF_EVENT_IOC_REFRESH): a
  *          thread that blocks the signal holds at most one pending, never
  *          a queue that could overflow into SIGIO.
- *   timer  the fallback when the kernel refuses perf events: a POSIX
- *          timer on CLOCK_THREAD_CPUTIME_ID, SIGEV_THREAD_ID (one pending
- *          signal at most by construction).
+ *   timer  a POSIX timer on CLOCK_THREAD_CPUTIME_ID, SIGEV_THREAD_ID
+ *          (one pending signal at most by construction): `auto`'s choice
+ *          up to the kernel's tick rate (cheaper: no cost at context
+ *          switches, cp_sampler.c's choose()), and the fallback when the
+ *          kernel refuses perf events.
  * The handler unwinds the interrupted thread by DWARF CFI (.eh_frame)
  * with libgcc's unwinder, which finds objects through glibc's
  * _dl_find_object: lock-free and allocation-free, so it may run in a
@@ -23,12 +25,16 @@
  * a full buffer is written as one CP_BLOCK_SAMPLES block (write() is
  * async-signal-safe), the rest at thread exit, process exit or crash.
  *
- * Online, the handler also counts, per selected procedure found by
- * sampling (cp_procs.h), the samples whose stack holds it; advancing the
- * thread (cp_thread_advance) splits the interval's useful time among those
- * procedures by the fraction of the interval's samples that held each.
- * An interval without samples (shorter than a period) is split like the
- * thread's latest interval that had some.
+ * Online, the handler also tallies, per selected procedure found by
+ * sampling (cp_procs.h), the CPU time of the samples whose stack holds it
+ * (struct cp_smp_tally); advancing the thread (cp_thread_advance) splits
+ * the interval's useful time among those procedures by the fraction of the
+ * interval's sampled CPU time that held each.  A sample weighs the CPU
+ * time since the thread's previous one, not 1: a signal delivered late
+ * (a busy CPU, a timer checked at the tick) stands for the longer period
+ * it closes, so late samples do not bias the shares.  An interval without
+ * samples (shorter than a period) is split like the thread's latest
+ * interval that had some.
  *
  * What the program keeps: its handlers and masks (the sampler uses one
  * real-time signal of its own, SA_RESTART, which the program cannot block:
@@ -47,8 +53,11 @@
 #ifndef CP_SAMPLER_H
 #define CP_SAMPLER_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "cp_config.h"
 
 struct cp_thread;
 
@@ -86,6 +95,39 @@ void cp_sampler_finish(void);
 /* Forked child: drop the parent's events and buffers; re-arm happens when
  * the child's thread is bound.  Call after the child's trace is open. */
 void cp_sampler_postfork_child(void);
+
+/*
+ * One thread's online tally: written by the thread's signal handler,
+ * read by the thread itself (cp_sampler_split), which the handler
+ * interrupts; the signal fences order the two (no other thread looks).
+ */
+struct cp_smp_tally {
+	atomic_uint hits[CP_MAX_FUNCS];	/* samples holding procedure i */
+	atomic_ulong w;			/* CPU ns they stand for */
+	atomic_ulong hw[CP_MAX_FUNCS];	/* of it, holding procedure i */
+	/* owner only */
+	uint64_t seen_w, seen_hw[CP_MAX_FUNCS];
+	/* the latest interval with samples: CPU ns, and holding i */
+	uint64_t held_w, held[CP_MAX_FUNCS];
+};
+
+/* Count a sample standing for @weight CPU ns (0 counts as 1) whose stack
+ * holds the selected procedures of bitmask @mask.  The thread's handler,
+ * async-signal-safe. */
+void cp_smp_tally_add(struct cp_smp_tally *ta, uint64_t mask,
+		      uint64_t weight);
+/* Split @d ns of useful time among the first @nsel procedures: add to
+ * @part[i] the share of @d that the samples since the last call (else
+ * those of the latest call that had some) held i, by CPU time.  Returns
+ * false, adding nothing, while no sample has been counted.  The owning
+ * thread. */
+bool cp_smp_tally_split(struct cp_smp_tally *ta, unsigned nsel, uint64_t d,
+			uint64_t *part);
+
+/* The start routine of every traced thread (wrappers/wrap_thread.c): the
+ * unwinder ends a thread's stack at its frame.  Weak: the runtime's unit
+ * tests link no wrappers. */
+void *cp_trampoline(void *arg) __attribute__((weak));
 
 /* Samples taken so far in all threads; and those whose stack held
  * selected procedure @i.  Any thread (racy sums of live counters). */

@@ -10,6 +10,10 @@
  * program's malloc (changing what is measured, and unsafe from the hooks
  * that run inside it).  This one only maps the file.  The analyzer, which
  * runs in its own process, symbolizes with elfutils.
+ *
+ * The calls below other than cp_symbols_load() read the mapping only:
+ * any thread, after cp_symbols_load(), which runs once at start-up.
+ * Names point into the mapped file and live as long as the process.
  */
 #ifndef CP_SYMBOLS_H
 #define CP_SYMBOLS_H

@@ -158,7 +158,10 @@ void cp_thread_unlink_id(struct cp_thread *t)
 void cp_thread_restart(struct cp_thread *t, uint64_t now)
 {
 	t->gen = atomic_load(&cp_rt.gen);
-	cp_path_clear(t->path, cp_rt.nsel, t->gen, t->tid);
+	/* a path of the new generation was taken at the end of a wait that
+	 * spanned cpthread_start(): keep that dependency */
+	if (t->path->gen != t->gen)
+		cp_path_clear(t->path, cp_rt.nsel, t->gen, t->tid);
 	if (now > t->last)
 		t->last = now;
 }

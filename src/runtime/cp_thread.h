@@ -99,6 +99,9 @@ struct cp_thread {
 	bool in_ids;		/* in the id table under id */
 	pthread_t id;		/* its pthread_t, for the id table */
 	struct cp_thread *id_next;	/* id table chain */
+	/* debug builds (cp_thread_assert), owning thread: */
+	uint64_t dbg_len;	/* path length at the last check */
+	uint32_t dbg_gen;	/* its generation */
 };
 
 /* Allocate a thread state with @parent's path (NULL: empty); any thread. */
@@ -127,14 +130,20 @@ void cp_thread_unlink_id(struct cp_thread *t);
 /* The thread's last event: advance, publish the final path, flush; the
  * calling thread is untraced from then on.  Idempotent; owning thread. */
 void cp_thread_exit(struct cp_thread *t);
-/* Start over after cpthread_start(): empty path of the new generation. */
+/* Start over after cpthread_start(): empty path of the new generation
+ * (unless the path already is of it, taken from a record at the end of a
+ * wait), clock @now (ns of cp_rt.clock).  Owning thread. */
 void cp_thread_restart(struct cp_thread *t, uint64_t now);
-/* Head of the registry (all threads ever bound), for report walks. */
+/* Head of the registry (all threads ever published, newest first), for
+ * report walks.  Any thread: entries are only ever added at the head, so
+ * a walk sees a consistent list; fields of live threads read racily. */
 struct cp_thread *cp_thread_all(void);
-/* Forget every thread (forked child, before it binds its own). */
+/* Forget every thread (forked child, before it binds its own).  Single-
+ * threaded. */
 void cp_thread_reset_registry(void);
 
-/* The thread's clock now (wall or cpu); records wall_now too. */
+/* The thread's clock now (ns of cp_rt.clock, wall or cpu); records
+ * wall_now too.  Owning thread. */
 static inline uint64_t cp_thread_now(struct cp_thread *t)
 {
 	uint64_t w = cp_clock_wall();
@@ -149,14 +158,20 @@ static inline uint64_t cp_thread_now(struct cp_thread *t)
  * Debug builds (CP_DEBUG): die unless @t's state keeps its invariants: at
  * most nsel procedures active, each a selected one (and, counting
  * nesting, entered at least once), the record map at most half full, the
- * path a path value (cp_path_assert).  O(nsel).  Owning thread.
+ * path a path value (cp_path_assert) no shorter than at the last check of
+ * the same generation (advances and merges only lengthen a path; only a
+ * new generation starts it over).  O(nsel).  Owning thread.
  */
-static inline void cp_thread_assert(const struct cp_thread *t)
+static inline void cp_thread_assert(struct cp_thread *t)
 {
 	unsigned nsel = cp_rt.nsel;
 
 	if (!CP_DEBUG)
 		return;
+	if (t->path->gen == t->dbg_gen && t->path->len < t->dbg_len)
+		cp_die("thread: its path got shorter");
+	t->dbg_len = t->path->len;
+	t->dbg_gen = t->path->gen;
 	if (t->nactive > nsel)
 		cp_die("thread: more procedures active than selected");
 	for (uint32_t k = 0; k < t->nactive; k++)
@@ -169,7 +184,8 @@ static inline void cp_thread_assert(const struct cp_thread *t)
 }
 
 /* Charge @d ns of useful time to the selected procedures whose hooks
- * say they run now (the thread's path has grown by @d already). */
+ * say they run now (the thread's path has grown by @d already).  Owning
+ * thread. */
 static inline void cp_thread_charge_active(struct cp_thread *t, uint64_t d)
 {
 	unsigned nsel = cp_rt.nsel;
@@ -185,7 +201,7 @@ static inline void cp_thread_charge_active(struct cp_thread *t, uint64_t d)
 }
 
 /* The same, and a part of @d to each procedure found by sampling: the
- * fraction of the interval's samples that held it. */
+ * fraction of the interval's samples that held it.  Owning thread. */
 static inline void cp_thread_advance_procs(struct cp_thread *t, uint64_t d)
 {
 	cp_thread_charge_active(t, d);
@@ -193,7 +209,8 @@ static inline void cp_thread_advance_procs(struct cp_thread *t, uint64_t d)
 		cp_sampler_split(t, d);
 }
 
-/* Fold the useful time since the last event into the path. */
+/* Fold the useful time since the last event (@now, ns of cp_rt.clock)
+ * into the path; a new generation restarts it instead.  Owning thread. */
 static inline void cp_thread_advance(struct cp_thread *t, uint64_t now)
 {
 	uint64_t d = now > t->last ? now - t->last : 0;
@@ -212,7 +229,7 @@ static inline void cp_thread_advance(struct cp_thread *t, uint64_t now)
 }
 
 /* End a wait (begun with an advance) at @now, @waited wall ns long: the
- * wait is not useful time. */
+ * wait is not useful time.  Owning thread. */
 static inline void cp_thread_waited(struct cp_thread *t, uint64_t now,
 				    uint64_t waited)
 {

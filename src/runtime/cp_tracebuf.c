@@ -233,7 +233,10 @@ struct cp_tracebuf *cp_tb_new(uint32_t tid, uint64_t ts, uint64_t wall)
 	struct cp_tracebuf *tb = tb_reuse();
 
 	if (!tb) {
-		tb = cp_zalloc(sizeof(*tb));
+		/* lines of its own: the owner writes pos and nevents at
+		 * every event, and another thread's buffer sharing a line
+		 * would make each of those a cache miss */
+		tb = cp_zalloc_lines(sizeof(*tb));
 		if (!tb)
 			return NULL;
 		tb->buf = cp_zalloc(CP_TB_SIZE + CP_TB_ROOM);	/* + scratch */

@@ -180,4 +180,31 @@ static inline void cp_tb_commit(struct cp_tracebuf *tb, uint8_t *p)
 	}
 }
 
+/*
+ * The PUBLISH event of publish number @seq of object @obj, and the CONSUME
+ * event (flags @fl) of @n publishes from @lo, at @ts / @wall (UINT64_MAX:
+ * no wall clock, which a constant folds away).  Owning thread.
+ */
+static inline void cp_tb_publish(struct cp_tracebuf *tb, uint64_t ts,
+				 uint64_t wall, uint32_t obj, uint64_t seq)
+{
+	uint8_t *p = cp_tb_vertex(tb, CP_EV_PUBLISH, ts, wall);
+
+	p = cp_uv_put(p, obj);
+	p = cp_uv_put(p, seq);
+	cp_tb_commit(tb, p);
+}
+
+static inline void cp_tb_consume(struct cp_tracebuf *tb, unsigned fl,
+				 uint64_t ts, uint64_t wall, uint32_t obj,
+				 uint64_t lo, uint64_t n)
+{
+	uint8_t *p = cp_tb_vertex(tb, CP_EV_CONSUME | fl, ts, wall);
+
+	p = cp_uv_put(p, obj);
+	p = cp_uv_put(p, n ? lo : 0);
+	p = cp_uv_put(p, n);
+	cp_tb_commit(tb, p);
+}
+
 #endif /* CP_TRACEBUF_H */

@@ -29,8 +29,8 @@
 /*
  * A thread's unexplained waiting is reported past both.  The floor is
  * well above what a traced program blocks outside its waits on an idle
- * machine anyway (page faults, thread creation and exit: up to 17 ms was
- * seen on the CI machine), so the note means synchronization it missed.
+ * machine anyway (page faults, thread creation and exit: a few ms), so
+ * the note means synchronization it missed.
  */
 #define CP_UNSEEN_MIN_NS 30000000ull	/* 30 ms */
 #define CP_UNSEEN_MIN_SHARE 0.10	/* of its useful time */
@@ -43,7 +43,8 @@
  */
 uint64_t cp_unseen_blocked(const struct cp_thread *t);
 
-/* t->unseen_ns of an exited thread, else cp_unseen_blocked(@t). */
+/* t->unseen_ns of an exited thread, else cp_unseen_blocked(@t); ns.
+ * The report, at exit. */
 uint64_t cp_unseen_of(const struct cp_thread *t);
 
 /*

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "cp_compare.h"
+#include "cp_compare_out.h"
 #include "cp_gprof.h"
 #include "cp_profile.h"
 #include "cp_trace.h"
@@ -53,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (cp_gprof_find(&gp, gp.e[i].name) == NULL)
 			abort();
 	if (!cp_compare_build(&cmp, &fz_prof, &gp)) {
-		cp_compare_print(cp_fuzz_sink(), &cmp, 10);
+		cp_compare_out_text(cp_fuzz_sink(), &cmp, 10);
 		cp_compare_free(&cmp);
 	}
 	cp_gprof_free(&gp);

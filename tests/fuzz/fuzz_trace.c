@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "cp_compare.h"
+#include "cp_compare_out.h"
 #include "cp_profile.h"
 #include "cp_trace.h"
 #include "cp_tracepag.h"
@@ -35,7 +36,7 @@ static void report(const struct cp_trace *t)
 		return;
 	}
 	if (!cp_compare_build(&cmp, &p, NULL)) {
-		cp_compare_print(cp_fuzz_sink(), &cmp, 10);
+		cp_compare_out_text(cp_fuzz_sink(), &cmp, 10);
 		cp_compare_free(&cmp);
 	}
 	for (enum cp_view v = CP_VIEW_PROGRAM; v <= CP_VIEW_OBJECT; v++)

@@ -30,17 +30,23 @@
  *               or by as much as the margin between the critical path
  *               and the next longest path (the drift could then make
  *               that one critical), its timing figures are not checked
- *               (a note says so) and only its counts are.
+ *               and only its counts are.
  * A run is tried up to four times (wall) or twice (cpu) and the least
- * disturbed one is checked.
+ * disturbed one is checked; a wall-clock run still too disturbed to check
+ * is tried up to WALL_TRIES_BUSY times in all before its figures are left
+ * unchecked.  Each run left unchecked prints a note, and when nothing
+ * failed the program exits with 77, which ctest reports as skipped: a
+ * pass means every figure was checked.
  * Counts (threads, object operations) are exact where the program fixes
  * them.
  */
 #include <check.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "../cpt_skip.h"
 #include "cpt_harness.h"
@@ -62,7 +68,19 @@ static const struct combo combos[] = {
 
 #define NCOMBOS (int)(sizeof(combos) / sizeof(combos[0]))
 #define WALL_TRIES 4
+#define WALL_TRIES_BUSY 10
 #define CPU_TRIES 2
+
+/* Runs whose timing figures were left unchecked, counted across Check's
+ * forked test processes (shared memory mapped by main). */
+static atomic_int *cp_unchecked;
+
+/* Whether a wall-clock run of @w disturbed by @dist ms is too disturbed
+ * for its timing figures to be checked (see the head comment). */
+static bool too_disturbed(const struct workload *w, double dist)
+{
+	return dist > 0.2 * w->cp || dist >= w->margin;
+}
 
 static double tol_of(const char *clock, double want, double disturbance)
 {
@@ -289,6 +307,7 @@ static void run_workload_procs(const struct workload *wl, int i, bool procs)
 	struct cpt_run best, r;
 	double best_dist = INFINITY;
 	bool timed = true;
+	int ntried = 0;
 	struct cpt_errs e;
 
 	snprintf(env_clock, sizeof(env_clock), "CPTHREAD_CLOCK=%s", c->clock);
@@ -300,9 +319,10 @@ static void run_workload_procs(const struct workload *wl, int i, bool procs)
 		env[1] = "CPTHREAD_QUIET=1";
 	}
 	memset(&best, 0, sizeof(best));
-	for (int k = 0; k < tries; k++) {
+	for (int k = 0; k < (wall ? WALL_TRIES_BUSY : tries); k++) {
 		double dist;
 
+		ntried = k + 1;
 		ck_assert_msg(cpt_run_workload(&r, w->prog, c->v, args, env,
 					       60) == 0,
 			      "cannot run workload %s", w->prog);
@@ -318,15 +338,20 @@ static void run_workload_procs(const struct workload *wl, int i, bool procs)
 		if (!best.report || cpt_run_exit_code(&best) != 0 ||
 		    best_dist <= 0.02 * cpt_wl_useful_total(w) + 1.0)
 			break;
+		if (k + 1 >= tries && !(wall && too_disturbed(w, best_dist)))
+			break;
 	}
-	if (wall && (best_dist > 0.2 * w->cp || best_dist >= w->margin)) {
+	if (wall && too_disturbed(w, best_dist)) {
 		timed = false;
-		printf("note: %s%s%s, %s, wall clock: in every run the useful "
-		       "time exceeded the burns by %.1f ms or more (a busy "
-		       "machine; limit: %.1f ms); timing figures not "
+		if (cp_unchecked)
+			atomic_fetch_add(cp_unchecked, 1);
+		printf("note: %s%s%s, %s, wall clock: in each of %d runs the "
+		       "useful time exceeded the burns by %.1f ms or more (a "
+		       "busy machine; limit: %.1f ms); timing figures not "
 		       "checked\n", w->prog, w->arg ? " " : "",
 		       w->arg ? w->arg : "", cpt_variant_name(c->v),
-		       best_dist, fmin(0.2 * w->cp, w->margin));
+		       ntried, best_dist,
+		       fmin(0.2 * w->cp, w->margin));
 	}
 	cpt_errs_init(&e);
 	check_run(w, c, &best, best_dist, timed, &e);
@@ -670,13 +695,32 @@ static Suite *online_suite(void)
 	return s;
 }
 
+/* Exit 1 if a test failed, else 77 (skipped, for ctest) if a run's
+ * timing figures went unchecked, else 0. */
 int main(void)
 {
 	SRunner *sr = srunner_create(online_suite());
-	int failed;
+	int failed, unchecked;
 
+	cp_unchecked = mmap(NULL, sizeof(*cp_unchecked),
+			    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			    -1, 0);
+	if (cp_unchecked == MAP_FAILED) {
+		perror("check_online: mmap");
+		return EXIT_FAILURE;
+	}
+	atomic_init(cp_unchecked, 0);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	unchecked = atomic_load(cp_unchecked);
+	if (failed)
+		return EXIT_FAILURE;
+	if (unchecked) {
+		printf("check_online: skipped: %d run(s) too disturbed by "
+		       "other load for their wall-clock timing figures to be "
+		       "checked (their counts were)\n", unchecked);
+		return 77;
+	}
+	return EXIT_SUCCESS;
 }

@@ -150,17 +150,30 @@ START_TEST(test_sampler_online_accuracy)
 }
 END_TEST
 
-/* Perf events refused (a shim makes perf_event_open fail with EACCES):
- * one line on stderr says so, the CPU-time timer serves, with the same
- * accuracy; under CPTHREAD_QUIET=1 the line is silenced. */
+/* Perf events refused (a shim makes perf_event_open fail with EACCES),
+ * where they are tried: `auto` above the tick rate, or perf asked for by
+ * name.  One line on stderr says so (unless CPTHREAD_QUIET=1 under
+ * `auto`; never silenced for a named perf), the CPU-time timer serves,
+ * with the same accuracy. */
+static const struct refused_case {
+	const char *sampling, *quiet;
+	unsigned lines;
+} refused[] = {
+	{ "CPTHREAD_SAMPLING=auto", "CPTHREAD_QUIET=0", 1 },
+	{ "CPTHREAD_SAMPLING=auto", "CPTHREAD_QUIET=1", 0 },
+	{ "CPTHREAD_SAMPLING=perf", "CPTHREAD_QUIET=1", 1 },
+};
+
 START_TEST(test_sampler_refused_falls_back)
 {
+	const struct refused_case *c = &refused[_i];
 	char preload[1024];
 	const char *env[] = { preload, "CPTHREAD_CLOCK=cpu",
-			      "CPTHREAD_FUNCS=f,g,h", _i ? "CPTHREAD_QUIET=1" :
-			      "CPTHREAD_QUIET=0", NULL };
+			      "CPTHREAD_FUNCS=f,g,h", c->sampling, c->quiet,
+			      "CPTHREAD_SAMPLING_HZ=1000", NULL };
 	struct cpt_run r;
 	double samples, period;
+	const char *mech;
 	unsigned lines;
 
 	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s/libsmp_noperf.so %s",
@@ -169,16 +182,16 @@ START_TEST(test_sampler_refused_falls_back)
 					  TIMEOUT), 0);
 	ck_assert_msg(cpt_run_exit_code(&r) == 0 && r.report,
 		      "exit %d: %s", cpt_run_exit_code(&r), r.err);
-	ck_assert_msg(!strcmp(json_string_value(cpt_json_path(r.report,
-			"sampling.mechanism")), "timer"), "mechanism %s",
-		      json_string_value(cpt_json_path(r.report,
-						      "sampling.mechanism")));
+	mech = json_string_value(cpt_json_path(r.report, "sampling.mechanism"));
+	ck_assert_msg(mech && !strcmp(mech, "timer"), "%s: mechanism %s",
+		      c->sampling, mech ? mech : "(none)");
 	lines = 0;
 	for (const char *p = r.err; (p = strstr(p, "perf events refused"));
 	     p++)
 		lines++;
-	ck_assert_msg(lines == (_i ? 0u : 1u), "QUIET=%d: %u lines on perf "
-		      "refused: %.300s", _i, lines, r.err);
+	ck_assert_msg(lines == c->lines, "%s %s: %u lines on perf refused, "
+		      "expected %u: %.300s", c->sampling, c->quiet, lines,
+		      c->lines, r.err);
 	samples = cpt_json_num(r.report, "sampling.samples");
 	period = fmax(1.0, cpt_json_ms(r.report, "cpu_ns") / samples);
 	for (size_t k = 0; k < sizeof(smp_cp) / sizeof(smp_cp[0]); k++) {
@@ -190,6 +203,33 @@ START_TEST(test_sampler_refused_falls_back)
 			      "%s: cp %.3f ms, expected %.0f (period %.2f ms)",
 			      smp_cp[k].name, cp, smp_cp[k].cp, period);
 	}
+	cpt_run_free(&r);
+}
+END_TEST
+
+/* `auto` takes the CPU-time timer up to the kernel's tick rate (250 Hz
+ * on Debian: no cost at context switches), perf events above it where
+ * the kernel allows them; perf is not even tried at the default rate, so
+ * a kernel refusing it costs no line on stderr. */
+START_TEST(test_sampler_auto_by_rate)
+{
+	static const char *const hz[] = { "CPTHREAD_SAMPLING_HZ=250",
+					  "CPTHREAD_SAMPLING_HZ=1000" };
+	const char *env[] = { "CPTHREAD_FUNCS=f", "CPTHREAD_QUIET=0", hz[_i],
+			      NULL };
+	const char *want = _i == 0 || !perf_allowed() ? "timer" : "perf";
+	struct cpt_run r;
+	const char *mech;
+
+	ck_assert_int_eq(cpt_run_workload(&r, "smp_cp", CPT_PRELOAD, NULL,
+					  env, TIMEOUT), 0);
+	ck_assert_msg(cpt_run_exit_code(&r) == 0 && r.report, "exit %d: %s",
+		      cpt_run_exit_code(&r), r.err);
+	mech = json_string_value(cpt_json_path(r.report, "sampling.mechanism"));
+	ck_assert_msg(mech && !strcmp(mech, want), "%s: mechanism %s, "
+		      "expected %s", hz[_i], mech ? mech : "(none)", want);
+	ck_assert_msg(_i != 0 || !strstr(r.err, "perf events"), "%s: stderr "
+		      "%.300s", hz[_i], r.err);
 	cpt_run_free(&r);
 }
 END_TEST
@@ -226,6 +266,74 @@ START_TEST(test_sampler_library_functions)
 	}
 	ck_assert_msg(sum < len, "library functions hold %.3f ms of a "
 		      "%.3f ms path", sum, len);
+	cpt_run_free(&r);
+}
+END_TEST
+
+/* C++ procedures (smp_cxx.cpp) read demangled and qualified in cpt's
+ * procedure table, as g++'s tools print them, with the times its header
+ * derives; no name is left mangled. */
+START_TEST(test_sampler_cxx_names)
+{
+	static const struct expect cxx[] = {
+		{ "work::Mixer<int>::blend(unsigned int)", 120, 0, 120 },
+		{ "work::scale(double, unsigned int)", 0, 0, 40 },
+		{ "work::spin(unsigned int)", 120, 0, 160 },
+	};
+	const char *env[] = { "CPTHREAD_MODE=trace", "CPTHREAD_CLOCK=cpu",
+			      "CPTHREAD_QUIET=1", "CPTHREAD_SAMPLING_HZ=1000",
+			      NULL };
+	const char *rep_argv[] = { "report", "--format", "json", NULL, NULL };
+	struct cpt_run r, rep;
+	json_t *report, *procs, *it;
+	json_error_t je;
+	struct cpt_errs e;
+	double period;
+	size_t i;
+
+	ck_assert_int_eq(cpt_run_workload(&r, "smp_cxx", CPT_PRELOAD, NULL,
+					  env, TIMEOUT), 0);
+	ck_assert_msg(cpt_run_exit_code(&r) == 0, "exit %d: %.300s",
+		      cpt_run_exit_code(&r), r.err);
+	rep_argv[3] = r.trace_path;
+	ck_assert_int_eq(cpt_run_program(&rep, CPT_CPT, rep_argv, NULL,
+					 TIMEOUT, false), 0);
+	report = json_loads(rep.out, 0, &je);
+	ck_assert_msg(cpt_run_exit_code(&rep) == 0 && report, "cpt report: "
+		      "exit %d, %s: %.300s", cpt_run_exit_code(&rep), je.text,
+		      rep.err);
+	procs = cpt_json_path(report, "critical_path.procedures");
+	period = fmax(1.0, cpt_json_ms(report, "sampling.used_weight_ns") /
+			   cpt_json_num(report, "sampling.used"));
+	cpt_errs_init(&e);
+	for (size_t k = 0; k < sizeof(cxx) / sizeof(cxx[0]); k++) {
+		json_t *p = NULL;
+		char what[96];
+
+		json_array_foreach(procs, i, it)
+			if (!strcmp(json_string_value(json_object_get(it,
+					"name")), cxx[k].name))
+				p = it;
+		if (!p) {
+			cpt_errf(&e, "%s: not in the table", cxx[k].name);
+			continue;
+		}
+		snprintf(what, sizeof(what), "%s cp", cxx[k].name);
+		cpt_check_ms(&e, what, cxx[k].cp, cpt_json_ms(p, "cp_ns"),
+			     tol_of(cxx[k].cp, period));
+		snprintf(what, sizeof(what), "%s cpu", cxx[k].name);
+		cpt_check_ms(&e, what, cxx[k].cpu, cpt_json_ms(p, "cpu_ns"),
+			     tol_of(cxx[k].cpu, period));
+	}
+	json_array_foreach(procs, i, it) {
+		const char *n = json_string_value(json_object_get(it, "name"));
+
+		if (!strncmp(n, "_Z", 2))
+			cpt_errf(&e, "%s: left mangled", n);
+	}
+	ck_assert_msg(e.n == 0, "smp_cxx (period %.2f ms): %s", period, e.buf);
+	json_decref(report);
+	cpt_run_free(&rep);
 	cpt_run_free(&r);
 }
 END_TEST
@@ -501,7 +609,7 @@ START_TEST(test_sampler_trace_stacks)
 	uint64_t lo[3], hi[3], weight = 0;
 	struct cpt_run r;
 	struct trace t;
-	const struct module *exe, *vdso, *libc;
+	const struct module *exe, *vdso, *libc, *tracer;
 	char exe_path[512];
 	const char *err;
 	unsigned with_f = 0, in_vdso = 0, in_libc = 0, nested = 0, ta = 0;
@@ -518,9 +626,13 @@ START_TEST(test_sampler_trace_stacks)
 	exe = module_named(&t, "/wl_smp_cp_plain");
 	vdso = module_named(&t, "[vdso]");
 	libc = module_named(&t, "/libc.so.6");
-	ck_assert_msg(exe && vdso && libc, "modules: exe %p vdso %p libc %p "
-		      "(%zu modules)", (void *)exe, (void *)vdso, (void *)libc,
-		      t.nm);
+	tracer = NULL;	/* libcpthread.so, .so.0 or .so.0.1.0 */
+	for (size_t i = 0; i < t.nm && !tracer; i++)
+		if (strstr(t.m[i].path, "/libcpthread.so"))
+			tracer = &t.m[i];
+	ck_assert_msg(exe && vdso && libc && tracer, "modules: exe %p vdso %p "
+		      "libc %p libcpthread %p (%zu modules)", (void *)exe,
+		      (void *)vdso, (void *)libc, (void *)tracer, t.nm);
 	ck_assert_msg(exe->idlen == 20, "exe build-id of %u bytes", exe->idlen);
 	ck_assert_msg(vdso->image > 0 && !memcmp(vdso->magic, "\177ELF", 4),
 		      "the vDSO record carries no ELF image (%u bytes)",
@@ -546,7 +658,9 @@ START_TEST(test_sampler_trace_stacks)
 		with_f++;
 		ph = frame_in(s, lo[1], hi[1]);
 		pt = frame_in(s, lo[2], hi[2]);
-		if (ph > pf && pt > ph)
+		/* thread_a outermost: the tracer's trampoline and libc's
+		 * thread start are left out */
+		if (ph > pf && pt > ph && pt == (int)s->depth - 1)
 			nested++;
 		if (module_of(&t, s->pc[0]) == vdso)
 			in_vdso++;
@@ -556,7 +670,14 @@ START_TEST(test_sampler_trace_stacks)
 	ck_assert_msg(with_f >= 20, "thread A: %u samples hold f (of %u)",
 		      with_f, ta);
 	ck_assert_msg(nested == with_f, "thread A: %u of %u samples holding f "
-		      "have it inside h inside thread_a", nested, with_f);
+		      "have it inside h inside thread_a, outermost", nested,
+		      with_f);
+	for (size_t i = 0; i < t.ns; i++)
+		for (unsigned k = 0; k < t.s[i].depth; k++)
+			ck_assert_msg(module_of(&t, t.s[i].pc[k]) != tracer,
+				      "sample %zu of thread %u: frame %u (of "
+				      "%u) in the tracer's own library", i,
+				      t.s[i].tid, k, t.s[i].depth);
 	ck_assert_msg(in_vdso > 0 && in_libc > 0, "thread A: f's samples "
 		      "interrupted in the vDSO %u, in libc %u (expected some "
 		      "of each, unwound to f)", in_vdso, in_libc);
@@ -574,7 +695,7 @@ END_TEST
 
 /* ---- the program does not notice ---- */
 
-static const char *const mechanisms[] = { "auto", "timer" };
+static const char *const mechanisms[] = { "perf", "timer" };
 
 /* Its own SIGPROF timer: one signal per 10 ms of CPU, bare and traced
  * (the program checks; the counts are in the message). */
@@ -722,11 +843,14 @@ START_TEST(test_sampler_dlopen)
 		if (module_of(&t, t.s[i].pc[0]) != so)
 			continue;
 		in_so++;
-		if (frame_in(&t.s[i], lo + exe->bias, hi + exe->bias) > 0)
+		/* main outermost: __libc_start_main and _start left out */
+		if (frame_in(&t.s[i], lo + exe->bias, hi + exe->bias) ==
+		    (int)t.s[i].depth - 1)
 			to_main++;
 	}
 	ck_assert_msg(in_so >= 5 && to_main == in_so, "%s: %u samples in the "
-		      "plugin, %u of them unwound to main", mechanisms[_i],
+		      "plugin, %u of them unwound to main, outermost",
+		      mechanisms[_i],
 		      in_so, to_main);
 	trace_free(&t);
 	cpt_run_free(&r);
@@ -794,9 +918,12 @@ static Suite *sampler_suite(void)
 	tcase_set_timeout(tc, 2 * TIMEOUT);
 	tcase_add_loop_test(tc, test_sampler_online_accuracy, 0,
 			    (int)(sizeof(acc_cases) / sizeof(acc_cases[0])));
-	tcase_add_loop_test(tc, test_sampler_refused_falls_back, 0, 2);
+	tcase_add_loop_test(tc, test_sampler_refused_falls_back, 0,
+			    (int)(sizeof(refused) / sizeof(refused[0])));
+	tcase_add_loop_test(tc, test_sampler_auto_by_rate, 0, 2);
 	tcase_add_test(tc, test_sampler_library_functions);
 	tcase_add_test(tc, test_sampler_off);
+	tcase_add_test(tc, test_sampler_cxx_names);
 	tcase_add_test(tc, test_sampler_trace_stacks);
 	suite_add_tcase(s, tc);
 

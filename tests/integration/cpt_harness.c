@@ -5,20 +5,15 @@
 #define _GNU_SOURCE
 #include "cpt_harness.h"
 
-#include <errno.h>
-#include <fcntl.h>
+#include "cp_child.h"
+
 #include <ftw.h>
 #include <math.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -32,30 +27,6 @@ const char *cpt_variant_name(enum cpt_variant v)
 	case CPT_STATIC: return "static";
 	}
 	return "?";
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	size_t n;
-
-	if (!f)
-		return strdup("");
-	do {
-		if (cap - len < 4096) {
-			cap = cap ? cap * 2 : 8192;
-			buf = realloc(buf, cap);
-			if (!buf)
-				abort();
-		}
-		n = fread(buf + len, 1, cap - len - 1, f);
-		len += n;
-	} while (n > 0);
-	fclose(f);
-	buf[len] = '\0';
-	return buf;
 }
 
 static bool env_drop(const char *kv)
@@ -126,58 +97,32 @@ static char **build_env(struct cpt_run *r, const char *const *env,
 	return out;
 }
 
+/* Run @path with @args (NULL-terminated, may be NULL) and @envp in
+ * r->dir, filling @r from the shared child runner.  0 or -1. */
 static int spawn_and_wait(struct cpt_run *r, const char *path,
 			  const char *const *args, char **envp,
 			  unsigned timeout_s)
 {
-	posix_spawn_file_actions_t fa;
 	const char *argv[32];
-	char out_path[300], err_path[300];
-	struct rusage ru;
-	struct timespec t0, now;
+	struct cp_child_spec spec = {
+		.argv = argv, .envp = envp, .dir = r->dir, .chdir = true,
+		.timeout_s = timeout_s,
+	};
+	struct cp_child c;
 	size_t k = 0;
-	int rc;
 
 	argv[k++] = path;
 	for (; args && *args && k < 31; args++)
 		argv[k++] = *args;
 	argv[k] = NULL;
-	snprintf(out_path, sizeof(out_path), "%s/stdout", r->dir);
-	snprintf(err_path, sizeof(err_path), "%s/stderr", r->dir);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, out_path,
-					 O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	posix_spawn_file_actions_addopen(&fa, 2, err_path,
-					 O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	posix_spawn_file_actions_addchdir_np(&fa, r->dir);
-	rc = posix_spawn(&r->pid, path, &fa, NULL, (char *const *)argv, envp);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc != 0) {
-		fprintf(stderr, "cannot start %s: %s\n", path, strerror(rc));
+	if (cp_child_run(&c, &spec) != 0)
 		return -1;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		pid_t p = wait4(r->pid, &r->status, WNOHANG, &ru);
-
-		if (p == r->pid)
-			break;
-		if (p < 0 && errno != EINTR) {
-			perror("wait4");
-			return -1;
-		}
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (!r->timed_out && now.tv_sec - t0.tv_sec >= timeout_s) {
-			r->timed_out = true;
-			kill(r->pid, SIGKILL);
-		}
-		nanosleep(&(struct timespec){ 0, 2000000 }, NULL);
-	}
-	r->cpu_ms = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
-		    (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
-	r->out = slurp(out_path);
-	r->err = slurp(err_path);
+	r->pid = c.pid;
+	r->status = c.status;
+	r->timed_out = c.timed_out;
+	r->cpu_ms = c.cpu_ms;
+	r->out = c.out;
+	r->err = c.err;
 	return 0;
 }
 
@@ -285,13 +230,9 @@ void cpt_run_free(struct cpt_run *r)
 
 int cpt_run_exit_code(const struct cpt_run *r)
 {
-	if (r->timed_out)
-		return -1;
-	if (WIFEXITED(r->status))
-		return WEXITSTATUS(r->status);
-	if (WIFSIGNALED(r->status))
-		return 128 + WTERMSIG(r->status);
-	return -2;
+	struct cp_child c = { .status = r->status, .timed_out = r->timed_out };
+
+	return cp_child_exit_code(&c);
 }
 
 json_t *cpt_json_path(json_t *root, const char *path)

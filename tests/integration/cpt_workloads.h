@@ -81,8 +81,8 @@ extern const unsigned cpt_wl_count;
 
 /*
  * What the hand model leaves out.  The burns are exact, but a run also
- * spends useful time outside them: creating and starting threads (0.1-0.5
- * ms of CPU each on the 2-core VMs here, a page-table heavy system call),
+ * spends useful time outside them: creating and starting threads (a
+ * fraction of a ms of CPU each, a page-table heavy system call),
  * the tracer's own events, and, under the wall clock, time a thread sat
  * preempted between two burns.  None of it is negative, so every path of
  * the run is at least as long as the hand model's and no figure can drift
@@ -101,8 +101,8 @@ double cpt_wl_disturbance(const struct workload *w, json_t *report);
  * The most a cpu-clock run may be disturbed, ms: thread creation and the
  * tracer's events, CPT_WL_CPU_DIST_PER_THREAD per thread or
  * CPT_WL_CPU_DIST_SHARE of the hand model's useful time, whichever is
- * more (a loaded VM stretches the CPU time of a system call several
- * times).  More means the tracer counted as useful something that was
+ * more (a loaded machine stretches the CPU time of a system call
+ * several times).  More means the tracer counted as useful something that was
  * not: a wait, or a burn counted twice.
  */
 #define CPT_WL_CPU_DIST_PER_THREAD 2.0

@@ -11,10 +11,12 @@
  * touches the registry's fields.
  */
 #include <check.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_alloc.h"
 #include "cp_runtime.h"
 #include "cp_thread.h"
 
@@ -115,6 +117,47 @@ START_TEST(test_thread_many)
 }
 END_TEST
 
+/*
+ * cpthread_start() while a thread waits: the releaser starts the new
+ * generation over and publishes 3 ms; the waiter, whose last event came
+ * before the start, takes that record as its wait ends.  Its next advance
+ * starts the new generation for it but keeps the 3 ms it took (they are
+ * of the new generation), then counts on from there.
+ */
+START_TEST(test_thread_restart_keeps_a_new_path)
+{
+	const uint64_t ms = 1000000;
+	struct cp_thread *t;
+	struct cp_path rec;
+
+	ck_assert_int_eq(cp_alloc_init(), 0);
+	cp_rt.nsel = 0;
+	atomic_store(&cp_rt.gen, 1);
+	t = cp_thread_new(NULL);
+	ck_assert_ptr_nonnull(t);
+	cp_thread_advance(t, 5 * ms);
+	ck_assert_msg(t->path->len == 5 * ms, "len %" PRIu64, t->path->len);
+	atomic_store(&cp_rt.gen, 2);
+	cp_path_clear(&rec, 0, 2, CP_PATH_MIXED);
+	rec.len = 3 * ms;
+	cp_thread_waited(t, 8 * ms, 3 * ms);
+	cp_path_merge(t->path, &rec, 0, 2);
+	cp_thread_advance(t, 9 * ms);
+	ck_assert_msg(t->gen == 2 && t->path->gen == 2 &&
+		      t->path->len == 3 * ms, "after the restart: gen %u, "
+		      "path gen %u len %" PRIu64 ", want 2, 2, 3 ms", t->gen,
+		      t->path->gen, t->path->len);
+	cp_thread_advance(t, 10 * ms);
+	ck_assert_msg(t->path->len == 4 * ms, "then %" PRIu64 ", want 4 ms",
+		      t->path->len);
+	/* a thread that took nothing new starts from an empty path */
+	atomic_store(&cp_rt.gen, 3);
+	cp_thread_advance(t, 11 * ms);
+	ck_assert_msg(t->gen == 3 && t->path->len == 0, "gen %u len %" PRIu64
+		      ", want 3, 0", t->gen, t->path->len);
+}
+END_TEST
+
 static Suite *thread_suite(void)
 {
 	Suite *s = suite_create("rt_thread");
@@ -124,6 +167,9 @@ static Suite *thread_suite(void)
 	tcase_add_test(tc, test_thread_reused_id);
 	tcase_add_test(tc, test_thread_detached);
 	tcase_add_test(tc, test_thread_many);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("generations");
+	tcase_add_test(tc, test_thread_restart_keeps_a_new_path);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -11,16 +11,15 @@
  */
 #include <check.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "cp_child.h"
 #include "trace_synth.c"
 
 #ifndef CP_BINARY_DIR
@@ -37,64 +36,23 @@ struct out {
 	size_t outlen;
 };
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	char *b = NULL;
-	size_t n = 0, cap = 0;
-
-	if (f) {
-		for (;;) {
-			if (n + 65536 > cap) {
-				cap = cap ? cap * 2 : 1 << 17;
-				b = realloc(b, cap);
-				ck_assert_msg(b != NULL, "memory");
-			}
-			size_t r = fread(b + n, 1, cap - n - 1, f);
-
-			if (!r)
-				break;
-			n += r;
-		}
-		fclose(f);
-	}
-	if (!b)
-		b = calloc(1, 1);
-	b[n] = '\0';
-	if (len)
-		*len = n;
-	return b;
-}
-
 /* Run cpt with @args (NULL-terminated, without argv[0]). */
 static void cpt(struct out *r, const char *const *args)
 {
-	char op[320], ep[320];
 	const char *argv[64];
-	int n = 0, st;
-	pid_t pid;
+	struct cp_child_spec spec = { .argv = argv, .dir = dir };
+	struct cp_child c;
+	int n = 0;
 
 	argv[n++] = CPT;
 	while (*args && n < 62)
 		argv[n++] = *args++;
 	argv[n] = NULL;
-	snprintf(op, sizeof(op), "%s/stdout", dir);
-	snprintf(ep, sizeof(ep), "%s/stderr", dir);
-	pid = fork();
-	ck_assert_msg(pid >= 0, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		int o = open(op, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int e = open(ep, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		dup2(o, 1);
-		dup2(e, 2);
-		execv(CPT, (char *const *)argv);
-		_exit(127);
-	}
-	ck_assert_msg(waitpid(pid, &st, 0) == pid, "waitpid");
-	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	r->out = slurp(op, &r->outlen);
-	r->err = slurp(ep, NULL);
+	ck_assert_msg(cp_child_run(&c, &spec) == 0, "cannot run %s", CPT);
+	r->status = cp_child_exit_code(&c);
+	r->out = c.out;
+	r->err = c.err;
+	r->outlen = c.outlen;
 }
 
 static void out_free(struct out *r)
@@ -222,7 +180,7 @@ START_TEST(test_cpt_export_stdout_and_file)
 		      strstr(r.out, "crit 10000000\n") &&
 		      !strstr(r.out, "work2"), "CP stacks:\n%s", r.out);
 	cpt(&q, a2);
-	text = slurp(file, NULL);
+	text = cp_child_slurp(file, NULL);
 	ck_assert_msg(q.status == 0 && q.outlen == 0 && !strcmp(text, r.out),
 		      "-o: exit %d, %zu bytes on stdout, file:\n%s", q.status,
 		      q.outlen, text);
@@ -424,6 +382,32 @@ START_TEST(test_cpt_report_views)
 }
 END_TEST
 
+/*
+ * The what-if table (each procedure x0.5).  work1 halved asks for the
+ * mutex at 15 ms, before T2 (20): the replay grants it to T1 first and
+ * ends at 35 ms, the fixed graph keeps T2 first and 40 ms, so its notes
+ * say both acquisitions come in another order.  crit halved changes no order
+ * (35 ms both ways): no note.  The unchanged replay is the recording (40
+ * ms): no note about the baseline anywhere.
+ */
+static void check_html_whatif(const char *html)
+{
+	const char *t = strstr(html, "<table id=\"whatif\"");
+	const char *w1 = t ? strstr(t, "<td class=\"name\">work1</td>") : NULL;
+	const char *cr = t ? strstr(t, "<td class=\"name\">crit</td>") : NULL;
+	const char *w1d = w1 ? strstr(w1, "<td class=\"desc\">") : NULL;
+	const char *crd = cr ? strstr(cr, "<td class=\"desc\">") : NULL;
+
+	ck_assert_msg(w1d && crd, "what-if rows of work1 and crit: %.3000s",
+		      t ? t : html);
+	ck_assert_msg(!strncmp(w1d + 17, "2 lock acquisitions in another "
+			       "order", 36), "work1's notes: %.300s", w1d);
+	ck_assert_msg(!strncmp(crd + 17, "</td>", 5), "crit's notes: %.300s",
+		      crd);
+	ck_assert_msg(!strstr(t, "unchanged replay is"),
+		      "a baseline note: %.3000s", t);
+}
+
 START_TEST(test_cpt_report_html_file)
 {
 	struct out r;
@@ -437,7 +421,7 @@ START_TEST(test_cpt_report_html_file)
 	cpt(&r, a);
 	ck_assert_msg(r.status == 0 && r.outlen == 0, "exit %d: %s", r.status,
 		      r.err);
-	html = slurp(file, NULL);
+	html = cp_child_slurp(file, NULL);
 	ck_assert_msg(!strncmp(html, "<!DOCTYPE html>", 15) &&
 		      strstr(html, "<svg id=\"timeline\"") &&
 		      strstr(html, "<table id=\"procs\"") &&
@@ -445,6 +429,7 @@ START_TEST(test_cpt_report_html_file)
 		      "report.html:\n%.2000s", html);
 	ck_assert_msg(!strstr(html, "http://") && !strstr(html, "https://"),
 		      "report.html refers to the network");
+	check_html_whatif(html);
 	free(html);
 	out_free(&r);
 	cpt(&r, paths);

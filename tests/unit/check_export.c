@@ -29,6 +29,7 @@
 
 #include "cp_chrome.h"
 #include "cp_compare.h"
+#include "cp_compare_out.h"
 #include "cp_dot.h"
 #include "cp_folded.h"
 #include "cp_gprof.h"
@@ -977,7 +978,7 @@ START_TEST(test_compare_scene_headline_and_ranks)
 	struct cp_compare c;
 	struct cp_profile_opts po = { .exclusive = false };
 	const struct cp_cmp_row *rs, *sh;
-	char err[256] = "", *buf = NULL;
+	char err[256] = "", *buf = NULL, hl[512], nt[512];
 	size_t len = 0;
 	FILE *m;
 
@@ -996,17 +997,19 @@ START_TEST(test_compare_scene_headline_and_ranks)
 		      "marks read_scene %d shade %d", rs->disagree,
 		      sh->disagree);
 	/* 20000/53000 of the CPU, 20000/33000 of the CP; nobody else ran */
-	ck_assert_msg(strstr(c.headline, "read_scene: 38% of CPU time, 61% "
+	cp_compare_out_headline(&c, hl, sizeof(hl));
+	cp_compare_out_note(&c, nt, sizeof(nt));
+	ck_assert_msg(strstr(hl, "read_scene: 38% of CPU time, 61% "
 			     "of the critical path: the other threads wait") &&
-		      c.hl_busy == 0.0, "headline: %s (busy %g)", c.headline,
+		      c.hl_busy == 0.0, "headline: %s (busy %g)", hl,
 		      c.hl_busy);
-	ck_assert_msg(c.note[0] == '\0', "note without gprof: %s", c.note);
+	ck_assert_msg(nt[0] == '\0', "note without gprof: %s", nt);
 	m = open_memstream(&buf, &len);
-	cp_compare_print(m, &c, 0);
+	cp_compare_out_text(m, &c, 0);
 	fclose(m);
 	/* the headline comes first, under the section's title */
-	ck_assert_msg(strstr(buf, c.headline) &&
-		      strstr(buf, c.headline) < strstr(buf, "procedure ") &&
+	ck_assert_msg(strstr(buf, hl) &&
+		      strstr(buf, hl) < strstr(buf, "procedure ") &&
 		      strstr(buf, "<- CP ranks it higher") &&
 		      strstr(buf, "<- CP ranks it lower"), "table:\n%s", buf);
 	free(buf);
@@ -1038,7 +1041,7 @@ START_TEST(test_compare_headline_prefers_program_name)
 	struct cp_profile p;
 	struct cp_compare c;
 	struct cp_profile_opts po = { .exclusive = false };
-	char err[256] = "";
+	char err[256] = "", hl[512];
 
 	synth_init(&s);
 	synth_symbol(&s, 0x2000, 0x100, "shade");
@@ -1071,9 +1074,9 @@ START_TEST(test_compare_headline_prefers_program_name)
 	ck_assert_msg(cp_profile_compute(&p, &f.tp, &po, err, sizeof(err)) == 0,
 		      "profile: %s", err);
 	ck_assert_msg(cp_compare_build(&c, &p, NULL) == 0, "compare");
-	ck_assert_msg(strncmp(c.headline, "main: 21% of CPU time, 44% of the "
-			      "critical path", 47) == 0, "headline: %s",
-		      c.headline);
+	cp_compare_out_headline(&c, hl, sizeof(hl));
+	ck_assert_msg(strncmp(hl, "main: 21% of CPU time, 44% of the "
+			      "critical path", 47) == 0, "headline: %s", hl);
 	cp_compare_free(&c);
 	cp_profile_free(&p);
 	fx_free(&f);
@@ -1090,7 +1093,7 @@ START_TEST(test_compare_gprof_columns_json)
 	struct cp_gprof gp;
 	struct cp_profile_opts po = { .exclusive = true };
 	struct cp_emit e;
-	char err[256] = "", *buf = NULL;
+	char err[256] = "", *buf = NULL, nt[512];
 	size_t len = 0;
 	json_t *doc, *rs, *fd;
 	json_error_t jerr;
@@ -1109,17 +1112,18 @@ START_TEST(test_compare_gprof_columns_json)
 		      !cp_compare_find(&c, "frame_dummy")->pp,
 		      "read_scene mark %d",
 		      cp_compare_find(&c, "read_scene")->disagree);
-	ck_assert_msg(strstr(c.note, "4 threads") &&
-		      strstr(c.note, "percentages"), "note: %s", c.note);
+	cp_compare_out_note(&c, nt, sizeof(nt));
+	ck_assert_msg(strstr(nt, "4 threads") &&
+		      strstr(nt, "percentages"), "note: %s", nt);
 	m = open_memstream(&buf, &len);
 	cp_emit_init(&e, emit_write, m, false);
 	cp_emit_obj_begin(&e, NULL);
-	cp_compare_emit_summary(&e, &c);
+	cp_compare_out_emit_summary(&e, &c);
 	cp_emit_obj_begin(&e, "read_scene");
-	cp_compare_emit_proc(&e, &c, "read_scene");
+	cp_compare_out_emit_proc(&e, &c, "read_scene");
 	cp_emit_obj_end(&e);
 	cp_emit_obj_begin(&e, "nothing");
-	cp_compare_emit_proc(&e, &c, "nothing");
+	cp_compare_out_emit_proc(&e, &c, "nothing");
 	cp_emit_obj_end(&e);
 	cp_emit_obj_end(&e);
 	cp_emit_end(&e);

@@ -324,6 +324,48 @@ START_TEST(test_sampled_agrees_with_instrumented)
 }
 END_TEST
 
+/*
+ * Samples of different weights, under the cpu clock: one thread useful
+ * 0..700, f<main at CPU 100 and 200 (weights 100 each), g<main at 600,
+ * delivered late (weight 400: the period it closes).  A sample lies at
+ * its CPU time, so the late one's period is on the timeline: the switch
+ * to g is at the midpoint 400, f holds 400 and g 300 (counting samples
+ * would give f 2/3 of 700).  Hot lines rank by the CPU time the samples
+ * stand for: g's one sample (400) before f's two (200).
+ */
+START_TEST(test_sampled_weights_differ)
+{
+	uint64_t pc[2] = { F + 0x10, MAIN + 0x11 };
+	const struct cp_hotline *h;
+	struct synth s;
+	struct fix x;
+	uint32_t n;
+
+	synth_init(&s);
+	s.clock = CP_CLOCK_CPU;
+	symbols(&s);
+	synth_start(&s, 0, -1);
+	synth_exit(&s, 0, 700);
+	synth_sample(&s, 0, 5000, 100, 100, 0, pc, 2);
+	synth_sample(&s, 0, 5100, 200, 100, 0, pc, 2);
+	pc[0] = G + 0x10;
+	synth_sample(&s, 0, 9000, 600, 400, 0, pc, 2);
+	s.online_len = 700;
+	load(&s, &x, CP_PROCS_AUTO, true);
+	expect(&x, "f", 400, 400, 400, 2, 2);
+	expect(&x, "g", 300, 300, 300, 1, 1);
+	n = cp_sampled_hotlines(&x.t, 10, &h);
+	ck_assert_msg(n == 2 && !strcmp(h[0].func, "g") &&
+		      h[0].cpu_ns == 400 && h[0].samples == 1 &&
+		      !strcmp(h[1].func, "f") && h[1].cpu_ns == 200 &&
+		      h[1].samples == 2, "hot lines: %u, first %s %" PRIu64
+		      " ns in %" PRIu64 " samples", n, n ? h[0].func : "-",
+		      n ? h[0].cpu_ns : 0, n ? h[0].samples : 0);
+	unload(&x);
+	synth_free(&s);
+}
+END_TEST
+
 /* A trace without samples cannot give sampled procedures. */
 START_TEST(test_sampled_none_is_an_error)
 {
@@ -512,6 +554,7 @@ static Suite *sampled_suite(void)
 
 	tcase_add_test(tc, test_sampled_one_thread_incl_excl);
 	tcase_add_test(tc, test_sampled_recursion_counts_once);
+	tcase_add_test(tc, test_sampled_weights_differ);
 	tcase_add_test(tc, test_sampled_two_threads_wall);
 	tcase_add_test(tc, test_sampled_two_threads_cpu_clock);
 	tcase_add_test(tc, test_sampled_agrees_with_instrumented);

@@ -581,6 +581,65 @@ START_TEST(test_symbolize_enter_names)
 }
 END_TEST
 
+/* C++ names read as g++'s tools print them; anything else is left alone
+ * (NULL), a malformed mangling included. */
+START_TEST(test_symbolize_demangle)
+{
+	static const char *const cases[][2] = {
+		{ "_ZN4work5scaleEdj", "work::scale(double, unsigned int)" },
+		{ "_ZN4work5MixerIiE5blendEj",
+		  "work::Mixer<int>::blend(unsigned int)" },
+		{ "_ZN4workL4spinEj", "work::spin(unsigned int)" },
+		{ "_Z1fv.part.0", "f() [clone .part.0]" },
+		{ "main", NULL }, { "_Z", NULL }, { "_ZN4work", NULL },
+		{ "", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *d = cp_symbolize_demangle(cases[i][0]);
+
+		ck_assert_msg(cases[i][1] ? d && !strcmp(d, cases[i][1]) : !d,
+			      "%s: \"%s\", expected \"%s\"", cases[i][0],
+			      d ? d : "(null)",
+			      cases[i][1] ? cases[i][1] : "(null)");
+		free(d);
+	}
+	ck_assert(!cp_symbolize_demangle(NULL));
+}
+END_TEST
+
+/* An instrumented procedure named by a mangled symbol of the runtime's
+ * SYMBOLS reads demangled in the procedure table. */
+START_TEST(test_symbolize_enter_demangled)
+{
+	struct cp_tracepag tp;
+	struct cp_trace t;
+	struct synth s;
+	char err[256] = "";
+	uint8_t *buf;
+	size_t len;
+
+	synth_init(&s);
+	synth_symbol(&s, 0x1000, 0x10, "_ZN4work5scaleEdj");
+	synth_start(&s, 0, -1);
+	synth_enter(&s, 0, 1, 0x1000);
+	synth_leave(&s, 0, 10);
+	synth_exit(&s, 0, 1);
+	len = synth_encode(&s, &buf);
+	ck_assert_msg(cp_trace_parse(&t, "cxx.cpt", buf, len, err,
+				     sizeof(err)) == 0, "parse: %s", err);
+	free(buf);
+	ck_assert(cp_tracepag_build(&tp, &t, err, sizeof(err)) == 0);
+	ck_assert_msg(tp.nprocs == 1 &&
+		      !strcmp(tp.procs[0], "work::scale(double, unsigned int)"),
+		      "%u procedures: %s", tp.nprocs,
+		      tp.nprocs ? tp.procs[0] : "");
+	cp_tracepag_free(&tp);
+	cp_trace_free(&t);
+	synth_free(&s);
+}
+END_TEST
+
 static Suite *symbolize_suite(void)
 {
 	Suite *s = suite_create("symbolize");
@@ -596,6 +655,8 @@ static Suite *symbolize_suite(void)
 	tcase_add_test(tc, test_symbolize_vdso_image);
 	tcase_add_test(tc, test_symbolize_trace_samples);
 	tcase_add_test(tc, test_symbolize_enter_names);
+	tcase_add_test(tc, test_symbolize_demangle);
+	tcase_add_test(tc, test_symbolize_enter_demangled);
 	suite_add_tcase(s, tc);
 	return s;
 }

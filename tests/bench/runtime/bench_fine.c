@@ -34,12 +34,14 @@
  *        far end when empty; every task of WORK ns (600) adds to one of 4,096
  *        patch accumulators under the patch's mutex.  Checks: the sum of
  *        all accumulators and the number of tasks run.
- *   manylocks [NLOCKS [PAIRS]]
+ *   manylocks [NLOCKS [PAIRS [WORK]]]
  *        one thread, uncontended lock+unlock pairs over NLOCKS distinct
  *        mutexes in a random order (a fresh permutation every 10^4 pairs
  *        or more, made outside the timed part); CPU ns per pair (the
  *        thread's CPU time: less disturbed by other tenants than the
- *        elapsed time).
+ *        elapsed time).  With WORK (ns, default 0), that much work before
+ *        each pair, and the CPU ns per iteration: what a lock pair adds
+ *        where the processor cannot overlap it with more lock pairs.
  *
  * Outputs: elapsed_s (the computation; for manylocks the thread's CPU
  * time in it), pairs (lock pairs taken), and for manylocks pair_ns.
@@ -516,7 +518,7 @@ static void recreate(long rounds, long n)
 
 /* ---- manylocks -------------------------------------------------------- */
 
-static void manylocks(long n, long npairs)
+static void manylocks(long n, long npairs, int units)
 {
 	pthread_mutex_t *m = malloc(n * sizeof(*m));
 	uint32_t *perm = malloc(n * sizeof(*perm));
@@ -545,6 +547,8 @@ static void manylocks(long n, long npairs)
 		t0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
 		for (long k = 0; k < reps; k++) {
 			for (long i = 0; i < n; i++) {
+				if (units)
+					work(units);
 				pthread_mutex_lock(&m[perm[i]]);
 				pthread_mutex_unlock(&m[perm[i]]);
 			}
@@ -580,7 +584,10 @@ int main(int argc, char **argv)
 			max_depth = (int)a3;
 		taskq(a2 > 0 ? a2 : 64);
 	} else if (!strcmp(mode, "manylocks")) {
-		manylocks(a2 > 0 ? a2 : 10000, a3 > 0 ? a3 : 10000000);
+		work_units = ns < 0 ? (int)-ns :
+			     ns > 0 ? (int)(ns / unit_ns() + 0.5) : 0;
+		manylocks(a2 > 0 ? a2 : 10000, a3 > 0 ? a3 : 10000000,
+			  work_units);
 	} else if (!strcmp(mode, "recreate")) {
 		recreate(a2 > 0 ? a2 : 20, a3 > 0 ? a3 : 1024);
 	} else if (!strcmp(mode, "calibrate")) {
@@ -588,7 +595,7 @@ int main(int argc, char **argv)
 	} else {
 		fprintf(stderr, "usage: %s barnes [BODIES [OPS [WORK]]] | "
 			"taskq [ROOTS [DEPTH [WORK]]] | "
-			"manylocks [NLOCKS [PAIRS]] | "
+			"manylocks [NLOCKS [PAIRS [WORK]]] | "
 			"recreate [ROUNDS [NLOCKS]] | calibrate\n", argv[0]);
 		return 2;
 	}

@@ -2,7 +2,8 @@
 """Fine-grained locking benchmark of libcpthread (issue 19).
 
 Runs the programs of bench_fine.c bare, online and in trace mode
-(libcpthread preloaded), interleaving the configurations round by round so
+(libcpthread preloaded; trace mode with its default CPU-time sampling and,
+as trace-nosampling, with CPTHREAD_SAMPLING=off), interleaving the configurations round by round so
 that machine noise hits them alike, and prints per program the min and
 median elapsed time and the ratios to the bare run: of the minima, of the
 medians, and the median of the per-round ratios.  manylocks is reported as
@@ -29,14 +30,28 @@ import sys
 import tempfile
 
 # name -> arguments of bench_fine; full and quick sizes; WORK (the last
-# argument of barnes and taskq) in ns, passed on as units
+# argument of barnes and taskq) in ns, passed on as units.  fmm and
+# radiosity are the same patterns at those SPLASH programs' sizes and lock
+# rates: fmm a tree of 131,072 particles built with a lock per cell, then
+# a lock pair every 250 ns of work (about 2/3 of barnes's rate: fmm's
+# added cost in issue 19 is that fraction of barnes's); radiosity task
+# queues with stealing and patch locks at 4 M tasks/s (taskq at 250 ns a
+# task).
 PROGS = {
     "barnes": (["barnes", "131072", "2000000", "120"],
                ["barnes", "4096", "20000", "120"]),
+    "fmm": (["barnes", "131072", "1000000", "250"],
+            ["barnes", "4096", "10000", "250"]),
     "taskq": (["taskq", "256", "7", "600"], ["taskq", "4", "5", "600"]),
+    "radiosity": (["taskq", "256", "7", "250"], ["taskq", "4", "5", "250"]),
     "manylocks": (["manylocks", "10000", "10000000"],
                   ["manylocks", "10000", "100000"]),
     "onelock": (["manylocks", "1", "10000000"], ["manylocks", "1", "100000"]),
+    # lockheavy's pattern on one thread, in its CPU time: 16 mutexes, 1 us
+    # of work before each pair (the per-pair cost between work, not in a
+    # tight loop)
+    "worklocks": (["manylocks", "16", "1000000", "1000"],
+                  ["manylocks", "16", "10000", "1000"]),
     "recreate": (["recreate", "200", "1024"], ["recreate", "20", "1024"]),
 }
 
@@ -116,6 +131,8 @@ def main():
                    "CPTHREAD_TRACE": os.path.join(tmp, "t.cpt"),
                    "CPTHREAD_REPORT": os.path.join(tmp, "r.json")}),
     ]
+    cfgs.append(("trace-nosampling", dict(cfgs[-1][1],
+                                          CPTHREAD_SAMPLING="off")))
     if args.against:
         other = os.path.join(os.path.abspath(args.against),
                              "lib/libcpthread.so")
@@ -130,7 +147,7 @@ def main():
                for _ in range(3))
 
     def units(pargs):
-        if pargs[0] in ("barnes", "taskq"):
+        if pargs[0] in ("barnes", "taskq") or len(pargs) > 3:
             return pargs[:-1] + [str(-max(1, round(float(pargs[-1]) /
                                                    unit)))]
         return pargs
@@ -160,8 +177,10 @@ def main():
           f"--runs {runs}" + (f" --only {args.only}" if args.only else "") \
           + (f" --against {args.against}" if args.against else "")
     print(f"# command: {cmd}")
-    print(f"# work unit {unit:.3f} ns; barnes {PROGS['barnes'][0][3]} ns of "
-          f"work a lock pair, taskq {PROGS['taskq'][0][3]} ns a task")
+    print(f"# work unit {unit:.3f} ns; barnes {PROGS['barnes'][0][3]} and "
+          f"fmm {PROGS['fmm'][0][3]} ns of work a lock pair, taskq "
+          f"{PROGS['taskq'][0][3]} and radiosity "
+          f"{PROGS['radiosity'][0][3]} ns a task")
     print("# finished %s UTC; load average %.2f at the start, %.2f at the end"
           % (datetime.datetime.now(datetime.timezone.utc)
              .strftime("%Y-%m-%d %H:%M"), load0[0], load1[0]))
@@ -171,7 +190,7 @@ def main():
           "| CPU ratio min / median |")
     print("|---|---|---|---|---|---|---|")
     for prog in progs:
-        if prog in ("manylocks", "onelock"):
+        if prog in ("manylocks", "onelock", "worklocks"):
             continue
         bmin, bmed = mm((prog, "bare", "elapsed_s"))
         for name, _ in cfgs:
@@ -191,7 +210,7 @@ def main():
             print(f"| {prog} | {name} | {emin:.3f} / {emed:.3f} | "
                   f"{rate / 1e6:.1f} M | {ratio} | {cmin:.3f} / {cmed:.3f} "
                   f"| {cratio} |")
-    for prog in ("onelock", "manylocks"):
+    for prog in ("onelock", "manylocks", "worklocks"):
         if prog not in progs:
             continue
         print()
@@ -202,10 +221,14 @@ def main():
             cmin, cmed = mm((prog, name, "pair_ns"))
             cells.append(f"{name} {cmin:.1f} / {cmed:.1f} "
                          f"(+{cmin - bmin:.1f} / +{cmed - bmed:.1f})")
-        print(f"{prog}: uncontended lock+unlock over {n} mutex(es) in random "
-              f"order, one thread, CPU ns per pair: bare {bmin:.1f} / "
-              f"{bmed:.1f}, "
-              + ", ".join(cells))
+        if prog == "worklocks":
+            head = (f"{prog}: {PROGS[prog][0][3]} ns of work (nominal), then "
+                    f"a lock+unlock of one of {n} mutexes in random order, "
+                    "one thread, CPU ns per iteration")
+        else:
+            head = (f"{prog}: uncontended lock+unlock over {n} mutex(es) in "
+                    "random order, one thread, CPU ns per pair")
+        print(f"{head}: bare {bmin:.1f} / {bmed:.1f}, " + ", ".join(cells))
 
 
 if __name__ == "__main__":

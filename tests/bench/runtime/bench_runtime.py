@@ -26,6 +26,8 @@ import subprocess
 import sys
 import tempfile
 
+from bench_fine import cpu_model
+
 FUNCS8 = "work_a,work_b,work_c,work_d,work_e,work_f,work_g,work_h"
 # lock programs: name -> time per iteration (work + lock pair) in the bare
 # run; 1000 ns is the target's "a million lock operations per second per
@@ -87,6 +89,8 @@ def main():
         ("bare", plain, {}),
         ("online-0", plain, dict(online_env, preload="1")),
         ("trace-0", plain, dict(trace_env, preload="1")),
+        ("trace-0-nosampling", plain, dict(trace_env, preload="1",
+                                           CPTHREAD_SAMPLING="off")),
         ("instr-off", instr, {"CPTHREAD_MODE": "off"}),
         ("instr-online-0", instr, dict(online_env)),
         ("instr-online-8", instr, dict(online_env, CPTHREAD_FUNCS=FUNCS8)),
@@ -124,6 +128,7 @@ def main():
 
     load1 = os.getloadavg()
     print("# cpthread runtime overhead (min / median of %d runs)" % args.runs)
+    print(f"# CPU: {cpu_model()}, {os.cpu_count()} CPUs")
     print("# command: python3 tests/bench/runtime/bench_runtime.py --build %s --runs %d%s"
           % (args.build, args.runs,
              " --against " + args.against if args.against else ""))
@@ -180,6 +185,8 @@ def main():
                   f"{cmin:.3f} / {cmed:.3f} | {cpu} |")
     print()
     print("bare: no tracer; online-0/trace-0: libcpthread preloaded, no procedure selected;")
+    print("trace-0 samples CPU time (on by default in trace mode), trace-0-nosampling")
+    print("is trace mode with CPTHREAD_SAMPLING=off: the events alone.")
     if args.against:
         print(f"B:*: the configuration with {args.against}'s library.")
     print("instr-*: the same program built with -finstrument-functions and linked with")

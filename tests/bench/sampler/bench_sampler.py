@@ -7,9 +7,10 @@
    fixed amount of work at a fixed stack depth in trace mode with sampling
    off and on at a high rate; (CPU time on - CPU time off) / samples.
 2. Overhead at the default rate on SPLASH programs (raytrace: call-heavy;
-   water), wall time bare, traced with sampling off, traced with it on,
-   and online with a procedure found by sampling: configurations
-   interleaved round by round, min and median of each.
+   water) and a context-switch-heavy one (bench_rt barrierheavy): wall
+   time bare, traced with sampling off, auto, perf and timer, and online
+   with a procedure found by sampling: configurations interleaved round
+   by round, min and median of each.
 3. Trace growth: bytes of SAMPLES blocks (headers included) per sample.
 
 The machine is whatever runs this: on a shared one the figures are noisy,
@@ -64,13 +65,19 @@ def sample_bytes(path):
         d = open(path, "rb").read()
     except OSError:
         return 0, 0
+    if len(d) < 64:
+        return 0, 0
+    # version 1: 16-byte block headers; from version 2: 32 (seq, flags,
+    # crc, reserved)
+    version = struct.unpack_from("<I", d, 8)[0]
+    hsize = 16 if version < 2 else 32
     i, nbytes, n = 64, 0, 0
-    while i + 16 <= len(d):
+    while i + hsize <= len(d):
         _, typ, _, size = struct.unpack_from("<IIII", d, i)
-        if typ == 7:
-            nbytes += 16 + size
-            n += struct.unpack_from("<I", d, i + 32)[0]
-        i += 16 + size
+        if typ == 7 and i + hsize + 20 <= len(d):
+            nbytes += hsize + size
+            n += struct.unpack_from("<I", d, i + hsize + 16)[0]
+        i += hsize + size
     return nbytes, n
 
 
@@ -109,45 +116,51 @@ def per_sample(args, wl, lib, tmp):
 
 def overhead(args, bdir, lib, tmp):
     sb = os.path.join(bdir, "splash-bench")
-    progs = {"raytrace": (["-t", "2", "-n", str(args.ray_n), "-q"],
+    rt = os.path.join(bdir, "tests", "bench", "runtime", "bench_rt_plain")
+    # (bare argv, argv linked with the runtime or None, sampled function)
+    progs = {"raytrace": ([os.path.join(sb, "raytrace"), "-t", "2", "-n",
+                           str(args.ray_n), "-q"],
+                          [os.path.join(sb, "raytrace_rt")],
                           "intersect_scene"),
-             "water": (["-t", "2", "-n", str(args.water_n), "-q"],
-                       "compute_forces")}
+             "water": ([os.path.join(sb, "water"), "-t", "2", "-n",
+                        str(args.water_n), "-q"],
+                       [os.path.join(sb, "water_rt")], "compute_forces"),
+             # context-switch heavy: a perf event costs at every switch
+             "barrierheavy": ([rt, "barrierheavy"], None, None)}
     print(f"2. overhead at the default rate ({args.runs} interleaved rounds;"
           " wall and CPU s of the process, min / median; ratio of medians"
           " against bare)")
     hz = {"CPTHREAD_SAMPLING_HZ": str(args.hz)} if args.hz else {}
-    for prog, (pargs, fn) in progs.items():
-        bare = [os.path.join(sb, prog)] + pargs
-        linked = [os.path.join(sb, prog + "_rt")] + pargs
+    for prog, (bare, linked, fn) in progs.items():
+        trace = {"preload": True, "CPTHREAD_MODE": "trace"}
         cfgs = {
             "bare": (bare, {}),
-            "trace, sampling off": (bare, {"preload": True,
-                                           "CPTHREAD_MODE": "trace",
-                                           "CPTHREAD_SAMPLING": "off"}),
-            "trace, sampling on": (bare, {"preload": True,
-                                          "CPTHREAD_MODE": "trace",
-                                          **hz}),
-            "trace, sampling on, timer": (bare, {
-                "preload": True, "CPTHREAD_MODE": "trace",
-                "CPTHREAD_SAMPLING": "timer", **hz}),
-            "online, no funcs": (linked, {}),
-            f"online, FUNCS={fn} (sampled)": (linked,
-                                             {"CPTHREAD_FUNCS": fn, **hz}),
+            "trace, sampling off": (bare, dict(trace,
+                                               CPTHREAD_SAMPLING="off")),
+            "trace, sampling auto": (bare, dict(trace, **hz)),
+            "trace, sampling perf": (bare, dict(
+                trace, CPTHREAD_SAMPLING="perf", **hz)),
+            "trace, sampling timer": (bare, dict(
+                trace, CPTHREAD_SAMPLING="timer", **hz)),
         }
+        if linked:
+            argv = linked + bare[1:]
+            cfgs["online, no funcs"] = (argv, {})
+            cfgs[f"online, FUNCS={fn} (sampled)"] = (
+                argv, {"CPTHREAD_FUNCS": fn, **hz})
         res = {k: [] for k in cfgs}
         nbytes = nsamp = 0
         for _ in range(args.runs):
             for k, (argv, e) in cfgs.items():
                 r = run(argv, dict(e), lib, tmp)
                 res[k].append((r["wall"], r["cpu"]))
-                if k == "trace, sampling on":
+                if k == "trace, sampling auto":
                     b, n = sample_bytes(r["trace"])
                     nbytes += b
                     nsamp += n
         wb = med([x[0] for x in res["bare"]])
         cb = med([x[1] for x in res["bare"]])
-        print(f"  {prog} {' '.join(pargs)}")
+        print(f"  {prog} {' '.join(bare[1:])}")
         for k, v in res.items():
             w = [x[0] for x in v]
             c = [x[1] for x in v]

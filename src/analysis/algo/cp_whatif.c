@@ -1,0 +1,244 @@
+/*
+ * cp_whatif.c - what-if: the fixed-graph prediction, and the two
+ * predictions of a trace side by side (the replay is cp_replay.c).
+ *
+ * Fixed graph ([Alexander94, §VI]): multiply the useful segments by their
+ * factor and run the forward pass again; O(v + e).  A segment's factor is
+ * the product of the factors of the distinct scaled procedures on its
+ * calling context, or with @exclusive its innermost procedure's.
+ */
+#include "cp_whatif.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_cpm.h"
+#include "cp_replay.h"
+
+/* Fixed-graph length with per-edge weights @w. */
+static int fixed_length(const struct cp_pag *g, const uint64_t *w,
+			uint64_t *len)
+{
+	uint64_t *scratch = malloc(((size_t)g->nv + 1) * sizeof(*scratch));
+
+	if (!scratch)
+		return -1;
+	*len = cp_cpm_longest(g, w, scratch);
+	free(scratch);
+	return 0;
+}
+
+static int check_factors(const struct cp_whatif_scale *sc, uint32_t nsc,
+			 const char *path, char *err, size_t errlen)
+{
+	for (uint32_t i = 0; i < nsc; i++)
+		if (!(sc[i].factor >= 0.0) || !isfinite(sc[i].factor)) {
+			snprintf(err, errlen, "%s: bad factor %g for %s", path,
+				 sc[i].factor, sc[i].name);
+			return -1;
+		}
+	return 0;
+}
+
+/*
+ * @f[@n]: for each of @names (procedures or labels), the product of the
+ * factors of the scalings @sc that name it (1 if none does).  Returns the
+ * index of a scaling that names none of them, or -1.
+ */
+static int name_factors(char *const *names, uint32_t n,
+			const struct cp_whatif_scale *sc, uint32_t nsc,
+			double *f)
+{
+	for (uint32_t k = 0; k < n; k++)
+		f[k] = 1.0;
+	for (uint32_t i = 0; i < nsc; i++) {
+		uint32_t k;
+
+		for (k = 0; k < n; k++)
+			if (!strcmp(names[k], sc[i].name))
+				break;
+		if (k == n)
+			return (int)i;
+		f[k] *= sc[i].factor;
+	}
+	return -1;
+}
+
+/*
+ * The factor of each calling context of @tp into @cf[ncct] from the
+ * scalings @sc (see the head of the file).  0, or -1 with @err: a name
+ * that is no procedure of the trace, or out of memory.
+ */
+static int cct_factors(const struct cp_tracepag *tp,
+		       const struct cp_whatif_scale *sc, uint32_t nsc,
+		       bool exclusive, double *cf, char *err, size_t errlen)
+{
+	double *pf = malloc((tp->nprocs ? tp->nprocs : 1) * sizeof(*pf));
+	int bad;
+
+	if (!pf) {
+		snprintf(err, errlen, "%s: out of memory in what-if",
+			 tp->t->path);
+		return -1;
+	}
+	bad = name_factors(tp->procs, tp->nprocs, sc, nsc, pf);
+	if (bad >= 0) {
+		snprintf(err, errlen, "%s: no procedure named '%s' in the trace",
+			 tp->t->path, sc[bad].name);
+		free(pf);
+		return -1;
+	}
+	cf[0] = 1.0;
+	for (uint32_t n = 1; n < tp->ncct; n++) {
+		const struct cp_cct_node *c = &tp->cct[n];
+
+		if (exclusive) {
+			cf[n] = pf[c->proc];
+			continue;
+		}
+		cf[n] = 1.0;
+		for (uint32_t i = 0; i < c->incl_n; i++)
+			cf[n] *= pf[tp->incl_pool[c->incl_off + i]];
+	}
+	free(pf);
+	return 0;
+}
+
+/* @w: the useful edges of @tp scaled by their context's factor @cf;
+ * returns the useful time scaled. */
+static uint64_t scale_edges(const struct cp_tracepag *tp, const double *cf,
+			    uint64_t *w)
+{
+	const struct cp_pag *g = &tp->g;
+	uint64_t scaled = 0;
+
+	for (uint32_t e = 0; e < g->ne; e++) {
+		double d;
+
+		w[e] = g->w[e];
+		if (tp->e_kind[e] != CP_TE_USEFUL || cf[tp->e_cct[e]] == 1.0)
+			continue;
+		scaled += g->w[e];
+		d = (double)g->w[e] * cf[tp->e_cct[e]];
+		w[e] = d >= 1.8e19 ? (uint64_t)1.8e19 : (uint64_t)llround(d);
+	}
+	return scaled;
+}
+
+/*
+ * The replay unscaled (@ones) and scaled (@cf) into @r; on a deadlock of
+ * either, the fixed-graph figures stand in.  0, or -1 (out of memory).
+ */
+static int replay_both(const struct cp_tracepag *tp, const double *ones,
+		       const double *cf, uint32_t cpus, bool wake,
+		       struct cp_whatif_result *r)
+{
+	struct cp_replay_result before, after;
+
+	if (cp_replay_run(tp, ones, cpus, wake, &before) ||
+	    cp_replay_run(tp, cf, cpus, wake, &after))
+		return -1;
+	r->length_before_sim = before.length;
+	r->forced_before = before.forced;
+	r->length_after = after.length;
+	r->reordered = after.reordered;
+	r->forced = after.forced;
+	if (before.deadlock || after.deadlock) {
+		r->deadlock = true;
+		r->length_before_sim = r->length_before;
+		r->length_after = r->length_after_fixed;
+	} else {
+		r->simulated = true;
+	}
+	return 0;
+}
+
+int cp_whatif_trace(const struct cp_tracepag *tp,
+		    const struct cp_whatif_scale *sc, uint32_t nsc,
+		    bool exclusive, uint32_t cpus, bool wake,
+		    struct cp_whatif_result *r, char *err, size_t errlen)
+{
+	const struct cp_pag *g = &tp->g;
+	double *cf = NULL, *ones = NULL;
+	uint64_t *w = NULL;
+	int ret = -1;
+
+	memset(r, 0, sizeof(*r));
+	if (check_factors(sc, nsc, tp->t->path, err, errlen))
+		return -1;
+	cf = malloc(tp->ncct * sizeof(*cf));
+	ones = malloc(tp->ncct * sizeof(*ones));
+	w = malloc(((size_t)g->ne + 1) * sizeof(*w));
+	if (!cf || !ones || !w)
+		goto err_mem;
+	if (cct_factors(tp, sc, nsc, exclusive, cf, err, errlen))
+		goto out;
+	for (uint32_t n = 0; n < tp->ncct; n++)
+		ones[n] = 1.0;
+	r->scaled_ns = scale_edges(tp, cf, w);
+	if (fixed_length(g, g->w, &r->length_before) ||
+	    fixed_length(g, w, &r->length_after_fixed))
+		goto err_mem;
+	r->cpus = cpus;
+	r->wake = wake;
+	if (replay_both(tp, ones, cf, cpus, wake, r))
+		goto err_mem;
+	ret = 0;
+	goto out;
+err_mem:
+	snprintf(err, errlen, "%s: out of memory in what-if", tp->t->path);
+out:
+	free(cf);
+	free(ones);
+	free(w);
+	return ret;
+}
+
+int cp_whatif_pag(const struct cp_pag *g, const struct cp_whatif_scale *sc,
+		  uint32_t nsc, struct cp_whatif_result *r, char *err,
+		  size_t errlen)
+{
+	double *lf = NULL;
+	uint64_t *w = NULL;
+	int ret = -1, bad;
+
+	memset(r, 0, sizeof(*r));
+	if (check_factors(sc, nsc, "graph", err, errlen))
+		return -1;
+	lf = malloc((g->nlabels ? g->nlabels : 1) * sizeof(*lf));
+	w = malloc(((size_t)g->ne + 1) * sizeof(*w));
+	if (!lf || !w) {
+		snprintf(err, errlen, "out of memory in what-if");
+		goto out;
+	}
+	bad = name_factors(g->labels, g->nlabels, sc, nsc, lf);
+	if (bad >= 0) {
+		snprintf(err, errlen, "no edge labelled '%s' in the graph",
+			 sc[bad].name);
+		goto out;
+	}
+	for (uint32_t e = 0; e < g->ne; e++) {
+		double d;
+
+		w[e] = g->w[e];
+		if (g->label[e] == CP_PAG_NONE || lf[g->label[e]] == 1.0)
+			continue;
+		r->scaled_ns += g->w[e];
+		d = (double)g->w[e] * lf[g->label[e]];
+		w[e] = d >= 1.8e19 ? (uint64_t)1.8e19 : (uint64_t)llround(d);
+	}
+	if (fixed_length(g, g->w, &r->length_before) ||
+	    fixed_length(g, w, &r->length_after_fixed)) {
+		snprintf(err, errlen, "out of memory in what-if");
+		goto out;
+	}
+	r->length_before_sim = r->length_before;
+	r->length_after = r->length_after_fixed;
+	ret = 0;
+out:
+	free(lf);
+	free(w);
+	return ret;
+}

@@ -1,0 +1,782 @@
+/*
+ * cp_sampled.c - turn a thread's sampled stacks into procedure activity
+ * on its timeline.
+ *
+ * Model (DESIGN.md, "Sampled attribution"; the estimate is perf's and
+ * gprof's: a sample stands for the time around it).  A sample's position
+ * on its thread's timeline is its wall timestamp under the wall clock and
+ * its thread CPU time under the cpu clock: the clock the vertices carry.
+ * It falls in the segment (e1, e2] of two consecutive vertices; a sample
+ * outside the thread's life or inside a wait segment is counted and not
+ * used (a wait weighs nothing, whatever was running in it).  The used
+ * samples are then laid on the thread's *useful* time U, the timeline
+ * with the waits cut out: sample k at U_k holds from the midpoint of
+ * (U_{k-1}, U_k) to the midpoint of (U_k, U_{k+1}); the first from the
+ * thread's start, the last to its end.  So a stack's time is where the
+ * samples say it ran, a wait keeps the stack current before it (a thread
+ * blocks inside its function, as with instrumentation), and a segment no
+ * sample fell in takes the nearest samples' stacks.
+ *
+ * The change of stack at each switch point is written into the thread's
+ * vertices as one CP_TV_STACK vertex (cp_trace.h) naming the new stack,
+ * an entry of the trace's table of distinct stacks (cp_samples.stk:
+ * function names, outermost first, inline frames included; a return
+ * address, frames >= 1, is looked up minus 1).  cp_tracepag.c turns each
+ * stack into its calling-context-tree node, the path of its functions from
+ * the root, exactly the node instrumentation would have reached; inclusive
+ * time then counts a recursive function once per stack (the node's
+ * distinct procedures).  One vertex per switch, whatever the depth: a
+ * sampled trace's graph grows by at most one vertex per sample.
+ * Instrumented procedure events (ENTER, LEAVE, regions) are dropped when
+ * the samples take over: the two do not nest.
+ *
+ * Vertex indices move; the reader's cross references (a thread's create
+ * and exit vertex, every publish's vertex) are remapped.  Each used sample
+ * records the vertex after which its own stack is current (ctx_v) and the
+ * one closing the segment it fell in (pos_v), so that a profile can count
+ * the samples every figure rests on, on the critical path and overall.
+ *
+ * Cost: O(samples * depth) symbolization lookups, cached per address,
+ * and stack hashing; O(vertices + samples) rewrite.
+ */
+#include "cp_sampled.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_bigmem.h"
+#include "cp_die.h"
+#include "cp_hash.h"
+#include "cp_samples.h"
+#include "cp_symbolize.h"
+#include "cp_tracepag.h"
+
+int cp_procsrc_parse(const char *s)
+{
+	if (!strcmp(s, "instrumented"))
+		return CP_PROCS_INSTRUMENTED;
+	if (!strcmp(s, "sampled"))
+		return CP_PROCS_SAMPLED;
+	return -1;
+}
+
+/* Scratch of one cp_sampled_apply(). */
+struct ap {
+	struct cp_trace *t;
+	struct cp_samples *s;
+	struct cp_smap names;		/* name -> index in s->names */
+	struct cp_map2 pcmap;		/* (pc, 0) -> offset in pcpool */
+	uint32_t *pcpool;		/* count, then ids innermost first */
+	uint32_t npcpool, cap_pcpool;
+	struct cp_map2 stkmap;		/* (hash, length) -> stack id */
+	uint64_t cap_stk;
+	uint32_t cap_stacks;
+	uint32_t *seq;			/* the stack being built */
+	uint32_t nseq, cap_seq;
+	uint32_t *sid;			/* [n] each sample's stack id */
+	struct cp_map2 hotmap;		/* leaf line -> index in s->hot */
+	uint32_t cap_hot;
+	uint32_t **map;			/* [nthreads] old -> new index */
+};
+
+static int grow32(void **p, size_t elem, uint32_t *cap, uint64_t need)
+{
+	uint64_t n;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	if (need > UINT32_MAX)
+		return -1;
+	n = *cap ? (uint64_t)*cap * 2 : 64;
+	while (n < need)
+		n *= 2;
+	if (n > UINT32_MAX)
+		n = UINT32_MAX;
+	q = realloc(*p, n * elem);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = (uint32_t)n;
+	return 0;
+}
+
+static uint32_t intern(struct ap *a, const char *name)
+{
+	struct cp_samples *s = a->s;
+	uint32_t id = cp_smap_get(&a->names, s->names, name);
+
+	if (id != CP_HASH_NONE)
+		return id;
+	if (grow32((void **)&s->names, sizeof(*s->names), &s->cap_names,
+		   (uint64_t)s->nnames + 1))
+		return CP_HASH_NONE;
+	id = s->nnames;
+	s->names[id] = strdup(name);
+	if (!s->names[id])
+		return CP_HASH_NONE;
+	s->nnames++;
+	if (cp_smap_add(&a->names, s->names, id))
+		return CP_HASH_NONE;
+	return id;
+}
+
+/* Offset in pcpool of @pc's frames (count first); UINT32_MAX: memory. */
+static uint32_t frames_of(struct ap *a, uint64_t pc)
+{
+	const struct cp_symframe *f;
+	uint32_t off = cp_map2_get(&a->pcmap, pc, 0), n;
+
+	if (off != CP_HASH_NONE)
+		return off;
+	n = cp_symbolize(a->s->sym, pc, &f);
+	if (!n)
+		return UINT32_MAX;
+	off = a->npcpool;
+	if (grow32((void **)&a->pcpool, sizeof(*a->pcpool), &a->cap_pcpool,
+		   (uint64_t)off + n + 1))
+		return UINT32_MAX;
+	a->pcpool[off] = n;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t id = intern(a, f[i].name);
+
+		if (id == CP_HASH_NONE)
+			return UINT32_MAX;
+		a->pcpool[off + 1 + i] = id;
+	}
+	a->npcpool = off + n + 1;
+	if (cp_map2_put(&a->pcmap, pc, 0, off))
+		return UINT32_MAX;
+	return off;
+}
+
+/* Count a sample of @weight CPU ns whose leaf is @pc on its source line. */
+static int hot(struct ap *a, uint64_t pc, uint64_t weight)
+{
+	struct cp_samples *s = a->s;
+	const struct cp_symframe *f;
+	uint64_t key;
+	uint32_t i;
+
+	if (!cp_symbolize(s->sym, pc, &f))
+		return -1;
+	key = cp_hash_str(f->name) * 31 + (f->file ? cp_hash_str(f->file)
+						   : 0);
+	i = cp_map2_get(&a->hotmap, key, f->line);
+	if (i == CP_HASH_NONE) {
+		if (grow32((void **)&s->hot, sizeof(*s->hot), &a->cap_hot,
+			   (uint64_t)s->nhot + 1))
+			return -1;
+		i = s->nhot++;
+		s->hot[i] = (struct cp_hotline){
+			.func = f->name, .file = f->file, .line = f->line,
+		};
+		if (cp_map2_put(&a->hotmap, key, f->line, i))
+			return -1;
+	}
+	s->hot[i].samples++;
+	s->hot[i].cpu_ns += weight;
+	return 0;
+}
+
+/* The id of the stack a->seq[0 .. nseq), interned; UINT32_MAX: memory. */
+static uint32_t intern_stack(struct ap *a)
+{
+	struct cp_samples *s = a->s;
+	uint64_t h = 0x5bd1e995;
+	uint32_t id;
+
+	for (uint32_t i = 0; i < a->nseq; i++)
+		h = cp_hash_mix(h, a->seq[i]);
+	id = cp_map2_get(&a->stkmap, h, a->nseq);
+	if (id != CP_HASH_NONE &&
+	    s->stk_off[id + 1] - s->stk_off[id] == a->nseq &&
+	    (!a->nseq || !memcmp(s->stk + s->stk_off[id], a->seq,
+				 a->nseq * sizeof(*a->seq))))
+		return id;
+	/* new (or a hash collision: a second id for its sequence, which
+	 * only costs a switch that changes nothing) */
+	if (grow32((void **)&s->stk_off, sizeof(*s->stk_off), &a->cap_stacks,
+		   (uint64_t)s->nstacks + 2))
+		return UINT32_MAX;
+	if (s->stk_off[s->nstacks] + a->nseq > a->cap_stk) {
+		uint64_t c = a->cap_stk ? a->cap_stk * 2 : 1024;
+		uint32_t *q;
+
+		while (c < s->stk_off[s->nstacks] + a->nseq)
+			c *= 2;
+		q = realloc(s->stk, c * sizeof(*q));
+		if (!q)
+			return UINT32_MAX;
+		s->stk = q;
+		a->cap_stk = c;
+	}
+	id = s->nstacks++;
+	if (a->nseq)
+		memcpy(s->stk + s->stk_off[id], a->seq,
+		       a->nseq * sizeof(*a->seq));
+	s->stk_off[id + 1] = s->stk_off[id] + a->nseq;
+	if (cp_map2_get(&a->stkmap, h, a->nseq) == CP_HASH_NONE &&
+	    cp_map2_put(&a->stkmap, h, a->nseq, id))
+		return UINT32_MAX;
+	return id;
+}
+
+/* Every sample's stack: name indices outermost first, as a stack id. */
+static int symbolize_all(struct ap *a)
+{
+	struct cp_samples *s = a->s;
+
+	a->sid = malloc((s->n ? s->n : 1) * sizeof(*a->sid));
+	s->stk_off = calloc(2, sizeof(*s->stk_off));
+	if (!a->sid || !s->stk_off)
+		return -1;
+	a->cap_stacks = 2;
+	a->nseq = 0;
+	if (intern_stack(a) != 0)	/* the empty stack is stack 0 */
+		return -1;
+	for (uint64_t i = 0; i < s->n; i++) {
+		const struct cp_sample *sm = &s->s[i];
+		const uint64_t *pcs = cp_sample_pcs(s, sm);
+
+		a->nseq = 0;
+		if (sm->depth && hot(a, pcs[0], sm->weight))
+			return -1;
+		for (uint32_t d = sm->depth; d-- > 0;) {
+			uint32_t off = frames_of(a, d ? pcs[d] - 1 : pcs[d]);
+			uint32_t n;
+
+			if (off == UINT32_MAX)
+				return -1;
+			n = a->pcpool[off];
+			if (grow32((void **)&a->seq, sizeof(*a->seq),
+				   &a->cap_seq, (uint64_t)a->nseq + n))
+				return -1;
+			/* the inline chain is innermost first: reverse it */
+			for (uint32_t j = n; j-- > 0;)
+				a->seq[a->nseq++] = a->pcpool[off + 1 + j];
+		}
+		a->sid[i] = intern_stack(a);
+		if (a->sid[i] == UINT32_MAX)
+			return -1;
+	}
+	return 0;
+}
+
+static bool is_proc_event(unsigned k)
+{
+	return k == CP_EV_ENTER || k == CP_EV_LEAVE ||
+	       k == CP_EV_REGION_BEGIN || k == CP_EV_REGION_END;
+}
+
+/* Output of one thread's rewrite. */
+struct out {
+	struct cp_tvert *v;
+	uint64_t *wall;
+	uint32_t n, cap;
+};
+
+static int put(struct out *o, const struct cp_tvert *v, uint64_t wall,
+	       bool hasw)
+{
+	if (o->n == o->cap) {
+		uint64_t c = o->cap ? (uint64_t)o->cap * 2 : 256;
+		struct cp_tvert *nv;
+
+		if (c > UINT32_MAX - 2)
+			return -1;
+		nv = cp_big_realloc(o->v, c * sizeof(*nv));
+		if (!nv)
+			return -1;
+		o->v = nv;
+		if (hasw) {
+			uint64_t *nw = cp_big_realloc(o->wall,
+						      c * sizeof(*nw));
+
+			if (!nw)
+				return -1;
+			o->wall = nw;
+		}
+		o->cap = (uint32_t)c;
+	}
+	o->v[o->n] = *v;
+	if (hasw)
+		o->wall[o->n] = wall;
+	o->n++;
+	return 0;
+}
+
+/* The wall time at clock @ts inside the segment (@i0, @i1) of @th. */
+static uint64_t wall_at(const struct cp_trace_thread *th, uint32_t i0,
+			uint32_t i1, uint64_t ts)
+{
+	uint64_t t0 = th->v[i0].ts, t1 = th->v[i1].ts;
+	uint64_t w0 = th->wall[i0], w1 = th->wall[i1];
+
+	if (t1 <= t0 || w1 <= w0)
+		return w0;
+	return w0 + (uint64_t)((unsigned __int128)(w1 - w0) * (ts - t0) /
+			       (t1 - t0));
+}
+
+/*
+ * Rewrite thread @tid: drop procedure events, lay its samples on its
+ * useful time and insert the switches.  Fills a->map[tid].
+ */
+static int thread_rewrite(struct ap *a, uint32_t tid)
+{
+	struct cp_trace *t = a->t;
+	struct cp_samples *s = a->s;
+	struct cp_trace_thread *th = &t->threads[tid];
+	bool hasw = th->wall != NULL;
+	uint64_t k0 = s->thr_off[tid], k1 = s->thr_off[tid + 1];
+	uint32_t *keep = NULL, nk = 0, cur = 0;
+	uint64_t *ub = NULL, *u = NULL;
+	uint32_t *seg = NULL;
+	struct out o = { .v = NULL };
+	uint64_t prev = UINT64_MAX, k;
+	uint32_t tjp = 1;
+	int ret = -1;
+
+	a->map[tid] = malloc((th->nv ? th->nv : 1) * sizeof(**a->map));
+	keep = malloc((th->nv ? th->nv : 1) * sizeof(*keep));
+	ub = malloc((th->nv ? th->nv : 1) * sizeof(*ub));
+	u = malloc((k1 - k0 ? k1 - k0 : 1) * sizeof(*u));
+	seg = malloc((k1 - k0 ? k1 - k0 : 1) * sizeof(*seg));
+	if (!a->map[tid] || !keep || !ub || !u || !seg)
+		goto out;
+	for (uint32_t i = 0; i < th->nv; i++)
+		if (!is_proc_event(cp_tvert_kind(&th->v[i])))
+			keep[nk++] = i;
+	/* useful time before each kept vertex */
+	for (uint32_t j = 0; j < nk; j++) {
+		const struct cp_tvert *v = &th->v[keep[j]];
+
+		ub[j] = j == 0 ? 0 : ub[j - 1] + (cp_tvert_waits(v) ? 0 :
+			v->ts - th->v[keep[j - 1]].ts);
+	}
+	/* place the samples: segment j = (kept j-1, kept j] */
+	for (k = k0; k < k1; k++) {
+		struct cp_sample *sm = &s->s[k];
+		uint64_t x = t->clock == CP_CLOCK_CPU ? sm->cpu : sm->wall;
+		uint32_t lo = 1, hi = nk;
+
+		sm->used = false;
+		if (nk < 2 || x <= th->v[keep[0]].ts ||
+		    x > th->v[keep[nk - 1]].ts) {
+			s->outside++;
+			continue;
+		}
+		while (lo < hi) {	/* first kept j with ts >= x */
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (th->v[keep[mid]].ts >= x)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		if (cp_tvert_waits(&th->v[keep[lo]])) {
+			s->in_wait++;
+			continue;
+		}
+		sm->used = true;
+		s->used++;
+		s->used_weight += sm->weight;
+		seg[k - k0] = lo;
+		u[k - k0] = ub[lo - 1] + (x - th->v[keep[lo - 1]].ts);
+	}
+	/* emit: kept vertices, the switches before the one they precede */
+	k = k0;
+	for (uint32_t j = 0; j < nk; j++) {
+		const struct cp_tvert *v = &th->v[keep[j]];
+
+		for (; j > 0 && k < k1; k++) {
+			struct cp_sample *sm = &s->s[k];
+			uint64_t m, ts;
+			uint32_t tj;
+
+			if (!sm->used)
+				continue;
+			if (prev == UINT64_MAX) {
+				/* the first used sample: from the start */
+				tj = 1;
+				ts = th->v[keep[0]].ts;
+			} else {
+				m = u[prev - k0] / 2 + u[k - k0] / 2 +
+				    (u[prev - k0] % 2 + u[k - k0] % 2) / 2;
+				/* the segment where useful time passes m
+				 * (m only grows: the search moves on) */
+				while (tjp < nk - 1 && ub[tjp] <= m)
+					tjp++;
+				tj = tjp;
+				ts = th->v[keep[tj - 1]].ts +
+				     (m > ub[tj - 1] ? m - ub[tj - 1] : 0);
+				if (ts > th->v[keep[tj]].ts)
+					ts = th->v[keep[tj]].ts;
+			}
+			if (tj > j)
+				break;	/* its switch comes later */
+			if (a->sid[k] != cur) {
+				struct cp_tvert sw = {
+					.ts = ts, .op = CP_TV_STACK,
+					.arg = a->sid[k],
+				};
+
+				if (put(&o, &sw, hasw ? wall_at(th,
+					keep[tj - 1], keep[tj], ts) : 0, hasw))
+					goto out;
+				cur = a->sid[k];
+			}
+			/* its stack is current after the last switch */
+			sm->ctx_v = o.n - 1;
+			prev = k;
+		}
+		a->map[tid][keep[j]] = o.n;
+		if (put(&o, v, hasw ? th->wall[keep[j]] : 0, hasw))
+			goto out;
+	}
+	/* each used sample's segment in the new numbering */
+	for (k = k0; k < k1; k++) {
+		struct cp_sample *sm = &s->s[k];
+		uint64_t x = t->clock == CP_CLOCK_CPU ? sm->cpu : sm->wall;
+		uint32_t i;
+
+		if (!sm->used)
+			continue;
+		i = a->map[tid][keep[seg[k - k0] - 1]] + 1;
+		while (o.v[i].ts < x)
+			i++;
+		sm->pos_v = i;
+	}
+	cp_big_free(th->v);
+	cp_big_free(th->wall);
+	th->v = o.v;
+	th->wall = o.wall;
+	th->nv = o.n;
+	o.v = NULL;
+	o.wall = NULL;
+	ret = 0;
+out:
+	cp_big_free(o.v);
+	cp_big_free(o.wall);
+	free(keep);
+	free(ub);
+	free(u);
+	free(seg);
+	return ret;
+}
+
+/* The reader's cross references, in the new vertex numbering. */
+static void remap(struct ap *a)
+{
+	struct cp_trace *t = a->t;
+
+	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
+		struct cp_trace_thread *th = &t->threads[tid];
+
+		if (th->exit_v != UINT32_MAX)
+			th->exit_v = a->map[tid][th->exit_v];
+		if (th->create_v != UINT32_MAX && th->parent != UINT32_MAX)
+			th->create_v = a->map[th->parent][th->create_v];
+	}
+	for (uint64_t i = 0; i < t->npub; i++)
+		if (t->pub[i].seq)
+			t->pub[i].vi = a->map[t->pub[i].tid][t->pub[i].vi];
+}
+
+/*
+ * The rewritten trace's invariants: each thread's clocks never go back,
+ * it still starts with THREAD_START, the remapped cross references land
+ * on the events they name, every stack id exists and every used sample's
+ * vertices are inside its thread.  O(vertices + publishes + samples),
+ * small beside the rewrite, so always checked; dies on a violation.
+ */
+static void cp_sampled_assert(const struct cp_trace *t)
+{
+	const struct cp_samples *s = t->samples;
+
+	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
+		const struct cp_trace_thread *th = &t->threads[tid];
+
+		if (th->nv && cp_tvert_kind(&th->v[0]) != CP_EV_THREAD_START)
+			cp_die("sampled: thread does not start");
+		for (uint32_t i = 1; i < th->nv; i++)
+			if (th->v[i].ts < th->v[i - 1].ts ||
+			    (th->wall && th->wall[i] < th->wall[i - 1]) ||
+			    (cp_tvert_kind(&th->v[i]) == CP_TV_STACK &&
+			     th->v[i].arg >= s->nstacks))
+				cp_die("sampled: vertex out of order");
+		if ((th->exit_v != UINT32_MAX &&
+		     cp_tvert_kind(&th->v[th->exit_v]) != CP_EV_THREAD_EXIT) ||
+		    (th->create_v != UINT32_MAX && th->parent != UINT32_MAX &&
+		     cp_tvert_kind(&t->threads[th->parent].v[th->create_v]) !=
+		     CP_EV_THREAD_CREATE))
+			cp_die("sampled: thread life remapped wrong");
+	}
+	for (uint64_t i = 0; i < t->npub; i++)
+		if (t->pub[i].seq &&
+		    cp_tvert_kind(&t->threads[t->pub[i].tid].v[t->pub[i].vi]) !=
+		    CP_EV_PUBLISH)
+			cp_die("sampled: publish remapped wrong");
+	for (uint64_t k = 0; k < s->n; k++) {
+		const struct cp_sample *sm = &s->s[k];
+		uint32_t nv = t->threads[sm->tid].nv;
+
+		if (sm->used && (sm->ctx_v + 1 >= nv || !sm->pos_v ||
+				 sm->pos_v >= nv))
+			cp_die("sampled: sample outside its thread");
+	}
+}
+
+static int cmp_hot(const void *x, const void *y)
+{
+	const struct cp_hotline *p = x, *q = y;
+
+	if (p->cpu_ns != q->cpu_ns)
+		return p->cpu_ns > q->cpu_ns ? -1 : 1;
+	return strcmp(p->func, q->func);
+}
+
+/* Name of an address in no module: the trace's SYMBOLS, if any. */
+static const char *trace_sym(void *ctx, uint64_t addr, char *buf, size_t len)
+{
+	const struct cp_trace *t = ctx;
+
+	if (!t->nsyms)
+		return NULL;
+	return cp_trace_sym_name(t, addr, buf, len);
+}
+
+static bool wants_samples(const struct cp_trace *t, enum cp_procsrc src)
+{
+	if (src != CP_PROCS_AUTO)
+		return src == CP_PROCS_SAMPLED;
+	if (!t->samples || !t->samples->n)
+		return false;
+	for (uint32_t tid = 0; tid < t->nthreads; tid++)
+		for (uint32_t i = 0; i < t->threads[tid].nv; i++)
+			if (is_proc_event(cp_tvert_kind(&t->threads[tid].v[i])))
+				return false;
+	return true;
+}
+
+int cp_sampled_apply(struct cp_trace *t, const struct cp_sampled_opts *o,
+		     char *err, size_t errlen)
+{
+	struct ap a = { .t = t, .s = t->samples };
+	char why[256];
+	int ret = -1;
+
+	why[0] = 0;
+	if (!wants_samples(t, o ? o->src : CP_PROCS_AUTO)) {
+		/* instrumented: the modules still name ENTER addresses the
+		 * runtime's SYMBOLS do not hold (cp_tracepag.c) */
+		if (!a.s || !a.s->nmods)
+			return 0;
+		a.s->sym = cp_symbolize_open(a.s->mods, a.s->nmods,
+					     o ? o->debug_path : NULL, NULL,
+					     NULL, why, sizeof(why));
+		if (a.s->sym)
+			return 0;
+		goto err;
+	}
+	if (!a.s || !a.s->n) {
+		snprintf(err, errlen, "%s: no samples in the trace to take "
+			 "the procedures from", t->path);
+		return -1;
+	}
+	a.s->sym = cp_symbolize_open(a.s->mods, a.s->nmods,
+				     o ? o->debug_path : NULL, trace_sym, t,
+				     why, sizeof(why));
+	a.map = calloc(t->nthreads, sizeof(*a.map));
+	if (!a.s->sym || !a.map || symbolize_all(&a))
+		goto err;
+	for (uint32_t tid = 0; tid < t->nthreads; tid++)
+		if (thread_rewrite(&a, tid))
+			goto err;
+	remap(&a);
+	t->nvertices = 0;
+	for (uint32_t tid = 0; tid < t->nthreads; tid++)
+		t->nvertices += t->threads[tid].nv;
+	if (a.s->nhot)
+		qsort(a.s->hot, a.s->nhot, sizeof(*a.s->hot), cmp_hot);
+	a.s->active = true;
+	cp_sampled_assert(t);
+	ret = 1;
+	goto out;
+err:
+	/* a thread may be half rewritten: the trace is not usable */
+	snprintf(err, errlen, "%s: %s symbolizing the samples", t->path,
+		 why[0] ? why : "out of memory");
+out:
+	for (uint32_t tid = 0; a.map && tid < t->nthreads; tid++)
+		free(a.map[tid]);
+	free(a.map);
+	free(a.sid);
+	free(a.seq);
+	free(a.pcpool);
+	cp_map2_free(&a.pcmap);
+	cp_map2_free(&a.stkmap);
+	cp_map2_free(&a.hotmap);
+	cp_smap_free(&a.names);
+	return ret;
+}
+
+uint32_t cp_sampled_hotlines(const struct cp_trace *t, uint32_t max,
+			     const struct cp_hotline **out)
+{
+	if (!t->samples || !t->samples->active)
+		return 0;
+	*out = t->samples->hot;
+	return t->samples->nhot < max ? t->samples->nhot : max;
+}
+
+void cp_sampled_warn(FILE *f, const char *prefix, const struct cp_trace *t)
+{
+	const struct cp_samples *s = t->samples;
+	const struct cp_symbolize_stats *st;
+	uint64_t all;
+
+	if (!s || !s->active || !s->sym)
+		return;
+	all = s->decoded ? s->decoded : 1;
+	if (s->unknown_thread)
+		fprintf(f, "%s: %s: %" PRIu64 " samples of threads without "
+			"events dropped\n", prefix, t->path, s->unknown_thread);
+	if (s->backwards)
+		fprintf(f, "%s: %s: %" PRIu64 " samples dropped: their time "
+			"runs backwards in their thread\n", prefix, t->path,
+			s->backwards);
+	if (s->outside * 10 > all)
+		fprintf(f, "%s: %s: %" PRIu64 " of %" PRIu64 " samples fall "
+			"outside their thread's events, not used\n", prefix,
+			t->path, s->outside, s->decoded);
+	if (s->in_wait * 10 > all)
+		fprintf(f, "%s: %s: %" PRIu64 " of %" PRIu64 " samples fall "
+			"inside waits, not used\n", prefix, t->path, s->in_wait,
+			s->decoded);
+	if (s->unwind_failed * 10 > all)
+		fprintf(f, "%s: %s: %" PRIu64 " of %" PRIu64 " stacks are "
+			"incomplete (unwinding failed): inclusive times are "
+			"low\n", prefix, t->path, s->unwind_failed, s->decoded);
+	st = cp_symbolize_stats(s->sym);
+	if (st->no_file)
+		fprintf(f, "%s: %s: %u of %u modules not found or changed "
+			"since the run: their code is named module+0xOFFSET\n",
+			prefix, t->path, st->no_file, s->nmods);
+}
+
+void cp_sampled_print(FILE *f, const struct cp_trace *t, uint32_t max)
+{
+	const struct cp_samples *s = t->samples;
+	const struct cp_symbolize_stats *st;
+
+	if (s && !s->active && s->decoded) {
+		fprintf(f, "note: the trace also holds %" PRIu64 " CPU-time "
+			"samples; --procedures sampled takes the procedures "
+			"from them.\n", s->decoded);
+		return;
+	}
+	if (!s || !s->active)
+		return;
+	st = cp_symbolize_stats(s->sym);
+	fprintf(f, "Sampling: %" PRIu64 " samples, %" PRIu64 " placed "
+		"(%" PRIu64 " in waits, %" PRIu64 " outside their thread, "
+		"%" PRIu64 " dropped), standing for %.3f ms of CPU time;\n"
+		"  %u modules, %u without debug information, %u not found\n",
+		s->decoded, s->used, s->in_wait, s->outside,
+		s->unknown_thread + s->backwards, (double)s->used_weight / 1e6,
+		s->nmods, st->no_debug, st->no_file);
+	if (!s->nhot)
+		return;
+	fprintf(f, "Hot lines (where the samples stopped; CPU time they "
+		"stand for)\n");
+	for (uint32_t i = 0; i < s->nhot && i < max; i++) {
+		const struct cp_hotline *h = &s->hot[i];
+
+		fprintf(f, "  %8" PRIu64 " %9.3f ms %5.1f%%  %s", h->samples,
+			(double)h->cpu_ns / 1e6, 100.0 * (double)h->cpu_ns /
+			(double)(s->weight ? s->weight : 1), h->func);
+		if (h->file)
+			fprintf(f, "  %s:%u", h->file, h->line);
+		fprintf(f, "\n");
+	}
+}
+
+void cp_sampled_emit(struct cp_emit *e, const struct cp_trace *t,
+		     uint32_t max)
+{
+	const struct cp_samples *s = t->samples;
+	const struct cp_symbolize_stats *st;
+
+	if (!s || !s->active)
+		return;
+	st = cp_symbolize_stats(s->sym);
+	cp_emit_obj_begin(e, "sampling");
+	cp_emit_u64(e, "samples", s->decoded);
+	cp_emit_u64(e, "used", s->used);
+	cp_emit_u64(e, "used_weight_ns", s->used_weight);
+	cp_emit_u64(e, "in_wait", s->in_wait);
+	cp_emit_u64(e, "outside", s->outside);
+	cp_emit_u64(e, "unknown_thread", s->unknown_thread);
+	cp_emit_u64(e, "backwards", s->backwards);
+	cp_emit_u64(e, "truncated", s->truncated);
+	cp_emit_u64(e, "unwind_failed", s->unwind_failed);
+	cp_emit_u64(e, "modules", s->nmods);
+	cp_emit_u64(e, "modules_missing", st->no_file);
+	cp_emit_u64(e, "modules_without_debuginfo", st->no_debug);
+	cp_emit_u64(e, "thin_below", CP_SAMPLES_THIN);
+	cp_emit_arr_begin(e, "hot_lines");
+	for (uint32_t i = 0; i < s->nhot && i < max; i++) {
+		cp_emit_obj_begin(e, NULL);
+		cp_emit_str(e, "name", s->hot[i].func);
+		if (s->hot[i].file) {
+			cp_emit_str(e, "file", s->hot[i].file);
+			cp_emit_u64(e, "line", s->hot[i].line);
+		} else {
+			cp_emit_null(e, "file");
+			cp_emit_null(e, "line");
+		}
+		cp_emit_u64(e, "samples", s->hot[i].samples);
+		cp_emit_u64(e, "cpu_ns", s->hot[i].cpu_ns);
+		cp_emit_obj_end(e);
+	}
+	cp_emit_arr_end(e);
+	cp_emit_obj_end(e);
+}
+
+uint64_t cp_sampled_count(const struct cp_tracepag *tp, const char *name,
+			  bool exclusive)
+{
+	const struct cp_samples *s = tp->t->samples;
+	uint32_t p = CP_PAG_NONE;
+	uint64_t n = 0;
+
+	if (!s || !s->active)
+		return UINT64_MAX;
+	for (uint32_t i = 0; i < tp->nprocs && p == CP_PAG_NONE; i++)
+		if (!strcmp(tp->procs[i], name))
+			p = i;
+	if (p == CP_PAG_NONE)
+		return UINT64_MAX;
+	for (uint64_t k = 0; k < s->n; k++) {
+		const struct cp_sample *sm = &s->s[k];
+		const struct cp_cct_node *c;
+
+		if (!sm->used)
+			continue;
+		c = &tp->cct[tp->e_cct[tp->segbase[sm->tid] + sm->ctx_v]];
+		if (exclusive) {
+			n += c->proc == p;
+			continue;
+		}
+		for (uint32_t i = 0; i < c->incl_n; i++)
+			if (tp->incl_pool[c->incl_off + i] == p) {
+				n++;
+				break;
+			}
+	}
+	return n;
+}

@@ -1,0 +1,39 @@
+/*
+ * cp_out.c - what the text and JSON outputs share (cp_out.h).
+ */
+#include "cp_out.h"
+
+void cp_out_salvage_print(FILE *f, const struct cp_input *in)
+{
+	const struct cp_trace *t = &in->t;
+
+	if (!in->is_trace)
+		return;
+	if (t->partial)
+		fprintf(f, "  PARTIAL: %s\n\n", t->partial_why);
+	if (t->nrepairs) {
+		char line[400];
+
+		cp_input_repairs_line(line, sizeof(line), t);
+		fprintf(f, "  REPAIRED: %s\n\n", line);
+	}
+}
+
+void cp_out_salvage_emit(struct cp_emit *e, const struct cp_input *in)
+{
+	const struct cp_trace *t = &in->t;
+
+	cp_emit_bool(e, "partial", in->is_trace && t->partial);
+	if (in->is_trace && t->partial)
+		cp_emit_str(e, "partial_reason", t->partial_why);
+	else
+		cp_emit_null(e, "partial_reason");
+	cp_emit_u64(e, "repairs", in->is_trace ? t->nrepairs : 0);
+	if (in->is_trace && t->nrepairs)
+		cp_emit_str(e, "first_repair", t->repair_why);
+}
+
+void cp_out_json_begin(struct cp_emit *e, FILE *f)
+{
+	cp_emit_init(e, cp_emit_file_write, f, true);
+}

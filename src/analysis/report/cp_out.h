@@ -1,0 +1,31 @@
+/*
+ * cp_out.h - pieces every text and JSON output of cpt shares: what salvage
+ * did to a trace, said the same way in the report, the paths and the
+ * what-if.
+ *
+ * Concurrency: the input is only read; one writer per FILE.
+ */
+#ifndef CP_OUT_H
+#define CP_OUT_H
+
+#include <stdio.h>
+
+#include "cp_emit.h"
+#include "cp_input.h"
+
+/*
+ * What salvage did to a trace input (cp_trace.h) as report lines on @f:
+ * "  PARTIAL: ...", "  REPAIRED: ...", each followed by a blank line;
+ * nothing for a whole trace or a PAG.
+ */
+void cp_out_salvage_print(FILE *f, const struct cp_input *in);
+/*
+ * The same as JSON members of the open object: "partial",
+ * "partial_reason", "repairs", "first_repair" (only when there were).
+ */
+void cp_out_salvage_emit(struct cp_emit *e, const struct cp_input *in);
+
+/* A JSON emitter on @f, pretty-printed. */
+void cp_out_json_begin(struct cp_emit *e, FILE *f);
+
+#endif /* CP_OUT_H */

@@ -1,0 +1,249 @@
+/*
+ * cp_paths_out.c - the k longest paths of `cpt paths` as text and JSON
+ * (cp_paths_out.h).
+ */
+#include "cp_paths_out.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_out.h"
+#include "cp_wbuf.h"
+
+/* Text output: a path prints at most this many items unless spelled in
+ * full (a trace's path can have hundreds of thousands of edges). */
+#define PATHS_TEXT_ITEMS 40
+
+/*
+ * The edge after @cur, at position @j + 1 of path i: from @buf when the
+ * path was spelled into it, else along the least-slack continuation (a
+ * path's own part, from its deviation on, is exactly that).
+ */
+static uint32_t edge_after(const struct cp_kpaths *kp, const uint32_t *buf,
+			   uint32_t j, uint32_t cur)
+{
+	return buf ? buf[j + 1] : kp->next[kp->g->head[cur]];
+}
+
+static const char *num(const struct cp_input *in, char *b, size_t len,
+		       uint64_t v)
+{
+	if (in->is_trace)
+		return cp_fmt_ns(b, len, v);
+	snprintf(b, len, "%" PRIu64, v);
+	return b;
+}
+
+/*
+ * A trace's path from edge *@e (position *@j, weight counted from it on)
+ * through the following edges of the same thread and procedure, up to
+ * position @stop: advances *@j and *@e to the run's last edge and returns
+ * the run's weight.
+ */
+static uint64_t merge_run(const struct cp_input *in,
+			  const struct cp_kpaths *kp, const uint32_t *b,
+			  uint32_t stop, const char *name, uint32_t *j,
+			  uint32_t *e)
+{
+	uint64_t w = in->g->w[*e];
+	char nx[256];
+
+	while (*j + 1 < stop) {
+		uint32_t nxt = edge_after(kp, b, *j, *e);
+
+		if (in->tp.e_kind[nxt] == CP_TE_DEP ||
+		    in->tp.e_kind[nxt] == CP_TE_AUX)
+			break;
+		if (in->g->w[nxt] &&
+		    strcmp(cp_input_edge_name(in, nxt, nx, sizeof(nx)), name))
+			break;
+		w += in->g->w[nxt];
+		*e = nxt;
+		(*j)++;
+	}
+	return w;
+}
+
+/*
+ * Path @i: the first @nfull paths edge by edge in full, the others from
+ * their deviation on, at most PATHS_TEXT_ITEMS items (the shared prefix
+ * is said, not repeated).
+ */
+static void text_path(FILE *f, const struct cp_input *in,
+		      const struct cp_kpaths *kp, uint32_t i, uint32_t *buf,
+		      uint32_t nfull)
+{
+	bool full = i < nfull, first = true;
+	uint32_t n = kp->nedges[i], from = 0, items = 0, e, stop = n;
+	uint64_t slack = kp->cp_length - kp->len[i];
+	const uint32_t *b = NULL;
+	char nb[256], lb[32];
+	int col = 5;
+
+	fprintf(f, "\n#%-4u length %s", i + 1,
+		num(in, lb, sizeof(lb), kp->len[i]));
+	if (slack)
+		fprintf(f, "  (%s shorter than the critical path)",
+			num(in, lb, sizeof(lb), slack));
+	fprintf(f, ", %u edge%s\n     ", n, n == 1 ? "" : "s");
+	if (full) {
+		cp_kpaths_edges(kp, i, buf);
+		b = buf;
+		e = buf[0];
+	} else {
+		if (kp->parent[i] != CP_PAG_NONE && kp->pcnt[i] > 0) {
+			from = kp->pcnt[i];
+			fprintf(f, "(as #%u for its first %u edges) ",
+				kp->parent[i] + 1, from);
+			col += 30;
+		}
+		e = kp->dev[i];
+		/* from where it meets the critical path again, it is #1 */
+		if (i > 0 && cp_kpaths_rejoins_at(kp, i) != CP_PAG_NONE)
+			stop = n - (kp->nedges[0] -
+				    cp_kpaths_rejoins_at(kp, i));
+	}
+	for (uint32_t j = from; j < stop; j++, e = j < stop ?
+	     edge_after(kp, b, j - 1, e) : e) {
+		uint64_t w = in->g->w[e];
+		const char *name;
+		char item[300];
+		int len;
+
+		/* a trace's path: time and thread changes only, runs of
+		 * one thread in one procedure as one item */
+		if (in->is_trace && !w && in->tp.e_kind[e] != CP_TE_DEP)
+			continue;
+		name = cp_input_edge_name(in, e, nb, sizeof(nb));
+		if (in->is_trace && w) {
+			w = merge_run(in, kp, b, stop, name, &j, &e);
+			snprintf(item, sizeof(item), "%s %s", name,
+				 cp_fmt_ns(lb, sizeof(lb), w));
+		} else if (in->is_trace) {
+			snprintf(item, sizeof(item), "%s", name);
+		} else {
+			snprintf(item, sizeof(item), "%s %" PRIu64, name, w);
+		}
+		if (!full && ++items > PATHS_TEXT_ITEMS) {
+			fprintf(f, " > ... (%u more edges; --full "
+				"prints them)", stop - j);
+			break;
+		}
+		len = (int)strlen(item) + (first ? 0 : 3);
+		if (col + len > 100 && col > 5) {
+			fprintf(f, "\n     ");
+			col = 5;
+		}
+		fprintf(f, "%s%s", first ? "" : " > ", item);
+		col += len;
+		first = false;
+	}
+	if (stop < n)
+		fprintf(f, "%s(then as #1 for its last %u edges)",
+			first ? "" : col + 35 > 100 ? "\n      > " : " > ",
+			n - stop);
+	fprintf(f, "\n");
+}
+
+static void text_paths(FILE *f, const struct cp_input *in,
+		       const struct cp_kpaths *kp, uint32_t *buf,
+		       const struct cp_paths_opts *o)
+{
+	char lb[32];
+
+	fprintf(f, "%u longest path%s of %s (critical path %s)\n",
+		kp->n, kp->n == 1 ? "" : "s", in->path,
+		num(in, lb, sizeof(lb), kp->cp_length));
+	for (uint32_t i = 0; i < kp->n; i++) {
+		text_path(f, in, kp, i, buf, o->nfull);
+		if ((i & 1023) == 1023 && o->progress)
+			o->progress(o->progress_ctx, "writing",
+				    (double)i / kp->n);
+	}
+}
+
+/* A vertex by name, or null. */
+static void emit_vertex(struct cp_emit *e, const struct cp_input *in,
+			const char *key, uint32_t v)
+{
+	char nb[64];
+
+	if (v == CP_PAG_NONE)
+		cp_emit_null(e, key);
+	else
+		cp_emit_str(e, key, cp_input_vertex_name(in, v, nb,
+							  sizeof(nb)));
+}
+
+/*
+ * The implicit form: each path as its parent plus one deviation; the
+ * edges of the first @nfull paths spelled out.
+ */
+static void json_paths(FILE *f, const struct cp_input *in,
+		       const struct cp_kpaths *kp, uint32_t *buf,
+		       const struct cp_paths_opts *o)
+{
+	struct cp_emit e;
+	char nb[256];
+
+	cp_out_json_begin(&e, f);
+	cp_emit_obj_begin(&e, NULL);
+	cp_emit_u64(&e, "critical_path_length", kp->cp_length);
+	cp_emit_arr_begin(&e, "paths");
+	for (uint32_t i = 0; i < kp->n; i++) {
+		uint32_t at = cp_kpaths_rejoins_at(kp, i);
+
+		cp_emit_obj_begin(&e, NULL);
+		cp_emit_u64(&e, "length", kp->len[i]);
+		cp_emit_u64(&e, "edge_count", kp->nedges[i]);
+		if (kp->parent[i] == CP_PAG_NONE)
+			cp_emit_null(&e, "parent");
+		else
+			cp_emit_u64(&e, "parent", kp->parent[i]);
+		cp_emit_u64(&e, "shared", kp->pcnt[i]);
+		cp_emit_str(&e, "deviation", cp_input_edge_name(in,
+				kp->dev[i], nb, sizeof(nb)));
+		emit_vertex(&e, in, "departs", cp_kpaths_departs(kp, i));
+		emit_vertex(&e, in, "rejoins", cp_kpaths_rejoins(kp, i));
+		if (at == CP_PAG_NONE)
+			cp_emit_null(&e, "rejoins_cp_at");
+		else
+			cp_emit_u64(&e, "rejoins_cp_at", at);
+		if (i < o->nfull) {
+			uint32_t n = cp_kpaths_edges(kp, i, buf);
+
+			cp_emit_arr_begin(&e, "edges");
+			for (uint32_t j = 0; j < n; j++)
+				cp_emit_str(&e, NULL, cp_input_edge_name(in,
+						buf[j], nb, sizeof(nb)));
+			cp_emit_arr_end(&e);
+		}
+		cp_emit_obj_end(&e);
+		if ((i & 1023) == 1023 && o->progress)
+			o->progress(o->progress_ctx, "writing",
+				    (double)i / kp->n);
+	}
+	cp_emit_arr_end(&e);
+	cp_emit_obj_end(&e);
+	cp_emit_end(&e);
+}
+
+int cp_paths_out(FILE *f, const struct cp_input *in,
+		 const struct cp_kpaths *kp, const struct cp_paths_opts *o)
+{
+	uint32_t maxn = 0, *buf;
+
+	for (uint32_t i = 0; i < kp->n && i < o->nfull; i++)
+		if (kp->nedges[i] > maxn)
+			maxn = kp->nedges[i];
+	buf = malloc(((size_t)maxn + 1) * sizeof(*buf));
+	if (!buf)
+		return -1;
+	if (o->json)
+		json_paths(f, in, kp, buf, o);
+	else
+		text_paths(f, in, kp, buf, o);
+	free(buf);
+	return 0;
+}

@@ -1,0 +1,42 @@
+/*
+ * cp_paths_out.h - the k longest root-to-leaf paths of `cpt paths`
+ * (cp_kpaths.h), longest first, as text or JSON.
+ *
+ * Text: each path from its deviation on (its shared prefix named, not
+ * repeated) to where it meets the critical path again (its rest named),
+ * at most 40 items; the first nfull paths spelled edge by edge.  JSON:
+ * the implicit form of cp_kpaths.h, one object a path ({"length",
+ * "edge_count", "parent", "shared", "deviation", "departs", "rejoins",
+ * "rejoins_cp_at"}), with "edges" for the first nfull paths only, so its
+ * size grows with k, not k times the path length.
+ *
+ * Concurrency: the paths and the input are only read.
+ */
+#ifndef CP_PATHS_OUT_H
+#define CP_PATHS_OUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cp_input.h"
+#include "cp_kpaths.h"
+
+struct cp_paths_opts {
+	bool json;		/* JSON, else text */
+	uint32_t nfull;		/* paths spelled in full, UINT32_MAX:
+				 * all */
+	/* progress while writing (may be NULL): the signature of
+	 * cp_profile_opts' callback */
+	void (*progress)(void *ctx, const char *phase, double frac);
+	void *progress_ctx;
+};
+
+/*
+ * Write the paths @kp of @in's graph to @f.  Returns 0, or -1 when memory
+ * runs out (nothing written).
+ */
+int cp_paths_out(FILE *f, const struct cp_input *in,
+		 const struct cp_kpaths *kp, const struct cp_paths_opts *o);
+
+#endif /* CP_PATHS_OUT_H */

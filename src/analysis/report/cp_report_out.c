@@ -1,0 +1,593 @@
+/*
+ * cp_report_out.c - the critical-path report as text and JSON
+ * (cp_report_out.h).
+ *
+ * Text: first what a user needs to decide where to look: CP length,
+ * maximum parallelism and the IPS summary; then the procedure table (CPU
+ * time, CP time, CP zeroing, Slack and MBM, each with its percentage, by
+ * CP time), then threads and objects.  A plain-text PAG gets the same
+ * table by edge label.
+ */
+#include "cp_report_out.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_compare_out.h"
+#include "cp_out.h"
+#include "cp_report_keys.h"
+#include "cp_sampled.h"
+#include "cp_samples.h"
+#include "cp_wbuf.h"
+
+#define TEXT_ROWS 40		/* procedure rows shown by default */
+#define TEXT_OBJ_ROWS 20
+#define HOT_LINES 10		/* sampled: hottest source lines shown */
+
+/* One row of the procedure (or label) table. */
+struct row {
+	const char *name;
+	uint64_t cpu, cp, zero, slack, mbm, calls;
+	bool computed;
+};
+
+static void cell(FILE *f, bool ns, uint64_t v, uint64_t whole, bool show)
+{
+	char a[32], p[16];
+
+	if (!show) {
+		fprintf(f, " %10s %6s", "-", "");
+		return;
+	}
+	if (ns)
+		cp_fmt_ns(a, sizeof(a), v);
+	else
+		snprintf(a, sizeof(a), "%" PRIu64, v);
+	fprintf(f, " %10s %6s", a, cp_fmt_pct(p, sizeof(p),
+					       cp_pct(v, whole)));
+}
+
+static void table(FILE *f, const struct row *rows, uint32_t n, uint32_t max,
+		  uint64_t cpu_total, uint64_t cp_len, bool ns, bool calls,
+		  const char *what, const char *first)
+{
+	int w = 9;
+	uint32_t shown = n < max ? n : max;
+
+	for (uint32_t i = 0; i < shown; i++) {
+		int l = (int)strlen(rows[i].name);
+
+		if (l > w)
+			w = l;
+	}
+	if (w > 40)
+		w = 40;
+	fprintf(f, "  %-*s %10s %6s %10s %6s %10s %6s %10s %6s %10s %6s%s\n",
+		w, what, first, "%", "CP time", "%", "CP zero", "%", "Slack",
+		"%", "MBM", "%", calls ? "   calls" : "");
+	for (uint32_t i = 0; i < shown; i++) {
+		const struct row *r = &rows[i];
+
+		if ((int)strlen(r->name) > w)
+			fprintf(f, "  %.*s...", w - 3, r->name);
+		else
+			fprintf(f, "  %-*s", w, r->name);
+		cell(f, ns, r->cpu, cpu_total, true);
+		cell(f, ns, r->cp, cp_len, true);
+		cell(f, ns, r->zero, cp_len, r->computed || !r->cp);
+		cell(f, ns, r->slack, cp_len, r->computed || !r->cp);
+		cell(f, ns, r->mbm, cp_len, r->computed || !r->cp);
+		if (calls)
+			fprintf(f, " %7" PRIu64, r->calls);
+		fprintf(f, "\n");
+	}
+	if (n > shown)
+		fprintf(f, "  ... %u more (--top 0 shows all)\n", n - shown);
+}
+
+/* The sentence that says what the table means. */
+static void headline(FILE *f, const struct row *rows, uint32_t n,
+		     uint64_t cpu_total, uint64_t cp_len)
+{
+	uint32_t best = UINT32_MAX;
+	double gap = 0;
+
+	/* the procedure whose CP share most exceeds its CPU share */
+	for (uint32_t i = 0; i < n; i++) {
+		double d = cp_pct(rows[i].cp, cp_len) -
+			   cp_pct(rows[i].cpu, cpu_total);
+
+		/* a procedure that spans the whole path (main, a thread's
+		 * start routine) tells nothing */
+		if (rows[i].cp && rows[i].cp < cp_len / 20 * 19 &&
+		    d > gap + 1e-9) {
+			gap = d;
+			best = i;
+		}
+	}
+	if (best == UINT32_MAX || gap < 5.0)
+		return;
+	fprintf(f, "  %s: %.0f%% of the CPU time, %.0f%% of the critical path: "
+		"it runs while other threads wait",
+		rows[best].name, cp_pct(rows[best].cpu, cpu_total),
+		cp_pct(rows[best].cp, cp_len));
+	if (rows[best].computed && rows[best].zero * 2 < rows[best].cp)
+		fprintf(f, ";\n  but another path is nearly as long: making it "
+			"free would save %.0f%% (CP zeroing)",
+			cp_pct(rows[best].zero, cp_len));
+	fprintf(f, ".\n\n");
+}
+
+/* ---- traces -------------------------------------------------------- */
+
+/* qsort of objects by cp_profile_obj_cmp(). */
+static int cmp_obj(const void *a, const void *b)
+{
+	return cp_profile_obj_cmp(a, b);
+}
+
+/* INFO keys of the runtime's notes on waits it could not see
+ * (cp_unseen.h), repeated by the report. */
+static const char *const runtime_notes[] = {
+	"note.unexplained", "note.library",
+};
+
+/* The figures a user decides from: CP length, parallelism, notes. */
+static void text_summary(FILE *f, const struct cp_input *in,
+			 const struct cp_profile *p)
+{
+	const struct cp_trace *t = &in->t;
+	char a[32], b[32], d[32];
+
+	fprintf(f, "cpthread report: %s  (clock %s, %u threads, %" PRIu64
+		" events)\n\n", in->path,
+		t->clock == CP_CLOCK_CPU ? "cpu" : "wall", p->nthreads,
+		t->nevents);
+	cp_out_salvage_print(f, in);
+	fprintf(f, "  critical path   %12s", cp_fmt_ns(a, sizeof(a), p->cp_len));
+	if (p->online_len && p->online_len != p->cp_len)
+		fprintf(f, "   (online: %s)", cp_fmt_ns(b, sizeof(b),
+							 p->online_len));
+	fprintf(f, "\n  elapsed         %12s   useful (CPU) %s   waiting %s\n",
+		cp_fmt_ns(a, sizeof(a), p->elapsed_ns),
+		cp_fmt_ns(b, sizeof(b), p->useful_ns),
+		cp_fmt_ns(d, sizeof(d), p->wait_ns));
+	fprintf(f, "  parallelism     %12.2f   maximum parallelism %.2f"
+		"  (useful time / critical path)\n\n", p->parallelism,
+		p->max_parallelism);
+	if (t->has_startstop)
+		fprintf(f, "  note: the program started/stopped the computation; "
+			"this report covers the whole run.\n\n");
+	for (size_t i = 0; i < sizeof(runtime_notes) /
+	     sizeof(runtime_notes[0]); i++) {
+		const char *v = cp_trace_info(t, runtime_notes[i]);
+
+		if (v && *v)
+			fprintf(f, "  note: %s\n\n", v);
+	}
+}
+
+/* Procedures: the comparison with a CPU profile, or the table. */
+static void text_procedures(FILE *f, const struct cp_input *in,
+			    const struct cp_profile *p,
+			    const struct cp_report_opts *o,
+			    const struct row *rows, uint32_t nrows,
+			    const struct cp_compare *cmp)
+{
+	const struct cp_trace *t = &in->t;
+	uint32_t max = o->top_given ? (o->top ? o->top : UINT32_MAX)
+				    : TEXT_ROWS;
+
+	if (cmp && (nrows || cmp->gp)) {
+		/* CPU (gprof) vs critical path: cp_compare.c */
+		cp_compare_out_text(f, cmp, max);
+		fprintf(f, "\n");
+		cp_sampled_print(f, t, HOT_LINES);
+		if (t->samples && t->samples->decoded)
+			fprintf(f, "\n");
+	} else if (!nrows) {
+		fprintf(f, "  No procedure activity in this trace: trace with "
+			"the sampler on (the default\n  in trace mode), build "
+			"with -finstrument-functions, or mark regions with\n"
+			"  cpthread_region_begin/end to get a procedure "
+			"table.\n\n");
+	} else {
+		fprintf(f, "Procedures (%s, by CP time; %% of CPU time, and of "
+			"the critical path;\nMBM over the %u longest paths)\n",
+			p->exclusive ? "exclusive" : "inclusive", p->npaths);
+		headline(f, rows, nrows, p->useful_ns, p->cp_len);
+		table(f, rows, nrows, max, p->useful_ns, p->cp_len, true, true,
+		      "procedure", "CPU time");
+		for (uint32_t i = 0; i < nrows; i++)
+			if (rows[i].cp && !rows[i].computed) {
+				fprintf(f, "  (zeroing, Slack and MBM of the %u "
+					"procedures with the most CP time; "
+					"--top N for more, --top 0 for all)\n",
+					o->top_given ? o->top : CP_REPORT_TOP_DEFAULT);
+				break;
+			}
+		fprintf(f, "\n");
+	}
+}
+
+static void text_threads(FILE *f, const struct cp_profile *p)
+{
+	fprintf(f, "Threads\n  %-6s %-12s %11s %11s %11s %11s %6s %13s %8s\n",
+		"thread", "name", "elapsed", "useful", "waiting", "CP time",
+		"CP %", "longest path", p->sampled ? "samples" : "calls");
+	for (uint32_t i = 0; i < p->nthreads_all; i++) {
+		const struct cp_thread_prof *th = &p->threads[i];
+		char e1[32], e2[32], e3[32], e4[32], e5[32], pc[16], tn[16];
+
+		if (!th->nv)
+			continue;
+		snprintf(tn, sizeof(tn), "T%u", th->tid);
+		fprintf(f, "  %-6s %-12.12s %11s %11s %11s %11s %6s %13s %8" PRIu64 "\n",
+			tn, th->name ? th->name : "",
+			cp_fmt_ns(e1, sizeof(e1), th->elapsed_ns),
+			cp_fmt_ns(e2, sizeof(e2), th->useful_ns),
+			cp_fmt_ns(e3, sizeof(e3), th->wait_ns),
+			cp_fmt_ns(e4, sizeof(e4), th->cp_ns),
+			cp_fmt_pct(pc, sizeof(pc),
+				    cp_pct(th->cp_ns, p->cp_len)),
+			cp_fmt_ns(e5, sizeof(e5), th->len_ns),
+			p->sampled ? th->samples : th->calls);
+	}
+}
+
+/*
+ * The objects that saw any operation into @objs (room for nobjs + 1),
+ * work-queue items, many and alike, as one row "items (N)"; by CP time
+ * held plus path gain.  Returns how many.
+ */
+static uint32_t collect_objects(const struct cp_profile *p,
+				struct cp_obj_prof *objs)
+{
+	struct cp_obj_prof items = { .kind = CP_OBJ_ITEM };
+	uint32_t nitems = 0, nobj = 0;
+
+	for (uint32_t i = 0; i < p->nobjs; i++) {
+		const struct cp_obj_prof *ob = &p->objs[i];
+
+		if (!ob->ops)
+			continue;
+		if (ob->kind != CP_OBJ_ITEM) {
+			objs[nobj++] = *ob;
+			continue;
+		}
+		nitems++;
+		items.ops += ob->ops;
+		items.waits += ob->waits;
+		items.wait_ns += ob->wait_ns;
+		items.cp_cross += ob->cp_cross;
+		items.gain_ns += ob->gain_ns;
+	}
+	if (nitems) {
+		items.obj = nitems;	/* shown as "items (N)" */
+		objs[nobj++] = items;
+	}
+	qsort(objs, nobj, sizeof(*objs), cmp_obj);
+	return nobj;
+}
+
+static void text_objects(FILE *f, const struct cp_profile *p,
+			 const struct cp_report_opts *o)
+{
+	struct cp_obj_prof *objs = malloc((p->nobjs + 1) * sizeof(*objs));
+	uint32_t nobj = objs ? collect_objects(p, objs) : 0;
+
+	fprintf(f, "\nObjects");
+	if (!nobj)
+		fprintf(f, ": no synchronization seen.\n");
+	else
+		fprintf(f, " (by CP time held plus path gain)\n  %-12s %-8s %8s %7s %11s %11s %11s %9s %11s\n",
+			"object", "kind", "ops", "waits", "waited", "held",
+			"CP held", "CP edges", "path gain");
+	for (uint32_t i = 0; i < nobj && i < (o->top_given && !o->top ?
+			UINT32_MAX : TEXT_OBJ_ROWS); i++) {
+		const struct cp_obj_prof *ob = &objs[i];
+		char on[32], e1[32], e2[32], e3[32], e4[32];
+
+		if (ob->kind == CP_OBJ_ITEM)
+			snprintf(on, sizeof(on), "items (%u)", ob->obj);
+		else
+			snprintf(on, sizeof(on), "%s#%u",
+				 cp_obj_kind_name(ob->kind), ob->obj);
+		fprintf(f, "  %-12s %-8s %8" PRIu64 " %7" PRIu64 " %11s %11s %11s %9" PRIu64 " %11s%s\n",
+			on, cp_obj_kind_name(ob->kind), ob->ops, ob->waits,
+			cp_fmt_ns(e1, sizeof(e1), ob->wait_ns),
+			cp_profile_is_lock(ob->kind) && !ob->untracked ?
+				cp_fmt_ns(e2, sizeof(e2), ob->held_ns) : "-",
+			cp_profile_is_lock(ob->kind) && !ob->untracked ?
+				cp_fmt_ns(e3, sizeof(e3), ob->cp_held_ns) : "-",
+			ob->cp_cross, cp_fmt_ns(e4, sizeof(e4), ob->gain_ns),
+			ob->untracked ? "  (untracked)" : "");
+	}
+	if (nobj > TEXT_OBJ_ROWS && !(o->top_given && !o->top))
+		fprintf(f, "  ... %u more (--top 0 shows all)\n",
+			nobj - TEXT_OBJ_ROWS);
+	free(objs);
+}
+
+/* Rows of the procedure table: procedures with any time or calls. */
+static uint32_t proc_rows(const struct cp_profile *p, struct row *rows)
+{
+	uint32_t nrows = 0;
+
+	for (uint32_t i = 0; i < p->nprocs; i++) {
+		const struct cp_proc_prof *pp = &p->procs[i];
+
+		if (!pp->cpu_ns && !pp->cp_ns && !pp->calls)
+			continue;
+		rows[nrows++] = (struct row){
+			.name = pp->name, .cpu = pp->cpu_ns, .cp = pp->cp_ns,
+			.zero = pp->zero_ns, .slack = pp->slack_ns,
+			.mbm = pp->mbm_ns, .calls = pp->calls,
+			.computed = pp->computed,
+		};
+	}
+	return nrows;
+}
+
+int cp_report_out_text(FILE *f, const struct cp_input *in,
+		       const struct cp_profile *p,
+		       const struct cp_compare *cmp,
+		       const struct cp_report_opts *o)
+{
+	struct row *rows = calloc(p->nprocs ? p->nprocs : 1, sizeof(*rows));
+	uint32_t nrows;
+
+	if (!rows)
+		return -1;
+	nrows = proc_rows(p, rows);
+	text_summary(f, in, p);
+	text_procedures(f, in, p, o, rows, nrows, cmp);
+	text_threads(f, p);
+	text_objects(f, p, o);
+	free(rows);
+	return 0;
+}
+
+static void emit_pct(struct cp_emit *e, const char *key, uint64_t v,
+		     uint64_t whole)
+{
+	cp_emit_f64(e, key, cp_pct(v, whole));
+}
+
+/* "procedures" of "critical_path": one object each, the contract's keys
+ * first. */
+static void json_procedures(struct cp_emit *e, const struct cp_profile *p,
+			    const struct cp_compare *cmp)
+{
+	cp_emit_arr_begin(e, CP_KEY_PROCEDURES);
+	for (uint32_t i = 0; i < p->nprocs; i++) {
+		const struct cp_proc_prof *pp = &p->procs[i];
+		bool known = pp->computed || !pp->cp_ns;
+
+		cp_emit_obj_begin(e, NULL);
+		cp_emit_str(e, CP_KEY_NAME, pp->name);
+		if (cmp)	/* gprof_ns, gprof_pct, ranks */
+			cp_compare_out_emit_proc(e, cmp, pp->name);
+		cp_emit_u64(e, CP_KEY_CP_NS, pp->cp_ns);
+		emit_pct(e, CP_KEY_CP_PCT, pp->cp_ns, p->cp_len);
+		if (known) {
+			cp_emit_u64(e, CP_KEY_CP_ZERO_NS, pp->zero_ns);
+			emit_pct(e, CP_KEY_CP_ZERO_PCT, pp->zero_ns, p->cp_len);
+			cp_emit_u64(e, CP_KEY_SLACK_NS, pp->slack_ns);
+			emit_pct(e, CP_KEY_SLACK_PCT, pp->slack_ns, p->cp_len);
+			cp_emit_u64(e, CP_KEY_MBM_NS, pp->mbm_ns);
+			emit_pct(e, CP_KEY_MBM_PCT, pp->mbm_ns, p->cp_len);
+		} else {
+			cp_emit_null(e, CP_KEY_CP_ZERO_NS);
+			cp_emit_null(e, CP_KEY_CP_ZERO_PCT);
+			cp_emit_null(e, CP_KEY_SLACK_NS);
+			cp_emit_null(e, CP_KEY_SLACK_PCT);
+			cp_emit_null(e, CP_KEY_MBM_NS);
+			cp_emit_null(e, CP_KEY_MBM_PCT);
+		}
+		cp_emit_u64(e, CP_KEY_CPU_NS, pp->cpu_ns);
+		emit_pct(e, CP_KEY_CPU_PCT, pp->cpu_ns, p->useful_ns);
+		cp_emit_u64(e, CP_KEY_CALLS, pp->calls);
+		cp_emit_u64(e, CP_KEY_CPU_INCL_NS, pp->cpu_incl_ns);
+		cp_emit_u64(e, CP_KEY_CPU_EXCL_NS, pp->cpu_excl_ns);
+		cp_emit_u64(e, CP_KEY_CP_INCL_NS, pp->cp_incl_ns);
+		cp_emit_u64(e, CP_KEY_CP_EXCL_NS, pp->cp_excl_ns);
+		if (p->sampled) {
+			cp_emit_u64(e, CP_KEY_SAMPLES, pp->samples);
+			cp_emit_u64(e, CP_KEY_CP_SAMPLES, pp->cp_samples);
+			cp_emit_bool(e, CP_KEY_THIN, cp_compare_thin(p, pp));
+		}
+		cp_emit_obj_end(e);
+	}
+	cp_emit_arr_end(e);
+}
+
+/* "threads_detail": one object per thread that ran. */
+static void json_threads(struct cp_emit *e, const struct cp_input *in,
+			 const struct cp_profile *p)
+{
+	cp_emit_arr_begin(e, CP_KEY_THREADS_DETAIL);
+	for (uint32_t i = 0; i < p->nthreads_all; i++) {
+		const struct cp_thread_prof *th = &p->threads[i];
+
+		if (!th->nv)
+			continue;
+		cp_emit_obj_begin(e, NULL);
+		cp_emit_u64(e, CP_KEY_TID, th->tid);
+		if (in->t.threads[th->tid].parent == UINT32_MAX)
+			cp_emit_null(e, CP_KEY_PARENT);
+		else
+			cp_emit_u64(e, CP_KEY_PARENT,
+				    in->t.threads[th->tid].parent);
+		cp_emit_str(e, CP_KEY_NAME, th->name);
+		cp_emit_bool(e, CP_KEY_EXITED,
+			     in->t.threads[th->tid].exit_v != UINT32_MAX);
+		cp_emit_u64(e, CP_KEY_ELAPSED_NS, th->elapsed_ns);
+		cp_emit_u64(e, CP_KEY_USEFUL_NS, th->useful_ns);
+		cp_emit_u64(e, CP_KEY_WAIT_NS, th->wait_ns);
+		cp_emit_u64(e, CP_KEY_CP_NS, th->cp_ns);
+		emit_pct(e, CP_KEY_CP_PCT, th->cp_ns, p->cp_len);
+		cp_emit_u64(e, CP_KEY_LEN_NS, th->len_ns);
+		cp_emit_f64(e, CP_KEY_UTILIZATION, th->elapsed_ns ?
+			    (double)th->useful_ns / (double)th->elapsed_ns : 0);
+		cp_emit_u64(e, CP_KEY_CALLS, th->calls);
+		if (p->sampled)
+			cp_emit_u64(e, CP_KEY_SAMPLES, th->samples);
+		cp_emit_obj_end(e);
+	}
+	cp_emit_arr_end(e);
+}
+
+/* "objects": every object with an operation, in id order. */
+static void json_objects(struct cp_emit *e, const struct cp_profile *p)
+{
+	char nm[32];
+
+	cp_emit_arr_begin(e, CP_KEY_OBJECTS);
+	for (uint32_t i = 0; i < p->nobjs; i++) {
+		const struct cp_obj_prof *ob = &p->objs[i];
+
+		if (!ob->ops)
+			continue;
+		cp_emit_obj_begin(e, NULL);
+		cp_emit_u64(e, CP_KEY_ID, ob->obj);
+		cp_emit_str(e, CP_KEY_KIND, cp_obj_kind_name(ob->kind));
+		snprintf(nm, sizeof(nm), "0x%" PRIx64, ob->addr);
+		cp_emit_str(e, CP_KEY_ADDRESS, nm);
+		cp_emit_bool(e, CP_KEY_UNTRACKED, ob->untracked);
+		cp_emit_u64(e, CP_KEY_OPS, ob->ops);
+		cp_emit_u64(e, CP_KEY_CONTENDED, ob->waits);
+		cp_emit_u64(e, CP_KEY_WAIT_NS, ob->wait_ns);
+		cp_emit_u64(e, CP_KEY_CP_GAIN_NS, ob->gain_ns);
+		cp_emit_u64(e, CP_KEY_HELD_NS, ob->held_ns);
+		cp_emit_u64(e, CP_KEY_CP_HELD_NS, ob->cp_held_ns);
+		cp_emit_u64(e, CP_KEY_CP_EDGES, ob->cp_cross);
+		cp_emit_obj_end(e);
+	}
+	cp_emit_arr_end(e);
+}
+
+void cp_report_out_json(FILE *f, const struct cp_input *in,
+			const struct cp_profile *p,
+			const struct cp_compare *cmp)
+{
+	const struct cp_trace *t = &in->t;
+	struct cp_emit e;
+
+	cp_out_json_begin(&e, f);
+	cp_emit_obj_begin(&e, NULL);
+	cp_emit_str(&e, CP_KEY_TRACE, in->path);
+	if (cmp)	/* headline, gprof */
+		cp_compare_out_emit_summary(&e, cmp);
+	cp_emit_str(&e, CP_KEY_CLOCK,
+		    t->clock == CP_CLOCK_CPU ? "cpu" : "wall");
+	cp_emit_str(&e, CP_KEY_PROCEDURES_FROM, p->sampled ? "samples" :
+		    "instrumentation");
+	cp_sampled_emit(&e, t, HOT_LINES);
+	cp_emit_u64(&e, CP_KEY_THREADS, p->nthreads);
+	cp_emit_u64(&e, CP_KEY_EVENTS, t->nevents);
+	cp_out_salvage_emit(&e, in);
+	cp_emit_u64(&e, CP_KEY_ELAPSED_NS, p->elapsed_ns);
+	cp_emit_u64(&e, CP_KEY_CPU_NS, p->useful_ns);
+	cp_emit_u64(&e, CP_KEY_WAIT_NS, p->wait_ns);
+	cp_emit_f64(&e, CP_KEY_PARALLELISM, p->parallelism);
+	cp_emit_f64(&e, CP_KEY_MAX_PARALLELISM, p->max_parallelism);
+	cp_emit_arr_begin(&e, CP_KEY_NOTES);
+	for (size_t i = 0; i < sizeof(runtime_notes) /
+	     sizeof(runtime_notes[0]); i++) {
+		const char *v = cp_trace_info(t, runtime_notes[i]);
+
+		if (v && *v)
+			cp_emit_str(&e, NULL, v);
+	}
+	cp_emit_arr_end(&e);
+	cp_emit_obj_begin(&e, CP_KEY_CRITICAL_PATH);
+	cp_emit_u64(&e, CP_KEY_LENGTH_NS, p->cp_len);
+	cp_emit_u64(&e, CP_KEY_ONLINE_LENGTH_NS, p->online_len);
+	cp_emit_str(&e, CP_KEY_MODE, p->exclusive ? "exclusive" : "inclusive");
+	cp_emit_u64(&e, CP_KEY_K, p->k);
+	cp_emit_u64(&e, CP_KEY_PATHS, p->npaths);
+	json_procedures(&e, p, cmp);
+	cp_emit_obj_end(&e);	/* critical_path */
+	json_threads(&e, in, p);
+	json_objects(&e, p);
+	cp_emit_obj_end(&e);
+	cp_emit_end(&e);
+}
+
+void cp_report_out_labels_json(FILE *f, const struct cp_input *in,
+			       const struct cp_labels *lb)
+{
+	const struct cp_pag *g = in->g;
+	struct cp_emit e;
+
+	cp_out_json_begin(&e, f);
+	cp_emit_obj_begin(&e, NULL);
+	cp_emit_str(&e, CP_KEY_GRAPH, in->path);
+	cp_emit_u64(&e, CP_KEY_VERTICES, g->nv);
+	cp_emit_u64(&e, CP_KEY_EDGES, g->ne);
+	cp_emit_u64(&e, CP_KEY_CPU_NS, lb->total);
+	cp_emit_f64(&e, CP_KEY_MAX_PARALLELISM, lb->length ?
+		    (double)lb->total / (double)lb->length : 0);
+	cp_emit_obj_begin(&e, CP_KEY_CRITICAL_PATH);
+	cp_emit_u64(&e, CP_KEY_LENGTH_NS, lb->length);
+	cp_emit_u64(&e, CP_KEY_PATHS, lb->npaths);
+	cp_emit_arr_begin(&e, CP_KEY_PROCEDURES);
+	for (uint32_t l = 0; l < lb->n; l++) {
+		const struct cp_label_prof *r = &lb->rows[l];
+
+		cp_emit_obj_begin(&e, NULL);
+		cp_emit_str(&e, CP_KEY_NAME, r->name);
+		cp_emit_u64(&e, CP_KEY_CP_NS, r->cp_ns);
+		cp_emit_u64(&e, CP_KEY_CP_ZERO_NS, r->zero_ns);
+		cp_emit_u64(&e, CP_KEY_CPU_NS, r->weight);
+		cp_emit_u64(&e, CP_KEY_SLACK_NS, r->slack_ns);
+		cp_emit_u64(&e, CP_KEY_MBM_NS, r->mbm_ns);
+		cp_emit_obj_end(&e);
+	}
+	cp_emit_arr_end(&e);
+	cp_emit_obj_end(&e);
+	cp_emit_obj_end(&e);
+	cp_emit_end(&e);
+}
+
+int cp_report_out_labels_text(FILE *f, const struct cp_input *in,
+			      const struct cp_labels *lb,
+			      const struct cp_report_opts *o)
+{
+	const struct cp_pag *g = in->g;
+	struct row *rows;
+
+	fprintf(f, "cpthread report: %s  (graph: %u vertices, %u edges)\n\n",
+		in->path, g->nv, g->ne);
+	fprintf(f, "  critical path   %12" PRIu64 "\n", lb->length);
+	fprintf(f, "  total weight    %12" PRIu64 "   maximum parallelism %.2f\n\n",
+		lb->total, lb->length ? (double)lb->total / (double)lb->length
+				      : 0.0);
+	if (!lb->n) {
+		fprintf(f, "  (no edge has a label: nothing to group by)\n");
+		return 0;
+	}
+	/* the table's rows: at most as many labels as the graph has */
+	rows = calloc(lb->n, sizeof(*rows));
+	if (!rows)
+		return -1;
+	for (uint32_t l = 0; l < lb->n; l++) {
+		const struct cp_label_prof *r = &lb->rows[l];
+
+		rows[l] = (struct row){
+			.name = r->name, .cpu = r->weight, .cp = r->cp_ns,
+			.zero = r->zero_ns, .slack = r->slack_ns,
+			.mbm = r->mbm_ns, .computed = true,
+		};
+	}
+	fprintf(f, "Edges by label (by CP time; %% of total weight, and of "
+		"the critical path;\nMBM over the %u longest paths)\n",
+		lb->npaths);
+	table(f, rows, lb->n, o->top_given && o->top ? o->top :
+	      (o->top_given ? UINT32_MAX : TEXT_ROWS), lb->total, lb->length,
+	      false, false, "label", "weight");
+	free(rows);
+	return 0;
+}

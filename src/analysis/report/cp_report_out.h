@@ -1,0 +1,58 @@
+/*
+ * cp_report_out.h - the critical-path report of `cpt report` as text and
+ * JSON: for a trace, from its profile (cp_profile.h) and the comparison
+ * with a CPU profile (cp_compare.h); for a plain-text PAG, from the
+ * measures by edge label (cp_labels.h).
+ *
+ * The JSON form uses the interface contract's keys ("clock", "threads",
+ * "elapsed_ns", "cpu_ns", "critical_path": {"length_ns", "procedures":
+ * [{"name", "cp_ns", "cp_zero_ns", "cpu_ns", "slack_ns", "mbm_ns"}]}) plus
+ * the details.
+ *
+ * Concurrency: everything is only read; one writer per FILE.
+ */
+#ifndef CP_REPORT_OUT_H
+#define CP_REPORT_OUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cp_compare.h"
+#include "cp_input.h"
+#include "cp_labels.h"
+#include "cp_profile.h"
+
+/* Procedures given zeroing, Slack and MBM unless --top says otherwise. */
+#define CP_REPORT_TOP_DEFAULT 20
+
+struct cp_report_opts {
+	uint32_t top;		/* --top N: rows shown; 0 all */
+	bool top_given;		/* else 40 procedures, 20 objects */
+};
+
+/*
+ * The text report of trace @in: summary, procedures (or, with @cmp, the
+ * comparison with the CPU profile), threads, objects.  @cmp may be NULL.
+ * Returns 0, or -1 when memory runs out.
+ */
+int cp_report_out_text(FILE *f, const struct cp_input *in,
+		       const struct cp_profile *p,
+		       const struct cp_compare *cmp,
+		       const struct cp_report_opts *o);
+/* The same as one JSON object.  @cmp may be NULL. */
+void cp_report_out_json(FILE *f, const struct cp_input *in,
+			const struct cp_profile *p,
+			const struct cp_compare *cmp);
+
+/*
+ * The report of a plain-text PAG @in by edge label, as text (0, or -1
+ * when memory runs out) or as JSON.
+ */
+int cp_report_out_labels_text(FILE *f, const struct cp_input *in,
+			      const struct cp_labels *lb,
+			      const struct cp_report_opts *o);
+void cp_report_out_labels_json(FILE *f, const struct cp_input *in,
+			       const struct cp_labels *lb);
+
+#endif /* CP_REPORT_OUT_H */

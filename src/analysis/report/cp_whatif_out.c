@@ -1,0 +1,202 @@
+/*
+ * cp_whatif_out.c - the what-if prediction of `cpt whatif` as text and
+ * JSON (cp_whatif_out.h).
+ */
+#include "cp_whatif_out.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "cp_out.h"
+#include "cp_sampled.h"
+#include "cp_wbuf.h"
+
+/* "-5 ns (-12.5%)" */
+static void change(char *buf, size_t len, uint64_t before, uint64_t after,
+		   bool ns)
+{
+	char nb[32];
+	uint64_t d = after > before ? after - before : before - after;
+	double pct = before ? 100.0 * ((double)after - (double)before) /
+				      (double)before : 0.0;
+
+	if (ns)
+		cp_fmt_ns(nb, sizeof(nb), d);
+	else
+		snprintf(nb, sizeof(nb), "%" PRIu64, d);
+	snprintf(buf, len, "%s%s (%+.1f%%)", after < before ? "-" : "+", nb,
+		 pct);
+}
+
+/*
+ * A difference worth a sentence: more than 1 % of the recorded critical
+ * path.  Smaller ones are the replay's rounding and timing noise, and a
+ * note about them would only make the reader doubt the figures.
+ */
+static bool worth_noting(double diff, uint64_t recorded)
+{
+	return fabs(diff) > 0.01 * (double)recorded;
+}
+
+/*
+ * Why the simulation's baseline is not the recorded critical path, when
+ * that matters: the replay grants each lock and semaphore token to the
+ * thread that asks first on the ideal machine, the run did not always.
+ */
+static void note_baseline(FILE *f, const char *replay,
+			  const struct cp_whatif_result *r)
+{
+	double d = (double)r->length_before_sim - (double)r->length_before;
+
+	fprintf(f,
+		"  The simulated change starts from the unchanged replay, %s:\n"
+		"  %.1f%% %s than the recorded critical path, because the replay\n"
+		"  hands each lock or semaphore token to the thread that asks first\n"
+		"  (every thread on a processor of its own) and the run did not\n"
+		"  always.  Compare the simulated new run time with the replay; the\n"
+		"  fixed-graph prediction keeps the recorded order.\n",
+		replay, 100.0 * fabs(d) / (double)r->length_before,
+		d < 0 ? "shorter" : "longer");
+}
+
+/* Sampled procedures: say which scaled ones rest on too few samples. */
+static void text_thin_notes(FILE *f, const struct cp_input *in,
+		       const struct cp_whatif_scale *sc, uint32_t nsc,
+		       bool exclusive)
+{
+	for (uint32_t i = 0; in->is_trace && i < nsc; i++) {
+		uint64_t n = cp_sampled_count(&in->tp, sc[i].name, exclusive);
+
+		if (n < CP_SAMPLES_THIN)
+			fprintf(f, "  note: %s rests on %" PRIu64
+				" sample%s: too few to trust this "
+				"prediction.\n", sc[i].name, n,
+				n == 1 ? "" : "s");
+	}
+}
+
+static void text_whatif(FILE *f, const struct cp_input *in,
+		       const struct cp_whatif_scale *sc, uint32_t nsc,
+		       const struct cp_whatif_result *r)
+{
+	char a[32], b[64];
+	bool ns = in->is_trace;
+	bool model = r->cpus || r->wake;
+	double dsim, dfix;
+
+#define FMT(v) (ns ? cp_fmt_ns(a, sizeof(a), (v)) :			\
+		(snprintf(a, sizeof(a), "%" PRIu64, (uint64_t)(v)), a))
+
+	fprintf(f, "what if, in %s:", in->path);
+	for (uint32_t i = 0; i < nsc; i++)
+		fprintf(f, "%s %s x %g", i ? "," : "", sc[i].name,
+			sc[i].factor);
+	fprintf(f, "\n\n");
+	cp_out_salvage_print(f, in);
+	fprintf(f, "  %-28s %12s\n", "critical path, as recorded",
+		FMT(r->length_before));
+	if (r->simulated) {
+		/* the baseline of the simulated change, when it is not the
+		 * line above */
+		change(b, sizeof(b), r->length_before_sim, r->length_after,
+		       ns);
+		if (model || r->length_before_sim != r->length_before)
+			fprintf(f, "  %-28s %12s\n",
+				"simulated, unchanged",
+				FMT(r->length_before_sim));
+		fprintf(f, "  %-28s %12s   %s\n", "simulated new run time",
+			FMT(r->length_after), b);
+		if (r->cpus)
+			fprintf(f, "  (simulated on %u processor%s shared "
+				"by the threads)\n", r->cpus,
+				r->cpus == 1 ? "" : "s");
+		if (r->wake)
+			fprintf(f, "  (each woken thread paying the "
+				"wake-up latency it had in the recording)\n");
+	}
+	change(b, sizeof(b), r->length_before, r->length_after_fixed, ns);
+	fprintf(f, "  %-28s %12s   %s\n", "fixed-graph prediction",
+		FMT(r->length_after_fixed), b);
+	fprintf(f, "\n");
+	dsim = (double)r->length_after - (double)r->length_before_sim;
+	dfix = (double)r->length_after_fixed - (double)r->length_before;
+	if (r->simulated && !model &&
+	    worth_noting((double)r->length_before_sim -
+			 (double)r->length_before, r->length_before))
+		note_baseline(f, FMT(r->length_before_sim), r);
+	if (r->simulated && r->reordered &&
+	    worth_noting(dsim - dfix, r->length_before))
+		fprintf(f,
+			"  The two predicted changes differ: in the simulation %" PRIu64 "\n"
+			"  lock acquisition%s happen%s in another order than in the\n"
+			"  recording, which the fixed graph cannot see and the simulation\n"
+			"  takes into account.\n",
+			r->reordered, r->reordered == 1 ? "" : "s",
+			r->reordered == 1 ? "s" : "");
+	if (r->simulated && r->forced)
+		fprintf(f,
+			"  %" PRIu64 " acquisition%s that did not wait in the recording (perhaps a\n"
+			"  trylock or trywait) found %s lock or token taken in the new order\n"
+			"  with nothing else left to run, and %s let through as recorded.\n",
+			r->forced, r->forced == 1 ? "" : "s",
+			r->forced == 1 ? "its" : "their",
+			r->forced == 1 ? "was" : "were");
+	if (r->deadlock)
+		fprintf(f,
+			"  the simulation deadlocked in the new order; only the fixed-graph\n"
+			"  prediction is given.\n");
+	if (!in->is_trace)
+		fprintf(f,
+			"  (a plain graph has no events to replay: fixed-graph prediction only)\n");
+	if (!r->scaled_ns)
+		fprintf(f,
+			"  the scaled procedures took no useful time in this run.\n");
+#undef FMT
+}
+
+static void json_whatif(FILE *f, const struct cp_input *in,
+		       const struct cp_whatif_scale *sc, uint32_t nsc,
+		       bool exclusive, const struct cp_whatif_result *r)
+{
+	struct cp_emit e;
+
+	cp_out_json_begin(&e, f);
+	cp_emit_obj_begin(&e, NULL);
+	cp_out_salvage_emit(&e, in);
+	cp_emit_u64(&e, "length_before", r->length_before);
+	cp_emit_u64(&e, "length_after", r->length_after);
+	cp_emit_u64(&e, "length_after_fixed", r->length_after_fixed);
+	cp_emit_u64(&e, "length_before_sim", r->length_before_sim);
+	cp_emit_bool(&e, "simulated", r->simulated);
+	cp_emit_bool(&e, "deadlock", r->deadlock);
+	cp_emit_u64(&e, "reordered", r->reordered);
+	cp_emit_u64(&e, "forced", r->forced);
+	cp_emit_u64(&e, "scaled_ns", r->scaled_ns);
+	cp_emit_u64(&e, "cpus", r->cpus);
+	cp_emit_bool(&e, "wake", r->wake);
+	if (in->is_trace && nsc &&
+	    cp_sampled_count(&in->tp, sc[0].name, exclusive) != UINT64_MAX) {
+		/* sampled procedures: what each scaling rests on */
+		cp_emit_obj_begin(&e, "samples");
+		for (uint32_t i = 0; i < nsc; i++)
+			cp_emit_u64(&e, sc[i].name,
+				    cp_sampled_count(&in->tp, sc[i].name,
+						     exclusive));
+		cp_emit_obj_end(&e);
+	}
+	cp_emit_obj_end(&e);
+	cp_emit_end(&e);
+}
+
+void cp_whatif_out(FILE *f, const struct cp_input *in,
+		   const struct cp_whatif_scale *sc, uint32_t nsc,
+		   bool exclusive, const struct cp_whatif_result *r, bool json)
+{
+	if (json) {
+		json_whatif(f, in, sc, nsc, exclusive, r);
+	} else {
+		text_whatif(f, in, sc, nsc, r);
+		text_thin_notes(f, in, sc, nsc, exclusive);
+	}
+}

@@ -1,0 +1,161 @@
+/*
+ * check_helpers.c - the analyzer's one-home helpers, each checked against
+ * values worked out by hand: the nanosecond and percent formatters, the
+ * JSON string escaper shared by the emitter and the exporters, the one
+ * order of synchronization objects, and which objects are locks.
+ */
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_emit.h"
+#include "cp_profile.h"
+#include "cp_wbuf.h"
+
+START_TEST(test_helpers_fmt_ns_units)
+{
+	static const struct {
+		uint64_t ns;
+		const char *want;
+	} cases[] = {
+		{ 0, "0 ns" },
+		{ 999, "999 ns" },
+		{ 1500, "1.50 us" },
+		{ 999994, "999.99 us" },
+		{ 12300000, "12.30 ms" },
+		{ 1234000000, "1.234 s" },
+	};
+	char b[32];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ck_assert_msg(!strcmp(cp_fmt_ns(b, sizeof(b), cases[i].ns),
+				      cases[i].want),
+			      "%llu ns: '%s', want '%s'",
+			      (unsigned long long)cases[i].ns, b,
+			      cases[i].want);
+	ck_assert_msg(!strcmp(cp_fmt_ns_as(b, sizeof(b), 1500, "µs"),
+			      "1.50 µs"), "HTML unit: '%s'", b);
+	ck_assert_msg(!strcmp(cp_fmt_ns_as(b, sizeof(b), 2500000, "µs"),
+			      "2.50 ms"), "ms keeps its unit: '%s'", b);
+	ck_assert_msg(!strcmp(cp_fmt_pct(b, sizeof(b), 12.5), "12.5%"),
+		      "pct: '%s'", b);
+	ck_assert_msg(!strcmp(cp_fmt_pct(b, sizeof(b), 100), "100.0%"),
+		      "pct: '%s'", b);
+}
+END_TEST
+
+START_TEST(test_helpers_json_escape_table)
+{
+	static const struct {
+		unsigned char c;
+		bool html;
+		const char *want;	/* NULL: goes as it is */
+	} cases[] = {
+		{ '"', false, "\\\"" },   { '\\', false, "\\\\" },
+		{ '\n', false, "\\n" },   { '\t', false, "\\t" },
+		{ '\r', false, "\\r" },   { 0x01, false, "\\u0001" },
+		{ 0x1f, true, "\\u001f" }, { '<', true, "\\u003c" },
+		{ '<', false, NULL },     { 'a', true, NULL },
+		{ 0x7f, true, NULL },     { 0xc3, false, NULL },
+	};
+	char esc[6];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = cp_emit_escape(cases[i].c, cases[i].html, esc);
+		size_t want = cases[i].want ? strlen(cases[i].want) : 0;
+
+		ck_assert_msg(n == want && (!n || !memcmp(esc, cases[i].want,
+							  n)),
+			      "byte 0x%02x html %d: %zu bytes '%.*s', want "
+			      "'%s'", cases[i].c, cases[i].html, n, (int)n,
+			      esc, cases[i].want ? cases[i].want : "");
+	}
+}
+END_TEST
+
+/* The exporters' quoting goes through the same table, '<' included. */
+START_TEST(test_helpers_json_quote_uses_table)
+{
+	char *q = cp_json_quote("a<\"b\r\x02");
+
+	ck_assert_ptr_nonnull(q);
+	ck_assert_msg(!strcmp(q, "\"a\\u003c\\\"b\\r\\u0002\""), "quoted: %s",
+		      q);
+	free(q);
+}
+END_TEST
+
+/*
+ * Five objects: #1 and #2 tie on CP held + gain (30) and #2 crosses the
+ * path more often; #3 and #4 tie on that and on crossings, #4 waited
+ * longer; #5 ties #3 on everything but its id.  Order: 2 1 4 3 5.
+ */
+START_TEST(test_helpers_object_order)
+{
+	struct cp_obj_prof o[5] = {
+		{ .obj = 1, .cp_held_ns = 10, .gain_ns = 20, .cp_cross = 1 },
+		{ .obj = 2, .cp_held_ns = 30, .gain_ns = 0, .cp_cross = 2 },
+		{ .obj = 3, .cp_held_ns = 5, .cp_cross = 1, .wait_ns = 7 },
+		{ .obj = 4, .gain_ns = 5, .cp_cross = 1, .wait_ns = 9 },
+		{ .obj = 5, .cp_held_ns = 5, .cp_cross = 1, .wait_ns = 7 },
+	};
+	static const uint32_t want[5] = { 2, 1, 4, 3, 5 };
+	/* insertion sort by the comparison, from the reverse order */
+	const struct cp_obj_prof *v[5] = { &o[4], &o[3], &o[2], &o[1],
+					   &o[0] };
+
+	for (int i = 1; i < 5; i++)
+		for (int j = i; j > 0 &&
+		     cp_profile_obj_cmp(v[j - 1], v[j]) > 0; j--) {
+			const struct cp_obj_prof *t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	for (int i = 0; i < 5; i++)
+		ck_assert_msg(v[i]->obj == want[i],
+			      "position %d: object %u, want %u", i, v[i]->obj,
+			      want[i]);
+	ck_assert_msg(cp_profile_obj_cmp(&o[2], &o[2]) == 0,
+		      "an object equals itself");
+}
+END_TEST
+
+START_TEST(test_helpers_is_lock)
+{
+	for (unsigned k = 0; k <= CP_OBJ_KIND_MAX; k++) {
+		bool want = k == CP_OBJ_MUTEX || k == CP_OBJ_SPIN ||
+			    k == CP_OBJ_RWLOCK;
+
+		ck_assert_msg(cp_profile_is_lock(k) == want,
+			      "%s: lock %d, want %d", cp_obj_kind_name(k),
+			      cp_profile_is_lock(k), want);
+	}
+}
+END_TEST
+
+static Suite *helpers_suite(void)
+{
+	Suite *s = suite_create("helpers");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_helpers_fmt_ns_units);
+	tcase_add_test(tc, test_helpers_json_escape_table);
+	tcase_add_test(tc, test_helpers_json_quote_uses_table);
+	tcase_add_test(tc, test_helpers_object_order);
+	tcase_add_test(tc, test_helpers_is_lock);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(helpers_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
