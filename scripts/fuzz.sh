@@ -26,6 +26,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:?usage: scripts/fuzz.sh BUILD_DIR [SECONDS]}
 secs=${2:-${CPTHREAD_FUZZ_SECONDS:-60}}
 targets=${CPTHREAD_FUZZ_TARGETS:-trace pag gprof}
+# the ASan runtime is a shared library (cmake/CpBuildModes.cmake) that
+# libFuzzer's libstdc++ precedes in the load order
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 work=${CPTHREAD_FUZZ_WORK:-$(mktemp -d /tmp/cpthread-fuzz.XXXXXX)}
 status=0
 

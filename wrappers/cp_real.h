@@ -94,6 +94,11 @@
 	X(int, sigaction, (int, const struct sigaction *,		\
 			   struct sigaction *), NULL)			\
 	X(sighandler_t, signal, (int, sighandler_t), NULL)		\
+	X(sighandler_t, bsd_signal, (int, sighandler_t), NULL)		\
+	X(sighandler_t, sysv_signal, (int, sighandler_t), NULL)		\
+	X(sighandler_t, __sysv_signal, (int, sighandler_t), NULL)	\
+	X(sighandler_t, sigset, (int, sighandler_t), NULL)		\
+	X(int, sigignore, (int), NULL)					\
 	X(void, _exit, (int), NULL)					\
 	X(void, _Exit, (int), NULL)
 

@@ -5,7 +5,8 @@
  * the process (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS,
  * SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGPIPE, SIGXCPU, SIGXFSZ).  Its
  * handler stays first: the program's
- * own sigaction()/signal() calls are recorded here (and reported back to
+ * own sigaction(), signal(), bsd_signal(), sysv_signal(), sigset() and
+ * sigignore() calls are recorded here (and reported back to
  * it by sigaction) while the kernel keeps the tracer's handler, installed
  * with the program's mask and SA_RESTART/SA_ONSTACK/SA_NODEFER flags so
  * that system calls behave as they would.  When a signal arrives:
@@ -24,8 +25,10 @@
  * A SIGXFSZ or SIGPIPE that the tracer's own trace write raises is
  * swallowed: the write fails and is reported, the program goes on.
  *
- * Limits: bsd_signal, sysv_signal and sigset are not interposed (they
- * replace the tracer's handler; that signal is then not flushed); a
+ * quick_exit() writes the trace and the report as exit() does, through an
+ * at_quick_exit handler of the runtime's (cp_runtime.c).
+ *
+ * Limits: siginterrupt() is not followed (signal() keeps SA_RESTART); a
  * disposition changed by one thread while another receives the signal
  * may be seen half-updated.
  */

@@ -313,6 +313,11 @@ static void cp_runtime_init(void)
 			   cp_clock_calib.use_tsc &&
 			   !(cp_procs_nsampled && cp_sampler_kind());
 	cp_rt.tracing = true;
+	/* quick_exit() runs the at_quick_exit handlers, last registered
+	 * first, then _exit()s inside libc (past the _exit wrapper): this
+	 * one, registered before the program's, ends the run as exit()
+	 * does, after the program's handlers ran traced */
+	at_quick_exit(cp_runtime_finish);
 	start_sampler();
 out:
 	cp_guard--;

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../cpt_skip.h"
 #include "cpt_harness.h"
 #include "cpt_workloads.h"
 
@@ -52,6 +53,8 @@ START_TEST(test_agree_online_offline)
 	struct cpt_errs e;
 	double on_len;
 
+	CPT_SKIP_IF(CPT_LIBOMP && !strcmp(w->prog, "omp"), "OpenMP built "
+		    "on LLVM's libomp (clang), which the tracer does not model");
 	snprintf(env_clock, sizeof(env_clock), "CPTHREAD_CLOCK=%s", clock);
 	snprintf(env_funcs, sizeof(env_funcs), "CPTHREAD_FUNCS=%s", w->funcs);
 	snprintf(what, sizeof(what), "workload %s%s%s, trace mode, "

@@ -3,9 +3,12 @@
  * the creation of the tracer's files.
  *
  * A lock-heavy run (tests/workloads/crash.c) ends by SIGSEGV, abort(),
- * SIGTERM, _exit(0), its own SIGSEGV handler calling abort() or SIGKILL
- * from this process while one worker is still
- * hammering the mutex.  Worker A's N acquisitions were all recorded before
+ * SIGTERM, _exit(0), its own SIGSEGV handler calling abort(), a SIGSEGV
+ * after its handler set by sysv_signal, __sysv_signal, sigset or
+ * bsd_signal returned, or
+ * SIGKILL from this process while one worker is still
+ * hammering the mutex (before SIGKILL, a few seconds later, it has done
+ * 10N and ended: the trace stays small).  Worker A's N acquisitions were all recorded before
  * main joined it (its buffer is written when it exits), so by construction
  * a report of the trace must hold at least N acquisitions of the mutex and
  * 2N events, whatever happened to the rest.  The program must die exactly
@@ -25,10 +28,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../cpt_skip.h"
 #include "cpt_harness.h"
 
 #define N_ITER 20000
 #define N_ITER_S "20000"
+
+/* Seconds before the SIGKILL of mode kill: enough for the run to start
+ * and trace (ASan's start-up is slower). */
+#define KILL_AFTER_S (CPT_ASAN ? 3 : 1)
 
 /* How one traced run must end. */
 struct ending {
@@ -39,6 +47,8 @@ struct ending {
 static const struct ending endings[] = {
 	{ "segv", SIGSEGV }, { "abort", SIGABRT }, { "term", SIGTERM },
 	{ "exit0", 0 }, { "handler", SIGABRT }, { "kill", SIGKILL },
+	{ "sysv", SIGSEGV }, { "sigset", SIGSEGV }, { "bsd", SIGSEGV },
+	{ "xsysv", SIGSEGV },
 };
 
 /* Text of a wait status, for messages. */
@@ -118,9 +128,9 @@ static void check_ending(const struct ending *e, enum cpt_variant v)
 	double ops, events;
 
 	cpt_errs_init(&errs);
-	/* SIGKILL comes from here, after a second (the harness's timeout) */
+	/* SIGKILL comes from here (the harness's timeout) */
 	ck_assert_int_eq(cpt_run_workload(&r, "crash", v, args, env,
-					  killed ? 1 : 60), 0);
+					  killed ? KILL_AFTER_S : 60), 0);
 	if (killed) {
 		if (!WIFSIGNALED(r.status) || WTERMSIG(r.status) != SIGKILL)
 			cpt_errf(&errs, "killed run ended with %s",
@@ -196,6 +206,58 @@ END_TEST
 START_TEST(test_crash_endings_preloaded)
 {
 	check_ending(&endings[_i], CPT_PRELOAD);
+}
+END_TEST
+
+/*
+ * quick_exit() with an at_quick_exit handler of the program's, worker B
+ * still running: the handler runs and the status is kept as bare, and the
+ * trace and the report are written as after exit(): a complete trace
+ * holding worker A's acquisitions.
+ */
+static void check_quick_exit(enum cpt_variant v)
+{
+	const char *args[] = { "quick", N_ITER_S, NULL };
+	const char *env[] = { "CPTHREAD_MODE=trace", NULL };
+	struct cpt_run bare, r, c;
+	char out[400];
+	struct cpt_errs errs;
+	json_t *rep;
+
+	cpt_errs_init(&errs);
+	ck_assert_int_eq(cpt_run_workload(&bare, "crash", CPT_BARE, args,
+					  NULL, 60), 0);
+	ck_assert_int_eq(cpt_run_workload(&r, "crash", v, args, env, 60), 0);
+	if (cpt_run_exit_code(&bare) != 3 || cpt_run_exit_code(&r) != 3)
+		cpt_errf(&errs, "exit codes: bare %d, traced %d",
+			 cpt_run_exit_code(&bare), cpt_run_exit_code(&r));
+	/* the tracer's closing lines follow the handler's */
+	if (strcmp(bare.err, "A done\nquick handler\n") ||
+	    strncmp(r.err, bare.err, strlen(bare.err)) || r.out[0] ||
+	    lines_with(r.err, "cpthread: trace written to") != 1)
+		cpt_errf(&errs, "output: bare '%s', traced '%s' / '%s'",
+			 bare.err, r.err, r.out);
+	if (!r.report)
+		cpt_errf(&errs, "no report: %s", r.report_error);
+	snprintf(out, sizeof(out), "%s/report.json", r.dir);
+	cpt_report(&c, r.trace_path, "--strict", out, &rep);
+	if (cpt_run_exit_code(&c) != 0 || !rep || c.err[0])
+		cpt_errf(&errs, "cpt report --strict: exit %d: '%s'",
+			 cpt_run_exit_code(&c), c.err);
+	else if (!(mutex_ops(rep) >= N_ITER))
+		cpt_errf(&errs, "%.0f acquisitions analysed, want at least %d",
+			 mutex_ops(rep), N_ITER);
+	json_decref(rep);
+	cpt_run_free(&c);
+	cpt_run_free(&r);
+	cpt_run_free(&bare);
+	ck_assert_msg(errs.n == 0, "quick (%s): %s", cpt_variant_name(v),
+		      errs.buf);
+}
+
+START_TEST(test_crash_quick_exit)
+{
+	check_quick_exit(_i ? CPT_PRELOAD : CPT_LINKED);
 }
 END_TEST
 
@@ -426,6 +488,8 @@ static Suite *crash_suite(void)
 	tcase_add_loop_test(tc, test_crash_endings_linked, 0, n);
 	tcase_add_loop_test(tc, test_crash_endings_preloaded, 0, 2);
 	tcase_add_loop_test(tc, test_crash_endings_preloaded, 4, 5);
+	tcase_add_loop_test(tc, test_crash_endings_preloaded, 6, n);
+	tcase_add_loop_test(tc, test_crash_quick_exit, 0, 2);
 	tcase_add_test(tc, test_crash_write_errors);
 	tcase_add_test(tc, test_crash_file_size_limit);
 	tcase_add_test(tc, test_crash_explicit_symlink);
@@ -443,6 +507,17 @@ int main(void)
 
 	/* the crashes must not leave core files: bare and traced alike */
 	setrlimit(RLIMIT_CORE, &nocore);
+	/* ASan's own handlers for the faults would report and exit(1), bare
+	 * and traced: the workloads must die of the signal, as built plain */
+	if (CPT_ASAN) {
+		const char *o = getenv("ASAN_OPTIONS");
+		char opts[1024];
+
+		snprintf(opts, sizeof(opts), "%s%shandle_segv=0:"
+			 "handle_sigbus=0:handle_sigfpe=0:handle_sigill=0:"
+			 "handle_abort=0", o ? o : "", o && *o ? ":" : "");
+		setenv("ASAN_OPTIONS", opts, 1);
+	}
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -48,6 +48,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "../cpt_skip.h"
 #include "cpt_harness.h"
 
 #include "cpt_workloads.h"
@@ -392,6 +393,8 @@ START_TEST(test_online_openmp)
 		&cpt_wl_omp_shrink, &cpt_wl_omp_ordered,
 	};
 
+	CPT_SKIP_IF(CPT_LIBOMP, "OpenMP built on LLVM's libomp (clang), "
+		    "which the tracer does not model");
 	run_workload(wl[_i / NCOMBOS], _i % NCOMBOS);
 }
 END_TEST

@@ -82,8 +82,14 @@ static char **build_env(struct cpt_run *r, const char *const *env,
 			abort();
 		out[k++] = scratch[1];
 	}
-	if (preload) {
-		if (asprintf(&scratch[2], "LD_PRELOAD=%s", CPT_LIBCPTHREAD) < 0)
+	/* a sanitized libcpthread.so needs its runtime loaded first in a
+	 * program built without it (cpt run's /bin/sh, system()'s) */
+	if (preload || (CPT_PRELOAD_RUNTIME[0] &&
+			!env_mentions(env, "LD_PRELOAD"))) {
+		if (asprintf(&scratch[2], "LD_PRELOAD=%s%s%s",
+			     CPT_PRELOAD_RUNTIME,
+			     CPT_PRELOAD_RUNTIME[0] && preload ? " " : "",
+			     preload ? CPT_LIBCPTHREAD : "") < 0)
 			abort();
 		out[k++] = scratch[2];
 	}

@@ -6,7 +6,9 @@
  * Paths come from compile definitions set by tests/integration's
  * CMakeLists.txt: CPT_WL_DIR (the workloads' build directory),
  * CPT_LIBCPTHREAD (libcpthread.so, for LD_PRELOAD), CPT_CPT (the cpt
- * analyzer, possibly not built yet).
+ * analyzer, possibly not built yet), CPT_PRELOAD_RUNTIME (in a clang
+ * sanitized build the shared ASan runtime, preloaded into every child so
+ * that libcpthread.so can load into programs built without it; else "").
  */
 #ifndef CPT_HARNESS_H
 #define CPT_HARNESS_H

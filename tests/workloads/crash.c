@@ -11,7 +11,9 @@
  *   abort  abort() (SIGABRT)
  *   term   raise(SIGTERM)
  *   exit0  _exit(0)
- *   kill   pause() until the parent sends SIGKILL
+ *   kill   pause() until the parent sends SIGKILL; worker B ends after
+ *          10N acquisitions, so that the trace's size does not depend on
+ *          how late the kill comes
  *   count  the benchmark's mode (tests/bench/bench_crash.c): A never
  *          stops either, and each worker counts its acquisitions in the
  *          file WL_COUNTER (two u64, mapped shared) right after each
@@ -20,19 +22,32 @@
  *          tracer's), checks that sigaction() and signal() report it
  *          back, then faults: the handler says "handled" and calls
  *          abort(), so the run ends by SIGABRT
+ *   sysv, xsysv, sigset, bsd  install a SIGSEGV handler with
+ *          sysv_signal, __sysv_signal (signal() under -std=c11), sigset
+ *          or bsd_signal (glibc's older calls), then fault: the handler
+ *          says "handled", restores the default (sysv_signal's handler is
+ *          reset before it runs; the others call the same function with
+ *          SIG_DFL) and returns, so the store faults again and the run
+ *          dies of SIGSEGV.  Mode sigset also checks that sigignore()
+ *          is read back by sigaction().
+ *   quick  registers an at_quick_exit handler (it says "quick handler")
+ *          and ends by quick_exit(3)
  * Nothing is written on stdout; "A done" goes to stderr before the end.
  */
+#include "wl.h"	/* first: _GNU_SOURCE for sysv_signal, sighandler_t */
+
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "wl.h"
+/* glibc exports it, <signal.h> declares it only for old X/Open levels */
+sighandler_t bsd_signal(int sig, sighandler_t handler);
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static volatile unsigned long counter;
 static uint64_t *counts;	/* mode count: acquisitions of A and B */
-static int a_done;		/* worker A has returned (atomic) */
 
 /* Count acquisition number @k of worker @w (mode count). */
 static void count_acquire(int w, uint64_t k)
@@ -51,7 +66,6 @@ static void *worker_a(void *arg)
 		counter++;
 		WL_OK(pthread_mutex_unlock(&m));
 	}
-	__atomic_store_n(&a_done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -92,23 +106,59 @@ static void install_handler(void)
 		fprintf(stderr, "signal misreports SIGTERM\n");
 }
 
-/*
- * B hammers the mutex until the process ends.  Outside the benchmark's
- * count mode it rests 1 ms after every 4096 acquisitions once A is done,
- * so that the second a killed run lasts writes a trace of a bounded size
- * (unrestrained, a fast machine recorded 49 million events in it).
- */
+/* sigset, deprecated in glibc's header (the call under test). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+static sighandler_t (*const old_sigset)(int, sighandler_t) = sigset;
+static int (*const old_sigignore)(int) = sigignore;
+#pragma GCC diagnostic pop
+
+/* Mode sysv, sigset or bsd: the function that set the handler. */
+static sighandler_t (*set_disp)(int, sighandler_t);
+
+static void say(const char *msg)
+{
+	if (write(2, msg, strlen(msg)) < 0)
+		_exit(3);
+}
+
+static void on_segv_once(int sig)
+{
+	say("handled\n");
+	if (set_disp != sysv_signal && set_disp != __sysv_signal)
+		set_disp(sig, SIG_DFL);
+}
+
+/* Install on_segv_once with @set and check what sigaction reads back. */
+static void install_old_style(sighandler_t (*set)(int, sighandler_t))
+{
+	bool sysv = set == sysv_signal || set == __sysv_signal;
+	struct sigaction old;
+	bool once;
+
+	set_disp = set;
+	if (set(SIGSEGV, on_segv_once) != SIG_DFL)
+		say("previous SIGSEGV handler not the default\n");
+	WL_OK(sigaction(SIGSEGV, NULL, &old));
+	once = old.sa_flags & SA_RESETHAND;
+	if (old.sa_handler != on_segv_once || once != sysv)
+		say("sigaction reports another SIGSEGV handler\n");
+}
+
+static void on_quick_exit(void)
+{
+	say("quick handler\n");
+}
+
 static void *worker_b(void *arg)
 {
-	(void)arg;
-	for (uint64_t k = 1;; k++) {
+	uint64_t limit = (uintptr_t)arg;	/* 0: no end */
+
+	for (uint64_t k = 1; !limit || k <= limit; k++) {
 		WL_OK(pthread_mutex_lock(&m));
 		count_acquire(1, k);
 		counter++;
 		WL_OK(pthread_mutex_unlock(&m));
-		if (!counts && k % 4096 == 0 &&
-		    __atomic_load_n(&a_done, __ATOMIC_ACQUIRE))
-			usleep(1000);
 	}
 	return NULL;
 }
@@ -134,13 +184,34 @@ int main(int argc, char **argv)
 		n = (unsigned long)-1;
 	}
 	WL_OK(pthread_create(&a, NULL, worker_a, (void *)(uintptr_t)n));
-	WL_OK(pthread_create(&b, NULL, worker_b, NULL));
+	WL_OK(pthread_create(&b, NULL, worker_b, !strcmp(mode, "kill") ?
+			     (void *)(uintptr_t)(10 * n) : NULL));
 	WL_OK(pthread_join(a, NULL));
 	fprintf(stderr, "A done\n");
 	if (!strcmp(mode, "handler"))
 		install_handler();
-	if (!strcmp(mode, "segv") || !strcmp(mode, "handler"))
+	else if (!strcmp(mode, "sysv"))
+		install_old_style(sysv_signal);
+	else if (!strcmp(mode, "bsd"))
+		install_old_style(bsd_signal);
+	else if (!strcmp(mode, "xsysv"))
+		install_old_style(__sysv_signal);
+	else if (!strcmp(mode, "sigset")) {
+		struct sigaction old;
+
+		install_old_style(old_sigset);
+		WL_OK(old_sigignore(SIGHUP));
+		WL_OK(sigaction(SIGHUP, NULL, &old));
+		if (old.sa_handler != SIG_IGN)
+			say("sigaction does not report sigignore's SIGHUP\n");
+	}
+	if (!strcmp(mode, "segv") || !strcmp(mode, "handler") ||
+	    set_disp)
 		*(volatile int *)(uintptr_t)argc /* 1 or more */ = 0;
+	else if (!strcmp(mode, "quick")) {
+		WL_OK(at_quick_exit(on_quick_exit));
+		quick_exit(3);
+	}
 	else if (!strcmp(mode, "abort"))
 		abort();
 	else if (!strcmp(mode, "term"))
@@ -151,6 +222,6 @@ int main(int argc, char **argv)
 		for (;;)
 			pause();
 	fprintf(stderr, "usage: wl_crash segv|abort|term|exit0|kill|count|"
-		"handler [N]\n");
+		"handler|sysv|xsysv|sigset|bsd|quick [N]\n");
 	return 2;
 }

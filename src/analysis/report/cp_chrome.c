@@ -222,7 +222,8 @@ static void cp_runs_merged(struct ctx *x, uint32_t tid)
 	uint64_t ra = 0, rb = 0, rw = 0;
 	uint32_t rn = 0, nseg = 0, j = 0;
 
-	qsort(x->bnd, x->nbnd, sizeof(*x->bnd), cmp_u64);
+	if (x->nbnd > 1)	/* qsort(NULL, 0, ...) is undefined */
+		qsort(x->bnd, x->nbnd, sizeof(*x->bnd), cmp_u64);
 	for (uint32_t i = 1; i < th->nv; i++) {
 		uint32_t e = tp->segbase[tid] + i - 1;
 		uint64_t a = cp_trace_wall(x->t, tid, i - 1);
