@@ -89,6 +89,7 @@
 #include <unistd.h>
 
 #include "cp_bigmem.h"
+#include "cp_grow.h"
 #include "cp_crc32c.h"
 #include "cp_samples.h"
 #include "cp_trace_rd.h"
@@ -161,24 +162,6 @@ int cp_trd_note(struct cp_trd *r, size_t off, const char *action,
 	if (!t->nrepairs++)
 		snprintf(t->repair_why, sizeof(t->repair_why),
 			 "%s (offset %zu): %s", msg, off, action);
-	return 0;
-}
-
-int cp_trd_grow(void **arr, size_t elem, size_t *cap, size_t need)
-{
-	size_t ncap;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	while (ncap < need)
-		ncap *= 2;
-	p = cp_big_realloc(*arr, ncap * elem);
-	if (!p)
-		return -1;
-	*arr = p;
-	*cap = ncap;
 	return 0;
 }
 
@@ -342,7 +325,7 @@ static int pass1(struct cp_trd *r, struct cp_trace_end *endp)
 		default:
 			break;	/* unknown block: skipped */
 		}
-		if (cp_trd_grow((void **)&r->blks, sizeof(*r->blks),
+		if (cp_grow((void **)&r->blks, sizeof(*r->blks),
 				&r->cap_blks, r->nblks + 1))
 			return cp_trd_fail(r, off, "out of memory");
 		r->blks[r->nblks++] = b;

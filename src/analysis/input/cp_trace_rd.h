@@ -79,11 +79,14 @@ struct cp_trd {
 	uint64_t nbad;		/* damaged blocks (runs of bytes) */
 
 	struct cp_trd_blk *blks;
-	size_t nblks, cap_blks;
+	size_t nblks;
+	uint64_t cap_blks;
 	struct cp_trd_def *defs;
-	size_t ndefs, cap_defs;
+	size_t ndefs;
+	uint64_t cap_defs;
 	struct cp_trd_untrack *unt;
-	size_t nunt, cap_unt;
+	size_t nunt;
+	uint64_t cap_unt;
 	uint64_t total_ev;	/* events of all EVENTS blocks */
 	size_t strbytes;	/* payload bytes of string-bearing blocks */
 	size_t strused;
@@ -122,10 +125,6 @@ int cp_trd_vnote(struct cp_trd *r, uint32_t tid, uint32_t vi,
 /* File offset of vertex @vi of thread @tid (0 if not found): for
  * messages only, it decodes the thread's blocks again. */
 size_t cp_trd_vertex_offset(struct cp_trd *r, uint32_t tid, uint32_t vi);
-
-/* Grow the array *@arr of @elem-byte items to hold @need (capacity in
- * *@cap, doubled).  Returns 0, or -1 when out of memory (*@arr kept). */
-int cp_trd_grow(void **arr, size_t elem, size_t *cap, size_t need);
 
 /*
  * Decode one event at *@pp (bounded by @end; @hasw: dwall present) into

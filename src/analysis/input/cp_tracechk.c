@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cp_bigmem.h"
+#include "cp_grow.h"
 #include "cp_trace_rd.h"
 
 size_t cp_trd_vertex_offset(struct cp_trd *r, uint32_t tid, uint32_t vi)
@@ -342,7 +343,7 @@ static int synth_strings(struct cp_trd *r)
 {
 	struct cp_trace *t = r->t;
 	uint32_t *ids = NULL, n = 0, cap = 0, k = 0;
-	size_t cap_ids = 0;
+	uint64_t cap_ids = 0;
 	int ret = -1;
 
 	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
@@ -357,7 +358,7 @@ static int synth_strings(struct cp_trd *r)
 				continue;
 			if (cp_trace_string(t, (uint32_t)v->arg))
 				continue;
-			if (cp_trd_grow((void **)&ids, sizeof(*ids), &cap_ids,
+			if (cp_grow((void **)&ids, sizeof(*ids), &cap_ids,
 					n + 1))
 				goto out;
 			ids[n++] = (uint32_t)v->arg;
@@ -374,7 +375,7 @@ static int synth_strings(struct cp_trd *r)
 		goto out;
 	cap = t->nstrs;
 	t->synth = malloc((size_t)k * 24);
-	if (!t->synth || cp_trd_grow((void **)&t->strs, sizeof(*t->strs),
+	if (!t->synth || cp_grow((void **)&t->strs, sizeof(*t->strs),
 				     &(size_t){ cap }, t->nstrs + k))
 		goto out;
 	for (uint32_t i = 0; i < k; i++) {
@@ -622,7 +623,7 @@ static int check_join(struct cp_trd *r, uint32_t tid, uint32_t i)
  * caller frees.
  */
 static int check_nesting(struct cp_trd *r, uint32_t tid, uint64_t **stack,
-			 size_t *cap)
+			 uint64_t *cap)
 {
 	struct cp_trace_thread *th = &r->t->threads[tid];
 	size_t depth = 0, j;
@@ -639,7 +640,7 @@ static int check_nesting(struct cp_trd *r, uint32_t tid, uint64_t **stack,
 			break;
 		case CP_EV_ENTER:
 		case CP_EV_REGION_BEGIN:
-			if (cp_trd_grow((void **)stack, sizeof(**stack), cap,
+			if (cp_grow((void **)stack, sizeof(**stack), cap,
 					depth + 1))
 				return cp_trd_fail(r, 0, "out of memory");
 			/* 0: a procedure; id + 1: a region */
@@ -676,7 +677,7 @@ static int check_threads(struct cp_trd *r)
 {
 	struct cp_trace *t = r->t;
 	uint64_t *stack = NULL;
-	size_t cap = 0;
+	uint64_t cap = 0;
 	int ret = 0;
 
 	if (cover_created(r) || link_threads(r) || check_parents(r))

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cp_bigmem.h"
+#include "cp_grow.h"
 #include "cp_par.h"
 #include "cp_samples.h"
 #include "cp_trace_rd.h"
@@ -220,7 +221,7 @@ static int decode_meta(struct cp_trd *r, size_t off,
 	struct cp_trd_def *d;
 
 	if ((ev->op & CP_EV_KIND_MASK) == CP_EV_OBJ_UNTRACK) {
-		if (cp_trd_grow((void **)&r->unt, sizeof(*r->unt),
+		if (cp_grow((void **)&r->unt, sizeof(*r->unt),
 				&r->cap_unt, r->nunt + 1))
 			return cp_trd_fail(r, off, "out of memory");
 		if (ev->a == 0 || ev->a >= UINT32_MAX)
@@ -238,7 +239,7 @@ static int decode_meta(struct cp_trd *r, size_t off,
 		return cp_trd_note(r, off, "dropped",
 				   "OBJ_DEF of object %" PRIu64 " with unknown kind %" PRIu64,
 				   ev->a, ev->b);
-	if (cp_trd_grow((void **)&r->defs, sizeof(*r->defs), &r->cap_defs,
+	if (cp_grow((void **)&r->defs, sizeof(*r->defs), &r->cap_defs,
 			r->ndefs + 1))
 		return cp_trd_fail(r, off, "out of memory");
 	d = &r->defs[r->ndefs++];
@@ -397,14 +398,14 @@ static int decode_symbols(struct cp_trd *r, const struct cp_trd_blk *b)
 	while (p < end) {
 		size_t off = b->off + r->bsz + (size_t)(p - start);
 		long n;
-		size_t cap = r->cap_syms;
+		uint64_t cap = r->cap_syms;
 
 		if (end - p < 17)
 			return cp_trd_fail(r, off, "truncated symbol record");
 		n = cstrlen(p + 16, (size_t)(end - p - 16));
 		if (n < 0)
 			return cp_trd_fail(r, off, "symbol name not terminated");
-		if (cp_trd_grow((void **)&t->syms, sizeof(*t->syms), &cap,
+		if (cp_grow((void **)&t->syms, sizeof(*t->syms), &cap,
 				t->nsyms + 1))
 			return cp_trd_fail(r, b->off, "out of memory");
 		r->cap_syms = (uint32_t)cap;
@@ -424,7 +425,7 @@ static int decode_strings(struct cp_trd *r, const struct cp_trd_blk *b)
 
 	while (p < end) {
 		long n;
-		size_t cap = r->cap_strs;
+		uint64_t cap = r->cap_strs;
 		size_t off = b->off + r->bsz + (size_t)(p - (end - b->size));
 
 		if (end - p < 5)
@@ -432,7 +433,7 @@ static int decode_strings(struct cp_trd *r, const struct cp_trd_blk *b)
 		n = cstrlen(p + 4, (size_t)(end - p - 4));
 		if (n < 0)
 			return cp_trd_fail(r, off, "string not terminated");
-		if (cp_trd_grow((void **)&t->strs, sizeof(*t->strs), &cap,
+		if (cp_grow((void **)&t->strs, sizeof(*t->strs), &cap,
 				t->nstrs + 1))
 			return cp_trd_fail(r, off, "out of memory");
 		r->cap_strs = (uint32_t)cap;
@@ -464,7 +465,7 @@ static int decode_info(struct cp_trd *r, const struct cp_trd_blk *b)
 
 	while (p < end) {
 		long nk, nv;
-		size_t cap = r->cap_info;
+		uint64_t cap = r->cap_info;
 		size_t off = b->off + r->bsz + (size_t)(p - (end - b->size));
 
 		nk = cstrlen(p, (size_t)(end - p));
@@ -473,7 +474,7 @@ static int decode_info(struct cp_trd *r, const struct cp_trd_blk *b)
 		nv = cstrlen(p + nk + 1, (size_t)(end - p - nk - 1));
 		if (nv < 0)
 			return cp_trd_fail(r, off, "INFO value not terminated");
-		if (cp_trd_grow((void **)&t->info, sizeof(*t->info), &cap,
+		if (cp_grow((void **)&t->info, sizeof(*t->info), &cap,
 				t->ninfo + 1))
 			return cp_trd_fail(r, off, "out of memory");
 		r->cap_info = (uint32_t)cap;
@@ -579,9 +580,9 @@ static int dec_merge(struct cp_trd *r, struct dec_worker *w)
 	size_t nd = w[0].r.ndefs + w[1].r.ndefs;
 	size_t nu = w[0].r.nunt + w[1].r.nunt;
 
-	if (cp_trd_grow((void **)&r->defs, sizeof(*r->defs), &r->cap_defs,
+	if (cp_grow((void **)&r->defs, sizeof(*r->defs), &r->cap_defs,
 			nd) ||
-	    cp_trd_grow((void **)&r->unt, sizeof(*r->unt), &r->cap_unt, nu))
+	    cp_grow((void **)&r->unt, sizeof(*r->unt), &r->cap_unt, nu))
 		return -1;
 	merge_by_offset((char *)r->defs, (char *)w[0].r.defs, w[0].r.ndefs,
 			(char *)w[1].r.defs, w[1].r.ndefs, sizeof(*r->defs),

@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "cp_bigmem.h"
+#include "cp_grow.h"
 #include "cp_die.h"
 #include "cp_hash.h"
 #include "cp_samples.h"
@@ -66,28 +67,8 @@ struct bld {
 	uint32_t hub0;			/* vertex id of hub 0 */
 	uint8_t *hub_done;		/* [nhub] in-edges added */
 	struct frame *stack;
-	size_t cap_stack;
+	uint64_t cap_stack;
 };
-
-static int grow_arr(void **p, size_t elem, uint32_t *cap, uint32_t need)
-{
-	uint64_t n;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	n = *cap ? (uint64_t)*cap * 2 : 1024;
-	while (n < need)
-		n *= 2;
-	if (n > UINT32_MAX)
-		n = UINT32_MAX;
-	q = cp_big_realloc(*p, n * elem);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = (uint32_t)n;
-	return 0;
-}
 
 /*
  * The graph's invariants: a thread's segment into vertex i is edge
@@ -152,22 +133,22 @@ static int edge(struct bld *b, uint32_t tail, uint32_t head, uint64_t w,
 	if (e >= b->cap_e) {
 		uint32_t c = b->cap_e;
 
-		if (grow_arr((void **)&tp->e_kind, 1, &c, e + 1))
+		if (cp_grow32((void **)&tp->e_kind, 1, &c, e + 1))
 			return -1;
 		c = b->cap_e;
-		if (grow_arr((void **)&tp->e_thread, 4, &c, e + 1))
+		if (cp_grow32((void **)&tp->e_thread, 4, &c, e + 1))
 			return -1;
 		c = b->cap_e;
-		if (grow_arr((void **)&tp->e_cct, 4, &c, e + 1))
+		if (cp_grow32((void **)&tp->e_cct, 4, &c, e + 1))
 			return -1;
 		c = b->cap_e;
-		if (grow_arr((void **)&tp->e_obj, 4, &c, e + 1))
+		if (cp_grow32((void **)&tp->e_obj, 4, &c, e + 1))
 			return -1;
 		c = b->cap_e;
-		if (grow_arr((void **)&tp->e_src, 4, &c, e + 1))
+		if (cp_grow32((void **)&tp->e_src, 4, &c, e + 1))
 			return -1;
 		c = b->cap_e;
-		if (grow_arr((void **)&tp->e_proc, 4, &c, e + 1))
+		if (cp_grow32((void **)&tp->e_proc, 4, &c, e + 1))
 			return -1;
 		b->cap_e = c;
 	}
@@ -188,7 +169,7 @@ static uint32_t intern_proc(struct bld *b, const char *name)
 
 	if (id != CP_HASH_NONE)
 		return id;
-	if (grow_arr((void **)&tp->procs, sizeof(char *), &b->cap_procs,
+	if (cp_grow32((void **)&tp->procs, sizeof(char *), &b->cap_procs,
 		     tp->nprocs + 1))
 		return CP_HASH_NONE;
 	id = tp->nprocs;
@@ -300,7 +281,7 @@ static uint32_t cct_child(struct bld *b, uint32_t parent, uint32_t proc)
 
 	if (n != CP_HASH_NONE)
 		return n;
-	if (grow_arr((void **)&tp->cct, sizeof(*tp->cct), &b->cap_cct,
+	if (cp_grow32((void **)&tp->cct, sizeof(*tp->cct), &b->cap_cct,
 		     tp->ncct + 1))
 		return CP_HASH_NONE;
 	n = tp->ncct++;
@@ -319,7 +300,7 @@ static uint32_t cct_child(struct bld *b, uint32_t parent, uint32_t proc)
 	} else {
 		uint32_t need = b->npool + pn->incl_n + 1;
 
-		if (grow_arr((void **)&tp->incl_pool, 4, &b->cap_pool, need))
+		if (cp_grow32((void **)&tp->incl_pool, 4, &b->cap_pool, need))
 			return CP_HASH_NONE;
 		pn = &tp->cct[parent];	/* (cct did not move, pool did) */
 		memcpy(tp->incl_pool + b->npool, tp->incl_pool + pn->incl_off,
@@ -336,15 +317,9 @@ static uint32_t cct_child(struct bld *b, uint32_t parent, uint32_t proc)
 
 static int push(struct bld *b, size_t *depth, uint64_t tag, uint32_t node)
 {
-	if (*depth == b->cap_stack) {
-		size_t n = b->cap_stack ? b->cap_stack * 2 : 64;
-		struct frame *s = realloc(b->stack, n * sizeof(*s));
-
-		if (!s)
-			return -1;
-		b->stack = s;
-		b->cap_stack = n;
-	}
+	if (cp_grow((void **)&b->stack, sizeof(*b->stack), &b->cap_stack,
+		    *depth + 1))
+		return -1;
 	b->stack[*depth].tag = tag;
 	b->stack[*depth].node = node;
 	(*depth)++;

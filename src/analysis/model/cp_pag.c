@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "cp_bigmem.h"
+#include "cp_grow.h"
 #include "cp_hash.h"
 #include "cp_par.h"
 
@@ -45,18 +46,10 @@ static int resize(void **arr, uint32_t *cap, uint64_t ncap, size_t size)
 
 int cp_pag_grow(void **arr, uint32_t *cap, uint32_t need, size_t size)
 {
-	uint64_t ncap;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? (uint64_t)*cap * 2 : 16;
-	if (ncap < need)
-		ncap = need;
-	if (ncap > UINT32_MAX - 1)
-		ncap = UINT32_MAX - 1;
-	if (ncap < need)
+	/* ids stop below CP_PAG_NONE, the "no vertex/edge" value */
+	if (need >= CP_PAG_NONE)
 		return -1;
-	return resize(arr, cap, ncap, size);
+	return cp_grow32(arr, size, cap, need);
 }
 
 void cp_pag_init(struct cp_pag *g)
