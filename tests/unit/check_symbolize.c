@@ -300,6 +300,44 @@ START_TEST(test_symbolize_stripped_and_debug_file)
 }
 END_TEST
 
+/*
+ * A copy without .debug_aranges (clang's default): libdw cannot find the
+ * compilation unit by address, the symbolizer still gives the name, the
+ * file and line, and the inline chain.
+ */
+START_TEST(test_symbolize_no_aranges)
+{
+	char dir[] = "/tmp/cpt-symXXXXXX", cmd[16384], path[4200];
+	struct mod m, self;
+	struct cp_symbolizer *sy;
+	const struct cp_symframe *f;
+	uint32_t n;
+
+	sym_outer(2);
+	ck_assert(mkdtemp(dir));
+	self_module(&self, NULL);
+	snprintf(path, sizeof(path), "%s/noaranges", dir);
+	snprintf(cmd, sizeof(cmd), "objcopy --remove-section=.debug_aranges "
+		 "'%s' '%s'", self.path, path);
+	run(cmd);
+	snprintf(cmd, sizeof(cmd), "! readelf -S '%s' | grep -q "
+		 "debug_aranges", path);
+	run(cmd);
+	self_module(&m, path);
+	sy = open1(&m, NULL);
+	check_leaf_full(sy);
+	n = cp_symbolize(sy, inl_pc, &f);
+	ck_assert_msg(n == 2 && !strcmp(f[0].name, "sym_inl") &&
+		      f[0].line == (uint32_t)inl_line &&
+		      !strcmp(f[1].name, "sym_outer"),
+		      "inline chain of %u frames ('%s':%u)", n,
+		      n ? f[0].name : "", n ? f[0].line : 0);
+	cp_symbolize_close(sy);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	run(cmd);
+}
+END_TEST
+
 /* A file that is not the recorded build: not used, so no wrong name. */
 START_TEST(test_symbolize_changed_file_not_used)
 {
@@ -649,6 +687,7 @@ static Suite *symbolize_suite(void)
 	tcase_add_test(tc, test_symbolize_self_names_lines);
 	tcase_add_test(tc, test_symbolize_inline_chain);
 	tcase_add_test(tc, test_symbolize_stripped_and_debug_file);
+	tcase_add_test(tc, test_symbolize_no_aranges);
 	tcase_add_test(tc, test_symbolize_changed_file_not_used);
 	tcase_add_test(tc, test_symbolize_dynamic_symbols);
 	tcase_add_test(tc, test_symbolize_plt_stub);

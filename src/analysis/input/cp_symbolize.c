@@ -369,18 +369,54 @@ static const char *qualified(struct cp_symbolizer *sy, Dwfl_Module *mod,
 	return name;
 }
 
+/*
+ * The compilation unit of @pc in @mod and its @bias.  libdw (0.188, as in
+ * Debian 12) finds it only through .debug_aranges, which clang does not
+ * emit unless asked (-gdwarf-aranges): without them every CU's ranges
+ * are tried in turn.  NULL when no CU holds @pc.
+ */
+static Dwarf_Die *cu_of(Dwfl_Module *mod, uint64_t pc, Dwarf_Addr *bias)
+{
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, bias);
+
+	if (cu)
+		return cu;
+	while ((cu = dwfl_module_nextcu(mod, cu, bias)))
+		if (dwarf_haspc(cu, pc - *bias) > 0)
+			return cu;
+	return NULL;
+}
+
+/* The file and line of @pc in @cu (*@file NULL if none). */
+static void src_line(Dwfl_Module *mod, Dwarf_Die *cu, uint64_t pc,
+		     Dwarf_Addr bias, const char **file, uint32_t *line)
+{
+	Dwfl_Line *dl = dwfl_module_getsrc(mod, pc);
+	Dwarf_Line *l;
+	int n = 0;
+
+	if (dl) {
+		*file = dwfl_lineinfo(dl, NULL, &n, NULL, NULL, NULL);
+	} else if ((l = dwarf_getsrc_die(cu, pc - bias))) {
+		/* no aranges: dwfl's lookup failed, the CU's table has it */
+		*file = dwarf_linesrc(l, NULL, NULL);
+		if (dwarf_lineno(l, &n))
+			n = 0;
+	}
+	*line = n > 0 ? (uint32_t)n : 0;
+}
+
 /* The DWARF frames of @pc in @mod; how many were added (0: none). */
 static uint32_t dwarf_frames(struct cp_symbolizer *sy, Dwfl_Module *mod,
 			     uint64_t pc)
 {
 	Dwarf_Addr bias;
-	Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias);
+	Dwarf_Die *cu = cu_of(mod, pc, &bias);
 	Dwarf_Die *scopes = NULL;
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
 	const char *file = NULL;
 	uint32_t line = 0, n0 = sy->nframes;
-	Dwfl_Line *dl;
 	int ns, lang;
 	bool cxx;
 
@@ -407,13 +443,7 @@ static uint32_t dwarf_frames(struct cp_symbolizer *sy, Dwfl_Module *mod,
 	cxx = lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
 	      lang == DW_LANG_C_plus_plus_11 ||
 	      lang == DW_LANG_C_plus_plus_14;
-	dl = dwfl_module_getsrc(mod, pc);
-	if (dl) {
-		int l = 0;
-
-		file = dwfl_lineinfo(dl, NULL, &l, NULL, NULL, NULL);
-		line = l > 0 ? (uint32_t)l : 0;
-	}
+	src_line(mod, cu, pc, bias, &file, &line);
 	for (int i = 0; i < ns; i++) {
 		int tag = dwarf_tag(&scopes[i]);
 		const char *name;

@@ -283,149 +283,217 @@ static uint64_t wall_at(const struct cp_trace_thread *th, uint32_t i0,
 }
 
 /*
- * Rewrite thread @tid: drop procedure events, lay its samples on its
- * useful time and insert the switches.  Fills a->map[tid].
+ * One thread's rewrite (thread_rewrite): its kept vertices (all but the
+ * procedure events), the useful time before each, and where each of its
+ * samples falls.
  */
-static int thread_rewrite(struct ap *a, uint32_t tid)
-{
-	struct cp_trace *t = a->t;
-	struct cp_samples *s = a->s;
-	struct cp_trace_thread *th = &t->threads[tid];
-	bool hasw = th->wall != NULL;
-	uint64_t k0 = s->thr_off[tid], k1 = s->thr_off[tid + 1];
-	uint32_t *keep = NULL, nk = 0, cur = 0;
-	uint64_t *ub = NULL, *u = NULL;
-	uint32_t *seg = NULL;
-	struct out o = { .v = NULL };
-	uint64_t prev = UINT64_MAX, k;
-	uint32_t tjp = 1;
-	int ret = -1;
+struct rw {
+	struct ap *a;
+	uint32_t tid;
+	struct cp_trace_thread *th;
+	bool hasw;			/* the thread has wall times */
+	uint64_t k0, k1;		/* its samples: s->s[k0..k1) */
+	uint32_t *keep, nk;		/* [nk] indices of kept vertices */
+	uint64_t *ub;			/* [nk] useful time before kept j */
+	uint64_t *u;			/* [k1-k0] a used sample's useful time */
+	uint32_t *seg;			/* [k1-k0] its segment (kept j-1, j] */
+	struct out o;			/* the rewritten vertices */
+};
 
-	a->map[tid] = malloc((th->nv ? th->nv : 1) * sizeof(**a->map));
-	keep = malloc((th->nv ? th->nv : 1) * sizeof(*keep));
-	ub = malloc((th->nv ? th->nv : 1) * sizeof(*ub));
-	u = malloc((k1 - k0 ? k1 - k0 : 1) * sizeof(*u));
-	seg = malloc((k1 - k0 ? k1 - k0 : 1) * sizeof(*seg));
-	if (!a->map[tid] || !keep || !ub || !u || !seg)
-		goto out;
+/* The sample's time on the thread's clock. */
+static uint64_t sample_x(const struct cp_trace *t, const struct cp_sample *sm)
+{
+	return t->clock == CP_CLOCK_CPU ? sm->cpu : sm->wall;
+}
+
+/* Allocate @w's arrays and find the kept vertices and their useful time
+ * before.  Returns 0 or -1 (out of memory). */
+static int rw_keep(struct rw *w)
+{
+	const struct cp_trace_thread *th = w->th;
+	size_t nv = th->nv ? th->nv : 1, ns = w->k1 - w->k0 ? w->k1 - w->k0 : 1;
+
+	w->a->map[w->tid] = malloc(nv * sizeof(**w->a->map));
+	w->keep = malloc(nv * sizeof(*w->keep));
+	w->ub = malloc(nv * sizeof(*w->ub));
+	w->u = malloc(ns * sizeof(*w->u));
+	w->seg = malloc(ns * sizeof(*w->seg));
+	if (!w->a->map[w->tid] || !w->keep || !w->ub || !w->u || !w->seg)
+		return -1;
 	for (uint32_t i = 0; i < th->nv; i++)
 		if (!is_proc_event(cp_tvert_kind(&th->v[i])))
-			keep[nk++] = i;
-	/* useful time before each kept vertex */
-	for (uint32_t j = 0; j < nk; j++) {
-		const struct cp_tvert *v = &th->v[keep[j]];
+			w->keep[w->nk++] = i;
+	for (uint32_t j = 0; j < w->nk; j++) {
+		const struct cp_tvert *v = &th->v[w->keep[j]];
 
-		ub[j] = j == 0 ? 0 : ub[j - 1] + (cp_tvert_waits(v) ? 0 :
-			v->ts - th->v[keep[j - 1]].ts);
+		w->ub[j] = j == 0 ? 0 : w->ub[j - 1] + (cp_tvert_waits(v) ? 0 :
+			   v->ts - th->v[w->keep[j - 1]].ts);
 	}
-	/* place the samples: segment j = (kept j-1, kept j] */
-	for (k = k0; k < k1; k++) {
+	return 0;
+}
+
+/* Place the samples: segment j = (kept j-1, kept j]; a sample outside the
+ * kept vertices or in a wait is counted and not used. */
+static void rw_place(struct rw *w)
+{
+	const struct cp_trace_thread *th = w->th;
+	struct cp_samples *s = w->a->s;
+
+	for (uint64_t k = w->k0; k < w->k1; k++) {
 		struct cp_sample *sm = &s->s[k];
-		uint64_t x = t->clock == CP_CLOCK_CPU ? sm->cpu : sm->wall;
-		uint32_t lo = 1, hi = nk;
+		uint64_t x = sample_x(w->a->t, sm);
+		uint32_t lo = 1, hi = w->nk;
 
 		sm->used = false;
-		if (nk < 2 || x <= th->v[keep[0]].ts ||
-		    x > th->v[keep[nk - 1]].ts) {
+		if (w->nk < 2 || x <= th->v[w->keep[0]].ts ||
+		    x > th->v[w->keep[w->nk - 1]].ts) {
 			s->outside++;
 			continue;
 		}
 		while (lo < hi) {	/* first kept j with ts >= x */
 			uint32_t mid = lo + (hi - lo) / 2;
 
-			if (th->v[keep[mid]].ts >= x)
+			if (th->v[w->keep[mid]].ts >= x)
 				hi = mid;
 			else
 				lo = mid + 1;
 		}
-		if (cp_tvert_waits(&th->v[keep[lo]])) {
+		if (cp_tvert_waits(&th->v[w->keep[lo]])) {
 			s->in_wait++;
 			continue;
 		}
 		sm->used = true;
 		s->used++;
 		s->used_weight += sm->weight;
-		seg[k - k0] = lo;
-		u[k - k0] = ub[lo - 1] + (x - th->v[keep[lo - 1]].ts);
+		w->seg[k - w->k0] = lo;
+		w->u[k - w->k0] = w->ub[lo - 1] +
+				  (x - th->v[w->keep[lo - 1]].ts);
 	}
-	/* emit: kept vertices, the switches before the one they precede */
-	k = k0;
-	for (uint32_t j = 0; j < nk; j++) {
-		const struct cp_tvert *v = &th->v[keep[j]];
+}
 
-		for (; j > 0 && k < k1; k++) {
-			struct cp_sample *sm = &s->s[k];
-			uint64_t m, ts;
-			uint32_t tj;
+/*
+ * Where the switch to used sample @k goes: the first used sample's at the
+ * thread's first kept vertex, every other's at the midpoint of useful
+ * time between it and the previous used sample @prev.  Sets *@ts and
+ * returns the kept vertex it precedes.  *@tjp is the search's position
+ * (the midpoints only grow, so it moves on).
+ */
+static uint32_t switch_at(const struct rw *w, uint64_t prev, uint64_t k,
+			  uint32_t *tjp, uint64_t *ts)
+{
+	const struct cp_trace_thread *th = w->th;
+	uint64_t up, uk, m;
+	uint32_t tj;
 
-			if (!sm->used)
+	if (prev == UINT64_MAX) {
+		*ts = th->v[w->keep[0]].ts;
+		return 1;
+	}
+	up = w->u[prev - w->k0];
+	uk = w->u[k - w->k0];
+	m = up / 2 + uk / 2 + (up % 2 + uk % 2) / 2;
+	while (*tjp < w->nk - 1 && w->ub[*tjp] <= m)
+		(*tjp)++;
+	tj = *tjp;
+	*ts = th->v[w->keep[tj - 1]].ts +
+	      (m > w->ub[tj - 1] ? m - w->ub[tj - 1] : 0);
+	if (*ts > th->v[w->keep[tj]].ts)
+		*ts = th->v[w->keep[tj]].ts;
+	return tj;
+}
+
+/* Emit the kept vertices with the stack switches before the vertex each
+ * precedes; fills a->map[tid].  Returns 0 or -1 (out of memory). */
+static int rw_emit(struct rw *w)
+{
+	const struct cp_trace_thread *th = w->th;
+	struct cp_sample *smp = w->a->s->s;
+	uint64_t prev = UINT64_MAX, k = w->k0, ts;
+	uint32_t tjp = 1, cur = 0, tj;
+
+	for (uint32_t j = 0; j < w->nk; j++) {
+		const struct cp_tvert *v = &th->v[w->keep[j]];
+
+		for (; j > 0 && k < w->k1; k++) {
+			if (!smp[k].used)
 				continue;
-			if (prev == UINT64_MAX) {
-				/* the first used sample: from the start */
-				tj = 1;
-				ts = th->v[keep[0]].ts;
-			} else {
-				m = u[prev - k0] / 2 + u[k - k0] / 2 +
-				    (u[prev - k0] % 2 + u[k - k0] % 2) / 2;
-				/* the segment where useful time passes m
-				 * (m only grows: the search moves on) */
-				while (tjp < nk - 1 && ub[tjp] <= m)
-					tjp++;
-				tj = tjp;
-				ts = th->v[keep[tj - 1]].ts +
-				     (m > ub[tj - 1] ? m - ub[tj - 1] : 0);
-				if (ts > th->v[keep[tj]].ts)
-					ts = th->v[keep[tj]].ts;
-			}
+			tj = switch_at(w, prev, k, &tjp, &ts);
 			if (tj > j)
 				break;	/* its switch comes later */
-			if (a->sid[k] != cur) {
+			if (w->a->sid[k] != cur) {
 				struct cp_tvert sw = {
 					.ts = ts, .op = CP_TV_STACK,
-					.arg = a->sid[k],
+					.arg = w->a->sid[k],
 				};
 
-				if (put(&o, &sw, hasw ? wall_at(th,
-					keep[tj - 1], keep[tj], ts) : 0, hasw))
-					goto out;
-				cur = a->sid[k];
+				if (put(&w->o, &sw, w->hasw ? wall_at(th,
+					w->keep[tj - 1], w->keep[tj], ts) : 0,
+					w->hasw))
+					return -1;
+				cur = w->a->sid[k];
 			}
 			/* its stack is current after the last switch */
-			sm->ctx_v = o.n - 1;
+			smp[k].ctx_v = w->o.n - 1;
 			prev = k;
 		}
-		a->map[tid][keep[j]] = o.n;
-		if (put(&o, v, hasw ? th->wall[keep[j]] : 0, hasw))
-			goto out;
+		w->a->map[w->tid][w->keep[j]] = w->o.n;
+		if (put(&w->o, v, w->hasw ? th->wall[w->keep[j]] : 0, w->hasw))
+			return -1;
 	}
-	/* each used sample's segment in the new numbering */
-	for (k = k0; k < k1; k++) {
-		struct cp_sample *sm = &s->s[k];
-		uint64_t x = t->clock == CP_CLOCK_CPU ? sm->cpu : sm->wall;
+	return 0;
+}
+
+/* Each used sample's segment in the new numbering. */
+static void rw_renumber(struct rw *w)
+{
+	for (uint64_t k = w->k0; k < w->k1; k++) {
+		struct cp_sample *sm = &w->a->s->s[k];
+		uint64_t x = sample_x(w->a->t, sm);
 		uint32_t i;
 
 		if (!sm->used)
 			continue;
-		i = a->map[tid][keep[seg[k - k0] - 1]] + 1;
-		while (o.v[i].ts < x)
+		i = w->a->map[w->tid][w->keep[w->seg[k - w->k0] - 1]] + 1;
+		while (w->o.v[i].ts < x)
 			i++;
 		sm->pos_v = i;
 	}
+}
+
+/*
+ * Rewrite thread @tid: drop procedure events, lay its samples on its
+ * useful time and insert the switches.  Fills a->map[tid].
+ */
+static int thread_rewrite(struct ap *a, uint32_t tid)
+{
+	struct cp_trace_thread *th = &a->t->threads[tid];
+	struct rw w = {
+		.a = a, .tid = tid, .th = th, .hasw = th->wall != NULL,
+		.k0 = a->s->thr_off[tid], .k1 = a->s->thr_off[tid + 1],
+	};
+	int ret = -1;
+
+	if (rw_keep(&w))
+		goto out;
+	rw_place(&w);
+	if (rw_emit(&w))
+		goto out;
+	rw_renumber(&w);
 	cp_big_free(th->v);
 	cp_big_free(th->wall);
-	th->v = o.v;
-	th->wall = o.wall;
-	th->nv = o.n;
-	o.v = NULL;
-	o.wall = NULL;
+	th->v = w.o.v;
+	th->wall = w.o.wall;
+	th->nv = w.o.n;
+	w.o.v = NULL;
+	w.o.wall = NULL;
 	ret = 0;
 out:
-	cp_big_free(o.v);
-	cp_big_free(o.wall);
-	free(keep);
-	free(ub);
-	free(u);
-	free(seg);
+	cp_big_free(w.o.v);
+	cp_big_free(w.o.wall);
+	free(w.keep);
+	free(w.ub);
+	free(w.u);
+	free(w.seg);
 	return ret;
 }
 
