@@ -401,8 +401,8 @@ static uint32_t lanes_init(struct cp_slack_ws *ws, const struct cp_groups *gr,
  * One function of ~120 lines on purpose: it is the inner loop of Slack
  * (every vertex and edge of a block, per pass), its lane arrays live in
  * registers and on its stack, and a split into a seeding step and a
- * per-C-vertex step could not be shown to cost nothing (bench_graph -e
- * 1e6 on a shared, heavily loaded machine: run-to-run noise of ~25%).
+ * per-C-vertex step could not be shown to cost nothing (`bench_graph -e
+ * 1e6`: the difference was within the runs' noise).
  */
 static int slack_lanes(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 		       uint32_t end, uint64_t *sum)
