@@ -452,9 +452,9 @@ static int decode_samples(struct cp_trd *r, const struct cp_trd_blk *b)
 	size_t at = 0;
 
 	if (cp_samples_add_block(&r->t->samples, b->type, b->tid,
-				 r->buf + b->off + BLK_SIZE, b->size, &at,
+				 r->buf + b->off + r->bsz, b->size, &at,
 				 why, sizeof(why)))
-		return cp_trd_fail(r, b->off + BLK_SIZE + at, "%s", why);
+		return cp_trd_fail(r, b->off + r->bsz + at, "%s", why);
 	return 0;
 }
 
