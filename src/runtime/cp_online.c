@@ -655,11 +655,84 @@ static void deactivate(struct cp_thread *t, int idx)
 	}
 }
 
+/*
+ * Exclusive mode keeps a shadow stack of the thread's frames, procedures
+ * and regions alike, as cpt's calling contexts do: LEAVE closes the
+ * innermost procedure and whatever regions opened inside it, REGION_END
+ * the innermost open region of its name and whatever opened inside that;
+ * a close with nothing to close changes nothing (cpt makes it inert).  An
+ * entry is a procedure's selection index (-1: not selected) or, for a
+ * region, SHADOW_REGION(tag): tag is the selection index of a selected
+ * region, else CP_MAX_FUNCS + a hash of its name (two unselected regions
+ * nested inside each other with the same hash can close the wrong one).
+ * Past CP_SHADOW_MAX frames only the count is kept.
+ */
+#define SHADOW_REGION(tag)	((int16_t)(-2 - (int)(tag)))
+#define SHADOW_TAGS		30000
+
+static bool shadow_is_region(int16_t e)
+{
+	return e <= -2;
+}
+
+/* The selected procedure or region entry @e stands for, or -1. */
+static int shadow_sel(int16_t e)
+{
+	if (!shadow_is_region(e))
+		return e;
+	return -2 - e < CP_MAX_FUNCS ? -2 - e : -1;
+}
+
+/* The selection index of the innermost frame, or -1. */
 static int shadow_top(const struct cp_thread *t)
 {
 	if (t->shadow_n == 0 || t->shadow_n > CP_SHADOW_MAX)
 		return -1;
-	return t->shadow[t->shadow_n - 1];
+	return shadow_sel(t->shadow[t->shadow_n - 1]);
+}
+
+static void shadow_push(struct cp_thread *t, int16_t e)
+{
+	if (t->shadow_n < CP_SHADOW_MAX)
+		t->shadow[t->shadow_n] = e;
+	t->shadow_n++;
+}
+
+/*
+ * Pop to and including the innermost entry that is @want (a region's
+ * entry), or the innermost procedure when @want is 0.  Returns false,
+ * popping nothing, when there is none.
+ */
+static bool shadow_close(struct cp_thread *t, int16_t want)
+{
+	uint32_t j;
+
+	if (t->shadow_n > CP_SHADOW_MAX) {	/* past the kept frames */
+		t->shadow_n--;
+		return true;
+	}
+	for (j = t->shadow_n; j > 0; j--) {
+		int16_t e = t->shadow[j - 1];
+
+		if (want ? e == want : !shadow_is_region(e))
+			break;
+	}
+	if (!j)
+		return false;
+	t->shadow_n = j - 1;
+	return true;
+}
+
+/* The shadow entry of region @name, selected as @idx (or -1). */
+static int16_t region_entry(const char *name, int idx)
+{
+	uint32_t h = 2166136261u;
+
+	if (idx >= 0)
+		return SHADOW_REGION(idx);
+	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+		h = (h ^ *c) * 16777619u;
+	return SHADOW_REGION(CP_MAX_FUNCS + h % SHADOW_TAGS);
 }
 
 /* Exclusive mode: only the innermost frame, if selected, is active. */
@@ -672,21 +745,37 @@ static void exclusive_set(struct cp_thread *t, int idx)
 	}
 }
 
+/*
+ * Exclusive mode: open (@open) or close frame @e on the shadow stack;
+ * @e is 0 for closing the innermost procedure.  The path advances when
+ * the innermost selected frame changes or the thread is traced.  Returns
+ * false, with no step taken, when nothing changed that matters; else
+ * true with *@now the step's time.
+ */
+static bool exclusive_frame(struct cp_thread *t, int16_t e, bool open,
+			    uint64_t *now)
+{
+	int top = shadow_top(t);
+
+	if (open)
+		shadow_push(t, e);
+	else if (!shadow_close(t, e) && !t->tb)
+		return false;
+	if (top < 0 && shadow_top(t) < 0 && !t->tb)
+		return false;
+	*now = step(t);
+	exclusive_set(t, shadow_top(t));
+	return true;
+}
+
 void cp_online_proc_enter(struct cp_thread *t, uintptr_t fn)
 {
 	int idx = cp_procs_by_addr(fn);
 	uint64_t now;
 
 	if (cp_rt.cfg.exclusive) {
-		int top = shadow_top(t);
-
-		if (t->shadow_n < CP_SHADOW_MAX)
-			t->shadow[t->shadow_n] = (int16_t)idx;
-		t->shadow_n++;
-		if (top < 0 && idx < 0 && !t->tb)
+		if (!exclusive_frame(t, (int16_t)idx, true, &now))
 			return;
-		now = step(t);
-		exclusive_set(t, idx);
 	} else {
 		if (idx < 0 && !t->tb)
 			return;
@@ -709,14 +798,8 @@ void cp_online_proc_leave(struct cp_thread *t, uintptr_t fn)
 	uint64_t now;
 
 	if (cp_rt.cfg.exclusive) {
-		int top = shadow_top(t);
-
-		if (t->shadow_n)
-			t->shadow_n--;
-		if (top < 0 && shadow_top(t) < 0 && !t->tb)
+		if (!exclusive_frame(t, 0, false, &now))
 			return;
-		now = step(t);
-		exclusive_set(t, shadow_top(t));
 	} else {
 		if (idx < 0 && !t->tb)
 			return;
@@ -733,14 +816,18 @@ void cp_online_region(struct cp_thread *t, const char *name, bool begin)
 	int idx = cp_procs_by_name(name);
 	uint64_t now;
 
-	if (idx < 0 && !t->tb)
-		return;
-	now = step(t);
-	if (idx >= 0) {
+	if (idx >= 0)
 		atomic_store(&cp_procs_region_seen[idx], true);
-		if (begin)
+	if (cp_rt.cfg.exclusive) {
+		if (!exclusive_frame(t, region_entry(name, idx), begin, &now))
+			return;
+	} else {
+		if (idx < 0 && !t->tb)
+			return;
+		now = step(t);
+		if (idx >= 0 && begin)
 			activate(t, idx);
-		else
+		else if (idx >= 0)
 			deactivate(t, idx);
 	}
 	if (t->tb) {

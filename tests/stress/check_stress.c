@@ -19,8 +19,7 @@
  * stress SEED`.
  *
  * The same with CPTHREAD_EXCLUSIVE=1 and `cpt report --exclusive` (exclusive
- * time) on 3 * STRESS_LONG_SEEDS seeds, without regions (see
- * test_stress_exclusive_agree).
+ * time, regions included) on 3 * STRESS_LONG_SEEDS seeds.
  *
  * Seeds 1..STRESS_DEFAULT_SEEDS by default, and STRESS_LONG_SEEDS seeds
  * from 1001 with long traces (burns a tenth as long, the rounds a hundred
@@ -156,8 +155,7 @@ static void check_procs(struct cpt_errs *e, json_t *onrep, json_t *offrep)
 
 /*
  * One run of stress @seed (@percent, @repeat as its arguments) under
- * @clock, checked; @exclusive: CPTHREAD_EXCLUSIVE=1 and cpt --exclusive,
- * without regions (see test_stress_exclusive_agree).
+ * @clock, checked; @exclusive: CPTHREAD_EXCLUSIVE=1 and cpt --exclusive.
  */
 static void agree(unsigned seed, const char *clock, const char *percent,
 		  const char *repeat, bool exclusive)
@@ -172,10 +170,8 @@ static void agree(unsigned seed, const char *clock, const char *percent,
 	int crc, wrc;
 	size_t n = 0;
 
-	if (exclusive) {
+	if (exclusive)
 		env[4] = "CPTHREAD_EXCLUSIVE=1";
-		env[5] = "STRESS_NO_REGIONS=1";
-	}
 	snprintf(arg_seed, sizeof(arg_seed), "%u", seed);
 	snprintf(env_clock, sizeof(env_clock), "CPTHREAD_CLOCK=%s", clock);
 	n = (size_t)snprintf(env_funcs, sizeof(env_funcs), "CPTHREAD_FUNCS=");
@@ -184,7 +180,7 @@ static void agree(unsigned seed, const char *clock, const char *percent,
 				      "%s%s", i ? "," : "", funcs[i]);
 	snprintf(what, sizeof(what), "stress %u %s %s, trace mode, "
 		 "CPTHREAD_CLOCK=%s%s", seed, percent, repeat, clock,
-		 exclusive ? ", CPTHREAD_EXCLUSIVE=1 STRESS_NO_REGIONS=1" : "");
+		 exclusive ? ", CPTHREAD_EXCLUSIVE=1" : "");
 
 	ck_assert_int_eq(cpt_run_program(&r, STRESS_EXE, args, env, 60, true),
 			 0);
@@ -240,12 +236,10 @@ START_TEST(test_stress_online_offline_agree)
 END_TEST
 
 /*
- * Exclusive time (the innermost procedure only), without regions: the
- * runtime's exclusive mode ignores regions (a region begun inside a
- * procedure leaves the procedure active too, and the next call or return
- * drops the region), while cpt takes the innermost of procedures and
- * regions alike.  The two disagree there (not resolved yet), so regions
- * stay out of this test.
+ * Exclusive time: the innermost frame only, procedure or region (a region
+ * begun inside a procedure takes the time until it ends or the procedure
+ * returns; region_a nests in itself, region_b stays open across a
+ * barrier).
  */
 START_TEST(test_stress_exclusive_agree)
 {
