@@ -131,25 +131,24 @@ static int edge(struct bld *b, uint32_t tail, uint32_t head, uint64_t w,
 			return -1;
 	}
 	if (e >= b->cap_e) {
+		/* the edge attributes grow together, to one capacity */
+		void **arr[] = {
+			(void **)&tp->e_kind, (void **)&tp->e_thread,
+			(void **)&tp->e_cct, (void **)&tp->e_obj,
+			(void **)&tp->e_src, (void **)&tp->e_proc,
+		};
+		const size_t elem[] = {
+			sizeof(*tp->e_kind), sizeof(*tp->e_thread),
+			sizeof(*tp->e_cct), sizeof(*tp->e_obj),
+			sizeof(*tp->e_src), sizeof(*tp->e_proc),
+		};
 		uint32_t c = b->cap_e;
 
-		if (cp_grow32((void **)&tp->e_kind, 1, &c, e + 1))
-			return -1;
-		c = b->cap_e;
-		if (cp_grow32((void **)&tp->e_thread, 4, &c, e + 1))
-			return -1;
-		c = b->cap_e;
-		if (cp_grow32((void **)&tp->e_cct, 4, &c, e + 1))
-			return -1;
-		c = b->cap_e;
-		if (cp_grow32((void **)&tp->e_obj, 4, &c, e + 1))
-			return -1;
-		c = b->cap_e;
-		if (cp_grow32((void **)&tp->e_src, 4, &c, e + 1))
-			return -1;
-		c = b->cap_e;
-		if (cp_grow32((void **)&tp->e_proc, 4, &c, e + 1))
-			return -1;
+		for (unsigned k = 0; k < sizeof(elem) / sizeof(*elem); k++) {
+			c = b->cap_e;
+			if (cp_grow32(arr[k], elem[k], &c, e + 1))
+				return -1;
+		}
 		b->cap_e = c;
 	}
 	tp->e_kind[e] = kind;
