@@ -300,6 +300,116 @@ static uint32_t top_groups(const uint64_t *cpt, uint32_t n, uint32_t z,
 static bool random_shape;
 static const char *cli_cpt, *cli_dir = "/tmp";
 
+/* Build @g from @gn (timed: a row), then free @gn. */
+static void bench_build(struct gen *gn, struct cp_pag *g)
+{
+	struct meter m;
+	long long peak;
+	char err[256];
+	double s;
+
+	meter_start(&m);
+	cp_pag_init(g);
+	for (uint32_t v = 0; v < gn->nv; v++)
+		cp_pag_add_vertex(g);
+	for (uint32_t i = 0; i < NPROCS; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "proc_%u", i);
+		cp_pag_intern(g, name);
+	}
+	if (cp_pag_reserve(g, gn->ne)) {
+		fprintf(stderr, "reserve: out of memory\n");
+		exit(1);
+	}
+	for (uint32_t e = 0; e < gn->ne; e++)
+		cp_pag_add_edge(g, gn->tail[e], gn->head[e], gn->w[e],
+				gn->label[e]);
+	if (cp_pag_finish(g, err, sizeof(err))) {
+		fprintf(stderr, "finish: %s\n", err);
+		exit(1);
+	}
+	s = meter_stop(&m, &peak);
+	row(g->ne, "build (add+finish)", s, peak, g->ne);
+	gen_free(gn);
+}
+
+/* Zeroing and Slack of the @nzero groups with the most CP time. */
+static void bench_groups(const struct cp_pag *g, const struct cp_cpm *c,
+			 const struct cp_groups *gr, uint32_t nzero)
+{
+	uint64_t cpt[NPROCS], *scratch, z = 0, sl = 0;
+	uint32_t top[64], ntop;
+	struct cp_slack_ws *ws;
+	struct meter m;
+	long long peak;
+	double s;
+
+	cp_cpm_group_time(c, gr, cpt);
+	ntop = top_groups(cpt, NPROCS, nzero, top);
+	if (!ntop)
+		return;
+	scratch = malloc(sizeof(*scratch) * g->nv);
+	meter_start(&m);
+	for (uint32_t i = 0; i < ntop; i++)
+		z += c->length - cp_zero_group(c, gr, top[i], scratch);
+	s = meter_stop(&m, &peak);
+	row(g->ne, "zeroing, per group", s / ntop, peak, g->ne);
+	meter_start(&m);
+	ws = cp_slack_ws_new(c);
+	for (uint32_t i = 0; i < ntop; i++)
+		sl += cp_slack_group(ws, gr, top[i]);
+	cp_slack_ws_free(ws);
+	s = meter_stop(&m, &peak);
+	row(g->ne, "Slack, per group", s / ntop, peak, g->ne);
+	printf("%10" PRIu64 "  (top %u groups: CP time of the first %"
+	       PRIu64 ", zeroing benefit sum %" PRIu64 ", Slack sum %"
+	       PRIu64 ")\n", (uint64_t)g->ne, ntop, cpt[top[0]], z, sl);
+	free(scratch);
+}
+
+/* k paths for each of @ks, and MBM on them up to k = @mbm_max_k. */
+static void bench_kpaths(const struct cp_pag *g, const struct cp_cpm *c,
+			 const struct cp_groups *gr, const uint64_t *ks,
+			 int nk, uint64_t mbm_max_k)
+{
+	for (int i = 0; i < nk; i++) {
+		struct cp_kpaths kp;
+		struct meter m;
+		long long peak;
+		char name[40];
+		uint64_t sumlen = 0;
+		double s;
+
+		meter_start(&m);
+		if (cp_kpaths_find(&kp, c, (uint32_t)ks[i])) {
+			fprintf(stderr, "kpaths: out of memory\n");
+			exit(1);
+		}
+		s = meter_stop(&m, &peak);
+		snprintf(name, sizeof(name), "paths k=%" PRIu64, ks[i]);
+		row(g->ne, name, s, peak, g->ne);
+		for (uint32_t j = 0; j < kp.n; j++)
+			sumlen += kp.nedges[j];
+		printf("%10" PRIu64 "  (found %u, lengths %" PRIu64 " .. %"
+		       PRIu64 ", %.0f edges per path)\n", (uint64_t)g->ne,
+		       kp.n, kp.n ? kp.len[0] : 0,
+		       kp.n ? kp.len[kp.n - 1] : 0,
+		       kp.n ? (double)sumlen / kp.n : 0.0);
+		if (ks[i] <= mbm_max_k) {
+			uint64_t *mbm = malloc(sizeof(*mbm) * gr->n);
+
+			meter_start(&m);
+			cp_mbm_compute(&kp, gr, mbm);
+			s = meter_stop(&m, &peak);
+			snprintf(name, sizeof(name), "MBM k=%" PRIu64, ks[i]);
+			row(g->ne, name, s, peak, g->ne);
+			free(mbm);
+		}
+		cp_kpaths_free(&kp);
+	}
+}
+
 static void run_size(uint64_t target, uint32_t nt, const uint64_t *ks,
 		     int nk, uint32_t nzero, uint64_t mbm_max_k)
 {
@@ -309,9 +419,6 @@ static void run_size(uint64_t target, uint32_t nt, const uint64_t *ks,
 	struct cp_groups gr;
 	struct meter m;
 	long long peak;
-	char err[256];
-	uint64_t cpt[NPROCS], *scratch;
-	uint32_t top[64], ntop;
 	double s;
 
 	if (random_shape)
@@ -332,31 +439,7 @@ static void run_size(uint64_t target, uint32_t nt, const uint64_t *ks,
 		cli_paths(cli_cpt, cli_dir, pag, ks, nk);
 		unlink(pag);
 	}
-
-	meter_start(&m);
-	cp_pag_init(&g);
-	for (uint32_t v = 0; v < gn.nv; v++)
-		cp_pag_add_vertex(&g);
-	for (uint32_t i = 0; i < NPROCS; i++) {
-		char name[32];
-
-		snprintf(name, sizeof(name), "proc_%u", i);
-		cp_pag_intern(&g, name);
-	}
-	if (cp_pag_reserve(&g, gn.ne)) {
-		fprintf(stderr, "reserve: out of memory\n");
-		exit(1);
-	}
-	for (uint32_t e = 0; e < gn.ne; e++)
-		cp_pag_add_edge(&g, gn.tail[e], gn.head[e], gn.w[e],
-				gn.label[e]);
-	if (cp_pag_finish(&g, err, sizeof(err))) {
-		fprintf(stderr, "finish: %s\n", err);
-		exit(1);
-	}
-	s = meter_stop(&m, &peak);
-	row(g.ne, "build (add+finish)", s, peak, g.ne);
-	gen_free(&gn);
+	bench_build(&gn, &g);
 
 	meter_start(&m);
 	if (cp_cpm_run(&c, &g, NULL)) {
@@ -369,63 +452,8 @@ static void run_size(uint64_t target, uint32_t nt, const uint64_t *ks,
 	       "edges)\n", (uint64_t)g.ne, g.nv, c.length, c.npath);
 
 	gr = (struct cp_groups){ .n = g.nlabels, .of = g.label };
-	cp_cpm_group_time(&c, &gr, cpt);
-	ntop = top_groups(cpt, NPROCS, nzero, top);
-	scratch = malloc(sizeof(*scratch) * g.nv);
-	if (ntop) {
-		struct cp_slack_ws *ws;
-		uint64_t z = 0, sl = 0;
-
-		meter_start(&m);
-		for (uint32_t i = 0; i < ntop; i++)
-			z += c.length - cp_zero_group(&c, &gr, top[i], scratch);
-		s = meter_stop(&m, &peak);
-		row(g.ne, "zeroing, per group", s / ntop, peak, g.ne);
-		meter_start(&m);
-		ws = cp_slack_ws_new(&c);
-		for (uint32_t i = 0; i < ntop; i++)
-			sl += cp_slack_group(ws, &gr, top[i]);
-		cp_slack_ws_free(ws);
-		s = meter_stop(&m, &peak);
-		row(g.ne, "Slack, per group", s / ntop, peak, g.ne);
-		printf("%10" PRIu64 "  (top %u groups: CP time of the first %"
-		       PRIu64 ", zeroing benefit sum %" PRIu64 ", Slack sum %"
-		       PRIu64 ")\n", (uint64_t)g.ne, ntop, cpt[top[0]], z, sl);
-	}
-	free(scratch);
-
-	for (int i = 0; i < nk; i++) {
-		struct cp_kpaths kp;
-		char name[40];
-		uint64_t sumlen = 0;
-
-		meter_start(&m);
-		if (cp_kpaths_find(&kp, &c, (uint32_t)ks[i])) {
-			fprintf(stderr, "kpaths: out of memory\n");
-			exit(1);
-		}
-		s = meter_stop(&m, &peak);
-		snprintf(name, sizeof(name), "paths k=%" PRIu64, ks[i]);
-		row(g.ne, name, s, peak, g.ne);
-		for (uint32_t j = 0; j < kp.n; j++)
-			sumlen += kp.nedges[j];
-		printf("%10" PRIu64 "  (found %u, lengths %" PRIu64 " .. %"
-		       PRIu64 ", %.0f edges per path)\n", (uint64_t)g.ne,
-		       kp.n, kp.n ? kp.len[0] : 0,
-		       kp.n ? kp.len[kp.n - 1] : 0,
-		       kp.n ? (double)sumlen / kp.n : 0.0);
-		if (ks[i] <= mbm_max_k) {
-			uint64_t *mbm = malloc(sizeof(*mbm) * gr.n);
-
-			meter_start(&m);
-			cp_mbm_compute(&kp, &gr, mbm);
-			s = meter_stop(&m, &peak);
-			snprintf(name, sizeof(name), "MBM k=%" PRIu64, ks[i]);
-			row(g.ne, name, s, peak, g.ne);
-			free(mbm);
-		}
-		cp_kpaths_free(&kp);
-	}
+	bench_groups(&g, &c, &gr, nzero);
+	bench_kpaths(&g, &c, &gr, ks, nk, mbm_max_k);
 	cp_cpm_free(&c);
 	cp_pag_free(&g);
 }
