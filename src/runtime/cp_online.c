@@ -46,6 +46,7 @@
 #include "cp_items.h"
 #include "cp_procs.h"
 #include "cp_report.h"
+#include "cp_strhash.h"
 #include "cp_trace_format.h"
 #include "cp_tracebuf.h"
 
@@ -726,13 +727,9 @@ static bool shadow_close(struct cp_thread *t, int16_t want)
 /* The shadow entry of region @name, selected as @idx (or -1). */
 static int16_t region_entry(const char *name, int idx)
 {
-	uint32_t h = 2166136261u;
-
 	if (idx >= 0)
 		return SHADOW_REGION(idx);
-	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
-		h = (h ^ *c) * 16777619u;
-	return SHADOW_REGION(CP_MAX_FUNCS + h % SHADOW_TAGS);
+	return SHADOW_REGION(CP_MAX_FUNCS + cp_hash_str(name) % SHADOW_TAGS);
 }
 
 /* Exclusive mode: only the innermost frame, if selected, is active. */

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_strhash.h"
+
 #define CP_HASH_NONE UINT32_MAX
 
 struct cp_map2_ent {
@@ -32,17 +34,6 @@ static inline uint64_t cp_hash_mix(uint64_t a, uint64_t b)
 	h *= 0xd6e8feb86659fd93ULL;
 	h ^= h >> 32;
 	return h;
-}
-
-static inline uint64_t cp_hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return h ^ (h >> 31);
 }
 
 static inline void cp_map2_init(struct cp_map2 *m)
