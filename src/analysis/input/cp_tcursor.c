@@ -1,0 +1,193 @@
+/*
+ * cp_tcursor.c - per-thread cursors over a mapped trace (cp_tcursor.h).
+ *
+ * The index is pass 1 of the reader (cp_trd_frame: framing, salvage of
+ * damaged blocks, per-thread block numbering) plus the metadata blocks
+ * (cp_trd_decode_meta); a cursor then walks its thread's EVENTS blocks in
+ * file order exactly as cp_tracedec.c's decode_events does, one vertex at
+ * a time: the same absolute times (a block's first dt counts from its
+ * ts_base, time running backwards at a block boundary held at the
+ * previous vertex's), the same payload checks (cp_trd_payload), the same
+ * end of a thread at an event that does not decode.
+ *
+ * Cost: O(blocks) to open; O(1) per event afterwards.
+ */
+#include "cp_tcursor.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "cp_bigmem.h"
+#include "cp_crc32c.h"
+#include "cp_varint.h"
+
+/* The per-thread lists of EVENTS blocks.  0, or -1 (memory). */
+static int index_threads(struct cp_tindex *ix)
+{
+	uint32_t n = ix->t.nthreads;
+	const struct cp_trd *r = &ix->r;
+
+	ix->toff = calloc((size_t)n + 1, sizeof(*ix->toff));
+	if (!ix->toff)
+		return -1;
+	for (size_t i = 0; i < r->nblks; i++)
+		if (r->blks[i].type == CP_BLOCK_EVENTS)
+			ix->toff[r->blks[i].tid + 1]++;
+	for (uint32_t tid = 0; tid < n; tid++)
+		ix->toff[tid + 1] += ix->toff[tid];
+	ix->nblocks = ix->toff[n];
+	ix->tblk = malloc((ix->nblocks ? ix->nblocks : 1) * sizeof(*ix->tblk));
+	if (!ix->tblk)
+		return -1;
+	{
+		uint32_t *fill = calloc(n ? n : 1, sizeof(*fill));
+
+		if (!fill)
+			return -1;
+		for (size_t i = 0; i < r->nblks; i++) {
+			uint32_t tid = r->blks[i].tid;
+
+			if (r->blks[i].type == CP_BLOCK_EVENTS)
+				ix->tblk[ix->toff[tid] + fill[tid]++] =
+					(uint32_t)i;
+		}
+		free(fill);
+	}
+	return 0;
+}
+
+int cp_tindex_open(struct cp_tindex *ix, const char *path, char *err,
+		   size_t errlen)
+{
+	memset(ix, 0, sizeof(*ix));
+	cp_crc32c_init();
+	ix->t.path = strdup(path);
+	if (!ix->t.path) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
+	if (cp_trd_map(path, &ix->map, &ix->len, err, errlen))
+		goto err;
+	ix->r = (struct cp_trd){
+		.t = &ix->t, .buf = ix->map ? ix->map : (void *)"",
+		.len = ix->len, .err = err, .errlen = errlen,
+	};
+	if (cp_trd_frame(&ix->r) || cp_trd_decode_meta(&ix->r))
+		goto err;
+	if (ix->r.nblks >= UINT32_MAX || index_threads(ix)) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		goto err;
+	}
+	return 0;
+err:
+	cp_tindex_close(ix);
+	return -1;
+}
+
+void cp_tindex_close(struct cp_tindex *ix)
+{
+	if (ix->map)
+		munmap(ix->map, ix->len);
+	cp_big_free(ix->r.blks);
+	free(ix->r.broken);
+	free(ix->toff);
+	free(ix->tblk);
+	cp_trace_free(&ix->t);
+	memset(ix, 0, sizeof(*ix));
+}
+
+void cp_tcursor_init(struct cp_tcursor *c, struct cp_tindex *ix,
+		     uint32_t tid, bool note)
+{
+	memset(c, 0, sizeof(*c));
+	c->ix = ix;
+	c->tid = tid;
+	c->note = note;
+}
+
+/* Move to the thread's next EVENTS block; false when there is none. */
+static bool next_block(struct cp_tcursor *c)
+{
+	struct cp_tindex *ix = c->ix;
+	const uint8_t *base;
+
+	if (c->dead || ix->toff[c->tid] + c->bi >= ix->toff[c->tid + 1])
+		return false;
+	c->blk = &ix->r.blks[ix->tblk[ix->toff[c->tid] + c->bi++]];
+	base = ix->r.buf + c->blk->off + ix->r.bsz;
+	c->p = base + EVHEAD_SIZE;
+	c->end = base + c->blk->size;
+	c->left = c->blk->nev;
+	c->ts = cp_rd_u64(base);
+	c->wall = cp_rd_u64(base + 8);
+	c->floor = c->any ? c->last_ts : 0;
+	c->prev_addr = 0;
+	return true;
+}
+
+/* The event at the cursor does not decode (@why): the thread ends. */
+static bool cut(struct cp_tcursor *c, size_t off, const char *why)
+{
+	c->dead = true;
+	if (c->note)
+		cp_trd_note(&c->ix->r, off, "the thread ends there",
+			    "%s (thread %" PRIu32 ")", why, c->tid);
+	return false;
+}
+
+/* Fill @v from the decoded vertex @ev at @off; the reader's add_vertex. */
+static void make_vertex(struct cp_tcursor *c, const struct cp_trd_ev *ev,
+			size_t off, struct cp_tvert *v)
+{
+	char whybuf[200];
+	const char *why;
+
+	v->ts = c->ts < c->floor ? c->floor : c->ts;
+	v->op = ev->op;
+	v->obj = 0;
+	v->cnt = 0;
+	v->arg = 0;
+	why = cp_trd_payload(v, ev->op & CP_EV_KIND_MASK, ev, &c->prev_addr,
+			     whybuf, sizeof(whybuf));
+	if (why) {
+		if (c->note)
+			cp_trd_note(&c->ix->r, off, "made inert", "%s", why);
+		cp_trd_inert(v);
+	}
+	c->last_ts = v->ts;
+	c->any = true;
+}
+
+bool cp_tcursor_next(struct cp_tcursor *c, struct cp_tvert *v,
+		     uint64_t *wall)
+{
+	const struct cp_trd *r = &c->ix->r;
+
+	for (;;) {
+		struct cp_trd_ev ev;
+		const char *why;
+		size_t off;
+
+		while (!c->left)
+			if (!next_block(c))
+				return false;
+		off = (size_t)(c->p - r->buf);
+		why = cp_trd_decode_event(&c->p, c->end, r->hasw, &ev);
+		c->left--;
+		if (why)
+			return cut(c, off, c->p >= c->end ?
+				   "EVENTS block ends early" : why);
+		if ((ev.op & CP_EV_KIND_MASK) >= CP_EV_META_FIRST)
+			continue;
+		if (c->ts + ev.dt < c->ts || c->wall + ev.dwall < c->wall)
+			return cut(c, off, "timestamp overflows");
+		c->ts += ev.dt;
+		c->wall += ev.dwall;
+		make_vertex(c, &ev, off, v);
+		*wall = r->hasw ? c->wall : 0;
+		return true;
+	}
+}
