@@ -10,6 +10,9 @@
  * previous vertex's), the same payload checks (cp_trd_payload), the same
  * end of a thread at an event that does not decode.
  *
+ * A block's pages are given back when its cursor leaves it, so the
+ * resident set is a few blocks per thread whatever the file's size.
+ *
  * Cost: O(blocks) to open; O(1) per event afterwards.
  */
 #include "cp_tcursor.h"
@@ -19,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "cp_bigmem.h"
 #include "cp_crc32c.h"
@@ -74,6 +78,7 @@ int cp_tindex_open(struct cp_tindex *ix, const char *path, char *err,
 	ix->r = (struct cp_trd){
 		.t = &ix->t, .buf = ix->map ? ix->map : (void *)"",
 		.len = ix->len, .err = err, .errlen = errlen,
+		.drop_behind = ix->map != NULL,
 	};
 	if (cp_trd_frame(&ix->r) || cp_trd_decode_meta(&ix->r))
 		goto err;
@@ -108,12 +113,34 @@ void cp_tcursor_init(struct cp_tcursor *c, struct cp_tindex *ix,
 	c->note = note;
 }
 
+/*
+ * Done with the current block: give its pages back (the whole pages inside
+ * it, which no other block shares), so that the resident set stays the
+ * blocks the cursors are in, not the file.  The mapping is private and
+ * read-only: a page dropped is read again from the file if needed.
+ */
+static void drop_block(const struct cp_tcursor *c)
+{
+	uintptr_t lo, hi, pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+
+	if (!c->blk || !c->ix->map)
+		return;
+	lo = (uintptr_t)c->ix->map + c->blk->off;
+	hi = lo + c->ix->r.bsz + c->blk->size;
+	lo = (lo + pg - 1) & ~(pg - 1);
+	hi &= ~(pg - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
 /* Move to the thread's next EVENTS block; false when there is none. */
 static bool next_block(struct cp_tcursor *c)
 {
 	struct cp_tindex *ix = c->ix;
 	const uint8_t *base;
 
+	drop_block(c);
+	c->blk = NULL;
 	if (c->dead || ix->toff[c->tid] + c->bi >= ix->toff[c->tid + 1])
 		return false;
 	c->blk = &ix->r.blks[ix->tblk[ix->toff[c->tid] + c->bi++]];

@@ -273,6 +273,23 @@ static size_t resync(struct cp_trd *r, size_t off, uint64_t *budget)
 	return r->len;
 }
 
+/*
+ * Streaming reader (r->drop_behind): give back the pages of the file
+ * before @off every 8 MB, and all of them when @all, so that framing a
+ * file larger than memory does not keep it resident.
+ */
+static void drop_behind(struct cp_trd *r, size_t off, bool all)
+{
+	size_t end = off & ~(size_t)4095;
+
+	if (!r->drop_behind || (!all && end - r->dropped < ((size_t)8 << 20)))
+		return;
+	if (end > r->dropped)
+		madvise((void *)(r->buf + r->dropped), end - r->dropped,
+			MADV_DONTNEED);
+	r->dropped = end;
+}
+
 static int pass1(struct cp_trd *r, struct cp_trace_end *endp)
 {
 	const uint8_t *buf = r->buf;
@@ -332,7 +349,9 @@ static int pass1(struct cp_trd *r, struct cp_trace_end *endp)
 		r->blks[r->nblks++] = b;
 		off += r->bsz + (size_t)b.size;
 		r->good_end = off;
+		drop_behind(r, off, false);
 	}
+	drop_behind(r, r->len, true);
 	if (!r->has_end && r->strict)
 		return cp_trd_fail(r, r->len, "truncated: no END block");
 	return 0;

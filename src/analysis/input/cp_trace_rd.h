@@ -71,6 +71,10 @@ struct cp_trd {
 				 * or failure only sets @bail */
 	bool bail;		/* (spec) the serial decoder must redo it */
 	bool startstop;		/* CP_START or CP_STOP decoded */
+	bool drop_behind;	/* pass 1 gives back the pages it has
+				 * checked (@buf is a private read-only
+				 * mapping: the streaming reader) */
+	size_t dropped;		/* (drop_behind) pages before this given */
 	uint32_t version;	/* of the file */
 	size_t bsz;		/* block header size of that version */
 	bool *broken;		/* [nthreads] later events unplaceable */
