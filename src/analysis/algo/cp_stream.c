@@ -836,6 +836,7 @@ static int pass_init(struct sp *p)
 	for (uint32_t tid = 0; tid < p->nt; tid++) {
 		struct sth *t = &p->th[tid];
 
+		cp_tcursor_fini(&t->cur);
 		free(t->fr);
 		free(t->cnt);
 		free(t->vec);
@@ -985,6 +986,7 @@ static void finish(struct sp *p)
 static void sp_free(struct sp *p)
 {
 	for (uint32_t tid = 0; p->th && tid < p->nt; tid++) {
+		cp_tcursor_fini(&p->th[tid].cur);
 		free(p->th[tid].fr);
 		free(p->th[tid].cnt);
 		free(p->th[tid].vec);

@@ -10,13 +10,16 @@
  * previous vertex's), the same payload checks (cp_trd_payload), the same
  * end of a thread at an event that does not decode.
  *
- * A block's pages are given back when its cursor leaves it, so the
- * resident set is a few blocks per thread whatever the file's size.
+ * The framing pass gives the mapping's pages back as it goes, and the
+ * cursors read their blocks with pread into a buffer each, so the resident
+ * set is a block per thread whatever the file's size.
  *
  * Cost: O(blocks) to open; O(1) per event afterwards.
  */
 #include "cp_tcursor.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +70,7 @@ int cp_tindex_open(struct cp_tindex *ix, const char *path, char *err,
 		   size_t errlen)
 {
 	memset(ix, 0, sizeof(*ix));
+	ix->fd = -1;
 	cp_crc32c_init();
 	ix->t.path = strdup(path);
 	if (!ix->t.path) {
@@ -86,6 +90,18 @@ int cp_tindex_open(struct cp_tindex *ix, const char *path, char *err,
 		snprintf(err, errlen, "%s: out of memory", path);
 		goto err;
 	}
+	/* the cursors read their blocks with pread, not from the mapping:
+	 * a mapping's resident pages grow with what is read (the kernel
+	 * maps neighbouring pages on a fault), a buffer per thread does not */
+	ix->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (ix->fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto err;
+	}
+	if (ix->map)
+		munmap(ix->map, ix->len);
+	ix->map = NULL;
+	ix->r.buf = NULL;
 	return 0;
 err:
 	cp_tindex_close(ix);
@@ -94,6 +110,8 @@ err:
 
 void cp_tindex_close(struct cp_tindex *ix)
 {
+	if (ix->fd >= 0)
+		close(ix->fd);
 	if (ix->map)
 		munmap(ix->map, ix->len);
 	cp_big_free(ix->r.blks);
@@ -113,46 +131,11 @@ void cp_tcursor_init(struct cp_tcursor *c, struct cp_tindex *ix,
 	c->note = note;
 }
 
-/*
- * Done with the current block: give its pages back (the whole pages inside
- * it, which no other block shares), so that the resident set stays the
- * blocks the cursors are in, not the file.  The mapping is private and
- * read-only: a page dropped is read again from the file if needed.
- */
-static void drop_block(const struct cp_tcursor *c)
+void cp_tcursor_fini(struct cp_tcursor *c)
 {
-	uintptr_t lo, hi, pg = (uintptr_t)sysconf(_SC_PAGESIZE);
-
-	if (!c->blk || !c->ix->map)
-		return;
-	lo = (uintptr_t)c->ix->map + c->blk->off;
-	hi = lo + c->ix->r.bsz + c->blk->size;
-	lo = (lo + pg - 1) & ~(pg - 1);
-	hi &= ~(pg - 1);
-	if (hi > lo)
-		madvise((void *)lo, hi - lo, MADV_DONTNEED);
-}
-
-/* Move to the thread's next EVENTS block; false when there is none. */
-static bool next_block(struct cp_tcursor *c)
-{
-	struct cp_tindex *ix = c->ix;
-	const uint8_t *base;
-
-	drop_block(c);
-	c->blk = NULL;
-	if (c->dead || ix->toff[c->tid] + c->bi >= ix->toff[c->tid + 1])
-		return false;
-	c->blk = &ix->r.blks[ix->tblk[ix->toff[c->tid] + c->bi++]];
-	base = ix->r.buf + c->blk->off + ix->r.bsz;
-	c->p = base + EVHEAD_SIZE;
-	c->end = base + c->blk->size;
-	c->left = c->blk->nev;
-	c->ts = cp_rd_u64(base);
-	c->wall = cp_rd_u64(base + 8);
-	c->floor = c->any ? c->last_ts : 0;
-	c->prev_addr = 0;
-	return true;
+	free(c->buf);
+	c->buf = NULL;
+	c->cap = 0;
 }
 
 /* The event at the cursor does not decode (@why): the thread ends. */
@@ -163,6 +146,41 @@ static bool cut(struct cp_tcursor *c, size_t off, const char *why)
 		cp_trd_note(&c->ix->r, off, "the thread ends there",
 			    "%s (thread %" PRIu32 ")", why, c->tid);
 	return false;
+}
+
+/*
+ * Move to the thread's next EVENTS block, read into the cursor's buffer;
+ * false when there is none (or it cannot be read: the thread ends).
+ */
+static bool next_block(struct cp_tcursor *c)
+{
+	struct cp_tindex *ix = c->ix;
+	const struct cp_trd_blk *b;
+	ssize_t got;
+
+	if (c->dead || ix->toff[c->tid] + c->bi >= ix->toff[c->tid + 1])
+		return false;
+	b = &ix->r.blks[ix->tblk[ix->toff[c->tid] + c->bi++]];
+	if (b->size > c->cap) {
+		uint8_t *nb = realloc(c->buf, b->size);
+
+		if (!nb)
+			return cut(c, b->off, "out of memory for a block");
+		c->buf = nb;
+		c->cap = b->size;
+	}
+	got = pread(ix->fd, c->buf, b->size, (off_t)(b->off + ix->r.bsz));
+	if (got != (ssize_t)b->size)
+		return cut(c, b->off, "cannot read the block again");
+	c->blk = b;
+	c->p = c->buf + EVHEAD_SIZE;
+	c->end = c->buf + b->size;
+	c->left = b->nev;
+	c->ts = cp_rd_u64(c->buf);
+	c->wall = cp_rd_u64(c->buf + 8);
+	c->floor = c->any ? c->last_ts : 0;
+	c->prev_addr = 0;
+	return true;
 }
 
 /* Fill @v from the decoded vertex @ev at @off; the reader's add_vertex. */
@@ -201,7 +219,7 @@ bool cp_tcursor_next(struct cp_tcursor *c, struct cp_tvert *v,
 		while (!c->left)
 			if (!next_block(c))
 				return false;
-		off = (size_t)(c->p - r->buf);
+		off = c->blk->off + r->bsz + (size_t)(c->p - c->buf);
 		why = cp_trd_decode_event(&c->p, c->end, r->hasw, &ev);
 		c->left--;
 		if (why)

@@ -2,10 +2,12 @@
  * cp_tcursor.h - a trace too large to decode at once, read thread by
  * thread: the file is mapped, its blocks framed once (pass 1 of the
  * reader, cp_trace.c) into a per-thread index of EVENTS blocks, and each
- * thread gets a cursor that decodes its vertices on demand, with the
+ * thread gets a cursor that reads its blocks (pread) and decodes its
+ * vertices on demand, with the
  * absolute times and the payload checks of the reader (cp_tracedec.c).
  * Memory: the block list (32 bytes per block, a block holds up to 64 KB
- * of events) and the metadata tables; the events stay in the file.
+ * of events), the metadata tables and one block per cursor; the events
+ * stay in the file.
  *
  * What the cursor does not do that the in-memory reader does: the
  * whole-file checks of cp_tracechk.c (object definitions, every CONSUME
@@ -29,8 +31,9 @@ struct cp_tindex {
 	struct cp_trace t;	/* header, thread table (info and names, no
 				 * vertices), symbols, strings, INFO */
 	struct cp_trd r;	/* the framing: r.blks in file order */
-	void *map;		/* the file, mapped read-only */
+	void *map;		/* the file, mapped while it is framed */
 	size_t len;
+	int fd;			/* the file, for the cursors' reads */
 	uint32_t *toff;		/* [nthreads+1] a thread's EVENTS blocks are
 				 * tblk[toff[tid]..toff[tid+1]) */
 	uint32_t *tblk;		/* indices into r.blks, file order */
@@ -53,7 +56,9 @@ struct cp_tcursor {
 	uint32_t tid;
 	uint32_t bi;		/* next block of the thread (toff-relative) */
 	uint32_t left;		/* events left in the current block */
-	const uint8_t *p, *end;	/* the current block's undecoded events */
+	uint8_t *buf;		/* the current block's payload */
+	uint32_t cap;		/* bytes at @buf */
+	const uint8_t *p, *end;	/* its undecoded events */
 	const struct cp_trd_blk *blk;	/* the current block */
 	uint64_t ts, wall;	/* running clocks, as encoded */
 	uint64_t floor;		/* time of the vertex before the block */
@@ -68,6 +73,9 @@ struct cp_tcursor {
  * ix->t only if @note (a second pass over the same events says nothing). */
 void cp_tcursor_init(struct cp_tcursor *c, struct cp_tindex *ix,
 		     uint32_t tid, bool note);
+
+/* Free what @c holds (cp_tcursor_init may start it again). */
+void cp_tcursor_fini(struct cp_tcursor *c);
 
 /*
  * The thread's next vertex (metadata events are skipped) into @v, its wall
