@@ -913,7 +913,8 @@ static int choose_tracked(struct sp *p)
 		ord[i] = (struct pick){ s->procs[i].cpu_ns, i };
 		p->trk[i] = NONE;
 	}
-	qsort(ord, s->nprocs, sizeof(*ord), by_cpu);
+	if (s->nprocs)
+		qsort(ord, s->nprocs, sizeof(*ord), by_cpu);
 	p->ntr = s->nprocs < CP_STREAM_TRACK ? s->nprocs : CP_STREAM_TRACK;
 	for (uint32_t k = 0; k < p->ntr; k++) {
 		p->trk[ord[k].id] = k;
@@ -979,7 +980,8 @@ static void finish(struct sp *p)
 		s->procs[i].cp_ns = p->th[s->cp_tid].vec[k];
 		s->procs[i].zero_ns = s->cp_len - best;
 	}
-	qsort(s->procs, s->nprocs, sizeof(*s->procs), by_cp);
+	if (s->nprocs)
+		qsort(s->procs, s->nprocs, sizeof(*s->procs), by_cp);
 }
 
 /* The pass's own memory (the results stay in cp_stream). */
