@@ -104,18 +104,24 @@ static uint64_t compare(struct synth *s, bool shares, const char *what)
 		      PRIu64 " elapsed %" PRIu64 "/%" PRIu64, what,
 		      st.useful_ns, p.useful_ns, st.wait_ns, p.wait_ns,
 		      st.elapsed_ns, p.elapsed_ns);
-	for (uint32_t i = 0; i < p.nthreads_all; i++)
-		ck_assert_msg(st.threads[i].useful_ns == p.threads[i].useful_ns &&
-			      st.threads[i].wait_ns == p.threads[i].wait_ns &&
-			      st.threads[i].len_ns == p.threads[i].len_ns,
+	for (uint32_t i = 0; i < p.nthreads_all; i++) {
+		const struct cp_stream_thread *a = &st.threads[i];
+		const struct cp_thread_prof *b = &p.threads[i];
+
+		ck_assert_msg(a->useful_ns == b->useful_ns &&
+			      a->wait_ns == b->wait_ns &&
+			      a->len_ns == b->len_ns &&
+			      a->elapsed_ns == b->elapsed_ns,
 			      "%s: T%u len %" PRIu64 "/%" PRIu64, what, i,
-			      st.threads[i].len_ns, p.threads[i].len_ns);
+			      a->len_ns, b->len_ns);
+	}
 	for (uint32_t i = 0; i < st.nprocs; i++) {
 		const struct cp_stream_proc *sp = &st.procs[i];
 		const struct cp_proc_prof *mp = find_proc(&p, sp->name);
 
 		ck_assert_msg(mp, "%s: %s not in memory", what, sp->name);
-		ck_assert_msg(sp->cpu_ns == mp->cpu_ns && sp->calls == mp->calls,
+		ck_assert_msg(sp->cpu_ns == mp->cpu_ns &&
+			      sp->calls == mp->calls,
 			      "%s: %s cpu %" PRIu64 "/%" PRIu64, what,
 			      sp->name, sp->cpu_ns, mp->cpu_ns);
 		if (!sp->tracked)
@@ -361,8 +367,10 @@ START_TEST(test_stream_tracks_the_most_useful)
 	for (uint32_t i = 0; i < st.nprocs; i++) {
 		unsigned num = (unsigned)atoi(st.procs[i].name + 1);
 
+		bool want = num >= 100 - CP_STREAM_TRACK;
+
 		ntr += st.procs[i].tracked;
-		ck_assert_msg(st.procs[i].tracked == (num >= 100 - CP_STREAM_TRACK),
+		ck_assert_msg(st.procs[i].tracked == want,
 			      "%s tracked %d", st.procs[i].name,
 			      st.procs[i].tracked);
 		ck_assert_msg(!st.procs[i].tracked ||

@@ -128,12 +128,7 @@ struct sobj {
 	uint32_t cap, head, n;
 };
 
-/* A vertex the survey made depend on nothing. */
-struct rep {
-	uint32_t tid;
-	uint64_t vi;
-};
-
+/* One run: both passes' state. */
 struct sp {
 	struct cp_tindex *ix;
 	struct cp_stream *s;
@@ -153,12 +148,11 @@ struct sp {
 	uint32_t ntr;		/* tracked procedures */
 	uint32_t *trk;		/* [nprocs] tracked index, or NONE */
 	/* publish records */
-	uint64_t *rlen, *rseq, *rvec;
-	uint32_t *rnext, nrec, caprec, freel;
-	uint64_t live;
-	struct rep *reps;
-	uint64_t nreps, cap_reps, repi;
-	bool oom;
+	uint64_t *rlen, *rseq;	/* [nrec] a record's len and sequence */
+	uint64_t *rvec;		/* [nrec * 2 * ntr] its share[], d[] */
+	uint32_t *rnext;	/* [nrec] next free record */
+	uint32_t nrec, caprec, freel;
+	uint64_t live;		/* records alive */
 };
 
 /* ---- procedures ---------------------------------------------------- */

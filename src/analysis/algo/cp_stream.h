@@ -72,6 +72,7 @@ struct cp_stream {
  */
 int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix, char *err,
 		  size_t errlen);
+/* Free what @s owns (the procedure names included). */
 void cp_stream_free(struct cp_stream *s);
 
 #endif /* CP_STREAM_H */

@@ -31,15 +31,16 @@
 #include "cp_crc32c.h"
 #include "cp_varint.h"
 
-/* The per-thread lists of EVENTS blocks.  0, or -1 (memory). */
+/* The per-thread lists of EVENTS blocks, in file order.  0, or -1. */
 static int index_threads(struct cp_tindex *ix)
 {
-	uint32_t n = ix->t.nthreads;
+	uint32_t n = ix->t.nthreads, *fill;
 	const struct cp_trd *r = &ix->r;
 
 	ix->toff = calloc((size_t)n + 1, sizeof(*ix->toff));
-	if (!ix->toff)
-		return -1;
+	fill = calloc(n ? n : 1, sizeof(*fill));
+	if (!ix->toff || !fill)
+		goto err;
 	for (size_t i = 0; i < r->nblks; i++)
 		if (r->blks[i].type == CP_BLOCK_EVENTS)
 			ix->toff[r->blks[i].tid + 1]++;
@@ -48,22 +49,18 @@ static int index_threads(struct cp_tindex *ix)
 	ix->nblocks = ix->toff[n];
 	ix->tblk = malloc((ix->nblocks ? ix->nblocks : 1) * sizeof(*ix->tblk));
 	if (!ix->tblk)
-		return -1;
-	{
-		uint32_t *fill = calloc(n ? n : 1, sizeof(*fill));
+		goto err;
+	for (size_t i = 0; i < r->nblks; i++) {
+		uint32_t tid = r->blks[i].tid;
 
-		if (!fill)
-			return -1;
-		for (size_t i = 0; i < r->nblks; i++) {
-			uint32_t tid = r->blks[i].tid;
-
-			if (r->blks[i].type == CP_BLOCK_EVENTS)
-				ix->tblk[ix->toff[tid] + fill[tid]++] =
-					(uint32_t)i;
-		}
-		free(fill);
+		if (r->blks[i].type == CP_BLOCK_EVENTS)
+			ix->tblk[ix->toff[tid] + fill[tid]++] = (uint32_t)i;
 	}
+	free(fill);
 	return 0;
+err:
+	free(fill);
+	return -1;
 }
 
 int cp_tindex_open(struct cp_tindex *ix, const char *path, char *err,

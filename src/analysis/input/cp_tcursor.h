@@ -48,6 +48,7 @@ struct cp_tindex {
  */
 int cp_tindex_open(struct cp_tindex *ix, const char *path, char *err,
 		   size_t errlen);
+/* Close the file and free what @ix owns; its cursors must be done. */
 void cp_tindex_close(struct cp_tindex *ix);
 
 /* A decoding position in one thread's events. */

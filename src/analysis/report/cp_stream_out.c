@@ -19,6 +19,11 @@ const char cp_stream_out_missing[] =
 	"figures or sampled stacks (they need the whole graph in memory); "
 	"CP time and zeroing for the most useful procedures only";
 
+static double ratio(uint64_t a, uint64_t b)
+{
+	return b ? (double)a / (double)b : 0.0;
+}
+
 static void text_summary(FILE *f, const struct cp_tindex *ix,
 			 const struct cp_stream *s)
 {
@@ -36,7 +41,8 @@ static void text_summary(FILE *f, const struct cp_tindex *ix,
 			"events or blocks%s%s\n\n", t->nrepairs + s->nrepairs,
 			t->nrepairs ? "; first: " : "",
 			t->nrepairs ? t->repair_why : "");
-	fprintf(f, "  critical path   %12s", cp_fmt_ns(a, sizeof(a), s->cp_len));
+	fprintf(f, "  critical path   %12s",
+		cp_fmt_ns(a, sizeof(a), s->cp_len));
 	if (s->online_len && s->online_len != s->cp_len)
 		fprintf(f, "   (online: %s)",
 			cp_fmt_ns(b, sizeof(b), s->online_len));
@@ -46,10 +52,28 @@ static void text_summary(FILE *f, const struct cp_tindex *ix,
 		cp_fmt_ns(d, sizeof(d), s->wait_ns));
 	fprintf(f, "  parallelism     %12.2f   maximum parallelism %.2f"
 		"  (useful time / critical path)\n\n",
-		s->elapsed_ns ? (double)s->useful_ns / (double)s->elapsed_ns : 0,
-		s->cp_len ? (double)s->useful_ns / (double)s->cp_len : 0);
+		ratio(s->useful_ns, s->elapsed_ns), ratio(s->useful_ns, s->cp_len));
 	fprintf(f, "  note: %s (%u tracked of %u).\n\n", cp_stream_out_missing,
 		s->ntracked, s->nprocs);
+}
+
+/* One row of the procedures table: "-" where the figure is not known. */
+static void text_proc(FILE *f, const struct cp_stream *s,
+		      const struct cp_stream_proc *pr)
+{
+	char e1[32] = "-", e2[32] = "-", e3[32], p1[16] = "-", p2[16] = "-",
+	     p3[16];
+
+	if (pr->tracked) {
+		cp_fmt_ns(e1, sizeof(e1), pr->cp_ns);
+		cp_fmt_ns(e2, sizeof(e2), pr->zero_ns);
+		cp_fmt_pct(p1, sizeof(p1), cp_pct(pr->cp_ns, s->cp_len));
+		cp_fmt_pct(p2, sizeof(p2), cp_pct(pr->zero_ns, s->cp_len));
+	}
+	cp_fmt_ns(e3, sizeof(e3), pr->cpu_ns);
+	cp_fmt_pct(p3, sizeof(p3), cp_pct(pr->cpu_ns, s->useful_ns));
+	fprintf(f, "  %-32.32s %11s %6s %11s %6s %11s %6s %8" PRIu64 "\n",
+		pr->name, e1, p1, e2, p2, e3, p3, pr->calls);
 }
 
 static void text_procedures(FILE *f, const struct cp_stream *s, uint32_t top)
@@ -58,26 +82,11 @@ static void text_procedures(FILE *f, const struct cp_stream *s, uint32_t top)
 
 	if (!s->nprocs)
 		return;
-	fprintf(f, "Procedures (inclusive)\n  %-32s %11s %6s %11s %6s %11s %6s %8s\n",
-		"procedure", "CP time", "CP %", "CP zeroing", "%",
+	fprintf(f, "Procedures (inclusive)\n  %-32s %11s %6s %11s %6s %11s "
+		"%6s %8s\n", "procedure", "CP time", "CP %", "CP zeroing", "%",
 		"CPU time", "CPU %", "calls");
-	for (uint32_t i = 0; i < n; i++) {
-		const struct cp_stream_proc *pr = &s->procs[i];
-		char e1[32] = "-", e2[32] = "-", e3[32], p1[16] = "-",
-		     p2[16] = "-", p3[16];
-
-		if (pr->tracked) {
-			cp_fmt_ns(e1, sizeof(e1), pr->cp_ns);
-			cp_fmt_ns(e2, sizeof(e2), pr->zero_ns);
-			cp_fmt_pct(p1, sizeof(p1), cp_pct(pr->cp_ns, s->cp_len));
-			cp_fmt_pct(p2, sizeof(p2), cp_pct(pr->zero_ns, s->cp_len));
-		}
-		fprintf(f, "  %-32.32s %11s %6s %11s %6s %11s %6s %8" PRIu64 "\n",
-			pr->name, e1, p1, e2, p2,
-			cp_fmt_ns(e3, sizeof(e3), pr->cpu_ns),
-			cp_fmt_pct(p3, sizeof(p3), cp_pct(pr->cpu_ns, s->useful_ns)),
-			pr->calls);
-	}
+	for (uint32_t i = 0; i < n; i++)
+		text_proc(f, s, &s->procs[i]);
 	if (n < s->nprocs)
 		fprintf(f, "  (%u more; --top 0 shows all)\n", s->nprocs - n);
 	fprintf(f, "\n");
@@ -123,13 +132,15 @@ static void json_procedures(struct cp_emit *e, const struct cp_stream *s)
 		cp_emit_bool(e, CP_KEY_TRACKED, pr->tracked);
 		if (pr->tracked) {
 			cp_emit_u64(e, CP_KEY_CP_NS, pr->cp_ns);
-			cp_emit_f64(e, CP_KEY_CP_PCT, cp_pct(pr->cp_ns, s->cp_len));
+			cp_emit_f64(e, CP_KEY_CP_PCT,
+				    cp_pct(pr->cp_ns, s->cp_len));
 			cp_emit_u64(e, CP_KEY_CP_ZERO_NS, pr->zero_ns);
 			cp_emit_f64(e, CP_KEY_CP_ZERO_PCT,
 				    cp_pct(pr->zero_ns, s->cp_len));
 		}
 		cp_emit_u64(e, CP_KEY_CPU_NS, pr->cpu_ns);
-		cp_emit_f64(e, CP_KEY_CPU_PCT, cp_pct(pr->cpu_ns, s->useful_ns));
+		cp_emit_f64(e, CP_KEY_CPU_PCT,
+			    cp_pct(pr->cpu_ns, s->useful_ns));
 		cp_emit_u64(e, CP_KEY_CALLS, pr->calls);
 		cp_emit_obj_end(e);
 	}
@@ -166,7 +177,8 @@ void cp_stream_out_json(FILE *f, const struct cp_tindex *ix,
 	cp_emit_obj_begin(&e, NULL);
 	cp_emit_str(&e, CP_KEY_TRACE, t->path);
 	cp_emit_str(&e, CP_KEY_MODE, "stream");
-	cp_emit_str(&e, CP_KEY_CLOCK, t->clock == CP_CLOCK_CPU ? "cpu" : "wall");
+	cp_emit_str(&e, CP_KEY_CLOCK,
+		    t->clock == CP_CLOCK_CPU ? "cpu" : "wall");
 	cp_emit_u64(&e, CP_KEY_THREADS, s->nthreads);
 	cp_emit_u64(&e, CP_KEY_EVENTS, t->nevents);
 	cp_emit_u64(&e, CP_KEY_ELAPSED_NS, s->elapsed_ns);
