@@ -252,9 +252,16 @@ static enum cpt_status report_stream(struct cpt_ctx *c, const char *path,
 	if (ix.t.partial)
 		fprintf(stderr, "cpt: %s: partial trace: %s\n", path,
 			ix.t.partial_why);
-	if (cp_stream_run(&s, &ix, c->err, sizeof(c->err))) {
+	if (cp_stream_run(&s, &ix, cpt_progress, c, c->err,
+			  sizeof(c->err))) {
 		cp_tindex_close(&ix);
 		return CPT_BAD_INPUT;
+	}
+	if (ix.t.nrepairs) {	/* what salvage did, as in memory */
+		char line[400];
+
+		cp_input_repairs_line(line, sizeof(line), &ix.t);
+		fprintf(stderr, "cpt: %s: %s\n", path, line);
 	}
 	st = cpt_open_out(c);
 	if (st == CPT_OK) {

@@ -63,7 +63,8 @@ static void stream_file(const char *path, struct cp_tindex *ix,
 
 	ck_assert_msg(cp_tindex_open(ix, path, err, sizeof(err)) == 0,
 		      "index: %s", err);
-	ck_assert_msg(cp_stream_run(st, ix, err, sizeof(err)) == 0,
+	ck_assert_msg(cp_stream_run(st, ix, NULL, NULL, err,
+				    sizeof(err)) == 0,
 		      "stream: %s", err);
 }
 

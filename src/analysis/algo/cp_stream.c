@@ -153,6 +153,9 @@ struct sp {
 	uint32_t *rnext;	/* [nrec] next free record */
 	uint32_t nrec, caprec, freel;
 	uint64_t live;		/* records alive */
+	uint64_t done;		/* vertices processed in this pass */
+	cp_stream_progress_fn *progress;
+	void *progress_ctx;
 };
 
 /* ---- procedures ---------------------------------------------------- */
@@ -759,6 +762,10 @@ static int step(struct sp *p, uint32_t tid, struct sth *t)
 	t->any = true;
 	t->prev_ts = v->ts;
 	t->last_wall = t->key;
+	if (p->progress && !(++p->done & ((1u << 20) - 1)))
+		p->progress(p->progress_ctx, "streaming",
+			    ((double)p->done / (double)(p->ix->t.nevents + 1) +
+			     p->records) / 2);
 	if (p->records)
 		deps(p, tid, t, v);
 	else if (cp_tvert_kind(v) == CP_EV_CONSUME && v->cnt &&
@@ -848,6 +855,7 @@ static int pass_init(struct sp *p)
 		p->obj[i].n = p->obj[i].head = 0;
 	}
 	p->nheap = p->nblocked = 0;
+	p->done = 0;
 	for (uint32_t tid = 0; tid < p->nt; tid++) {
 		struct sth *t = &p->th[tid];
 
@@ -1006,12 +1014,14 @@ static void sp_free(struct sp *p)
 	cp_map2_free(&p->procmap);
 }
 
-int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix, char *err,
+int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
+		  cp_stream_progress_fn *progress, void *ctx, char *err,
 		  size_t errlen)
 {
 	uint32_t nt = ix->t.nthreads;
 	struct sp p = {
 		.ix = ix, .s = s, .nt = nt, .freel = NONE,
+		.progress = progress, .progress_ctx = ctx,
 		.hasw = (ix->t.flags & CP_TRACE_HAS_WALL) != 0,
 	};
 

@@ -65,12 +65,19 @@ struct cp_stream {
 	uint64_t nrepairs;	/* dependencies the pass had to drop */
 };
 
+/* Called now and then with a phase name and 0..1 done (may be NULL). */
+typedef void cp_stream_progress_fn(void *ctx, const char *phase,
+				   double frac);
+
 /*
  * Analyse the trace indexed by @ix in two passes over its events (a
- * survey, then the path records).  Returns 0 with @s filled, or -1 with
- * "PATH: reason" in @err (out of memory).  Free with cp_stream_free().
+ * survey, then the path records), calling @progress (if not NULL) with
+ * @ctx every 2^20 vertices.  Returns 0 with @s filled, or -1 with "PATH:
+ * reason" in @err (out of memory).  Free with cp_stream_free().  Runs on
+ * the calling thread.
  */
-int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix, char *err,
+int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
+		  cp_stream_progress_fn *progress, void *ctx, char *err,
 		  size_t errlen);
 /* Free what @s owns (the procedure names included). */
 void cp_stream_free(struct cp_stream *s);
