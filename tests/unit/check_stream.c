@@ -337,6 +337,31 @@ START_TEST(test_stream_fixtures_equal_memory)
 END_TEST
 
 /*
+ * Threads created one after another while others run and end: each one
+ * waits for its creation (its cursor parked), runs, ends (its cursor
+ * freed) and is joined.  T0 creates T1..T60, 1000 + i ns apart; T_i works
+ * i ns in proc0 then exits.  Both analyses agree.
+ */
+START_TEST(test_stream_thread_churn)
+{
+	struct synth s;
+
+	synth_init(&s);
+	synth_symbol(&s, proc_addr(0), 0x10, "proc0");
+	synth_start(&s, 0, -1);
+	for (uint32_t i = 1; i <= 60; i++) {
+		synth_create(&s, 0, 1000 + i, i);
+		synth_start(&s, i, 0);
+		synth_call(&s, i, proc_addr(0), i);
+		synth_exit(&s, i, 0);
+	}
+	synth_join_all(&s, 60, 5);
+	compare(&s, true, "thread churn");
+	synth_free(&s);
+}
+END_TEST
+
+/*
  * More procedures than are tracked: the CP_STREAM_TRACK with the most
  * useful time are, and agree with memory; the others have CPU time only.
  * T1 calls 100 procedures, procedure i for 1000 + i ns, then T0 joins it.
@@ -564,6 +589,7 @@ static Suite *stream_suite(void)
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, test_stream_random_equals_memory);
 	tcase_add_test(tc, test_stream_fixtures_equal_memory);
+	tcase_add_test(tc, test_stream_thread_churn);
 	tcase_add_test(tc, test_stream_tracks_the_most_useful);
 	tcase_add_test(tc, test_stream_handovers_bounded);
 	tcase_add_test(tc, test_stream_worst_cases_bounded);

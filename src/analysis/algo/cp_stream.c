@@ -790,6 +790,7 @@ static void done(struct sp *p, uint32_t tid, struct sth *t)
 	while (t->depth)
 		pop(p, t);
 	flush(p, t);
+	cp_tcursor_fini(&t->cur);
 	t->state = ST_DONE;
 	st->tid = tid;
 	st->name = p->ix->t.threads[tid].name;
@@ -815,6 +816,8 @@ static int run_thread(struct sp *p, uint32_t tid)
 			return 0;
 		}
 		if (!ready(p, t)) {
+			if (cp_tvert_kind(&t->nx) == CP_EV_THREAD_START)
+				cp_tcursor_park(&t->cur);
 			t->state = ST_BLOCKED;
 			p->blocked[p->nblocked++] = tid;
 			return 0;

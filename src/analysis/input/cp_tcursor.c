@@ -135,6 +135,14 @@ void cp_tcursor_fini(struct cp_tcursor *c)
 	c->cap = 0;
 }
 
+void cp_tcursor_park(struct cp_tcursor *c)
+{
+	if (!c->buf || !c->blk)
+		return;
+	c->parked = (size_t)(c->p - c->buf);
+	cp_tcursor_fini(c);
+}
+
 /* The event at the cursor does not decode (@why): the thread ends. */
 static bool cut(struct cp_tcursor *c, size_t off, const char *why)
 {
@@ -203,11 +211,32 @@ static void make_vertex(struct cp_tcursor *c, const struct cp_trd_ev *ev,
 	c->any = true;
 }
 
+/* Read the parked block again and go back to where the cursor was. */
+static bool unpark(struct cp_tcursor *c)
+{
+	const struct cp_trd_blk *b = c->blk;
+	size_t at = c->parked;
+
+	c->parked = 0;
+	c->buf = malloc(b->size);
+	if (!c->buf)
+		return cut(c, b->off, "out of memory for a block");
+	c->cap = b->size;
+	if (pread(c->ix->fd, c->buf, b->size, (off_t)(b->off + c->ix->r.bsz)) !=
+	    (ssize_t)b->size)
+		return cut(c, b->off, "cannot read the block again");
+	c->p = c->buf + at;
+	c->end = c->buf + b->size;
+	return true;
+}
+
 bool cp_tcursor_next(struct cp_tcursor *c, struct cp_tvert *v,
 		     uint64_t *wall)
 {
 	const struct cp_trd *r = &c->ix->r;
 
+	if (c->parked && !unpark(c))
+		return false;
 	for (;;) {
 		struct cp_trd_ev ev;
 		const char *why;

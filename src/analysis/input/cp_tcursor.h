@@ -68,6 +68,7 @@ struct cp_tcursor {
 	bool any;		/* a vertex was returned */
 	bool dead;		/* an event did not decode: the thread ends */
 	bool note;		/* count repairs in ix->t (the first pass) */
+	size_t parked;		/* parked: @p's offset in the block, else 0 */
 };
 
 /* Start @c at the first event of thread @tid; repairs are counted in
@@ -77,6 +78,13 @@ void cp_tcursor_init(struct cp_tcursor *c, struct cp_tindex *ix,
 
 /* Free what @c holds (cp_tcursor_init may start it again). */
 void cp_tcursor_fini(struct cp_tcursor *c);
+
+/*
+ * Free @c's block buffer until its next cp_tcursor_next, which reads the
+ * block again: for a thread that will wait long (one not created yet), so
+ * that memory goes with the threads running, not with all of them.
+ */
+void cp_tcursor_park(struct cp_tcursor *c);
 
 /*
  * The thread's next vertex (metadata events are skipped) into @v, its wall
