@@ -231,8 +231,6 @@ static const char *stream_conflict(const struct cpt_ctx *c,
 		return "--by";
 	if (c->format == CPT_HTML)
 		return "--format html";
-	if (o->exclusive)
-		return "--exclusive";
 	if (o->k_given)
 		return "--k";
 	return NULL;
@@ -242,6 +240,10 @@ static const char *stream_conflict(const struct cpt_ctx *c,
 static enum cpt_status report_stream(struct cpt_ctx *c, const char *path,
 				     const struct ropts *o)
 {
+	struct cp_stream_opts so = {
+		.exclusive = o->exclusive,
+		.progress = cpt_progress, .progress_ctx = c,
+	};
 	struct cp_tindex ix;
 	struct cp_stream s;
 	enum cpt_status st;
@@ -252,8 +254,7 @@ static enum cpt_status report_stream(struct cpt_ctx *c, const char *path,
 	if (ix.t.partial)
 		fprintf(stderr, "cpt: %s: partial trace: %s\n", path,
 			ix.t.partial_why);
-	if (cp_stream_run(&s, &ix, cpt_progress, c, c->err,
-			  sizeof(c->err))) {
+	if (cp_stream_run(&s, &ix, &so, c->err, sizeof(c->err))) {
 		cp_tindex_close(&ix);
 		return CPT_BAD_INPUT;
 	}

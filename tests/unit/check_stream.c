@@ -3,7 +3,7 @@
  * in-memory one (cp_tracepag.h, cp_profile.h) on synthetic traces: the
  * critical path length, every thread's times, every procedure's CPU time
  * and calls, and the tracked procedures' CP time and zeroing must be
- * equal to the nanosecond.  Random traces mix every primitive the trace
+ * equal to the nanosecond, inclusive and exclusive.  Random traces mix every primitive the trace
  * format knows (mutex, rwlock readers and writers, barrier, semaphore
  * with tokens posted far ahead, condition broadcast, create/join, nested
  * procedures and regions); their durations are drawn from 2^20 values
@@ -56,16 +56,22 @@ static void write_temp(struct synth *s, char *path)
 }
 
 /* Run the streaming analysis of @path into @st. */
-static void stream_file(const char *path, struct cp_tindex *ix,
-			struct cp_stream *st)
+static void stream_file_opts(const char *path, struct cp_tindex *ix,
+			     struct cp_stream *st, bool exclusive)
 {
+	struct cp_stream_opts so = { .exclusive = exclusive };
 	char err[256] = "";
 
 	ck_assert_msg(cp_tindex_open(ix, path, err, sizeof(err)) == 0,
 		      "index: %s", err);
-	ck_assert_msg(cp_stream_run(st, ix, NULL, NULL, err,
-				    sizeof(err)) == 0,
+	ck_assert_msg(cp_stream_run(st, ix, &so, err, sizeof(err)) == 0,
 		      "stream: %s", err);
+}
+
+static void stream_file(const char *path, struct cp_tindex *ix,
+			struct cp_stream *st)
+{
+	stream_file_opts(path, ix, st, false);
 }
 
 static const struct cp_proc_prof *find_proc(const struct cp_profile *p,
@@ -78,12 +84,14 @@ static const struct cp_proc_prof *find_proc(const struct cp_profile *p,
 }
 
 /*
- * Both analyses of @s, compared; @shares: the CP times too (the critical
- * path is unique).  Returns the streaming result's live_max.
+ * Both analyses of @s, procedures @exclusive or inclusive, compared;
+ * @shares: the CP times too (the critical path is unique).  Returns the
+ * streaming result's live_max.
  */
-static uint64_t compare(struct synth *s, bool shares, const char *what)
+static uint64_t compare_mode(struct synth *s, bool shares, bool exclusive,
+			     const char *what)
 {
-	struct cp_profile_opts po = { .top = 0 };
+	struct cp_profile_opts po = { .top = 0, .exclusive = exclusive };
 	struct cp_trace t;
 	struct cp_tracepag tp;
 	struct cp_profile p;
@@ -96,7 +104,7 @@ static uint64_t compare(struct synth *s, bool shares, const char *what)
 	synth_graph_load(s, &t, &tp);
 	ck_assert_msg(cp_profile_compute(&p, &tp, &po, err, sizeof(err)) == 0,
 		      "profile: %s", err);
-	stream_file(path, &ix, &st);
+	stream_file_opts(path, &ix, &st, exclusive);
 	ck_assert_msg(st.cp_len == p.cp_len, "%s: CP %" PRIu64 " streamed, %"
 		      PRIu64 " in memory", what, st.cp_len, p.cp_len);
 	ck_assert_msg(st.useful_ns == p.useful_ns && st.wait_ns == p.wait_ns &&
@@ -145,6 +153,11 @@ static uint64_t compare(struct synth *s, bool shares, const char *what)
 	synth_graph_free(&t, &tp);
 	unlink(path);
 	return live;
+}
+
+static uint64_t compare(struct synth *s, bool shares, const char *what)
+{
+	return compare_mode(s, shares, false, what);
 }
 
 /* The random program's state: objects and what each thread has open. */
@@ -305,6 +318,7 @@ START_TEST(test_stream_random_equals_memory)
 			  round % 2);
 		snprintf(what, sizeof(what), "round %d", round);
 		compare(&s, true, what);
+		compare_mode(&s, true, true, what);	/* exclusive */
 		synth_free(&s);
 	}
 }
@@ -320,6 +334,7 @@ START_TEST(test_stream_fixtures_equal_memory)
 	synth_free(&s);
 	synth_barrier_example(&s, true);
 	compare(&s, true, "barrier example, procedures");
+	compare_mode(&s, true, true, "barrier example, exclusive");
 	synth_free(&s);
 	for (int v = 0; v < 8; v++) {
 		struct synth_lock_example ex = {
@@ -331,6 +346,7 @@ START_TEST(test_stream_fixtures_equal_memory)
 
 		synth_lock_example(&s, &ex);
 		compare(&s, false, "lock example");
+		compare_mode(&s, false, true, "lock example, exclusive");
 		synth_free(&s);
 	}
 }

@@ -15,7 +15,7 @@
  * The pass.  Each thread has a cursor (cp_tcursor.h) and a path record:
  * len (longest path ending at its current vertex), share[i] (the time of
  * tracked procedure i on that path, inclusive: a segment counts for every
- * procedure on the stack, once) and net[i] (the longest path ending there
+ * procedure on the stack, once; exclusive: for the innermost frame's) and net[i] (the longest path ending there
  * with procedure i's segments weighing zero).  A thread advances vertex by
  * vertex: a useful segment of w adds w to len, to share[i] of the
  * procedures on its stack and to net[i] of the others; a wait adds
@@ -105,6 +105,8 @@ struct sth {
 	uint64_t len;		/* longest path ending at the last vertex */
 	uint64_t pending;	/* useful time not spread over share/d yet */
 	uint64_t useful;	/* all useful time so far */
+	uint64_t mark;		/* (survey, exclusive) useful time when the
+				 * stack's top last changed */
 	uint64_t *vec;		/* [2 * ntr]: share[], then d[] */
 	struct frame *fr;
 	uint64_t depth, cap_fr;
@@ -154,7 +156,8 @@ struct sp {
 	uint32_t nrec, caprec, freel;
 	uint64_t live;		/* records alive */
 	uint64_t done;		/* vertices processed in this pass */
-	cp_stream_progress_fn *progress;
+	bool excl;		/* exclusive procedure times */
+	void (*progress)(void *ctx, const char *phase, double frac);
 	void *progress_ctx;
 };
 
@@ -414,6 +417,31 @@ static int see(struct sobj *o, uint64_t seq)
 
 /* ---- calling contexts ---------------------------------------------- */
 
+/*
+ * Exclusive times: the stack's top is about to change.  The survey charges
+ * the time since it last changed to the top's procedure; the records pass
+ * spreads the pending time over the top, the only procedure followed.
+ */
+static void excl_charge(struct sp *p, struct sth *t)
+{
+	if (p->records) {
+		flush(p, t);
+	} else {
+		if (t->depth)
+			p->s->procs[t->fr[t->depth - 1].proc].cpu_ns +=
+				t->useful - t->mark;
+		t->mark = t->useful;
+	}
+}
+
+/* Exclusive times, records pass: the stack's top changed. */
+static void excl_top(struct sp *p, struct sth *t)
+{
+	t->nact = 0;
+	if (t->depth && p->trk[t->fr[t->depth - 1].proc] != NONE)
+		t->act[t->nact++] = p->trk[t->fr[t->depth - 1].proc];
+}
+
 /* Open a frame of @proc (@tag as struct frame) on @t.  0, or -1. */
 static int push(struct sp *p, struct sth *t, uint64_t tag, uint32_t proc)
 {
@@ -428,14 +456,19 @@ static int push(struct sp *p, struct sth *t, uint64_t tag, uint32_t proc)
 		memset(t->cnt + t->cap_cnt, 0,
 		       (c - t->cap_cnt) * sizeof(*t->cnt));
 	t->cap_cnt = c;
+	if (p->excl)
+		excl_charge(p, t);
 	f = &t->fr[t->depth++];
 	f->tag = tag;
 	f->proc = proc;
 	f->first = t->cnt[proc]++ == 0;
 	f->u0 = t->useful;
-	if (!p->records) {
+	if (!p->records)
 		p->s->procs[proc].calls++;
-	} else if (f->first && p->trk[proc] != NONE) {
+	if (p->excl && p->records) {
+		excl_top(p, t);
+	} else if (!p->excl && p->records && f->first &&
+		   p->trk[proc] != NONE) {
 		flush(p, t);
 		t->act[t->nact++] = p->trk[proc];
 	}
@@ -445,10 +478,18 @@ static int push(struct sp *p, struct sth *t, uint64_t tag, uint32_t proc)
 /* Close @t's innermost frame. */
 static void pop(struct sp *p, struct sth *t)
 {
-	const struct frame *f = &t->fr[--t->depth];
+	const struct frame *f;
 	uint32_t k;
 
+	if (p->excl)
+		excl_charge(p, t);
+	f = &t->fr[--t->depth];
 	t->cnt[f->proc]--;
+	if (p->excl) {
+		if (p->records)
+			excl_top(p, t);
+		return;
+	}
 	if (!f->first)
 		return;
 	if (!p->records) {
@@ -1018,17 +1059,19 @@ static void sp_free(struct sp *p)
 }
 
 int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
-		  cp_stream_progress_fn *progress, void *ctx, char *err,
-		  size_t errlen)
+		  const struct cp_stream_opts *o, char *err, size_t errlen)
 {
 	uint32_t nt = ix->t.nthreads;
 	struct sp p = {
 		.ix = ix, .s = s, .nt = nt, .freel = NONE,
-		.progress = progress, .progress_ctx = ctx,
+		.excl = o && o->exclusive,
+		.progress = o ? o->progress : NULL,
+		.progress_ctx = o ? o->progress_ctx : NULL,
 		.hasw = (ix->t.flags & CP_TRACE_HAS_WALL) != 0,
 	};
 
 	memset(s, 0, sizeof(*s));
+	s->exclusive = p.excl;
 	s->online_len = ix->t.online_len_ns;
 	s->nthreads_all = nt;
 	s->threads = calloc(nt ? nt : 1, sizeof(*s->threads));

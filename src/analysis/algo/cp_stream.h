@@ -40,13 +40,15 @@ struct cp_stream_thread {
 struct cp_stream_proc {
 	char *name;
 	uint64_t calls;		/* ENTERs / REGION_BEGINs */
-	uint64_t cpu_ns;	/* inclusive useful time, all threads */
+	uint64_t cpu_ns;	/* useful time, all threads (inclusive or
+				 * exclusive: cp_stream.exclusive) */
 	bool tracked;		/* one of the CP_STREAM_TRACK followed */
-	uint64_t cp_ns;		/* tracked: inclusive time on the CP */
+	uint64_t cp_ns;		/* tracked: its time on the CP */
 	uint64_t zero_ns;	/* tracked: CP zeroing */
 };
 
 struct cp_stream {
+	bool exclusive;		/* procedure figures exclusive of callees */
 	uint64_t cp_len;	/* critical path length */
 	uint64_t online_len;	/* the runtime's value from the trace */
 	uint64_t elapsed_ns;	/* wall time of the run */
@@ -65,20 +67,23 @@ struct cp_stream {
 	uint64_t nrepairs;	/* dependencies the pass had to drop */
 };
 
-/* Called now and then with a phase name and 0..1 done (may be NULL). */
-typedef void cp_stream_progress_fn(void *ctx, const char *phase,
-				   double frac);
+struct cp_stream_opts {
+	bool exclusive;		/* procedure times exclusive of callees
+				 * (the innermost frame's), else inclusive */
+	/* called every 2^20 vertices with a phase name and 0..1 done */
+	void (*progress)(void *ctx, const char *phase, double frac);
+	void *progress_ctx;
+};
 
 /*
  * Analyse the trace indexed by @ix in two passes over its events (a
- * survey, then the path records), calling @progress (if not NULL) with
- * @ctx every 2^20 vertices.  Returns 0 with @s filled, or -1 with "PATH:
- * reason" in @err (out of memory).  Free with cp_stream_free().  Runs on
- * the calling thread.
+ * survey, then the path records) with the options @o (NULL: inclusive,
+ * no progress).  Returns 0 with @s filled, or -1 with "PATH: reason" in
+ * @err (out of memory).  Free with cp_stream_free().  Runs on the calling
+ * thread.
  */
 int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
-		  cp_stream_progress_fn *progress, void *ctx, char *err,
-		  size_t errlen);
+		  const struct cp_stream_opts *o, char *err, size_t errlen);
 /* Free what @s owns (the procedure names included). */
 void cp_stream_free(struct cp_stream *s);
 

@@ -82,8 +82,8 @@ static void text_procedures(FILE *f, const struct cp_stream *s, uint32_t top)
 
 	if (!s->nprocs)
 		return;
-	fprintf(f, "Procedures (inclusive)\n  %-32s %11s %6s %11s %6s %11s "
-		"%6s %8s\n", "procedure", "CP time", "CP %", "CP zeroing", "%",
+	fprintf(f, "Procedures (%s)\n  %-32s %11s %6s %11s %6s %11s "
+		"%6s %8s\n", s->exclusive ? "exclusive" : "inclusive", "procedure", "CP time", "CP %", "CP zeroing", "%",
 		"CPU time", "CPU %", "calls");
 	for (uint32_t i = 0; i < n; i++)
 		text_proc(f, s, &s->procs[i]);
@@ -195,6 +195,7 @@ void cp_stream_out_json(FILE *f, const struct cp_tindex *ix,
 	cp_emit_obj_begin(&e, CP_KEY_CRITICAL_PATH);
 	cp_emit_u64(&e, CP_KEY_LENGTH_NS, s->cp_len);
 	cp_emit_u64(&e, CP_KEY_ONLINE_LENGTH_NS, s->online_len);
+	cp_emit_str(&e, CP_KEY_MODE, s->exclusive ? "exclusive" : "inclusive");
 	json_procedures(&e, s);
 	cp_emit_obj_end(&e);
 	json_threads(&e, s);
