@@ -9,6 +9,7 @@
  * core instead (cp_stream.h, cp_stream_out.h), which stderr says in one
  * line.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -264,6 +265,10 @@ static enum cpt_status report_stream(struct cpt_ctx *c, const char *path,
 		cp_input_repairs_line(line, sizeof(line), &ix.t);
 		fprintf(stderr, "cpt: %s: %s\n", path, line);
 	}
+	if (s.nrepairs)
+		fprintf(stderr, "cpt: %s: %" PRIu64 " dependencies on events "
+			"the trace does not hold taken to depend on nothing\n",
+			path, s.nrepairs);
 	st = cpt_open_out(c);
 	if (st == CPT_OK) {
 		cpt_progress_done(c);

@@ -40,10 +40,13 @@
  * their next vertex (then tid), so the pass follows the recorded order and
  * a consumer runs soon after its producer; a thread runs until it blocks
  * or passes the heap's top.  A blocked thread is looked at again when the
- * object or thread it waits for moves.  If every thread left is blocked
- * the trace contradicts itself (a CONSUME of a sequence never published, a
- * START whose creator never says so, a cycle): the earliest blocked
- * vertex is made to depend on nothing, and counted.
+ * object or thread it waits for moves.  If every thread left is blocked,
+ * the trace does not hold what they wait for (a cut or damaged trace: a
+ * CONSUME whose PUBLISH was lost, a START nobody created): a census pass,
+ * made then and only then, finds the sequences and creations the file
+ * holds (a bit per sequence), and the vertices waiting for others depend
+ * on nothing, as the reader's salvage makes them; if none is, the
+ * dependencies form a cycle and the earliest blocked vertex goes.
  *
  * Freeing publish records.  A record of (obj, seq) is dead once no later
  * CONSUME holds seq.  Counting the consumers of every sequence would cost
@@ -128,6 +131,8 @@ struct sobj {
 	uint32_t npend, cap_pend;
 	uint32_t *ring;		/* (records) records in publish order */
 	uint32_t cap, head, n;
+	uint64_t *bits;		/* (census) sequences the file publishes */
+	uint64_t nbits;		/* words at @bits */
 };
 
 /* One run: both passes' state. */
@@ -156,6 +161,7 @@ struct sp {
 	uint32_t nrec, caprec, freel;
 	uint64_t live;		/* records alive */
 	uint64_t done;		/* vertices processed in this pass */
+	bool *made;		/* (census) [nt] a CREATE of the thread */
 	bool excl;		/* exclusive procedure times */
 	void (*progress)(void *ctx, const char *phase, double frac);
 	void *progress_ctx;
@@ -634,28 +640,127 @@ static void wake(struct sp *p, uint32_t obj)
 	}
 }
 
-/*
- * Every thread left is blocked: the trace contradicts itself.  The
- * earliest blocked vertex is made to depend on nothing (cp_trd_inert),
- * the same one in both passes, and counted once.
- */
-static void unstick(struct sp *p)
-{
-	uint32_t best = 0;
+/* ---- the census (damaged traces only) ------------------------------ */
 
+/* Note that @obj's @seq is published in the file.  0, or -1 (memory). */
+static int census_pub(struct sp *p, uint32_t obj, uint64_t seq)
+{
+	struct sobj *o = obj_at(p, obj);
+	uint64_t w = seq >> 6, n;
+	uint64_t *b;
+
+	if (!o)
+		return -1;
+	if (w >= o->nbits) {
+		for (n = o->nbits ? o->nbits : 1; n <= w; n *= 2)
+			;
+		b = realloc(o->bits, n * sizeof(*b));
+		if (!b)
+			return -1;
+		memset(b + o->nbits, 0, (n - o->nbits) * sizeof(*b));
+		o->bits = b;
+		o->nbits = n;
+	}
+	o->bits[w] |= 1ull << (seq & 63);
+	return 0;
+}
+
+/* Does the file publish @obj's @seq (census)? */
+static bool census_has(const struct sp *p, uint32_t obj, uint64_t seq)
+{
+	const struct sobj *o = obj < p->nobj ? &p->obj[obj] : NULL;
+
+	return o && (seq >> 6) < o->nbits &&
+	       ((o->bits[seq >> 6] >> (seq & 63)) & 1);
+}
+
+/*
+ * The census: which sequences and thread creations the whole file holds,
+ * read in a pass of its own the first time every thread left is blocked
+ * (a damaged or cut trace; a whole one never blocks for good).  A bit per
+ * sequence up to each object's highest, a flag per thread.  0, or -1.
+ */
+static int census(struct sp *p)
+{
+	struct cp_tcursor c;
+	struct cp_tvert v;
+	uint64_t wall;
+
+	p->made = calloc(p->nt ? p->nt : 1, sizeof(*p->made));
+	if (!p->made)
+		return -1;
+	for (uint32_t tid = 0; tid < p->nt; tid++) {
+		cp_tcursor_init(&c, p->ix, tid, false);
+		while (cp_tcursor_next(&c, &v, &wall)) {
+			unsigned k = cp_tvert_kind(&v);
+
+			if (k == CP_EV_PUBLISH && census_pub(p, v.obj, v.arg)) {
+				cp_tcursor_fini(&c);
+				return -1;
+			}
+			if (k == CP_EV_THREAD_CREATE && v.arg < p->nt)
+				p->made[v.arg] = true;
+		}
+		cp_tcursor_fini(&c);
+	}
+	return 0;
+}
+
+/* Does @tid's next vertex wait for what the file does not hold? */
+static bool missing(const struct sp *p, uint32_t tid)
+{
+	const struct cp_tvert *v = &p->th[tid].nx;
+
+	switch (cp_tvert_kind(v)) {
+	case CP_EV_CONSUME:
+		for (uint32_t c = 0; c < v->cnt; c++)
+			if (!census_has(p, v->obj, v->arg + c))
+				return true;
+		return false;
+	case CP_EV_THREAD_START:
+		return !p->made[tid];
+	default:
+		return false;
+	}
+}
+
+/* Blocked thread @i (index in p->blocked) goes on with its vertex made to
+ * depend on nothing (cp_trd_inert), counted once. */
+static void force(struct sp *p, uint32_t i)
+{
+	uint32_t tid = p->blocked[i];
+
+	p->blocked[i] = p->blocked[--p->nblocked];
+	cp_trd_inert(&p->th[tid].nx);
+	p->th[tid].state = ST_READY;
+	heap_push(p, tid);
+	if (!p->records)
+		p->s->nrepairs++;
+}
+
+/*
+ * Every thread left is blocked: the trace does not hold what they wait
+ * for (the reader's salvage: a CONSUME whose PUBLISH was lost, a START
+ * nobody created, depends on nothing), found by the census; or its
+ * dependencies form a cycle, and the earliest blocked vertex goes.  The
+ * same in both passes.  0, or -1 (memory).
+ */
+static int unstick(struct sp *p)
+{
+	uint32_t best = 0, n = p->nblocked;
+
+	if (!p->made && census(p))
+		return -1;
+	for (uint32_t i = 0; i < p->nblocked; i++)
+		if (missing(p, p->blocked[i]))
+			force(p, i--);
+	if (p->nblocked < n)
+		return 0;
 	for (uint32_t i = 1; i < p->nblocked; i++)
 		if (before(p, p->blocked[i], p->blocked[best]))
 			best = i;
-	{
-		uint32_t tid = p->blocked[best];
-
-		p->blocked[best] = p->blocked[--p->nblocked];
-		cp_trd_inert(&p->th[tid].nx);
-		p->th[tid].state = ST_READY;
-		heap_push(p, tid);
-	}
-	if (!p->records)
-		p->s->nrepairs++;
+	force(p, best);
+	return 0;
 }
 
 /*
@@ -918,7 +1023,8 @@ static int run_pass(struct sp *p)
 		return -1;
 	while (p->nheap || p->nblocked) {
 		if (!p->nheap) {
-			unstick(p);
+			if (unstick(p))
+				return -1;
 			continue;
 		}
 		if (run_thread(p, heap_pop(p)))
@@ -1043,8 +1149,10 @@ static void sp_free(struct sp *p)
 	for (uint32_t i = 0; i < p->nobj; i++) {
 		free(p->obj[i].pend);
 		free(p->obj[i].ring);
+		free(p->obj[i].bits);
 	}
 	free(p->th);
+	free(p->made);
 	free(p->obj);
 	free(p->heap);
 	free(p->blocked);
