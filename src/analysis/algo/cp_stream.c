@@ -15,8 +15,9 @@
  * The pass.  Each thread has a cursor (cp_tcursor.h) and a path record:
  * len (longest path ending at its current vertex), share[i] (the time of
  * tracked procedure i on that path, inclusive: a segment counts for every
- * procedure on the stack, once; exclusive: for the innermost frame's) and net[i] (the longest path ending there
- * with procedure i's segments weighing zero).  A thread advances vertex by
+ * procedure on the stack, once; exclusive: for the innermost frame's) and
+ * net[i] (the longest path ending there with procedure i's segments
+ * weighing zero).  A thread advances vertex by
  * vertex: a useful segment of w adds w to len, to share[i] of the
  * procedures on its stack and to net[i] of the others; a wait adds
  * nothing.  A vertex with dependencies runs only once they have been
@@ -57,13 +58,20 @@
  * end.  The schedule depends only on the trace, so the second pass sees
  * the same order, and a record whose seq + lag is below the object's
  * highest published sequence can never be consumed again: it is freed.
+ * (Whenever a CONSUME is looked at, its low end is at least the highest
+ * sequence then minus the lag, since that highest only grows until the
+ * CONSUME runs; so the survey, which asks "published?" of a set of
+ * sequences, and the second pass, which asks "record present?", block and
+ * run the same vertices.  The survey's set is a watermark per object and
+ * the few sequences published above it out of order.)
  * Mutexes, spins, items and semaphores whose waiter keeps up have lag 0
  * or 1 (one record per object alive); rwlock readers and condition
  * broadcasts lag by the waiters that consume one write unlock or signal,
  * a barrier by its count (its departures consume the episode's range);
  * a semaphore posted far ahead of its waits keeps the tokens outstanding,
  * as the program did.  Memory is O(threads x tracked + objects x (lag + 1)
- * x tracked), none of it per event; cp_stream.live_max measures it.
+ * x tracked), none of it per event; cp_stream.live_max measures it (a cut
+ * trace adds the census, a bit per sequence published).
  *
  * Cost: two passes over the events, O(1) per vertex plus O(log threads)
  * per switch of thread and O(tracked) per record operation.
