@@ -65,11 +65,13 @@
  * run the same vertices.  The survey's set is a watermark per object and
  * the few sequences published above it out of order.)
  * Mutexes, spins, items and semaphores whose waiter keeps up have lag 0
- * or 1 (one record per object alive); rwlock readers and condition
- * broadcasts lag by the waiters that consume one write unlock or signal,
- * a barrier by its count (its departures consume the episode's range);
- * a semaphore posted far ahead of its waits keeps the tokens outstanding,
- * as the program did.  Memory is O(threads x tracked + objects x (lag + 1)
+ * or 1 (one record per object alive); condition broadcasts lag by the
+ * waiters that consume one signal, a barrier by its count (its departures
+ * consume the episode's range), an rwlock by the unlocks since its last
+ * write unlock (the next write lock consumes them all: a read-mostly lock
+ * keeps a record per read between two writes, the one case where the
+ * records grow with the run); a semaphore posted far ahead of its waits
+ * keeps the tokens outstanding, as the program did.  Memory is O(threads x tracked + objects x (lag + 1)
  * x tracked), none of it per event; cp_stream.live_max measures it (a cut
  * trace adds the census, a bit per sequence published).
  *
