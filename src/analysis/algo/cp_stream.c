@@ -130,6 +130,8 @@ struct sth {
 	bool created;		/* its creator's CREATE was processed */
 	uint32_t create_rec;	/* the record it left (records pass) */
 	uint32_t wait_obj;	/* what it is blocked on: object, or NONE */
+	uint32_t wait_c;	/* a CONSUME's sequences before lo + wait_c
+				 * were found (they stay) */
 };
 
 /* An object of the pass. */
@@ -613,13 +615,15 @@ static bool ready(struct sp *p, struct sth *t)
 	switch (cp_tvert_kind(v)) {
 	case CP_EV_CONSUME:
 		t->wait_obj = v->obj;
-		for (c = 0; c < v->cnt; c++) {
+		for (c = t->wait_c; c < v->cnt; c++) {
 			const struct sobj *o = v->obj < p->nobj ?
 					       &p->obj[v->obj] : NULL;
 
 			if (!o || !(p->records ? rec_find(p, o, v->arg + c) !=
-						 NONE : seen(o, v->arg + c)))
+						 NONE : seen(o, v->arg + c))) {
+				t->wait_c = c;
 				return false;
+			}
 		}
 		return true;
 	case CP_EV_THREAD_START:
@@ -811,6 +815,7 @@ static bool advance(struct sp *p, struct sth *t)
 
 	if (!cp_tcursor_next(&t->cur, &t->nx, &wall))
 		return false;
+	t->wait_c = 0;
 	t->key = p->hasw ? wall : t->nx.ts;
 	t->nvi++;
 	return true;
