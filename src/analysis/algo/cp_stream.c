@@ -68,10 +68,22 @@
  * or 1 (one record per object alive); condition broadcasts lag by the
  * waiters that consume one signal, a barrier by its count (its departures
  * consume the episode's range), an rwlock by the unlocks since its last
- * write unlock (the next write lock consumes them all: a read-mostly lock
- * keeps a record per read between two writes, the one case where the
- * records grow with the run); a semaphore posted far ahead of its waits
- * keeps the tokens outstanding, as the program did.  Memory is O(threads x tracked + objects x (lag + 1)
+ * write unlock (folded, below); a semaphore posted far ahead of its waits
+ * keeps the tokens outstanding, as the program did.
+ *
+ * Folding.  An rwlock's write lock consumes its last write unlock and
+ * every read unlock since, however many: the lag rule would keep a record
+ * per read between two writes.  The survey also checks, per object, that
+ * every CONSUME lands (its low end) on lo_max, the highest landing so far,
+ * or on m + 1, the first sequence after the highest published when the
+ * previous CONSUME ran, and that every range of two or more ends at the
+ * highest published (mutexes, spins and rwlocks do; barriers, broadcasts
+ * and semaphores need not).  Then every later landing is lo_max, m + 1 or
+ * a sequence not yet published, and every range holds all that was
+ * published since its landing: a record below lo_max is dead, and those
+ * in (lo_max, m] and above m + 1 are only ever consumed all together, so
+ * each group is folded into one record (agg1, agg2: len and share of the
+ * longest, net element-wise max), and lo_max and m + 1 keep their own.  Memory is O(threads x tracked + objects x (lag + 1)
  * x tracked), none of it per event; cp_stream.live_max measures it (a cut
  * trace adds the census, a bit per sequence published).
  *
@@ -145,6 +157,14 @@ struct sobj {
 	uint32_t cap, head, n;
 	uint64_t *bits;		/* (census) sequences the file publishes */
 	uint64_t nbits;		/* words at @bits */
+	bool nofold;		/* (from the survey) its CONSUMEs break the
+				 * folding rule ("Folding") */
+	uint64_t lo_max;	/* highest CONSUME low end so far */
+	uint64_t m;		/* smax when the last CONSUME ran */
+	uint32_t agg1;		/* (records) 1 + the record folding every
+				 * sequence in (lo_max, m], or 0 */
+	uint32_t agg2;		/* (records) the same for those above
+				 * m + 1 */
 };
 
 /* One run: both passes' state. */
@@ -256,24 +276,30 @@ static void flush(struct sp *p, struct sth *t)
 }
 
 /*
- * Merge into @t (flushed) the record @len, @vec of a dependency edge of
- * weight zero: len and share from the longer (ties: @t's own), net
- * element-wise max.
+ * Merge into the record @len, @vec (of @n tracked procedures) the record
+ * @len2, @vec2 of a dependency edge of weight zero: len and share from the
+ * longer (ties: the first's own), net element-wise max.  merge(): into
+ * thread @t (flushed).
  */
+static void merge_into(uint32_t n, uint64_t *len, uint64_t *vec,
+		       uint64_t len2, const uint64_t *vec2)
+{
+	uint64_t nl = len2 > *len ? len2 : *len;
+
+	for (uint32_t k = 0; k < n; k++) {
+		uint64_t a = *len - vec[n + k], b = len2 - vec2[n + k];
+
+		vec[n + k] = nl - (a > b ? a : b);
+	}
+	if (len2 > *len && n)
+		memcpy(vec, vec2, n * sizeof(*vec));
+	*len = nl;
+}
+
 static void merge(struct sp *p, struct sth *t, uint64_t len,
 		  const uint64_t *vec)
 {
-	uint32_t n = p->ntr;
-	uint64_t nl = len > t->len ? len : t->len;
-
-	for (uint32_t k = 0; k < n; k++) {
-		uint64_t a = t->len - t->vec[n + k], b = len - vec[n + k];
-
-		t->vec[n + k] = nl - (a > b ? a : b);
-	}
-	if (len > t->len && n)
-		memcpy(t->vec, vec, n * sizeof(*vec));
-	t->len = nl;
+	merge_into(p->ntr, &t->len, t->vec, len, vec);
 }
 
 /* A copy of @t's record (flushed), for sequence @seq; NONE: no memory. */
@@ -619,8 +645,7 @@ static bool ready(struct sp *p, struct sth *t)
 			const struct sobj *o = v->obj < p->nobj ?
 					       &p->obj[v->obj] : NULL;
 
-			if (!o || !(p->records ? rec_find(p, o, v->arg + c) !=
-						 NONE : seen(o, v->arg + c))) {
+			if (!o || !seen(o, v->arg + c)) {
 				t->wait_c = c;
 				return false;
 			}
@@ -791,7 +816,8 @@ static void cp_stream_assert(const struct sp *p)
 	if (p->nheap || p->nblocked)
 		cp_die("stream: threads left");
 	for (uint32_t i = 0; i < p->nobj; i++)
-		held += p->obj[i].n;
+		held += p->obj[i].n + (p->obj[i].agg1 != 0) +
+			(p->obj[i].agg2 != 0);
 	for (uint32_t tid = 0; tid < p->nt; tid++) {
 		const struct sth *t = &p->th[tid];
 
@@ -804,6 +830,116 @@ static void cp_stream_assert(const struct sp *p)
 	}
 	if (held != p->live)
 		cp_die("stream: records lost");
+}
+
+/* ---- folding ------------------------------------------------------ */
+
+/*
+ * Where sequence @q of @o is folded: agg1 for (lo_max, m], agg2 above
+ * m + 1; NULL when it has a record of its own (lo_max, m + 1; any
+ * sequence of an object that does not fold).
+ */
+static uint32_t *fold_slot(struct sobj *o, uint64_t q)
+{
+	if (o->nofold || q <= o->lo_max || q == o->m + 1)
+		return NULL;
+	return q <= o->m ? &o->agg1 : &o->agg2;
+}
+
+/*
+ * Merge into @t (flushed) the records of @o's sequences lo .. lo+cnt-1:
+ * each one's own, or once the aggregate of those folded.  The freeing
+ * and folding rules keep every one a CONSUME can still hold.
+ */
+static void consume_records(struct sp *p, struct sth *t, struct sobj *o,
+			    uint64_t lo, uint32_t cnt)
+{
+	bool done1 = false, done2 = false;
+
+	for (uint32_t i = 0; i < cnt; i++) {
+		uint64_t q = lo + i;
+		uint32_t *agg = fold_slot(o, q), r;
+		bool *done = agg == &o->agg1 ? &done1 : &done2;
+
+		if (agg) {
+			if (!*agg)
+				cp_die("stream: a folded record is missing");
+			if (!*done)
+				rec_merge(p, t, *agg - 1, false);
+			*done = true;
+			continue;
+		}
+		r = rec_find(p, o, q);
+		if (r == NONE)
+			cp_die("stream: a consumed record was freed");
+		rec_merge(p, t, r, false);
+	}
+}
+
+/*
+ * Records pass, after a CONSUME of @o (lo_max and m moved): free the
+ * records below lo_max and fold those in (lo_max, m] into the aggregate.
+ */
+static void fold(struct sp *p, struct sobj *o)
+{
+	size_t vn = 2 * (size_t)p->ntr;
+	uint32_t keep = 0;
+
+	for (uint32_t i = 0; i < o->n; i++) {
+		uint32_t r = o->ring[(o->head + i) % o->cap];
+		uint64_t q = p->rseq[r];
+
+		if (q < o->lo_max) {
+			rec_free(p, r);
+		} else if (q > o->lo_max && q <= o->m && !o->agg1) {
+			o->agg1 = r + 1;
+		} else if (q > o->lo_max && q <= o->m) {
+			merge_into(p->ntr, &p->rlen[o->agg1 - 1],
+				   p->rvec + (o->agg1 - 1) * vn, p->rlen[r],
+				   p->rvec + r * vn);
+			rec_free(p, r);
+		} else {
+			o->ring[(o->head + keep++) % o->cap] = r;
+		}
+	}
+	o->n = keep;
+}
+
+/*
+ * A CONSUME of @o with low end @lo and @cnt sequences ran (o->smax is the
+ * highest published then).  The survey measures its lag and checks the
+ * folding rule; both passes move lo_max and m; the records pass folds.
+ */
+static void consumed(struct sp *p, struct sobj *o, uint64_t lo, uint32_t cnt)
+{
+	if (!p->records) {
+		if (o->smax - lo > o->lag)
+			o->lag = o->smax - lo;
+		if ((lo != o->lo_max && lo != o->m + 1) ||
+		    (cnt > 1 && lo + cnt - 1 != o->smax))
+			o->nofold = true;
+	}
+	if (p->records && !o->nofold) {
+		if (lo > o->lo_max && o->agg1)	/* all below lo now */
+			rec_free(p, o->agg1 - 1);
+		if (lo > o->lo_max)
+			o->agg1 = 0;
+		if (!o->agg1) {
+			o->agg1 = o->agg2;
+		} else if (o->agg2) {
+			merge_into(p->ntr, &p->rlen[o->agg1 - 1],
+				   p->rvec + (o->agg1 - 1) * 2 * (size_t)p->ntr,
+				   p->rlen[o->agg2 - 1],
+				   p->rvec + (o->agg2 - 1) * 2 * (size_t)p->ntr);
+			rec_free(p, o->agg2 - 1);
+		}
+		o->agg2 = 0;
+	}
+	if (lo > o->lo_max)
+		o->lo_max = lo;
+	o->m = o->smax;
+	if (p->records && !o->nofold)
+		fold(p, o);
 }
 
 /* ---- the pass ------------------------------------------------------ */
@@ -831,13 +967,7 @@ static void deps(struct sp *p, uint32_t tid, struct sth *t,
 	switch (cp_tvert_kind(v)) {
 	case CP_EV_CONSUME:
 		flush(p, t);
-		for (uint32_t i = 0; i < v->cnt; i++) {
-			uint32_t r = rec_find(p, &p->obj[v->obj], v->arg + i);
-
-			if (r == NONE)
-				cp_die("stream: a consumed record was freed");
-			rec_merge(p, t, r, false);
-		}
+		consume_records(p, t, &p->obj[v->obj], v->arg, v->cnt);
 		break;
 	case CP_EV_THREAD_START:
 		if (t->create_rec != NONE) {
@@ -868,15 +998,28 @@ static int publish(struct sp *p, struct sth *t, const struct cp_tvert *v)
 		return -1;
 	if (v->arg > o->smax)
 		o->smax = v->arg;
-	if (!p->records) {
-		if (see(o, v->arg))
-			return -1;
-	} else {
+	if (see(o, v->arg))
+		return -1;
+	if (p->records) {
 		flush(p, t);
-		r = rec_new(p, t, v->arg);
-		if (r == NONE || ring_push(o, r))
-			return -1;
-		ring_trim(p, o);
+		uint32_t *agg = fold_slot(o, v->arg);
+
+		if (!o->nofold && v->arg < o->lo_max) {
+			/* no CONSUME will hold it ("Folding") */
+		} else if (agg && *agg) {
+			merge_into(p->ntr, &p->rlen[*agg - 1],
+				   p->rvec + (*agg - 1) * 2 * (size_t)p->ntr,
+				   t->len, t->vec);
+		} else {
+			r = rec_new(p, t, v->arg);
+			if (r == NONE)
+				return -1;
+			if (agg)
+				*agg = r + 1;
+			else if (ring_push(o, r))
+				return -1;
+			ring_trim(p, o);
+		}
 	}
 	wake(p, v->obj);
 	return 0;
@@ -929,9 +1072,8 @@ static int step(struct sp *p, uint32_t tid, struct sth *t)
 			     p->records) / 2);
 	if (p->records)
 		deps(p, tid, t, v);
-	else if (cp_tvert_kind(v) == CP_EV_CONSUME && v->cnt &&
-		 p->obj[v->obj].smax - v->arg > p->obj[v->obj].lag)
-		p->obj[v->obj].lag = p->obj[v->obj].smax - v->arg;
+	if (cp_tvert_kind(v) == CP_EV_CONSUME && v->cnt)
+		consumed(p, &p->obj[v->obj], v->arg, v->cnt);
 	if (cp_tvert_kind(v) == CP_EV_PUBLISH && publish(p, t, v))
 		return -1;
 	if (cp_tvert_kind(v) == CP_EV_THREAD_CREATE && v->arg < p->nt &&
@@ -1015,8 +1157,10 @@ static int pass_init(struct sp *p)
 		cp_tcursor_init(&t->cur, p->ix, tid, !p->records);
 	}
 	for (uint32_t i = 0; i < p->nobj; i++) {
-		p->obj[i].smax = 0;
-		p->obj[i].n = p->obj[i].head = 0;
+		struct sobj *o = &p->obj[i];
+
+		o->smax = o->w = o->lo_max = o->m = 0;
+		o->npend = o->n = o->head = o->agg1 = o->agg2 = 0;
 	}
 	p->nheap = p->nblocked = 0;
 	p->done = 0;
