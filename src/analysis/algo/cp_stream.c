@@ -58,12 +58,11 @@
  * end.  The schedule depends only on the trace, so the second pass sees
  * the same order, and a record whose seq + lag is below the object's
  * highest published sequence can never be consumed again: it is freed.
- * (Whenever a CONSUME is looked at, its low end is at least the highest
- * sequence then minus the lag, since that highest only grows until the
- * CONSUME runs; so the survey, which asks "published?" of a set of
- * sequences, and the second pass, which asks "record present?", block and
- * run the same vertices.  The survey's set is a watermark per object and
- * the few sequences published above it out of order.)
+ * Both passes decide "runnable?" from the same set of sequences published
+ * (a watermark per object and the few published above it out of order),
+ * so they block and run the same vertices; the records a CONSUME merges
+ * are still there, since its low end is at least the object's highest
+ * sequence then minus the lag (a cp_die says otherwise).
  * Mutexes, spins, items and semaphores whose waiter keeps up have lag 0
  * or 1 (one record per object alive); condition broadcasts lag by the
  * waiters that consume one signal, a barrier by its count (its departures
