@@ -3,15 +3,16 @@
  * in-memory one (cp_tracepag.h, cp_profile.h) on synthetic traces: the
  * critical path length, every thread's times, every procedure's CPU time
  * and calls, and the tracked procedures' CP time and zeroing must be
- * equal to the nanosecond, inclusive and exclusive.  Random traces mix every primitive the trace
- * format knows (mutex, rwlock readers and writers, barrier, semaphore
- * with tokens posted far ahead, condition broadcast, create/join, nested
- * procedures and regions); their durations are drawn from 2^20 values
- * per segment, so two different paths of equal length (where the two
- * analyses may pick different critical paths, and shares differ) do not
- * occur in these seeds.  The memory bound is checked on traces built to
- * keep publish records alive: a million mutex hand-overs, and many
- * barrier episodes, broadcasts, reader groups and posts ahead.
+ * equal to the nanosecond, inclusive and exclusive.  Random traces mix
+ * every primitive the trace format knows (mutex, rwlock readers and
+ * writers, barrier, semaphore with tokens posted far ahead, condition
+ * broadcast, create/join, nested procedures and regions); their durations
+ * are drawn from 2^20 values per segment, so two different paths of equal
+ * length (where the two analyses may pick different critical paths, and
+ * shares differ) do not occur in these seeds.  Cut traces check the
+ * salvage.  The memory bound is checked on traces built to keep publish
+ * records alive: a million mutex hand-overs, many barrier episodes,
+ * broadcasts, reader groups and posts ahead, a read-mostly rwlock.
  */
 #include <check.h>
 #include <inttypes.h>
@@ -352,7 +353,8 @@ START_TEST(test_stream_cut_traces_equal_memory)
 		len = synth_encode(&s, &buf);
 		cut = len / 3 + rnd(len / 2);
 		ck_assert_msg(cp_trace_parse(&t, "cut.cpt", buf, cut, err,
-					     sizeof(err)) == 0, "parse: %s", err);
+					     sizeof(err)) == 0,
+			      "parse: %s", err);
 		ck_assert_msg(cp_tracepag_build(&tp, &t, err, sizeof(err)) == 0,
 			      "build: %s", err);
 		ck_assert_msg(cp_profile_compute(&p, &tp, &po, err,

@@ -82,9 +82,11 @@
  * published since its landing: a record below lo_max is dead, and those
  * in (lo_max, m] and above m + 1 are only ever consumed all together, so
  * each group is folded into one record (agg1, agg2: len and share of the
- * longest, net element-wise max), and lo_max and m + 1 keep their own.  Memory is O(threads x tracked + objects x (lag + 1)
- * x tracked), none of it per event; cp_stream.live_max measures it (a cut
- * trace adds the census, a bit per sequence published).
+ * longest, net element-wise max), and lo_max and m + 1 keep their own.
+ *
+ * Memory is O(threads x tracked + objects x (lag + 1) x tracked), none of
+ * it per event; cp_stream.live_max measures it (a cut trace adds the
+ * census, a bit per sequence published).
  *
  * Cost: two passes over the events, O(1) per vertex plus O(log threads)
  * per switch of thread and O(tracked) per record operation.
@@ -336,6 +338,16 @@ static void rec_free(struct sp *p, uint32_t r)
 	p->rnext[r] = p->freel;
 	p->freel = r;
 	p->live--;
+}
+
+/* Merge record @r into record @a and free it. */
+static void rec_fold(struct sp *p, uint32_t a, uint32_t r)
+{
+	size_t vn = 2 * (size_t)p->ntr;
+
+	merge_into(p->ntr, &p->rlen[a], p->rvec + a * vn, p->rlen[r],
+		   p->rvec + r * vn);
+	rec_free(p, r);
 }
 
 /* Merge record @r into @t and, if @drop, free it. */
@@ -881,7 +893,6 @@ static void consume_records(struct sp *p, struct sth *t, struct sobj *o,
  */
 static void fold(struct sp *p, struct sobj *o)
 {
-	size_t vn = 2 * (size_t)p->ntr;
 	uint32_t keep = 0;
 
 	for (uint32_t i = 0; i < o->n; i++) {
@@ -893,10 +904,7 @@ static void fold(struct sp *p, struct sobj *o)
 		} else if (q > o->lo_max && q <= o->m && !o->agg1) {
 			o->agg1 = r + 1;
 		} else if (q > o->lo_max && q <= o->m) {
-			merge_into(p->ntr, &p->rlen[o->agg1 - 1],
-				   p->rvec + (o->agg1 - 1) * vn, p->rlen[r],
-				   p->rvec + r * vn);
-			rec_free(p, r);
+			rec_fold(p, o->agg1 - 1, r);
 		} else {
 			o->ring[(o->head + keep++) % o->cap] = r;
 		}
@@ -926,11 +934,7 @@ static void consumed(struct sp *p, struct sobj *o, uint64_t lo, uint32_t cnt)
 		if (!o->agg1) {
 			o->agg1 = o->agg2;
 		} else if (o->agg2) {
-			merge_into(p->ntr, &p->rlen[o->agg1 - 1],
-				   p->rvec + (o->agg1 - 1) * 2 * (size_t)p->ntr,
-				   p->rlen[o->agg2 - 1],
-				   p->rvec + (o->agg2 - 1) * 2 * (size_t)p->ntr);
-			rec_free(p, o->agg2 - 1);
+			rec_fold(p, o->agg1 - 1, o->agg2 - 1);
 		}
 		o->agg2 = 0;
 	}
