@@ -534,6 +534,24 @@ START_TEST(test_stream_handovers_bounded)
 END_TEST
 
 /*
+ * End the scene @s of @n workers (exits, joins), compare both analyses and
+ * assert that at most @bound publish records were alive at once.
+ */
+static void end_bounded(struct synth *s, uint32_t n, const char *what,
+			uint64_t bound)
+{
+	uint64_t live;
+
+	for (uint32_t w = 1; w <= n; w++)
+		synth_exit(s, w, dur());
+	synth_join_all(s, n, dur());
+	live = compare(s, true, what);
+	ck_assert_msg(live <= bound, "%s: %" PRIu64 " records alive at once",
+		      what, live);
+	synth_free(s);
+}
+
+/*
  * The records the freeing rule must keep longest, many times over: a
  * barrier of four (a slow thread's departure comes after the others'
  * next arrivals), a broadcast woken by three threads, three readers
@@ -545,7 +563,7 @@ START_TEST(test_stream_worst_cases_bounded)
 {
 	struct synth s;
 	uint32_t bar, cond, rw, sem;
-	uint64_t prev_post = 0, live;
+	uint64_t prev_post = 0;
 
 	rng_state = 7;
 	synth_init(&s);
@@ -574,12 +592,7 @@ START_TEST(test_stream_worst_cases_bounded)
 			synth_consume(&s, 2, dur(), true, sem, prev_post, 1);
 		prev_post = post;
 	}
-	for (uint32_t w = 1; w <= 4; w++)
-		synth_exit(&s, w, dur());
-	synth_join_all(&s, 4, dur());
-	live = compare(&s, true, "worst cases");
-	ck_assert_msg(live <= 24, "%" PRIu64 " records alive at once", live);
-	synth_free(&s);
+	end_bounded(&s, 4, "worst cases", 24);
 }
 END_TEST
 
@@ -594,7 +607,6 @@ START_TEST(test_stream_read_mostly_folded)
 {
 	struct synth s;
 	uint32_t rw;
-	uint64_t live;
 
 	rng_state = 11;
 	synth_init(&s);
@@ -612,12 +624,7 @@ START_TEST(test_stream_read_mostly_folded)
 		synth_wrlock(&s, 1 + (uint32_t)phase, dur(), dur(), rw);
 		synth_rwunlock(&s, 1 + (uint32_t)phase, dur(), rw);
 	}
-	for (uint32_t w = 1; w <= 4; w++)
-		synth_exit(&s, w, dur());
-	synth_join_all(&s, 4, dur());
-	live = compare(&s, true, "read-mostly rwlock");
-	ck_assert_msg(live <= 16, "%" PRIu64 " records alive at once", live);
-	synth_free(&s);
+	end_bounded(&s, 4, "read-mostly rwlock", 16);
 }
 END_TEST
 
