@@ -13,6 +13,9 @@
  * salvage.  The memory bound is checked on traces built to keep publish
  * records alive: a million mutex hand-overs, many barrier episodes,
  * broadcasts, reader groups and posts ahead, a read-mostly rwlock.
+ * What-if: the streaming fixed-graph prediction equals cp_whatif_trace's
+ * on the same traces, for factors 0, 0.5 and 2 and several procedures
+ * scaled at once, inclusive and exclusive.
  */
 #include <check.h>
 #include <inttypes.h>
@@ -26,6 +29,7 @@
 #include "cp_stream.h"
 #include "cp_trace.h"
 #include "cp_tracepag.h"
+#include "cp_whatif.h"
 #include "synth_graph.h"
 #include "trace_synth.h"
 
@@ -154,6 +158,81 @@ static uint64_t compare_mode(struct synth *s, bool shares, bool exclusive,
 	synth_graph_free(&t, &tp);
 	unlink(path);
 	return live;
+}
+
+/*
+ * The what-if scalings of @tp's procedures tried on every trace: one
+ * procedure by 0, 0.5 or 2 (round @k picks which), three at once, and
+ * one named twice (the factors multiply).  Returns how many into @sc.
+ */
+static uint32_t scalings(const struct cp_tracepag *tp, uint32_t k,
+			 struct cp_whatif_scale *sc)
+{
+	static const double f[] = { 0.0, 0.5, 2.0 };
+	uint32_t n = tp->nprocs;
+
+	switch (k) {
+	case 0:
+	case 1:
+	case 2:
+		sc[0] = (struct cp_whatif_scale){ tp->procs[k % n], f[k] };
+		return 1;
+	case 3:
+		for (uint32_t i = 0; i < 3; i++)
+			sc[i] = (struct cp_whatif_scale){
+				tp->procs[(i * 3 + 1) % n], f[(i + 1) % 3] };
+		return 3;
+	default:
+		sc[0] = (struct cp_whatif_scale){ tp->procs[n - 1], 0.5 };
+		sc[1] = (struct cp_whatif_scale){ tp->procs[n - 1], 3.0 };
+		return 2;
+	}
+}
+
+/*
+ * The fixed-graph prediction of @s streamed and in memory
+ * (cp_whatif_trace's length_after_fixed and scaled_ns), for each of
+ * scalings(), procedures @exclusive or inclusive.
+ */
+static void compare_whatif(struct synth *s, bool exclusive, const char *what)
+{
+	struct cp_trace t;
+	struct cp_tracepag tp;
+	char path[64], err[256] = "";
+
+	write_temp(s, path);
+	synth_graph_load(s, &t, &tp);
+	for (uint32_t k = 0; tp.nprocs && k < 5; k++) {
+		struct cp_whatif_scale sc[3];
+		uint32_t nsc = scalings(&tp, k, sc);
+		struct cp_stream_opts so = { .exclusive = exclusive,
+					     .scale = sc, .nscale = nsc };
+		struct cp_whatif_result r;
+		struct cp_tindex ix;
+		struct cp_stream st;
+
+		ck_assert_msg(cp_whatif_trace(&tp, sc, nsc, exclusive, 0, false,
+					      &r, err, sizeof(err)) == 0,
+			      "%s: whatif: %s", what, err);
+		ck_assert_msg(cp_tindex_open(&ix, path, err, sizeof(err)) == 0,
+			      "index: %s", err);
+		ck_assert_msg(cp_stream_run(&st, &ix, &so, err,
+					    sizeof(err)) == 0,
+			      "stream: %s", err);
+		ck_assert_msg(st.scaled_len == r.length_after_fixed &&
+			      st.scaled_ns == r.scaled_ns &&
+			      st.cp_len == r.length_before,
+			      "%s, %s x %g (%u scalings, %s): fixed graph %"
+			      PRIu64 " streamed, %" PRIu64 " in memory; scaled "
+			      "%" PRIu64 "/%" PRIu64, what, sc[0].name,
+			      sc[0].factor, nsc, exclusive ? "exclusive" :
+			      "inclusive", st.scaled_len, r.length_after_fixed,
+			      st.scaled_ns, r.scaled_ns);
+		cp_stream_free(&st);
+		cp_tindex_close(&ix);
+	}
+	synth_graph_free(&t, &tp);
+	unlink(path);
 }
 
 static uint64_t compare(struct synth *s, bool shares, const char *what)
@@ -320,6 +399,25 @@ START_TEST(test_stream_random_equals_memory)
 		snprintf(what, sizeof(what), "round %d", round);
 		compare(&s, true, what);
 		compare_mode(&s, true, true, what);	/* exclusive */
+		synth_free(&s);
+	}
+}
+END_TEST
+
+/* Random traces: the streaming what-if is the fixed graph's. */
+START_TEST(test_stream_whatif_equals_memory)
+{
+	for (int round = 0; round < 40; round++) {
+		struct synth s;
+		char what[32];
+
+		rng_state = 1000 + (uint64_t)round;
+		gen_trace(&s, 1 + (uint32_t)rnd(6),
+			  50 + (uint32_t)rnd(round < 30 ? 400 : 4000),
+			  round % 2);
+		snprintf(what, sizeof(what), "round %d", round);
+		compare_whatif(&s, false, what);
+		compare_whatif(&s, true, what);
 		synth_free(&s);
 	}
 }
@@ -711,6 +809,7 @@ static Suite *stream_suite(void)
 
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, test_stream_random_equals_memory);
+	tcase_add_test(tc, test_stream_whatif_equals_memory);
 	tcase_add_test(tc, test_stream_fixtures_equal_memory);
 	tcase_add_test(tc, test_stream_cut_traces_equal_memory);
 	tcase_add_test(tc, test_stream_thread_churn);

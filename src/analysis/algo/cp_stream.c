@@ -84,6 +84,17 @@
  * each group is folded into one record (agg1, agg2: len and share of the
  * longest, net element-wise max), and lo_max and m + 1 keep their own.
  *
+ * What-if.  The fixed-graph prediction (cp_whatif.c) reweighs each useful
+ * segment by a factor of its calling context and takes the longest path
+ * again: one more lane of the record, the scaled length L, which a
+ * segment of w grows by cp_whatif_scaled_w(w, factor) (rounded per
+ * segment, as the graph's edges are) and a merge takes the max of.  The
+ * factor is the thread's: an ENTER of a procedure not yet on the stack
+ * multiplies it by the procedure's (left to right from 1.0, the product
+ * cp_whatif.c forms over the context's distinct procedures; exclusive:
+ * the innermost's alone), and every frame keeps the factor before it for
+ * its LEAVE.
+ *
  * Memory is O(threads x tracked + objects x (lag + 1) x tracked), none of
  * it per event; cp_stream.live_max measures it (a cut trace adds the
  * census, a bit per sequence published).
@@ -116,6 +127,7 @@ struct frame {
 	uint64_t tag;		/* 0: ENTER; region id + 1: a region */
 	uint32_t proc;
 	bool first;		/* the procedure was not on the stack yet */
+	double f0;		/* (records, what-if) the factor before it */
 	uint64_t u0;		/* (survey) the thread's useful time then */
 };
 
@@ -133,7 +145,9 @@ struct sth {
 	uint64_t useful;	/* all useful time so far */
 	uint64_t mark;		/* (survey, exclusive) useful time when the
 				 * stack's top last changed */
-	uint64_t *vec;		/* [2 * ntr]: share[], then d[] */
+	uint64_t *vec;		/* [vn]: share[ntr], d[ntr], then the what-if
+				 * lane (the scaled length), if any */
+	double fac;		/* (records, what-if) its segments' factor */
 	struct frame *fr;
 	uint64_t depth, cap_fr;
 	uint32_t *cnt;		/* [cap_cnt] frames open per procedure */
@@ -186,6 +200,11 @@ struct sp {
 	struct cp_smap names;
 	struct cp_map2 procmap;	/* (addr, 0) / (region id, 1) -> proc */
 	uint32_t ntr;		/* tracked procedures */
+	uint32_t nlane;		/* what-if lanes: 0 or 1 */
+	uint32_t vn;		/* values per record: 2 * ntr + nlane */
+	double *pf;		/* (what-if) [nprocs] a procedure's factor */
+	const struct cp_whatif_scale *sc;
+	uint32_t nsc;
 	uint32_t *trk;		/* [nprocs] tracked index, or NONE */
 	/* publish records */
 	uint64_t *rlen, *rseq;	/* [nrec] a record's len and sequence */
@@ -277,14 +296,15 @@ static void flush(struct sp *p, struct sth *t)
 }
 
 /*
- * Merge into the record @len, @vec (of @n tracked procedures) the record
- * @len2, @vec2 of a dependency edge of weight zero: len and share from the
- * longer (ties: the first's own), net element-wise max.  merge(): into
- * thread @t (flushed).
+ * Merge into the record @len, @vec the record @len2, @vec2 of a dependency
+ * edge of weight zero: len and share from the longer (ties: the first's
+ * own), net and the what-if lane element-wise max.  merge(): into thread
+ * @t (flushed).
  */
-static void merge_into(uint32_t n, uint64_t *len, uint64_t *vec,
+static void merge_into(const struct sp *p, uint64_t *len, uint64_t *vec,
 		       uint64_t len2, const uint64_t *vec2)
 {
+	uint32_t n = p->ntr;
 	uint64_t nl = len2 > *len ? len2 : *len;
 
 	for (uint32_t k = 0; k < n; k++) {
@@ -292,6 +312,9 @@ static void merge_into(uint32_t n, uint64_t *len, uint64_t *vec,
 
 		vec[n + k] = nl - (a > b ? a : b);
 	}
+	for (uint32_t k = 2 * n; k < p->vn; k++)
+		if (vec2[k] > vec[k])
+			vec[k] = vec2[k];
 	if (len2 > *len && n)
 		memcpy(vec, vec2, n * sizeof(*vec));
 	*len = nl;
@@ -300,13 +323,13 @@ static void merge_into(uint32_t n, uint64_t *len, uint64_t *vec,
 static void merge(struct sp *p, struct sth *t, uint64_t len,
 		  const uint64_t *vec)
 {
-	merge_into(p->ntr, &t->len, t->vec, len, vec);
+	merge_into(p, &t->len, t->vec, len, vec);
 }
 
 /* A copy of @t's record (flushed), for sequence @seq; NONE: no memory. */
 static uint32_t rec_new(struct sp *p, const struct sth *t, uint64_t seq)
 {
-	size_t vn = 2 * (size_t)p->ntr;
+	size_t vn = p->vn;
 	uint32_t r = p->freel;
 
 	if (r != NONE) {
@@ -343,9 +366,9 @@ static void rec_free(struct sp *p, uint32_t r)
 /* Merge record @r into record @a and free it. */
 static void rec_fold(struct sp *p, uint32_t a, uint32_t r)
 {
-	size_t vn = 2 * (size_t)p->ntr;
+	size_t vn = p->vn;
 
-	merge_into(p->ntr, &p->rlen[a], p->rvec + a * vn, p->rlen[r],
+	merge_into(p, &p->rlen[a], p->rvec + a * vn, p->rlen[r],
 		   p->rvec + r * vn);
 	rec_free(p, r);
 }
@@ -353,7 +376,7 @@ static void rec_fold(struct sp *p, uint32_t a, uint32_t r)
 /* Merge record @r into @t and, if @drop, free it. */
 static void rec_merge(struct sp *p, struct sth *t, uint32_t r, bool drop)
 {
-	merge(p, t, p->rlen[r], p->rvec + r * 2 * (size_t)p->ntr);
+	merge(p, t, p->rlen[r], p->rvec + r * (size_t)p->vn);
 	if (drop)
 		rec_free(p, r);
 }
@@ -518,6 +541,11 @@ static int push(struct sp *p, struct sth *t, uint64_t tag, uint32_t proc)
 	f->proc = proc;
 	f->first = t->cnt[proc]++ == 0;
 	f->u0 = t->useful;
+	f->f0 = t->fac;
+	if (p->nlane && p->records && p->excl)
+		t->fac = p->pf[proc];
+	else if (p->nlane && p->records && f->first)
+		t->fac *= p->pf[proc];
 	if (!p->records)
 		p->s->procs[proc].calls++;
 	if (p->excl && p->records) {
@@ -540,6 +568,7 @@ static void pop(struct sp *p, struct sth *t)
 		excl_charge(p, t);
 	f = &t->fr[--t->depth];
 	t->cnt[f->proc]--;
+	t->fac = f->f0;
 	if (p->excl) {
 		if (p->records)
 			excl_top(p, t);
@@ -1010,8 +1039,8 @@ static int publish(struct sp *p, struct sth *t, const struct cp_tvert *v)
 		if (!o->nofold && v->arg < o->lo_max) {
 			/* no CONSUME will hold it ("Folding") */
 		} else if (agg && *agg) {
-			merge_into(p->ntr, &p->rlen[*agg - 1],
-				   p->rvec + (*agg - 1) * 2 * (size_t)p->ntr,
+			merge_into(p, &p->rlen[*agg - 1],
+				   p->rvec + (*agg - 1) * (size_t)p->vn,
 				   t->len, t->vec);
 		} else {
 			r = rec_new(p, t, v->arg);
@@ -1046,6 +1075,21 @@ static int create(struct sp *p, struct sth *t, uint32_t c)
 	return 0;
 }
 
+/* (records, what-if) A useful segment of @dt ns on @t: the scaled
+ * length grows by it reweighted (cp_whatif_scaled_w, as the fixed graph's
+ * edge does). */
+static void lane_add(struct sp *p, struct sth *t, uint64_t dt)
+{
+	uint64_t *l = &t->vec[2 * p->ntr];
+
+	if (t->fac == 1.0) {
+		*l += dt;
+		return;
+	}
+	*l += cp_whatif_scaled_w(dt, t->fac);
+	p->s->scaled_ns += dt;
+}
+
 /* Process @t's next vertex (ready) and decode the one after; the return
  * is advance()'s, or -1 when out of memory. */
 static int step(struct sp *p, uint32_t tid, struct sth *t)
@@ -1062,6 +1106,8 @@ static int step(struct sp *p, uint32_t tid, struct sth *t)
 			t->len += dt;
 			t->pending += dt;
 			t->useful += dt;
+			if (p->nlane && p->records)
+				lane_add(p, t, dt);
 		}
 	} else {
 		t->first_wall = t->key;
@@ -1141,7 +1187,7 @@ static int run_thread(struct sp *p, uint32_t tid)
 /* Set up one pass over every thread's events.  0, or -1 (memory). */
 static int pass_init(struct sp *p)
 {
-	size_t vn = 2 * (size_t)p->ntr;
+	size_t vn = p->vn;
 
 	for (uint32_t tid = 0; tid < p->nt; tid++) {
 		struct sth *t = &p->th[tid];
@@ -1153,6 +1199,7 @@ static int pass_init(struct sp *p)
 		free(t->act);
 		memset(t, 0, sizeof(*t));
 		t->create_rec = NONE;
+		t->fac = 1.0;
 		t->vec = calloc(vn ? vn : 1, sizeof(*t->vec));
 		t->act = calloc(p->ntr ? p->ntr : 1, sizeof(*t->act));
 		if (!t->vec || !t->act)
@@ -1239,6 +1286,38 @@ static int choose_tracked(struct sp *p)
 	return 0;
 }
 
+/*
+ * (what-if) Each procedure's factor: the product of the factors of the
+ * scalings that name it, 1 if none does; the lanes of the records pass.
+ * 0, or -1 with "PATH: reason" in @err (a name the trace has no procedure
+ * of, out of memory).
+ */
+static int scale_factors(struct sp *p, char *err, size_t errlen)
+{
+	struct cp_stream *s = p->s;
+
+	p->pf = malloc((s->nprocs ? s->nprocs : 1) * sizeof(*p->pf));
+	if (!p->pf) {
+		snprintf(err, errlen, "%s: out of memory in the streaming "
+			 "analysis", p->ix->t.path);
+		return -1;
+	}
+	for (uint32_t i = 0; i < s->nprocs; i++)
+		p->pf[i] = 1.0;
+	for (uint32_t i = 0; i < p->nsc; i++) {
+		uint32_t id = cp_smap_get(&p->names, p->pname, p->sc[i].name);
+
+		if (id == CP_HASH_NONE) {
+			snprintf(err, errlen, "%s: no procedure named '%s' in "
+				 "the trace", p->ix->t.path, p->sc[i].name);
+			return -1;
+		}
+		p->pf[id] *= p->sc[i].factor;
+	}
+	p->nlane = 1;
+	return 0;
+}
+
 /* Output order of procedures: by CP time, then CPU time, then name. */
 static int by_cp(const void *a, const void *b)
 {
@@ -1294,6 +1373,12 @@ static void finish(struct sp *p)
 		s->procs[i].cp_ns = p->th[s->cp_tid].vec[k];
 		s->procs[i].zero_ns = s->cp_len - best;
 	}
+	for (uint32_t tid = 0; p->nlane && tid < p->nt; tid++) {
+		const struct sth *t = &p->th[tid];
+
+		if (t->any && t->vec[2 * p->ntr] > s->scaled_len)
+			s->scaled_len = t->vec[2 * p->ntr];
+	}
 	if (s->nprocs)
 		qsort(s->procs, s->nprocs, sizeof(*s->procs), by_cp);
 }
@@ -1320,6 +1405,7 @@ static void sp_free(struct sp *p)
 	free(p->blocked);
 	free(p->pname);
 	free(p->trk);
+	free(p->pf);
 	free(p->rlen);
 	free(p->rseq);
 	free(p->rnext);
@@ -1337,6 +1423,7 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 		.excl = o && o->exclusive,
 		.progress = o ? o->progress : NULL,
 		.progress_ctx = o ? o->progress_ctx : NULL,
+		.sc = o ? o->scale : NULL, .nsc = o ? o->nscale : 0,
 		.hasw = (ix->t.flags & CP_TRACE_HAS_WALL) != 0,
 	};
 
@@ -1352,6 +1439,9 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 		goto err_mem;
 	if (run_pass(&p) || choose_tracked(&p))
 		goto err_mem;
+	if (p.sc && scale_factors(&p, err, errlen))
+		goto err;
+	p.vn = 2 * p.ntr + p.nlane;
 	p.records = true;
 	if (run_pass(&p))
 		goto err_mem;
@@ -1362,6 +1452,7 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 err_mem:
 	snprintf(err, errlen, "%s: out of memory in the streaming analysis",
 		 ix->t.path);
+err:
 	sp_free(&p);
 	cp_stream_free(s);
 	return -1;

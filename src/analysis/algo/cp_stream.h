@@ -9,8 +9,11 @@
  * the in-memory CPM's to the nanosecond), elapsed, useful and wait time
  * per thread, every procedure's inclusive useful time and calls, and for
  * the CP_STREAM_TRACK procedures with the most useful time their
- * inclusive time on the critical path and CP zeroing.  Not Slack, the k
- * longest paths, MBM, what-if, per-object figures or sampled stacks: they
+ * inclusive time on the critical path and CP zeroing; and, given a
+ * what-if scaling, the fixed-graph prediction (cp_whatif.h: the longest
+ * path with the scaled procedures' segments reweighted, equal to
+ * cp_whatif_trace's length_after_fixed).  Not Slack, the k longest paths,
+ * MBM, the what-if replay, per-object figures or sampled stacks: they
  * need the graph (or a backward pass) that this mode does not keep.
  *
  * Concurrency: one call owns its state; it reads the index's mapping.
@@ -23,6 +26,7 @@
 #include <stdint.h>
 
 #include "cp_tcursor.h"
+#include "cp_whatif.h"
 
 /* Procedures whose CP share and zeroing are followed (the runtime's). */
 #define CP_STREAM_TRACK	64
@@ -65,11 +69,22 @@ struct cp_stream {
 	uint64_t records;	/* publish records made */
 	uint64_t live_max;	/* most publish records alive at once */
 	uint64_t nrepairs;	/* dependencies the pass had to drop */
+	/* what-if (cp_stream_opts.scale given) */
+	uint64_t scaled_len;	/* fixed-graph prediction: the longest path
+				 * with the scaled segments reweighted */
+	uint64_t scaled_ns;	/* useful time the scaling touched */
 };
 
 struct cp_stream_opts {
 	bool exclusive;		/* procedure times exclusive of callees
 				 * (the innermost frame's), else inclusive */
+	/* what-if: scale every useful segment as cp_whatif_trace's fixed
+	 * graph does (the product of the factors of the distinct scaled
+	 * procedures on its stack; exclusive: its innermost procedure's),
+	 * followed as one more value per path record; NULL: none.  Factors
+	 * are >= 0; a name may come twice (the factors multiply). */
+	const struct cp_whatif_scale *scale;
+	uint32_t nscale;
 	/* called every 2^20 vertices with a phase name and 0..1 done */
 	void (*progress)(void *ctx, const char *phase, double frac);
 	void *progress_ctx;
@@ -79,7 +94,7 @@ struct cp_stream_opts {
  * Analyse the trace indexed by @ix in two passes over its events (a
  * survey, then the path records) with the options @o (NULL: inclusive,
  * no progress).  Returns 0 with @s filled, or -1 with "PATH: reason" in
- * @err (out of memory).  Free with cp_stream_free().  Runs on the calling
+ * @err (out of memory; a scaled name that is no procedure of the trace).  Free with cp_stream_free().  Runs on the calling
  * thread.
  */
 int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,

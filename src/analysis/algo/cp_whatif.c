@@ -17,6 +17,13 @@
 #include "cp_cpm.h"
 #include "cp_replay.h"
 
+uint64_t cp_whatif_scaled_w(uint64_t w, double f)
+{
+	double d = (double)w * f;
+
+	return d >= 1.8e19 ? (uint64_t)1.8e19 : (uint64_t)llround(d);
+}
+
 /* Fixed-graph length with per-edge weights @w. */
 static int fixed_length(const struct cp_pag *g, const uint64_t *w,
 			uint64_t *len)
@@ -115,14 +122,11 @@ static uint64_t scale_edges(const struct cp_tracepag *tp, const double *cf,
 	uint64_t scaled = 0;
 
 	for (uint32_t e = 0; e < g->ne; e++) {
-		double d;
-
 		w[e] = g->w[e];
 		if (tp->e_kind[e] != CP_TE_USEFUL || cf[tp->e_cct[e]] == 1.0)
 			continue;
 		scaled += g->w[e];
-		d = (double)g->w[e] * cf[tp->e_cct[e]];
-		w[e] = d >= 1.8e19 ? (uint64_t)1.8e19 : (uint64_t)llround(d);
+		w[e] = cp_whatif_scaled_w(g->w[e], cf[tp->e_cct[e]]);
 	}
 	return scaled;
 }
@@ -220,14 +224,11 @@ int cp_whatif_pag(const struct cp_pag *g, const struct cp_whatif_scale *sc,
 		goto out;
 	}
 	for (uint32_t e = 0; e < g->ne; e++) {
-		double d;
-
 		w[e] = g->w[e];
 		if (g->label[e] == CP_PAG_NONE || lf[g->label[e]] == 1.0)
 			continue;
 		r->scaled_ns += g->w[e];
-		d = (double)g->w[e] * lf[g->label[e]];
-		w[e] = d >= 1.8e19 ? (uint64_t)1.8e19 : (uint64_t)llround(d);
+		w[e] = cp_whatif_scaled_w(g->w[e], lf[g->label[e]]);
 	}
 	if (fixed_length(g, g->w, &r->length_before) ||
 	    fixed_length(g, w, &r->length_after_fixed)) {

@@ -78,6 +78,13 @@ int cp_whatif_trace(const struct cp_tracepag *tp,
 		    struct cp_whatif_result *r, char *err, size_t errlen);
 
 /*
+ * A segment of @w ns scaled by @f, as the fixed graph weighs it: rounded
+ * to the nearest ns, at most 1.8e19.  The one rule for cp_whatif.c and
+ * the streaming pass (cp_stream.c), so both predict the same length.
+ */
+uint64_t cp_whatif_scaled_w(uint64_t w, double f);
+
+/*
  * Fixed-graph prediction for a plain PAG: edges whose label equals a
  * scaled name are scaled.  length_after = length_after_fixed.
  */
