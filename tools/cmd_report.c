@@ -9,7 +9,6 @@
  * core instead (cp_stream.h, cp_stream_out.h), which stderr says in one
  * line.
  */
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -241,34 +240,13 @@ static const char *stream_conflict(const struct cpt_ctx *c,
 static enum cpt_status report_stream(struct cpt_ctx *c, const char *path,
 				     const struct ropts *o)
 {
-	struct cp_stream_opts so = {
-		.exclusive = o->exclusive,
-		.progress = cpt_progress, .progress_ctx = c,
-	};
+	struct cp_stream_opts so = { .exclusive = o->exclusive };
 	struct cp_tindex ix;
 	struct cp_stream s;
-	enum cpt_status st;
+	enum cpt_status st = cpt_stream_run(c, path, &so, &ix, &s);
 
-	cpt_progress(c, "streaming", 0.0);
-	if (cp_tindex_open(&ix, path, c->err, sizeof(c->err)))
-		return CPT_BAD_INPUT;
-	if (ix.t.partial)
-		fprintf(stderr, "cpt: %s: partial trace: %s\n", path,
-			ix.t.partial_why);
-	if (cp_stream_run(&s, &ix, &so, c->err, sizeof(c->err))) {
-		cp_tindex_close(&ix);
-		return CPT_BAD_INPUT;
-	}
-	if (ix.t.nrepairs) {	/* what salvage did, as in memory */
-		char line[400];
-
-		cp_input_repairs_line(line, sizeof(line), &ix.t);
-		fprintf(stderr, "cpt: %s: %s\n", path, line);
-	}
-	if (s.nrepairs)
-		fprintf(stderr, "cpt: %s: %" PRIu64 " dependencies on events "
-			"the trace does not hold taken to depend on nothing\n",
-			path, s.nrepairs);
+	if (st)
+		return st;
 	st = cpt_open_out(c);
 	if (st == CPT_OK) {
 		cpt_progress_done(c);
@@ -283,47 +261,6 @@ static enum cpt_status report_stream(struct cpt_ctx *c, const char *path,
 	return st;
 }
 
-/*
- * In memory or out of core?  1 to stream (said on stderr), 0 for memory,
- * -1 with c->err (unreadable, or over the budget with options streaming
- * cannot honour).
- */
-static int choose_stream(struct cpt_ctx *c, const char *path,
-			 const struct ropts *o)
-{
-	const char *bad = stream_conflict(c, o);
-	struct cp_budget_est est;
-	char why[200];
-	int fit;
-
-	if (o->stream) {
-		if (bad) {
-			snprintf(c->err, sizeof(c->err), "--stream cannot "
-				 "give %s", bad);
-			return -1;
-		}
-		fprintf(stderr, "cpt: %s: streaming analysis (--stream; no "
-			"Slack, paths or what-if)\n", path);
-		return 1;
-	}
-	fit = cpt_input_budget(c, path, &est, why, sizeof(why));
-	if (fit < 0)
-		return -1;
-	if (fit == 1 && bad) {
-		snprintf(c->err, sizeof(c->err), "%s: %s, and the streaming "
-			 "analysis cannot give %s (--memory SIZE)", path, why,
-			 bad);
-		return -1;
-	}
-	if (fit == 1)
-		fprintf(stderr, "cpt: %s: %s: streaming analysis (no Slack, "
-			"paths or what-if)\n", path, why);
-	else if (fit == 2)
-		fprintf(stderr, "cpt: %s: in memory: %s\n", path, why);
-	c->memory = UINT64_MAX;	/* decided: the loader need not look again */
-	return fit == 1;
-}
-
 enum cpt_status cpt_cmd_report(struct cpt_ctx *c, int argc, char **argv)
 {
 	struct ropts o = { .k = 0 };
@@ -335,7 +272,9 @@ enum cpt_status cpt_cmd_report(struct cpt_ctx *c, int argc, char **argv)
 	if (parse(c, argc, argv, &o, &path))
 		return CPT_USAGE;
 	if (cpt_is_trace(path)) {
-		stream = choose_stream(c, path, &o);
+		stream = cpt_choose_stream(c, path, o.stream,
+					   stream_conflict(c, &o),
+					   "no Slack, paths or what-if");
 		if (stream < 0)
 			return o.stream ? CPT_USAGE : CPT_BAD_INPUT;
 		if (stream)

@@ -5,13 +5,17 @@
  * simulates N processors shared by the threads (for a program that ran
  * more threads than cores, traced with the cpu clock); --wake has every
  * woken thread pay the wake-up latency it had in the recording.  The
- * output is cp_whatif_out.h's.
+ * output is cp_whatif_out.h's.  A trace whose estimate is over the memory
+ * budget (cp_budget.h), or any trace with --stream, is analysed out of
+ * core (cp_stream.h): the fixed-graph prediction only, which stderr says
+ * in one line.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_stream.h"
 #include "cp_whatif.h"
 #include "cp_whatif_out.h"
 #include "cpt.h"
@@ -61,7 +65,7 @@ static int parse_cpus(struct cpt_ctx *c, const char *arg, uint32_t *cpus)
 	return 0;
 }
 
-enum { OPT_EXCLUSIVE = CPT_OPT_OWN, OPT_WAKE, OPT_CPUS };
+enum { OPT_EXCLUSIVE = CPT_OPT_OWN, OPT_WAKE, OPT_CPUS, OPT_STREAM };
 
 static const struct option whatif_options[] = {
 	CPT_COMMON_LONGOPTS,
@@ -69,6 +73,7 @@ static const struct option whatif_options[] = {
 	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
 	{ "wake", no_argument, NULL, OPT_WAKE },
 	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "stream", no_argument, NULL, OPT_STREAM },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -76,6 +81,7 @@ struct wopts {
 	struct cp_whatif_scale sc[MAX_SCALES];
 	uint32_t nsc, cpus;
 	bool exclusive, wake;
+	bool stream;		/* --stream: out of core, always */
 };
 
 /* Options into @o; the input path into *@path.  -1 with c->err. */
@@ -107,6 +113,9 @@ static int parse(struct cpt_ctx *c, int argc, char **argv, struct wopts *o,
 			if (parse_cpus(c, optarg, &o->cpus))
 				return -1;
 			break;
+		case OPT_STREAM:
+			o->stream = true;
+			break;
 		default:
 			return -1;
 		}
@@ -122,6 +131,55 @@ static int parse(struct cpt_ctx *c, int argc, char **argv, struct wopts *o,
 	return 0;
 }
 
+/* The streaming what-if of the trace @path: the fixed graph only. */
+static enum cpt_status whatif_stream(struct cpt_ctx *c, const char *path,
+				     const struct wopts *o)
+{
+	struct cp_stream_opts so = {
+		.exclusive = o->exclusive, .scale = o->sc, .nscale = o->nsc,
+	};
+	struct cp_tindex ix;
+	struct cp_stream s;
+	enum cpt_status st = cpt_stream_run(c, path, &so, &ix, &s);
+
+	if (st)
+		return st;
+	st = cpt_open_out(c);
+	if (st == CPT_OK) {
+		cpt_progress_done(c);
+		cp_whatif_out_stream(c->out, &ix, o->sc, o->nsc, &s,
+				     c->format == CPT_JSON);
+	}
+	cp_stream_free(&s);
+	cp_tindex_close(&ix);
+	return st;
+}
+
+/*
+ * Streamed (1), in memory (0), or refused (-1 with c->err; *@st says
+ * how): the replay's options and a plain PAG cannot be streamed.
+ */
+static int choose(struct cpt_ctx *c, const char *path, const struct wopts *o,
+		  enum cpt_status *st)
+{
+	const char *bad = o->cpus ? "--cpus" : o->wake ? "--wake" : NULL;
+	int r;
+
+	*st = CPT_USAGE;
+	if (!cpt_is_trace(path)) {
+		if (!o->stream)
+			return 0;
+		snprintf(c->err, sizeof(c->err), "%s: --stream needs a trace, "
+			 "not a plain PAG", path);
+		return -1;
+	}
+	r = cpt_choose_stream(c, path, o->stream, bad, "the fixed-graph "
+			      "prediction only, no replay");
+	if (r < 0 && !o->stream)
+		*st = CPT_BAD_INPUT;
+	return r;
+}
+
 enum cpt_status cpt_cmd_whatif(struct cpt_ctx *c, int argc, char **argv)
 {
 	struct wopts o = { .nsc = 0 };
@@ -133,6 +191,11 @@ enum cpt_status cpt_cmd_whatif(struct cpt_ctx *c, int argc, char **argv)
 
 	if (parse(c, argc, argv, &o, &path))
 		return CPT_USAGE;
+	ret = choose(c, path, &o, &st);
+	if (ret < 0)
+		return st;
+	if (ret)
+		return whatif_stream(c, path, &o);
 	st = cpt_input_load(c, path, &in);
 	if (st)
 		return st;

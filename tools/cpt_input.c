@@ -11,6 +11,7 @@
 
 #include "cp_budget.h"
 #include "cp_sampled.h"
+#include "cp_stream.h"
 
 /* Traces of this many events or more are told the mode chosen, on a
  * terminal or when the estimate is over half the budget (a script's
@@ -39,6 +40,70 @@ int cpt_input_budget(struct cpt_ctx *c, const char *path,
 	       (isatty(STDERR_FILENO) || est->peak_bytes > budget / 2) ? 2 : 0;
 }
 
+int cpt_choose_stream(struct cpt_ctx *c, const char *path, bool forced,
+		      const char *bad, const char *gives)
+{
+	struct cp_budget_est est;
+	char why[200];
+	int fit;
+
+	if (forced) {
+		if (bad) {
+			snprintf(c->err, sizeof(c->err), "--stream cannot "
+				 "give %s", bad);
+			return -1;
+		}
+		fprintf(stderr, "cpt: %s: streaming analysis (--stream; %s)\n",
+			path, gives);
+		return 1;
+	}
+	fit = cpt_input_budget(c, path, &est, why, sizeof(why));
+	if (fit < 0)
+		return -1;
+	if (fit == 1 && bad) {
+		snprintf(c->err, sizeof(c->err), "%s: %s, and the streaming "
+			 "analysis cannot give %s (--memory SIZE)", path, why,
+			 bad);
+		return -1;
+	}
+	if (fit == 1)
+		fprintf(stderr, "cpt: %s: %s: streaming analysis (%s)\n", path,
+			why, gives);
+	else if (fit == 2)
+		fprintf(stderr, "cpt: %s: in memory: %s\n", path, why);
+	c->memory = UINT64_MAX;	/* decided: the loader need not look again */
+	return fit == 1;
+}
+
+enum cpt_status cpt_stream_run(struct cpt_ctx *c, const char *path,
+			       struct cp_stream_opts *so,
+			       struct cp_tindex *ix, struct cp_stream *s)
+{
+	so->progress = cpt_progress;
+	so->progress_ctx = c;
+	cpt_progress(c, "streaming", 0.0);
+	if (cp_tindex_open(ix, path, c->err, sizeof(c->err)))
+		return CPT_BAD_INPUT;
+	if (ix->t.partial)
+		fprintf(stderr, "cpt: %s: partial trace: %s\n", path,
+			ix->t.partial_why);
+	if (cp_stream_run(s, ix, so, c->err, sizeof(c->err))) {
+		cp_tindex_close(ix);
+		return CPT_BAD_INPUT;
+	}
+	if (ix->t.nrepairs) {	/* what salvage did, as in memory */
+		char line[400];
+
+		cp_input_repairs_line(line, sizeof(line), &ix->t);
+		fprintf(stderr, "cpt: %s: %s\n", path, line);
+	}
+	if (s->nrepairs)
+		fprintf(stderr, "cpt: %s: %" PRIu64 " dependencies on events "
+			"the trace does not hold taken to depend on nothing\n",
+			path, s->nrepairs);
+	return CPT_OK;
+}
+
 /*
  * The trace at @path against the memory budget: refuse, with the
  * estimate and the budget in one line, what would not fit (the verbs
@@ -54,8 +119,9 @@ static enum cpt_status check_budget(struct cpt_ctx *c, const char *path)
 	if (fit < 0)
 		return CPT_BAD_INPUT;
 	if (fit == 1) {
-		snprintf(c->err, sizeof(c->err), "%s: %s (--memory SIZE; only "
-			 "`cpt report` has a streaming mode)", path, why);
+		snprintf(c->err, sizeof(c->err), "%s: %s (--memory SIZE; "
+			 "`cpt report` and `cpt whatif` can stream it)", path,
+			 why);
 		return CPT_BAD_INPUT;
 	}
 	if (fit == 2)

@@ -8,6 +8,7 @@
 
 #include "cp_budget.h"
 #include "cp_input.h"
+#include "cp_stream.h"
 #include "cpt.h"
 
 /*
@@ -19,6 +20,28 @@
  */
 int cpt_input_budget(struct cpt_ctx *c, const char *path,
 		     struct cp_budget_est *est, char *why, size_t whylen);
+
+/*
+ * In memory or out of core, for a verb with a streaming mode: @forced
+ * (--stream) or the trace at @path over the budget (cpt_input_budget)
+ * streams, and stderr says so in one line with @gives (what the mode
+ * gives, as a phrase); a large trace that fits is told it runs in memory.
+ * Returns 1 to stream, 0 for memory, -1 with c->err: the file cannot be
+ * read, or streaming was chosen with an option it cannot honour (@bad,
+ * NULL if none is given).
+ */
+int cpt_choose_stream(struct cpt_ctx *c, const char *path, bool forced,
+		      const char *bad, const char *gives);
+
+/*
+ * The streaming analysis (cp_stream.h) of the trace @path with @so (its
+ * progress set to @c's) into @ix and @s, with the reader's salvage and
+ * the pass's repairs said on stderr as the loader says them.
+ * CPT_BAD_INPUT with c->err on failure; else free @s and close @ix.
+ */
+enum cpt_status cpt_stream_run(struct cpt_ctx *c, const char *path,
+			       struct cp_stream_opts *so,
+			       struct cp_tindex *ix, struct cp_stream *s);
 
 /*
  * Load @path into @in with the common options of @c (--strict,

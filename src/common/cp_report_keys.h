@@ -171,4 +171,28 @@
 #define CP_KEY_RECORDS		"records"
 #define CP_KEY_LIVE_RECORDS_MAX	"live_records_max"
 
+/*
+ * Written by `cpt whatif --format json` (cp_whatif_out.h), times in ns of
+ * the trace's clock (a plain PAG: its weights): length_before (the
+ * recorded critical path), length_after (the prediction: the simulated
+ * one, else the fixed graph's), length_after_fixed (the fixed-graph
+ * prediction), length_before_sim (the replay with nothing scaled),
+ * simulated, deadlock, reordered (lock grants in another order than
+ * recorded), forced, scaled_ns (useful time the scaling touched), cpus,
+ * wake, and "samples" (a sampled procedure's samples, per scaling).  In
+ * streaming mode (mode "stream", cpt whatif --stream) only the
+ * fixed-graph keys, with notes saying why.
+ */
+#define CP_KEY_LENGTH_BEFORE	"length_before"
+#define CP_KEY_LENGTH_AFTER	"length_after"
+#define CP_KEY_LENGTH_AFTER_FIXED "length_after_fixed"
+#define CP_KEY_LENGTH_BEFORE_SIM "length_before_sim"
+#define CP_KEY_SIMULATED	"simulated"
+#define CP_KEY_DEADLOCK		"deadlock"
+#define CP_KEY_REORDERED	"reordered"
+#define CP_KEY_FORCED		"forced"
+#define CP_KEY_SCALED_NS	"scaled_ns"
+#define CP_KEY_CPUS		"cpus"
+#define CP_KEY_WAKE		"wake"
+
 #endif /* CP_REPORT_KEYS_H */

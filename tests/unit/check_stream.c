@@ -802,6 +802,68 @@ START_TEST(test_stream_cpt_chooses_the_mode)
 }
 END_TEST
 
+/*
+ * cpt whatif streams a trace over --memory, or with --stream, and says so
+ * on stderr; the replay's options are refused there; cpt paths, which
+ * cannot stream, says who can.  The barrier example by hand: T1's "slow"
+ * (30) reaches the barrier last, T2's "tail" (50) follows it, CP 80.
+ * tail x 0.5: 30 + 25 = 55.  slow x 0 too: the barrier departs when T2
+ * arrives, at 20, and 20 + 25 = 45.
+ */
+START_TEST(test_stream_cpt_whatif_chooses_the_mode)
+{
+	static char out[65536];
+	char path[64], cmd[512], line[512];
+	struct synth s;
+	int st;
+
+	synth_barrier_example(&s, true);
+	write_temp(&s, path);
+	synth_free(&s);
+	snprintf(cmd, sizeof(cmd), "%s/tools/cpt whatif %s --scale tail=0.5 "
+		 "--memory 1K", CP_BINARY_DIR, path);
+	st = run_cpt(cmd, line, sizeof(line), out, sizeof(out));
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+	ck_assert_msg(strstr(line, path) && strstr(line, "over the budget of "
+		      "1 KB: streaming analysis (the fixed-graph prediction "
+		      "only, no replay)"), "stderr: %s", line);
+	ck_assert_msg(strstr(out, "55 ns   -25 ns (-31.2%)") &&
+		      strstr(out, "the simulated\n  replay needs the whole "
+			     "graph") && !strstr(out, "simulated new run"),
+		      "stdout: %s", out);
+	snprintf(cmd, sizeof(cmd), "%s/tools/cpt whatif --stream --format json "
+		 "--scale tail=0.5 --scale slow=0 %s", CP_BINARY_DIR, path);
+	st = run_cpt(cmd, line, sizeof(line), out, sizeof(out));
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
+		      strstr(line, "streaming analysis (--stream"),
+		      "status %d, stderr: %s", st, line);
+	ck_assert_msg(strstr(out, "\"length_before\": 80,") &&
+		      strstr(out, "\"length_after_fixed\": 45,") &&
+		      strstr(out, "\"mode\": \"stream\"") &&
+		      !strstr(out, "length_before_sim"), "stdout: %s", out);
+	snprintf(cmd, sizeof(cmd), "%s/tools/cpt whatif --stream --cpus 2 "
+		 "--scale tail=0.5 %s", CP_BINARY_DIR, path);
+	st = run_cpt(cmd, line, sizeof(line), out, sizeof(out));
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 2 &&
+		      strstr(line, "--stream cannot give --cpus"),
+		      "status %d, stderr: %s", st, line);
+	snprintf(cmd, sizeof(cmd), "%s/tools/cpt whatif %s --scale tail=0.5",
+		 CP_BINARY_DIR, path);
+	st = run_cpt(cmd, line, sizeof(line), out, sizeof(out));
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0 && !line[0] &&
+		      strstr(out, "simulated new run time") &&
+		      strstr(out, "55 ns   -25 ns (-31.2%)"),
+		      "status %d, stderr: %s", st, line);
+	snprintf(cmd, sizeof(cmd), "%s/tools/cpt paths %s --memory 1K",
+		 CP_BINARY_DIR, path);
+	st = run_cpt(cmd, line, sizeof(line), out, sizeof(out));
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1 &&
+		      strstr(line, "`cpt report` and `cpt whatif` can stream "
+			     "it"), "status %d, stderr: %s", st, line);
+	unlink(path);
+}
+END_TEST
+
 static Suite *stream_suite(void)
 {
 	Suite *s = suite_create("stream");
@@ -818,6 +880,7 @@ static Suite *stream_suite(void)
 	tcase_add_test(tc, test_stream_worst_cases_bounded);
 	tcase_add_test(tc, test_stream_read_mostly_folded);
 	tcase_add_test(tc, test_stream_cpt_chooses_the_mode);
+	tcase_add_test(tc, test_stream_cpt_whatif_chooses_the_mode);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,6 +1,7 @@
 /*
  * cp_whatif_out.c - the what-if prediction of `cpt whatif` as text and
- * JSON (cp_whatif_out.h).
+ * JSON (cp_whatif_out.h), in memory or streamed: the streaming mode's is
+ * the same document without the simulation, which it says in a note.
  */
 #include "cp_whatif_out.h"
 
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "cp_out.h"
+#include "cp_report_keys.h"
 #include "cp_sampled.h"
 #include "cp_wbuf.h"
 
@@ -76,9 +78,14 @@ static void text_thin_notes(FILE *f, const struct cp_input *in,
 	}
 }
 
+/* Why streaming mode gives the fixed-graph prediction only. */
+static const char stream_note[] =
+	"streaming analysis: the fixed-graph prediction only; the simulated "
+	"replay needs the whole graph in memory";
+
 static void text_whatif(FILE *f, const struct cp_input *in,
 		       const struct cp_whatif_scale *sc, uint32_t nsc,
-		       const struct cp_whatif_result *r)
+		       const struct cp_whatif_result *r, bool stream)
 {
 	char a[32], b[64];
 	bool ns = in->is_trace;
@@ -149,33 +156,51 @@ static void text_whatif(FILE *f, const struct cp_input *in,
 	if (!in->is_trace)
 		fprintf(f,
 			"  (a plain graph has no events to replay: fixed-graph prediction only)\n");
+	if (stream)	/* stream_note, wrapped */
+		fprintf(f,
+			"  (streaming analysis: the fixed-graph prediction only; the simulated\n"
+			"  replay needs the whole graph in memory)\n");
 	if (!r->scaled_ns)
 		fprintf(f,
 			"  the scaled procedures took no useful time in this run.\n");
 #undef FMT
 }
 
+/* The simulation's keys (not in streaming mode). */
+static void json_sim(struct cp_emit *e, const struct cp_whatif_result *r)
+{
+	cp_emit_u64(e, CP_KEY_LENGTH_BEFORE_SIM, r->length_before_sim);
+	cp_emit_bool(e, CP_KEY_DEADLOCK, r->deadlock);
+	cp_emit_u64(e, CP_KEY_REORDERED, r->reordered);
+	cp_emit_u64(e, CP_KEY_FORCED, r->forced);
+	cp_emit_u64(e, CP_KEY_CPUS, r->cpus);
+	cp_emit_bool(e, CP_KEY_WAKE, r->wake);
+}
+
 static void json_whatif(FILE *f, const struct cp_input *in,
 		       const struct cp_whatif_scale *sc, uint32_t nsc,
-		       bool exclusive, const struct cp_whatif_result *r)
+		       bool exclusive, const struct cp_whatif_result *r,
+		       bool stream)
 {
 	struct cp_emit e;
 
 	cp_out_json_begin(&e, f);
 	cp_emit_obj_begin(&e, NULL);
+	if (stream) {
+		cp_emit_str(&e, CP_KEY_MODE, "stream");
+		cp_emit_arr_begin(&e, CP_KEY_NOTES);
+		cp_emit_str(&e, NULL, stream_note);
+		cp_emit_arr_end(&e);
+	}
 	cp_out_salvage_emit(&e, in);
-	cp_emit_u64(&e, "length_before", r->length_before);
-	cp_emit_u64(&e, "length_after", r->length_after);
-	cp_emit_u64(&e, "length_after_fixed", r->length_after_fixed);
-	cp_emit_u64(&e, "length_before_sim", r->length_before_sim);
-	cp_emit_bool(&e, "simulated", r->simulated);
-	cp_emit_bool(&e, "deadlock", r->deadlock);
-	cp_emit_u64(&e, "reordered", r->reordered);
-	cp_emit_u64(&e, "forced", r->forced);
-	cp_emit_u64(&e, "scaled_ns", r->scaled_ns);
-	cp_emit_u64(&e, "cpus", r->cpus);
-	cp_emit_bool(&e, "wake", r->wake);
-	if (in->is_trace && nsc &&
+	cp_emit_u64(&e, CP_KEY_LENGTH_BEFORE, r->length_before);
+	cp_emit_u64(&e, CP_KEY_LENGTH_AFTER, r->length_after);
+	cp_emit_u64(&e, CP_KEY_LENGTH_AFTER_FIXED, r->length_after_fixed);
+	cp_emit_bool(&e, CP_KEY_SIMULATED, r->simulated);
+	cp_emit_u64(&e, CP_KEY_SCALED_NS, r->scaled_ns);
+	if (!stream)
+		json_sim(&e, r);
+	if (in->is_trace && !stream && nsc &&
 	    cp_sampled_count(&in->tp, sc[0].name, exclusive) != UINT64_MAX) {
 		/* sampled procedures: what each scaling rests on */
 		cp_emit_obj_begin(&e, "samples");
@@ -194,9 +219,29 @@ void cp_whatif_out(FILE *f, const struct cp_input *in,
 		   bool exclusive, const struct cp_whatif_result *r, bool json)
 {
 	if (json) {
-		json_whatif(f, in, sc, nsc, exclusive, r);
+		json_whatif(f, in, sc, nsc, exclusive, r, false);
 	} else {
-		text_whatif(f, in, sc, nsc, r);
+		text_whatif(f, in, sc, nsc, r, false);
 		text_thin_notes(f, in, sc, nsc, exclusive);
 	}
+}
+
+void cp_whatif_out_stream(FILE *f, const struct cp_tindex *ix,
+			  const struct cp_whatif_scale *sc, uint32_t nsc,
+			  const struct cp_stream *s, bool json)
+{
+	/* the trace's header and salvage as an input: no graph */
+	struct cp_input in = { .path = ix->t.path, .is_trace = true };
+	struct cp_whatif_result r = {
+		.length_before = s->cp_len,
+		.length_after = s->scaled_len,
+		.length_after_fixed = s->scaled_len,
+		.scaled_ns = s->scaled_ns,
+	};
+
+	in.t = ix->t;
+	if (json)
+		json_whatif(f, &in, sc, nsc, s->exclusive, &r, true);
+	else
+		text_whatif(f, &in, sc, nsc, &r, true);
 }

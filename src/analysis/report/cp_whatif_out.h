@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "cp_input.h"
+#include "cp_stream.h"
 #include "cp_whatif.h"
 
 /*
@@ -25,5 +26,15 @@
 void cp_whatif_out(FILE *f, const struct cp_input *in,
 		   const struct cp_whatif_scale *sc, uint32_t nsc,
 		   bool exclusive, const struct cp_whatif_result *r, bool json);
+
+/*
+ * The streaming what-if of the trace indexed by @ix (@s: cp_stream_run
+ * with the scaling @sc[0..@nsc)): the recorded critical path and the
+ * fixed-graph prediction, as text or JSON with the keys above, and a note
+ * that the simulation needs the graph.
+ */
+void cp_whatif_out_stream(FILE *f, const struct cp_tindex *ix,
+			  const struct cp_whatif_scale *sc, uint32_t nsc,
+			  const struct cp_stream *s, bool json);
 
 #endif /* CP_WHATIF_OUT_H */
