@@ -14,7 +14,10 @@
  * The streaming analysis (`cpt report --stream`, cp_stream.h) of the same
  * trace must give cpt's in-memory length and every selected procedure's
  * CP zeroing exactly, to the nanosecond, and its CP share too (these
- * workloads' critical paths are unique).
+ * workloads' critical paths are unique); and `cpt whatif --stream` the
+ * in-memory whatif's fixed-graph prediction (length_after_fixed) and
+ * scaled time exactly, scaling the workload's procedures by 0.5 and 2 at
+ * once (inclusive) and the first by 0 (--exclusive).
  *
  * Skipped (exit code 77, which ctest reports as skipped) while cpt is not
  * built.
@@ -55,6 +58,24 @@ static void cmp_exact(struct cpt_errs *e, const char *what, double mem,
 			 mem, stream);
 }
 
+/* Run cpt with @args (a verb and its arguments), its stdout loaded as
+ * JSON into @s; false, with a line in @e and @s freed, if that failed. */
+static bool run_json(struct cpt_errs *e, struct cpt_run *s,
+		     const char **args)
+{
+	ck_assert_int_eq(cpt_run_program(s, CPT_CPT, args, NULL, 120,
+					 false), 0);
+	snprintf(s->report_path, sizeof(s->report_path), "%s/stdout", s->dir);
+	if (cpt_run_exit_code(s) != 0 || cpt_run_load_report(s) != 0) {
+		cpt_errf(e, "  cpt %s %s: exit %d, %s: %.300s", args[0],
+			 args[1], cpt_run_exit_code(s), s->report_error,
+			 s->err);
+		cpt_run_free(s);
+		return false;
+	}
+	return true;
+}
+
 /* `cpt report --stream` of @trace against cpt's in-memory @mem report. */
 static void stream_agrees(struct cpt_errs *e, const struct workload *w,
 			  const char *trace, json_t *mem)
@@ -63,15 +84,8 @@ static void stream_agrees(struct cpt_errs *e, const struct workload *w,
 			       "json", NULL };
 	struct cpt_run s;
 
-	ck_assert_int_eq(cpt_run_program(&s, CPT_CPT, args, NULL, 120,
-					 false), 0);
-	snprintf(s.report_path, sizeof(s.report_path), "%s/stdout", s.dir);
-	if (cpt_run_exit_code(&s) != 0 || cpt_run_load_report(&s) != 0) {
-		cpt_errf(e, "  cpt report --stream: exit %d, %s: %.300s",
-			 cpt_run_exit_code(&s), s.report_error, s.err);
-		cpt_run_free(&s);
+	if (!run_json(e, &s, args))
 		return;
-	}
 	cmp_exact(e, "streamed critical_path.length_ns",
 		  cpt_json_num(mem, "critical_path.length_ns"),
 		  cpt_json_num(s.report, "critical_path.length_ns"));
@@ -95,6 +109,55 @@ static void stream_agrees(struct cpt_errs *e, const struct workload *w,
 			  cpt_json_num(st, "cp_ns"));
 	}
 	cpt_run_free(&s);
+}
+
+/*
+ * `cpt whatif --stream` of @trace against the in-memory whatif: the
+ * fixed-graph prediction and the time scaled, exactly.  Inclusive: the
+ * first procedure x 0.5 and the second (if any) x 2; exclusive: the first
+ * x 0.
+ */
+static void whatif_agrees(struct cpt_errs *e, const struct workload *w,
+			  const char *trace)
+{
+	static const char *const keys[] = { "length_before",
+					     "length_after_fixed",
+					     "scaled_ns" };
+	char s1[128], s2[128];
+
+	snprintf(s1, sizeof(s1), "%s=0.5", w->procs[0].name);
+	snprintf(s2, sizeof(s2), "%s=2", w->procs[1].name ?
+		 w->procs[1].name : w->procs[0].name);
+	for (int excl = 0; excl < 2; excl++) {
+		const char *mode = excl ? "--exclusive" : "--inclusive";
+		const char *args[] = { "whatif", trace, "--format", "json",
+				       "--scale", s1, "--scale", s2, NULL,
+				       NULL };
+		struct cpt_run m, s;
+		char what[400];
+
+		if (excl) {
+			snprintf(s1, sizeof(s1), "%s=0", w->procs[0].name);
+			args[6] = "--exclusive";
+			args[7] = NULL;
+		}
+		if (!run_json(e, &m, args))
+			continue;
+		args[excl ? 7 : 8] = "--stream";
+		if (!run_json(e, &s, args)) {
+			cpt_run_free(&m);
+			continue;
+		}
+		for (int k = 0; k < 3; k++) {
+			snprintf(what, sizeof(what), "whatif %s %s%s%s %s",
+				 mode, s1, excl ? "" : " ", excl ? "" : s2,
+				 keys[k]);
+			cmp_exact(e, what, cpt_json_num(m.report, keys[k]),
+				  cpt_json_num(s.report, keys[k]));
+		}
+		cpt_run_free(&s);
+		cpt_run_free(&m);
+	}
 }
 
 START_TEST(test_agree_online_offline)
@@ -161,6 +224,8 @@ START_TEST(test_agree_online_offline)
 		       cpt_json_num(off, "cp_zero_ns"));
 	}
 	stream_agrees(&e, w, r.trace_path, c.report);
+	if (w->procs[0].name)
+		whatif_agrees(&e, w, r.trace_path);
 	if (strcmp(clock, "cpu") == 0) {
 		double dist = cpt_wl_disturbance(w, r.report);
 
