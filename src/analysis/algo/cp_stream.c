@@ -1286,6 +1286,15 @@ static int choose_tracked(struct sp *p)
 	return 0;
 }
 
+/* Has the trace indexed by @ix sampled call stacks (SAMPLES blocks)? */
+static bool has_samples(const struct cp_tindex *ix)
+{
+	for (size_t i = 0; i < ix->r.nblks; i++)
+		if (ix->r.blks[i].type == CP_BLOCK_SAMPLES)
+			return true;
+	return false;
+}
+
 /*
  * (what-if) Each procedure's factor: the product of the factors of the
  * scalings that name it, 1 if none does; the lanes of the records pass.
@@ -1309,7 +1318,10 @@ static int scale_factors(struct sp *p, char *err, size_t errlen)
 
 		if (id == CP_HASH_NONE) {
 			snprintf(err, errlen, "%s: no procedure named '%s' in "
-				 "the trace", p->ix->t.path, p->sc[i].name);
+				 "the trace%s", p->ix->t.path, p->sc[i].name,
+				 has_samples(p->ix) ? " (streaming mode follows "
+				 "ENTER/LEAVE and regions, not sampled stacks)" :
+				 "");
 			return -1;
 		}
 		p->pf[id] *= p->sc[i].factor;
