@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_sampled.h"
 #include "cp_stream.h"
 #include "cp_whatif.h"
 #include "cp_whatif_out.h"
@@ -162,7 +163,9 @@ static enum cpt_status whatif_stream(struct cpt_ctx *c, const char *path,
 static int choose(struct cpt_ctx *c, const char *path, const struct wopts *o,
 		  enum cpt_status *st)
 {
-	const char *bad = o->cpus ? "--cpus" : o->wake ? "--wake" : NULL;
+	const char *bad = o->cpus ? "--cpus" : o->wake ? "--wake" :
+			  c->procs == CP_PROCS_SAMPLED ? "--procedures sampled" :
+			  NULL;
 	int r;
 
 	*st = CPT_USAGE;

@@ -83,55 +83,31 @@ static const char stream_note[] =
 	"streaming analysis: the fixed-graph prediction only; the simulated "
 	"replay needs the whole graph in memory";
 
-static void text_whatif(FILE *f, const struct cp_input *in,
-		       const struct cp_whatif_scale *sc, uint32_t nsc,
+/* A length: ns of a trace's clock, or a plain graph's weight. */
+static const char *fmt_len(char *a, size_t n, uint64_t v, bool ns)
+{
+	if (ns)
+		return cp_fmt_ns(a, n, v);
+	snprintf(a, n, "%" PRIu64, v);
+	return a;
+}
+
+/* The notes under the figures: what the reader needs to trust them. */
+static void text_notes(FILE *f, const struct cp_input *in,
 		       const struct cp_whatif_result *r, bool stream)
 {
-	char a[32], b[64];
+	char a[32];
 	bool ns = in->is_trace;
 	bool model = r->cpus || r->wake;
 	double dsim, dfix;
 
-#define FMT(v) (ns ? cp_fmt_ns(a, sizeof(a), (v)) :			\
-		(snprintf(a, sizeof(a), "%" PRIu64, (uint64_t)(v)), a))
-
-	fprintf(f, "what if, in %s:", in->path);
-	for (uint32_t i = 0; i < nsc; i++)
-		fprintf(f, "%s %s x %g", i ? "," : "", sc[i].name,
-			sc[i].factor);
-	fprintf(f, "\n\n");
-	cp_out_salvage_print(f, in);
-	fprintf(f, "  %-28s %12s\n", "critical path, as recorded",
-		FMT(r->length_before));
-	if (r->simulated) {
-		/* the baseline of the simulated change, when it is not the
-		 * line above */
-		change(b, sizeof(b), r->length_before_sim, r->length_after,
-		       ns);
-		if (model || r->length_before_sim != r->length_before)
-			fprintf(f, "  %-28s %12s\n",
-				"simulated, unchanged",
-				FMT(r->length_before_sim));
-		fprintf(f, "  %-28s %12s   %s\n", "simulated new run time",
-			FMT(r->length_after), b);
-		if (r->cpus)
-			fprintf(f, "  (simulated on %u processor%s shared "
-				"by the threads)\n", r->cpus,
-				r->cpus == 1 ? "" : "s");
-		if (r->wake)
-			fprintf(f, "  (each woken thread paying the "
-				"wake-up latency it had in the recording)\n");
-	}
-	change(b, sizeof(b), r->length_before, r->length_after_fixed, ns);
-	fprintf(f, "  %-28s %12s   %s\n", "fixed-graph prediction",
-		FMT(r->length_after_fixed), b);
-	fprintf(f, "\n");
 	dsim = (double)r->length_after - (double)r->length_before_sim;
 	dfix = (double)r->length_after_fixed - (double)r->length_before;
 	if (r->simulated && !model &&
 	    worth_noting((double)r->length_before_sim -
 			 (double)r->length_before, r->length_before))
-		note_baseline(f, FMT(r->length_before_sim), r);
+		note_baseline(f, fmt_len(a, sizeof(a), r->length_before_sim,
+					 ns), r);
 	if (r->simulated && r->reordered &&
 	    worth_noting(dsim - dfix, r->length_before))
 		fprintf(f,
@@ -163,7 +139,48 @@ static void text_whatif(FILE *f, const struct cp_input *in,
 	if (!r->scaled_ns)
 		fprintf(f,
 			"  the scaled procedures took no useful time in this run.\n");
-#undef FMT
+}
+
+static void text_whatif(FILE *f, const struct cp_input *in,
+		       const struct cp_whatif_scale *sc, uint32_t nsc,
+		       const struct cp_whatif_result *r, bool stream)
+{
+	char a[32], b[64];
+	bool ns = in->is_trace;
+	bool model = r->cpus || r->wake;
+
+	fprintf(f, "what if, in %s:", in->path);
+	for (uint32_t i = 0; i < nsc; i++)
+		fprintf(f, "%s %s x %g", i ? "," : "", sc[i].name,
+			sc[i].factor);
+	fprintf(f, "\n\n");
+	cp_out_salvage_print(f, in);
+	fprintf(f, "  %-28s %12s\n", "critical path, as recorded",
+		fmt_len(a, sizeof(a), r->length_before, ns));
+	if (r->simulated) {
+		/* the baseline of the simulated change, when it is not the
+		 * line above */
+		change(b, sizeof(b), r->length_before_sim, r->length_after,
+		       ns);
+		if (model || r->length_before_sim != r->length_before)
+			fprintf(f, "  %-28s %12s\n", "simulated, unchanged",
+				fmt_len(a, sizeof(a), r->length_before_sim,
+					ns));
+		fprintf(f, "  %-28s %12s   %s\n", "simulated new run time",
+			fmt_len(a, sizeof(a), r->length_after, ns), b);
+		if (r->cpus)
+			fprintf(f, "  (simulated on %u processor%s shared "
+				"by the threads)\n", r->cpus,
+				r->cpus == 1 ? "" : "s");
+		if (r->wake)
+			fprintf(f, "  (each woken thread paying the "
+				"wake-up latency it had in the recording)\n");
+	}
+	change(b, sizeof(b), r->length_before, r->length_after_fixed, ns);
+	fprintf(f, "  %-28s %12s   %s\n", "fixed-graph prediction",
+		fmt_len(a, sizeof(a), r->length_after_fixed, ns), b);
+	fprintf(f, "\n");
+	text_notes(f, in, r, stream);
 }
 
 /* The simulation's keys (not in streaming mode). */
