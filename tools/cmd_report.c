@@ -247,18 +247,13 @@ static enum cpt_status report_stream(struct cpt_ctx *c, const char *path,
 
 	if (st)
 		return st;
-	st = cpt_open_out(c);
-	if (st == CPT_OK) {
-		cpt_progress_done(c);
-		if (c->format == CPT_JSON)
-			cp_stream_out_json(c->out, &ix, &s);
-		else
-			cp_stream_out_text(c->out, &ix, &s, o->out.top_given ?
-					   o->out.top : CP_REPORT_TOP_DEFAULT);
-	}
-	cp_stream_free(&s);
-	cp_tindex_close(&ix);
-	return st;
+	if (c->format == CPT_JSON)
+		cp_stream_out_json(c->out, &ix, &s);
+	else
+		cp_stream_out_text(c->out, &ix, &s, o->out.top_given ?
+				   o->out.top : CP_REPORT_TOP_DEFAULT);
+	cpt_stream_close(&ix, &s);
+	return CPT_OK;
 }
 
 enum cpt_status cpt_cmd_report(struct cpt_ctx *c, int argc, char **argv)

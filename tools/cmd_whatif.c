@@ -145,15 +145,10 @@ static enum cpt_status whatif_stream(struct cpt_ctx *c, const char *path,
 
 	if (st)
 		return st;
-	st = cpt_open_out(c);
-	if (st == CPT_OK) {
-		cpt_progress_done(c);
-		cp_whatif_out_stream(c->out, &ix, o->sc, o->nsc, &s,
-				     c->format == CPT_JSON);
-	}
-	cp_stream_free(&s);
-	cp_tindex_close(&ix);
-	return st;
+	cp_whatif_out_stream(c->out, &ix, o->sc, o->nsc, &s,
+			     c->format == CPT_JSON);
+	cpt_stream_close(&ix, &s);
+	return CPT_OK;
 }
 
 /*

@@ -101,7 +101,18 @@ enum cpt_status cpt_stream_run(struct cpt_ctx *c, const char *path,
 		fprintf(stderr, "cpt: %s: %" PRIu64 " dependencies on events "
 			"the trace does not hold taken to depend on nothing\n",
 			path, s->nrepairs);
+	if (cpt_open_out(c) != CPT_OK) {
+		cpt_stream_close(ix, s);
+		return CPT_BAD_INPUT;
+	}
+	cpt_progress_done(c);
 	return CPT_OK;
+}
+
+void cpt_stream_close(struct cp_tindex *ix, struct cp_stream *s)
+{
+	cp_stream_free(s);
+	cp_tindex_close(ix);
 }
 
 /*

@@ -36,12 +36,15 @@ int cpt_choose_stream(struct cpt_ctx *c, const char *path, bool forced,
 /*
  * The streaming analysis (cp_stream.h) of the trace @path with @so (its
  * progress set to @c's) into @ix and @s, with the reader's salvage and
- * the pass's repairs said on stderr as the loader says them.
- * CPT_BAD_INPUT with c->err on failure; else free @s and close @ix.
+ * the pass's repairs said on stderr as the loader says them, then the
+ * output opened (cpt_open_out).  CPT_BAD_INPUT with c->err on failure;
+ * else render to c->out and call cpt_stream_close().
  */
 enum cpt_status cpt_stream_run(struct cpt_ctx *c, const char *path,
 			       struct cp_stream_opts *so,
 			       struct cp_tindex *ix, struct cp_stream *s);
+/* Free @s and close @ix (cpt_stream_run's results). */
+void cpt_stream_close(struct cp_tindex *ix, struct cp_stream *s);
 
 /*
  * Load @path into @in with the common options of @c (--strict,

@@ -714,10 +714,10 @@ START_TEST(test_stream_read_mostly_folded)
 }
 END_TEST
 
-/* Run @cmd, its stderr's first line into @line, stdout into @out;
- * returns the exit status. */
-static int run_cpt(const char *cmd, char *line, size_t len, char *out,
-		   size_t outlen)
+/* Run "cpt @args @path" and check that it exits with @status; its
+ * stderr's first line into @line, its stdout into @out. */
+static void cpt_expect(const char *args, const char *path, int status,
+		       char *line, size_t len, char *out, size_t outlen)
 {
 	char full[700], errp[] = "/tmp/check_stream_err_XXXXXX";
 	int fd = mkstemp(errp), st;
@@ -726,7 +726,8 @@ static int run_cpt(const char *cmd, char *line, size_t len, char *out,
 
 	ck_assert(fd >= 0);
 	close(fd);
-	snprintf(full, sizeof(full), "%s 2>%s", cmd, errp);
+	snprintf(full, sizeof(full), "%s/tools/cpt %s %s 2>%s", CP_BINARY_DIR,
+		 args, path, errp);
 	f = popen(full, "r");
 	ck_assert(f != NULL);
 	n = fread(out, 1, outlen - 1, f);
@@ -738,8 +739,23 @@ static int run_cpt(const char *cmd, char *line, size_t len, char *out,
 		line[0] = '\0';
 	fclose(f);
 	unlink(errp);
-	return st;
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == status,
+		      "cpt %s: status %d, not exit %d; stderr: %s", args, st,
+		      status, line);
 }
+
+/* The barrier example with procedures, written to a temporary @path. */
+static void barrier_file(char *path)
+{
+	struct synth s;
+
+	synth_barrier_example(&s, true);
+	write_temp(&s, path);
+	synth_free(&s);
+}
+
+#define CPT_EXPECT(args, status) \
+	cpt_expect(args, path, status, line, sizeof(line), out, sizeof(out))
 
 /*
  * cpt report takes the streaming analysis for a trace over --memory and
@@ -749,42 +765,26 @@ static int run_cpt(const char *cmd, char *line, size_t len, char *out,
 START_TEST(test_stream_cpt_chooses_the_mode)
 {
 	static char out[65536];
-	char path[64], cmd[512], line[512];
-	struct synth s;
-	int st;
+	char path[64], line[512];
 
-	synth_barrier_example(&s, true);
-	write_temp(&s, path);
-	synth_free(&s);
-	snprintf(cmd, sizeof(cmd), "%s/tools/cpt report %s --memory 1K",
-		 CP_BINARY_DIR, path);
-	st = run_cpt(cmd, line, sizeof(line), out, sizeof(out));
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+	barrier_file(path);
+	CPT_EXPECT("report --memory 1K", 0);
 	ck_assert_msg(strstr(line, path) && strstr(line, "over the budget of "
 		      "1 KB: streaming analysis (no Slack, paths or what-if)"),
 		      "stderr: %s", line);
 	ck_assert_msg(strstr(out, "critical path          80 ns") &&
 		      strstr(out, "streaming analysis: no Slack"),
 		      "stdout: %s", out);
-	snprintf(cmd, sizeof(cmd), "%s/tools/cpt report --stream --format json "
-		 "%s", CP_BINARY_DIR, path);
-	st = run_cpt(cmd, line, sizeof(line), out, sizeof(out));
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+	CPT_EXPECT("report --stream --format json", 0);
 	ck_assert_msg(strstr(line, "streaming analysis (--stream"),
 		      "stderr: %s", line);
 	ck_assert_msg(strstr(out, "\"length_ns\": 80,") &&
 		      strstr(out, "\"mode\": \"stream\""), "stdout: %s", out);
-	snprintf(cmd, sizeof(cmd), "%s/tools/cpt report --stream --by thread "
-		 "%s", CP_BINARY_DIR, path);
-	st = run_cpt(cmd, line, sizeof(line), out, sizeof(out));
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 2 &&
-		      strstr(line, "--stream cannot give --by"),
-		      "status %d, stderr: %s", st, line);
-	snprintf(cmd, sizeof(cmd), "%s/tools/cpt report %s", CP_BINARY_DIR,
-		 path);
-	st = run_cpt(cmd, line, sizeof(line), out, sizeof(out));
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0 && !line[0] &&
-		      !strstr(out, "streaming"), "status %d, stderr: %s", st,
+	CPT_EXPECT("report --stream --by thread", 2);
+	ck_assert_msg(strstr(line, "--stream cannot give --by"), "stderr: %s",
+		      line);
+	CPT_EXPECT("report", 0);
+	ck_assert_msg(!line[0] && !strstr(out, "streaming"), "stderr: %s",
 		      line);
 	unlink(path);
 }
@@ -801,17 +801,10 @@ END_TEST
 START_TEST(test_stream_cpt_whatif_chooses_the_mode)
 {
 	static char out[65536];
-	char path[64], cmd[512], line[512];
-	struct synth s;
-	int st;
+	char path[64], line[512];
 
-	synth_barrier_example(&s, true);
-	write_temp(&s, path);
-	synth_free(&s);
-	snprintf(cmd, sizeof(cmd), "%s/tools/cpt whatif %s --scale tail=0.5 "
-		 "--memory 1K", CP_BINARY_DIR, path);
-	st = run_cpt(cmd, line, sizeof(line), out, sizeof(out));
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+	barrier_file(path);
+	CPT_EXPECT("whatif --scale tail=0.5 --memory 1K", 0);
 	ck_assert_msg(strstr(line, path) && strstr(line, "over the budget of "
 		      "1 KB: streaming analysis (the fixed-graph prediction "
 		      "only, no replay)"), "stderr: %s", line);
@@ -819,35 +812,24 @@ START_TEST(test_stream_cpt_whatif_chooses_the_mode)
 		      strstr(out, "the simulated\n  replay needs the whole "
 			     "graph") && !strstr(out, "simulated new run"),
 		      "stdout: %s", out);
-	snprintf(cmd, sizeof(cmd), "%s/tools/cpt whatif --stream --format json "
-		 "--scale tail=0.5 --scale slow=0 %s", CP_BINARY_DIR, path);
-	st = run_cpt(cmd, line, sizeof(line), out, sizeof(out));
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
-		      strstr(line, "streaming analysis (--stream"),
-		      "status %d, stderr: %s", st, line);
+	CPT_EXPECT("whatif --stream --format json --scale tail=0.5 "
+		   "--scale slow=0", 0);
+	ck_assert_msg(strstr(line, "streaming analysis (--stream"),
+		      "stderr: %s", line);
 	ck_assert_msg(strstr(out, "\"length_before\": 80,") &&
 		      strstr(out, "\"length_after_fixed\": 45,") &&
 		      strstr(out, "\"mode\": \"stream\"") &&
 		      !strstr(out, "length_before_sim"), "stdout: %s", out);
-	snprintf(cmd, sizeof(cmd), "%s/tools/cpt whatif --stream --cpus 2 "
-		 "--scale tail=0.5 %s", CP_BINARY_DIR, path);
-	st = run_cpt(cmd, line, sizeof(line), out, sizeof(out));
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 2 &&
-		      strstr(line, "--stream cannot give --cpus"),
-		      "status %d, stderr: %s", st, line);
-	snprintf(cmd, sizeof(cmd), "%s/tools/cpt whatif %s --scale tail=0.5",
-		 CP_BINARY_DIR, path);
-	st = run_cpt(cmd, line, sizeof(line), out, sizeof(out));
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0 && !line[0] &&
-		      strstr(out, "simulated new run time") &&
-		      strstr(out, "55 ns   -25 ns (-31.2%)"),
-		      "status %d, stderr: %s", st, line);
-	snprintf(cmd, sizeof(cmd), "%s/tools/cpt paths %s --memory 1K",
-		 CP_BINARY_DIR, path);
-	st = run_cpt(cmd, line, sizeof(line), out, sizeof(out));
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1 &&
-		      strstr(line, "`cpt report` and `cpt whatif` can stream "
-			     "it"), "status %d, stderr: %s", st, line);
+	CPT_EXPECT("whatif --stream --cpus 2 --scale tail=0.5", 2);
+	ck_assert_msg(strstr(line, "--stream cannot give --cpus"),
+		      "stderr: %s", line);
+	CPT_EXPECT("whatif --scale tail=0.5", 0);
+	ck_assert_msg(!line[0] && strstr(out, "simulated new run time") &&
+		      strstr(out, "55 ns   -25 ns (-31.2%)"), "stderr: %s",
+		      line);
+	CPT_EXPECT("paths --memory 1K", 1);
+	ck_assert_msg(strstr(line, "`cpt report` and `cpt whatif` can stream "
+			     "it"), "stderr: %s", line);
 	unlink(path);
 }
 END_TEST
