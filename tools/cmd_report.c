@@ -4,8 +4,12 @@
  * Parses the options, loads the input, computes the profile (a trace) or
  * the measures by edge label (a plain PAG) and hands them to one renderer
  * of the report layer: cp_report_out.h (text, JSON), cp_views.h (--by),
- * cp_html.h (--format html).
+ * cp_html.h (--format html).  A trace whose estimate is over the memory
+ * budget (cp_budget.h), or any trace with --stream, is analysed out of
+ * core instead (cp_stream.h, cp_stream_out.h), which stderr says in one
+ * line.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +20,8 @@
 #include "cp_labels.h"
 #include "cp_profile.h"
 #include "cp_report_out.h"
+#include "cp_stream.h"
+#include "cp_stream_out.h"
 #include "cp_views.h"
 #include "cp_whatif_top.h"
 #include "cpt.h"
@@ -27,6 +33,8 @@ struct ropts {
 	bool exclusive;
 	const char *gprof, *exe;	/* --gprof GMON --exe PROGRAM */
 	enum cp_view by;		/* --by: one level of the hierarchy */
+	bool stream;			/* --stream: out of core, always */
+	bool k_given;
 };
 
 /* --format html: the near-critical paths and the top procedures' what-if,
@@ -140,7 +148,7 @@ static enum cpt_status report_pag(struct cpt_ctx *c, struct cp_input *in,
 
 enum {
 	OPT_GPROF = CPT_OPT_OWN, OPT_EXE, OPT_BY, OPT_EXCLUSIVE,
-	OPT_INCLUSIVE, OPT_TOP,
+	OPT_INCLUSIVE, OPT_TOP, OPT_STREAM,
 };
 
 static const struct option report_options[] = {
@@ -152,6 +160,7 @@ static const struct option report_options[] = {
 	{ "inclusive", no_argument, NULL, OPT_INCLUSIVE },
 	{ "k", required_argument, NULL, 'k' },
 	{ "top", required_argument, NULL, OPT_TOP },
+	{ "stream", no_argument, NULL, OPT_STREAM },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -192,6 +201,10 @@ static int parse(struct cpt_ctx *c, int argc, char **argv, struct ropts *o,
 		case 'k':
 			if (cpt_parse_u32(c, "--k", optarg, &o->k))
 				return -1;
+			o->k_given = true;
+			break;
+		case OPT_STREAM:
+			o->stream = true;
 			break;
 		default:
 			return -1;
@@ -208,15 +221,130 @@ static int parse(struct cpt_ctx *c, int argc, char **argv, struct ropts *o,
 	return 0;
 }
 
+/* The options streaming mode cannot honour, as one phrase; NULL if none
+ * is given. */
+static const char *stream_conflict(const struct cpt_ctx *c,
+				   const struct ropts *o)
+{
+	if (o->gprof)
+		return "--gprof";
+	if (o->by)
+		return "--by";
+	if (c->format == CPT_HTML)
+		return "--format html";
+	if (o->k_given)
+		return "--k";
+	return NULL;
+}
+
+/* The out-of-core report of the trace @path. */
+static enum cpt_status report_stream(struct cpt_ctx *c, const char *path,
+				     const struct ropts *o)
+{
+	struct cp_stream_opts so = {
+		.exclusive = o->exclusive,
+		.progress = cpt_progress, .progress_ctx = c,
+	};
+	struct cp_tindex ix;
+	struct cp_stream s;
+	enum cpt_status st;
+
+	cpt_progress(c, "streaming", 0.0);
+	if (cp_tindex_open(&ix, path, c->err, sizeof(c->err)))
+		return CPT_BAD_INPUT;
+	if (ix.t.partial)
+		fprintf(stderr, "cpt: %s: partial trace: %s\n", path,
+			ix.t.partial_why);
+	if (cp_stream_run(&s, &ix, &so, c->err, sizeof(c->err))) {
+		cp_tindex_close(&ix);
+		return CPT_BAD_INPUT;
+	}
+	if (ix.t.nrepairs) {	/* what salvage did, as in memory */
+		char line[400];
+
+		cp_input_repairs_line(line, sizeof(line), &ix.t);
+		fprintf(stderr, "cpt: %s: %s\n", path, line);
+	}
+	if (s.nrepairs)
+		fprintf(stderr, "cpt: %s: %" PRIu64 " dependencies on events "
+			"the trace does not hold taken to depend on nothing\n",
+			path, s.nrepairs);
+	st = cpt_open_out(c);
+	if (st == CPT_OK) {
+		cpt_progress_done(c);
+		if (c->format == CPT_JSON)
+			cp_stream_out_json(c->out, &ix, &s);
+		else
+			cp_stream_out_text(c->out, &ix, &s, o->out.top_given ?
+					   o->out.top : CP_REPORT_TOP_DEFAULT);
+	}
+	cp_stream_free(&s);
+	cp_tindex_close(&ix);
+	return st;
+}
+
+/*
+ * In memory or out of core?  1 to stream (said on stderr), 0 for memory,
+ * -1 with c->err (unreadable, or over the budget with options streaming
+ * cannot honour).
+ */
+static int choose_stream(struct cpt_ctx *c, const char *path,
+			 const struct ropts *o)
+{
+	const char *bad = stream_conflict(c, o);
+	struct cp_budget_est est;
+	char why[200];
+	int fit;
+
+	if (o->stream) {
+		if (bad) {
+			snprintf(c->err, sizeof(c->err), "--stream cannot "
+				 "give %s", bad);
+			return -1;
+		}
+		fprintf(stderr, "cpt: %s: streaming analysis (--stream; no "
+			"Slack, paths or what-if)\n", path);
+		return 1;
+	}
+	fit = cpt_input_budget(c, path, &est, why, sizeof(why));
+	if (fit < 0)
+		return -1;
+	if (fit == 1 && bad) {
+		snprintf(c->err, sizeof(c->err), "%s: %s, and the streaming "
+			 "analysis cannot give %s (--memory SIZE)", path, why,
+			 bad);
+		return -1;
+	}
+	if (fit == 1)
+		fprintf(stderr, "cpt: %s: %s: streaming analysis (no Slack, "
+			"paths or what-if)\n", path, why);
+	else if (fit == 2)
+		fprintf(stderr, "cpt: %s: in memory: %s\n", path, why);
+	c->memory = UINT64_MAX;	/* decided: the loader need not look again */
+	return fit == 1;
+}
+
 enum cpt_status cpt_cmd_report(struct cpt_ctx *c, int argc, char **argv)
 {
 	struct ropts o = { .k = 0 };
 	const char *path;
 	struct cp_input in;
 	enum cpt_status st;
+	int stream = 0;
 
 	if (parse(c, argc, argv, &o, &path))
 		return CPT_USAGE;
+	if (cpt_is_trace(path)) {
+		stream = choose_stream(c, path, &o);
+		if (stream < 0)
+			return o.stream ? CPT_USAGE : CPT_BAD_INPUT;
+		if (stream)
+			return report_stream(c, path, &o);
+	} else if (o.stream) {
+		snprintf(c->err, sizeof(c->err), "%s: --stream needs a trace, "
+			 "not a plain PAG", path);
+		return CPT_USAGE;
+	}
 	st = cpt_input_load(c, path, &in);
 	if (st)
 		return st;

@@ -33,9 +33,9 @@ static const struct cpt_verb verbs[] = {
 	  "cpt report TRACE|PAG [--k N] [--top N] [--exclusive] [--strict] "
 	  "[--gprof GMON --exe PROGRAM] [--by program|thread|procedure|"
 	  "object] [--procedures instrumented|sampled] [--debuginfo-path DIRS] "
-	  "[--memory SIZE] [--format text|json|html] [-o FILE]",
+	  "[--memory SIZE] [--stream] [--format text|json|html] [-o FILE]",
 	  "critical-path report: CP, zeroing, Slack, MBM per procedure; "
-	  "threads; objects" },
+	  "threads; objects (--stream, or over --memory: out of core)" },
 	{ "paths", cpt_cmd_paths,
 	  "cpt paths TRACE|PAG [--k N] [--full [M]] [--strict] "
 	  "[--procedures instrumented|sampled] [--debuginfo-path DIRS] "

@@ -17,35 +17,49 @@
  * stderr stays as it was unless memory is tight). */
 #define CPT_BUDGET_SAY_EVENTS	1000000u
 
+int cpt_input_budget(struct cpt_ctx *c, const char *path,
+		     struct cp_budget_est *est, char *why, size_t whylen)
+{
+	uint64_t budget = c->memory ? c->memory : cp_budget_default();
+	char need[32], have[32];
+
+	if (cp_budget_estimate(path, est, c->err, sizeof(c->err)))
+		return -1;
+	cp_budget_fmt(need, sizeof(need), est->peak_bytes);
+	cp_budget_fmt(have, sizeof(have), budget);
+	if (est->peak_bytes > budget) {
+		snprintf(why, whylen, "%" PRIu64 " events need about %s in "
+			 "memory, over the budget of %s", est->nevents, need,
+			 have);
+		return 1;
+	}
+	snprintf(why, whylen, "%" PRIu64 " events, about %s, within the "
+		 "budget of %s", est->nevents, need, have);
+	return est->nevents >= CPT_BUDGET_SAY_EVENTS &&
+	       (isatty(STDERR_FILENO) || est->peak_bytes > budget / 2) ? 2 : 0;
+}
+
 /*
- * The trace at @path against the memory budget (--memory, else
- * cp_budget_default): refuse, with the estimate and the budget in one
- * line, what would not fit; for a large trace say on stderr that it is
- * analysed in memory and why (CPT_BUDGET_SAY_EVENTS).  The analysis has
- * no out-of-core mode yet.
+ * The trace at @path against the memory budget: refuse, with the
+ * estimate and the budget in one line, what would not fit (the verbs
+ * that have no streaming mode); for a large trace say on stderr that it
+ * is analysed in memory and why (CPT_BUDGET_SAY_EVENTS).
  */
 static enum cpt_status check_budget(struct cpt_ctx *c, const char *path)
 {
-	uint64_t budget = c->memory ? c->memory : cp_budget_default();
 	struct cp_budget_est est;
-	char need[32], have[32];
+	char why[200];
+	int fit = cpt_input_budget(c, path, &est, why, sizeof(why));
 
-	if (cp_budget_estimate(path, &est, c->err, sizeof(c->err)))
+	if (fit < 0)
 		return CPT_BAD_INPUT;
-	cp_budget_fmt(need, sizeof(need), est.peak_bytes);
-	cp_budget_fmt(have, sizeof(have), budget);
-	if (est.peak_bytes > budget) {
-		snprintf(c->err, sizeof(c->err), "%s: %" PRIu64 " events need "
-			 "about %s to analyse in memory, over the budget of %s "
-			 "(--memory SIZE; there is no out-of-core mode)",
-			 path, est.nevents, need, have);
+	if (fit == 1) {
+		snprintf(c->err, sizeof(c->err), "%s: %s (--memory SIZE; only "
+			 "`cpt report` has a streaming mode)", path, why);
 		return CPT_BAD_INPUT;
 	}
-	if (est.nevents >= CPT_BUDGET_SAY_EVENTS &&
-	    (isatty(STDERR_FILENO) || est.peak_bytes > budget / 2))
-		fprintf(stderr, "cpt: %s: in memory: %" PRIu64 " events, about "
-			"%s, within the budget of %s\n", path, est.nevents,
-			need, have);
+	if (fit == 2)
+		fprintf(stderr, "cpt: %s: in memory: %s\n", path, why);
 	return CPT_OK;
 }
 

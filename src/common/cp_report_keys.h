@@ -157,4 +157,18 @@
 #define CP_KEY_CP_HELD_NS	"cp_held_ns"
 #define CP_KEY_CP_EDGES		"cp_edges"
 
+/*
+ * Written by `cpt report` in streaming mode only (cp_stream.h), where the
+ * top-level mode is "stream": per procedure, tracked (its cp_ns and
+ * cp_zero_ns were followed; false: only cpu_ns and calls are known);
+ * "stream", an object: tracked_max (how many procedures are followed),
+ * records (publish records made) and live_records_max (most alive at
+ * once, the memory bound).  What this mode cannot give is said in notes.
+ */
+#define CP_KEY_TRACKED		"tracked"
+#define CP_KEY_STREAM		"stream"
+#define CP_KEY_TRACKED_MAX	"tracked_max"
+#define CP_KEY_RECORDS		"records"
+#define CP_KEY_LIVE_RECORDS_MAX	"live_records_max"
+
 #endif /* CP_REPORT_KEYS_H */

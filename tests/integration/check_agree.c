@@ -11,6 +11,11 @@
  * the run's disturbance, which must stay under its limit; see
  * cpt_workloads.h), so an agreement on a wrong answer does not pass.
  *
+ * The streaming analysis (`cpt report --stream`, cp_stream.h) of the same
+ * trace must give cpt's in-memory length and every selected procedure's
+ * CP zeroing exactly, to the nanosecond, and its CP share too (these
+ * workloads' critical paths are unique).
+ *
  * Skipped (exit code 77, which ctest reports as skipped) while cpt is not
  * built.
  */
@@ -39,6 +44,57 @@ static void cmp_ns(struct cpt_errs *e, const char *what, double online,
 		cpt_errf(e, "  %s: online %.0f ns, offline %.0f ns "
 			 "(differ by %+.0f ns)", what, online, offline,
 			 offline - online);
+}
+
+/* Exactly equal (both from the trace: no rounding). */
+static void cmp_exact(struct cpt_errs *e, const char *what, double mem,
+		      double stream)
+{
+	if (isnan(mem) || isnan(stream) || mem != stream)
+		cpt_errf(e, "  %s: in memory %.0f ns, streamed %.0f ns", what,
+			 mem, stream);
+}
+
+/* `cpt report --stream` of @trace against cpt's in-memory @mem report. */
+static void stream_agrees(struct cpt_errs *e, const struct workload *w,
+			  const char *trace, json_t *mem)
+{
+	const char *args[] = { "report", "--stream", trace, "--format",
+			       "json", NULL };
+	struct cpt_run s;
+
+	ck_assert_int_eq(cpt_run_program(&s, CPT_CPT, args, NULL, 120,
+					 false), 0);
+	snprintf(s.report_path, sizeof(s.report_path), "%s/stdout", s.dir);
+	if (cpt_run_exit_code(&s) != 0 || cpt_run_load_report(&s) != 0) {
+		cpt_errf(e, "  cpt report --stream: exit %d, %s: %.300s",
+			 cpt_run_exit_code(&s), s.report_error, s.err);
+		cpt_run_free(&s);
+		return;
+	}
+	cmp_exact(e, "streamed critical_path.length_ns",
+		  cpt_json_num(mem, "critical_path.length_ns"),
+		  cpt_json_num(s.report, "critical_path.length_ns"));
+	for (int i = 0; i < MAX_PROCS && w->procs[i].name; i++) {
+		json_t *m = cpt_json_proc(mem, w->procs[i].name);
+		json_t *st = cpt_json_proc(s.report, w->procs[i].name);
+		char field[96];
+
+		if (!m || !st) {
+			cpt_errf(e, "  procedure %s: missing when streamed",
+				 w->procs[i].name);
+			continue;
+		}
+		snprintf(field, sizeof(field), "streamed %s cp_zero_ns",
+			 w->procs[i].name);
+		cmp_exact(e, field, cpt_json_num(m, "cp_zero_ns"),
+			  cpt_json_num(st, "cp_zero_ns"));
+		snprintf(field, sizeof(field), "streamed %s cp_ns",
+			 w->procs[i].name);
+		cmp_exact(e, field, cpt_json_num(m, "cp_ns"),
+			  cpt_json_num(st, "cp_ns"));
+	}
+	cpt_run_free(&s);
 }
 
 START_TEST(test_agree_online_offline)
@@ -104,6 +160,7 @@ START_TEST(test_agree_online_offline)
 		cmp_ns(&e, field, cpt_json_num(on, "cp_zero_ns"),
 		       cpt_json_num(off, "cp_zero_ns"));
 	}
+	stream_agrees(&e, w, r.trace_path, c.report);
 	if (strcmp(clock, "cpu") == 0) {
 		double dist = cpt_wl_disturbance(w, r.report);
 

@@ -3,7 +3,8 @@
  * file frames the blocks (pass 1), drives the parse and answers the
  * public calls; cp_tracedec.c decodes the blocks (pass 2) and
  * cp_tracechk.c makes the whole-file checks (step 3); cp_trace_rd.h is
- * what the three share.
+ * what they share with cp_tcursor.c, which frames a trace too large for
+ * memory with pass 1 and decodes its events on demand.
  *
  * The file is read in two passes over a read-only mapping.  Pass 1 walks
  * the block framing only: every block header, every size, the END block
@@ -272,6 +273,23 @@ static size_t resync(struct cp_trd *r, size_t off, uint64_t *budget)
 	return r->len;
 }
 
+/*
+ * Streaming reader (r->drop_behind): give back the pages of the file
+ * before @off every 8 MB, and all of them when @all, so that framing a
+ * file larger than memory does not keep it resident.
+ */
+static void drop_behind(struct cp_trd *r, size_t off, bool all)
+{
+	size_t end = off & ~(size_t)4095;
+
+	if (!r->drop_behind || (!all && end - r->dropped < ((size_t)8 << 20)))
+		return;
+	if (end > r->dropped)
+		madvise((void *)(r->buf + r->dropped), end - r->dropped,
+			MADV_DONTNEED);
+	r->dropped = end;
+}
+
 static int pass1(struct cp_trd *r, struct cp_trace_end *endp)
 {
 	const uint8_t *buf = r->buf;
@@ -331,7 +349,9 @@ static int pass1(struct cp_trd *r, struct cp_trace_end *endp)
 		r->blks[r->nblks++] = b;
 		off += r->bsz + (size_t)b.size;
 		r->good_end = off;
+		drop_behind(r, off, false);
 	}
+	drop_behind(r, r->len, true);
 	if (!r->has_end && r->strict)
 		return cp_trd_fail(r, r->len, "truncated: no END block");
 	return 0;
@@ -524,7 +544,7 @@ out:
 	return ret;
 }
 
-static int parse(struct cp_trd *r)
+int cp_trd_frame(struct cp_trd *r)
 {
 	struct cp_trace *t = r->t;
 	struct cp_trace_end end;
@@ -537,6 +557,15 @@ static int parse(struct cp_trd *r)
 	if (check_end(r, &end) || size_threads(r, &end) || check_sequence(r))
 		return -1;
 	t->nevents = r->total_ev;	/* what is read, END or not */
+	return 0;
+}
+
+static int parse(struct cp_trd *r)
+{
+	struct cp_trace *t = r->t;
+
+	if (cp_trd_frame(r))
+		return -1;
 	if (alloc_vertices(r) || cp_trd_decode_blocks(r) || cp_trd_check(r))
 		return -1;
 	if (t->samples && cp_samples_finish(t->samples, t))
@@ -585,14 +614,14 @@ int cp_trace_read(struct cp_trace *t, const char *path, char *err,
 	return cp_trace_read_flags(t, path, 0, err, errlen);
 }
 
-int cp_trace_read_flags(struct cp_trace *t, const char *path,
-			unsigned flags, char *err, size_t errlen)
+int cp_trd_map(const char *path, void **map, size_t *len, char *err,
+	       size_t errlen)
 {
 	struct stat st;
-	void *map = NULL;
-	int fd, ret;
+	int fd;
 
-	memset(t, 0, sizeof(*t));
+	*map = NULL;
+	*len = 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -609,20 +638,35 @@ int cp_trace_read_flags(struct cp_trace *t, const char *path,
 		return -1;
 	}
 	if (st.st_size > 0) {
-		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
-			   fd, 0);
-		if (map == MAP_FAILED) {
+		*map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
+			    fd, 0);
+		if (*map == MAP_FAILED) {
+			*map = NULL;
 			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 			close(fd);
 			return -1;
 		}
-		madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+		madvise(*map, (size_t)st.st_size, MADV_SEQUENTIAL);
 	}
 	close(fd);
-	ret = cp_trace_parse_flags(t, path, map ? map : "",
-				   (size_t)st.st_size, flags, err, errlen);
+	*len = (size_t)st.st_size;
+	return 0;
+}
+
+int cp_trace_read_flags(struct cp_trace *t, const char *path,
+			unsigned flags, char *err, size_t errlen)
+{
+	void *map;
+	size_t len;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	if (cp_trd_map(path, &map, &len, err, errlen))
+		return -1;
+	ret = cp_trace_parse_flags(t, path, map ? map : "", len, flags, err,
+				   errlen);
 	if (map)
-		munmap(map, (size_t)st.st_size);
+		munmap(map, len);
 	return ret;
 }
 

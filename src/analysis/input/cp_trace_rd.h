@@ -1,9 +1,11 @@
 /*
  * cp_trace_rd.h - internals of the trace reader, shared by its three
- * files and by nothing else: cp_trace.c (framing, the parse driver, the
- * public calls), cp_tracedec.c (decoding the blocks into vertices) and
- * cp_tracechk.c (the whole-file checks and repairs).  "trd" below stands
- * for trace reader.
+ * files and by the streaming reader, and nothing else: cp_trace.c
+ * (framing, the parse driver, the public calls), cp_tracedec.c (decoding
+ * the blocks into vertices), cp_tracechk.c (the whole-file checks and
+ * repairs) and cp_tcursor.c (per-thread cursors over the framed blocks of
+ * a trace too large to decode at once).  "trd" below stands for trace
+ * reader.
  *
  * Every function here runs on the thread that called cp_trace_parse, on
  * the one struct cp_trd of that call.
@@ -69,6 +71,10 @@ struct cp_trd {
 				 * or failure only sets @bail */
 	bool bail;		/* (spec) the serial decoder must redo it */
 	bool startstop;		/* CP_START or CP_STOP decoded */
+	bool drop_behind;	/* pass 1 gives back the pages it has
+				 * checked (@buf is a private read-only
+				 * mapping: the streaming reader) */
+	size_t dropped;		/* (drop_behind) pages before this given */
 	uint32_t version;	/* of the file */
 	size_t bsz;		/* block header size of that version */
 	bool *broken;		/* [nthreads] later events unplaceable */
@@ -134,6 +140,15 @@ const char *cp_trd_decode_event(const uint8_t **pp, const uint8_t *end,
 				bool hasw, struct cp_trd_ev *ev);
 
 /*
+ * Check the payload of vertex @v (kind @k, decoded as @ev) and store it in
+ * @v (arg, obj, cnt; @prev_addr: the block's previous ENTER address, kept
+ * up to date).  Returns NULL, or why it is bad in @why.
+ */
+const char *cp_trd_payload(struct cp_tvert *v, unsigned k,
+			   const struct cp_trd_ev *ev, uint64_t *prev_addr,
+			   char *why, size_t whylen);
+
+/*
  * Salvage: make vertex @v inert, a FAIL of no object that keeps its time
  * and its WAIT flag, so the thread's own edges weigh what they did and
  * nothing depends on it.
@@ -149,6 +164,29 @@ int cp_trd_cmp_str(const void *a, const void *b);
  * string tables.  Returns 0, or -1 with the error set.
  */
 int cp_trd_decode_blocks(struct cp_trd *r);
+
+/*
+ * Pass 1 and what follows it (cp_trace.c): check the header, frame every
+ * block into r->blks (damaged ones skipped or, strict, refused), check the
+ * END block and the per-thread numbering, size the thread table.  Returns
+ * 0, or -1 with the error set.
+ */
+int cp_trd_frame(struct cp_trd *r);
+
+/*
+ * Decode only the THREAD, SYMBOLS, STRINGS and INFO blocks framed by
+ * cp_trd_frame (no events, samples or modules) and sort the tables, for
+ * the streaming reader.  Returns 0, or -1 with the error set.
+ */
+int cp_trd_decode_meta(struct cp_trd *r);
+
+/*
+ * Map the regular file @path read-only into *@map (NULL when empty) of
+ * *@len bytes; unmap with munmap.  Returns 0, or -1 with "PATH: reason"
+ * in @err.
+ */
+int cp_trd_map(const char *path, void **map, size_t *len, char *err,
+	       size_t errlen);
 
 /*
  * Step 3 (cp_tracechk.c): the checks only the whole file allows, with

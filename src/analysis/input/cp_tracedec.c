@@ -142,9 +142,7 @@ static int cut_thread(struct cp_trd *r, uint32_t tid, size_t off,
 	return 0;
 }
 
-/* Check the payload of vertex @v (kind @k, decoded as @ev); NULL or why
- * it is bad, in @why. */
-static const char *vertex_payload(struct cp_tvert *v, unsigned k,
+const char *cp_trd_payload(struct cp_tvert *v, unsigned k,
 				  const struct cp_trd_ev *ev,
 				  uint64_t *prev_addr, char *why, size_t whylen)
 {
@@ -270,7 +268,7 @@ static int add_vertex(struct cp_trd *r, struct cp_trace_thread *th,
 	v->obj = 0;
 	v->cnt = 0;
 	v->arg = 0;
-	why = vertex_payload(v, k, ev, prev_addr, whybuf, sizeof(whybuf));
+	why = cp_trd_payload(v, k, ev, prev_addr, whybuf, sizeof(whybuf));
 	if (why) {
 		if (cp_trd_note(r, off, "made inert", "%s", why))
 			return -1;
@@ -653,6 +651,24 @@ static int decode_events_par(struct cp_trd *r)
 	return ok;
 }
 
+/* Sort the symbol and string tables; a string defined twice differently
+ * fails. */
+static int sort_tables(struct cp_trd *r)
+{
+	struct cp_trace *t = r->t;
+
+	if (t->nsyms)
+		qsort(t->syms, t->nsyms, sizeof(*t->syms), cmp_sym);
+	if (t->nstrs)
+		qsort(t->strs, t->nstrs, sizeof(*t->strs), cp_trd_cmp_str);
+	for (uint32_t i = 1; i < t->nstrs; i++)
+		if (t->strs[i].id == t->strs[i - 1].id &&
+		    strcmp(t->strs[i].text, t->strs[i - 1].text))
+			return cp_trd_fail(r, 0, "string %" PRIu32 " defined twice, differently",
+					   t->strs[i].id);
+	return 0;
+}
+
 int cp_trd_decode_blocks(struct cp_trd *r)
 {
 	struct cp_trace *t = r->t;
@@ -665,14 +681,18 @@ int cp_trd_decode_blocks(struct cp_trd *r)
 	t->has_startstop = r->startstop;
 	for (uint32_t tid = 0; tid < t->nthreads; tid++)
 		t->nvertices += t->threads[tid].nv;
-	if (t->nsyms)
-		qsort(t->syms, t->nsyms, sizeof(*t->syms), cmp_sym);
-	if (t->nstrs)
-		qsort(t->strs, t->nstrs, sizeof(*t->strs), cp_trd_cmp_str);
-	for (uint32_t i = 1; i < t->nstrs; i++)
-		if (t->strs[i].id == t->strs[i - 1].id &&
-		    strcmp(t->strs[i].text, t->strs[i - 1].text))
-			return cp_trd_fail(r, 0, "string %" PRIu32 " defined twice, differently",
-					   t->strs[i].id);
-	return 0;
+	return sort_tables(r);
+}
+
+int cp_trd_decode_meta(struct cp_trd *r)
+{
+	for (size_t i = 0; i < r->nblks; i++) {
+		uint32_t type = r->blks[i].type;
+
+		if ((type == CP_BLOCK_THREAD || type == CP_BLOCK_SYMBOLS ||
+		     type == CP_BLOCK_STRINGS || type == CP_BLOCK_INFO) &&
+		    decode_block(r, &r->blks[i]))
+			return -1;
+	}
+	return sort_tables(r);
 }

@@ -1,0 +1,99 @@
+/*
+ * cp_tcursor.h - a trace too large to decode at once, read thread by
+ * thread: the file is mapped, its blocks framed once (pass 1 of the
+ * reader, cp_trace.c) into a per-thread index of EVENTS blocks, and each
+ * thread gets a cursor that reads its blocks (pread) and decodes its
+ * vertices on demand, with the
+ * absolute times and the payload checks of the reader (cp_tracedec.c).
+ * Memory: the block list (32 bytes per block, a block holds up to 64 KB
+ * of events), the metadata tables and one block per cursor; the events
+ * stay in the file.
+ *
+ * What the cursor does not do that the in-memory reader does: the
+ * whole-file checks of cp_tracechk.c (object definitions, every CONSUME
+ * range published, thread links, nesting).  The streaming analysis
+ * (cp_stream.h) meets those inconsistencies in its own pass and repairs
+ * what it must there.
+ *
+ * Concurrency: an index and its cursors belong to one thread.
+ */
+#ifndef CP_TCURSOR_H
+#define CP_TCURSOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cp_trace.h"
+#include "cp_trace_rd.h"
+
+struct cp_tindex {
+	struct cp_trace t;	/* header, thread table (info and names, no
+				 * vertices), symbols, strings, INFO */
+	struct cp_trd r;	/* the framing: r.blks in file order */
+	void *map;		/* the file, mapped while it is framed */
+	size_t len;
+	int fd;			/* the file, for the cursors' reads */
+	uint32_t *toff;		/* [nthreads+1] a thread's EVENTS blocks are
+				 * tblk[toff[tid]..toff[tid+1]) */
+	uint32_t *tblk;		/* indices into r.blks, file order */
+	uint64_t nblocks;	/* EVENTS blocks kept */
+};
+
+/*
+ * Map and frame the trace at @path into @ix (salvage as cp_trace_read:
+ * damaged blocks skipped, a partial trace noted in ix->t.partial).
+ * Returns 0, or -1 with "PATH: reason" in @err.  Free with
+ * cp_tindex_close().
+ */
+int cp_tindex_open(struct cp_tindex *ix, const char *path, char *err,
+		   size_t errlen);
+/* Close the file and free what @ix owns; its cursors must be done. */
+void cp_tindex_close(struct cp_tindex *ix);
+
+/* A decoding position in one thread's events. */
+struct cp_tcursor {
+	struct cp_tindex *ix;
+	uint32_t tid;
+	uint32_t bi;		/* next block of the thread (toff-relative) */
+	uint32_t left;		/* events left in the current block */
+	uint8_t *buf;		/* the current block's payload */
+	uint32_t cap;		/* bytes at @buf */
+	const uint8_t *p, *end;	/* its undecoded events */
+	const struct cp_trd_blk *blk;	/* the current block */
+	uint64_t ts, wall;	/* running clocks, as encoded */
+	uint64_t floor;		/* time of the vertex before the block */
+	uint64_t prev_addr;	/* previous ENTER address of the block */
+	uint64_t last_ts;	/* time of the last vertex returned */
+	bool any;		/* a vertex was returned */
+	bool dead;		/* an event did not decode: the thread ends */
+	bool note;		/* count repairs in ix->t (the first pass) */
+	size_t parked;		/* parked: @p's offset in the block, else 0 */
+};
+
+/* Start @c at the first event of thread @tid; repairs are counted in
+ * ix->t only if @note (a second pass over the same events says nothing). */
+void cp_tcursor_init(struct cp_tcursor *c, struct cp_tindex *ix,
+		     uint32_t tid, bool note);
+
+/* Free what @c holds (cp_tcursor_init may start it again). */
+void cp_tcursor_fini(struct cp_tcursor *c);
+
+/*
+ * Free @c's block buffer until its next cp_tcursor_next, which reads the
+ * block again: for a thread that will wait long (one not created yet), so
+ * that memory goes with the threads running, not with all of them.
+ */
+void cp_tcursor_park(struct cp_tcursor *c);
+
+/*
+ * The thread's next vertex (metadata events are skipped) into @v, its wall
+ * clock (HAS_WALL) or 0 into *@wall.  Times and repairs are those of the
+ * reader: a payload that makes no sense gives an inert vertex, an event
+ * that does not decode ends the thread.  Returns true, or false at the
+ * thread's end.
+ */
+bool cp_tcursor_next(struct cp_tcursor *c, struct cp_tvert *v,
+		     uint64_t *wall);
+
+#endif /* CP_TCURSOR_H */

@@ -1,0 +1,735 @@
+/*
+ * check_stream.c - the out-of-core analysis (cp_stream.h) against the
+ * in-memory one (cp_tracepag.h, cp_profile.h) on synthetic traces: the
+ * critical path length, every thread's times, every procedure's CPU time
+ * and calls, and the tracked procedures' CP time and zeroing must be
+ * equal to the nanosecond, inclusive and exclusive.  Random traces mix
+ * every primitive the trace format knows (mutex, rwlock readers and
+ * writers, barrier, semaphore with tokens posted far ahead, condition
+ * broadcast, create/join, nested procedures and regions); their durations
+ * are drawn from 2^20 values per segment, so two different paths of equal
+ * length (where the two analyses may pick different critical paths, and
+ * shares differ) do not occur in these seeds.  Cut traces check the
+ * salvage.  The memory bound is checked on traces built to keep publish
+ * records alive: a million mutex hand-overs, many barrier episodes,
+ * broadcasts, reader groups and posts ahead, a read-mostly rwlock.
+ */
+#include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cp_profile.h"
+#include "cp_stream.h"
+#include "cp_trace.h"
+#include "cp_tracepag.h"
+#include "synth_graph.h"
+#include "trace_synth.h"
+
+#define NPROC 10		/* procedures of the random traces */
+
+static uint64_t rng_state;
+
+static uint64_t rnd(uint64_t n)
+{
+	rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+	return (rng_state >> 33) % n;
+}
+
+static uint64_t dur(void)
+{
+	return 1 + rnd(1u << 20);
+}
+
+/* Write @s to a temporary file; its name into @path. */
+static void write_temp(struct synth *s, char *path)
+{
+	int fd;
+
+	strcpy(path, "/tmp/check_stream_XXXXXX");
+	fd = mkstemp(path);
+	ck_assert_msg(fd >= 0, "mkstemp");
+	close(fd);
+	ck_assert_msg(synth_write(s, path) == 0, "write %s", path);
+}
+
+/* Run the streaming analysis of @path into @st. */
+static void stream_file_opts(const char *path, struct cp_tindex *ix,
+			     struct cp_stream *st, bool exclusive)
+{
+	struct cp_stream_opts so = { .exclusive = exclusive };
+	char err[256] = "";
+
+	ck_assert_msg(cp_tindex_open(ix, path, err, sizeof(err)) == 0,
+		      "index: %s", err);
+	ck_assert_msg(cp_stream_run(st, ix, &so, err, sizeof(err)) == 0,
+		      "stream: %s", err);
+}
+
+static void stream_file(const char *path, struct cp_tindex *ix,
+			struct cp_stream *st)
+{
+	stream_file_opts(path, ix, st, false);
+}
+
+static const struct cp_proc_prof *find_proc(const struct cp_profile *p,
+					    const char *name)
+{
+	for (uint32_t i = 0; i < p->nprocs; i++)
+		if (!strcmp(p->procs[i].name, name))
+			return &p->procs[i];
+	return NULL;
+}
+
+/*
+ * Both analyses of @s, procedures @exclusive or inclusive, compared;
+ * @shares: the CP times too (the critical path is unique).  Returns the
+ * streaming result's live_max.
+ */
+static uint64_t compare_mode(struct synth *s, bool shares, bool exclusive,
+			     const char *what)
+{
+	struct cp_profile_opts po = { .top = 0, .exclusive = exclusive };
+	struct cp_trace t;
+	struct cp_tracepag tp;
+	struct cp_profile p;
+	struct cp_tindex ix;
+	struct cp_stream st;
+	char path[64], err[256] = "";
+	uint64_t live;
+
+	write_temp(s, path);
+	synth_graph_load(s, &t, &tp);
+	ck_assert_msg(cp_profile_compute(&p, &tp, &po, err, sizeof(err)) == 0,
+		      "profile: %s", err);
+	stream_file_opts(path, &ix, &st, exclusive);
+	ck_assert_msg(st.cp_len == p.cp_len, "%s: CP %" PRIu64 " streamed, %"
+		      PRIu64 " in memory", what, st.cp_len, p.cp_len);
+	ck_assert_msg(st.useful_ns == p.useful_ns && st.wait_ns == p.wait_ns &&
+		      st.elapsed_ns == p.elapsed_ns,
+		      "%s: useful %" PRIu64 "/%" PRIu64 " wait %" PRIu64 "/%"
+		      PRIu64 " elapsed %" PRIu64 "/%" PRIu64, what,
+		      st.useful_ns, p.useful_ns, st.wait_ns, p.wait_ns,
+		      st.elapsed_ns, p.elapsed_ns);
+	for (uint32_t i = 0; i < p.nthreads_all; i++) {
+		const struct cp_stream_thread *a = &st.threads[i];
+		const struct cp_thread_prof *b = &p.threads[i];
+
+		ck_assert_msg(a->useful_ns == b->useful_ns &&
+			      a->wait_ns == b->wait_ns &&
+			      a->len_ns == b->len_ns &&
+			      a->elapsed_ns == b->elapsed_ns,
+			      "%s: T%u len %" PRIu64 "/%" PRIu64, what, i,
+			      a->len_ns, b->len_ns);
+	}
+	for (uint32_t i = 0; i < st.nprocs; i++) {
+		const struct cp_stream_proc *sp = &st.procs[i];
+		const struct cp_proc_prof *mp = find_proc(&p, sp->name);
+
+		ck_assert_msg(mp, "%s: %s not in memory", what, sp->name);
+		ck_assert_msg(sp->cpu_ns == mp->cpu_ns &&
+			      sp->calls == mp->calls,
+			      "%s: %s cpu %" PRIu64 "/%" PRIu64, what,
+			      sp->name, sp->cpu_ns, mp->cpu_ns);
+		if (!sp->tracked)
+			continue;
+		ck_assert_msg(sp->zero_ns == mp->zero_ns,
+			      "%s: %s zeroing %" PRIu64 " streamed, %" PRIu64
+			      " in memory", what, sp->name, sp->zero_ns,
+			      mp->zero_ns);
+		ck_assert_msg(!shares || sp->cp_ns == mp->cp_ns,
+			      "%s: %s CP time %" PRIu64 " streamed, %" PRIu64
+			      " in memory", what, sp->name, sp->cp_ns,
+			      mp->cp_ns);
+	}
+	ck_assert_msg(st.nprocs == p.nprocs, "%s: %u procedures, %u",
+		      what, st.nprocs, p.nprocs);
+	live = st.live_max;
+	cp_stream_free(&st);
+	cp_tindex_close(&ix);
+	cp_profile_free(&p);
+	synth_graph_free(&t, &tp);
+	unlink(path);
+	return live;
+}
+
+static uint64_t compare(struct synth *s, bool shares, const char *what)
+{
+	return compare_mode(s, shares, false, what);
+}
+
+/* The random program's state: objects and what each thread has open. */
+struct gen {
+	struct synth *s;
+	uint32_t n;			/* worker threads T1..Tn */
+	uint32_t m, rw, bar, cond, sem;
+	uint64_t posts[4096];		/* semaphore posts not yet taken */
+	uint32_t nposts;
+	uint64_t sigs[8];		/* the latest condition signals */
+	uint32_t nsigs;
+	uint64_t open[SYNTH_MAXT][32];	/* 0: ENTER, else region id */
+	uint32_t depth[SYNTH_MAXT];
+};
+
+static uint64_t proc_addr(uint64_t i)
+{
+	return 0x1000 + 0x100 * i;
+}
+
+/* Open or close a procedure or region of T@tid, or make a call. */
+static void gen_calls(struct gen *g, uint32_t tid)
+{
+	struct synth *s = g->s;
+	uint32_t *d = &g->depth[tid];
+	uint64_t r = rnd(6);
+
+	if (r == 0 && *d < 32) {
+		g->open[tid][(*d)++] = 0;
+		synth_enter(s, tid, dur(), proc_addr(rnd(NPROC)));
+	} else if (r == 1 && *d < 32) {
+		uint32_t id = 1 + (uint32_t)rnd(2);
+
+		g->open[tid][(*d)++] = id;
+		synth_region_begin(s, tid, dur(), id);
+	} else if (r == 2 && *d) {
+		uint32_t j = *d;
+
+		while (j > 0 && g->open[tid][j - 1])
+			j--;
+		if (j) {	/* an ENTER is open: LEAVE closes to it */
+			*d = j - 1;
+			synth_leave(s, tid, dur());
+		}
+	} else if (r == 3 && *d && g->open[tid][*d - 1]) {
+		synth_region_end(s, tid, dur(), (uint32_t)g->open[tid][--*d]);
+	} else {
+		synth_call(s, tid, proc_addr(rnd(NPROC)), dur());
+	}
+}
+
+/* A semaphore post, or a wait taking a post (the oldest, or any). */
+static void gen_sem(struct gen *g, uint32_t tid)
+{
+	uint32_t i;
+
+	if (rnd(2) && g->nposts < 4096) {
+		g->posts[g->nposts++] = synth_publish(g->s, tid, dur(), g->sem);
+		return;
+	}
+	if (!g->nposts) {	/* an initial token */
+		synth_consume(g->s, tid, dur(), false, g->sem, 0, 0);
+		return;
+	}
+	i = rnd(3) ? 0 : (uint32_t)rnd(g->nposts);
+	synth_consume(g->s, tid, dur(), rnd(2), g->sem, g->posts[i], 1);
+	g->posts[i] = g->posts[--g->nposts];
+}
+
+/* A broadcast woken by some threads, each taking one of the latest. */
+static void gen_cond(struct gen *g, uint32_t tid)
+{
+	g->sigs[g->nsigs++ % 8] = synth_publish(g->s, tid, dur(), g->cond);
+	for (uint32_t w = 1; w <= g->n; w++) {
+		uint32_t k = g->nsigs < 8 ? g->nsigs : 8;
+
+		if (w != tid && rnd(2))
+			synth_consume(g->s, w, dur(), true, g->cond,
+				      g->sigs[rnd(k)], 1);
+	}
+}
+
+/* One operation of a random thread. */
+static void gen_op(struct gen *g)
+{
+	struct synth *s = g->s;
+	uint32_t tid = 1 + (uint32_t)rnd(g->n);
+	uint64_t r = rnd(100);
+
+	if (r < 30) {
+		gen_calls(g, tid);
+	} else if (r < 45) {
+		synth_lock(s, tid, dur(), rnd(2) ? dur() : 0, g->m);
+		synth_call(s, tid, proc_addr(NPROC - 1), dur());
+		synth_unlock(s, tid, dur(), g->m);
+	} else if (r < 55) {
+		if (rnd(3))
+			synth_rdlock(s, tid, dur(), rnd(2) ? dur() : 0, g->rw);
+		else
+			synth_wrlock(s, tid, dur(), rnd(2) ? dur() : 0, g->rw);
+		synth_call(s, tid, proc_addr(rnd(NPROC)), dur());
+		synth_rwunlock(s, tid, dur(), g->rw);
+	} else if (r < 70) {
+		gen_sem(g, tid);
+	} else if (r < 78) {
+		gen_cond(g, tid);
+	} else if (r < 82) {
+		for (uint32_t w = 1; w <= g->n; w++)
+			synth_barrier(s, w, dur(), dur(), g->bar);
+	} else {
+		synth_vertex(s, tid, CP_EV_SAMPLE, false, dur(), 0, 0, 0);
+	}
+}
+
+/* A random trace of @n workers and @ops operations into @s. */
+static void gen_trace(struct synth *s, uint32_t n, uint32_t ops, bool hasw)
+{
+	static struct gen g;
+
+	memset(&g, 0, sizeof(g));
+	synth_init(s);
+	s->hasw = hasw;
+	s->block_events = 50 + (uint32_t)rnd(500);
+	g.s = s;
+	g.n = n;
+	for (uint32_t i = 0; i < NPROC; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "proc%u", i);
+		synth_symbol(s, proc_addr(i), 0x10, name);
+	}
+	synth_string(s, 1, "phase_a");
+	synth_string(s, 2, "phase_b");
+	synth_start(s, 0, -1);
+	g.m = synth_obj(s, 0, CP_OBJ_MUTEX, 0);
+	g.rw = synth_obj(s, 0, CP_OBJ_RWLOCK, 0);
+	g.bar = synth_obj(s, 0, CP_OBJ_BARRIER, n);
+	g.cond = synth_obj(s, 0, CP_OBJ_COND, 0);
+	g.sem = synth_obj(s, 0, CP_OBJ_SEM, 0);
+	synth_spawn(s, n);
+	for (uint32_t i = 0; i < ops; i++)
+		gen_op(&g);
+	for (uint32_t w = 1; w <= n; w++)
+		synth_exit(s, w, dur());
+	synth_join_all(s, n, dur());
+}
+
+/* Random traces of every primitive: both analyses agree exactly. */
+START_TEST(test_stream_random_equals_memory)
+{
+	for (int round = 0; round < 60; round++) {
+		struct synth s;
+		char what[32];
+
+		rng_state = 1000 + (uint64_t)round;
+		gen_trace(&s, 1 + (uint32_t)rnd(6),
+			  50 + (uint32_t)rnd(round < 50 ? 400 : 4000),
+			  round % 2);
+		snprintf(what, sizeof(what), "round %d", round);
+		compare(&s, true, what);
+		compare_mode(&s, true, true, what);	/* exclusive */
+		synth_free(&s);
+	}
+}
+END_TEST
+
+/*
+ * Cut traces (a run killed mid-way: no END block, a block torn): the
+ * in-memory reader repairs what the cut leaves dangling (a CONSUME whose
+ * PUBLISH is lost depends on nothing, a JOIN of a thread without its exit
+ * takes its last event); the streaming pass, which meets the same holes
+ * as threads blocked for good, gives the same critical path and zeroing.
+ */
+START_TEST(test_stream_cut_traces_equal_memory)
+{
+	for (int round = 0; round < 30; round++) {
+		struct cp_profile_opts po = { .top = 0 };
+		struct synth s;
+		struct cp_trace t;
+		struct cp_tracepag tp;
+		struct cp_profile p;
+		struct cp_tindex ix;
+		struct cp_stream st;
+		char path[64], err[256] = "";
+		uint8_t *buf;
+		size_t len, cut;
+		FILE *f;
+
+		rng_state = 5000 + (uint64_t)round;
+		gen_trace(&s, 2 + (uint32_t)rnd(4), 300 + (uint32_t)rnd(600),
+			  round % 2);
+		len = synth_encode(&s, &buf);
+		cut = len / 3 + rnd(len / 2);
+		ck_assert_msg(cp_trace_parse(&t, "cut.cpt", buf, cut, err,
+					     sizeof(err)) == 0,
+			      "parse: %s", err);
+		ck_assert_msg(cp_tracepag_build(&tp, &t, err, sizeof(err)) == 0,
+			      "build: %s", err);
+		ck_assert_msg(cp_profile_compute(&p, &tp, &po, err,
+						 sizeof(err)) == 0, "%s", err);
+		strcpy(path, "/tmp/check_stream_XXXXXX");
+		ck_assert(mkstemp(path) >= 0);
+		f = fopen(path, "wb");
+		ck_assert(f && fwrite(buf, 1, cut, f) == cut && !fclose(f));
+		stream_file(path, &ix, &st);
+		ck_assert_msg(ix.t.partial && st.cp_len == p.cp_len,
+			      "round %d: CP %" PRIu64 " streamed, %" PRIu64
+			      " in memory", round, st.cp_len, p.cp_len);
+		for (uint32_t i = 0; i < st.nprocs; i++) {
+			const struct cp_proc_prof *mp =
+				find_proc(&p, st.procs[i].name);
+
+			ck_assert_msg(mp && mp->zero_ns == st.procs[i].zero_ns,
+				      "round %d: %s zeroing", round,
+				      st.procs[i].name);
+		}
+		cp_stream_free(&st);
+		cp_tindex_close(&ix);
+		cp_profile_free(&p);
+		synth_graph_free(&t, &tp);
+		unlink(path);
+		free(buf);
+		synth_free(&s);
+	}
+}
+END_TEST
+
+/* The suites' fixtures: the barrier and lock examples, every variant. */
+START_TEST(test_stream_fixtures_equal_memory)
+{
+	struct synth s;
+
+	synth_barrier_example(&s, false);
+	compare(&s, true, "barrier example");
+	synth_free(&s);
+	synth_barrier_example(&s, true);
+	compare(&s, true, "barrier example, procedures");
+	compare_mode(&s, true, true, "barrier example, exclusive");
+	synth_free(&s);
+	for (int v = 0; v < 8; v++) {
+		struct synth_lock_example ex = {
+			.kind = v & 1 ? CP_OBJ_RWLOCK : CP_OBJ_MUTEX,
+			.unit = v & 2 ? 1000 : 1,
+			.t1_work = v & 4 ? 10 : 30,
+			.one_work = v >= 4,
+		};
+
+		synth_lock_example(&s, &ex);
+		compare(&s, false, "lock example");
+		compare_mode(&s, false, true, "lock example, exclusive");
+		synth_free(&s);
+	}
+}
+END_TEST
+
+/*
+ * Threads created one after another while others run and end: each one
+ * waits for its creation (its cursor parked), runs, ends (its cursor
+ * freed) and is joined.  T0 creates T1..T60, 1000 + i ns apart; T_i works
+ * i ns in proc0 then exits.  Both analyses agree.
+ */
+START_TEST(test_stream_thread_churn)
+{
+	struct synth s;
+
+	synth_init(&s);
+	synth_symbol(&s, proc_addr(0), 0x10, "proc0");
+	synth_start(&s, 0, -1);
+	for (uint32_t i = 1; i <= 60; i++) {
+		synth_create(&s, 0, 1000 + i, i);
+		synth_start(&s, i, 0);
+		synth_call(&s, i, proc_addr(0), i);
+		synth_exit(&s, i, 0);
+	}
+	synth_join_all(&s, 60, 5);
+	compare(&s, true, "thread churn");
+	synth_free(&s);
+}
+END_TEST
+
+/*
+ * More procedures than are tracked: the CP_STREAM_TRACK with the most
+ * useful time are, and agree with memory; the others have CPU time only.
+ * T1 calls 100 procedures, procedure i for 1000 + i ns, then T0 joins it.
+ */
+START_TEST(test_stream_tracks_the_most_useful)
+{
+	struct synth s;
+	struct cp_tindex ix;
+	struct cp_stream st;
+	char path[64];
+	uint32_t ntr = 0;
+
+	synth_init(&s);
+	for (uint32_t i = 0; i < 100; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "f%03u", i);
+		synth_symbol(&s, proc_addr(i), 0x10, name);
+	}
+	synth_start(&s, 0, -1);
+	synth_spawn(&s, 1);
+	for (uint32_t i = 0; i < 100; i++)
+		synth_call(&s, 1, proc_addr(i), 1000 + i);
+	synth_exit(&s, 1, 0);
+	synth_join_all(&s, 1, 0);
+	compare(&s, true, "100 procedures");
+	write_temp(&s, path);
+	stream_file(path, &ix, &st);
+	for (uint32_t i = 0; i < st.nprocs; i++) {
+		unsigned num = (unsigned)atoi(st.procs[i].name + 1);
+
+		bool want = num >= 100 - CP_STREAM_TRACK;
+
+		ntr += st.procs[i].tracked;
+		ck_assert_msg(st.procs[i].tracked == want,
+			      "%s tracked %d", st.procs[i].name,
+			      st.procs[i].tracked);
+		ck_assert_msg(!st.procs[i].tracked ||
+			      st.procs[i].zero_ns == 1000 + num,
+			      "%s zeroing %" PRIu64, st.procs[i].name,
+			      st.procs[i].zero_ns);
+	}
+	ck_assert_msg(ntr == CP_STREAM_TRACK && st.ntracked == ntr,
+		      "tracked %u", ntr);
+	cp_stream_free(&st);
+	cp_tindex_close(&ix);
+	unlink(path);
+	synth_free(&s);
+}
+END_TEST
+
+/*
+ * A million mutex hand-overs between two threads: T1 and T2 take turns,
+ * each lock after 1 ns of work consuming the other's unlock, 3 ns inside.
+ * The critical path is every critical section: 3n + 1.  The pass keeps
+ * one record per object alive, plus the creations': at most 4.
+ */
+START_TEST(test_stream_handovers_bounded)
+{
+	const uint64_t n = 1000000;
+	struct synth s;
+	struct cp_tindex ix;
+	struct cp_stream st;
+	char path[64];
+	uint32_t m;
+
+	synth_init(&s);
+	s.block_events = 8000;
+	synth_start(&s, 0, -1);
+	m = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
+	synth_spawn(&s, 2);
+	for (uint64_t k = 0; k < n; k++) {
+		uint32_t tid = 1 + (uint32_t)(k % 2);
+
+		synth_lock(&s, tid, 1, k ? 5 : 0, m);
+		synth_unlock(&s, tid, 3, m);
+	}
+	synth_exit(&s, 1, 0);
+	synth_exit(&s, 2, 0);
+	synth_join_all(&s, 2, 0);
+	write_temp(&s, path);
+	synth_free(&s);
+	stream_file(path, &ix, &st);
+	ck_assert_msg(st.cp_len == 3 * n + 1, "CP %" PRIu64, st.cp_len);
+	ck_assert_msg(st.records >= n, "records %" PRIu64, st.records);
+	ck_assert_msg(st.live_max <= 4, "%" PRIu64 " records alive at once",
+		      st.live_max);
+	cp_stream_free(&st);
+	cp_tindex_close(&ix);
+	unlink(path);
+}
+END_TEST
+
+/*
+ * End the scene @s of @n workers (exits, joins), compare both analyses and
+ * assert that at most @bound publish records were alive at once.
+ */
+static void end_bounded(struct synth *s, uint32_t n, const char *what,
+			uint64_t bound)
+{
+	uint64_t live;
+
+	for (uint32_t w = 1; w <= n; w++)
+		synth_exit(s, w, dur());
+	synth_join_all(s, n, dur());
+	live = compare(s, true, what);
+	ck_assert_msg(live <= bound, "%s: %" PRIu64 " records alive at once",
+		      what, live);
+	synth_free(s);
+}
+
+/*
+ * The records the freeing rule must keep longest, many times over: a
+ * barrier of four (a slow thread's departure comes after the others'
+ * next arrivals), a broadcast woken by three threads, three readers
+ * between write unlocks, semaphore posts taken a round late.  The pass
+ * agrees with memory, and the records alive stay a constant, not a
+ * share of the 3000 rounds.
+ */
+START_TEST(test_stream_worst_cases_bounded)
+{
+	struct synth s;
+	uint32_t bar, cond, rw, sem;
+	uint64_t prev_post = 0;
+
+	rng_state = 7;
+	synth_init(&s);
+	synth_start(&s, 0, -1);
+	bar = synth_obj(&s, 0, CP_OBJ_BARRIER, 4);
+	cond = synth_obj(&s, 0, CP_OBJ_COND, 0);
+	rw = synth_obj(&s, 0, CP_OBJ_RWLOCK, 0);
+	sem = synth_obj(&s, 0, CP_OBJ_SEM, 0);
+	synth_spawn(&s, 4);
+	for (int round = 0; round < 3000; round++) {
+		uint64_t sig, post;
+
+		for (uint32_t w = 1; w <= 4; w++)
+			synth_barrier(&s, w, dur(), dur(), bar);
+		sig = synth_publish(&s, 1, dur(), cond);
+		for (uint32_t w = 2; w <= 4; w++)
+			synth_consume(&s, w, dur(), true, cond, sig, 1);
+		for (uint32_t w = 2; w <= 4; w++)
+			synth_rdlock(&s, w, dur(), rnd(2) ? dur() : 0, rw);
+		for (uint32_t w = 2; w <= 4; w++)
+			synth_rwunlock(&s, w, dur(), rw);
+		synth_wrlock(&s, 1, dur(), dur(), rw);
+		synth_rwunlock(&s, 1, dur(), rw);
+		post = synth_publish(&s, 1, dur(), sem);
+		if (prev_post)
+			synth_consume(&s, 2, dur(), true, sem, prev_post, 1);
+		prev_post = post;
+	}
+	end_bounded(&s, 4, "worst cases", 24);
+}
+END_TEST
+
+/*
+ * A read-mostly rwlock: four threads read it 20000 times each between two
+ * writes, twice.  Every read unlock is consumed only by the next write
+ * lock's range, so the lag rule would keep them all; folding keeps the
+ * last write unlock, the aggregate of the reads since and the unlocks not
+ * yet folded: a handful.  Both analyses agree.
+ */
+START_TEST(test_stream_read_mostly_folded)
+{
+	struct synth s;
+	uint32_t rw;
+
+	rng_state = 11;
+	synth_init(&s);
+	synth_symbol(&s, proc_addr(0), 0x10, "proc0");
+	synth_start(&s, 0, -1);
+	rw = synth_obj(&s, 0, CP_OBJ_RWLOCK, 0);
+	synth_spawn(&s, 4);
+	for (int phase = 0; phase < 2; phase++) {
+		for (int k = 0; k < 20000; k++)
+			for (uint32_t w = 1; w <= 4; w++) {
+				synth_rdlock(&s, w, dur(), 0, rw);
+				synth_call(&s, w, proc_addr(0), dur());
+				synth_rwunlock(&s, w, dur(), rw);
+			}
+		synth_wrlock(&s, 1 + (uint32_t)phase, dur(), dur(), rw);
+		synth_rwunlock(&s, 1 + (uint32_t)phase, dur(), rw);
+	}
+	end_bounded(&s, 4, "read-mostly rwlock", 16);
+}
+END_TEST
+
+/* Run @cmd, its stderr's first line into @line, stdout into @out;
+ * returns the exit status. */
+static int run_cpt(const char *cmd, char *line, size_t len, char *out,
+		   size_t outlen)
+{
+	char full[700], errp[] = "/tmp/check_stream_err_XXXXXX";
+	int fd = mkstemp(errp), st;
+	FILE *f;
+	size_t n;
+
+	ck_assert(fd >= 0);
+	close(fd);
+	snprintf(full, sizeof(full), "%s 2>%s", cmd, errp);
+	f = popen(full, "r");
+	ck_assert(f != NULL);
+	n = fread(out, 1, outlen - 1, f);
+	out[n] = '\0';
+	st = pclose(f);
+	f = fopen(errp, "r");
+	ck_assert(f != NULL);
+	if (!fgets(line, (int)len, f))
+		line[0] = '\0';
+	fclose(f);
+	unlink(errp);
+	return st;
+}
+
+/*
+ * cpt report takes the streaming analysis for a trace over --memory and
+ * says so in one line on stderr; --stream forces it; options it cannot
+ * honour are refused.  The barrier example's critical path is 80.
+ */
+START_TEST(test_stream_cpt_chooses_the_mode)
+{
+	static char out[65536];
+	char path[64], cmd[512], line[512];
+	struct synth s;
+	int st;
+
+	synth_barrier_example(&s, true);
+	write_temp(&s, path);
+	synth_free(&s);
+	snprintf(cmd, sizeof(cmd), "%s/tools/cpt report %s --memory 1K",
+		 CP_BINARY_DIR, path);
+	st = run_cpt(cmd, line, sizeof(line), out, sizeof(out));
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+	ck_assert_msg(strstr(line, path) && strstr(line, "over the budget of "
+		      "1 KB: streaming analysis (no Slack, paths or what-if)"),
+		      "stderr: %s", line);
+	ck_assert_msg(strstr(out, "critical path          80 ns") &&
+		      strstr(out, "streaming analysis: no Slack"),
+		      "stdout: %s", out);
+	snprintf(cmd, sizeof(cmd), "%s/tools/cpt report --stream --format json "
+		 "%s", CP_BINARY_DIR, path);
+	st = run_cpt(cmd, line, sizeof(line), out, sizeof(out));
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+	ck_assert_msg(strstr(line, "streaming analysis (--stream"),
+		      "stderr: %s", line);
+	ck_assert_msg(strstr(out, "\"length_ns\": 80,") &&
+		      strstr(out, "\"mode\": \"stream\""), "stdout: %s", out);
+	snprintf(cmd, sizeof(cmd), "%s/tools/cpt report --stream --by thread "
+		 "%s", CP_BINARY_DIR, path);
+	st = run_cpt(cmd, line, sizeof(line), out, sizeof(out));
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 2 &&
+		      strstr(line, "--stream cannot give --by"),
+		      "status %d, stderr: %s", st, line);
+	snprintf(cmd, sizeof(cmd), "%s/tools/cpt report %s", CP_BINARY_DIR,
+		 path);
+	st = run_cpt(cmd, line, sizeof(line), out, sizeof(out));
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0 && !line[0] &&
+		      !strstr(out, "streaming"), "status %d, stderr: %s", st,
+		      line);
+	unlink(path);
+}
+END_TEST
+
+static Suite *stream_suite(void)
+{
+	Suite *s = suite_create("stream");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 240);
+	tcase_add_test(tc, test_stream_random_equals_memory);
+	tcase_add_test(tc, test_stream_fixtures_equal_memory);
+	tcase_add_test(tc, test_stream_cut_traces_equal_memory);
+	tcase_add_test(tc, test_stream_thread_churn);
+	tcase_add_test(tc, test_stream_tracks_the_most_useful);
+	tcase_add_test(tc, test_stream_handovers_bounded);
+	tcase_add_test(tc, test_stream_worst_cases_bounded);
+	tcase_add_test(tc, test_stream_read_mostly_folded);
+	tcase_add_test(tc, test_stream_cpt_chooses_the_mode);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(stream_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
