@@ -26,8 +26,9 @@
  * inside it (the reader checked both have something to close).
  *
  * Cost: one pass over the vertices, O(v + e) time with hash lookups per
- * ENTER (address -> procedure, cached) and per new calling context; 41
- * bytes of attributes per edge on top of the graph's own 20.
+ * ENTER (address -> procedure, cached) and per new calling context; 5
+ * bytes of attributes per edge (kind, CCT node) and 12 more per dependency
+ * or auxiliary edge, on top of the graph's own 16.
  */
 #include "cp_tracepag.h"
 #include "cp_debug.h"
@@ -56,7 +57,8 @@ struct bld {
 	bool bad_edge;			/* an edge to no vertex was asked */
 	uint32_t bad_tail, bad_head;	/* its ends, for the message */
 	struct cp_tracepag *tp;
-	uint32_t cap_e;
+	uint32_t cap_e;			/* room in e_kind, e_cct */
+	uint32_t cap_d;			/* room in d_thread, d_obj, d_src */
 	uint32_t cap_procs, cap_cct, cap_pool, npool;
 	struct cp_map2 procmap;		/* (addr, 0) / (string id, 1) /
 					 * (sampled name, 2) -> proc */
@@ -90,7 +92,7 @@ static void cp_tracepag_assert(const struct cp_tracepag *tp)
 			if (g->tail[e] != tp->vbase[tid] + i - 1 ||
 			    g->head[e] != tp->vbase[tid] + i ||
 			    tp->e_kind[e] > CP_TE_WAIT ||
-			    tp->e_thread[e] != tid)
+			    cp_tracepag_thread(tp, e) != tid)
 				cp_die("trace PAG: segment out of place");
 		}
 	}
@@ -100,6 +102,37 @@ static void cp_tracepag_assert(const struct cp_tracepag *tp)
 		    tp->e_cct[e] >= tp->ncct)
 			cp_die("trace PAG: edge attributes disagree");
 	}
+}
+
+/* Grow the per-edge attributes to hold @need edges; 0 or -1 (memory). */
+static int grow_attrs(struct bld *b, uint32_t need)
+{
+	struct cp_tracepag *tp = b->tp;
+	uint32_t c = b->cap_e;
+
+	if (cp_grow32((void **)&tp->e_kind, 1, &c, need))
+		return -1;
+	c = b->cap_e;
+	if (cp_grow32((void **)&tp->e_cct, 4, &c, need))
+		return -1;
+	b->cap_e = c;
+	return 0;
+}
+
+/* Grow the dependency attributes to hold @need; 0 or -1 (memory). */
+static int grow_deps(struct bld *b, uint32_t need)
+{
+	struct cp_tracepag *tp = b->tp;
+	uint32_t **field[3] = { &tp->d_thread, &tp->d_obj, &tp->d_src };
+	uint32_t c = b->cap_d;
+
+	for (unsigned k = 0; k < 3; k++) {
+		c = b->cap_d;
+		if (cp_grow32((void **)field[k], 4, &c, need))
+			return -1;
+	}
+	b->cap_d = c;
+	return 0;
 }
 
 /* Add an edge with its attributes; returns 0 or -1 (memory). */
@@ -130,33 +163,18 @@ static int edge(struct bld *b, uint32_t tail, uint32_t head, uint64_t w,
 		if (e == CP_PAG_NONE)
 			return -1;
 	}
-	if (e >= b->cap_e) {
-		/* the edge attributes grow together, to one capacity */
-		void **arr[] = {
-			(void **)&tp->e_kind, (void **)&tp->e_thread,
-			(void **)&tp->e_cct, (void **)&tp->e_obj,
-			(void **)&tp->e_src, (void **)&tp->e_proc,
-		};
-		const size_t elem[] = {
-			sizeof(*tp->e_kind), sizeof(*tp->e_thread),
-			sizeof(*tp->e_cct), sizeof(*tp->e_obj),
-			sizeof(*tp->e_src), sizeof(*tp->e_proc),
-		};
-		uint32_t c = b->cap_e;
-
-		for (unsigned k = 0; k < sizeof(elem) / sizeof(*elem); k++) {
-			c = b->cap_e;
-			if (cp_grow32(arr[k], elem[k], &c, e + 1))
-				return -1;
-		}
-		b->cap_e = c;
-	}
+	if (e >= b->cap_e && grow_attrs(b, e + 1))
+		return -1;
 	tp->e_kind[e] = kind;
-	tp->e_thread[e] = thread;
 	tp->e_cct[e] = cct;
-	tp->e_obj[e] = obj;
-	tp->e_src[e] = src;
-	tp->e_proc[e] = cct ? tp->cct[cct].proc : CP_PAG_NONE;
+	if (kind <= CP_TE_WAIT)
+		return 0;	/* a segment: the rest follows from its id */
+	e -= tp->nseg;
+	if (e >= b->cap_d && grow_deps(b, e + 1))
+		return -1;
+	tp->d_thread[e] = thread;
+	tp->d_obj[e] = obj;
+	tp->d_src[e] = src;
 	return 0;
 }
 
@@ -478,17 +496,19 @@ static int thread_deps(struct bld *b, uint32_t tid)
  * distinct CONSUME range of two or more), so that every array is
  * allocated once at its final size.
  */
-static int count_edges(struct bld *b, uint64_t *nedges)
+static int count_edges(struct bld *b, uint64_t *nedges, uint64_t *nsegs)
 {
 	const struct cp_trace *t = b->tp->t;
 	uint64_t n = 0;
 
+	*nsegs = 0;
 	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
 		const struct cp_trace_thread *th = &t->threads[tid];
 
 		if (!th->nv)
 			continue;
 		n += th->nv - 1 + 2;	/* segments, source or create, sink */
+		*nsegs += th->nv - 1;
 		for (uint32_t i = 0; i < th->nv; i++) {
 			const struct cp_tvert *v = &th->v[i];
 			uint64_t key;
@@ -519,35 +539,36 @@ static int count_edges(struct bld *b, uint64_t *nedges)
  * cp_pag_add_edge only when full) and ours at the final size: doubling
  * copies and page faults were half the build time.
  */
-static int reserve_edges(struct bld *b, uint32_t n)
+static int reserve_edges(struct bld *b, uint32_t n, uint32_t nd)
 {
 	struct cp_tracepag *tp = b->tp;
 	struct cp_pag *g = &tp->g;
 
 	if (!n)
 		n = 1;
+	if (!nd)
+		nd = 1;
 	g->tail = cp_big_malloc((size_t)n * sizeof(*g->tail));
 	g->head = cp_big_malloc((size_t)n * sizeof(*g->head));
 	g->w = cp_big_malloc((size_t)n * sizeof(*g->w));
 	tp->e_kind = cp_big_malloc((size_t)n);
-	tp->e_thread = cp_big_malloc((size_t)n * 4);
 	tp->e_cct = cp_big_malloc((size_t)n * 4);
-	tp->e_obj = cp_big_malloc((size_t)n * 4);
-	tp->e_src = cp_big_malloc((size_t)n * 4);
-	tp->e_proc = cp_big_malloc((size_t)n * 4);
-	if (!g->tail || !g->head || !g->w || !tp->e_kind ||
-	    !tp->e_thread || !tp->e_cct || !tp->e_obj ||
-	    !tp->e_src || !tp->e_proc)
+	tp->d_thread = cp_big_malloc((size_t)nd * 4);
+	tp->d_obj = cp_big_malloc((size_t)nd * 4);
+	tp->d_src = cp_big_malloc((size_t)nd * 4);
+	if (!g->tail || !g->head || !g->w || !tp->e_kind || !tp->e_cct ||
+	    !tp->d_thread || !tp->d_obj || !tp->d_src)
 		return -1;
 	g->cap_e = n;
 	b->cap_e = n;
+	b->cap_d = nd;
 	return 0;
 }
 
 int cp_tracepag_build(struct cp_tracepag *tp, const struct cp_trace *t,
 		      char *err, size_t errlen)
 {
-	uint64_t nedges;
+	uint64_t nedges, nsegs;
 	struct bld b;
 	char why[256];
 	uint64_t nv = 0;
@@ -576,7 +597,7 @@ int cp_tracepag_build(struct cp_tracepag *tp, const struct cp_trace *t,
 		nv += t->threads[tid].nv;
 	}
 	tp->vbase[t->nthreads] = (uint32_t)nv;
-	if (count_edges(&b, &nedges))
+	if (count_edges(&b, &nedges, &nsegs))
 		goto err_mem;
 	if (nedges >= UINT32_MAX - 1 || nv + 2 + tp->nhub >= UINT32_MAX - 1) {
 		snprintf(err, errlen, "%s: too many events for one graph",
@@ -584,7 +605,8 @@ int cp_tracepag_build(struct cp_tracepag *tp, const struct cp_trace *t,
 		goto err;
 	}
 	b.hub_done = calloc(tp->nhub ? tp->nhub : 1, 1);
-	if (!b.hub_done || reserve_edges(&b, (uint32_t)nedges))
+	if (!b.hub_done || reserve_edges(&b, (uint32_t)nedges,
+						(uint32_t)(nedges - nsegs)))
 		goto err_mem;
 	b.hub0 = (uint32_t)nv + 2;
 	for (uint64_t i = 0; i < nv + 2 + tp->nhub; i++)
@@ -638,11 +660,10 @@ void cp_tracepag_free(struct cp_tracepag *tp)
 	free(tp->vbase);
 	free(tp->segbase);
 	free(tp->e_kind);
-	free(tp->e_thread);
 	free(tp->e_cct);
-	free(tp->e_obj);
-	free(tp->e_src);
-	free(tp->e_proc);
+	free(tp->d_thread);
+	free(tp->d_obj);
+	free(tp->d_src);
 	for (uint32_t i = 0; i < tp->nprocs; i++)
 		free(tp->procs[i]);
 	free(tp->procs);
@@ -677,18 +698,19 @@ const char *cp_tracepag_edge_name(const struct cp_tracepag *tp, uint32_t e,
 				  char *buf, size_t len)
 {
 	const struct cp_pag *g = &tp->g;
-	uint32_t obj = tp->e_obj[e], th = tp->e_thread[e], src = tp->e_src[e];
+	uint32_t obj = cp_tracepag_obj(tp, e), th = cp_tracepag_thread(tp, e);
+	uint32_t src = cp_tracepag_src(tp, e), pr = cp_tracepag_proc(tp, e);
 	const char *okind = obj ? cp_obj_kind_name(tp->t->objs[obj].kind)
 				: "";
 	uint32_t tid, vi;
 
 	switch (tp->e_kind[e]) {
 	case CP_TE_USEFUL:
-		if (tp->e_proc[e] == CP_PAG_NONE)
+		if (pr == CP_PAG_NONE)
 			snprintf(buf, len, "T%" PRIu32, th);
 		else
 			snprintf(buf, len, "T%" PRIu32 " %s", th,
-				 cp_tracepag_proc_name(tp, tp->e_proc[e]));
+				 cp_tracepag_proc_name(tp, pr));
 		break;
 	case CP_TE_WAIT:
 		if (obj)

@@ -58,14 +58,22 @@ struct cp_tracepag {
 				 * segment: the segment into vertex i (i >= 1)
 				 * is edge segbase[tid] + i - 1 */
 
-	/* per edge, indexed by edge id */
-	uint8_t *e_kind;	/* enum cp_tedge_kind */
-	uint32_t *e_thread;	/* thread of a segment; for a dependency the
-				 * consuming thread; CP_PAG_NONE for aux */
-	uint32_t *e_cct;	/* CCT node of a segment, 0 otherwise */
-	uint32_t *e_obj;	/* object of a wait or dependency, else 0 */
-	uint32_t *e_src;	/* thread of a dependency's tail (publisher,
-				 * creator, exiting child), else CP_PAG_NONE */
+	/*
+	 * Per edge, indexed by edge id.  Segments are edges 0 .. nseg-1
+	 * (thread by thread, from segbase), so a segment's thread, object
+	 * and procedure follow from its id, its vertex and its CCT node:
+	 * only the dependency and auxiliary edges (ids nseg .. ne-1) keep
+	 * theirs, in the d_* arrays at e - nseg.  Read them through the
+	 * accessors below (cp_tracepag_thread, _obj, _src, _proc).
+	 */
+	uint8_t *e_kind;	/* [ne] enum cp_tedge_kind */
+	uint32_t *e_cct;	/* [ne] CCT node of a segment, 0 otherwise */
+	uint32_t *d_thread;	/* [ne-nseg] the consuming thread of a
+				 * dependency; CP_PAG_NONE for aux */
+	uint32_t *d_obj;	/* [ne-nseg] object of a dependency, or 0 */
+	uint32_t *d_src;	/* [ne-nseg] thread of a dependency's tail
+				 * (publisher, creator, exiting child), or
+				 * CP_PAG_NONE */
 
 	/* procedures and calling contexts */
 	char **procs;		/* [nprocs] names, interned */
@@ -73,8 +81,6 @@ struct cp_tracepag {
 	struct cp_cct_node *cct;
 	uint32_t ncct;
 	uint32_t *incl_pool;	/* procedure lists of the CCT nodes */
-	uint32_t *e_proc;	/* [ne] innermost procedure of a segment,
-				 * CP_PAG_NONE outside any or off segments */
 
 	uint64_t useful_ns;	/* sum of useful segments */
 	uint64_t wait_ns;	/* sum of waits */
@@ -105,6 +111,73 @@ const char *cp_tracepag_edge_name(const struct cp_tracepag *tp, uint32_t e,
 				  char *buf, size_t len);
 
 /*
+ * Thread of segment @e (< nseg): the last thread whose first segment is at
+ * or before @e (threads without segments share their successor's segbase).
+ */
+static inline uint32_t cp_tracepag_seg_thread(const struct cp_tracepag *tp,
+					      uint32_t e)
+{
+	uint32_t lo = 0, hi = tp->t->nthreads;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (tp->segbase[mid] <= e)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo - 1;
+}
+
+/* The vertex a segment @e of thread @tid leads into (index >= 1). */
+static inline const struct cp_tvert *
+cp_tracepag_seg_vert(const struct cp_tracepag *tp, uint32_t tid, uint32_t e)
+{
+	return tp->t->threads[tid].v + (e - tp->segbase[tid]) + 1;
+}
+
+/* Thread of edge @e: a segment's own; for a dependency the consuming
+ * thread; CP_PAG_NONE for aux edges. */
+static inline uint32_t cp_tracepag_thread(const struct cp_tracepag *tp,
+					  uint32_t e)
+{
+	return e < tp->nseg ? cp_tracepag_seg_thread(tp, e)
+			    : tp->d_thread[e - tp->nseg];
+}
+
+/* Object of edge @e: what a wait segment waited for, what a dependency
+ * (or a hub's in-edge) went through; 0 for none. */
+static inline uint32_t cp_tracepag_obj(const struct cp_tracepag *tp,
+				       uint32_t e)
+{
+	uint32_t tid;
+
+	if (e >= tp->nseg)
+		return tp->d_obj[e - tp->nseg];
+	if (tp->e_kind[e] != CP_TE_WAIT)
+		return 0;
+	tid = cp_tracepag_seg_thread(tp, e);
+	return cp_tracepag_seg_vert(tp, tid, e)->obj;
+}
+
+/* Thread of a dependency's tail (publisher, creator, exiting child), or
+ * CP_PAG_NONE (segments, a hub's out-edge, source and sink). */
+static inline uint32_t cp_tracepag_src(const struct cp_tracepag *tp,
+				       uint32_t e)
+{
+	return e < tp->nseg ? CP_PAG_NONE : tp->d_src[e - tp->nseg];
+}
+
+/* Innermost procedure of segment @e, CP_PAG_NONE outside any procedure
+ * and for edges that are not segments (their CCT node is the root). */
+static inline uint32_t cp_tracepag_proc(const struct cp_tracepag *tp,
+					uint32_t e)
+{
+	return tp->cct[tp->e_cct[e]].proc;
+}
+
+/*
  * Wait duration of edge @e: for a CP_TE_WAIT segment, the time between
  * its two vertices (its weight is 0); 0 for any other edge.  Read from the
  * trace, so the graph keeps no per-edge array for it.
@@ -113,13 +186,11 @@ static inline uint64_t cp_tracepag_wait(const struct cp_tracepag *tp,
 					uint32_t e)
 {
 	const struct cp_tvert *v;
-	uint32_t tid;
 
 	if (tp->e_kind[e] != CP_TE_WAIT)
 		return 0;
-	tid = tp->e_thread[e];
-	v = tp->t->threads[tid].v + (e - tp->segbase[tid]);
-	return v[1].ts - v[0].ts;
+	v = cp_tracepag_seg_vert(tp, cp_tracepag_seg_thread(tp, e), e);
+	return v[0].ts - v[-1].ts;
 }
 
 /* Name of procedure @p, "(none)" for CP_PAG_NONE. */
