@@ -409,8 +409,20 @@ static int rw_emit(struct rw *w)
 	const struct cp_trace_thread *th = w->th;
 	struct cp_sample *smp = w->a->s->s;
 	uint64_t prev = UINT64_MAX, k = w->k0, ts;
+	uint64_t most = (uint64_t)w->nk + (w->k1 - w->k0);
 	uint32_t tjp = 1, cur = 0, tj;
 
+	/* the kept vertices and at most a switch per sample: sized once
+	 * (put() grows by doubling, which would touch twice the memory) */
+	if (!w->o.cap && most + 1 < UINT32_MAX - 3) {
+		w->o.v = cp_big_malloc(sizeof(*w->o.v) * (most + 1));
+		if (w->hasw)
+			w->o.wall = cp_big_malloc(sizeof(*w->o.wall) *
+						  (most + 1));
+		if (!w->o.v || (w->hasw && !w->o.wall))
+			return -1;
+		w->o.cap = (uint32_t)most + 1;
+	}
 	for (uint32_t j = 0; j < w->nk; j++) {
 		const struct cp_tvert *v = &th->v[w->keep[j]];
 
