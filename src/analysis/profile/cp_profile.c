@@ -16,9 +16,10 @@
  * zeroing, Slack and MBM 0 without computing them (each is at most the CP
  * time: the critical path itself keeps its length minus the procedure's
  * share).  Zeroing and Slack run block by block between the critical
- * path's cut vertices (cp_cuts.c, found once for both): per block, a
- * longest-path pass for all procedures with CP time there (cp_zero.c) and
- * a walk with a heap per such procedure (cp_slack.c); MBM costs the k-path
+ * path's cut vertices (cp_cuts.c, found once for both), side by side on
+ * the two cores: per block, a longest-path pass for all procedures with
+ * CP time there (cp_zero.c) and a walk with a heap per such procedure
+ * (cp_slack.c); MBM costs the k-path
  * search once (cp_kpaths.c, [Alexander94, §III.D]) plus the paths' lengths.
  *
  * Per object: waits and their duration come from the wait edges; time held
@@ -36,6 +37,7 @@
 #include "cp_grow.h"
 #include "cp_kpaths.h"
 #include "cp_mbm.h"
+#include "cp_par.h"
 #include "cp_samples.h"
 #include "cp_slack.h"
 #include "cp_wall.h"
@@ -485,6 +487,41 @@ static int64_t select_top(const struct cp_profile *p, uint32_t ntop,
 	return nsel;
 }
 
+/* One of zeroing and Slack over the cuts, as a cp_par_two job. */
+struct block_job {
+	int (*fn)(const struct cp_cuts *k, const struct cp_groups *gr,
+		  const bool *only, uint64_t *out);
+	const struct cp_cuts *k;
+	const struct cp_groups *gr;
+	const bool *only;
+	uint64_t *out;
+	int ret;
+};
+
+static void block_job_run(void *arg)
+{
+	struct block_job *j = arg;
+
+	j->ret = j->fn(j->k, j->gr, j->only, j->out);
+}
+
+/*
+ * Zeroing (new lengths into @zlen) beside Slack (into @slack), on both
+ * cores when the graph is large (cp_par.h): they only read the cuts and
+ * the graph, each keeps its own scratch.  0, or -1 when memory ran out.
+ */
+static int zero_and_slack(const struct cp_cuts *k, const struct cp_groups *gr,
+			  const bool *sel, uint64_t *zlen, uint64_t *slack)
+{
+	const struct cp_pag *g = k->c->g;
+	struct block_job zj = { cp_zero_blocks, k, gr, sel, zlen, 0 };
+	struct block_job sj = { cp_slack_blocks, k, gr, sel, slack, 0 };
+
+	cp_par_two((size_t)g->nv + g->ne, block_job_run, &sj, block_job_run,
+		   &zj);
+	return zj.ret || sj.ret ? -1 : 0;
+}
+
 /* Zeroing, Slack and MBM of the selected procedures. */
 static int metrics(struct cp_profile *p, const struct cp_profile_opts *o)
 {
@@ -527,11 +564,8 @@ static int metrics(struct cp_profile *p, const struct cp_profile_opts *o)
 		if (cp_cuts_find(&cuts, p->cpm))
 			goto out;
 		cuts_ok = true;
-		progress(o, "zeroing", 0.0);
-		if (cp_zero_blocks(&cuts, &gr, sel, zlen))
-			goto out;
-		progress(o, "slack", 0.0);
-		if (cp_slack_blocks(&cuts, &gr, sel, slack))
+		progress(o, "zeroing and slack", 0.0);
+		if (zero_and_slack(&cuts, &gr, sel, zlen, slack))
 			goto out;
 	}
 	for (uint32_t pr = 0; pr < np; pr++) {
