@@ -675,22 +675,10 @@ void cp_tracepag_free(struct cp_tracepag *tp)
 bool cp_tracepag_vertex(const struct cp_tracepag *tp, uint32_t v,
 			uint32_t *tid, uint32_t *vi)
 {
-	uint32_t lo = 0, hi = tp->t->nthreads;
-
 	if (v >= tp->vbase[tp->t->nthreads])
 		return false;
-	/* last thread whose vbase <= v (threads without vertices share
-	 * their successor's base, so take the last) */
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (tp->vbase[mid] <= v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*tid = lo - 1;
-	*vi = v - tp->vbase[lo - 1];
+	*tid = cp_tracepag_owner(tp->vbase, tp->t->nthreads, v);
+	*vi = v - tp->vbase[*tid];
 	return true;
 }
 

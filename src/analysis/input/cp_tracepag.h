@@ -111,23 +111,31 @@ const char *cp_tracepag_edge_name(const struct cp_tracepag *tp, uint32_t e,
 				  char *buf, size_t len);
 
 /*
- * Thread of segment @e (< nseg): the last thread whose first segment is at
- * or before @e (threads without segments share their successor's segbase).
+ * The thread whose range starts last at or before @x in @base[0 ..
+ * @n-1] (ascending: vbase or segbase): threads whose range is empty share
+ * their successor's start, so the last one is the one that holds @x.
  */
-static inline uint32_t cp_tracepag_seg_thread(const struct cp_tracepag *tp,
-					      uint32_t e)
+static inline uint32_t cp_tracepag_owner(const uint32_t *base, uint32_t n,
+					 uint32_t x)
 {
-	uint32_t lo = 0, hi = tp->t->nthreads;
+	uint32_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (tp->segbase[mid] <= e)
+		if (base[mid] <= x)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return lo - 1;
+}
+
+/* Thread of segment @e (< nseg). */
+static inline uint32_t cp_tracepag_seg_thread(const struct cp_tracepag *tp,
+					      uint32_t e)
+{
+	return cp_tracepag_owner(tp->segbase, tp->t->nthreads, e);
 }
 
 /* The vertex a segment @e of thread @tid leads into (index >= 1). */
