@@ -126,7 +126,8 @@ struct cp_trace {
 	struct cp_trace_thread *threads;	/* [nthreads] by tid */
 	uint32_t nobjs;			/* object ids are 1..nobjs-1 */
 	struct cp_trace_obj *objs;	/* [nobjs], objs[0] unused */
-	struct cp_trace_pub *pub;	/* all publishes, by (obj, seq) */
+	struct cp_trace_pub *pub;	/* all publishes, by (obj, seq); NULL
+					 * after cp_trace_drop_pub */
 	uint64_t npub;
 
 	struct cp_trace_sym *syms;	/* sorted by address */
@@ -210,6 +211,14 @@ const char *cp_trace_info(const struct cp_trace *t, const char *key);
 const struct cp_trace_pub *cp_trace_find_pub(const struct cp_trace *t,
 					     uint32_t obj, uint64_t lo,
 					     uint64_t cnt);
+
+/*
+ * Free the publish table of @t (16 bytes per PUBLISH) once the graph is
+ * built, for a caller that replays nothing (cp_replay.c, what-if, needs
+ * it): cp_trace_find_pub then finds nothing.  Not while another thread
+ * reads @t.
+ */
+void cp_trace_drop_pub(struct cp_trace *t);
 
 /* Name of event kind @kind ("PUBLISH", ...), "?" if unknown. */
 const char *cp_trace_kind_name(unsigned kind);
