@@ -174,8 +174,10 @@ int cp_cuts_find(struct cp_cuts *k, const struct cp_cpm *c)
 	}
 	k->vfirst[nb] = g->nv - 1;
 	k->pfirst[nb] = c->npath;
-	cp_big_free(late);
-	cp_big_free(cut);
+	/* back to the system, not kept (cp_bigmem): zeroing and Slack, which
+	 * come next, take no block of this size */
+	free(late);
+	free(cut);
 	cp_cuts_assert(k);
 	return 0;
 
