@@ -27,8 +27,8 @@
  *
  * Cost: one pass over the vertices, O(v + e) time with hash lookups per
  * ENTER (address -> procedure, cached) and per new calling context; 5
- * bytes of attributes per edge (kind, CCT node) and 12 more per dependency
- * or auxiliary edge, on top of the graph's own 16.
+ * bytes of attributes per edge (kind, CCT node) on top of the graph's own
+ * 16, and 4 per hub.
  */
 #include "cp_tracepag.h"
 #include "cp_debug.h"
@@ -58,7 +58,6 @@ struct bld {
 	uint32_t bad_tail, bad_head;	/* its ends, for the message */
 	struct cp_tracepag *tp;
 	uint32_t cap_e;			/* room in e_kind, e_cct */
-	uint32_t cap_d;			/* room in d_thread, d_obj, d_src */
 	uint32_t cap_procs, cap_cct, cap_pool, npool;
 	struct cp_map2 procmap;		/* (addr, 0) / (string id, 1) /
 					 * (sampled name, 2) -> proc */
@@ -119,20 +118,19 @@ static int grow_attrs(struct bld *b, uint32_t need)
 	return 0;
 }
 
-/* Grow the dependency attributes to hold @need; 0 or -1 (memory). */
-static int grow_deps(struct bld *b, uint32_t need)
+/*
+ * Debug invariant: the thread, object and source the builder meant for
+ * edge @e are those the accessors derive from its ends.  Dies on a
+ * mismatch; a no-op unless debugging.
+ */
+static void cp_tracepag_edge_check(const struct cp_tracepag *tp, uint32_t e,
+				   uint32_t thread, uint32_t obj, uint32_t src)
 {
-	struct cp_tracepag *tp = b->tp;
-	uint32_t **field[3] = { &tp->d_thread, &tp->d_obj, &tp->d_src };
-	uint32_t c = b->cap_d;
-
-	for (unsigned k = 0; k < 3; k++) {
-		c = b->cap_d;
-		if (cp_grow32((void **)field[k], 4, &c, need))
-			return -1;
-	}
-	b->cap_d = c;
-	return 0;
+	if (!cp_tracepag_debug || tp->e_kind[e] <= CP_TE_WAIT)
+		return;		/* a segment (nseg still counts them) */
+	if (cp_tracepag_thread(tp, e) != thread ||
+	    cp_tracepag_obj(tp, e) != obj || cp_tracepag_src(tp, e) != src)
+		cp_die("trace PAG: an edge's ends disagree with its attributes");
 }
 
 /* Add an edge with its attributes; returns 0 or -1 (memory). */
@@ -167,14 +165,8 @@ static int edge(struct bld *b, uint32_t tail, uint32_t head, uint64_t w,
 		return -1;
 	tp->e_kind[e] = kind;
 	tp->e_cct[e] = cct;
-	if (kind <= CP_TE_WAIT)
-		return 0;	/* a segment: the rest follows from its id */
-	e -= tp->nseg;
-	if (e >= b->cap_d && grow_deps(b, e + 1))
-		return -1;
-	tp->d_thread[e] = thread;
-	tp->d_obj[e] = obj;
-	tp->d_src[e] = src;
+	/* thread, object and source follow from the ends (cp_tracepag.h) */
+	cp_tracepag_edge_check(tp, e, thread, obj, src);
 	return 0;
 }
 
@@ -446,6 +438,7 @@ static int thread_deps(struct bld *b, uint32_t tid)
 				return -1;	/* count_edges made them all */
 			if (!b->hub_done[hub]) {
 				b->hub_done[hub] = 1;
+				tp->hub_obj[hub] = v->obj;
 				hub += b->hub0;
 				for (c = 0; c < v->cnt; c++)
 					if (edge(b, tp->vbase[pb[c].tid] +
@@ -496,19 +489,17 @@ static int thread_deps(struct bld *b, uint32_t tid)
  * distinct CONSUME range of two or more), so that every array is
  * allocated once at its final size.
  */
-static int count_edges(struct bld *b, uint64_t *nedges, uint64_t *nsegs)
+static int count_edges(struct bld *b, uint64_t *nedges)
 {
 	const struct cp_trace *t = b->tp->t;
 	uint64_t n = 0;
 
-	*nsegs = 0;
 	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
 		const struct cp_trace_thread *th = &t->threads[tid];
 
 		if (!th->nv)
 			continue;
 		n += th->nv - 1 + 2;	/* segments, source or create, sink */
-		*nsegs += th->nv - 1;
 		for (uint32_t i = 0; i < th->nv; i++) {
 			const struct cp_tvert *v = &th->v[i];
 			uint64_t key;
@@ -539,36 +530,29 @@ static int count_edges(struct bld *b, uint64_t *nedges, uint64_t *nsegs)
  * cp_pag_add_edge only when full) and ours at the final size: doubling
  * copies and page faults were half the build time.
  */
-static int reserve_edges(struct bld *b, uint32_t n, uint32_t nd)
+static int reserve_edges(struct bld *b, uint32_t n)
 {
 	struct cp_tracepag *tp = b->tp;
 	struct cp_pag *g = &tp->g;
 
 	if (!n)
 		n = 1;
-	if (!nd)
-		nd = 1;
 	g->tail = cp_big_malloc((size_t)n * sizeof(*g->tail));
 	g->head = cp_big_malloc((size_t)n * sizeof(*g->head));
 	g->w = cp_big_malloc((size_t)n * sizeof(*g->w));
 	tp->e_kind = cp_big_malloc((size_t)n);
 	tp->e_cct = cp_big_malloc((size_t)n * 4);
-	tp->d_thread = cp_big_malloc((size_t)nd * 4);
-	tp->d_obj = cp_big_malloc((size_t)nd * 4);
-	tp->d_src = cp_big_malloc((size_t)nd * 4);
-	if (!g->tail || !g->head || !g->w || !tp->e_kind || !tp->e_cct ||
-	    !tp->d_thread || !tp->d_obj || !tp->d_src)
+	if (!g->tail || !g->head || !g->w || !tp->e_kind || !tp->e_cct)
 		return -1;
 	g->cap_e = n;
 	b->cap_e = n;
-	b->cap_d = nd;
 	return 0;
 }
 
 int cp_tracepag_build(struct cp_tracepag *tp, const struct cp_trace *t,
 		      char *err, size_t errlen)
 {
-	uint64_t nedges, nsegs;
+	uint64_t nedges;
 	struct bld b;
 	char why[256];
 	uint64_t nv = 0;
@@ -597,7 +581,7 @@ int cp_tracepag_build(struct cp_tracepag *tp, const struct cp_trace *t,
 		nv += t->threads[tid].nv;
 	}
 	tp->vbase[t->nthreads] = (uint32_t)nv;
-	if (count_edges(&b, &nedges, &nsegs))
+	if (count_edges(&b, &nedges))
 		goto err_mem;
 	if (nedges >= UINT32_MAX - 1 || nv + 2 + tp->nhub >= UINT32_MAX - 1) {
 		snprintf(err, errlen, "%s: too many events for one graph",
@@ -605,8 +589,8 @@ int cp_tracepag_build(struct cp_tracepag *tp, const struct cp_trace *t,
 		goto err;
 	}
 	b.hub_done = calloc(tp->nhub ? tp->nhub : 1, 1);
-	if (!b.hub_done || reserve_edges(&b, (uint32_t)nedges,
-						(uint32_t)(nedges - nsegs)))
+	tp->hub_obj = calloc(tp->nhub ? tp->nhub : 1, sizeof(*tp->hub_obj));
+	if (!b.hub_done || !tp->hub_obj || reserve_edges(&b, (uint32_t)nedges))
 		goto err_mem;
 	b.hub0 = (uint32_t)nv + 2;
 	for (uint64_t i = 0; i < nv + 2 + tp->nhub; i++)
@@ -661,9 +645,7 @@ void cp_tracepag_free(struct cp_tracepag *tp)
 	free(tp->segbase);
 	free(tp->e_kind);
 	free(tp->e_cct);
-	free(tp->d_thread);
-	free(tp->d_obj);
-	free(tp->d_src);
+	free(tp->hub_obj);
 	for (uint32_t i = 0; i < tp->nprocs; i++)
 		free(tp->procs[i]);
 	free(tp->procs);

@@ -59,21 +59,17 @@ struct cp_tracepag {
 				 * is edge segbase[tid] + i - 1 */
 
 	/*
-	 * Per edge, indexed by edge id.  Segments are edges 0 .. nseg-1
-	 * (thread by thread, from segbase), so a segment's thread, object
-	 * and procedure follow from its id, its vertex and its CCT node:
-	 * only the dependency and auxiliary edges (ids nseg .. ne-1) keep
-	 * theirs, in the d_* arrays at e - nseg.  Read them through the
+	 * Per edge, indexed by edge id: only the kind and the calling
+	 * context.  Segments are edges 0 .. nseg-1 (thread by thread, from
+	 * segbase), so a segment's thread, object and procedure follow from
+	 * its id, its vertex and its CCT node; a dependency's from its ends
+	 * (its head is the consuming vertex, its tail the publishing one or
+	 * a hub) and a hub's object from hub_obj.  Read them through the
 	 * accessors below (cp_tracepag_thread, _obj, _src, _proc).
 	 */
 	uint8_t *e_kind;	/* [ne] enum cp_tedge_kind */
 	uint32_t *e_cct;	/* [ne] CCT node of a segment, 0 otherwise */
-	uint32_t *d_thread;	/* [ne-nseg] the consuming thread of a
-				 * dependency; CP_PAG_NONE for aux */
-	uint32_t *d_obj;	/* [ne-nseg] object of a dependency, or 0 */
-	uint32_t *d_src;	/* [ne-nseg] thread of a dependency's tail
-				 * (publisher, creator, exiting child), or
-				 * CP_PAG_NONE */
+	uint32_t *hub_obj;	/* [nhub] object of hub vertex sink + 1 + h */
 
 	/* procedures and calling contexts */
 	char **procs;		/* [nprocs] names, interned */
@@ -145,36 +141,58 @@ cp_tracepag_seg_vert(const struct cp_tracepag *tp, uint32_t tid, uint32_t e)
 	return tp->t->threads[tid].v + (e - tp->segbase[tid]) + 1;
 }
 
+/* Whether vertex @v is a thread's (not the source, sink or a hub). */
+static inline bool cp_tracepag_is_tvertex(const struct cp_tracepag *tp,
+					  uint32_t v)
+{
+	return v < tp->source;
+}
+
 /* Thread of edge @e: a segment's own; for a dependency the consuming
- * thread; CP_PAG_NONE for aux edges. */
+ * thread (its head's); CP_PAG_NONE for aux edges. */
 static inline uint32_t cp_tracepag_thread(const struct cp_tracepag *tp,
 					  uint32_t e)
 {
-	return e < tp->nseg ? cp_tracepag_seg_thread(tp, e)
-			    : tp->d_thread[e - tp->nseg];
+	if (e < tp->nseg)
+		return cp_tracepag_seg_thread(tp, e);
+	if (tp->e_kind[e] != CP_TE_DEP)
+		return CP_PAG_NONE;
+	return cp_tracepag_owner(tp->vbase, tp->t->nthreads, tp->g.head[e]);
 }
 
 /* Object of edge @e: what a wait segment waited for, what a dependency
- * (or a hub's in-edge) went through; 0 for none. */
+ * into a CONSUME or a hub's in-edge went through; 0 for none. */
 static inline uint32_t cp_tracepag_obj(const struct cp_tracepag *tp,
 				       uint32_t e)
 {
-	uint32_t tid;
+	const struct cp_tvert *v;
+	uint32_t h = tp->g.head[e], tid;
 
-	if (e >= tp->nseg)
-		return tp->d_obj[e - tp->nseg];
-	if (tp->e_kind[e] != CP_TE_WAIT)
-		return 0;
-	tid = cp_tracepag_seg_thread(tp, e);
-	return cp_tracepag_seg_vert(tp, tid, e)->obj;
+	if (e < tp->nseg) {
+		if (tp->e_kind[e] != CP_TE_WAIT)
+			return 0;
+		tid = cp_tracepag_seg_thread(tp, e);
+		return cp_tracepag_seg_vert(tp, tid, e)->obj;
+	}
+	if (tp->e_kind[e] != CP_TE_DEP)
+		return h > tp->sink ? tp->hub_obj[h - tp->sink - 1] : 0;
+	tid = cp_tracepag_owner(tp->vbase, tp->t->nthreads, h);
+	v = &tp->t->threads[tid].v[h - tp->vbase[tid]];
+	return cp_tvert_kind(v) == CP_EV_CONSUME ? v->obj : 0;
 }
 
-/* Thread of a dependency's tail (publisher, creator, exiting child), or
- * CP_PAG_NONE (segments, a hub's out-edge, source and sink). */
+/* Thread of a dependency's tail (publisher, creator, exiting child) or of
+ * a hub's in-edge, or CP_PAG_NONE (segments, a hub's out-edge, source and
+ * sink edges). */
 static inline uint32_t cp_tracepag_src(const struct cp_tracepag *tp,
 				       uint32_t e)
 {
-	return e < tp->nseg ? CP_PAG_NONE : tp->d_src[e - tp->nseg];
+	uint32_t t = tp->g.tail[e];
+
+	if (e < tp->nseg || !cp_tracepag_is_tvertex(tp, t) ||
+	    tp->g.head[e] == tp->sink)
+		return CP_PAG_NONE;
+	return cp_tracepag_owner(tp->vbase, tp->t->nthreads, t);
 }
 
 /* Innermost procedure of segment @e, CP_PAG_NONE outside any procedure
