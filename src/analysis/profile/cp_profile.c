@@ -630,10 +630,11 @@ int cp_profile_compute(struct cp_profile *p, const struct cp_tracepag *tp,
 		(double)p->useful_ns / (double)p->elapsed_ns : 0.0;
 	p->max_parallelism = p->cp_len ?
 		(double)p->useful_ns / (double)p->cp_len : 0.0;
+	cp_big_free(oncp);	/* before the metrics' larger scratch */
+	oncp = NULL;
 	if (metrics(p, o))
 		goto err_mem;
 	qsort(p->procs, p->nprocs, sizeof(*p->procs), cmp_proc);
-	cp_big_free(oncp);
 	return 0;
 err_mem:
 	snprintf(err, errlen, "%s: out of memory computing the profile",
