@@ -87,9 +87,11 @@
  *
  * Complexity per block: O((v_b + e_b) * lanes + pushes * log) time for the
  * groups with CP time in it, at most O((v + e) log e) per group as before;
- * scratch for lanes x the block's vertices (capped at CP_SLACK_WORDS words
- * per vertex of the graph: a block of n vertices walks at most words/n
- * lanes at once, at least four), 2 bytes per C edge
+ * scratch for lanes x the block's window (cp_cuts_win: a ring of rows
+ * by topological position plus a slot per edge that spans more, a few
+ * hundred rows on a trace; capped at CP_SLACK_WORDS words per vertex of
+ * the graph: a window of n rows and slots walks at most words/n lanes at
+ * once, at least two), 2 bytes per C edge
  * and a heap per lane of at most twice the edges alive at once (16 bytes
  * each: O(e) only in the worst case; it is compacted, see seg_push).  A
  * procedure without CP time costs nothing.  Slack <= zeroing benefit <= CP

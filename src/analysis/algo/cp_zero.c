@@ -15,18 +15,22 @@
  * within each block, and a block where i has no CP time keeps its length.
  * So cp_zero_blocks() runs, per block, one forward pass over the block's
  * vertices for the groups with CP time there, all of them side by side
- * (one earliest time per group and vertex, up to CP_ZERO_LANES lanes,
- * scratch indexed by topological position within the block).  On a
- * barrier-synchronised trace a block is one phase between two barriers:
- * a group costs nothing in the phases where it is not on C, and the graph
- * of a block is read once for all groups while it sits in cache.  A graph
- * without cuts is one block: the scratch is capped at CP_ZERO_WORDS words
- * per vertex of the graph, four lanes per pass, so nl groups cost nl/4
- * passes.
+ * (one earliest time per group and vertex, up to CP_ZERO_LANES lanes, in
+ * the block's window: cp_cuts_win keeps a ring of rows by topological
+ * position and a slot per edge that spans more, so a trace's block needs
+ * a few hundred rows, not one per vertex).  On a barrier-synchronised
+ * trace a block is one phase between two barriers: a group costs nothing
+ * in the phases where it is not on C, and the graph of a block is read
+ * once for all groups while it sits in cache.  The scratch is capped at
+ * CP_ZERO_WORDS words per vertex of the graph: a block whose window is as
+ * large as the graph (a random DAG) walks four lanes per pass, so nl
+ * groups cost nl/4 passes; a trace's window is small, so a pass takes up
+ * to CP_ZERO_LANES groups.
  *
  * Cost: O(sum over blocks of (v_b + e_b) * groups with CP time in b), at
- * most the O((v+e) * groups) of a pass per group; memory 32 bytes per
- * vertex of scratch plus the cuts' 8.  cp_zero_group() is the plain pass
+ * most the O((v+e) * groups) of a pass per group; memory the window's
+ * rows and far slots times the lanes, at most 32 bytes per vertex, plus
+ * the cuts'.  cp_zero_group() is the plain pass
  * over the whole graph for one group (no cuts, v words of scratch), kept
  * for callers that want one group and as the tests' unpruned reference.
  *
