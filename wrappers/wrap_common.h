@@ -122,9 +122,9 @@ static inline void forget_sync(const void *o)
  * record only after the try, so that a busy lock's record stays with the
  * thread that holds it and will publish into it (prefetching the record
  * before the try cost a hand-over more than it saved; once the try
- * succeeded, the record's line is fetched for writing at once, rather
- * than read and then upgraded).  A release publishes when @owned (an
- * expression of t) and then calls @real_unlock.
+ * succeeded, cp_objrec_slot_rec() fetches the record's line for
+ * writing).  A release publishes when @owned (an expression of t) and
+ * then calls @real_unlock.
  * Both name slots of cp_real, used only once resolved, so that the lean
  * path has as few calls, and keeps as few registers over them, as it can.
  * Inline (@far false), they look for the record in its home slot only
@@ -138,17 +138,15 @@ static inline void forget_sync(const void *o)
 		struct cp_thread *t = cp_enter_lean(far);		\
 									\
 		if (t && cp_real.ready) {				\
-			struct cp_objrec *r;				\
+			struct cp_objrec *r = NULL;			\
 									\
 			if ((rc) < 0)					\
 				(rc) = cp_real.real_try(obj);		\
 			if ((rc) == 0)					\
-				cp_objrec_prefetch(t, (const void *)(obj), \
-						   CP_NS_SYNC);		\
-			r = (far ? cp_online_lean_rec_far :		\
-			     cp_online_lean_rec)			\
-				(t, (const void *)(obj), kind);		\
-			if ((rc) == 0 && r) {				\
+				r = (far ? cp_online_lean_rec_far :	\
+				     cp_online_lean_rec)		\
+					(t, (const void *)(obj), kind);	\
+			if (r) {					\
 				(far ? cp_online_lean_acquired_far :	\
 				 cp_online_lean_acquired)(t, r);	\
 				cp_leave();				\
