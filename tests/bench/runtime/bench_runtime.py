@@ -11,7 +11,8 @@ The lock programs calibrate their work first: lockheavy does about a
 million lock acquisitions per second per thread in the bare run (the
 issue's target), lockheavy-hot four million.
 
-    python3 tests/bench/runtime/bench_runtime.py --build build [--runs 5] [--futex]
+    python3 tests/bench/runtime/bench_runtime.py --build build [--runs 5] \
+        [--futex]
 
 --futex counts each lock program's futex system calls with perf stat (the
 collisions that went to the kernel: how often a thread found its lock taken
@@ -220,9 +221,10 @@ def main():
     print("libcpthread; instr-off is that binary with CPTHREAD_MODE=off (the cost of the")
     print("instrumentation hooks alone); -8: eight procedures selected (CPTHREAD_FUNCS).")
     if fxcol:
-        print("futex calls: the program's futex system calls in a run (lock waits and the")
-        print("unlocks that wake them); with --futex every lock-program run goes through")
-        print("perf stat, whose own CPU time then counts in the CPU columns.")
+        print("futex calls: the program's futex system calls in a run (lock")
+        print("waits and the unlocks that wake them); with --futex every")
+        print("lock-program run goes through perf stat, whose own CPU time")
+        print("then counts in the CPU columns.")
     print("CPU: user + system time of the process, which another tenant's load on the")
     print("machine changes less than the elapsed time (a run whose two threads had to")
     print("share one CPU takes twice as long but about as much CPU).")
