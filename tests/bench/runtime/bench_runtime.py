@@ -11,8 +11,8 @@ The lock programs calibrate their work first: lockheavy does about a
 million lock acquisitions per second per thread in the bare run (the
 issue's target), lockheavy-hot four million.
 
-    python3 tests/bench/runtime/bench_runtime.py --build build [--runs 5] \
-        [--futex]
+    python3 tests/bench/runtime/bench_runtime.py --build build \\
+        [--runs 5] [--futex]
 
 --futex counts each lock program's futex system calls with perf stat (the
 collisions that went to the kernel: how often a thread found its lock taken
