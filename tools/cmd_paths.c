@@ -85,6 +85,8 @@ enum cpt_status cpt_cmd_paths(struct cpt_ctx *c, int argc, char **argv)
 	st = cpt_input_load(c, path, &in);
 	if (st)
 		return st;
+	if (in.is_trace)
+		cp_trace_drop_pub(&in.t);	/* the graph has the edges */
 	cpt_progress(c, "critical path", 0.0);
 	if (cp_cpm_run(&cpm, in.g, NULL)) {
 		snprintf(c->err, sizeof(c->err), "%s: out of memory", path);

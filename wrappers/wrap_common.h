@@ -37,10 +37,12 @@ static inline void forget_sync(const void *o)
  * wait is recorded around @blocking_call, then @on_ok(&w) or a failed
  * wait.  A timed variant passes EBUSY as @try_call to go straight to the
  * real call, whose argument checks then stay glibc's.  The object's record
- * is prefetched before the try and looked up after it, so that both cache
- * lines come over together; without a record (out of memory) the call is
- * not traced.  @on_ok names a macro of (w) that sees t and r.  Return
- * value and errno are the real calls'.
+ * is looked up after the try, its line fetched for writing first when the
+ * try succeeded (one transfer, not a read and then an upgrade); a busy
+ * lock's record is left alone, with the holder that will publish into
+ * it.  Without a record (out of memory) the call is not traced.  @on_ok
+ * names a macro of (w) that sees t and r.  Return value and errno are the
+ * real calls'.
  */
 #define CP_WRAP_ACQUIRE(obj, kind, try_call, busy, blocking_call, ok,	\
 			on_ok)						\
@@ -53,10 +55,11 @@ static inline void forget_sync(const void *o)
 									\
 		if (!t)							\
 			return blocking_call;				\
-		cp_objrec_prefetch(t, obj, CP_NS_SYNC);			\
 		err = errno;						\
 		rc = try_call;						\
 		waits = (busy);						\
+		if (!waits)						\
+			cp_objrec_prefetch(t, obj, CP_NS_SYNC);		\
 		r = sync_rec(t, obj, kind);				\
 		if (!waits) {						\
 			if ((ok) && r)					\
@@ -118,8 +121,10 @@ static inline void forget_sync(const void *o)
  * the result on, so that a lock is not tried twice; it looks at the
  * record only after the try, so that a busy lock's record stays with the
  * thread that holds it and will publish into it (prefetching the record
- * before the try cost a hand-over more than it saved).  A release
- * publishes when @owned (an expression of t) and then calls @real_unlock.
+ * before the try cost a hand-over more than it saved; once the try
+ * succeeded, cp_objrec_slot_rec() fetches the record's line for
+ * writing).  A release publishes when @owned (an expression of t) and
+ * then calls @real_unlock.
  * Both name slots of cp_real, used only once resolved, so that the lean
  * path has as few calls, and keeps as few registers over them, as it can.
  * Inline (@far false), they look for the record in its home slot only
@@ -133,14 +138,15 @@ static inline void forget_sync(const void *o)
 		struct cp_thread *t = cp_enter_lean(far);		\
 									\
 		if (t && cp_real.ready) {				\
-			struct cp_objrec *r;				\
+			struct cp_objrec *r = NULL;			\
 									\
 			if ((rc) < 0)					\
 				(rc) = cp_real.real_try(obj);		\
-			r = (far ? cp_online_lean_rec_far :		\
-			     cp_online_lean_rec)			\
-				(t, (const void *)(obj), kind);		\
-			if ((rc) == 0 && r) {				\
+			if ((rc) == 0)					\
+				r = (far ? cp_online_lean_rec_far :	\
+				     cp_online_lean_rec)		\
+					(t, (const void *)(obj), kind);	\
+			if (r) {					\
 				(far ? cp_online_lean_acquired_far :	\
 				 cp_online_lean_acquired)(t, r);	\
 				cp_leave();				\

@@ -175,16 +175,39 @@ static inline struct cp_objrec *cp_objrec_get(struct cp_thread *t,
 const struct cp_cache_slot *cp_objrec_map_probe(const struct cp_thread *t,
 						uintptr_t key);
 
-/* @s's record if @s holds @key and the record is still @key's, of kind
- * @kind; else NULL. */
+/* Start fetching the cache line at @p for writing (never faults). */
+static inline void cp_prefetch_write(const void *p)
+{
+	/* asm: GCC deletes a call of an inline function whose only effect
+	 * is __builtin_prefetch (it counts as pure) */
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ __volatile__("prefetchw %0" : : "m"(*(const char *)p));
+#else
+	__asm__ __volatile__("" : : "r"(p));
+	__builtin_prefetch(p, 1);
+#endif
+}
+
+/*
+ * @s's record if @s holds @key and the record is still @key's, of kind
+ * @kind; else NULL.  Its hot line is fetched for writing before its tag
+ * is read: every caller (the lean paths, cp_online.h) writes the record
+ * next, and a line that comes from another core then moves once, rather
+ * than being read and then upgraded.
+ */
 static inline struct cp_objrec *cp_objrec_slot_rec(
 	const struct cp_cache_slot *s, uintptr_t key, unsigned kind)
 {
-	if (!s || s->key != key ||
-	    atomic_load_explicit(&s->rec->tag, memory_order_acquire) != key ||
-	    s->rec->kind != kind)
+	struct cp_objrec *r;
+
+	if (!s || s->key != key)
 		return NULL;
-	return s->rec;
+	r = s->rec;
+	cp_prefetch_write(&r->tag);
+	if (atomic_load_explicit(&r->tag, memory_order_acquire) != key ||
+	    r->kind != kind)
+		return NULL;
+	return r;
 }
 
 /*
@@ -221,19 +244,6 @@ static inline struct cp_objrec *cp_objrec_peek(const struct cp_thread *t,
 	if (s->key != key)
 		s = cp_objrec_map_probe(t, key);
 	return cp_objrec_slot_rec(s, key, kind);
-}
-
-/* Start fetching the cache line at @p for writing (never faults). */
-static inline void cp_prefetch_write(const void *p)
-{
-	/* asm: GCC deletes a call of an inline function whose only effect
-	 * is __builtin_prefetch (it counts as pure) */
-#if defined(__x86_64__) || defined(__i386__)
-	__asm__ __volatile__("prefetchw %0" : : "m"(*(const char *)p));
-#else
-	__asm__ __volatile__("" : : "r"(p));
-	__builtin_prefetch(p, 1);
-#endif
 }
 
 /*

@@ -236,13 +236,13 @@ START_TEST(test_budget_cpt_says_the_mode)
 	int st;
 
 	temp_file(path);
-	write_trace(path, 250000);	/* 1000007 events, about 230 MB */
-	snprintf(cmd, sizeof(cmd), "%s/tools/cpt paths %s --k 1 --memory 400M",
+	write_trace(path, 250000);	/* 1000007 events, about 155 MB */
+	snprintf(cmd, sizeof(cmd), "%s/tools/cpt paths %s --k 1 --memory 280M",
 		 CP_BINARY_DIR, path);
 	st = first_err_line(cmd, line, sizeof(line));
 	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
 	ck_assert_msg(strstr(line, "in memory: 1000007 events, about ") &&
-		      strstr(line, "within the budget of 400 MB"),
+		      strstr(line, "within the budget of 280 MB"),
 		      "stderr: '%s'", line);
 	snprintf(cmd, sizeof(cmd), "%s/tools/cpt paths %s --k 1 --memory 4G",
 		 CP_BINARY_DIR, path);

@@ -2,7 +2,8 @@
  * check_cuts.c - the critical path's cut vertices against their definition
  * (cp_cuts.c), checked by brute-force reachability on random graphs:
  * barrier-synchronised PAGs with zero-weight and weighted edges across
- * barriers, PAG-shaped thread chains and unstructured DAGs.
+ * barriers, PAG-shaped thread chains and unstructured DAGs; and the
+ * scratch window zeroing and Slack lay over a block.
  */
 #include <check.h>
 #include <inttypes.h>
@@ -11,6 +12,8 @@
 #include <string.h>
 
 #include "cp_cuts.h"
+#include "cp_slack.h"
+#include "cp_zero.h"
 #include "cp_testgraph.h"
 
 /* reach[v * words + u / 64] bit u: v reaches u (itself included) */
@@ -192,6 +195,54 @@ START_TEST(test_cuts_weighted_edge_over_barrier)
 }
 END_TEST
 
+/*
+ * The scratch window (cp_cuts_win): a chain v0 -> .. -> v9 of unit edges
+ * (group 0) and one edge v0 -> v9 of weight 1 (no group), so one block
+ * of ten positions whose spans are nine 1s and one 9.  Rows + far slots
+ * is least at two rows (2 + 1, against 1 + 10, 4 + 1, 8 + 1, 16 + 0), the
+ * long edge being far; zeroing and Slack must see what it carries: the
+ * chain zeroed leaves the long edge's 1 (zeroed length 1, not 0), and the
+ * chain can lose 8 of its 9 while it stays critical (Slack 8, not 9).
+ */
+START_TEST(test_cuts_window_far_edge)
+{
+	uint32_t of[10];
+	struct cp_groups gr = { .n = 1, .of = of };
+	struct cp_cuts_win win = { .rows = 0 };
+	uint64_t zl, sl;
+	struct cp_pag g;
+	struct cp_cpm c;
+	struct cp_cuts k;
+	char err[128];
+
+	cp_pag_init(&g);
+	for (int i = 0; i < 10; i++)
+		cp_pag_add_vertex(&g);
+	for (uint32_t i = 0; i < 9; i++) {
+		cp_pag_add_edge(&g, i, i + 1, 1, CP_PAG_NONE);
+		of[i] = 0;
+	}
+	cp_pag_add_edge(&g, 0, 9, 1, CP_PAG_NONE);
+	of[9] = CP_PAG_NONE;
+	ck_assert_int_eq(cp_pag_finish(&g, err, sizeof(err)), 0);
+	ck_assert_int_eq(cp_cpm_run(&c, &g, NULL), 0);
+	ck_assert_int_eq(cp_cuts_find(&k, &c), 0);
+	ck_assert_uint_eq(k.nb, 1);
+	ck_assert_int_eq(cp_cuts_win_plan(&k, 0, &win), 0);
+	ck_assert_msg(win.rows == 2 && win.nfar == 1 &&
+		      win.far[0] == (uint64_t)9 << 32,
+		      "window: %u rows, %u far", win.rows, win.nfar);
+	ck_assert_int_eq(cp_zero_blocks(&k, &gr, NULL, &zl), 0);
+	ck_assert_int_eq(cp_slack_blocks(&k, &gr, NULL, &sl), 0);
+	ck_assert_msg(zl == 1 && sl == 8, "zeroed %" PRIu64 ", slack %"
+		      PRIu64, zl, sl);
+	cp_cuts_win_free(&win);
+	cp_cuts_free(&k);
+	cp_cpm_free(&c);
+	cp_pag_free(&g);
+}
+END_TEST
+
 static Suite *cuts_suite(void)
 {
 	Suite *s = suite_create("cuts");
@@ -201,6 +252,7 @@ static Suite *cuts_suite(void)
 	tcase_add_test(tc, test_cuts_match_definition);
 	tcase_add_test(tc, test_cuts_barrier_hubs);
 	tcase_add_test(tc, test_cuts_weighted_edge_over_barrier);
+	tcase_add_test(tc, test_cuts_window_far_edge);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -227,7 +227,7 @@ static int cp_cross_edges(const struct synth_cpm *f)
 			ck_assert_msg(i > 0 && cp_tracepag_vertex(&f->tp,
 				f->tp.g.tail[f->cpm.path[i - 1]], &pt, &pv),
 				"hub without a CP in-edge");
-		n += pt != f->tp.e_thread[e];
+		n += pt != cp_tracepag_thread(&f->tp, e);
 	}
 	return n;
 }

@@ -10,10 +10,12 @@
  */
 #include <check.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_par.h"
 #include "cp_profile.h"
 #include "cp_sampled.h"
 #include "cp_samples.h"
@@ -272,6 +274,60 @@ START_TEST(test_sampled_two_threads_wall)
 		      x.p.cp_samples);
 	unload(&x);
 	synth_free(&s);
+}
+END_TEST
+
+/*
+ * The same with every pass that splits on two threads (cp_par.h threshold
+ * 0: the threads' rewrite in two runs, T0 | T1, and zeroing beside Slack)
+ * as on one (threshold SIZE_MAX): the same figures for every procedure,
+ * inclusive and exclusive, and the same samples' counters.
+ */
+START_TEST(test_sampled_two_threads_on_two_cores)
+{
+	size_t old = cp_par_set_threshold(SIZE_MAX);
+
+	for (int excl = 0; excl < 2; excl++) {
+		struct synth s1, s2;
+		struct fix one, two;
+
+		build_two(&s1, CP_CLOCK_WALL, false, true);
+		load(&s1, &one, CP_PROCS_AUTO, excl);
+		cp_par_set_threshold(0);
+		build_two(&s2, CP_CLOCK_WALL, false, true);
+		load(&s2, &two, CP_PROCS_AUTO, excl);
+		cp_par_set_threshold(SIZE_MAX);
+		if (!excl)
+			check_two(&two, true);
+		ck_assert(one.p.nprocs == two.p.nprocs);
+		for (uint32_t i = 0; i < one.p.nprocs; i++) {
+			const struct cp_proc_prof *a = &one.p.procs[i];
+			const struct cp_proc_prof *b = &two.p.procs[i];
+
+			ck_assert_msg(!strcmp(a->name, b->name) &&
+				      a->cpu_ns == b->cpu_ns &&
+				      a->cp_ns == b->cp_ns &&
+				      a->zero_ns == b->zero_ns &&
+				      a->slack_ns == b->slack_ns &&
+				      a->mbm_ns == b->mbm_ns &&
+				      a->samples == b->samples &&
+				      a->cp_samples == b->cp_samples,
+				      "%s (exclusive %d) differs on two threads",
+				      a->name, excl);
+		}
+		ck_assert_msg(two.t.samples->in_wait == 1 &&
+			      two.t.samples->used == 7 &&
+			      two.t.samples->outside == 0 &&
+			      two.t.samples->used_weight ==
+			      one.t.samples->used_weight,
+			      "in wait %" PRIu64 ", used %" PRIu64,
+			      two.t.samples->in_wait, two.t.samples->used);
+		unload(&one);
+		unload(&two);
+		synth_free(&s1);
+		synth_free(&s2);
+	}
+	cp_par_set_threshold(old);
 }
 END_TEST
 
@@ -556,6 +612,7 @@ static Suite *sampled_suite(void)
 	tcase_add_test(tc, test_sampled_recursion_counts_once);
 	tcase_add_test(tc, test_sampled_weights_differ);
 	tcase_add_test(tc, test_sampled_two_threads_wall);
+	tcase_add_test(tc, test_sampled_two_threads_on_two_cores);
 	tcase_add_test(tc, test_sampled_two_threads_cpu_clock);
 	tcase_add_test(tc, test_sampled_agrees_with_instrumented);
 	tcase_add_test(tc, test_sampled_none_is_an_error);

@@ -60,15 +60,15 @@ START_TEST(test_tracepag_lock_chain)
 		      f.tp.useful_ns);
 	ck_assert_msg(f.tp.wait_ns == 40, "wait %" PRIu64, f.tp.wait_ns);
 	for (uint32_t e = 0; e < f.tp.g.ne; e++) {
-		if (f.tp.e_kind[e] != CP_TE_DEP || f.tp.e_obj[e] != 1)
+		if (f.tp.e_kind[e] != CP_TE_DEP || cp_tracepag_obj(&f.tp, e) != 1)
 			continue;
 		seen_dep = true;
 		cp_tracepag_edge_name(&f.tp, e, buf, sizeof(buf));
 		ck_assert_msg(!strcmp(buf, "mutex#1 T2->T1"), "dep name '%s'",
 			      buf);
-		ck_assert_msg(f.tp.e_src[e] == 2 && f.tp.e_thread[e] == 1,
-			      "dep src %u thread %u", f.tp.e_src[e],
-			      f.tp.e_thread[e]);
+		ck_assert_msg(cp_tracepag_src(&f.tp, e) == 2 && cp_tracepag_thread(&f.tp, e) == 1,
+			      "dep src %u thread %u", cp_tracepag_src(&f.tp, e),
+			      cp_tracepag_thread(&f.tp, e));
 	}
 	ck_assert_msg(seen_dep, "no lock dependency edge");
 	ck_assert_msg(f.tp.nprocs == 2, "nprocs %u", f.tp.nprocs);
@@ -88,10 +88,10 @@ START_TEST(test_tracepag_wait_edges_weigh_zero)
 	/* T1: start, enter, leave(25), request(25), consume(30, wait) */
 	e = f.tp.segbase[1] + 3;	/* into vertex 4 */
 	ck_assert_msg(f.tp.e_kind[e] == CP_TE_WAIT && f.tp.g.w[e] == 0 &&
-		      cp_tracepag_wait(&f.tp, e) == 5 && f.tp.e_obj[e] == 1,
+		      cp_tracepag_wait(&f.tp, e) == 5 && cp_tracepag_obj(&f.tp, e) == 1,
 		      "wait edge kind %u w %" PRIu64 " wait %" PRIu64 " obj %u",
 		      f.tp.e_kind[e], f.tp.g.w[e], cp_tracepag_wait(&f.tp, e),
-		      f.tp.e_obj[e]);
+		      cp_tracepag_obj(&f.tp, e));
 	ck_assert_msg(f.cpm.length == 40, "CP length %" PRIu64, f.cpm.length);
 	synth_cpm_free(&f);
 	synth_free(&s);
@@ -333,10 +333,10 @@ START_TEST(test_tracepag_calling_contexts)
 	/* segment into vertex 2 (b's ENTER) ran in a */
 	e = f.tp.segbase[0] + 1;
 	n = f.tp.e_cct[e];
-	ck_assert_msg(!strcmp(cp_tracepag_proc_name(&f.tp, f.tp.e_proc[e]),
+	ck_assert_msg(!strcmp(cp_tracepag_proc_name(&f.tp, cp_tracepag_proc(&f.tp, e)),
 			      "a") && f.tp.g.w[e] == 10,
 		      "edge %u proc %s w %" PRIu64, e,
-		      cp_tracepag_proc_name(&f.tp, f.tp.e_proc[e]),
+		      cp_tracepag_proc_name(&f.tp, cp_tracepag_proc(&f.tp, e)),
 		      f.tp.g.w[e]);
 	ck_assert_msg(f.tp.cct[n].depth == 1, "depth %u", f.tp.cct[n].depth);
 	/* recursion a/a: the inclusive list has a once */
@@ -347,7 +347,7 @@ START_TEST(test_tracepag_calling_contexts)
 		      f.tp.cct[n].incl_n);
 	/* the last segment, after the region ended, is outside everything */
 	e = f.tp.segbase[0] + 10;
-	ck_assert_msg(f.tp.e_cct[e] == 0 && f.tp.e_proc[e] == CP_PAG_NONE,
+	ck_assert_msg(f.tp.e_cct[e] == 0 && cp_tracepag_proc(&f.tp, e) == CP_PAG_NONE,
 		      "after region: cct %u", f.tp.e_cct[e]);
 	ck_assert_msg(f.cpm.length == 52, "CP length %" PRIu64, f.cpm.length);
 	synth_cpm_free(&f);

@@ -11,9 +11,11 @@
  *   abort  abort() (SIGABRT)
  *   term   raise(SIGTERM)
  *   exit0  _exit(0)
- *   kill   pause() until the parent sends SIGKILL; worker B ends after
- *          10N acquisitions, so that the trace's size does not depend on
- *          how late the kill comes
+ *   kill   kill(getpid(), SIGKILL): the end nothing can intercept,
+ *          sent by the program itself once A is joined, so that what the
+ *          trace holds does not depend on how loaded the machine is (a
+ *          kill from outside after a fixed delay once came before any
+ *          block was written); worker B ends after 10N acquisitions
  *   count  the benchmark's mode (tests/bench/bench_crash.c): A never
  *          stops either, and each worker counts its acquisitions in the
  *          file WL_COUNTER (two u64, mapped shared) right after each
@@ -219,8 +221,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(mode, "exit0"))
 		_exit(0);
 	else if (!strcmp(mode, "kill"))
-		for (;;)
-			pause();
+		kill(getpid(), SIGKILL);
 	fprintf(stderr, "usage: wl_crash segv|abort|term|exit0|kill|count|"
 		"handler|sysv|xsysv|sigset|bsd|quick [N]\n");
 	return 2;

@@ -174,8 +174,10 @@ int cp_cuts_find(struct cp_cuts *k, const struct cp_cpm *c)
 	}
 	k->vfirst[nb] = g->nv - 1;
 	k->pfirst[nb] = c->npath;
-	cp_big_free(late);
-	cp_big_free(cut);
+	/* back to the system, not kept (cp_bigmem): zeroing and Slack, which
+	 * come next, take no block of this size */
+	free(late);
+	free(cut);
 	cp_cuts_assert(k);
 	return 0;
 
@@ -235,4 +237,80 @@ int cp_cuts_run(const struct cp_cpm *c,
 	ret = fn(&k, gr, only, out);
 	cp_cuts_free(&k);
 	return ret;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Bits needed for @x (0 for 0). */
+static unsigned bit_len(uint32_t x)
+{
+	return x ? 32 - (unsigned)__builtin_clz(x) : 0;
+}
+
+/*
+ * Window rows: with n[i] the block's edges of span bit length i, 2^b rows
+ * leave the edges of span >= 2^b (bit length > b) far; take the b of least
+ * 2^b + far, no more than the block needs.
+ */
+static uint32_t win_rows(const uint64_t *n, uint32_t size)
+{
+	uint64_t far = 0, best = UINT64_MAX;
+	unsigned top = bit_len(size), bb = top;
+
+	for (unsigned i = 0; i <= 32; i++)
+		far += n[i];
+	for (unsigned b = 0; b <= top && b < 32; b++) {
+		far -= n[b];	/* bit length b: span < 2^b */
+		if (((uint64_t)1 << b) + far < best) {
+			best = ((uint64_t)1 << b) + far;
+			bb = b;
+		}
+	}
+	return (uint32_t)1 << (bb < 32 ? bb : 31);
+}
+
+int cp_cuts_win_plan(const struct cp_cuts *k, uint32_t b,
+		     struct cp_cuts_win *w)
+{
+	uint32_t p0 = k->vfirst[b], p1 = cp_cuts_vlast(k, b), nf = 0;
+	uint64_t n[33] = { 0 };
+
+	for (uint32_t p = p0; p < p1; p++)
+		for (uint32_t j = k->toff[p]; j < k->toff[p + 1]; j++)
+			if (k->tout[j].head <= p1)
+				n[bit_len(k->tout[j].head - p)]++;
+	w->rows = win_rows(n, p1 - p0 + 1);
+	w->nfar = 0;
+	for (unsigned i = bit_len(w->rows); i <= 32; i++)
+		nf += (uint32_t)n[i];
+	if (nf > w->cap) {
+		uint64_t *f = realloc(w->far, sizeof(*f) * nf);
+
+		if (!f)
+			return -1;
+		w->far = f;
+		w->cap = nf;
+	}
+	for (uint32_t p = p0; p < p1; p++)
+		for (uint32_t j = k->toff[p]; j < k->toff[p + 1]; j++) {
+			uint32_t r = k->tout[j].head;
+
+			if (r <= p1 && cp_cuts_win_far(w, p, r)) {
+				w->far[w->nfar] = (uint64_t)r << 32 | w->nfar;
+				w->nfar++;
+			}
+		}
+	qsort(w->far, w->nfar, sizeof(*w->far), cmp_u64);
+	return 0;
+}
+
+void cp_cuts_win_free(struct cp_cuts_win *w)
+{
+	free(w->far);
+	memset(w, 0, sizeof(*w));
 }

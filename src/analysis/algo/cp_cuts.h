@@ -63,6 +63,44 @@ int cp_cuts_run(const struct cp_cpm *c,
 		const struct cp_groups *gr, const bool *only, uint64_t *out);
 
 /*
+ * A block's per-vertex scratch as a ring.  Zeroing and Slack push a value
+ * per lane along every edge of a block, from the tail's topological
+ * position to the head's, and read it when the pass reaches the head.  In
+ * a trace PAG nearly every edge spans a few hundred positions at most
+ * (Kahn's order advances the threads side by side), so the values live in
+ * a ring of @rows rows (row (p - vfirst[b]) & (rows - 1) for position p,
+ * cleared once read) and the few edges that span @rows positions or more
+ * carry theirs in a far slot each, merged into the head's row when the
+ * pass reaches it.  @rows minimises rows + far slots; a pass over the
+ * block's vertices at positions p with out-edges j (in tout order, heads
+ * at most the block's last position) numbers the far edges 0, 1, ... in
+ * that order.  Results are those of a scratch row per vertex, bit for bit.
+ */
+struct cp_cuts_win {
+	uint32_t rows;		/* ring rows: a power of two */
+	uint32_t nfar;		/* far edges of the block */
+	uint64_t *far;		/* [nfar] head position << 32 | far slot,
+				 * ascending: the order heads are reached */
+	uint32_t cap;		/* room in @far */
+};
+
+/*
+ * Lay out the window of block @b of @k into @w (empty, or left by an
+ * earlier call: its array is reused).  O(e_b + far log far).  Returns 0,
+ * -1 when memory runs out.  Free with cp_cuts_win_free().
+ */
+int cp_cuts_win_plan(const struct cp_cuts *k, uint32_t b,
+		     struct cp_cuts_win *w);
+void cp_cuts_win_free(struct cp_cuts_win *w);
+
+/* Is the edge from position @p to head position @r (in the block) far? */
+static inline bool cp_cuts_win_far(const struct cp_cuts_win *w, uint32_t p,
+				   uint32_t r)
+{
+	return r - p >= w->rows;
+}
+
+/*
  * The groups of @gr with CP time in block @b (and @only[i] true, unless
  * @only is NULL), each once, into @in; returns their count.  @mark has a
  * slot per group, zero before the first call; a listed group is left

@@ -87,9 +87,11 @@
  *
  * Complexity per block: O((v_b + e_b) * lanes + pushes * log) time for the
  * groups with CP time in it, at most O((v + e) log e) per group as before;
- * scratch for lanes x the block's vertices (capped at CP_SLACK_WORDS words
- * per vertex of the graph: a block of n vertices walks at most words/n
- * lanes at once, at least four), 2 bytes per C edge
+ * scratch for lanes x the block's window (cp_cuts_win: a ring of rows
+ * by topological position plus a slot per edge that spans more, a few
+ * hundred rows on a trace; capped at CP_SLACK_WORDS words per vertex of
+ * the graph: a window of n rows and slots walks at most words/n lanes at
+ * once, at least two), 2 bytes per C edge
  * and a heap per lane of at most twice the edges alive at once (16 bytes
  * each: O(e) only in the worst case; it is compacted, see seg_push).  A
  * procedure without CP time costs nothing.  Slack <= zeroing benefit <= CP
@@ -134,8 +136,10 @@ struct cp_slack_ws {
 	uint32_t nroots;
 	uint16_t *mask;		/* [npath] lanes owning each C edge of the
 				 * block walked */
-	uint64_t *a;		/* reduced arrival times A: [i * nl + l]
-				 * for vertex i of the block, lane l */
+	uint64_t *a;		/* reduced arrival times A, lane by lane:
+				 * the window's ring rows, then its far
+				 * slots (cp_cuts_win) */
+	struct cp_cuts_win win;	/* the window of the block walked */
 	size_t words;		/* most words a may have */
 	size_t room;		/* words in a */
 	uint32_t *lane_of;	/* [groups] lane of a group, or NONE */
@@ -162,7 +166,7 @@ static struct cp_slack_ws *ws_new(const struct cp_cpm *c,
 	ws->k = k;
 	ws->words = CP_SLACK_WORDS * ((size_t)g->nv + 1);
 	ws->roots = malloc(sizeof(*ws->roots) * ((size_t)g->nv + 1));
-	ws->mask = cp_big_malloc(sizeof(*ws->mask) * ((size_t)c->npath + 1));
+	ws->mask = malloc(sizeof(*ws->mask) * ((size_t)c->npath + 1));
 	if (!ws->roots || !ws->mask) {
 		cp_slack_ws_free(ws);
 		return NULL;
@@ -185,8 +189,9 @@ void cp_slack_ws_free(struct cp_slack_ws *ws)
 		return;
 	cp_cuts_free(&ws->own);
 	free(ws->roots);
-	cp_big_free(ws->mask);
+	free(ws->mask);
 	cp_big_free(ws->a);
+	cp_cuts_win_free(&ws->win);
 	free(ws->lane_of);
 	for (uint32_t l = 0; l < CP_SLACK_LANES; l++)
 		free(ws->lane[l].heap);
@@ -405,7 +410,7 @@ static uint32_t lanes_init(struct cp_slack_ws *ws, const struct cp_groups *gr,
  * 1e6`: the difference was within the runs' noise).
  */
 static int slack_lanes(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
-		       uint32_t end, uint64_t *sum)
+		       uint64_t *sum)
 {
 	const struct cp_cuts *k = ws->k;
 	const struct cp_cpm *c = k->c;
@@ -415,7 +420,8 @@ static int slack_lanes(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 	uint32_t act[CP_SLACK_LANES], na = 0;	/* lanes still walking */
 	uint32_t nq[CP_SLACK_LANES], minq = UINT32_MAX;	/* their nextq */
 	uint64_t lim[CP_SLACK_LANES];		/* their d + rem */
-	uint64_t *a = ws->a;
+	uint64_t *a = ws->a, *far = a + (size_t)ws->win.rows * nl;
+	uint32_t ring = ws->win.rows - 1, nfar = 0, fi = 0;
 
 	for (uint32_t l = 0; l < nl; l++) {
 		if (ws->lane[l].stop == CP_PAG_NONE)
@@ -436,11 +442,20 @@ static int slack_lanes(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 				return -1;
 		}
 	}
-	memset(a, 0, sizeof(*a) * nl * ((size_t)end + 1));
+	memset(a, 0, sizeof(*a) * nl * ((size_t)ws->win.rows + ws->win.nfar));
 	for (uint32_t i = 0; na; i++) {
 		uint32_t v = g->topo[p0 + i], q = pos[v];
 		uint32_t cpe = CP_PAG_NONE;
-		uint64_t av[CP_SLACK_LANES];
+		uint64_t av[CP_SLACK_LANES], *ai = a + (size_t)(i & ring) * nl;
+
+		for (; fi < ws->win.nfar && ws->win.far[fi] >> 32 == p0 + i;
+		     fi++) {
+			const uint64_t *fv = far +
+				(size_t)(uint32_t)ws->win.far[fi] * nl;
+
+			for (uint32_t l = 0; l < nl; l++)
+				ai[l] = fv[l] > ai[l] ? fv[l] : ai[l];
+		}
 
 		if (q != CP_PAG_NONE) {
 			uint32_t ein = q > 0 ? c->path[q - 1] : CP_PAG_NONE;
@@ -488,13 +503,14 @@ static int slack_lanes(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 			for (uint32_t x = 0; x < na; x++) {
 				uint32_t l = act[x];
 
-				av[l] = a[(size_t)i * nl + l];
+				av[l] = ai[l];
 				if (leaf && c->length - av[l] < lim[l] &&
 				    seg_push(&ws->lane[l], c->length - av[l],
 					     UINT32_MAX, i))
 					return -1;
 			}
 		}
+		memset(ai, 0, sizeof(*ai) * nl);	/* row of i + rows */
 		for (uint32_t j = k->toff[p0 + i]; j < k->toff[p0 + i + 1];
 		     j++) {
 			uint32_t e = k->tout[j].e, r = k->tout[j].head;
@@ -502,8 +518,11 @@ static int slack_lanes(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 
 			if (r > p1)
 				continue;	/* passes over the last cut */
+			if (cp_cuts_win_far(&ws->win, p0 + i, r))
+				th = far + (size_t)nfar++ * nl;
+			else
+				th = a + (size_t)((r - p0) & ring) * nl;
 			r -= p0;
-			th = a + (size_t)r * nl;
 			for (uint32_t x = 0; x < na; x++) {
 				uint32_t l = act[x];
 				uint64_t f = av[l] + w;
@@ -533,10 +552,15 @@ static int slack_block(struct cp_slack_ws *ws, const struct cp_groups *gr,
 		       uint32_t b, const uint32_t *in, uint32_t ng,
 		       uint64_t *slack)
 {
-	const struct cp_cuts *k = ws->k;
-	size_t size = (size_t)cp_cuts_vlast(k, b) - k->vfirst[b] + 1;
-	uint32_t most = ws->words / size < CP_SLACK_LANES ?
-			(uint32_t)(ws->words / size) : CP_SLACK_LANES;
+	size_t size;
+	uint32_t most;
+
+	if (cp_cuts_win_plan(ws->k, b, &ws->win))
+		return -1;
+	size = (size_t)ws->win.rows + ws->win.nfar;
+	most = ws->words / size < CP_SLACK_LANES ?
+	       (uint32_t)(ws->words / size) : CP_SLACK_LANES;
+	most = most ? most : 1;
 
 	if (ws->ngroups < gr->n) {
 		uint32_t *lo = realloc(ws->lane_of,
@@ -563,7 +587,7 @@ static int slack_block(struct cp_slack_ws *ws, const struct cp_groups *gr,
 		for (uint32_t l = 0; l < nl; l++)
 			ws->lane[l].gid = in[s + l];
 		end = lanes_init(ws, gr, b, nl);
-		if (end != CP_PAG_NONE && slack_lanes(ws, b, nl, end, slack))
+		if (end != CP_PAG_NONE && slack_lanes(ws, b, nl, slack))
 			return -1;
 	}
 	return 0;

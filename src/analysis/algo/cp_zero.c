@@ -15,18 +15,22 @@
  * within each block, and a block where i has no CP time keeps its length.
  * So cp_zero_blocks() runs, per block, one forward pass over the block's
  * vertices for the groups with CP time there, all of them side by side
- * (one earliest time per group and vertex, up to CP_ZERO_LANES lanes,
- * scratch indexed by topological position within the block).  On a
- * barrier-synchronised trace a block is one phase between two barriers:
- * a group costs nothing in the phases where it is not on C, and the graph
- * of a block is read once for all groups while it sits in cache.  A graph
- * without cuts is one block: the scratch is capped at CP_ZERO_WORDS words
- * per vertex of the graph, four lanes per pass, so nl groups cost nl/4
- * passes.
+ * (one earliest time per group and vertex, up to CP_ZERO_LANES lanes, in
+ * the block's window: cp_cuts_win keeps a ring of rows by topological
+ * position and a slot per edge that spans more, so a trace's block needs
+ * a few hundred rows, not one per vertex).  On a barrier-synchronised
+ * trace a block is one phase between two barriers: a group costs nothing
+ * in the phases where it is not on C, and the graph of a block is read
+ * once for all groups while it sits in cache.  The scratch is capped at
+ * CP_ZERO_WORDS words per vertex of the graph: a block whose window is as
+ * large as the graph (a random DAG) walks four lanes per pass, so nl
+ * groups cost nl/4 passes; a trace's window is small, so a pass takes up
+ * to CP_ZERO_LANES groups.
  *
  * Cost: O(sum over blocks of (v_b + e_b) * groups with CP time in b), at
- * most the O((v+e) * groups) of a pass per group; memory 32 bytes per
- * vertex of scratch plus the cuts' 8.  cp_zero_group() is the plain pass
+ * most the O((v+e) * groups) of a pass per group; memory the window's
+ * rows and far slots times the lanes, at most 32 bytes per vertex, plus
+ * the cuts'.  cp_zero_group() is the plain pass
  * over the whole graph for one group (no cuts, v words of scratch), kept
  * for callers that want one group and as the tests' unpruned reference.
  *
@@ -134,23 +138,34 @@ static void lane_masks(const struct cp_groups *gr, const uint32_t *lane_of,
 /*
  * One forward pass over block @b for the @nl groups that have a lane
  * (@lane_of: lane of each group, >= @nl for none; @mask as lane_masks()
- * left it): et[(p - first) * nl + l] is the longest path from the block's
- * start to the vertex at topological position p with lane l's group read
- * as zero; @len[l] the longest one in the block, i.e. to its last cut (or
- * to a leaf in the last block).
+ * left it), with the scratch @et laid out by the window @w (cp_cuts.h):
+ * the ring row of position p holds, lane by lane, the longest path from
+ * the block's start to the vertex at p with lane l's group read as zero,
+ * far slot s (after the ring) what far edge s brings to its head; @len[l]
+ * the longest one in the block, i.e. to its last cut (or to a leaf in the
+ * last block).
  */
 static void zero_block(const struct cp_cuts *k, const struct cp_groups *gr,
-		       uint32_t b, const uint32_t *lane_of, uint32_t nl,
+		       uint32_t b, const struct cp_cuts_win *win,
+		       const uint32_t *lane_of, uint32_t nl,
 		       const uint32_t *mask, uint64_t *et, uint64_t *len)
 {
 	const uint64_t *w = k->c->w;
 	uint32_t p0 = k->vfirst[b], p1 = cp_cuts_vlast(k, b);
+	uint32_t ring = win->rows - 1, nfar = 0, fi = 0;
+	uint64_t *far = et + (size_t)win->rows * nl;
 
-	memset(et, 0, sizeof(*et) * nl * ((size_t)p1 - p0 + 1));
+	memset(et, 0, sizeof(*et) * nl * ((size_t)win->rows + win->nfar));
 	memset(len, 0, sizeof(*len) * nl);
 	for (uint32_t p = p0;; p++) {
-		const uint64_t *tv = et + (size_t)(p - p0) * nl;
+		uint64_t *tv = et + (size_t)((p - p0) & ring) * nl;
 
+		for (; fi < win->nfar && win->far[fi] >> 32 == p; fi++) {
+			const uint64_t *fv = far + (size_t)(uint32_t)win->far[fi] * nl;
+
+			for (uint32_t l = 0; l < nl; l++)
+				tv[l] = fv[l] > tv[l] ? fv[l] : tv[l];
+		}
 		for (uint32_t l = 0; l < nl; l++)
 			if (tv[l] > len[l])
 				len[l] = tv[l];
@@ -162,7 +177,10 @@ static void zero_block(const struct cp_cuts *k, const struct cp_groups *gr,
 
 			if (r > p1)
 				continue;	/* passes over the last cut */
-			th = et + (size_t)(r - p0) * nl;
+			if (cp_cuts_win_far(win, p, r))
+				th = far + (size_t)nfar++ * nl;
+			else
+				th = et + (size_t)((r - p0) & ring) * nl;
 			m = we ? edge_lanes(gr, e, lane_of, nl, mask) : 0;
 			for (uint32_t l = 0; l < nl; l++) {
 				uint64_t f = tv[l] + (m >> l & 1 ? 0 : we);
@@ -170,6 +188,7 @@ static void zero_block(const struct cp_cuts *k, const struct cp_groups *gr,
 				th[l] = f > th[l] ? f : th[l];
 			}
 		}
+		memset(tv, 0, sizeof(*tv) * nl);	/* row of p + rows */
 	}
 }
 
@@ -181,6 +200,7 @@ int cp_zero_blocks(const struct cp_cuts *k, const struct cp_groups *gr,
 	size_t nmask = gr->cls && gr->ncls > gr->n ? gr->ncls : gr->n;
 	uint64_t *gain, *et, len[CP_ZERO_LANES];
 	uint32_t *lane_of, *mark, *in, *mask;
+	struct cp_cuts_win win = { .rows = 0 };
 	size_t room = 0;	/* words in et */
 	int ret = -1;
 
@@ -194,11 +214,17 @@ int cp_zero_blocks(const struct cp_cuts *k, const struct cp_groups *gr,
 		goto out;
 	memset(lane_of, 0xff, sizeof(*lane_of) * gr->n);
 	for (uint32_t b = 0; b < k->nb; b++) {
-		size_t size = (size_t)cp_cuts_vlast(k, b) - k->vfirst[b] + 1;
 		uint32_t ng = cp_cuts_groups(k, gr, only, b, mark, in), most;
+		size_t size;
 
+		if (!ng)
+			continue;
+		if (cp_cuts_win_plan(k, b, &win))
+			goto out;
+		size = (size_t)win.rows + win.nfar;
 		most = words / size < CP_ZERO_LANES ? (uint32_t)(words / size)
 						    : CP_ZERO_LANES;
+		most = most ? most : 1;
 		for (uint32_t s = 0; s < ng; s += most) {
 			uint32_t nl = ng - s < most ? ng - s : most;
 
@@ -212,7 +238,7 @@ int cp_zero_blocks(const struct cp_cuts *k, const struct cp_groups *gr,
 			for (uint32_t l = 0; l < nl; l++)
 				lane_of[in[s + l]] = l;
 			lane_masks(gr, lane_of, nl, mask);
-			zero_block(k, gr, b, lane_of, nl, mask, et, len);
+			zero_block(k, gr, b, &win, lane_of, nl, mask, et, len);
 			for (uint32_t l = 0; l < nl; l++) {
 				gain[in[s + l]] += cp_cuts_len(k, b) - len[l];
 				lane_of[in[s + l]] = CP_PAG_NONE;
@@ -229,6 +255,7 @@ out:
 	free(in);
 	free(mask);
 	cp_big_free(et);
+	cp_cuts_win_free(&win);
 	return ret;
 }
 

@@ -3,15 +3,17 @@
  * headers, and the budget it is held to.
  *
  * The model is linear in the events: PER_EVENT bytes each for the decoded
- * vertices (32-40 bytes), the graph's edge arrays and adjacency (about
- * 80 bytes an event: 1.5 edges of some 45 bytes, plus the vertex
- * arrays), the critical path method, the profile and the sampled call
- * stacks, plus the file itself, whose mapped pages count while it is read.
- * PER_EVENT is the largest peak measured per event over the verbs (`cpt
- * report` with sampled procedures on a lock-heavy trace of 2*10^7 events:
- * 4.7 GB, 236 bytes an event, before the graph lost its wait and label
- * arrays; paths, what-if and export less), rounded up, so the estimate
- * errs high rather than low.
+ * vertices (28 bytes), the graph's edge arrays and attributes (about 32:
+ * 1.5 edges of 16 bytes plus 5 of attributes), its adjacency (about 24:
+ * 12 bytes per vertex and 8 per edge), the critical path method (18),
+ * then whichever is largest of the k-path search's scratch and the cuts'
+ * (about 25: zeroing and Slack keep only a window of a few rows per
+ * block); the publish table (8) while the graph is built, plus the file
+ * itself, whose mapped pages count while it is read.  PER_EVENT is the
+ * largest peak measured per event over the verbs (`cpt report` with
+ * sampled procedures on a lock-heavy trace of 10^7 and 2*10^7 events: 139
+ * and 134 bytes an event; paths, what-if and export less), rounded up, so
+ * the estimate errs high rather than low.
  */
 #include "cp_budget.h"
 
@@ -27,7 +29,7 @@
 #include "cp_trace_format.h"
 #include "cp_varint.h"
 
-#define PER_EVENT	240u	/* bytes of peak memory per event */
+#define PER_EVENT	150u	/* bytes of peak memory per event */
 
 /* Read exactly @n bytes at @off; 0, or -1 when the file is shorter. */
 static int pread_all(int fd, void *buf, size_t n, uint64_t off)

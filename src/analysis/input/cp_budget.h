@@ -31,7 +31,7 @@ struct cp_budget_est {
  * cp_budget_est).  Reads the header and each block header with pread; a
  * damaged or cut block ends the walk and the rest of the file is counted
  * at the densest encoding (one event per two bytes), so the estimate
- * errs high but stays within 120 bytes per byte of file (an EVENTS block
+ * errs high but stays within 75 bytes per byte of file (an EVENTS block
  * claiming more events than its bytes, which the reader drops, counts
  * none).  Returns 0, or -1 with "PATH: reason" in @err (cannot open
  * or read; not a trace is not an error here: the reader words that).

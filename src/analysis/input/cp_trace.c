@@ -762,6 +762,12 @@ const char *cp_trace_info(const struct cp_trace *t, const char *key)
 	return NULL;
 }
 
+void cp_trace_drop_pub(struct cp_trace *t)
+{
+	free(t->pub);
+	t->pub = NULL;
+}
+
 const struct cp_trace_pub *cp_trace_find_pub(const struct cp_trace *t,
 					     uint32_t obj, uint64_t lo,
 					     uint64_t cnt)
@@ -769,7 +775,7 @@ const struct cp_trace_pub *cp_trace_find_pub(const struct cp_trace *t,
 	const struct cp_trace_pub *pb;
 	uint32_t n, a = 0, b;
 
-	if (obj == 0 || obj >= t->nobjs || cnt == 0)
+	if (obj == 0 || obj >= t->nobjs || cnt == 0 || !t->pub)
 		return NULL;
 	pb = t->pub + t->objs[obj].pub_off;
 	n = t->objs[obj].npub;

@@ -26,8 +26,9 @@
  * inside it (the reader checked both have something to close).
  *
  * Cost: one pass over the vertices, O(v + e) time with hash lookups per
- * ENTER (address -> procedure, cached) and per new calling context; 41
- * bytes of attributes per edge on top of the graph's own 20.
+ * ENTER (address -> procedure, cached) and per new calling context; 5
+ * bytes of attributes per edge (kind, CCT node) on top of the graph's own
+ * 16, and 4 per hub.
  */
 #include "cp_tracepag.h"
 #include "cp_debug.h"
@@ -56,7 +57,7 @@ struct bld {
 	bool bad_edge;			/* an edge to no vertex was asked */
 	uint32_t bad_tail, bad_head;	/* its ends, for the message */
 	struct cp_tracepag *tp;
-	uint32_t cap_e;
+	uint32_t cap_e;			/* room in e_kind, e_cct */
 	uint32_t cap_procs, cap_cct, cap_pool, npool;
 	struct cp_map2 procmap;		/* (addr, 0) / (string id, 1) /
 					 * (sampled name, 2) -> proc */
@@ -90,7 +91,7 @@ static void cp_tracepag_assert(const struct cp_tracepag *tp)
 			if (g->tail[e] != tp->vbase[tid] + i - 1 ||
 			    g->head[e] != tp->vbase[tid] + i ||
 			    tp->e_kind[e] > CP_TE_WAIT ||
-			    tp->e_thread[e] != tid)
+			    cp_tracepag_thread(tp, e) != tid)
 				cp_die("trace PAG: segment out of place");
 		}
 	}
@@ -100,6 +101,36 @@ static void cp_tracepag_assert(const struct cp_tracepag *tp)
 		    tp->e_cct[e] >= tp->ncct)
 			cp_die("trace PAG: edge attributes disagree");
 	}
+}
+
+/* Grow the per-edge attributes to hold @need edges; 0 or -1 (memory). */
+static int grow_attrs(struct bld *b, uint32_t need)
+{
+	struct cp_tracepag *tp = b->tp;
+	uint32_t c = b->cap_e;
+
+	if (cp_grow32((void **)&tp->e_kind, 1, &c, need))
+		return -1;
+	c = b->cap_e;
+	if (cp_grow32((void **)&tp->e_cct, 4, &c, need))
+		return -1;
+	b->cap_e = c;
+	return 0;
+}
+
+/*
+ * Debug invariant: the thread, object and source the builder meant for
+ * edge @e are those the accessors derive from its ends.  Dies on a
+ * mismatch; a no-op unless debugging.
+ */
+static void cp_tracepag_edge_check(const struct cp_tracepag *tp, uint32_t e,
+				   uint32_t thread, uint32_t obj, uint32_t src)
+{
+	if (!cp_tracepag_debug || tp->e_kind[e] <= CP_TE_WAIT)
+		return;		/* a segment (nseg still counts them) */
+	if (cp_tracepag_thread(tp, e) != thread ||
+	    cp_tracepag_obj(tp, e) != obj || cp_tracepag_src(tp, e) != src)
+		cp_die("trace PAG: an edge's ends disagree with its attributes");
 }
 
 /* Add an edge with its attributes; returns 0 or -1 (memory). */
@@ -130,33 +161,12 @@ static int edge(struct bld *b, uint32_t tail, uint32_t head, uint64_t w,
 		if (e == CP_PAG_NONE)
 			return -1;
 	}
-	if (e >= b->cap_e) {
-		/* the edge attributes grow together, to one capacity */
-		void **arr[] = {
-			(void **)&tp->e_kind, (void **)&tp->e_thread,
-			(void **)&tp->e_cct, (void **)&tp->e_obj,
-			(void **)&tp->e_src, (void **)&tp->e_proc,
-		};
-		const size_t elem[] = {
-			sizeof(*tp->e_kind), sizeof(*tp->e_thread),
-			sizeof(*tp->e_cct), sizeof(*tp->e_obj),
-			sizeof(*tp->e_src), sizeof(*tp->e_proc),
-		};
-		uint32_t c = b->cap_e;
-
-		for (unsigned k = 0; k < sizeof(elem) / sizeof(*elem); k++) {
-			c = b->cap_e;
-			if (cp_grow32(arr[k], elem[k], &c, e + 1))
-				return -1;
-		}
-		b->cap_e = c;
-	}
+	if (e >= b->cap_e && grow_attrs(b, e + 1))
+		return -1;
 	tp->e_kind[e] = kind;
-	tp->e_thread[e] = thread;
 	tp->e_cct[e] = cct;
-	tp->e_obj[e] = obj;
-	tp->e_src[e] = src;
-	tp->e_proc[e] = cct ? tp->cct[cct].proc : CP_PAG_NONE;
+	/* thread, object and source follow from the ends (cp_tracepag.h) */
+	cp_tracepag_edge_check(tp, e, thread, obj, src);
 	return 0;
 }
 
@@ -428,6 +438,7 @@ static int thread_deps(struct bld *b, uint32_t tid)
 				return -1;	/* count_edges made them all */
 			if (!b->hub_done[hub]) {
 				b->hub_done[hub] = 1;
+				tp->hub_obj[hub] = v->obj;
 				hub += b->hub0;
 				for (c = 0; c < v->cnt; c++)
 					if (edge(b, tp->vbase[pb[c].tid] +
@@ -530,14 +541,8 @@ static int reserve_edges(struct bld *b, uint32_t n)
 	g->head = cp_big_malloc((size_t)n * sizeof(*g->head));
 	g->w = cp_big_malloc((size_t)n * sizeof(*g->w));
 	tp->e_kind = cp_big_malloc((size_t)n);
-	tp->e_thread = cp_big_malloc((size_t)n * 4);
 	tp->e_cct = cp_big_malloc((size_t)n * 4);
-	tp->e_obj = cp_big_malloc((size_t)n * 4);
-	tp->e_src = cp_big_malloc((size_t)n * 4);
-	tp->e_proc = cp_big_malloc((size_t)n * 4);
-	if (!g->tail || !g->head || !g->w || !tp->e_kind ||
-	    !tp->e_thread || !tp->e_cct || !tp->e_obj ||
-	    !tp->e_src || !tp->e_proc)
+	if (!g->tail || !g->head || !g->w || !tp->e_kind || !tp->e_cct)
 		return -1;
 	g->cap_e = n;
 	b->cap_e = n;
@@ -584,7 +589,8 @@ int cp_tracepag_build(struct cp_tracepag *tp, const struct cp_trace *t,
 		goto err;
 	}
 	b.hub_done = calloc(tp->nhub ? tp->nhub : 1, 1);
-	if (!b.hub_done || reserve_edges(&b, (uint32_t)nedges))
+	tp->hub_obj = calloc(tp->nhub ? tp->nhub : 1, sizeof(*tp->hub_obj));
+	if (!b.hub_done || !tp->hub_obj || reserve_edges(&b, (uint32_t)nedges))
 		goto err_mem;
 	b.hub0 = (uint32_t)nv + 2;
 	for (uint64_t i = 0; i < nv + 2 + tp->nhub; i++)
@@ -638,11 +644,8 @@ void cp_tracepag_free(struct cp_tracepag *tp)
 	free(tp->vbase);
 	free(tp->segbase);
 	free(tp->e_kind);
-	free(tp->e_thread);
 	free(tp->e_cct);
-	free(tp->e_obj);
-	free(tp->e_src);
-	free(tp->e_proc);
+	free(tp->hub_obj);
 	for (uint32_t i = 0; i < tp->nprocs; i++)
 		free(tp->procs[i]);
 	free(tp->procs);
@@ -654,22 +657,10 @@ void cp_tracepag_free(struct cp_tracepag *tp)
 bool cp_tracepag_vertex(const struct cp_tracepag *tp, uint32_t v,
 			uint32_t *tid, uint32_t *vi)
 {
-	uint32_t lo = 0, hi = tp->t->nthreads;
-
 	if (v >= tp->vbase[tp->t->nthreads])
 		return false;
-	/* last thread whose vbase <= v (threads without vertices share
-	 * their successor's base, so take the last) */
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (tp->vbase[mid] <= v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*tid = lo - 1;
-	*vi = v - tp->vbase[lo - 1];
+	*tid = cp_tracepag_owner(tp->vbase, tp->t->nthreads, v);
+	*vi = v - tp->vbase[*tid];
 	return true;
 }
 
@@ -677,18 +668,19 @@ const char *cp_tracepag_edge_name(const struct cp_tracepag *tp, uint32_t e,
 				  char *buf, size_t len)
 {
 	const struct cp_pag *g = &tp->g;
-	uint32_t obj = tp->e_obj[e], th = tp->e_thread[e], src = tp->e_src[e];
+	uint32_t obj = cp_tracepag_obj(tp, e), th = cp_tracepag_thread(tp, e);
+	uint32_t src = cp_tracepag_src(tp, e), pr = cp_tracepag_proc(tp, e);
 	const char *okind = obj ? cp_obj_kind_name(tp->t->objs[obj].kind)
 				: "";
 	uint32_t tid, vi;
 
 	switch (tp->e_kind[e]) {
 	case CP_TE_USEFUL:
-		if (tp->e_proc[e] == CP_PAG_NONE)
+		if (pr == CP_PAG_NONE)
 			snprintf(buf, len, "T%" PRIu32, th);
 		else
 			snprintf(buf, len, "T%" PRIu32 " %s", th,
-				 cp_tracepag_proc_name(tp, tp->e_proc[e]));
+				 cp_tracepag_proc_name(tp, pr));
 		break;
 	case CP_TE_WAIT:
 		if (obj)

@@ -58,14 +58,18 @@ struct cp_tracepag {
 				 * segment: the segment into vertex i (i >= 1)
 				 * is edge segbase[tid] + i - 1 */
 
-	/* per edge, indexed by edge id */
-	uint8_t *e_kind;	/* enum cp_tedge_kind */
-	uint32_t *e_thread;	/* thread of a segment; for a dependency the
-				 * consuming thread; CP_PAG_NONE for aux */
-	uint32_t *e_cct;	/* CCT node of a segment, 0 otherwise */
-	uint32_t *e_obj;	/* object of a wait or dependency, else 0 */
-	uint32_t *e_src;	/* thread of a dependency's tail (publisher,
-				 * creator, exiting child), else CP_PAG_NONE */
+	/*
+	 * Per edge, indexed by edge id: only the kind and the calling
+	 * context.  Segments are edges 0 .. nseg-1 (thread by thread, from
+	 * segbase), so a segment's thread, object and procedure follow from
+	 * its id, its vertex and its CCT node; a dependency's from its ends
+	 * (its head is the consuming vertex, its tail the publishing one or
+	 * a hub) and a hub's object from hub_obj.  Read them through the
+	 * accessors below (cp_tracepag_thread, _obj, _src, _proc).
+	 */
+	uint8_t *e_kind;	/* [ne] enum cp_tedge_kind */
+	uint32_t *e_cct;	/* [ne] CCT node of a segment, 0 otherwise */
+	uint32_t *hub_obj;	/* [nhub] object of hub vertex sink + 1 + h */
 
 	/* procedures and calling contexts */
 	char **procs;		/* [nprocs] names, interned */
@@ -73,8 +77,6 @@ struct cp_tracepag {
 	struct cp_cct_node *cct;
 	uint32_t ncct;
 	uint32_t *incl_pool;	/* procedure lists of the CCT nodes */
-	uint32_t *e_proc;	/* [ne] innermost procedure of a segment,
-				 * CP_PAG_NONE outside any or off segments */
 
 	uint64_t useful_ns;	/* sum of useful segments */
 	uint64_t wait_ns;	/* sum of waits */
@@ -105,6 +107,103 @@ const char *cp_tracepag_edge_name(const struct cp_tracepag *tp, uint32_t e,
 				  char *buf, size_t len);
 
 /*
+ * The thread whose range starts last at or before @x in @base[0 ..
+ * @n-1] (ascending: vbase or segbase): threads whose range is empty share
+ * their successor's start, so the last one is the one that holds @x.
+ */
+static inline uint32_t cp_tracepag_owner(const uint32_t *base, uint32_t n,
+					 uint32_t x)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (base[mid] <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo - 1;
+}
+
+/* Thread of segment @e (< nseg). */
+static inline uint32_t cp_tracepag_seg_thread(const struct cp_tracepag *tp,
+					      uint32_t e)
+{
+	return cp_tracepag_owner(tp->segbase, tp->t->nthreads, e);
+}
+
+/* The vertex a segment @e of thread @tid leads into (index >= 1). */
+static inline const struct cp_tvert *
+cp_tracepag_seg_vert(const struct cp_tracepag *tp, uint32_t tid, uint32_t e)
+{
+	return tp->t->threads[tid].v + (e - tp->segbase[tid]) + 1;
+}
+
+/* Whether vertex @v is a thread's (not the source, sink or a hub). */
+static inline bool cp_tracepag_is_tvertex(const struct cp_tracepag *tp,
+					  uint32_t v)
+{
+	return v < tp->source;
+}
+
+/* Thread of edge @e: a segment's own; for a dependency the consuming
+ * thread (its head's); CP_PAG_NONE for aux edges. */
+static inline uint32_t cp_tracepag_thread(const struct cp_tracepag *tp,
+					  uint32_t e)
+{
+	if (e < tp->nseg)
+		return cp_tracepag_seg_thread(tp, e);
+	if (tp->e_kind[e] != CP_TE_DEP)
+		return CP_PAG_NONE;
+	return cp_tracepag_owner(tp->vbase, tp->t->nthreads, tp->g.head[e]);
+}
+
+/* Object of edge @e: what a wait segment waited for, what a dependency
+ * into a CONSUME or a hub's in-edge went through; 0 for none. */
+static inline uint32_t cp_tracepag_obj(const struct cp_tracepag *tp,
+				       uint32_t e)
+{
+	const struct cp_tvert *v;
+	uint32_t h = tp->g.head[e], tid;
+
+	if (e < tp->nseg) {
+		if (tp->e_kind[e] != CP_TE_WAIT)
+			return 0;
+		tid = cp_tracepag_seg_thread(tp, e);
+		return cp_tracepag_seg_vert(tp, tid, e)->obj;
+	}
+	if (tp->e_kind[e] != CP_TE_DEP)
+		return h > tp->sink ? tp->hub_obj[h - tp->sink - 1] : 0;
+	tid = cp_tracepag_owner(tp->vbase, tp->t->nthreads, h);
+	v = &tp->t->threads[tid].v[h - tp->vbase[tid]];
+	return cp_tvert_kind(v) == CP_EV_CONSUME ? v->obj : 0;
+}
+
+/* Thread of a dependency's tail (publisher, creator, exiting child) or of
+ * a hub's in-edge, or CP_PAG_NONE (segments, a hub's out-edge, source and
+ * sink edges). */
+static inline uint32_t cp_tracepag_src(const struct cp_tracepag *tp,
+				       uint32_t e)
+{
+	uint32_t t = tp->g.tail[e];
+
+	if (e < tp->nseg || !cp_tracepag_is_tvertex(tp, t) ||
+	    tp->g.head[e] == tp->sink)
+		return CP_PAG_NONE;
+	return cp_tracepag_owner(tp->vbase, tp->t->nthreads, t);
+}
+
+/* Innermost procedure of segment @e, CP_PAG_NONE outside any procedure
+ * and for edges that are not segments (their CCT node is the root). */
+static inline uint32_t cp_tracepag_proc(const struct cp_tracepag *tp,
+					uint32_t e)
+{
+	return tp->cct[tp->e_cct[e]].proc;
+}
+
+/*
  * Wait duration of edge @e: for a CP_TE_WAIT segment, the time between
  * its two vertices (its weight is 0); 0 for any other edge.  Read from the
  * trace, so the graph keeps no per-edge array for it.
@@ -113,13 +212,11 @@ static inline uint64_t cp_tracepag_wait(const struct cp_tracepag *tp,
 					uint32_t e)
 {
 	const struct cp_tvert *v;
-	uint32_t tid;
 
 	if (tp->e_kind[e] != CP_TE_WAIT)
 		return 0;
-	tid = tp->e_thread[e];
-	v = tp->t->threads[tid].v + (e - tp->segbase[tid]);
-	return v[1].ts - v[0].ts;
+	v = cp_tracepag_seg_vert(tp, cp_tracepag_seg_thread(tp, e), e);
+	return v[0].ts - v[-1].ts;
 }
 
 /* Name of procedure @p, "(none)" for CP_PAG_NONE. */

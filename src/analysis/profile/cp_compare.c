@@ -110,7 +110,7 @@ static bool edge_in_proc(const struct cp_tracepag *tp, bool exclusive,
 	const struct cp_cct_node *n;
 
 	if (exclusive)
-		return tp->e_proc[e] == proc;
+		return cp_tracepag_proc(tp, e) == proc;
 	n = &tp->cct[tp->e_cct[e]];
 	for (uint32_t i = 0; i < n->incl_n; i++)
 		if (tp->incl_pool[n->incl_off + i] == proc)

@@ -8,17 +8,18 @@
  * node's path from the root (a recursive procedure counts once), so the
  * per-edge cost does not depend on stack depth.
  *
- * Zeroing, Slack and MBM take edge groups (struct cp_groups): exclusive
- * groups are the edges' innermost procedures (cp_tracepag.e_proc, used as
- * is); inclusive groups are a list per calling-context node (the edges'
- * cp_tracepag.e_cct as classes), limited to procedures that have CP time
- * and are among the @top asked for: a procedure without CP time has
+ * Zeroing, Slack and MBM take edge groups (struct cp_groups) as classes,
+ * the edges' calling-context nodes (cp_tracepag.e_cct): a node's groups
+ * are its own procedure (exclusive) or the distinct procedures on its path
+ * from the root (inclusive), limited to procedures that have CP time and
+ * are among the @top asked for: a procedure without CP time has
  * zeroing, Slack and MBM 0 without computing them (each is at most the CP
  * time: the critical path itself keeps its length minus the procedure's
  * share).  Zeroing and Slack run block by block between the critical
- * path's cut vertices (cp_cuts.c, found once for both): per block, a
- * longest-path pass for all procedures with CP time there (cp_zero.c) and
- * a walk with a heap per such procedure (cp_slack.c); MBM costs the k-path
+ * path's cut vertices (cp_cuts.c, found once for both), side by side on
+ * the two cores: per block, a longest-path pass for all procedures with
+ * CP time there (cp_zero.c) and a walk with a heap per such procedure
+ * (cp_slack.c); MBM costs the k-path
  * search once (cp_kpaths.c, [Alexander94, §III.D]) plus the paths' lengths.
  *
  * Per object: waits and their duration come from the wait edges; time held
@@ -36,6 +37,7 @@
 #include "cp_grow.h"
 #include "cp_kpaths.h"
 #include "cp_mbm.h"
+#include "cp_par.h"
 #include "cp_samples.h"
 #include "cp_slack.h"
 #include "cp_wall.h"
@@ -196,7 +198,7 @@ static int objects(struct cp_profile *p, const uint8_t *oncp)
 		op->ops = ops[o];
 	}
 	for (uint32_t e = 0; e < tp->g.ne; e++) {
-		uint32_t o = tp->e_obj[e];
+		uint32_t o = cp_tracepag_obj(tp, e);
 
 		if (!o || !t->objs[o].kind)
 			continue;
@@ -204,7 +206,7 @@ static int objects(struct cp_profile *p, const uint8_t *oncp)
 			p->objs[slot[o]].waits++;
 			p->objs[slot[o]].wait_ns += cp_tracepag_wait(tp, e);
 		} else if (tp->e_kind[e] == CP_TE_DEP) {
-			uint32_t h = tp->g.head[e], tid = tp->e_thread[e];
+			uint32_t h = tp->g.head[e], tid = cp_tracepag_thread(tp, e);
 			uint32_t vi = h - tp->vbase[tid];
 			uint64_t own = 0, dep = p->cpm->et[tp->g.tail[e]];
 
@@ -405,26 +407,44 @@ out:
 }
 
 /*
- * Inclusive groups: a class per calling-context node (cp_tracepag.e_cct),
- * its groups the selected procedures on the node's path from the root.
+ * The groups of calling-context node @n: its own procedure (@exclusive)
+ * or every distinct procedure on its path from the root, as *@ids.
+ */
+static uint32_t node_procs(const struct cp_tracepag *tp, uint32_t n,
+			   bool exclusive, const uint32_t **ids)
+{
+	const struct cp_cct_node *c = &tp->cct[n];
+
+	if (exclusive) {
+		*ids = &c->proc;
+		return n ? 1 : 0;
+	}
+	*ids = tp->incl_pool + c->incl_off;
+	return c->incl_n;
+}
+
+/*
+ * Groups as classes: a class per calling-context node
+ * (cp_tracepag.e_cct), its groups the selected procedures among its own
+ * (exclusive) or those on the node's path from the root (inclusive).
  * Edges outside any procedure are in node 0, which has none; edges that
  * are not useful time weigh zero, so their groups change nothing.  Filled
  * into *@offp / *@idsp.
  */
-static int incl_groups(const struct cp_tracepag *tp, const bool *sel,
-		       uint32_t **offp, uint32_t **idsp)
+static int node_groups(const struct cp_tracepag *tp, const bool *sel,
+		       bool exclusive, uint32_t **offp, uint32_t **idsp)
 {
 	uint32_t *off = malloc(((size_t)tp->ncct + 1) * sizeof(*off));
-	uint32_t *ids = NULL, k = 0;
+	uint32_t *ids = NULL, k = 0, np;
+	const uint32_t *pr;
 
 	if (!off)
 		return -1;
 	for (uint32_t n = 0; n < tp->ncct; n++) {
-		const struct cp_cct_node *c = &tp->cct[n];
-
 		off[n] = k;
-		for (uint32_t i = 0; i < c->incl_n; i++)
-			k += sel[tp->incl_pool[c->incl_off + i]];
+		np = node_procs(tp, n, exclusive, &pr);
+		for (uint32_t i = 0; i < np; i++)
+			k += sel[pr[i]];
 	}
 	off[tp->ncct] = k;
 	ids = malloc(((size_t)k + 1) * sizeof(*ids));
@@ -434,14 +454,10 @@ static int incl_groups(const struct cp_tracepag *tp, const bool *sel,
 	}
 	k = 0;
 	for (uint32_t n = 0; n < tp->ncct; n++) {
-		const struct cp_cct_node *c = &tp->cct[n];
-
-		for (uint32_t i = 0; i < c->incl_n; i++) {
-			uint32_t pr = tp->incl_pool[c->incl_off + i];
-
-			if (sel[pr])
-				ids[k++] = pr;
-		}
+		np = node_procs(tp, n, exclusive, &pr);
+		for (uint32_t i = 0; i < np; i++)
+			if (sel[pr[i]])
+				ids[k++] = pr[i];
 	}
 	*offp = off;
 	*idsp = ids;
@@ -471,6 +487,41 @@ static int64_t select_top(const struct cp_profile *p, uint32_t ntop,
 	return nsel;
 }
 
+/* One of zeroing and Slack over the cuts, as a cp_par_two job. */
+struct block_job {
+	int (*fn)(const struct cp_cuts *k, const struct cp_groups *gr,
+		  const bool *only, uint64_t *out);
+	const struct cp_cuts *k;
+	const struct cp_groups *gr;
+	const bool *only;
+	uint64_t *out;
+	int ret;
+};
+
+static void block_job_run(void *arg)
+{
+	struct block_job *j = arg;
+
+	j->ret = j->fn(j->k, j->gr, j->only, j->out);
+}
+
+/*
+ * Zeroing (new lengths into @zlen) beside Slack (into @slack), on both
+ * cores when the graph is large (cp_par.h): they only read the cuts and
+ * the graph, each keeps its own scratch.  0, or -1 when memory ran out.
+ */
+static int zero_and_slack(const struct cp_cuts *k, const struct cp_groups *gr,
+			  const bool *sel, uint64_t *zlen, uint64_t *slack)
+{
+	const struct cp_pag *g = k->c->g;
+	struct block_job zj = { cp_zero_blocks, k, gr, sel, zlen, 0 };
+	struct block_job sj = { cp_slack_blocks, k, gr, sel, slack, 0 };
+
+	cp_par_two((size_t)g->nv + g->ne, block_job_run, &sj, block_job_run,
+		   &zj);
+	return zj.ret || sj.ret ? -1 : 0;
+}
+
 /* Zeroing, Slack and MBM of the selected procedures. */
 static int metrics(struct cp_profile *p, const struct cp_profile_opts *o)
 {
@@ -493,16 +544,12 @@ static int metrics(struct cp_profile *p, const struct cp_profile_opts *o)
 	nsel = select_top(p, ntop, sel);
 	if (nsel < 0)
 		goto out;
-	if (p->exclusive) {
-		gr.of = tp->e_proc;
-	} else {
-		if (incl_groups(tp, sel, &off, &ids))
-			goto out;
-		gr.cls = tp->e_cct;
-		gr.ncls = tp->ncct;
-		gr.off = off;
-		gr.ids = ids;
-	}
+	if (node_groups(tp, sel, p->exclusive, &off, &ids))
+		goto out;
+	gr.cls = tp->e_cct;
+	gr.ncls = tp->ncct;
+	gr.off = off;
+	gr.ids = ids;
 	/* the search first: its scratch, freed, serves the cuts (cp_bigmem) */
 	progress(o, "near-critical paths", 0.0);
 	if (cp_kpaths_find(&kp, p->cpm, p->k))
@@ -517,11 +564,8 @@ static int metrics(struct cp_profile *p, const struct cp_profile_opts *o)
 		if (cp_cuts_find(&cuts, p->cpm))
 			goto out;
 		cuts_ok = true;
-		progress(o, "zeroing", 0.0);
-		if (cp_zero_blocks(&cuts, &gr, sel, zlen))
-			goto out;
-		progress(o, "slack", 0.0);
-		if (cp_slack_blocks(&cuts, &gr, sel, slack))
+		progress(o, "zeroing and slack", 0.0);
+		if (zero_and_slack(&cuts, &gr, sel, zlen, slack))
 			goto out;
 	}
 	for (uint32_t pr = 0; pr < np; pr++) {
@@ -586,10 +630,11 @@ int cp_profile_compute(struct cp_profile *p, const struct cp_tracepag *tp,
 		(double)p->useful_ns / (double)p->elapsed_ns : 0.0;
 	p->max_parallelism = p->cp_len ?
 		(double)p->useful_ns / (double)p->cp_len : 0.0;
+	cp_big_free(oncp);	/* before the metrics' larger scratch */
+	oncp = NULL;
 	if (metrics(p, o))
 		goto err_mem;
 	qsort(p->procs, p->nprocs, sizeof(*p->procs), cmp_proc);
-	cp_big_free(oncp);
 	return 0;
 err_mem:
 	snprintf(err, errlen, "%s: out of memory computing the profile",

@@ -50,6 +50,7 @@
 #include "cp_die.h"
 #include "cp_grow.h"
 #include "cp_hash.h"
+#include "cp_par.h"
 #include "cp_samples.h"
 #include "cp_symbolize.h"
 #include "cp_tracepag.h"
@@ -287,6 +288,11 @@ static uint64_t wall_at(const struct cp_trace_thread *th, uint32_t i0,
  * procedure events), the useful time before each, and where each of its
  * samples falls.
  */
+/* What placing a thread's samples counted (cp_samples' counters). */
+struct rw_tally {
+	uint64_t outside, in_wait, used, used_weight;
+};
+
 struct rw {
 	struct ap *a;
 	uint32_t tid;
@@ -298,6 +304,7 @@ struct rw {
 	uint64_t *u;			/* [k1-k0] a used sample's useful time */
 	uint32_t *seg;			/* [k1-k0] its segment (kept j-1, j] */
 	struct out o;			/* the rewritten vertices */
+	struct rw_tally *n;		/* where rw_place counts */
 };
 
 /* The sample's time on the thread's clock. */
@@ -338,6 +345,7 @@ static void rw_place(struct rw *w)
 {
 	const struct cp_trace_thread *th = w->th;
 	struct cp_samples *s = w->a->s;
+	struct rw_tally *n = w->n;
 
 	for (uint64_t k = w->k0; k < w->k1; k++) {
 		struct cp_sample *sm = &s->s[k];
@@ -347,7 +355,7 @@ static void rw_place(struct rw *w)
 		sm->used = false;
 		if (w->nk < 2 || x <= th->v[w->keep[0]].ts ||
 		    x > th->v[w->keep[w->nk - 1]].ts) {
-			s->outside++;
+			n->outside++;
 			continue;
 		}
 		while (lo < hi) {	/* first kept j with ts >= x */
@@ -359,12 +367,12 @@ static void rw_place(struct rw *w)
 				lo = mid + 1;
 		}
 		if (cp_tvert_waits(&th->v[w->keep[lo]])) {
-			s->in_wait++;
+			n->in_wait++;
 			continue;
 		}
 		sm->used = true;
-		s->used++;
-		s->used_weight += sm->weight;
+		n->used++;
+		n->used_weight += sm->weight;
 		w->seg[k - w->k0] = lo;
 		w->u[k - w->k0] = w->ub[lo - 1] +
 				  (x - th->v[w->keep[lo - 1]].ts);
@@ -409,8 +417,20 @@ static int rw_emit(struct rw *w)
 	const struct cp_trace_thread *th = w->th;
 	struct cp_sample *smp = w->a->s->s;
 	uint64_t prev = UINT64_MAX, k = w->k0, ts;
+	uint64_t most = (uint64_t)w->nk + (w->k1 - w->k0);
 	uint32_t tjp = 1, cur = 0, tj;
 
+	/* the kept vertices and at most a switch per sample: sized once
+	 * (put() grows by doubling, which would touch twice the memory) */
+	if (!w->o.cap && most + 1 < UINT32_MAX - 3) {
+		w->o.v = cp_big_malloc(sizeof(*w->o.v) * (most + 1));
+		if (w->hasw)
+			w->o.wall = cp_big_malloc(sizeof(*w->o.wall) *
+						  (most + 1));
+		if (!w->o.v || (w->hasw && !w->o.wall))
+			return -1;
+		w->o.cap = (uint32_t)most + 1;
+	}
 	for (uint32_t j = 0; j < w->nk; j++) {
 		const struct cp_tvert *v = &th->v[w->keep[j]];
 
@@ -462,14 +482,16 @@ static void rw_renumber(struct rw *w)
 
 /*
  * Rewrite thread @tid: drop procedure events, lay its samples on its
- * useful time and insert the switches.  Fills a->map[tid].
+ * useful time and insert the switches.  Fills a->map[tid], counts into
+ * @n.  Touches only the thread's own vertices, samples and map, so
+ * threads may be rewritten concurrently.
  */
-static int thread_rewrite(struct ap *a, uint32_t tid)
+static int thread_rewrite(struct ap *a, uint32_t tid, struct rw_tally *n)
 {
 	struct cp_trace_thread *th = &a->t->threads[tid];
 	struct rw w = {
 		.a = a, .tid = tid, .th = th, .hasw = th->wall != NULL,
-		.k0 = a->s->thr_off[tid], .k1 = a->s->thr_off[tid + 1],
+		.k0 = a->s->thr_off[tid], .k1 = a->s->thr_off[tid + 1], .n = n,
 	};
 	int ret = -1;
 
@@ -495,6 +517,51 @@ out:
 	free(w.u);
 	free(w.seg);
 	return ret;
+}
+
+/* The rewrite of threads [lo, hi), as a cp_par_two job. */
+struct rw_job {
+	struct ap *a;
+	uint32_t lo, hi;
+	struct rw_tally n;
+	int ret;
+};
+
+static void rw_job_run(void *arg)
+{
+	struct rw_job *j = arg;
+
+	for (uint32_t tid = j->lo; tid < j->hi && !j->ret; tid++)
+		j->ret = thread_rewrite(j->a, tid, &j->n);
+}
+
+/*
+ * Rewrite every thread, the threads split in two runs of about equal
+ * vertices on the two cores (cp_par.h); the counters add up the same in
+ * any order.  Returns 0 or -1 (out of memory).
+ */
+static int rewrite_all(struct ap *a)
+{
+	struct cp_trace *t = a->t;
+	struct cp_samples *s = a->s;
+	struct rw_job j1 = { .a = a }, j2 = { .a = a };
+	uint64_t half = 0, sum = 0;
+	uint32_t mid = 0;
+
+	for (uint32_t tid = 0; tid < t->nthreads; tid++)
+		half += t->threads[tid].nv;
+	half /= 2;
+	while (mid < t->nthreads && sum < half)
+		sum += t->threads[mid++].nv;
+	j1.hi = mid;
+	j2.lo = mid;
+	j2.hi = t->nthreads;
+	cp_par_two(t->nvertices, rw_job_run, &j2, rw_job_run, &j1);
+	s->outside += j1.n.outside + j2.n.outside;
+	s->in_wait += j1.n.in_wait + j2.n.in_wait;
+	s->used += j1.n.used + j2.n.used;
+	s->used_weight += j1.n.used_weight + j2.n.used_weight;
+	return j1.ret || j2.ret ? -1 : 0;
 }
 
 /* The reader's cross references, in the new vertex numbering. */
@@ -622,9 +689,8 @@ int cp_sampled_apply(struct cp_trace *t, const struct cp_sampled_opts *o,
 	a.map = calloc(t->nthreads, sizeof(*a.map));
 	if (!a.s->sym || !a.map || symbolize_all(&a))
 		goto err;
-	for (uint32_t tid = 0; tid < t->nthreads; tid++)
-		if (thread_rewrite(&a, tid))
-			goto err;
+	if (rewrite_all(&a))
+		goto err;
 	remap(&a);
 	t->nvertices = 0;
 	for (uint32_t tid = 0; tid < t->nthreads; tid++)

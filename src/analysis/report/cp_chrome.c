@@ -315,15 +315,15 @@ static void wait_slice(struct ctx *x, uint32_t tid, uint32_t e, uint64_t a,
 
 	if (!clip(x, &ca, &cb) || (x->min && cb - ca < x->min))
 		return;
-	obj_name(x->t, tp->e_obj[e], name, sizeof(name));
+	obj_name(x->t, cp_tracepag_obj(tp, e), name, sizeof(name));
 	snprintf(q, sizeof(q), "\"wait %s\"", name);
 	slice(x, tid, ca, cb, "wait", q);
 	cp_wbuf_str(x->w, ",\"cname\":\"grey\",\"args\":{\"object\":");
 	cp_wbuf_json(x->w, name);
-	if (tp->e_obj[e]) {
+	if (cp_tracepag_obj(tp, e)) {
 		cp_wbuf_str(x->w, ",\"address\":\"");
 		cp_wbuf_printf(x->w, "0x%" PRIx64,
-			       x->t->objs[tp->e_obj[e]].addr);
+			       x->t->objs[cp_tracepag_obj(tp, e)].addr);
 		cp_wbuf_c(x->w, '"');
 	}
 	cp_wbuf_str(x->w, "}}");
@@ -452,7 +452,7 @@ static void flows(struct ctx *x, const struct cp_chrome_opts *o)
 	char name[64], q[80];
 
 	for (uint32_t e = 0; e < g->ne; e++) {
-		uint32_t ct = tp->e_thread[e], cv, pt, pv;
+		uint32_t ct = cp_tracepag_thread(tp, e), cv, pt, pv;
 		uint64_t t1, t2;
 		bool cp = x->oncp[e];
 		const char *cat = cp ? "critical_path" : "dependency";
@@ -478,8 +478,8 @@ static void flows(struct ctx *x, const struct cp_chrome_opts *o)
 				t1--;
 			t2++;	/* inside the consumer's next slice */
 			snprintf(q, sizeof(q), "\"critical path\"");
-		} else if (tp->e_obj[e]) {
-			obj_name(x->t, tp->e_obj[e], name, sizeof(name));
+		} else if (cp_tracepag_obj(tp, e)) {
+			obj_name(x->t, cp_tracepag_obj(tp, e), name, sizeof(name));
 			snprintf(q, sizeof(q), "\"%s\"", name);
 		} else {
 			snprintf(q, sizeof(q), "\"%s\"",

@@ -152,9 +152,9 @@ static const char *trace_edge_label(struct cp_wbuf *w,
 	case CP_TE_USEFUL:
 		cp_fmt_ns(wt, sizeof(wt), tp->g.w[e]);
 		dot_str(w, wt);
-		if (tp->e_proc[e] != CP_PAG_NONE) {
+		if (cp_tracepag_proc(tp, e) != CP_PAG_NONE) {
 			cp_wbuf_str(w, "\\n");
-			dot_str(w, cp_tracepag_proc_name(tp, tp->e_proc[e]));
+			dot_str(w, cp_tracepag_proc_name(tp, cp_tracepag_proc(tp, e)));
 		}
 		return NULL;
 	case CP_TE_WAIT:

@@ -132,7 +132,7 @@ int cp_folded_write(FILE *f, const struct cp_tracepag *tp,
 		if (tp->e_kind[e] != CP_TE_USEFUL || !g->w[e] ||
 		    (cp && !oncp[e]))
 			continue;
-		if (stacks_add(&st, threads ? tp->e_thread[e] : 0,
+		if (stacks_add(&st, threads ? cp_tracepag_thread(tp, e) : 0,
 			       tp->e_cct[e], g->w[e]))
 			goto err_mem;
 	}

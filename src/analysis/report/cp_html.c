@@ -142,7 +142,7 @@ static const char *cat_name(const struct html *h, uint32_t cat)
 
 static uint32_t seg_cat(const struct html *h, uint32_t e)
 {
-	uint32_t pr = h->tp->e_proc[e];
+	uint32_t pr = cp_tracepag_proc(h->tp, e);
 
 	if (h->tp->e_kind[e] == CP_TE_WAIT)
 		return CAT_WAIT;
@@ -796,14 +796,14 @@ static uint64_t contributions(const struct html *h, const uint32_t *ed,
 			continue;
 		total += tp->g.w[e];
 		for (k = 0; k < *ncb; k++)
-			if (cb[k].tid == tp->e_thread[e] &&
-			    cb[k].proc == tp->e_proc[e])
+			if (cb[k].tid == cp_tracepag_thread(tp, e) &&
+			    cb[k].proc == cp_tracepag_proc(tp, e))
 				break;
 		if (k == *ncb) {
 			if (*ncb == max)
 				continue;
-			cb[k].tid = tp->e_thread[e];
-			cb[k].proc = tp->e_proc[e];
+			cb[k].tid = cp_tracepag_thread(tp, e);
+			cb[k].proc = cp_tracepag_proc(tp, e);
 			cb[k].ns = 0;
 			(*ncb)++;
 		}

@@ -115,8 +115,8 @@ static uint32_t releaser(const struct cp_tracepag *tp, uint32_t e)
 	uint32_t hub = g->tail[e], tid, vi, best = CP_PAG_NONE;
 	uint64_t bw = 0;
 
-	if (tp->e_src[e] != CP_PAG_NONE)
-		return tp->e_src[e];
+	if (cp_tracepag_src(tp, e) != CP_PAG_NONE)
+		return cp_tracepag_src(tp, e);
 	for (uint32_t k = g->in_off[hub]; k < g->in_off[hub + 1]; k++) {
 		const struct cp_trace_thread *th;
 		uint64_t w;
@@ -148,7 +148,7 @@ static int vd_build(struct vd *d, const struct cp_profile *p)
 		oncp[p->cpm->path[i]] = 1;
 	for (uint32_t e = 0; e < g->ne; e++) {
 		uint64_t *v;
-		uint32_t src, dst = tp->e_thread[e];
+		uint32_t src, dst = cp_tracepag_thread(tp, e);
 
 		switch (tp->e_kind[e]) {
 		case CP_TE_USEFUL:
@@ -161,7 +161,7 @@ static int vd_build(struct vd *d, const struct cp_profile *p)
 				v[1] += g->w[e];
 			break;
 		case CP_TE_WAIT:
-			if (!(v = acc_get(&d->waits, dst, tp->e_obj[e])))
+			if (!(v = acc_get(&d->waits, dst, cp_tracepag_obj(tp, e))))
 				goto err;
 			v[0]++;
 			v[1] += cp_tracepag_wait(tp, e);

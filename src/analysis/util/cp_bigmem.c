@@ -54,6 +54,9 @@ void *cp_big_malloc(size_t n)
 			sizeof(kept[0]) * (--nkept - best));
 		return p;
 	}
+	/* none fits: the kept ones served a finished phase, and holding
+	 * them while fresh pages are mapped would only raise the peak */
+	cp_big_release();
 	if (posix_memalign(&p, CP_BIGMEM_HUGE, round))
 		return NULL;
 	(void)madvise(p, round, MADV_HUGEPAGE);

@@ -11,7 +11,12 @@ The lock programs calibrate their work first: lockheavy does about a
 million lock acquisitions per second per thread in the bare run (the
 issue's target), lockheavy-hot four million.
 
-    python3 tests/bench/runtime/bench_runtime.py --build build [--runs 5]
+    python3 tests/bench/runtime/bench_runtime.py --build build \\
+        [--runs 5] [--futex]
+
+--futex counts each lock program's futex system calls with perf stat (the
+collisions that went to the kernel: how often a thread found its lock taken
+and slept, or woke a sleeper).
 
 --against DIR adds the instrumented configurations run with another build's
 library (DIR/lib first on LD_LIBRARY_PATH; the binaries find their own
@@ -36,7 +41,9 @@ LOCK_PROGS = {"lockheavy": 1000.0, "lockheavy-hot": 250.0}
 LOCK_PAIR_NS = 60.0	# a bare lock pair shared by two threads, roughly
 
 
-def run(binary, mode, env_extra, lib, args=()):
+def run(binary, mode, env_extra, lib, args=(), futex=None):
+    """One run; with @futex (a scratch file name), under perf stat counting
+    the program's futex system calls (vals["futex"])."""
     env = dict(os.environ)
     for k in list(env):
         if k.startswith("CPTHREAD_") or k == "LD_PRELOAD":
@@ -46,7 +53,11 @@ def run(binary, mode, env_extra, lib, args=()):
     if env_extra.get("preload"):
         del env["preload"]
         env["LD_PRELOAD"] = lib
-    p = subprocess.Popen([binary, mode, *args], env=env, text=True,
+    cmd = [binary, mode, *args]
+    if futex:
+        cmd = ["perf", "stat", "-x,", "-o", futex,
+               "-e", "syscalls:sys_enter_futex", *cmd]
+    p = subprocess.Popen(cmd, env=env, text=True,
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     out = p.stdout.read()
     _, status, ru = os.wait4(p.pid, 0)
@@ -57,6 +68,11 @@ def run(binary, mode, env_extra, lib, args=()):
     for line in out.splitlines():
         k, v = line.split()
         vals[k] = float(v)
+    if futex:
+        with open(futex) as f:
+            vals["futex"] = float(next(line for line in f if
+                                       line.strip() and line[0] != "#")
+                                  .split(",")[0])
     return vals
 
 
@@ -68,6 +84,9 @@ def main():
     ap.add_argument("--against", metavar="DIR",
                     help="also run the instrumented configurations with "
                          "DIR/lib/libcpthread.so")
+    ap.add_argument("--futex", action="store_true",
+                    help="count the lock programs' futex system calls "
+                         "(perf stat, needs the syscalls tracepoints)")
     args = ap.parse_args()
     b = os.path.abspath(args.build)
     plain = os.path.join(b, "tests/bench/runtime/bench_rt_plain")
@@ -119,7 +138,9 @@ def main():
                     res.setdefault(("micro", name, k), []).append(v)
         for prog, (mode, pargs) in progs.items():
             for name, binary, env in prog_cfgs:
-                for k, v in run(binary, mode, env, lib, pargs).items():
+                fx = (os.path.join(tmp, "futex.txt")
+                      if args.futex and mode == "lockheavy" else None)
+                for k, v in run(binary, mode, env, lib, pargs, fx).items():
                     res.setdefault((prog, name, k), []).append(v)
 
     def mm(key):
@@ -129,9 +150,10 @@ def main():
     load1 = os.getloadavg()
     print("# cpthread runtime overhead (min / median of %d runs)" % args.runs)
     print(f"# CPU: {cpu_model()}, {os.cpu_count()} CPUs")
-    print("# command: python3 tests/bench/runtime/bench_runtime.py --build %s --runs %d%s"
+    print("# command: python3 tests/bench/runtime/bench_runtime.py --build %s --runs %d%s%s"
           % (args.build, args.runs,
-             " --against " + args.against if args.against else ""))
+             " --against " + args.against if args.against else "",
+             " --futex" if args.futex else ""))
     print("# finished %s UTC; load average %.2f at the start, %.2f at the end"
           % (datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M"),
              load0[0], load1[0]))
@@ -159,8 +181,10 @@ def main():
               f"{1 / bmed:.2f} million lock pairs per second per thread "
               "(best / median run)")
     print()
-    print("| program | configuration | elapsed s min / median | slowdown (min / median / median of rounds) | CPU s min / median | CPU added (min / median) |")
-    print("|---|---|---|---|---|---|")
+    fxcol = args.futex
+    print("| program | configuration | elapsed s min / median | slowdown (min / median / median of rounds) | CPU s min / median | CPU added (min / median) |"
+          + (" futex calls min / median |" if fxcol else ""))
+    print("|---|---|---|---|---|---|" + ("---|" if fxcol else ""))
 
     def ratios(prog, name, base, k):
         cmin, cmed = mm((prog, name, k))
@@ -181,8 +205,12 @@ def main():
             else:
                 slow = f"{e1:+.1f}% / {e2:+.1f}% / {e3:+.1f}% (vs {base})"
                 cpu = f"{c1:+.1f}% / {c2:+.1f}%"
+            fx = ""
+            if fxcol:
+                fx = (" %.0f / %.0f |" % mm((prog, name, "futex"))
+                      if (prog, name, "futex") in res else " |")
             print(f"| {prog} | {name} | {emin:.3f} / {emed:.3f} | {slow} | "
-                  f"{cmin:.3f} / {cmed:.3f} | {cpu} |")
+                  f"{cmin:.3f} / {cmed:.3f} | {cpu} |{fx}")
     print()
     print("bare: no tracer; online-0/trace-0: libcpthread preloaded, no procedure selected;")
     print("trace-0 samples CPU time (on by default in trace mode), trace-0-nosampling")
@@ -192,6 +220,11 @@ def main():
     print("instr-*: the same program built with -finstrument-functions and linked with")
     print("libcpthread; instr-off is that binary with CPTHREAD_MODE=off (the cost of the")
     print("instrumentation hooks alone); -8: eight procedures selected (CPTHREAD_FUNCS).")
+    if fxcol:
+        print("futex calls: the program's futex system calls in a run (lock")
+        print("waits and the unlocks that wake them); with --futex every")
+        print("lock-program run goes through perf stat, whose own CPU time")
+        print("then counts in the CPU columns.")
     print("CPU: user + system time of the process, which another tenant's load on the")
     print("machine changes less than the elapsed time (a run whose two threads had to")
     print("share one CPU takes twice as long but about as much CPU).")
