@@ -75,6 +75,31 @@ int cpt_choose_stream(struct cpt_ctx *c, const char *path, bool forced,
 	return fit == 1;
 }
 
+/*
+ * --strict, streamed: a partial or repaired trace is refused as the
+ * loader refuses it: before the pass (@s NULL) what the framing found,
+ * after it what the pass repaired too.  0, or -1 with c->err.
+ */
+static int stream_strict(struct cpt_ctx *c, const char *path,
+			 const struct cp_tindex *ix, const struct cp_stream *s)
+{
+	if (!c->strict)
+		return 0;
+	if (ix->t.partial)
+		snprintf(c->err, sizeof(c->err), "%s: partial trace: %s "
+			 "(--strict)", path, ix->t.partial_why);
+	else if (ix->t.nrepairs)
+		snprintf(c->err, sizeof(c->err), "%s: %s (--strict)", path,
+			 ix->t.repair_why);
+	else if (s && s->nrepairs)
+		snprintf(c->err, sizeof(c->err), "%s: %" PRIu64 " dependencies"
+			 " on events the trace does not hold (--strict)", path,
+			 s->nrepairs);
+	else
+		return 0;
+	return -1;
+}
+
 enum cpt_status cpt_stream_run(struct cpt_ctx *c, const char *path,
 			       struct cp_stream_opts *so,
 			       struct cp_tindex *ix, struct cp_stream *s)
@@ -84,6 +109,10 @@ enum cpt_status cpt_stream_run(struct cpt_ctx *c, const char *path,
 	cpt_progress(c, "streaming", 0.0);
 	if (cp_tindex_open(ix, path, c->err, sizeof(c->err)))
 		return CPT_BAD_INPUT;
+	if (stream_strict(c, path, ix, NULL)) {
+		cp_tindex_close(ix);
+		return CPT_BAD_INPUT;
+	}
 	if (ix->t.partial)
 		fprintf(stderr, "cpt: %s: partial trace: %s\n", path,
 			ix->t.partial_why);
@@ -101,7 +130,7 @@ enum cpt_status cpt_stream_run(struct cpt_ctx *c, const char *path,
 		fprintf(stderr, "cpt: %s: %" PRIu64 " dependencies on events "
 			"the trace does not hold taken to depend on nothing\n",
 			path, s->nrepairs);
-	if (cpt_open_out(c) != CPT_OK) {
+	if (stream_strict(c, path, ix, s) || cpt_open_out(c) != CPT_OK) {
 		cpt_stream_close(ix, s);
 		return CPT_BAD_INPUT;
 	}

@@ -36,8 +36,8 @@ int cpt_choose_stream(struct cpt_ctx *c, const char *path, bool forced,
 /*
  * The streaming analysis (cp_stream.h) of the trace @path with @so (its
  * progress set to @c's) into @ix and @s, with the reader's salvage and
- * the pass's repairs said on stderr as the loader says them, then the
- * output opened (cpt_open_out).  CPT_BAD_INPUT with c->err on failure;
+ * the pass's repairs said on stderr as the loader says them (--strict:
+ * refused), then the output opened (cpt_open_out).  CPT_BAD_INPUT with c->err on failure;
  * else render to c->out and call cpt_stream_close().
  */
 enum cpt_status cpt_stream_run(struct cpt_ctx *c, const char *path,
