@@ -141,11 +141,16 @@ struct kp_state {
 	uint32_t ncand, capcand;
 };
 
+/* delta(e) of an out-edge @e of @u (its tail, one random read less). */
+static inline uint64_t delta_at(const struct cp_cpm *c, uint32_t e,
+				uint32_t u)
+{
+	return c->lt[c->g->head[e]] - c->w[e] - c->lt[u];
+}
+
 static inline uint64_t delta_of(const struct cp_cpm *c, uint32_t e)
 {
-	const struct cp_pag *g = c->g;
-
-	return c->lt[g->head[e]] - c->w[e] - c->lt[g->tail[e]];
+	return delta_at(c, e, c->g->tail[e]);
 }
 
 static inline uint32_t rank_of(const struct hpool *hp, uint32_t x)
@@ -312,7 +317,7 @@ static uint64_t kp_bound(const struct kp_state *s, const uint32_t *next,
 	     v = g->head[next[v]])
 		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++)
 			if (g->out_e[j] != next[v])
-				d[n++] = delta_of(c, g->out_e[j]);
+				d[n++] = delta_at(c, g->out_e[j], v);
 	bound = select_u64(d, n, k - 2);
 	cp_big_free(d);
 	return bound;
@@ -333,7 +338,7 @@ static int kp_prepare(struct kp_state *s, uint32_t *next, uint32_t k)
 	for (uint32_t v = 0; v < g->nv; v++) {
 		next[v] = CP_PAG_NONE;
 		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++)
-			if (delta_of(c, g->out_e[j]) == 0) {
+			if (delta_at(c, g->out_e[j], v) == 0) {
 				next[v] = g->out_e[j];
 				break;
 			}
@@ -363,7 +368,7 @@ static int kp_prepare(struct kp_state *s, uint32_t *next, uint32_t k)
 		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
 			uint32_t e = g->out_e[j];
 
-			if (e != next[v] && delta_of(c, e) <= bound)
+			if (e != next[v] && delta_at(c, e, v) <= bound)
 				s->side[at++] = e;
 		}
 		n = at - s->soff[v];
@@ -389,7 +394,7 @@ static int kp_prepare(struct kp_state *s, uint32_t *next, uint32_t k)
 		if (b == CP_PAG_NONE)
 			return -1;
 		s->hp.n[b] = (struct hnode){
-			.key = delta_of(c, s->side[s->soff[v]]), .v = v,
+			.key = delta_at(c, s->side[s->soff[v]], v), .v = v,
 			.l = CP_PAG_NONE, .r = CP_PAG_NONE, .rank = 1 };
 		s->hroot[v] = hp_insert(&s->hp, s->hroot[h], b);
 		if (s->hroot[v] == CP_PAG_NONE)
