@@ -175,18 +175,20 @@ int cp_cpm_run(struct cp_cpm *c, const struct cp_pag *g, const uint64_t *w)
 			break;
 		}
 	}
-	if (end != CP_PAG_NONE) {
-		for (v = end; (e = cpm_pred(c, v)) != CP_PAG_NONE;
-		     v = g->tail[e])
-			n++;
-	}
-	c->path = malloc(sizeof(*c->path) * ((size_t)n + 1));
+	/* one walk back from the end (a path has fewer edges than the
+	 * graph has vertices; the pages past it are never touched), then
+	 * the edges put in order */
+	c->path = cp_big_malloc(sizeof(*c->path) * ((size_t)g->nv + 1));
 	if (!c->path)
 		goto err_mem;
+	for (v = end; v != CP_PAG_NONE && (e = cpm_pred(c, v)) != CP_PAG_NONE;
+	     v = g->tail[e])
+		c->path[n++] = e;
 	c->npath = n;
-	for (v = end; n > 0; v = g->tail[e]) {
-		e = cpm_pred(c, v);
-		c->path[--n] = e;
+	for (uint32_t i = 0; i < n / 2; i++) {
+		e = c->path[i];
+		c->path[i] = c->path[n - 1 - i];
+		c->path[n - 1 - i] = e;
 	}
 	cp_cpm_assert(c);
 	return 0;
@@ -200,7 +202,7 @@ void cp_cpm_free(struct cp_cpm *c)
 {
 	cp_big_free(c->et);
 	cp_big_free(c->lt);
-	free(c->path);
+	cp_big_free(c->path);
 	c->et = c->lt = NULL;
 	c->path = NULL;
 	c->npath = 0;

@@ -141,11 +141,16 @@ struct kp_state {
 	uint32_t ncand, capcand;
 };
 
+/* delta(e) of an out-edge @e of @u (its tail, one random read less). */
+static inline uint64_t delta_at(const struct cp_cpm *c, uint32_t e,
+				uint32_t u)
+{
+	return c->lt[c->g->head[e]] - c->w[e] - c->lt[u];
+}
+
 static inline uint64_t delta_of(const struct cp_cpm *c, uint32_t e)
 {
-	const struct cp_pag *g = c->g;
-
-	return c->lt[g->head[e]] - c->w[e] - c->lt[g->tail[e]];
+	return delta_at(c, e, c->g->tail[e]);
 }
 
 static inline uint32_t rank_of(const struct hpool *hp, uint32_t x)
@@ -237,50 +242,36 @@ static void root_down(const uint64_t *lt, uint32_t *a, uint32_t n,
 	a[i] = x;
 }
 
-/* Swap two u64. */
-static void swap_u64(uint64_t *a, uint64_t *b)
-{
-	uint64_t t = *a;
-
-	*a = *b;
-	*b = t;
-}
-
 /*
- * The (@t+1)-th smallest of @a[0..n) (t < n), reordering @a: quickselect
- * with a three-way partition (runs of equal deltas are common).
+ * Put @x into the max-heap @h of @n < @cap values, or in place of its
+ * largest when full and @x is less: @h keeps the @cap least values seen.
+ * Returns the new count.
  */
-static uint64_t select_u64(uint64_t *a, uint32_t n, uint32_t t)
+static uint32_t least_put(uint64_t *h, uint32_t n, uint32_t cap, uint64_t x)
 {
-	int64_t lo = 0, hi = (int64_t)n - 1;
+	uint32_t i;
 
-	while (lo < hi) {
-		int64_t mid = lo + (hi - lo) / 2, lt = lo, i = lo, gt = hi;
-		uint64_t piv;
-
-		if (a[mid] < a[lo])
-			swap_u64(&a[mid], &a[lo]);
-		if (a[hi] < a[lo])
-			swap_u64(&a[hi], &a[lo]);
-		if (a[hi] < a[mid])
-			swap_u64(&a[hi], &a[mid]);
-		piv = a[mid];
-		while (i <= gt) {
-			if (a[i] < piv)
-				swap_u64(&a[lt++], &a[i++]);
-			else if (a[i] > piv)
-				swap_u64(&a[i], &a[gt--]);
-			else
-				i++;
-		}
-		if ((int64_t)t < lt)
-			hi = lt - 1;
-		else if ((int64_t)t > gt)
-			lo = gt + 1;
-		else
-			return piv;
+	if (n < cap) {
+		for (i = n++; i > 0 && h[(i - 1) / 2] < x; i = (i - 1) / 2)
+			h[i] = h[(i - 1) / 2];
+		h[i] = x;
+		return n;
 	}
-	return a[t];
+	if (x >= h[0])
+		return n;
+	for (i = 0;;) {
+		uint32_t l = 2 * i + 1, m;
+
+		if (l >= n)
+			break;
+		m = l + 1 < n && h[l + 1] > h[l] ? l + 1 : l;
+		if (h[m] <= x)
+			break;
+		h[i] = h[m];
+		i = m;
+	}
+	h[i] = x;
+	return n;
 }
 
 /*
@@ -289,32 +280,33 @@ static uint64_t select_u64(uint64_t *a, uint32_t n, uint32_t t)
  * when there are k-1 such sidetracks; the k-1-th smallest delta among them
  * is then no less than the k-th path's cost, and a sidetrack dearer than
  * that is on none of the k paths.  UINT64_MAX when there are fewer (or on
- * out-of-memory, which only loses the pruning).
+ * out-of-memory, which only loses the pruning).  One walk along path 0,
+ * keeping the k-1 least deltas in a max-heap: O(k) memory.
  */
 static uint64_t kp_bound(const struct kp_state *s, const uint32_t *next,
 			 uint32_t k)
 {
 	const struct cp_cpm *c = s->c;
 	const struct cp_pag *g = s->g;
-	uint64_t *d, bound = UINT64_MAX;
-	uint32_t n = 0, cap = 0;
+	uint64_t *h, bound = UINT64_MAX;
+	uint32_t n = 0;
 
 	if (k <= 1)
 		return 0;
-	for (uint32_t v = s->r0; next[v] != CP_PAG_NONE; v = g->head[next[v]])
-		cap += g->out_off[v + 1] - g->out_off[v] - 1;
-	if (cap < k - 1)
-		return UINT64_MAX;
-	d = cp_big_malloc(sizeof(*d) * cap);
-	if (!d)
+	if (k - 1 > g->ne)
+		return UINT64_MAX;	/* fewer sidetracks than that */
+	h = malloc(sizeof(*h) * (k - 1));
+	if (!h)
 		return UINT64_MAX;
 	for (uint32_t v = s->r0; next[v] != CP_PAG_NONE;
 	     v = g->head[next[v]])
 		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++)
 			if (g->out_e[j] != next[v])
-				d[n++] = delta_of(c, g->out_e[j]);
-	bound = select_u64(d, n, k - 2);
-	cp_big_free(d);
+				n = least_put(h, n, k - 1,
+					      delta_at(c, g->out_e[j], v));
+	if (n == k - 1)
+		bound = h[0];
+	free(h);
 	return bound;
 }
 
@@ -333,7 +325,7 @@ static int kp_prepare(struct kp_state *s, uint32_t *next, uint32_t k)
 	for (uint32_t v = 0; v < g->nv; v++) {
 		next[v] = CP_PAG_NONE;
 		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++)
-			if (delta_of(c, g->out_e[j]) == 0) {
+			if (delta_at(c, g->out_e[j], v) == 0) {
 				next[v] = g->out_e[j];
 				break;
 			}
@@ -363,7 +355,7 @@ static int kp_prepare(struct kp_state *s, uint32_t *next, uint32_t k)
 		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
 			uint32_t e = g->out_e[j];
 
-			if (e != next[v] && delta_of(c, e) <= bound)
+			if (e != next[v] && delta_at(c, e, v) <= bound)
 				s->side[at++] = e;
 		}
 		n = at - s->soff[v];
@@ -389,7 +381,7 @@ static int kp_prepare(struct kp_state *s, uint32_t *next, uint32_t k)
 		if (b == CP_PAG_NONE)
 			return -1;
 		s->hp.n[b] = (struct hnode){
-			.key = delta_of(c, s->side[s->soff[v]]), .v = v,
+			.key = delta_at(c, s->side[s->soff[v]], v), .v = v,
 			.l = CP_PAG_NONE, .r = CP_PAG_NONE, .rank = 1 };
 		s->hroot[v] = hp_insert(&s->hp, s->hroot[h], b);
 		if (s->hroot[v] == CP_PAG_NONE)

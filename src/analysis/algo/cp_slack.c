@@ -395,13 +395,14 @@ static uint32_t lanes_init(struct cp_slack_ws *ws, const struct cp_groups *gr,
  * = et[v].  Only a query at a C vertex whose incoming C edge is the
  * group's can change d: at any other the heap minimum is at least d (a
  * segment that was alive at the previous query bounded d there; one that
- * splits there has value d + ps).  So an edge is pushed only if it is
- * still alive at the next query that counts (most thread segments start
- * and end between two of them), and only if its value is below d + rem,
- * rem being the group's CP time in the block not yet passed: d can grow by
- * no more than that, so a larger value can never be the minimum that
- * counts.  A lane stops at the head of its group's last CP edge in the
- * block; the walk, when every lane has.
+ * splits there has value d + ps).  So a lane queries its heap only there,
+ * and looks for its next such C vertex only when it passed the last one;
+ * an edge is pushed only if it is still alive at the next query that
+ * counts (most thread segments start and end between two of them), and
+ * only if its value is below d + rem, rem being the group's CP time in
+ * the block not yet passed: d can grow by no more than that, so a larger
+ * value can never be the minimum that counts.  A lane stops at the head
+ * of its group's last CP edge in the block; the walk, when every lane has.
  *
  * One function of ~120 lines on purpose: it is the inner loop of Slack
  * (every vertex and edge of a block, per pass), its lane arrays live in
@@ -465,13 +466,11 @@ static int slack_lanes(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 				uint32_t l = act[x];
 				struct lane *ln = &ws->lane[l];
 
-				if (q > ln->first) {
-					uint64_t cand = ln->d, m;
+				if (q > ln->first &&
+				    (ws->mask[q - 1] >> l & 1)) {
+					uint64_t cand = ln->d + c->w[ein], m;
 
-					if (ws->mask[q - 1] >> l & 1) {
-						cand += c->w[ein];
-						ln->rem -= c->w[ein];
-					}
+					ln->rem -= c->w[ein];
 					m = seg_min(ln, i);
 					ln->d = m < cand ? m : cand;
 					lim[l] = ln->d + ln->rem;
@@ -481,9 +480,8 @@ static int slack_lanes(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 					act[x--] = act[--na];
 					continue;
 				}
-				if (q >= ln->first) {
-					if (ln->next < q)
-						ln->next = q;
+				if (q >= ln->first && ln->next < q) {
+					ln->next = q;
 					while (ln->next < k->pfirst[b + 1] &&
 					       !(ws->mask[ln->next] >> l & 1))
 						ln->next++;
