@@ -57,7 +57,7 @@
 /* Debug invariants: type-checked always, run when this is true. */
 static const bool cp_stream_debug = CP_DEBUG;
 
-/* ---- the census (damaged traces only) ------------------------------ */
+/* ---- invariants ---------------------------------------------------- */
 
 /*
  * The pass's invariants at its end: every thread done, nothing blocked,

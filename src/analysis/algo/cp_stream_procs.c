@@ -91,7 +91,7 @@ static uint32_t proc_of(struct sp *p, const struct cp_tvert *v)
 	return id;
 }
 
-/* ---- path records ------------------------------------------------- */
+/* ---- pending time (net kept as d) -------------------------------- */
 
 /* Spread @t's pending useful time over the tracked procedures on its
  * stack: their share and d (= len - net) grow by it. */
@@ -239,7 +239,7 @@ int cp_stream_calls(struct sp *p, struct sth *t, const struct cp_tvert *v)
 	return 0;
 }
 
-/* ---- the pass ------------------------------------------------------ */
+/* ---- the what-if lane --------------------------------------------- */
 
 /* (records, what-if) A useful segment of @dt ns on @t: the scaled
  * length grows by it reweighted (cp_whatif_scaled_w, as the fixed graph's
