@@ -1,0 +1,178 @@
+/*
+ * cp_stream_int.h - the out-of-core pass's shared state and the calls
+ * between its parts: cp_stream.c (the driver), cp_stream_rec.c (publish
+ * records, freeing and folding), cp_stream_sched.c (the schedule and the
+ * census), cp_stream_procs.c (procedure stacks).  Private to them.  All
+ * calls run on the pass's one thread, on the struct sp of one run.
+ */
+#ifndef CP_STREAM_INT_H
+#define CP_STREAM_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cp_hash.h"
+#include "cp_stream.h"
+
+#define NONE UINT32_MAX
+
+enum { ST_READY, ST_BLOCKED, ST_DONE };
+
+/* A procedure or region open on a thread's stack. */
+struct frame {
+	uint64_t tag;		/* 0: ENTER; region id + 1: a region */
+	uint32_t proc;
+	bool first;		/* the procedure was not on the stack yet */
+	double f0;		/* (records, what-if) the factor before it */
+	uint64_t u0;		/* (survey) the thread's useful time then */
+};
+
+/* A thread of the pass. */
+struct sth {
+	struct cp_tcursor cur;
+	struct cp_tvert nx;	/* the next vertex, not yet processed */
+	uint64_t key;		/* its wall clock: the heap key */
+	uint64_t nvi;		/* its index in the thread */
+	uint8_t state;
+	bool any;		/* a vertex was processed */
+	uint64_t prev_ts, first_wall, last_wall;
+	uint64_t len;		/* longest path ending at the last vertex */
+	uint64_t pending;	/* useful time not spread over share/d yet */
+	uint64_t useful;	/* all useful time so far */
+	uint64_t mark;		/* (survey, exclusive) useful time when the
+				 * stack's top last changed */
+	uint64_t *vec;		/* [vn]: share[ntr], d[ntr], then the what-if
+				 * lane (the scaled length), if any */
+	double fac;		/* (records, what-if) its segments' factor */
+	struct frame *fr;
+	uint64_t depth, cap_fr;
+	uint32_t *cnt;		/* [cap_cnt] frames open per procedure */
+	uint32_t cap_cnt;
+	uint32_t *act;		/* [nact] tracked indices on the stack */
+	uint32_t nact;
+	bool created;		/* its creator's CREATE was processed */
+	uint32_t create_rec;	/* the record it left (records pass) */
+	uint32_t wait_obj;	/* what it is blocked on: object, or NONE */
+	uint32_t wait_c;	/* a CONSUME's sequences before lo + wait_c
+				 * were found (they stay) */
+};
+
+/* An object of the pass. */
+struct sobj {
+	uint64_t smax;		/* highest sequence published so far */
+	uint64_t lag;		/* (from the survey) largest CONSUME lag */
+	uint64_t w;		/* (survey) 1..w are all published */
+	uint64_t *pend;		/* (survey) published sequences above w */
+	uint32_t npend, cap_pend;
+	uint32_t *ring;		/* (records) records in publish order */
+	uint32_t cap, head, n;
+	uint64_t *bits;		/* (census) sequences the file publishes */
+	uint64_t nbits;		/* words at @bits */
+	bool nofold;		/* (from the survey) its CONSUMEs break the
+				 * folding rule ("Folding",
+				 * cp_stream_rec.c) */
+	uint64_t lo_max;	/* highest CONSUME low end so far */
+	uint64_t m;		/* smax when the last CONSUME ran */
+	uint32_t agg1;		/* (records) 1 + the record folding every
+				 * sequence in (lo_max, m], or 0 */
+	uint32_t agg2;		/* (records) the same for those above
+				 * m + 1 */
+};
+
+/* One run: both passes' state. */
+struct sp {
+	struct cp_tindex *ix;
+	struct cp_stream *s;
+	bool records;		/* second pass: keep path records */
+	bool hasw;
+	uint32_t nt;
+	struct sth *th;		/* [nt] */
+	struct sobj *obj;
+	uint32_t nobj;
+	uint32_t *heap, nheap;
+	uint32_t *blocked, nblocked;
+	/* procedures: names interned as cp_tracepag.c does */
+	char **pname;
+	uint32_t cap_procs;
+	struct cp_smap names;
+	struct cp_map2 procmap;	/* (addr, 0) / (region id, 1) -> proc */
+	uint32_t ntr;		/* tracked procedures */
+	uint32_t nlane;		/* what-if lanes: 0 or 1 */
+	uint32_t vn;		/* values per record: 2 * ntr + nlane */
+	double *pf;		/* (what-if) [nprocs] a procedure's factor */
+	const struct cp_whatif_scale *sc;
+	uint32_t nsc;
+	uint32_t *trk;		/* [nprocs] tracked index, or NONE */
+	/* publish records */
+	uint64_t *rlen, *rseq;	/* [nrec] a record's len and sequence */
+	uint64_t *rvec;		/* [nrec * 2 * ntr] its share[], d[] */
+	uint32_t *rnext;	/* [nrec] next free record */
+	uint32_t nrec, caprec, freel;
+	uint64_t live;		/* records alive */
+	uint64_t done;		/* vertices processed in this pass */
+	bool *made;		/* (census) [nt] a CREATE of the thread */
+	bool excl;		/* exclusive procedure times */
+	void (*progress)(void *ctx, const char *phase, double frac);
+	void *progress_ctx;
+};
+
+/* ---- records (cp_stream_rec.c) --------------------------------------- */
+
+/* Merge record (@len2, @vec2) into (@len, @vec): zero-weight edge. */
+void cp_stream_merge_into(const struct sp *p, uint64_t *len, uint64_t *vec,
+			  uint64_t len2, const uint64_t *vec2);
+/* Merge record (@len, @vec) into @t's, flushing @t first. */
+void cp_stream_merge(struct sp *p, struct sth *t, uint64_t len,
+		     const uint64_t *vec);
+/* A copy of @t's record (flushed), for sequence @seq; NONE: no memory. */
+uint32_t cp_stream_rec_new(struct sp *p, const struct sth *t, uint64_t seq);
+/* Return record @r to the free list. */
+void cp_stream_rec_free(struct sp *p, uint32_t r);
+/* Merge record @r into @t and, if @drop, free it. */
+void cp_stream_rec_merge(struct sp *p, struct sth *t, uint32_t r, bool drop);
+/* Object @id's state, the table grown to hold it; NULL: no memory. */
+struct sobj *cp_stream_obj_at(struct sp *p, uint32_t id);
+/* Append record @r to @o's ring.  0, or -1 (memory). */
+int cp_stream_ring_push(struct sobj *o, uint32_t r);
+/* Free @o's records no later CONSUME can hold (the lag rule). */
+void cp_stream_ring_trim(struct sp *p, struct sobj *o);
+/* (survey) Has @o's sequence @seq been published? */
+bool cp_stream_seen(const struct sobj *o, uint64_t seq);
+/* (survey) Note that @o's @seq is published.  0, or -1 (memory). */
+int cp_stream_see(struct sobj *o, uint64_t seq);
+/* The aggregate slot sequence @q of @o folds into; NULL: its own record. */
+uint32_t *cp_stream_fold_slot(struct sobj *o, uint64_t q);
+/* Merge into @t the records of @o's sequences lo .. lo+cnt-1. */
+void cp_stream_consume_records(struct sp *p, struct sth *t, struct sobj *o,
+			       uint64_t lo, uint32_t cnt);
+/* A CONSUME of @o (@lo, @cnt) ran: lag, folding rule, lo_max and m. */
+void cp_stream_consumed(struct sp *p, struct sobj *o, uint64_t lo,
+			uint32_t cnt);
+
+/* ---- schedule (cp_stream_sched.c) ------------------------------------ */
+
+/* Does thread @a run before thread @b (next vertex's wall clock, tid)? */
+bool cp_stream_before(const struct sp *p, uint32_t a, uint32_t b);
+/* Make @tid runnable: into the heap, ordered by cp_stream_before(). */
+void cp_stream_heap_push(struct sp *p, uint32_t tid);
+/* The runnable thread that runs first, taken out of the heap. */
+uint32_t cp_stream_heap_pop(struct sp *p);
+/* Has @t's next vertex its dependencies? If not, t->wait_obj says why. */
+bool cp_stream_ready(struct sp *p, struct sth *t);
+/* Threads blocked on @obj (NONE: a thread) now ready go to the heap. */
+void cp_stream_wake(struct sp *p, uint32_t obj);
+/* Every thread left is blocked: census or cycle break.  0, or -1. */
+int cp_stream_unstick(struct sp *p);
+
+/* ---- procedure stacks (cp_stream_procs.c) ---------------------------- */
+
+/* Spread @t's pending useful time over its stacked tracked procs. */
+void cp_stream_flush(struct sp *p, struct sth *t);
+/* Close @t's innermost frame. */
+void cp_stream_pop(struct sp *p, struct sth *t);
+/* The stack change of vertex @v on @t (ENTER, LEAVE, regions).  0, or -1. */
+int cp_stream_calls(struct sp *p, struct sth *t, const struct cp_tvert *v);
+/* (records, what-if) Grow @t's scaled length by a useful segment of @dt. */
+void cp_stream_lane_add(struct sp *p, struct sth *t, uint64_t dt);
+
+#endif /* CP_STREAM_INT_H */

@@ -1,0 +1,257 @@
+/*
+ * cp_stream_procs.c - the out-of-core pass's procedure stacks
+ * (cp_stream.c): calling contexts, the tracked procedures' shares.
+ *
+ * Net is kept as d[i] = len - net[i], which a segment changes exactly as
+ * it changes share[i]; so a segment costs O(1) (its time is added to a
+ * pending sum) and the pending time is spread over the procedures on the
+ * stack only when the stack or the record changes: O(tracked) per ENTER,
+ * LEAVE, PUBLISH and merge.
+ *
+ * What-if.  The fixed-graph prediction (cp_whatif.c) reweighs each useful
+ * segment by a factor of its calling context and takes the longest path
+ * again: one more lane of the record, the scaled length L, which a
+ * segment of w grows by cp_whatif_scaled_w(w, factor) (rounded per
+ * segment, as the graph's edges are) and a merge takes the max of.  The
+ * factor is the thread's: an ENTER of a procedure not yet on the stack
+ * multiplies it by the procedure's (left to right from 1.0, the product
+ * cp_whatif.c forms over the context's distinct procedures; exclusive:
+ * the innermost's alone), and every frame keeps the factor before it for
+ * its LEAVE.
+ */
+#include "cp_stream_int.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_grow.h"
+#include "cp_hash.h"
+#include "cp_symbolize.h"
+
+/* ---- procedures ---------------------------------------------------- */
+
+/* Procedure id of @name, interned; NONE when out of memory. */
+static uint32_t intern(struct sp *p, const char *name)
+{
+	struct cp_stream *s = p->s;
+	uint32_t id = cp_smap_get(&p->names, p->pname, name);
+	uint32_t cap = p->cap_procs;
+
+	if (id != CP_HASH_NONE)
+		return id;
+	if (cp_grow32((void **)&p->pname, sizeof(*p->pname), &cap,
+		      s->nprocs + 1))
+		return NONE;
+	cap = p->cap_procs;
+	if (cp_grow32((void **)&s->procs, sizeof(*s->procs), &cap,
+		      s->nprocs + 1))
+		return NONE;
+	p->cap_procs = cap;
+	id = s->nprocs;
+	p->pname[id] = strdup(name);
+	if (!p->pname[id])
+		return NONE;
+	s->procs[id] = (struct cp_stream_proc){ .name = p->pname[id] };
+	s->nprocs++;
+	if (cp_smap_add(&p->names, p->pname, id))
+		return NONE;
+	return id;
+}
+
+/*
+ * The procedure an ENTER or REGION_BEGIN opens, named as cp_tracepag.c
+ * names it from the trace's own tables (SYMBOLS, demangled; STRINGS).
+ * NONE when out of memory.
+ */
+static uint32_t proc_of(struct sp *p, const struct cp_tvert *v)
+{
+	bool region = cp_tvert_kind(v) == CP_EV_REGION_BEGIN;
+	uint32_t id = cp_map2_get(&p->procmap, v->arg, region);
+	const char *name;
+	char buf[40], *dm = NULL;
+
+	if (id != CP_HASH_NONE)
+		return id;
+	if (region) {
+		name = cp_trace_string(&p->ix->t, (uint32_t)v->arg);
+		if (!name) {
+			snprintf(buf, sizeof(buf), "region %" PRIu64, v->arg);
+			name = buf;
+		}
+	} else {
+		name = cp_trace_sym_name(&p->ix->t, v->arg, buf, sizeof(buf));
+		dm = cp_symbolize_demangle(name);
+	}
+	id = intern(p, dm ? dm : name);
+	free(dm);
+	if (id == NONE || cp_map2_put(&p->procmap, v->arg, region, id))
+		return NONE;
+	return id;
+}
+
+/* ---- pending time (net kept as d) -------------------------------- */
+
+/* Spread @t's pending useful time over the tracked procedures on its
+ * stack: their share and d (= len - net) grow by it. */
+void cp_stream_flush(struct sp *p, struct sth *t)
+{
+	uint64_t w = t->pending;
+
+	for (uint32_t i = 0; w && i < t->nact; i++) {
+		t->vec[t->act[i]] += w;
+		t->vec[p->ntr + t->act[i]] += w;
+	}
+	t->pending = 0;
+}
+
+/* ---- calling contexts ---------------------------------------------- */
+
+/*
+ * Exclusive times: the stack's top is about to change.  The survey charges
+ * the time since it last changed to the top's procedure; the records pass
+ * spreads the pending time over the top, the only procedure followed.
+ */
+static void excl_charge(struct sp *p, struct sth *t)
+{
+	if (p->records) {
+		cp_stream_flush(p, t);
+	} else {
+		if (t->depth)
+			p->s->procs[t->fr[t->depth - 1].proc].cpu_ns +=
+				t->useful - t->mark;
+		t->mark = t->useful;
+	}
+}
+
+/* Exclusive times, records pass: the stack's top changed. */
+static void excl_top(struct sp *p, struct sth *t)
+{
+	t->nact = 0;
+	if (t->depth && p->trk[t->fr[t->depth - 1].proc] != NONE)
+		t->act[t->nact++] = p->trk[t->fr[t->depth - 1].proc];
+}
+
+/* Open a frame of @proc (@tag as struct frame) on @t.  0, or -1. */
+static int push(struct sp *p, struct sth *t, uint64_t tag, uint32_t proc)
+{
+	struct frame *f;
+	uint32_t c = t->cap_cnt;
+
+	if (cp_grow((void **)&t->fr, sizeof(*t->fr), &t->cap_fr,
+		    t->depth + 1) ||
+	    cp_grow32((void **)&t->cnt, sizeof(*t->cnt), &c, proc + 1ull))
+		return -1;
+	if (c > t->cap_cnt)
+		memset(t->cnt + t->cap_cnt, 0,
+		       (c - t->cap_cnt) * sizeof(*t->cnt));
+	t->cap_cnt = c;
+	if (p->excl)
+		excl_charge(p, t);
+	f = &t->fr[t->depth++];
+	f->tag = tag;
+	f->proc = proc;
+	f->first = t->cnt[proc]++ == 0;
+	f->u0 = t->useful;
+	f->f0 = t->fac;
+	if (p->nlane && p->records && p->excl)
+		t->fac = p->pf[proc];
+	else if (p->nlane && p->records && f->first)
+		t->fac *= p->pf[proc];
+	if (!p->records)
+		p->s->procs[proc].calls++;
+	if (p->excl && p->records) {
+		excl_top(p, t);
+	} else if (!p->excl && p->records && f->first &&
+		   p->trk[proc] != NONE) {
+		cp_stream_flush(p, t);
+		t->act[t->nact++] = p->trk[proc];
+	}
+	return 0;
+}
+
+/* Close @t's innermost frame. */
+void cp_stream_pop(struct sp *p, struct sth *t)
+{
+	const struct frame *f;
+	uint32_t k;
+
+	if (p->excl)
+		excl_charge(p, t);
+	f = &t->fr[--t->depth];
+	t->cnt[f->proc]--;
+	t->fac = f->f0;
+	if (p->excl) {
+		if (p->records)
+			excl_top(p, t);
+		return;
+	}
+	if (!f->first)
+		return;
+	if (!p->records) {
+		p->s->procs[f->proc].cpu_ns += t->useful - f->u0;
+		return;
+	}
+	k = p->trk[f->proc];
+	if (k == NONE)
+		return;
+	cp_stream_flush(p, t);
+	for (uint32_t i = 0; i < t->nact; i++)
+		if (t->act[i] == k) {
+			t->act[i] = t->act[--t->nact];
+			break;
+		}
+}
+
+/*
+ * The stack change of vertex @v, as cp_tracepag.c's thread_segments: LEAVE
+ * closes the innermost ENTER and the regions opened inside it, REGION_END
+ * its region and what was opened inside; either closes everything when
+ * there is nothing to match.  0, or -1 (memory).
+ */
+int cp_stream_calls(struct sp *p, struct sth *t, const struct cp_tvert *v)
+{
+	unsigned kind = cp_tvert_kind(v);
+	uint64_t j, tag;
+	uint32_t proc;
+
+	switch (kind) {
+	case CP_EV_ENTER:
+	case CP_EV_REGION_BEGIN:
+		proc = proc_of(p, v);
+		tag = kind == CP_EV_ENTER ? 0 : v->arg + 1;
+		return proc == NONE ? -1 : push(p, t, tag, proc);
+	case CP_EV_LEAVE:
+		for (j = t->depth; j > 0 && t->fr[j - 1].tag; j--)
+			;
+		break;
+	case CP_EV_REGION_END:
+		for (j = t->depth; j > 0 && t->fr[j - 1].tag != v->arg + 1; j--)
+			;
+		break;
+	default:
+		return 0;
+	}
+	j = j ? j - 1 : 0;
+	while (t->depth > j)
+		cp_stream_pop(p, t);
+	return 0;
+}
+
+/* ---- the what-if lane --------------------------------------------- */
+
+/* (records, what-if) A useful segment of @dt ns on @t: the scaled
+ * length grows by it reweighted (cp_whatif_scaled_w, as the fixed graph's
+ * edge does). */
+void cp_stream_lane_add(struct sp *p, struct sth *t, uint64_t dt)
+{
+	uint64_t *l = &t->vec[2 * p->ntr];
+
+	if (t->fac == 1.0) {
+		*l += dt;
+		return;
+	}
+	*l += cp_whatif_scaled_w(dt, t->fac);
+	p->s->scaled_ns += dt;
+}

@@ -1,0 +1,348 @@
+/*
+ * cp_stream_rec.c - the out-of-core pass's publish records (cp_stream.c):
+ * copies of a path record left for (object, sequence), and when they die.
+ *
+ * Freeing publish records.  A record of (obj, seq) is dead once no later
+ * CONSUME holds seq.  Counting the consumers of every sequence would cost
+ * memory per publish, so a first pass (the survey, which also totals the
+ * procedures' times to choose the tracked ones) runs the same schedule
+ * without records and measures, per object, the largest lag of a CONSUME:
+ * the object's highest sequence published so far minus the CONSUME's low
+ * end.  The schedule depends only on the trace, so the second pass sees
+ * the same order, and a record whose seq + lag is below the object's
+ * highest published sequence can never be consumed again: it is freed.
+ * Both passes decide "runnable?" from the same set of sequences published
+ * (a watermark per object and the few published above it out of order),
+ * so they block and run the same vertices; the records a CONSUME merges
+ * are still there, since its low end is at least the object's highest
+ * sequence then minus the lag (a cp_die says otherwise).
+ * Mutexes, spins, items and semaphores whose waiter keeps up have lag 0
+ * or 1 (one record per object alive); condition broadcasts lag by the
+ * waiters that consume one signal, a barrier by its count (its departures
+ * consume the episode's range), an rwlock by the unlocks since its last
+ * write unlock (folded, below); a semaphore posted far ahead of its waits
+ * keeps the tokens outstanding, as the program did.
+ *
+ * Folding.  An rwlock's write lock consumes its last write unlock and
+ * every read unlock since, however many: the lag rule would keep a record
+ * per read between two writes.  The survey also checks, per object, that
+ * every CONSUME lands (its low end) on lo_max, the highest landing so far,
+ * or on m + 1, the first sequence after the highest published when the
+ * previous CONSUME ran, and that every range of two or more ends at the
+ * highest published (mutexes, spins and rwlocks do; barriers, broadcasts
+ * and semaphores need not).  Then every later landing is lo_max, m + 1 or
+ * a sequence not yet published, and every range holds all that was
+ * published since its landing: a record below lo_max is dead, and those
+ * in (lo_max, m] and above m + 1 are only ever consumed all together, so
+ * each group is folded into one record (agg1, agg2: len and share of the
+ * longest, net element-wise max), and lo_max and m + 1 keep their own.
+ */
+#include "cp_stream_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_die.h"
+#include "cp_grow.h"
+
+/* ---- path records ------------------------------------------------- */
+
+/*
+ * Merge into the record @len, @vec the record @len2, @vec2 of a dependency
+ * edge of weight zero: len and share from the longer (ties: the first's
+ * own), net and the what-if lane element-wise max.  cp_stream_merge():
+ * into thread @t (flushed).
+ */
+void cp_stream_merge_into(const struct sp *p, uint64_t *len, uint64_t *vec,
+			  uint64_t len2, const uint64_t *vec2)
+{
+	uint32_t n = p->ntr;
+	uint64_t nl = len2 > *len ? len2 : *len;
+
+	for (uint32_t k = 0; k < n; k++) {
+		uint64_t a = *len - vec[n + k], b = len2 - vec2[n + k];
+
+		vec[n + k] = nl - (a > b ? a : b);
+	}
+	for (uint32_t k = 2 * n; k < p->vn; k++)
+		if (vec2[k] > vec[k])
+			vec[k] = vec2[k];
+	if (len2 > *len && n)
+		memcpy(vec, vec2, n * sizeof(*vec));
+	*len = nl;
+}
+
+void cp_stream_merge(struct sp *p, struct sth *t, uint64_t len,
+		     const uint64_t *vec)
+{
+	cp_stream_merge_into(p, &t->len, t->vec, len, vec);
+}
+
+/* A copy of @t's record (flushed), for sequence @seq; NONE: no memory. */
+uint32_t cp_stream_rec_new(struct sp *p, const struct sth *t, uint64_t seq)
+{
+	size_t vn = p->vn;
+	uint32_t r = p->freel;
+
+	if (r != NONE) {
+		p->freel = p->rnext[r];
+	} else {
+		uint32_t c = p->caprec, c2 = c, c3 = c, c4 = c;
+
+		if (cp_grow32((void **)&p->rlen, 8, &c, p->nrec + 1) ||
+		    cp_grow32((void **)&p->rseq, 8, &c2, p->nrec + 1) ||
+		    cp_grow32((void **)&p->rnext, 4, &c3, p->nrec + 1) ||
+		    cp_grow32((void **)&p->rvec, 8 * (vn ? vn : 1), &c4,
+			      p->nrec + 1))
+			return NONE;
+		p->caprec = c;
+		r = p->nrec++;
+	}
+	p->rlen[r] = t->len;
+	p->rseq[r] = seq;
+	if (vn)
+		memcpy(p->rvec + r * vn, t->vec, vn * sizeof(*t->vec));
+	p->s->records++;
+	if (++p->live > p->s->live_max)
+		p->s->live_max = p->live;
+	return r;
+}
+
+void cp_stream_rec_free(struct sp *p, uint32_t r)
+{
+	p->rnext[r] = p->freel;
+	p->freel = r;
+	p->live--;
+}
+
+/* Merge record @r into record @a and free it. */
+static void rec_fold(struct sp *p, uint32_t a, uint32_t r)
+{
+	size_t vn = p->vn;
+
+	cp_stream_merge_into(p, &p->rlen[a], p->rvec + a * vn, p->rlen[r],
+			     p->rvec + r * vn);
+	cp_stream_rec_free(p, r);
+}
+
+/* Merge record @r into @t and, if @drop, free it. */
+void cp_stream_rec_merge(struct sp *p, struct sth *t, uint32_t r, bool drop)
+{
+	cp_stream_merge(p, t, p->rlen[r], p->rvec + r * (size_t)p->vn);
+	if (drop)
+		cp_stream_rec_free(p, r);
+}
+
+/* ---- objects ------------------------------------------------------- */
+
+/* Object @id's state, the table grown to hold it; NULL: no memory. */
+struct sobj *cp_stream_obj_at(struct sp *p, uint32_t id)
+{
+	if (id >= p->nobj) {
+		uint32_t n = p->nobj ? p->nobj : 16;
+		struct sobj *o;
+
+		while (n <= id)
+			n = n > UINT32_MAX / 2 ? UINT32_MAX : 2 * n;
+		o = realloc(p->obj, (size_t)n * sizeof(*o));
+		if (!o)
+			return NULL;
+		memset(o + p->nobj, 0, (size_t)(n - p->nobj) * sizeof(*o));
+		p->obj = o;
+		p->nobj = n;
+	}
+	return &p->obj[id];
+}
+
+/* The record of @seq among @o's, or NONE. */
+static uint32_t rec_find(const struct sp *p, const struct sobj *o,
+			 uint64_t seq)
+{
+	uint64_t s0;
+
+	if (!o->n)
+		return NONE;
+	s0 = p->rseq[o->ring[o->head]];
+	if (seq >= s0 && seq - s0 < o->n) {
+		uint32_t r = o->ring[(o->head + (seq - s0)) % o->cap];
+
+		if (p->rseq[r] == seq)
+			return r;
+	}
+	for (uint32_t i = 0; i < o->n; i++) {
+		uint32_t r = o->ring[(o->head + i) % o->cap];
+
+		if (p->rseq[r] == seq)
+			return r;
+	}
+	return NONE;
+}
+
+/* Append record @r to @o's ring.  0, or -1 (memory). */
+int cp_stream_ring_push(struct sobj *o, uint32_t r)
+{
+	if (o->n == o->cap) {
+		uint32_t nc = o->cap ? 2 * o->cap : 4;
+		uint32_t *nr = malloc(nc * sizeof(*nr));
+
+		if (!nr)
+			return -1;
+		for (uint32_t i = 0; i < o->n; i++)
+			nr[i] = o->ring[(o->head + i) % o->cap];
+		free(o->ring);
+		o->ring = nr;
+		o->cap = nc;
+		o->head = 0;
+	}
+	o->ring[(o->head + o->n++) % o->cap] = r;
+	return 0;
+}
+
+/*
+ * Free @o's records that no later CONSUME can hold: seq + lag below the
+ * highest sequence published ("Freeing publish records", above).
+ * Records published out of order wait behind the oldest, which is late
+ * but never early.
+ */
+void cp_stream_ring_trim(struct sp *p, struct sobj *o)
+{
+	while (o->n && p->rseq[o->ring[o->head]] + o->lag < o->smax) {
+		cp_stream_rec_free(p, o->ring[o->head]);
+		o->head = (o->head + 1) % o->cap;
+		o->n--;
+	}
+}
+
+/* (survey) Has @o's sequence @seq been published? */
+bool cp_stream_seen(const struct sobj *o, uint64_t seq)
+{
+	if (seq <= o->w)
+		return true;
+	for (uint32_t i = 0; i < o->npend; i++)
+		if (o->pend[i] == seq)
+			return true;
+	return false;
+}
+
+/* (survey) Note that @o's @seq is published.  0, or -1 (memory). */
+int cp_stream_see(struct sobj *o, uint64_t seq)
+{
+	if (seq != o->w + 1) {
+		if (cp_grow32((void **)&o->pend, sizeof(*o->pend),
+			      &o->cap_pend, o->npend + 1))
+			return -1;
+		o->pend[o->npend++] = seq;
+		return 0;
+	}
+	o->w++;
+	for (uint32_t i = 0; i < o->npend; i++) {
+		if (o->pend[i] != o->w + 1)
+			continue;
+		o->pend[i--] = o->pend[--o->npend];
+		o->w++;
+		i = UINT32_MAX;	/* look again from the start */
+	}
+	return 0;
+}
+
+/* ---- folding ------------------------------------------------------ */
+
+/*
+ * Where sequence @q of @o is folded: agg1 for (lo_max, m], agg2 above
+ * m + 1; NULL when it has a record of its own (lo_max, m + 1; any
+ * sequence of an object that does not fold).
+ */
+uint32_t *cp_stream_fold_slot(struct sobj *o, uint64_t q)
+{
+	if (o->nofold || q <= o->lo_max || q == o->m + 1)
+		return NULL;
+	return q <= o->m ? &o->agg1 : &o->agg2;
+}
+
+/*
+ * Merge into @t (flushed) the records of @o's sequences lo .. lo+cnt-1:
+ * each one's own, or once the aggregate of those folded.  The freeing
+ * and folding rules keep every one a CONSUME can still hold.
+ */
+void cp_stream_consume_records(struct sp *p, struct sth *t, struct sobj *o,
+			       uint64_t lo, uint32_t cnt)
+{
+	bool done1 = false, done2 = false;
+
+	for (uint32_t i = 0; i < cnt; i++) {
+		uint64_t q = lo + i;
+		uint32_t *agg = cp_stream_fold_slot(o, q), r;
+		bool *done = agg == &o->agg1 ? &done1 : &done2;
+
+		if (agg) {
+			if (!*agg)
+				cp_die("stream: a folded record is missing");
+			if (!*done)
+				cp_stream_rec_merge(p, t, *agg - 1, false);
+			*done = true;
+			continue;
+		}
+		r = rec_find(p, o, q);
+		if (r == NONE)
+			cp_die("stream: a consumed record was freed");
+		cp_stream_rec_merge(p, t, r, false);
+	}
+}
+
+/*
+ * Records pass, after a CONSUME of @o (lo_max and m moved): free the
+ * records below lo_max and fold those in (lo_max, m] into the aggregate.
+ */
+static void fold(struct sp *p, struct sobj *o)
+{
+	uint32_t keep = 0;
+
+	for (uint32_t i = 0; i < o->n; i++) {
+		uint32_t r = o->ring[(o->head + i) % o->cap];
+		uint64_t q = p->rseq[r];
+
+		if (q < o->lo_max) {
+			cp_stream_rec_free(p, r);
+		} else if (q > o->lo_max && q <= o->m && !o->agg1) {
+			o->agg1 = r + 1;
+		} else if (q > o->lo_max && q <= o->m) {
+			rec_fold(p, o->agg1 - 1, r);
+		} else {
+			o->ring[(o->head + keep++) % o->cap] = r;
+		}
+	}
+	o->n = keep;
+}
+
+/*
+ * A CONSUME of @o with low end @lo and @cnt sequences ran (o->smax is the
+ * highest published then).  The survey measures its lag and checks the
+ * folding rule; both passes move lo_max and m; the records pass folds.
+ */
+void cp_stream_consumed(struct sp *p, struct sobj *o, uint64_t lo, uint32_t cnt)
+{
+	if (!p->records) {
+		if (o->smax - lo > o->lag)
+			o->lag = o->smax - lo;
+		if ((lo != o->lo_max && lo != o->m + 1) ||
+		    (cnt > 1 && lo + cnt - 1 != o->smax))
+			o->nofold = true;
+	}
+	if (p->records && !o->nofold) {
+		if (lo > o->lo_max && o->agg1)	/* all below lo now */
+			cp_stream_rec_free(p, o->agg1 - 1);
+		if (lo > o->lo_max)
+			o->agg1 = 0;
+		if (!o->agg1) {
+			o->agg1 = o->agg2;
+		} else if (o->agg2) {
+			rec_fold(p, o->agg1 - 1, o->agg2 - 1);
+		}
+		o->agg2 = 0;
+	}
+	if (lo > o->lo_max)
+		o->lo_max = lo;
+	o->m = o->smax;
+	if (p->records && !o->nofold)
+		fold(p, o);
+}
