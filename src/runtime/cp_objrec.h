@@ -189,7 +189,7 @@ static inline void cp_prefetch_write(const void *p)
 }
 
 /*
- * @s's record if @s holds @key and the record is still @key's, of kind
+ * @s's record if @s (not NULL) holds @key and the record is still @key's, of kind
  * @kind; else NULL.  Its hot line is fetched for writing before its tag
  * is read: every caller (the lean paths, cp_online.h) writes the record
  * next, and a line that comes from another core then moves once, rather
@@ -200,7 +200,7 @@ static inline struct cp_objrec *cp_objrec_slot_rec(
 {
 	struct cp_objrec *r;
 
-	if (!s || s->key != key)
+	if (s->key != key)
 		return NULL;
 	r = s->rec;
 	cp_prefetch_write(&r->tag);
@@ -243,6 +243,36 @@ static inline struct cp_objrec *cp_objrec_peek(const struct cp_thread *t,
 
 	if (s->key != key)
 		s = cp_objrec_map_probe(t, key);
+	return s ? cp_objrec_slot_rec(s, key, kind) : NULL;
+}
+
+/*
+ * The lean acquire of @addr in namespace @ns took record @r (checked):
+ * remember it in @t's held slot, so that the release, which mostly
+ * follows before another acquire, finds it without the map (a hint like
+ * a map entry: the release checks it the same way).  Calling thread.
+ */
+static inline void cp_objrec_hold(struct cp_thread *t, const void *addr,
+				  unsigned ns, struct cp_objrec *r)
+{
+	t->held.key = cp_objrec_key(addr, ns);
+	t->held.rec = r;
+}
+
+/*
+ * cp_objrec_peek_home() for a release: the record the thread's latest
+ * lean acquire remembered (cp_objrec_hold) when that was of @addr, else
+ * the one in the home slot.  Calling thread, guard raised.
+ */
+static inline struct cp_objrec *cp_objrec_peek_held(const struct cp_thread *t,
+						    const void *addr,
+						    unsigned ns, unsigned kind)
+{
+	uintptr_t key = cp_objrec_key(addr, ns);
+	const struct cp_cache_slot *s = &t->held;
+
+	if (s->key != key)
+		s = &t->cache[cp_cache_home(key) & t->cache_mask];
 	return cp_objrec_slot_rec(s, key, kind);
 }
 

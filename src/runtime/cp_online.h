@@ -97,6 +97,15 @@ static inline struct cp_objrec *cp_online_lean_rec(const struct cp_thread *t,
 							kind));
 }
 
+/* ...or, for a release, the one its acquire remembered (cp_objrec_hold:
+ * the lean acquires call it) or else the home slot's... */
+static inline struct cp_objrec *cp_online_lean_rec_held(
+	const struct cp_thread *t, const void *obj, unsigned kind)
+{
+	return cp_online_lean_ok(t, cp_objrec_peek_held(t, obj, CP_NS_SYNC,
+							kind));
+}
+
 /* ...or anywhere in the map (in the general wrappers, before the general
  * path: a lock whose home slot another object took pays a call and a
  * probe, not the general path). */
