@@ -129,10 +129,10 @@ static inline void forget_sync(const void *o)
  * Both name slots of cp_real, used only once resolved, so that the lean
  * path has as few calls, and keeps as few registers over them, as it can.
  * Inline (@far false), they look for the record in its home slot only
- * (a release first in the held slot) and serve online mode only; the general wrapper, out of line, first runs
- * them again (CP_LEAN_*_TRY, @far true) with the whole map and in trace
- * mode too.  Return values and errno are the real calls': the lean code
- * touches neither.
+ * (a release first in the held slot) and serve online mode only; the
+ * general wrapper, out of line, first runs them again (CP_LEAN_*_TRY,
+ * @far true) with the whole map and in trace mode too.  Return values
+ * and errno are the real calls': the lean code touches neither.
  */
 #define CP_LEAN_ACQUIRE_TRY(obj, kind, real_try, far, rc)		\
 	do {								\

@@ -233,8 +233,8 @@ static inline struct cp_objrec *cp_objrec_slot_rec(
 /*
  * The record of @addr in namespace @ns when @t's map holds it in its home
  * slot and it is still @addr's record of kind @kind, not untracked; else
- * NULL (see cp_objrec_peek).  No probing, no creation: the few loads a lean wrapper
- * can afford inline.  Calling thread, guard raised.
+ * NULL (see cp_objrec_peek).  No probing, no creation: the few loads a
+ * lean wrapper can afford inline.  Calling thread, guard raised.
  */
 static inline struct cp_objrec *cp_objrec_peek_home(const struct cp_thread *t,
 						    const void *addr,
