@@ -123,15 +123,16 @@ static inline void forget_sync(const void *o)
  * thread that holds it and will publish into it (prefetching the record
  * before the try cost a hand-over more than it saved; once the try
  * succeeded, cp_objrec_slot_rec() fetches the record's line for
- * writing).  A release publishes when @owned (an expression of t) and
- * then calls @real_unlock.
+ * writing) and remembers it for the release (cp_objrec_hold: the release
+ * then finds it without the map).  A release publishes when @owned (an
+ * expression of t) and then calls @real_unlock.
  * Both name slots of cp_real, used only once resolved, so that the lean
  * path has as few calls, and keeps as few registers over them, as it can.
  * Inline (@far false), they look for the record in its home slot only
- * and serve online mode only; the general wrapper, out of line, first runs
- * them again (CP_LEAN_*_TRY, @far true) with the whole map and in trace
- * mode too.  Return values and errno are the real calls': the lean code
- * touches neither.
+ * (a release first in the held slot) and serve online mode only; the
+ * general wrapper, out of line, first runs them again (CP_LEAN_*_TRY,
+ * @far true) with the whole map and in trace mode too.  Return values
+ * and errno are the real calls': the lean code touches neither.
  */
 #define CP_LEAN_ACQUIRE_TRY(obj, kind, real_try, far, rc)		\
 	do {								\
@@ -147,6 +148,8 @@ static inline void forget_sync(const void *o)
 				     cp_online_lean_rec)		\
 					(t, (const void *)(obj), kind);	\
 			if (r) {					\
+				cp_objrec_hold(t, (const void *)(obj),	\
+					       CP_NS_SYNC, r);		\
 				(far ? cp_online_lean_acquired_far :	\
 				 cp_online_lean_acquired)(t, r);	\
 				cp_leave();				\
@@ -171,7 +174,8 @@ static inline void forget_sync(const void *o)
 									\
 		if (t) {						\
 			struct cp_objrec *r = (far ?			\
-				cp_online_lean_rec_far : cp_online_lean_rec) \
+				cp_online_lean_rec_far :		\
+				cp_online_lean_rec_held)		\
 				(t, (const void *)(obj), kind);		\
 									\
 			if (r && (owned) && cp_real.ready) {		\

@@ -96,8 +96,15 @@ struct cp_objrec {
 	uint64_t ops;		/* acquires / waits / posts ... */
 	uint64_t gain_ns;	/* path length gained through its edges */
 	uint32_t id;		/* trace object id, from 1 */
-	uint8_t kind;		/* enum cp_obj_kind */
-	atomic_bool untracked;	/* cpthread_untrack(): no edges */
+	union {
+		struct {
+			uint8_t kind;		/* enum cp_obj_kind */
+			atomic_bool untracked;	/* cpthread_untrack(): no
+						 * edges */
+		};
+		uint16_t kind_word;	/* both, for the lean paths' one
+					 * compare (cp_objrec_slot_rec) */
+	};
 	struct cp_lock lk;	/* multi-writer kinds */
 	struct cp_path main;	/* must be last: vectors follow */
 };
@@ -188,33 +195,46 @@ static inline void cp_prefetch_write(const void *p)
 #endif
 }
 
+/* A record's kind_word when it is of @kind and not untracked. */
+static inline uint16_t cp_objrec_tracked_word(unsigned kind)
+{
+	const struct cp_objrec w = { .kind = (uint8_t)kind };
+
+	return w.kind_word;
+}
+
 /*
- * @s's record if @s holds @key and the record is still @key's, of kind
- * @kind; else NULL.  Its hot line is fetched for writing before its tag
+ * @s's record if @s (not NULL) holds @key and the record is still @key's,
+ * of kind @kind (and, when @tracked, not untracked: one compare of both
+ * bytes); else NULL.  Its hot line is fetched for writing before its tag
  * is read: every caller (the lean paths, cp_online.h) writes the record
  * next, and a line that comes from another core then moves once, rather
  * than being read and then upgraded.
  */
 static inline struct cp_objrec *cp_objrec_slot_rec(
-	const struct cp_cache_slot *s, uintptr_t key, unsigned kind)
+	const struct cp_cache_slot *s, uintptr_t key, unsigned kind,
+	bool tracked)
 {
 	struct cp_objrec *r;
 
-	if (!s || s->key != key)
+	if (s->key != key)
 		return NULL;
 	r = s->rec;
 	cp_prefetch_write(&r->tag);
 	if (atomic_load_explicit(&r->tag, memory_order_acquire) != key ||
-	    r->kind != kind)
+	    (tracked ? __atomic_load_n(&r->kind_word, __ATOMIC_RELAXED) !=
+		       cp_objrec_tracked_word(kind) : r->kind != kind))
 		return NULL;
+	if (!r)		/* it was read through: says so to the compiler, */
+		__builtin_unreachable();	/* which drops callers' tests */
 	return r;
 }
 
 /*
  * The record of @addr in namespace @ns when @t's map holds it in its home
- * slot and it is still @addr's record of kind @kind; else NULL (see
- * cp_objrec_peek).  No probing, no creation: the few loads a lean wrapper
- * can afford inline.  Calling thread, guard raised.
+ * slot and it is still @addr's record of kind @kind, not untracked; else
+ * NULL (see cp_objrec_peek).  No probing, no creation: the few loads a
+ * lean wrapper can afford inline.  Calling thread, guard raised.
  */
 static inline struct cp_objrec *cp_objrec_peek_home(const struct cp_thread *t,
 						    const void *addr,
@@ -223,7 +243,7 @@ static inline struct cp_objrec *cp_objrec_peek_home(const struct cp_thread *t,
 	uintptr_t key = cp_objrec_key(addr, ns);
 
 	return cp_objrec_slot_rec(&t->cache[cp_cache_home(key) &
-					    t->cache_mask], key, kind);
+					    t->cache_mask], key, kind, true);
 }
 
 /*
@@ -243,7 +263,37 @@ static inline struct cp_objrec *cp_objrec_peek(const struct cp_thread *t,
 
 	if (s->key != key)
 		s = cp_objrec_map_probe(t, key);
-	return cp_objrec_slot_rec(s, key, kind);
+	return s ? cp_objrec_slot_rec(s, key, kind, false) : NULL;
+}
+
+/*
+ * The lean acquire of @addr in namespace @ns took record @r (checked):
+ * remember it in @t's held slot, so that the release, which mostly
+ * follows before another acquire, finds it without the map (a hint like
+ * a map entry: the release checks it the same way).  Calling thread.
+ */
+static inline void cp_objrec_hold(struct cp_thread *t, const void *addr,
+				  unsigned ns, struct cp_objrec *r)
+{
+	t->held.key = cp_objrec_key(addr, ns);
+	t->held.rec = r;
+}
+
+/*
+ * cp_objrec_peek_home() for a release: the record the thread's latest
+ * lean acquire remembered (cp_objrec_hold) when that was of @addr, else
+ * the one in the home slot.  Calling thread, guard raised.
+ */
+static inline struct cp_objrec *cp_objrec_peek_held(const struct cp_thread *t,
+						    const void *addr,
+						    unsigned ns, unsigned kind)
+{
+	uintptr_t key = cp_objrec_key(addr, ns);
+	const struct cp_cache_slot *s = &t->held;
+
+	if (s->key != key)
+		s = &t->cache[cp_cache_home(key) & t->cache_mask];
+	return cp_objrec_slot_rec(s, key, kind, true);
 }
 
 /*

@@ -78,23 +78,34 @@ static inline bool cp_online_may_take(const struct cp_thread *t,
  * So these paths do one map probe and no re-checks, and call nothing but
  * the real functions (README.md, "What it costs", has the measurements).
  */
-static inline struct cp_objrec *cp_online_lean_ok(const struct cp_thread *t,
-						  struct cp_objrec *r)
+
+/* Whether @t's path is of the current generation (else the general path
+ * starts a new one), checked before the look-up. */
+static inline bool cp_online_lean_ok(const struct cp_thread *t)
 {
-	if (!r || atomic_load_explicit(&r->untracked, memory_order_relaxed) ||
-	    t->gen != atomic_load_explicit(&cp_rt.gen, memory_order_relaxed))
-		return NULL;
-	return r;
+	return t->gen == atomic_load_explicit(&cp_rt.gen, memory_order_relaxed);
 }
 
 /* The record for the lean path when it sits in its home slot of the
- * thread's map (inline in every lock call)... */
+ * thread's map (inline in every lock call; the look-up refuses an
+ * untracked record)... */
 static inline struct cp_objrec *cp_online_lean_rec(const struct cp_thread *t,
 						   const void *obj,
 						   unsigned kind)
 {
-	return cp_online_lean_ok(t, cp_objrec_peek_home(t, obj, CP_NS_SYNC,
-							kind));
+	if (!cp_online_lean_ok(t))
+		return NULL;
+	return cp_objrec_peek_home(t, obj, CP_NS_SYNC, kind);
+}
+
+/* ...or, for a release, the one its acquire remembered (cp_objrec_hold:
+ * the lean acquires call it) or else the home slot's... */
+static inline struct cp_objrec *cp_online_lean_rec_held(
+	const struct cp_thread *t, const void *obj, unsigned kind)
+{
+	if (!cp_online_lean_ok(t))
+		return NULL;
+	return cp_objrec_peek_held(t, obj, CP_NS_SYNC, kind);
 }
 
 /* ...or anywhere in the map (in the general wrappers, before the general
@@ -103,7 +114,14 @@ static inline struct cp_objrec *cp_online_lean_rec(const struct cp_thread *t,
 static inline struct cp_objrec *cp_online_lean_rec_far(
 	const struct cp_thread *t, const void *obj, unsigned kind)
 {
-	return cp_online_lean_ok(t, cp_objrec_peek(t, obj, CP_NS_SYNC, kind));
+	struct cp_objrec *r;
+
+	if (!cp_online_lean_ok(t))
+		return NULL;
+	r = cp_objrec_peek(t, obj, CP_NS_SYNC, kind);
+	if (r && atomic_load_explicit(&r->untracked, memory_order_relaxed))
+		return NULL;
+	return r;
 }
 
 /* cp_thread_advance() to now, without its generation check:

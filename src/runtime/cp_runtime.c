@@ -266,6 +266,15 @@ static void start_sampler(void)
 	pthread_attr_destroy(&attr);
 }
 
+/* Tracing ends (or cannot go on): the hooks, and the lean paths, which
+ * read only their own flags, go straight to the real calls from now on. */
+static void cp_runtime_stop(void)
+{
+	cp_rt.lean_locks = false;
+	cp_rt.lean_trace = false;
+	cp_rt.tracing = false;
+}
+
 __attribute__((constructor(101)))
 static void cp_runtime_init(void)
 {
@@ -373,7 +382,7 @@ void cp_runtime_finish(void)
 		return;
 	cp_guard++;
 	t = cp_self;
-	cp_rt.tracing = false;	/* other threads' next calls go straight */
+	cp_runtime_stop();	/* other threads' next calls go straight */
 	if (t && !t->exited) {
 		/* The exiting thread's last event: program end follows it. */
 		uint64_t now = cp_thread_now(t);
@@ -430,11 +439,11 @@ void cp_runtime_postfork_child(void)
 	memset(cp_objrec_retired, 0, sizeof(cp_objrec_retired));
 	cp_items_init();
 	if (cp_objrec_init()) {
-		cp_rt.tracing = false;
+		cp_runtime_stop();
 		return;
 	}
 	setup_outputs(true);
 	cp_sampler_postfork_child();
 	if (!bind_first_thread())
-		cp_rt.tracing = false;
+		cp_runtime_stop();
 }

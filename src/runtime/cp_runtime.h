@@ -29,10 +29,13 @@ struct cp_runtime {
 	bool lean_locks;	/* mutexes and spin locks may take the lean
 				 * paths of cp_online.h: online mode, wall
 				 * clock from the TSC, no procedure found by
-				 * sampling (fixed at start-up) */
+				 * sampling (set at start-up); implies
+				 * tracing (cleared with it), so that the
+				 * inline paths read one flag */
 	bool lean_trace;	/* trace mode, wall clock from the TSC, no
 				 * procedure found by sampling: the general
-				 * lock wrappers try the lean paths first */
+				 * lock wrappers try the lean paths first;
+				 * implies tracing, as lean_locks does */
 	bool trace;		/* trace mode: events are recorded */
 	unsigned clock;		/* enum cp_trace_clock */
 	unsigned nsel;		/* selected procedures */
@@ -92,7 +95,7 @@ static inline struct cp_thread *cp_enter_lean(bool far)
 {
 	struct cp_thread *t;
 
-	if (__builtin_expect(cp_guard != 0 || !cp_rt.tracing ||
+	if (__builtin_expect(cp_guard != 0 ||
 			     !(cp_rt.lean_locks || (far && cp_rt.lean_trace)),
 			     0))
 		return NULL;

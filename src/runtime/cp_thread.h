@@ -66,6 +66,8 @@ struct cp_thread {
 	struct cp_cache_slot *cache;	/* record map, cache_mask + 1 slots */
 	uint32_t cache_mask;
 	uint32_t cache_used;	/* slots holding a key */
+	struct cp_cache_slot held;	/* the latest lean acquire's record
+					 * (cp_objrec_hold), a hint */
 	struct cp_tracebuf *tb;	/* trace mode: event buffer */
 	int ostid;		/* kernel thread id (gettid) */
 	union {

@@ -207,6 +207,53 @@ START_TEST(test_objrec_peek_is_get_or_null)
 END_TEST
 
 /*
+ * The lean release's look-up (cp_objrec_peek_held): the record the lean
+ * acquire remembered when it is of that object, else the home slot's;
+ * like the home peek, never an untracked record, another kind's or a
+ * destroyed object's.  Two objects with one home slot: a[0] at home,
+ * a[1] off home, so only the held slot finds a[1].
+ */
+START_TEST(test_objrec_peek_held)
+{
+	uint64_t x = 88172645463325252ull;
+	uint32_t mask = t1->cache_mask;
+	uint32_t h = cp_cache_home(cp_objrec_key(obj(0), CP_NS_SYNC)) & mask;
+	const void *a[2] = { obj(0), colliding(h, mask, obj(0), &x) };
+	struct cp_objrec *r[2];
+
+	for (int k = 0; k < 2; k++) {
+		r[k] = cp_objrec_get(t1, a[k], CP_NS_SYNC, CP_OBJ_MUTEX, 0);
+		ck_assert_ptr_nonnull(r[k]);
+	}
+	ck_assert_ptr_null(cp_objrec_peek_held(t1, a[1], CP_NS_SYNC,
+					       CP_OBJ_MUTEX));
+	ck_assert_ptr_eq(cp_objrec_peek_held(t1, a[0], CP_NS_SYNC,
+					     CP_OBJ_MUTEX), r[0]);
+	cp_objrec_hold(t1, a[1], CP_NS_SYNC, r[1]);
+	ck_assert_ptr_eq(cp_objrec_peek_held(t1, a[1], CP_NS_SYNC,
+					     CP_OBJ_MUTEX), r[1]);
+	ck_assert_ptr_null(cp_objrec_peek_held(t1, a[1], CP_NS_SYNC,
+					       CP_OBJ_SPIN));
+	ck_assert_ptr_null(cp_objrec_peek_held(t2, a[1], CP_NS_SYNC,
+					       CP_OBJ_MUTEX));
+	ck_assert_ptr_eq(cp_objrec_peek_held(t1, a[0], CP_NS_SYNC,
+					     CP_OBJ_MUTEX), r[0]);
+	/* untracked: the lean look-ups refuse it, the general peek not */
+	cp_objrec_untrack(t1, a[0]);
+	ck_assert_ptr_null(cp_objrec_peek_home(t1, a[0], CP_NS_SYNC,
+					       CP_OBJ_MUTEX));
+	ck_assert_ptr_null(cp_objrec_peek_held(t1, a[0], CP_NS_SYNC,
+					       CP_OBJ_MUTEX));
+	ck_assert_ptr_eq(cp_objrec_peek(t1, a[0], CP_NS_SYNC, CP_OBJ_MUTEX),
+			 r[0]);
+	/* destroyed while held: the held slot's record is refused */
+	cp_objrec_forget(a[1], CP_NS_SYNC);
+	ck_assert_ptr_null(cp_objrec_peek_held(t1, a[1], CP_NS_SYNC,
+					       CP_OBJ_MUTEX));
+}
+END_TEST
+
+/*
  * Four objects with one home slot: each peek finds its own record (off
  * home for three of them), in any order, and destroying the one at home
  * hides only that one (its entry stays, so the probe still passes it).
@@ -333,6 +380,7 @@ static Suite *objrec_suite(void)
 	tcase_add_test(tc, test_objrec_other_kind_starts_fresh);
 	tcase_add_test(tc, test_objrec_peek_is_get_or_null);
 	tcase_add_test(tc, test_objrec_peek_collisions);
+	tcase_add_test(tc, test_objrec_peek_held);
 	tcase_add_test(tc, test_objrec_peek_destroyed_in_other_thread);
 	tcase_add_test(tc, test_objrec_sem_destroyed_with_tokens);
 	suite_add_tcase(s, tc);
