@@ -305,7 +305,8 @@ int cp_cuts_win_plan(const struct cp_cuts *k, uint32_t b,
 				w->nfar++;
 			}
 		}
-	qsort(w->far, w->nfar, sizeof(*w->far), cmp_u64);
+	if (w->nfar)	/* far may still be NULL: qsort wants a pointer */
+		qsort(w->far, w->nfar, sizeof(*w->far), cmp_u64);
 	return 0;
 }
 

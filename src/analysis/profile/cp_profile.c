@@ -419,7 +419,8 @@ static uint32_t node_procs(const struct cp_tracepag *tp, uint32_t n,
 		*ids = &c->proc;
 		return n ? 1 : 0;
 	}
-	*ids = tp->incl_pool + c->incl_off;
+	/* no pool when no node has a procedure: no offset from NULL */
+	*ids = tp->incl_pool ? tp->incl_pool + c->incl_off : NULL;
 	return c->incl_n;
 }
 
