@@ -525,6 +525,18 @@ static int count_edges(struct bld *b, uint64_t *nedges)
 	return 0;
 }
 
+/* Free the builder's scratch (the graph it built is @b->tp's). */
+static void bld_free(struct bld *b)
+{
+	free(b->stack);
+	free(b->hub_done);
+	cp_map2_free(&b->procmap);
+	cp_map2_free(&b->stackmap);
+	cp_map2_free(&b->cctmap);
+	cp_map2_free(&b->hubs);
+	cp_smap_free(&b->names);
+}
+
 /*
  * Allocate the graph's edge arrays (struct cp_pag's own, grown by
  * cp_pag_add_edge only when full) and ours at the final size: doubling
@@ -608,13 +620,7 @@ int cp_tracepag_build(struct cp_tracepag *tp, const struct cp_trace *t,
 			 t->path, why);
 		goto err;
 	}
-	free(b.stack);
-	free(b.hub_done);
-	cp_map2_free(&b.procmap);
-	cp_map2_free(&b.stackmap);
-	cp_map2_free(&b.cctmap);
-	cp_map2_free(&b.hubs);
-	cp_smap_free(&b.names);
+	bld_free(&b);
 	cp_tracepag_assert(tp);
 	return 0;
 err_mem:
@@ -627,13 +633,7 @@ err_mem:
 		snprintf(err, errlen, "%s: out of memory building the graph",
 			 t->path);
 err:
-	free(b.stack);
-	free(b.hub_done);
-	cp_map2_free(&b.procmap);
-	cp_map2_free(&b.stackmap);
-	cp_map2_free(&b.cctmap);
-	cp_map2_free(&b.hubs);
-	cp_smap_free(&b.names);
+	bld_free(&b);
 	cp_tracepag_free(tp);
 	return -1;
 }
