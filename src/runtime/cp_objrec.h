@@ -297,10 +297,12 @@ static inline struct cp_objrec *cp_objrec_peek_held(const struct cp_thread *t,
 }
 
 /*
- * Start fetching the record a thread's map names for @addr (unchecked: it
- * may be stale, which is harmless for a prefetch).  An acquire calls this
- * before touching the object, so that when the lock comes from another
- * core its record travels at the same time instead of after it.
+ * Start fetching, for writing, the record a thread's map names for @addr
+ * in its home slot (unchecked: it may be stale, which is harmless for a
+ * prefetch).  The general acquire calls this once its try succeeded and
+ * before cp_objrec_get() reads the record, so that a record coming from
+ * another core moves once, rather than being read and then upgraded
+ * when the acquire writes it.
  */
 static inline void cp_objrec_prefetch(struct cp_thread *t, const void *addr,
 				      unsigned ns)
