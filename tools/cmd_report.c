@@ -249,13 +249,14 @@ static enum cpt_status report_stream(struct cpt_ctx *c, const char *path,
 
 	if (st)
 		return st;
-	if (c->format == CPT_JSON)
-		cp_stream_out_json(c->out, &ix, &s);
-	else
-		cp_stream_out_text(c->out, &ix, &s, o->out.top_given ?
-				   o->out.top : CP_REPORT_TOP_DEFAULT);
+	if (c->format == CPT_JSON ? cp_stream_out_json(c->out, &ix, &s) :
+	    cp_stream_out_text(c->out, &ix, &s, &o->out)) {
+		snprintf(c->err, sizeof(c->err), "%s: out of memory writing "
+			 "the report", path);
+		st = CPT_BAD_INPUT;
+	}
 	cpt_stream_close(&ix, &s);
-	return CPT_OK;
+	return st;
 }
 
 enum cpt_status cpt_cmd_report(struct cpt_ctx *c, int argc, char **argv)
@@ -271,7 +272,7 @@ enum cpt_status cpt_cmd_report(struct cpt_ctx *c, int argc, char **argv)
 	if (cpt_is_trace(path)) {
 		stream = cpt_choose_stream(c, path, o.stream,
 					   stream_conflict(c, &o),
-					   "no Slack, paths or what-if");
+					   "no Slack, MBM or paths");
 		if (stream < 0)
 			return o.stream ? CPT_USAGE : CPT_BAD_INPUT;
 		if (stream)

@@ -168,6 +168,7 @@
 #ifndef CP_TRACE_FORMAT_H
 #define CP_TRACE_FORMAT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define CP_TRACE_MAGIC		"CPTTRACE"	/* 8 bytes, no NUL */
@@ -310,6 +311,32 @@ static inline const char *cp_obj_kind_name(unsigned kind)
 		"?", "mutex", "spin", "rwlock", "barrier", "cond", "sem", "item",
 	};
 	return kind <= CP_OBJ_KIND_MAX ? names[kind] : "?";
+}
+
+/* Is an object of @kind a lock, with a time held? */
+static inline bool cp_obj_kind_is_lock(unsigned kind)
+{
+	return kind == CP_OBJ_MUTEX || kind == CP_OBJ_SPIN ||
+	       kind == CP_OBJ_RWLOCK;
+}
+
+/*
+ * Does an event of kind @ev on an object of @okind count as one of its
+ * operations, as the online report counts them: acquires of locks, wakes
+ * of condition variables, arrivals at barriers, posts and waits of
+ * semaphores, enqueues and dequeues of items?
+ */
+static inline bool cp_obj_counts_op(unsigned okind, unsigned ev)
+{
+	switch (okind) {
+	case CP_OBJ_BARRIER:
+		return ev == CP_EV_PUBLISH;
+	case CP_OBJ_SEM:
+	case CP_OBJ_ITEM:
+		return ev == CP_EV_PUBLISH || ev == CP_EV_CONSUME;
+	default:
+		return ev == CP_EV_CONSUME;
+	}
 }
 
 #endif /* CP_TRACE_FORMAT_H */

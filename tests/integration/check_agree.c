@@ -14,7 +14,9 @@
  * The streaming analysis (`cpt report --stream`, cp_stream.h) of the same
  * trace must give cpt's in-memory length and every selected procedure's
  * CP zeroing exactly, to the nanosecond, and its CP share too (these
- * workloads' critical paths are unique); and `cpt whatif --stream` the
+ * workloads' critical paths are unique), every thread's times, calls and
+ * CP time, every object's figures (operations, waits, time waited and
+ * held, CP held, CP edges, path gain); and `cpt whatif --stream` the
  * in-memory whatif's fixed-graph prediction (length_after_fixed) and
  * scaled time exactly, scaling the workload's procedures by 0.5 and 2 at
  * once (inclusive) and the first by 0 (--exclusive); a workload without
@@ -77,6 +79,48 @@ static bool run_json(struct cpt_errs *e, struct cpt_run *s,
 	return true;
 }
 
+/* The numbers @keys of JSON objects @m (in memory) and @st (streamed),
+ * each exactly equal; @what names them. */
+static void same_keys(struct cpt_errs *e, const char *what, json_t *m,
+		      json_t *st, const char *const *keys)
+{
+	char field[128];
+
+	for (int k = 0; keys[k]; k++) {
+		snprintf(field, sizeof(field), "streamed %s %s", what,
+			 keys[k]);
+		cmp_exact(e, field, cpt_json_num(m, keys[k]),
+			  cpt_json_num(st, keys[k]));
+	}
+}
+
+/* Arrays @key of the reports @mem and @str: the same length, element i
+ * of one equal to element i of the other in @keys. */
+static void same_array(struct cpt_errs *e, json_t *mem, json_t *str,
+		       const char *key, const char *const *keys)
+{
+	json_t *a = json_object_get(mem, key), *b = json_object_get(str, key);
+	char what[64];
+
+	if (!json_is_array(a) || !json_is_array(b) ||
+	    json_array_size(a) != json_array_size(b)) {
+		cpt_errf(e, "  %s: %zu in memory, %zu streamed", key,
+			 json_array_size(a), json_array_size(b));
+		return;
+	}
+	for (size_t i = 0; i < json_array_size(a); i++) {
+		snprintf(what, sizeof(what), "%s[%zu]", key, i);
+		same_keys(e, what, json_array_get(a, i), json_array_get(b, i),
+			  keys);
+	}
+}
+
+/* The figures of a thread and of an object that streaming must give. */
+static const char *const tkeys[] = { "tid", "elapsed_ns", "useful_ns",
+	"wait_ns", "cp_ns", "len_ns", "calls", NULL };
+static const char *const okeys[] = { "id", "ops", "contended", "wait_ns",
+	"cp_gain_ns", "held_ns", "cp_held_ns", "cp_edges", NULL };
+
 /* `cpt report --stream` of @trace against cpt's in-memory @mem report. */
 static void stream_agrees(struct cpt_errs *e, const struct workload *w,
 			  const char *trace, json_t *mem)
@@ -109,6 +153,8 @@ static void stream_agrees(struct cpt_errs *e, const struct workload *w,
 		cmp_exact(e, field, cpt_json_num(m, "cp_ns"),
 			  cpt_json_num(st, "cp_ns"));
 	}
+	same_array(e, mem, s.report, "threads_detail", tkeys);
+	same_array(e, mem, s.report, "objects", okeys);
 	cpt_run_free(&s);
 }
 

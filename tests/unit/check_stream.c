@@ -89,6 +89,46 @@ static const struct cp_proc_prof *find_proc(const struct cp_profile *p,
 }
 
 /*
+ * Every object's figures streamed and in memory: the same objects, the
+ * local sums equal, and (@shares: the critical path is unique) the
+ * followed objects' CP held time and CP edges.
+ */
+static void compare_objects(const struct cp_stream *st,
+			    const struct cp_profile *p, bool shares,
+			    const char *what)
+{
+	ck_assert_msg(st->nobjs == p->nobjs, "%s: %u objects streamed, %u in "
+		      "memory", what, st->nobjs, p->nobjs);
+	for (uint32_t i = 0; i < st->nobjs; i++) {
+		const struct cp_stream_obj *a = &st->objs[i];
+		const struct cp_obj_prof *b = &p->objs[i];
+
+		ck_assert_msg(a->obj == b->obj && a->kind == b->kind &&
+			      a->addr == b->addr &&
+			      a->untracked == b->untracked, "%s: object %u/%u",
+			      what, a->obj, b->obj);
+		ck_assert_msg(a->ops == b->ops && a->waits == b->waits &&
+			      a->wait_ns == b->wait_ns &&
+			      a->held_ns == b->held_ns &&
+			      a->gain_ns == b->gain_ns,
+			      "%s: object %u ops %" PRIu64 "/%" PRIu64
+			      " waits %" PRIu64 "/%" PRIu64 " waited %" PRIu64
+			      "/%" PRIu64 " held %" PRIu64 "/%" PRIu64
+			      " gain %" PRIu64 "/%" PRIu64, what, a->obj,
+			      a->ops, b->ops, a->waits, b->waits, a->wait_ns,
+			      b->wait_ns, a->held_ns, b->held_ns, a->gain_ns,
+			      b->gain_ns);
+		ck_assert_msg(!shares || !a->tracked ||
+			      (a->cp_held_ns == b->cp_held_ns &&
+			       a->cp_cross == b->cp_cross),
+			      "%s: object %u CP held %" PRIu64 "/%" PRIu64
+			      " CP edges %" PRIu64 "/%" PRIu64, what, a->obj,
+			      a->cp_held_ns, b->cp_held_ns, a->cp_cross,
+			      b->cp_cross);
+	}
+}
+
+/*
  * Both analyses of @s, procedures @exclusive or inclusive, compared;
  * @shares: the CP times too (the critical path is unique).  Returns the
  * streaming result's live_max.
@@ -125,10 +165,16 @@ static uint64_t compare_mode(struct synth *s, bool shares, bool exclusive,
 		ck_assert_msg(a->useful_ns == b->useful_ns &&
 			      a->wait_ns == b->wait_ns &&
 			      a->len_ns == b->len_ns &&
-			      a->elapsed_ns == b->elapsed_ns,
-			      "%s: T%u len %" PRIu64 "/%" PRIu64, what, i,
-			      a->len_ns, b->len_ns);
+			      a->elapsed_ns == b->elapsed_ns &&
+			      a->calls == b->calls,
+			      "%s: T%u len %" PRIu64 "/%" PRIu64 " calls %"
+			      PRIu64 "/%" PRIu64, what, i, a->len_ns,
+			      b->len_ns, a->calls, b->calls);
+		ck_assert_msg(!shares || !a->tracked || a->cp_ns == b->cp_ns,
+			      "%s: T%u CP time %" PRIu64 " streamed, %" PRIu64
+			      " in memory", what, i, a->cp_ns, b->cp_ns);
 	}
+	compare_objects(&st, &p, shares, what);
 	for (uint32_t i = 0; i < st.nprocs; i++) {
 		const struct cp_stream_proc *sp = &st.procs[i];
 		const struct cp_proc_prof *mp = find_proc(&p, sp->name);
@@ -458,6 +504,7 @@ START_TEST(test_stream_cut_traces_equal_memory)
 				      "round %d: %s zeroing", round,
 				      st.procs[i].name);
 		}
+		compare_objects(&st, &p, false, "cut trace");
 		cp_stream_free(&st);
 		cp_tindex_close(&ix);
 		cp_profile_free(&p);
@@ -770,7 +817,7 @@ START_TEST(test_stream_cpt_chooses_the_mode)
 	barrier_file(path);
 	CPT_EXPECT("report --memory 1K", 0);
 	ck_assert_msg(strstr(line, path) && strstr(line, "over the budget of "
-		      "1 KB: streaming analysis (no Slack, paths or what-if)"),
+		      "1 KB: streaming analysis (no Slack, MBM or paths)"),
 		      "stderr: %s", line);
 	ck_assert_msg(strstr(out, "critical path          80 ns") &&
 		      strstr(out, "streaming analysis: no Slack"),

@@ -38,10 +38,15 @@
  * Cost: two passes over the events, O(1) per vertex plus O(log threads)
  * per switch of thread and O(tracked) per record operation.
  *
+ * More lanes ride in the records the same way, taken from the longer
+ * path at a merge as shares are: a followed object's time held on the
+ * path and CP edges, a followed thread's CP time (cp_stream_objs.c).
+ *
  * The parts: the schedule and the census, cp_stream_sched.c; publish
  * records and the rules that free and fold them, cp_stream_rec.c; the
  * procedure stack (net kept as d, the what-if lane), cp_stream_procs.c;
- * their shared state, cp_stream_int.h.
+ * objects and the followed objects' and threads' lanes,
+ * cp_stream_objs.c; their shared state, cp_stream_int.h.
  */
 #include "cp_stream_int.h"
 
@@ -82,7 +87,7 @@ static void cp_stream_assert(const struct sp *p)
 			cp_die("stream: a thread did not end");
 		held += t->create_rec != NONE;
 		for (uint32_t k = 0; k < p->ntr; k++)
-			if (t->vec[p->ntr + k] > t->len)
+			if (t->vec[cp_stream_d(p, k)] > t->len)
 				cp_die("stream: net above len");
 	}
 	if (held != p->live)
@@ -110,12 +115,16 @@ static void deps(struct sp *p, uint32_t tid, struct sth *t,
 		 const struct cp_tvert *v)
 {
 	uint32_t c = (uint32_t)v->arg;
+	uint64_t own = t->len;
 
 	switch (cp_tvert_kind(v)) {
 	case CP_EV_CONSUME:
+		if (!v->cnt)
+			break;
 		cp_stream_flush(p, t);
 		cp_stream_consume_records(p, t, &p->obj[v->obj], v->arg,
 					  v->cnt);
+		cp_stream_obj_consumed(p, t, &p->obj[v->obj], own);
 		break;
 	case CP_EV_THREAD_START:
 		if (t->create_rec != NONE) {
@@ -197,11 +206,13 @@ static int step(struct sp *p, uint32_t tid, struct sth *t)
 {
 	struct cp_stream_thread *st = &p->s->threads[tid];
 	const struct cp_tvert *v = &t->nx;
+	bool waited = false;
+	uint64_t dt = 0;
 
 	if (t->any) {
-		uint64_t dt = v->ts - t->prev_ts;
-
-		if (cp_tvert_waits(v)) {
+		dt = v->ts - t->prev_ts;
+		waited = cp_tvert_waits(v);
+		if (waited) {
 			st->wait_ns += p->records ? 0 : dt;
 		} else {
 			t->len += dt;
@@ -222,6 +233,8 @@ static int step(struct sp *p, uint32_t tid, struct sth *t)
 			     p->records) / 2);
 	if (p->records)
 		deps(p, tid, t, v);
+	if (v->obj && cp_stream_obj_vertex(p, t, v, waited, dt))
+		return -1;
 	if (cp_tvert_kind(v) == CP_EV_CONSUME && v->cnt)
 		cp_stream_consumed(p, &p->obj[v->obj], v->arg, v->cnt);
 	if (cp_tvert_kind(v) == CP_EV_PUBLISH && publish(p, t, v))
@@ -242,7 +255,7 @@ static void done(struct sp *p, uint32_t tid, struct sth *t)
 
 	while (t->depth)
 		cp_stream_pop(p, t);
-	cp_stream_flush(p, t);
+	cp_stream_obj_end(p, t);
 	cp_tcursor_fini(&t->cur);
 	t->state = ST_DONE;
 	st->tid = tid;
@@ -298,20 +311,27 @@ static int pass_init(struct sp *p)
 		free(t->cnt);
 		free(t->vec);
 		free(t->act);
+		free(t->held);
 		memset(t, 0, sizeof(*t));
 		t->create_rec = NONE;
+		t->tlane = p->records ? p->ttrk[tid] : NONE;
 		t->fac = 1.0;
 		t->vec = calloc(vn ? vn : 1, sizeof(*t->vec));
 		t->act = calloc(p->ntr ? p->ntr : 1, sizeof(*t->act));
 		if (!t->vec || !t->act)
 			return -1;
 		cp_tcursor_init(&t->cur, p->ix, tid, !p->records);
+		if (!p->records) {
+			t->cur.meta = cp_stream_meta;
+			t->cur.meta_ctx = p;
+		}
 	}
 	for (uint32_t i = 0; i < p->nobj; i++) {
 		struct sobj *o = &p->obj[i];
 
 		o->smax = o->w = o->lo_max = o->m = 0;
 		o->npend = o->n = o->head = o->agg1 = o->agg2 = 0;
+		o->ops = o->waits = o->wait_ns = o->held_ns = o->gain_ns = 0;
 	}
 	p->nheap = p->nblocked = 0;
 	p->done = 0;
@@ -337,25 +357,10 @@ static int run_pass(struct sp *p)
 				return -1;
 			continue;
 		}
-		if (run_thread(p, cp_stream_heap_pop(p)))
+		if (run_thread(p, cp_stream_heap_pop(p)) || p->nomem)
 			return -1;
 	}
 	return 0;
-}
-
-/* A procedure's useful time and id, sorted to choose the tracked. */
-struct pick {
-	uint64_t cpu_ns;
-	uint32_t id;
-};
-
-static int by_cpu(const void *a, const void *b)
-{
-	const struct pick *x = a, *y = b;
-
-	if (x->cpu_ns != y->cpu_ns)
-		return x->cpu_ns > y->cpu_ns ? -1 : 1;
-	return x->id < y->id ? -1 : 1;
 }
 
 /* The CP_STREAM_TRACK procedures with the most useful time (survey).
@@ -364,7 +369,7 @@ static int choose_tracked(struct sp *p)
 {
 	struct cp_stream *s = p->s;
 	uint32_t n = s->nprocs ? s->nprocs : 1;
-	struct pick *ord = malloc(n * sizeof(*ord));
+	struct cp_stream_key *ord = malloc(n * sizeof(*ord));
 
 	p->trk = malloc(n * sizeof(*p->trk));
 	if (!ord || !p->trk) {
@@ -372,12 +377,10 @@ static int choose_tracked(struct sp *p)
 		return -1;
 	}
 	for (uint32_t i = 0; i < s->nprocs; i++) {
-		ord[i] = (struct pick){ s->procs[i].cpu_ns, i };
+		ord[i] = (struct cp_stream_key){ s->procs[i].cpu_ns, i };
 		p->trk[i] = NONE;
 	}
-	if (s->nprocs)
-		qsort(ord, s->nprocs, sizeof(*ord), by_cpu);
-	p->ntr = s->nprocs < CP_STREAM_TRACK ? s->nprocs : CP_STREAM_TRACK;
+	p->ntr = cp_stream_pick(ord, s->nprocs);
 	for (uint32_t k = 0; k < p->ntr; k++) {
 		p->trk[ord[k].id] = k;
 		s->procs[ord[k].id].tracked = true;
@@ -443,9 +446,9 @@ static int by_cp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* Totals, the critical path and the tracked procedures' figures from the
- * threads' final records. */
-static void finish(struct sp *p)
+/* Totals, the critical path and the followed procedures', threads' and
+ * objects' figures from the threads' final records.  0, or -1 (memory). */
+static int finish(struct sp *p)
 {
 	struct cp_stream *s = p->s;
 	uint64_t first = UINT64_MAX, last = 0;
@@ -480,8 +483,8 @@ static void finish(struct sp *p)
 		for (uint32_t tid = 0; tid < p->nt; tid++) {
 			const struct sth *t = &p->th[tid];
 
-			if (t->any && t->len - t->vec[p->ntr + k] > best)
-				best = t->len - t->vec[p->ntr + k];
+			if (t->any && t->len - t->vec[cp_stream_d(p, k)] > best)
+				best = t->len - t->vec[cp_stream_d(p, k)];
 		}
 		s->procs[i].cp_ns = p->th[s->cp_tid].vec[k];
 		s->procs[i].zero_ns = s->cp_len - best;
@@ -489,11 +492,16 @@ static void finish(struct sp *p)
 	for (uint32_t tid = 0; p->nlane && tid < p->nt; tid++) {
 		const struct sth *t = &p->th[tid];
 
-		if (t->any && t->vec[2 * p->ntr] > s->scaled_len)
-			s->scaled_len = t->vec[2 * p->ntr];
+		if (t->any && t->vec[cp_stream_whatif(p)] > s->scaled_len)
+			s->scaled_len = t->vec[cp_stream_whatif(p)];
 	}
+	for (uint32_t tid = 0; found && tid < p->nt; tid++)
+		if (p->ttrk[tid] != NONE)
+			s->threads[tid].cp_ns = p->th[s->cp_tid].vec[
+				cp_stream_tcp(p, p->ttrk[tid])];
 	if (s->nprocs)
 		qsort(s->procs, s->nprocs, sizeof(*s->procs), by_cp);
+	return cp_stream_obj_results(p, found ? p->th[s->cp_tid].vec : NULL);
 }
 
 /* The pass's own memory (the results stay in cp_stream). */
@@ -505,6 +513,7 @@ static void sp_free(struct sp *p)
 		free(p->th[tid].cnt);
 		free(p->th[tid].vec);
 		free(p->th[tid].act);
+		free(p->th[tid].held);
 	}
 	for (uint32_t i = 0; i < p->nobj; i++) {
 		free(p->obj[i].pend);
@@ -518,6 +527,7 @@ static void sp_free(struct sp *p)
 	free(p->blocked);
 	free(p->pname);
 	free(p->trk);
+	free(p->ttrk);
 	free(p->pf);
 	free(p->rlen);
 	free(p->rseq);
@@ -544,22 +554,25 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 	s->exclusive = p.excl;
 	s->online_len = ix->t.online_len_ns;
 	s->nthreads_all = nt;
+	s->sampled = has_samples(ix);
 	s->threads = calloc(nt ? nt : 1, sizeof(*s->threads));
 	p.th = calloc(nt ? nt : 1, sizeof(*p.th));
 	p.heap = malloc((nt ? nt : 1) * sizeof(*p.heap));
 	p.blocked = malloc((nt ? nt : 1) * sizeof(*p.blocked));
 	if (!s->threads || !p.th || !p.heap || !p.blocked)
 		goto err_mem;
-	if (run_pass(&p) || choose_tracked(&p))
+	if (run_pass(&p) || choose_tracked(&p) || cp_stream_choose_lanes(&p))
 		goto err_mem;
 	if (p.sc && scale_factors(&p, err, errlen))
 		goto err;
-	p.vn = 2 * p.ntr + p.nlane;
+	p.nsh = p.ntr + 2 * p.nob + p.ntt;
+	p.vn = p.nsh + p.ntr + p.nlane;
 	p.records = true;
 	if (run_pass(&p))
 		goto err_mem;
 	cp_stream_assert(&p);
-	finish(&p);
+	if (finish(&p))
+		goto err_mem;
 	sp_free(&p);
 	return 0;
 err_mem:
@@ -577,5 +590,6 @@ void cp_stream_free(struct cp_stream *s)
 		free(s->procs[i].name);
 	free(s->procs);
 	free(s->threads);
+	free(s->objs);
 	memset(s, 0, sizeof(*s));
 }

@@ -1,20 +1,26 @@
 /*
  * cp_stream.h - the out-of-core analysis of a trace: the critical path,
- * per-thread times and per-procedure CP share and zeroing computed by a
- * forward pass over the file's events in dependency order, in memory
- * bounded by threads x objects x tracked procedures instead of events
- * (cp_stream.c explains the algorithm and the bound).
+ * per-thread, per-procedure and per-object figures computed by a forward
+ * pass over the file's events in dependency order, in memory bounded by
+ * threads x objects x followed lanes instead of events (cp_stream.c
+ * explains the algorithm and the bound).
  *
- * It gives what a forward pass can: the critical path's length (equal to
- * the in-memory CPM's to the nanosecond), elapsed, useful and wait time
- * per thread, every procedure's inclusive useful time and calls, and for
- * the CP_STREAM_TRACK procedures with the most useful time their
- * inclusive time on the critical path and CP zeroing; and, given a
- * what-if scaling, the fixed-graph prediction (cp_whatif.h: the longest
- * path with the scaled procedures' segments reweighted, equal to
+ * It gives what a forward pass can, each equal to the in-memory profile's
+ * (cp_profile.h) to the nanosecond when the critical path is unique: the
+ * critical path's length; elapsed, useful and wait time, calls and
+ * longest path per thread; every procedure's useful time and calls; per
+ * object its operations, waits, time waited, time held and path gain;
+ * and, riding along the path as lanes of the path records for the
+ * CP_STREAM_TRACK procedures with the most useful time, the
+ * CP_STREAM_TRACK objects most held and waited for and the
+ * CP_STREAM_TRACK threads with the most useful time: a procedure's time
+ * on the critical path and CP zeroing, an object's time held on the
+ * critical path and CP edges, a thread's time on the critical path.
+ * Given a what-if scaling, the fixed-graph prediction (cp_whatif.h: the
+ * longest path with the scaled procedures' segments reweighted, equal to
  * cp_whatif_trace's length_after_fixed).  Not Slack, the k longest paths,
- * MBM, the what-if replay, per-object figures or sampled stacks: they
- * need the graph (or a backward pass) that this mode does not keep.
+ * MBM or the what-if replay: they need the graph (or a backward pass)
+ * that this mode does not keep.
  *
  * Concurrency: one call owns its state; it reads the index's mapping.
  */
@@ -28,7 +34,8 @@
 #include "cp_tcursor.h"
 #include "cp_whatif.h"
 
-/* Procedures whose CP share and zeroing are followed (the runtime's). */
+/* Procedures whose CP share and zeroing are followed (the runtime's),
+ * and as many objects and threads for their CP figures. */
 #define CP_STREAM_TRACK	64
 
 struct cp_stream_thread {
@@ -39,6 +46,25 @@ struct cp_stream_thread {
 	uint64_t useful_ns;
 	uint64_t wait_ns;
 	uint64_t len_ns;	/* longest path ending at its last vertex */
+	uint64_t calls;		/* ENTERs / REGION_BEGINs */
+	bool tracked;		/* its CP time is followed */
+	uint64_t cp_ns;		/* tracked: its useful time on the CP */
+};
+
+/* A synchronization object (defined by OBJ_DEF, of a kind): the figures
+ * of cp_profile.h's struct cp_obj_prof. */
+struct cp_stream_obj {
+	uint32_t obj;
+	uint8_t kind;		/* enum cp_obj_kind */
+	bool untracked;
+	uint64_t addr;
+	uint64_t ops;		/* as cp_obj_prof */
+	uint64_t waits, wait_ns;
+	uint64_t held_ns;	/* locks */
+	uint64_t gain_ns;
+	bool tracked;		/* its CP figures are followed */
+	uint64_t cp_held_ns;	/* tracked: time held on the CP */
+	uint64_t cp_cross;	/* tracked: CP edges through it */
 };
 
 struct cp_stream_proc {
@@ -65,6 +91,12 @@ struct cp_stream {
 	struct cp_stream_proc *procs;	/* [nprocs] by CP time, then CPU */
 	uint32_t nprocs;
 	uint32_t ntracked;
+	struct cp_stream_obj *objs;	/* [nobjs] by id */
+	uint32_t nobjs;
+	uint32_t nobjs_tracked;
+	uint32_t nthreads_tracked;
+	bool sampled;		/* the trace has SAMPLES blocks, which this
+				 * mode does not attribute */
 	/* the bound, measured */
 	uint64_t records;	/* publish records made */
 	uint64_t live_max;	/* most publish records alive at once */

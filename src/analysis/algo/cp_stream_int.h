@@ -55,6 +55,10 @@ struct sth {
 	uint32_t wait_obj;	/* what it is blocked on: object, or NONE */
 	uint32_t wait_c;	/* a CONSUME's sequences before lo + wait_c
 				 * were found (they stay) */
+	uint32_t tlane;		/* its CP-time lane, or NONE */
+	uint32_t *held;		/* [nheld] locks it holds */
+	uint32_t nheld, cap_held;
+	uint64_t hmark;		/* useful time when @held last changed */
 };
 
 /* An object of the pass. */
@@ -77,6 +81,13 @@ struct sobj {
 				 * sequence in (lo_max, m], or 0 */
 	uint32_t agg2;		/* (records) the same for those above
 				 * m + 1 */
+	/* its definition (the survey's OBJ_DEF / OBJ_UNTRACK) */
+	bool defined, untracked;
+	uint8_t kind;
+	uint64_t addr;
+	uint32_t lane;		/* its CP lanes' index, or NONE */
+	/* its figures, each pass from zero */
+	uint64_t ops, waits, wait_ns, held_ns, gain_ns;
 };
 
 /* One run: both passes' state. */
@@ -96,13 +107,21 @@ struct sp {
 	uint32_t cap_procs;
 	struct cp_smap names;
 	struct cp_map2 procmap;	/* (addr, 0) / (region id, 1) -> proc */
+	/* a record's values (vec): the lanes a merge takes from the longer
+	 * path (share[ntr], held on the CP[nob], CP edges[nob], thread CP
+	 * time[ntt]: nsh in all), then d[ntr], then the what-if lane */
 	uint32_t ntr;		/* tracked procedures */
+	uint32_t nob;		/* tracked objects */
+	uint32_t ntt;		/* tracked threads */
+	uint32_t nsh;		/* ntr + 2 * nob + ntt */
 	uint32_t nlane;		/* what-if lanes: 0 or 1 */
-	uint32_t vn;		/* values per record: 2 * ntr + nlane */
+	uint32_t vn;		/* values per record: nsh + ntr + nlane */
 	double *pf;		/* (what-if) [nprocs] a procedure's factor */
 	const struct cp_whatif_scale *sc;
 	uint32_t nsc;
 	uint32_t *trk;		/* [nprocs] tracked index, or NONE */
+	uint32_t *ttrk;		/* [nt] a thread's CP-time lane, or NONE */
+	bool nomem;		/* (survey) the metadata hook ran out */
 	/* publish records */
 	uint64_t *rlen, *rseq;	/* [nrec] a record's len and sequence */
 	uint64_t *rvec;		/* [nrec * 2 * ntr] its share[], d[] */
@@ -115,6 +134,32 @@ struct sp {
 	void (*progress)(void *ctx, const char *phase, double frac);
 	void *progress_ctx;
 };
+
+/* Where a record's lanes are (struct sp). */
+static inline uint32_t cp_stream_d(const struct sp *p, uint32_t k)
+{
+	return p->nsh + k;
+}
+
+static inline uint32_t cp_stream_whatif(const struct sp *p)
+{
+	return p->nsh + p->ntr;
+}
+
+static inline uint32_t cp_stream_held(const struct sp *p, uint32_t j)
+{
+	return p->ntr + j;
+}
+
+static inline uint32_t cp_stream_cross(const struct sp *p, uint32_t j)
+{
+	return p->ntr + p->nob + j;
+}
+
+static inline uint32_t cp_stream_tcp(const struct sp *p, uint32_t m)
+{
+	return p->ntr + 2 * p->nob + m;
+}
 
 /* ---- records (cp_stream_rec.c) --------------------------------------- */
 
@@ -148,6 +193,35 @@ void cp_stream_consume_records(struct sp *p, struct sth *t, struct sobj *o,
 /* A CONSUME of @o (@lo, @cnt) ran: lag, folding rule, lo_max and m. */
 void cp_stream_consumed(struct sp *p, struct sobj *o, uint64_t lo,
 			uint32_t cnt);
+
+/* ---- objects and lanes (cp_stream_objs.c) --------------------------- */
+
+/* A key to choose the followed by (largest first), and its owner. */
+struct cp_stream_key {
+	uint64_t key;
+	uint32_t id;
+};
+
+/* (survey) An OBJ_DEF or OBJ_UNTRACK a cursor passed; @ctx the sp. */
+void cp_stream_meta(void *ctx, const struct cp_trd_ev *ev);
+/* Vertex @v of @t, of an object: its operation, its wait (@dt if
+ * @waited), its lock acquire or release.  0, or -1 (memory). */
+int cp_stream_obj_vertex(struct sp *p, struct sth *t,
+			 const struct cp_tvert *v, bool waited, uint64_t dt);
+/* @t's last vertex is processed: its held time is charged. */
+void cp_stream_obj_end(struct sp *p, struct sth *t);
+/* (records) A CONSUME of @o by @t merged its records; @own was @t's path
+ * before: path gain, CP edge. */
+void cp_stream_obj_consumed(struct sp *p, struct sth *t, struct sobj *o,
+			    uint64_t own);
+/* Sort @ord largest first (ties: lower id); how many of the @n are
+ * followed (at most CP_STREAM_TRACK). */
+uint32_t cp_stream_pick(struct cp_stream_key *ord, uint32_t n);
+/* (after the survey) The objects' and threads' lanes.  0, or -1. */
+int cp_stream_choose_lanes(struct sp *p);
+/* The objects' figures into s->objs, CP lanes from @vec (NULL: none).
+ * 0, or -1 (memory). */
+int cp_stream_obj_results(struct sp *p, const uint64_t *vec);
 
 /* ---- schedule (cp_stream_sched.c) ------------------------------------ */
 

@@ -93,16 +93,27 @@ static uint32_t proc_of(struct sp *p, const struct cp_tvert *v)
 
 /* ---- pending time (net kept as d) -------------------------------- */
 
-/* Spread @t's pending useful time over the tracked procedures on its
- * stack: their share and d (= len - net) grow by it. */
+/* Spread @t's pending useful time over its lanes: the tracked
+ * procedures on its stack (share and d = len - net), the followed locks
+ * it holds (time held on the path) and its own CP time. */
 void cp_stream_flush(struct sp *p, struct sth *t)
 {
 	uint64_t w = t->pending;
 
-	for (uint32_t i = 0; w && i < t->nact; i++) {
+	if (!w)
+		return;
+	for (uint32_t i = 0; i < t->nact; i++) {
 		t->vec[t->act[i]] += w;
-		t->vec[p->ntr + t->act[i]] += w;
+		t->vec[cp_stream_d(p, t->act[i])] += w;
 	}
+	for (uint32_t i = 0; i < t->nheld; i++) {
+		uint32_t l = p->obj[t->held[i]].lane;
+
+		if (l != NONE)
+			t->vec[cp_stream_held(p, l)] += w;
+	}
+	if (t->tlane != NONE)
+		t->vec[cp_stream_tcp(p, t->tlane)] += w;
 	t->pending = 0;
 }
 
@@ -159,8 +170,10 @@ static int push(struct sp *p, struct sth *t, uint64_t tag, uint32_t proc)
 		t->fac = p->pf[proc];
 	else if (p->nlane && p->records && f->first)
 		t->fac *= p->pf[proc];
-	if (!p->records)
+	if (!p->records) {
 		p->s->procs[proc].calls++;
+		p->s->threads[t - p->th].calls++;
+	}
 	if (p->excl && p->records) {
 		excl_top(p, t);
 	} else if (!p->excl && p->records && f->first &&
@@ -246,7 +259,7 @@ int cp_stream_calls(struct sp *p, struct sth *t, const struct cp_tvert *v)
  * edge does). */
 void cp_stream_lane_add(struct sp *p, struct sth *t, uint64_t dt)
 {
-	uint64_t *l = &t->vec[2 * p->ntr];
+	uint64_t *l = &t->vec[cp_stream_whatif(p)];
 
 	if (t->fac == 1.0) {
 		*l += dt;

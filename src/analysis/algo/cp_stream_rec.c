@@ -49,26 +49,27 @@
 
 /*
  * Merge into the record @len, @vec the record @len2, @vec2 of a dependency
- * edge of weight zero: len and share from the longer (ties: the first's
+ * edge of weight zero: len and the share-like lanes (procedure shares,
+ * objects' and threads' CP figures) from the longer (ties: the first's
  * own), net and the what-if lane element-wise max.  cp_stream_merge():
  * into thread @t (flushed).
  */
 void cp_stream_merge_into(const struct sp *p, uint64_t *len, uint64_t *vec,
 			  uint64_t len2, const uint64_t *vec2)
 {
-	uint32_t n = p->ntr;
+	uint32_t n = p->ntr, sh = p->nsh;
 	uint64_t nl = len2 > *len ? len2 : *len;
 
 	for (uint32_t k = 0; k < n; k++) {
-		uint64_t a = *len - vec[n + k], b = len2 - vec2[n + k];
+		uint64_t a = *len - vec[sh + k], b = len2 - vec2[sh + k];
 
-		vec[n + k] = nl - (a > b ? a : b);
+		vec[sh + k] = nl - (a > b ? a : b);
 	}
-	for (uint32_t k = 2 * n; k < p->vn; k++)
+	for (uint32_t k = sh + n; k < p->vn; k++)
 		if (vec2[k] > vec[k])
 			vec[k] = vec2[k];
-	if (len2 > *len && n)
-		memcpy(vec, vec2, n * sizeof(*vec));
+	if (len2 > *len && sh)
+		memcpy(vec, vec2, sh * sizeof(*vec));
 	*len = nl;
 }
 
@@ -148,6 +149,8 @@ struct sobj *cp_stream_obj_at(struct sp *p, uint32_t id)
 		if (!o)
 			return NULL;
 		memset(o + p->nobj, 0, (size_t)(n - p->nobj) * sizeof(*o));
+		for (uint32_t i = p->nobj; i < n; i++)
+			o[i].lane = NONE;
 		p->obj = o;
 		p->nobj = n;
 	}

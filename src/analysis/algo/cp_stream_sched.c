@@ -198,13 +198,18 @@ static bool missing(const struct sp *p, uint32_t tid)
 }
 
 /* Blocked thread @i (index in p->blocked) goes on with its vertex made to
- * depend on nothing (cp_trd_inert), counted once. */
+ * depend on nothing, counted once: a CONSUME consumes nothing (as the
+ * reader's salvage makes it), anything else is inert (cp_trd_inert). */
 static void force(struct sp *p, uint32_t i)
 {
 	uint32_t tid = p->blocked[i];
+	struct cp_tvert *v = &p->th[tid].nx;
 
 	p->blocked[i] = p->blocked[--p->nblocked];
-	cp_trd_inert(&p->th[tid].nx);
+	if (cp_tvert_kind(v) == CP_EV_CONSUME)
+		v->cnt = 0;
+	else
+		cp_trd_inert(v);
 	p->th[tid].state = ST_READY;
 	cp_stream_heap_push(p, tid);
 	if (!p->records)

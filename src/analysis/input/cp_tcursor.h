@@ -69,6 +69,10 @@ struct cp_tcursor {
 	bool dead;		/* an event did not decode: the thread ends */
 	bool note;		/* count repairs in ix->t (the first pass) */
 	size_t parked;		/* parked: @p's offset in the block, else 0 */
+	/* called with each OBJ_DEF and OBJ_UNTRACK the cursor passes over
+	 * (@ev as decoded); NULL: none.  Set after cp_tcursor_init. */
+	void (*meta)(void *ctx, const struct cp_trd_ev *ev);
+	void *meta_ctx;
 };
 
 /* Start @c at the first event of thread @tid; repairs are counted in
@@ -87,11 +91,11 @@ void cp_tcursor_fini(struct cp_tcursor *c);
 void cp_tcursor_park(struct cp_tcursor *c);
 
 /*
- * The thread's next vertex (metadata events are skipped) into @v, its wall
- * clock (HAS_WALL) or 0 into *@wall.  Times and repairs are those of the
- * reader: a payload that makes no sense gives an inert vertex, an event
- * that does not decode ends the thread.  Returns true, or false at the
- * thread's end.
+ * The thread's next vertex (metadata events are skipped, given to c->meta)
+ * into @v, its wall clock (HAS_WALL) or 0 into *@wall.  Times and repairs
+ * are those of the reader: a payload that makes no sense gives an inert
+ * vertex, an event that does not decode ends the thread.  Returns true,
+ * or false at the thread's end.
  */
 bool cp_tcursor_next(struct cp_tcursor *c, struct cp_tvert *v,
 		     uint64_t *wall);

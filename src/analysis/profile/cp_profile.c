@@ -137,24 +137,6 @@ static int object_holds(struct cp_profile *p, const uint8_t *oncp,
 	return 0;
 }
 
-/*
- * Operations as the online report counts them: acquires of locks, wakes
- * of condition variables, arrivals at barriers, posts and waits of
- * semaphores, enqueues and dequeues of items.
- */
-static unsigned count_op(unsigned okind, unsigned ev)
-{
-	switch (okind) {
-	case CP_OBJ_BARRIER:
-		return ev == CP_EV_PUBLISH;
-	case CP_OBJ_SEM:
-	case CP_OBJ_ITEM:
-		return ev == CP_EV_PUBLISH || ev == CP_EV_CONSUME;
-	default:
-		return ev == CP_EV_CONSUME;
-	}
-}
-
 static int objects(struct cp_profile *p, const uint8_t *oncp)
 {
 	const struct cp_tracepag *tp = p->tp;
@@ -173,7 +155,7 @@ static int objects(struct cp_profile *p, const uint8_t *oncp)
 			uint32_t o = th->v[i].obj;
 
 			if (o)
-				ops[o] += count_op(t->objs[o].kind, k);
+				ops[o] += cp_obj_counts_op(t->objs[o].kind, k);
 		}
 	}
 	p->nobjs = 0;

@@ -131,8 +131,7 @@ void cp_profile_free(struct cp_profile *p);
 /* Is an object of @kind (enum cp_obj_kind) a lock, with a held time? */
 static inline bool cp_profile_is_lock(unsigned kind)
 {
-	return kind == CP_OBJ_MUTEX || kind == CP_OBJ_SPIN ||
-	       kind == CP_OBJ_RWLOCK;
+	return cp_obj_kind_is_lock(kind);
 }
 
 /*

@@ -122,12 +122,6 @@ static void headline(FILE *f, const struct row *rows, uint32_t n,
 
 /* ---- traces -------------------------------------------------------- */
 
-/* qsort of objects by cp_profile_obj_cmp(). */
-static int cmp_obj(const void *a, const void *b)
-{
-	return cp_profile_obj_cmp(a, b);
-}
-
 /* INFO keys of the runtime's notes on waits it could not see
  * (cp_unseen.h), repeated by the report. */
 static const char *const runtime_notes[] = {
@@ -237,47 +231,66 @@ static void text_threads(FILE *f, const struct cp_profile *p)
 	}
 }
 
-/*
- * The objects that saw any operation into @objs (room for nobjs + 1),
- * work-queue items, many and alike, as one row "items (N)"; by CP time
- * held plus path gain.  Returns how many.
- */
-static uint32_t collect_objects(const struct cp_profile *p,
-				struct cp_obj_prof *objs)
+/* An object row: the figures, and whether its CP figures are known. */
+struct obj_row {
+	struct cp_obj_prof ob;
+	bool cp_known;
+};
+
+static int cmp_obj_row(const void *a, const void *b)
 {
-	struct cp_obj_prof items = { .kind = CP_OBJ_ITEM };
+	return cp_profile_obj_cmp(&((const struct obj_row *)a)->ob,
+				  &((const struct obj_row *)b)->ob);
+}
+
+/*
+ * The objects of @objs[@n] that saw any operation into @rows (room for
+ * n + 1), work-queue items, many and alike, as one row "items (N)"; by CP
+ * time held plus path gain.  @cp_known[i] (NULL: all true): object i's CP
+ * figures are known.  Returns how many.
+ */
+static uint32_t collect_objects(const struct cp_obj_prof *objs, uint32_t n,
+				const bool *cp_known, struct obj_row *rows)
+{
+	struct obj_row items = { .ob = { .kind = CP_OBJ_ITEM },
+				 .cp_known = true };
 	uint32_t nitems = 0, nobj = 0;
 
-	for (uint32_t i = 0; i < p->nobjs; i++) {
-		const struct cp_obj_prof *ob = &p->objs[i];
+	for (uint32_t i = 0; i < n; i++) {
+		const struct cp_obj_prof *ob = &objs[i];
+		bool known = !cp_known || cp_known[i];
 
 		if (!ob->ops)
 			continue;
 		if (ob->kind != CP_OBJ_ITEM) {
-			objs[nobj++] = *ob;
+			rows[nobj++] = (struct obj_row){ *ob, known };
 			continue;
 		}
 		nitems++;
-		items.ops += ob->ops;
-		items.waits += ob->waits;
-		items.wait_ns += ob->wait_ns;
-		items.cp_cross += ob->cp_cross;
-		items.gain_ns += ob->gain_ns;
+		items.ob.ops += ob->ops;
+		items.ob.waits += ob->waits;
+		items.ob.wait_ns += ob->wait_ns;
+		items.ob.cp_cross += ob->cp_cross;
+		items.ob.gain_ns += ob->gain_ns;
+		items.cp_known = items.cp_known && known;
 	}
 	if (nitems) {
-		items.obj = nitems;	/* shown as "items (N)" */
-		objs[nobj++] = items;
+		items.ob.obj = nitems;	/* shown as "items (N)" */
+		rows[nobj++] = items;
 	}
-	qsort(objs, nobj, sizeof(*objs), cmp_obj);
+	qsort(rows, nobj, sizeof(*rows), cmp_obj_row);
 	return nobj;
 }
 
-static void text_objects(FILE *f, const struct cp_profile *p,
-			 const struct cp_report_opts *o)
+int cp_report_out_objects_text(FILE *f, const struct cp_obj_prof *objs,
+			       uint32_t n, const bool *cp_known,
+			       const struct cp_report_opts *o)
 {
-	struct cp_obj_prof *objs = malloc((p->nobjs + 1) * sizeof(*objs));
-	uint32_t nobj = objs ? collect_objects(p, objs) : 0;
+	struct obj_row *rows = malloc(((size_t)n + 1) * sizeof(*rows));
+	uint32_t nobj = rows ? collect_objects(objs, n, cp_known, rows) : 0;
 
+	if (!rows)
+		return -1;
 	fprintf(f, "\nObjects");
 	if (!nobj)
 		fprintf(f, ": no synchronization seen.\n");
@@ -287,28 +300,31 @@ static void text_objects(FILE *f, const struct cp_profile *p,
 			"CP held", "CP edges", "path gain");
 	for (uint32_t i = 0; i < nobj && i < (o->top_given && !o->top ?
 			UINT32_MAX : TEXT_OBJ_ROWS); i++) {
-		const struct cp_obj_prof *ob = &objs[i];
-		char on[32], e1[32], e2[32], e3[32], e4[32];
+		const struct cp_obj_prof *ob = &rows[i].ob;
+		bool held = cp_profile_is_lock(ob->kind) && !ob->untracked;
+		char on[32], e1[32], e2[32], e3[32], e4[32], ce[24] = "-";
 
 		if (ob->kind == CP_OBJ_ITEM)
 			snprintf(on, sizeof(on), "items (%u)", ob->obj);
 		else
 			snprintf(on, sizeof(on), "%s#%u",
 				 cp_obj_kind_name(ob->kind), ob->obj);
-		fprintf(f, "  %-12s %-8s %8" PRIu64 " %7" PRIu64 " %11s %11s %11s %9" PRIu64 " %11s%s\n",
+		if (rows[i].cp_known)
+			snprintf(ce, sizeof(ce), "%" PRIu64, ob->cp_cross);
+		fprintf(f, "  %-12s %-8s %8" PRIu64 " %7" PRIu64 " %11s %11s %11s %9s %11s%s\n",
 			on, cp_obj_kind_name(ob->kind), ob->ops, ob->waits,
 			cp_fmt_ns(e1, sizeof(e1), ob->wait_ns),
-			cp_profile_is_lock(ob->kind) && !ob->untracked ?
-				cp_fmt_ns(e2, sizeof(e2), ob->held_ns) : "-",
-			cp_profile_is_lock(ob->kind) && !ob->untracked ?
+			held ? cp_fmt_ns(e2, sizeof(e2), ob->held_ns) : "-",
+			held && rows[i].cp_known ?
 				cp_fmt_ns(e3, sizeof(e3), ob->cp_held_ns) : "-",
-			ob->cp_cross, cp_fmt_ns(e4, sizeof(e4), ob->gain_ns),
+			ce, cp_fmt_ns(e4, sizeof(e4), ob->gain_ns),
 			ob->untracked ? "  (untracked)" : "");
 	}
 	if (nobj > TEXT_OBJ_ROWS && !(o->top_given && !o->top))
 		fprintf(f, "  ... %u more (--top 0 shows all)\n",
 			nobj - TEXT_OBJ_ROWS);
-	free(objs);
+	free(rows);
+	return 0;
 }
 
 /* Rows of the procedure table: procedures with any time or calls. */
@@ -345,9 +361,8 @@ int cp_report_out_text(FILE *f, const struct cp_input *in,
 	text_summary(f, in, p);
 	text_procedures(f, in, p, o, rows, nrows, cmp);
 	text_threads(f, p);
-	text_objects(f, p, o);
 	free(rows);
-	return 0;
+	return cp_report_out_objects_text(f, p->objs, p->nobjs, NULL, o);
 }
 
 static void emit_pct(struct cp_emit *e, const char *key, uint64_t v,
@@ -440,14 +455,15 @@ static void json_threads(struct cp_emit *e, const struct cp_input *in,
 	cp_emit_arr_end(e);
 }
 
-/* "objects": every object with an operation, in id order. */
-static void json_objects(struct cp_emit *e, const struct cp_profile *p)
+void cp_report_out_objects_json(struct cp_emit *e,
+				const struct cp_obj_prof *objs, uint32_t n,
+				const bool *cp_known)
 {
 	char nm[32];
 
 	cp_emit_arr_begin(e, CP_KEY_OBJECTS);
-	for (uint32_t i = 0; i < p->nobjs; i++) {
-		const struct cp_obj_prof *ob = &p->objs[i];
+	for (uint32_t i = 0; i < n; i++) {
+		const struct cp_obj_prof *ob = &objs[i];
 
 		if (!ob->ops)
 			continue;
@@ -462,8 +478,13 @@ static void json_objects(struct cp_emit *e, const struct cp_profile *p)
 		cp_emit_u64(e, CP_KEY_WAIT_NS, ob->wait_ns);
 		cp_emit_u64(e, CP_KEY_CP_GAIN_NS, ob->gain_ns);
 		cp_emit_u64(e, CP_KEY_HELD_NS, ob->held_ns);
-		cp_emit_u64(e, CP_KEY_CP_HELD_NS, ob->cp_held_ns);
-		cp_emit_u64(e, CP_KEY_CP_EDGES, ob->cp_cross);
+		if (!cp_known || cp_known[i]) {
+			cp_emit_u64(e, CP_KEY_CP_HELD_NS, ob->cp_held_ns);
+			cp_emit_u64(e, CP_KEY_CP_EDGES, ob->cp_cross);
+		} else {
+			cp_emit_null(e, CP_KEY_CP_HELD_NS);
+			cp_emit_null(e, CP_KEY_CP_EDGES);
+		}
 		cp_emit_obj_end(e);
 	}
 	cp_emit_arr_end(e);
@@ -512,7 +533,7 @@ void cp_report_out_json(FILE *f, const struct cp_input *in,
 	json_procedures(&e, p, cmp);
 	cp_emit_obj_end(&e);	/* critical_path */
 	json_threads(&e, in, p);
-	json_objects(&e, p);
+	cp_report_out_objects_json(&e, p->objs, p->nobjs, NULL);
 	cp_emit_obj_end(&e);
 	cp_emit_end(&e);
 }

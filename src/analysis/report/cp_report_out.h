@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "cp_compare.h"
+#include "cp_emit.h"
 #include "cp_input.h"
 #include "cp_labels.h"
 #include "cp_profile.h"
@@ -44,6 +45,22 @@ int cp_report_out_text(FILE *f, const struct cp_input *in,
 void cp_report_out_json(FILE *f, const struct cp_input *in,
 			const struct cp_profile *p,
 			const struct cp_compare *cmp);
+
+/*
+ * The objects table of @objs[@n] (the profile's, or the streaming
+ * analysis's) as text on @f, by CP time held plus path gain; where
+ * @cp_known[i] is false (NULL: never), object i's CP held time and CP
+ * edges are not known and show as "-".  Returns 0, or -1 when out of
+ * memory.
+ */
+int cp_report_out_objects_text(FILE *f, const struct cp_obj_prof *objs,
+			       uint32_t n, const bool *cp_known,
+			       const struct cp_report_opts *o);
+/* The same as the JSON array "objects" (id order; unknown CP figures
+ * null) in the object @e is writing. */
+void cp_report_out_objects_json(struct cp_emit *e,
+				const struct cp_obj_prof *objs, uint32_t n,
+				const bool *cp_known);
 
 /*
  * The report of a plain-text PAG @in by edge label, as text (0, or -1

@@ -1,23 +1,62 @@
 /*
  * cp_stream_out.c - the streaming report (cp_stream_out.h).  The layout
  * follows cp_report_out.c's: a summary, the procedures by CP time, the
- * threads; figures the streaming pass does not compute are not printed
- * as zeros but named once, in the summary.
+ * threads, the objects (cp_report_out.c's table); figures the streaming
+ * pass does not compute are not printed as zeros but as "-" (JSON: left
+ * out or null), and named in the notes.
  */
 #include "cp_stream_out.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 
 #include "cp_emit.h"
 #include "cp_out.h"
 #include "cp_profile.h"
 #include "cp_report_keys.h"
+#include "cp_report_out.h"
 #include "cp_wbuf.h"
 
 const char cp_stream_out_missing[] =
-	"streaming analysis: no Slack, MBM, k paths, what-if, per-object "
-	"figures or sampled stacks (they need the whole graph in memory); "
-	"CP time and zeroing for the most useful procedures only";
+	"streaming analysis: no Slack, MBM or k paths (they need the whole "
+	"graph in memory)";
+
+/*
+ * Note @i (from 0) of what @s leaves out, into @buf: the sentence above,
+ * then one per kind of figure not followed for all (procedures' CP time
+ * and zeroing, objects' CP held time and edges, threads' CP time).
+ * Returns false when there is no note @i.
+ */
+static bool note(const struct cp_stream *s, unsigned i, char *buf,
+		 size_t len)
+{
+	const char *what[] = { "CP time and zeroing", "CP held and CP edges",
+			       "CP time" };
+	const char *whom[] = { "procedures with the most CPU time",
+			       "objects most held and waited for",
+			       "threads with the most CPU time" };
+	uint32_t n[3] = { s->ntracked, s->nobjs_tracked, s->nthreads_tracked };
+	uint32_t of[3] = { s->nprocs, s->nobjs, s->nthreads };
+
+	if (i == 0) {
+		snprintf(buf, len, "%s", cp_stream_out_missing);
+		return true;
+	}
+	for (unsigned k = 0; k < 3; k++) {
+		if (n[k] >= of[k] || --i)
+			continue;
+		snprintf(buf, len, "%s for the %u %s only (%u of %u)",
+			 what[k], CP_STREAM_TRACK, whom[k], n[k], of[k]);
+		return true;
+	}
+	if (s->sampled && i == 1) {
+		snprintf(buf, len, "the trace's CPU-time samples are not "
+			 "attributed: procedures come from ENTER/LEAVE and "
+			 "regions only");
+		return true;
+	}
+	return false;
+}
 
 static double ratio(uint64_t a, uint64_t b)
 {
@@ -28,7 +67,7 @@ static void text_summary(FILE *f, const struct cp_tindex *ix,
 			 const struct cp_stream *s)
 {
 	const struct cp_trace *t = &ix->t;
-	char a[32], b[32], d[32];
+	char a[32], b[200], d[32];
 
 	fprintf(f, "cpthread report: %s  (clock %s, %u threads, %" PRIu64
 		" events, streaming)\n\n", t->path,
@@ -53,8 +92,9 @@ static void text_summary(FILE *f, const struct cp_tindex *ix,
 	fprintf(f, "  parallelism     %12.2f   maximum parallelism %.2f"
 		"  (useful time / critical path)\n\n",
 		ratio(s->useful_ns, s->elapsed_ns), ratio(s->useful_ns, s->cp_len));
-	fprintf(f, "  note: %s (%u tracked of %u).\n\n", cp_stream_out_missing,
-		s->ntracked, s->nprocs);
+	for (unsigned i = 0; note(s, i, b, sizeof(b)); i++)
+		fprintf(f, "  note: %s.\n", b);
+	fprintf(f, "\n");
 }
 
 /* One row of the procedures table: "-" where the figure is not known. */
@@ -94,31 +134,79 @@ static void text_procedures(FILE *f, const struct cp_stream *s, uint32_t top)
 
 static void text_threads(FILE *f, const struct cp_stream *s)
 {
-	fprintf(f, "Threads\n  %-6s %-12s %11s %11s %11s %13s\n", "thread",
-		"name", "elapsed", "useful", "waiting", "longest path");
+	fprintf(f, "Threads\n  %-6s %-12s %11s %11s %11s %11s %6s %13s %8s\n",
+		"thread", "name", "elapsed", "useful", "waiting", "CP time",
+		"CP %", "longest path", "calls");
 	for (uint32_t i = 0; i < s->nthreads_all; i++) {
 		const struct cp_stream_thread *th = &s->threads[i];
-		char e1[32], e2[32], e3[32], e4[32], tn[16];
+		char e1[32], e2[32], e3[32], e4[32] = "-", e5[32], pc[16] = "-",
+		     tn[16];
 
 		if (!th->nv)
 			continue;
 		snprintf(tn, sizeof(tn), "T%u", th->tid);
-		fprintf(f, "  %-6s %-12.12s %11s %11s %11s %13s\n", tn,
-			th->name ? th->name : "",
+		if (th->tracked) {
+			cp_fmt_ns(e4, sizeof(e4), th->cp_ns);
+			cp_fmt_pct(pc, sizeof(pc), cp_pct(th->cp_ns, s->cp_len));
+		}
+		fprintf(f, "  %-6s %-12.12s %11s %11s %11s %11s %6s %13s %8"
+			PRIu64 "\n", tn, th->name ? th->name : "",
 			cp_fmt_ns(e1, sizeof(e1), th->elapsed_ns),
 			cp_fmt_ns(e2, sizeof(e2), th->useful_ns),
-			cp_fmt_ns(e3, sizeof(e3), th->wait_ns),
-			cp_fmt_ns(e4, sizeof(e4), th->len_ns));
+			cp_fmt_ns(e3, sizeof(e3), th->wait_ns), e4, pc,
+			cp_fmt_ns(e5, sizeof(e5), th->len_ns), th->calls);
 	}
 }
 
-int cp_stream_out_text(FILE *f, const struct cp_tindex *ix,
-		       const struct cp_stream *s, uint32_t top)
+/*
+ * The objects of @s as the profile's (cp_obj_prof) into *@objs and which
+ * have their CP figures into *@known.  0, or -1 (memory).
+ */
+static int as_profile(const struct cp_stream *s, struct cp_obj_prof **objs,
+		      bool **known)
 {
-	text_summary(f, ix, s);
-	text_procedures(f, s, top);
-	text_threads(f, s);
+	uint32_t n = s->nobjs ? s->nobjs : 1;
+
+	*objs = calloc(n, sizeof(**objs));
+	*known = calloc(n, sizeof(**known));
+	if (!*objs || !*known) {
+		free(*objs);
+		free(*known);
+		return -1;
+	}
+	for (uint32_t i = 0; i < s->nobjs; i++) {
+		const struct cp_stream_obj *o = &s->objs[i];
+
+		(*objs)[i] = (struct cp_obj_prof){
+			.obj = o->obj, .kind = o->kind,
+			.untracked = o->untracked, .addr = o->addr,
+			.ops = o->ops, .waits = o->waits,
+			.wait_ns = o->wait_ns, .held_ns = o->held_ns,
+			.cp_held_ns = o->cp_held_ns, .cp_cross = o->cp_cross,
+			.gain_ns = o->gain_ns,
+		};
+		(*known)[i] = o->tracked;
+	}
 	return 0;
+}
+
+int cp_stream_out_text(FILE *f, const struct cp_tindex *ix,
+		       const struct cp_stream *s,
+		       const struct cp_report_opts *o)
+{
+	struct cp_obj_prof *objs;
+	bool *known;
+	int ret;
+
+	if (as_profile(s, &objs, &known))
+		return -1;
+	text_summary(f, ix, s);
+	text_procedures(f, s, o->top_given ? o->top : CP_REPORT_TOP_DEFAULT);
+	text_threads(f, s);
+	ret = cp_report_out_objects_text(f, objs, s->nobjs, known, o);
+	free(objs);
+	free(known);
+	return ret;
 }
 
 static void json_procedures(struct cp_emit *e, const struct cp_stream *s)
@@ -161,18 +249,32 @@ static void json_threads(struct cp_emit *e, const struct cp_stream *s)
 		cp_emit_u64(e, CP_KEY_ELAPSED_NS, th->elapsed_ns);
 		cp_emit_u64(e, CP_KEY_USEFUL_NS, th->useful_ns);
 		cp_emit_u64(e, CP_KEY_WAIT_NS, th->wait_ns);
+		cp_emit_bool(e, CP_KEY_TRACKED, th->tracked);
+		if (th->tracked) {
+			cp_emit_u64(e, CP_KEY_CP_NS, th->cp_ns);
+			cp_emit_f64(e, CP_KEY_CP_PCT,
+				    cp_pct(th->cp_ns, s->cp_len));
+		}
 		cp_emit_u64(e, CP_KEY_LEN_NS, th->len_ns);
+		cp_emit_f64(e, CP_KEY_UTILIZATION, th->elapsed_ns ?
+			    (double)th->useful_ns / (double)th->elapsed_ns : 0);
+		cp_emit_u64(e, CP_KEY_CALLS, th->calls);
 		cp_emit_obj_end(e);
 	}
 	cp_emit_arr_end(e);
 }
 
-void cp_stream_out_json(FILE *f, const struct cp_tindex *ix,
-			const struct cp_stream *s)
+int cp_stream_out_json(FILE *f, const struct cp_tindex *ix,
+		       const struct cp_stream *s)
 {
 	const struct cp_trace *t = &ix->t;
+	struct cp_obj_prof *objs;
+	bool *known;
 	struct cp_emit e;
+	char b[200];
 
+	if (as_profile(s, &objs, &known))
+		return -1;
 	cp_out_json_begin(&e, f);
 	cp_emit_obj_begin(&e, NULL);
 	cp_emit_str(&e, CP_KEY_TRACE, t->path);
@@ -185,7 +287,8 @@ void cp_stream_out_json(FILE *f, const struct cp_tindex *ix,
 	cp_emit_u64(&e, CP_KEY_CPU_NS, s->useful_ns);
 	cp_emit_u64(&e, CP_KEY_WAIT_NS, s->wait_ns);
 	cp_emit_arr_begin(&e, CP_KEY_NOTES);
-	cp_emit_str(&e, NULL, cp_stream_out_missing);
+	for (unsigned i = 0; note(s, i, b, sizeof(b)); i++)
+		cp_emit_str(&e, NULL, b);
 	cp_emit_arr_end(&e);
 	cp_emit_obj_begin(&e, CP_KEY_STREAM);
 	cp_emit_u64(&e, CP_KEY_TRACKED_MAX, CP_STREAM_TRACK);
@@ -199,6 +302,10 @@ void cp_stream_out_json(FILE *f, const struct cp_tindex *ix,
 	json_procedures(&e, s);
 	cp_emit_obj_end(&e);
 	json_threads(&e, s);
+	cp_report_out_objects_json(&e, objs, s->nobjs, known);
 	cp_emit_obj_end(&e);
 	cp_emit_end(&e);
+	free(objs);
+	free(known);
+	return 0;
 }
