@@ -100,12 +100,25 @@ static int stream_strict(struct cpt_ctx *c, const char *path,
 	return -1;
 }
 
+/* The streaming analysis's symbolizer (cp_stream_opts): @ctx the context,
+ * whose --debuginfo-path it takes. */
+static int stream_symbolize(void *ctx, struct cp_trace *t, uint32_t **sid,
+			    char *err, size_t errlen)
+{
+	const struct cpt_ctx *c = ctx;
+
+	return cp_sampled_symbolize(t, c->debuginfo, sid, err, errlen);
+}
+
 enum cpt_status cpt_stream_run(struct cpt_ctx *c, const char *path,
 			       struct cp_stream_opts *so,
 			       struct cp_tindex *ix, struct cp_stream *s)
 {
 	so->progress = cpt_progress;
 	so->progress_ctx = c;
+	so->src = c->procs;
+	so->symbolize = stream_symbolize;
+	so->symbolize_ctx = c;
 	cpt_progress(c, "streaming", 0.0);
 	if (cp_tindex_open(ix, path, c->err, sizeof(c->err)))
 		return CPT_BAD_INPUT;
@@ -120,6 +133,7 @@ enum cpt_status cpt_stream_run(struct cpt_ctx *c, const char *path,
 		cp_tindex_close(ix);
 		return CPT_BAD_INPUT;
 	}
+	cp_sampled_warn(stderr, "cpt: warning", &ix->t);
 	if (ix->t.nrepairs) {	/* what salvage did, as in memory */
 		char line[400];
 

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "cp_profile.h"
+#include "cp_sampled.h"
 #include "cp_stream.h"
 #include "cp_trace.h"
 #include "cp_tracepag.h"
@@ -60,11 +61,24 @@ static void write_temp(struct synth *s, char *path)
 	ck_assert_msg(synth_write(s, path) == 0, "write %s", path);
 }
 
-/* Run the streaming analysis of @path into @st. */
-static void stream_file_opts(const char *path, struct cp_tindex *ix,
-			     struct cp_stream *st, bool exclusive)
+/* cp_stream_opts' symbolizer: cp_sampled_symbolize, no debuginfo. */
+static int symbolize(void *ctx, struct cp_trace *t, uint32_t **sid,
+		     char *err, size_t errlen)
 {
-	struct cp_stream_opts so = { .exclusive = exclusive };
+	(void)ctx;
+	return cp_sampled_symbolize(t, NULL, sid, err, errlen);
+}
+
+/* Run the streaming analysis of @path into @st, procedures @exclusive,
+ * from the samples if @sampled. */
+static void stream_file_src(const char *path, struct cp_tindex *ix,
+			    struct cp_stream *st, bool exclusive, bool sampled)
+{
+	struct cp_stream_opts so = {
+		.exclusive = exclusive, .symbolize = symbolize,
+		.src = sampled ? CP_STREAM_SRC_SAMPLED :
+				 CP_STREAM_SRC_INSTRUMENTED,
+	};
 	char err[256] = "";
 
 	ck_assert_msg(cp_tindex_open(ix, path, err, sizeof(err)) == 0,
@@ -76,7 +90,31 @@ static void stream_file_opts(const char *path, struct cp_tindex *ix,
 static void stream_file(const char *path, struct cp_tindex *ix,
 			struct cp_stream *st)
 {
-	stream_file_opts(path, ix, st, false);
+	stream_file_src(path, ix, st, false, false);
+}
+
+/* @s read in memory into @t and @tp, procedures from the samples if
+ * @sampled (cp_sampled_apply, forced). */
+static void memory_load(struct synth *s, struct cp_trace *t,
+			struct cp_tracepag *tp, bool sampled)
+{
+	struct cp_sampled_opts so = { .src = CP_PROCS_SAMPLED };
+	char err[256] = "";
+	uint8_t *buf;
+	size_t len;
+
+	if (!sampled) {
+		synth_graph_load(s, t, tp);
+		return;
+	}
+	len = synth_encode(s, &buf);
+	ck_assert_msg(cp_trace_parse(t, "syn.cpt", buf, len, err,
+				     sizeof(err)) == 0, "parse: %s", err);
+	free(buf);
+	ck_assert_msg(cp_sampled_apply(t, &so, err, sizeof(err)) == 1,
+		      "apply: %s", err);
+	ck_assert_msg(cp_tracepag_build(tp, t, err, sizeof(err)) == 0,
+		      "build: %s", err);
 }
 
 static const struct cp_proc_prof *find_proc(const struct cp_profile *p,
@@ -129,12 +167,12 @@ static void compare_objects(const struct cp_stream *st,
 }
 
 /*
- * Both analyses of @s, procedures @exclusive or inclusive, compared;
- * @shares: the CP times too (the critical path is unique).  Returns the
- * streaming result's live_max.
+ * Both analyses of @s, procedures @exclusive or inclusive, from the
+ * samples if @sampled, compared; @shares: the CP figures too (the
+ * critical path is unique).  Returns the streaming result's live_max.
  */
-static uint64_t compare_mode(struct synth *s, bool shares, bool exclusive,
-			     const char *what)
+static uint64_t compare_src(struct synth *s, bool shares, bool exclusive,
+			    bool sampled, const char *what)
 {
 	struct cp_profile_opts po = { .top = 0, .exclusive = exclusive };
 	struct cp_trace t;
@@ -146,10 +184,12 @@ static uint64_t compare_mode(struct synth *s, bool shares, bool exclusive,
 	uint64_t live;
 
 	write_temp(s, path);
-	synth_graph_load(s, &t, &tp);
+	memory_load(s, &t, &tp, sampled);
 	ck_assert_msg(cp_profile_compute(&p, &tp, &po, err, sizeof(err)) == 0,
 		      "profile: %s", err);
-	stream_file_opts(path, &ix, &st, exclusive);
+	stream_file_src(path, &ix, &st, exclusive, sampled);
+	ck_assert_msg(st.sampled == sampled, "%s: sampled %d", what,
+		      st.sampled);
 	ck_assert_msg(st.cp_len == p.cp_len, "%s: CP %" PRIu64 " streamed, %"
 		      PRIu64 " in memory", what, st.cp_len, p.cp_len);
 	ck_assert_msg(st.useful_ns == p.useful_ns && st.wait_ns == p.wait_ns &&
@@ -173,6 +213,9 @@ static uint64_t compare_mode(struct synth *s, bool shares, bool exclusive,
 		ck_assert_msg(!shares || !a->tracked || a->cp_ns == b->cp_ns,
 			      "%s: T%u CP time %" PRIu64 " streamed, %" PRIu64
 			      " in memory", what, i, a->cp_ns, b->cp_ns);
+		ck_assert_msg(a->samples == b->samples, "%s: T%u samples %"
+			      PRIu64 "/%" PRIu64, what, i, a->samples,
+			      b->samples);
 	}
 	compare_objects(&st, &p, shares, what);
 	for (uint32_t i = 0; i < st.nprocs; i++) {
@@ -181,9 +224,11 @@ static uint64_t compare_mode(struct synth *s, bool shares, bool exclusive,
 
 		ck_assert_msg(mp, "%s: %s not in memory", what, sp->name);
 		ck_assert_msg(sp->cpu_ns == mp->cpu_ns &&
-			      sp->calls == mp->calls,
-			      "%s: %s cpu %" PRIu64 "/%" PRIu64, what,
-			      sp->name, sp->cpu_ns, mp->cpu_ns);
+			      sp->calls == mp->calls &&
+			      sp->samples == mp->samples,
+			      "%s: %s cpu %" PRIu64 "/%" PRIu64 " samples %"
+			      PRIu64 "/%" PRIu64, what, sp->name, sp->cpu_ns,
+			      mp->cpu_ns, sp->samples, mp->samples);
 		if (!sp->tracked)
 			continue;
 		ck_assert_msg(sp->zero_ns == mp->zero_ns,
@@ -194,6 +239,11 @@ static uint64_t compare_mode(struct synth *s, bool shares, bool exclusive,
 			      "%s: %s CP time %" PRIu64 " streamed, %" PRIu64
 			      " in memory", what, sp->name, sp->cp_ns,
 			      mp->cp_ns);
+		ck_assert_msg(!shares || !sp->tracked ||
+			      sp->cp_samples == mp->cp_samples,
+			      "%s: %s CP samples %" PRIu64 " streamed, %"
+			      PRIu64 " in memory", what, sp->name,
+			      sp->cp_samples, mp->cp_samples);
 	}
 	ck_assert_msg(st.nprocs == p.nprocs, "%s: %u procedures, %u",
 		      what, st.nprocs, p.nprocs);
@@ -279,6 +329,12 @@ static void compare_whatif(struct synth *s, bool exclusive, const char *what)
 	}
 	synth_graph_free(&t, &tp);
 	unlink(path);
+}
+
+static uint64_t compare_mode(struct synth *s, bool shares, bool exclusive,
+			     const char *what)
+{
+	return compare_src(s, shares, exclusive, false, what);
 }
 
 static uint64_t compare(struct synth *s, bool shares, const char *what)
@@ -430,6 +486,56 @@ static void gen_trace(struct synth *s, uint32_t n, uint32_t ops, bool hasw)
 		synth_exit(s, w, dur());
 	synth_join_all(s, n, dur());
 }
+
+/*
+ * CPU-time samples on every thread of the random trace @s: @per of them
+ * at increasing positions over the thread's clock (some past its end,
+ * some before its start), stacks of one to three of the trace's
+ * procedures (a leaf address inside one, callers' return addresses).
+ */
+static void gen_samples(struct synth *s, uint32_t per)
+{
+	for (uint32_t tid = 0; tid < SYNTH_MAXT && s->t[tid].used; tid++) {
+		uint64_t end = s->t[tid].now + 1000, x = rnd(1000);
+
+		for (uint32_t k = 0; k < per; k++) {
+			uint64_t pc[3];
+			uint32_t depth = 1 + (uint32_t)rnd(3);
+
+			x += 1 + rnd(2 * end / per + 1);
+			for (uint32_t d = 0; d < depth; d++)
+				pc[d] = proc_addr(rnd(NPROC)) + (d ? 0x9 : 0x8);
+			synth_sample(s, tid, x, x, 1 + rnd(1000), 0, pc,
+				     depth);
+		}
+	}
+}
+
+/*
+ * Sampled procedures: random traces with samples on every thread, the
+ * procedures taken from the samples (ENTER/LEAVE and regions dropped):
+ * the stacks' CPU and CP time, zeroing, sample counts on and off the
+ * path, thread and object figures are the in-memory ones (cp_sampled.c's
+ * rewrite), inclusive and exclusive.
+ */
+START_TEST(test_stream_sampled_equals_memory)
+{
+	for (int round = 0; round < 30; round++) {
+		struct synth s;
+		char what[32];
+
+		rng_state = 3000 + (uint64_t)round;
+		gen_trace(&s, 1 + (uint32_t)rnd(5),
+			  50 + (uint32_t)rnd(round < 25 ? 400 : 3000),
+			  round % 2);
+		gen_samples(&s, 5 + (uint32_t)rnd(round < 25 ? 50 : 400));
+		snprintf(what, sizeof(what), "sampled round %d", round);
+		compare_src(&s, true, false, true, what);
+		compare_src(&s, true, true, true, what);
+		synth_free(&s);
+	}
+}
+END_TEST
 
 /* Random traces of every primitive: both analyses agree exactly, and so
  * do both what-if fixed-graph predictions. */
@@ -923,6 +1029,7 @@ static Suite *stream_suite(void)
 
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, test_stream_random_equals_memory);
+	tcase_add_test(tc, test_stream_sampled_equals_memory);
 	tcase_add_test(tc, test_stream_fixtures_equal_memory);
 	tcase_add_test(tc, test_stream_cut_traces_equal_memory);
 	tcase_add_test(tc, test_stream_thread_churn);

@@ -58,6 +58,7 @@
 #include "cp_debug.h"
 #include "cp_die.h"
 #include "cp_hash.h"
+#include "cp_samples.h"
 
 /* Debug invariants: type-checked always, run when this is true. */
 static const bool cp_stream_debug = CP_DEBUG;
@@ -209,6 +210,13 @@ static int step(struct sp *p, uint32_t tid, struct sth *t)
 	bool waited = false;
 	uint64_t dt = 0;
 
+	if (cp_stream_is_proc(cp_tvert_kind(v))) {
+		if (p->drop_procs)	/* sampled: the samples say instead */
+			return advance(p, t);
+		p->saw_procs = true;
+	}
+	if (p->sm && !p->records)
+		cp_stream_smp_place(p, tid, t, v);
 	if (t->any) {
 		dt = v->ts - t->prev_ts;
 		waited = cp_tvert_waits(v);
@@ -216,10 +224,15 @@ static int step(struct sp *p, uint32_t tid, struct sth *t)
 			st->wait_ns += p->records ? 0 : dt;
 		} else {
 			t->len += dt;
-			t->pending += dt;
+			if (p->smp && p->records) {
+				if (cp_stream_smp_segment(p, tid, t, dt))
+					return -1;
+			} else {
+				t->pending += dt;
+				if (p->nlane && p->records)
+					cp_stream_lane_add(p, t, dt);
+			}
 			t->useful += dt;
-			if (p->nlane && p->records)
-				cp_stream_lane_add(p, t, dt);
 		}
 	} else {
 		t->first_wall = t->key;
@@ -261,6 +274,8 @@ static void done(struct sp *p, uint32_t tid, struct sth *t)
 	st->tid = tid;
 	st->name = p->ix->t.threads[tid].name;
 	if (!p->records) {
+		if (p->sm)
+			cp_stream_smp_end(p, tid);
 		st->nv = t->nvi;
 		st->useful_ns = t->useful;
 		st->elapsed_ns = t->any ? t->last_wall - t->first_wall : 0;
@@ -315,6 +330,7 @@ static int pass_init(struct sp *p)
 		memset(t, 0, sizeof(*t));
 		t->create_rec = NONE;
 		t->tlane = p->records ? p->ttrk[tid] : NONE;
+		t->sk = t->sc = p->sm ? p->sm->thr_off[tid] : 0;
 		t->fac = 1.0;
 		t->vec = calloc(vn ? vn : 1, sizeof(*t->vec));
 		t->act = calloc(p->ntr ? p->ntr : 1, sizeof(*t->act));
@@ -422,10 +438,7 @@ static int scale_factors(struct sp *p, char *err, size_t errlen)
 
 		if (id == CP_HASH_NONE) {
 			snprintf(err, errlen, "%s: no procedure named '%s' in "
-				 "the trace%s", p->ix->t.path, p->sc[i].name,
-				 has_samples(p->ix) ? " (streaming mode follows "
-				 "ENTER/LEAVE and regions, not sampled stacks)" :
-				 "");
+				 "the trace", p->ix->t.path, p->sc[i].name);
 			return -1;
 		}
 		p->pf[id] *= p->sc[i].factor;
@@ -499,6 +512,7 @@ static int finish(struct sp *p)
 		if (p->ttrk[tid] != NONE)
 			s->threads[tid].cp_ns = p->th[s->cp_tid].vec[
 				cp_stream_tcp(p, p->ttrk[tid])];
+	cp_stream_smp_results(p, found ? p->th[s->cp_tid].vec : NULL);
 	if (s->nprocs)
 		qsort(s->procs, s->nprocs, sizeof(*s->procs), by_cp);
 	return cp_stream_obj_results(p, found ? p->th[s->cp_tid].vec : NULL);
@@ -529,6 +543,13 @@ static void sp_free(struct sp *p)
 	free(p->trk);
 	free(p->ttrk);
 	free(p->pf);
+	free(p->su);
+	free(p->sM);
+	free(p->sid);
+	free(p->sfull);
+	free(p->sdoff);
+	free(p->sdist);
+	free(p->sinner);
 	free(p->rlen);
 	free(p->rseq);
 	free(p->rnext);
@@ -554,18 +575,27 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 	s->exclusive = p.excl;
 	s->online_len = ix->t.online_len_ns;
 	s->nthreads_all = nt;
-	s->sampled = has_samples(ix);
+	s->has_samples = has_samples(ix);
+	p.sm = ix->t.samples && ix->t.samples->n ? ix->t.samples : NULL;
+	p.drop_procs = o && o->src == CP_STREAM_SRC_SAMPLED;
 	s->threads = calloc(nt ? nt : 1, sizeof(*s->threads));
 	p.th = calloc(nt ? nt : 1, sizeof(*p.th));
 	p.heap = malloc((nt ? nt : 1) * sizeof(*p.heap));
 	p.blocked = malloc((nt ? nt : 1) * sizeof(*p.blocked));
-	if (!s->threads || !p.th || !p.heap || !p.blocked)
+	if (p.sm)
+		p.su = calloc(p.sm->n, sizeof(*p.su));
+	if (!s->threads || !p.th || !p.heap || !p.blocked || (p.sm && !p.su))
 		goto err_mem;
-	if (run_pass(&p) || choose_tracked(&p) || cp_stream_choose_lanes(&p))
+	if (run_pass(&p))
+		goto err_mem;
+	if (o && cp_stream_smp_setup(&p, o, err, errlen))
+		goto err;
+	if (choose_tracked(&p) || cp_stream_choose_lanes(&p))
 		goto err_mem;
 	if (p.sc && scale_factors(&p, err, errlen))
 		goto err;
-	p.nsh = p.ntr + 2 * p.nob + p.ntt;
+	p.ncs = p.smp ? p.ntr : 0;
+	p.nsh = p.ntr + 2 * p.nob + p.ntt + p.ncs;
 	p.vn = p.nsh + p.ntr + p.nlane;
 	p.records = true;
 	if (run_pass(&p))

@@ -49,6 +49,7 @@ struct cp_stream_thread {
 	uint64_t calls;		/* ENTERs / REGION_BEGINs */
 	bool tracked;		/* its CP time is followed */
 	uint64_t cp_ns;		/* tracked: its useful time on the CP */
+	uint64_t samples;	/* sampled procedures: its samples placed */
 };
 
 /* A synchronization object (defined by OBJ_DEF, of a kind): the figures
@@ -75,6 +76,9 @@ struct cp_stream_proc {
 	bool tracked;		/* one of the CP_STREAM_TRACK followed */
 	uint64_t cp_ns;		/* tracked: its time on the CP */
 	uint64_t zero_ns;	/* tracked: CP zeroing */
+	uint64_t samples;	/* sampled: the samples its CPU time rests
+				 * on (cp_profile.h's, in the mode) */
+	uint64_t cp_samples;	/* sampled, tracked: those on the CP */
 };
 
 struct cp_stream {
@@ -95,8 +99,10 @@ struct cp_stream {
 	uint32_t nobjs;
 	uint32_t nobjs_tracked;
 	uint32_t nthreads_tracked;
-	bool sampled;		/* the trace has SAMPLES blocks, which this
-				 * mode does not attribute */
+	bool has_samples;	/* the trace has CPU-time samples */
+	bool sampled;		/* the procedures come from them
+				 * (cp_sampled.h's model; ix->t.samples is
+				 * then active, its counters filled) */
 	/* the bound, measured */
 	uint64_t records;	/* publish records made */
 	uint64_t live_max;	/* most publish records alive at once */
@@ -105,6 +111,15 @@ struct cp_stream {
 	uint64_t scaled_len;	/* fixed-graph prediction: the longest path
 				 * with the scaled segments reweighted */
 	uint64_t scaled_ns;	/* useful time the scaling touched */
+};
+
+/* Where procedures come from: cp_sampled.h's enum cp_procsrc, by value. */
+enum cp_stream_src {
+	CP_STREAM_SRC_AUTO = 0,		/* instrumented when the trace has
+					 * ENTER/LEAVE or regions, else
+					 * sampled when it has samples */
+	CP_STREAM_SRC_INSTRUMENTED = 1,
+	CP_STREAM_SRC_SAMPLED = 2,	/* procedure events dropped */
 };
 
 struct cp_stream_opts {
@@ -117,6 +132,13 @@ struct cp_stream_opts {
 	 * are >= 0; a name may come twice (the factors multiply). */
 	const struct cp_whatif_scale *scale;
 	uint32_t nscale;
+	/* sampled procedures: which source (enum cp_stream_src), and the
+	 * symbolizer of the samples' stacks (cp_sampled_symbolize's
+	 * contract, @ctx first); NULL: the samples are not used */
+	int src;
+	int (*symbolize)(void *ctx, struct cp_trace *t, uint32_t **sid,
+			 char *err, size_t errlen);
+	void *symbolize_ctx;
 	/* called every 2^20 vertices with a phase name and 0..1 done */
 	void (*progress)(void *ctx, const char *phase, double frac);
 	void *progress_ctx;

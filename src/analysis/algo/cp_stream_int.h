@@ -59,6 +59,10 @@ struct sth {
 	uint32_t *held;		/* [nheld] locks it holds */
 	uint32_t nheld, cap_held;
 	uint64_t hmark;		/* useful time when @held last changed */
+	uint64_t sk;		/* (sampled) its next sample to place
+				 * (survey) or switch to (records) */
+	uint64_t sc;		/* (sampled, records) its next sample to
+				 * count on the path */
 };
 
 /* An object of the pass. */
@@ -113,7 +117,8 @@ struct sp {
 	uint32_t ntr;		/* tracked procedures */
 	uint32_t nob;		/* tracked objects */
 	uint32_t ntt;		/* tracked threads */
-	uint32_t nsh;		/* ntr + 2 * nob + ntt */
+	uint32_t ncs;		/* (sampled) CP sample lanes: ntr, else 0 */
+	uint32_t nsh;		/* ntr + 2 * nob + ntt + ncs */
 	uint32_t nlane;		/* what-if lanes: 0 or 1 */
 	uint32_t vn;		/* values per record: nsh + ntr + nlane */
 	double *pf;		/* (what-if) [nprocs] a procedure's factor */
@@ -122,6 +127,18 @@ struct sp {
 	uint32_t *trk;		/* [nprocs] tracked index, or NONE */
 	uint32_t *ttrk;		/* [nt] a thread's CP-time lane, or NONE */
 	bool nomem;		/* (survey) the metadata hook ran out */
+	/* sampled procedures (cp_stream_samp.c) */
+	struct cp_samples *sm;	/* the trace's samples, or NULL */
+	bool drop_procs;	/* procedure events are dropped */
+	bool saw_procs;		/* (survey) a procedure event was seen */
+	bool smp;		/* the samples are the procedures */
+	uint64_t *su;		/* [sm->n] a used sample's useful time */
+	uint64_t *sM;		/* [sm->n] where its stack becomes current */
+	uint32_t *sid;		/* [sm->n] its stack */
+	uint32_t *sfull;	/* a stack's procs: as sm->stk, by stk_off */
+	uint32_t *sdoff;	/* [nstacks + 1] a stack's distinct procs */
+	uint32_t *sdist;	/* are sdist[sdoff[i] .. sdoff[i + 1]) */
+	uint32_t *sinner;	/* [nstacks] its innermost proc, or NONE */
 	/* publish records */
 	uint64_t *rlen, *rseq;	/* [nrec] a record's len and sequence */
 	uint64_t *rvec;		/* [nrec * 2 * ntr] its share[], d[] */
@@ -159,6 +176,11 @@ static inline uint32_t cp_stream_cross(const struct sp *p, uint32_t j)
 static inline uint32_t cp_stream_tcp(const struct sp *p, uint32_t m)
 {
 	return p->ntr + 2 * p->nob + m;
+}
+
+static inline uint32_t cp_stream_cps(const struct sp *p, uint32_t k)
+{
+	return p->ntr + 2 * p->nob + p->ntt + k;
 }
 
 /* ---- records (cp_stream_rec.c) --------------------------------------- */
@@ -223,6 +245,34 @@ int cp_stream_choose_lanes(struct sp *p);
  * 0, or -1 (memory). */
 int cp_stream_obj_results(struct sp *p, const uint64_t *vec);
 
+/* ---- sampled procedures (cp_stream_samp.c) --------------------------- */
+
+/* Is @kind an ENTER, LEAVE, REGION_BEGIN or REGION_END? */
+static inline bool cp_stream_is_proc(unsigned kind)
+{
+	return kind == CP_EV_ENTER || kind == CP_EV_LEAVE ||
+	       kind == CP_EV_REGION_BEGIN || kind == CP_EV_REGION_END;
+}
+
+/* (survey) Place thread @tid's samples up to its next vertex @v (before
+ * its segment is counted). */
+void cp_stream_smp_place(struct sp *p, uint32_t tid, struct sth *t,
+			 const struct cp_tvert *v);
+/* (survey) Thread @tid ended: its samples left are outside its life. */
+void cp_stream_smp_end(struct sp *p, uint32_t tid);
+/* (after the survey) Take the procedures from the samples if @o says so:
+ * symbolize, each sample's switch point, CPU time and samples per
+ * procedure.  0, or -1 with "PATH: reason" in @err. */
+int cp_stream_smp_setup(struct sp *p, const struct cp_stream_opts *o,
+			char *err, size_t errlen);
+/* (records) A useful segment of @dt on thread @tid: its pieces between
+ * stack switches into @t's pending time (and what-if lane), the samples
+ * in it counted on @t's path. */
+int cp_stream_smp_segment(struct sp *p, uint32_t tid, struct sth *t,
+			  uint64_t dt);
+/* The samples' CP counts of the tracked procedures from @vec. */
+void cp_stream_smp_results(struct sp *p, const uint64_t *vec);
+
 /* ---- schedule (cp_stream_sched.c) ------------------------------------ */
 
 /* Does thread @a run before thread @b (next vertex's wall clock, tid)? */
@@ -240,6 +290,12 @@ int cp_stream_unstick(struct sp *p);
 
 /* ---- procedure stacks (cp_stream_procs.c) ---------------------------- */
 
+/* Procedure id of @name, interned; NONE when out of memory. */
+uint32_t cp_stream_intern(struct sp *p, const char *name);
+/* (sampled) @t's stack becomes @proc[0 .. @n), outermost first.  0, or
+ * -1 (memory). */
+int cp_stream_set_stack(struct sp *p, struct sth *t, const uint32_t *proc,
+			uint32_t n);
 /* Spread @t's pending useful time over its stacked tracked procs. */
 void cp_stream_flush(struct sp *p, struct sth *t);
 /* Close @t's innermost frame. */

@@ -32,8 +32,7 @@
 
 /* ---- procedures ---------------------------------------------------- */
 
-/* Procedure id of @name, interned; NONE when out of memory. */
-static uint32_t intern(struct sp *p, const char *name)
+uint32_t cp_stream_intern(struct sp *p, const char *name)
 {
 	struct cp_stream *s = p->s;
 	uint32_t id = cp_smap_get(&p->names, p->pname, name);
@@ -84,7 +83,7 @@ static uint32_t proc_of(struct sp *p, const struct cp_tvert *v)
 		name = cp_trace_sym_name(&p->ix->t, v->arg, buf, sizeof(buf));
 		dm = cp_symbolize_demangle(name);
 	}
-	id = intern(p, dm ? dm : name);
+	id = cp_stream_intern(p, dm ? dm : name);
 	free(dm);
 	if (id == NONE || cp_map2_put(&p->procmap, v->arg, region, id))
 		return NONE;
@@ -249,6 +248,26 @@ int cp_stream_calls(struct sp *p, struct sth *t, const struct cp_tvert *v)
 	j = j ? j - 1 : 0;
 	while (t->depth > j)
 		cp_stream_pop(p, t);
+	return 0;
+}
+
+/*
+ * (sampled) @t's stack becomes @proc[0 .. @n) (outermost first): the
+ * frames past the common prefix are closed, the new ones opened, as a
+ * CP_TV_STACK vertex moves the calling context.  0, or -1 (memory).
+ */
+int cp_stream_set_stack(struct sp *p, struct sth *t, const uint32_t *proc,
+			uint32_t n)
+{
+	uint64_t c = 0;
+
+	while (c < t->depth && c < n && t->fr[c].proc == proc[c])
+		c++;
+	while (t->depth > c)
+		cp_stream_pop(p, t);
+	for (; c < n; c++)
+		if (push(p, t, 0, proc[c]))
+			return -1;
 	return 0;
 }
 

@@ -29,6 +29,7 @@
 
 #include "cp_bigmem.h"
 #include "cp_crc32c.h"
+#include "cp_samples.h"
 #include "cp_varint.h"
 
 /* The per-thread lists of EVENTS blocks, in file order.  0, or -1. */
@@ -63,6 +64,52 @@ err:
 	return -1;
 }
 
+/*
+ * The SAMPLES and MODULES blocks into ix->t.samples (the reader's
+ * cp_samples_add_block, from the mapping), the samples indexed by thread
+ * (cp_samples_finish; a thread has events when its EVENTS blocks hold
+ * any).  0, or -1 with the error set (a block that does not decode, as
+ * the reader refuses it; out of memory).
+ */
+static int index_samples(struct cp_tindex *ix)
+{
+	struct cp_trace *t = &ix->t;
+	uint32_t *nv;
+	char why[128];
+	int ret;
+
+	for (size_t i = 0; i < ix->r.nblks; i++) {
+		const struct cp_trd_blk *b = &ix->r.blks[i];
+		size_t at = 0;
+
+		if (b->type != CP_BLOCK_SAMPLES && b->type != CP_BLOCK_MODULES)
+			continue;
+		if (cp_samples_add_block(&t->samples, b->type, b->tid,
+					 ix->r.buf + b->off + ix->r.bsz,
+					 b->size, &at, why, sizeof(why)))
+			return cp_trd_fail(&ix->r, b->off + ix->r.bsz + at,
+					   "%s", why);
+	}
+	if (!t->samples)
+		return 0;
+	/* the thread table has no vertices: stand in their count of events
+	 * for the finish's "has events" */
+	nv = malloc((t->nthreads ? t->nthreads : 1) * sizeof(*nv));
+	if (!nv)
+		return cp_trd_fail(&ix->r, 0, "out of memory");
+	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
+		nv[tid] = t->threads[tid].nv;
+		t->threads[tid].nv = 0;
+		for (uint32_t j = ix->toff[tid]; j < ix->toff[tid + 1]; j++)
+			t->threads[tid].nv += ix->r.blks[ix->tblk[j]].nev > 0;
+	}
+	ret = cp_samples_finish(t->samples, t);
+	for (uint32_t tid = 0; tid < t->nthreads; tid++)
+		t->threads[tid].nv = nv[tid];
+	free(nv);
+	return ret ? cp_trd_fail(&ix->r, 0, "out of memory") : 0;
+}
+
 int cp_tindex_open(struct cp_tindex *ix, const char *path, char *err,
 		   size_t errlen)
 {
@@ -87,6 +134,8 @@ int cp_tindex_open(struct cp_tindex *ix, const char *path, char *err,
 		snprintf(err, errlen, "%s: out of memory", path);
 		goto err;
 	}
+	if (index_samples(ix))
+		goto err;
 	/* the cursors read their blocks with pread, not from the mapping:
 	 * a mapping's resident pages grow with what is read (the kernel
 	 * maps neighbouring pages on a fault), a buffer per thread does not */

@@ -29,7 +29,9 @@
 
 struct cp_tindex {
 	struct cp_trace t;	/* header, thread table (info and names, no
-				 * vertices), symbols, strings, INFO */
+				 * vertices), symbols, strings, INFO, the
+				 * samples and modules (t.samples, indexed by
+				 * thread, not attributed) */
 	struct cp_trd r;	/* the framing: r.blks in file order */
 	void *map;		/* the file, mapped while it is framed */
 	size_t len;

@@ -645,6 +645,35 @@ static const char *trace_sym(void *ctx, uint64_t addr, char *buf, size_t len)
 	return cp_trace_sym_name(t, addr, buf, len);
 }
 
+/*
+ * Open @a's symbolizer (@debug_path, the trace's SYMBOLS for addresses in
+ * no module) and symbolize every sample: the stacks, a->sid, the hot
+ * lines by CPU time.  0, or -1 (the symbolizer's reason in @why, or out
+ * of memory).
+ */
+static int symbolize(struct ap *a, const char *debug_path, char *why,
+		     size_t whylen)
+{
+	a->s->sym = cp_symbolize_open(a->s->mods, a->s->nmods, debug_path,
+				      trace_sym, a->t, why, whylen);
+	if (!a->s->sym || symbolize_all(a))
+		return -1;
+	if (a->s->nhot)
+		qsort(a->s->hot, a->s->nhot, sizeof(*a->s->hot), cmp_hot);
+	return 0;
+}
+
+/* The scratch of @a but the map and sid. */
+static void ap_free(struct ap *a)
+{
+	free(a->seq);
+	free(a->pcpool);
+	cp_map2_free(&a->pcmap);
+	cp_map2_free(&a->stkmap);
+	cp_map2_free(&a->hotmap);
+	cp_smap_free(&a->names);
+}
+
 static bool wants_samples(const struct cp_trace *t, enum cp_procsrc src)
 {
 	if (src != CP_PROCS_AUTO)
@@ -683,11 +712,9 @@ int cp_sampled_apply(struct cp_trace *t, const struct cp_sampled_opts *o,
 			 "the procedures from", t->path);
 		return -1;
 	}
-	a.s->sym = cp_symbolize_open(a.s->mods, a.s->nmods,
-				     o ? o->debug_path : NULL, trace_sym, t,
-				     why, sizeof(why));
 	a.map = calloc(t->nthreads, sizeof(*a.map));
-	if (!a.s->sym || !a.map || symbolize_all(&a))
+	if (!a.map || symbolize(&a, o ? o->debug_path : NULL, why,
+				sizeof(why)))
 		goto err;
 	if (rewrite_all(&a))
 		goto err;
@@ -695,8 +722,6 @@ int cp_sampled_apply(struct cp_trace *t, const struct cp_sampled_opts *o,
 	t->nvertices = 0;
 	for (uint32_t tid = 0; tid < t->nthreads; tid++)
 		t->nvertices += t->threads[tid].nv;
-	if (a.s->nhot)
-		qsort(a.s->hot, a.s->nhot, sizeof(*a.s->hot), cmp_hot);
 	a.s->active = true;
 	cp_sampled_assert(t);
 	ret = 1;
@@ -710,12 +735,28 @@ out:
 		free(a.map[tid]);
 	free(a.map);
 	free(a.sid);
-	free(a.seq);
-	free(a.pcpool);
-	cp_map2_free(&a.pcmap);
-	cp_map2_free(&a.stkmap);
-	cp_map2_free(&a.hotmap);
-	cp_smap_free(&a.names);
+	ap_free(&a);
+	return ret;
+}
+
+int cp_sampled_symbolize(struct cp_trace *t, const char *debug_path,
+			 uint32_t **sid, char *err, size_t errlen)
+{
+	struct ap a = { .t = t, .s = t->samples };
+	char why[256];
+	int ret = 0;
+
+	why[0] = 0;
+	*sid = NULL;
+	if (!a.s || symbolize(&a, debug_path, why, sizeof(why))) {
+		snprintf(err, errlen, "%s: %s symbolizing the samples", t->path,
+			 why[0] ? why : a.s ? "out of memory" : "no samples");
+		free(a.sid);
+		ret = -1;
+	} else {
+		*sid = a.sid;
+	}
+	ap_free(&a);
 	return ret;
 }
 

@@ -65,6 +65,17 @@ int cp_sampled_apply(struct cp_trace *t, const struct cp_sampled_opts *o,
 		     char *err, size_t errlen);
 
 /*
+ * Symbolize @t's samples without rewriting its threads (the out-of-core
+ * analysis lays them on the timeline itself): the distinct stacks
+ * (t->samples->names, stk, stk_off), the hot lines, and each sample's
+ * stack id into *@sid ([t->samples->n], malloc'ed, the caller frees).
+ * @debug_path as cp_sampled_opts'.  Returns 0, or -1 with "FILE: reason"
+ * in @err.  Reader context.
+ */
+int cp_sampled_symbolize(struct cp_trace *t, const char *debug_path,
+			 uint32_t **sid, char *err, size_t errlen);
+
+/*
  * The hottest source lines of a sampled trace, most samples first: fills
  * *@out with at most @max entries owned by @t; returns their number (0
  * when the procedures are not sampled).

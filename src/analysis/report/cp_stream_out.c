@@ -9,12 +9,15 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cp_emit.h"
 #include "cp_out.h"
 #include "cp_profile.h"
 #include "cp_report_keys.h"
 #include "cp_report_out.h"
+#include "cp_sampled.h"
+#include "cp_sampled_out.h"
 #include "cp_wbuf.h"
 
 const char cp_stream_out_missing[] =
@@ -49,13 +52,17 @@ static bool note(const struct cp_stream *s, unsigned i, char *buf,
 			 what[k], CP_STREAM_TRACK, whom[k], n[k], of[k]);
 		return true;
 	}
-	if (s->sampled && i == 1) {
-		snprintf(buf, len, "the trace's CPU-time samples are not "
-			 "attributed: procedures come from ENTER/LEAVE and "
-			 "regions only");
-		return true;
-	}
 	return false;
+}
+
+#define HOT_LINES 10	/* sampled: hottest source lines shown */
+
+/* Too few samples under a sampled procedure's figures to trust them. */
+static bool thin(const struct cp_stream *s, const struct cp_stream_proc *pr)
+{
+	return s->sampled && (pr->samples < CP_SAMPLES_THIN ||
+			      (pr->tracked && pr->cp_ns &&
+			       pr->cp_samples < CP_SAMPLES_THIN));
 }
 
 static double ratio(uint64_t a, uint64_t b)
@@ -112,8 +119,19 @@ static void text_proc(FILE *f, const struct cp_stream *s,
 	}
 	cp_fmt_ns(e3, sizeof(e3), pr->cpu_ns);
 	cp_fmt_pct(p3, sizeof(p3), cp_pct(pr->cpu_ns, s->useful_ns));
-	fprintf(f, "  %-32.32s %11s %6s %11s %6s %11s %6s %8" PRIu64 "\n",
-		pr->name, e1, p1, e2, p2, e3, p3, pr->calls);
+	fprintf(f, "  %-32.32s %11s %6s %11s %6s %11s %6s", pr->name, e1, p1,
+		e2, p2, e3, p3);
+	if (!s->sampled) {
+		fprintf(f, " %8" PRIu64 "\n", pr->calls);
+		return;
+	}
+	snprintf(e1, sizeof(e1), "%" PRIu64 "/", pr->samples);
+	if (pr->tracked)
+		snprintf(e1 + strlen(e1), sizeof(e1) - strlen(e1), "%" PRIu64,
+			 pr->cp_samples);
+	else
+		strcat(e1, "-");
+	fprintf(f, " %12s%s\n", e1, thin(s, pr) ? "  (thin)" : "");
 }
 
 static void text_procedures(FILE *f, const struct cp_stream *s, uint32_t top)
@@ -123,8 +141,10 @@ static void text_procedures(FILE *f, const struct cp_stream *s, uint32_t top)
 	if (!s->nprocs)
 		return;
 	fprintf(f, "Procedures (%s)\n  %-32s %11s %6s %11s %6s %11s "
-		"%6s %8s\n", s->exclusive ? "exclusive" : "inclusive", "procedure", "CP time", "CP %", "CP zeroing", "%",
-		"CPU time", "CPU %", "calls");
+		"%6s %8s\n", s->exclusive ? "exclusive" : "inclusive",
+		"procedure", "CP time", "CP %", "CP zeroing", "%",
+		s->sampled ? "sampled CPU" : "CPU time", "CPU %",
+		s->sampled ? "samples CPU/CP" : "calls");
 	for (uint32_t i = 0; i < n; i++)
 		text_proc(f, s, &s->procs[i]);
 	if (n < s->nprocs)
@@ -136,7 +156,7 @@ static void text_threads(FILE *f, const struct cp_stream *s)
 {
 	fprintf(f, "Threads\n  %-6s %-12s %11s %11s %11s %11s %6s %13s %8s\n",
 		"thread", "name", "elapsed", "useful", "waiting", "CP time",
-		"CP %", "longest path", "calls");
+		"CP %", "longest path", s->sampled ? "samples" : "calls");
 	for (uint32_t i = 0; i < s->nthreads_all; i++) {
 		const struct cp_stream_thread *th = &s->threads[i];
 		char e1[32], e2[32], e3[32], e4[32] = "-", e5[32], pc[16] = "-",
@@ -154,7 +174,8 @@ static void text_threads(FILE *f, const struct cp_stream *s)
 			cp_fmt_ns(e1, sizeof(e1), th->elapsed_ns),
 			cp_fmt_ns(e2, sizeof(e2), th->useful_ns),
 			cp_fmt_ns(e3, sizeof(e3), th->wait_ns), e4, pc,
-			cp_fmt_ns(e5, sizeof(e5), th->len_ns), th->calls);
+			cp_fmt_ns(e5, sizeof(e5), th->len_ns),
+			s->sampled ? th->samples : th->calls);
 	}
 }
 
@@ -202,6 +223,7 @@ int cp_stream_out_text(FILE *f, const struct cp_tindex *ix,
 		return -1;
 	text_summary(f, ix, s);
 	text_procedures(f, s, o->top_given ? o->top : CP_REPORT_TOP_DEFAULT);
+	cp_sampled_out_text(f, &ix->t, HOT_LINES);
 	text_threads(f, s);
 	ret = cp_report_out_objects_text(f, objs, s->nobjs, known, o);
 	free(objs);
@@ -230,6 +252,13 @@ static void json_procedures(struct cp_emit *e, const struct cp_stream *s)
 		cp_emit_f64(e, CP_KEY_CPU_PCT,
 			    cp_pct(pr->cpu_ns, s->useful_ns));
 		cp_emit_u64(e, CP_KEY_CALLS, pr->calls);
+		if (s->sampled) {
+			cp_emit_u64(e, CP_KEY_SAMPLES, pr->samples);
+			if (pr->tracked)
+				cp_emit_u64(e, CP_KEY_CP_SAMPLES,
+					    pr->cp_samples);
+			cp_emit_bool(e, CP_KEY_THIN, thin(s, pr));
+		}
 		cp_emit_obj_end(e);
 	}
 	cp_emit_arr_end(e);
@@ -259,6 +288,8 @@ static void json_threads(struct cp_emit *e, const struct cp_stream *s)
 		cp_emit_f64(e, CP_KEY_UTILIZATION, th->elapsed_ns ?
 			    (double)th->useful_ns / (double)th->elapsed_ns : 0);
 		cp_emit_u64(e, CP_KEY_CALLS, th->calls);
+		if (s->sampled)
+			cp_emit_u64(e, CP_KEY_SAMPLES, th->samples);
 		cp_emit_obj_end(e);
 	}
 	cp_emit_arr_end(e);
@@ -281,6 +312,9 @@ int cp_stream_out_json(FILE *f, const struct cp_tindex *ix,
 	cp_emit_str(&e, CP_KEY_MODE, "stream");
 	cp_emit_str(&e, CP_KEY_CLOCK,
 		    t->clock == CP_CLOCK_CPU ? "cpu" : "wall");
+	cp_emit_str(&e, CP_KEY_PROCEDURES_FROM, s->sampled ? "samples" :
+		    "instrumentation");
+	cp_sampled_out_emit(&e, t, HOT_LINES);
 	cp_emit_u64(&e, CP_KEY_THREADS, s->nthreads);
 	cp_emit_u64(&e, CP_KEY_EVENTS, t->nevents);
 	cp_emit_u64(&e, CP_KEY_ELAPSED_NS, s->elapsed_ns);
