@@ -288,21 +288,27 @@ static uint32_t scalings(const struct cp_tracepag *tp, uint32_t k,
 /*
  * The fixed-graph prediction of @s streamed and in memory
  * (cp_whatif_trace's length_after_fixed and scaled_ns), for each of
- * scalings(), procedures @exclusive or inclusive.
+ * scalings(), procedures @exclusive or inclusive, from the samples if
+ * @sampled.
  */
-static void compare_whatif(struct synth *s, bool exclusive, const char *what)
+static void compare_whatif_src(struct synth *s, bool exclusive,
+			       bool sampled, const char *what)
 {
 	struct cp_trace t;
 	struct cp_tracepag tp;
 	char path[64], err[256] = "";
 
 	write_temp(s, path);
-	synth_graph_load(s, &t, &tp);
+	memory_load(s, &t, &tp, sampled);
 	for (uint32_t k = 0; tp.nprocs && k < 5; k++) {
 		struct cp_whatif_scale sc[3];
 		uint32_t nsc = scalings(&tp, k, sc);
-		struct cp_stream_opts so = { .exclusive = exclusive,
-					     .scale = sc, .nscale = nsc };
+		struct cp_stream_opts so = {
+			.exclusive = exclusive, .scale = sc, .nscale = nsc,
+			.symbolize = symbolize,
+			.src = sampled ? CP_STREAM_SRC_SAMPLED :
+					 CP_STREAM_SRC_INSTRUMENTED,
+		};
 		struct cp_whatif_result r;
 		struct cp_tindex ix;
 		struct cp_stream st;
@@ -335,6 +341,11 @@ static uint64_t compare_mode(struct synth *s, bool shares, bool exclusive,
 			     const char *what)
 {
 	return compare_src(s, shares, exclusive, false, what);
+}
+
+static void compare_whatif(struct synth *s, bool exclusive, const char *what)
+{
+	compare_whatif_src(s, exclusive, false, what);
 }
 
 static uint64_t compare(struct synth *s, bool shares, const char *what)
@@ -516,7 +527,8 @@ static void gen_samples(struct synth *s, uint32_t per)
  * procedures taken from the samples (ENTER/LEAVE and regions dropped):
  * the stacks' CPU and CP time, zeroing, sample counts on and off the
  * path, thread and object figures are the in-memory ones (cp_sampled.c's
- * rewrite), inclusive and exclusive.
+ * rewrite), inclusive and exclusive, and so is the fixed-graph what-if
+ * (a segment a switch splits is scaled piece by piece, as in memory).
  */
 START_TEST(test_stream_sampled_equals_memory)
 {
@@ -532,6 +544,8 @@ START_TEST(test_stream_sampled_equals_memory)
 		snprintf(what, sizeof(what), "sampled round %d", round);
 		compare_src(&s, true, false, true, what);
 		compare_src(&s, true, true, true, what);
+		compare_whatif_src(&s, false, true, what);
+		compare_whatif_src(&s, true, true, what);
 		synth_free(&s);
 	}
 }

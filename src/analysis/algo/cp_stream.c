@@ -46,7 +46,8 @@
  * records and the rules that free and fold them, cp_stream_rec.c; the
  * procedure stack (net kept as d, the what-if lane), cp_stream_procs.c;
  * objects and the followed objects' and threads' lanes,
- * cp_stream_objs.c; their shared state, cp_stream_int.h.
+ * cp_stream_objs.c; sampled procedures, cp_stream_samp.c; their shared
+ * state, cp_stream_int.h.
  */
 #include "cp_stream_int.h"
 

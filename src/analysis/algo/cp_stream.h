@@ -8,7 +8,9 @@
  * It gives what a forward pass can, each equal to the in-memory profile's
  * (cp_profile.h) to the nanosecond when the critical path is unique: the
  * critical path's length; elapsed, useful and wait time, calls and
- * longest path per thread; every procedure's useful time and calls; per
+ * longest path per thread; every procedure's useful time and calls
+ * (procedures from ENTER/LEAVE and regions, or from CPU-time samples as
+ * cp_sampled.h lays them, with their sample counts and hot lines); per
  * object its operations, waits, time waited, time held and path gain;
  * and, riding along the path as lanes of the path records for the
  * CP_STREAM_TRACK procedures with the most useful time, the

@@ -63,6 +63,7 @@ struct sth {
 				 * (survey) or switch to (records) */
 	uint64_t sc;		/* (sampled, records) its next sample to
 				 * count on the path */
+	uint32_t stack;		/* (sampled, records) its current stack */
 };
 
 /* An object of the pass. */
