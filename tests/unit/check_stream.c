@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cp_par.h"
 #include "cp_profile.h"
 #include "cp_sampled.h"
 #include "cp_stream.h"
@@ -551,6 +552,38 @@ START_TEST(test_stream_sampled_equals_memory)
 }
 END_TEST
 
+static void cut_rounds(int n, uint64_t seed);
+
+/*
+ * Blocks decoded ahead on a second thread (cp_tcursor.h's prefetcher,
+ * which cp_par_two runs for large traces only: the threshold lowered to
+ * 0 here): random traces of many small blocks, with samples and metadata,
+ * whole and cut (the helper leaves a block with a repair to the cursor),
+ * give exactly what the cursors alone give, and the in-memory figures.
+ */
+START_TEST(test_stream_prefetch_equals_memory)
+{
+	size_t old = cp_par_set_threshold(0);
+
+	for (int round = 0; round < 20; round++) {
+		struct synth s;
+		char what[32];
+
+		rng_state = 9000 + (uint64_t)round;
+		gen_trace(&s, 1 + (uint32_t)rnd(6), 200 + (uint32_t)rnd(2000),
+			  round % 2);
+		s.block_events = 5 + (uint32_t)rnd(40);
+		gen_samples(&s, 5 + (uint32_t)rnd(100));
+		snprintf(what, sizeof(what), "prefetch round %d", round);
+		compare(&s, true, what);
+		compare_src(&s, true, round % 3 == 0, true, what);
+		synth_free(&s);
+	}
+	cut_rounds(20, 7000);
+	cp_par_set_threshold(old);
+}
+END_TEST
+
 /* Random traces of every primitive: both analyses agree exactly, and so
  * do both what-if fixed-graph predictions. */
 START_TEST(test_stream_random_equals_memory)
@@ -580,10 +613,11 @@ END_TEST
  * PUBLISH is lost depends on nothing, a JOIN of a thread without its exit
  * takes its last event); the streaming pass, which meets the same holes
  * as threads blocked for good, gives the same critical path and zeroing.
+ * @n rounds, the random traces seeded from @seed.
  */
-START_TEST(test_stream_cut_traces_equal_memory)
+static void cut_rounds(int n, uint64_t seed)
 {
-	for (int round = 0; round < 30; round++) {
+	for (int round = 0; round < n; round++) {
 		struct cp_profile_opts po = { .top = 0 };
 		struct synth s;
 		struct cp_trace t;
@@ -596,7 +630,7 @@ START_TEST(test_stream_cut_traces_equal_memory)
 		size_t len, cut;
 		FILE *f;
 
-		rng_state = 5000 + (uint64_t)round;
+		rng_state = seed + (uint64_t)round;
 		gen_trace(&s, 2 + (uint32_t)rnd(4), 300 + (uint32_t)rnd(600),
 			  round % 2);
 		len = synth_encode(&s, &buf);
@@ -633,6 +667,11 @@ START_TEST(test_stream_cut_traces_equal_memory)
 		free(buf);
 		synth_free(&s);
 	}
+}
+
+START_TEST(test_stream_cut_traces_equal_memory)
+{
+	cut_rounds(30, 5000);
 }
 END_TEST
 
@@ -1044,6 +1083,7 @@ static Suite *stream_suite(void)
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, test_stream_random_equals_memory);
 	tcase_add_test(tc, test_stream_sampled_equals_memory);
+	tcase_add_test(tc, test_stream_prefetch_equals_memory);
 	tcase_add_test(tc, test_stream_fixtures_equal_memory);
 	tcase_add_test(tc, test_stream_cut_traces_equal_memory);
 	tcase_add_test(tc, test_stream_thread_churn);

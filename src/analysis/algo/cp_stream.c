@@ -59,6 +59,7 @@
 #include "cp_debug.h"
 #include "cp_die.h"
 #include "cp_hash.h"
+#include "cp_par.h"
 #include "cp_samples.h"
 
 /* Debug invariants: type-checked always, run when this is true. */
@@ -338,6 +339,7 @@ static int pass_init(struct sp *p)
 		if (!t->vec || !t->act)
 			return -1;
 		cp_tcursor_init(&t->cur, p->ix, tid, !p->records);
+		t->cur.pf = p->tpf;
 		if (!p->records) {
 			t->cur.meta = cp_stream_meta;
 			t->cur.meta_ctx = p;
@@ -364,7 +366,7 @@ static int pass_init(struct sp *p)
 }
 
 /* One pass: the survey, or (p->records) the path records. */
-static int run_pass(struct sp *p)
+static int pass_loop(struct sp *p)
 {
 	if (pass_init(p))
 		return -1;
@@ -378,6 +380,38 @@ static int run_pass(struct sp *p)
 			return -1;
 	}
 	return 0;
+}
+
+/* The pass as a cp_par_two job: its result into p->pass_ret, then the
+ * prefetcher's helper is told to return. */
+static void pass_job(void *arg)
+{
+	struct sp *p = arg;
+
+	p->pass_ret = pass_loop(p);
+	if (p->tpf)
+		cp_tpf_stop(p->tpf);
+}
+
+/* The prefetcher's helper as a cp_par_two job (NULL: none). */
+static void prefetch_job(void *arg)
+{
+	if (arg)
+		cp_tpf_run(arg);
+}
+
+/*
+ * One pass, with the blocks decoded ahead on the second core
+ * (cp_tcursor.h's prefetcher) when the trace is large enough for
+ * cp_par_two to use it; the results do not depend on it.  0, or -1.
+ */
+static int run_pass(struct sp *p)
+{
+	p->tpf = cp_tpf_new(p->ix);
+	cp_par_two(p->ix->t.nevents, pass_job, p, prefetch_job, p->tpf);
+	cp_tpf_free(p->tpf);
+	p->tpf = NULL;
+	return p->pass_ret;
 }
 
 /* The CP_STREAM_TRACK procedures with the most useful time (survey).

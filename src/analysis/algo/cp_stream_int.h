@@ -128,6 +128,8 @@ struct sp {
 	uint32_t *trk;		/* [nprocs] tracked index, or NONE */
 	uint32_t *ttrk;		/* [nt] a thread's CP-time lane, or NONE */
 	bool nomem;		/* (survey) the metadata hook ran out */
+	struct cp_tprefetch *tpf;	/* this pass's decoding ahead, or NULL */
+	int pass_ret;		/* the pass's result (0, or -1) */
 	/* sampled procedures (cp_stream_samp.c) */
 	struct cp_samples *sm;	/* the trace's samples, or NULL */
 	bool drop_procs;	/* procedure events are dropped */

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,6 +169,232 @@ void cp_tindex_close(struct cp_tindex *ix)
 	memset(ix, 0, sizeof(*ix));
 }
 
+/* A block the helper decoded (cp_tprefetch): its vertices with the times
+ * before the floor, and its metadata events, each before vertex pos. */
+struct cp_tpf_dec {
+	struct cp_tvert *v;
+	uint64_t *wall;
+	uint32_t n;
+	struct cp_tpf_meta {
+		uint32_t pos;
+		struct cp_trd_ev ev;
+	} *meta;
+	uint32_t nmeta, cap_meta;
+};
+
+static void dec_free(struct cp_tpf_dec *d)
+{
+	if (!d)
+		return;
+	free(d->v);
+	free(d->wall);
+	free(d->meta);
+	free(d);
+}
+
+/* ---- decoding ahead (cp_tcursor.h) -------------------------------- */
+
+enum { TPF_NONE, TPF_BUSY, TPF_READY, TPF_LEFT };
+
+struct cp_tprefetch {
+	struct cp_tindex *ix;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint8_t *st;			/* [nblks] TPF_*: the helper's state of
+					 * a block (LEFT: the cursor reads it) */
+	struct cp_tpf_dec **ready;	/* [nblks] READY blocks */
+	uint32_t ahead;			/* READY blocks not taken */
+	bool stop;
+};
+
+struct cp_tprefetch *cp_tpf_new(struct cp_tindex *ix)
+{
+	struct cp_tprefetch *pf = calloc(1, sizeof(*pf));
+	size_t n = ix->r.nblks ? ix->r.nblks : 1;
+
+	if (!pf)
+		return NULL;
+	pf->ix = ix;
+	pf->st = calloc(n, sizeof(*pf->st));
+	pf->ready = calloc(n, sizeof(*pf->ready));
+	if (!pf->st || !pf->ready || pthread_mutex_init(&pf->mu, NULL)) {
+		free(pf->st);
+		free(pf->ready);
+		free(pf);
+		return NULL;
+	}
+	if (pthread_cond_init(&pf->cv, NULL)) {
+		pthread_mutex_destroy(&pf->mu);
+		free(pf->st);
+		free(pf->ready);
+		free(pf);
+		return NULL;
+	}
+	return pf;
+}
+
+/* (helper) Note a metadata event of the block being decoded. */
+static void dec_meta(void *ctx, const struct cp_trd_ev *ev)
+{
+	struct cp_tpf_dec *d = ctx;
+
+	if (d->nmeta == d->cap_meta) {
+		uint32_t nc = d->cap_meta ? 2 * d->cap_meta : 8;
+		struct cp_tpf_meta *m = realloc(d->meta, nc * sizeof(*m));
+
+		if (!m) {
+			d->n = UINT32_MAX;	/* failed: the cursor reads it */
+			return;
+		}
+		d->meta = m;
+		d->cap_meta = nc;
+	}
+	d->meta[d->nmeta++] = (struct cp_tpf_meta){ d->n, *ev };
+}
+
+/*
+ * (helper) Decode block @bi of thread @tid (an EVENTS block of @nev
+ * events) as a cursor would, times before the floor; NULL when memory
+ * runs out or the block holds anything to repair.
+ */
+static struct cp_tpf_dec *dec_block(struct cp_tindex *ix, uint32_t tid,
+				    uint32_t bi, uint32_t nev)
+{
+	struct cp_tpf_dec *d = calloc(1, sizeof(*d));
+	struct cp_tcursor c;
+	uint64_t w;
+	bool ok;
+
+	if (!d)
+		return NULL;
+	d->v = malloc((nev ? nev : 1) * sizeof(*d->v));
+	d->wall = malloc((nev ? nev : 1) * sizeof(*d->wall));
+	cp_tcursor_init(&c, ix, tid, false);
+	c.bi = bi;
+	c.one_block = true;
+	c.meta = dec_meta;
+	c.meta_ctx = d;
+	ok = d->v && d->wall;
+	while (ok && d->n < nev && cp_tcursor_next(&c, &d->v[d->n], &w))
+		d->wall[d->n++] = w;
+	ok = ok && !c.repaired && d->n <= nev &&
+	     !cp_tcursor_next(&c, &(struct cp_tvert){ 0 }, &w) &&
+	     !c.repaired && d->n != UINT32_MAX;
+	cp_tcursor_fini(&c);
+	if (!ok) {
+		dec_free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void cp_tpf_run(void *arg)
+{
+	struct cp_tprefetch *pf = arg;
+	struct cp_tindex *ix = pf->ix;
+	uint32_t *seen = calloc(ix->t.nthreads ? ix->t.nthreads : 1,
+				sizeof(*seen));
+
+	for (size_t b = 0; seen && b < ix->r.nblks; b++) {
+		const struct cp_trd_blk *blk = &ix->r.blks[b];
+		struct cp_tpf_dec *d;
+		uint32_t bi;
+
+		if (blk->type != CP_BLOCK_EVENTS)
+			continue;
+		bi = seen[blk->tid]++;
+		pthread_mutex_lock(&pf->mu);
+		while (!pf->stop && pf->ahead >= CP_TPF_AHEAD)
+			pthread_cond_wait(&pf->cv, &pf->mu);
+		if (pf->stop) {
+			pthread_mutex_unlock(&pf->mu);
+			break;
+		}
+		if (pf->st[b] != TPF_NONE) {
+			pthread_mutex_unlock(&pf->mu);
+			continue;
+		}
+		pf->st[b] = TPF_BUSY;
+		pthread_mutex_unlock(&pf->mu);
+		d = dec_block(ix, blk->tid, bi, blk->nev);
+		pthread_mutex_lock(&pf->mu);
+		pf->st[b] = d ? TPF_READY : TPF_LEFT;
+		pf->ready[b] = d;
+		pf->ahead += d != NULL;
+		pthread_cond_broadcast(&pf->cv);
+		pthread_mutex_unlock(&pf->mu);
+	}
+	free(seen);
+}
+
+/* (cursor) Block @b decoded by the helper, taken, or NULL: the cursor
+ * reads it (the helper will not). */
+static struct cp_tpf_dec *tpf_take(struct cp_tprefetch *pf, size_t b)
+{
+	struct cp_tpf_dec *d = NULL;
+
+	pthread_mutex_lock(&pf->mu);
+	while (pf->st[b] == TPF_BUSY)
+		pthread_cond_wait(&pf->cv, &pf->mu);
+	if (pf->st[b] == TPF_READY) {
+		d = pf->ready[b];
+		pf->ready[b] = NULL;
+		pf->ahead--;
+		pthread_cond_broadcast(&pf->cv);
+	}
+	pf->st[b] = TPF_LEFT;
+	pthread_mutex_unlock(&pf->mu);
+	return d;
+}
+
+void cp_tpf_stop(struct cp_tprefetch *pf)
+{
+	pthread_mutex_lock(&pf->mu);
+	pf->stop = true;
+	pthread_cond_broadcast(&pf->cv);
+	pthread_mutex_unlock(&pf->mu);
+}
+
+void cp_tpf_free(struct cp_tprefetch *pf)
+{
+	if (!pf)
+		return;
+	for (size_t b = 0; b < pf->ix->r.nblks; b++)
+		dec_free(pf->ready[b]);
+	pthread_cond_destroy(&pf->cv);
+	pthread_mutex_destroy(&pf->mu);
+	free(pf->st);
+	free(pf->ready);
+	free(pf);
+}
+
+/*
+ * (cursor) The next vertex of the block taken from the helper, its
+ * metadata before it given to c->meta, the floor applied; false at the
+ * block's end (the block freed, the cursor goes on to the next).
+ */
+static bool dec_next(struct cp_tcursor *c, struct cp_tvert *v,
+		     uint64_t *wall)
+{
+	struct cp_tpf_dec *d = c->dec;
+
+	for (; c->dm < d->nmeta && d->meta[c->dm].pos <= c->di; c->dm++)
+		if (c->meta)
+			c->meta(c->meta_ctx, &d->meta[c->dm].ev);
+	if (c->di == d->n) {
+		dec_free(d);
+		c->dec = NULL;
+		return false;
+	}
+	*v = d->v[c->di];
+	*wall = d->wall[c->di++];
+	if (v->ts < c->floor)
+		v->ts = c->floor;
+	c->last_ts = v->ts;
+	c->any = true;
+	return true;
+}
+
 void cp_tcursor_init(struct cp_tcursor *c, struct cp_tindex *ix,
 		     uint32_t tid, bool note)
 {
@@ -182,11 +409,13 @@ void cp_tcursor_fini(struct cp_tcursor *c)
 	free(c->buf);
 	c->buf = NULL;
 	c->cap = 0;
+	dec_free(c->dec);
+	c->dec = NULL;
 }
 
 void cp_tcursor_park(struct cp_tcursor *c)
 {
-	if (!c->buf || !c->blk)
+	if (!c->buf || !c->blk || c->dec)
 		return;
 	c->parked = (size_t)(c->p - c->buf);
 	cp_tcursor_fini(c);
@@ -196,6 +425,7 @@ void cp_tcursor_park(struct cp_tcursor *c)
 static bool cut(struct cp_tcursor *c, size_t off, const char *why)
 {
 	c->dead = true;
+	c->repaired = true;
 	if (c->note)
 		cp_trd_note(&c->ix->r, off, "the thread ends there",
 			    "%s (thread %" PRIu32 ")", why, c->tid);
@@ -212,9 +442,20 @@ static bool next_block(struct cp_tcursor *c)
 	const struct cp_trd_blk *b;
 	ssize_t got;
 
-	if (c->dead || ix->toff[c->tid] + c->bi >= ix->toff[c->tid + 1])
+	uint32_t bx;
+
+	if (c->dead || ix->toff[c->tid] + c->bi >= ix->toff[c->tid + 1] ||
+	    (c->one_block && c->blk))
 		return false;
-	b = &ix->r.blks[ix->tblk[ix->toff[c->tid] + c->bi++]];
+	bx = ix->tblk[ix->toff[c->tid] + c->bi++];
+	b = &ix->r.blks[bx];
+	c->floor = c->any ? c->last_ts : 0;
+	if (c->pf && (c->dec = tpf_take(c->pf, bx))) {
+		c->blk = b;
+		c->di = c->dm = 0;
+		c->left = 0;
+		return true;
+	}
 	if (b->size > c->cap) {
 		uint8_t *nb = realloc(c->buf, b->size);
 
@@ -232,7 +473,6 @@ static bool next_block(struct cp_tcursor *c)
 	c->left = b->nev;
 	c->ts = cp_rd_u64(c->buf);
 	c->wall = cp_rd_u64(c->buf + 8);
-	c->floor = c->any ? c->last_ts : 0;
 	c->prev_addr = 0;
 	return true;
 }
@@ -252,6 +492,7 @@ static void make_vertex(struct cp_tcursor *c, const struct cp_trd_ev *ev,
 	why = cp_trd_payload(v, ev->op & CP_EV_KIND_MASK, ev, &c->prev_addr,
 			     whybuf, sizeof(whybuf));
 	if (why) {
+		c->repaired = true;
 		if (c->note)
 			cp_trd_note(&c->ix->r, off, "made inert", "%s", why);
 		cp_trd_inert(v);
@@ -291,9 +532,13 @@ bool cp_tcursor_next(struct cp_tcursor *c, struct cp_tvert *v,
 		const char *why;
 		size_t off;
 
-		while (!c->left)
+		if (c->dec && dec_next(c, v, wall))
+			return true;
+		while (!c->left && !c->dec)
 			if (!next_block(c))
 				return false;
+		if (c->dec)
+			continue;
 		off = c->blk->off + r->bsz + (size_t)(c->p - c->buf);
 		why = cp_trd_decode_event(&c->p, c->end, r->hasw, &ev);
 		c->left--;

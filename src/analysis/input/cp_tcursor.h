@@ -53,6 +53,9 @@ int cp_tindex_open(struct cp_tindex *ix, const char *path, char *err,
 /* Close the file and free what @ix owns; its cursors must be done. */
 void cp_tindex_close(struct cp_tindex *ix);
 
+struct cp_tprefetch;
+struct cp_tpf_dec;
+
 /* A decoding position in one thread's events. */
 struct cp_tcursor {
 	struct cp_tindex *ix;
@@ -75,6 +78,14 @@ struct cp_tcursor {
 	 * (@ev as decoded); NULL: none.  Set after cp_tcursor_init. */
 	void (*meta)(void *ctx, const struct cp_trd_ev *ev);
 	void *meta_ctx;
+	/* decoding ahead (cp_tprefetch below): the prefetcher to take
+	 * blocks from, or NULL; set after cp_tcursor_init */
+	struct cp_tprefetch *pf;
+	struct cp_tpf_dec *dec;	/* the block taken from it, being read */
+	uint32_t di, dm;	/* its next vertex and metadata event */
+	bool one_block;		/* (the helper's) stop at the block's end */
+	bool repaired;		/* an event was made inert or ended the
+				 * thread */
 };
 
 /* Start @c at the first event of thread @tid; repairs are counted in
@@ -101,5 +112,34 @@ void cp_tcursor_park(struct cp_tcursor *c);
  */
 bool cp_tcursor_next(struct cp_tcursor *c, struct cp_tvert *v,
 		     uint64_t *wall);
+
+/*
+ * Decoding ahead on a second core.  A helper (cp_tpf_run, on another
+ * thread) reads and decodes the index's EVENTS blocks in file order, at
+ * most CP_TPF_AHEAD not yet taken; a cursor given the prefetcher (c->pf)
+ * takes its next block from it when the helper has it, waiting only for
+ * a block the helper is decoding, and otherwise reads the block itself
+ * as without.  Vertices, times, metadata and repairs are exactly those of
+ * the cursor alone: a block in which the helper meets anything to repair
+ * is left to the cursor, and the cursor applies the floor of the block
+ * before (the time of the thread's previous vertex) as it reads.  Memory:
+ * CP_TPF_AHEAD decoded blocks, 9 bytes per block of the file.
+ *
+ * Concurrency: cp_tpf_run on one thread; the cursors, cp_tpf_stop and
+ * cp_tpf_free on another (the index's); a mutex between them.
+ */
+#define CP_TPF_AHEAD 16
+
+/* A prefetcher over @ix, whose cursors must be done with it before
+ * cp_tpf_free.  NULL: out of memory (the cursors then read alone). */
+struct cp_tprefetch *cp_tpf_new(struct cp_tindex *ix);
+/* The helper's loop over @pf (a struct cp_tprefetch): returns at the end
+ * of the file or when cp_tpf_stop is called. */
+void cp_tpf_run(void *pf);
+/* Make the helper return (the blocks it holds stay until freed). */
+void cp_tpf_stop(struct cp_tprefetch *pf);
+/* Free @pf and the blocks no cursor took; cp_tpf_run has returned or
+ * never ran.  NULL is fine. */
+void cp_tpf_free(struct cp_tprefetch *pf);
 
 #endif /* CP_TCURSOR_H */
