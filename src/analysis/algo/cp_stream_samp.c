@@ -24,10 +24,11 @@
  *     thread's stack (cp_stream_set_stack) at every M_k in [U, U + dt)
  *     where the stack changes (where memory inserts a vertex), each piece
  *     of the segment counted for the stack current over it as the split
- *     segments are (the what-if lane rounds piece by piece), and counts the samples with u in the
- *     segment on a share-like lane per tracked procedure, which the path
- *     carries as it carries CP time: the CP samples (a sample counts on
- *     the path when the segment it fell in does).
+ *     segments are (the what-if lane rounds piece by piece), and counts
+ *     the samples with u in the segment on a share-like lane per tracked
+ *     procedure, which the path carries as it carries CP time: the CP
+ *     samples (a sample counts on the path when the segment it fell in
+ *     does).
  * Memory: three words per sample (the samples are in memory already,
  * a small fraction of the events at any sampling rate).
  */
@@ -242,8 +243,8 @@ int cp_stream_smp_segment(struct sp *p, uint32_t tid, struct sth *t,
 			continue;
 		if (p->sM[t->sk] >= end)
 			break;
-		if (st == t->stack)
-			continue;	/* no switch: the segment stays whole */
+		if (st == t->stack)	/* no switch: the segment stays whole */
+			continue;
 		t->stack = st;
 		t->pending += p->sM[t->sk] - pos;
 		if (p->nlane)

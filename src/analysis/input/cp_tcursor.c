@@ -180,6 +180,7 @@ struct cp_tpf_dec {
 		struct cp_trd_ev ev;
 	} *meta;
 	uint32_t nmeta, cap_meta;
+	bool failed;		/* (helper) memory ran out */
 };
 
 static void dec_free(struct cp_tpf_dec *d)
@@ -200,8 +201,8 @@ struct cp_tprefetch {
 	struct cp_tindex *ix;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	uint8_t *st;			/* [nblks] TPF_*: the helper's state of
-					 * a block (LEFT: the cursor reads it) */
+	uint8_t *st;			/* [nblks] TPF_*: a block's state
+					 * (LEFT: its cursor reads it) */
 	struct cp_tpf_dec **ready;	/* [nblks] READY blocks */
 	uint32_t ahead;			/* READY blocks not taken */
 	bool stop;
@@ -242,8 +243,8 @@ static void dec_meta(void *ctx, const struct cp_trd_ev *ev)
 		uint32_t nc = d->cap_meta ? 2 * d->cap_meta : 8;
 		struct cp_tpf_meta *m = realloc(d->meta, nc * sizeof(*m));
 
-		if (!m) {
-			d->n = UINT32_MAX;	/* failed: the cursor reads it */
+		if (!m) {	/* the cursor reads the block */
+			d->failed = true;
 			return;
 		}
 		d->meta = m;
@@ -277,9 +278,9 @@ static struct cp_tpf_dec *dec_block(struct cp_tindex *ix, uint32_t tid,
 	ok = d->v && d->wall;
 	while (ok && d->n < nev && cp_tcursor_next(&c, &d->v[d->n], &w))
 		d->wall[d->n++] = w;
-	ok = ok && !c.repaired && d->n <= nev &&
+	ok = ok && !c.repaired &&
 	     !cp_tcursor_next(&c, &(struct cp_tvert){ 0 }, &w) &&
-	     !c.repaired && d->n != UINT32_MAX;
+	     !c.repaired && !d->failed;
 	cp_tcursor_fini(&c);
 	if (!ok) {
 		dec_free(d);

@@ -15,7 +15,8 @@
  * (cp_stream.h) meets those inconsistencies in its own pass and repairs
  * what it must there.
  *
- * Concurrency: an index and its cursors belong to one thread.
+ * Concurrency: an index and its cursors belong to one thread; a
+ * prefetcher's helper (below) reads the index from another.
  */
 #ifndef CP_TCURSOR_H
 #define CP_TCURSOR_H

@@ -167,7 +167,8 @@ static void text_threads(FILE *f, const struct cp_stream *s)
 		snprintf(tn, sizeof(tn), "T%u", th->tid);
 		if (th->tracked) {
 			cp_fmt_ns(e4, sizeof(e4), th->cp_ns);
-			cp_fmt_pct(pc, sizeof(pc), cp_pct(th->cp_ns, s->cp_len));
+			cp_fmt_pct(pc, sizeof(pc),
+				   cp_pct(th->cp_ns, s->cp_len));
 		}
 		fprintf(f, "  %-6s %-12.12s %11s %11s %11s %11s %6s %13s %8"
 			PRIu64 "\n", tn, th->name ? th->name : "",
