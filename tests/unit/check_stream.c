@@ -1075,6 +1075,61 @@ START_TEST(test_stream_cpt_strict)
 }
 END_TEST
 
+/*
+ * More objects than are followed: T1 locks 100 mutexes in turn, mutex i
+ * held 1000 + i ns; the CP_STREAM_TRACK held longest are followed (their
+ * CP held time and CP edges equal memory's), the others have their local
+ * figures only, and the report says so (JSON: null CP figures).
+ */
+START_TEST(test_stream_follows_the_most_held)
+{
+	static char out[1 << 16];
+	char path[64], line[2048];
+	struct synth s;
+	struct cp_tindex ix;
+	struct cp_stream st;
+	uint32_t m[100], nfollow = 0;
+
+	synth_init(&s);
+	synth_start(&s, 0, -1);
+	for (uint32_t i = 0; i < 100; i++)
+		m[i] = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
+	synth_spawn(&s, 1);
+	for (uint32_t i = 0; i < 100; i++) {
+		synth_lock(&s, 1, 10, 0, m[i]);
+		synth_unlock(&s, 1, 1000 + i, m[i]);
+	}
+	synth_exit(&s, 1, 0);
+	synth_join_all(&s, 1, 0);
+	compare(&s, true, "100 mutexes");
+	write_temp(&s, path);
+	synth_free(&s);
+	stream_file(path, &ix, &st);
+	for (uint32_t i = 0; i < st.nobjs; i++) {
+		const struct cp_stream_obj *o = &st.objs[i];
+		bool want = o->held_ns >= 1000 + 100 - CP_STREAM_TRACK;
+
+		nfollow += o->tracked;
+		ck_assert_msg(o->tracked == want && o->held_ns == 1000 +
+			      (o->obj - m[0]) && (!want ||
+			      o->cp_held_ns == o->held_ns),
+			      "object %u held %" PRIu64 " tracked %d CP held %"
+			      PRIu64, o->obj, o->held_ns, o->tracked,
+			      o->cp_held_ns);
+	}
+	ck_assert_msg(nfollow == CP_STREAM_TRACK &&
+		      st.nobjs_tracked == nfollow, "followed %u", nfollow);
+	cp_stream_free(&st);
+	cp_tindex_close(&ix);
+	CPT_EXPECT("report --stream --format json", 0);
+	ck_assert_msg(strstr(out, "\"cp_held_ns\": null") &&
+		      strstr(out, "CP held and CP edges for the 64 objects "
+			     "most held and waited for only (64 of 100)"),
+		      "stdout: %.2000s", out);
+	unlink(path);
+}
+END_TEST
+
 static Suite *stream_suite(void)
 {
 	Suite *s = suite_create("stream");
@@ -1088,6 +1143,7 @@ static Suite *stream_suite(void)
 	tcase_add_test(tc, test_stream_cut_traces_equal_memory);
 	tcase_add_test(tc, test_stream_thread_churn);
 	tcase_add_test(tc, test_stream_tracks_the_most_useful);
+	tcase_add_test(tc, test_stream_follows_the_most_held);
 	tcase_add_test(tc, test_stream_handovers_bounded);
 	tcase_add_test(tc, test_stream_worst_cases_bounded);
 	tcase_add_test(tc, test_stream_read_mostly_folded);
