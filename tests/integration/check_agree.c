@@ -115,7 +115,10 @@ static void same_array(struct cpt_errs *e, json_t *mem, json_t *str,
 	}
 }
 
-/* The figures of a thread and of an object that streaming must give. */
+/* The figures of the run, a thread and an object that streaming must
+ * give. */
+static const char *const rkeys[] = { "elapsed_ns", "cpu_ns", "wait_ns",
+	"parallelism", "max_parallelism", NULL };
 static const char *const tkeys[] = { "tid", "elapsed_ns", "useful_ns",
 	"wait_ns", "cp_ns", "len_ns", "calls", NULL };
 static const char *const okeys[] = { "id", "ops", "contended", "wait_ns",
@@ -134,6 +137,7 @@ static void stream_agrees(struct cpt_errs *e, const struct workload *w,
 	cmp_exact(e, "streamed critical_path.length_ns",
 		  cpt_json_num(mem, "critical_path.length_ns"),
 		  cpt_json_num(s.report, "critical_path.length_ns"));
+	same_keys(e, "report", mem, s.report, rkeys);
 	for (int i = 0; i < MAX_PROCS && w->procs[i].name; i++) {
 		json_t *m = cpt_json_proc(mem, w->procs[i].name);
 		json_t *st = cpt_json_proc(s.report, w->procs[i].name);

@@ -321,6 +321,8 @@ int cp_stream_out_json(FILE *f, const struct cp_tindex *ix,
 	cp_emit_u64(&e, CP_KEY_ELAPSED_NS, s->elapsed_ns);
 	cp_emit_u64(&e, CP_KEY_CPU_NS, s->useful_ns);
 	cp_emit_u64(&e, CP_KEY_WAIT_NS, s->wait_ns);
+	cp_emit_f64(&e, CP_KEY_PARALLELISM, ratio(s->useful_ns, s->elapsed_ns));
+	cp_emit_f64(&e, CP_KEY_MAX_PARALLELISM, ratio(s->useful_ns, s->cp_len));
 	cp_emit_arr_begin(&e, CP_KEY_NOTES);
 	for (unsigned i = 0; note(s, i, b, sizeof(b)); i++)
 		cp_emit_str(&e, NULL, b);
