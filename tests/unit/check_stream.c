@@ -217,6 +217,11 @@ static uint64_t compare_src(struct synth *s, bool shares, bool exclusive,
 		ck_assert_msg(a->samples == b->samples, "%s: T%u samples %"
 			      PRIu64 "/%" PRIu64, what, i, a->samples,
 			      b->samples);
+		ck_assert_msg(!b->nv || (a->parent == t.threads[i].parent &&
+			      a->exited == (t.threads[i].exit_v !=
+					    UINT32_MAX)),
+			      "%s: T%u parent %u/%u exited %d", what, i,
+			      a->parent, t.threads[i].parent, a->exited);
 	}
 	compare_objects(&st, &p, shares, what);
 	for (uint32_t i = 0; i < st.nprocs; i++) {
@@ -1071,6 +1076,9 @@ START_TEST(test_stream_cpt_strict)
 	ck_assert_msg(strstr(line, "(--strict)"), "stderr: %s", line);
 	CPT_EXPECT("report --stream", 0);
 	ck_assert_msg(strstr(out, "PARTIAL"), "stdout: %s", out);
+	CPT_EXPECT("report --stream --format json", 0);
+	ck_assert_msg(strstr(out, "\"partial\": true") &&
+		      strstr(out, "\"partial_reason\": \""), "stdout: %s", out);
 	unlink(path);
 }
 END_TEST

@@ -239,6 +239,14 @@ static int step(struct sp *p, uint32_t tid, struct sth *t)
 	} else {
 		t->first_wall = t->key;
 	}
+	if (!p->records) {
+		unsigned k = cp_tvert_kind(v);
+
+		if (!t->any && k == CP_EV_THREAD_START && v->arg &&
+		    v->arg - 1 < p->nt && v->arg - 1 != tid)
+			st->parent = (uint32_t)(v->arg - 1);
+		st->exited = k == CP_EV_THREAD_EXIT;
+	}
 	t->any = true;
 	t->prev_ts = v->ts;
 	t->last_wall = t->key;
@@ -621,6 +629,8 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 		p.su = calloc(p.sm->n, sizeof(*p.su));
 	if (!s->threads || !p.th || !p.heap || !p.blocked || (p.sm && !p.su))
 		goto err_mem;
+	for (uint32_t tid = 0; tid < nt; tid++)
+		s->threads[tid].parent = UINT32_MAX;
 	if (run_pass(&p))
 		goto err_mem;
 	if (o && cp_stream_smp_setup(&p, o, err, errlen))

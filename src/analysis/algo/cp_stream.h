@@ -52,6 +52,8 @@ struct cp_stream_thread {
 	bool tracked;		/* its CP time is followed */
 	uint64_t cp_ns;		/* tracked: its useful time on the CP */
 	uint64_t samples;	/* sampled procedures: its samples placed */
+	uint32_t parent;	/* its THREAD_START's creator, or UINT32_MAX */
+	bool exited;		/* its last vertex is a THREAD_EXIT */
 };
 
 /* A synchronization object (defined by OBJ_DEF, of a kind): the figures

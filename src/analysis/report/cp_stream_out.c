@@ -275,7 +275,12 @@ static void json_threads(struct cp_emit *e, const struct cp_stream *s)
 			continue;
 		cp_emit_obj_begin(e, NULL);
 		cp_emit_u64(e, CP_KEY_TID, th->tid);
+		if (th->parent == UINT32_MAX)
+			cp_emit_null(e, CP_KEY_PARENT);
+		else
+			cp_emit_u64(e, CP_KEY_PARENT, th->parent);
 		cp_emit_str(e, CP_KEY_NAME, th->name);
+		cp_emit_bool(e, CP_KEY_EXITED, th->exited);
 		cp_emit_u64(e, CP_KEY_ELAPSED_NS, th->elapsed_ns);
 		cp_emit_u64(e, CP_KEY_USEFUL_NS, th->useful_ns);
 		cp_emit_u64(e, CP_KEY_WAIT_NS, th->wait_ns);
@@ -294,6 +299,23 @@ static void json_threads(struct cp_emit *e, const struct cp_stream *s)
 		cp_emit_obj_end(e);
 	}
 	cp_emit_arr_end(e);
+}
+
+/* The salvage keys of the in-memory report (cp_out_salvage_emit): the
+ * reader's repairs and the pass's dangling dependencies together. */
+static void salvage_emit(struct cp_emit *e, const struct cp_tindex *ix,
+			 const struct cp_stream *s)
+{
+	/* the trace's header and salvage as an input: no graph */
+	struct cp_input in = { .path = ix->t.path, .is_trace = true };
+
+	in.t = ix->t;
+	if (s->nrepairs && !in.t.nrepairs)
+		snprintf(in.t.repair_why, sizeof(in.t.repair_why), "%" PRIu64
+			 " dependencies on events the trace does not hold "
+			 "taken to depend on nothing", s->nrepairs);
+	in.t.nrepairs += s->nrepairs;
+	cp_out_salvage_emit(e, &in);
 }
 
 int cp_stream_out_json(FILE *f, const struct cp_tindex *ix,
@@ -318,6 +340,7 @@ int cp_stream_out_json(FILE *f, const struct cp_tindex *ix,
 	cp_sampled_out_emit(&e, t, HOT_LINES);
 	cp_emit_u64(&e, CP_KEY_THREADS, s->nthreads);
 	cp_emit_u64(&e, CP_KEY_EVENTS, t->nevents);
+	salvage_emit(&e, ix, s);
 	cp_emit_u64(&e, CP_KEY_ELAPSED_NS, s->elapsed_ns);
 	cp_emit_u64(&e, CP_KEY_CPU_NS, s->useful_ns);
 	cp_emit_u64(&e, CP_KEY_WAIT_NS, s->wait_ns);
