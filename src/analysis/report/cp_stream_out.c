@@ -21,8 +21,10 @@
 #include "cp_wbuf.h"
 
 const char cp_stream_out_missing[] =
-	"streaming analysis: no Slack, MBM or k paths (they need the whole "
-	"graph in memory)";
+	"streaming analysis: no Slack, MBM or k paths, nor the headline and "
+	"ranks comparing CPU and CP time (they need the whole graph in "
+	"memory); the procedures' figures in the mode asked for only "
+	"(inclusive, or --exclusive), not both";
 
 /*
  * Note @i (from 0) of what @s leaves out, into @buf: the sentence above,
@@ -74,7 +76,7 @@ static void text_summary(FILE *f, const struct cp_tindex *ix,
 			 const struct cp_stream *s)
 {
 	const struct cp_trace *t = &ix->t;
-	char a[32], b[200], d[32];
+	char a[32], b[320], d[32];
 
 	fprintf(f, "cpthread report: %s  (clock %s, %u threads, %" PRIu64
 		" events, streaming)\n\n", t->path,
@@ -325,7 +327,7 @@ int cp_stream_out_json(FILE *f, const struct cp_tindex *ix,
 	struct cp_obj_prof *objs;
 	bool *known;
 	struct cp_emit e;
-	char b[200];
+	char b[320];
 
 	if (as_profile(s, &objs, &known))
 		return -1;
