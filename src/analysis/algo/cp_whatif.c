@@ -131,9 +131,27 @@ static uint64_t scale_edges(const struct cp_tracepag *tp, const double *cf,
 	return scaled;
 }
 
+void cp_whatif_set_replay(struct cp_whatif_result *r,
+			  const struct cp_replay_result *before,
+			  const struct cp_replay_result *after)
+{
+	r->length_before_sim = before->length;
+	r->forced_before = before->forced;
+	r->length_after = after->length;
+	r->reordered = after->reordered;
+	r->forced = after->forced;
+	if (before->deadlock || after->deadlock) {
+		r->deadlock = true;
+		r->length_before_sim = r->length_before;
+		r->length_after = r->length_after_fixed;
+	} else {
+		r->simulated = true;
+	}
+}
+
 /*
- * The replay unscaled (@ones) and scaled (@cf) into @r; on a deadlock of
- * either, the fixed-graph figures stand in.  0, or -1 (out of memory).
+ * The replay unscaled (@ones) and scaled (@cf) into @r.  0, or -1 (out
+ * of memory).
  */
 static int replay_both(const struct cp_tracepag *tp, const double *ones,
 		       const double *cf, uint32_t cpus, bool wake,
@@ -144,18 +162,7 @@ static int replay_both(const struct cp_tracepag *tp, const double *ones,
 	if (cp_replay_run(tp, ones, cpus, wake, &before) ||
 	    cp_replay_run(tp, cf, cpus, wake, &after))
 		return -1;
-	r->length_before_sim = before.length;
-	r->forced_before = before.forced;
-	r->length_after = after.length;
-	r->reordered = after.reordered;
-	r->forced = after.forced;
-	if (before.deadlock || after.deadlock) {
-		r->deadlock = true;
-		r->length_before_sim = r->length_before;
-		r->length_after = r->length_after_fixed;
-	} else {
-		r->simulated = true;
-	}
+	cp_whatif_set_replay(r, &before, &after);
 	return 0;
 }
 

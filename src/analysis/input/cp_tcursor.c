@@ -251,8 +251,11 @@ bool cp_tcursor_next(struct cp_tcursor *c, struct cp_tvert *v,
 		if (why)
 			return cut(c, off, c->p >= c->end ?
 				   "EVENTS block ends early" : why);
-		if ((ev.op & CP_EV_KIND_MASK) >= CP_EV_META_FIRST)
+		if ((ev.op & CP_EV_KIND_MASK) >= CP_EV_META_FIRST) {
+			if (c->meta)
+				c->meta(c->meta_ctx, &ev);
 			continue;
+		}
 		if (c->ts + ev.dt < c->ts || c->wall + ev.dwall < c->wall)
 			return cut(c, off, "timestamp overflows");
 		c->ts += ev.dt;

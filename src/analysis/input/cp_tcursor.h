@@ -69,6 +69,10 @@ struct cp_tcursor {
 	bool dead;		/* an event did not decode: the thread ends */
 	bool note;		/* count repairs in ix->t (the first pass) */
 	size_t parked;		/* parked: @p's offset in the block, else 0 */
+	/* (optional, set after cp_tcursor_init) called with each metadata
+	 * event the cursor skips (OBJ_DEF, OBJ_UNTRACK, ...), as decoded */
+	void (*meta)(void *ctx, const struct cp_trd_ev *ev);
+	void *meta_ctx;
 };
 
 /* Start @c at the first event of thread @tid; repairs are counted in
