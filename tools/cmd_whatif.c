@@ -9,8 +9,8 @@
  * the file (cp_stream.h for the fixed graph, cp_stream_replay.h for the
  * replay), with --stream or when its estimate is over the memory budget
  * (cp_budget.h), which stderr says in one line; and quietly when it fits
- * and the streamed document is the in-memory one (a clean trace, no
- * --cpus, --wake or sampled procedures), because that is faster and
+ * and the streamed document is the in-memory one (a clean trace without
+ * sampled stacks, no --cpus or --wake), because that is faster and
  * smaller (doc/design.md §6).  Otherwise it is loaded.
  */
 #include <errno.h>
@@ -143,26 +143,20 @@ static int parse(struct cpt_ctx *c, int argc, char **argv, struct wopts *o,
 }
 
 /*
- * The streamed what-if of the trace indexed by @ix into @r: the fixed
- * graph (cp_stream_run, into @s) and both replays (cp_stream_replay_run).
- * *@no_replay: NULL, or why the replay is not given.  0, or -1 with
- * c->err.
+ * The what-if result @r from the streamed fixed graph @s and replays @rp
+ * (the replay's figures only when it could be given).
  */
-static int stream_compute(struct cpt_ctx *c, struct cp_tindex *ix,
-			  const struct wopts *o, struct cp_stream *s,
-			  struct cp_sreplay *rp, struct cp_whatif_result *r)
+static void stream_result(const struct cp_stream *s,
+			  const struct cp_sreplay *rp,
+			  struct cp_whatif_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->length_before = s->cp_len;
 	r->length_after_fixed = s->scaled_len;
 	r->length_after = s->scaled_len;
 	r->scaled_ns = s->scaled_ns;
-	if (cp_stream_replay_run(ix, o->sc, o->nsc, o->exclusive, rp, c->err,
-				 sizeof(c->err)))
-		return -1;
 	if (rp->clean && !s->nrepairs)
 		cp_whatif_set_replay(r, &rp->before, &rp->after);
-	return 0;
 }
 
 /* Why the replay of @rp is not given, or NULL if it is. */
@@ -190,10 +184,12 @@ static enum cpt_status whatif_stream(struct cpt_ctx *c, const char *path,
 
 	if (st)
 		return st;
-	if (stream_compute(c, &ix, o, &s, &rp, &r)) {
+	if (cp_stream_replay_run(&ix, o->sc, o->nsc, o->exclusive, &rp,
+				 c->err, sizeof(c->err))) {
 		cpt_stream_close(&ix, &s);
 		return CPT_BAD_INPUT;
 	}
+	stream_result(&s, &rp, &r);
 	cp_whatif_out_stream(c->out, &ix, o->sc, o->nsc, o->exclusive, &r,
 			     no_replay(&rp, &s), c->format == CPT_JSON);
 	cpt_stream_close(&ix, &s);
@@ -222,13 +218,16 @@ static bool whatif_quiet(struct cpt_ctx *c, const char *path,
 
 	if (cp_tindex_open(&ix, path, c->err, sizeof(c->err)))
 		return false;
+	/* sampled procedures (auto) need the graph: load at once */
 	if (ix.t.partial || ix.t.nrepairs ||
-	    cp_stream_run(&s, &ix, &so, c->err, sizeof(c->err))) {
+	    (c->procs != CP_PROCS_INSTRUMENTED && cp_tindex_has_samples(&ix)) ||
+	    cp_stream_whatif_run(&ix, &so, &s, &rp, c->err, sizeof(c->err))) {
+		c->err[0] = '\0';
 		cp_tindex_close(&ix);
 		return false;
 	}
-	if (!ix.t.nrepairs && !stream_compute(c, &ix, o, &s, &rp, &r) &&
-	    !no_replay(&rp, &s)) {
+	if (!ix.t.nrepairs && !no_replay(&rp, &s)) {
+		stream_result(&s, &rp, &r);
 		*st = cpt_open_out(c);
 		if (*st == CPT_OK) {
 			cpt_progress_done(c);

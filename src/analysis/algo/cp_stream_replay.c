@@ -67,6 +67,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_die.h"
 #include "cp_grow.h"
 #include "cp_hash.h"
 #include "cp_par.h"
@@ -511,15 +512,16 @@ struct robj {
 	uint64_t lag;		/* the survey's */
 	uint64_t fmax;		/* highest sequence published below the
 				 * low-water mark */
+	struct prec *slot;	/* [cap] records of [base, top), by seq */
+	uint64_t base, top, cap;
 };
 
 /* A PUBLISH's record: its simulated time, or the CONSUMEs waiting. */
 struct prec {
-	uint64_t seq;
 	uint64_t time;		/* NEVER: not simulated yet */
 	uint64_t key;		/* the publishing thread's key then */
-	uint32_t obj;
 	uint32_t waiters;	/* threads waiting for it */
+	bool used;		/* the slot holds a record */
 };
 
 struct sim {
@@ -531,9 +533,9 @@ struct sim {
 	uint32_t nt;
 	struct robj *ob;
 	uint64_t nobj;
-	struct prec *rec;
-	uint64_t nrec, caprec, next_sweep;
-	struct cp_map2 map;	/* (obj, seq) -> record */
+	uint32_t *active;	/* objects whose window holds records */
+	uint64_t nactive, cap_active;
+	uint64_t live, next_sweep;	/* records alive; sweep at */
 	struct hent *heap;
 	uint32_t nheap;
 	uint64_t end, reordered, forced;
@@ -543,27 +545,86 @@ struct sim {
 	struct cp_replay_result r;
 };
 
-/* The record of @obj's @seq; made, unpublished, if @make; else NONE. */
-static uint32_t rec_get(struct sim *s, uint32_t obj, uint64_t seq,
-			bool make)
+/*
+ * Make @o's window (sequences dense from 1: the survey checked) hold
+ * @seq: a ring of a power of two slots over [base, top).  0, or -1.
+ */
+static int win_grow(struct sim *s, uint32_t obj, struct robj *o,
+		    uint64_t seq)
 {
-	uint32_t r = cp_map2_get(&s->map, obj, seq);
+	uint64_t need = seq - o->base + 1, cap = o->cap ? o->cap : 16;
+	struct prec *ns;
 
-	if (r != CP_HASH_NONE || !make)
-		return r == CP_HASH_NONE ? NONE : r;
-	if (s->nrec >= UINT32_MAX - 1 ||
-	    cp_grow((void **)&s->rec, sizeof(*s->rec), &s->caprec,
-		    s->nrec + 1) ||
-	    cp_map2_put(&s->map, obj, seq, (uint32_t)s->nrec)) {
-		s->oom = true;
-		return NONE;
+	if (o->base == o->top && cp_grow((void **)&s->active,
+			sizeof(*s->active), &s->cap_active, s->nactive + 1))
+		return -1;
+	if (o->base == o->top)	/* it joins the sweep's list */
+		s->active[s->nactive++] = obj;
+	if (need > o->cap) {
+		while (cap < need)
+			cap *= 2;
+		ns = calloc(cap, sizeof(*ns));
+		if (!ns)
+			return -1;
+		for (uint64_t q = o->base; q < o->top; q++)
+			ns[q & (cap - 1)] = o->slot[q & (o->cap - 1)];
+		free(o->slot);
+		o->slot = ns;
+		o->cap = cap;
 	}
-	s->rec[s->nrec] = (struct prec){ .seq = seq, .time = NEVER,
-					 .obj = obj, .waiters = NONE };
+	for (uint64_t q = o->top; q <= seq; q++)
+		o->slot[q & (o->cap - 1)].used = false;
+	o->top = seq + 1;
+	return 0;
+}
+
+/*
+ * The record of @obj's @seq; made, unpublished, if @make; NULL if there
+ * is none (or it was freed: no CONSUME can ask for it) or no memory
+ * (s->oom).
+ */
+static struct prec *rec_get(struct sim *s, uint32_t obj, uint64_t seq,
+			    bool make)
+{
+	struct robj *o = &s->ob[obj];
+	struct prec *p;
+
+	if (seq < o->base || (seq >= o->top && !make))
+		return NULL;
+	if (seq >= o->top && win_grow(s, obj, o, seq)) {
+		s->oom = true;
+		return NULL;
+	}
+	p = &o->slot[seq & (o->cap - 1)];
+	if (p->used || !make)
+		return p->used ? p : NULL;
+	*p = (struct prec){ .time = NEVER, .waiters = NONE, .used = true };
 	s->records++;
-	if (++s->nrec > s->live_max)
-		s->live_max = s->nrec;
-	return (uint32_t)(s->nrec - 1);
+	if (++s->live > s->live_max)
+		s->live_max = s->live;
+	return p;
+}
+
+/* @o's records below the rule's bound freed (see Freeing). */
+static void win_trim(struct sim *s, struct robj *o, uint64_t lwm)
+{
+	uint64_t q;
+
+	for (q = o->base; q < o->top; q++) {
+		const struct prec *p = &o->slot[q & (o->cap - 1)];
+
+		if (p->used && p->time != NEVER && p->key < lwm && q > o->fmax)
+			o->fmax = q;
+	}
+	for (q = o->base; q < o->top && q + o->lag + 1 <= o->fmax; q++) {
+		struct prec *p = &o->slot[q & (o->cap - 1)];
+
+		if (p->used && p->waiters != NONE)
+			break;	/* cannot be: a consumer is waiting */
+		s->live -= p->used;
+		p->used = false;
+	}
+	o->base = q;
 }
 
 /* Free the records no CONSUME can need any more (see Freeing). */
@@ -575,28 +636,15 @@ static void sweep(struct sim *s)
 		if (s->th[tid].has && s->th[tid].key < lwm &&
 		    s->th[tid].s.nvi <= s->v->vt[tid].last_c)
 			lwm = s->th[tid].key;
-	for (uint64_t i = 0; i < s->nrec; i++) {
-		const struct prec *p = &s->rec[i];
-		struct robj *o = &s->ob[p->obj];
+	for (uint64_t i = 0; i < s->nactive; i++) {
+		struct robj *o = &s->ob[s->active[i]];
 
-		if (p->time != NEVER && p->key < lwm && p->seq > o->fmax)
-			o->fmax = p->seq;
+		win_trim(s, o, lwm);
+		if (o->base < o->top)
+			s->active[n++] = s->active[i];
 	}
-	cp_map2_free(&s->map);
-	for (uint64_t i = 0; i < s->nrec; i++) {
-		const struct prec *p = &s->rec[i];
-		const struct robj *o = &s->ob[p->obj];
-
-		if (p->time != NEVER && p->waiters == NONE &&
-		    p->seq + o->lag + 1 <= o->fmax)
-			continue;
-		s->rec[n] = *p;
-		if (cp_map2_put(&s->map, p->obj, p->seq, (uint32_t)n))
-			s->oom = true;
-		n++;
-	}
-	s->nrec = n;
-	s->next_sweep = 2 * n > 1024 ? 2 * n : 1024;
+	s->nactive = n;
+	s->next_sweep = 2 * s->live > 1024 ? 2 * s->live : 1024;
 }
 
 static bool hless(const struct hent *a, const struct hent *b)
@@ -871,16 +919,18 @@ static bool wait_recorded(struct sim *s, uint32_t tid,
 	uint64_t dep = 0;
 
 	for (uint32_t c = 0; c < v->cnt; c++) {
-		uint32_t r = rec_get(s, v->obj, v->arg + c, true);
+		struct prec *r = rec_get(s, v->obj, v->arg + c, true);
 
-		if (r == NONE)
-			return false;	/* out of memory: s->oom */
-		if (s->rec[r].time == NEVER) {
-			block_on(s, &s->rec[r].waiters, tid);
+		if (!r && !s->oom)
+			cp_die("stream replay: a record freed too early");
+		if (!r)
+			return false;
+		if (r->time == NEVER) {
+			block_on(s, &r->waiters, tid);
 			return false;
 		}
-		if (s->rec[r].time > dep)
-			dep = s->rec[r].time;
+		if (r->time > dep)
+			dep = r->time;
 	}
 	if (dep > *at)
 		*at = dep;
@@ -944,15 +994,16 @@ static void release(struct sim *s, struct robj *o, uint32_t tid,
 static void publish(struct sim *s, uint32_t tid, const struct cp_tvert *v,
 		    uint64_t at)
 {
-	uint32_t r = rec_get(s, v->obj, v->arg, true), w;
+	struct prec *r = rec_get(s, v->obj, v->arg, true);
+	uint32_t w;
 
-	if (r == NONE)
-		return;
-	s->rec[r].time = at;
-	s->rec[r].key = s->th[tid].key;
-	w = s->rec[r].waiters;
-	s->rec[r].waiters = NONE;
-	wake_list(s, w, at);
+	if (r) {	/* none: freed, nobody can need it */
+		r->time = at;
+		r->key = s->th[tid].key;
+		w = r->waiters;
+		r->waiters = NONE;
+		wake_list(s, w, at);
+	}
 	release(s, &s->ob[v->obj], tid, v, at);
 }
 
@@ -1051,12 +1102,13 @@ static bool force_one(struct sim *s)
 		if (mode == MODE_REPLAY)
 			continue;
 		for (uint32_t c = 0; c < v->cnt && ok; c++) {
-			uint32_t r = rec_get(s, v->obj, v->arg + c, false);
+			const struct prec *r = rec_get(s, v->obj, v->arg + c,
+						       false);
 
-			if (r == NONE || s->rec[r].time == NEVER)
+			if (!r || r->time == NEVER)
 				ok = false;
-			else if (s->rec[r].time > ready)
-				ready = s->rec[r].time;
+			else if (r->time > ready)
+				ready = r->time;
 		}
 		if (ok && (best == NONE || ready < bt ||
 			   (ready == bt && th->wall < btie)))
@@ -1088,7 +1140,7 @@ static void run_thread(struct sim *s, uint32_t tid)
 			st->state = RS_DONE;
 			break;
 		}
-		if (s->nrec >= s->next_sweep)
+		if (s->live >= s->next_sweep)
 			sweep(s);
 		if (s->nheap && s->heap[0].key <= st->arrive) {
 			hpush(s, tid, st->arrive);
@@ -1147,13 +1199,14 @@ static void sim_free(struct sim *s)
 {
 	for (uint32_t tid = 0; s->th && tid < s->nt; tid++)
 		rth_free(&s->th[tid]);
-	for (uint64_t id = 0; s->ob && id < s->nobj; id++)
+	for (uint64_t id = 0; s->ob && id < s->nobj; id++) {
 		free(s->ob[id].rd);
+		free(s->ob[id].slot);
+	}
 	free(s->th);
 	free(s->heap);
 	free(s->ob);
-	free(s->rec);
-	cp_map2_free(&s->map);
+	free(s->active);
 }
 
 /* One replay (cp_par_two's job): s->r, s->ret. */
@@ -1230,7 +1283,6 @@ static int replay_both(struct srv *v, double *ones, double *pf,
 		sim[k].sp.records = true;
 		sim[k].sp.nlane = 1;
 		sim[k].sp.pf = k ? pf : ones;
-		cp_map2_init(&sim[k].map);
 	}
 	cp_par_two(v->ix->t.nevents, sim_job, &sim[0], sim_job, &sim[1]);
 	if (!sim[0].ret && !sim[1].ret) {
@@ -1284,4 +1336,48 @@ out:
 	free(ones);
 	srv_free(&v);
 	return ret;
+}
+
+/* ---- with the fixed graph ----------------------------------------- */
+
+/* One half of cp_stream_whatif_run: a pass and its result. */
+struct half {
+	struct cp_tindex *ix;
+	const struct cp_stream_opts *so;
+	struct cp_stream *s;
+	struct cp_sreplay *rp;
+	int ret;
+	char err[256];
+};
+
+static void fixed_job(void *arg)
+{
+	struct half *h = arg;
+
+	h->ret = cp_stream_run(h->s, h->ix, h->so, h->err, sizeof(h->err));
+}
+
+static void replay_job(void *arg)
+{
+	struct half *h = arg;
+
+	h->ret = cp_stream_replay_run(h->ix, h->so->scale, h->so->nscale,
+				      h->so->exclusive, h->rp, h->err,
+				      sizeof(h->err));
+}
+
+int cp_stream_whatif_run(struct cp_tindex *ix, const struct cp_stream_opts *so,
+			 struct cp_stream *s, struct cp_sreplay *rp,
+			 char *err, size_t errlen)
+{
+	struct half a = { .ix = ix, .so = so, .s = s },
+		    b = { .ix = ix, .so = so, .rp = rp };
+
+	cp_par_two(ix->t.nevents, fixed_job, &a, replay_job, &b);
+	if (!a.ret && !b.ret)
+		return 0;
+	snprintf(err, errlen, "%s", a.ret ? a.err : b.err);
+	if (!a.ret)
+		cp_stream_free(s);
+	return -1;
 }

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "cp_replay.h"
+#include "cp_stream.h"
 #include "cp_tcursor.h"
 #include "cp_whatif.h"
 
@@ -48,5 +49,17 @@ int cp_stream_replay_run(struct cp_tindex *ix,
 			 const struct cp_whatif_scale *sc, uint32_t nsc,
 			 bool exclusive, struct cp_sreplay *out, char *err,
 			 size_t errlen);
+
+/*
+ * The whole streamed what-if of the trace indexed by @ix with the
+ * scaling of @so: cp_stream_run (the fixed graph, into @s) and
+ * cp_stream_replay_run (into @rp) at once, on two threads (the index is
+ * shared: the fixed graph's first pass is the one that counts repairs in
+ * ix->t).  Returns 0, or -1 with the first failure's "PATH: reason" in
+ * @err (@s then holds nothing).  Free @s with cp_stream_free().
+ */
+int cp_stream_whatif_run(struct cp_tindex *ix, const struct cp_stream_opts *so,
+			 struct cp_stream *s, struct cp_sreplay *rp,
+			 char *err, size_t errlen);
 
 #endif /* CP_STREAM_REPLAY_H */
