@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cp_sampled.h"
+#include "cp_symbolize.h"
 #include "cp_stream.h"
 #include "cp_stream_replay.h"
 #include "cp_whatif.h"
@@ -197,6 +198,32 @@ static enum cpt_status whatif_stream(struct cpt_ctx *c, const char *path,
 }
 
 /*
+ * Can every scaled name be an instrumented procedure or region of @t: a
+ * symbol (or its demangled name) or a region's string?  If one cannot,
+ * the streaming pass would not find it (a procedure known from sampled
+ * stacks only, or a typo): the loader then finds it or says so, without a
+ * pass in vain.
+ */
+static bool names_known(const struct cp_trace *t, const struct wopts *o)
+{
+	for (uint32_t i = 0; i < o->nsc; i++) {
+		bool found = false;
+
+		for (uint32_t k = 0; k < t->nsyms && !found; k++) {
+			char *dm = cp_symbolize_demangle(t->syms[k].name);
+
+			found = !strcmp(dm ? dm : t->syms[k].name, o->sc[i].name);
+			free(dm);
+		}
+		for (uint32_t k = 0; k < t->nstrs && !found; k++)
+			found = !strcmp(t->strs[k].text, o->sc[i].name);
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/*
  * The default for a trace that fits: streamed, when the streamed document
  * is the in-memory one (doc/design.md §6): a clean trace, nothing the
  * reader would repair.  Returns true with *@st when it wrote the output,
@@ -218,9 +245,7 @@ static bool whatif_quiet(struct cpt_ctx *c, const char *path,
 
 	if (cp_tindex_open(&ix, path, c->err, sizeof(c->err)))
 		return false;
-	/* sampled procedures (auto) need the graph: load at once */
-	if (ix.t.partial || ix.t.nrepairs ||
-	    (c->procs != CP_PROCS_INSTRUMENTED && cp_tindex_has_samples(&ix)) ||
+	if (ix.t.partial || ix.t.nrepairs || !names_known(&ix.t, o) ||
 	    cp_stream_whatif_run(&ix, &so, &s, &rp, c->err, sizeof(c->err))) {
 		c->err[0] = '\0';
 		cp_tindex_close(&ix);

@@ -119,14 +119,6 @@ void cp_tindex_close(struct cp_tindex *ix)
 	memset(ix, 0, sizeof(*ix));
 }
 
-bool cp_tindex_has_samples(const struct cp_tindex *ix)
-{
-	for (size_t i = 0; i < ix->r.nblks; i++)
-		if (ix->r.blks[i].type == CP_BLOCK_SAMPLES)
-			return true;
-	return false;
-}
-
 void cp_tcursor_init(struct cp_tcursor *c, struct cp_tindex *ix,
 		     uint32_t tid, bool note)
 {

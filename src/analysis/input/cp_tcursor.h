@@ -48,10 +48,6 @@ struct cp_tindex {
  */
 int cp_tindex_open(struct cp_tindex *ix, const char *path, char *err,
 		   size_t errlen);
-/* Does the trace indexed by @ix hold sampled call stacks (SAMPLES
- * blocks)?  The streaming passes follow ENTER/LEAVE and regions only. */
-bool cp_tindex_has_samples(const struct cp_tindex *ix);
-
 /* Close the file and free what @ix owns; its cursors must be done. */
 void cp_tindex_close(struct cp_tindex *ix);
 
