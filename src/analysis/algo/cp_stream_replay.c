@@ -67,32 +67,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cp_die.h"
 #include "cp_grow.h"
 #include "cp_hash.h"
 #include "cp_par.h"
+#include "cp_replay_int.h"
 #include "cp_stream_int.h"
 
-#define NEVER UINT64_MAX
+#define NEVER CP_RSIM_NEVER
 
 /* ---- the threads, in both passes ---------------------------------- */
-
-enum { RS_IDLE, RS_READY, RS_BLOCKED, RS_DONE };
 
 struct rth {
 	struct sth s;		/* cursor, s.nx the next vertex, procedure
 				 * stack and factor (cp_stream_procs.c) */
-	uint64_t wall;		/* recorded wall time of s.nx: heap tie */
+	uint64_t wall;		/* recorded wall time of s.nx */
 	uint64_t key;		/* the thread's wall clock so far, max */
 	uint64_t prev_ts;	/* time of the vertex before s.nx */
 	bool has;		/* s.nx holds a vertex not yet processed */
-	/* (replay) cp_replay.c's struct sthread */
-	uint8_t state;
-	bool granted;		/* a lock or token was handed over */
-	bool forced;		/* its acquire is let through */
-	uint64_t arrive, grant, last, exit;
-	uint32_t next;		/* next in a waiting list */
-	uint32_t joiners;	/* threads joining this one */
 };
 
 /* Decode @th's next vertex into s.nx; false at its end. */
@@ -126,7 +117,6 @@ static void rth_free(struct rth *th)
 /* ---- the survey --------------------------------------------------- */
 
 enum { RW_CHAIN, RW_SHARED, RW_BROKEN };
-enum { MODE_REPLAY, MODE_LOCK, MODE_SEM, MODE_RW };
 
 /* An object as the survey finds it. */
 struct vobj {
@@ -487,71 +477,45 @@ static void srv_free(struct srv *v)
 
 /* ---- the replay --------------------------------------------------- */
 
-struct hent {
-	uint64_t key;
-	uint64_t tie;
-	uint32_t tid;
-};
-
-/* A thread holding read shares of an rwlock. */
-struct sreader {
-	uint32_t tid;
-	uint32_t depth;
-};
-
-/* cp_replay.c's struct sobj, and the freeing rule's state. */
-struct robj {
-	uint32_t holder;
-	uint32_t depth;
-	uint64_t last_seq, last_wseq;
-	uint64_t tokens, debt;
-	uint32_t waiters;
-	uint8_t mode;
-	uint32_t nrd, cap_rd;
-	struct sreader *rd;
-	uint64_t lag;		/* the survey's */
-	uint64_t fmax;		/* highest sequence published below the
-				 * low-water mark */
-	struct prec *slot;	/* [cap] records of [base, top), by seq */
-	uint64_t base, top, cap;
-};
-
-/* A PUBLISH's record: its simulated time, or the CONSUMEs waiting. */
+/* A PUBLISH's record (cp_rpub first: the simulation's view of it). */
 struct prec {
-	uint64_t time;		/* NEVER: not simulated yet */
+	struct cp_rpub p;
 	uint64_t key;		/* the publishing thread's key then */
-	uint32_t waiters;	/* threads waiting for it */
 	bool used;		/* the slot holds a record */
 };
 
+/* An object's records: a ring over the sequences [base, top). */
+struct rwin {
+	uint64_t lag;		/* the survey's */
+	uint64_t fmax;		/* highest sequence published below the
+				 * low-water mark */
+	struct prec *slot;	/* [cap], by seq % cap */
+	uint64_t base, top, cap;
+};
+
 struct sim {
+	struct cp_rsim rs;	/* the simulation (cp_replay_int.h) */
 	const struct srv *v;
 	struct cp_tindex *ix;
 	struct sp sp;		/* cp_stream_calls in records mode: the
 				 * factor of each thread's context */
-	struct rth *th;
-	uint32_t nt;
-	struct robj *ob;
-	uint64_t nobj;
+	struct rth *th;		/* [nt] cursors and stacks */
+	struct rwin *win;	/* [nobj] */
 	uint32_t *active;	/* objects whose window holds records */
 	uint64_t nactive, cap_active;
 	uint64_t live, next_sweep;	/* records alive; sweep at */
-	struct hent *heap;
-	uint32_t nheap;
-	uint64_t end, reordered, forced;
 	uint64_t records, live_max;
-	bool oom;
 	int ret;		/* (cp_par_two) 0, or -1 (memory) */
 	struct cp_replay_result r;
 };
 
 /*
- * Make @o's window (sequences dense from 1: the survey checked) hold
- * @seq: a ring of a power of two slots over [base, top).  0, or -1.
+ * Make @obj's window (sequences dense from 1: the survey checked) hold
+ * @seq.  0, or -1 (memory).
  */
-static int win_grow(struct sim *s, uint32_t obj, struct robj *o,
-		    uint64_t seq)
+static int win_grow(struct sim *s, uint32_t obj, uint64_t seq)
 {
+	struct rwin *o = &s->win[obj];
 	uint64_t need = seq - o->base + 1, cap = o->cap ? o->cap : 16;
 	struct prec *ns;
 
@@ -578,48 +542,56 @@ static int win_grow(struct sim *s, uint32_t obj, struct robj *o,
 	return 0;
 }
 
-/*
- * The record of @obj's @seq; made, unpublished, if @make; NULL if there
- * is none (or it was freed: no CONSUME can ask for it) or no memory
- * (s->oom).
- */
-static struct prec *rec_get(struct sim *s, uint32_t obj, uint64_t seq,
-			    bool make)
+/* cp_rsim_ops.pub: the record of @obj's @seq from its window. */
+static struct cp_rpub *rec_get(struct cp_rsim *rs, uint32_t obj,
+			       uint64_t seq, bool make)
 {
-	struct robj *o = &s->ob[obj];
+	struct sim *s = rs->ctx;
+	struct rwin *o = &s->win[obj];
 	struct prec *p;
 
 	if (seq < o->base || (seq >= o->top && !make))
 		return NULL;
-	if (seq >= o->top && win_grow(s, obj, o, seq)) {
-		s->oom = true;
+	if (seq >= o->top && win_grow(s, obj, seq)) {
+		rs->oom = true;
 		return NULL;
 	}
 	p = &o->slot[seq & (o->cap - 1)];
 	if (p->used || !make)
-		return p->used ? p : NULL;
-	*p = (struct prec){ .time = NEVER, .waiters = NONE, .used = true };
+		return p->used ? &p->p : NULL;
+	*p = (struct prec){ .p = { .time = NEVER, .waiters = NONE },
+			    .used = true };
 	s->records++;
 	if (++s->live > s->live_max)
 		s->live_max = s->live;
-	return p;
+	return &p->p;
+}
+
+/* cp_rsim_ops.published: the record keeps its publisher's key. */
+static void rec_published(struct cp_rsim *rs, uint32_t tid,
+			  struct cp_rpub *p)
+{
+	const struct sim *s = rs->ctx;
+
+	((struct prec *)p)->key = s->th[tid].key;
 }
 
 /* @o's records below the rule's bound freed (see Freeing). */
-static void win_trim(struct sim *s, struct robj *o, uint64_t lwm)
+static void win_trim(struct sim *s, struct rwin *o, uint64_t lwm)
 {
 	uint64_t q;
 
 	for (q = o->base; q < o->top; q++) {
 		const struct prec *p = &o->slot[q & (o->cap - 1)];
 
-		if (p->used && p->time != NEVER && p->key < lwm && q > o->fmax)
+		if (p->used && p->p.time != NEVER && p->key < lwm &&
+		    q > o->fmax)
 			o->fmax = q;
 	}
 	for (q = o->base; q < o->top && q + o->lag + 1 <= o->fmax; q++) {
 		struct prec *p = &o->slot[q & (o->cap - 1)];
 
-		if (p->used && p->waiters != NONE)
+		if (p->used && p->p.waiters != NONE)
 			break;	/* cannot be: a consumer is waiting */
 		s->live -= p->used;
 		p->used = false;
@@ -632,12 +604,12 @@ static void sweep(struct sim *s)
 {
 	uint64_t lwm = NEVER, n = 0;
 
-	for (uint32_t tid = 0; tid < s->nt; tid++)
+	for (uint32_t tid = 0; tid < s->rs.nt; tid++)
 		if (s->th[tid].has && s->th[tid].key < lwm &&
 		    s->th[tid].s.nvi <= s->v->vt[tid].last_c)
 			lwm = s->th[tid].key;
 	for (uint64_t i = 0; i < s->nactive; i++) {
-		struct robj *o = &s->ob[s->active[i]];
+		struct rwin *o = &s->win[s->active[i]];
 
 		win_trim(s, o, lwm);
 		if (o->base < o->top)
@@ -647,425 +619,20 @@ static void sweep(struct sim *s)
 	s->next_sweep = 2 * s->live > 1024 ? 2 * s->live : 1024;
 }
 
-static bool hless(const struct hent *a, const struct hent *b)
-{
-	if (a->key != b->key)
-		return a->key < b->key;
-	if (a->tie != b->tie)
-		return a->tie < b->tie;
-	return a->tid < b->tid;
-}
-
-static void hpush(struct sim *s, uint32_t tid, uint64_t key)
-{
-	struct hent e = { .key = key, .tie = s->th[tid].wall, .tid = tid };
-	uint32_t i = s->nheap++;
-
-	while (i > 0) {
-		uint32_t p = (i - 1) / 2;
-
-		if (!hless(&e, &s->heap[p]))
-			break;
-		s->heap[i] = s->heap[p];
-		i = p;
-	}
-	s->heap[i] = e;
-	s->th[tid].state = RS_READY;
-}
-
-static struct hent hpop(struct sim *s)
-{
-	struct hent top = s->heap[0], e = s->heap[--s->nheap];
-	uint32_t i = 0;
-
-	for (;;) {
-		uint32_t c = 2 * i + 1;
-
-		if (c >= s->nheap)
-			break;
-		if (c + 1 < s->nheap && hless(&s->heap[c + 1], &s->heap[c]))
-			c++;
-		if (!hless(&s->heap[c], &e))
-			break;
-		s->heap[i] = s->heap[c];
-		i = c;
-	}
-	if (s->nheap)
-		s->heap[i] = e;
-	return top;
-}
-
-static void wake_list(struct sim *s, uint32_t head, uint64_t now)
-{
-	while (head != NONE) {
-		uint32_t nx = s->th[head].next;
-
-		s->th[head].next = NONE;
-		hpush(s, head, now > s->th[head].arrive ? now
-							 : s->th[head].arrive);
-		head = nx;
-	}
-}
-
-static void block_on(struct sim *s, uint32_t *list, uint32_t tid)
-{
-	s->th[tid].state = RS_BLOCKED;
-	s->th[tid].next = *list;
-	*list = tid;
-}
-
-/* The earliest waiter of @o by (arrival, recorded time, tid), taken off
- * its list; NONE if there is none. */
-static uint32_t pick_waiter(struct sim *s, struct robj *o)
-{
-	uint32_t best = NONE, prev_best = NONE, prev = NONE;
-
-	for (uint32_t w = o->waiters; w != NONE; prev = w, w = s->th[w].next) {
-		const struct rth *a = &s->th[w], *b;
-
-		if (best == NONE) {
-			best = w;
-			prev_best = prev;
-			continue;
-		}
-		b = &s->th[best];
-		if (a->arrive < b->arrive ||
-		    (a->arrive == b->arrive &&
-		     (a->wall < b->wall || (a->wall == b->wall && w < best)))) {
-			best = w;
-			prev_best = prev;
-		}
-	}
-	if (best == NONE)
-		return NONE;
-	if (prev_best == NONE)
-		o->waiters = s->th[best].next;
-	else
-		s->th[prev_best].next = s->th[best].next;
-	s->th[best].next = NONE;
-	return best;
-}
-
-static void grant(struct sim *s, uint32_t tid, uint64_t now)
-{
-	struct rth *st = &s->th[tid];
-
-	st->granted = true;
-	st->grant = now;
-	hpush(s, tid, now > st->arrive ? now : st->arrive);
-}
-
-static uint64_t consumed(const struct cp_tvert *v)
-{
-	return v->cnt ? v->arg + v->cnt - 1 : 0;
-}
-
-/* ---- rwlocks (cp_replay.c's) ---- */
-
-static struct sreader *rw_reader(struct robj *o, uint32_t tid)
-{
-	for (uint32_t i = 0; i < o->nrd; i++)
-		if (o->rd[i].tid == tid)
-			return &o->rd[i];
-	return NULL;
-}
-
-static void rw_add_reader(struct sim *s, struct robj *o, uint32_t tid)
-{
-	struct sreader *r = rw_reader(o, tid);
-
-	if (r) {
-		r->depth++;
-		return;
-	}
-	if (cp_grow32((void **)&o->rd, sizeof(*o->rd), &o->cap_rd,
-		      o->nrd + 1ull)) {
-		s->oom = true;
-		return;
-	}
-	o->rd[o->nrd].tid = tid;
-	o->rd[o->nrd++].depth = 1;
-}
-
-static void rw_count_order(struct sim *s, const struct robj *o,
-			   const struct cp_tvert *v)
-{
-	s->reordered += consumed(v) != (cp_tvert_shared(v) ? o->last_wseq
-							    : o->last_seq);
-}
-
-static void rw_dispatch(struct sim *s, struct robj *o, uint64_t now)
-{
-	uint32_t w, prev, next;
-	const struct cp_tvert *v;
-
-	if (o->holder != NONE || o->waiters == NONE)
-		return;
-	w = pick_waiter(s, o);
-	v = &s->th[w].s.nx;
-	if (!cp_tvert_shared(v)) {
-		if (o->nrd) {
-			s->th[w].next = o->waiters;
-			o->waiters = w;
-			return;
-		}
-		o->holder = w;
-		o->depth = 1;
-		rw_count_order(s, o, v);
-		grant(s, w, now);
-		return;
-	}
-	rw_add_reader(s, o, w);
-	rw_count_order(s, o, v);
-	grant(s, w, now);
-	prev = NONE;
-	for (w = o->waiters; w != NONE; w = next) {
-		next = s->th[w].next;
-		v = &s->th[w].s.nx;
-		if (!cp_tvert_shared(v)) {
-			prev = w;
-			continue;
-		}
-		if (prev == NONE)
-			o->waiters = next;
-		else
-			s->th[prev].next = next;
-		s->th[w].next = NONE;
-		rw_add_reader(s, o, w);
-		rw_count_order(s, o, v);
-		grant(s, w, now);
-	}
-}
-
-static bool rw_acquire(struct sim *s, struct robj *o, uint32_t tid,
-		       const struct cp_tvert *v)
-{
-	if (cp_tvert_shared(v)) {
-		if (rw_reader(o, tid) || o->holder == NONE) {
-			if (!rw_reader(o, tid))
-				rw_count_order(s, o, v);
-			rw_add_reader(s, o, tid);
-			return true;
-		}
-		return false;
-	}
-	if (o->holder == tid) {
-		o->depth++;
-		return true;
-	}
-	if (o->holder == NONE && o->nrd == 0 && o->waiters == NONE) {
-		o->holder = tid;
-		o->depth = 1;
-		rw_count_order(s, o, v);
-		return true;
-	}
-	return false;
-}
-
-static void rw_release(struct sim *s, struct robj *o, uint32_t tid,
-		       uint64_t seq, uint64_t now)
-{
-	struct sreader *r;
-
-	if (o->holder == tid) {
-		if (--o->depth)
-			return;
-		o->holder = NONE;
-		o->last_seq = seq;
-		o->last_wseq = seq;
-	} else if ((r = rw_reader(o, tid)) != NULL) {
-		o->last_seq = seq;
-		if (--r->depth)
-			return;
-		*r = o->rd[--o->nrd];
-	} else {
-		return;
-	}
-	rw_dispatch(s, o, now);
-}
-
-/* ---- one vertex (cp_replay.c's step) ---- */
-
-static bool try_acquire(struct sim *s, struct robj *o, uint32_t tid,
-			const struct cp_tvert *v)
-{
-	switch (o->mode) {
-	case MODE_RW:
-		return rw_acquire(s, o, tid, v);
-	case MODE_LOCK:
-		if (o->holder == NONE) {
-			o->holder = tid;
-			o->depth = 1;
-			s->reordered += consumed(v) != o->last_seq;
-			return true;
-		}
-		if (o->holder != tid)
-			return false;
-		o->depth++;
-		return true;
-	default:
-		if (!o->tokens)
-			return false;
-		o->tokens--;
-		return true;
-	}
-}
-
-/* A CONSUME that follows its recorded dependency: at the latest of its
- * PUBLISHes; false when it blocks on one not simulated yet. */
-static bool wait_recorded(struct sim *s, uint32_t tid,
-			  const struct cp_tvert *v, uint64_t *at)
-{
-	uint64_t dep = 0;
-
-	for (uint32_t c = 0; c < v->cnt; c++) {
-		struct prec *r = rec_get(s, v->obj, v->arg + c, true);
-
-		if (!r && !s->oom)
-			cp_die("stream replay: a record freed too early");
-		if (!r)
-			return false;
-		if (r->time == NEVER) {
-			block_on(s, &r->waiters, tid);
-			return false;
-		}
-		if (r->time > dep)
-			dep = r->time;
-	}
-	if (dep > *at)
-		*at = dep;
-	return true;
-}
-
-static bool step_consume(struct sim *s, uint32_t tid,
-			 const struct cp_tvert *v, uint64_t *at)
-{
-	struct rth *st = &s->th[tid];
-	struct robj *o = v->obj ? &s->ob[v->obj] : NULL;
-
-	if (st->forced) {
-		st->forced = false;
-		if (o->mode == MODE_SEM)
-			o->debt++;
-	} else if (o && o->mode != MODE_REPLAY) {
-		if (st->granted) {
-			st->granted = false;
-			if (st->grant > *at)
-				*at = st->grant;
-			return true;
-		}
-		if (try_acquire(s, o, tid, v))
-			return true;
-		block_on(s, &o->waiters, tid);
-		return false;
-	}
-	return wait_recorded(s, tid, v, at);
-}
-
-static void release(struct sim *s, struct robj *o, uint32_t tid,
-		    const struct cp_tvert *v, uint64_t at)
-{
-	uint32_t w;
-
-	if (o->mode == MODE_LOCK && o->holder == tid && --o->depth == 0) {
-		o->holder = NONE;
-		o->last_seq = v->arg;
-		w = pick_waiter(s, o);
-		if (w != NONE) {
-			o->holder = w;
-			o->depth = 1;
-			s->reordered += consumed(&s->th[w].s.nx) != o->last_seq;
-			grant(s, w, at);
-		}
-	} else if (o->mode == MODE_RW) {
-		rw_release(s, o, tid, v->arg, at);
-	} else if (o->mode == MODE_SEM) {
-		w = o->debt ? NONE : pick_waiter(s, o);
-		if (o->debt)
-			o->debt--;
-		else if (w != NONE)
-			grant(s, w, at);
-		else
-			o->tokens++;
-	}
-}
-
-/* A PUBLISH of @tid at @at: its record, its waiters, the release. */
-static void publish(struct sim *s, uint32_t tid, const struct cp_tvert *v,
-		    uint64_t at)
-{
-	struct prec *r = rec_get(s, v->obj, v->arg, true);
-	uint32_t w;
-
-	if (r) {	/* none: freed, nobody can need it */
-		r->time = at;
-		r->key = s->th[tid].key;
-		w = r->waiters;
-		r->waiters = NONE;
-		wake_list(s, w, at);
-	}
-	release(s, &s->ob[v->obj], tid, v, at);
-}
-
-/* Make @tid's vertex s.nx happen; false when the thread blocks. */
-static bool step(struct sim *s, uint32_t tid)
-{
-	struct rth *st = &s->th[tid];
-	const struct cp_tvert *v = &st->s.nx;
-	uint64_t at = st->arrive;
-	uint32_t c, w;
-
-	switch (cp_tvert_kind(v)) {
-	case CP_EV_CONSUME:
-		if (!step_consume(s, tid, v, &at))
-			return false;
-		break;
-	case CP_EV_PUBLISH:
-		if (v->obj)
-			publish(s, tid, v, at);
-		break;
-	case CP_EV_THREAD_JOIN:
-		c = (uint32_t)v->arg;
-		if (s->th[c].exit == NEVER) {
-			block_on(s, &s->th[c].joiners, tid);
-			return false;
-		}
-		if (s->th[c].exit > at)
-			at = s->th[c].exit;
-		break;
-	case CP_EV_THREAD_EXIT:
-		st->exit = at;
-		w = st->joiners;
-		st->joiners = NONE;
-		wake_list(s, w, at);
-		break;
-	case CP_EV_THREAD_CREATE:
-		c = (uint32_t)v->arg;
-		if (s->th[c].has && s->th[c].state == RS_IDLE) {
-			s->th[c].arrive = at;
-			hpush(s, c, at);
-		}
-		break;
-	default:
-		break;
-	}
-	st->last = at;
-	if (at > s->end)
-		s->end = at;
-	return true;
-}
-
 /*
- * After @th's vertex happened: its stack change, then the next vertex
- * and the arrival there (the segment into it, scaled by the context's
- * factor).  False at the thread's end.
+ * cp_rsim_ops.next: after @tid's vertex happened, its stack change, then
+ * the next vertex and the arrival there (the segment into it, scaled by
+ * the context's factor).  False at the thread's end.
  */
-static bool next_vertex(struct sim *s, struct rth *th)
+static bool sim_next(struct cp_rsim *rs, uint32_t tid)
 {
+	struct sim *s = rs->ctx;
+	struct rth *th = &s->th[tid];
+	struct cp_rth *st = &rs->th[tid];
 	uint64_t dt;
 
 	if (cp_stream_calls(&s->sp, &th->s, &th->s.nx))
-		s->oom = true;
+		rs->oom = true;
 	th->prev_ts = th->s.nx.ts;
 	if (!advance(s->ix, th)) {
 		rth_free(th);
@@ -1076,119 +643,59 @@ static bool next_vertex(struct sim *s, struct rth *th)
 		dt = 0;
 	else if (th->s.fac != 1.0)
 		dt = cp_whatif_scaled_w(dt, th->s.fac);
-	th->arrive = th->last + dt;
+	st->tie = th->wall;
+	st->arrive = st->last + dt;
+	if (s->live >= s->next_sweep)
+		sweep(s);
 	return true;
 }
 
-/* Let the earliest blocked acquire that did not wait in the recording
- * through (cp_replay.c, Tries); false if there is none. */
-static bool force_one(struct sim *s)
-{
-	uint32_t best = NONE, *link;
-	uint64_t bt = 0, btie = 0;
-
-	for (uint32_t tid = 0; tid < s->nt; tid++) {
-		const struct rth *th = &s->th[tid];
-		const struct cp_tvert *v = &th->s.nx;
-		uint64_t ready = th->arrive;
-		uint8_t mode;
-		bool ok = true;
-
-		if (th->state != RS_BLOCKED || !th->has ||
-		    cp_tvert_kind(v) != CP_EV_CONSUME || cp_tvert_waits(v) ||
-		    !v->obj)
-			continue;
-		mode = s->ob[v->obj].mode;
-		if (mode == MODE_REPLAY)
-			continue;
-		for (uint32_t c = 0; c < v->cnt && ok; c++) {
-			const struct prec *r = rec_get(s, v->obj, v->arg + c,
-						       false);
-
-			if (!r || r->time == NEVER)
-				ok = false;
-			else if (r->time > ready)
-				ready = r->time;
-		}
-		if (ok && (best == NONE || ready < bt ||
-			   (ready == bt && th->wall < btie)))
-			best = tid, bt = ready, btie = th->wall;
-	}
-	if (best == NONE)
-		return false;
-	link = &s->ob[s->th[best].s.nx.obj].waiters;
-	while (*link != best)
-		link = &s->th[*link].next;
-	*link = s->th[best].next;
-	s->th[best].next = NONE;
-	s->th[best].forced = true;
-	s->forced++;
-	hpush(s, best, bt);
-	return true;
-}
-
-/* Run @tid while it needs no other thread (cp_replay.c's run). */
-static void run_thread(struct sim *s, uint32_t tid)
-{
-	struct rth *st = &s->th[tid];
-
-	st->state = RS_BLOCKED;
-	for (;;) {
-		if (!step(s, tid) || s->oom)
-			break;
-		if (!next_vertex(s, st)) {
-			st->state = RS_DONE;
-			break;
-		}
-		if (s->live >= s->next_sweep)
-			sweep(s);
-		if (s->nheap && s->heap[0].key <= st->arrive) {
-			hpush(s, tid, st->arrive);
-			break;
-		}
-	}
-}
+static const struct cp_rsim_ops sim_ops = {
+	.pub = rec_get,
+	.next = sim_next,
+	.published = rec_published,
+};
 
 /* Threads, objects and roots of one replay.  0, or -1 (memory). */
 static int sim_init(struct sim *s)
 {
 	const struct srv *v = s->v;
+	struct cp_rsim *rs = &s->rs;
+	uint32_t nt = v->nt ? v->nt : 1;
 
-	s->th = calloc(s->nt ? s->nt : 1, sizeof(*s->th));
-	s->heap = malloc((s->nt ? s->nt : 1) * sizeof(*s->heap));
-	s->ob = calloc(v->nobj ? v->nobj : 1, sizeof(*s->ob));
-	if (!s->th || !s->heap || !s->ob)
+	rs->ops = &sim_ops;
+	rs->ctx = s;
+	rs->nt = v->nt;
+	rs->nobj = (uint32_t)v->nobj;
+	rs->th = calloc(nt, sizeof(*rs->th));
+	rs->heap = malloc(nt * sizeof(*rs->heap));
+	rs->ob = calloc(v->nobj ? v->nobj : 1, sizeof(*rs->ob));
+	s->th = calloc(nt, sizeof(*s->th));
+	s->win = calloc(v->nobj ? v->nobj : 1, sizeof(*s->win));
+	if (!rs->th || !rs->heap || !rs->ob || !s->th || !s->win)
 		return -1;
-	s->nobj = v->nobj;
 	for (uint64_t id = 0; id < v->nobj; id++) {
 		const struct vobj *vo = &v->ob[id];
-		struct robj *o = &s->ob[id];
 
-		o->holder = o->waiters = NONE;
-		o->lag = vo->lag;
-		if (vo->untracked)
-			o->mode = MODE_REPLAY;
-		else if (vo->kind == CP_OBJ_MUTEX || vo->kind == CP_OBJ_SPIN)
-			o->mode = MODE_LOCK;
-		else if (vo->kind == CP_OBJ_SEM)
-			o->mode = MODE_SEM;
-		else if (vo->kind == CP_OBJ_RWLOCK && vo->rw != RW_BROKEN)
-			o->mode = MODE_RW;
-		if (o->mode == MODE_SEM)
-			o->tokens = vo->extra > vo->cnt0 ? vo->extra : vo->cnt0;
+		cp_rsim_obj_init(&rs->ob[id], vo->kind, vo->untracked,
+				 vo->extra, vo->cnt0, vo->rw == RW_BROKEN);
+		s->win[id].lag = vo->lag;
 	}
 	s->next_sweep = 1024;
-	for (uint32_t tid = 0; tid < s->nt; tid++) {
+	for (uint32_t tid = 0; tid < v->nt; tid++) {
 		struct rth *th = &s->th[tid];
+		struct cp_rth *st = &rs->th[tid];
 
-		th->exit = NEVER;
-		th->next = th->joiners = NONE;
+		st->exit = NEVER;
+		st->next = st->joiners = NONE;
 		th->s.fac = 1.0;
 		cp_tcursor_init(&th->s.cur, s->ix, tid, false);
 		if (!advance(s->ix, th))
 			continue;
+		st->v = &th->s.nx;
+		st->tie = th->wall;
 		if (v->vt[tid].parent == NONE)
-			hpush(s, tid, 0);
+			cp_rsim_push(rs, tid, 0);
 		else
 			cp_tcursor_park(&th->s.cur);
 	}
@@ -1197,15 +704,16 @@ static int sim_init(struct sim *s)
 
 static void sim_free(struct sim *s)
 {
-	for (uint32_t tid = 0; s->th && tid < s->nt; tid++)
+	for (uint32_t tid = 0; s->th && tid < s->rs.nt; tid++)
 		rth_free(&s->th[tid]);
-	for (uint64_t id = 0; s->ob && id < s->nobj; id++) {
-		free(s->ob[id].rd);
-		free(s->ob[id].slot);
-	}
+	for (uint64_t id = 0; s->win && id < s->rs.nobj; id++)
+		free(s->win[id].slot);
+	cp_rsim_free_objs(&s->rs);
+	free(s->rs.th);
+	free(s->rs.heap);
+	free(s->rs.ob);
 	free(s->th);
-	free(s->heap);
-	free(s->ob);
+	free(s->win);
 	free(s->active);
 }
 
@@ -1215,22 +723,8 @@ static void sim_job(void *arg)
 	struct sim *s = arg;
 
 	s->ret = -1;
-	if (sim_init(s))
-		return;
-	do
-		while (s->nheap && !s->oom)
-			run_thread(s, hpop(s).tid);
-	while (!s->oom && force_one(s));
-	if (s->oom)
-		return;
-	s->r.deadlock = false;
-	for (uint32_t tid = 0; tid < s->nt; tid++)
-		if (s->th[tid].has)
-			s->r.deadlock = true;
-	s->r.length = s->end;
-	s->r.reordered = s->reordered;
-	s->r.forced = s->forced;
-	s->ret = 0;
+	if (!sim_init(s) && !cp_rsim_run(&s->rs, &s->r))
+		s->ret = 0;
 }
 
 /* ---- the run ------------------------------------------------------ */
@@ -1278,7 +772,6 @@ static int replay_both(struct srv *v, double *ones, double *pf,
 	for (int k = 0; k < 2; k++) {
 		sim[k].v = v;
 		sim[k].ix = v->ix;
-		sim[k].nt = v->nt;
 		sim[k].sp = v->sp;	/* the procedure tables, read only */
 		sim[k].sp.records = true;
 		sim[k].sp.nlane = 1;
