@@ -38,10 +38,10 @@ static uint64_t rng_state;
 
 static uint64_t rnd(uint64_t n)
 {
-	rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-	return (rng_state >> 33) % n;
+	return synth_rand(&rng_state, n);
 }
 
+/* A duration: one of 2^20 values. */
 static uint64_t dur(void)
 {
 	return 1 + rnd(1u << 20);
@@ -240,18 +240,6 @@ static void rg_trace(struct synth *s, uint32_t n, uint32_t ops, bool hasw)
 	synth_join_all(s, n, dur());
 }
 
-/* Write @s to a temporary file; its name into @path. */
-static void write_temp(struct synth *s, char *path)
-{
-	int fd;
-
-	strcpy(path, "/tmp/check_sreplay_XXXXXX");
-	fd = mkstemp(path);
-	ck_assert_msg(fd >= 0, "mkstemp");
-	close(fd);
-	ck_assert_msg(synth_write(s, path) == 0, "write %s", path);
-}
-
 /* The scalings of round @k: one procedure by 0, 0.5 or 2, or three. */
 static uint32_t scalings(const struct cp_tracepag *tp, uint32_t k,
 			 struct cp_whatif_scale *sc)
@@ -303,7 +291,7 @@ static uint64_t compare(struct synth *s, bool exclusive, const char *what)
 	char path[64], err[256] = "", w2[200];
 	uint64_t forced = 0;
 
-	write_temp(s, path);
+	cpt_write_synth_temp(s, path, sizeof(path), "check_sreplay");
 	synth_graph_load(s, &t, &tp);
 	ck_assert_msg(cp_tindex_open(&ix, path, err, sizeof(err)) == 0,
 		      "index: %s", err);
@@ -380,7 +368,7 @@ START_TEST(test_sreplay_fixtures)
 	char path[64], err[256] = "";
 
 	synth_barrier_example(&s, true);
-	write_temp(&s, path);
+	cpt_write_synth_temp(&s, path, sizeof(path), "check_sreplay");
 	synth_free(&s);
 	ck_assert(cp_tindex_open(&ix, path, err, sizeof(err)) == 0);
 	ck_assert_msg(cp_stream_replay_run(&ix, &tail, 1, false, &rp, err,
@@ -392,7 +380,7 @@ START_TEST(test_sreplay_fixtures)
 	cp_tindex_close(&ix);
 	unlink(path);
 	synth_lock_example(&s, &ex);
-	write_temp(&s, path);
+	cpt_write_synth_temp(&s, path, sizeof(path), "check_sreplay");
 	synth_free(&s);
 	ck_assert(cp_tindex_open(&ix, path, err, sizeof(err)) == 0);
 	ck_assert_msg(cp_stream_replay_run(&ix, &crit, 1, false, &rp, err,
@@ -438,7 +426,7 @@ START_TEST(test_sreplay_bounded_records)
 	synth_exit(&s, 1, 1);
 	synth_exit(&s, 2, 1);
 	synth_join_all(&s, 2, 1);
-	write_temp(&s, path);
+	cpt_write_synth_temp(&s, path, sizeof(path), "check_sreplay");
 	synth_free(&s);
 	ck_assert(cp_tindex_open(&ix, path, err, sizeof(err)) == 0);
 	ck_assert_msg(cp_stream_replay_run(&ix, &sc, 1, false, &rp, err,
@@ -465,7 +453,7 @@ START_TEST(test_sreplay_cpt_same_document)
 	struct synth s;
 
 	synth_barrier_example(&s, true);
-	write_temp(&s, path);
+	cpt_write_synth_temp(&s, path, sizeof(path), "check_sreplay");
 	synth_free(&s);
 	cpt_tmpdir(dir, sizeof(dir), "check_sreplay");
 	for (int k = 0; k < 2; k++) {

@@ -78,40 +78,50 @@
 /* ---- the threads, in both passes ---------------------------------- */
 
 struct rth {
-	struct sth s;		/* cursor, s.nx the next vertex, procedure
-				 * stack and factor (cp_stream_procs.c) */
+	struct sth s;		/* cursor, s.nx the next vertex, s.key its
+				 * thread's wall clock so far (max),
+				 * procedure stack and factor
+				 * (cp_stream_procs.c) */
 	uint64_t wall;		/* recorded wall time of s.nx */
-	uint64_t key;		/* the thread's wall clock so far, max */
 	uint64_t prev_ts;	/* time of the vertex before s.nx */
 	bool has;		/* s.nx holds a vertex not yet processed */
 };
 
-/* Decode @th's next vertex into s.nx; false at its end. */
-static bool advance(const struct cp_tindex *ix, struct rth *th)
+/* Decode @t's next vertex into t->nx, its wall time into *@wall; t->key
+ * the thread's wall clock so far.  False at its end. */
+static bool next_event(const struct cp_tindex *ix, struct sth *t,
+		       uint64_t *wall)
 {
 	uint64_t w;
 
-	th->has = cp_tcursor_next(&th->s.cur, &th->s.nx, &w);
-	if (!th->has)
+	if (!cp_tcursor_next(&t->cur, &t->nx, &w))
 		return false;
-	th->s.nvi++;
-	th->wall = ix->t.flags & CP_TRACE_HAS_WALL ? w : th->s.nx.ts;
-	if (th->wall > th->key)
-		th->key = th->wall;
+	t->nvi++;
+	*wall = ix->t.flags & CP_TRACE_HAS_WALL ? w : t->nx.ts;
+	if (*wall > t->key)
+		t->key = *wall;
 	return true;
 }
 
-static void rth_free(struct rth *th)
+/* The same for a replay's thread. */
+static bool advance(const struct cp_tindex *ix, struct rth *th)
 {
-	cp_tcursor_fini(&th->s.cur);
-	free(th->s.fr);
-	free(th->s.cnt);
-	free(th->s.vec);
-	free(th->s.act);
-	th->s.fr = NULL;
-	th->s.cnt = NULL;
-	th->s.vec = NULL;
-	th->s.act = NULL;
+	th->has = next_event(ix, &th->s, &th->wall);
+	return th->has;
+}
+
+/* Free what @t holds: its cursor's block and its stack. */
+static void sth_free(struct sth *t)
+{
+	cp_tcursor_fini(&t->cur);
+	free(t->fr);
+	free(t->cnt);
+	free(t->vec);
+	free(t->act);
+	t->fr = NULL;
+	t->cnt = NULL;
+	t->vec = NULL;
+	t->act = NULL;
 }
 
 /* ---- the survey --------------------------------------------------- */
@@ -148,12 +158,12 @@ struct vth {
 
 struct srv {
 	struct cp_tindex *ix;
-	struct sp sp;		/* procedure interning (cp_stream_calls) */
+	struct sp sp;		/* the threads (sp.th, sp.heap: the merge
+				 * by key, cp_stream_heap_*) and the
+				 * procedure names (cp_stream_calls) */
 	struct cp_stream names;	/* its procedure table */
-	struct rth *th;		/* [nt] */
 	struct vth *vt;		/* [nt] */
 	uint32_t nt;
-	uint32_t *heap, nheap;	/* threads by (key, tid) */
 	struct vobj *ob;
 	uint64_t nobj;		/* entries at @ob */
 	bool oom;
@@ -316,7 +326,7 @@ static void survey_thread(struct srv *v, uint32_t tid, uint64_t i,
 	if (t->exited)
 		dirty(v, "thread %" PRIu32 " has events after THREAD_EXIT",
 		      tid);
-	if (bad_nesting(&v->th[tid].s, x))
+	if (bad_nesting(&v->sp.th[tid], x))
 		dirty(v, "an unmatched LEAVE or REGION_END in thread %" PRIu32,
 		      tid);
 	if (kind == CP_EV_THREAD_EXIT)
@@ -368,89 +378,52 @@ static void survey_check(struct srv *v)
 	}
 }
 
-static bool vless(const struct srv *v, uint32_t a, uint32_t b)
-{
-	if (v->th[a].key != v->th[b].key)
-		return v->th[a].key < v->th[b].key;
-	return a < b;
-}
-
-static void vpush(struct srv *v, uint32_t tid)
-{
-	uint32_t i = v->nheap++;
-
-	while (i > 0 && vless(v, tid, v->heap[(i - 1) / 2])) {
-		v->heap[i] = v->heap[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	v->heap[i] = tid;
-}
-
-static uint32_t vpop(struct srv *v)
-{
-	uint32_t top = v->heap[0], e = v->heap[--v->nheap], i = 0;
-
-	for (;;) {
-		uint32_t c = 2 * i + 1;
-
-		if (c >= v->nheap)
-			break;
-		if (c + 1 < v->nheap && vless(v, v->heap[c + 1], v->heap[c]))
-			c++;
-		if (!vless(v, v->heap[c], e))
-			break;
-		v->heap[i] = v->heap[c];
-		i = c;
-	}
-	if (v->nheap)
-		v->heap[i] = e;
-	return top;
-}
-
 /* Survey @tid's events while it comes first in the merge. */
 static void survey_run(struct srv *v, uint32_t tid)
 {
-	struct rth *th = &v->th[tid];
+	struct sth *t = &v->sp.th[tid];
+	uint64_t wall;
 
 	do {
-		const struct cp_tvert *x = &th->s.nx;
-
-		survey_thread(v, tid, th->s.nvi - 1, x);
-		if (x->obj)
-			survey_obj(v, x);
-		if (cp_stream_calls(&v->sp, &th->s, x))
+		survey_thread(v, tid, t->nvi - 1, &t->nx);
+		if (t->nx.obj)
+			survey_obj(v, &t->nx);
+		if (cp_stream_calls(&v->sp, t, &t->nx))
 			v->oom = true;
-		if (!advance(v->ix, th)) {
-			rth_free(th);
+		if (!next_event(v->ix, t, &wall)) {
+			sth_free(t);
 			return;
 		}
-	} while (!v->oom && (!v->nheap || !vless(v, v->heap[0], tid)));
-	vpush(v, tid);
+	} while (!v->oom && (!v->sp.nheap ||
+			     !cp_stream_before(&v->sp, v->sp.heap[0], tid)));
+	cp_stream_heap_push(&v->sp, tid);
 }
 
 /* The survey (see the head of the file).  0, or -1 (memory). */
 static int survey(struct srv *v)
 {
 	uint32_t nt = v->nt ? v->nt : 1;
+	uint64_t wall;
 
-	v->th = calloc(nt, sizeof(*v->th));
+	v->sp.th = calloc(nt, sizeof(*v->sp.th));
+	v->sp.heap = malloc(nt * sizeof(*v->sp.heap));
 	v->vt = calloc(nt, sizeof(*v->vt));
-	v->heap = malloc(nt * sizeof(*v->heap));
-	if (!v->th || !v->vt || !v->heap)
+	if (!v->sp.th || !v->sp.heap || !v->vt)
 		return -1;
+	v->sp.nt = v->nt;
 	for (uint32_t tid = 0; tid < v->nt; tid++) {
-		struct rth *th = &v->th[tid];
+		struct sth *t = &v->sp.th[tid];
 
 		v->vt[tid].parent = v->vt[tid].creator = NONE;
-		cp_tcursor_init(&th->s.cur, v->ix, tid, false);
-		th->s.cur.meta = on_meta;
-		th->s.cur.meta_ctx = v;
-		th->s.fac = 1.0;
-		if (advance(v->ix, th))
-			vpush(v, tid);
+		cp_tcursor_init(&t->cur, v->ix, tid, false);
+		t->cur.meta = on_meta;
+		t->cur.meta_ctx = v;
+		t->fac = 1.0;
+		if (next_event(v->ix, t, &wall))
+			cp_stream_heap_push(&v->sp, tid);
 	}
-	while (v->nheap && !v->oom)
-		survey_run(v, vpop(v));
+	while (v->sp.nheap && !v->oom)
+		survey_run(v, cp_stream_heap_pop(&v->sp));
 	if (v->oom)
 		return -1;
 	survey_check(v);
@@ -459,14 +432,14 @@ static int survey(struct srv *v)
 
 static void srv_free(struct srv *v)
 {
-	for (uint32_t tid = 0; v->th && tid < v->nt; tid++)
-		rth_free(&v->th[tid]);
+	for (uint32_t tid = 0; v->sp.th && tid < v->nt; tid++)
+		sth_free(&v->sp.th[tid]);
 	for (uint64_t i = 0; i < v->nobj; i++)
 		free(v->ob[i].taken);
 	free(v->ob);
-	free(v->th);
+	free(v->sp.th);
+	free(v->sp.heap);
 	free(v->vt);
-	free(v->heap);
 	free(v->sp.pname);
 	free(v->sp.trk);
 	free(v->sp.pf);
@@ -573,7 +546,7 @@ static void rec_published(struct cp_rsim *rs, uint32_t tid,
 {
 	const struct sim *s = rs->ctx;
 
-	((struct prec *)p)->key = s->th[tid].key;
+	((struct prec *)p)->key = s->th[tid].s.key;
 }
 
 /* @o's records below the rule's bound freed (see Freeing). */
@@ -605,9 +578,9 @@ static void sweep(struct sim *s)
 	uint64_t lwm = NEVER, n = 0;
 
 	for (uint32_t tid = 0; tid < s->rs.nt; tid++)
-		if (s->th[tid].has && s->th[tid].key < lwm &&
+		if (s->th[tid].has && s->th[tid].s.key < lwm &&
 		    s->th[tid].s.nvi <= s->v->vt[tid].last_c)
-			lwm = s->th[tid].key;
+			lwm = s->th[tid].s.key;
 	for (uint64_t i = 0; i < s->nactive; i++) {
 		struct rwin *o = &s->win[s->active[i]];
 
@@ -635,7 +608,7 @@ static bool sim_next(struct cp_rsim *rs, uint32_t tid)
 		rs->oom = true;
 	th->prev_ts = th->s.nx.ts;
 	if (!advance(s->ix, th)) {
-		rth_free(th);
+		sth_free(&th->s);
 		return false;
 	}
 	dt = th->s.nx.ts - th->prev_ts;
@@ -705,7 +678,7 @@ static int sim_init(struct sim *s)
 static void sim_free(struct sim *s)
 {
 	for (uint32_t tid = 0; s->th && tid < s->rs.nt; tid++)
-		rth_free(&s->th[tid]);
+		sth_free(&s->th[tid].s);
 	for (uint64_t id = 0; s->win && id < s->rs.nobj; id++)
 		free(s->win[id].slot);
 	cp_rsim_free_objs(&s->rs);
@@ -773,6 +746,8 @@ static int replay_both(struct srv *v, double *ones, double *pf,
 		sim[k].v = v;
 		sim[k].ix = v->ix;
 		sim[k].sp = v->sp;	/* the procedure tables, read only */
+		sim[k].sp.th = NULL;
+		sim[k].sp.heap = NULL;
 		sim[k].sp.records = true;
 		sim[k].sp.nlane = 1;
 		sim[k].sp.pf = k ? pf : ones;
