@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cp_cpm.h"
+#include "cp_par.h"
 #include "cp_replay.h"
 
 uint64_t cp_whatif_scaled_w(uint64_t w, double f)
@@ -149,20 +150,40 @@ void cp_whatif_set_replay(struct cp_whatif_result *r,
 	}
 }
 
+/* One replay of cp_whatif_trace, for cp_par_two. */
+struct replay_job {
+	const struct cp_tracepag *tp;
+	const double *f;
+	uint32_t cpus;
+	bool wake;
+	struct cp_replay_result r;
+	int ret;
+};
+
+static void replay_job_run(void *arg)
+{
+	struct replay_job *j = arg;
+
+	j->ret = cp_replay_run(j->tp, j->f, j->cpus, j->wake, &j->r);
+}
+
 /*
- * The replay unscaled (@ones) and scaled (@cf) into @r.  0, or -1 (out
- * of memory).
+ * The replay unscaled (@ones) and scaled (@cf) into @r, on both cores
+ * (each replay only reads the graph).  0, or -1 (out of memory).
  */
 static int replay_both(const struct cp_tracepag *tp, const double *ones,
 		       const double *cf, uint32_t cpus, bool wake,
 		       struct cp_whatif_result *r)
 {
-	struct cp_replay_result before, after;
+	struct replay_job a = { .tp = tp, .f = ones, .cpus = cpus,
+				.wake = wake },
+			  b = { .tp = tp, .f = cf, .cpus = cpus,
+				.wake = wake };
 
-	if (cp_replay_run(tp, ones, cpus, wake, &before) ||
-	    cp_replay_run(tp, cf, cpus, wake, &after))
+	cp_par_two(tp->g.nv, replay_job_run, &a, replay_job_run, &b);
+	if (a.ret || b.ret)
 		return -1;
-	cp_whatif_set_replay(r, &before, &after);
+	cp_whatif_set_replay(r, &a.r, &b.r);
 	return 0;
 }
 
