@@ -246,6 +246,8 @@ static bool whatif_quiet(struct cpt_ctx *c, const char *path,
 	if (cp_tindex_open(&ix, path, c->err, sizeof(c->err)))
 		return false;
 	if (ix.t.partial || ix.t.nrepairs || !names_known(&ix.t, o) ||
+	    (c->procs != CP_PROCS_INSTRUMENTED &&
+	     !cp_stream_procs_instrumented(&ix)) ||
 	    cp_stream_whatif_run(&ix, &so, &s, &rp, c->err, sizeof(c->err))) {
 		c->err[0] = '\0';
 		cp_tindex_close(&ix);

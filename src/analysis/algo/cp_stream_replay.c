@@ -849,3 +849,24 @@ int cp_stream_whatif_run(struct cp_tindex *ix, const struct cp_stream_opts *so,
 		cp_stream_free(s);
 	return -1;
 }
+
+bool cp_stream_procs_instrumented(struct cp_tindex *ix)
+{
+	bool samples = false, found = false;
+
+	for (size_t i = 0; i < ix->r.nblks && !samples; i++)
+		samples = ix->r.blks[i].type == CP_BLOCK_SAMPLES;
+	for (uint32_t tid = 0; samples && !found && tid < ix->t.nthreads;
+	     tid++) {
+		struct cp_tcursor c;
+		struct cp_tvert v;
+		uint64_t wall;
+
+		cp_tcursor_init(&c, ix, tid, false);
+		while (!found && cp_tcursor_next(&c, &v, &wall) && c.bi <= 1)
+			found = cp_tvert_kind(&v) == CP_EV_ENTER ||
+				cp_tvert_kind(&v) == CP_EV_REGION_BEGIN;
+		cp_tcursor_fini(&c);
+	}
+	return !samples || found;
+}

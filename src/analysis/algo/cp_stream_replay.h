@@ -62,4 +62,13 @@ int cp_stream_whatif_run(struct cp_tindex *ix, const struct cp_stream_opts *so,
 			 struct cp_stream *s, struct cp_sreplay *rp,
 			 char *err, size_t errlen);
 
+/*
+ * Are the procedures of the trace indexed by @ix the instrumented ones
+ * (ENTER/LEAVE, regions), as the in-memory reader takes them by default:
+ * the trace has no sampled stacks, or some thread's first block holds an
+ * ENTER or REGION_BEGIN?  A probe of one block a thread: false also when
+ * instrumented events come later only (the caller then loads the trace).
+ */
+bool cp_stream_procs_instrumented(struct cp_tindex *ix);
+
 #endif /* CP_STREAM_REPLAY_H */
