@@ -212,7 +212,8 @@ static bool names_known(const struct cp_trace *t, const struct wopts *o)
 		for (uint32_t k = 0; k < t->nsyms && !found; k++) {
 			char *dm = cp_symbolize_demangle(t->syms[k].name);
 
-			found = !strcmp(dm ? dm : t->syms[k].name, o->sc[i].name);
+			found = !strcmp(dm ? dm : t->syms[k].name,
+					o->sc[i].name);
 			free(dm);
 		}
 		for (uint32_t k = 0; k < t->nstrs && !found; k++)

@@ -248,7 +248,8 @@ static uint32_t scalings(const struct cp_tracepag *tp, uint32_t k,
 	uint32_t n = tp->nprocs;
 
 	if (k < 3) {
-		sc[0] = (struct cp_whatif_scale){ tp->procs[(k * 2) % n], f[k] };
+		sc[0] = (struct cp_whatif_scale){ tp->procs[(k * 2) % n],
+						  f[k] };
 		return 1;
 	}
 	for (uint32_t i = 0; i < 3; i++)
@@ -486,6 +487,58 @@ START_TEST(test_sreplay_cpt_same_document)
 }
 END_TEST
 
+/*
+ * A trace the reader repairs: T1 runs "slow" (30), then waits on a
+ * condition variable for a signal (sequence 5) nobody sent, which the
+ * reader takes to depend on nothing.  Loaded by default, so the document
+ * is the in-memory one (REPAIRED); streamed (--stream), the fixed graph
+ * and a note saying why there is no replay.
+ */
+START_TEST(test_sreplay_cpt_repaired_trace)
+{
+	const char *mem[] = { "whatif", NULL, "--in-memory", "--scale",
+			      "slow=0.5", NULL };
+	const char *def[] = { "whatif", NULL, "--scale", "slow=0.5", NULL };
+	const char *str[] = { "whatif", NULL, "--stream", "--scale",
+			      "slow=0.5", NULL };
+	struct cpt_res a = { 0 }, b = { 0 }, c = { 0 };
+	char path[64], dir[64];
+	struct synth s;
+	uint32_t cond;
+
+	synth_init(&s);
+	synth_symbol(&s, 0x100, 0x10, "slow");
+	synth_start(&s, 0, -1);
+	cond = synth_obj(&s, 0, CP_OBJ_COND, 0);
+	synth_spawn(&s, 1);
+	synth_call(&s, 1, 0x100, 30);
+	synth_consume(&s, 1, 1, true, cond, 5, 1);
+	synth_exit(&s, 1, 1);
+	synth_join_all(&s, 1, 1);
+	cpt_write_synth_temp(&s, path, sizeof(path), "check_sreplay");
+	synth_free(&s);
+	mem[1] = def[1] = str[1] = path;
+	cpt_tmpdir(dir, sizeof(dir), "check_sreplay");
+	cpt_run(&a, dir, mem);
+	cpt_run(&b, dir, def);
+	cpt_run(&c, dir, str);
+	ck_assert_msg(a.status == 0 && !strcmp(a.out, b.out) &&
+		      strstr(a.out, "REPAIRED"), "in memory (exit %d):\n%s%s"
+		      "\ndefault (exit %d):\n%s", a.status, a.out, a.err,
+		      b.status, b.out);
+	ck_assert_msg(c.status == 0 &&
+		      strstr(c.out, "no replay,\n  because object") &&
+		      strstr(c.out, "fixed-graph prediction") &&
+		      !strstr(c.out, "simulated new run time"),
+		      "--stream (exit %d):\n%s%s", c.status, c.out, c.err);
+	cpt_res_free(&a);
+	cpt_res_free(&b);
+	cpt_res_free(&c);
+	cpt_rmdir(dir);
+	unlink(path);
+}
+END_TEST
+
 static Suite *sreplay_suite(void)
 {
 	Suite *s = suite_create("sreplay");
@@ -496,6 +549,7 @@ static Suite *sreplay_suite(void)
 	tcase_add_test(tc, test_sreplay_fixtures);
 	tcase_add_test(tc, test_sreplay_bounded_records);
 	tcase_add_test(tc, test_sreplay_cpt_same_document);
+	tcase_add_test(tc, test_sreplay_cpt_repaired_trace);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -209,7 +209,8 @@ static uint32_t pick_waiter(struct cp_rsim *s, struct cp_robj *o)
 			b = &s->th[best];
 			if (a->arrive > b->arrive ||
 			    (a->arrive == b->arrive &&
-			     (a->tie > b->tie || (a->tie == b->tie && w > best))))
+			     (a->tie > b->tie ||
+			      (a->tie == b->tie && w > best))))
 				continue;
 		}
 		best = w;
@@ -687,7 +688,8 @@ static void run(struct cp_rsim *s)
 		struct cp_rth *st = &s->th[tid];
 
 		cp_replay_assert(s);
-		st->state = CP_RS_BLOCKED;	/* until step says otherwise */
+		/* blocked until step says otherwise */
+		st->state = CP_RS_BLOCKED;
 		for (;;) {
 			if (!step(s, tid) || s->oom)
 				break;

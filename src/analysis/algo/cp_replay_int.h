@@ -52,7 +52,7 @@ struct cp_robj {
 	uint64_t last_seq;	/* recorded seq of the latest release */
 	uint64_t last_wseq;	/* rwlock: same, latest write release */
 	uint64_t tokens;	/* semaphore */
-	uint64_t debt;		/* semaphore: tokens lent (forced waits) */
+	uint64_t debt;		/* semaphore: tokens lent (forced) */
 	uint32_t waiters;	/* list of threads waiting for it */
 	uint8_t mode;		/* CP_RMODE_* */
 	uint32_t nrd, cap_rd;	/* rwlock: threads holding read shares */

@@ -11,9 +11,10 @@
  * streaming pass's procedure stack (cp_stream_calls, the fixed graph's
  * factor), and the simulated time of a PUBLISH lives in a record keyed by
  * (object, sequence) from the moment it happens (or a CONSUME waits for
- * it) until no CONSUME can still need it.  The simulation's code is
- * cp_replay.c's, step for step: the same heap keys, hand-overs, tries and
- * forced acquires, so it gives the same figures to the nanosecond.
+ * it) until no CONSUME can still need it.  The simulation is
+ * cp_replay.c's own (cp_rsim_*, cp_replay_int.h), fed through its
+ * cp_rsim_ops: the same heap keys, hand-overs, tries and forced acquires,
+ * so it gives the same figures to the nanosecond.
  *
  * The survey.  A first pass over the events, merged in order of their
  * running wall clock (each thread's maximum wall time so far: its "key"),
@@ -36,12 +37,13 @@
  * every CONSUME with a key below the least current key of the threads
  * that have a CONSUME left (the survey notes each thread's last), the
  * low-water mark, has been processed.  (A thread left with none, as a
- * main thread blocked in its last joins, holds nothing back.)  Hence once a PUBLISH of
- * o with a sequence f and a key below the low-water mark has been
- * simulated, no CONSUME will still ask for a sequence of o at or below
- * f - lag - 1, and their records are freed.  A sweep applies the rule
- * when the records have doubled since the last one (amortized O(1) per
- * record).
+ * main thread blocked in its last joins, holds nothing back.)  Hence once
+ * a PUBLISH of o with a sequence f and a key below the low-water mark has
+ * been simulated, no CONSUME will still ask for a sequence of o at or
+ * below f - lag - 1, and their records are freed.  Records sit in a ring
+ * per object, indexed by sequence (the survey checked they are 1..n); a
+ * sweep applies the rule when the records have doubled since the last one
+ * (amortized O(1) per record).
  *
  * Memory: O(threads + objects + live records); the live records are the
  * publishes of each object within its lag, plus those the simulation runs
@@ -57,7 +59,8 @@
  * simulation may not have reached); `cpt whatif` runs those in memory.
  *
  * Cost: the survey, then the unscaled and the scaled replay on two
- * threads (cp_par_two), each O(v log T) plus O(waiters) per release.
+ * threads (cp_par_two), each O(v log T) plus O(waiters) per release;
+ * cp_stream_whatif_run runs the fixed graph's two passes beside them.
  */
 #include "cp_stream_replay.h"
 
