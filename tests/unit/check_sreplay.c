@@ -441,6 +441,22 @@ START_TEST(test_sreplay_bounded_records)
 }
 END_TEST
 
+/* Run cpt in @dir with each of the three argument lists @args into @r. */
+static void run3(const char *dir, const char *const *const args[3],
+		 struct cpt_res r[3])
+{
+	for (int k = 0; k < 3; k++) {
+		r[k] = (struct cpt_res){ 0 };
+		cpt_run(&r[k], dir, args[k]);
+	}
+}
+
+static void free3(struct cpt_res r[3])
+{
+	for (int k = 0; k < 3; k++)
+		cpt_res_free(&r[k]);
+}
+
 /*
  * `cpt whatif` streams a clean trace by default and writes the in-memory
  * document byte for byte, text and JSON; --stream gives the same
@@ -464,23 +480,20 @@ START_TEST(test_sreplay_cpt_same_document)
 				      "--scale", "tail=0.5", NULL };
 		const char *str[] = { "whatif", path, "--stream", "--format",
 				      fmts[k], "--scale", "tail=0.5", NULL };
-		struct cpt_res a = { 0 }, b = { 0 }, c = { 0 };
+		const char *const *args[3] = { mem, def, str };
+		struct cpt_res r[3], *a = &r[0], *b = &r[1], *c = &r[2];
 
-		cpt_run(&a, dir, mem);
-		cpt_run(&b, dir, def);
-		cpt_run(&c, dir, str);
-		ck_assert_msg(a.status == 0 && b.status == 0 && c.status == 0,
-			      "exit %d %d %d: %s", a.status, b.status,
-			      c.status, c.err);
-		ck_assert_msg(strstr(a.out, "55") &&
-			      !strcmp(a.out, b.out) && !strcmp(a.out, c.out),
+		run3(dir, args, r);
+		ck_assert_msg(a->status == 0 && b->status == 0 && c->status == 0,
+			      "exit %d %d %d: %s", a->status, b->status,
+			      c->status, c->err);
+		ck_assert_msg(strstr(a->out, "55") &&
+			      !strcmp(a->out, b->out) && !strcmp(a->out, c->out),
 			      "in memory:\n%s\ndefault:\n%s\n--stream:\n%s",
-			      a.out, b.out, c.out);
-		ck_assert_msg(!b.err[0] && strstr(c.err, "streaming analysis"),
-			      "stderr: '%s' / '%s'", b.err, c.err);
-		cpt_res_free(&a);
-		cpt_res_free(&b);
-		cpt_res_free(&c);
+			      a->out, b->out, c->out);
+		ck_assert_msg(!b->err[0] && strstr(c->err, "streaming analysis"),
+			      "stderr: '%s' / '%s'", b->err, c->err);
+		free3(r);
 	}
 	cpt_rmdir(dir);
 	unlink(path);
@@ -501,7 +514,8 @@ START_TEST(test_sreplay_cpt_repaired_trace)
 	const char *def[] = { "whatif", NULL, "--scale", "slow=0.5", NULL };
 	const char *str[] = { "whatif", NULL, "--stream", "--scale",
 			      "slow=0.5", NULL };
-	struct cpt_res a = { 0 }, b = { 0 }, c = { 0 };
+	const char *const *args[3] = { mem, def, str };
+	struct cpt_res r[3], *a = &r[0], *b = &r[1], *c = &r[2];
 	char path[64], dir[64];
 	struct synth s;
 	uint32_t cond;
@@ -519,21 +533,17 @@ START_TEST(test_sreplay_cpt_repaired_trace)
 	synth_free(&s);
 	mem[1] = def[1] = str[1] = path;
 	cpt_tmpdir(dir, sizeof(dir), "check_sreplay");
-	cpt_run(&a, dir, mem);
-	cpt_run(&b, dir, def);
-	cpt_run(&c, dir, str);
-	ck_assert_msg(a.status == 0 && !strcmp(a.out, b.out) &&
-		      strstr(a.out, "REPAIRED"), "in memory (exit %d):\n%s%s"
-		      "\ndefault (exit %d):\n%s", a.status, a.out, a.err,
-		      b.status, b.out);
-	ck_assert_msg(c.status == 0 &&
-		      strstr(c.out, "no replay,\n  because object") &&
-		      strstr(c.out, "fixed-graph prediction") &&
-		      !strstr(c.out, "simulated new run time"),
-		      "--stream (exit %d):\n%s%s", c.status, c.out, c.err);
-	cpt_res_free(&a);
-	cpt_res_free(&b);
-	cpt_res_free(&c);
+	run3(dir, args, r);
+	ck_assert_msg(a->status == 0 && !strcmp(a->out, b->out) &&
+		      strstr(a->out, "REPAIRED"), "in memory (exit %d):\n%s%s"
+		      "\ndefault (exit %d):\n%s", a->status, a->out, a->err,
+		      b->status, b->out);
+	ck_assert_msg(c->status == 0 &&
+		      strstr(c->out, "no replay,\n  because object") &&
+		      strstr(c->out, "fixed-graph prediction") &&
+		      !strstr(c->out, "simulated new run time"),
+		      "--stream (exit %d):\n%s%s", c->status, c->out, c->err);
+	free3(r);
 	cpt_rmdir(dir);
 	unlink(path);
 }
