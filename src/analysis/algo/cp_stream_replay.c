@@ -334,6 +334,9 @@ static void survey_thread(struct srv *v, uint32_t tid, uint64_t i,
 		      tid);
 	if (kind == CP_EV_THREAD_EXIT)
 		t->exited = true;
+	if (!i && kind != CP_EV_THREAD_START)
+		dirty(v, "thread %" PRIu32 " does not begin with THREAD_START",
+		      tid);
 	if (kind == CP_EV_THREAD_START && (i || (c && (c - 1 >= v->nt ||
 						       c - 1 == tid))))
 		dirty(v, "a bad THREAD_START in thread %" PRIu32, tid);
