@@ -5,10 +5,13 @@
  * simulates N processors shared by the threads (for a program that ran
  * more threads than cores, traced with the cpu clock); --wake has every
  * woken thread pay the wake-up latency it had in the recording.  The
- * output is cp_whatif_out.h's.  A trace whose estimate is over the memory
- * budget (cp_budget.h), or any trace with --stream, is analysed out of
- * core (cp_stream.h): the fixed-graph prediction only, which stderr says
- * in one line.
+ * output is cp_whatif_out.h's.  A trace is analysed out of core, over
+ * the file (cp_stream.h for the fixed graph, cp_stream_replay.h for the
+ * replay), with --stream or when its estimate is over the memory budget
+ * (cp_budget.h), which stderr says in one line; and quietly when it fits
+ * and the streamed document is the in-memory one (a clean trace without
+ * sampled stacks, no --cpus or --wake), because that is faster and
+ * smaller (doc/design.md §6).  Otherwise it is loaded.
  */
 #include <errno.h>
 #include <math.h>
@@ -16,7 +19,9 @@
 #include <string.h>
 
 #include "cp_sampled.h"
+#include "cp_symbolize.h"
 #include "cp_stream.h"
+#include "cp_stream_replay.h"
 #include "cp_whatif.h"
 #include "cp_whatif_out.h"
 #include "cpt.h"
@@ -66,7 +71,8 @@ static int parse_cpus(struct cpt_ctx *c, const char *arg, uint32_t *cpus)
 	return 0;
 }
 
-enum { OPT_EXCLUSIVE = CPT_OPT_OWN, OPT_WAKE, OPT_CPUS, OPT_STREAM };
+enum { OPT_EXCLUSIVE = CPT_OPT_OWN, OPT_WAKE, OPT_CPUS, OPT_STREAM,
+       OPT_IN_MEMORY };
 
 static const struct option whatif_options[] = {
 	CPT_COMMON_LONGOPTS,
@@ -75,6 +81,7 @@ static const struct option whatif_options[] = {
 	{ "wake", no_argument, NULL, OPT_WAKE },
 	{ "cpus", required_argument, NULL, OPT_CPUS },
 	{ "stream", no_argument, NULL, OPT_STREAM },
+	{ "in-memory", no_argument, NULL, OPT_IN_MEMORY },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -83,6 +90,7 @@ struct wopts {
 	uint32_t nsc, cpus;
 	bool exclusive, wake;
 	bool stream;		/* --stream: out of core, always */
+	bool in_memory;		/* --in-memory: loaded, unless over budget */
 };
 
 /* Options into @o; the input path into *@path.  -1 with c->err. */
@@ -117,6 +125,9 @@ static int parse(struct cpt_ctx *c, int argc, char **argv, struct wopts *o,
 		case OPT_STREAM:
 			o->stream = true;
 			break;
+		case OPT_IN_MEMORY:
+			o->in_memory = true;
+			break;
 		default:
 			return -1;
 		}
@@ -132,28 +143,137 @@ static int parse(struct cpt_ctx *c, int argc, char **argv, struct wopts *o,
 	return 0;
 }
 
-/* The streaming what-if of the trace @path: the fixed graph only. */
+/*
+ * The what-if result @r from the streamed fixed graph @s and replays @rp
+ * (the replay's figures only when it could be given).
+ */
+static void stream_result(const struct cp_stream *s,
+			  const struct cp_sreplay *rp,
+			  struct cp_whatif_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->length_before = s->cp_len;
+	r->length_after_fixed = s->scaled_len;
+	r->length_after = s->scaled_len;
+	r->scaled_ns = s->scaled_ns;
+	if (rp->clean && !s->nrepairs)
+		cp_whatif_set_replay(r, &rp->before, &rp->after);
+}
+
+/* Why the replay of @rp is not given, or NULL if it is. */
+static const char *no_replay(const struct cp_sreplay *rp,
+			     const struct cp_stream *s)
+{
+	if (!rp->clean)
+		return rp->why;
+	return s->nrepairs ? "the trace holds dependencies on events it does "
+			     "not hold" : NULL;
+}
+
+/* The streaming what-if of the trace @path (--stream, over budget). */
 static enum cpt_status whatif_stream(struct cpt_ctx *c, const char *path,
 				     const struct wopts *o)
 {
 	struct cp_stream_opts so = {
 		.exclusive = o->exclusive, .scale = o->sc, .nscale = o->nsc,
 	};
+	struct cp_whatif_result r;
+	struct cp_sreplay rp;
 	struct cp_tindex ix;
 	struct cp_stream s;
 	enum cpt_status st = cpt_stream_run(c, path, &so, &ix, &s);
 
 	if (st)
 		return st;
-	cp_whatif_out_stream(c->out, &ix, o->sc, o->nsc, &s,
-			     c->format == CPT_JSON);
+	if (cp_stream_replay_run(&ix, o->sc, o->nsc, o->exclusive, &rp,
+				 c->err, sizeof(c->err))) {
+		cpt_stream_close(&ix, &s);
+		return CPT_BAD_INPUT;
+	}
+	stream_result(&s, &rp, &r);
+	cp_whatif_out_stream(c->out, &ix, o->sc, o->nsc, o->exclusive, &r,
+			     no_replay(&rp, &s), c->format == CPT_JSON);
 	cpt_stream_close(&ix, &s);
 	return CPT_OK;
 }
 
 /*
- * Streamed (1), in memory (0), or refused (-1 with c->err; *@st says
- * how): the replay's options and a plain PAG cannot be streamed.
+ * Can every scaled name be an instrumented procedure or region of @t: a
+ * symbol (or its demangled name) or a region's string?  If one cannot,
+ * the streaming pass would not find it (a procedure known from sampled
+ * stacks only, or a typo): the loader then finds it or says so, without a
+ * pass in vain.
+ */
+static bool names_known(const struct cp_trace *t, const struct wopts *o)
+{
+	for (uint32_t i = 0; i < o->nsc; i++) {
+		bool found = false;
+
+		for (uint32_t k = 0; k < t->nsyms && !found; k++) {
+			char *dm = cp_symbolize_demangle(t->syms[k].name);
+
+			found = !strcmp(dm ? dm : t->syms[k].name,
+					o->sc[i].name);
+			free(dm);
+		}
+		for (uint32_t k = 0; k < t->nstrs && !found; k++)
+			found = !strcmp(t->strs[k].text, o->sc[i].name);
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The default for a trace that fits: streamed, when the streamed document
+ * is the in-memory one (doc/design.md §6): a clean trace, nothing the
+ * reader would repair.  Returns true with *@st when it wrote the output,
+ * false when the trace is to be loaded instead (anything amiss, errors
+ * included: the loader says them).
+ */
+static bool whatif_quiet(struct cpt_ctx *c, const char *path,
+			 const struct wopts *o, enum cpt_status *st)
+{
+	struct cp_stream_opts so = {
+		.exclusive = o->exclusive, .scale = o->sc, .nscale = o->nsc,
+		.progress = cpt_progress, .progress_ctx = c,
+	};
+	struct cp_whatif_result r;
+	struct cp_sreplay rp;
+	struct cp_tindex ix;
+	struct cp_stream s;
+	bool done = false;
+
+	if (cp_tindex_open(&ix, path, c->err, sizeof(c->err)))
+		return false;
+	if (ix.t.partial || ix.t.nrepairs || !names_known(&ix.t, o) ||
+	    (c->procs != CP_PROCS_INSTRUMENTED &&
+	     !cp_stream_procs_instrumented(&ix)) ||
+	    cp_stream_whatif_run(&ix, &so, &s, &rp, c->err, sizeof(c->err))) {
+		c->err[0] = '\0';
+		cp_tindex_close(&ix);
+		return false;
+	}
+	if (!ix.t.nrepairs && !no_replay(&rp, &s)) {
+		stream_result(&s, &rp, &r);
+		*st = cpt_open_out(c);
+		if (*st == CPT_OK) {
+			cpt_progress_done(c);
+			cp_whatif_out_stream(c->out, &ix, o->sc, o->nsc,
+					     o->exclusive, &r, NULL,
+					     c->format == CPT_JSON);
+		}
+		done = true;
+	}
+	c->err[0] = '\0';
+	cpt_stream_close(&ix, &s);
+	return done;
+}
+
+/*
+ * Streamed (1), in memory (0), streamed if clean, else in memory (2), or
+ * refused (-1 with c->err; *@st says how): a plain PAG, the replay's
+ * --cpus and --wake and sampled procedures are not streamed.
  */
 static int choose(struct cpt_ctx *c, const char *path, const struct wopts *o,
 		  enum cpt_status *st)
@@ -161,6 +281,8 @@ static int choose(struct cpt_ctx *c, const char *path, const struct wopts *o,
 	const char *bad = o->cpus ? "--cpus" : o->wake ? "--wake" :
 			  c->procs == CP_PROCS_SAMPLED ? "--procedures sampled" :
 			  NULL;
+	struct cp_budget_est est;
+	char why[200];
 	int r;
 
 	*st = CPT_USAGE;
@@ -171,8 +293,17 @@ static int choose(struct cpt_ctx *c, const char *path, const struct wopts *o,
 			 "not a plain PAG", path);
 		return -1;
 	}
-	r = cpt_choose_stream(c, path, o->stream, bad, "the fixed-graph "
-			      "prediction only, no replay");
+	if (!o->stream && !o->in_memory && !bad) {
+		r = cpt_input_budget(c, path, &est, why, sizeof(why));
+		if (r < 0) {
+			*st = CPT_BAD_INPUT;
+			return -1;
+		}
+		if (r != 1)
+			return 2;
+	}
+	r = cpt_choose_stream(c, path, o->stream, bad, "both predictions, "
+			      "no --cpus or --wake");
 	if (r < 0 && !o->stream)
 		*st = CPT_BAD_INPUT;
 	return r;
@@ -192,8 +323,11 @@ enum cpt_status cpt_cmd_whatif(struct cpt_ctx *c, int argc, char **argv)
 	ret = choose(c, path, &o, &st);
 	if (ret < 0)
 		return st;
-	if (ret)
+	if (ret == 1)
 		return whatif_stream(c, path, &o);
+	if (ret == 2 && whatif_quiet(c, path, &o, &st))
+		return st;
+	c->memory = UINT64_MAX;	/* decided: the loader need not look again */
 	st = cpt_input_load(c, path, &in);
 	if (st)
 		return st;

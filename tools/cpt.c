@@ -45,7 +45,8 @@ static const struct cpt_verb verbs[] = {
 	  "cpt whatif TRACE|PAG --scale NAME=FACTOR [--scale ...] "
 	  "[--exclusive] [--cpus N] [--wake] [--strict] [--procedures "
 	  "instrumented|sampled] [--debuginfo-path DIRS] "
-	  "[--memory SIZE] [--stream] [--format text|json] [-o FILE]",
+	  "[--memory SIZE] [--stream|--in-memory] [--format text|json] "
+	  "[-o FILE]",
 	  "predicted run time if procedures took FACTOR times as long" },
 	{ "export", cpt_cmd_export,
 	  "cpt export TRACE|PAG --format chrome|folded|dot [--weight cp|cpu] "

@@ -17,10 +17,12 @@
  * workloads' critical paths are unique), every thread's times, calls and
  * CP time, every object's figures (operations, waits, time waited and
  * held, CP held, CP edges, path gain); and `cpt whatif --stream` the
- * in-memory whatif's fixed-graph prediction (length_after_fixed) and
- * scaled time exactly, scaling the workload's procedures by 0.5 and 2 at
- * once (inclusive) and the first by 0 (--exclusive); a workload without
- * procedures is not tried.
+ * in-memory whatif's (`--in-memory`) both predictions exactly: the
+ * fixed graph's (length_after_fixed), the replay's with nothing scaled
+ * and with the scaling (length_before_sim, length_after, its reordered
+ * and forced acquires; cp_stream_replay.h) and the scaled time, scaling
+ * the workload's procedures by 0.5 and 2 at once (inclusive) and the
+ * first by 0 (--exclusive); a workload without procedures is not tried.
  *
  * Skipped (exit code 77, which ctest reports as skipped) while cpt is not
  * built.
@@ -163,8 +165,8 @@ static void stream_agrees(struct cpt_errs *e, const struct workload *w,
 }
 
 /*
- * `cpt whatif --stream` of @trace against the in-memory whatif: the
- * fixed-graph prediction and the time scaled, exactly.  Inclusive: the
+ * `cpt whatif --stream` of @trace against the in-memory whatif: both
+ * predictions and the time scaled, exactly.  Inclusive: the
  * first procedure x 0.5 and the second (if any) x 2; exclusive: the first
  * x 0.
  */
@@ -173,7 +175,9 @@ static void whatif_agrees(struct cpt_errs *e, const struct workload *w,
 {
 	static const char *const keys[] = { "length_before",
 					     "length_after_fixed",
-					     "scaled_ns" };
+					     "scaled_ns", "length_before_sim",
+					     "length_after", "reordered",
+					     "forced" };
 	char s1[128], s2[128];
 
 	if (!w->procs[0].name)
@@ -184,15 +188,16 @@ static void whatif_agrees(struct cpt_errs *e, const struct workload *w,
 	for (int excl = 0; excl < 2; excl++) {
 		const char *mode = excl ? "--exclusive" : "--inclusive";
 		const char *args[] = { "whatif", trace, "--format", "json",
-				       "--scale", s1, "--scale", s2, NULL,
-				       NULL };
+				       "--scale", s1, "--scale", s2,
+				       "--in-memory", NULL, NULL };
 		struct cpt_run m, s;
 		char what[400];
 
 		if (excl) {
 			snprintf(s1, sizeof(s1), "%s=0", w->procs[0].name);
 			args[6] = "--exclusive";
-			args[7] = NULL;
+			args[7] = "--in-memory";
+			args[8] = NULL;
 		}
 		if (!run_json(e, &m, args))
 			continue;
@@ -201,7 +206,7 @@ static void whatif_agrees(struct cpt_errs *e, const struct workload *w,
 			cpt_run_free(&m);
 			continue;
 		}
-		for (int k = 0; k < 3; k++) {
+		for (int k = 0; k < 7; k++) {
 			snprintf(what, sizeof(what), "whatif %s %s%s%s %s",
 				 mode, s1, excl ? "" : " ", excl ? "" : s2,
 				 keys[k]);

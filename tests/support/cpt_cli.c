@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "cp_child.h"
 #include "trace_synth.h"
@@ -50,6 +51,18 @@ void cpt_tmpdir(char *dir, size_t len, const char *prefix)
 {
 	snprintf(dir, len, "/tmp/%s_XXXXXX", prefix);
 	ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp: %s", strerror(errno));
+}
+
+void cpt_write_synth_temp(struct synth *s, char *path, size_t len,
+			  const char *prefix)
+{
+	int fd;
+
+	snprintf(path, len, "/tmp/%s_XXXXXX", prefix);
+	fd = mkstemp(path);
+	ck_assert_msg(fd >= 0, "mkstemp: %s", strerror(errno));
+	close(fd);
+	ck_assert_msg(synth_write(s, path) == 0, "write %s", path);
 }
 
 void cpt_rmdir(const char *dir)

@@ -30,6 +30,12 @@ void cpt_res_free(struct cpt_res *r);
 /* A fresh directory /tmp/@prefix_XXXXXX into @dir (@len bytes). */
 void cpt_tmpdir(char *dir, size_t len, const char *prefix);
 
+/* Write synthetic trace @s to a fresh file /tmp/@prefix_XXXXXX, its name
+ * into @path (@len bytes). */
+struct synth;
+void cpt_write_synth_temp(struct synth *s, char *path, size_t len,
+			  const char *prefix);
+
 /* Remove @dir and all it holds (a failure is only reported on stderr). */
 void cpt_rmdir(const char *dir);
 

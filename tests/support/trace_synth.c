@@ -16,6 +16,12 @@ static void synth_oom(void)
 	abort();
 }
 
+uint64_t synth_rand(uint64_t *state, uint64_t n)
+{
+	*state = *state * 6364136223846793005ull + 1442695040888963407ull;
+	return (*state >> 33) % n;
+}
+
 void synth_init(struct synth *s)
 {
 	memset(s, 0, sizeof(*s));

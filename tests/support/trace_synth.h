@@ -87,6 +87,10 @@ struct synth {
 	size_t nraw, cap_raw;
 };
 
+/* A pseudo-random number below @n from the generator state *@state (a
+ * 64-bit LCG: the random traces of the tests, repeatable by seed). */
+uint64_t synth_rand(uint64_t *state, uint64_t n);
+
 void synth_init(struct synth *s);
 void synth_free(struct synth *s);
 

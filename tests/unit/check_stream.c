@@ -1003,11 +1003,12 @@ END_TEST
 
 /*
  * cpt whatif streams a trace over --memory, or with --stream, and says so
- * on stderr; the replay's options are refused there; cpt paths, which
- * cannot stream, says who can.  The barrier example by hand: T1's "slow"
- * (30) reaches the barrier last, T2's "tail" (50) follows it, CP 80.
- * tail x 0.5: 30 + 25 = 55.  slow x 0 too: the barrier departs when T2
- * arrives, at 20, and 20 + 25 = 45.
+ * on stderr, with both predictions; the replay's --cpus is refused there;
+ * cpt paths, which cannot stream, says who can.  The barrier example by
+ * hand: T1's "slow" (30) reaches the barrier last, T2's "tail" (50)
+ * follows it, CP 80.  tail x 0.5: 30 + 25 = 55 on the fixed graph and in
+ * the replay.  slow x 0 too: the barrier departs when T2 arrives, at 20,
+ * and 20 + 25 = 45.
  */
 START_TEST(test_stream_cpt_whatif_chooses_the_mode)
 {
@@ -1017,11 +1018,10 @@ START_TEST(test_stream_cpt_whatif_chooses_the_mode)
 	barrier_file(path);
 	CPT_EXPECT("whatif --scale tail=0.5 --memory 1K", 0);
 	ck_assert_msg(strstr(line, path) && strstr(line, "over the budget of "
-		      "1 KB: streaming analysis (the fixed-graph prediction "
-		      "only, no replay)"), "stderr: %s", line);
+		      "1 KB: streaming analysis (both predictions, no --cpus "
+		      "or --wake)"), "stderr: %s", line);
 	ck_assert_msg(strstr(out, "55 ns   -25 ns (-31.2%)") &&
-		      strstr(out, "the simulated\n  replay needs the whole "
-			     "graph") && !strstr(out, "simulated new run"),
+		      strstr(out, "simulated new run time              55 ns"),
 		      "stdout: %s", out);
 	CPT_EXPECT("whatif --stream --format json --scale tail=0.5 "
 		   "--scale slow=0", 0);
@@ -1029,8 +1029,9 @@ START_TEST(test_stream_cpt_whatif_chooses_the_mode)
 		      "stderr: %s", line);
 	ck_assert_msg(strstr(out, "\"length_before\": 80,") &&
 		      strstr(out, "\"length_after_fixed\": 45,") &&
-		      strstr(out, "\"mode\": \"stream\"") &&
-		      !strstr(out, "length_before_sim"), "stdout: %s", out);
+		      strstr(out, "\"length_after\": 45,") &&
+		      strstr(out, "\"length_before_sim\": 80,"),
+		      "stdout: %s", out);
 	CPT_EXPECT("whatif --stream --cpus 2 --scale tail=0.5", 2);
 	ck_assert_msg(strstr(line, "--stream cannot give --cpus"),
 		      "stderr: %s", line);

@@ -96,6 +96,11 @@
  * Cost: O(v log T) for v vertices and T threads, plus O(waiters) per lock
  * release; memory O(T + objects + publishes); with P processors also
  * O(v log v) time and 16 bytes per useful segment.
+ *
+ * The simulation itself (cp_rsim_*, cp_replay_int.h) sees each thread's
+ * current vertex only and asks its caller for the rest: the next vertex,
+ * a publish's record, the latencies.  The in-memory replay below answers
+ * from the trace's arrays; cp_stream_replay.c from the file.
  */
 #include "cp_replay.h"
 
@@ -108,83 +113,20 @@
 #include "cp_debug.h"
 #include "cp_die.h"
 #include "cp_grow.h"
+#include "cp_replay_int.h"
 #include "cp_wall.h"
 
 /* Debug invariants: type-checked always, run when this is true. */
 static const bool cp_replay_debug = CP_DEBUG;
 
-#define NONE UINT32_MAX
-#define NEVER UINT64_MAX
+#define NONE CP_RSIM_NONE
+#define NEVER CP_RSIM_NEVER
 
-enum { ST_IDLE, ST_READY, ST_BLOCKED, ST_DONE };
+enum { RW_CHAIN, RW_SHARED, RW_BROKEN };
 
-struct hent {
-	uint64_t key;
-	uint64_t tie;
-	uint32_t tid;
-};
+/* ---- the simulation ------------------------------------------------ */
 
-struct sthread {
-	uint32_t cur;		/* next vertex */
-	uint8_t state;
-	bool granted;		/* a lock or token was handed over */
-	bool forced;		/* its acquire is let through (see Tries) */
-	uint64_t arrive;	/* arrival time at vertex cur */
-	uint64_t grant;		/* time of the hand-over */
-	uint64_t last;		/* time of the latest vertex */
-	uint64_t exit;		/* time of THREAD_EXIT, NEVER before */
-	uint32_t next;		/* next in a waiting list */
-	uint32_t joiners;	/* list of threads joining this one */
-};
-
-/* A thread holding read shares of an rwlock. */
-struct sreader {
-	uint32_t tid;
-	uint32_t depth;		/* recursive read holds */
-};
-
-struct sobj {
-	uint32_t holder;	/* lock holder (rwlock: the writer), NONE */
-	uint32_t depth;		/* recursive holds */
-	uint64_t last_seq;	/* recorded seq of the latest release */
-	uint64_t last_wseq;	/* rwlock: same, latest write release */
-	uint64_t tokens;	/* semaphore */
-	uint64_t debt;		/* semaphore: tokens lent (forced waits) */
-	uint32_t waiters;	/* list of threads waiting for it */
-	uint8_t mode;		/* MODE_* */
-	uint32_t nrd, cap_rd;	/* rwlock: threads holding read shares */
-	struct sreader *rd;	/* [nrd] */
-};
-
-enum { MODE_REPLAY, MODE_LOCK, MODE_SEM, MODE_RW };
-
-struct sim {
-	const struct cp_tracepag *tp;
-	const struct cp_trace *t;
-	const double *f;
-	bool wake;		/* pay the recorded wake-up latencies */
-	struct sthread *th;
-	struct sobj *ob;
-	uint64_t *pub_time;	/* [npub] simulated time of each PUBLISH */
-	uint32_t *pub_wait;	/* [npub] list of threads waiting for it */
-	struct hent *heap;
-	uint32_t nheap;
-	uint64_t end;
-	uint64_t reordered;
-	uint64_t forced;	/* acquires let through (see Tries) */
-	/* P processors (see "Fewer processors"): the running segments */
-	uint64_t *run_start, *run_end;	/* [nrun] */
-	size_t nrun, cap_run;
-	bool oom;
-};
-
-/* Heap tie-break: the recorded wall time of the thread's next vertex. */
-static uint64_t tie_of(const struct sim *s, uint32_t tid)
-{
-	return cp_trace_wall(s->t, tid, s->th[tid].cur);
-}
-
-static bool hless(const struct hent *a, const struct hent *b)
+static bool hless(const struct cp_rhent *a, const struct cp_rhent *b)
 {
 	if (a->key != b->key)
 		return a->key < b->key;
@@ -193,9 +135,9 @@ static bool hless(const struct hent *a, const struct hent *b)
 	return a->tid < b->tid;
 }
 
-static void hpush(struct sim *s, uint32_t tid, uint64_t key)
+void cp_rsim_push(struct cp_rsim *s, uint32_t tid, uint64_t key)
 {
-	struct hent e = { .key = key, .tie = tie_of(s, tid), .tid = tid };
+	struct cp_rhent e = { .key = key, .tie = s->th[tid].tie, .tid = tid };
 	uint32_t i = s->nheap++;
 
 	while (i > 0) {
@@ -207,12 +149,12 @@ static void hpush(struct sim *s, uint32_t tid, uint64_t key)
 		i = p;
 	}
 	s->heap[i] = e;
-	s->th[tid].state = ST_READY;
+	s->th[tid].state = CP_RS_READY;
 }
 
-static struct hent hpop(struct sim *s)
+static struct cp_rhent hpop(struct cp_rsim *s)
 {
-	struct hent top = s->heap[0], e = s->heap[--s->nheap];
+	struct cp_rhent top = s->heap[0], e = s->heap[--s->nheap];
 	uint32_t i = 0;
 
 	for (;;) {
@@ -232,37 +174,22 @@ static struct hent hpop(struct sim *s)
 	return top;
 }
 
-/* Simulated duration of the segment into vertex @i of thread @tid. */
-static uint64_t seg_dur(const struct sim *s, uint32_t tid, uint32_t i)
-{
-	const struct cp_tracepag *tp = s->tp;
-	uint32_t e = tp->segbase[tid] + i - 1;
-	double d;
-
-	if (tp->e_kind[e] != CP_TE_USEFUL)
-		return 0;
-	if (s->f[tp->e_cct[e]] == 1.0)
-		return tp->g.w[e];
-	d = (double)tp->g.w[e] * s->f[tp->e_cct[e]];
-	return d >= 1.8e19 ? (uint64_t)1.8e19 : (uint64_t)llround(d);
-}
-
 /* Wake every thread on list @head at time @now. */
-static void wake_list(struct sim *s, uint32_t head, uint64_t now)
+static void wake_list(struct cp_rsim *s, uint32_t head, uint64_t now)
 {
 	while (head != NONE) {
 		uint32_t nx = s->th[head].next;
 
 		s->th[head].next = NONE;
-		hpush(s, head, now > s->th[head].arrive ? now
-							 : s->th[head].arrive);
+		cp_rsim_push(s, head, now > s->th[head].arrive ?
+				      now : s->th[head].arrive);
 		head = nx;
 	}
 }
 
-static void block_on(struct sim *s, uint32_t *list, uint32_t tid)
+static void block_on(struct cp_rsim *s, uint32_t *list, uint32_t tid)
 {
-	s->th[tid].state = ST_BLOCKED;
+	s->th[tid].state = CP_RS_BLOCKED;
 	s->th[tid].next = *list;
 	*list = tid;
 }
@@ -271,21 +198,23 @@ static void block_on(struct sim *s, uint32_t *list, uint32_t tid)
  * Hand a lock or token to the earliest waiter of @o at @now: the lowest
  * (arrival, recorded time, tid).  Returns the thread or NONE.
  */
-static uint32_t pick_waiter(struct sim *s, struct sobj *o)
+static uint32_t pick_waiter(struct cp_rsim *s, struct cp_robj *o)
 {
 	uint32_t best = NONE, prev_best = NONE, prev = NONE;
-	uint64_t bt = 0;
 
 	for (uint32_t w = o->waiters; w != NONE; prev = w, w = s->th[w].next) {
-		uint64_t tie = tie_of(s, w);
+		const struct cp_rth *a = &s->th[w], *b;
 
-		if (best == NONE || s->th[w].arrive < s->th[best].arrive ||
-		    (s->th[w].arrive == s->th[best].arrive &&
-		     (tie < bt || (tie == bt && w < best)))) {
-			best = w;
-			bt = tie;
-			prev_best = prev;
+		if (best != NONE) {
+			b = &s->th[best];
+			if (a->arrive > b->arrive ||
+			    (a->arrive == b->arrive &&
+			     (a->tie > b->tie ||
+			      (a->tie == b->tie && w > best))))
+				continue;
 		}
+		best = w;
+		prev_best = prev;
 	}
 	if (best == NONE)
 		return NONE;
@@ -297,19 +226,539 @@ static uint32_t pick_waiter(struct sim *s, struct sobj *o)
 	return best;
 }
 
-static void grant(struct sim *s, uint32_t tid, uint64_t now)
+static void grant(struct cp_rsim *s, uint32_t tid, uint64_t now)
 {
-	struct sthread *st = &s->th[tid];
+	struct cp_rth *st = &s->th[tid];
 
 	st->granted = true;
 	st->grant = now;
-	hpush(s, tid, now > st->arrive ? now : st->arrive);
+	cp_rsim_push(s, tid, now > st->arrive ? now : st->arrive);
 }
 
 /* The recorded seq an acquire consumed (0: none). */
 static uint64_t consumed(const struct cp_tvert *v)
 {
 	return v->cnt ? v->arg + v->cnt - 1 : 0;
+}
+
+/*
+ * When a waiting vertex happens: at @dep, what it waited for, plus its
+ * latency if it had to wait for it (@arrive before @dep); else at
+ * @arrive.
+ */
+static uint64_t resume_at(uint64_t arrive, uint64_t dep, uint64_t latency)
+{
+	return dep > arrive ? dep + latency : arrive;
+}
+
+/* ---- rwlocks ---- */
+
+static struct cp_rreader *rw_reader(struct cp_robj *o, uint32_t tid)
+{
+	for (uint32_t i = 0; i < o->nrd; i++)
+		if (o->rd[i].tid == tid)
+			return &o->rd[i];
+	return NULL;
+}
+
+/* Give @tid one more read share of @o (s->oom when out of memory). */
+static void rw_add_reader(struct cp_rsim *s, struct cp_robj *o, uint32_t tid)
+{
+	struct cp_rreader *r = rw_reader(o, tid);
+
+	if (r) {
+		r->depth++;
+		return;
+	}
+	if (cp_grow32((void **)&o->rd, sizeof(*o->rd), &o->cap_rd,
+		      o->nrd + 1ull)) {
+		s->oom = true;
+		return;
+	}
+	o->rd[o->nrd].tid = tid;
+	o->rd[o->nrd++].depth = 1;
+}
+
+/* Count a grant of the rwlock made in another order than recorded. */
+static void rw_count_order(struct cp_rsim *s, const struct cp_robj *o,
+			   const struct cp_tvert *v)
+{
+	s->reordered += consumed(v) != (cp_tvert_shared(v) ? o->last_wseq
+							    : o->last_seq);
+}
+
+/*
+ * Hand a free or read-held rwlock over at @now, in order of simulated
+ * request: the earliest waiter, and when that is a reader every waiting
+ * reader.  A writer goes only when nobody holds the lock.
+ */
+static void rw_dispatch(struct cp_rsim *s, struct cp_robj *o, uint64_t now)
+{
+	uint32_t w, prev, next;
+	const struct cp_tvert *v;
+
+	if (o->holder != NONE || o->waiters == NONE)
+		return;
+	w = pick_waiter(s, o);
+	v = s->th[w].v;
+	if (!cp_tvert_shared(v)) {
+		if (o->nrd) {
+			/* readers still in: it stays first in line */
+			s->th[w].next = o->waiters;
+			o->waiters = w;
+			return;
+		}
+		o->holder = w;
+		o->depth = 1;
+		rw_count_order(s, o, v);
+		grant(s, w, now);
+		return;
+	}
+	rw_add_reader(s, o, w);
+	rw_count_order(s, o, v);
+	grant(s, w, now);
+	/* every other waiting reader comes in with it */
+	prev = NONE;
+	for (w = o->waiters; w != NONE; w = next) {
+		next = s->th[w].next;
+		v = s->th[w].v;
+		if (!cp_tvert_shared(v)) {
+			prev = w;
+			continue;
+		}
+		if (prev == NONE)
+			o->waiters = next;
+		else
+			s->th[prev].next = next;
+		s->th[w].next = NONE;
+		rw_add_reader(s, o, w);
+		rw_count_order(s, o, v);
+		grant(s, w, now);
+	}
+}
+
+/*
+ * Thread @tid arrives at an rwlock CONSUME @v of @o.  Returns true if it
+ * got the lock, false if it must wait.
+ */
+static bool rw_acquire(struct cp_rsim *s, struct cp_robj *o, uint32_t tid,
+		       const struct cp_tvert *v)
+{
+	if (cp_tvert_shared(v)) {
+		if (rw_reader(o, tid) || o->holder == NONE) {
+			if (!rw_reader(o, tid))
+				rw_count_order(s, o, v);
+			rw_add_reader(s, o, tid);
+			return true;
+		}
+		return false;
+	}
+	if (o->holder == tid) {
+		o->depth++;
+		return true;
+	}
+	if (o->holder == NONE && o->nrd == 0 && o->waiters == NONE) {
+		o->holder = tid;
+		o->depth = 1;
+		rw_count_order(s, o, v);
+		return true;
+	}
+	return false;
+}
+
+/* Thread @tid releases @o (its PUBLISH of recorded seq @seq) at @now. */
+static void rw_release(struct cp_rsim *s, struct cp_robj *o, uint32_t tid,
+		       uint64_t seq, uint64_t now)
+{
+	struct cp_rreader *r;
+
+	if (o->holder == tid) {
+		if (--o->depth)
+			return;
+		o->holder = NONE;
+		o->last_seq = seq;
+		o->last_wseq = seq;
+	} else if ((r = rw_reader(o, tid)) != NULL) {
+		o->last_seq = seq;
+		if (--r->depth)
+			return;
+		*r = o->rd[--o->nrd];
+	} else {
+		return;		/* not held in the simulation */
+	}
+	rw_dispatch(s, o, now);
+}
+
+/* ---- one vertex ---- */
+
+/*
+ * A thread woken by a hand-over (st->granted): its acquire happens at the
+ * grant, after its wake-up latency.  Returns true, with the time in *@at,
+ * if it was; false if the thread must still acquire.
+ */
+static bool take_grant(struct cp_rsim *s, uint32_t tid, uint64_t *at)
+{
+	struct cp_rth *st = &s->th[tid];
+
+	if (!st->granted)
+		return false;
+	st->granted = false;
+	*at = resume_at(*at, st->grant, s->ops->consume_latency ?
+				s->ops->consume_latency(s, tid) : 0);
+	return true;
+}
+
+/* Acquire simulated object @o (lock, semaphore, rwlock) for @tid at
+ * once if it is free; false if the thread must wait for it. */
+static bool try_acquire(struct cp_rsim *s, struct cp_robj *o, uint32_t tid,
+			const struct cp_tvert *v)
+{
+	switch (o->mode) {
+	case CP_RMODE_RW:
+		return rw_acquire(s, o, tid, v);
+	case CP_RMODE_LOCK:
+		if (o->holder == NONE) {
+			o->holder = tid;
+			o->depth = 1;
+			s->reordered += consumed(v) != o->last_seq;
+			return true;
+		}
+		if (o->holder != tid)
+			return false;
+		o->depth++;
+		return true;
+	default:	/* CP_RMODE_SEM */
+		if (!o->tokens)
+			return false;
+		o->tokens--;
+		return true;
+	}
+}
+
+/*
+ * A CONSUME that follows its recorded dependency: it happens once every
+ * PUBLISH it consumed has, after its wake-up latency.  False when it
+ * blocks on one that has not happened yet (or memory ran out).
+ */
+static bool wait_recorded(struct cp_rsim *s, uint32_t tid,
+			  const struct cp_tvert *v, uint64_t *at)
+{
+	uint64_t dep = 0;
+
+	if (!v->cnt)
+		return true;
+	for (uint32_t c = 0; c < v->cnt; c++) {
+		struct cp_rpub *p = s->ops->pub(s, v->obj, v->arg + c, true);
+
+		if (!p && !s->oom)
+			cp_die("what-if: a CONSUME's publish was let go");
+		if (!p)
+			return false;
+		if (p->time == NEVER) {
+			block_on(s, &p->waiters, tid);
+			return false;
+		}
+		if (p->time > dep)
+			dep = p->time;
+	}
+	*at = resume_at(*at, dep, s->ops->consume_latency ?
+				  s->ops->consume_latency(s, tid) : 0);
+	return true;
+}
+
+/* The current vertex of @tid, a CONSUME, at *@at; false when the thread
+ * blocks. */
+static bool step_consume(struct cp_rsim *s, uint32_t tid,
+			 const struct cp_tvert *v, uint64_t *at)
+{
+	struct cp_rth *st = &s->th[tid];
+	struct cp_robj *o = v->obj ? &s->ob[v->obj] : NULL;
+
+	if (st->forced) {
+		/* as recorded: its dependencies */
+		st->forced = false;
+		if (o->mode == CP_RMODE_SEM)
+			o->debt++;
+	} else if (o && o->mode != CP_RMODE_REPLAY) {
+		if (take_grant(s, tid, at) || try_acquire(s, o, tid, v))
+			return true;
+		block_on(s, &o->waiters, tid);
+		return false;
+	}
+	return wait_recorded(s, tid, v, at);
+}
+
+/*
+ * A PUBLISH of @tid on simulated object @o at @at: a lock's last release
+ * hands it to the earliest waiter, an rwlock's release to the next
+ * waiters, a semaphore post repays a lent token or goes to the earliest
+ * waiter or to the count.
+ */
+static void release(struct cp_rsim *s, struct cp_robj *o, uint32_t tid,
+		    const struct cp_tvert *v, uint64_t at)
+{
+	uint32_t w;
+
+	if (o->mode == CP_RMODE_LOCK && o->holder == tid && --o->depth == 0) {
+		o->holder = NONE;
+		o->last_seq = v->arg;
+		w = pick_waiter(s, o);
+		if (w != NONE) {
+			o->holder = w;
+			o->depth = 1;
+			s->reordered += consumed(s->th[w].v) != o->last_seq;
+			grant(s, w, at);
+		}
+	} else if (o->mode == CP_RMODE_RW) {
+		rw_release(s, o, tid, v->arg, at);
+	} else if (o->mode == CP_RMODE_SEM) {
+		w = o->debt ? NONE : pick_waiter(s, o);
+		if (o->debt)
+			o->debt--;
+		else if (w != NONE)
+			grant(s, w, at);
+		else
+			o->tokens++;
+	}
+}
+
+/* PUBLISH @v of @tid at @at: its time, its waiters, the release. */
+static void publish(struct cp_rsim *s, uint32_t tid, const struct cp_tvert *v,
+		    uint64_t at)
+{
+	struct cp_rpub *p = s->ops->pub(s, v->obj, v->arg, true);
+	uint32_t w;
+
+	if (p) {	/* none: nobody can need it */
+		p->time = at;
+		if (s->ops->published)
+			s->ops->published(s, tid, p);
+		w = p->waiters;
+		p->waiters = NONE;
+		wake_list(s, w, at);
+	}
+	release(s, &s->ob[v->obj], tid, v, at);
+}
+
+/*
+ * Try to make @tid's current vertex happen.  Returns true when it did
+ * (its time is th[tid].last), false when the thread blocked.
+ */
+static bool step(struct cp_rsim *s, uint32_t tid)
+{
+	struct cp_rth *st = &s->th[tid];
+	const struct cp_tvert *v = st->v;
+	uint64_t at = st->arrive;
+	uint32_t c, w;
+
+	switch (cp_tvert_kind(v)) {
+	case CP_EV_CONSUME:
+		if (!step_consume(s, tid, v, &at))
+			return false;
+		break;
+	case CP_EV_PUBLISH:
+		if (v->obj)
+			publish(s, tid, v, at);
+		break;
+	case CP_EV_THREAD_JOIN:
+		c = (uint32_t)v->arg;
+		if (s->th[c].exit == NEVER) {
+			block_on(s, &s->th[c].joiners, tid);
+			return false;
+		}
+		at = resume_at(at, s->th[c].exit, s->ops->join_latency ?
+				   s->ops->join_latency(s, tid, c) : 0);
+		break;
+	case CP_EV_THREAD_EXIT:
+		st->exit = at;
+		w = st->joiners;
+		st->joiners = NONE;
+		wake_list(s, w, at);
+		break;
+	case CP_EV_THREAD_CREATE:
+		c = (uint32_t)v->arg;
+		if (s->th[c].v && s->th[c].state == CP_RS_IDLE) {
+			s->th[c].arrive = at;
+			if (s->ops->start_latency)
+				s->th[c].arrive += s->ops->start_latency(s,
+								tid, c);
+			cp_rsim_push(s, c, s->th[c].arrive);
+		}
+		break;
+	default:
+		break;
+	}
+	st->last = at;
+	if (at > s->end)
+		s->end = at;
+	return true;
+}
+
+/*
+ * The simulation's invariants: the heap is ordered, holds each thread at
+ * most once and only ready ones; a held lock's holder is a thread; an
+ * rwlock is written or read, never both.
+ */
+static void cp_replay_assert(const struct cp_rsim *s)
+{
+	if (!cp_replay_debug)
+		return;
+	for (uint32_t i = 1; i < s->nheap; i++)
+		if (hless(&s->heap[i], &s->heap[(i - 1) / 2]))
+			cp_die("what-if: heap out of order");
+	for (uint32_t i = 0; i < s->nheap; i++) {
+		if (s->th[s->heap[i].tid].state != CP_RS_READY)
+			cp_die("what-if: a thread in the heap is not ready");
+		for (uint32_t j = i + 1; j < s->nheap; j++)
+			if (s->heap[i].tid == s->heap[j].tid)
+				cp_die("what-if: a thread twice in the heap");
+	}
+	for (uint32_t o = 1; o < s->nobj; o++) {
+		if (s->ob[o].holder != NONE && s->ob[o].holder >= s->nt)
+			cp_die("what-if: lock held by no thread");
+		if (s->ob[o].holder != NONE && s->ob[o].nrd)
+			cp_die("what-if: rwlock written and read at once");
+		for (uint32_t i = 0; i < s->ob[o].nrd; i++)
+			if (!s->ob[o].rd[i].depth)
+				cp_die("what-if: reader without a share");
+	}
+}
+
+/*
+ * When @tid's current vertex, a blocked acquire that did not wait in the
+ * recording, could be let through (its recorded dependencies happened)
+ * into *@ready; false if it is no such acquire or cannot.
+ */
+static bool forcible(struct cp_rsim *s, uint32_t tid, uint64_t *ready)
+{
+	const struct cp_rth *th = &s->th[tid];
+	const struct cp_tvert *v = th->v;
+
+	if (th->state != CP_RS_BLOCKED || !v ||
+	    cp_tvert_kind(v) != CP_EV_CONSUME || cp_tvert_waits(v) ||
+	    !v->obj || s->ob[v->obj].mode == CP_RMODE_REPLAY)
+		return false;
+	*ready = th->arrive;
+	for (uint32_t c = 0; c < v->cnt; c++) {
+		const struct cp_rpub *p = s->ops->pub(s, v->obj, v->arg + c,
+						      false);
+
+		if (!p || p->time == NEVER)
+			return false;
+		if (p->time > *ready)
+			*ready = p->time;
+	}
+	return true;
+}
+
+/*
+ * Nothing is runnable but threads are blocked: let the earliest blocked
+ * acquire that did not wait in the recording through (see Tries).
+ * Returns false if there is none.
+ */
+static bool force_one(struct cp_rsim *s)
+{
+	uint32_t best = NONE, *link;
+	uint64_t bt = 0, btie = 0, ready;
+
+	for (uint32_t tid = 0; tid < s->nt; tid++)
+		if (forcible(s, tid, &ready) &&
+		    (best == NONE || ready < bt ||
+		     (ready == bt && s->th[tid].tie < btie)))
+			best = tid, bt = ready, btie = s->th[tid].tie;
+	if (best == NONE)
+		return false;
+	link = &s->ob[s->th[best].v->obj].waiters;
+	while (*link != best)
+		link = &s->th[*link].next;
+	*link = s->th[best].next;
+	s->th[best].next = NONE;
+	s->th[best].forced = true;
+	s->forced++;
+	cp_rsim_push(s, best, bt);
+	return true;
+}
+
+/* Run the runnable threads, each while it needs no other thread: a
+ * vertex that happens is followed by the next arrival. */
+static void run(struct cp_rsim *s)
+{
+	while (s->nheap && !s->oom) {
+		uint32_t tid = hpop(s).tid;
+		struct cp_rth *st = &s->th[tid];
+
+		cp_replay_assert(s);
+		/* blocked until step says otherwise */
+		st->state = CP_RS_BLOCKED;
+		for (;;) {
+			if (!step(s, tid) || s->oom)
+				break;
+			if (!s->ops->next(s, tid)) {
+				st->v = NULL;
+				st->state = CP_RS_DONE;
+				break;
+			}
+			/* yield when another thread is due as early */
+			if (s->nheap && s->heap[0].key <= st->arrive) {
+				cp_rsim_push(s, tid, st->arrive);
+				break;
+			}
+		}
+	}
+}
+
+int cp_rsim_run(struct cp_rsim *s, struct cp_replay_result *r)
+{
+	do
+		run(s);
+	while (!s->oom && force_one(s));
+	if (s->oom)
+		return -1;
+	r->deadlock = false;
+	for (uint32_t tid = 0; tid < s->nt; tid++)
+		if (s->th[tid].v)
+			r->deadlock = true;
+	r->length = s->end;
+	r->reordered = s->reordered;
+	r->forced = s->forced;
+	return 0;
+}
+
+void cp_rsim_free_objs(struct cp_rsim *s)
+{
+	for (uint32_t o = 0; s->ob && o < s->nobj; o++)
+		free(s->ob[o].rd);
+}
+
+/* ---- in memory ----------------------------------------------------- */
+
+/* The in-memory replay's side: the trace, its publishes, P processors. */
+struct mem {
+	struct cp_rsim s;
+	const struct cp_tracepag *tp;
+	const struct cp_trace *t;
+	const double *f;	/* [ncct] factors */
+	bool wake;		/* pay the recorded wake-up latencies */
+	uint32_t *cur;		/* [nt] each thread's current vertex */
+	struct cp_rpub *pub;	/* [npub] by cp_trace.pub index */
+	/* P processors (see "Fewer processors"): the running segments */
+	uint64_t *run_start, *run_end;	/* [nrun] */
+	size_t nrun, cap_run;
+};
+
+/* Simulated duration of the segment into vertex @i of thread @tid. */
+static uint64_t seg_dur(const struct mem *m, uint32_t tid, uint32_t i)
+{
+	const struct cp_tracepag *tp = m->tp;
+	uint32_t e = tp->segbase[tid] + i - 1;
+	double d;
+
+	if (tp->e_kind[e] != CP_TE_USEFUL)
+		return 0;
+	if (m->f[tp->e_cct[e]] == 1.0)
+		return tp->g.w[e];
+	d = (double)tp->g.w[e] * m->f[tp->e_cct[e]];
+	return d >= 1.8e19 ? (uint64_t)1.8e19 : (uint64_t)llround(d);
 }
 
 static uint64_t after(uint64_t t, uint64_t t0)
@@ -331,19 +780,19 @@ static uint64_t latency_after(const struct cp_trace *t, uint32_t tid,
 }
 
 /*
- * The recorded wake-up latency of thread @tid's vertex @i, a CONSUME (see
+ * The recorded wake-up latency of @tid's current vertex, a CONSUME (see
  * "Wake-up latency"): 0 unless the replay pays latencies and the vertex
  * waited in the recording.
  */
-static uint64_t consume_latency(const struct sim *s, uint32_t tid,
-				uint32_t i)
+static uint64_t consume_latency(struct cp_rsim *s, uint32_t tid)
 {
-	const struct cp_trace *t = s->t;
-	const struct cp_tvert *v = &t->threads[tid].v[i];
+	const struct mem *m = s->ctx;
+	const struct cp_trace *t = m->t;
+	const struct cp_tvert *v = s->th[tid].v;
 	const struct cp_trace_pub *pb;
 	uint64_t dep = 0;
 
-	if (!s->wake || !cp_tvert_waits(v) || !v->cnt)
+	if (!m->wake || !cp_tvert_waits(v) || !v->cnt)
 		return 0;
 	pb = cp_trace_find_pub(t, v->obj, v->arg, v->cnt);
 	if (!pb)
@@ -354,182 +803,137 @@ static uint64_t consume_latency(const struct sim *s, uint32_t tid,
 		if (w > dep)
 			dep = w;
 	}
-	return latency_after(t, tid, i, dep);
+	return latency_after(t, tid, m->cur[tid], dep);
 }
 
 /* The same for a JOIN of child @c. */
-static uint64_t join_latency(const struct sim *s, uint32_t tid, uint32_t i,
-			     uint32_t c)
+static uint64_t join_latency(struct cp_rsim *s, uint32_t tid, uint32_t c)
 {
-	const struct cp_trace *t = s->t;
+	const struct mem *m = s->ctx;
+	const struct cp_trace *t = m->t;
 	uint32_t nv = t->threads[c].nv;
 
-	if (!s->wake || !cp_tvert_waits(&t->threads[tid].v[i]) || !nv ||
+	if (!m->wake || !cp_tvert_waits(s->th[tid].v) || !nv ||
 	    cp_tvert_kind(&t->threads[c].v[nv - 1]) != CP_EV_THREAD_EXIT)
 		return 0;
-	return latency_after(t, tid, i, cp_trace_wall(t, c, nv - 1));
+	return latency_after(t, tid, m->cur[tid], cp_trace_wall(t, c, nv - 1));
 }
 
-/*
- * When a waiting vertex happens: at @dep, what it waited for, plus its
- * latency if it had to wait for it (@arrive before @dep); else at
- * @arrive.
- */
-static uint64_t resume_at(uint64_t arrive, uint64_t dep, uint64_t latency)
+/* A child @c's first vertex after @tid's CREATE of it. */
+static uint64_t start_latency(struct cp_rsim *s, uint32_t tid, uint32_t c)
 {
-	return dep > arrive ? dep + latency : arrive;
-}
+	const struct mem *m = s->ctx;
 
-/* ---- rwlocks ---- */
-
-/* The vertex thread @tid is at (blocked or arriving). */
-static const struct cp_tvert *cur_vert(const struct sim *s, uint32_t tid)
-{
-	return &s->t->threads[tid].v[s->th[tid].cur];
-}
-
-/* @tid's entry among @o's readers, or NULL. */
-static struct sreader *rw_reader(struct sobj *o, uint32_t tid)
-{
-	for (uint32_t i = 0; i < o->nrd; i++)
-		if (o->rd[i].tid == tid)
-			return &o->rd[i];
-	return NULL;
-}
-
-/* Give @tid one more read share of @o.  Returns 0 or -1 (out of memory,
- * the share is then not counted: the simulation stays safe, only less
- * exact). */
-static int rw_add_reader(struct sobj *o, uint32_t tid)
-{
-	struct sreader *r = rw_reader(o, tid), *nr;
-
-	if (r) {
-		r->depth++;
+	if (!m->wake)
 		return 0;
-	}
-	if (o->nrd == o->cap_rd) {
-		uint32_t cap = o->cap_rd ? 2 * o->cap_rd : 4;
-
-		nr = realloc(o->rd, cap * sizeof(*nr));
-		if (!nr)
-			return -1;
-		o->rd = nr;
-		o->cap_rd = cap;
-	}
-	o->rd[o->nrd].tid = tid;
-	o->rd[o->nrd++].depth = 1;
-	return 0;
+	return after(cp_trace_wall(m->t, c, 0),
+		     cp_trace_wall(m->t, tid, m->cur[tid]));
 }
 
-/* Count a grant of the rwlock made in another order than recorded. */
-static void rw_count_order(struct sim *s, const struct sobj *o,
-			   const struct cp_tvert *v)
+static struct cp_rpub *mem_pub(struct cp_rsim *s, uint32_t obj, uint64_t seq,
+			       bool make)
 {
-	s->reordered += consumed(v) != (cp_tvert_shared(v) ? o->last_wseq
-							    : o->last_seq);
+	const struct mem *m = s->ctx;
+	const struct cp_trace_pub *pb = cp_trace_find_pub(m->t, obj, seq, 1);
+
+	(void)make;	/* every publish has its slot */
+	return pb ? &m->pub[pb - m->t->pub] : NULL;
 }
 
-/*
- * Hand a free or read-held rwlock over at @now, in order of simulated
- * request: the earliest waiter, and when that is a reader every waiting
- * reader.  A writer goes only when nobody holds the lock.
- */
-static void rw_dispatch(struct sim *s, struct sobj *o, uint64_t now)
+/* Keep [@from, @to) as a running segment (P processors only). */
+static void note_running(struct mem *m, uint64_t from, uint64_t to)
 {
-	uint32_t w, prev, next;
-	const struct cp_tvert *v;
+	if (m->nrun == m->cap_run) {
+		uint64_t c0 = m->cap_run, c1 = m->cap_run;
 
-	if (o->holder != NONE || o->waiters == NONE)
-		return;
-	w = pick_waiter(s, o);
-	v = cur_vert(s, w);
-	if (!cp_tvert_shared(v)) {
-		if (o->nrd) {
-			/* readers still in: it stays first in line */
-			s->th[w].next = o->waiters;
-			o->waiters = w;
+		if (cp_grow((void **)&m->run_start, sizeof(*m->run_start),
+			    &c0, (uint64_t)m->nrun + 1) ||
+		    cp_grow((void **)&m->run_end, sizeof(*m->run_end), &c1,
+			    (uint64_t)m->nrun + 1)) {
+			m->s.oom = true;
 			return;
 		}
-		o->holder = w;
-		o->depth = 1;
-		rw_count_order(s, o, v);
-		grant(s, w, now);
-		return;
+		m->cap_run = c0;
 	}
-	rw_add_reader(o, w);
-	rw_count_order(s, o, v);
-	grant(s, w, now);
-	/* every other waiting reader comes in with it */
-	prev = NONE;
-	for (w = o->waiters; w != NONE; w = next) {
-		next = s->th[w].next;
-		v = cur_vert(s, w);
-		if (!cp_tvert_shared(v)) {
-			prev = w;
-			continue;
-		}
-		if (prev == NONE)
-			o->waiters = next;
-		else
-			s->th[prev].next = next;
-		s->th[w].next = NONE;
-		rw_add_reader(o, w);
-		rw_count_order(s, o, v);
-		grant(s, w, now);
-	}
+	m->run_start[m->nrun] = from;
+	m->run_end[m->nrun++] = to;
 }
 
-/*
- * Thread @tid arrives at an rwlock CONSUME @v of @o.  Returns true if it
- * got the lock, false if it must wait.
- */
-static bool rw_acquire(struct sim *s, struct sobj *o, uint32_t tid,
-		       const struct cp_tvert *v)
+/* Point thread @tid at its vertex m->cur[tid]; false past its end. */
+static bool mem_at(struct mem *m, uint32_t tid)
 {
-	if (cp_tvert_shared(v)) {
-		if (rw_reader(o, tid) || o->holder == NONE) {
-			if (!rw_reader(o, tid))
-				rw_count_order(s, o, v);
-			rw_add_reader(o, tid);
-			return true;
-		}
+	struct cp_rth *st = &m->s.th[tid];
+
+	if (m->cur[tid] >= m->t->threads[tid].nv)
 		return false;
-	}
-	if (o->holder == tid) {
-		o->depth++;
-		return true;
-	}
-	if (o->holder == NONE && o->nrd == 0 && o->waiters == NONE) {
-		o->holder = tid;
-		o->depth = 1;
-		rw_count_order(s, o, v);
-		return true;
-	}
-	return false;
+	st->v = &m->t->threads[tid].v[m->cur[tid]];
+	st->tie = cp_trace_wall(m->t, tid, m->cur[tid]);
+	return true;
 }
 
-/* Thread @tid releases @o (its PUBLISH of recorded seq @seq) at @now. */
-static void rw_release(struct sim *s, struct sobj *o, uint32_t tid,
-		       uint64_t seq, uint64_t now)
+static bool mem_next(struct cp_rsim *s, uint32_t tid)
 {
-	struct sreader *r;
+	struct mem *m = s->ctx;
+	struct cp_rth *st = &s->th[tid];
 
-	if (o->holder == tid) {
-		if (--o->depth)
-			return;
-		o->holder = NONE;
-		o->last_seq = seq;
-		o->last_wseq = seq;
-	} else if ((r = rw_reader(o, tid)) != NULL) {
-		o->last_seq = seq;
-		if (--r->depth)
-			return;
-		*r = o->rd[--o->nrd];
-	} else {
-		return;		/* not held in the simulation */
+	m->cur[tid]++;
+	if (!mem_at(m, tid))
+		return false;
+	st->arrive = st->last + seg_dur(m, tid, m->cur[tid]);
+	if (m->cap_run && st->arrive > st->last)
+		note_running(m, st->last, st->arrive);
+	return true;
+}
+
+static const struct cp_rsim_ops mem_ops = {
+	.pub = mem_pub,
+	.next = mem_next,
+	.consume_latency = consume_latency,
+	.join_latency = join_latency,
+	.start_latency = start_latency,
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The real time at which the replay's clock reads @end on @cpus
+ * processors: the integral over the clock of max(1, running / cpus).
+ */
+static uint64_t shared_time(struct mem *m, uint64_t end, uint32_t cpus)
+{
+	size_t i = 0, j = 0;
+	uint64_t prev = 0, n = 0;
+	double real = 0;
+
+	qsort(m->run_start, m->nrun, sizeof(uint64_t), cmp_u64);
+	qsort(m->run_end, m->nrun, sizeof(uint64_t), cmp_u64);
+	while (i < m->nrun || j < m->nrun) {
+		/* ends first at a tie: a segment that ends where another
+		 * starts does not overlap it */
+		bool is_end = j < m->nrun &&
+			      (i == m->nrun ||
+			       m->run_end[j] <= m->run_start[i]);
+		uint64_t at = is_end ? m->run_end[j] : m->run_start[i];
+
+		real += (double)(at - prev) *
+			(n > cpus ? (double)n / cpus : 1.0);
+		prev = at;
+		if (is_end) {
+			n--;
+			j++;
+		} else {
+			n++;
+			i++;
+		}
 	}
-	rw_dispatch(s, o, now);
+	/* nothing runs after the last end */
+	real += (double)(end - prev);
+	return real >= 1.8e19 ? (uint64_t)1.8e19 : (uint64_t)llround(real);
 }
 
 /*
@@ -541,8 +945,6 @@ static void rw_release(struct sim *s, struct sobj *o, uint32_t tid,
  * that as soon as two of them take the same write release, or a write
  * follows a read; such an rwlock is replayed.  @seen: [npub] scratch.
  */
-enum { RW_CHAIN, RW_SHARED, RW_BROKEN };
-
 static void rw_classify(const struct cp_trace *t, uint8_t *rw, uint8_t *seen,
 			uint8_t *none)
 {
@@ -572,394 +974,13 @@ static void rw_classify(const struct cp_trace *t, uint8_t *rw, uint8_t *seen,
 }
 
 /*
- * A thread woken by a hand-over (st->granted): its acquire happens at the
- * grant, after its wake-up latency.  Returns true, with the time in *@at,
- * if it was; false if the thread must still acquire.
+ * How each object is replayed (CP_RMODE_*), and a semaphore's tokens at
+ * the start: its initial value, or the waits that took an initial token
+ * in the recording if more (@cnt0, zeroed, [nobjs]).  @rwk: rw_classify().
  */
-static bool take_grant(struct sim *s, uint32_t tid, uint64_t *at)
+static void init_objects(struct mem *m, uint64_t *cnt0, const uint8_t *rwk)
 {
-	struct sthread *st = &s->th[tid];
-
-	if (!st->granted)
-		return false;
-	st->granted = false;
-	*at = resume_at(*at, st->grant, consume_latency(s, tid, st->cur));
-	return true;
-}
-
-/* Acquire simulated object @o (lock, semaphore, rwlock) for @tid at
- * once if it is free; false if the thread must wait for it. */
-static bool try_acquire(struct sim *s, struct sobj *o, uint32_t tid,
-			const struct cp_tvert *v)
-{
-	switch (o->mode) {
-	case MODE_RW:
-		return rw_acquire(s, o, tid, v);
-	case MODE_LOCK:
-		if (o->holder == NONE) {
-			o->holder = tid;
-			o->depth = 1;
-			s->reordered += consumed(v) != o->last_seq;
-			return true;
-		}
-		if (o->holder != tid)
-			return false;
-		o->depth++;
-		return true;
-	default:	/* MODE_SEM */
-		if (!o->tokens)
-			return false;
-		o->tokens--;
-		return true;
-	}
-}
-
-/*
- * A CONSUME that follows its recorded dependency: it happens once every
- * PUBLISH it consumed has, after its wake-up latency.  False when it
- * blocks on one that has not happened yet.
- */
-static bool wait_recorded(struct sim *s, uint32_t tid,
-			  const struct cp_tvert *v, uint64_t *at)
-{
-	const struct cp_trace *t = s->t;
-	const struct cp_trace_pub *pb;
-	uint64_t dep = 0;
-
-	if (!v->cnt)
-		return true;
-	pb = cp_trace_find_pub(t, v->obj, v->arg, v->cnt);
-	for (uint32_t c = 0; c < v->cnt; c++) {
-		uint32_t pi = (uint32_t)(pb + c - t->pub);
-
-		if (s->pub_time[pi] == NEVER) {
-			block_on(s, &s->pub_wait[pi], tid);
-			return false;
-		}
-		if (s->pub_time[pi] > dep)
-			dep = s->pub_time[pi];
-	}
-	*at = resume_at(*at, dep, consume_latency(s, tid, s->th[tid].cur));
-	return true;
-}
-
-/* Vertex cur of @tid, a CONSUME, at *@at; false when the thread blocks. */
-static bool step_consume(struct sim *s, uint32_t tid,
-			 const struct cp_tvert *v, uint64_t *at)
-{
-	struct sthread *st = &s->th[tid];
-	struct sobj *o = v->obj ? &s->ob[v->obj] : NULL;
-
-	if (st->forced) {
-		/* as recorded: its dependencies */
-		st->forced = false;
-		if (o->mode == MODE_SEM)
-			o->debt++;
-	} else if (o && o->mode != MODE_REPLAY) {
-		if (take_grant(s, tid, at) || try_acquire(s, o, tid, v))
-			return true;
-		block_on(s, &o->waiters, tid);
-		return false;
-	}
-	return wait_recorded(s, tid, v, at);
-}
-
-/*
- * A PUBLISH of @tid on simulated object @o at @at: a lock's last release
- * hands it to the earliest waiter, an rwlock's release to the next
- * waiters, a semaphore post repays a lent token or goes to the earliest
- * waiter or to the count.
- */
-static void release(struct sim *s, struct sobj *o, uint32_t tid,
-		    const struct cp_tvert *v, uint64_t at)
-{
-	uint32_t w;
-
-	if (o->mode == MODE_LOCK && o->holder == tid && --o->depth == 0) {
-		o->holder = NONE;
-		o->last_seq = v->arg;
-		w = pick_waiter(s, o);
-		if (w != NONE) {
-			const struct cp_tvert *wv =
-				&s->t->threads[w].v[s->th[w].cur];
-
-			o->holder = w;
-			o->depth = 1;
-			s->reordered += consumed(wv) != o->last_seq;
-			grant(s, w, at);
-		}
-	} else if (o->mode == MODE_RW) {
-		rw_release(s, o, tid, v->arg, at);
-	} else if (o->mode == MODE_SEM) {
-		w = o->debt ? NONE : pick_waiter(s, o);
-		if (o->debt)
-			o->debt--;
-		else if (w != NONE)
-			grant(s, w, at);
-		else
-			o->tokens++;
-	}
-}
-
-/*
- * Try to make vertex th[tid].cur happen.  Returns true when it did (its
- * time is th[tid].last), false when the thread blocked.
- */
-static bool step(struct sim *s, uint32_t tid)
-{
-	const struct cp_trace *t = s->t;
-	struct sthread *st = &s->th[tid];
-	const struct cp_tvert *v = &t->threads[tid].v[st->cur];
-	uint64_t at = st->arrive;
-	struct sobj *o = v->obj ? &s->ob[v->obj] : NULL;
-	const struct cp_trace_pub *pb;
-	uint32_t c, w;
-
-	switch (cp_tvert_kind(v)) {
-	case CP_EV_CONSUME:
-		if (!step_consume(s, tid, v, &at))
-			return false;
-		break;
-	case CP_EV_PUBLISH:
-		pb = cp_trace_find_pub(t, v->obj, v->arg, 1);
-		if (pb) {
-			uint32_t pi = (uint32_t)(pb - t->pub);
-
-			s->pub_time[pi] = at;
-			w = s->pub_wait[pi];
-			s->pub_wait[pi] = NONE;
-			wake_list(s, w, at);
-		}
-		if (o)
-			release(s, o, tid, v, at);
-		break;
-	case CP_EV_THREAD_JOIN:
-		c = (uint32_t)v->arg;
-		if (s->th[c].exit == NEVER) {
-			block_on(s, &s->th[c].joiners, tid);
-			return false;
-		}
-		at = resume_at(at, s->th[c].exit,
-			       join_latency(s, tid, st->cur, c));
-		break;
-	case CP_EV_THREAD_EXIT:
-		st->exit = at;
-		w = st->joiners;
-		st->joiners = NONE;
-		wake_list(s, w, at);
-		break;
-	case CP_EV_THREAD_CREATE:
-		c = (uint32_t)v->arg;
-		if (t->threads[c].nv && s->th[c].state == ST_IDLE) {
-			s->th[c].arrive = at;
-			if (s->wake)
-				s->th[c].arrive += after(cp_trace_wall(t, c, 0),
-						cp_trace_wall(t, tid, st->cur));
-			hpush(s, c, s->th[c].arrive);
-		}
-		break;
-	default:
-		break;
-	}
-	st->last = at;
-	if (at > s->end)
-		s->end = at;
-	return true;
-}
-
-/*
- * The simulation's invariants: the heap is ordered, holds each thread at
- * most once and only ready ones; a held lock's holder is a thread; an
- * rwlock is written or read, never both.
- */
-static void cp_replay_assert(const struct sim *s)
-{
-	if (!cp_replay_debug)
-		return;
-	for (uint32_t i = 1; i < s->nheap; i++)
-		if (hless(&s->heap[i], &s->heap[(i - 1) / 2]))
-			cp_die("what-if: heap out of order");
-	for (uint32_t i = 0; i < s->nheap; i++) {
-		if (s->th[s->heap[i].tid].state != ST_READY)
-			cp_die("what-if: a thread in the heap is not ready");
-		for (uint32_t j = i + 1; j < s->nheap; j++)
-			if (s->heap[i].tid == s->heap[j].tid)
-				cp_die("what-if: a thread twice in the heap");
-	}
-	for (uint32_t o = 1; o < s->t->nobjs; o++) {
-		if (s->ob[o].holder != NONE &&
-		    s->ob[o].holder >= s->t->nthreads)
-			cp_die("what-if: lock held by no thread");
-		if (s->ob[o].holder != NONE && s->ob[o].nrd)
-			cp_die("what-if: rwlock written and read at once");
-		for (uint32_t i = 0; i < s->ob[o].nrd; i++)
-			if (!s->ob[o].rd[i].depth)
-				cp_die("what-if: reader without a share");
-	}
-}
-
-/*
- * Nothing is runnable but threads are blocked: let the earliest blocked
- * acquire that did not wait in the recording through (see Tries).
- * Returns false if there is none.
- */
-static bool force_one(struct sim *s)
-{
-	const struct cp_trace *t = s->t;
-	uint32_t best = NONE, *link;
-	uint64_t bt = 0, btie = 0;
-
-	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
-		const struct cp_tvert *v;
-		const struct cp_trace_pub *pb;
-		uint64_t ready = s->th[tid].arrive, tie;
-		uint8_t mode;
-		bool ok = true;
-
-		if (s->th[tid].state != ST_BLOCKED || !t->threads[tid].nv)
-			continue;
-		v = cur_vert(s, tid);
-		if (cp_tvert_kind(v) != CP_EV_CONSUME || cp_tvert_waits(v) ||
-		    !v->obj)
-			continue;
-		mode = s->ob[v->obj].mode;
-		if (mode != MODE_LOCK && mode != MODE_SEM && mode != MODE_RW)
-			continue;
-		pb = v->cnt ? cp_trace_find_pub(t, v->obj, v->arg, v->cnt)
-			    : NULL;
-		for (uint32_t c = 0; pb && c < v->cnt; c++) {
-			uint64_t pt = s->pub_time[pb + c - t->pub];
-
-			if (pt == NEVER)
-				ok = false;
-			else if (pt > ready)
-				ready = pt;
-		}
-		tie = tie_of(s, tid);
-		if (ok && (best == NONE || ready < bt ||
-			   (ready == bt && tie < btie)))
-			best = tid, bt = ready, btie = tie;
-	}
-	if (best == NONE)
-		return false;
-	link = &s->ob[cur_vert(s, best)->obj].waiters;
-	while (*link != best)
-		link = &s->th[*link].next;
-	*link = s->th[best].next;
-	s->th[best].next = NONE;
-	s->th[best].forced = true;
-	s->forced++;
-	hpush(s, best, bt);
-	return true;
-}
-
-/* Keep [@from, @to) as a running segment (P processors only). */
-static void note_running(struct sim *s, uint64_t from, uint64_t to)
-{
-	if (s->nrun == s->cap_run) {
-		uint64_t c0 = s->cap_run, c1 = s->cap_run;
-
-		if (cp_grow((void **)&s->run_start, sizeof(*s->run_start),
-			    &c0, (uint64_t)s->nrun + 1) ||
-		    cp_grow((void **)&s->run_end, sizeof(*s->run_end), &c1,
-			    (uint64_t)s->nrun + 1)) {
-			s->oom = true;
-			return;
-		}
-		s->cap_run = c0;
-	}
-	s->run_start[s->nrun] = from;
-	s->run_end[s->nrun++] = to;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * The real time at which the replay's clock reads @end on @cpus
- * processors: the integral over the clock of max(1, running / cpus).
- */
-static uint64_t shared_time(struct sim *s, uint64_t end, uint32_t cpus)
-{
-	size_t i = 0, j = 0;
-	uint64_t prev = 0, n = 0;
-	double real = 0;
-
-	qsort(s->run_start, s->nrun, sizeof(uint64_t), cmp_u64);
-	qsort(s->run_end, s->nrun, sizeof(uint64_t), cmp_u64);
-	while (i < s->nrun || j < s->nrun) {
-		/* ends first at a tie: a segment that ends where another
-		 * starts does not overlap it */
-		bool is_end = j < s->nrun &&
-			      (i == s->nrun ||
-			       s->run_end[j] <= s->run_start[i]);
-		uint64_t at = is_end ? s->run_end[j] : s->run_start[i];
-
-		real += (double)(at - prev) *
-			(n > cpus ? (double)n / cpus : 1.0);
-		prev = at;
-		if (is_end) {
-			n--;
-			j++;
-		} else {
-			n++;
-			i++;
-		}
-	}
-	/* nothing runs after the last end */
-	real += (double)(end - prev);
-	return real >= 1.8e19 ? (uint64_t)1.8e19 : (uint64_t)llround(real);
-}
-
-static void run(struct sim *s)
-{
-	const struct cp_trace *t = s->t;
-
-	while (s->nheap) {
-		struct hent h = hpop(s);
-		uint32_t tid = h.tid;
-		struct sthread *st = &s->th[tid];
-		uint32_t nv = t->threads[tid].nv;
-
-		cp_replay_assert(s);
-		st->state = ST_BLOCKED;	/* until step says otherwise */
-		/* run the thread while it needs no other thread: a vertex
-		 * that happens is followed by the next arrival */
-		for (;;) {
-			if (!step(s, tid))
-				break;
-			if (++st->cur >= nv) {
-				st->state = ST_DONE;
-				break;
-			}
-			st->arrive = st->last + seg_dur(s, tid, st->cur);
-			if (s->cap_run && st->arrive > st->last)
-				note_running(s, st->last, st->arrive);
-			/* yield when another thread is due earlier */
-			if (s->nheap && s->heap[0].key < st->arrive) {
-				hpush(s, tid, st->arrive);
-				break;
-			}
-			if (s->nheap && s->heap[0].key == st->arrive) {
-				hpush(s, tid, st->arrive);
-				break;
-			}
-		}
-	}
-}
-
-/*
- * How each object is replayed (MODE_*), and a semaphore's tokens at the
- * start: its initial value, or the waits that took an initial token in
- * the recording if more (@cnt0, zeroed, [nobjs]).  @rwk: rw_classify().
- */
-static void init_objects(struct sim *s, uint64_t *cnt0, const uint8_t *rwk)
-{
-	const struct cp_trace *t = s->t;
+	const struct cp_trace *t = m->t;
 
 	for (uint32_t tid = 0; tid < t->nthreads; tid++)
 		for (uint32_t i = 0; i < t->threads[tid].nv; i++) {
@@ -971,96 +992,99 @@ static void init_objects(struct sim *s, uint64_t *cnt0, const uint8_t *rwk)
 		}
 	for (uint32_t o = 1; o < t->nobjs; o++) {
 		const struct cp_trace_obj *to = &t->objs[o];
-		struct sobj *so = &s->ob[o];
 
-		so->holder = NONE;
-		so->waiters = NONE;
-		so->mode = MODE_REPLAY;
-		if (to->untracked)
-			continue;
-		if (to->kind == CP_OBJ_MUTEX || to->kind == CP_OBJ_SPIN) {
-			so->mode = MODE_LOCK;
-		} else if (to->kind == CP_OBJ_SEM) {
-			so->mode = MODE_SEM;
-			so->tokens = to->extra > cnt0[o] ? to->extra : cnt0[o];
-		} else if (to->kind == CP_OBJ_RWLOCK && rwk[o] != RW_BROKEN) {
-			so->mode = MODE_RW;
-		}
+		cp_rsim_obj_init(&m->s.ob[o], to->kind, to->untracked,
+				 to->extra, cnt0[o], rwk[o] == RW_BROKEN);
 	}
+}
+
+void cp_rsim_obj_init(struct cp_robj *o, uint8_t kind, bool untracked,
+		      uint64_t extra, uint64_t cnt0, bool rw_broken)
+{
+	o->holder = NONE;
+	o->waiters = NONE;
+	o->mode = CP_RMODE_REPLAY;
+	if (untracked)
+		return;
+	if (kind == CP_OBJ_MUTEX || kind == CP_OBJ_SPIN) {
+		o->mode = CP_RMODE_LOCK;
+	} else if (kind == CP_OBJ_SEM) {
+		o->mode = CP_RMODE_SEM;
+		o->tokens = extra > cnt0 ? extra : cnt0;
+	} else if (kind == CP_OBJ_RWLOCK && !rw_broken) {
+		o->mode = CP_RMODE_RW;
+	}
+}
+
+/* The simulation's arrays and the threads at their first vertex, the
+ * roots runnable.  0, or -1 (memory). */
+static int mem_init(struct mem *m, uint32_t cpus)
+{
+	const struct cp_trace *t = m->t;
+	struct cp_rsim *s = &m->s;
+
+	s->ops = &mem_ops;
+	s->ctx = m;
+	s->nt = t->nthreads;
+	s->nobj = t->nobjs;
+	s->th = calloc(t->nthreads ? t->nthreads : 1, sizeof(*s->th));
+	s->ob = calloc(t->nobjs ? t->nobjs : 1, sizeof(*s->ob));
+	s->heap = malloc((t->nthreads ? t->nthreads : 1) * sizeof(*s->heap));
+	m->cur = calloc(t->nthreads ? t->nthreads : 1, sizeof(*m->cur));
+	m->pub = malloc((t->npub ? t->npub : 1) * sizeof(*m->pub));
+	if (!s->th || !s->ob || !s->heap || !m->cur || !m->pub)
+		return -1;
+	if (cpus && cpus < t->nthreads) {
+		m->cap_run = 1024;
+		m->run_start = malloc(m->cap_run * sizeof(*m->run_start));
+		m->run_end = malloc(m->cap_run * sizeof(*m->run_end));
+		if (!m->run_start || !m->run_end)
+			return -1;
+	}
+	for (uint64_t i = 0; i < t->npub; i++)
+		m->pub[i] = (struct cp_rpub){ .time = NEVER, .waiters = NONE };
+	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
+		s->th[tid].exit = NEVER;
+		s->th[tid].next = NONE;
+		s->th[tid].joiners = NONE;
+		if (mem_at(m, tid) && t->threads[tid].parent == NONE)
+			cp_rsim_push(s, tid, 0);
+	}
+	return 0;
 }
 
 int cp_replay_run(const struct cp_tracepag *tp, const double *cct_factor,
 		  uint32_t cpus, bool wake, struct cp_replay_result *r)
 {
 	const struct cp_trace *t = tp->t;
-	struct sim s;
-	uint64_t *cnt0 = NULL;
-	uint8_t *seen = NULL, *rwk = NULL, *none = NULL;
+	struct mem m = { .tp = tp, .t = t, .f = cct_factor, .wake = wake };
+	uint64_t *cnt0 = calloc(t->nobjs ? t->nobjs : 1, sizeof(*cnt0));
+	uint8_t *rwk = calloc(t->nobjs ? t->nobjs : 1, 1);
+	uint8_t *none = calloc(t->nobjs ? t->nobjs : 1, 1);
+	uint8_t *seen = calloc(t->npub ? t->npub : 1, 1);
 	int ret = -1;
 
-	memset(&s, 0, sizeof(s));
-	s.tp = tp;
-	s.t = t;
-	s.f = cct_factor;
-	s.wake = wake;
-	s.th = calloc(t->nthreads, sizeof(*s.th));
-	s.ob = calloc(t->nobjs ? t->nobjs : 1, sizeof(*s.ob));
-	s.pub_time = malloc((t->npub ? t->npub : 1) * sizeof(*s.pub_time));
-	s.pub_wait = malloc((t->npub ? t->npub : 1) * sizeof(*s.pub_wait));
-	s.heap = malloc(t->nthreads * sizeof(*s.heap));
-	cnt0 = calloc(t->nobjs ? t->nobjs : 1, sizeof(*cnt0));
-	rwk = calloc(t->nobjs ? t->nobjs : 1, 1);
-	none = calloc(t->nobjs ? t->nobjs : 1, 1);
-	seen = calloc(t->npub ? t->npub : 1, 1);
-	if (!s.th || !s.ob || !s.pub_time || !s.pub_wait || !s.heap || !cnt0 ||
-	    !rwk || !none || !seen)
+	if (!cnt0 || !rwk || !none || !seen || mem_init(&m, cpus))
 		goto out;
-	if (cpus && cpus < t->nthreads) {
-		s.cap_run = 1024;
-		s.run_start = malloc(s.cap_run * sizeof(*s.run_start));
-		s.run_end = malloc(s.cap_run * sizeof(*s.run_end));
-		if (!s.run_start || !s.run_end)
-			goto out;
-	}
-	for (uint64_t i = 0; i < t->npub; i++) {
-		s.pub_time[i] = NEVER;
-		s.pub_wait[i] = NONE;
-	}
 	rw_classify(t, rwk, seen, none);
-	init_objects(&s, cnt0, rwk);
-	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
-		s.th[tid].exit = NEVER;
-		s.th[tid].next = NONE;
-		s.th[tid].joiners = NONE;
-		if (t->threads[tid].nv && t->threads[tid].parent == NONE)
-			hpush(&s, tid, 0);
-	}
-	do
-		run(&s);
-	while (force_one(&s));
-	r->deadlock = false;
-	for (uint32_t tid = 0; tid < t->nthreads; tid++)
-		if (t->threads[tid].nv && s.th[tid].state != ST_DONE)
-			r->deadlock = true;
-	if (s.oom)
+	init_objects(&m, cnt0, rwk);
+	if (cp_rsim_run(&m.s, r))
 		goto out;
-	r->length = s.cap_run ? shared_time(&s, s.end, cpus) : s.end;
-	r->reordered = s.reordered;
-	r->forced = s.forced;
+	if (m.cap_run)
+		r->length = shared_time(&m, m.s.end, cpus);
 	ret = 0;
 out:
-	free(s.run_start);
-	free(s.run_end);
-	for (uint32_t o = 1; s.ob && o < t->nobjs; o++)
-		free(s.ob[o].rd);
+	cp_rsim_free_objs(&m.s);
+	free(m.run_start);
+	free(m.run_end);
+	free(m.s.th);
+	free(m.s.ob);
+	free(m.s.heap);
+	free(m.cur);
+	free(m.pub);
 	free(seen);
 	free(rwk);
 	free(none);
-	free(s.th);
-	free(s.ob);
-	free(s.pub_time);
-	free(s.pub_wait);
-	free(s.heap);
 	free(cnt0);
 	return ret;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cp_cpm.h"
+#include "cp_par.h"
 #include "cp_replay.h"
 
 uint64_t cp_whatif_scaled_w(uint64_t w, double f)
@@ -131,31 +132,58 @@ static uint64_t scale_edges(const struct cp_tracepag *tp, const double *cf,
 	return scaled;
 }
 
-/*
- * The replay unscaled (@ones) and scaled (@cf) into @r; on a deadlock of
- * either, the fixed-graph figures stand in.  0, or -1 (out of memory).
- */
-static int replay_both(const struct cp_tracepag *tp, const double *ones,
-		       const double *cf, uint32_t cpus, bool wake,
-		       struct cp_whatif_result *r)
+void cp_whatif_set_replay(struct cp_whatif_result *r,
+			  const struct cp_replay_result *before,
+			  const struct cp_replay_result *after)
 {
-	struct cp_replay_result before, after;
-
-	if (cp_replay_run(tp, ones, cpus, wake, &before) ||
-	    cp_replay_run(tp, cf, cpus, wake, &after))
-		return -1;
-	r->length_before_sim = before.length;
-	r->forced_before = before.forced;
-	r->length_after = after.length;
-	r->reordered = after.reordered;
-	r->forced = after.forced;
-	if (before.deadlock || after.deadlock) {
+	r->length_before_sim = before->length;
+	r->forced_before = before->forced;
+	r->length_after = after->length;
+	r->reordered = after->reordered;
+	r->forced = after->forced;
+	if (before->deadlock || after->deadlock) {
 		r->deadlock = true;
 		r->length_before_sim = r->length_before;
 		r->length_after = r->length_after_fixed;
 	} else {
 		r->simulated = true;
 	}
+}
+
+/* One replay of cp_whatif_trace, for cp_par_two. */
+struct replay_job {
+	const struct cp_tracepag *tp;
+	const double *f;
+	uint32_t cpus;
+	bool wake;
+	struct cp_replay_result r;
+	int ret;
+};
+
+static void replay_job_run(void *arg)
+{
+	struct replay_job *j = arg;
+
+	j->ret = cp_replay_run(j->tp, j->f, j->cpus, j->wake, &j->r);
+}
+
+/*
+ * The replay unscaled (@ones) and scaled (@cf) into @r, on both cores
+ * (each replay only reads the graph).  0, or -1 (out of memory).
+ */
+static int replay_both(const struct cp_tracepag *tp, const double *ones,
+		       const double *cf, uint32_t cpus, bool wake,
+		       struct cp_whatif_result *r)
+{
+	struct replay_job a = { .tp = tp, .f = ones, .cpus = cpus,
+				.wake = wake },
+			  b = { .tp = tp, .f = cf, .cpus = cpus,
+				.wake = wake };
+
+	cp_par_two(tp->g.nv, replay_job_run, &a, replay_job_run, &b);
+	if (a.ret || b.ret)
+		return -1;
+	cp_whatif_set_replay(r, &a.r, &b.r);
 	return 0;
 }
 

@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "cp_pag.h"
+#include "cp_replay.h"
 #include "cp_tracepag.h"
 
 struct cp_whatif_scale {
@@ -76,6 +77,17 @@ int cp_whatif_trace(const struct cp_tracepag *tp,
 		    const struct cp_whatif_scale *sc, uint32_t nsc,
 		    bool exclusive, uint32_t cpus, bool wake,
 		    struct cp_whatif_result *r, char *err, size_t errlen);
+
+/*
+ * The simulation's figures of @r from the replay with nothing scaled
+ * (@before) and with the scaling (@after); if either deadlocked, the
+ * fixed-graph figures (length_before, length_after_fixed, set first)
+ * stand in and r->deadlock says so.  The one rule for the in-memory and
+ * the streaming replay (cp_stream_replay.h).
+ */
+void cp_whatif_set_replay(struct cp_whatif_result *r,
+			  const struct cp_replay_result *before,
+			  const struct cp_replay_result *after);
 
 /*
  * A segment of @w ns scaled by @f, as the fixed graph weighs it: rounded

@@ -75,8 +75,8 @@ struct cp_tcursor {
 	bool dead;		/* an event did not decode: the thread ends */
 	bool note;		/* count repairs in ix->t (the first pass) */
 	size_t parked;		/* parked: @p's offset in the block, else 0 */
-	/* called with each OBJ_DEF and OBJ_UNTRACK the cursor passes over
-	 * (@ev as decoded); NULL: none.  Set after cp_tcursor_init. */
+	/* (optional, set after cp_tcursor_init) called with each metadata
+	 * event the cursor skips (OBJ_DEF, OBJ_UNTRACK, ...), as decoded */
 	void (*meta)(void *ctx, const struct cp_trd_ev *ev);
 	void *meta_ctx;
 	/* decoding ahead (cp_tprefetch below): the prefetcher to take

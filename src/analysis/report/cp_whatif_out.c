@@ -1,7 +1,8 @@
 /*
  * cp_whatif_out.c - the what-if prediction of `cpt whatif` as text and
  * JSON (cp_whatif_out.h), in memory or streamed: the streaming mode's is
- * the same document without the simulation, which it says in a note.
+ * the same document, or, when the replay could not be given, the same
+ * without the simulation, which it says in a note.
  */
 #include "cp_whatif_out.h"
 
@@ -62,12 +63,13 @@ static void note_baseline(FILE *f, const char *replay,
 		d < 0 ? "shorter" : "longer");
 }
 
-/* Sampled procedures: say which scaled ones rest on too few samples. */
+/* Sampled procedures: say which scaled ones rest on too few samples
+ * (a streamed trace has no graph, and its procedures are not sampled). */
 static void text_thin_notes(FILE *f, const struct cp_input *in,
 		       const struct cp_whatif_scale *sc, uint32_t nsc,
 		       bool exclusive)
 {
-	for (uint32_t i = 0; in->is_trace && i < nsc; i++) {
+	for (uint32_t i = 0; in->is_trace && in->tp.t && i < nsc; i++) {
 		uint64_t n = cp_sampled_count(&in->tp, sc[i].name, exclusive);
 
 		if (n < CP_SAMPLES_THIN)
@@ -77,11 +79,6 @@ static void text_thin_notes(FILE *f, const struct cp_input *in,
 				n == 1 ? "" : "s");
 	}
 }
-
-/* Why streaming mode gives the fixed-graph prediction only. */
-static const char stream_note[] =
-	"streaming analysis: the fixed-graph prediction only; the simulated "
-	"replay needs the whole graph in memory";
 
 /* A length: ns of a trace's clock, or a plain graph's weight. */
 static const char *fmt_len(char *a, size_t n, uint64_t v, bool ns)
@@ -94,7 +91,7 @@ static const char *fmt_len(char *a, size_t n, uint64_t v, bool ns)
 
 /* The notes under the figures: what the reader needs to trust them. */
 static void text_notes(FILE *f, const struct cp_input *in,
-		       const struct cp_whatif_result *r, bool stream)
+		       const struct cp_whatif_result *r, const char *snote)
 {
 	char a[32];
 	bool ns = in->is_trace;
@@ -132,10 +129,10 @@ static void text_notes(FILE *f, const struct cp_input *in,
 	if (!in->is_trace)
 		fprintf(f,
 			"  (a plain graph has no events to replay: fixed-graph prediction only)\n");
-	if (stream)	/* stream_note, wrapped */
+	if (snote)
 		fprintf(f,
-			"  (streaming analysis: the fixed-graph prediction only; the simulated\n"
-			"  replay needs the whole graph in memory)\n");
+			"  (streaming analysis: the fixed-graph prediction only; no replay,\n"
+			"  because %s)\n", snote);
 	if (!r->scaled_ns)
 		fprintf(f,
 			"  the scaled procedures took no useful time in this run.\n");
@@ -143,7 +140,7 @@ static void text_notes(FILE *f, const struct cp_input *in,
 
 static void text_whatif(FILE *f, const struct cp_input *in,
 		       const struct cp_whatif_scale *sc, uint32_t nsc,
-		       const struct cp_whatif_result *r, bool stream)
+		       const struct cp_whatif_result *r, const char *snote)
 {
 	char a[32], b[64];
 	bool ns = in->is_trace;
@@ -180,10 +177,10 @@ static void text_whatif(FILE *f, const struct cp_input *in,
 	fprintf(f, "  %-28s %12s   %s\n", "fixed-graph prediction",
 		fmt_len(a, sizeof(a), r->length_after_fixed, ns), b);
 	fprintf(f, "\n");
-	text_notes(f, in, r, stream);
+	text_notes(f, in, r, snote);
 }
 
-/* The simulation's keys (not in streaming mode). */
+/* The simulation's keys (not when the replay was not given). */
 static void json_sim(struct cp_emit *e, const struct cp_whatif_result *r)
 {
 	cp_emit_u64(e, CP_KEY_LENGTH_BEFORE_SIM, r->length_before_sim);
@@ -197,16 +194,20 @@ static void json_sim(struct cp_emit *e, const struct cp_whatif_result *r)
 static void json_whatif(FILE *f, const struct cp_input *in,
 		       const struct cp_whatif_scale *sc, uint32_t nsc,
 		       bool exclusive, const struct cp_whatif_result *r,
-		       bool stream)
+		       const char *snote)
 {
 	struct cp_emit e;
+	char note[300];
 
 	cp_out_json_begin(&e, f);
 	cp_emit_obj_begin(&e, NULL);
-	if (stream) {
+	if (snote) {
+		snprintf(note, sizeof(note), "streaming analysis: the "
+			 "fixed-graph prediction only; no replay, because %s",
+			 snote);
 		cp_emit_str(&e, CP_KEY_MODE, "stream");
 		cp_emit_arr_begin(&e, CP_KEY_NOTES);
-		cp_emit_str(&e, NULL, stream_note);
+		cp_emit_str(&e, NULL, note);
 		cp_emit_arr_end(&e);
 	}
 	cp_out_salvage_emit(&e, in);
@@ -215,9 +216,9 @@ static void json_whatif(FILE *f, const struct cp_input *in,
 	cp_emit_u64(&e, CP_KEY_LENGTH_AFTER_FIXED, r->length_after_fixed);
 	cp_emit_bool(&e, CP_KEY_SIMULATED, r->simulated);
 	cp_emit_u64(&e, CP_KEY_SCALED_NS, r->scaled_ns);
-	if (!stream)
+	if (!snote)
 		json_sim(&e, r);
-	if (in->is_trace && !stream && nsc &&
+	if (in->is_trace && in->tp.t && nsc &&
 	    cp_sampled_count(&in->tp, sc[0].name, exclusive) != UINT64_MAX) {
 		/* sampled procedures: what each scaling rests on */
 		cp_emit_obj_begin(&e, "samples");
@@ -236,29 +237,24 @@ void cp_whatif_out(FILE *f, const struct cp_input *in,
 		   bool exclusive, const struct cp_whatif_result *r, bool json)
 {
 	if (json) {
-		json_whatif(f, in, sc, nsc, exclusive, r, false);
+		json_whatif(f, in, sc, nsc, exclusive, r, NULL);
 	} else {
-		text_whatif(f, in, sc, nsc, r, false);
+		text_whatif(f, in, sc, nsc, r, NULL);
 		text_thin_notes(f, in, sc, nsc, exclusive);
 	}
 }
 
 void cp_whatif_out_stream(FILE *f, const struct cp_tindex *ix,
 			  const struct cp_whatif_scale *sc, uint32_t nsc,
-			  const struct cp_stream *s, bool json)
+			  bool exclusive, const struct cp_whatif_result *r,
+			  const char *no_replay, bool json)
 {
 	/* the trace's header and salvage as an input: no graph */
 	struct cp_input in = { .path = ix->t.path, .is_trace = true };
-	struct cp_whatif_result r = {
-		.length_before = s->cp_len,
-		.length_after = s->scaled_len,
-		.length_after_fixed = s->scaled_len,
-		.scaled_ns = s->scaled_ns,
-	};
 
 	in.t = ix->t;
 	if (json)
-		json_whatif(f, &in, sc, nsc, s->exclusive, &r, true);
+		json_whatif(f, &in, sc, nsc, exclusive, r, no_replay);
 	else
-		text_whatif(f, &in, sc, nsc, &r, true);
+		text_whatif(f, &in, sc, nsc, r, no_replay);
 }

@@ -28,13 +28,16 @@ void cp_whatif_out(FILE *f, const struct cp_input *in,
 		   bool exclusive, const struct cp_whatif_result *r, bool json);
 
 /*
- * The streaming what-if of the trace indexed by @ix (@s: cp_stream_run
- * with the scaling @sc[0..@nsc)): the recorded critical path and the
- * fixed-graph prediction, as text or JSON with the keys above, and a note
- * that the simulation needs the graph.
+ * The streaming what-if of the trace indexed by @ix: result @r of
+ * scaling @sc[0..@nsc) (@exclusive as above), the fixed graph's figures
+ * from cp_stream_run and the simulation's from cp_stream_replay_run.
+ * With the replay (@no_replay NULL) the document is cp_whatif_out's, byte
+ * for byte; without it, the recorded critical path and the fixed-graph
+ * prediction, and a note that ends "no replay, because @no_replay".
  */
 void cp_whatif_out_stream(FILE *f, const struct cp_tindex *ix,
 			  const struct cp_whatif_scale *sc, uint32_t nsc,
-			  const struct cp_stream *s, bool json);
+			  bool exclusive, const struct cp_whatif_result *r,
+			  const char *no_replay, bool json);
 
 #endif /* CP_WHATIF_OUT_H */

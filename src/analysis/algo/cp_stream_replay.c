@@ -1,0 +1,878 @@
+/*
+ * cp_stream_replay.c - the what-if replay out of core
+ * (cp_stream_replay.h).
+ *
+ * cp_replay.c's simulation looks at little of the trace at a time: each
+ * thread's next vertex (its kind, object, sequences, flags, time and wall
+ * time), the segment into it, and the simulated time of the PUBLISHes a
+ * CONSUME names.  So it runs over the file as it is: every thread reads
+ * its events through a cursor (cp_tcursor.h) as the simulation reaches
+ * them, its calling context (for a segment's factor) is kept by the
+ * streaming pass's procedure stack (cp_stream_calls, the fixed graph's
+ * factor), and the simulated time of a PUBLISH lives in a record keyed by
+ * (object, sequence) from the moment it happens (or a CONSUME waits for
+ * it) until no CONSUME can still need it.  The simulation is
+ * cp_replay.c's own (cp_rsim_*, cp_replay_int.h), fed through its
+ * cp_rsim_ops: the same heap keys, hand-overs, tries and forced acquires,
+ * so it gives the same figures to the nanosecond.
+ *
+ * The survey.  A first pass over the events, merged in order of their
+ * running wall clock (each thread's maximum wall time so far: its "key"),
+ * gathers what the simulation needs of the whole trace before it starts,
+ * as cp_replay.c's first loops do: each object's definition (OBJ_DEF and
+ * OBJ_UNTRACK, which the cursor hands over), a semaphore's waits that took
+ * an initial token, how each rwlock is simulated (rw_classify), each
+ * thread's parent; it interns the procedures and finds what the in-memory
+ * reader would repair (an undefined object, a CONSUME of a sequence
+ * nobody publishes, a broken thread link or nesting).  This pass repairs
+ * nothing: a trace that needs it is reported unclean and not replayed.
+ * And it measures each object's lag: the largest (highest sequence
+ * published so far) - (low end) of a CONSUME, in the survey's order.
+ *
+ * Freeing.  If a CONSUME c of sequence s of object o comes before the
+ * PUBLISH p of s + lag + 1 in the survey's order (it does: else the
+ * highest sequence at c would be at least s + lag + 1, over the lag), then
+ * key(c) <= key(p).  In the simulation, every vertex a thread has not
+ * processed has a key at least its current vertex's (keys never fall), so
+ * every CONSUME with a key below the least current key of the threads
+ * that have a CONSUME left (the survey notes each thread's last), the
+ * low-water mark, has been processed.  (A thread left with none, as a
+ * main thread blocked in its last joins, holds nothing back.)  Hence once
+ * a PUBLISH of o with a sequence f and a key below the low-water mark has
+ * been simulated, no CONSUME will still ask for a sequence of o at or
+ * below f - lag - 1, and their records are freed.  Records sit in a ring
+ * per object, indexed by sequence (the survey checked they are 1..n); a
+ * sweep applies the rule when the records have doubled since the last one
+ * (amortized O(1) per record).
+ *
+ * Memory: O(threads + objects + live records); the live records are the
+ * publishes of each object within its lag, plus those the simulation runs
+ * ahead of the recorded order (a thread whose segments shrink runs ahead
+ * of the others' recorded positions).  cp_sreplay.live_max measures it.
+ * The survey keeps a bit per write release of an rwlock whose CONSUMEs
+ * are not SHARED (to tell a write-only rwlock's lock chain from reads in
+ * an old trace), and nothing else per event.
+ *
+ * Not here: the replay on fewer processors (it sorts every running
+ * segment) and the recorded wake-up latencies (a CONSUME's latency needs
+ * the wall time of the PUBLISH it consumed in the recording, which the
+ * simulation may not have reached); `cpt whatif` runs those in memory.
+ *
+ * Cost: the survey, then the unscaled and the scaled replay on two
+ * threads (cp_par_two), each O(v log T) plus O(waiters) per release;
+ * cp_stream_whatif_run runs the fixed graph's two passes beside them.
+ */
+#include "cp_stream_replay.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_grow.h"
+#include "cp_hash.h"
+#include "cp_par.h"
+#include "cp_replay_int.h"
+#include "cp_stream_int.h"
+
+#define NEVER CP_RSIM_NEVER
+
+/* ---- the threads, in both passes ---------------------------------- */
+
+struct rth {
+	struct sth s;		/* cursor, s.nx the next vertex, s.key its
+				 * thread's wall clock so far (max),
+				 * procedure stack and factor
+				 * (cp_stream_procs.c) */
+	uint64_t wall;		/* recorded wall time of s.nx */
+	uint64_t prev_ts;	/* time of the vertex before s.nx */
+	bool has;		/* s.nx holds a vertex not yet processed */
+};
+
+/* Decode @t's next vertex into t->nx, its wall time into *@wall; t->key
+ * the thread's wall clock so far.  False at its end. */
+static bool next_event(const struct cp_tindex *ix, struct sth *t,
+		       uint64_t *wall)
+{
+	uint64_t w;
+
+	if (!cp_tcursor_next(&t->cur, &t->nx, &w))
+		return false;
+	t->nvi++;
+	*wall = ix->t.flags & CP_TRACE_HAS_WALL ? w : t->nx.ts;
+	if (*wall > t->key)
+		t->key = *wall;
+	return true;
+}
+
+/* The same for a replay's thread. */
+static bool advance(const struct cp_tindex *ix, struct rth *th)
+{
+	th->has = next_event(ix, &th->s, &th->wall);
+	return th->has;
+}
+
+/* Free what @t holds: its cursor's block and its stack. */
+static void sth_free(struct sth *t)
+{
+	cp_tcursor_fini(&t->cur);
+	free(t->fr);
+	free(t->cnt);
+	free(t->vec);
+	free(t->act);
+	t->fr = NULL;
+	t->cnt = NULL;
+	t->vec = NULL;
+	t->act = NULL;
+}
+
+/* ---- the survey --------------------------------------------------- */
+
+enum { RW_CHAIN, RW_SHARED, RW_BROKEN };
+
+/* An object as the survey finds it. */
+struct vobj {
+	uint64_t smax;		/* highest sequence published so far */
+	uint64_t lag;		/* largest smax - low end of a CONSUME */
+	uint64_t cnt0;		/* CONSUMEs of no sequence */
+	uint64_t npub;		/* PUBLISHes */
+	uint64_t maxc;		/* highest sequence a CONSUME takes */
+	uint64_t extra, addr;	/* OBJ_DEF's */
+	uint64_t *taken;	/* (rwlock chain) sequences taken, bits */
+	uint64_t ntaken;	/* words at @taken */
+	uint8_t kind, rw;	/* OBJ_DEF's kind; RW_* */
+	bool defined, untracked;
+	bool used;		/* a vertex names it */
+	bool synced;		/* a PUBLISH or CONSUME names it */
+	bool shared;		/* a SHARED CONSUME names it */
+	bool none;		/* (rwlock chain) a CONSUME took nothing */
+};
+
+/* A thread as the survey finds it. */
+struct vth {
+	uint32_t parent;	/* from THREAD_START, NONE: a root */
+	uint32_t creator;	/* the thread whose CREATE names it */
+	bool exited;		/* its THREAD_EXIT seen */
+	bool joined;		/* a JOIN names it */
+	bool any;		/* it has a vertex */
+	uint64_t last_c;	/* 1 + index of its last CONSUME, 0: none */
+};
+
+struct srv {
+	struct cp_tindex *ix;
+	struct sp sp;		/* the threads (sp.th, sp.heap: the merge
+				 * by key, cp_stream_heap_*) and the
+				 * procedure names (cp_stream_calls) */
+	struct cp_stream names;	/* its procedure table */
+	struct vth *vt;		/* [nt] */
+	uint32_t nt;
+	struct vobj *ob;
+	uint64_t nobj;		/* entries at @ob */
+	bool oom;
+	bool dirty;		/* something the reader would repair */
+	char why[160];
+};
+
+__attribute__((format(printf, 2, 3)))
+static void dirty(struct srv *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (v->dirty)
+		return;
+	v->dirty = true;
+	va_start(ap, fmt);
+	vsnprintf(v->why, sizeof(v->why), fmt, ap);
+	va_end(ap);
+}
+
+/* Object @id's survey state, the table grown; NULL: no memory. */
+static struct vobj *vobj_at(struct srv *v, uint64_t id)
+{
+	uint64_t cap = v->nobj;
+
+	if (id < v->nobj)
+		return &v->ob[id];
+	if (cp_grow((void **)&v->ob, sizeof(*v->ob), &cap, id + 1)) {
+		v->oom = true;
+		return NULL;
+	}
+	memset(v->ob + v->nobj, 0, (cap - v->nobj) * sizeof(*v->ob));
+	v->nobj = cap;
+	return &v->ob[id];
+}
+
+/* OBJ_DEF and OBJ_UNTRACK, as the reader takes them (cp_tracechk.c). */
+static void on_meta(void *ctx, const struct cp_trd_ev *ev)
+{
+	struct srv *v = ctx;
+	unsigned k = ev->op & CP_EV_KIND_MASK;
+	struct vobj *o;
+
+	if (k != CP_EV_OBJ_DEF && k != CP_EV_OBJ_UNTRACK)
+		return;
+	if (ev->a == 0 || ev->a >= UINT32_MAX ||
+	    (k == CP_EV_OBJ_DEF && (ev->b > CP_OBJ_KIND_MAX ||
+				    ev->a > v->ix->r.total_ev))) {
+		dirty(v, "object definition %" PRIu64 " dropped", ev->a);
+		return;
+	}
+	o = vobj_at(v, ev->a);
+	if (!o)
+		return;
+	if (k == CP_EV_OBJ_UNTRACK) {
+		o->untracked = true;
+	} else if (o->defined && (o->kind != ev->b || o->extra != ev->dt ||
+				  o->addr != ev->c)) {
+		dirty(v, "object %" PRIu64 " defined twice, differently",
+		      ev->a);
+	} else {
+		o->defined = true;
+		o->kind = (uint8_t)ev->b;
+		o->extra = ev->dt;
+		o->addr = ev->c;
+	}
+}
+
+/* rw_classify (cp_replay.c) for one CONSUME of @o, a possible rwlock. */
+static void rw_note(struct srv *v, struct vobj *o, const struct cp_tvert *c)
+{
+	uint64_t w = c->arg / 64, nw = o->ntaken;
+
+	if (o->defined && o->kind != CP_OBJ_RWLOCK)
+		return;
+	if (cp_tvert_shared(c))
+		o->rw = RW_SHARED;
+	if (o->rw == RW_CHAIN && c->cnt > 1)
+		o->rw = RW_BROKEN;
+	else if (o->rw == RW_CHAIN && !c->cnt && o->none)
+		o->rw = RW_BROKEN;
+	else if (o->rw == RW_CHAIN && !c->cnt)
+		o->none = true;
+	else if (o->rw == RW_CHAIN && w >= (1ull << 32))
+		dirty(v, "sequence %" PRIu64 " out of range", c->arg);
+	else if (o->rw == RW_CHAIN && w >= nw &&
+		 cp_grow((void **)&o->taken, sizeof(*o->taken), &nw, w + 1))
+		v->oom = true;
+	else if (o->rw == RW_CHAIN) {
+		if (nw > o->ntaken)
+			memset(o->taken + o->ntaken, 0,
+			       (nw - o->ntaken) * sizeof(*o->taken));
+		o->ntaken = nw;
+		if (o->taken[w] & (1ull << (c->arg % 64)))
+			o->rw = RW_BROKEN;
+		o->taken[w] |= 1ull << (c->arg % 64);
+	}
+	if (o->rw != RW_CHAIN) {
+		free(o->taken);
+		o->taken = NULL;
+		o->ntaken = 0;
+	}
+}
+
+/* The object side of vertex @x: lag, tokens, rwlocks, publishes. */
+static void survey_obj(struct srv *v, const struct cp_tvert *x)
+{
+	unsigned kind = cp_tvert_kind(x);
+	struct vobj *o = vobj_at(v, x->obj);
+
+	if (!o)
+		return;
+	o->used = true;
+	if (kind == CP_EV_PUBLISH) {
+		o->synced = true;
+		o->npub++;
+		if (x->arg > o->smax)
+			o->smax = x->arg;
+	} else if (kind == CP_EV_CONSUME) {
+		o->synced = true;
+		o->shared |= cp_tvert_shared(x);
+		if (!x->cnt) {
+			o->cnt0++;
+		} else {
+			if (o->smax > x->arg && o->smax - x->arg > o->lag)
+				o->lag = o->smax - x->arg;
+			if (x->arg + x->cnt - 1 > o->maxc)
+				o->maxc = x->arg + x->cnt - 1;
+		}
+		rw_note(v, o, x);
+	}
+}
+
+/* Would the reader's nesting check repair vertex @x of @t (a LEAVE or
+ * REGION_END with nothing to close)? */
+static bool bad_nesting(const struct sth *t, const struct cp_tvert *x)
+{
+	unsigned kind = cp_tvert_kind(x);
+	uint64_t tag = kind == CP_EV_REGION_END ? x->arg + 1 : 0;
+
+	if (kind != CP_EV_LEAVE && kind != CP_EV_REGION_END)
+		return false;
+	for (uint64_t j = t->depth; j > 0; j--)
+		if (t->fr[j - 1].tag == tag)
+			return false;
+	return true;
+}
+
+/* The thread side of vertex @x, the @i-th of @tid: links and nesting. */
+static void survey_thread(struct srv *v, uint32_t tid, uint64_t i,
+			  const struct cp_tvert *x)
+{
+	unsigned kind = cp_tvert_kind(x);
+	struct vth *t = &v->vt[tid];
+	uint64_t c = x->arg;
+
+	t->any = true;
+	if (kind == CP_EV_CONSUME)
+		t->last_c = i + 1;
+	if (t->exited)
+		dirty(v, "thread %" PRIu32 " has events after THREAD_EXIT",
+		      tid);
+	if (bad_nesting(&v->sp.th[tid], x))
+		dirty(v, "an unmatched LEAVE or REGION_END in thread %" PRIu32,
+		      tid);
+	if (kind == CP_EV_THREAD_EXIT)
+		t->exited = true;
+	if (!i && kind != CP_EV_THREAD_START)
+		dirty(v, "thread %" PRIu32 " does not begin with THREAD_START",
+		      tid);
+	if (kind == CP_EV_THREAD_START && (i || (c && (c - 1 >= v->nt ||
+						       c - 1 == tid))))
+		dirty(v, "a bad THREAD_START in thread %" PRIu32, tid);
+	else if (kind == CP_EV_THREAD_START && c)
+		t->parent = (uint32_t)(c - 1);
+	if ((kind == CP_EV_THREAD_CREATE || kind == CP_EV_THREAD_JOIN) &&
+	    (c >= v->nt || c == tid)) {
+		dirty(v, "a CREATE or JOIN of an unknown thread in thread %"
+		      PRIu32, tid);
+	} else if (kind == CP_EV_THREAD_CREATE) {
+		if (v->vt[c].creator != NONE)
+			dirty(v, "thread %" PRIu64 " created twice", c);
+		v->vt[c].creator = tid;
+	} else if (kind == CP_EV_THREAD_JOIN) {
+		v->vt[c].joined = true;
+	}
+}
+
+/* What the reader would repair, over the whole trace (the survey's end). */
+static void survey_check(struct srv *v)
+{
+	for (uint64_t id = 1; id < v->nobj; id++) {
+		const struct vobj *o = &v->ob[id];
+
+		if ((o->used && !o->defined) || (o->untracked && !o->defined))
+			dirty(v, "object %" PRIu64 " is not defined", id);
+		else if (o->synced && !o->kind)
+			dirty(v, "object %" PRIu64 " has no kind", id);
+		else if (o->shared && o->kind != CP_OBJ_RWLOCK)
+			dirty(v, "a SHARED CONSUME of object %" PRIu64
+			      ", not an rwlock", id);
+		else if (o->npub != o->smax || o->maxc > o->smax)
+			dirty(v, "object %" PRIu64 "'s sequences are not "
+			      "1..n, all published", id);
+	}
+	for (uint32_t tid = 0; tid < v->nt; tid++) {
+		const struct vth *t = &v->vt[tid];
+
+		if (t->any && t->parent != t->creator)
+			dirty(v, "thread %" PRIu32 "'s parent has no CREATE "
+			      "of it", tid);
+		if (t->joined && !t->exited)
+			dirty(v, "thread %" PRIu32 " is joined but has no "
+			      "THREAD_EXIT", tid);
+	}
+}
+
+/* Survey @tid's events while it comes first in the merge. */
+static void survey_run(struct srv *v, uint32_t tid)
+{
+	struct sth *t = &v->sp.th[tid];
+	uint64_t wall;
+
+	do {
+		survey_thread(v, tid, t->nvi - 1, &t->nx);
+		if (t->nx.obj)
+			survey_obj(v, &t->nx);
+		if (cp_stream_calls(&v->sp, t, &t->nx))
+			v->oom = true;
+		if (!next_event(v->ix, t, &wall)) {
+			sth_free(t);
+			return;
+		}
+	} while (!v->oom && (!v->sp.nheap ||
+			     !cp_stream_before(&v->sp, v->sp.heap[0], tid)));
+	cp_stream_heap_push(&v->sp, tid);
+}
+
+/* The survey (see the head of the file).  0, or -1 (memory). */
+static int survey(struct srv *v)
+{
+	uint32_t nt = v->nt ? v->nt : 1;
+	uint64_t wall;
+
+	v->sp.th = calloc(nt, sizeof(*v->sp.th));
+	v->sp.heap = malloc(nt * sizeof(*v->sp.heap));
+	v->vt = calloc(nt, sizeof(*v->vt));
+	if (!v->sp.th || !v->sp.heap || !v->vt)
+		return -1;
+	v->sp.nt = v->nt;
+	for (uint32_t tid = 0; tid < v->nt; tid++) {
+		struct sth *t = &v->sp.th[tid];
+
+		v->vt[tid].parent = v->vt[tid].creator = NONE;
+		cp_tcursor_init(&t->cur, v->ix, tid, false);
+		t->cur.meta = on_meta;
+		t->cur.meta_ctx = v;
+		t->fac = 1.0;
+		if (next_event(v->ix, t, &wall))
+			cp_stream_heap_push(&v->sp, tid);
+	}
+	while (v->sp.nheap && !v->oom)
+		survey_run(v, cp_stream_heap_pop(&v->sp));
+	if (v->oom)
+		return -1;
+	survey_check(v);
+	return 0;
+}
+
+static void srv_free(struct srv *v)
+{
+	for (uint32_t tid = 0; v->sp.th && tid < v->nt; tid++)
+		sth_free(&v->sp.th[tid]);
+	for (uint64_t i = 0; i < v->nobj; i++)
+		free(v->ob[i].taken);
+	free(v->ob);
+	free(v->sp.th);
+	free(v->sp.heap);
+	free(v->vt);
+	free(v->sp.pname);
+	free(v->sp.trk);
+	free(v->sp.pf);
+	cp_smap_free(&v->sp.names);
+	cp_map2_free(&v->sp.procmap);
+	cp_stream_free(&v->names);
+}
+
+/* ---- the replay --------------------------------------------------- */
+
+/* A PUBLISH's record (cp_rpub first: the simulation's view of it). */
+struct prec {
+	struct cp_rpub p;
+	uint64_t key;		/* the publishing thread's key then */
+	bool used;		/* the slot holds a record */
+};
+
+/* An object's records: a ring over the sequences [base, top). */
+struct rwin {
+	uint64_t lag;		/* the survey's */
+	uint64_t fmax;		/* highest sequence published below the
+				 * low-water mark */
+	struct prec *slot;	/* [cap], by seq % cap */
+	uint64_t base, top, cap;
+};
+
+struct sim {
+	struct cp_rsim rs;	/* the simulation (cp_replay_int.h) */
+	const struct srv *v;
+	struct cp_tindex *ix;
+	struct sp sp;		/* cp_stream_calls in records mode: the
+				 * factor of each thread's context */
+	struct rth *th;		/* [nt] cursors and stacks */
+	struct rwin *win;	/* [nobj] */
+	uint32_t *active;	/* objects whose window holds records */
+	uint64_t nactive, cap_active;
+	uint64_t live, next_sweep;	/* records alive; sweep at */
+	uint64_t records, live_max;
+	int ret;		/* (cp_par_two) 0, or -1 (memory) */
+	struct cp_replay_result r;
+};
+
+/*
+ * Make @obj's window (sequences dense from 1: the survey checked) hold
+ * @seq.  0, or -1 (memory).
+ */
+static int win_grow(struct sim *s, uint32_t obj, uint64_t seq)
+{
+	struct rwin *o = &s->win[obj];
+	uint64_t need = seq - o->base + 1, cap = o->cap ? o->cap : 16;
+	struct prec *ns;
+
+	if (o->base == o->top && cp_grow((void **)&s->active,
+			sizeof(*s->active), &s->cap_active, s->nactive + 1))
+		return -1;
+	if (o->base == o->top)	/* it joins the sweep's list */
+		s->active[s->nactive++] = obj;
+	if (need > o->cap) {
+		while (cap < need)
+			cap *= 2;
+		ns = calloc(cap, sizeof(*ns));
+		if (!ns)
+			return -1;
+		for (uint64_t q = o->base; q < o->top; q++)
+			ns[q & (cap - 1)] = o->slot[q & (o->cap - 1)];
+		free(o->slot);
+		o->slot = ns;
+		o->cap = cap;
+	}
+	for (uint64_t q = o->top; q <= seq; q++)
+		o->slot[q & (o->cap - 1)].used = false;
+	o->top = seq + 1;
+	return 0;
+}
+
+/* cp_rsim_ops.pub: the record of @obj's @seq from its window. */
+static struct cp_rpub *rec_get(struct cp_rsim *rs, uint32_t obj,
+			       uint64_t seq, bool make)
+{
+	struct sim *s = rs->ctx;
+	struct rwin *o = &s->win[obj];
+	struct prec *p;
+
+	if (seq < o->base || (seq >= o->top && !make))
+		return NULL;
+	if (seq >= o->top && win_grow(s, obj, seq)) {
+		rs->oom = true;
+		return NULL;
+	}
+	p = &o->slot[seq & (o->cap - 1)];
+	if (p->used || !make)
+		return p->used ? &p->p : NULL;
+	*p = (struct prec){ .p = { .time = NEVER, .waiters = NONE },
+			    .used = true };
+	s->records++;
+	if (++s->live > s->live_max)
+		s->live_max = s->live;
+	return &p->p;
+}
+
+/* cp_rsim_ops.published: the record keeps its publisher's key. */
+static void rec_published(struct cp_rsim *rs, uint32_t tid,
+			  struct cp_rpub *p)
+{
+	const struct sim *s = rs->ctx;
+
+	((struct prec *)p)->key = s->th[tid].s.key;
+}
+
+/* @o's records below the rule's bound freed (see Freeing). */
+static void win_trim(struct sim *s, struct rwin *o, uint64_t lwm)
+{
+	uint64_t q;
+
+	for (q = o->base; q < o->top; q++) {
+		const struct prec *p = &o->slot[q & (o->cap - 1)];
+
+		if (p->used && p->p.time != NEVER && p->key < lwm &&
+		    q > o->fmax)
+			o->fmax = q;
+	}
+	for (q = o->base; q < o->top && q + o->lag + 1 <= o->fmax; q++) {
+		struct prec *p = &o->slot[q & (o->cap - 1)];
+
+		if (p->used && p->p.waiters != NONE)
+			break;	/* cannot be: a consumer is waiting */
+		s->live -= p->used;
+		p->used = false;
+	}
+	o->base = q;
+}
+
+/* Free the records no CONSUME can need any more (see Freeing). */
+static void sweep(struct sim *s)
+{
+	uint64_t lwm = NEVER, n = 0;
+
+	for (uint32_t tid = 0; tid < s->rs.nt; tid++)
+		if (s->th[tid].has && s->th[tid].s.key < lwm &&
+		    s->th[tid].s.nvi <= s->v->vt[tid].last_c)
+			lwm = s->th[tid].s.key;
+	for (uint64_t i = 0; i < s->nactive; i++) {
+		struct rwin *o = &s->win[s->active[i]];
+
+		win_trim(s, o, lwm);
+		if (o->base < o->top)
+			s->active[n++] = s->active[i];
+	}
+	s->nactive = n;
+	s->next_sweep = 2 * s->live > 1024 ? 2 * s->live : 1024;
+}
+
+/*
+ * cp_rsim_ops.next: after @tid's vertex happened, its stack change, then
+ * the next vertex and the arrival there (the segment into it, scaled by
+ * the context's factor).  False at the thread's end.
+ */
+static bool sim_next(struct cp_rsim *rs, uint32_t tid)
+{
+	struct sim *s = rs->ctx;
+	struct rth *th = &s->th[tid];
+	struct cp_rth *st = &rs->th[tid];
+	uint64_t dt;
+
+	if (cp_stream_calls(&s->sp, &th->s, &th->s.nx))
+		rs->oom = true;
+	th->prev_ts = th->s.nx.ts;
+	if (!advance(s->ix, th)) {
+		sth_free(&th->s);
+		return false;
+	}
+	dt = th->s.nx.ts - th->prev_ts;
+	if (cp_tvert_waits(&th->s.nx))
+		dt = 0;
+	else if (th->s.fac != 1.0)
+		dt = cp_whatif_scaled_w(dt, th->s.fac);
+	st->tie = th->wall;
+	st->arrive = st->last + dt;
+	if (s->live >= s->next_sweep)
+		sweep(s);
+	return true;
+}
+
+static const struct cp_rsim_ops sim_ops = {
+	.pub = rec_get,
+	.next = sim_next,
+	.published = rec_published,
+};
+
+/* Threads, objects and roots of one replay.  0, or -1 (memory). */
+static int sim_init(struct sim *s)
+{
+	const struct srv *v = s->v;
+	struct cp_rsim *rs = &s->rs;
+	uint32_t nt = v->nt ? v->nt : 1;
+
+	rs->ops = &sim_ops;
+	rs->ctx = s;
+	rs->nt = v->nt;
+	rs->nobj = (uint32_t)v->nobj;
+	rs->th = calloc(nt, sizeof(*rs->th));
+	rs->heap = malloc(nt * sizeof(*rs->heap));
+	rs->ob = calloc(v->nobj ? v->nobj : 1, sizeof(*rs->ob));
+	s->th = calloc(nt, sizeof(*s->th));
+	s->win = calloc(v->nobj ? v->nobj : 1, sizeof(*s->win));
+	if (!rs->th || !rs->heap || !rs->ob || !s->th || !s->win)
+		return -1;
+	for (uint64_t id = 0; id < v->nobj; id++) {
+		const struct vobj *vo = &v->ob[id];
+
+		cp_rsim_obj_init(&rs->ob[id], vo->kind, vo->untracked,
+				 vo->extra, vo->cnt0, vo->rw == RW_BROKEN);
+		s->win[id].lag = vo->lag;
+	}
+	s->next_sweep = 1024;
+	for (uint32_t tid = 0; tid < v->nt; tid++) {
+		struct rth *th = &s->th[tid];
+		struct cp_rth *st = &rs->th[tid];
+
+		st->exit = NEVER;
+		st->next = st->joiners = NONE;
+		th->s.fac = 1.0;
+		cp_tcursor_init(&th->s.cur, s->ix, tid, false);
+		if (!advance(s->ix, th))
+			continue;
+		st->v = &th->s.nx;
+		st->tie = th->wall;
+		if (v->vt[tid].parent == NONE)
+			cp_rsim_push(rs, tid, 0);
+		else
+			cp_tcursor_park(&th->s.cur);
+	}
+	return 0;
+}
+
+static void sim_free(struct sim *s)
+{
+	for (uint32_t tid = 0; s->th && tid < s->rs.nt; tid++)
+		sth_free(&s->th[tid].s);
+	for (uint64_t id = 0; s->win && id < s->rs.nobj; id++)
+		free(s->win[id].slot);
+	cp_rsim_free_objs(&s->rs);
+	free(s->rs.th);
+	free(s->rs.heap);
+	free(s->rs.ob);
+	free(s->th);
+	free(s->win);
+	free(s->active);
+}
+
+/* One replay (cp_par_two's job): s->r, s->ret. */
+static void sim_job(void *arg)
+{
+	struct sim *s = arg;
+
+	s->ret = -1;
+	if (!sim_init(s) && !cp_rsim_run(&s->rs, &s->r))
+		s->ret = 0;
+}
+
+/* ---- the run ------------------------------------------------------ */
+
+/* Each procedure's factor from @sc (the survey interned the names) and
+ * the records-mode stack of both replays.  0, or -1 with @err. */
+static int factors(struct srv *v, const struct cp_whatif_scale *sc,
+		   uint32_t nsc, double **pf, char *err, size_t errlen)
+{
+	uint32_t n = v->names.nprocs ? v->names.nprocs : 1;
+
+	*pf = malloc(n * sizeof(**pf));
+	v->sp.trk = malloc(n * sizeof(*v->sp.trk));
+	if (!*pf || !v->sp.trk) {
+		snprintf(err, errlen, "%s: out of memory in the streaming "
+			 "replay", v->ix->t.path);
+		return -1;
+	}
+	for (uint32_t i = 0; i < v->names.nprocs; i++) {
+		(*pf)[i] = 1.0;
+		v->sp.trk[i] = NONE;
+	}
+	for (uint32_t i = 0; i < nsc; i++) {
+		uint32_t id = cp_smap_get(&v->sp.names, v->sp.pname,
+					  sc[i].name);
+
+		if (id == CP_HASH_NONE) {
+			snprintf(err, errlen, "%s: no procedure named '%s' in "
+				 "the trace", v->ix->t.path, sc[i].name);
+			return -1;
+		}
+		(*pf)[id] *= sc[i].factor;
+	}
+	return 0;
+}
+
+/* Both replays on two threads, from the survey @v. 0, or -1 (memory). */
+static int replay_both(struct srv *v, double *ones, double *pf,
+		       struct cp_sreplay *out)
+{
+	struct sim sim[2];
+	int ret = -1;
+
+	memset(sim, 0, sizeof(sim));
+	for (int k = 0; k < 2; k++) {
+		sim[k].v = v;
+		sim[k].ix = v->ix;
+		sim[k].sp = v->sp;	/* the procedure tables, read only */
+		sim[k].sp.th = NULL;
+		sim[k].sp.heap = NULL;
+		sim[k].sp.records = true;
+		sim[k].sp.nlane = 1;
+		sim[k].sp.pf = k ? pf : ones;
+	}
+	cp_par_two(v->ix->t.nevents, sim_job, &sim[0], sim_job, &sim[1]);
+	if (!sim[0].ret && !sim[1].ret) {
+		out->before = sim[0].r;
+		out->after = sim[1].r;
+		out->records = sim[1].records;
+		out->live_max = sim[1].live_max;
+		ret = 0;
+	}
+	sim_free(&sim[0]);
+	sim_free(&sim[1]);
+	return ret;
+}
+
+int cp_stream_replay_run(struct cp_tindex *ix,
+			 const struct cp_whatif_scale *sc, uint32_t nsc,
+			 bool exclusive, struct cp_sreplay *out, char *err,
+			 size_t errlen)
+{
+	struct srv v = { .ix = ix, .nt = ix->t.nthreads };
+	double *pf = NULL, *ones = NULL;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	v.sp = (struct sp){ .ix = ix, .s = &v.names, .excl = exclusive,
+			    .freel = NONE };
+	if (survey(&v))
+		goto err_mem;
+	if (v.dirty) {
+		snprintf(out->why, sizeof(out->why), "%s", v.why);
+		ret = 0;
+		goto out;
+	}
+	if (factors(&v, sc, nsc, &pf, err, errlen))
+		goto out;
+	ones = malloc((v.names.nprocs ? v.names.nprocs : 1) * sizeof(*ones));
+	if (!ones)
+		goto err_mem;
+	for (uint32_t i = 0; i < v.names.nprocs; i++)
+		ones[i] = 1.0;
+	if (replay_both(&v, ones, pf, out))
+		goto err_mem;
+	out->clean = true;
+	ret = 0;
+	goto out;
+err_mem:
+	snprintf(err, errlen, "%s: out of memory in the streaming replay",
+		 ix->t.path);
+out:
+	free(pf);
+	free(ones);
+	srv_free(&v);
+	return ret;
+}
+
+/* ---- with the fixed graph ----------------------------------------- */
+
+/* One half of cp_stream_whatif_run: a pass and its result. */
+struct half {
+	struct cp_tindex *ix;
+	const struct cp_stream_opts *so;
+	struct cp_stream *s;
+	struct cp_sreplay *rp;
+	int ret;
+	char err[256];
+};
+
+static void fixed_job(void *arg)
+{
+	struct half *h = arg;
+
+	h->ret = cp_stream_run(h->s, h->ix, h->so, h->err, sizeof(h->err));
+}
+
+static void replay_job(void *arg)
+{
+	struct half *h = arg;
+
+	h->ret = cp_stream_replay_run(h->ix, h->so->scale, h->so->nscale,
+				      h->so->exclusive, h->rp, h->err,
+				      sizeof(h->err));
+}
+
+int cp_stream_whatif_run(struct cp_tindex *ix, const struct cp_stream_opts *so,
+			 struct cp_stream *s, struct cp_sreplay *rp,
+			 char *err, size_t errlen)
+{
+	struct half a = { .ix = ix, .so = so, .s = s },
+		    b = { .ix = ix, .so = so, .rp = rp };
+
+	cp_par_two(ix->t.nevents, fixed_job, &a, replay_job, &b);
+	if (!a.ret && !b.ret)
+		return 0;
+	snprintf(err, errlen, "%s", a.ret ? a.err : b.err);
+	if (!a.ret)
+		cp_stream_free(s);
+	return -1;
+}
+
+bool cp_stream_procs_instrumented(struct cp_tindex *ix)
+{
+	bool samples = false, found = false;
+
+	for (size_t i = 0; i < ix->r.nblks && !samples; i++)
+		samples = ix->r.blks[i].type == CP_BLOCK_SAMPLES;
+	for (uint32_t tid = 0; samples && !found && tid < ix->t.nthreads;
+	     tid++) {
+		struct cp_tcursor c;
+		struct cp_tvert v;
+		uint64_t wall;
+
+		cp_tcursor_init(&c, ix, tid, false);
+		while (!found && cp_tcursor_next(&c, &v, &wall) && c.bi <= 1)
+			found = cp_tvert_kind(&v) == CP_EV_ENTER ||
+				cp_tvert_kind(&v) == CP_EV_REGION_BEGIN;
+		cp_tcursor_fini(&c);
+	}
+	return !samples || found;
+}

@@ -1,0 +1,74 @@
+/*
+ * cp_stream_replay.h - the what-if replay (cp_replay.h) out of core: the
+ * same discrete-event simulation run over the trace file's events with a
+ * cursor per thread (cp_tcursor.h), in memory bounded by threads, objects
+ * and the publishes still awaited instead of events (cp_stream_replay.c
+ * explains the rule that frees them).  It gives the in-memory replay's
+ * figures to the nanosecond for the replay on one processor per thread
+ * without wake-up latencies (cp_replay_run with cpus 0, !wake).
+ *
+ * Concurrency: one call owns its state and reads the index; two calls
+ * may share an index (their cursors read with pread and note nothing).
+ */
+#ifndef CP_STREAM_REPLAY_H
+#define CP_STREAM_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cp_replay.h"
+#include "cp_stream.h"
+#include "cp_tcursor.h"
+#include "cp_whatif.h"
+
+struct cp_sreplay {
+	struct cp_replay_result before;	/* nothing scaled */
+	struct cp_replay_result after;	/* the scaling given */
+	/* false: the trace holds something the in-memory reader repairs
+	 * (an undefined object, a dependency on a sequence nobody
+	 * publishes, ...), which this pass does not; @why says what, and
+	 * the figures above are not given */
+	bool clean;
+	char why[160];
+	/* the bound, measured (the scaled replay's) */
+	uint64_t records;	/* publish records made */
+	uint64_t live_max;	/* most publish records alive at once */
+};
+
+/*
+ * Replay the trace indexed by @ix twice, unscaled and with @sc[0..@nsc)
+ * (each useful segment times the product of the factors of the distinct
+ * scaled procedures on its stack; @exclusive: its innermost procedure's),
+ * as cp_whatif_trace() replays the in-memory trace.  Three passes over
+ * the events: a survey, then both replays at once on two threads.
+ * Returns 0 with @out filled (see its @clean), or -1 with "PATH: reason"
+ * in @err: a name that is no procedure of the trace, out of memory.
+ */
+int cp_stream_replay_run(struct cp_tindex *ix,
+			 const struct cp_whatif_scale *sc, uint32_t nsc,
+			 bool exclusive, struct cp_sreplay *out, char *err,
+			 size_t errlen);
+
+/*
+ * The whole streamed what-if of the trace indexed by @ix with the
+ * scaling of @so: cp_stream_run (the fixed graph, into @s) and
+ * cp_stream_replay_run (into @rp) at once, on two threads (the index is
+ * shared: the fixed graph's first pass is the one that counts repairs in
+ * ix->t).  Returns 0, or -1 with the first failure's "PATH: reason" in
+ * @err (@s then holds nothing).  Free @s with cp_stream_free().
+ */
+int cp_stream_whatif_run(struct cp_tindex *ix, const struct cp_stream_opts *so,
+			 struct cp_stream *s, struct cp_sreplay *rp,
+			 char *err, size_t errlen);
+
+/*
+ * Are the procedures of the trace indexed by @ix the instrumented ones
+ * (ENTER/LEAVE, regions), as the in-memory reader takes them by default:
+ * the trace has no sampled stacks, or some thread's first block holds an
+ * ENTER or REGION_BEGIN?  A probe of one block a thread: false also when
+ * instrumented events come later only (the caller then loads the trace).
+ */
+bool cp_stream_procs_instrumented(struct cp_tindex *ix);
+
+#endif /* CP_STREAM_REPLAY_H */

@@ -1,0 +1,576 @@
+/*
+ * check_sreplay.c - the streaming what-if replay (cp_stream_replay.h)
+ * against the in-memory one (cp_whatif_trace, cp_replay.h) on synthetic
+ * traces: the simulated length with nothing scaled and with the scaling,
+ * the reordered and forced acquires and the deadlock fallback must be
+ * equal, to the nanosecond and the count.  Random traces mix mutexes and
+ * spinlocks taken with and without waiting (tries), rwlocks with SHARED
+ * reads and writes, semaphores used as try-locks (a trywait that took the
+ * token without waiting: the new order makes some of them forced),
+ * semaphore posts taken far ahead, barriers, condition broadcasts,
+ * threads created and joined mid-run, nested procedures and regions;
+ * scaled by 0, 0.5 and 2, one procedure or several, inclusive and
+ * exclusive.  Durations come from 2^20 values, so ties between threads
+ * are rare but the order of hand-overs changes with the scaling.  The
+ * memory bound: a million mutex hand-overs keep a bounded number of
+ * publish records alive.  And `cpt whatif` streams a clean trace by
+ * default with the in-memory document, byte for byte.
+ */
+#include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cp_stream_replay.h"
+#include "cp_trace.h"
+#include "cp_tracepag.h"
+#include "cp_whatif.h"
+#include "cpt_cli.h"
+#include "synth_graph.h"
+#include "trace_synth.h"
+
+#define NPROC 6			/* procedures of the random traces */
+#define NWORK 5			/* at most this many workers */
+
+static uint64_t rng_state;
+
+static uint64_t rnd(uint64_t n)
+{
+	return synth_rand(&rng_state, n);
+}
+
+/* A duration: one of 2^20 values. */
+static uint64_t dur(void)
+{
+	return 1 + rnd(1u << 20);
+}
+
+/* The random program's objects and open frames. */
+struct rgen {
+	struct synth *s;
+	uint32_t n;		/* workers T1..Tn; Tn+1 created by T1 */
+	uint32_t m, spin, rw, bar, cond, sem, trysem;
+	uint64_t posts[256];	/* semaphore posts not yet taken */
+	uint32_t nposts;
+	uint64_t tok;		/* trysem: the latest post, 0 none */
+	uint32_t depth[SYNTH_MAXT];
+	bool region[SYNTH_MAXT][16];
+};
+
+static uint64_t paddr(uint64_t i)
+{
+	return 0x1000 + 0x100 * i;
+}
+
+/* A frame opened or closed, or a call. */
+static void rg_frame(struct rgen *g, uint32_t tid)
+{
+	uint32_t *d = &g->depth[tid];
+	uint64_t r = rnd(4);
+
+	if (r == 0 && *d < 16) {
+		g->region[tid][*d] = rnd(3) == 0;
+		if (g->region[tid][(*d)++])
+			synth_region_begin(g->s, tid, dur(), 1);
+		else
+			synth_enter(g->s, tid, dur(), paddr(rnd(NPROC)));
+	} else if (r == 1 && *d) {
+		if (g->region[tid][--*d])
+			synth_region_end(g->s, tid, dur(), 1);
+		else
+			synth_leave(g->s, tid, dur());
+	} else {
+		synth_call(g->s, tid, paddr(rnd(NPROC)), dur());
+	}
+}
+
+/* A critical section on a mutex or spinlock, waited for or tried. */
+static void rg_lock(struct rgen *g, uint32_t tid)
+{
+	uint32_t o = rnd(3) ? g->m : g->spin;
+
+	synth_lock(g->s, tid, dur(), rnd(2) ? dur() : 0, o);
+	synth_call(g->s, tid, paddr(rnd(NPROC)), dur());
+	synth_unlock(g->s, tid, dur(), o);
+}
+
+static void rg_rw(struct rgen *g, uint32_t tid)
+{
+	if (rnd(3))
+		synth_rdlock(g->s, tid, dur(), rnd(2) ? dur() : 0, g->rw);
+	else
+		synth_wrlock(g->s, tid, dur(), rnd(2) ? dur() : 0, g->rw);
+	synth_call(g->s, tid, paddr(rnd(NPROC)), dur());
+	synth_rwunlock(g->s, tid, dur(), g->rw);
+}
+
+/*
+ * A semaphore: a post, a wait taking a post (the oldest or any, waiting
+ * or not), or the try-lock: a trywait of the one token of @trysem (the
+ * latest post, or the initial token), work, the post back.
+ */
+static void rg_sem(struct rgen *g, uint32_t tid)
+{
+	uint64_t r = rnd(3);
+	uint32_t i;
+
+	if (r == 0) {
+		synth_consume(g->s, tid, dur(), false, g->trysem, g->tok,
+			      g->tok ? 1 : 0);
+		synth_call(g->s, tid, paddr(rnd(NPROC)), dur());
+		g->tok = synth_publish(g->s, tid, dur(), g->trysem);
+	} else if (r == 1 && g->nposts < 256) {
+		g->posts[g->nposts++] = synth_publish(g->s, tid, dur(), g->sem);
+	} else if (!g->nposts) {
+		synth_consume(g->s, tid, dur(), false, g->sem, 0, 0);
+	} else {
+		i = rnd(3) ? 0 : (uint32_t)rnd(g->nposts);
+		synth_consume(g->s, tid, dur(), rnd(2), g->sem, g->posts[i],
+			      1);
+		g->posts[i] = g->posts[--g->nposts];
+	}
+}
+
+/* A broadcast some other workers wake from. */
+static void rg_cond(struct rgen *g, uint32_t tid)
+{
+	uint64_t sig = synth_publish(g->s, tid, dur(), g->cond);
+
+	for (uint32_t w = 1; w <= g->n; w++)
+		if (w != tid && rnd(2))
+			synth_consume(g->s, w, dur(), true, g->cond, sig, 1);
+}
+
+/*
+ * T@tid holds the try-lock's token across a barrier episode: a thread
+ * whose trywait comes in the new order while it is held, before the
+ * barrier, blocks the episode; nothing is left to run, and the try that
+ * did not wait in the recording is forced.
+ */
+static void rg_barrier(struct rgen *g, uint32_t tid)
+{
+	synth_consume(g->s, tid, dur(), false, g->trysem, g->tok,
+		      g->tok ? 1 : 0);
+	for (uint32_t w = 1; w <= g->n; w++)
+		synth_barrier(g->s, w, dur(), dur(), g->bar);
+	g->tok = synth_publish(g->s, tid, dur(), g->trysem);
+}
+
+static void rg_op(struct rgen *g)
+{
+	uint32_t tid = 1 + (uint32_t)rnd(g->n);
+	uint64_t r = rnd(100);
+
+	if (r < 25)
+		rg_frame(g, tid);
+	else if (r < 50)
+		rg_lock(g, tid);
+	else if (r < 62)
+		rg_rw(g, tid);
+	else if (r < 85)
+		rg_sem(g, tid);
+	else if (r < 92)
+		rg_cond(g, tid);
+	else if (r < 97)
+		rg_barrier(g, tid);
+	else
+		for (uint32_t w = 1; w <= g->n; w++)
+			synth_barrier(g->s, w, dur(), dur(), g->bar);
+}
+
+/*
+ * A random trace into @s: T0 spawns @n workers; T1 creates one more
+ * thread half-way, which takes the mutex and the semaphore's try-lock
+ * too, and joins it at the end; @ops operations.
+ */
+static void rg_trace(struct synth *s, uint32_t n, uint32_t ops, bool hasw)
+{
+	static struct rgen g;
+	uint32_t x = n + 1;
+
+	memset(&g, 0, sizeof(g));
+	synth_init(s);
+	s->hasw = hasw;
+	s->block_events = 40 + (uint32_t)rnd(400);
+	g.s = s;
+	g.n = n;
+	for (uint32_t i = 0; i < NPROC; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "proc%u", i);
+		synth_symbol(s, paddr(i), 0x10, name);
+	}
+	synth_string(s, 1, "phase");
+	synth_start(s, 0, -1);
+	g.m = synth_obj(s, 0, CP_OBJ_MUTEX, 0);
+	g.spin = synth_obj(s, 0, CP_OBJ_SPIN, 0);
+	g.rw = synth_obj(s, 0, CP_OBJ_RWLOCK, 0);
+	g.bar = synth_obj(s, 0, CP_OBJ_BARRIER, n);
+	g.cond = synth_obj(s, 0, CP_OBJ_COND, 0);
+	g.sem = synth_obj(s, 0, CP_OBJ_SEM, 0);
+	g.trysem = synth_obj(s, 0, CP_OBJ_SEM, 1);
+	synth_spawn(s, n);
+	for (uint32_t i = 0; i < ops; i++) {
+		if (i == ops / 2) {
+			synth_create(s, 1, dur(), x);
+			synth_start(s, x, 1);
+			for (int k = 0; k < 4; k++) {
+				synth_lock(s, x, dur(), rnd(2) ? dur() : 0,
+					   g.m);
+				synth_unlock(s, x, dur(), g.m);
+				synth_consume(s, x, dur(), false, g.trysem,
+					      g.tok, g.tok ? 1 : 0);
+				g.tok = synth_publish(s, x, dur(), g.trysem);
+			}
+			synth_exit(s, x, dur());
+		}
+		rg_op(&g);
+	}
+	synth_join(s, 1, dur(), true, x);
+	for (uint32_t w = 1; w <= n; w++) {
+		while (g.depth[w])
+			if (g.region[w][--g.depth[w]])
+				synth_region_end(s, w, dur(), 1);
+			else
+				synth_leave(s, w, dur());
+		synth_exit(s, w, dur());
+	}
+	synth_join_all(s, n, dur());
+}
+
+/* The scalings of round @k: one procedure by 0, 0.5 or 2, or three. */
+static uint32_t scalings(const struct cp_tracepag *tp, uint32_t k,
+			 struct cp_whatif_scale *sc)
+{
+	static const double f[] = { 0.0, 0.5, 2.0 };
+	uint32_t n = tp->nprocs;
+
+	if (k < 3) {
+		sc[0] = (struct cp_whatif_scale){ tp->procs[(k * 2) % n],
+						  f[k] };
+		return 1;
+	}
+	for (uint32_t i = 0; i < 3; i++)
+		sc[i] = (struct cp_whatif_scale){ tp->procs[(k + i) % n],
+						  f[(k + i) % 3] };
+	return 3;
+}
+
+/* The figures of @a and @b that the replay gives, equal. */
+static void same_replay(const struct cp_whatif_result *a,
+			const struct cp_whatif_result *b, const char *what)
+{
+	ck_assert_msg(a->simulated == b->simulated &&
+		      a->deadlock == b->deadlock &&
+		      a->length_before_sim == b->length_before_sim &&
+		      a->length_after == b->length_after &&
+		      a->reordered == b->reordered &&
+		      a->forced == b->forced &&
+		      a->forced_before == b->forced_before,
+		      "%s: streamed sim %d dl %d before %" PRIu64 " after %"
+		      PRIu64 " reord %" PRIu64 " forced %" PRIu64 "/%" PRIu64
+		      "; in memory sim %d dl %d before %" PRIu64 " after %"
+		      PRIu64 " reord %" PRIu64 " forced %" PRIu64 "/%" PRIu64,
+		      what, a->simulated, a->deadlock, a->length_before_sim,
+		      a->length_after, a->reordered, a->forced_before,
+		      a->forced, b->simulated, b->deadlock,
+		      b->length_before_sim, b->length_after, b->reordered,
+		      b->forced_before, b->forced);
+}
+
+/*
+ * Both replays of @s for each of its scalings, @exclusive or inclusive,
+ * compared.  Returns the forced acquires seen, in memory, over all.
+ */
+static uint64_t compare(struct synth *s, bool exclusive, const char *what)
+{
+	struct cp_trace t;
+	struct cp_tracepag tp;
+	struct cp_tindex ix;
+	char path[64], err[256] = "", w2[200];
+	uint64_t forced = 0;
+
+	cpt_write_synth_temp(s, path, sizeof(path), "check_sreplay");
+	synth_graph_load(s, &t, &tp);
+	ck_assert_msg(cp_tindex_open(&ix, path, err, sizeof(err)) == 0,
+		      "index: %s", err);
+	for (uint32_t k = 0; tp.nprocs && k < 5; k++) {
+		struct cp_whatif_scale sc[3];
+		uint32_t nsc = scalings(&tp, k, sc);
+		struct cp_whatif_result m, r = { 0 };
+		struct cp_sreplay rp;
+
+		ck_assert_msg(cp_whatif_trace(&tp, sc, nsc, exclusive, 0,
+					      false, &m, err,
+					      sizeof(err)) == 0,
+			      "%s: whatif: %s", what, err);
+		ck_assert_msg(cp_stream_replay_run(&ix, sc, nsc, exclusive,
+						   &rp, err,
+						   sizeof(err)) == 0,
+			      "%s: streaming replay: %s", what, err);
+		ck_assert_msg(rp.clean, "%s: not clean: %s", what, rp.why);
+		r.length_before = m.length_before;
+		r.length_after_fixed = m.length_after_fixed;
+		cp_whatif_set_replay(&r, &rp.before, &rp.after);
+		snprintf(w2, sizeof(w2), "%s, %s x %g (%u scalings, %s)", what,
+			 sc[0].name, sc[0].factor, nsc,
+			 exclusive ? "exclusive" : "inclusive");
+		same_replay(&r, &m, w2);
+		forced += m.forced + m.forced_before;
+	}
+	cp_tindex_close(&ix);
+	synth_graph_free(&t, &tp);
+	unlink(path);
+	return forced;
+}
+
+/* Random traces of every primitive: both replays agree exactly; some of
+ * them force tries, so that path is compared too. */
+START_TEST(test_sreplay_random_equals_memory)
+{
+	uint64_t forced = 0;
+
+	for (int round = 0; round < 80; round++) {
+		struct synth s;
+		char what[32];
+
+		rng_state = 7000 + (uint64_t)round;
+		rg_trace(&s, 1 + (uint32_t)rnd(NWORK),
+			 40 + (uint32_t)rnd(round < 70 ? 300 : 3000),
+			 round % 2);
+		snprintf(what, sizeof(what), "round %d", round);
+		forced += compare(&s, false, what);
+		forced += compare(&s, true, what);
+		synth_free(&s);
+	}
+	ck_assert_msg(forced > 0, "no round forced a try: the forced path "
+		      "was not compared");
+}
+END_TEST
+
+/*
+ * The fixtures by hand.  The barrier example (synth_barrier_example): the
+ * replay follows the barrier, T2's "tail" (50) after it: 80; tail x 0.5:
+ * 30 + 25 = 55.  The lock example with T1's work 10: T1 asks first at 10,
+ * in the recording it waited for T2's unlock at 30; the replay gives it
+ * the lock at 10 (crit to 20), T2 at 20 (crit to 30): 30, both acquires
+ * reordered (T1 takes no release where it took T2's, T2 T1's where it
+ * took none).
+ */
+START_TEST(test_sreplay_fixtures)
+{
+	struct synth_lock_example ex = { .kind = CP_OBJ_MUTEX, .t1_work = 10 };
+	struct cp_whatif_scale tail = { "tail", 0.5 }, crit = { "crit", 1 };
+	struct cp_sreplay rp;
+	struct cp_tindex ix;
+	struct synth s;
+	char path[64], err[256] = "";
+
+	synth_barrier_example(&s, true);
+	cpt_write_synth_temp(&s, path, sizeof(path), "check_sreplay");
+	synth_free(&s);
+	ck_assert(cp_tindex_open(&ix, path, err, sizeof(err)) == 0);
+	ck_assert_msg(cp_stream_replay_run(&ix, &tail, 1, false, &rp, err,
+					   sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(rp.clean && rp.before.length == 80 &&
+		      rp.after.length == 55 && !rp.after.forced &&
+		      !rp.after.deadlock, "barrier: %" PRIu64 " -> %" PRIu64,
+		      rp.before.length, rp.after.length);
+	cp_tindex_close(&ix);
+	unlink(path);
+	synth_lock_example(&s, &ex);
+	cpt_write_synth_temp(&s, path, sizeof(path), "check_sreplay");
+	synth_free(&s);
+	ck_assert(cp_tindex_open(&ix, path, err, sizeof(err)) == 0);
+	ck_assert_msg(cp_stream_replay_run(&ix, &crit, 1, false, &rp, err,
+					   sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(rp.clean && rp.before.length == 30 &&
+		      rp.after.length == 30 && rp.after.reordered == 2,
+		      "lock: %" PRIu64 " -> %" PRIu64 ", %" PRIu64
+		      " reordered", rp.before.length, rp.after.length,
+		      rp.after.reordered);
+	cp_tindex_close(&ix);
+	unlink(path);
+}
+END_TEST
+
+/*
+ * A million mutex hand-overs between two threads (each lock waits for
+ * the other's unlock), replayed unscaled and with both threads' "crit"
+ * halved: every PUBLISH makes a record, and the freeing rule keeps the
+ * live ones bounded (by the sweep's threshold, 1024, twice over at
+ * most), not growing with the hand-overs.
+ */
+START_TEST(test_sreplay_bounded_records)
+{
+	struct cp_whatif_scale sc = { "crit", 0.5 };
+	struct cp_sreplay rp;
+	struct cp_tindex ix;
+	struct synth s;
+	char path[64], err[256] = "";
+	uint32_t m;
+
+	synth_init(&s);
+	s.block_events = 4000;
+	synth_symbol(&s, 0x100, 0x10, "crit");
+	synth_start(&s, 0, -1);
+	m = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
+	synth_spawn(&s, 2);
+	for (uint32_t i = 0; i < 500000; i++)
+		for (uint32_t tid = 1; tid <= 2; tid++) {
+			synth_lock(&s, tid, 3, i || tid == 2 ? 5 : 0, m);
+			synth_call(&s, tid, 0x100, 8);
+			synth_unlock(&s, tid, 1, m);
+		}
+	synth_exit(&s, 1, 1);
+	synth_exit(&s, 2, 1);
+	synth_join_all(&s, 2, 1);
+	cpt_write_synth_temp(&s, path, sizeof(path), "check_sreplay");
+	synth_free(&s);
+	ck_assert(cp_tindex_open(&ix, path, err, sizeof(err)) == 0);
+	ck_assert_msg(cp_stream_replay_run(&ix, &sc, 1, false, &rp, err,
+					   sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(rp.clean && !rp.after.deadlock &&
+		      rp.records == 1000000 && rp.live_max <= 2048,
+		      "%" PRIu64 " records made, %" PRIu64 " alive at most",
+		      rp.records, rp.live_max);
+	cp_tindex_close(&ix);
+	unlink(path);
+}
+END_TEST
+
+/* Run cpt in @dir with each of the three argument lists @args into @r. */
+static void run3(const char *dir, const char *const *const args[3],
+		 struct cpt_res r[3])
+{
+	for (int k = 0; k < 3; k++) {
+		r[k] = (struct cpt_res){ 0 };
+		cpt_run(&r[k], dir, args[k]);
+	}
+}
+
+static void free3(struct cpt_res r[3])
+{
+	for (int k = 0; k < 3; k++)
+		cpt_res_free(&r[k]);
+}
+
+/*
+ * `cpt whatif` streams a clean trace by default and writes the in-memory
+ * document byte for byte, text and JSON; --stream gives the same
+ * document with its line on stderr.  The barrier example (tail x 0.5:
+ * 55 both ways).
+ */
+START_TEST(test_sreplay_cpt_same_document)
+{
+	static const char *const fmts[] = { "text", "json" };
+	char path[64], dir[64];
+	struct synth s;
+
+	synth_barrier_example(&s, true);
+	cpt_write_synth_temp(&s, path, sizeof(path), "check_sreplay");
+	synth_free(&s);
+	cpt_tmpdir(dir, sizeof(dir), "check_sreplay");
+	for (int k = 0; k < 2; k++) {
+		const char *mem[] = { "whatif", path, "--in-memory", "--format",
+				      fmts[k], "--scale", "tail=0.5", NULL };
+		const char *def[] = { "whatif", path, "--format", fmts[k],
+				      "--scale", "tail=0.5", NULL };
+		const char *str[] = { "whatif", path, "--stream", "--format",
+				      fmts[k], "--scale", "tail=0.5", NULL };
+		const char *const *args[3] = { mem, def, str };
+		struct cpt_res r[3], *a = &r[0], *b = &r[1], *c = &r[2];
+
+		run3(dir, args, r);
+		ck_assert_msg(a->status == 0 && b->status == 0 && c->status == 0,
+			      "exit %d %d %d: %s", a->status, b->status,
+			      c->status, c->err);
+		ck_assert_msg(strstr(a->out, "55") &&
+			      !strcmp(a->out, b->out) && !strcmp(a->out, c->out),
+			      "in memory:\n%s\ndefault:\n%s\n--stream:\n%s",
+			      a->out, b->out, c->out);
+		ck_assert_msg(!b->err[0] && strstr(c->err, "streaming analysis"),
+			      "stderr: '%s' / '%s'", b->err, c->err);
+		free3(r);
+	}
+	cpt_rmdir(dir);
+	unlink(path);
+}
+END_TEST
+
+/*
+ * A trace the reader repairs: T1 runs "slow" (30), then waits on a
+ * condition variable for a signal (sequence 5) nobody sent, which the
+ * reader takes to depend on nothing.  Loaded by default, so the document
+ * is the in-memory one (REPAIRED); streamed (--stream), the fixed graph
+ * and a note saying why there is no replay.
+ */
+START_TEST(test_sreplay_cpt_repaired_trace)
+{
+	const char *mem[] = { "whatif", NULL, "--in-memory", "--scale",
+			      "slow=0.5", NULL };
+	const char *def[] = { "whatif", NULL, "--scale", "slow=0.5", NULL };
+	const char *str[] = { "whatif", NULL, "--stream", "--scale",
+			      "slow=0.5", NULL };
+	const char *const *args[3] = { mem, def, str };
+	struct cpt_res r[3], *a = &r[0], *b = &r[1], *c = &r[2];
+	char path[64], dir[64];
+	struct synth s;
+	uint32_t cond;
+
+	synth_init(&s);
+	synth_symbol(&s, 0x100, 0x10, "slow");
+	synth_start(&s, 0, -1);
+	cond = synth_obj(&s, 0, CP_OBJ_COND, 0);
+	synth_spawn(&s, 1);
+	synth_call(&s, 1, 0x100, 30);
+	synth_consume(&s, 1, 1, true, cond, 5, 1);
+	synth_exit(&s, 1, 1);
+	synth_join_all(&s, 1, 1);
+	cpt_write_synth_temp(&s, path, sizeof(path), "check_sreplay");
+	synth_free(&s);
+	mem[1] = def[1] = str[1] = path;
+	cpt_tmpdir(dir, sizeof(dir), "check_sreplay");
+	run3(dir, args, r);
+	ck_assert_msg(a->status == 0 && !strcmp(a->out, b->out) &&
+		      strstr(a->out, "REPAIRED"), "in memory (exit %d):\n%s%s"
+		      "\ndefault (exit %d):\n%s", a->status, a->out, a->err,
+		      b->status, b->out);
+	ck_assert_msg(c->status == 0 &&
+		      strstr(c->out, "no replay,\n  because object") &&
+		      strstr(c->out, "fixed-graph prediction") &&
+		      !strstr(c->out, "simulated new run time"),
+		      "--stream (exit %d):\n%s%s", c->status, c->out, c->err);
+	free3(r);
+	cpt_rmdir(dir);
+	unlink(path);
+}
+END_TEST
+
+static Suite *sreplay_suite(void)
+{
+	Suite *s = suite_create("sreplay");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 240);
+	tcase_add_test(tc, test_sreplay_random_equals_memory);
+	tcase_add_test(tc, test_sreplay_fixtures);
+	tcase_add_test(tc, test_sreplay_bounded_records);
+	tcase_add_test(tc, test_sreplay_cpt_same_document);
+	tcase_add_test(tc, test_sreplay_cpt_repaired_trace);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(sreplay_suite());
+	int nf;
+
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+}
