@@ -339,7 +339,8 @@ static int pass_init(struct sp *p)
 		free(t->held);
 		memset(t, 0, sizeof(*t));
 		t->create_rec = NONE;
-		t->tlane = p->records ? p->ttrk[tid] : NONE;
+		t->tlane = p->records && p->ttrk[tid] != NONE ?
+			   p->ttrk[tid] + 1 : 0;
 		t->sk = t->sc = p->sm ? p->sm->thr_off[tid] : 0;
 		t->fac = 1.0;
 		t->vec = calloc(vn ? vn : 1, sizeof(*t->vec));

@@ -55,7 +55,8 @@ struct sth {
 	uint32_t wait_obj;	/* what it is blocked on: object, or NONE */
 	uint32_t wait_c;	/* a CONSUME's sequences before lo + wait_c
 				 * were found (they stay) */
-	uint32_t tlane;		/* its CP-time lane, or NONE */
+	uint32_t tlane;		/* its CP-time lane + 1, or 0: none (a zeroed
+				 * sth has none: cp_stream_replay.c's) */
 	uint32_t *held;		/* [nheld] locks it holds */
 	uint32_t nheld, cap_held;
 	uint64_t hmark;		/* useful time when @held last changed */

@@ -111,8 +111,8 @@ void cp_stream_flush(struct sp *p, struct sth *t)
 		if (l != NONE)
 			t->vec[cp_stream_held(p, l)] += w;
 	}
-	if (t->tlane != NONE)
-		t->vec[cp_stream_tcp(p, t->tlane)] += w;
+	if (t->tlane)
+		t->vec[cp_stream_tcp(p, t->tlane - 1)] += w;
 	t->pending = 0;
 }
 
@@ -171,7 +171,8 @@ static int push(struct sp *p, struct sth *t, uint64_t tag, uint32_t proc)
 		t->fac *= p->pf[proc];
 	if (!p->records) {
 		p->s->procs[proc].calls++;
-		p->s->threads[t - p->th].calls++;
+		if (p->s->threads)	/* (the streaming replay has none) */
+			p->s->threads[t - p->th].calls++;
 	}
 	if (p->excl && p->records) {
 		excl_top(p, t);
