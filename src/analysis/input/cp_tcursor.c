@@ -181,6 +181,8 @@ struct cp_tpf_dec {
 	} *meta;
 	uint32_t nmeta, cap_meta;
 	bool failed;		/* (helper) memory ran out */
+	uint32_t cap;		/* vertices room at v and wall */
+	struct cp_tpf_dec *next;	/* on the prefetcher's free list */
 };
 
 static void dec_free(struct cp_tpf_dec *d)
@@ -206,7 +208,47 @@ struct cp_tprefetch {
 	struct cp_tpf_dec **ready;	/* [nblks] READY blocks */
 	uint32_t ahead;			/* READY blocks not taken */
 	bool stop;
+	struct cp_tpf_dec *spare;	/* blocks read, for reuse: fresh
+					 * pages cost the kernel's clearing */
 };
+
+/* (helper) A block to decode @nev events into: a spare one, or new.
+ * NULL: out of memory. */
+static struct cp_tpf_dec *dec_get(struct cp_tprefetch *pf, uint32_t nev)
+{
+	struct cp_tpf_dec *d;
+
+	pthread_mutex_lock(&pf->mu);
+	d = pf->spare;
+	if (d)
+		pf->spare = d->next;
+	pthread_mutex_unlock(&pf->mu);
+	if (!d && !(d = calloc(1, sizeof(*d))))
+		return NULL;
+	d->n = d->nmeta = 0;
+	d->failed = false;
+	if (nev > d->cap) {
+		free(d->v);
+		free(d->wall);
+		d->cap = nev ? nev : 1;
+		d->v = malloc(d->cap * sizeof(*d->v));
+		d->wall = malloc(d->cap * sizeof(*d->wall));
+		if (!d->v || !d->wall) {
+			dec_free(d);
+			return NULL;
+		}
+	}
+	return d;
+}
+
+/* (cursor) Block @d is read: to the spares. */
+static void dec_put(struct cp_tprefetch *pf, struct cp_tpf_dec *d)
+{
+	pthread_mutex_lock(&pf->mu);
+	d->next = pf->spare;
+	pf->spare = d;
+	pthread_mutex_unlock(&pf->mu);
+}
 
 struct cp_tprefetch *cp_tpf_new(struct cp_tindex *ix)
 {
@@ -258,19 +300,17 @@ static void dec_meta(void *ctx, const struct cp_trd_ev *ev)
  * events) as a cursor would, times before the floor; NULL when memory
  * runs out or the block holds anything to repair.
  */
-static struct cp_tpf_dec *dec_block(struct cp_tindex *ix, uint32_t tid,
+static struct cp_tpf_dec *dec_block(struct cp_tprefetch *pf, uint32_t tid,
 				    uint32_t bi, uint32_t nev)
 {
-	struct cp_tpf_dec *d = calloc(1, sizeof(*d));
+	struct cp_tpf_dec *d = dec_get(pf, nev);
 	struct cp_tcursor c;
 	uint64_t w;
 	bool ok;
 
 	if (!d)
 		return NULL;
-	d->v = malloc((nev ? nev : 1) * sizeof(*d->v));
-	d->wall = malloc((nev ? nev : 1) * sizeof(*d->wall));
-	cp_tcursor_init(&c, ix, tid, false);
+	cp_tcursor_init(&c, pf->ix, tid, false);
 	c.bi = bi;
 	c.one_block = true;
 	c.meta = dec_meta;
@@ -283,7 +323,7 @@ static struct cp_tpf_dec *dec_block(struct cp_tindex *ix, uint32_t tid,
 	     !c.repaired && !d->failed;
 	cp_tcursor_fini(&c);
 	if (!ok) {
-		dec_free(d);
+		dec_put(pf, d);
 		return NULL;
 	}
 	return d;
@@ -317,7 +357,7 @@ void cp_tpf_run(void *arg)
 		}
 		pf->st[b] = TPF_BUSY;
 		pthread_mutex_unlock(&pf->mu);
-		d = dec_block(ix, blk->tid, bi, blk->nev);
+		d = dec_block(pf, blk->tid, bi, blk->nev);
 		pthread_mutex_lock(&pf->mu);
 		pf->st[b] = d ? TPF_READY : TPF_LEFT;
 		pf->ready[b] = d;
@@ -362,6 +402,12 @@ void cp_tpf_free(struct cp_tprefetch *pf)
 		return;
 	for (size_t b = 0; b < pf->ix->r.nblks; b++)
 		dec_free(pf->ready[b]);
+	while (pf->spare) {
+		struct cp_tpf_dec *d = pf->spare;
+
+		pf->spare = d->next;
+		dec_free(d);
+	}
 	pthread_cond_destroy(&pf->cv);
 	pthread_mutex_destroy(&pf->mu);
 	free(pf->st);
@@ -383,7 +429,7 @@ static bool dec_next(struct cp_tcursor *c, struct cp_tvert *v,
 		if (c->meta)
 			c->meta(c->meta_ctx, &d->meta[c->dm].ev);
 	if (c->di == d->n) {
-		dec_free(d);
+		dec_put(c->pf, d);
 		c->dec = NULL;
 		return false;
 	}
