@@ -128,7 +128,7 @@ static uint64_t end_wait(struct cp_thread *t, struct cp_objrec *r,
 
 void cp_online_lean_take(struct cp_thread *t, struct cp_objrec *r)
 {
-	cp_online_lean_advance(t);
+	cp_online_lean_advance_procs(t);
 	cp_online_take(t, r, &r->main);
 }
 
