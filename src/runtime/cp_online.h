@@ -170,8 +170,11 @@ static inline void cp_online_take(struct cp_thread *t, struct cp_objrec *r,
 		__atomic_fetch_add(&r->gain_ns, g, __ATOMIC_RELAXED);
 }
 
-/* Taking a longer path: out of line, it reads the clock. */
+/* Taking a longer path: out of line, it reads the clock.  The first for
+ * the inline paths (no procedure selected), the second for the general
+ * wrappers' second try. */
 void cp_online_lean_take(struct cp_thread *t, struct cp_objrec *r);
+void cp_online_lean_take_far(struct cp_thread *t, struct cp_objrec *r);
 
 /* Acquired without a wait (@r from cp_online_lean_rec, the lock held; no
  * procedure selected: cp_rt.lean_locks). */
@@ -213,7 +216,7 @@ static inline void cp_online_lean_acquired_far(struct cp_thread *t,
 	r->ops++;
 	if (!cp_rt.trace || !t->tb) {
 		if (cp_online_may_take(t, &r->main, t->gen))
-			cp_online_lean_take(t, r);
+			cp_online_lean_take_far(t, r);
 		return;
 	}
 	now = cp_online_lean_advance_procs(t);
