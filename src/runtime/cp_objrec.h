@@ -213,23 +213,21 @@ static inline uint16_t cp_objrec_tracked_word(unsigned kind)
 /*
  * @s's record if @s (not NULL) holds @key and the record is still @key's,
  * of kind @kind (and, when @tracked, not untracked: one compare of both
- * bytes); else NULL.  With @fetch its hot line is fetched for writing
- * before its tag is read: the acquires (the lean paths, cp_online.h)
- * write the record next, and a line that comes from another core then
- * moves once, rather than being read and then upgraded.  A release finds
- * the line where its acquire put it.
+ * bytes); else NULL.  Its hot line is fetched for writing before its tag
+ * is read: every caller (the lean paths, cp_online.h) writes the record
+ * next, and a line that comes from another core then moves once, rather
+ * than being read and then upgraded.
  */
 static inline struct cp_objrec *cp_objrec_slot_rec(
 	const struct cp_cache_slot *s, uintptr_t key, unsigned kind,
-	bool tracked, bool fetch)
+	bool tracked)
 {
 	struct cp_objrec *r;
 
 	if (s->key != key)
 		return NULL;
 	r = s->rec;
-	if (fetch)
-		cp_prefetch_write(&r->tag);
+	cp_prefetch_write(&r->tag);
 	if (atomic_load_explicit(&r->tag, memory_order_acquire) != key ||
 	    (tracked ? __atomic_load_n(&r->kind_word, __ATOMIC_RELAXED) !=
 		       cp_objrec_tracked_word(kind) : r->kind != kind))
@@ -249,7 +247,7 @@ static inline struct cp_objrec *cp_objrec_peek_home_key(
 	const struct cp_thread *t, uintptr_t key, unsigned kind)
 {
 	return cp_objrec_slot_rec(&t->cache[cp_cache_home(key) &
-					    t->cache_mask], key, kind, true, true);
+					    t->cache_mask], key, kind, true);
 }
 
 /* The same for @addr in namespace @ns. */
@@ -277,7 +275,7 @@ static inline struct cp_objrec *cp_objrec_peek(const struct cp_thread *t,
 
 	if (s->key != key)
 		s = cp_objrec_map_probe(t, key);
-	return s ? cp_objrec_slot_rec(s, key, kind, false, true) : NULL;
+	return s ? cp_objrec_slot_rec(s, key, kind, false) : NULL;
 }
 
 /*
@@ -307,7 +305,7 @@ static inline struct cp_objrec *cp_objrec_peek_held(const struct cp_thread *t,
 
 	if (s->key != key)
 		s = &t->cache[cp_cache_home(key) & t->cache_mask];
-	return cp_objrec_slot_rec(s, key, kind, true, false);
+	return cp_objrec_slot_rec(s, key, kind, true);
 }
 
 /*
