@@ -369,7 +369,7 @@ static int kp_prepare(struct kp_state *s, uint32_t *next, uint32_t k)
 	/* roots with an out-edge; path 0 starts at the first of delta 0 */
 	s->r0 = CP_PAG_NONE;
 	for (uint32_t v = 0; v < g->nv && s->r0 == CP_PAG_NONE; v++)
-		if (g->in_off[v] == g->in_off[v + 1] &&
+		if (cp_pag_is_root(g, v) &&
 		    g->out_off[v] != g->out_off[v + 1] && c->lt[v] == 0)
 			s->r0 = v;
 	if (s->r0 == CP_PAG_NONE)
@@ -377,7 +377,7 @@ static int kp_prepare(struct kp_state *s, uint32_t *next, uint32_t k)
 	bound = kp_bound(s, next, k);
 	s->nroot = 0;
 	for (uint32_t v = 0; v < g->nv; v++)
-		if (v != s->r0 && g->in_off[v] == g->in_off[v + 1] &&
+		if (v != s->r0 && cp_pag_is_root(g, v) &&
 		    g->out_off[v] != g->out_off[v + 1] && c->lt[v] <= bound)
 			s->rootv[s->nroot++] = v;
 	for (uint32_t i = s->nroot / 2; i > 0; i--)

@@ -6,7 +6,8 @@
 #
 # For each INPUT (a trace or a plain-text PAG) writes into OUTDIR, one file
 # per run, stdout then stderr: `cpt report` (text, --format json,
-# --exclusive), `cpt paths --k 50` and `--k 100` (text and json), and
+# --exclusive, --by thread, --by object), `cpt export --format chrome`,
+# `cpt paths --k 50` and `--k 100` (text and json), and
 # `cpt whatif` scaling each of the first three procedures of the report by
 # 0.5 (and the first by 0).  Then: diff -r OLD NEW.
 #
@@ -44,6 +45,10 @@ for in in "$@"; do
 	run "$b.report" report "$in"
 	run "$b.report.json" report "$in" --format json
 	run "$b.report.excl" report "$in" --exclusive
+	for by in thread object; do
+		run "$b.by-$by" report "$in" --by $by
+	done
+	run "$b.chrome" export "$in" --format chrome
 	for k in 50 100; do
 		run "$b.paths$k" paths "$in" --k $k
 		run "$b.paths$k.json" paths "$in" --k $k --format json
