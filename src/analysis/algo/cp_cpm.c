@@ -191,9 +191,11 @@ int cp_cpm_run(struct cp_cpm *c, const struct cp_pag *g, const uint64_t *w)
 	memset(c, 0, sizeof(*c));
 	c->g = g;
 	c->w = w ? w : g->w;
+	/* the predecessors first: they fit the block the graph's finish
+	 * freed, which a larger request would give back unused */
+	pass.pred = cp_big_malloc(sizeof(*pass.pred) * ((size_t)g->nv + 1));
 	c->et = cp_big_malloc(sizeof(*c->et) * ((size_t)g->nv + 1));
 	c->lt = cp_big_malloc(sizeof(*c->lt) * ((size_t)g->nv + 1));
-	pass.pred = cp_big_malloc(sizeof(*pass.pred) * ((size_t)g->nv + 1));
 	if (!c->et || !c->lt || !pass.pred)
 		goto err_mem;
 	/* forward and backward passes side by side (cp_par.h) */

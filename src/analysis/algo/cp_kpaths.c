@@ -289,13 +289,12 @@ static uint32_t least_put(uint64_t *h, uint32_t n, uint32_t cap, uint64_t x)
  * out-of-memory, which only loses the pruning).  One walk along path 0,
  * keeping the k-1 least deltas in a max-heap: O(k) memory.
  */
-static uint64_t kp_bound(const struct kp_state *s, const uint32_t *next,
-			 uint32_t k)
+static uint64_t kp_bound(const struct kp_state *s, uint32_t k)
 {
 	const struct cp_cpm *c = s->c;
 	const struct cp_pag *g = s->g;
 	uint64_t *h, bound = UINT64_MAX;
-	uint32_t n = 0;
+	uint32_t n = 0, v = s->r0, nx;
 
 	if (k <= 1)
 		return 0;
@@ -304,12 +303,20 @@ static uint64_t kp_bound(const struct kp_state *s, const uint32_t *next,
 	h = malloc(sizeof(*h) * (k - 1));
 	if (!h)
 		return UINT64_MAX;
-	for (uint32_t v = s->r0; next[v] != CP_PAG_NONE;
-	     v = g->head[next[v]])
-		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++)
-			if (g->out_e[j] != next[v])
-				n = least_put(h, n, k - 1,
-					      delta_at(c, g->out_e[j], v));
+	do {
+		/* the tree edge is the first of delta 0 (next[v]) */
+		nx = CP_PAG_NONE;
+		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
+			uint64_t d = delta_at(c, g->out_e[j], v);
+
+			if (d == 0 && nx == CP_PAG_NONE)
+				nx = g->out_e[j];
+			else
+				n = least_put(h, n, k - 1, d);
+		}
+		if (nx != CP_PAG_NONE)
+			v = g->head[nx];
+	} while (nx != CP_PAG_NONE);
 	if (n == k - 1)
 		bound = h[0];
 	free(h);
@@ -317,23 +324,28 @@ static uint64_t kp_bound(const struct kp_state *s, const uint32_t *next,
 }
 
 /*
- * The out-heap of @v, whose tree edge is @nx: its sidetracks within
+ * In one look at @v's out-edges: its tree edge, the first of delta 0,
+ * into *@nx (NONE at a leaf), and its out-heap: the other out-edges within
  * @bound, heaped, into side[*@at + 1 ..] after their count at side[*@at],
  * *@at then moved past them.  Returns the count's place, or NONE when @v
- * has none (nothing written).  A non-leaf vertex has a tree edge that is
- * no sidetrack, so counts and sidetracks together fit in side[ne].
+ * has no such sidetrack (nothing written).  A non-leaf vertex has a tree
+ * edge that is no sidetrack, so counts and sidetracks fit in side[ne].
  */
-static uint32_t kp_outheap(struct kp_state *s, uint32_t v, uint32_t nx,
+static uint32_t kp_outheap(struct kp_state *s, uint32_t v, uint32_t *nx,
 			   uint64_t bound, uint32_t *at)
 {
 	const struct cp_pag *g = s->g;
 	uint32_t oh = *at, n = 0;
 	uint32_t *heap = s->side + oh + 1;
 
+	*nx = CP_PAG_NONE;
 	for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
 		uint32_t e = g->out_e[j];
+		uint64_t d = delta_at(s->c, e, v);
 
-		if (e != nx && delta_at(s->c, e, v) <= bound)
+		if (d == 0 && *nx == CP_PAG_NONE)
+			*nx = e;
+		else if (d <= bound)
 			heap[n++] = e;
 	}
 	if (n == 0)
@@ -357,15 +369,6 @@ static int kp_prepare(struct kp_state *s, uint32_t *next, uint32_t k)
 	uint64_t bound;
 	uint32_t at = 0;
 
-	for (uint32_t v = 0; v < g->nv; v++) {
-		next[v] = CP_PAG_NONE;
-		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++)
-			if (delta_at(c, g->out_e[j], v) == 0) {
-				next[v] = g->out_e[j];
-				break;
-			}
-	}
-
 	/* roots with an out-edge; path 0 starts at the first of delta 0 */
 	s->r0 = CP_PAG_NONE;
 	for (uint32_t v = 0; v < g->nv && s->r0 == CP_PAG_NONE; v++)
@@ -374,7 +377,7 @@ static int kp_prepare(struct kp_state *s, uint32_t *next, uint32_t k)
 			s->r0 = v;
 	if (s->r0 == CP_PAG_NONE)
 		return 0;	/* no edge */
-	bound = kp_bound(s, next, k);
+	bound = kp_bound(s, k);
 	s->nroot = 0;
 	for (uint32_t v = 0; v < g->nv; v++)
 		if (v != s->r0 && cp_pag_is_root(g, v) &&
@@ -386,6 +389,7 @@ static int kp_prepare(struct kp_state *s, uint32_t *next, uint32_t k)
 	for (uint32_t i = g->nv; i > 0; i--) {
 		uint32_t v = g->topo[i - 1], h, b, oh;
 
+		oh = kp_outheap(s, v, &next[v], bound, &at);
 		if (next[v] == CP_PAG_NONE) {
 			s->glen[v] = 0;
 			s->hroot[v] = CP_PAG_NONE;
@@ -394,7 +398,6 @@ static int kp_prepare(struct kp_state *s, uint32_t *next, uint32_t k)
 		h = g->head[next[v]];
 		s->glen[v] = s->glen[h] + 1;
 		s->hroot[v] = s->hroot[h];
-		oh = kp_outheap(s, v, next[v], bound, &at);
 		if (oh == CP_PAG_NONE)
 			continue;
 		b = hp_alloc(&s->hp);
