@@ -223,6 +223,12 @@ err_mem:
 	return -1;
 }
 
+void cp_cpm_drop_et(struct cp_cpm *c)
+{
+	cp_big_free(c->et);
+	c->et = NULL;
+}
+
 void cp_cpm_free(struct cp_cpm *c)
 {
 	cp_big_free(c->et);

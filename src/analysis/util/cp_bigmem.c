@@ -91,7 +91,9 @@ void *cp_big_malloc(size_t n)
 
 void cp_big_free(void *p)
 {
-	size_t size = p ? malloc_usable_size(p) : 0;
+	/* its whole huge pages: the allocator's slack past the class would
+	 * make a block of twice a class too large for that class */
+	size_t size = p ? malloc_usable_size(p) & ~(CP_BIGMEM_HUGE - 1) : 0;
 
 	if (size < CP_BIGMEM_HUGE || (uintptr_t)p % CP_BIGMEM_HUGE) {
 		free(p);
