@@ -138,7 +138,7 @@ struct kp_state {
 	uint32_t *glen;		/* [nv] tree edges from v to its leaf
 				 * (kp->glen, kept with the result) */
 	uint32_t *hroot;	/* [nv] H(v), or NONE */
-	uint32_t *side;		/* [ne+nv] out-heaps: a count, then that
+	uint32_t *side;		/* [ne] out-heaps: a count, then that
 				 * many sidetracks, heaped */
 	uint32_t *rootv;	/* [nroot] roots but path 0's, heaped by lt */
 	uint32_t nroot, r0;
