@@ -188,7 +188,7 @@ static inline uint32_t cp_tracepag_obj(const struct cp_tracepag *tp,
 				       uint32_t e)
 {
 	const struct cp_tvert *v;
-	uint32_t h = tp->g.head[e], tid;
+	uint32_t h, tid;
 
 	if (e < tp->nseg) {
 		if (tp->e_kind[e] != CP_TE_WAIT)
@@ -196,6 +196,7 @@ static inline uint32_t cp_tracepag_obj(const struct cp_tracepag *tp,
 		tid = cp_tracepag_seg_thread(tp, e);
 		return cp_tracepag_seg_vert(tp, tid, e)->obj;
 	}
+	h = tp->g.head[e];	/* not read for segments: a miss an edge */
 	if (tp->e_kind[e] != CP_TE_DEP)
 		return h > tp->sink ? tp->hubs[h - tp->sink - 1].obj : 0;
 	tid = cp_tracepag_owner(tp->vbase, tp->t->nthreads, h);
