@@ -93,6 +93,7 @@ enum cpt_status cpt_cmd_paths(struct cpt_ctx *c, int argc, char **argv)
 		cp_input_free(&in);
 		return CPT_BAD_INPUT;
 	}
+	cp_cpm_drop_et(&cpm);	/* k paths read the latest times only */
 	cpt_progress(c, "near-critical paths", 0.0);
 	if (cp_kpaths_find(&kp, &cpm, k)) {
 		snprintf(c->err, sizeof(c->err), "%s: out of memory", path);

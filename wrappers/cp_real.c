@@ -62,6 +62,8 @@ void cp_real_init(void)
 	__atomic_store_n(&cp_real.ready, 1, __ATOMIC_RELEASE);
 }
 
+/* Before the runtime's constructor (102), which turns on the lean lock
+ * paths: they call cp_real's slots without checking ready. */
 __attribute__((constructor(101)))
 static void cp_real_ctor(void)
 {

@@ -225,21 +225,4 @@ CP_REAL_OPT_FUNCS(CP_REAL_VERSION)
 	(__builtin_expect(cp_real.ready, 1) ? cp_real.name :		\
 	 (cp_real_init(), cp_real.name))
 
-/* Between the hooks of a wrapper, the guard is lowered around the real
- * (possibly blocking) call, so a signal handler that runs meanwhile is
- * traced like any code, never inside a half-done hook. */
-static inline void cp_pause(void)
-{
-	extern __thread unsigned cp_guard
-		__attribute__((tls_model("initial-exec")));
-	cp_guard--;
-}
-
-static inline void cp_resume(void)
-{
-	extern __thread unsigned cp_guard
-		__attribute__((tls_model("initial-exec")));
-	cp_guard++;
-}
-
 #endif /* CP_REAL_H */

@@ -27,9 +27,9 @@ static void *c11_start(void *p)
 {
 	struct c11_start s = *(struct c11_start *)p;
 
-	cp_guard++;
+	cp_tls.guard++;
 	cp_free(p);
-	cp_guard--;
+	cp_tls.guard--;
 	return (void *)(intptr_t)s.fn(s.arg);
 }
 
@@ -72,9 +72,9 @@ CP_EXPORT int thrd_create(thrd_t *th, thrd_start_t fn, void *arg)
 	s->arg = arg;
 	err = pthread_create(th, NULL, c11_start, s);
 	if (err != 0) {
-		cp_guard++;
+		cp_tls.guard++;
 		cp_free(s);
-		cp_guard--;
+		cp_tls.guard--;
 	}
 	return c11_result(err);
 }

@@ -126,19 +126,20 @@ static inline void forget_sync(const void *o)
  * writing) and remembers it for the release (cp_objrec_hold: the release
  * then finds it without the map).  A release publishes when @owned (an
  * expression of t) and then calls @real_unlock.
- * Both name slots of cp_real, used only once resolved, so that the lean
- * path has as few calls, and keeps as few registers over them, as it can.
- * Inline (@far false), they look for the record in its home slot only
- * (a release first in the held slot) and serve online mode only; the
- * general wrapper, out of line, first runs them again (CP_LEAN_*_TRY,
- * @far true) with the whole map and in trace mode too.  Return values
+ * Both name slots of cp_real, called without checking cp_real.ready: the
+ * flags that let the lean paths run are set after the slots were
+ * resolved (cp_real.c's constructor runs first).  Inline (@far false),
+ * they look for the record in its home slot only (a release first in the
+ * held slot) and serve online mode without procedures only; the general
+ * wrapper, out of line, first runs them again (CP_LEAN_*_TRY, @far true)
+ * with the whole map, procedures and in trace mode too.  Return values
  * and errno are the real calls': the lean code touches neither.
  */
 #define CP_LEAN_ACQUIRE_TRY(obj, kind, real_try, far, rc)		\
 	do {								\
 		struct cp_thread *t = cp_enter_lean(far);		\
 									\
-		if (t && cp_real.ready) {				\
+		if (t) {						\
 			struct cp_objrec *r = NULL;			\
 									\
 			if ((rc) < 0)					\
@@ -160,12 +161,46 @@ static inline void forget_sync(const void *o)
 			cp_leave();					\
 	} while (0)
 
+/*
+ * The inline acquire checks the generation and notes the key in the held
+ * slot before the try, so that nothing lives in registers over the real
+ * call (none to save and restore): after it, the thread's state comes
+ * back from its TLS slot and the key, and for the general wrapper the
+ * object, from the held slot.  An acquire that takes the general path
+ * after all clears the key again: the slot's record pointer is still the
+ * previous acquire's (or NULL) and must not be paired with it.
+ */
 #define CP_LEAN_ACQUIRE(obj, kind, real_try, general)			\
 	do {								\
-		int rc = -1;						\
+		struct cp_thread *t = cp_enter_lean(false);		\
+		struct cp_objrec *r;					\
+		uintptr_t obj_key;					\
+		int rc;							\
 									\
-		CP_LEAN_ACQUIRE_TRY(obj, kind, real_try, false, rc);	\
-		return general(obj, rc);				\
+		if (!t)							\
+			return general(obj, -1);			\
+		if (!cp_online_lean_ok(t)) {				\
+			cp_leave();					\
+			return general(obj, -1);			\
+		}							\
+		t->held.key = cp_objrec_key((const void *)(obj),	\
+					    CP_NS_SYNC);		\
+		rc = cp_real.real_try(obj);				\
+		t = cp_tls.self;					\
+		if (rc == 0) {						\
+			r = cp_objrec_peek_home_key(t, t->held.key, kind); \
+			if (r) {					\
+				t->held.rec = r;			\
+				cp_online_lean_acquired(t, r);		\
+				cp_leave();				\
+				return 0;				\
+			}						\
+		}							\
+		obj_key = t->held.key;					\
+		t->held.key = 0;					\
+		cp_leave();						\
+		return general((__typeof__(obj))			\
+			       cp_objrec_key_addr(obj_key), rc);	\
 	} while (0)
 
 #define CP_LEAN_RELEASE_TRY(obj, kind, owned, real_unlock, far)	\
@@ -178,7 +213,7 @@ static inline void forget_sync(const void *o)
 				cp_online_lean_rec_held)		\
 				(t, (const void *)(obj), kind);		\
 									\
-			if (r && (owned) && cp_real.ready) {		\
+			if (r && (owned)) {				\
 				(far ? cp_online_lean_release_far :	\
 				 cp_online_lean_release)(t, r);		\
 				cp_leave();				\

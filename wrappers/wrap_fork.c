@@ -8,9 +8,9 @@ CP_EXPORT pid_t fork(void)
 	pid_t pid;
 	int err;
 
-	if (!cp_rt.tracing || cp_guard)
+	if (!cp_rt.tracing || cp_tls.guard)
 		return CP_REAL(fork)();
-	cp_guard++;
+	cp_tls.guard++;
 	cp_runtime_prefork();
 	pid = CP_REAL(fork)();
 	err = errno;
@@ -18,7 +18,7 @@ CP_EXPORT pid_t fork(void)
 		cp_runtime_postfork_child();
 	else
 		cp_runtime_postfork_parent();
-	cp_guard--;
+	cp_tls.guard--;
 	errno = err;
 	return pid;
 }

@@ -17,11 +17,11 @@ CP_EXPORT int sigaction(int sig, const struct sigaction *act,
 {
 	int ret;
 
-	if (cp_guard || !cp_crash_owns(sig))
+	if (cp_tls.guard || !cp_crash_owns(sig))
 		return CP_REAL(sigaction)(sig, act, old);
-	cp_guard++;
+	cp_tls.guard++;
 	ret = cp_crash_sigaction(sig, act, old);
-	cp_guard--;
+	cp_tls.guard--;
 	return ret;
 }
 
@@ -38,9 +38,9 @@ static sighandler_t swap_handler(int sig, const struct sigaction *act)
 	struct sigaction old;
 	int ret;
 
-	cp_guard++;
+	cp_tls.guard++;
 	ret = cp_crash_sigaction(sig, act, &old);
-	cp_guard--;
+	cp_tls.guard--;
 	if (ret)
 		return SIG_ERR;
 	return old.sa_flags & SA_SIGINFO ? (sighandler_t)(void *)old.sa_sigaction :
@@ -70,7 +70,7 @@ static sighandler_t set_handler(int sig, sighandler_t handler, int flags,
  * SIG_ERR (which the real function refuses with EINVAL). */
 static bool not_ours(int sig, sighandler_t handler)
 {
-	return cp_guard || !cp_crash_owns(sig) || handler == SIG_ERR;
+	return cp_tls.guard || !cp_crash_owns(sig) || handler == SIG_ERR;
 }
 
 /* glibc's signal() and bsd_signal(): BSD semantics (handler kept, calls

@@ -30,10 +30,10 @@ struct cp_start {
 /* The thread's last event; the guard stays raised from then on. */
 static void trampoline_exit(void *child)
 {
-	cp_guard++;
+	cp_tls.guard++;
 	if (cp_rt.tracing)
 		cp_thread_exit(child);
-	cp_guard--;
+	cp_tls.guard--;
 }
 
 /* Start routine of every traced thread: the sampler's unwinder ends a
@@ -43,7 +43,7 @@ void *cp_trampoline(void *p)
 	struct cp_start s;
 	void *ret;
 
-	cp_guard++;
+	cp_tls.guard++;
 	s = *(struct cp_start *)p;
 	cp_free(p);
 	cp_signal_inherit(s.sig_held);
@@ -51,7 +51,7 @@ void *cp_trampoline(void *p)
 		cp_online_thread_start(s.child);
 		cp_runtime_bind_exit(s.child);
 	}
-	cp_guard--;
+	cp_tls.guard--;
 
 	pthread_cleanup_push(trampoline_exit, s.child);
 	ret = s.fn(s.arg);
@@ -69,7 +69,7 @@ static void *cp_internal_trampoline(void *p)
 	struct cp_start s;
 	void *ret;
 
-	cp_guard = 1;
+	cp_tls.guard = 1;
 	s = *(struct cp_start *)p;
 	cp_free(p);
 	cp_runtime_internal_thread(true);
@@ -103,7 +103,7 @@ CP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	int detach = PTHREAD_CREATE_JOINABLE;
 	int rc, err;
 
-	if (cp_guard)
+	if (cp_tls.guard)
 		return create_internal(th, attr, fn, arg);
 	t = cp_enter();
 	if (!t)

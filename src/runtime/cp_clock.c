@@ -28,7 +28,7 @@ void cp_clock_init(void)
 {
 	cp_clock_calib.mono0 = cp_clock_mono_raw();
 	cp_clock_calib.use_tsc = false;
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__)	/* cp_clock_wall_tsc() is x86-64 only */
 	if (!tsc_invariant())
 		return;
 	/*

@@ -43,13 +43,13 @@ static void die(int sig, const siginfo_t *si)
 	struct sigaction dfl;
 	sigset_t set;
 
-	cp_guard++;
+	cp_tls.guard++;
 	cp_trace_crash_flush();
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	sigemptyset(&dfl.sa_mask);
 	sigaction(sig, &dfl, NULL);
-	cp_guard--;
+	cp_tls.guard--;
 	if (is_fault(sig, si))
 		return;	/* the instruction faults again, unhandled */
 	raise(sig);

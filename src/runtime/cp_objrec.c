@@ -111,7 +111,7 @@ void cp_objrec_thread_begin(void)
 /* May the calling thread enter a read-side section (see the header)? */
 static inline bool rcu_usable(void)
 {
-	return URCU_TLS(urcu_bp_reader) != NULL || cp_self == NULL;
+	return URCU_TLS(urcu_bp_reader) != NULL || cp_tls.self == NULL;
 }
 
 /* A record and its vectors, in whole cache lines. */

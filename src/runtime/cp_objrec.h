@@ -143,6 +143,13 @@ static inline uintptr_t cp_objrec_key(const void *addr, unsigned ns)
 	return ((uintptr_t)addr << 2) | ns;
 }
 
+/* The address @key was made of (user-space addresses keep their top two
+ * bits clear). */
+static inline void *cp_objrec_key_addr(uintptr_t key)
+{
+	return (void *)(key >> 2);
+}
+
 /* The slot of @t's map holding @key, or the empty slot ending its probe
  * (the map is never full). */
 static inline struct cp_cache_slot *cp_objrec_map_slot(struct cp_thread *t,
@@ -231,19 +238,24 @@ static inline struct cp_objrec *cp_objrec_slot_rec(
 }
 
 /*
- * The record of @addr in namespace @ns when @t's map holds it in its home
- * slot and it is still @addr's record of kind @kind, not untracked; else
- * NULL (see cp_objrec_peek).  No probing, no creation: the few loads a
- * lean wrapper can afford inline.  Calling thread, guard raised.
+ * The record of @key when @t's map holds it in its home slot and it is
+ * still @key's record of kind @kind, not untracked; else NULL (see
+ * cp_objrec_peek).  No probing, no creation: the few loads a lean wrapper
+ * can afford inline.  Calling thread, guard raised.
  */
+static inline struct cp_objrec *cp_objrec_peek_home_key(
+	const struct cp_thread *t, uintptr_t key, unsigned kind)
+{
+	return cp_objrec_slot_rec(&t->cache[cp_cache_home(key) &
+					    t->cache_mask], key, kind, true);
+}
+
+/* The same for @addr in namespace @ns. */
 static inline struct cp_objrec *cp_objrec_peek_home(const struct cp_thread *t,
 						    const void *addr,
 						    unsigned ns, unsigned kind)
 {
-	uintptr_t key = cp_objrec_key(addr, ns);
-
-	return cp_objrec_slot_rec(&t->cache[cp_cache_home(key) &
-					    t->cache_mask], key, kind, true);
+	return cp_objrec_peek_home_key(t, cp_objrec_key(addr, ns), kind);
 }
 
 /*

@@ -129,6 +129,16 @@ static uint64_t end_wait(struct cp_thread *t, struct cp_objrec *r,
 void cp_online_lean_take(struct cp_thread *t, struct cp_objrec *r)
 {
 	cp_online_lean_advance(t);
+	/* cp_online_take() without vectors; @r is a mutex's or spin lock's
+	 * (the lean look-ups check), whose lock protects gain_ns */
+	r->gain_ns += cp_path_merge(t->path, &r->main, 0,
+				    atomic_load_explicit(&cp_rt.gen,
+							 memory_order_relaxed));
+}
+
+void cp_online_lean_take_far(struct cp_thread *t, struct cp_objrec *r)
+{
+	cp_online_lean_advance_procs(t);
 	cp_online_take(t, r, &r->main);
 }
 

@@ -59,15 +59,16 @@ static inline bool cp_online_may_take(const struct cp_thread *t,
 
 /*
  * The lean paths of a mutex or spin lock (cp_rt.lean_locks: online mode,
- * the TSC clock), for the common case: the lock taken without a wait, its
- * record in the thread's map.  A wrapper calls cp_online_lean_rec() before
- * the real call, and when it returns a record the two below instead of the
- * general hooks; otherwise the general wrapper runs, as if the lean path
- * had not been tried.  The general wrapper first tries them once more
- * (cp_online_lean_rec_far, the *_far hooks), then also in trace mode
- * (cp_rt.lean_trace), where they record the events, with the timestamps,
- * that the general hooks would.  Nothing of trace mode is inline: every
- * instruction there costs online.
+ * the TSC clock, no procedure selected), for the common case: the lock
+ * taken without a wait, its record in the thread's map.  A wrapper calls
+ * cp_online_lean_rec() after a successful try, and when it returns a
+ * record the two below instead of the general hooks; otherwise the
+ * general wrapper runs, as if the lean path had not been tried.  The
+ * general wrapper first tries them once more (cp_online_lean_rec_far, the
+ * *_far hooks), also in trace mode and with procedures selected
+ * (cp_rt.lean_far), where they record the events, with the timestamps,
+ * and charge the procedures as the general hooks would.  Nothing of trace
+ * mode or of procedures is inline: every instruction there costs online.
  *
  * Why they exist: in a program that works between its locks, the
  * processor runs the end of that work, the lock and the start of the next
@@ -125,10 +126,8 @@ static inline struct cp_objrec *cp_online_lean_rec_far(
 }
 
 /* cp_thread_advance() to now, without its generation check:
- * cp_online_lean_rec() settled it.  With procedures selected, those
- * running are charged too (one branch when none is).  Procedures found
- * by sampling never take this path (cp_rt.lean_locks is off then).
- * Returns now. */
+ * cp_online_lean_rec() settled it, nor procedures (none is selected
+ * where the inline paths run).  Returns the ns advanced. */
 static inline uint64_t cp_online_lean_advance(struct cp_thread *t)
 {
 	uint64_t now = cp_clock_wall_tsc();
@@ -138,9 +137,19 @@ static inline uint64_t cp_online_lean_advance(struct cp_thread *t)
 	t->last = now;
 	t->useful_ns += d;
 	t->path->len += d;
+	return d;
+}
+
+/* The same where procedures may be selected: those running are charged
+ * too (one branch when none is).  Procedures found by sampling never take
+ * the lean paths (cp_rt.lean_far is off then).  Returns now. */
+static inline uint64_t cp_online_lean_advance_procs(struct cp_thread *t)
+{
+	uint64_t d = cp_online_lean_advance(t);
+
 	if (t->nactive)
 		cp_thread_charge_active(t, d);
-	return now;
+	return t->last;
 }
 
 /* Merge @src (a path of @r) into the thread's path; what the path gained
@@ -161,47 +170,56 @@ static inline void cp_online_take(struct cp_thread *t, struct cp_objrec *r,
 		__atomic_fetch_add(&r->gain_ns, g, __ATOMIC_RELAXED);
 }
 
-/* Taking a longer path: out of line, it reads the clock. */
+/* Taking a longer path: out of line, it reads the clock.  The first for
+ * the inline paths (no procedure selected), the second for the general
+ * wrappers' second try. */
 void cp_online_lean_take(struct cp_thread *t, struct cp_objrec *r);
+void cp_online_lean_take_far(struct cp_thread *t, struct cp_objrec *r);
 
-/* Acquired without a wait (@r from cp_online_lean_rec, the lock held). */
+/* Acquired without a wait (@r from cp_online_lean_rec, the lock held; no
+ * procedure selected: cp_rt.lean_locks). */
 static inline void cp_online_lean_acquired(struct cp_thread *t,
 					   struct cp_objrec *r)
 {
+	const struct cp_path *src = &r->main;
+
 	r->ops++;
-	if (cp_online_may_take(t, &r->main, t->gen))
+	if (src->gen == t->gen && src->owner != t->tid &&
+	    !cp_path_dominates(t->path, src, 0))
 		cp_online_lean_take(t, r);
 }
 
-/* Release, the lock still held: advance to now and publish the path
- * (with the procedures' vectors when some are selected). */
+/* Release, the lock still held: advance to now and publish the path (no
+ * procedure selected: cp_rt.lean_locks). */
 static inline void cp_online_lean_release(struct cp_thread *t,
 					  struct cp_objrec *r)
 {
 	cp_online_lean_advance(t);
 	r->seq++;
-	cp_path_copy(&r->main, t->path, cp_rt.nsel);
+	cp_path_copy(&r->main, t->path, 0);
 }
 
 /*
- * The two above for the general wrappers' second try, in trace mode with
- * the events (a thread without a buffer records none).  Inline there: two
+ * The two above for the general wrappers' second try, with the
+ * procedures' vectors when some are selected, and in trace mode with the
+ * events (a thread without a buffer records none).  Inline there: two
  * calls a lock pair cost 15 ns in a program working between its locks.
- * The acquire is cp_online_lock_acquired() without a wait: the clock read
- * and the CONSUME event at every acquire; the release's PUBLISH is made at
- * the thread's wall_now.
+ * The traced acquire is cp_online_lock_acquired() without a wait: the
+ * clock read and the CONSUME event at every acquire; the release's
+ * PUBLISH is made at the thread's wall_now.
  */
 static inline void cp_online_lean_acquired_far(struct cp_thread *t,
 					       struct cp_objrec *r)
 {
 	uint64_t now;
 
+	r->ops++;
 	if (!cp_rt.trace || !t->tb) {
-		cp_online_lean_acquired(t, r);
+		if (cp_online_may_take(t, &r->main, t->gen))
+			cp_online_lean_take_far(t, r);
 		return;
 	}
-	r->ops++;
-	now = cp_online_lean_advance(t);
+	now = cp_online_lean_advance_procs(t);
 	cp_online_take(t, r, &r->main);
 	cp_tb_consume(t->tb, 0, now, UINT64_MAX, r->id, r->seq, r->seq != 0);
 }
@@ -209,7 +227,9 @@ static inline void cp_online_lean_acquired_far(struct cp_thread *t,
 static inline void cp_online_lean_release_far(struct cp_thread *t,
 					      struct cp_objrec *r)
 {
-	cp_online_lean_release(t, r);
+	cp_online_lean_advance_procs(t);
+	r->seq++;
+	cp_path_copy(&r->main, t->path, cp_rt.nsel);
 	if (cp_rt.trace && t->tb)
 		cp_tb_publish(t->tb, t->wall_now, UINT64_MAX, r->id, r->seq);
 }

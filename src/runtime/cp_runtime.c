@@ -54,8 +54,7 @@
 #include "cp_tracebuf.h"
 
 struct cp_runtime cp_rt = { .trace_fd = -1 };
-__thread unsigned cp_guard __attribute__((tls_model("initial-exec")));
-__thread struct cp_thread *cp_self __attribute__((tls_model("initial-exec")));
+__thread struct cp_tls cp_tls __attribute__((tls_model("initial-exec")));
 
 static bool cp_initialized;
 static atomic_bool cp_finished;
@@ -142,14 +141,14 @@ static void end_process(void)
 			exit(0);
 		nanosleep(&ms, NULL);
 	}
-	cp_guard++;		/* a tracer thread */
+	cp_tls.guard++;		/* a tracer thread */
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	if (pthread_create(&id, &attr, reaper_main, NULL) != 0)
 		cp_warn("cannot start a thread to end the process; it ends "
 			"when the tracer's threads do");
 	pthread_attr_destroy(&attr);
-	cp_guard--;
+	cp_tls.guard--;
 }
 
 /*
@@ -161,15 +160,15 @@ static void thread_key_destructor(void *arg)
 {
 	struct cp_thread *t = arg;
 
-	cp_guard++;
+	cp_tls.guard++;
 	if (!atomic_load(&cp_finished))
 		cp_thread_exit(t);
 	if (++cp_exit_rounds < PTHREAD_DESTRUCTOR_ITERATIONS &&
 	    pthread_setspecific(cp_exit_key, t) == 0) {
-		cp_guard--;
+		cp_tls.guard--;
 		return;
 	}
-	cp_guard--;
+	cp_tls.guard--;
 	if (gettid() == getpid())
 		atomic_store(&cp_main_gone, true);
 	if (atomic_fetch_sub(&cp_live, 1) == 1 && !atomic_load(&cp_finished))
@@ -239,7 +238,7 @@ static void *sampler_main(void *arg)
 	struct timespec ts;
 
 	(void)arg;
-	cp_guard = 1;		/* tracer-internal thread: never traced */
+	cp_tls.guard = 1;	/* tracer-internal thread: never traced */
 	ts.tv_sec = cp_rt.cfg.sample_ms / 1000;
 	ts.tv_nsec = (long)(cp_rt.cfg.sample_ms % 1000) * 1000000L;
 	while (!atomic_load(&cp_finished)) {
@@ -271,11 +270,11 @@ static void start_sampler(void)
 static void cp_runtime_stop(void)
 {
 	cp_rt.lean_locks = false;
-	cp_rt.lean_trace = false;
+	cp_rt.lean_far = false;
 	cp_rt.tracing = false;
 }
 
-__attribute__((constructor(101)))
+__attribute__((constructor(102)))
 static void cp_runtime_init(void)
 {
 	int saved = errno;
@@ -283,7 +282,7 @@ static void cp_runtime_init(void)
 	if (cp_initialized)
 		return;
 	cp_initialized = true;
-	cp_guard++;
+	cp_tls.guard++;
 	cp_config_load(&cp_rt.cfg);
 	if (cp_rt.cfg.mode == CP_MODE_OFF)
 		goto out;
@@ -315,12 +314,10 @@ static void cp_runtime_init(void)
 		cp_warn("cannot set up the tracer's memory; tracing is off");
 		goto out;
 	}
-	cp_rt.lean_locks = !cp_rt.trace && cp_rt.clock == CP_CLOCK_WALL &&
-			   cp_clock_calib.use_tsc &&
-			   !(cp_procs_nsampled && cp_sampler_kind());
-	cp_rt.lean_trace = cp_rt.trace && cp_rt.clock == CP_CLOCK_WALL &&
-			   cp_clock_calib.use_tsc &&
-			   !(cp_procs_nsampled && cp_sampler_kind());
+	cp_rt.lean_far = cp_rt.clock == CP_CLOCK_WALL &&
+			 cp_clock_calib.use_tsc &&
+			 !(cp_procs_nsampled && cp_sampler_kind());
+	cp_rt.lean_locks = cp_rt.lean_far && !cp_rt.trace && !cp_rt.nsel;
 	cp_rt.tracing = true;
 	/* quick_exit() runs the at_quick_exit handlers, last registered
 	 * first, then _exit()s inside libc (past the _exit wrapper): this
@@ -329,7 +326,7 @@ static void cp_runtime_init(void)
 	at_quick_exit(cp_runtime_finish);
 	start_sampler();
 out:
-	cp_guard--;
+	cp_tls.guard--;
 	errno = saved;
 }
 
@@ -339,14 +336,14 @@ struct cp_thread *cp_runtime_adopt(void)
 
 	if (!cp_initialized || atomic_load(&cp_finished))
 		return NULL;
-	cp_guard++;
+	cp_tls.guard++;
 	t = cp_thread_new(NULL);
 	if (t) {
 		cp_online_thread_start(t);
 		atomic_fetch_add(&cp_live, 1);
 		pthread_setspecific(cp_exit_key, t);
 	}
-	cp_guard--;
+	cp_tls.guard--;
 	return t;
 }
 
@@ -380,8 +377,8 @@ void cp_runtime_finish(void)
 
 	if (!cp_rt.tracing || atomic_exchange(&cp_finished, true))
 		return;
-	cp_guard++;
-	t = cp_self;
+	cp_tls.guard++;
+	t = cp_tls.self;
 	cp_runtime_stop();	/* other threads' next calls go straight */
 	if (t && !t->exited) {
 		/* The exiting thread's last event: program end follows it. */
@@ -397,7 +394,7 @@ void cp_runtime_finish(void)
 	cp_report_write(t);
 	if (cp_rt.trace)
 		cp_trace_finish(cp_thread_all(), cp_report_length());
-	cp_guard--;
+	cp_tls.guard--;
 	errno = saved;
 }
 

@@ -26,15 +26,17 @@ struct cp_thread;
 struct cp_runtime {
 	struct cp_config cfg;
 	bool tracing;		/* hooks run (mode != off, started, !finished) */
-	bool lean_locks;	/* mutexes and spin locks may take the lean
-				 * paths of cp_online.h: online mode, wall
+	bool lean_locks;	/* mutexes and spin locks may take the inline
+				 * lean paths of cp_online.h: online mode,
+				 * wall clock from the TSC, no procedure
+				 * selected (set at start-up, after the real
+				 * functions were resolved); implies tracing
+				 * (cleared with it), so that the inline
+				 * paths read one flag */
+	bool lean_far;		/* the general lock wrappers try the lean
+				 * paths first (online or trace mode, wall
 				 * clock from the TSC, no procedure found by
-				 * sampling (set at start-up); implies
-				 * tracing (cleared with it), so that the
-				 * inline paths read one flag */
-	bool lean_trace;	/* trace mode, wall clock from the TSC, no
-				 * procedure found by sampling: the general
-				 * lock wrappers try the lean paths first;
+				 * sampling; procedures selected or not);
 				 * implies tracing, as lean_locks does */
 	bool trace;		/* trace mode: events are recorded */
 	unsigned clock;		/* enum cp_trace_clock */
@@ -52,13 +54,21 @@ struct cp_runtime {
 
 extern struct cp_runtime cp_rt;
 
-/* Re-entry guard: >0 while the tracer itself runs on this thread, so the
- * locks taken by the tracer, liburcu, jemalloc and stdio go straight to the
- * real functions.  Tracer-internal threads keep it at 1 for life. */
-extern __thread unsigned cp_guard __attribute__((tls_model("initial-exec")));
-/* This thread's state, NULL until adopted. */
-extern __thread struct cp_thread *cp_self
-	__attribute__((tls_model("initial-exec")));
+/* What every wrapper reads first, in one TLS object so that a wrapper
+ * finds both from one address (it keeps one register, not two, over the
+ * real call). */
+struct cp_tls {
+	unsigned guard;		/* re-entry guard: >0 while the tracer
+				 * itself runs on this thread, so the locks
+				 * taken by the tracer, liburcu, jemalloc
+				 * and stdio go straight to the real
+				 * functions; tracer-internal threads keep
+				 * it at 1 for life */
+	struct cp_thread *self;	/* this thread's state, NULL until
+				 * adopted */
+};
+
+extern __thread struct cp_tls cp_tls __attribute__((tls_model("initial-exec")));
 
 /* State of a thread the tracer did not see start (created before start-up
  * or outside the wrappers); NULL when tracing is off.  Calling thread. */
@@ -73,15 +83,15 @@ static inline struct cp_thread *cp_enter(void)
 {
 	struct cp_thread *t;
 
-	if (__builtin_expect(cp_guard != 0 || !cp_rt.tracing, 0))
+	if (__builtin_expect(cp_tls.guard != 0 || !cp_rt.tracing, 0))
 		return NULL;
-	t = cp_self;
+	t = cp_tls.self;
 	if (__builtin_expect(t == NULL, 0)) {
 		t = cp_runtime_adopt();
 		if (!t)
 			return NULL;
 	}
-	cp_guard++;
+	cp_tls.guard++;
 	return t;
 }
 
@@ -95,13 +105,13 @@ static inline struct cp_thread *cp_enter_lean(bool far)
 {
 	struct cp_thread *t;
 
-	if (__builtin_expect(cp_guard != 0 ||
-			     !(cp_rt.lean_locks || (far && cp_rt.lean_trace)),
+	if (__builtin_expect(cp_tls.guard != 0 ||
+			     !(far ? cp_rt.lean_far : cp_rt.lean_locks),
 			     0))
 		return NULL;
-	t = cp_self;
+	t = cp_tls.self;
 	if (t)
-		cp_guard = 1;
+		cp_tls.guard = 1;
 	return t;
 }
 
@@ -109,7 +119,20 @@ static inline struct cp_thread *cp_enter_lean(bool far)
  * raised (call only when they returned a state).  Calling thread. */
 static inline void cp_leave(void)
 {
-	cp_guard--;
+	cp_tls.guard--;
+}
+
+/* Between the hooks of a wrapper, the guard is lowered around the real
+ * (possibly blocking) call, so a signal handler that runs meanwhile is
+ * traced like any code, never inside a half-done hook. */
+static inline void cp_pause(void)
+{
+	cp_tls.guard--;
+}
+
+static inline void cp_resume(void)
+{
+	cp_tls.guard++;
 }
 
 /* Arrange for cp_thread_exit(@t) when the calling thread ends, however

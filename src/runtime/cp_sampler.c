@@ -287,9 +287,9 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
 		goto out;	/* closed: stay quiet, do not re-arm */
 	/* Should the unwinder lock (frames registered at run time, by a
 	 * JIT), the lock goes straight to the real function. */
-	cp_guard++;
+	cp_tls.guard++;
 	take_sample(s, ucv);
-	cp_guard--;
+	cp_tls.guard--;
 	atomic_store(&s->state, SMP_IDLE);
 	if (s->fd >= 0)
 		ioctl(s->fd, PERF_EVENT_IOC_REFRESH, 1);

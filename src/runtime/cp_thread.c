@@ -75,7 +75,7 @@ struct cp_thread *cp_thread_new(const struct cp_thread *parent)
 
 void cp_thread_bind(struct cp_thread *t)
 {
-	cp_self = t;
+	cp_tls.self = t;
 	cp_objrec_thread_begin();
 	t->self = pthread_self();
 	t->ostid = gettid();
@@ -193,8 +193,8 @@ void cp_thread_exit(struct cp_thread *t)
 	 * data destructors of other libraries, which may lock) is not part
 	 * of the program: raise the guard for the rest of its life.
 	 */
-	if (cp_self == t)
-		cp_guard++;
+	if (cp_tls.self == t)
+		cp_tls.guard++;
 	if (t->tb) {
 		struct cp_tracebuf *tb = t->tb;
 

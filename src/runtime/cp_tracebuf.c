@@ -371,7 +371,7 @@ void cp_trace_crash_flush(void)
 		errno = saved;
 		return;
 	}
-	cp_guard++;
+	cp_tls.guard++;
 	close_all();
 	for (unsigned i = 0; i < __atomic_load_n(&cp_nat_crash,
 						 __ATOMIC_ACQUIRE); i++) {
@@ -381,7 +381,7 @@ void cp_trace_crash_flush(void)
 		if (f)
 			f();
 	}
-	cp_guard--;
+	cp_tls.guard--;
 	__atomic_store_n(&cp_crash_state, 2, __ATOMIC_RELEASE);
 	errno = saved;
 }

@@ -8,7 +8,8 @@
  * do it); let a new state take over an id; and, when a join or detach
  * removes a state, leave alone whatever state the id names by then.  The
  * states here are never bound (no clock, no trace): publishing only
- * touches the registry's fields.
+ * touches the registry's fields.  Also a new generation's path, and the
+ * TSC's conversion to ns.
  */
 #include <check.h>
 #include <inttypes.h>
@@ -158,6 +159,36 @@ START_TEST(test_thread_restart_keeps_a_new_path)
 }
 END_TEST
 
+/*
+ * A thread's wall clock from the TSC (cp_clock_wall_tsc): (tsc - tsc0) *
+ * mult >> 32 with the product taken to 128 bits.  With start-up 2^40
+ * ticks back and 1.5 ns a tick the product needs 73 bits; the value read
+ * must lie between the formula's at TSC reads just before and after it.
+ * The calibration is the process's: restored at the end.
+ */
+START_TEST(test_thread_clock_tsc_scale)
+{
+#if defined(__x86_64__)
+	const struct cp_clock_calib saved = cp_clock_calib;
+	uint64_t a, b, v, lo, hi;
+
+	cp_clock_calib.mult = 3ull << 31;
+	cp_clock_calib.tsc0 = __builtin_ia32_rdtsc() - (1ull << 40);
+	a = __builtin_ia32_rdtsc();
+	v = cp_clock_wall_tsc();
+	b = __builtin_ia32_rdtsc();
+	lo = (uint64_t)(((unsigned __int128)(a - cp_clock_calib.tsc0) *
+			 cp_clock_calib.mult) >> 32);
+	hi = (uint64_t)(((unsigned __int128)(b - cp_clock_calib.tsc0) *
+			 cp_clock_calib.mult) >> 32);
+	cp_clock_calib = saved;
+	ck_assert_msg(lo <= v && v <= hi && lo > (1ull << 40),
+		      "wall %" PRIu64 " ns, want %" PRIu64 "..%" PRIu64, v, lo,
+		      hi);
+#endif
+}
+END_TEST
+
 static Suite *thread_suite(void)
 {
 	Suite *s = suite_create("rt_thread");
@@ -170,6 +201,9 @@ static Suite *thread_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("generations");
 	tcase_add_test(tc, test_thread_restart_keeps_a_new_path);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("clock");
+	tcase_add_test(tc, test_thread_clock_tsc_scale);
 	suite_add_tcase(s, tc);
 	return s;
 }

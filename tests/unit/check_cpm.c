@@ -179,7 +179,7 @@ static void check_against_brute(const struct cp_pag *g, const uint64_t *w,
 		uint32_t r = g->tail[c.path[0]];
 		uint32_t l = g->head[c.path[c.npath - 1]];
 
-		TG_CHECK(g->in_off[r] == g->in_off[r + 1] &&
+		TG_CHECK(cp_pag_is_root(g, r) &&
 			 g->out_off[l] == g->out_off[l + 1],
 			 "round %d: CP is not root to leaf", round);
 	}
@@ -280,6 +280,41 @@ START_TEST(test_cpm_deterministic_ties)
 }
 END_TEST
 
+/*
+ * The walk back takes a vertex's lowest-numbered in-edge of greatest EF,
+ * also when a higher-numbered one reaches it first in topological order
+ * (roots 0 and 1 come in that order, so e1 from vertex 0 is pushed
+ * before e0 from vertex 1), and when the EF is 0 (weights @w).
+ */
+static void lowest_in_edge(uint64_t w)
+{
+	struct cp_pag g;
+	struct cp_cpm c;
+	char err[128];
+
+	cp_pag_init(&g);
+	for (int i = 0; i < 3; i++)
+		cp_pag_add_vertex(&g);
+	cp_pag_add_edge(&g, 1, 2, w, CP_PAG_NONE);	/* e0 */
+	cp_pag_add_edge(&g, 0, 2, w, CP_PAG_NONE);	/* e1 */
+	ck_assert_int_eq(cp_pag_finish(&g, err, sizeof(err)), 0);
+	ck_assert_uint_eq(g.topo[0], 0);
+	ck_assert_int_eq(cp_cpm_run(&c, &g, NULL), 0);
+	TG_CHECK(c.length == w && c.npath == 1 && c.path[0] == 0,
+		 "weight %llu: length %llu, path [%u] = e%u, want e0",
+		 (unsigned long long)w, (unsigned long long)c.length,
+		 c.npath, c.npath ? c.path[0] : 99);
+	cp_cpm_free(&c);
+	cp_pag_free(&g);
+}
+
+START_TEST(test_cpm_walk_back_lowest_in_edge)
+{
+	lowest_in_edge(5);
+	lowest_in_edge(0);
+}
+END_TEST
+
 static Suite *cpm_suite(void)
 {
 	Suite *s = suite_create("cpm");
@@ -292,6 +327,7 @@ static Suite *cpm_suite(void)
 	tcase_add_test(tc, test_cpm_weight_override);
 	tcase_add_test(tc, test_cpm_isolated_and_single);
 	tcase_add_test(tc, test_cpm_deterministic_ties);
+	tcase_add_test(tc, test_cpm_walk_back_lowest_in_edge);
 	suite_add_tcase(s, tc);
 	return s;
 }

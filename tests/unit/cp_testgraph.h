@@ -150,7 +150,7 @@ static inline void tg_enumerate(const struct cp_pag *g, const uint64_t *w,
 	if (!w)
 		w = g->w;
 	for (uint32_t v = 0; v < g->nv; v++)
-		if (g->in_off[v] == g->in_off[v + 1])
+		if (cp_pag_is_root(g, v))
 			tg_dfs(g, w, v, stk, 0, 0, p);
 	free(stk);
 }

@@ -31,7 +31,11 @@
  * Complexity O(v+e) time: each edge is looked at once per pass, plus one
  * walk back along the chosen path.  The backward pass computes each
  * vertex's height (longest path to a leaf) instead, lt = L - height, so it
- * needs no L and runs on a second core beside the forward pass.
+ * needs no L and runs on a second core beside the forward pass.  The walk
+ * back needs each vertex's lowest-numbered in-edge whose EF is the
+ * vertex's earliest time: the forward pass keeps it as it pushes (a
+ * larger EF replaces it, an equal one of lower id too), 4 bytes per vertex
+ * for the run instead of an in-adjacency kept with the graph.
  */
 #include "cp_cpm.h"
 #include "cp_debug.h"
@@ -63,16 +67,22 @@ static void cp_cpm_assert(const struct cp_cpm *c)
 		abort();
 }
 
-uint64_t cp_cpm_longest(const struct cp_pag *g, const uint64_t *w,
-			uint64_t *et)
+/*
+ * The forward pass: @et as cp_cpm_longest's; with @pred, pred[v] = the
+ * lowest-numbered in-edge of v whose EF is et[v] (NONE at a root).
+ * Inlined into its two callers, so the pass without @pred tests nothing.
+ */
+static inline __attribute__((always_inline)) uint64_t
+cpm_forward(const struct cp_pag *g, const uint64_t *w, uint64_t *et,
+	    uint32_t *pred)
 {
 	const uint32_t *out_off = g->out_off, *out_e = g->out_e;
 	const uint32_t *head = g->head;
 	uint64_t len = 0;
 
-	if (!w)
-		w = g->w;
 	memset(et, 0, sizeof(*et) * g->nv);
+	if (pred)
+		memset(pred, 0xff, sizeof(*pred) * g->nv);
 	for (uint32_t i = 0; i < g->nv; i++) {
 		uint32_t v = g->topo[i];
 		uint64_t t = et[v];
@@ -80,14 +90,25 @@ uint64_t cp_cpm_longest(const struct cp_pag *g, const uint64_t *w,
 		if (t > len)
 			len = t;
 		for (uint32_t j = out_off[v]; j < out_off[v + 1]; j++) {
-			uint32_t e = out_e[j];
+			uint32_t e = out_e[j], h = head[e];
 			uint64_t f = t + w[e];
 
-			if (f > et[head[e]])
-				et[head[e]] = f;
+			if (f > et[h]) {
+				et[h] = f;
+				if (pred)
+					pred[h] = e;
+			} else if (pred && f == et[h] && e < pred[h]) {
+				pred[h] = e;
+			}
 		}
 	}
 	return len;
+}
+
+uint64_t cp_cpm_longest(const struct cp_pag *g, const uint64_t *w,
+			uint64_t *et)
+{
+	return cpm_forward(g, w ? w : g->w, et, NULL);
 }
 
 /*
@@ -120,13 +141,15 @@ static void cpm_heights(const struct cp_pag *g, const uint64_t *w,
 /* The two passes as cp_par_two jobs. */
 struct cpm_pass {
 	struct cp_cpm *c;
+	uint32_t *pred;		/* [nv] the forward pass's */
 };
 
 static void cpm_forward_job(void *p)
 {
-	struct cp_cpm *c = ((struct cpm_pass *)p)->c;
+	struct cpm_pass *pass = p;
+	struct cp_cpm *c = pass->c;
 
-	c->length = cp_cpm_longest(c->g, c->w, c->et);
+	c->length = cpm_forward(c->g, c->w, c->et, pass->pred);
 }
 
 static void cpm_heights_job(void *p)
@@ -136,31 +159,44 @@ static void cpm_heights_job(void *p)
 	cpm_heights(c->g, c->w, c->lt);
 }
 
-/* The in-edge of @v that sets its earliest time, lowest id first. */
-static uint32_t cpm_pred(const struct cp_cpm *c, uint32_t v)
+/*
+ * One walk back from @end along @pred: the critical path into c->path,
+ * root to leaf.  Returns 0, -1 when memory runs out.
+ */
+static int cpm_walk_back(struct cp_cpm *c, const uint32_t *pred,
+			 uint32_t end)
 {
-	const struct cp_pag *g = c->g;
+	const uint32_t *tail = c->g->tail;
+	uint32_t n = 0, v, e;
 
-	for (uint32_t j = g->in_off[v]; j < g->in_off[v + 1]; j++) {
-		uint32_t e = g->in_e[j];
-
-		if (c->et[g->tail[e]] + c->w[e] == c->et[v])
-			return e;
+	for (v = end; v != CP_PAG_NONE && pred[v] != CP_PAG_NONE;
+	     v = tail[pred[v]])
+		n++;
+	c->path = malloc(sizeof(*c->path) * ((size_t)n + 1));
+	if (!c->path)
+		return -1;
+	c->npath = n;
+	for (v = end; n > 0; v = tail[e]) {
+		e = pred[v];
+		c->path[--n] = e;
 	}
-	return CP_PAG_NONE;
+	return 0;
 }
 
 int cp_cpm_run(struct cp_cpm *c, const struct cp_pag *g, const uint64_t *w)
 {
-	uint32_t end = CP_PAG_NONE, n = 0, v, e;
+	uint32_t end = CP_PAG_NONE, v;
 	struct cpm_pass pass = { .c = c };
 
 	memset(c, 0, sizeof(*c));
 	c->g = g;
 	c->w = w ? w : g->w;
+	/* the predecessors first: they fit the block the graph's finish
+	 * freed, which a larger request would give back unused */
+	pass.pred = cp_big_malloc(sizeof(*pass.pred) * ((size_t)g->nv + 1));
 	c->et = cp_big_malloc(sizeof(*c->et) * ((size_t)g->nv + 1));
 	c->lt = cp_big_malloc(sizeof(*c->lt) * ((size_t)g->nv + 1));
-	if (!c->et || !c->lt)
+	if (!c->et || !c->lt || !pass.pred)
 		goto err_mem;
 	/* forward and backward passes side by side (cp_par.h) */
 	cp_par_two((size_t)g->nv + g->ne, cpm_heights_job, &pass,
@@ -175,27 +211,22 @@ int cp_cpm_run(struct cp_cpm *c, const struct cp_pag *g, const uint64_t *w)
 			break;
 		}
 	}
-	/* one walk back from the end (a path has fewer edges than the
-	 * graph has vertices; the pages past it are never touched), then
-	 * the edges put in order */
-	c->path = cp_big_malloc(sizeof(*c->path) * ((size_t)g->nv + 1));
-	if (!c->path)
+	if (cpm_walk_back(c, pass.pred, end))
 		goto err_mem;
-	for (v = end; v != CP_PAG_NONE && (e = cpm_pred(c, v)) != CP_PAG_NONE;
-	     v = g->tail[e])
-		c->path[n++] = e;
-	c->npath = n;
-	for (uint32_t i = 0; i < n / 2; i++) {
-		e = c->path[i];
-		c->path[i] = c->path[n - 1 - i];
-		c->path[n - 1 - i] = e;
-	}
+	cp_big_free(pass.pred);	/* scratch the next phases may reuse */
 	cp_cpm_assert(c);
 	return 0;
 
 err_mem:
+	cp_big_free(pass.pred);
 	cp_cpm_free(c);
 	return -1;
+}
+
+void cp_cpm_drop_et(struct cp_cpm *c)
+{
+	cp_big_free(c->et);
+	c->et = NULL;
 }
 
 void cp_cpm_free(struct cp_cpm *c)

@@ -38,6 +38,14 @@ struct cp_cpm {
  */
 int cp_cpm_run(struct cp_cpm *c, const struct cp_pag *g, const uint64_t *w);
 
+/*
+ * Free @c's earliest times for a caller that reads only the latest times,
+ * the length and the path from here on (k paths and MBM do): their block
+ * then serves what comes next (cp_bigmem.h).  cp_cpm_es(), _ef(),
+ * _total_slack() and _free_slack() must not be called on @c after it.
+ */
+void cp_cpm_drop_et(struct cp_cpm *c);
+
 /* Release what cp_cpm_run() allocated; @c may be run again. */
 void cp_cpm_free(struct cp_cpm *c);
 

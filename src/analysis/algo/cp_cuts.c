@@ -114,8 +114,10 @@ int cp_cuts_find(struct cp_cuts *k, const struct cp_cpm *c)
 	k->rank = cp_big_malloc(sizeof(*k->rank) * ((size_t)g->nv + 1));
 	k->pos = cp_big_malloc(sizeof(*k->pos) * ((size_t)g->nv + 1));
 	k->toff = cp_big_malloc(sizeof(*k->toff) * ((size_t)g->nv + 1));
-	k->tout = cp_big_malloc(sizeof(*k->tout) * ((size_t)g->ne + 1));
+	/* before the larger tout, whose fresh block would send back the
+	 * kept one of this size (cp_bigmem) */
 	late = cp_big_calloc((size_t)g->nv + 1, sizeof(*late));
+	k->tout = cp_big_malloc(sizeof(*k->tout) * ((size_t)g->ne + 1));
 	cut = cp_big_malloc((size_t)g->nv + 1);
 	if (!k->rank || !k->pos || !k->toff || !k->tout || !late || !cut)
 		goto err_mem;

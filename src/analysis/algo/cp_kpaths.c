@@ -26,7 +26,9 @@
  *
  * Eppstein's structure, as built here:
  *  - out-heap of u: u's sidetracks, an array heap-ordered by delta (children
- *    of position i at 2i+1 and 2i+2), grouped per vertex in side[];
+ *    of position i at 2i+1 and 2i+2), in side[] after their count, only
+ *    for the vertices that have any (a heap node and a candidate name the
+ *    out-heap by where its count is, so no array per vertex maps to it);
  *  - H(u): a heap of the vertices on u's tree continuation that have a
  *    sidetrack, keyed by their least delta.  H(u) is H(head of next[u]) with
  *    u inserted: a persistent leftist heap, so inserting copies only the
@@ -69,7 +71,9 @@
  * bound (on random keys close to that: about 200 bytes per edge on a
  * random DAG when nothing is pruned), the enumeration O(k log k) and 24
  * bytes per candidate (at most 5k), 20 bytes per path.  Memory kept with the
- * result: next[], join[] and glen[], 12 bytes per vertex.
+ * result: next[], join[] and glen[], 12 bytes per vertex; join[] is made
+ * after the enumeration in the block H's roots had, so that the search
+ * touches three arrays per vertex, not five (fresh pages cost a clear).
  */
 #include "cp_kpaths.h"
 #include "cp_debug.h"
@@ -104,7 +108,7 @@ static void cp_kpaths_assert(const struct cp_kpaths *kp)
 /* A node of the persistent leftist heaps H(v). */
 struct hnode {
 	uint64_t key;		/* least delta of v's sidetracks */
-	uint32_t v;		/* the vertex */
+	uint32_t oh;		/* v's out-heap: its count in side[] */
 	uint32_t l, r;		/* children, or NONE */
 	uint32_t rank;		/* null-path length: 1 + rank(r) */
 };
@@ -115,7 +119,9 @@ struct hpool {
 };
 
 /* Kinds of path-graph nodes, in cand.b (otherwise an out-heap position). */
-#define KP_HEAP UINT32_MAX		/* cand.a: a heap node */
+#define KP_HEAP UINT32_MAX		/* cand.a: a heap node; otherwise
+					 * cand.a is an out-heap (its
+					 * count's place in side[]) */
 #define KP_ROOT (UINT32_MAX - 1)	/* cand.a: a root-heap position */
 #define KP_NONE (UINT32_MAX - 2)	/* path 0 */
 
@@ -132,8 +138,8 @@ struct kp_state {
 	uint32_t *glen;		/* [nv] tree edges from v to its leaf
 				 * (kp->glen, kept with the result) */
 	uint32_t *hroot;	/* [nv] H(v), or NONE */
-	uint32_t *soff;		/* [nv+1] v's out-heap: side[soff[v]..] */
-	uint32_t *side;		/* [ne] sidetracks, grouped and heaped */
+	uint32_t *side;		/* [ne] out-heaps: a count, then that
+				 * many sidetracks, heaped */
 	uint32_t *rootv;	/* [nroot] roots but path 0's, heaped by lt */
 	uint32_t nroot, r0;
 	struct hpool hp;
@@ -283,13 +289,12 @@ static uint32_t least_put(uint64_t *h, uint32_t n, uint32_t cap, uint64_t x)
  * out-of-memory, which only loses the pruning).  One walk along path 0,
  * keeping the k-1 least deltas in a max-heap: O(k) memory.
  */
-static uint64_t kp_bound(const struct kp_state *s, const uint32_t *next,
-			 uint32_t k)
+static uint64_t kp_bound(const struct kp_state *s, uint32_t k)
 {
 	const struct cp_cpm *c = s->c;
 	const struct cp_pag *g = s->g;
 	uint64_t *h, bound = UINT64_MAX;
-	uint32_t n = 0;
+	uint32_t n = 0, v = s->r0, nx;
 
 	if (k <= 1)
 		return 0;
@@ -298,16 +303,58 @@ static uint64_t kp_bound(const struct kp_state *s, const uint32_t *next,
 	h = malloc(sizeof(*h) * (k - 1));
 	if (!h)
 		return UINT64_MAX;
-	for (uint32_t v = s->r0; next[v] != CP_PAG_NONE;
-	     v = g->head[next[v]])
-		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++)
-			if (g->out_e[j] != next[v])
-				n = least_put(h, n, k - 1,
-					      delta_at(c, g->out_e[j], v));
+	do {
+		/* the tree edge is the first of delta 0 (next[v]) */
+		nx = CP_PAG_NONE;
+		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
+			uint64_t d = delta_at(c, g->out_e[j], v);
+
+			if (d == 0 && nx == CP_PAG_NONE)
+				nx = g->out_e[j];
+			else
+				n = least_put(h, n, k - 1, d);
+		}
+		if (nx != CP_PAG_NONE)
+			v = g->head[nx];
+	} while (nx != CP_PAG_NONE);
 	if (n == k - 1)
 		bound = h[0];
 	free(h);
 	return bound;
+}
+
+/*
+ * In one look at @v's out-edges: its tree edge, the first of delta 0,
+ * into *@nx (NONE at a leaf), and its out-heap: the other out-edges within
+ * @bound, heaped, into side[*@at + 1 ..] after their count at side[*@at],
+ * *@at then moved past them.  Returns the count's place, or NONE when @v
+ * has no such sidetrack (nothing written).  A non-leaf vertex has a tree
+ * edge that is no sidetrack, so counts and sidetracks fit in side[ne].
+ */
+static uint32_t kp_outheap(struct kp_state *s, uint32_t v, uint32_t *nx,
+			   uint64_t bound, uint32_t *at)
+{
+	const struct cp_pag *g = s->g;
+	uint32_t oh = *at, n = 0;
+	uint32_t *heap = s->side + oh + 1;
+
+	*nx = CP_PAG_NONE;
+	for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
+		uint32_t e = g->out_e[j];
+		uint64_t d = delta_at(s->c, e, v);
+
+		if (d == 0 && *nx == CP_PAG_NONE)
+			*nx = e;
+		else if (d <= bound)
+			heap[n++] = e;
+	}
+	if (n == 0)
+		return CP_PAG_NONE;
+	s->side[oh] = n;
+	for (uint32_t i = n / 2; i > 0; i--)
+		side_down(s->c, heap, n, i - 1);
+	*at = oh + 1 + n;
+	return oh;
 }
 
 /*
@@ -322,51 +369,27 @@ static int kp_prepare(struct kp_state *s, uint32_t *next, uint32_t k)
 	uint64_t bound;
 	uint32_t at = 0;
 
-	for (uint32_t v = 0; v < g->nv; v++) {
-		next[v] = CP_PAG_NONE;
-		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++)
-			if (delta_at(c, g->out_e[j], v) == 0) {
-				next[v] = g->out_e[j];
-				break;
-			}
-	}
-
 	/* roots with an out-edge; path 0 starts at the first of delta 0 */
 	s->r0 = CP_PAG_NONE;
 	for (uint32_t v = 0; v < g->nv && s->r0 == CP_PAG_NONE; v++)
-		if (g->in_off[v] == g->in_off[v + 1] &&
+		if (cp_pag_is_root(g, v) &&
 		    g->out_off[v] != g->out_off[v + 1] && c->lt[v] == 0)
 			s->r0 = v;
 	if (s->r0 == CP_PAG_NONE)
 		return 0;	/* no edge */
-	bound = kp_bound(s, next, k);
+	bound = kp_bound(s, k);
 	s->nroot = 0;
 	for (uint32_t v = 0; v < g->nv; v++)
-		if (v != s->r0 && g->in_off[v] == g->in_off[v + 1] &&
+		if (v != s->r0 && cp_pag_is_root(g, v) &&
 		    g->out_off[v] != g->out_off[v + 1] && c->lt[v] <= bound)
 			s->rootv[s->nroot++] = v;
 	for (uint32_t i = s->nroot / 2; i > 0; i--)
 		root_down(c->lt, s->rootv, s->nroot, i - 1);
 
-	for (uint32_t v = 0; v < g->nv; v++) {
-		uint32_t n;
-
-		s->soff[v] = at;
-		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
-			uint32_t e = g->out_e[j];
-
-			if (e != next[v] && delta_at(c, e, v) <= bound)
-				s->side[at++] = e;
-		}
-		n = at - s->soff[v];
-		for (uint32_t i = n / 2; i > 0; i--)
-			side_down(c, s->side + s->soff[v], n, i - 1);
-	}
-	s->soff[g->nv] = at;
-
 	for (uint32_t i = g->nv; i > 0; i--) {
-		uint32_t v = g->topo[i - 1], h, b;
+		uint32_t v = g->topo[i - 1], h, b, oh;
 
+		oh = kp_outheap(s, v, &next[v], bound, &at);
 		if (next[v] == CP_PAG_NONE) {
 			s->glen[v] = 0;
 			s->hroot[v] = CP_PAG_NONE;
@@ -375,13 +398,13 @@ static int kp_prepare(struct kp_state *s, uint32_t *next, uint32_t k)
 		h = g->head[next[v]];
 		s->glen[v] = s->glen[h] + 1;
 		s->hroot[v] = s->hroot[h];
-		if (s->soff[v] == s->soff[v + 1])
+		if (oh == CP_PAG_NONE)
 			continue;
 		b = hp_alloc(&s->hp);
 		if (b == CP_PAG_NONE)
 			return -1;
 		s->hp.n[b] = (struct hnode){
-			.key = delta_at(c, s->side[s->soff[v]], v), .v = v,
+			.key = delta_at(c, s->side[oh + 1], v), .oh = oh,
 			.l = CP_PAG_NONE, .r = CP_PAG_NONE, .rank = 1 };
 		s->hroot[v] = hp_insert(&s->hp, s->hroot[h], b);
 		if (s->hroot[v] == CP_PAG_NONE)
@@ -514,13 +537,15 @@ static int take(struct kp_state *s, struct cp_kpaths *kp, struct cand p)
 					return -1;
 		}
 	} else {
-		uint32_t par = p.par, u, t, ph;
+		uint32_t par = p.par, oh, t, ph;
+		const uint32_t *heap;
 
 		if (p.b == KP_HEAP) {
 			const struct hnode *hn = &s->hp.n[p.a];
 
-			u = hn->v;
-			e = s->side[s->soff[u]];
+			oh = hn->oh;
+			heap = s->side + oh + 1;
+			e = heap[0];
 			base = p.cost - hn->key;
 			if (hn->l != CP_PAG_NONE &&
 			    offer(s, base + s->hp.n[hn->l].key, par, hn->l,
@@ -532,18 +557,16 @@ static int take(struct kp_state *s, struct cp_kpaths *kp, struct cand p)
 				return -1;
 			lo = 1;
 		} else {
-			u = p.a;
-			e = s->side[s->soff[u] + p.b];
+			oh = p.a;
+			heap = s->side + oh + 1;
+			e = heap[p.b];
 			base = p.cost - delta_of(c, e);
 			lo = 2 * p.b + 1;
 		}
-		hi = s->soff[u + 1] - s->soff[u];
-		for (x = lo; x <= lo + 1 && x < hi; x++) {
-			uint32_t f = s->side[s->soff[u] + x];
-
-			if (offer(s, base + delta_of(c, f), par, u, x))
+		hi = s->side[oh];
+		for (x = lo; x <= lo + 1 && x < hi; x++)
+			if (offer(s, base + delta_of(c, heap[x]), par, oh, x))
 				return -1;
-		}
 		t = g->tail[e];
 		ph = g->head[kp->dev[par]];
 		kp->parent[id] = par;
@@ -566,7 +589,6 @@ static void kp_state_free(struct kp_state *s)
 	free(s->cand);
 	cp_big_free(s->hp.n);
 	cp_big_free(s->hroot);
-	cp_big_free(s->soff);
 	cp_big_free(s->rootv);
 	cp_big_free(s->side);
 }
@@ -583,31 +605,30 @@ int cp_kpaths_find(struct cp_kpaths *kp, const struct cp_cpm *c, uint32_t k)
 	kp->w = c->w;
 	kp->cp_length = c->length;
 	kp->next = cp_big_malloc(sizeof(*kp->next) * nv1);
-	kp->join = cp_big_malloc(sizeof(*kp->join) * nv1);
 	kp->glen = s.glen = cp_big_malloc(sizeof(*s.glen) * nv1);
 	s.hroot = cp_big_malloc(sizeof(*s.hroot) * nv1);
-	s.soff = cp_big_malloc(sizeof(*s.soff) * nv1);
 	s.rootv = cp_big_malloc(sizeof(*s.rootv) * nv1);
 	s.side = cp_big_malloc(sizeof(*s.side) * ((size_t)g->ne + 1));
-	if (!kp->next || !kp->join || !s.glen || !s.hroot || !s.soff ||
-	    !s.rootv || !s.side)
+	if (!kp->next || !s.glen || !s.hroot || !s.rootv || !s.side)
 		goto err_mem;
 	if (kp_prepare(&s, kp->next, k))
 		goto err_mem;
-	if (s.r0 == CP_PAG_NONE || k == 0)
-		goto done;	/* no edge: no path */
-	kp_join(g, kp->next, s.r0, kp->join);
-
-	if (paths_reserve(kp, &cap, 1) ||
-	    take(&s, kp, (struct cand){ 0, CP_PAG_NONE, 0, KP_NONE }))
+	/* no edge (no root) or k = 0: no path */
+	if (s.r0 != CP_PAG_NONE && k > 0 &&
+	    (paths_reserve(kp, &cap, 1) ||
+	     take(&s, kp, (struct cand){ 0, CP_PAG_NONE, 0, KP_NONE })))
 		goto err_mem;
-	while (kp->n < k && s.ncand > 0) {
+	while (kp->n > 0 && kp->n < k && s.ncand > 0) {
 		if (paths_reserve(kp, &cap, kp->n + 1) ||
 		    take(&s, kp, pop(&s)))
 			goto err_mem;
 	}
-done:
+	/* H is done with: its roots' block becomes join[] */
+	kp->join = s.hroot;
+	s.hroot = NULL;
 	kp_state_free(&s);
+	if (kp->n > 0)
+		kp_join(g, kp->next, s.r0, kp->join);
 	cp_kpaths_assert(kp);
 	return 0;
 

@@ -172,8 +172,7 @@ static struct cp_slack_ws *ws_new(const struct cp_cpm *c,
 		return NULL;
 	}
 	for (uint32_t v = 0; v < g->nv; v++)
-		if (k->pos[v] == CP_PAG_NONE &&
-		    g->in_off[v] == g->in_off[v + 1])
+		if (k->pos[v] == CP_PAG_NONE && cp_pag_is_root(g, v))
 			ws->roots[ws->nroots++] = v;
 	return ws;
 }

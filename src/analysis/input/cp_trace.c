@@ -764,7 +764,7 @@ const char *cp_trace_info(const struct cp_trace *t, const char *key)
 
 void cp_trace_drop_pub(struct cp_trace *t)
 {
-	free(t->pub);
+	cp_big_free(t->pub);	/* its block may serve the CPM */
 	t->pub = NULL;
 }
 

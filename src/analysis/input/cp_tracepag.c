@@ -28,7 +28,7 @@
  * Cost: one pass over the vertices, O(v + e) time with hash lookups per
  * ENTER (address -> procedure, cached) and per new calling context; 5
  * bytes of attributes per edge (kind, CCT node) on top of the graph's own
- * 16, and 4 per hub.
+ * 16, and 12 per hub.
  */
 #include "cp_tracepag.h"
 #include "cp_debug.h"
@@ -66,15 +66,14 @@ struct bld {
 	struct cp_map2 cctmap;		/* (parent, proc) -> node */
 	struct cp_map2 hubs;		/* (obj << 32 | cnt, lo) -> hub index */
 	uint32_t hub0;			/* vertex id of hub 0 */
-	uint8_t *hub_done;		/* [nhub] in-edges added */
 	struct frame *stack;
 	uint64_t cap_stack;
 };
 
 /*
  * The graph's invariants: a thread's segment into vertex i is edge
- * segbase + i - 1 from vertex i-1 to i, and every edge's attributes agree
- * with its kind.  Dies on a violation; a cheap no-op unless debugging.
+ * segbase + i - 1 from vertex i-1 to i, every edge's attributes agree
+ * with its kind, and a hub's in-edges are the range hubs[] gives.  Dies on a violation; a cheap no-op unless debugging.
  */
 static void cp_tracepag_assert(const struct cp_tracepag *tp)
 {
@@ -100,7 +99,17 @@ static void cp_tracepag_assert(const struct cp_tracepag *tp)
 		    (tp->e_kind[e] != CP_TE_USEFUL && g->w[e]) ||
 		    tp->e_cct[e] >= tp->ncct)
 			cp_die("trace PAG: edge attributes disagree");
+		/* a hub's in-edges are its range, its out-edges after it */
+		if (g->head[e] > tp->sink &&
+		    e - tp->hubs[g->head[e] - tp->sink - 1].in >=
+		    tp->hubs[g->head[e] - tp->sink - 1].nin)
+			cp_die("trace PAG: a hub's in-edge out of its range");
 	}
+	for (uint32_t h = 0; h < tp->nhub; h++)
+		for (uint32_t i = 0; i < tp->hubs[h].nin; i++)
+			if (g->head[tp->hubs[h].in + i] != tp->sink + 1 + h)
+				cp_die("trace PAG: a hub's range holds another "
+				       "edge");
 }
 
 /* Grow the per-edge attributes to hold @need edges; 0 or -1 (memory). */
@@ -436,9 +445,9 @@ static int thread_deps(struct bld *b, uint32_t tid)
 					  v->arg);
 			if (hub == CP_HASH_NONE)
 				return -1;	/* count_edges made them all */
-			if (!b->hub_done[hub]) {
-				b->hub_done[hub] = 1;
-				tp->hub_obj[hub] = v->obj;
+			if (!tp->hubs[hub].nin) {
+				tp->hubs[hub] = (struct cp_tracepag_hub){
+					v->obj, tp->g.ne, v->cnt };
 				hub += b->hub0;
 				for (c = 0; c < v->cnt; c++)
 					if (edge(b, tp->vbase[pb[c].tid] +
@@ -529,7 +538,6 @@ static int count_edges(struct bld *b, uint64_t *nedges)
 static void bld_free(struct bld *b)
 {
 	free(b->stack);
-	free(b->hub_done);
 	cp_map2_free(&b->procmap);
 	cp_map2_free(&b->stackmap);
 	cp_map2_free(&b->cctmap);
@@ -600,9 +608,8 @@ int cp_tracepag_build(struct cp_tracepag *tp, const struct cp_trace *t,
 			 t->path);
 		goto err;
 	}
-	b.hub_done = calloc(tp->nhub ? tp->nhub : 1, 1);
-	tp->hub_obj = calloc(tp->nhub ? tp->nhub : 1, sizeof(*tp->hub_obj));
-	if (!b.hub_done || !tp->hub_obj || reserve_edges(&b, (uint32_t)nedges))
+	tp->hubs = calloc(tp->nhub ? tp->nhub : 1, sizeof(*tp->hubs));
+	if (!tp->hubs || reserve_edges(&b, (uint32_t)nedges))
 		goto err_mem;
 	b.hub0 = (uint32_t)nv + 2;
 	for (uint64_t i = 0; i < nv + 2 + tp->nhub; i++)
@@ -645,7 +652,7 @@ void cp_tracepag_free(struct cp_tracepag *tp)
 	free(tp->segbase);
 	free(tp->e_kind);
 	free(tp->e_cct);
-	free(tp->hub_obj);
+	free(tp->hubs);
 	for (uint32_t i = 0; i < tp->nprocs; i++)
 		free(tp->procs[i]);
 	free(tp->procs);

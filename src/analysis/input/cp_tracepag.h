@@ -40,6 +40,13 @@ enum cp_tedge_kind {
 	CP_TE_AUX = 3,		/* source, sink, hub in-edges */
 };
 
+/* A hub vertex (a CONSUME range of two or more publishes). */
+struct cp_tracepag_hub {
+	uint32_t obj;		/* the object its range is of */
+	uint32_t in;		/* its in-edges: edges in .. in + nin - 1, */
+	uint32_t nin;		/* one per publish of the range, in order */
+};
+
 /* A calling-context tree node; node 0 is the root (no procedure). */
 struct cp_cct_node {
 	uint32_t parent;	/* CP_PAG_NONE for the root */
@@ -64,12 +71,12 @@ struct cp_tracepag {
 	 * segbase), so a segment's thread, object and procedure follow from
 	 * its id, its vertex and its CCT node; a dependency's from its ends
 	 * (its head is the consuming vertex, its tail the publishing one or
-	 * a hub) and a hub's object from hub_obj.  Read them through the
+	 * a hub) and a hub's object from hubs[].  Read them through the
 	 * accessors below (cp_tracepag_thread, _obj, _src, _proc).
 	 */
 	uint8_t *e_kind;	/* [ne] enum cp_tedge_kind */
 	uint32_t *e_cct;	/* [ne] CCT node of a segment, 0 otherwise */
-	uint32_t *hub_obj;	/* [nhub] object of hub vertex sink + 1 + h */
+	struct cp_tracepag_hub *hubs;	/* [nhub] hub vertex sink + 1 + h */
 
 	/* procedures and calling contexts */
 	char **procs;		/* [nprocs] names, interned */
@@ -93,6 +100,21 @@ struct cp_tracepag {
 int cp_tracepag_build(struct cp_tracepag *tp, const struct cp_trace *t,
 		      char *err, size_t errlen);
 void cp_tracepag_free(struct cp_tracepag *tp);
+
+/*
+ * The in-edges of vertex @v if it is a hub: edges *@first .. *@first + the
+ * count returned - 1; 0 for any other vertex (the graph keeps no
+ * in-adjacency, cp_pag.h).
+ */
+static inline uint32_t cp_tracepag_hub_in(const struct cp_tracepag *tp,
+					  uint32_t v, uint32_t *first)
+{
+	*first = 0;
+	if (v <= tp->sink || v >= tp->g.nv)
+		return 0;
+	*first = tp->hubs[v - tp->sink - 1].in;
+	return tp->hubs[v - tp->sink - 1].nin;
+}
 
 /* Thread and vertex index of graph vertex @v; false for source/sink/hub. */
 bool cp_tracepag_vertex(const struct cp_tracepag *tp, uint32_t v,
@@ -166,7 +188,7 @@ static inline uint32_t cp_tracepag_obj(const struct cp_tracepag *tp,
 				       uint32_t e)
 {
 	const struct cp_tvert *v;
-	uint32_t h = tp->g.head[e], tid;
+	uint32_t h, tid;
 
 	if (e < tp->nseg) {
 		if (tp->e_kind[e] != CP_TE_WAIT)
@@ -174,8 +196,9 @@ static inline uint32_t cp_tracepag_obj(const struct cp_tracepag *tp,
 		tid = cp_tracepag_seg_thread(tp, e);
 		return cp_tracepag_seg_vert(tp, tid, e)->obj;
 	}
+	h = tp->g.head[e];	/* not read for segments: a miss an edge */
 	if (tp->e_kind[e] != CP_TE_DEP)
-		return h > tp->sink ? tp->hub_obj[h - tp->sink - 1] : 0;
+		return h > tp->sink ? tp->hubs[h - tp->sink - 1].obj : 0;
 	tid = cp_tracepag_owner(tp->vbase, tp->t->nthreads, h);
 	v = &tp->t->threads[tid].v[h - tp->vbase[tid]];
 	return cp_tvert_kind(v) == CP_EV_CONSUME ? v->obj : 0;

@@ -7,14 +7,16 @@
  * with no allocation of its own.  Labels are interned in a string map of
  * their indices (cp_hash.h), so equal text gives the same id.
  *
- * cp_pag_finish() builds the compressed adjacency (CSR) in both directions
- * with two counting passes each, edge ids in increasing order within a
- * vertex, then a topological order by Kahn's algorithm (FIFO of vertices
- * whose in-degree dropped to zero).  When fewer than nv vertices come out,
+ * cp_pag_finish() builds the compressed out-adjacency (CSR) with two
+ * counting passes, edge ids in increasing order within a vertex, beside
+ * the in-degrees, then a topological order by Kahn's algorithm (FIFO of
+ * vertices whose in-degree dropped to zero; those of in-degree zero at the
+ * start are the roots, a bit each).  When fewer than nv vertices come out,
  * the rest contain a cycle; one edge on it is found by walking backwards
- * through in-edges among the leftover vertices until a vertex repeats.
- * Everything is O(v+e) time; memory is 20 bytes per edge while building
- * plus 8 more after finish, and 16 bytes per vertex.
+ * through in-edges (an in-adjacency made for that walk only) among the
+ * leftover vertices until a vertex repeats.  Everything is O(v+e) time;
+ * memory is 20 bytes per edge while building plus 4 more after finish,
+ * and 8 bytes and a bit per vertex (4 more of scratch while finishing).
  *
  * The text reader is cp_pagtext.c.
  */
@@ -61,10 +63,10 @@ static void pag_free_adjacency(struct cp_pag *g)
 {
 	free(g->out_off);
 	free(g->out_e);
-	free(g->in_off);
-	free(g->in_e);
+	free(g->root);
 	free(g->topo);
-	g->out_off = g->out_e = g->in_off = g->in_e = g->topo = NULL;
+	g->out_off = g->out_e = g->topo = NULL;
+	g->root = NULL;
 	g->finished = false;
 }
 
@@ -236,31 +238,81 @@ static void csr_job_run(void *p)
 	csr_build(j->nv, j->ne, j->key, j->off, j->list);
 }
 
+/* In-degrees of a graph's vertices, as a cp_par_two job. */
+struct deg_job {
+	const struct cp_pag *g;
+	uint32_t *deg;		/* [nv] */
+};
+
+static void deg_job_run(void *p)
+{
+	struct deg_job *j = p;
+
+	memset(j->deg, 0, sizeof(*j->deg) * j->g->nv);
+	for (uint32_t e = 0; e < j->g->ne; e++)
+		j->deg[j->g->head[e]]++;
+}
+
+/*
+ * An edge on a cycle among the vertices Kahn's algorithm left (@deg[v] >
+ * 0): each keeps an in-edge from another leftover vertex, so walking such
+ * edges backwards must repeat a vertex.  @deg marks the walk (UINT32_MAX:
+ * visited).  Returns the edge, or CP_PAG_NONE when memory runs out.
+ */
+static uint32_t cycle_edge(const struct cp_pag *g, uint32_t *deg)
+{
+	uint32_t *off = malloc(sizeof(*off) * ((size_t)g->nv + 1));
+	uint32_t *list = malloc(sizeof(*list) * ((size_t)g->ne + 1));
+	uint32_t v = 0, e = CP_PAG_NONE;
+
+	if (!off || !list)
+		goto out;
+	csr_build(g->nv, g->ne, g->head, off, list);
+	while (deg[v] == 0)
+		v++;
+	while (deg[v] != UINT32_MAX) {
+		deg[v] = UINT32_MAX;
+		for (uint32_t i = off[v]; i < off[v + 1]; i++) {
+			uint32_t t = g->tail[list[i]];
+
+			if (deg[t] != 0) {
+				e = list[i];
+				v = t;
+				break;
+			}
+		}
+	}
+out:
+	free(off);
+	free(list);
+	return e;
+}
+
 int cp_pag_finish_cycle(struct cp_pag *g, uint32_t *cyc)
 {
 	uint32_t nv = g->nv, ne = g->ne, qh = 0, qt = 0;
 	uint32_t *deg = NULL;
-	struct csr_job out, in;
+	struct csr_job out;
+	struct deg_job in;
 
 	pag_free_adjacency(g);
 	g->out_off = cp_big_malloc(sizeof(uint32_t) * ((size_t)nv + 1));
-	g->in_off = cp_big_malloc(sizeof(uint32_t) * ((size_t)nv + 1));
 	g->out_e = cp_big_malloc(sizeof(uint32_t) * ((size_t)ne + 1));
-	g->in_e = cp_big_malloc(sizeof(uint32_t) * ((size_t)ne + 1));
+	g->root = calloc((size_t)nv / 64 + 1, sizeof(*g->root));
 	g->topo = cp_big_malloc(sizeof(uint32_t) * ((size_t)nv + 1));
 	deg = cp_big_malloc(sizeof(uint32_t) * ((size_t)nv + 1));
-	if (!g->out_off || !g->in_off || !g->out_e || !g->in_e || !g->topo ||
-	    !deg)
+	if (!g->out_off || !g->out_e || !g->root || !g->topo || !deg)
 		goto err_mem;
-	/* out- and in-adjacency side by side (cp_par.h) */
+	/* out-adjacency beside the in-degrees (cp_par.h) */
 	out = (struct csr_job){ nv, ne, g->tail, g->out_off, g->out_e };
-	in = (struct csr_job){ nv, ne, g->head, g->in_off, g->in_e };
-	cp_par_two((size_t)nv + ne, csr_job_run, &in, csr_job_run, &out);
+	in = (struct deg_job){ g, deg };
+	cp_par_two((size_t)nv + ne, deg_job_run, &in, csr_job_run, &out);
 
 	for (uint32_t v = 0; v < nv; v++) {
-		deg[v] = g->in_off[v + 1] - g->in_off[v];
-		if (deg[v] == 0)
+		if (deg[v] == 0) {
 			g->topo[qt++] = v;
+			g->root[v / 64] |= (uint64_t)1 << (v % 64);
+		}
 	}
 	while (qh < qt) {
 		uint32_t v = g->topo[qh++];
@@ -273,32 +325,10 @@ int cp_pag_finish_cycle(struct cp_pag *g, uint32_t *cyc)
 		}
 	}
 	if (qt < nv) {
-		/*
-		 * Leftover vertices all keep an in-edge from another leftover
-		 * vertex; walking such edges backwards must repeat a vertex.
-		 * deg[] marks the walk: UINT32_MAX = visited.
-		 */
-		uint32_t v = 0, e = CP_PAG_NONE;
-
-		while (deg[v] == 0)
-			v++;
-		while (deg[v] != UINT32_MAX) {
-			deg[v] = UINT32_MAX;
-			for (uint32_t i = g->in_off[v]; i < g->in_off[v + 1];
-			     i++) {
-				uint32_t t = g->tail[g->in_e[i]];
-
-				if (deg[t] != 0) {
-					e = g->in_e[i];
-					v = t;
-					break;
-				}
-			}
-		}
-		*cyc = e;
+		*cyc = cycle_edge(g, deg);
 		free(deg);
 		pag_free_adjacency(g);
-		return 1;
+		return *cyc == CP_PAG_NONE ? -1 : 1;
 	}
 	cp_big_free(deg);	/* scratch the next phases may reuse */
 	g->finished = true;
@@ -327,7 +357,7 @@ static void cp_pag_assert(const struct cp_pag *g)
 	for (uint32_t e = 0; e < g->ne; e++)
 		if (rank[g->tail[e]] >= rank[g->head[e]])
 			abort();
-	if (g->out_off[g->nv] != g->ne || g->in_off[g->nv] != g->ne)
+	if (g->out_off[g->nv] != g->ne)
 		abort();
 	free(rank);
 }

@@ -10,8 +10,11 @@
  *
  * Build protocol: cp_pag_init, any number of cp_pag_add_vertex /
  * cp_pag_add_edge, then cp_pag_finish, which checks acyclicity, computes a
- * topological order and the in/out adjacency.  After finish the graph is
- * read-only and may be shared by concurrent readers.
+ * topological order, the out-adjacency and which vertices are roots.  No
+ * algorithm walks in-edges, so the graph keeps none: 4 bytes per vertex
+ * and per edge less, a trace's graph being the analysis's largest
+ * structure.  After finish the graph is read-only and may be shared by
+ * concurrent readers.
  */
 #ifndef CP_PAG_H
 #define CP_PAG_H
@@ -44,11 +47,16 @@ struct cp_pag {
 	/* filled by cp_pag_finish() */
 	uint32_t *out_off;	/* [nv+1] out-edges of v: out_e[out_off[v]..] */
 	uint32_t *out_e;	/* [ne] edge ids grouped by tail */
-	uint32_t *in_off;	/* [nv+1] in-edges of v: in_e[in_off[v]..] */
-	uint32_t *in_e;		/* [ne] edge ids grouped by head */
+	uint64_t *root;		/* [nv/64+1] bit v: v has no in-edge */
 	uint32_t *topo;		/* [nv] vertices in topological order */
 	bool finished;
 };
+
+/* Whether vertex @v of a finished graph has no in-edge (a root). */
+static inline bool cp_pag_is_root(const struct cp_pag *g, uint32_t v)
+{
+	return (g->root[v / 64] >> (v % 64)) & 1;
+}
 
 /* Start an empty graph. */
 void cp_pag_init(struct cp_pag *g);
@@ -76,7 +84,8 @@ uint32_t cp_pag_intern(struct cp_pag *g, const char *text);
 const char *cp_pag_edge_name(const struct cp_pag *g, uint32_t e, char *buf,
 			     size_t len);
 /*
- * Finish building: adjacency and a topological order.  Returns 0, or -1
+ * Finish building: out-adjacency, roots and a topological order.  Returns
+ * 0, or -1
  * with a one-line reason in @err when the graph has a cycle (or memory ran
  * out).
  */

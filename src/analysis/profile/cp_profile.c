@@ -238,8 +238,10 @@ static void threads(struct cp_profile *p, const uint8_t *oncp)
 		for (uint32_t i = 1; i < th->nv; i++) {
 			uint32_t e = tp->segbase[tid] + i - 1;
 
+			/* the wait as cp_tracepag_wait gives it, from the
+			 * thread's own vertices (no search for the thread) */
 			if (tp->e_kind[e] == CP_TE_WAIT) {
-				pt->wait_ns += cp_tracepag_wait(tp, e);
+				pt->wait_ns += th->v[i].ts - th->v[i - 1].ts;
 			} else {
 				pt->useful_ns += tp->g.w[e];
 				if (oncp[e])

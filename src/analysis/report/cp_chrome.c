@@ -403,14 +403,15 @@ static bool dep_tail(const struct ctx *x, uint32_t e, uint32_t *tid,
 {
 	const struct cp_tracepag *tp = x->tp;
 	const struct cp_pag *g = &tp->g;
-	uint32_t tail = g->tail[e], best = CP_PAG_NONE;
+	uint32_t tail = g->tail[e], best = CP_PAG_NONE, first, n;
 	uint64_t bw = 0;
 
 	if (cp_tracepag_vertex(tp, tail, tid, vi))
 		return true;
 	/* a hub: its latest arrival, or the one on the critical path */
-	for (uint32_t k = g->in_off[tail]; k < g->in_off[tail + 1]; k++) {
-		uint32_t in = g->in_e[k], t2, v2;
+	n = cp_tracepag_hub_in(tp, tail, &first);
+	for (uint32_t in = first; in < first + n; in++) {
+		uint32_t t2, v2;
 		uint64_t wt;
 
 		if (!cp_tracepag_vertex(tp, g->tail[in], &t2, &v2))

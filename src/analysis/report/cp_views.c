@@ -112,16 +112,17 @@ static uint32_t releaser(const struct cp_tracepag *tp, uint32_t e)
 {
 	const struct cp_pag *g = &tp->g;
 	const struct cp_trace *t = tp->t;
-	uint32_t hub = g->tail[e], tid, vi, best = CP_PAG_NONE;
+	uint32_t hub = g->tail[e], tid, vi, best = CP_PAG_NONE, in, n;
 	uint64_t bw = 0;
 
 	if (cp_tracepag_src(tp, e) != CP_PAG_NONE)
 		return cp_tracepag_src(tp, e);
-	for (uint32_t k = g->in_off[hub]; k < g->in_off[hub + 1]; k++) {
+	n = cp_tracepag_hub_in(tp, hub, &in);
+	for (uint32_t k = in; k < in + n; k++) {
 		const struct cp_trace_thread *th;
 		uint64_t w;
 
-		if (!cp_tracepag_vertex(tp, g->tail[g->in_e[k]], &tid, &vi))
+		if (!cp_tracepag_vertex(tp, g->tail[k], &tid, &vi))
 			continue;
 		th = &t->threads[tid];
 		w = cp_thread_wall(th, vi);

@@ -2,7 +2,11 @@
  * cp_bigmem.c - large arrays on transparent huge pages (see cp_bigmem.h).
  *
  * A block of 2 MiB or more is allocated 2 MiB-aligned and rounded up to
- * whole huge pages, then advised as a whole: glibc would place a plain
+ * its size class (whole huge pages, and an eighth of the power of two at
+ * or below the size: an array of 16 bytes per publish and one of 8 bytes
+ * per vertex, a few per cent apart, are then one class), then advised as
+ * a whole; pages past the size asked for are not touched, so the rounding
+ * costs address space only: glibc would place a plain
  * malloc'd block anywhere, and the 4 KiB-paged head and tail of an
  * unaligned 4 MB array (up to two huge pages' worth) fault as often as a
  * fully 4 KiB-paged one of that size.  Growing copies into a fresh
@@ -15,7 +19,11 @@
  * fits: a report's phases allocate and free arrays of the same few sizes
  * (4 or 8 bytes per vertex or edge) one after the other.  A block is taken
  * if it has room and is at most twice the size asked for; the cache holds
- * CP_BIGMEM_KEEP blocks, the oldest going back to free() first.
+ * CP_BIGMEM_KEEP blocks, the oldest going back to free() first.  When none
+ * fits, the kept blocks smaller than the request go back (a phase of
+ * larger arrays began: holding them would only raise the peak) and the
+ * larger ones stay for the next request of their size (a report's byte per
+ * edge between two phases of 4 bytes per vertex).
  */
 #define _DEFAULT_SOURCE
 #include "cp_bigmem.h"
@@ -36,13 +44,26 @@ static _Thread_local struct {
 } kept[CP_BIGMEM_KEEP];
 static _Thread_local unsigned nkept;
 
+/* The size class of an @n-byte block (>= CP_BIGMEM_HUGE), or 0 past the
+ * address space. */
+static size_t big_class(size_t n)
+{
+	size_t step = CP_BIGMEM_HUGE;
+
+	while (step < n / 16)
+		step *= 2;
+	if (n > SIZE_MAX - step)
+		return 0;
+	return (n + step - 1) & ~(step - 1);
+}
+
 void *cp_big_malloc(size_t n)
 {
-	size_t round = (n + CP_BIGMEM_HUGE - 1) & ~(CP_BIGMEM_HUGE - 1);
+	size_t round = n < CP_BIGMEM_HUGE ? 0 : big_class(n);
 	unsigned best = CP_BIGMEM_KEEP;
 	void *p;
 
-	if (n < CP_BIGMEM_HUGE || round < n)
+	if (round < n)
 		return malloc(n);
 	for (unsigned i = 0; i < nkept; i++)
 		if (kept[i].size >= round && kept[i].size / 2 <= round &&
@@ -54,9 +75,14 @@ void *cp_big_malloc(size_t n)
 			sizeof(kept[0]) * (--nkept - best));
 		return p;
 	}
-	/* none fits: the kept ones served a finished phase, and holding
-	 * them while fresh pages are mapped would only raise the peak */
-	cp_big_release();
+	/* none fits: give back those too small for it */
+	for (unsigned i = nkept; i > 0; i--) {
+		if (kept[i - 1].size < round) {
+			free(kept[i - 1].p);
+			memmove(&kept[i - 1], &kept[i],
+				sizeof(kept[0]) * (--nkept - (i - 1)));
+		}
+	}
 	if (posix_memalign(&p, CP_BIGMEM_HUGE, round))
 		return NULL;
 	(void)madvise(p, round, MADV_HUGEPAGE);
@@ -65,7 +91,9 @@ void *cp_big_malloc(size_t n)
 
 void cp_big_free(void *p)
 {
-	size_t size = p ? malloc_usable_size(p) : 0;
+	/* its whole huge pages: the allocator's slack past the class would
+	 * make a block of twice a class too large for that class */
+	size_t size = p ? malloc_usable_size(p) & ~(CP_BIGMEM_HUGE - 1) : 0;
 
 	if (size < CP_BIGMEM_HUGE || (uintptr_t)p % CP_BIGMEM_HUGE) {
 		free(p);
