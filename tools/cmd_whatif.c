@@ -286,6 +286,7 @@ static bool whatif_quiet(struct cpt_ctx *c, const char *path,
 	if (!ix.t.nrepairs && !no_replay(&rp, &s)) {
 		stream_result(&s, &rp, &r);
 		*st = cpt_open_out(c);
+		cp_sampled_warn(stderr, "cpt: warning", &ix.t);
 		if (*st == CPT_OK) {
 			cpt_progress_done(c);
 			cp_whatif_out_stream(c->out, &ix, o->sc, o->nsc,

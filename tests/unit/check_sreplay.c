@@ -298,27 +298,6 @@ static void same_replay(const struct cp_whatif_result *a,
 		      b->forced_before, b->forced);
 }
 
-/*
- * Samples on every worker of @s (after rg_trace), @per each, at random
- * times over its run and beyond, stacks of 1 to 3 of the procedures.
- */
-static void rg_samples(struct synth *s, uint32_t per)
-{
-	for (uint32_t tid = 1; tid < SYNTH_MAXT && s->t[tid].used; tid++) {
-		uint64_t end = s->t[tid].now + 1000, x = rnd(1000);
-
-		for (uint32_t k = 0; k < per; k++) {
-			uint64_t pc[3];
-			uint32_t depth = 1 + (uint32_t)rnd(3);
-
-			x += 1 + rnd(2 * end / per + 1);
-			for (uint32_t d = 0; d < depth; d++)
-				pc[d] = paddr(rnd(NPROC)) + (d ? 0x9 : 0x8);
-			synth_sample(s, tid, x, x, 1 + rnd(1000), 0, pc,
-				     depth);
-		}
-	}
-}
 
 /*
  * @s read in memory into @t and @tp; with @sampled the procedures are
@@ -330,26 +309,15 @@ static void rg_load(struct synth *s, struct cp_trace *t,
 		    struct cp_tracepag *tp, bool sampled, bool drop,
 		    struct cp_tindex *ix, uint32_t **sid)
 {
-	struct cp_sampled_opts so = {
-		.src = drop ? CP_PROCS_SAMPLED : CP_PROCS_AUTO,
-	};
 	char err[256] = "";
-	uint8_t *buf;
-	size_t len;
 
 	*sid = NULL;
 	if (!sampled) {
 		synth_graph_load(s, t, tp);
 		return;
 	}
-	len = synth_encode(s, &buf);
-	ck_assert_msg(cp_trace_parse(t, "syn.cpt", buf, len, err,
-				     sizeof(err)) == 0, "parse: %s", err);
-	free(buf);
-	ck_assert_msg(cp_sampled_apply(t, &so, err, sizeof(err)) == 1,
-		      "apply: %s", err);
-	ck_assert_msg(cp_tracepag_build(tp, t, err, sizeof(err)) == 0,
-		      "build: %s", err);
+	synth_graph_load_sampled(s, t, tp, drop ? CP_PROCS_SAMPLED :
+					      CP_PROCS_AUTO);
 	ck_assert_msg(cp_sampled_symbolize(&ix->t, NULL, sid, err,
 					   sizeof(err)) == 0,
 		      "symbolize: %s", err);
@@ -458,7 +426,9 @@ START_TEST(test_sreplay_sampled_equals_memory)
 			 40 + (uint32_t)rnd(round < 30 ? 300 : 2000),
 			 round % 4 < 2);
 		rg_no_procs = false;
-		rg_samples(&s, 5 + (uint32_t)rnd(round < 30 ? 60 : 400));
+		synth_random_samples(&s, &rng_state,
+				     5 + (uint32_t)rnd(round < 30 ? 60 : 400),
+				     NPROC);
 		snprintf(what, sizeof(what), "sampled round %d", round);
 		compare_src(&s, false, true, drop, what);
 		compare_src(&s, true, true, drop, what);
@@ -635,7 +605,7 @@ START_TEST(test_sreplay_cpt_sampled_same_document)
 	rg_no_procs = true;
 	rg_trace(&s, 3, 400, true);
 	rg_no_procs = false;
-	rg_samples(&s, 80);
+	synth_random_samples(&s, &rng_state, 80, NPROC);
 	cpt_write_synth_temp(&s, path, sizeof(path), "check_sreplay");
 	synth_free(&s);
 	cpt_tmpdir(dir, sizeof(dir), "check_sreplay");
@@ -664,8 +634,10 @@ START_TEST(test_sreplay_cpt_sampled_same_document)
 			      !strcmp(a->out, c->out),
 			      "in memory:\n%s\ndefault:\n%s\n--stream:\n%s",
 			      a->out, b->out, c->out);
-		ck_assert_msg(strstr(c->err, "streaming analysis"),
-			      "stderr: '%s'", c->err);
+		ck_assert_msg(strstr(c->err, "streaming analysis") &&
+			      !strcmp(a->err, b->err),
+			      "stderr: '%s' / '%s' / '%s'", a->err, b->err,
+			      c->err);
 		free3(r);
 	}
 	cpt_rmdir(dir);
