@@ -9,8 +9,8 @@
  * the file (cp_stream.h for the fixed graph, cp_stream_replay.h for the
  * replay), with --stream or when its estimate is over the memory budget
  * (cp_budget.h), which stderr says in one line; and quietly when it fits
- * and the streamed document is the in-memory one (a clean trace without
- * sampled stacks, no --cpus or --wake), because that is faster and
+ * and the streamed document is the in-memory one (a clean trace, no
+ * --cpus or --wake), because that is faster and
  * smaller (doc/design.md §6).  Otherwise it is loaded.
  */
 #include <errno.h>
@@ -160,6 +160,25 @@ static void stream_result(const struct cp_stream *s,
 		cp_whatif_set_replay(r, &rp->before, &rp->after);
 }
 
+/*
+ * The samples each scaling of @o rests on into @ns[0..o->nsc) from the
+ * streamed @s (its procedures' counts, as cp_sampled_count's); @ns, or
+ * NULL when the procedures are not sampled.
+ */
+static const uint64_t *stream_samples(const struct cp_stream *s,
+				      const struct wopts *o, uint64_t *ns)
+{
+	if (!s->sampled)
+		return NULL;
+	for (uint32_t i = 0; i < o->nsc; i++) {
+		ns[i] = UINT64_MAX;
+		for (uint32_t k = 0; k < s->nprocs; k++)
+			if (!strcmp(s->procs[k].name, o->sc[i].name))
+				ns[i] = s->procs[k].samples;
+	}
+	return ns;
+}
+
 /* Why the replay of @rp is not given, or NULL if it is. */
 static const char *no_replay(const struct cp_sreplay *rp,
 			     const struct cp_stream *s)
@@ -170,6 +189,15 @@ static const char *no_replay(const struct cp_sreplay *rp,
 			     "not hold" : NULL;
 }
 
+/* cpt_stream_run_pass's pass: both predictions, the replay into @ctx
+ * (a struct cp_sreplay). */
+static int whatif_pass(void *ctx, struct cp_stream *s, struct cp_tindex *ix,
+		       const struct cp_stream_opts *so, char *err,
+		       size_t errlen)
+{
+	return cp_stream_whatif_run(ix, so, s, ctx, err, errlen);
+}
+
 /* The streaming what-if of the trace @path (--stream, over budget). */
 static enum cpt_status whatif_stream(struct cpt_ctx *c, const char *path,
 				     const struct wopts *o)
@@ -177,22 +205,20 @@ static enum cpt_status whatif_stream(struct cpt_ctx *c, const char *path,
 	struct cp_stream_opts so = {
 		.exclusive = o->exclusive, .scale = o->sc, .nscale = o->nsc,
 	};
+	uint64_t ns[MAX_SCALES];
 	struct cp_whatif_result r;
 	struct cp_sreplay rp;
 	struct cp_tindex ix;
 	struct cp_stream s;
-	enum cpt_status st = cpt_stream_run(c, path, &so, &ix, &s);
+	enum cpt_status st = cpt_stream_run_pass(c, path, &so, &ix, &s,
+						 whatif_pass, &rp);
 
 	if (st)
 		return st;
-	if (cp_stream_replay_run(&ix, o->sc, o->nsc, o->exclusive, &rp,
-				 c->err, sizeof(c->err))) {
-		cpt_stream_close(&ix, &s);
-		return CPT_BAD_INPUT;
-	}
 	stream_result(&s, &rp, &r);
 	cp_whatif_out_stream(c->out, &ix, o->sc, o->nsc, o->exclusive, &r,
-			     no_replay(&rp, &s), c->format == CPT_JSON);
+			     no_replay(&rp, &s), stream_samples(&s, o, ns),
+			     c->format == CPT_JSON);
 	cpt_stream_close(&ix, &s);
 	return CPT_OK;
 }
@@ -236,19 +262,22 @@ static bool whatif_quiet(struct cpt_ctx *c, const char *path,
 {
 	struct cp_stream_opts so = {
 		.exclusive = o->exclusive, .scale = o->sc, .nscale = o->nsc,
-		.progress = cpt_progress, .progress_ctx = c,
 	};
+	uint64_t ns[MAX_SCALES];
 	struct cp_whatif_result r;
 	struct cp_sreplay rp;
 	struct cp_tindex ix;
 	struct cp_stream s;
 	bool done = false;
 
+	cpt_stream_opts_init(c, &so);
 	if (cp_tindex_open(&ix, path, c->err, sizeof(c->err)))
 		return false;
-	if (ix.t.partial || ix.t.nrepairs || !names_known(&ix.t, o) ||
-	    (c->procs != CP_PROCS_INSTRUMENTED &&
-	     !cp_stream_procs_instrumented(&ix)) ||
+	/* sampled procedures (their names known only once symbolized): a
+	 * name that is none fails the passes */
+	if (ix.t.partial || ix.t.nrepairs ||
+	    ((c->procs == CP_PROCS_INSTRUMENTED ||
+	      cp_stream_procs_instrumented(&ix)) && !names_known(&ix.t, o)) ||
 	    cp_stream_whatif_run(&ix, &so, &s, &rp, c->err, sizeof(c->err))) {
 		c->err[0] = '\0';
 		cp_tindex_close(&ix);
@@ -257,10 +286,12 @@ static bool whatif_quiet(struct cpt_ctx *c, const char *path,
 	if (!ix.t.nrepairs && !no_replay(&rp, &s)) {
 		stream_result(&s, &rp, &r);
 		*st = cpt_open_out(c);
+		cp_sampled_warn(stderr, "cpt: warning", &ix.t);
 		if (*st == CPT_OK) {
 			cpt_progress_done(c);
 			cp_whatif_out_stream(c->out, &ix, o->sc, o->nsc,
 					     o->exclusive, &r, NULL,
+					     stream_samples(&s, o, ns),
 					     c->format == CPT_JSON);
 		}
 		done = true;
@@ -273,14 +304,12 @@ static bool whatif_quiet(struct cpt_ctx *c, const char *path,
 /*
  * Streamed (1), in memory (0), streamed if clean, else in memory (2), or
  * refused (-1 with c->err; *@st says how): a plain PAG, the replay's
- * --cpus and --wake and sampled procedures are not streamed.
+ * --cpus and --wake are not streamed.
  */
 static int choose(struct cpt_ctx *c, const char *path, const struct wopts *o,
 		  enum cpt_status *st)
 {
-	const char *bad = o->cpus ? "--cpus" : o->wake ? "--wake" :
-			  c->procs == CP_PROCS_SAMPLED ? "--procedures sampled" :
-			  NULL;
+	const char *bad = o->cpus ? "--cpus" : o->wake ? "--wake" : NULL;
 	struct cp_budget_est est;
 	char why[200];
 	int r;

@@ -110,15 +110,37 @@ static int stream_symbolize(void *ctx, struct cp_trace *t, uint32_t **sid,
 	return cp_sampled_symbolize(t, c->debuginfo, sid, err, errlen);
 }
 
-enum cpt_status cpt_stream_run(struct cpt_ctx *c, const char *path,
-			       struct cp_stream_opts *so,
-			       struct cp_tindex *ix, struct cp_stream *s)
+void cpt_stream_opts_init(struct cpt_ctx *c, struct cp_stream_opts *so)
 {
 	so->progress = cpt_progress;
 	so->progress_ctx = c;
 	so->src = c->procs;
 	so->symbolize = stream_symbolize;
 	so->symbolize_ctx = c;
+}
+
+/* cpt_stream_run's pass: cp_stream_run. */
+static int plain_pass(void *ctx, struct cp_stream *s, struct cp_tindex *ix,
+		      const struct cp_stream_opts *so, char *err,
+		      size_t errlen)
+{
+	(void)ctx;
+	return cp_stream_run(s, ix, so, err, errlen);
+}
+
+enum cpt_status cpt_stream_run(struct cpt_ctx *c, const char *path,
+			       struct cp_stream_opts *so,
+			       struct cp_tindex *ix, struct cp_stream *s)
+{
+	return cpt_stream_run_pass(c, path, so, ix, s, plain_pass, NULL);
+}
+
+enum cpt_status cpt_stream_run_pass(struct cpt_ctx *c, const char *path,
+				    struct cp_stream_opts *so,
+				    struct cp_tindex *ix, struct cp_stream *s,
+				    cpt_pass_fn pass, void *pass_ctx)
+{
+	cpt_stream_opts_init(c, so);
 	cpt_progress(c, "streaming", 0.0);
 	if (cp_tindex_open(ix, path, c->err, sizeof(c->err)))
 		return CPT_BAD_INPUT;
@@ -129,7 +151,7 @@ enum cpt_status cpt_stream_run(struct cpt_ctx *c, const char *path,
 	if (ix->t.partial)
 		fprintf(stderr, "cpt: %s: partial trace: %s\n", path,
 			ix->t.partial_why);
-	if (cp_stream_run(s, ix, so, c->err, sizeof(c->err))) {
+	if (pass(pass_ctx, s, ix, so, c->err, sizeof(c->err))) {
 		cp_tindex_close(ix);
 		return CPT_BAD_INPUT;
 	}

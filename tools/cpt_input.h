@@ -34,6 +34,13 @@ int cpt_choose_stream(struct cpt_ctx *c, const char *path, bool forced,
 		      const char *bad, const char *gives);
 
 /*
+ * Set @so's progress report, procedure source and samples' symbolizer
+ * from @c (its --procedures and --debuginfo-path), as cpt_stream_run
+ * does.  @c must outlive the pass.
+ */
+void cpt_stream_opts_init(struct cpt_ctx *c, struct cp_stream_opts *so);
+
+/*
  * The streaming analysis (cp_stream.h) of the trace @path with @so (its
  * progress set to @c's) into @ix and @s, with the reader's salvage and
  * the pass's repairs said on stderr as the loader says them (--strict:
@@ -43,6 +50,17 @@ int cpt_choose_stream(struct cpt_ctx *c, const char *path, bool forced,
 enum cpt_status cpt_stream_run(struct cpt_ctx *c, const char *path,
 			       struct cp_stream_opts *so,
 			       struct cp_tindex *ix, struct cp_stream *s);
+/* A streaming pass: cp_stream_run's contract, @ctx the caller's. */
+typedef int (*cpt_pass_fn)(void *ctx, struct cp_stream *s,
+			   struct cp_tindex *ix,
+			   const struct cp_stream_opts *so, char *err,
+			   size_t errlen);
+/* cpt_stream_run with @pass (called with @pass_ctx) for cp_stream_run:
+ * one that runs more beside it (cpt whatif's replay). */
+enum cpt_status cpt_stream_run_pass(struct cpt_ctx *c, const char *path,
+				    struct cp_stream_opts *so,
+				    struct cp_tindex *ix, struct cp_stream *s,
+				    cpt_pass_fn pass, void *pass_ctx);
 /* Free @s and close @ix (cpt_stream_run's results). */
 void cpt_stream_close(struct cp_tindex *ix, struct cp_stream *s);
 

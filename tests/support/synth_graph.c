@@ -6,8 +6,8 @@
 #include <check.h>
 #include <stdlib.h>
 
-void synth_graph_load(struct synth *s, struct cp_trace *t,
-		      struct cp_tracepag *tp)
+/* Encode @s and parse it into @t (the test fails on an error). */
+static void parse(struct synth *s, struct cp_trace *t)
 {
 	uint8_t *buf;
 	size_t len = synth_encode(s, &buf);
@@ -16,6 +16,27 @@ void synth_graph_load(struct synth *s, struct cp_trace *t,
 	ck_assert_msg(cp_trace_parse(t, "syn.cpt", buf, len, err,
 				     sizeof(err)) == 0, "parse: %s", err);
 	free(buf);
+}
+
+void synth_graph_load(struct synth *s, struct cp_trace *t,
+		      struct cp_tracepag *tp)
+{
+	char err[256] = "";
+
+	parse(s, t);
+	ck_assert_msg(cp_tracepag_build(tp, t, err, sizeof(err)) == 0,
+		      "build: %s", err);
+}
+
+void synth_graph_load_sampled(struct synth *s, struct cp_trace *t,
+			      struct cp_tracepag *tp, enum cp_procsrc src)
+{
+	struct cp_sampled_opts so = { .src = src };
+	char err[256] = "";
+
+	parse(s, t);
+	ck_assert_msg(cp_sampled_apply(t, &so, err, sizeof(err)) == 1,
+		      "apply: %s", err);
 	ck_assert_msg(cp_tracepag_build(tp, t, err, sizeof(err)) == 0,
 		      "build: %s", err);
 }

@@ -8,6 +8,7 @@
 #define SYNTH_GRAPH_H
 
 #include "cp_cpm.h"
+#include "cp_sampled.h"
 #include "cp_trace.h"
 #include "cp_tracepag.h"
 #include "trace_synth.h"
@@ -19,6 +20,14 @@
  */
 void synth_graph_load(struct synth *s, struct cp_trace *t,
 		      struct cp_tracepag *tp);
+
+/*
+ * synth_graph_load() with the procedures taken from @s's samples
+ * (cp_sampled_apply with @src, cp_sampled.h's: SAMPLED or AUTO on a
+ * trace without procedure events; the test fails if they are not).
+ */
+void synth_graph_load_sampled(struct synth *s, struct cp_trace *t,
+			      struct cp_tracepag *tp, enum cp_procsrc src);
 
 /* Free what synth_graph_load filled. */
 void synth_graph_free(struct cp_trace *t, struct cp_tracepag *tp);

@@ -22,6 +22,28 @@ uint64_t synth_rand(uint64_t *state, uint64_t n)
 	return (*state >> 33) % n;
 }
 
+void synth_random_samples(struct synth *s, uint64_t *rng, uint32_t per,
+			  uint32_t nproc)
+{
+	for (uint32_t tid = 0; tid < SYNTH_MAXT && s->t[tid].used; tid++) {
+		uint64_t end = s->t[tid].now + 1000, x = synth_rand(rng, 1000);
+
+		for (uint32_t k = 0; k < per; k++) {
+			uint64_t pc[3];
+			uint32_t depth = 1 + (uint32_t)synth_rand(rng, 3);
+
+			x += 1 + synth_rand(rng, 2 * end / per + 1);
+			for (uint32_t d = 0; d < depth; d++) {
+				uint64_t i = synth_rand(rng, nproc);
+
+				pc[d] = 0x1000 + 0x100 * i + (d ? 0x9 : 0x8);
+			}
+			synth_sample(s, tid, x, x, 1 + synth_rand(rng, 1000),
+				     0, pc, depth);
+		}
+	}
+}
+
 void synth_init(struct synth *s)
 {
 	memset(s, 0, sizeof(*s));

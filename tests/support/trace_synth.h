@@ -91,6 +91,15 @@ struct synth {
  * 64-bit LCG: the random traces of the tests, repeatable by seed). */
 uint64_t synth_rand(uint64_t *state, uint64_t n);
 
+/*
+ * @per random samples on every thread of @s (after its events), at
+ * random times over the thread's clock and beyond, each a stack of 1 to
+ * 3 of the procedures at 0x1000 + 0x100 * i, i < @nproc (innermost at
+ * +0x8, callers at +0x9: return addresses), drawn from *@rng.
+ */
+void synth_random_samples(struct synth *s, uint64_t *rng, uint32_t per,
+			  uint32_t nproc);
+
 void synth_init(struct synth *s);
 void synth_free(struct synth *s);
 

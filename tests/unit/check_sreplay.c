@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cp_sampled.h"
 #include "cp_stream_replay.h"
 #include "cp_trace.h"
 #include "cp_tracepag.h"
@@ -64,11 +65,28 @@ static uint64_t paddr(uint64_t i)
 	return 0x1000 + 0x100 * i;
 }
 
+/* rg_trace writes no procedure event (the samples' stacks then are the
+ * procedures, cpt's default) */
+static bool rg_no_procs;
+
+/* A call of a random procedure (none with rg_no_procs: the next
+ * event's segment is the work). */
+static void rg_call(struct rgen *g, uint32_t tid)
+{
+	uint64_t p = rnd(NPROC), d = dur();
+
+	if (!rg_no_procs)
+		synth_call(g->s, tid, paddr(p), d);
+}
+
 /* A frame opened or closed, or a call. */
 static void rg_frame(struct rgen *g, uint32_t tid)
 {
 	uint32_t *d = &g->depth[tid];
 	uint64_t r = rnd(4);
+
+	if (rg_no_procs)
+		return;
 
 	if (r == 0 && *d < 16) {
 		g->region[tid][*d] = rnd(3) == 0;
@@ -82,7 +100,7 @@ static void rg_frame(struct rgen *g, uint32_t tid)
 		else
 			synth_leave(g->s, tid, dur());
 	} else {
-		synth_call(g->s, tid, paddr(rnd(NPROC)), dur());
+		rg_call(g, tid);
 	}
 }
 
@@ -92,7 +110,7 @@ static void rg_lock(struct rgen *g, uint32_t tid)
 	uint32_t o = rnd(3) ? g->m : g->spin;
 
 	synth_lock(g->s, tid, dur(), rnd(2) ? dur() : 0, o);
-	synth_call(g->s, tid, paddr(rnd(NPROC)), dur());
+	rg_call(g, tid);
 	synth_unlock(g->s, tid, dur(), o);
 }
 
@@ -102,7 +120,7 @@ static void rg_rw(struct rgen *g, uint32_t tid)
 		synth_rdlock(g->s, tid, dur(), rnd(2) ? dur() : 0, g->rw);
 	else
 		synth_wrlock(g->s, tid, dur(), rnd(2) ? dur() : 0, g->rw);
-	synth_call(g->s, tid, paddr(rnd(NPROC)), dur());
+	rg_call(g, tid);
 	synth_rwunlock(g->s, tid, dur(), g->rw);
 }
 
@@ -119,7 +137,7 @@ static void rg_sem(struct rgen *g, uint32_t tid)
 	if (r == 0) {
 		synth_consume(g->s, tid, dur(), false, g->trysem, g->tok,
 			      g->tok ? 1 : 0);
-		synth_call(g->s, tid, paddr(rnd(NPROC)), dur());
+		rg_call(g, tid);
 		g->tok = synth_publish(g->s, tid, dur(), g->trysem);
 	} else if (r == 1 && g->nposts < 256) {
 		g->posts[g->nposts++] = synth_publish(g->s, tid, dur(), g->sem);
@@ -280,22 +298,53 @@ static void same_replay(const struct cp_whatif_result *a,
 		      b->forced_before, b->forced);
 }
 
+
+/*
+ * @s read in memory into @t and @tp; with @sampled the procedures are
+ * the samples' stacks (cp_sampled_apply: forced if @drop, else as cpt's
+ * default) and *@sid the stacks symbolized for the streamed replay, on
+ * @ix's trace.
+ */
+static void rg_load(struct synth *s, struct cp_trace *t,
+		    struct cp_tracepag *tp, bool sampled, bool drop,
+		    struct cp_tindex *ix, uint32_t **sid)
+{
+	char err[256] = "";
+
+	*sid = NULL;
+	if (!sampled) {
+		synth_graph_load(s, t, tp);
+		return;
+	}
+	synth_graph_load_sampled(s, t, tp, drop ? CP_PROCS_SAMPLED :
+					      CP_PROCS_AUTO);
+	ck_assert_msg(cp_sampled_symbolize(&ix->t, NULL, sid, err,
+					   sizeof(err)) == 0,
+		      "symbolize: %s", err);
+}
+
 /*
  * Both replays of @s for each of its scalings, @exclusive or inclusive,
- * compared.  Returns the forced acquires seen, in memory, over all.
+ * compared; the procedures from the samples if @sampled (their events
+ * dropped if @drop).  Returns the forced acquires seen, in memory, over
+ * all.
  */
-static uint64_t compare(struct synth *s, bool exclusive, const char *what)
+static uint64_t compare_src(struct synth *s, bool exclusive, bool sampled,
+			    bool drop, const char *what)
 {
 	struct cp_trace t;
 	struct cp_tracepag tp;
 	struct cp_tindex ix;
 	char path[64], err[256] = "", w2[200];
 	uint64_t forced = 0;
+	uint32_t *sid;
 
 	cpt_write_synth_temp(s, path, sizeof(path), "check_sreplay");
-	synth_graph_load(s, &t, &tp);
 	ck_assert_msg(cp_tindex_open(&ix, path, err, sizeof(err)) == 0,
 		      "index: %s", err);
+	rg_load(s, &t, &tp, sampled, drop, &ix, &sid);
+	ck_assert_msg(!sampled || tp.nprocs, "%s: no sampled procedure",
+		      what);
 	for (uint32_t k = 0; tp.nprocs && k < 5; k++) {
 		struct cp_whatif_scale sc[3];
 		uint32_t nsc = scalings(&tp, k, sc);
@@ -307,23 +356,30 @@ static uint64_t compare(struct synth *s, bool exclusive, const char *what)
 					      sizeof(err)) == 0,
 			      "%s: whatif: %s", what, err);
 		ck_assert_msg(cp_stream_replay_run(&ix, sc, nsc, exclusive,
-						   &rp, err,
+						   sid, drop, &rp, err,
 						   sizeof(err)) == 0,
 			      "%s: streaming replay: %s", what, err);
 		ck_assert_msg(rp.clean, "%s: not clean: %s", what, rp.why);
 		r.length_before = m.length_before;
 		r.length_after_fixed = m.length_after_fixed;
 		cp_whatif_set_replay(&r, &rp.before, &rp.after);
-		snprintf(w2, sizeof(w2), "%s, %s x %g (%u scalings, %s)", what,
-			 sc[0].name, sc[0].factor, nsc,
-			 exclusive ? "exclusive" : "inclusive");
+		snprintf(w2, sizeof(w2), "%s, %s x %g (%u scalings, %s%s)",
+			 what, sc[0].name, sc[0].factor, nsc,
+			 exclusive ? "exclusive" : "inclusive",
+			 sampled ? ", sampled" : "");
 		same_replay(&r, &m, w2);
 		forced += m.forced + m.forced_before;
 	}
+	free(sid);
 	cp_tindex_close(&ix);
 	synth_graph_free(&t, &tp);
 	unlink(path);
 	return forced;
+}
+
+static uint64_t compare(struct synth *s, bool exclusive, const char *what)
+{
+	return compare_src(s, exclusive, false, false, what);
 }
 
 /* Random traces of every primitive: both replays agree exactly; some of
@@ -351,6 +407,37 @@ START_TEST(test_sreplay_random_equals_memory)
 END_TEST
 
 /*
+ * Sampled procedures: random traces with samples on every worker, the
+ * procedures their stacks (split at the samples' midpoints, cp_sampled.c),
+ * with no procedure event (cpt's default for a sampled trace) or with
+ * them dropped (--procedures sampled): both replays agree exactly,
+ * inclusive and exclusive, for factors 0, 0.5 and 2.
+ */
+START_TEST(test_sreplay_sampled_equals_memory)
+{
+	for (int round = 0; round < 40; round++) {
+		struct synth s;
+		char what[32];
+		bool drop = round % 2;
+
+		rng_state = 11000 + (uint64_t)round;
+		rg_no_procs = !drop;
+		rg_trace(&s, 1 + (uint32_t)rnd(NWORK),
+			 40 + (uint32_t)rnd(round < 30 ? 300 : 2000),
+			 round % 4 < 2);
+		rg_no_procs = false;
+		synth_random_samples(&s, &rng_state,
+				     5 + (uint32_t)rnd(round < 30 ? 60 : 400),
+				     NPROC);
+		snprintf(what, sizeof(what), "sampled round %d", round);
+		compare_src(&s, false, true, drop, what);
+		compare_src(&s, true, true, drop, what);
+		synth_free(&s);
+	}
+}
+END_TEST
+
+/*
  * The fixtures by hand.  The barrier example (synth_barrier_example): the
  * replay follows the barrier, T2's "tail" (50) after it: 80; tail x 0.5:
  * 30 + 25 = 55.  The lock example with T1's work 10: T1 asks first at 10,
@@ -372,8 +459,9 @@ START_TEST(test_sreplay_fixtures)
 	cpt_write_synth_temp(&s, path, sizeof(path), "check_sreplay");
 	synth_free(&s);
 	ck_assert(cp_tindex_open(&ix, path, err, sizeof(err)) == 0);
-	ck_assert_msg(cp_stream_replay_run(&ix, &tail, 1, false, &rp, err,
-					   sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(cp_stream_replay_run(&ix, &tail, 1, false, NULL, false,
+					   &rp, err, sizeof(err)) == 0, "%s",
+		      err);
 	ck_assert_msg(rp.clean && rp.before.length == 80 &&
 		      rp.after.length == 55 && !rp.after.forced &&
 		      !rp.after.deadlock, "barrier: %" PRIu64 " -> %" PRIu64,
@@ -384,8 +472,9 @@ START_TEST(test_sreplay_fixtures)
 	cpt_write_synth_temp(&s, path, sizeof(path), "check_sreplay");
 	synth_free(&s);
 	ck_assert(cp_tindex_open(&ix, path, err, sizeof(err)) == 0);
-	ck_assert_msg(cp_stream_replay_run(&ix, &crit, 1, false, &rp, err,
-					   sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(cp_stream_replay_run(&ix, &crit, 1, false, NULL, false,
+					   &rp, err, sizeof(err)) == 0, "%s",
+		      err);
 	ck_assert_msg(rp.clean && rp.before.length == 30 &&
 		      rp.after.length == 30 && rp.after.reordered == 2,
 		      "lock: %" PRIu64 " -> %" PRIu64 ", %" PRIu64
@@ -430,8 +519,9 @@ START_TEST(test_sreplay_bounded_records)
 	cpt_write_synth_temp(&s, path, sizeof(path), "check_sreplay");
 	synth_free(&s);
 	ck_assert(cp_tindex_open(&ix, path, err, sizeof(err)) == 0);
-	ck_assert_msg(cp_stream_replay_run(&ix, &sc, 1, false, &rp, err,
-					   sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(cp_stream_replay_run(&ix, &sc, 1, false, NULL, false,
+					   &rp, err, sizeof(err)) == 0, "%s",
+		      err);
 	ck_assert_msg(rp.clean && !rp.after.deadlock &&
 		      rp.records == 1000000 && rp.live_max <= 2048,
 		      "%" PRIu64 " records made, %" PRIu64 " alive at most",
@@ -501,6 +591,61 @@ START_TEST(test_sreplay_cpt_same_document)
 END_TEST
 
 /*
+ * The same on a sampled trace (procedures only in the samples' stacks,
+ * cpt's default): the default and --stream write the in-memory document
+ * byte for byte, text and JSON, inclusive and exclusive, the replay given.
+ */
+START_TEST(test_sreplay_cpt_sampled_same_document)
+{
+	static const char *const fmts[] = { "text", "json" };
+	char path[64], dir[64];
+	struct synth s;
+
+	rng_state = 4242;
+	rg_no_procs = true;
+	rg_trace(&s, 3, 400, true);
+	rg_no_procs = false;
+	synth_random_samples(&s, &rng_state, 80, NPROC);
+	cpt_write_synth_temp(&s, path, sizeof(path), "check_sreplay");
+	synth_free(&s);
+	cpt_tmpdir(dir, sizeof(dir), "check_sreplay");
+	for (int k = 0; k < 4; k++) {
+		/* inclusive: the list ends before it */
+		const char *x = k < 2 ? NULL : "--exclusive";
+		const char *mem[] = { "whatif", path, "--in-memory", "--format",
+				      fmts[k % 2], "--scale", "proc1=0.5",
+				      "--scale", "proc2=0", x, NULL };
+		const char *def[] = { "whatif", path, "--format", fmts[k % 2],
+				      "--scale", "proc1=0.5", "--scale",
+				      "proc2=0", x, NULL };
+		const char *str[] = { "whatif", path, "--stream", "--format",
+				      fmts[k % 2], "--scale", "proc1=0.5",
+				      "--scale", "proc2=0", x, NULL };
+		const char *const *args[3] = { mem, def, str };
+		struct cpt_res r[3], *a = &r[0], *b = &r[1], *c = &r[2];
+
+		run3(dir, args, r);
+		ck_assert_msg(!a->status && !b->status && !c->status,
+			      "exit %d %d %d: %s%s", a->status, b->status,
+			      c->status, a->err, c->err);
+		ck_assert_msg(strstr(a->out, k % 2 ? "\"simulated\"" :
+				     "simulated") &&
+			      !strcmp(a->out, b->out) &&
+			      !strcmp(a->out, c->out),
+			      "in memory:\n%s\ndefault:\n%s\n--stream:\n%s",
+			      a->out, b->out, c->out);
+		ck_assert_msg(strstr(c->err, "streaming analysis") &&
+			      !strcmp(a->err, b->err),
+			      "stderr: '%s' / '%s' / '%s'", a->err, b->err,
+			      c->err);
+		free3(r);
+	}
+	cpt_rmdir(dir);
+	unlink(path);
+}
+END_TEST
+
+/*
  * A trace the reader repairs: T1 runs "slow" (30), then waits on a
  * condition variable for a signal (sequence 5) nobody sent, which the
  * reader takes to depend on nothing.  Loaded by default, so the document
@@ -556,9 +701,11 @@ static Suite *sreplay_suite(void)
 
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, test_sreplay_random_equals_memory);
+	tcase_add_test(tc, test_sreplay_sampled_equals_memory);
 	tcase_add_test(tc, test_sreplay_fixtures);
 	tcase_add_test(tc, test_sreplay_bounded_records);
 	tcase_add_test(tc, test_sreplay_cpt_same_document);
+	tcase_add_test(tc, test_sreplay_cpt_sampled_same_document);
 	tcase_add_test(tc, test_sreplay_cpt_repaired_trace);
 	suite_add_tcase(s, tc);
 	return s;

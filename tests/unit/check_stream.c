@@ -99,23 +99,10 @@ static void stream_file(const char *path, struct cp_tindex *ix,
 static void memory_load(struct synth *s, struct cp_trace *t,
 			struct cp_tracepag *tp, bool sampled)
 {
-	struct cp_sampled_opts so = { .src = CP_PROCS_SAMPLED };
-	char err[256] = "";
-	uint8_t *buf;
-	size_t len;
-
-	if (!sampled) {
+	if (sampled)
+		synth_graph_load_sampled(s, t, tp, CP_PROCS_SAMPLED);
+	else
 		synth_graph_load(s, t, tp);
-		return;
-	}
-	len = synth_encode(s, &buf);
-	ck_assert_msg(cp_trace_parse(t, "syn.cpt", buf, len, err,
-				     sizeof(err)) == 0, "parse: %s", err);
-	free(buf);
-	ck_assert_msg(cp_sampled_apply(t, &so, err, sizeof(err)) == 1,
-		      "apply: %s", err);
-	ck_assert_msg(cp_tracepag_build(tp, t, err, sizeof(err)) == 0,
-		      "build: %s", err);
 }
 
 static const struct cp_proc_prof *find_proc(const struct cp_profile *p,
@@ -512,20 +499,7 @@ static void gen_trace(struct synth *s, uint32_t n, uint32_t ops, bool hasw)
  */
 static void gen_samples(struct synth *s, uint32_t per)
 {
-	for (uint32_t tid = 0; tid < SYNTH_MAXT && s->t[tid].used; tid++) {
-		uint64_t end = s->t[tid].now + 1000, x = rnd(1000);
-
-		for (uint32_t k = 0; k < per; k++) {
-			uint64_t pc[3];
-			uint32_t depth = 1 + (uint32_t)rnd(3);
-
-			x += 1 + rnd(2 * end / per + 1);
-			for (uint32_t d = 0; d < depth; d++)
-				pc[d] = proc_addr(rnd(NPROC)) + (d ? 0x9 : 0x8);
-			synth_sample(s, tid, x, x, 1 + rnd(1000), 0, pc,
-				     depth);
-		}
-	}
+	synth_random_samples(s, &rng_state, per, NPROC);
 }
 
 /*

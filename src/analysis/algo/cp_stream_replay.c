@@ -9,7 +9,10 @@
  * its events through a cursor (cp_tcursor.h) as the simulation reaches
  * them, its calling context (for a segment's factor) is kept by the
  * streaming pass's procedure stack (cp_stream_calls, the fixed graph's
- * factor), and the simulated time of a PUBLISH lives in a record keyed by
+ * factor; with sampled procedures, the stacks of the samples, switched
+ * at their midpoints on the thread's useful time as cp_stream_samp.c and
+ * cp_sampled.c's rewrite do, the survey placing the samples in arrays of
+ * its own), and the simulated time of a PUBLISH lives in a record keyed by
  * (object, sequence) from the moment it happens (or a CONSUME waits for
  * it) until no CONSUME can still need it.  The simulation is
  * cp_replay.c's own (cp_rsim_*, cp_replay_int.h), fed through its
@@ -51,7 +54,8 @@
  * of the others' recorded positions).  cp_sreplay.live_max measures it.
  * The survey keeps a bit per write release of an rwlock whose CONSUMEs
  * are not SHARED (to tell a write-only rwlock's lock chain from reads in
- * an old trace), and nothing else per event.
+ * an old trace), and nothing else per event; with sampled procedures,
+ * 17 bytes per sample (a small fraction of the events).
  *
  * Not here: the replay on fewer processors (it sorts every running
  * segment) and the recorded wake-up latencies (a CONSUME's latency needs
@@ -74,6 +78,7 @@
 #include "cp_hash.h"
 #include "cp_par.h"
 #include "cp_replay_int.h"
+#include "cp_samples.h"
 #include "cp_stream_int.h"
 
 #define NEVER CP_RSIM_NEVER
@@ -106,10 +111,12 @@ static bool next_event(const struct cp_tindex *ix, struct sth *t,
 	return true;
 }
 
-/* The same for a replay's thread. */
-static bool advance(const struct cp_tindex *ix, struct rth *th)
+/* The same for a replay's thread, past the procedure events if @drop. */
+static bool advance(const struct cp_tindex *ix, struct rth *th, bool drop)
 {
-	th->has = next_event(ix, &th->s, &th->wall);
+	do
+		th->has = next_event(ix, &th->s, &th->wall);
+	while (th->has && drop && cp_stream_is_proc(cp_tvert_kind(&th->s.nx)));
 	return th->has;
 }
 
@@ -172,6 +179,16 @@ struct srv {
 	bool oom;
 	bool dirty;		/* something the reader would repair */
 	char why[160];
+	/* sampled procedures (cp_stream_samp.c's model, in arrays of this
+	 * pass's own: the fixed graph's pass uses the samples' at once) */
+	const uint32_t *sid;	/* [sm->n] a sample's stack, NULL: none */
+	bool drop;		/* procedure events are dropped (forced) */
+	bool saw_procs;		/* a procedure event: instrumented */
+	bool smp;		/* the samples' stacks are the procedures */
+	bool *sused;		/* [sm->n] the sample is used */
+	uint64_t *su;		/* [sm->n] a used sample's useful time */
+	uint64_t *sM;		/* [sm->n] where its stack becomes current */
+	uint32_t *sfull;	/* a stack's procs, as sm->stk by stk_off */
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -384,6 +401,44 @@ static void survey_check(struct srv *v)
 	}
 }
 
+/*
+ * (sampled) Place @tid's samples up to its vertex @x on its useful time
+ * (cp_stream_smp_place's rule) and count the segment into @x.
+ */
+static void survey_place(struct srv *v, uint32_t tid, struct sth *t,
+			 const struct cp_tvert *x)
+{
+	const struct cp_samples *sm = v->ix->t.samples;
+	bool useful = t->any && !cp_tvert_waits(x);
+
+	for (; t->sk < sm->thr_off[tid + 1]; t->sk++) {
+		const struct cp_sample *p = &sm->s[t->sk];
+		uint64_t at = v->ix->t.clock == CP_CLOCK_CPU ? p->cpu : p->wall;
+
+		if (at > x->ts)
+			break;
+		v->sused[t->sk] = useful;
+		if (useful)
+			v->su[t->sk] = t->useful + (at - t->prev_ts);
+	}
+	if (useful)
+		t->useful += x->ts - t->prev_ts;
+	t->prev_ts = x->ts;
+	t->any = true;
+}
+
+/* Survey @t's vertex t->nx, the thread @tid's, not a dropped one. */
+static void survey_vertex(struct srv *v, uint32_t tid, struct sth *t)
+{
+	survey_thread(v, tid, t->nvi - 1, &t->nx);
+	if (v->sid)
+		survey_place(v, tid, t, &t->nx);
+	if (t->nx.obj)
+		survey_obj(v, &t->nx);
+	if (cp_stream_calls(&v->sp, t, &t->nx))
+		v->oom = true;
+}
+
 /* Survey @tid's events while it comes first in the merge. */
 static void survey_run(struct srv *v, uint32_t tid)
 {
@@ -391,11 +446,11 @@ static void survey_run(struct srv *v, uint32_t tid)
 	uint64_t wall;
 
 	do {
-		survey_thread(v, tid, t->nvi - 1, &t->nx);
-		if (t->nx.obj)
-			survey_obj(v, &t->nx);
-		if (cp_stream_calls(&v->sp, t, &t->nx))
-			v->oom = true;
+		bool proc = cp_stream_is_proc(cp_tvert_kind(&t->nx));
+
+		v->saw_procs |= proc;
+		if (!(proc && v->drop))
+			survey_vertex(v, tid, t);
 		if (!next_event(v->ix, t, &wall)) {
 			sth_free(t);
 			return;
@@ -417,6 +472,14 @@ static int survey(struct srv *v)
 	if (!v->sp.th || !v->sp.heap || !v->vt)
 		return -1;
 	v->sp.nt = v->nt;
+	if (v->sid) {
+		uint64_t n = v->ix->t.samples->n;
+
+		v->sused = calloc(n, sizeof(*v->sused));
+		v->su = calloc(n, sizeof(*v->su));
+		if (!v->sused || !v->su)
+			return -1;
+	}
 	for (uint32_t tid = 0; tid < v->nt; tid++) {
 		struct sth *t = &v->sp.th[tid];
 
@@ -425,6 +488,7 @@ static int survey(struct srv *v)
 		t->cur.meta = on_meta;
 		t->cur.meta_ctx = v;
 		t->fac = 1.0;
+		t->sk = v->sid ? v->ix->t.samples->thr_off[tid] : 0;
 		if (next_event(v->ix, t, &wall))
 			cp_stream_heap_push(&v->sp, tid);
 	}
@@ -449,9 +513,64 @@ static void srv_free(struct srv *v)
 	free(v->sp.pname);
 	free(v->sp.trk);
 	free(v->sp.pf);
+	free(v->sused);
+	free(v->su);
+	free(v->sM);
+	free(v->sfull);
 	cp_smap_free(&v->sp.names);
 	cp_map2_free(&v->sp.procmap);
 	cp_stream_free(&v->names);
+}
+
+/*
+ * (sampled, after the survey) The procedures of the used samples' stacks
+ * interned, each stack's as procedure ids (v->sfull), and where each
+ * used sample's stack becomes current (v->sM: the midpoint with the
+ * previous one, the first's 0, as cp_stream_samp.c).  0, or -1 (memory).
+ */
+static int samp_setup(struct srv *v)
+{
+	const struct cp_samples *sm = v->ix->t.samples;
+	uint64_t nfr = sm->stk_off[sm->nstacks];
+	uint32_t *id = malloc((sm->nnames ? sm->nnames : 1) * sizeof(*id));
+	int ret = -1;
+
+	v->sM = calloc(sm->n, sizeof(*v->sM));
+	v->sfull = malloc((nfr ? nfr : 1) * sizeof(*v->sfull));
+	if (!id || !v->sM || !v->sfull)
+		goto out;
+	for (uint32_t i = 0; i < sm->nnames; i++)
+		id[i] = NONE;
+	for (uint64_t k = 0; k < sm->n; k++)
+		for (uint64_t j = sm->stk_off[v->sid[k]]; v->sused[k] &&
+		     j < sm->stk_off[v->sid[k] + 1]; j++)
+			if (id[sm->stk[j]] == NONE &&
+			    (id[sm->stk[j]] = cp_stream_intern(&v->sp,
+					sm->names[sm->stk[j]])) == NONE)
+				goto out;
+	for (uint64_t j = 0; j < nfr; j++)
+		v->sfull[j] = id[sm->stk[j]];
+	for (uint32_t tid = 0; tid < v->nt; tid++) {
+		uint64_t prev = UINT64_MAX;
+
+		for (uint64_t k = sm->thr_off[tid]; k < sm->thr_off[tid + 1];
+		     k++) {
+			uint64_t up, uk;
+
+			if (!v->sused[k])
+				continue;
+			up = prev == UINT64_MAX ? 0 : v->su[prev];
+			uk = v->su[k];
+			v->sM[k] = prev == UINT64_MAX ? 0 :
+				   up / 2 + uk / 2 + (up % 2 + uk % 2) / 2;
+			prev = k;
+		}
+	}
+	v->smp = true;
+	ret = 0;
+out:
+	free(id);
+	return ret;
 }
 
 /* ---- the replay --------------------------------------------------- */
@@ -598,6 +717,47 @@ static void sweep(struct sim *s)
 	s->next_sweep = 2 * s->live > 1024 ? 2 * s->live : 1024;
 }
 
+/* A piece of @d ns of a useful segment scaled by @fac (seg_dur's). */
+static uint64_t piece(uint64_t d, double fac)
+{
+	return fac == 1.0 ? d : cp_whatif_scaled_w(d, fac);
+}
+
+/*
+ * (sampled) The simulated length of @t's useful segment of @dt ns: its
+ * pieces between the stack switches in it (the samples' midpoints where
+ * the stack changes, cp_stream_smp_segment's), each scaled and rounded
+ * for the stack current over it, as the in-memory replay's segments
+ * between the CP_TV_STACK vertices cp_sampled.c inserts.
+ */
+static uint64_t sim_pieces(struct sim *s, uint32_t tid, struct sth *t,
+			   uint64_t dt)
+{
+	const struct srv *v = s->v;
+	const struct cp_samples *sm = s->ix->t.samples;
+	uint64_t pos = t->useful, end = pos + dt, sum = 0;
+
+	for (; t->sk < sm->thr_off[tid + 1]; t->sk++) {
+		uint32_t st = v->sid[t->sk];
+
+		if (!v->sused[t->sk])
+			continue;
+		if (v->sM[t->sk] >= end)
+			break;
+		if (st == t->stack)	/* no switch: no piece */
+			continue;
+		sum += piece(v->sM[t->sk] - pos, t->fac);
+		pos = v->sM[t->sk];
+		t->stack = st;
+		if (cp_stream_set_stack(&s->sp, t, v->sfull + sm->stk_off[st],
+					(uint32_t)(sm->stk_off[st + 1] -
+						   sm->stk_off[st])))
+			s->rs.oom = true;
+	}
+	t->useful = end;
+	return sum + piece(end - pos, t->fac);
+}
+
 /*
  * cp_rsim_ops.next: after @tid's vertex happened, its stack change, then
  * the next vertex and the arrival there (the segment into it, scaled by
@@ -613,13 +773,15 @@ static bool sim_next(struct cp_rsim *rs, uint32_t tid)
 	if (cp_stream_calls(&s->sp, &th->s, &th->s.nx))
 		rs->oom = true;
 	th->prev_ts = th->s.nx.ts;
-	if (!advance(s->ix, th)) {
+	if (!advance(s->ix, th, s->v->drop)) {
 		sth_free(&th->s);
 		return false;
 	}
 	dt = th->s.nx.ts - th->prev_ts;
 	if (cp_tvert_waits(&th->s.nx))
 		dt = 0;
+	else if (s->v->smp)
+		dt = sim_pieces(s, tid, &th->s, dt);
 	else if (th->s.fac != 1.0)
 		dt = cp_whatif_scaled_w(dt, th->s.fac);
 	st->tie = th->wall;
@@ -668,8 +830,10 @@ static int sim_init(struct sim *s)
 		st->exit = NEVER;
 		st->next = st->joiners = NONE;
 		th->s.fac = 1.0;
+		th->s.stack = NONE;
+		th->s.sk = v->smp ? s->ix->t.samples->thr_off[tid] : 0;
 		cp_tcursor_init(&th->s.cur, s->ix, tid, false);
-		if (!advance(s->ix, th))
+		if (!advance(s->ix, th, s->v->drop))
 			continue;
 		st->v = &th->s.nx;
 		st->tie = th->wall;
@@ -773,10 +937,14 @@ static int replay_both(struct srv *v, double *ones, double *pf,
 
 int cp_stream_replay_run(struct cp_tindex *ix,
 			 const struct cp_whatif_scale *sc, uint32_t nsc,
-			 bool exclusive, struct cp_sreplay *out, char *err,
-			 size_t errlen)
+			 bool exclusive, const uint32_t *sid, bool drop_procs,
+			 struct cp_sreplay *out, char *err, size_t errlen)
 {
-	struct srv v = { .ix = ix, .nt = ix->t.nthreads };
+	struct srv v = { .ix = ix, .nt = ix->t.nthreads,
+			 .sid = ix->t.samples && ix->t.samples->n ? sid :
+				NULL };
+
+	v.drop = v.sid && drop_procs;
 	double *pf = NULL, *ones = NULL;
 	int ret = -1;
 
@@ -790,6 +958,8 @@ int cp_stream_replay_run(struct cp_tindex *ix,
 		ret = 0;
 		goto out;
 	}
+	if (v.sid && (v.drop || !v.saw_procs) && samp_setup(&v))
+		goto err_mem;
 	if (factors(&v, sc, nsc, &pf, err, errlen))
 		goto out;
 	ones = malloc((v.names.nprocs ? v.names.nprocs : 1) * sizeof(*ones));
@@ -820,6 +990,8 @@ struct half {
 	const struct cp_stream_opts *so;
 	struct cp_stream *s;
 	struct cp_sreplay *rp;
+	const uint32_t *sid;	/* the samples' stacks, NULL: none */
+	bool drop;		/* the samples' forced */
 	int ret;
 	char err[256];
 };
@@ -836,18 +1008,52 @@ static void replay_job(void *arg)
 	struct half *h = arg;
 
 	h->ret = cp_stream_replay_run(h->ix, h->so->scale, h->so->nscale,
-				      h->so->exclusive, h->rp, h->err,
-				      sizeof(h->err));
+				      h->so->exclusive, h->sid, h->drop,
+				      h->rp, h->err, sizeof(h->err));
+}
+
+/* cp_stream_opts.symbolize for the fixed graph's pass: a copy of the
+ * stacks symbolized before both passes (@ctx, cp_stream_whatif_run's). */
+static int sid_copy(void *ctx, struct cp_trace *t, uint32_t **sid,
+		    char *err, size_t errlen)
+{
+	size_t n = t->samples->n;
+
+	*sid = malloc((n ? n : 1) * sizeof(**sid));
+	if (!*sid) {
+		snprintf(err, errlen, "%s: out of memory symbolizing the "
+			 "samples", t->path);
+		return -1;
+	}
+	memcpy(*sid, ctx, n * sizeof(**sid));
+	return 0;
 }
 
 int cp_stream_whatif_run(struct cp_tindex *ix, const struct cp_stream_opts *so,
 			 struct cp_stream *s, struct cp_sreplay *rp,
 			 char *err, size_t errlen)
 {
-	struct half a = { .ix = ix, .so = so, .s = s },
+	struct cp_stream_opts fo = *so;
+	struct half a = { .ix = ix, .so = &fo, .s = s },
 		    b = { .ix = ix, .so = so, .rp = rp };
+	uint32_t *sid = NULL;
 
+	/* samples taking over: symbolized once, here (it fills the shared
+	 * ix->t.samples), their stacks then given to both passes */
+	if (so->symbolize && ix->t.samples && ix->t.samples->n &&
+	    (so->src == CP_STREAM_SRC_SAMPLED ||
+	     (so->src == CP_STREAM_SRC_AUTO &&
+	      !cp_stream_procs_instrumented(ix)))) {
+		if (so->symbolize(so->symbolize_ctx, &ix->t, &sid, err,
+				  errlen))
+			return -1;
+		fo.symbolize = sid_copy;
+		fo.symbolize_ctx = sid;
+		b.sid = sid;
+		b.drop = so->src == CP_STREAM_SRC_SAMPLED;
+	}
 	cp_par_two(ix->t.nevents, fixed_job, &a, replay_job, &b);
+	free(sid);
 	if (!a.ret && !b.ret)
 		return 0;
 	snprintf(err, errlen, "%s", a.ret ? a.err : b.err);

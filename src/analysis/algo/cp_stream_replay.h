@@ -42,13 +42,20 @@ struct cp_sreplay {
  * scaled procedures on its stack; @exclusive: its innermost procedure's),
  * as cp_whatif_trace() replays the in-memory trace.  Three passes over
  * the events: a survey, then both replays at once on two threads.
+ * @sid (NULL: the procedures are the instrumented ones) is the stack of
+ * each of ix->t.samples (cp_sampled_symbolize's, borrowed): when the
+ * trace has no procedure event, or always if @drop_procs (its procedure
+ * events then dropped), the procedures are then those of the samples'
+ * stacks, switched at the midpoints of the samples on each
+ * thread's useful time as cp_sampled.c's rewrite does, each piece of a
+ * segment scaled and rounded on its own as the in-memory replay's.
  * Returns 0 with @out filled (see its @clean), or -1 with "PATH: reason"
  * in @err: a name that is no procedure of the trace, out of memory.
  */
 int cp_stream_replay_run(struct cp_tindex *ix,
 			 const struct cp_whatif_scale *sc, uint32_t nsc,
-			 bool exclusive, struct cp_sreplay *out, char *err,
-			 size_t errlen);
+			 bool exclusive, const uint32_t *sid, bool drop_procs,
+			 struct cp_sreplay *out, char *err, size_t errlen);
 
 /*
  * The whole streamed what-if of the trace indexed by @ix with the

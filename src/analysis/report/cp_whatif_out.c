@@ -63,14 +63,28 @@ static void note_baseline(FILE *f, const char *replay,
 		d < 0 ? "shorter" : "longer");
 }
 
-/* Sampled procedures: say which scaled ones rest on too few samples
- * (a streamed trace has no graph, and its procedures are not sampled). */
-static void text_thin_notes(FILE *f, const struct cp_input *in,
-		       const struct cp_whatif_scale *sc, uint32_t nsc,
-		       bool exclusive)
+/* The samples scaling @i of @sc rests on: @ns's (streamed), else the
+ * graph's; UINT64_MAX when the procedures are not sampled. */
+static uint64_t nsamples(const struct cp_input *in, const uint64_t *ns,
+			 const struct cp_whatif_scale *sc, uint32_t i,
+			 bool exclusive)
 {
-	for (uint32_t i = 0; in->is_trace && in->tp.t && i < nsc; i++) {
-		uint64_t n = cp_sampled_count(&in->tp, sc[i].name, exclusive);
+	if (ns)
+		return ns[i];
+	if (!in->is_trace || !in->tp.t)
+		return UINT64_MAX;
+	return cp_sampled_count(&in->tp, sc[i].name, exclusive);
+}
+
+/* Sampled procedures: say which scaled ones rest on too few samples
+ * (@ns: a streamed trace's counts, NULL: the graph's). */
+static void text_thin_notes(FILE *f, const struct cp_input *in,
+			    const uint64_t *ns,
+			    const struct cp_whatif_scale *sc, uint32_t nsc,
+			    bool exclusive)
+{
+	for (uint32_t i = 0; i < nsc; i++) {
+		uint64_t n = nsamples(in, ns, sc, i, exclusive);
 
 		if (n < CP_SAMPLES_THIN)
 			fprintf(f, "  note: %s rests on %" PRIu64
@@ -194,7 +208,7 @@ static void json_sim(struct cp_emit *e, const struct cp_whatif_result *r)
 static void json_whatif(FILE *f, const struct cp_input *in,
 		       const struct cp_whatif_scale *sc, uint32_t nsc,
 		       bool exclusive, const struct cp_whatif_result *r,
-		       const char *snote)
+		       const char *snote, const uint64_t *ns)
 {
 	struct cp_emit e;
 	char note[300];
@@ -218,14 +232,12 @@ static void json_whatif(FILE *f, const struct cp_input *in,
 	cp_emit_u64(&e, CP_KEY_SCALED_NS, r->scaled_ns);
 	if (!snote)
 		json_sim(&e, r);
-	if (in->is_trace && in->tp.t && nsc &&
-	    cp_sampled_count(&in->tp, sc[0].name, exclusive) != UINT64_MAX) {
+	if (nsc && nsamples(in, ns, sc, 0, exclusive) != UINT64_MAX) {
 		/* sampled procedures: what each scaling rests on */
 		cp_emit_obj_begin(&e, "samples");
 		for (uint32_t i = 0; i < nsc; i++)
 			cp_emit_u64(&e, sc[i].name,
-				    cp_sampled_count(&in->tp, sc[i].name,
-						     exclusive));
+				    nsamples(in, ns, sc, i, exclusive));
 		cp_emit_obj_end(&e);
 	}
 	cp_emit_obj_end(&e);
@@ -237,24 +249,29 @@ void cp_whatif_out(FILE *f, const struct cp_input *in,
 		   bool exclusive, const struct cp_whatif_result *r, bool json)
 {
 	if (json) {
-		json_whatif(f, in, sc, nsc, exclusive, r, NULL);
+		json_whatif(f, in, sc, nsc, exclusive, r, NULL, NULL);
 	} else {
 		text_whatif(f, in, sc, nsc, r, NULL);
-		text_thin_notes(f, in, sc, nsc, exclusive);
+		text_thin_notes(f, in, NULL, sc, nsc, exclusive);
 	}
 }
 
 void cp_whatif_out_stream(FILE *f, const struct cp_tindex *ix,
 			  const struct cp_whatif_scale *sc, uint32_t nsc,
 			  bool exclusive, const struct cp_whatif_result *r,
-			  const char *no_replay, bool json)
+			  const char *no_replay, const uint64_t *nsamples,
+			  bool json)
 {
 	/* the trace's header and salvage as an input: no graph */
 	struct cp_input in = { .path = ix->t.path, .is_trace = true };
 
 	in.t = ix->t;
-	if (json)
-		json_whatif(f, &in, sc, nsc, exclusive, r, no_replay);
-	else
+	if (json) {
+		json_whatif(f, &in, sc, nsc, exclusive, r, no_replay,
+			    nsamples);
+	} else {
 		text_whatif(f, &in, sc, nsc, r, no_replay);
+		if (nsamples)
+			text_thin_notes(f, &in, nsamples, sc, nsc, exclusive);
+	}
 }

@@ -34,10 +34,13 @@ void cp_whatif_out(FILE *f, const struct cp_input *in,
  * With the replay (@no_replay NULL) the document is cp_whatif_out's, byte
  * for byte; without it, the recorded critical path and the fixed-graph
  * prediction, and a note that ends "no replay, because @no_replay".
+ * @nsamples[0..@nsc) (NULL: the procedures are not sampled) are the
+ * samples each scaled procedure rests on (cp_stream_proc.samples).
  */
 void cp_whatif_out_stream(FILE *f, const struct cp_tindex *ix,
 			  const struct cp_whatif_scale *sc, uint32_t nsc,
 			  bool exclusive, const struct cp_whatif_result *r,
-			  const char *no_replay, bool json);
+			  const char *no_replay, const uint64_t *nsamples,
+			  bool json);
 
 #endif /* CP_WHATIF_OUT_H */
