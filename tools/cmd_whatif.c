@@ -198,6 +198,20 @@ static int whatif_pass(void *ctx, struct cp_stream *s, struct cp_tindex *ix,
 	return cp_stream_whatif_run(ix, so, s, ctx, err, errlen);
 }
 
+/* Write the streamed what-if of @ix: the fixed graph @s, the replays @rp. */
+static void stream_write(struct cpt_ctx *c, const struct cp_tindex *ix,
+			 const struct wopts *o, const struct cp_stream *s,
+			 const struct cp_sreplay *rp)
+{
+	uint64_t ns[MAX_SCALES];
+	struct cp_whatif_result r;
+
+	stream_result(s, rp, &r);
+	cp_whatif_out_stream(c->out, ix, o->sc, o->nsc, o->exclusive, &r,
+			     no_replay(rp, s), stream_samples(s, o, ns),
+			     c->format == CPT_JSON);
+}
+
 /* The streaming what-if of the trace @path (--stream, over budget). */
 static enum cpt_status whatif_stream(struct cpt_ctx *c, const char *path,
 				     const struct wopts *o)
@@ -205,8 +219,6 @@ static enum cpt_status whatif_stream(struct cpt_ctx *c, const char *path,
 	struct cp_stream_opts so = {
 		.exclusive = o->exclusive, .scale = o->sc, .nscale = o->nsc,
 	};
-	uint64_t ns[MAX_SCALES];
-	struct cp_whatif_result r;
 	struct cp_sreplay rp;
 	struct cp_tindex ix;
 	struct cp_stream s;
@@ -215,10 +227,7 @@ static enum cpt_status whatif_stream(struct cpt_ctx *c, const char *path,
 
 	if (st)
 		return st;
-	stream_result(&s, &rp, &r);
-	cp_whatif_out_stream(c->out, &ix, o->sc, o->nsc, o->exclusive, &r,
-			     no_replay(&rp, &s), stream_samples(&s, o, ns),
-			     c->format == CPT_JSON);
+	stream_write(c, &ix, o, &s, &rp);
 	cpt_stream_close(&ix, &s);
 	return CPT_OK;
 }
@@ -263,8 +272,6 @@ static bool whatif_quiet(struct cpt_ctx *c, const char *path,
 	struct cp_stream_opts so = {
 		.exclusive = o->exclusive, .scale = o->sc, .nscale = o->nsc,
 	};
-	uint64_t ns[MAX_SCALES];
-	struct cp_whatif_result r;
 	struct cp_sreplay rp;
 	struct cp_tindex ix;
 	struct cp_stream s;
@@ -284,15 +291,11 @@ static bool whatif_quiet(struct cpt_ctx *c, const char *path,
 		return false;
 	}
 	if (!ix.t.nrepairs && !no_replay(&rp, &s)) {
-		stream_result(&s, &rp, &r);
 		*st = cpt_open_out(c);
 		cp_sampled_warn(stderr, "cpt: warning", &ix.t);
 		if (*st == CPT_OK) {
 			cpt_progress_done(c);
-			cp_whatif_out_stream(c->out, &ix, o->sc, o->nsc,
-					     o->exclusive, &r, NULL,
-					     stream_samples(&s, o, ns),
-					     c->format == CPT_JSON);
+			stream_write(c, &ix, o, &s, &rp);
 		}
 		done = true;
 	}

@@ -32,6 +32,7 @@
 #include "cp_trace.h"
 #include "cp_tracepag.h"
 #include "cp_whatif.h"
+#include "cpt_cli.h"
 #include "synth_graph.h"
 #include "trace_synth.h"
 
@@ -50,16 +51,24 @@ static uint64_t dur(void)
 	return 1 + rnd(1u << 20);
 }
 
-/* Write @s to a temporary file; its name into @path. */
+/* Write @s to a temporary file; its name into @path (64 bytes). */
 static void write_temp(struct synth *s, char *path)
 {
+	cpt_write_synth_temp(s, path, 64, "check_stream");
+}
+
+/* Write the first @n bytes of @buf (a cut trace) to a temporary file; its
+ * name into @path (64 bytes). */
+static void write_cut(const uint8_t *buf, size_t n, char *path)
+{
+	FILE *f;
 	int fd;
 
-	strcpy(path, "/tmp/check_stream_XXXXXX");
+	snprintf(path, 64, "/tmp/check_stream_XXXXXX");
 	fd = mkstemp(path);
 	ck_assert_msg(fd >= 0, "mkstemp");
-	close(fd);
-	ck_assert_msg(synth_write(s, path) == 0, "write %s", path);
+	f = fdopen(fd, "wb");
+	ck_assert(f && fwrite(buf, 1, n, f) == n && !fclose(f));
 }
 
 /* cp_stream_opts' symbolizer: cp_sampled_symbolize, no debuginfo. */
@@ -607,7 +616,6 @@ static void cut_rounds(int n, uint64_t seed)
 		char path[64], err[256] = "";
 		uint8_t *buf;
 		size_t len, cut;
-		FILE *f;
 
 		rng_state = seed + (uint64_t)round;
 		gen_trace(&s, 2 + (uint32_t)rnd(4), 300 + (uint32_t)rnd(600),
@@ -621,10 +629,7 @@ static void cut_rounds(int n, uint64_t seed)
 			      "build: %s", err);
 		ck_assert_msg(cp_profile_compute(&p, &tp, &po, err,
 						 sizeof(err)) == 0, "%s", err);
-		strcpy(path, "/tmp/check_stream_XXXXXX");
-		ck_assert(mkstemp(path) >= 0);
-		f = fopen(path, "wb");
-		ck_assert(f && fwrite(buf, 1, cut, f) == cut && !fclose(f));
+		write_cut(buf, cut, path);
 		stream_file(path, &ix, &st);
 		ck_assert_msg(ix.t.partial && st.cp_len == p.cp_len,
 			      "round %d: CP %" PRIu64 " streamed, %" PRIu64
@@ -1031,18 +1036,11 @@ START_TEST(test_stream_cpt_strict)
 	struct synth s;
 	uint8_t *buf;
 	size_t len;
-	FILE *f;
-	int fd;
 
 	synth_barrier_example(&s, true);
 	len = synth_encode(&s, &buf);
 	synth_free(&s);
-	strcpy(path, "/tmp/check_stream_XXXXXX");
-	fd = mkstemp(path);
-	ck_assert(fd >= 0);
-	close(fd);
-	f = fopen(path, "wb");
-	ck_assert(f && fwrite(buf, 1, len / 2, f) == len / 2 && !fclose(f));
+	write_cut(buf, len / 2, path);
 	free(buf);
 	CPT_EXPECT("whatif --stream --strict --scale tail=0.5", 1);
 	ck_assert_msg(strstr(line, "partial trace") &&
