@@ -32,6 +32,27 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 work=${CPTHREAD_FUZZ_WORK:-$(mktemp -d /tmp/cpthread-fuzz.XXXXXX)}
 status=0
 
+# What a failure prints, so that a run whose machine is gone (CI's) can
+# still be reproduced: the lines the target wrote before the sanitizer's
+# or libFuzzer's report (an abort's own message), the report's first
+# frames, and the input itself in base64 when it is small (decode it with
+# `base64 -d > crash.bin`, then run the target or fuzz_replay_<t> on it).
+report_crash() {
+	local log=$1 art=$2 first
+
+	first=$(grep -n -m1 -E '^==[0-9]+==|runtime error|^fuzz: ' "$log" |
+		cut -d: -f1)
+	if [ -n "$first" ]; then
+		sed -n "$(( first > 5 ? first - 5 : 1 )),$(( first + 30 ))p" \
+			"$log" | grep -v -E '^(#[0-9]+\s+(NEW|REDUCE|pulse|INITED)|INFO:)' |
+			sed 's/^/fuzz:   /'
+	fi
+	if [ -n "$art" ] && [ "$(stat -c %s "$art")" -le 8192 ]; then
+		echo "fuzz:   the input, base64:"
+		base64 -w 76 "$art" | sed 's/^/fuzz:   /'
+	fi
+}
+
 for t in $targets; do
 	exe=$build/tests/fuzz/fuzz_$t
 	if [ ! -x "$exe" ]; then
@@ -58,8 +79,7 @@ for t in $targets; do
 		art=$(ls "$work/$t"-* 2>/dev/null | head -1)
 		echo "fuzz: $t: FAILED after ${execs:-?} inputs (exit $rc):" \
 			"${art:-no reproducer written}; log $log"
-		grep -m3 -E 'ERROR|runtime error|fuzz:|SUMMARY|^==[0-9]+==' \
-			"$log" | sed 's/^/fuzz:   /'
+		report_crash "$log" "$art"
 	fi
 done
 [ $status -eq 0 ] && [ -z "${CPTHREAD_FUZZ_WORK:-}" ] && rm -rf "$work"
