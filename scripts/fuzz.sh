@@ -10,10 +10,13 @@
 #   CPTHREAD_FUZZ_WORK (where new inputs and crash files go; default a
 #   fresh directory under /tmp, kept when something was found),
 #   CPTHREAD_FUZZ_RUNS and CPTHREAD_FUZZ_SEED: with both set, each target
-#   runs exactly that many inputs from that seed instead of for SECONDS,
-#   so the run is the same on every machine (what CI does: a random
-#   campaign belongs on a developer's machine, and what it finds, fixed,
-#   under tests/fuzz/regress/).
+#   runs exactly that many inputs from that seed instead of for SECONDS
+#   (what CI does: a random campaign belongs on a developer's machine, and
+#   what it finds, fixed, under tests/fuzz/regress/).  Two such runs start
+#   alike but drift apart after a few hundred inputs: libFuzzer's
+#   comparison dictionary takes in operands that differ from run to run
+#   (heap addresses compared with input-derived pointers), so a failure
+#   prints its input to reproduce it (report_crash below).
 #
 # Each target starts from the seed corpus tests/fuzz/corpus/<target> (never
 # written to).  An input that crashes, trips a sanitizer, runs over 10 s

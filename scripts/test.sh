@@ -12,8 +12,9 @@
 #          tests (ctest -L tsan), liburcu suppressed (tests/tsan.supp);
 #          then workloads built with TSan run traced (tsan_traced).
 #   fuzz   each libFuzzer target of tests/fuzz in build-asan/: 150,000
-#          inputs from seed 1 (the same inputs on every run;
-#          CPTHREAD_FUZZ_RUNS / CPTHREAD_FUZZ_SEED change them), or for
+#          inputs from seed 1 (CPTHREAD_FUZZ_RUNS / CPTHREAD_FUZZ_SEED
+#          change them; runs drift apart all the same, see
+#          scripts/fuzz.sh, so a failure prints its input), or for
 #          CPTHREAD_FUZZ_SECONDS seconds when that is set (scripts/fuzz.sh).
 # On an idle 2-core machine the four take about 7 minutes.
 #
@@ -150,7 +151,7 @@ stage_fuzz() {
 		cmake --build "$top/build-asan" -j"$jobs" --target fuzz_trace \
 			fuzz_pag fuzz_gprof >/dev/null
 	fi
-	# the same inputs on every run, unless a time is asked for
+	# a fixed count from a fixed seed, unless a time is asked for
 	if [ -z "${CPTHREAD_FUZZ_SECONDS:-}" ]; then
 		CPTHREAD_FUZZ_RUNS=${CPTHREAD_FUZZ_RUNS:-150000} \
 		CPTHREAD_FUZZ_SEED=${CPTHREAD_FUZZ_SEED:-1} \
