@@ -1057,6 +1057,50 @@ START_TEST(test_stream_cpt_strict)
 END_TEST
 
 /*
+ * Every path is at most the sum of the useful times, which must fit in 64
+ * bits: T0 working 2^63 + 1 ns and T1 2^63 - 1 (each thread's own clock
+ * fits, their sum does not) are refused in one line by the in-memory and
+ * the streaming verbs alike, where the graph's lengths would wrap (a
+ * fuzzed trace once gave a critical path of 2^64 ns and tripped the CPM's
+ * invariant check).  One nanosecond less in T1 and the trace is read.
+ */
+START_TEST(test_stream_useful_sum_past_64_bits)
+{
+	static char out[65536];
+	char path[64], line[2048];
+	struct synth s;
+
+	for (int fits = 0; fits <= 1; fits++) {
+		synth_init(&s);
+		synth_start(&s, 0, -1);
+		synth_create(&s, 0, 1, 1);
+		synth_start(&s, 1, 0);
+		synth_exit(&s, 0, (uint64_t)1 << 63);
+		synth_exit(&s, 1, ((uint64_t)1 << 63) - fits - 1);
+		write_temp(&s, path);
+		synth_free(&s);
+		if (fits) {
+			CPT_EXPECT("report", 0);
+			CPT_EXPECT("report --stream", 0);
+			unlink(path);
+			continue;
+		}
+		CPT_EXPECT("report", 1);
+		ck_assert_msg(strstr(line, path) && strstr(line,
+			      "useful times add up past 2^64-1 ns") &&
+			      !strchr(line, '\n')[1], "stderr: %s", line);
+		CPT_EXPECT("report --stream", 1);
+		ck_assert_msg(strstr(line, "useful times add up past 2^64-1 "
+				     "ns"), "stderr: %s", line);
+		CPT_EXPECT("paths", 1);
+		ck_assert_msg(strstr(line, "useful times add up past 2^64-1 "
+				     "ns"), "stderr: %s", line);
+		unlink(path);
+	}
+}
+END_TEST
+
+/*
  * More objects than are followed: T1 locks 100 mutexes in turn, mutex i
  * held 1000 + i ns; the CP_STREAM_TRACK held longest are followed (their
  * CP held time and CP edges equal memory's), the others have their local
@@ -1131,6 +1175,7 @@ static Suite *stream_suite(void)
 	tcase_add_test(tc, test_stream_cpt_chooses_the_mode);
 	tcase_add_test(tc, test_stream_cpt_whatif_chooses_the_mode);
 	tcase_add_test(tc, test_stream_cpt_strict);
+	tcase_add_test(tc, test_stream_useful_sum_past_64_bits);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -602,6 +602,18 @@ static void sp_free(struct sp *p)
 	cp_map2_free(&p->procmap);
 }
 
+/* After the survey: whether the threads' useful times add up past 64
+ * bits, the bound of every path's length (CP_TRACE_TOO_LONG). */
+static bool useful_overflows(const struct sp *p)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t tid = 0; tid < p->nt; tid++)
+		if (__builtin_add_overflow(sum, p->th[tid].useful, &sum))
+			return true;
+	return false;
+}
+
 int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 		  const struct cp_stream_opts *o, char *err, size_t errlen)
 {
@@ -634,6 +646,10 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 		s->threads[tid].parent = UINT32_MAX;
 	if (run_pass(&p))
 		goto err_mem;
+	if (useful_overflows(&p)) {
+		snprintf(err, errlen, "%s: %s", ix->t.path, CP_TRACE_TOO_LONG);
+		goto err;
+	}
 	if (o && cp_stream_smp_setup(&p, o, err, errlen))
 		goto err;
 	if (choose_tracked(&p) || cp_stream_choose_lanes(&p))

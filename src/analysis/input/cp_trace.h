@@ -162,6 +162,16 @@ struct cp_trace {
 					 * (cp_samples.h), NULL if none */
 };
 
+/*
+ * Why a trace's graph cannot be measured: every path is at most the sum of
+ * the useful times (cp_cpm.h), which must fit in 64 bits.  The reader lets
+ * a thread's clock jump forward by any amount, so only the sum can tell;
+ * the trace PAG builder and the streaming pass refuse such a trace with
+ * "PATH: " and this.
+ */
+#define CP_TRACE_TOO_LONG "the threads' useful times add up past " \
+	"2^64-1 ns (timestamps far apart in a damaged trace)"
+
 /* cp_trace_parse_flags() flags. */
 #define CP_TRACE_STRICT	0x1u	/* refuse any damage, as version 1 did */
 

@@ -55,6 +55,7 @@ struct frame {
 
 struct bld {
 	bool bad_edge;			/* an edge to no vertex was asked */
+	bool too_long;			/* the useful times overflow */
 	uint32_t bad_tail, bad_head;	/* its ends, for the message */
 	struct cp_tracepag *tp;
 	uint32_t cap_e;			/* room in e_kind, e_cct */
@@ -367,10 +368,15 @@ static int thread_segments(struct bld *b, uint32_t tid)
 				 wait ? v->obj : 0, CP_PAG_NONE))
 				return -1;
 			tp->nseg++;
-			if (wait)
+			/* every path is at most the sum of the weights, the
+			 * useful times (cp_cpm.h): it must fit in 64 bits */
+			if (wait) {
 				tp->wait_ns += dt;
-			else
-				tp->useful_ns += dt;
+			} else if (__builtin_add_overflow(tp->useful_ns, dt,
+							  &tp->useful_ns)) {
+				b->too_long = true;
+				return -1;
+			}
 		}
 		switch (kind) {
 		case CP_EV_ENTER:
@@ -631,7 +637,9 @@ int cp_tracepag_build(struct cp_tracepag *tp, const struct cp_trace *t,
 	cp_tracepag_assert(tp);
 	return 0;
 err_mem:
-	if (b.bad_edge)
+	if (b.too_long)
+		snprintf(err, errlen, "%s: %s", t->path, CP_TRACE_TOO_LONG);
+	else if (b.bad_edge)
 		snprintf(err, errlen, "%s: an event depends on one the trace "
 			 "does not hold (edge %" PRIu32 " -> %" PRIu32 " of %"
 			 PRIu32 " vertices)", t->path, b.bad_tail,
