@@ -218,6 +218,10 @@ static void whatif_agrees(struct cpt_errs *e, const struct workload *w,
 	}
 }
 
+/* Runs of a workload under the cpu clock, at most, to find one disturbed
+ * no more than cpt_wl_cpu_dist_limit() allows. */
+#define AGREE_CPU_TRIES 2
+
 START_TEST(test_agree_online_offline)
 {
 	const struct workload *w = cpt_wl_all[_i / 2];
@@ -237,11 +241,22 @@ START_TEST(test_agree_online_offline)
 	snprintf(what, sizeof(what), "workload %s%s%s, trace mode, "
 		 "CPTHREAD_CLOCK=%s", w->prog, w->arg ? " " : "",
 		 w->arg ? w->arg : "", clock);
-	ck_assert_int_eq(cpt_run_workload(&r, w->prog, CPT_LINKED, args, env,
-					  60), 0);
-	ck_assert_msg(cpt_run_exit_code(&r) == 0 && r.report,
-		      "%s: exit %d, %s; stderr %.300s", what,
-		      cpt_run_exit_code(&r), r.report_error, r.err);
+	/* with the cpu clock, a run disturbed past the limit (a loaded
+	 * machine stretches system calls and signals) is run once more, as
+	 * check_online does: a tracer counting a wait as useful time would
+	 * disturb every run */
+	for (int k = 0; k < AGREE_CPU_TRIES; k++) {
+		ck_assert_int_eq(cpt_run_workload(&r, w->prog, CPT_LINKED,
+						  args, env, 60), 0);
+		ck_assert_msg(cpt_run_exit_code(&r) == 0 && r.report,
+			      "%s: exit %d, %s; stderr %.300s", what,
+			      cpt_run_exit_code(&r), r.report_error, r.err);
+		if (strcmp(clock, "cpu") != 0 || k + 1 == AGREE_CPU_TRIES ||
+		    cpt_wl_disturbance(w, r.report) <=
+		    cpt_wl_cpu_dist_limit(w))
+			break;
+		cpt_run_free(&r);
+	}
 	{
 		const char *cargs[] = { "report", r.trace_path, "--format",
 					"json", NULL };

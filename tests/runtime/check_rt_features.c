@@ -60,22 +60,43 @@ static double disturbance(struct cpt_errs *e, json_t *rep, double burns,
 	return d;
 }
 
-START_TEST(test_features_samples_grow_to_the_cp)
+/*
+ * Run a test's workloads and checks @once until its figures hold, at most
+ * FEATURE_TRIES times.  The figures are CPU times, within TOL on a machine
+ * that lends the workload's threads their CPU; a loaded one can stretch a
+ * burn, a system call or a signal past that now and then.  A wrong answer
+ * misses every time: the last run's mismatches fail the test.
+ */
+#define FEATURE_TRIES 2
+
+static void features_tries(void (*once)(struct cpt_errs *e))
+{
+	struct cpt_errs e;
+
+	for (int k = 0; k < FEATURE_TRIES; k++) {
+		cpt_errs_init(&e);
+		once(&e);
+		if (e.n == 0)
+			return;
+	}
+	ck_assert_msg(e.n == 0, "in each of %d runs; the last:%s",
+		      FEATURE_TRIES, e.buf);
+}
+
+static void samples_grow_to_the_cp(struct cpt_errs *e)
 {
 	const char *env[] = { "CPTHREAD_CLOCK=cpu", "CPTHREAD_SAMPLE_MS=5",
 			      NULL };
 	struct cpt_run r;
-	struct cpt_errs e;
 	json_t *samples;
 	double prev = 0, cp;
 	size_t i;
 
 	run_features(&r, "sample", NULL, env);
-	cpt_errs_init(&e);
 	/* two threads burn 8 x 10 ms each; with the main thread, three */
 	cp = cpt_json_ms(r.report, "critical_path.length_ns");
-	cpt_check_ms(&e, "critical_path.length_ns", 80, cp,
-		     TOL(80) + disturbance(&e, r.report, 160, 3));
+	cpt_check_ms(e, "critical_path.length_ns", 80, cp,
+		     TOL(80) + disturbance(e, r.report, 160, 3));
 	samples = cpt_json_path(r.report, "samples");
 	/* 8 explicit samples at least, plus the periodic ones */
 	ck_assert_msg(json_is_array(samples) && json_array_size(samples) >= 8,
@@ -85,53 +106,61 @@ START_TEST(test_features_samples_grow_to_the_cp)
 					 "length_ns");
 
 		if (len + 1e-6 < prev)
-			cpt_errf(&e, "sample %zu: %.3f ms after %.3f ms", i,
+			cpt_errf(e, "sample %zu: %.3f ms after %.3f ms", i,
 				 len, prev);
 		if (len > cp + 1e-6)
-			cpt_errf(&e, "sample %zu: %.3f ms > CP %.3f ms", i, len,
+			cpt_errf(e, "sample %zu: %.3f ms > CP %.3f ms", i, len,
 				 cp);
 		prev = len;
 	}
-	ck_assert_msg(e.n == 0, "%s", e.buf);
 	cpt_run_free(&r);
 }
+
+START_TEST(test_features_samples_grow_to_the_cp)
+{
+	features_tries(samples_grow_to_the_cp);
+}
 END_TEST
+
+static void stop_freezes_the_result(struct cpt_errs *e)
+{
+	const char *env[] = { "CPTHREAD_CLOCK=cpu", "CPTHREAD_FUNCS=a,b", NULL };
+	struct cpt_run r;
+
+	run_features(&r, "stop", NULL, env);
+	expect_ms(e, r.report, "critical_path.length_ns", NULL, 30);
+	expect_ms(e, r.report, "cp_ns", "a", 30);
+	expect_ms(e, r.report, "cp_ns", "b", 0);
+	if (!json_is_true(cpt_json_path(r.report, "stopped")))
+		cpt_errf(e, "\"stopped\" is not true");
+	cpt_run_free(&r);
+}
 
 START_TEST(test_features_stop_freezes_the_result)
 {
-	const char *env[] = { "CPTHREAD_CLOCK=cpu", "CPTHREAD_FUNCS=a,b", NULL };
-	struct cpt_run r;
-	struct cpt_errs e;
-
-	run_features(&r, "stop", NULL, env);
-	cpt_errs_init(&e);
-	expect_ms(&e, r.report, "critical_path.length_ns", NULL, 30);
-	expect_ms(&e, r.report, "cp_ns", "a", 30);
-	expect_ms(&e, r.report, "cp_ns", "b", 0);
-	if (!json_is_true(cpt_json_path(r.report, "stopped")))
-		cpt_errf(&e, "\"stopped\" is not true");
-	ck_assert_msg(e.n == 0, "%s", e.buf);
-	cpt_run_free(&r);
+	features_tries(stop_freezes_the_result);
 }
 END_TEST
 
-START_TEST(test_features_start_begins_a_new_interval)
+static void start_begins_a_new_interval(struct cpt_errs *e)
 {
 	const char *env[] = { "CPTHREAD_CLOCK=cpu", "CPTHREAD_FUNCS=a,b", NULL };
 	struct cpt_run r;
-	struct cpt_errs e;
 
 	run_features(&r, "restart", NULL, env);
-	cpt_errs_init(&e);
-	expect_ms(&e, r.report, "critical_path.length_ns", NULL, 40);
-	expect_ms(&e, r.report, "cp_ns", "a", 0);
-	expect_ms(&e, r.report, "cp_ns", "b", 40);
-	ck_assert_msg(e.n == 0, "%s", e.buf);
+	expect_ms(e, r.report, "critical_path.length_ns", NULL, 40);
+	expect_ms(e, r.report, "cp_ns", "a", 0);
+	expect_ms(e, r.report, "cp_ns", "b", 40);
 	cpt_run_free(&r);
+}
+
+START_TEST(test_features_start_begins_a_new_interval)
+{
+	features_tries(start_begins_a_new_interval);
 }
 END_TEST
 
-START_TEST(test_features_exclusive_excludes_callees)
+static void exclusive_excludes_callees(struct cpt_errs *e)
 {
 	const char *incl[] = { "CPTHREAD_CLOCK=cpu",
 			       "CPTHREAD_FUNCS=outer,inner", NULL };
@@ -139,21 +168,23 @@ START_TEST(test_features_exclusive_excludes_callees)
 			       "CPTHREAD_FUNCS=outer,inner",
 			       "CPTHREAD_EXCLUSIVE=1", NULL };
 	struct cpt_run r;
-	struct cpt_errs e;
 
-	cpt_errs_init(&e);
 	run_features(&r, "nested", NULL, incl);
-	expect_ms(&e, r.report, "critical_path.length_ns", NULL, 40);
-	expect_ms(&e, r.report, "cp_ns", "outer", 40);
-	expect_ms(&e, r.report, "cp_ns", "inner", 30);
-	expect_ms(&e, r.report, "cp_zero_ns", "outer", 40);
+	expect_ms(e, r.report, "critical_path.length_ns", NULL, 40);
+	expect_ms(e, r.report, "cp_ns", "outer", 40);
+	expect_ms(e, r.report, "cp_ns", "inner", 30);
+	expect_ms(e, r.report, "cp_zero_ns", "outer", 40);
 	cpt_run_free(&r);
 	run_features(&r, "nested", NULL, excl);
-	expect_ms(&e, r.report, "cp_ns", "outer", 10);
-	expect_ms(&e, r.report, "cp_ns", "inner", 30);
-	expect_ms(&e, r.report, "cp_zero_ns", "outer", 10);
-	ck_assert_msg(e.n == 0, "%s", e.buf);
+	expect_ms(e, r.report, "cp_ns", "outer", 10);
+	expect_ms(e, r.report, "cp_ns", "inner", 30);
+	expect_ms(e, r.report, "cp_zero_ns", "outer", 10);
 	cpt_run_free(&r);
+}
+
+START_TEST(test_features_exclusive_excludes_callees)
+{
+	features_tries(exclusive_excludes_callees);
 }
 END_TEST
 
@@ -163,17 +194,15 @@ END_TEST
  * hand-computed (and the measured) new run time; the fixed-graph one
  * keeps the recorded order and misses.
  */
-START_TEST(test_features_whatif_reorders_the_lock)
+static void whatif_reorders_the_lock(struct cpt_errs *e)
 {
 	const char *trace_env[] = { "CPTHREAD_CLOCK=cpu", "CPTHREAD_MODE=trace",
 				    NULL };
 	struct cpt_run r, w, half;
-	struct cpt_errs e;
 	char *args[8];
 
 	run_features(&r, "lockorder", "1", trace_env);
-	cpt_errs_init(&e);
-	expect_ms(&e, r.report, "critical_path.length_ns", NULL, 100);
+	expect_ms(e, r.report, "critical_path.length_ns", NULL, 100);
 
 	args[0] = "whatif";
 	args[1] = r.trace_path;
@@ -191,19 +220,23 @@ START_TEST(test_features_whatif_reorders_the_lock)
 		json_t *j = json_loads(w.out, 0, &jerr);
 
 		ck_assert_msg(j != NULL, "whatif output is not JSON: %s", w.out);
-		expect_ms(&e, j, "length_before", NULL, 100);
-		expect_ms(&e, j, "length_after", NULL, 80);
-		expect_ms(&e, j, "length_after_fixed", NULL, 100);
+		expect_ms(e, j, "length_before", NULL, 100);
+		expect_ms(e, j, "length_after", NULL, 80);
+		expect_ms(e, j, "length_after_fixed", NULL, 100);
 		json_decref(j);
 	}
 
 	/* the real thing: run with t1_work halved */
 	run_features(&half, "lockorder", "0.5", cpu_env);
-	expect_ms(&e, half.report, "critical_path.length_ns", NULL, 80);
-	ck_assert_msg(e.n == 0, "%s", e.buf);
+	expect_ms(e, half.report, "critical_path.length_ns", NULL, 80);
 	cpt_run_free(&half);
 	cpt_run_free(&w);
 	cpt_run_free(&r);
+}
+
+START_TEST(test_features_whatif_reorders_the_lock)
+{
+	features_tries(whatif_reorders_the_lock);
 }
 END_TEST
 
