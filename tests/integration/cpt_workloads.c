@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "cpt_harness.h"
+#include "../cpt_skip.h"
 
 #define END_THREADS { .tid = -1 }
 
@@ -338,7 +339,8 @@ double cpt_disturbance(json_t *report, double useful_ms)
 
 double cpt_cpu_dist_limit(unsigned threads, double useful_ms)
 {
-	return fmax(CPT_WL_CPU_DIST_PER_THREAD * threads,
+	return CPT_WL_CPU_DIST_SCALE *
+	       fmax(CPT_WL_CPU_DIST_PER_THREAD * threads,
 		    CPT_WL_CPU_DIST_SHARE * useful_ms);
 }
 
