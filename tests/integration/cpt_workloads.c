@@ -9,7 +9,6 @@
 #include <stddef.h>
 
 #include "cpt_harness.h"
-#include "../cpt_skip.h"
 
 #define END_THREADS { .tid = -1 }
 

@@ -10,6 +10,8 @@
 #include <jansson.h>
 #include <stdbool.h>
 
+#include "../cpt_skip.h"	/* CPT_ASAN */
+
 #define MAX_PROCS 8
 #define MAX_THREADS 6
 #define MAX_OBJS 6

@@ -1088,7 +1088,8 @@ START_TEST(test_stream_useful_sum_past_64_bits)
 		CPT_EXPECT("report", 1);
 		ck_assert_msg(strstr(line, path) && strstr(line,
 			      "useful times add up past 2^64-1 ns") &&
-			      !strchr(line, '\n')[1], "stderr: %s", line);
+			      strchr(line, '\n') == line + strlen(line) - 1,
+			      "stderr: %s", line);
 		CPT_EXPECT("report --stream", 1);
 		ck_assert_msg(strstr(line, "useful times add up past 2^64-1 "
 				     "ns"), "stderr: %s", line);
