@@ -166,9 +166,15 @@ static void check_report(const struct realprog *p, json_t *rep,
 		else
 			worker_samples += cpt_json_num(it, "samples");
 	}
-	if (!(main_cp >= 0 && main_cp < 25))
+	/* The main thread reads and hands out blocks: pigz's held 6-16 % of
+	 * the path in ten Release runs and 12-22 % in twelve under ASan
+	 * (wall clock: a preempted thread's time counts, and these runs
+	 * last 50 ms on two CPUs shared by four threads; CI saw 25.1 %).  A
+	 * tracer that counted its waits as work would give it nearly the
+	 * whole run: it waits from the first block to the last. */
+	if (!(main_cp >= 0 && main_cp < 40))
 		cpt_errf(e, "main thread holds %.1f%% of the critical path; "
-			 "the workers compress (want < 25%%)", main_cp);
+			 "the workers compress (want < 40%%)", main_cp);
 	if (!(worker_samples >= 0.9 * samples))
 		cpt_errf(e, "%.0f of %.0f samples in the workers (want 90%%)",
 			 worker_samples, samples);
