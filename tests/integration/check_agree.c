@@ -220,7 +220,7 @@ static void whatif_agrees(struct cpt_errs *e, const struct workload *w,
 
 /* Runs of a workload under the cpu clock, at most, to find one disturbed
  * no more than cpt_wl_cpu_dist_limit() allows. */
-#define AGREE_CPU_TRIES 2
+#define AGREE_CPU_TRIES 4
 
 START_TEST(test_agree_online_offline)
 {
@@ -242,7 +242,7 @@ START_TEST(test_agree_online_offline)
 		 "CPTHREAD_CLOCK=%s", w->prog, w->arg ? " " : "",
 		 w->arg ? w->arg : "", clock);
 	/* with the cpu clock, a run disturbed past the limit (a loaded
-	 * machine stretches system calls and signals) is run once more, as
+	 * machine stretches system calls and signals) is run again, as
 	 * check_online does: a tracer counting a wait as useful time would
 	 * disturb every run */
 	for (int k = 0; k < AGREE_CPU_TRIES; k++) {

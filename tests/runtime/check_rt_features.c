@@ -76,7 +76,7 @@ static void expect_ms_within(struct cpt_errs *e, json_t *rep,
  * burn, a system call or a signal past that now and then.  A wrong answer
  * misses every time: the last run's mismatches fail the test.
  */
-#define FEATURE_TRIES 2
+#define FEATURE_TRIES 3
 
 static void features_tries(void (*once)(struct cpt_errs *e))
 {
