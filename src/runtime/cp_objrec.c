@@ -420,6 +420,26 @@ void cp_objrec_untrack(struct cp_thread *t, const void *addr)
 		mark_untracked(t, r);
 }
 
+/*
+ * Trace mode, @t found record @r of @key made by another thread: unless
+ * the block holding its OBJ_DEF was written, define it again in @t's
+ * buffer, before @t's first event on it.  A SIGKILL loses each thread's
+ * unwritten buffer; without the copy the object's definition could go
+ * with its creator's while another thread's events on it reached the
+ * file, and those would be unusable (the reader makes events of an
+ * undefined object inert).  The copies agree, which the reader accepts.
+ * A record still being made (tag not yet set) is its creator's to define.
+ */
+static void repeat_def(struct cp_thread *t, struct cp_objrec *r,
+		       uintptr_t key)
+{
+	if (atomic_load_explicit(&r->tag, memory_order_acquire) != key ||
+	    r->def_tb == t->tb ||
+	    (r->def_tb && cp_tb_written_past(r->def_tb, r->def_block)))
+		return;
+	cp_tb_obj_def(t->tb, r->id, r->kind, key >> 2, r->def_extra);
+}
+
 struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
 					unsigned kind, uint64_t extra,
 					unsigned how)
@@ -439,8 +459,11 @@ struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
 			node = cds_lfht_iter_get_node(&it);
 			if (node) {
 				r = rec_of(node);
-				if (r->kind == kind)
+				if (r->kind == kind) {
+					if (t->tb)
+						repeat_def(t, r, key);
 					break;
+				}
 				/* memory reused for another kind of object */
 				retire(r);
 				continue;
@@ -461,8 +484,12 @@ struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
 		}
 		r = mine;
 		r->id = cp_objrec_new_id();
-		if (t->tb)
+		r->def_extra = extra;
+		if (t->tb) {
 			cp_tb_obj_def(t->tb, r->id, kind, key >> 2, extra);
+			r->def_tb = t->tb;
+			r->def_block = cp_tb_block(t->tb);
+		}
 		/* only synchronization objects can be untracked */
 		if ((key & 3) == CP_NS_SYNC && atomic_load(&cp_nuntracked) &&
 		    is_untracked(key))

@@ -84,6 +84,12 @@ struct cp_objrec {
 		} signal;
 	} u;
 	struct cp_objrec *limbo_next;	/* limbo list, then a free list */
+	/* trace mode: where the OBJ_DEF went (the creator's buffer and its
+	 * block number; NULL: the creator had no buffer), so that a thread
+	 * using the object before that block is written repeats it */
+	struct cp_tracebuf *def_tb;
+	uint64_t def_extra;		/* the OBJ_DEF's extra */
+	uint32_t def_block;
 
 	/*
 	 * hot: one cache line with the main path record (without selected

@@ -284,7 +284,7 @@ static void tb_write(struct cp_tracebuf *tb, bool crash)
 	eh->nevents = nev;
 	eh->reserved = 0;
 	if (!put_block(bh, eh, (size_t)(pos - (uint8_t *)eh), crash)) {
-		tb->seq++;
+		__atomic_store_n(&tb->seq, tb->seq + 1, __ATOMIC_RELEASE);
 		__atomic_fetch_add(&cp_tb_written, nev, __ATOMIC_RELAXED);
 	}
 }

@@ -79,6 +79,25 @@ void cp_tb_flush(struct cp_tracebuf *tb);
 /* Give the buffer back to the pool (after its last flush); owning
  * thread.  NULL is allowed. */
 void cp_tb_free(struct cp_tracebuf *tb);
+/* Number of the EVENTS block @tb's next event goes into.  Owning
+ * thread. */
+static inline uint32_t cp_tb_block(const struct cp_tracebuf *tb)
+{
+	return tb->seq;
+}
+
+/*
+ * Whether block number @block of @tb is written (or the buffer's thread
+ * ended, writing it).  Any thread: a buffer's block number only grows
+ * while one thread owns it, and starts again at 0 for the next owner only
+ * after the last one's final block.
+ */
+static inline bool cp_tb_written_past(const struct cp_tracebuf *tb,
+				      uint32_t block)
+{
+	return __atomic_load_n(&tb->seq, __ATOMIC_ACQUIRE) > block;
+}
+
 /* OBJ_DEF metadata for a new object.  Owning thread. */
 void cp_tb_obj_def(struct cp_tracebuf *tb, uint32_t id, unsigned kind,
 		   uint64_t addr, uint64_t extra);

@@ -44,7 +44,7 @@ static const struct ending endings[] = {
 	{ "segv", SIGSEGV }, { "abort", SIGABRT }, { "term", SIGTERM },
 	{ "exit0", 0 }, { "handler", SIGABRT }, { "kill", SIGKILL },
 	{ "sysv", SIGSEGV }, { "sigset", SIGSEGV }, { "bsd", SIGSEGV },
-	{ "xsysv", SIGSEGV },
+	{ "xsysv", SIGSEGV }, { "killdef", SIGKILL },
 };
 
 /* Text of a wait status, for messages. */

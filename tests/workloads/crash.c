@@ -16,6 +16,10 @@
  *          trace holds does not depend on how loaded the machine is (a
  *          kill from outside after a fixed delay once came before any
  *          block was written); worker B ends after 10N acquisitions
+ *   killdef  as kill, but worker B takes the mutex first (defining it
+ *          in its trace buffer), then spins without recording anything
+ *          until the end, so its buffer is never written: A's events on
+ *          the mutex must still be usable (A defines it again)
  *   count  the benchmark's mode (tests/bench/bench_crash.c): A never
  *          stops either, and each worker counts its acquisitions in the
  *          file WL_COUNTER (two u64, mapped shared) right after each
@@ -40,6 +44,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -152,6 +157,22 @@ static void on_quick_exit(void)
 	say("quick handler\n");
 }
 
+static atomic_int b_took;	/* mode killdef: B has taken the mutex */
+
+/* Mode killdef's worker B: one acquisition, then nothing it records. */
+static void *worker_b_first(void *arg)
+{
+	(void)arg;
+	WL_OK(pthread_mutex_lock(&m));
+	counter++;
+	WL_OK(pthread_mutex_unlock(&m));
+	atomic_store(&b_took, 1);
+	for (;;)	/* until the kill; no end if it never comes: the
+			 * harness's timeout ends the run */
+		sched_yield();
+	return NULL;
+}
+
 static void *worker_b(void *arg)
 {
 	uint64_t limit = (uintptr_t)arg;	/* 0: no end */
@@ -185,9 +206,19 @@ int main(int argc, char **argv)
 		}
 		n = (unsigned long)-1;
 	}
-	WL_OK(pthread_create(&a, NULL, worker_a, (void *)(uintptr_t)n));
-	WL_OK(pthread_create(&b, NULL, worker_b, !strcmp(mode, "kill") ?
-			     (void *)(uintptr_t)(10 * n) : NULL));
+	if (!strcmp(mode, "killdef")) {
+		WL_OK(pthread_create(&b, NULL, worker_b_first, NULL));
+		while (!atomic_load(&b_took))
+			sched_yield();
+		WL_OK(pthread_create(&a, NULL, worker_a,
+				     (void *)(uintptr_t)n));
+	} else {
+		WL_OK(pthread_create(&a, NULL, worker_a,
+				     (void *)(uintptr_t)n));
+		WL_OK(pthread_create(&b, NULL, worker_b,
+				     !strcmp(mode, "kill") ?
+				     (void *)(uintptr_t)(10 * n) : NULL));
+	}
 	WL_OK(pthread_join(a, NULL));
 	fprintf(stderr, "A done\n");
 	if (!strcmp(mode, "handler"))
@@ -220,9 +251,9 @@ int main(int argc, char **argv)
 		raise(SIGTERM);
 	else if (!strcmp(mode, "exit0"))
 		_exit(0);
-	else if (!strcmp(mode, "kill"))
+	else if (!strcmp(mode, "kill") || !strcmp(mode, "killdef"))
 		kill(getpid(), SIGKILL);
-	fprintf(stderr, "usage: wl_crash segv|abort|term|exit0|kill|count|"
-		"handler|sysv|xsysv|sigset|bsd|quick [N]\n");
+	fprintf(stderr, "usage: wl_crash segv|abort|term|exit0|kill|killdef|"
+		"count|handler|sysv|xsysv|sigset|bsd|quick [N]\n");
 	return 2;
 }
