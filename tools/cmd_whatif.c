@@ -227,6 +227,11 @@ static enum cpt_status whatif_stream(struct cpt_ctx *c, const char *path,
 
 	if (st)
 		return st;
+	if (cp_whatif_check_range(path, s.useful_ns, s.scaled_ns, s.wait_ns,
+				  o->sc, o->nsc, c->err, sizeof(c->err))) {
+		cpt_stream_close(&ix, &s);
+		return CPT_BAD_INPUT;
+	}
 	stream_write(c, &ix, o, &s, &rp);
 	cpt_stream_close(&ix, &s);
 	return CPT_OK;
@@ -290,7 +295,10 @@ static bool whatif_quiet(struct cpt_ctx *c, const char *path,
 		cp_tindex_close(&ix);
 		return false;
 	}
-	if (!ix.t.nrepairs && !no_replay(&rp, &s)) {
+	/* one that could wrap is left to the loader, which says so */
+	if (!ix.t.nrepairs && !no_replay(&rp, &s) &&
+	    !cp_whatif_check_range(path, s.useful_ns, s.scaled_ns, s.wait_ns,
+				   o->sc, o->nsc, c->err, sizeof(c->err))) {
 		*st = cpt_open_out(c);
 		cp_sampled_warn(stderr, "cpt: warning", &ix.t);
 		if (*st == CPT_OK) {

@@ -1102,6 +1102,61 @@ START_TEST(test_stream_useful_sum_past_64_bits)
 END_TEST
 
 /*
+ * A what-if whose prediction would pass 2^64-1 ns: T1 runs region X twice
+ * for 2^61 ns each.  Scaled by 2 the prediction is 2^63 + 1 ns (T0 ends 1 ns after) and the
+ * prediction is given (in memory, streamed and by default); scaled by 6
+ * each segment stays below the per-segment cap (1.8e19) but the two add
+ * up to 1.5 * 2^64: every way refuses in one line instead of printing a
+ * wrapped length.
+ */
+START_TEST(test_stream_whatif_past_64_bits)
+{
+	static char out[65536];
+	char path[64], line[2048];
+	static const char *const modes[] = { "", "--in-memory ", "--stream " };
+	struct synth s;
+
+	synth_init(&s);
+	synth_string(&s, 1, "X");
+	synth_start(&s, 0, -1);
+	synth_create(&s, 0, 1, 1);
+	synth_start(&s, 1, 0);
+	for (int k = 0; k < 2; k++) {
+		synth_region_begin(&s, 1, 0, 1);
+		synth_region_end(&s, 1, (uint64_t)1 << 61, 1);
+	}
+	synth_exit(&s, 1, 0);
+	synth_exit(&s, 0, 1);
+	write_temp(&s, path);
+	synth_free(&s);
+	for (int m = 0; m < 3; m++) {
+		const char *msg, *end;
+		char args[128];
+
+		snprintf(args, sizeof(args), "whatif %s--scale X=2 "
+			 "--format json", modes[m]);
+		CPT_EXPECT(args, 0);
+		ck_assert_msg(strstr(out, "\"length_after\": "
+			      "9223372036854775809,"), "%s: %.600s",
+			      args, out);
+		snprintf(args, sizeof(args), "whatif %s--scale X=6", modes[m]);
+		CPT_EXPECT(args, 1);
+		/* the last line of stderr, its only one but for --stream's
+		 * line saying the mode */
+		msg = strstr(line, ": scaled so, the times could add up past "
+			     "2^64-1 ns");
+		end = line + strlen(line) - 1;
+		ck_assert_msg(strstr(line, path) && msg &&
+			      strchr(msg, '\n') == end &&
+			      (m == 2 || strchr(line, '\n') == end) &&
+			      !out[0], "%s: stderr %s, stdout %.300s", args,
+			      line, out);
+	}
+	unlink(path);
+}
+END_TEST
+
+/*
  * More objects than are followed: T1 locks 100 mutexes in turn, mutex i
  * held 1000 + i ns; the CP_STREAM_TRACK held longest are followed (their
  * CP held time and CP edges equal memory's), the others have their local
@@ -1177,6 +1232,7 @@ static Suite *stream_suite(void)
 	tcase_add_test(tc, test_stream_cpt_whatif_chooses_the_mode);
 	tcase_add_test(tc, test_stream_cpt_strict);
 	tcase_add_test(tc, test_stream_useful_sum_past_64_bits);
+	tcase_add_test(tc, test_stream_whatif_past_64_bits);
 	suite_add_tcase(s, tc);
 	return s;
 }

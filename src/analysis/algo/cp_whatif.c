@@ -25,6 +25,28 @@ uint64_t cp_whatif_scaled_w(uint64_t w, double f)
 	return d >= 1.8e19 ? (uint64_t)1.8e19 : (uint64_t)llround(d);
 }
 
+int cp_whatif_check_range(const char *path, uint64_t useful_ns,
+			  uint64_t scaled_ns, uint64_t other_ns,
+			  const struct cp_whatif_scale *sc, uint32_t nsc,
+			  char *err, size_t errlen)
+{
+	long double fmax = 1, bound = (long double)other_ns;
+
+	for (uint32_t i = 0; i < nsc; i++)
+		if (sc[i].factor > 1)
+			fmax *= sc[i].factor;
+	if (scaled_ns <= useful_ns)
+		bound += (long double)(useful_ns - scaled_ns) +
+			 (long double)scaled_ns * fmax;
+	else	/* cannot be: the scaled part is part of the useful time */
+		bound = INFINITY;
+	if (bound <= (long double)UINT64_MAX)
+		return 0;
+	snprintf(err, errlen, "%s: scaled so, the times could add up past "
+		 "2^64-1 ns (timestamps far apart in a damaged trace)", path);
+	return -1;
+}
+
 /* Fixed-graph length with per-edge weights @w. */
 static int fixed_length(const struct cp_pag *g, const uint64_t *w,
 			uint64_t *len)
@@ -210,6 +232,9 @@ int cp_whatif_trace(const struct cp_tracepag *tp,
 	for (uint32_t n = 0; n < tp->ncct; n++)
 		ones[n] = 1.0;
 	r->scaled_ns = scale_edges(tp, cf, w);
+	if (cp_whatif_check_range(tp->t->path, tp->useful_ns, r->scaled_ns,
+				  tp->wait_ns, sc, nsc, err, errlen))
+		goto out;
 	if (fixed_length(g, g->w, &r->length_before) ||
 	    fixed_length(g, w, &r->length_after_fixed))
 		goto err_mem;
@@ -233,7 +258,7 @@ int cp_whatif_pag(const struct cp_pag *g, const struct cp_whatif_scale *sc,
 		  size_t errlen)
 {
 	double *lf = NULL;
-	uint64_t *w = NULL;
+	uint64_t *w = NULL, total = 0;
 	int ret = -1, bad;
 
 	memset(r, 0, sizeof(*r));
@@ -253,11 +278,15 @@ int cp_whatif_pag(const struct cp_pag *g, const struct cp_whatif_scale *sc,
 	}
 	for (uint32_t e = 0; e < g->ne; e++) {
 		w[e] = g->w[e];
+		total += g->w[e];	/* the reader's bound: no wrap */
 		if (g->label[e] == CP_PAG_NONE || lf[g->label[e]] == 1.0)
 			continue;
 		r->scaled_ns += g->w[e];
 		w[e] = cp_whatif_scaled_w(g->w[e], lf[g->label[e]]);
 	}
+	if (cp_whatif_check_range("graph", total, r->scaled_ns, 0, sc, nsc,
+				  err, errlen))
+		goto out;
 	if (fixed_length(g, g->w, &r->length_before) ||
 	    fixed_length(g, w, &r->length_after_fixed)) {
 		snprintf(err, errlen, "out of memory in what-if");

@@ -97,6 +97,21 @@ void cp_whatif_set_replay(struct cp_whatif_result *r,
 uint64_t cp_whatif_scaled_w(uint64_t w, double f);
 
 /*
+ * Whether a prediction could wrap: the useful time @useful_ns, of which
+ * the scaling touches @scaled_ns (each ns multiplied by at most the
+ * product of @sc's factors over 1, a calling context's largest factor),
+ * plus @other_ns (the waits a replay may pay as latencies), adding up past
+ * 2^64-1 ns bounds every path and every simulated time.  Only a damaged
+ * trace comes near (2^64 ns is 584 years).  Returns 0, or -1 with "@path:
+ * reason" in @err.  The one check for the in-memory and the streaming
+ * what-if.
+ */
+int cp_whatif_check_range(const char *path, uint64_t useful_ns,
+			  uint64_t scaled_ns, uint64_t other_ns,
+			  const struct cp_whatif_scale *sc, uint32_t nsc,
+			  char *err, size_t errlen);
+
+/*
  * Fixed-graph prediction for a plain PAG: edges whose label equals a
  * scaled name are scaled.  length_after = length_after_fixed.
  */
