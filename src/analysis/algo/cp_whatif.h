@@ -97,14 +97,14 @@ void cp_whatif_set_replay(struct cp_whatif_result *r,
 uint64_t cp_whatif_scaled_w(uint64_t w, double f);
 
 /*
- * Whether a prediction could wrap: the useful time @useful_ns, of which
- * the scaling touches @scaled_ns (each ns multiplied by at most the
- * product of @sc's factors over 1, a calling context's largest factor),
- * plus @other_ns (the waits a replay may pay as latencies), adding up past
- * 2^64-1 ns bounds every path and every simulated time.  Only a damaged
- * trace comes near (2^64 ns is 584 years).  Returns 0, or -1 with "@path:
- * reason" in @err.  The one check for the in-memory and the streaming
- * what-if.
+ * Refuse a scaling under which a prediction could wrap.  Every path and
+ * every simulated time is at most the useful time @useful_ns, with the
+ * part @scaled_ns the scaling touches multiplied by the product of @sc's
+ * factors over 1 (no calling context's factor is larger), plus @other_ns
+ * (the waits a replay may pay as latencies).  Returns 0 when that bound
+ * fits in 2^64-1 ns, else -1 with "@path: reason" in @err.  Only a
+ * damaged trace comes near (2^64 ns is 584 years).  The one check for
+ * the in-memory and the streaming what-if.
  */
 int cp_whatif_check_range(const char *path, uint64_t useful_ns,
 			  uint64_t scaled_ns, uint64_t other_ns,
