@@ -57,14 +57,23 @@ PROGS = {
 
 
 def cpu_model():
+    """The first CPU's model name, with its family and model numbers: a
+    VM may call every generation "AMD EPYC", and the costs differ between
+    them (family 25 is Zen 3/4, family 26 Zen 5)."""
+    info = {}
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
+                if not line.strip():
+                    break
+                key, _, value = line.partition(":")
+                info.setdefault(key.strip(), value.strip())
     except OSError:
         pass
-    return platform.processor() or "unknown"
+    name = info.get("model name") or platform.processor() or "unknown"
+    if "cpu family" in info and "model" in info:
+        name += f" (family {info['cpu family']}, model {info['model']})"
+    return name
 
 
 def run(binary, pargs, env_extra, lib):
