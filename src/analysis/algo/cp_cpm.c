@@ -172,7 +172,7 @@ static int cpm_walk_back(struct cp_cpm *c, const uint32_t *pred,
 	for (v = end; v != CP_PAG_NONE && pred[v] != CP_PAG_NONE;
 	     v = tail[pred[v]])
 		n++;
-	c->path = malloc(sizeof(*c->path) * ((size_t)n + 1));
+	c->path = cp_big_malloc(sizeof(*c->path) * ((size_t)n + 1));
 	if (!c->path)
 		return -1;
 	c->npath = n;

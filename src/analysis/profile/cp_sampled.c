@@ -320,9 +320,9 @@ static int rw_keep(struct rw *w)
 	const struct cp_trace_thread *th = w->th;
 	size_t nv = th->nv ? th->nv : 1, ns = w->k1 - w->k0 ? w->k1 - w->k0 : 1;
 
-	w->a->map[w->tid] = malloc(nv * sizeof(**w->a->map));
-	w->keep = malloc(nv * sizeof(*w->keep));
-	w->ub = malloc(nv * sizeof(*w->ub));
+	w->a->map[w->tid] = cp_big_malloc(nv * sizeof(**w->a->map));
+	w->keep = cp_big_malloc(nv * sizeof(*w->keep));
+	w->ub = cp_big_malloc(nv * sizeof(*w->ub));
 	w->u = malloc(ns * sizeof(*w->u));
 	w->seg = malloc(ns * sizeof(*w->seg));
 	if (!w->a->map[w->tid] || !w->keep || !w->ub || !w->u || !w->seg)
@@ -512,8 +512,8 @@ static int thread_rewrite(struct ap *a, uint32_t tid, struct rw_tally *n)
 out:
 	cp_big_free(w.o.v);
 	cp_big_free(w.o.wall);
-	free(w.keep);
-	free(w.ub);
+	cp_big_free(w.keep);
+	cp_big_free(w.ub);
 	free(w.u);
 	free(w.seg);
 	return ret;
@@ -732,7 +732,7 @@ err:
 		 why[0] ? why : "out of memory");
 out:
 	for (uint32_t tid = 0; a.map && tid < t->nthreads; tid++)
-		free(a.map[tid]);
+		cp_big_free(a.map[tid]);
 	free(a.map);
 	free(a.sid);
 	ap_free(&a);
