@@ -31,12 +31,13 @@
  *               and the next longest path (the drift could then make
  *               that one critical), its timing figures are not checked
  *               and only its counts are.
- * A run is tried up to four times (wall) or twice (cpu) and the least
- * disturbed one is checked; a wall-clock run still too disturbed to check
- * is tried up to WALL_TRIES_BUSY times in all before its figures are left
- * unchecked.  Each run left unchecked prints a note, and when nothing
- * failed the program exits with 77, which ctest reports as skipped: a
- * pass means every figure was checked.
+ * A run is tried up to four times under either clock and the least
+ * disturbed one is checked (cpt_wl_least_disturbed; cpt_harness.h says
+ * why); a wall-clock run still too disturbed to check is tried up to
+ * WALL_TRIES_BUSY times in all before its figures are left unchecked.
+ * Each run left unchecked prints a note, and when nothing failed the
+ * program exits with 77, which ctest reports as skipped: a pass means
+ * every figure was checked.
  * Counts (threads, object operations) are exact where the program fixes
  * them.
  */
@@ -67,23 +68,33 @@ static const struct combo combos[] = {
 };
 
 #define NCOMBOS (int)(sizeof(combos) / sizeof(combos[0]))
+/* Runs of a workload, at most, to find one disturbed by no more than 2 %
+ * of its burns plus 1 ms.  Four under the cpu clock: the VM's disturbance
+ * can outlast two runs in a row (CI once: 28.5 ms beyond the burns in the
+ * better of two).  Under the wall clock other load also preempts a thread
+ * between two burns: WALL_TRIES_BUSY in all while the least disturbed run
+ * is still too disturbed to check. */
 #define WALL_TRIES 4
 #define WALL_TRIES_BUSY 10
-/* A thread's CPU clock on a VM also runs while the host has taken its
- * CPU away, so a cpu-clock run can be disturbed too, for seconds at a
- * time (CI: 28.5 ms beyond the burns in the better of two runs in a row);
- * a tracer counting a wait as useful time disturbs every run. */
 #define CPU_TRIES 4
 
 /* Runs whose timing figures were left unchecked, counted across Check's
  * forked test processes (shared memory mapped by main). */
 static atomic_int *cp_unchecked;
 
+/* The most disturbance, ms, with which a wall-clock run of @w has its
+ * timing figures checked (see the head comment): a fifth of the critical
+ * path, and less than the margin (the largest double below it). */
+static double checkable_dist(const struct workload *w)
+{
+	return fmin(0.2 * w->cp, nextafter(w->margin, 0));
+}
+
 /* Whether a wall-clock run of @w disturbed by @dist ms is too disturbed
- * for its timing figures to be checked (see the head comment). */
+ * for its timing figures to be checked. */
 static bool too_disturbed(const struct workload *w, double dist)
 {
-	return dist > 0.2 * w->cp || dist >= w->margin;
+	return dist > checkable_dist(w);
 }
 
 static double tol_of(const char *clock, double want, double disturbance)
@@ -304,14 +315,13 @@ static void run_workload_procs(const struct workload *wl, int i, bool procs)
 	struct workload bare = *wl;
 	const struct workload *w = wl;
 	bool wall = strcmp(c->clock, "wall") == 0;
-	int tries = wall ? WALL_TRIES : CPU_TRIES;
 	char env_clock[64], env_funcs[256];
 	const char *env[] = { env_clock, env_funcs, "CPTHREAD_QUIET=1", NULL };
-	const char *args[] = { w->arg, NULL };
-	struct cpt_run best, r;
-	double best_dist = INFINITY;
+	double calm = 0.02 * cpt_wl_useful_total(wl) + 1.0;
+	struct cpt_run best;
+	double best_dist;
 	bool timed = true;
-	int ntried = 0;
+	int ntried, more;
 	struct cpt_errs e;
 
 	snprintf(env_clock, sizeof(env_clock), "CPTHREAD_CLOCK=%s", c->clock);
@@ -323,28 +333,18 @@ static void run_workload_procs(const struct workload *wl, int i, bool procs)
 		env[1] = "CPTHREAD_QUIET=1";
 	}
 	memset(&best, 0, sizeof(best));
-	for (int k = 0; k < (wall ? WALL_TRIES_BUSY : tries); k++) {
-		double dist;
-
-		ntried = k + 1;
-		ck_assert_msg(cpt_run_workload(&r, w->prog, c->v, args, env,
-					       60) == 0,
-			      "cannot run workload %s", w->prog);
-		dist = r.report ? cpt_wl_disturbance(w, r.report) : 0;
-		if (k == 0 || dist < best_dist) {
-			if (k > 0)
-				cpt_run_free(&best);
-			best = r;
-			best_dist = dist;
-		} else {
-			cpt_run_free(&r);
-		}
-		if (!best.report || cpt_run_exit_code(&best) != 0 ||
-		    best_dist <= 0.02 * cpt_wl_useful_total(w) + 1.0)
-			break;
-		if (k + 1 >= tries && !(wall && too_disturbed(w, best_dist)))
-			break;
+	ntried = cpt_wl_least_disturbed(&best, w, c->v, env,
+					wall ? WALL_TRIES : CPU_TRIES, calm);
+	ck_assert_msg(ntried >= 0, "cannot run workload %s", w->prog);
+	/* a busy machine: more runs, until one can be checked */
+	if (wall && too_disturbed(w, cpt_wl_disturbance(w, best.report))) {
+		more = cpt_wl_least_disturbed(&best, w, c->v, env,
+					      WALL_TRIES_BUSY - ntried,
+					      fmax(calm, checkable_dist(w)));
+		ck_assert_msg(more >= 0, "cannot run workload %s", w->prog);
+		ntried += more;
 	}
+	best_dist = cpt_wl_disturbance(w, best.report);
 	if (wall && too_disturbed(w, best_dist)) {
 		timed = false;
 		if (cp_unchecked)

@@ -332,6 +332,19 @@ void cpt_check_ms(struct cpt_errs *e, const char *what, double want,
 			 "(off by %+.3f)", what, want, tol, got, got - want);
 }
 
+int cpt_retry_checks(int tries, void (*once)(struct cpt_errs *e, void *ctx),
+		     void *ctx, struct cpt_errs *e)
+{
+	int k = 0;
+
+	do {
+		cpt_errs_init(e);
+		once(e, ctx);
+		k++;
+	} while (e->n != 0 && k < tries);
+	return k;
+}
+
 unsigned cpt_count_lines(const char *s)
 {
 	unsigned n = 0;

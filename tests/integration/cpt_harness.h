@@ -1,7 +1,8 @@
 /*
  * cpt_harness.h - what the integration tests share: running a workload as
- * a child process with a chosen environment, reading its JSON report, and
- * collecting every mismatch of a run into one assertion message.
+ * a child process with a chosen environment, reading its JSON report,
+ * collecting every mismatch of a run into one assertion message, and
+ * running again a run whose CPU-time figures came out disturbed.
  *
  * Paths come from compile definitions set by tests/integration's
  * CMakeLists.txt: CPT_WL_DIR (the workloads' build directory),
@@ -96,6 +97,29 @@ void cpt_errf(struct cpt_errs *e, const char *fmt, ...);
 /* Record a mismatch unless |got - want| <= tol (all in ms). */
 void cpt_check_ms(struct cpt_errs *e, const char *what, double want,
 		  double got, double tol);
+
+/*
+ * Runs tried again.  Where a test's figures are CPU times, a run that
+ * misses them is run again: on a VM a thread's CPU clock runs on while the
+ * host has taken the CPU away, for seconds at a time, so a run can show
+ * useful time its program never spent, through no fault of the tracer.
+ * A retry cannot hide a wrong answer, which is wrong in every run: a
+ * tracer that counts a wait as useful time disturbs every run, one that
+ * charges a burn to the wrong procedure misses in every run, so the test
+ * still fails every try and reports the last run (cpt_retry_checks) or
+ * the least disturbed (cpt_wl_least_disturbed, cpt_workloads.h).  Each
+ * test states its number of tries and why.
+ */
+
+/*
+ * Run @once(@e, @ctx), @e freshly initialised each time, until a run
+ * records no mismatch or @tries runs were made (at least one).  Returns
+ * the number of runs made; @e holds the last run's mismatches, none if it
+ * passed.  @once may end the test itself (a Check assertion) where a run
+ * cannot be judged at all.
+ */
+int cpt_retry_checks(int tries, void (*once)(struct cpt_errs *e, void *ctx),
+		     void *ctx, struct cpt_errs *e);
 
 /*
  * Record in @e how run @r behaved unlike run @bare (the reference): a

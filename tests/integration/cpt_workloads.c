@@ -348,6 +348,51 @@ double cpt_wl_disturbance(const struct workload *w, json_t *report)
 	return cpt_disturbance(report, cpt_wl_useful_total(w));
 }
 
+/* A workload runs for a fraction of a second: a minute is a hang. */
+#define WL_TIMEOUT_S 60
+
+static bool run_failed(const struct cpt_run *r)
+{
+	return !r->report || cpt_run_exit_code(r) != 0;
+}
+
+int cpt_wl_least_disturbed(struct cpt_run *best, const struct workload *w,
+			   enum cpt_variant v, const char *const *env,
+			   int tries, double calm_ms)
+{
+	const char *args[] = { w->arg, NULL };
+	bool held = best->dir[0] != '\0';
+	double best_dist = held ? cpt_wl_disturbance(w, best->report) :
+			   INFINITY;
+	int k;
+
+	for (k = 0; k < tries; k++) {
+		struct cpt_run r;
+		double dist;
+
+		if (held && (run_failed(best) || best_dist <= calm_ms))
+			break;
+		if (cpt_run_workload(&r, w->prog, v, args, env,
+				     WL_TIMEOUT_S) != 0) {
+			cpt_run_free(&r);
+			return -1;
+		}
+		dist = cpt_wl_disturbance(w, r.report);
+		/* a failed run is kept however disturbed: a retry must not
+		 * hide it */
+		if (held && !run_failed(&r) && dist >= best_dist) {
+			cpt_run_free(&r);
+			continue;
+		}
+		if (held)
+			cpt_run_free(best);
+		*best = r;
+		best_dist = dist;
+		held = true;
+	}
+	return k;
+}
+
 double cpt_wl_cpu_dist_limit(const struct workload *w)
 {
 	return cpt_cpu_dist_limit(w->threads, cpt_wl_useful_total(w));

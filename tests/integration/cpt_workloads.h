@@ -11,6 +11,7 @@
 #include <stdbool.h>
 
 #include "../cpt_skip.h"	/* CPT_ASAN */
+#include "cpt_harness.h"
 
 #define MAX_PROCS 8
 #define MAX_THREADS 6
@@ -94,10 +95,29 @@ extern const unsigned cpt_wl_count;
 /* Sum of the hand-derived useful times of the workload's threads, ms. */
 double cpt_wl_useful_total(const struct workload *w);
 
-/* Useful time @report measured beyond @useful_ms of burns, ms (>= 0);
- * cpt_wl_disturbance: beyond the burns of @w. */
+/* Useful time @report measured beyond @useful_ms of burns, ms (>= 0; 0
+ * when @report is NULL or has no cpu_ns); cpt_wl_disturbance: beyond the
+ * burns of @w. */
 double cpt_disturbance(json_t *report, double useful_ms);
 double cpt_wl_disturbance(const struct workload *w, json_t *report);
+
+/*
+ * Run @w (w->prog with w->arg, build @v, environment @env as for
+ * cpt_run_workload()) up to @tries times and keep in @best the least
+ * disturbed run (cpt_wl_disturbance), freeing the others.  Stop early once
+ * @best is disturbed by at most @calm_ms, or at a run that failed (no
+ * report, or a non-zero exit), which is kept for the caller to report.
+ * cpt_harness.h says why runs are tried again.  @best is either zeroed
+ * (memset, or freed by cpt_run_free()) or holds a run of an earlier call,
+ * which the new runs compete with: a second call with another bound
+ * extends the search.  Returns the number of runs made (0 if @best
+ * already failed or met @calm_ms), or -1 if one could not be started
+ * (message on stderr; @best then holds the best run before it, if any).
+ * Free @best with cpt_run_free().
+ */
+int cpt_wl_least_disturbed(struct cpt_run *best, const struct workload *w,
+			   enum cpt_variant v, const char *const *env,
+			   int tries, double calm_ms);
 
 /*
  * The most a cpu-clock run may be disturbed, ms: thread creation and the
