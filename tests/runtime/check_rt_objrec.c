@@ -83,6 +83,36 @@ START_TEST(test_objrec_map_finds_every_object)
 }
 END_TEST
 
+/*
+ * A thread using 40,000 objects keeps every one in its map: the map grows
+ * past 2^15 slots (where it used to start over empty, so that a program
+ * cycling through that many locks found almost none of them there).
+ */
+#define MANY 40000
+
+START_TEST(test_objrec_map_holds_many_objects)
+{
+	static char many[MANY * STRIDE];
+	static struct cp_objrec *rec[MANY];
+
+	for (unsigned i = 0; i < MANY; i++) {
+		rec[i] = cp_objrec_get(t1, many + (size_t)i * STRIDE,
+				       CP_NS_SYNC, CP_OBJ_MUTEX, 0);
+		ck_assert_msg(rec[i] != NULL, "no record for object %u", i);
+	}
+	ck_assert_msg(t1->cache_mask + 1 >= 2 * MANY,
+		      "map of %u slots for %u objects", t1->cache_mask + 1,
+		      MANY);
+	for (unsigned i = 0; i < MANY; i++) {
+		struct cp_objrec *p = cp_objrec_peek(t1,
+			many + (size_t)i * STRIDE, CP_NS_SYNC, CP_OBJ_MUTEX);
+
+		ck_assert_msg(p == rec[i], "object %u: the map gives %p, its "
+			      "record is %p", i, (void *)p, (void *)rec[i]);
+	}
+}
+END_TEST
+
 START_TEST(test_objrec_recreated_object_starts_fresh)
 {
 	struct cp_objrec *r = get(t1, 0, CP_OBJ_MUTEX), *fresh;
@@ -379,6 +409,7 @@ static Suite *objrec_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, test_objrec_map_finds_every_object);
+	tcase_add_test(tc, test_objrec_map_holds_many_objects);
 	tcase_add_test(tc, test_objrec_recreated_object_starts_fresh);
 	tcase_add_test(tc, test_objrec_recycled_records_are_not_mistaken);
 	tcase_add_test(tc, test_objrec_other_kind_starts_fresh);
