@@ -29,15 +29,18 @@
 
 /*
  * Slots of a thread's record map: CP_CACHE_MIN first, doubling up to
- * CP_CACHE_MAX (16 MiB: 2^19 objects at half load), past which it starts
+ * CP_CACHE_MAX (4 MiB: 2^17 objects at half load), past which it starts
  * over empty.  Its 32 bytes per object a thread uses stay below the
- * object's own record.  A map that starts over sends each look-up down
- * the slow path until it has filled again: at the earlier cap of 2^15
- * slots a thread cycling through 30,000 mutexes paid 240-690 ns a lock
- * pair online, against 35-44 ns with this one (bench_fine manylocks).
+ * object's own record, and the cap bounds what many threads using many
+ * objects cost (64 threads: 256 MiB at most).  A map that starts over
+ * sends each look-up down the slow path until it has filled again: at
+ * the earlier cap of 2^15 slots a thread cycling through 30,000 mutexes
+ * paid 240-690 ns a lock pair online, against 35-44 ns with this one
+ * (bench_fine manylocks); past 10^5 objects the records' cache misses
+ * cost as much as the slow path.
  */
 #define CP_CACHE_MIN 64
-#define CP_CACHE_MAX (1u << 20)
+#define CP_CACHE_MAX (1u << 18)
 #define CP_SHADOW_MAX 256
 
 struct cp_objrec;
