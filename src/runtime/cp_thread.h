@@ -35,7 +35,7 @@
  * objects cost (64 threads: 256 MiB at most).  A map that starts over
  * sends each look-up down the slow path until it has filled again: at
  * the earlier cap of 2^15 slots a thread cycling through 30,000 mutexes
- * paid 240-690 ns a lock pair online, against 35-44 ns with this one
+ * paid 240-690 ns a lock pair online, against 33-62 ns with this one
  * (bench_fine manylocks); past 10^5 objects the records' cache misses
  * cost as much as the slow path.
  */
