@@ -127,6 +127,11 @@ struct lane {
 				 * on val once it grew past CP_SLACK_LIST */
 	uint32_t n, cap;
 	bool heaped;
+	/* list mode: a live entry of least value (of the latest expiry
+	 * among equal values), when least_ok; it stands until the walk
+	 * passes its expiry or a push brings a smaller one */
+	struct seg least;
+	bool least_ok;
 };
 
 struct cp_slack_ws {
@@ -273,6 +278,10 @@ static int seg_push(struct lane *ln, uint64_t val, uint32_t until,
 	}
 	h = ln->heap;
 	if (!ln->heaped) {
+		if (ln->least_ok && (val < ln->least.val ||
+				     (val == ln->least.val &&
+				      until > ln->least.until)))
+			ln->least = (struct seg){ val, until };
 		h[ln->n++] = (struct seg){ val, until };
 		if (ln->n > CP_SLACK_LIST) {
 			ln->heaped = true;
@@ -295,7 +304,6 @@ static int seg_push(struct lane *ln, uint64_t val, uint32_t until,
 /* The least value alive at index @now (UINT64_MAX if none). */
 static uint64_t seg_min(struct lane *ln, uint32_t now)
 {
-	uint64_t m = UINT64_MAX;
 	uint32_t n = 0;
 
 	if (ln->heaped) {
@@ -307,16 +315,24 @@ static uint64_t seg_min(struct lane *ln, uint32_t now)
 		}
 		return ln->n ? ln->heap[0].val : UINT64_MAX;
 	}
+	/* the least entry found by the last scan, or pushed since, is still
+	 * alive: no other alive one is smaller (entries only expire) */
+	if (ln->least_ok && ln->least.until >= now)
+		return ln->least.val;
+	ln->least = (struct seg){ UINT64_MAX, UINT32_MAX };
 	for (uint32_t i = 0; i < ln->n; i++) {
 		struct seg x = ln->heap[i];
 
 		if (x.until < now)
 			continue;
 		ln->heap[n++] = x;
-		m = x.val < m ? x.val : m;
+		if (x.val < ln->least.val ||
+		    (x.val == ln->least.val && x.until > ln->least.until))
+			ln->least = x;
 	}
 	ln->n = n;
-	return m;
+	ln->least_ok = true;
+	return ln->least.val;
 }
 
 /*
@@ -366,6 +382,7 @@ static uint32_t lanes_init(struct cp_slack_ws *ws, const struct cp_groups *gr,
 		ln->d = 0;
 		ln->n = 0;
 		ln->heaped = false;
+		ln->least_ok = false;
 		if (ln->first == CP_PAG_NONE) {
 			ln->stop = CP_PAG_NONE;
 			continue;
