@@ -128,10 +128,10 @@ struct lane {
 	uint32_t n, cap;
 	bool heaped;
 	/* list mode: a live entry of least value (of the latest expiry
-	 * among equal values), when least_ok; it stands until the walk
-	 * passes its expiry or a push brings a smaller one */
+	 * among equal values), { UINT64_MAX, UINT32_MAX } for an empty
+	 * list; it stands until the walk passes its expiry or a push
+	 * brings a smaller one */
 	struct seg least;
-	bool least_ok;
 };
 
 struct cp_slack_ws {
@@ -242,6 +242,13 @@ static void seg_heapify(struct lane *ln)
 		seg_sift_down(ln->heap, ln->n, i, ln->heap[i]);
 }
 
+/* Whether @x should stand as a list's least entry rather than @y: of
+ * less value, or as small and alive longer. */
+static bool seg_before(struct seg x, struct seg y)
+{
+	return x.val < y.val || (x.val == y.val && x.until > y.until);
+}
+
 /* Drop the entries that expired before index @now. */
 static void seg_compact(struct lane *ln, uint32_t now)
 {
@@ -278,11 +285,10 @@ static int seg_push(struct lane *ln, uint64_t val, uint32_t until,
 	}
 	h = ln->heap;
 	if (!ln->heaped) {
-		if (ln->least_ok && (val < ln->least.val ||
-				     (val == ln->least.val &&
-				      until > ln->least.until)))
-			ln->least = (struct seg){ val, until };
-		h[ln->n++] = (struct seg){ val, until };
+		h[ln->n] = (struct seg){ val, until };
+		if (seg_before(h[ln->n], ln->least))
+			ln->least = h[ln->n];
+		ln->n++;
 		if (ln->n > CP_SLACK_LIST) {
 			ln->heaped = true;
 			seg_heapify(ln);
@@ -317,7 +323,7 @@ static uint64_t seg_min(struct lane *ln, uint32_t now)
 	}
 	/* the least entry found by the last scan, or pushed since, is still
 	 * alive: no other alive one is smaller (entries only expire) */
-	if (ln->least_ok && ln->least.until >= now)
+	if (ln->least.until >= now)
 		return ln->least.val;
 	ln->least = (struct seg){ UINT64_MAX, UINT32_MAX };
 	for (uint32_t i = 0; i < ln->n; i++) {
@@ -326,12 +332,10 @@ static uint64_t seg_min(struct lane *ln, uint32_t now)
 		if (x.until < now)
 			continue;
 		ln->heap[n++] = x;
-		if (x.val < ln->least.val ||
-		    (x.val == ln->least.val && x.until > ln->least.until))
+		if (seg_before(x, ln->least))
 			ln->least = x;
 	}
 	ln->n = n;
-	ln->least_ok = true;
 	return ln->least.val;
 }
 
@@ -382,7 +386,7 @@ static uint32_t lanes_init(struct cp_slack_ws *ws, const struct cp_groups *gr,
 		ln->d = 0;
 		ln->n = 0;
 		ln->heaped = false;
-		ln->least_ok = false;
+		ln->least = (struct seg){ UINT64_MAX, UINT32_MAX };
 		if (ln->first == CP_PAG_NONE) {
 			ln->stop = CP_PAG_NONE;
 			continue;
