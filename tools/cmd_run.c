@@ -139,8 +139,9 @@ enum {
 	OPT_REPORT, OPT_TRACE,
 };
 
+/* Not the common options: run reads no trace and writes no analysis, and
+ * an option it would only ignore (`-o out.cpt`) is a usage error. */
 static const struct option run_options[] = {
-	CPT_COMMON_LONGOPTS,
 	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "clock", required_argument, NULL, OPT_CLOCK },
@@ -159,7 +160,7 @@ enum cpt_status cpt_cmd_run(struct cpt_ctx *c, int argc, char **argv)
 	int i, id;
 
 	/* "+": the options end at the program (or at "--") */
-	while ((id = cpt_getopt(c, argc, argv, "+:o:", run_options)) != -1) {
+	while ((id = cpt_getopt(c, argc, argv, "+:", run_options)) != -1) {
 		const char *v = optarg;
 
 		switch (id) {
@@ -181,8 +182,7 @@ enum cpt_status cpt_cmd_run(struct cpt_ctx *c, int argc, char **argv)
 		case OPT_TRACE:
 			trace = v;
 			break;
-		default:	/* '?' (the common ones are accepted for
-				 * uniformity, unused) */
+		default:	/* '?' */
 			return CPT_USAGE;
 		}
 	}

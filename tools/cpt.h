@@ -54,9 +54,10 @@ enum cpt_status cpt_cmd_export(struct cpt_ctx *c, int argc, char **argv);
 
 /*
  * Options: each verb parses its argv with getopt_long(3) through
- * cpt_getopt(), one option table per verb that starts with
- * CPT_COMMON_LONGOPTS (and has 'o' among its short options), so "--top 5"
- * and "--top=5" both work everywhere.  Ids of the common options:
+ * cpt_getopt(), one option table per verb; a verb that reads a trace
+ * starts it with CPT_COMMON_LONGOPTS (and has 'o' among its short
+ * options; run has neither).  "--top 5" and "--top=5" both work
+ * everywhere.  Ids of the common options:
  */
 enum {
 	CPT_OPT_FORMAT = 0x100,	/* --format text|json[|html] */

@@ -503,6 +503,9 @@ START_TEST(test_cpt_usage_errors)
 		{ "report", "x.cpt", "--format", "xml", NULL },
 		{ "run", NULL },
 		{ "run", "--mode", "fast", "--", "/bin/true", NULL },
+		/* run writes no analysis: an output it would ignore */
+		{ "run", "-o", "x.cpt", "--", "/bin/true", NULL },
+		{ "run", "--format", "json", "--", "/bin/true", NULL },
 	};
 	struct cpt_res r = { 0 };
 
