@@ -24,6 +24,9 @@
  *                 the argument block libgomp copies it into); taskwait
  *                 and taskgroup end <- the completions of the current
  *                 task's children
+ *   depend        an rwlock per dependence address (CP_NS_DEPEND), taken
+ *                 for reading or writing at the task's start and released
+ *                 at its end
  *
  * Waiting: a member waits from its exit of a region's function to its
  * entry of the next one (omp_idle), and inside every wrapped wait; the
@@ -32,10 +35,10 @@
  * barriers and taskwaits) interrupts the wait: cp_online_task_start ends
  * it, and it begins again when the task ends.
  *
- * Not modelled: task dependences (depend clauses), doacross loops,
- * taskloop, cancellation edges, and a task completed inside an explicit
- * barrier is joined at the next taskwait or the region's end rather than
- * at that barrier.
+ * Not modelled: the inoutset dependence kind, taskwait depend, doacross
+ * loops, taskloop, cancellation edges, and a task completed inside an
+ * explicit barrier is joined at the next taskwait or the region's end
+ * rather than at that barrier.
  */
 #include "wrap_common.h"
 
@@ -423,36 +426,159 @@ CP_EXPORT void GOMP_taskgroup_end(void)
 
 /* ---- tasks ------------------------------------------------------------ */
 
-/* The head libgomp copies in front of the program's argument block. */
+/* ---- task dependences ------------------------------------------------ */
+
+/*
+ * A depend clause's item: the address and whether the task writes it
+ * (out, inout, mutexinoutset) or only reads it (in).  Its record is an
+ * rwlock's, in the CP_NS_DEPEND namespace: a task takes each of its items
+ * when it starts, for reading or writing, and releases them when it ends.
+ * libgomp starts a task only once the sibling tasks it depends on have
+ * ended, so at that moment the record holds exactly what the rwlock
+ * protocol gives: for a reader the path of the last writer to end, for a
+ * writer that and the paths of the readers that ended since.
+ */
+struct omp_dep {
+	const void *addr;
+	uintptr_t writes;
+};
+
+/* The kinds a depend object (omp_depend_t: address, kind) holds, in
+ * libgomp's numbering. */
+enum { OMP_DEP_IN = 1, OMP_DEP_OUT, OMP_DEP_INOUT, OMP_DEP_MUTEXINOUTSET };
+
+/* GOMP_task's flag saying its depend array is given. */
+#define OMP_TASK_FLAG_DEPEND (1u << 3)
+
+/* How many items libgomp's depend array @d lists. */
+static size_t omp_deps_count(void *const *d)
+{
+	return d ? (uintptr_t)d[0] ? (uintptr_t)d[0] : (uintptr_t)d[1] : 0;
+}
+
+/*
+ * The items of @d into @out (room for omp_deps_count(@d)); returns how
+ * many it stored.  The array comes in two layouts: {n, nout, address...},
+ * the nout writers first; or {0, n, nout, nmutex, nin, address...}, the
+ * out and inout addresses, the mutexinoutset ones, the in ones, then
+ * pointers to depend objects.  An object's kind past mutexinoutset
+ * (inoutset: unordered among themselves) is left out.
+ */
+static size_t omp_deps_parse(void *const *d, struct omp_dep *out)
+{
+	size_t n = omp_deps_count(d), nw, nplain, k = 0;
+	void *const *a;
+
+	if (!n)
+		return 0;
+	if ((uintptr_t)d[0]) {
+		nw = (uintptr_t)d[1];
+		nplain = n;
+		a = d + 2;
+	} else {
+		nw = (uintptr_t)d[2] + (uintptr_t)d[3];
+		nplain = nw + (uintptr_t)d[4];
+		a = d + 5;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const void *addr = a[i];
+		uintptr_t kind;
+
+		if (i < nplain) {
+			kind = i < nw ? OMP_DEP_OUT : OMP_DEP_IN;
+		} else {
+			void *const *obj = a[i];
+
+			addr = obj[0];
+			kind = (uintptr_t)obj[1];
+			if (kind < OMP_DEP_IN || kind > OMP_DEP_MUTEXINOUTSET)
+				continue;
+		}
+		out[k].addr = addr;
+		out[k].writes = kind != OMP_DEP_IN;
+		k++;
+	}
+	return k;
+}
+
+/* Take (@start) or release the @n items at @deps: the task starts or
+ * ends.  Calling thread, guard raised. */
+static void omp_deps_hold(struct cp_thread *t, const struct omp_dep *deps,
+			  size_t n, bool start)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct cp_objrec *r = cp_objrec_get(t, deps[i].addr,
+						    CP_NS_DEPEND,
+						    CP_OBJ_RWLOCK, 0);
+
+		if (!r)
+			continue;
+		if (start)
+			cp_online_lock_acquired(t, r, NULL, !deps[i].writes);
+		else
+			cp_online_lock_release(t, r);
+	}
+}
+
+/* ---- tasks ------------------------------------------------------------ */
+
+/* The head libgomp copies in front of the program's argument block; the
+ * task's dependences (ndeps struct omp_dep) follow it. */
 struct omp_task_head {
 	void (*fn)(void *);
 	struct omp_region *region;
 	const void *parent;	/* the creating task's children key */
 	size_t off;		/* offset of the program's block */
+	size_t ndeps;
 };
 
-/* What GOMP_task passes as data: the head and the program's block. */
+static struct omp_dep *omp_task_deps(void *block)
+{
+	return (struct omp_dep *)((char *)block + sizeof(struct omp_task_head));
+}
+
+/* What GOMP_task passes as data: the head, the depend array (read while
+ * libgomp copies the task, when it is still the creator's), the program's
+ * block, and the wait of an undeferred task for its predecessors. */
 struct omp_task_src {
 	struct omp_task_head h;
+	void *const *depend;
 	void (*cpyfn)(void *, void *);
 	void *data;
 	long size;
+	struct cp_wait *wait;	/* NULL once ended */
+	struct cp_wait *outer;	/* omp_waiting before it */
 };
+
+/* End @s's wait for its predecessors, on the creating thread: libgomp
+ * copies an undeferred task once they have ended, and the enqueue there
+ * must not count the wait as work.  Guard raised. */
+static void omp_task_waited(struct cp_thread *t, struct omp_task_src *s)
+{
+	if (!s->wait)
+		return;
+	cp_online_failed(t, NULL, s->wait);
+	omp_waiting = s->outer;
+	s->wait = NULL;
+}
 
 /* libgomp's copy into the task's storage; the creation edge leaves from
  * here, keyed by that storage. */
 static void omp_task_copy(void *dst, void *src)
 {
 	struct omp_task_src *s = src;
+	struct omp_task_head *h = dst;
 	struct cp_thread *t;
 
-	memcpy(dst, &s->h, sizeof(s->h));
+	memcpy(h, &s->h, sizeof(s->h));
+	h->ndeps = omp_deps_parse(s->depend, omp_task_deps(dst));
 	if (s->cpyfn)
 		s->cpyfn((char *)dst + s->h.off, s->data);
 	else if (s->size > 0)
 		memcpy((char *)dst + s->h.off, s->data, (size_t)s->size);
 	t = cp_enter();
 	if (t) {
+		omp_task_waited(t, s);
 		cp_online_enqueue(t, dst);
 		cp_leave();
 	}
@@ -471,6 +597,7 @@ static void omp_task_run(void *arg)
 	t = cp_enter();
 	if (t) {
 		cp_online_task_start(t, arg, w);
+		omp_deps_hold(t, omp_task_deps(arg), h.ndeps, true);
 		t->idle = false;
 		r = model_rec(t, arg, CP_OBJ_COND, 0);
 		if (r)
@@ -484,6 +611,7 @@ static void omp_task_run(void *arg)
 	t = cp_enter();
 	if (!t)
 		return;
+	omp_deps_hold(t, omp_task_deps(arg), h.ndeps, false);
 	if (h.parent && (r = model_rec(t, h.parent, CP_OBJ_COND, 0)))
 		cp_online_signal(t, r, true);
 	if (h.region && (r = model_rec(t, &h.region->join, CP_OBJ_COND, 0)))
@@ -502,26 +630,49 @@ CP_EXPORT void GOMP_task(void (*fn)(void *), void *data,
 {
 	struct cp_thread *t = cp_enter();
 	struct omp_task_src s;
-	size_t a = align > 0 ? (size_t)align : 1;
+	size_t a = align > 0 ? (size_t)align : 1, room;
+	struct cp_wait w;
 
 	if (!t) {
 		CP_REAL_OPT(GOMP_task)(fn, data, cpyfn, size, align, if_clause,
 				       flags, depend, priority, detach);
 		return;
 	}
-	cp_leave();
 	s.h.fn = fn;
 	s.h.region = omp_cur ? omp_cur->region : NULL;
 	s.h.parent = omp_cur ? omp_cur->children : NULL;
-	s.h.off = (sizeof(s.h) + a - 1) / a * a;
+	s.depend = flags & OMP_TASK_FLAG_DEPEND ? depend : NULL;
+	room = sizeof(s.h) + omp_deps_count(s.depend) * sizeof(struct omp_dep);
+	s.h.off = (room + a - 1) / a * a;
+	s.h.ndeps = 0;
 	s.cpyfn = cpyfn;
 	s.data = data;
 	s.size = size;
+	s.wait = NULL;
+	s.outer = omp_waiting;
 	if (a < alignof(struct omp_task_head))
 		a = alignof(struct omp_task_head);
+	/* An undeferred task (if(0)) with dependences runs here once its
+	 * predecessors have ended: the time until libgomp copies it is a
+	 * wait (tasks run meanwhile interrupt it). */
+	if (!if_clause && s.depend) {
+		cp_online_wait_begin(t, NULL, &w);
+		s.wait = omp_waiting = &w;
+	}
+	cp_leave();
 	CP_REAL_OPT(GOMP_task)(omp_task_run, &s, omp_task_copy,
 			       (long)s.h.off + (size > 0 ? size : 0), (long)a,
 			       if_clause, flags, depend, priority, detach);
+	if (s.wait) {		/* not copied: cancelled */
+		int err = errno;
+
+		t = cp_enter();
+		if (t) {
+			omp_task_waited(t, &s);
+			cp_leave();
+		}
+		errno = err;
+	}
 }
 
 /* ---- critical sections and locks -------------------------------------- */

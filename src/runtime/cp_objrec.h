@@ -55,6 +55,8 @@ enum cp_objns {
 	CP_NS_ITEM = 1,		/* work-queue items (cp_items.h) */
 	CP_NS_MODEL = 2,	/* objects the tracer's model makes up: OpenMP
 				 * regions' fork and join, task completions */
+	CP_NS_DEPEND = 3,	/* OpenMP task dependences, by the depend
+				 * clause's address (wrap_gomp.c) */
 };
 
 struct cp_objrec {

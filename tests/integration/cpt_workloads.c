@@ -217,6 +217,14 @@ const struct workload cpt_wl_omp_tasks = {
 	{ { NULL } },
 };
 
+const struct workload cpt_wl_omp_depend = {
+	"omp", "depend", "p,a,q,b,r", 60, 2, 10,
+	{ { "p", 10, 10, 10 }, { "a", 30, 10, 30 }, { "q", 0, 0, 20 },
+	  { "b", 10, 10, 10 }, { "r", 10, 10, 10 } },
+	{ { 0, 60, 50 }, { 1, 40, 30 }, END_THREADS },
+	{ { "rwlock", 2, 2 } },
+};
+
 const struct workload cpt_wl_omp_shrink = {
 	"omp", "shrink", "p,a,b,x,c,d,e,f", 80, 3, 5,
 	{ { "p", 10, 10, 10 }, { "a", 0, 0, 5 }, { "b", 10, 5, 10 },
@@ -289,6 +297,7 @@ const struct workload *const cpt_wl_all[] = {
 	&cpt_wl_omp_region,
 	&cpt_wl_omp_critical,
 	&cpt_wl_omp_tasks,
+	&cpt_wl_omp_depend,
 	&cpt_wl_omp_shrink,
 	&cpt_wl_omp_ordered,
 	&cpt_wl_cxx_mutex,

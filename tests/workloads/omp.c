@@ -34,6 +34,16 @@
  *   Thread paths: main 80; 1: p b, then the second fork (50) and e: 55;
  *   2: p x = 13.  Useful: main 75, 1: 15, 2: 3.
  *
+ * depend: main creates task "a" writing x (the worker, waiting at the
+ * region's end, takes it while main works on), then an undeferred task
+ * "b" reading x: main waits in GOMP_task until "a" has ended, then runs
+ * "b" itself, so only the dependence links "a" to "b".
+ *   0: "p" 10; task depend(out: x) { "a" 30 }; "q" 20;
+ *      task depend(in: x) if(0) { "b" 10 }; "r" 10
+ *   Paths: p -> a -> b -> r = 60 (creation, dependence), p -> q -> b -> r
+ *   = 50.  CP 60: p 10, a 30, b 10, r 10, q 0.  Zeroing: p 10, a 10,
+ *   b 10, r 10, q 0.  Useful: main 50 (it waits 10 for "a"), worker 30.
+ *
  * ordered: a loop of four iterations, schedule(static, 1) (0 and 2 on
  * main, 1 and 3 on the worker), each with an ordered block, which run in
  * iteration order; iteration 1 works "b" 5 before its block.
@@ -121,6 +131,32 @@ static void tasks(void)
 	}
 }
 
+static void depend(void)
+{
+	int x = 0;
+
+#pragma omp parallel num_threads(2) shared(x)
+	{
+		if (omp_get_thread_num() == 0) {
+			wl_region("p", 10);
+#pragma omp task depend(out: x) shared(x)
+			{
+				wl_region("a", 30);
+				x = 1;
+			}
+			wl_region("q", 20);
+#pragma omp task depend(in: x) if(0) shared(x)
+			{
+				wl_region("b", 10);
+				x += 1;
+			}
+			wl_region("r", 10);
+		}
+	}
+	if (x != 2)
+		exit(1);
+}
+
 int main(int argc, char **argv)
 {
 	const char *v = argc > 1 ? argv[1] : "";
@@ -136,6 +172,8 @@ int main(int argc, char **argv)
 		shrink();
 	else if (strcmp(v, "ordered") == 0)
 		ordered();
+	else if (strcmp(v, "depend") == 0)
+		depend();
 	else
 		return 2;
 	printf("omp %s done\n", v);
