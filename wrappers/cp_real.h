@@ -176,6 +176,16 @@
 	X(void, GOMP_task, (void (*)(void *), void *,			\
 			    void (*)(void *, void *), long, long, bool,	\
 			    unsigned, void **, int, void *), NULL)	\
+	X(void, GOMP_taskloop, (void (*)(void *), void *,		\
+				void (*)(void *, void *), long, long,	\
+				unsigned, unsigned long, int, long,	\
+				long, long), NULL)			\
+	X(void, GOMP_taskloop_ull, (void (*)(void *), void *,		\
+				    void (*)(void *, void *), long,	\
+				    long, unsigned, unsigned long, int,	\
+				    unsigned long long,			\
+				    unsigned long long,			\
+				    unsigned long long), NULL)		\
 	X(void, GOMP_taskwait, (void), NULL)				\
 	X(void, GOMP_taskgroup_start, (void), NULL)			\
 	X(void, GOMP_taskgroup_end, (void), NULL)			\

@@ -27,6 +27,10 @@
  *   depend        an rwlock per dependence address (CP_NS_DEPEND), taken
  *                 for reading or writing at the task's start and released
  *                 at its end
+ *   taskloop      each task of the loop as a task (libgomp makes them
+ *                 inside the call, through the wrappers' copy and run
+ *                 functions); the loop's end <- their completions, unless
+ *                 nogroup
  *
  * Waiting: a member waits from its exit of a region's function to its
  * entry of the next one (omp_idle), and inside every wrapped wait; the
@@ -36,7 +40,7 @@
  * it, and it begins again when the task ends.
  *
  * Not modelled: the inoutset dependence kind, taskwait depend, doacross
- * loops, taskloop, cancellation edges, and a task completed inside an
+ * loops, cancellation edges, and a task completed inside an
  * explicit barrier is joined at the next taskwait or the region's end
  * rather than at that barrier.
  */
@@ -584,43 +588,56 @@ static void omp_task_copy(void *dst, void *src)
 	}
 }
 
-static void omp_task_run(void *arg)
+/*
+ * Run the task whose storage is @item (its work-item key and the key of
+ * its children's completions), described by @h with its dependences at
+ * @deps, on the program's block @data: its start takes its creation and
+ * dependences, ending the wait libgomp runs it in; its end publishes its
+ * completion to its parent and to the region's join.
+ */
+static void omp_task_body(void *item, const struct omp_task_head *h,
+			  const struct omp_dep *deps, void *data)
 {
-	struct omp_task_head h;
-	struct omp_ctx ctx = { arg, NULL }, *outer = omp_cur;
+	struct omp_ctx ctx = { item, h->region }, *outer = omp_cur;
 	struct cp_wait *w = omp_waiting;
 	struct cp_thread *t;
 	struct cp_objrec *r;
 
-	memcpy(&h, arg, sizeof(h));
-	ctx.region = h.region;
 	t = cp_enter();
 	if (t) {
-		cp_online_task_start(t, arg, w);
-		omp_deps_hold(t, omp_task_deps(arg), h.ndeps, true);
+		cp_online_task_start(t, item, w);
+		omp_deps_hold(t, deps, h->ndeps, true);
 		t->idle = false;
-		r = model_rec(t, arg, CP_OBJ_COND, 0);
+		r = model_rec(t, item, CP_OBJ_COND, 0);
 		if (r)
 			cp_online_signal_reset(r);
 		omp_waiting = NULL;
 		cp_leave();
 	}
 	omp_cur = &ctx;
-	h.fn((char *)arg + h.off);
+	h->fn(data);
 	omp_cur = outer;
 	t = cp_enter();
 	if (!t)
 		return;
-	omp_deps_hold(t, omp_task_deps(arg), h.ndeps, false);
-	if (h.parent && (r = model_rec(t, h.parent, CP_OBJ_COND, 0)))
+	omp_deps_hold(t, deps, h->ndeps, false);
+	if (h->parent && (r = model_rec(t, h->parent, CP_OBJ_COND, 0)))
 		cp_online_signal(t, r, true);
-	if (h.region && (r = model_rec(t, &h.region->join, CP_OBJ_COND, 0)))
+	if (h->region && (r = model_rec(t, &h->region->join, CP_OBJ_COND, 0)))
 		cp_online_signal(t, r, true);
 	if (w)
 		cp_online_wait_restart(t, w);
 	omp_waiting = w;
 	t->idle = w == &omp_idle;
 	cp_leave();
+}
+
+static void omp_task_run(void *arg)
+{
+	struct omp_task_head h;
+
+	memcpy(&h, arg, sizeof(h));
+	omp_task_body(arg, &h, omp_task_deps(arg), (char *)arg + h.off);
 }
 
 CP_EXPORT void GOMP_task(void (*fn)(void *), void *data,
@@ -673,6 +690,165 @@ CP_EXPORT void GOMP_task(void (*fn)(void *), void *data,
 		}
 		errno = err;
 	}
+}
+
+/* ---- taskloop --------------------------------------------------------- */
+
+/* GOMP_taskloop's flag: no implicit taskgroup around the loop. */
+#define OMP_TASK_FLAG_NOGROUP (1u << 11)
+
+/*
+ * The block libgomp copies for each task of a taskloop.  libgomp writes
+ * the task's iteration bounds into its first two words and reads the
+ * third (the reduction's descriptor) from the block it is given, both in
+ * the program's block layout; the runner hands the bounds on to the
+ * program's block, which follows at task.off.
+ */
+struct omp_loop_head {
+	uint64_t bounds[2];
+	void *reduction;
+	struct omp_task_head task;
+};
+
+/* What GOMP_taskloop passes as data. */
+struct omp_loop_src {
+	struct omp_loop_head h;
+	void (*cpyfn)(void *, void *);
+	void *data;
+	long size;
+	struct cp_wait *wait;	/* the creating thread's, or NULL */
+};
+
+/* libgomp's copy of one task (on the creating thread, which waits for
+ * the loop's tasks meanwhile unless it is nogroup: the copy is work). */
+static void omp_loop_copy(void *dst, void *src)
+{
+	struct omp_loop_src *s = src;
+	char *prog = (char *)dst + s->h.task.off;
+	struct cp_thread *t = cp_enter();
+
+	if (t && s->wait)
+		cp_online_failed(t, NULL, s->wait);
+	if (t)
+		cp_leave();
+	memcpy(dst, &s->h, sizeof(s->h));
+	if (s->cpyfn)
+		s->cpyfn(prog, s->data);
+	else if (s->size > 0)
+		memcpy(prog, s->data, (size_t)s->size);
+	t = cp_enter();
+	if (t) {
+		cp_online_enqueue(t, dst);
+		if (s->wait)
+			cp_online_wait_restart(t, s->wait);
+		cp_leave();
+	}
+}
+
+static void omp_loop_run(void *arg)
+{
+	struct omp_loop_head h;
+	char *prog;
+
+	memcpy(&h, arg, sizeof(h));
+	prog = (char *)arg + h.task.off;
+	memcpy(prog, h.bounds, sizeof(h.bounds));
+	omp_task_body(arg, &h.task, NULL, prog);
+}
+
+/*
+ * A taskloop's tasks are tasks whose creation libgomp makes inside the
+ * call: each is copied through omp_loop_copy and runs through
+ * omp_loop_run.  Unless nogroup, the call then waits for them in an
+ * implicit taskgroup of its own: they publish their completions to a key
+ * of this frame, which the end takes.  @plain calls the real function
+ * with the program's arguments, @call with omp_loop_run, &s,
+ * omp_loop_copy, the size s.h.task.off + size and the alignment a.
+ */
+#define OMP_TASKLOOP(plain, call)					\
+	do {								\
+		struct cp_thread *t = cp_enter();			\
+		struct omp_loop_src s;					\
+		size_t a = align > 0 ? (size_t)align : 1, room;		\
+		char group;						\
+		struct cp_wait w, *outer = omp_waiting;			\
+		struct cp_objrec *r;					\
+		int err;						\
+									\
+		if (!t || size < 2 * (long)sizeof(uint64_t)) {		\
+			if (t)						\
+				cp_leave();				\
+			plain;						\
+			return;						\
+		}							\
+		memset(&s, 0, sizeof(s));				\
+		memcpy(&s.h, data, size < (long)offsetof(struct	\
+			omp_loop_head, task) ? (size_t)size :		\
+			offsetof(struct omp_loop_head, task));		\
+		s.h.task.fn = fn;					\
+		s.h.task.region = omp_cur ? omp_cur->region : NULL;	\
+		s.h.task.parent = flags & OMP_TASK_FLAG_NOGROUP ?	\
+			(omp_cur ? omp_cur->children : NULL) : &group;	\
+		room = sizeof(s.h);					\
+		s.h.task.off = (room + a - 1) / a * a;			\
+		s.cpyfn = cpyfn;					\
+		s.data = data;						\
+		s.size = size;						\
+		if (a < alignof(struct omp_loop_head))			\
+			a = alignof(struct omp_loop_head);		\
+		if (!(flags & OMP_TASK_FLAG_NOGROUP)) {			\
+			r = model_rec(t, &group, CP_OBJ_COND, 0);	\
+			if (r)						\
+				cp_online_signal_reset(r);		\
+			cp_online_wait_begin(t, NULL, &w);		\
+			s.wait = &w;					\
+		}							\
+		omp_waiting = s.wait;					\
+		cp_leave();						\
+		call;							\
+		err = errno;						\
+		omp_waiting = outer;					\
+		t = cp_enter();						\
+		if (!t)							\
+			return;						\
+		if (s.wait) {						\
+			r = model_rec(t, &group, CP_OBJ_COND, 0);	\
+			if (r)						\
+				cp_online_signal_take(t, r, &w, true);	\
+			else						\
+				cp_online_failed(t, NULL, &w);		\
+			cp_objrec_forget(&group, CP_NS_MODEL);		\
+		}							\
+		cp_leave();						\
+		errno = err;						\
+	} while (0)
+
+CP_EXPORT void GOMP_taskloop(void (*fn)(void *), void *data,
+			     void (*cpyfn)(void *, void *), long size,
+			     long align, unsigned flags,
+			     unsigned long num_tasks, int priority,
+			     long start, long end, long step)
+{
+	OMP_TASKLOOP(CP_REAL_OPT(GOMP_taskloop)(fn, data, cpyfn, size, align,
+		flags, num_tasks, priority, start, end, step),
+		CP_REAL_OPT(GOMP_taskloop)(omp_loop_run, &s, omp_loop_copy,
+		(long)s.h.task.off + size, (long)a, flags, num_tasks,
+		priority, start, end, step));
+}
+
+CP_EXPORT void GOMP_taskloop_ull(void (*fn)(void *), void *data,
+				 void (*cpyfn)(void *, void *), long size,
+				 long align, unsigned flags,
+				 unsigned long num_tasks, int priority,
+				 unsigned long long start,
+				 unsigned long long end,
+				 unsigned long long step)
+{
+	OMP_TASKLOOP(CP_REAL_OPT(GOMP_taskloop_ull)(fn, data, cpyfn, size,
+		align, flags, num_tasks, priority, start, end, step),
+		CP_REAL_OPT(GOMP_taskloop_ull)(omp_loop_run, &s,
+		omp_loop_copy, (long)s.h.task.off + size, (long)a, flags,
+		num_tasks, priority, start, end, step));
 }
 
 /* ---- critical sections and locks -------------------------------------- */

@@ -225,6 +225,14 @@ const struct workload cpt_wl_omp_depend = {
 	{ { "rwlock", 2, 2 } },
 };
 
+const struct workload cpt_wl_omp_taskloop = {
+	"omp", "taskloop", "p,a,b,r", 50, 2, 20,
+	{ { "p", 10, 10, 10 }, { "a", 30, 20, 30 }, { "b", 0, 0, 10 },
+	  { "r", 10, 10, 10 } },
+	{ { 0, 50, 30 }, { 1, 40, 30 }, END_THREADS },
+	{ { "barrier", 2, 2 } },
+};
+
 const struct workload cpt_wl_omp_shrink = {
 	"omp", "shrink", "p,a,b,x,c,d,e,f", 80, 3, 5,
 	{ { "p", 10, 10, 10 }, { "a", 0, 0, 5 }, { "b", 10, 5, 10 },
@@ -298,6 +306,7 @@ const struct workload *const cpt_wl_all[] = {
 	&cpt_wl_omp_critical,
 	&cpt_wl_omp_tasks,
 	&cpt_wl_omp_depend,
+	&cpt_wl_omp_taskloop,
 	&cpt_wl_omp_shrink,
 	&cpt_wl_omp_ordered,
 	&cpt_wl_cxx_mutex,

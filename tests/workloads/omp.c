@@ -44,6 +44,16 @@
  *   = 50.  CP 60: p 10, a 30, b 10, r 10, q 0.  Zeroing: p 10, a 10,
  *   b 10, r 10, q 0.  Useful: main 50 (it waits 10 for "a"), worker 30.
  *
+ * taskloop: main runs a taskloop of two tasks, each of one iteration,
+ * which meet at a pthread barrier, so that one runs on each thread
+ * (whichever iteration libgomp gives it); then the task on the worker
+ * works "a" 30, the one on main "b" 10.  The loop's implicit taskgroup
+ * waits for both.
+ *   0: "p" 10; taskloop { barrier; worker ? "a" 30 : "b" 10 }; "r" 10
+ *   Paths: p -> a -> r = 50 (creation, the loop's end), p -> b -> r = 30.
+ *   CP 50: p 10, a 30, r 10, b 0.  Zeroing: p 10, a 20, r 10, b 0.
+ *   Useful: main 30 (it waits 20 for "a"), worker 30.
+ *
  * ordered: a loop of four iterations, schedule(static, 1) (0 and 2 on
  * main, 1 and 3 on the worker), each with an ordered block, which run in
  * iteration order; iteration 1 works "b" 5 before its block.
@@ -157,6 +167,29 @@ static void depend(void)
 		exit(1);
 }
 
+static void taskloop(void)
+{
+	pthread_barrier_t both;
+
+	pthread_barrier_init(&both, NULL, 2);
+#pragma omp parallel num_threads(2) shared(both)
+	{
+		if (omp_get_thread_num() == 0) {
+			wl_region("p", 10);
+#pragma omp taskloop num_tasks(2) shared(both)
+			for (int i = 0; i < 2; i++) {
+				int worker = omp_get_thread_num() == 1;
+
+				(void)i;
+				pthread_barrier_wait(&both);
+				wl_region(worker ? "a" : "b", worker ? 30 : 10);
+			}
+			wl_region("r", 10);
+		}
+	}
+	pthread_barrier_destroy(&both);
+}
+
 int main(int argc, char **argv)
 {
 	const char *v = argc > 1 ? argv[1] : "";
@@ -174,6 +207,8 @@ int main(int argc, char **argv)
 		ordered();
 	else if (strcmp(v, "depend") == 0)
 		depend();
+	else if (strcmp(v, "taskloop") == 0)
+		taskloop();
 	else
 		return 2;
 	printf("omp %s done\n", v);
