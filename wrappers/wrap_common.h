@@ -128,7 +128,9 @@ static inline void forget_sync(const void *o)
  * expression of t) and then calls @real_unlock.
  * Both name slots of cp_real, called without checking cp_real.ready: the
  * flags that let the lean paths run are set after the slots were
- * resolved (cp_real.c's constructor runs first).  Inline (@far false),
+ * resolved (cp_real.c's constructor runs first).  A try made here is
+ * preceded by a fetch of the map's home slot (cp_objrec_prefetch_home),
+ * the thread's own line, which then arrives beside the lock's.  Inline (@far false),
  * they look for the record in its home slot only (a release first in the
  * held slot) and serve online mode without procedures only; the general
  * wrapper, out of line, first runs them again (CP_LEAN_*_TRY, @far true)
@@ -142,8 +144,12 @@ static inline void forget_sync(const void *o)
 		if (t) {						\
 			struct cp_objrec *r = NULL;			\
 									\
-			if ((rc) < 0)					\
+			if ((rc) < 0) {					\
+				cp_objrec_prefetch_home(t,		\
+					cp_objrec_key((const void *)(obj), \
+						      CP_NS_SYNC));	\
 				(rc) = cp_real.real_try(obj);		\
+			}						\
 			if ((rc) == 0)					\
 				r = (far ? cp_online_lean_rec_far :	\
 				     cp_online_lean_rec)		\
@@ -185,6 +191,7 @@ static inline void forget_sync(const void *o)
 		}							\
 		t->held.key = cp_objrec_key((const void *)(obj),	\
 					    CP_NS_SYNC);		\
+		cp_objrec_prefetch_home(t, t->held.key);		\
 		rc = cp_real.real_try(obj);				\
 		t = cp_tls.self;					\
 		if (rc == 0) {						\

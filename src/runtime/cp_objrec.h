@@ -210,6 +210,31 @@ static inline void cp_prefetch_write(const void *p)
 #endif
 }
 
+/* Start fetching the cache line at @p for reading (never faults). */
+static inline void cp_prefetch_read(const void *p)
+{
+	/* asm, as in cp_prefetch_write */
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ __volatile__("prefetcht0 %0" : : "m"(*(const char *)p));
+#else
+	__asm__ __volatile__("" : : "r"(p));
+	__builtin_prefetch(p, 0);
+#endif
+}
+
+/*
+ * Start fetching the slot of @t's map where @key's look-up begins.  The
+ * map is the thread's own, so unlike the record this moves no line away
+ * from another thread: an acquire issues it before the try, whose atomic
+ * orders every later load behind the lock's own line, so that the two
+ * misses overlap instead of following each other.
+ */
+static inline void cp_objrec_prefetch_home(const struct cp_thread *t,
+					   uintptr_t key)
+{
+	cp_prefetch_read(&t->cache[cp_cache_home(key) & t->cache_mask]);
+}
+
 /* A record's kind_word when it is of @kind and not untracked. */
 static inline uint16_t cp_objrec_tracked_word(unsigned kind)
 {
