@@ -187,6 +187,7 @@
 				    unsigned long long,			\
 				    unsigned long long), NULL)		\
 	X(void, GOMP_taskwait, (void), NULL)				\
+	X(void, GOMP_taskwait_depend, (void **), NULL)			\
 	X(void, GOMP_taskgroup_start, (void), NULL)			\
 	X(void, GOMP_taskgroup_end, (void), NULL)			\
 	X(int, omp_get_num_threads, (void), NULL)			\

@@ -26,7 +26,8 @@
  *                 task's children
  *   depend        an rwlock per dependence address (CP_NS_DEPEND), taken
  *                 for reading or writing at the task's start and released
- *                 at its end
+ *                 at its end; taskwait depend takes what such a start
+ *                 would, without holding it
  *   taskloop      each task of the loop as a task (libgomp makes them
  *                 inside the call, through the wrappers' copy and run
  *                 functions); the loop's end <- their completions, unless
@@ -39,8 +40,8 @@
  * barriers and taskwaits) interrupts the wait: cp_online_task_start ends
  * it, and it begins again when the task ends.
  *
- * Not modelled: the inoutset dependence kind, taskwait depend, doacross
- * loops, cancellation edges, and a task completed inside an
+ * Not modelled: the inoutset dependence kind, doacross loops,
+ * cancellation edges, and a task completed inside an
  * explicit barrier is joined at the next taskwait or the region's end
  * rather than at that barrier.
  */
@@ -48,6 +49,8 @@
 
 #include <stdalign.h>
 #include <string.h>
+
+#include "cp_alloc.h"
 
 /* libgomp has no public header of its ABI: the prototypes come from the
  * real-function table. */
@@ -428,8 +431,6 @@ CP_EXPORT void GOMP_taskgroup_end(void)
 	omp_children_wait(CP_REAL_OPT(GOMP_taskgroup_end));
 }
 
-/* ---- tasks ------------------------------------------------------------ */
-
 /* ---- task dependences ------------------------------------------------ */
 
 /*
@@ -505,15 +506,20 @@ static size_t omp_deps_parse(void *const *d, struct omp_dep *out)
 	return k;
 }
 
+/* The record of a dependence's address. */
+static struct cp_objrec *omp_dep_rec(struct cp_thread *t,
+				     const struct omp_dep *d)
+{
+	return cp_objrec_get(t, d->addr, CP_NS_DEPEND, CP_OBJ_RWLOCK, 0);
+}
+
 /* Take (@start) or release the @n items at @deps: the task starts or
  * ends.  Calling thread, guard raised. */
 static void omp_deps_hold(struct cp_thread *t, const struct omp_dep *deps,
 			  size_t n, bool start)
 {
 	for (size_t i = 0; i < n; i++) {
-		struct cp_objrec *r = cp_objrec_get(t, deps[i].addr,
-						    CP_NS_DEPEND,
-						    CP_OBJ_RWLOCK, 0);
+		struct cp_objrec *r = omp_dep_rec(t, &deps[i]);
 
 		if (!r)
 			continue;
@@ -522,6 +528,53 @@ static void omp_deps_hold(struct cp_thread *t, const struct omp_dep *deps,
 		else
 			cp_online_lock_release(t, r);
 	}
+}
+
+/*
+ * taskwait depend: wait for the sibling tasks the items name (the last
+ * writer of each, and for a written item the readers since), as the
+ * task starts of omp_deps_hold would take them, without holding them.
+ */
+CP_EXPORT void GOMP_taskwait_depend(void **depend)
+{
+	struct cp_thread *t = cp_enter();
+	size_t n = omp_deps_count(depend), k = 0;
+	struct omp_dep one, *deps = &one;
+	struct cp_wait w, *outer, *ends = &w;
+	int err;
+
+	if (t && n > 1)
+		deps = cp_zalloc(n * sizeof(*deps));
+	if (!t || !deps) {
+		if (t)
+			cp_leave();
+		CP_REAL_OPT(GOMP_taskwait_depend)(depend);
+		return;
+	}
+	k = omp_deps_parse(depend, deps);
+	cp_online_wait_begin(t, NULL, &w);
+	outer = omp_waiting;
+	omp_waiting = &w;
+	cp_pause();
+	CP_REAL_OPT(GOMP_taskwait_depend)(depend);
+	err = errno;
+	cp_resume();
+	omp_waiting = outer;
+	/* the first observation ends the wait */
+	for (size_t i = 0; i < k; i++) {
+		struct cp_objrec *r = omp_dep_rec(t, &deps[i]);
+
+		if (r) {
+			cp_online_rw_observe(t, r, ends, deps[i].writes);
+			ends = NULL;
+		}
+	}
+	if (ends)
+		cp_online_failed(t, NULL, ends);
+	if (deps != &one)
+		cp_free(deps);
+	cp_leave();
+	errno = err;
 }
 
 /* ---- tasks ------------------------------------------------------------ */

@@ -151,8 +151,9 @@ void cp_online_wait_begin(struct cp_thread *t, struct cp_objrec *r,
 		ev_obj(t, CP_EV_REQUEST, w->t0, r ? r->id : 0);
 }
 
-void cp_online_lock_acquired(struct cp_thread *t, struct cp_objrec *r,
-			     struct cp_wait *w, bool shared)
+/* An acquire (@hold) or an rwlock's observation (cp_online_rw_observe). */
+static void acquired(struct cp_thread *t, struct cp_objrec *r,
+		     struct cp_wait *w, bool shared, bool hold)
 {
 	const struct cp_path *src = &r->main;
 	bool rw = r->kind == CP_OBJ_RWLOCK;
@@ -162,7 +163,7 @@ void cp_online_lock_acquired(struct cp_thread *t, struct cp_objrec *r,
 		add_stat(&r->ops, 1);
 	else
 		r->ops++;
-	if (rw && !shared)
+	if (rw && !shared && hold)
 		r->u.rw.writer = t->tid;
 
 	if (w) {
@@ -187,8 +188,15 @@ void cp_online_lock_acquired(struct cp_thread *t, struct cp_objrec *r,
 		return;
 	}
 	cp_online_take(t, r, src);
-	if (rw && !shared)
+	if (rw && !shared) {
+		/* a writer holds the lock alone; an observer may not, and
+		 * read releases merge into rpath under the record's lock */
+		if (!hold)
+			cp_lock_acquire(&r->lk);
 		cp_online_take(t, r, r->u.rw.rpath);
+		if (!hold)
+			cp_lock_release(&r->lk);
+	}
 	if (t->tb) {
 		uint64_t lo, n;
 
@@ -205,6 +213,18 @@ void cp_online_lock_acquired(struct cp_thread *t, struct cp_objrec *r,
 		ev_consume(t, (w ? CP_EVF_WAIT : 0) |
 			   (rw && shared ? CP_EVF_SHARED : 0), now, r->id, lo, n);
 	}
+}
+
+void cp_online_lock_acquired(struct cp_thread *t, struct cp_objrec *r,
+			     struct cp_wait *w, bool shared)
+{
+	acquired(t, r, w, shared, true);
+}
+
+void cp_online_rw_observe(struct cp_thread *t, struct cp_objrec *r,
+			  struct cp_wait *w, bool all)
+{
+	acquired(t, r, w, !all, false);
 }
 
 void cp_online_failed(struct cp_thread *t, struct cp_objrec *r,

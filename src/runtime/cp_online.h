@@ -38,6 +38,14 @@ void cp_online_wait_begin(struct cp_thread *t, struct cp_objrec *r,
 /* Acquired; @w NULL when it did not wait. */
 void cp_online_lock_acquired(struct cp_thread *t, struct cp_objrec *r,
 			     struct cp_wait *w, bool shared);
+/*
+ * A wait (@w, NULL: none) for what rwlock-kind record @r holds ended: take
+ * its last write release and, when @all, the read releases since, as a
+ * read or a write acquire would, without holding it (an OpenMP taskwait
+ * with dependences).  Trace mode records the same CONSUME.
+ */
+void cp_online_rw_observe(struct cp_thread *t, struct cp_objrec *r,
+			  struct cp_wait *w, bool all);
 /* A try/timed acquire failed (@w NULL: without waiting). */
 void cp_online_failed(struct cp_thread *t, struct cp_objrec *r,
 		      struct cp_wait *w);

@@ -225,6 +225,14 @@ const struct workload cpt_wl_omp_depend = {
 	{ { "rwlock", 2, 2 } },
 };
 
+const struct workload cpt_wl_omp_waitdep = {
+	"omp", "waitdep", "p,a,q,r", 50, 2, 10,
+	{ { "p", 10, 10, 10 }, { "a", 30, 10, 30 }, { "q", 0, 0, 20 },
+	  { "r", 10, 10, 10 } },
+	{ { 0, 50, 40 }, { 1, 40, 30 }, END_THREADS },
+	{ { "rwlock", 2, 2 } },
+};
+
 const struct workload cpt_wl_omp_taskloop = {
 	"omp", "taskloop", "p,a,b,r", 50, 2, 20,
 	{ { "p", 10, 10, 10 }, { "a", 30, 20, 30 }, { "b", 0, 0, 10 },
@@ -306,6 +314,7 @@ const struct workload *const cpt_wl_all[] = {
 	&cpt_wl_omp_critical,
 	&cpt_wl_omp_tasks,
 	&cpt_wl_omp_depend,
+	&cpt_wl_omp_waitdep,
 	&cpt_wl_omp_taskloop,
 	&cpt_wl_omp_shrink,
 	&cpt_wl_omp_ordered,

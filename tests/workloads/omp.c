@@ -44,6 +44,14 @@
  *   = 50.  CP 60: p 10, a 30, b 10, r 10, q 0.  Zeroing: p 10, a 10,
  *   b 10, r 10, q 0.  Useful: main 50 (it waits 10 for "a"), worker 30.
  *
+ * waitdep: main creates task "a" writing x (the worker takes it while
+ * main works on), then waits for it alone with taskwait depend.
+ *   0: "p" 10; task depend(out: x) { "a" 30 }; "q" 20;
+ *      taskwait depend(in: x); "r" 10
+ *   Paths: p -> a -> r = 50 (creation, dependence), p -> q -> r = 40.
+ *   CP 50: p 10, a 30, r 10, q 0.  Zeroing: p 10, a 10, r 10, q 0.
+ *   Useful: main 40 (it waits 10 for "a"), worker 30.
+ *
  * taskloop: main runs a taskloop of two tasks, each of one iteration,
  * which meet at a pthread barrier, so that one runs on each thread
  * (whichever iteration libgomp gives it); then the task on the worker
@@ -167,6 +175,28 @@ static void depend(void)
 		exit(1);
 }
 
+static void waitdep(void)
+{
+	int x = 0;
+
+#pragma omp parallel num_threads(2) shared(x)
+	{
+		if (omp_get_thread_num() == 0) {
+			wl_region("p", 10);
+#pragma omp task depend(out: x) shared(x)
+			{
+				wl_region("a", 30);
+				x = 1;
+			}
+			wl_region("q", 20);
+#pragma omp taskwait depend(in: x)
+			if (x != 1)
+				exit(1);
+			wl_region("r", 10);
+		}
+	}
+}
+
 static void taskloop(void)
 {
 	pthread_barrier_t both;
@@ -209,6 +239,8 @@ int main(int argc, char **argv)
 		depend();
 	else if (strcmp(v, "taskloop") == 0)
 		taskloop();
+	else if (strcmp(v, "waitdep") == 0)
+		waitdep();
 	else
 		return 2;
 	printf("omp %s done\n", v);
