@@ -809,72 +809,100 @@ static void omp_loop_run(void *arg)
 	omp_task_body(arg, &h.task, NULL, prog);
 }
 
+/* A GOMP_taskloop or GOMP_taskloop_ull call: its arguments but the four
+ * the wrapper replaces. */
+struct omp_loop_call {
+	bool ull;		/* GOMP_taskloop_ull: bounds unsigned */
+	unsigned flags;
+	unsigned long num_tasks;
+	int priority;
+	uint64_t start, end, step;	/* long or unsigned long long */
+};
+
+/* The real function of @c's kind, called with @fn, @data, @cpyfn,
+ * @size, @align and the rest of @c. */
+static void omp_loop_real(const struct omp_loop_call *c, void (*fn)(void *),
+			  void *data, void (*cpyfn)(void *, void *),
+			  long size, long align)
+{
+	if (c->ull)
+		CP_REAL_OPT(GOMP_taskloop_ull)(fn, data, cpyfn, size, align,
+					       c->flags, c->num_tasks,
+					       c->priority, c->start, c->end,
+					       c->step);
+	else
+		CP_REAL_OPT(GOMP_taskloop)(fn, data, cpyfn, size, align,
+					   c->flags, c->num_tasks, c->priority,
+					   (long)c->start, (long)c->end,
+					   (long)c->step);
+}
+
 /*
  * A taskloop's tasks are tasks whose creation libgomp makes inside the
  * call: each is copied through omp_loop_copy and runs through
  * omp_loop_run.  Unless nogroup, the call then waits for them in an
  * implicit taskgroup of its own: they publish their completions to a key
- * of this frame, which the end takes.  @plain calls the real function
- * with the program's arguments, @call with omp_loop_run, &s,
- * omp_loop_copy, the size s.h.task.off + size and the alignment a.
+ * of this frame, which the end takes.
  */
-#define OMP_TASKLOOP(plain, call)					\
-	do {								\
-		struct cp_thread *t = cp_enter();			\
-		struct omp_loop_src s;					\
-		size_t a = align > 0 ? (size_t)align : 1, room;		\
-		char group;						\
-		struct cp_wait w, *outer = omp_waiting;			\
-		struct cp_objrec *r;					\
-		int err;						\
-									\
-		if (!t || size < 2 * (long)sizeof(uint64_t)) {		\
-			if (t)						\
-				cp_leave();				\
-			plain;						\
-			return;						\
-		}							\
-		memset(&s, 0, sizeof(s));				\
-		memcpy(&s.h, data, size < (long)offsetof(struct	\
-			omp_loop_head, task) ? (size_t)size :		\
-			offsetof(struct omp_loop_head, task));		\
-		s.h.task.fn = fn;					\
-		s.h.task.region = omp_cur ? omp_cur->region : NULL;	\
-		s.h.task.parent = flags & OMP_TASK_FLAG_NOGROUP ?	\
-			(omp_cur ? omp_cur->children : NULL) : &group;	\
-		room = sizeof(s.h);					\
-		s.h.task.off = (room + a - 1) / a * a;			\
-		s.cpyfn = cpyfn;					\
-		s.data = data;						\
-		s.size = size;						\
-		if (a < alignof(struct omp_loop_head))			\
-			a = alignof(struct omp_loop_head);		\
-		if (!(flags & OMP_TASK_FLAG_NOGROUP)) {			\
-			r = model_rec(t, &group, CP_OBJ_COND, 0);	\
-			if (r)						\
-				cp_online_signal_reset(r);		\
-			cp_online_wait_begin(t, NULL, &w);		\
-			s.wait = &w;					\
-		}							\
-		omp_waiting = s.wait;					\
-		cp_leave();						\
-		call;							\
-		err = errno;						\
-		omp_waiting = outer;					\
-		t = cp_enter();						\
-		if (!t)							\
-			return;						\
-		if (s.wait) {						\
-			r = model_rec(t, &group, CP_OBJ_COND, 0);	\
-			if (r)						\
-				cp_online_signal_take(t, r, &w, true);	\
-			else						\
-				cp_online_failed(t, NULL, &w);		\
-			cp_objrec_forget(&group, CP_NS_MODEL);		\
-		}							\
-		cp_leave();						\
-		errno = err;						\
-	} while (0)
+static void omp_taskloop(const struct omp_loop_call *c, void (*fn)(void *),
+			 void *data, void (*cpyfn)(void *, void *),
+			 long size, long align)
+{
+	struct cp_thread *t = cp_enter();
+	struct omp_loop_src s;
+	size_t a = align > 0 ? (size_t)align : 1;
+	bool group_wait = !(c->flags & OMP_TASK_FLAG_NOGROUP);
+	char group;
+	struct cp_wait w, *outer = omp_waiting;
+	struct cp_objrec *r;
+	int err;
+
+	if (!t || size < 2 * (long)sizeof(uint64_t)) {
+		if (t)
+			cp_leave();
+		omp_loop_real(c, fn, data, cpyfn, size, align);
+		return;
+	}
+	memset(&s, 0, sizeof(s));
+	memcpy(&s.h, data, size < (long)offsetof(struct omp_loop_head, task) ?
+	       (size_t)size : offsetof(struct omp_loop_head, task));
+	s.h.task.fn = fn;
+	s.h.task.region = omp_cur ? omp_cur->region : NULL;
+	s.h.task.parent = group_wait ? &group :
+			  omp_cur ? omp_cur->children : NULL;
+	s.h.task.off = (sizeof(s.h) + a - 1) / a * a;
+	s.cpyfn = cpyfn;
+	s.data = data;
+	s.size = size;
+	if (a < alignof(struct omp_loop_head))
+		a = alignof(struct omp_loop_head);
+	if (group_wait) {
+		r = model_rec(t, &group, CP_OBJ_COND, 0);
+		if (r)
+			cp_online_signal_reset(r);
+		cp_online_wait_begin(t, NULL, &w);
+		s.wait = &w;
+	}
+	omp_waiting = s.wait;
+	cp_leave();
+	omp_loop_real(c, omp_loop_run, &s, omp_loop_copy,
+		      (long)s.h.task.off + size, (long)a);
+	err = errno;
+	omp_waiting = outer;
+	t = cp_enter();
+	if (!t)
+		return;
+	if (group_wait) {
+		r = model_rec(t, &group, CP_OBJ_COND, 0);
+		if (r)
+			cp_online_signal_take(t, r, &w, true);
+		else
+			cp_online_failed(t, NULL, &w);
+		cp_objrec_forget(&group, CP_NS_MODEL);
+	}
+	cp_leave();
+	errno = err;
+}
 
 CP_EXPORT void GOMP_taskloop(void (*fn)(void *), void *data,
 			     void (*cpyfn)(void *, void *), long size,
@@ -882,11 +910,10 @@ CP_EXPORT void GOMP_taskloop(void (*fn)(void *), void *data,
 			     unsigned long num_tasks, int priority,
 			     long start, long end, long step)
 {
-	OMP_TASKLOOP(CP_REAL_OPT(GOMP_taskloop)(fn, data, cpyfn, size, align,
-		flags, num_tasks, priority, start, end, step),
-		CP_REAL_OPT(GOMP_taskloop)(omp_loop_run, &s, omp_loop_copy,
-		(long)s.h.task.off + size, (long)a, flags, num_tasks,
-		priority, start, end, step));
+	const struct omp_loop_call c = { false, flags, num_tasks, priority,
+		(uint64_t)start, (uint64_t)end, (uint64_t)step };
+
+	omp_taskloop(&c, fn, data, cpyfn, size, align);
 }
 
 CP_EXPORT void GOMP_taskloop_ull(void (*fn)(void *), void *data,
@@ -897,11 +924,10 @@ CP_EXPORT void GOMP_taskloop_ull(void (*fn)(void *), void *data,
 				 unsigned long long end,
 				 unsigned long long step)
 {
-	OMP_TASKLOOP(CP_REAL_OPT(GOMP_taskloop_ull)(fn, data, cpyfn, size,
-		align, flags, num_tasks, priority, start, end, step),
-		CP_REAL_OPT(GOMP_taskloop_ull)(omp_loop_run, &s,
-		omp_loop_copy, (long)s.h.task.off + size, (long)a, flags,
-		num_tasks, priority, start, end, step));
+	const struct omp_loop_call c = { true, flags, num_tasks, priority,
+		start, end, step };
+
+	omp_taskloop(&c, fn, data, cpyfn, size, align);
 }
 
 /* ---- critical sections and locks -------------------------------------- */
