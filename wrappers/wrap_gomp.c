@@ -510,7 +510,8 @@ static size_t omp_deps_parse(void *const *d, struct omp_dep *out)
 static struct cp_objrec *omp_dep_rec(struct cp_thread *t,
 				     const struct omp_dep *d)
 {
-	return cp_objrec_get(t, d->addr, CP_NS_DEPEND, CP_OBJ_RWLOCK, 0);
+	return cp_objrec_get(t, d->addr, CP_NS_DEPEND, CP_OBJ_RWLOCK,
+			     CP_RWLOCK_ORDERED);
 }
 
 /* Take (@start) or release the @n items at @deps: the task starts or

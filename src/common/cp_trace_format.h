@@ -126,7 +126,8 @@
  *   REGION_END     uv string id
  *   CP_START, CP_STOP, SAMPLE  -             (cpthread_start/stop/sample)
  *   OBJ_DEF (meta) uv obj, u8 obj kind, uv address, uv extra
- *                  (extra: barrier count, sem initial value, else 0).
+ *                  (extra: barrier count, sem initial value; an rwlock's
+ *                  CP_RWLOCK_ORDERED, else 0).
  *                  Precedes the object's first use in some thread's stream;
  *                  a reader must accept uses in other threads' blocks that
  *                  come earlier in the file (resolve after reading all).
@@ -303,6 +304,15 @@ enum cp_obj_kind {
 	CP_OBJ_ITEM = 7,
 	CP_OBJ_KIND_MAX = 7,
 };
+
+/*
+ * An rwlock's OBJ_DEF extra: its acquisitions follow an order fixed by the
+ * program, not by who comes first (an OpenMP task dependence: a reader
+ * task starts after the writer created before it, whenever it arrives).
+ * A what-if replays its recorded dependencies instead of simulating the
+ * lock.
+ */
+#define CP_RWLOCK_ORDERED 1
 
 /* Name of an object kind for reports ("mutex", "barrier", ...). */
 static inline const char *cp_obj_kind_name(unsigned kind)

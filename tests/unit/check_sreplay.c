@@ -224,7 +224,10 @@ static void rg_trace(struct synth *s, uint32_t n, uint32_t ops, bool hasw)
 	synth_start(s, 0, -1);
 	g.m = synth_obj(s, 0, CP_OBJ_MUTEX, 0);
 	g.spin = synth_obj(s, 0, CP_OBJ_SPIN, 0);
-	g.rw = synth_obj(s, 0, CP_OBJ_RWLOCK, 0);
+	/* in traces of an odd size, an OpenMP task dependence's rwlock:
+	 * replayed in its recorded order (decided without a draw, so the
+	 * traces are those of before) */
+	g.rw = synth_obj(s, 0, CP_OBJ_RWLOCK, ops & 1 ? CP_RWLOCK_ORDERED : 0);
 	g.bar = synth_obj(s, 0, CP_OBJ_BARRIER, n);
 	g.cond = synth_obj(s, 0, CP_OBJ_COND, 0);
 	g.sem = synth_obj(s, 0, CP_OBJ_SEM, 0);

@@ -189,11 +189,12 @@ START_TEST(test_whatif_rwlock_reader_first)
 END_TEST
 
 /*
- * Rwlock L.  R1 reads 0..10 (scan); W requests at 4 (wwork) and waits;
+ * Rwlock L (OBJ_DEF @extra).  R1 reads 0..10 (scan); W requests at 4
+ * (wwork) and waits;
  * R2 comes at 6 (r2work) and, as glibc's default rwlock lets it, reads
  * 6..16 (scan2) past the waiting writer; W writes 16..20.  CP 20.
  */
-static void rw_writer_first(struct synth *s)
+static void rw_writer_first(struct synth *s, uint64_t extra)
 {
 	uint32_t l;
 
@@ -204,7 +205,7 @@ static void rw_writer_first(struct synth *s)
 	synth_symbol(s, 0x500, 0x10, "write");
 	synth_symbol(s, 0x600, 0x10, "scan2");
 	synth_start(s, 0, -1);
-	l = synth_obj(s, 0, CP_OBJ_RWLOCK, 0);
+	l = synth_obj(s, 0, CP_OBJ_RWLOCK, extra);
 	synth_spawn(s, 3);
 	synth_rdlock(s, 1, 0, 0, l);
 	synth_call(s, 1, 0x100, 10);
@@ -228,7 +229,7 @@ START_TEST(test_whatif_rwlock_writer_first)
 	struct fixture f;
 	struct cp_whatif_result r;
 
-	rw_writer_first(&s);
+	rw_writer_first(&s, 0);
 	load(&s, &f);
 	/* unscaled: R2 reads past the waiting writer, as recorded */
 	r = whatif(&f, "scan", 1.0);
@@ -248,6 +249,36 @@ START_TEST(test_whatif_rwlock_writer_first)
 	/* W later (at 12): R1 and R2 read, W writes 16..20 anyway */
 	r = whatif(&f, "wwork", 3.0);
 	ASSERT_RESULT(r, 20, 20, 20);
+	unload(&f);
+	synth_free(&s);
+}
+END_TEST
+
+/*
+ * The same accesses on an rwlock defined CP_RWLOCK_ORDERED (an OpenMP
+ * task dependence: W depends on both reads, whenever it arrives): the
+ * replay keeps the recorded order, so R1 leaving at 5 does not let W
+ * write before R2, and the prediction is the fixed graph's.
+ */
+START_TEST(test_whatif_rwlock_ordered)
+{
+	struct synth s;
+	struct fixture f;
+	struct cp_whatif_result r;
+
+	rw_writer_first(&s, CP_RWLOCK_ORDERED);
+	load(&s, &f);
+	r = whatif(&f, "scan", 1.0);
+	ASSERT_RESULT(r, 20, 20, 20);
+	/* R1 5; R2 reads 6..16; W after both: 16..20 */
+	r = whatif(&f, "scan", 0.5);
+	ASSERT_RESULT(r, 20, 20, 20);
+	ck_assert_msg(r.simulated && !r.deadlock && r.reordered == 0,
+		      "simulated %d deadlock %d reordered %" PRIu64,
+		      r.simulated, r.deadlock, r.reordered);
+	/* shorter second read: W 12..16 */
+	r = whatif(&f, "scan2", 0.6);
+	ASSERT_RESULT(r, 20, 16, 16);
 	unload(&f);
 	synth_free(&s);
 }
@@ -1076,6 +1107,7 @@ static Suite *whatif_suite(void)
 	tcase_add_test(tc, test_whatif_lock_reorder);
 	tcase_add_test(tc, test_whatif_rwlock_reader_first);
 	tcase_add_test(tc, test_whatif_rwlock_writer_first);
+	tcase_add_test(tc, test_whatif_rwlock_ordered);
 	tcase_add_test(tc, test_whatif_rwlock_write_only);
 	tcase_add_test(tc, test_whatif_barrier);
 	tcase_add_test(tc, test_whatif_semaphore_order);

@@ -26,11 +26,13 @@
  *                 token in the recording) to start with, one more per post;
  *                 a wait takes one or waits, posts go to the earliest
  *                 waiter.
- *   barrier, cond, item, untracked objects
+ *   barrier, cond, item, untracked objects, ordered rwlocks
  *                 the recorded dependency: a CONSUME waits for the
  *                 simulated time of the PUBLISHes it consumed (a barrier's
  *                 departure for every arrival of its episode, a wake for the
- *                 signal it consumed, a dequeue for the item's enqueue).
+ *                 signal it consumed, a dequeue for the item's enqueue, a
+ *                 task's start for the tasks it depends on: an rwlock
+ *                 defined CP_RWLOCK_ORDERED).
  *                 So are the rwlocks of traces written before
  *                 CP_EVF_SHARED existed, when they show reads: an rwlock
  *                 none of whose CONSUMEs is SHARED is taken for write-only
@@ -1011,7 +1013,8 @@ void cp_rsim_obj_init(struct cp_robj *o, uint8_t kind, bool untracked,
 	} else if (kind == CP_OBJ_SEM) {
 		o->mode = CP_RMODE_SEM;
 		o->tokens = extra > cnt0 ? extra : cnt0;
-	} else if (kind == CP_OBJ_RWLOCK && !rw_broken) {
+	} else if (kind == CP_OBJ_RWLOCK && !rw_broken &&
+		   extra != CP_RWLOCK_ORDERED) {
 		o->mode = CP_RMODE_RW;
 	}
 }

@@ -122,8 +122,8 @@ int cp_rsim_run(struct cp_rsim *s, struct cp_replay_result *r);
  * How object @o is simulated: a mutex or spinlock as a lock, a semaphore
  * with max(@extra, @cnt0) tokens (its initial value, or the waits that
  * took an initial token in the recording), an rwlock unless @rw_broken
- * (rw_classify, cp_replay.c), anything else or anything @untracked by its
- * recorded dependencies.
+ * (rw_classify, cp_replay.c) or @extra is CP_RWLOCK_ORDERED, anything
+ * else or anything @untracked by its recorded dependencies.
  */
 void cp_rsim_obj_init(struct cp_robj *o, uint8_t kind, bool untracked,
 		      uint64_t extra, uint64_t cnt0, bool rw_broken);
