@@ -130,9 +130,10 @@ static inline void forget_sync(const void *o)
  * flags that let the lean paths run are set after the slots were
  * resolved (cp_real.c's constructor runs first).  A try made here is
  * preceded by a fetch of the map's home slot (cp_objrec_prefetch_home),
- * the thread's own line, which then arrives beside the lock's.  Inline (@far false),
- * they look for the record in its home slot only (a release first in the
- * held slot) and serve online mode without procedures only; the general
+ * the thread's own line, which then arrives beside the lock's.  Inline
+ * (@far false), they look for the record in its home slot only (a
+ * release first in the held slot) and serve online mode without
+ * procedures only; the general
  * wrapper, out of line, first runs them again (CP_LEAN_*_TRY, @far true)
  * with the whole map, procedures and in trace mode too.  Return values
  * and errno are the real calls': the lean code touches neither.
