@@ -527,7 +527,7 @@ static void omp_deps_hold(struct cp_thread *t, const struct omp_dep *deps,
 		if (start)
 			cp_online_lock_acquired(t, r, NULL, !deps[i].writes);
 		else
-			cp_online_lock_release(t, r);
+			cp_online_rw_release(t, r, deps[i].writes);
 	}
 }
 

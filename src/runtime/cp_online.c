@@ -240,8 +240,12 @@ void cp_online_failed(struct cp_thread *t, struct cp_objrec *r,
 			(w ? CP_EVF_WAIT : 0), now, wall_of(t)), r ? r->id : 0));
 }
 
-/* Publish the (already advanced) path into a lock record at @now. */
-static void release_at(struct cp_thread *t, struct cp_objrec *r, uint64_t now)
+/* Publish the (already advanced) path into a lock record at @now.  An
+ * rwlock's release is a write release when @write is 1, a read release
+ * when 0, and when -1 if the thread is the one its acquire recorded as
+ * the writer. */
+static void release_at(struct cp_thread *t, struct cp_objrec *r, uint64_t now,
+		       int write)
 {
 	uint64_t seq;
 
@@ -250,7 +254,7 @@ static void release_at(struct cp_thread *t, struct cp_objrec *r, uint64_t now)
 	if (r->kind != CP_OBJ_RWLOCK) {
 		seq = ++r->seq;
 		cp_path_copy(&r->main, t->path, cp_rt.nsel);
-	} else if (r->u.rw.writer == t->tid) {
+	} else if (write > 0 || (write < 0 && r->u.rw.writer == t->tid)) {
 		cp_lock_acquire(&r->lk);
 		seq = ++r->seq;
 		r->u.rw.wseq = seq;
@@ -279,7 +283,15 @@ void cp_online_lock_release(struct cp_thread *t, struct cp_objrec *r)
 	 * due (the thread restarts at its first event after it). */
 	if (untracked(r) && t->gen == cur_gen())
 		return;
-	release_at(t, r, step(t));
+	release_at(t, r, step(t), -1);
+}
+
+void cp_online_rw_release(struct cp_thread *t, struct cp_objrec *r,
+			  bool write)
+{
+	if (untracked(r) && t->gen == cur_gen())
+		return;
+	release_at(t, r, step(t), write);
 }
 
 /* ---- barriers -------------------------------------------------------- */
@@ -344,7 +356,7 @@ void cp_online_cond_wait_begin(struct cp_thread *t, struct cp_objrec *c,
 {
 	w->t0 = step(t);
 	w->wall0 = t->wall_now;
-	release_at(t, m, w->t0);
+	release_at(t, m, w->t0, -1);
 	cp_lock_acquire(&c->lk);
 	w->seq0 = c->seq;
 	cp_lock_release(&c->lk);

@@ -46,6 +46,14 @@ void cp_online_lock_acquired(struct cp_thread *t, struct cp_objrec *r,
  */
 void cp_online_rw_observe(struct cp_thread *t, struct cp_objrec *r,
 			  struct cp_wait *w, bool all);
+/*
+ * The release of an rwlock-kind record that a thread may hold more than
+ * once, for reading and writing (an OpenMP task dependence, which a task
+ * run inside another on the same thread may name too): a write release
+ * when @write, else a read release, whatever its acquires recorded.
+ */
+void cp_online_rw_release(struct cp_thread *t, struct cp_objrec *r,
+			  bool write);
 /* A try/timed acquire failed (@w NULL: without waiting). */
 void cp_online_failed(struct cp_thread *t, struct cp_objrec *r,
 		      struct cp_wait *w);

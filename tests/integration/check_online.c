@@ -389,14 +389,14 @@ END_TEST
 
 /* OpenMP (libgomp): an imbalanced region, a critical-section chain with
  * a barrier, a task joined by taskwait, a task dependence, a taskwait on
- * a dependence, a taskloop, a team that shrinks, an ordered loop
- * (omp.c). */
+ * a dependence, a dependence named by a task and its child, a taskloop,
+ * a team that shrinks, an ordered loop (omp.c). */
 START_TEST(test_online_openmp)
 {
 	static const struct workload *const wl[] = {
 		&cpt_wl_omp_region, &cpt_wl_omp_critical, &cpt_wl_omp_tasks,
-		&cpt_wl_omp_depend, &cpt_wl_omp_waitdep, &cpt_wl_omp_taskloop,
-		&cpt_wl_omp_shrink, &cpt_wl_omp_ordered,
+		&cpt_wl_omp_depend, &cpt_wl_omp_waitdep, &cpt_wl_omp_nested,
+		&cpt_wl_omp_taskloop, &cpt_wl_omp_shrink, &cpt_wl_omp_ordered,
 	};
 
 	CPT_SKIP_IF(CPT_LIBOMP, "OpenMP built on LLVM's libomp (clang), "
@@ -683,7 +683,7 @@ static Suite *online_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("openmp");
 	tcase_set_timeout(tc, 240);
-	tcase_add_loop_test(tc, test_online_openmp, 0, 8 * NCOMBOS);
+	tcase_add_loop_test(tc, test_online_openmp, 0, 9 * NCOMBOS);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cxx");
 	tcase_set_timeout(tc, 480);

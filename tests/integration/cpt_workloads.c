@@ -233,6 +233,15 @@ const struct workload cpt_wl_omp_waitdep = {
 	{ { "rwlock", 2, 2 } },
 };
 
+const struct workload cpt_wl_omp_nested = {
+	"omp", "nested", "p,w,c,v,q,r,s", 60, 2, 20,
+	{ { "p", 10, 10, 10 }, { "w", 20, 20, 20 }, { "c", 5, 5, 5 },
+	  { "v", 10, 10, 10 }, { "q", 0, 0, 15 }, { "r", 10, 10, 10 },
+	  { "s", 5, 5, 5 } },
+	{ { 0, 60, 40 }, { 1, 45, 35 }, END_THREADS },
+	{ { "rwlock", 3, 3 } },
+};
+
 const struct workload cpt_wl_omp_taskloop = {
 	"omp", "taskloop", "p,a,b,r", 50, 2, 20,
 	{ { "p", 10, 10, 10 }, { "a", 30, 20, 30 }, { "b", 0, 0, 10 },
@@ -315,6 +324,7 @@ const struct workload *const cpt_wl_all[] = {
 	&cpt_wl_omp_tasks,
 	&cpt_wl_omp_depend,
 	&cpt_wl_omp_waitdep,
+	&cpt_wl_omp_nested,
 	&cpt_wl_omp_taskloop,
 	&cpt_wl_omp_shrink,
 	&cpt_wl_omp_ordered,

@@ -71,6 +71,7 @@ extern const struct workload cpt_wl_omp_critical;
 extern const struct workload cpt_wl_omp_tasks;
 extern const struct workload cpt_wl_omp_depend;
 extern const struct workload cpt_wl_omp_waitdep;
+extern const struct workload cpt_wl_omp_nested;
 extern const struct workload cpt_wl_omp_taskloop;
 extern const struct workload cpt_wl_omp_shrink;
 extern const struct workload cpt_wl_omp_ordered;

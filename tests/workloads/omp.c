@@ -44,6 +44,18 @@
  *   = 50.  CP 60: p 10, a 30, b 10, r 10, q 0.  Zeroing: p 10, a 10,
  *   b 10, r 10, q 0.  Useful: main 50 (it waits 10 for "a"), worker 30.
  *
+ * nested: task "W" writes x and, on the worker, runs a child task "c"
+ * that reads x (undeferred, so on the worker too: a child is not W's
+ * sibling and does not wait for it); main then runs an undeferred task
+ * "r" reading x, which waits for W.  The child's read of x on W's thread
+ * must not end W's write.
+ *   0: "p" 10; task depend(out: x) { "w" 20;
+ *        task depend(in: x) if(0) { "c" 5 }; "v" 10 };
+ *      "q" 15; task depend(in: x) if(0) { "r" 10 }; "s" 5
+ *   Paths: p -> w -> c -> v -> r -> s = 60, p -> q -> r -> s = 40.
+ *   CP 60: p 10, w 20, c 5, v 10, r 10, s 5, q 0.  Zeroing: p 10, w 20,
+ *   c 5, v 10, r 10, s 5, q 0.  Useful: main 40, worker 35.
+ *
  * waitdep: main creates task "a" writing x (the worker takes it while
  * main works on), then waits for it alone with taskwait depend.
  *   0: "p" 10; task depend(out: x) { "a" 30 }; "q" 20;
@@ -175,6 +187,30 @@ static void depend(void)
 		exit(1);
 }
 
+static void nested(void)
+{
+	int x = 0;
+
+#pragma omp parallel num_threads(2) shared(x)
+	{
+		if (omp_get_thread_num() == 0) {
+			wl_region("p", 10);
+#pragma omp task depend(out: x) shared(x)
+			{
+				wl_region("w", 20);
+#pragma omp task depend(in: x) if(0) shared(x)
+				wl_region("c", x == 0 ? 5 : 1000);
+				wl_region("v", 10);
+				x = 1;
+			}
+			wl_region("q", 15);
+#pragma omp task depend(in: x) if(0) shared(x)
+			wl_region("r", x == 1 ? 10 : 1000);
+			wl_region("s", 5);
+		}
+	}
+}
+
 static void waitdep(void)
 {
 	int x = 0;
@@ -241,6 +277,8 @@ int main(int argc, char **argv)
 		taskloop();
 	else if (strcmp(v, "waitdep") == 0)
 		waitdep();
+	else if (strcmp(v, "nested") == 0)
+		nested();
 	else
 		return 2;
 	printf("omp %s done\n", v);
