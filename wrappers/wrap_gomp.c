@@ -387,11 +387,23 @@ CP_EXPORT void GOMP_single_copy_end(void *data)
 	omp_single_copy(data, true);
 }
 
+/* End wait @w by taking the completions published to @key since its last
+ * take (a task's children, a taskloop's tasks).  Guard raised. */
+static void omp_children_taken(struct cp_thread *t, const void *key,
+			       struct cp_wait *w)
+{
+	struct cp_objrec *r = model_rec(t, key, CP_OBJ_COND, 0);
+
+	if (r)
+		cp_online_signal_take(t, r, w, true);
+	else
+		cp_online_failed(t, NULL, w);
+}
+
 /* Wait for the current task's children: taskwait and taskgroup end. */
 static void omp_children_wait(void (*real)(void))
 {
 	struct cp_thread *t = cp_enter();
-	struct cp_objrec *r;
 	struct cp_wait w, *outer;
 	int err;
 
@@ -409,11 +421,7 @@ static void omp_children_wait(void (*real)(void))
 	err = errno;
 	cp_resume();
 	omp_waiting = outer;
-	r = model_rec(t, omp_cur->children, CP_OBJ_COND, 0);
-	if (r)
-		cp_online_signal_take(t, r, &w, true);
-	else
-		cp_online_failed(t, NULL, &w);
+	omp_children_taken(t, omp_cur->children, &w);
 	cp_leave();
 	errno = err;
 }
@@ -894,11 +902,7 @@ static void omp_taskloop(const struct omp_loop_call *c, void (*fn)(void *),
 	if (!t)
 		return;
 	if (group_wait) {
-		r = model_rec(t, &group, CP_OBJ_COND, 0);
-		if (r)
-			cp_online_signal_take(t, r, &w, true);
-		else
-			cp_online_failed(t, NULL, &w);
+		omp_children_taken(t, &group, &w);
 		cp_objrec_forget(&group, CP_NS_MODEL);
 	}
 	cp_leave();
