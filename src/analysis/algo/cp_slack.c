@@ -113,6 +113,9 @@ struct seg {
 	uint32_t until;		/* expires after this index in the block */
 };
 
+/* The least entry of an empty list: no value, never expires. */
+static const struct seg seg_none = { UINT64_MAX, UINT32_MAX };
+
 /* One group's walk through a block. */
 struct lane {
 	uint32_t gid;
@@ -128,9 +131,9 @@ struct lane {
 	uint32_t n, cap;
 	bool heaped;
 	/* list mode: a live entry of least value (of the latest expiry
-	 * among equal values), { UINT64_MAX, UINT32_MAX } for an empty
-	 * list; it stands until the walk passes its expiry or a push
-	 * brings a smaller one */
+	 * among equal values), seg_none for an empty list; it stands
+	 * until the walk passes its expiry or a push brings a smaller
+	 * one */
 	struct seg least;
 };
 
@@ -325,7 +328,7 @@ static uint64_t seg_min(struct lane *ln, uint32_t now)
 	 * alive: no other alive one is smaller (entries only expire) */
 	if (ln->least.until >= now)
 		return ln->least.val;
-	ln->least = (struct seg){ UINT64_MAX, UINT32_MAX };
+	ln->least = seg_none;
 	for (uint32_t i = 0; i < ln->n; i++) {
 		struct seg x = ln->heap[i];
 
@@ -386,7 +389,7 @@ static uint32_t lanes_init(struct cp_slack_ws *ws, const struct cp_groups *gr,
 		ln->d = 0;
 		ln->n = 0;
 		ln->heaped = false;
-		ln->least = (struct seg){ UINT64_MAX, UINT32_MAX };
+		ln->least = seg_none;
 		if (ln->first == CP_PAG_NONE) {
 			ln->stop = CP_PAG_NONE;
 			continue;
