@@ -367,7 +367,6 @@ enum cpt_status cpt_cmd_whatif(struct cpt_ctx *c, int argc, char **argv)
 		return whatif_stream(c, path, &o);
 	if (ret == 2 && whatif_quiet(c, path, &o, &st))
 		return st;
-	c->memory = UINT64_MAX;	/* decided: the loader need not look again */
 	st = cpt_input_load(c, path, &in);
 	if (st)
 		return st;

@@ -41,6 +41,9 @@ struct cpt_ctx {
 				 * traces instead of salvaging them */
 	uint64_t memory;	/* --memory SIZE in bytes, 0: the default
 				 * (cp_budget_default) */
+	bool budget_checked;	/* the verb weighed the trace against the
+				 * budget and said what it chose: the
+				 * loader does not do it again */
 };
 
 /* Verbs: parse argv (argv[0] is the verb), do the work. */

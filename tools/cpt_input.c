@@ -71,7 +71,7 @@ int cpt_choose_stream(struct cpt_ctx *c, const char *path, bool forced,
 			why, gives);
 	else if (fit == 2)
 		fprintf(stderr, "cpt: %s: in memory: %s\n", path, why);
-	c->memory = UINT64_MAX;	/* decided: the loader need not look again */
+	c->budget_checked = true;
 	return fit == 1;
 }
 
@@ -190,8 +190,11 @@ static enum cpt_status check_budget(struct cpt_ctx *c, const char *path)
 {
 	struct cp_budget_est est;
 	char why[200];
-	int fit = cpt_input_budget(c, path, &est, why, sizeof(why));
+	int fit;
 
+	if (c->budget_checked)
+		return CPT_OK;
+	fit = cpt_input_budget(c, path, &est, why, sizeof(why));
 	if (fit < 0)
 		return CPT_BAD_INPUT;
 	if (fit == 1) {

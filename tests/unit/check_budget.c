@@ -5,6 +5,7 @@
  * peak from above.
  */
 #include <check.h>
+#include <pty.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +20,10 @@
 
 /* Two threads, @iters lock/unlock pairs each, in blocks of 100 events:
  * thread 0 START, OBJ_DEF, CREATE, JOIN, EXIT; thread 1 START, EXIT;
- * 4 * @iters lock and unlock events: 7 + 4 * @iters events. */
-static void write_trace(const char *path, uint32_t iters)
+ * 4 * @iters lock and unlock events: 7 + 4 * @iters events.  @region:
+ * thread 1's first pair is also inside a region named "work" (2 events
+ * more). */
+static void write_trace_as(const char *path, uint32_t iters, bool region)
 {
 	struct synth s;
 	uint32_t m;
@@ -31,6 +34,13 @@ static void write_trace(const char *path, uint32_t iters)
 	m = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
 	synth_create(&s, 0, 10, 1);
 	synth_start(&s, 1, 0);
+	if (region) {
+		synth_string(&s, 1, "work");
+		synth_region_begin(&s, 1, 1, 1);
+		synth_lock(&s, 1, 5, 0, m);
+		synth_unlock(&s, 1, 3, m);
+		synth_region_end(&s, 1, 1, 1);
+	}
 	for (uint32_t i = 0; i < iters; i++) {
 		synth_lock(&s, 1, 5, 0, m);
 		synth_unlock(&s, 1, 3, m);
@@ -42,6 +52,11 @@ static void write_trace(const char *path, uint32_t iters)
 	synth_exit(&s, 0, 1);
 	ck_assert_msg(synth_write(&s, path) == 0, "write %s", path);
 	synth_free(&s);
+}
+
+static void write_trace(const char *path, uint32_t iters)
+{
+	write_trace_as(path, iters, false);
 }
 
 /* Create the temporary file named by the template @path (mkstemp). */
@@ -253,6 +268,77 @@ START_TEST(test_budget_cpt_says_the_mode)
 }
 END_TEST
 
+/*
+ * Run @cmd with its stderr on a terminal (stdout dropped); what it wrote
+ * there goes into @out.  Returns its wait status.
+ */
+static int on_terminal(const char *cmd, char *out, size_t len)
+{
+	size_t n = 0;
+	ssize_t r;
+	int fd, st;
+	pid_t pid = forkpty(&fd, NULL, NULL, NULL);
+
+	ck_assert(pid >= 0);
+	if (pid == 0) {
+		if (!freopen("/dev/null", "w", stdout))
+			_exit(127);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	/* read until the child closes the terminal (EIO on Linux) */
+	while ((r = read(fd, out + n, len - 1 - n)) > 0)
+		n += (size_t)r;
+	out[n] = '\0';
+	close(fd);
+	ck_assert(waitpid(pid, &st, 0) == pid);
+	return st;
+}
+
+/* How many times @needle occurs in @hay. */
+static unsigned occurrences(const char *hay, const char *needle)
+{
+	unsigned n = 0;
+
+	for (const char *p = strstr(hay, needle); p;
+	     p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/*
+ * On a terminal the mode line is said once, with the budget asked for:
+ * `cpt report` and `cpt whatif --in-memory` weigh the trace before they
+ * load it, and the loader used to weigh it again against no budget at all
+ * and print a second line ("within the budget of 17179869184.0 GB").
+ */
+START_TEST(test_budget_cpt_says_the_mode_once)
+{
+	static const char *verbs[][2] = {
+		{ "report", "-o /dev/null --memory 4G" },
+		{ "whatif", "--scale work=0.5 --in-memory --memory 4G" },
+		{ "paths", "--k 1 --memory 4G" },
+	};
+	char path[] = "/tmp/cpt_budget_XXXXXX", cmd[512], out[8192];
+
+	temp_file(path);
+	write_trace_as(path, 250000, true);	/* 1000013 events */
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
+		int st;
+
+		snprintf(cmd, sizeof(cmd), "%s/tools/cpt %s %s %s",
+			 CP_BINARY_DIR, verbs[i][0], path, verbs[i][1]);
+		st = on_terminal(cmd, out, sizeof(out));
+		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+			      "%s: status %d: %s", cmd, st, out);
+		ck_assert_msg(occurrences(out, "in memory: ") == 1 &&
+			      strstr(out, "within the budget of 4.0 GB"),
+			      "%s: stderr '%s'", cmd, out);
+	}
+	unlink(path);
+}
+END_TEST
+
 static Suite *budget_suite(void)
 {
 	Suite *s = suite_create("budget");
@@ -266,6 +352,7 @@ static Suite *budget_suite(void)
 	tcase_add_test(tc, test_budget_bounds_the_analysis);
 	tcase_add_test(tc, test_budget_cpt_refuses_over_budget);
 	tcase_add_test(tc, test_budget_cpt_says_the_mode);
+	tcase_add_test(tc, test_budget_cpt_says_the_mode_once);
 	suite_add_tcase(s, tc);
 	return s;
 }
