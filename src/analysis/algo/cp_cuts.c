@@ -33,10 +33,7 @@
  * out-edges (the earliest head and the farthest positive-weight head of
  * every earlier vertex; the latest tail of every in-edge on the way) and
  * one backward sweep over the positions find every cut: O(v+e), no
- * reachability search.  The forward pass also lays the out-edges out by
- * topological position with their heads' positions (toff, tout), which
- * zeroing and Slack then read in order instead of chasing edge and vertex
- * ids.
+ * reachability search.
  *
  * Zeroing adds up over blocks.  Let w' <= w be any weights that keep the
  * edges passing over cuts at zero (zeroing a group does: it only sets
@@ -71,8 +68,13 @@
  * Blocks share their cut vertex: block b spans positions vfirst[b] ..
  * vfirst[b+1], the first block starts at 0 and the last ends at nv - 1
  * whether or not those are cuts.  Memory: rank and position on C of every
- * vertex, the out-edges by position (12 bytes per vertex, 8 per edge),
- * which the metrics need anyway, plus 8 bytes per block.
+ * vertex (8 bytes per vertex), which the metrics need anyway, plus 8
+ * bytes per block.  The metrics walk a block's out-edges through the
+ * graph's own adjacency (topo, out_off, out_e) and the rank of each
+ * head.  A copy of the adjacency laid out by position was tried: it
+ * made the passes no faster than the rank lookups they replace (every
+ * thread's vertices are consecutive ids, so the lookups stream too), and
+ * cost 4 bytes per vertex and 8 per edge at the report's peak.
  */
 #include "cp_cuts.h"
 #include "cp_debug.h"
@@ -104,7 +106,7 @@ static void cp_cuts_assert(const struct cp_cuts *k)
 int cp_cuts_find(struct cp_cuts *k, const struct cp_cpm *c)
 {
 	const struct cp_pag *g = c->g;
-	uint32_t *late = NULL, hi = 0, nb = 1, lo = UINT32_MAX, n = 0;
+	uint32_t *late = NULL, hi = 0, nb = 1, lo = UINT32_MAX;
 	uint8_t *cut = NULL;
 
 	memset(k, 0, sizeof(*k));
@@ -113,13 +115,9 @@ int cp_cuts_find(struct cp_cuts *k, const struct cp_cpm *c)
 		return 0;
 	k->rank = cp_big_malloc(sizeof(*k->rank) * ((size_t)g->nv + 1));
 	k->pos = cp_big_malloc(sizeof(*k->pos) * ((size_t)g->nv + 1));
-	k->toff = cp_big_malloc(sizeof(*k->toff) * ((size_t)g->nv + 1));
-	/* before the larger tout, whose fresh block would send back the
-	 * kept one of this size (cp_bigmem) */
 	late = cp_big_calloc((size_t)g->nv + 1, sizeof(*late));
-	k->tout = cp_big_malloc(sizeof(*k->tout) * ((size_t)g->ne + 1));
 	cut = cp_big_malloc((size_t)g->nv + 1);
-	if (!k->rank || !k->pos || !k->toff || !k->tout || !late || !cut)
+	if (!k->rank || !k->pos || !late || !cut)
 		goto err_mem;
 	for (uint32_t p = 0; p < g->nv; p++)
 		k->rank[g->topo[p]] = p;
@@ -131,19 +129,17 @@ int cp_cuts_find(struct cp_cuts *k, const struct cp_cpm *c)
 	}
 	/*
 	 * Forward: (a), (b) and (d), hi being the farthest position an
-	 * earlier vertex needs; the out-edges by position; late[r] - 1 the
-	 * latest in-edge tail of the vertex at r (0: a root).
+	 * earlier vertex needs; late[r] - 1 the latest in-edge tail of the
+	 * vertex at r (0: a root).
 	 */
 	for (uint32_t p = 0; p < g->nv; p++) {
 		uint32_t v = g->topo[p], near = UINT32_MAX;
 
 		cut[p] = hi <= p && p > 0 && p + 1 < g->nv &&
 			 k->pos[v] != CP_PAG_NONE;
-		k->toff[p] = n;
 		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
 			uint32_t e = g->out_e[j], r = k->rank[g->head[e]];
 
-			k->tout[n++] = (struct cp_tedge){ r, e };
 			late[r] = p + 1;	/* tails come in order */
 			if (r < near)
 				near = r;
@@ -153,7 +149,6 @@ int cp_cuts_find(struct cp_cuts *k, const struct cp_cpm *c)
 		if (near > hi)
 			hi = near;	/* a leaf: no cut after it */
 	}
-	k->toff[g->nv] = n;
 	/* backward: (c), lo being the least latest-tail + 1 after p */
 	for (uint32_t p = g->nv; p-- > 0;) {
 		cut[p] = cut[p] && lo >= p + 1;
@@ -196,8 +191,6 @@ void cp_cuts_free(struct cp_cuts *k)
 	free(k->pfirst);
 	cp_big_free(k->rank);
 	cp_big_free(k->pos);
-	cp_big_free(k->toff);
-	cp_big_free(k->tout);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -279,13 +272,20 @@ static uint32_t win_rows(const uint64_t *n, uint32_t size)
 int cp_cuts_win_plan(const struct cp_cuts *k, uint32_t b,
 		     struct cp_cuts_win *w)
 {
+	const struct cp_pag *g = k->c->g;
 	uint32_t p0 = k->vfirst[b], p1 = cp_cuts_vlast(k, b), nf = 0;
 	uint64_t n[33] = { 0 };
 
-	for (uint32_t p = p0; p < p1; p++)
-		for (uint32_t j = k->toff[p]; j < k->toff[p + 1]; j++)
-			if (k->tout[j].head <= p1)
-				n[bit_len(k->tout[j].head - p)]++;
+	for (uint32_t p = p0; p < p1; p++) {
+		uint32_t v = g->topo[p];
+
+		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
+			uint32_t r = cp_cuts_head(k, g->out_e[j]);
+
+			if (r <= p1)
+				n[bit_len(r - p)]++;
+		}
+	}
 	w->rows = win_rows(n, p1 - p0 + 1);
 	w->nfar = 0;
 	for (unsigned i = bit_len(w->rows); i <= 32; i++)
@@ -298,15 +298,18 @@ int cp_cuts_win_plan(const struct cp_cuts *k, uint32_t b,
 		w->far = f;
 		w->cap = nf;
 	}
-	for (uint32_t p = p0; p < p1; p++)
-		for (uint32_t j = k->toff[p]; j < k->toff[p + 1]; j++) {
-			uint32_t r = k->tout[j].head;
+	for (uint32_t p = p0; p < p1; p++) {
+		uint32_t v = g->topo[p];
+
+		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
+			uint32_t r = cp_cuts_head(k, g->out_e[j]);
 
 			if (r <= p1 && cp_cuts_win_far(w, p, r)) {
 				w->far[w->nfar] = (uint64_t)r << 32 | w->nfar;
 				w->nfar++;
 			}
 		}
+	}
 	if (w->nfar)	/* far may still be NULL: qsort wants a pointer */
 		qsort(w->far, w->nfar, sizeof(*w->far), cmp_u64);
 	return 0;

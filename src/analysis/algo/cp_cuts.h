@@ -21,11 +21,6 @@
 
 #include "cp_cpm.h"
 
-/* An out-edge in topological numbering. */
-struct cp_tedge {
-	uint32_t head;		/* topological position of the head */
-	uint32_t e;		/* edge id */
-};
 
 struct cp_cuts {
 	const struct cp_cpm *c;
@@ -37,15 +32,16 @@ struct cp_cuts {
 	uint32_t *rank;		/* [nv] topological position of a vertex */
 	uint32_t *pos;		/* [nv] position of a vertex on C (0 .. npath),
 				 * or CP_PAG_NONE */
-	uint32_t *toff;		/* [nv+1] out-edges of the vertex at position
-				 * p: tout[toff[p] .. toff[p+1]) */
-	struct cp_tedge *tout;	/* [ne] the graph's edges by tail position,
-				 * for passes that walk it in order */
 };
 
+/* Topological position of the head of edge @e. */
+static inline uint32_t cp_cuts_head(const struct cp_cuts *k, uint32_t e)
+{
+	return k->rank[k->c->g->head[e]];
+}
+
 /*
- * Find the cuts of @c's critical path.  O(v+e) time, 12 bytes per vertex
- * and 8 per edge.
+ * Find the cuts of @c's critical path.  O(v+e) time, 8 bytes per vertex.
  * Returns 0, or -1 when memory runs out (@k is then empty).  @c must
  * outlive @k.  Free with cp_cuts_free().
  */
@@ -72,8 +68,8 @@ int cp_cuts_run(const struct cp_cpm *c,
  * cleared once read) and the few edges that span @rows positions or more
  * carry theirs in a far slot each, merged into the head's row when the
  * pass reaches it.  @rows minimises rows + far slots; a pass over the
- * block's vertices at positions p with out-edges j (in tout order, heads
- * at most the block's last position) numbers the far edges 0, 1, ... in
+ * block's vertices at positions p with their out-edges (in the graph's
+ * out-edge order, heads at most the block's last position) numbers the far edges 0, 1, ... in
  * that order.  Results are those of a scratch row per vertex, bit for bit.
  */
 struct cp_cuts_win {

@@ -519,7 +519,7 @@ static int slack_lanes(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 			}
 			cpe = q < c->npath ? c->path[q] : CP_PAG_NONE;
 		} else {
-			bool leaf = k->toff[p0 + i] == k->toff[p0 + i + 1];
+			bool leaf = g->out_off[v] == g->out_off[v + 1];
 
 			for (uint32_t x = 0; x < na; x++) {
 				uint32_t l = act[x];
@@ -532,9 +532,8 @@ static int slack_lanes(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 			}
 		}
 		memset(ai, 0, sizeof(*ai) * nl);	/* row of i + rows */
-		for (uint32_t j = k->toff[p0 + i]; j < k->toff[p0 + i + 1];
-		     j++) {
-			uint32_t e = k->tout[j].e, r = k->tout[j].head;
+		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
+			uint32_t e = g->out_e[j], r = rank[g->head[e]];
 			uint64_t w = c->w[e], *th, ls;
 
 			if (r > p1)

@@ -150,6 +150,7 @@ static void zero_block(const struct cp_cuts *k, const struct cp_groups *gr,
 		       const uint32_t *lane_of, uint32_t nl,
 		       const uint32_t *mask, uint64_t *et, uint64_t *len)
 {
+	const struct cp_pag *g = k->c->g;
 	const uint64_t *w = k->c->w;
 	uint32_t p0 = k->vfirst[b], p1 = cp_cuts_vlast(k, b);
 	uint32_t ring = win->rows - 1, nfar = 0, fi = 0;
@@ -157,7 +158,7 @@ static void zero_block(const struct cp_cuts *k, const struct cp_groups *gr,
 
 	memset(et, 0, sizeof(*et) * nl * ((size_t)win->rows + win->nfar));
 	memset(len, 0, sizeof(*len) * nl);
-	for (uint32_t p = p0;; p++) {
+	for (uint32_t p = p0, v;; p++) {
 		uint64_t *tv = et + (size_t)((p - p0) & ring) * nl;
 
 		for (; fi < win->nfar && win->far[fi] >> 32 == p; fi++) {
@@ -171,8 +172,9 @@ static void zero_block(const struct cp_cuts *k, const struct cp_groups *gr,
 				len[l] = tv[l];
 		if (p == p1)
 			break;	/* its out-edges belong to the next block */
-		for (uint32_t j = k->toff[p]; j < k->toff[p + 1]; j++) {
-			uint32_t e = k->tout[j].e, r = k->tout[j].head, m;
+		v = g->topo[p];
+		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
+			uint32_t e = g->out_e[j], r = cp_cuts_head(k, e), m;
 			uint64_t *th, we = w[e];
 
 			if (r > p1)
