@@ -1049,6 +1049,60 @@ START_TEST(test_compare_headline_prefers_program_name)
 }
 END_TEST
 
+/*
+ * A sampled profile, built by hand: worker spans the whole critical path
+ * on 40 samples (30 on the path); helper is 8% of the CPU time and none
+ * of the path, on 3 samples.  The headline must not rest on helper's 3
+ * samples (it once said "helper: 8% of CPU time but 0% of the critical
+ * path"): it names the leader, worker.  With worker down to 6 samples
+ * no row has enough, and the headline says so with the counts.
+ */
+START_TEST(test_compare_headline_skips_thin_rows)
+{
+	struct cp_proc_prof pp[2] = {
+		{ .proc = 0, .name = "worker", .cpu_ns = 920, .cp_ns = 1000,
+		  .cp_excl_ns = 1000, .zero_ns = 1000, .computed = true,
+		  .samples = 40, .cp_samples = 30 },
+		{ .proc = 1, .name = "helper", .cpu_ns = 80, .samples = 3 },
+	};
+	struct cp_profile p = {
+		.cp_len = 1000, .elapsed_ns = 1000, .useful_ns = 1000,
+		.nthreads = 2, .sampled = true, .samples = 43,
+		.cp_samples = 30, .procs = pp, .nprocs = 2,
+	};
+	struct cp_compare c;
+	char hl[512], *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	ck_assert_msg(cp_compare_build(&c, &p, NULL) == 0, "compare");
+	cp_compare_out_headline(&c, hl, sizeof(hl));
+	ck_assert_msg(c.finding == CP_CMP_ALIKE &&
+		      strstr(hl, "alike: worker leads the critical path"),
+		      "finding %d: %s", c.finding, hl);
+	m = open_memstream(&buf, &len);
+	cp_compare_out_text(m, &c, 0);
+	fclose(m);
+	ck_assert_msg(strstr(buf, "(thin): fewer than 10 of either"),
+		      "legend:\n%s", buf);
+	free(buf);
+	cp_compare_free(&c);
+
+	pp[0].samples = 6;
+	pp[0].cp_samples = 5;
+	p.samples = 9;
+	p.cp_samples = 5;
+	ck_assert_msg(cp_compare_build(&c, &p, NULL) == 0, "compare");
+	cp_compare_out_headline(&c, hl, sizeof(hl));
+	ck_assert_msg(c.finding == CP_CMP_THIN &&
+		      strstr(hl, "Too few CPU-time samples to compare the two "
+			     "profiles: 9 samples, 5 on the critical path, "
+			     "and no procedure has 10 of each"),
+		      "finding %d: %s", c.finding, hl);
+	cp_compare_free(&c);
+}
+END_TEST
+
 START_TEST(test_compare_gprof_columns_json)
 {
 	struct synth s;
@@ -1202,6 +1256,7 @@ static Suite *export_suite(void)
 	tcase_add_test(tc, test_gprof_real_run);
 	tcase_add_test(tc, test_compare_scene_headline_and_ranks);
 	tcase_add_test(tc, test_compare_headline_prefers_program_name);
+	tcase_add_test(tc, test_compare_headline_skips_thin_rows);
 	tcase_add_test(tc, test_compare_gprof_columns_json);
 	tcase_add_test(tc, test_views_scene_levels);
 	suite_add_tcase(s, tc);

@@ -19,6 +19,11 @@
  * the top ten, and the two percentages are at least one point apart (so
  * two procedures tied within noise do not flip marks).
  *
+ * The headline speaks of sampled procedures only when their figures rest
+ * on enough samples (cp_compare_thin): on a short run a procedure seen in
+ * one sample would otherwise be called 8% of the CPU time and none of the
+ * critical path.  When no row has enough, the headline says so.
+ *
  * The headline's "the other threads wait while it runs" is measured, not
  * assumed: over the procedure's critical-path segments, the fraction of
  * the other threads' time that was useful work (segments placed on the
@@ -228,13 +233,20 @@ static bool beats(const struct cp_compare *c, int best, uint32_t i,
 	return c->rows[best].name[0] == '_' && c->rows[i].name[0] != '_';
 }
 
+/* Do row @r's figures rest on enough samples to be spoken of? */
+static bool sure(const struct cp_compare *c, const struct cp_cmp_row *r)
+{
+	return r->pp && !cp_compare_thin(c->p, r->pp);
+}
+
 /*
  * Pass 0 considers only rows that hold their CP time themselves (not a
  * caller such as main whose callees do the work), pass 1 any row.
  */
-static bool candidate(const struct cp_cmp_row *r, int pass)
+static bool candidate(const struct cp_compare *c, const struct cp_cmp_row *r,
+		      int pass)
 {
-	return r->pp && (pass || own(r));
+	return sure(c, r) && (pass || own(r));
 }
 
 /* A procedure the CPU profile underrates, or -1. */
@@ -248,7 +260,7 @@ static int find_underrated(const struct cp_compare *c)
 			const struct cp_cmp_row *r = &c->rows[i];
 			double cpu = cp_compare_rank_cpu_pct(c, r);
 
-			if (!candidate(r, pass) || r->cp_pct < HL_MIN_PCT ||
+			if (!candidate(c, r, pass) || r->cp_pct < HL_MIN_PCT ||
 			    r->cp_pct < HL_RATIO * cpu || whole(c, r))
 				continue;
 			if (beats(c, best, i, r->cp_pct - cpu, bd)) {
@@ -269,7 +281,7 @@ static int find_overrated(const struct cp_compare *c)
 		const struct cp_cmp_row *r = &c->rows[i];
 		double cpu = cp_compare_rank_cpu_pct(c, r);
 
-		if (!r->pp || cpu < HL_MIN_PCT ||
+		if (!sure(c, r) || cpu < HL_MIN_PCT ||
 		    cpu < HL_RATIO * r->cp_pct || whole(c, r))
 			continue;
 		if (beats(c, best, i, cpu - r->cp_pct, bd)) {
@@ -292,7 +304,7 @@ static int find_rank_difference(const struct cp_compare *c)
 			double d = fabs(r->cp_pct -
 					cp_compare_rank_cpu_pct(c, r));
 
-			if (!candidate(r, pass) || !r->disagree)
+			if (!candidate(c, r, pass) || !r->disagree)
 				continue;
 			if (beats(c, best, i, d, bd)) {
 				bd = d;
@@ -310,8 +322,8 @@ static int find_leader(const struct cp_compare *c)
 		for (uint32_t i = 0; i < c->n; i++) {
 			const struct cp_cmp_row *r = &c->rows[i];
 
-			if (r->pp && (pass == 2 ||
-				      (!whole(c, r) && (pass || own(r)))))
+			if (sure(c, r) && (pass == 2 ||
+					   (!whole(c, r) && (pass || own(r)))))
 				return (int)i;
 		}
 	return -1;
@@ -338,6 +350,8 @@ static void headline(struct cp_compare *c)
 		c->finding = CP_CMP_RANKS_DIFFER;
 	} else if ((best = find_leader(c)) >= 0) {
 		c->finding = CP_CMP_ALIKE;
+	} else {
+		c->finding = CP_CMP_THIN;	/* every row is thin */
 	}
 	if (best >= 0)
 		c->hl_row = (uint32_t)best;

@@ -44,6 +44,8 @@ enum cp_cmp_finding {
 	CP_CMP_OVERRATED,	/* hl_row: CPU share >= 1.5 x its CP share */
 	CP_CMP_RANKS_DIFFER,	/* hl_row: the most striking rank mark */
 	CP_CMP_ALIKE,		/* both rank alike; hl_row leads the CP */
+	CP_CMP_THIN,		/* sampled procedures, none of them on
+				 * enough samples to say one of the above */
 };
 
 struct cp_compare {

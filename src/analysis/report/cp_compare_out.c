@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "cp_sampled.h"
 #include "cp_samples.h"
 
 /* Headline: " (gprof)" after a CPU share that is gprof's. */
@@ -84,6 +85,14 @@ void cp_compare_out_headline(const struct cp_compare *c, char *buf,
 			 "(%.0f%% of CPU time%s, %.0f%% of the critical path; "
 			 "zeroing it saves %.1f%%).", r->name, cpu, cpu_src(c),
 			 r->cp_pct, cp_pct(r->pp->zero_ns, p->cp_len));
+		break;
+	case CP_CMP_THIN:
+		snprintf(buf, len, "Too few CPU-time samples to compare the "
+			 "two profiles: %" PRIu64 " samples, %" PRIu64 " on the "
+			 "critical path, and no procedure has %d of each; trace "
+			 "a longer run or sample more often "
+			 "(CPTHREAD_SAMPLING_HZ).", p->samples, p->cp_samples,
+			 CP_SAMPLES_THIN);
 		break;
 	}
 }
