@@ -130,7 +130,9 @@
  * samples for the figures to mean much);
  * per thread: utilization (useful_ns / its elapsed_ns);
  * per object: held_ns, cp_held_ns (held on the path) and cp_edges (path
- * crossings through it).
+ * crossings through it), and site: where the program first used it, an
+ * object with pc ("0x...", the code address in the call), function, file
+ * and line (null when unknown), or null when the trace has no site for it.
  */
 #define CP_KEY_TRACE		"trace"
 #define CP_KEY_GRAPH		"graph"
@@ -156,6 +158,11 @@
 #define CP_KEY_HELD_NS		"held_ns"
 #define CP_KEY_CP_HELD_NS	"cp_held_ns"
 #define CP_KEY_CP_EDGES		"cp_edges"
+#define CP_KEY_SITE		"site"
+#define CP_KEY_PC		"pc"
+#define CP_KEY_FUNCTION		"function"
+#define CP_KEY_FILE		"file"
+#define CP_KEY_LINE		"line"
 
 /*
  * Written by `cpt report` in streaming mode only (cp_stream.h), where the

@@ -63,6 +63,12 @@
  *                    in the process.  Several blocks may appear (objects
  *                    loaded later by dlopen); a reader takes their union,
  *                    the same (path, bias) twice being one module.
+ *   CP_BLOCK_SITES   repeated { uv obj; uv pc }: where the program first
+ *                    used object obj, the code address of its call into
+ *                    the tracer (a return address minus one, so that it
+ *                    falls in the call).  Written in trace mode when the
+ *                    tracer is a shared object (its frames can be told
+ *                    from the program's); an object may have none.
  *   CP_BLOCK_END     struct cp_trace_end.
  *
  * Events (inside CP_BLOCK_EVENTS)
@@ -208,6 +214,7 @@ enum cp_block_type {
 	CP_BLOCK_END = 6,
 	CP_BLOCK_SAMPLES = 7,
 	CP_BLOCK_MODULES = 8,
+	CP_BLOCK_SITES = 9,
 };
 
 struct cp_samples_head {

@@ -222,3 +222,42 @@ void cp_modules_reset(void)
 	cp_nseen = 0;
 	cp_listed = false;
 }
+
+/* dl_iterate_phdr callback: the executable segments of the object that
+ * holds this function, if @info is it (@arg: uintptr_t[2], left 0 when
+ * that object is the executable). */
+static int find_own(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uintptr_t self = (uintptr_t)find_own, lo = UINTPTR_MAX, hi = 0;
+	uintptr_t *range = arg;
+
+	(void)size;
+	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		if (a < lo)
+			lo = a;
+		if (a + ph->p_memsz > hi)
+			hi = a + ph->p_memsz;
+	}
+	if (self < lo || self >= hi)
+		return 0;
+	if (info->dlpi_name[0]) {
+		range[0] = lo;
+		range[1] = hi;
+	}
+	return 1;
+}
+
+bool cp_modules_own_text(uintptr_t *lo, uintptr_t *hi)
+{
+	uintptr_t range[2] = { 0, 0 };
+
+	dl_iterate_phdr(find_own, range);
+	*lo = range[0];
+	*hi = range[1];
+	return range[1] > range[0];
+}

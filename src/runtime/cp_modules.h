@@ -13,6 +13,9 @@
 #ifndef CP_MODULES_H
 #define CP_MODULES_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 /*
  * Write a MODULES block with the objects loaded now that this trace does
  * not list yet (nothing when the loader added none since the last call).
@@ -24,5 +27,14 @@ int cp_modules_update(void);
 /* Forget what was written: a forked child starts its own trace.  Fork
  * child, single-threaded. */
 void cp_modules_reset(void);
+
+/*
+ * The run-time range [*@lo, *@hi) of the tracer's own code, for unwinders
+ * that skip its frames: the executable segments of the shared object that
+ * holds it.  False when the tracer is linked into the executable (the
+ * static library), whose range would hold the program's code too.  Any
+ * thread outside signal handlers (dl_iterate_phdr).
+ */
+bool cp_modules_own_text(uintptr_t *lo, uintptr_t *hi);
 
 #endif /* CP_MODULES_H */

@@ -18,6 +18,7 @@
 
 #include "cp_alloc.h"
 #include "cp_die.h"
+#include "cp_sites.h"
 #include "cp_trace_format.h"
 #include "cp_tracebuf.h"
 #include "cp_tsan.h"
@@ -442,12 +443,14 @@ static void repeat_def(struct cp_thread *t, struct cp_objrec *r,
 
 struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
 					unsigned kind, uint64_t extra,
-					unsigned how)
+					unsigned how, const void *ra)
 {
 	struct cds_lfht_iter it;
 	struct cds_lfht_node *node;
 	struct cp_objrec *r, *mine;
 	bool lookup = !(how & CP_REC_NEW);
+	uint64_t site = t->tb ? cp_sites_at(ra) : 0;
+	bool sited = !t->tb || !cp_sites_enabled() || site;
 
 	if (!rcu_usable())
 		return NULL;
@@ -469,6 +472,17 @@ struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
 				continue;
 			}
 		}
+		if (!sited) {
+			/* @ra was the tracer's own code: unwind.  The
+			 * unwinder takes the loader's lock: not on the read
+			 * side, which a thread in the loader may wait for;
+			 * then look again */
+			rcu_read_unlock();
+			site = cp_sites_caller();
+			rcu_read_lock();
+			sited = lookup = true;
+			continue;
+		}
 		mine = new_rec(key, kind, extra);
 		if (!mine) {
 			r = NULL;
@@ -489,6 +503,7 @@ struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
 			cp_tb_obj_def(t->tb, r->id, kind, key >> 2, extra);
 			r->def_tb = t->tb;
 			r->def_block = cp_tb_block(t->tb);
+			cp_sites_add(r->id, site);
 		}
 		/* only synchronization objects can be untracked */
 		if ((key & 3) == CP_NS_SYNC && atomic_load(&cp_nuntracked) &&

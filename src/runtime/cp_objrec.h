@@ -140,11 +140,13 @@ enum {
 };
 
 /* The record of @key (see cp_objrec_get) when the thread's map has no
- * valid entry for it: table lookup or creation; @how: CP_REC_* flags.
- * Calling thread, guard raised. */
+ * valid entry for it: table lookup or creation; @how: CP_REC_* flags;
+ * @ra: the return address of the function the lookup was inlined into,
+ * the program's call site when that is a wrapper (cp_sites.h).  Calling
+ * thread, guard raised. */
 struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
 					unsigned kind, uint64_t extra,
-					unsigned how);
+					unsigned how, const void *ra);
 
 static inline uintptr_t cp_objrec_key(const void *addr, unsigned ns)
 {
@@ -189,7 +191,8 @@ static inline struct cp_objrec *cp_objrec_get(struct cp_thread *t,
 				     memory_order_acquire) == key &&
 			     s->rec->kind == kind, 1))
 		return s->rec;
-	return cp_objrec_lookup_slow(t, key, kind, extra, CP_REC_REMEMBER);
+	return cp_objrec_lookup_slow(t, key, kind, extra, CP_REC_REMEMBER,
+				     __builtin_return_address(0));
 }
 
 /* The slot of @t's map holding @key when its home slot holds another key,

@@ -48,6 +48,7 @@
 #include "cp_procs.h"
 #include "cp_report.h"
 #include "cp_sampler.h"
+#include "cp_sites.h"
 #include "cp_symbols.h"
 #include "cp_thread.h"
 #include "cp_trace_format.h"
@@ -218,6 +219,7 @@ static void setup_outputs(bool child)
 			cp_rt.trace_path[0] = '\0';
 		}
 	}
+	cp_sites_init();
 	errno = saved;
 }
 
@@ -392,8 +394,10 @@ void cp_runtime_finish(void)
 	}
 	cp_sampler_finish();
 	cp_report_write(t);
-	if (cp_rt.trace)
+	if (cp_rt.trace) {
+		cp_sites_finish();
 		cp_trace_finish(cp_thread_all(), cp_report_length());
+	}
 	cp_tls.guard--;
 	errno = saved;
 }

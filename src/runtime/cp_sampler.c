@@ -16,7 +16,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -409,34 +408,6 @@ static bool close_state(struct cp_smp *s, unsigned spins)
 
 /* ---- start-up -------------------------------------------------------- */
 
-/* dl_iterate_phdr callback: the executable segments of the object that
- * holds this function, if @info is it. */
-static int find_own(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	uintptr_t self = (uintptr_t)find_own, lo = UINTPTR_MAX, hi = 0;
-
-	(void)size;
-	(void)arg;
-	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
-			continue;
-		if (a < lo)
-			lo = a;
-		if (a + ph->p_memsz > hi)
-			hi = a + ph->p_memsz;
-	}
-	if (self < lo || self >= hi)
-		return 0;
-	if (!info->dlpi_name[0])
-		return 1;	/* linked into the executable: no range */
-	cp_smp_own_lo = lo;
-	cp_smp_own_hi = hi;
-	return 1;
-}
-
 /* A real-time signal nobody handles: from SIGRTMAX - 3 down. */
 static int pick_signal(void)
 {
@@ -537,7 +508,7 @@ enum cp_sampler_kind cp_sampler_init(void)
 		return CP_SAMPLER_NONE;
 	}
 	/* Whose frames are the tracer's; where the first thread's end. */
-	dl_iterate_phdr(find_own, NULL);
+	cp_modules_own_text(&cp_smp_own_lo, &cp_smp_own_hi);
 	cp_smp_main = (uintptr_t)cp_symbols_lookup("main");
 	/* The unwinder's one-time set-up (pthread_once) runs here, not in
 	 * the handler. */

@@ -84,6 +84,12 @@ struct cp_trace_obj {
 	bool untracked;		/* OBJ_UNTRACK seen somewhere */
 	uint64_t addr;		/* address in the traced program */
 	uint64_t extra;		/* barrier count, sem initial value */
+	uint64_t site;		/* where the program first used it (a code
+				 * address in the call; 0: unknown) */
+	const char *site_fn;	/* ... symbolized (cp_sampled_apply), or
+				 * NULL */
+	const char *site_file;	/* its source file, or NULL */
+	uint32_t site_line;	/* 0: unknown */
 	uint32_t npub;		/* PUBLISH events of the object */
 	uint32_t pub_off;	/* its publishes: cp_trace.pub[pub_off..] */
 	bool sparse;		/* its sequences are not 1..npub (reader) */

@@ -58,6 +58,13 @@ struct cp_trd_untrack {
 	size_t off;		/* file offset, for messages */
 };
 
+/* A SITES record as decoded, applied once the objects are known. */
+struct cp_trd_site {
+	uint32_t obj;
+	uint64_t pc;
+	size_t off;		/* file offset, for messages */
+};
+
 /* The state of one cp_trace_parse call. */
 struct cp_trd {
 	struct cp_trace *t;	/* what is being filled */
@@ -93,6 +100,9 @@ struct cp_trd {
 	struct cp_trd_untrack *unt;
 	size_t nunt;
 	uint64_t cap_unt;
+	struct cp_trd_site *sites;
+	size_t nsites;
+	uint64_t cap_sites;
 	uint64_t total_ev;	/* events of all EVENTS blocks */
 	size_t strbytes;	/* payload bytes of string-bearing blocks */
 	size_t strused;

@@ -131,6 +131,14 @@ static int check_objects(struct cp_trd *r)
 		}
 		t->objs[id].untracked = true;
 	}
+	/* a site of an object no event names is of no use: dropped */
+	for (size_t i = 0; i < r->nsites; i++) {
+		uint32_t id = r->sites[i].obj;
+
+		if (id < t->nobjs && t->objs[id].defined &&
+		    !t->objs[id].site)
+			t->objs[id].site = r->sites[i].pc;
+	}
 	return 0;
 }
 

@@ -447,6 +447,32 @@ static int decode_strings(struct cp_trd *r, const struct cp_trd_blk *b)
 	return 0;
 }
 
+/* A SITES block: (object, code address) pairs, kept for
+ * cp_trd_resolve_objects. */
+static int decode_sites(struct cp_trd *r, const struct cp_trd_blk *b)
+{
+	const uint8_t *start = r->buf + b->off + r->bsz, *p = start;
+	const uint8_t *end = start + b->size;
+
+	while (p < end) {
+		size_t off = b->off + r->bsz + (size_t)(p - start);
+		uint64_t obj, pc;
+
+		if (cp_uv_get(&p, end, &obj) || cp_uv_get(&p, end, &pc))
+			return cp_trd_note(r, off, "ignored", "bad SITES "
+					   "record");
+		if (!obj || obj >= UINT32_MAX || !pc)
+			continue;
+		if (cp_grow((void **)&r->sites, sizeof(*r->sites),
+			    &r->cap_sites, r->nsites + 1))
+			return cp_trd_fail(r, off, "out of memory");
+		r->sites[r->nsites++] = (struct cp_trd_site){
+			(uint32_t)obj, pc, off,
+		};
+	}
+	return 0;
+}
+
 /* SAMPLES and MODULES blocks: cp_samples.c. */
 static int decode_samples(struct cp_trd *r, const struct cp_trd_blk *b)
 {
@@ -517,6 +543,8 @@ static int decode_block(struct cp_trd *r, const struct cp_trd_blk *b)
 	case CP_BLOCK_SAMPLES:
 	case CP_BLOCK_MODULES:
 		return decode_samples(r, b);
+	case CP_BLOCK_SITES:
+		return decode_sites(r, b);
 	default:
 		return 0;
 	}

@@ -674,6 +674,36 @@ static void ap_free(struct ap *a)
 	cp_smap_free(&a->names);
 }
 
+/* Is @file one of the system's headers (a libstdc++ or libc inline)? */
+static bool system_header(const char *file)
+{
+	return file && (!strncmp(file, "/usr/include/", 13) ||
+			!strncmp(file, "/usr/lib/gcc/", 13));
+}
+
+/*
+ * Name where each object was first used: of the call's inline chain, the
+ * innermost frame outside the system's headers (std::mutex::lock inlined
+ * into the program's function names that function and its line), else
+ * the outermost.  The names belong to the symbolizer.
+ */
+static void name_sites(struct cp_trace *t, struct cp_symbolizer *sy)
+{
+	for (uint32_t i = 0; i < t->nobjs; i++) {
+		struct cp_trace_obj *o = &t->objs[i];
+		const struct cp_symframe *f;
+		uint32_t n, k = 0;
+
+		if (!o->site || !(n = cp_symbolize(sy, o->site, &f)))
+			continue;
+		while (k + 1 < n && system_header(f[k].file))
+			k++;
+		o->site_fn = f[k].name;
+		o->site_file = f[k].file;
+		o->site_line = f[k].line;
+	}
+}
+
 static bool wants_samples(const struct cp_trace *t, enum cp_procsrc src)
 {
 	if (src != CP_PROCS_AUTO)
@@ -703,9 +733,10 @@ int cp_sampled_apply(struct cp_trace *t, const struct cp_sampled_opts *o,
 		a.s->sym = cp_symbolize_open(a.s->mods, a.s->nmods,
 					     o ? o->debug_path : NULL, NULL,
 					     NULL, why, sizeof(why));
-		if (a.s->sym)
-			return 0;
-		goto err;
+		if (!a.s->sym)
+			goto err;
+		name_sites(t, a.s->sym);
+		return 0;
 	}
 	if (!a.s || !a.s->n) {
 		snprintf(err, errlen, "%s: no samples in the trace to take "
@@ -716,6 +747,7 @@ int cp_sampled_apply(struct cp_trace *t, const struct cp_sampled_opts *o,
 	if (!a.map || symbolize(&a, o ? o->debug_path : NULL, why,
 				sizeof(why)))
 		goto err;
+	name_sites(t, a.s->sym);
 	if (rewrite_all(&a))
 		goto err;
 	remap(&a);

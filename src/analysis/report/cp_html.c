@@ -32,6 +32,7 @@
 
 #include "cp_compare_out.h"
 #include "cp_html_assets.h"
+#include "cp_report_out.h"
 #include "cp_version.h"
 #include "cp_wall.h"
 #include "cp_wbuf.h"
@@ -701,7 +702,7 @@ static int objects(struct html *h)
 	const struct cp_profile *p = h->p;
 	const struct cp_obj_prof **v;
 	uint32_t n = 0, shown = 0;
-	char nm[64];
+	char nm[64], site[160];
 
 	v = malloc((p->nobjs ? p->nobjs : 1) * sizeof(*v));
 	if (!v)
@@ -725,7 +726,8 @@ static int objects(struct html *h)
 	     "<th class=\"name\">object</th><th class=\"name\">address</th>"
 	     "<th>ops</th><th>waits</th><th>waited</th><th>mean wait</th>"
 	     "<th>held</th><th>held on CP</th><th>CP crossings</th>"
-	     "<th>path gain</th></tr></thead><tbody>\n");
+	     "<th>path gain</th><th class=\"name\">first used in</th>"
+	     "</tr></thead><tbody>\n");
 	for (uint32_t i = 0; i < n && shown < 40; i++, shown++) {
 		const struct cp_obj_prof *ob = v[i];
 
@@ -750,7 +752,9 @@ static int objects(struct html *h)
 		cp_wbuf_printf(h->w, "<td data-v=\"%" PRIu64 "\">%" PRIu64
 			       "</td>", ob->cp_cross, ob->cp_cross);
 		td_ns(h, ob->gain_ns);
-		S(h, "</tr>\n");
+		S(h, "<td class=\"name\">");
+		E(h, cp_report_out_site(ob, site, sizeof(site)));
+		S(h, "</td></tr>\n");
 	}
 	S(h, "</tbody></table></div>\n");
 	if (n > shown)

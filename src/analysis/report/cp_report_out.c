@@ -282,6 +282,28 @@ static uint32_t collect_objects(const struct cp_obj_prof *objs, uint32_t n,
 	return nobj;
 }
 
+const char *cp_report_out_site(const struct cp_obj_prof *ob, char *buf,
+			       size_t len)
+{
+	const char *file = ob->site_file, *slash;
+
+	if (!ob->site_pc) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	slash = file ? strrchr(file, '/') : NULL;
+	if (slash)
+		file = slash + 1;
+	if (!ob->site_fn)
+		snprintf(buf, len, "0x%" PRIx64, ob->site_pc);
+	else if (file && ob->site_line)
+		snprintf(buf, len, "%s (%s:%" PRIu32 ")", ob->site_fn, file,
+			 ob->site_line);
+	else
+		snprintf(buf, len, "%s", ob->site_fn);
+	return buf;
+}
+
 int cp_report_out_objects_text(FILE *f, const struct cp_obj_prof *objs,
 			       uint32_t n, const bool *cp_known,
 			       const struct cp_report_opts *o)
@@ -295,14 +317,15 @@ int cp_report_out_objects_text(FILE *f, const struct cp_obj_prof *objs,
 	if (!nobj)
 		fprintf(f, ": no synchronization seen.\n");
 	else
-		fprintf(f, " (by CP time held plus path gain)\n  %-12s %-8s %8s %7s %11s %11s %11s %9s %11s\n",
+		fprintf(f, " (by CP time held plus path gain)\n  %-12s %-8s %8s %7s %11s %11s %11s %9s %11s  %s\n",
 			"object", "kind", "ops", "waits", "waited", "held",
-			"CP held", "CP edges", "path gain");
+			"CP held", "CP edges", "path gain", "first used in");
 	for (uint32_t i = 0; i < nobj && i < (o->top_given && !o->top ?
 			UINT32_MAX : TEXT_OBJ_ROWS); i++) {
 		const struct cp_obj_prof *ob = &rows[i].ob;
 		bool held = cp_profile_is_lock(ob->kind) && !ob->untracked;
 		char on[32], e1[32], e2[32], e3[32], e4[32], ce[24] = "-";
+		char site[160];
 
 		if (ob->kind == CP_OBJ_ITEM)
 			snprintf(on, sizeof(on), "items (%u)", ob->obj);
@@ -311,13 +334,14 @@ int cp_report_out_objects_text(FILE *f, const struct cp_obj_prof *objs,
 				 cp_obj_kind_name(ob->kind), ob->obj);
 		if (rows[i].cp_known)
 			snprintf(ce, sizeof(ce), "%" PRIu64, ob->cp_cross);
-		fprintf(f, "  %-12s %-8s %8" PRIu64 " %7" PRIu64 " %11s %11s %11s %9s %11s%s\n",
+		fprintf(f, "  %-12s %-8s %8" PRIu64 " %7" PRIu64 " %11s %11s %11s %9s %11s  %s%s\n",
 			on, cp_obj_kind_name(ob->kind), ob->ops, ob->waits,
 			cp_fmt_ns(e1, sizeof(e1), ob->wait_ns),
 			held ? cp_fmt_ns(e2, sizeof(e2), ob->held_ns) : "-",
 			held && rows[i].cp_known ?
 				cp_fmt_ns(e3, sizeof(e3), ob->cp_held_ns) : "-",
 			ce, cp_fmt_ns(e4, sizeof(e4), ob->gain_ns),
+			cp_report_out_site(ob, site, sizeof(site)),
 			ob->untracked ? "  (untracked)" : "");
 	}
 	if (nobj > TEXT_OBJ_ROWS && !(o->top_given && !o->top))
@@ -455,6 +479,33 @@ static void json_threads(struct cp_emit *e, const struct cp_input *in,
 	cp_emit_arr_end(e);
 }
 
+/* An object's "site": where the program first used it, or null. */
+static void site_json(struct cp_emit *e, const struct cp_obj_prof *ob)
+{
+	char pc[24];
+
+	if (!ob->site_pc) {
+		cp_emit_null(e, CP_KEY_SITE);
+		return;
+	}
+	cp_emit_obj_begin(e, CP_KEY_SITE);
+	snprintf(pc, sizeof(pc), "0x%" PRIx64, ob->site_pc);
+	cp_emit_str(e, CP_KEY_PC, pc);
+	if (ob->site_fn)
+		cp_emit_str(e, CP_KEY_FUNCTION, ob->site_fn);
+	else
+		cp_emit_null(e, CP_KEY_FUNCTION);
+	if (ob->site_file)
+		cp_emit_str(e, CP_KEY_FILE, ob->site_file);
+	else
+		cp_emit_null(e, CP_KEY_FILE);
+	if (ob->site_line)
+		cp_emit_u64(e, CP_KEY_LINE, ob->site_line);
+	else
+		cp_emit_null(e, CP_KEY_LINE);
+	cp_emit_obj_end(e);
+}
+
 void cp_report_out_objects_json(struct cp_emit *e,
 				const struct cp_obj_prof *objs, uint32_t n,
 				const bool *cp_known)
@@ -485,6 +536,7 @@ void cp_report_out_objects_json(struct cp_emit *e,
 			cp_emit_null(e, CP_KEY_CP_HELD_NS);
 			cp_emit_null(e, CP_KEY_CP_EDGES);
 		}
+		site_json(e, ob);
 		cp_emit_obj_end(e);
 	}
 	cp_emit_arr_end(e);

@@ -27,6 +27,7 @@
 
 #include "cp_grow.h"
 #include "cp_hash.h"
+#include "cp_report_out.h"
 #include "cp_wall.h"
 #include "cp_wbuf.h"
 
@@ -495,18 +496,19 @@ static int cmp_wait(const void *x, const void *y)
 /* One row of the objects on the critical path. */
 static void object_row(FILE *f, const struct cp_obj_prof *o)
 {
-	char on[64], b[32], a[32], c[32], d1[32], d2[32], d3[32];
+	char on[64], b[32], a[32], c[32], d1[32], d2[32], d3[32], site[160];
 	bool lock = cp_profile_is_lock(o->kind);
 
 	snprintf(on, sizeof(on), "%s#%u", cp_obj_kind_name(o->kind), o->obj);
 	snprintf(b, sizeof(b), "0x%" PRIx64, o->addr);
 	fprintf(f, "  %-14s %-18s %8" PRIu64 " %7" PRIu64 " %10s %10s "
-		"%10s %10s %6" PRIu64 " %10s%s\n", on, b, o->ops, o->waits,
+		"%10s %10s %6" PRIu64 " %10s  %s%s\n", on, b, o->ops, o->waits,
 		cp_fmt_ns(a, sizeof(a), o->wait_ns),
 		cp_fmt_ns(c, sizeof(c), o->waits ? o->wait_ns / o->waits : 0),
 		lock ? cp_fmt_ns(d1, sizeof(d1), o->held_ns) : "-",
 		lock ? cp_fmt_ns(d2, sizeof(d2), o->cp_held_ns) : "-",
 		o->cp_cross, cp_fmt_ns(d3, sizeof(d3), o->gain_ns),
+		cp_report_out_site(o, site, sizeof(site)),
 		o->untracked ? "  (untracked)" : "");
 }
 
@@ -579,9 +581,9 @@ static int object_view(FILE *f, const struct vd *d, uint32_t max)
 			"passes only thread create/join.\n");
 	} else {
 		fprintf(f, "  %-14s %-18s %8s %7s %10s %10s %10s %10s %6s "
-			"%10s\n", "object", "address", "ops", "waits",
+			"%10s  %s\n", "object", "address", "ops", "waits",
 			"waited", "mean wait", "held", "held on CP", "CP x",
-			"path gain");
+			"path gain", "first used in");
 	}
 	for (uint32_t i = 0; i < n && i < max; i++)
 		object_row(f, v[i]);

@@ -1,0 +1,52 @@
+/*
+ * cp_sites.h - where the program first used each object, for the trace
+ * (CP_BLOCK_SITES, cp_trace_format.h): the analyzer names an object by
+ * that function and source line, so that "mutex#12" in a report becomes
+ * a lock the user can find in the code.
+ *
+ * When a record is made in trace mode, the site is the return address of
+ * the wrapper the program called: the record lookup, inlined into the
+ * wrapper, passes __builtin_return_address(0), free until a record is
+ * made.  Where the lookup was inlined into a helper of the tracer instead
+ * (the address then lies in the tracer's code), the caller unwinds its own
+ * stack (libgcc's unwinder, about a microsecond) to the first frame
+ * outside the tracer.  Pairs (object, address) collect in one buffer that
+ * goes out as a SITES block when full, at exit and on the crash paths.
+ * The tracer's code is told apart by address, which needs the tracer to
+ * be a shared object (cp_modules_own_text): linked into the executable it
+ * records no sites.  The unwinder takes the loader's lock, so its caller
+ * must hold no lock that a thread inside the loader could wait for (the
+ * record table's RCU read side included).
+ *
+ * Concurrency: any thread; the buffer is under a lock of its own.
+ */
+#ifndef CP_SITES_H
+#define CP_SITES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Start recording sites into the open trace (or not, see above).  Start-
+ * up or a fork child, single-threaded, guard raised. */
+void cp_sites_init(void);
+
+/* Whether sites are recorded (cp_sites_init found the tracer's frames). */
+bool cp_sites_enabled(void);
+
+/* The site of return address @ra (minus one, in the call), or 0 when
+ * sites are off or @ra is in the tracer's own code.  Any thread. */
+uint64_t cp_sites_at(const void *ra);
+
+/* The first code address outside the tracer on the calling thread's
+ * stack (a return address minus one), or 0 when there is none.  Guard
+ * raised; no lock held. */
+uint64_t cp_sites_caller(void);
+
+/* Object @obj was first used at @pc (nonzero). */
+void cp_sites_add(uint32_t obj, uint64_t pc);
+
+/* Write out what is buffered, and the module map the addresses need.
+ * Exit, before the trace's END. */
+void cp_sites_finish(void);
+
+#endif /* CP_SITES_H */

@@ -1,0 +1,194 @@
+/*
+ * check_sites.c - where the program first used each object (the trace's
+ * SITES block), as `cpt report` names it: wl_sites first uses each of its
+ * objects on a line marked "SITE function" (tests/workloads/sites.c), and
+ * every object of the report must name that function, that file and that
+ * line; with the tracer preloaded, linked or with sampling off alike.
+ * Linked statically, the tracer cannot tell its frames from the
+ * program's and records no site: every site is null, and nothing else
+ * changes.
+ */
+#include <check.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cpt_harness.h"
+
+/* A SITE marker of sites.c: its function and line. */
+struct marker {
+	char fn[64];
+	unsigned line;
+};
+
+/* The markers of tests/workloads/sites.c into @m; returns how many. */
+static unsigned read_markers(struct marker *m, unsigned max)
+{
+	char path[512], here[512], line[256];
+	unsigned n = 0, no = 0;
+	FILE *f;
+
+	snprintf(here, sizeof(here), "%s", __FILE__);
+	snprintf(path, sizeof(path), "%s/../workloads/sites.c", dirname(here));
+	f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	while (fgets(line, sizeof(line), f)) {
+		const char *s = strstr(line, "/* SITE ");
+
+		no++;
+		if (!s || n == max)
+			continue;
+		ck_assert(sscanf(s, "/* SITE %63s", m[n].fn) == 1);
+		m[n++].line = no;
+	}
+	fclose(f);
+	return n;
+}
+
+/* The marker of function @fn, or NULL. */
+static const struct marker *marker_of(const struct marker *m, unsigned n,
+				      const char *fn)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (fn && !strcmp(m[i].fn, fn))
+			return &m[i];
+	return NULL;
+}
+
+/* The function each object's first use is in, by kind; the two mutexes
+ * are told apart by their operations (gm is locked once, q->lk twice). */
+static const char *expected_fn(const char *kind, double ops)
+{
+	if (!strcmp(kind, "mutex"))
+		return ops == 1 ? "lock_global" : "queue_push";
+	if (!strcmp(kind, "rwlock"))
+		return "read_table";
+	if (!strcmp(kind, "barrier"))
+		return "main";
+	return NULL;
+}
+
+/*
+ * Trace wl_sites as @v with @env, report it as JSON; every object's site
+ * must match its marker (@named), or be null (!@named).
+ */
+static void check_sites(enum cpt_variant v, const char *const *env,
+			bool named)
+{
+	struct marker m[8];
+	unsigned nm = read_markers(m, 8), nobj = 0;
+	const char *envs[4] = { "CPTHREAD_MODE=trace", NULL, NULL, NULL };
+	struct cpt_run r, c;
+	char out[400];
+	const char *args[] = { "report", NULL, "--format", "json", "-o", out,
+			       NULL };
+	json_t *rep, *objs, *o;
+	json_error_t je;
+	struct cpt_errs errs;
+	size_t i;
+
+	ck_assert_uint_eq(nm, 4);
+	for (unsigned k = 0; env && env[k] && k < 2; k++)
+		envs[1 + k] = env[k];
+	cpt_errs_init(&errs);
+	ck_assert_int_eq(cpt_run_workload(&r, "sites", v, NULL, envs, 60), 0);
+	ck_assert_msg(cpt_run_exit_code(&r) == 0 &&
+		      strstr(r.out, "sites done 2 1"),
+		      "%s: exit %d, stdout '%s', stderr '%s'",
+		      cpt_variant_name(v), cpt_run_exit_code(&r), r.out, r.err);
+	snprintf(out, sizeof(out), "%s/report.json", r.dir);
+	args[1] = r.trace_path;
+	unlink(out);
+	ck_assert_int_eq(cpt_run_program(&c, CPT_CPT, args, NULL, 120, false),
+			 0);
+	ck_assert_msg(cpt_run_exit_code(&c) == 0, "cpt: %s", c.err);
+	rep = json_load_file(out, 0, &je);
+	ck_assert_msg(rep != NULL, "report: %s", je.text);
+	objs = json_object_get(rep, "objects");
+	json_array_foreach(objs, i, o) {
+		const char *kind = json_string_value(json_object_get(o, "kind"));
+		const char *addr = json_string_value(json_object_get(o,
+								     "address"));
+		json_t *site = json_object_get(o, "site");
+		double ops = json_number_value(json_object_get(o, "ops"));
+		const char *fn, *file;
+		const struct marker *mk;
+
+		nobj++;
+		if (!named) {
+			if (!json_is_null(site))
+				cpt_errf(&errs, "%s object %zu: a site without "
+					 "a way to find it", kind, i);
+			continue;
+		}
+		fn = json_string_value(json_object_get(site, "function"));
+		file = json_string_value(json_object_get(site, "file"));
+		mk = marker_of(m, nm, expected_fn(kind, ops));
+		if (!mk || !fn || strcmp(fn, mk->fn) || !file ||
+		    !strstr(file, "sites.c") ||
+		    json_integer_value(json_object_get(site, "line")) !=
+		    (json_int_t)mk->line)
+			cpt_errf(&errs, "%s object %zu at %s: site %s:%lld in "
+				 "%s, expected line %u of %s", kind, i,
+				 addr ? addr : "?", file ? file : "?",
+				 (long long)json_integer_value(
+					json_object_get(site, "line")),
+				 fn ? fn : "?", mk ? mk->line : 0,
+				 mk ? mk->fn : "?");
+	}
+	if (nobj != 4)
+		cpt_errf(&errs, "%u objects in the report, expected 4", nobj);
+	json_decref(rep);
+	ck_assert_msg(errs.n == 0, "%s:\n%s", cpt_variant_name(v), errs.buf);
+	cpt_run_free(&c);
+	cpt_run_free(&r);
+}
+
+START_TEST(test_sites_linked)
+{
+	check_sites(CPT_LINKED, NULL, true);
+}
+END_TEST
+
+START_TEST(test_sites_preloaded)
+{
+	check_sites(CPT_PRELOAD, NULL, true);
+}
+END_TEST
+
+/* No sampler, so no module map but the one the sites need. */
+START_TEST(test_sites_without_sampling)
+{
+	const char *env[] = { "CPTHREAD_SAMPLING=off", NULL };
+
+	check_sites(CPT_LINKED, env, true);
+}
+END_TEST
+
+START_TEST(test_sites_static_none)
+{
+	check_sites(CPT_STATIC, NULL, false);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("sites");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int nf;
+
+	tcase_set_timeout(tc, 240);
+	tcase_add_test(tc, test_sites_linked);
+	tcase_add_test(tc, test_sites_preloaded);
+	tcase_add_test(tc, test_sites_without_sampling);
+	tcase_add_test(tc, test_sites_static_none);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? 1 : 0;
+}
