@@ -64,6 +64,8 @@ struct omp_region {
 	void *data;
 	char fork, join, bar, copy, ord;	/* keys of its records */
 	atomic_bool barrier_used;	/* the team's barrier has a record */
+	const void *site;	/* the construct in the program: the site of
+				 * its records (cp_sites.h) */
 };
 
 /* A task, implicit (a member's run of the region's function) or
@@ -83,10 +85,15 @@ static __thread struct cp_wait *omp_waiting
 static __thread struct cp_wait omp_idle
 	__attribute__((tls_model("initial-exec")));
 
+/* The record of a modelled object, its site (if new) the OpenMP construct
+ * at @site that it belongs to: these records are first used in libgomp's
+ * frames (a worker starting, a task ending), where the caller is not the
+ * program. */
 static struct cp_objrec *model_rec(struct cp_thread *t, const void *key,
-				   unsigned kind, uint64_t extra)
+				   unsigned kind, uint64_t extra,
+				   const void *site)
 {
-	return cp_objrec_get(t, key, CP_NS_MODEL, kind, extra);
+	return cp_objrec_get_at(t, key, CP_NS_MODEL, kind, extra, site);
 }
 
 /* ---- regions ---------------------------------------------------------- */
@@ -107,10 +114,10 @@ static void omp_member(void *p)
 			cp_online_wait_restart(t, &omp_idle);
 		omp_waiting = NULL;
 		t->idle = false;
-		r = model_rec(t, &g->fork, CP_OBJ_COND, 0);
+		r = model_rec(t, &g->fork, CP_OBJ_COND, 0, g->site);
 		if (r)
 			cp_online_signal_take(t, r, &omp_idle, false);
-		r = model_rec(t, ctx.children, CP_OBJ_COND, 0);
+		r = model_rec(t, ctx.children, CP_OBJ_COND, 0, g->site);
 		if (r)
 			cp_online_signal_reset(r);
 		cp_leave();
@@ -121,7 +128,7 @@ static void omp_member(void *p)
 	t = cp_enter();
 	if (!t)
 		return;
-	r = model_rec(t, &g->join, CP_OBJ_COND, 0);
+	r = model_rec(t, &g->join, CP_OBJ_COND, 0, g->site);
 	if (r)
 		cp_online_signal(t, r, true);
 	cp_online_wait_restart(t, &omp_idle);
@@ -138,7 +145,7 @@ static bool omp_fork(struct omp_region *g)
 
 	if (!t)
 		return false;
-	r = model_rec(t, &g->fork, CP_OBJ_COND, 0);
+	r = model_rec(t, &g->fork, CP_OBJ_COND, 0, g->site);
 	if (r)
 		cp_online_signal(t, r, false);
 	atomic_init(&g->barrier_used, false);
@@ -156,7 +163,7 @@ static void omp_joined(struct omp_region *g)
 
 	if (!t)
 		return;
-	r = model_rec(t, &g->join, CP_OBJ_COND, 0);
+	r = model_rec(t, &g->join, CP_OBJ_COND, 0, g->site);
 	if (r)
 		cp_online_signal_take(t, r, omp_waiting == &omp_idle ?
 				      &omp_idle : NULL, true);
@@ -172,7 +179,8 @@ static void omp_joined(struct omp_region *g)
  * in place of the program's function and data. */
 #define OMP_REGION(fn, data, call)					\
 	do {								\
-		struct omp_region g = { .fn = (fn), .data = (data) };	\
+		struct omp_region g = { .fn = (fn), .data = (data),	\
+			.site = __builtin_return_address(0) };		\
 									\
 		if (!omp_fork(&g)) {					\
 			g.fn = NULL;					\
@@ -251,7 +259,8 @@ static bool omp_barrier_begin(struct omp_wait *b)
 	if (g) {
 		atomic_store(&g->barrier_used, true);
 		b->r = model_rec(b->t, &g->bar, CP_OBJ_BARRIER,
-				 (uint64_t)CP_REAL_OPT(omp_get_num_threads)());
+				 (uint64_t)CP_REAL_OPT(omp_get_num_threads)(),
+				 g->site);
 	}
 	if (!g || !b->r) {
 		cp_leave();
@@ -349,7 +358,7 @@ static void *omp_single_copy(void *data, bool end)
 	int err;
 
 	if (t && g)
-		r = model_rec(t, &g->copy, CP_OBJ_COND, 0);
+		r = model_rec(t, &g->copy, CP_OBJ_COND, 0, g->site);
 	if (!r) {
 		if (t)
 			cp_leave();
@@ -388,11 +397,12 @@ CP_EXPORT void GOMP_single_copy_end(void *data)
 }
 
 /* End wait @w by taking the completions published to @key since its last
- * take (a task's children, a taskloop's tasks).  Guard raised. */
+ * take (a task's children, a taskloop's tasks), at the construct @site.
+ * Guard raised. */
 static void omp_children_taken(struct cp_thread *t, const void *key,
-			       struct cp_wait *w)
+			       struct cp_wait *w, const void *site)
 {
-	struct cp_objrec *r = model_rec(t, key, CP_OBJ_COND, 0);
+	struct cp_objrec *r = model_rec(t, key, CP_OBJ_COND, 0, site);
 
 	if (r)
 		cp_online_signal_take(t, r, w, true);
@@ -400,8 +410,9 @@ static void omp_children_taken(struct cp_thread *t, const void *key,
 		cp_online_failed(t, NULL, w);
 }
 
-/* Wait for the current task's children: taskwait and taskgroup end. */
-static void omp_children_wait(void (*real)(void))
+/* Wait for the current task's children: taskwait and taskgroup end, at
+ * @site. */
+static void omp_children_wait(void (*real)(void), const void *site)
 {
 	struct cp_thread *t = cp_enter();
 	struct cp_wait w, *outer;
@@ -421,14 +432,15 @@ static void omp_children_wait(void (*real)(void))
 	err = errno;
 	cp_resume();
 	omp_waiting = outer;
-	omp_children_taken(t, omp_cur->children, &w);
+	omp_children_taken(t, omp_cur->children, &w, site);
 	cp_leave();
 	errno = err;
 }
 
 CP_EXPORT void GOMP_taskwait(void)
 {
-	omp_children_wait(CP_REAL_OPT(GOMP_taskwait));
+	omp_children_wait(CP_REAL_OPT(GOMP_taskwait),
+			  __builtin_return_address(0));
 }
 
 /* A taskgroup's end waits for every descendant; the model takes the
@@ -436,7 +448,8 @@ CP_EXPORT void GOMP_taskwait(void)
  * recursive tasks do, covers its descendants). */
 CP_EXPORT void GOMP_taskgroup_end(void)
 {
-	omp_children_wait(CP_REAL_OPT(GOMP_taskgroup_end));
+	omp_children_wait(CP_REAL_OPT(GOMP_taskgroup_end),
+			  __builtin_return_address(0));
 }
 
 /* ---- task dependences ------------------------------------------------ */
@@ -514,21 +527,23 @@ static size_t omp_deps_parse(void *const *d, struct omp_dep *out)
 	return k;
 }
 
-/* The record of a dependence's address. */
+/* The record of a dependence's address, its site (if new) the construct
+ * at @site. */
 static struct cp_objrec *omp_dep_rec(struct cp_thread *t,
-				     const struct omp_dep *d)
+				     const struct omp_dep *d,
+				     const void *site)
 {
-	return cp_objrec_get(t, d->addr, CP_NS_DEPEND, CP_OBJ_RWLOCK,
-			     CP_RWLOCK_ORDERED);
+	return cp_objrec_get_at(t, d->addr, CP_NS_DEPEND, CP_OBJ_RWLOCK,
+				CP_RWLOCK_ORDERED, site);
 }
 
 /* Take (@start) or release the @n items at @deps: the task starts or
- * ends.  Calling thread, guard raised. */
+ * ends (its construct at @site).  Calling thread, guard raised. */
 static void omp_deps_hold(struct cp_thread *t, const struct omp_dep *deps,
-			  size_t n, bool start)
+			  size_t n, bool start, const void *site)
 {
 	for (size_t i = 0; i < n; i++) {
-		struct cp_objrec *r = omp_dep_rec(t, &deps[i]);
+		struct cp_objrec *r = omp_dep_rec(t, &deps[i], site);
 
 		if (!r)
 			continue;
@@ -571,7 +586,8 @@ CP_EXPORT void GOMP_taskwait_depend(void **depend)
 	omp_waiting = outer;
 	/* the first observation ends the wait */
 	for (size_t i = 0; i < k; i++) {
-		struct cp_objrec *r = omp_dep_rec(t, &deps[i]);
+		struct cp_objrec *r = omp_dep_rec(t, &deps[i],
+						  __builtin_return_address(0));
 
 		if (r) {
 			cp_online_rw_observe(t, r, ends, deps[i].writes);
@@ -594,6 +610,7 @@ struct omp_task_head {
 	void (*fn)(void *);
 	struct omp_region *region;
 	const void *parent;	/* the creating task's children key */
+	const void *site;	/* the task construct in the program */
 	size_t off;		/* offset of the program's block */
 	size_t ndeps;
 };
@@ -668,9 +685,9 @@ static void omp_task_body(void *item, const struct omp_task_head *h,
 	t = cp_enter();
 	if (t) {
 		cp_online_task_start(t, item, w);
-		omp_deps_hold(t, deps, h->ndeps, true);
+		omp_deps_hold(t, deps, h->ndeps, true, h->site);
 		t->idle = false;
-		r = model_rec(t, item, CP_OBJ_COND, 0);
+		r = model_rec(t, item, CP_OBJ_COND, 0, h->site);
 		if (r)
 			cp_online_signal_reset(r);
 		omp_waiting = NULL;
@@ -682,10 +699,12 @@ static void omp_task_body(void *item, const struct omp_task_head *h,
 	t = cp_enter();
 	if (!t)
 		return;
-	omp_deps_hold(t, deps, h->ndeps, false);
-	if (h->parent && (r = model_rec(t, h->parent, CP_OBJ_COND, 0)))
+	omp_deps_hold(t, deps, h->ndeps, false, h->site);
+	if (h->parent &&
+	    (r = model_rec(t, h->parent, CP_OBJ_COND, 0, h->site)))
 		cp_online_signal(t, r, true);
-	if (h->region && (r = model_rec(t, &h->region->join, CP_OBJ_COND, 0)))
+	if (h->region && (r = model_rec(t, &h->region->join, CP_OBJ_COND, 0,
+					 h->region->site)))
 		cp_online_signal(t, r, true);
 	if (w)
 		cp_online_wait_restart(t, w);
@@ -720,6 +739,7 @@ CP_EXPORT void GOMP_task(void (*fn)(void *), void *data,
 	s.h.fn = fn;
 	s.h.region = omp_cur ? omp_cur->region : NULL;
 	s.h.parent = omp_cur ? omp_cur->children : NULL;
+	s.h.site = __builtin_return_address(0);
 	s.depend = flags & OMP_TASK_FLAG_DEPEND ? depend : NULL;
 	room = sizeof(s.h) + omp_deps_count(s.depend) * sizeof(struct omp_dep);
 	s.h.off = (room + a - 1) / a * a;
@@ -826,6 +846,7 @@ struct omp_loop_call {
 	unsigned long num_tasks;
 	int priority;
 	uint64_t start, end, step;	/* long or unsigned long long */
+	const void *site;	/* the taskloop construct in the program */
 };
 
 /* The real function of @c's kind, called with @fn, @data, @cpyfn,
@@ -879,6 +900,7 @@ static void omp_taskloop(const struct omp_loop_call *c, void (*fn)(void *),
 	s.h.task.region = omp_cur ? omp_cur->region : NULL;
 	s.h.task.parent = group_wait ? &group :
 			  omp_cur ? omp_cur->children : NULL;
+	s.h.task.site = c->site;
 	s.h.task.off = (sizeof(s.h) + a - 1) / a * a;
 	s.cpyfn = cpyfn;
 	s.data = data;
@@ -886,7 +908,7 @@ static void omp_taskloop(const struct omp_loop_call *c, void (*fn)(void *),
 	if (a < alignof(struct omp_loop_head))
 		a = alignof(struct omp_loop_head);
 	if (group_wait) {
-		r = model_rec(t, &group, CP_OBJ_COND, 0);
+		r = model_rec(t, &group, CP_OBJ_COND, 0, c->site);
 		if (r)
 			cp_online_signal_reset(r);
 		cp_online_wait_begin(t, NULL, &w);
@@ -902,7 +924,7 @@ static void omp_taskloop(const struct omp_loop_call *c, void (*fn)(void *),
 	if (!t)
 		return;
 	if (group_wait) {
-		omp_children_taken(t, &group, &w);
+		omp_children_taken(t, &group, &w, c->site);
 		cp_objrec_forget(&group, CP_NS_MODEL);
 	}
 	cp_leave();
@@ -916,7 +938,8 @@ CP_EXPORT void GOMP_taskloop(void (*fn)(void *), void *data,
 			     long start, long end, long step)
 {
 	const struct omp_loop_call c = { false, flags, num_tasks, priority,
-		(uint64_t)start, (uint64_t)end, (uint64_t)step };
+		(uint64_t)start, (uint64_t)end, (uint64_t)step,
+		__builtin_return_address(0) };
 
 	omp_taskloop(&c, fn, data, cpyfn, size, align);
 }
@@ -930,7 +953,7 @@ CP_EXPORT void GOMP_taskloop_ull(void (*fn)(void *), void *data,
 				 unsigned long long step)
 {
 	const struct omp_loop_call c = { true, flags, num_tasks, priority,
-		start, end, step };
+		start, end, step, __builtin_return_address(0) };
 
 	omp_taskloop(&c, fn, data, cpyfn, size, align);
 }

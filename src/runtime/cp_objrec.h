@@ -175,13 +175,16 @@ static inline struct cp_cache_slot *cp_objrec_map_slot(struct cp_thread *t,
 
 /*
  * The record of @addr in namespace @ns, created on first sight with kind
- * @kind (@extra: barrier count, semaphore initial value).  Never NULL
- * except out of memory.  Calling thread with the guard raised; the result
- * stays valid until the object is destroyed.
+ * @kind (@extra: barrier count, semaphore initial value) and, in a trace,
+ * the site @ra (a return address into the program, cp_sites.h).  Never
+ * NULL except out of memory.  Calling thread with the guard raised; the
+ * result stays valid until the object is destroyed.
  */
-static inline struct cp_objrec *cp_objrec_get(struct cp_thread *t,
-					      const void *addr, unsigned ns,
-					      unsigned kind, uint64_t extra)
+static inline struct cp_objrec *cp_objrec_get_at(struct cp_thread *t,
+						 const void *addr,
+						 unsigned ns, unsigned kind,
+						 uint64_t extra,
+						 const void *ra)
 {
 	uintptr_t key = cp_objrec_key(addr, ns);
 	const struct cp_cache_slot *s = cp_objrec_map_slot(t, key);
@@ -192,8 +195,14 @@ static inline struct cp_objrec *cp_objrec_get(struct cp_thread *t,
 			     s->rec->kind == kind, 1))
 		return s->rec;
 	return cp_objrec_lookup_slow(t, key, kind, extra, CP_REC_REMEMBER,
-				     __builtin_return_address(0));
+				     ra);
 }
+
+/* cp_objrec_get_at with the site a new record gets: where the function
+ * this is inlined into returns to (the program, from a wrapper). */
+#define cp_objrec_get(t, addr, ns, kind, extra)				\
+	cp_objrec_get_at(t, addr, ns, kind, extra,			\
+			 __builtin_return_address(0))
 
 /* The slot of @t's map holding @key when its home slot holds another key,
  * or NULL.  Calling thread. */

@@ -6,7 +6,9 @@
  * line; with the tracer preloaded, linked or with sampling off alike.
  * Linked statically, the tracer cannot tell its frames from the
  * program's and records no site: every site is null, and nothing else
- * changes.
+ * changes.  OpenMP's modelled objects (a region's fork and join, a task's
+ * dependences and completions) are first used in libgomp's frames; each
+ * must still be named by the construct in the program, in omp.c.
  */
 #include <check.h>
 #include <libgen.h>
@@ -15,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../cpt_skip.h"
 #include "cpt_harness.h"
 
 /* A SITE marker of sites.c: its function and line. */
@@ -173,6 +176,72 @@ START_TEST(test_sites_static_none)
 }
 END_TEST
 
+/*
+ * wl_omp's cases that use tasks, dependences, taskloop and the team's
+ * barrier: every object but the work items has a site in omp.c, none in
+ * libgomp.
+ */
+START_TEST(test_sites_openmp_constructs)
+{
+	static const char *const cases[] = { "depend", "nested", "waitdep",
+					     "taskloop" };
+	const char *env[] = { "CPTHREAD_MODE=trace", NULL };
+	struct cpt_errs errs;
+
+	CPT_SKIP_IF(CPT_LIBOMP, "OpenMP built on LLVM's libomp (clang), "
+		    "which the tracer does not model");
+	cpt_errs_init(&errs);
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		const char *args[] = { cases[k], NULL };
+		struct cpt_run r, c;
+		char out[400];
+		const char *cargs[] = { "report", NULL, "--format", "json",
+					"-o", out, NULL };
+		json_t *rep, *o;
+		json_error_t je;
+		size_t i, named = 0;
+
+		ck_assert_int_eq(cpt_run_workload(&r, "omp", CPT_LINKED, args,
+						  env, 60), 0);
+		ck_assert_msg(cpt_run_exit_code(&r) == 0, "omp %s: %s",
+			      cases[k], r.err);
+		snprintf(out, sizeof(out), "%s/report.json", r.dir);
+		cargs[1] = r.trace_path;
+		ck_assert_int_eq(cpt_run_program(&c, CPT_CPT, cargs, NULL, 120,
+						 false), 0);
+		rep = json_load_file(out, 0, &je);
+		ck_assert_msg(rep != NULL, "omp %s: %s", cases[k], je.text);
+		json_array_foreach(json_object_get(rep, "objects"), i, o) {
+			const char *kind = json_string_value(
+				json_object_get(o, "kind"));
+			json_t *site = json_object_get(o, "site");
+			const char *fn = json_string_value(
+				json_object_get(site, "function"));
+			const char *file = json_string_value(
+				json_object_get(site, "file"));
+
+			if (kind && !strcmp(kind, "item"))
+				continue;
+			named++;
+			if (!fn || !file || !strstr(file, "omp.c") ||
+			    strncmp(fn, cases[k], strlen(cases[k])))
+				cpt_errf(&errs, "omp %s: %s object %zu first "
+					 "used in %s (%s), not in the "
+					 "program's %s", cases[k], kind, i,
+					 fn ? fn : "?", file ? file : "?",
+					 cases[k]);
+		}
+		if (named < 3)
+			cpt_errf(&errs, "omp %s: %zu objects", cases[k],
+				 named);
+		json_decref(rep);
+		cpt_run_free(&c);
+		cpt_run_free(&r);
+	}
+	ck_assert_msg(errs.n == 0, "%s", errs.buf);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sites");
@@ -185,6 +254,7 @@ int main(void)
 	tcase_add_test(tc, test_sites_preloaded);
 	tcase_add_test(tc, test_sites_without_sampling);
 	tcase_add_test(tc, test_sites_static_none);
+	tcase_add_test(tc, test_sites_openmp_constructs);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

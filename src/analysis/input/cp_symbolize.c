@@ -649,8 +649,20 @@ static int resolve(struct cp_symbolizer *sy, uint64_t pc)
 		return 0;
 	if (mod)
 		name = elf_symbol(mod, pc);
-	if (name)
-		return add_frame(sy, name, NULL, 0, false);
+	if (name) {
+		/* no subprogram DIE holds @pc, but the line table may: an
+		 * OpenMP region's outlined function is nested in the
+		 * abstract instance of an inlined function, which
+		 * dwarf_getscopes does not descend into */
+		const char *file = NULL;
+		uint32_t line = 0;
+		Dwarf_Addr bias;
+		Dwarf_Die *cu = cu_of(mod, pc, &bias);
+
+		if (cu)
+			src_line(mod, cu, pc, bias, &file, &line);
+		return add_frame(sy, name, file, line, false);
+	}
 	for (uint32_t i = 0; i < sy->nmods && !m; i++)
 		if (pc >= sy->mods[i].lo && pc < sy->mods[i].hi)
 			m = &sy->mods[i];
