@@ -166,6 +166,16 @@ enum cpt_status cpt_stream_run_pass(struct cpt_ctx *c, const char *path,
 		fprintf(stderr, "cpt: %s: %" PRIu64 " dependencies on events "
 			"the trace does not hold taken to depend on nothing\n",
 			path, s->nrepairs);
+	/* where the objects were first used, named as in memory */
+	for (uint32_t i = 0; i < s->nobjs; i++) {
+		struct cp_stream_obj *o = &s->objs[i];
+
+		if (o->site && cp_sampled_name_site(&ix->t, c->debuginfo,
+						    o->site, &o->site_fn,
+						    &o->site_file,
+						    &o->site_line))
+			break;	/* no symbolizer: addresses stay bare */
+	}
 	if (stream_strict(c, path, ix, s) || cpt_open_out(c) != CPT_OK) {
 		cpt_stream_close(ix, s);
 		return CPT_BAD_INPUT;

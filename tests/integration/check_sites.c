@@ -3,7 +3,8 @@
  * SITES block), as `cpt report` names it: wl_sites first uses each of its
  * objects on a line marked "SITE function" (tests/workloads/sites.c), and
  * every object of the report must name that function, that file and that
- * line; with the tracer preloaded, linked or with sampling off alike.
+ * line; with the tracer preloaded, linked or with sampling off alike, and
+ * the streamed report must name the same.
  * Linked statically, the tracer cannot tell its frames from the
  * program's and records no site: every site is null, and nothing else
  * changes.  OpenMP's modelled objects (a region's fork and join, a task's
@@ -71,6 +72,40 @@ static const char *expected_fn(const char *kind, double ops)
 	if (!strcmp(kind, "barrier"))
 		return "main";
 	return NULL;
+}
+
+/* `cpt report --stream` of @trace (its JSON in @dir) names every object's
+ * site as @objs, the in-memory report's objects, do. */
+static void same_sites_streamed(struct cpt_errs *errs, const char *trace,
+				const char *dir, json_t *objs)
+{
+	char out[400];
+	const char *args[] = { "report", trace, "--stream", "--format", "json",
+			       "-o", out, NULL };
+	struct cpt_run c;
+	json_t *rep, *sobjs, *o;
+	json_error_t je;
+	size_t i;
+
+	snprintf(out, sizeof(out), "%s/stream.json", dir);
+	ck_assert_int_eq(cpt_run_program(&c, CPT_CPT, args, NULL, 120, false),
+			 0);
+	rep = json_load_file(out, 0, &je);
+	ck_assert_msg(rep != NULL, "streamed report: %s (%s)", je.text, c.err);
+	sobjs = json_object_get(rep, "objects");
+	if (json_array_size(sobjs) != json_array_size(objs))
+		cpt_errf(errs, "streamed: %zu objects, in memory %zu",
+			 json_array_size(sobjs), json_array_size(objs));
+	json_array_foreach(sobjs, i, o) {
+		json_t *m = json_array_get(objs, i);
+
+		if (!m || !json_equal(json_object_get(o, "site"),
+				      json_object_get(m, "site")))
+			cpt_errf(errs, "streamed: object %zu's site differs "
+				 "from the in-memory report's", i);
+	}
+	json_decref(rep);
+	cpt_run_free(&c);
 }
 
 /*
@@ -143,6 +178,7 @@ static void check_sites(enum cpt_variant v, const char *const *env,
 	}
 	if (nobj != 4)
 		cpt_errf(&errs, "%u objects in the report, expected 4", nobj);
+	same_sites_streamed(&errs, r.trace_path, r.dir, objs);
 	json_decref(rep);
 	ck_assert_msg(errs.n == 0, "%s:\n%s", cpt_variant_name(v), errs.buf);
 	cpt_run_free(&c);

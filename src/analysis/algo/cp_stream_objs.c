@@ -226,5 +226,22 @@ int cp_stream_obj_results(struct sp *p, const uint64_t *vec)
 		so->cp_cross = vec[cp_stream_cross(p, o->lane)];
 	}
 	s->nobjs_tracked = p->nob;
+	/* the first site of each object, as the reader keeps it; s->objs
+	 * is by id */
+	for (size_t i = 0; i < p->ix->r.nsites; i++) {
+		uint32_t id = p->ix->r.sites[i].obj, lo = 0, hi = s->nobjs;
+
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (s->objs[mid].obj < id)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < s->nobjs && s->objs[lo].obj == id &&
+		    !s->objs[lo].site)
+			s->objs[lo].site = p->ix->r.sites[i].pc;
+	}
 	return 0;
 }

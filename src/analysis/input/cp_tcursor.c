@@ -162,6 +162,7 @@ void cp_tindex_close(struct cp_tindex *ix)
 	if (ix->map)
 		munmap(ix->map, ix->len);
 	cp_big_free(ix->r.blks);
+	cp_big_free(ix->r.sites);
 	free(ix->r.broken);
 	free(ix->toff);
 	free(ix->tblk);

@@ -722,7 +722,8 @@ int cp_trd_decode_meta(struct cp_trd *r)
 		uint32_t type = r->blks[i].type;
 
 		if ((type == CP_BLOCK_THREAD || type == CP_BLOCK_SYMBOLS ||
-		     type == CP_BLOCK_STRINGS || type == CP_BLOCK_INFO) &&
+		     type == CP_BLOCK_STRINGS || type == CP_BLOCK_INFO ||
+		     type == CP_BLOCK_SITES) &&
 		    decode_block(r, &r->blks[i]))
 			return -1;
 	}

@@ -681,27 +681,54 @@ static bool system_header(const char *file)
 			!strncmp(file, "/usr/lib/gcc/", 13));
 }
 
-/*
- * Name where each object was first used: of the call's inline chain, the
- * innermost frame outside the system's headers (std::mutex::lock inlined
- * into the program's function names that function and its line), else
- * the outermost.  The names belong to the symbolizer.
- */
+/* The frame of @pc's inline chain that names a site (cp_sampled.h);
+ * false when @sy cannot symbolize it. */
+static bool site_frame(struct cp_symbolizer *sy, uint64_t pc,
+		       const char **fn, const char **file, uint32_t *line)
+{
+	const struct cp_symframe *f;
+	uint32_t n, k = 0;
+
+	if (!pc || !(n = cp_symbolize(sy, pc, &f)))
+		return false;
+	while (k + 1 < n && system_header(f[k].file))
+		k++;
+	*fn = f[k].name;
+	*file = f[k].file;
+	*line = f[k].line;
+	return true;
+}
+
+/* Name where each object of @t was first used. */
 static void name_sites(struct cp_trace *t, struct cp_symbolizer *sy)
 {
 	for (uint32_t i = 0; i < t->nobjs; i++) {
 		struct cp_trace_obj *o = &t->objs[i];
-		const struct cp_symframe *f;
-		uint32_t n, k = 0;
 
-		if (!o->site || !(n = cp_symbolize(sy, o->site, &f)))
-			continue;
-		while (k + 1 < n && system_header(f[k].file))
-			k++;
-		o->site_fn = f[k].name;
-		o->site_file = f[k].file;
-		o->site_line = f[k].line;
+		site_frame(sy, o->site, &o->site_fn, &o->site_file,
+			   &o->site_line);
 	}
+}
+
+int cp_sampled_name_site(struct cp_trace *t, const char *debug_path,
+			 uint64_t pc, const char **fn, const char **file,
+			 uint32_t *line)
+{
+	char why[256];
+
+	*fn = *file = NULL;
+	*line = 0;
+	if (!t->samples || !t->samples->nmods)
+		return 0;
+	if (!t->samples->sym)
+		t->samples->sym = cp_symbolize_open(t->samples->mods,
+						    t->samples->nmods,
+						    debug_path, NULL, NULL,
+						    why, sizeof(why));
+	if (!t->samples->sym)
+		return -1;
+	site_frame(t->samples->sym, pc, fn, file, line);
+	return 0;
 }
 
 static bool wants_samples(const struct cp_trace *t, enum cp_procsrc src)
