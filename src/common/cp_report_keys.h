@@ -90,7 +90,8 @@
  * or destroyed: id (the trace's object id, from 1), kind ("mutex",
  * "cond", ...), address ("0x..." in the traced process), ops (operations
  * on it), contended (those that waited), wait_ns, cp_gain_ns (path length
- * its edges added), untracked (no record: the object table was full).
+ * its edges added), untracked (no record: the object table was full),
+ * site (where the program first used it: {pc, function}, or null).
  * objects_total: objects ever seen.  "objects_destroyed", an array of one
  * object per kind: kind, objects (how many were destroyed) and the totals
  * ops, contended, wait_ns and cp_gain_ns of those.

@@ -299,6 +299,7 @@ void cp_objstat_of(const struct cp_objrec *r, struct cp_objstat *out)
 	out->contended = r->contended;
 	out->wait_ns = r->wait_ns;
 	out->gain_ns = r->gain_ns;
+	out->site = r->site;
 }
 
 bool cp_objstat_insert(struct cp_objstat *top, uint32_t *n,
@@ -449,7 +450,9 @@ struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
 	struct cds_lfht_node *node;
 	struct cp_objrec *r, *mine;
 	bool lookup = !(how & CP_REC_NEW);
-	uint64_t site = t->tb ? cp_sites_at(ra) : 0;
+	uint64_t site = cp_sites_at(ra);
+	/* unwinding (a microsecond) only for a trace: online the site is
+	 * the exit report's, where a missing one costs little */
 	bool sited = !t->tb || !cp_sites_enabled() || site;
 
 	if (!rcu_usable())
@@ -499,6 +502,7 @@ struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
 		r = mine;
 		r->id = cp_objrec_new_id();
 		r->def_extra = extra;
+		r->site = site;
 		if (t->tb) {
 			cp_tb_obj_def(t->tb, r->id, kind, key >> 2, extra);
 			r->def_tb = t->tb;

@@ -92,6 +92,8 @@ struct cp_objrec {
 	struct cp_tracebuf *def_tb;
 	uint64_t def_extra;		/* the OBJ_DEF's extra */
 	uint32_t def_block;
+	uint64_t site;			/* where the program first used it
+					 * (cp_sites.h), 0: unknown */
 
 	/*
 	 * hot: one cache line with the main path record (without selected
@@ -410,6 +412,7 @@ struct cp_objstat {
 	uint8_t kind;
 	bool untracked;
 	uint64_t ops, contended, wait_ns, gain_ns;
+	uint64_t site;		/* the record's site, 0: unknown */
 };
 
 #define CP_OBJSTAT_TOP 64

@@ -380,6 +380,27 @@ static void json_object_counts(struct cp_emit *e, uint64_t ops,
 	cp_emit_u64(e, CP_KEY_CP_GAIN_NS, gain_ns);
 }
 
+/* An object's "site": its pc and the executable's function holding it
+ * (null in a library), or null when unknown. */
+static void json_site(struct cp_emit *e, uint64_t site)
+{
+	const char *fn = site ? cp_symbols_name_at(site) : NULL;
+	char pc[24];
+
+	if (!site) {
+		cp_emit_null(e, CP_KEY_SITE);
+		return;
+	}
+	snprintf(pc, sizeof(pc), "0x%lx", (unsigned long)site);
+	cp_emit_obj_begin(e, CP_KEY_SITE);
+	cp_emit_str(e, CP_KEY_PC, pc);
+	if (fn)
+		cp_emit_str(e, CP_KEY_FUNCTION, fn);
+	else
+		cp_emit_null(e, CP_KEY_FUNCTION);
+	cp_emit_obj_end(e);
+}
+
 /* "objects" (the most waited-on, live or destroyed), "objects_total",
  * and "objects_destroyed" (the totals of destroyed objects per kind). */
 static void json_objects(struct cp_emit *e, const struct summary *s)
@@ -397,6 +418,7 @@ static void json_objects(struct cp_emit *e, const struct summary *s)
 		json_object_counts(e, r->ops, r->contended, r->wait_ns,
 				   r->gain_ns);
 		cp_emit_bool(e, CP_KEY_UNTRACKED, r->untracked);
+		json_site(e, r->site);
 		cp_emit_obj_end(e);
 	}
 	cp_emit_arr_end(e);
@@ -509,11 +531,14 @@ static void write_stderr(struct summary *s)
 	}
 	if (s->ntop && cp_objstat_weight(&s->top[0])) {
 		const struct cp_objstat *r = &s->top[0];
+		const char *fn = r->site ? cp_symbols_name_at(r->site) : NULL;
 
 		fmt_s(a, sizeof(a), r->wait_ns);
 		sink_printf(o, "cpthread: most waited-on object: %s %u at 0x%lx "
-			    "(%lu ops, %s waiting)\n", cp_obj_kind_name(r->kind),
-			    r->id, (unsigned long)r->addr,
+			    "%s%s%s(%lu ops, %s waiting)\n",
+			    cp_obj_kind_name(r->kind), r->id,
+			    (unsigned long)r->addr, fn ? "first used in " : "",
+			    fn ? fn : "", fn ? " " : "",
 			    (unsigned long)r->ops, a);
 	}
 	notes(s, say_stderr, o);

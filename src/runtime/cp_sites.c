@@ -51,9 +51,8 @@ void cp_sites_init(void)
 	/* a fork child: the parent's other threads may have held these */
 	atomic_store(&cp_sites_lock.held, 0);
 	cp_sites_len = 0;
-	cp_sites_on = cp_rt.trace &&
-		      cp_modules_own_text(&cp_own_lo, &cp_own_hi);
-	if (!cp_sites_on)
+	cp_sites_on = cp_modules_own_text(&cp_own_lo, &cp_own_hi);
+	if (!cp_sites_on || !cp_rt.trace)
 		return;
 	/* the unwinder's one-time set-up, here rather than in a wrapper */
 	_Unwind_Backtrace(unwind_nothing, NULL);
@@ -103,7 +102,7 @@ void cp_sites_add(uint32_t obj, uint64_t pc)
 {
 	uint8_t *p;
 
-	if (!cp_sites_on || !pc)
+	if (!cp_sites_on || !cp_rt.trace || !pc)
 		return;
 	cp_lock_acquire(&cp_sites_lock);
 	p = cp_sites_buf + cp_sites_len;
@@ -117,7 +116,7 @@ void cp_sites_add(uint32_t obj, uint64_t pc)
 
 void cp_sites_finish(void)
 {
-	if (!cp_sites_on)
+	if (!cp_sites_on || !cp_rt.trace)
 		return;
 	cp_lock_acquire(&cp_sites_lock);
 	flush_locked();

@@ -26,8 +26,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Start recording sites into the open trace (or not, see above).  Start-
- * up or a fork child, single-threaded, guard raised. */
+/* Start recording sites: every record keeps its own (cp_objrec.site, for
+ * the exit report), and in trace mode they go to the trace (or not, see
+ * above).  Start-up or a fork child, single-threaded, guard raised. */
 void cp_sites_init(void);
 
 /* Whether sites are recorded (cp_sites_init found the tracer's frames). */

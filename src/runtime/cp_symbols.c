@@ -145,6 +145,20 @@ uint64_t cp_symbols_lookup(const char *name)
 	return 0;
 }
 
+const char *cp_symbols_name_at(uint64_t addr)
+{
+	const struct elf_map *m = &cp_exe_map;
+
+	for (size_t i = 0; i < m->nsyms; i++) {
+		const Elf64_Sym *s = &m->syms[i];
+		uint64_t a = s->st_value + m->base;
+
+		if (is_func(s) && addr >= a && addr - a < s->st_size)
+			return sym_name(m, s);
+	}
+	return NULL;
+}
+
 static void for_each(const struct elf_map *m,
 		     void (*cb)(uint64_t addr, uint64_t size,
 				const char *name, void *arg), void *arg)

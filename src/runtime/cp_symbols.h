@@ -25,6 +25,14 @@
 int cp_symbols_load(void);
 /* Run-time address of function @name, 0 when there is none. */
 uint64_t cp_symbols_lookup(const char *name);
+/*
+ * Name of the executable's function holding run-time address @addr, or
+ * NULL (an address in a library, or in no sized symbol).  As the symbol
+ * table has it: a C++ name stays mangled (demangling would call the
+ * program's malloc, at exit, perhaps from its signal handler).
+ * O(symbols).
+ */
+const char *cp_symbols_name_at(uint64_t addr);
 /* Call @cb for every function symbol (address, size, name). */
 void cp_symbols_for_each(void (*cb)(uint64_t addr, uint64_t size,
 				    const char *name, void *arg), void *arg);

@@ -187,12 +187,18 @@ static void check_sites(enum cpt_variant v, const char *const *env,
 
 START_TEST(test_sites_linked)
 {
+	CPT_SKIP_IF(CPT_ASAN, "the sanitizer's interceptors of the pthread "
+		    "calls stand between the program and the tracer: sites "
+		    "name them");
 	check_sites(CPT_LINKED, NULL, true);
 }
 END_TEST
 
 START_TEST(test_sites_preloaded)
 {
+	CPT_SKIP_IF(CPT_ASAN, "the sanitizer's interceptors of the pthread "
+		    "calls stand between the program and the tracer: sites "
+		    "name them");
 	check_sites(CPT_PRELOAD, NULL, true);
 }
 END_TEST
@@ -202,6 +208,9 @@ START_TEST(test_sites_without_sampling)
 {
 	const char *env[] = { "CPTHREAD_SAMPLING=off", NULL };
 
+	CPT_SKIP_IF(CPT_ASAN, "the sanitizer's interceptors of the pthread "
+		    "calls stand between the program and the tracer: sites "
+		    "name them");
 	check_sites(CPT_LINKED, env, true);
 }
 END_TEST
@@ -209,6 +218,50 @@ END_TEST
 START_TEST(test_sites_static_none)
 {
 	check_sites(CPT_STATIC, NULL, false);
+}
+END_TEST
+
+/*
+ * Online, the exit report's objects name the executable's function each
+ * was first used in (no lines: the runtime reads the symbol table only),
+ * and its summary line names the most waited-on object's.
+ */
+START_TEST(test_sites_online)
+{
+	struct cpt_run r;
+	struct cpt_errs errs;
+	json_t *o;
+	size_t i, n = 0;
+
+	CPT_SKIP_IF(CPT_ASAN, "the sanitizer's interceptors of the pthread "
+		    "calls stand between the program and the tracer: sites "
+		    "name them");
+	cpt_errs_init(&errs);
+	ck_assert_int_eq(cpt_run_workload(&r, "sites", CPT_LINKED, NULL, NULL,
+					  60), 0);
+	ck_assert_msg(cpt_run_exit_code(&r) == 0 && r.report,
+		      "exit %d, report: %s", cpt_run_exit_code(&r),
+		      r.report_error);
+	json_array_foreach(json_object_get(r.report, "objects"), i, o) {
+		const char *kind = json_string_value(json_object_get(o, "kind"));
+		double ops = json_number_value(json_object_get(o, "ops"));
+		const char *want = kind ? expected_fn(kind, ops) : NULL;
+		const char *fn = json_string_value(json_object_get(
+			json_object_get(o, "site"), "function"));
+
+		n++;
+		if (!want || !fn || strcmp(fn, want))
+			cpt_errf(&errs, "online: %s object %zu first used in "
+				 "%s, expected %s", kind ? kind : "?", i,
+				 fn ? fn : "?", want ? want : "?");
+	}
+	if (n != 4)
+		cpt_errf(&errs, "online: %zu objects, expected 4", n);
+	if (!strstr(r.err, "most waited-on object: barrier 1 at ") ||
+	    !strstr(r.err, " first used in main ("))
+		cpt_errf(&errs, "online summary: %s", r.err);
+	ck_assert_msg(errs.n == 0, "%s", errs.buf);
+	cpt_run_free(&r);
 }
 END_TEST
 
@@ -291,6 +344,7 @@ int main(void)
 	tcase_add_test(tc, test_sites_without_sampling);
 	tcase_add_test(tc, test_sites_static_none);
 	tcase_add_test(tc, test_sites_openmp_constructs);
+	tcase_add_test(tc, test_sites_online);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
