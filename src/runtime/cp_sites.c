@@ -15,6 +15,8 @@
 #define CP_SITES_BUF	4096	/* bytes of pairs before a block goes out */
 
 static uintptr_t cp_own_lo, cp_own_hi;	/* the tracer's code */
+static bool cp_own_looked;	/* at the first start; a fork child's is the
+				 * same (and its loader lock may be held) */
 static bool cp_sites_on;
 static bool cp_sites_armed;	/* crash_flush registered */
 
@@ -51,13 +53,17 @@ void cp_sites_init(void)
 	/* a fork child: the parent's other threads may have held these */
 	atomic_store(&cp_sites_lock.held, 0);
 	cp_sites_len = 0;
-	cp_sites_on = cp_modules_own_text(&cp_own_lo, &cp_own_hi);
+	if (!cp_own_looked)
+		cp_modules_own_text(&cp_own_lo, &cp_own_hi);
+	cp_own_looked = true;
+	cp_sites_on = cp_own_hi > cp_own_lo;
 	if (!cp_sites_on || !cp_rt.trace)
+		return;
+	if (cp_sites_armed)	/* a fork child: done in the parent */
 		return;
 	/* the unwinder's one-time set-up, here rather than in a wrapper */
 	_Unwind_Backtrace(unwind_nothing, NULL);
-	if (!cp_sites_armed)	/* a fork child keeps the parent's */
-		cp_trace_at_crash(crash_flush);
+	cp_trace_at_crash(crash_flush);
 	cp_sites_armed = true;
 }
 
