@@ -451,9 +451,7 @@ struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
 	struct cp_objrec *r, *mine;
 	bool lookup = !(how & CP_REC_NEW);
 	uint64_t site = cp_sites_at(ra);
-	/* unwinding (a microsecond) only for a trace: online the site is
-	 * the exit report's, where a missing one costs little */
-	bool sited = !t->tb || !cp_sites_enabled() || site;
+	bool sited = !cp_sites_enabled() || site;
 
 	if (!rcu_usable())
 		return NULL;

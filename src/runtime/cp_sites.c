@@ -57,13 +57,11 @@ void cp_sites_init(void)
 		cp_modules_own_text(&cp_own_lo, &cp_own_hi);
 	cp_own_looked = true;
 	cp_sites_on = cp_own_hi > cp_own_lo;
-	if (!cp_sites_on || !cp_rt.trace)
-		return;
-	if (cp_sites_armed)	/* a fork child: done in the parent */
+	if (!cp_sites_on || cp_sites_armed)	/* a fork child: done */
 		return;
 	/* the unwinder's one-time set-up, here rather than in a wrapper */
 	_Unwind_Backtrace(unwind_nothing, NULL);
-	cp_trace_at_crash(crash_flush);
+	cp_trace_at_crash(crash_flush);	/* writes nothing without a trace */
 	cp_sites_armed = true;
 }
 

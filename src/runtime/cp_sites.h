@@ -7,10 +7,11 @@
  * When a record is made in trace mode, the site is the return address of
  * the wrapper the program called: the record lookup, inlined into the
  * wrapper, passes __builtin_return_address(0), free until a record is
- * made.  Where the lookup was inlined into a helper of the tracer instead
- * (the address then lies in the tracer's code), the caller unwinds its own
- * stack (libgcc's unwinder, about a microsecond) to the first frame
- * outside the tracer.  Pairs (object, address) collect in one buffer that
+ * made.  Where the lookup was inlined into a helper of the tracer that the
+ * wrapper calls rather than jumps to (the address then lies in the
+ * tracer's code: no wrapper of GCC's build, several of clang's), the
+ * caller unwinds its own stack (libgcc's unwinder, about a microsecond)
+ * to the first frame outside the tracer.  Pairs (object, address) collect in one buffer that
  * goes out as a SITES block when full, at exit and on the crash paths.
  * The tracer's code is told apart by address, which needs the tracer to
  * be a shared object (cp_modules_own_text): linked into the executable it

@@ -187,18 +187,12 @@ static void check_sites(enum cpt_variant v, const char *const *env,
 
 START_TEST(test_sites_linked)
 {
-	CPT_SKIP_IF(CPT_ASAN, "the sanitizer's interceptors of the pthread "
-		    "calls stand between the program and the tracer: sites "
-		    "name them");
 	check_sites(CPT_LINKED, NULL, true);
 }
 END_TEST
 
 START_TEST(test_sites_preloaded)
 {
-	CPT_SKIP_IF(CPT_ASAN, "the sanitizer's interceptors of the pthread "
-		    "calls stand between the program and the tracer: sites "
-		    "name them");
 	check_sites(CPT_PRELOAD, NULL, true);
 }
 END_TEST
@@ -208,9 +202,6 @@ START_TEST(test_sites_without_sampling)
 {
 	const char *env[] = { "CPTHREAD_SAMPLING=off", NULL };
 
-	CPT_SKIP_IF(CPT_ASAN, "the sanitizer's interceptors of the pthread "
-		    "calls stand between the program and the tracer: sites "
-		    "name them");
 	check_sites(CPT_LINKED, env, true);
 }
 END_TEST
@@ -233,9 +224,6 @@ START_TEST(test_sites_online)
 	json_t *o;
 	size_t i, n = 0;
 
-	CPT_SKIP_IF(CPT_ASAN, "the sanitizer's interceptors of the pthread "
-		    "calls stand between the program and the tracer: sites "
-		    "name them");
 	cpt_errs_init(&errs);
 	ck_assert_int_eq(cpt_run_workload(&r, "sites", CPT_LINKED, NULL, NULL,
 					  60), 0);
