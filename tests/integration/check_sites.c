@@ -108,6 +108,34 @@ static void same_sites_streamed(struct cpt_errs *errs, const char *trace,
 	cpt_run_free(&c);
 }
 
+/* `cpt export --format chrome` of @trace: the barrier's waits carry its
+ * site (main's line of @m) in their args. */
+static void chrome_sites(struct cpt_errs *errs, const char *trace,
+			 const char *dir, const struct marker *m, unsigned nm)
+{
+	char out[400], want[96], *text = NULL;
+	const char *args[] = { "export", trace, "--format", "chrome", "-o",
+			       out, NULL };
+	const struct marker *mk = marker_of(m, nm, "main");
+	struct cpt_run c;
+	size_t len = 0;
+	FILE *f;
+
+	snprintf(out, sizeof(out), "%s/chrome.json", dir);
+	ck_assert_int_eq(cpt_run_program(&c, CPT_CPT, args, NULL, 120, false),
+			 0);
+	f = fopen(out, "r");
+	ck_assert_msg(f != NULL, "chrome export: %s", c.err);
+	ck_assert(getdelim(&text, &len, '\0', f) > 0);
+	fclose(f);
+	snprintf(want, sizeof(want), "\"first_used_in\":\"main (sites.c:%u)\"",
+		 mk ? mk->line : 0);
+	if (!strstr(text, want))
+		cpt_errf(errs, "chrome export: no wait slice with %s", want);
+	free(text);
+	cpt_run_free(&c);
+}
+
 /*
  * Trace wl_sites as @v with @env, report it as JSON; every object's site
  * must match its marker (@named), or be null (!@named).
@@ -179,6 +207,8 @@ static void check_sites(enum cpt_variant v, const char *const *env,
 	if (nobj != 4)
 		cpt_errf(&errs, "%u objects in the report, expected 4", nobj);
 	same_sites_streamed(&errs, r.trace_path, r.dir, objs);
+	if (named)
+		chrome_sites(&errs, r.trace_path, r.dir, m, nm);
 	json_decref(rep);
 	ck_assert_msg(errs.n == 0, "%s:\n%s", cpt_variant_name(v), errs.buf);
 	cpt_run_free(&c);
