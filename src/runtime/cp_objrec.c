@@ -505,7 +505,7 @@ struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
 			cp_tb_obj_def(t->tb, r->id, kind, key >> 2, extra);
 			r->def_tb = t->tb;
 			r->def_block = cp_tb_block(t->tb);
-			cp_sites_add(r->id, site);
+			cp_sites_add(t, r->id, site);
 		}
 		/* only synchronization objects can be untracked */
 		if ((key & 3) == CP_NS_SYNC && atomic_load(&cp_nuntracked) &&

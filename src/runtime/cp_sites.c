@@ -1,43 +1,60 @@
 /*
  * cp_sites.c - the sites of objects (see cp_sites.h).
+ *
+ * Each thread that makes records writes its pairs into a buffer of its
+ * own (no lock, no line shared with another thread making records), taken
+ * from a pool at its first pair and given back at its exit.  A buffer
+ * goes out as one SITES block when full, when its thread exits, at the
+ * trace's end and on the crash paths.  Buffers are never freed, so the
+ * crash path may walk them all at any moment.
  */
 #include "cp_sites.h"
 
+#include <stdatomic.h>
 #include <unwind.h>
 
+#include "cp_alloc.h"
 #include "cp_lock.h"
 #include "cp_modules.h"
 #include "cp_runtime.h"
+#include "cp_thread.h"
 #include "cp_trace_format.h"
 #include "cp_tracebuf.h"
 #include "cp_varint.h"
 
-#define CP_SITES_BUF	4096	/* bytes of pairs before a block goes out */
+#define CP_SITES_BUF	2048	/* bytes of pairs before a block goes out */
+
+struct cp_sites_buf {
+	struct cp_sites_buf *next;	/* the pool, never unlinked */
+	atomic_bool owned;		/* a thread writes into it */
+	atomic_size_t len;		/* bytes of whole pairs (release) */
+	uint8_t b[CP_SITES_BUF + 2 * CP_VARINT_MAX];
+};
 
 static uintptr_t cp_own_lo, cp_own_hi;	/* the tracer's code */
 static bool cp_own_looked;	/* at the first start; a fork child's is the
 				 * same (and its loader lock may be held) */
 static bool cp_sites_on;
 static bool cp_sites_armed;	/* crash_flush registered */
+static _Atomic(struct cp_sites_buf *) cp_sites_pool;
 
-static struct cp_lock cp_sites_lock;
-static uint8_t cp_sites_buf[CP_SITES_BUF + 2 * CP_VARINT_MAX];
-static size_t cp_sites_len;
-
-/* Write the buffer as one block; under cp_sites_lock, or alone. */
-static void flush_locked(void)
+/* Write @sb's pairs as one block and empty it; its owner, or alone. */
+static void flush_buf(struct cp_sites_buf *sb)
 {
-	if (cp_sites_len)
-		cp_trace_write_block(CP_BLOCK_SITES, 0, cp_sites_buf,
-				     cp_sites_len);
-	cp_sites_len = 0;
+	size_t n = atomic_load_explicit(&sb->len, memory_order_acquire);
+
+	if (n)
+		cp_trace_write_block(CP_BLOCK_SITES, 0, sb->b, n);
+	atomic_store_explicit(&sb->len, 0, memory_order_relaxed);
 }
 
-/* Crash path: whatever is buffered (a writer mid-pair has not moved the
- * length yet, so the block holds whole pairs). */
+/* Crash path: every buffer's whole pairs (a writer mid-pair has not
+ * moved its length yet). */
 static void crash_flush(void)
 {
-	flush_locked();
+	for (struct cp_sites_buf *sb = atomic_load(&cp_sites_pool); sb;
+	     sb = sb->next)
+		flush_buf(sb);
 }
 
 static _Unwind_Reason_Code unwind_nothing(struct _Unwind_Context *ctx,
@@ -50,9 +67,13 @@ static _Unwind_Reason_Code unwind_nothing(struct _Unwind_Context *ctx,
 
 void cp_sites_init(void)
 {
-	/* a fork child: the parent's other threads may have held these */
-	atomic_store(&cp_sites_lock.held, 0);
-	cp_sites_len = 0;
+	/* a fork child: the parent's buffers hold the parent's pairs, and
+	 * their owners other than the forking thread do not exist here */
+	for (struct cp_sites_buf *sb = atomic_load(&cp_sites_pool); sb;
+	     sb = sb->next) {
+		atomic_store(&sb->len, 0);
+		atomic_store(&sb->owned, false);
+	}
 	if (!cp_own_looked)
 		cp_modules_own_text(&cp_own_lo, &cp_own_hi);
 	cp_own_looked = true;
@@ -70,6 +91,15 @@ bool cp_sites_enabled(void)
 	return cp_sites_on;
 }
 
+uint64_t cp_sites_at(const void *ra)
+{
+	uintptr_t a = (uintptr_t)ra;
+
+	if (!cp_sites_on || !a || (a >= cp_own_lo && a < cp_own_hi))
+		return 0;
+	return a - 1;
+}
+
 static _Unwind_Reason_Code first_outside(struct _Unwind_Context *ctx,
 					 void *arg)
 {
@@ -84,15 +114,6 @@ static _Unwind_Reason_Code first_outside(struct _Unwind_Context *ctx,
 	return _URC_END_OF_STACK;
 }
 
-uint64_t cp_sites_at(const void *ra)
-{
-	uintptr_t a = (uintptr_t)ra;
-
-	if (!cp_sites_on || !a || (a >= cp_own_lo && a < cp_own_hi))
-		return 0;
-	return a - 1;
-}
-
 uint64_t cp_sites_caller(void)
 {
 	uint64_t pc = 0;
@@ -102,28 +123,64 @@ uint64_t cp_sites_caller(void)
 	return pc;
 }
 
-void cp_sites_add(uint32_t obj, uint64_t pc)
+/* A buffer for the calling thread: a free one of the pool, else a new
+ * one pushed onto it; NULL when out of memory. */
+static struct cp_sites_buf *take_buf(void)
 {
+	struct cp_sites_buf *sb;
+
+	for (sb = atomic_load(&cp_sites_pool); sb; sb = sb->next) {
+		bool free = false;
+
+		if (atomic_compare_exchange_strong(&sb->owned, &free, true))
+			return sb;
+	}
+	sb = cp_zalloc(sizeof(*sb));
+	if (!sb)
+		return NULL;
+	atomic_store(&sb->owned, true);
+	sb->next = atomic_load(&cp_sites_pool);
+	while (!atomic_compare_exchange_weak(&cp_sites_pool, &sb->next, sb))
+		;
+	return sb;
+}
+
+void cp_sites_add(struct cp_thread *t, uint32_t obj, uint64_t pc)
+{
+	struct cp_sites_buf *sb = t->sites;
+	size_t n;
 	uint8_t *p;
 
 	if (!cp_sites_on || !cp_rt.trace || !pc)
 		return;
-	cp_lock_acquire(&cp_sites_lock);
-	p = cp_sites_buf + cp_sites_len;
-	p = cp_uv_put(p, obj);
-	p = cp_uv_put(p, pc);
-	cp_sites_len = (size_t)(p - cp_sites_buf);
-	if (cp_sites_len >= CP_SITES_BUF)
-		flush_locked();
-	cp_lock_release(&cp_sites_lock);
+	if (!sb && !(sb = t->sites = take_buf()))
+		return;
+	n = atomic_load_explicit(&sb->len, memory_order_relaxed);
+	p = cp_uv_put(cp_uv_put(sb->b + n, obj), pc);
+	atomic_store_explicit(&sb->len, (size_t)(p - sb->b),
+			      memory_order_release);
+	if ((size_t)(p - sb->b) >= CP_SITES_BUF)
+		flush_buf(sb);
+}
+
+void cp_sites_thread_end(struct cp_thread *t)
+{
+	struct cp_sites_buf *sb = t->sites;
+
+	if (!sb)
+		return;
+	t->sites = NULL;
+	flush_buf(sb);
+	atomic_store(&sb->owned, false);
 }
 
 void cp_sites_finish(void)
 {
 	if (!cp_sites_on || !cp_rt.trace)
 		return;
-	cp_lock_acquire(&cp_sites_lock);
-	flush_locked();
-	cp_lock_release(&cp_sites_lock);
+	/* the threads still running have stopped tracing (exit) */
+	for (struct cp_sites_buf *sb = atomic_load(&cp_sites_pool); sb;
+	     sb = sb->next)
+		flush_buf(sb);
 	cp_modules_update();
 }

@@ -4,22 +4,24 @@
  * that function and source line, so that "mutex#12" in a report becomes
  * a lock the user can find in the code.
  *
- * When a record is made in trace mode, the site is the return address of
- * the wrapper the program called: the record lookup, inlined into the
- * wrapper, passes __builtin_return_address(0), free until a record is
- * made.  Where the lookup was inlined into a helper of the tracer that the
- * wrapper calls rather than jumps to (the address then lies in the
- * tracer's code: no wrapper of GCC's build, several of clang's), the
- * caller unwinds its own stack (libgcc's unwinder, about a microsecond)
- * to the first frame outside the tracer.  Pairs (object, address) collect in one buffer that
- * goes out as a SITES block when full, at exit and on the crash paths.
+ * When a record is made, its site is the return address of the wrapper
+ * the program called: the record lookup, inlined into the wrapper, passes
+ * __builtin_return_address(0), free until a record is made.  Where the
+ * lookup was inlined into a helper of the tracer that the wrapper calls
+ * rather than jumps to (the address then lies in the tracer's code: no
+ * wrapper of GCC's build, several of clang's), the caller unwinds its own
+ * stack (libgcc's unwinder, about a microsecond) to the first frame
+ * outside the tracer.  The record keeps its site for the exit report; in
+ * trace mode the pairs (object, address) collect in a buffer of the
+ * thread that made the record, which goes out as a SITES block when full,
+ * at the thread's exit, at the end and on the crash paths.
  * The tracer's code is told apart by address, which needs the tracer to
  * be a shared object (cp_modules_own_text): linked into the executable it
  * records no sites.  The unwinder takes the loader's lock, so its caller
  * must hold no lock that a thread inside the loader could wait for (the
  * record table's RCU read side included).
  *
- * Concurrency: any thread; the buffer is under a lock of its own.
+ * Concurrency: any thread; a thread's buffer is its own.
  */
 #ifndef CP_SITES_H
 #define CP_SITES_H
@@ -44,8 +46,14 @@ uint64_t cp_sites_at(const void *ra);
  * raised; no lock held. */
 uint64_t cp_sites_caller(void);
 
-/* Object @obj was first used at @pc (nonzero). */
-void cp_sites_add(uint32_t obj, uint64_t pc);
+struct cp_thread;
+
+/* Object @obj, whose record @t made, was first used at @pc (0: unknown,
+ * nothing recorded).  Calling thread @t, guard raised. */
+void cp_sites_add(struct cp_thread *t, uint32_t obj, uint64_t pc);
+
+/* @t exits: its buffer goes out and back to the pool.  Its thread. */
+void cp_sites_thread_end(struct cp_thread *t);
 
 /* Write out what is buffered, and the module map the addresses need.
  * Exit, before the trace's END. */

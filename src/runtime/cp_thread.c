@@ -29,6 +29,7 @@
 #include "cp_lock.h"
 #include "cp_objrec.h"
 #include "cp_sampler.h"
+#include "cp_sites.h"
 #include "cp_trace_format.h"
 #include "cp_tracebuf.h"
 #include "cp_unseen.h"
@@ -202,6 +203,7 @@ void cp_thread_exit(struct cp_thread *t)
 		t->tb = NULL;
 		cp_tb_free(tb);
 	}
+	cp_sites_thread_end(t);
 }
 
 struct cp_thread *cp_thread_all(void)

@@ -44,6 +44,7 @@
 #define CP_SHADOW_MAX 256
 
 struct cp_objrec;
+struct cp_sites_buf;
 struct cp_tracebuf;
 struct cp_smp;
 struct cp_thread;
@@ -81,6 +82,8 @@ struct cp_thread {
 	struct cp_cache_slot held;	/* the latest lean acquire's record
 					 * (cp_objrec_hold), a hint */
 	struct cp_tracebuf *tb;	/* trace mode: event buffer */
+	struct cp_sites_buf *sites;	/* trace mode: the sites of the
+					 * records it made (cp_sites.c) */
 	int ostid;		/* kernel thread id (gettid) */
 	union {
 		struct {
