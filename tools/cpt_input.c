@@ -170,10 +170,8 @@ enum cpt_status cpt_stream_run_pass(struct cpt_ctx *c, const char *path,
 	for (uint32_t i = 0; i < s->nobjs; i++) {
 		struct cp_stream_obj *o = &s->objs[i];
 
-		if (o->site && cp_sampled_name_site(&ix->t, c->debuginfo,
-						    o->site, &o->site_fn,
-						    &o->site_file,
-						    &o->site_line))
+		if (o->site.pc && cp_sampled_name_site(&ix->t, c->debuginfo,
+						       &o->site))
 			break;	/* no symbolizer: addresses stay bare */
 	}
 	if (stream_strict(c, path, ix, s) || cpt_open_out(c) != CPT_OK) {

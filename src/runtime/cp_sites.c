@@ -14,7 +14,6 @@
 #include <unwind.h>
 
 #include "cp_alloc.h"
-#include "cp_lock.h"
 #include "cp_modules.h"
 #include "cp_runtime.h"
 #include "cp_thread.h"

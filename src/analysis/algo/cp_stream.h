@@ -70,12 +70,8 @@ struct cp_stream_obj {
 	bool tracked;		/* its CP figures are followed */
 	uint64_t cp_held_ns;	/* tracked: time held on the CP */
 	uint64_t cp_cross;	/* tracked: CP edges through it */
-	uint64_t site;		/* where the program first used it (the
-				 * trace's SITES), 0: unknown */
-	const char *site_fn, *site_file;	/* ... named by the caller
-						 * (cp_sampled_name_site), or
-						 * NULL */
-	uint32_t site_line;
+	struct cp_site site;	/* where the program first used it (its
+				 * name: the caller's, cp_sampled_name_site) */
 };
 
 struct cp_stream_proc {

@@ -240,8 +240,8 @@ int cp_stream_obj_results(struct sp *p, const uint64_t *vec)
 				hi = mid;
 		}
 		if (lo < s->nobjs && s->objs[lo].obj == id &&
-		    !s->objs[lo].site)
-			s->objs[lo].site = p->ix->r.sites[i].pc;
+		    !s->objs[lo].site.pc)
+			s->objs[lo].site.pc = p->ix->r.sites[i].pc;
 	}
 	return 0;
 }

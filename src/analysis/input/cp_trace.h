@@ -77,6 +77,18 @@ struct cp_trace_thread {
 	uint32_t exit_v;		/* index of THREAD_EXIT or UINT32_MAX */
 };
 
+/*
+ * Where the program first used an object (the trace's SITES): the code
+ * address in its call into the tracer, and that address symbolized
+ * (cp_sampled_name_site).  The names belong to the trace's symbolizer.
+ */
+struct cp_site {
+	uint64_t pc;		/* 0: unknown */
+	const char *fn;		/* its function, or NULL */
+	const char *file;	/* its source file, or NULL */
+	uint32_t line;		/* 0: unknown */
+};
+
 struct cp_trace_obj {
 	uint8_t kind;		/* enum cp_obj_kind (0: a runtime-internal
 				 * record with no events) */
@@ -84,12 +96,7 @@ struct cp_trace_obj {
 	bool untracked;		/* OBJ_UNTRACK seen somewhere */
 	uint64_t addr;		/* address in the traced program */
 	uint64_t extra;		/* barrier count, sem initial value */
-	uint64_t site;		/* where the program first used it (a code
-				 * address in the call; 0: unknown) */
-	const char *site_fn;	/* ... symbolized (cp_sampled_apply), or
-				 * NULL */
-	const char *site_file;	/* its source file, or NULL */
-	uint32_t site_line;	/* 0: unknown */
+	struct cp_site site;	/* where the program first used it */
 	uint32_t npub;		/* PUBLISH events of the object */
 	uint32_t pub_off;	/* its publishes: cp_trace.pub[pub_off..] */
 	bool sparse;		/* its sequences are not 1..npub (reader) */

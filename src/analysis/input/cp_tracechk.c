@@ -136,8 +136,8 @@ static int check_objects(struct cp_trd *r)
 		uint32_t id = r->sites[i].obj;
 
 		if (id < t->nobjs && t->objs[id].defined &&
-		    !t->objs[id].site)
-			t->objs[id].site = r->sites[i].pc;
+		    !t->objs[id].site.pc)
+			t->objs[id].site.pc = r->sites[i].pc;
 	}
 	return 0;
 }

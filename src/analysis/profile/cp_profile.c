@@ -177,10 +177,7 @@ static int objects(struct cp_profile *p, const uint8_t *oncp)
 		op->kind = t->objs[o].kind;
 		op->untracked = t->objs[o].untracked;
 		op->addr = t->objs[o].addr;
-		op->site_pc = t->objs[o].site;
-		op->site_fn = t->objs[o].site_fn;
-		op->site_file = t->objs[o].site_file;
-		op->site_line = t->objs[o].site_line;
+		op->site = t->objs[o].site;
 		op->ops = ops[o];
 	}
 	for (uint32_t e = 0; e < tp->g.ne; e++) {

@@ -72,11 +72,7 @@ struct cp_obj_prof {
 	uint64_t gain_ns;	/* how much longer the consumers' paths got
 				 * by depending on it (the online report's
 				 * cp_gain_ns) */
-	/* where the program first used it (cp_trace_obj's site), if known */
-	uint64_t site_pc;	/* 0: unknown */
-	const char *site_fn;	/* its function, or NULL */
-	const char *site_file;	/* source file, or NULL */
-	uint32_t site_line;	/* 0: unknown */
+	struct cp_site site;	/* where the program first used it */
 };
 
 struct cp_profile_opts {

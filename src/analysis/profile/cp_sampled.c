@@ -681,43 +681,34 @@ static bool system_header(const char *file)
 			!strncmp(file, "/usr/lib/gcc/", 13));
 }
 
-/* The frame of @pc's inline chain that names a site (cp_sampled.h);
- * false when @sy cannot symbolize it. */
-static bool site_frame(struct cp_symbolizer *sy, uint64_t pc,
-		       const char **fn, const char **file, uint32_t *line)
+/* Name @s by the frame of its pc's inline chain that names a site
+ * (cp_sampled.h); unnamed when @sy cannot symbolize it. */
+static void site_frame(struct cp_symbolizer *sy, struct cp_site *s)
 {
 	const struct cp_symframe *f;
 	uint32_t n, k = 0;
 
-	if (!pc || !(n = cp_symbolize(sy, pc, &f)))
-		return false;
+	if (!s->pc || !(n = cp_symbolize(sy, s->pc, &f)))
+		return;
 	while (k + 1 < n && system_header(f[k].file))
 		k++;
-	*fn = f[k].name;
-	*file = f[k].file;
-	*line = f[k].line;
-	return true;
+	s->fn = f[k].name;
+	s->file = f[k].file;
+	s->line = f[k].line;
 }
 
 /* Name where each object of @t was first used. */
 static void name_sites(struct cp_trace *t, struct cp_symbolizer *sy)
 {
-	for (uint32_t i = 0; i < t->nobjs; i++) {
-		struct cp_trace_obj *o = &t->objs[i];
-
-		site_frame(sy, o->site, &o->site_fn, &o->site_file,
-			   &o->site_line);
-	}
+	for (uint32_t i = 0; i < t->nobjs; i++)
+		site_frame(sy, &t->objs[i].site);
 }
 
 int cp_sampled_name_site(struct cp_trace *t, const char *debug_path,
-			 uint64_t pc, const char **fn, const char **file,
-			 uint32_t *line)
+			 struct cp_site *s)
 {
 	char why[256];
 
-	*fn = *file = NULL;
-	*line = 0;
 	if (!t->samples || !t->samples->nmods)
 		return 0;
 	if (!t->samples->sym)
@@ -727,7 +718,7 @@ int cp_sampled_name_site(struct cp_trace *t, const char *debug_path,
 						    why, sizeof(why));
 	if (!t->samples->sym)
 		return -1;
-	site_frame(t->samples->sym, pc, fn, file, line);
+	site_frame(t->samples->sym, s);
 	return 0;
 }
 

@@ -65,18 +65,16 @@ int cp_sampled_apply(struct cp_trace *t, const struct cp_sampled_opts *o,
 		     char *err, size_t errlen);
 
 /*
- * Name the site @pc where an object was first used (cp_trace_obj.site):
- * of the call's inline chain, the innermost frame outside the system's
- * headers (std::mutex::lock inlined into the program's function names
- * that function and its line), else the outermost.  Opens @t's
- * symbolizer on its module map (@debug_path as cp_sampled_opts') unless
- * open; the names belong to it.  *@fn NULL when the trace has no module
- * map.  Returns 0, or -1 when the symbolizer cannot start.  Reader
- * context.
+ * Name the site @s (its pc set) where an object was first used: of the
+ * call's inline chain, the innermost frame outside the system's headers
+ * (std::mutex::lock inlined into the program's function names that
+ * function and its line), else the outermost.  Opens @t's symbolizer on
+ * its module map (@debug_path as cp_sampled_opts') unless open; the names
+ * belong to it.  @s stays unnamed when the trace has no module map.
+ * Returns 0, or -1 when the symbolizer cannot start.  Reader context.
  */
 int cp_sampled_name_site(struct cp_trace *t, const char *debug_path,
-			 uint64_t pc, const char **fn, const char **file,
-			 uint32_t *line);
+			 struct cp_site *s);
 
 /*
  * Symbolize @t's samples without rewriting its threads (the out-of-core

@@ -324,18 +324,14 @@ static void wait_slice(struct ctx *x, uint32_t tid, uint32_t e, uint64_t a,
 	if (cp_tracepag_obj(tp, e)) {
 		const struct cp_trace_obj *o =
 			&x->t->objs[cp_tracepag_obj(tp, e)];
-		struct cp_obj_prof ob = {
-			.site_pc = o->site, .site_fn = o->site_fn,
-			.site_file = o->site_file, .site_line = o->site_line,
-		};
 		char site[160];
 
 		cp_wbuf_str(x->w, ",\"address\":\"");
 		cp_wbuf_printf(x->w, "0x%" PRIx64, o->addr);
 		cp_wbuf_c(x->w, '"');
-		if (o->site) {
+		if (o->site.pc) {
 			cp_wbuf_str(x->w, ",\"first_used_in\":");
-			cp_wbuf_json(x->w, cp_report_out_site(&ob, site,
+			cp_wbuf_json(x->w, cp_report_out_site(&o->site, site,
 							      sizeof(site)));
 		}
 	}

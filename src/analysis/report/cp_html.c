@@ -753,7 +753,7 @@ static int objects(struct html *h)
 			       "</td>", ob->cp_cross, ob->cp_cross);
 		td_ns(h, ob->gain_ns);
 		S(h, "<td class=\"name\">");
-		E(h, cp_report_out_site(ob, site, sizeof(site)));
+		E(h, cp_report_out_site(&ob->site, site, sizeof(site)));
 		S(h, "</td></tr>\n");
 	}
 	S(h, "</tbody></table></div>\n");

@@ -282,25 +282,25 @@ static uint32_t collect_objects(const struct cp_obj_prof *objs, uint32_t n,
 	return nobj;
 }
 
-const char *cp_report_out_site(const struct cp_obj_prof *ob, char *buf,
+const char *cp_report_out_site(const struct cp_site *s, char *buf,
 			       size_t len)
 {
-	const char *file = ob->site_file, *slash;
+	const char *file = s->file, *slash;
 
-	if (!ob->site_pc) {
+	if (!s->pc) {
 		snprintf(buf, len, "-");
 		return buf;
 	}
 	slash = file ? strrchr(file, '/') : NULL;
 	if (slash)
 		file = slash + 1;
-	if (!ob->site_fn)
-		snprintf(buf, len, "0x%" PRIx64, ob->site_pc);
-	else if (file && ob->site_line)
-		snprintf(buf, len, "%s (%s:%" PRIu32 ")", ob->site_fn, file,
-			 ob->site_line);
+	if (!s->fn)
+		snprintf(buf, len, "0x%" PRIx64, s->pc);
+	else if (file && s->line)
+		snprintf(buf, len, "%s (%s:%" PRIu32 ")", s->fn, file,
+			 s->line);
 	else
-		snprintf(buf, len, "%s", ob->site_fn);
+		snprintf(buf, len, "%s", s->fn);
 	return buf;
 }
 
@@ -341,7 +341,7 @@ int cp_report_out_objects_text(FILE *f, const struct cp_obj_prof *objs,
 			held && rows[i].cp_known ?
 				cp_fmt_ns(e3, sizeof(e3), ob->cp_held_ns) : "-",
 			ce, cp_fmt_ns(e4, sizeof(e4), ob->gain_ns),
-			cp_report_out_site(ob, site, sizeof(site)),
+			cp_report_out_site(&ob->site, site, sizeof(site)),
 			ob->untracked ? "  (untracked)" : "");
 	}
 	if (nobj > TEXT_OBJ_ROWS && !(o->top_given && !o->top))
@@ -480,27 +480,27 @@ static void json_threads(struct cp_emit *e, const struct cp_input *in,
 }
 
 /* An object's "site": where the program first used it, or null. */
-static void site_json(struct cp_emit *e, const struct cp_obj_prof *ob)
+static void site_json(struct cp_emit *e, const struct cp_site *s)
 {
 	char pc[24];
 
-	if (!ob->site_pc) {
+	if (!s->pc) {
 		cp_emit_null(e, CP_KEY_SITE);
 		return;
 	}
 	cp_emit_obj_begin(e, CP_KEY_SITE);
-	snprintf(pc, sizeof(pc), "0x%" PRIx64, ob->site_pc);
+	snprintf(pc, sizeof(pc), "0x%" PRIx64, s->pc);
 	cp_emit_str(e, CP_KEY_PC, pc);
-	if (ob->site_fn)
-		cp_emit_str(e, CP_KEY_FUNCTION, ob->site_fn);
+	if (s->fn)
+		cp_emit_str(e, CP_KEY_FUNCTION, s->fn);
 	else
 		cp_emit_null(e, CP_KEY_FUNCTION);
-	if (ob->site_file)
-		cp_emit_str(e, CP_KEY_FILE, ob->site_file);
+	if (s->file)
+		cp_emit_str(e, CP_KEY_FILE, s->file);
 	else
 		cp_emit_null(e, CP_KEY_FILE);
-	if (ob->site_line)
-		cp_emit_u64(e, CP_KEY_LINE, ob->site_line);
+	if (s->line)
+		cp_emit_u64(e, CP_KEY_LINE, s->line);
 	else
 		cp_emit_null(e, CP_KEY_LINE);
 	cp_emit_obj_end(e);
@@ -536,7 +536,7 @@ void cp_report_out_objects_json(struct cp_emit *e,
 			cp_emit_null(e, CP_KEY_CP_HELD_NS);
 			cp_emit_null(e, CP_KEY_CP_EDGES);
 		}
-		site_json(e, ob);
+		site_json(e, &ob->site);
 		cp_emit_obj_end(e);
 	}
 	cp_emit_arr_end(e);

@@ -56,9 +56,9 @@ void cp_report_out_json(FILE *f, const struct cp_input *in,
 int cp_report_out_objects_text(FILE *f, const struct cp_obj_prof *objs,
 			       uint32_t n, const bool *cp_known,
 			       const struct cp_report_opts *o);
-/* Where the program first used @ob, "function (file:line)" with the
- * file's last component, into @buf; "-" when the trace does not say. */
-const char *cp_report_out_site(const struct cp_obj_prof *ob, char *buf,
+/* Site @s, "function (file:line)" with the file's last component, into
+ * @buf; "-" when the trace does not say. */
+const char *cp_report_out_site(const struct cp_site *s, char *buf,
 			       size_t len);
 /* The same as the JSON array "objects" (id order; unknown CP figures
  * null) in the object @e is writing. */

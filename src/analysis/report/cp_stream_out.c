@@ -207,9 +207,7 @@ static int as_profile(const struct cp_stream *s, struct cp_obj_prof **objs,
 			.ops = o->ops, .waits = o->waits,
 			.wait_ns = o->wait_ns, .held_ns = o->held_ns,
 			.cp_held_ns = o->cp_held_ns, .cp_cross = o->cp_cross,
-			.gain_ns = o->gain_ns, .site_pc = o->site,
-			.site_fn = o->site_fn, .site_file = o->site_file,
-			.site_line = o->site_line,
+			.gain_ns = o->gain_ns, .site = o->site,
 		};
 		(*known)[i] = o->tracked;
 	}

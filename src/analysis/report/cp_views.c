@@ -508,7 +508,7 @@ static void object_row(FILE *f, const struct cp_obj_prof *o)
 		lock ? cp_fmt_ns(d1, sizeof(d1), o->held_ns) : "-",
 		lock ? cp_fmt_ns(d2, sizeof(d2), o->cp_held_ns) : "-",
 		o->cp_cross, cp_fmt_ns(d3, sizeof(d3), o->gain_ns),
-		cp_report_out_site(o, site, sizeof(site)),
+		cp_report_out_site(&o->site, site, sizeof(site)),
 		o->untracked ? "  (untracked)" : "");
 }
 
