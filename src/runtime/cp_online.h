@@ -222,7 +222,8 @@ static inline void cp_online_lean_release(struct cp_thread *t,
  * calls a lock pair cost 15 ns in a program working between its locks.
  * The traced acquire is cp_online_lock_acquired() without a wait: the
  * clock read and the CONSUME event at every acquire; the release's
- * PUBLISH is made at the thread's wall_now.
+ * PUBLISH is made at the thread's wall_now.  Both events are staged
+ * (cp_tb_stage), to be encoded later in a batch.
  */
 static inline void cp_online_lean_acquired_far(struct cp_thread *t,
 					       struct cp_objrec *r)
@@ -237,7 +238,7 @@ static inline void cp_online_lean_acquired_far(struct cp_thread *t,
 	}
 	now = cp_online_lean_advance_procs(t);
 	cp_online_take(t, r, &r->main);
-	cp_tb_consume(t->tb, 0, now, UINT64_MAX, r->id, r->seq, r->seq != 0);
+	cp_tb_stage(t->tb, CP_EV_CONSUME, now, r->id, r->seq);
 }
 
 static inline void cp_online_lean_release_far(struct cp_thread *t,
@@ -247,7 +248,7 @@ static inline void cp_online_lean_release_far(struct cp_thread *t,
 	r->seq++;
 	cp_path_copy(&r->main, t->path, cp_rt.nsel);
 	if (cp_rt.trace && t->tb)
-		cp_tb_publish(t->tb, t->wall_now, UINT64_MAX, r->id, r->seq);
+		cp_tb_stage(t->tb, CP_EV_PUBLISH, t->wall_now, r->id, r->seq);
 }
 
 /* Barrier: arrival before the real wait, departure after it. */

@@ -25,6 +25,13 @@
 #include "cp_unseen.h"
 
 #define CP_TB_HEAD (sizeof(struct cp_block_header) + sizeof(struct cp_events_head))
+/* A staged event encoded: kind, dt, object, seq and count (1 byte). */
+#define CP_TB_STAGED_MAX (1 + CP_VARINT_MAX + 5 + CP_VARINT_MAX + 1)
+/* Where the crash path encodes a buffer's staged events, after its
+ * scratch tail. */
+#define CP_TB_STAGED_OFF (CP_TB_SIZE + CP_TB_ROOM)
+#define CP_TB_ALLOC (CP_TB_STAGED_OFF + CP_TB_HEAD + \
+		     CP_TB_STAGE * CP_TB_STAGED_MAX)
 
 /* Region names seen, in id order (ids from 1). */
 #define CP_MAX_STRINGS 4096
@@ -239,7 +246,7 @@ struct cp_tracebuf *cp_tb_new(uint32_t tid, uint64_t ts, uint64_t wall)
 		tb = cp_zalloc_lines(sizeof(*tb));
 		if (!tb)
 			return NULL;
-		tb->buf = cp_zalloc(CP_TB_SIZE + CP_TB_ROOM);	/* + scratch */
+		tb->buf = cp_zalloc(CP_TB_ALLOC);
 		if (!tb->buf) {
 			cp_free(tb);
 			return NULL;
@@ -255,6 +262,9 @@ struct cp_tracebuf *cp_tb_new(uint32_t tid, uint64_t ts, uint64_t wall)
 	tb->tid = tid;
 	tb->seq = 0;
 	tb->total = 0;
+	tb->st_head = 0;
+	tb->st_done = 0;
+	tb->st_gen = 0;
 	tb->prev_ts = ts;
 	tb->prev_wall = wall;
 	tb->flush_now = false;
@@ -263,33 +273,178 @@ struct cp_tracebuf *cp_tb_new(uint32_t tid, uint64_t ts, uint64_t wall)
 	return tb;
 }
 
-/*
- * Write the committed events of @tb as one EVENTS block (@crash: from
- * another thread, which may race with the owner's next event).  The
- * caller holds the buffer (CP_TB_FLUSHING).  Async-signal-safe.
- */
-static void tb_write(struct cp_tracebuf *tb, bool crash)
+/* Staged event @e encoded at @p after the dt of its timestamp, @dt;
+ * returns the end.  Its fields are read first: the byte stores may alias
+ * anything.  Async-signal-safe. */
+static inline __attribute__((always_inline)) uint8_t *
+staged_encode(uint8_t *p, const struct cp_tb_staged *e, uint64_t dt)
 {
-	struct cp_block_header *bh = (struct cp_block_header *)tb->buf;
-	struct cp_events_head *eh = (struct cp_events_head *)(bh + 1);
-	uint32_t nev = __atomic_load_n(&tb->nevents, __ATOMIC_ACQUIRE);
-	uint8_t *pos = __atomic_load_n(&tb->pos, __ATOMIC_ACQUIRE);
+	uint64_t word = e->word, seq = e->seq;
 
-	if (!nev)
-		return;
+	*p++ = (uint8_t)word;
+	p = cp_uv_put_short(p, dt);
+	p = cp_uv_put_short(p, (uint32_t)(word >> 8));
+	p = cp_uv_put_short(p, seq);
+	if ((word & CP_EV_KIND_MASK) == CP_EV_CONSUME)
+		*p++ = seq != 0;
+	return p;
+}
+
+void cp_tb_drain(struct cp_tracebuf *tb)
+{
+	uint32_t i = tb->st_done, head = tb->st_head;
+
+	while (i != head) {
+		uint8_t *p = tb->pos;
+		const uint8_t *end = tb->end;
+		uint64_t prev = tb->prev_ts, deadline = tb->deadline;
+		uint32_t n = 0;
+
+		if (deadline == UINT64_MAX)
+			deadline = tb->deadline =
+				tb->st[i % CP_TB_STAGE].ts + CP_TRACE_FLUSH_NS;
+		/* as many as the block has room and time for */
+		for (; i != head && p <= end; i++, n++) {
+			const struct cp_tb_staged *e = &tb->st[i % CP_TB_STAGE];
+			uint64_t ts = e->ts;
+
+			if (ts >= deadline)
+				break;
+			p = staged_encode(p, e, ts > prev ? ts - prev : 0);
+			prev = ts > prev ? ts : prev;
+		}
+		/* commit them and count them done at once for the crash
+		 * path */
+		__atomic_store_n(&tb->st_gen, tb->st_gen + 1,
+				 __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		tb->prev_ts = prev;
+		__atomic_store_n(&tb->pos, p, __ATOMIC_RELEASE);
+		__atomic_store_n(&tb->nevents, tb->nevents + n,
+				 __ATOMIC_RELEASE);
+		tb->total += n;
+		__atomic_store_n(&tb->st_done, i, __ATOMIC_RELAXED);
+		__atomic_store_n(&tb->st_gen, tb->st_gen + 1,
+				 __ATOMIC_RELEASE);
+		if (i == head)
+			break;
+		cp_tb_write_out(tb);	/* full, or late */
+		if (tb->pos > tb->end) {
+			/* closed by the crash path: the rest is dropped */
+			tb->st_done = head;
+			break;
+		}
+	}
+}
+
+/* Append EVENTS block number tb->seq of @tb holding the @nev events at
+ * @eh (its header in front of it, the payload up to @end).  Async-signal-
+ * safe. */
+static void put_events(struct cp_tracebuf *tb, struct cp_events_head *eh,
+		       uint32_t nev, const uint8_t *end, bool crash)
+{
+	struct cp_block_header *bh = (struct cp_block_header *)eh - 1;
+
 	bh->type = CP_BLOCK_EVENTS;
 	bh->tid = tb->tid;
 	bh->seq = tb->seq;
 	bh->flags = crash ? CP_BLOCKF_CLOSED : 0;
 	eh->nevents = nev;
 	eh->reserved = 0;
-	if (!put_block(bh, eh, (size_t)(pos - (uint8_t *)eh), crash)) {
+	if (!put_block(bh, eh, (size_t)(end - (const uint8_t *)eh), crash)) {
 		__atomic_store_n(&tb->seq, tb->seq + 1, __ATOMIC_RELEASE);
 		__atomic_fetch_add(&cp_tb_written, nev, __ATOMIC_RELAXED);
 	}
 }
 
+/*
+ * The crash path's view of another thread's buffer: the committed events
+ * (*@nev of them, up to *@pos) and, encoded as a block of their own after
+ * the scratch tail (up to *@staged_end), the staged events they do not
+ * hold yet; returns their number.  A drain's commit under way is waited
+ * for, briefly: one of the caller's own, interrupted, never ends, and
+ * its staged events are then left out, never written twice.
+ * Async-signal-safe.
+ */
+static uint32_t snapshot(struct cp_tracebuf *tb, uint32_t *nev,
+			 uint8_t **pos, uint8_t **staged_end)
+{
+	struct cp_events_head *eh = (struct cp_events_head *)
+		(tb->buf + CP_TB_STAGED_OFF + sizeof(struct cp_block_header));
+
+	for (int tries = 0; tries < 100; tries++) {
+		uint32_t g = __atomic_load_n(&tb->st_gen, __ATOMIC_ACQUIRE);
+		/* the staged range first: an event committed before the
+		 * last one staged is then among the committed */
+		uint32_t done = __atomic_load_n(&tb->st_done, __ATOMIC_ACQUIRE);
+		uint32_t head = __atomic_load_n(&tb->st_head, __ATOMIC_ACQUIRE);
+		uint32_t n = head - done;
+		uint8_t *p = (uint8_t *)(eh + 1);
+		uint64_t prev;
+
+		*nev = __atomic_load_n(&tb->nevents, __ATOMIC_ACQUIRE);
+		*pos = __atomic_load_n(&tb->pos, __ATOMIC_ACQUIRE);
+		if (g & 1) {
+			sched_yield();
+			continue;
+		}
+		if (n > CP_TB_STAGE)
+			continue;	/* read across a drain */
+		prev = n ? tb->st[done % CP_TB_STAGE].ts : 0;
+		eh->ts_base = prev;
+		eh->wall_base = 0;
+		for (uint32_t i = done; i != head; i++) {
+			const struct cp_tb_staged *e = &tb->st[i % CP_TB_STAGE];
+			uint64_t ts = e->ts;
+
+			p = staged_encode(p, e, ts > prev ? ts - prev : 0);
+			prev = ts > prev ? ts : prev;
+		}
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&tb->st_gen, __ATOMIC_RELAXED) == g) {
+			*staged_end = p;
+			return n;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Write the committed events of @tb as one EVENTS block (@crash: from
+ * another thread, which may race with the owner's next event, and then
+ * the staged events as another).  The caller holds the buffer
+ * (CP_TB_FLUSHING).  Async-signal-safe.
+ */
+static void tb_write(struct cp_tracebuf *tb, bool crash)
+{
+	struct cp_events_head *eh = (struct cp_events_head *)
+		(tb->buf + sizeof(struct cp_block_header));
+	uint32_t nev, nstaged = 0;
+	uint8_t *pos, *staged_end = NULL;
+
+	if (crash) {
+		nstaged = snapshot(tb, &nev, &pos, &staged_end);
+	} else {
+		nev = __atomic_load_n(&tb->nevents, __ATOMIC_ACQUIRE);
+		pos = __atomic_load_n(&tb->pos, __ATOMIC_ACQUIRE);
+	}
+	if (nev)
+		put_events(tb, eh, nev, pos, crash);
+	if (nstaged) {
+		eh = (struct cp_events_head *)(tb->buf + CP_TB_STAGED_OFF +
+					       sizeof(struct cp_block_header));
+		put_events(tb, eh, nstaged, staged_end, crash);
+	}
+}
+
 void cp_tb_flush(struct cp_tracebuf *tb)
+{
+	if (cp_tb_staged(tb))
+		cp_tb_drain(tb);
+	cp_tb_write_out(tb);
+}
+
+void cp_tb_write_out(struct cp_tracebuf *tb)
 {
 	int st = CP_TB_IDLE, saved = errno;
 

@@ -12,12 +12,23 @@
  * symbols, region names, run information and the END block close the
  * file.
  *
+ * The PUBLISH and CONSUME events of the lean lock paths are staged first:
+ * their fields go into a small ring in the buffer (three stores), and are
+ * encoded a few dozen at a time (cp_tb_drain), when the ring is full,
+ * before any other event is encoded, and before a buffer is written.
+ * Encoding each of them in the lock call cost a traced program working
+ * between fine-grained locks more than the batch does (the encoder's
+ * branches depend on the values' lengths).
+ *
  * Who may touch what: a buffer's events, pos and nevents belong to its
- * owning thread.  Writing a buffer out is claimed through `state`
+ * owning thread, and so do the staged events.  Writing a buffer out is claimed through `state`
  * (CP_TB_IDLE -> CP_TB_FLUSHING), so the owner and a crash flush from
  * another thread never write the same block twice; a buffer flushed by
  * another thread is left CP_TB_CLOSED and its owner's later events are
- * dropped (the process is ending).  Buffers are never freed: a thread's
+ * dropped (the process is ending).  That thread also writes the events
+ * staged but not yet encoded, as a block of their own: a drain commits
+ * each event under a sequence count (st_gen), so that it can tell which
+ * staged events the committed bytes already hold.  Buffers are never freed: a thread's
  * buffer goes back to a pool when it exits (CP_TB_FREE) and is reused, so
  * a signal handler may walk every buffer at any moment.
  *
@@ -37,6 +48,7 @@
 
 #define CP_TB_SIZE (64 * 1024)
 #define CP_TB_ROOM 64		/* largest encoded event */
+#define CP_TB_STAGE 64		/* staged events, at most */
 
 enum cp_tb_state {
 	CP_TB_FREE = 0,		/* in the pool, no owner */
@@ -61,8 +73,22 @@ struct cp_tracebuf {
 	int state;		/* enum cp_tb_state, atomic */
 	bool flush_now;		/* write out at this event's commit */
 	uint64_t total;		/* events over the thread's life */
-	uint8_t *buf;		/* block header + events head + events */
+	uint8_t *buf;		/* block header + events head + events,
+				 * then room for a block of the staged
+				 * events (the crash path's) */
 	struct cp_tracebuf *all_next;	/* pool list, never unlinked */
+
+	/* staged events: st[i % CP_TB_STAGE] for st_done <= i < st_head
+	 * (counts mod 2^32); st_gen is odd while a drain commits one */
+	uint32_t st_head;
+	uint32_t st_done;
+	uint32_t st_gen;
+	struct cp_tb_staged {
+		uint64_t ts;
+		uint64_t seq;	/* PUBLISH: seq; CONSUME: seq_lo, count 1
+				 * (0 and 0 for seq 0) */
+		uint64_t word;	/* event kind | object id << 8 */
+	} st[CP_TB_STAGE];
 };
 
 /*
@@ -74,8 +100,14 @@ int cp_trace_open(void);
 /* A buffer for thread @tid whose clock starts at @ts / @wall, or NULL.
  * Calling thread (the new owner). */
 struct cp_tracebuf *cp_tb_new(uint32_t tid, uint64_t ts, uint64_t wall);
-/* Write out what the buffer holds; owning thread. */
+/* Write out what the buffer holds, staged events included; owning
+ * thread. */
 void cp_tb_flush(struct cp_tracebuf *tb);
+/* The same without encoding the staged events first (the encoders').
+ * Owning thread. */
+void cp_tb_write_out(struct cp_tracebuf *tb);
+/* Encode the staged events into the buffer; owning thread. */
+void cp_tb_drain(struct cp_tracebuf *tb);
 /* Give the buffer back to the pool (after its last flush); owning
  * thread.  NULL is allowed. */
 void cp_tb_free(struct cp_tracebuf *tb);
@@ -148,19 +180,24 @@ int cp_trace_error(void);
 extern __thread unsigned cp_tb_writing
 	__attribute__((tls_model("initial-exec")));
 
+/* Whether @tb holds staged events.  Owning thread. */
+static inline bool cp_tb_staged(const struct cp_tracebuf *tb)
+{
+	return tb->st_head != tb->st_done;
+}
+
 /*
- * Begin a vertex event of kind @op (CP_EVF_WAIT may be or-ed in) at
- * @ts / @wall; returns where its payload goes.  Finish with cp_tb_commit.
- * Owning thread.
+ * cp_tb_vertex() below, after the staged events (cp_tb_drain's: it
+ * encodes them).
  */
-static inline uint8_t *cp_tb_vertex(struct cp_tracebuf *tb, unsigned op,
-				    uint64_t ts, uint64_t wall)
+static inline uint8_t *cp_tb_vertex_next(struct cp_tracebuf *tb, unsigned op,
+					 uint64_t ts, uint64_t wall)
 {
 	uint64_t now = wall != UINT64_MAX ? wall : ts;
 	uint8_t *p;
 
 	if (__builtin_expect(tb->pos > tb->end || now >= tb->deadline, 0))
-		cp_tb_flush(tb);
+		cp_tb_write_out(tb);
 	if (__builtin_expect(tb->deadline == UINT64_MAX, 0))
 		tb->deadline = now + CP_TRACE_FLUSH_NS;
 	/* a blocking wait begins: what is older than a ms goes out first */
@@ -178,11 +215,26 @@ static inline uint8_t *cp_tb_vertex(struct cp_tracebuf *tb, unsigned op,
 	return p;
 }
 
+/*
+ * Begin a vertex event of kind @op (CP_EVF_WAIT may be or-ed in) at
+ * @ts / @wall; returns where its payload goes.  Finish with cp_tb_commit.
+ * Owning thread.
+ */
+static inline uint8_t *cp_tb_vertex(struct cp_tracebuf *tb, unsigned op,
+				    uint64_t ts, uint64_t wall)
+{
+	if (__builtin_expect(cp_tb_staged(tb), 0))
+		cp_tb_drain(tb);
+	return cp_tb_vertex_next(tb, op, ts, wall);
+}
+
 /* Begin a metadata event (no timestamp).  Owning thread. */
 static inline uint8_t *cp_tb_meta(struct cp_tracebuf *tb, unsigned op)
 {
+	if (__builtin_expect(cp_tb_staged(tb), 0))
+		cp_tb_drain(tb);
 	if (__builtin_expect(tb->pos > tb->end, 0))
-		cp_tb_flush(tb);
+		cp_tb_write_out(tb);
 	*tb->pos = (uint8_t)op;
 	return tb->pos + 1;
 }
@@ -195,8 +247,31 @@ static inline void cp_tb_commit(struct cp_tracebuf *tb, uint8_t *p)
 	tb->total++;
 	if (__builtin_expect(tb->flush_now, 0)) {
 		tb->flush_now = false;
-		cp_tb_flush(tb);
+		cp_tb_write_out(tb);
 	}
+}
+
+/*
+ * Stage the PUBLISH (@op CP_EV_PUBLISH) of publish number @seq of object
+ * @obj, or the CONSUME (@op CP_EV_CONSUME, no flag) of that one publish
+ * (of none for @seq 0), at @ts: the lean paths' events (cp_online.h),
+ * recorded only with the wall clock, so without a wall field.  A full
+ * ring is encoded at once; a buffer whose deadline passed is written
+ * when the staged event past it is encoded.  Owning thread.
+ */
+static inline void cp_tb_stage(struct cp_tracebuf *tb, unsigned op,
+			       uint64_t ts, uint32_t obj, uint64_t seq)
+{
+	uint32_t h = tb->st_head;
+	struct cp_tb_staged *e = &tb->st[h % CP_TB_STAGE];
+
+	e->ts = ts;
+	e->seq = seq;
+	e->word = op | (uint64_t)obj << 8;
+	/* the crash path reads the entry once it sees the count */
+	__atomic_store_n(&tb->st_head, h + 1, __ATOMIC_RELEASE);
+	if (__builtin_expect(h + 1 - tb->st_done >= CP_TB_STAGE, 0))
+		cp_tb_drain(tb);
 }
 
 /*

@@ -9,6 +9,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -206,6 +207,188 @@ START_TEST(test_rt_tracebuf_wait_flush)
 }
 END_TEST
 
+/* One event of a block, decoded (the kinds the tests below write). */
+struct rev {
+	unsigned op;
+	uint64_t ts;
+	uint64_t a[3];		/* PUBLISH obj, seq; CONSUME obj, lo, n;
+				 * REQUEST obj */
+};
+
+/* Decode the events of EVENTS block @b into @out (at most @max, which
+ * must hold them all); returns their number. */
+static size_t decode(const struct rblock *b, struct rev *out, size_t max)
+{
+	struct cp_events_head eh;
+	const uint8_t *p = b->payload + sizeof(eh);
+	const uint8_t *end = b->payload + b->h.size;
+	uint64_t ts;
+
+	memcpy(&eh, b->payload, sizeof(eh));
+	ts = eh.ts_base;
+	ck_assert_uint_le(eh.nevents, max);
+	for (uint32_t i = 0; i < eh.nevents; i++) {
+		struct rev *e = &out[i];
+		unsigned na;
+		uint64_t dt;
+
+		memset(e, 0, sizeof(*e));
+		ck_assert(p < end);
+		e->op = *p++;
+		ck_assert_int_eq(cp_uv_get(&p, end, &dt), 0);
+		e->ts = ts += dt;
+		na = e->op == CP_EV_PUBLISH ? 2 : e->op == CP_EV_CONSUME ? 3 :
+		     e->op == CP_EV_REQUEST ? 1 : 0;
+		for (unsigned k = 0; k < na; k++)
+			ck_assert_int_eq(cp_uv_get(&p, end, &e->a[k]), 0);
+	}
+	ck_assert_msg(p == end, "%td stray bytes", end - p);
+	return eh.nevents;
+}
+
+/* Every event of thread @tid's EVENTS blocks, in order, into @out;
+ * returns their number and the count of blocks in *@nblocks. */
+static size_t events_of(uint32_t tid, struct rev *out, size_t max,
+			unsigned *nblocks)
+{
+	static struct rblock b[64];
+	size_t n = read_blocks(b, 64), got = 0;
+	struct rblock *ev;
+
+	for (*nblocks = 0; (ev = nth(b, n, CP_BLOCK_EVENTS, tid, *nblocks));
+	     (*nblocks)++) {
+		ck_assert_uint_eq(ev->h.seq, *nblocks);
+		got += decode(ev, out + got, max - got);
+	}
+	return got;
+}
+
+/*
+ * The lean paths' staged events (cp_tb_stage) reach the file as the
+ * direct encoders would have written them, in order with the other
+ * events, the deadline splitting the blocks in the same place: buffer 0
+ * stages, buffer 1 encodes at once the same events.
+ */
+#define NPAIR (3 * CP_TB_STAGE + 7)
+
+START_TEST(test_rt_tracebuf_staged)
+{
+	static struct rev got[8 * CP_TB_STAGE], want[8 * CP_TB_STAGE];
+	struct cp_tracebuf *tb, *ref;
+	uint64_t ts = 1000;
+	unsigned ngot, nwant;
+	size_t n;
+
+	open_trace();
+	tb = cp_tb_new(0, 1000, 0);
+	ref = cp_tb_new(1, 1000, 0);
+	/* lock pairs past a full ring, seq 0 and a long id among them, a
+	 * REQUEST in the middle and a pair past the deadline */
+	for (uint64_t i = 0; i < NPAIR; i++) {
+		uint32_t obj = i % 3 ? 5 : 300000;
+
+		ts += 10 + i * i;
+		if (i == CP_TB_STAGE / 2) {
+			request(tb, ts);
+			request(ref, ts);
+		}
+		if (i == 2 * CP_TB_STAGE)
+			ts += CP_TRACE_FLUSH_NS;
+		cp_tb_stage(tb, CP_EV_CONSUME, ts, obj, i);
+		cp_tb_consume(ref, 0, ts, UINT64_MAX, obj, i, i != 0);
+		cp_tb_stage(tb, CP_EV_PUBLISH, ts + 5, obj, i + 1);
+		cp_tb_publish(ref, ts + 5, UINT64_MAX, obj, i + 1);
+	}
+	ck_assert(cp_tb_staged(tb));
+	cp_tb_flush(tb);
+	cp_tb_flush(ref);
+	n = events_of(0, got, 8 * CP_TB_STAGE, &ngot);
+	ck_assert_uint_eq(n, 2 * NPAIR + 1);
+	ck_assert_uint_eq(events_of(1, want, 8 * CP_TB_STAGE, &nwant), n);
+	ck_assert_uint_eq(ngot, 2);
+	ck_assert_uint_eq(nwant, 2);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_msg(!memcmp(&got[i], &want[i], sizeof(got[i])),
+			      "event %zu: op %u ts %" PRIu64 " (%" PRIu64
+			      ", %" PRIu64 ", %" PRIu64 ") against op %u ts %"
+			      PRIu64, i, got[i].op, got[i].ts, got[i].a[0],
+			      got[i].a[1], got[i].a[2], want[i].op,
+			      want[i].ts);
+	ck_assert_uint_eq(tb->total, ref->total);
+	cp_tb_free(tb);
+	cp_tb_free(ref);
+	unlink(path);
+}
+END_TEST
+
+/*
+ * The crash path writes another thread's staged events as a block of
+ * their own after its committed ones; a drain's commit under way (its
+ * count odd, as when the crash interrupts the owner there) leaves them
+ * out instead of writing any event twice.
+ */
+START_TEST(test_rt_tracebuf_staged_crash)
+{
+	static struct rev got[16];
+	struct cp_tracebuf *tb, *mid;
+	unsigned nb;
+	size_t n;
+
+	open_trace();
+	tb = cp_tb_new(0, 100, 0);
+	mid = cp_tb_new(1, 100, 0);
+	request(tb, 110);
+	cp_tb_stage(tb, CP_EV_CONSUME, 120, 7, 3);
+	cp_tb_stage(tb, CP_EV_PUBLISH, 130, 7, 4);
+	request(mid, 110);
+	cp_tb_stage(mid, CP_EV_CONSUME, 120, 7, 5);
+	mid->st_gen = 1;
+	cp_trace_crash_flush();
+	n = events_of(0, got, 16, &nb);
+	ck_assert_uint_eq(nb, 2);
+	ck_assert_uint_eq(n, 3);
+	ck_assert(got[0].op == CP_EV_REQUEST && got[0].ts == 110);
+	ck_assert(got[1].op == CP_EV_CONSUME && got[1].ts == 120 &&
+		  got[1].a[0] == 7 && got[1].a[1] == 3 && got[1].a[2] == 1);
+	ck_assert(got[2].op == CP_EV_PUBLISH && got[2].ts == 130 &&
+		  got[2].a[0] == 7 && got[2].a[1] == 4);
+	n = events_of(1, got, 16, &nb);
+	ck_assert_uint_eq(nb, 1);
+	ck_assert_uint_eq(n, 1);
+	ck_assert(got[0].op == CP_EV_REQUEST);
+	/* the owner of a closed buffer goes on: more than a buffer's worth
+	 * of staged events, dropped (and no drain waits for room) */
+	for (uint64_t i = 0; i < CP_TB_SIZE; i++)
+		cp_tb_stage(tb, CP_EV_PUBLISH, 200 + i, 7, 5 + i);
+	cp_tb_flush(tb);
+	events_of(0, got, 16, &nb);
+	ck_assert_uint_eq(nb, 2);
+	cp_tb_free(tb);
+	cp_tb_free(mid);
+	unlink(path);
+}
+END_TEST
+
+/* The unrolled encoder writes what the loop writes, at every length. */
+START_TEST(test_rt_tracebuf_varint_short)
+{
+	for (unsigned bits = 0; bits <= 64; bits++) {
+		uint64_t base = bits ? (uint64_t)1 << (bits - 1) : 0;
+
+		for (int d = -2; d <= 2; d++) {
+			uint64_t v = base + (uint64_t)(int64_t)d;
+			uint8_t a[CP_VARINT_MAX], b[CP_VARINT_MAX];
+			size_t na = (size_t)(cp_uv_put(a, v) - a);
+			size_t nb = (size_t)(cp_uv_put_short(b, v) - b);
+
+			ck_assert_msg(na == nb && !memcmp(a, b, na),
+				      "%" PRIu64 ": %zu bytes against %zu", v,
+				      nb, na);
+		}
+	}
+}
+END_TEST
+
 /* A full disk: recorded once, every later write refused with it. */
 START_TEST(test_rt_tracebuf_write_error)
 {
@@ -256,6 +439,9 @@ static Suite *tracebuf_suite(void)
 	tcase_add_test(tc, test_rt_tracebuf_crc);
 	tcase_add_test(tc, test_rt_tracebuf_blocks);
 	tcase_add_test(tc, test_rt_tracebuf_wait_flush);
+	tcase_add_test(tc, test_rt_tracebuf_staged);
+	tcase_add_test(tc, test_rt_tracebuf_staged_crash);
+	tcase_add_test(tc, test_rt_tracebuf_varint_short);
 	tcase_add_test(tc, test_rt_tracebuf_write_error);
 	suite_add_tcase(s, tc);
 	return s;
