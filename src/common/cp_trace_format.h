@@ -27,7 +27,9 @@
  * on an O_APPEND descriptor, so at any moment the file is a sequence of
  * whole blocks but for those a kill cut short.  A thread's events reach
  * the file when its 64 KB buffer is full, when it records an event
- * CP_TRACE_FLUSH_NS or more after the oldest event in its buffer, when it
+ * CP_TRACE_FLUSH_NS or more after the oldest event in its buffer (an
+ * uncontended lock's events are encoded up to 64 at a time, and count
+ * when they are encoded), when it
  * exits, when it begins a blocking wait (a REQUEST) with events
  * CP_TRACE_WAIT_NS old or more in its buffer, at exit() and _exit(), and
  * on a fatal signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM,
