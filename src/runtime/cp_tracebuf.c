@@ -439,7 +439,7 @@ static void tb_write(struct cp_tracebuf *tb, bool crash)
 
 void cp_tb_flush(struct cp_tracebuf *tb)
 {
-	if (cp_tb_staged(tb))
+	if (cp_tb_has_staged(tb))
 		cp_tb_drain(tb);
 	cp_tb_write_out(tb);
 }

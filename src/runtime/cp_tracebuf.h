@@ -21,16 +21,17 @@
  * branches depend on the values' lengths).
  *
  * Who may touch what: a buffer's events, pos and nevents belong to its
- * owning thread, and so do the staged events.  Writing a buffer out is claimed through `state`
- * (CP_TB_IDLE -> CP_TB_FLUSHING), so the owner and a crash flush from
- * another thread never write the same block twice; a buffer flushed by
- * another thread is left CP_TB_CLOSED and its owner's later events are
- * dropped (the process is ending).  That thread also writes the events
- * staged but not yet encoded, as a block of their own: a drain commits
- * each event under a sequence count (st_gen), so that it can tell which
- * staged events the committed bytes already hold.  Buffers are never freed: a thread's
- * buffer goes back to a pool when it exits (CP_TB_FREE) and is reused, so
- * a signal handler may walk every buffer at any moment.
+ * owning thread, and so do the staged events.  Writing a buffer out is
+ * claimed through `state` (CP_TB_IDLE -> CP_TB_FLUSHING), so the owner
+ * and a crash flush from another thread never write the same block twice;
+ * a buffer flushed by another thread is left CP_TB_CLOSED and its owner's
+ * later events are dropped (the process is ending).  That thread also
+ * writes the events staged but not yet encoded, as a block of their own:
+ * a drain commits each batch under a sequence count (st_gen), so that it
+ * can tell which staged events the committed bytes already hold.  Buffers
+ * are never freed: a thread's buffer goes back to a pool when it exits
+ * (CP_TB_FREE) and is reused, so a signal handler may walk every buffer
+ * at any moment.
  *
  * A write error (ENOSPC, EIO...) is reported once on stderr, naming the
  * file; tracing then stops writing and the final message says the trace is
@@ -181,7 +182,7 @@ extern __thread unsigned cp_tb_writing
 	__attribute__((tls_model("initial-exec")));
 
 /* Whether @tb holds staged events.  Owning thread. */
-static inline bool cp_tb_staged(const struct cp_tracebuf *tb)
+static inline bool cp_tb_has_staged(const struct cp_tracebuf *tb)
 {
 	return tb->st_head != tb->st_done;
 }
@@ -223,7 +224,7 @@ static inline uint8_t *cp_tb_vertex_next(struct cp_tracebuf *tb, unsigned op,
 static inline uint8_t *cp_tb_vertex(struct cp_tracebuf *tb, unsigned op,
 				    uint64_t ts, uint64_t wall)
 {
-	if (__builtin_expect(cp_tb_staged(tb), 0))
+	if (__builtin_expect(cp_tb_has_staged(tb), 0))
 		cp_tb_drain(tb);
 	return cp_tb_vertex_next(tb, op, ts, wall);
 }
@@ -231,7 +232,7 @@ static inline uint8_t *cp_tb_vertex(struct cp_tracebuf *tb, unsigned op,
 /* Begin a metadata event (no timestamp).  Owning thread. */
 static inline uint8_t *cp_tb_meta(struct cp_tracebuf *tb, unsigned op)
 {
-	if (__builtin_expect(cp_tb_staged(tb), 0))
+	if (__builtin_expect(cp_tb_has_staged(tb), 0))
 		cp_tb_drain(tb);
 	if (__builtin_expect(tb->pos > tb->end, 0))
 		cp_tb_write_out(tb);

@@ -299,7 +299,7 @@ START_TEST(test_rt_tracebuf_staged)
 		cp_tb_stage(tb, CP_EV_PUBLISH, ts + 5, obj, i + 1);
 		cp_tb_publish(ref, ts + 5, UINT64_MAX, obj, i + 1);
 	}
-	ck_assert(cp_tb_staged(tb));
+	ck_assert(cp_tb_has_staged(tb));
 	cp_tb_flush(tb);
 	cp_tb_flush(ref);
 	n = events_of(0, got, 8 * CP_TB_STAGE, &ngot);
