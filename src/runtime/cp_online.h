@@ -127,7 +127,8 @@ static inline struct cp_objrec *cp_online_lean_rec_held(
 
 /* ...or anywhere in the map (in the general wrappers, before the general
  * path: a lock whose home slot another object took pays a call and a
- * probe, not the general path). */
+ * probe, not the general path), the held slot first (a release finds its
+ * acquire's record without the map's line). */
 static inline struct cp_objrec *cp_online_lean_rec_far(
 	const struct cp_thread *t, const void *obj, unsigned kind)
 {
@@ -135,6 +136,11 @@ static inline struct cp_objrec *cp_online_lean_rec_far(
 
 	if (!cp_online_lean_ok(t))
 		return NULL;
+	if (t->held.key == cp_objrec_key(obj, CP_NS_SYNC)) {
+		r = cp_objrec_slot_rec(&t->held, t->held.key, kind, true);
+		if (r)
+			return r;
+	}
 	r = cp_objrec_peek(t, obj, CP_NS_SYNC, kind);
 	if (r && atomic_load_explicit(&r->untracked, memory_order_relaxed))
 		return NULL;
