@@ -80,7 +80,7 @@ struct cp_tracebuf {
 	struct cp_tracebuf *all_next;	/* pool list, never unlinked */
 
 	/* staged events: st[i % CP_TB_STAGE] for st_done <= i < st_head
-	 * (counts mod 2^32); st_gen is odd while a drain commits one */
+	 * (counts mod 2^32); st_gen is odd while a drain commits a batch */
 	uint32_t st_head;
 	uint32_t st_done;
 	uint32_t st_gen;
@@ -188,15 +188,18 @@ static inline bool cp_tb_has_staged(const struct cp_tracebuf *tb)
 }
 
 /*
- * cp_tb_vertex() below, after the staged events (cp_tb_drain's: it
- * encodes them).
+ * Begin a vertex event of kind @op (CP_EVF_WAIT may be or-ed in) at
+ * @ts / @wall, after the staged events; returns where its payload goes.
+ * Finish with cp_tb_commit.  Owning thread.
  */
-static inline uint8_t *cp_tb_vertex_next(struct cp_tracebuf *tb, unsigned op,
-					 uint64_t ts, uint64_t wall)
+static inline uint8_t *cp_tb_vertex(struct cp_tracebuf *tb, unsigned op,
+				    uint64_t ts, uint64_t wall)
 {
 	uint64_t now = wall != UINT64_MAX ? wall : ts;
 	uint8_t *p;
 
+	if (__builtin_expect(cp_tb_has_staged(tb), 0))
+		cp_tb_drain(tb);
 	if (__builtin_expect(tb->pos > tb->end || now >= tb->deadline, 0))
 		cp_tb_write_out(tb);
 	if (__builtin_expect(tb->deadline == UINT64_MAX, 0))
@@ -214,19 +217,6 @@ static inline uint8_t *cp_tb_vertex_next(struct cp_tracebuf *tb, unsigned op,
 		tb->prev_wall = wall > tb->prev_wall ? wall : tb->prev_wall;
 	}
 	return p;
-}
-
-/*
- * Begin a vertex event of kind @op (CP_EVF_WAIT may be or-ed in) at
- * @ts / @wall; returns where its payload goes.  Finish with cp_tb_commit.
- * Owning thread.
- */
-static inline uint8_t *cp_tb_vertex(struct cp_tracebuf *tb, unsigned op,
-				    uint64_t ts, uint64_t wall)
-{
-	if (__builtin_expect(cp_tb_has_staged(tb), 0))
-		cp_tb_drain(tb);
-	return cp_tb_vertex_next(tb, op, ts, wall);
 }
 
 /* Begin a metadata event (no timestamp).  Owning thread. */
