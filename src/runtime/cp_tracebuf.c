@@ -273,9 +273,10 @@ struct cp_tracebuf *cp_tb_new(uint32_t tid, uint64_t ts, uint64_t wall)
 	return tb;
 }
 
-/* Staged event @e encoded at @p after the dt of its timestamp, @dt;
- * returns the end.  Its fields are read first: the byte stores may alias
- * anything.  Async-signal-safe. */
+/* Staged event @e encoded at @p after the dt of its timestamp, @dt, as
+ * cp_tb_publish / cp_tb_consume lay it out (test_rt_tracebuf_staged
+ * compares them); returns the end.  Its fields are read first: the byte
+ * stores may alias anything.  Async-signal-safe. */
 static inline __attribute__((always_inline)) uint8_t *
 staged_encode(uint8_t *p, const struct cp_tb_staged *e, uint64_t dt)
 {
@@ -290,29 +291,50 @@ staged_encode(uint8_t *p, const struct cp_tb_staged *e, uint64_t dt)
 	return p;
 }
 
+/*
+ * Encode staged events @i, @i + 1, ... before @head at *@pp, after a
+ * vertex at *@prevp, while the block has room (up to @end) and their
+ * times are before @deadline; returns the index of the first one left,
+ * *@pp and *@prevp advanced.  Async-signal-safe.
+ */
+static inline __attribute__((always_inline)) uint32_t
+encode_staged(const struct cp_tracebuf *tb, uint32_t i, uint32_t head,
+	      uint8_t **pp, const uint8_t *end, uint64_t deadline,
+	      uint64_t *prevp)
+{
+	uint8_t *p = *pp;
+	uint64_t prev = *prevp;
+
+	for (; i != head && p <= end; i++) {
+		const struct cp_tb_staged *e = &tb->st[i % CP_TB_STAGE];
+		uint64_t ts = e->ts;
+
+		if (ts >= deadline)
+			break;
+		p = staged_encode(p, e, ts > prev ? ts - prev : 0);
+		prev = ts > prev ? ts : prev;
+	}
+	*pp = p;
+	*prevp = prev;
+	return i;
+}
+
 void cp_tb_drain(struct cp_tracebuf *tb)
 {
 	uint32_t i = tb->st_done, head = tb->st_head;
 
 	while (i != head) {
 		uint8_t *p = tb->pos;
-		const uint8_t *end = tb->end;
-		uint64_t prev = tb->prev_ts, deadline = tb->deadline;
-		uint32_t n = 0;
+		uint64_t prev = tb->prev_ts;
+		uint32_t first = i, n;
 
-		if (deadline == UINT64_MAX)
-			deadline = tb->deadline =
-				tb->st[i % CP_TB_STAGE].ts + CP_TRACE_FLUSH_NS;
+		if (tb->deadline == UINT64_MAX)
+			tb->deadline = tb->st[i % CP_TB_STAGE].ts +
+				       CP_TRACE_FLUSH_NS;
 		/* as many as the block has room and time for */
-		for (; i != head && p <= end; i++, n++) {
-			const struct cp_tb_staged *e = &tb->st[i % CP_TB_STAGE];
-			uint64_t ts = e->ts;
-
-			if (ts >= deadline)
-				break;
-			p = staged_encode(p, e, ts > prev ? ts - prev : 0);
-			prev = ts > prev ? ts : prev;
-		}
+		i = encode_staged(tb, i, head, &p, tb->end, tb->deadline,
+				  &prev);
+		n = i - first;
 		/* commit them and count them done at once for the crash
 		 * path */
 		__atomic_store_n(&tb->st_gen, tb->st_gen + 1,
@@ -393,13 +415,9 @@ static uint32_t snapshot(struct cp_tracebuf *tb, uint32_t *nev,
 		prev = n ? tb->st[done % CP_TB_STAGE].ts : 0;
 		eh->ts_base = prev;
 		eh->wall_base = 0;
-		for (uint32_t i = done; i != head; i++) {
-			const struct cp_tb_staged *e = &tb->st[i % CP_TB_STAGE];
-			uint64_t ts = e->ts;
-
-			p = staged_encode(p, e, ts > prev ? ts - prev : 0);
-			prev = ts > prev ? ts : prev;
-		}
+		/* room for all of them: CP_TB_ALLOC */
+		encode_staged(tb, done, head, &p, tb->buf + CP_TB_ALLOC,
+			      UINT64_MAX, &prev);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&tb->st_gen, __ATOMIC_RELAXED) == g) {
 			*staged_end = p;
