@@ -1,8 +1,12 @@
 /*
  * life_spawn.c - new processes from a threaded program: while two
- * threads take a mutex in a loop, main runs this program again through
- * fork + execv, through posix_spawn, and runs system("exit 7").  The
- * children (argument "child N") print a line and exit with N; the parent
+ * threads take a mutex in a loop (16 pairs, then a 50 us sleep: the
+ * trace's size must not follow how long the children take to start,
+ * which under a sanitizer on a loaded machine is seconds, or the
+ * analysis of it outruns the test's time limit), main runs this
+ * program again through fork + execv, through posix_spawn, and runs
+ * system("exit 7").  The children (argument "child N") print a line and
+ * exit with N; the parent
  * prints every status, and writes its pid and the two children's pids to
  * the file named by its argument (the test finds their reports by pid).
  */
@@ -12,6 +16,7 @@
 #include <stdbool.h>
 #include <stdatomic.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -22,10 +27,12 @@ static unsigned long spins;
 
 static void *busy(void *arg)
 {
-	while (!atomic_load(&stop)) {
+	for (unsigned long n = 1; !atomic_load(&stop); n++) {
 		WL_OK(pthread_mutex_lock(&m));
 		spins++;
 		WL_OK(pthread_mutex_unlock(&m));
+		if (n % 16 == 0)
+			nanosleep(&(struct timespec){ 0, 50000 }, NULL);
 	}
 	return arg;
 }
