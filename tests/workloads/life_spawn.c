@@ -6,9 +6,9 @@
  * analysis of it outruns the test's time limit), main runs this
  * program again through fork + execv, through posix_spawn, and runs
  * system("exit 7").  The children (argument "child N") print a line and
- * exit with N; the parent
- * prints every status, and writes its pid and the two children's pids to
- * the file named by its argument (the test finds their reports by pid).
+ * exit with N; the parent prints every status, and writes its pid and the
+ * two children's pids to the file named by its argument (the test finds
+ * their reports by pid).
  */
 #include "wl.h"
 
