@@ -5,9 +5,15 @@
  * (tests/workloads/CMakeLists.txt).  Times are ms of the thread's CPU
  * time (run it under CPTHREAD_CLOCK=cpu).  Thread A runs h(), which calls
  * f() to burn 120, then arrives at a barrier; thread B burns 40 in g(),
- * meets A at the barrier, then runs ten rounds of f 4 + g 2 (60, with no
- * event in between: one interval that sampling must split 2:1).  Main
- * creates both and joins them.
+ * meets A at the barrier, then runs f 40 and g 20 (60, with no event in
+ * between: one interval that sampling must split 2:1).  Main creates both
+ * and joins them.
+ *
+ * One f and one g after the barrier, not many short turns of each: a
+ * sampled share is off by at most a period where each run of a function
+ * begins and ends, and turns whose length is a multiple of the period
+ * put every error on the same side (ten turns of f 4 + g 2 sampled every
+ * 1.2 ms, as under ASan, gave g 24 of its 20 ms).
  *
  * Critical path 120 + 60 = 180 (plus main's few instructions).
  * CP share: f 120 + 40 = 160, h 120 (inclusive: f runs inside h), g 20.
@@ -90,10 +96,8 @@ static void *thread_b(void *arg)
 	(void)arg;
 	g(40);
 	pthread_barrier_wait(&bar);
-	for (int i = 0; i < 10; i++) {
-		f(4);
-		g(2);
-	}
+	f(40);
+	g(20);
 	return NULL;
 }
 
