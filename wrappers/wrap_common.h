@@ -122,7 +122,7 @@ static inline void forget_sync(const void *o)
  * record only after the try, so that a busy lock's record stays with the
  * thread that holds it and will publish into it (prefetching the record
  * before the try cost a hand-over more than it saved; once the try
- * succeeded, cp_objrec_slot_rec() fetches the record's line for
+ * succeeded, cp_objrec_check() fetches the record's line for
  * writing) and remembers it for the release (cp_objrec_hold: the release
  * then finds it without the map).  A release publishes when @owned (an
  * expression of t) and then calls @real_unlock.

@@ -216,12 +216,13 @@ fail:
 /* ---- the per-thread map ----------------------------------------------- */
 
 /* Double the map, keeping the entries still valid; at the largest size
- * (or out of memory) start over empty instead. */
+ * (or out of memory) start over empty instead.  A valid entry's key is
+ * its record's tag. */
 static void map_grow(struct cp_thread *t)
 {
 	uint32_t n = t->cache_mask + 1;
-	struct cp_cache_slot *old = t->cache;
-	struct cp_cache_slot *nc = NULL;
+	cp_map_slot *old = t->cache;
+	cp_map_slot *nc = NULL;
 
 	if (n < CP_CACHE_MAX)
 		nc = cp_zalloc_lines(2 * (size_t)n * sizeof(*nc));
@@ -234,41 +235,53 @@ static void map_grow(struct cp_thread *t)
 	t->cache_mask = 2 * n - 1;
 	t->cache_used = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		if (!old[i].key || atomic_load_explicit(&old[i].rec->tag,
-				memory_order_relaxed) != old[i].key)
+		uintptr_t tag;
+		cp_map_slot *s;
+
+		if (!old[i])
 			continue;
-		*cp_objrec_map_slot(t, old[i].key) = old[i];
-		t->cache_used++;
+		tag = atomic_load_explicit(&cp_map_rec(old[i])->tag,
+					   memory_order_relaxed);
+		if (!tag || !cp_map_may_hold(old[i], tag))
+			continue;
+		s = cp_objrec_map_slot(t, tag);
+		if (!*s)
+			t->cache_used++;
+		*s = old[i];
 	}
 	cp_free(old);
 }
 
-const struct cp_cache_slot *cp_objrec_map_probe(const struct cp_thread *t,
-						uintptr_t key)
+struct cp_objrec *cp_objrec_map_probe(const struct cp_thread *t,
+				      uintptr_t key)
 {
 	for (uint32_t i = cp_cache_home(key) + 1;; i++) {
-		const struct cp_cache_slot *s = &t->cache[i & t->cache_mask];
+		cp_map_slot w = t->cache[i & t->cache_mask];
 
-		if (s->key == key)
-			return s;
-		if (!s->key)
+		if (!w)
 			return NULL;
+		if (cp_map_may_hold(w, key))
+			return cp_map_rec(w);
 	}
 }
 
+/* Remember @r as @key's record in @t's map (not one the slot's 48 bits
+ * cannot hold). */
 static void map_put(struct cp_thread *t, uintptr_t key, struct cp_objrec *r)
 {
-	struct cp_cache_slot *s = cp_objrec_map_slot(t, key);
+	cp_map_slot *s;
 
-	if (!s->key) {
+	if ((uintptr_t)r & ~CP_MAP_REC)
+		return;
+	s = cp_objrec_map_slot(t, key);
+	if (!*s) {
 		if (2 * (t->cache_used + 1) > t->cache_mask + 1) {
 			map_grow(t);
 			s = cp_objrec_map_slot(t, key);
 		}
-		s->key = key;
 		t->cache_used++;
 	}
-	s->rec = r;
+	*s = (uintptr_t)r | cp_map_fp(key);
 }
 
 struct cp_objrec *cp_objrec_find(const void *addr, unsigned ns)

@@ -113,7 +113,7 @@ struct cp_objrec {
 						 * edges */
 		};
 		uint16_t kind_word;	/* both, for the lean paths' one
-					 * compare (cp_objrec_slot_rec) */
+					 * compare (cp_objrec_check) */
 	};
 	struct cp_lock lk;	/* multi-writer kinds */
 	struct cp_path main;	/* must be last: vectors follow */
@@ -162,15 +162,34 @@ static inline void *cp_objrec_key_addr(uintptr_t key)
 	return (void *)(key >> 2);
 }
 
-/* The slot of @t's map holding @key, or the empty slot ending its probe
- * (the map is never full). */
-static inline struct cp_cache_slot *cp_objrec_map_slot(struct cp_thread *t,
-						       uintptr_t key)
+/* The home slot of @key in @t's map. */
+static inline cp_map_slot *cp_objrec_map_home(const struct cp_thread *t,
+					      uintptr_t key)
+{
+	return &t->cache[cp_cache_home(key) & t->cache_mask];
+}
+
+/*
+ * The slot of @t's map to hold @key: the one holding it, or one that
+ * held it and whose record has left (or has the tag of another key than
+ * its fingerprint's, rarely: such a slot is overwritten, which loses
+ * nothing), or the empty slot ending its probe (the map is never full).
+ * A slot of another key with the same fingerprint is passed.
+ */
+static inline cp_map_slot *cp_objrec_map_slot(struct cp_thread *t,
+					      uintptr_t key)
 {
 	for (uint32_t i = cp_cache_home(key);; i++) {
-		struct cp_cache_slot *s = &t->cache[i & t->cache_mask];
+		cp_map_slot *s = &t->cache[i & t->cache_mask];
+		uintptr_t tag;
 
-		if (s->key == key || !s->key)
+		if (!*s)
+			return s;
+		if (!cp_map_may_hold(*s, key))
+			continue;
+		tag = atomic_load_explicit(&cp_map_rec(*s)->tag,
+					   memory_order_relaxed);
+		if (tag == key || !cp_map_may_hold(*s, tag))
 			return s;
 	}
 }
@@ -189,13 +208,13 @@ static inline struct cp_objrec *cp_objrec_get_at(struct cp_thread *t,
 						 const void *ra)
 {
 	uintptr_t key = cp_objrec_key(addr, ns);
-	const struct cp_cache_slot *s = cp_objrec_map_slot(t, key);
+	cp_map_slot w = *cp_objrec_map_slot(t, key);
+	struct cp_objrec *r = cp_map_rec(w);
 
-	if (__builtin_expect(s->key == key &&
-			     atomic_load_explicit(&s->rec->tag,
-				     memory_order_acquire) == key &&
-			     s->rec->kind == kind, 1))
-		return s->rec;
+	if (__builtin_expect(w && atomic_load_explicit(&r->tag,
+				memory_order_acquire) == key &&
+			     r->kind == kind, 1))
+		return r;
 	return cp_objrec_lookup_slow(t, key, kind, extra, CP_REC_REMEMBER,
 				     ra);
 }
@@ -206,10 +225,10 @@ static inline struct cp_objrec *cp_objrec_get_at(struct cp_thread *t,
 	cp_objrec_get_at(t, addr, ns, kind, extra,			\
 			 __builtin_return_address(0))
 
-/* The slot of @t's map holding @key when its home slot holds another key,
- * or NULL.  Calling thread. */
-const struct cp_cache_slot *cp_objrec_map_probe(const struct cp_thread *t,
-						uintptr_t key);
+/* The record of the first slot past @key's home slot in @t's map that
+ * may hold @key (cp_map_may_hold: unchecked), or NULL.  Calling thread. */
+struct cp_objrec *cp_objrec_map_probe(const struct cp_thread *t,
+				      uintptr_t key);
 
 /* Start fetching the cache line at @p for writing (never faults). */
 static inline void cp_prefetch_write(const void *p)
@@ -246,7 +265,7 @@ static inline void cp_prefetch_read(const void *p)
 static inline void cp_objrec_prefetch_home(const struct cp_thread *t,
 					   uintptr_t key)
 {
-	cp_prefetch_read(&t->cache[cp_cache_home(key) & t->cache_mask]);
+	cp_prefetch_read(cp_objrec_map_home(t, key));
 }
 
 /* A record's kind_word when it is of @kind and not untracked. */
@@ -258,22 +277,19 @@ static inline uint16_t cp_objrec_tracked_word(unsigned kind)
 }
 
 /*
- * @s's record if @s (not NULL) holds @key and the record is still @key's,
- * of kind @kind (and, when @tracked, not untracked: one compare of both
- * bytes); else NULL.  Its hot line is fetched for writing before its tag
- * is read: every caller (the lean paths, cp_online.h) writes the record
- * next, and a line that comes from another core then moves once, rather
- * than being read and then upgraded.
+ * @r if it is not NULL and still @key's record, of kind @kind (and, when
+ * @tracked, not untracked: one compare of both bytes); else NULL.  Its
+ * hot line is fetched for writing before its tag is read: every caller
+ * (the lean paths, cp_online.h) writes the record next, and a line that
+ * comes from another core then moves once, rather than being read and
+ * then upgraded.
  */
-static inline struct cp_objrec *cp_objrec_slot_rec(
-	const struct cp_cache_slot *s, uintptr_t key, unsigned kind,
-	bool tracked)
+static inline struct cp_objrec *cp_objrec_check(struct cp_objrec *r,
+						uintptr_t key, unsigned kind,
+						bool tracked)
 {
-	struct cp_objrec *r;
-
-	if (s->key != key)
+	if (!r)
 		return NULL;
-	r = s->rec;
 	cp_prefetch_write(&r->tag);
 	if (atomic_load_explicit(&r->tag, memory_order_acquire) != key ||
 	    (tracked ? __atomic_load_n(&r->kind_word, __ATOMIC_RELAXED) !=
@@ -293,8 +309,10 @@ static inline struct cp_objrec *cp_objrec_slot_rec(
 static inline struct cp_objrec *cp_objrec_peek_home_key(
 	const struct cp_thread *t, uintptr_t key, unsigned kind)
 {
-	return cp_objrec_slot_rec(&t->cache[cp_cache_home(key) &
-					    t->cache_mask], key, kind, true);
+	cp_map_slot w = *cp_objrec_map_home(t, key);
+
+	return cp_objrec_check(cp_map_may_hold(w, key) ? cp_map_rec(w) : NULL,
+			       key, kind, true);
 }
 
 /* The same for @addr in namespace @ns. */
@@ -317,12 +335,10 @@ static inline struct cp_objrec *cp_objrec_peek(const struct cp_thread *t,
 					       unsigned kind)
 {
 	uintptr_t key = cp_objrec_key(addr, ns);
-	const struct cp_cache_slot *s =
-		&t->cache[cp_cache_home(key) & t->cache_mask];
+	cp_map_slot w = *cp_objrec_map_home(t, key);
 
-	if (s->key != key)
-		s = cp_objrec_map_probe(t, key);
-	return s ? cp_objrec_slot_rec(s, key, kind, false) : NULL;
+	return cp_objrec_check(cp_map_may_hold(w, key) ? cp_map_rec(w) :
+			       cp_objrec_map_probe(t, key), key, kind, false);
 }
 
 /*
@@ -348,11 +364,10 @@ static inline struct cp_objrec *cp_objrec_peek_held(const struct cp_thread *t,
 						    unsigned ns, unsigned kind)
 {
 	uintptr_t key = cp_objrec_key(addr, ns);
-	const struct cp_cache_slot *s = &t->held;
 
-	if (s->key != key)
-		s = &t->cache[cp_cache_home(key) & t->cache_mask];
-	return cp_objrec_slot_rec(s, key, kind, true);
+	if (t->held.key == key)
+		return cp_objrec_check(t->held.rec, key, kind, true);
+	return cp_objrec_peek_home_key(t, key, kind);
 }
 
 /*
@@ -367,11 +382,10 @@ static inline void cp_objrec_prefetch(struct cp_thread *t, const void *addr,
 				      unsigned ns)
 {
 	uintptr_t key = cp_objrec_key(addr, ns);
-	const struct cp_cache_slot *s =
-		&t->cache[cp_cache_home(key) & t->cache_mask];
+	cp_map_slot w = *cp_objrec_map_home(t, key);
 
-	if (s->key == key)
-		cp_prefetch_write(&s->rec->tag);
+	if (cp_map_may_hold(w, key))
+		cp_prefetch_write(&cp_map_rec(w)->tag);
 }
 
 /* A fresh object id (from 1), as every record gets one: for the trace and

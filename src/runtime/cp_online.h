@@ -137,7 +137,7 @@ static inline struct cp_objrec *cp_online_lean_rec_far(
 	if (!cp_online_lean_ok(t))
 		return NULL;
 	if (t->held.key == cp_objrec_key(obj, CP_NS_SYNC)) {
-		r = cp_objrec_slot_rec(&t->held, t->held.key, kind, true);
+		r = cp_objrec_check(t->held.rec, t->held.key, kind, true);
 		if (r)
 			return r;
 	}

@@ -29,10 +29,10 @@
 
 /*
  * Slots of a thread's record map: CP_CACHE_MIN first, doubling up to
- * CP_CACHE_MAX (4 MiB: 2^17 objects at half load), past which it starts
- * over empty.  Its 32 bytes per object a thread uses stay below the
+ * CP_CACHE_MAX (2 MiB: 2^17 objects at half load), past which it starts
+ * over empty.  Its 16 bytes per object a thread uses stay below the
  * object's own record, and the cap bounds what many threads using many
- * objects cost (64 threads: 256 MiB at most).  A map that starts over
+ * objects cost (64 threads: 128 MiB at most).  A map that starts over
  * sends each look-up down the slow path until it has filled again: at
  * the earlier cap of 2^15 slots a thread cycling through 30,000 mutexes
  * paid 240-690 ns a lock pair online, against 33-62 ns with this one
@@ -52,20 +52,59 @@ struct cp_thread;
 /* Share @d ns among the sampled procedures (cp_sampler.c). */
 void cp_sampler_split(struct cp_thread *t, uint64_t d);
 
-/* An entry of a thread's map from object to record (cp_objrec.h): open
- * addressing with linear probing, never more than half full; entries are
- * overwritten, never removed, so a probe ends at the first empty slot. */
-struct cp_cache_slot {
-	uintptr_t key;		/* address << 2 | namespace, 0: empty */
-	struct cp_objrec *rec;	/* valid while rec->tag == key */
-};
+/*
+ * A slot of a thread's map from object to record (cp_objrec.h), 0 when
+ * empty: the record's address in the low 48 bits (the tracer's records
+ * lie below 2^48; one that does not is never put in a map) and a
+ * fingerprint of the key in the 16 above (cp_map_fp: bit 63 set, so a
+ * used slot is never 0).  The key itself is the record's tag while the
+ * entry is valid, so 8 bytes a slot do: a thread cycling through 10,000
+ * mutexes keeps a 256 KiB map in its caches beside the records, not
+ * 512 KiB.  Open addressing with linear probing, never more than half
+ * full; slots are overwritten, never emptied, so a probe ends at the
+ * first empty one.
+ */
+typedef uint64_t cp_map_slot;
 
-/* Home slot of @key, before masking (Fibonacci hashing: arrays of locks
- * with any stride spread over the map). */
+#define CP_MAP_REC 0x0000ffffffffffffull	/* the record's bits */
+
+/* Fibonacci hashing of a key: arrays of locks with any stride spread
+ * over the map. */
+static inline uint64_t cp_cache_hash(uintptr_t key)
+{
+	return (uint64_t)key * 0x9e3779b97f4a7c15ull;
+}
+
+/* Home slot of @key, before masking (the hash's bits 32 and up). */
 static inline uint32_t cp_cache_home(uintptr_t key)
 {
-	return (uint32_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 32);
+	return (uint32_t)(cp_cache_hash(key) >> 32);
 }
+
+/* The fingerprint bits of @key's slots: the hash's top 15 bits, which
+ * choose no home slot below 2^17 slots, and bit 63. */
+static inline uint64_t cp_map_fp(uintptr_t key)
+{
+	return ((cp_cache_hash(key) >> 1) | 1ull << 63) & ~CP_MAP_REC;
+}
+
+/* Whether slot value @w may be @key's (its fingerprint is; the record's
+ * tag decides). */
+static inline bool cp_map_may_hold(cp_map_slot w, uintptr_t key)
+{
+	return (w & ~CP_MAP_REC) == cp_map_fp(key);
+}
+
+static inline struct cp_objrec *cp_map_rec(cp_map_slot w)
+{
+	return (struct cp_objrec *)(uintptr_t)(w & CP_MAP_REC);
+}
+
+/* The record the thread's latest lean acquire took (cp_objrec_hold). */
+struct cp_held {
+	uintptr_t key;		/* address << 2 | namespace, 0: none */
+	struct cp_objrec *rec;	/* valid while rec->tag == key */
+};
 
 struct cp_thread {
 	/* what every event touches first */
@@ -76,11 +115,11 @@ struct cp_thread {
 	uint64_t useful_ns;	/* sum of advances */
 	uint64_t wait_ns;	/* time inside waits */
 	uint64_t wall_now;	/* wall clock of the latest cp_thread_now() */
-	struct cp_cache_slot *cache;	/* record map, cache_mask + 1 slots */
+	cp_map_slot *cache;	/* record map, cache_mask + 1 slots */
 	uint32_t cache_mask;
 	uint32_t cache_used;	/* slots holding a key */
-	struct cp_cache_slot held;	/* the latest lean acquire's record
-					 * (cp_objrec_hold), a hint */
+	struct cp_held held;	/* the latest lean acquire's record
+				 * (cp_objrec_hold), a hint */
 	struct cp_tracebuf *tb;	/* trace mode: event buffer */
 	struct cp_sites_buf *sites;	/* trace mode: the sites of the
 					 * records it made (cp_sites.c) */

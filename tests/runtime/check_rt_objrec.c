@@ -182,27 +182,38 @@ START_TEST(test_objrec_other_kind_starts_fresh)
 END_TEST
 
 /* An 8-aligned address other than @not whose key has home slot @h in a map
- * of @mask + 1 slots.  Records are keyed by address and never read through
- * it, so any address will do.  Consecutive addresses would not: Fibonacci
- * hashing walks them around the map in a fixed rotation that, for some
- * placements of objs, misses a slot for a long time. */
-static const void *colliding(uint32_t h, uint32_t mask, const void *not,
-			     uint64_t *x)
+ * of @mask + 1 slots, and a map fingerprint other than @not's (@same_fp:
+ * the same as @not's).  Records are keyed by address and never read
+ * through it, so any address will do.  Consecutive addresses would not:
+ * Fibonacci hashing walks them around the map in a fixed rotation that,
+ * for some placements of objs, misses a slot for a long time. */
+static const void *colliding_fp(uint32_t h, uint32_t mask, const void *not,
+				bool same_fp, uint64_t *x)
 {
-	for (unsigned tries = 0; tries < 1u << 24; tries++) {
+	uint64_t fp = cp_map_fp(cp_objrec_key(not, CP_NS_SYNC));
+
+	for (unsigned tries = 0; tries < 1u << 30; tries++) {
 		const void *a;
+		uintptr_t key;
 
 		*x ^= *x << 13;
 		*x ^= *x >> 7;
 		*x ^= *x << 17;
 		a = (const void *)(uintptr_t)((*x & 0x7fffffffff8ull) |
 					      0x10000);
-		if ((cp_cache_home(cp_objrec_key(a, CP_NS_SYNC)) & mask) == h &&
-		    a != not)
+		key = cp_objrec_key(a, CP_NS_SYNC);
+		if ((cp_cache_home(key) & mask) == h && a != not &&
+		    (cp_map_fp(key) == fp) == same_fp)
 			return a;
 	}
 	ck_abort_msg("no address has home slot %u", h);
 	return NULL;
+}
+
+static const void *colliding(uint32_t h, uint32_t mask, const void *not,
+			     uint64_t *x)
+{
+	return colliding_fp(h, mask, not, false, x);
 }
 
 /*
@@ -402,6 +413,55 @@ START_TEST(test_objrec_sem_destroyed_with_tokens)
 }
 END_TEST
 
+/*
+ * Two objects with one home slot and one map fingerprint (one pair of
+ * keys in 2^15 has the same): both are found by get, again and again
+ * without the map growing (each entry is found again, not added anew),
+ * and a peek of either gives its own record or NULL (the general path
+ * then), never the other's; destroying and re-creating one leaves the
+ * other's entry.
+ */
+START_TEST(test_objrec_same_fingerprint)
+{
+	uint64_t x = 88172645463325252ull;
+	uint32_t mask = t1->cache_mask;
+	uint32_t h = cp_cache_home(cp_objrec_key(obj(0), CP_NS_SYNC)) & mask;
+	const void *a[2];
+	struct cp_objrec *r[2], *p;
+	uint32_t used;
+
+	a[0] = obj(0);
+	a[1] = colliding_fp(h, mask, a[0], true, &x);
+	for (int k = 0; k < 2; k++)
+		r[k] = cp_objrec_get(t1, a[k], CP_NS_SYNC, CP_OBJ_MUTEX, 0);
+	ck_assert_ptr_ne(r[0], r[1]);
+	used = t1->cache_used;
+	for (int round = 0; round < 3; round++)
+		for (int k = 0; k < 2; k++) {
+			ck_assert_ptr_eq(cp_objrec_get(t1, a[k], CP_NS_SYNC,
+						       CP_OBJ_MUTEX, 0), r[k]);
+			p = cp_objrec_peek(t1, a[k], CP_NS_SYNC, CP_OBJ_MUTEX);
+			ck_assert_msg(!p || p == r[k], "peek of object %d "
+				      "gave %p, its record is %p", k,
+				      (void *)p, (void *)r[k]);
+		}
+	ck_assert_ptr_eq(cp_objrec_peek(t1, a[0], CP_NS_SYNC, CP_OBJ_MUTEX),
+			 r[0]);
+	ck_assert_uint_eq(t1->cache_used, used);
+	/* the one at home re-created: a fresh record takes its slot */
+	cp_objrec_forget(a[0], CP_NS_SYNC);
+	p = cp_objrec_get(t1, a[0], CP_NS_SYNC, CP_OBJ_MUTEX, 0);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_ptr_eq(cp_objrec_peek(t1, a[0], CP_NS_SYNC, CP_OBJ_MUTEX),
+			 p);
+	ck_assert_ptr_eq(cp_objrec_get(t1, a[1], CP_NS_SYNC, CP_OBJ_MUTEX, 0),
+			 r[1]);
+	ck_assert_uint_eq(t1->cache_used, used);
+	cp_objrec_forget(a[0], CP_NS_SYNC);
+	cp_objrec_forget(a[1], CP_NS_SYNC);
+}
+END_TEST
+
 static Suite *objrec_suite(void)
 {
 	Suite *s = suite_create("rt_objrec");
@@ -416,6 +476,7 @@ static Suite *objrec_suite(void)
 	tcase_add_test(tc, test_objrec_peek_is_get_or_null);
 	tcase_add_test(tc, test_objrec_peek_collisions);
 	tcase_add_test(tc, test_objrec_peek_held);
+	tcase_add_test(tc, test_objrec_same_fingerprint);
 	tcase_add_test(tc, test_objrec_peek_destroyed_in_other_thread);
 	tcase_add_test(tc, test_objrec_sem_destroyed_with_tokens);
 	suite_add_tcase(s, tc);
