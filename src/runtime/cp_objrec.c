@@ -275,7 +275,7 @@ static void map_put(struct cp_thread *t, uintptr_t key, struct cp_objrec *r)
 		return;
 	s = cp_objrec_map_slot(t, key);
 	if (!*s) {
-		if (2 * (t->cache_used + 1) > t->cache_mask + 1) {
+		if (cp_map_over(t->cache_used + 1, t->cache_mask)) {
 			map_grow(t);
 			s = cp_objrec_map_slot(t, key);
 		}

@@ -29,9 +29,9 @@
 
 /*
  * Slots of a thread's record map: CP_CACHE_MIN first, doubling up to
- * CP_CACHE_MAX (2 MiB: 2^17 objects at half load), past which it starts
- * over empty.  Its 16 bytes per object a thread uses stay below the
- * object's own record, and the cap bounds what many threads using many
+ * CP_CACHE_MAX (2 MiB: 196,608 objects at three quarters' load), past
+ * which it starts over empty.  Its 11 to 22 bytes per object a thread
+ * uses stay below the object's own record, and the cap bounds what many threads using many
  * objects cost (64 threads: 128 MiB at most).  A map that starts over
  * sends each look-up down the slow path until it has filled again: at
  * the earlier cap of 2^15 slots a thread cycling through 30,000 mutexes
@@ -58,13 +58,22 @@ void cp_sampler_split(struct cp_thread *t, uint64_t d);
  * lie below 2^48; one that does not is never put in a map) and a
  * fingerprint of the key in the 16 above (cp_map_fp: bit 63 set, so a
  * used slot is never 0).  The key itself is the record's tag while the
- * entry is valid, so 8 bytes a slot do: a thread cycling through 10,000
- * mutexes keeps a 256 KiB map in its caches beside the records, not
- * 512 KiB.  Open addressing with linear probing, never more than half
- * full; slots are overwritten, never emptied, so a probe ends at the
- * first empty one.
+ * entry is valid, so 8 bytes a slot do.  Open addressing with linear
+ * probing, never more than three quarters full (cp_map_over); slots are
+ * overwritten, never emptied, so a probe ends at the first empty one.
+ * A thread cycling through 10,000 mutexes keeps a 128 KiB map in its
+ * caches beside the records: with 16-byte slots at half load (512 KiB) a
+ * lock pair cost about 3 ns more (doc/measurements/, map slots); the
+ * keys a fuller map puts off their home slot take the general wrapper's
+ * look-up, which costs less than the cache misses saved.
  */
 typedef uint64_t cp_map_slot;
+
+/* Whether @used slots are more than a map of @mask + 1 slots holds. */
+static inline bool cp_map_over(uint32_t used, uint32_t mask)
+{
+	return 4 * (uint64_t)used > 3 * ((uint64_t)mask + 1);
+}
 
 #define CP_MAP_REC 0x0000ffffffffffffull	/* the record's bits */
 
@@ -213,7 +222,7 @@ static inline uint64_t cp_thread_now(struct cp_thread *t)
 /*
  * Debug builds (CP_DEBUG): die unless @t's state keeps its invariants: at
  * most nsel procedures active, each a selected one (and, counting
- * nesting, entered at least once), the record map at most half full, the
+ * nesting, entered at least once), the record map not over-full, the
  * path a path value (cp_path_assert) no shorter than at the last check of
  * the same generation (advances and merges only lengthen a path; only a
  * new generation starts it over).  O(nsel).  Owning thread.
@@ -234,8 +243,8 @@ static inline void cp_thread_assert(struct cp_thread *t)
 		if (t->active[k] >= nsel ||
 		    (!cp_rt.cfg.exclusive && t->depth[t->active[k]] == 0))
 			cp_die("thread: an active procedure is not entered");
-	if (t->cache && 2 * t->cache_used > t->cache_mask + 1)
-		cp_die("thread: record map more than half full");
+	if (t->cache && cp_map_over(t->cache_used, t->cache_mask))
+		cp_die("thread: record map over-full");
 	cp_path_assert(t->path, nsel);
 }
 

@@ -63,7 +63,7 @@ START_TEST(test_objrec_map_finds_every_object)
 
 	for (unsigned i = 0; i < NOBJ; i++)
 		rec[i] = get(t1, i, CP_OBJ_MUTEX);
-	ck_assert_msg(t1->cache_mask + 1 >= 2 * NOBJ,
+	ck_assert_msg(!cp_map_over(NOBJ, t1->cache_mask),
 		      "map of %u slots for %u objects", t1->cache_mask + 1,
 		      NOBJ);
 	for (int pass = 0; pass < 2; pass++) {
@@ -100,7 +100,7 @@ START_TEST(test_objrec_map_holds_many_objects)
 				       CP_NS_SYNC, CP_OBJ_MUTEX, 0);
 		ck_assert_msg(rec[i] != NULL, "no record for object %u", i);
 	}
-	ck_assert_msg(t1->cache_mask + 1 >= 2 * MANY,
+	ck_assert_msg(!cp_map_over(MANY, t1->cache_mask),
 		      "map of %u slots for %u objects", t1->cache_mask + 1,
 		      MANY);
 	for (unsigned i = 0; i < MANY; i++) {
