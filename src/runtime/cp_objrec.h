@@ -326,7 +326,8 @@ static inline struct cp_objrec *cp_objrec_peek_home(const struct cp_thread *t,
 /*
  * The record of @addr in namespace @ns when @t's map holds it, wherever
  * its probe put it, and it is still @addr's record of kind @kind; else
- * NULL (look it up with cp_objrec_get).  One probe of the map (the slots
+ * NULL (look it up with cp_objrec_get), as also, rarely, for a key whose
+ * probe meets a slot of another key with its fingerprint first.  One probe of the map (the slots
  * of a probe mostly share a cache line), no creation, no table.  Calling
  * thread, guard raised.
  */
@@ -354,6 +355,16 @@ static inline void cp_objrec_hold(struct cp_thread *t, const void *addr,
 	t->held.rec = r;
 }
 
+/* The record the thread's latest lean acquire remembered
+ * (cp_objrec_hold) when that was of @key and is still @key's, of kind
+ * @kind and tracked; else NULL.  Calling thread, guard raised. */
+static inline struct cp_objrec *cp_objrec_peek_held_only(
+	const struct cp_thread *t, uintptr_t key, unsigned kind)
+{
+	return t->held.key == key ?
+	       cp_objrec_check(t->held.rec, key, kind, true) : NULL;
+}
+
 /*
  * cp_objrec_peek_home() for a release: the record the thread's latest
  * lean acquire remembered (cp_objrec_hold) when that was of @addr, else
@@ -366,7 +377,7 @@ static inline struct cp_objrec *cp_objrec_peek_held(const struct cp_thread *t,
 	uintptr_t key = cp_objrec_key(addr, ns);
 
 	if (t->held.key == key)
-		return cp_objrec_check(t->held.rec, key, kind, true);
+		return cp_objrec_peek_held_only(t, key, kind);
 	return cp_objrec_peek_home_key(t, key, kind);
 }
 

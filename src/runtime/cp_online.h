@@ -136,11 +136,9 @@ static inline struct cp_objrec *cp_online_lean_rec_far(
 
 	if (!cp_online_lean_ok(t))
 		return NULL;
-	if (t->held.key == cp_objrec_key(obj, CP_NS_SYNC)) {
-		r = cp_objrec_check(t->held.rec, t->held.key, kind, true);
-		if (r)
-			return r;
-	}
+	r = cp_objrec_peek_held_only(t, cp_objrec_key(obj, CP_NS_SYNC), kind);
+	if (r)
+		return r;
 	r = cp_objrec_peek(t, obj, CP_NS_SYNC, kind);
 	if (r && atomic_load_explicit(&r->untracked, memory_order_relaxed))
 		return NULL;

@@ -31,8 +31,8 @@
  * Slots of a thread's record map: CP_CACHE_MIN first, doubling up to
  * CP_CACHE_MAX (2 MiB: 196,608 objects at three quarters' load), past
  * which it starts over empty.  Its 11 to 22 bytes per object a thread
- * uses stay below the object's own record, and the cap bounds what many threads using many
- * objects cost (64 threads: 128 MiB at most).  A map that starts over
+ * uses stay below the object's own record, and the cap bounds what many
+ * threads using many objects cost (64 threads: 128 MiB at most).  A map that starts over
  * sends each look-up down the slow path until it has filled again: at
  * the earlier cap of 2^15 slots a thread cycling through 30,000 mutexes
  * paid 240-690 ns a lock pair online, against 33-62 ns with this one
