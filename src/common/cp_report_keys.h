@@ -164,6 +164,7 @@
 #define CP_KEY_FUNCTION		"function"
 #define CP_KEY_FILE		"file"
 #define CP_KEY_LINE		"line"
+#define CP_KEY_CALLERS		"callers"
 
 /*
  * Written by `cpt report` in streaming mode only (cp_stream.h), where the

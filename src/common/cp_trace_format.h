@@ -71,6 +71,13 @@
  *                    falls in the call).  Written in trace mode when the
  *                    tracer is a shared object (its frames can be told
  *                    from the program's); an object may have none.
+ *   CP_BLOCK_SITE_STACKS repeated { uv obj; uv n; uv pc[n] }: the same
+ *                    with the calls that led there: pc[0] is the site as
+ *                    in SITES, pc[1..n-1] its caller, the caller's caller
+ *                    and so on (1 <= n <= CP_SITE_DEPTH).  The runtime
+ *                    writes these instead of SITES for synchronization
+ *                    objects while its budget of unwinds lasts; a reader
+ *                    takes both.
  *   CP_BLOCK_END     struct cp_trace_end.
  *
  * Events (inside CP_BLOCK_EVENTS)
@@ -217,7 +224,10 @@ enum cp_block_type {
 	CP_BLOCK_SAMPLES = 7,
 	CP_BLOCK_MODULES = 8,
 	CP_BLOCK_SITES = 9,
+	CP_BLOCK_SITE_STACKS = 10,
 };
+
+#define CP_SITE_DEPTH		4	/* frames of a site stack at most */
 
 struct cp_samples_head {
 	uint64_t wall_base;	/* wall clock the first dwall counts from */

@@ -463,8 +463,13 @@ struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
 	struct cds_lfht_node *node;
 	struct cp_objrec *r, *mine;
 	bool lookup = !(how & CP_REC_NEW);
-	uint64_t site = cp_sites_at(ra);
-	bool sited = !cp_sites_enabled() || site;
+	uint64_t stack[CP_SITE_DEPTH] = { cp_sites_at(ra) };
+	unsigned nstack = stack[0] != 0, n = 0;
+	/* unwind for the site (@ra was the tracer's own code) or for its
+	 * callers (a synchronization object in trace mode), once the table
+	 * has no record: a look-up of an existing one stays cheap */
+	bool callers = (key & 3) == CP_NS_SYNC && cp_sites_stacks_left();
+	bool sited = !cp_sites_enabled() || (nstack && !callers);
 
 	if (!rcu_usable())
 		return NULL;
@@ -487,12 +492,16 @@ struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
 			}
 		}
 		if (!sited) {
-			/* @ra was the tracer's own code: unwind.  The
-			 * unwinder takes the loader's lock: not on the read
-			 * side, which a thread in the loader may wait for;
-			 * then look again */
+			/* The unwinder takes the loader's lock: not on the
+			 * read side, which a thread in the loader may wait
+			 * for; then look again */
 			rcu_read_unlock();
-			site = cp_sites_caller();
+			if (callers && cp_sites_take_stack())
+				n = cp_sites_stack(stack, CP_SITE_DEPTH);
+			else if (!nstack)
+				n = cp_sites_stack(stack, 1);
+			if (n)
+				nstack = n;
 			rcu_read_lock();
 			sited = lookup = true;
 			continue;
@@ -513,12 +522,12 @@ struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
 		r = mine;
 		r->id = cp_objrec_new_id();
 		r->def_extra = extra;
-		r->site = site;
+		r->site = nstack ? stack[0] : 0;
 		if (t->tb) {
 			cp_tb_obj_def(t->tb, r->id, kind, key >> 2, extra);
 			r->def_tb = t->tb;
 			r->def_block = cp_tb_block(t->tb);
-			cp_sites_add(t, r->id, site);
+			cp_sites_add(t, r->id, stack, nstack);
 		}
 		/* only synchronization objects can be untracked */
 		if ((key & 3) == CP_NS_SYNC && atomic_load(&cp_nuntracked) &&

@@ -11,10 +11,16 @@
  * rather than jumps to (the address then lies in the tracer's code: no
  * wrapper of GCC's build, several of clang's), the caller unwinds its own
  * stack (libgcc's unwinder, about a microsecond) to the first frame
- * outside the tracer.  The record keeps its site for the exit report; in
- * trace mode the pairs (object, address) collect in a buffer of the
- * thread that made the record, which goes out as a SITES block when full,
- * at the thread's exit, at the end and on the crash paths.
+ * outside the tracer.  In trace mode a synchronization object's record
+ * also keeps the calls that led to its site, so that a program's own lock
+ * layer (a lock() helper that every caller goes through) does not give
+ * all its locks one name: the caller unwinds up to CP_SITE_DEPTH frames
+ * outside the tracer, as long as the process's budget of such unwinds
+ * (CP_SITES_STACKS records) lasts, and the innermost site alone after.
+ * The record keeps its site for the exit report; in trace mode the
+ * stacks (object, addresses) collect in a buffer of the thread that made
+ * the record, which goes out as a SITE_STACKS block when full, at the
+ * thread's exit, at the end and on the crash paths.
  * The tracer's code is told apart by address, which needs the tracer to
  * be a shared object (cp_modules_own_text): linked into the executable it
  * records no sites.  The unwinder takes the loader's lock, so its caller
@@ -41,16 +47,31 @@ bool cp_sites_enabled(void);
  * sites are off or @ra is in the tracer's own code.  Any thread. */
 uint64_t cp_sites_at(const void *ra);
 
-/* The first code address outside the tracer on the calling thread's
- * stack (a return address minus one), or 0 when there is none.  Guard
- * raised; no lock held. */
-uint64_t cp_sites_caller(void);
+/* Records made with their callers at most: past it, sites alone. */
+#define CP_SITES_STACKS	65536
+
+/* Whether records are kept with their callers now (trace mode, sites on,
+ * the budget not spent). */
+bool cp_sites_stacks_left(void);
+
+/* The same, spending one from the budget when true.  Any thread. */
+bool cp_sites_take_stack(void);
+
+/* The code addresses of the calling thread's frames outside the tracer
+ * (its own frames, a thread's start among them, are passed over),
+ * innermost first, each a return address minus one: at most @max of them
+ * into @pcs; returns how many (0: sites off, or no frame outside the
+ * tracer).  Guard raised; no lock held. */
+unsigned cp_sites_stack(uint64_t *pcs, unsigned max);
 
 struct cp_thread;
 
-/* Object @obj, whose record @t made, was first used at @pc (0: unknown,
- * nothing recorded).  Calling thread @t, guard raised. */
-void cp_sites_add(struct cp_thread *t, uint32_t obj, uint64_t pc);
+/* Object @obj, whose record @t made, was first used at @pcs[0], reached
+ * through the calls @pcs[1 .. @n-1] (@n at most CP_SITE_DEPTH; @n 0 or
+ * @pcs[0] 0: unknown, nothing recorded).  Calling thread @t, guard
+ * raised. */
+void cp_sites_add(struct cp_thread *t, uint32_t obj, const uint64_t *pcs,
+		  unsigned n);
 
 /* @t exits: its buffer goes out and back to the pool.  Its thread. */
 void cp_sites_thread_end(struct cp_thread *t);

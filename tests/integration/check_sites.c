@@ -3,8 +3,9 @@
  * SITES block), as `cpt report` names it: wl_sites first uses each of its
  * objects on a line marked "SITE function" (tests/workloads/sites.c), and
  * every object of the report must name that function, that file and that
- * line; with the tracer preloaded, linked or with sampling off alike, and
- * the streamed report must name the same.
+ * line, and as its first caller the call marked "CALLER"; with the tracer
+ * preloaded, linked or with sampling off alike, and the streamed report
+ * must name the same.
  * Linked statically, the tracer cannot tell its frames from the
  * program's and records no site: every site is null, and nothing else
  * changes.  OpenMP's modelled objects (a region's fork and join, a task's
@@ -21,37 +22,49 @@
 #include "../cpt_skip.h"
 #include "cpt_harness.h"
 
-/* A SITE marker of sites.c: its function and line. */
+/* A marker of sites.c: a SITE's function and line, or a CALLER's: the
+ * site's function @site, the calling function @fn and the call's line. */
 struct marker {
+	char site[64];
 	char fn[64];
 	unsigned line;
 };
 
-/* The markers of tests/workloads/sites.c into @m; returns how many. */
-static unsigned read_markers(struct marker *m, unsigned max)
+/* The markers of tests/workloads/sites.c, comments that start with @what
+ * (SITE: the function; CALLER: the site's function "from" the caller's),
+ * into @m; returns how many. */
+static unsigned read_markers(const char *what, struct marker *m,
+			     unsigned max)
 {
-	char path[512], here[512], line[256];
+	char path[512], here[512], line[256], tag[32];
 	unsigned n = 0, no = 0;
+	bool site = !strcmp(what, "SITE");
 	FILE *f;
 
 	snprintf(here, sizeof(here), "%s", __FILE__);
 	snprintf(path, sizeof(path), "%s/../workloads/sites.c", dirname(here));
+	snprintf(tag, sizeof(tag), "/* %s ", what);
 	f = fopen(path, "r");
 	ck_assert_msg(f != NULL, "cannot open %s", path);
 	while (fgets(line, sizeof(line), f)) {
-		const char *s = strstr(line, "/* SITE ");
+		const char *s = strstr(line, tag);
 
 		no++;
 		if (!s || n == max)
 			continue;
-		ck_assert(sscanf(s, "/* SITE %63s", m[n].fn) == 1);
+		s += strlen(tag);
+		if (site)
+			ck_assert(sscanf(s, "%63s", m[n].fn) == 1);
+		else
+			ck_assert(sscanf(s, "%63s from %63s", m[n].site,
+					 m[n].fn) == 2);
 		m[n++].line = no;
 	}
 	fclose(f);
 	return n;
 }
 
-/* The marker of function @fn, or NULL. */
+/* The SITE marker of function @fn, or NULL. */
 static const struct marker *marker_of(const struct marker *m, unsigned n,
 				      const char *fn)
 {
@@ -59,6 +72,41 @@ static const struct marker *marker_of(const struct marker *m, unsigned n,
 		if (fn && !strcmp(m[i].fn, fn))
 			return &m[i];
 	return NULL;
+}
+
+/* The CALLER marker of the site in function @site, or NULL. */
+static const struct marker *caller_of(const struct marker *m, unsigned n,
+				      const char *site)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (site && !strcmp(m[i].site, site))
+			return &m[i];
+	return NULL;
+}
+
+/* Member @key of the first of @site's "callers", "?" when missing. */
+static const char *first_caller(json_t *site, const char *key)
+{
+	const char *v = json_string_value(json_object_get(
+		json_array_get(json_object_get(site, "callers"), 0), key));
+
+	return v ? v : "?";
+}
+
+/* Whether the first of @site's "callers" is the call of marker @mk (any
+ * first caller when @mk is NULL: main's, in the C library). */
+static bool caller_ok(json_t *site, const struct marker *mk)
+{
+	json_t *c = json_array_get(json_object_get(site, "callers"), 0);
+	const char *fn = json_string_value(json_object_get(c, "function"));
+	const char *file = json_string_value(json_object_get(c, "file"));
+
+	if (!c || !json_is_string(json_object_get(c, "pc")))
+		return false;
+	return !mk || (fn && !strcmp(fn, mk->fn) && file &&
+		       strstr(file, "sites.c") &&
+		       json_integer_value(json_object_get(c, "line")) ==
+		       (json_int_t)mk->line);
 }
 
 /* The function each object's first use is in, by kind; the two mutexes
@@ -128,7 +176,7 @@ static void chrome_sites(struct cpt_errs *errs, const char *trace,
 	ck_assert_msg(f != NULL, "chrome export: %s", c.err);
 	ck_assert(getdelim(&text, &len, '\0', f) > 0);
 	fclose(f);
-	snprintf(want, sizeof(want), "\"first_used_in\":\"main (sites.c:%u)\"",
+	snprintf(want, sizeof(want), "\"first_used_in\":\"main (sites.c:%u) from ",
 		 mk ? mk->line : 0);
 	if (!strstr(text, want))
 		cpt_errf(errs, "chrome export: no wait slice with %s", want);
@@ -143,8 +191,9 @@ static void chrome_sites(struct cpt_errs *errs, const char *trace,
 static void check_sites(enum cpt_variant v, const char *const *env,
 			bool named)
 {
-	struct marker m[8];
-	unsigned nm = read_markers(m, 8), nobj = 0;
+	struct marker m[8], cm[8];
+	unsigned nm = read_markers("SITE", m, 8), nobj = 0;
+	unsigned ncm = read_markers("CALLER", cm, 8);
 	const char *envs[4] = { "CPTHREAD_MODE=trace", NULL, NULL, NULL };
 	struct cpt_run r, c;
 	char out[400];
@@ -156,6 +205,7 @@ static void check_sites(enum cpt_variant v, const char *const *env,
 	size_t i;
 
 	ck_assert_uint_eq(nm, 4);
+	ck_assert_uint_eq(ncm, 3);
 	for (unsigned k = 0; env && env[k] && k < 2; k++)
 		envs[1 + k] = env[k];
 	cpt_errs_init(&errs);
@@ -203,6 +253,15 @@ static void check_sites(enum cpt_variant v, const char *const *env,
 					json_object_get(site, "line")),
 				 fn ? fn : "?", mk ? mk->line : 0,
 				 mk ? mk->fn : "?");
+		else if (!caller_ok(site, caller_of(cm, ncm, mk->fn)))
+			cpt_errf(&errs, "%s object %zu: first caller %s:%lld, "
+				 "expected the call in %s", kind, i,
+				 first_caller(site, "function"),
+				 (long long)json_integer_value(json_object_get(
+					json_array_get(json_object_get(
+						site, "callers"), 0), "line")),
+				 caller_of(cm, ncm, mk->fn) ?
+				 caller_of(cm, ncm, mk->fn)->fn : "libc");
 	}
 	if (nobj != 4)
 		cpt_errf(&errs, "%u objects in the report, expected 4", nobj);

@@ -648,6 +648,66 @@ END_TEST
  * Version 1 files (16-byte block headers, no checksum, no numbering) are
  * still read: the synthetic trace rewritten in that layout reads the same.
  */
+/*
+ * Sites: a SITE_STACKS record gives the object its site and up to
+ * CP_SITE_DEPTH - 1 callers (frames past them dropped), a SITES pair a
+ * site alone; an object's first record wins; a record whose frame count
+ * runs past its block is a repair, not a failure.
+ */
+START_TEST(test_trace_site_stacks)
+{
+	struct synth s;
+	struct cp_trace t;
+	char err[256] = "";
+	uint8_t stacks[64], *p = stacks, pairs[8], bad[4];
+	uint32_t m1, m2;
+	const struct cp_site *a, *b;
+
+	synth_init(&s);
+	synth_start(&s, 0, -1);
+	m1 = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
+	m2 = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
+	synth_lock(&s, 0, 1, 0, m1);
+	synth_unlock(&s, 0, 1, m1);
+	synth_lock(&s, 0, 1, 0, m2);
+	synth_unlock(&s, 0, 1, m2);
+	synth_exit(&s, 0, 1);
+	/* m1: six frames 0x10..0x60; then one more record of m1 */
+	*p++ = (uint8_t)m1;
+	*p++ = 6;
+	for (uint8_t k = 1; k <= 6; k++)
+		*p++ = (uint8_t)(0x10 * k);
+	*p++ = (uint8_t)m1;
+	*p++ = 1;
+	*p++ = 0x77;
+	synth_raw_block(&s, CP_BLOCK_SITE_STACKS, 0, stacks,
+			(size_t)(p - stacks));
+	pairs[0] = (uint8_t)m2;
+	pairs[1] = 0x70;
+	synth_raw_block(&s, CP_BLOCK_SITES, 0, pairs, 2);
+	bad[0] = (uint8_t)m2;	/* 100 frames in two bytes */
+	bad[1] = 100;
+	bad[2] = 0x11;
+	bad[3] = 0x22;
+	synth_raw_block(&s, CP_BLOCK_SITE_STACKS, 0, bad, sizeof(bad));
+	ck_assert_msg(parse_synth(&s, &t, err, sizeof(err)) == 0, "%s", err);
+	a = &t.objs[m1].site;
+	b = &t.objs[m2].site;
+	ck_assert_msg(a->pc == 0x10 && a->ncallers == CP_SITE_DEPTH - 1,
+		      "m1: pc %#" PRIx64 ", %" PRIu32 " callers", a->pc,
+		      a->ncallers);
+	for (uint32_t k = 0; k < a->ncallers; k++)
+		ck_assert_uint_eq(a->callers[k].pc, 0x10 * (k + 2));
+	ck_assert_msg(b->pc == 0x70 && !b->ncallers,
+		      "m2: pc %#" PRIx64 ", %" PRIu32 " callers", b->pc,
+		      b->ncallers);
+	ck_assert_msg(t.nrepairs == 1, "%" PRIu64 " repairs, want 1",
+		      t.nrepairs);
+	cp_trace_free(&t);
+	synth_free(&s);
+}
+END_TEST
+
 START_TEST(test_trace_reads_version_1)
 {
 	struct synth s;
@@ -735,6 +795,7 @@ static Suite *trace_suite(void)
 	tcase_add_test(tc, test_trace_fuzz_never_crashes);
 	tcase_add_test(tc, test_trace_read_file_errors);
 	tcase_add_test(tc, test_trace_salvage_damaged_block);
+	tcase_add_test(tc, test_trace_site_stacks);
 	tcase_add_test(tc, test_trace_reads_version_1);
 	tcase_add_test(tc, test_trace_salvage_every_cut);
 	suite_add_tcase(s, tc);

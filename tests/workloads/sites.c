@@ -1,6 +1,6 @@
 /*
  * sites.c - objects first used at known places, for where-first-used
- * (CP_BLOCK_SITES): each object's first operation is a call on a line
+ * (CP_BLOCK_SITE_STACKS): each object's first operation is a call on a line
  * marked with a SITE comment naming the function it is in, so that the
  * report's "site" of the object must name that function and line.
  *
@@ -10,6 +10,9 @@
  *   table   a global rwlock, first read-locked by T in read_table
  *   meet    a barrier, whose first use is its pthread_barrier_init in
  *           main (the tracer learns its count there)
+ *
+ * In trace mode a site also names the calls that led to it: each first
+ * use's caller is a call marked "CALLER site-function from function".
  *
  * The functions are noinline so that each is a frame of its own.  Timing
  * plays no part.
@@ -62,8 +65,8 @@ static void *thread_t(void *arg)
 {
 	struct queue *q = arg;
 
-	queue_push(q);
-	(void)read_table();
+	queue_push(q);	/* CALLER queue_push from thread_t */
+	(void)read_table();	/* CALLER read_table from thread_t */
 	rendezvous();
 	return NULL;
 }
@@ -78,7 +81,7 @@ int main(void)
 		abort();
 	WL_OK(pthread_mutex_init(&q->lk, NULL));
 	WL_OK(pthread_barrier_init(&meet, NULL, 2));	/* SITE main */
-	lock_global();
+	lock_global();	/* CALLER lock_global from main */
 	WL_OK(pthread_create(&t, NULL, thread_t, q));
 	rendezvous();
 	WL_OK(pthread_join(t, NULL));

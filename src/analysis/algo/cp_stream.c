@@ -683,5 +683,6 @@ void cp_stream_free(struct cp_stream *s)
 	free(s->procs);
 	free(s->threads);
 	free(s->objs);
+	free(s->site_callers);
 	memset(s, 0, sizeof(*s));
 }

@@ -102,6 +102,7 @@ struct cp_stream {
 	uint32_t nprocs;
 	uint32_t ntracked;
 	struct cp_stream_obj *objs;	/* [nobjs] by id */
+	struct cp_site *site_callers;	/* the pool of their sites' callers */
 	uint32_t nobjs;
 	uint32_t nobjs_tracked;
 	uint32_t nthreads_tracked;

@@ -200,6 +200,7 @@ int cp_stream_choose_lanes(struct sp *p)
 int cp_stream_obj_results(struct sp *p, const uint64_t *vec)
 {
 	struct cp_stream *s = p->s;
+	struct cp_site *pool;
 	uint32_t n = 0;
 
 	for (uint32_t i = 0; i < p->nobj; i++)
@@ -228,6 +229,9 @@ int cp_stream_obj_results(struct sp *p, const uint64_t *vec)
 	s->nobjs_tracked = p->nob;
 	/* the first site of each object, as the reader keeps it; s->objs
 	 * is by id */
+	if (p->ix->r.nsites &&
+	    !(pool = s->site_callers = cp_trd_site_pool(&p->ix->r)))
+		return -1;
 	for (size_t i = 0; i < p->ix->r.nsites; i++) {
 		uint32_t id = p->ix->r.sites[i].obj, lo = 0, hi = s->nobjs;
 
@@ -239,9 +243,9 @@ int cp_stream_obj_results(struct sp *p, const uint64_t *vec)
 			else
 				hi = mid;
 		}
-		if (lo < s->nobjs && s->objs[lo].obj == id &&
-		    !s->objs[lo].site.pc)
-			s->objs[lo].site.pc = p->ix->r.sites[i].pc;
+		if (lo < s->nobjs && s->objs[lo].obj == id)
+			cp_trd_site_apply(&s->objs[lo].site,
+					  &p->ix->r.sites[i], &pool);
 	}
 	return 0;
 }

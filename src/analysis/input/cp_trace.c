@@ -680,6 +680,7 @@ void cp_trace_free(struct cp_trace *t)
 		}
 	free(t->threads);
 	free(t->objs);
+	free(t->site_callers);
 	free(t->pub);
 	free(t->syms);
 	free(t->strs);

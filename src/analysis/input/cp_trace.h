@@ -87,6 +87,12 @@ struct cp_site {
 	const char *fn;		/* its function, or NULL */
 	const char *file;	/* its source file, or NULL */
 	uint32_t line;		/* 0: unknown */
+	uint32_t ncallers;	/* of callers[] */
+	struct cp_site *callers;	/* [ncallers] the calls that led to
+				 * the site, innermost first, each named as a
+				 * site (no callers of its own); in a pool of
+				 * the trace (cp_trace.site_callers) or of the
+				 * stream's result */
 };
 
 struct cp_trace_obj {
@@ -147,6 +153,8 @@ struct cp_trace {
 	uint32_t nsyms;
 	struct cp_trace_str *strs;	/* sorted by id */
 	uint32_t nstrs;
+	struct cp_site *site_callers;	/* the pool of the objects' sites'
+					 * callers */
 	struct cp_trace_kv *info;	/* INFO block pairs, file order */
 	uint32_t ninfo;
 

@@ -58,10 +58,13 @@ struct cp_trd_untrack {
 	size_t off;		/* file offset, for messages */
 };
 
-/* A SITES record as decoded, applied once the objects are known. */
+/* A SITES or SITE_STACKS record as decoded, applied once the objects
+ * are known (cp_trd_site_apply). */
 struct cp_trd_site {
 	uint32_t obj;
+	uint32_t ncallers;	/* of callers[] */
 	uint64_t pc;
+	uint64_t callers[CP_SITE_DEPTH - 1];	/* innermost first */
 	size_t off;		/* file offset, for messages */
 };
 
@@ -184,11 +187,25 @@ int cp_trd_decode_blocks(struct cp_trd *r);
 int cp_trd_frame(struct cp_trd *r);
 
 /*
- * Decode only the THREAD, SYMBOLS, STRINGS and INFO blocks framed by
+ * Decode only the THREAD, SYMBOLS, STRINGS, INFO and site blocks framed by
  * cp_trd_frame (no events, samples or modules) and sort the tables, for
  * the streaming reader.  Returns 0, or -1 with the error set.
  */
 int cp_trd_decode_meta(struct cp_trd *r);
+
+/*
+ * The pool for the callers of the sites @r read (room for all of them,
+ * zeroed; free() it), or NULL when memory runs out.
+ */
+struct cp_site *cp_trd_site_pool(const struct cp_trd *r);
+
+/*
+ * Give @site, an object's site, what @s holds, unless it has one already
+ * (the first record of an object wins): its callers take the next slots
+ * of *@pool (from cp_trd_site_pool), which advances.
+ */
+void cp_trd_site_apply(struct cp_site *site, const struct cp_trd_site *s,
+		       struct cp_site **pool);
 
 /*
  * Map the regular file @path read-only into *@map (NULL when empty) of

@@ -83,6 +83,7 @@ static int cmp_pub(const void *a, const void *b)
 static int check_objects(struct cp_trd *r)
 {
 	struct cp_trace *t = r->t;
+	struct cp_site *pool;
 	uint32_t maxid = 0;
 
 	for (size_t i = 0; i < r->ndefs; i++) {
@@ -132,12 +133,16 @@ static int check_objects(struct cp_trd *r)
 		t->objs[id].untracked = true;
 	}
 	/* a site of an object no event names is of no use: dropped */
+	if (!r->nsites)
+		return 0;
+	if (!(pool = t->site_callers = cp_trd_site_pool(r)))
+		return cp_trd_fail(r, 0, "out of memory");
 	for (size_t i = 0; i < r->nsites; i++) {
 		uint32_t id = r->sites[i].obj;
 
-		if (id < t->nobjs && t->objs[id].defined &&
-		    !t->objs[id].site.pc)
-			t->objs[id].site.pc = r->sites[i].pc;
+		if (id < t->nobjs && t->objs[id].defined)
+			cp_trd_site_apply(&t->objs[id].site, &r->sites[i],
+					  &pool);
 	}
 	return 0;
 }

@@ -447,30 +447,71 @@ static int decode_strings(struct cp_trd *r, const struct cp_trd_blk *b)
 	return 0;
 }
 
-/* A SITES block: (object, code address) pairs, kept for
- * cp_trd_resolve_objects. */
+/* A SITES block, (object, code address) pairs, or a SITE_STACKS block,
+ * (object, count, addresses) records: kept for cp_trd_site_apply.  Frames
+ * past the ones kept are read and dropped. */
 static int decode_sites(struct cp_trd *r, const struct cp_trd_blk *b)
 {
 	const uint8_t *start = r->buf + b->off + r->bsz, *p = start;
 	const uint8_t *end = start + b->size;
+	bool stacks = b->type == CP_BLOCK_SITE_STACKS;
+	const char *what = stacks ? "SITE_STACKS" : "SITES";
 
 	while (p < end) {
 		size_t off = b->off + r->bsz + (size_t)(p - start);
-		uint64_t obj, pc;
+		struct cp_trd_site s = { 0 };
+		uint64_t obj, n = 1, pc;
 
-		if (cp_uv_get(&p, end, &obj) || cp_uv_get(&p, end, &pc))
-			return cp_trd_note(r, off, "ignored", "bad SITES "
-					   "record");
-		if (!obj || obj >= UINT32_MAX || !pc)
+		if (cp_uv_get(&p, end, &obj) ||
+		    (stacks && cp_uv_get(&p, end, &n)))
+			return cp_trd_note(r, off, "ignored", "bad %s record",
+					   what);
+		if (n > (uint64_t)(end - p))	/* a frame takes a byte at least */
+			return cp_trd_note(r, off, "ignored", "bad %s record",
+					   what);
+		for (uint64_t i = 0; i < n; i++) {
+			if (cp_uv_get(&p, end, &pc))
+				return cp_trd_note(r, off, "ignored",
+						   "bad %s record", what);
+			if (!i)
+				s.pc = pc;
+			else if (i < CP_SITE_DEPTH && pc)
+				s.callers[s.ncallers++] = pc;
+		}
+		if (!obj || obj >= UINT32_MAX || !s.pc)
 			continue;
 		if (cp_grow((void **)&r->sites, sizeof(*r->sites),
 			    &r->cap_sites, r->nsites + 1))
 			return cp_trd_fail(r, off, "out of memory");
-		r->sites[r->nsites++] = (struct cp_trd_site){
-			(uint32_t)obj, pc, off,
-		};
+		s.obj = (uint32_t)obj;
+		s.off = off;
+		r->sites[r->nsites++] = s;
 	}
 	return 0;
+}
+
+void cp_trd_site_apply(struct cp_site *site, const struct cp_trd_site *s,
+		       struct cp_site **pool)
+{
+	if (site->pc)
+		return;
+	site->pc = s->pc;
+	if (!s->ncallers)
+		return;
+	site->callers = *pool;
+	site->ncallers = s->ncallers;
+	for (uint32_t i = 0; i < s->ncallers; i++)
+		(*pool)[i] = (struct cp_site){ .pc = s->callers[i] };
+	*pool += s->ncallers;
+}
+
+struct cp_site *cp_trd_site_pool(const struct cp_trd *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->nsites; i++)
+		n += r->sites[i].ncallers;
+	return calloc(n ? n : 1, sizeof(struct cp_site));
 }
 
 /* SAMPLES and MODULES blocks: cp_samples.c. */
@@ -544,6 +585,7 @@ static int decode_block(struct cp_trd *r, const struct cp_trd_blk *b)
 	case CP_BLOCK_MODULES:
 		return decode_samples(r, b);
 	case CP_BLOCK_SITES:
+	case CP_BLOCK_SITE_STACKS:
 		return decode_sites(r, b);
 	default:
 		return 0;
@@ -723,7 +765,7 @@ int cp_trd_decode_meta(struct cp_trd *r)
 
 		if ((type == CP_BLOCK_THREAD || type == CP_BLOCK_SYMBOLS ||
 		     type == CP_BLOCK_STRINGS || type == CP_BLOCK_INFO ||
-		     type == CP_BLOCK_SITES) &&
+		     type == CP_BLOCK_SITES || type == CP_BLOCK_SITE_STACKS) &&
 		    decode_block(r, &r->blks[i]))
 			return -1;
 	}

@@ -697,11 +697,19 @@ static void site_frame(struct cp_symbolizer *sy, struct cp_site *s)
 	s->line = f[k].line;
 }
 
+/* Name @s and the calls that led to it. */
+static void site_frames(struct cp_symbolizer *sy, struct cp_site *s)
+{
+	site_frame(sy, s);
+	for (uint32_t i = 0; i < s->ncallers; i++)
+		site_frame(sy, &s->callers[i]);
+}
+
 /* Name where each object of @t was first used. */
 static void name_sites(struct cp_trace *t, struct cp_symbolizer *sy)
 {
 	for (uint32_t i = 0; i < t->nobjs; i++)
-		site_frame(sy, &t->objs[i].site);
+		site_frames(sy, &t->objs[i].site);
 }
 
 int cp_sampled_name_site(struct cp_trace *t, const char *debug_path,
@@ -718,7 +726,7 @@ int cp_sampled_name_site(struct cp_trace *t, const char *debug_path,
 						    why, sizeof(why));
 	if (!t->samples->sym)
 		return -1;
-	site_frame(t->samples->sym, s);
+	site_frames(t->samples->sym, s);
 	return 0;
 }
 

@@ -68,7 +68,8 @@ int cp_sampled_apply(struct cp_trace *t, const struct cp_sampled_opts *o,
  * Name the site @s (its pc set) where an object was first used: of the
  * call's inline chain, the innermost frame outside the system's headers
  * (std::mutex::lock inlined into the program's function names that
- * function and its line), else the outermost.  Opens @t's symbolizer on
+ * function and its line), else the outermost; its callers the same way.
+ * Opens @t's symbolizer on
  * its module map (@debug_path as cp_sampled_opts') unless open; the names
  * belong to it.  @s stays unnamed when the trace has no module map.
  * Returns 0, or -1 when the symbolizer cannot start.  Reader context.

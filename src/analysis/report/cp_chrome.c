@@ -324,7 +324,7 @@ static void wait_slice(struct ctx *x, uint32_t tid, uint32_t e, uint64_t a,
 	if (cp_tracepag_obj(tp, e)) {
 		const struct cp_trace_obj *o =
 			&x->t->objs[cp_tracepag_obj(tp, e)];
-		char site[160];
+		char site[CP_REPORT_SITE_LEN];
 
 		cp_wbuf_str(x->w, ",\"address\":\"");
 		cp_wbuf_printf(x->w, "0x%" PRIx64, o->addr);

@@ -702,7 +702,7 @@ static int objects(struct html *h)
 	const struct cp_profile *p = h->p;
 	const struct cp_obj_prof **v;
 	uint32_t n = 0, shown = 0;
-	char nm[64], site[160];
+	char nm[64], site[CP_REPORT_SITE_LEN];
 
 	v = malloc((p->nobjs ? p->nobjs : 1) * sizeof(*v));
 	if (!v)

@@ -282,15 +282,11 @@ static uint32_t collect_objects(const struct cp_obj_prof *objs, uint32_t n,
 	return nobj;
 }
 
-const char *cp_report_out_site(const struct cp_site *s, char *buf,
-			       size_t len)
+/* One frame of a site, "function (file:line)", into @buf. */
+static void site_text(const struct cp_site *s, char *buf, size_t len)
 {
 	const char *file = s->file, *slash;
 
-	if (!s->pc) {
-		snprintf(buf, len, "-");
-		return buf;
-	}
 	slash = file ? strrchr(file, '/') : NULL;
 	if (slash)
 		file = slash + 1;
@@ -301,6 +297,23 @@ const char *cp_report_out_site(const struct cp_site *s, char *buf,
 			 s->line);
 	else
 		snprintf(buf, len, "%s", s->fn);
+}
+
+const char *cp_report_out_site(const struct cp_site *s, char *buf,
+			       size_t len)
+{
+	size_t n;
+
+	if (!s->pc) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	site_text(s, buf, len);
+	n = strlen(buf);
+	if (s->ncallers && n + 6 < len) {
+		memcpy(buf + n, " from ", 7);
+		site_text(&s->callers[0], buf + n + 6, len - n - 6);
+	}
 	return buf;
 }
 
@@ -325,7 +338,7 @@ int cp_report_out_objects_text(FILE *f, const struct cp_obj_prof *objs,
 		const struct cp_obj_prof *ob = &rows[i].ob;
 		bool held = cp_profile_is_lock(ob->kind) && !ob->untracked;
 		char on[32], e1[32], e2[32], e3[32], e4[32], ce[24] = "-";
-		char site[160];
+		char site[CP_REPORT_SITE_LEN];
 
 		if (ob->kind == CP_OBJ_ITEM)
 			snprintf(on, sizeof(on), "items (%u)", ob->obj);
@@ -479,16 +492,11 @@ static void json_threads(struct cp_emit *e, const struct cp_input *in,
 	cp_emit_arr_end(e);
 }
 
-/* An object's "site": where the program first used it, or null. */
-static void site_json(struct cp_emit *e, const struct cp_site *s)
+/* The members of one frame of a site: pc, function, file, line. */
+static void site_frame_json(struct cp_emit *e, const struct cp_site *s)
 {
 	char pc[24];
 
-	if (!s->pc) {
-		cp_emit_null(e, CP_KEY_SITE);
-		return;
-	}
-	cp_emit_obj_begin(e, CP_KEY_SITE);
 	snprintf(pc, sizeof(pc), "0x%" PRIx64, s->pc);
 	cp_emit_str(e, CP_KEY_PC, pc);
 	if (s->fn)
@@ -503,6 +511,25 @@ static void site_json(struct cp_emit *e, const struct cp_site *s)
 		cp_emit_u64(e, CP_KEY_LINE, s->line);
 	else
 		cp_emit_null(e, CP_KEY_LINE);
+}
+
+/* An object's "site": where the program first used it, and the calls
+ * that led there ("callers", innermost first), or null. */
+static void site_json(struct cp_emit *e, const struct cp_site *s)
+{
+	if (!s->pc) {
+		cp_emit_null(e, CP_KEY_SITE);
+		return;
+	}
+	cp_emit_obj_begin(e, CP_KEY_SITE);
+	site_frame_json(e, s);
+	cp_emit_arr_begin(e, CP_KEY_CALLERS);
+	for (uint32_t i = 0; i < s->ncallers; i++) {
+		cp_emit_obj_begin(e, NULL);
+		site_frame_json(e, &s->callers[i]);
+		cp_emit_obj_end(e);
+	}
+	cp_emit_arr_end(e);
 	cp_emit_obj_end(e);
 }
 

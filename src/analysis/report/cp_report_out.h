@@ -56,8 +56,10 @@ void cp_report_out_json(FILE *f, const struct cp_input *in,
 int cp_report_out_objects_text(FILE *f, const struct cp_obj_prof *objs,
 			       uint32_t n, const bool *cp_known,
 			       const struct cp_report_opts *o);
-/* Site @s, "function (file:line)" with the file's last component, into
+/* Site @s, "function (file:line)" with the file's last component, and
+ * "from caller (file:line)" after it when the trace has its caller, into
  * @buf; "-" when the trace does not say. */
+#define CP_REPORT_SITE_LEN	320	/* a buffer that holds them */
 const char *cp_report_out_site(const struct cp_site *s, char *buf,
 			       size_t len);
 /* The same as the JSON array "objects" (id order; unknown CP figures

@@ -496,7 +496,7 @@ static int cmp_wait(const void *x, const void *y)
 /* One row of the objects on the critical path. */
 static void object_row(FILE *f, const struct cp_obj_prof *o)
 {
-	char on[64], b[32], a[32], c[32], d1[32], d2[32], d3[32], site[160];
+	char on[64], b[32], a[32], c[32], d1[32], d2[32], d3[32], site[CP_REPORT_SITE_LEN];
 	bool lock = cp_profile_is_lock(o->kind);
 
 	snprintf(on, sizeof(on), "%s#%u", cp_obj_kind_name(o->kind), o->obj);
