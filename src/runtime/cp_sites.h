@@ -48,7 +48,7 @@ bool cp_sites_enabled(void);
 uint64_t cp_sites_at(const void *ra);
 
 /* Records made with their callers at most: past it, sites alone. */
-#define CP_SITES_STACKS	65536
+#define CP_SITES_STACKS	16384
 
 /* Whether records are kept with their callers now (trace mode, sites on,
  * the budget not spent). */
