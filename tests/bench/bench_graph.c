@@ -318,7 +318,7 @@ static void bench_build(struct gen *gn, struct cp_pag *g)
 		snprintf(name, sizeof(name), "proc_%u", i);
 		cp_pag_intern(g, name);
 	}
-	if (cp_pag_reserve(g, gn->ne)) {
+	if (cp_pag_reserve(g, gn->ne, 0)) {
 		fprintf(stderr, "reserve: out of memory\n");
 		exit(1);
 	}

@@ -176,7 +176,7 @@ static void check_against_brute(const struct cp_pag *g, const uint64_t *w,
 	}
 	/* the chosen path: root to leaf, consecutive, length L, slack 0 */
 	if (c.npath > 0) {
-		uint32_t r = g->tail[c.path[0]];
+		uint32_t r = cp_pag_tail(g, c.path[0]);
 		uint32_t l = g->head[c.path[c.npath - 1]];
 
 		TG_CHECK(cp_pag_is_root(g, r) &&
@@ -187,7 +187,7 @@ static void check_against_brute(const struct cp_pag *g, const uint64_t *w,
 		uint32_t e = c.path[i];
 
 		sum += ww[e];
-		TG_CHECK(i == 0 || g->tail[e] == g->head[c.path[i - 1]],
+		TG_CHECK(i == 0 || cp_pag_tail(g, e) == g->head[c.path[i - 1]],
 			 "round %d: CP edge %u does not follow", round, i);
 		TG_CHECK(cp_cpm_total_slack(&c, e) == 0,
 			 "round %d: CP edge %u has slack", round, i);

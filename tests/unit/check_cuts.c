@@ -55,7 +55,7 @@ static bool is_cut(const struct cp_cuts *k, const uint64_t *r, uint32_t nw,
 			return false;
 	}
 	for (uint32_t e = 0; e < g->ne; e++)
-		if (k->rank[g->tail[e]] < p && k->rank[g->head[e]] > p &&
+		if (k->rank[cp_pag_tail(g, e)] < p && k->rank[g->head[e]] > p &&
 		    k->c->w[e])
 			return false;
 	return true;

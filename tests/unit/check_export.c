@@ -223,10 +223,11 @@ static int cp_cross_edges(const struct synth_cpm *f)
 		if (f->tp.e_kind[e] != CP_TE_DEP)
 			continue;
 		/* through a hub: the publisher is the previous edge's tail */
-		if (!cp_tracepag_vertex(&f->tp, f->tp.g.tail[e], &pt, &pv))
+		if (!cp_tracepag_vertex(&f->tp, cp_pag_tail(&f->tp.g, e), &pt,
+					&pv))
 			ck_assert_msg(i > 0 && cp_tracepag_vertex(&f->tp,
-				f->tp.g.tail[f->cpm.path[i - 1]], &pt, &pv),
-				"hub without a CP in-edge");
+				cp_pag_tail(&f->tp.g, f->cpm.path[i - 1]),
+				&pt, &pv), "hub without a CP in-edge");
 		n += pt != cp_tracepag_thread(&f->tp, e);
 	}
 	return n;

@@ -114,15 +114,16 @@ static void check_implicit(const struct cp_pag *g,
 			 "before edge %u", round, i, p, at);
 		TG_CHECK(seen[p][at] != buf[at], "round %d: path %u and its "
 			 "parent %u share edge %u too", round, i, p, at);
-		TG_CHECK(cp_kpaths_departs(kp, i) == g->tail[buf[at]],
+		TG_CHECK(cp_kpaths_departs(kp, i) == cp_pag_tail(g, buf[at]),
 			 "round %d: path %u departs at %u, not the deviation's"
 			 " tail %u", round, i, cp_kpaths_departs(kp, i),
-			 g->tail[buf[at]]);
+			 cp_pag_tail(g, buf[at]));
 	}
 	ra = cp_kpaths_rejoins_at(kp, i);
 	if (i == 0) {
-		TG_CHECK(rj == g->tail[buf[0]] && ra == 0, "round %d: path 0 "
-			 "rejoins itself at %u (%u)", round, rj, ra);
+		TG_CHECK(rj == cp_pag_tail(g, buf[0]) && ra == 0,
+			 "round %d: path 0 rejoins itself at %u (%u)", round,
+			 rj, ra);
 		return;
 	}
 	if (rj == CP_PAG_NONE) {
@@ -138,16 +139,17 @@ static void check_implicit(const struct cp_pag *g,
 	TG_CHECK(memcmp(buf + n - (kp->nedges[0] - ra), seen[0] + ra,
 			(kp->nedges[0] - ra) * sizeof(*buf)) == 0 &&
 		 (ra == kp->nedges[0] ? g->head[seen[0][ra - 1]] :
-		  g->tail[seen[0][ra]]) == rj,
+		  cp_pag_tail(g, seen[0][ra])) == rj,
 		 "round %d: path %u does not follow path 0 from vertex %u "
 		 "(edge %u)", round, i, rj, ra);
 	for (uint32_t j = at + 1; j < n - (kp->nedges[0] - ra); j++)
 		for (uint32_t x = 0; x < kp->nedges[0]; x++)
-			TG_CHECK(g->tail[buf[j]] != g->tail[seen[0][x]] &&
-				 g->tail[buf[j]] != g->head[seen[0][x]],
+			TG_CHECK(cp_pag_tail(g, buf[j]) !=
+				 cp_pag_tail(g, seen[0][x]) &&
+				 cp_pag_tail(g, buf[j]) != g->head[seen[0][x]],
 				 "round %d: path %u meets path 0 at vertex %u "
 				 "before its stated rejoin %u", round, i,
-				 g->tail[buf[j]], rj);
+				 cp_pag_tail(g, buf[j]), rj);
 }
 
 /*
@@ -176,7 +178,7 @@ static void check_k(const struct cp_pag *g, const struct cp_cpm *c,
 			 ", enumeration says %" PRIu64, round, k, i,
 			 kp.len[i], sorted[i]);
 		TG_CHECK(n >= 1, "round %d: empty path %u", round, i);
-		r = g->tail[buf[0]];
+		r = cp_pag_tail(g, buf[0]);
 		l = g->head[buf[n - 1]];
 		TG_CHECK(cp_pag_is_root(g, r) &&
 			 g->out_off[l] == g->out_off[l + 1],
@@ -185,7 +187,7 @@ static void check_k(const struct cp_pag *g, const struct cp_cpm *c,
 		for (uint32_t j = 0; j < n; j++) {
 			TG_CHECK(buf[j] < g->ne, "round %d: bad edge id",
 				 round);
-			TG_CHECK(j == 0 || g->tail[buf[j]] ==
+			TG_CHECK(j == 0 || cp_pag_tail(g, buf[j]) ==
 					 g->head[buf[j - 1]],
 				 "round %d k %u: path %u breaks at %u",
 				 round, k, i, j);
@@ -416,10 +418,11 @@ START_TEST(test_kpaths_several_roots_and_isolated)
 			 ", want %" PRIu64, i, kp.len[i], want[i]);
 	/* path 0 starts at r2; the path from r3 has no parent and joins
 	 * path 0 at z, its last vertex (edge 2 of path 0) */
-	TG_CHECK(g.tail[kp.dev[0]] == 2 && kp.parent[0] == CP_PAG_NONE,
-		 "path 0 starts at %u", g.tail[kp.dev[0]]);
+	TG_CHECK(cp_pag_tail(&g, kp.dev[0]) == 2 &&
+		 kp.parent[0] == CP_PAG_NONE,
+		 "path 0 starts at %u", cp_pag_tail(&g, kp.dev[0]));
 	for (uint32_t i = 1; i < kp.n; i++) {
-		if (g.tail[kp.dev[i]] != 3)
+		if (cp_pag_tail(&g, kp.dev[i]) != 3)
 			continue;
 		TG_CHECK(kp.parent[i] == CP_PAG_NONE &&
 			 cp_kpaths_rejoins(&kp, i) == 6 &&

@@ -166,17 +166,17 @@ static void cpm_heights_job(void *p)
 static int cpm_walk_back(struct cp_cpm *c, const uint32_t *pred,
 			 uint32_t end)
 {
-	const uint32_t *tail = c->g->tail;
+	const struct cp_pag *g = c->g;
 	uint32_t n = 0, v, e;
 
 	for (v = end; v != CP_PAG_NONE && pred[v] != CP_PAG_NONE;
-	     v = tail[pred[v]])
+	     v = cp_pag_tail(g, pred[v]))
 		n++;
 	c->path = cp_big_malloc(sizeof(*c->path) * ((size_t)n + 1));
 	if (!c->path)
 		return -1;
 	c->npath = n;
-	for (v = end; n > 0; v = tail[e]) {
+	for (v = end; n > 0; v = cp_pag_tail(g, e)) {
 		e = pred[v];
 		c->path[--n] = e;
 	}

@@ -68,12 +68,12 @@ void cp_cpm_group_time(const struct cp_cpm *c, const struct cp_groups *gr,
 /* Per-edge values of the CPM table ([Alexander94, Fig. 1]). */
 static inline uint64_t cp_cpm_es(const struct cp_cpm *c, uint32_t e)
 {
-	return c->et[c->g->tail[e]];
+	return c->et[cp_pag_tail(c->g, e)];
 }
 
 static inline uint64_t cp_cpm_ef(const struct cp_cpm *c, uint32_t e)
 {
-	return c->et[c->g->tail[e]] + c->w[e];
+	return c->et[cp_pag_tail(c->g, e)] + c->w[e];
 }
 
 static inline uint64_t cp_cpm_lf(const struct cp_cpm *c, uint32_t e)

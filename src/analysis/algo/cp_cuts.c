@@ -123,7 +123,7 @@ int cp_cuts_find(struct cp_cuts *k, const struct cp_cpm *c)
 		k->rank[g->topo[p]] = p;
 	memset(k->pos, 0xff, sizeof(*k->pos) * g->nv);
 	if (c->npath > 0) {
-		k->pos[g->tail[c->path[0]]] = 0;
+		k->pos[cp_pag_tail(g, c->path[0])] = 0;
 		for (uint32_t q = 0; q < c->npath; q++)
 			k->pos[g->head[c->path[q]]] = q + 1;
 	}

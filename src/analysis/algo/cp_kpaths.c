@@ -156,7 +156,7 @@ static inline uint64_t delta_at(const struct cp_cpm *c, uint32_t e,
 
 static inline uint64_t delta_of(const struct cp_cpm *c, uint32_t e)
 {
-	return delta_at(c, e, c->g->tail[e]);
+	return delta_at(c, e, cp_pag_tail(c->g, e));
 }
 
 static inline uint32_t rank_of(const struct hpool *hp, uint32_t x)
@@ -567,7 +567,7 @@ static int take(struct kp_state *s, struct cp_kpaths *kp, struct cand p)
 		for (x = lo; x <= lo + 1 && x < hi; x++)
 			if (offer(s, base + delta_of(c, heap[x]), par, oh, x))
 				return -1;
-		t = g->tail[e];
+		t = cp_pag_tail(g, e);
 		ph = g->head[kp->dev[par]];
 		kp->parent[id] = par;
 		kp->pcnt[id] = kp->pcnt[par] + 1 + s->glen[ph] - s->glen[t];
@@ -665,13 +665,14 @@ uint32_t cp_kpaths_departs(const struct cp_kpaths *kp, uint32_t i)
 {
 	if (kp->parent[i] == CP_PAG_NONE)
 		return CP_PAG_NONE;
-	return kp->g->tail[kp->dev[i]];
+	return cp_pag_tail(kp->g, kp->dev[i]);
 }
 
 uint32_t cp_kpaths_rejoins(const struct cp_kpaths *kp, uint32_t i)
 {
 	if (i == 0)
-		return kp->g->tail[kp->dev[0]];	/* path 0 is itself */
+		/* path 0 is itself */
+		return cp_pag_tail(kp->g, kp->dev[0]);
 	return kp->join[kp->g->head[kp->dev[i]]];
 }
 

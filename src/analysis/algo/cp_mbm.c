@@ -112,7 +112,7 @@ static uint32_t mbm_replaced(const struct cp_kpaths *kp, uint32_t j)
 {
 	if (kp->parent[j] == CP_PAG_NONE)
 		return kp->dev[0];	/* a root deviation: vs P_1's start */
-	return kp->next[kp->g->tail[kp->dev[j]]];
+	return kp->next[cp_pag_tail(kp->g, kp->dev[j])];
 }
 
 /*

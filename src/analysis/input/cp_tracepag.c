@@ -88,7 +88,7 @@ static void cp_tracepag_assert(const struct cp_tracepag *tp)
 		for (uint32_t i = 1; i < nv; i++) {
 			uint32_t e = tp->segbase[tid] + i - 1;
 
-			if (g->tail[e] != tp->vbase[tid] + i - 1 ||
+			if (cp_pag_tail(g, e) != tp->vbase[tid] + i - 1 ||
 			    g->head[e] != tp->vbase[tid] + i ||
 			    tp->e_kind[e] > CP_TE_WAIT ||
 			    cp_tracepag_thread(tp, e) != tid)
@@ -161,11 +161,9 @@ static int edge(struct bld *b, uint32_t tail, uint32_t head, uint64_t w,
 		return -1;
 	}
 	/* reserve_edges() sized every array: write them directly */
-	if (__builtin_expect(e < g->cap_e && e < b->cap_e, 1)) {
-		g->tail[e] = tail;
-		g->head[e] = head;
-		g->w[e] = w;
-		g->ne = e + 1;
+	if (__builtin_expect(cp_pag_has_room(g, e, tail, head) &&
+			     e < b->cap_e, 1)) {
+		cp_pag_put_edge(g, e, tail, head, w);
 	} else {
 		e = cp_pag_add_edge(g, tail, head, w, CP_PAG_NONE);
 		if (e == CP_PAG_NONE)
@@ -560,10 +558,16 @@ static int reserve_edges(struct bld *b, uint32_t n)
 {
 	struct cp_tracepag *tp = b->tp;
 	struct cp_pag *g = &tp->g;
+	uint32_t nseg = 0;
 
+	/* the segments come first: chain edges, without a tail (cp_pag.h) */
+	for (uint32_t tid = 0; tid < tp->t->nthreads; tid++)
+		if (tp->t->threads[tid].nv)
+			nseg += tp->t->threads[tid].nv - 1;
 	if (!n)
 		n = 1;
-	g->tail = cp_big_malloc((size_t)n * sizeof(*g->tail));
+	g->cap_tail = n > nseg ? n - nseg : 1;
+	g->tail = cp_big_malloc((size_t)g->cap_tail * sizeof(*g->tail));
 	g->head = cp_big_malloc((size_t)n * sizeof(*g->head));
 	g->w = cp_big_malloc((size_t)n * sizeof(*g->w));
 	tp->e_kind = cp_big_malloc((size_t)n);
@@ -721,7 +725,7 @@ const char *cp_tracepag_edge_name(const struct cp_tracepag *tp, uint32_t e,
 				 obj, th);
 		break;
 	default:
-		if (g->tail[e] == tp->source)
+		if (cp_pag_tail(g, e) == tp->source)
 			snprintf(buf, len, "start");
 		else if (g->head[e] == tp->sink)
 			snprintf(buf, len, "end");

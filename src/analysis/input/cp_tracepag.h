@@ -210,7 +210,7 @@ static inline uint32_t cp_tracepag_obj(const struct cp_tracepag *tp,
 static inline uint32_t cp_tracepag_src(const struct cp_tracepag *tp,
 				       uint32_t e)
 {
-	uint32_t t = tp->g.tail[e];
+	uint32_t t = cp_pag_tail(&tp->g, e);
 
 	if (e < tp->nseg || !cp_tracepag_is_tvertex(tp, t) ||
 	    tp->g.head[e] == tp->sink)

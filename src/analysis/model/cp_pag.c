@@ -106,14 +106,16 @@ uint32_t cp_pag_add_vertex(struct cp_pag *g)
 	return g->nv++;
 }
 
-int cp_pag_reserve(struct cp_pag *g, uint32_t ne)
+int cp_pag_reserve(struct cp_pag *g, uint32_t ne, uint32_t nchain)
 {
-	uint32_t cap;
+	uint32_t cap, ntail = ne - (nchain < ne ? nchain : ne);
 
 	if (ne <= g->cap_e)
 		return 0;
-	if (resize((void **)&g->tail, &cap, ne, sizeof(*g->tail)) ||
-	    resize((void **)&g->head, &cap, ne, sizeof(*g->head)) ||
+	if (ntail > g->cap_tail &&
+	    resize((void **)&g->tail, &g->cap_tail, ntail, sizeof(*g->tail)))
+		return -1;
+	if (resize((void **)&g->head, &cap, ne, sizeof(*g->head)) ||
 	    resize((void **)&g->w, &cap, ne, sizeof(*g->w)) ||
 	    ((g->label || !g->ne) &&
 	     resize((void **)&g->label, &cap, ne, sizeof(*g->label))))
@@ -130,11 +132,11 @@ uint32_t cp_pag_add_edge(struct cp_pag *g, uint32_t tail, uint32_t head,
 	if (tail >= g->nv || head >= g->nv || e >= UINT32_MAX - 1 ||
 	    (!g->label && e > 0 && label != CP_PAG_NONE))
 		return CP_PAG_NONE;
+	if (!cp_pag_extends_chain(g, e, tail, head) &&
+	    cp_pag_grow((void **)&g->tail, &g->cap_tail, e - g->nchain + 1,
+			sizeof(*g->tail)))
+		return CP_PAG_NONE;
 	if (e >= g->cap_e) {
-		cap = g->cap_e;
-		if (cp_pag_grow((void **)&g->tail, &cap, e + 1,
-				sizeof(*g->tail)))
-			return CP_PAG_NONE;
 		cap = g->cap_e;
 		if (cp_pag_grow((void **)&g->head, &cap, e + 1,
 				sizeof(*g->head)))
@@ -153,12 +155,9 @@ uint32_t cp_pag_add_edge(struct cp_pag *g, uint32_t tail, uint32_t head,
 	}
 	if (g->finished)
 		pag_free_adjacency(g);
-	g->tail[e] = tail;
-	g->head[e] = head;
-	g->w[e] = w;
+	cp_pag_put_edge(g, e, tail, head, w);
 	if (g->label)
 		g->label[e] = label;
-	g->ne = e + 1;
 	return e;
 }
 
@@ -196,7 +195,7 @@ uint32_t cp_pag_intern(struct cp_pag *g, const char *text)
 const char *cp_pag_edge_name(const struct cp_pag *g, uint32_t e, char *buf,
 			     size_t len)
 {
-	uint32_t t = g->tail[e], h = g->head[e];
+	uint32_t t = cp_pag_tail(g, e), h = g->head[e];
 
 	if (g->label && g->label[e] != CP_PAG_NONE && g->label[e] < g->nlabels)
 		return g->labels[g->label[e]];
@@ -207,27 +206,36 @@ const char *cp_pag_edge_name(const struct cp_pag *g, uint32_t e, char *buf,
 	return buf;
 }
 
-/* Counting sort of edge ids by @key into @off[nv+1] / @list[ne]. */
-static void csr_build(uint32_t nv, uint32_t ne, const uint32_t *key,
-		      uint32_t *off, uint32_t *list)
+/* Edge @e's key for csr_build: its tail or its head. */
+static inline uint32_t csr_key(const struct cp_pag *g, bool by_tail,
+			       uint32_t e)
 {
+	return by_tail ? cp_pag_tail(g, e) : g->head[e];
+}
+
+/* Counting sort of @g's edge ids by tail (@by_tail) or head into
+ * @off[nv+1] / @list[ne]. */
+static void csr_build(const struct cp_pag *g, bool by_tail, uint32_t *off,
+		      uint32_t *list)
+{
+	uint32_t nv = g->nv, ne = g->ne;
+
 	memset(off, 0, sizeof(*off) * ((size_t)nv + 1));
 	for (uint32_t e = 0; e < ne; e++)
-		off[key[e] + 1]++;
+		off[csr_key(g, by_tail, e) + 1]++;
 	for (uint32_t v = 0; v < nv; v++)
 		off[v + 1] += off[v];
 	/* off[v] is used as the fill cursor, then restored from off[v+1]. */
 	for (uint32_t e = 0; e < ne; e++)
-		list[off[key[e]]++] = e;
+		list[off[csr_key(g, by_tail, e)]++] = e;
 	for (uint32_t v = nv; v > 0; v--)
 		off[v] = off[v - 1];
 	off[0] = 0;
 }
 
-/* A csr_build call as a cp_par_two job. */
+/* The out-adjacency's csr_build as a cp_par_two job. */
 struct csr_job {
-	uint32_t nv, ne;
-	const uint32_t *key;
+	const struct cp_pag *g;
 	uint32_t *off, *list;
 };
 
@@ -235,7 +243,7 @@ static void csr_job_run(void *p)
 {
 	struct csr_job *j = p;
 
-	csr_build(j->nv, j->ne, j->key, j->off, j->list);
+	csr_build(j->g, true, j->off, j->list);
 }
 
 /* In-degrees of a graph's vertices, as a cp_par_two job. */
@@ -267,13 +275,13 @@ static uint32_t cycle_edge(const struct cp_pag *g, uint32_t *deg)
 
 	if (!off || !list)
 		goto out;
-	csr_build(g->nv, g->ne, g->head, off, list);
+	csr_build(g, false, off, list);
 	while (deg[v] == 0)
 		v++;
 	while (deg[v] != UINT32_MAX) {
 		deg[v] = UINT32_MAX;
 		for (uint32_t i = off[v]; i < off[v + 1]; i++) {
-			uint32_t t = g->tail[list[i]];
+			uint32_t t = cp_pag_tail(g, list[i]);
 
 			if (deg[t] != 0) {
 				e = list[i];
@@ -304,7 +312,7 @@ int cp_pag_finish_cycle(struct cp_pag *g, uint32_t *cyc)
 	if (!g->out_off || !g->out_e || !g->root || !g->topo || !deg)
 		goto err_mem;
 	/* out-adjacency beside the in-degrees (cp_par.h) */
-	out = (struct csr_job){ nv, ne, g->tail, g->out_off, g->out_e };
+	out = (struct csr_job){ g, g->out_off, g->out_e };
 	in = (struct deg_job){ g, deg };
 	cp_par_two((size_t)nv + ne, deg_job_run, &in, csr_job_run, &out);
 
@@ -355,7 +363,7 @@ static void cp_pag_assert(const struct cp_pag *g)
 	for (uint32_t i = 0; i < g->nv; i++)
 		rank[g->topo[i]] = i;
 	for (uint32_t e = 0; e < g->ne; e++)
-		if (rank[g->tail[e]] >= rank[g->head[e]])
+		if (rank[cp_pag_tail(g, e)] >= rank[g->head[e]])
 			abort();
 	if (g->out_off[g->nv] != g->ne)
 		abort();

@@ -30,7 +30,17 @@ struct cp_pag {
 	uint32_t nv;		/* vertices */
 	uint32_t ne;		/* edges */
 	uint32_t cap_v, cap_e;	/* allocated room while building */
-	uint32_t *tail;		/* [ne] tail vertex of each edge */
+	/*
+	 * Chain edges: while every edge added so far runs from vertex h - 1
+	 * to h, the graph keeps no tail for it (a trace's segments, which
+	 * come first and join consecutive vertices of a thread, are most of
+	 * its edges).  Edges 0 .. nchain-1 are such edges; the first that is
+	 * not closes the chain for good.  Read tails with cp_pag_tail().
+	 */
+	uint32_t nchain;
+	bool chain_closed;
+	uint32_t cap_tail;	/* room in tail[] */
+	uint32_t *tail;		/* [ne - nchain] the tail of nchain + i */
 	uint32_t *head;		/* [ne] head vertex of each edge */
 	uint64_t *w;		/* [ne] weight (ns for traces) */
 	uint32_t *label;	/* [ne] index into labels[], or CP_PAG_NONE;
@@ -52,6 +62,48 @@ struct cp_pag {
 	bool finished;
 };
 
+/* Tail vertex of edge @e. */
+static inline uint32_t cp_pag_tail(const struct cp_pag *g, uint32_t e)
+{
+	return e < g->nchain ? g->head[e] - 1 : g->tail[e - g->nchain];
+}
+
+/* Whether edge @e (== g->ne) from @tail to @head would be a chain edge. */
+static inline bool cp_pag_extends_chain(const struct cp_pag *g, uint32_t e,
+					uint32_t tail, uint32_t head)
+{
+	return !g->chain_closed && e == g->nchain && head == tail + 1;
+}
+
+/*
+ * Store edge @e (== g->ne, room for it reserved in every array: e <
+ * cap_e, and e - nchain < cap_tail unless it extends the chain) from
+ * @tail to @head of weight @w; the label is the caller's.  For builders
+ * that write the arrays themselves (cp_tracepag.c).
+ */
+static inline void cp_pag_put_edge(struct cp_pag *g, uint32_t e,
+				   uint32_t tail, uint32_t head, uint64_t w)
+{
+	if (cp_pag_extends_chain(g, e, tail, head))
+		g->nchain++;
+	else {
+		g->chain_closed = true;
+		g->tail[e - g->nchain] = tail;
+	}
+	g->head[e] = head;
+	g->w[e] = w;
+	g->ne = e + 1;
+}
+
+/* Whether cp_pag_put_edge may store edge @e (== g->ne) from @tail to
+ * @head without growing an array. */
+static inline bool cp_pag_has_room(const struct cp_pag *g, uint32_t e,
+				   uint32_t tail, uint32_t head)
+{
+	return e < g->cap_e && (cp_pag_extends_chain(g, e, tail, head) ||
+				e - g->nchain < g->cap_tail);
+}
+
 /* Whether vertex @v of a finished graph has no in-edge (a root). */
 static inline bool cp_pag_is_root(const struct cp_pag *g, uint32_t v)
 {
@@ -72,11 +124,12 @@ uint32_t cp_pag_add_vertex(struct cp_pag *g);
 uint32_t cp_pag_add_edge(struct cp_pag *g, uint32_t tail, uint32_t head,
 			 uint64_t w, uint32_t label);
 /*
- * Make room for @ne edges in all, so that a builder that knows its size
- * (the trace reader) grows the edge arrays once instead of by doubling,
- * which halves the peak memory of a build.  Returns 0, -1 on OOM.
+ * Make room for @ne edges in all, the first @nchain of them chain edges
+ * (0 when unknown), so that a builder that knows its size (the trace
+ * reader) grows the edge arrays once instead of by doubling, which halves
+ * the peak memory of a build.  Returns 0, -1 on OOM.
  */
-int cp_pag_reserve(struct cp_pag *g, uint32_t ne);
+int cp_pag_reserve(struct cp_pag *g, uint32_t ne, uint32_t nchain);
 /* Intern @text as a label; returns its id, CP_PAG_NONE on out-of-memory. */
 uint32_t cp_pag_intern(struct cp_pag *g, const char *text);
 /* Printable name of edge @e: its label, or "TAIL->HEAD" (vertex names when

@@ -260,7 +260,7 @@ static int text_finish(struct text_rd *tr, FILE *f)
 	if (r > 0) {
 		fail(tr->err, tr->errlen, tr->path, tr->lineof[cyc], "edge "
 		     "%s->%s closes a cycle (a PAG must be acyclic)",
-		     g->vname[g->tail[cyc]], g->vname[g->head[cyc]]);
+		     g->vname[cp_pag_tail(g, cyc)], g->vname[g->head[cyc]]);
 		return -1;
 	}
 	return 0;

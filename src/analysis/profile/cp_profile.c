@@ -191,14 +191,16 @@ static int objects(struct cp_profile *p, const uint8_t *oncp)
 		} else if (tp->e_kind[e] == CP_TE_DEP) {
 			uint32_t h = tp->g.head[e], tid = cp_tracepag_thread(tp, e);
 			uint32_t vi = h - tp->vbase[tid];
-			uint64_t own = 0, dep = p->cpm->et[tp->g.tail[e]];
+			uint64_t own = 0;
+			uint64_t dep = p->cpm->et[cp_pag_tail(&tp->g, e)];
 
 			if (oncp[e])
 				p->objs[slot[o]].cp_cross++;
 			if (vi > 0) {
 				uint32_t s = tp->segbase[tid] + vi - 1;
 
-				own = p->cpm->et[tp->g.tail[s]] + tp->g.w[s];
+				own = p->cpm->et[cp_pag_tail(&tp->g, s)] +
+				      tp->g.w[s];
 			}
 			if (dep > own)
 				p->objs[slot[o]].gain_ns += dep - own;

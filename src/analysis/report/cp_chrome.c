@@ -412,7 +412,7 @@ static bool dep_tail(const struct ctx *x, uint32_t e, uint32_t *tid,
 {
 	const struct cp_tracepag *tp = x->tp;
 	const struct cp_pag *g = &tp->g;
-	uint32_t tail = g->tail[e], best = CP_PAG_NONE, first, n;
+	uint32_t tail = cp_pag_tail(g, e), best = CP_PAG_NONE, first, n;
 	uint64_t bw = 0;
 
 	if (cp_tracepag_vertex(tp, tail, tid, vi))
@@ -423,7 +423,7 @@ static bool dep_tail(const struct ctx *x, uint32_t e, uint32_t *tid,
 		uint32_t t2, v2;
 		uint64_t wt;
 
-		if (!cp_tracepag_vertex(tp, g->tail[in], &t2, &v2))
+		if (!cp_tracepag_vertex(tp, cp_pag_tail(g, in), &t2, &v2))
 			continue;
 		wt = cp_trace_wall(x->t, t2, v2);
 		if (x->oncp[in] || best == CP_PAG_NONE || wt > bw) {

@@ -177,7 +177,7 @@ static void edge(struct cp_wbuf *w, const struct cp_pag *g,
 	const char *style = NULL;
 
 	cp_wbuf_str(w, "  v");
-	cp_wbuf_u64(w, g->tail[e]);
+	cp_wbuf_u64(w, cp_pag_tail(g, e));
 	cp_wbuf_str(w, " -> v");
 	cp_wbuf_u64(w, g->head[e]);
 	cp_wbuf_str(w, " [label=\"");

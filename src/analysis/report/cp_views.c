@@ -113,7 +113,7 @@ static uint32_t releaser(const struct cp_tracepag *tp, uint32_t e)
 {
 	const struct cp_pag *g = &tp->g;
 	const struct cp_trace *t = tp->t;
-	uint32_t hub = g->tail[e], tid, vi, best = CP_PAG_NONE, in, n;
+	uint32_t hub = cp_pag_tail(g, e), tid, vi, best = CP_PAG_NONE, in, n;
 	uint64_t bw = 0;
 
 	if (cp_tracepag_src(tp, e) != CP_PAG_NONE)
@@ -123,7 +123,7 @@ static uint32_t releaser(const struct cp_tracepag *tp, uint32_t e)
 		const struct cp_trace_thread *th;
 		uint64_t w;
 
-		if (!cp_tracepag_vertex(tp, g->tail[k], &tid, &vi))
+		if (!cp_tracepag_vertex(tp, cp_pag_tail(g, k), &tid, &vi))
 			continue;
 		th = &t->threads[tid];
 		w = cp_thread_wall(th, vi);
