@@ -1086,7 +1086,7 @@ static void incl_top(const struct cp_tracepag *tp, const struct cp_cpm *c,
 		uint32_t e = c->path[i];
 
 		if (tp->e_kind[e] == CP_TE_USEFUL)
-			cpn[tp->e_cct[e]] += tp->g.w[e];
+			cpn[cp_tracepag_cct(tp, e)] += tp->g.w[e];
 	}
 	for (uint32_t n = 1; n < tp->ncct; n++)
 		for (uint32_t i = 0; i < tp->cct[n].incl_n; i++)
@@ -1108,7 +1108,7 @@ static void incl_top(const struct cp_tracepag *tp, const struct cp_cpm *c,
 	if (!*off)
 		die("out of memory");
 	for (uint32_t e = 0; e < ne; e++) {
-		const struct cp_cct_node *n = &tp->cct[tp->e_cct[e]];
+		const struct cp_cct_node *n = &tp->cct[cp_tracepag_cct(tp, e)];
 
 		(*off)[e] = (uint32_t)total;
 		if (tp->e_kind[e] != CP_TE_USEFUL || !tp->g.w[e])
@@ -1122,7 +1122,7 @@ static void incl_top(const struct cp_tracepag *tp, const struct cp_cpm *c,
 		die("out of memory");
 	total = 0;
 	for (uint32_t e = 0; e < ne; e++) {
-		const struct cp_cct_node *n = &tp->cct[tp->e_cct[e]];
+		const struct cp_cct_node *n = &tp->cct[cp_tracepag_cct(tp, e)];
 
 		if ((*off)[e + 1] == (*off)[e])
 			continue;

@@ -474,8 +474,12 @@ START_TEST(test_slack_blocks_barrier_graphs)
 						     newlen), 0);
 			cp_cpm_group_time(&c, &forms[f], cpt);
 			for (uint32_t i = 0; i < 4; i++) {
-				uint64_t step = brute_stepwise(&c, &forms[f],
-							       i), ex;
+				/* brute force on the spelled-out lists the
+				 * class form stands for */
+				const struct cp_groups *truth =
+					&forms[f == 1 ? 2 : f];
+				uint64_t step = brute_stepwise(&c, truth, i),
+					 ex;
 				bool done;
 
 				TG_CHECK(slack[i] == step, "round %d form %d "
@@ -493,7 +497,7 @@ START_TEST(test_slack_blocks_barrier_graphs)
 					 slack[i], c.length - newlen[i],
 					 cpt[i]);
 				partial += slack[i] && slack[i] < cpt[i];
-				ex = brute_exhaustive(&c, &forms[f], i, &done);
+				ex = brute_exhaustive(&c, truth, i, &done);
 				if (!done)
 					continue;
 				exhaustive++;

@@ -332,7 +332,7 @@ START_TEST(test_tracepag_calling_contexts)
 	ck_assert_msg(f.tp.ncct == 6, "cct nodes %u", f.tp.ncct);
 	/* segment into vertex 2 (b's ENTER) ran in a */
 	e = f.tp.segbase[0] + 1;
-	n = f.tp.e_cct[e];
+	n = cp_tracepag_cct(&f.tp, e);
 	ck_assert_msg(!strcmp(cp_tracepag_proc_name(&f.tp, cp_tracepag_proc(&f.tp, e)),
 			      "a") && f.tp.g.w[e] == 10,
 		      "edge %u proc %s w %" PRIu64, e,
@@ -341,14 +341,14 @@ START_TEST(test_tracepag_calling_contexts)
 	ck_assert_msg(f.tp.cct[n].depth == 1, "depth %u", f.tp.cct[n].depth);
 	/* recursion a/a: the inclusive list has a once */
 	e = f.tp.segbase[0] + 7;	/* into the inner LEAVE: phase/a/a */
-	n = f.tp.e_cct[e];
+	n = cp_tracepag_cct(&f.tp, e);
 	ck_assert_msg(f.tp.cct[n].depth == 3 && f.tp.cct[n].incl_n == 2,
 		      "phase/a/a depth %u incl %u", f.tp.cct[n].depth,
 		      f.tp.cct[n].incl_n);
 	/* the last segment, after the region ended, is outside everything */
 	e = f.tp.segbase[0] + 10;
-	ck_assert_msg(f.tp.e_cct[e] == 0 && cp_tracepag_proc(&f.tp, e) == CP_PAG_NONE,
-		      "after region: cct %u", f.tp.e_cct[e]);
+	ck_assert_msg(cp_tracepag_cct(&f.tp, e) == 0 && cp_tracepag_proc(&f.tp, e) == CP_PAG_NONE,
+		      "after region: cct %u", cp_tracepag_cct(&f.tp, e));
 	ck_assert_msg(f.cpm.length == 52, "CP length %" PRIu64, f.cpm.length);
 	synth_cpm_free(&f);
 	synth_free(&s);

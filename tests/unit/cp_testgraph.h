@@ -338,7 +338,9 @@ static inline int tg_barriers(struct cp_pag *g, uint32_t nt, uint32_t nph,
  * Random inclusive-style groups for the edges of @g, in both forms of
  * struct cp_groups that list several groups: a class of @ncls per edge
  * with each of @n groups in a class with probability 1/3 (@bycls), and
- * the same lists spelled out per edge (@byedge).  Free with
+ * the same lists spelled out per edge (@byedge).  The last edges, up to a
+ * quarter, are past @bycls's ncls_e: their class is 0, and the class
+ * array holds another there, which no algorithm may read.  Free with
  * tg_groups_free().
  */
 static inline void tg_classes(const struct cp_pag *g, uint32_t n,
@@ -350,7 +352,7 @@ static inline void tg_classes(const struct cp_pag *g, uint32_t n,
 	uint32_t *cids = malloc(sizeof(*cids) * (ncls * n + 1));
 	uint32_t *eoff = malloc(sizeof(*eoff) * (g->ne + 1));
 	uint32_t *eids = malloc(sizeof(*eids) * (g->ne * n + 1));
-	uint32_t k = 0;
+	uint32_t k = 0, ncls_e = g->ne - tg_below(g->ne / 4 + 1);
 
 	for (uint32_t c = 0; c < ncls; c++) {
 		coff[c] = k;
@@ -361,14 +363,17 @@ static inline void tg_classes(const struct cp_pag *g, uint32_t n,
 	coff[ncls] = k;
 	k = 0;
 	for (uint32_t e = 0; e < g->ne; e++) {
-		cls[e] = tg_below(ncls);
+		uint32_t c = e < ncls_e ? tg_below(ncls) : 0;
+
+		cls[e] = e < ncls_e || ncls < 2 ? c : 1 + tg_below(ncls - 1);
 		eoff[e] = k;
-		for (uint32_t j = coff[cls[e]]; j < coff[cls[e] + 1]; j++)
+		for (uint32_t j = coff[c]; j < coff[c + 1]; j++)
 			eids[k++] = cids[j];
 	}
 	eoff[g->ne] = k;
 	*bycls = (struct cp_groups){ .n = n, .cls = cls, .ncls = ncls,
-				     .off = coff, .ids = cids };
+				     .ncls_e = ncls_e, .off = coff,
+				     .ids = cids };
 	*byedge = (struct cp_groups){ .n = n, .off = eoff, .ids = eids };
 }
 

@@ -757,9 +757,9 @@ static uint64_t seg_dur(const struct mem *m, uint32_t tid, uint32_t i)
 
 	if (tp->e_kind[e] != CP_TE_USEFUL)
 		return 0;
-	if (m->f[tp->e_cct[e]] == 1.0)
+	if (m->f[cp_tracepag_cct(tp, e)] == 1.0)
 		return tp->g.w[e];
-	d = (double)tp->g.w[e] * m->f[tp->e_cct[e]];
+	d = (double)tp->g.w[e] * m->f[cp_tracepag_cct(tp, e)];
 	return d >= 1.8e19 ? (uint64_t)1.8e19 : (uint64_t)llround(d);
 }
 

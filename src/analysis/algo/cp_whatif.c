@@ -146,10 +146,10 @@ static uint64_t scale_edges(const struct cp_tracepag *tp, const double *cf,
 
 	for (uint32_t e = 0; e < g->ne; e++) {
 		w[e] = g->w[e];
-		if (tp->e_kind[e] != CP_TE_USEFUL || cf[tp->e_cct[e]] == 1.0)
+		if (tp->e_kind[e] != CP_TE_USEFUL || cf[cp_tracepag_cct(tp, e)] == 1.0)
 			continue;
 		scaled += g->w[e];
-		w[e] = cp_whatif_scaled_w(g->w[e], cf[tp->e_cct[e]]);
+		w[e] = cp_whatif_scaled_w(g->w[e], cf[cp_tracepag_cct(tp, e)]);
 	}
 	return scaled;
 }

@@ -106,7 +106,7 @@ static inline uint32_t edge_lanes(const struct cp_groups *gr, uint32_t e,
 	if (gr->of)
 		return gr->of[e] < gr->n ? mask[gr->of[e]] : 0;
 	if (gr->cls)
-		return mask[gr->cls[e]];
+		return mask[cp_groups_cls(gr, e)];
 	n = cp_groups_of(gr, e, &ids);
 	for (uint32_t x = 0; x < n; x++)
 		if (ids[x] < gr->n && lane_of[ids[x]] < nl)

@@ -3,16 +3,16 @@
  * headers, and the budget it is held to.
  *
  * The model is linear in the events: PER_EVENT bytes each for the decoded
- * vertices (28 bytes), the graph's edge arrays and attributes (about 26:
- * 1.5 edges of 12 bytes plus 5 of attributes, and no tail for the 1 in
- * 1.5 that are segments), its adjacency (about 24:
+ * vertices (28 bytes), the graph's edge arrays and attributes (about 24:
+ * 1.5 edges of 12 bytes plus a kind, and a tail and a calling context for
+ * the 1 in 1.5 that are segments), its adjacency (about 24:
  * 12 bytes per vertex and 8 per edge), the critical path method (18),
  * then whichever is largest of the k-path search's scratch (about 20) and
  * the cuts' (8 a vertex; zeroing and Slack keep only a window of a few
  * rows per block); the publish table (8) while the graph is built, plus
  * the file itself, whose mapped pages count while it is read.  PER_EVENT
  * is above the largest peak measured per event over the verbs (`cpt
- * report` with sampled procedures on a lock-heavy trace: about 111 bytes
+ * report` with sampled procedures on a lock-heavy trace: about 109 bytes
  * an event at 2*10^7 events, 152 at 10^6, where the symbolizer's fixed
  * 20-30 MB weigh more, the file's 6 bytes an event covering the rest;
  * paths, what-if and export less), so the estimate errs high rather than

@@ -58,7 +58,8 @@ struct bld {
 	bool too_long;			/* the useful times overflow */
 	uint32_t bad_tail, bad_head;	/* its ends, for the message */
 	struct cp_tracepag *tp;
-	uint32_t cap_e;			/* room in e_kind, e_cct */
+	uint32_t cap_e;			/* room in e_kind */
+	uint32_t cap_cct_e;		/* room in e_cct */
 	uint32_t cap_procs, cap_cct, cap_pool, npool;
 	struct cp_map2 procmap;		/* (addr, 0) / (string id, 1) /
 					 * (sampled name, 2) -> proc */
@@ -98,7 +99,8 @@ static void cp_tracepag_assert(const struct cp_tracepag *tp)
 	for (uint32_t e = 0; e < g->ne; e++) {
 		if (tp->e_kind[e] > CP_TE_AUX ||
 		    (tp->e_kind[e] != CP_TE_USEFUL && g->w[e]) ||
-		    tp->e_cct[e] >= tp->ncct)
+		    cp_tracepag_cct(tp, e) >= tp->ncct ||
+		    (e >= tp->nseg && tp->e_kind[e] <= CP_TE_WAIT))
 			cp_die("trace PAG: edge attributes disagree");
 		/* a hub's in-edges are its range, its out-edges after it */
 		if (g->head[e] > tp->sink &&
@@ -120,9 +122,6 @@ static int grow_attrs(struct bld *b, uint32_t need)
 	uint32_t c = b->cap_e;
 
 	if (cp_grow32((void **)&tp->e_kind, 1, &c, need))
-		return -1;
-	c = b->cap_e;
-	if (cp_grow32((void **)&tp->e_cct, 4, &c, need))
 		return -1;
 	b->cap_e = c;
 	return 0;
@@ -172,7 +171,13 @@ static int edge(struct bld *b, uint32_t tail, uint32_t head, uint64_t w,
 	if (e >= b->cap_e && grow_attrs(b, e + 1))
 		return -1;
 	tp->e_kind[e] = kind;
-	tp->e_cct[e] = cct;
+	/* the segments come first; every other edge's context is the root */
+	if (kind <= CP_TE_WAIT) {
+		if (e >= b->cap_cct_e &&
+		    cp_grow32((void **)&tp->e_cct, 4, &b->cap_cct_e, e + 1))
+			return -1;
+		tp->e_cct[e] = cct;
+	}
 	/* thread, object and source follow from the ends (cp_tracepag.h) */
 	cp_tracepag_edge_check(tp, e, thread, obj, src);
 	return 0;
@@ -567,11 +572,12 @@ static int reserve_edges(struct bld *b, uint32_t n)
 	if (!n)
 		n = 1;
 	g->cap_tail = n > nseg ? n - nseg : 1;
+	b->cap_cct_e = nseg ? nseg : 1;
 	g->tail = cp_big_malloc((size_t)g->cap_tail * sizeof(*g->tail));
 	g->head = cp_big_malloc((size_t)n * sizeof(*g->head));
 	g->w = cp_big_malloc((size_t)n * sizeof(*g->w));
 	tp->e_kind = cp_big_malloc((size_t)n);
-	tp->e_cct = cp_big_malloc((size_t)n * 4);
+	tp->e_cct = cp_big_malloc((size_t)b->cap_cct_e * 4);
 	if (!g->tail || !g->head || !g->w || !tp->e_kind || !tp->e_cct)
 		return -1;
 	g->cap_e = n;

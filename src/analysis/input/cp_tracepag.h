@@ -75,7 +75,8 @@ struct cp_tracepag {
 	 * accessors below (cp_tracepag_thread, _obj, _src, _proc).
 	 */
 	uint8_t *e_kind;	/* [ne] enum cp_tedge_kind */
-	uint32_t *e_cct;	/* [ne] CCT node of a segment, 0 otherwise */
+	uint32_t *e_cct;	/* [nseg] CCT node of a segment (the others'
+				 * is the root): cp_tracepag_cct() */
 	struct cp_tracepag_hub *hubs;	/* [nhub] hub vertex sink + 1 + h */
 
 	/* procedures and calling contexts */
@@ -218,12 +219,19 @@ static inline uint32_t cp_tracepag_src(const struct cp_tracepag *tp,
 	return cp_tracepag_owner(tp->vbase, tp->t->nthreads, t);
 }
 
+/* CCT node of edge @e: a segment's, the root (0) for any other edge. */
+static inline uint32_t cp_tracepag_cct(const struct cp_tracepag *tp,
+				       uint32_t e)
+{
+	return e < tp->nseg ? tp->e_cct[e] : 0;
+}
+
 /* Innermost procedure of segment @e, CP_PAG_NONE outside any procedure
  * and for edges that are not segments (their CCT node is the root). */
 static inline uint32_t cp_tracepag_proc(const struct cp_tracepag *tp,
 					uint32_t e)
 {
-	return tp->cct[tp->e_cct[e]].proc;
+	return tp->cct[cp_tracepag_cct(tp, e)].proc;
 }
 
 /*

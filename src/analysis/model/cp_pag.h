@@ -188,20 +188,29 @@ int cp_pag_read_stream(struct cp_pag *g, FILE *f, const char *path,
  *    groups of edge e are @ids[@off[e] .. @off[e+1]), distinct ids, in any
  *    order;
  *  - several groups per class of edges (a class per calling context):
- *    @cls[e] is edge e's class (0 .. @ncls-1) and the groups of class k
- *    are @ids[@off[k] .. @off[k+1]).
+ *    @cls[e] is edge e's class (0 .. @ncls-1) for e below @ncls_e, class
+ *    0 for the edges after (a trace's segments come first, the other
+ *    edges have the root context), and the groups of class k are
+ *    @ids[@off[k] .. @off[k+1]).
  * Group ids are 0 .. @n-1.  The arrays belong to the caller and must stay
  * valid while an algorithm uses them.
  */
 struct cp_groups {
 	uint32_t n;		/* number of groups */
 	const uint32_t *of;	/* [ne] one group per edge, or NULL */
-	const uint32_t *cls;	/* [ne] class of each edge, or NULL */
+	const uint32_t *cls;	/* [ncls_e] class of each edge, or NULL */
 	uint32_t ncls;		/* number of classes, with @cls */
+	uint32_t ncls_e;	/* edges with a class in @cls */
 	const uint32_t *off;	/* CSR offsets: [ne+1] per edge, or per
 				 * class when @cls is set */
 	const uint32_t *ids;	/* CSR group ids */
 };
+
+/* The class of edge @e in @gr (which has @cls). */
+static inline uint32_t cp_groups_cls(const struct cp_groups *gr, uint32_t e)
+{
+	return e < gr->ncls_e ? gr->cls[e] : 0;
+}
 
 /* The groups of edge @e: returns their count, *@ids points at them. */
 static inline uint32_t cp_groups_of(const struct cp_groups *gr, uint32_t e,
@@ -212,7 +221,7 @@ static inline uint32_t cp_groups_of(const struct cp_groups *gr, uint32_t e,
 		return gr->of[e] == CP_PAG_NONE ? 0 : 1;
 	}
 	if (gr->cls)
-		e = gr->cls[e];
+		e = cp_groups_cls(gr, e);
 	*ids = gr->ids + gr->off[e];
 	return gr->off[e + 1] - gr->off[e];
 }

@@ -116,7 +116,7 @@ static bool edge_in_proc(const struct cp_tracepag *tp, bool exclusive,
 
 	if (exclusive)
 		return cp_tracepag_proc(tp, e) == proc;
-	n = &tp->cct[tp->e_cct[e]];
+	n = &tp->cct[cp_tracepag_cct(tp, e)];
 	for (uint32_t i = 0; i < n->incl_n; i++)
 		if (tp->incl_pool[n->incl_off + i] == proc)
 			return true;

@@ -280,11 +280,11 @@ static int samples(struct cp_profile *p, const uint8_t *oncp, uint64_t *nsm,
 		if (sm->ctx_v + 1 >= nv || !sm->pos_v || sm->pos_v >= nv)
 			return -1;
 		e = tp->segbase[sm->tid] + sm->ctx_v;
-		nsm[tp->e_cct[e]]++;
+		nsm[cp_tracepag_cct(tp, e)]++;
 		p->samples++;
 		p->threads[sm->tid].samples++;
 		if (oncp[tp->segbase[sm->tid] + sm->pos_v - 1]) {
-			ncpsm[tp->e_cct[e]]++;
+			ncpsm[cp_tracepag_cct(tp, e)]++;
 			p->cp_samples++;
 		}
 	}
@@ -308,7 +308,7 @@ static void count_calls(struct cp_profile *p, uint64_t *ncalls)
 			unsigned k = cp_tvert_kind(&th->v[i]);
 
 			if (k == CP_EV_ENTER || k == CP_EV_REGION_BEGIN) {
-				ncalls[tp->e_cct[tp->segbase[tid] + i]]++;
+				ncalls[cp_tracepag_cct(tp, tp->segbase[tid] + i)]++;
 				p->threads[tid].calls++;
 				p->calls++;
 			}
@@ -351,9 +351,9 @@ static int procedures(struct cp_profile *p, const uint8_t *oncp)
 	for (uint32_t e = 0; e < tp->g.ne; e++) {
 		if (tp->e_kind[e] != CP_TE_USEFUL)
 			continue;
-		ncpu[tp->e_cct[e]] += tp->g.w[e];
+		ncpu[cp_tracepag_cct(tp, e)] += tp->g.w[e];
 		if (oncp[e])
-			ncp[tp->e_cct[e]] += tp->g.w[e];
+			ncp[cp_tracepag_cct(tp, e)] += tp->g.w[e];
 	}
 	if (samples(p, oncp, nsm, ncpsm))
 		goto out;
@@ -536,6 +536,7 @@ static int metrics(struct cp_profile *p, const struct cp_profile_opts *o)
 		goto out;
 	gr.cls = tp->e_cct;
 	gr.ncls = tp->ncct;
+	gr.ncls_e = tp->nseg;
 	gr.off = off;
 	gr.ids = ids;
 	/* the search first: its scratch, freed, serves the cuts (cp_bigmem) */

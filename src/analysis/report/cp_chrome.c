@@ -242,7 +242,7 @@ static void cp_runs_merged(struct ctx *x, uint32_t tid)
 			rb = b;
 			rw += w;
 			nseg++;
-			if (rn != tp->e_cct[e])
+			if (rn != cp_tracepag_cct(tp, e))
 				rn = CP_PAG_NONE;
 			continue;
 		}
@@ -253,7 +253,7 @@ static void cp_runs_merged(struct ctx *x, uint32_t tid)
 		ra = a;
 		rb = b;
 		rw = w;
-		rn = tp->e_cct[e];
+		rn = cp_tracepag_cct(tp, e);
 		nseg = 1;
 	}
 	if (nseg)
@@ -365,7 +365,7 @@ static void thread_slices(struct ctx *x, uint32_t tid, struct frame *stk,
 	x->nbnd = 0;
 	for (uint32_t i = 1; i < th->nv; i++) {
 		uint32_t e = tp->segbase[tid] + i - 1;
-		uint32_t target = tp->e_cct[e];
+		uint32_t target = cp_tracepag_cct(tp, e);
 		uint64_t a = cp_trace_wall(x->t, tid, i - 1);
 		uint64_t b = cp_trace_wall(x->t, tid, i);
 
@@ -536,7 +536,7 @@ static void cp_track(struct ctx *x, const struct cp_cpm *c)
 			continue;
 		a = cp_trace_wall(x->t, tid, vi - 1);
 		b = cp_trace_wall(x->t, tid, vi);
-		if (run && tid == rt && tp->e_cct[e] == rn && a == rb) {
+		if (run && tid == rt && cp_tracepag_cct(tp, e) == rn && a == rb) {
 			rb = b;
 			continue;
 		}
@@ -544,7 +544,7 @@ static void cp_track(struct ctx *x, const struct cp_cpm *c)
 			rb = b;		/* aggregated: merge what is close */
 			if (tid != rt)
 				rt = CP_PAG_NONE;
-			if (tp->e_cct[e] != rn)
+			if (cp_tracepag_cct(tp, e) != rn)
 				rn = CP_PAG_NONE;
 			continue;
 		}
@@ -552,7 +552,7 @@ static void cp_track(struct ctx *x, const struct cp_cpm *c)
 			cp_track_slice(x, rt, rn, ra, rb);
 		run = true;
 		rt = tid;
-		rn = tp->e_cct[e];
+		rn = cp_tracepag_cct(tp, e);
 		ra = a;
 		rb = b;
 	}

@@ -133,7 +133,7 @@ int cp_folded_write(FILE *f, const struct cp_tracepag *tp,
 		    (cp && !oncp[e]))
 			continue;
 		if (stacks_add(&st, threads ? cp_tracepag_thread(tp, e) : 0,
-			       tp->e_cct[e], g->w[e]))
+			       cp_tracepag_cct(tp, e), g->w[e]))
 			goto err_mem;
 	}
 	cp_wbuf_init(w, f);

@@ -156,7 +156,7 @@ static int vd_build(struct vd *d, const struct cp_profile *p)
 		case CP_TE_USEFUL:
 			if (!g->w[e])
 				break;
-			if (!(v = acc_get(&d->ctx, dst, tp->e_cct[e])))
+			if (!(v = acc_get(&d->ctx, dst, cp_tracepag_cct(tp, e))))
 				goto err;
 			v[0] += g->w[e];
 			if (oncp[e])
