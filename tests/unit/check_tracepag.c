@@ -347,7 +347,8 @@ START_TEST(test_tracepag_calling_contexts)
 		      f.tp.cct[n].incl_n);
 	/* the last segment, after the region ended, is outside everything */
 	e = f.tp.segbase[0] + 10;
-	ck_assert_msg(cp_tracepag_cct(&f.tp, e) == 0 && cp_tracepag_proc(&f.tp, e) == CP_PAG_NONE,
+	ck_assert_msg(cp_tracepag_cct(&f.tp, e) == 0 &&
+		      cp_tracepag_proc(&f.tp, e) == CP_PAG_NONE,
 		      "after region: cct %u", cp_tracepag_cct(&f.tp, e));
 	ck_assert_msg(f.cpm.length == 52, "CP length %" PRIu64, f.cpm.length);
 	synth_cpm_free(&f);

@@ -145,11 +145,16 @@ static uint64_t scale_edges(const struct cp_tracepag *tp, const double *cf,
 	uint64_t scaled = 0;
 
 	for (uint32_t e = 0; e < g->ne; e++) {
+		double f;
+
 		w[e] = g->w[e];
-		if (tp->e_kind[e] != CP_TE_USEFUL || cf[cp_tracepag_cct(tp, e)] == 1.0)
+		if (tp->e_kind[e] != CP_TE_USEFUL)
+			continue;
+		f = cf[cp_tracepag_cct(tp, e)];
+		if (f == 1.0)
 			continue;
 		scaled += g->w[e];
-		w[e] = cp_whatif_scaled_w(g->w[e], cf[cp_tracepag_cct(tp, e)]);
+		w[e] = cp_whatif_scaled_w(g->w[e], f);
 	}
 	return scaled;
 }

@@ -308,7 +308,8 @@ static void count_calls(struct cp_profile *p, uint64_t *ncalls)
 			unsigned k = cp_tvert_kind(&th->v[i]);
 
 			if (k == CP_EV_ENTER || k == CP_EV_REGION_BEGIN) {
-				ncalls[cp_tracepag_cct(tp, tp->segbase[tid] + i)]++;
+				ncalls[cp_tracepag_cct(tp, tp->segbase[tid] +
+							   i)]++;
 				p->threads[tid].calls++;
 				p->calls++;
 			}

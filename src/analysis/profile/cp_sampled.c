@@ -882,7 +882,8 @@ uint64_t cp_sampled_count(const struct cp_tracepag *tp, const char *name,
 
 		if (!sm->used)
 			continue;
-		c = &tp->cct[cp_tracepag_cct(tp, tp->segbase[sm->tid] + sm->ctx_v)];
+		c = &tp->cct[cp_tracepag_cct(tp, tp->segbase[sm->tid] +
+						 sm->ctx_v)];
 		if (exclusive) {
 			n += c->proc == p;
 			continue;

@@ -536,7 +536,8 @@ static void cp_track(struct ctx *x, const struct cp_cpm *c)
 			continue;
 		a = cp_trace_wall(x->t, tid, vi - 1);
 		b = cp_trace_wall(x->t, tid, vi);
-		if (run && tid == rt && cp_tracepag_cct(tp, e) == rn && a == rb) {
+		if (run && tid == rt && cp_tracepag_cct(tp, e) == rn &&
+		    a == rb) {
 			rb = b;
 			continue;
 		}

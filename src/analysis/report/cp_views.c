@@ -156,7 +156,8 @@ static int vd_build(struct vd *d, const struct cp_profile *p)
 		case CP_TE_USEFUL:
 			if (!g->w[e])
 				break;
-			if (!(v = acc_get(&d->ctx, dst, cp_tracepag_cct(tp, e))))
+			v = acc_get(&d->ctx, dst, cp_tracepag_cct(tp, e));
+			if (!v)
 				goto err;
 			v[0] += g->w[e];
 			if (oncp[e])
