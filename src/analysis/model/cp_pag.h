@@ -84,9 +84,9 @@ static inline bool cp_pag_extends_chain(const struct cp_pag *g, uint32_t e,
 static inline void cp_pag_put_edge(struct cp_pag *g, uint32_t e,
 				   uint32_t tail, uint32_t head, uint64_t w)
 {
-	if (cp_pag_extends_chain(g, e, tail, head))
+	if (cp_pag_extends_chain(g, e, tail, head)) {
 		g->nchain++;
-	else {
+	} else {
 		g->chain_closed = true;
 		g->tail[e - g->nchain] = tail;
 	}
