@@ -176,11 +176,35 @@ static void chrome_sites(struct cpt_errs *errs, const char *trace,
 	ck_assert_msg(f != NULL, "chrome export: %s", c.err);
 	ck_assert(getdelim(&text, &len, '\0', f) > 0);
 	fclose(f);
-	snprintf(want, sizeof(want), "\"first_used_in\":\"main (sites.c:%u) from ",
+	/* main's caller is the C library's start: not named */
+	snprintf(want, sizeof(want), "\"first_used_in\":\"main (sites.c:%u)\"",
 		 mk ? mk->line : 0);
 	if (!strstr(text, want))
 		cpt_errf(errs, "chrome export: no wait slice with %s", want);
 	free(text);
+	cpt_run_free(&c);
+}
+
+/* The text report of @trace names lock_global's mutex "lock_global
+ * (sites.c:L) from main (sites.c:C)", the lines of @m's SITE and @cm's
+ * CALLER markers. */
+static void text_sites(struct cpt_errs *errs, const char *trace,
+		       const struct marker *m, unsigned nm,
+		       const struct marker *cm, unsigned ncm)
+{
+	const char *args[] = { "report", trace, NULL };
+	const struct marker *mk = marker_of(m, nm, "lock_global");
+	const struct marker *ck = caller_of(cm, ncm, "lock_global");
+	struct cpt_run c;
+	char want[128];
+
+	ck_assert(mk && ck);
+	ck_assert_int_eq(cpt_run_program(&c, CPT_CPT, args, NULL, 120, false),
+			 0);
+	snprintf(want, sizeof(want), "lock_global (sites.c:%u) from main "
+		 "(sites.c:%u)\n", mk->line, ck->line);
+	if (!strstr(c.out, want))
+		cpt_errf(errs, "text report: no object named %s", want);
 	cpt_run_free(&c);
 }
 
@@ -266,8 +290,10 @@ static void check_sites(enum cpt_variant v, const char *const *env,
 	if (nobj != 4)
 		cpt_errf(&errs, "%u objects in the report, expected 4", nobj);
 	same_sites_streamed(&errs, r.trace_path, r.dir, objs);
-	if (named)
+	if (named) {
 		chrome_sites(&errs, r.trace_path, r.dir, m, nm);
+		text_sites(&errs, r.trace_path, m, nm, cm, ncm);
+	}
 	json_decref(rep);
 	ck_assert_msg(errs.n == 0, "%s:\n%s", cpt_variant_name(v), errs.buf);
 	cpt_run_free(&c);

@@ -299,6 +299,23 @@ static void site_text(const struct cp_site *s, char *buf, size_t len)
 		snprintf(buf, len, "%s", s->fn);
 }
 
+/* Whether @c is where the C library starts a process or a thread (the
+ * caller of main or of a thread's function): naming it tells nothing. */
+static bool entry_frame(const struct cp_site *c)
+{
+	static const char *const entries[] = {
+		"__libc_start_call_main", "__libc_start_main",
+		"__libc_start_main_impl", "start_thread", "clone", "clone3",
+		"_start",
+	};
+
+	for (size_t i = 0; c->fn && i < sizeof(entries) / sizeof(*entries);
+	     i++)
+		if (!strcmp(c->fn, entries[i]))
+			return true;
+	return false;
+}
+
 const char *cp_report_out_site(const struct cp_site *s, char *buf,
 			       size_t len)
 {
@@ -310,7 +327,7 @@ const char *cp_report_out_site(const struct cp_site *s, char *buf,
 	}
 	site_text(s, buf, len);
 	n = strlen(buf);
-	if (s->ncallers && n + 6 < len) {
+	if (s->ncallers && !entry_frame(&s->callers[0]) && n + 6 < len) {
 		memcpy(buf + n, " from ", 7);
 		site_text(&s->callers[0], buf + n + 6, len - n - 6);
 	}

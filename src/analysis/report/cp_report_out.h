@@ -57,7 +57,8 @@ int cp_report_out_objects_text(FILE *f, const struct cp_obj_prof *objs,
 			       uint32_t n, const bool *cp_known,
 			       const struct cp_report_opts *o);
 /* Site @s, "function (file:line)" with the file's last component, and
- * "from caller (file:line)" after it when the trace has its caller, into
+ * "from caller (file:line)" after it when the trace has its caller and
+ * that is not the C library starting the process or the thread, into
  * @buf; "-" when the trace does not say. */
 #define CP_REPORT_SITE_LEN	320	/* a buffer that holds them */
 const char *cp_report_out_site(const struct cp_site *s, char *buf,
