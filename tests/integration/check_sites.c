@@ -22,11 +22,12 @@
 #include "../cpt_skip.h"
 #include "cpt_harness.h"
 
-/* A marker of sites.c: a SITE's function and line, or a CALLER's: the
- * site's function @site, the calling function @fn and the call's line. */
+/* A marker of sites.c: a SITE's function @fn and its line, or a CALLER's:
+ * the site's function @fn, the calling function @caller and the call's
+ * line. */
 struct marker {
-	char site[64];
 	char fn[64];
+	char caller[64];
 	unsigned line;
 };
 
@@ -56,30 +57,21 @@ static unsigned read_markers(const char *what, struct marker *m,
 		if (site)
 			ck_assert(sscanf(s, "%63s", m[n].fn) == 1);
 		else
-			ck_assert(sscanf(s, "%63s from %63s", m[n].site,
-					 m[n].fn) == 2);
+			ck_assert(sscanf(s, "%63s from %63s", m[n].fn,
+					 m[n].caller) == 2);
 		m[n++].line = no;
 	}
 	fclose(f);
 	return n;
 }
 
-/* The SITE marker of function @fn, or NULL. */
+/* The marker of function @fn (a SITE's, or the site's of a CALLER), or
+ * NULL. */
 static const struct marker *marker_of(const struct marker *m, unsigned n,
 				      const char *fn)
 {
 	for (unsigned i = 0; i < n; i++)
 		if (fn && !strcmp(m[i].fn, fn))
-			return &m[i];
-	return NULL;
-}
-
-/* The CALLER marker of the site in function @site, or NULL. */
-static const struct marker *caller_of(const struct marker *m, unsigned n,
-				      const char *site)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (site && !strcmp(m[i].site, site))
 			return &m[i];
 	return NULL;
 }
@@ -103,7 +95,7 @@ static bool caller_ok(json_t *site, const struct marker *mk)
 
 	if (!c || !json_is_string(json_object_get(c, "pc")))
 		return false;
-	return !mk || (fn && !strcmp(fn, mk->fn) && file &&
+	return !mk || (fn && !strcmp(fn, mk->caller) && file &&
 		       strstr(file, "sites.c") &&
 		       json_integer_value(json_object_get(c, "line")) ==
 		       (json_int_t)mk->line);
@@ -194,7 +186,7 @@ static void text_sites(struct cpt_errs *errs, const char *trace,
 {
 	const char *args[] = { "report", trace, NULL };
 	const struct marker *mk = marker_of(m, nm, "lock_global");
-	const struct marker *ck = caller_of(cm, ncm, "lock_global");
+	const struct marker *ck = marker_of(cm, ncm, "lock_global");
 	struct cpt_run c;
 	char want[128];
 
@@ -277,15 +269,15 @@ static void check_sites(enum cpt_variant v, const char *const *env,
 					json_object_get(site, "line")),
 				 fn ? fn : "?", mk ? mk->line : 0,
 				 mk ? mk->fn : "?");
-		else if (!caller_ok(site, caller_of(cm, ncm, mk->fn)))
+		else if (!caller_ok(site, marker_of(cm, ncm, mk->fn)))
 			cpt_errf(&errs, "%s object %zu: first caller %s:%lld, "
 				 "expected the call in %s", kind, i,
 				 first_caller(site, "function"),
 				 (long long)json_integer_value(json_object_get(
 					json_array_get(json_object_get(
 						site, "callers"), 0), "line")),
-				 caller_of(cm, ncm, mk->fn) ?
-				 caller_of(cm, ncm, mk->fn)->fn : "libc");
+				 marker_of(cm, ncm, mk->fn) ?
+				 marker_of(cm, ncm, mk->fn)->caller : "libc");
 	}
 	if (nobj != 4)
 		cpt_errf(&errs, "%u objects in the report, expected 4", nobj);
