@@ -86,7 +86,7 @@ enum cpt_status cpt_cmd_paths(struct cpt_ctx *c, int argc, char **argv)
 	if (st)
 		return st;
 	if (in.is_trace)
-		cp_trace_drop_pub(&in.t);	/* the graph has the edges */
+		cp_trace_drop_replay(&in.t);	/* the graph has the edges */
 	cpt_progress(c, "critical path", 0.0);
 	if (cp_cpm_run(&cpm, in.g, NULL)) {
 		snprintf(c->err, sizeof(c->err), "%s: out of memory", path);

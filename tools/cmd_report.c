@@ -95,7 +95,7 @@ static enum cpt_status report_trace(struct cpt_ctx *c, struct cp_input *in,
 	bool have_cmp;
 
 	if (c->format != CPT_HTML)	/* only its what-if replays */
-		cp_trace_drop_pub(&in->t);
+		cp_trace_drop_replay(&in->t);
 	if (o->gprof && cp_gprof_run(&gp, NULL, o->exe, o->gprof, c->err,
 				     sizeof(c->err)))
 		return CPT_BAD_INPUT;

@@ -93,13 +93,14 @@ static bool wrong_join(const char *path, char *buf, size_t len)
 	for (uint32_t tid = 0; tid < t.nthreads && !found; tid++)
 		for (uint32_t i = 0; i < t.threads[tid].nv && !found; i++) {
 			const struct cp_tvert *v = &t.threads[tid].v[i];
+			const struct cp_targ *a = &t.threads[tid].a[i];
 
 			if (cp_tvert_kind(v) != CP_EV_THREAD_JOIN ||
-			    t.threads[v->arg].parent == tid)
+			    t.threads[a->arg].parent == tid)
 				continue;
 			snprintf(buf, len, "thread %u joins thread %" PRIu64
-				 ", which thread %u created", tid, v->arg,
-				 t.threads[v->arg].parent);
+				 ", which thread %u created", tid, a->arg,
+				 t.threads[a->arg].parent);
 			found = true;
 		}
 	cp_trace_free(&t);

@@ -167,9 +167,9 @@ static void same_trace(const struct cp_trace *a, const struct cp_trace *b,
 			      "%s: thread %u differs", what, tid);
 		for (uint32_t i = 0; i < x->nv; i++)
 			ck_assert_msg(x->v[i].ts == y->v[i].ts &&
-				      x->v[i].arg == y->v[i].arg &&
+				      x->a[i].arg == y->a[i].arg &&
 				      x->v[i].obj == y->v[i].obj &&
-				      x->v[i].cnt == y->v[i].cnt &&
+				      x->a[i].cnt == y->a[i].cnt &&
 				      x->v[i].op == y->v[i].op &&
 				      (!x->wall || x->wall[i] == y->wall[i]),
 				      "%s: thread %u vertex %u differs", what,

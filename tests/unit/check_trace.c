@@ -90,11 +90,11 @@ START_TEST(test_trace_reads_valid)
 		      "wait flags %d %d", cp_tvert_waits(&t0->v[5]),
 		      cp_tvert_waits(&t0->v[4]));
 	ck_assert_msg(t0->wall && t0->wall[10] == 38, "wall");
-	ck_assert_msg(t0->v[5].obj == 1 && t0->v[5].arg == 1 &&
-		      t0->v[5].cnt == 1, "consume %u %" PRIu64 " %u",
-		      t0->v[5].obj, t0->v[5].arg, t0->v[5].cnt);
-	ck_assert_msg(t1->v[2].arg == 0x400180, "enter addr 0x%" PRIx64,
-		      t1->v[2].arg);
+	ck_assert_msg(t0->v[5].obj == 1 && t0->a[5].arg == 1 &&
+		      t0->a[5].cnt == 1, "consume %u %" PRIu64 " %u",
+		      t0->v[5].obj, t0->a[5].arg, t0->a[5].cnt);
+	ck_assert_msg(t1->a[2].arg == 0x400180, "enter addr 0x%" PRIx64,
+		      t1->a[2].arg);
 	ck_assert_msg(t1->parent == 0 && t1->create_v == 2 && t1->exit_v == 7,
 		      "parent %u create %u exit %u", t1->parent, t1->create_v,
 		      t1->exit_v);
@@ -391,6 +391,7 @@ START_TEST(test_trace_shared_flag)
 	ck_assert_msg(parse_synth(&s, &t, err, sizeof(err)) == 0, "%s", err);
 	for (uint32_t i = 0; i < t.threads[0].nv; i++) {
 		const struct cp_tvert *v = &t.threads[0].v[i];
+		const struct cp_targ *a = &t.threads[0].a[i];
 
 		if (cp_tvert_kind(v) != CP_EV_CONSUME)
 			continue;
@@ -398,12 +399,12 @@ START_TEST(test_trace_shared_flag)
 			nshared++;
 		else
 			nexcl++;
-		if (cp_tvert_shared(v) && v->cnt)
-			ck_assert_msg(v->arg == 2 && v->cnt == 1 &&
+		if (cp_tvert_shared(v) && a->cnt)
+			ck_assert_msg(a->arg == 2 && a->cnt == 1 &&
 				      cp_tvert_waits(v),
 				      "second read consumes %" PRIu64 "+%"
 				      PRIu32 ", wait %d; want 2+1, wait 1",
-				      v->arg, v->cnt, cp_tvert_waits(v));
+				      a->arg, a->cnt, cp_tvert_waits(v));
 	}
 	ck_assert_msg(nshared == 2 && nexcl == 1,
 		      "%u shared and %u exclusive CONSUMEs; want 2 and 1",

@@ -238,7 +238,7 @@ static void grant(struct cp_rsim *s, uint32_t tid, uint64_t now)
 }
 
 /* The recorded seq an acquire consumed (0: none). */
-static uint64_t consumed(const struct cp_tvert *v)
+static uint64_t consumed(const struct cp_tev *v)
 {
 	return v->cnt ? v->arg + v->cnt - 1 : 0;
 }
@@ -283,9 +283,9 @@ static void rw_add_reader(struct cp_rsim *s, struct cp_robj *o, uint32_t tid)
 
 /* Count a grant of the rwlock made in another order than recorded. */
 static void rw_count_order(struct cp_rsim *s, const struct cp_robj *o,
-			   const struct cp_tvert *v)
+			   const struct cp_tev *v)
 {
-	s->reordered += consumed(v) != (cp_tvert_shared(v) ? o->last_wseq
+	s->reordered += consumed(v) != (cp_tev_shared(v) ? o->last_wseq
 							    : o->last_seq);
 }
 
@@ -297,13 +297,13 @@ static void rw_count_order(struct cp_rsim *s, const struct cp_robj *o,
 static void rw_dispatch(struct cp_rsim *s, struct cp_robj *o, uint64_t now)
 {
 	uint32_t w, prev, next;
-	const struct cp_tvert *v;
+	const struct cp_tev *v;
 
 	if (o->holder != NONE || o->waiters == NONE)
 		return;
 	w = pick_waiter(s, o);
 	v = s->th[w].v;
-	if (!cp_tvert_shared(v)) {
+	if (!cp_tev_shared(v)) {
 		if (o->nrd) {
 			/* readers still in: it stays first in line */
 			s->th[w].next = o->waiters;
@@ -324,7 +324,7 @@ static void rw_dispatch(struct cp_rsim *s, struct cp_robj *o, uint64_t now)
 	for (w = o->waiters; w != NONE; w = next) {
 		next = s->th[w].next;
 		v = s->th[w].v;
-		if (!cp_tvert_shared(v)) {
+		if (!cp_tev_shared(v)) {
 			prev = w;
 			continue;
 		}
@@ -344,9 +344,9 @@ static void rw_dispatch(struct cp_rsim *s, struct cp_robj *o, uint64_t now)
  * got the lock, false if it must wait.
  */
 static bool rw_acquire(struct cp_rsim *s, struct cp_robj *o, uint32_t tid,
-		       const struct cp_tvert *v)
+		       const struct cp_tev *v)
 {
-	if (cp_tvert_shared(v)) {
+	if (cp_tev_shared(v)) {
 		if (rw_reader(o, tid) || o->holder == NONE) {
 			if (!rw_reader(o, tid))
 				rw_count_order(s, o, v);
@@ -413,7 +413,7 @@ static bool take_grant(struct cp_rsim *s, uint32_t tid, uint64_t *at)
 /* Acquire simulated object @o (lock, semaphore, rwlock) for @tid at
  * once if it is free; false if the thread must wait for it. */
 static bool try_acquire(struct cp_rsim *s, struct cp_robj *o, uint32_t tid,
-			const struct cp_tvert *v)
+			const struct cp_tev *v)
 {
 	switch (o->mode) {
 	case CP_RMODE_RW:
@@ -443,7 +443,7 @@ static bool try_acquire(struct cp_rsim *s, struct cp_robj *o, uint32_t tid,
  * blocks on one that has not happened yet (or memory ran out).
  */
 static bool wait_recorded(struct cp_rsim *s, uint32_t tid,
-			  const struct cp_tvert *v, uint64_t *at)
+			  const struct cp_tev *v, uint64_t *at)
 {
 	uint64_t dep = 0;
 
@@ -471,7 +471,7 @@ static bool wait_recorded(struct cp_rsim *s, uint32_t tid,
 /* The current vertex of @tid, a CONSUME, at *@at; false when the thread
  * blocks. */
 static bool step_consume(struct cp_rsim *s, uint32_t tid,
-			 const struct cp_tvert *v, uint64_t *at)
+			 const struct cp_tev *v, uint64_t *at)
 {
 	struct cp_rth *st = &s->th[tid];
 	struct cp_robj *o = v->obj ? &s->ob[v->obj] : NULL;
@@ -497,7 +497,7 @@ static bool step_consume(struct cp_rsim *s, uint32_t tid,
  * waiter or to the count.
  */
 static void release(struct cp_rsim *s, struct cp_robj *o, uint32_t tid,
-		    const struct cp_tvert *v, uint64_t at)
+		    const struct cp_tev *v, uint64_t at)
 {
 	uint32_t w;
 
@@ -525,7 +525,7 @@ static void release(struct cp_rsim *s, struct cp_robj *o, uint32_t tid,
 }
 
 /* PUBLISH @v of @tid at @at: its time, its waiters, the release. */
-static void publish(struct cp_rsim *s, uint32_t tid, const struct cp_tvert *v,
+static void publish(struct cp_rsim *s, uint32_t tid, const struct cp_tev *v,
 		    uint64_t at)
 {
 	struct cp_rpub *p = s->ops->pub(s, v->obj, v->arg, true);
@@ -549,11 +549,11 @@ static void publish(struct cp_rsim *s, uint32_t tid, const struct cp_tvert *v,
 static bool step(struct cp_rsim *s, uint32_t tid)
 {
 	struct cp_rth *st = &s->th[tid];
-	const struct cp_tvert *v = st->v;
+	const struct cp_tev *v = st->v;
 	uint64_t at = st->arrive;
 	uint32_t c, w;
 
-	switch (cp_tvert_kind(v)) {
+	switch (cp_tev_kind(v)) {
 	case CP_EV_CONSUME:
 		if (!step_consume(s, tid, v, &at))
 			return false;
@@ -634,10 +634,10 @@ static void cp_replay_assert(const struct cp_rsim *s)
 static bool forcible(struct cp_rsim *s, uint32_t tid, uint64_t *ready)
 {
 	const struct cp_rth *th = &s->th[tid];
-	const struct cp_tvert *v = th->v;
+	const struct cp_tev *v = th->v;
 
 	if (th->state != CP_RS_BLOCKED || !v ||
-	    cp_tvert_kind(v) != CP_EV_CONSUME || cp_tvert_waits(v) ||
+	    cp_tev_kind(v) != CP_EV_CONSUME || cp_tev_waits(v) ||
 	    !v->obj || s->ob[v->obj].mode == CP_RMODE_REPLAY)
 		return false;
 	*ready = th->arrive;
@@ -790,11 +790,11 @@ static uint64_t consume_latency(struct cp_rsim *s, uint32_t tid)
 {
 	const struct mem *m = s->ctx;
 	const struct cp_trace *t = m->t;
-	const struct cp_tvert *v = s->th[tid].v;
+	const struct cp_tev *v = s->th[tid].v;
 	const struct cp_trace_pub *pb;
 	uint64_t dep = 0;
 
-	if (!m->wake || !cp_tvert_waits(v) || !v->cnt)
+	if (!m->wake || !cp_tev_waits(v) || !v->cnt)
 		return 0;
 	pb = cp_trace_find_pub(t, v->obj, v->arg, v->cnt);
 	if (!pb)
@@ -815,7 +815,7 @@ static uint64_t join_latency(struct cp_rsim *s, uint32_t tid, uint32_t c)
 	const struct cp_trace *t = m->t;
 	uint32_t nv = t->threads[c].nv;
 
-	if (!m->wake || !cp_tvert_waits(s->th[tid].v) || !nv ||
+	if (!m->wake || !cp_tev_waits(s->th[tid].v) || !nv ||
 	    cp_tvert_kind(&t->threads[c].v[nv - 1]) != CP_EV_THREAD_EXIT)
 		return 0;
 	return latency_after(t, tid, m->cur[tid], cp_trace_wall(t, c, nv - 1));
@@ -866,9 +866,12 @@ static bool mem_at(struct mem *m, uint32_t tid)
 {
 	struct cp_rth *st = &m->s.th[tid];
 
-	if (m->cur[tid] >= m->t->threads[tid].nv)
+	const struct cp_trace_thread *th = &m->t->threads[tid];
+
+	if (m->cur[tid] >= th->nv)
 		return false;
-	st->v = &m->t->threads[tid].v[m->cur[tid]];
+	st->ev = cp_tev_of(&th->v[m->cur[tid]], &th->a[m->cur[tid]]);
+	st->v = &st->ev;
 	st->tie = cp_trace_wall(m->t, tid, m->cur[tid]);
 	return true;
 }
@@ -953,6 +956,7 @@ static void rw_classify(const struct cp_trace *t, uint8_t *rw, uint8_t *seen,
 	for (uint32_t tid = 0; tid < t->nthreads; tid++)
 		for (uint32_t i = 0; i < t->threads[tid].nv; i++) {
 			const struct cp_tvert *v = &t->threads[tid].v[i];
+			const struct cp_targ *a = &t->threads[tid].a[i];
 			const struct cp_trace_pub *pb;
 			uint32_t o = v->obj;
 
@@ -963,13 +967,13 @@ static void rw_classify(const struct cp_trace *t, uint8_t *rw, uint8_t *seen,
 				rw[o] = RW_SHARED;
 			if (rw[o] != RW_CHAIN)
 				continue;
-			if (v->cnt > 1 || (!v->cnt && none[o]++)) {
+			if (a->cnt > 1 || (!a->cnt && none[o]++)) {
 				rw[o] = RW_BROKEN;
 				continue;
 			}
-			if (!v->cnt)
+			if (!a->cnt)
 				continue;
-			pb = cp_trace_find_pub(t, o, v->arg, 1);
+			pb = cp_trace_find_pub(t, o, a->arg, 1);
 			if (seen[pb - t->pub]++)
 				rw[o] = RW_BROKEN;
 		}
@@ -989,7 +993,7 @@ static void init_objects(struct mem *m, uint64_t *cnt0, const uint8_t *rwk)
 			const struct cp_tvert *v = &t->threads[tid].v[i];
 
 			if (cp_tvert_kind(v) == CP_EV_CONSUME && v->obj &&
-			    !v->cnt)
+			    !t->threads[tid].a[i].cnt)
 				cnt0[v->obj]++;
 		}
 	for (uint32_t o = 1; o < t->nobjs; o++) {

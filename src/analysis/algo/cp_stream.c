@@ -115,12 +115,12 @@ static bool advance(struct sp *p, struct sth *t)
 /* The dependency edges into @v: merge what they left (records pass).
  * @tid is @t's. */
 static void deps(struct sp *p, uint32_t tid, struct sth *t,
-		 const struct cp_tvert *v)
+		 const struct cp_tev *v)
 {
 	uint32_t c = (uint32_t)v->arg;
 	uint64_t own = t->len;
 
-	switch (cp_tvert_kind(v)) {
+	switch (cp_tev_kind(v)) {
 	case CP_EV_CONSUME:
 		if (!v->cnt)
 			break;
@@ -149,7 +149,7 @@ static void deps(struct sp *p, uint32_t tid, struct sth *t,
 
 /* PUBLISH: the survey notes the sequence, the records pass leaves a
  * record and frees the dead ones.  0, or -1 (memory). */
-static int publish(struct sp *p, struct sth *t, const struct cp_tvert *v)
+static int publish(struct sp *p, struct sth *t, const struct cp_tev *v)
 {
 	struct sobj *o = cp_stream_obj_at(p, v->obj);
 	uint32_t r;
@@ -208,11 +208,11 @@ static int create(struct sp *p, struct sth *t, uint32_t c)
 static int step(struct sp *p, uint32_t tid, struct sth *t)
 {
 	struct cp_stream_thread *st = &p->s->threads[tid];
-	const struct cp_tvert *v = &t->nx;
+	const struct cp_tev *v = &t->nx;
 	bool waited = false;
 	uint64_t dt = 0;
 
-	if (cp_stream_is_proc(cp_tvert_kind(v))) {
+	if (cp_stream_is_proc(cp_tev_kind(v))) {
 		if (p->drop_procs)	/* sampled: the samples say instead */
 			return advance(p, t);
 		p->saw_procs = true;
@@ -221,7 +221,7 @@ static int step(struct sp *p, uint32_t tid, struct sth *t)
 		cp_stream_smp_place(p, tid, t, v);
 	if (t->any) {
 		dt = v->ts - t->prev_ts;
-		waited = cp_tvert_waits(v);
+		waited = cp_tev_waits(v);
 		if (waited) {
 			st->wait_ns += p->records ? 0 : dt;
 		} else {
@@ -240,7 +240,7 @@ static int step(struct sp *p, uint32_t tid, struct sth *t)
 		t->first_wall = t->key;
 	}
 	if (!p->records) {
-		unsigned k = cp_tvert_kind(v);
+		unsigned k = cp_tev_kind(v);
 
 		if (!t->any && k == CP_EV_THREAD_START && v->arg &&
 		    v->arg - 1 < p->nt && v->arg - 1 != tid)
@@ -258,11 +258,11 @@ static int step(struct sp *p, uint32_t tid, struct sth *t)
 		deps(p, tid, t, v);
 	if (v->obj && cp_stream_obj_vertex(p, t, v, waited, dt))
 		return -1;
-	if (cp_tvert_kind(v) == CP_EV_CONSUME && v->cnt)
+	if (cp_tev_kind(v) == CP_EV_CONSUME && v->cnt)
 		cp_stream_consumed(p, &p->obj[v->obj], v->arg, v->cnt);
-	if (cp_tvert_kind(v) == CP_EV_PUBLISH && publish(p, t, v))
+	if (cp_tev_kind(v) == CP_EV_PUBLISH && publish(p, t, v))
 		return -1;
-	if (cp_tvert_kind(v) == CP_EV_THREAD_CREATE && v->arg < p->nt &&
+	if (cp_tev_kind(v) == CP_EV_THREAD_CREATE && v->arg < p->nt &&
 	    v->arg != tid && create(p, t, (uint32_t)v->arg))
 		return -1;
 	if (cp_stream_calls(p, t, v))
@@ -307,7 +307,7 @@ static int run_thread(struct sp *p, uint32_t tid)
 			return 0;
 		}
 		if (!cp_stream_ready(p, t)) {
-			if (cp_tvert_kind(&t->nx) == CP_EV_THREAD_START)
+			if (cp_tev_kind(&t->nx) == CP_EV_THREAD_START)
 				cp_tcursor_park(&t->cur);
 			t->state = ST_BLOCKED;
 			p->blocked[p->nblocked++] = tid;

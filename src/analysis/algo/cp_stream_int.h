@@ -30,7 +30,7 @@ struct frame {
 /* A thread of the pass. */
 struct sth {
 	struct cp_tcursor cur;
-	struct cp_tvert nx;	/* the next vertex, not yet processed */
+	struct cp_tev nx;	/* the next vertex, not yet processed */
 	uint64_t key;		/* its wall clock: the heap key */
 	uint64_t nvi;		/* its index in the thread */
 	uint8_t state;
@@ -233,7 +233,7 @@ void cp_stream_meta(void *ctx, const struct cp_trd_ev *ev);
 /* Vertex @v of @t, of an object: its operation, its wait (@dt if
  * @waited), its lock acquire or release.  0, or -1 (memory). */
 int cp_stream_obj_vertex(struct sp *p, struct sth *t,
-			 const struct cp_tvert *v, bool waited, uint64_t dt);
+			 const struct cp_tev *v, bool waited, uint64_t dt);
 /* @t's last vertex is processed: its held time is charged. */
 void cp_stream_obj_end(struct sp *p, struct sth *t);
 /* (records) A CONSUME of @o by @t merged its records; @own was @t's path
@@ -261,7 +261,7 @@ static inline bool cp_stream_is_proc(unsigned kind)
 /* (survey) Place thread @tid's samples up to its next vertex @v (before
  * its segment is counted). */
 void cp_stream_smp_place(struct sp *p, uint32_t tid, struct sth *t,
-			 const struct cp_tvert *v);
+			 const struct cp_tev *v);
 /* (survey) Thread @tid ended: its samples left are outside its life. */
 void cp_stream_smp_end(struct sp *p, uint32_t tid);
 /* (after the survey) Take the procedures from the samples if @o says so:
@@ -305,7 +305,7 @@ void cp_stream_flush(struct sp *p, struct sth *t);
 /* Close @t's innermost frame. */
 void cp_stream_pop(struct sp *p, struct sth *t);
 /* The stack change of vertex @v on @t (ENTER, LEAVE, regions).  0, or -1. */
-int cp_stream_calls(struct sp *p, struct sth *t, const struct cp_tvert *v);
+int cp_stream_calls(struct sp *p, struct sth *t, const struct cp_tev *v);
 /* (records, what-if) Grow @t's scaled length by a useful segment of @dt. */
 void cp_stream_lane_add(struct sp *p, struct sth *t, uint64_t dt);
 

@@ -93,9 +93,9 @@ static int hold(struct sp *p, struct sth *t, uint32_t id, bool acq)
  * 0, or -1 (memory).
  */
 int cp_stream_obj_vertex(struct sp *p, struct sth *t,
-			 const struct cp_tvert *v, bool waited, uint64_t dt)
+			 const struct cp_tev *v, bool waited, uint64_t dt)
 {
-	unsigned k = cp_tvert_kind(v);
+	unsigned k = cp_tev_kind(v);
 	struct sobj *o = cp_stream_obj_at(p, v->obj);
 
 	if (!o)

@@ -64,9 +64,9 @@ uint32_t cp_stream_intern(struct sp *p, const char *name)
  * names it from the trace's own tables (SYMBOLS, demangled; STRINGS).
  * NONE when out of memory.
  */
-static uint32_t proc_of(struct sp *p, const struct cp_tvert *v)
+static uint32_t proc_of(struct sp *p, const struct cp_tev *v)
 {
-	bool region = cp_tvert_kind(v) == CP_EV_REGION_BEGIN;
+	bool region = cp_tev_kind(v) == CP_EV_REGION_BEGIN;
 	uint32_t id = cp_map2_get(&p->procmap, v->arg, region);
 	const char *name;
 	char buf[40], *dm = NULL;
@@ -223,9 +223,9 @@ void cp_stream_pop(struct sp *p, struct sth *t)
  * its region and what was opened inside; either closes everything when
  * there is nothing to match.  0, or -1 (memory).
  */
-int cp_stream_calls(struct sp *p, struct sth *t, const struct cp_tvert *v)
+int cp_stream_calls(struct sp *p, struct sth *t, const struct cp_tev *v)
 {
-	unsigned kind = cp_tvert_kind(v);
+	unsigned kind = cp_tev_kind(v);
 	uint64_t j, tag;
 	uint32_t proc;
 

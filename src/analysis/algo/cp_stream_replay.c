@@ -116,7 +116,7 @@ static bool advance(const struct cp_tindex *ix, struct rth *th, bool drop)
 {
 	do
 		th->has = next_event(ix, &th->s, &th->wall);
-	while (th->has && drop && cp_stream_is_proc(cp_tvert_kind(&th->s.nx)));
+	while (th->has && drop && cp_stream_is_proc(cp_tev_kind(&th->s.nx)));
 	return th->has;
 }
 
@@ -253,13 +253,13 @@ static void on_meta(void *ctx, const struct cp_trd_ev *ev)
 }
 
 /* rw_classify (cp_replay.c) for one CONSUME of @o, a possible rwlock. */
-static void rw_note(struct srv *v, struct vobj *o, const struct cp_tvert *c)
+static void rw_note(struct srv *v, struct vobj *o, const struct cp_tev *c)
 {
 	uint64_t w = c->arg / 64, nw = o->ntaken;
 
 	if (o->defined && o->kind != CP_OBJ_RWLOCK)
 		return;
-	if (cp_tvert_shared(c))
+	if (cp_tev_shared(c))
 		o->rw = RW_SHARED;
 	if (o->rw == RW_CHAIN && c->cnt > 1)
 		o->rw = RW_BROKEN;
@@ -289,9 +289,9 @@ static void rw_note(struct srv *v, struct vobj *o, const struct cp_tvert *c)
 }
 
 /* The object side of vertex @x: lag, tokens, rwlocks, publishes. */
-static void survey_obj(struct srv *v, const struct cp_tvert *x)
+static void survey_obj(struct srv *v, const struct cp_tev *x)
 {
-	unsigned kind = cp_tvert_kind(x);
+	unsigned kind = cp_tev_kind(x);
 	struct vobj *o = vobj_at(v, x->obj);
 
 	if (!o)
@@ -304,7 +304,7 @@ static void survey_obj(struct srv *v, const struct cp_tvert *x)
 			o->smax = x->arg;
 	} else if (kind == CP_EV_CONSUME) {
 		o->synced = true;
-		o->shared |= cp_tvert_shared(x);
+		o->shared |= cp_tev_shared(x);
 		if (!x->cnt) {
 			o->cnt0++;
 		} else {
@@ -319,9 +319,9 @@ static void survey_obj(struct srv *v, const struct cp_tvert *x)
 
 /* Would the reader's nesting check repair vertex @x of @t (a LEAVE or
  * REGION_END with nothing to close)? */
-static bool bad_nesting(const struct sth *t, const struct cp_tvert *x)
+static bool bad_nesting(const struct sth *t, const struct cp_tev *x)
 {
-	unsigned kind = cp_tvert_kind(x);
+	unsigned kind = cp_tev_kind(x);
 	uint64_t tag = kind == CP_EV_REGION_END ? x->arg + 1 : 0;
 
 	if (kind != CP_EV_LEAVE && kind != CP_EV_REGION_END)
@@ -334,9 +334,9 @@ static bool bad_nesting(const struct sth *t, const struct cp_tvert *x)
 
 /* The thread side of vertex @x, the @i-th of @tid: links and nesting. */
 static void survey_thread(struct srv *v, uint32_t tid, uint64_t i,
-			  const struct cp_tvert *x)
+			  const struct cp_tev *x)
 {
-	unsigned kind = cp_tvert_kind(x);
+	unsigned kind = cp_tev_kind(x);
 	struct vth *t = &v->vt[tid];
 	uint64_t c = x->arg;
 
@@ -406,10 +406,10 @@ static void survey_check(struct srv *v)
  * (cp_stream_smp_place's rule) and count the segment into @x.
  */
 static void survey_place(struct srv *v, uint32_t tid, struct sth *t,
-			 const struct cp_tvert *x)
+			 const struct cp_tev *x)
 {
 	const struct cp_samples *sm = v->ix->t.samples;
-	bool useful = t->any && !cp_tvert_waits(x);
+	bool useful = t->any && !cp_tev_waits(x);
 
 	for (; t->sk < sm->thr_off[tid + 1]; t->sk++) {
 		const struct cp_sample *p = &sm->s[t->sk];
@@ -446,7 +446,7 @@ static void survey_run(struct srv *v, uint32_t tid)
 	uint64_t wall;
 
 	do {
-		bool proc = cp_stream_is_proc(cp_tvert_kind(&t->nx));
+		bool proc = cp_stream_is_proc(cp_tev_kind(&t->nx));
 
 		v->saw_procs |= proc;
 		if (!(proc && v->drop))
@@ -778,7 +778,7 @@ static bool sim_next(struct cp_rsim *rs, uint32_t tid)
 		return false;
 	}
 	dt = th->s.nx.ts - th->prev_ts;
-	if (cp_tvert_waits(&th->s.nx))
+	if (cp_tev_waits(&th->s.nx))
 		dt = 0;
 	else if (s->v->smp)
 		dt = sim_pieces(s, tid, &th->s, dt);
@@ -1071,13 +1071,13 @@ bool cp_stream_procs_instrumented(struct cp_tindex *ix)
 	for (uint32_t tid = 0; samples && !found && tid < ix->t.nthreads;
 	     tid++) {
 		struct cp_tcursor c;
-		struct cp_tvert v;
+		struct cp_tev v;
 		uint64_t wall;
 
 		cp_tcursor_init(&c, ix, tid, false);
 		while (!found && cp_tcursor_next(&c, &v, &wall) && c.bi <= 1)
-			found = cp_tvert_kind(&v) == CP_EV_ENTER ||
-				cp_tvert_kind(&v) == CP_EV_REGION_BEGIN;
+			found = cp_tev_kind(&v) == CP_EV_ENTER ||
+				cp_tev_kind(&v) == CP_EV_REGION_BEGIN;
 		cp_tcursor_fini(&c);
 	}
 	return !samples || found;

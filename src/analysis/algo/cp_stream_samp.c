@@ -46,7 +46,7 @@ static uint64_t sample_x(const struct sp *p, const struct cp_sample *sm)
 }
 
 void cp_stream_smp_place(struct sp *p, uint32_t tid, struct sth *t,
-			 const struct cp_tvert *v)
+			 const struct cp_tev *v)
 {
 	struct cp_samples *sm = p->sm;
 	uint64_t k1 = sm->thr_off[tid + 1];
@@ -60,7 +60,7 @@ void cp_stream_smp_place(struct sp *p, uint32_t tid, struct sth *t,
 		s->used = false;
 		if (!t->any) {
 			sm->outside++;
-		} else if (cp_tvert_waits(v)) {
+		} else if (cp_tev_waits(v)) {
 			sm->in_wait++;
 		} else {
 			s->used = true;

@@ -69,10 +69,10 @@ uint32_t cp_stream_heap_pop(struct sp *p)
  */
 bool cp_stream_ready(struct sp *p, struct sth *t)
 {
-	const struct cp_tvert *v = &t->nx;
+	const struct cp_tev *v = &t->nx;
 	uint32_t c;
 
-	switch (cp_tvert_kind(v)) {
+	switch (cp_tev_kind(v)) {
 	case CP_EV_CONSUME:
 		t->wait_obj = v->obj;
 		for (c = t->wait_c; c < v->cnt; c++) {
@@ -156,7 +156,7 @@ static bool census_has(const struct sp *p, uint32_t obj, uint64_t seq)
 static int census(struct sp *p)
 {
 	struct cp_tcursor c;
-	struct cp_tvert v;
+	struct cp_tev v;
 	uint64_t wall;
 
 	p->made = calloc(p->nt ? p->nt : 1, sizeof(*p->made));
@@ -165,7 +165,7 @@ static int census(struct sp *p)
 	for (uint32_t tid = 0; tid < p->nt; tid++) {
 		cp_tcursor_init(&c, p->ix, tid, false);
 		while (cp_tcursor_next(&c, &v, &wall)) {
-			unsigned k = cp_tvert_kind(&v);
+			unsigned k = cp_tev_kind(&v);
 
 			if (k == CP_EV_PUBLISH && census_pub(p, v.obj, v.arg)) {
 				cp_tcursor_fini(&c);
@@ -182,9 +182,9 @@ static int census(struct sp *p)
 /* Does @tid's next vertex wait for what the file does not hold? */
 static bool missing(const struct sp *p, uint32_t tid)
 {
-	const struct cp_tvert *v = &p->th[tid].nx;
+	const struct cp_tev *v = &p->th[tid].nx;
 
-	switch (cp_tvert_kind(v)) {
+	switch (cp_tev_kind(v)) {
 	case CP_EV_CONSUME:
 		for (uint32_t c = 0; c < v->cnt; c++)
 			if (!census_has(p, v->obj, v->arg + c))
@@ -203,13 +203,13 @@ static bool missing(const struct sp *p, uint32_t tid)
 static void force(struct sp *p, uint32_t i)
 {
 	uint32_t tid = p->blocked[i];
-	struct cp_tvert *v = &p->th[tid].nx;
+	struct cp_tev *v = &p->th[tid].nx;
 
 	p->blocked[i] = p->blocked[--p->nblocked];
-	if (cp_tvert_kind(v) == CP_EV_CONSUME)
+	if (cp_tev_kind(v) == CP_EV_CONSUME)
 		v->cnt = 0;
 	else
-		cp_trd_inert(v);
+		cp_trd_inert_ev(v);
 	p->th[tid].state = ST_READY;
 	cp_stream_heap_push(p, tid);
 	if (!p->records)

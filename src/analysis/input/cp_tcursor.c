@@ -173,7 +173,7 @@ void cp_tindex_close(struct cp_tindex *ix)
 /* A block the helper decoded (cp_tprefetch): its vertices with the times
  * before the floor, and its metadata events, each before vertex pos. */
 struct cp_tpf_dec {
-	struct cp_tvert *v;
+	struct cp_tev *v;
 	uint64_t *wall;
 	uint32_t n;
 	struct cp_tpf_meta {
@@ -320,7 +320,7 @@ static struct cp_tpf_dec *dec_block(struct cp_tprefetch *pf, uint32_t tid,
 	while (ok && d->n < nev && cp_tcursor_next(&c, &d->v[d->n], &w))
 		d->wall[d->n++] = w;
 	ok = ok && !c.repaired &&
-	     !cp_tcursor_next(&c, &(struct cp_tvert){ 0 }, &w) &&
+	     !cp_tcursor_next(&c, &(struct cp_tev){ 0 }, &w) &&
 	     !c.repaired && !d->failed;
 	cp_tcursor_fini(&c);
 	if (!ok) {
@@ -421,7 +421,7 @@ void cp_tpf_free(struct cp_tprefetch *pf)
  * metadata before it given to c->meta, the floor applied; false at the
  * block's end (the block freed, the cursor goes on to the next).
  */
-static bool dec_next(struct cp_tcursor *c, struct cp_tvert *v,
+static bool dec_next(struct cp_tcursor *c, struct cp_tev *v,
 		     uint64_t *wall)
 {
 	struct cp_tpf_dec *d = c->dec;
@@ -527,7 +527,7 @@ static bool next_block(struct cp_tcursor *c)
 
 /* Fill @v from the decoded vertex @ev at @off; the reader's add_vertex. */
 static void make_vertex(struct cp_tcursor *c, const struct cp_trd_ev *ev,
-			size_t off, struct cp_tvert *v)
+			size_t off, struct cp_tev *v)
 {
 	char whybuf[200];
 	const char *why;
@@ -543,7 +543,7 @@ static void make_vertex(struct cp_tcursor *c, const struct cp_trd_ev *ev,
 		c->repaired = true;
 		if (c->note)
 			cp_trd_note(&c->ix->r, off, "made inert", "%s", why);
-		cp_trd_inert(v);
+		cp_trd_inert_ev(v);
 	}
 	c->last_ts = v->ts;
 	c->any = true;
@@ -568,7 +568,7 @@ static bool unpark(struct cp_tcursor *c)
 	return true;
 }
 
-bool cp_tcursor_next(struct cp_tcursor *c, struct cp_tvert *v,
+bool cp_tcursor_next(struct cp_tcursor *c, struct cp_tev *v,
 		     uint64_t *wall)
 {
 	const struct cp_trd *r = &c->ix->r;

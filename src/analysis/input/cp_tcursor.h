@@ -111,7 +111,7 @@ void cp_tcursor_park(struct cp_tcursor *c);
  * vertex, an event that does not decode ends the thread.  Returns true,
  * or false at the thread's end.
  */
-bool cp_tcursor_next(struct cp_tcursor *c, struct cp_tvert *v,
+bool cp_tcursor_next(struct cp_tcursor *c, struct cp_tev *v,
 		     uint64_t *wall);
 
 /*

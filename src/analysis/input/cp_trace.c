@@ -531,9 +531,10 @@ static int alloc_vertices(struct cp_trd *r)
 		if (!nev[tid])
 			continue;
 		th->v = cp_big_malloc(nev[tid] * sizeof(*th->v));
+		th->a = cp_big_malloc(nev[tid] * sizeof(*th->a));
 		if (r->hasw)
 			th->wall = cp_big_malloc(nev[tid] * sizeof(*th->wall));
-		if (!th->v || (r->hasw && !th->wall)) {
+		if (!th->v || !th->a || (r->hasw && !th->wall)) {
 			cp_trd_fail(r, 0, "out of memory");
 			goto out;
 		}
@@ -676,6 +677,7 @@ void cp_trace_free(struct cp_trace *t)
 	if (t->threads)
 		for (uint32_t i = 0; i < t->nthreads; i++) {
 			free(t->threads[i].v);
+			free(t->threads[i].a);
 			free(t->threads[i].wall);
 		}
 	free(t->threads);
@@ -764,10 +766,14 @@ const char *cp_trace_info(const struct cp_trace *t, const char *key)
 	return NULL;
 }
 
-void cp_trace_drop_pub(struct cp_trace *t)
+void cp_trace_drop_replay(struct cp_trace *t)
 {
-	cp_big_free(t->pub);	/* its block may serve the CPM */
+	cp_big_free(t->pub);	/* their blocks may serve the CPM */
 	t->pub = NULL;
+	for (uint32_t i = 0; i < t->nthreads; i++) {
+		cp_big_free(t->threads[i].a);
+		t->threads[i].a = NULL;
+	}
 }
 
 const struct cp_trace_pub *cp_trace_find_pub(const struct cp_trace *t,

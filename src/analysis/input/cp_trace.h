@@ -23,20 +23,40 @@
 #include "cp_trace_format.h"
 
 /*
- * One vertex of a thread (a non-metadata event).  Packed to 4-byte
- * alignment: 28 bytes instead of 32, a vertex per event being the largest
- * array of the analysis (x86-64 loads the 8-byte fields unaligned at no
- * cost that could be measured).
+ * One vertex of a thread (a non-metadata event), as the analyses keep it:
+ * 16 bytes, a vertex per event being the largest array of the analysis.
+ * Its payload is beside it in a struct cp_targ (cp_trace_thread.a).
  */
-struct __attribute__((packed, aligned(4))) cp_tvert {
+struct cp_tvert {
 	uint64_t ts;	/* clock value at the vertex (absolute) */
-	uint64_t arg;	/* PUBLISH: seq; CONSUME: seq_lo; ENTER: address;
-			 * THREAD_START: parent tid + 1; THREAD_CREATE,
-			 * THREAD_JOIN: child tid; REGION_*: string id */
 	uint32_t obj;	/* REQUEST, PUBLISH, CONSUME, FAIL: object id,
 			 * 0 for none (a join's REQUEST) */
-	uint32_t cnt;	/* CONSUME: count */
 	uint8_t op;	/* kind | CP_EVF_WAIT | CP_EVF_SHARED */
+};
+
+/*
+ * A vertex's payload, read by the graph's builder, the replay and the dot
+ * export only, so a verb that runs none of them after the build drops it
+ * (cp_trace_drop_replay).  Packed to 4-byte alignment: 12 bytes, not 16.
+ */
+struct __attribute__((packed, aligned(4))) cp_targ {
+	uint64_t arg;	/* PUBLISH: seq; CONSUME: seq_lo; ENTER: address;
+			 * THREAD_START: parent tid + 1; THREAD_CREATE,
+			 * THREAD_JOIN: child tid; REGION_*: string id;
+			 * CP_TV_STACK: stack id */
+	uint32_t cnt;	/* CONSUME: count */
+};
+
+/*
+ * A whole event, vertex and payload in one: what the decoder makes, the
+ * out-of-core cursor hands out (cp_tcursor.h) and the replay reads.
+ */
+struct cp_tev {
+	uint64_t ts;
+	uint64_t arg;
+	uint32_t obj;
+	uint32_t cnt;
+	uint8_t op;
 };
 
 /*
@@ -47,26 +67,68 @@ struct __attribute__((packed, aligned(4))) cp_tvert {
  */
 #define CP_TV_STACK	47
 
+/* The kind of an op byte (a vertex's or an event's). */
+static inline unsigned cp_op_kind(uint8_t op)
+{
+	return op & CP_EV_KIND_MASK;
+}
+
+/* Whether an op byte's thread waited before it. */
+static inline bool cp_op_waits(uint8_t op)
+{
+	return (op & CP_EVF_WAIT) != 0;
+}
+
+/* A read (shared) acquire of an rwlock: CONSUME with CP_EVF_SHARED. */
+static inline bool cp_op_shared(uint8_t op)
+{
+	return (op & CP_EVF_SHARED) != 0;
+}
+
 static inline unsigned cp_tvert_kind(const struct cp_tvert *v)
 {
-	return v->op & CP_EV_KIND_MASK;
+	return cp_op_kind(v->op);
 }
 
 static inline bool cp_tvert_waits(const struct cp_tvert *v)
 {
-	return (v->op & CP_EVF_WAIT) != 0;
+	return cp_op_waits(v->op);
 }
 
-/* A read (shared) acquire of an rwlock: CONSUME with CP_EVF_SHARED. */
 static inline bool cp_tvert_shared(const struct cp_tvert *v)
 {
-	return (v->op & CP_EVF_SHARED) != 0;
+	return cp_op_shared(v->op);
+}
+
+static inline unsigned cp_tev_kind(const struct cp_tev *e)
+{
+	return cp_op_kind(e->op);
+}
+
+static inline bool cp_tev_waits(const struct cp_tev *e)
+{
+	return cp_op_waits(e->op);
+}
+
+static inline bool cp_tev_shared(const struct cp_tev *e)
+{
+	return cp_op_shared(e->op);
+}
+
+/* The whole event of vertex @v with payload @a. */
+static inline struct cp_tev cp_tev_of(const struct cp_tvert *v,
+				      const struct cp_targ *a)
+{
+	return (struct cp_tev){ .ts = v->ts, .arg = a->arg, .obj = v->obj,
+				.cnt = a->cnt, .op = v->op };
 }
 
 struct cp_trace_thread {
 	uint32_t tid;
 	uint32_t nv;			/* vertices */
 	struct cp_tvert *v;		/* [nv] in program order */
+	struct cp_targ *a;		/* [nv] their payloads; NULL after
+					 * cp_trace_drop_replay */
 	uint64_t *wall;			/* [nv] wall clock (HAS_WALL) or NULL */
 	bool has_info;			/* a THREAD block was read */
 	struct cp_thread_info info;	/* valid when has_info */
@@ -146,7 +208,7 @@ struct cp_trace {
 	uint32_t nobjs;			/* object ids are 1..nobjs-1 */
 	struct cp_trace_obj *objs;	/* [nobjs], objs[0] unused */
 	struct cp_trace_pub *pub;	/* all publishes, by (obj, seq); NULL
-					 * after cp_trace_drop_pub */
+					 * after cp_trace_drop_replay */
 	uint64_t npub;
 
 	struct cp_trace_sym *syms;	/* sorted by address */
@@ -244,12 +306,13 @@ const struct cp_trace_pub *cp_trace_find_pub(const struct cp_trace *t,
 					     uint64_t cnt);
 
 /*
- * Free the publish table of @t (16 bytes per PUBLISH) once the graph is
- * built, for a caller that replays nothing (cp_replay.c, what-if, needs
- * it): cp_trace_find_pub then finds nothing.  Not while another thread
- * reads @t.
+ * Free what only the graph's builder, a replay (cp_replay.c: what-if) and
+ * the dot export read once the graph is built, for a caller that runs
+ * neither: the publish table (16 bytes per PUBLISH) and the vertices'
+ * payloads (12 bytes a vertex).  cp_trace_find_pub then finds nothing
+ * and every thread's @a is NULL.  Not while another thread reads @t.
  */
-void cp_trace_drop_pub(struct cp_trace *t);
+void cp_trace_drop_replay(struct cp_trace *t);
 
 /* Name of event kind @kind ("PUBLISH", ...), "?" if unknown. */
 const char *cp_trace_kind_name(unsigned kind);

@@ -157,16 +157,18 @@ const char *cp_trd_decode_event(const uint8_t **pp, const uint8_t *end,
  * @v (arg, obj, cnt; @prev_addr: the block's previous ENTER address, kept
  * up to date).  Returns NULL, or why it is bad in @why.
  */
-const char *cp_trd_payload(struct cp_tvert *v, unsigned k,
+const char *cp_trd_payload(struct cp_tev *v, unsigned k,
 			   const struct cp_trd_ev *ev, uint64_t *prev_addr,
 			   char *why, size_t whylen);
 
 /*
- * Salvage: make vertex @v inert, a FAIL of no object that keeps its time
- * and its WAIT flag, so the thread's own edges weigh what they did and
- * nothing depends on it.
+ * Salvage: make vertex @v (payload @a) inert, a FAIL of no object that
+ * keeps its time and its WAIT flag, so the thread's own edges weigh what
+ * they did and nothing depends on it.
  */
-void cp_trd_inert(struct cp_tvert *v);
+void cp_trd_inert(struct cp_tvert *v, struct cp_targ *a);
+/* cp_trd_inert for a whole event @e (the out-of-core cursor's). */
+void cp_trd_inert_ev(struct cp_tev *e);
 
 /* qsort/bsearch order of struct cp_trace_str: by id. */
 int cp_trd_cmp_str(const void *a, const void *b);

@@ -157,14 +157,15 @@ static int check_vertex_uses(struct cp_trd *r, uint32_t tid, uint32_t i)
 {
 	struct cp_trace *t = r->t;
 	struct cp_tvert *v = &t->threads[tid].v[i];
+	struct cp_targ *a = &t->threads[tid].a[i];
 	unsigned kind = cp_tvert_kind(v);
-	struct cp_trace_str key = { .id = (uint32_t)v->arg };
+	struct cp_trace_str key = { .id = (uint32_t)a->arg };
 
 	if ((kind == CP_EV_REGION_BEGIN || kind == CP_EV_REGION_END) &&
 	    (!t->nstrs || !bsearch(&key, t->strs, t->nstrs, sizeof(key),
 				   cp_trd_cmp_str)))
 		return VFAIL(r, tid, i, "%s of undefined string %" PRIu64,
-			     cp_trace_kind_name(kind), v->arg);
+			     cp_trace_kind_name(kind), a->arg);
 	if (!v->obj)
 		return 0;
 	if (v->obj >= t->nobjs || !t->objs[v->obj].defined) {
@@ -172,7 +173,7 @@ static int check_vertex_uses(struct cp_trd *r, uint32_t tid, uint32_t i)
 				 "%s of undefined object %" PRIu32,
 				 cp_trace_kind_name(kind), v->obj))
 			return -1;
-		cp_trd_inert(v);
+		cp_trd_inert(v, a);
 		return 0;
 	}
 	if ((kind == CP_EV_PUBLISH || kind == CP_EV_CONSUME) &&
@@ -181,7 +182,7 @@ static int check_vertex_uses(struct cp_trd *r, uint32_t tid, uint32_t i)
 				 "%s of object %" PRIu32 ", which has no kind",
 				 cp_trace_kind_name(kind), v->obj))
 			return -1;
-		cp_trd_inert(v);
+		cp_trd_inert(v, a);
 		return 0;
 	}
 	if (cp_tvert_shared(v) && t->objs[v->obj].kind != CP_OBJ_RWLOCK) {
@@ -226,6 +227,7 @@ static int place_publishes(struct cp_trd *r)
 
 		for (uint32_t i = 0; i < th->nv; i++) {
 			const struct cp_tvert *v = &th->v[i];
+			const struct cp_targ *a = &th->a[i];
 			struct cp_trace_obj *o;
 			struct cp_trace_pub *pb;
 
@@ -234,11 +236,11 @@ static int place_publishes(struct cp_trd *r)
 			o = &t->objs[v->obj];
 			if (o->sparse)
 				continue;
-			if (v->arg > o->npub) {
+			if (a->arg > o->npub) {
 				o->sparse = true;	/* sort_sparse */
 				continue;
 			}
-			pb = &t->pub[o->pub_off + v->arg - 1];
+			pb = &t->pub[o->pub_off + a->arg - 1];
 			if (pb->seq && !r->strict) {
 				o->sparse = true;	/* sort_sparse */
 				continue;
@@ -246,8 +248,8 @@ static int place_publishes(struct cp_trd *r)
 			if (pb->seq)
 				return VFAIL(r, tid, i,
 					     "object %" PRIu32 " publishes sequence %" PRIu64 " twice",
-					     v->obj, v->arg);
-			pb->seq = v->arg;
+					     v->obj, a->arg);
+			pb->seq = a->arg;
 			pb->tid = tid;
 			pb->vi = i;
 		}
@@ -266,6 +268,7 @@ static int sort_sparse(struct cp_trd *r)
 
 		for (uint32_t i = 0; i < th->nv; i++) {
 			const struct cp_tvert *v = &th->v[i];
+			const struct cp_targ *a = &th->a[i];
 			struct cp_trace_obj *o;
 			struct cp_trace_pub *pb;
 
@@ -277,7 +280,7 @@ static int sort_sparse(struct cp_trd *r)
 				for (uint32_t j = 0; j < o->npub; j++)
 					t->pub[o->pub_off + j].seq = 0;
 			pb = &t->pub[o->pub_off + o->nfilled++];
-			pb->seq = v->arg;
+			pb->seq = a->arg;
 			pb->tid = tid;
 			pb->vi = i;
 		}
@@ -298,7 +301,8 @@ static int sort_sparse(struct cp_trd *r)
 					 "object %" PRIu32 " publishes sequence %" PRIu64 " twice",
 					 o, pb[i].seq))
 				return -1;
-			cp_trd_inert(&t->threads[pb[i].tid].v[pb[i].vi]);
+			cp_trd_inert(&t->threads[pb[i].tid].v[pb[i].vi],
+				     &t->threads[pb[i].tid].a[pb[i].vi]);
 			t->objs[o].npub--;
 			t->npub--;
 		}
@@ -317,17 +321,18 @@ static int check_consumes(struct cp_trd *r)
 
 		for (uint32_t i = 0; i < th->nv; i++) {
 			struct cp_tvert *v = &th->v[i];
+			struct cp_targ *a = &th->a[i];
 
-			if (cp_tvert_kind(v) != CP_EV_CONSUME || !v->cnt)
+			if (cp_tvert_kind(v) != CP_EV_CONSUME || !a->cnt)
 				continue;
-			if (cp_trace_find_pub(t, v->obj, v->arg, v->cnt))
+			if (cp_trace_find_pub(t, v->obj, a->arg, a->cnt))
 				continue;
 			if (cp_trd_vnote(r, tid, i,
 					 "taken to depend on nothing",
 					 "CONSUME of object %" PRIu32 " sequences %" PRIu64 "..%" PRIu64 " without a matching PUBLISH",
-					 v->obj, v->arg, v->arg + v->cnt - 1))
+					 v->obj, a->arg, a->arg + a->cnt - 1))
 				return -1;
-			v->cnt = 0;
+			a->cnt = 0;
 		}
 	}
 	return 0;
@@ -364,17 +369,18 @@ static int synth_strings(struct cp_trd *r)
 
 		for (uint32_t i = 0; i < th->nv; i++) {
 			const struct cp_tvert *v = &th->v[i];
+			const struct cp_targ *a = &th->a[i];
 			unsigned kind = cp_tvert_kind(v);
 
 			if (kind != CP_EV_REGION_BEGIN &&
 			    kind != CP_EV_REGION_END)
 				continue;
-			if (cp_trace_string(t, (uint32_t)v->arg))
+			if (cp_trace_string(t, (uint32_t)a->arg))
 				continue;
 			if (cp_grow((void **)&ids, sizeof(*ids), &cap_ids,
 					n + 1))
 				goto out;
-			ids[n++] = (uint32_t)v->arg;
+			ids[n++] = (uint32_t)a->arg;
 		}
 	}
 	if (!n)
@@ -448,10 +454,11 @@ static int cover_created(struct cp_trd *r)
 	for (uint32_t tid = 0; tid < t->nthreads; tid++)
 		for (uint32_t i = 0; i < t->threads[tid].nv; i++) {
 			const struct cp_tvert *v = &t->threads[tid].v[i];
+			const struct cp_targ *a = &t->threads[tid].a[i];
 
 			if (cp_tvert_kind(v) == CP_EV_THREAD_CREATE &&
-			    v->arg >= n && v->arg < bound)
-				n = (uint32_t)v->arg + 1;
+			    a->arg >= n && a->arg < bound)
+				n = (uint32_t)a->arg + 1;
 		}
 	if (n == t->nthreads)
 		return 0;
@@ -471,25 +478,26 @@ static int link_start(struct cp_trd *r, uint32_t tid, uint32_t i)
 	struct cp_trace *t = r->t;
 	struct cp_trace_thread *th = &t->threads[tid];
 	struct cp_tvert *v = &th->v[i];
+	struct cp_targ *a = &th->a[i];
 
 	if (i != 0) {
 		if (cp_trd_vnote(r, tid, i, "made inert",
 				 "second THREAD_START in thread %" PRIu32, tid))
 			return -1;
-		cp_trd_inert(v);
+		cp_trd_inert(v, a);
 		return 0;
 	}
-	if (!v->arg)
+	if (!a->arg)
 		return 0;
-	if (v->arg - 1 >= t->nthreads || v->arg - 1 == tid) {
+	if (a->arg - 1 >= t->nthreads || a->arg - 1 == tid) {
 		if (cp_trd_vnote(r, tid, i, "taken as parentless",
 				 "thread %" PRIu32 " started by unknown thread %" PRIu64,
-				 tid, v->arg - 1))
+				 tid, a->arg - 1))
 			return -1;
-		v->arg = 0;
+		a->arg = 0;
 		return 0;
 	}
-	th->parent = (uint32_t)(v->arg - 1);
+	th->parent = (uint32_t)(a->arg - 1);
 	return 0;
 }
 
@@ -499,26 +507,27 @@ static int link_child(struct cp_trd *r, uint32_t tid, uint32_t i)
 {
 	struct cp_trace *t = r->t;
 	struct cp_tvert *v = &t->threads[tid].v[i];
+	struct cp_targ *a = &t->threads[tid].a[i];
 	bool create = cp_tvert_kind(v) == CP_EV_THREAD_CREATE;
 	struct cp_trace_thread *c;
 
-	if (v->arg >= t->nthreads || v->arg == tid) {
+	if (a->arg >= t->nthreads || a->arg == tid) {
 		if (cp_trd_vnote(r, tid, i, "made inert",
 				 "%s of unknown thread %" PRIu64,
 				 create ? "THREAD_CREATE" : "THREAD_JOIN",
-				 v->arg))
+				 a->arg))
 			return -1;
-		cp_trd_inert(v);
+		cp_trd_inert(v, a);
 		return 0;
 	}
 	if (!create)
 		return 0;
-	c = &t->threads[v->arg];
+	c = &t->threads[a->arg];
 	if (c->create_v != UINT32_MAX) {
 		if (cp_trd_vnote(r, tid, i, "made inert",
-				 "thread %" PRIu64 " created twice", v->arg))
+				 "thread %" PRIu64 " created twice", a->arg))
 			return -1;
-		cp_trd_inert(v);
+		cp_trd_inert(v, a);
 		return 0;
 	}
 	c->create_v = i;
@@ -552,7 +561,8 @@ static int link_threads(struct cp_trd *r)
 						 "thread %" PRIu32 " has events after THREAD_EXIT",
 						 tid))
 					return -1;
-				cp_trd_inert(&th->v[th->exit_v]);
+				cp_trd_inert(&th->v[th->exit_v],
+					     &th->a[th->exit_v]);
 				th->exit_v = UINT32_MAX;
 			}
 			if (kind == CP_EV_THREAD_START)
@@ -593,13 +603,13 @@ static int check_parents(struct cp_trd *r)
 		p = &t->threads[th->parent];
 		if (th->create_v == UINT32_MAX || th->create_v >= p->nv ||
 		    cp_tvert_kind(&p->v[th->create_v]) != CP_EV_THREAD_CREATE ||
-		    p->v[th->create_v].arg != tid) {
+		    p->a[th->create_v].arg != tid) {
 			if (cp_trd_vnote(r, tid, 0, "taken as parentless",
 					 "thread %" PRIu32 " started by thread %" PRIu32 ", which has no THREAD_CREATE of it",
 					 tid, th->parent))
 				return -1;
 			th->parent = UINT32_MAX;
-			th->v[0].arg = 0;
+			th->a[0].arg = 0;
 		}
 	}
 	return 0;
@@ -610,7 +620,8 @@ static int check_parents(struct cp_trd *r)
 static int check_join(struct cp_trd *r, uint32_t tid, uint32_t i)
 {
 	struct cp_tvert *v = &r->t->threads[tid].v[i];
-	struct cp_trace_thread *c = &r->t->threads[v->arg];
+	struct cp_targ *a = &r->t->threads[tid].a[i];
+	struct cp_trace_thread *c = &r->t->threads[a->arg];
 
 	/* (an exit seen before a later cut of the child's events counts as
 	 * missing) */
@@ -619,12 +630,12 @@ static int check_join(struct cp_trd *r, uint32_t tid, uint32_t i)
 	if (cp_trd_vnote(r, tid, i, c->nv ? "the child taken to end at its "
 			 "last event" : "made inert",
 			 "THREAD_JOIN of thread %" PRIu64 ", which has no THREAD_EXIT",
-			 v->arg))
+			 a->arg))
 		return -1;
 	if (c->nv)
 		c->exit_v = c->nv - 1;
 	else
-		cp_trd_inert(v);
+		cp_trd_inert(v, a);
 	return 0;
 }
 
@@ -643,8 +654,9 @@ static int check_nesting(struct cp_trd *r, uint32_t tid, uint64_t **stack,
 
 	for (uint32_t i = 0; i < th->nv; i++) {
 		struct cp_tvert *v = &th->v[i];
+		struct cp_targ *a = &th->a[i];
 		unsigned kind = cp_tvert_kind(v);
-		uint64_t tag = kind == CP_EV_REGION_END ? v->arg + 1 : 0;
+		uint64_t tag = kind == CP_EV_REGION_END ? a->arg + 1 : 0;
 
 		switch (kind) {
 		case CP_EV_THREAD_JOIN:
@@ -658,7 +670,7 @@ static int check_nesting(struct cp_trd *r, uint32_t tid, uint64_t **stack,
 				return cp_trd_fail(r, 0, "out of memory");
 			/* 0: a procedure; id + 1: a region */
 			(*stack)[depth++] = kind == CP_EV_ENTER ? 0 :
-					    v->arg + 1;
+					    a->arg + 1;
 			break;
 		case CP_EV_LEAVE:
 		case CP_EV_REGION_END:
@@ -674,9 +686,9 @@ static int check_nesting(struct cp_trd *r, uint32_t tid, uint64_t **stack,
 					 tid) :
 			    cp_trd_vnote(r, tid, i, "made inert",
 					 "REGION_END of region %" PRIu64 " that is not open in thread %" PRIu32,
-					 v->arg, tid))
+					 a->arg, tid))
 				return -1;
-			cp_trd_inert(v);
+			cp_trd_inert(v, a);
 			break;
 		default:
 			break;

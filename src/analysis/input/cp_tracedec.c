@@ -119,17 +119,26 @@ const char *cp_trd_decode_event(const uint8_t **pp, const uint8_t *end,
 
 /* ---- pass 2: decoding --------------------------------------------- */
 
-/*
- * Salvage: make vertex @v inert, a FAIL of no object that keeps its time
- * and its WAIT flag, so the thread's own edges weigh what they did and
- * nothing depends on it.
- */
-void cp_trd_inert(struct cp_tvert *v)
+/* The op of an inert vertex that had op @op: a FAIL that keeps WAIT. */
+static uint8_t inert_op(uint8_t op)
 {
-	v->op = (uint8_t)(CP_EV_FAIL | (v->op & CP_EVF_WAIT));
+	return (uint8_t)(CP_EV_FAIL | (op & CP_EVF_WAIT));
+}
+
+void cp_trd_inert(struct cp_tvert *v, struct cp_targ *a)
+{
+	v->op = inert_op(v->op);
 	v->obj = 0;
-	v->arg = 0;
-	v->cnt = 0;
+	a->arg = 0;
+	a->cnt = 0;
+}
+
+void cp_trd_inert_ev(struct cp_tev *e)
+{
+	e->op = inert_op(e->op);
+	e->obj = 0;
+	e->arg = 0;
+	e->cnt = 0;
 }
 
 /*
@@ -146,7 +155,7 @@ static int cut_thread(struct cp_trd *r, uint32_t tid, size_t off,
 	return 0;
 }
 
-const char *cp_trd_payload(struct cp_tvert *v, unsigned k,
+const char *cp_trd_payload(struct cp_tev *v, unsigned k,
 				  const struct cp_trd_ev *ev,
 				  uint64_t *prev_addr, char *why, size_t whylen)
 {
@@ -262,22 +271,20 @@ static int add_vertex(struct cp_trd *r, struct cp_trace_thread *th,
 		      const struct cp_trd_ev *ev, size_t off, uint64_t ts,
 		      uint64_t wall, uint64_t *prev_addr)
 {
-	struct cp_tvert *v = &th->v[th->nv];
+	struct cp_tev e = { .ts = ts, .op = ev->op };
 	unsigned k = ev->op & CP_EV_KIND_MASK;
 	char whybuf[200];
 	const char *why;
 
-	v->ts = ts;
-	v->op = ev->op;
-	v->obj = 0;
-	v->cnt = 0;
-	v->arg = 0;
-	why = cp_trd_payload(v, k, ev, prev_addr, whybuf, sizeof(whybuf));
+	why = cp_trd_payload(&e, k, ev, prev_addr, whybuf, sizeof(whybuf));
 	if (why) {
 		if (cp_trd_note(r, off, "made inert", "%s", why))
 			return -1;
-		cp_trd_inert(v);
+		cp_trd_inert_ev(&e);
 	}
+	th->v[th->nv] = (struct cp_tvert){ .ts = e.ts, .obj = e.obj,
+					   .op = e.op };
+	th->a[th->nv] = (struct cp_targ){ .arg = e.arg, .cnt = e.cnt };
 	if (k == CP_EV_CP_START || k == CP_EV_CP_STOP)
 		r->startstop = true;
 	if (th->wall)

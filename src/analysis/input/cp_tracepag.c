@@ -359,6 +359,7 @@ static int thread_segments(struct bld *b, uint32_t tid)
 	tp->segbase[tid] = tp->g.ne;
 	for (uint32_t i = 0; i < th->nv; i++) {
 		const struct cp_tvert *v = &th->v[i];
+		const struct cp_targ *a = &th->a[i];
 		unsigned kind = cp_tvert_kind(v);
 		uint32_t p;
 
@@ -384,14 +385,14 @@ static int thread_segments(struct bld *b, uint32_t tid)
 		switch (kind) {
 		case CP_EV_ENTER:
 		case CP_EV_REGION_BEGIN:
-			p = kind == CP_EV_ENTER ? proc_of_addr(b, v->arg)
-						: proc_of_region(b, v->arg);
+			p = kind == CP_EV_ENTER ? proc_of_addr(b, a->arg)
+						: proc_of_region(b, a->arg);
 			if (p == CP_HASH_NONE)
 				return -1;
 			ctx = cct_child(b, ctx, p);
 			if (ctx == CP_HASH_NONE ||
 			    push(b, &depth,
-				 kind == CP_EV_ENTER ? 0 : v->arg + 1, ctx))
+				 kind == CP_EV_ENTER ? 0 : a->arg + 1, ctx))
 				return -1;
 			break;
 		case CP_EV_LEAVE:
@@ -402,14 +403,14 @@ static int thread_segments(struct bld *b, uint32_t tid)
 			break;
 		case CP_EV_REGION_END:
 			for (j = depth;
-			     j > 0 && b->stack[j - 1].tag != v->arg + 1; j--)
+			     j > 0 && b->stack[j - 1].tag != a->arg + 1; j--)
 				;
 			depth = j ? j - 1 : 0;
 			ctx = depth ? b->stack[depth - 1].node : 0;
 			break;
 		case CP_TV_STACK:
 			/* sampled: no ENTER frames, the stack is the context */
-			ctx = node_of_stack(b, v->arg);
+			ctx = node_of_stack(b, a->arg);
 			if (ctx == CP_HASH_NONE)
 				return -1;
 			depth = 0;
@@ -431,17 +432,18 @@ static int thread_deps(struct bld *b, uint32_t tid)
 
 	for (uint32_t i = 0; i < th->nv; i++) {
 		const struct cp_tvert *v = &th->v[i];
+		const struct cp_targ *a = &th->a[i];
 		const struct cp_trace_pub *pb;
 		uint32_t hub, c;
 
 		switch (cp_tvert_kind(v)) {
 		case CP_EV_CONSUME:
-			if (!v->cnt)
+			if (!a->cnt)
 				break;
-			pb = cp_trace_find_pub(t, v->obj, v->arg, v->cnt);
+			pb = cp_trace_find_pub(t, v->obj, a->arg, a->cnt);
 			if (!pb)
 				return -1;	/* the reader checked */
-			if (v->cnt == 1) {
+			if (a->cnt == 1) {
 				if (edge(b, tp->vbase[pb->tid] + pb->vi, vb + i,
 					 0, CP_TE_DEP, tid, 0, v->obj,
 					 pb->tid))
@@ -450,15 +452,15 @@ static int thread_deps(struct bld *b, uint32_t tid)
 				break;
 			}
 			hub = cp_map2_get(&b->hubs,
-					  (uint64_t)v->obj << 32 | v->cnt,
-					  v->arg);
+					  (uint64_t)v->obj << 32 | a->cnt,
+					  a->arg);
 			if (hub == CP_HASH_NONE)
 				return -1;	/* count_edges made them all */
 			if (!tp->hubs[hub].nin) {
 				tp->hubs[hub] = (struct cp_tracepag_hub){
-					v->obj, tp->g.ne, v->cnt };
+					v->obj, tp->g.ne, a->cnt };
 				hub += b->hub0;
-				for (c = 0; c < v->cnt; c++)
+				for (c = 0; c < a->cnt; c++)
 					if (edge(b, tp->vbase[pb[c].tid] +
 						 pb[c].vi, hub, 0, CP_TE_AUX,
 						 CP_PAG_NONE, 0, v->obj,
@@ -473,7 +475,7 @@ static int thread_deps(struct bld *b, uint32_t tid)
 			tp->ndep++;
 			break;
 		case CP_EV_THREAD_JOIN:
-			c = (uint32_t)v->arg;
+			c = (uint32_t)a->arg;
 			if (edge(b, tp->vbase[c] + t->threads[c].exit_v, vb + i,
 				 0, CP_TE_DEP, tid, 0, 0, c))
 				return -1;
@@ -520,23 +522,24 @@ static int count_edges(struct bld *b, uint64_t *nedges)
 		n += th->nv - 1 + 2;	/* segments, source or create, sink */
 		for (uint32_t i = 0; i < th->nv; i++) {
 			const struct cp_tvert *v = &th->v[i];
+			const struct cp_targ *a = &th->a[i];
 			uint64_t key;
 
 			if (cp_tvert_kind(v) == CP_EV_THREAD_JOIN) {
 				n++;
 				continue;
 			}
-			if (cp_tvert_kind(v) != CP_EV_CONSUME || !v->cnt)
+			if (cp_tvert_kind(v) != CP_EV_CONSUME || !a->cnt)
 				continue;
 			n++;
-			if (v->cnt == 1)
+			if (a->cnt == 1)
 				continue;
-			key = (uint64_t)v->obj << 32 | v->cnt;
-			if (cp_map2_get(&b->hubs, key, v->arg) != CP_HASH_NONE)
+			key = (uint64_t)v->obj << 32 | a->cnt;
+			if (cp_map2_get(&b->hubs, key, a->arg) != CP_HASH_NONE)
 				continue;
-			if (cp_map2_put(&b->hubs, key, v->arg, b->tp->nhub++))
+			if (cp_map2_put(&b->hubs, key, a->arg, b->tp->nhub++))
 				return -1;
-			n += v->cnt;
+			n += a->cnt;
 		}
 	}
 	*nedges = n;

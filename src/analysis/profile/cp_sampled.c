@@ -245,25 +245,29 @@ static bool is_proc_event(unsigned k)
 /* Output of one thread's rewrite. */
 struct out {
 	struct cp_tvert *v;
+	struct cp_targ *a;
 	uint64_t *wall;
 	uint32_t n, cap;
 };
 
-static int put(struct out *o, const struct cp_tvert *v, uint64_t wall,
-	       bool hasw)
+static int put(struct out *o, const struct cp_tvert *v,
+	       const struct cp_targ *a, uint64_t wall, bool hasw)
 {
 	if (o->n == o->cap) {
-		uint32_t cw = o->cap;
+		uint32_t cw = o->cap, ca = o->cap;
 
 		/* n stays below UINT32_MAX - 2, as a vertex index must */
 		if (o->n >= UINT32_MAX - 3 ||
 		    (hasw && cp_grow32((void **)&o->wall, sizeof(*o->wall),
 				       &cw, (uint64_t)o->n + 1)) ||
+		    cp_grow32((void **)&o->a, sizeof(*o->a), &ca,
+			      (uint64_t)o->n + 1) ||
 		    cp_grow32((void **)&o->v, sizeof(*o->v), &o->cap,
 			      (uint64_t)o->n + 1))
 			return -1;
 	}
 	o->v[o->n] = *v;
+	o->a[o->n] = *a;
 	if (hasw)
 		o->wall[o->n] = wall;
 	o->n++;
@@ -424,15 +428,17 @@ static int rw_emit(struct rw *w)
 	 * (put() grows by doubling, which would touch twice the memory) */
 	if (!w->o.cap && most + 1 < UINT32_MAX - 3) {
 		w->o.v = cp_big_malloc(sizeof(*w->o.v) * (most + 1));
+		w->o.a = cp_big_malloc(sizeof(*w->o.a) * (most + 1));
 		if (w->hasw)
 			w->o.wall = cp_big_malloc(sizeof(*w->o.wall) *
 						  (most + 1));
-		if (!w->o.v || (w->hasw && !w->o.wall))
+		if (!w->o.v || !w->o.a || (w->hasw && !w->o.wall))
 			return -1;
 		w->o.cap = (uint32_t)most + 1;
 	}
 	for (uint32_t j = 0; j < w->nk; j++) {
 		const struct cp_tvert *v = &th->v[w->keep[j]];
+		const struct cp_targ *va = &th->a[w->keep[j]];
 
 		for (; j > 0 && k < w->k1; k++) {
 			if (!smp[k].used)
@@ -443,10 +449,10 @@ static int rw_emit(struct rw *w)
 			if (w->a->sid[k] != cur) {
 				struct cp_tvert sw = {
 					.ts = ts, .op = CP_TV_STACK,
-					.arg = w->a->sid[k],
 				};
+				struct cp_targ swa = { .arg = w->a->sid[k] };
 
-				if (put(&w->o, &sw, w->hasw ? wall_at(th,
+				if (put(&w->o, &sw, &swa, w->hasw ? wall_at(th,
 					w->keep[tj - 1], w->keep[tj], ts) : 0,
 					w->hasw))
 					return -1;
@@ -457,7 +463,8 @@ static int rw_emit(struct rw *w)
 			prev = k;
 		}
 		w->a->map[w->tid][w->keep[j]] = w->o.n;
-		if (put(&w->o, v, w->hasw ? th->wall[w->keep[j]] : 0, w->hasw))
+		if (put(&w->o, v, va, w->hasw ? th->wall[w->keep[j]] : 0,
+			w->hasw))
 			return -1;
 	}
 	return 0;
@@ -502,15 +509,19 @@ static int thread_rewrite(struct ap *a, uint32_t tid, struct rw_tally *n)
 		goto out;
 	rw_renumber(&w);
 	cp_big_free(th->v);
+	cp_big_free(th->a);
 	cp_big_free(th->wall);
 	th->v = w.o.v;
+	th->a = w.o.a;
 	th->wall = w.o.wall;
 	th->nv = w.o.n;
 	w.o.v = NULL;
+	w.o.a = NULL;
 	w.o.wall = NULL;
 	ret = 0;
 out:
 	cp_big_free(w.o.v);
+	cp_big_free(w.o.a);
 	cp_big_free(w.o.wall);
 	cp_big_free(w.keep);
 	cp_big_free(w.ub);
@@ -602,7 +613,7 @@ static void cp_sampled_assert(const struct cp_trace *t)
 			if (th->v[i].ts < th->v[i - 1].ts ||
 			    (th->wall && th->wall[i] < th->wall[i - 1]) ||
 			    (cp_tvert_kind(&th->v[i]) == CP_TV_STACK &&
-			     th->v[i].arg >= s->nstacks))
+			     th->a[i].arg >= s->nstacks))
 				cp_die("sampled: vertex out of order");
 		if ((th->exit_v != UINT32_MAX &&
 		     cp_tvert_kind(&th->v[th->exit_v]) != CP_EV_THREAD_EXIT) ||

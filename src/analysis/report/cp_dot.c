@@ -29,12 +29,14 @@ static void dot_str(struct cp_wbuf *w, const char *s)
 	}
 }
 
-/* Label of trace vertex (@tid, @vi) into @buf. */
+/* Label of trace vertex (@tid, @vi) into @buf (reads its payload: the
+ * export keeps it). */
 static void event_label(const struct cp_tracepag *tp, uint32_t tid,
 			uint32_t vi, char *buf, size_t len)
 {
 	const struct cp_trace *t = tp->t;
 	const struct cp_tvert *v = &t->threads[tid].v[vi];
+	const struct cp_targ *a = &t->threads[tid].a[vi];
 	unsigned k = cp_tvert_kind(v);
 	char sym[64];
 	const char *s;
@@ -56,18 +58,18 @@ static void event_label(const struct cp_tracepag *tp, uint32_t tid,
 		break;
 	case CP_EV_ENTER:
 		snprintf(buf, len, "enter\n%s",
-			 cp_trace_sym_name(t, v->arg, sym, sizeof(sym)));
+			 cp_trace_sym_name(t, a->arg, sym, sizeof(sym)));
 		return;
 	case CP_EV_REGION_BEGIN:
 	case CP_EV_REGION_END:
-		s = cp_trace_string(t, (uint32_t)v->arg);
+		s = cp_trace_string(t, (uint32_t)a->arg);
 		snprintf(buf, len, "%s\n%s", k == CP_EV_REGION_BEGIN ?
 			 "begin" : "end", s ? s : "?");
 		return;
 	case CP_EV_THREAD_CREATE:
 	case CP_EV_THREAD_JOIN:
 		snprintf(buf, len, "%s\nT%" PRIu64, k == CP_EV_THREAD_CREATE ?
-			 "create" : "join", v->arg);
+			 "create" : "join", a->arg);
 		return;
 	default:
 		break;
