@@ -3,7 +3,8 @@
  * headers, and the budget it is held to.
  *
  * The model is linear in the events: PER_EVENT bytes each for the decoded
- * vertices (28 bytes), the graph's edge arrays and attributes (about 24:
+ * vertices (16 bytes, and 12 of payload that most verbs drop once the
+ * graph is built), the graph's edge arrays and attributes (about 24:
  * 1.5 edges of 12 bytes plus a kind, and a tail and a calling context for
  * the 1 in 1.5 that are segments), its adjacency (about 24:
  * 12 bytes per vertex and 8 per edge), the critical path method (18),
@@ -12,8 +13,8 @@
  * rows per block); the publish table (8) while the graph is built, plus
  * the file itself, whose mapped pages count while it is read.  PER_EVENT
  * is above the largest peak measured per event over the verbs (`cpt
- * report` with sampled procedures on a lock-heavy trace: about 109 bytes
- * an event at 2*10^7 events, 152 at 10^6, where the symbolizer's fixed
+ * report` with sampled procedures on a lock-heavy trace: about 93 bytes
+ * an event at 2*10^7 events, 133 at 10^6, where the symbolizer's fixed
  * 20-30 MB weigh more, the file's 6 bytes an event covering the rest;
  * paths, what-if and export less), so the estimate errs high rather than
  * low.
