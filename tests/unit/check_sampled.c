@@ -603,6 +603,195 @@ START_TEST(test_samples_damaged_never_crash)
 }
 END_TEST
 
+/*
+ * The rewrite's three ways, checked by what they must keep rather than by
+ * hand: switches into a thread's arrays in place (every vertex kept, the
+ * arrays large enough for their blocks to have room: cp_big_size), into
+ * new arrays (small arrays), and into new arrays with a map (procedure
+ * events dropped).  T0 creates T1, both take one mutex @pairs times, T0
+ * joins T1; random samples on both (4 procedures, stacks 1 to 3 deep).
+ * With @procs, T1 calls a procedure around every tenth lock.  Under the
+ * cpu clock the vertices carry wall times too.
+ */
+static void build_rewrite(struct synth *s, uint32_t clock, uint32_t pairs,
+			  bool procs)
+{
+	uint64_t rng = 7;
+	uint32_t m;
+
+	synth_init(s);
+	s->clock = clock;
+	s->hasw = clock == CP_CLOCK_CPU;	/* wall times beside */
+	symbols(s);
+	synth_start(s, 0, -1);
+	m = synth_obj(s, 0, CP_OBJ_MUTEX, 0);
+	synth_create(s, 0, 10, 1);
+	synth_start(s, 1, 0);
+	for (uint32_t i = 0; i < pairs; i++) {
+		for (uint32_t tid = 0; tid < 2; tid++) {
+			if (procs && tid == 1 && i % 10 == 0)
+				synth_enter(s, 1, 1, F);
+			synth_lock(s, tid, 3, tid ? 2 : 0, m);
+			synth_unlock(s, tid, 5, m);
+			if (procs && tid == 1 && i % 10 == 0)
+				synth_leave(s, 1, 1);
+		}
+	}
+	synth_exit(s, 1, 10);
+	synth_join(s, 0, 10, true, 1);
+	synth_exit(s, 0, 10);
+	synth_random_samples(s, &rng, 300, 4);
+}
+
+/* Vertex @i of @a and vertex @j of @b are the same event. */
+static bool same_vertex(const struct cp_trace_thread *a, uint32_t i,
+			const struct cp_trace_thread *b, uint32_t j)
+{
+	return a->v[i].ts == b->v[j].ts && a->v[i].obj == b->v[j].obj &&
+	       a->v[i].op == b->v[j].op && a->a[i].arg == b->a[j].arg &&
+	       a->a[i].cnt == b->a[j].cnt &&
+	       (!a->wall || a->wall[i] == b->wall[j]);
+}
+
+/* The stack current right after vertex @i of @th: the last switch's. */
+static uint64_t stack_at(const struct cp_trace_thread *th, uint32_t i)
+{
+	for (; i < th->nv; i--)
+		if (cp_tvert_kind(&th->v[i]) == CP_TV_STACK)
+			return th->a[i].arg;
+	return UINT64_MAX;
+}
+
+/* The sample's stack, its PCs' innermost procedure: 0x1000 + 0x100 i. */
+static uint64_t sample_leaf(const struct cp_samples *sm, uint64_t k)
+{
+	return sm->pcs[sm->s[k].pc_off] & ~(uint64_t)0xff;
+}
+
+/*
+ * @x (rewritten) against @r (the same trace as read): with the switches
+ * taken out, each thread holds @r's vertices but procedure events, in
+ * order; the cross references name the same events; each used sample
+ * closes on a vertex at or after its time and sits on a stack that
+ * samples of another innermost procedure never share.
+ */
+static void check_rewrite(const struct cp_trace *x, const struct cp_trace *r)
+{
+	const struct cp_samples *sm = x->samples;
+	uint64_t *stk;	/* [n] a used sample's stack */
+
+	for (uint32_t tid = 0; tid < x->nthreads; tid++) {
+		const struct cp_trace_thread *a = &x->threads[tid];
+		const struct cp_trace_thread *b = &r->threads[tid];
+		uint32_t i = 0, nsw = 0;
+
+		for (uint32_t j = 0; j < b->nv; j++) {
+			unsigned k = cp_tvert_kind(&b->v[j]);
+
+			if (k == CP_EV_ENTER || k == CP_EV_LEAVE)
+				continue;
+			for (; i < a->nv &&
+			       cp_tvert_kind(&a->v[i]) == CP_TV_STACK; i++)
+				nsw++;
+			if (i >= a->nv || !same_vertex(a, i, b, j))
+				ck_abort_msg("T%u: vertex %u is not read "
+					     "vertex %u", tid, i, j);
+			if (j == b->exit_v && a->exit_v != i)
+				ck_abort_msg("T%u: exit at %u, not %u", tid,
+					     a->exit_v, i);
+			i++;
+		}
+		ck_assert_msg(i == a->nv, "T%u: %u vertices after the last "
+			      "kept one", tid, a->nv - i);
+		ck_assert_msg(nsw > 1, "T%u: %u switches (clock %u, %u "
+			      "vertices, %" PRIu64 " used samples)", tid, nsw,
+			      x->clock, a->nv, sm->used);
+		if (a->create_v != UINT32_MAX)
+			ck_assert(same_vertex(&x->threads[a->parent],
+					      a->create_v,
+					      &r->threads[b->parent],
+					      b->create_v));
+	}
+	for (uint64_t p = 0; p < x->npub; p++)
+		if (!same_vertex(&x->threads[x->pub[p].tid], x->pub[p].vi,
+				 &r->threads[r->pub[p].tid], r->pub[p].vi))
+			ck_abort_msg("publish %" PRIu64 " remapped wrong", p);
+	stk = malloc(sizeof(*stk) * (sm->n ? sm->n : 1));
+	ck_assert(stk);
+	for (uint64_t k = 0; k < sm->n; k++) {
+		const struct cp_trace_thread *th = &x->threads[sm->s[k].tid];
+		uint64_t t = x->clock == CP_CLOCK_CPU ? sm->s[k].cpu
+						       : sm->s[k].wall;
+
+		if (!sm->s[k].used)
+			continue;
+		if (sm->s[k].pos_v >= th->nv || th->v[sm->s[k].pos_v].ts < t ||
+		    th->v[sm->s[k].pos_v - 1].ts >= t)
+			ck_abort_msg("sample %" PRIu64 " closes on vertex %u",
+				     k, sm->s[k].pos_v);
+		stk[k] = stack_at(th, sm->s[k].ctx_v);
+	}
+	for (uint64_t k = 0; k < sm->n; k++)
+		for (uint64_t q = k + 1; sm->s[k].used && q < sm->n &&
+		     sm->s[q].tid == sm->s[k].tid; q++)
+			if (sm->s[q].used &&
+			    sample_leaf(sm, q) != sample_leaf(sm, k) &&
+			    stk[q] == stk[k])
+				ck_abort_msg("samples %" PRIu64 " and %" PRIu64
+					     " of other procedures on one "
+					     "stack", k, q);
+	free(stk);
+}
+
+/* Parse @s twice, rewrite one; @in_place[tid]: whether thread tid's
+ * arrays must be the ones read (its switches went in place) or new ones. */
+static void rewrite_case(struct synth *s, const bool in_place[2])
+{
+	struct cp_sampled_opts so = { .src = CP_PROCS_SAMPLED };
+	struct cp_trace x, r;
+	char err[256] = "";
+	uint8_t *buf;
+	size_t len = synth_encode(s, &buf);
+	const struct cp_tvert *v0[2];
+
+	ck_assert_msg(cp_trace_parse(&x, "x.cpt", buf, len, err,
+				     sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(cp_trace_parse(&r, "r.cpt", buf, len, err,
+				     sizeof(err)) == 0, "%s", err);
+	for (uint32_t tid = 0; tid < 2; tid++)
+		v0[tid] = x.threads[tid].v;
+	ck_assert_msg(cp_sampled_apply(&x, &so, err, sizeof(err)) == 1, "%s",
+		      err);
+	for (uint32_t tid = 0; tid < 2; tid++)
+		ck_assert_msg((x.threads[tid].v == v0[tid]) == in_place[tid],
+			      "T%u's switches %s in place", tid,
+			      in_place[tid] ? "not" : "went");
+	check_rewrite(&x, &r);
+	cp_trace_free(&x);
+	cp_trace_free(&r);
+	free(buf);
+	synth_free(s);
+}
+
+START_TEST(test_sampled_rewrite_three_ways)
+{
+	static const bool both[2] = { true, true }, none[2] = { false, false };
+	static const bool t0[2] = { true, false };
+	struct synth s;
+
+	/* 4*10^5 vertices a thread, 6*10^5 with wall times: every array a
+	 * large block */
+	build_rewrite(&s, CP_CLOCK_WALL, 100000, false);
+	rewrite_case(&s, both);
+	build_rewrite(&s, CP_CLOCK_CPU, 150000, false);
+	rewrite_case(&s, both);
+	build_rewrite(&s, CP_CLOCK_WALL, 500, false);	/* small arrays */
+	rewrite_case(&s, none);
+	build_rewrite(&s, CP_CLOCK_WALL, 100000, true);	/* T1 drops */
+	rewrite_case(&s, t0);
+}
+END_TEST
+
 static Suite *sampled_suite(void)
 {
 	Suite *s = suite_create("sampled");
@@ -615,6 +804,7 @@ static Suite *sampled_suite(void)
 	tcase_add_test(tc, test_sampled_two_threads_on_two_cores);
 	tcase_add_test(tc, test_sampled_two_threads_cpu_clock);
 	tcase_add_test(tc, test_sampled_agrees_with_instrumented);
+	tcase_add_test(tc, test_sampled_rewrite_three_ways);
 	tcase_add_test(tc, test_sampled_none_is_an_error);
 	tcase_add_test(tc, test_samples_corrupt_blocks);
 	tcase_add_test(tc, test_samples_corrupt_modules);

@@ -127,9 +127,14 @@ void *cp_big_calloc(size_t n, size_t size)
 	return p;
 }
 
+size_t cp_big_size(void *p)
+{
+	return p ? malloc_usable_size(p) : 0;
+}
+
 void *cp_big_realloc(void *p, size_t n)
 {
-	size_t old = p ? malloc_usable_size(p) : 0;
+	size_t old = cp_big_size(p);
 	void *q;
 
 	if (n < CP_BIGMEM_HUGE)

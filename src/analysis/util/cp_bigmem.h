@@ -34,6 +34,13 @@ void *cp_big_calloc(size_t n, size_t size);
 void *cp_big_realloc(void *p, size_t n);
 
 /*
+ * The bytes usable at @p, from any of these or from malloc: at least what
+ * was asked for, and a large block's whole size class (cp_bigmem.c), so
+ * an array may grow into it in place.  0 for NULL.
+ */
+size_t cp_big_size(void *p);
+
+/*
  * free(@p) for memory from any of these or from malloc: a large block is
  * kept for reuse by this thread (at most a few; the oldest is freed).
  */
