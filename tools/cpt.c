@@ -95,6 +95,13 @@ static int close_out(struct cpt_ctx *c)
 	return 0;
 }
 
+/* cpt help VERB: its usage and help on stdout; the exit code. */
+static int verb_help(const struct cpt_verb *v)
+{
+	printf("usage: %s\n  %s\n", v->usage, v->help);
+	return fflush(stdout) || ferror(stdout) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct cpt_ctx c;
@@ -118,8 +125,7 @@ int main(int argc, char **argv)
 			usage_all(stderr);
 			return 2;
 		}
-		printf("usage: %s\n  %s\n", v->usage, v->help);
-		return fflush(stdout) || ferror(stdout) ? 1 : 0;
+		return verb_help(v);
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("cpt (cpthread) %s\n", CP_VERSION);
@@ -144,6 +150,8 @@ int main(int argc, char **argv)
 	case CPT_CHILD:
 		return c.child_status;
 	case CPT_USAGE:
+		if (c.help)	/* cpt VERB ... --help: as cpt help VERB */
+			return verb_help(v);
 		fprintf(stderr, "cpt: %s\nusage: %s\n", c.err, v->usage);
 		return 2;
 	case CPT_BAD_INPUT:

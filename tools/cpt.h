@@ -44,6 +44,7 @@ struct cpt_ctx {
 	bool budget_checked;	/* the verb weighed the trace against the
 				 * budget and said what it chose: the
 				 * loader does not do it again */
+	bool help;		/* the verb's options held --help or -h */
 };
 
 /* Verbs: parse argv (argv[0] is the verb), do the work. */

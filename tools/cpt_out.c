@@ -94,6 +94,10 @@ int cpt_getopt(struct cpt_ctx *c, int argc, char **argv,
 		return '?';
 	}
 	if (id == '?') {
+		/* the verb stops on it as on any usage error; main() then
+		 * prints the verb's help and succeeds */
+		c->help = optopt == 'h' ||
+			  (!optopt && !strcmp(argv[optind - 1], "--help"));
 		if (optopt)
 			snprintf(c->err, sizeof(c->err),
 				 "unknown option '-%c'", optopt);

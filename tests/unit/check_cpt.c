@@ -518,6 +518,35 @@ START_TEST(test_cpt_usage_errors)
 }
 END_TEST
 
+/* cpt VERB --help (or -h, anywhere among its options) is cpt help VERB:
+ * the verb's usage and help on stdout, exit 0, nothing run. */
+START_TEST(test_cpt_verb_help)
+{
+	static const char *const cases[][5] = {
+		{ "report", "--help", NULL },
+		{ "report", "x.cpt", "-h", NULL },
+		{ "paths", "--k", "3", "--help", NULL },
+		{ "whatif", "--help", NULL },
+		{ "export", "-h", NULL },
+		{ "run", "--help", NULL },
+		{ "run", "--mode", "trace", "-h", NULL },
+	};
+	struct cpt_res r = { 0 };
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "usage: cpt %s ", cases[i][0]);
+		cpt_run(&r, tmpdir, cases[i]);
+		ck_assert_msg(r.status == 0 && !strncmp(r.out, want,
+							strlen(want)) &&
+			      count_lines(r.out) == 2 && !r.err[0],
+			      "case %zu: exit %d out '%s' err '%s'", i,
+			      r.status, r.out, r.err);
+	}
+}
+END_TEST
+
 START_TEST(test_cpt_bad_input_exit_1)
 {
 	struct cpt_res r = { 0 };
@@ -792,6 +821,7 @@ static Suite *cpt_suite(void)
 	tcase_add_test(tc, test_cpt_html_whatif_baseline);
 	tcase_add_test(tc, test_cpt_output_file);
 	tcase_add_test(tc, test_cpt_usage_errors);
+	tcase_add_test(tc, test_cpt_verb_help);
 	tcase_add_test(tc, test_cpt_bad_input_exit_1);
 	tcase_add_test(tc, test_cpt_corrupt_traces_never_crash);
 	tcase_add_test(tc, test_cpt_partial_trace_marked);
