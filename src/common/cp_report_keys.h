@@ -165,6 +165,8 @@
 #define CP_KEY_FILE		"file"
 #define CP_KEY_LINE		"line"
 #define CP_KEY_CALLERS		"callers"
+#define CP_KEY_MODULE		"module"
+#define CP_KEY_OFFSET		"offset"
 
 /*
  * Written by `cpt report` in streaming mode only (cp_stream.h), where the

@@ -380,12 +380,25 @@ static void json_object_counts(struct cp_emit *e, uint64_t ops,
 	cp_emit_u64(e, CP_KEY_CP_GAIN_NS, gain_ns);
 }
 
-/* An object's "site": its pc and the executable's function holding it
- * (null in a library), or null when unknown. */
+/* The executable's file name, without its directories. */
+static const char *exe_name(void)
+{
+	const char *exe = cp_symbols_exe(), *slash = strrchr(exe, '/');
+
+	return slash ? slash + 1 : exe;
+}
+
+/*
+ * An object's "site": its pc, the executable's function holding it (null
+ * in a library or a stripped executable), and in the executable its
+ * module and offset (the link-time address, what addr2line takes); null
+ * when unknown.
+ */
 static void json_site(struct cp_emit *e, uint64_t site)
 {
 	const char *fn = site ? cp_symbols_name_at(site) : NULL;
 	char pc[24];
+	uint64_t off;
 
 	if (!site) {
 		cp_emit_null(e, CP_KEY_SITE);
@@ -398,6 +411,11 @@ static void json_site(struct cp_emit *e, uint64_t site)
 		cp_emit_str(e, CP_KEY_FUNCTION, fn);
 	else
 		cp_emit_null(e, CP_KEY_FUNCTION);
+	if (cp_symbols_exe_offset(site, &off)) {
+		snprintf(pc, sizeof(pc), "0x%lx", (unsigned long)off);
+		cp_emit_str(e, CP_KEY_MODULE, exe_name());
+		cp_emit_str(e, CP_KEY_OFFSET, pc);
+	}
 	cp_emit_obj_end(e);
 }
 
@@ -532,7 +550,15 @@ static void write_stderr(struct summary *s)
 	if (s->ntop && cp_objstat_weight(&s->top[0])) {
 		const struct cp_objstat *r = &s->top[0];
 		const char *fn = r->site ? cp_symbols_name_at(r->site) : NULL;
+		char where[64];
+		uint64_t off;
 
+		/* a stripped executable's code by module and offset */
+		if (!fn && r->site && cp_symbols_exe_offset(r->site, &off)) {
+			snprintf(where, sizeof(where), "%.40s+0x%lx",
+				 exe_name(), (unsigned long)off);
+			fn = where;
+		}
 		fmt_s(a, sizeof(a), r->wait_ns);
 		sink_printf(o, "cpthread: most waited-on object: %s %u at 0x%lx "
 			    "%s%s%s(%lu ops, %s waiting)\n",

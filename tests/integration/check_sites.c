@@ -319,10 +319,25 @@ START_TEST(test_sites_static_none)
 }
 END_TEST
 
+/* Whether the ELF file @path is position-independent (ET_DYN). */
+static bool is_pie(const char *path)
+{
+	unsigned char h[18];
+	FILE *f = fopen(path, "rb");
+	bool pie = f && fread(h, 1, sizeof(h), f) == sizeof(h) &&
+		   h[16] == 3 && h[17] == 0;	/* e_type, little-endian */
+
+	if (f)
+		fclose(f);
+	return pie;
+}
+
 /*
  * Online, the exit report's objects name the executable's function each
  * was first used in (no lines: the runtime reads the symbol table only),
- * and its summary line names the most waited-on object's.
+ * the executable and the call's offset in it (its run-time address less
+ * one load bias for all, page-aligned, not 0 for a PIE), and its summary
+ * line names the most waited-on object's.
  */
 START_TEST(test_sites_online)
 {
@@ -330,6 +345,8 @@ START_TEST(test_sites_online)
 	struct cpt_errs errs;
 	json_t *o;
 	size_t i, n = 0;
+	unsigned long long bias0 = 0;
+	bool pie = is_pie(CPT_WL_DIR "/wl_sites");
 
 	cpt_errs_init(&errs);
 	ck_assert_int_eq(cpt_run_workload(&r, "sites", CPT_LINKED, NULL, NULL,
@@ -344,11 +361,28 @@ START_TEST(test_sites_online)
 		const char *fn = json_string_value(json_object_get(
 			json_object_get(o, "site"), "function"));
 
+		json_t *site = json_object_get(o, "site");
+		const char *mod = json_string_value(json_object_get(site,
+								    "module"));
+		const char *pc = json_string_value(json_object_get(site, "pc"));
+		const char *off = json_string_value(json_object_get(site,
+								    "offset"));
+		unsigned long long bias = pc && off ?
+			strtoull(pc, NULL, 16) - strtoull(off, NULL, 16) : 1;
+
 		n++;
 		if (!want || !fn || strcmp(fn, want))
 			cpt_errf(&errs, "online: %s object %zu first used in "
 				 "%s, expected %s", kind ? kind : "?", i,
 				 fn ? fn : "?", want ? want : "?");
+		if (n == 1)
+			bias0 = bias;
+		if (!mod || strcmp(mod, "wl_sites") || bias != bias0 ||
+		    bias % 4096 || (pie && !bias))
+			cpt_errf(&errs, "online: object %zu at %s is %s+%s "
+				 "(load bias %#llx, the first's %#llx)", i,
+				 pc ? pc : "?", mod ? mod : "?", off ? off : "?",
+				 bias, bias0);
 	}
 	if (n != 4)
 		cpt_errf(&errs, "online: %zu objects, expected 4", n);
