@@ -156,7 +156,7 @@ enum cpt_status cpt_cmd_run(struct cpt_ctx *c, int argc, char **argv)
 	const char *mode = NULL, *clock = NULL, *funcs = NULL;
 	const char *report = NULL, *trace = NULL;
 	bool exclusive = false;
-	char prog[4096], lib[4096];
+	char prog[4096], lib[4096], pid[24], cwd[4096];
 	int i, id;
 
 	/* "+": the options end at the program (or at "--") */
@@ -201,12 +201,16 @@ enum cpt_status cpt_cmd_run(struct cpt_ctx *c, int argc, char **argv)
 			 strerror(errno));
 		return CPT_BAD_INPUT;
 	}
+	/* the program execs in this process: its pid is ours */
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
 	if ((mode && setenv("CPTHREAD_MODE", mode, 1)) ||
 	    (clock && setenv("CPTHREAD_CLOCK", clock, 1)) ||
 	    (funcs && setenv("CPTHREAD_FUNCS", funcs, 1)) ||
 	    (exclusive && setenv("CPTHREAD_EXCLUSIVE", "1", 1)) ||
 	    (report && setenv("CPTHREAD_REPORT", report, 1)) ||
-	    (trace && setenv("CPTHREAD_TRACE", trace, 1))) {
+	    (trace && setenv("CPTHREAD_TRACE", trace, 1)) ||
+	    setenv("CPTHREAD_ROOT_PID", pid, 1) ||
+	    (getcwd(cwd, sizeof(cwd)) && setenv("CPTHREAD_ROOT_DIR", cwd, 1))) {
 		snprintf(c->err, sizeof(c->err), "setenv: %s", strerror(errno));
 		return CPT_BAD_INPUT;
 	}

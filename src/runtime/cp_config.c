@@ -176,6 +176,11 @@ void cp_config_load(struct cp_config *c)
 	load_sampling(c);
 	v = getenv("CPTHREAD_QUIET");
 	c->quiet = v && !strcmp(v, "1");
+	v = getenv("CPTHREAD_ROOT_PID");
+	c->root_pid = v ? strtol(v, NULL, 10) : 0;
+	v = getenv("CPTHREAD_ROOT_DIR");
+	snprintf(c->root_dir, sizeof(c->root_dir), "%s",
+		 v && v[0] == '/' ? v : "");
 	v = getenv("CPTHREAD_FOLLOW_SYMLINKS");
 	c->follow_symlinks = v && !strcmp(v, "1");
 	c->file_mode = 0600;

@@ -46,6 +46,11 @@ struct cp_config {
 					 * explicit path may be a symlink */
 	unsigned file_mode;		/* CPTHREAD_FILE_MODE: mode of new
 					 * files (0600; "umask": 0666) */
+	long root_pid;			/* CPTHREAD_ROOT_PID (cpt run sets
+					 * it): the process it started; 0 =
+					 * unset */
+	char root_dir[PATH_MAX];	/* CPTHREAD_ROOT_DIR (cpt run): its
+					 * working directory, or "" */
 };
 
 /* Parse the environment into @c; complaints go to stderr, one line each.

@@ -230,13 +230,19 @@ static const char *proc_source(unsigned i)
 	return "not found";
 }
 
+/* One thread and no synchronization object: nothing for the tracer. */
+static bool nothing_seen(const struct summary *s)
+{
+	return s->nobjects == 0 && s->nthreads <= 1;
+}
+
 /* Plain sentences for the cases where the numbers say little. */
 static void notes(struct summary *s, void (*say)(void *, const char *),
 		  void *arg)
 {
 	char line[400];
 
-	if (s->nobjects == 0 && s->nthreads <= 1)
+	if (nothing_seen(s))
 		say(arg, "No synchronization was seen: the critical path is "
 			 "simply the one thread's run time.");
 	if (s->elapsed < 1000000) {
@@ -575,7 +581,7 @@ static void write_stderr(struct summary *s)
 	cp_free(o);
 }
 
-void cp_report_write(struct cp_thread *caller)
+bool cp_report_write(struct cp_thread *caller)
 {
 	struct summary *s = cp_zalloc(sizeof(*s));
 	struct cp_path *final = path_new();
@@ -583,7 +589,7 @@ void cp_report_write(struct cp_thread *caller)
 	if (!s || !final) {
 		cp_free(s);
 		cp_free(final);
-		return;
+		return true;
 	}
 	(void)caller;		/* advanced by the exit path already */
 	cp_report_global(NULL, final);
@@ -617,6 +623,11 @@ void cp_report_write(struct cp_thread *caller)
 		for (uint32_t i = 0; i < n; i++)
 			cp_objstat_insert(s->top, &s->ntop, &gone[i]);
 	}
+	if (cp_rt.descendant && nothing_seen(s)) {
+		cp_free(s);
+		cp_free(final);
+		return false;
+	}
 
 	if (cp_rt.report_path[0]) {
 		int saved = errno;
@@ -640,4 +651,5 @@ void cp_report_write(struct cp_thread *caller)
 		write_stderr(s);
 	cp_free(s);
 	cp_free(final);
+	return true;
 }

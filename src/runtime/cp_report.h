@@ -28,9 +28,14 @@ void cp_report_sample(struct cp_thread *caller);
  * thread, guard raised. */
 void cp_report_freeze(struct cp_thread *caller);
 void cp_report_unfreeze(void);
-/* Exit: final result, stderr summary, JSON report.  Once; @caller (the
- * exiting thread) has already been advanced to its last event. */
-void cp_report_write(struct cp_thread *caller);
+/*
+ * Exit: final result, stderr summary, JSON report.  Once; @caller (the
+ * exiting thread) has already been advanced to its last event.  False,
+ * with nothing written, for a descendant process (cp_rt.descendant) that
+ * ran one thread and met no object: a script's commands under cpt run
+ * would otherwise each leave a report of nothing.
+ */
+bool cp_report_write(struct cp_thread *caller);
 /* Reset after fork in the child, single-threaded (the parent's samples
  * are left behind). */
 void cp_report_reset(void);

@@ -194,12 +194,30 @@ static bool path_writable(const char *path)
 	return access(dir, W_OK | X_OK) == 0;
 }
 
+/*
+ * A descendant's relative output path @p (@len bytes) made absolute in the
+ * directory cpt run started in: wherever the script went meanwhile, its
+ * files are beside the run's, and a program it execs after a cd finds its
+ * trace under the same name (cp_outfile.h).
+ */
+static void in_root_dir(char *p, size_t len)
+{
+	size_t d = strlen(cp_rt.cfg.root_dir), n = strlen(p);
+
+	if (!cp_rt.descendant || !d || p[0] == '/' || d + 1 + n >= len)
+		return;
+	memmove(p + d + 1, p, n + 1);
+	memcpy(p, cp_rt.cfg.root_dir, d);
+	p[d] = '/';
+}
+
 static void setup_outputs(bool child)
 {
 	int saved = errno;
 
 	cp_config_path(cp_rt.cfg.report_tmpl, "json", cp_rt.pid, child,
 		       cp_rt.report_path, sizeof(cp_rt.report_path));
+	in_root_dir(cp_rt.report_path, sizeof(cp_rt.report_path));
 	if (!path_writable(cp_rt.report_path)) {
 		cp_warn("CPTHREAD_REPORT: cannot write %s (%s); no JSON report "
 			"for this run", cp_rt.report_path, strerror(errno));
@@ -210,6 +228,7 @@ static void setup_outputs(bool child)
 	if (cp_rt.trace) {
 		cp_config_path(cp_rt.cfg.trace_tmpl, "cpt", cp_rt.pid, child,
 			       cp_rt.trace_path, sizeof(cp_rt.trace_path));
+		in_root_dir(cp_rt.trace_path, sizeof(cp_rt.trace_path));
 		int rc = cp_trace_open();
 
 		if (rc) {
@@ -308,7 +327,9 @@ static void cp_runtime_init(void)
 		cp_rt.start_realtime = (uint64_t)ts.tv_sec * 1000000000u +
 				       (uint64_t)ts.tv_nsec;
 	}
-	setup_outputs(false);
+	cp_rt.descendant = cp_rt.cfg.root_pid > 0 &&
+			   cp_rt.cfg.root_pid != cp_rt.pid;
+	setup_outputs(cp_rt.descendant);
 	cp_sampler_init();
 	pthread_key_create(&cp_exit_key, thread_key_destructor);
 	atomic_store(&cp_live, 1);
@@ -393,8 +414,9 @@ void cp_runtime_finish(void)
 				CP_CLOCK_CPU ? t->wall_now : UINT64_MAX));
 	}
 	cp_sampler_finish();
-	cp_report_write(t);
-	if (cp_rt.trace) {
+	if (!cp_report_write(t) && cp_rt.trace) {
+		cp_trace_discard();	/* a descendant that saw nothing */
+	} else if (cp_rt.trace) {
 		cp_sites_finish();
 		cp_trace_finish(cp_thread_all(), cp_report_length());
 	}
@@ -431,6 +453,7 @@ void cp_runtime_postfork_child(void)
 		return;
 	cp_rt.pid = getpid();
 	cp_rt.forked_child = true;
+	cp_rt.descendant = cp_rt.cfg.root_pid > 0;	/* not the root's pid */
 	cp_rt.start_wall = cp_clock_wall();
 	atomic_fetch_add(&cp_rt.gen, 1);
 	atomic_store(&cp_rt.next_tid, 0);

@@ -47,6 +47,10 @@ struct cp_runtime {
 	uint64_t start_wall;	/* cp_clock_wall() at start (~0) */
 	uint64_t start_realtime;
 	bool forked_child;
+	bool descendant;	/* not the process cpt run started, but one
+				 * it ran (a script's commands...): its files
+				 * carry its pid, and when it saw nothing (one
+				 * thread, no object) it leaves none */
 	char report_path[PATH_MAX];	/* "" = no JSON report */
 	char trace_path[PATH_MAX];
 	int trace_fd;			/* -1 without a trace */

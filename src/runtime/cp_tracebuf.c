@@ -685,6 +685,29 @@ static void write_run_blocks(void)
 	cp_free(b.p);
 }
 
+void cp_trace_discard(void)
+{
+	int saved = errno;
+
+	char link[40], path[PATH_MAX];
+	ssize_t n;
+
+	if (cp_rt.trace_fd < 0)
+		return;
+	close_all();	/* no buffer writes to the descriptor after this */
+	/* the file by its descriptor: a relative name may point elsewhere
+	 * now that the program changed directory */
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", cp_rt.trace_fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n > 0 && path[0] == '/') {
+		path[n] = '\0';
+		unlink(path);
+	}
+	close(cp_rt.trace_fd);
+	cp_rt.trace_fd = -1;
+	errno = saved;
+}
+
 void cp_trace_finish(struct cp_thread *all, uint64_t online_len)
 {
 	struct cp_trace_end end = { 0 };

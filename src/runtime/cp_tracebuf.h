@@ -142,6 +142,10 @@ uint32_t cp_trace_string_id(const char *name);
  * Exit, single caller. */
 struct cp_thread;
 void cp_trace_finish(struct cp_thread *all, uint64_t online_len);
+/* Close the trace without finishing it and remove its file, silently
+ * (the process saw nothing worth a trace: cp_report_write).  Exit,
+ * single caller. */
+void cp_trace_discard(void);
 
 /*
  * Append one complete block of @type for thread @tid with the @n bytes at

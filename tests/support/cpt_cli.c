@@ -19,10 +19,12 @@
 #endif
 #define CPT CP_BINARY_DIR "/tools/cpt"
 
-void cpt_run(struct cpt_res *r, const char *dir, const char *const *args)
+static void run(struct cpt_res *r, const char *dir, bool chdir,
+		const char *const *args)
 {
 	const char *argv[64];
-	struct cp_child_spec spec = { .argv = argv, .dir = dir };
+	struct cp_child_spec spec = { .argv = argv, .dir = dir,
+				      .chdir = chdir };
 	struct cp_child c;
 	int n = 0;
 
@@ -37,6 +39,16 @@ void cpt_run(struct cpt_res *r, const char *dir, const char *const *args)
 	r->out = c.out;
 	r->err = c.err;
 	r->outlen = c.outlen;
+}
+
+void cpt_run(struct cpt_res *r, const char *dir, const char *const *args)
+{
+	run(r, dir, false, args);
+}
+
+void cpt_run_at(struct cpt_res *r, const char *dir, const char *const *args)
+{
+	run(r, dir, true, args);
 }
 
 void cpt_res_free(struct cpt_res *r)

@@ -23,6 +23,8 @@ struct cpt_res {
 /* Run cpt with @args (NULL-terminated, without argv[0], at most 62) in
  * directory @dir, which receives its stdout and stderr files. */
 void cpt_run(struct cpt_res *r, const char *dir, const char *const *args);
+/* The same, run with @dir as its working directory too. */
+void cpt_run_at(struct cpt_res *r, const char *dir, const char *const *args);
 
 /* Free @r's output and clear it (a cleared @r may be freed again). */
 void cpt_res_free(struct cpt_res *r);

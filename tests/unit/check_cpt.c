@@ -4,6 +4,7 @@
  * file, never a crash on corrupt or truncated input.
  */
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -751,7 +752,7 @@ START_TEST(test_cpt_run_env_and_status)
 		NULL,
 	};
 
-	cpt_run(&r, tmpdir, args);
+	cpt_run_at(&r, tmpdir, args);	/* its shell's trace there */
 	ck_assert_msg(r.status == 7, "exit %d err '%s'", r.status, r.err);
 }
 END_TEST
@@ -760,6 +761,85 @@ END_TEST
  * The whole chain: `cpt run` preloads the tracer into a plain workload in
  * trace mode; `cpt report` of the trace gives the online length exactly.
  */
+/* Files in @dir whose names end in @ext. */
+static unsigned count_files(const char *dir, const char *ext)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned n = 0;
+
+	ck_assert(d != NULL);
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name), k = strlen(ext);
+
+		n += l > k && !strcmp(e->d_name + l - k, ext);
+	}
+	closedir(d);
+	return n;
+}
+
+/* Times @needle occurs in @hay. */
+static unsigned count_str(const char *hay, const char *needle)
+{
+	unsigned n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+/*
+ * Under cpt run, the processes the program runs (a script's commands)
+ * leave no files and say nothing when they saw nothing (one thread, no
+ * object); one that ran threads reports under its own pid, and the
+ * process cpt run started reports whatever it saw.  A subshell changes
+ * directory: its file, made before, is still found and removed.
+ */
+START_TEST(test_cpt_run_descendants)
+{
+	static const struct {
+		const char *shell, *before, *after;	/* the script around
+							 * the workload */
+		unsigned files, summaries;
+	} cases[] = {
+		/* the commands see nothing, the workload is the root */
+		{ "/bin/sh", "(cd / && /bin/true); /bin/true; exec ", "", 1,
+		  1 },
+		/* the workload is a child; the root is bash, which ends by
+		 * exit(), or the last command it execs (dash would _exit:
+		 * a trace cut short, no report) */
+		{ "/bin/bash", "/bin/true; ", "; /bin/true", 2, 2 },
+	};
+	char prog[400], script[600], dir[300];
+	struct cpt_res r = { 0 };
+
+	snprintf(prog, sizeof(prog), CP_BINARY_DIR
+		 "/tests/workloads/wl_mutex_plain");
+	unsetenv("CPTHREAD_QUIET");
+	unsetenv("CPTHREAD_TRACE");
+	unsetenv("CPTHREAD_REPORT");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *args[] = { "run", "--mode", "trace", "--",
+				       cases[i].shell, "-c", script, NULL };
+
+		snprintf(script, sizeof(script), "%s%s%s", cases[i].before,
+			 prog, cases[i].after);
+		cpt_tmpdir(dir, sizeof(dir), "cpt_desc");
+		cpt_run_at(&r, dir, args);
+		ck_assert_msg(r.status == 0, "case %zu: exit %d err '%s'", i,
+			      r.status, r.err);
+		ck_assert_msg(count_files(dir, ".cpt") == cases[i].files &&
+			      count_files(dir, ".json") == cases[i].files &&
+			      count_str(r.err, "cpthread: critical path") ==
+			      cases[i].summaries, "case %zu: %u traces, %u "
+			      "reports, stderr '%s'", i,
+			      count_files(dir, ".cpt"),
+			      count_files(dir, ".json"), r.err);
+		cpt_rmdir(dir);
+	}
+}
+END_TEST
+
 START_TEST(test_cpt_run_trace_matches_online)
 {
 	static const char *const wl[] = { "wl_mutex_plain", "wl_barrier_plain",
@@ -827,6 +907,7 @@ static Suite *cpt_suite(void)
 	tcase_add_test(tc, test_cpt_partial_trace_marked);
 	tcase_add_test(tc, test_cpt_run_env_and_status);
 	tcase_add_test(tc, test_cpt_run_trace_matches_online);
+	tcase_add_test(tc, test_cpt_run_descendants);
 	suite_add_tcase(s, tc);
 	return s;
 }
