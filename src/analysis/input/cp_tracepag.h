@@ -31,6 +31,7 @@
 #define CP_TRACEPAG_H
 
 #include "cp_pag.h"
+#include "cp_search.h"
 #include "cp_trace.h"
 
 enum cp_tedge_kind {
@@ -137,17 +138,7 @@ const char *cp_tracepag_edge_name(const struct cp_tracepag *tp, uint32_t e,
 static inline uint32_t cp_tracepag_owner(const uint32_t *base, uint32_t n,
 					 uint32_t x)
 {
-	uint32_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (base[mid] <= x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo - 1;
+	return cp_count_upto(base, n, x) - 1;
 }
 
 /* Thread of segment @e (< nseg). */

@@ -60,6 +60,7 @@
 #include "cp_hash.h"
 #include "cp_par.h"
 #include "cp_samples.h"
+#include "cp_search.h"
 #include "cp_symbolize.h"
 #include "cp_tracepag.h"
 
@@ -309,17 +310,7 @@ static uint32_t kept(const struct rw *w, uint32_t j)
  * placed before it or before an earlier kept vertex. */
 static uint32_t out_of_kept(const uint32_t *tj, uint32_t nsw, uint32_t j)
 {
-	uint32_t lo = 0, hi = nsw;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (tj[mid] <= j)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return j + lo;
+	return j + cp_count_upto(tj, nsw, j);
 }
 
 /* The sample's time on the thread's clock. */
