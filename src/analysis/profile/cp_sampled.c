@@ -290,7 +290,6 @@ struct rw {
 	uint64_t k0, k1;		/* its samples: s->s[k0..k1) */
 	uint32_t *keep, nk;		/* [nk] indices of kept vertices; NULL
 					 * when every vertex is kept */
-	uint64_t *ub;			/* [nk] useful time before kept j */
 	uint64_t *u;			/* [k1-k0] a used sample's useful time */
 	uint32_t *seg;			/* [k1-k0] its segment (kept j-1, j] */
 	struct rw_sw *sw;		/* [nsw] the switches, in order */
@@ -303,6 +302,28 @@ struct rw {
 static uint32_t kept(const struct rw *w, uint32_t j)
 {
 	return w->keep ? w->keep[j] : j;
+}
+
+/* A walk along the kept vertices with the thread's useful time before
+ * each: the samples come in time order, so no array of it is kept. */
+struct rw_walk {
+	uint32_t j;		/* a kept vertex */
+	uint64_t ub;		/* useful time before it */
+};
+
+/* The useful time of segment (kept @j-1, kept @j]: none in a wait. */
+static uint64_t seg_useful(const struct rw *w, uint32_t j)
+{
+	const struct cp_tvert *v = &w->th->v[kept(w, j)];
+
+	return cp_tvert_waits(v) ? 0 : v->ts - w->th->v[kept(w, j - 1)].ts;
+}
+
+/* Move @c on to the next kept vertex. */
+static void walk_next(const struct rw *w, struct rw_walk *c)
+{
+	c->j++;
+	c->ub += seg_useful(w, c->j);
 }
 
 /* Index of kept vertex @j in the rewritten thread, whose @nsw switches
@@ -319,8 +340,8 @@ static uint64_t sample_x(const struct cp_trace *t, const struct cp_sample *sm)
 	return t->clock == CP_CLOCK_CPU ? sm->cpu : sm->wall;
 }
 
-/* Allocate @w's arrays and find the kept vertices and their useful time
- * before.  Returns 0 or -1 (out of memory). */
+/* Allocate @w's arrays and find the kept vertices.  Returns 0 or -1 (out
+ * of memory). */
 static int rw_keep(struct rw *w, uint32_t ndrop)
 {
 	const struct cp_trace_thread *th = w->th;
@@ -336,17 +357,10 @@ static int rw_keep(struct rw *w, uint32_t ndrop)
 			if (!is_proc_event(cp_tvert_kind(&th->v[i])))
 				w->keep[w->nk++] = i;
 	}
-	w->ub = cp_big_malloc(nv * sizeof(*w->ub));
 	w->u = malloc(ns * sizeof(*w->u));
 	w->seg = malloc(ns * sizeof(*w->seg));
-	if (!w->ub || !w->u || !w->seg)
+	if (!w->u || !w->seg)
 		return -1;
-	for (uint32_t j = 0; j < w->nk; j++) {
-		const struct cp_tvert *v = &th->v[kept(w, j)];
-
-		w->ub[j] = j == 0 ? 0 : w->ub[j - 1] + (cp_tvert_waits(v) ? 0 :
-			   v->ts - th->v[kept(w, j - 1)].ts);
-	}
 	return 0;
 }
 
@@ -357,11 +371,12 @@ static void rw_place(struct rw *w)
 	const struct cp_trace_thread *th = w->th;
 	struct cp_samples *s = w->a->s;
 	struct rw_tally *n = w->n;
+	struct rw_walk c = { .j = 1, .ub = w->nk > 1 ? seg_useful(w, 1) : 0 };
 
 	for (uint64_t k = w->k0; k < w->k1; k++) {
 		struct cp_sample *sm = &s->s[k];
 		uint64_t x = sample_x(w->a->t, sm);
-		uint32_t lo = 1, hi = w->nk;
+		uint32_t lo;
 
 		sm->used = false;
 		if (w->nk < 2 || x <= th->v[kept(w, 0)].ts ||
@@ -369,14 +384,9 @@ static void rw_place(struct rw *w)
 			n->outside++;
 			continue;
 		}
-		while (lo < hi) {	/* first kept j with ts >= x */
-			uint32_t mid = lo + (hi - lo) / 2;
-
-			if (th->v[kept(w, mid)].ts >= x)
-				hi = mid;
-			else
-				lo = mid + 1;
-		}
+		while (th->v[kept(w, c.j)].ts < x)	/* first kept >= x */
+			walk_next(w, &c);
+		lo = c.j;
 		if (cp_tvert_waits(&th->v[kept(w, lo)])) {
 			n->in_wait++;
 			continue;
@@ -385,7 +395,7 @@ static void rw_place(struct rw *w)
 		n->used++;
 		n->used_weight += sm->weight;
 		w->seg[k - w->k0] = lo;
-		w->u[k - w->k0] = w->ub[lo - 1] +
+		w->u[k - w->k0] = c.ub - seg_useful(w, lo) +
 				  (x - th->v[kept(w, lo - 1)].ts);
 	}
 }
@@ -394,14 +404,14 @@ static void rw_place(struct rw *w)
  * Where the switch to used sample @k goes: the first used sample's at the
  * thread's first kept vertex, every other's at the midpoint of useful
  * time between it and the previous used sample @prev.  Sets *@ts and
- * returns the kept vertex it precedes.  *@tjp is the search's position
- * (the midpoints only grow, so it moves on).
+ * returns the kept vertex it precedes.  @c is the search's position, from
+ * kept vertex 1 (the midpoints only grow, so it moves on).
  */
 static uint32_t switch_at(const struct rw *w, uint64_t prev, uint64_t k,
-			  uint32_t *tjp, uint64_t *ts)
+			  struct rw_walk *c, uint64_t *ts)
 {
 	const struct cp_trace_thread *th = w->th;
-	uint64_t up, uk, m;
+	uint64_t up, uk, m, ub0;
 	uint32_t tj;
 
 	if (prev == UINT64_MAX) {
@@ -411,11 +421,11 @@ static uint32_t switch_at(const struct rw *w, uint64_t prev, uint64_t k,
 	up = w->u[prev - w->k0];
 	uk = w->u[k - w->k0];
 	m = up / 2 + uk / 2 + (up % 2 + uk % 2) / 2;
-	while (*tjp < w->nk - 1 && w->ub[*tjp] <= m)
-		(*tjp)++;
-	tj = *tjp;
-	*ts = th->v[kept(w, tj - 1)].ts +
-	      (m > w->ub[tj - 1] ? m - w->ub[tj - 1] : 0);
+	while (c->j < w->nk - 1 && c->ub <= m)
+		walk_next(w, c);
+	tj = c->j;
+	ub0 = c->ub - seg_useful(w, tj);	/* before kept tj - 1 */
+	*ts = th->v[kept(w, tj - 1)].ts + (m > ub0 ? m - ub0 : 0);
 	if (*ts > th->v[kept(w, tj)].ts)
 		*ts = th->v[kept(w, tj)].ts;
 	return tj;
@@ -446,12 +456,13 @@ static int rw_plan(struct rw *w)
 	const struct cp_trace_thread *th = w->th;
 	struct cp_sample *smp = w->a->s->s;
 	uint64_t prev = UINT64_MAX, ts;
-	uint32_t tjp = 1, cur = 0, tj;
+	uint32_t cur = 0, tj;
+	struct rw_walk c = { .j = 1, .ub = w->nk > 1 ? seg_useful(w, 1) : 0 };
 
 	for (uint64_t k = w->k0; k < w->k1; k++) {
 		if (!smp[k].used)
 			continue;
-		tj = switch_at(w, prev, k, &tjp, &ts);
+		tj = switch_at(w, prev, k, &c, &ts);
 		if (w->a->sid[k] != cur) {
 			if (cp_grow32((void **)&w->sw, sizeof(*w->sw),
 				      &w->cap_sw, (uint64_t)w->nsw + 1) ||
@@ -616,9 +627,6 @@ static int thread_rewrite(struct ap *a, uint32_t tid, struct rw_tally *n)
 out:
 	free(w.tj);
 	cp_big_free(w.keep);
-	/* not kept for reuse (cp_big_free): no later array took it, and it
-	 * stayed resident, 37 MB of a 2*10^7-event report's peak */
-	free(w.ub);
 	free(w.u);
 	free(w.seg);
 	free(w.sw);
