@@ -796,6 +796,8 @@ static Suite *sampled_suite(void)
 {
 	Suite *s = suite_create("sampled");
 	TCase *tc = tcase_create("core");
+	/* arrays of 2 MiB and more: about 5 s under the sanitizers */
+	TCase *big = tcase_create("large");
 
 	tcase_add_test(tc, test_sampled_one_thread_incl_excl);
 	tcase_add_test(tc, test_sampled_recursion_counts_once);
@@ -804,13 +806,15 @@ static Suite *sampled_suite(void)
 	tcase_add_test(tc, test_sampled_two_threads_on_two_cores);
 	tcase_add_test(tc, test_sampled_two_threads_cpu_clock);
 	tcase_add_test(tc, test_sampled_agrees_with_instrumented);
-	tcase_add_test(tc, test_sampled_rewrite_three_ways);
 	tcase_add_test(tc, test_sampled_none_is_an_error);
 	tcase_add_test(tc, test_samples_corrupt_blocks);
 	tcase_add_test(tc, test_samples_corrupt_modules);
 	tcase_add_test(tc, test_samples_dropped_and_counted);
 	tcase_add_test(tc, test_samples_damaged_never_crash);
 	suite_add_tcase(s, tc);
+	tcase_set_timeout(big, 120);
+	tcase_add_test(big, test_sampled_rewrite_three_ways);
+	suite_add_tcase(s, big);
 	return s;
 }
 
