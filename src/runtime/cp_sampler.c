@@ -136,7 +136,12 @@ static _Unwind_Reason_Code unwind_nothing(struct _Unwind_Context *ctx,
 	return _URC_END_OF_STACK;
 }
 
-/* Stack of the interrupted context @uc into @pc; returns the depth. */
+/*
+ * Stack of the interrupted context @uc into @pc; returns the depth, 0 when
+ * the thread was in the tracer's frames alone (a thread's first or last
+ * moments in its trampoline, or start-up before main): no frame of the
+ * program to charge.
+ */
 static unsigned unwind(const ucontext_t *uc, uintptr_t *pc, unsigned *flags)
 {
 	struct unwind u = { .pc = pc };
@@ -147,6 +152,8 @@ static unsigned unwind(const ucontext_t *uc, uintptr_t *pc, unsigned *flags)
 	u.sig_pc = (uintptr_t)uc->uc_mcontext.pc;
 #endif
 	_Unwind_Backtrace(unwind_step, &u);
+	if (u.n == 0 && u.sig_pc >= cp_smp_own_lo && u.sig_pc < cp_smp_own_hi)
+		return 0;
 	if (u.found && u.n == 0) {	/* stopped in the tracer's frames */
 		pc[0] = u.sig_pc;
 		return 1;
@@ -254,6 +261,10 @@ static void take_sample(struct cp_smp *s, const ucontext_t *uc)
 	uint64_t wall = cp_clock_wall(), cpu = cp_clock_cpu_raw();
 
 	depth = unwind(uc, pc, &flags);
+	/* not written: the next sample's weight and times take the interval
+	 * (they are counted from the last sample written) */
+	if (!depth)
+		return;
 	if (cp_procs_nranges)
 		count_hits(s, pc, depth, cpu > s->prev_cpu ?
 			   cpu - s->prev_cpu : 0);
