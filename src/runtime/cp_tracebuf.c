@@ -687,9 +687,8 @@ static void write_run_blocks(void)
 
 void cp_trace_discard(void)
 {
-	int saved = errno;
-
 	char link[40], path[PATH_MAX];
+	int saved = errno;
 	ssize_t n;
 
 	if (cp_rt.trace_fd < 0)
