@@ -152,15 +152,12 @@ static unsigned unwind(const ucontext_t *uc, uintptr_t *pc, unsigned *flags)
 	u.sig_pc = (uintptr_t)uc->uc_mcontext.pc;
 #endif
 	_Unwind_Backtrace(unwind_step, &u);
-	if (u.n == 0 && u.sig_pc >= cp_smp_own_lo && u.sig_pc < cp_smp_own_hi)
-		return 0;
-	if (u.found && u.n == 0) {	/* stopped in the tracer's frames */
+	if (u.n == 0) {		/* nothing kept, or the unwind failed */
+		if (u.sig_pc >= cp_smp_own_lo && u.sig_pc < cp_smp_own_hi)
+			return 0;
 		pc[0] = u.sig_pc;
-		return 1;
-	}
-	if (!u.found) {
-		pc[0] = u.sig_pc;
-		*flags |= CP_SAMPLE_UNWIND_FAILED;
+		if (!u.found)
+			*flags |= CP_SAMPLE_UNWIND_FAILED;
 		return 1;
 	}
 	if (u.full)

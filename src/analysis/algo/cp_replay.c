@@ -865,7 +865,6 @@ static void note_running(struct mem *m, uint64_t from, uint64_t to)
 static bool mem_at(struct mem *m, uint32_t tid)
 {
 	struct cp_rth *st = &m->s.th[tid];
-
 	const struct cp_trace_thread *th = &m->t->threads[tid];
 
 	if (m->cur[tid] >= th->nv)

@@ -25,8 +25,8 @@ enum { CP_RMODE_REPLAY, CP_RMODE_LOCK, CP_RMODE_SEM, CP_RMODE_RW };
 
 /* A thread of the simulation. */
 struct cp_rth {
-	const struct cp_tev *v;	/* its current vertex; NULL at its
-					 * end (or none: an empty thread) */
+	const struct cp_tev *v;	/* its current vertex; NULL at its end
+				 * (or none: an empty thread) */
 	struct cp_tev ev;	/* @v when the trace is in memory */
 	uint64_t tie;		/* recorded wall time of @v */
 	uint8_t state;		/* CP_RS_* */
