@@ -142,8 +142,30 @@ int cp_crash_sigaction(int sig, const struct sigaction *act,
 	return ret;
 }
 
+/*
+ * A process that saw nothing (one thread, no object: a shell, which ends
+ * through _exit, running a script's commands) leaves no partial trace
+ * behind: it is removed, as at exit (cp_report_write).  The root process
+ * says so, since the file it was asked for is not there; a descendant of
+ * `cpt run`'s is silent.  Only write(2) here: _exit may be called in a
+ * signal handler.
+ */
 void cp_crash_exit(void)
 {
-	if (cp_rt.trace && cp_rt.trace_fd >= 0 && getpid() == cp_rt.pid)
+	static const char gone[] = "cpthread: the program ended through _exit "
+				   "with one thread and no synchronization "
+				   "seen: no report, no trace\n";
+
+	if (!cp_rt.trace || cp_rt.trace_fd < 0 || getpid() != cp_rt.pid)
+		return;
+	if (cp_tls.guard || !cp_runtime_saw_nothing()) {
 		cp_trace_crash_flush();
+		return;
+	}
+	cp_tls.guard++;
+	cp_trace_discard();
+	cp_tls.guard--;
+	if (!cp_rt.descendant && !cp_rt.cfg.quiet &&
+	    write(STDERR_FILENO, gone, sizeof(gone) - 1) < 0)
+		return;	/* nowhere to say it */
 }

@@ -403,6 +403,11 @@ static inline void cp_objrec_prefetch(struct cp_thread *t, const void *addr,
  * the report.  Any thread. */
 uint32_t cp_objrec_new_id(void);
 
+/* Whether this process (a fork child: since it started over) has made no
+ * record at all, work-queue items included.  Any thread; async-signal-safe
+ * (one load). */
+bool cp_objrec_none_made(void);
+
 /* The record of @addr if one exists (no creation), else NULL.  Any
  * thread, guard raised. */
 struct cp_objrec *cp_objrec_find(const void *addr, unsigned ns);

@@ -230,19 +230,13 @@ static const char *proc_source(unsigned i)
 	return "not found";
 }
 
-/* One thread and no synchronization object: nothing for the tracer. */
-static bool nothing_seen(const struct summary *s)
-{
-	return s->nobjects == 0 && s->nthreads <= 1;
-}
-
 /* Plain sentences for the cases where the numbers say little. */
 static void notes(struct summary *s, void (*say)(void *, const char *),
 		  void *arg)
 {
 	char line[400];
 
-	if (nothing_seen(s))
+	if (cp_runtime_saw_nothing())
 		say(arg, "No synchronization was seen: the critical path is "
 			 "simply the one thread's run time.");
 	if (s->elapsed < 1000000) {
@@ -623,7 +617,7 @@ bool cp_report_write(struct cp_thread *caller)
 		for (uint32_t i = 0; i < n; i++)
 			cp_objstat_insert(s->top, &s->ntop, &gone[i]);
 	}
-	if (cp_rt.descendant && nothing_seen(s)) {
+	if (cp_rt.descendant && cp_runtime_saw_nothing()) {
 		cp_free(s);
 		cp_free(final);
 		return false;

@@ -393,6 +393,12 @@ void cp_runtime_internal_thread(bool begin)
 		atomic_fetch_sub(&cp_internal, 1);
 }
 
+bool cp_runtime_saw_nothing(void)
+{
+	return atomic_load_explicit(&cp_rt.next_tid, memory_order_relaxed) <=
+	       1 && cp_objrec_none_made();
+}
+
 void cp_runtime_finish(void)
 {
 	struct cp_thread *t;

@@ -153,6 +153,10 @@ void cp_runtime_thread_failed(void);
 /* A tracer thread begins (@begin) or ends its work; the process does not
  * wait for it to end.  The tracer thread itself. */
 void cp_runtime_internal_thread(bool begin);
+/* One thread and no synchronization object (no record made) in this
+ * process so far: nothing for the tracer to report.  Any thread;
+ * async-signal-safe (two loads). */
+bool cp_runtime_saw_nothing(void);
 /* Finish now: final path, report, trace closed.  Once (later calls
  * return); the destructor, or exit() from any thread. */
 void cp_runtime_finish(void);

@@ -696,7 +696,19 @@ void cp_trace_discard(void)
 	close_all();	/* no buffer writes to the descriptor after this */
 	/* the file by its descriptor: a relative name may point elsewhere
 	 * now that the program changed directory */
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", cp_rt.trace_fd);
+	{	/* "/proc/self/fd/N" without stdio: _exit may be in a handler */
+		static const char dir[] = "/proc/self/fd/";
+		char digits[12];
+		unsigned fd = (unsigned)cp_rt.trace_fd, nd = 0;
+
+		do
+			digits[nd++] = (char)('0' + fd % 10);
+		while ((fd /= 10) && nd < sizeof(digits));
+		memcpy(link, dir, sizeof(dir) - 1);
+		for (unsigned i = 0; i < nd; i++)
+			link[sizeof(dir) - 1 + i] = digits[nd - 1 - i];
+		link[sizeof(dir) - 1 + nd] = '\0';
+	}
 	n = readlink(link, path, sizeof(path) - 1);
 	if (n > 0 && path[0] == '/') {
 		path[n] = '\0';

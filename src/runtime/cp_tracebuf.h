@@ -143,8 +143,8 @@ uint32_t cp_trace_string_id(const char *name);
 struct cp_thread;
 void cp_trace_finish(struct cp_thread *all, uint64_t online_len);
 /* Close the trace without finishing it and remove its file, silently
- * (the process saw nothing worth a trace: cp_report_write).  Exit,
- * single caller. */
+ * (the process saw nothing worth a trace: cp_report_write, and _exit in
+ * cp_crash_exit).  Exit, single caller; async-signal-safe. */
 void cp_trace_discard(void);
 
 /*
