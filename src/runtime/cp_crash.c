@@ -5,10 +5,13 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
+#include <unwind.h>
 
 #include "cp_lock.h"
 #include "cp_runtime.h"
+#include "cp_sampler.h"
 #include "cp_tracebuf.h"
 
 static const int cp_crash_sigs[] = {
@@ -142,21 +145,71 @@ int cp_crash_sigaction(int sig, const struct sigaction *act,
 	return ret;
 }
 
+/* The walk of the stack at _exit (plain_exit). */
+struct exit_walk {
+	uintptr_t entry;	/* the executable's entry point (_start):
+				 * the first thread's outermost frame */
+	bool in_handler;	/* a frame interrupted by a signal */
+	bool reached;		/* the thread's outermost frame */
+};
+
+static _Unwind_Reason_Code exit_step(struct _Unwind_Context *ctx, void *arg)
+{
+	struct exit_walk *w = arg;
+	int sig_frame = 0;
+	uintptr_t fn;
+
+	(void)_Unwind_GetIPInfo(ctx, &sig_frame);
+	if (sig_frame) {
+		w->in_handler = true;
+		return _URC_END_OF_STACK;
+	}
+	fn = _Unwind_GetRegionStart(ctx);
+	if (fn && (fn == w->entry || fn == (uintptr_t)cp_trampoline)) {
+		w->reached = true;
+		return _URC_END_OF_STACK;
+	}
+	return _URC_NO_REASON;
+}
+
 /*
- * A process that saw nothing (one thread, no object: a shell, which ends
- * through _exit, running a script's commands) leaves no partial trace
- * behind: it is removed, as at exit (cp_report_write).  The root process
- * says so, since the file it was asked for is not there; a descendant of
- * `cpt run`'s is silent.  Only write(2) here: _exit may be called in a
- * signal handler.
+ * Whether _exit was called outside any signal handler: the thread's stack,
+ * unwound from here, reaches its outermost frame (the executable's entry
+ * point, or the trampoline of a thread the tracer started) without
+ * crossing a signal frame.  A stack the unwinder cannot follow to its end
+ * (code without unwind information, a thread started elsewhere) counts as
+ * a handler's: the end is then taken as a crash.
+ */
+static bool plain_exit(void)
+{
+	struct exit_walk w = { .entry = (uintptr_t)getauxval(AT_ENTRY) };
+
+	_Unwind_Backtrace(exit_step, &w);
+	return w.reached && !w.in_handler;
+}
+
+/*
+ * _exit outside a signal handler ends the run as exit() does: report,
+ * trace complete (lbzip2 ends through _exit, dash too).  In a handler
+ * only async-signal-safe steps are taken: the buffers are written, and
+ * the trace is partial, as after a fatal signal; a process that saw
+ * nothing (one thread, no object) then leaves no trace at all, and if it
+ * is the program `cpt run` started (or one run without it), says so.
  */
 void cp_crash_exit(void)
 {
 	static const char gone[] = "cpthread: the program ended through _exit "
-				   "with one thread and no synchronization "
-				   "seen: no report, no trace\n";
+				   "in a signal handler with one thread and "
+				   "no synchronization seen: no report, no "
+				   "trace\n";
 
-	if (!cp_rt.trace || cp_rt.trace_fd < 0 || getpid() != cp_rt.pid)
+	if (getpid() != cp_rt.pid)
+		return;	/* a vfork child */
+	if (!cp_tls.guard && plain_exit()) {
+		cp_runtime_finish();
+		return;
+	}
+	if (!cp_rt.trace || cp_rt.trace_fd < 0)
 		return;
 	if (cp_tls.guard || !cp_runtime_saw_nothing()) {
 		cp_trace_crash_flush();
@@ -165,7 +218,7 @@ void cp_crash_exit(void)
 	cp_tls.guard++;
 	cp_trace_discard();
 	cp_tls.guard--;
-	if (!cp_rt.descendant && !cp_rt.cfg.quiet &&
+	if (!cp_rt.descendant && !cp_rt.forked_child && !cp_rt.cfg.quiet &&
 	    write(STDERR_FILENO, gone, sizeof(gone) - 1) < 0)
 		return;	/* nowhere to say it */
 }

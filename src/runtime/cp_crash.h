@@ -21,7 +21,9 @@
  *     abort or a default disposition, all of which flush);
  *   - the program ignores it: the kernel ignores it too (SIG_IGN is
  *     installed for real).
- * _exit and _Exit write every buffer out first (not in a vfork child).
+ * _exit and _Exit end the run as exit() does (report, complete trace),
+ * except in a signal handler or a vfork child: in a handler every buffer
+ * is written out, as on a fatal signal (cp_crash_exit).
  * A SIGXFSZ or SIGPIPE that the tracer's own trace write raises is
  * swallowed: the write fails and is reported, the program goes on.
  *
@@ -55,8 +57,9 @@ bool cp_crash_owns(int sig);
 int cp_crash_sigaction(int sig, const struct sigaction *act,
 		       struct sigaction *old);
 
-/* Before _exit/_Exit: write every buffer out if this is the traced
- * process (not a vfork child).  Any thread, async-signal-safe. */
+/* Before _exit/_Exit in the traced process (not a vfork child): outside
+ * a signal handler, cp_runtime_finish(); in one, write every buffer out
+ * (async-signal-safe).  Any thread. */
 void cp_crash_exit(void);
 
 #endif /* CP_CRASH_H */

@@ -3,7 +3,8 @@
  * the creation of the tracer's files.
  *
  * A lock-heavy run (tests/workloads/crash.c) ends by SIGSEGV, abort(),
- * SIGTERM, _exit(0), its own SIGSEGV handler calling abort(), a SIGSEGV
+ * SIGTERM, _exit(0) in a signal handler, its own SIGSEGV handler calling
+ * abort(), a SIGSEGV
  * after its handler set by sysv_signal, __sysv_signal, sigset or
  * bsd_signal returned, or
  * SIGKILL from this process while one worker is still
@@ -13,7 +14,9 @@
  * a report of the trace must hold at least N acquisitions of the mutex and
  * 2N events, whatever happened to the rest.  The program must die exactly
  * as it does bare, and `cpt report` must read the trace, exit 0 and mark
- * the report partial; `--strict` refuses it.
+ * the report partial; `--strict` refuses it.  Ending through _exit outside
+ * a handler, or quick_exit, is an end like exit(): a complete trace and a
+ * report.
  */
 #include <check.h>
 #include <errno.h>
@@ -42,7 +45,7 @@ struct ending {
 
 static const struct ending endings[] = {
 	{ "segv", SIGSEGV }, { "abort", SIGABRT }, { "term", SIGTERM },
-	{ "exit0", 0 }, { "handler", SIGABRT }, { "kill", SIGKILL },
+	{ "hexit", 0 }, { "handler", SIGABRT }, { "kill", SIGKILL },
 	{ "sysv", SIGSEGV }, { "sigset", SIGSEGV }, { "bsd", SIGSEGV },
 	{ "xsysv", SIGSEGV }, { "killdef", SIGKILL },
 };
@@ -209,15 +212,27 @@ START_TEST(test_crash_endings_preloaded)
 }
 END_TEST
 
+/* Ends that are not crashes: how the run ends, and its stderr bare. */
+static const struct clean_end {
+	const char *mode;
+	int status;
+	const char *err;
+} clean_ends[] = {
+	{ "quick", 3, "A done\nquick handler\n" },	/* with the program's
+							 * at_quick_exit
+							 * handler */
+	{ "exit0", 0, "A done\n" },	/* _exit outside a handler (dash and
+					 * lbzip2 end so) */
+};
+
 /*
- * quick_exit() with an at_quick_exit handler of the program's, worker B
- * still running: the handler runs and the status is kept as bare, and the
- * trace and the report are written as after exit(): a complete trace
- * holding worker A's acquisitions.
+ * quick_exit() or _exit(), worker B still running: the status is kept as
+ * bare, and the trace and the report are written as after exit(): a
+ * complete trace holding worker A's acquisitions.
  */
-static void check_quick_exit(enum cpt_variant v)
+static void check_clean_end(const struct clean_end *e, enum cpt_variant v)
 {
-	const char *args[] = { "quick", N_ITER_S, NULL };
+	const char *args[] = { e->mode, N_ITER_S, NULL };
 	/* no sampling: where its few samples land (a line on cpt's stderr
 	 * when one falls in a wait) depends on timing, and the trace's
 	 * completeness is what this checks */
@@ -232,11 +247,12 @@ static void check_quick_exit(enum cpt_variant v)
 	ck_assert_int_eq(cpt_run_workload(&bare, "crash", CPT_BARE, args,
 					  NULL, 60), 0);
 	ck_assert_int_eq(cpt_run_workload(&r, "crash", v, args, env, 60), 0);
-	if (cpt_run_exit_code(&bare) != 3 || cpt_run_exit_code(&r) != 3)
+	if (cpt_run_exit_code(&bare) != e->status ||
+	    cpt_run_exit_code(&r) != e->status)
 		cpt_errf(&errs, "exit codes: bare %d, traced %d",
 			 cpt_run_exit_code(&bare), cpt_run_exit_code(&r));
-	/* the tracer's closing lines follow the handler's */
-	if (strcmp(bare.err, "A done\nquick handler\n") ||
+	/* the tracer's closing lines follow the program's */
+	if (strcmp(bare.err, e->err) ||
 	    strncmp(r.err, bare.err, strlen(bare.err)) || r.out[0] ||
 	    lines_with(r.err, "cpthread: trace written to") != 1)
 		cpt_errf(&errs, "output: bare '%s', traced '%s' / '%s'",
@@ -255,13 +271,49 @@ static void check_quick_exit(enum cpt_variant v)
 	cpt_run_free(&c);
 	cpt_run_free(&r);
 	cpt_run_free(&bare);
-	ck_assert_msg(errs.n == 0, "quick (%s): %s", cpt_variant_name(v),
+	ck_assert_msg(errs.n == 0, "%s (%s): %s", e->mode, cpt_variant_name(v),
 		      errs.buf);
 }
 
-START_TEST(test_crash_quick_exit)
+START_TEST(test_crash_clean_ends)
 {
-	check_quick_exit(_i ? CPT_PRELOAD : CPT_LINKED);
+	check_clean_end(&clean_ends[_i / 2],
+			_i % 2 ? CPT_PRELOAD : CPT_LINKED);
+}
+END_TEST
+
+/*
+ * _exit in a signal handler before any thread started: one thread, no
+ * synchronization, and an end in a handler, where no report can be
+ * written: the run leaves no trace cut short, and one line says why.
+ */
+START_TEST(test_crash_lone_handler_exit)
+{
+	const char *args[] = { "lone", NULL };
+	const char *env[] = { "CPTHREAD_MODE=trace", "CPTHREAD_SAMPLING=off",
+			      NULL };
+	enum cpt_variant v = _i ? CPT_PRELOAD : CPT_LINKED;
+	struct cpt_run bare, r;
+	struct cpt_errs errs;
+
+	cpt_errs_init(&errs);
+	ck_assert_int_eq(cpt_run_workload(&bare, "crash", CPT_BARE, args,
+					  NULL, 60), 0);
+	ck_assert_int_eq(cpt_run_workload(&r, "crash", v, args, env, 60), 0);
+	if (cpt_run_exit_code(&bare) != 0 || cpt_run_exit_code(&r) != 0)
+		cpt_errf(&errs, "exit codes: bare %d, traced %d",
+			 cpt_run_exit_code(&bare), cpt_run_exit_code(&r));
+	if (bare.err[0] || r.out[0] || cpt_count_lines(r.err) != 1 ||
+	    lines_with(r.err, "ended through _exit in a signal handler with "
+		       "one thread and no synchronization seen") != 1)
+		cpt_errf(&errs, "output: bare '%s', traced '%s' / '%s'",
+			 bare.err, r.err, r.out);
+	if (access(r.trace_path, F_OK) == 0 || r.report)
+		cpt_errf(&errs, "a trace or a report was left");
+	cpt_run_free(&r);
+	cpt_run_free(&bare);
+	ck_assert_msg(errs.n == 0, "lone (%s): %s", cpt_variant_name(v),
+		      errs.buf);
 }
 END_TEST
 
@@ -493,7 +545,9 @@ static Suite *crash_suite(void)
 	tcase_add_loop_test(tc, test_crash_endings_preloaded, 0, 2);
 	tcase_add_loop_test(tc, test_crash_endings_preloaded, 4, 5);
 	tcase_add_loop_test(tc, test_crash_endings_preloaded, 6, n);
-	tcase_add_loop_test(tc, test_crash_quick_exit, 0, 2);
+	tcase_add_loop_test(tc, test_crash_clean_ends, 0,
+			    2 * sizeof(clean_ends) / sizeof(clean_ends[0]));
+	tcase_add_loop_test(tc, test_crash_lone_handler_exit, 0, 2);
 	tcase_add_test(tc, test_crash_write_errors);
 	tcase_add_test(tc, test_crash_file_size_limit);
 	tcase_add_test(tc, test_crash_explicit_symlink);

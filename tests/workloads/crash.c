@@ -11,6 +11,9 @@
  *   abort  abort() (SIGABRT)
  *   term   raise(SIGTERM)
  *   exit0  _exit(0)
+ *   hexit  _exit(0) in a handler of SIGUSR1, which the program raises
+ *   lone   the same, before any thread is started (and with N ignored):
+ *          one thread, no synchronization
  *   kill   kill(getpid(), SIGKILL): the end nothing can intercept,
  *          sent by the program itself once A is joined, so that what the
  *          trace holds does not depend on how loaded the machine is (a
@@ -152,6 +155,25 @@ static void install_old_style(sighandler_t (*set)(int, sighandler_t))
 		say("sigaction reports another SIGSEGV handler\n");
 }
 
+static void on_usr1_exit(int sig)
+{
+	(void)sig;
+	_exit(0);
+}
+
+/* Modes hexit and lone: _exit in a signal handler (one the tracer does
+ * not take over). */
+static void exit_in_handler(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1_exit;
+	sigemptyset(&sa.sa_mask);
+	WL_OK(sigaction(SIGUSR1, &sa, NULL));
+	raise(SIGUSR1);
+}
+
 static void on_quick_exit(void)
 {
 	say("quick handler\n");
@@ -193,6 +215,8 @@ int main(int argc, char **argv)
 	pthread_t a, b;
 
 	wl_init();
+	if (!strcmp(mode, "lone"))
+		exit_in_handler();
 	if (!strcmp(mode, "count")) {
 		const char *path = getenv("WL_COUNTER");
 		int fd = path ? open(path, O_RDWR) : -1;
@@ -251,9 +275,12 @@ int main(int argc, char **argv)
 		raise(SIGTERM);
 	else if (!strcmp(mode, "exit0"))
 		_exit(0);
+	else if (!strcmp(mode, "hexit"))
+		exit_in_handler();
 	else if (!strcmp(mode, "kill") || !strcmp(mode, "killdef"))
 		kill(getpid(), SIGKILL);
-	fprintf(stderr, "usage: wl_crash segv|abort|term|exit0|kill|killdef|"
-		"count|handler|sysv|xsysv|sigset|bsd|quick [N]\n");
+	fprintf(stderr, "usage: wl_crash segv|abort|term|exit0|hexit|lone|"
+		"kill|killdef|count|handler|sysv|xsysv|sigset|bsd|quick "
+		"[N]\n");
 	return 2;
 }
