@@ -261,3 +261,41 @@ bool cp_modules_own_text(uintptr_t *lo, uintptr_t *hi)
 	*hi = range[1];
 	return range[1] > range[0];
 }
+
+/* dl_iterate_phdr callback: whether @info loads the address in @arg's
+ * first word; then its path (the executable: "") and load bias. */
+struct locate {
+	uintptr_t addr;
+	const char *path;
+	uintptr_t bias;
+};
+
+static int find_holder(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct locate *l = arg;
+
+	(void)size;
+	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD &&
+		    l->addr - info->dlpi_addr >= ph->p_vaddr &&
+		    l->addr - info->dlpi_addr - ph->p_vaddr < ph->p_memsz) {
+			l->path = info->dlpi_name;
+			l->bias = info->dlpi_addr;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+bool cp_modules_locate(uint64_t addr, const char **path, uint64_t *off)
+{
+	struct locate l = { .addr = (uintptr_t)addr };
+
+	if (!dl_iterate_phdr(find_holder, &l))
+		return false;
+	*path = l.path[0] ? l.path : cp_symbols_exe();
+	*off = addr - l.bias;
+	return true;
+}

@@ -37,4 +37,14 @@ void cp_modules_reset(void);
  */
 bool cp_modules_own_text(uintptr_t *lo, uintptr_t *hi);
 
+/*
+ * The object loaded now that holds run-time address @addr (the executable
+ * or a shared library): its path into *@path (the executable's is
+ * cp_symbols_exe()) and the address's link-time address in it into
+ * *@off, what addr2line and a disassembly of the file name it by.  False
+ * when no loaded segment holds @addr.  Any thread outside signal handlers
+ * (dl_iterate_phdr); *@path lives while the object stays loaded.
+ */
+bool cp_modules_locate(uint64_t addr, const char **path, uint64_t *off);
+
 #endif /* CP_MODULES_H */

@@ -21,6 +21,7 @@
 #include "cp_emit.h"
 #include "cp_items.h"
 #include "cp_lock.h"
+#include "cp_modules.h"
 #include "cp_objrec.h"
 #include "cp_outfile.h"
 #include "cp_procs.h"
@@ -381,22 +382,30 @@ static void json_object_counts(struct cp_emit *e, uint64_t ops,
 }
 
 /* The executable's file name, without its directories. */
-static const char *exe_name(void)
+/*
+ * The module holding code address @site, by its file name into *@mod, and
+ * the address's link-time address in it into *@off.  False when unknown.
+ */
+static bool site_module(uint64_t site, const char **mod, uint64_t *off)
 {
-	const char *exe = cp_symbols_exe(), *slash = strrchr(exe, '/');
+	const char *path, *slash;
 
-	return slash ? slash + 1 : exe;
+	if (!site || !cp_modules_locate(site, &path, off))
+		return false;
+	slash = strrchr(path, '/');
+	*mod = slash ? slash + 1 : path;
+	return true;
 }
 
 /*
  * An object's "site": its pc, the executable's function holding it (null
- * in a library or a stripped executable), and in the executable its
- * module and offset (the link-time address, what addr2line takes); null
- * when unknown.
+ * in a library or a stripped executable), and the module holding it (the
+ * executable or a library) with the offset in it (the link-time address,
+ * what addr2line takes); null when unknown.
  */
 static void json_site(struct cp_emit *e, uint64_t site)
 {
-	const char *fn = site ? cp_symbols_name_at(site) : NULL;
+	const char *fn = site ? cp_symbols_name_at(site) : NULL, *mod;
 	char pc[24];
 	uint64_t off;
 
@@ -411,9 +420,9 @@ static void json_site(struct cp_emit *e, uint64_t site)
 		cp_emit_str(e, CP_KEY_FUNCTION, fn);
 	else
 		cp_emit_null(e, CP_KEY_FUNCTION);
-	if (cp_symbols_exe_offset(site, &off)) {
+	if (site_module(site, &mod, &off)) {
 		snprintf(pc, sizeof(pc), "0x%lx", (unsigned long)off);
-		cp_emit_str(e, CP_KEY_MODULE, exe_name());
+		cp_emit_str(e, CP_KEY_MODULE, mod);
 		cp_emit_str(e, CP_KEY_OFFSET, pc);
 	}
 	cp_emit_obj_end(e);
@@ -550,13 +559,15 @@ static void write_stderr(struct summary *s)
 	if (s->ntop && cp_objstat_weight(&s->top[0])) {
 		const struct cp_objstat *r = &s->top[0];
 		const char *fn = r->site ? cp_symbols_name_at(r->site) : NULL;
+		const char *mod;
 		char where[64];
 		uint64_t off;
 
-		/* a stripped executable's code by module and offset */
-		if (!fn && r->site && cp_symbols_exe_offset(r->site, &off)) {
-			snprintf(where, sizeof(where), "%.40s+0x%lx",
-				 exe_name(), (unsigned long)off);
+		/* a library's or a stripped executable's code by module and
+		 * offset */
+		if (!fn && site_module(r->site, &mod, &off)) {
+			snprintf(where, sizeof(where), "%.40s+0x%lx", mod,
+				 (unsigned long)off);
 			fn = where;
 		}
 		fmt_s(a, sizeof(a), r->wait_ns);

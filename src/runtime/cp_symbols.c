@@ -159,25 +159,6 @@ const char *cp_symbols_name_at(uint64_t addr)
 	return NULL;
 }
 
-bool cp_symbols_exe_offset(uint64_t addr, uint64_t *off)
-{
-	const struct elf_map *m = &cp_exe_map;
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m->map;
-	const Elf64_Phdr *ph;
-
-	if (!m->map || addr < m->base || eh->e_phentsize != sizeof(*ph) ||
-	    eh->e_phoff + (uint64_t)eh->e_phnum * sizeof(*ph) > m->len)
-		return false;
-	ph = (const Elf64_Phdr *)(m->map + eh->e_phoff);
-	for (unsigned i = 0; i < eh->e_phnum; i++)
-		if (ph[i].p_type == PT_LOAD && addr - m->base >= ph[i].p_vaddr &&
-		    addr - m->base - ph[i].p_vaddr < ph[i].p_memsz) {
-			*off = addr - m->base;
-			return true;
-		}
-	return false;
-}
-
 static void for_each(const struct elf_map *m,
 		     void (*cb)(uint64_t addr, uint64_t size,
 				const char *name, void *arg), void *arg)

@@ -33,12 +33,6 @@ uint64_t cp_symbols_lookup(const char *name);
  * O(symbols).
  */
 const char *cp_symbols_name_at(uint64_t addr);
-/*
- * Whether run-time address @addr lies in one of the executable's loaded
- * segments; then *@off is its link-time address, what addr2line and a
- * disassembly of the file name it by.  Reads the mapped headers only.
- */
-bool cp_symbols_exe_offset(uint64_t addr, uint64_t *off);
 /* Call @cb for every function symbol (address, size, name). */
 void cp_symbols_for_each(void (*cb)(uint64_t addr, uint64_t size,
 				    const char *name, void *arg), void *arg);

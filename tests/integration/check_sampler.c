@@ -585,33 +585,6 @@ static const struct module *module_named(const struct trace *t,
 	return NULL;
 }
 
-/* Link-time [lo, hi) of function @name in @exe, from nm. */
-static bool nm_range(const char *exe, const char *name, uint64_t *lo,
-		     uint64_t *hi)
-{
-	char cmd[1024], line[512];
-	FILE *f;
-	bool found = false;
-
-	snprintf(cmd, sizeof(cmd), "nm -S --defined-only '%s'", exe);
-	f = popen(cmd, "r");
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long a, s;
-		char type, sym[256];
-
-		if (sscanf(line, "%llx %llx %c %255s", &a, &s, &type,
-			   sym) == 4 && !strcmp(sym, name)) {
-			*lo = a;
-			*hi = a + s;
-			found = true;
-		}
-	}
-	pclose(f);
-	return found;
-}
-
 /* Position of the first frame of @s inside [lo, hi) (run time), or -1.
  * Frames above the first are return addresses: look up pc - 1. */
 static int frame_in(const struct sample *s, uint64_t lo, uint64_t hi)
@@ -663,7 +636,7 @@ START_TEST(test_sampler_trace_stacks)
 		      "the vDSO record carries no ELF image (%u bytes)",
 		      vdso->image);
 	for (int k = 0; k < 3; k++) {
-		ck_assert_msg(nm_range(exe_path, fn[k], &lo[k], &hi[k]),
+		ck_assert_msg(cpt_nm_range(exe_path, fn[k], &lo[k], &hi[k]),
 			      "nm finds no %s in %s", fn[k], exe_path);
 		lo[k] += exe->bias;
 		hi[k] += exe->bias;
@@ -807,7 +780,7 @@ START_TEST(test_sampler_fork_child)
 	ck_assert_msg(exe, "the child's trace has no module map");
 	snprintf(exe_path, sizeof(exe_path), "%s/wl_smp_preserve_plain",
 		 CPT_WL_DIR);
-	ck_assert(nm_range(exe_path, "f", &lo, &hi));
+	ck_assert(cpt_nm_range(exe_path, "f", &lo, &hi));
 	for (size_t i = 0; i < tc.ns; i++) {
 		weight += tc.s[i].weight;
 		if (frame_in(&tc.s[i], lo + exe->bias, hi + exe->bias) >= 0)
@@ -853,7 +826,7 @@ START_TEST(test_sampler_dlopen)
 	snprintf(sampling, sizeof(sampling), "CPTHREAD_SAMPLING=%s",
 		 mechanisms[_i]);
 	snprintf(plugin, sizeof(plugin), "%s/libsmp_plugin.so", CPT_WL_DIR);
-	ck_assert(nm_range(plugin, "plugin_burn", &burn_lo, &burn_hi));
+	ck_assert(cpt_nm_range(plugin, "plugin_burn", &burn_lo, &burn_hi));
 	ck_assert_int_eq(cpt_run_workload(&r, "smp_preserve", CPT_PRELOAD,
 					  args, env, TIMEOUT), 0);
 	ck_assert_msg(cpt_run_exit_code(&r) == 0, "exit %d: %s",
@@ -867,7 +840,7 @@ START_TEST(test_sampler_dlopen)
 	ck_assert_msg(so->idlen > 0, "the plugin's record has no build-id");
 	snprintf(exe_path, sizeof(exe_path), "%s/wl_smp_preserve_plain",
 		 CPT_WL_DIR);
-	ck_assert(nm_range(exe_path, "main", &lo, &hi));
+	ck_assert(cpt_nm_range(exe_path, "main", &lo, &hi));
 	for (size_t i = 0; i < t.ns; i++) {
 		if (module_of(&t, t.s[i].pc[0]) != so)
 			continue;

@@ -395,6 +395,47 @@ START_TEST(test_sites_online)
 END_TEST
 
 /*
+ * Online, an object first used in a shared library (dlopen()ed, still
+ * loaded at exit) is named by that library and the offset of the call in
+ * it: inside plugin_lock by the library's own symbol table.
+ */
+START_TEST(test_sites_online_library)
+{
+	char plugin[400];
+	const char *args[] = { "lib", plugin, NULL };
+	struct cpt_run r;
+	struct cpt_errs errs;
+	uint64_t lo, hi;
+	json_t *site;
+	const char *mod, *off;
+	unsigned long long o = 0;
+
+	snprintf(plugin, sizeof(plugin), "%s/libsmp_plugin.so", CPT_WL_DIR);
+	ck_assert(cpt_nm_range(plugin, "plugin_lock", &lo, &hi));
+	cpt_errs_init(&errs);
+	ck_assert_int_eq(cpt_run_workload(&r, "sites", CPT_PRELOAD, args,
+					  NULL, 60), 0);
+	ck_assert_msg(cpt_run_exit_code(&r) == 0 && r.report,
+		      "exit %d, report: %s", cpt_run_exit_code(&r),
+		      r.report_error);
+	site = json_object_get(json_array_get(json_object_get(r.report,
+							      "objects"), 0),
+			       "site");
+	mod = json_string_value(json_object_get(site, "module"));
+	off = json_string_value(json_object_get(site, "offset"));
+	if (off)
+		o = strtoull(off, NULL, 16);
+	if (json_array_size(json_object_get(r.report, "objects")) != 1 ||
+	    !mod || strcmp(mod, "libsmp_plugin.so") || o < lo || o >= hi)
+		cpt_errf(&errs, "site %s+%s, want libsmp_plugin.so+[%#llx, "
+			 "%#llx)", mod ? mod : "?", off ? off : "?",
+			 (unsigned long long)lo, (unsigned long long)hi);
+	ck_assert_msg(errs.n == 0, "%s", errs.buf);
+	cpt_run_free(&r);
+}
+END_TEST
+
+/*
  * wl_omp's cases that use tasks, dependences, taskloop and the team's
  * barrier: every object but the work items has a site in omp.c, none in
  * libgomp.
@@ -474,6 +515,7 @@ int main(void)
 	tcase_add_test(tc, test_sites_static_none);
 	tcase_add_test(tc, test_sites_openmp_constructs);
 	tcase_add_test(tc, test_sites_online);
+	tcase_add_test(tc, test_sites_online_library);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -405,3 +405,30 @@ json_t *cpt_json_load(const char *path, char *err, size_t n)
 		snprintf(err, n, "%.300s: %.150s", path, je.text);
 	return j;
 }
+
+/* Link-time [lo, hi) of function @name in @exe, from nm. */
+bool cpt_nm_range(const char *exe, const char *name, uint64_t *lo,
+		  uint64_t *hi)
+{
+	char cmd[1024], line[512];
+	FILE *f;
+	bool found = false;
+
+	snprintf(cmd, sizeof(cmd), "nm -S --defined-only '%s'", exe);
+	f = popen(cmd, "r");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long a, s;
+		char type, sym[256];
+
+		if (sscanf(line, "%llx %llx %c %255s", &a, &s, &type,
+			   sym) == 4 && !strcmp(sym, name)) {
+			*lo = a;
+			*hi = a + s;
+			found = true;
+		}
+	}
+	pclose(f);
+	return found;
+}

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include <jansson.h>
@@ -134,5 +135,9 @@ json_t *cpt_json_load(const char *path, char *err, size_t n);
 
 /* Count lines of @s (a final line without newline counts). */
 unsigned cpt_count_lines(const char *s);
+/* Link-time [*@lo, *@hi) of function @name in the ELF file @exe, from
+ * nm; false when it has no such sized symbol. */
+bool cpt_nm_range(const char *exe, const char *name, uint64_t *lo,
+		  uint64_t *hi);
 
 #endif /* CPT_HARNESS_H */

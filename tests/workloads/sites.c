@@ -14,9 +14,16 @@
  * In trace mode a site also names the calls that led to it: each first
  * use's caller is a call marked "CALLER site-function from function".
  *
+ * With the arguments "lib PATH", it only dlopen()s the shared object PATH
+ * (smp_plugin.c) and has its plugin_lock() take a mutex of its own: that
+ * object's first use is in the library, which stays loaded.
+ *
  * The functions are noinline so that each is a frame of its own.  Timing
  * plays no part.
  */
+#include <dlfcn.h>
+#include <string.h>
+
 #include "wl.h"
 
 struct queue {
@@ -71,12 +78,31 @@ static void *thread_t(void *arg)
 	return NULL;
 }
 
-int main(void)
+/* Mode lib: one mutex, first used in the library at @path. */
+static int lib_lock(const char *path)
 {
-	struct queue *q = calloc(1, sizeof(*q));
+	static pthread_mutex_t lm = PTHREAD_MUTEX_INITIALIZER;
+	void (*lock)(pthread_mutex_t *);
+	void *h = dlopen(path, RTLD_NOW);
+
+	if (!h || !(*(void **)&lock = dlsym(h, "plugin_lock"))) {
+		fprintf(stderr, "sites: %s\n", dlerror());
+		return 1;
+	}
+	lock(&lm);
+	printf("sites lib done\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct queue *q;
 	pthread_t t;
 
 	wl_init();
+	if (argc == 3 && !strcmp(argv[1], "lib"))
+		return lib_lock(argv[2]);
+	q = calloc(1, sizeof(*q));
 	if (!q)
 		abort();
 	WL_OK(pthread_mutex_init(&q->lk, NULL));
