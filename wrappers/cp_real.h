@@ -100,7 +100,18 @@
 	X(sighandler_t, sigset, (int, sighandler_t), NULL)		\
 	X(int, sigignore, (int), NULL)					\
 	X(void, _exit, (int), NULL)					\
-	X(void, _Exit, (int), NULL)
+	X(void, _Exit, (int), NULL)					\
+	X(int, kill, (pid_t, int), NULL)				\
+	X(int, raise, (int), NULL)					\
+	X(int, pthread_kill, (pthread_t, int), NULL)			\
+	X(int, sigqueue, (pid_t, int, const union sigval), NULL)	\
+	X(int, pthread_sigqueue, (pthread_t, int, const union sigval), NULL) \
+	X(int, sigwait, (const sigset_t *, int *), NULL)		\
+	X(int, sigwaitinfo, (const sigset_t *, siginfo_t *), NULL)	\
+	X(int, sigtimedwait, (const sigset_t *, siginfo_t *,		\
+			      const struct timespec *), NULL)		\
+	X(int, sigsuspend, (const sigset_t *), NULL)			\
+	X(int, pause, (void), NULL)
 
 /*
  * Functions of libraries a program may not load: a missing one stays NULL

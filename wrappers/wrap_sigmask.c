@@ -11,6 +11,14 @@
  * old mask then shows: the program reads back exactly the masks it set.
  * A thread created by pthread_create inherits its creator's view, as it
  * inherits the mask (wrap_thread.c passes it over).
+ *
+ * The tracer's own threads (liburcu's hash-table worker, the reaper, the
+ * periodic sampler) block every signal for life, whatever they ask for:
+ * a signal the program sends to the process must reach one of its own
+ * threads.  liburcu's worker leaves SIGUSR1 deliverable (its signal
+ * flavour's), and a program that blocks SIGUSR1 everywhere to take it
+ * with sigwaitinfo would otherwise see it run its handler, or the default
+ * action end the process, on the tracer's thread.
  */
 #include "wrap_common.h"
 #include "wrap_sigmask.h"
@@ -21,6 +29,23 @@
 
 /* Does the program believe the sampler's signal blocked in this thread? */
 static __thread bool cp_sig_held __attribute__((tls_model("initial-exec")));
+/* Is this one of the tracer's own threads? */
+static __thread bool cp_sig_internal
+	__attribute__((tls_model("initial-exec")));
+
+void cp_signal_block_all(sigset_t *old)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	CP_REAL(pthread_sigmask)(SIG_SETMASK, &all, old);
+}
+
+void cp_signal_internal(void)
+{
+	cp_sig_internal = true;
+	cp_signal_block_all(NULL);
+}
 
 static int set_mask(int (*real)(int, const sigset_t *, sigset_t *), int how,
 		    const sigset_t *set, sigset_t *old)
@@ -30,6 +55,11 @@ static int set_mask(int (*real)(int, const sigset_t *, sigset_t *), int how,
 	sigset_t copy;
 	int rc;
 
+	if (cp_sig_internal) {
+		rc = real(how, set, old);
+		cp_signal_block_all(NULL);
+		return rc;
+	}
 	if (!sig)
 		return real(how, set, old);
 	if (set) {

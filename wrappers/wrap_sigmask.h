@@ -5,6 +5,7 @@
 #ifndef WRAP_SIGMASK_H
 #define WRAP_SIGMASK_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 /* Does the calling thread's program believe the sampler's signal blocked?
@@ -14,5 +15,13 @@ bool cp_signal_held(void);
 /* Start the calling (new) thread with its creator's view @held.  The new
  * thread, before it runs program code. */
 void cp_signal_inherit(bool held);
+
+/* Block every signal in the calling thread (the old mask into @old, if
+ * not NULL).  Any thread. */
+void cp_signal_block_all(sigset_t *old);
+
+/* The calling thread is one of the tracer's own: every signal blocked,
+ * now and whatever mask it asks for later.  The new thread, first. */
+void cp_signal_internal(void);
 
 #endif /* WRAP_SIGMASK_H */

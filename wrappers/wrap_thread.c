@@ -62,7 +62,8 @@ void *cp_trampoline(void *p)
 /*
  * A thread created from inside the tracer (the worker thread liburcu-cds
  * starts for the hash table, at start-up) is the tracer's own: it runs with the
- * guard raised for life and is never traced.
+ * guard raised and every signal blocked for life (wrap_sigmask.c), and is
+ * never traced.
  */
 static void *cp_internal_trampoline(void *p)
 {
@@ -70,6 +71,7 @@ static void *cp_internal_trampoline(void *p)
 	void *ret;
 
 	cp_tls.guard = 1;
+	cp_signal_internal();
 	s = *(struct cp_start *)p;
 	cp_free(p);
 	cp_runtime_internal_thread(true);
@@ -82,13 +84,18 @@ static int create_internal(pthread_t *th, const pthread_attr_t *attr,
 			   void *(*fn)(void *), void *arg)
 {
 	struct cp_start *s = cp_zalloc(sizeof(*s));
+	sigset_t mask;
 	int rc;
 
 	if (!s)
 		return CP_REAL(pthread_create)(th, attr, fn, arg);
 	s->fn = fn;
 	s->arg = arg;
+	/* born with every signal blocked: none reaches it before its
+	 * trampoline runs */
+	cp_signal_block_all(&mask);
 	rc = CP_REAL(pthread_create)(th, attr, cp_internal_trampoline, s);
+	CP_REAL(pthread_sigmask)(SIG_SETMASK, &mask, NULL);
 	if (rc != 0)
 		cp_free(s);
 	return rc;

@@ -395,8 +395,7 @@ void cp_runtime_internal_thread(bool begin)
 
 bool cp_runtime_saw_nothing(void)
 {
-	return atomic_load_explicit(&cp_rt.next_tid, memory_order_relaxed) <=
-	       1 && cp_objrec_none_made();
+	return cp_runtime_alone() && cp_objrec_none_made();
 }
 
 void cp_runtime_finish(void)

@@ -153,6 +153,14 @@ void cp_runtime_thread_failed(void);
 /* A tracer thread begins (@begin) or ends its work; the process does not
  * wait for it to end.  The tracer thread itself. */
 void cp_runtime_internal_thread(bool begin);
+/* No thread but the first has run in this process (a fork child: since
+ * it started over).  Any thread; async-signal-safe (one load). */
+static inline bool cp_runtime_alone(void)
+{
+	return atomic_load_explicit(&cp_rt.next_tid, memory_order_relaxed) <=
+	       1;
+}
+
 /* One thread and no synchronization object (no record made) in this
  * process so far: nothing for the tracer to report.  Any thread;
  * async-signal-safe (two loads). */

@@ -468,6 +468,19 @@ START_TEST(test_online_cxx)
 }
 END_TEST
 
+/* A signal sent by one thread and waited for by another (sigwait.c): the
+ * four waits, each with its send. */
+START_TEST(test_online_signals)
+{
+	static const struct workload *const wl[] = {
+		&cpt_wl_sigwait, &cpt_wl_sigwaitinfo, &cpt_wl_sigtimedwait,
+		&cpt_wl_sigsuspend,
+	};
+
+	run_workload(wl[_i / NCOMBOS], _i % NCOMBOS);
+}
+END_TEST
+
 /*
  * LLVM's OpenMP runtime loaded into a traced program (preloaded into the
  * mutex workload): its synchronization is not traced, and the report
@@ -688,6 +701,7 @@ static Suite *online_suite(void)
 	tc = tcase_create("cxx");
 	tcase_set_timeout(tc, 480);
 	tcase_add_loop_test(tc, test_online_cxx, 0, 6 * NCOMBOS);
+	tcase_add_loop_test(tc, test_online_signals, 0, 4 * NCOMBOS);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("unexplained_wait");
 	tcase_set_timeout(tc, 120);

@@ -314,6 +314,19 @@ const struct workload cpt_wl_futex_libc = {
 	{ { NULL } },
 };
 
+/* sigwait.c: the futex case's numbers, the wake a signal. */
+#define CPT_WL_SIGWAIT(mode)						\
+	{ "sigwait", mode, "a,c,d", 120, 2, 10,				\
+	  { { "a", 100, 100, 100 }, { "c", 0, 0, 10 },			\
+	    { "d", 20, 10, 20 } },					\
+	  { { 0, 120, 110 }, { 1, 120, 20 }, END_THREADS },		\
+	  { { NULL } } }
+
+const struct workload cpt_wl_sigwait = CPT_WL_SIGWAIT("sigwait");
+const struct workload cpt_wl_sigwaitinfo = CPT_WL_SIGWAIT("sigwaitinfo");
+const struct workload cpt_wl_sigtimedwait = CPT_WL_SIGWAIT("sigtimedwait");
+const struct workload cpt_wl_sigsuspend = CPT_WL_SIGWAIT("sigsuspend");
+
 const struct workload *const cpt_wl_all[] = {
 	&cpt_wl_c11,
 	&cpt_wl_c11_timed,
@@ -334,6 +347,10 @@ const struct workload *const cpt_wl_all[] = {
 	&cpt_wl_cxx_latch,
 	&cpt_wl_cxx_barrier,
 	&cpt_wl_futex_libc,
+	&cpt_wl_sigwait,
+	&cpt_wl_sigwaitinfo,
+	&cpt_wl_sigtimedwait,
+	&cpt_wl_sigsuspend,
 	&cpt_wl_mutex,
 	&cpt_wl_mutex_timed,
 	&cpt_wl_spin,

@@ -81,6 +81,10 @@ extern const struct workload cpt_wl_cxx_cond;
 extern const struct workload cpt_wl_cxx_latch;
 extern const struct workload cpt_wl_cxx_barrier;
 extern const struct workload cpt_wl_futex_libc;
+extern const struct workload cpt_wl_sigwait;
+extern const struct workload cpt_wl_sigwaitinfo;
+extern const struct workload cpt_wl_sigtimedwait;
+extern const struct workload cpt_wl_sigsuspend;
 
 /* Every workload above, for tests that loop over all of them. */
 extern const struct workload *const cpt_wl_all[];
