@@ -269,7 +269,10 @@ struct cp_objrec *cp_objrec_map_probe(const struct cp_thread *t,
 
 		if (!w)
 			return NULL;
-		if (cp_map_may_hold(w, key))
+		/* a slot of another key with the fingerprint: go on */
+		if (cp_map_may_hold(w, key) &&
+		    atomic_load_explicit(&cp_map_rec(w)->tag,
+					 memory_order_relaxed) == key)
 			return cp_map_rec(w);
 	}
 }

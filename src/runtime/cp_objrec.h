@@ -226,7 +226,8 @@ static inline struct cp_objrec *cp_objrec_get_at(struct cp_thread *t,
 			 __builtin_return_address(0))
 
 /* The record of the first slot past @key's home slot in @t's map that
- * may hold @key (cp_map_may_hold: unchecked), or NULL.  Calling thread. */
+ * holds @key (its fingerprint, and the record's tag read once: the caller
+ * checks the record again, cp_objrec_check), or NULL.  Calling thread. */
 struct cp_objrec *cp_objrec_map_probe(const struct cp_thread *t,
 				      uintptr_t key);
 
@@ -326,10 +327,10 @@ static inline struct cp_objrec *cp_objrec_peek_home(const struct cp_thread *t,
 /*
  * The record of @addr in namespace @ns when @t's map holds it, wherever
  * its probe put it, and it is still @addr's record of kind @kind; else
- * NULL (look it up with cp_objrec_get), as also, rarely, for a key whose
- * probe meets a slot of another key with its fingerprint first.  One probe of the map (the slots
- * of a probe mostly share a cache line), no creation, no table.  Calling
- * thread, guard raised.
+ * NULL (look it up with cp_objrec_get).  One probe of the map (the slots
+ * of a probe mostly share a cache line; a slot of another key with the
+ * same fingerprint costs a look at its record's tag), no creation, no
+ * table.  Calling thread, guard raised.
  */
 static inline struct cp_objrec *cp_objrec_peek(const struct cp_thread *t,
 					       const void *addr, unsigned ns,
@@ -337,9 +338,17 @@ static inline struct cp_objrec *cp_objrec_peek(const struct cp_thread *t,
 {
 	uintptr_t key = cp_objrec_key(addr, ns);
 	cp_map_slot w = *cp_objrec_map_home(t, key);
+	struct cp_objrec *r;
 
-	return cp_objrec_check(cp_map_may_hold(w, key) ? cp_map_rec(w) :
-			       cp_objrec_map_probe(t, key), key, kind, false);
+	if (cp_map_may_hold(w, key)) {
+		r = cp_objrec_check(cp_map_rec(w), key, kind, false);
+		if (r)
+			return r;
+	}
+	/* not at home, or the home slot is another key's with the same
+	 * fingerprint (or a record that left the table) */
+	return cp_objrec_check(cp_objrec_map_probe(t, key), key, kind,
+			       false);
 }
 
 /*

@@ -352,6 +352,50 @@ START_TEST(test_objrec_peek_collisions)
 END_TEST
 
 /*
+ * Two keys of one home slot and one fingerprint (found by search over the
+ * byte addresses of a 16 MiB array: 15 bits of fingerprint and 6 of home
+ * slot match one address in 2^21, about eight there), so that the second key's slot is the one past
+ * the first's: peek finds each wherever the map put it, in either order.
+ * Before, a peek whose home slot held the other key gave up, and the
+ * test of destroyed records below failed when the program's addresses
+ * happened to collide so.
+ */
+START_TEST(test_objrec_peek_fingerprint_collision)
+{
+	static char space[1u << 24];
+	const uint32_t mask = t1->cache_mask;
+	const void *a = space, *b = NULL;
+	uintptr_t ka = cp_objrec_key(a, CP_NS_SYNC);
+
+	for (size_t off = 1; off < sizeof(space) && !b; off++) {
+		uintptr_t kb = cp_objrec_key(space + off, CP_NS_SYNC);
+
+		if (((cp_cache_home(kb) ^ cp_cache_home(ka)) & mask) == 0 &&
+		    cp_map_fp(kb) == cp_map_fp(ka))
+			b = space + off;
+	}
+	ck_assert_msg(b != NULL, "no colliding key in the search space");
+	for (int order = 0; order < 2; order++) {
+		struct cp_thread *t = order ? t2 : t1;
+		const void *first = order ? b : a, *second = order ? a : b;
+		struct cp_objrec *r1 = cp_objrec_get(t, first, CP_NS_SYNC,
+						     CP_OBJ_MUTEX, 0);
+		struct cp_objrec *r2 = cp_objrec_get(t, second, CP_NS_SYNC,
+						     CP_OBJ_MUTEX, 0);
+
+		ck_assert_msg(r1 && r2 && r1 != r2, "order %d: records %p %p",
+			      order, (void *)r1, (void *)r2);
+		ck_assert_ptr_eq(cp_objrec_peek(t, first, CP_NS_SYNC,
+						CP_OBJ_MUTEX), r1);
+		ck_assert_ptr_eq(cp_objrec_peek(t, second, CP_NS_SYNC,
+						CP_OBJ_MUTEX), r2);
+	}
+	cp_objrec_forget(a, CP_NS_SYNC);
+	cp_objrec_forget(b, CP_NS_SYNC);
+}
+END_TEST
+
+/*
  * Destroyed by one thread while another's map holds it: the other's peek
  * refuses the stale entry (before and after the memory is recycled for
  * other objects), and its get then makes the fresh record that the first
@@ -478,6 +522,7 @@ static Suite *objrec_suite(void)
 	tcase_add_test(tc, test_objrec_peek_held);
 	tcase_add_test(tc, test_objrec_same_fingerprint);
 	tcase_add_test(tc, test_objrec_peek_destroyed_in_other_thread);
+	tcase_add_test(tc, test_objrec_peek_fingerprint_collision);
 	tcase_add_test(tc, test_objrec_sem_destroyed_with_tokens);
 	suite_add_tcase(s, tc);
 	return s;
