@@ -351,6 +351,7 @@ START_TEST(test_symbolize_changed_file_not_used)
 	self_module(&m, NULL);
 	m.id[0] ^= 0xff;
 	sy = open1(&m, "/nonexistent");
+	ck_assert_uint_eq(cp_symbolize_stats(sy)->no_file_used, 0);
 	n = cp_symbolize(sy, pc, &f);
 	snprintf(want, sizeof(want), "%s+0x%" PRIx64, base(m.path),
 		 pc - m.m.bias);
@@ -359,6 +360,10 @@ START_TEST(test_symbolize_changed_file_not_used)
 		      want);
 	ck_assert_msg(cp_symbolize_stats(sy)->no_file == 1, "no_file %u",
 		      cp_symbolize_stats(sy)->no_file);
+	/* the warning's figures: the module an address fell in, once */
+	(void)cp_symbolize(sy, pc + 1, &f);
+	ck_assert_uint_eq(cp_symbolize_stats(sy)->no_file_used, 1);
+	ck_assert_str_eq(cp_symbolize_stats(sy)->first_no_file, m.path);
 	/* an address in no module: "0x..." */
 	n = cp_symbolize(sy, 0x10, &f);
 	ck_assert_msg(n == 1 && !strcmp(f[0].name, "0x10"), "'%s'",

@@ -45,6 +45,8 @@ struct cp_symbolizer {
 	char *debug_path;		/* owned copy, or NULL */
 	const struct cp_module *mods;
 	uint32_t nmods;
+	uint8_t *nofile;		/* [nmods] 1: no usable file, 2: and
+					 * an address fell in it */
 	cp_symbolize_fallback fb;
 	void *fb_ctx;
 
@@ -188,6 +190,13 @@ static int image_fd(const struct cp_module *m)
 	return fd;
 }
 
+/* Module @i has no usable file: its code goes by module+0x... names. */
+static void no_file(struct cp_symbolizer *sy, uint32_t i)
+{
+	sy->st.no_file++;
+	sy->nofile[i] = 1;
+}
+
 static void report(struct cp_symbolizer *sy, uint32_t i)
 {
 	const struct cp_module *m = &sy->mods[i];
@@ -203,14 +212,14 @@ static void report(struct cp_symbolizer *sy, uint32_t i)
 	if (fd < 0)
 		fd = open_debug_file(sy, m);
 	if (fd < 0) {
-		sy->st.no_file++;
+		no_file(sy, i);
 		return;
 	}
 	/* add_p_vaddr: the base is the bias, for ET_DYN; ET_EXEC ignores it */
 	mod = dwfl_report_elf(sy->dwfl, base, m->path, fd, m->bias, true);
 	if (!mod) {
 		close(fd);
-		sy->st.no_file++;
+		no_file(sy, i);
 		return;
 	}
 	sy->st.modules++;
@@ -243,6 +252,9 @@ struct cp_symbolizer *cp_symbolize_open(const struct cp_module *mods,
 	elf_version(EV_CURRENT);
 	sy->mods = mods;
 	sy->nmods = n;
+	sy->nofile = calloc(n ? n : 1, 1);
+	if (!sy->nofile)
+		goto err_mem;
 	sy->fb = fb;
 	sy->fb_ctx = fb_ctx;
 	if (debug_path) {
@@ -669,6 +681,13 @@ static int resolve(struct cp_symbolizer *sy, uint64_t pc)
 	if (m && mod && (name = plt_name(sy, mod, pc - m->bias)))
 		return add_frame(sy, name, NULL, 0, false);
 	if (m) {
+		uint8_t *nf = &sy->nofile[m - sy->mods];
+
+		if (*nf == 1) {		/* the first address in it */
+			*nf = 2;
+			if (!sy->st.no_file_used++)
+				sy->st.first_no_file = m->path;
+		}
 		base = strrchr(m->path, '/');
 		off = pc - m->bias;
 		/* one name for all of a function's addresses */
@@ -731,5 +750,6 @@ void cp_symbolize_close(struct cp_symbolizer *sy)
 		free(sy->pool[i]);
 	free(sy->pool);
 	free(sy->debug_path);
+	free(sy->nofile);
 	free(sy);
 }

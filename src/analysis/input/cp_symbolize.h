@@ -49,6 +49,8 @@ struct cp_symbolize_stats {
 	uint32_t modules;	/* reported */
 	uint32_t no_file;	/* module file missing or changed, no debug
 				 * file either: module+0x... names */
+	uint32_t no_file_used;	/* those an address looked up fell in */
+	const char *first_no_file;	/* the first of those: its path */
 	uint32_t no_debug;	/* usable file but no DWARF: no inline
 				 * frames, no lines */
 	uint64_t lookups;	/* distinct addresses resolved */

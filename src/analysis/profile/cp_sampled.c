@@ -999,10 +999,13 @@ void cp_sampled_warn(FILE *f, const char *prefix, const struct cp_trace *t)
 			"incomplete (unwinding failed): inclusive times are "
 			"low\n", prefix, t->path, s->unwind_failed, s->decoded);
 	st = cp_symbolize_stats(s->sym);
-	if (st->no_file)
-		fprintf(f, "%s: %s: %u of %u modules not found or changed "
-			"since the run: their code is named module+0xOFFSET\n",
-			prefix, t->path, st->no_file, s->nmods);
+	if (st->no_file_used)
+		fprintf(f, "%s: %s: %u of the modules holding sampled code "
+			"not found or changed since the run (%s%s): their "
+			"code is named module+0xOFFSET\n", prefix, t->path,
+			st->no_file_used,
+			st->no_file_used > 1 ? "the first: " : "",
+			st->first_no_file);
 }
 
 uint64_t cp_sampled_count(const struct cp_tracepag *tp, const char *name,
