@@ -262,14 +262,15 @@ bool cp_modules_own_text(uintptr_t *lo, uintptr_t *hi)
 	return range[1] > range[0];
 }
 
-/* dl_iterate_phdr callback: whether @info loads the address in @arg's
- * first word; then its path (the executable: "") and load bias. */
+/* An address looked for (find_holder), and the object found holding it. */
 struct locate {
 	uintptr_t addr;
-	const char *path;
+	const char *path;	/* the executable: "" */
 	uintptr_t bias;
 };
 
+/* dl_iterate_phdr callback: whether @info loads @arg's address; then its
+ * path and load bias into @arg. */
 static int find_holder(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct locate *l = arg;

@@ -27,7 +27,7 @@
 
 static struct cds_lfht *cp_objrec_table;
 static atomic_uint cp_objrec_next_id;
-static atomic_uint cp_objrec_nmade;	/* ids given since cp_objrec_init */
+static uint32_t cp_objrec_id0;	/* the next id at cp_objrec_init */
 static struct cp_lock cp_objrec_limbo_lock;
 static struct cp_objrec *cp_objrec_limbo;
 static unsigned cp_objrec_limbo_n;
@@ -58,15 +58,14 @@ static uint32_t cp_retired_ntop;
 
 uint32_t cp_objrec_new_id(void)
 {
-	atomic_fetch_add_explicit(&cp_objrec_nmade, 1, memory_order_relaxed);
 	return atomic_fetch_add_explicit(&cp_objrec_next_id, 1,
 					 memory_order_relaxed) + 1;
 }
 
 bool cp_objrec_none_made(void)
 {
-	return atomic_load_explicit(&cp_objrec_nmade,
-				    memory_order_relaxed) == 0;
+	return atomic_load_explicit(&cp_objrec_next_id,
+				    memory_order_relaxed) == cp_objrec_id0;
 }
 
 static unsigned long hash_key(uintptr_t key)
@@ -108,7 +107,7 @@ int cp_objrec_init(void)
 	cp_objrec_limbo_n = 0;
 	cp_objrec_free = NULL;
 	cp_retired_ntop = 0;
-	atomic_store(&cp_objrec_nmade, 0);
+	cp_objrec_id0 = atomic_load(&cp_objrec_next_id);
 	memset(&cp_objrec_limbo_lock, 0, sizeof(cp_objrec_limbo_lock));
 	return cp_objrec_table ? 0 : -ENOMEM;
 }

@@ -381,7 +381,6 @@ static void json_object_counts(struct cp_emit *e, uint64_t ops,
 	cp_emit_u64(e, CP_KEY_CP_GAIN_NS, gain_ns);
 }
 
-/* The executable's file name, without its directories. */
 /*
  * The module holding code address @site, by its file name into *@mod, and
  * the address's link-time address in it into *@off.  False when unknown.
