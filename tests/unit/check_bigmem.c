@@ -2,12 +2,19 @@
  * check_bigmem.c - the large-block cache (cp_bigmem.h): a freed block
  * serves the next request of its size class, a kept block larger than a
  * request that it may not serve stays kept for a later one of its size,
- * and a block handed out again is zeroed by cp_big_calloc.
+ * and a block handed out again is zeroed by cp_big_calloc; a fresh block
+ * from cp_big_malloc is faulted in without being touched, one from
+ * cp_big_malloc_lazy is not, and the faulting in never changes what the
+ * caller writes meanwhile.
  */
+#define _DEFAULT_SOURCE
 #include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cp_bigmem.h"
 
@@ -83,6 +90,90 @@ START_TEST(test_bigmem_calloc_zeroes_a_reused_block)
 }
 END_TEST
 
+/* How many of the pages of [@p, @p + @n) are resident. */
+static size_t resident(const void *p, size_t n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), np = (n + page - 1) / page;
+	unsigned char *vec = malloc(np);
+	size_t in = 0;
+
+	ck_assert_ptr_nonnull(vec);
+	ck_assert_int_eq(mincore((void *)p, n, vec), 0);
+	for (size_t i = 0; i < np; i++)
+		in += vec[i] & 1;
+	free(vec);
+	return in;
+}
+
+/* Wait (up to 30 s, a slow sanitizer build included) until every page of
+ * [@p, @p + @n) is resident; whether they all were. */
+static int wait_resident(const void *p, size_t n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	struct timespec nap = { 0, 1000000 };
+
+	for (int i = 0; i < 30000; i++) {
+		if (resident(p, n) == (n + page - 1) / page)
+			return 1;
+		nanosleep(&nap, NULL);
+	}
+	return 0;
+}
+
+/*
+ * The helper faults a fresh block in though the caller never touches it,
+ * and leaves a lazy one alone: the lazy block is asked for first, so once
+ * the later block is all in, the helper has no job left that could be the
+ * lazy one's.
+ */
+START_TEST(test_bigmem_prefaults_fresh_blocks_but_not_lazy_ones)
+{
+	size_t n = 48 * MIB;
+	char *lazy, *eager;
+
+	cp_big_release();
+	lazy = cp_big_malloc_lazy(n);
+	eager = cp_big_malloc(n);
+	ck_assert_ptr_nonnull(lazy);
+	ck_assert_ptr_nonnull(eager);
+	ck_assert_msg(wait_resident(eager, n),
+		      "%zu of %zu pages of a fresh block faulted in",
+		      resident(eager, n), n / (size_t)sysconf(_SC_PAGESIZE));
+	ck_assert_uint_eq(resident(lazy, n), 0);
+	free(lazy);
+	cp_big_free(eager);
+	cp_big_release();
+}
+END_TEST
+
+/*
+ * What the caller writes while the helper faults its block in stays
+ * written; blocks freed while the helper may be on them (cp_big_free's
+ * cache evicting, cp_big_release) are withdrawn from it first.
+ */
+START_TEST(test_bigmem_prefault_keeps_what_the_caller_writes)
+{
+	for (unsigned round = 0; round < 12; round++) {
+		size_t n = (8 + 4 * (round % 5)) * MIB + round;
+		unsigned char *p = cp_big_malloc(n);
+
+		ck_assert_ptr_nonnull(p);
+		for (size_t i = 0; i < n; i++)
+			p[i] = (unsigned char)(i * 7 + round);
+		for (size_t i = 0; i < n; i++)
+			if (p[i] != (unsigned char)(i * 7 + round))
+				ck_abort_msg("round %u: byte %zu is %u", round,
+					     i, p[i]);
+		cp_big_free(p);
+		/* the sizes differ: some rounds take a kept block, some a
+		 * fresh one, and some free one the helper may be on */
+		if (round % 3 == 2)
+			cp_big_release();
+	}
+	cp_big_release();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("bigmem");
@@ -90,9 +181,12 @@ int main(void)
 	SRunner *sr;
 	int failed;
 
+	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_bigmem_class_serves_a_slightly_larger_request);
 	tcase_add_test(tc, test_bigmem_keeps_a_larger_block_across_a_small_request);
 	tcase_add_test(tc, test_bigmem_calloc_zeroes_a_reused_block);
+	tcase_add_test(tc, test_bigmem_prefaults_fresh_blocks_but_not_lazy_ones);
+	tcase_add_test(tc, test_bigmem_prefault_keeps_what_the_caller_writes);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

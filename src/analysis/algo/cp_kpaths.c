@@ -607,8 +607,8 @@ int cp_kpaths_find(struct cp_kpaths *kp, const struct cp_cpm *c, uint32_t k)
 	kp->next = cp_big_malloc(sizeof(*kp->next) * nv1);
 	kp->glen = s.glen = cp_big_malloc(sizeof(*s.glen) * nv1);
 	s.hroot = cp_big_malloc(sizeof(*s.hroot) * nv1);
-	s.rootv = cp_big_malloc(sizeof(*s.rootv) * nv1);
-	s.side = cp_big_malloc(sizeof(*s.side) * ((size_t)g->ne + 1));
+	s.rootv = cp_big_malloc_lazy(sizeof(*s.rootv) * nv1);
+	s.side = cp_big_malloc_lazy(sizeof(*s.side) * ((size_t)g->ne + 1));
 	if (!kp->next || !s.glen || !s.hroot || !s.rootv || !s.side)
 		goto err_mem;
 	if (kp_prepare(&s, kp->next, k))

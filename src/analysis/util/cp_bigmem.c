@@ -28,7 +28,10 @@
 #define _DEFAULT_SOURCE
 #include "cp_bigmem.h"
 
+#include <errno.h>
 #include <malloc.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +39,30 @@
 
 #define CP_BIGMEM_HUGE ((size_t)2 << 20)
 #define CP_BIGMEM_KEEP 8
+#define CP_PREFAULT_STEP ((size_t)4 << 20)	/* bytes a step of the helper */
+#define CP_PREFAULT_JOBS 16			/* blocks it may have queued */
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23	/* Linux 5.14's value; older headers */
+#endif
+
+/* The helper that faults fresh blocks in (above), shared by all threads. */
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t work;	/* a job was queued */
+	pthread_cond_t step;	/* a step ended */
+	struct {
+		char *p;
+		size_t n, done;
+	} job[CP_PREFAULT_JOBS];
+	unsigned njobs;
+	const char *busy;	/* the block of the step under way, or NULL */
+	bool started, off;	/* off: the kernel refused, or no thread */
+} pf = {
+	.mu = PTHREAD_MUTEX_INITIALIZER,
+	.work = PTHREAD_COND_INITIALIZER,
+	.step = PTHREAD_COND_INITIALIZER,
+};
 
 /* Large blocks freed by this thread, oldest first. */
 static _Thread_local struct {
@@ -57,7 +84,111 @@ static size_t big_class(size_t n)
 	return (n + step - 1) & ~(step - 1);
 }
 
-void *cp_big_malloc(size_t n)
+/* The queued job least done, or njobs when none (pf.mu held). */
+static unsigned pf_pick(void)
+{
+	unsigned best = pf.njobs;
+
+	for (unsigned i = 0; i < pf.njobs; i++)
+		if (best == pf.njobs ||
+		    (double)pf.job[i].done / (double)pf.job[i].n <
+		    (double)pf.job[best].done / (double)pf.job[best].n)
+			best = i;
+	return best;
+}
+
+/* Drop job @i (pf.mu held). */
+static void pf_drop(unsigned i)
+{
+	pf.job[i] = pf.job[--pf.njobs];
+}
+
+static void *pf_run(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&pf.mu);
+	for (;;) {
+		unsigned i;
+		char *at;
+		size_t len;
+		int rc;
+
+		while (!pf.njobs)
+			pthread_cond_wait(&pf.work, &pf.mu);
+		i = pf_pick();
+		at = pf.job[i].p + pf.job[i].done;
+		len = pf.job[i].n - pf.job[i].done;
+		len = len < CP_PREFAULT_STEP ? len : CP_PREFAULT_STEP;
+		pf.busy = pf.job[i].p;
+		pthread_mutex_unlock(&pf.mu);
+		rc = madvise(at, len, MADV_POPULATE_WRITE);
+		pthread_mutex_lock(&pf.mu);
+		/* the job may have moved while the lock was free */
+		for (i = 0; i < pf.njobs && pf.job[i].p != pf.busy; i++)
+			;
+		if (i < pf.njobs) {
+			pf.job[i].done += len;
+			if (pf.job[i].done >= pf.job[i].n)
+				pf_drop(i);
+		}
+		pf.busy = NULL;
+		pthread_cond_broadcast(&pf.step);
+		if (rc && (errno == EINVAL || errno == ENOSYS)) {
+			pf.off = true;	/* the advice is unknown here */
+			pf.njobs = 0;
+		}
+	}
+	return NULL;
+}
+
+/* Hand the fresh block @p to the helper, its first @n bytes to fault in. */
+static void pf_queue(char *p, size_t n)
+{
+	pthread_attr_t attr;
+	pthread_t th;
+
+	pthread_mutex_lock(&pf.mu);
+	if (!pf.started && !pf.off) {
+		pf.started = true;
+		pf.off = pthread_attr_init(&attr) != 0;
+		if (!pf.off) {
+			(void)pthread_attr_setdetachstate(
+				&attr, PTHREAD_CREATE_DETACHED);
+			pf.off = pthread_create(&th, &attr, pf_run, NULL) != 0;
+			pthread_attr_destroy(&attr);
+		}
+	}
+	if (!pf.off && pf.njobs < CP_PREFAULT_JOBS) {
+		pf.job[pf.njobs].p = p;
+		pf.job[pf.njobs].n = n;
+		pf.job[pf.njobs++].done = 0;
+		pthread_cond_signal(&pf.work);
+	}
+	pthread_mutex_unlock(&pf.mu);
+}
+
+/* Withdraw @p from the helper before it is freed: drop its job, and wait
+ * for a step in it to end. */
+static void pf_withdraw(const char *p)
+{
+	pthread_mutex_lock(&pf.mu);
+	for (unsigned i = 0; i < pf.njobs; i++)
+		if (pf.job[i].p == p)
+			pf_drop(i);
+	while (pf.busy == p)
+		pthread_cond_wait(&pf.step, &pf.mu);
+	pthread_mutex_unlock(&pf.mu);
+}
+
+/* free() of a large block the helper may be on. */
+static void big_release(void *p)
+{
+	pf_withdraw(p);
+	free(p);
+}
+
+/* cp_big_malloc(); @prefault: a fresh large block goes to the helper. */
+static void *big_alloc(size_t n, bool prefault)
 {
 	size_t round = n < CP_BIGMEM_HUGE ? 0 : big_class(n);
 	unsigned best = CP_BIGMEM_KEEP;
@@ -78,7 +209,7 @@ void *cp_big_malloc(size_t n)
 	/* none fits: give back those too small for it */
 	for (unsigned i = nkept; i > 0; i--) {
 		if (kept[i - 1].size < round) {
-			free(kept[i - 1].p);
+			big_release(kept[i - 1].p);
 			memmove(&kept[i - 1], &kept[i],
 				sizeof(kept[0]) * (--nkept - (i - 1)));
 		}
@@ -86,7 +217,19 @@ void *cp_big_malloc(size_t n)
 	if (posix_memalign(&p, CP_BIGMEM_HUGE, round))
 		return NULL;
 	(void)madvise(p, round, MADV_HUGEPAGE);
+	if (prefault)
+		pf_queue(p, n);
 	return p;
+}
+
+void *cp_big_malloc(size_t n)
+{
+	return big_alloc(n, true);
+}
+
+void *cp_big_malloc_lazy(size_t n)
+{
+	return big_alloc(n, false);
 }
 
 void cp_big_free(void *p)
@@ -100,7 +243,7 @@ void cp_big_free(void *p)
 		return;
 	}
 	if (nkept == CP_BIGMEM_KEEP) {
-		free(kept[0].p);
+		big_release(kept[0].p);
 		memmove(&kept[0], &kept[1], sizeof(kept[0]) * --nkept);
 	}
 	kept[nkept].p = p;
@@ -110,7 +253,7 @@ void cp_big_free(void *p)
 void cp_big_release(void)
 {
 	while (nkept)
-		free(kept[--nkept].p);
+		big_release(kept[--nkept].p);
 }
 
 void *cp_big_calloc(size_t n, size_t size)
@@ -139,7 +282,7 @@ void *cp_big_realloc(void *p, size_t n)
 
 	if (n < CP_BIGMEM_HUGE)
 		return realloc(p, n);
-	q = cp_big_malloc(n);
+	q = big_alloc(n, false);
 	if (!q)
 		return NULL;
 	if (p)

@@ -21,8 +21,16 @@
 
 #include <stddef.h>
 
-/* malloc(@n), advised onto huge pages when large.  NULL when out of memory. */
+/*
+ * malloc(@n), advised onto huge pages when large, for an array the caller
+ * will write whole: a fresh large block's pages are faulted in ahead of
+ * the caller by a helper thread (cp_bigmem.c).  NULL when out of memory.
+ */
 void *cp_big_malloc(size_t n);
+
+/* The same for an array the caller may write only in part: its pages are
+ * left to fault in as they are written, so the untouched ones cost none. */
+void *cp_big_malloc_lazy(size_t n);
 
 /* calloc(@n, @size) likewise: zeroed after the advice. */
 void *cp_big_calloc(size_t n, size_t size);
