@@ -258,10 +258,18 @@ static int place_publishes(struct cp_trd *r)
 }
 
 /* The publishes of sparse objects, in file order per thread, then sorted
- * by seq; a sequence published twice is made inert but for the first. */
+ * by seq; a sequence published twice is made inert but for the first.
+ * Nothing to do, and no pass over the vertices, when no object is sparse
+ * (every trace the runtime writes whole). */
 static int sort_sparse(struct cp_trd *r)
 {
 	struct cp_trace *t = r->t;
+	uint32_t any = 0;
+
+	for (uint32_t o = 1; o < t->nobjs && !any; o++)
+		any = t->objs[o].sparse;
+	if (!any)
+		return 0;
 
 	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
 		struct cp_trace_thread *th = &t->threads[tid];

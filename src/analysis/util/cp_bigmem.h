@@ -10,11 +10,13 @@
  * a third of a `cpt report` of a 10^6-edge trace.  These helpers allocate
  * any block of 2 MiB or more 2 MiB-aligned and ask the kernel for huge
  * pages on it (madvise(MADV_HUGEPAGE)) before it is touched; smaller ones
- * come from plain malloc.  Release with cp_big_free(), which keeps a few
- * large blocks for the next allocations of the thread (their pages are
- * already cleared), or with plain free(); where huge pages are not
- * available the advice is ignored and nothing changes.  The cache is per
- * thread: any thread may use these.
+ * come from plain malloc.  A fresh large block from cp_big_malloc() is
+ * faulted in ahead of the caller by a helper thread, so that the kernel
+ * clears its pages on the other core (cp_bigmem.c).  Release with
+ * cp_big_free(), which keeps a few large blocks for the next allocations
+ * of the thread (their pages are already cleared), or with plain free();
+ * where huge pages are not available the advice is ignored and nothing
+ * changes.  The cache is per thread: any thread may use these.
  */
 #ifndef CP_BIGMEM_H
 #define CP_BIGMEM_H
