@@ -14,6 +14,8 @@
 #include <semaphore.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <threads.h>
 #include <time.h>
 #include <unistd.h>
@@ -111,7 +113,12 @@
 	X(int, sigtimedwait, (const sigset_t *, siginfo_t *,		\
 			      const struct timespec *), NULL)		\
 	X(int, sigsuspend, (const sigset_t *), NULL)			\
-	X(int, pause, (void), NULL)
+	X(int, pause, (void), NULL)					\
+	X(pid_t, wait, (int *), NULL)					\
+	X(pid_t, waitpid, (pid_t, int *, int), NULL)			\
+	X(pid_t, wait3, (int *, int, struct rusage *), NULL)		\
+	X(pid_t, wait4, (pid_t, int *, int, struct rusage *), NULL)	\
+	X(int, waitid, (idtype_t, id_t, siginfo_t *, int), NULL)
 
 /*
  * Functions of libraries a program may not load: a missing one stays NULL

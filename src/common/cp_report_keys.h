@@ -75,7 +75,8 @@
  * thread number, from 0), parent (its creator's tid, null for the first),
  * len_ns (its path at its last event), useful_ns, wait_ns,
  * unexplained_wait_ns (time blocked outside any traced call, wall clock
- * only), exited (it ended before the report).
+ * only), child_wait_ns (time blocked waiting for child processes, wall
+ * clock only; counted as useful), exited (it ended before the report).
  */
 #define CP_KEY_THREADS_DETAIL	"threads_detail"
 #define CP_KEY_TID		"tid"
@@ -83,6 +84,7 @@
 #define CP_KEY_LEN_NS		"len_ns"
 #define CP_KEY_USEFUL_NS	"useful_ns"
 #define CP_KEY_UNEXPLAINED_WAIT_NS "unexplained_wait_ns"
+#define CP_KEY_CHILD_WAIT_NS	"child_wait_ns"
 #define CP_KEY_EXITED		"exited"
 
 /*

@@ -154,6 +154,9 @@ struct cp_thread {
 	uint64_t start_wall, end_wall;
 	uint64_t unseen_ns;	/* at exit: blocked outside wrapped waits
 				 * (cp_unseen.h) */
+	uint64_t child_wait_ns;	/* in wait, waitpid and the like for child
+				 * processes (cp_unseen_child_wait): written
+				 * by the thread, read by the report */
 	bool idle;		/* waiting where no call will end the wait (an
 				 * OpenMP pool thread between regions): an exit
 				 * ends it, the time is not useful */

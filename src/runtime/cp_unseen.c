@@ -51,26 +51,51 @@ uint64_t cp_unseen_blocked(const struct cp_thread *t)
 	return blocked > t->wait_ns ? blocked - t->wait_ns : 0;
 }
 
-uint64_t cp_unseen_of(const struct cp_thread *t)
+/* @t's blocked time beyond its wrapped waits, child waits included. */
+static uint64_t blocked_of(const struct cp_thread *t)
 {
 	if (__atomic_load_n(&t->exited, __ATOMIC_ACQUIRE))
 		return t->unseen_ns;
 	return cp_unseen_blocked(t);
 }
 
-static char blocked_note[768];
-static bool blocked_done;
-
-const char *cp_unseen_blocked_note(void)
+uint64_t cp_unseen_children_of(const struct cp_thread *t)
 {
-	size_t n = 0, len = sizeof(blocked_note);
+	uint64_t b = blocked_of(t);
+	uint64_t c = __atomic_load_n(&t->child_wait_ns, __ATOMIC_RELAXED);
+
+	/* a wait after the thread's last event is outside its blocked time */
+	return c < b ? c : b;
+}
+
+uint64_t cp_unseen_of(const struct cp_thread *t)
+{
+	return blocked_of(t) - cp_unseen_children_of(t);
+}
+
+void cp_unseen_child_wait(struct cp_thread *t, uint64_t ns)
+{
+	__atomic_store_n(&t->child_wait_ns,
+			 __atomic_load_n(&t->child_wait_ns, __ATOMIC_RELAXED) +
+			 ns, __ATOMIC_RELAXED);
+}
+
+/*
+ * Into @buf (of @len bytes): @head, then each thread whose figure @of
+ * passes the floors (CP_UNSEEN_MIN_NS and CP_UNSEEN_MIN_SHARE of its
+ * useful time) with its milliseconds, at most four, then @tail; "" when
+ * none passes.
+ */
+static void thread_note(char *buf, size_t len, const char *head,
+			const char *verb, const char *tail,
+			uint64_t (*of)(const struct cp_thread *))
+{
+	size_t n = 0;
 	unsigned shown = 0, more = 0;
 
-	if (blocked_done)
-		return blocked_note;
-	blocked_done = true;
+	buf[0] = '\0';
 	for (struct cp_thread *t = cp_thread_all(); t; t = t->next) {
-		uint64_t u = cp_unseen_of(t);
+		uint64_t u = of(t);
 
 		if (u < CP_UNSEEN_MIN_NS ||
 		    (double)u < CP_UNSEEN_MIN_SHARE * (double)t->useful_ns)
@@ -79,26 +104,53 @@ const char *cp_unseen_blocked_note(void)
 			more++;
 			continue;
 		}
-		n += (size_t)snprintf(blocked_note + n, len - n,
-				      "%sthread %u was blocked %.1f ms (%.0f%% "
-				      "of its useful time)", shown ? ", " :
-				      "Unexplained waiting: ", t->tid,
-				      (double)u / 1e6, t->useful_ns ? 100.0 *
-				      (double)u / (double)t->useful_ns : 0.0);
+		n += (size_t)snprintf(buf + n, len - n,
+				      "%sthread %u %s %.1f ms (%.0f%% of its "
+				      "useful time)", shown ? ", " : head,
+				      t->tid, verb, (double)u / 1e6,
+				      t->useful_ns ? 100.0 * (double)u /
+				      (double)t->useful_ns : 0.0);
 		shown++;
 	}
 	if (!shown)
-		return blocked_note;
+		return;
 	if (more)
-		n += (size_t)snprintf(blocked_note + n, len - n, " and %u more "
+		n += (size_t)snprintf(buf + n, len - n, " and %u more "
 				      "threads", more);
-	snprintf(blocked_note + n, len - n, " outside any traced call; that "
-		 "time counts as "
-		 "useful work, so the critical path may be overstated (likely "
-		 "cause: synchronization the tracer cannot see, such as raw "
-		 "futex calls, a lock or barrier of the program's own, a "
-		 "sleep, or blocking I/O).");
-	return blocked_note;
+	snprintf(buf + n, len - n, "%s", tail);
+}
+
+const char *cp_unseen_blocked_note(void)
+{
+	static char note[768];
+	static bool done;
+
+	if (!done)
+		thread_note(note, sizeof(note), "Unexplained waiting: ",
+			    "was blocked", " outside any traced call; that "
+			    "time counts as useful work, so the critical path "
+			    "may be overstated (likely cause: synchronization "
+			    "the tracer cannot see, such as raw futex calls, a "
+			    "lock or barrier of the program's own, a sleep, or "
+			    "blocking I/O).", cp_unseen_of);
+	done = true;
+	return note;
+}
+
+const char *cp_unseen_children_note(void)
+{
+	static char note[768];
+	static bool done;
+
+	if (!done)
+		thread_note(note, sizeof(note), "Waiting for child processes: ",
+			    "waited", " in wait, waitpid or the like; that time "
+			    "counts as useful work, standing for the "
+			    "children's run on this process's critical path "
+			    "(cpt run traces each child into a file of its "
+			    "own).", cp_unseen_children_of);
+	done = true;
+	return note;
 }
 
 /* Loaded objects whose waits no wrapper sees. */

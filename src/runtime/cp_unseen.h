@@ -14,6 +14,13 @@
  * from work; under the cpu clock blocking costs nothing, so only the wall
  * clock is measured.
  *
+ * Waiting for a child process (wait, waitpid, wait3, wait4, waitid:
+ * wrappers/wrap_wait.c) is blocking the tracer knows: the child's run is
+ * on the waiting thread's critical path, which the time, counted as
+ * useful, stands for.  It is reported in a note of its own, not as
+ * unexplained (a shell's or git's main thread waits for its children most
+ * of the run).
+ *
  * Libraries known to synchronize by themselves (LLVM's and Intel's
  * OpenMP runtimes, TBB) are named when loaded: their waits are unseen
  * however they wait.  libgomp is modelled (wrappers/wrap_gomp.c).
@@ -43,17 +50,29 @@
  */
 uint64_t cp_unseen_blocked(const struct cp_thread *t);
 
-/* t->unseen_ns of an exited thread, else cp_unseen_blocked(@t); ns.
- * The report, at exit. */
+/*
+ * @t's unexplained waiting, ns: its blocked time beyond its wrapped waits
+ * (t->unseen_ns of an exited thread, else cp_unseen_blocked(@t)) less
+ * what its waits for child processes explain.  The report, at exit.
+ */
 uint64_t cp_unseen_of(const struct cp_thread *t);
+
+/* The part of @t's blocked time beyond its wrapped waits that its waits
+ * for child processes explain, ns.  The report, at exit. */
+uint64_t cp_unseen_children_of(const struct cp_thread *t);
+
+/* @t waited @ns for a child process (wrap_wait.c).  Owning thread. */
+void cp_unseen_child_wait(struct cp_thread *t, uint64_t ns);
 
 /*
  * The sentences for the report, computed once at exit and kept (the trace
  * writer repeats them in its INFO block): which threads waited how long
- * unexplained, and which self-synchronizing library is loaded.  "" when
- * there is nothing to say.  Exit path, one thread.
+ * unexplained, which waited how long for child processes, and which
+ * self-synchronizing library is loaded.  "" when there is nothing to say.
+ * Exit path, one thread.
  */
 const char *cp_unseen_blocked_note(void);
+const char *cp_unseen_children_note(void);
 const char *cp_unseen_library_note(void);
 
 #endif /* CP_UNSEEN_H */

@@ -20,15 +20,16 @@ test -f "$libdir/cmake/cpthread/cpthreadConfig.cmake"
 # Exports: nothing of jemalloc (malloc, mallocx...) or of the runtime;
 # the wrapped families are pthread, semaphores, C11 threads, libgomp and
 # syscall (futexes), the signal calls and _exit the crash path needs, the
-# signal masks (the sampler's signal stays open), and the signals sent and
-# waited for within the process.
+# signal masks (the sampler's signal stays open), the signals sent and
+# waited for within the process, and the waits for child processes.
 bad=$(nm -D --defined-only "$libdir/libcpthread.so" | awk '{print $3}' |
       grep -Ev '^(cpthread_|pthread_|sem_|fork$|__cyg_profile_func_)' |
       grep -Ev '^(thrd_|mtx_|cnd_|call_once$|GOMP_|omp_|syscall$)' |
       grep -Ev '^(sigaction|signal|bsd_signal|sysv_signal|__sysv_signal)$' |
       grep -Ev '^(sigset|sigignore|_exit|_Exit|sigprocmask)$' |
       grep -Ev '^(kill|raise|sigqueue|sigwait|sigwaitinfo|sigtimedwait)$' |
-      grep -Ev '^(sigsuspend|pause)$' || true)
+      grep -Ev '^(sigsuspend|pause)$' |
+      grep -Ev '^(wait|waitpid|wait3|wait4|waitid)$' || true)
 if [ -n "$bad" ]; then
 	echo "libcpthread.so exports unexpected symbols: $bad" >&2
 	exit 1

@@ -454,6 +454,68 @@ START_TEST(test_online_unexplained_wait)
 }
 END_TEST
 
+/*
+ * A thread blocked about 100 ms waiting for a child process (children.c,
+ * with each of the five wait calls): under the wall clock the report
+ * says that thread 0 waited for child processes, at least 30 ms and at
+ * most the run (child_wait_ns), and calls none of it unexplained; under
+ * the cpu clock it says nothing.
+ */
+START_TEST(test_online_child_wait)
+{
+	static const char *const calls[] = {
+		"wait", "waitpid", "wait3", "wait4", "waitid",
+	};
+	const struct combo *c = &combos[_i % NCOMBOS];
+	const char *call = calls[_i / NCOMBOS];
+	char env_clock[64];
+	const char *env[] = { env_clock, "CPTHREAD_QUIET=1", NULL };
+	const char *args[] = { call, NULL };
+	bool wall = strcmp(c->clock, "wall") == 0;
+	struct cpt_run r;
+	const char *note, *unexplained;
+	json_t *jt;
+	double cw, u;
+
+	snprintf(env_clock, sizeof(env_clock), "CPTHREAD_CLOCK=%s", c->clock);
+	ck_assert_msg(cpt_run_workload(&r, "children", c->v, args, env, 60) ==
+		      0, "cannot run workload children");
+	ck_assert_msg(cpt_run_exit_code(&r) == 0 && r.report &&
+		      strcmp(r.out, "children done\n") == 0,
+		      "children %s, %s, %s: exit %d, stdout '%s', %s", call,
+		      cpt_variant_name(c->v), c->clock, cpt_run_exit_code(&r),
+		      r.out ? r.out : "", r.report_error);
+	note = note_with(r.report, "Waiting for child processes");
+	unexplained = note_with(r.report, "outside any traced call");
+	jt = cpt_json_thread(r.report, 0);
+	ck_assert_msg(jt, "children: thread 0 missing from threads_detail");
+	cw = cpt_json_ms(jt, "child_wait_ns");
+	u = cpt_json_ms(jt, "unexplained_wait_ns");
+	if (wall) {
+		ck_assert_msg(note && strstr(note, "thread 0 waited"),
+			      "children %s, %s, wall clock: no note naming "
+			      "thread 0 (notes: %s)", call,
+			      cpt_variant_name(c->v), note ? note : "none");
+		ck_assert_msg(cw >= 30 && cw <= cpt_json_ms(r.report,
+							   "elapsed_ns"),
+			      "children %s, %s, wall clock: child_wait_ns "
+			      "%.3f ms, expected 30 ms to the run's length",
+			      call, cpt_variant_name(c->v), cw);
+		ck_assert_msg(!unexplained && u < 30,
+			      "children %s, %s, wall clock: the wait called "
+			      "unexplained (%.3f ms; note: %s)", call,
+			      cpt_variant_name(c->v), u,
+			      unexplained ? unexplained : "none");
+	} else {
+		ck_assert_msg(!note && !unexplained && cw == 0 && u == 0,
+			      "children %s, %s, cpu clock: waiting reported "
+			      "(child %.3f ms, unexplained %.3f ms)", call,
+			      cpt_variant_name(c->v), cw, u);
+	}
+	cpt_run_free(&r);
+}
+END_TEST
+
 /* C++ (g++, libstdc++): std::thread with std::mutex, std::shared_mutex,
  * std::condition_variable, std::latch and std::barrier (cxx.cpp), and a
  * futex called through syscall(3) (futex.c libc). */
@@ -706,6 +768,7 @@ static Suite *online_suite(void)
 	tc = tcase_create("unexplained_wait");
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_online_unexplained_wait, 0, NCOMBOS);
+	tcase_add_loop_test(tc, test_online_child_wait, 0, 5 * NCOMBOS);
 	tcase_add_test(tc, test_online_untraced_library);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("samples");

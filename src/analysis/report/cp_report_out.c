@@ -125,7 +125,7 @@ static void headline(FILE *f, const struct row *rows, uint32_t n,
 /* INFO keys of the runtime's notes on waits it could not see
  * (cp_unseen.h), repeated by the report. */
 static const char *const runtime_notes[] = {
-	"note.unexplained", "note.library",
+	"note.unexplained", "note.children", "note.library",
 };
 
 /* The figures a user decides from: CP length, parallelism, notes. */

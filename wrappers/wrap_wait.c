@@ -1,0 +1,61 @@
+/*
+ * wrap_wait.c - wait, waitpid, wait3, wait4 and waitid: a thread blocked
+ * until a child process changes state.  No edge (the child is another
+ * process, with a trace of its own under cpt run); the time stays useful,
+ * standing for the child's run on the waiting thread's critical path, and
+ * is counted (cp_unseen_child_wait) so that the report tells it from
+ * blocking the tracer cannot explain.  A shell or git's main thread waits
+ * for its children most of the run.  Return values and errno are the real
+ * calls'.
+ */
+#include "wrap_common.h"
+
+#include "cp_unseen.h"
+
+/* Run @call (the real wait) with the guard lowered, and count its time as
+ * waiting for a child when a state @t is at hand. */
+#define CP_WRAP_CHILD_WAIT(type, call)					\
+	do {								\
+		struct cp_thread *t = cp_enter();			\
+		uint64_t t0;						\
+		type rc;						\
+		int err;						\
+									\
+		if (!t)							\
+			return call;					\
+		t0 = cp_clock_wall();					\
+		cp_pause();						\
+		rc = call;						\
+		err = errno;						\
+		cp_resume();						\
+		cp_unseen_child_wait(t, cp_clock_wall() - t0);		\
+		cp_leave();						\
+		errno = err;						\
+		return rc;						\
+	} while (0)
+
+CP_EXPORT pid_t wait(int *status)
+{
+	CP_WRAP_CHILD_WAIT(pid_t, CP_REAL(wait)(status));
+}
+
+CP_EXPORT pid_t waitpid(pid_t pid, int *status, int options)
+{
+	CP_WRAP_CHILD_WAIT(pid_t, CP_REAL(waitpid)(pid, status, options));
+}
+
+CP_EXPORT pid_t wait3(int *status, int options, struct rusage *usage)
+{
+	CP_WRAP_CHILD_WAIT(pid_t, CP_REAL(wait3)(status, options, usage));
+}
+
+CP_EXPORT pid_t wait4(pid_t pid, int *status, int options,
+		      struct rusage *usage)
+{
+	CP_WRAP_CHILD_WAIT(pid_t, CP_REAL(wait4)(pid, status, options, usage));
+}
+
+CP_EXPORT int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
+{
+	CP_WRAP_CHILD_WAIT(int, CP_REAL(waitid)(idtype, id, info, options));
+}
