@@ -533,7 +533,7 @@ static int slack_lanes(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 		}
 		memset(ai, 0, sizeof(*ai) * nl);	/* row of i + rows */
 		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
-			uint32_t e = g->out_e[j], r = rank[g->head[e]];
+			uint32_t e = g->out_e[j], h = g->head[e], r = rank[h];
 			uint64_t w = c->w[e], *th, ls;
 
 			if (r > p1)
@@ -551,7 +551,7 @@ static int slack_lanes(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 			}
 			if (e == cpe || r < minq)
 				continue;
-			ls = c->lt[g->topo[p0 + r]] - w;
+			ls = c->lt[h] - w;
 			for (uint32_t x = 0; x < na; x++) {
 				uint32_t l = act[x];
 
