@@ -124,7 +124,8 @@ static int wait_resident(const void *p, size_t n)
  * The helper faults a fresh block in though the caller never touches it,
  * and leaves a lazy one alone: the lazy block is asked for first, so once
  * the later block is all in, the helper has no job left that could be the
- * lazy one's.
+ * lazy one's.  The allocator may keep data of its own in a page of the
+ * block (ASan's does): two pages of 12,288 are allowed.
  */
 START_TEST(test_bigmem_prefaults_fresh_blocks_but_not_lazy_ones)
 {
@@ -139,7 +140,9 @@ START_TEST(test_bigmem_prefaults_fresh_blocks_but_not_lazy_ones)
 	ck_assert_msg(wait_resident(eager, n),
 		      "%zu of %zu pages of a fresh block faulted in",
 		      resident(eager, n), n / (size_t)sysconf(_SC_PAGESIZE));
-	ck_assert_uint_eq(resident(lazy, n), 0);
+	ck_assert_msg(resident(lazy, n) <= 2,
+		      "%zu pages of a lazy block faulted in untouched",
+		      resident(lazy, n));
 	free(lazy);
 	cp_big_free(eager);
 	cp_big_release();
