@@ -5,7 +5,8 @@
  * and a block handed out again is zeroed by cp_big_calloc; a fresh block
  * from cp_big_malloc is faulted in without being touched, one from
  * cp_big_malloc_lazy is not, and the faulting in never changes what the
- * caller writes meanwhile.
+ * caller writes meanwhile, also in a child process forked while the
+ * helper runs.
  */
 #define _DEFAULT_SOURCE
 #include <check.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -177,6 +179,39 @@ START_TEST(test_bigmem_prefault_keeps_what_the_caller_writes)
 }
 END_TEST
 
+/*
+ * A process forked while the helper runs has no helper of its own until
+ * it allocates: its first fresh block starts one, which faults the block
+ * in, and freeing it does not wait for the parent's helper.
+ */
+START_TEST(test_bigmem_prefault_in_a_forked_child)
+{
+	size_t n = 16 * MIB;
+	char *before = cp_big_malloc(n);
+	int status = -1;
+	pid_t child;
+
+	ck_assert_ptr_nonnull(before);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		char *p = cp_big_malloc(n);
+		int ok = p && wait_resident(p, n);
+
+		cp_big_free(p);
+		cp_big_free(before);
+		cp_big_release();
+		_exit(ok ? 0 : 1);
+	}
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "the forked child's fresh block was not faulted in "
+		      "(status %d)", status);
+	cp_big_free(before);
+	cp_big_release();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("bigmem");
@@ -190,6 +225,7 @@ int main(void)
 	tcase_add_test(tc, test_bigmem_calloc_zeroes_a_reused_block);
 	tcase_add_test(tc, test_bigmem_prefaults_fresh_blocks_but_not_lazy_ones);
 	tcase_add_test(tc, test_bigmem_prefault_keeps_what_the_caller_writes);
+	tcase_add_test(tc, test_bigmem_prefault_in_a_forked_child);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -141,16 +141,44 @@ static void *pf_run(void *arg)
 	return NULL;
 }
 
+/* fork() with the helper running: the child has no helper, so it starts
+ * afresh (its copies of the parent's blocks are its own to fault in). */
+static void pf_fork_prepare(void)
+{
+	pthread_mutex_lock(&pf.mu);
+}
+
+static void pf_fork_parent(void)
+{
+	pthread_mutex_unlock(&pf.mu);
+}
+
+static void pf_fork_child(void)
+{
+	pf.njobs = 0;
+	pf.busy = NULL;
+	pf.started = false;
+	/* their waiters were the parent's threads */
+	pthread_cond_init(&pf.work, NULL);
+	pthread_cond_init(&pf.step, NULL);
+	pthread_mutex_unlock(&pf.mu);
+}
+
 /* Hand the fresh block @p to the helper, its first @n bytes to fault in. */
 static void pf_queue(char *p, size_t n)
 {
+	static bool atfork;
 	pthread_attr_t attr;
 	pthread_t th;
 
 	pthread_mutex_lock(&pf.mu);
 	if (!pf.started && !pf.off) {
+		if (!atfork)
+			atfork = pthread_atfork(pf_fork_prepare,
+						pf_fork_parent,
+						pf_fork_child) == 0;
 		pf.started = true;
-		pf.off = pthread_attr_init(&attr) != 0;
+		pf.off = !atfork || pthread_attr_init(&attr) != 0;
 		if (!pf.off) {
 			(void)pthread_attr_setdetachstate(
 				&attr, PTHREAD_CREATE_DETACHED);
