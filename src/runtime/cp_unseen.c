@@ -59,18 +59,25 @@ static uint64_t blocked_of(const struct cp_thread *t)
 	return cp_unseen_blocked(t);
 }
 
-uint64_t cp_unseen_children_of(const struct cp_thread *t)
+/* The part of blocked time @b of @t that its child waits explain. */
+static uint64_t children_in(const struct cp_thread *t, uint64_t b)
 {
-	uint64_t b = blocked_of(t);
 	uint64_t c = __atomic_load_n(&t->child_wait_ns, __ATOMIC_RELAXED);
 
 	/* a wait after the thread's last event is outside its blocked time */
 	return c < b ? c : b;
 }
 
+uint64_t cp_unseen_children_of(const struct cp_thread *t)
+{
+	return children_in(t, blocked_of(t));
+}
+
 uint64_t cp_unseen_of(const struct cp_thread *t)
 {
-	return blocked_of(t) - cp_unseen_children_of(t);
+	uint64_t b = blocked_of(t);	/* one reading of /proc for both */
+
+	return b - children_in(t, b);
 }
 
 void cp_unseen_child_wait(struct cp_thread *t, uint64_t ns)
