@@ -4,8 +4,8 @@
  * process, with a trace of its own under cpt run); the time stays useful,
  * standing for the child's run on the waiting thread's critical path, and
  * is counted (cp_unseen_child_wait) so that the report tells it from
- * blocking the tracer cannot explain.  A shell or git's main thread waits
- * for its children most of the run.  Return values and errno are the real
+ * blocking the tracer cannot explain.  A shell's main thread waits for
+ * its children most of the run.  Return values and errno are the real
  * calls'.
  */
 #include "wrap_common.h"
@@ -17,7 +17,7 @@
 #define CP_WRAP_CHILD_WAIT(type, call)					\
 	do {								\
 		struct cp_thread *t = cp_enter();			\
-		uint64_t t0;						\
+		uint64_t t0, t1;					\
 		type rc;						\
 		int err;						\
 									\
@@ -28,7 +28,8 @@
 		rc = call;						\
 		err = errno;						\
 		cp_resume();						\
-		cp_unseen_child_wait(t, cp_clock_wall() - t0);		\
+		t1 = cp_clock_wall();					\
+		cp_unseen_child_wait(t, t1 > t0 ? t1 - t0 : 0);		\
 		cp_leave();						\
 		errno = err;						\
 		return rc;						\

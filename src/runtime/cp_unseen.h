@@ -18,8 +18,8 @@
  * wrappers/wrap_wait.c) is blocking the tracer knows: the child's run is
  * on the waiting thread's critical path, which the time, counted as
  * useful, stands for.  It is reported in a note of its own, not as
- * unexplained (a shell's or git's main thread waits for its children most
- * of the run).
+ * unexplained (a shell's main thread waits for its children most of the
+ * run).
  *
  * Libraries known to synchronize by themselves (LLVM's and Intel's
  * OpenMP runtimes, TBB) are named when loaded: their waits are unseen
