@@ -87,22 +87,33 @@ void cp_unseen_child_wait(struct cp_thread *t, uint64_t ns)
 			 ns, __ATOMIC_RELAXED);
 }
 
-/*
- * Into @buf (of @len bytes): @head, then each thread whose figure @of
- * passes the floors (CP_UNSEEN_MIN_NS and CP_UNSEEN_MIN_SHARE of its
- * useful time) with its milliseconds, at most four, then @tail; "" when
- * none passes.
- */
-static void thread_note(char *buf, size_t len, const char *head,
-			const char *verb, const char *tail,
-			uint64_t (*of)(const struct cp_thread *))
-{
-	size_t n = 0;
-	unsigned shown = 0, more = 0;
+/* A note on threads' blocked time: its words, the figure it is about,
+ * and its text once made (at exit). */
+struct thread_note {
+	const char *head, *verb, *tail;
+	uint64_t (*of)(const struct cp_thread *t);
+	char text[768];
+	bool done;
+};
 
+/*
+ * @n's text, made at the first call: its head, then each thread whose
+ * figure passes the floors (CP_UNSEEN_MIN_NS and CP_UNSEEN_MIN_SHARE of
+ * its useful time) with its milliseconds, at most four, then its tail;
+ * "" when none passes.
+ */
+static const char *thread_note(struct thread_note *nt)
+{
+	size_t n = 0, len = sizeof(nt->text);
+	unsigned shown = 0, more = 0;
+	char *buf = nt->text;
+
+	if (nt->done)
+		return buf;
+	nt->done = true;
 	buf[0] = '\0';
 	for (struct cp_thread *t = cp_thread_all(); t; t = t->next) {
-		uint64_t u = of(t);
+		uint64_t u = nt->of(t);
 
 		if (u < CP_UNSEEN_MIN_NS ||
 		    (double)u < CP_UNSEEN_MIN_SHARE * (double)t->useful_ns)
@@ -113,51 +124,50 @@ static void thread_note(char *buf, size_t len, const char *head,
 		}
 		n += (size_t)snprintf(buf + n, len - n,
 				      "%sthread %u %s %.1f ms (%.0f%% of its "
-				      "useful time)", shown ? ", " : head,
-				      t->tid, verb, (double)u / 1e6,
+				      "useful time)", shown ? ", " : nt->head,
+				      t->tid, nt->verb, (double)u / 1e6,
 				      t->useful_ns ? 100.0 * (double)u /
 				      (double)t->useful_ns : 0.0);
 		shown++;
 	}
 	if (!shown)
-		return;
+		return buf;
 	if (more)
 		n += (size_t)snprintf(buf + n, len - n, " and %u more "
 				      "threads", more);
-	snprintf(buf + n, len - n, "%s", tail);
+	snprintf(buf + n, len - n, "%s", nt->tail);
+	return buf;
 }
+
+static struct thread_note unexplained_note = {
+	.head = "Unexplained waiting: ",
+	.verb = "was blocked",
+	.tail = " outside any traced call; that time counts as useful work, "
+		"so the critical path may be overstated (likely cause: "
+		"synchronization the tracer cannot see, such as raw futex "
+		"calls, a lock or barrier of the program's own, a sleep, or "
+		"blocking I/O).",
+	.of = cp_unseen_of,
+};
+
+static struct thread_note children_note = {
+	.head = "Waiting for child processes: ",
+	.verb = "waited",
+	.tail = " in wait, waitpid or the like; that time counts as useful "
+		"work, standing for the children's run on this process's "
+		"critical path (cpt run traces each child into a file of its "
+		"own).",
+	.of = cp_unseen_children_of,
+};
 
 const char *cp_unseen_blocked_note(void)
 {
-	static char note[768];
-	static bool done;
-
-	if (!done)
-		thread_note(note, sizeof(note), "Unexplained waiting: ",
-			    "was blocked", " outside any traced call; that "
-			    "time counts as useful work, so the critical path "
-			    "may be overstated (likely cause: synchronization "
-			    "the tracer cannot see, such as raw futex calls, a "
-			    "lock or barrier of the program's own, a sleep, or "
-			    "blocking I/O).", cp_unseen_of);
-	done = true;
-	return note;
+	return thread_note(&unexplained_note);
 }
 
 const char *cp_unseen_children_note(void)
 {
-	static char note[768];
-	static bool done;
-
-	if (!done)
-		thread_note(note, sizeof(note), "Waiting for child processes: ",
-			    "waited", " in wait, waitpid or the like; that time "
-			    "counts as useful work, standing for the "
-			    "children's run on this process's critical path "
-			    "(cpt run traces each child into a file of its "
-			    "own).", cp_unseen_children_of);
-	done = true;
-	return note;
+	return thread_note(&children_note);
 }
 
 /* Loaded objects whose waits no wrapper sees. */

@@ -264,7 +264,7 @@ static int place_publishes(struct cp_trd *r)
 static int sort_sparse(struct cp_trd *r)
 {
 	struct cp_trace *t = r->t;
-	uint32_t any = 0;
+	bool any = false;
 
 	for (uint32_t o = 1; o < t->nobjs && !any; o++)
 		any = t->objs[o].sparse;
