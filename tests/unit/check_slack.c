@@ -323,6 +323,68 @@ static void random_round(int round, bool inclusive, bool pagshape,
 	cp_pag_free(&g);
 }
 
+/*
+ * More groups than a walk has lanes (32): each edge of a PAG-shaped graph
+ * in about a third of 40 groups, so nearly every group has CP time in a
+ * block and the groups take two walks, the first with every lane.  Slack
+ * and zeroing of each against the stepwise reduction and the longest path
+ * recomputed with the group at zero.
+ */
+START_TEST(test_slack_more_groups_than_lanes)
+{
+	enum { NG = 40 };
+
+	for (int round = 0; round < 30; round++) {
+		struct cp_pag g;
+		struct cp_cpm c;
+		struct cp_groups gr;
+		uint32_t *off, *ids, n = 0, busy = 0;
+		uint64_t slack[NG], newlen[NG], cpt[NG], *z;
+
+		tg_seed(32000 + round);
+		ck_assert_int_eq(tg_pagshape(&g, 2 + tg_below(3),
+					     6 + tg_below(10), tg_below(12), 9,
+					     1), 0);
+		off = malloc(sizeof(*off) * (g.ne + 1));
+		ids = malloc(sizeof(*ids) * (NG * g.ne + 1));
+		for (uint32_t e = 0; e < g.ne; e++) {
+			off[e] = n;
+			for (uint32_t i = 0; i < NG; i++)
+				if (tg_below(3) == 0)
+					ids[n++] = i;
+		}
+		off[g.ne] = n;
+		gr = (struct cp_groups){ .n = NG, .off = off, .ids = ids };
+		ck_assert_int_eq(cp_cpm_run(&c, &g, NULL), 0);
+		ck_assert_int_eq(cp_slack_all(&c, &gr, NULL, slack), 0);
+		ck_assert_int_eq(cp_zero_all(&c, &gr, NULL, newlen), 0);
+		cp_cpm_group_time(&c, &gr, cpt);
+		z = malloc(sizeof(*z) * (g.ne + 1));
+		for (uint32_t i = 0; i < NG; i++) {
+			uint64_t step = brute_stepwise(&c, &gr, i), want;
+
+			for (uint32_t e = 0; e < g.ne; e++)
+				z[e] = cp_groups_has(&gr, e, i) ? 0 : g.w[e];
+			want = longest(&g, z);
+			busy += cpt[i] > 0;
+			TG_CHECK(slack[i] == step, "round %d: Slack(g%u) = %"
+				 PRIu64 ", stepwise reduction gives %" PRIu64,
+				 round, i, slack[i], step);
+			TG_CHECK(newlen[i] == want, "round %d: zeroing g%u: %"
+				 PRIu64 ", recomputed %" PRIu64, round, i,
+				 newlen[i], want);
+		}
+		TG_CHECK(busy > 32, "round %d: only %u groups on C", round,
+			 busy);
+		free(z);
+		free(off);
+		free(ids);
+		cp_cpm_free(&c);
+		cp_pag_free(&g);
+	}
+}
+END_TEST
+
 START_TEST(test_slack_random_brute_force)
 {
 	uint32_t exhaustive = 0;
@@ -533,6 +595,7 @@ static Suite *slack_suite(void)
 	tcase_add_test(tc, test_slack_offpath_merge);
 	tcase_add_test(tc, test_slack_parallel_edge_and_tie);
 	tcase_add_test(tc, test_slack_random_brute_force);
+	tcase_add_test(tc, test_slack_more_groups_than_lanes);
 	tcase_add_test(tc, test_slack_random_inclusive_groups);
 	tcase_add_test(tc, test_slack_lockstep_compacted_heap);
 	tcase_add_test(tc, test_slack_blocks_barrier_graphs);

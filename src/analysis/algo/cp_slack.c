@@ -104,7 +104,7 @@
 
 #include "cp_bigmem.h"
 
-#define CP_SLACK_LANES 16	/* most groups in one walk of a block */
+#define CP_SLACK_LANES 32	/* most groups in one walk of a block */
 #define CP_SLACK_WORDS 4	/* scratch words per vertex of the graph */
 #define CP_SLACK_LIST 64	/* live segments kept as a plain list */
 
@@ -142,7 +142,7 @@ struct cp_slack_ws {
 	struct cp_cuts own;	/* the cuts, when the workspace found them */
 	uint32_t *roots;	/* [nroots] roots not on C */
 	uint32_t nroots;
-	uint16_t *mask;		/* [npath] lanes owning each C edge of the
+	uint32_t *mask;		/* [npath] lanes owning each C edge of the
 				 * block walked */
 	uint64_t *a;		/* reduced arrival times A, lane by lane:
 				 * the window's ring rows, then its far
@@ -365,7 +365,7 @@ static uint32_t lanes_init(struct cp_slack_ws *ws, const struct cp_groups *gr,
 	for (uint32_t q = q0; q < q1; q++) {
 		uint32_t e = c->path[q], n;
 		const uint32_t *ids;
-		uint16_t m = 0;
+		uint32_t m = 0;
 
 		n = c->w[e] ? cp_groups_of(gr, e, &ids) : 0;
 		for (uint32_t x = 0; x < n; x++) {
@@ -374,7 +374,7 @@ static uint32_t lanes_init(struct cp_slack_ws *ws, const struct cp_groups *gr,
 
 			if (l >= nl)
 				continue;
-			m |= (uint16_t)(1u << l);
+			m |= 1u << l;
 			if (ws->lane[l].first == CP_PAG_NONE)
 				ws->lane[l].first = q;
 			last[l] = q;

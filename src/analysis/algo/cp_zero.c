@@ -88,7 +88,7 @@ uint64_t cp_zero_group(const struct cp_cpm *c, const struct cp_groups *gr,
 	return zero_pass(c, gr, gid, scratch, false);
 }
 
-#define CP_ZERO_LANES 16	/* most groups in one pass over a block */
+#define CP_ZERO_LANES 32	/* most groups in one pass over a block */
 #define CP_ZERO_WORDS 4		/* scratch words per vertex of the graph */
 
 /*
