@@ -78,8 +78,14 @@ int cp_profile_obj_cmp(const struct cp_obj_prof *a,
 	return a->obj < b->obj ? -1 : a->obj > b->obj;
 }
 
+/* Whether edge @e is on the critical path: bit e of @oncp. */
+static inline bool on_cp(const uint64_t *oncp, uint32_t e)
+{
+	return oncp[e / 64] >> (e % 64) & 1;
+}
+
 /* Held time per lock: walk each thread's acquires and releases. */
-static int object_holds(struct cp_profile *p, const uint8_t *oncp,
+static int object_holds(struct cp_profile *p, const uint64_t *oncp,
 			uint32_t *objslot)
 {
 	const struct cp_tracepag *tp = p->tp;
@@ -103,7 +109,7 @@ static int object_holds(struct cp_profile *p, const uint8_t *oncp,
 						&p->objs[objslot[held[h]]];
 
 					op->held_ns += w;
-					if (oncp[e])
+					if (on_cp(oncp, e))
 						op->cp_held_ns += w;
 				}
 			}
@@ -137,7 +143,7 @@ static int object_holds(struct cp_profile *p, const uint8_t *oncp,
 	return 0;
 }
 
-static int objects(struct cp_profile *p, const uint8_t *oncp)
+static int objects(struct cp_profile *p, const uint64_t *oncp)
 {
 	const struct cp_tracepag *tp = p->tp;
 	const struct cp_trace *t = tp->t;
@@ -194,7 +200,7 @@ static int objects(struct cp_profile *p, const uint8_t *oncp)
 			uint64_t own = 0;
 			uint64_t dep = p->cpm->et[cp_pag_tail(&tp->g, e)];
 
-			if (oncp[e])
+			if (on_cp(oncp, e))
 				p->objs[slot[o]].cp_cross++;
 			if (vi > 0) {
 				uint32_t s = tp->segbase[tid] + vi - 1;
@@ -213,7 +219,7 @@ out:
 	return ret;
 }
 
-static void threads(struct cp_profile *p, const uint8_t *oncp)
+static void threads(struct cp_profile *p, const uint64_t *oncp)
 {
 	const struct cp_tracepag *tp = p->tp;
 	const struct cp_trace *t = tp->t;
@@ -247,7 +253,7 @@ static void threads(struct cp_profile *p, const uint8_t *oncp)
 				pt->wait_ns += th->v[i].ts - th->v[i - 1].ts;
 			} else {
 				pt->useful_ns += tp->g.w[e];
-				if (oncp[e])
+				if (on_cp(oncp, e))
 					pt->cp_ns += tp->g.w[e];
 			}
 		}
@@ -262,7 +268,7 @@ static void threads(struct cp_profile *p, const uint8_t *oncp)
  * counts for its own stack even when its neighbours' midpoints leave it no
  * time.  Returns 0, or -1 for samples the graph does not match.
  */
-static int samples(struct cp_profile *p, const uint8_t *oncp, uint64_t *nsm,
+static int samples(struct cp_profile *p, const uint64_t *oncp, uint64_t *nsm,
 		   uint64_t *ncpsm)
 {
 	const struct cp_tracepag *tp = p->tp;
@@ -283,7 +289,7 @@ static int samples(struct cp_profile *p, const uint8_t *oncp, uint64_t *nsm,
 		nsm[cp_tracepag_cct(tp, e)]++;
 		p->samples++;
 		p->threads[sm->tid].samples++;
-		if (oncp[tp->segbase[sm->tid] + sm->pos_v - 1]) {
+		if (on_cp(oncp, tp->segbase[sm->tid] + sm->pos_v - 1)) {
 			ncpsm[cp_tracepag_cct(tp, e)]++;
 			p->cp_samples++;
 		}
@@ -336,7 +342,7 @@ static void pick_view(struct cp_profile *p)
  * CPU and CP time per procedure, inclusive and exclusive; procedure calls
  * per procedure and thread; samples per procedure when sampled.
  */
-static int procedures(struct cp_profile *p, const uint8_t *oncp)
+static int procedures(struct cp_profile *p, const uint64_t *oncp)
 {
 	const struct cp_tracepag *tp = p->tp;
 	uint64_t *ncpu = calloc(tp->ncct, sizeof(*ncpu));
@@ -353,7 +359,7 @@ static int procedures(struct cp_profile *p, const uint8_t *oncp)
 		if (tp->e_kind[e] != CP_TE_USEFUL)
 			continue;
 		ncpu[cp_tracepag_cct(tp, e)] += tp->g.w[e];
-		if (oncp[e])
+		if (on_cp(oncp, e))
 			ncp[cp_tracepag_cct(tp, e)] += tp->g.w[e];
 	}
 	if (samples(p, oncp, nsm, ncpsm))
@@ -511,8 +517,10 @@ static int zero_and_slack(const struct cp_cuts *k, const struct cp_groups *gr,
 	return zj.ret || sj.ret ? -1 : 0;
 }
 
-/* Zeroing, Slack and MBM of the selected procedures. */
-static int metrics(struct cp_profile *p, const struct cp_profile_opts *o)
+/* Zeroing, Slack and MBM of the selected procedures, the near-critical
+ * paths @kp found (freed here). */
+static int metrics(struct cp_profile *p, const struct cp_profile_opts *o,
+		   struct cp_kpaths *kp)
 {
 	const struct cp_tracepag *tp = p->tp;
 	uint32_t np = tp->nprocs, ntop = o && o->top ? o->top : np;
@@ -523,9 +531,8 @@ static int metrics(struct cp_profile *p, const struct cp_profile_opts *o)
 	uint32_t *off = NULL, *ids = NULL;
 	int64_t nsel;
 	struct cp_groups gr = { .n = np };
-	struct cp_kpaths kp;
 	struct cp_cuts cuts;
-	bool kp_ok = false, cuts_ok = false;
+	bool cuts_ok = false;
 	int ret = -1;
 
 	if (!sel || !zlen || !slack || !mbm)
@@ -540,16 +547,11 @@ static int metrics(struct cp_profile *p, const struct cp_profile_opts *o)
 	gr.ncls_e = tp->nseg;
 	gr.off = off;
 	gr.ids = ids;
-	/* the search first: its scratch, freed, serves the cuts (cp_bigmem) */
-	progress(o, "near-critical paths", 0.0);
-	if (cp_kpaths_find(&kp, p->cpm, p->k))
+	/* the paths' memory, freed, serves the cuts (cp_bigmem) */
+	p->npaths = kp->n;
+	if (cp_mbm_compute(kp, &gr, mbm))
 		goto out;
-	kp_ok = true;
-	p->npaths = kp.n;
-	if (cp_mbm_compute(&kp, &gr, mbm))
-		goto out;
-	cp_kpaths_free(&kp);
-	kp_ok = false;
+	cp_kpaths_free(kp);
 	if (nsel) {
 		if (cp_cuts_find(&cuts, p->cpm))
 			goto out;
@@ -570,8 +572,7 @@ static int metrics(struct cp_profile *p, const struct cp_profile_opts *o)
 	}
 	ret = 0;
 out:
-	if (kp_ok)
-		cp_kpaths_free(&kp);
+	cp_kpaths_free(kp);
 	if (cuts_ok)
 		cp_cuts_free(&cuts);
 	free(sel);
@@ -583,11 +584,45 @@ out:
 	return ret;
 }
 
+/* The near-critical paths' search, as a cp_par_two job. */
+struct paths_job {
+	const struct cp_cpm *cpm;
+	uint32_t k;
+	struct cp_kpaths *kp;
+	int ret;
+};
+
+static void paths_job_run(void *arg)
+{
+	struct paths_job *j = arg;
+
+	j->ret = cp_kpaths_find(j->kp, j->cpm, j->k);
+}
+
+/* The threads', procedures' and objects' figures, as a cp_par_two job
+ * beside the search (both only read the graph and the CPM). */
+struct profile_job {
+	struct cp_profile *p;
+	const uint64_t *oncp;
+	int ret;
+};
+
+static void profile_job_run(void *arg)
+{
+	struct profile_job *j = arg;
+
+	threads(j->p, j->oncp);
+	j->ret = procedures(j->p, j->oncp) || objects(j->p, j->oncp);
+}
+
 int cp_profile_compute(struct cp_profile *p, const struct cp_tracepag *tp,
 		       const struct cp_profile_opts *o, char *err,
 		       size_t errlen)
 {
-	uint8_t *oncp = NULL;
+	uint64_t *oncp = NULL;
+	struct profile_job pj;
+	struct paths_job kj;
+	struct cp_kpaths kp;
 
 	memset(p, 0, sizeof(*p));
 	p->tp = tp;
@@ -604,16 +639,26 @@ int cp_profile_compute(struct cp_profile *p, const struct cp_tracepag *tp,
 		p->cpm = &p->own_cpm;
 	}
 	p->cp_len = p->cpm->length;
-	oncp = cp_big_calloc(tp->g.ne ? tp->g.ne : 1, 1);
+	oncp = cp_big_calloc((size_t)tp->g.ne / 64 + 1, sizeof(*oncp));
 	p->threads = calloc(p->nthreads_all, sizeof(*p->threads));
 	if (!oncp || !p->threads)
 		goto err_mem;
-	for (uint32_t i = 0; i < p->cpm->npath; i++)
-		oncp[p->cpm->path[i]] = 1;
-	progress(o, "profile", 0.0);
-	threads(p, oncp);
-	if (procedures(p, oncp) || objects(p, oncp))
+	for (uint32_t i = 0; i < p->cpm->npath; i++) {
+		uint32_t e = p->cpm->path[i];
+
+		oncp[e / 64] |= (uint64_t)1 << (e % 64);
+	}
+	progress(o, "profile and near-critical paths", 0.0);
+	kj = (struct paths_job){ .cpm = p->cpm, .k = p->k, .kp = &kp };
+	pj = (struct profile_job){ .p = p, .oncp = oncp };
+	/* the search on this thread: it reuses the blocks this thread's
+	 * earlier phases freed (cp_bigmem keeps them per thread) */
+	cp_par_two((size_t)tp->g.nv + tp->g.ne, profile_job_run, &pj,
+		   paths_job_run, &kj);
+	if (kj.ret || pj.ret) {
+		cp_kpaths_free(&kp);	/* empty if the search failed */
 		goto err_mem;
+	}
 	p->useful_ns = tp->useful_ns;
 	p->wait_ns = tp->wait_ns;
 	p->parallelism = p->elapsed_ns ?
@@ -622,7 +667,7 @@ int cp_profile_compute(struct cp_profile *p, const struct cp_tracepag *tp,
 		(double)p->useful_ns / (double)p->cp_len : 0.0;
 	cp_big_free(oncp);	/* before the metrics' larger scratch */
 	oncp = NULL;
-	if (metrics(p, o))
+	if (metrics(p, o, &kp))
 		goto err_mem;
 	qsort(p->procs, p->nprocs, sizeof(*p->procs), cmp_proc);
 	return 0;
