@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_par.h"
 #include "cp_profile.h"
 #include "cp_trace.h"
 #include "cp_tracepag.h"
@@ -278,6 +279,116 @@ START_TEST(test_profile_top_limit)
 }
 END_TEST
 
+/*
+ * The profile on both cores (the paths' search beside the threads',
+ * procedures' and objects' figures, Slack beside zeroing) against the
+ * profile on one, on random traces: four threads calling five procedures
+ * (nested at random) and taking three mutexes, a barrier between rounds.
+ */
+START_TEST(test_profile_both_cores_agree)
+{
+	static const char *const names[] = { "p0", "p1", "p2", "p3", "p4" };
+	uint64_t rng = 77;
+
+	for (int iter = 0; iter < 40; iter++) {
+		struct cp_profile_opts o = { .k = 20 };
+		struct cp_profile one, two;
+		struct cp_trace t;
+		struct cp_tracepag tp;
+		struct synth s;
+		uint32_t nt = 4, m[3], b;
+		char err[256] = "";
+		size_t old;
+
+		synth_init(&s);
+		for (uint32_t i = 0; i < 5; i++)
+			synth_symbol(&s, 0x100 * (i + 1), 0x10, names[i]);
+		synth_start(&s, 0, -1);
+		b = synth_obj(&s, 0, CP_OBJ_BARRIER, nt);
+		for (uint32_t i = 0; i < 3; i++)
+			m[i] = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
+		for (uint32_t i = 1; i < nt; i++) {
+			synth_create(&s, 0, 0, i);
+			synth_start(&s, i, 0);
+		}
+		for (int round = 0; round < 4; round++) {
+			for (uint32_t i = 0; i < nt; i++) {
+				uint32_t depth = 0;
+
+				for (int op = 0; op < 12; op++) {
+					uint32_t x = (uint32_t)synth_rand(&rng, 3);
+
+					if (depth < 3 && synth_rand(&rng, 2)) {
+						synth_enter(&s, i, synth_rand(&rng,
+							    20), 0x100 *
+							    (1 + synth_rand(&rng, 5)));
+						depth++;
+					}
+					synth_lock(&s, i, synth_rand(&rng, 30),
+						   0, m[x]);
+					synth_unlock(&s, i, 1 + synth_rand(&rng,
+						     9), m[x]);
+					if (depth && synth_rand(&rng, 2)) {
+						synth_leave(&s, i,
+							    synth_rand(&rng, 15));
+						depth--;
+					}
+				}
+				while (depth--)
+					synth_leave(&s, i, 1);
+				synth_barrier(&s, i, 0, 0, b);
+			}
+		}
+		for (uint32_t i = 1; i < nt; i++)
+			synth_exit(&s, i, 0);
+		for (uint32_t i = 1; i < nt; i++)
+			synth_join(&s, 0, 0, true, i);
+		synth_exit(&s, 0, 0);
+		synth_graph_load(&s, &t, &tp);
+		old = cp_par_set_threshold(SIZE_MAX);
+		ck_assert_msg(cp_profile_compute(&one, &tp, &o, err,
+						 sizeof(err)) == 0, "%s", err);
+		cp_par_set_threshold(0);
+		ck_assert_msg(cp_profile_compute(&two, &tp, &o, err,
+						 sizeof(err)) == 0, "%s", err);
+		cp_par_set_threshold(old);
+		ck_assert(one.nprocs == two.nprocs && one.npaths == two.npaths &&
+			  one.cp_len == two.cp_len &&
+			  one.cp_samples == two.cp_samples);
+		for (uint32_t i = 0; i < one.nprocs; i++) {
+			const struct cp_proc_prof *x = &one.procs[i];
+			const struct cp_proc_prof *y = &two.procs[i];
+
+			ck_assert_msg(x->proc == y->proc &&
+				      x->cpu_ns == y->cpu_ns &&
+				      x->cp_ns == y->cp_ns &&
+				      x->zero_ns == y->zero_ns &&
+				      x->slack_ns == y->slack_ns &&
+				      x->mbm_ns == y->mbm_ns &&
+				      x->computed == y->computed,
+				      "iter %d: procedure %s differs", iter,
+				      x->name);
+		}
+		for (uint32_t i = 0; i < one.nthreads_all; i++)
+			ck_assert_msg(one.threads[i].cp_ns ==
+				      two.threads[i].cp_ns &&
+				      one.threads[i].len_ns ==
+				      two.threads[i].len_ns,
+				      "iter %d: thread %u differs", iter, i);
+		ck_assert(one.nobjs == two.nobjs);
+		for (uint32_t i = 0; i < one.nobjs; i++)
+			ck_assert_msg(one.objs[i].cp_held_ns ==
+				      two.objs[i].cp_held_ns &&
+				      one.objs[i].gain_ns == two.objs[i].gain_ns,
+				      "iter %d: object %u differs", iter, i);
+		cp_profile_free(&one);
+		cp_profile_free(&two);
+		synth_graph_free(&t, &tp);
+		synth_free(&s);
+	}
+}
+END_TEST
+
 static Suite *profile_suite(void)
 {
 	Suite *s = suite_create("profile");
@@ -290,6 +401,7 @@ static Suite *profile_suite(void)
 	tcase_add_test(tc, test_profile_inclusive_vs_exclusive);
 	tcase_add_test(tc, test_profile_regions);
 	tcase_add_test(tc, test_profile_top_limit);
+	tcase_add_test(tc, test_profile_both_cores_agree);
 	suite_add_tcase(s, tc);
 	return s;
 }
