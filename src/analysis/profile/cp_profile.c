@@ -572,7 +572,8 @@ static int metrics(struct cp_profile *p, const struct cp_profile_opts *o,
 	}
 	ret = 0;
 out:
-	cp_kpaths_free(kp);
+	cp_kpaths_free(kp);	/* the paths, if an error came first (a
+				 * freed one is empty) */
 	if (cuts_ok)
 		cp_cuts_free(&cuts);
 	free(sel);
