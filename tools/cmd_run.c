@@ -197,8 +197,8 @@ enum cpt_status cpt_cmd_run(struct cpt_ctx *c, int argc, char **argv)
 	if (!mode && trace)
 		mode = "trace";
 	if (find_program(argv[i], prog, sizeof(prog))) {
-		snprintf(c->err, sizeof(c->err), "%s: %s", argv[i],
-			 strerror(errno));
+		snprintf(c->err, sizeof(c->err), "cannot run '%.900s': %s",
+			 argv[i], strerror(errno));
 		return CPT_BAD_INPUT;
 	}
 	/* the program execs in this process: its pid is ours */
@@ -218,6 +218,7 @@ enum cpt_status cpt_cmd_run(struct cpt_ctx *c, int argc, char **argv)
 		return CPT_BAD_INPUT;
 	fflush(NULL);
 	execv(prog, argv + i);
-	snprintf(c->err, sizeof(c->err), "%.900s: %s", prog, strerror(errno));
+	snprintf(c->err, sizeof(c->err), "cannot run '%.900s': %s", prog,
+		 strerror(errno));
 	return CPT_BAD_INPUT;
 }

@@ -585,7 +585,8 @@ START_TEST(test_cpt_bad_input_exit_1)
 		      strstr(r.err, "nosuch"), "noname: %d '%s'", r.status,
 		      r.err);
 	cpt_run(&r, tmpdir, noprog);
-	ck_assert_msg(r.status == 1 && strstr(r.err, "/nonexistent/prog"),
+	ck_assert_msg(r.status == 1 && count_lines(r.err) == 1 &&
+		      strstr(r.err, "cannot run '/nonexistent/prog': "),
 		      "noprog: %d '%s'", r.status, r.err);
 }
 END_TEST
