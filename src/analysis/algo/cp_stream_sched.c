@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_bits.h"
+
 /* ---- the schedule --------------------------------------------------- */
 
 /* Does thread @a run before thread @b (next vertex's wall clock, tid)? */
@@ -134,7 +136,7 @@ static int census_pub(struct sp *p, uint32_t obj, uint64_t seq)
 		o->bits = b;
 		o->nbits = n;
 	}
-	o->bits[w] |= 1ull << (seq & 63);
+	cp_bit_set(o->bits, seq);
 	return 0;
 }
 
@@ -143,8 +145,7 @@ static bool census_has(const struct sp *p, uint32_t obj, uint64_t seq)
 {
 	const struct sobj *o = obj < p->nobj ? &p->obj[obj] : NULL;
 
-	return o && (seq >> 6) < o->nbits &&
-	       ((o->bits[seq >> 6] >> (seq & 63)) & 1);
+	return o && (seq >> 6) < o->nbits && cp_bit_get(o->bits, seq);
 }
 
 /*

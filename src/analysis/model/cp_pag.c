@@ -306,7 +306,7 @@ int cp_pag_finish_cycle(struct cp_pag *g, uint32_t *cyc)
 	pag_free_adjacency(g);
 	g->out_off = cp_big_malloc(sizeof(uint32_t) * ((size_t)nv + 1));
 	g->out_e = cp_big_malloc(sizeof(uint32_t) * ((size_t)ne + 1));
-	g->root = calloc((size_t)nv / 64 + 1, sizeof(*g->root));
+	g->root = calloc(cp_bits_words(nv), sizeof(*g->root));
 	g->topo = cp_big_malloc(sizeof(uint32_t) * ((size_t)nv + 1));
 	deg = cp_big_malloc(sizeof(uint32_t) * ((size_t)nv + 1));
 	if (!g->out_off || !g->out_e || !g->root || !g->topo || !deg)
@@ -319,7 +319,7 @@ int cp_pag_finish_cycle(struct cp_pag *g, uint32_t *cyc)
 	for (uint32_t v = 0; v < nv; v++) {
 		if (deg[v] == 0) {
 			g->topo[qt++] = v;
-			g->root[v / 64] |= (uint64_t)1 << (v % 64);
+			cp_bit_set(g->root, v);
 		}
 	}
 	while (qh < qt) {

@@ -24,6 +24,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cp_bits.h"
+
 #define CP_PAG_NONE UINT32_MAX
 
 struct cp_pag {
@@ -107,7 +109,7 @@ static inline bool cp_pag_has_room(const struct cp_pag *g, uint32_t e,
 /* Whether vertex @v of a finished graph has no in-edge (a root). */
 static inline bool cp_pag_is_root(const struct cp_pag *g, uint32_t v)
 {
-	return (g->root[v / 64] >> (v % 64)) & 1;
+	return cp_bit_get(g->root, v);
 }
 
 /* Start an empty graph. */

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "cp_bigmem.h"
+#include "cp_bits.h"
 #include "cp_cuts.h"
 #include "cp_grow.h"
 #include "cp_kpaths.h"
@@ -78,12 +79,6 @@ int cp_profile_obj_cmp(const struct cp_obj_prof *a,
 	return a->obj < b->obj ? -1 : a->obj > b->obj;
 }
 
-/* Whether edge @e is on the critical path: bit e of @oncp. */
-static inline bool on_cp(const uint64_t *oncp, uint32_t e)
-{
-	return oncp[e / 64] >> (e % 64) & 1;
-}
-
 /* Held time per lock: walk each thread's acquires and releases. */
 static int object_holds(struct cp_profile *p, const uint64_t *oncp,
 			uint32_t *objslot)
@@ -109,7 +104,7 @@ static int object_holds(struct cp_profile *p, const uint64_t *oncp,
 						&p->objs[objslot[held[h]]];
 
 					op->held_ns += w;
-					if (on_cp(oncp, e))
+					if (cp_bit_get(oncp, e))
 						op->cp_held_ns += w;
 				}
 			}
@@ -200,7 +195,7 @@ static int objects(struct cp_profile *p, const uint64_t *oncp)
 			uint64_t own = 0;
 			uint64_t dep = p->cpm->et[cp_pag_tail(&tp->g, e)];
 
-			if (on_cp(oncp, e))
+			if (cp_bit_get(oncp, e))
 				p->objs[slot[o]].cp_cross++;
 			if (vi > 0) {
 				uint32_t s = tp->segbase[tid] + vi - 1;
@@ -253,7 +248,7 @@ static void threads(struct cp_profile *p, const uint64_t *oncp)
 				pt->wait_ns += th->v[i].ts - th->v[i - 1].ts;
 			} else {
 				pt->useful_ns += tp->g.w[e];
-				if (on_cp(oncp, e))
+				if (cp_bit_get(oncp, e))
 					pt->cp_ns += tp->g.w[e];
 			}
 		}
@@ -289,7 +284,7 @@ static int samples(struct cp_profile *p, const uint64_t *oncp, uint64_t *nsm,
 		nsm[cp_tracepag_cct(tp, e)]++;
 		p->samples++;
 		p->threads[sm->tid].samples++;
-		if (on_cp(oncp, tp->segbase[sm->tid] + sm->pos_v - 1)) {
+		if (cp_bit_get(oncp, tp->segbase[sm->tid] + sm->pos_v - 1)) {
 			ncpsm[cp_tracepag_cct(tp, e)]++;
 			p->cp_samples++;
 		}
@@ -359,7 +354,7 @@ static int procedures(struct cp_profile *p, const uint64_t *oncp)
 		if (tp->e_kind[e] != CP_TE_USEFUL)
 			continue;
 		ncpu[cp_tracepag_cct(tp, e)] += tp->g.w[e];
-		if (on_cp(oncp, e))
+		if (cp_bit_get(oncp, e))
 			ncp[cp_tracepag_cct(tp, e)] += tp->g.w[e];
 	}
 	if (samples(p, oncp, nsm, ncpsm))
@@ -640,15 +635,12 @@ int cp_profile_compute(struct cp_profile *p, const struct cp_tracepag *tp,
 		p->cpm = &p->own_cpm;
 	}
 	p->cp_len = p->cpm->length;
-	oncp = cp_big_calloc((size_t)tp->g.ne / 64 + 1, sizeof(*oncp));
+	oncp = cp_big_calloc(cp_bits_words(tp->g.ne), sizeof(*oncp));
 	p->threads = calloc(p->nthreads_all, sizeof(*p->threads));
 	if (!oncp || !p->threads)
 		goto err_mem;
-	for (uint32_t i = 0; i < p->cpm->npath; i++) {
-		uint32_t e = p->cpm->path[i];
-
-		oncp[e / 64] |= (uint64_t)1 << (e % 64);
-	}
+	for (uint32_t i = 0; i < p->cpm->npath; i++)
+		cp_bit_set(oncp, p->cpm->path[i]);
 	progress(o, "profile and near-critical paths", 0.0);
 	kj = (struct paths_job){ .cpm = p->cpm, .k = p->k, .kp = &kp };
 	pj = (struct profile_job){ .p = p, .oncp = oncp };
