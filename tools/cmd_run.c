@@ -151,6 +151,14 @@ static const struct option run_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* The program @prog was not found or did not execute: errno says why. */
+static enum cpt_status cannot_run(struct cpt_ctx *c, const char *prog)
+{
+	snprintf(c->err, sizeof(c->err), "cannot run '%.900s': %s", prog,
+		 strerror(errno));
+	return CPT_BAD_INPUT;
+}
+
 enum cpt_status cpt_cmd_run(struct cpt_ctx *c, int argc, char **argv)
 {
 	const char *mode = NULL, *clock = NULL, *funcs = NULL;
@@ -196,11 +204,8 @@ enum cpt_status cpt_cmd_run(struct cpt_ctx *c, int argc, char **argv)
 		return CPT_USAGE;
 	if (!mode && trace)
 		mode = "trace";
-	if (find_program(argv[i], prog, sizeof(prog))) {
-		snprintf(c->err, sizeof(c->err), "cannot run '%.900s': %s",
-			 argv[i], strerror(errno));
-		return CPT_BAD_INPUT;
-	}
+	if (find_program(argv[i], prog, sizeof(prog)))
+		return cannot_run(c, argv[i]);
 	/* the program execs in this process: its pid is ours */
 	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
 	if ((mode && setenv("CPTHREAD_MODE", mode, 1)) ||
@@ -218,7 +223,5 @@ enum cpt_status cpt_cmd_run(struct cpt_ctx *c, int argc, char **argv)
 		return CPT_BAD_INPUT;
 	fflush(NULL);
 	execv(prog, argv + i);
-	snprintf(c->err, sizeof(c->err), "cannot run '%.900s': %s", prog,
-		 strerror(errno));
-	return CPT_BAD_INPUT;
+	return cannot_run(c, prog);
 }
