@@ -218,6 +218,7 @@ static enum cpt_status whatif_stream(struct cpt_ctx *c, const char *path,
 {
 	struct cp_stream_opts so = {
 		.exclusive = o->exclusive, .scale = o->sc, .nscale = o->nsc,
+		.lengths_only = true,
 	};
 	struct cp_sreplay rp;
 	struct cp_tindex ix;
@@ -276,6 +277,7 @@ static bool whatif_quiet(struct cpt_ctx *c, const char *path,
 {
 	struct cp_stream_opts so = {
 		.exclusive = o->exclusive, .scale = o->sc, .nscale = o->nsc,
+		.lengths_only = true,
 	};
 	struct cp_sreplay rp;
 	struct cp_tindex ix;

@@ -291,7 +291,8 @@ static uint32_t scalings(const struct cp_tracepag *tp, uint32_t k,
  * The fixed-graph prediction of @s streamed and in memory
  * (cp_whatif_trace's length_after_fixed and scaled_ns), for each of
  * scalings(), procedures @exclusive or inclusive, from the samples if
- * @sampled.
+ * @sampled; streamed with every lane and with the lengths only (nothing
+ * else followed then).
  */
 static void compare_whatif_src(struct synth *s, bool exclusive,
 			       bool sampled, const char *what)
@@ -302,18 +303,20 @@ static void compare_whatif_src(struct synth *s, bool exclusive,
 
 	write_temp(s, path);
 	memory_load(s, &t, &tp, sampled);
-	for (uint32_t k = 0; tp.nprocs && k < 5; k++) {
+	for (uint32_t k = 0; tp.nprocs && k < 10; k++) {
 		struct cp_whatif_scale sc[3];
-		uint32_t nsc = scalings(&tp, k, sc);
+		uint32_t nsc = scalings(&tp, k / 2, sc);
+		bool lengths = k % 2;
 		struct cp_stream_opts so = {
 			.exclusive = exclusive, .scale = sc, .nscale = nsc,
-			.symbolize = symbolize,
+			.symbolize = symbolize, .lengths_only = lengths,
 			.src = sampled ? CP_STREAM_SRC_SAMPLED :
 					 CP_STREAM_SRC_INSTRUMENTED,
 		};
 		struct cp_whatif_result r;
 		struct cp_tindex ix;
 		struct cp_stream st;
+		uint32_t followed;
 
 		ck_assert_msg(cp_whatif_trace(&tp, sc, nsc, exclusive, 0, false,
 					      &r, err, sizeof(err)) == 0,
@@ -326,12 +329,18 @@ static void compare_whatif_src(struct synth *s, bool exclusive,
 		ck_assert_msg(st.scaled_len == r.length_after_fixed &&
 			      st.scaled_ns == r.scaled_ns &&
 			      st.cp_len == r.length_before,
-			      "%s, %s x %g (%u scalings, %s): fixed graph %"
+			      "%s, %s x %g (%u scalings, %s%s): fixed graph %"
 			      PRIu64 " streamed, %" PRIu64 " in memory; scaled "
 			      "%" PRIu64 "/%" PRIu64, what, sc[0].name,
 			      sc[0].factor, nsc, exclusive ? "exclusive" :
-			      "inclusive", st.scaled_len, r.length_after_fixed,
+			      "inclusive", lengths ? ", lengths only" : "",
+			      st.scaled_len, r.length_after_fixed,
 			      st.scaled_ns, r.scaled_ns);
+		followed = st.ntracked + st.nobjs_tracked +
+			   st.nthreads_tracked;
+		ck_assert_msg(lengths ? followed == 0 : followed > 0,
+			      "%s: %u lanes followed%s", what, followed,
+			      lengths ? " with the lengths only" : "");
 		cp_stream_free(&st);
 		cp_tindex_close(&ix);
 	}

@@ -440,7 +440,7 @@ static int choose_tracked(struct sp *p)
 		ord[i] = (struct cp_stream_key){ s->procs[i].cpu_ns, i };
 		p->trk[i] = NONE;
 	}
-	p->ntr = cp_stream_pick(ord, s->nprocs);
+	p->ntr = cp_stream_pick(p, ord, s->nprocs);
 	for (uint32_t k = 0; k < p->ntr; k++) {
 		p->trk[ord[k].id] = k;
 		s->procs[ord[k].id].tracked = true;
@@ -621,6 +621,7 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 	struct sp p = {
 		.ix = ix, .s = s, .nt = nt, .freel = NONE,
 		.excl = o && o->exclusive,
+		.track = o && o->lengths_only ? 0 : CP_STREAM_TRACK,
 		.progress = o ? o->progress : NULL,
 		.progress_ctx = o ? o->progress_ctx : NULL,
 		.sc = o ? o->scale : NULL, .nsc = o ? o->nscale : 0,

@@ -146,6 +146,12 @@ struct cp_stream_opts {
 	int (*symbolize)(void *ctx, struct cp_trace *t, uint32_t **sid,
 			 char *err, size_t errlen);
 	void *symbolize_ctx;
+	/* the lengths only (the critical path's, the threads' and, given a
+	 * scaling, the fixed-graph prediction): no procedure, object or
+	 * thread lanes, so no CP figures of theirs.  `cpt whatif` needs no
+	 * more; its records are then one value instead of up to a few
+	 * hundred. */
+	bool lengths_only;
 	/* called every 2^20 vertices with a phase name and 0..1 done */
 	void (*progress)(void *ctx, const char *phase, double frac);
 	void *progress_ctx;

@@ -152,6 +152,9 @@ struct sp {
 	uint64_t done;		/* vertices processed in this pass */
 	bool *made;		/* (census) [nt] a CREATE of the thread */
 	bool excl;		/* exclusive procedure times */
+	uint32_t track;		/* most procedures, objects and threads
+				 * followed: CP_STREAM_TRACK, or 0
+				 * (cp_stream_opts.lengths_only) */
 	void (*progress)(void *ctx, const char *phase, double frac);
 	void *progress_ctx;
 };
@@ -241,8 +244,9 @@ void cp_stream_obj_end(struct sp *p, struct sth *t);
 void cp_stream_obj_consumed(struct sp *p, struct sth *t, struct sobj *o,
 			    uint64_t own);
 /* Sort @ord largest first (ties: lower id); how many of the @n are
- * followed (at most CP_STREAM_TRACK). */
-uint32_t cp_stream_pick(struct cp_stream_key *ord, uint32_t n);
+ * followed (at most p->track). */
+uint32_t cp_stream_pick(const struct sp *p, struct cp_stream_key *ord,
+			uint32_t n);
 /* (after the survey) The objects' and threads' lanes.  0, or -1. */
 int cp_stream_choose_lanes(struct sp *p);
 /* The objects' figures into s->objs, CP lanes from @vec (NULL: none).

@@ -142,11 +142,12 @@ static int by_key(const void *a, const void *b)
 	return x->id < y->id ? -1 : 1;
 }
 
-uint32_t cp_stream_pick(struct cp_stream_key *ord, uint32_t n)
+uint32_t cp_stream_pick(const struct sp *p, struct cp_stream_key *ord,
+			uint32_t n)
 {
 	if (n)
 		qsort(ord, n, sizeof(*ord), by_key);
-	return n < CP_STREAM_TRACK ? n : CP_STREAM_TRACK;
+	return n < p->track ? n : p->track;
 }
 
 /*
@@ -172,7 +173,7 @@ int cp_stream_choose_lanes(struct sp *p)
 			ord[k++] = (struct cp_stream_key){
 				o->held_ns + o->wait_ns, i };
 	}
-	p->nob = cp_stream_pick(ord, k);
+	p->nob = cp_stream_pick(p, ord, k);
 	for (uint32_t j = 0; j < p->nob; j++)
 		p->obj[ord[j].id].lane = j;
 	k = 0;
@@ -182,7 +183,7 @@ int cp_stream_choose_lanes(struct sp *p)
 			ord[k++] = (struct cp_stream_key){
 				s->threads[tid].useful_ns, tid };
 	}
-	p->ntt = cp_stream_pick(ord, k);
+	p->ntt = cp_stream_pick(p, ord, k);
 	for (uint32_t m = 0; m < p->ntt; m++) {
 		p->ttrk[ord[m].id] = m;
 		s->threads[ord[m].id].tracked = true;
