@@ -242,8 +242,8 @@ static enum cpt_status whatif_stream(struct cpt_ctx *c, const char *path,
  * Can every scaled name be an instrumented procedure or region of @t: a
  * symbol (or its demangled name) or a region's string?  If one cannot,
  * the streaming pass would not find it (a procedure known from sampled
- * stacks only, or a typo): the loader then finds it or says so, without a
- * pass in vain.
+ * stacks only, or a typo): in a trace with samples the loader then finds
+ * it or says so, without a pass in vain.
  */
 static bool names_known(const struct cp_trace *t, const struct wopts *o)
 {
@@ -268,9 +268,11 @@ static bool names_known(const struct cp_trace *t, const struct wopts *o)
 /*
  * The default for a trace that fits: streamed, when the streamed document
  * is the in-memory one (doc/design.md §6): a clean trace, nothing the
- * reader would repair.  Returns true with *@st when it wrote the output,
- * false when the trace is to be loaded instead (anything amiss, errors
- * included: the loader says them).
+ * reader would repair.  Returns true with *@st when it wrote the output
+ * or found a scaled name to be no procedure of the clean trace (the
+ * loader would say the same, after reading it all), false when the trace
+ * is to be loaded instead (anything else amiss, errors included: the
+ * loader says them).
  */
 static bool whatif_quiet(struct cpt_ctx *c, const char *path,
 			 const struct wopts *o, enum cpt_status *st)
@@ -283,16 +285,25 @@ static bool whatif_quiet(struct cpt_ctx *c, const char *path,
 	struct cp_tindex ix;
 	struct cp_stream s;
 	bool done = false;
+	int ret;
 
 	cpt_stream_opts_init(c, &so);
 	if (cp_tindex_open(&ix, path, c->err, sizeof(c->err)))
 		return false;
 	/* sampled procedures (their names known only once symbolized): a
 	 * name that is none fails the passes */
-	if (ix.t.partial || ix.t.nrepairs ||
-	    ((c->procs == CP_PROCS_INSTRUMENTED ||
-	      cp_stream_procs_instrumented(&ix)) && !names_known(&ix.t, o)) ||
-	    cp_stream_whatif_run(&ix, &so, &s, &rp, c->err, sizeof(c->err))) {
+	ret = ix.t.partial || ix.t.nrepairs ||
+	      (ix.t.samples && ix.t.samples->n &&
+	       (c->procs == CP_PROCS_INSTRUMENTED ||
+		cp_stream_procs_instrumented(&ix)) && !names_known(&ix.t, o)) ?
+	      -1 : cp_stream_whatif_run(&ix, &so, &s, &rp, c->err,
+					sizeof(c->err));
+	if (ret == CP_STREAM_NO_PROC && !ix.t.nrepairs) {
+		*st = CPT_BAD_INPUT;
+		cp_tindex_close(&ix);
+		return true;
+	}
+	if (ret) {
 		c->err[0] = '\0';
 		cp_tindex_close(&ix);
 		return false;

@@ -582,8 +582,8 @@ START_TEST(test_cpt_bad_input_exit_1)
 		      r.err);
 	cpt_run(&r, tmpdir, noname);
 	ck_assert_msg(r.status == 1 && strstr(r.err, trace_path) &&
-		      strstr(r.err, "nosuch"), "noname: %d '%s'", r.status,
-		      r.err);
+		      strstr(r.err, "nosuch") && count_lines(r.err) == 1,
+		      "noname: %d '%s'", r.status, r.err);
 	cpt_run(&r, tmpdir, noprog);
 	ck_assert_msg(r.status == 1 && count_lines(r.err) == 1 &&
 		      strstr(r.err, "cannot run '/nonexistent/prog': "),

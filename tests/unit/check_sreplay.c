@@ -489,6 +489,45 @@ START_TEST(test_sreplay_fixtures)
 END_TEST
 
 /*
+ * A scaled name that is no procedure of the barrier example: the replay,
+ * the fixed graph and both at once say so with CP_STREAM_NO_PROC (which
+ * `cpt whatif` reports without loading the trace), naming it; a known
+ * name beside it changes nothing.
+ */
+START_TEST(test_sreplay_unknown_name)
+{
+	struct cp_whatif_scale sc[2] = { { "tail", 0.5 }, { "nosuch", 2 } };
+	struct cp_stream_opts so = { .scale = sc, .nscale = 2,
+				     .lengths_only = true };
+	struct cp_sreplay rp;
+	struct cp_tindex ix;
+	struct cp_stream st;
+	struct synth s;
+	char path[64], err[256];
+	int r;
+
+	synth_barrier_example(&s, true);
+	cpt_write_synth_temp(&s, path, sizeof(path), "check_sreplay");
+	synth_free(&s);
+	ck_assert(cp_tindex_open(&ix, path, err, sizeof(err)) == 0);
+	for (int k = 0; k < 3; k++) {
+		err[0] = '\0';
+		r = k == 0 ? cp_stream_replay_run(&ix, sc, 2, false, NULL,
+						  false, &rp, err,
+						  sizeof(err)) :
+		    k == 1 ? cp_stream_run(&st, &ix, &so, err, sizeof(err)) :
+			     cp_stream_whatif_run(&ix, &so, &st, &rp, err,
+						  sizeof(err));
+		ck_assert_msg(r == CP_STREAM_NO_PROC &&
+			      strstr(err, "no procedure named 'nosuch'"),
+			      "run %d: %d '%s'", k, r, err);
+	}
+	cp_tindex_close(&ix);
+	unlink(path);
+}
+END_TEST
+
+/*
  * A million mutex hand-overs between two threads (each lock waits for
  * the other's unlock), replayed unscaled and with both threads' "crit"
  * halved: every PUBLISH makes a record, and the freeing rule keeps the
@@ -706,6 +745,7 @@ static Suite *sreplay_suite(void)
 	tcase_add_test(tc, test_sreplay_random_equals_memory);
 	tcase_add_test(tc, test_sreplay_sampled_equals_memory);
 	tcase_add_test(tc, test_sreplay_fixtures);
+	tcase_add_test(tc, test_sreplay_unknown_name);
 	tcase_add_test(tc, test_sreplay_bounded_records);
 	tcase_add_test(tc, test_sreplay_cpt_same_document);
 	tcase_add_test(tc, test_sreplay_cpt_sampled_same_document);

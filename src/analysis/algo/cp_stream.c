@@ -462,8 +462,8 @@ static bool has_samples(const struct cp_tindex *ix)
 /*
  * (what-if) Each procedure's factor: the product of the factors of the
  * scalings that name it, 1 if none does; the lanes of the records pass.
- * 0, or -1 with "PATH: reason" in @err (a name the trace has no procedure
- * of, out of memory).
+ * 0, or -1 (out of memory) or CP_STREAM_NO_PROC (a name the trace has no
+ * procedure of) with "PATH: reason" in @err.
  */
 static int scale_factors(struct sp *p, char *err, size_t errlen)
 {
@@ -483,7 +483,7 @@ static int scale_factors(struct sp *p, char *err, size_t errlen)
 		if (id == CP_HASH_NONE) {
 			snprintf(err, errlen, "%s: no procedure named '%s' in "
 				 "the trace", p->ix->t.path, p->sc[i].name);
-			return -1;
+			return CP_STREAM_NO_PROC;
 		}
 		p->pf[id] *= p->sc[i].factor;
 	}
@@ -618,6 +618,7 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 		  const struct cp_stream_opts *o, char *err, size_t errlen)
 {
 	uint32_t nt = ix->t.nthreads;
+	int ret = -1;
 	struct sp p = {
 		.ix = ix, .s = s, .nt = nt, .freel = NONE,
 		.excl = o && o->exclusive,
@@ -655,7 +656,7 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 		goto err;
 	if (choose_tracked(&p) || cp_stream_choose_lanes(&p))
 		goto err_mem;
-	if (p.sc && scale_factors(&p, err, errlen))
+	if (p.sc && (ret = scale_factors(&p, err, errlen)))
 		goto err;
 	p.ncs = p.smp ? p.ntr : 0;
 	p.nsh = p.ntr + 2 * p.nob + p.ntt + p.ncs;
@@ -674,7 +675,7 @@ err_mem:
 err:
 	sp_free(&p);
 	cp_stream_free(s);
-	return -1;
+	return ret;
 }
 
 void cp_stream_free(struct cp_stream *s)

@@ -157,12 +157,16 @@ struct cp_stream_opts {
 	void *progress_ctx;
 };
 
+/* What the streamed analyses return when a scaled name is no procedure
+ * of the trace (a reader of the whole trace would find none either). */
+#define CP_STREAM_NO_PROC (-2)
+
 /*
  * Analyse the trace indexed by @ix in two passes over its events (a
  * survey, then the path records) with the options @o (NULL: inclusive,
- * no progress).  Returns 0 with @s filled, or -1 with "PATH: reason" in
- * @err (out of memory; a scaled name that is no procedure of the trace).  Free with cp_stream_free().  Runs on the calling
- * thread.
+ * no progress).  Returns 0 with @s filled, or with "PATH: reason" in @err
+ * -1 (out of memory) or CP_STREAM_NO_PROC.  Free with cp_stream_free().
+ * Runs on the calling thread.
  */
 int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 		  const struct cp_stream_opts *o, char *err, size_t errlen);

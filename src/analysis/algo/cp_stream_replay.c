@@ -878,7 +878,8 @@ static void sim_job(void *arg)
 /* ---- the run ------------------------------------------------------ */
 
 /* Each procedure's factor from @sc (the survey interned the names) and
- * the records-mode stack of both replays.  0, or -1 with @err. */
+ * the records-mode stack of both replays.  0, or -1 (memory) or
+ * CP_STREAM_NO_PROC with @err. */
 static int factors(struct srv *v, const struct cp_whatif_scale *sc,
 		   uint32_t nsc, double **pf, char *err, size_t errlen)
 {
@@ -902,7 +903,7 @@ static int factors(struct srv *v, const struct cp_whatif_scale *sc,
 		if (id == CP_HASH_NONE) {
 			snprintf(err, errlen, "%s: no procedure named '%s' in "
 				 "the trace", v->ix->t.path, sc[i].name);
-			return -1;
+			return CP_STREAM_NO_PROC;
 		}
 		(*pf)[id] *= sc[i].factor;
 	}
@@ -965,7 +966,8 @@ int cp_stream_replay_run(struct cp_tindex *ix,
 	}
 	if (v.sid && (v.drop || !v.saw_procs) && samp_setup(&v))
 		goto err_mem;
-	if (factors(&v, sc, nsc, &pf, err, errlen))
+	ret = factors(&v, sc, nsc, &pf, err, errlen);
+	if (ret)
 		goto out;
 	ones = malloc((v.names.nprocs ? v.names.nprocs : 1) * sizeof(*ones));
 	if (!ones)
@@ -978,6 +980,7 @@ int cp_stream_replay_run(struct cp_tindex *ix,
 	ret = 0;
 	goto out;
 err_mem:
+	ret = -1;
 	snprintf(err, errlen, "%s: out of memory in the streaming replay",
 		 ix->t.path);
 out:
@@ -1064,7 +1067,7 @@ int cp_stream_whatif_run(struct cp_tindex *ix, const struct cp_stream_opts *so,
 	snprintf(err, errlen, "%s", a.ret ? a.err : b.err);
 	if (!a.ret)
 		cp_stream_free(s);
-	return -1;
+	return a.ret ? a.ret : b.ret;
 }
 
 bool cp_stream_procs_instrumented(struct cp_tindex *ix)

@@ -49,8 +49,8 @@ struct cp_sreplay {
  * stacks, switched at the midpoints of the samples on each
  * thread's useful time as cp_sampled.c's rewrite does, each piece of a
  * segment scaled and rounded on its own as the in-memory replay's.
- * Returns 0 with @out filled (see its @clean), or -1 with "PATH: reason"
- * in @err: a name that is no procedure of the trace, out of memory.
+ * Returns 0 with @out filled (see its @clean), or with "PATH: reason" in
+ * @err -1 (out of memory) or CP_STREAM_NO_PROC (cp_stream.h).
  */
 int cp_stream_replay_run(struct cp_tindex *ix,
 			 const struct cp_whatif_scale *sc, uint32_t nsc,
@@ -62,8 +62,9 @@ int cp_stream_replay_run(struct cp_tindex *ix,
  * scaling of @so: cp_stream_run (the fixed graph, into @s) and
  * cp_stream_replay_run (into @rp) at once, on two threads (the index is
  * shared: the fixed graph's first pass is the one that counts repairs in
- * ix->t).  Returns 0, or -1 with the first failure's "PATH: reason" in
- * @err (@s then holds nothing).  Free @s with cp_stream_free().
+ * ix->t).  Returns 0, or the first failure's return (cp_stream_run's)
+ * with its "PATH: reason" in @err (@s then holds nothing).  Free @s with
+ * cp_stream_free().
  */
 int cp_stream_whatif_run(struct cp_tindex *ix, const struct cp_stream_opts *so,
 			 struct cp_stream *s, struct cp_sreplay *rp,
