@@ -96,6 +96,44 @@ static inline bool cp_cuts_win_far(const struct cp_cuts_win *w, uint32_t p,
 	return r - p >= w->rows;
 }
 
+/* Positions a walk of the window looks ahead (cp_cuts_win_prefetch). */
+#define CP_CUTS_AHEAD 8
+
+/*
+ * Start fetching, for writing, the ring rows of @w (@nl lanes a row from
+ * @rows, block @b of @k) that the out-edges of the vertex at position @p
+ * will update: a walk calls it CP_CUTS_AHEAD positions before it gets
+ * there.  The rows are read and written in topological order but reached
+ * through the edges' heads, at random within a window of up to 2^15 rows:
+ * without it most updates waited for the row's first line.  Nothing
+ * beyond the block's last position (@p past it: nothing at all).
+ */
+static inline void cp_cuts_win_prefetch(const struct cp_cuts *k,
+					const struct cp_cuts_win *w,
+					uint32_t b, uint32_t p, uint32_t p1,
+					const uint64_t *rows, uint32_t nl)
+{
+	const struct cp_pag *g = k->c->g;
+	uint32_t v, p0 = k->vfirst[b];
+
+	if (p >= p1)
+		return;
+	v = g->topo[p];
+	for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
+		uint32_t r = cp_cuts_head(k, g->out_e[j]);
+
+		const char *row;
+
+		if (r > p1 || cp_cuts_win_far(w, p, r))
+			continue;
+		row = (const char *)(rows + (size_t)((r - p0) &
+						     (w->rows - 1)) * nl);
+		for (uint32_t at = 0; at < nl * 8; at += 64)
+			__builtin_prefetch(row + at, 1);
+		__builtin_prefetch(row + nl * 8 - 1, 1);
+	}
+}
+
 /*
  * The groups of @gr with CP time in block @b (and @only[i] true, unless
  * @only is NULL), each once, into @in; returns their count.  @mark has a

@@ -172,6 +172,7 @@ static void zero_block(const struct cp_cuts *k, const struct cp_groups *gr,
 				len[l] = tv[l];
 		if (p == p1)
 			break;	/* its out-edges belong to the next block */
+		cp_cuts_win_prefetch(k, win, b, p + CP_CUTS_AHEAD, p1, et, nl);
 		v = g->topo[p];
 		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
 			uint32_t e = g->out_e[j], r = cp_cuts_head(k, e), m;
