@@ -48,6 +48,7 @@
 
 #include "cp_lock.h"
 #include "cp_path.h"
+#include "cp_prefetch.h"
 #include "cp_thread.h"
 
 enum cp_objns {
@@ -230,31 +231,6 @@ static inline struct cp_objrec *cp_objrec_get_at(struct cp_thread *t,
  * checks the record again, cp_objrec_check), or NULL.  Calling thread. */
 struct cp_objrec *cp_objrec_map_probe(const struct cp_thread *t,
 				      uintptr_t key);
-
-/* Start fetching the cache line at @p for writing (never faults). */
-static inline void cp_prefetch_write(const void *p)
-{
-	/* asm: GCC deletes a call of an inline function whose only effect
-	 * is __builtin_prefetch (it counts as pure) */
-#if defined(__x86_64__) || defined(__i386__)
-	__asm__ __volatile__("prefetchw %0" : : "m"(*(const char *)p));
-#else
-	__asm__ __volatile__("" : : "r"(p));
-	__builtin_prefetch(p, 1);
-#endif
-}
-
-/* Start fetching the cache line at @p for reading (never faults). */
-static inline void cp_prefetch_read(const void *p)
-{
-	/* asm, as in cp_prefetch_write */
-#if defined(__x86_64__) || defined(__i386__)
-	__asm__ __volatile__("prefetcht0 %0" : : "m"(*(const char *)p));
-#else
-	__asm__ __volatile__("" : : "r"(p));
-	__builtin_prefetch(p, 0);
-#endif
-}
 
 /*
  * Start fetching the slot of @t's map where @key's look-up begins.  The

@@ -20,6 +20,7 @@
 #define CP_CUTS_H
 
 #include "cp_cpm.h"
+#include "cp_prefetch.h"
 
 
 struct cp_cuts {
@@ -129,8 +130,8 @@ static inline void cp_cuts_win_prefetch(const struct cp_cuts *k,
 		row = (const char *)(rows + (size_t)((r - p0) &
 						     (w->rows - 1)) * nl);
 		for (uint32_t at = 0; at < nl * 8; at += 64)
-			__builtin_prefetch(row + at, 1);
-		__builtin_prefetch(row + nl * 8 - 1, 1);
+			cp_prefetch_write(row + at);
+		cp_prefetch_write(row + nl * 8 - 1);
 	}
 }
 

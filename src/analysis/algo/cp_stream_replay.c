@@ -77,6 +77,7 @@
 #include "cp_grow.h"
 #include "cp_hash.h"
 #include "cp_par.h"
+#include "cp_prefetch.h"
 #include "cp_replay_int.h"
 #include "cp_samples.h"
 #include "cp_stream_int.h"
@@ -659,7 +660,7 @@ static struct cp_rpub *rec_get(struct cp_rsim *rs, uint32_t obj,
 	 * sequences, but the ring of a simulation that drifts from the
 	 * recorded order holds ~10^6 of them: fetched 8 ahead, the next ones
 	 * are mostly in cache (doc/measurements/2026-11-30-whatif-passes.md) */
-	__builtin_prefetch(&o->slot[(seq + 8) & (o->cap - 1)], 1);
+	cp_prefetch_write(&o->slot[(seq + 8) & (o->cap - 1)]);
 	if (p->used || !make)
 		return p->used ? &p->p : NULL;
 	*p = (struct prec){ .p = { .time = NEVER, .waiters = NONE },

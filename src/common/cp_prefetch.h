@@ -1,0 +1,34 @@
+/*
+ * cp_prefetch.h - start fetching a cache line the caller will soon use,
+ * for the runtime's lock paths and the analysis' walks alike.
+ *
+ * Written as asm, not __builtin_prefetch: GCC treats a function whose only
+ * effect is __builtin_prefetch as pure, and deletes calls of it once it is
+ * inlined.  Neither ever faults; any thread.
+ */
+#ifndef CP_PREFETCH_H
+#define CP_PREFETCH_H
+
+/* Start fetching the cache line at @p for writing. */
+static inline void cp_prefetch_write(const void *p)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ __volatile__("prefetchw %0" : : "m"(*(const char *)p));
+#else
+	__asm__ __volatile__("" : : "r"(p));
+	__builtin_prefetch(p, 1);
+#endif
+}
+
+/* Start fetching the cache line at @p for reading. */
+static inline void cp_prefetch_read(const void *p)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ __volatile__("prefetcht0 %0" : : "m"(*(const char *)p));
+#else
+	__asm__ __volatile__("" : : "r"(p));
+	__builtin_prefetch(p, 0);
+#endif
+}
+
+#endif /* CP_PREFETCH_H */
