@@ -698,10 +698,30 @@ static uint32_t moved_to(const struct ap *a, uint32_t tid, uint32_t i)
 	return mv->map ? mv->map[i] : out_of_kept(mv->tj, mv->nsw, i);
 }
 
-/* The reader's cross references, in the new vertex numbering. */
+/* The publishes [lo, hi) in the new vertex numbering, as a cp_par_two
+ * job: each reads a thread's map at random (one miss a publish). */
+struct remap_job {
+	const struct ap *a;
+	uint64_t lo, hi;
+};
+
+static void remap_job_run(void *arg)
+{
+	const struct remap_job *j = arg;
+	struct cp_trace_pub *pub = j->a->t->pub;
+
+	for (uint64_t i = j->lo; i < j->hi; i++)
+		if (pub[i].seq)
+			pub[i].vi = moved_to(j->a, pub[i].tid, pub[i].vi);
+}
+
+/* The reader's cross references, in the new vertex numbering; the
+ * publishes' on both cores (cp_par.h). */
 static void remap(struct ap *a)
 {
 	struct cp_trace *t = a->t;
+	struct remap_job j1 = { a, 0, t->npub / 2 },
+			 j2 = { a, t->npub / 2, t->npub };
 
 	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
 		struct cp_trace_thread *th = &t->threads[tid];
@@ -711,10 +731,7 @@ static void remap(struct ap *a)
 		if (th->create_v != UINT32_MAX && th->parent != UINT32_MAX)
 			th->create_v = moved_to(a, th->parent, th->create_v);
 	}
-	for (uint64_t i = 0; i < t->npub; i++)
-		if (t->pub[i].seq)
-			t->pub[i].vi = moved_to(a, t->pub[i].tid,
-						t->pub[i].vi);
+	cp_par_two(t->npub, remap_job_run, &j2, remap_job_run, &j1);
 }
 
 /*
