@@ -758,6 +758,19 @@ const char *cp_trace_string(const struct cp_trace *t, uint32_t id)
 	return s ? s->text : NULL;
 }
 
+uint32_t cp_trace_split_threads(const struct cp_trace *t)
+{
+	uint64_t half = 0, sum = 0;
+	uint32_t mid = 0;
+
+	for (uint32_t tid = 0; tid < t->nthreads; tid++)
+		half += t->threads[tid].nv;
+	half /= 2;
+	while (mid < t->nthreads && sum < half)
+		sum += t->threads[mid++].nv;
+	return mid;
+}
+
 const char *cp_trace_info(const struct cp_trace *t, const char *key)
 {
 	for (uint32_t i = 0; i < t->ninfo; i++)

@@ -296,6 +296,10 @@ const char *cp_trace_string(const struct cp_trace *t, uint32_t id);
 /* Value of INFO key @key, or NULL. */
 const char *cp_trace_info(const struct cp_trace *t, const char *key);
 
+/* Where @t's threads split into two runs of about equal vertices,
+ * [0, mid) and [mid, nthreads): work by thread on both cores. */
+uint32_t cp_trace_split_threads(const struct cp_trace *t);
+
 /*
  * The PUBLISHes of object @obj with seq in [lo, lo+cnt): returns a pointer
  * to the first of @cnt consecutive entries of cp_trace.pub, or NULL if any

@@ -9,6 +9,14 @@
  *
  * The checks do not keep the file offset of every vertex: when one words
  * a message, cp_trd_vertex_offset decodes the vertex's thread again.
+ *
+ * The passes that look at each thread's vertices by themselves (their
+ * uses, their CONSUMEs, their nesting) run on both cores first, as the
+ * decoder's workers do (cp_tracedec.c): each worker has a copy of the
+ * reader's state with @spec set, so the first note or failure only stops
+ * it, and the pass then runs again on one thread, in thread order, which
+ * notes and repairs exactly as before.  Every check returns at its note,
+ * before it changes anything, so a stopped worker leaves nothing to undo.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -18,6 +26,7 @@
 
 #include "cp_bigmem.h"
 #include "cp_grow.h"
+#include "cp_par.h"
 #include "cp_trace_rd.h"
 
 size_t cp_trd_vertex_offset(struct cp_trd *r, uint32_t tid, uint32_t vi)
@@ -60,7 +69,7 @@ int cp_trd_vnote(struct cp_trd *r, uint32_t tid, uint32_t vi,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (r->strict || !r->t->nrepairs)
+	if (!r->spec && (r->strict || !r->t->nrepairs))
 		off = cp_trd_vertex_offset(r, tid, vi);
 	return cp_trd_note(r, off, action, "%s", msg);
 }
@@ -78,6 +87,99 @@ static int cmp_pub(const void *a, const void *b)
 	const struct cp_trace_pub *x = a, *y = b;
 
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* ---- per-thread passes on both cores ------------------------------ */
+
+/* What a per-thread pass keeps of its own. */
+struct pass_ctx {
+	uint32_t *npub;		/* (uses) [nobjs] publishes of each object */
+	uint64_t *stack;	/* (nesting) scratch, check_nesting's */
+	uint64_t cap;
+};
+
+/* A pass over thread @tid's vertices: 0, or -1 (strict, no memory; a
+ * speculative one at its first note). */
+typedef int (*thread_pass_fn)(struct cp_trd *r, uint32_t tid,
+			      struct pass_ctx *c);
+
+/* One core's speculative run of a pass over threads [lo, hi). */
+struct pass_job {
+	struct cp_trd r;
+	thread_pass_fn fn;
+	uint32_t lo, hi;
+	struct pass_ctx c;
+};
+
+static void pass_job_run(void *arg)
+{
+	struct pass_job *j = arg;
+
+	for (uint32_t tid = j->lo; tid < j->hi && !j->r.bail; tid++)
+		if (j->fn(&j->r, tid, &j->c))
+			j->r.bail = true;
+}
+
+/* Each object's publishes from @npub[nobjs] (NULL: one array of
+ * zeros) plus @more (NULL: none), and their total. */
+static void set_npub(struct cp_trace *t, const uint32_t *npub,
+		     const uint32_t *more)
+{
+	t->npub = 0;
+	for (uint32_t o = 0; o < t->nobjs; o++) {
+		t->objs[o].npub = npub[o] + (more ? more[o] : 0);
+		t->npub += t->objs[o].npub;
+	}
+}
+
+/*
+ * @fn over every thread: speculatively on both cores (when the trace is
+ * large enough for cp_par_two), then, if either met a note or failure or
+ * ran out of memory, serially.  @count: @fn counts publishes into
+ * c->npub, which then become the objects' (cp_trace_obj.npub).  0, or -1.
+ */
+static int thread_pass(struct cp_trd *r, thread_pass_fn fn, bool count)
+{
+	struct cp_trace *t = r->t;
+	uint32_t mid = cp_trace_split_threads(t);
+	struct pass_job j[2] = {
+		{ .r = *r, .fn = fn, .lo = 0, .hi = mid },
+		{ .r = *r, .fn = fn, .lo = mid, .hi = t->nthreads },
+	};
+	struct pass_ctx serial = { 0 };
+	bool ok = true;
+	int ret = 0;
+
+	for (int k = 0; k < 2; k++) {
+		j[k].r.spec = true;
+		j[k].r.bail = false;
+		if (count && !(j[k].c.npub = calloc(t->nobjs ? t->nobjs : 1,
+						    sizeof(*j[k].c.npub))))
+			ok = false;
+	}
+	if (ok) {
+		cp_par_two(t->nvertices, pass_job_run, &j[1], pass_job_run,
+			   &j[0]);
+		ok = !j[0].r.bail && !j[1].r.bail;
+	}
+	if (ok && count)
+		set_npub(t, j[0].c.npub, j[1].c.npub);
+	for (int k = 0; k < 2; k++) {
+		free(j[k].c.npub);
+		free(j[k].c.stack);
+	}
+	if (ok)
+		return 0;
+	if (count && !(serial.npub = calloc(t->nobjs ? t->nobjs : 1,
+					    sizeof(*serial.npub))))
+		return cp_trd_fail(r, 0, "out of memory");
+	for (uint32_t tid = 0; tid < t->nthreads && !ret; tid++)
+		ret = fn(r, tid, &serial);
+	if (!ret && count)
+		set_npub(t, serial.npub, NULL);
+	free(serial.npub);
+	free(serial.stack);
+	return ret;
 }
 
 static int check_objects(struct cp_trd *r)
@@ -151,9 +253,10 @@ static int check_objects(struct cp_trd *r)
  * The uses of vertex @i of thread @tid: a region's string known (else the
  * file is refused: synth_strings named every one in salvage), its object
  * defined and of a kind that publishes, SHARED only on an rwlock.  Counts
- * the object's PUBLISHes.  0, or -1 (strict).
+ * the object's PUBLISHes into @npub.  0, or -1 (strict).
  */
-static int check_vertex_uses(struct cp_trd *r, uint32_t tid, uint32_t i)
+static int check_vertex_uses(struct cp_trd *r, uint32_t tid, uint32_t i,
+			     uint32_t *npub)
 {
 	struct cp_trace *t = r->t;
 	struct cp_tvert *v = &t->threads[tid].v[i];
@@ -193,10 +296,17 @@ static int check_vertex_uses(struct cp_trd *r, uint32_t tid, uint32_t i)
 			return -1;
 		v->op &= (uint8_t)~CP_EVF_SHARED;
 	}
-	if (kind == CP_EV_PUBLISH) {
-		t->objs[v->obj].npub++;
-		t->npub++;
-	}
+	if (kind == CP_EV_PUBLISH)
+		npub[v->obj]++;
+	return 0;
+}
+
+/* The uses of thread @tid's vertices (a thread_pass_fn). */
+static int thread_uses(struct cp_trd *r, uint32_t tid, struct pass_ctx *c)
+{
+	for (uint32_t i = 0; i < r->t->threads[tid].nv; i++)
+		if (check_vertex_uses(r, tid, i, c->npub))
+			return -1;
 	return 0;
 }
 
@@ -318,30 +428,28 @@ static int sort_sparse(struct cp_trd *r)
 	return 0;
 }
 
-/* Every CONSUME range must be published; salvage: one that is not depends
- * on nothing. */
-static int check_consumes(struct cp_trd *r)
+/* Every CONSUME range of thread @tid must be published; salvage: one
+ * that is not depends on nothing (a thread_pass_fn). */
+static int thread_consumes(struct cp_trd *r, uint32_t tid,
+			   struct pass_ctx *c)
 {
 	struct cp_trace *t = r->t;
+	struct cp_trace_thread *th = &t->threads[tid];
 
-	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
-		struct cp_trace_thread *th = &t->threads[tid];
+	(void)c;
+	for (uint32_t i = 0; i < th->nv; i++) {
+		struct cp_tvert *v = &th->v[i];
+		struct cp_targ *a = &th->a[i];
 
-		for (uint32_t i = 0; i < th->nv; i++) {
-			struct cp_tvert *v = &th->v[i];
-			struct cp_targ *a = &th->a[i];
-
-			if (cp_tvert_kind(v) != CP_EV_CONSUME || !a->cnt)
-				continue;
-			if (cp_trace_find_pub(t, v->obj, a->arg, a->cnt))
-				continue;
-			if (cp_trd_vnote(r, tid, i,
-					 "taken to depend on nothing",
-					 "CONSUME of object %" PRIu32 " sequences %" PRIu64 "..%" PRIu64 " without a matching PUBLISH",
-					 v->obj, a->arg, a->arg + a->cnt - 1))
-				return -1;
-			a->cnt = 0;
-		}
+		if (cp_tvert_kind(v) != CP_EV_CONSUME || !a->cnt)
+			continue;
+		if (cp_trace_find_pub(t, v->obj, a->arg, a->cnt))
+			continue;
+		if (cp_trd_vnote(r, tid, i, "taken to depend on nothing",
+				 "CONSUME of object %" PRIu32 " sequences %" PRIu64 "..%" PRIu64 " without a matching PUBLISH",
+				 v->obj, a->arg, a->arg + a->cnt - 1))
+			return -1;
+		a->cnt = 0;
 	}
 	return 0;
 }
@@ -349,14 +457,8 @@ static int check_consumes(struct cp_trd *r)
 /* The uses of objects, strings and publishes by every vertex. */
 static int check_uses(struct cp_trd *r)
 {
-	struct cp_trace *t = r->t;
-
-	t->npub = 0;
-	for (uint32_t tid = 0; tid < t->nthreads; tid++)
-		for (uint32_t i = 0; i < t->threads[tid].nv; i++)
-			if (check_vertex_uses(r, tid, i))
-				return -1;
-	if (place_publishes(r) || sort_sparse(r) || check_consumes(r))
+	if (thread_pass(r, thread_uses, true) || place_publishes(r) ||
+	    sort_sparse(r) || thread_pass(r, thread_consumes, false))
 		return -1;
 	return 0;
 }
@@ -650,14 +752,14 @@ static int check_join(struct cp_trd *r, uint32_t tid, uint32_t i)
 /*
  * Joins and the nesting of thread @tid: LEAVE closes the innermost ENTER,
  * REGION_END the innermost open region of its id, with whatever opened
- * inside (salvage: one with nothing to close is inert).  *@stack (of
- * *@cap entries: 0 for a procedure, id + 1 for a region) is scratch the
- * caller frees.
+ * inside (salvage: one with nothing to close is inert).  c->stack (of
+ * c->cap entries: 0 for a procedure, id + 1 for a region) is scratch the
+ * caller frees.  A thread_pass_fn.
  */
-static int check_nesting(struct cp_trd *r, uint32_t tid, uint64_t **stack,
-			 uint64_t *cap)
+static int check_nesting(struct cp_trd *r, uint32_t tid, struct pass_ctx *c)
 {
 	struct cp_trace_thread *th = &r->t->threads[tid];
+	uint64_t **stack = &c->stack, *cap = &c->cap;
 	size_t depth = 0, j;
 
 	for (uint32_t i = 0; i < th->nv; i++) {
@@ -708,17 +810,10 @@ static int check_nesting(struct cp_trd *r, uint32_t tid, uint64_t **stack,
 /* Thread links, parents, joins and nesting. */
 static int check_threads(struct cp_trd *r)
 {
-	struct cp_trace *t = r->t;
-	uint64_t *stack = NULL;
-	uint64_t cap = 0;
-	int ret = 0;
-
-	if (cover_created(r) || link_threads(r) || check_parents(r))
+	if (cover_created(r) || link_threads(r) || check_parents(r) ||
+	    thread_pass(r, check_nesting, false))
 		return -1;
-	for (uint32_t tid = 0; tid < t->nthreads && !ret; tid++)
-		ret = check_nesting(r, tid, &stack, &cap);
-	free(stack);
-	return ret;
+	return 0;
 }
 
 int cp_trd_check(struct cp_trd *r)

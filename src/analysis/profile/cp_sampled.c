@@ -671,14 +671,8 @@ static int rewrite_all(struct ap *a)
 	struct cp_trace *t = a->t;
 	struct cp_samples *s = a->s;
 	struct rw_job j1 = { .a = a }, j2 = { .a = a };
-	uint64_t half = 0, sum = 0;
-	uint32_t mid = 0;
+	uint32_t mid = cp_trace_split_threads(t);
 
-	for (uint32_t tid = 0; tid < t->nthreads; tid++)
-		half += t->threads[tid].nv;
-	half /= 2;
-	while (mid < t->nthreads && sum < half)
-		sum += t->threads[mid++].nv;
 	j1.hi = mid;
 	j2.lo = mid;
 	j2.hi = t->nthreads;
