@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cp_crc32c.h"
+#include "cp_par.h"
 #include "cp_trace.h"
 #include "trace_synth.h"
 
@@ -551,6 +552,94 @@ START_TEST(test_trace_fuzz_never_crashes)
 }
 END_TEST
 
+/* The outcome of parsing @buf (@n bytes) with @flags as a string of
+ * everything the reader decided, for comparing two parses. */
+static char *parse_outcome(const uint8_t *buf, size_t n, unsigned flags)
+{
+	struct cp_trace t;
+	char err[256] = "", *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	if (cp_trace_parse_flags(&t, "two.cpt", buf, n, flags, err,
+				 sizeof(err))) {
+		fprintf(f, "error %s\n", err);
+		fclose(f);
+		return out;
+	}
+	fprintf(f, "partial %d '%s' repairs %" PRIu64 " '%s' v %" PRIu64
+		" pub %" PRIu64 "\n", t.partial, t.partial_why, t.nrepairs,
+		t.repair_why, t.nvertices, t.npub);
+	for (uint32_t tid = 0; tid < t.nthreads; tid++) {
+		const struct cp_trace_thread *th = &t.threads[tid];
+
+		fprintf(f, "T%u nv %u parent %u create %u exit %u\n", tid,
+			th->nv, th->parent, th->create_v, th->exit_v);
+		for (uint32_t i = 0; i < th->nv; i++)
+			fprintf(f, " %u/%u/%" PRIu64 "/%" PRIu64 "/%u",
+				th->v[i].op, th->v[i].obj, th->v[i].ts,
+				th->a[i].arg, th->a[i].cnt);
+		fputc('\n', f);
+	}
+	for (uint32_t o = 0; o < t.nobjs; o++)
+		fprintf(f, "O%u %u %u\n", o, t.objs[o].npub,
+			t.objs[o].pub_off);
+	cp_trace_free(&t);
+	fclose(f);
+	return out;
+}
+
+/*
+ * The reader's speculative workers (decoding, and the checks of each
+ * thread's uses, CONSUMEs and nesting) on both cores decide exactly what
+ * one thread does, on damaged copies of a two-thread trace: the same
+ * vertices, links, publish counts, repairs and messages, salvaging and
+ * strict.  Many copies need a repair, so the workers stop and the passes
+ * run again serially.
+ */
+START_TEST(test_trace_both_cores_agree)
+{
+	struct synth s;
+	uint8_t *buf, *copy;
+	size_t len, old = cp_par_set_threshold(SIZE_MAX);
+	unsigned seed = 777, repaired = 0;
+
+	build_small(&s);
+	len = synth_encode(&s, &buf);
+	copy = malloc(len);
+	for (int iter = 0; iter < 3000; iter++) {
+		size_t n = len;
+
+		memcpy(copy, buf, len);
+		for (int f = iter % 3; f > 0; f--)
+			copy[(size_t)rand_r(&seed) % len] =
+				(uint8_t)rand_r(&seed);
+		if (iter % 5 == 4)
+			n = (size_t)rand_r(&seed) % len;
+		for (unsigned flags = 0; flags <= CP_TRACE_STRICT;
+		     flags += CP_TRACE_STRICT) {
+			char *one, *two;
+
+			cp_par_set_threshold(SIZE_MAX);
+			one = parse_outcome(copy, n, flags);
+			cp_par_set_threshold(0);
+			two = parse_outcome(copy, n, flags);
+			ck_assert_msg(!strcmp(one, two), "copy %d flags %u: "
+				      "one core\n%s\nboth\n%s", iter, flags,
+				      one, two);
+			repaired += !flags && strstr(one, "repairs 0") == NULL;
+			free(one);
+			free(two);
+		}
+	}
+	ck_assert_msg(repaired > 100, "only %u copies repaired", repaired);
+	cp_par_set_threshold(old);
+	free(copy);
+	free(buf);
+	synth_free(&s);
+}
+END_TEST
+
 /* Offset of the @k-th EVENTS block of thread @tid in @buf, or 0. */
 static size_t events_block(const uint8_t *buf, size_t len, uint32_t tid,
 			   unsigned k)
@@ -794,6 +883,7 @@ static Suite *trace_suite(void)
 	tcase_add_test(tc, test_trace_sparse_sequences);
 	tcase_add_test(tc, test_trace_rejects_count_mismatch);
 	tcase_add_test(tc, test_trace_fuzz_never_crashes);
+	tcase_add_test(tc, test_trace_both_cores_agree);
 	tcase_add_test(tc, test_trace_read_file_errors);
 	tcase_add_test(tc, test_trace_salvage_damaged_block);
 	tcase_add_test(tc, test_trace_site_stacks);
