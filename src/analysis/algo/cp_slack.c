@@ -532,6 +532,8 @@ static int slack_lanes(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 			}
 		}
 		memset(ai, 0, sizeof(*ai) * nl);	/* row of i + rows */
+		cp_cuts_heads_prefetch(k, p0 + i + 2 * CP_CUTS_AHEAD, p1,
+				       c->lt);
 		cp_cuts_win_prefetch(k, &ws->win, b, p0 + i + CP_CUTS_AHEAD,
 				     p1, a, nl);
 		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
