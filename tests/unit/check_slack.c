@@ -8,6 +8,8 @@
  */
 #include <check.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -385,6 +387,87 @@ START_TEST(test_slack_more_groups_than_lanes)
 }
 END_TEST
 
+static void lockstep(struct cp_pag *g, uint32_t nt, uint32_t len,
+		     uint32_t gap);
+
+/* cp_slack_help_run on a thread of its own. */
+static void *help_thread(void *arg)
+{
+	return (void *)(intptr_t)cp_slack_help_run(arg);
+}
+
+/*
+ * Slack with a helper that takes lanes over as soon as it waits (every 16
+ * positions, however few are left): the same as walked by one thread, on
+ * graphs of 40 groups (two walks of a block, the first one full) and on
+ * lock-step graphs whose segment heaps are compacted many times; lanes
+ * are handed over many times, a helper's part sometimes ending after the
+ * walk that handed it.
+ */
+START_TEST(test_slack_handed_over_lanes)
+{
+	size_t old = cp_slack_set_fork_min(0);
+	uint32_t parts = 0;
+
+	for (int round = 0; round < 24; round++) {
+		enum { NG = 40 };
+		struct cp_pag g;
+		struct cp_cpm c;
+		struct cp_cuts k;
+		struct cp_groups gr;
+		struct cp_slack_help *h = cp_slack_help_new();
+		uint32_t *off = NULL, *ids = NULL, n = 0, ng;
+		uint64_t want[NG], got[NG];
+		pthread_t th;
+		void *hr;
+
+		tg_seed(51000 + round);
+		if (round % 3 == 2) {
+			lockstep(&g, 64 + 16 * tg_below(4), 200, 7);
+			ng = 6;
+			gr = (struct cp_groups){ .n = ng, .of = g.label };
+		} else {
+			ck_assert_int_eq(tg_pagshape(&g, 2 + tg_below(3),
+						     40 + tg_below(40),
+						     tg_below(12), 9, 1), 0);
+			off = malloc(sizeof(*off) * (g.ne + 1));
+			ids = malloc(sizeof(*ids) * (NG * g.ne + 1));
+			for (uint32_t e = 0; e < g.ne; e++) {
+				off[e] = n;
+				for (uint32_t i = 0; i < NG; i++)
+					if (tg_below(3) == 0)
+						ids[n++] = i;
+			}
+			off[g.ne] = n;
+			ng = NG;
+			gr = (struct cp_groups){ .n = ng, .off = off,
+						 .ids = ids };
+		}
+		ck_assert_int_eq(cp_cpm_run(&c, &g, NULL), 0);
+		ck_assert_int_eq(cp_slack_all(&c, &gr, NULL, want), 0);
+		ck_assert_int_eq(cp_cuts_find(&k, &c), 0);
+		ck_assert_int_eq(pthread_create(&th, NULL, help_thread, h), 0);
+		ck_assert_int_eq(cp_slack_blocks_help(&k, &gr, NULL, got, h),
+				 0);
+		ck_assert_int_eq(pthread_join(th, &hr), 0);
+		ck_assert_int_eq((int)(intptr_t)hr, 0);
+		for (uint32_t i = 0; i < ng; i++)
+			TG_CHECK(got[i] == want[i], "round %d: Slack(g%u) %"
+				 PRIu64 " with a helper, %" PRIu64 " without",
+				 round, i, got[i], want[i]);
+		parts += cp_slack_help_parts(h);
+		cp_slack_help_free(h);
+		cp_cuts_free(&k);
+		free(off);
+		free(ids);
+		cp_cpm_free(&c);
+		cp_pag_free(&g);
+	}
+	cp_slack_set_fork_min(old);
+	ck_assert_msg(parts > 24, "lanes handed over only %u times", parts);
+}
+END_TEST
+
 START_TEST(test_slack_random_brute_force)
 {
 	uint32_t exhaustive = 0;
@@ -596,6 +679,7 @@ static Suite *slack_suite(void)
 	tcase_add_test(tc, test_slack_parallel_edge_and_tie);
 	tcase_add_test(tc, test_slack_random_brute_force);
 	tcase_add_test(tc, test_slack_more_groups_than_lanes);
+	tcase_add_test(tc, test_slack_handed_over_lanes);
 	tcase_add_test(tc, test_slack_random_inclusive_groups);
 	tcase_add_test(tc, test_slack_lockstep_compacted_heap);
 	tcase_add_test(tc, test_slack_blocks_barrier_graphs);

@@ -99,6 +99,8 @@
  */
 #include "cp_slack.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -405,6 +407,117 @@ static uint32_t lanes_init(struct cp_slack_ws *ws, const struct cp_groups *gr,
 }
 
 /*
+ * Where a walk of a block stands before the vertex at block index @i:
+ * its lanes still walking (@act), their next query and bound, and how far
+ * it is in the window's far edges.  A walk starts from one, and hands one
+ * over with half its lanes (struct part).
+ */
+struct walk_at {
+	uint32_t i, fi, nfar, na;
+	uint32_t act[CP_SLACK_LANES];
+	uint32_t nq[CP_SLACK_LANES];
+	uint64_t lim[CP_SLACK_LANES];
+};
+
+/* Lanes handed to the helper: a copy of the workspace with its own ring
+ * and the lanes it walks (their heaps moved to it), where the walk
+ * stands, and the sums to add to. */
+struct part {
+	struct cp_slack_ws ws;
+	uint32_t b, nl;
+	struct walk_at at;
+	uint64_t *sum;
+};
+
+struct cp_slack_help {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	atomic_bool idle;	/* the helper waits for lanes */
+	bool done;		/* the walks hand over nothing more */
+	bool busy;		/* the helper walks a part */
+	struct part *part;	/* handed over, not taken yet */
+	uint32_t parts;		/* handed over so far */
+	int ret;		/* -1: a part ran out of memory */
+};
+
+/* The fewest block positions left for a hand-over, and how often the walk
+ * looks for an idle helper (a mask of the block index). */
+static atomic_size_t fork_min = 1u << 16;
+
+static int walk(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
+		uint64_t *sum, struct cp_slack_help *help,
+		const struct walk_at *from);
+
+/*
+ * Hand half of the lanes of @at (the walk of block @b in @ws, at its
+ * index at->i) to @help's idle helper: they leave @at.  Nothing when the
+ * helper is no longer idle or memory runs out (the walk keeps them).
+ * Returns whether it handed some.
+ */
+static bool hand_over(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
+		      uint64_t *sum, struct cp_slack_help *help,
+		      struct walk_at *at)
+{
+	size_t words = (size_t)nl * ((size_t)ws->win.rows + ws->win.nfar);
+	struct part *pt = malloc(sizeof(*pt));
+	uint32_t keep = at->na / 2;
+
+	if (pt)
+		pt->ws.a = cp_big_malloc(sizeof(*pt->ws.a) * (words ? words : 1));
+	if (!pt || !pt->ws.a) {
+		free(pt);
+		return false;
+	}
+	pthread_mutex_lock(&help->mu);
+	if (!atomic_load(&help->idle) || help->part) {
+		pthread_mutex_unlock(&help->mu);
+		cp_big_free(pt->ws.a);
+		free(pt);
+		return false;
+	}
+	{
+		uint64_t *a = pt->ws.a;
+
+		pt->ws = *ws;	/* shared: the cuts, mask, window; read only
+				 * until the part is done */
+		pt->ws.a = a;
+	}
+	memcpy(pt->ws.a, ws->a, sizeof(*ws->a) * words);
+	pt->b = b;
+	pt->nl = nl;
+	pt->sum = sum;
+	pt->at = *at;
+	pt->at.na = 0;
+	for (uint32_t x = keep; x < at->na; x++) {
+		uint32_t l = at->act[x];
+
+		pt->at.act[pt->at.na++] = l;
+		ws->lane[l].heap = NULL;	/* moved */
+		ws->lane[l].n = ws->lane[l].cap = 0;
+	}
+	at->na = keep;
+	help->part = pt;
+	help->parts++;
+	atomic_store(&help->idle, false);
+	pthread_cond_broadcast(&help->cv);
+	pthread_mutex_unlock(&help->mu);
+	return true;
+}
+
+/* Wait until the helper walked what it was handed; its result. */
+static int wait_helper(struct cp_slack_help *help)
+{
+	int ret;
+
+	pthread_mutex_lock(&help->mu);
+	while (help->part || help->busy)
+		pthread_cond_wait(&help->cv, &help->mu);
+	ret = help->ret;
+	pthread_mutex_unlock(&help->mu);
+	return ret;
+}
+
+/*
  * The walk of block @b for the groups of the @nl lanes set up by
  * lanes_init(), side by side; each lane's Slack in the block is added to
  * @sum[its group].  -1 on OOM.
@@ -426,6 +539,44 @@ static uint32_t lanes_init(struct cp_slack_ws *ws, const struct cp_groups *gr,
  * the block not yet passed: d can grow by no more than that, so a larger
  * value can never be the minimum that counts.  A lane stops at the head
  * of its group's last CP edge in the block; the walk, when every lane has.
+ */
+static int slack_lanes(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
+		       uint64_t *sum, struct cp_slack_help *help)
+{
+	const struct cp_cuts *k = ws->k;
+	const struct cp_cpm *c = k->c;
+	const uint32_t *rank = k->rank;
+	struct walk_at at = { .i = 0 };
+
+	for (uint32_t l = 0; l < nl; l++) {
+		if (ws->lane[l].stop == CP_PAG_NONE)
+			continue;
+		at.act[at.na++] = l;
+		at.nq[l] = ws->lane[l].nextq;
+		at.lim[l] = ws->lane[l].rem;
+	}
+	for (uint32_t i = 0; b == 0 && i < ws->nroots; i++) {
+		uint32_t r = ws->roots[i];	/* block 0: p0 = 0 */
+
+		for (uint32_t x = 0; x < at.na; x++) {
+			struct lane *ln = &ws->lane[at.act[x]];
+
+			if (c->lt[r] < ln->rem && rank[r] >= ln->nextq &&
+			    seg_push(ln, c->lt[r], rank[r], 0))
+				return -1;
+		}
+	}
+	memset(ws->a, 0, sizeof(*ws->a) * nl *
+			 ((size_t)ws->win.rows + ws->win.nfar));
+	return walk(ws, b, nl, sum, help, &at);
+}
+
+/*
+ * The walk of block @b for the lanes of @from on (see slack_lanes()),
+ * their Slack added to @sum; with @help (NULL: none), half of the lanes
+ * still walking go to its helper when it is idle and enough of the block
+ * is left, and the walk returns once the helper is done with them too.
+ * -1 on OOM.
  *
  * One function of ~120 lines on purpose: it is the inner loop of Slack
  * (every vertex and edge of a block, per pass), its lane arrays live in
@@ -433,45 +584,45 @@ static uint32_t lanes_init(struct cp_slack_ws *ws, const struct cp_groups *gr,
  * per-C-vertex step could not be shown to cost nothing (`bench_graph -e
  * 1e6`: the difference was within the runs' noise).
  */
-static int slack_lanes(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
-		       uint64_t *sum)
+static int walk(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
+		uint64_t *sum, struct cp_slack_help *help,
+		const struct walk_at *from)
 {
 	const struct cp_cuts *k = ws->k;
 	const struct cp_cpm *c = k->c;
 	const struct cp_pag *g = c->g;
 	const uint32_t *rank = k->rank, *pos = k->pos;
 	uint32_t p0 = k->vfirst[b], p1 = cp_cuts_vlast(k, b);
-	uint32_t act[CP_SLACK_LANES], na = 0;	/* lanes still walking */
-	uint32_t nq[CP_SLACK_LANES], minq = UINT32_MAX;	/* their nextq */
-	uint64_t lim[CP_SLACK_LANES];		/* their d + rem */
+	struct walk_at at = *from;
+	uint32_t *act = at.act, na = at.na;	/* lanes still walking */
+	uint32_t *nq = at.nq, minq = UINT32_MAX;	/* their nextq */
+	uint64_t *lim = at.lim;			/* their d + rem */
 	uint64_t *a = ws->a, *far = a + (size_t)ws->win.rows * nl;
-	uint32_t ring = ws->win.rows - 1, nfar = 0, fi = 0;
+	uint32_t ring = ws->win.rows - 1, nfar = at.nfar, fi = at.fi;
+	size_t fmin = atomic_load_explicit(&fork_min, memory_order_relaxed);
+	uint32_t every = fmin ? 4095 : 15;
+	bool handed = false;
+	int ret = 0;
 
-	for (uint32_t l = 0; l < nl; l++) {
-		if (ws->lane[l].stop == CP_PAG_NONE)
-			continue;
-		act[na++] = l;
-		nq[l] = ws->lane[l].nextq;
-		lim[l] = ws->lane[l].rem;
-		minq = nq[l] < minq ? nq[l] : minq;
-	}
-	for (uint32_t i = 0; b == 0 && i < ws->nroots; i++) {
-		uint32_t r = ws->roots[i];	/* block 0: p0 = 0 */
-
-		for (uint32_t x = 0; x < na; x++) {
-			struct lane *ln = &ws->lane[act[x]];
-
-			if (c->lt[r] < ln->rem && rank[r] >= ln->nextq &&
-			    seg_push(ln, c->lt[r], rank[r], 0))
-				return -1;
-		}
-	}
-	memset(a, 0, sizeof(*a) * nl * ((size_t)ws->win.rows + ws->win.nfar));
-	for (uint32_t i = 0; na; i++) {
+	for (uint32_t x = 0; x < na; x++)
+		minq = nq[act[x]] < minq ? nq[act[x]] : minq;
+	for (uint32_t i = at.i; na; i++) {
 		uint32_t v = g->topo[p0 + i], q = pos[v];
 		uint32_t cpe = CP_PAG_NONE;
 		uint64_t av[CP_SLACK_LANES], *ai = a + (size_t)(i & ring) * nl;
 
+		if (help && !(i & every) && na >= 2 &&
+		    (size_t)(p1 - p0 - i) >= fmin &&
+		    atomic_load_explicit(&help->idle, memory_order_relaxed)) {
+			at.i = i;
+			at.na = na;
+			at.fi = fi;
+			at.nfar = nfar;
+			if (hand_over(ws, b, nl, sum, help, &at)) {
+				handed = true;
+				na = at.na;
+			}
+		}
 		for (; fi < ws->win.nfar && ws->win.far[fi] >> 32 == p0 + i;
 		     fi++) {
 			const uint64_t *fv = far +
@@ -527,8 +678,10 @@ static int slack_lanes(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 				av[l] = ai[l];
 				if (leaf && c->length - av[l] < lim[l] &&
 				    seg_push(&ws->lane[l], c->length - av[l],
-					     UINT32_MAX, i))
-					return -1;
+					     UINT32_MAX, i)) {
+					ret = -1;
+					goto out;
+				}
 			}
 		}
 		memset(ai, 0, sizeof(*ai) * nl);	/* row of i + rows */
@@ -560,12 +713,102 @@ static int slack_lanes(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 				uint32_t l = act[x];
 
 				if (r >= nq[l] && ls - av[l] < lim[l] &&
-				    seg_push(&ws->lane[l], ls - av[l], r, i))
-					return -1;
+				    seg_push(&ws->lane[l], ls - av[l], r, i)) {
+					ret = -1;
+					goto out;
+				}
 			}
 		}
 	}
-	return 0;
+out:
+	if (handed && wait_helper(help))
+		ret = -1;
+	return ret;
+}
+
+/* A part's lanes walked: their heaps and the ring freed. */
+static void part_free(struct part *pt)
+{
+	for (uint32_t x = 0; x < pt->at.na; x++)
+		free(pt->ws.lane[pt->at.act[x]].heap);
+	cp_big_free(pt->ws.a);
+	free(pt);
+}
+
+struct cp_slack_help *cp_slack_help_new(void)
+{
+	struct cp_slack_help *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return NULL;
+	pthread_mutex_init(&h->mu, NULL);
+	pthread_cond_init(&h->cv, NULL);
+	return h;
+}
+
+void cp_slack_help_free(struct cp_slack_help *h)
+{
+	if (!h)
+		return;
+	pthread_mutex_destroy(&h->mu);
+	pthread_cond_destroy(&h->cv);
+	free(h);
+}
+
+int cp_slack_help_run(struct cp_slack_help *h)
+{
+	pthread_mutex_lock(&h->mu);
+	for (;;) {
+		struct part *pt;
+		int r;
+
+		atomic_store(&h->idle, !h->done);
+		while (!h->part && !h->done)
+			pthread_cond_wait(&h->cv, &h->mu);
+		if (!h->part)
+			break;
+		pt = h->part;
+		h->part = NULL;
+		h->busy = true;
+		pthread_mutex_unlock(&h->mu);
+		r = walk(&pt->ws, pt->b, pt->nl, pt->sum, NULL, &pt->at);
+		part_free(pt);
+		pthread_mutex_lock(&h->mu);
+		h->busy = false;
+		if (r)
+			h->ret = -1;
+		pthread_cond_broadcast(&h->cv);
+	}
+	atomic_store(&h->idle, false);
+	pthread_mutex_unlock(&h->mu);
+	return h->ret;
+}
+
+/* No more lanes for the helper: it returns once it is done. */
+static void help_done(struct cp_slack_help *h)
+{
+	if (!h)
+		return;
+	pthread_mutex_lock(&h->mu);
+	h->done = true;
+	atomic_store(&h->idle, false);
+	pthread_cond_broadcast(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+}
+
+uint32_t cp_slack_help_parts(struct cp_slack_help *h)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&h->mu);
+	n = h->parts;
+	pthread_mutex_unlock(&h->mu);
+	return n;
+}
+
+size_t cp_slack_set_fork_min(size_t n)
+{
+	return atomic_exchange(&fork_min, n);
 }
 
 /*
@@ -574,7 +817,7 @@ static int slack_lanes(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
  */
 static int slack_block(struct cp_slack_ws *ws, const struct cp_groups *gr,
 		       uint32_t b, const uint32_t *in, uint32_t ng,
-		       uint64_t *slack)
+		       uint64_t *slack, struct cp_slack_help *help)
 {
 	size_t size;
 	uint32_t most;
@@ -611,7 +854,7 @@ static int slack_block(struct cp_slack_ws *ws, const struct cp_groups *gr,
 		for (uint32_t l = 0; l < nl; l++)
 			ws->lane[l].gid = in[s + l];
 		end = lanes_init(ws, gr, b, nl);
-		if (end != CP_PAG_NONE && slack_lanes(ws, b, nl, slack))
+		if (end != CP_PAG_NONE && slack_lanes(ws, b, nl, slack, help))
 			return -1;
 	}
 	return 0;
@@ -625,7 +868,7 @@ uint64_t cp_slack_group(struct cp_slack_ws *ws, const struct cp_groups *gr,
 	if (!sum)
 		return UINT64_MAX;
 	for (uint32_t b = 0; b < ws->k->nb; b++) {
-		if (slack_block(ws, gr, b, &gid, 1, sum)) {
+		if (slack_block(ws, gr, b, &gid, 1, sum, NULL)) {
 			free(sum);
 			return UINT64_MAX;
 		}
@@ -638,13 +881,22 @@ uint64_t cp_slack_group(struct cp_slack_ws *ws, const struct cp_groups *gr,
 int cp_slack_blocks(const struct cp_cuts *k, const struct cp_groups *gr,
 		    const bool *only, uint64_t *slack)
 {
+	return cp_slack_blocks_help(k, gr, only, slack, NULL);
+}
+
+int cp_slack_blocks_help(const struct cp_cuts *k, const struct cp_groups *gr,
+			 const bool *only, uint64_t *slack,
+			 struct cp_slack_help *help)
+{
 	struct cp_slack_ws *ws = NULL;
 	uint32_t *mark, *in;
 	int ret = -1;
 
 	memset(slack, 0, sizeof(*slack) * gr->n);
-	if (k->c->npath == 0)
+	if (k->c->npath == 0) {
+		help_done(help);
 		return 0;
+	}
 	mark = calloc((size_t)gr->n + 1, sizeof(*mark));
 	in = malloc(sizeof(*in) * ((size_t)gr->n + 1));
 	ws = mark && in ? ws_new(k->c, k) : NULL;
@@ -653,11 +905,12 @@ int cp_slack_blocks(const struct cp_cuts *k, const struct cp_groups *gr,
 	for (uint32_t b = 0; b < k->nb; b++) {
 		uint32_t ng = cp_cuts_groups(k, gr, only, b, mark, in);
 
-		if (ng && slack_block(ws, gr, b, in, ng, slack))
+		if (ng && slack_block(ws, gr, b, in, ng, slack, help))
 			goto out;
 	}
 	ret = 0;
 out:
+	help_done(help);	/* every part handed over is done by now */
 	cp_slack_ws_free(ws);
 	free(mark);
 	free(in);

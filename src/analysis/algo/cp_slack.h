@@ -46,6 +46,36 @@ uint64_t cp_slack_group(struct cp_slack_ws *ws, const struct cp_groups *gr,
 int cp_slack_blocks(const struct cp_cuts *k, const struct cp_groups *gr,
 		    const bool *only, uint64_t *slack);
 
+/*
+ * A second thread's help with the walks of cp_slack_blocks_help (zeroing
+ * runs beside Slack and mostly ends first): while the helper waits in
+ * cp_slack_help_run, a walk with enough of its block left hands it half
+ * of its lanes still walking, each thread then finishing the block with
+ * its own copy of the scratch, and waits for it at the block's end.  A
+ * lane's Slack is the same whichever thread walks it.
+ * cp_slack_blocks_help tells the helper it is done on every return, so
+ * cp_slack_help_run returns once both are; run them on two threads, or
+ * one after the other in that order.  cp_slack_help_run returns 0, or -1
+ * when a walk handed over ran out of memory (cp_slack_blocks_help then
+ * fails too).
+ */
+struct cp_slack_help;
+struct cp_slack_help *cp_slack_help_new(void);
+void cp_slack_help_free(struct cp_slack_help *h);
+int cp_slack_help_run(struct cp_slack_help *h);
+int cp_slack_blocks_help(const struct cp_cuts *k, const struct cp_groups *gr,
+			 const bool *only, uint64_t *slack,
+			 struct cp_slack_help *h);
+/* How many times lanes were handed to @h's helper so far. */
+uint32_t cp_slack_help_parts(struct cp_slack_help *h);
+
+/*
+ * Set the fewest positions of a block left for a hand-over (default
+ * 2^16; 0 also makes the walk look for an idle helper every 16 positions
+ * instead of 4096).  Returns the previous value.  For tests.
+ */
+size_t cp_slack_set_fork_min(size_t n);
+
 /* The same for @c, finding its cuts first. */
 int cp_slack_all(const struct cp_cpm *c, const struct cp_groups *gr,
 		 const bool *only, uint64_t *slack);

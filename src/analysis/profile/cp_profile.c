@@ -477,14 +477,15 @@ static int64_t select_top(const struct cp_profile *p, uint32_t ntop,
 	return nsel;
 }
 
-/* One of zeroing and Slack over the cuts, as a cp_par_two job. */
+/* Zeroing, then help with Slack's walks, or Slack, as a cp_par_two
+ * job. */
 struct block_job {
-	int (*fn)(const struct cp_cuts *k, const struct cp_groups *gr,
-		  const bool *only, uint64_t *out);
 	const struct cp_cuts *k;
 	const struct cp_groups *gr;
 	const bool *only;
 	uint64_t *out;
+	struct cp_slack_help *help;
+	bool zero;
 	int ret;
 };
 
@@ -492,23 +493,37 @@ static void block_job_run(void *arg)
 {
 	struct block_job *j = arg;
 
-	j->ret = j->fn(j->k, j->gr, j->only, j->out);
+	if (!j->zero) {
+		j->ret = cp_slack_blocks_help(j->k, j->gr, j->only, j->out,
+					      j->help);
+		return;
+	}
+	j->ret = cp_zero_blocks(j->k, j->gr, j->only, j->out);
+	if (cp_slack_help_run(j->help))
+		j->ret = -1;
 }
 
 /*
  * Zeroing (new lengths into @zlen) beside Slack (into @slack), on both
  * cores when the graph is large (cp_par.h): they only read the cuts and
- * the graph, each keeps its own scratch.  0, or -1 when memory ran out.
+ * the graph, each keeps its own scratch.  Zeroing mostly ends first; its
+ * thread then takes half of the lanes of Slack's walk (cp_slack.h).  On
+ * one core Slack runs first, so there is nothing left to help with.  0,
+ * or -1 when memory ran out.
  */
 static int zero_and_slack(const struct cp_cuts *k, const struct cp_groups *gr,
 			  const bool *sel, uint64_t *zlen, uint64_t *slack)
 {
 	const struct cp_pag *g = k->c->g;
-	struct block_job zj = { cp_zero_blocks, k, gr, sel, zlen, 0 };
-	struct block_job sj = { cp_slack_blocks, k, gr, sel, slack, 0 };
+	struct cp_slack_help *help = cp_slack_help_new();
+	struct block_job zj = { k, gr, sel, zlen, help, true, 0 };
+	struct block_job sj = { k, gr, sel, slack, help, false, 0 };
 
+	if (!help)
+		return -1;
 	cp_par_two((size_t)g->nv + g->ne, block_job_run, &sj, block_job_run,
 		   &zj);
+	cp_slack_help_free(help);
 	return zj.ret || sj.ret ? -1 : 0;
 }
 
