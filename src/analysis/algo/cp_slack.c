@@ -460,29 +460,25 @@ static bool hand_over(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 {
 	size_t words = (size_t)nl * ((size_t)ws->win.rows + ws->win.nfar);
 	struct part *pt = malloc(sizeof(*pt));
+	uint64_t *ring = cp_big_malloc(sizeof(*ring) * (words ? words : 1));
 	uint32_t keep = at->na / 2;
 
-	if (pt)
-		pt->ws.a = cp_big_malloc(sizeof(*pt->ws.a) * (words ? words : 1));
-	if (!pt || !pt->ws.a) {
+	if (!pt || !ring) {
 		free(pt);
+		cp_big_free(ring);
 		return false;
 	}
 	pthread_mutex_lock(&help->mu);
 	if (!atomic_load(&help->idle) || help->part) {
 		pthread_mutex_unlock(&help->mu);
-		cp_big_free(pt->ws.a);
 		free(pt);
+		cp_big_free(ring);
 		return false;
 	}
-	{
-		uint64_t *a = pt->ws.a;
-
-		pt->ws = *ws;	/* shared: the cuts, mask, window; read only
-				 * until the part is done */
-		pt->ws.a = a;
-	}
-	memcpy(pt->ws.a, ws->a, sizeof(*ws->a) * words);
+	pt->ws = *ws;	/* shared: the cuts, mask and window, read only until
+			 * the part is done (the walk waits for it) */
+	pt->ws.a = ring;
+	memcpy(ring, ws->a, sizeof(*ring) * words);
 	pt->b = b;
 	pt->nl = nl;
 	pt->sum = sum;
@@ -618,6 +614,8 @@ static int walk(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 			at.na = na;
 			at.fi = fi;
 			at.nfar = nfar;
+			/* minq, over more lanes, stays a lower bound
+			 * until the next C vertex recomputes it */
 			if (hand_over(ws, b, nl, sum, help, &at)) {
 				handed = true;
 				na = at.na;
