@@ -332,6 +332,26 @@ static void random_round(int round, bool inclusive, bool pagshape,
  * and zeroing of each against the stepwise reduction and the longest path
  * recomputed with the group at zero.
  */
+/* Groups 0..@ng-1 of @g's edges, each edge in about a third of them,
+ * at random (tg_below): the CSR arrays into *@off, *@ids (the caller
+ * frees them). */
+static struct cp_groups random_groups(const struct cp_pag *g, uint32_t ng,
+				      uint32_t **off, uint32_t **ids)
+{
+	uint32_t n = 0;
+
+	*off = malloc(sizeof(**off) * (g->ne + 1));
+	*ids = malloc(sizeof(**ids) * ((size_t)ng * g->ne + 1));
+	for (uint32_t e = 0; e < g->ne; e++) {
+		(*off)[e] = n;
+		for (uint32_t i = 0; i < ng; i++)
+			if (tg_below(3) == 0)
+				(*ids)[n++] = i;
+	}
+	(*off)[g->ne] = n;
+	return (struct cp_groups){ .n = ng, .off = *off, .ids = *ids };
+}
+
 START_TEST(test_slack_more_groups_than_lanes)
 {
 	enum { NG = 40 };
@@ -340,23 +360,14 @@ START_TEST(test_slack_more_groups_than_lanes)
 		struct cp_pag g;
 		struct cp_cpm c;
 		struct cp_groups gr;
-		uint32_t *off, *ids, n = 0, busy = 0;
+		uint32_t *off, *ids, busy = 0;
 		uint64_t slack[NG], newlen[NG], cpt[NG], *z;
 
 		tg_seed(32000 + round);
 		ck_assert_int_eq(tg_pagshape(&g, 2 + tg_below(3),
 					     6 + tg_below(10), tg_below(12), 9,
 					     1), 0);
-		off = malloc(sizeof(*off) * (g.ne + 1));
-		ids = malloc(sizeof(*ids) * (NG * g.ne + 1));
-		for (uint32_t e = 0; e < g.ne; e++) {
-			off[e] = n;
-			for (uint32_t i = 0; i < NG; i++)
-				if (tg_below(3) == 0)
-					ids[n++] = i;
-		}
-		off[g.ne] = n;
-		gr = (struct cp_groups){ .n = NG, .off = off, .ids = ids };
+		gr = random_groups(&g, NG, &off, &ids);
 		ck_assert_int_eq(cp_cpm_run(&c, &g, NULL), 0);
 		ck_assert_int_eq(cp_slack_all(&c, &gr, NULL, slack), 0);
 		ck_assert_int_eq(cp_zero_all(&c, &gr, NULL, newlen), 0);
@@ -416,7 +427,7 @@ START_TEST(test_slack_handed_over_lanes)
 		struct cp_cuts k;
 		struct cp_groups gr;
 		struct cp_slack_help *h = cp_slack_help_new();
-		uint32_t *off = NULL, *ids = NULL, n = 0, ng;
+		uint32_t *off = NULL, *ids = NULL, ng;
 		uint64_t want[NG], got[NG];
 		pthread_t th;
 		void *hr;
@@ -430,18 +441,8 @@ START_TEST(test_slack_handed_over_lanes)
 			ck_assert_int_eq(tg_pagshape(&g, 2 + tg_below(3),
 						     40 + tg_below(40),
 						     tg_below(12), 9, 1), 0);
-			off = malloc(sizeof(*off) * (g.ne + 1));
-			ids = malloc(sizeof(*ids) * (NG * g.ne + 1));
-			for (uint32_t e = 0; e < g.ne; e++) {
-				off[e] = n;
-				for (uint32_t i = 0; i < NG; i++)
-					if (tg_below(3) == 0)
-						ids[n++] = i;
-			}
-			off[g.ne] = n;
 			ng = NG;
-			gr = (struct cp_groups){ .n = ng, .off = off,
-						 .ids = ids };
+			gr = random_groups(&g, ng, &off, &ids);
 		}
 		ck_assert_int_eq(cp_cpm_run(&c, &g, NULL), 0);
 		ck_assert_int_eq(cp_slack_all(&c, &gr, NULL, want), 0);
