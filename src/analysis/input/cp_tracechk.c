@@ -120,8 +120,8 @@ static void pass_job_run(void *arg)
 			j->r.bail = true;
 }
 
-/* Each object's publishes from @npub[nobjs] (NULL: one array of
- * zeros) plus @more (NULL: none), and their total. */
+/* Each object's publishes, @npub[nobjs] plus @more (NULL: none), and
+ * their total. */
 static void set_npub(struct cp_trace *t, const uint32_t *npub,
 		     const uint32_t *more)
 {
