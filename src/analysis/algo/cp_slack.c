@@ -449,20 +449,32 @@ static int walk(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 		const struct walk_at *from);
 
 /*
- * Hand half of the lanes of @at (the walk of block @b in @ws, at its
- * index at->i) to @help's idle helper: they leave @at.  Nothing when the
- * helper is no longer idle or memory runs out (the walk keeps them).
- * Returns whether it handed some.
+ * Hand half of the *@na lanes of @at to @help's idle helper: the walk of
+ * block @b in @ws stands at index @i, far edge @fi, far slot @nfar (@at
+ * takes those first).  The lanes handed over leave @at and *@na (the
+ * walk's least next query, over more lanes, stays a lower bound until
+ * its next C vertex recomputes it).  Nothing when the helper is not idle
+ * or memory runs out: the walk keeps them.  Returns whether it handed
+ * some.
  */
 static bool hand_over(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 		      uint64_t *sum, struct cp_slack_help *help,
-		      struct walk_at *at)
+		      struct walk_at *at, uint32_t i, uint32_t fi,
+		      uint32_t nfar, uint32_t *na)
 {
 	size_t words = (size_t)nl * ((size_t)ws->win.rows + ws->win.nfar);
-	struct part *pt = malloc(sizeof(*pt));
-	uint64_t *ring = cp_big_malloc(sizeof(*ring) * (words ? words : 1));
-	uint32_t keep = at->na / 2;
+	struct part *pt;
+	uint64_t *ring;
+	uint32_t keep = *na / 2;
 
+	if (!atomic_load_explicit(&help->idle, memory_order_relaxed))
+		return false;
+	at->i = i;
+	at->fi = fi;
+	at->nfar = nfar;
+	at->na = *na;
+	pt = malloc(sizeof(*pt));
+	ring = cp_big_malloc(sizeof(*ring) * (words ? words : 1));
 	if (!pt || !ring) {
 		free(pt);
 		cp_big_free(ring);
@@ -491,7 +503,7 @@ static bool hand_over(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 		ws->lane[l].heap = NULL;	/* moved */
 		ws->lane[l].n = ws->lane[l].cap = 0;
 	}
-	at->na = keep;
+	at->na = *na = keep;
 	help->part = pt;
 	help->parts++;
 	atomic_store(&help->idle, false);
@@ -574,7 +586,7 @@ static int slack_lanes(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
  * is left, and the walk returns once the helper is done with them too.
  * -1 on OOM.
  *
- * One function of ~120 lines on purpose: it is the inner loop of Slack
+ * One function of ~130 lines on purpose: it is the inner loop of Slack
  * (every vertex and edge of a block, per pass), its lane arrays live in
  * registers and on its stack, and a split into a seeding step and a
  * per-C-vertex step could not be shown to cost nothing (`bench_graph -e
@@ -609,18 +621,8 @@ static int walk(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 
 		if (help && !(i & every) && na >= 2 &&
 		    (size_t)(p1 - p0 - i) >= fmin &&
-		    atomic_load_explicit(&help->idle, memory_order_relaxed)) {
-			at.i = i;
-			at.na = na;
-			at.fi = fi;
-			at.nfar = nfar;
-			/* minq, over more lanes, stays a lower bound
-			 * until the next C vertex recomputes it */
-			if (hand_over(ws, b, nl, sum, help, &at)) {
-				handed = true;
-				na = at.na;
-			}
-		}
+		    hand_over(ws, b, nl, sum, help, &at, i, fi, nfar, &na))
+			handed = true;
 		for (; fi < ws->win.nfar && ws->win.far[fi] >> 32 == p0 + i;
 		     fi++) {
 			const uint64_t *fv = far +
