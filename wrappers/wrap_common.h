@@ -29,6 +29,42 @@ static inline void forget_sync(const void *o)
 }
 
 /*
+ * Where an object keeps its record hint (cp_objrec_peek_hint), or NULL.
+ * glibc leaves a mutex's robust-list link (__list) unused unless the
+ * mutex is robust, so a plain one (not robust, priority-inheriting,
+ * priority-protected or process-shared: glibc's kind bits) carries a
+ * pointer to its record there.  The lock's own line, which the try has
+ * just fetched, then names the record: no map look-up, however many locks
+ * the program has.  The thread holding the lock writes the hint when its
+ * acquire found the record elsewhere (cp_wrap_hint_set); glibc never
+ * reads it; a re-initialised mutex starts with none.  Like a map slot it
+ * is checked against the record's tag before use, and records are never
+ * given back to the allocator (cp_objrec.c), so a stale one is harmless.
+ * C11 mtx_t is glibc's pthread_mutex_t.
+ */
+#define CP_MUTEX_UNPLAIN 0xf0	/* robust 16, PI 32, PP 64, pshared 128 */
+
+static inline struct cp_objrec **cp_wrap_hint(const void *obj, unsigned kind)
+{
+	pthread_mutex_t *m = (pthread_mutex_t *)obj;
+
+	if (kind != CP_OBJ_MUTEX ||
+	    (__atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED) &
+	     CP_MUTEX_UNPLAIN))
+		return NULL;
+	return (struct cp_objrec **)(void *)&m->__data.__list.__next;
+}
+
+static inline void cp_wrap_hint_set(const void *obj, unsigned kind,
+				    struct cp_objrec *r)
+{
+	struct cp_objrec **h = cp_wrap_hint(obj, kind);
+
+	if (h && __atomic_load_n(h, __ATOMIC_RELAXED) != r)
+		__atomic_store_n(h, r, __ATOMIC_RELAXED);
+}
+
+/*
  * The shape of every acquire that may block (mutex, spin lock, rwlock,
  * semaphore).  @try_call first: unless @busy (an expression of rc), its
  * result stands — an acquire without a wait, @on_ok(NULL), when @ok; any
@@ -62,8 +98,10 @@ static inline void forget_sync(const void *o)
 			cp_objrec_prefetch(t, obj, CP_NS_SYNC);		\
 		r = sync_rec(t, obj, kind);				\
 		if (!waits) {						\
-			if ((ok) && r)					\
+			if ((ok) && r) {				\
 				on_ok(NULL);				\
+				cp_wrap_hint_set((const void *)(obj), kind, r);		\
+			}						\
 			cp_leave();					\
 			errno = err;					\
 			return (ok) ? rc : blocking_call;		\
@@ -78,9 +116,10 @@ static inline void forget_sync(const void *o)
 		rc = blocking_call;					\
 		err = errno;						\
 		cp_resume();						\
-		if (ok)							\
+		if (ok) {						\
 			on_ok(&w);					\
-		else							\
+			cp_wrap_hint_set((const void *)(obj), kind, r);			\
+		} else							\
 			cp_online_failed(t, r, &w);			\
 		cp_leave();						\
 		errno = err;						\
@@ -98,9 +137,10 @@ static inline void forget_sync(const void *o)
 			return rc;					\
 		r = sync_rec(t, obj, kind);				\
 		if (r) {						\
-			if (ok)						\
+			if (ok) {					\
 				on_ok(NULL);				\
-			else						\
+				cp_wrap_hint_set((const void *)(obj), kind, r);		\
+			} else						\
 				cp_online_failed(t, r, NULL);		\
 		}							\
 		cp_leave();						\
@@ -110,6 +150,7 @@ static inline void forget_sync(const void *o)
 
 /* on_ok hooks for the macros above */
 #define CP_LOCK_ACQUIRED(w) cp_online_lock_acquired(t, r, w, false)
+
 #define CP_RDLOCK_ACQUIRED(w) cp_online_lock_acquired(t, r, w, true)
 #define CP_SEM_ACQUIRED(w) cp_online_sem_acquired(t, r, w)
 
@@ -154,7 +195,12 @@ static inline void forget_sync(const void *o)
 			if ((rc) == 0)					\
 				r = (far ? cp_online_lean_rec_far :	\
 				     cp_online_lean_rec)		\
-					(t, (const void *)(obj), kind);	\
+					(t, (const void *)(obj), kind,	\
+					 cp_wrap_hint((const void *)(obj), \
+						      kind));		\
+			if (r && far)					\
+				cp_wrap_hint_set((const void *)(obj),	\
+						 kind, r);		\
 			if (r) {					\
 				cp_objrec_hold(t, (const void *)(obj),	\
 					       CP_NS_SYNC, r);		\
@@ -192,11 +238,17 @@ static inline void forget_sync(const void *o)
 		}							\
 		t->held.key = cp_objrec_key((const void *)(obj),	\
 					    CP_NS_SYNC);		\
-		cp_objrec_prefetch_home(t, t->held.key);		\
+		if (kind != CP_OBJ_MUTEX)				\
+			cp_objrec_prefetch_home(t, t->held.key);	\
 		rc = cp_real.real_try(obj);				\
 		t = cp_tls.self;					\
 		if (rc == 0) {						\
-			r = cp_objrec_peek_home_key(t, t->held.key, kind); \
+			r = cp_objrec_peek_hint(t, cp_wrap_hint(	\
+				cp_objrec_key_addr(t->held.key), kind),	\
+				t->held.key, kind);			\
+			if (!r)						\
+				r = cp_objrec_peek_home_key(t, t->held.key, \
+							    kind);	\
 			if (r) {					\
 				t->held.rec = r;			\
 				cp_online_lean_acquired(t, r);		\
@@ -219,7 +271,8 @@ static inline void forget_sync(const void *o)
 			struct cp_objrec *r = (far ?			\
 				cp_online_lean_rec_far :		\
 				cp_online_lean_rec_held)		\
-				(t, (const void *)(obj), kind);		\
+				(t, (const void *)(obj), kind,		\
+				 cp_wrap_hint((const void *)(obj), kind)); \
 									\
 			if (r && (owned)) {				\
 				(far ? cp_online_lean_release_far :	\

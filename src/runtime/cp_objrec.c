@@ -460,8 +460,7 @@ static void repeat_def(struct cp_thread *t, struct cp_objrec *r,
 		       uintptr_t key)
 {
 	if (atomic_load_explicit(&r->tag, memory_order_acquire) != key ||
-	    r->def_tb == t->tb ||
-	    (r->def_tb && cp_tb_written_past(r->def_tb, r->def_block)))
+	    cp_objrec_defined_for(t, r))
 		return;
 	cp_tb_obj_def(t->tb, r->id, r->kind, key >> 2, r->def_extra);
 }

@@ -50,6 +50,7 @@
 #include "cp_path.h"
 #include "cp_prefetch.h"
 #include "cp_thread.h"
+#include "cp_tracebuf.h"
 
 enum cp_objns {
 	CP_NS_SYNC = 0,		/* locks, barriers, conds, sems */
@@ -351,19 +352,59 @@ static inline struct cp_objrec *cp_objrec_peek_held_only(
 }
 
 /*
+ * Whether @t's events on record @r, which it found without its map (a
+ * mutex's hint), can go without a copy of the record's OBJ_DEF: always
+ * online; in trace mode when the definition is in @t's own buffer or
+ * already written.  Otherwise the map's look-up (cp_objrec_lookup_slow)
+ * defines it again in @t's buffer, since a SIGKILL would lose the
+ * creator's unwritten one.  Calling thread.
+ */
+static inline bool cp_objrec_defined_for(const struct cp_thread *t,
+					 const struct cp_objrec *r)
+{
+	return !t->tb || r->def_tb == t->tb ||
+	       (r->def_tb && cp_tb_written_past(r->def_tb, r->def_block));
+}
+
+/*
+ * The record a hint names: a slot in the object itself where the wrapper
+ * keeps a pointer to its record (a plain mutex's, wrap_common.h), read
+ * and written only by the thread holding the object.  Like a map slot it
+ * may be stale or another object's (a copied mutex): the record counts
+ * only when it is still @key's, of kind @kind and tracked
+ * (cp_objrec_check), and when @t may use it without its map
+ * (cp_objrec_defined_for).  NULL then, or when @hint is NULL.  Calling
+ * thread, guard raised.
+ */
+static inline struct cp_objrec *cp_objrec_peek_hint(
+	const struct cp_thread *t, struct cp_objrec *const *hint,
+	uintptr_t key, unsigned kind)
+{
+	struct cp_objrec *r;
+
+	if (!hint)
+		return NULL;
+	r = cp_objrec_check(__atomic_load_n(hint, __ATOMIC_RELAXED), key,
+			    kind, true);
+	return r && cp_objrec_defined_for(t, r) ? r : NULL;
+}
+
+/*
  * cp_objrec_peek_home() for a release: the record the thread's latest
  * lean acquire remembered (cp_objrec_hold) when that was of @addr, else
- * the one in the home slot.  Calling thread, guard raised.
+ * the one @hint names (NULL: none), else the one in the home slot.
+ * Calling thread, guard raised.
  */
-static inline struct cp_objrec *cp_objrec_peek_held(const struct cp_thread *t,
-						    const void *addr,
-						    unsigned ns, unsigned kind)
+static inline struct cp_objrec *cp_objrec_peek_held(
+	const struct cp_thread *t, const void *addr, unsigned ns,
+	unsigned kind, struct cp_objrec *const *hint)
 {
 	uintptr_t key = cp_objrec_key(addr, ns);
+	struct cp_objrec *r = cp_objrec_peek_held_only(t, key, kind);
 
-	if (t->held.key == key)
-		return cp_objrec_peek_held_only(t, key, kind);
-	return cp_objrec_peek_home_key(t, key, kind);
+	if (!r)
+		r = cp_objrec_peek_hint(t, hint, key, kind);
+	return r ? r : cp_objrec_peek_home_key(t, key, kind);
 }
 
 /*

@@ -103,40 +103,49 @@ static inline bool cp_online_lean_ok(const struct cp_thread *t)
 	return t->gen == atomic_load_explicit(&cp_rt.gen, memory_order_relaxed);
 }
 
-/* The record for the lean path when it sits in its home slot of the
- * thread's map (inline in every lock call; the look-up refuses an
+/* The record for the lean path when the object's hint (@hint, NULL:
+ * none; cp_objrec_peek_hint) names it or it sits in its home slot of the
+ * thread's map (inline in every lock call; the look-ups refuse an
  * untracked record)... */
-static inline struct cp_objrec *cp_online_lean_rec(const struct cp_thread *t,
-						   const void *obj,
-						   unsigned kind)
+static inline struct cp_objrec *cp_online_lean_rec(
+	const struct cp_thread *t, const void *obj, unsigned kind,
+	struct cp_objrec *const *hint)
 {
-	if (!cp_online_lean_ok(t))
-		return NULL;
-	return cp_objrec_peek_home(t, obj, CP_NS_SYNC, kind);
-}
-
-/* ...or, for a release, the one its acquire remembered (cp_objrec_hold:
- * the lean acquires call it) or else the home slot's... */
-static inline struct cp_objrec *cp_online_lean_rec_held(
-	const struct cp_thread *t, const void *obj, unsigned kind)
-{
-	if (!cp_online_lean_ok(t))
-		return NULL;
-	return cp_objrec_peek_held(t, obj, CP_NS_SYNC, kind);
-}
-
-/* ...or anywhere in the map (in the general wrappers, before the general
- * path: a lock whose home slot another object took pays a call and a
- * probe, not the general path), the held slot first (a release finds its
- * acquire's record without the map's line). */
-static inline struct cp_objrec *cp_online_lean_rec_far(
-	const struct cp_thread *t, const void *obj, unsigned kind)
-{
+	uintptr_t key = cp_objrec_key(obj, CP_NS_SYNC);
 	struct cp_objrec *r;
 
 	if (!cp_online_lean_ok(t))
 		return NULL;
-	r = cp_objrec_peek_held_only(t, cp_objrec_key(obj, CP_NS_SYNC), kind);
+	r = cp_objrec_peek_hint(t, hint, key, kind);
+	return r ? r : cp_objrec_peek_home_key(t, key, kind);
+}
+
+/* ...or, for a release, the one its acquire remembered (cp_objrec_hold:
+ * the lean acquires call it) first... */
+static inline struct cp_objrec *cp_online_lean_rec_held(
+	const struct cp_thread *t, const void *obj, unsigned kind,
+	struct cp_objrec *const *hint)
+{
+	if (!cp_online_lean_ok(t))
+		return NULL;
+	return cp_objrec_peek_held(t, obj, CP_NS_SYNC, kind, hint);
+}
+
+/* ...or anywhere in the map (in the general wrappers, before the general
+ * path: a lock whose home slot another object took pays a call and a
+ * probe, not the general path), the held slot and the hint first. */
+static inline struct cp_objrec *cp_online_lean_rec_far(
+	const struct cp_thread *t, const void *obj, unsigned kind,
+	struct cp_objrec *const *hint)
+{
+	uintptr_t key = cp_objrec_key(obj, CP_NS_SYNC);
+	struct cp_objrec *r;
+
+	if (!cp_online_lean_ok(t))
+		return NULL;
+	r = cp_objrec_peek_held_only(t, key, kind);
+	if (!r)
+		r = cp_objrec_peek_hint(t, hint, key, kind);
 	if (r)
 		return r;
 	r = cp_objrec_peek(t, obj, CP_NS_SYNC, kind);

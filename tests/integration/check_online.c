@@ -645,6 +645,7 @@ END_TEST
 
 /* Uncontended hand-over of a mutex, by trylock, of a spin lock, of a
  * rwlock: the acquire that did not wait still follows the release.  The
+ * "copy" case's mutex starts as a copy of another one's bytes.  The
  * "inner" mutex case opens the regions around the lock calls, so that
  * under the wall clock the lean paths (cp_online.h) must charge the
  * running procedures themselves. */
@@ -652,8 +653,8 @@ START_TEST(test_online_handover)
 {
 	static const struct workload *const w[] = {
 		&cpt_wl_handover_mutex, &cpt_wl_handover_trylock,
-		&cpt_wl_handover_inner, &cpt_wl_handover_spin,
-		&cpt_wl_handover_rwlock,
+		&cpt_wl_handover_inner, &cpt_wl_handover_copy,
+		&cpt_wl_handover_spin, &cpt_wl_handover_rwlock,
 	};
 
 	run_workload(w[_i / NCOMBOS], _i % NCOMBOS);
@@ -668,7 +669,8 @@ START_TEST(test_online_locks_without_procedures)
 {
 	static const struct workload *const w[] = {
 		&cpt_wl_mutex, &cpt_wl_spin, &cpt_wl_handover_mutex,
-		&cpt_wl_handover_trylock, &cpt_wl_handover_spin,
+		&cpt_wl_handover_trylock, &cpt_wl_handover_copy,
+		&cpt_wl_handover_spin,
 	};
 
 	run_workload_procs(w[_i / NCOMBOS], _i % NCOMBOS, false);
@@ -748,9 +750,9 @@ static Suite *online_suite(void)
 	}
 	tc = tcase_create("handover");
 	tcase_set_timeout(tc, 240);
-	tcase_add_loop_test(tc, test_online_handover, 0, 5 * NCOMBOS);
+	tcase_add_loop_test(tc, test_online_handover, 0, 6 * NCOMBOS);
 	tcase_add_loop_test(tc, test_online_locks_without_procedures, 0,
-			    5 * NCOMBOS);
+			    6 * NCOMBOS);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("c11_threads");
 	tcase_set_timeout(tc, 240);

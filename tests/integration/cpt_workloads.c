@@ -145,6 +145,14 @@ const struct workload cpt_wl_handover_inner = {
 	{ { "mutex", 2, 2 } },
 };
 
+const struct workload cpt_wl_handover_copy = {
+	"handover", "copy", "a,b,c,d", 60, 2, 15,
+	{ { "a", 25, 20, 25 }, { "b", 0, 0, 5 }, { "c", 0, 0, 20 },
+	  { "d", 35, 15, 35 } },
+	{ { 0, 60, 45 }, { 1, 60, 40 }, END_THREADS },
+	{ { "mutex", 2, 2 }, { "mutex", 3, 3 } },
+};
+
 const struct workload cpt_wl_handover_spin = {
 	"handover", "spin", "a,b,c,d", 60, 2, 15,
 	{ { "a", 25, 20, 25 }, { "b", 0, 0, 5 }, { "c", 0, 0, 20 },
@@ -366,6 +374,7 @@ const struct workload *const cpt_wl_all[] = {
 	&cpt_wl_handover_mutex,
 	&cpt_wl_handover_trylock,
 	&cpt_wl_handover_inner,
+	&cpt_wl_handover_copy,
 	&cpt_wl_handover_spin,
 	&cpt_wl_handover_rwlock,
 };

@@ -60,6 +60,7 @@ extern const struct workload cpt_wl_funcs;
 extern const struct workload cpt_wl_handover_mutex;
 extern const struct workload cpt_wl_handover_trylock;
 extern const struct workload cpt_wl_handover_inner;
+extern const struct workload cpt_wl_handover_copy;
 extern const struct workload cpt_wl_handover_spin;
 extern const struct workload cpt_wl_handover_rwlock;
 extern const struct workload cpt_wl_c11;

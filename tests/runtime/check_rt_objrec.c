@@ -249,7 +249,8 @@ END_TEST
 
 /*
  * The lean release's look-up (cp_objrec_peek_held): the record the lean
- * acquire remembered when it is of that object, else the home slot's;
+ * acquire remembered when it is of that object, else the one the object's
+ * hint names (cp_objrec_peek_hint), else the home slot's;
  * like the home peek, never an untracked record, another kind's or a
  * destroyed object's.  Two objects with one home slot: a[0] at home,
  * a[1] off home, so only the held slot finds a[1].
@@ -264,37 +265,59 @@ START_TEST(test_objrec_peek_held)
 	uint32_t mask = t1->cache_mask;
 	uint32_t h = cp_cache_home(cp_objrec_key(own, CP_NS_SYNC)) & mask;
 	const void *a[2] = { own, colliding(h, mask, own, &x) };
-	struct cp_objrec *r[2];
+	struct cp_objrec *r[2], *hint;
 
 	for (int k = 0; k < 2; k++) {
 		r[k] = cp_objrec_get(t1, a[k], CP_NS_SYNC, CP_OBJ_MUTEX, 0);
 		ck_assert_ptr_nonnull(r[k]);
 	}
 	ck_assert_ptr_null(cp_objrec_peek_held(t1, a[1], CP_NS_SYNC,
-					       CP_OBJ_MUTEX));
+					       CP_OBJ_MUTEX, NULL));
 	ck_assert_ptr_eq(cp_objrec_peek_held(t1, a[0], CP_NS_SYNC,
-					     CP_OBJ_MUTEX), r[0]);
+					     CP_OBJ_MUTEX, NULL), r[0]);
 	cp_objrec_hold(t1, a[1], CP_NS_SYNC, r[1]);
 	ck_assert_ptr_eq(cp_objrec_peek_held(t1, a[1], CP_NS_SYNC,
-					     CP_OBJ_MUTEX), r[1]);
+					     CP_OBJ_MUTEX, NULL), r[1]);
 	ck_assert_ptr_null(cp_objrec_peek_held(t1, a[1], CP_NS_SYNC,
-					       CP_OBJ_SPIN));
+					       CP_OBJ_SPIN, NULL));
 	ck_assert_ptr_null(cp_objrec_peek_held(t2, a[1], CP_NS_SYNC,
-					       CP_OBJ_MUTEX));
+					       CP_OBJ_MUTEX, NULL));
 	ck_assert_ptr_eq(cp_objrec_peek_held(t1, a[0], CP_NS_SYNC,
-					     CP_OBJ_MUTEX), r[0]);
+					     CP_OBJ_MUTEX, NULL), r[0]);
+	/* with a hint (a mutex's own slot): a[1], neither held nor at home,
+	 * is found through it; a hint naming another object's record, or
+	 * of another kind, is refused */
+	cp_objrec_hold(t1, a[0], CP_NS_SYNC, r[0]);
+	hint = r[1];
+	ck_assert_ptr_eq(cp_objrec_peek_held(t1, a[1], CP_NS_SYNC,
+					     CP_OBJ_MUTEX, &hint), r[1]);
+	ck_assert_ptr_null(cp_objrec_peek_held(t1, a[1], CP_NS_SYNC,
+					       CP_OBJ_SPIN, &hint));
+	hint = r[0];
+	ck_assert_ptr_null(cp_objrec_peek_held(t1, a[1], CP_NS_SYNC,
+					       CP_OBJ_MUTEX, &hint));
+	ck_assert_ptr_null(cp_objrec_peek_hint(t1, &hint,
+			   cp_objrec_key(a[1], CP_NS_SYNC), CP_OBJ_MUTEX));
+	ck_assert_ptr_eq(cp_objrec_peek_hint(t1, &hint,
+			 cp_objrec_key(a[0], CP_NS_SYNC), CP_OBJ_MUTEX), r[0]);
+	cp_objrec_hold(t1, a[1], CP_NS_SYNC, r[1]);
 	/* untracked: the lean look-ups refuse it, the general peek not */
 	cp_objrec_untrack(t1, a[0]);
 	ck_assert_ptr_null(cp_objrec_peek_home(t1, a[0], CP_NS_SYNC,
 					       CP_OBJ_MUTEX));
 	ck_assert_ptr_null(cp_objrec_peek_held(t1, a[0], CP_NS_SYNC,
-					       CP_OBJ_MUTEX));
+					       CP_OBJ_MUTEX, NULL));
+	ck_assert_ptr_null(cp_objrec_peek_hint(t1, &hint,
+			   cp_objrec_key(a[0], CP_NS_SYNC), CP_OBJ_MUTEX));
 	ck_assert_ptr_eq(cp_objrec_peek(t1, a[0], CP_NS_SYNC, CP_OBJ_MUTEX),
 			 r[0]);
 	/* destroyed while held: the held slot's record is refused */
 	cp_objrec_forget(a[1], CP_NS_SYNC);
 	ck_assert_ptr_null(cp_objrec_peek_held(t1, a[1], CP_NS_SYNC,
-					       CP_OBJ_MUTEX));
+					       CP_OBJ_MUTEX, NULL));
+	hint = r[1];
+	ck_assert_ptr_null(cp_objrec_peek_hint(t1, &hint,
+			   cp_objrec_key(a[1], CP_NS_SYNC), CP_OBJ_MUTEX));
 }
 END_TEST
 

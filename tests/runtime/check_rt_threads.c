@@ -101,7 +101,7 @@ static void mutex_lock_general(struct cp_thread *t, pthread_mutex_t *m)
  * trylock succeeds, the general one otherwise. */
 static void mutex_lock_lean(struct cp_thread *t, pthread_mutex_t *m)
 {
-	struct cp_objrec *r = cp_online_lean_rec(t, m, CP_OBJ_MUTEX);
+	struct cp_objrec *r = cp_online_lean_rec(t, m, CP_OBJ_MUTEX, NULL);
 
 	if (r && pthread_mutex_trylock(m) == 0) {
 		cp_online_lean_acquired(t, r);
@@ -112,7 +112,7 @@ static void mutex_lock_lean(struct cp_thread *t, pthread_mutex_t *m)
 
 static void mutex_unlock(struct cp_thread *t, pthread_mutex_t *m, bool lean)
 {
-	struct cp_objrec *r = lean ? cp_online_lean_rec(t, m, CP_OBJ_MUTEX)
+	struct cp_objrec *r = lean ? cp_online_lean_rec(t, m, CP_OBJ_MUTEX, NULL)
 				   : NULL;
 
 	if (r) {

@@ -23,13 +23,18 @@
  *   T:    "b" 5; wait U; begin "d"; lock L (free); 35; unlock L; end "d"
  *
  * same graph, but the regions' time reaches the path only through the
- * lock events that fall inside them).
+ * lock events that fall inside them), "copy" (a mutex, but L starts as a
+ * byte copy of another mutex D that main locked and unlocked three times
+ * first: L carries whatever the tracer left in D's bytes, yet is an
+ * object of its own.  Objects: L with 2 acquires, D with 3; a D record
+ * taken for L would cut the edge a -> d and the path would be 45).
  */
 #include <stdbool.h>
 
 #include "wl.h"
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t d = PTHREAD_MUTEX_INITIALIZER;	/* "copy" */
 static pthread_spinlock_t s;
 static pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
 static sem_t u;
@@ -98,6 +103,13 @@ int main(int argc, char **argv)
 	how = argc > 1 ? argv[1] : "mutex";
 	WL_OK(pthread_spin_init(&s, PTHREAD_PROCESS_PRIVATE));
 	wl_silent_init(&u);
+	if (strcmp(how, "copy") == 0) {
+		for (int i = 0; i < 3; i++) {
+			WL_OK(pthread_mutex_lock(&d));
+			WL_OK(pthread_mutex_unlock(&d));
+		}
+		memcpy(&m, &d, sizeof(m));
+	}
 	take(0);
 	WL_OK(pthread_create(&t, NULL, thread_t, NULL));
 	hold("a", 25, false);
