@@ -117,6 +117,8 @@ struct cp_objrec {
 		uint16_t kind_word;	/* both, for the lean paths' one
 					 * compare (cp_objrec_check) */
 	};
+	atomic_bool def_out;	/* trace mode: the block with the OBJ_DEF
+				 * is known written (cp_objrec_defined_for) */
 	struct cp_lock lk;	/* multi-writer kinds */
 	struct cp_path main;	/* must be last: vectors follow */
 };
@@ -354,16 +356,25 @@ static inline struct cp_objrec *cp_objrec_peek_held_only(
 /*
  * Whether @t's events on record @r, which it found without its map (a
  * mutex's hint), can go without a copy of the record's OBJ_DEF: always
- * online; in trace mode when the definition is in @t's own buffer or
- * already written.  Otherwise the map's look-up (cp_objrec_lookup_slow)
+ * online; in trace mode when the definition is already written or in
+ * @t's own buffer.  Otherwise the map's look-up (cp_objrec_lookup_slow)
  * defines it again in @t's buffer, since a SIGKILL would lose the
- * creator's unwritten one.  Calling thread.
+ * creator's unwritten one.  Once the block is seen written, def_out says
+ * so in the record's hot line, and the creator's buffer (which its owner
+ * writes at every event) is not read again.  Calling thread.
  */
 static inline bool cp_objrec_defined_for(const struct cp_thread *t,
-					 const struct cp_objrec *r)
+					 struct cp_objrec *r)
 {
-	return !t->tb || r->def_tb == t->tb ||
-	       (r->def_tb && cp_tb_written_past(r->def_tb, r->def_block));
+	if (!t->tb ||
+	    atomic_load_explicit(&r->def_out, memory_order_relaxed))
+		return true;
+	if (r->def_tb && cp_tb_written_past(r->def_tb, r->def_block)) {
+		atomic_store_explicit(&r->def_out, true,
+				      memory_order_relaxed);
+		return true;
+	}
+	return r->def_tb == t->tb;
 }
 
 /*
