@@ -169,15 +169,17 @@ static inline void cp_wrap_hint_set(const void *obj, unsigned kind,
  * expression of t) and then calls @real_unlock.
  * Both name slots of cp_real, called without checking cp_real.ready: the
  * flags that let the lean paths run are set after the slots were
- * resolved (cp_real.c's constructor runs first).  A try made here is
- * preceded by a fetch of the map's home slot (cp_objrec_prefetch_home),
- * the thread's own line, which then arrives beside the lock's.  Inline
- * (@far false), they look for the record in its home slot only (a
- * release first in the held slot) and serve online mode without
- * procedures only; the general
- * wrapper, out of line, first runs them again (CP_LEAN_*_TRY, @far true)
- * with the whole map, procedures and in trace mode too.  Return values
- * and errno are the real calls': the lean code touches neither.
+ * resolved (cp_real.c's constructor runs first).  A plain mutex names
+ * its record itself (cp_wrap_hint), in the line the try fetches; for the
+ * other locks a try made here is preceded by a fetch of the map's home
+ * slot (cp_objrec_prefetch_home), the thread's own line, which then
+ * arrives beside the lock's.  Inline (@far false), they look for the
+ * record through the hint and in its home slot only (a release first in
+ * the held slot) and serve online mode without procedures only; the
+ * general wrapper, out of line, first runs them again (CP_LEAN_*_TRY,
+ * @far true) with the whole map, procedures and in trace mode too, and
+ * leaves the record it found in the hint.  Return values and errno are
+ * the real calls': the lean code touches neither.
  */
 #define CP_LEAN_ACQUIRE_TRY(obj, kind, real_try, far, rc)		\
 	do {								\
@@ -187,9 +189,11 @@ static inline void cp_wrap_hint_set(const void *obj, unsigned kind,
 			struct cp_objrec *r = NULL;			\
 									\
 			if ((rc) < 0) {					\
-				cp_objrec_prefetch_home(t,		\
-					cp_objrec_key((const void *)(obj), \
-						      CP_NS_SYNC));	\
+				if (kind != CP_OBJ_MUTEX)		\
+					cp_objrec_prefetch_home(t,	\
+						cp_objrec_key(		\
+						(const void *)(obj),	\
+						CP_NS_SYNC));		\
 				(rc) = cp_real.real_try(obj);		\
 			}						\
 			if ((rc) == 0)					\
