@@ -411,6 +411,49 @@ static void test_robust(void)
 	WL_OK(pthread_mutexattr_destroy(&attr));
 }
 
+/*
+ * The mutexes whose robust-list link glibc uses or may use (robust,
+ * priority-inheriting, process-shared): the tracer keeps its record hint
+ * in that link of plain mutexes only, so after locks, tries and unlocks
+ * the link must be as glibc leaves it, which is clear.
+ */
+static void mutex_link(const char *label, int robust, int proto,
+		       int pshared)
+{
+	pthread_mutexattr_t attr;
+	pthread_mutex_t m;
+
+	WL_OK(pthread_mutexattr_init(&attr));
+	WL_OK(pthread_mutexattr_setrobust(&attr, robust));
+	WL_OK(pthread_mutexattr_setprotocol(&attr, proto));
+	WL_OK(pthread_mutexattr_setpshared(&attr, pshared));
+	WL_OK(pthread_mutex_init(&m, &attr));
+	for (int i = 0; i < 3; i++) {
+		WL_OK(pthread_mutex_lock(&m));
+		WL_OK(pthread_mutex_unlock(&m));
+		WL_OK(pthread_mutex_trylock(&m));
+		WL_OK(pthread_mutex_unlock(&m));
+	}
+	printf("%-44s = %s\n", label,
+	       m.__data.__list.__next || m.__data.__list.__prev ? "set" :
+	       "clear");
+	WL_OK(pthread_mutex_destroy(&m));
+	WL_OK(pthread_mutexattr_destroy(&attr));
+}
+
+static void test_mutex_links(void)
+{
+	printf("== mutex robust-list links\n");
+	mutex_link("robust mutex link after use", PTHREAD_MUTEX_ROBUST,
+		   PTHREAD_PRIO_NONE, PTHREAD_PROCESS_PRIVATE);
+	mutex_link("priority-inheriting mutex link after use",
+		   PTHREAD_MUTEX_STALLED, PTHREAD_PRIO_INHERIT,
+		   PTHREAD_PROCESS_PRIVATE);
+	mutex_link("process-shared mutex link after use",
+		   PTHREAD_MUTEX_STALLED, PTHREAD_PRIO_NONE,
+		   PTHREAD_PROCESS_SHARED);
+}
+
 /* ---------------------------------------------------------------- */
 
 static void test_spin(void)
@@ -895,6 +938,7 @@ int main(void)
 	test_threads();
 	test_mutex();
 	test_robust();
+	test_mutex_links();
 	test_spin();
 	test_rwlock();
 	test_barrier();
