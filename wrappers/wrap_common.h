@@ -100,7 +100,8 @@ static inline void cp_wrap_hint_set(const void *obj, unsigned kind,
 		if (!waits) {						\
 			if ((ok) && r) {				\
 				on_ok(NULL);				\
-				cp_wrap_hint_set((const void *)(obj), kind, r);		\
+				cp_wrap_hint_set((const void *)(obj),	\
+						 kind, r);		\
 			}						\
 			cp_leave();					\
 			errno = err;					\
@@ -118,7 +119,7 @@ static inline void cp_wrap_hint_set(const void *obj, unsigned kind,
 		cp_resume();						\
 		if (ok) {						\
 			on_ok(&w);					\
-			cp_wrap_hint_set((const void *)(obj), kind, r);			\
+			cp_wrap_hint_set((const void *)(obj), kind, r); \
 		} else							\
 			cp_online_failed(t, r, &w);			\
 		cp_leave();						\
@@ -139,7 +140,8 @@ static inline void cp_wrap_hint_set(const void *obj, unsigned kind,
 		if (r) {						\
 			if (ok) {					\
 				on_ok(NULL);				\
-				cp_wrap_hint_set((const void *)(obj), kind, r);		\
+				cp_wrap_hint_set((const void *)(obj),	\
+						 kind, r);		\
 			} else						\
 				cp_online_failed(t, r, NULL);		\
 		}							\
@@ -150,7 +152,6 @@ static inline void cp_wrap_hint_set(const void *obj, unsigned kind,
 
 /* on_ok hooks for the macros above */
 #define CP_LOCK_ACQUIRED(w) cp_online_lock_acquired(t, r, w, false)
-
 #define CP_RDLOCK_ACQUIRED(w) cp_online_lock_acquired(t, r, w, true)
 #define CP_SEM_ACQUIRED(w) cp_online_sem_acquired(t, r, w)
 
