@@ -29,22 +29,20 @@ static inline void forget_sync(const void *o)
 }
 
 /*
- * Where an object keeps its record hint (cp_objrec_peek_hint), or NULL.
- * glibc leaves a mutex's robust-list link (__list) unused unless the
- * mutex is robust, so a plain one (not robust, priority-inheriting,
- * priority-protected or process-shared: glibc's kind bits) carries a
- * pointer to its record there.  The lock's own line, which the try has
- * just fetched, then names the record: no map look-up, however many locks
- * the program has.  The thread holding the lock writes the hint when its
- * acquire found the record elsewhere (cp_wrap_hint_set); glibc never
- * reads it; a re-initialised mutex starts with none.  Like a map slot it
- * is checked against the record's tag before use, and records are never
- * given back to the allocator (cp_objrec.c), so a stale one is harmless.
- * C11 mtx_t is glibc's pthread_mutex_t.
+ * Where an object keeps its record hint (cp_objrec_peek_hint: two words),
+ * or NULL.  glibc leaves a mutex's robust-list link (__list, two
+ * pointers) unused unless the mutex is robust, so a plain one (not
+ * robust, priority-inheriting, priority-protected or process-shared:
+ * glibc's kind bits) carries its record's sealed address there.  The
+ * lock's own line, which the try has just fetched, then names the
+ * record: no map look-up, however many locks the program has.  The thread
+ * holding the lock writes the hint when its acquire found the record
+ * elsewhere (cp_wrap_hint_set); glibc never reads it; a re-initialised
+ * mutex starts with none.  C11 mtx_t is glibc's pthread_mutex_t.
  */
 #define CP_MUTEX_UNPLAIN 0xf0	/* robust 16, PI 32, PP 64, pshared 128 */
 
-static inline struct cp_objrec **cp_wrap_hint(const void *obj, unsigned kind)
+static inline uintptr_t *cp_wrap_hint(const void *obj, unsigned kind)
 {
 	pthread_mutex_t *m = (pthread_mutex_t *)obj;
 
@@ -52,16 +50,16 @@ static inline struct cp_objrec **cp_wrap_hint(const void *obj, unsigned kind)
 	    (__atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED) &
 	     CP_MUTEX_UNPLAIN))
 		return NULL;
-	return (struct cp_objrec **)(void *)&m->__data.__list.__next;
+	return (uintptr_t *)(void *)&m->__data.__list;
 }
 
 static inline void cp_wrap_hint_set(const void *obj, unsigned kind,
 				    struct cp_objrec *r)
 {
-	struct cp_objrec **h = cp_wrap_hint(obj, kind);
+	uintptr_t *h = cp_wrap_hint(obj, kind);
 
-	if (h && __atomic_load_n(h, __ATOMIC_RELAXED) != r)
-		__atomic_store_n(h, r, __ATOMIC_RELAXED);
+	if (h)
+		cp_objrec_hint_write(h, r);
 }
 
 /*

@@ -15,8 +15,11 @@
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
 
 #include "cp_alloc.h"
+#include "cp_clock.h"
 #include "cp_die.h"
 #include "cp_sites.h"
 #include "cp_trace_format.h"
@@ -98,8 +101,23 @@ static int match_key(struct cds_lfht_node *node, const void *key)
  * tens of thousands of locks would walk long chains at every insert until
  * then.  (Work-queue items are not kept here: cp_items.h.)
  */
+uintptr_t cp_objrec_hint_seal;
+
+/* A fresh seal for the record hints of this process (never 0, so that
+ * two zero words are no hint). */
+static void new_hint_seal(void)
+{
+	uintptr_t s = 0;
+
+	if (getrandom(&s, sizeof(s), GRND_NONBLOCK) != (ssize_t)sizeof(s))
+		s = (uintptr_t)cp_clock_wall() * 0x9e3779b97f4a7c15ull ^
+		    (uintptr_t)getpid() << 32 ^ (uintptr_t)&s;
+	cp_objrec_hint_seal = s | 1;
+}
+
 int cp_objrec_init(void)
 {
+	new_hint_seal();
 	cp_objrec_table = cds_lfht_new(8192, 1024, 0,
 				       CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING,
 				       NULL);

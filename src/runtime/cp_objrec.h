@@ -378,25 +378,56 @@ static inline bool cp_objrec_defined_for(const struct cp_thread *t,
 }
 
 /*
- * The record a hint names: a slot in the object itself where the wrapper
- * keeps a pointer to its record (a plain mutex's, wrap_common.h), read
- * and written only by the thread holding the object.  Like a map slot it
- * may be stale or another object's (a copied mutex): the record counts
- * only when it is still @key's, of kind @kind and tracked
- * (cp_objrec_check), and when @t may use it without its map
- * (cp_objrec_defined_for).  NULL then, or when @hint is NULL.  Calling
- * thread, guard raised.
+ * A record hint: two words in the object itself where the wrapper keeps
+ * the address of its record (a plain mutex's, wrap_common.h), read and
+ * written by the thread holding the object.  The first word is the
+ * address, the second the address xor'ed with cp_objrec_hint_seal, a
+ * random value every process draws anew (cp_objrec_init, forked children
+ * included).  Only a sealed address is ever dereferenced: bytes the
+ * tracer did not write (a mutex read from a file, or shared with another
+ * process), and the hints a forked child inherits, whose records belong
+ * to its parent's table, are not taken for a record.
+ */
+extern uintptr_t cp_objrec_hint_seal;
+
+/* The address @hint holds when it is sealed, else NULL. */
+static inline struct cp_objrec *cp_objrec_hint_read(const uintptr_t *hint)
+{
+	uintptr_t a = __atomic_load_n(&hint[0], __ATOMIC_RELAXED);
+	uintptr_t b = __atomic_load_n(&hint[1], __ATOMIC_RELAXED);
+
+	return (a ^ b) == cp_objrec_hint_seal ? (struct cp_objrec *)a : NULL;
+}
+
+/* Make @hint name @r (unless it does already). */
+static inline void cp_objrec_hint_write(uintptr_t *hint,
+					const struct cp_objrec *r)
+{
+	uintptr_t a = (uintptr_t)r;
+
+	if (cp_objrec_hint_read(hint) == r)
+		return;
+	__atomic_store_n(&hint[0], a, __ATOMIC_RELAXED);
+	__atomic_store_n(&hint[1], a ^ cp_objrec_hint_seal, __ATOMIC_RELAXED);
+}
+
+/*
+ * The record @hint names (NULL: no hint).  Like a map slot it may be
+ * stale or another object's (a copied mutex): the record counts only
+ * when it is still @key's, of kind @kind and tracked (cp_objrec_check),
+ * and when @t may use it without its map (cp_objrec_defined_for); NULL
+ * otherwise.  Records are never given back to the allocator, so a
+ * sealed address is safe to read.  Calling thread, guard raised.
  */
 static inline struct cp_objrec *cp_objrec_peek_hint(
-	const struct cp_thread *t, struct cp_objrec *const *hint,
-	uintptr_t key, unsigned kind)
+	const struct cp_thread *t, const uintptr_t *hint, uintptr_t key,
+	unsigned kind)
 {
 	struct cp_objrec *r;
 
 	if (!hint)
 		return NULL;
-	r = cp_objrec_check(__atomic_load_n(hint, __ATOMIC_RELAXED), key,
-			    kind, true);
+	r = cp_objrec_check(cp_objrec_hint_read(hint), key, kind, true);
 	return r && cp_objrec_defined_for(t, r) ? r : NULL;
 }
 
@@ -408,7 +439,7 @@ static inline struct cp_objrec *cp_objrec_peek_hint(
  */
 static inline struct cp_objrec *cp_objrec_peek_held(
 	const struct cp_thread *t, const void *addr, unsigned ns,
-	unsigned kind, struct cp_objrec *const *hint)
+	unsigned kind, const uintptr_t *hint)
 {
 	uintptr_t key = cp_objrec_key(addr, ns);
 	struct cp_objrec *r = cp_objrec_peek_held_only(t, key, kind);

@@ -109,7 +109,7 @@ static inline bool cp_online_lean_ok(const struct cp_thread *t)
  * untracked record)... */
 static inline struct cp_objrec *cp_online_lean_rec(
 	const struct cp_thread *t, const void *obj, unsigned kind,
-	struct cp_objrec *const *hint)
+	const uintptr_t *hint)
 {
 	uintptr_t key = cp_objrec_key(obj, CP_NS_SYNC);
 	struct cp_objrec *r;
@@ -124,7 +124,7 @@ static inline struct cp_objrec *cp_online_lean_rec(
  * the lean acquires call it) first... */
 static inline struct cp_objrec *cp_online_lean_rec_held(
 	const struct cp_thread *t, const void *obj, unsigned kind,
-	struct cp_objrec *const *hint)
+	const uintptr_t *hint)
 {
 	if (!cp_online_lean_ok(t))
 		return NULL;
@@ -136,7 +136,7 @@ static inline struct cp_objrec *cp_online_lean_rec_held(
  * probe, not the general path), the held slot and the hint first. */
 static inline struct cp_objrec *cp_online_lean_rec_far(
 	const struct cp_thread *t, const void *obj, unsigned kind,
-	struct cp_objrec *const *hint)
+	const uintptr_t *hint)
 {
 	uintptr_t key = cp_objrec_key(obj, CP_NS_SYNC);
 	struct cp_objrec *r;

@@ -183,10 +183,31 @@ START_TEST(test_preserve_exit_from_thread)
 }
 END_TEST
 
+/* The acquisitions of the mutex objects in report @j with at least
+ * @min of them (the child's own mutex: the looper's may be caught held at
+ * the fork, and a few of its acquisitions then counted in the child). */
+static long mutex_ops_at_least(json_t *j, long min)
+{
+	json_t *o;
+	size_t i;
+	long n = 0;
+
+	json_array_foreach(json_object_get(j, "objects"), i, o) {
+		const char *kind = json_string_value(json_object_get(o,
+								      "kind"));
+		long ops = (long)json_integer_value(json_object_get(o, "ops"));
+
+		if (kind && strcmp(kind, "mutex") == 0 && ops >= min)
+			n += ops;
+	}
+	return n;
+}
+
 /*
  * fork() while another thread takes a lock: the child starts fresh (its
- * own report, named by its pid, counting its own 3 threads), the parent's
- * report is intact (its pid, its 2 threads), output as bare.
+ * own report, named by its pid, counting its own 3 threads and the 2,000
+ * acquisitions of a mutex the parent had used before the fork), the
+ * parent's report is intact (its pid, its 2 threads), output as bare.
  */
 START_TEST(test_preserve_fork)
 {
@@ -240,6 +261,10 @@ START_TEST(test_preserve_fork)
 			      "threads %.0f (expected 3: its main and 2 "
 			      "workers)", what, cpt_json_num(j, "pid"), cpid,
 			      cpt_json_num(j, "threads"));
+		ck_assert_msg(mutex_ops_at_least(j, 1000) == 2000,
+			      "%s: child's report: %ld acquisitions of its "
+			      "mutex, expected 2000", what,
+			      mutex_ops_at_least(j, 1000));
 		json_decref(j);
 		cpt_run_free(&r);
 

@@ -265,7 +265,8 @@ START_TEST(test_objrec_peek_held)
 	uint32_t mask = t1->cache_mask;
 	uint32_t h = cp_cache_home(cp_objrec_key(own, CP_NS_SYNC)) & mask;
 	const void *a[2] = { own, colliding(h, mask, own, &x) };
-	struct cp_objrec *r[2], *hint;
+	struct cp_objrec *r[2];
+	uintptr_t hint[2] = { 0, 0 };
 
 	for (int k = 0; k < 2; k++) {
 		r[k] = cp_objrec_get(t1, a[k], CP_NS_SYNC, CP_OBJ_MUTEX, 0);
@@ -286,19 +287,28 @@ START_TEST(test_objrec_peek_held)
 					     CP_OBJ_MUTEX, NULL), r[0]);
 	/* with a hint (a mutex's own slot): a[1], neither held nor at home,
 	 * is found through it; a hint naming another object's record, or
-	 * of another kind, is refused */
+	 * of another kind, is refused, and so is an address without the
+	 * process's seal (bytes the tracer did not write) */
 	cp_objrec_hold(t1, a[0], CP_NS_SYNC, r[0]);
-	hint = r[1];
+	cp_objrec_hint_write(hint, r[1]);
+	ck_assert_ptr_eq(cp_objrec_hint_read(hint), r[1]);
 	ck_assert_ptr_eq(cp_objrec_peek_held(t1, a[1], CP_NS_SYNC,
-					     CP_OBJ_MUTEX, &hint), r[1]);
+					     CP_OBJ_MUTEX, hint), r[1]);
 	ck_assert_ptr_null(cp_objrec_peek_held(t1, a[1], CP_NS_SYNC,
-					       CP_OBJ_SPIN, &hint));
-	hint = r[0];
-	ck_assert_ptr_null(cp_objrec_peek_held(t1, a[1], CP_NS_SYNC,
-					       CP_OBJ_MUTEX, &hint));
-	ck_assert_ptr_null(cp_objrec_peek_hint(t1, &hint,
+					       CP_OBJ_SPIN, hint));
+	hint[1] ^= 1;
+	ck_assert_ptr_null(cp_objrec_hint_read(hint));
+	ck_assert_ptr_null(cp_objrec_peek_hint(t1, hint,
 			   cp_objrec_key(a[1], CP_NS_SYNC), CP_OBJ_MUTEX));
-	ck_assert_ptr_eq(cp_objrec_peek_hint(t1, &hint,
+	hint[0] = 0;
+	hint[1] = 0;
+	ck_assert_ptr_null(cp_objrec_hint_read(hint));
+	cp_objrec_hint_write(hint, r[0]);
+	ck_assert_ptr_null(cp_objrec_peek_held(t1, a[1], CP_NS_SYNC,
+					       CP_OBJ_MUTEX, hint));
+	ck_assert_ptr_null(cp_objrec_peek_hint(t1, hint,
+			   cp_objrec_key(a[1], CP_NS_SYNC), CP_OBJ_MUTEX));
+	ck_assert_ptr_eq(cp_objrec_peek_hint(t1, hint,
 			 cp_objrec_key(a[0], CP_NS_SYNC), CP_OBJ_MUTEX), r[0]);
 	cp_objrec_hold(t1, a[1], CP_NS_SYNC, r[1]);
 	/* untracked: the lean look-ups refuse it, the general peek not */
@@ -307,7 +317,7 @@ START_TEST(test_objrec_peek_held)
 					       CP_OBJ_MUTEX));
 	ck_assert_ptr_null(cp_objrec_peek_held(t1, a[0], CP_NS_SYNC,
 					       CP_OBJ_MUTEX, NULL));
-	ck_assert_ptr_null(cp_objrec_peek_hint(t1, &hint,
+	ck_assert_ptr_null(cp_objrec_peek_hint(t1, hint,
 			   cp_objrec_key(a[0], CP_NS_SYNC), CP_OBJ_MUTEX));
 	ck_assert_ptr_eq(cp_objrec_peek(t1, a[0], CP_NS_SYNC, CP_OBJ_MUTEX),
 			 r[0]);
@@ -315,8 +325,8 @@ START_TEST(test_objrec_peek_held)
 	cp_objrec_forget(a[1], CP_NS_SYNC);
 	ck_assert_ptr_null(cp_objrec_peek_held(t1, a[1], CP_NS_SYNC,
 					       CP_OBJ_MUTEX, NULL));
-	hint = r[1];
-	ck_assert_ptr_null(cp_objrec_peek_hint(t1, &hint,
+	cp_objrec_hint_write(hint, r[1]);
+	ck_assert_ptr_null(cp_objrec_peek_hint(t1, hint,
 			   cp_objrec_key(a[1], CP_NS_SYNC), CP_OBJ_MUTEX));
 }
 END_TEST

@@ -2,7 +2,10 @@
  * robust_fork.c - fork() while another thread takes a lock in a loop.
  * The child starts fresh: it creates two threads of its own that use a
  * mutex and a semaphore, joins them, and exits; the parent waits for it,
- * then stops its own thread.  With an argument, the parent writes
+ * then stops its own thread.  The parent takes the child's mutex once
+ * before the fork, so that the child inherits it used: the child's
+ * report must still count its 2,000 acquisitions of it, on an object of
+ * its own.  With an argument, the parent writes
  * "PARENT_PID CHILD_PID" to that file (the test finds the reports by
  * pid); stdout holds only what is the same in every run.
  */
@@ -63,6 +66,8 @@ int main(int argc, char **argv)
 	int status;
 
 	wl_init();
+	WL_OK(pthread_mutex_lock(&child_m));
+	WL_OK(pthread_mutex_unlock(&child_m));
 	WL_OK(pthread_create(&t, NULL, looper, NULL));
 	wl_burn(10);
 	fflush(stdout);
