@@ -238,9 +238,10 @@ struct cp_objrec *cp_objrec_map_probe(const struct cp_thread *t,
 /*
  * Start fetching the slot of @t's map where @key's look-up begins.  The
  * map is the thread's own, so unlike the record this moves no line away
- * from another thread: an acquire issues it before the try, whose atomic
- * orders every later load behind the lock's own line, so that the two
- * misses overlap instead of following each other.
+ * from another thread: a spin lock's acquire issues it before the try,
+ * whose atomic orders every later load behind the lock's own line, so
+ * that the two misses overlap instead of following each other (a plain
+ * mutex names its record itself: cp_objrec_peek_hint).
  */
 static inline void cp_objrec_prefetch_home(const struct cp_thread *t,
 					   uintptr_t key)
