@@ -246,12 +246,9 @@ static inline void cp_wrap_hint_set(const void *obj, unsigned kind,
 		rc = cp_real.real_try(obj);				\
 		t = cp_tls.self;					\
 		if (rc == 0) {						\
-			r = cp_objrec_peek_hint(t, cp_wrap_hint(	\
+			r = cp_objrec_peek_hint_home(t, cp_wrap_hint(	\
 				cp_objrec_key_addr(t->held.key), kind),	\
 				t->held.key, kind);			\
-			if (!r)						\
-				r = cp_objrec_peek_home_key(t, t->held.key, \
-							    kind);	\
 			if (r) {					\
 				t->held.rec = r;			\
 				cp_online_lean_acquired(t, r);		\

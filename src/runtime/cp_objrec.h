@@ -432,11 +432,21 @@ static inline struct cp_objrec *cp_objrec_peek_hint(
 	return r && cp_objrec_defined_for(t, r) ? r : NULL;
 }
 
+/* The record @hint names (NULL: none), else the one in @key's home slot
+ * (cp_objrec_peek_home_key).  Calling thread, guard raised. */
+static inline struct cp_objrec *cp_objrec_peek_hint_home(
+	const struct cp_thread *t, const uintptr_t *hint, uintptr_t key,
+	unsigned kind)
+{
+	struct cp_objrec *r = cp_objrec_peek_hint(t, hint, key, kind);
+
+	return r ? r : cp_objrec_peek_home_key(t, key, kind);
+}
+
 /*
  * cp_objrec_peek_home() for a release: the record the thread's latest
  * lean acquire remembered (cp_objrec_hold) when that was of @addr, else
- * the one @hint names (NULL: none), else the one in the home slot.
- * Calling thread, guard raised.
+ * cp_objrec_peek_hint_home().  Calling thread, guard raised.
  */
 static inline struct cp_objrec *cp_objrec_peek_held(
 	const struct cp_thread *t, const void *addr, unsigned ns,
@@ -445,9 +455,7 @@ static inline struct cp_objrec *cp_objrec_peek_held(
 	uintptr_t key = cp_objrec_key(addr, ns);
 	struct cp_objrec *r = cp_objrec_peek_held_only(t, key, kind);
 
-	if (!r)
-		r = cp_objrec_peek_hint(t, hint, key, kind);
-	return r ? r : cp_objrec_peek_home_key(t, key, kind);
+	return r ? r : cp_objrec_peek_hint_home(t, hint, key, kind);
 }
 
 /*

@@ -111,13 +111,10 @@ static inline struct cp_objrec *cp_online_lean_rec(
 	const struct cp_thread *t, const void *obj, unsigned kind,
 	const uintptr_t *hint)
 {
-	uintptr_t key = cp_objrec_key(obj, CP_NS_SYNC);
-	struct cp_objrec *r;
-
 	if (!cp_online_lean_ok(t))
 		return NULL;
-	r = cp_objrec_peek_hint(t, hint, key, kind);
-	return r ? r : cp_objrec_peek_home_key(t, key, kind);
+	return cp_objrec_peek_hint_home(t, hint, cp_objrec_key(obj, CP_NS_SYNC),
+					kind);
 }
 
 /* ...or, for a release, the one its acquire remembered (cp_objrec_hold:
