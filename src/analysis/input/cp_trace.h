@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cp_prefetch.h"
 #include "cp_trace_format.h"
 
 /*
@@ -308,6 +309,31 @@ uint32_t cp_trace_split_threads(const struct cp_trace *t);
 const struct cp_trace_pub *cp_trace_find_pub(const struct cp_trace *t,
 					     uint32_t obj, uint64_t lo,
 					     uint64_t cnt);
+
+/* How many vertices ahead a walk calls cp_trace_pub_prefetch. */
+#define CP_TRACE_PUB_AHEAD 16
+
+/*
+ * Start fetching the PUBLISH that vertex @i of @th will look up if it is a
+ * CONSUME (the dense case's slot; nothing past the thread's end).  A walk
+ * over a thread's vertices calls it CP_TRACE_PUB_AHEAD vertices ahead of
+ * cp_trace_find_pub: the publish table is reached at random, a miss each.
+ */
+static inline void cp_trace_pub_prefetch(const struct cp_trace *t,
+					 const struct cp_trace_thread *th,
+					 uint32_t i)
+{
+	uint32_t obj;
+	uint64_t lo;
+
+	if (i >= th->nv || cp_tvert_kind(&th->v[i]) != CP_EV_CONSUME)
+		return;
+	obj = th->v[i].obj;
+	lo = th->a[i].arg;
+	if (obj && obj < t->nobjs && t->pub && lo >= 1 &&
+	    lo <= t->objs[obj].npub)
+		cp_prefetch_read(t->pub + t->objs[obj].pub_off + lo - 1);
+}
 
 /*
  * Free what only the graph's builder, a replay (cp_replay.c: what-if) and

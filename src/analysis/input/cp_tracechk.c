@@ -441,6 +441,7 @@ static int thread_consumes(struct cp_trd *r, uint32_t tid,
 		struct cp_tvert *v = &th->v[i];
 		struct cp_targ *a = &th->a[i];
 
+		cp_trace_pub_prefetch(t, th, i + CP_TRACE_PUB_AHEAD);
 		if (cp_tvert_kind(v) != CP_EV_CONSUME || !a->cnt)
 			continue;
 		if (cp_trace_find_pub(t, v->obj, a->arg, a->cnt))

@@ -36,6 +36,25 @@ static const char *num(const struct cp_input *in, char *b, size_t len,
 }
 
 /*
+ * Whether trace edges @a and @b are one item of a path's text: named alike
+ * (same kind, thread, procedure and object say so without spelling the
+ * names, which a path of millions of edges would pay for at every edge).
+ */
+static bool same_item(const struct cp_input *in, uint32_t a, uint32_t b,
+		      const char *a_name)
+{
+	const struct cp_tracepag *tp = &in->tp;
+	char nb[256];
+
+	if (tp->e_kind[a] == tp->e_kind[b] &&
+	    cp_tracepag_thread(tp, a) == cp_tracepag_thread(tp, b) &&
+	    cp_tracepag_proc(tp, a) == cp_tracepag_proc(tp, b) &&
+	    cp_tracepag_obj(tp, a) == cp_tracepag_obj(tp, b))
+		return true;
+	return !strcmp(cp_input_edge_name(in, b, nb, sizeof(nb)), a_name);
+}
+
+/*
  * A trace's path from edge *@e (position *@j, weight counted from it on)
  * through the following edges of the same thread and procedure, up to
  * position @stop: advances *@j and *@e to the run's last edge and returns
@@ -46,8 +65,8 @@ static uint64_t merge_run(const struct cp_input *in,
 			  uint32_t stop, const char *name, uint32_t *j,
 			  uint32_t *e)
 {
+	uint32_t first = *e;
 	uint64_t w = in->g->w[*e];
-	char nx[256];
 
 	while (*j + 1 < stop) {
 		uint32_t nxt = edge_after(kp, b, *j, *e);
@@ -55,8 +74,7 @@ static uint64_t merge_run(const struct cp_input *in,
 		if (in->tp.e_kind[nxt] == CP_TE_DEP ||
 		    in->tp.e_kind[nxt] == CP_TE_AUX)
 			break;
-		if (in->g->w[nxt] &&
-		    strcmp(cp_input_edge_name(in, nxt, nx, sizeof(nx)), name))
+		if (in->g->w[nxt] && !same_item(in, first, nxt, name))
 			break;
 		w += in->g->w[nxt];
 		*e = nxt;
