@@ -314,24 +314,30 @@ const struct cp_trace_pub *cp_trace_find_pub(const struct cp_trace *t,
 #define CP_TRACE_PUB_AHEAD 16
 
 /*
- * Start fetching the PUBLISH that vertex @i of @th will look up if it is a
- * CONSUME (the dense case's slot; nothing past the thread's end).  A walk
- * over a thread's vertices calls it CP_TRACE_PUB_AHEAD vertices ahead of
- * cp_trace_find_pub: the publish table is reached at random, a miss each.
+ * Start fetching the slot of the publish table that vertex @i of @th
+ * will read or write if it is of kind @kind (CP_EV_PUBLISH: the reader
+ * placing it; CP_EV_CONSUME: a look-up of the publish it took), the dense
+ * case's slot; nothing past the thread's end.  A walk over a thread's
+ * vertices calls it CP_TRACE_PUB_AHEAD vertices ahead: the table is
+ * reached at random, a miss each.
  */
 static inline void cp_trace_pub_prefetch(const struct cp_trace *t,
 					 const struct cp_trace_thread *th,
-					 uint32_t i)
+					 uint32_t i, unsigned kind)
 {
 	uint32_t obj;
 	uint64_t lo;
 
-	if (i >= th->nv || cp_tvert_kind(&th->v[i]) != CP_EV_CONSUME)
+	if (i >= th->nv || cp_tvert_kind(&th->v[i]) != kind)
 		return;
 	obj = th->v[i].obj;
 	lo = th->a[i].arg;
-	if (obj && obj < t->nobjs && t->pub && lo >= 1 &&
-	    lo <= t->objs[obj].npub)
+	if (!obj || obj >= t->nobjs || !t->pub || lo < 1 ||
+	    lo > t->objs[obj].npub)
+		return;
+	if (kind == CP_EV_PUBLISH)
+		cp_prefetch_write(t->pub + t->objs[obj].pub_off + lo - 1);
+	else
 		cp_prefetch_read(t->pub + t->objs[obj].pub_off + lo - 1);
 }
 

@@ -341,6 +341,8 @@ static int place_publishes(struct cp_trd *r)
 			struct cp_trace_obj *o;
 			struct cp_trace_pub *pb;
 
+			cp_trace_pub_prefetch(t, th, i + CP_TRACE_PUB_AHEAD,
+					      CP_EV_PUBLISH);
 			if (cp_tvert_kind(v) != CP_EV_PUBLISH)
 				continue;
 			o = &t->objs[v->obj];
@@ -441,7 +443,8 @@ static int thread_consumes(struct cp_trd *r, uint32_t tid,
 		struct cp_tvert *v = &th->v[i];
 		struct cp_targ *a = &th->a[i];
 
-		cp_trace_pub_prefetch(t, th, i + CP_TRACE_PUB_AHEAD);
+		cp_trace_pub_prefetch(t, th, i + CP_TRACE_PUB_AHEAD,
+				      CP_EV_CONSUME);
 		if (cp_tvert_kind(v) != CP_EV_CONSUME || !a->cnt)
 			continue;
 		if (cp_trace_find_pub(t, v->obj, a->arg, a->cnt))

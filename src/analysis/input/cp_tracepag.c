@@ -436,7 +436,8 @@ static int thread_deps(struct bld *b, uint32_t tid)
 		const struct cp_trace_pub *pb;
 		uint32_t hub, c;
 
-		cp_trace_pub_prefetch(t, th, i + CP_TRACE_PUB_AHEAD);
+		cp_trace_pub_prefetch(t, th, i + CP_TRACE_PUB_AHEAD,
+				      CP_EV_CONSUME);
 		switch (cp_tvert_kind(v)) {
 		case CP_EV_CONSUME:
 			if (!a->cnt)
