@@ -9,6 +9,7 @@
 #include <check.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -413,7 +414,10 @@ static void *help_thread(void *arg)
  * graphs of 40 groups (two walks of a block, the first one full) and on
  * lock-step graphs whose segment heaps are compacted many times; lanes
  * are handed over many times, a helper's part sometimes ending after the
- * walk that handed it.
+ * walk that handed it.  The walks start once the helper waits, so the
+ * first block of a walk hands lanes over however the threads are
+ * scheduled (the walk then waits for the helper at each block's end, and
+ * finds it waiting again at the next block's start).
  */
 START_TEST(test_slack_handed_over_lanes)
 {
@@ -448,6 +452,8 @@ START_TEST(test_slack_handed_over_lanes)
 		ck_assert_int_eq(cp_slack_all(&c, &gr, NULL, want), 0);
 		ck_assert_int_eq(cp_cuts_find(&k, &c), 0);
 		ck_assert_int_eq(pthread_create(&th, NULL, help_thread, h), 0);
+		while (!cp_slack_help_idle(h))	/* not a race with its start */
+			sched_yield();
 		ck_assert_int_eq(cp_slack_blocks_help(&k, &gr, NULL, got, h),
 				 0);
 		ck_assert_int_eq(pthread_join(th, &hr), 0);

@@ -828,6 +828,11 @@ uint32_t cp_slack_help_parts(struct cp_slack_help *h)
 	return n;
 }
 
+bool cp_slack_help_idle(struct cp_slack_help *h)
+{
+	return atomic_load(&h->idle);
+}
+
 size_t cp_slack_set_fork_min(size_t n)
 {
 	return atomic_exchange(&fork_min, n);

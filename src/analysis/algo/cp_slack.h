@@ -68,6 +68,10 @@ int cp_slack_blocks_help(const struct cp_cuts *k, const struct cp_groups *gr,
 			 struct cp_slack_help *h);
 /* How many times lanes were handed to @h's helper so far. */
 uint32_t cp_slack_help_parts(struct cp_slack_help *h);
+/* Whether @h's helper waits for lanes now: it keeps waiting until a walk
+ * hands it some or is done.  For tests that need hand-overs, which start
+ * their walks once it does instead of racing the helper's start. */
+bool cp_slack_help_idle(struct cp_slack_help *h);
 
 /*
  * Set the fewest positions of a block left for a hand-over (default
