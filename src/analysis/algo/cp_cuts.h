@@ -97,6 +97,27 @@ static inline bool cp_cuts_win_far(const struct cp_cuts_win *w, uint32_t p,
 	return r - p >= w->rows;
 }
 
+/*
+ * Merge into @row, the ring row of the vertex at position @p, the far
+ * slots (@far: @nl lanes each, after the ring) of the far edges whose head
+ * is @p, element-wise max, from the @fi-th far edge of @w on; returns the
+ * index of the first far edge past them.  A walk calls it at every
+ * position, in order, with the index it returned last.
+ */
+static inline uint32_t cp_cuts_win_merge_far(const struct cp_cuts_win *w,
+					     const uint64_t *far, uint32_t nl,
+					     uint32_t p, uint32_t fi,
+					     uint64_t *row)
+{
+	for (; fi < w->nfar && w->far[fi] >> 32 == p; fi++) {
+		const uint64_t *fv = far + (size_t)(uint32_t)w->far[fi] * nl;
+
+		for (uint32_t l = 0; l < nl; l++)
+			row[l] = fv[l] > row[l] ? fv[l] : row[l];
+	}
+	return fi;
+}
+
 /* Positions a walk of the window looks ahead (cp_cuts_win_prefetch). */
 #define CP_CUTS_AHEAD 8
 

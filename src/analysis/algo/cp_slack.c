@@ -579,23 +579,6 @@ static int slack_lanes(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 	return walk(ws, b, nl, sum, help, &at);
 }
 
-/* Merge into @ai, the row of the vertex at position @p, the far rows
- * that end there, from the @fi-th of the window's far edges on; returns
- * the index of the first far edge past them.  Part of walk(). */
-static inline uint32_t far_merge(const struct cp_slack_ws *ws,
-				 const uint64_t *far, uint32_t nl, uint32_t p,
-				 uint32_t fi, uint64_t *ai)
-{
-	for (; fi < ws->win.nfar && ws->win.far[fi] >> 32 == p; fi++) {
-		const uint64_t *fv = far +
-				     (size_t)(uint32_t)ws->win.far[fi] * nl;
-
-		for (uint32_t l = 0; l < nl; l++)
-			ai[l] = fv[l] > ai[l] ? fv[l] : ai[l];
-	}
-	return fi;
-}
-
 /* Lane @l (@ln) of block @b has passed critical-path position @q: its
  * next edge of the path in its mask from @q on, and that edge's head's
  * position in the block (UINT32_MAX: none left), which it returns.  Part
@@ -625,10 +608,10 @@ static inline uint32_t lane_next(const struct cp_slack_ws *ws,
  *
  * The inner loop of Slack (every vertex and edge of a block, per pass):
  * its lane arrays live in registers and on its stack, and only small
- * inline steps are split out (far_merge, lane_next); a split into a
- * seeding step and a per-C-vertex step could not be shown to cost
- * nothing (`bench_graph -e 1e6`: the difference was within the runs'
- * noise).
+ * inline steps are split out (cp_cuts_win_merge_far, lane_next); a
+ * split into a seeding step and a per-C-vertex step could not be shown
+ * to cost nothing (`bench_graph -e 1e6`: the difference was within the
+ * runs' noise).
  */
 static int walk(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 		uint64_t *sum, struct cp_slack_help *help,
@@ -661,7 +644,7 @@ static int walk(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 		    (size_t)(p1 - p0 - i) >= fmin &&
 		    hand_over(ws, b, nl, sum, help, &at, i, fi, nfar, &na))
 			handed = true;
-		fi = far_merge(ws, far, nl, p0 + i, fi, ai);
+		fi = cp_cuts_win_merge_far(&ws->win, far, nl, p0 + i, fi, ai);
 
 		if (q != CP_PAG_NONE) {
 			uint32_t ein = q > 0 ? c->path[q - 1] : CP_PAG_NONE;

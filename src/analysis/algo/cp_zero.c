@@ -161,12 +161,7 @@ static void zero_block(const struct cp_cuts *k, const struct cp_groups *gr,
 	for (uint32_t p = p0, v;; p++) {
 		uint64_t *tv = et + (size_t)((p - p0) & ring) * nl;
 
-		for (; fi < win->nfar && win->far[fi] >> 32 == p; fi++) {
-			const uint64_t *fv = far + (size_t)(uint32_t)win->far[fi] * nl;
-
-			for (uint32_t l = 0; l < nl; l++)
-				tv[l] = fv[l] > tv[l] ? fv[l] : tv[l];
-		}
+		fi = cp_cuts_win_merge_far(win, far, nl, p, fi, tv);
 		for (uint32_t l = 0; l < nl; l++)
 			if (tv[l] > len[l])
 				len[l] = tv[l];
