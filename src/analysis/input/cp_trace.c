@@ -793,7 +793,7 @@ const struct cp_trace_pub *cp_trace_find_pub(const struct cp_trace *t,
 					     uint32_t obj, uint64_t lo,
 					     uint64_t cnt)
 {
-	const struct cp_trace_pub *pb;
+	const struct cp_trace_pub *pb, *d;
 	uint32_t n, a = 0, b;
 
 	if (obj == 0 || obj >= t->nobjs || cnt == 0 || !t->pub)
@@ -801,8 +801,9 @@ const struct cp_trace_pub *cp_trace_find_pub(const struct cp_trace *t,
 	pb = t->pub + t->objs[obj].pub_off;
 	n = t->objs[obj].npub;
 	/* dense sequences (the normal case): direct index */
-	if (lo >= 1 && lo <= n && pb[lo - 1].seq == lo) {
-		a = (uint32_t)(lo - 1);
+	d = cp_trace_pub_slot(t, obj, lo);
+	if (d && d->seq == lo) {
+		a = (uint32_t)(d - pb);
 	} else {
 		b = n;
 		while (a < b) {

@@ -310,6 +310,21 @@ const struct cp_trace_pub *cp_trace_find_pub(const struct cp_trace *t,
 					     uint32_t obj, uint64_t lo,
 					     uint64_t cnt);
 
+/*
+ * Where the PUBLISH of sequence @lo of object @obj sits when the object's
+ * sequences are 1..npub (the dense case: the reader then placed each at
+ * its index), or NULL when @lo is out of that range or there is no
+ * table.  The entry's seq tells whether it is that publish.
+ */
+static inline const struct cp_trace_pub *cp_trace_pub_slot(
+	const struct cp_trace *t, uint32_t obj, uint64_t lo)
+{
+	if (!obj || obj >= t->nobjs || !t->pub || lo < 1 ||
+	    lo > t->objs[obj].npub)
+		return NULL;
+	return t->pub + t->objs[obj].pub_off + lo - 1;
+}
+
 /* How many vertices ahead a walk calls cp_trace_pub_prefetch. */
 #define CP_TRACE_PUB_AHEAD 16
 
@@ -325,20 +340,17 @@ static inline void cp_trace_pub_prefetch(const struct cp_trace *t,
 					 const struct cp_trace_thread *th,
 					 uint32_t i, unsigned kind)
 {
-	uint32_t obj;
-	uint64_t lo;
+	const struct cp_trace_pub *pb;
 
 	if (i >= th->nv || cp_tvert_kind(&th->v[i]) != kind)
 		return;
-	obj = th->v[i].obj;
-	lo = th->a[i].arg;
-	if (!obj || obj >= t->nobjs || !t->pub || lo < 1 ||
-	    lo > t->objs[obj].npub)
+	pb = cp_trace_pub_slot(t, th->v[i].obj, th->a[i].arg);
+	if (!pb)
 		return;
 	if (kind == CP_EV_PUBLISH)
-		cp_prefetch_write(t->pub + t->objs[obj].pub_off + lo - 1);
+		cp_prefetch_write(pb);
 	else
-		cp_prefetch_read(t->pub + t->objs[obj].pub_off + lo - 1);
+		cp_prefetch_read(pb);
 }
 
 /*
