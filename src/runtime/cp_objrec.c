@@ -95,12 +95,6 @@ static int match_key(struct cds_lfht_node *node, const void *key)
 	return r->key == *(const uintptr_t *)key;
 }
 
-/*
- * 8192 buckets to begin with (128 kB, made as fast as 1024): liburcu
- * grows the table only at eight records a bucket, and a program with
- * tens of thousands of locks would walk long chains at every insert until
- * then.  (Work-queue items are not kept here: cp_items.h.)
- */
 uintptr_t cp_objrec_hint_seal;
 
 /* A fresh seal for the record hints of this process (never 0, so that
@@ -115,6 +109,13 @@ static void new_hint_seal(void)
 	cp_objrec_hint_seal = s | 1;
 }
 
+/*
+ * 8192 buckets to begin with (128 kB, made as fast as 1024): liburcu
+ * grows the table only at eight records a bucket, and a program with
+ * tens of thousands of locks would walk long chains at every insert until
+ * then.  (Work-queue items are not kept here: cp_items.h.)  A new seal
+ * for the hints too: at start-up and in a forked child.
+ */
 int cp_objrec_init(void)
 {
 	new_hint_seal();
