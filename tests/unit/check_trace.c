@@ -12,6 +12,7 @@
 #include "cp_crc32c.h"
 #include "cp_par.h"
 #include "cp_trace.h"
+#include "cp_trd_event.h"
 #include "trace_synth.h"
 
 /*
@@ -552,6 +553,94 @@ START_TEST(test_trace_fuzz_never_crashes)
 }
 END_TEST
 
+/*
+ * The event decoder's two paths: an event far from its block's end is
+ * read without bound checks (the one- and two-byte values without a
+ * loop), one near it with them.  Random events, well formed or not
+ * (every op byte, values of 1 to 11 bytes, random bytes), decode the
+ * same way on both: the same outcome, reason, length and fields; and
+ * well-formed events give back the values that were encoded.
+ */
+START_TEST(test_trace_event_paths_agree)
+{
+	unsigned seed = 4242;
+	uint8_t buf[2 * CP_TRD_EV_MAX];
+	unsigned ok = 0, bad = 0, consumes = 0;
+
+	for (int iter = 0; iter < 200000; iter++) {
+		struct cp_trd_ev fe, ce;
+		const uint8_t *fp = buf, *cp = buf;
+		const char *fw, *cw;
+		bool hasw = rand_r(&seed) % 4 != 0;
+		uint64_t val[5] = { 0 };
+		size_t n = 1;
+
+		for (size_t i = 0; i < sizeof(buf); i++)
+			buf[i] = (uint8_t)rand_r(&seed);
+		if (rand_r(&seed) % 8) {
+			/* an event of a vertex kind, mostly well formed */
+			buf[0] = (uint8_t)(rand_r(&seed) % (CP_EV_SAMPLE + 1));
+			if (buf[0] == CP_EV_CONSUME && rand_r(&seed) % 2)
+				buf[0] |= CP_EVF_SHARED;
+			if (rand_r(&seed) % 2)
+				buf[0] |= CP_EVF_WAIT;
+			for (int v = 0; v < 5; v++) {
+				int bits = rand_r(&seed) % 65;
+
+				val[v] = bits ? ((uint64_t)rand_r(&seed) << 33 ^
+						 (uint64_t)rand_r(&seed) << 11 ^
+						 (uint64_t)rand_r(&seed)) >>
+						(64 - bits) : 0;
+				if (rand_r(&seed) % 64 == 0) {
+					/* too long: 11 bytes */
+					memset(buf + n, 0x80, 10);
+					buf[n + 10] = 0;
+					n += 11;
+				} else {
+					n = (size_t)(cp_uv_put(buf + n, val[v]) -
+						     buf);
+				}
+			}
+		}
+		if (n >= CP_TRD_EV_MAX)
+			continue;	/* five 10-byte values: no room left */
+		fw = cp_trd_decode_event(&fp, buf + sizeof(buf), hasw, &fe);
+		/* the same bytes ending where the event does (random bytes:
+		 * just short of the unchecked path's room) */
+		cw = cp_trd_decode_event(&cp, buf + (n > 1 ? n :
+						     CP_TRD_EV_MAX - 1),
+					 hasw, &ce);
+		ck_assert_msg((fw == NULL) == (cw == NULL) &&
+			      (!fw || !strcmp(fw, cw)),
+			      "iter %d: '%s' against '%s'", iter,
+			      fw ? fw : "ok", cw ? cw : "ok");
+		if (fw) {
+			bad++;
+			continue;
+		}
+		ok++;
+		ck_assert_int_eq(fp - buf, cp - buf);
+		ck_assert_int_eq(fe.op, ce.op);
+		ck_assert(fe.dt == ce.dt && fe.dwall == ce.dwall &&
+			  fe.a == ce.a && fe.b == ce.b && fe.c == ce.c);
+		if ((fe.op & CP_EV_KIND_MASK) == CP_EV_ENTER)
+			ck_assert(fe.sv == ce.sv);
+		/* a CONSUME with wall times reads all five values written */
+		if (n > 1 && hasw &&
+		    (fe.op & CP_EV_KIND_MASK) == CP_EV_CONSUME) {
+			ck_assert_int_eq(fp - buf, n);
+			ck_assert(fe.dt == val[0] && fe.dwall == val[1] &&
+				  fe.a == val[2] && fe.b == val[3] &&
+				  fe.c == val[4]);
+			consumes++;
+		}
+	}
+	ck_assert_msg(ok > 50000 && bad > 10000 && consumes > 1000,
+		      "%u decoded (%u CONSUMEs checked), %u refused", ok,
+		      consumes, bad);
+}
+END_TEST
+
 /* The outcome of parsing @buf (@n bytes) with @flags as a string of
  * everything the reader decided, for comparing two parses. */
 static char *parse_outcome(const uint8_t *buf, size_t n, unsigned flags)
@@ -883,6 +972,7 @@ static Suite *trace_suite(void)
 	tcase_add_test(tc, test_trace_sparse_sequences);
 	tcase_add_test(tc, test_trace_rejects_count_mismatch);
 	tcase_add_test(tc, test_trace_fuzz_never_crashes);
+	tcase_add_test(tc, test_trace_event_paths_agree);
 	tcase_add_test(tc, test_trace_both_cores_agree);
 	tcase_add_test(tc, test_trace_read_file_errors);
 	tcase_add_test(tc, test_trace_salvage_damaged_block);

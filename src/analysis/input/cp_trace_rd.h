@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "cp_trace.h"
+#include "cp_trd_event.h"
 
 /* Sizes of the on-disk structures, spelled out: the format is packed. */
 #define HDR_SIZE	64
@@ -112,14 +113,6 @@ struct cp_trd {
 	uint32_t cap_syms, cap_strs, cap_info;
 };
 
-/* One decoded event. */
-struct cp_trd_ev {
-	uint8_t op;
-	uint64_t dt, dwall;
-	uint64_t a, b, c;	/* payload values in order */
-	int64_t sv;		/* ENTER delta */
-};
-
 /*
  * Fail: "PATH: message (offset @off)" into the caller's error buffer.
  * Returns -1.
@@ -144,22 +137,6 @@ int cp_trd_vnote(struct cp_trd *r, uint32_t tid, uint32_t vi,
 /* File offset of vertex @vi of thread @tid (0 if not found): for
  * messages only, it decodes the thread's blocks again. */
 size_t cp_trd_vertex_offset(struct cp_trd *r, uint32_t tid, uint32_t vi);
-
-/*
- * Decode one event at *@pp (bounded by @end; @hasw: dwall present) into
- * @ev.  Returns NULL, or a static reason; *@pp is advanced on success.
- */
-const char *cp_trd_decode_event(const uint8_t **pp, const uint8_t *end,
-				bool hasw, struct cp_trd_ev *ev);
-
-/*
- * Check the payload of vertex @v (kind @k, decoded as @ev) and store it in
- * @v (arg, obj, cnt; @prev_addr: the block's previous ENTER address, kept
- * up to date).  Returns NULL, or why it is bad in @why.
- */
-const char *cp_trd_payload(struct cp_tev *v, unsigned k,
-			   const struct cp_trd_ev *ev, uint64_t *prev_addr,
-			   char *why, size_t whylen);
 
 /*
  * Salvage: make vertex @v (payload @a) inert, a FAIL of no object that

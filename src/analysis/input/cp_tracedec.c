@@ -23,100 +23,6 @@
 #include "cp_trace_rd.h"
 #include "cp_varint.h"
 
-/* Number of uvarint payload values of vertex kind @k (ENTER: 1 svarint). */
-static int payload_values(unsigned k)
-{
-	switch (k) {
-	case CP_EV_THREAD_START:
-	case CP_EV_THREAD_CREATE:
-	case CP_EV_THREAD_JOIN:
-	case CP_EV_REQUEST:
-	case CP_EV_FAIL:
-	case CP_EV_REGION_BEGIN:
-	case CP_EV_REGION_END:
-		return 1;
-	case CP_EV_PUBLISH:
-		return 2;
-	case CP_EV_CONSUME:
-		return 3;
-	case CP_EV_THREAD_EXIT:
-	case CP_EV_PROCESS_EXIT:
-	case CP_EV_LEAVE:
-	case CP_EV_CP_START:
-	case CP_EV_CP_STOP:
-	case CP_EV_SAMPLE:
-	case CP_EV_ENTER:
-		return 0;
-	default:
-		return -1;
-	}
-}
-
-/*
- * Decode one event at *pp (bounded by @end) into @ev.  Returns NULL or a
- * static reason; *pp is advanced on success.
- */
-const char *cp_trd_decode_event(const uint8_t **pp, const uint8_t *end,
-				       bool hasw, struct cp_trd_ev *ev)
-{
-	const uint8_t *p = *pp;
-	unsigned k;
-	int n;
-
-	if (p >= end)
-		return "event runs past the end of its block";
-	ev->op = *p++;
-	k = ev->op & CP_EV_KIND_MASK;
-	if ((ev->op & CP_EVF_SHARED) && k != CP_EV_CONSUME)
-		return "SHARED flag (bit 7) on an event that is not a CONSUME";
-	if (k >= CP_EV_META_FIRST) {
-		if (ev->op & CP_EVF_WAIT)
-			return "WAIT flag on a metadata event";
-		if (k == CP_EV_OBJ_DEF) {
-			if (cp_uv_get(&p, end, &ev->a))
-				return "bad varint in OBJ_DEF";
-			if (p >= end)
-				return "OBJ_DEF runs past the end of its block";
-			ev->b = *p++;
-			if (cp_uv_get(&p, end, &ev->c) ||
-			    cp_uv_get(&p, end, &ev->dt))
-				return "bad varint in OBJ_DEF";
-		} else if (k == CP_EV_OBJ_UNTRACK) {
-			if (cp_uv_get(&p, end, &ev->a))
-				return "bad varint in OBJ_UNTRACK";
-		} else {
-			return "unknown metadata event kind";
-		}
-		*pp = p;
-		return NULL;
-	}
-	n = payload_values(k);
-	if (n < 0)
-		return "unknown event kind";
-	if (cp_uv_get(&p, end, &ev->dt))
-		return "bad varint (dt)";
-	ev->dwall = 0;
-	if (hasw && cp_uv_get(&p, end, &ev->dwall))
-		return "bad varint (dwall)";
-	if (k == CP_EV_ENTER) {
-		if (cp_sv_get(&p, end, &ev->sv))
-			return "bad varint in ENTER";
-	}
-	/*
-	 * Straight into the fields, each by itself: decoded into an array
-	 * and copied out, the copy was one 16-byte load over two 8-byte
-	 * stores just made, which the processor cannot forward, and the
-	 * stall was two thirds of this function's time.
-	 */
-	ev->a = ev->b = ev->c = 0;
-	if ((n > 0 && cp_uv_get(&p, end, &ev->a)) ||
-	    (n > 1 && cp_uv_get(&p, end, &ev->b)) ||
-	    (n > 2 && cp_uv_get(&p, end, &ev->c)))
-		return "bad varint in event payload";
-	*pp = p;
-	return NULL;
-}
-
 /* ---- pass 2: decoding --------------------------------------------- */
 
 /* The op of an inert vertex that had op @op: a FAIL that keeps WAIT. */
@@ -155,72 +61,29 @@ static int cut_thread(struct cp_trd *r, uint32_t tid, size_t off,
 	return 0;
 }
 
-const char *cp_trd_payload(struct cp_tev *v, unsigned k,
-				  const struct cp_trd_ev *ev,
-				  uint64_t *prev_addr, char *why, size_t whylen)
+const char *cp_trd_payload_why(unsigned k, const struct cp_trd_ev *ev,
+			       char *why, size_t whylen)
 {
-	switch (k) {
-	case CP_EV_THREAD_START:
-	case CP_EV_THREAD_CREATE:
-	case CP_EV_THREAD_JOIN:
-		if (ev->a > UINT32_MAX)
-			goto bad_id;
-		v->arg = ev->a;
-		break;
-	case CP_EV_REGION_BEGIN:
-	case CP_EV_REGION_END:
-		if (ev->a > UINT32_MAX) {
-			snprintf(why, whylen, "%s of bad string id %" PRIu64,
-				 cp_trace_kind_name(k), ev->a);
-			return why;
-		}
-		v->arg = ev->a;
-		break;
-	case CP_EV_REQUEST:
-	case CP_EV_FAIL:
-	case CP_EV_PUBLISH:
-	case CP_EV_CONSUME:
-		/* object 0: none (a join's REQUEST, a dequeue of an item
-		 * never enqueued); never published or consumed */
-		if (ev->a >= UINT32_MAX ||
-		    (ev->a == 0 && (k == CP_EV_PUBLISH ||
-				    (k == CP_EV_CONSUME && ev->c)))) {
-			snprintf(why, whylen, "%s of bad object id %" PRIu64,
-				 cp_trace_kind_name(k), ev->a);
-			return why;
-		}
-		v->obj = (uint32_t)ev->a;
-		if (k == CP_EV_PUBLISH) {
-			if (ev->b == 0) {
-				snprintf(why, whylen,
-					 "PUBLISH of object %" PRIu64 " with sequence 0",
-					 ev->a);
-				return why;
-			}
-			v->arg = ev->b;
-		} else if (k == CP_EV_CONSUME) {
-			if (ev->c > UINT32_MAX ||
-			    (ev->c && (ev->b == 0 || ev->b + ev->c < ev->b))) {
-				snprintf(why, whylen,
-					 "CONSUME of object %" PRIu64 " with bad range %" PRIu64 "+%" PRIu64,
-					 ev->a, ev->b, ev->c);
-				return why;
-			}
-			v->arg = ev->b;
-			v->cnt = (uint32_t)ev->c;
-		}
-		break;
-	case CP_EV_ENTER:
-		*prev_addr += (uint64_t)ev->sv;
-		v->arg = *prev_addr;
-		break;
-	default:
-		break;
-	}
-	return NULL;
-bad_id:
-	snprintf(why, whylen, "%s of bad thread id %" PRIu64,
-		 cp_trace_kind_name(k), ev->a);
+	const char *kind = cp_trace_kind_name(k);
+
+	if (k == CP_EV_REGION_BEGIN || k == CP_EV_REGION_END)
+		snprintf(why, whylen, "%s of bad string id %" PRIu64, kind,
+			 ev->a);
+	else if (k == CP_EV_THREAD_START || k == CP_EV_THREAD_CREATE ||
+		 k == CP_EV_THREAD_JOIN)
+		snprintf(why, whylen, "%s of bad thread id %" PRIu64, kind,
+			 ev->a);
+	else if (ev->a >= UINT32_MAX ||
+		 (ev->a == 0 && (k == CP_EV_PUBLISH || k == CP_EV_CONSUME)))
+		snprintf(why, whylen, "%s of bad object id %" PRIu64, kind,
+			 ev->a);
+	else if (k == CP_EV_PUBLISH)
+		snprintf(why, whylen,
+			 "PUBLISH of object %" PRIu64 " with sequence 0", ev->a);
+	else
+		snprintf(why, whylen,
+			 "CONSUME of object %" PRIu64 " with bad range %" PRIu64 "+%" PRIu64,
+			 ev->a, ev->b, ev->c);
 	return why;
 }
 
