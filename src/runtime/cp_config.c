@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cp_fds.h"
 #include "cp_trace_format.h"
 
 void cp_warn(const char *fmt, ...)
@@ -21,8 +22,7 @@ void cp_warn(const char *fmt, ...)
 	if (n > (int)sizeof(buf) - 2)
 		n = (int)sizeof(buf) - 2;
 	buf[n++] = '\n';
-	if (write(2, buf, (size_t)n) < 0)
-		return;
+	cp_stderr_write(buf, (size_t)n);
 }
 
 static bool name_char(int c)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <unwind.h>
 
+#include "cp_fds.h"
 #include "cp_lock.h"
 #include "cp_runtime.h"
 #include "cp_sampler.h"
@@ -218,7 +219,6 @@ void cp_crash_exit(void)
 	cp_tls.guard++;
 	cp_trace_discard();
 	cp_tls.guard--;
-	if (!cp_rt.descendant && !cp_rt.forked_child && !cp_rt.cfg.quiet &&
-	    write(STDERR_FILENO, gone, sizeof(gone) - 1) < 0)
-		return;	/* nowhere to say it */
+	if (!cp_rt.descendant && !cp_rt.forked_child && !cp_rt.cfg.quiet)
+		cp_stderr_write(gone, sizeof(gone) - 1);
 }

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cp_fds.h"
 #include "cp_runtime.h"
 #include "cp_trace_format.h"
 
@@ -72,7 +73,7 @@ int cp_outfile_create(char *path, size_t len, bool is_default,
 		fd = open(path, flags | O_TRUNC, mode);
 		err = errno;
 		errno = saved;
-		return fd >= 0 ? fd : -err;
+		return fd >= 0 ? cp_fd_out_of_way(fd) : -err;
 	}
 	flags |= O_EXCL | O_NOFOLLOW;
 	fd = open(path, flags, mode);
@@ -93,5 +94,5 @@ int cp_outfile_create(char *path, size_t len, bool is_default,
 	}
 	err = errno;
 	errno = saved;
-	return fd >= 0 ? fd : -err;
+	return fd >= 0 ? cp_fd_out_of_way(fd) : -err;
 }

@@ -28,9 +28,10 @@
  * Create the output file @path (@len bytes of room) for writing, with
  * extra open flags @flags (O_APPEND...).  @is_default: @path is the
  * default name, which may be changed to the next free one (@what names the
- * file in that message: "trace", "report").  Returns the descriptor, or
- * -errno (-ELOOP: an explicit path is a symlink not to be followed).
- * Errno is preserved.  Any thread; start-up or exit.
+ * file in that message: "trace", "report").  Returns the descriptor (moved
+ * out of the program's way: cp_fds.h), or -errno (-ELOOP: an
+ * explicit path is a symlink not to be followed).  Errno is preserved.
+ * Any thread; start-up or exit.
  */
 int cp_outfile_create(char *path, size_t len, bool is_default,
 		      const char *what, int flags);

@@ -19,6 +19,7 @@
 
 #include "cp_alloc.h"
 #include "cp_emit.h"
+#include "cp_fds.h"
 #include "cp_items.h"
 #include "cp_lock.h"
 #include "cp_modules.h"
@@ -538,7 +539,11 @@ static void write_stderr(struct summary *s)
 
 	if (!o)
 		return;
-	o->fd = 2;
+	o->fd = cp_stderr_fd();
+	if (o->fd < 0) {	/* the program closed or moved its stderr */
+		cp_free(o);
+		return;
+	}
 	fmt_s(a, sizeof(a), len);
 	fmt_s(b, sizeof(b), s->elapsed);
 	sink_printf(o, "cpthread: critical path %s of %s elapsed (%s clock, "

@@ -42,6 +42,7 @@
 
 #include "cp_alloc.h"
 #include "cp_clock.h"
+#include "cp_fds.h"
 #include "cp_items.h"
 #include "cp_objrec.h"
 #include "cp_online.h"
@@ -304,6 +305,7 @@ static void cp_runtime_init(void)
 		return;
 	cp_initialized = true;
 	cp_tls.guard++;
+	cp_stderr_init();
 	cp_config_load(&cp_rt.cfg);
 	if (cp_rt.cfg.mode == CP_MODE_OFF)
 		goto out;

@@ -29,6 +29,7 @@
 
 #include "cp_alloc.h"
 #include "cp_clock.h"
+#include "cp_fds.h"
 #include "cp_modules.h"
 #include "cp_procs.h"
 #include "cp_runtime.h"
@@ -41,7 +42,6 @@
 #define CP_SMP_BUF	(32 * 1024)	/* a thread's sample buffer */
 /* Largest encoded sample: five varints, then the pc deltas. */
 #define CP_SMP_ROOM	((5 + CP_SAMPLE_MAX_DEPTH) * CP_VARINT_MAX)
-#define CP_SMP_FD_MIN	256	/* perf fds live above the program's */
 #define CP_SMP_SPINS	(1u << 24)	/* exit waits for a handler */
 /* The scheduler tick of Debian's kernels (CONFIG_HZ=250 on amd64 and
  * arm64); the kernel does not tell user space its tick. */
@@ -52,6 +52,7 @@ enum { SMP_IDLE, SMP_BUSY, SMP_CLOSED };
 struct cp_smp {
 	atomic_int state;	/* SMP_*: handler busy, or closed for good */
 	int fd;			/* perf event, -1 without */
+	struct cp_fd_id fd_id;	/* what @fd refers to (cp_fds.h) */
 	timer_t timer;
 	bool has_timer;
 	uint32_t tid;		/* trace thread id */
@@ -309,7 +310,7 @@ out:
 static int perf_open(void)
 {
 	struct perf_event_attr a;
-	int fd, hi;
+	int fd;
 
 	memset(&a, 0, sizeof(a));
 	a.type = PERF_TYPE_SOFTWARE;
@@ -324,14 +325,8 @@ static int perf_open(void)
 			  PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	/* Out of the way of a program that expects its next open() to
-	 * return a low number (before O_ASYNC: si_fd is this number). */
-	hi = fcntl(fd, F_DUPFD_CLOEXEC, CP_SMP_FD_MIN);
-	if (hi >= 0) {
-		close(fd);
-		fd = hi;
-	}
-	return fd;
+	/* before O_ASYNC: si_fd is this number */
+	return cp_fd_out_of_way(fd);
 }
 
 static int arm_perf(struct cp_smp *s)
@@ -348,6 +343,7 @@ static int arm_perf(struct cp_smp *s)
 		return err;
 	}
 	s->fd = fd;
+	cp_fd_id_of(fd, &s->fd_id);
 	if (ioctl(fd, PERF_EVENT_IOC_REFRESH, 1)) {
 		err = -errno;
 		s->fd = -1;
@@ -385,11 +381,12 @@ static int arm_timer(struct cp_smp *s)
 
 static void disarm(struct cp_smp *s)
 {
-	if (s->fd >= 0) {
+	/* not a file the program put on the event's number */
+	if (s->fd >= 0 && cp_fd_is(s->fd, &s->fd_id)) {
 		ioctl(s->fd, PERF_EVENT_IOC_DISABLE, 0);
 		close(s->fd);
-		s->fd = -1;
 	}
+	s->fd = -1;
 	if (s->has_timer) {
 		timer_delete(s->timer);
 		s->has_timer = false;
@@ -624,7 +621,7 @@ void cp_sampler_postfork_child(void)
 	/* The parent's events are its threads'; its buffers its samples. */
 	for (struct cp_smp *s = atomic_load(&cp_smp_all); s; s = s->next) {
 		atomic_store(&s->state, SMP_CLOSED);
-		if (s->fd >= 0)
+		if (s->fd >= 0 && cp_fd_is(s->fd, &s->fd_id))
 			close(s->fd);
 		s->fd = -1;
 		s->has_timer = false;	/* timers are not inherited */

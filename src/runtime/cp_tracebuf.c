@@ -16,6 +16,7 @@
 #include "cp_alloc.h"
 #include "cp_crash.h"
 #include "cp_crc32c.h"
+#include "cp_fds.h"
 #include "cp_lock.h"
 #include "cp_outfile.h"
 #include "cp_runtime.h"
@@ -54,6 +55,17 @@ static unsigned cp_nat_crash;
 /* 0: no crash flush yet; 1: one is running; 2: done. */
 static int cp_crash_state;
 
+/* The trace file as it was opened: the program may put a file of its
+ * own on the trace's number (dup2, or closefrom and many opens), which
+ * the tracer must then neither write, unlink nor close (cp_fds.h). */
+static struct cp_fd_id cp_trace_id;
+
+/* Whether cp_rt.trace_fd is still the trace file.  Async-signal-safe. */
+static bool trace_fd_ours(void)
+{
+	return cp_fd_is(cp_rt.trace_fd, &cp_trace_id);
+}
+
 int cp_trace_error(void)
 {
 	return __atomic_load_n(&cp_trace_err, __ATOMIC_ACQUIRE);
@@ -72,7 +84,8 @@ static void trace_failed(int err, bool quiet)
 		return;
 	if (!quiet)
 		cp_warn("cannot write the trace %s: %s; the rest of the run is "
-			"not traced", cp_rt.trace_path, strerror(err));
+			"not traced", cp_rt.trace_path, err == EBADF ?
+			"the program closed its descriptor" : strerror(err));
 }
 
 /*
@@ -92,6 +105,8 @@ static int append(struct iovec *iov, int n)
 		return -EBADF;
 	if (cp_trace_error())
 		return -cp_trace_error();
+	if (!trace_fd_ours())
+		return -EBADF;
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	while (n > 0) {
 		ssize_t w;
@@ -172,6 +187,7 @@ int cp_trace_open(void)
 			       !cp_rt.cfg.trace_tmpl[0], "trace", O_APPEND);
 	if (fd < 0)
 		return fd;
+	cp_fd_id_of(fd, &cp_trace_id);
 	/* a fork child starts a new file: the parent's buffers are not its */
 	for (struct cp_tracebuf *tb = cp_tb_all; tb; tb = tb->all_next)
 		__atomic_store_n(&tb->state, CP_TB_FREE, __ATOMIC_RELEASE);
@@ -726,12 +742,14 @@ void cp_trace_discard(void)
 			link[sizeof(dir) - 1 + i] = digits[nd - 1 - i];
 		link[sizeof(dir) - 1 + nd] = '\0';
 	}
-	n = readlink(link, path, sizeof(path) - 1);
-	if (n > 0 && path[0] == '/') {
-		path[n] = '\0';
-		unlink(path);
+	if (trace_fd_ours()) {
+		n = readlink(link, path, sizeof(path) - 1);
+		if (n > 0 && path[0] == '/') {
+			path[n] = '\0';
+			unlink(path);
+		}
+		close(cp_rt.trace_fd);
 	}
-	close(cp_rt.trace_fd);
 	cp_rt.trace_fd = -1;
 	errno = saved;
 }
@@ -782,7 +800,9 @@ void cp_trace_finish(struct cp_thread *all, uint64_t online_len)
 	end.online_len_ns = online_len;
 	end.nevents = __atomic_load_n(&cp_tb_written, __ATOMIC_ACQUIRE);
 	write_block(CP_BLOCK_END, 0, &end, sizeof(end));
-	if (close(cp_rt.trace_fd) && errno != EINTR)
+	if (!trace_fd_ours())
+		trace_failed(EBADF, false);
+	else if (close(cp_rt.trace_fd) && errno != EINTR)
 		trace_failed(errno, false);
 	cp_rt.trace_fd = -1;
 	if (cp_trace_error())

@@ -7,7 +7,8 @@
  * reference, and the preloaded, linked and statically linked builds must
  * print the same in online and trace mode.  The robustness programs do
  * what tracers tend to break on (exit() from a thread, fork, thousands of
- * threads, detached threads) and must print what they print bare, exit
+ * threads, detached threads, a file of the program's on descriptor 2)
+ * and must print what they print bare, exit
  * with the same status, and leave a valid report.  Bad configuration must
  * cost one line on stderr and nothing else.
  */
@@ -179,6 +180,68 @@ START_TEST(test_preserve_exit_from_thread)
 		expect_report(what, &r, 4);
 		cpt_run_free(&r);
 	}
+	cpt_run_free(&bare);
+}
+END_TEST
+
+/* The contents of file @name in run directory @dir (malloc'd; "" when
+ * it cannot be read). */
+static char *run_file(const char *dir, const char *name)
+{
+	char path[512], *buf = NULL;
+	size_t len = 0;
+	FILE *f, *m = open_memstream(&buf, &len);
+	int ch;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	while (f && (ch = fgetc(f)) != EOF)
+		fputc(ch, m);
+	if (f)
+		fclose(f);
+	fclose(m);
+	return buf;
+}
+
+/*
+ * A program whose own file takes the number of a descriptor the tracer
+ * writes: descriptor 2 (it closed its stderr, or started with it
+ * closed), or those of the tracer's own (dup2 onto them).  The file holds
+ * the program's line and nothing of the tracer's summary or trace,
+ * preloaded, linked and static, online and trace; output and exit as
+ * bare, and a report with its 3 threads.
+ */
+START_TEST(test_preserve_stderr_taken)
+{
+	static const char *const hows[] = { "reopen", "closed", "dup2" };
+	const struct preserve_combo *c = &pcombos[_i % NPCOMBOS];
+	const char *how = hows[_i / NPCOMBOS];
+	const char *args[] = { how, "own.txt", NULL };
+	char env_mode[64], what[128], *want, *got;
+	const char *env[] = { env_mode, NULL };
+	struct cpt_run bare, r;
+
+	snprintf(env_mode, sizeof(env_mode), "CPTHREAD_MODE=%s", c->mode);
+	snprintf(what, sizeof(what), "robust_stderr %s %s %s", how,
+		 cpt_variant_name(c->v), c->mode);
+	run_bare(&bare, "robust_stderr", args);
+	want = run_file(bare.dir, "own.txt");
+	ck_assert_msg(cpt_run_exit_code(&bare) == 0 &&
+		      strstr(bare.out, strcmp(how, "dup2") ? "descriptor 2,"
+				 : "own file on descriptor") &&
+		      !strcmp(want, "robust_stderr: the program's own line\n"),
+		      "robust_stderr bare: exit %d, stdout %.200s, file %.200s",
+		      cpt_run_exit_code(&bare), bare.out, want);
+	ck_assert_int_eq(cpt_run_workload(&r, "robust_stderr", c->v, args,
+					  env, TIMEOUT), 0);
+	expect_same_behaviour(what, &bare, &r);
+	got = run_file(r.dir, "own.txt");
+	ck_assert_msg(!strcmp(got, want), "%s: the program's file holds "
+		      "\"%.400s\"", what, got);
+	expect_report(what, &r, 3);
+	free(got);
+	free(want);
+	cpt_run_free(&r);
 	cpt_run_free(&bare);
 }
 END_TEST
@@ -418,6 +481,7 @@ static Suite *preserve_suite(void)
 	tcase_add_test(tc, test_preserve_fork);
 	tcase_add_loop_test(tc, test_preserve_many_threads, 0, NPCOMBOS);
 	tcase_add_test(tc, test_preserve_detached);
+	tcase_add_loop_test(tc, test_preserve_stderr_taken, 0, 3 * NPCOMBOS);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("configuration");

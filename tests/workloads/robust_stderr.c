@@ -1,0 +1,75 @@
+/*
+ * robust_stderr.c - a program whose own file takes descriptor 2.
+ *
+ *   robust_stderr reopen FILE   closes its stderr, opens FILE (which gets
+ *                               the lowest free number: 2), runs two
+ *                               threads over a mutex, writes one line to
+ *                               FILE and exits 0;
+ *   robust_stderr closed FILE   closes its stderr and runs itself again
+ *                               ("reopen"), so that the tracer starts
+ *                               with descriptor 2 already closed;
+ *   robust_stderr dup2 FILE     keeps its stderr, but puts copies of
+ *                               FILE's descriptor on numbers 256-287,
+ *                               where the tracer keeps its own (which
+ *                               dup2 closes), then as "reopen".
+ *
+ * FILE must hold exactly the program's line afterwards: the tracer's
+ * summary and warnings go to the stderr the program started with, and
+ * nowhere once the program has closed it; its trace goes to the trace
+ * file, and nowhere once the program has taken its descriptor.  stdout
+ * says where FILE landed.
+ */
+#include "wl.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long count;
+
+static void *worker(void *arg)
+{
+	for (int i = 0; i < 2000; i++) {
+		WL_OK(pthread_mutex_lock(&m));
+		count++;
+		WL_OK(pthread_mutex_unlock(&m));
+	}
+	return arg;
+}
+
+int main(int argc, char **argv)
+{
+	static const char line[] = "robust_stderr: the program's own line\n";
+	pthread_t t[2];
+	int fd = -1;
+
+	if (argc != 3)
+		return 2;
+	if (!strcmp(argv[1], "dup2")) {
+		fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		for (int k = 256; k < 288; k++)
+			if (dup2(fd, k) != k)
+				return 5;
+	} else {
+		close(2);
+	}
+	if (!strcmp(argv[1], "closed")) {
+		char *again[] = { argv[0], "reopen", argv[2], NULL };
+
+		execv("/proc/self/exe", again);
+		return 3;
+	}
+	if (strcmp(argv[1], "dup2"))
+		fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	for (int i = 0; i < 2; i++)
+		WL_OK(pthread_create(&t[i], NULL, worker, NULL));
+	for (int i = 0; i < 2; i++)
+		WL_OK(pthread_join(t[i], NULL));
+	if (write(fd, line, sizeof(line) - 1) != (ssize_t)sizeof(line) - 1)
+		return 4;
+	printf("own file on descriptor %d, count %lu\n", fd, count);
+	for (int k = 256; k < 288 && !strcmp(argv[1], "dup2"); k++)
+		if (close(k))
+			return 6;
+	return 0;
+}
