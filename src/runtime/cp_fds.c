@@ -6,8 +6,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
+
+/* The kernel's signal set size: the mask calls go to the kernel directly,
+ * the program's pthread_sigmask and sigtimedwait being wrapped. */
+#define KSIGSET (_NSIG / 8)
 
 /* What descriptor 2 was at start-up; written before any thread. */
 static struct cp_fd_id stderr_at_start;
@@ -45,6 +52,45 @@ bool cp_fd_is(int fd, const struct cp_fd_id *id)
 	return now.open && now.dev == id->dev && now.ino == id->ino;
 }
 
+int cp_fd_write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+	sigset_t quiet, old, before;
+	int saved = errno, err = 0;
+
+	sigemptyset(&quiet);
+	sigaddset(&quiet, SIGPIPE);
+	sigaddset(&quiet, SIGXFSZ);
+	syscall(SYS_rt_sigpending, &before, KSIGSET);
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &quiet, &old, KSIGSET);
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			err = w < 0 ? errno : EIO;
+			break;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	if (err == EPIPE || err == EFBIG) {
+		int sig = err == EPIPE ? SIGPIPE : SIGXFSZ;
+		struct timespec now = { 0, 0 };
+		sigset_t one;
+
+		sigemptyset(&one);
+		sigaddset(&one, sig);
+		if (!sigismember(&before, sig))	/* ours: taken back */
+			syscall(SYS_rt_sigtimedwait, &one, NULL, &now,
+				KSIGSET);
+	}
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, KSIGSET);
+	errno = saved;
+	return err;
+}
+
 void cp_stderr_init(void)
 {
 	cp_fd_id_of(2, &stderr_at_start);
@@ -57,17 +103,8 @@ int cp_stderr_fd(void)
 
 void cp_stderr_write(const char *buf, size_t n)
 {
-	int saved = errno, fd = cp_stderr_fd();
+	int fd = cp_stderr_fd();
 
-	while (fd >= 0 && n > 0) {
-		ssize_t w = write(fd, buf, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		buf += w;
-		n -= (size_t)w;
-	}
-	errno = saved;
+	if (fd >= 0)
+		(void)cp_fd_write_all(fd, buf, n);
 }

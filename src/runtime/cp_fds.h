@@ -19,7 +19,11 @@
  *     at start-up, and nowhere once descriptor 2 is another file or
  *     closed: a program that moved its stderr to a log or to /dev/null,
  *     or opened a file of its own on number 2, hears nothing from the
- *     tracer after that (cp_stderr_write).
+ *     tracer after that (cp_stderr_write);
+ *   - its writes raise no signal in the program: a stderr that is a pipe
+ *     nobody reads any more (`prog 2>&1 | head -1`) would otherwise kill
+ *     the program with SIGPIPE at exit, a report over the file size limit
+ *     with SIGXFSZ (cp_fd_write_all).
  *
  * Async-signal-safe (fcntl, fstat, write and close only): the crash paths
  * use all of it.
@@ -52,6 +56,13 @@ void cp_fd_id_of(int fd, struct cp_fd_id *id);
 /* Whether @fd still refers to the file of @id (false when @id was not
  * open).  Errno is preserved.  Any thread. */
 bool cp_fd_is(int fd, const struct cp_fd_id *id);
+
+/* Write @n bytes at @buf to @fd, continuing after short writes, with
+ * SIGPIPE and SIGXFSZ held in the calling thread: one the write raises is
+ * taken back (unless the program had one pending already), so the write
+ * just fails with EPIPE or EFBIG.  0, or the errno of the failure.  Errno
+ * is preserved.  Any thread. */
+int cp_fd_write_all(int fd, const void *buf, size_t n);
 
 /* Note what descriptor 2 is: at start-up, in the runtime's constructor
  * before any message (an exec starts afresh; a fork child keeps it). */

@@ -137,21 +137,9 @@ struct fdsink {
 
 static void sink_flush(struct fdsink *s)
 {
-	size_t off = 0;
-
-	while (off < s->n && !s->failed) {
-		ssize_t w;
-
-		cp_tb_writing++;	/* a SIGXFSZ/SIGPIPE of ours: ignored */
-		w = write(s->fd, s->buf + off, s->n - off);
-		cp_tb_writing--;
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			s->failed = true;
-			s->err = w < 0 ? errno : EIO;
-		} else
-			off += (size_t)w;
+	if (!s->failed && s->n) {
+		s->err = cp_fd_write_all(s->fd, s->buf, s->n);
+		s->failed = s->err != 0;
 	}
 	s->n = 0;
 }

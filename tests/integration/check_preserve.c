@@ -206,14 +206,16 @@ static char *run_file(const char *dir, const char *name)
 /*
  * A program whose own file takes the number of a descriptor the tracer
  * writes: descriptor 2 (it closed its stderr, or started with it
- * closed), or those of the tracer's own (dup2 onto them).  The file holds
- * the program's line and nothing of the tracer's summary or trace,
- * preloaded, linked and static, online and trace; output and exit as
- * bare, and a report with its 3 threads.
+ * closed), or those of the tracer's own (dup2 onto them); or whose
+ * stderr is a pipe nobody reads.  The file holds the program's line and
+ * nothing of the tracer's summary or trace, preloaded, linked and
+ * static, online and trace; output and exit as bare (no SIGPIPE), and a
+ * report with its 3 threads.
  */
 START_TEST(test_preserve_stderr_taken)
 {
-	static const char *const hows[] = { "reopen", "closed", "dup2" };
+	static const char *const hows[] = { "reopen", "closed", "dup2",
+					    "pipe" };
 	const struct preserve_combo *c = &pcombos[_i % NPCOMBOS];
 	const char *how = hows[_i / NPCOMBOS];
 	const char *args[] = { how, "own.txt", NULL };
@@ -227,7 +229,7 @@ START_TEST(test_preserve_stderr_taken)
 	run_bare(&bare, "robust_stderr", args);
 	want = run_file(bare.dir, "own.txt");
 	ck_assert_msg(cpt_run_exit_code(&bare) == 0 &&
-		      strstr(bare.out, strcmp(how, "dup2") ? "descriptor 2,"
+		      strstr(bare.out, _i < 2 * NPCOMBOS ? "descriptor 2,"
 				 : "own file on descriptor") &&
 		      !strcmp(want, "robust_stderr: the program's own line\n"),
 		      "robust_stderr bare: exit %d, stdout %.200s, file %.200s",
@@ -481,7 +483,7 @@ static Suite *preserve_suite(void)
 	tcase_add_test(tc, test_preserve_fork);
 	tcase_add_loop_test(tc, test_preserve_many_threads, 0, NPCOMBOS);
 	tcase_add_test(tc, test_preserve_detached);
-	tcase_add_loop_test(tc, test_preserve_stderr_taken, 0, 3 * NPCOMBOS);
+	tcase_add_loop_test(tc, test_preserve_stderr_taken, 0, 4 * NPCOMBOS);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("configuration");

@@ -11,17 +11,24 @@
  *   robust_stderr dup2 FILE     keeps its stderr, but puts copies of
  *                               FILE's descriptor on numbers 256-287,
  *                               where the tracer keeps its own (which
- *                               dup2 closes), then as "reopen".
+ *                               dup2 closes), then as "reopen";
+ *   robust_stderr pipe FILE     makes its stderr a pipe nobody reads
+ *                               and runs itself again ("piped": as
+ *                               "reopen" but with that stderr kept), so
+ *                               that a line on stderr raises SIGPIPE,
+ *                               whose default disposition kills.
  *
  * FILE must hold exactly the program's line afterwards: the tracer's
  * summary and warnings go to the stderr the program started with, and
  * nowhere once the program has closed it; its trace goes to the trace
- * file, and nowhere once the program has taken its descriptor.  stdout
- * says where FILE landed.
+ * file, and nowhere once the program has taken its descriptor; and a
+ * stderr nobody reads does not kill the program.  stdout says where FILE
+ * landed.
  */
 #include "wl.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
@@ -45,12 +52,24 @@ int main(int argc, char **argv)
 
 	if (argc != 3)
 		return 2;
+	if (!strcmp(argv[1], "pipe")) {
+		char *again[] = { argv[0], "piped", argv[2], NULL };
+		int p[2];
+
+		if (pipe(p) || dup2(p[1], 2) != 2)
+			return 7;
+		close(p[0]);
+		close(p[1]);
+		signal(SIGPIPE, SIG_DFL);
+		execv("/proc/self/exe", again);
+		return 3;
+	}
 	if (!strcmp(argv[1], "dup2")) {
 		fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		for (int k = 256; k < 288; k++)
 			if (dup2(fd, k) != k)
 				return 5;
-	} else {
+	} else if (strcmp(argv[1], "piped")) {
 		close(2);
 	}
 	if (!strcmp(argv[1], "closed")) {
