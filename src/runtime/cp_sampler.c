@@ -489,6 +489,9 @@ static void crash_flush(void);
 
 enum cp_sampler_kind cp_sampler_init(void)
 {
+	/* signals a fault in the handler raises (synchronous) */
+	static const int faults[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+				      SIGTRAP, SIGSYS, SIGABRT };
 	struct sigaction sa;
 
 	cp_smp_kind = CP_SAMPLER_NONE;
@@ -506,7 +509,16 @@ enum cp_sampler_kind cp_sampler_init(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_signal;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
+	/* Every signal of the program waits until the handler is done, so
+	 * that the program's handlers find the program where it was, never
+	 * in this one: a CPU-time timer of the program's (gprof's SIGPROF)
+	 * fires at the same tick as the sampler's, and the thread's own
+	 * signal is delivered first, then the process's on top of it.  A
+	 * fault raised in the handler stays deliverable: the crash paths
+	 * see it (blocked, the kernel would kill without them). */
+	sigfillset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+		sigdelset(&sa.sa_mask, faults[i]);
 	if (sigaction(cp_smp_sig, &sa, NULL)) {
 		cp_warn("cannot install the sampler's handler (%s); no "
 			"sampling", strerror(errno));

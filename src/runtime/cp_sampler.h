@@ -40,8 +40,11 @@
  * real-time signal of its own, SA_RESTART, which the program cannot block:
  * wrap_signal.c leaves it out of the masks the program sets and shows the
  * program the masks it asked for; only sigsuspend-like calls' temporary
- * masks may block it, while the thread sleeps), its SIGPROF and setitimer
- * timers, errno; fds
+ * masks may block it, while the thread sleeps; the handler holds every
+ * other signal but the faults while it runs, so the program's handlers
+ * never find the program inside it), its SIGPROF and setitimer timers
+ * (under timer sampling a SIGPROF due while the handler runs goes to
+ * another thread: README, "Sampling"), errno; fds
  * are close-on-exec and timers die at exec; a forked child closes the
  * parent's events and samples itself.
  *

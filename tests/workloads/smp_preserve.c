@@ -8,8 +8,12 @@
  *            a thread burns 300 ms of CPU: the handler and the timer's
  *            interval are still its own, signals came, and none comes once
  *            the timer is off (50 ms more of CPU).  Prints "sigprof COUNT
- *            CPU_MS".  (How many come is the kernel's business: bare, on a
- *            loaded virtual machine, 300 ms of CPU gave 16 to 39.)
+ *            CPU_MS INPROG": INPROG of the COUNT signals found the thread
+ *            in the program's own code (the burn loop), as gprof's
+ *            histogram needs; a tracer's handler running when the signal
+ *            came would be where the handler found it.  (How many come is
+ *            the kernel's business: bare, on a loaded virtual machine,
+ *            300 ms of CPU gave 16 to 39.)
  *   eintr    a thread burns 5 ms of CPU then blocks in poll() (which the
  *            kernel never restarts after a handler: a sampling signal
  *            delivered there would give EINTR) and read() on a pipe, 20
@@ -21,6 +25,12 @@
  *            (smp_plugin.c) and burns 200 ms in its plugin_burn().
  *   exec     burns 20 ms, then execs itself in mode "execd" without the
  *            tracer (LD_PRELOAD and CPTHREAD_* removed).
+ *   holds    burns 20 ms (the sampler is set up), then reads the kernel's
+ *            own record of each real-time signal's handler (the system
+ *            call, past any wrapper) and prints "holds N" for every one
+ *            with a handler: N of SIGPROF, SIGALRM, SIGVTALRM, SIGUSR1
+ *            and SIGCHLD it holds while it runs, and "faults N": how many
+ *            of SIGSEGV and SIGBUS it holds.
  *   execd    checks that nothing of the tracer survived the exec: no signal
  *            pending, every real-time signal's disposition the default;
  *            prints "fds N" (how many fds above 2 are open, for the test
@@ -30,11 +40,14 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <link.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #define NOINL __attribute__((noinline, noclone))
@@ -43,7 +56,9 @@
 void f(unsigned ms);
 
 static volatile unsigned sink;
-static volatile sig_atomic_t prof_count;
+static volatile sig_atomic_t prof_count, prof_inprog;
+/* The executable's code, where its SIGPROF counts a hit (mode_sigprof). */
+static uintptr_t text_lo, text_hi;
 
 static NOINL void spin(unsigned ms)
 {
@@ -70,10 +85,46 @@ static void fail(const char *what)
 
 /* ---- sigprof ---- */
 
-static void on_prof(int sig)
+/* The executable's first executable segment into text_lo..text_hi. */
+static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
 {
+	(void)size;
+	(void)arg;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			text_lo = info->dlpi_addr + ph->p_vaddr;
+			text_hi = text_lo + ph->p_memsz;
+			return 1;
+		}
+	}
+	return 1;	/* the first object is the executable */
+}
+
+/* Where the signal found the thread, as gprof's handler reads it. */
+static uintptr_t interrupted_pc(const void *ctx)
+{
+	const ucontext_t *uc = ctx;
+
+#if defined(__x86_64__)
+	return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+	return (uintptr_t)uc->uc_mcontext.pc;
+#else
+	(void)uc;
+	return text_lo;
+#endif
+}
+
+static void on_prof(int sig, siginfo_t *si, void *ctx)
+{
+	uintptr_t pc = interrupted_pc(ctx);
+
 	(void)sig;
+	(void)si;
 	prof_count++;
+	prof_inprog += pc >= text_lo && pc < text_hi;
 }
 
 static void *burn_300(void *arg)
@@ -94,9 +145,10 @@ static int mode_sigprof(void)
 	double cpu_ms;
 	int after;
 
+	dl_iterate_phdr(find_text, NULL);
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_prof;
-	sa.sa_flags = SA_RESTART;
+	sa.sa_sigaction = on_prof;
+	sa.sa_flags = SA_RESTART | SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGPROF, &sa, NULL) || setitimer(ITIMER_PROF, &it, NULL))
 		fail("cannot set up SIGPROF");
@@ -108,9 +160,10 @@ static int mode_sigprof(void)
 	getrusage(RUSAGE_SELF, &ru);
 	cpu_ms = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
 		 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
-	if (sigaction(SIGPROF, NULL, &now) || now.sa_handler != on_prof)
+	if (sigaction(SIGPROF, NULL, &now) || now.sa_sigaction != on_prof)
 		fail("the SIGPROF handler is no longer the program's");
-	printf("sigprof %d %.1f\n", (int)prof_count, cpu_ms);
+	printf("sigprof %d %.1f %d\n", (int)prof_count, cpu_ms,
+	       (int)prof_inprog);
 	if (prof_count == 0)
 		fail("no SIGPROF came");
 	after = prof_count;
@@ -255,6 +308,39 @@ static int mode_execd(void)
 	return 0;
 }
 
+/* ---- holds ---- */
+
+/* The kernel's struct sigaction (rt_sigaction), on x86-64 and arm64. */
+struct ksigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	uint64_t mask;
+};
+
+static int mode_holds(void)
+{
+	static const int held[] = { SIGPROF, SIGALRM, SIGVTALRM, SIGUSR1,
+				    SIGCHLD };
+
+	spin(20);
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++) {
+		struct ksigaction ka;
+		int n = 0;
+
+		if (syscall(SYS_rt_sigaction, sig, NULL, &ka, 8) ||
+		    ka.handler == (void *)SIG_DFL ||
+		    ka.handler == (void *)SIG_IGN)
+			continue;
+		for (size_t i = 0; i < sizeof(held) / sizeof(held[0]); i++)
+			n += (ka.mask >> (held[i] - 1)) & 1;
+		printf("holds %d faults %d\n", n,
+		       (int)((ka.mask >> (SIGSEGV - 1)) & 1) +
+		       (int)((ka.mask >> (SIGBUS - 1)) & 1));
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -272,7 +358,10 @@ int main(int argc, char **argv)
 		return mode_exec(argv[0]);
 	if (!strcmp(mode, "execd"))
 		return mode_execd();
-	fprintf(stderr, "usage: %s sigprof|eintr|fork|dlopen PATH|exec\n",
+	if (!strcmp(mode, "holds"))
+		return mode_holds();
+	fprintf(stderr, "usage: %s sigprof|eintr|fork|dlopen PATH|exec|"
+		"holds\n",
 		argv[0]);
 	return 2;
 }
