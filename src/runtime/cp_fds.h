@@ -25,8 +25,8 @@
  *     the program with SIGPIPE at exit, a report over the file size limit
  *     with SIGXFSZ (cp_fd_write_all).
  *
- * Async-signal-safe (fcntl, fstat, write and close only): the crash paths
- * use all of it.
+ * Async-signal-safe (fcntl, fstat, write, close and the signal-mask
+ * system calls only): the crash paths use all of it.
  */
 #ifndef CP_FDS_H
 #define CP_FDS_H
