@@ -16,6 +16,14 @@
  * the program's pthread_sigmask and sigtimedwait being wrapped. */
 #define KSIGSET (_NSIG / 8)
 
+/* System call @nr with four arguments, given as the six that syscall()
+ * reads (its variadic implementations, glibc's and any shim's, read six:
+ * fewer would have them read the caller's stack). */
+static long sys4(long nr, long a, long b, long c, long d)
+{
+	return syscall(nr, a, b, c, d, 0L, 0L);
+}
+
 /* What descriptor 2 was at start-up; written before any thread. */
 static struct cp_fd_id stderr_at_start;
 
@@ -61,8 +69,8 @@ int cp_fd_write_all(int fd, const void *buf, size_t n)
 	sigemptyset(&quiet);
 	sigaddset(&quiet, SIGPIPE);
 	sigaddset(&quiet, SIGXFSZ);
-	syscall(SYS_rt_sigpending, &before, KSIGSET);
-	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &quiet, &old, KSIGSET);
+	sys4(SYS_rt_sigpending, (long)&before, KSIGSET, 0, 0);
+	sys4(SYS_rt_sigprocmask, SIG_BLOCK, (long)&quiet, (long)&old, KSIGSET);
 	while (n > 0) {
 		ssize_t w = write(fd, p, n);
 
@@ -83,10 +91,10 @@ int cp_fd_write_all(int fd, const void *buf, size_t n)
 		sigemptyset(&one);
 		sigaddset(&one, sig);
 		if (!sigismember(&before, sig))	/* ours: taken back */
-			syscall(SYS_rt_sigtimedwait, &one, NULL, &now,
-				KSIGSET);
+			sys4(SYS_rt_sigtimedwait, (long)&one, 0, (long)&now,
+			     KSIGSET);
 	}
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, KSIGSET);
+	sys4(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, KSIGSET);
 	errno = saved;
 	return err;
 }

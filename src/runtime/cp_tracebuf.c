@@ -71,6 +71,13 @@ int cp_trace_error(void)
 	return __atomic_load_n(&cp_trace_err, __ATOMIC_ACQUIRE);
 }
 
+/* What write error @err means, for the messages. */
+static const char *trace_err_text(int err)
+{
+	return err == EBADF ? "the program closed its descriptor" :
+			      strerror(err);
+}
+
 /*
  * Record write error @err; the first one is said on stderr unless
  * @quiet (a signal handler).  Any thread.
@@ -84,8 +91,7 @@ static void trace_failed(int err, bool quiet)
 		return;
 	if (!quiet)
 		cp_warn("cannot write the trace %s: %s; the rest of the run is "
-			"not traced", cp_rt.trace_path, err == EBADF ?
-			"the program closed its descriptor" : strerror(err));
+			"not traced", cp_rt.trace_path, trace_err_text(err));
 }
 
 /*
@@ -808,7 +814,7 @@ void cp_trace_finish(struct cp_thread *all, uint64_t online_len)
 	if (cp_trace_error())
 		cp_warn("the trace %s is incomplete (%s): cpt report reads it "
 			"up to its last complete block", cp_rt.trace_path,
-			strerror(cp_trace_error()));
+			trace_err_text(cp_trace_error()));
 	else if (!cp_rt.cfg.quiet)
 		cp_warn("trace written to %s (cpt report %s)",
 			cp_rt.trace_path, cp_rt.trace_path);
