@@ -9,9 +9,11 @@ set -euo pipefail
 # report names it as untraced.  libdw-dev, libelf-dev: symbols and DWARF
 # for the sampled profiles.  clang-14, libclang-rt-14-dev: the sanitizer
 # and fuzzing stages of scripts/test.sh (ASan, UBSan, TSan, libFuzzer).
+# locales: the locale sources from which check_preserve compiles de_DE (a
+# decimal comma) for a traced program, whose report must stay JSON.
 pkgs=(build-essential cmake pkg-config liburcu-dev libjemalloc-dev check
       libjansson-dev libdw-dev libelf-dev binutils python3 chromium
-      libomp-dev clang-14 libclang-rt-14-dev xz-utils zstd pigz)
+      libomp-dev clang-14 libclang-rt-14-dev xz-utils zstd pigz locales)
 
 missing=()
 for p in "${pkgs[@]}"; do

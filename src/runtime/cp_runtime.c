@@ -33,6 +33,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <locale.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -296,6 +297,14 @@ static void cp_runtime_stop(void)
 	cp_rt.tracing = false;
 }
 
+/*
+ * The C locale, in which the report and the summary are written at exit
+ * (cp_runtime_finish): a program may have chosen one whose decimal point
+ * is a comma (setlocale(LC_ALL, "") under LANG=de_DE.UTF-8), which put
+ * "1,63" into the JSON report.  (locale_t)0 when it could not be had.
+ */
+static locale_t cp_c_locale;
+
 __attribute__((constructor(102)))
 static void cp_runtime_init(void)
 {
@@ -306,6 +315,7 @@ static void cp_runtime_init(void)
 	cp_initialized = true;
 	cp_tls.guard++;
 	cp_stderr_init();
+	cp_c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
 	cp_config_load(&cp_rt.cfg);
 	if (cp_rt.cfg.mode == CP_MODE_OFF)
 		goto out;
@@ -403,11 +413,14 @@ bool cp_runtime_saw_nothing(void)
 void cp_runtime_finish(void)
 {
 	struct cp_thread *t;
+	locale_t prev;
 	int saved = errno;
 
 	if (!cp_rt.tracing || atomic_exchange(&cp_finished, true))
 		return;
 	cp_tls.guard++;
+	/* the figures in the C locale's notation, whatever the program's */
+	prev = cp_c_locale ? uselocale(cp_c_locale) : (locale_t)0;
 	t = cp_tls.self;
 	cp_runtime_stop();	/* other threads' next calls go straight */
 	if (t && !t->exited) {
@@ -427,6 +440,8 @@ void cp_runtime_finish(void)
 		cp_sites_finish();
 		cp_trace_finish(cp_thread_all(), cp_report_length());
 	}
+	if (prev)
+		uselocale(prev);
 	cp_tls.guard--;
 	errno = saved;
 }

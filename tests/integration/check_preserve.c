@@ -7,8 +7,8 @@
  * reference, and the preloaded, linked and statically linked builds must
  * print the same in online and trace mode.  The robustness programs do
  * what tracers tend to break on (exit() from a thread, fork, thousands of
- * threads, detached threads, a file of the program's on descriptor 2)
- * and must print what they print bare, exit
+ * threads, detached threads, a file of the program's on descriptor 2, a
+ * locale with a decimal comma) and must print what they print bare, exit
  * with the same status, and leave a valid report.  Bad configuration must
  * cost one line on stderr and nothing else.
  */
@@ -248,6 +248,51 @@ START_TEST(test_preserve_stderr_taken)
 }
 END_TEST
 
+/*
+ * A program in a locale whose decimal point is a comma (de_DE.UTF-8,
+ * compiled into a directory of the test's by localedef from the locales
+ * package): its own output follows the locale, the tracer's report (read
+ * as JSON) and summary do not, preloaded, linked and static, online and
+ * trace.
+ */
+START_TEST(test_preserve_locale)
+{
+	const struct preserve_combo *c = &pcombos[_i];
+	char dir[] = "/tmp/cpt_locale_XXXXXX", cmd[256], locpath[64];
+	char env_mode[64], what[128];
+	const char *env[] = { env_mode, "LC_ALL=de_DE.UTF-8", locpath, NULL };
+	const char *bare_env[] = { "LC_ALL=de_DE.UTF-8", locpath, NULL };
+	struct cpt_run bare, r;
+	const char *par;
+
+	ck_assert(mkdtemp(dir) != NULL);
+	snprintf(cmd, sizeof(cmd), "localedef -i de_DE -f UTF-8 "
+		 "%s/de_DE.UTF-8 >/dev/null 2>&1", dir);
+	ck_assert_msg(system(cmd) == 0, "%s failed: the locales package "
+		      "(scripts/setup-deps.sh installs it) is needed", cmd);
+	snprintf(locpath, sizeof(locpath), "LOCPATH=%s", dir);
+	snprintf(env_mode, sizeof(env_mode), "CPTHREAD_MODE=%s", c->mode);
+	snprintf(what, sizeof(what), "robust_locale %s %s",
+		 cpt_variant_name(c->v), c->mode);
+	ck_assert_int_eq(cpt_run_workload(&bare, "robust_locale", CPT_BARE,
+					  NULL, bare_env, TIMEOUT), 0);
+	ck_assert_msg(cpt_run_exit_code(&bare) == 0 &&
+		      strstr(bare.out, "locale: 1,5\n"), "robust_locale bare: "
+		      "exit %d, \"%s\"", cpt_run_exit_code(&bare), bare.out);
+	ck_assert_int_eq(cpt_run_workload(&r, "robust_locale", c->v, NULL,
+					  env, TIMEOUT), 0);
+	expect_same_behaviour(what, &bare, &r);
+	expect_report(what, &r, 3);
+	par = strstr(r.err, "max parallelism ");
+	ck_assert_msg(par && strchr("0123456789", par[16]) &&
+		      par[17] == '.', "%s: summary \"%.300s\"", what, r.err);
+	cpt_run_free(&r);
+	cpt_run_free(&bare);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert(system(cmd) == 0);
+}
+END_TEST
+
 /* The acquisitions of the mutex objects in report @j with at least
  * @min of them (the child's own mutex: the looper's may be caught held at
  * the fork, and a few of its acquisitions then counted in the child). */
@@ -484,6 +529,7 @@ static Suite *preserve_suite(void)
 	tcase_add_loop_test(tc, test_preserve_many_threads, 0, NPCOMBOS);
 	tcase_add_test(tc, test_preserve_detached);
 	tcase_add_loop_test(tc, test_preserve_stderr_taken, 0, 4 * NPCOMBOS);
+	tcase_add_loop_test(tc, test_preserve_locale, 0, NPCOMBOS);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("configuration");
