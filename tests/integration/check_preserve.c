@@ -8,7 +8,8 @@
  * print the same in online and trace mode.  The robustness programs do
  * what tracers tend to break on (exit() from a thread, fork, thousands of
  * threads, detached threads, a file of the program's on descriptor 2, a
- * locale with a decimal comma) and must print what they print bare, exit
+ * locale with a decimal comma, a signal handler in new threads) and must
+ * print what they print bare, exit
  * with the same status, and leave a valid report.  Bad configuration must
  * cost one line on stderr and nothing else.
  */
@@ -293,6 +294,35 @@ START_TEST(test_preserve_locale)
 }
 END_TEST
 
+/*
+ * A signal handler of the program's that calls the tracer (sem_post)
+ * every 50 us while 300 threads are created and joined: each thread is
+ * one thread of the report, however early in its life a handler runs (a
+ * handler before the thread's state was bound adopted it as another: 40
+ * to 50 threads too many in a run).
+ */
+START_TEST(test_preserve_handler_in_new_threads)
+{
+	const struct preserve_combo *c = &pcombos[_i];
+	char env_mode[64], what[128];
+	const char *env[] = { env_mode, "CPTHREAD_QUIET=1", NULL };
+	struct cpt_run bare, r;
+
+	snprintf(env_mode, sizeof(env_mode), "CPTHREAD_MODE=%s", c->mode);
+	snprintf(what, sizeof(what), "robust_handler %s %s",
+		 cpt_variant_name(c->v), c->mode);
+	run_bare(&bare, "robust_handler", NULL);
+	ck_assert_msg(cpt_run_exit_code(&bare) == 0,
+		      "robust_handler bare: exit %d", cpt_run_exit_code(&bare));
+	ck_assert_int_eq(cpt_run_workload(&r, "robust_handler", c->v, NULL,
+					  env, TIMEOUT), 0);
+	expect_same_behaviour(what, &bare, &r);
+	expect_report(what, &r, 301);
+	cpt_run_free(&r);
+	cpt_run_free(&bare);
+}
+END_TEST
+
 /* The acquisitions of the mutex objects in report @j with at least
  * @min of them (the child's own mutex: the looper's may be caught held at
  * the fork, and a few of its acquisitions then counted in the child). */
@@ -530,6 +560,8 @@ static Suite *preserve_suite(void)
 	tcase_add_test(tc, test_preserve_detached);
 	tcase_add_loop_test(tc, test_preserve_stderr_taken, 0, 4 * NPCOMBOS);
 	tcase_add_loop_test(tc, test_preserve_locale, 0, NPCOMBOS);
+	tcase_add_loop_test(tc, test_preserve_handler_in_new_threads, 0,
+			    NPCOMBOS);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("configuration");
