@@ -720,6 +720,24 @@ END_TEST
 
 static const char *const mechanisms[] = { "perf", "timer" };
 
+/* smp_preserve in mode @mode: bare into @bare, then traced (trace mode,
+ * preloaded, sampling by mechanisms[@mech]) into @r. */
+static void run_preserve_pair(const char *mode, int mech,
+			      struct cpt_run *bare, struct cpt_run *r)
+{
+	char sampling[64];
+	const char *env[] = { "CPTHREAD_MODE=trace", "CPTHREAD_QUIET=1",
+			      sampling, NULL };
+	const char *args[] = { mode, NULL };
+
+	snprintf(sampling, sizeof(sampling), "CPTHREAD_SAMPLING=%s",
+		 mechanisms[mech]);
+	ck_assert_int_eq(cpt_run_workload(bare, "smp_preserve", CPT_BARE,
+					  args, NULL, TIMEOUT), 0);
+	ck_assert_int_eq(cpt_run_workload(r, "smp_preserve", CPT_PRELOAD,
+					  args, env, TIMEOUT), 0);
+}
+
 /*
  * Its own SIGPROF timer: one signal per 10 ms of CPU, bare and traced
  * (the program checks; the counts are in the message).  With perf
@@ -732,20 +750,11 @@ static const char *const mechanisms[] = { "perf", "timer" };
  */
 START_TEST(test_sampler_sigprof)
 {
-	char sampling[64];
-	const char *env[] = { "CPTHREAD_MODE=trace", "CPTHREAD_QUIET=1",
-			      sampling, NULL };
-	const char *args[] = { "sigprof", NULL };
 	struct cpt_run bare, r;
 	int nb, nt, ib, it;
 	double cb, ct;
 
-	snprintf(sampling, sizeof(sampling), "CPTHREAD_SAMPLING=%s",
-		 mechanisms[_i]);
-	ck_assert_int_eq(cpt_run_workload(&bare, "smp_preserve", CPT_BARE,
-					  args, NULL, TIMEOUT), 0);
-	ck_assert_int_eq(cpt_run_workload(&r, "smp_preserve", CPT_PRELOAD,
-					  args, env, TIMEOUT), 0);
+	run_preserve_pair("sigprof", _i, &bare, &r);
 	ck_assert_msg(cpt_run_exit_code(&bare) == 0 &&
 		      cpt_run_exit_code(&r) == 0, "exit bare %d traced %d: %s "
 		      "%s / %s %s", cpt_run_exit_code(&bare),
@@ -773,18 +782,9 @@ END_TEST
  */
 START_TEST(test_sampler_handler_holds)
 {
-	char sampling[64];
-	const char *env[] = { "CPTHREAD_MODE=trace", "CPTHREAD_QUIET=1",
-			      sampling, NULL };
-	const char *args[] = { "holds", NULL };
 	struct cpt_run bare, r;
 
-	snprintf(sampling, sizeof(sampling), "CPTHREAD_SAMPLING=%s",
-		 mechanisms[_i]);
-	ck_assert_int_eq(cpt_run_workload(&bare, "smp_preserve", CPT_BARE,
-					  args, NULL, TIMEOUT), 0);
-	ck_assert_int_eq(cpt_run_workload(&r, "smp_preserve", CPT_PRELOAD,
-					  args, env, TIMEOUT), 0);
+	run_preserve_pair("holds", _i, &bare, &r);
 	ck_assert_msg(cpt_run_exit_code(&bare) == 0 && bare.out[0] == '\0',
 		      "bare: exit %d, \"%s\"", cpt_run_exit_code(&bare),
 		      bare.out);
@@ -940,18 +940,9 @@ END_TEST
 /* The exec'd image sees no fd, handler or pending signal of the tracer. */
 START_TEST(test_sampler_exec)
 {
-	char sampling[64];
-	const char *env[] = { "CPTHREAD_MODE=trace", "CPTHREAD_QUIET=1",
-			      sampling, NULL };
-	const char *args[] = { "exec", NULL };
 	struct cpt_run bare, r;
 
-	snprintf(sampling, sizeof(sampling), "CPTHREAD_SAMPLING=%s",
-		 mechanisms[_i]);
-	ck_assert_int_eq(cpt_run_workload(&bare, "smp_preserve", CPT_BARE,
-					  args, NULL, TIMEOUT), 0);
-	ck_assert_int_eq(cpt_run_workload(&r, "smp_preserve", CPT_PRELOAD,
-					  args, env, TIMEOUT), 0);
+	run_preserve_pair("exec", _i, &bare, &r);
 	ck_assert_msg(cpt_run_exit_code(&bare) == 0 &&
 		      cpt_run_exit_code(&r) == 0, "%s: exit bare %d traced %d: "
 		      "%s", mechanisms[_i], cpt_run_exit_code(&bare),
