@@ -30,7 +30,6 @@
 #include "cp_sampler.h"
 #include "cp_symbols.h"
 #include "cp_trace_format.h"
-#include "cp_tracebuf.h"
 #include "cp_unseen.h"
 #include "cp_version.h"
 

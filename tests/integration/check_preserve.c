@@ -74,6 +74,29 @@ static void expect_report(const char *what, struct cpt_run *r,
 			      cpt_json_num(r->report, "threads"));
 }
 
+/* Workload @name bare, then quietly under combination @i: it exits 0
+ * bare, behaves as bare traced, and the report counts @threads threads. */
+static void expect_threads_counted(const char *name, int i, double threads)
+{
+	const struct preserve_combo *c = &pcombos[i];
+	char env_mode[64], what[128];
+	const char *env[] = { env_mode, "CPTHREAD_QUIET=1", NULL };
+	struct cpt_run bare, r;
+
+	snprintf(env_mode, sizeof(env_mode), "CPTHREAD_MODE=%s", c->mode);
+	snprintf(what, sizeof(what), "%s %s %s", name,
+		 cpt_variant_name(c->v), c->mode);
+	run_bare(&bare, name, NULL);
+	ck_assert_msg(cpt_run_exit_code(&bare) == 0, "%s bare: exit %d", name,
+		      cpt_run_exit_code(&bare));
+	ck_assert_int_eq(cpt_run_workload(&r, name, c->v, NULL, env, TIMEOUT),
+			 0);
+	expect_same_behaviour(what, &bare, &r);
+	expect_report(what, &r, threads);
+	cpt_run_free(&r);
+	cpt_run_free(&bare);
+}
+
 /* What preserve.c's failure paths must return, by the names it prints. */
 static const char *const failure_codes[] = {
 	"EBUSY", "ETIMEDOUT", "EDEADLK", "EPERM", "EOWNERDEAD",
@@ -303,23 +326,7 @@ END_TEST
  */
 START_TEST(test_preserve_handler_in_new_threads)
 {
-	const struct preserve_combo *c = &pcombos[_i];
-	char env_mode[64], what[128];
-	const char *env[] = { env_mode, "CPTHREAD_QUIET=1", NULL };
-	struct cpt_run bare, r;
-
-	snprintf(env_mode, sizeof(env_mode), "CPTHREAD_MODE=%s", c->mode);
-	snprintf(what, sizeof(what), "robust_handler %s %s",
-		 cpt_variant_name(c->v), c->mode);
-	run_bare(&bare, "robust_handler", NULL);
-	ck_assert_msg(cpt_run_exit_code(&bare) == 0,
-		      "robust_handler bare: exit %d", cpt_run_exit_code(&bare));
-	ck_assert_int_eq(cpt_run_workload(&r, "robust_handler", c->v, NULL,
-					  env, TIMEOUT), 0);
-	expect_same_behaviour(what, &bare, &r);
-	expect_report(what, &r, 301);
-	cpt_run_free(&r);
-	cpt_run_free(&bare);
+	expect_threads_counted("robust_handler", _i, 301);
 }
 END_TEST
 
@@ -436,21 +443,7 @@ END_TEST
 /* 3000 threads in 30 sequential batches: all counted, output as bare. */
 START_TEST(test_preserve_many_threads)
 {
-	const struct preserve_combo *c = &pcombos[_i];
-	char env_mode[64], what[64];
-	const char *env[] = { env_mode, "CPTHREAD_QUIET=1", NULL };
-	struct cpt_run bare, r;
-
-	snprintf(env_mode, sizeof(env_mode), "CPTHREAD_MODE=%s", c->mode);
-	snprintf(what, sizeof(what), "robust_many %s %s",
-		 cpt_variant_name(c->v), c->mode);
-	run_bare(&bare, "robust_many", NULL);
-	ck_assert_int_eq(cpt_run_workload(&r, "robust_many", c->v, NULL, env,
-					  TIMEOUT), 0);
-	expect_same_behaviour(what, &bare, &r);
-	expect_report(what, &r, 3001);
-	cpt_run_free(&r);
-	cpt_run_free(&bare);
+	expect_threads_counted("robust_many", _i, 3001);
 }
 END_TEST
 
