@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cp_fds.h"
@@ -197,6 +198,12 @@ void cp_config_load(struct cp_config *c)
 		else
 			c->file_mode = (unsigned)m;
 	}
+	/* the umask now, at start-up, is the user's: the program may set
+	 * another before its report is created at exit */
+	mode_t um = umask(0);
+
+	umask(um);
+	c->file_mode &= ~(unsigned)um;
 }
 
 void cp_config_path(const char *tmpl, const char *ext, long pid, bool child,

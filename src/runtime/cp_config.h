@@ -44,8 +44,10 @@ struct cp_config {
 	bool quiet;
 	bool follow_symlinks;		/* CPTHREAD_FOLLOW_SYMLINKS=1: an
 					 * explicit path may be a symlink */
-	unsigned file_mode;		/* CPTHREAD_FILE_MODE: mode of new
-					 * files (0600; "umask": 0666) */
+	unsigned file_mode;		/* mode of the files the tracer
+					 * creates: CPTHREAD_FILE_MODE (0600;
+					 * "umask": 0666) less the umask the
+					 * process started with */
 	long root_pid;			/* CPTHREAD_ROOT_PID (cpt run sets
 					 * it): the process it started; 0 =
 					 * unset */

@@ -53,13 +53,30 @@ static int reopen_own_trace(const char *path, int flags)
 	close(fd);
 	if (!ours)
 		return -1;
-	return open(path, (flags & ~(O_CREAT | O_EXCL)) | O_TRUNC);
+	return open(path, (flags & ~O_CREAT) | O_TRUNC);
+}
+
+/*
+ * Create @path, which must not exist (O_EXCL), with @flags and the
+ * configured mode.  The mode is set again once the file is open: the
+ * umask applied by open() is the program's, which may have changed since
+ * start-up (a report is created at exit), and a program's umask(0777)
+ * must not leave the user a report of mode 0000.
+ */
+static int create_new(const char *path, int flags)
+{
+	mode_t mode = (mode_t)cp_rt.cfg.file_mode;
+	int fd = open(path, flags | O_EXCL, mode);
+
+	if (fd >= 0)
+		(void)fchmod(fd, mode);	/* a filesystem without modes:
+					 * what open() made stays */
+	return fd;
 }
 
 int cp_outfile_create(char *path, size_t len, bool is_default,
 		      const char *what, int flags)
 {
-	mode_t mode = (mode_t)cp_rt.cfg.file_mode;
 	int saved = errno, fd, err;
 	char alt[PATH_MAX];
 
@@ -70,13 +87,17 @@ int cp_outfile_create(char *path, size_t len, bool is_default,
 		if (!cp_rt.cfg.follow_symlinks &&
 		    strncmp(path, "/dev/", 5) && strncmp(path, "/proc/", 6))
 			flags |= O_NOFOLLOW;
-		fd = open(path, flags | O_TRUNC, mode);
+		/* a file that exists keeps its mode, as open() keeps it */
+		fd = create_new(path, flags);
+		if (fd < 0 && errno == EEXIST)
+			fd = open(path, flags | O_TRUNC,
+				  (mode_t)cp_rt.cfg.file_mode);
 		err = errno;
 		errno = saved;
 		return fd >= 0 ? cp_fd_out_of_way(fd) : -err;
 	}
-	flags |= O_EXCL | O_NOFOLLOW;
-	fd = open(path, flags, mode);
+	flags |= O_NOFOLLOW;
+	fd = create_new(path, flags);
 	if (fd < 0 && errno == EEXIST) {
 		fd = reopen_own_trace(path, flags);
 		if (fd < 0)
@@ -85,7 +106,7 @@ int cp_outfile_create(char *path, size_t len, bool is_default,
 	for (unsigned n = 1; fd < 0 && errno == EEXIST &&
 	     n < CP_OUTFILE_TRIES; n++) {
 		numbered(path, n, alt, sizeof(alt));
-		fd = open(alt, flags, mode);
+		fd = create_new(alt, flags);
 		if (fd >= 0) {
 			cp_warn("%s exists; writing the %s to %s", path, what,
 				alt);

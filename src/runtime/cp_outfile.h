@@ -9,8 +9,10 @@
  * execs): the program now running takes the name over.  A name the user gave (CPTHREAD_TRACE,
  * CPTHREAD_REPORT) is truncated if it exists, but a symlink there is only
  * followed with CPTHREAD_FOLLOW_SYMLINKS=1 (or under /dev/ and /proc/,
- * whose links the system made: /dev/stderr).  Files are created with mode
- * CPTHREAD_FILE_MODE (0600 unless asked otherwise).
+ * whose links the system made: /dev/stderr).  A file created gets mode
+ * CPTHREAD_FILE_MODE (0600 unless asked otherwise) less the umask the
+ * process started with, whatever umask the program has set since; a file
+ * that existed keeps its mode.
  *
  * The trace is written under its final name, not as NAME.partial renamed
  * at a clean end: a trace cut short says so itself (no END block, and cpt

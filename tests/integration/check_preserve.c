@@ -8,7 +8,8 @@
  * print the same in online and trace mode.  The robustness programs do
  * what tracers tend to break on (exit() from a thread, fork, thousands of
  * threads, detached threads, a file of the program's on descriptor 2, a
- * locale with a decimal comma, a signal handler in new threads) and must
+ * locale with a decimal comma, a signal handler in new threads, a umask
+ * that takes every permission away) and must
  * print what they print bare, exit
  * with the same status, and leave a valid report.  Bad configuration must
  * cost one line on stderr and nothing else.
@@ -317,6 +318,75 @@ START_TEST(test_preserve_locale)
 }
 END_TEST
 
+/* The permission bits of file @name in run directory @dir; -1 when it
+ * cannot be stat'd. */
+static int run_file_mode(const char *dir, const char *name)
+{
+	char path[512];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return stat(path, &st) ? -1 : (int)(st.st_mode & 0777);
+}
+
+/*
+ * A program that sets umask(0777) before the tracer creates its report
+ * at exit: its own file stays mode 0000 and it reads its umask back, as
+ * bare; the tracer's files get the tracer's mode, preloaded, linked and
+ * static, online and trace: 0600 under the names the harness gives, 0644
+ * with CPTHREAD_FILE_MODE=umask under the default names (this test's
+ * umask 022 being the start-up one).  (The report was made mode 0000.)
+ */
+START_TEST(test_preserve_umask)
+{
+	const struct preserve_combo *c = &pcombos[_i % NPCOMBOS];
+	bool defaults = _i >= NPCOMBOS;
+	char env_mode[64], what[128], name[64];
+	const char *env[] = { env_mode, "CPTHREAD_FILE_MODE=umask",
+			      "CPTHREAD_REPORT=", "CPTHREAD_TRACE=", NULL };
+	struct cpt_run bare, r;
+	int want = defaults ? 0644 : 0600, mode;
+
+	umask(022);
+	if (!defaults)
+		env[1] = NULL;
+	snprintf(env_mode, sizeof(env_mode), "CPTHREAD_MODE=%s", c->mode);
+	snprintf(what, sizeof(what), "robust_umask %s %s%s",
+		 cpt_variant_name(c->v), c->mode,
+		 defaults ? " default names" : "");
+	run_bare(&bare, "robust_umask", NULL);
+	ck_assert_msg(cpt_run_exit_code(&bare) == 0 &&
+		      strstr(bare.out, "umask 777,") &&
+		      run_file_mode(bare.dir, "own.txt") == 0,
+		      "robust_umask bare: exit %d, \"%s\", own.txt mode %o",
+		      cpt_run_exit_code(&bare), bare.out,
+		      run_file_mode(bare.dir, "own.txt"));
+	ck_assert_int_eq(cpt_run_workload(&r, "robust_umask", c->v, NULL,
+					  env, TIMEOUT), 0);
+	expect_same_behaviour(what, &bare, &r);
+	ck_assert_msg(run_file_mode(r.dir, "own.txt") == 0,
+		      "%s: the program's file got mode %o", what,
+		      run_file_mode(r.dir, "own.txt"));
+	if (defaults)
+		snprintf(name, sizeof(name), "cpthread.%d.json", (int)r.pid);
+	else
+		expect_report(what, &r, 3);
+	mode = run_file_mode(r.dir, defaults ? name : "report.json");
+	ck_assert_msg(mode == want, "%s: report mode %o, not %o", what, mode,
+		      want);
+	if (!strcmp(c->mode, "trace")) {
+		if (defaults)
+			snprintf(name, sizeof(name), "cpthread.%d.cpt",
+				 (int)r.pid);
+		mode = run_file_mode(r.dir, defaults ? name : "trace.cpt");
+		ck_assert_msg(mode == want, "%s: trace mode %o, not %o", what,
+			      mode, want);
+	}
+	cpt_run_free(&r);
+	cpt_run_free(&bare);
+}
+END_TEST
+
 /*
  * A signal handler of the program's that calls the tracer (sem_post)
  * every 50 us while 300 threads are created and joined: each thread is
@@ -553,6 +623,7 @@ static Suite *preserve_suite(void)
 	tcase_add_test(tc, test_preserve_detached);
 	tcase_add_loop_test(tc, test_preserve_stderr_taken, 0, 4 * NPCOMBOS);
 	tcase_add_loop_test(tc, test_preserve_locale, 0, NPCOMBOS);
+	tcase_add_loop_test(tc, test_preserve_umask, 0, 2 * NPCOMBOS);
 	tcase_add_loop_test(tc, test_preserve_handler_in_new_threads, 0,
 			    NPCOMBOS);
 	suite_add_tcase(s, tc);
