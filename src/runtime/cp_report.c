@@ -631,6 +631,9 @@ bool cp_report_write(struct cp_thread *caller)
 
 	if (cp_rt.report_path[0]) {
 		int saved = errno;
+
+		cp_runtime_anchor(cp_rt.report_path,
+				  sizeof(cp_rt.report_path));
 		int fd = cp_outfile_create(cp_rt.report_path,
 					   sizeof(cp_rt.report_path),
 					   !cp_rt.cfg.report_tmpl[0], "report",

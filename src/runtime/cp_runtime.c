@@ -37,6 +37,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <urcu-bp.h>
@@ -197,20 +198,52 @@ static bool path_writable(const char *path)
 }
 
 /*
- * A descendant's relative output path @p (@len bytes) made absolute in the
- * directory cpt run started in: wherever the script went meanwhile, its
- * files are beside the run's, and a program it execs after a cd finds its
- * trace under the same name (cp_outfile.h).
+ * The directory the process started in (its name and identity), where
+ * relative output paths are taken: a report is created at exit, after a
+ * program (a daemon) may have moved to another directory.  "" when its
+ * name could not be had: paths then stay relative to wherever it is.
  */
-static void in_root_dir(char *p, size_t len)
-{
-	size_t d = strlen(cp_rt.cfg.root_dir), n = strlen(p);
+static char cp_start_dir[PATH_MAX];
+static dev_t cp_start_dev;
+static ino_t cp_start_ino;
 
-	if (!cp_rt.descendant || !d || p[0] == '/' || d + 1 + n >= len)
+static void note_start_dir(void)
+{
+	struct stat st;
+
+	if (!getcwd(cp_start_dir, sizeof(cp_start_dir)) ||
+	    cp_start_dir[0] != '/' || stat(".", &st)) {
+		cp_start_dir[0] = '\0';
+		return;
+	}
+	cp_start_dev = st.st_dev;
+	cp_start_ino = st.st_ino;
+}
+
+/* @p (@len bytes) with directory @dir put before it. */
+static void prefix_dir(char *p, size_t len, const char *dir)
+{
+	size_t d = strlen(dir), n = strlen(p);
+
+	if (!d || d + 1 + n >= len)
 		return;
 	memmove(p + d + 1, p, n + 1);
-	memcpy(p, cp_rt.cfg.root_dir, d);
+	memcpy(p, dir, d);
 	p[d] = '/';
+}
+
+void cp_runtime_anchor(char *p, size_t len)
+{
+	struct stat st;
+
+	if (!p[0] || p[0] == '/')
+		return;
+	if (cp_rt.descendant && cp_rt.cfg.root_dir[0])
+		prefix_dir(p, len, cp_rt.cfg.root_dir);
+	else if (cp_start_dir[0] &&
+		 (stat(".", &st) || st.st_dev != cp_start_dev ||
+		  st.st_ino != cp_start_ino))
+		prefix_dir(p, len, cp_start_dir);
 }
 
 static void setup_outputs(bool child)
@@ -219,7 +252,7 @@ static void setup_outputs(bool child)
 
 	cp_config_path(cp_rt.cfg.report_tmpl, "json", cp_rt.pid, child,
 		       cp_rt.report_path, sizeof(cp_rt.report_path));
-	in_root_dir(cp_rt.report_path, sizeof(cp_rt.report_path));
+	cp_runtime_anchor(cp_rt.report_path, sizeof(cp_rt.report_path));
 	if (!path_writable(cp_rt.report_path)) {
 		cp_warn("CPTHREAD_REPORT: cannot write %s (%s); no JSON report "
 			"for this run", cp_rt.report_path, strerror(errno));
@@ -230,7 +263,7 @@ static void setup_outputs(bool child)
 	if (cp_rt.trace) {
 		cp_config_path(cp_rt.cfg.trace_tmpl, "cpt", cp_rt.pid, child,
 			       cp_rt.trace_path, sizeof(cp_rt.trace_path));
-		in_root_dir(cp_rt.trace_path, sizeof(cp_rt.trace_path));
+		cp_runtime_anchor(cp_rt.trace_path, sizeof(cp_rt.trace_path));
 		int rc = cp_trace_open();
 
 		if (rc) {
@@ -341,6 +374,7 @@ static void cp_runtime_init(void)
 	}
 	cp_rt.descendant = cp_rt.cfg.root_pid > 0 &&
 			   cp_rt.cfg.root_pid != cp_rt.pid;
+	note_start_dir();
 	setup_outputs(cp_rt.descendant);
 	cp_sampler_init();
 	pthread_key_create(&cp_exit_key, thread_key_destructor);

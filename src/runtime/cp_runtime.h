@@ -165,6 +165,17 @@ static inline bool cp_runtime_alone(void)
  * process so far: nothing for the tracer to report.  Any thread;
  * async-signal-safe (two loads). */
 bool cp_runtime_saw_nothing(void);
+/*
+ * A relative output path @p (@len bytes) made absolute where it belongs:
+ * a descendant's in the directory cpt run started in (wherever a script
+ * went meanwhile, its files are beside the run's, and a program it execs
+ * after a cd finds its trace under the same name: cp_outfile.h); else in
+ * the directory this process started in, once the program has left it
+ * (a forked child, a report at exit).  Unchanged while the program is
+ * still there, so messages name the file as the user did.  Start-up, fork
+ * child, exit.
+ */
+void cp_runtime_anchor(char *p, size_t len);
 /* Finish now: final path, report, trace closed.  Once (later calls
  * return); the destructor, or exit() from any thread. */
 void cp_runtime_finish(void);

@@ -8,14 +8,15 @@
  * print the same in online and trace mode.  The robustness programs do
  * what tracers tend to break on (exit() from a thread, fork, thousands of
  * threads, detached threads, a file of the program's on descriptor 2, a
- * locale with a decimal comma, a signal handler in new threads, a umask
- * that takes every permission away) and must
- * print what they print bare, exit
- * with the same status, and leave a valid report.  Bad configuration must
+ * locale with a decimal comma, a signal handler in new threads, a
+ * daemon's start: another directory, a umask that takes every permission
+ * away) and must print what they print bare, exit with the same status,
+ * and leave a valid report.  Bad configuration must
  * cost one line on stderr and nothing else.
  */
 #define _GNU_SOURCE
 #include <check.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,56 +330,84 @@ static int run_file_mode(const char *dir, const char *name)
 	return stat(path, &st) ? -1 : (int)(st.st_mode & 0777);
 }
 
+/* The names in directory @dir other than @keep, space-separated
+ * (malloc'd). */
+static char *dir_others(const char *dir, const char *keep)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		    strcmp(e->d_name, keep))
+			fprintf(m, " %s", e->d_name);
+	if (d)
+		closedir(d);
+	fclose(m);
+	return buf;
+}
+
 /*
- * A program that sets umask(0777) before the tracer creates its report
- * at exit: its own file stays mode 0000 and it reads its umask back, as
- * bare; the tracer's files get the tracer's mode, preloaded, linked and
- * static, online and trace: 0600 under the names the harness gives, 0644
- * with CPTHREAD_FILE_MODE=umask under the default names (this test's
- * umask 022 being the start-up one).  (The report was made mode 0000.)
+ * A program that starts as a daemon does (robust_daemon: into away/,
+ * umask(0777)) before the tracer creates its report at exit: its own
+ * file stays in away/ with mode 0000 and it reads its directory and
+ * umask back, as bare; the tracer's files are in the directory the run
+ * started in, nothing of them in away/, with the tracer's mode,
+ * preloaded, linked and static, online and trace: 0600 under relative
+ * names given (report.json, trace.cpt), 0644 with
+ * CPTHREAD_FILE_MODE=umask under the default names (this test's umask
+ * 022 being the start-up one).  (The report went to away/, mode 0000.)
  */
-START_TEST(test_preserve_umask)
+START_TEST(test_preserve_daemon)
 {
 	const struct preserve_combo *c = &pcombos[_i % NPCOMBOS];
 	bool defaults = _i >= NPCOMBOS;
-	char env_mode[64], what[128], name[64];
-	const char *env[] = { env_mode, "CPTHREAD_FILE_MODE=umask",
-			      "CPTHREAD_REPORT=", "CPTHREAD_TRACE=", NULL };
+	char env_mode[64], what[128], report[64], trace[64], away[300];
+	const char *env[] = { env_mode, "CPTHREAD_REPORT=report.json",
+			      "CPTHREAD_TRACE=trace.cpt", NULL, NULL };
 	struct cpt_run bare, r;
 	int want = defaults ? 0644 : 0600, mode;
+	char *others;
 
 	umask(022);
-	if (!defaults)
-		env[1] = NULL;
+	if (defaults) {
+		env[1] = "CPTHREAD_REPORT=";
+		env[2] = "CPTHREAD_TRACE=";
+		env[3] = "CPTHREAD_FILE_MODE=umask";
+	}
 	snprintf(env_mode, sizeof(env_mode), "CPTHREAD_MODE=%s", c->mode);
-	snprintf(what, sizeof(what), "robust_umask %s %s%s",
+	snprintf(what, sizeof(what), "robust_daemon %s %s%s",
 		 cpt_variant_name(c->v), c->mode,
 		 defaults ? " default names" : "");
-	run_bare(&bare, "robust_umask", NULL);
+	run_bare(&bare, "robust_daemon", NULL);
 	ck_assert_msg(cpt_run_exit_code(&bare) == 0 &&
-		      strstr(bare.out, "umask 777,") &&
-		      run_file_mode(bare.dir, "own.txt") == 0,
-		      "robust_umask bare: exit %d, \"%s\", own.txt mode %o",
+		      strstr(bare.out, "in away, umask 777,") &&
+		      run_file_mode(bare.dir, "away/own.txt") == 0,
+		      "robust_daemon bare: exit %d, \"%s\", own.txt mode %o",
 		      cpt_run_exit_code(&bare), bare.out,
-		      run_file_mode(bare.dir, "own.txt"));
-	ck_assert_int_eq(cpt_run_workload(&r, "robust_umask", c->v, NULL,
+		      run_file_mode(bare.dir, "away/own.txt"));
+	ck_assert_int_eq(cpt_run_workload(&r, "robust_daemon", c->v, NULL,
 					  env, TIMEOUT), 0);
 	expect_same_behaviour(what, &bare, &r);
-	ck_assert_msg(run_file_mode(r.dir, "own.txt") == 0,
+	ck_assert_msg(run_file_mode(r.dir, "away/own.txt") == 0,
 		      "%s: the program's file got mode %o", what,
-		      run_file_mode(r.dir, "own.txt"));
-	if (defaults)
-		snprintf(name, sizeof(name), "cpthread.%d.json", (int)r.pid);
-	else
+		      run_file_mode(r.dir, "away/own.txt"));
+	snprintf(away, sizeof(away), "%s/away", r.dir);
+	others = dir_others(away, "own.txt");
+	ck_assert_msg(!others[0], "%s: away/ holds%s", what, others);
+	free(others);
+	snprintf(report, sizeof(report), "cpthread.%d.json", (int)r.pid);
+	snprintf(trace, sizeof(trace), "cpthread.%d.cpt", (int)r.pid);
+	if (!defaults)
 		expect_report(what, &r, 3);
-	mode = run_file_mode(r.dir, defaults ? name : "report.json");
+	mode = run_file_mode(r.dir, defaults ? report : "report.json");
 	ck_assert_msg(mode == want, "%s: report mode %o, not %o", what, mode,
 		      want);
 	if (!strcmp(c->mode, "trace")) {
-		if (defaults)
-			snprintf(name, sizeof(name), "cpthread.%d.cpt",
-				 (int)r.pid);
-		mode = run_file_mode(r.dir, defaults ? name : "trace.cpt");
+		mode = run_file_mode(r.dir, defaults ? trace : "trace.cpt");
 		ck_assert_msg(mode == want, "%s: trace mode %o, not %o", what,
 			      mode, want);
 	}
@@ -623,7 +652,7 @@ static Suite *preserve_suite(void)
 	tcase_add_test(tc, test_preserve_detached);
 	tcase_add_loop_test(tc, test_preserve_stderr_taken, 0, 4 * NPCOMBOS);
 	tcase_add_loop_test(tc, test_preserve_locale, 0, NPCOMBOS);
-	tcase_add_loop_test(tc, test_preserve_umask, 0, 2 * NPCOMBOS);
+	tcase_add_loop_test(tc, test_preserve_daemon, 0, 2 * NPCOMBOS);
 	tcase_add_loop_test(tc, test_preserve_handler_in_new_threads, 0,
 			    NPCOMBOS);
 	suite_add_tcase(s, tc);

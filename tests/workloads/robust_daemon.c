@@ -1,0 +1,51 @@
+/*
+ * robust_daemon.c - a program that starts as daemons do: it moves to
+ * another directory (away/, which it makes) and takes every permission
+ * away from the files it creates (umask(0777)).  It then creates its file
+ * own.txt there (mode 0000), runs two threads over a mutex and prints the
+ * directory and umask it reads back and its count.  Both changes are the
+ * program's own: its file stays where and as it made it, traced; the
+ * tracer's report, created at exit, must still go to the directory the
+ * run started in, with the tracer's mode.
+ */
+#include "wl.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long count;
+
+static void *worker(void *arg)
+{
+	for (int i = 0; i < 20000; i++) {
+		WL_OK(pthread_mutex_lock(&m));
+		count++;
+		WL_OK(pthread_mutex_unlock(&m));
+	}
+	return arg;
+}
+
+int main(void)
+{
+	char cwd[4096];
+	pthread_t t[2];
+	const char *base;
+	int fd;
+
+	if (mkdir("away", 0700) || chdir("away") || !getcwd(cwd, sizeof(cwd)))
+		return 2;
+	umask(0777);
+	fd = open("own.txt", O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	if (fd < 0 || write(fd, "own\n", 4) != 4 || close(fd))
+		return 2;
+	for (int i = 0; i < 2; i++)
+		WL_OK(pthread_create(&t[i], NULL, worker, NULL));
+	for (int i = 0; i < 2; i++)
+		WL_OK(pthread_join(t[i], NULL));
+	base = strrchr(cwd, '/');
+	printf("in %s, umask %03o, count %lu\n", base ? base + 1 : cwd,
+	       (unsigned)umask(0777), count);
+	return 0;
+}
