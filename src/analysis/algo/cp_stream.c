@@ -256,7 +256,9 @@ static int step(struct sp *p, uint32_t tid, struct sth *t)
 			     p->records) / 2);
 	if (p->records)
 		deps(p, tid, t, v);
-	if (v->obj && cp_stream_obj_vertex(p, t, v, waited, dt))
+	/* lengths only: no object's figures, only its records */
+	if (v->obj && (p->track ? cp_stream_obj_vertex(p, t, v, waited, dt)
+				: !cp_stream_obj_at(p, v->obj)))
 		return -1;
 	if (cp_tev_kind(v) == CP_EV_CONSUME && v->cnt)
 		cp_stream_consumed(p, &p->obj[v->obj], v->arg, v->cnt);
