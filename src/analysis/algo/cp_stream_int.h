@@ -204,8 +204,14 @@ uint32_t cp_stream_rec_new(struct sp *p, const struct sth *t, uint64_t seq);
 void cp_stream_rec_free(struct sp *p, uint32_t r);
 /* Merge record @r into @t and, if @drop, free it. */
 void cp_stream_rec_merge(struct sp *p, struct sth *t, uint32_t r, bool drop);
+/* cp_stream_obj_at's growth of the table to hold @id. */
+struct sobj *cp_stream_obj_grow(struct sp *p, uint32_t id);
+
 /* Object @id's state, the table grown to hold it; NULL: no memory. */
-struct sobj *cp_stream_obj_at(struct sp *p, uint32_t id);
+static inline struct sobj *cp_stream_obj_at(struct sp *p, uint32_t id)
+{
+	return id < p->nobj ? &p->obj[id] : cp_stream_obj_grow(p, id);
+}
 /* Append record @r to @o's ring.  0, or -1 (memory). */
 int cp_stream_ring_push(struct sobj *o, uint32_t r);
 /* Free @o's records no later CONSUME can hold (the lag rule). */
@@ -284,7 +290,13 @@ void cp_stream_smp_results(struct sp *p, const uint64_t *vec);
 /* ---- schedule (cp_stream_sched.c) ------------------------------------ */
 
 /* Does thread @a run before thread @b (next vertex's wall clock, tid)? */
-bool cp_stream_before(const struct sp *p, uint32_t a, uint32_t b);
+static inline bool cp_stream_before(const struct sp *p, uint32_t a,
+				    uint32_t b)
+{
+	const struct sth *x = &p->th[a], *y = &p->th[b];
+
+	return x->key != y->key ? x->key < y->key : a < b;
+}
 /* Make @tid runnable: into the heap, ordered by cp_stream_before(). */
 void cp_stream_heap_push(struct sp *p, uint32_t tid);
 /* The runnable thread that runs first, taken out of the heap. */
@@ -308,8 +320,17 @@ int cp_stream_set_stack(struct sp *p, struct sth *t, const uint32_t *proc,
 void cp_stream_flush(struct sp *p, struct sth *t);
 /* Close @t's innermost frame. */
 void cp_stream_pop(struct sp *p, struct sth *t);
-/* The stack change of vertex @v on @t (ENTER, LEAVE, regions).  0, or -1. */
-int cp_stream_calls(struct sp *p, struct sth *t, const struct cp_tev *v);
+/* cp_stream_calls for a vertex that changes the stack. */
+int cp_stream_frames(struct sp *p, struct sth *t, const struct cp_tev *v);
+
+/* The stack change of vertex @v on @t (ENTER, LEAVE, regions; nothing
+ * for any other vertex).  0, or -1 (memory). */
+static inline int cp_stream_calls(struct sp *p, struct sth *t,
+				  const struct cp_tev *v)
+{
+	return cp_stream_is_proc(cp_tev_kind(v)) ? cp_stream_frames(p, t, v)
+						 : 0;
+}
 /* (records, what-if) Grow @t's scaled length by a useful segment of @dt. */
 void cp_stream_lane_add(struct sp *p, struct sth *t, uint64_t dt);
 

@@ -223,7 +223,7 @@ void cp_stream_pop(struct sp *p, struct sth *t)
  * its region and what was opened inside; either closes everything when
  * there is nothing to match.  0, or -1 (memory).
  */
-int cp_stream_calls(struct sp *p, struct sth *t, const struct cp_tev *v)
+int cp_stream_frames(struct sp *p, struct sth *t, const struct cp_tev *v)
 {
 	unsigned kind = cp_tev_kind(v);
 	uint64_t j, tag;

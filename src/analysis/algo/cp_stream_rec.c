@@ -136,8 +136,7 @@ void cp_stream_rec_merge(struct sp *p, struct sth *t, uint32_t r, bool drop)
 
 /* ---- objects ------------------------------------------------------- */
 
-/* Object @id's state, the table grown to hold it; NULL: no memory. */
-struct sobj *cp_stream_obj_at(struct sp *p, uint32_t id)
+struct sobj *cp_stream_obj_grow(struct sp *p, uint32_t id)
 {
 	if (id >= p->nobj) {
 		uint32_t n = p->nobj ? p->nobj : 16;

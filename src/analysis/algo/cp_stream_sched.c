@@ -23,14 +23,6 @@
 
 /* ---- the schedule --------------------------------------------------- */
 
-/* Does thread @a run before thread @b (next vertex's wall clock, tid)? */
-bool cp_stream_before(const struct sp *p, uint32_t a, uint32_t b)
-{
-	const struct sth *x = &p->th[a], *y = &p->th[b];
-
-	return x->key != y->key ? x->key < y->key : a < b;
-}
-
 void cp_stream_heap_push(struct sp *p, uint32_t tid)
 {
 	uint32_t i = p->nheap++;
