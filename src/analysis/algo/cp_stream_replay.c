@@ -683,14 +683,17 @@ static void rec_published(struct cp_rsim *rs, uint32_t tid,
 /* @o's records below the rule's bound freed (see Freeing). */
 static void win_trim(struct sim *s, struct rwin *o, uint64_t lwm)
 {
-	uint64_t q;
+	uint64_t q, lo = o->fmax >= o->base ? o->fmax + 1 : o->base;
 
-	for (q = o->base; q < o->top; q++) {
+	/* the highest such sequence, above fmax (which only grows: the
+	 * records up to it need no second look) */
+	for (q = o->top; q-- > lo;) {
 		const struct prec *p = &o->slot[q & (o->cap - 1)];
 
-		if (p->used && p->p.time != NEVER && p->key < lwm &&
-		    q > o->fmax)
+		if (p->used && p->p.time != NEVER && p->key < lwm) {
 			o->fmax = q;
+			break;
+		}
 	}
 	for (q = o->base; q < o->top && q + o->lag + 1 <= o->fmax; q++) {
 		struct prec *p = &o->slot[q & (o->cap - 1)];
