@@ -1,8 +1,9 @@
 /*
- * cp_real.h - the real pthread_* / sem_* / fork functions, resolved once
- * with dlsym(RTLD_NEXT) (dlvsym where glibc versions the name: the
- * pthread_cond family has two versions on x86-64; a missing version falls
- * back to the default one, so other architectures work too).
+ * cp_real.h - the real pthread_* / sem_* / fork / exec functions,
+ * resolved once with dlsym(RTLD_NEXT) (dlvsym where glibc versions the
+ * name: the pthread_cond family has two versions on x86-64; a missing
+ * version falls back to the default one, so other architectures work
+ * too).
  *
  * Resolution happens in a constructor, and lazily for a call that comes
  * earlier (another library's constructor).
@@ -102,6 +103,11 @@
 	X(sighandler_t, sigset, (int, sighandler_t), NULL)		\
 	X(int, sigignore, (int), NULL)					\
 	X(void, _exit, (int), NULL)					\
+	X(int, execve, (const char *, char *const[], char *const[]), NULL) \
+	X(int, execv, (const char *, char *const[]), NULL)		\
+	X(int, execvp, (const char *, char *const[]), NULL)		\
+	X(int, execvpe, (const char *, char *const[], char *const[]), NULL) \
+	X(int, fexecve, (int, char *const[], char *const[]), NULL)	\
 	X(void, _Exit, (int), NULL)					\
 	X(int, kill, (pid_t, int), NULL)				\
 	X(int, raise, (int), NULL)					\

@@ -29,12 +29,30 @@ static void numbered(const char *path, unsigned n, char *out, size_t len)
 			 dot);
 }
 
+/* Does the file @fd of @size bytes end with an END block (a finished
+ * trace)? */
+static bool ends_finished(int fd, off_t size)
+{
+	struct {
+		struct cp_block_header b;
+		struct cp_trace_end e;
+	} tail;
+
+	return size >= (off_t)(CP_TRACE_HEADER_SIZE + sizeof(tail)) &&
+	       pread(fd, &tail, sizeof(tail), size - (off_t)sizeof(tail)) ==
+		       (ssize_t)sizeof(tail) &&
+	       tail.b.magic == CP_BLOCK_MAGIC && tail.b.type == CP_BLOCK_END &&
+	       tail.b.size == sizeof(tail.e);
+}
+
 /*
  * The default name is taken by a trace this very process wrote before it
  * called exec (a forked child that execs opened its trace at the fork):
- * a regular file of ours whose trace header names our pid.  Reopened
- * truncated with @flags (no O_CREAT), so the program that runs now owns
- * its name, as it would without the exec; else -1.
+ * a regular file of ours whose trace header names our pid and that the
+ * image before did not finish (it had nothing to report:
+ * cp_runtime_exec_begin).  Reopened truncated with @flags (no O_CREAT),
+ * so the program that runs now owns its name, as it would without the
+ * exec; else -1.
  */
 static int reopen_own_trace(const char *path, int flags)
 {
@@ -49,7 +67,7 @@ static int reopen_own_trace(const char *path, int flags)
 	       st.st_uid == geteuid() &&
 	       pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
 	       !memcmp(h.magic, CP_TRACE_MAGIC, 8) &&
-	       h.pid == (uint64_t)getpid();
+	       h.pid == (uint64_t)getpid() && !ends_finished(fd, st.st_size);
 	close(fd);
 	if (!ours)
 		return -1;

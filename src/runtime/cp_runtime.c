@@ -480,6 +480,22 @@ void cp_runtime_finish(void)
 	errno = saved;
 }
 
+bool cp_runtime_exec_begin(void)
+{
+	if (!cp_rt.tracing || cp_tls.guard || atomic_load(&cp_finished) ||
+	    getpid() != cp_rt.pid || cp_runtime_saw_nothing())
+		return false;
+	cp_runtime_finish();
+	return true;
+}
+
+void cp_runtime_exec_failed(int err)
+{
+	cp_warn("an exec failed (%s); the report and trace above end at it, "
+		"the program goes on untraced", strerror(err));
+	errno = err;
+}
+
 __attribute__((destructor(101)))
 static void cp_runtime_fini(void)
 {

@@ -179,6 +179,19 @@ void cp_runtime_anchor(char *p, size_t len);
 /* Finish now: final path, report, trace closed.  Once (later calls
  * return); the destructor, or exit() from any thread. */
 void cp_runtime_finish(void);
+/*
+ * Before an exec replaces this process's image: a process with something
+ * to report (cp_runtime_saw_nothing false) finishes now, report and trace
+ * as at exit (a process that never gets to exit would lose both; the new
+ * image, traced again if it is, writes its own under the next free name).
+ * Nothing for one that saw nothing (a forked child about to exec: the new
+ * image takes its names over) or a vfork child (the parent's tracer).
+ * True when it finished.  The exec wrappers, any thread.
+ */
+bool cp_runtime_exec_begin(void);
+/* The exec after a cp_runtime_exec_begin that finished failed (@err):
+ * say that the report ends there.  Errno is preserved. */
+void cp_runtime_exec_failed(int err);
 /* fork() support, around the real fork in the wrapper: liburcu's fork
  * handlers, and in the child a fresh tracer state of its one thread (new
  * generation, object table, report and trace of its own pid; the

@@ -21,7 +21,8 @@ test -f "$libdir/cmake/cpthread/cpthreadConfig.cmake"
 # the wrapped families are pthread, semaphores, C11 threads, libgomp and
 # syscall (futexes), the signal calls and _exit the crash path needs, the
 # signal masks (the sampler's signal stays open), the signals sent and
-# waited for within the process, and the waits for child processes.
+# waited for within the process, the waits for child processes, and the
+# exec family (a process's report is finished before its image goes).
 bad=$(nm -D --defined-only "$libdir/libcpthread.so" | awk '{print $3}' |
       grep -Ev '^(cpthread_|pthread_|sem_|fork$|__cyg_profile_func_)' |
       grep -Ev '^(thrd_|mtx_|cnd_|call_once$|GOMP_|omp_|syscall$)' |
@@ -29,7 +30,9 @@ bad=$(nm -D --defined-only "$libdir/libcpthread.so" | awk '{print $3}' |
       grep -Ev '^(sigset|sigignore|_exit|_Exit|sigprocmask)$' |
       grep -Ev '^(kill|raise|sigqueue|sigwait|sigwaitinfo|sigtimedwait)$' |
       grep -Ev '^(sigsuspend|pause)$' |
-      grep -Ev '^(wait|waitpid|wait3|wait4|waitid)$' || true)
+      grep -Ev '^(wait|waitpid|wait3|wait4|waitid)$' |
+      grep -Ev '^(execve|execv|execvp|execvpe|execl|execlp|execle)$' |
+      grep -Ev '^fexecve$' || true)
 if [ -n "$bad" ]; then
 	echo "libcpthread.so exports unexpected symbols: $bad" >&2
 	exit 1

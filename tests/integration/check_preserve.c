@@ -10,7 +10,7 @@
  * threads, detached threads, a file of the program's on descriptor 2, a
  * locale with a decimal comma, a signal handler in new threads, a
  * daemon's start: another directory, a umask that takes every permission
- * away) and must print what they print bare, exit with the same status,
+ * away; an exec after work) and must print what they print bare, exit with the same status,
  * and leave a valid report.  Bad configuration must
  * cost one line on stderr and nothing else.
  */
@@ -416,6 +416,100 @@ START_TEST(test_preserve_daemon)
 }
 END_TEST
 
+/* The "threads" of the report or trace @name in run directory @dir (a
+ * trace through `cpt report --format json`); -1 when it cannot be read. */
+static double run_threads(const struct cpt_run *r, const char *name)
+{
+	char path[600], out[620], err[256];
+	const char *args[] = { "report", path, "--format", "json", "-o", out,
+			       NULL };
+	bool trace = strstr(name, ".cpt") != NULL;
+	double n = -1;
+	json_t *j;
+
+	snprintf(path, sizeof(path), "%s/%s", r->dir, name);
+	snprintf(out, sizeof(out), "%s.json", path);
+	if (trace) {
+		struct cpt_run c;
+
+		ck_assert_int_eq(cpt_run_program(&c, CPT_CPT, args, NULL,
+						 TIMEOUT, false), 0);
+		cpt_run_free(&c);
+	}
+	j = cpt_json_load(trace ? out : path, err, sizeof(err));
+	if (j)
+		n = cpt_json_num(j, "threads");
+	json_decref(j);
+	return n;
+}
+
+/*
+ * A program that works with three threads and then execs itself, through
+ * each member of the exec family (robust_exec): the image before never
+ * exits, so its report (3 threads) and trace are finished at the exec,
+ * under the default names; the new image (1 thread) writes its own under
+ * the next free names.  An exec that fails ("missing") leaves the report
+ * of the work before it and a line saying it ends there.  Output and exit
+ * as bare, preloaded, linked and static, online and trace (execl), and
+ * preloaded in trace mode for the rest of the family.  (The work before
+ * the exec was in no report: the new image took the names over.)
+ */
+START_TEST(test_preserve_exec)
+{
+	static const char *const hows[] = {
+		"execve", "execv", "execvp", "execvpe", "execlp", "execle",
+		"fexecve", "missing",
+	};
+	const struct preserve_combo *c = &pcombos[_i < NPCOMBOS ? _i : 3];
+	const char *how = _i < NPCOMBOS ? "execl" : hows[_i - NPCOMBOS];
+	bool fails = !strcmp(how, "missing");
+	const char *args[] = { how, NULL };
+	char env_mode[64], what[128], name[64];
+	const char *env[] = { env_mode, "CPTHREAD_REPORT=", "CPTHREAD_TRACE=",
+			      NULL };
+	bool trace = !strcmp(c->mode, "trace");
+	struct cpt_run bare, r;
+	double n;
+
+	snprintf(env_mode, sizeof(env_mode), "CPTHREAD_MODE=%s", c->mode);
+	snprintf(what, sizeof(what), "robust_exec %s %s %s", how,
+		 cpt_variant_name(c->v), c->mode);
+	run_bare(&bare, "robust_exec", args);
+	ck_assert_msg(cpt_run_exit_code(&bare) == (fails ? 4 : 3) &&
+		      strstr(bare.out, fails ? "exec failed: ENOENT"
+				 : "before: count 40000\nafter\n"),
+		      "robust_exec %s bare: exit %d, \"%s\"", how,
+		      cpt_run_exit_code(&bare), bare.out);
+	ck_assert_int_eq(cpt_run_workload(&r, "robust_exec", c->v, args, env,
+					  TIMEOUT), 0);
+	expect_same_behaviour(what, &bare, &r);
+	snprintf(name, sizeof(name), "cpthread.%d.json", (int)r.pid);
+	n = run_threads(&r, name);
+	ck_assert_msg(n == 3, "%s: %s counts %.0f threads, not 3 (%.400s)",
+		      what, name, n, r.err);
+	if (trace) {
+		snprintf(name, sizeof(name), "cpthread.%d.cpt", (int)r.pid);
+		n = run_threads(&r, name);
+		ck_assert_msg(n == 3, "%s: %s counts %.0f threads, not 3",
+			      what, name, n);
+	}
+	snprintf(name, sizeof(name), "cpthread.%d.1.json", (int)r.pid);
+	n = run_threads(&r, name);
+	ck_assert_msg(n == (fails ? -1 : 1), "%s: %s: %.0f threads", what,
+		      name, n);
+	if (trace && !fails) {
+		snprintf(name, sizeof(name), "cpthread.%d.1.cpt", (int)r.pid);
+		n = run_threads(&r, name);
+		ck_assert_msg(n == 1, "%s: %s counts %.0f threads, not 1",
+			      what, name, n);
+	}
+	ck_assert_msg(!fails || strstr(r.err, "an exec failed (No such file"),
+		      "%s: stderr \"%.400s\"", what, r.err);
+	cpt_run_free(&r);
+	cpt_run_free(&bare);
+}
+END_TEST
+
 /*
  * A signal handler of the program's that calls the tracer (sem_post)
  * every 50 us while 300 threads are created and joined: each thread is
@@ -653,6 +747,7 @@ static Suite *preserve_suite(void)
 	tcase_add_loop_test(tc, test_preserve_stderr_taken, 0, 4 * NPCOMBOS);
 	tcase_add_loop_test(tc, test_preserve_locale, 0, NPCOMBOS);
 	tcase_add_loop_test(tc, test_preserve_daemon, 0, 2 * NPCOMBOS);
+	tcase_add_loop_test(tc, test_preserve_exec, 0, NPCOMBOS + 8);
 	tcase_add_loop_test(tc, test_preserve_handler_in_new_threads, 0,
 			    NPCOMBOS);
 	suite_add_tcase(s, tc);
