@@ -60,10 +60,52 @@ static int cp_crash_state;
  * the tracer must then neither write, unlink nor close (cp_fds.h). */
 static struct cp_fd_id cp_trace_id;
 
-/* Whether cp_rt.trace_fd is still the trace file.  Async-signal-safe. */
+/* The trace's name made absolute when it was created, to open it again
+ * by; "" when that could not be done. */
+static char cp_trace_again[PATH_MAX];
+
+/*
+ * The program closed the trace's descriptor @old or put a file of its own
+ * on its number (closefrom or close_range, as daemons do; dup2): the
+ * trace is opened again by its name, appending, if the name still is
+ * that file, and its new number replaces @old, which the tracer no longer
+ * touches.  Threads that find it gone at once race: the first number
+ * stored wins, the others close theirs.  The trace's descriptor, or -1.
+ * Async-signal-safe.
+ */
+static int trace_reopen(int old)
+{
+	int fd, cur = old;
+
+	if (!cp_trace_again[0] ||
+	    (fd = open(cp_trace_again, O_WRONLY | O_APPEND | O_CLOEXEC)) < 0)
+		return -1;
+	fd = cp_fd_out_of_way(fd);
+	if (!cp_fd_is(fd, &cp_trace_id)) {
+		close(fd);	/* another file has the name now */
+		return -1;
+	}
+	if (!__atomic_compare_exchange_n(&cp_rt.trace_fd, &cur, fd, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		close(fd);	/* another thread's was stored first */
+		return cur;
+	}
+	return fd;
+}
+
+/* Whether cp_rt.trace_fd is the trace file, opened again if the program
+ * took its descriptor.  Errno is preserved.  Async-signal-safe. */
 static bool trace_fd_ours(void)
 {
-	return cp_fd_is(cp_rt.trace_fd, &cp_trace_id);
+	int fd = __atomic_load_n(&cp_rt.trace_fd, __ATOMIC_ACQUIRE), saved;
+	bool ok;
+
+	if (fd < 0 || cp_fd_is(fd, &cp_trace_id))
+		return fd >= 0;
+	saved = errno;
+	ok = trace_reopen(fd) >= 0;
+	errno = saved;
+	return ok;
 }
 
 int cp_trace_error(void)
@@ -105,7 +147,8 @@ static void trace_failed(int err, bool quiet)
  */
 static int append(struct iovec *iov, int n)
 {
-	int fd = cp_rt.trace_fd, cancel, rc = 0;
+	int fd = __atomic_load_n(&cp_rt.trace_fd, __ATOMIC_ACQUIRE), cancel;
+	int rc = 0;
 
 	if (fd < 0)
 		return -EBADF;
@@ -113,6 +156,7 @@ static int append(struct iovec *iov, int n)
 		return -cp_trace_error();
 	if (!trace_fd_ours())
 		return -EBADF;
+	fd = __atomic_load_n(&cp_rt.trace_fd, __ATOMIC_ACQUIRE);
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	while (n > 0) {
 		ssize_t w;
@@ -183,6 +227,28 @@ int cp_trace_write_block(uint32_t type, uint32_t tid, const void *payload,
 
 static void write_run_blocks(void);
 
+/* cp_trace_again from cp_rt.trace_path, just created. */
+static void note_name_again(void)
+{
+	size_t d = 0, n = strlen(cp_rt.trace_path);
+
+	cp_trace_again[0] = '\0';
+	if (cp_rt.trace_path[0] != '/') {
+		if (!getcwd(cp_trace_again, sizeof(cp_trace_again)) ||
+		    cp_trace_again[0] != '/') {
+			cp_trace_again[0] = '\0';
+			return;
+		}
+		d = strlen(cp_trace_again);
+		cp_trace_again[d++] = '/';
+	}
+	if (d + n >= sizeof(cp_trace_again)) {
+		cp_trace_again[0] = '\0';
+		return;
+	}
+	memcpy(cp_trace_again + d, cp_rt.trace_path, n + 1);
+}
+
 int cp_trace_open(void)
 {
 	struct cp_trace_header h;
@@ -194,6 +260,7 @@ int cp_trace_open(void)
 	if (fd < 0)
 		return fd;
 	cp_fd_id_of(fd, &cp_trace_id);
+	note_name_again();
 	/* a fork child starts a new file: the parent's buffers are not its */
 	for (struct cp_tracebuf *tb = cp_tb_all; tb; tb = tb->all_next)
 		__atomic_store_n(&tb->state, CP_TB_FREE, __ATOMIC_RELEASE);
@@ -733,6 +800,11 @@ void cp_trace_discard(void)
 	if (cp_rt.trace_fd < 0)
 		return;
 	close_all();	/* no buffer writes to the descriptor after this */
+	if (!trace_fd_ours()) {
+		cp_rt.trace_fd = -1;
+		errno = saved;
+		return;
+	}
 	/* the file by its descriptor: a relative name may point elsewhere
 	 * now that the program changed directory */
 	{	/* "/proc/self/fd/N" without stdio: _exit may be in a handler */
@@ -748,14 +820,12 @@ void cp_trace_discard(void)
 			link[sizeof(dir) - 1 + i] = digits[nd - 1 - i];
 		link[sizeof(dir) - 1 + nd] = '\0';
 	}
-	if (trace_fd_ours()) {
-		n = readlink(link, path, sizeof(path) - 1);
-		if (n > 0 && path[0] == '/') {
-			path[n] = '\0';
-			unlink(path);
-		}
-		close(cp_rt.trace_fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n > 0 && path[0] == '/') {
+		path[n] = '\0';
+		unlink(path);
 	}
+	close(cp_rt.trace_fd);
 	cp_rt.trace_fd = -1;
 	errno = saved;
 }

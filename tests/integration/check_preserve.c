@@ -350,16 +350,54 @@ static char *dir_others(const char *dir, const char *keep)
 	return buf;
 }
 
+/* The report @name in run directory @dir, or the JSON report of the
+ * trace @name (`cpt report --format json`); NULL when it cannot be read.
+ * Free with json_decref. */
+static json_t *run_report(const struct cpt_run *r, const char *name)
+{
+	char path[600], out[620], err[256];
+	const char *args[] = { "report", path, "--format", "json", "-o", out,
+			       NULL };
+	bool trace = strstr(name, ".cpt") != NULL;
+
+	snprintf(path, sizeof(path), "%s/%s", r->dir, name);
+	snprintf(out, sizeof(out), "%s.json", path);
+	if (trace) {
+		struct cpt_run c;
+
+		ck_assert_int_eq(cpt_run_program(&c, CPT_CPT, args, NULL,
+						 TIMEOUT, false), 0);
+		cpt_run_free(&c);
+	}
+	return cpt_json_load(trace ? out : path, err, sizeof(err));
+}
+
+/* The "threads" of run_report(@r, @name); -1 when it cannot be read,
+ * -2 for a trace read as partial (no END block). */
+static double run_threads(const struct cpt_run *r, const char *name)
+{
+	json_t *j = run_report(r, name);
+	double n = -1;
+
+	if (j)
+		n = json_is_true(json_object_get(j, "partial")) ? -2 :
+		    cpt_json_num(j, "threads");
+	json_decref(j);
+	return n;
+}
+
 /*
  * A program that starts as a daemon does (robust_daemon: into away/,
- * umask(0777)) before the tracer creates its report at exit: its own
- * file stays in away/ with mode 0000 and it reads its directory and
- * umask back, as bare; the tracer's files are in the directory the run
- * started in, nothing of them in away/, with the tracer's mode,
- * preloaded, linked and static, online and trace: 0600 under relative
- * names given (report.json, trace.cpt), 0644 with
- * CPTHREAD_FILE_MODE=umask under the default names (this test's umask
- * 022 being the start-up one).  (The report went to away/, mode 0000.)
+ * umask(0777), closefrom(3)) before its threads run and the tracer
+ * creates its report at exit: its own file stays in away/ with mode 0000
+ * and it reads its directory, descriptor and umask back, as bare; the
+ * tracer's files are in the directory the run started in, nothing of
+ * them in away/, with the tracer's mode, preloaded, linked and static,
+ * online and trace: 0600 under relative names given (report.json,
+ * trace.cpt), 0644 with CPTHREAD_FILE_MODE=umask under the default names
+ * (this test's umask 022 being the start-up one); the trace is whole, its
+ * 3 threads in it.  (The report went to away/, mode 0000; the trace
+ * ended at the closefrom.)
  */
 START_TEST(test_preserve_daemon)
 {
@@ -384,7 +422,7 @@ START_TEST(test_preserve_daemon)
 		 defaults ? " default names" : "");
 	run_bare(&bare, "robust_daemon", NULL);
 	ck_assert_msg(cpt_run_exit_code(&bare) == 0 &&
-		      strstr(bare.out, "in away, umask 777,") &&
+		      strstr(bare.out, "in away, fd 3, umask 777,") &&
 		      run_file_mode(bare.dir, "away/own.txt") == 0,
 		      "robust_daemon bare: exit %d, \"%s\", own.txt mode %o",
 		      cpt_run_exit_code(&bare), bare.out,
@@ -410,38 +448,14 @@ START_TEST(test_preserve_daemon)
 		mode = run_file_mode(r.dir, defaults ? trace : "trace.cpt");
 		ck_assert_msg(mode == want, "%s: trace mode %o, not %o", what,
 			      mode, want);
+		mode = (int)run_threads(&r, defaults ? trace : "trace.cpt");
+		ck_assert_msg(mode == 3, "%s: the trace counts %d threads (-2: "
+			      "partial), not 3: %.300s", what, mode, r.err);
 	}
 	cpt_run_free(&r);
 	cpt_run_free(&bare);
 }
 END_TEST
-
-/* The "threads" of the report or trace @name in run directory @dir (a
- * trace through `cpt report --format json`); -1 when it cannot be read. */
-static double run_threads(const struct cpt_run *r, const char *name)
-{
-	char path[600], out[620], err[256];
-	const char *args[] = { "report", path, "--format", "json", "-o", out,
-			       NULL };
-	bool trace = strstr(name, ".cpt") != NULL;
-	double n = -1;
-	json_t *j;
-
-	snprintf(path, sizeof(path), "%s/%s", r->dir, name);
-	snprintf(out, sizeof(out), "%s.json", path);
-	if (trace) {
-		struct cpt_run c;
-
-		ck_assert_int_eq(cpt_run_program(&c, CPT_CPT, args, NULL,
-						 TIMEOUT, false), 0);
-		cpt_run_free(&c);
-	}
-	j = cpt_json_load(trace ? out : path, err, sizeof(err));
-	if (j)
-		n = cpt_json_num(j, "threads");
-	json_decref(j);
-	return n;
-}
 
 /*
  * A program that works with three threads and then execs itself, through

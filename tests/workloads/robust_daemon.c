@@ -1,12 +1,14 @@
 /*
  * robust_daemon.c - a program that starts as daemons do: it moves to
- * another directory (away/, which it makes) and takes every permission
- * away from the files it creates (umask(0777)).  It then creates its file
- * own.txt there (mode 0000), runs two threads over a mutex and prints the
- * directory and umask it reads back and its count.  Both changes are the
- * program's own: its file stays where and as it made it, traced; the
- * tracer's report, created at exit, must still go to the directory the
- * run started in, with the tracer's mode.
+ * another directory (away/, which it makes), takes every permission away
+ * from the files it creates (umask(0777)) and closes every descriptor
+ * from 3 up (closefrom).  It then creates its file own.txt there (mode
+ * 0000, descriptor 3), runs two threads over a mutex and prints the
+ * directory, descriptor and umask it reads back and its count.  All three
+ * are the program's own: its file stays where and as it made it, traced;
+ * the tracer's report, created at exit, must still go to the directory
+ * the run started in, with the tracer's mode, and its trace, whose
+ * descriptor was closed, must still hold the whole run.
  */
 #include "wl.h"
 
@@ -37,15 +39,16 @@ int main(void)
 	if (mkdir("away", 0700) || chdir("away") || !getcwd(cwd, sizeof(cwd)))
 		return 2;
 	umask(0777);
+	closefrom(3);
 	fd = open("own.txt", O_WRONLY | O_CREAT | O_TRUNC, 0666);
-	if (fd < 0 || write(fd, "own\n", 4) != 4 || close(fd))
+	if (fd < 0 || write(fd, "own\n", 4) != 4)
 		return 2;
 	for (int i = 0; i < 2; i++)
 		WL_OK(pthread_create(&t[i], NULL, worker, NULL));
 	for (int i = 0; i < 2; i++)
 		WL_OK(pthread_join(t[i], NULL));
 	base = strrchr(cwd, '/');
-	printf("in %s, umask %03o, count %lu\n", base ? base + 1 : cwd,
-	       (unsigned)umask(0777), count);
-	return 0;
+	printf("in %s, fd %d, umask %03o, count %lu\n", base ? base + 1 : cwd,
+	       fd, (unsigned)umask(0777), count);
+	return close(fd) ? 2 : 0;
 }
