@@ -60,73 +60,63 @@ CP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	return exec_failed(finished);
 }
 
-/* How many arguments follow @arg in @ap up to the NULL, which counts. */
-static size_t count_args(const char *arg, va_list ap)
-{
-	size_t n = 1;
+/* How an execl* form goes on: the execv* form it stands for. */
+enum exec_via { VIA_EXECV, VIA_EXECVP, VIA_EXECVE };
 
-	while (arg) {
-		arg = va_arg(ap, const char *);
+/*
+ * The execl* forms: their arguments from @arg up to the NULL gathered
+ * into an array on the stack, as glibc's do (execle's environment after
+ * the NULL), then the execv* form @via with @path.
+ */
+static int exec_list(enum exec_via via, const char *path, const char *arg,
+		     va_list ap)
+{
+	va_list count;
+	size_t n = 1;	/* the NULL */
+
+	va_copy(count, ap);
+	for (const char *a = arg; a; a = va_arg(count, const char *))
 		n++;
-	}
-	return n;
-}
+	va_end(count);
+	char *argv[n];
 
-/* @argv (@n slots) filled from @arg and @ap, NULL last. */
-static void fill_args(char **argv, size_t n, const char *arg, va_list ap)
-{
 	argv[0] = (char *)arg;
 	for (size_t i = 1; i < n; i++)
 		argv[i] = va_arg(ap, char *);
+	if (via == VIA_EXECVE)
+		return execve(path, argv, va_arg(ap, char *const *));
+	return via == VIA_EXECVP ? execvp(path, argv) : execv(path, argv);
 }
 
 CP_EXPORT int execl(const char *path, const char *arg, ...)
 {
 	va_list ap;
-	size_t n;
+	int ret;
 
 	va_start(ap, arg);
-	n = count_args(arg, ap);
+	ret = exec_list(VIA_EXECV, path, arg, ap);
 	va_end(ap);
-	char *argv[n];
-
-	va_start(ap, arg);
-	fill_args(argv, n, arg, ap);
-	va_end(ap);
-	return execv(path, argv);
+	return ret;
 }
 
 CP_EXPORT int execlp(const char *file, const char *arg, ...)
 {
 	va_list ap;
-	size_t n;
+	int ret;
 
 	va_start(ap, arg);
-	n = count_args(arg, ap);
+	ret = exec_list(VIA_EXECVP, file, arg, ap);
 	va_end(ap);
-	char *argv[n];
-
-	va_start(ap, arg);
-	fill_args(argv, n, arg, ap);
-	va_end(ap);
-	return execvp(file, argv);
+	return ret;
 }
 
-/* execle: the environment follows the NULL that ends the arguments. */
 CP_EXPORT int execle(const char *path, const char *arg, ...)
 {
-	char *const *envp;
 	va_list ap;
-	size_t n;
+	int ret;
 
 	va_start(ap, arg);
-	n = count_args(arg, ap);
+	ret = exec_list(VIA_EXECVE, path, arg, ap);
 	va_end(ap);
-	char *argv[n];
-
-	va_start(ap, arg);
-	fill_args(argv, n, arg, ap);
-	envp = va_arg(ap, char *const *);
-	va_end(ap);
-	return execve(path, argv, envp);
+	return ret;
 }

@@ -16,23 +16,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
-static unsigned long count;
-
-static void *worker(void *arg)
-{
-	for (int i = 0; i < 20000; i++) {
-		WL_OK(pthread_mutex_lock(&m));
-		count++;
-		WL_OK(pthread_mutex_unlock(&m));
-	}
-	return arg;
-}
-
 int main(void)
 {
 	char cwd[4096];
-	pthread_t t[2];
+	unsigned long count;
 	const char *base;
 	int fd;
 
@@ -43,10 +30,7 @@ int main(void)
 	fd = open("own.txt", O_WRONLY | O_CREAT | O_TRUNC, 0666);
 	if (fd < 0 || write(fd, "own\n", 4) != 4)
 		return 2;
-	for (int i = 0; i < 2; i++)
-		WL_OK(pthread_create(&t[i], NULL, worker, NULL));
-	for (int i = 0; i < 2; i++)
-		WL_OK(pthread_join(t[i], NULL));
+	count = wl_two_threads(20000);
 	base = strrchr(cwd, '/');
 	printf("in %s, fd %d, umask %03o, count %lu\n", base ? base + 1 : cwd,
 	       fd, (unsigned)umask(0777), count);

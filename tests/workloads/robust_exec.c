@@ -18,19 +18,6 @@
 
 extern char **environ;
 
-static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
-static unsigned long count;
-
-static void *worker(void *arg)
-{
-	for (int i = 0; i < 20000; i++) {
-		WL_OK(pthread_mutex_lock(&m));
-		count++;
-		WL_OK(pthread_mutex_unlock(&m));
-	}
-	return arg;
-}
-
 /* Exec this program with "after" through @how; returns if it failed. */
 static void exec_after(const char *how, const char *argv0)
 {
@@ -58,7 +45,6 @@ static void exec_after(const char *how, const char *argv0)
 
 int main(int argc, char **argv)
 {
-	pthread_t t[2];
 
 	if (argc != 2)
 		return 2;
@@ -66,11 +52,7 @@ int main(int argc, char **argv)
 		printf("after\n");
 		return 3;
 	}
-	for (int i = 0; i < 2; i++)
-		WL_OK(pthread_create(&t[i], NULL, worker, NULL));
-	for (int i = 0; i < 2; i++)
-		WL_OK(pthread_join(t[i], NULL));
-	printf("before: count %lu\n", count);
+	printf("before: count %lu\n", wl_two_threads(20000));
 	fflush(stdout);
 	exec_after(argv[1], argv[0]);
 	printf("exec failed: %s\n", errno == ENOENT ? "ENOENT" : "other");

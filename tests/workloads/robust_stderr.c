@@ -31,23 +31,10 @@
 #include <signal.h>
 #include <unistd.h>
 
-static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
-static unsigned long count;
-
-static void *worker(void *arg)
-{
-	for (int i = 0; i < 2000; i++) {
-		WL_OK(pthread_mutex_lock(&m));
-		count++;
-		WL_OK(pthread_mutex_unlock(&m));
-	}
-	return arg;
-}
-
 int main(int argc, char **argv)
 {
 	static const char line[] = "robust_stderr: the program's own line\n";
-	pthread_t t[2];
+	unsigned long count;
 	int fd = -1;
 
 	if (argc != 3)
@@ -80,10 +67,7 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "dup2"))
 		fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	for (int i = 0; i < 2; i++)
-		WL_OK(pthread_create(&t[i], NULL, worker, NULL));
-	for (int i = 0; i < 2; i++)
-		WL_OK(pthread_join(t[i], NULL));
+	count = wl_two_threads(2000);
 	if (write(fd, line, sizeof(line) - 1) != (ssize_t)sizeof(line) - 1)
 		return 4;
 	printf("own file on descriptor %d, count %lu\n", fd, count);

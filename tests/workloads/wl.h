@@ -135,4 +135,33 @@ static WL_NOINSTR void wl_sem_wait(sem_t *s)
 	}
 }
 
+/* wl_two_threads' mutex, its count and the acquisitions per thread. */
+static pthread_mutex_t wl_pair_mutex = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long wl_pair_count;
+
+static WL_NOINSTR void *wl_pair_worker(void *arg)
+{
+	for (int i = 0; i < *(const int *)arg; i++) {
+		WL_OK(pthread_mutex_lock(&wl_pair_mutex));
+		wl_pair_count++;
+		WL_OK(pthread_mutex_unlock(&wl_pair_mutex));
+	}
+	return arg;
+}
+
+/* Two threads that take one mutex @n times each, created and joined:
+ * the count they reach (2n).  For the robustness programs, whose point
+ * is what they do around it. */
+static WL_NOINSTR __attribute__((unused)) unsigned long
+wl_two_threads(int n)
+{
+	pthread_t t[2];
+
+	for (int i = 0; i < 2; i++)
+		WL_OK(pthread_create(&t[i], NULL, wl_pair_worker, &n));
+	for (int i = 0; i < 2; i++)
+		WL_OK(pthread_join(t[i], NULL));
+	return wl_pair_count;
+}
+
 #endif /* WL_H */
