@@ -1,5 +1,5 @@
 /*
- * wrap_exec.c - the exec family: a process with something to report
+ * wrap_exec.c - the exec family: a process that has run threads
  * finishes its report and trace before its image is replaced
  * (cp_runtime_exec_begin); the exec itself is the real one, with the
  * program's arguments and environment as given.  glibc's execl* and

@@ -483,7 +483,7 @@ void cp_runtime_finish(void)
 bool cp_runtime_exec_begin(void)
 {
 	if (!cp_rt.tracing || cp_tls.guard || atomic_load(&cp_finished) ||
-	    getpid() != cp_rt.pid || cp_runtime_saw_nothing())
+	    getpid() != cp_rt.pid || cp_runtime_alone())
 		return false;
 	cp_runtime_finish();
 	return true;

@@ -180,12 +180,13 @@ void cp_runtime_anchor(char *p, size_t len);
  * return); the destructor, or exit() from any thread. */
 void cp_runtime_finish(void);
 /*
- * Before an exec replaces this process's image: a process with something
- * to report (cp_runtime_saw_nothing false) finishes now, report and trace
- * as at exit (a process that never gets to exit would lose both; the new
- * image, traced again if it is, writes its own under the next free name).
- * Nothing for one that saw nothing (a forked child about to exec: the new
- * image takes its names over) or a vfork child (the parent's tracer).
+ * Before an exec replaces this process's image: a process that has run
+ * threads (cp_runtime_alone false) finishes now, report and trace as at
+ * exit (a process that never gets to exit would lose both; the new image,
+ * traced again if it is, writes its own under the next free names).
+ * Nothing for one that stayed one thread (a forked child about to exec,
+ * a launcher such as an interpreter whose own locks are all it took: the
+ * new image takes its names over) or a vfork child (the parent's tracer).
  * True when it finished.  The exec wrappers, any thread.
  */
 bool cp_runtime_exec_begin(void);

@@ -463,7 +463,8 @@ END_TEST
  * exits, so its report (3 threads) and trace are finished at the exec,
  * under the default names; the new image (1 thread) writes its own under
  * the next free names.  An exec that fails ("missing") leaves the report
- * of the work before it and a line saying it ends there.  Output and exit
+ * of the work before it and a line saying it ends there; a launcher (one
+ * thread, a mutex) leaves its names to the new image.  Output and exit
  * as bare, preloaded, linked and static, online and trace (execl), and
  * preloaded in trace mode for the rest of the family.  (The work before
  * the exec was in no report: the new image took the names over.)
@@ -472,11 +473,12 @@ START_TEST(test_preserve_exec)
 {
 	static const char *const hows[] = {
 		"execve", "execv", "execvp", "execvpe", "execlp", "execle",
-		"fexecve", "missing",
+		"fexecve", "missing", "launcher",
 	};
 	const struct preserve_combo *c = &pcombos[_i < NPCOMBOS ? _i : 3];
 	const char *how = _i < NPCOMBOS ? "execl" : hows[_i - NPCOMBOS];
 	bool fails = !strcmp(how, "missing");
+	bool launcher = !strcmp(how, "launcher");
 	const char *args[] = { how, NULL };
 	char env_mode[64], what[128], name[64];
 	const char *env[] = { env_mode, "CPTHREAD_REPORT=", "CPTHREAD_TRACE=",
@@ -490,8 +492,9 @@ START_TEST(test_preserve_exec)
 		 cpt_variant_name(c->v), c->mode);
 	run_bare(&bare, "robust_exec", args);
 	ck_assert_msg(cpt_run_exit_code(&bare) == (fails ? 4 : 3) &&
-		      strstr(bare.out, fails ? "exec failed: ENOENT"
-				 : "before: count 40000\nafter\n"),
+		      strstr(bare.out, fails ? "exec failed: ENOENT" :
+				 launcher ? "before: launcher\nafter\n" :
+				 "before: count 40000\nafter\n"),
 		      "robust_exec %s bare: exit %d, \"%s\"", how,
 		      cpt_run_exit_code(&bare), bare.out);
 	ck_assert_int_eq(cpt_run_workload(&r, "robust_exec", c->v, args, env,
@@ -499,8 +502,16 @@ START_TEST(test_preserve_exec)
 	expect_same_behaviour(what, &bare, &r);
 	snprintf(name, sizeof(name), "cpthread.%d.json", (int)r.pid);
 	n = run_threads(&r, name);
-	ck_assert_msg(n == 3, "%s: %s counts %.0f threads, not 3 (%.400s)",
-		      what, name, n, r.err);
+	ck_assert_msg(n == (launcher ? 1 : 3), "%s: %s counts %.0f threads "
+		      "(%.400s)", what, name, n, r.err);
+	snprintf(name, sizeof(name), "cpthread.%d.1.json", (int)r.pid);
+	if (launcher) {		/* the new image took the names over */
+		ck_assert_msg(run_threads(&r, name) == -1, "%s: %s written",
+			      what, name);
+		cpt_run_free(&r);
+		cpt_run_free(&bare);
+		return;
+	}
 	if (trace) {
 		snprintf(name, sizeof(name), "cpthread.%d.cpt", (int)r.pid);
 		n = run_threads(&r, name);
@@ -761,7 +772,7 @@ static Suite *preserve_suite(void)
 	tcase_add_loop_test(tc, test_preserve_stderr_taken, 0, 4 * NPCOMBOS);
 	tcase_add_loop_test(tc, test_preserve_locale, 0, NPCOMBOS);
 	tcase_add_loop_test(tc, test_preserve_daemon, 0, 2 * NPCOMBOS);
-	tcase_add_loop_test(tc, test_preserve_exec, 0, NPCOMBOS + 8);
+	tcase_add_loop_test(tc, test_preserve_exec, 0, NPCOMBOS + 9);
 	tcase_add_loop_test(tc, test_preserve_handler_in_new_threads, 0,
 			    NPCOMBOS);
 	suite_add_tcase(s, tc);
