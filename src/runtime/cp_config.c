@@ -127,6 +127,7 @@ static void load_sampling(struct cp_config *c)
 void cp_config_load(struct cp_config *c)
 {
 	const char *v;
+	mode_t um;
 
 	memset(c, 0, sizeof(*c));
 	c->mode = CP_MODE_ONLINE;
@@ -200,8 +201,7 @@ void cp_config_load(struct cp_config *c)
 	}
 	/* the umask now, at start-up, is the user's: the program may set
 	 * another before its report is created at exit */
-	mode_t um = umask(0);
-
+	um = umask(0);
 	umask(um);
 	c->file_mode &= ~(unsigned)um;
 }

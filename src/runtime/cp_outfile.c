@@ -49,7 +49,7 @@ static bool ends_finished(int fd, off_t size)
  * The default name is taken by a trace this very process wrote before it
  * called exec (a forked child that execs opened its trace at the fork):
  * a regular file of ours whose trace header names our pid and that the
- * image before did not finish (it had nothing to report:
+ * image before did not finish (it stayed one thread:
  * cp_runtime_exec_begin).  Reopened truncated with @flags (no O_CREAT),
  * so the program that runs now owns its name, as it would without the
  * exec; else -1.

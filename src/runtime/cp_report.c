@@ -630,15 +630,14 @@ bool cp_report_write(struct cp_thread *caller)
 	}
 
 	if (cp_rt.report_path[0]) {
-		int saved = errno;
+		int saved = errno, fd, err;
 
 		cp_runtime_anchor(cp_rt.report_path,
 				  sizeof(cp_rt.report_path));
-		int fd = cp_outfile_create(cp_rt.report_path,
-					   sizeof(cp_rt.report_path),
-					   !cp_rt.cfg.report_tmpl[0], "report",
-					   0);
-		int err = fd < 0 ? -fd : write_json(s, fd);
+		fd = cp_outfile_create(cp_rt.report_path,
+				       sizeof(cp_rt.report_path),
+				       !cp_rt.cfg.report_tmpl[0], "report", 0);
+		err = fd < 0 ? -fd : write_json(s, fd);
 
 		if (fd >= 0 && close(fd) && !err && errno != EINTR)
 			err = errno;
