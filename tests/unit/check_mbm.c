@@ -132,6 +132,19 @@ static void random_round(int round, bool inclusive)
 
 		ck_assert_int_eq(cp_kpaths_find(&kp, &c, ks[ki]), 0);
 		ck_assert_int_eq(cp_mbm_compute(&kp, &gr, got), 0);
+		/* the forest's pass from the start, and after a few steps of
+		 * the walk, give the same figures */
+		for (uint64_t budget = 0; budget < 6; budget += 3) {
+			uint64_t other[4];
+
+			ck_assert_int_eq(cp_mbm_compute_budget(&kp, &gr, other,
+							       budget), 0);
+			for (uint32_t i = 0; i < 4; i++)
+				TG_CHECK(other[i] == got[i], "round %d k %u "
+					 "budget %" PRIu64 ": MBM(%u) = %"
+					 PRIu64 ", the walk %" PRIu64, round,
+					 ks[ki], budget, i, other[i], got[i]);
+		}
 		edges = calloc(kp.n + 1, sizeof(*edges));
 		for (uint32_t j = 0; j < kp.n; j++) {
 			edges[j] = malloc(sizeof(**edges) * (kp.nedges[j] + 1));
