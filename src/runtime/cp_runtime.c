@@ -220,16 +220,28 @@ static void note_start_dir(void)
 	cp_start_ino = st.st_ino;
 }
 
-/* @p (@len bytes) with directory @dir put before it. */
-static void prefix_dir(char *p, size_t len, const char *dir)
+/* @p (@len bytes) with directory @dir put before it; false (@p as it
+ * was) when there is no @dir or no room. */
+static bool prefix_dir(char *p, size_t len, const char *dir)
 {
 	size_t d = strlen(dir), n = strlen(p);
 
 	if (!d || d + 1 + n >= len)
-		return;
+		return false;
 	memmove(p + d + 1, p, n + 1);
 	memcpy(p, dir, d);
 	p[d] = '/';
+	return true;
+}
+
+bool cp_runtime_absolute(const char *p, char *out, size_t len)
+{
+	size_t n = strlen(p);
+
+	if (n >= len)
+		return false;
+	memcpy(out, p, n + 1);
+	return p[0] == '/' || prefix_dir(out, len, cp_start_dir);
 }
 
 void cp_runtime_anchor(char *p, size_t len)

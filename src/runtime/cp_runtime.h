@@ -176,6 +176,10 @@ bool cp_runtime_saw_nothing(void);
  * child, exit.
  */
 void cp_runtime_anchor(char *p, size_t len);
+/* Output path @p, as cp_runtime_anchor left it, made absolute into @out
+ * (@len bytes): a relative one is in the directory the process started
+ * in.  False when that cannot be had.  Any thread. */
+bool cp_runtime_absolute(const char *p, char *out, size_t len);
 /* Finish now: final path, report, trace closed.  Once (later calls
  * return); the destructor, or exit() from any thread. */
 void cp_runtime_finish(void);

@@ -227,28 +227,6 @@ int cp_trace_write_block(uint32_t type, uint32_t tid, const void *payload,
 
 static void write_run_blocks(void);
 
-/* cp_trace_again from cp_rt.trace_path, just created. */
-static void note_name_again(void)
-{
-	size_t d = 0, n = strlen(cp_rt.trace_path);
-
-	cp_trace_again[0] = '\0';
-	if (cp_rt.trace_path[0] != '/') {
-		if (!getcwd(cp_trace_again, sizeof(cp_trace_again)) ||
-		    cp_trace_again[0] != '/') {
-			cp_trace_again[0] = '\0';
-			return;
-		}
-		d = strlen(cp_trace_again);
-		cp_trace_again[d++] = '/';
-	}
-	if (d + n >= sizeof(cp_trace_again)) {
-		cp_trace_again[0] = '\0';
-		return;
-	}
-	memcpy(cp_trace_again + d, cp_rt.trace_path, n + 1);
-}
-
 int cp_trace_open(void)
 {
 	struct cp_trace_header h;
@@ -260,7 +238,9 @@ int cp_trace_open(void)
 	if (fd < 0)
 		return fd;
 	cp_fd_id_of(fd, &cp_trace_id);
-	note_name_again();
+	if (!cp_runtime_absolute(cp_rt.trace_path, cp_trace_again,
+				 sizeof(cp_trace_again)))
+		cp_trace_again[0] = '\0';
 	/* a fork child starts a new file: the parent's buffers are not its */
 	for (struct cp_tracebuf *tb = cp_tb_all; tb; tb = tb->all_next)
 		__atomic_store_n(&tb->state, CP_TB_FREE, __ATOMIC_RELEASE);
