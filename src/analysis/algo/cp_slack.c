@@ -51,11 +51,11 @@
  * with equality for the best segment through that edge (lt from the CPM is
  * the latest time of v' in the unreduced graph: the segments' suffixes lie
  * after c_q and are not yet reduced).  So the walk is one pass over the
- * vertices in topological order with a min-heap of the edges that leave
- * C's processed part: an edge enters when its tail is processed with value
+ * vertices in topological order with a set of the edges that leave C's
+ * processed part: an edge enters when its tail is processed with value
  * lt[head] - w - A(tail) and expires when the pass moves beyond its head;
- * at each C vertex the heap's minimum is the least remaining segment slack,
- * in the paper's terms.  Virtual edges start -> off-C root (value lt[r])
+ * at each C vertex the set's least value is the least remaining segment
+ * slack, in the paper's terms.  Virtual edges start -> off-C root (value lt[r])
  * and off-C leaf -> end (value L - A(leaf), never expiring) model the
  * virtual start and end.  (Kahn's order puts every root first, so the
  * start edges only matter for other topological orders; the end edges
@@ -69,7 +69,7 @@
  * and only in the blocks where i has CP time.  Within a block every group
  * with CP time there walks at once, one lane each (as zeroing does): the
  * graph is read once per block, each lane keeps its own d, A values and
- * heap.  On barrier-synchronised traces a block is a phase between two
+ * segments.  On barrier-synchronised traces a block is a phase between two
  * barriers, so a procedure costs nothing in the phases where it is not on
  * C.
  *
@@ -92,8 +92,8 @@
  * hundred rows on a trace; capped at CP_SLACK_WORDS words per vertex of
  * the graph: a window of n rows and slots walks at most words/n lanes at
  * once, at least two), 2 bytes per C edge
- * and a heap per lane of at most twice the edges alive at once (16 bytes
- * each: O(e) only in the worst case; it is compacted, see seg_push).  A
+ * and per lane the edges alive at once that no other one dominates (16
+ * bytes each: O(e) only in the worst case; see seg_min).  A
  * procedure without CP time costs nothing.  Slack <= zeroing benefit <= CP
  * time.
  */
@@ -108,15 +108,12 @@
 
 #define CP_SLACK_LANES 32	/* most groups in one walk of a block */
 #define CP_SLACK_WORDS 4	/* scratch words per vertex of the graph */
-#define CP_SLACK_LIST 64	/* live segments kept as a plain list */
 
 struct seg {
 	uint64_t val;		/* d(s) + ps: slack left + d(q-1) */
 	uint32_t until;		/* expires after this index in the block */
 };
 
-/* The least entry of an empty list: no value, never expires. */
-static const struct seg seg_none = { UINT64_MAX, UINT32_MAX };
 
 /* One group's walk through a block. */
 struct lane {
@@ -128,15 +125,9 @@ struct lane {
 	uint32_t nextq;		/* block index of the next query that
 				 * counts: the head of edge @next */
 	uint64_t d, rem;	/* reduction so far; CP time not passed */
-	struct seg *heap;	/* the live segments: a list, or a min-heap
-				 * on val once it grew past CP_SLACK_LIST */
-	uint32_t n, cap;
-	bool heaped;
-	/* list mode: a live entry of least value (of the latest expiry
-	 * among equal values), seg_none for an empty list; it stands
-	 * until the walk passes its expiry or a push brings a smaller
-	 * one */
-	struct seg least;
+	struct seg *seg;	/* the live segments: seg[lo .. n), a
+				 * staircase (see seg_min) */
+	uint32_t lo, n, cap;
 };
 
 struct cp_slack_ws {
@@ -203,145 +194,119 @@ void cp_slack_ws_free(struct cp_slack_ws *ws)
 	cp_cuts_win_free(&ws->win);
 	free(ws->lane_of);
 	for (uint32_t l = 0; l < CP_SLACK_LANES; l++)
-		free(ws->lane[l].heap);
+		free(ws->lane[l].seg);
 	free(ws);
 }
 
 /*
- * The live segments of a lane.  There are usually a few dozen at most (the
- * edges that cross the next query), so they start as an unsorted list: a
- * push appends, a query scans for the minimum and drops the expired ones
- * on the way.  A lane that gathers more than CP_SLACK_LIST turns its list
- * into a 4-ary min-heap (four 16-byte children fill one cache line) for
- * the rest of its walk, so a query never costs more than O(CP_SLACK_LIST)
- * or O(log n).  In the heap, entries are deleted lazily: an expired one
- * goes when it reaches the top.  Those below the top would pile up (on a
- * trace PAG, tens of thousands of entries of which a few dozen are alive),
- * so a full heap is first compacted: expired entries dropped, the rest
- * re-heapified in O(n).  It only grows when more than half of it is alive,
- * which keeps it within twice the live entries and costs O(1) amortized
- * per push.
+ * The live segments of a lane, as a staircase: only the entries no other
+ * one dominates (a segment of no less value that expires no earlier can
+ * never be the least alive while it is), in ln->seg[lo .. n), sorted by
+ * expiry and then, as none is dominated, by value as well, both strictly
+ * increasing.  The alive ones are then a suffix, and the least value
+ * alive is that suffix's first: a query drops the expired entries from
+ * the front and reads one.  A push finds its place by expiry (a scan
+ * from the back, the staircase being short, then a binary search) and is
+ * dropped if the entry there dominates it; otherwise it takes the place of
+ * the entries it dominates: the run of larger values just before it, and
+ * one of the same expiry.  Every entry goes in and out once; a push costs
+ * O(log n) to find its place and the entries after it moved.  A report of
+ * 2*10^7 events with seven procedures averaged 8 entries a push (most
+ * pushes land inside, not at the back) where a heap of every pushed
+ * segment, deleting lazily, held a few hundred.
  */
-static void seg_sift_down(struct seg *h, uint32_t n, uint32_t i,
-			  struct seg x)
-{
-	for (;;) {
-		uint32_t f = 4 * i + 1, m = f, end = f + 4 < n ? f + 4 : n;
 
-		if (f >= n)
-			break;
-		for (uint32_t j = f + 1; j < end; j++)
-			if (h[j].val < h[m].val)
-				m = j;
-		if (h[m].val >= x.val)
-			break;
-		h[i] = h[m];
-		i = m;
+/* The least value alive at index @now (UINT64_MAX if none). */
+static uint64_t seg_min(struct lane *ln, uint32_t now)
+{
+	while (ln->lo < ln->n && ln->seg[ln->lo].until < now)
+		ln->lo++;
+	return ln->lo < ln->n ? ln->seg[ln->lo].val : UINT64_MAX;
+}
+
+/* Index of the first entry expiring at @until or later (ln->n: none). */
+static uint32_t seg_find(const struct lane *ln, uint32_t until)
+{
+	uint32_t lo = ln->lo, hi = ln->n;
+
+	/* a staircase holds a few entries: a scan from the back first */
+	for (int step = 0; step < 16 && hi > lo; step++) {
+		if (ln->seg[hi - 1].until < until)
+			return hi;
+		hi--;
 	}
-	h[i] = x;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (ln->seg[mid].until < until)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
-static void seg_heapify(struct lane *ln)
+/* Move the entries from @from to the end of the staircase to @to. */
+static void seg_move(struct lane *ln, uint32_t to, uint32_t from)
 {
-	for (uint32_t i = ln->n > 1 ? (ln->n - 2) / 4 + 1 : 0; i-- > 0;)
-		seg_sift_down(ln->heap, ln->n, i, ln->heap[i]);
+	uint32_t n = ln->n - from;
+
+	if (n > 16) {
+		memmove(ln->seg + to, ln->seg + from, sizeof(*ln->seg) * n);
+	} else if (to > from) {
+		for (uint32_t x = n; x-- > 0;)
+			ln->seg[to + x] = ln->seg[from + x];
+	} else {
+		for (uint32_t x = 0; x < n; x++)
+			ln->seg[to + x] = ln->seg[from + x];
+	}
+	ln->n = to + n;
 }
 
-/* Whether @x should stand as a list's least entry rather than @y: of
- * less value, or as small and alive longer. */
-static bool seg_before(struct seg x, struct seg y)
+/* Room for one more entry at the back; -1 on OOM. */
+static int seg_room(struct lane *ln)
 {
-	return x.val < y.val || (x.val == y.val && x.until > y.until);
-}
+	struct seg *h;
+	uint32_t ncap;
 
-/* Drop the entries that expired before index @now. */
-static void seg_compact(struct lane *ln, uint32_t now)
-{
-	struct seg *h = ln->heap;
-	uint32_t n = 0;
-
-	for (uint32_t i = 0; i < ln->n; i++)
-		if (h[i].until >= now)
-			h[n++] = h[i];
-	ln->n = n;
-	if (ln->heaped)
-		seg_heapify(ln);
+	if (ln->n < ln->cap)
+		return 0;
+	if (ln->lo >= ln->cap / 2 && ln->lo) {
+		memmove(ln->seg, ln->seg + ln->lo,
+			sizeof(*ln->seg) * (ln->n - ln->lo));
+		ln->n -= ln->lo;
+		ln->lo = 0;
+		return 0;
+	}
+	ncap = ln->cap ? ln->cap * 2 : 64;
+	h = realloc(ln->seg, sizeof(*h) * ncap);
+	if (!h)
+		return -1;
+	ln->seg = h;
+	ln->cap = ncap;
+	return 0;
 }
 
 /* Push (@val, @until) at index @now; -1 on OOM. */
 static int seg_push(struct lane *ln, uint64_t val, uint32_t until,
 		    uint32_t now)
 {
-	struct seg *h;
-	uint32_t i;
+	uint32_t i, j, k;
 
-	if (ln->n == ln->cap) {
-		uint32_t ncap = ln->cap ? ln->cap * 2 : 256;
-
-		if (ln->cap)
-			seg_compact(ln, now);
-		if (2 * ln->n > ln->cap || !ln->cap) {
-			h = realloc(ln->heap, sizeof(*h) * ncap);
-			if (!h)
-				return -1;
-			ln->heap = h;
-			ln->cap = ncap;
-		}
-	}
-	h = ln->heap;
-	if (!ln->heaped) {
-		h[ln->n] = (struct seg){ val, until };
-		if (seg_before(h[ln->n], ln->least))
-			ln->least = h[ln->n];
-		ln->n++;
-		if (ln->n > CP_SLACK_LIST) {
-			ln->heaped = true;
-			seg_heapify(ln);
-		}
-		return 0;
-	}
-	for (i = ln->n++; i > 0;) {
-		uint32_t p = (i - 1) / 4;
-
-		if (h[p].val <= val)
-			break;
-		h[i] = h[p];
-		i = p;
-	}
-	h[i] = (struct seg){ val, until };
+	(void)seg_min(ln, now);		/* the expired ones go first */
+	if (seg_room(ln))
+		return -1;
+	j = seg_find(ln, until);
+	if (j < ln->n && ln->seg[j].val <= val)
+		return 0;		/* dominated */
+	k = j < ln->n && ln->seg[j].until == until ? j + 1 : j;
+	for (i = j; i > ln->lo && ln->seg[i - 1].val >= val; i--)
+		;
+	/* [i, k) are dominated by the new entry, which takes their place */
+	if (k - i != 1)
+		seg_move(ln, i + 1, k);
+	ln->seg[i] = (struct seg){ val, until };
 	return 0;
-}
-
-/* The least value alive at index @now (UINT64_MAX if none). */
-static uint64_t seg_min(struct lane *ln, uint32_t now)
-{
-	uint32_t n = 0;
-
-	if (ln->heaped) {
-		while (ln->n && ln->heap[0].until < now) {
-			struct seg x = ln->heap[--ln->n];
-
-			if (ln->n)
-				seg_sift_down(ln->heap, ln->n, 0, x);
-		}
-		return ln->n ? ln->heap[0].val : UINT64_MAX;
-	}
-	/* the least entry found by the last scan, or pushed since, is still
-	 * alive: no other alive one is smaller (entries only expire) */
-	if (ln->least.until >= now)
-		return ln->least.val;
-	ln->least = seg_none;
-	for (uint32_t i = 0; i < ln->n; i++) {
-		struct seg x = ln->heap[i];
-
-		if (x.until < now)
-			continue;
-		ln->heap[n++] = x;
-		if (seg_before(x, ln->least))
-			ln->least = x;
-	}
-	ln->n = n;
-	return ln->least.val;
 }
 
 /*
@@ -389,9 +354,7 @@ static uint32_t lanes_init(struct cp_slack_ws *ws, const struct cp_groups *gr,
 
 		ws->lane_of[ln->gid] = CP_PAG_NONE;
 		ln->d = 0;
-		ln->n = 0;
-		ln->heaped = false;
-		ln->least = seg_none;
+		ln->lo = ln->n = 0;
 		if (ln->first == CP_PAG_NONE) {
 			ln->stop = CP_PAG_NONE;
 			continue;
@@ -420,7 +383,7 @@ struct walk_at {
 };
 
 /* Lanes handed to the helper: a copy of the workspace with its own ring
- * and the lanes it walks (their heaps moved to it), where the walk
+ * and the lanes it walks (their segments moved to it), where the walk
  * stands, and the sums to add to. */
 struct part {
 	struct cp_slack_ws ws;
@@ -500,8 +463,8 @@ static bool hand_over(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 		uint32_t l = at->act[x];
 
 		pt->at.act[pt->at.na++] = l;
-		ws->lane[l].heap = NULL;	/* moved */
-		ws->lane[l].n = ws->lane[l].cap = 0;
+		ws->lane[l].seg = NULL;	/* moved */
+		ws->lane[l].lo = ws->lane[l].n = ws->lane[l].cap = 0;
 	}
 	at->na = *na = keep;
 	help->part = pt;
@@ -532,14 +495,14 @@ static int wait_helper(struct cp_slack_help *help)
  *
  * Per lane, d starts at 0 in every block: the block's problem is the
  * whole graph's shifted by the d reached at its first cut, and every value
- * below (A, the heap's) shifts with it.  A(v) is pushed along the block's
+ * below (A, the segments') shifts with it.  A(v) is pushed along the block's
  * edges into ws->a, indexed by the vertex's place in the block; edges that
  * pass over the block's last cut are left out (cp_cuts.c: they never
  * bind).  Before a lane's first CP edge nothing is reduced: d = 0 and A(v)
  * = et[v].  Only a query at a C vertex whose incoming C edge is the
- * group's can change d: at any other the heap minimum is at least d (a
+ * group's can change d: at any other the least segment is at least d (a
  * segment that was alive at the previous query bounded d there; one that
- * splits there has value d + ps).  So a lane queries its heap only there,
+ * splits there has value d + ps).  So a lane queries its segments only there,
  * and looks for its next such C vertex only when it passed the last one;
  * an edge is pushed only if it is still alive at the next query that
  * counts (most thread segments start and end between two of them), and
@@ -731,11 +694,11 @@ out:
 	return ret;
 }
 
-/* A part's lanes walked: their heaps and the ring freed. */
+/* A part's lanes walked: their segments and the ring freed. */
 static void part_free(struct part *pt)
 {
 	for (uint32_t x = 0; x < pt->at.na; x++)
-		free(pt->ws.lane[pt->at.act[x]].heap);
+		free(pt->ws.lane[pt->at.act[x]].seg);
 	cp_big_free(pt->ws.a);
 	free(pt);
 }
