@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_par.h"
 #include "cp_trace.h"
 #include "cp_tracepag.h"
 #include "cp_whatif.h"
@@ -621,6 +622,103 @@ START_TEST(test_whatif_rejects_unknown_name)
 }
 END_TEST
 
+/* Two predictions agree when every figure does. */
+static void assert_same(const struct cp_whatif_result *a,
+			const struct cp_whatif_result *b, const char *what)
+{
+	ck_assert_msg(a->length_before == b->length_before &&
+		      a->length_after_fixed == b->length_after_fixed &&
+		      a->length_before_sim == b->length_before_sim &&
+		      a->length_after == b->length_after &&
+		      a->simulated == b->simulated &&
+		      a->deadlock == b->deadlock &&
+		      a->reordered == b->reordered && a->forced == b->forced &&
+		      a->forced_before == b->forced_before &&
+		      a->scaled_ns == b->scaled_ns && a->cpus == b->cpus &&
+		      a->wake == b->wake,
+		      "%s: after %" PRIu64 " / %" PRIu64 ", fixed %" PRIu64
+		      " / %" PRIu64 ", before sim %" PRIu64 " / %" PRIu64,
+		      what, a->length_after, b->length_after,
+		      a->length_after_fixed, b->length_after_fixed,
+		      a->length_before_sim, b->length_before_sim);
+}
+
+/*
+ * cp_whatif_trace_each: each scaling's prediction is cp_whatif_trace's,
+ * the shared replay computed once; a scaling that fails (no such
+ * procedure, a negative factor) fails alone.  On one thread and on two
+ * (cp_par's threshold 0), on the ideal machine, on one processor and
+ * paying the wake-ups; and where the unscaled replay deadlocks.
+ */
+static void check_each(struct fixture *f, const struct cp_whatif_scale *sc,
+		       uint32_t n, uint32_t cpus, bool wake)
+{
+	struct cp_whatif_result r[8], one;
+	int ret[8];
+	char err[256];
+
+	ck_assert(n <= 8);
+	ck_assert_msg(cp_whatif_trace_each(&f->tp, sc, n, false, cpus, wake,
+					   r, ret) == 0, "each failed");
+	for (uint32_t i = 0; i < n; i++) {
+		int want = cp_whatif_trace(&f->tp, &sc[i], 1, false, cpus,
+					   wake, &one, err, sizeof(err));
+
+		ck_assert_msg(ret[i] == want, "%s x%g: each %d, alone %d",
+			      sc[i].name, sc[i].factor, ret[i], want);
+		if (!want)
+			assert_same(&r[i], &one, sc[i].name);
+	}
+}
+
+START_TEST(test_whatif_each)
+{
+	static const struct cp_whatif_scale sc[] = {
+		{ "work1", 0.5 }, { "nosuch", 2 }, { "crit", 0.5 },
+		{ "work2", 2.0 }, { "crit", -1 }, { "work2", 0.5 },
+	};
+	size_t old = cp_par_set_threshold(SIZE_MAX);
+	struct synth s;
+	struct fixture f;
+	uint32_t m;
+
+	lock_reorder(&s);
+	load(&s, &f);
+	for (int par = 0; par < 2; par++) {
+		cp_par_set_threshold(par ? 0 : SIZE_MAX);
+		check_each(&f, sc, 6, 0, false);
+		check_each(&f, sc, 6, 1, false);
+		check_each(&f, sc, 6, 0, true);
+		check_each(&f, sc + 1, 1, 0, false);
+	}
+	unload(&f);
+	synth_free(&s);
+
+	/* the deadlock of test_whatif_deadlock_falls_back */
+	synth_init(&s);
+	synth_symbol(&s, 0x100, 0x10, "w");
+	synth_start(&s, 0, -1);
+	m = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
+	synth_create(&s, 0, 0, 1);
+	synth_start(&s, 1, 0);
+	synth_call(&s, 1, 0x100, 10);
+	synth_lock(&s, 1, 0, 0, m);
+	synth_exit(&s, 1, 1);
+	synth_request(&s, 0, 30, m);
+	synth_consume(&s, 0, 0, true, m, 0, 0);
+	synth_exit(&s, 0, 5);
+	load(&s, &f);
+	for (int par = 0; par < 2; par++) {
+		cp_par_set_threshold(par ? 0 : SIZE_MAX);
+		check_each(&f, &(struct cp_whatif_scale){ "w", 0.5 }, 1, 0,
+			   false);
+	}
+	cp_par_set_threshold(old);
+	unload(&f);
+	synth_free(&s);
+}
+END_TEST
+
 START_TEST(test_whatif_text_pag)
 {
 	struct cp_pag g;
@@ -1118,6 +1216,7 @@ static Suite *whatif_suite(void)
 	tcase_add_test(tc, test_whatif_trywait_forced);
 	tcase_add_test(tc, test_whatif_deadlock_falls_back);
 	tcase_add_test(tc, test_whatif_rejects_unknown_name);
+	tcase_add_test(tc, test_whatif_each);
 	tcase_add_test(tc, test_whatif_text_pag);
 	tcase_add_test(tc, test_whatif_random_identity);
 	tcase_add_test(tc, test_whatif_fewer_cpus);

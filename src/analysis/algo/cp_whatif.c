@@ -10,6 +10,7 @@
 #include "cp_whatif.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,14 +215,47 @@ static int replay_both(const struct cp_tracepag *tp, const double *ones,
 	return 0;
 }
 
+/*
+ * The fixed-graph part of one prediction into @r, and its factors into
+ * @cf[ncct]: the scaled time, the length after and, with @before, the
+ * length before.  0, or -1 with @err.
+ */
+static int fixed_part(const struct cp_tracepag *tp,
+		      const struct cp_whatif_scale *sc, uint32_t nsc,
+		      bool exclusive, bool before, double *cf,
+		      struct cp_whatif_result *r, char *err, size_t errlen)
+{
+	const struct cp_pag *g = &tp->g;
+	uint64_t *w = malloc(((size_t)g->ne + 1) * sizeof(*w));
+	int ret = -1;
+
+	if (!w)
+		goto err_mem;
+	if (cct_factors(tp, sc, nsc, exclusive, cf, err, errlen))
+		goto out;
+	r->scaled_ns = scale_edges(tp, cf, w);
+	if (cp_whatif_check_range(tp->t->path, tp->useful_ns, r->scaled_ns,
+				  tp->wait_ns, sc, nsc, err, errlen))
+		goto out;
+	if (before && fixed_length(g, g->w, &r->length_before))
+		goto err_mem;
+	if (fixed_length(g, w, &r->length_after_fixed))
+		goto err_mem;
+	ret = 0;
+	goto out;
+err_mem:
+	snprintf(err, errlen, "%s: out of memory in what-if", tp->t->path);
+out:
+	free(w);
+	return ret;
+}
+
 int cp_whatif_trace(const struct cp_tracepag *tp,
 		    const struct cp_whatif_scale *sc, uint32_t nsc,
 		    bool exclusive, uint32_t cpus, bool wake,
 		    struct cp_whatif_result *r, char *err, size_t errlen)
 {
-	const struct cp_pag *g = &tp->g;
 	double *cf = NULL, *ones = NULL;
-	uint64_t *w = NULL;
 	int ret = -1;
 
 	memset(r, 0, sizeof(*r));
@@ -229,20 +263,12 @@ int cp_whatif_trace(const struct cp_tracepag *tp,
 		return -1;
 	cf = malloc(tp->ncct * sizeof(*cf));
 	ones = malloc(tp->ncct * sizeof(*ones));
-	w = malloc(((size_t)g->ne + 1) * sizeof(*w));
-	if (!cf || !ones || !w)
+	if (!cf || !ones)
 		goto err_mem;
-	if (cct_factors(tp, sc, nsc, exclusive, cf, err, errlen))
+	if (fixed_part(tp, sc, nsc, exclusive, true, cf, r, err, errlen))
 		goto out;
 	for (uint32_t n = 0; n < tp->ncct; n++)
 		ones[n] = 1.0;
-	r->scaled_ns = scale_edges(tp, cf, w);
-	if (cp_whatif_check_range(tp->t->path, tp->useful_ns, r->scaled_ns,
-				  tp->wait_ns, sc, nsc, err, errlen))
-		goto out;
-	if (fixed_length(g, g->w, &r->length_before) ||
-	    fixed_length(g, w, &r->length_after_fixed))
-		goto err_mem;
 	r->cpus = cpus;
 	r->wake = wake;
 	if (replay_both(tp, ones, cf, cpus, wake, r))
@@ -254,8 +280,109 @@ err_mem:
 out:
 	free(cf);
 	free(ones);
-	free(w);
 	return ret;
+}
+
+/*
+ * The work of cp_whatif_trace_each, job by job: job 0 is what every
+ * prediction shares (the fixed graph's length and the replay, nothing
+ * scaled), job i the rest of prediction i - 1.  Two workers take the next
+ * job in turn; each job writes only its own slot.
+ */
+struct each {
+	const struct cp_tracepag *tp;
+	const struct cp_whatif_scale *sc;
+	uint32_t n;
+	bool exclusive;
+	uint32_t cpus;
+	bool wake;
+	struct cp_whatif_result *r;
+	int *ret;
+	struct cp_replay_result *after;	/* [n] the scaled replays */
+	uint64_t length_before;
+	struct cp_replay_result before;	/* the unscaled replay */
+	int base_ret;
+	_Atomic uint32_t next;		/* the next job to take */
+};
+
+static int each_base(struct each *x)
+{
+	double *ones = malloc(x->tp->ncct * sizeof(*ones));
+	int ret = -1;
+
+	if (!ones)
+		return -1;
+	for (uint32_t n = 0; n < x->tp->ncct; n++)
+		ones[n] = 1.0;
+	if (!fixed_length(&x->tp->g, x->tp->g.w, &x->length_before) &&
+	    !cp_replay_run(x->tp, ones, x->cpus, x->wake, &x->before))
+		ret = 0;
+	free(ones);
+	return ret;
+}
+
+/* Prediction @i but for what it shares with the others. */
+static int each_one(struct each *x, uint32_t i)
+{
+	const struct cp_tracepag *tp = x->tp;
+	double *cf = malloc(tp->ncct * sizeof(*cf));
+	struct cp_whatif_result *r = &x->r[i];
+	char err[256];
+	int ret = -1;
+
+	if (!cf)
+		return -1;
+	/* the length before is the base's: set once both are done */
+	if (!check_factors(&x->sc[i], 1, tp->t->path, err, sizeof(err)) &&
+	    !fixed_part(tp, &x->sc[i], 1, x->exclusive, false, cf, r, err,
+			sizeof(err)) &&
+	    !cp_replay_run(tp, cf, x->cpus, x->wake, &x->after[i]))
+		ret = 0;
+	free(cf);
+	return ret;
+}
+
+static void each_worker(void *arg)
+{
+	struct each *x = arg;
+	uint32_t j;
+
+	while ((j = atomic_fetch_add(&x->next, 1)) <= x->n) {
+		if (j == 0)
+			x->base_ret = each_base(x);
+		else
+			x->ret[j - 1] = each_one(x, j - 1);
+	}
+}
+
+int cp_whatif_trace_each(const struct cp_tracepag *tp,
+			 const struct cp_whatif_scale *sc, uint32_t n,
+			 bool exclusive, uint32_t cpus, bool wake,
+			 struct cp_whatif_result *r, int *ret)
+{
+	struct each x = {
+		.tp = tp, .sc = sc, .n = n, .exclusive = exclusive,
+		.cpus = cpus, .wake = wake, .r = r, .ret = ret,
+	};
+
+	if (!n)
+		return 0;
+	x.after = calloc(n, sizeof(*x.after));
+	if (!x.after)
+		return -1;
+	memset(r, 0, sizeof(*r) * n);
+	atomic_init(&x.next, 0);
+	cp_par_two((size_t)tp->g.nv, each_worker, &x, each_worker, &x);
+	for (uint32_t i = 0; i < n && !x.base_ret; i++) {
+		if (ret[i])
+			continue;
+		r[i].length_before = x.length_before;
+		r[i].cpus = cpus;
+		r[i].wake = wake;
+		cp_whatif_set_replay(&r[i], &x.before, &x.after[i]);
+	}
+	free(x.after);
+	return x.base_ret;
 }
 
 int cp_whatif_pag(const struct cp_pag *g, const struct cp_whatif_scale *sc,

@@ -79,6 +79,19 @@ int cp_whatif_trace(const struct cp_tracepag *tp,
 		    struct cp_whatif_result *r, char *err, size_t errlen);
 
 /*
+ * cp_whatif_trace() for each of the @n scalings @sc[i] alone into @r[i],
+ * with @ret[i] 0 or -1 (as cp_whatif_trace would fail: a name that is no
+ * procedure, a scaling that could wrap, out of memory).  What every
+ * prediction shares, the fixed graph's length and the replay with nothing
+ * scaled, is computed once; the jobs run on both cores.  Returns 0, or -1
+ * when the shared part ran out of memory (then no @r is filled).
+ */
+int cp_whatif_trace_each(const struct cp_tracepag *tp,
+			 const struct cp_whatif_scale *sc, uint32_t n,
+			 bool exclusive, uint32_t cpus, bool wake,
+			 struct cp_whatif_result *r, int *ret);
+
+/*
  * The simulation's figures of @r from the replay with nothing scaled
  * (@before) and with the scaling (@after); if either deadlocked, the
  * fixed-graph figures (length_before, length_after_fixed, set first)
