@@ -565,6 +565,26 @@ START_TEST(test_whatif_trywait_forced)
 }
 END_TEST
 
+/* T1 works 10 in w, takes a mutex and exits holding it; main asks for it
+ * at 30 and waits for ever. */
+static void dies_holding(struct synth *s)
+{
+	uint32_t m;
+
+	synth_init(s);
+	synth_symbol(s, 0x100, 0x10, "w");
+	synth_start(s, 0, -1);
+	m = synth_obj(s, 0, CP_OBJ_MUTEX, 0);
+	synth_create(s, 0, 0, 1);
+	synth_start(s, 1, 0);
+	synth_call(s, 1, 0x100, 10);
+	synth_lock(s, 1, 0, 0, m);
+	synth_exit(s, 1, 1);		/* never unlocks */
+	synth_request(s, 0, 30, m);
+	synth_consume(s, 0, 0, true, m, 0, 0);
+	synth_exit(s, 0, 5);
+}
+
 /* A thread that dies holding a lock deadlocks the simulation: the other's
  * acquire waited in the recording, so it is not a try to let through. */
 START_TEST(test_whatif_deadlock_falls_back)
@@ -572,20 +592,8 @@ START_TEST(test_whatif_deadlock_falls_back)
 	struct synth s;
 	struct fixture f;
 	struct cp_whatif_result r;
-	uint32_t m;
 
-	synth_init(&s);
-	synth_symbol(&s, 0x100, 0x10, "w");
-	synth_start(&s, 0, -1);
-	m = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
-	synth_create(&s, 0, 0, 1);
-	synth_start(&s, 1, 0);
-	synth_call(&s, 1, 0x100, 10);
-	synth_lock(&s, 1, 0, 0, m);
-	synth_exit(&s, 1, 1);		/* never unlocks */
-	synth_request(&s, 0, 30, m);
-	synth_consume(&s, 0, 0, true, m, 0, 0);
-	synth_exit(&s, 0, 5);
+	dies_holding(&s);
 	load(&s, &f);
 	r = whatif(&f, "w", 0.5);
 	ck_assert_msg(r.deadlock && !r.simulated &&
@@ -680,7 +688,6 @@ START_TEST(test_whatif_each)
 	size_t old = cp_par_set_threshold(SIZE_MAX);
 	struct synth s;
 	struct fixture f;
-	uint32_t m;
 
 	lock_reorder(&s);
 	load(&s, &f);
@@ -695,18 +702,7 @@ START_TEST(test_whatif_each)
 	synth_free(&s);
 
 	/* the deadlock of test_whatif_deadlock_falls_back */
-	synth_init(&s);
-	synth_symbol(&s, 0x100, 0x10, "w");
-	synth_start(&s, 0, -1);
-	m = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
-	synth_create(&s, 0, 0, 1);
-	synth_start(&s, 1, 0);
-	synth_call(&s, 1, 0x100, 10);
-	synth_lock(&s, 1, 0, 0, m);
-	synth_exit(&s, 1, 1);
-	synth_request(&s, 0, 30, m);
-	synth_consume(&s, 0, 0, true, m, 0, 0);
-	synth_exit(&s, 0, 5);
+	dies_holding(&s);
 	load(&s, &f);
 	for (int par = 0; par < 2; par++) {
 		cp_par_set_threshold(par ? 0 : SIZE_MAX);

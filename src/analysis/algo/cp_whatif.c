@@ -97,6 +97,13 @@ static int name_factors(char *const *names, uint32_t n,
 	return -1;
 }
 
+/* "out of memory" into @err, for @tp. */
+static void out_of_memory(const struct cp_tracepag *tp, char *err,
+			  size_t errlen)
+{
+	snprintf(err, errlen, "%s: out of memory in what-if", tp->t->path);
+}
+
 /*
  * The factor of each calling context of @tp into @cf[ncct] from the
  * scalings @sc (see the head of the file).  0, or -1 with @err: a name
@@ -110,8 +117,7 @@ static int cct_factors(const struct cp_tracepag *tp,
 	int bad;
 
 	if (!pf) {
-		snprintf(err, errlen, "%s: out of memory in what-if",
-			 tp->t->path);
+		out_of_memory(tp, err, errlen);
 		return -1;
 	}
 	bad = name_factors(tp->procs, tp->nprocs, sc, nsc, pf);
@@ -229,22 +235,21 @@ static int fixed_part(const struct cp_tracepag *tp,
 	uint64_t *w = malloc(((size_t)g->ne + 1) * sizeof(*w));
 	int ret = -1;
 
-	if (!w)
-		goto err_mem;
+	if (!w) {
+		out_of_memory(tp, err, errlen);
+		return -1;
+	}
 	if (cct_factors(tp, sc, nsc, exclusive, cf, err, errlen))
 		goto out;
 	r->scaled_ns = scale_edges(tp, cf, w);
 	if (cp_whatif_check_range(tp->t->path, tp->useful_ns, r->scaled_ns,
 				  tp->wait_ns, sc, nsc, err, errlen))
 		goto out;
-	if (before && fixed_length(g, g->w, &r->length_before))
-		goto err_mem;
-	if (fixed_length(g, w, &r->length_after_fixed))
-		goto err_mem;
-	ret = 0;
-	goto out;
-err_mem:
-	snprintf(err, errlen, "%s: out of memory in what-if", tp->t->path);
+	if ((before && fixed_length(g, g->w, &r->length_before)) ||
+	    fixed_length(g, w, &r->length_after_fixed))
+		out_of_memory(tp, err, errlen);
+	else
+		ret = 0;
 out:
 	free(w);
 	return ret;
@@ -263,8 +268,10 @@ int cp_whatif_trace(const struct cp_tracepag *tp,
 		return -1;
 	cf = malloc(tp->ncct * sizeof(*cf));
 	ones = malloc(tp->ncct * sizeof(*ones));
-	if (!cf || !ones)
-		goto err_mem;
+	if (!cf || !ones) {
+		out_of_memory(tp, err, errlen);
+		goto out;
+	}
 	if (fixed_part(tp, sc, nsc, exclusive, true, cf, r, err, errlen))
 		goto out;
 	for (uint32_t n = 0; n < tp->ncct; n++)
@@ -272,11 +279,9 @@ int cp_whatif_trace(const struct cp_tracepag *tp,
 	r->cpus = cpus;
 	r->wake = wake;
 	if (replay_both(tp, ones, cf, cpus, wake, r))
-		goto err_mem;
-	ret = 0;
-	goto out;
-err_mem:
-	snprintf(err, errlen, "%s: out of memory in what-if", tp->t->path);
+		out_of_memory(tp, err, errlen);
+	else
+		ret = 0;
 out:
 	free(cf);
 	free(ones);
