@@ -93,7 +93,7 @@
  * the graph: a window of n rows and slots walks at most words/n lanes at
  * once, at least two), 2 bytes per C edge
  * and per lane the edges alive at once that no other one dominates (16
- * bytes each: O(e) only in the worst case; see seg_min).  A
+ * bytes each: O(e) only in the worst case; cp_stair.h).  A
  * procedure without CP time costs nothing.  Slack <= zeroing benefit <= CP
  * time.
  */
@@ -105,14 +105,11 @@
 #include <string.h>
 
 #include "cp_bigmem.h"
+#include "cp_stair.h"
 
 #define CP_SLACK_LANES 32	/* most groups in one walk of a block */
 #define CP_SLACK_WORDS 4	/* scratch words per vertex of the graph */
 
-struct seg {
-	uint64_t val;		/* d(s) + ps: slack left + d(q-1) */
-	uint32_t until;		/* expires after this index in the block */
-};
 
 
 /* One group's walk through a block. */
@@ -125,9 +122,8 @@ struct lane {
 	uint32_t nextq;		/* block index of the next query that
 				 * counts: the head of edge @next */
 	uint64_t d, rem;	/* reduction so far; CP time not passed */
-	struct seg *seg;	/* the live segments: seg[lo .. n), a
-				 * staircase (see seg_min) */
-	uint32_t lo, n, cap;
+	struct cp_stair segs;	/* the live segments: their values and
+				 * expiry indices */
 };
 
 struct cp_slack_ws {
@@ -194,119 +190,8 @@ void cp_slack_ws_free(struct cp_slack_ws *ws)
 	cp_cuts_win_free(&ws->win);
 	free(ws->lane_of);
 	for (uint32_t l = 0; l < CP_SLACK_LANES; l++)
-		free(ws->lane[l].seg);
+		cp_stair_free(&ws->lane[l].segs);
 	free(ws);
-}
-
-/*
- * The live segments of a lane, as a staircase: only the entries no other
- * one dominates (a segment of no less value that expires no earlier can
- * never be the least alive while it is), in ln->seg[lo .. n), sorted by
- * expiry and then, as none is dominated, by value as well, both strictly
- * increasing.  The alive ones are then a suffix, and the least value
- * alive is that suffix's first: a query drops the expired entries from
- * the front and reads one.  A push finds its place by expiry (a scan
- * from the back, the staircase being short, then a binary search) and is
- * dropped if the entry there dominates it; otherwise it takes the place of
- * the entries it dominates: the run of larger values just before it, and
- * one of the same expiry.  Every entry goes in and out once; a push costs
- * O(log n) to find its place and the entries after it moved.  A report of
- * 2*10^7 events with seven procedures averaged 8 entries a push (most
- * pushes land inside, not at the back) where a heap of every pushed
- * segment, deleting lazily, held a few hundred.
- */
-
-/* The least value alive at index @now (UINT64_MAX if none). */
-static uint64_t seg_min(struct lane *ln, uint32_t now)
-{
-	while (ln->lo < ln->n && ln->seg[ln->lo].until < now)
-		ln->lo++;
-	return ln->lo < ln->n ? ln->seg[ln->lo].val : UINT64_MAX;
-}
-
-/* Index of the first entry expiring at @until or later (ln->n: none). */
-static uint32_t seg_find(const struct lane *ln, uint32_t until)
-{
-	uint32_t lo = ln->lo, hi = ln->n;
-
-	/* a staircase holds a few entries: a scan from the back first */
-	for (int step = 0; step < 16 && hi > lo; step++) {
-		if (ln->seg[hi - 1].until < until)
-			return hi;
-		hi--;
-	}
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (ln->seg[mid].until < until)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* Move the entries from @from to the end of the staircase to @to. */
-static void seg_move(struct lane *ln, uint32_t to, uint32_t from)
-{
-	uint32_t n = ln->n - from;
-
-	if (n > 16) {
-		memmove(ln->seg + to, ln->seg + from, sizeof(*ln->seg) * n);
-	} else if (to > from) {
-		for (uint32_t x = n; x-- > 0;)
-			ln->seg[to + x] = ln->seg[from + x];
-	} else {
-		for (uint32_t x = 0; x < n; x++)
-			ln->seg[to + x] = ln->seg[from + x];
-	}
-	ln->n = to + n;
-}
-
-/* Room for one more entry at the back; -1 on OOM. */
-static int seg_room(struct lane *ln)
-{
-	struct seg *h;
-	uint32_t ncap;
-
-	if (ln->n < ln->cap)
-		return 0;
-	if (ln->lo >= ln->cap / 2 && ln->lo) {
-		memmove(ln->seg, ln->seg + ln->lo,
-			sizeof(*ln->seg) * (ln->n - ln->lo));
-		ln->n -= ln->lo;
-		ln->lo = 0;
-		return 0;
-	}
-	ncap = ln->cap ? ln->cap * 2 : 64;
-	h = realloc(ln->seg, sizeof(*h) * ncap);
-	if (!h)
-		return -1;
-	ln->seg = h;
-	ln->cap = ncap;
-	return 0;
-}
-
-/* Push (@val, @until) at index @now; -1 on OOM. */
-static int seg_push(struct lane *ln, uint64_t val, uint32_t until,
-		    uint32_t now)
-{
-	uint32_t i, j, k;
-
-	(void)seg_min(ln, now);		/* the expired ones go first */
-	if (seg_room(ln))
-		return -1;
-	j = seg_find(ln, until);
-	if (j < ln->n && ln->seg[j].val <= val)
-		return 0;		/* dominated */
-	k = j < ln->n && ln->seg[j].until == until ? j + 1 : j;
-	for (i = j; i > ln->lo && ln->seg[i - 1].val >= val; i--)
-		;
-	/* [i, k) are dominated by the new entry, which takes their place */
-	if (k - i != 1)
-		seg_move(ln, i + 1, k);
-	ln->seg[i] = (struct seg){ val, until };
-	return 0;
 }
 
 /*
@@ -354,7 +239,7 @@ static uint32_t lanes_init(struct cp_slack_ws *ws, const struct cp_groups *gr,
 
 		ws->lane_of[ln->gid] = CP_PAG_NONE;
 		ln->d = 0;
-		ln->lo = ln->n = 0;
+		cp_stair_clear(&ln->segs);
 		if (ln->first == CP_PAG_NONE) {
 			ln->stop = CP_PAG_NONE;
 			continue;
@@ -463,8 +348,7 @@ static bool hand_over(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 		uint32_t l = at->act[x];
 
 		pt->at.act[pt->at.na++] = l;
-		ws->lane[l].seg = NULL;	/* moved */
-		ws->lane[l].lo = ws->lane[l].n = ws->lane[l].cap = 0;
+		ws->lane[l].segs = (struct cp_stair){ 0 };	/* moved */
 	}
 	at->na = *na = keep;
 	help->part = pt;
@@ -533,7 +417,7 @@ static int slack_lanes(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 			struct lane *ln = &ws->lane[at.act[x]];
 
 			if (c->lt[r] < ln->rem && rank[r] >= ln->nextq &&
-			    seg_push(ln, c->lt[r], rank[r], 0))
+			    cp_stair_push(&ln->segs, c->lt[r], rank[r], 0))
 				return -1;
 		}
 	}
@@ -622,7 +506,7 @@ static int walk(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 					uint64_t cand = ln->d + c->w[ein], m;
 
 					ln->rem -= c->w[ein];
-					m = seg_min(ln, i);
+					m = cp_stair_min(&ln->segs, i);
 					ln->d = m < cand ? m : cand;
 					lim[l] = ln->d + ln->rem;
 				}
@@ -645,8 +529,9 @@ static int walk(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 
 				av[l] = ai[l];
 				if (leaf && c->length - av[l] < lim[l] &&
-				    seg_push(&ws->lane[l], c->length - av[l],
-					     UINT32_MAX, i)) {
+				    cp_stair_push(&ws->lane[l].segs,
+						  c->length - av[l],
+						  UINT32_MAX, i)) {
 					ret = -1;
 					goto out;
 				}
@@ -681,7 +566,8 @@ static int walk(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 				uint32_t l = act[x];
 
 				if (r >= nq[l] && ls - av[l] < lim[l] &&
-				    seg_push(&ws->lane[l], ls - av[l], r, i)) {
+				    cp_stair_push(&ws->lane[l].segs,
+						  ls - av[l], r, i)) {
 					ret = -1;
 					goto out;
 				}
@@ -698,7 +584,7 @@ out:
 static void part_free(struct part *pt)
 {
 	for (uint32_t x = 0; x < pt->at.na; x++)
-		free(pt->ws.lane[pt->at.act[x]].seg);
+		cp_stair_free(&pt->ws.lane[pt->at.act[x]].segs);
 	cp_big_free(pt->ws.a);
 	free(pt);
 }
