@@ -48,13 +48,19 @@ static enum cpt_status render_html(struct cpt_ctx *c, struct cp_input *in,
 	struct cp_html_in hi = { .p = p, .c = cmp, .kp = &kp, .wt = &wt };
 	enum cpt_status st = CPT_BAD_INPUT;
 
-	if (!cmp || cp_kpaths_find(&kp, p->cpm, CP_HTML_KPATHS))
+	cpt_progress(c, "near-critical paths for the page", 0.0);
+	if (!cmp || cp_kpaths_find(&kp, p->cpm, CP_HTML_KPATHS)) {
+		cpt_progress_done(c);
 		return CPT_BAD_INPUT;
+	}
+	cpt_progress(c, "what-if of the top procedures", 0.0);
 	if (!cp_whatif_top_run(&wt, p, 0, 0)) {
+		cpt_progress_done(c);
 		if (!cp_html_write(c->out, &hi, &ho, c->err, sizeof(c->err)))
 			st = CPT_OK;
 		cp_whatif_top_free(&wt);
 	}
+	cpt_progress_done(c);
 	cp_kpaths_free(&kp);
 	return st;
 }
