@@ -88,35 +88,20 @@ static int exec_list(enum exec_via via, const char *path, const char *arg,
 	return via == VIA_EXECVP ? execvp(path, argv) : execv(path, argv);
 }
 
-CP_EXPORT int execl(const char *path, const char *arg, ...)
-{
-	va_list ap;
-	int ret;
+/* An execl* entry point: its arguments gathered, then the execv* form
+ * @via. */
+#define EXEC_LIST_FORM(name, via)					\
+	CP_EXPORT int name(const char *path, const char *arg, ...)	\
+	{								\
+		va_list ap;						\
+		int ret;						\
+									\
+		va_start(ap, arg);					\
+		ret = exec_list(via, path, arg, ap);			\
+		va_end(ap);						\
+		return ret;						\
+	}
 
-	va_start(ap, arg);
-	ret = exec_list(VIA_EXECV, path, arg, ap);
-	va_end(ap);
-	return ret;
-}
-
-CP_EXPORT int execlp(const char *file, const char *arg, ...)
-{
-	va_list ap;
-	int ret;
-
-	va_start(ap, arg);
-	ret = exec_list(VIA_EXECVP, file, arg, ap);
-	va_end(ap);
-	return ret;
-}
-
-CP_EXPORT int execle(const char *path, const char *arg, ...)
-{
-	va_list ap;
-	int ret;
-
-	va_start(ap, arg);
-	ret = exec_list(VIA_EXECVE, path, arg, ap);
-	va_end(ap);
-	return ret;
-}
+EXEC_LIST_FORM(execl, VIA_EXECV)
+EXEC_LIST_FORM(execlp, VIA_EXECVP)
+EXEC_LIST_FORM(execle, VIA_EXECVE)
