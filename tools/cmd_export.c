@@ -192,6 +192,7 @@ enum cpt_status cpt_cmd_export(struct cpt_ctx *c, int argc, char **argv)
 
 	if (parse(c, argc, argv, &o, &path))
 		return CPT_USAGE;
+	c->use = CP_BUDGET_GRAPH;
 	st = cpt_input_load(c, path, &in);
 	if (st)
 		return st;

@@ -81,6 +81,8 @@ enum cpt_status cpt_cmd_paths(struct cpt_ctx *c, int argc, char **argv)
 
 	if (parse(c, argc, argv, &k, &po.nfull, &path))
 		return CPT_USAGE;
+	c->use = CP_BUDGET_PATHS;
+	c->npaths = k;
 	po.json = c->format == CPT_JSON;
 	st = cpt_input_load(c, path, &in);
 	if (st)

@@ -275,6 +275,9 @@ enum cpt_status cpt_cmd_report(struct cpt_ctx *c, int argc, char **argv)
 
 	if (parse(c, argc, argv, &o, &path))
 		return CPT_USAGE;
+	/* a page adds the what-if of its top procedures */
+	c->use = c->format == CPT_HTML ? CP_BUDGET_PAGE : CP_BUDGET_REPORT;
+	c->npaths = o.k ? o.k : CP_PROFILE_K_DEFAULT;
 	if (cpt_is_trace(path)) {
 		stream = cpt_choose_stream(c, path, o.stream,
 					   stream_conflict(c, &o),

@@ -373,6 +373,8 @@ enum cpt_status cpt_cmd_whatif(struct cpt_ctx *c, int argc, char **argv)
 
 	if (parse(c, argc, argv, &o, &path))
 		return CPT_USAGE;
+	/* the replay on processors holds more (a page's peak) */
+	c->use = o.cpus || o.wake ? CP_BUDGET_PAGE : CP_BUDGET_GRAPH;
 	ret = choose(c, path, &o, &st);
 	if (ret < 0)
 		return st;

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cp_budget.h"
 #include "cp_emit.h"
 #include "cp_progress.h"
 
@@ -41,6 +42,9 @@ struct cpt_ctx {
 				 * traces instead of salvaging them */
 	uint64_t memory;	/* --memory SIZE in bytes, 0: the default
 				 * (cp_budget_default) */
+	enum cp_budget_use use;	/* what the verb holds beside the graph,
+				 * for the memory estimate */
+	uint32_t npaths;	/* near-critical paths it searches */
 	bool budget_checked;	/* the verb weighed the trace against the
 				 * budget and said what it chose: the
 				 * loader does not do it again */

@@ -24,7 +24,8 @@ int cpt_input_budget(struct cpt_ctx *c, const char *path,
 	uint64_t budget = c->memory ? c->memory : cp_budget_default();
 	char need[32], have[32];
 
-	if (cp_budget_estimate(path, est, c->err, sizeof(c->err)))
+	if (cp_budget_estimate(path, c->use, c->npaths, est, c->err,
+			       sizeof(c->err)))
 		return -1;
 	cp_budget_fmt(need, sizeof(need), est->peak_bytes);
 	cp_budget_fmt(have, sizeof(have), budget);

@@ -2,22 +2,27 @@
  * cp_budget.c - the memory estimate of a trace analysis, from the block
  * headers, and the budget it is held to.
  *
- * The model is linear in the events: PER_EVENT bytes each for the decoded
- * vertices (16 bytes, and 12 of payload that most verbs drop once the
- * graph is built), the graph's edge arrays and attributes (about 24:
- * 1.5 edges of 12 bytes plus a kind, and a tail and a calling context for
- * the 1 in 1.5 that are segments), its adjacency (about 24:
- * 12 bytes per vertex and 8 per edge), the critical path method (18),
- * then whichever is largest of the k-path search's scratch (about 20) and
- * the cuts' (8 a vertex; zeroing and Slack keep only a window of a few
- * rows per block); the publish table (8) while the graph is built, plus
- * the file itself, whose mapped pages count while it is read.  PER_EVENT
- * is above the largest peak measured per event over the verbs (`cpt
- * report` with sampled procedures on a lock-heavy trace: about 93 bytes
- * an event at 2*10^7 events, 133 at 10^6, where the symbolizer's fixed
- * 20-30 MB weigh more, the file's 6 bytes an event covering the rest;
- * paths, what-if and export less), so the estimate errs high rather than
- * low.
+ * The model is linear in the events, per use (enum cp_budget_use): a
+ * fixed part (the program, the symbolizer's 20-30 MB, tables sized by
+ * threads and objects), bytes per event for the decoded vertices (16,
+ * and 12 of payload that most verbs drop once the graph is built), the
+ * graph's edge arrays and attributes (about 24: 1.5 edges of 12 bytes
+ * plus a kind, and a tail and a calling context for the 1 in 1.5 that
+ * are segments), its adjacency (about 24: 12 bytes per vertex and 8 per
+ * edge), the critical path method (18), then what the use adds: the
+ * k-path search's scratch (about 20) or the cuts' (8 a vertex; zeroing
+ * and Slack keep only a window of a few rows per block), and for a page
+ * two what-if replays side by side; the publish table (8) while the graph
+ * is built, plus the file itself, whose mapped pages count while it is
+ * read, and per near-critical path asked for its share of the search.
+ *
+ * The figures are above the largest peaks measured, per event beyond the
+ * fixed part (doc/measurements/2026-12-01-memory-estimate.md): 64-93
+ * bytes for paths, export and report at 2*10^7 events, up to 121 at 10^6
+ * (a barrier-heavy 16-thread run, SPLASH-style water and raytrace), 149
+ * for a page; 1.6-2.5 KB a path for 10^3-10^5 paths.  So the estimate
+ * errs high rather than low, by about a quarter at 10^6 events and
+ * by more above.
  */
 #include "cp_budget.h"
 
@@ -33,7 +38,16 @@
 #include "cp_trace_format.h"
 #include "cp_varint.h"
 
-#define PER_EVENT	150u	/* bytes of peak memory per event */
+#define FIXED_BYTES	(64ull << 20)	/* the fixed part */
+#define PER_PATH	2560u		/* bytes per near-critical path */
+
+/* Bytes of peak memory per event, by enum cp_budget_use. */
+static const unsigned per_event[] = {
+	[CP_BUDGET_PATHS] = 125,
+	[CP_BUDGET_GRAPH] = 125,
+	[CP_BUDGET_REPORT] = 125,
+	[CP_BUDGET_PAGE] = 175,
+};
 
 /* Read exactly @n bytes at @off; 0, or -1 when the file is shorter. */
 static int pread_all(int fd, void *buf, size_t n, uint64_t off)
@@ -101,8 +115,9 @@ static void walk_blocks(int fd, uint64_t size, struct cp_budget_est *est)
 		est->nevents += (size - off) / 2;
 }
 
-int cp_budget_estimate(const char *path, struct cp_budget_est *est,
-		       char *err, size_t errlen)
+int cp_budget_estimate(const char *path, enum cp_budget_use use,
+		       uint32_t k, struct cp_budget_est *est, char *err,
+		       size_t errlen)
 {
 	struct stat st;
 	int fd;
@@ -119,7 +134,8 @@ int cp_budget_estimate(const char *path, struct cp_budget_est *est,
 	if (S_ISREG(st.st_mode))
 		walk_blocks(fd, est->file_bytes, est);
 	close(fd);
-	est->peak_bytes = est->nevents * PER_EVENT + est->file_bytes;
+	est->peak_bytes = FIXED_BYTES + est->nevents * per_event[use] +
+			  (uint64_t)k * PER_PATH + est->file_bytes;
 	return 0;
 }
 

@@ -16,6 +16,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * What the analysis of the trace will hold at its peak beyond the graph
+ * (cp_budget.c gives each one's bytes per event, as measured).
+ */
+enum cp_budget_use {
+	CP_BUDGET_PATHS,	/* the graph, its CPM and the k-path search:
+				 * cpt paths */
+	CP_BUDGET_GRAPH,	/* the graph and one analysis of it: cpt
+				 * export, cpt whatif --in-memory */
+	CP_BUDGET_REPORT,	/* the profile with zeroing, Slack and MBM:
+				 * cpt report */
+	CP_BUDGET_PAGE,		/* the profile and two what-if replays at
+				 * once: cpt report --format html, cpt whatif
+				 * --cpus or --wake */
+};
+
 /* What the block headers of a trace say about its size. */
 struct cp_budget_est {
 	uint64_t file_bytes;	/* size of the file */
@@ -27,18 +43,20 @@ struct cp_budget_est {
 };
 
 /*
- * Estimate what analysing the trace file @path takes (struct
- * cp_budget_est).  Reads the header and each block header with pread; a
+ * Estimate what analysing the trace file @path for @use, with @k
+ * near-critical paths (cpt paths --k, cpt report --k; 0 for none), takes
+ * (struct cp_budget_est).  Reads the header and each block header with pread; a
  * damaged or cut block ends the walk and the rest of the file is counted
  * at the densest encoding (one event per two bytes), so the estimate
- * errs high but stays within 75 bytes per byte of file (an EVENTS block
+ * errs high but stays within 90 bytes per byte of file (an EVENTS block
  * claiming more events than its bytes, which the reader drops, counts
  * none).  Returns 0, or -1 with "PATH: reason" in @err (cannot open
  * or read; not a trace is not an error here: the reader words that).
  * Any thread.
  */
-int cp_budget_estimate(const char *path, struct cp_budget_est *est,
-		       char *err, size_t errlen);
+int cp_budget_estimate(const char *path, enum cp_budget_use use,
+		       uint32_t k, struct cp_budget_est *est, char *err,
+		       size_t errlen);
 
 /*
  * The default budget: three quarters of the machine's physical memory,

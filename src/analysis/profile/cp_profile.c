@@ -44,8 +44,6 @@
 #include "cp_wall.h"
 #include "cp_zero.h"
 
-#define CP_PROFILE_K_DEFAULT 100
-
 static void progress(const struct cp_profile_opts *o, const char *phase,
 		     double f)
 {

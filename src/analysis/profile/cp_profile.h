@@ -75,9 +75,12 @@ struct cp_obj_prof {
 	struct cp_site site;	/* where the program first used it */
 };
 
+/* Near-critical paths MBM takes by default. */
+#define CP_PROFILE_K_DEFAULT 100
+
 struct cp_profile_opts {
 	bool exclusive;		/* procedure times exclusive of callees */
-	uint32_t k;		/* paths for MBM, 0: the default 100 */
+	uint32_t k;		/* paths for MBM, 0: CP_PROFILE_K_DEFAULT */
 	uint32_t top;		/* zeroing/Slack/MBM for the first @top
 				 * procedures by CP time; 0: all */
 	const struct cp_cpm *cpm;	/* the trace PAG's CPM if the caller
