@@ -16,13 +16,12 @@
  * is built, plus the file itself, whose mapped pages count while it is
  * read, and per near-critical path asked for its share of the search.
  *
- * The figures are above the largest peaks measured, per event beyond the
- * fixed part (doc/measurements/2026-12-01-memory-estimate.md): 64-93
- * bytes for paths, export and report at 2*10^7 events, up to 121 at 10^6
- * (a barrier-heavy 16-thread run, SPLASH-style water and raytrace), 149
- * for a page; 1.6-2.5 KB a path for 10^3-10^5 paths.  So the estimate
- * errs high rather than low, by about a quarter at 10^6 events and
- * by more above.
+ * The figures are above the largest peaks measured on traces of 0.7 to
+ * 20 million events (doc/measurements/2026-12-01-memory-estimate.md):
+ * beyond 64 MB and the file, up to 78 bytes an event for paths, 89 for
+ * the report, 91 for export and 147 for a page, the most on SPLASH-style
+ * water and a task-queue program; 1.6-2.5 KB a path for 10^3-10^5 paths.
+ * So the estimate errs high rather than low.
  */
 #include "cp_budget.h"
 

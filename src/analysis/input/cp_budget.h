@@ -45,14 +45,14 @@ struct cp_budget_est {
 /*
  * Estimate what analysing the trace file @path for @use, with @k
  * near-critical paths (cpt paths --k, cpt report --k; 0 for none), takes
- * (struct cp_budget_est).  Reads the header and each block header with pread; a
- * damaged or cut block ends the walk and the rest of the file is counted
- * at the densest encoding (one event per two bytes), so the estimate
- * errs high but stays within 90 bytes per byte of file (an EVENTS block
- * claiming more events than its bytes, which the reader drops, counts
- * none).  Returns 0, or -1 with "PATH: reason" in @err (cannot open
- * or read; not a trace is not an error here: the reader words that).
- * Any thread.
+ * (struct cp_budget_est).  Reads the header and each block header with
+ * pread; a damaged or cut block ends the walk and the rest of the file is
+ * counted at the densest encoding (one event per two bytes), so the
+ * estimate errs high but stays within 64 MB, 88 bytes per byte of file
+ * and 2.5 KB a path (an EVENTS block claiming more events than its bytes,
+ * which the reader drops, counts none).  Returns 0, or -1 with "PATH:
+ * reason" in @err (cannot open or read; not a trace is not an error here:
+ * the reader words that).  Any thread.
  */
 int cp_budget_estimate(const char *path, enum cp_budget_use use,
 		       uint32_t k, struct cp_budget_est *est, char *err,
