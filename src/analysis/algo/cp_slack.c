@@ -110,8 +110,6 @@
 #define CP_SLACK_LANES 32	/* most groups in one walk of a block */
 #define CP_SLACK_WORDS 4	/* scratch words per vertex of the graph */
 
-
-
 /* One group's walk through a block. */
 struct lane {
 	uint32_t gid;

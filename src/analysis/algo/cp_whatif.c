@@ -104,6 +104,17 @@ static void out_of_memory(const struct cp_tracepag *tp, char *err,
 	snprintf(err, errlen, "%s: out of memory in what-if", tp->t->path);
 }
 
+/* A factor of 1 for each calling context of @tp (nothing scaled), or NULL
+ * when memory runs out; the caller frees it. */
+static double *unscaled_factors(const struct cp_tracepag *tp)
+{
+	double *ones = malloc(tp->ncct * sizeof(*ones));
+
+	for (uint32_t n = 0; ones && n < tp->ncct; n++)
+		ones[n] = 1.0;
+	return ones;
+}
+
 /*
  * The factor of each calling context of @tp into @cf[ncct] from the
  * scalings @sc (see the head of the file).  0, or -1 with @err: a name
@@ -267,15 +278,13 @@ int cp_whatif_trace(const struct cp_tracepag *tp,
 	if (check_factors(sc, nsc, tp->t->path, err, errlen))
 		return -1;
 	cf = malloc(tp->ncct * sizeof(*cf));
-	ones = malloc(tp->ncct * sizeof(*ones));
+	ones = unscaled_factors(tp);
 	if (!cf || !ones) {
 		out_of_memory(tp, err, errlen);
 		goto out;
 	}
 	if (fixed_part(tp, sc, nsc, exclusive, true, cf, r, err, errlen))
 		goto out;
-	for (uint32_t n = 0; n < tp->ncct; n++)
-		ones[n] = 1.0;
 	r->cpus = cpus;
 	r->wake = wake;
 	if (replay_both(tp, ones, cf, cpus, wake, r))
@@ -312,13 +321,11 @@ struct each {
 
 static int each_base(struct each *x)
 {
-	double *ones = malloc(x->tp->ncct * sizeof(*ones));
+	double *ones = unscaled_factors(x->tp);
 	int ret = -1;
 
 	if (!ones)
 		return -1;
-	for (uint32_t n = 0; n < x->tp->ncct; n++)
-		ones[n] = 1.0;
 	if (!fixed_length(&x->tp->g, x->tp->g.w, &x->length_before) &&
 	    !cp_replay_run(x->tp, ones, x->cpus, x->wake, &x->before))
 		ret = 0;
