@@ -17,8 +17,19 @@
  *   CP 60: a 30, d 20, e 10, b 0, c 0.  Zeroing: a 20, d 10, e 10.
  *   Useful: main 50, worker 30.
  *
+ * TASK GATE.  In tasks, depend, nested and waitdep the worker must run
+ * main's deferred task: main would run it itself at its next scheduling
+ * point (taskwait, an undeferred task waiting on it) if the worker had
+ * not taken it by then, which a busy machine can delay past "q" (main
+ * then runs everything: a CP of 70 for waitdep).  So the task posts a
+ * semaphore as it starts, and main waits for that post after "q",
+ * before the scheduling point.  The post's edge (from the task's start,
+ * at 10, to main after "q") lies on no path as long as the one it
+ * joins, so none of the figures below change; each of these workloads
+ * has that semaphore besides the objects listed.
+ *
  * tasks: main creates a task; the worker, waiting at the region's end,
- * runs it while main works on ("q" is long enough for it to be taken).
+ * runs it while main works on.
  *   0: "p" 10; task { "t" 30 }; "q" 20; taskwait; "r" 10
  *   Paths: p -> t -> r = 50 (creation, taskwait), p -> q -> r = 40.
  *   CP 50: p 10, t 30, r 10, q 0.  Zeroing: p 10, t 10, r 10, q 0.
@@ -146,35 +157,56 @@ static void ordered(void)
 	}
 }
 
+/* Main's side of the TASK GATE (see above): wait until the worker has
+ * started the task.  A team of one (never asked for here) would run the
+ * task itself, so it does not wait. */
+static void task_gate(sem_t *started)
+{
+	if (omp_get_num_threads() > 1)
+		sem_wait(started);
+}
+
 static void tasks(void)
 {
-#pragma omp parallel num_threads(2)
+	sem_t started;
+
+	sem_init(&started, 0, 0);
+#pragma omp parallel num_threads(2) shared(started)
 	{
 		if (omp_get_thread_num() == 0) {
 			wl_region("p", 10);
-#pragma omp task
-			wl_region("t", 30);
+#pragma omp task shared(started)
+			{
+				sem_post(&started);
+				wl_region("t", 30);
+			}
 			wl_region("q", 20);
+			task_gate(&started);
 #pragma omp taskwait
 			wl_region("r", 10);
 		}
 	}
+	sem_destroy(&started);
 }
 
 static void depend(void)
 {
 	int x = 0;
+	sem_t started;
 
-#pragma omp parallel num_threads(2) shared(x)
+	sem_init(&started, 0, 0);
+#pragma omp parallel num_threads(2) shared(x, started)
 	{
 		if (omp_get_thread_num() == 0) {
 			wl_region("p", 10);
-#pragma omp task depend(out: x) shared(x)
+#pragma omp task depend(out: x) shared(x, started)
 			{
+				sem_post(&started);
 				wl_region("a", 30);
 				x = 1;
 			}
 			wl_region("q", 20);
+			task_gate(&started);
 #pragma omp task depend(in: x) if(0) shared(x)
 			{
 				wl_region("b", 10);
@@ -183,6 +215,7 @@ static void depend(void)
 			wl_region("r", 10);
 		}
 	}
+	sem_destroy(&started);
 	if (x != 2)
 		exit(1);
 }
@@ -190,13 +223,16 @@ static void depend(void)
 static void nested(void)
 {
 	int x = 0;
+	sem_t started;
 
-#pragma omp parallel num_threads(2) shared(x)
+	sem_init(&started, 0, 0);
+#pragma omp parallel num_threads(2) shared(x, started)
 	{
 		if (omp_get_thread_num() == 0) {
 			wl_region("p", 10);
-#pragma omp task depend(out: x) shared(x)
+#pragma omp task depend(out: x) shared(x, started)
 			{
+				sem_post(&started);
 				wl_region("w", 20);
 #pragma omp task depend(in: x) if(0) shared(x)
 				wl_region("c", x == 0 ? 5 : 1000);
@@ -204,33 +240,40 @@ static void nested(void)
 				x = 1;
 			}
 			wl_region("q", 15);
+			task_gate(&started);
 #pragma omp task depend(in: x) if(0) shared(x)
 			wl_region("r", x == 1 ? 10 : 1000);
 			wl_region("s", 5);
 		}
 	}
+	sem_destroy(&started);
 }
 
 static void waitdep(void)
 {
 	int x = 0;
+	sem_t started;
 
-#pragma omp parallel num_threads(2) shared(x)
+	sem_init(&started, 0, 0);
+#pragma omp parallel num_threads(2) shared(x, started)
 	{
 		if (omp_get_thread_num() == 0) {
 			wl_region("p", 10);
-#pragma omp task depend(out: x) shared(x)
+#pragma omp task depend(out: x) shared(x, started)
 			{
+				sem_post(&started);
 				wl_region("a", 30);
 				x = 1;
 			}
 			wl_region("q", 20);
+			task_gate(&started);
 #pragma omp taskwait depend(in: x)
 			if (x != 1)
 				exit(1);
 			wl_region("r", 10);
 		}
 	}
+	sem_destroy(&started);
 }
 
 static void taskloop(void)
