@@ -5,23 +5,27 @@
  * the first M paths edge by edge, bare --full all of them.  The output is
  * cp_paths_out.h's.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_budget.h"
 #include "cp_cpm.h"
 #include "cp_kpaths.h"
 #include "cp_paths_out.h"
+#include "cp_stream.h"
 #include "cpt.h"
 #include "cpt_input.h"
 
 #define PATHS_K_DEFAULT 10
 
-enum { OPT_FULL = CPT_OPT_OWN };
+enum { OPT_FULL = CPT_OPT_OWN, OPT_STREAM };
 
 static const struct option paths_options[] = {
 	CPT_COMMON_LONGOPTS,
 	{ "k", required_argument, NULL, 'k' },
 	{ "full", optional_argument, NULL, OPT_FULL },
+	{ "stream", no_argument, NULL, OPT_STREAM },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -41,10 +45,10 @@ static int parse_full(struct cpt_ctx *c, int argc, char **argv,
 	return v ? cpt_parse_u32(c, "--full", v, nfull) : 0;
 }
 
-/* Options into @k and @nfull; the input path into *@path.  -1 with
- * c->err. */
+/* Options into @k, @nfull and @stream; the input path into *@path.  -1
+ * with c->err. */
 static int parse(struct cpt_ctx *c, int argc, char **argv, uint32_t *k,
-		 uint32_t *nfull, const char **path)
+		 uint32_t *nfull, bool *stream, const char **path)
 {
 	int id;
 
@@ -59,12 +63,42 @@ static int parse(struct cpt_ctx *c, int argc, char **argv, uint32_t *k,
 			if (parse_full(c, argc, argv, nfull))
 				return -1;
 			break;
+		case OPT_STREAM:
+			*stream = true;
+			break;
 		default:
 			return -1;
 		}
 	}
 	*path = cpt_one_input(c, argc, argv, "no trace or graph given");
 	return *path ? 0 : -1;
+}
+
+/* The k longest paths of the trace @path, streamed (cp_stream_kp.c). */
+static enum cpt_status paths_stream(struct cpt_ctx *c, const char *path,
+				    uint32_t k)
+{
+	uint64_t budget = c->memory ? c->memory : cp_budget_default();
+	struct cp_stream_opts so = {
+		.lengths_only = true, .kpaths = k,
+		/* a quarter of the budget for the sidetracks' heaps, a
+		 * node and most of a sidetrack's 40 bytes each */
+		.kpaths_nodes = budget / 4 / 64 > CP_STREAM_KP_NODES ?
+				budget / 4 / 64 : CP_STREAM_KP_NODES,
+	};
+	struct cp_tindex ix;
+	struct cp_stream s;
+	enum cpt_status st = cpt_stream_run(c, path, &so, &ix, &s);
+
+	if (st)
+		return st;
+	cp_paths_stream_out(c->out, path, &s, k, c->format == CPT_JSON);
+	if (s.paths_cut)
+		fprintf(stderr, "cpt: %s: %u of the %u paths: the sidetracks "
+			"kept cannot tell which come next (--memory SIZE)\n",
+			path, s.npaths, k);
+	cpt_stream_close(&ix, &s);
+	return CPT_OK;
 }
 
 enum cpt_status cpt_cmd_paths(struct cpt_ctx *c, int argc, char **argv)
@@ -78,12 +112,28 @@ enum cpt_status cpt_cmd_paths(struct cpt_ctx *c, int argc, char **argv)
 	struct cp_cpm cpm;
 	struct cp_kpaths kp;
 	enum cpt_status st;
+	bool stream = false;
+	int mode;
 
-	if (parse(c, argc, argv, &k, &po.nfull, &path))
+	if (parse(c, argc, argv, &k, &po.nfull, &stream, &path))
 		return CPT_USAGE;
 	c->use = CP_BUDGET_PATHS;
 	c->npaths = k;
 	po.json = c->format == CPT_JSON;
+	if (cpt_is_trace(path)) {
+		mode = cpt_choose_stream(c, path, stream, po.nfull ?
+					 "--full (paths edge by edge)" : NULL,
+					 "each path's length and deviation, "
+					 "not its edges");
+		if (mode < 0)
+			return stream ? CPT_USAGE : CPT_BAD_INPUT;
+		if (mode)
+			return paths_stream(c, path, k);
+	} else if (stream) {
+		snprintf(c->err, sizeof(c->err), "%s: --stream needs a trace, "
+			 "not a plain PAG", path);
+		return CPT_USAGE;
+	}
 	st = cpt_input_load(c, path, &in);
 	if (st)
 		return st;

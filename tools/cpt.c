@@ -39,8 +39,9 @@ static const struct cpt_verb verbs[] = {
 	{ "paths", cpt_cmd_paths,
 	  "cpt paths TRACE|PAG [--k N] [--full [M]] [--strict] "
 	  "[--procedures instrumented|sampled] [--debuginfo-path DIRS] "
-	  "[--memory SIZE] [--format text|json] [-o FILE]",
-	  "the N longest (near-critical) paths, edge by edge" },
+	  "[--memory SIZE] [--stream] [--format text|json] [-o FILE]",
+	  "the N longest (near-critical) paths, edge by edge (--stream, or "
+	  "over --memory: out of core, each path's deviation)" },
 	{ "whatif", cpt_cmd_whatif,
 	  "cpt whatif TRACE|PAG --scale NAME=FACTOR [--scale ...] "
 	  "[--exclusive] [--cpus N] [--wake] [--strict] [--procedures "

@@ -25,6 +25,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cp_cpm.h"
+#include "cp_kpaths.h"
 #include "cp_par.h"
 #include "cp_profile.h"
 #include "cp_sampled.h"
@@ -364,6 +366,62 @@ static uint64_t compare(struct synth *s, bool shares, const char *what)
 	return compare_mode(s, shares, false, what);
 }
 
+/*
+ * The k longest paths streamed (cp_stream_opts.kpaths) against cp_kpaths
+ * on the in-memory graph: the same lengths, longest first (which of two
+ * equal-length paths comes first may differ), every parent listed
+ * before its child and no longer than it.  With @nodes (the streamed
+ * heaps' cap) small, the bound falls: the paths given must still be the
+ * longest, fewer of them, and paths_cut say so.  Returns the paths
+ * compared.
+ */
+static uint32_t compare_paths(struct synth *s, uint32_t k, uint64_t nodes,
+			      const char *what)
+{
+	struct cp_stream_opts so = { .kpaths = k, .kpaths_nodes = nodes,
+				     .lengths_only = true };
+	struct cp_trace t;
+	struct cp_tracepag tp;
+	struct cp_cpm cpm;
+	struct cp_kpaths kp;
+	struct cp_tindex ix;
+	struct cp_stream st;
+	char path[64], err[256] = "";
+	uint32_t n;
+
+	write_temp(s, path);
+	synth_graph_load(s, &t, &tp);
+	ck_assert_int_eq(cp_cpm_run(&cpm, &tp.g, NULL), 0);
+	ck_assert_int_eq(cp_kpaths_find(&kp, &cpm, k), 0);
+	ck_assert_msg(cp_tindex_open(&ix, path, err, sizeof(err)) == 0,
+		      "index: %s", err);
+	ck_assert_msg(cp_stream_run(&st, &ix, &so, err, sizeof(err)) == 0,
+		      "stream: %s", err);
+	n = st.npaths;
+	ck_assert_msg(n == kp.n || (nodes && st.paths_cut && n < kp.n),
+		      "%s: k=%u: %u paths streamed, %u in memory (cut %d)",
+		      what, k, n, kp.n, st.paths_cut);
+	ck_assert_msg(nodes || !st.paths_cut, "%s: cut at full memory", what);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct cp_stream_path *q = &st.paths[i];
+
+		ck_assert_msg(q->len == kp.len[i], "%s: k=%u: path %u of %"
+			      PRIu64 " streamed, %" PRIu64 " in memory", what,
+			      k, i, q->len, kp.len[i]);
+		ck_assert_msg(i == 0 ? q->parent == UINT32_MAX :
+			      q->parent < i && st.paths[q->parent].len >=
+			      q->len, "%s: path %u's parent %u", what, i,
+			      q->parent);
+	}
+	cp_stream_free(&st);
+	cp_tindex_close(&ix);
+	cp_kpaths_free(&kp);
+	cp_cpm_free(&cpm);
+	synth_graph_free(&t, &tp);
+	unlink(path);
+	return n;
+}
+
 /* The random program's state: objects and what each thread has open. */
 struct gen {
 	struct synth *s;
@@ -603,6 +661,36 @@ START_TEST(test_stream_random_equals_memory)
 }
 END_TEST
 
+
+/*
+ * The k longest paths of the streaming pass (cp_stream_kp.c) are the
+ * in-memory ones on random traces of every primitive, for k from 1 to
+ * more paths than some traces have; with the heaps' cap at a few hundred
+ * nodes, a prefix of them, said to be cut when shorter than asked.
+ */
+START_TEST(test_stream_paths_equal_memory)
+{
+	uint32_t cut = 0;
+
+	for (int round = 0; round < 40; round++) {
+		struct synth s;
+		char what[32];
+		uint32_t ks[] = { 1, 2, 10, 200, 3000 };
+
+		rng_state = 11000 + (uint64_t)round;
+		gen_trace(&s, 1 + (uint32_t)rnd(5),
+			  20 + (uint32_t)rnd(round < 30 ? 300 : 3000),
+			  round % 2);
+		snprintf(what, sizeof(what), "paths round %d", round);
+		for (int i = 0; i < 5; i++)
+			compare_paths(&s, ks[i], 0, what);
+		if (compare_paths(&s, 500, 300, what) < 500)
+			cut++;
+		synth_free(&s);
+	}
+	ck_assert_msg(cut > 0, "the small cap never cut the paths");
+}
+END_TEST
 
 /*
  * Cut traces (a run killed mid-way: no END block, a block torn): the
@@ -1227,6 +1315,7 @@ static Suite *stream_suite(void)
 
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, test_stream_random_equals_memory);
+	tcase_add_test(tc, test_stream_paths_equal_memory);
 	tcase_add_test(tc, test_stream_sampled_equals_memory);
 	tcase_add_test(tc, test_stream_prefetch_equals_memory);
 	tcase_add_test(tc, test_stream_fixtures_equal_memory);

@@ -131,15 +131,34 @@ static void deps(struct sp *p, uint32_t tid, struct sth *t,
 		break;
 	case CP_EV_THREAD_START:
 		if (t->create_rec != NONE) {
+			uint32_t r = t->create_rec;
+
 			cp_stream_flush(p, t);
-			cp_stream_rec_merge(p, t, t->create_rec, true);
+			if (p->kp_k) {	/* the creator's is its only in-edge */
+				t->hp = p->rhp[r];
+				t->kend = p->rend[r];
+			}
+			cp_stream_merge(p, t, p->rlen[r],
+					p->rvec + r * (size_t)p->vn);
+			cp_stream_rec_free(p, r);
 			t->create_rec = NONE;
 		}
 		break;
 	case CP_EV_THREAD_JOIN:
 		if (v->arg < p->nt && c != tid) {
+			const struct sth *ch = &p->th[c];
+
 			cp_stream_flush(p, t);
-			cp_stream_merge(p, t, p->th[c].len, p->th[c].vec);
+			if (p->kp_k) {
+				struct cp_kp_end at = { c, ch->last_wall },
+						 to = { tid, t->last_wall };
+
+				cp_stream_kp_merge(p, t->len, &t->hp, &t->kend,
+						   ch->len, ch->hp, &at, &to,
+						   NONE, CP_SDEV_JOIN,
+						   CP_SDEV_PROGRAM);
+			}
+			cp_stream_merge(p, t, ch->len, ch->vec);
 		}
 		break;
 	default:
@@ -167,6 +186,12 @@ static int publish(struct sp *p, struct sth *t, const struct cp_tev *v)
 		if (!o->nofold && v->arg < o->lo_max) {
 			/* no CONSUME holds it ("Folding", cp_stream_rec.c) */
 		} else if (agg && *agg) {
+			struct cp_kp_end at = { (uint32_t)(t - p->th),
+						t->last_wall };
+
+			if (p->kp_k)
+				cp_stream_kp_group(p, *agg - 1, t->len, t->hp,
+						   &at);
 			cp_stream_merge_into(p, &p->rlen[*agg - 1],
 				p->rvec + (*agg - 1) * (size_t)p->vn,
 				t->len, t->vec);
@@ -246,6 +271,13 @@ static int step(struct sp *p, uint32_t tid, struct sth *t)
 		    v->arg - 1 < p->nt && v->arg - 1 != tid)
 			st->parent = (uint32_t)(v->arg - 1);
 		st->exited = k == CP_EV_THREAD_EXIT;
+	}
+	if (p->kp_k && p->records) {
+		/* where the path into this vertex comes from */
+		t->kend = (struct cp_kp_end){ t->any ? tid : NONE,
+					      t->last_wall };
+		p->kp_now = t->key;
+		p->kp_obj = v->obj;
 	}
 	t->any = true;
 	t->prev_ts = v->ts;
@@ -341,6 +373,7 @@ static int pass_init(struct sp *p)
 		free(t->held);
 		memset(t, 0, sizeof(*t));
 		t->create_rec = NONE;
+		t->hp = NONE;
 		t->tlane = p->records && p->ttrk[tid] != NONE ?
 			   p->ttrk[tid] + 1 : 0;
 		t->sk = t->sc = p->sm ? p->sm->thr_off[tid] : 0;
@@ -365,6 +398,8 @@ static int pass_init(struct sp *p)
 	}
 	p->nheap = p->nblocked = 0;
 	p->done = 0;
+	p->kp_bound = UINT64_MAX;
+	p->kp_limit = p->kp_cap;
 	for (uint32_t tid = 0; tid < p->nt; tid++) {
 		struct sth *t = &p->th[tid];
 
@@ -558,6 +593,8 @@ static int finish(struct sp *p)
 		if (p->ttrk[tid] != NONE)
 			s->threads[tid].cp_ns = p->th[s->cp_tid].vec[
 				cp_stream_tcp(p, p->ttrk[tid])];
+	if (p->kp_k && cp_stream_kp_finish(p))
+		return -1;
 	cp_stream_smp_results(p, found ? p->th[s->cp_tid].vec : NULL);
 	if (s->nprocs)
 		qsort(s->procs, s->nprocs, sizeof(*s->procs), by_cp);
@@ -600,6 +637,7 @@ static void sp_free(struct sp *p)
 	free(p->rseq);
 	free(p->rnext);
 	free(p->rvec);
+	cp_stream_kp_free(p);
 	cp_smap_free(&p->names);
 	cp_map2_free(&p->procmap);
 }
@@ -629,6 +667,9 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 		.progress_ctx = o ? o->progress_ctx : NULL,
 		.sc = o ? o->scale : NULL, .nsc = o ? o->nscale : 0,
 		.hasw = (ix->t.flags & CP_TRACE_HAS_WALL) != 0,
+		.kp_k = o ? o->kpaths : 0,
+		.kp_cap = o && o->kpaths_nodes ? o->kpaths_nodes :
+						 CP_STREAM_KP_NODES,
 	};
 
 	memset(s, 0, sizeof(*s));
@@ -688,5 +729,6 @@ void cp_stream_free(struct cp_stream *s)
 	free(s->threads);
 	free(s->objs);
 	free(s->site_callers);
+	free(s->paths);
 	memset(s, 0, sizeof(*s));
 }

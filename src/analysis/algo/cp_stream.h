@@ -20,9 +20,10 @@
  * critical path and CP edges, a thread's time on the critical path.
  * Given a what-if scaling, the fixed-graph prediction (cp_whatif.h: the
  * longest path with the scaled procedures' segments reweighted, equal to
- * cp_whatif_trace's length_after_fixed).  Not Slack, the k longest paths,
- * MBM or the what-if replay: they need the graph (or a backward pass)
- * that this mode does not keep.
+ * cp_whatif_trace's length_after_fixed).  Given k, the k longest paths'
+ * lengths, each as its parent and one deviation (cp_stream_kp.c), not
+ * spelled edge by edge.  Not Slack, MBM or the what-if replay: they need
+ * the graph (or a backward pass) that this mode does not keep.
  *
  * Concurrency: one call owns its state; it reads the index's mapping.
  */
@@ -39,6 +40,10 @@
 /* Procedures whose CP share and zeroing are followed (the runtime's),
  * and as many objects and threads for their CP figures. */
 #define CP_STREAM_TRACK	64
+
+/* Heap nodes of the k paths' sidetracks kept before the cheaper ones
+ * only are (32 bytes each, 40 more per sidetrack). */
+#define CP_STREAM_KP_NODES	(1u << 22)
 
 struct cp_stream_thread {
 	uint32_t tid;
@@ -118,6 +123,51 @@ struct cp_stream {
 	uint64_t scaled_len;	/* fixed-graph prediction: the longest path
 				 * with the scaled segments reweighted */
 	uint64_t scaled_ns;	/* useful time the scaling touched */
+	/* the k longest paths (cp_stream_opts.kpaths), longest first: the
+	 * first npaths, each exact; paths_cut when more were asked and
+	 * the sidetracks kept could not show which come next */
+	struct cp_stream_path *paths;
+	uint32_t npaths;
+	bool paths_cut;
+	uint64_t paths_bound;	/* sidetracks up to this much shorter
+				 * than the longer path were all kept
+				 * (UINT64_MAX: every one) */
+	uint64_t kp_kept;	/* sidetracks kept */
+	uint64_t kp_nodes;	/* heap nodes made for them */
+};
+
+/*
+ * The k longest paths, streamed (cp_stream_opts.kpaths; cp_stream_kp.c):
+ * each path is its parent (a longer one, listed before it) with one
+ * dependency taken differently, its deviation: walking back from the
+ * end, the path follows its parent's down to vertex (to_tid, to_ns) and
+ * arrives there from (from_tid, from_ns), which the parent does not.
+ * Times are wall clock from the run's first vertex.
+ */
+enum cp_stream_dev_kind {
+	CP_SDEV_OBJECT,		/* from_tid's PUBLISH of obj, consumed at to */
+	CP_SDEV_PROGRAM,	/* to_tid's own vertex before, where the
+				 * parent takes obj's hand-over instead */
+	CP_SDEV_JOIN,		/* from_tid's end, joined at to */
+	CP_SDEV_GROUP,		/* from_tid's PUBLISH of obj into a group
+				 * of obj's publishes consumed together
+				 * (to_tid UINT32_MAX, to_ns the time the
+				 * group formed) */
+	CP_SDEV_END,		/* the path ends at from_tid's last vertex
+				 * (to_tid UINT32_MAX, to_ns 0) */
+};
+
+struct cp_stream_dev {
+	uint8_t kind;		/* enum cp_stream_dev_kind */
+	uint32_t obj;		/* OBJECT, PROGRAM, GROUP: the object */
+	uint32_t from_tid, to_tid;
+	uint64_t from_ns, to_ns;
+};
+
+struct cp_stream_path {
+	uint64_t len;
+	uint32_t parent;	/* UINT32_MAX for the critical path */
+	struct cp_stream_dev dev;	/* none for the critical path */
 };
 
 /* Where procedures come from: cp_sampled.h's enum cp_procsrc, by value. */
@@ -152,6 +202,12 @@ struct cp_stream_opts {
 	 * more; its records are then one value instead of up to a few
 	 * hundred. */
 	bool lengths_only;
+	/* the k longest paths: 0, none; else up to this many into
+	 * cp_stream.paths, the heap nodes of their sidetracks held near
+	 * kpaths_nodes (0: CP_STREAM_KP_NODES) by keeping only the
+	 * cheaper ones once there are more (cp_stream_kp.c) */
+	uint32_t kpaths;
+	uint64_t kpaths_nodes;
 	/* called every 2^20 vertices with a phase name and 0..1 done */
 	void (*progress)(void *ctx, const char *phase, double frac);
 	void *progress_ctx;

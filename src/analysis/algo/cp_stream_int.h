@@ -27,6 +27,29 @@ struct frame {
 	uint64_t u0;		/* (survey) the thread's useful time then */
 };
 
+/* (k paths) A vertex a path ends at: thread (NONE: none) and wall. */
+struct cp_kp_end {
+	uint32_t tid;
+	uint64_t wall;
+};
+
+/* (k paths) A sidetrack kept: the deviation cp_stream_dev says. */
+struct cp_kp_side {
+	struct cp_kp_end from, to;
+	uint32_t obj;
+	uint8_t kind;		/* enum cp_stream_dev_kind */
+};
+
+/* (k paths) A node of the persistent leftist heaps of sidetracks. */
+struct cp_kp_node {
+	uint64_t key;		/* its sidetrack's delta */
+	uint32_t l, r;		/* children, or NONE */
+	uint32_t sub;		/* the heap of the path it turns onto */
+	uint32_t side;		/* its sidetrack in sp.kside */
+	uint32_t rank;		/* null-path length */
+	uint32_t pad;
+};
+
 /* A thread of the pass. */
 struct sth {
 	struct cp_tcursor cur;
@@ -65,6 +88,10 @@ struct sth {
 	uint64_t sc;		/* (sampled, records) its next sample to
 				 * count on the path */
 	uint32_t stack;		/* (sampled, records) its current stack */
+	/* (k paths) the heap of the sidetracks along its longest path,
+	 * and where that path's last vertex before the current one is */
+	uint32_t hp;
+	struct cp_kp_end kend;
 };
 
 /* An object of the pass. */
@@ -149,6 +176,22 @@ struct sp {
 	uint32_t *rnext;	/* [nrec] next free record */
 	uint32_t nrec, caprec, freel;
 	uint64_t live;		/* records alive */
+	/* the k longest paths (cp_stream_kp.c): k, or 0 */
+	uint32_t kp_k;
+	uint32_t *rhp;		/* [nrec] a record's heap */
+	struct cp_kp_end *rend;	/* [nrec] where its path ends */
+	struct cp_kp_node *kn;
+	uint32_t nkn, cap_kn;
+	struct cp_kp_side *kside;
+	uint32_t nkside, cap_kside;
+	uint64_t kp_bound;	/* sidetracks dearer are not kept */
+	bool kp_strict;		/* nor, then, those of delta kp_bound */
+	uint64_t kp_cap;	/* nodes wanted at most */
+	uint64_t kp_limit;	/* nodes at which the bound is lowered */
+	uint64_t kp_hist[65];	/* kept sidetracks by bit length of delta */
+	uint64_t kp_now;	/* the vertex processed: its wall clock */
+	uint32_t kp_obj;	/* and its object */
+	uint32_t cap_rkp;	/* room in rhp and rend */
 	uint64_t done;		/* vertices processed in this pass */
 	bool *made;		/* (census) [nt] a CREATE of the thread */
 	bool excl;		/* exclusive procedure times */
@@ -228,6 +271,31 @@ void cp_stream_consume_records(struct sp *p, struct sth *t, struct sobj *o,
 /* A CONSUME of @o (@lo, @cnt) ran: lag, folding rule, lo_max and m. */
 void cp_stream_consumed(struct sp *p, struct sobj *o, uint64_t lo,
 			uint32_t cnt);
+
+/* ---- the k longest paths (cp_stream_kp.c) ---------------------------- */
+
+/* (records, k paths) Room for @need records' heaps.  0, or -1. */
+int cp_stream_kp_grow(struct sp *p, uint32_t need);
+/* (records, k paths) Record @r is made from @t's path. */
+void cp_stream_kp_rec(struct sp *p, const struct sth *t, uint32_t r);
+/* (records, k paths) Before a merge of the path @len2, heap @h2 ending
+ * at @e2 into the path @len, heap *@h ending at *@e: the shorter one
+ * (ties: @e2's) becomes a sidetrack into @to through @obj, of @kind2
+ * when it is @e2's, else @kind; *@h and *@e become the merged path's.
+ * Out of memory: p->nomem. */
+void cp_stream_kp_merge(struct sp *p, uint64_t len, uint32_t *h,
+			struct cp_kp_end *e, uint64_t len2, uint32_t h2,
+			const struct cp_kp_end *e2, const struct cp_kp_end *to,
+			uint32_t obj, uint8_t kind2, uint8_t kind);
+/* (records, k paths) Before the path @len, heap @h ending at @e is
+ * merged into the record @a of a group of publishes consumed together
+ * (cp_stream_rec.c's folding): the shorter becomes a sidetrack. */
+void cp_stream_kp_group(struct sp *p, uint32_t a, uint64_t len, uint32_t h,
+			const struct cp_kp_end *e);
+/* After the records pass: the paths into p->s.  0, or -1 (memory). */
+int cp_stream_kp_finish(struct sp *p);
+/* Free the k paths' pass state. */
+void cp_stream_kp_free(struct sp *p);
 
 /* ---- objects and lanes (cp_stream_objs.c) --------------------------- */
 

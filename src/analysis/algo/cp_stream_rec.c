@@ -96,6 +96,8 @@ uint32_t cp_stream_rec_new(struct sp *p, const struct sth *t, uint64_t seq)
 		    cp_grow32((void **)&p->rvec, 8 * (vn ? vn : 1), &c4,
 			      p->nrec + 1))
 			return NONE;
+		if (p->kp_k && cp_stream_kp_grow(p, p->nrec + 1))
+			return NONE;
 		p->caprec = c;
 		r = p->nrec++;
 	}
@@ -103,6 +105,8 @@ uint32_t cp_stream_rec_new(struct sp *p, const struct sth *t, uint64_t seq)
 	p->rseq[r] = seq;
 	if (vn)
 		memcpy(p->rvec + r * vn, t->vec, vn * sizeof(*t->vec));
+	if (p->kp_k)
+		cp_stream_kp_rec(p, t, r);
 	p->s->records++;
 	if (++p->live > p->s->live_max)
 		p->s->live_max = p->live;
@@ -121,6 +125,9 @@ static void rec_fold(struct sp *p, uint32_t a, uint32_t r)
 {
 	size_t vn = p->vn;
 
+	if (p->kp_k)
+		cp_stream_kp_group(p, a, p->rlen[r], p->rhp[r], &p->rend[r]);
+
 	cp_stream_merge_into(p, &p->rlen[a], p->rvec + a * vn, p->rlen[r],
 			     p->rvec + r * vn);
 	cp_stream_rec_free(p, r);
@@ -129,6 +136,13 @@ static void rec_fold(struct sp *p, uint32_t a, uint32_t r)
 /* Merge record @r into @t and, if @drop, free it. */
 void cp_stream_rec_merge(struct sp *p, struct sth *t, uint32_t r, bool drop)
 {
+	if (p->kp_k) {
+		struct cp_kp_end to = { (uint32_t)(t - p->th), t->last_wall };
+
+		cp_stream_kp_merge(p, t->len, &t->hp, &t->kend, p->rlen[r],
+				   p->rhp[r], &p->rend[r], &to, t->nx.obj,
+				   CP_SDEV_OBJECT, CP_SDEV_PROGRAM);
+	}
 	cp_stream_merge(p, t, p->rlen[r], p->rvec + r * (size_t)p->vn);
 	if (drop)
 		cp_stream_rec_free(p, r);

@@ -265,3 +265,155 @@ int cp_paths_out(FILE *f, const struct cp_input *in,
 	free(buf);
 	return 0;
 }
+
+/* ---- the streamed paths ---------------------------------------------- */
+
+static const char *const dev_kinds[] = {
+	[CP_SDEV_OBJECT] = "object", [CP_SDEV_PROGRAM] = "program",
+	[CP_SDEV_JOIN] = "join", [CP_SDEV_GROUP] = "group",
+	[CP_SDEV_END] = "end",
+};
+
+/* Object @obj of @s by kind and id ("mutex#3"), or NULL for none. */
+static const char *obj_name(const struct cp_stream *s, uint32_t obj,
+			    char *b, size_t len)
+{
+	if (obj == UINT32_MAX || !obj)
+		return NULL;
+	snprintf(b, len, "%s#%" PRIu32, obj < s->nobjs ?
+		 cp_obj_kind_name(s->objs[obj].kind) : "object", obj);
+	return b;
+}
+
+/* Path @i's line after its length: its parent's part and the deviation. */
+static void stream_text_dev(FILE *f, const struct cp_stream *s, uint32_t i)
+{
+	const struct cp_stream_path *q = &s->paths[i];
+	const struct cp_stream_dev *d = &q->dev;
+	char on[64], t1[32], t2[32];
+	const char *o = obj_name(s, d->obj, on, sizeof(on));
+
+	cp_fmt_ns(t1, sizeof(t1), d->from_ns);
+	cp_fmt_ns(t2, sizeof(t2), d->to_ns);
+	switch (d->kind) {
+	case CP_SDEV_END:
+		fprintf(f, "ends at T%u at %s, not where #%u ends", d->from_tid,
+			t1, q->parent + 1);
+		return;
+	case CP_SDEV_GROUP:
+		fprintf(f, "as #%u from the publishes of %s grouped at %s on; "
+			"reaches them from T%u at %s", q->parent + 1,
+			o ? o : "an object", t2, d->from_tid, t1);
+		return;
+	default:
+		break;
+	}
+	fprintf(f, "as #%u from T%u at %s on; reaches it from ", q->parent + 1,
+		d->to_tid, t2);
+	if (d->kind == CP_SDEV_OBJECT)
+		fprintf(f, "T%u at %s through %s", d->from_tid, t1,
+			o ? o : "an object");
+	else if (d->kind == CP_SDEV_JOIN)
+		fprintf(f, "the end of T%u at %s, joined", d->from_tid, t1);
+	else if (o)
+		fprintf(f, "its own vertex at %s, not through %s", t1, o);
+	else
+		fprintf(f, "its own vertex at %s, not from the thread it "
+			"joins", t1);
+}
+
+static void stream_text(FILE *f, const char *path, const struct cp_stream *s,
+			uint32_t k)
+{
+	char lb[32];
+
+	fprintf(f, "%u longest path%s of %s (critical path %s; streamed: each "
+		"path as the one it deviates from, where it leaves it and "
+		"where it comes from there, back along the longest path into "
+		"that vertex)\n", s->npaths, s->npaths == 1 ? "" : "s", path,
+		cp_fmt_ns(lb, sizeof(lb), s->cp_len));
+	for (uint32_t i = 0; i < s->npaths; i++) {
+		const struct cp_stream_path *q = &s->paths[i];
+
+		fprintf(f, "\n#%-4u length %s", i + 1,
+			cp_fmt_ns(lb, sizeof(lb), q->len));
+		if (s->cp_len > q->len)
+			fprintf(f, "  (%s shorter than the critical path)",
+				cp_fmt_ns(lb, sizeof(lb), s->cp_len - q->len));
+		fprintf(f, "\n     ");
+		if (i == 0)
+			fprintf(f, "the critical path, ends on T%u",
+				s->cp_tid);
+		else
+			stream_text_dev(f, s, i);
+		fprintf(f, "\n");
+	}
+	if (s->paths_cut)
+		fprintf(f, "\n(%u of the %u paths asked: the sidetracks kept "
+			"(those up to %s shorter) cannot tell which come next;"
+			" a larger --memory keeps more)\n", s->npaths, k,
+			cp_fmt_ns(lb, sizeof(lb), s->paths_bound));
+}
+
+static void stream_json(FILE *f, const struct cp_stream *s)
+{
+	struct cp_emit e;
+	char on[64];
+
+	cp_out_json_begin(&e, f);
+	cp_emit_obj_begin(&e, NULL);
+	cp_emit_u64(&e, "critical_path_length", s->cp_len);
+	cp_emit_bool(&e, "streamed", true);
+	cp_emit_bool(&e, "paths_cut", s->paths_cut);
+	if (s->paths_bound == UINT64_MAX)
+		cp_emit_null(&e, "sidetrack_bound");
+	else
+		cp_emit_u64(&e, "sidetrack_bound", s->paths_bound);
+	cp_emit_arr_begin(&e, "paths");
+	for (uint32_t i = 0; i < s->npaths; i++) {
+		const struct cp_stream_path *q = &s->paths[i];
+		const struct cp_stream_dev *d = &q->dev;
+		const char *o;
+
+		cp_emit_obj_begin(&e, NULL);
+		cp_emit_u64(&e, "length", q->len);
+		if (i == 0) {
+			cp_emit_null(&e, "parent");
+			cp_emit_null(&e, "deviation");
+			cp_emit_obj_end(&e);
+			continue;
+		}
+		cp_emit_u64(&e, "parent", q->parent);
+		cp_emit_obj_begin(&e, "deviation");
+		cp_emit_str(&e, "kind", dev_kinds[d->kind]);
+		o = obj_name(s, d->obj, on, sizeof(on));
+		if (o)
+			cp_emit_str(&e, "object", o);
+		else
+			cp_emit_null(&e, "object");
+		cp_emit_u64(&e, "from_thread", d->from_tid);
+		cp_emit_u64(&e, "from_ns", d->from_ns);
+		if (d->to_tid == UINT32_MAX)
+			cp_emit_null(&e, "to_thread");
+		else
+			cp_emit_u64(&e, "to_thread", d->to_tid);
+		if (d->kind == CP_SDEV_END)
+			cp_emit_null(&e, "to_ns");
+		else
+			cp_emit_u64(&e, "to_ns", d->to_ns);
+		cp_emit_obj_end(&e);
+		cp_emit_obj_end(&e);
+	}
+	cp_emit_arr_end(&e);
+	cp_emit_obj_end(&e);
+	cp_emit_end(&e);
+}
+
+void cp_paths_stream_out(FILE *f, const char *path,
+			 const struct cp_stream *s, uint32_t k, bool json)
+{
+	if (json)
+		stream_json(f, s);
+	else
+		stream_text(f, path, s, k);
+}

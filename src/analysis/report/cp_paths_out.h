@@ -21,6 +21,7 @@
 
 #include "cp_input.h"
 #include "cp_kpaths.h"
+#include "cp_stream.h"
 
 struct cp_paths_opts {
 	bool json;		/* JSON, else text */
@@ -38,5 +39,16 @@ struct cp_paths_opts {
  */
 int cp_paths_out(FILE *f, const struct cp_input *in,
 		 const struct cp_kpaths *kp, const struct cp_paths_opts *o);
+
+/*
+ * The paths of the streamed analysis (cp_stream.h's paths, of the trace
+ * @path) to @f, text or JSON.  Each is said as its parent from the
+ * deviation on, and where it arrives there from instead: text, a line a
+ * path; JSON, {"critical_path_length", "streamed": true, "paths_cut",
+ * "sidetrack_bound", "paths": [{"length", "parent", "deviation": {"kind",
+ * "object", "from_thread", "from_ns", "to_thread", "to_ns"}}]}.
+ */
+void cp_paths_stream_out(FILE *f, const char *path,
+			 const struct cp_stream *s, uint32_t k, bool json);
 
 #endif /* CP_PATHS_OUT_H */

@@ -1,0 +1,359 @@
+/*
+ * cp_stream_kp.c - the k longest paths in the out-of-core pass
+ * (cp_stream.h): the sidetrack enumeration of cp_kpaths.c (Eppstein's),
+ * turned around so that the forward pass can build it.
+ *
+ * cp_kpaths.c measures every path against the longest continuation from
+ * each vertex to the end, which takes a backward pass.  On the reversed
+ * graph the roles swap: the longest path *ending* at a vertex is what the
+ * forward pass keeps anyway (len), and the tree edge into a vertex is the
+ * side a merge takes (the longer; ties: the thread's own, as
+ * cp_stream_merge_into).  Each dependency merge is a max of two paths (a
+ * CONSUME of several sequences merges one record after another: a chain
+ * of zero-weight virtual vertices, with the same paths and lengths as the
+ * graph's hub), so the shorter side is a sidetrack of delta = the longer
+ * len - its len.  Every source-to-sink path is then the tree path back
+ * from the sink with some sidetracks taken, and its length is the
+ * critical path's minus their deltas.
+ *
+ * H(v), the sidetracks along v's tree path back to the source keyed by
+ * delta, is a persistent leftist heap: a segment leaves it as it is; a
+ * merge inserts the sidetrack into the longer side's H, the node carrying
+ * the shorter side's H (where a path that takes the sidetrack goes on).
+ * A thread and a record hold a root each.  At the end the threads' last
+ * vertices are merged the same way into the sink (each has an edge to
+ * it, cp_tracepag.c), and the paths come out of the path graph as in
+ * cp_kpaths.c: a path is its parent's sidetracks and one node N more;
+ * taking it offers N's heap children in N's place (cost - key(N) +
+ * key(child)) and the root of N's own heap after it (cost + its key).
+ * Every sidetrack set is reached once, cheapest first.
+ *
+ * Memory.  Nodes live to the end (the heaps share them), and an insert
+ * copies the heap's right spine (log2 of its size at most), so keeping
+ * every sidetrack would cost memory in proportion to the events.  Those
+ * dearer than a bound are not kept.  The bound starts unbounded; when the
+ * nodes reach kp_cap it falls to the largest 2^b - 1 under which at most
+ * half of the sidetracks kept so far lie (a histogram of their deltas' bit
+ * lengths), and again at every kp_cap / 2 nodes more; once it is 0, no
+ * sidetrack is kept any more (strict).  A path whose sidetracks' deltas
+ * add up to at most the final bound had them all kept, and so had every
+ * longer path: the paths found up to that cost are the longest ones
+ * (among equal lengths, maybe others).  Past it a longer path might be
+ * missing, so the result stops there and says so (paths_cut).
+ *
+ * Cost: O(log h) per sidetrack kept (h its heap's size), O(1) per merge
+ * otherwise, O(k log k) for the enumeration.
+ */
+#include "cp_stream_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_grow.h"
+
+/* A candidate path of the enumeration: its parent and heap node. */
+struct cand {
+	uint64_t cost;
+	uint32_t parent, node;
+};
+
+static uint32_t rank_of(const struct sp *p, uint32_t h)
+{
+	return h == NONE ? 0 : p->kn[h].rank;
+}
+
+/* A new node, a copy of @from (NONE: zeroed); NONE when out of memory. */
+static uint32_t node_new(struct sp *p, uint32_t from)
+{
+	uint32_t n = p->nkn;
+
+	if (cp_grow32((void **)&p->kn, sizeof(*p->kn), &p->cap_kn, n + 1ull))
+		return NONE;
+	if (from != NONE)
+		p->kn[n] = p->kn[from];
+	else
+		memset(&p->kn[n], 0, sizeof(p->kn[n]));
+	p->nkn++;
+	return n;
+}
+
+/*
+ * Heap @h with a node of @key, @sub and @side inserted, persistently: the
+ * nodes on the way down @h's right spine are copied, the rest shared.
+ * On ties the new node goes on top (nothing copied).  NONE: no memory.
+ */
+static uint32_t heap_insert(struct sp *p, uint32_t h, uint64_t key,
+			    uint32_t sub, uint32_t side)
+{
+	uint32_t c, r;
+
+	if (h == NONE || key <= p->kn[h].key) {
+		c = node_new(p, NONE);
+		if (c == NONE)
+			return NONE;
+		p->kn[c] = (struct cp_kp_node){ .key = key, .l = h, .r = NONE,
+						.sub = sub, .side = side,
+						.rank = 1 };
+		return c;
+	}
+	r = heap_insert(p, p->kn[h].r, key, sub, side);
+	if (r == NONE)
+		return NONE;
+	c = node_new(p, h);
+	if (c == NONE)
+		return NONE;
+	p->kn[c].r = r;
+	if (rank_of(p, p->kn[c].l) < rank_of(p, r)) {
+		p->kn[c].r = p->kn[c].l;
+		p->kn[c].l = r;
+	}
+	p->kn[c].rank = 1 + rank_of(p, p->kn[c].r);
+	return c;
+}
+
+/* Bit length of @d: 0 for 0, j for 2^(j-1) <= d < 2^j. */
+static unsigned bit_len(uint64_t d)
+{
+	return d ? 64 - (unsigned)__builtin_clzll(d) : 0;
+}
+
+/* Is a sidetrack of delta @d kept? */
+static bool keep(const struct sp *p, uint64_t d)
+{
+	return d < p->kp_bound || (d == p->kp_bound && !p->kp_strict);
+}
+
+/* The nodes reached the limit: lower the bound ("Memory", above). */
+static void lower_bound(struct sp *p)
+{
+	uint64_t half = p->nkside / 2, cum = 0, nb;
+	int b = -1;
+
+	for (int j = 0; j < 65 && cum + p->kp_hist[j] <= half; j++) {
+		cum += p->kp_hist[j];
+		b = j;
+	}
+	nb = b < 0 ? 0 : b >= 64 ? UINT64_MAX : (1ull << b) - 1;
+	if (nb >= p->kp_bound)
+		nb = p->kp_bound / 2;
+	if (p->kp_bound == 0)
+		p->kp_strict = true;
+	p->kp_bound = nb;
+	p->kp_limit = p->nkn + p->kp_cap / 2;
+}
+
+int cp_stream_kp_grow(struct sp *p, uint32_t need)
+{
+	uint32_t c = p->cap_rkp, c2 = p->cap_rkp;
+
+	if (cp_grow32((void **)&p->rhp, sizeof(*p->rhp), &c, need) ||
+	    cp_grow32((void **)&p->rend, sizeof(*p->rend), &c2, need))
+		return -1;
+	p->cap_rkp = c;
+	return 0;
+}
+
+void cp_stream_kp_rec(struct sp *p, const struct sth *t, uint32_t r)
+{
+	p->rhp[r] = t->hp;
+	p->rend[r] = (struct cp_kp_end){ (uint32_t)(t - p->th), t->last_wall };
+}
+
+void cp_stream_kp_merge(struct sp *p, uint64_t len, uint32_t *h,
+			struct cp_kp_end *e, uint64_t len2, uint32_t h2,
+			const struct cp_kp_end *e2, const struct cp_kp_end *to,
+			uint32_t obj, uint8_t kind2, uint8_t kind)
+{
+	bool second = len2 > len;	/* the second path is the longer */
+	uint64_t d = second ? len2 - len : len - len2;
+	uint32_t win = second ? h2 : *h, lose = second ? *h : h2, side, root;
+	struct cp_kp_end lend = second ? *e : *e2;
+	struct cp_kp_side *s;
+
+	if (second)
+		*e = *e2;
+	if (!keep(p, d)) {
+		*h = win;
+		return;
+	}
+	side = p->nkside;
+	if (cp_grow32((void **)&p->kside, sizeof(*p->kside), &p->cap_kside,
+		      side + 1ull)) {
+		p->nomem = true;
+		return;
+	}
+	s = &p->kside[side];
+	s->from = lend;
+	s->to = *to;
+	s->obj = obj;
+	s->kind = second ? kind : kind2;
+	root = heap_insert(p, win, d, lose, side);
+	if (root == NONE) {
+		p->nomem = true;
+		return;
+	}
+	p->nkside++;
+	p->kp_hist[bit_len(d)]++;
+	*h = root;
+	if (p->nkn >= p->kp_limit)
+		lower_bound(p);
+}
+
+void cp_stream_kp_group(struct sp *p, uint32_t a, uint64_t len, uint32_t h,
+			const struct cp_kp_end *e)
+{
+	struct cp_kp_end to = { NONE, p->kp_now };
+
+	cp_stream_kp_merge(p, p->rlen[a], &p->rhp[a], &p->rend[a], len, h, e,
+			   &to, p->kp_obj, CP_SDEV_GROUP, CP_SDEV_GROUP);
+}
+
+/* Candidate heap, cheapest on top (ties: the older parent, then node). */
+static bool cand_less(const struct cand *a, const struct cand *b)
+{
+	if (a->cost != b->cost)
+		return a->cost < b->cost;
+	return a->parent != b->parent ? a->parent < b->parent
+				      : a->node < b->node;
+}
+
+static void cand_push(struct cand *c, uint32_t *n, struct cand x)
+{
+	uint32_t i = (*n)++;
+
+	while (i && cand_less(&x, &c[(i - 1) / 2])) {
+		c[i] = c[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	c[i] = x;
+}
+
+static struct cand cand_pop(struct cand *c, uint32_t *n)
+{
+	struct cand top = c[0], x = c[--*n];
+	uint32_t i = 0;
+
+	for (;;) {
+		uint32_t m = 2 * i + 1;
+
+		if (m >= *n)
+			break;
+		if (m + 1 < *n && cand_less(&c[m + 1], &c[m]))
+			m++;
+		if (!cand_less(&c[m], &x))
+			break;
+		c[i] = c[m];
+		i = m;
+	}
+	if (*n)
+		c[i] = x;
+	return top;
+}
+
+/* Sidetrack @side as a deviation, times from @t0. */
+static struct cp_stream_dev dev_of(const struct sp *p, uint32_t side,
+				   uint64_t t0)
+{
+	const struct cp_kp_side *s = &p->kside[side];
+	struct cp_stream_dev d = {
+		.kind = s->kind, .obj = s->obj,
+		.from_tid = s->from.tid, .to_tid = s->to.tid,
+	};
+
+	d.from_ns = s->from.wall > t0 ? s->from.wall - t0 : 0;
+	d.to_ns = s->to.tid == NONE && s->kind == CP_SDEV_END ? 0 :
+		  s->to.wall > t0 ? s->to.wall - t0 : 0;
+	return d;
+}
+
+/*
+ * Enumerate from the sink's heap @h (path 0 of length @len) at most
+ * p->kp_k paths into s->paths, the times from @t0.  0, or -1 (memory).
+ */
+static int enumerate(struct sp *p, uint32_t h, uint64_t len, uint64_t t0)
+{
+	struct cp_stream *s = p->s;
+	uint32_t k = p->kp_k, n = 0, nc = 0;
+	/* each path taken adds at most three candidates and takes one */
+	struct cand *c = malloc((2 * (size_t)k + 2) * sizeof(*c));
+
+	s->paths = malloc((size_t)k * sizeof(*s->paths));
+	if (!c || !s->paths) {
+		free(c);
+		return -1;
+	}
+	s->paths[n++] = (struct cp_stream_path){ .len = len,
+						 .parent = UINT32_MAX };
+	if (h != NONE)
+		cand_push(c, &nc, (struct cand){ p->kn[h].key, 0, h });
+	while (n < k && nc) {
+		struct cand q = cand_pop(c, &nc);
+		const struct cp_kp_node *N = &p->kn[q.node];
+		uint32_t kids[2] = { N->l, N->r };
+
+		if (q.cost > p->kp_bound) {
+			s->paths_cut = true;
+			break;
+		}
+		s->paths[n] = (struct cp_stream_path){
+			.len = len - q.cost, .parent = q.parent,
+			.dev = dev_of(p, N->side, t0),
+		};
+		for (int i = 0; i < 2; i++)
+			if (kids[i] != NONE)
+				cand_push(c, &nc, (struct cand){
+					q.cost - N->key + p->kn[kids[i]].key,
+					q.parent, kids[i] });
+		if (N->sub != NONE)
+			cand_push(c, &nc, (struct cand){
+				q.cost + p->kn[N->sub].key, n, N->sub });
+		n++;
+	}
+	free(c);
+	s->npaths = n;
+	return 0;
+}
+
+int cp_stream_kp_finish(struct sp *p)
+{
+	struct cp_stream *s = p->s;
+	struct cp_kp_end e = { NONE, 0 }, sink = { NONE, 0 };
+	uint64_t len = 0, t0 = UINT64_MAX;
+	uint32_t h = NONE;
+	bool any = false;
+
+	for (uint32_t tid = 0; tid < p->nt; tid++) {
+		const struct sth *t = &p->th[tid];
+		struct cp_kp_end end = { tid, t->last_wall };
+
+		if (!t->any)
+			continue;
+		if (t->first_wall < t0)
+			t0 = t->first_wall;
+		if (!any) {
+			h = t->hp;
+			e = end;
+			len = t->len;
+			any = true;
+			continue;
+		}
+		cp_stream_kp_merge(p, len, &h, &e, t->len, t->hp, &end, &sink,
+				   NONE, CP_SDEV_END, CP_SDEV_END);
+		if (p->nomem)
+			return -1;
+		if (t->len > len)
+			len = t->len;
+	}
+	s->paths_bound = p->kp_bound;
+	s->kp_kept = p->nkside;
+	s->kp_nodes = p->nkn;
+	return any ? enumerate(p, h, len, t0) : 0;
+}
+
+void cp_stream_kp_free(struct sp *p)
+{
+	free(p->rhp);
+	free(p->rend);
+	free(p->kn);
+	free(p->kside);
+}
