@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cp_budget.h"
 #include "cp_cpm.h"
 #include "cp_kpaths.h"
 #include "cp_paths_out.h"
@@ -78,14 +77,13 @@ static int parse(struct cpt_ctx *c, int argc, char **argv, uint32_t *k,
 static enum cpt_status paths_stream(struct cpt_ctx *c, const char *path,
 				    uint32_t k)
 {
-	uint64_t budget = c->memory ? c->memory : cp_budget_default();
-	struct cp_stream_opts so = {
-		.lengths_only = true, .kpaths = k,
-		/* a quarter of the budget for the sidetracks' heaps, a
-		 * node and most of a sidetrack's 40 bytes each */
-		.kpaths_nodes = budget / 4 / 64 > CP_STREAM_KP_NODES ?
-				budget / 4 / 64 : CP_STREAM_KP_NODES,
-	};
+	struct cp_stream_opts so = { .lengths_only = true, .kpaths = k };
+
+	/* a --memory below the heaps' default: a quarter of it for them,
+	 * at most 2 nodes (32 bytes) and 2 sidetracks (40) a unit */
+	if (c->memory && c->memory / 4 / 144 < CP_STREAM_KP_NODES)
+		so.kpaths_nodes = c->memory / 4 / 144 > 4096 ?
+				  c->memory / 4 / 144 : 4096;
 	struct cp_tindex ix;
 	struct cp_stream s;
 	enum cpt_status st = cpt_stream_run(c, path, &so, &ix, &s);

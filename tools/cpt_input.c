@@ -208,7 +208,8 @@ static enum cpt_status check_budget(struct cpt_ctx *c, const char *path)
 		return CPT_BAD_INPUT;
 	if (fit == 1) {
 		snprintf(c->err, sizeof(c->err), "%s: %s (--memory SIZE; "
-			 "`cpt report` and `cpt whatif` can stream it)", path,
+			 "`cpt report`, `cpt whatif` and `cpt paths` can "
+			 "stream it)", path,
 			 why);
 		return CPT_BAD_INPUT;
 	}

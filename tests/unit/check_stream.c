@@ -1080,7 +1080,7 @@ END_TEST
 /*
  * cpt whatif streams a trace over --memory, or with --stream, and says so
  * on stderr, with both predictions; the replay's --cpus is refused there;
- * cpt paths, which cannot stream, says who can.  The barrier example by
+ * cpt export, which cannot stream, says who can.  The barrier example by
  * hand: T1's "slow" (30) reaches the barrier last, T2's "tail" (50)
  * follows it, CP 80.  tail x 0.5: 30 + 25 = 55 on the fixed graph and in
  * the replay.  slow x 0 too: the barrier departs when T2 arrives, at 20,
@@ -1115,9 +1115,73 @@ START_TEST(test_stream_cpt_whatif_chooses_the_mode)
 	ck_assert_msg(!line[0] && strstr(out, "simulated new run time") &&
 		      strstr(out, "55 ns   -25 ns (-31.2%)"), "stderr: %s",
 		      line);
-	CPT_EXPECT("paths --memory 1K", 1);
-	ck_assert_msg(strstr(line, "`cpt report` and `cpt whatif` can stream "
-			     "it"), "stderr: %s", line);
+	CPT_EXPECT("export --format dot --memory 1K", 1);
+	ck_assert_msg(strstr(line, "`cpt report`, `cpt whatif` and `cpt "
+			     "paths` can stream it"), "stderr: %s", line);
+	unlink(path);
+}
+END_TEST
+
+/* The "length" values of a JSON document, in order, into @len. */
+static uint32_t json_lengths(const char *doc, uint64_t *len, uint32_t max)
+{
+	uint32_t n = 0;
+
+	for (const char *q = doc; n < max && (q = strstr(q, "\"length\": "));
+	     q++)
+		len[n++] = strtoull(q + 10, NULL, 10);
+	return n;
+}
+
+/*
+ * cpt paths streams a trace over --memory, or with --stream, and says so;
+ * --full, which spells paths edge by edge, is refused there.  The barrier
+ * example's paths by hand (ns): T1's slow (30) reaches the barrier last,
+ * T2's tail (50) follows, and the path ends at T2's exit or, through the
+ * join, at T0's: two paths of 80.  T2's own arrival (20) leads to its
+ * departure two ways (its program order, and through the barrier), each
+ * to either end: four of 70.  T0's arrival (10): two of 60.  Then T1's
+ * end (31).  The streamed lengths are the in-memory ones, all the paths
+ * there are included.
+ */
+START_TEST(test_stream_cpt_paths)
+{
+	static char out[65536], mem[65536];
+	char path[64], line[2048];
+	uint64_t a[64], b[64];
+	uint32_t na, nb;
+
+	barrier_file(path);
+	CPT_EXPECT("paths --memory 1K --k 3", 0);
+	ck_assert_msg(strstr(line, path) && strstr(line, "over the budget of "
+		      "1 KB: streaming analysis (each path's length and "
+		      "deviation, not its edges)"), "stderr: %s", line);
+	ck_assert_msg(strstr(out, "#1    length 80 ns\n     the critical "
+			     "path, ends on T0") &&
+		      strstr(out, "#2    length 80 ns\n") &&
+		      strstr(out, "#3    length 70 ns  (10 ns shorter"),
+		      "stdout: %s", out);
+	CPT_EXPECT("paths --stream --k 9", 0);
+	ck_assert_msg(strstr(out, "#6    length 70 ns  (10 ns shorter") &&
+		      strstr(out, "#7    length 60 ns  (20 ns shorter") &&
+		      strstr(out, "#8    length 60 ns  (20 ns shorter") &&
+		      strstr(out, "#9    length 31 ns  (49 ns shorter") &&
+		      strstr(out, "through barrier#1"), "stdout: %s", out);
+	CPT_EXPECT("paths --stream --full 2", 2);
+	ck_assert_msg(strstr(line, "--stream cannot give --full"),
+		      "stderr: %s", line);
+	CPT_EXPECT("paths --k 64 --format json", 0);
+	memcpy(mem, out, sizeof(mem));
+	CPT_EXPECT("paths --stream --k 64 --format json", 0);
+	ck_assert_msg(strstr(out, "\"streamed\": true") &&
+		      strstr(out, "\"paths_cut\": false"), "stdout: %s", out);
+	na = json_lengths(out, a, 64);
+	nb = json_lengths(mem, b, 64);
+	ck_assert_msg(na == nb && na > 3 && na < 64, "%u paths streamed, %u "
+		      "in memory", na, nb);
+	for (uint32_t i = 0; i < na; i++)
+		ck_assert_msg(a[i] == b[i], "path %u: %" PRIu64 " streamed, %"
+			      PRIu64 " in memory", i, a[i], b[i]);
 	unlink(path);
 }
 END_TEST
@@ -1328,6 +1392,7 @@ static Suite *stream_suite(void)
 	tcase_add_test(tc, test_stream_read_mostly_folded);
 	tcase_add_test(tc, test_stream_cpt_chooses_the_mode);
 	tcase_add_test(tc, test_stream_cpt_whatif_chooses_the_mode);
+	tcase_add_test(tc, test_stream_cpt_paths);
 	tcase_add_test(tc, test_stream_cpt_strict);
 	tcase_add_test(tc, test_stream_useful_sum_past_64_bits);
 	tcase_add_test(tc, test_stream_whatif_past_64_bits);

@@ -669,7 +669,8 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 		.hasw = (ix->t.flags & CP_TRACE_HAS_WALL) != 0,
 		.kp_k = o ? o->kpaths : 0,
 		.kp_cap = o && o->kpaths_nodes ? o->kpaths_nodes :
-						 CP_STREAM_KP_NODES,
+			  o && 64ull * o->kpaths > CP_STREAM_KP_NODES ?
+			  64ull * o->kpaths : CP_STREAM_KP_NODES,
 	};
 
 	memset(s, 0, sizeof(*s));

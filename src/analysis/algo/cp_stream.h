@@ -42,8 +42,9 @@
 #define CP_STREAM_TRACK	64
 
 /* Heap nodes of the k paths' sidetracks kept before the cheaper ones
- * only are (32 bytes each, 40 more per sidetrack). */
-#define CP_STREAM_KP_NODES	(1u << 22)
+ * only are; never more than twice as many (32 bytes each, and 40 a
+ * sidetrack, of which there are fewer). */
+#define CP_STREAM_KP_NODES	(1u << 21)
 
 struct cp_stream_thread {
 	uint32_t tid;
@@ -157,8 +158,12 @@ enum cp_stream_dev_kind {
 				 * (to_tid UINT32_MAX, to_ns 0) */
 };
 
+/* cp_stream_dev.obj_kind of an object the trace does not define */
+#define CP_SDEV_NOKIND	0xff
+
 struct cp_stream_dev {
 	uint8_t kind;		/* enum cp_stream_dev_kind */
+	uint8_t obj_kind;	/* its enum cp_obj_kind, or CP_SDEV_NOKIND */
 	uint32_t obj;		/* OBJECT, PROGRAM, GROUP: the object */
 	uint32_t from_tid, to_tid;
 	uint64_t from_ns, to_ns;
@@ -204,7 +209,8 @@ struct cp_stream_opts {
 	bool lengths_only;
 	/* the k longest paths: 0, none; else up to this many into
 	 * cp_stream.paths, the heap nodes of their sidetracks held near
-	 * kpaths_nodes (0: CP_STREAM_KP_NODES) by keeping only the
+	 * kpaths_nodes (0: CP_STREAM_KP_NODES, or 64 k when more) by
+	 * keeping only the
 	 * cheaper ones once there are more (cp_stream_kp.c) */
 	uint32_t kpaths;
 	uint64_t kpaths_nodes;

@@ -38,6 +38,7 @@ struct cp_kp_side {
 	struct cp_kp_end from, to;
 	uint32_t obj;
 	uint8_t kind;		/* enum cp_stream_dev_kind */
+	uint8_t okind;		/* the object's kind, or CP_SDEV_NOKIND */
 };
 
 /* (k paths) A node of the persistent leftist heaps of sidetracks. */

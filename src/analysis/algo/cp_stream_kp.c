@@ -34,8 +34,10 @@
  * dearer than a bound are not kept.  The bound starts unbounded; when the
  * nodes reach kp_cap it falls to the largest 2^b - 1 under which at most
  * half of the sidetracks kept so far lie (a histogram of their deltas' bit
- * lengths), and again at every kp_cap / 2 nodes more; once it is 0, no
- * sidetrack is kept any more (strict).  A path whose sidetracks' deltas
+ * lengths), and again each time half the room left to 2 kp_cap is used;
+ * once it is 0, or the room is nearly gone, no sidetrack is kept any more
+ * (strict), so there are never more than 2 kp_cap nodes (64 MB a million
+ * of them), nor more sidetracks.  A path whose sidetracks' deltas
  * add up to at most the final bound had them all kept, and so had every
  * longer path: the paths found up to that cost are the longest ones
  * (among equal lengths, maybe others).  Past it a longer path might be
@@ -136,10 +138,13 @@ static void lower_bound(struct sp *p)
 	nb = b < 0 ? 0 : b >= 64 ? UINT64_MAX : (1ull << b) - 1;
 	if (nb >= p->kp_bound)
 		nb = p->kp_bound / 2;
-	if (p->kp_bound == 0)
+	if (p->kp_bound == 0 || p->nkn >= 2 * p->kp_cap - p->kp_cap / 64) {
+		nb = 0;		/* the room is gone: keep nothing more */
 		p->kp_strict = true;
+	}
 	p->kp_bound = nb;
-	p->kp_limit = p->nkn + p->kp_cap / 2;
+	/* half the room left to the next lowering: 2 kp_cap in all */
+	p->kp_limit = p->nkn + (2 * p->kp_cap - p->nkn) / 2;
 }
 
 int cp_stream_kp_grow(struct sp *p, uint32_t need)
@@ -187,6 +192,8 @@ void cp_stream_kp_merge(struct sp *p, uint64_t len, uint32_t *h,
 	s->to = *to;
 	s->obj = obj;
 	s->kind = second ? kind : kind2;
+	s->okind = obj < p->nobj && p->obj[obj].defined ? p->obj[obj].kind
+							: CP_SDEV_NOKIND;
 	root = heap_insert(p, win, d, lose, side);
 	if (root == NONE) {
 		p->nomem = true;
@@ -256,7 +263,7 @@ static struct cp_stream_dev dev_of(const struct sp *p, uint32_t side,
 {
 	const struct cp_kp_side *s = &p->kside[side];
 	struct cp_stream_dev d = {
-		.kind = s->kind, .obj = s->obj,
+		.kind = s->kind, .obj_kind = s->okind, .obj = s->obj,
 		.from_tid = s->from.tid, .to_tid = s->to.tid,
 	};
 

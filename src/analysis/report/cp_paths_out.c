@@ -274,14 +274,15 @@ static const char *const dev_kinds[] = {
 	[CP_SDEV_END] = "end",
 };
 
-/* Object @obj of @s by kind and id ("mutex#3"), or NULL for none. */
-static const char *obj_name(const struct cp_stream *s, uint32_t obj,
-			    char *b, size_t len)
+/* The object of deviation @d by kind and id ("mutex#3"), or NULL for
+ * none. */
+static const char *obj_name(const struct cp_stream_dev *d, char *b,
+			    size_t len)
 {
-	if (obj == UINT32_MAX || !obj)
+	if (d->obj == UINT32_MAX || !d->obj)
 		return NULL;
-	snprintf(b, len, "%s#%" PRIu32, obj < s->nobjs ?
-		 cp_obj_kind_name(s->objs[obj].kind) : "object", obj);
+	snprintf(b, len, "%s#%" PRIu32, d->obj_kind == CP_SDEV_NOKIND ?
+		 "object" : cp_obj_kind_name(d->obj_kind), d->obj);
 	return b;
 }
 
@@ -291,7 +292,7 @@ static void stream_text_dev(FILE *f, const struct cp_stream *s, uint32_t i)
 	const struct cp_stream_path *q = &s->paths[i];
 	const struct cp_stream_dev *d = &q->dev;
 	char on[64], t1[32], t2[32];
-	const char *o = obj_name(s, d->obj, on, sizeof(on));
+	const char *o = obj_name(d, on, sizeof(on));
 
 	cp_fmt_ns(t1, sizeof(t1), d->from_ns);
 	cp_fmt_ns(t2, sizeof(t2), d->to_ns);
@@ -386,7 +387,7 @@ static void stream_json(FILE *f, const struct cp_stream *s)
 		cp_emit_u64(&e, "parent", q->parent);
 		cp_emit_obj_begin(&e, "deviation");
 		cp_emit_str(&e, "kind", dev_kinds[d->kind]);
-		o = obj_name(s, d->obj, on, sizeof(on));
+		o = obj_name(d, on, sizeof(on));
 		if (o)
 			cp_emit_str(&e, "object", o);
 		else
