@@ -244,8 +244,8 @@ START_TEST(test_budget_bounds_the_analysis)
 END_TEST
 
 /* cpt refuses a trace over --memory in one line naming both figures,
- * exit 1, and analyses it when the budget is enough (`cpt paths`: `cpt
- * report` streams instead, check_stream.c). */
+ * exit 1, and analyses it when the budget is enough (`cpt export`: `cpt
+ * report`, `cpt whatif` and `cpt paths` stream instead, check_stream.c). */
 START_TEST(test_budget_cpt_refuses_over_budget)
 {
 	char path[] = "/tmp/cpt_budget_XXXXXX", cmd[512], line[512] = "";
@@ -254,8 +254,8 @@ START_TEST(test_budget_cpt_refuses_over_budget)
 
 	temp_file(path);
 	write_trace(path, 1000);
-	snprintf(cmd, sizeof(cmd), "%s/tools/cpt paths %s --memory 64K "
-		 "2>&1 >/dev/null", CP_BINARY_DIR, path);
+	snprintf(cmd, sizeof(cmd), "%s/tools/cpt export --format folded %s "
+		 "--memory 64K 2>&1 >/dev/null", CP_BINARY_DIR, path);
 	f = popen(cmd, "r");
 	ck_assert(f != NULL);
 	ck_assert(fgets(line, sizeof(line), f) != NULL);
@@ -264,8 +264,8 @@ START_TEST(test_budget_cpt_refuses_over_budget)
 	ck_assert_msg(strstr(line, "4007 events need about") &&
 		      strstr(line, "over the budget of 64 KB") &&
 		      strstr(line, path), "message: %s", line);
-	snprintf(cmd, sizeof(cmd), "%s/tools/cpt paths %s --memory=1G "
-		 ">/dev/null 2>&1", CP_BINARY_DIR, path);
+	snprintf(cmd, sizeof(cmd), "%s/tools/cpt export --format folded %s "
+		 "--memory=1G >/dev/null 2>&1", CP_BINARY_DIR, path);
 	st = system(cmd);
 	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
 	unlink(path);

@@ -1115,7 +1115,7 @@ START_TEST(test_stream_cpt_whatif_chooses_the_mode)
 	ck_assert_msg(!line[0] && strstr(out, "simulated new run time") &&
 		      strstr(out, "55 ns   -25 ns (-31.2%)"), "stderr: %s",
 		      line);
-	CPT_EXPECT("export --format dot --memory 1K", 1);
+	CPT_EXPECT("export --format folded --memory 1K", 1);
 	ck_assert_msg(strstr(line, "`cpt report`, `cpt whatif` and `cpt "
 			     "paths` can stream it"), "stderr: %s", line);
 	unlink(path);
