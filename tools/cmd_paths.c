@@ -2,8 +2,10 @@
  * cmd_paths.c - `cpt paths TRACE|PAG --k N [--full [M]]`: the N longest
  * root-to-leaf paths (near-critical paths), longest first, each with its
  * length and where it leaves the path it deviates from; --full M spells
- * the first M paths edge by edge, bare --full all of them.  The output is
- * cp_paths_out.h's.
+ * the first M paths edge by edge, bare --full all of them.  A trace over
+ * --memory, or with --stream, is analysed out of core (cp_stream_kp.c):
+ * each path's length, parent and deviation, not its edges.  The output
+ * is cp_paths_out.h's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,16 +80,16 @@ static enum cpt_status paths_stream(struct cpt_ctx *c, const char *path,
 				    uint32_t k)
 {
 	struct cp_stream_opts so = { .lengths_only = true, .kpaths = k };
+	struct cp_tindex ix;
+	struct cp_stream s;
+	enum cpt_status st;
 
 	/* a --memory below the heaps' default: a quarter of it for them,
 	 * at most 2 nodes (32 bytes) and 2 sidetracks (40) a unit */
 	if (c->memory && c->memory / 4 / 144 < CP_STREAM_KP_NODES)
 		so.kpaths_nodes = c->memory / 4 / 144 > 4096 ?
 				  c->memory / 4 / 144 : 4096;
-	struct cp_tindex ix;
-	struct cp_stream s;
-	enum cpt_status st = cpt_stream_run(c, path, &so, &ix, &s);
-
+	st = cpt_stream_run(c, path, &so, &ix, &s);
 	if (st)
 		return st;
 	cp_paths_stream_out(c->out, path, &s, k, c->format == CPT_JSON);

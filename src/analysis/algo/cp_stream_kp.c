@@ -36,8 +36,8 @@
  * half of the sidetracks kept so far lie (a histogram of their deltas' bit
  * lengths), and again each time half the room left to 2 kp_cap is used;
  * once it is 0, or the room is nearly gone, no sidetrack is kept any more
- * (strict), so there are never more than 2 kp_cap nodes (64 MB a million
- * of them), nor more sidetracks.  A path whose sidetracks' deltas
+ * (strict), so there are never more than 2 kp_cap nodes (32 bytes each),
+ * nor more sidetracks (40 bytes).  A path whose sidetracks' deltas
  * add up to at most the final bound had them all kept, and so had every
  * longer path: the paths found up to that cost are the longest ones
  * (among equal lengths, maybe others).  Past it a longer path might be

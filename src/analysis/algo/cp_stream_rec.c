@@ -127,7 +127,6 @@ static void rec_fold(struct sp *p, uint32_t a, uint32_t r)
 
 	if (p->kp_k)
 		cp_stream_kp_group(p, a, p->rlen[r], p->rhp[r], &p->rend[r]);
-
 	cp_stream_merge_into(p, &p->rlen[a], p->rvec + a * vn, p->rlen[r],
 			     p->rvec + r * vn);
 	cp_stream_rec_free(p, r);
