@@ -756,6 +756,73 @@ START_TEST(test_stream_cut_traces_equal_memory)
 }
 END_TEST
 
+/*
+ * The streamed k longest paths of cut traces: the in-memory graph of the
+ * cut (what the reader repairs) and the streaming pass (its census) give
+ * the same lengths, k = 1 to 500.
+ */
+START_TEST(test_stream_paths_cut_traces)
+{
+	for (int round = 0; round < 20; round++) {
+		struct cp_stream_opts so = { .lengths_only = true };
+		struct synth s;
+		struct cp_trace t;
+		struct cp_tracepag tp;
+		struct cp_cpm cpm;
+		struct cp_kpaths kp;
+		char path[64], err[256] = "";
+		uint32_t ks[] = { 1, 7, 500 };
+		uint8_t *buf;
+		size_t len, cut;
+
+		rng_state = 15000 + (uint64_t)round;
+		gen_trace(&s, 2 + (uint32_t)rnd(4), 300 + (uint32_t)rnd(600),
+			  round % 2);
+		len = synth_encode(&s, &buf);
+		cut = len / 3 + rnd(len / 2);
+		ck_assert_msg(cp_trace_parse(&t, "cut.cpt", buf, cut, err,
+					     sizeof(err)) == 0,
+			      "parse: %s", err);
+		ck_assert_msg(cp_tracepag_build(&tp, &t, err, sizeof(err)) == 0,
+			      "build: %s", err);
+		ck_assert_int_eq(cp_cpm_run(&cpm, &tp.g, NULL), 0);
+		write_cut(buf, cut, path);
+		for (int i = 0; i < 3; i++) {
+			struct cp_tindex ix;
+			struct cp_stream st;
+
+			ck_assert_int_eq(cp_kpaths_find(&kp, &cpm, ks[i]), 0);
+			so.kpaths = ks[i];
+			ck_assert_msg(cp_tindex_open(&ix, path, err,
+						     sizeof(err)) == 0,
+				      "index: %s", err);
+			ck_assert_msg(cp_stream_run(&st, &ix, &so, err,
+						    sizeof(err)) == 0,
+				      "stream: %s", err);
+			ck_assert_msg(st.npaths == kp.n && !st.paths_cut,
+				      "cut round %d, k=%u: %u paths streamed,"
+				      " %u in memory", round, ks[i],
+				      st.npaths, kp.n);
+			for (uint32_t j = 0; j < kp.n; j++)
+				ck_assert_msg(st.paths[j].len == kp.len[j],
+					      "cut round %d, k=%u: path %u of "
+					      "%" PRIu64 " streamed, %" PRIu64
+					      " in memory", round, ks[i], j,
+					      st.paths[j].len, kp.len[j]);
+			cp_stream_free(&st);
+			cp_tindex_close(&ix);
+			cp_kpaths_free(&kp);
+		}
+		cp_cpm_free(&cpm);
+		cp_tracepag_free(&tp);
+		cp_trace_free(&t);
+		unlink(path);
+		free(buf);
+		synth_free(&s);
+	}
+}
+END_TEST
+
 /* The suites' fixtures: the barrier and lock examples, every variant. */
 START_TEST(test_stream_fixtures_equal_memory)
 {
@@ -1384,6 +1451,7 @@ static Suite *stream_suite(void)
 	tcase_add_test(tc, test_stream_prefetch_equals_memory);
 	tcase_add_test(tc, test_stream_fixtures_equal_memory);
 	tcase_add_test(tc, test_stream_cut_traces_equal_memory);
+	tcase_add_test(tc, test_stream_paths_cut_traces);
 	tcase_add_test(tc, test_stream_thread_churn);
 	tcase_add_test(tc, test_stream_tracks_the_most_useful);
 	tcase_add_test(tc, test_stream_follows_the_most_held);

@@ -10,10 +10,12 @@ and measures wall time and peak RSS (wait4's ru_maxrss):
     cpt whatif            --scale work=0.5 (<= 3 s at 2*10^7)
     cpt export            --format chrome: output bytes / trace bytes
     cpt report --stream   the out-of-core report: time and peak RSS
+    cpt paths --stream    the out-of-core k = 100 paths: time and peak RSS
 
 A size whose estimate is over the memory budget (cpt --memory, default 3/4
-of RAM) is refused in one line by the verbs without a streaming mode (the
-table says so); `cpt report` analyses it out of core.  Writes a CSV
+of RAM) is refused in one line by `cpt export`, which has no streaming
+mode (the table says so); `cpt report`, `cpt paths` and `cpt whatif`
+analyse it out of core.  Writes a CSV
 and a log-log plot (SVG, written here: no plotting package needed) of time
 and memory against events, and prints a text table.
 
@@ -68,6 +70,7 @@ def measure(cpt, path, outdir):
         "export": ["export", path, "--format", "chrome", "-o",
                    os.path.join(outdir, "export.json")],
         "stream": ["report", "--stream", path],
+        "spaths": ["paths", "--stream", path, "--k", "100"],
     }
     r = {"events": None}
     for name, args in verbs.items():
@@ -181,10 +184,11 @@ HEAD_PRINTED = []
 def print_row(r):
     if not HEAD_PRINTED:
         print("wall s (CPU s), nice'd; Mev/s by wall (by CPU)")
-        print("%11s %9s %14s %12s %8s %14s %14s %14s %9s %14s %9s" % (
-            "events", "trace MB", "report s", "Mev/s", "B/event",
-            "paths s", "whatif s", "export s", "export/tr", "stream s",
-            "stream MB"))
+        print("%11s %9s %14s %12s %8s %14s %14s %14s %9s %14s %9s %14s "
+              "%9s" % (
+                  "events", "trace MB", "report s", "Mev/s", "B/event",
+                  "paths s", "whatif s", "export s", "export/tr",
+                  "stream s", "stream MB", "spaths s", "spaths MB"))
         HEAD_PRINTED.append(1)
     ev = r["events"]
     def both(v):
@@ -194,14 +198,16 @@ def print_row(r):
     if r["report_s"]:
         rate = "%.2f (%.2f)" % (ev / r["report_s"] / 1e6,
                                 ev / r["report_cpu"] / 1e6)
-    print("%11d %9.1f %14s %12s %8s %14s %14s %14s %9s %14s %9s" % (
+    print("%11d %9.1f %14s %12s %8s %14s %14s %14s %9s %14s %9s %14s %9s" % (
         ev, r["trace_bytes"] / 1e6, both("report"), rate,
         fmt(r["report_rss"] and r["report_rss"] / ev, "%.0f"),
         both("paths"), both("whatif"), both("export"),
         fmt(r.get("export_bytes") and r["export_bytes"] / r["trace_bytes"],
             "%.3f"), both("stream"),
-        fmt(r["stream_rss"] and r["stream_rss"] / 2**20, "%.0f")))
-    for k in ("report_err", "paths_err"):
+        fmt(r["stream_rss"] and r["stream_rss"] / 2**20, "%.0f"),
+        both("spaths"),
+        fmt(r["spaths_rss"] and r["spaths_rss"] / 2**20, "%.0f")))
+    for k in ("report_err", "paths_err", "spaths_err"):
         if k in r:
             print("    " + r[k])
     sys.stdout.flush()
