@@ -33,7 +33,6 @@ struct ropts {
 	const char *gprof, *exe;	/* --gprof GMON --exe PROGRAM */
 	enum cp_view by;		/* --by: one level of the hierarchy */
 	bool stream;			/* --stream: out of core, always */
-	bool k_given;
 };
 
 /* --format html: the near-critical paths and the top procedures' what-if,
@@ -208,7 +207,6 @@ static int parse(struct cpt_ctx *c, int argc, char **argv, struct ropts *o,
 		case 'k':
 			if (cpt_parse_u32(c, "--k", optarg, &o->k))
 				return -1;
-			o->k_given = true;
 			break;
 		case OPT_STREAM:
 			o->stream = true;
@@ -239,8 +237,6 @@ static const char *stream_conflict(const struct cpt_ctx *c,
 		return "--by";
 	if (c->format == CPT_HTML)
 		return "--format html";
-	if (o->k_given)
-		return "--k";
 	return NULL;
 }
 
@@ -248,7 +244,13 @@ static const char *stream_conflict(const struct cpt_ctx *c,
 static enum cpt_status report_stream(struct cpt_ctx *c, const char *path,
 				     const struct ropts *o)
 {
-	struct cp_stream_opts so = { .exclusive = o->exclusive };
+	/* MBM's paths: heaps of at most 2^19 nodes (16 MB; 100 paths
+	 * need far fewer, and fewer exact ones are said) */
+	struct cp_stream_opts so = {
+		.exclusive = o->exclusive,
+		.mbm_k = o->k ? o->k : CP_PROFILE_K_DEFAULT,
+		.kpaths_nodes = 1u << 18,
+	};
 	struct cp_tindex ix;
 	struct cp_stream s;
 	enum cpt_status st = cpt_stream_run(c, path, &so, &ix, &s);
@@ -281,7 +283,7 @@ enum cpt_status cpt_cmd_report(struct cpt_ctx *c, int argc, char **argv)
 	if (cpt_is_trace(path)) {
 		stream = cpt_choose_stream(c, path, o.stream,
 					   stream_conflict(c, &o),
-					   "no Slack, MBM or paths");
+					   "no Slack");
 		if (stream < 0)
 			return o.stream ? CPT_USAGE : CPT_BAD_INPUT;
 		if (stream)

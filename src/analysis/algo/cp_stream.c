@@ -149,15 +149,8 @@ static void deps(struct sp *p, uint32_t tid, struct sth *t,
 			const struct sth *ch = &p->th[c];
 
 			cp_stream_flush(p, t);
-			if (p->kp_k) {
-				struct cp_kp_end at = { c, ch->last_wall },
-						 to = { tid, t->last_wall };
-
-				cp_stream_kp_merge(p, t->len, &t->hp, &t->kend,
-						   ch->len, ch->hp, &at, &to,
-						   NONE, CP_SDEV_JOIN,
-						   CP_SDEV_PROGRAM);
-			}
+			if (p->kp_k)
+				cp_stream_kp_join(p, t, c);
 			cp_stream_merge(p, t, ch->len, ch->vec);
 		}
 		break;
@@ -186,12 +179,8 @@ static int publish(struct sp *p, struct sth *t, const struct cp_tev *v)
 		if (!o->nofold && v->arg < o->lo_max) {
 			/* no CONSUME holds it ("Folding", cp_stream_rec.c) */
 		} else if (agg && *agg) {
-			struct cp_kp_end at = { (uint32_t)(t - p->th),
-						t->last_wall };
-
 			if (p->kp_k)
-				cp_stream_kp_group(p, *agg - 1, t->len, t->hp,
-						   &at);
+				cp_stream_kp_group_thread(p, *agg - 1, t);
 			cp_stream_merge_into(p, &p->rlen[*agg - 1],
 				p->rvec + (*agg - 1) * (size_t)p->vn,
 				t->len, t->vec);
@@ -667,12 +656,12 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 		.progress_ctx = o ? o->progress_ctx : NULL,
 		.sc = o ? o->scale : NULL, .nsc = o ? o->nscale : 0,
 		.hasw = (ix->t.flags & CP_TRACE_HAS_WALL) != 0,
-		.kp_k = o ? o->kpaths : 0,
-		.kp_cap = o && o->kpaths_nodes ? o->kpaths_nodes :
-			  o && 64ull * o->kpaths > CP_STREAM_KP_NODES ?
-			  64ull * o->kpaths : CP_STREAM_KP_NODES,
+		.kp_k = o ? (o->mbm_k ? o->mbm_k : o->kpaths) : 0,
 	};
 
+	p.kp_cap = o && o->kpaths_nodes ? o->kpaths_nodes :
+		   64ull * p.kp_k > CP_STREAM_KP_NODES ? 64ull * p.kp_k :
+		   CP_STREAM_KP_NODES;
 	memset(s, 0, sizeof(*s));
 	s->exclusive = p.excl;
 	s->online_len = ix->t.online_len_ns;
@@ -706,6 +695,16 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 	p.nsh = p.ntr + 2 * p.nob + p.ntt + p.ncs;
 	p.vn = p.nsh + p.ntr + p.nlane;
 	p.records = true;
+	if (o && o->mbm_k) {
+		/* the paths first; the records pass then takes the lanes
+		 * at their sidetracks ("MBM", cp_stream_kp.c) */
+		if (run_pass(&p) || cp_stream_kp_finish(&p) ||
+		    cp_stream_kp_want(&p))
+			goto err_mem;
+		s->records = s->live_max = 0;
+		p.nrec = p.live = 0;
+		p.freel = NONE;
+	}
 	if (run_pass(&p))
 		goto err_mem;
 	cp_stream_assert(&p);

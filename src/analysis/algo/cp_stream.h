@@ -22,8 +22,9 @@
  * longest path with the scaled procedures' segments reweighted, equal to
  * cp_whatif_trace's length_after_fixed).  Given k, the k longest paths'
  * lengths, each as its parent and one deviation (cp_stream_kp.c), not
- * spelled edge by edge.  Not Slack, MBM or the what-if replay: they need
- * the graph (or a backward pass) that this mode does not keep.
+ * spelled edge by edge, and over them the followed procedures' MBM.  Not
+ * Slack or the what-if replay: they need the graph (or a backward pass)
+ * that this mode does not keep.
  *
  * Concurrency: one call owns its state; it reads the index's mapping.
  */
@@ -91,6 +92,9 @@ struct cp_stream_proc {
 	uint64_t samples;	/* sampled: the samples its CPU time rests
 				 * on (cp_profile.h's, in the mode) */
 	uint64_t cp_samples;	/* sampled, tracked: those on the CP */
+	bool has_mbm;		/* tracked, cp_stream_opts.mbm_k given */
+	uint64_t mbm_ns;	/* its MBM over the mbm_paths longest paths
+				 * (cp_mbm.h's metric) */
 };
 
 struct cp_stream {
@@ -133,6 +137,9 @@ struct cp_stream {
 	uint64_t paths_bound;	/* sidetracks up to this much shorter
 				 * than the longer path were all kept
 				 * (UINT64_MAX: every one) */
+	uint32_t mbm_paths;	/* paths the MBM is over (cp_stream_opts.
+				 * mbm_k, fewer when there are fewer or the
+				 * paths are cut) */
 	uint64_t kp_kept;	/* sidetracks kept */
 	uint64_t kp_nodes;	/* heap nodes made for them */
 };
@@ -214,6 +221,11 @@ struct cp_stream_opts {
 	 * cheaper ones once there are more (cp_stream_kp.c) */
 	uint32_t kpaths;
 	uint64_t kpaths_nodes;
+	/* the tracked procedures' MBM over the mbm_k longest paths (which
+	 * then come into cp_stream.paths too; kpaths is ignored): the
+	 * paths are found by one more pass, and the records pass takes
+	 * the share lanes at their sidetracks (cp_stream_kp.c); 0: none */
+	uint32_t mbm_k;
 	/* called every 2^20 vertices with a phase name and 0..1 done */
 	void (*progress)(void *ctx, const char *phase, double frac);
 	void *progress_ctx;

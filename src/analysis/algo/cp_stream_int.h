@@ -39,6 +39,7 @@ struct cp_kp_side {
 	uint32_t obj;
 	uint8_t kind;		/* enum cp_stream_dev_kind */
 	uint8_t okind;		/* the object's kind, or CP_SDEV_NOKIND */
+	uint64_t m;		/* the merge it was made at (kp_nmerge) */
 };
 
 /* (k paths) A node of the persistent leftist heaps of sidetracks. */
@@ -193,6 +194,16 @@ struct sp {
 	uint64_t kp_now;	/* the vertex processed: its wall clock */
 	uint32_t kp_obj;	/* and its object */
 	uint32_t cap_rkp;	/* room in rhp and rend */
+	uint64_t kp_nmerge;	/* merges so far in the pass */
+	/* (MBM) the capture pass: the merges the paths' sidetracks were
+	 * made at, ascending, and the share lanes' difference (shorter
+	 * side's minus longer's) at each, [nwant x ntr] */
+	bool kp_capture;
+	uint64_t *kp_want;
+	uint32_t nwant, kp_wi;
+	uint64_t *kp_ds;
+	uint32_t *kp_pw;	/* [npaths] a path's sidetrack: in kside,
+				 * then (capture) in kp_want */
 	uint64_t done;		/* vertices processed in this pass */
 	bool *made;		/* (census) [nt] a CREATE of the thread */
 	bool excl;		/* exclusive procedure times */
@@ -275,26 +286,36 @@ void cp_stream_consumed(struct sp *p, struct sobj *o, uint64_t lo,
 
 /* ---- the k longest paths (cp_stream_kp.c) ---------------------------- */
 
-/* (records, k paths) Room for @need records' heaps.  0, or -1. */
+/*
+ * Each merge of two paths, before the lengths and lanes are merged: the
+ * shorter one (ties: the one merged in) becomes a sidetrack, and the
+ * merged path's heap and end are the longer one's; the capture pass
+ * (MBM) takes the share lanes of the merges it wants instead.  Out of
+ * memory: p->nomem.
+ */
+/* (records) Record @r merges into @t (a CONSUME's range). */
+void cp_stream_kp_consume(struct sp *p, struct sth *t, uint32_t r);
+/* (records) Thread @c's end merges into @t (a JOIN). */
+void cp_stream_kp_join(struct sp *p, struct sth *t, uint32_t c);
+/* (records) @t's path (its PUBLISH) merges into the record @a of a group
+ * of publishes consumed together (cp_stream_rec.c's folding). */
+void cp_stream_kp_group_thread(struct sp *p, uint32_t a,
+			       const struct sth *t);
+/* (records) Record @r merges into the group record @a likewise. */
+void cp_stream_kp_group_rec(struct sp *p, uint32_t a, uint32_t r);
+
+/* (records) Room for @need records' heaps.  0, or -1. */
 int cp_stream_kp_grow(struct sp *p, uint32_t need);
-/* (records, k paths) Record @r is made from @t's path. */
+/* (records) Record @r is made from @t's path. */
 void cp_stream_kp_rec(struct sp *p, const struct sth *t, uint32_t r);
-/* (records, k paths) Before a merge of the path @len2, heap @h2 ending
- * at @e2 into the path @len, heap *@h ending at *@e: the shorter one
- * (ties: @e2's) becomes a sidetrack into @to through @obj, of @kind2
- * when it is @e2's, else @kind; *@h and *@e become the merged path's.
- * Out of memory: p->nomem. */
-void cp_stream_kp_merge(struct sp *p, uint64_t len, uint32_t *h,
-			struct cp_kp_end *e, uint64_t len2, uint32_t h2,
-			const struct cp_kp_end *e2, const struct cp_kp_end *to,
-			uint32_t obj, uint8_t kind2, uint8_t kind);
-/* (records, k paths) Before the path @len, heap @h ending at @e is
- * merged into the record @a of a group of publishes consumed together
- * (cp_stream_rec.c's folding): the shorter becomes a sidetrack. */
-void cp_stream_kp_group(struct sp *p, uint32_t a, uint64_t len, uint32_t h,
-			const struct cp_kp_end *e);
-/* After the records pass: the paths into p->s.  0, or -1 (memory). */
+/* After a records pass: the threads' ends merge into the sink, then the
+ * paths into p->s (after the capture pass: the MBM into p->s's
+ * procedures).  0, or -1 (memory). */
 int cp_stream_kp_finish(struct sp *p);
+/* (MBM) After the paths pass and its cp_stream_kp_finish: which merges
+ * the capture pass takes the lanes of; the records start again.  0, or
+ * -1 (memory). */
+int cp_stream_kp_want(struct sp *p);
 /* Free the k paths' pass state. */
 void cp_stream_kp_free(struct sp *p);
 

@@ -164,21 +164,53 @@ void cp_stream_kp_rec(struct sp *p, const struct sth *t, uint32_t r)
 	p->rend[r] = (struct cp_kp_end){ (uint32_t)(t - p->th), t->last_wall };
 }
 
-void cp_stream_kp_merge(struct sp *p, uint64_t len, uint32_t *h,
-			struct cp_kp_end *e, uint64_t len2, uint32_t h2,
-			const struct cp_kp_end *e2, const struct cp_kp_end *to,
-			uint32_t obj, uint8_t kind2, uint8_t kind)
+/* One side of a merge: its length, heap, where it ends and its lanes
+ * (the share lanes the MBM reads). */
+struct side {
+	uint64_t len;
+	uint32_t h;
+	struct cp_kp_end e;
+	const uint64_t *vec;
+};
+
+/* The capture pass: the lanes of merge @m if it is wanted (the next in
+ * kp_want; the merges come in the same order as in the paths pass). */
+static void capture(struct sp *p, uint64_t m, const struct side *win,
+		    const struct side *lose)
 {
-	bool second = len2 > len;	/* the second path is the longer */
-	uint64_t d = second ? len2 - len : len - len2;
-	uint32_t win = second ? h2 : *h, lose = second ? *h : h2, side, root;
-	struct cp_kp_end lend = second ? *e : *e2;
+	uint32_t n = p->ntr;
+
+	while (p->kp_wi < p->nwant && p->kp_want[p->kp_wi] == m) {
+		uint64_t *ds = p->kp_ds + (size_t)p->kp_wi++ * n;
+
+		for (uint32_t i = 0; i < n; i++)
+			ds[i] = lose->vec[i] - win->vec[i];	/* mod 2^64 */
+	}
+}
+
+/*
+ * Merge @b into *@a (before the caller merges lengths and lanes): the
+ * shorter (ties: @b) becomes a sidetrack into @to through @obj, of kind
+ * @kind_b when it is @b, else @kind_a; a->h and a->e become the merged
+ * path's.
+ */
+static void merge(struct sp *p, struct side *a, const struct side *b,
+		  const struct cp_kp_end *to, uint32_t obj, uint8_t kind_b,
+		  uint8_t kind_a)
+{
+	bool bwin = b->len > a->len;
+	const struct side *win = bwin ? b : a, *lose = bwin ? a : b;
+	uint64_t d = win->len - lose->len, m = p->kp_nmerge++;
+	uint32_t side, root;
 	struct cp_kp_side *s;
 
-	if (second)
-		*e = *e2;
+	if (p->kp_capture) {
+		capture(p, m, win, lose);
+		return;
+	}
 	if (!keep(p, d)) {
-		*h = win;
+		a->h = win->h;
+		a->e = win->e;
 		return;
 	}
 	side = p->nkside;
@@ -188,31 +220,90 @@ void cp_stream_kp_merge(struct sp *p, uint64_t len, uint32_t *h,
 		return;
 	}
 	s = &p->kside[side];
-	s->from = lend;
-	s->to = *to;
-	s->obj = obj;
-	s->kind = second ? kind : kind2;
-	s->okind = obj < p->nobj && p->obj[obj].defined ? p->obj[obj].kind
-							: CP_SDEV_NOKIND;
-	root = heap_insert(p, win, d, lose, side);
+	*s = (struct cp_kp_side){
+		.from = lose->e, .to = *to, .obj = obj, .m = m,
+		.kind = bwin ? kind_a : kind_b,
+		.okind = obj < p->nobj && p->obj[obj].defined ?
+			 p->obj[obj].kind : CP_SDEV_NOKIND,
+	};
+	root = heap_insert(p, win->h, d, lose->h, side);
 	if (root == NONE) {
 		p->nomem = true;
 		return;
 	}
 	p->nkside++;
 	p->kp_hist[bit_len(d)]++;
-	*h = root;
+	a->h = root;
+	a->e = win->e;
 	if (p->nkn >= p->kp_limit)
 		lower_bound(p);
 }
 
-void cp_stream_kp_group(struct sp *p, uint32_t a, uint64_t len, uint32_t h,
-			const struct cp_kp_end *e)
+/* Thread @t's path as a side (its end: before its current vertex). */
+static struct side thread_side(const struct sth *t)
 {
+	return (struct side){ t->len, t->hp, t->kend, t->vec };
+}
+
+/* Record @r as a side. */
+static struct side rec_side(const struct sp *p, uint32_t r)
+{
+	return (struct side){ p->rlen[r], p->rhp[r], p->rend[r],
+			      p->rvec + r * (size_t)p->vn };
+}
+
+/* The merge into @t from @b at its current vertex. */
+static void into_thread(struct sp *p, struct sth *t, const struct side *b,
+			uint32_t obj, uint8_t kind_b, uint8_t kind_a)
+{
+	struct side a = thread_side(t);
+	struct cp_kp_end to = { (uint32_t)(t - p->th), t->last_wall };
+
+	merge(p, &a, b, &to, obj, kind_b, kind_a);
+	t->hp = a.h;
+	t->kend = a.e;
+}
+
+void cp_stream_kp_consume(struct sp *p, struct sth *t, uint32_t r)
+{
+	struct side b = rec_side(p, r);
+
+	into_thread(p, t, &b, t->nx.obj, CP_SDEV_OBJECT, CP_SDEV_PROGRAM);
+}
+
+void cp_stream_kp_join(struct sp *p, struct sth *t, uint32_t c)
+{
+	const struct sth *ch = &p->th[c];
+	struct side b = { ch->len, ch->hp, { c, ch->last_wall }, ch->vec };
+
+	into_thread(p, t, &b, NONE, CP_SDEV_JOIN, CP_SDEV_PROGRAM);
+}
+
+/* The merge of @b into the group record @a. */
+static void into_group(struct sp *p, uint32_t a, const struct side *b)
+{
+	struct side g = rec_side(p, a);
 	struct cp_kp_end to = { NONE, p->kp_now };
 
-	cp_stream_kp_merge(p, p->rlen[a], &p->rhp[a], &p->rend[a], len, h, e,
-			   &to, p->kp_obj, CP_SDEV_GROUP, CP_SDEV_GROUP);
+	merge(p, &g, b, &to, p->kp_obj, CP_SDEV_GROUP, CP_SDEV_GROUP);
+	p->rhp[a] = g.h;
+	p->rend[a] = g.e;
+}
+
+void cp_stream_kp_group_thread(struct sp *p, uint32_t a, const struct sth *t)
+{
+	/* the publish is the thread's current vertex */
+	struct side b = { t->len, t->hp,
+			  { (uint32_t)(t - p->th), t->last_wall }, t->vec };
+
+	into_group(p, a, &b);
+}
+
+void cp_stream_kp_group_rec(struct sp *p, uint32_t a, uint32_t r)
+{
+	struct side b = rec_side(p, r);
+
+	into_group(p, a, &b);
 }
 
 /* Candidate heap, cheapest on top (ties: the older parent, then node). */
@@ -285,10 +376,12 @@ static int enumerate(struct sp *p, uint32_t h, uint64_t len, uint64_t t0)
 	struct cand *c = malloc((2 * (size_t)k + 2) * sizeof(*c));
 
 	s->paths = malloc((size_t)k * sizeof(*s->paths));
-	if (!c || !s->paths) {
+	p->kp_pw = malloc((size_t)k * sizeof(*p->kp_pw));
+	if (!c || !s->paths || !p->kp_pw) {
 		free(c);
 		return -1;
 	}
+	p->kp_pw[0] = NONE;
 	s->paths[n++] = (struct cp_stream_path){ .len = len,
 						 .parent = UINT32_MAX };
 	if (h != NONE)
@@ -306,6 +399,7 @@ static int enumerate(struct sp *p, uint32_t h, uint64_t len, uint64_t t0)
 			.len = len - q.cost, .parent = q.parent,
 			.dev = dev_of(p, N->side, t0),
 		};
+		p->kp_pw[n] = N->side;
 		for (int i = 0; i < 2; i++)
 			if (kids[i] != NONE)
 				cand_push(c, &nc, (struct cand){
@@ -321,40 +415,134 @@ static int enumerate(struct sp *p, uint32_t h, uint64_t len, uint64_t t0)
 	return 0;
 }
 
+/*
+ * (MBM) From the capture pass: each path's share lanes, its parent's plus
+ * its sidetrack's difference (the critical path's: @sink, the sink's tree
+ * path's), and each tracked procedure's MBM over them, the least over
+ * paths of its time on the path plus the path's shortfall
+ * (cp_mbm.h).  0, or -1 (memory).
+ */
+static int mbm(struct sp *p, const uint64_t *sink)
+{
+	struct cp_stream *s = p->s;
+	uint32_t n = p->ntr, np = s->npaths;
+	uint64_t *d = malloc(((size_t)np * n + 1) * sizeof(*d));
+	uint64_t *best = malloc(((size_t)n + 1) * sizeof(*best));
+
+	if (!d || !best) {
+		free(d);
+		free(best);
+		return -1;
+	}
+	for (uint32_t j = 0; j < np; j++) {
+		uint64_t *dj = d + (size_t)j * n;
+		uint64_t short_by = s->paths[0].len - s->paths[j].len;
+
+		for (uint32_t i = 0; i < n; i++) {
+			dj[i] = j == 0 ? sink[i] :
+				d[(size_t)s->paths[j].parent * n + i] +
+				p->kp_ds[(size_t)p->kp_pw[j] * n + i];
+			if (j == 0 || dj[i] + short_by < best[i])
+				best[i] = dj[i] + short_by;
+		}
+	}
+	for (uint32_t i = 0; np && i < s->nprocs; i++) {
+		if (p->trk[i] == NONE)
+			continue;
+		s->procs[i].has_mbm = true;
+		s->procs[i].mbm_ns = best[p->trk[i]];
+	}
+	s->mbm_paths = np;
+	free(d);
+	free(best);
+	return 0;
+}
+
 int cp_stream_kp_finish(struct sp *p)
 {
 	struct cp_stream *s = p->s;
-	struct cp_kp_end e = { NONE, 0 }, sink = { NONE, 0 };
-	uint64_t len = 0, t0 = UINT64_MAX;
-	uint32_t h = NONE;
+	struct cp_kp_end sink = { NONE, 0 };
+	struct side acc = { 0 };
+	uint64_t t0 = UINT64_MAX;
 	bool any = false;
 
 	for (uint32_t tid = 0; tid < p->nt; tid++) {
 		const struct sth *t = &p->th[tid];
-		struct cp_kp_end end = { tid, t->last_wall };
+		struct side b = { t->len, t->hp, { tid, t->last_wall },
+				  t->vec };
 
 		if (!t->any)
 			continue;
 		if (t->first_wall < t0)
 			t0 = t->first_wall;
 		if (!any) {
-			h = t->hp;
-			e = end;
-			len = t->len;
+			acc = b;
 			any = true;
 			continue;
 		}
-		cp_stream_kp_merge(p, len, &h, &e, t->len, t->hp, &end, &sink,
-				   NONE, CP_SDEV_END, CP_SDEV_END);
+		merge(p, &acc, &b, &sink, NONE, CP_SDEV_END, CP_SDEV_END);
 		if (p->nomem)
 			return -1;
-		if (t->len > len)
-			len = t->len;
+		if (b.len > acc.len) {	/* the tree's lanes: the longer */
+			acc.len = b.len;
+			acc.vec = b.vec;
+		}
 	}
+	if (p->kp_capture)
+		return any ? mbm(p, acc.vec) : 0;
 	s->paths_bound = p->kp_bound;
 	s->kp_kept = p->nkside;
 	s->kp_nodes = p->nkn;
-	return any ? enumerate(p, h, len, t0) : 0;
+	return any ? enumerate(p, acc.h, acc.len, t0) : 0;
+}
+
+static int by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int cp_stream_kp_want(struct sp *p)
+{
+	uint32_t np = p->s->npaths, n = 0;
+
+	p->kp_want = malloc(((size_t)np + 1) * sizeof(*p->kp_want));
+	p->kp_ds = malloc(((size_t)np * p->ntr + 1) * sizeof(*p->kp_ds));
+	if (!p->kp_want || !p->kp_ds)
+		return -1;
+	for (uint32_t j = 1; j < np; j++)
+		p->kp_want[n++] = p->kside[p->kp_pw[j]].m;
+	qsort(p->kp_want, n, sizeof(*p->kp_want), by_u64);
+	p->nwant = 0;
+	for (uint32_t j = 0; j < n; j++)
+		if (!p->nwant || p->kp_want[p->nwant - 1] != p->kp_want[j])
+			p->kp_want[p->nwant++] = p->kp_want[j];
+	/* each path's sidetrack by its place among the wanted merges */
+	for (uint32_t j = 1; j < np; j++) {
+		uint64_t m = p->kside[p->kp_pw[j]].m;
+		uint32_t lo = 0, hi = p->nwant;
+
+		while (hi - lo > 1) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (p->kp_want[mid] <= m)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		p->kp_pw[j] = lo;
+	}
+	/* the heaps have given what they hold: the capture needs none */
+	free(p->kn);
+	free(p->kside);
+	p->kn = NULL;
+	p->kside = NULL;
+	p->nkn = p->cap_kn = p->nkside = p->cap_kside = 0;
+	p->kp_capture = true;
+	p->kp_nmerge = 0;
+	p->kp_wi = 0;
+	return 0;
 }
 
 void cp_stream_kp_free(struct sp *p)
@@ -363,4 +551,7 @@ void cp_stream_kp_free(struct sp *p)
 	free(p->rend);
 	free(p->kn);
 	free(p->kside);
+	free(p->kp_want);
+	free(p->kp_ds);
+	free(p->kp_pw);
 }

@@ -126,7 +126,7 @@ static void rec_fold(struct sp *p, uint32_t a, uint32_t r)
 	size_t vn = p->vn;
 
 	if (p->kp_k)
-		cp_stream_kp_group(p, a, p->rlen[r], p->rhp[r], &p->rend[r]);
+		cp_stream_kp_group_rec(p, a, r);
 	cp_stream_merge_into(p, &p->rlen[a], p->rvec + a * vn, p->rlen[r],
 			     p->rvec + r * vn);
 	cp_stream_rec_free(p, r);
@@ -135,13 +135,8 @@ static void rec_fold(struct sp *p, uint32_t a, uint32_t r)
 /* Merge record @r into @t and, if @drop, free it. */
 void cp_stream_rec_merge(struct sp *p, struct sth *t, uint32_t r, bool drop)
 {
-	if (p->kp_k) {
-		struct cp_kp_end to = { (uint32_t)(t - p->th), t->last_wall };
-
-		cp_stream_kp_merge(p, t->len, &t->hp, &t->kend, p->rlen[r],
-				   p->rhp[r], &p->rend[r], &to, t->nx.obj,
-				   CP_SDEV_OBJECT, CP_SDEV_PROGRAM);
-	}
+	if (p->kp_k)
+		cp_stream_kp_consume(p, t, r);
 	cp_stream_merge(p, t, p->rlen[r], p->rvec + r * (size_t)p->vn);
 	if (drop)
 		cp_stream_rec_free(p, r);

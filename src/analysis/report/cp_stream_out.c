@@ -21,10 +21,10 @@
 #include "cp_wbuf.h"
 
 const char cp_stream_out_missing[] =
-	"streaming analysis: no Slack, MBM or k paths, nor the headline and "
-	"ranks comparing CPU and CP time (they need the whole graph in "
-	"memory); the procedures' figures in the mode asked for only "
-	"(inclusive, or --exclusive), not both";
+	"streaming analysis: no Slack, nor the headline and ranks comparing "
+	"CPU and CP time (they need the whole graph in memory); the "
+	"procedures' figures in the mode asked for only (inclusive, or "
+	"--exclusive), not both";
 
 /*
  * Note @i (from 0) of what @s leaves out, into @buf: the sentence above,
@@ -35,8 +35,8 @@ const char cp_stream_out_missing[] =
 static bool note(const struct cp_stream *s, unsigned i, char *buf,
 		 size_t len)
 {
-	const char *what[] = { "CP time and zeroing", "CP held and CP edges",
-			       "CP time" };
+	const char *what[] = { "CP time, zeroing and MBM",
+			       "CP held and CP edges", "CP time" };
 	const char *whom[] = { "procedures with the most CPU time",
 			       "objects most held and waited for",
 			       "threads with the most CPU time" };
@@ -110,8 +110,8 @@ static void text_summary(FILE *f, const struct cp_tindex *ix,
 static void text_proc(FILE *f, const struct cp_stream *s,
 		      const struct cp_stream_proc *pr)
 {
-	char e1[32] = "-", e2[32] = "-", e3[32], p1[16] = "-", p2[16] = "-",
-	     p3[16];
+	char e1[32] = "-", e2[32] = "-", e3[32], e4[32] = "-", p1[16] = "-",
+	     p2[16] = "-", p3[16], p4[16] = "-";
 
 	if (pr->tracked) {
 		cp_fmt_ns(e1, sizeof(e1), pr->cp_ns);
@@ -119,10 +119,14 @@ static void text_proc(FILE *f, const struct cp_stream *s,
 		cp_fmt_pct(p1, sizeof(p1), cp_pct(pr->cp_ns, s->cp_len));
 		cp_fmt_pct(p2, sizeof(p2), cp_pct(pr->zero_ns, s->cp_len));
 	}
+	if (pr->has_mbm) {
+		cp_fmt_ns(e4, sizeof(e4), pr->mbm_ns);
+		cp_fmt_pct(p4, sizeof(p4), cp_pct(pr->mbm_ns, s->cp_len));
+	}
 	cp_fmt_ns(e3, sizeof(e3), pr->cpu_ns);
 	cp_fmt_pct(p3, sizeof(p3), cp_pct(pr->cpu_ns, s->useful_ns));
-	fprintf(f, "  %-32.32s %11s %6s %11s %6s %11s %6s", pr->name, e1, p1,
-		e2, p2, e3, p3);
+	fprintf(f, "  %-32.32s %11s %6s %11s %6s %11s %6s %11s %6s", pr->name,
+		e1, p1, e2, p2, e4, p4, e3, p3);
 	if (!s->sampled) {
 		fprintf(f, " %8" PRIu64 "\n", pr->calls);
 		return;
@@ -142,9 +146,12 @@ static void text_procedures(FILE *f, const struct cp_stream *s, uint32_t top)
 
 	if (!s->nprocs)
 		return;
-	fprintf(f, "Procedures (%s)\n  %-32s %11s %6s %11s %6s %11s "
-		"%6s %8s\n", s->exclusive ? "exclusive" : "inclusive",
-		"procedure", "CP time", "CP %", "CP zeroing", "%",
+	fprintf(f, "Procedures (%s", s->exclusive ? "exclusive" :
+		"inclusive");
+	if (s->mbm_paths)
+		fprintf(f, "; MBM over the %u longest paths", s->mbm_paths);
+	fprintf(f, ")\n  %-32s %11s %6s %11s %6s %11s %6s %11s %6s %8s\n",
+		"procedure", "CP time", "CP %", "CP zeroing", "%", "MBM", "%",
 		s->sampled ? "sampled CPU" : "CPU time", "CPU %",
 		s->sampled ? "samples CPU/CP" : "calls");
 	for (uint32_t i = 0; i < n; i++)
@@ -250,6 +257,11 @@ static void json_procedures(struct cp_emit *e, const struct cp_stream *s)
 			cp_emit_u64(e, CP_KEY_CP_ZERO_NS, pr->zero_ns);
 			cp_emit_f64(e, CP_KEY_CP_ZERO_PCT,
 				    cp_pct(pr->zero_ns, s->cp_len));
+		}
+		if (pr->has_mbm) {
+			cp_emit_u64(e, CP_KEY_MBM_NS, pr->mbm_ns);
+			cp_emit_f64(e, CP_KEY_MBM_PCT,
+				    cp_pct(pr->mbm_ns, s->cp_len));
 		}
 		cp_emit_u64(e, CP_KEY_CPU_NS, pr->cpu_ns);
 		cp_emit_f64(e, CP_KEY_CPU_PCT,
@@ -361,6 +373,7 @@ int cp_stream_out_json(FILE *f, const struct cp_tindex *ix,
 	cp_emit_u64(&e, CP_KEY_LENGTH_NS, s->cp_len);
 	cp_emit_u64(&e, CP_KEY_ONLINE_LENGTH_NS, s->online_len);
 	cp_emit_str(&e, CP_KEY_MODE, s->exclusive ? "exclusive" : "inclusive");
+	cp_emit_u64(&e, CP_KEY_PATHS, s->mbm_paths);
 	json_procedures(&e, s);
 	cp_emit_obj_end(&e);
 	json_threads(&e, s);
