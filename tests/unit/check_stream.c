@@ -1122,7 +1122,8 @@ static void barrier_file(char *path)
 /*
  * cpt report takes the streaming analysis for a trace over --memory and
  * says so in one line on stderr; --stream forces it; options it cannot
- * honour are refused.  The barrier example's critical path is 80.
+ * honour are refused.  The barrier example's critical path is 80, and its
+ * procedures' MBM comes from the streamed paths.
  */
 START_TEST(test_stream_cpt_chooses_the_mode)
 {
@@ -1137,11 +1138,19 @@ START_TEST(test_stream_cpt_chooses_the_mode)
 	ck_assert_msg(strstr(out, "critical path          80 ns") &&
 		      strstr(out, "streaming analysis: no Slack"),
 		      "stdout: %s", out);
+	/* MBM by hand over all 20 paths: without tail the longest is T1's
+	 * end (31), so 49; without slow, T2's arrival's paths (70), 10 */
+	ck_assert_msg(strstr(out, "MBM over the 20 longest paths") &&
+		      strstr(out, "49 ns  61.2%       49 ns  61.2%") &&
+		      strstr(out, "10 ns  12.5%       10 ns  12.5%"),
+		      "stdout: %s", out);
 	CPT_EXPECT("report --stream --format json", 0);
 	ck_assert_msg(strstr(line, "streaming analysis (--stream"),
 		      "stderr: %s", line);
 	ck_assert_msg(strstr(out, "\"length_ns\": 80,") &&
-		      strstr(out, "\"mode\": \"stream\""), "stdout: %s", out);
+		      strstr(out, "\"mode\": \"stream\"") &&
+		      strstr(out, "\"mbm_ns\": 49,") &&
+		      strstr(out, "\"mbm_ns\": 10,"), "stdout: %s", out);
 	CPT_EXPECT("report --stream --by thread", 2);
 	ck_assert_msg(strstr(line, "--stream cannot give --by"), "stderr: %s",
 		      line);
