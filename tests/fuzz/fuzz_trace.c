@@ -3,18 +3,61 @@
  * what `cpt report TRACE` runs on a trace it accepts: the trace PAG, the
  * profile (CPM, zeroing, Slack, k paths, MBM), the comparison with the CPU
  * profile and every text view, written to /dev/null.  HTML is left out:
- * it reruns the same analyses and only adds formatting.
+ * it reruns the same analyses and only adds formatting.  The same bytes
+ * also go through the out-of-core analysis (`cpt report --stream` with
+ * its MBM, `cpt paths --stream`), from an in-memory file, whenever its
+ * index accepts them.
  */
 #include "fuzz.h"
 
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "cp_compare.h"
 #include "cp_compare_out.h"
+#include "cp_paths_out.h"
 #include "cp_profile.h"
+#include "cp_stream.h"
+#include "cp_stream_out.h"
 #include "cp_trace.h"
 #include "cp_tracepag.h"
 #include "cp_views.h"
+
+/* The streaming analysis of @data, held in a memfd opened by its /proc
+ * path; a rejection must be one line naming that path. */
+static void stream(const uint8_t *data, size_t size)
+{
+	struct cp_stream_opts so = { .mbm_k = 8, .kpaths_nodes = 64 };
+	struct cp_report_opts ro = { .top = 8 };
+	struct cp_tindex ix;
+	struct cp_stream s;
+	char path[64], err[512] = "";
+	int fd = memfd_create("fuzz-input", 0);
+
+	if (fd < 0)
+		return;
+	if (write(fd, data, size) != (ssize_t)size) {
+		close(fd);
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (cp_tindex_open(&ix, path, err, sizeof(err))) {
+		cp_fuzz_check_err(err, path);
+		close(fd);
+		return;
+	}
+	if (cp_stream_run(&s, &ix, &so, err, sizeof(err))) {
+		cp_fuzz_check_err(err, path);
+	} else {
+		if (cp_stream_out_text(cp_fuzz_sink(), &ix, &s, &ro))
+			abort();	/* out of memory on a small input */
+		cp_paths_stream_out(cp_fuzz_sink(), path, &s, 8, true);
+		cp_stream_free(&s);
+	}
+	cp_tindex_close(&ix);
+	close(fd);
+}
 
 /* Profile and print an accepted trace; a failure there must say why in
  * one line too. */
@@ -50,6 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct cp_trace t;
 	char err[512] = "";
 
+	stream(data, size);
 	if (cp_trace_parse(&t, CP_FUZZ_NAME, data, size, err, sizeof(err))) {
 		cp_fuzz_check_err(err, CP_FUZZ_NAME);
 		return 0;

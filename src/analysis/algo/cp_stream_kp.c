@@ -43,8 +43,20 @@
  * (among equal lengths, maybe others).  Past it a longer path might be
  * missing, so the result stops there and says so (paths_cut).
  *
+ * MBM (cp_stream_opts.mbm_k).  A path's time in procedure i is the
+ * sink's tree share of i plus, for each of its sidetracks, the shorter
+ * side's share minus the longer's at that merge (the stretches between
+ * sidetracks are tree paths, whose share the records carry).  The paths
+ * pass numbers its merges; after it, cp_stream_kp_want keeps the numbers
+ * of the paths' own sidetracks, and the records pass that follows (the
+ * capture pass: the same schedule, so the same numbers) takes the
+ * followed procedures' lanes at those merges only.  MBM(i) is then the
+ * least over the paths of the path's time in i plus its shortfall
+ * (cp_mbm.h), over the exact paths found.
+ *
  * Cost: O(log h) per sidetrack kept (h its heap's size), O(1) per merge
- * otherwise, O(k log k) for the enumeration.
+ * otherwise, O(k log k) for the enumeration; MBM, one more pass and
+ * O(k x followed procedures).
  */
 #include "cp_stream_int.h"
 
