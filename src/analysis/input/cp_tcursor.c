@@ -539,6 +539,14 @@ static void make_vertex(struct cp_tcursor *c, const struct cp_trd_ev *ev,
 	v->arg = 0;
 	why = cp_trd_payload(v, ev->op & CP_EV_KIND_MASK, ev, &c->prev_addr,
 			     whybuf, sizeof(whybuf));
+	/* the reader drops a definition of an id past the event count
+	 * (cp_tracechk.c), so a use of one is of an undefined object */
+	if (!why && v->obj > c->ix->t.nevents) {
+		snprintf(whybuf, sizeof(whybuf), "%s of undefined object %"
+			 PRIu32, cp_trace_kind_name(ev->op & CP_EV_KIND_MASK),
+			 v->obj);
+		why = whybuf;
+	}
 	if (why) {
 		c->repaired = true;
 		if (c->note)
