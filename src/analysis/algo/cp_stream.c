@@ -629,6 +629,7 @@ static void sp_free(struct sp *p)
 	cp_stream_kp_free(p);
 	cp_smap_free(&p->names);
 	cp_map2_free(&p->procmap);
+	cp_map2_free(&p->far);
 }
 
 /* After the survey: whether the threads' useful times add up past 64

@@ -206,6 +206,8 @@ struct sp {
 				 * then (capture) in kp_want */
 	uint64_t done;		/* vertices processed in this pass */
 	bool *made;		/* (census) [nt] a CREATE of the thread */
+	struct cp_map2 far;	/* (census) (obj, seq) published, seq past
+				 * the event count */
 	bool excl;		/* exclusive procedure times */
 	uint32_t track;		/* most procedures, objects and threads
 				 * followed: CP_STREAM_TRACK, or 0

@@ -109,7 +109,12 @@ void cp_stream_wake(struct sp *p, uint32_t obj)
 
 /* ---- the census (damaged traces only) ------------------------------ */
 
-/* Note that @obj's @seq is published in the file.  0, or -1 (memory). */
+/*
+ * Note that @obj's @seq is published in the file.  0, or -1 (memory).  A
+ * sequence past the event count (a damaged trace's: the runtime numbers
+ * an object's publishes 1, 2, ...) goes into a hash set instead, so that
+ * the bits stay at most one a publish.
+ */
 static int census_pub(struct sp *p, uint32_t obj, uint64_t seq)
 {
 	struct sobj *o = cp_stream_obj_at(p, obj);
@@ -118,6 +123,8 @@ static int census_pub(struct sp *p, uint32_t obj, uint64_t seq)
 
 	if (!o)
 		return -1;
+	if (seq > p->ix->t.nevents)
+		return cp_map2_put(&p->far, obj, seq, 1);
 	if (w >= o->nbits) {
 		for (n = o->nbits ? o->nbits : 1; n <= w; n *= 2)
 			;
@@ -137,6 +144,8 @@ static bool census_has(const struct sp *p, uint32_t obj, uint64_t seq)
 {
 	const struct sobj *o = obj < p->nobj ? &p->obj[obj] : NULL;
 
+	if (seq > p->ix->t.nevents)
+		return cp_map2_get(&p->far, obj, seq) != CP_HASH_NONE;
 	return o && (seq >> 6) < o->nbits && cp_bit_get(o->bits, seq);
 }
 
