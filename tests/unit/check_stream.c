@@ -1144,6 +1144,13 @@ START_TEST(test_stream_cpt_chooses_the_mode)
 		      strstr(out, "49 ns  61.2%       49 ns  61.2%") &&
 		      strstr(out, "10 ns  12.5%       10 ns  12.5%"),
 		      "stdout: %s", out);
+	/* --k 1: MBM over the critical path alone is its CP time */
+	CPT_EXPECT("report --stream --k 1", 0);
+	ck_assert_msg(strstr(out, "MBM over the critical path alone") &&
+		      strstr(out, "50 ns  62.5%       49 ns  61.2%       50 ns"
+			     "  62.5%") &&
+		      strstr(out, "30 ns  37.5%       10 ns  12.5%       30 ns"
+			     "  37.5%"), "stdout: %s", out);
 	CPT_EXPECT("report --stream --format json", 0);
 	ck_assert_msg(strstr(line, "streaming analysis (--stream"),
 		      "stderr: %s", line);

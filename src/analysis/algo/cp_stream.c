@@ -571,6 +571,11 @@ static int finish(struct sp *p)
 		}
 		s->procs[i].cp_ns = p->th[s->cp_tid].vec[k];
 		s->procs[i].zero_ns = s->cp_len - best;
+		if (p->mbm_k == 1) {
+			s->procs[i].has_mbm = true;
+			s->procs[i].mbm_ns = s->procs[i].cp_ns;
+			s->mbm_paths = 1;
+		}
 	}
 	for (uint32_t tid = 0; p->nlane && tid < p->nt; tid++) {
 		const struct sth *t = &p->th[tid];
@@ -657,7 +662,9 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 		.progress_ctx = o ? o->progress_ctx : NULL,
 		.sc = o ? o->scale : NULL, .nsc = o ? o->nscale : 0,
 		.hasw = (ix->t.flags & CP_TRACE_HAS_WALL) != 0,
-		.kp_k = o ? (o->mbm_k ? o->mbm_k : o->kpaths) : 0,
+		.mbm_k = o ? o->mbm_k : 0,
+		/* MBM over one path is the CP time: no paths needed */
+		.kp_k = o ? (o->mbm_k > 1 ? o->mbm_k : o->kpaths) : 0,
 	};
 
 	p.kp_cap = o && o->kpaths_nodes ? o->kpaths_nodes :
@@ -696,7 +703,7 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 	p.nsh = p.ntr + 2 * p.nob + p.ntt + p.ncs;
 	p.vn = p.nsh + p.ntr + p.nlane;
 	p.records = true;
-	if (o && o->mbm_k) {
+	if (p.mbm_k > 1) {
 		/* the paths first; the records pass then takes the lanes
 		 * at their sidetracks ("MBM", cp_stream_kp.c) */
 		if (run_pass(&p) || cp_stream_kp_finish(&p) ||

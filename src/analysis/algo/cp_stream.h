@@ -224,7 +224,8 @@ struct cp_stream_opts {
 	/* the tracked procedures' MBM over the mbm_k longest paths (which
 	 * then come into cp_stream.paths too; kpaths is ignored): the
 	 * paths are found by one more pass, and the records pass takes
-	 * the share lanes at their sidetracks (cp_stream_kp.c); 0: none */
+	 * the share lanes at their sidetracks (cp_stream_kp.c); 1: the CP
+	 * time, with no pass more; 0: none */
 	uint32_t mbm_k;
 	/* called every 2^20 vertices with a phase name and 0..1 done */
 	void (*progress)(void *ctx, const char *phase, double frac);

@@ -178,6 +178,7 @@ struct sp {
 	uint32_t *rnext;	/* [nrec] next free record */
 	uint32_t nrec, caprec, freel;
 	uint64_t live;		/* records alive */
+	uint32_t mbm_k;		/* cp_stream_opts.mbm_k */
 	/* the k longest paths (cp_stream_kp.c): k, or 0 */
 	uint32_t kp_k;
 	uint32_t *rhp;		/* [nrec] a record's heap */

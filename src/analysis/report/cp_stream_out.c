@@ -148,8 +148,10 @@ static void text_procedures(FILE *f, const struct cp_stream *s, uint32_t top)
 		return;
 	fprintf(f, "Procedures (%s", s->exclusive ? "exclusive" :
 		"inclusive");
-	if (s->mbm_paths)
+	if (s->mbm_paths > 1)
 		fprintf(f, "; MBM over the %u longest paths", s->mbm_paths);
+	else if (s->mbm_paths)
+		fprintf(f, "; MBM over the critical path alone");
 	fprintf(f, ")\n  %-32s %11s %6s %11s %6s %11s %6s %11s %6s %8s\n",
 		"procedure", "CP time", "CP %", "CP zeroing", "%", "MBM", "%",
 		s->sampled ? "sampled CPU" : "CPU time", "CPU %",
