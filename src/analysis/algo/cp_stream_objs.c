@@ -38,7 +38,9 @@ void cp_stream_meta(void *ctx, const struct cp_trd_ev *ev)
 	struct sp *p = ctx;
 	struct sobj *o;
 
-	if (!ev->a || ev->a >= UINT32_MAX)
+	/* the reader drops an id past the event count (cp_tracechk.c),
+	 * and the cursors make its uses inert */
+	if (!ev->a || ev->a >= UINT32_MAX || ev->a > p->ix->t.nevents)
 		return;
 	o = cp_stream_obj_at(p, (uint32_t)ev->a);
 	if (!o) {
