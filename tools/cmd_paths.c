@@ -82,14 +82,8 @@ static enum cpt_status paths_stream(struct cpt_ctx *c, const char *path,
 	struct cp_stream_opts so = { .lengths_only = true, .kpaths = k };
 	struct cp_tindex ix;
 	struct cp_stream s;
-	enum cpt_status st;
+	enum cpt_status st = cpt_stream_run(c, path, &so, &ix, &s);
 
-	/* a --memory below the heaps' default: a quarter of it for them,
-	 * at most 2 nodes (32 bytes) and 2 sidetracks (40) a unit */
-	if (c->memory && c->memory / 4 / 144 < CP_STREAM_KP_NODES)
-		so.kpaths_nodes = c->memory / 4 / 144 > 4096 ?
-				  c->memory / 4 / 144 : 4096;
-	st = cpt_stream_run(c, path, &so, &ix, &s);
 	if (st)
 		return st;
 	cp_paths_stream_out(c->out, path, &s, k, c->format == CPT_JSON);

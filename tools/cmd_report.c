@@ -244,12 +244,9 @@ static const char *stream_conflict(const struct cpt_ctx *c,
 static enum cpt_status report_stream(struct cpt_ctx *c, const char *path,
 				     const struct ropts *o)
 {
-	/* MBM's paths: heaps of at most 2^19 nodes (16 MB; 100 paths
-	 * need far fewer, and fewer exact ones are said) */
 	struct cp_stream_opts so = {
 		.exclusive = o->exclusive,
 		.mbm_k = o->k ? o->k : CP_PROFILE_K_DEFAULT,
-		.kpaths_nodes = 1u << 18,
 	};
 	struct cp_tindex ix;
 	struct cp_stream s;

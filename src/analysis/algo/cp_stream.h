@@ -133,6 +133,7 @@ struct cp_stream {
 	 * the sidetracks kept could not show which come next */
 	struct cp_stream_path *paths;
 	uint32_t npaths;
+	uint32_t paths_asked;	/* k */
 	bool paths_cut;
 	uint64_t paths_bound;	/* sidetracks up to this much shorter
 				 * than the longer path were all kept

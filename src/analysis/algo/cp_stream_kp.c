@@ -502,6 +502,7 @@ int cp_stream_kp_finish(struct sp *p)
 	}
 	if (p->kp_capture)
 		return any ? mbm(p, acc.vec) : 0;
+	s->paths_asked = p->kp_k;
 	s->paths_bound = p->kp_bound;
 	s->kp_kept = p->nkside;
 	s->kp_nodes = p->nkn;

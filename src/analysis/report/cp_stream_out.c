@@ -47,6 +47,13 @@ static bool note(const struct cp_stream *s, unsigned i, char *buf,
 		snprintf(buf, len, "%s", cp_stream_out_missing);
 		return true;
 	}
+	if (s->paths_cut && s->mbm_paths && !--i) {
+		snprintf(buf, len, "MBM over the %u longest paths only, of the "
+			 "%u asked: the paths' heaps kept too few detours to "
+			 "tell which come next (a larger --memory keeps more)",
+			 s->mbm_paths, s->paths_asked);
+		return true;
+	}
 	for (unsigned k = 0; k < 3; k++) {
 		if (n[k] >= of[k] || --i)
 			continue;
