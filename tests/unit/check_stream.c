@@ -430,6 +430,57 @@ static uint32_t compare_paths(struct synth *s, uint32_t k, uint64_t nodes,
 	return n;
 }
 
+/*
+ * The streamed MBM with the paths' heaps at @nodes: when they cut the
+ * paths, the MBM is over the exact ones only, and equals the in-memory
+ * MBM over as many paths.  Returns whether the paths were cut.
+ */
+static bool compare_mbm_cut(struct synth *s, uint64_t nodes, const char *what)
+{
+	struct cp_stream_opts so = { .mbm_k = 500, .kpaths_nodes = nodes };
+	struct cp_profile_opts po = { .top = 0 };
+	struct cp_trace t;
+	struct cp_tracepag tp;
+	struct cp_profile p;
+	struct cp_tindex ix;
+	struct cp_stream st;
+	char path[64], err[256] = "";
+	bool cut;
+
+	write_temp(s, path);
+	ck_assert_msg(cp_tindex_open(&ix, path, err, sizeof(err)) == 0,
+		      "index: %s", err);
+	ck_assert_msg(cp_stream_run(&st, &ix, &so, err, sizeof(err)) == 0,
+		      "stream: %s", err);
+	cut = st.paths_cut;
+	ck_assert_msg(st.mbm_paths >= 1 && st.mbm_paths <= 500 &&
+		      (cut || st.mbm_paths == st.npaths), "%s: MBM over %u",
+		      what, st.mbm_paths);
+	if (cut) {
+		po.k = st.mbm_paths;
+		synth_graph_load(s, &t, &tp);
+		ck_assert_msg(cp_profile_compute(&p, &tp, &po, err,
+						 sizeof(err)) == 0, "%s", err);
+		for (uint32_t i = 0; i < st.nprocs; i++) {
+			const struct cp_stream_proc *sp = &st.procs[i];
+			const struct cp_proc_prof *mp = find_proc(&p, sp->name);
+
+			ck_assert_msg(!sp->has_mbm || !mp->computed ||
+				      sp->mbm_ns == mp->mbm_ns,
+				      "%s: %s MBM over %u cut paths %" PRIu64
+				      " streamed, %" PRIu64 " in memory", what,
+				      sp->name, st.mbm_paths, sp->mbm_ns,
+				      mp->mbm_ns);
+		}
+		cp_profile_free(&p);
+		synth_graph_free(&t, &tp);
+	}
+	cp_stream_free(&st);
+	cp_tindex_close(&ix);
+	unlink(path);
+	return cut;
+}
+
 /* The random program's state: objects and what each thread has open. */
 struct gen {
 	struct synth *s;
@@ -674,11 +725,12 @@ END_TEST
  * The k longest paths of the streaming pass (cp_stream_kp.c) are the
  * in-memory ones on random traces of every primitive, for k from 1 to
  * more paths than some traces have; with the heaps' cap at a few hundred
- * nodes, a prefix of them, said to be cut when shorter than asked.
+ * nodes, a prefix of them, said to be cut when shorter than asked, and
+ * the MBM over that prefix is the in-memory MBM over as many paths.
  */
 START_TEST(test_stream_paths_equal_memory)
 {
-	uint32_t cut = 0;
+	uint32_t cut = 0, mbm_cut = 0;
 
 	for (int round = 0; round < 40; round++) {
 		struct synth s;
@@ -694,9 +746,12 @@ START_TEST(test_stream_paths_equal_memory)
 			compare_paths(&s, ks[i], 0, what);
 		if (compare_paths(&s, 500, 300, what) < 500)
 			cut++;
+		if (compare_mbm_cut(&s, 300, what))
+			mbm_cut++;
 		synth_free(&s);
 	}
-	ck_assert_msg(cut > 0, "the small cap never cut the paths");
+	ck_assert_msg(cut > 0 && mbm_cut > 0, "the small cap never cut the "
+		      "paths (%u) or the MBM's (%u)", cut, mbm_cut);
 }
 END_TEST
 
