@@ -83,6 +83,18 @@ static int symbolize(void *ctx, struct cp_trace *t, uint32_t **sid,
 
 /* Run the streaming analysis of @path into @st, procedures @exclusive,
  * from the samples if @sampled. */
+/* The streaming analysis of the trace at @path with @so into @ix, @st. */
+static void stream_with(const char *path, struct cp_tindex *ix,
+			struct cp_stream *st, const struct cp_stream_opts *so)
+{
+	char err[256] = "";
+
+	ck_assert_msg(cp_tindex_open(ix, path, err, sizeof(err)) == 0,
+		      "index: %s", err);
+	ck_assert_msg(cp_stream_run(st, ix, so, err, sizeof(err)) == 0,
+		      "stream: %s", err);
+}
+
 static void stream_file_src(const char *path, struct cp_tindex *ix,
 			    struct cp_stream *st, bool exclusive, bool sampled)
 {
@@ -92,12 +104,8 @@ static void stream_file_src(const char *path, struct cp_tindex *ix,
 				 CP_STREAM_SRC_INSTRUMENTED,
 		.mbm_k = CP_PROFILE_K_DEFAULT,
 	};
-	char err[256] = "";
 
-	ck_assert_msg(cp_tindex_open(ix, path, err, sizeof(err)) == 0,
-		      "index: %s", err);
-	ck_assert_msg(cp_stream_run(st, ix, &so, err, sizeof(err)) == 0,
-		      "stream: %s", err);
+	stream_with(path, ix, st, &so);
 }
 
 static void stream_file(const char *path, struct cp_tindex *ix,
@@ -394,17 +402,14 @@ static uint32_t compare_paths(struct synth *s, uint32_t k, uint64_t nodes,
 	struct cp_kpaths kp;
 	struct cp_tindex ix;
 	struct cp_stream st;
-	char path[64], err[256] = "";
+	char path[64];
 	uint32_t n;
 
 	write_temp(s, path);
 	synth_graph_load(s, &t, &tp);
 	ck_assert_int_eq(cp_cpm_run(&cpm, &tp.g, NULL), 0);
 	ck_assert_int_eq(cp_kpaths_find(&kp, &cpm, k), 0);
-	ck_assert_msg(cp_tindex_open(&ix, path, err, sizeof(err)) == 0,
-		      "index: %s", err);
-	ck_assert_msg(cp_stream_run(&st, &ix, &so, err, sizeof(err)) == 0,
-		      "stream: %s", err);
+	stream_with(path, &ix, &st, &so);
 	n = st.npaths;
 	ck_assert_msg(n == kp.n || (nodes && st.paths_cut && n < kp.n),
 		      "%s: k=%u: %u paths streamed, %u in memory (cut %d)",
@@ -448,10 +453,7 @@ static bool compare_mbm_cut(struct synth *s, uint64_t nodes, const char *what)
 	bool cut;
 
 	write_temp(s, path);
-	ck_assert_msg(cp_tindex_open(&ix, path, err, sizeof(err)) == 0,
-		      "index: %s", err);
-	ck_assert_msg(cp_stream_run(&st, &ix, &so, err, sizeof(err)) == 0,
-		      "stream: %s", err);
+	stream_with(path, &ix, &st, &so);
 	cut = st.paths_cut;
 	ck_assert_msg(st.mbm_paths >= 1 && st.mbm_paths <= 500 &&
 		      (cut || st.mbm_paths == st.npaths), "%s: MBM over %u",
@@ -756,6 +758,33 @@ START_TEST(test_stream_paths_equal_memory)
 END_TEST
 
 /*
+ * Round @round of the random traces seeded from @seed, cut at a random
+ * byte: the cut parsed into @t and built into @tp in memory, and written
+ * to @path for the streaming pass.
+ */
+static void cut_trace(uint64_t seed, int round, struct cp_trace *t,
+		      struct cp_tracepag *tp, char *path)
+{
+	struct synth s;
+	char err[256] = "";
+	uint8_t *buf;
+	size_t len, cut;
+
+	rng_state = seed + (uint64_t)round;
+	gen_trace(&s, 2 + (uint32_t)rnd(4), 300 + (uint32_t)rnd(600),
+		  round % 2);
+	len = synth_encode(&s, &buf);
+	cut = len / 3 + rnd(len / 2);
+	ck_assert_msg(cp_trace_parse(t, "cut.cpt", buf, cut, err,
+				     sizeof(err)) == 0, "parse: %s", err);
+	ck_assert_msg(cp_tracepag_build(tp, t, err, sizeof(err)) == 0,
+		      "build: %s", err);
+	write_cut(buf, cut, path);
+	free(buf);
+	synth_free(&s);
+}
+
+/*
  * Cut traces (a run killed mid-way: no END block, a block torn): the
  * in-memory reader repairs what the cut leaves dangling (a CONSUME whose
  * PUBLISH is lost depends on nothing, a JOIN of a thread without its exit
@@ -767,29 +796,16 @@ static void cut_rounds(int n, uint64_t seed)
 {
 	for (int round = 0; round < n; round++) {
 		struct cp_profile_opts po = { .top = 0 };
-		struct synth s;
 		struct cp_trace t;
 		struct cp_tracepag tp;
 		struct cp_profile p;
 		struct cp_tindex ix;
 		struct cp_stream st;
 		char path[64], err[256] = "";
-		uint8_t *buf;
-		size_t len, cut;
 
-		rng_state = seed + (uint64_t)round;
-		gen_trace(&s, 2 + (uint32_t)rnd(4), 300 + (uint32_t)rnd(600),
-			  round % 2);
-		len = synth_encode(&s, &buf);
-		cut = len / 3 + rnd(len / 2);
-		ck_assert_msg(cp_trace_parse(&t, "cut.cpt", buf, cut, err,
-					     sizeof(err)) == 0,
-			      "parse: %s", err);
-		ck_assert_msg(cp_tracepag_build(&tp, &t, err, sizeof(err)) == 0,
-			      "build: %s", err);
+		cut_trace(seed, round, &t, &tp, path);
 		ck_assert_msg(cp_profile_compute(&p, &tp, &po, err,
 						 sizeof(err)) == 0, "%s", err);
-		write_cut(buf, cut, path);
 		stream_file(path, &ix, &st);
 		ck_assert_msg(ix.t.partial && st.cp_len == p.cp_len,
 			      "round %d: CP %" PRIu64 " streamed, %" PRIu64
@@ -808,8 +824,6 @@ static void cut_rounds(int n, uint64_t seed)
 		cp_profile_free(&p);
 		synth_graph_free(&t, &tp);
 		unlink(path);
-		free(buf);
-		synth_free(&s);
 	}
 }
 
@@ -828,40 +842,22 @@ START_TEST(test_stream_paths_cut_traces)
 {
 	for (int round = 0; round < 20; round++) {
 		struct cp_stream_opts so = { .lengths_only = true };
-		struct synth s;
 		struct cp_trace t;
 		struct cp_tracepag tp;
 		struct cp_cpm cpm;
 		struct cp_kpaths kp;
-		char path[64], err[256] = "";
+		char path[64];
 		uint32_t ks[] = { 1, 7, 500 };
-		uint8_t *buf;
-		size_t len, cut;
 
-		rng_state = 15000 + (uint64_t)round;
-		gen_trace(&s, 2 + (uint32_t)rnd(4), 300 + (uint32_t)rnd(600),
-			  round % 2);
-		len = synth_encode(&s, &buf);
-		cut = len / 3 + rnd(len / 2);
-		ck_assert_msg(cp_trace_parse(&t, "cut.cpt", buf, cut, err,
-					     sizeof(err)) == 0,
-			      "parse: %s", err);
-		ck_assert_msg(cp_tracepag_build(&tp, &t, err, sizeof(err)) == 0,
-			      "build: %s", err);
+		cut_trace(15000, round, &t, &tp, path);
 		ck_assert_int_eq(cp_cpm_run(&cpm, &tp.g, NULL), 0);
-		write_cut(buf, cut, path);
 		for (int i = 0; i < 3; i++) {
 			struct cp_tindex ix;
 			struct cp_stream st;
 
 			ck_assert_int_eq(cp_kpaths_find(&kp, &cpm, ks[i]), 0);
 			so.kpaths = ks[i];
-			ck_assert_msg(cp_tindex_open(&ix, path, err,
-						     sizeof(err)) == 0,
-				      "index: %s", err);
-			ck_assert_msg(cp_stream_run(&st, &ix, &so, err,
-						    sizeof(err)) == 0,
-				      "stream: %s", err);
+			stream_with(path, &ix, &st, &so);
 			ck_assert_msg(st.npaths == kp.n && !st.paths_cut,
 				      "cut round %d, k=%u: %u paths streamed,"
 				      " %u in memory", round, ks[i],
@@ -877,11 +873,8 @@ START_TEST(test_stream_paths_cut_traces)
 			cp_kpaths_free(&kp);
 		}
 		cp_cpm_free(&cpm);
-		cp_tracepag_free(&tp);
-		cp_trace_free(&t);
+		synth_graph_free(&t, &tp);
 		unlink(path);
-		free(buf);
-		synth_free(&s);
 	}
 }
 END_TEST
