@@ -274,7 +274,7 @@ static int step(struct sp *p, uint32_t tid, struct sth *t)
 	if (p->progress && !(++p->done & ((1u << 20) - 1)))
 		p->progress(p->progress_ctx, "streaming",
 			    ((double)p->done / (double)(p->ix->t.nevents + 1) +
-			     p->records) / 2);
+			     p->pass) / p->npass);
 	if (p->records)
 		deps(p, tid, t, v);
 	/* lengths only: no object's figures, only its records */
@@ -446,6 +446,7 @@ static int run_pass(struct sp *p)
 	cp_par_two(p->ix->t.nevents, pass_job, p, prefetch_job, p->tpf);
 	cp_tpf_free(p->tpf);
 	p->tpf = NULL;
+	p->pass++;
 	return p->pass_ret;
 }
 
@@ -667,6 +668,7 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 		.kp_k = o ? (o->mbm_k > 1 ? o->mbm_k : o->kpaths) : 0,
 	};
 
+	p.npass = p.mbm_k > 1 ? 3 : 2;
 	p.kp_cap = o && o->kpaths_nodes ? o->kpaths_nodes :
 		   64ull * p.kp_k > CP_STREAM_KP_NODES ? 64ull * p.kp_k :
 		   CP_STREAM_KP_NODES;

@@ -206,6 +206,7 @@ struct sp {
 	uint32_t *kp_pw;	/* [npaths] a path's sidetrack: in kside,
 				 * then (capture) in kp_want */
 	uint64_t done;		/* vertices processed in this pass */
+	unsigned pass, npass;	/* passes run, and in all (progress) */
 	bool *made;		/* (census) [nt] a CREATE of the thread */
 	struct cp_map2 far;	/* (census) (obj, seq) published, seq past
 				 * the event count */
