@@ -82,6 +82,7 @@
 #include <string.h>
 
 #include "cp_bigmem.h"
+#include "cp_candheap.h"
 #include "cp_grow.h"
 
 static const bool cp_kpaths_debug = CP_DEBUG;
@@ -125,11 +126,6 @@ struct hpool {
 #define KP_ROOT (UINT32_MAX - 1)	/* cand.a: a root-heap position */
 #define KP_NONE (UINT32_MAX - 2)	/* path 0 */
 
-struct cand {
-	uint64_t cost;		/* L minus the path's length */
-	uint32_t par;		/* the parent path, or NONE */
-	uint32_t a, b;		/* the path-graph node (see KP_*) */
-};
 
 /* Everything the search reads. */
 struct kp_state {
@@ -143,7 +139,8 @@ struct kp_state {
 	uint32_t *rootv;	/* [nroot] roots but path 0's, heaped by lt */
 	uint32_t nroot, r0;
 	struct hpool hp;
-	struct cand *cand;	/* binary min-heap on cost */
+	struct cp_cand *cand;	/* binary min-heap on cost; a and b the
+				 * path-graph node (see KP_*) */
 	uint32_t ncand, capcand;
 };
 
@@ -431,39 +428,6 @@ static void kp_join(const struct cp_pag *g, const uint32_t *next,
 	}
 }
 
-static void cand_up(struct cand *h, uint32_t i)
-{
-	struct cand x = h[i];
-
-	while (i > 0) {
-		uint32_t p = (i - 1) / 2;
-
-		if (h[p].cost <= x.cost)
-			break;
-		h[i] = h[p];
-		i = p;
-	}
-	h[i] = x;
-}
-
-static void cand_down(struct cand *h, uint32_t n, uint32_t i)
-{
-	struct cand x = h[i];
-
-	for (;;) {
-		uint32_t l = 2 * i + 1, m;
-
-		if (l >= n)
-			break;
-		m = l + 1 < n && h[l + 1].cost < h[l].cost ? l + 1 : l;
-		if (h[m].cost >= x.cost)
-			break;
-		h[i] = h[m];
-		i = m;
-	}
-	h[i] = x;
-}
-
 /* Offer a candidate; returns -1 when memory runs out. */
 static int offer(struct kp_state *s, uint64_t cost, uint32_t par,
 		 uint32_t a, uint32_t b)
@@ -471,19 +435,14 @@ static int offer(struct kp_state *s, uint64_t cost, uint32_t par,
 	if (cp_grow32((void **)&s->cand, sizeof(*s->cand), &s->capcand,
 		      (uint64_t)s->ncand + 1))
 		return -1;
-	s->cand[s->ncand] = (struct cand){ cost, par, a, b };
-	cand_up(s->cand, s->ncand++);
+	s->cand[s->ncand] = (struct cp_cand){ cost, par, a, b };
+	cp_cand_up(s->cand, s->ncand++);
 	return 0;
 }
 
-static struct cand pop(struct kp_state *s)
+static struct cp_cand pop(struct kp_state *s)
 {
-	struct cand top = s->cand[0];
-
-	s->cand[0] = s->cand[--s->ncand];
-	if (s->ncand)
-		cand_down(s->cand, s->ncand, 0);
-	return top;
+	return cp_cand_pop(s->cand, &s->ncand);
 }
 
 /* Room for @n paths in @kp. */
@@ -507,7 +466,7 @@ static int paths_reserve(struct cp_kpaths *kp, uint32_t *cap, uint32_t n)
  * Record candidate @p as path kp->n and offer its children.  Returns 0, or
  * -1 when memory runs out.
  */
-static int take(struct kp_state *s, struct cp_kpaths *kp, struct cand p)
+static int take(struct kp_state *s, struct cp_kpaths *kp, struct cp_cand p)
 {
 	const struct cp_cpm *c = s->c;
 	const struct cp_pag *g = s->g;
@@ -616,7 +575,7 @@ int cp_kpaths_find(struct cp_kpaths *kp, const struct cp_cpm *c, uint32_t k)
 	/* no edge (no root) or k = 0: no path */
 	if (s.r0 != CP_PAG_NONE && k > 0 &&
 	    (paths_reserve(kp, &cap, 1) ||
-	     take(&s, kp, (struct cand){ 0, CP_PAG_NONE, 0, KP_NONE })))
+	     take(&s, kp, (struct cp_cand){ 0, CP_PAG_NONE, 0, KP_NONE })))
 		goto err_mem;
 	while (kp->n > 0 && kp->n < k && s.ncand > 0) {
 		if (paths_reserve(kp, &cap, kp->n + 1) ||

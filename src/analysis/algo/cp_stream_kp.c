@@ -63,13 +63,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_candheap.h"
 #include "cp_grow.h"
 
-/* A candidate path of the enumeration: its parent and heap node. */
-struct cand {
-	uint64_t cost;
-	uint32_t parent, node;
-};
 
 static uint32_t rank_of(const struct sp *p, uint32_t h)
 {
@@ -318,46 +314,11 @@ void cp_stream_kp_group_rec(struct sp *p, uint32_t a, uint32_t r)
 	into_group(p, a, &b);
 }
 
-/* Candidate heap, cheapest on top (ties: the older parent, then node). */
-static bool cand_less(const struct cand *a, const struct cand *b)
+/* Add @x to the candidate heap @c of *@n (room made by the caller). */
+static void push(struct cp_cand *c, uint32_t *n, struct cp_cand x)
 {
-	if (a->cost != b->cost)
-		return a->cost < b->cost;
-	return a->parent != b->parent ? a->parent < b->parent
-				      : a->node < b->node;
-}
-
-static void cand_push(struct cand *c, uint32_t *n, struct cand x)
-{
-	uint32_t i = (*n)++;
-
-	while (i && cand_less(&x, &c[(i - 1) / 2])) {
-		c[i] = c[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	c[i] = x;
-}
-
-static struct cand cand_pop(struct cand *c, uint32_t *n)
-{
-	struct cand top = c[0], x = c[--*n];
-	uint32_t i = 0;
-
-	for (;;) {
-		uint32_t m = 2 * i + 1;
-
-		if (m >= *n)
-			break;
-		if (m + 1 < *n && cand_less(&c[m + 1], &c[m]))
-			m++;
-		if (!cand_less(&c[m], &x))
-			break;
-		c[i] = c[m];
-		i = m;
-	}
-	if (*n)
-		c[i] = x;
-	return top;
+	c[*n] = x;
+	cp_cand_up(c, (*n)++);
 }
 
 /* Sidetrack @side as a deviation, times from @t0. */
@@ -384,8 +345,9 @@ static int enumerate(struct sp *p, uint32_t h, uint64_t len, uint64_t t0)
 {
 	struct cp_stream *s = p->s;
 	uint32_t k = p->kp_k, n = 0, nc = 0;
-	/* each path taken adds at most three candidates and takes one */
-	struct cand *c = malloc((2 * (size_t)k + 2) * sizeof(*c));
+	/* each path taken adds at most three candidates and takes one; a
+	 * candidate's a is its heap node */
+	struct cp_cand *c = malloc((2 * (size_t)k + 2) * sizeof(*c));
 
 	s->paths = malloc((size_t)k * sizeof(*s->paths));
 	p->kp_pw = malloc((size_t)k * sizeof(*p->kp_pw));
@@ -397,10 +359,10 @@ static int enumerate(struct sp *p, uint32_t h, uint64_t len, uint64_t t0)
 	s->paths[n++] = (struct cp_stream_path){ .len = len,
 						 .parent = UINT32_MAX };
 	if (h != NONE)
-		cand_push(c, &nc, (struct cand){ p->kn[h].key, 0, h });
+		push(c, &nc, (struct cp_cand){ p->kn[h].key, 0, h, 0 });
 	while (n < k && nc) {
-		struct cand q = cand_pop(c, &nc);
-		const struct cp_kp_node *N = &p->kn[q.node];
+		struct cp_cand q = cp_cand_pop(c, &nc);
+		const struct cp_kp_node *N = &p->kn[q.a];
 		uint32_t kids[2] = { N->l, N->r };
 
 		if (q.cost > p->kp_bound) {
@@ -408,18 +370,18 @@ static int enumerate(struct sp *p, uint32_t h, uint64_t len, uint64_t t0)
 			break;
 		}
 		s->paths[n] = (struct cp_stream_path){
-			.len = len - q.cost, .parent = q.parent,
+			.len = len - q.cost, .parent = q.par,
 			.dev = dev_of(p, N->side, t0),
 		};
 		p->kp_pw[n] = N->side;
 		for (int i = 0; i < 2; i++)
 			if (kids[i] != NONE)
-				cand_push(c, &nc, (struct cand){
+				push(c, &nc, (struct cp_cand){
 					q.cost - N->key + p->kn[kids[i]].key,
-					q.parent, kids[i] });
+					q.par, kids[i], 0 });
 		if (N->sub != NONE)
-			cand_push(c, &nc, (struct cand){
-				q.cost + p->kn[N->sub].key, n, N->sub });
+			push(c, &nc, (struct cp_cand){
+				q.cost + p->kn[N->sub].key, n, N->sub, 0 });
 		n++;
 	}
 	free(c);
