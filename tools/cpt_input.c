@@ -118,10 +118,10 @@ void cpt_stream_opts_init(struct cpt_ctx *c, struct cp_stream_opts *so)
 	so->src = c->procs;
 	so->symbolize = stream_symbolize;
 	so->symbolize_ctx = c;
-	/* the k paths' heaps (cpt paths, the report's MBM): a quarter of a
-	 * --memory below their default room, at 2 nodes (32 bytes) and 2
-	 * sidetracks (40) a unit */
-	if (c->memory && c->memory / 4 / 144 < CP_STREAM_KP_NODES)
+	/* the k paths' heaps (cpt paths, the report's MBM): their default
+	 * room, or a quarter of --memory when given, at 2 nodes (32 bytes)
+	 * and 2 sidetracks (40) a unit */
+	if (c->memory)
 		so->kpaths_nodes = c->memory / 4 / 144 > 4096 ?
 				   c->memory / 4 / 144 : 4096;
 }
