@@ -418,8 +418,9 @@ START_TEST(test_budget_bounds_each_verb)
 		pid_t pid;
 		int st;
 
-		ck_assert(cp_budget_estimate(path, verbs[i].use, verbs[i].k,
-					     &est, err, sizeof(err)) == 0);
+		ck_assert_msg(cp_budget_estimate(path, verbs[i].use,
+						 verbs[i].k, &est, err,
+						 sizeof(err)) == 0, "%s", err);
 		snprintf(cmd, sizeof(cmd), "exec %s/tools/cpt %s %s %s "
 			 "-o /dev/null 2>/dev/null", CP_BINARY_DIR,
 			 verbs[i].verb, path, verbs[i].opts);

@@ -38,7 +38,6 @@ struct cp_kp_side {
 	struct cp_kp_end from, to;
 	uint32_t obj;
 	uint8_t kind;		/* enum cp_stream_dev_kind */
-	uint8_t okind;		/* the object's kind, or CP_SDEV_NOKIND */
 	uint64_t m;		/* the merge it was made at (kp_nmerge) */
 };
 

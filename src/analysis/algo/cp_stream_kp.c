@@ -61,30 +61,23 @@
 #include "cp_stream_int.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "cp_candheap.h"
 #include "cp_grow.h"
-
 
 static uint32_t rank_of(const struct sp *p, uint32_t h)
 {
 	return h == NONE ? 0 : p->kn[h].rank;
 }
 
-/* A new node, a copy of @from (NONE: zeroed); NONE when out of memory. */
-static uint32_t node_new(struct sp *p, uint32_t from)
+/* Room for one node more: its index (the caller fills it), or NONE when
+ * out of memory. */
+static uint32_t node_new(struct sp *p)
 {
-	uint32_t n = p->nkn;
-
-	if (cp_grow32((void **)&p->kn, sizeof(*p->kn), &p->cap_kn, n + 1ull))
+	if (cp_grow32((void **)&p->kn, sizeof(*p->kn), &p->cap_kn,
+		      p->nkn + 1ull))
 		return NONE;
-	if (from != NONE)
-		p->kn[n] = p->kn[from];
-	else
-		memset(&p->kn[n], 0, sizeof(p->kn[n]));
-	p->nkn++;
-	return n;
+	return p->nkn++;
 }
 
 /*
@@ -98,7 +91,7 @@ static uint32_t heap_insert(struct sp *p, uint32_t h, uint64_t key,
 	uint32_t c, r;
 
 	if (h == NONE || key <= p->kn[h].key) {
-		c = node_new(p, NONE);
+		c = node_new(p);
 		if (c == NONE)
 			return NONE;
 		p->kn[c] = (struct cp_kp_node){ .key = key, .l = h, .r = NONE,
@@ -109,9 +102,10 @@ static uint32_t heap_insert(struct sp *p, uint32_t h, uint64_t key,
 	r = heap_insert(p, p->kn[h].r, key, sub, side);
 	if (r == NONE)
 		return NONE;
-	c = node_new(p, h);
+	c = node_new(p);
 	if (c == NONE)
 		return NONE;
+	p->kn[c] = p->kn[h];
 	p->kn[c].r = r;
 	if (rank_of(p, p->kn[c].l) < rank_of(p, r)) {
 		p->kn[c].r = p->kn[c].l;
@@ -231,8 +225,6 @@ static void merge(struct sp *p, struct side *a, const struct side *b,
 	*s = (struct cp_kp_side){
 		.from = lose->e, .to = *to, .obj = obj, .m = m,
 		.kind = bwin ? kind_a : kind_b,
-		.okind = obj < p->nobj && p->obj[obj].defined ?
-			 p->obj[obj].kind : CP_SDEV_NOKIND,
 	};
 	root = heap_insert(p, win->h, d, lose->h, side);
 	if (root == NONE) {
@@ -327,13 +319,14 @@ static struct cp_stream_dev dev_of(const struct sp *p, uint32_t side,
 {
 	const struct cp_kp_side *s = &p->kside[side];
 	struct cp_stream_dev d = {
-		.kind = s->kind, .obj_kind = s->okind, .obj = s->obj,
+		.kind = s->kind, .obj = s->obj,
+		.obj_kind = s->obj < p->nobj && p->obj[s->obj].defined ?
+			    p->obj[s->obj].kind : CP_SDEV_NOKIND,
 		.from_tid = s->from.tid, .to_tid = s->to.tid,
 	};
 
 	d.from_ns = s->from.wall > t0 ? s->from.wall - t0 : 0;
-	d.to_ns = s->to.tid == NONE && s->kind == CP_SDEV_END ? 0 :
-		  s->to.wall > t0 ? s->to.wall - t0 : 0;
+	d.to_ns = s->to.wall > t0 ? s->to.wall - t0 : 0;	/* END: 0 */
 	return d;
 }
 
