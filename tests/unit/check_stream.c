@@ -102,7 +102,7 @@ static void stream_file_src(const char *path, struct cp_tindex *ix,
 		.exclusive = exclusive, .symbolize = symbolize,
 		.src = sampled ? CP_STREAM_SRC_SAMPLED :
 				 CP_STREAM_SRC_INSTRUMENTED,
-		.mbm_k = CP_PROFILE_K_DEFAULT,
+		.mbm_k = CP_PROFILE_K_DEFAULT, .slack = true,
 	};
 
 	stream_with(path, ix, st, &so);
@@ -257,6 +257,12 @@ static uint64_t compare_src(struct synth *s, bool shares, bool exclusive,
 			      "%s: %s CP samples %" PRIu64 " streamed, %"
 			      PRIu64 " in memory", what, sp->name,
 			      sp->cp_samples, mp->cp_samples);
+		ck_assert_msg(sp->has_slack && (!shares || !mp->computed ||
+			      sp->slack_ns == mp->slack_ns),
+			      "%s: %s Slack %" PRIu64 " streamed (%d), %" PRIu64
+			      " in memory (CP %" PRIu64 ")", what, sp->name,
+			      sp->slack_ns, sp->has_slack, mp->slack_ns,
+			      mp->cp_ns);
 		ck_assert_msg(sp->has_mbm && (!shares || !mp->computed ||
 			      sp->mbm_ns == mp->mbm_ns),
 			      "%s: %s MBM %" PRIu64 " streamed (%d), %" PRIu64
@@ -817,6 +823,12 @@ static void cut_rounds(int n, uint64_t seed)
 			ck_assert_msg(mp && mp->zero_ns == st.procs[i].zero_ns,
 				      "round %d: %s zeroing", round,
 				      st.procs[i].name);
+			ck_assert_msg(mp->slack_ns == st.procs[i].slack_ns,
+				      "round %d: %s Slack %" PRIu64 " streamed, %"
+				      PRIu64 " in memory (CP %" PRIu64 "/%"
+				      PRIu64 ")", round, st.procs[i].name,
+				      st.procs[i].slack_ns, mp->slack_ns,
+				      st.procs[i].cp_ns, mp->cp_ns);
 		}
 		compare_objects(&st, &p, false, "cut trace");
 		cp_stream_free(&st);

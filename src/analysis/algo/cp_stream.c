@@ -134,6 +134,8 @@ static void deps(struct sp *p, uint32_t tid, struct sth *t,
 			uint32_t r = t->create_rec;
 
 			cp_stream_flush(p, t);
+			if (p->sl)
+				cp_stream_sl_in_rec(p, r);
 			if (p->kp_k) {	/* the creator's is its only in-edge */
 				t->hp = p->rhp[r];
 				t->kend = p->rend[r];
@@ -149,6 +151,8 @@ static void deps(struct sp *p, uint32_t tid, struct sth *t,
 			const struct sth *ch = &p->th[c];
 
 			cp_stream_flush(p, t);
+			if (p->sl)
+				cp_stream_sl_in_join(p, c);
 			if (p->kp_k)
 				cp_stream_kp_join(p, t, c);
 			cp_stream_merge(p, t, ch->len, ch->vec);
@@ -181,6 +185,9 @@ static int publish(struct sp *p, struct sth *t, const struct cp_tev *v)
 		} else if (agg && *agg) {
 			if (p->kp_k)
 				cp_stream_kp_group_thread(p, *agg - 1, t);
+			if (p->sl)
+				cp_stream_sl_group_thread(p, *agg - 1,
+							  (uint32_t)(t - p->th));
 			cp_stream_merge_into(p, &p->rlen[*agg - 1],
 				p->rvec + (*agg - 1) * (size_t)p->vn,
 				t->len, t->vec);
@@ -233,6 +240,8 @@ static int step(struct sp *p, uint32_t tid, struct sth *t)
 	}
 	if (p->sm && !p->records)
 		cp_stream_smp_place(p, tid, t, v);
+	if (p->sl)
+		cp_stream_sl_begin(p, tid, t);
 	if (t->any) {
 		dt = v->ts - t->prev_ts;
 		waited = cp_tev_waits(v);
@@ -247,6 +256,8 @@ static int step(struct sp *p, uint32_t tid, struct sth *t)
 				t->pending += dt;
 				if (p->nlane && p->records)
 					cp_stream_lane_add(p, t, dt);
+				if (p->sl)
+					cp_stream_sl_piece(p, t, dt);
 			}
 			t->useful += dt;
 		}
@@ -290,6 +301,8 @@ static int step(struct sp *p, uint32_t tid, struct sth *t)
 		return -1;
 	if (cp_stream_calls(p, t, v))
 		return -1;
+	if (p->sl)
+		cp_stream_sl_end_step(p, t);
 	return advance(p, t);
 }
 
@@ -572,6 +585,8 @@ static int finish(struct sp *p)
 		}
 		s->procs[i].cp_ns = p->th[s->cp_tid].vec[k];
 		s->procs[i].zero_ns = s->cp_len - best;
+		s->procs[i].has_slack = p->has_slack;
+		s->procs[i].slack_ns = p->slk[k];
 		if (p->mbm_k == 1) {
 			s->procs[i].has_mbm = true;
 			s->procs[i].mbm_ns = s->procs[i].cp_ns;
@@ -633,6 +648,7 @@ static void sp_free(struct sp *p)
 	free(p->rnext);
 	free(p->rvec);
 	cp_stream_kp_free(p);
+	cp_stream_sl_free(p);
 	cp_smap_free(&p->names);
 	cp_map2_free(&p->procmap);
 	cp_map2_free(&p->far);
@@ -715,9 +731,14 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 		p.nrec = p.live = 0;
 		p.freel = NONE;
 	}
+	if (o && o->slack && p.track && cp_stream_sl_start(&p))
+		goto err_mem;
 	if (run_pass(&p))
 		goto err_mem;
 	cp_stream_assert(&p);
+	if (p.sl && cp_stream_sl_walk(&p))
+		goto err_mem;
+	cp_stream_sl_free(&p);
 	if (finish(&p))
 		goto err_mem;
 	sp_free(&p);

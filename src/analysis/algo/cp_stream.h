@@ -92,6 +92,9 @@ struct cp_stream_proc {
 	uint64_t samples;	/* sampled: the samples its CPU time rests
 				 * on (cp_profile.h's, in the mode) */
 	uint64_t cp_samples;	/* sampled, tracked: those on the CP */
+	bool has_slack;		/* tracked, cp_stream_opts.slack given and
+				 * its file written */
+	uint64_t slack_ns;	/* its Slack (cp_slack.h's metric) */
 	bool has_mbm;		/* tracked, cp_stream_opts.mbm_k given */
 	uint64_t mbm_ns;	/* its MBM over the mbm_paths longest paths
 				 * (cp_mbm.h's metric) */
@@ -141,6 +144,10 @@ struct cp_stream {
 	uint32_t mbm_paths;	/* paths the MBM is over (cp_stream_opts.
 				 * mbm_k, fewer when there are fewer or the
 				 * paths are cut) */
+	/* Slack (cp_stream_opts.slack) */
+	int slack_err;		/* errno of its file when it failed, or 0 */
+	uint64_t slack_bytes;	/* its file's size */
+	uint64_t slack_walked;	/* vertices the walk back read */
 	uint64_t kp_kept;	/* sidetracks kept */
 	uint64_t kp_nodes;	/* heap nodes made for them */
 };
@@ -228,6 +235,10 @@ struct cp_stream_opts {
 	 * the share lanes at their sidetracks (cp_stream_kp.c); 1: the CP
 	 * time, with no pass more; 0: none */
 	uint32_t mbm_k;
+	/* the tracked procedures' Slack: the records pass writes every
+	 * vertex's in-edges to a file in $TMPDIR (a few bytes an event,
+	 * unlinked at once) read back from its end (cp_stream_slack.c) */
+	bool slack;
 	/* called every 2^20 vertices with a phase name and 0..1 done */
 	void (*progress)(void *ctx, const char *phase, double frac);
 	void *progress_ctx;

@@ -206,6 +206,11 @@ struct sp {
 				 * then (capture) in kp_want */
 	uint64_t done;		/* vertices processed in this pass */
 	unsigned pass, npass;	/* passes run, and in all (progress) */
+	/* Slack (cp_stream_slack.c): the records pass's file, or NULL;
+	 * after the walk, each tracked procedure's Slack */
+	struct cp_stream_sl *sl;
+	bool has_slack;
+	uint64_t slk[CP_STREAM_TRACK];
 	bool *made;		/* (census) [nt] a CREATE of the thread */
 	struct cp_map2 far;	/* (census) (obj, seq) published, seq past
 				 * the event count */
@@ -321,6 +326,38 @@ int cp_stream_kp_finish(struct sp *p);
 int cp_stream_kp_want(struct sp *p);
 /* Free the k paths' pass state. */
 void cp_stream_kp_free(struct sp *p);
+
+/* ---- Slack (cp_stream_slack.c) ---------------------------------------- */
+
+/*
+ * The records pass writes each vertex's in-edges to a file (p->sl set),
+ * which cp_stream_sl_walk() reads back from its end.  Every call but
+ * cp_stream_sl_start() only when p->sl; out of memory: p->nomem.
+ */
+/* Make p->sl and its file; when the file cannot be made, p->s->slack_err
+ * says why and p->sl stays NULL.  0, or -1 (memory). */
+int cp_stream_sl_start(struct sp *p);
+/* @t's vertex @tid is processed from here ... */
+void cp_stream_sl_begin(struct sp *p, uint32_t tid, const struct sth *t);
+/* ... a piece of its useful segment of @dt, under @t's stack ... */
+void cp_stream_sl_piece(struct sp *p, const struct sth *t, uint64_t dt);
+/* ... record @r merges into it (before the merge) ... */
+void cp_stream_sl_in_rec(struct sp *p, uint32_t r);
+/* ... thread @c's end merges into it (a JOIN; before the merge) ... */
+void cp_stream_sl_in_join(struct sp *p, uint32_t c);
+/* ... record @r is made from it.  0, or -1 (memory) ... */
+int cp_stream_sl_rec(struct sp *p, uint32_t r);
+/* ... thread @tid's path (its PUBLISH), or record @r, merges into the
+ * group record @a (before the merge) ... */
+void cp_stream_sl_group_thread(struct sp *p, uint32_t a, uint32_t tid);
+void cp_stream_sl_group_rec(struct sp *p, uint32_t a, uint32_t r);
+/* ... to here: the vertex is written. */
+void cp_stream_sl_end_step(struct sp *p, const struct sth *t);
+/* After the records pass: the walk back, into p->slk and p->has_slack
+ * (p->s->slack_err when the file failed).  0, or -1 (memory). */
+int cp_stream_sl_walk(struct sp *p);
+/* Free p->sl. */
+void cp_stream_sl_free(struct sp *p);
 
 /* ---- objects and lanes (cp_stream_objs.c) --------------------------- */
 

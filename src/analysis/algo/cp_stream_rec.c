@@ -107,6 +107,8 @@ uint32_t cp_stream_rec_new(struct sp *p, const struct sth *t, uint64_t seq)
 		memcpy(p->rvec + r * vn, t->vec, vn * sizeof(*t->vec));
 	if (p->kp_k)
 		cp_stream_kp_rec(p, t, r);
+	if (p->sl && cp_stream_sl_rec(p, r))
+		return NONE;
 	p->s->records++;
 	if (++p->live > p->s->live_max)
 		p->s->live_max = p->live;
@@ -127,6 +129,8 @@ static void rec_fold(struct sp *p, uint32_t a, uint32_t r)
 
 	if (p->kp_k)
 		cp_stream_kp_group_rec(p, a, r);
+	if (p->sl)
+		cp_stream_sl_group_rec(p, a, r);
 	cp_stream_merge_into(p, &p->rlen[a], p->rvec + a * vn, p->rlen[r],
 			     p->rvec + r * vn);
 	cp_stream_rec_free(p, r);
@@ -137,6 +141,8 @@ void cp_stream_rec_merge(struct sp *p, struct sth *t, uint32_t r, bool drop)
 {
 	if (p->kp_k)
 		cp_stream_kp_consume(p, t, r);
+	if (p->sl)
+		cp_stream_sl_in_rec(p, r);
 	cp_stream_merge(p, t, p->rlen[r], p->rvec + r * (size_t)p->vn);
 	if (drop)
 		cp_stream_rec_free(p, r);

@@ -249,6 +249,8 @@ int cp_stream_smp_segment(struct sp *p, uint32_t tid, struct sth *t,
 		t->pending += p->sM[t->sk] - pos;
 		if (p->nlane)
 			cp_stream_lane_add(p, t, p->sM[t->sk] - pos);
+		if (p->sl)
+			cp_stream_sl_piece(p, t, p->sM[t->sk] - pos);
 		pos = p->sM[t->sk];
 		if (cp_stream_set_stack(p, t, p->sfull + sm->stk_off[st],
 					(uint32_t)(sm->stk_off[st + 1] -
@@ -258,6 +260,8 @@ int cp_stream_smp_segment(struct sp *p, uint32_t tid, struct sth *t,
 	t->pending += end - pos;
 	if (p->nlane)
 		cp_stream_lane_add(p, t, end - pos);
+	if (p->sl)
+		cp_stream_sl_piece(p, t, end - pos);
 	for (; t->sc < k1; t->sc++) {
 		uint32_t st = p->sid[t->sc];
 

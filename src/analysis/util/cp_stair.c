@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* Index of the first entry alive at @until or later (s->n: none). */
-static uint32_t find(const struct cp_stair *s, uint32_t until)
+static uint32_t find(const struct cp_stair *s, uint64_t until)
 {
 	uint32_t lo = s->lo, hi = s->n;
 
@@ -65,8 +65,8 @@ static int room(struct cp_stair *s)
 	return 0;
 }
 
-int cp_stair_push(struct cp_stair *s, uint64_t val, uint32_t until,
-		  uint32_t now)
+int cp_stair_push(struct cp_stair *s, uint64_t val, uint64_t until,
+		  uint64_t now)
 {
 	uint32_t i, j, k, lo, d;
 

@@ -31,7 +31,7 @@
 
 struct cp_stair_entry {
 	uint64_t val;
-	uint32_t until;		/* alive at positions <= until */
+	uint64_t until;		/* alive at positions <= until */
 };
 
 struct cp_stair {
@@ -43,7 +43,7 @@ struct cp_stair {
 
 /* The least value alive at @now (UINT64_MAX if none); @now never less
  * than at the last query or push. */
-static inline uint64_t cp_stair_min(struct cp_stair *s, uint32_t now)
+static inline uint64_t cp_stair_min(struct cp_stair *s, uint64_t now)
 {
 	while (s->lo < s->n && s->e[s->lo].until < now)
 		s->lo++;
@@ -52,8 +52,8 @@ static inline uint64_t cp_stair_min(struct cp_stair *s, uint32_t now)
 
 /* Add @val, alive until @until, at position @now (<= @until); 0, or -1
  * when memory runs out (the staircase is as before). */
-int cp_stair_push(struct cp_stair *s, uint64_t val, uint32_t until,
-		  uint32_t now);
+int cp_stair_push(struct cp_stair *s, uint64_t val, uint64_t until,
+		  uint64_t now);
 
 /* Forget every entry, keeping the array. */
 static inline void cp_stair_clear(struct cp_stair *s)

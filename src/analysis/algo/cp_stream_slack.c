@@ -1,0 +1,761 @@
+/*
+ * cp_stream_slack.c - Slack out of core: the records pass (cp_stream.c)
+ * writes what each vertex's edges are to a scratch file (cp_spill.h),
+ * and a walk of that file from its end computes the followed procedures'
+ * Slack, equal to cp_slack.c's.
+ *
+ * Why backwards.  cp_slack.c walks the graph in topological order and
+ * needs at every edge the latest time of its head, which only a backward
+ * pass gives; the streaming pass only goes forward.  But Slack is the
+ * optimum of a linear program over the critical path C's edges (cp_slack.c
+ * states it: reduce the procedure's edges of C, at most by their weights,
+ * while every segment, an off-C route between two C vertices, keeps its
+ * slack), and that program is the same for the reversed graph G^R, whose
+ * paths are G's read backwards, with C^R as its critical path.  So the
+ * walk runs on G^R, in the reverse of the pass's order (a topological
+ * order of G^R), and what it needs of G^R is forward information of G:
+ *  - the latest time of a vertex u in G^R is L - et(u), L the critical
+ *    path's length and et(u) the longest path into u, the pass's len;
+ *  - C^R starts at the sink's winner and follows, vertex by vertex, the
+ *    in-edge each vertex took its len from (the pass's tree, whose
+ *    shares are the CP times);
+ *  - a vertex's edges, their weights and the followed procedures' share
+ *    of each thread segment, all known when the pass processes it.
+ * The walk itself is cp_slack.c's, lane by lane for the followed
+ * procedures with CP time: A(x), the longest path in G^R into x from C's
+ * vertices at their reduced times (C vertex c: L - et(c) - d(c)), flows
+ * from x to the tail u of each of its G in-edges (u -> x of weight w),
+ * which is pushed as a segment edge of value L - et(u) - w - A(x), alive
+ * until the walk reaches u; at a C vertex whose C^R in-edge holds the
+ * procedure's time, d = min(d + its share, least value alive).  A lane
+ * is done when it has passed all its CP time (d cannot change after, as
+ * in cp_slack.c), and the walk when every lane is: it reads the file
+ * only back to the earliest of the lanes' CP time.
+ *
+ * The virtual start and end.  A path of G that ends at a leaf other than
+ * C's goes to a virtual end: in G^R, the walk starts every thread's last
+ * vertex at A = 0 with a segment of value L - et alive until it.  Doing
+ * so for a last vertex that is not a leaf adds only constraints the
+ * longer paths through it already impose.  A root of G (a thread's first
+ * vertex with no in-edge) gets a segment of value L - A that never
+ * expires, as cp_slack.c's leaves do.
+ *
+ * Records.  A publish record is its publisher's vertex: its consumers'
+ * A flows into the record's slot (the record's index, whose lifetimes
+ * are disjoint intervals in both directions), and the publisher's vertex
+ * takes the slot's value when the walk reaches it.  A record that later
+ * publishes fold into (cp_stream_rec.c's folding) is a chain of virtual
+ * vertices, one per merge into it, each with two in-edges of weight
+ * zero: the path lengths between any two real vertices are G's, so the
+ * program, and the Slack, are the same.
+ *
+ * The file.  One record per vertex (and per virtual one), written in the
+ * pass's order, LEB128 values, most of them small differences:
+ *	uv len			bytes after this value
+ *	u8 flags		VIRT, FIRST (no thread in-edge), PIECES
+ * a vertex:
+ *	uv tid
+ *	unless FIRST: uv w, uv et(x) - et(u) - w, uv f(x) - f(u)
+ *	PIECES: uv mask before, uv n, n x (uv mask, uv dt)
+ *	uv n, n x uv slot published here
+ * a virtual vertex:
+ *	uv slot it is a version of, uv et(x)
+ * both:
+ *	uv winner (0: the thread edge, else 1 + input)
+ *	uv n, n x (uv id << 1 | is-thread, uv et(x) - et(in), uv f(x) - f(in))
+ * The walk keeps each thread's et and mask, learnt backwards: et(u) from
+ * the next vertex, the mask of the procedures followed that are open
+ * (the lanes a segment counts for) from where it changed (PIECES, with
+ * the pieces a sampled segment is cut into by stack switches).  A
+ * vertex takes 3-6 bytes, a lock hand-over 10-15.
+ *
+ * Memory: per lane 16 bytes a thread and a slot, and the segments alive
+ * that no other dominates (cp_stair.h); the file: a few bytes an event.
+ */
+#include "cp_stream_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_die.h"
+#include "cp_grow.h"
+#include "cp_spill.h"
+#include "cp_stair.h"
+#include "cp_varint.h"
+
+enum { F_VIRT = 1, F_FIRST = 2, F_PIECES = 4 };
+
+/* An in-edge of the vertex written: a slot's record, or a thread's path
+ * (a JOIN's end, a group member's PUBLISH). */
+struct sl_in {
+	uint32_t id;
+	bool thread;
+	uint64_t et, f;
+};
+
+/* A virtual vertex waiting for the vertex it follows to be written. */
+struct sl_virt {
+	uint64_t f, et;
+	uint32_t slot;
+	uint8_t win;
+	struct sl_in in[2];
+};
+
+struct cp_stream_sl {
+	struct cp_spill sp;
+	uint64_t nsteps;	/* vertices written (f of the next) */
+	/* the vertex being written */
+	uint64_t f;
+	uint32_t tid;
+	bool first, open;
+	uint64_t etprev, mask0;
+	uint64_t *pmask, *pdt;	/* its segment's pieces */
+	uint32_t npc, cap_pc;
+	struct sl_in *in;
+	uint32_t nin, cap_in;
+	uint32_t *pub;		/* slots published at it */
+	uint32_t npub, cap_pub;
+	struct sl_virt *virt;
+	uint32_t nvirt, cap_virt;
+	/* per slot: the vertex its record is now */
+	uint64_t *rpos;
+	uint32_t cap_rpos;
+	/* per thread: its last vertex, its et and mask there */
+	uint64_t *lastf, *endet, *endmask;
+};
+
+/* ---- the forward pass's side ------------------------------------- */
+
+int cp_stream_sl_start(struct sp *p)
+{
+	struct cp_stream_sl *sl = calloc(1, sizeof(*sl));
+	uint32_t nt = p->nt ? p->nt : 1;
+
+	if (!sl)
+		return -1;
+	sl->sp.fd = -1;
+	sl->lastf = calloc(nt, sizeof(*sl->lastf));
+	sl->endet = calloc(nt, sizeof(*sl->endet));
+	sl->endmask = calloc(nt, sizeof(*sl->endmask));
+	p->sl = sl;
+	if (!sl->lastf || !sl->endet || !sl->endmask)
+		return -1;
+	if (cp_spill_open(&sl->sp)) {
+		p->s->slack_err = errno ? errno : ENOMEM;
+		cp_stream_sl_free(p);
+		return 0;	/* no Slack, said so; the rest goes on */
+	}
+	return 0;
+}
+
+/* The mask of @t's open followed procedures (the lanes of its segment). */
+static uint64_t act_mask(const struct sth *t)
+{
+	uint64_t m = 0;
+
+	for (uint32_t i = 0; i < t->nact; i++)
+		m |= (uint64_t)1 << t->act[i];
+	return m;
+}
+
+void cp_stream_sl_begin(struct sp *p, uint32_t tid, const struct sth *t)
+{
+	struct cp_stream_sl *sl = p->sl;
+
+	sl->f = sl->nsteps++;
+	sl->tid = tid;
+	sl->first = !t->any;
+	sl->etprev = t->len;
+	sl->mask0 = act_mask(t);
+	sl->npc = sl->nin = sl->npub = sl->nvirt = 0;
+	sl->open = true;
+}
+
+void cp_stream_sl_piece(struct sp *p, const struct sth *t, uint64_t dt)
+{
+	struct cp_stream_sl *sl = p->sl;
+	uint64_t m = act_mask(t);
+
+	if (sl->npc && sl->pmask[sl->npc - 1] == m) {
+		sl->pdt[sl->npc - 1] += dt;
+		return;
+	}
+	if (sl->npc == sl->cap_pc) {
+		uint32_t c1 = sl->cap_pc, c2 = sl->cap_pc;
+
+		if (cp_grow32((void **)&sl->pmask, 8, &c1, sl->npc + 1) ||
+		    cp_grow32((void **)&sl->pdt, 8, &c2, sl->npc + 1)) {
+			p->nomem = true;
+			return;
+		}
+		sl->cap_pc = c1 < c2 ? c1 : c2;
+	}
+	sl->pmask[sl->npc] = m;
+	sl->pdt[sl->npc++] = dt;
+}
+
+static void add_in(struct sp *p, struct sl_in in)
+{
+	struct cp_stream_sl *sl = p->sl;
+
+	if (cp_grow32((void **)&sl->in, sizeof(*sl->in), &sl->cap_in,
+		      sl->nin + 1)) {
+		p->nomem = true;
+		return;
+	}
+	sl->in[sl->nin++] = in;
+}
+
+void cp_stream_sl_in_rec(struct sp *p, uint32_t r)
+{
+	add_in(p, (struct sl_in){ r, false, p->rlen[r], p->sl->rpos[r] });
+}
+
+void cp_stream_sl_in_join(struct sp *p, uint32_t c)
+{
+	add_in(p, (struct sl_in){ c, true, p->th[c].len, p->sl->lastf[c] });
+}
+
+int cp_stream_sl_rec(struct sp *p, uint32_t r)
+{
+	struct cp_stream_sl *sl = p->sl;
+
+	if (cp_grow32((void **)&sl->rpos, 8, &sl->cap_rpos, (uint64_t)r + 1) ||
+	    cp_grow32((void **)&sl->pub, 4, &sl->cap_pub, sl->npub + 1))
+		return -1;
+	sl->rpos[r] = sl->f;
+	sl->pub[sl->npub++] = r;
+	return 0;
+}
+
+/* A virtual vertex: slot @a's record merges in @b (before the merge). */
+static void virt(struct sp *p, uint32_t a, struct sl_in b)
+{
+	struct cp_stream_sl *sl = p->sl;
+	struct sl_virt *v;
+
+	if (cp_grow32((void **)&sl->virt, sizeof(*sl->virt), &sl->cap_virt,
+		      sl->nvirt + 1)) {
+		p->nomem = true;
+		return;
+	}
+	v = &sl->virt[sl->nvirt++];
+	v->f = sl->nsteps++;
+	v->slot = a;
+	v->in[0] = (struct sl_in){ a, false, p->rlen[a], sl->rpos[a] };
+	v->in[1] = b;
+	/* the record keeps its own path on a tie (cp_stream_merge_into) */
+	v->win = b.et > p->rlen[a] ? 2 : 1;
+	v->et = b.et > p->rlen[a] ? b.et : p->rlen[a];
+	sl->rpos[a] = v->f;
+}
+
+void cp_stream_sl_group_thread(struct sp *p, uint32_t a, uint32_t tid)
+{
+	virt(p, a, (struct sl_in){ tid, true, p->th[tid].len, p->sl->f });
+}
+
+void cp_stream_sl_group_rec(struct sp *p, uint32_t a, uint32_t r)
+{
+	virt(p, a, (struct sl_in){ r, false, p->rlen[r], p->sl->rpos[r] });
+}
+
+/* Room for a record of @n inputs, @pc pieces, @pub slots. */
+static size_t rec_max(uint32_t n, uint32_t pc, uint32_t pub)
+{
+	return 8 * CP_VARINT_MAX + 3 * CP_VARINT_MAX * (size_t)n +
+	       2 * CP_VARINT_MAX * (size_t)pc + CP_VARINT_MAX * (size_t)pub;
+}
+
+/* The record whose body is [@body, @e), @body CP_VARINT_MAX bytes past
+ * @start, cp_spill_room()'s pointer: its length in front, the body next
+ * to it. */
+static void seal(struct cp_spill *sp, uint8_t *start, uint8_t *body,
+		 uint8_t *e)
+{
+	uint8_t *l = cp_uv_put(start, (uint64_t)(e - body));
+
+	memmove(l, body, (size_t)(e - body));
+	cp_spill_done(sp, l + (e - body));
+}
+
+static uint8_t *put_in(uint8_t *q, const struct sl_in *in, uint64_t et,
+		       uint64_t f)
+{
+	q = cp_uv_put(q, (uint64_t)in->id << 1 | in->thread);
+	q = cp_uv_put(q, et - in->et);
+	return cp_uv_put(q, f - in->f);
+}
+
+void cp_stream_sl_end_step(struct sp *p, const struct sth *t)
+{
+	struct cp_stream_sl *sl = p->sl;
+	uint64_t et = t->len, mask1 = act_mask(t), own = sl->etprev, w = 0;
+	uint32_t win = 0;
+	bool pieces = false;
+	uint8_t *a, *b, *q;
+
+	sl->open = false;
+	if (p->nomem)
+		return;
+	for (uint32_t i = 0; i < sl->npc; i++) {
+		w += sl->pdt[i];
+		pieces |= sl->pmask[i] != sl->mask0;
+	}
+	pieces |= mask1 != sl->mask0;
+	own += w;
+	/* the tree's in-edge: the thread's own unless an input is longer
+	 * (the first of the longest: cp_stream_merge_into's ties) */
+	for (uint32_t j = 0; j < sl->nin; j++)
+		if (sl->in[j].et > own) {
+			own = sl->in[j].et;
+			win = j + 1;
+		}
+	a = cp_spill_room(&sl->sp, CP_VARINT_MAX +
+			  rec_max(sl->nin, sl->npc, sl->npub));
+	if (!a)
+		goto virtuals;
+	b = q = a + CP_VARINT_MAX;
+	*q++ = (uint8_t)((sl->first ? F_FIRST : 0) | (pieces ? F_PIECES : 0));
+	q = cp_uv_put(q, sl->tid);
+	if (!sl->first) {
+		q = cp_uv_put(q, w);
+		q = cp_uv_put(q, et - sl->etprev - w);
+		q = cp_uv_put(q, sl->f - sl->lastf[sl->tid]);
+	}
+	if (pieces) {
+		q = cp_uv_put(q, sl->mask0);
+		q = cp_uv_put(q, sl->npc);
+		for (uint32_t i = 0; i < sl->npc; i++) {
+			q = cp_uv_put(q, sl->pmask[i]);
+			q = cp_uv_put(q, sl->pdt[i]);
+		}
+	}
+	q = cp_uv_put(q, sl->npub);
+	for (uint32_t i = 0; i < sl->npub; i++)
+		q = cp_uv_put(q, sl->pub[i]);
+	q = cp_uv_put(q, win);
+	q = cp_uv_put(q, sl->nin);
+	for (uint32_t j = 0; j < sl->nin; j++)
+		q = put_in(q, &sl->in[j], et, sl->f);
+	seal(&sl->sp, a, b, q);
+virtuals:
+	sl->lastf[sl->tid] = sl->f;
+	sl->endet[sl->tid] = et;
+	sl->endmask[sl->tid] = mask1;
+	for (uint32_t i = 0; i < sl->nvirt; i++) {
+		const struct sl_virt *v = &sl->virt[i];
+
+		a = cp_spill_room(&sl->sp, CP_VARINT_MAX + rec_max(2, 0, 0));
+		if (!a)
+			return;
+		b = q = a + CP_VARINT_MAX;
+		*q++ = F_VIRT;
+		q = cp_uv_put(q, v->slot);
+		q = cp_uv_put(q, v->et);
+		q = cp_uv_put(q, v->win);
+		q = cp_uv_put(q, 2);
+		q = put_in(q, &v->in[0], v->et, v->f);
+		q = put_in(q, &v->in[1], v->et, v->f);
+		seal(&sl->sp, a, b, q);
+	}
+}
+
+/* ---- the walk back ----------------------------------------------- */
+
+enum { PTR_NONE, PTR_THREAD, PTR_SLOT };
+
+/* The walk's state: per lane (a followed procedure with CP time) its d,
+ * CP time not passed, live segments and the values A + 1 (0: no path
+ * from C reaches the vertex) of each thread's next vertex and each slot. */
+struct walk {
+	struct sp *p;
+	uint64_t L, N;		/* CP length; vertices in the file */
+	uint32_t nl, nslot;
+	uint32_t k[CP_STREAM_TRACK];	/* a lane's tracked index */
+	uint64_t live;		/* lanes still walking */
+	uint64_t d[CP_STREAM_TRACK], rem[CP_STREAM_TRACK];
+	uint64_t cown[CP_STREAM_TRACK];	/* share of the C^R edge into the
+					 * next C vertex */
+	struct cp_stair seg[CP_STREAM_TRACK];
+	uint64_t ax[CP_STREAM_TRACK];	/* A + 1 of the vertex walked */
+	uint64_t *ta, *ra;	/* [nt x nl], [nslot x nl] */
+	uint64_t *tet, *tmask;	/* [nt] et and mask of the next vertex */
+	int ptr;		/* where C goes on: a thread's next vertex */
+	uint32_t ptr_id;	/* or a slot's record */
+	uint64_t now;		/* the walk's position: N - 1 - f */
+	uint64_t *off;		/* a chunk's record offsets */
+	uint32_t cap_off;
+};
+
+/* Push lane @l's segment of value @v (none if negative: cannot be, but
+ * a cut trace must not wrap it) alive until vertex @f (UINT64_MAX:
+ * never expires).  0, or -1 (memory). */
+static int push(struct walk *w, uint32_t l, int64_t v, uint64_t f)
+{
+	uint64_t u = v < 0 ? 0 : (uint64_t)v;
+
+	if (u >= w->d[l] + w->rem[l])
+		return 0;	/* d can never reach it */
+	return cp_stair_push(&w->seg[l], u,
+			     f == UINT64_MAX ? UINT64_MAX : w->N - 1 - f,
+			     w->now);
+}
+
+/* The in-edge of weight @wt from a vertex of et @et at @f, whose A + 1
+ * lane values are at @dst: the walked vertex's A flows into them, and
+ * the edge, unless it is C's own (@onc), is a segment.  0, or -1. */
+static int edge(struct walk *w, uint64_t *dst, uint64_t wt, uint64_t et,
+		uint64_t f, bool onc)
+{
+	for (uint64_t m = w->live; m; m &= m - 1) {
+		uint32_t l = (uint32_t)__builtin_ctzll(m);
+		uint64_t a = w->ax[l];
+
+		if (!a)
+			continue;
+		if (a + wt > dst[l])
+			dst[l] = a + wt;
+		if (!onc && push(w, l, (int64_t)(w->L - et - wt) - (int64_t)(a - 1), f))
+			return -1;
+	}
+	return 0;
+}
+
+/* The walked vertex (et @et) is on C: d where the C^R edge into it holds
+ * a lane's time, its A from d, and the lanes that passed all their CP
+ * time stop. */
+static void on_c(struct walk *w, uint64_t et)
+{
+	for (uint64_t m = w->live; m; m &= m - 1) {
+		uint32_t l = (uint32_t)__builtin_ctzll(m);
+
+		if (w->cown[l]) {
+			uint64_t q = cp_stair_min(&w->seg[l], w->now);
+			uint64_t nd = w->d[l] + w->cown[l];
+
+			w->d[l] = nd < q ? nd : q;
+			w->rem[l] -= w->cown[l];
+			if (!w->rem[l]) {
+				w->live &= ~((uint64_t)1 << l);
+				continue;
+			}
+		}
+		w->ax[l] = w->L - et - w->d[l] + 1;
+	}
+}
+
+/* The lanes' shares of a segment of @dt under @mask into @c (added). */
+static void shares(const struct walk *w, uint64_t *c, uint64_t mask,
+		   uint64_t dt)
+{
+	for (uint32_t l = 0; l < w->nl; l++)
+		if (mask >> w->k[l] & 1)
+			c[l] += dt;
+}
+
+#define GET(v)	do { if (cp_uv_get(&q, e, &(v))) return -1; } while (0)
+
+/* Walk one record [q, e) at file position @f.  0, -1 (memory) or -2
+ * (a record the pass did not write). */
+static int walk_one(struct walk *w, const uint8_t *q, const uint8_t *e,
+		    uint64_t f)
+{
+	struct sp *p = w->p;
+	uint32_t nl = w->nl, tid = 0, slot = 0;
+	uint64_t flags, x, wt = 0, gap = 0, dprev = 0, mask0 = 0, npc = 0;
+	uint64_t et, win, nin, *ta = NULL;
+	const uint8_t *pc = NULL;
+	bool c = false;
+
+	if (q >= e)
+		return -2;
+	flags = *q++;
+	if (flags & F_VIRT) {
+		GET(x);
+		slot = (uint32_t)x;
+		GET(et);
+		if (slot >= w->nslot)
+			return -2;
+		memcpy(w->ax, w->ra + (size_t)slot * nl, nl * sizeof(*w->ax));
+		memset(w->ra + (size_t)slot * nl, 0, nl * sizeof(*w->ra));
+		c = w->ptr == PTR_SLOT && w->ptr_id == slot;
+	} else {
+		GET(x);
+		tid = (uint32_t)x;
+		if (tid >= p->nt)
+			return -2;
+		if (!(flags & F_FIRST)) {
+			GET(wt);
+			GET(gap);
+			GET(dprev);
+		}
+		if (flags & F_PIECES) {
+			GET(mask0);
+			GET(npc);
+			pc = q;
+			for (uint64_t i = 0; i < 2 * npc; i++)
+				GET(x);
+		}
+		ta = w->ta + (size_t)tid * nl;
+		et = w->tet[tid];
+		memcpy(w->ax, ta, nl * sizeof(*w->ax));
+		c = w->ptr == PTR_THREAD && w->ptr_id == tid;
+		GET(x);
+		for (uint64_t n = x; n; n--) {
+			uint64_t *ra;
+
+			GET(x);
+			if (x >= w->nslot)
+				return -2;
+			ra = w->ra + (size_t)x * nl;
+			for (uint32_t l = 0; l < nl; l++)
+				if (ra[l] > w->ax[l])
+					w->ax[l] = ra[l];
+			memset(ra, 0, nl * sizeof(*ra));
+			c |= w->ptr == PTR_SLOT && w->ptr_id == x;
+		}
+	}
+	GET(win);
+	GET(nin);
+	if (win > nin || (flags & F_VIRT && !win))
+		return -2;
+	if (c) {
+		on_c(w, et);
+		memset(w->cown, 0, sizeof(w->cown));
+		w->ptr = PTR_NONE;
+		if (!win && !(flags & (F_VIRT | F_FIRST))) {
+			w->ptr = PTR_THREAD;
+			w->ptr_id = tid;
+			if (pc) {
+				const uint8_t *q2 = pc;
+				uint64_t mk, dt;
+
+				for (uint64_t i = 0; i < npc; i++) {
+					if (cp_uv_get(&q2, e, &mk) ||
+					    cp_uv_get(&q2, e, &dt))
+						return -2;
+					shares(w, w->cown, mk, dt);
+				}
+			} else {
+				shares(w, w->cown, w->tmask[tid], wt);
+			}
+		}
+	}
+	if (!(flags & F_VIRT)) {
+		if (flags & F_FIRST) {
+			memset(ta, 0, nl * sizeof(*ta));
+			for (uint64_t m = w->live; !nin && m; m &= m - 1) {
+				uint32_t l = (uint32_t)__builtin_ctzll(m);
+
+				/* a root: its paths end at the virtual end */
+				if (w->ax[l] && push(w, l, (int64_t)w->L -
+						     (int64_t)(w->ax[l] - 1),
+						     UINT64_MAX))
+					return -1;
+			}
+		} else {
+			if (gap + wt > et || dprev > f)
+				return -2;
+			memset(ta, 0, nl * sizeof(*ta));
+			if (edge(w, ta, wt, et - gap - wt, f - dprev, c && !win))
+				return -1;
+			w->tet[tid] = et - gap - wt;
+		}
+		if (flags & F_PIECES)
+			w->tmask[tid] = mask0;
+	}
+	for (uint64_t j = 0; j < nin; j++) {
+		uint64_t id, egap, dpos, *dst;
+
+		GET(id);
+		GET(egap);
+		GET(dpos);
+		if (egap > et || dpos > f)
+			return -2;
+		if (id & 1) {
+			if (id >> 1 >= p->nt)
+				return -2;
+			dst = w->ta + (size_t)(id >> 1) * nl;
+		} else {
+			if (id >> 1 >= w->nslot)
+				return -2;
+			dst = w->ra + (size_t)(id >> 1) * nl;
+		}
+		if (c && win == j + 1) {
+			w->ptr = id & 1 ? PTR_THREAD : PTR_SLOT;
+			w->ptr_id = (uint32_t)(id >> 1);
+		}
+		if (edge(w, dst, 0, et - egap, f - dpos, c && win == j + 1))
+			return -1;
+	}
+	return q == e ? 0 : -2;
+}
+
+#undef GET
+
+/* Set up the walk from the pass's end: the lanes, the threads' last
+ * vertices (A = 0, a segment of the virtual start each), C's end.
+ * 0, or -1 (memory). */
+static int walk_init(struct walk *w, struct sp *p)
+{
+	struct cp_stream_sl *sl = p->sl;
+	uint32_t cpt = NONE;
+	uint64_t L = 0;
+
+	w->p = p;
+	w->N = sl->nsteps;
+	w->nslot = p->nrec;
+	for (uint32_t tid = 0; tid < p->nt; tid++)
+		if (p->th[tid].any && (cpt == NONE || p->th[tid].len > L)) {
+			L = p->th[tid].len;
+			cpt = tid;
+		}
+	w->L = L;
+	for (uint32_t k = 0; cpt != NONE && k < p->ntr; k++) {
+		uint64_t cp = p->th[cpt].vec[k];
+
+		if (!cp)
+			continue;
+		w->k[w->nl] = k;
+		w->rem[w->nl] = cp;
+		w->live |= (uint64_t)1 << w->nl;
+		w->nl++;
+	}
+	if (!w->nl)
+		return 0;
+	w->ta = calloc((size_t)p->nt * w->nl, sizeof(*w->ta));
+	w->ra = calloc((size_t)(w->nslot ? w->nslot : 1) * w->nl,
+		       sizeof(*w->ra));
+	w->tet = calloc(p->nt, sizeof(*w->tet));
+	w->tmask = calloc(p->nt, sizeof(*w->tmask));
+	if (!w->ta || !w->ra || !w->tet || !w->tmask)
+		return -1;
+	w->ptr = PTR_THREAD;
+	w->ptr_id = cpt;
+	for (uint32_t tid = 0; tid < p->nt; tid++) {
+		if (!p->th[tid].any)
+			continue;
+		w->tet[tid] = sl->endet[tid];
+		w->tmask[tid] = sl->endmask[tid];
+		for (uint32_t l = 0; l < w->nl; l++) {
+			w->ta[(size_t)tid * w->nl + l] = 1;
+			if (tid != cpt && push(w, l, (int64_t)(L -
+					       sl->endet[tid]),
+					       sl->lastf[tid]))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static void walk_free(struct walk *w)
+{
+	free(w->ta);
+	free(w->ra);
+	free(w->tet);
+	free(w->tmask);
+	free(w->off);
+	for (uint32_t l = 0; l < CP_STREAM_TRACK; l++)
+		cp_stair_free(&w->seg[l]);
+}
+
+/* The records of the chunk in sp->buf, walked last first; *@f: the
+ * position of its last, counted down.  0, -1 or -2 as walk_one(). */
+static int walk_chunk(struct walk *w, uint32_t len, uint32_t nrec,
+		      uint64_t *f)
+{
+	const uint8_t *b = w->p->sl->sp.buf, *q = b, *e = b + len;
+	uint32_t n = 0;
+
+	if (cp_grow32((void **)&w->off, sizeof(*w->off), &w->cap_off,
+		      2 * (uint64_t)nrec + 2))
+		return -1;
+	while (q < e && n < nrec) {
+		uint64_t l;
+
+		if (cp_uv_get(&q, e, &l) || l > (uint64_t)(e - q))
+			return -2;
+		w->off[2 * n] = (uint64_t)(q - b);
+		q += l;
+		w->off[2 * n + 1] = (uint64_t)(q - b);
+		n++;
+	}
+	if (n != nrec || q != e || *f + 1 < n)
+		return -2;
+	for (uint32_t i = n; i-- > 0 && w->live; (*f)--) {
+		int ret;
+
+		w->now = w->N - 1 - *f;
+		ret = walk_one(w, b + w->off[2 * i], b + w->off[2 * i + 1],
+			       *f);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int cp_stream_sl_walk(struct sp *p)
+{
+	struct cp_stream_sl *sl = p->sl;
+	struct cp_spill *sp = &sl->sp;
+	struct walk w = { .nl = 0 };
+	uint64_t f;
+	int ret = 0;
+
+	if (cp_spill_flush(sp)) {
+		p->s->slack_err = sp->err;
+		return 0;
+	}
+	if (walk_init(&w, p)) {
+		walk_free(&w);
+		return -1;
+	}
+	f = w.N - 1;
+	for (uint32_t i = sp->nchunk; i-- > 0 && w.live && !ret;) {
+		if (cp_spill_read(sp, i)) {
+			p->s->slack_err = errno;
+			walk_free(&w);
+			return 0;
+		}
+		ret = walk_chunk(&w, sp->chunk[i].len, sp->chunk[i].nrec, &f);
+		if (p->progress)
+			p->progress(p->progress_ctx, "Slack",
+				    ((double)(sp->nchunk - i) / sp->nchunk +
+				     p->pass) / p->npass);
+	}
+	if (ret == -1) {
+		walk_free(&w);
+		return -1;
+	}
+	if (ret == -2 || w.live)	/* a lane's CP time not all found */
+		cp_die("stream: the Slack walk lost the critical path");
+	for (uint32_t l = 0; l < w.nl; l++)
+		p->slk[w.k[l]] = w.d[l];
+	p->s->slack_walked = w.N - 1 - f;
+	p->s->slack_bytes = sp->off;
+	p->has_slack = true;
+	walk_free(&w);
+	return 0;
+}
+
+void cp_stream_sl_free(struct sp *p)
+{
+	struct cp_stream_sl *sl = p->sl;
+
+	if (!sl)
+		return;
+	cp_spill_close(&sl->sp);
+	free(sl->pmask);
+	free(sl->pdt);
+	free(sl->in);
+	free(sl->pub);
+	free(sl->virt);
+	free(sl->rpos);
+	free(sl->lastf);
+	free(sl->endet);
+	free(sl->endmask);
+	free(sl);
+	p->sl = NULL;
+}

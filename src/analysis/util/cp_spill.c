@@ -1,0 +1,143 @@
+/*
+ * cp_spill.c - a scratch file written forward and read back from its end
+ * (cp_spill.h).
+ */
+#include "cp_spill.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cp_grow.h"
+
+int cp_spill_open(struct cp_spill *sp)
+{
+	const char *dir = getenv("TMPDIR");
+
+	memset(sp, 0, sizeof(*sp));
+	sp->fd = -1;
+	if (!dir || !*dir)
+		dir = "/tmp";
+	snprintf(sp->path, sizeof(sp->path), "%s/cpt-spill-XXXXXX", dir);
+	sp->cap_buf = CP_SPILL_CHUNK;
+	sp->buf = malloc(sp->cap_buf);
+	if (!sp->buf)
+		return -1;
+	sp->fd = mkstemp(sp->path);
+	if (sp->fd < 0) {
+		int e = errno;
+
+		free(sp->buf);
+		sp->buf = NULL;
+		errno = e;
+		return -1;
+	}
+	unlink(sp->path);
+	return 0;
+}
+
+/* Write all of @n bytes at @off.  0, or -1 with errno set. */
+static int write_at(int fd, const uint8_t *p, size_t n, uint64_t off)
+{
+	while (n) {
+		ssize_t w = pwrite(fd, p, n, (off_t)off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (!w)
+				errno = ENOSPC;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
+}
+
+int cp_spill_flush(struct cp_spill *sp)
+{
+	if (sp->err)
+		return -1;
+	if (!sp->used)
+		return 0;
+	if (cp_grow32((void **)&sp->chunk, sizeof(*sp->chunk), &sp->cap,
+		      sp->nchunk + 1)) {
+		sp->err = ENOMEM;
+		return -1;
+	}
+	if (write_at(sp->fd, sp->buf, sp->used, sp->off)) {
+		sp->err = errno;
+		return -1;
+	}
+	sp->chunk[sp->nchunk++] = (struct cp_spill_chunk){
+		.off = sp->off, .len = sp->used, .nrec = sp->nrec };
+	sp->off += sp->used;
+	sp->used = sp->nrec = 0;
+	return 0;
+}
+
+/* sp->buf holding at least @n bytes.  0, or -1 (memory). */
+static int buf_room(struct cp_spill *sp, size_t n)
+{
+	uint8_t *b;
+
+	if (n <= sp->cap_buf)
+		return 0;
+	b = realloc(sp->buf, n);
+	if (!b)
+		return -1;
+	sp->buf = b;
+	sp->cap_buf = n;
+	return 0;
+}
+
+uint8_t *cp_spill_room(struct cp_spill *sp, size_t max)
+{
+	if (sp->used && sp->used + max > CP_SPILL_CHUNK && cp_spill_flush(sp))
+		return NULL;
+	if (!sp->err && buf_room(sp, sp->used + max))
+		sp->err = ENOMEM;
+	return sp->err ? NULL : sp->buf + sp->used;
+}
+
+int cp_spill_read(struct cp_spill *sp, uint32_t i)
+{
+	uint64_t off = sp->chunk[i].off;
+	size_t n = sp->chunk[i].len;
+	uint8_t *p;
+
+	if (buf_room(sp, n)) {
+		errno = ENOMEM;
+		return -1;
+	}
+	p = sp->buf;
+	while (n) {
+		ssize_t r = pread(sp->fd, p, n, (off_t)off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (!r)
+				errno = EIO;	/* the file got shorter */
+			return -1;
+		}
+		p += r;
+		n -= (size_t)r;
+		off += (uint64_t)r;
+	}
+	return 0;
+}
+
+void cp_spill_close(struct cp_spill *sp)
+{
+	if (sp->fd >= 0)
+		close(sp->fd);
+	free(sp->buf);
+	free(sp->chunk);
+	memset(sp, 0, sizeof(*sp));
+	sp->fd = -1;
+}

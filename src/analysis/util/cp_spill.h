@@ -1,0 +1,71 @@
+/*
+ * cp_spill.h - a scratch file written forward and read back from its end:
+ * what a forward pass leaves for a backward one that does not fit in
+ * memory (the streamed Slack, cp_stream_slack.c).
+ *
+ * The writer appends records, each whole inside one chunk of about
+ * CP_SPILL_CHUNK bytes (a larger record makes a chunk of its own, the
+ * buffer grown to hold it); the reader takes
+ * the chunks last first and walks a chunk's records itself (their format
+ * is the caller's).  The file is made in $TMPDIR (else /tmp) and unlinked
+ * at once, so that nothing is left behind whatever happens to the
+ * process; its name is kept for the messages.  The chunks' places are
+ * kept in memory: 24 bytes a chunk.
+ *
+ * Concurrency: one thread at a time.
+ */
+#ifndef CP_SPILL_H
+#define CP_SPILL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CP_SPILL_CHUNK		(1u << 20)
+
+struct cp_spill_chunk {
+	uint64_t off;		/* in the file */
+	uint32_t len;		/* bytes */
+	uint32_t nrec;		/* records */
+};
+
+struct cp_spill {
+	int fd;			/* -1: not open */
+	char path[256];		/* the file's name (unlinked) */
+	int err;		/* the first errno of a write, or 0 */
+	uint8_t *buf;		/* the chunk being written, or read */
+	size_t cap_buf;
+	uint32_t used;		/* bytes in buf */
+	uint32_t nrec;		/* records in buf */
+	uint64_t off;		/* where the chunk being written goes */
+	uint64_t nrecs;		/* records written in all */
+	struct cp_spill_chunk *chunk;	/* [nchunk] written */
+	uint32_t nchunk, cap;
+};
+
+/* Make the scratch file.  0, or -1 with errno set (@sp->path says
+ * where). */
+int cp_spill_open(struct cp_spill *sp);
+
+/* Room for a record of at most @max bytes: where to write it, or NULL
+ * when a write failed or memory ran out (sp->err). */
+uint8_t *cp_spill_room(struct cp_spill *sp, size_t max);
+
+/* The record written at cp_spill_room()'s pointer ends at @end. */
+static inline void cp_spill_done(struct cp_spill *sp, const uint8_t *end)
+{
+	sp->used = (uint32_t)(end - sp->buf);
+	sp->nrec++;
+	sp->nrecs++;
+}
+
+/* Write out the last chunk.  0, or -1 (sp->err). */
+int cp_spill_flush(struct cp_spill *sp);
+
+/* Read chunk @i into sp->buf (its length is sp->chunk[i].len).  0, or -1
+ * with errno set (ENOMEM: no room for it). */
+int cp_spill_read(struct cp_spill *sp, uint32_t i);
+
+/* Close and free; the spill is all zeros but fd -1 again. */
+void cp_spill_close(struct cp_spill *sp);
+
+#endif /* CP_SPILL_H */
