@@ -247,6 +247,7 @@ static enum cpt_status report_stream(struct cpt_ctx *c, const char *path,
 	struct cp_stream_opts so = {
 		.exclusive = o->exclusive,
 		.mbm_k = o->k ? o->k : CP_PROFILE_K_DEFAULT,
+		.slack = true,
 	};
 	struct cp_tindex ix;
 	struct cp_stream s;
@@ -280,7 +281,7 @@ enum cpt_status cpt_cmd_report(struct cpt_ctx *c, int argc, char **argv)
 	if (cpt_is_trace(path)) {
 		stream = cpt_choose_stream(c, path, o.stream,
 					   stream_conflict(c, &o),
-					   "no Slack");
+					   "no CPU/CP ranks");
 		if (stream < 0)
 			return o.stream ? CPT_USAGE : CPT_BAD_INPUT;
 		if (stream)

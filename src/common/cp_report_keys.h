@@ -175,14 +175,18 @@
  * top-level mode is "stream": per procedure, tracked (its cp_ns and
  * cp_zero_ns were followed; false: only cpu_ns and calls are known);
  * "stream", an object: tracked_max (how many procedures are followed),
- * records (publish records made) and live_records_max (most alive at
- * once, the memory bound).  What this mode cannot give is said in notes.
+ * records (publish records made), live_records_max (most alive at
+ * once, the memory bound), slack_file_bytes (Slack's scratch file) and
+ * slack_walked (the vertices its walk back read).  What this mode cannot
+ * give is said in notes.
  */
 #define CP_KEY_TRACKED		"tracked"
 #define CP_KEY_STREAM		"stream"
 #define CP_KEY_TRACKED_MAX	"tracked_max"
 #define CP_KEY_RECORDS		"records"
 #define CP_KEY_LIVE_RECORDS_MAX	"live_records_max"
+#define CP_KEY_SLACK_FILE_BYTES	"slack_file_bytes"
+#define CP_KEY_SLACK_WALKED	"slack_walked"
 
 /*
  * Written by `cpt whatif --format json` (cp_whatif_out.h), times in ns of

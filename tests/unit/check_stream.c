@@ -1193,34 +1193,49 @@ START_TEST(test_stream_cpt_chooses_the_mode)
 	barrier_file(path);
 	CPT_EXPECT("report --memory 1K", 0);
 	ck_assert_msg(strstr(line, path) && strstr(line, "over the budget of "
-		      "1 KB: streaming analysis (no Slack)"),
+		      "1 KB: streaming analysis (no CPU/CP ranks)"),
 		      "stderr: %s", line);
 	ck_assert_msg(strstr(out, "critical path          80 ns") &&
-		      strstr(out, "streaming analysis: no Slack"),
+		      strstr(out, "streaming analysis: no headline and ranks"),
 		      "stdout: %s", out);
-	/* MBM by hand over all 20 paths: without tail the longest is T1's
-	 * end (31), so 49; without slow, T2's arrival's paths (70), 10 */
+	/* By hand.  Zeroing, Slack and MBM over all 20 paths: without tail
+	 * the longest is T1's end (31), so 49, and all of tail but 1 can go
+	 * with the path still critical; slow is 10 longer than T2's arrival
+	 * at the barrier (20), the other paths through the barrier */
 	ck_assert_msg(strstr(out, "MBM over the 20 longest paths") &&
-		      strstr(out, "49 ns  61.2%       49 ns  61.2%") &&
-		      strstr(out, "10 ns  12.5%       10 ns  12.5%"),
+		      strstr(out, "50 ns  62.5%       49 ns  61.2%       49 ns"
+			     "  61.2%       49 ns  61.2%") &&
+		      strstr(out, "30 ns  37.5%       10 ns  12.5%       10 ns"
+			     "  12.5%       10 ns  12.5%"),
 		      "stdout: %s", out);
 	/* --k 1: MBM over the critical path alone is its CP time */
 	CPT_EXPECT("report --stream --k 1", 0);
 	ck_assert_msg(strstr(out, "MBM over the critical path alone") &&
-		      strstr(out, "50 ns  62.5%       49 ns  61.2%       50 ns"
-			     "  62.5%") &&
-		      strstr(out, "30 ns  37.5%       10 ns  12.5%       30 ns"
-			     "  37.5%"), "stdout: %s", out);
+		      strstr(out, "50 ns  62.5%       49 ns  61.2%       49 ns"
+			     "  61.2%       50 ns  62.5%") &&
+		      strstr(out, "30 ns  37.5%       10 ns  12.5%       10 ns"
+			     "  12.5%       30 ns  37.5%"), "stdout: %s", out);
 	CPT_EXPECT("report --stream --format json", 0);
 	ck_assert_msg(strstr(line, "streaming analysis (--stream"),
 		      "stderr: %s", line);
 	ck_assert_msg(strstr(out, "\"length_ns\": 80,") &&
 		      strstr(out, "\"mode\": \"stream\"") &&
 		      strstr(out, "\"mbm_ns\": 49,") &&
+		      strstr(out, "\"slack_ns\": 49,") &&
+		      strstr(out, "\"slack_ns\": 10,") &&
 		      strstr(out, "\"mbm_ns\": 10,"), "stdout: %s", out);
 	CPT_EXPECT("report --stream --by thread", 2);
 	ck_assert_msg(strstr(line, "--stream cannot give --by"), "stderr: %s",
 		      line);
+	/* Slack's scratch file cannot be made: the report says why and
+	 * gives the rest */
+	ck_assert(setenv("TMPDIR", "/nonexistent/cpt-test", 1) == 0);
+	CPT_EXPECT("report --stream", 0);
+	unsetenv("TMPDIR");
+	ck_assert_msg(strstr(out, "note: no Slack: its scratch file in $TMPDIR "
+			     "failed: No such file or directory.") &&
+		      strstr(out, "50 ns  62.5%       49 ns  61.2%           -"
+			     "      -       49 ns  61.2%"), "stdout: %s", out);
 	CPT_EXPECT("report", 0);
 	ck_assert_msg(!line[0] && !strstr(out, "streaming"), "stderr: %s",
 		      line);

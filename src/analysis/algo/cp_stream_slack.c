@@ -199,7 +199,7 @@ static void add_in(struct sp *p, struct sl_in in)
 {
 	struct cp_stream_sl *sl = p->sl;
 
-	if (cp_grow32((void **)&sl->in, sizeof(*sl->in), &sl->cap_in,
+	if (sl->nin == sl->cap_in && cp_grow32((void **)&sl->in, sizeof(*sl->in), &sl->cap_in,
 		      sl->nin + 1)) {
 		p->nomem = true;
 		return;
@@ -221,8 +221,10 @@ int cp_stream_sl_rec(struct sp *p, uint32_t r)
 {
 	struct cp_stream_sl *sl = p->sl;
 
-	if (cp_grow32((void **)&sl->rpos, 8, &sl->cap_rpos, (uint64_t)r + 1) ||
-	    cp_grow32((void **)&sl->pub, 4, &sl->cap_pub, sl->npub + 1))
+	if ((r >= sl->cap_rpos &&
+	     cp_grow32((void **)&sl->rpos, 8, &sl->cap_rpos, (uint64_t)r + 1)) ||
+	    (sl->npub == sl->cap_pub &&
+	     cp_grow32((void **)&sl->pub, 4, &sl->cap_pub, sl->npub + 1)))
 		return -1;
 	sl->rpos[r] = sl->f;
 	sl->pub[sl->npub++] = r;
@@ -268,16 +270,21 @@ static size_t rec_max(uint32_t n, uint32_t pc, uint32_t pub)
 	       2 * CP_VARINT_MAX * (size_t)pc + CP_VARINT_MAX * (size_t)pub;
 }
 
-/* The record whose body is [@body, @e), @body CP_VARINT_MAX bytes past
- * @start, cp_spill_room()'s pointer: its length in front, the body next
- * to it. */
+/* The record whose body is [@body, @e), @body a byte past @start,
+ * cp_spill_room()'s pointer (the room for a length of one byte, which
+ * most records take): its length in front, the body moved up if the
+ * length takes more. */
 static void seal(struct cp_spill *sp, uint8_t *start, uint8_t *body,
 		 uint8_t *e)
 {
-	uint8_t *l = cp_uv_put(start, (uint64_t)(e - body));
+	uint64_t n = (uint64_t)(e - body);
+	uint8_t len[CP_VARINT_MAX];
+	size_t ll = (size_t)(cp_uv_put(len, n) - len);
 
-	memmove(l, body, (size_t)(e - body));
-	cp_spill_done(sp, l + (e - body));
+	if (ll > 1)
+		memmove(body + ll - 1, body, n);
+	memcpy(start, len, ll);
+	cp_spill_done(sp, start + ll + n);
 }
 
 static uint8_t *put_in(uint8_t *q, const struct sl_in *in, uint64_t et,
@@ -316,7 +323,7 @@ void cp_stream_sl_end_step(struct sp *p, const struct sth *t)
 			  rec_max(sl->nin, sl->npc, sl->npub));
 	if (!a)
 		goto virtuals;
-	b = q = a + CP_VARINT_MAX;
+	b = q = a + 1;
 	*q++ = (uint8_t)((sl->first ? F_FIRST : 0) | (pieces ? F_PIECES : 0));
 	q = cp_uv_put(q, sl->tid);
 	if (!sl->first) {
@@ -350,7 +357,7 @@ virtuals:
 		a = cp_spill_room(&sl->sp, CP_VARINT_MAX + rec_max(2, 0, 0));
 		if (!a)
 			return;
-		b = q = a + CP_VARINT_MAX;
+		b = q = a + 1;
 		*q++ = F_VIRT;
 		q = cp_uv_put(q, v->slot);
 		q = cp_uv_put(q, v->et);
@@ -384,6 +391,7 @@ struct walk {
 	uint64_t *tet, *tmask;	/* [nt] et and mask of the next vertex */
 	int ptr;		/* where C goes on: a thread's next vertex */
 	uint32_t ptr_id;	/* or a slot's record */
+	uint64_t cf;		/* that vertex's position in the file */
 	uint64_t now;		/* the walk's position: N - 1 - f */
 	uint64_t *off;		/* a chunk's record offsets */
 	uint32_t cap_off;
@@ -391,13 +399,15 @@ struct walk {
 
 /* Push lane @l's segment of value @v (none if negative: cannot be, but
  * a cut trace must not wrap it) alive until vertex @f (UINT64_MAX:
- * never expires).  0, or -1 (memory). */
+ * never expires).  A segment is queried only at C's vertices, so one
+ * that dies before the next is not pushed, nor one d can never reach.
+ * 0, or -1 (memory). */
 static int push(struct walk *w, uint32_t l, int64_t v, uint64_t f)
 {
 	uint64_t u = v < 0 ? 0 : (uint64_t)v;
 
-	if (u >= w->d[l] + w->rem[l])
-		return 0;	/* d can never reach it */
+	if (u >= w->d[l] + w->rem[l] || (f != UINT64_MAX && f > w->cf))
+		return 0;
 	return cp_stair_push(&w->seg[l], u,
 			     f == UINT64_MAX ? UINT64_MAX : w->N - 1 - f,
 			     w->now);
@@ -523,11 +533,13 @@ static int walk_one(struct walk *w, const uint8_t *q, const uint8_t *e,
 		return -2;
 	if (c) {
 		on_c(w, et);
-		memset(w->cown, 0, sizeof(w->cown));
+		for (uint32_t l = 0; l < nl; l++)
+			w->cown[l] = 0;
 		w->ptr = PTR_NONE;
 		if (!win && !(flags & (F_VIRT | F_FIRST))) {
 			w->ptr = PTR_THREAD;
 			w->ptr_id = tid;
+			w->cf = f - dprev;
 			if (pc) {
 				const uint8_t *q2 = pc;
 				uint64_t mk, dt;
@@ -586,6 +598,7 @@ static int walk_one(struct walk *w, const uint8_t *q, const uint8_t *e,
 		if (c && win == j + 1) {
 			w->ptr = id & 1 ? PTR_THREAD : PTR_SLOT;
 			w->ptr_id = (uint32_t)(id >> 1);
+			w->cf = f - dpos;
 		}
 		if (edge(w, dst, 0, et - egap, f - dpos, c && win == j + 1))
 			return -1;
@@ -634,6 +647,7 @@ static int walk_init(struct walk *w, struct sp *p)
 		return -1;
 	w->ptr = PTR_THREAD;
 	w->ptr_id = cpt;
+	w->cf = sl->lastf[cpt];
 	for (uint32_t tid = 0; tid < p->nt; tid++) {
 		if (!p->th[tid].any)
 			continue;

@@ -21,10 +21,10 @@
 #include "cp_wbuf.h"
 
 const char cp_stream_out_missing[] =
-	"streaming analysis: no Slack, nor the headline and ranks comparing "
-	"CPU and CP time (they need the whole graph in memory); the "
-	"procedures' figures in the mode asked for only (inclusive, or "
-	"--exclusive), not both";
+	"streaming analysis: no headline and ranks comparing CPU and CP "
+	"time (they need the whole graph in memory); the procedures' "
+	"figures in the mode asked for only (inclusive, or --exclusive), "
+	"not both";
 
 /*
  * Note @i (from 0) of what @s leaves out, into @buf: the sentence above,
@@ -35,7 +35,7 @@ const char cp_stream_out_missing[] =
 static bool note(const struct cp_stream *s, unsigned i, char *buf,
 		 size_t len)
 {
-	const char *what[] = { "CP time, zeroing and MBM",
+	const char *what[] = { "CP time, zeroing, Slack and MBM",
 			       "CP held and CP edges", "CP time" };
 	const char *whom[] = { "procedures with the most CPU time",
 			       "objects most held and waited for",
@@ -45,6 +45,11 @@ static bool note(const struct cp_stream *s, unsigned i, char *buf,
 
 	if (i == 0) {
 		snprintf(buf, len, "%s", cp_stream_out_missing);
+		return true;
+	}
+	if (s->slack_err && !--i) {
+		snprintf(buf, len, "no Slack: its scratch file in $TMPDIR "
+			 "failed: %s", strerror(s->slack_err));
 		return true;
 	}
 	if (s->paths_cut && s->mbm_paths && !--i) {
@@ -118,7 +123,7 @@ static void text_proc(FILE *f, const struct cp_stream *s,
 		      const struct cp_stream_proc *pr)
 {
 	char e1[32] = "-", e2[32] = "-", e3[32], e4[32] = "-", p1[16] = "-",
-	     p2[16] = "-", p3[16], p4[16] = "-";
+	     p2[16] = "-", p3[16], p4[16] = "-", e5[32] = "-", p5[16] = "-";
 
 	if (pr->tracked) {
 		cp_fmt_ns(e1, sizeof(e1), pr->cp_ns);
@@ -126,14 +131,18 @@ static void text_proc(FILE *f, const struct cp_stream *s,
 		cp_fmt_pct(p1, sizeof(p1), cp_pct(pr->cp_ns, s->cp_len));
 		cp_fmt_pct(p2, sizeof(p2), cp_pct(pr->zero_ns, s->cp_len));
 	}
+	if (pr->has_slack) {
+		cp_fmt_ns(e5, sizeof(e5), pr->slack_ns);
+		cp_fmt_pct(p5, sizeof(p5), cp_pct(pr->slack_ns, s->cp_len));
+	}
 	if (pr->has_mbm) {
 		cp_fmt_ns(e4, sizeof(e4), pr->mbm_ns);
 		cp_fmt_pct(p4, sizeof(p4), cp_pct(pr->mbm_ns, s->cp_len));
 	}
 	cp_fmt_ns(e3, sizeof(e3), pr->cpu_ns);
 	cp_fmt_pct(p3, sizeof(p3), cp_pct(pr->cpu_ns, s->useful_ns));
-	fprintf(f, "  %-32.32s %11s %6s %11s %6s %11s %6s %11s %6s", pr->name,
-		e1, p1, e2, p2, e4, p4, e3, p3);
+	fprintf(f, "  %-32.32s %11s %6s %11s %6s %11s %6s %11s %6s %11s %6s",
+		pr->name, e1, p1, e2, p2, e5, p5, e4, p4, e3, p3);
 	if (!s->sampled) {
 		fprintf(f, " %8" PRIu64 "\n", pr->calls);
 		return;
@@ -159,8 +168,9 @@ static void text_procedures(FILE *f, const struct cp_stream *s, uint32_t top)
 		fprintf(f, "; MBM over the %u longest paths", s->mbm_paths);
 	else if (s->mbm_paths)
 		fprintf(f, "; MBM over the critical path alone");
-	fprintf(f, ")\n  %-32s %11s %6s %11s %6s %11s %6s %11s %6s %8s\n",
-		"procedure", "CP time", "CP %", "CP zeroing", "%", "MBM", "%",
+	fprintf(f, ")\n  %-32s %11s %6s %11s %6s %11s %6s %11s %6s %11s %6s "
+		"%8s\n", "procedure", "CP time", "CP %", "CP zeroing", "%",
+		"Slack", "%", "MBM", "%",
 		s->sampled ? "sampled CPU" : "CPU time", "CPU %",
 		s->sampled ? "samples CPU/CP" : "calls");
 	for (uint32_t i = 0; i < n; i++)
@@ -266,6 +276,11 @@ static void json_procedures(struct cp_emit *e, const struct cp_stream *s)
 			cp_emit_u64(e, CP_KEY_CP_ZERO_NS, pr->zero_ns);
 			cp_emit_f64(e, CP_KEY_CP_ZERO_PCT,
 				    cp_pct(pr->zero_ns, s->cp_len));
+		}
+		if (pr->has_slack) {
+			cp_emit_u64(e, CP_KEY_SLACK_NS, pr->slack_ns);
+			cp_emit_f64(e, CP_KEY_SLACK_PCT,
+				    cp_pct(pr->slack_ns, s->cp_len));
 		}
 		if (pr->has_mbm) {
 			cp_emit_u64(e, CP_KEY_MBM_NS, pr->mbm_ns);
@@ -377,6 +392,8 @@ int cp_stream_out_json(FILE *f, const struct cp_tindex *ix,
 	cp_emit_u64(&e, CP_KEY_TRACKED_MAX, CP_STREAM_TRACK);
 	cp_emit_u64(&e, CP_KEY_RECORDS, s->records);
 	cp_emit_u64(&e, CP_KEY_LIVE_RECORDS_MAX, s->live_max);
+	cp_emit_u64(&e, CP_KEY_SLACK_FILE_BYTES, s->slack_bytes);
+	cp_emit_u64(&e, CP_KEY_SLACK_WALKED, s->slack_walked);
 	cp_emit_obj_end(&e);
 	cp_emit_obj_begin(&e, CP_KEY_CRITICAL_PATH);
 	cp_emit_u64(&e, CP_KEY_LENGTH_NS, s->cp_len);
