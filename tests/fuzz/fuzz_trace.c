@@ -28,7 +28,8 @@
  * path; a rejection must be one line naming that path. */
 static void stream(const uint8_t *data, size_t size)
 {
-	struct cp_stream_opts so = { .mbm_k = 8, .kpaths_nodes = 64 };
+	struct cp_stream_opts so = { .mbm_k = 8, .kpaths_nodes = 64,
+				     .slack = true };
 	struct cp_report_opts ro = { .top = 8 };
 	struct cp_tindex ix;
 	struct cp_stream s;
