@@ -22,9 +22,10 @@
  * longest path with the scaled procedures' segments reweighted, equal to
  * cp_whatif_trace's length_after_fixed).  Given k, the k longest paths'
  * lengths, each as its parent and one deviation (cp_stream_kp.c), not
- * spelled edge by edge, and over them the followed procedures' MBM.  Not
- * Slack or the what-if replay: they need the graph (or a backward pass)
- * that this mode does not keep.
+ * spelled edge by edge, and over them the followed procedures' MBM.
+ * Given slack, their Slack, by a walk back over a scratch file the
+ * records pass writes (cp_stream_slack.c).  Not the what-if replay
+ * (cp_stream_replay.h does it in passes of its own).
  *
  * Concurrency: one call owns its state; it reads the index's mapping.
  */

@@ -80,6 +80,7 @@
 
 #include "cp_die.h"
 #include "cp_grow.h"
+#include "cp_par.h"
 #include "cp_spill.h"
 #include "cp_stair.h"
 #include "cp_varint.h"
@@ -395,30 +396,39 @@ struct walk {
 	uint64_t now;		/* the walk's position: N - 1 - f */
 	uint64_t *off;		/* a chunk's record offsets */
 	uint32_t cap_off;
+	uint8_t *buf;		/* the chunk read */
+	size_t cap_buf;
+	int ret;		/* walk_run()'s: 0, -1 (memory), -2 (a
+				 * record the pass did not write), or an
+				 * errno of the file's, negated, - 2 */
+	uint64_t f;		/* the position of the next record back */
+	bool progress;		/* report progress (the calling thread) */
 };
 
 /* Push lane @l's segment of value @v (none if negative: cannot be, but
- * a cut trace must not wrap it) alive until vertex @f (UINT64_MAX:
- * never expires).  A segment is queried only at C's vertices, so one
- * that dies before the next is not pushed, nor one d can never reach.
- * 0, or -1 (memory). */
-static int push(struct walk *w, uint32_t l, int64_t v, uint64_t f)
+ * a cut trace must not wrap it) alive until position @until (UINT64_MAX:
+ * never expires), unless d can never reach it.  0, or -1 (memory). */
+static int push(struct walk *w, uint32_t l, int64_t v, uint64_t until)
 {
 	uint64_t u = v < 0 ? 0 : (uint64_t)v;
 
-	if (u >= w->d[l] + w->rem[l] || (f != UINT64_MAX && f > w->cf))
+	if (u >= w->d[l] + w->rem[l])
 		return 0;
-	return cp_stair_push(&w->seg[l], u,
-			     f == UINT64_MAX ? UINT64_MAX : w->N - 1 - f,
-			     w->now);
+	return cp_stair_push(&w->seg[l], u, until, w->now);
 }
 
 /* The in-edge of weight @wt from a vertex of et @et at @f, whose A + 1
  * lane values are at @dst: the walked vertex's A flows into them, and
- * the edge, unless it is C's own (@onc), is a segment.  0, or -1. */
+ * the edge, unless it is C's own (@onc), is a segment.  A segment is
+ * queried only at C's vertices, so one that dies before the next is not
+ * pushed.  0, or -1. */
 static int edge(struct walk *w, uint64_t *dst, uint64_t wt, uint64_t et,
 		uint64_t f, bool onc)
 {
+	bool seg = !onc && f <= w->cf;
+	int64_t v0 = (int64_t)(w->L - et - wt);
+	uint64_t until = w->N - 1 - f;
+
 	for (uint64_t m = w->live; m; m &= m - 1) {
 		uint32_t l = (uint32_t)__builtin_ctzll(m);
 		uint64_t a = w->ax[l];
@@ -427,7 +437,7 @@ static int edge(struct walk *w, uint64_t *dst, uint64_t wt, uint64_t et,
 			continue;
 		if (a + wt > dst[l])
 			dst[l] = a + wt;
-		if (!onc && push(w, l, (int64_t)(w->L - et - wt) - (int64_t)(a - 1), f))
+		if (seg && push(w, l, v0 - (int64_t)(a - 1), until))
 			return -1;
 	}
 	return 0;
@@ -608,31 +618,38 @@ static int walk_one(struct walk *w, const uint8_t *q, const uint8_t *e,
 
 #undef GET
 
-/* Set up the walk from the pass's end: the lanes, the threads' last
- * vertices (A = 0, a segment of the virtual start each), C's end.
- * 0, or -1 (memory). */
-static int walk_init(struct walk *w, struct sp *p)
+/* The critical path's end: the thread (NONE: none ran) and its length. */
+static uint32_t cp_end(const struct sp *p, uint64_t *len)
+{
+	uint32_t cpt = NONE;
+
+	*len = 0;
+	for (uint32_t tid = 0; tid < p->nt; tid++)
+		if (p->th[tid].any && (cpt == NONE || p->th[tid].len > *len)) {
+			*len = p->th[tid].len;
+			cpt = tid;
+		}
+	return cpt;
+}
+
+/* Set up the walk of the @nl lanes @k (tracked indices) from the pass's
+ * end: their CP time, the threads' last vertices (A = 0, a segment of the
+ * virtual start each), C's end.  0, or -1 (memory). */
+static int walk_init(struct walk *w, struct sp *p, const uint32_t *k,
+		     uint32_t nl)
 {
 	struct cp_stream_sl *sl = p->sl;
-	uint32_t cpt = NONE;
-	uint64_t L = 0;
+	uint64_t L;
+	uint32_t cpt = cp_end(p, &L);
 
 	w->p = p;
 	w->N = sl->nsteps;
+	w->f = w->N - 1;
 	w->nslot = p->nrec;
-	for (uint32_t tid = 0; tid < p->nt; tid++)
-		if (p->th[tid].any && (cpt == NONE || p->th[tid].len > L)) {
-			L = p->th[tid].len;
-			cpt = tid;
-		}
 	w->L = L;
-	for (uint32_t k = 0; cpt != NONE && k < p->ntr; k++) {
-		uint64_t cp = p->th[cpt].vec[k];
-
-		if (!cp)
-			continue;
-		w->k[w->nl] = k;
-		w->rem[w->nl] = cp;
+	for (uint32_t l = 0; l < nl; l++) {
+		w->k[w->nl] = k[l];
+		w->rem[w->nl] = p->th[cpt].vec[k[l]];
 		w->live |= (uint64_t)1 << w->nl;
 		w->nl++;
 	}
@@ -655,9 +672,9 @@ static int walk_init(struct walk *w, struct sp *p)
 		w->tmask[tid] = sl->endmask[tid];
 		for (uint32_t l = 0; l < w->nl; l++) {
 			w->ta[(size_t)tid * w->nl + l] = 1;
-			if (tid != cpt && push(w, l, (int64_t)(L -
-					       sl->endet[tid]),
-					       sl->lastf[tid]))
+			if (tid != cpt && sl->lastf[tid] <= w->cf &&
+			    push(w, l, (int64_t)(L - sl->endet[tid]),
+				 w->N - 1 - sl->lastf[tid]))
 				return -1;
 		}
 	}
@@ -671,6 +688,7 @@ static void walk_free(struct walk *w)
 	free(w->tet);
 	free(w->tmask);
 	free(w->off);
+	free(w->buf);
 	for (uint32_t l = 0; l < CP_STREAM_TRACK; l++)
 		cp_stair_free(&w->seg[l]);
 }
@@ -680,7 +698,7 @@ static void walk_free(struct walk *w)
 static int walk_chunk(struct walk *w, uint32_t len, uint32_t nrec,
 		      uint64_t *f)
 {
-	const uint8_t *b = w->p->sl->sp.buf, *q = b, *e = b + len;
+	const uint8_t *b = w->buf, *q = b, *e = b + len;
 	uint32_t n = 0;
 
 	if (cp_grow32((void **)&w->off, sizeof(*w->off), &w->cap_off,
@@ -710,48 +728,88 @@ static int walk_chunk(struct walk *w, uint32_t len, uint32_t nrec,
 	return 0;
 }
 
-int cp_stream_sl_walk(struct sp *p)
+/* Walk the file back until the lanes are done; the result in w->ret. */
+static void walk_run(void *arg)
 {
-	struct cp_stream_sl *sl = p->sl;
-	struct cp_spill *sp = &sl->sp;
-	struct walk w = { .nl = 0 };
-	uint64_t f;
-	int ret = 0;
+	struct walk *w = arg;
+	struct sp *p = w->p;
+	const struct cp_spill *sp = &p->sl->sp;
 
-	if (cp_spill_flush(sp)) {
-		p->s->slack_err = sp->err;
-		return 0;
-	}
-	if (walk_init(&w, p)) {
-		walk_free(&w);
-		return -1;
-	}
-	f = w.N - 1;
-	for (uint32_t i = sp->nchunk; i-- > 0 && w.live && !ret;) {
-		if (cp_spill_read(sp, i)) {
-			p->s->slack_err = errno;
-			walk_free(&w);
-			return 0;
+	for (uint32_t i = sp->nchunk; i-- > 0 && w->live && !w->ret;) {
+		if (cp_spill_read(sp, i, &w->buf, &w->cap_buf)) {
+			w->ret = -2 - errno;
+			return;
 		}
-		ret = walk_chunk(&w, sp->chunk[i].len, sp->chunk[i].nrec, &f);
-		if (p->progress)
+		w->ret = walk_chunk(w, sp->chunk[i].len, sp->chunk[i].nrec,
+				    &w->f);
+		if (w->progress && p->progress)
 			p->progress(p->progress_ctx, "Slack",
 				    ((double)(sp->nchunk - i) / sp->nchunk +
 				     p->pass) / p->npass);
 	}
-	if (ret == -1) {
-		walk_free(&w);
-		return -1;
+}
+
+/*
+ * The lanes are the tracked procedures with CP time, split between two
+ * walks of the file on both cores (cp_par_two; each reads the file and
+ * follows C itself, and walks as far back as its own lanes need).
+ */
+int cp_stream_sl_walk(struct sp *p)
+{
+	struct cp_stream_sl *sl = p->sl;
+	struct walk w[2] = { { .nl = 0 }, { .nl = 0 } };
+	uint32_t k[2][CP_STREAM_TRACK], n[2] = { 0, 0 }, cpt;
+	uint64_t L;
+	int ret = 0;
+
+	if (cp_spill_flush(&sl->sp)) {
+		p->s->slack_err = sl->sp.err;
+		return 0;
 	}
-	if (ret == -2 || w.live)	/* a lane's CP time not all found */
-		cp_die("stream: the Slack walk lost the critical path");
-	for (uint32_t l = 0; l < w.nl; l++)
-		p->slk[w.k[l]] = w.d[l];
-	p->s->slack_walked = w.N - 1 - f;
-	p->s->slack_bytes = sp->off;
+	cpt = cp_end(p, &L);
+	for (uint32_t i = 0; cpt != NONE && i < p->ntr; i++)
+		if (p->th[cpt].vec[i]) {
+			uint32_t h = (n[0] + n[1]) % 2;
+
+			k[h][n[h]++] = i;
+		}
+	if (walk_init(&w[0], p, k[0], n[0]) ||
+	    walk_init(&w[1], p, k[1], n[1])) {
+		ret = -1;
+		goto out;
+	}
+	w[0].progress = true;	/* on the calling thread: cp_par_two's
+				 * second job */
+	cp_par_two(n[1] ? (size_t)sl->nsteps : 0, walk_run, &w[1], walk_run,
+		   &w[0]);
+	for (int h = 0; h < 2; h++) {
+		if (w[h].ret == -1) {
+			ret = -1;
+			goto out;
+		}
+		if (w[h].ret < -2) {	/* the file failed */
+			p->s->slack_err = -2 - w[h].ret;
+			goto out;
+		}
+		/* a record the pass did not write, or a lane's CP time
+		 * not all found: the two sides of the file disagree */
+		if (w[h].ret == -2 || w[h].live)
+			cp_die("stream: the Slack walk lost the critical path");
+	}
+	for (int h = 0; h < 2; h++) {
+		uint64_t walked = w[h].N - 1 - w[h].f;
+
+		for (uint32_t l = 0; l < w[h].nl; l++)
+			p->slk[w[h].k[l]] = w[h].d[l];
+		if (walked > p->s->slack_walked)
+			p->s->slack_walked = walked;
+	}
+	p->s->slack_bytes = sl->sp.off;
 	p->has_slack = true;
-	walk_free(&w);
-	return 0;
+out:
+	walk_free(&w[0]);
+	walk_free(&w[1]);
+	return ret;
 }
 
 void cp_stream_sl_free(struct sp *p)

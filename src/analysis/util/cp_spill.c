@@ -21,7 +21,7 @@ int cp_spill_open(struct cp_spill *sp)
 	if (!dir || !*dir)
 		dir = "/tmp";
 	snprintf(sp->path, sizeof(sp->path), "%s/cpt-spill-XXXXXX", dir);
-	sp->cap_buf = CP_SPILL_CHUNK;
+	sp->cap_buf = CP_SPILL_CHUNK / 16;	/* grown as records come */
 	sp->buf = malloc(sp->cap_buf);
 	if (!sp->buf)
 		return -1;
@@ -80,18 +80,20 @@ int cp_spill_flush(struct cp_spill *sp)
 	return 0;
 }
 
-/* sp->buf holding at least @n bytes.  0, or -1 (memory). */
-static int buf_room(struct cp_spill *sp, size_t n)
+/* *@buf, of *@cap bytes, holding at least @n.  0, or -1 (memory). */
+static int buf_room(uint8_t **buf, size_t *cap, size_t n)
 {
 	uint8_t *b;
 
-	if (n <= sp->cap_buf)
+	if (n <= *cap)
 		return 0;
-	b = realloc(sp->buf, n);
+	if (n < 2 * *cap)
+		n = 2 * *cap;
+	b = realloc(*buf, n);
 	if (!b)
 		return -1;
-	sp->buf = b;
-	sp->cap_buf = n;
+	*buf = b;
+	*cap = n;
 	return 0;
 }
 
@@ -99,22 +101,23 @@ uint8_t *cp_spill_room(struct cp_spill *sp, size_t max)
 {
 	if (sp->used && sp->used + max > CP_SPILL_CHUNK && cp_spill_flush(sp))
 		return NULL;
-	if (!sp->err && buf_room(sp, sp->used + max))
+	if (!sp->err && buf_room(&sp->buf, &sp->cap_buf, sp->used + max))
 		sp->err = ENOMEM;
 	return sp->err ? NULL : sp->buf + sp->used;
 }
 
-int cp_spill_read(struct cp_spill *sp, uint32_t i)
+int cp_spill_read(const struct cp_spill *sp, uint32_t i, uint8_t **buf,
+		  size_t *cap)
 {
 	uint64_t off = sp->chunk[i].off;
 	size_t n = sp->chunk[i].len;
 	uint8_t *p;
 
-	if (buf_room(sp, n)) {
+	if (buf_room(buf, cap, n)) {
 		errno = ENOMEM;
 		return -1;
 	}
-	p = sp->buf;
+	p = *buf;
 	while (n) {
 		ssize_t r = pread(sp->fd, p, n, (off_t)off);
 

@@ -12,7 +12,7 @@
  * process; its name is kept for the messages.  The chunks' places are
  * kept in memory: 24 bytes a chunk.
  *
- * Concurrency: one thread at a time.
+ * Concurrency: one thread at a time, but for cp_spill_read().
  */
 #ifndef CP_SPILL_H
 #define CP_SPILL_H
@@ -32,7 +32,7 @@ struct cp_spill {
 	int fd;			/* -1: not open */
 	char path[256];		/* the file's name (unlinked) */
 	int err;		/* the first errno of a write, or 0 */
-	uint8_t *buf;		/* the chunk being written, or read */
+	uint8_t *buf;		/* the chunk being written */
 	size_t cap_buf;
 	uint32_t used;		/* bytes in buf */
 	uint32_t nrec;		/* records in buf */
@@ -61,9 +61,12 @@ static inline void cp_spill_done(struct cp_spill *sp, const uint8_t *end)
 /* Write out the last chunk.  0, or -1 (sp->err). */
 int cp_spill_flush(struct cp_spill *sp);
 
-/* Read chunk @i into sp->buf (its length is sp->chunk[i].len).  0, or -1
- * with errno set (ENOMEM: no room for it). */
-int cp_spill_read(struct cp_spill *sp, uint32_t i);
+/* Read chunk @i (of sp->chunk[i].len bytes) into *@buf, of *@cap bytes,
+ * grown to hold it.  0, or -1 with errno set (ENOMEM: no room for it).
+ * Once the writing is done, any number of threads at once, each with its
+ * own buffer. */
+int cp_spill_read(const struct cp_spill *sp, uint32_t i, uint8_t **buf,
+		  size_t *cap);
 
 /* Close and free; the spill is all zeros but fd -1 again. */
 void cp_spill_close(struct cp_spill *sp);
