@@ -51,7 +51,6 @@
  *
  * The file.  One record per vertex (and per virtual one), written in the
  * pass's order, LEB128 values, most of them small differences:
- *	uv len			bytes after this value
  *	u8 flags		VIRT, FIRST (no thread in-edge), PIECES
  * a vertex:
  *	uv tid
@@ -63,7 +62,8 @@
  * both:
  *	uv winner (0: the thread edge, else 1 + input)
  *	uv n, n x (uv id << 1 | is-thread, uv et(x) - et(in), uv f(x) - f(in))
- * The walk keeps each thread's et and mask, learnt backwards: et(u) from
+ * then the record's length, the bytes of its LEB128 last first, so that
+ * the walk finds it from the record's end.  The walk keeps each thread's et and mask, learnt backwards: et(u) from
  * the next vertex, the mask of the procedures followed that are open
  * (the lanes a segment counts for) from where it changed (PIECES, with
  * the pieces a sampled segment is cut into by stack switches).  A
@@ -271,21 +271,17 @@ static size_t rec_max(uint32_t n, uint32_t pc, uint32_t pub)
 	       2 * CP_VARINT_MAX * (size_t)pc + CP_VARINT_MAX * (size_t)pub;
 }
 
-/* The record whose body is [@body, @e), @body a byte past @start,
- * cp_spill_room()'s pointer (the room for a length of one byte, which
- * most records take): its length in front, the body moved up if the
- * length takes more. */
-static void seal(struct cp_spill *sp, uint8_t *start, uint8_t *body,
-		 uint8_t *e)
+/* The record whose body is [@body, @e), @body cp_spill_room()'s
+ * pointer: its length after it, the bytes of its LEB128 last first, so
+ * that the walk reads it from the record's end. */
+static void seal(struct cp_spill *sp, uint8_t *body, uint8_t *e)
 {
-	uint64_t n = (uint64_t)(e - body);
 	uint8_t len[CP_VARINT_MAX];
-	size_t ll = (size_t)(cp_uv_put(len, n) - len);
+	size_t ll = (size_t)(cp_uv_put(len, (uint64_t)(e - body)) - len);
 
-	if (ll > 1)
-		memmove(body + ll - 1, body, n);
-	memcpy(start, len, ll);
-	cp_spill_done(sp, start + ll + n);
+	for (size_t i = 0; i < ll; i++)
+		e[i] = len[ll - 1 - i];
+	cp_spill_done(sp, e + ll);
 }
 
 static uint8_t *put_in(uint8_t *q, const struct sl_in *in, uint64_t et,
@@ -324,7 +320,7 @@ void cp_stream_sl_end_step(struct sp *p, const struct sth *t)
 			  rec_max(sl->nin, sl->npc, sl->npub));
 	if (!a)
 		goto virtuals;
-	b = q = a + 1;
+	b = q = a;
 	*q++ = (uint8_t)((sl->first ? F_FIRST : 0) | (pieces ? F_PIECES : 0));
 	q = cp_uv_put(q, sl->tid);
 	if (!sl->first) {
@@ -347,7 +343,7 @@ void cp_stream_sl_end_step(struct sp *p, const struct sth *t)
 	q = cp_uv_put(q, sl->nin);
 	for (uint32_t j = 0; j < sl->nin; j++)
 		q = put_in(q, &sl->in[j], et, sl->f);
-	seal(&sl->sp, a, b, q);
+	seal(&sl->sp, b, q);
 virtuals:
 	sl->lastf[sl->tid] = sl->f;
 	sl->endet[sl->tid] = et;
@@ -358,7 +354,7 @@ virtuals:
 		a = cp_spill_room(&sl->sp, CP_VARINT_MAX + rec_max(2, 0, 0));
 		if (!a)
 			return;
-		b = q = a + 1;
+		b = q = a;
 		*q++ = F_VIRT;
 		q = cp_uv_put(q, v->slot);
 		q = cp_uv_put(q, v->et);
@@ -366,7 +362,7 @@ virtuals:
 		q = cp_uv_put(q, 2);
 		q = put_in(q, &v->in[0], v->et, v->f);
 		q = put_in(q, &v->in[1], v->et, v->f);
-		seal(&sl->sp, a, b, q);
+		seal(&sl->sp, b, q);
 	}
 }
 
@@ -394,8 +390,6 @@ struct walk {
 	uint32_t ptr_id;	/* or a slot's record */
 	uint64_t cf;		/* that vertex's position in the file */
 	uint64_t now;		/* the walk's position: N - 1 - f */
-	uint64_t *off;		/* a chunk's record offsets */
-	uint32_t cap_off;
 	uint8_t *buf;		/* the chunk read */
 	size_t cap_buf;
 	int ret;		/* walk_run()'s: 0, -1 (memory), -2 (a
@@ -687,45 +681,57 @@ static void walk_free(struct walk *w)
 	free(w->ra);
 	free(w->tet);
 	free(w->tmask);
-	free(w->off);
 	free(w->buf);
 	for (uint32_t l = 0; l < CP_STREAM_TRACK; l++)
 		cp_stair_free(&w->seg[l]);
 }
 
-/* The records of the chunk in sp->buf, walked last first; *@f: the
- * position of its last, counted down.  0, -1 or -2 as walk_one(). */
+/* The length of the record ending at @e, read back from its end past
+ * @lo into *@n; the record's body ends where it returns (NULL: no
+ * length there). */
+static const uint8_t *rec_len(const uint8_t *lo, const uint8_t *e,
+			      uint64_t *n)
+{
+	uint64_t v = 0;
+
+	for (unsigned shift = 0; e > lo && shift < 64; shift += 7) {
+		uint8_t c = *--e;
+
+		v |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80)) {
+			*n = v;
+			return e;
+		}
+	}
+	return NULL;
+}
+
+/* The @nrec records of the chunk of @len bytes in w->buf, walked last
+ * first; *@f: the position of its last, counted down.  0, -1 or -2 as
+ * walk_one(). */
 static int walk_chunk(struct walk *w, uint32_t len, uint32_t nrec,
 		      uint64_t *f)
 {
-	const uint8_t *b = w->buf, *q = b, *e = b + len;
+	const uint8_t *b = w->buf, *e = b + len;
 	uint32_t n = 0;
 
-	if (cp_grow32((void **)&w->off, sizeof(*w->off), &w->cap_off,
-		      2 * (uint64_t)nrec + 2))
-		return -1;
-	while (q < e && n < nrec) {
-		uint64_t l;
-
-		if (cp_uv_get(&q, e, &l) || l > (uint64_t)(e - q))
-			return -2;
-		w->off[2 * n] = (uint64_t)(q - b);
-		q += l;
-		w->off[2 * n + 1] = (uint64_t)(q - b);
-		n++;
-	}
-	if (n != nrec || q != e || *f + 1 < n)
+	if (*f + 1 < nrec)
 		return -2;
-	for (uint32_t i = n; i-- > 0 && w->live; (*f)--) {
+	while (e > b && w->live) {
+		uint64_t l;
+		const uint8_t *be = rec_len(b, e, &l);
 		int ret;
 
+		if (!be || l > (uint64_t)(be - b) || ++n > nrec)
+			return -2;
 		w->now = w->N - 1 - *f;
-		ret = walk_one(w, b + w->off[2 * i], b + w->off[2 * i + 1],
-			       *f);
+		ret = walk_one(w, be - l, be, *f);
 		if (ret)
 			return ret;
+		e = be - l;
+		(*f)--;
 	}
-	return 0;
+	return !w->live || n == nrec ? 0 : -2;
 }
 
 /* Walk the file back until the lanes are done; the result in w->ret. */
