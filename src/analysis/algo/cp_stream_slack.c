@@ -399,16 +399,29 @@ struct walk {
 	bool progress;		/* report progress (the calling thread) */
 };
 
-/* Push lane @l's segment of value @v (none if negative: cannot be, but
- * a cut trace must not wrap it) alive until position @until (UINT64_MAX:
- * never expires), unless d can never reach it.  0, or -1 (memory). */
-static int push(struct walk *w, uint32_t l, int64_t v, uint64_t until)
+/* @a + @b, or UINT64_MAX past it. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
 {
-	uint64_t u = v < 0 ? 0 : (uint64_t)v;
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
 
-	if (u >= w->d[l] + w->rem[l])
+/* The value L - @et - @wt - @a of a segment, 0 if that is negative
+ * (cannot be, but a damaged trace must not wrap it). */
+static uint64_t seg_val(uint64_t L, uint64_t et, uint64_t wt, uint64_t a)
+{
+	uint64_t s = sat_add(sat_add(et, wt), a);
+
+	return s < L ? L - s : 0;
+}
+
+/* Push lane @l's segment of value @v alive until position @until
+ * (UINT64_MAX: never expires), unless d can never reach it.  0, or -1
+ * (memory). */
+static int push(struct walk *w, uint32_t l, uint64_t v, uint64_t until)
+{
+	if (v >= sat_add(w->d[l], w->rem[l]))
 		return 0;
-	return cp_stair_push(&w->seg[l], u, until, w->now);
+	return cp_stair_push(&w->seg[l], v, until, w->now);
 }
 
 /* The in-edge of weight @wt from a vertex of et @et at @f, whose A + 1
@@ -420,7 +433,6 @@ static int edge(struct walk *w, uint64_t *dst, uint64_t wt, uint64_t et,
 		uint64_t f, bool onc)
 {
 	bool seg = !onc && f <= w->cf;
-	int64_t v0 = (int64_t)(w->L - et - wt);
 	uint64_t until = w->N - 1 - f;
 
 	for (uint64_t m = w->live; m; m &= m - 1) {
@@ -429,9 +441,9 @@ static int edge(struct walk *w, uint64_t *dst, uint64_t wt, uint64_t et,
 
 		if (!a)
 			continue;
-		if (a + wt > dst[l])
-			dst[l] = a + wt;
-		if (seg && push(w, l, v0 - (int64_t)(a - 1), until))
+		if (sat_add(a, wt) > dst[l])
+			dst[l] = sat_add(a, wt);
+		if (seg && push(w, l, seg_val(w->L, et, wt, a - 1), until))
 			return -1;
 	}
 	return 0;
@@ -447,16 +459,20 @@ static void on_c(struct walk *w, uint64_t et)
 
 		if (w->cown[l]) {
 			uint64_t q = cp_stair_min(&w->seg[l], w->now);
-			uint64_t nd = w->d[l] + w->cown[l];
+			uint64_t nd = sat_add(w->d[l], w->cown[l]);
 
 			w->d[l] = nd < q ? nd : q;
-			w->rem[l] -= w->cown[l];
+			/* the shares of C's edges add up to the CP time
+			 * (the same tree); cp_stream_sl_walk() checks that
+			 * every lane ran out of it */
+			w->rem[l] -= w->cown[l] < w->rem[l] ? w->cown[l] :
+							      w->rem[l];
 			if (!w->rem[l]) {
 				w->live &= ~((uint64_t)1 << l);
 				continue;
 			}
 		}
-		w->ax[l] = w->L - et - w->d[l] + 1;
+		w->ax[l] = seg_val(w->L, et, 0, w->d[l]) + 1;
 	}
 }
 
@@ -566,13 +582,12 @@ static int walk_one(struct walk *w, const uint8_t *q, const uint8_t *e,
 				uint32_t l = (uint32_t)__builtin_ctzll(m);
 
 				/* a root: its paths end at the virtual end */
-				if (w->ax[l] && push(w, l, (int64_t)w->L -
-						     (int64_t)(w->ax[l] - 1),
-						     UINT64_MAX))
+				if (w->ax[l] && push(w, l, seg_val(w->L, 0, 0,
+						     w->ax[l] - 1), UINT64_MAX))
 					return -1;
 			}
 		} else {
-			if (gap + wt > et || dprev > f)
+			if (sat_add(gap, wt) > et || dprev > f)
 				return -2;
 			memset(ta, 0, nl * sizeof(*ta));
 			if (edge(w, ta, wt, et - gap - wt, f - dprev, c && !win))
@@ -667,7 +682,7 @@ static int walk_init(struct walk *w, struct sp *p, const uint32_t *k,
 		for (uint32_t l = 0; l < w->nl; l++) {
 			w->ta[(size_t)tid * w->nl + l] = 1;
 			if (tid != cpt && sl->lastf[tid] <= w->cf &&
-			    push(w, l, (int64_t)(L - sl->endet[tid]),
+			    push(w, l, seg_val(L, sl->endet[tid], 0, 0),
 				 w->N - 1 - sl->lastf[tid]))
 				return -1;
 		}
