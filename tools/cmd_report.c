@@ -33,6 +33,7 @@ struct ropts {
 	const char *gprof, *exe;	/* --gprof GMON --exe PROGRAM */
 	enum cp_view by;		/* --by: one level of the hierarchy */
 	bool stream;			/* --stream: out of core, always */
+	bool no_slack;			/* --no-slack: out of core, none */
 };
 
 /* --format html: the near-critical paths and the top procedures' what-if,
@@ -154,7 +155,7 @@ static enum cpt_status report_pag(struct cpt_ctx *c, struct cp_input *in,
 
 enum {
 	OPT_GPROF = CPT_OPT_OWN, OPT_EXE, OPT_BY, OPT_EXCLUSIVE,
-	OPT_INCLUSIVE, OPT_TOP, OPT_STREAM,
+	OPT_INCLUSIVE, OPT_TOP, OPT_STREAM, OPT_NO_SLACK,
 };
 
 static const struct option report_options[] = {
@@ -167,6 +168,7 @@ static const struct option report_options[] = {
 	{ "k", required_argument, NULL, 'k' },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "stream", no_argument, NULL, OPT_STREAM },
+	{ "no-slack", no_argument, NULL, OPT_NO_SLACK },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -211,6 +213,9 @@ static int parse(struct cpt_ctx *c, int argc, char **argv, struct ropts *o,
 		case OPT_STREAM:
 			o->stream = true;
 			break;
+		case OPT_NO_SLACK:
+			o->no_slack = true;
+			break;
 		default:
 			return -1;
 		}
@@ -247,7 +252,7 @@ static enum cpt_status report_stream(struct cpt_ctx *c, const char *path,
 	struct cp_stream_opts so = {
 		.exclusive = o->exclusive,
 		.mbm_k = o->k ? o->k : CP_PROFILE_K_DEFAULT,
-		.slack = true,
+		.slack = !o->no_slack,
 	};
 	struct cp_tindex ix;
 	struct cp_stream s;

@@ -33,7 +33,8 @@ static const struct cpt_verb verbs[] = {
 	  "cpt report TRACE|PAG [--k N] [--top N] [--exclusive] [--strict] "
 	  "[--gprof GMON --exe PROGRAM] [--by program|thread|procedure|"
 	  "object] [--procedures instrumented|sampled] [--debuginfo-path DIRS] "
-	  "[--memory SIZE] [--stream] [--format text|json|html] [-o FILE]",
+	  "[--memory SIZE] [--stream] [--no-slack] [--format text|json|html] "
+	  "[-o FILE]",
 	  "critical-path report: CP, zeroing, Slack, MBM per procedure; "
 	  "threads; objects (--stream, or over --memory: out of core)" },
 	{ "paths", cpt_cmd_paths,

@@ -1236,6 +1236,11 @@ START_TEST(test_stream_cpt_chooses_the_mode)
 			     "failed: No such file or directory.") &&
 		      strstr(out, "50 ns  62.5%       49 ns  61.2%           -"
 			     "      -       49 ns  61.2%"), "stdout: %s", out);
+	/* --no-slack: none, said so */
+	CPT_EXPECT("report --stream --no-slack", 0);
+	ck_assert_msg(strstr(out, "note: no Slack (--no-slack).") &&
+		      strstr(out, "50 ns  62.5%       49 ns  61.2%           -"
+			     "      -       49 ns  61.2%"), "stdout: %s", out);
 	CPT_EXPECT("report", 0);
 	ck_assert_msg(!line[0] && !strstr(out, "streaming"), "stderr: %s",
 		      line);

@@ -113,9 +113,10 @@ static bool advance(struct sp *p, struct sth *t)
 }
 
 /* The dependency edges into @v: merge what they left (records pass).
- * @tid is @t's. */
-static void deps(struct sp *p, uint32_t tid, struct sth *t,
-		 const struct cp_tev *v)
+ * @tid is @t's; @sl: p->sl is set (step_as()). */
+static inline __attribute__((always_inline)) void
+deps(struct sp *p, uint32_t tid, struct sth *t, const struct cp_tev *v,
+     const bool sl)
 {
 	uint32_t c = (uint32_t)v->arg;
 	uint64_t own = t->len;
@@ -134,7 +135,7 @@ static void deps(struct sp *p, uint32_t tid, struct sth *t,
 			uint32_t r = t->create_rec;
 
 			cp_stream_flush(p, t);
-			if (p->sl)
+			if (sl)
 				cp_stream_sl_in_rec(p, r);
 			if (p->kp_k) {	/* the creator's is its only in-edge */
 				t->hp = p->rhp[r];
@@ -151,7 +152,7 @@ static void deps(struct sp *p, uint32_t tid, struct sth *t,
 			const struct sth *ch = &p->th[c];
 
 			cp_stream_flush(p, t);
-			if (p->sl)
+			if (sl)
 				cp_stream_sl_in_join(p, c);
 			if (p->kp_k)
 				cp_stream_kp_join(p, t, c);
@@ -164,8 +165,9 @@ static void deps(struct sp *p, uint32_t tid, struct sth *t,
 }
 
 /* PUBLISH: the survey notes the sequence, the records pass leaves a
- * record and frees the dead ones.  0, or -1 (memory). */
-static int publish(struct sp *p, struct sth *t, const struct cp_tev *v)
+ * record and frees the dead ones.  0, or -1 (memory).  @sl as deps(). */
+static inline __attribute__((always_inline)) int
+publish(struct sp *p, struct sth *t, const struct cp_tev *v, const bool sl)
 {
 	struct sobj *o = cp_stream_obj_at(p, v->obj);
 	uint32_t r;
@@ -185,7 +187,7 @@ static int publish(struct sp *p, struct sth *t, const struct cp_tev *v)
 		} else if (agg && *agg) {
 			if (p->kp_k)
 				cp_stream_kp_group_thread(p, *agg - 1, t);
-			if (p->sl)
+			if (sl)
 				cp_stream_sl_group_thread(p, *agg - 1,
 							  (uint32_t)(t - p->th));
 			cp_stream_merge_into(p, &p->rlen[*agg - 1],
@@ -225,8 +227,12 @@ static int create(struct sp *p, struct sth *t, uint32_t c)
 }
 
 /* Process @t's next vertex (ready) and decode the one after; the return
- * is advance()'s, or -1 when out of memory. */
-static int step(struct sp *p, uint32_t tid, struct sth *t)
+ * is advance()'s, or -1 when out of memory.  @sl: p->sl is set, a
+ * constant in each of step()'s two copies, so that the copy without
+ * Slack's file has none of its calls (which cost the pass a tenth of its
+ * time when only tested for). */
+static inline __attribute__((always_inline)) int
+step_as(struct sp *p, uint32_t tid, struct sth *t, const bool sl)
 {
 	struct cp_stream_thread *st = &p->s->threads[tid];
 	const struct cp_tev *v = &t->nx;
@@ -240,7 +246,7 @@ static int step(struct sp *p, uint32_t tid, struct sth *t)
 	}
 	if (p->sm && !p->records)
 		cp_stream_smp_place(p, tid, t, v);
-	if (p->sl)
+	if (sl)
 		cp_stream_sl_begin(p, tid, t);
 	if (t->any) {
 		dt = v->ts - t->prev_ts;
@@ -256,7 +262,7 @@ static int step(struct sp *p, uint32_t tid, struct sth *t)
 				t->pending += dt;
 				if (p->nlane && p->records)
 					cp_stream_lane_add(p, t, dt);
-				if (p->sl)
+				if (sl)
 					cp_stream_sl_piece(p, t, dt);
 			}
 			t->useful += dt;
@@ -287,23 +293,28 @@ static int step(struct sp *p, uint32_t tid, struct sth *t)
 			    ((double)p->done / (double)(p->ix->t.nevents + 1) +
 			     p->pass) / p->npass);
 	if (p->records)
-		deps(p, tid, t, v);
+		deps(p, tid, t, v, sl);
 	/* lengths only: no object's figures, only its records */
 	if (v->obj && (p->track ? cp_stream_obj_vertex(p, t, v, waited, dt)
 				: !cp_stream_obj_at(p, v->obj)))
 		return -1;
 	if (cp_tev_kind(v) == CP_EV_CONSUME && v->cnt)
 		cp_stream_consumed(p, &p->obj[v->obj], v->arg, v->cnt);
-	if (cp_tev_kind(v) == CP_EV_PUBLISH && publish(p, t, v))
+	if (cp_tev_kind(v) == CP_EV_PUBLISH && publish(p, t, v, sl))
 		return -1;
 	if (cp_tev_kind(v) == CP_EV_THREAD_CREATE && v->arg < p->nt &&
 	    v->arg != tid && create(p, t, (uint32_t)v->arg))
 		return -1;
 	if (cp_stream_calls(p, t, v))
 		return -1;
-	if (p->sl)
+	if (sl)
 		cp_stream_sl_end_step(p, t);
 	return advance(p, t);
+}
+
+static int step(struct sp *p, uint32_t tid, struct sth *t)
+{
+	return p->sl ? step_as(p, tid, t, true) : step_as(p, tid, t, false);
 }
 
 /* @t has no more vertices: close its frames, keep its record for its
@@ -731,7 +742,8 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 		p.nrec = p.live = 0;
 		p.freel = NONE;
 	}
-	if (o && o->slack && p.track && cp_stream_sl_start(&p))
+	s->slack_asked = o && o->slack && p.track;
+	if (s->slack_asked && cp_stream_sl_start(&p))
 		goto err_mem;
 	if (run_pass(&p))
 		goto err_mem;

@@ -146,6 +146,7 @@ struct cp_stream {
 				 * mbm_k, fewer when there are fewer or the
 				 * paths are cut) */
 	/* Slack (cp_stream_opts.slack) */
+	bool slack_asked;	/* cp_stream_opts.slack was given */
 	int slack_err;		/* errno of its file when it failed, or 0 */
 	uint64_t slack_bytes;	/* its file's size */
 	uint64_t slack_walked;	/* vertices the walk back read */

@@ -206,11 +206,6 @@ struct sp {
 				 * then (capture) in kp_want */
 	uint64_t done;		/* vertices processed in this pass */
 	unsigned pass, npass;	/* passes run, and in all (progress) */
-	/* Slack (cp_stream_slack.c): the records pass's file, or NULL;
-	 * after the walk, each tracked procedure's Slack */
-	struct cp_stream_sl *sl;
-	bool has_slack;
-	uint64_t slk[CP_STREAM_TRACK];
 	bool *made;		/* (census) [nt] a CREATE of the thread */
 	struct cp_map2 far;	/* (census) (obj, seq) published, seq past
 				 * the event count */
@@ -220,6 +215,11 @@ struct sp {
 				 * (cp_stream_opts.lengths_only) */
 	void (*progress)(void *ctx, const char *phase, double frac);
 	void *progress_ctx;
+	/* Slack (cp_stream_slack.c): the records pass's file, or NULL;
+	 * after the walk, each tracked procedure's Slack */
+	struct cp_stream_sl *sl;
+	bool has_slack;
+	uint64_t slk[CP_STREAM_TRACK];
 };
 
 /* Where a record's lanes are (struct sp). */
@@ -265,8 +265,6 @@ void cp_stream_merge(struct sp *p, struct sth *t, uint64_t len,
 uint32_t cp_stream_rec_new(struct sp *p, const struct sth *t, uint64_t seq);
 /* Return record @r to the free list. */
 void cp_stream_rec_free(struct sp *p, uint32_t r);
-/* Merge record @r into @t and, if @drop, free it. */
-void cp_stream_rec_merge(struct sp *p, struct sth *t, uint32_t r, bool drop);
 /* cp_stream_obj_at's growth of the table to hold @id. */
 struct sobj *cp_stream_obj_grow(struct sp *p, uint32_t id);
 

@@ -107,7 +107,7 @@ uint32_t cp_stream_rec_new(struct sp *p, const struct sth *t, uint64_t seq)
 		memcpy(p->rvec + r * vn, t->vec, vn * sizeof(*t->vec));
 	if (p->kp_k)
 		cp_stream_kp_rec(p, t, r);
-	if (p->sl && cp_stream_sl_rec(p, r))
+	if (__builtin_expect(p->sl != NULL, 0) && cp_stream_sl_rec(p, r))
 		return NONE;
 	p->s->records++;
 	if (++p->live > p->s->live_max)
@@ -129,23 +129,22 @@ static void rec_fold(struct sp *p, uint32_t a, uint32_t r)
 
 	if (p->kp_k)
 		cp_stream_kp_group_rec(p, a, r);
-	if (p->sl)
+	if (__builtin_expect(p->sl != NULL, 0))
 		cp_stream_sl_group_rec(p, a, r);
 	cp_stream_merge_into(p, &p->rlen[a], p->rvec + a * vn, p->rlen[r],
 			     p->rvec + r * vn);
 	cp_stream_rec_free(p, r);
 }
 
-/* Merge record @r into @t and, if @drop, free it. */
-void cp_stream_rec_merge(struct sp *p, struct sth *t, uint32_t r, bool drop)
+/* Merge record @r into @t; @sl: p->sl is set (consume_as()). */
+static inline __attribute__((always_inline)) void
+rec_merge(struct sp *p, struct sth *t, uint32_t r, const bool sl)
 {
 	if (p->kp_k)
 		cp_stream_kp_consume(p, t, r);
-	if (p->sl)
+	if (sl)
 		cp_stream_sl_in_rec(p, r);
 	cp_stream_merge(p, t, p->rlen[r], p->rvec + r * (size_t)p->vn);
-	if (drop)
-		cp_stream_rec_free(p, r);
 }
 
 /* ---- objects ------------------------------------------------------- */
@@ -278,10 +277,12 @@ uint32_t *cp_stream_fold_slot(struct sobj *o, uint64_t q)
 /*
  * Merge into @t (flushed) the records of @o's sequences lo .. lo+cnt-1:
  * each one's own, or once the aggregate of those folded.  The freeing
- * and folding rules keep every one a CONSUME can still hold.
+ * and folding rules keep every one a CONSUME can still hold.  @sl: p->sl
+ * is set, a constant in each of the two copies (as cp_stream.c's step()).
  */
-void cp_stream_consume_records(struct sp *p, struct sth *t, struct sobj *o,
-			       uint64_t lo, uint32_t cnt)
+static inline __attribute__((always_inline)) void
+consume_as(struct sp *p, struct sth *t, struct sobj *o, uint64_t lo,
+	   uint32_t cnt, const bool sl)
 {
 	bool done1 = false, done2 = false;
 
@@ -294,15 +295,24 @@ void cp_stream_consume_records(struct sp *p, struct sth *t, struct sobj *o,
 			if (!*agg)
 				cp_die("stream: a folded record is missing");
 			if (!*done)
-				cp_stream_rec_merge(p, t, *agg - 1, false);
+				rec_merge(p, t, *agg - 1, sl);
 			*done = true;
 			continue;
 		}
 		r = rec_find(p, o, q);
 		if (r == NONE)
 			cp_die("stream: a consumed record was freed");
-		cp_stream_rec_merge(p, t, r, false);
+		rec_merge(p, t, r, sl);
 	}
+}
+
+void cp_stream_consume_records(struct sp *p, struct sth *t, struct sobj *o,
+			       uint64_t lo, uint32_t cnt)
+{
+	if (p->sl)
+		consume_as(p, t, o, lo, cnt, true);
+	else
+		consume_as(p, t, o, lo, cnt, false);
 }
 
 /*

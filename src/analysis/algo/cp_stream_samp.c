@@ -230,8 +230,11 @@ int cp_stream_smp_setup(struct sp *p, const struct cp_stream_opts *o,
 	return 0;
 }
 
-int cp_stream_smp_segment(struct sp *p, uint32_t tid, struct sth *t,
-			  uint64_t dt)
+/* cp_stream_smp_segment(); @sl: p->sl is set, a constant in each of the
+ * two copies (as cp_stream.c's step()). */
+static inline __attribute__((always_inline)) int
+segment_as(struct sp *p, uint32_t tid, struct sth *t, uint64_t dt,
+	   const bool sl)
 {
 	const struct cp_samples *sm = p->sm;
 	uint64_t k1 = sm->thr_off[tid + 1], pos = t->useful, end = pos + dt;
@@ -249,7 +252,7 @@ int cp_stream_smp_segment(struct sp *p, uint32_t tid, struct sth *t,
 		t->pending += p->sM[t->sk] - pos;
 		if (p->nlane)
 			cp_stream_lane_add(p, t, p->sM[t->sk] - pos);
-		if (p->sl)
+		if (sl)
 			cp_stream_sl_piece(p, t, p->sM[t->sk] - pos);
 		pos = p->sM[t->sk];
 		if (cp_stream_set_stack(p, t, p->sfull + sm->stk_off[st],
@@ -260,7 +263,7 @@ int cp_stream_smp_segment(struct sp *p, uint32_t tid, struct sth *t,
 	t->pending += end - pos;
 	if (p->nlane)
 		cp_stream_lane_add(p, t, end - pos);
-	if (p->sl)
+	if (sl)
 		cp_stream_sl_piece(p, t, end - pos);
 	for (; t->sc < k1; t->sc++) {
 		uint32_t st = p->sid[t->sc];
@@ -278,6 +281,13 @@ int cp_stream_smp_segment(struct sp *p, uint32_t tid, struct sth *t,
 				t->vec[cp_stream_cps(p, p->trk[p->sdist[d]])]++;
 	}
 	return 0;
+}
+
+int cp_stream_smp_segment(struct sp *p, uint32_t tid, struct sth *t,
+			  uint64_t dt)
+{
+	return p->sl ? segment_as(p, tid, t, dt, true) :
+		       segment_as(p, tid, t, dt, false);
 }
 
 void cp_stream_smp_results(struct sp *p, const uint64_t *vec)

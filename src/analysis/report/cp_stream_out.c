@@ -47,6 +47,10 @@ static bool note(const struct cp_stream *s, unsigned i, char *buf,
 		snprintf(buf, len, "%s", cp_stream_out_missing);
 		return true;
 	}
+	if (!s->slack_asked && !--i) {
+		snprintf(buf, len, "no Slack (--no-slack)");
+		return true;
+	}
 	if (s->slack_err && !--i) {
 		snprintf(buf, len, "no Slack: its scratch file in $TMPDIR "
 			 "failed: %s", strerror(s->slack_err));
