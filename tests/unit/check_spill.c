@@ -1,0 +1,139 @@
+/*
+ * check_spill.c - the scratch file written forward and read back from
+ * its end (cp_spill.h): records of random sizes, some larger than a
+ * chunk, come back whole, in their chunks, the last chunk first; nothing
+ * is left in the directory; a directory that does not exist is an error
+ * with errno, not a crash.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cp_spill.h"
+
+/* Record @i's size (a few larger than a chunk) and its byte @j. */
+static size_t rec_size(uint32_t i)
+{
+	if (i % 997 == 500)
+		return CP_SPILL_CHUNK + 1000 + i;
+	return 1 + (i * 2654435761u) % 3000;
+}
+
+static uint8_t rec_byte(uint32_t i, size_t j)
+{
+	return (uint8_t)(i * 31 + j * 7);
+}
+
+/* Files in @dir whose name starts with "cpt-spill". */
+static int spills_in(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		n += strncmp(e->d_name, "cpt-spill", 9) == 0;
+	closedir(d);
+	return n;
+}
+
+START_TEST(test_spill_round_trip)
+{
+	char dir[] = "/tmp/check_spill_XXXXXX";
+	const uint32_t n = 3000;
+	struct cp_spill sp;
+	uint8_t *buf = NULL;
+	size_t cap = 0;
+	uint32_t seen = 0, i = n;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(setenv("TMPDIR", dir, 1), 0);
+	ck_assert_int_eq(cp_spill_open(&sp), 0);
+	unsetenv("TMPDIR");
+	ck_assert_int_eq(spills_in(dir), 0);	/* unlinked at once */
+	for (uint32_t r = 0; r < n; r++) {
+		size_t sz = rec_size(r);
+		uint8_t *q = cp_spill_room(&sp, sz);
+
+		ck_assert_ptr_nonnull(q);
+		for (size_t j = 0; j < sz; j++)
+			q[j] = rec_byte(r, j);
+		cp_spill_done(&sp, q + sz);
+	}
+	ck_assert_int_eq(cp_spill_flush(&sp), 0);
+	ck_assert_uint_eq(sp.nrecs, n);
+	ck_assert_uint_gt(sp.nchunk, 3);
+	/* the chunks last first; in each, its records in order */
+	for (uint32_t c = sp.nchunk; c-- > 0;) {
+		const struct cp_spill_chunk *ch = &sp.chunk[c];
+		size_t off = 0;
+		uint32_t first = i - ch->nrec;
+
+		ck_assert_int_eq(cp_spill_read(&sp, c, &buf, &cap), 0);
+		ck_assert_uint_ge(cap, ch->len);
+		ck_assert_msg(ch->nrec == 1 || ch->len <= CP_SPILL_CHUNK,
+			      "chunk %u: %u bytes of %u records", c, ch->len,
+			      ch->nrec);
+		for (uint32_t r = first; r < i; r++) {
+			size_t sz = rec_size(r);
+
+			ck_assert_uint_le(off + sz, ch->len);
+			for (size_t j = 0; j < sz; j++)
+				ck_assert_msg(buf[off + j] == rec_byte(r, j),
+					      "record %u byte %zu", r, j);
+			off += sz;
+			seen++;
+		}
+		ck_assert_uint_eq(off, ch->len);
+		i = first;
+	}
+	ck_assert_uint_eq(seen, n);
+	ck_assert_uint_eq(i, 0);
+	cp_spill_close(&sp);
+	ck_assert_int_eq(sp.fd, -1);
+	free(buf);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+START_TEST(test_spill_no_directory)
+{
+	struct cp_spill sp;
+
+	ck_assert_int_eq(setenv("TMPDIR", "/nonexistent/check_spill", 1), 0);
+	errno = 0;
+	ck_assert_int_eq(cp_spill_open(&sp), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	unsetenv("TMPDIR");
+	ck_assert_int_eq(sp.fd, -1);
+	ck_assert_ptr_null(sp.buf);
+	cp_spill_close(&sp);	/* harmless after a failed open */
+}
+END_TEST
+
+static Suite *spill_suite(void)
+{
+	Suite *s = suite_create("spill");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_spill_round_trip);
+	tcase_add_test(tc, test_spill_no_directory);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(spill_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
