@@ -695,7 +695,9 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 		.kp_k = o ? (o->mbm_k > 1 ? o->mbm_k : o->kpaths) : 0,
 	};
 
-	p.npass = p.mbm_k > 1 ? 3 : 2;
+	/* for the progress line: the walk back of Slack's file counts as
+	 * one more */
+	p.npass = (p.mbm_k > 1 ? 3 : 2) + (o && o->slack && p.track ? 1 : 0);
 	p.kp_cap = o && o->kpaths_nodes ? o->kpaths_nodes :
 		   64ull * p.kp_k > CP_STREAM_KP_NODES ? 64ull * p.kp_k :
 		   CP_STREAM_KP_NODES;
