@@ -267,10 +267,11 @@ void cp_stream_sl_group_rec(struct sp *p, uint32_t a, uint32_t r)
 	virt(p, a, (struct sl_in){ r, false, p->rlen[r], p->sl->rpos[r] });
 }
 
-/* Room for a record of @n inputs, @pc pieces, @pub slots. */
+/* Room for a record of @n inputs, @pc pieces, @pub slots, its length
+ * after it included. */
 static size_t rec_max(uint32_t n, uint32_t pc, uint32_t pub)
 {
-	return 8 * CP_VARINT_MAX + 3 * CP_VARINT_MAX * (size_t)n +
+	return 12 * CP_VARINT_MAX + 3 * CP_VARINT_MAX * (size_t)n +
 	       2 * CP_VARINT_MAX * (size_t)pc + CP_VARINT_MAX * (size_t)pub;
 }
 
@@ -301,7 +302,7 @@ void cp_stream_sl_end_step(struct sp *p, const struct sth *t)
 	uint64_t et = t->len, mask1 = act_mask(t), own = sl->etprev, w = 0;
 	uint32_t win = 0;
 	bool pieces = false;
-	uint8_t *a, *b, *q;
+	uint8_t *b, *q;
 
 	if (p->nomem)
 		return;
@@ -318,11 +319,9 @@ void cp_stream_sl_end_step(struct sp *p, const struct sth *t)
 			own = sl->in[j].et;
 			win = j + 1;
 		}
-	a = cp_spill_room(&sl->sp, CP_VARINT_MAX +
-			  rec_max(sl->nin, sl->npc, sl->npub));
-	if (!a)
+	b = q = cp_spill_room(&sl->sp, rec_max(sl->nin, sl->npc, sl->npub));
+	if (!b)
 		goto virtuals;
-	b = q = a;
 	*q++ = (uint8_t)((sl->first ? F_FIRST : 0) | (pieces ? F_PIECES : 0));
 	q = cp_uv_put(q, sl->tid);
 	if (!sl->first) {
@@ -353,10 +352,9 @@ virtuals:
 	for (uint32_t i = 0; i < sl->nvirt; i++) {
 		const struct sl_virt *v = &sl->virt[i];
 
-		a = cp_spill_room(&sl->sp, CP_VARINT_MAX + rec_max(2, 0, 0));
-		if (!a)
+		b = q = cp_spill_room(&sl->sp, rec_max(2, 0, 0));
+		if (!b)
 			return;
-		b = q = a;
 		*q++ = F_VIRT;
 		q = cp_uv_put(q, v->slot);
 		q = cp_uv_put(q, v->et);
