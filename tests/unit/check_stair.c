@@ -145,6 +145,35 @@ START_TEST(test_stair_edges)
 }
 END_TEST
 
+/* A copy answers every later query and push as the original does, and
+ * keeps nothing of the original's array. */
+START_TEST(test_stair_copy)
+{
+	struct cp_stair a = { 0 }, b = { 0 };
+
+	for (uint32_t i = 0; i < 200; i++)
+		ck_assert_int_eq(cp_stair_push(&a, 1000 - (i * 37) % 500,
+					       i + (i * 13) % 50, i / 2), 0);
+	(void)cp_stair_min(&a, 60);	/* entries dropped at the front */
+	ck_assert_int_eq(cp_stair_push(&b, 1, 1000, 0), 0);
+	ck_assert_int_eq(cp_stair_copy(&b, &a), 0);	/* reuses b's */
+	ck_assert_ptr_ne(a.e, b.e);
+	for (uint32_t now = 60; now < 260; now += 3) {
+		ck_assert_uint_eq(cp_stair_min(&a, now), cp_stair_min(&b, now));
+		ck_assert_int_eq(cp_stair_push(&a, 700 - now, now + 20, now),
+				 0);
+		ck_assert_int_eq(cp_stair_push(&b, 700 - now, now + 20, now),
+				 0);
+	}
+	cp_stair_free(&a);
+	cp_stair_clear(&b);
+	ck_assert_int_eq(cp_stair_copy(&a, &b), 0);	/* empty */
+	ck_assert_uint_eq(cp_stair_min(&a, 0), UINT64_MAX);
+	cp_stair_free(&a);
+	cp_stair_free(&b);
+}
+END_TEST
+
 static Suite *stair_suite(void)
 {
 	Suite *s = suite_create("stair");
@@ -154,6 +183,7 @@ static Suite *stair_suite(void)
 	tcase_add_test(tc, test_stair_random);
 	tcase_add_test(tc, test_stair_long);
 	tcase_add_test(tc, test_stair_edges);
+	tcase_add_test(tc, test_stair_copy);
 	suite_add_tcase(s, tc);
 	return s;
 }

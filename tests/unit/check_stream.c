@@ -730,6 +730,60 @@ END_TEST
 
 
 /*
+ * Slack streamed where two procedures have the same CP time: the walk
+ * back shares one walk between their lanes and parts them at the first
+ * C edge only one of them holds (cp_stream_slack.c's split()).  By hand:
+ * T1 runs a for 300 and T2 100 before a barrier, then T2 runs b for 300
+ * and T1 10 before they end.  The critical path, a then b, is 600; a can
+ * shrink by 200 before T2's arrival binds, b by 290 before T1's end
+ * (310) does.  The in-memory analysis agrees on everything.
+ */
+START_TEST(test_stream_slack_equal_cp_times)
+{
+	struct synth s;
+	struct cp_tindex ix;
+	struct cp_stream st;
+	char path[64];
+	uint32_t b, found = 0;
+
+	synth_init(&s);
+	synth_symbol(&s, 0x100, 0x10, "a");
+	synth_symbol(&s, 0x200, 0x10, "b");
+	synth_start(&s, 0, -1);
+	b = synth_obj(&s, 0, CP_OBJ_BARRIER, 2);
+	synth_spawn(&s, 2);
+	synth_call(&s, 1, 0x100, 300);
+	synth_barrier(&s, 1, 0, 0, b);
+	synth_barrier(&s, 2, 100, 200, b);
+	synth_call(&s, 2, 0x200, 300);
+	synth_exit(&s, 2, 0);
+	synth_exit(&s, 1, 10);
+	synth_join_all(&s, 2, 0);
+	compare(&s, true, "equal CP times");
+	write_temp(&s, path);
+	stream_file(path, &ix, &st);
+	ck_assert_uint_eq(st.cp_len, 600);
+	for (uint32_t i = 0; i < st.nprocs; i++) {
+		const struct cp_stream_proc *pr = &st.procs[i];
+		bool is_a = strcmp(pr->name, "a") == 0;
+
+		if (!is_a && strcmp(pr->name, "b"))
+			continue;
+		found++;
+		ck_assert_msg(pr->cp_ns == 300 && pr->has_slack &&
+			      pr->slack_ns == (is_a ? 200 : 290),
+			      "%s: CP %" PRIu64 ", Slack %" PRIu64, pr->name,
+			      pr->cp_ns, pr->slack_ns);
+	}
+	ck_assert_uint_eq(found, 2);
+	cp_stream_free(&st);
+	cp_tindex_close(&ix);
+	unlink(path);
+	synth_free(&s);
+}
+END_TEST
+
+/*
  * The k longest paths of the streaming pass (cp_stream_kp.c) are the
  * in-memory ones on random traces of every primitive, for k from 1 to
  * more paths than some traces have; with the heaps' cap at a few hundred
@@ -1550,6 +1604,7 @@ static Suite *stream_suite(void)
 
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, test_stream_random_equals_memory);
+	tcase_add_test(tc, test_stream_slack_equal_cp_times);
 	tcase_add_test(tc, test_stream_paths_equal_memory);
 	tcase_add_test(tc, test_stream_sampled_equals_memory);
 	tcase_add_test(tc, test_stream_prefetch_equals_memory);

@@ -106,6 +106,25 @@ int cp_stair_push(struct cp_stair *s, uint64_t val, uint64_t until,
 	return 0;
 }
 
+int cp_stair_copy(struct cp_stair *dst, const struct cp_stair *src)
+{
+	uint32_t n = src->n - src->lo;
+
+	cp_stair_clear(dst);
+	if (n > dst->cap) {
+		struct cp_stair_entry *e = realloc(dst->e, sizeof(*e) * n);
+
+		if (!e)
+			return -1;
+		dst->e = e;
+		dst->cap = n;
+	}
+	if (n)
+		memcpy(dst->e, src->e + src->lo, sizeof(*dst->e) * n);
+	dst->n = n;
+	return 0;
+}
+
 void cp_stair_free(struct cp_stair *s)
 {
 	free(s->e);

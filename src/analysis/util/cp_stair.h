@@ -61,6 +61,10 @@ static inline void cp_stair_clear(struct cp_stair *s)
 	s->lo = s->n = 0;
 }
 
+/* Make @dst (empty, or holding an array it reuses) the same as @src.
+ * 0, or -1 when memory runs out (@dst is then empty). */
+int cp_stair_copy(struct cp_stair *dst, const struct cp_stair *src);
+
 /* Free the array; the staircase is empty again. */
 void cp_stair_free(struct cp_stair *s);
 
