@@ -554,14 +554,29 @@ static int by_cp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+uint32_t cp_stream_cp_end(const struct sp *p, uint64_t *len)
+{
+	uint32_t cpt = NONE;
+
+	*len = 0;
+	for (uint32_t tid = 0; tid < p->nt; tid++)
+		if (p->th[tid].any && (cpt == NONE || p->th[tid].len > *len)) {
+			*len = p->th[tid].len;
+			cpt = tid;
+		}
+	return cpt;
+}
+
 /* Totals, the critical path and the followed procedures', threads' and
  * objects' figures from the threads' final records.  0, or -1 (memory). */
 static int finish(struct sp *p)
 {
 	struct cp_stream *s = p->s;
 	uint64_t first = UINT64_MAX, last = 0;
-	bool found = false;
+	uint32_t cpt = cp_stream_cp_end(p, &s->cp_len);
+	bool found = cpt != NONE;
 
+	s->cp_tid = found ? cpt : 0;
 	for (uint32_t tid = 0; tid < p->nt; tid++) {
 		const struct sth *t = &p->th[tid];
 
@@ -571,11 +586,6 @@ static int finish(struct sp *p)
 		if (!t->any)
 			continue;
 		s->nthreads++;
-		if (!found || t->len > s->cp_len) {
-			s->cp_len = t->len;
-			s->cp_tid = tid;
-			found = true;
-		}
 		if (t->first_wall < first)
 			first = t->first_wall;
 		if (t->last_wall > last)

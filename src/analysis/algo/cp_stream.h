@@ -238,7 +238,7 @@ struct cp_stream_opts {
 	 * time, with no pass more; 0: none */
 	uint32_t mbm_k;
 	/* the tracked procedures' Slack: the records pass writes every
-	 * vertex's in-edges to a file in $TMPDIR (a few bytes an event,
+	 * vertex's in-edges to a file in $TMPDIR (about 12 bytes an event,
 	 * unlinked at once) read back from its end (cp_stream_slack.c) */
 	bool slack;
 	/* called every 2^20 vertices with a phase name and 0..1 done */

@@ -439,12 +439,12 @@ static int edge(struct walk *w, uint64_t *dst, uint64_t wt, uint64_t et,
 
 	for (uint64_t m = w->live; m; m &= m - 1) {
 		uint32_t l = (uint32_t)__builtin_ctzll(m);
-		uint64_t a = w->ax[l];
+		uint64_t a = w->ax[l], aw = sat_add(a, wt);
 
 		if (!a)
 			continue;
-		if (sat_add(a, wt) > dst[l])
-			dst[l] = sat_add(a, wt);
+		if (aw > dst[l])
+			dst[l] = aw;
 		if (seg && push(w, l, seg_val(w->L, et, wt, a - 1), until))
 			return -1;
 	}
@@ -535,7 +535,32 @@ static void shares(const struct walk *w, uint64_t *c, uint64_t mask,
 			c[l] += dt;
 }
 
-#define GET(v)	do { if (cp_uv_get(&q, e, &(v))) return -1; } while (0)
+/* C goes on along thread @tid's edge into the vertex walked, from its
+ * vertex at @f: the lanes' shares of it, of @wt under the thread's mask,
+ * or the @npc pieces at @pc (the record ends at @e).  0, or -2 (a piece
+ * the pass did not write). */
+static int along_thread(struct walk *w, uint32_t tid, uint64_t f,
+			uint64_t wt, const uint8_t *pc, uint64_t npc,
+			const uint8_t *e)
+{
+	uint64_t mk, dt;
+
+	w->ptr = PTR_THREAD;
+	w->ptr_id = tid;
+	w->cf = f;
+	if (!pc) {
+		shares(w, w->cown, w->tmask[tid], wt);
+		return 0;
+	}
+	for (uint64_t i = 0; i < npc; i++) {
+		if (cp_uv_get(&pc, e, &mk) || cp_uv_get(&pc, e, &dt))
+			return -2;
+		shares(w, w->cown, mk, dt);
+	}
+	return 0;
+}
+
+#define GET(v)	do { if (cp_uv_get(&q, e, &(v))) return -2; } while (0)
 
 /* Walk one record [q, e) at file position @f.  0, -1 (memory) or -2
  * (a record the pass did not write). */
@@ -607,24 +632,9 @@ static int walk_one(struct walk *w, const uint8_t *q, const uint8_t *e,
 		for (uint32_t l = 0; l < nl; l++)
 			w->cown[l] = 0;
 		w->ptr = PTR_NONE;
-		if (!win && !(flags & (F_VIRT | F_FIRST))) {
-			w->ptr = PTR_THREAD;
-			w->ptr_id = tid;
-			w->cf = f - dprev;
-			if (pc) {
-				const uint8_t *q2 = pc;
-				uint64_t mk, dt;
-
-				for (uint64_t i = 0; i < npc; i++) {
-					if (cp_uv_get(&q2, e, &mk) ||
-					    cp_uv_get(&q2, e, &dt))
-						return -2;
-					shares(w, w->cown, mk, dt);
-				}
-			} else {
-				shares(w, w->cown, w->tmask[tid], wt);
-			}
-		}
+		if (!win && !(flags & (F_VIRT | F_FIRST)) &&
+		    along_thread(w, tid, f - dprev, wt, pc, npc, e))
+			return -2;
 	}
 	if (!(flags & F_VIRT)) {
 		if (flags & F_FIRST) {
@@ -678,20 +688,6 @@ static int walk_one(struct walk *w, const uint8_t *q, const uint8_t *e,
 
 #undef GET
 
-/* The critical path's end: the thread (NONE: none ran) and its length. */
-static uint32_t cp_end(const struct sp *p, uint64_t *len)
-{
-	uint32_t cpt = NONE;
-
-	*len = 0;
-	for (uint32_t tid = 0; tid < p->nt; tid++)
-		if (p->th[tid].any && (cpt == NONE || p->th[tid].len > *len)) {
-			*len = p->th[tid].len;
-			cpt = tid;
-		}
-	return cpt;
-}
-
 /* Set up the walk of the @nl lanes @k (tracked indices) from the pass's
  * end: their CP time, the threads' last vertices (A = 0, a segment of the
  * virtual start each), C's end.  0, or -1 (memory). */
@@ -700,7 +696,7 @@ static int walk_init(struct walk *w, struct sp *p, const uint32_t *k,
 {
 	struct cp_stream_sl *sl = p->sl;
 	uint64_t L;
-	uint32_t cpt = cp_end(p, &L);
+	uint32_t cpt = cp_stream_cp_end(p, &L);
 
 	w->p = p;
 	w->N = sl->nsteps;
@@ -846,7 +842,7 @@ int cp_stream_sl_walk(struct sp *p)
 		p->s->slack_err = sl->sp.err;
 		return 0;
 	}
-	cpt = cp_end(p, &L);
+	cpt = cp_stream_cp_end(p, &L);
 	/* the procedures with CP time, those of one CP time together (they
 	 * may share a walk: split()), the groups dealt to the two walks */
 	for (uint32_t i = 0; cpt != NONE && i < p->ntr; i++) {

@@ -5,6 +5,7 @@
 #include "cp_spill.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,22 +39,25 @@ int cp_spill_open(struct cp_spill *sp)
 	return 0;
 }
 
-/* Write all of @n bytes at @off.  0, or -1 with errno set. */
-static int write_at(int fd, const uint8_t *p, size_t n, uint64_t off)
+/* Write (@wr) or read all of @n bytes at @off, through EINTR and short
+ * transfers.  0, or -1 with errno set (ENOSPC: a write made no progress;
+ * EIO: the file ended before). */
+static int transfer(int fd, bool wr, uint8_t *p, size_t n, uint64_t off)
 {
 	while (n) {
-		ssize_t w = pwrite(fd, p, n, (off_t)off);
+		ssize_t k = wr ? pwrite(fd, p, n, (off_t)off) :
+				 pread(fd, p, n, (off_t)off);
 
-		if (w < 0 && errno == EINTR)
+		if (k < 0 && errno == EINTR)
 			continue;
-		if (w <= 0) {
-			if (!w)
-				errno = ENOSPC;
+		if (k <= 0) {
+			if (!k)
+				errno = wr ? ENOSPC : EIO;
 			return -1;
 		}
-		p += w;
-		n -= (size_t)w;
-		off += (uint64_t)w;
+		p += k;
+		n -= (size_t)k;
+		off += (uint64_t)k;
 	}
 	return 0;
 }
@@ -69,7 +73,7 @@ int cp_spill_flush(struct cp_spill *sp)
 		sp->err = ENOMEM;
 		return -1;
 	}
-	if (write_at(sp->fd, sp->buf, sp->used, sp->off)) {
+	if (transfer(sp->fd, true, sp->buf, sp->used, sp->off)) {
 		sp->err = errno;
 		return -1;
 	}
@@ -111,28 +115,12 @@ int cp_spill_read(const struct cp_spill *sp, uint32_t i, uint8_t **buf,
 {
 	uint64_t off = sp->chunk[i].off;
 	size_t n = sp->chunk[i].len;
-	uint8_t *p;
 
 	if (buf_room(buf, cap, n)) {
 		errno = ENOMEM;
 		return -1;
 	}
-	p = *buf;
-	while (n) {
-		ssize_t r = pread(sp->fd, p, n, (off_t)off);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			if (!r)
-				errno = EIO;	/* the file got shorter */
-			return -1;
-		}
-		p += r;
-		n -= (size_t)r;
-		off += (uint64_t)r;
-	}
-	return 0;
+	return transfer(sp->fd, false, *buf, n, off);
 }
 
 void cp_spill_close(struct cp_spill *sp)
