@@ -21,6 +21,7 @@
 #include "cp_report_out.h"
 #include "cp_stream.h"
 #include "cp_stream_out.h"
+#include "cp_stream_prof.h"
 #include "cp_views.h"
 #include "cp_whatif_top.h"
 #include "cpt.h"
@@ -236,8 +237,6 @@ static int parse(struct cpt_ctx *c, int argc, char **argv, struct ropts *o,
 static const char *stream_conflict(const struct cpt_ctx *c,
 				   const struct ropts *o)
 {
-	if (o->gprof)
-		return "--gprof";
 	if (o->by)
 		return "--by";
 	if (c->format == CPT_HTML)
@@ -256,17 +255,36 @@ static enum cpt_status report_stream(struct cpt_ctx *c, const char *path,
 	};
 	struct cp_tindex ix;
 	struct cp_stream s;
-	enum cpt_status st = cpt_stream_run(c, path, &so, &ix, &s);
+	struct cp_gprof gp = { .n = 0 };
+	struct cp_profile p;
+	struct cp_compare cmp;
+	enum cpt_status st;
 
-	if (st)
+	if (o->gprof && cp_gprof_run(&gp, NULL, o->exe, o->gprof, c->err,
+				     sizeof(c->err)))
+		return CPT_BAD_INPUT;
+	st = cpt_stream_run(c, path, &so, &ix, &s);
+	if (st) {
+		cp_gprof_free(&gp);
 		return st;
-	if (c->format == CPT_JSON ? cp_stream_out_json(c->out, &ix, &s) :
-	    cp_stream_out_text(c->out, &ix, &s, &o->out)) {
+	}
+	if (cp_stream_prof_make(&p, &s) ||
+	    cp_compare_build(&cmp, &p, o->gprof ? &gp : NULL)) {
+		cp_stream_prof_free(&p);
+		st = CPT_BAD_INPUT;
+	} else {
+		if (c->format == CPT_JSON ?
+		    cp_stream_out_json(c->out, &ix, &s, &cmp) :
+		    cp_stream_out_text(c->out, &ix, &s, &cmp, &o->out))
+			st = CPT_BAD_INPUT;
+		cp_compare_free(&cmp);
+		cp_stream_prof_free(&p);
+	}
+	if (st)
 		snprintf(c->err, sizeof(c->err), "%s: out of memory writing "
 			 "the report", path);
-		st = CPT_BAD_INPUT;
-	}
 	cpt_stream_close(&ix, &s);
+	cp_gprof_free(&gp);
 	return st;
 }
 
@@ -286,7 +304,8 @@ enum cpt_status cpt_cmd_report(struct cpt_ctx *c, int argc, char **argv)
 	if (cpt_is_trace(path)) {
 		stream = cpt_choose_stream(c, path, o.stream,
 					   stream_conflict(c, &o),
-					   "no CPU/CP ranks");
+					   "CP figures of the procedures "
+					   "with the most CPU time");
 		if (stream < 0)
 			return o.stream ? CPT_USAGE : CPT_BAD_INPUT;
 		if (stream)

@@ -5,7 +5,7 @@
  * profile and every text view, written to /dev/null.  HTML is left out:
  * it reruns the same analyses and only adds formatting.  The same bytes
  * also go through the out-of-core analysis (`cpt report --stream` with
- * its MBM, `cpt paths --stream`), from an in-memory file, whenever its
+ * its MBM and comparison, text and JSON, `cpt paths --stream`), from an in-memory file, whenever its
  * index accepts them.
  */
 #include "fuzz.h"
@@ -20,6 +20,7 @@
 #include "cp_profile.h"
 #include "cp_stream.h"
 #include "cp_stream_out.h"
+#include "cp_stream_prof.h"
 #include "cp_trace.h"
 #include "cp_tracepag.h"
 #include "cp_views.h"
@@ -51,8 +52,16 @@ static void stream(const uint8_t *data, size_t size)
 	if (cp_stream_run(&s, &ix, &so, err, sizeof(err))) {
 		cp_fuzz_check_err(err, path);
 	} else {
-		if (cp_stream_out_text(cp_fuzz_sink(), &ix, &s, &ro))
+		struct cp_profile p;
+		struct cp_compare cmp;
+
+		if (cp_stream_prof_make(&p, &s) ||
+		    cp_compare_build(&cmp, &p, NULL) ||
+		    cp_stream_out_text(cp_fuzz_sink(), &ix, &s, &cmp, &ro) ||
+		    cp_stream_out_json(cp_fuzz_sink(), &ix, &s, &cmp))
 			abort();	/* out of memory on a small input */
+		cp_compare_free(&cmp);
+		cp_stream_prof_free(&p);
 		cp_paths_stream_out(cp_fuzz_sink(), path, &s, 8, true);
 		cp_stream_free(&s);
 	}

@@ -25,12 +25,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cp_compare.h"
+#include "cp_compare_out.h"
 #include "cp_cpm.h"
 #include "cp_kpaths.h"
 #include "cp_par.h"
 #include "cp_profile.h"
 #include "cp_sampled.h"
 #include "cp_stream.h"
+#include "cp_stream_prof.h"
 #include "cp_trace.h"
 #include "cp_tracepag.h"
 #include "cp_whatif.h"
@@ -179,6 +182,68 @@ static void compare_objects(const struct cp_stream *st,
  * samples if @sampled, compared; @shares: the CP figures too (the
  * critical path is unique).  Returns the streaming result's live_max.
  */
+/*
+ * The comparison with the CPU profile, streamed (@st) and in memory (@p):
+ * the same CPU ranks; the same CP ranks and marks where the stream gives
+ * one, which it must for every followed row with at least cp_bound of CP
+ * time; when every procedure is followed, the same finding about the same
+ * procedure and the same headline but for the busy share of the other
+ * threads, which only memory measures.
+ */
+static void compare_headline(const struct cp_stream *st,
+			     const struct cp_profile *p, const char *what)
+{
+	struct cp_profile sp;
+	struct cp_compare a, b;
+	char ha[512], hb[512];
+
+	ck_assert(cp_stream_prof_make(&sp, st) == 0);
+	ck_assert(cp_compare_build(&a, &sp, NULL) == 0);
+	ck_assert(cp_compare_build(&b, p, NULL) == 0);
+	ck_assert_msg(a.n == b.n, "%s: %u rows, %u", what, a.n, b.n);
+	ck_assert_msg((sp.cp_bound == 0) == (st->ntracked == st->nprocs),
+		      "%s: bound %" PRIu64 " with %u of %u followed", what,
+		      sp.cp_bound, st->ntracked, st->nprocs);
+	for (uint32_t i = 0; i < a.n; i++) {
+		const struct cp_cmp_row *x = &a.rows[i];
+		const struct cp_cmp_row *y = cp_compare_find(&b, x->name);
+		bool known = !x->pp->cp_unknown && x->pp->cp_ns &&
+			     x->pp->cp_ns >= sp.cp_bound;
+
+		ck_assert_msg(y && x->cpu_rank == y->cpu_rank &&
+			      known == (x->cp_rank != CP_COMPARE_NORANK) &&
+			      (!known || (x->cp_rank == y->cp_rank &&
+					  x->disagree == y->disagree)),
+			      "%s: %s ranks CP %u CPU %u (%d) streamed, %u %u "
+			      "(%d) in memory", what, x->name, x->cp_rank,
+			      x->cpu_rank, x->disagree, y ? y->cp_rank : 0,
+			      y ? y->cpu_rank : 0, y ? y->disagree : 0);
+	}
+	ck_assert_msg(a.hl_busy == -1, "%s: busy measured streamed", what);
+	ck_assert_msg(a.hl_row == CP_COMPARE_NORANK ||
+		      !a.rows[a.hl_row].pp->cp_unknown,
+		      "%s: the headline speaks of %s, not followed", what,
+		      a.rows[a.hl_row].name);
+	if (sp.cp_bound == 0) {
+		ck_assert_msg(a.finding == b.finding &&
+			      (a.hl_row == CP_COMPARE_NORANK) ==
+			      (b.hl_row == CP_COMPARE_NORANK) &&
+			      (a.hl_row == CP_COMPARE_NORANK ||
+			       !strcmp(a.rows[a.hl_row].name,
+				       b.rows[b.hl_row].name)),
+			      "%s: finding %d streamed, %d in memory", what,
+			      a.finding, b.finding);
+		b.hl_busy = -1;
+		cp_compare_out_headline(&a, ha, sizeof(ha));
+		cp_compare_out_headline(&b, hb, sizeof(hb));
+		ck_assert_msg(!strcmp(ha, hb), "%s: headline\n  %s\n"
+			      "streamed,\n  %s\nin memory", what, ha, hb);
+	}
+	cp_compare_free(&a);
+	cp_compare_free(&b);
+	cp_stream_prof_free(&sp);
+}
+
 static uint64_t compare_src(struct synth *s, bool shares, bool exclusive,
 			    bool sampled, const char *what)
 {
@@ -206,6 +271,11 @@ static uint64_t compare_src(struct synth *s, bool shares, bool exclusive,
 		      PRIu64 " elapsed %" PRIu64 "/%" PRIu64, what,
 		      st.useful_ns, p.useful_ns, st.wait_ns, p.wait_ns,
 		      st.elapsed_ns, p.elapsed_ns);
+	ck_assert_msg(st.samples == p.samples &&
+		      (!shares || st.cp_samples == p.cp_samples),
+		      "%s: samples %" PRIu64 "/%" PRIu64 ", on the CP %" PRIu64
+		      "/%" PRIu64, what, st.samples, p.samples, st.cp_samples,
+		      p.cp_samples);
 	for (uint32_t i = 0; i < p.nthreads_all; i++) {
 		const struct cp_stream_thread *a = &st.threads[i];
 		const struct cp_thread_prof *b = &p.threads[i];
@@ -242,8 +312,18 @@ static uint64_t compare_src(struct synth *s, bool shares, bool exclusive,
 			      "%s: %s cpu %" PRIu64 "/%" PRIu64 " samples %"
 			      PRIu64 "/%" PRIu64, what, sp->name, sp->cpu_ns,
 			      mp->cpu_ns, sp->samples, mp->samples);
+		ck_assert_msg(sp->cpu_incl_ns == mp->cpu_incl_ns &&
+			      sp->cpu_excl_ns == mp->cpu_excl_ns,
+			      "%s: %s cpu inclusive %" PRIu64 "/%" PRIu64
+			      ", exclusive %" PRIu64 "/%" PRIu64, what,
+			      sp->name, sp->cpu_incl_ns, mp->cpu_incl_ns,
+			      sp->cpu_excl_ns, mp->cpu_excl_ns);
 		if (!sp->tracked)
 			continue;
+		ck_assert_msg(!shares || sp->cp_excl_ns == mp->cp_excl_ns,
+			      "%s: %s CP time exclusive %" PRIu64 " streamed, %"
+			      PRIu64 " in memory", what, sp->name,
+			      sp->cp_excl_ns, mp->cp_excl_ns);
 		ck_assert_msg(sp->zero_ns == mp->zero_ns,
 			      "%s: %s zeroing %" PRIu64 " streamed, %" PRIu64
 			      " in memory", what, sp->name, sp->zero_ns,
@@ -273,6 +353,8 @@ static uint64_t compare_src(struct synth *s, bool shares, bool exclusive,
 		      "streamed, %u in memory", what, st.mbm_paths, p.npaths);
 	ck_assert_msg(st.nprocs == p.nprocs, "%s: %u procedures, %u",
 		      what, st.nprocs, p.nprocs);
+	if (shares)
+		compare_headline(&st, &p, what);
 	live = st.live_max;
 	cp_stream_free(&st);
 	cp_tindex_close(&ix);
@@ -1247,28 +1329,35 @@ START_TEST(test_stream_cpt_chooses_the_mode)
 	barrier_file(path);
 	CPT_EXPECT("report --memory 1K", 0);
 	ck_assert_msg(strstr(line, path) && strstr(line, "over the budget of "
-		      "1 KB: streaming analysis (no CPU/CP ranks)"),
-		      "stderr: %s", line);
+		      "1 KB: streaming analysis (CP figures of the procedures "
+		      "with the most CPU time)"), "stderr: %s", line);
+	/* By hand.  CPU time 50 and 30 of 111, CP time 50 and 30 of 80:
+	 * ranked alike.  Zeroing, Slack and MBM over all 20 paths: without
+	 * tail the longest is T1's end (31), so 49, and all of tail but 1
+	 * can go with the path still critical; slow is 10 longer than T2's
+	 * arrival at the barrier (20), the other paths through the barrier */
 	ck_assert_msg(strstr(out, "critical path          80 ns") &&
-		      strstr(out, "streaming analysis: no headline and ranks"),
-		      "stdout: %s", out);
-	/* By hand.  Zeroing, Slack and MBM over all 20 paths: without tail
-	 * the longest is T1's end (31), so 49, and all of tail but 1 can go
-	 * with the path still critical; slow is 10 longer than T2's arrival
-	 * at the barrier (20), the other paths through the barrier */
-	ck_assert_msg(strstr(out, "MBM over the 20 longest paths") &&
-		      strstr(out, "50 ns  62.5%       49 ns  61.2%       49 ns"
-			     "  61.2%       49 ns  61.2%") &&
-		      strstr(out, "30 ns  37.5%       10 ns  12.5%       10 ns"
-			     "  12.5%       10 ns  12.5%"),
+		      strstr(out, "  The CPU profile and the critical path rank "
+			     "the procedures alike: tail leads the critical "
+			     "path (45% of CPU time, 62% of the critical path; "
+			     "zeroing it saves 61.2%).") &&
+		      strstr(out, "MBM (k=20)") &&
+		      strstr(out, "  tail             50  45.0%        50  62.5%"
+			     "        49  61.2%        49  61.2%        49  "
+			     "61.2%        1  1/1\n") &&
+		      strstr(out, "  slow             30  27.0%        30  37.5%"
+			     "        10  12.5%        10  12.5%        10  "
+			     "12.5%        1  2/2\n") && !strstr(out, "note:"),
 		      "stdout: %s", out);
 	/* --k 1: MBM over the critical path alone is its CP time */
 	CPT_EXPECT("report --stream --k 1", 0);
-	ck_assert_msg(strstr(out, "MBM over the critical path alone") &&
-		      strstr(out, "50 ns  62.5%       49 ns  61.2%       49 ns"
-			     "  61.2%       50 ns  62.5%") &&
-		      strstr(out, "30 ns  37.5%       10 ns  12.5%       10 ns"
-			     "  12.5%       30 ns  37.5%"), "stdout: %s", out);
+	ck_assert_msg(strstr(out, "MBM (k=1)") &&
+		      strstr(out, "  tail             50  45.0%        50  62.5%"
+			     "        49  61.2%        49  61.2%        50  "
+			     "62.5%        1  1/1\n") &&
+		      strstr(out, "  slow             30  27.0%        30  37.5%"
+			     "        10  12.5%        10  12.5%        30  "
+			     "37.5%        1  2/2\n"), "stdout: %s", out);
 	CPT_EXPECT("report --stream --format json", 0);
 	ck_assert_msg(strstr(line, "streaming analysis (--stream"),
 		      "stderr: %s", line);
@@ -1277,7 +1366,11 @@ START_TEST(test_stream_cpt_chooses_the_mode)
 		      strstr(out, "\"mbm_ns\": 49,") &&
 		      strstr(out, "\"slack_ns\": 49,") &&
 		      strstr(out, "\"slack_ns\": 10,") &&
-		      strstr(out, "\"mbm_ns\": 10,"), "stdout: %s", out);
+		      strstr(out, "\"mbm_ns\": 10,") &&
+		      strstr(out, "\"headline\": \"The CPU profile and the "
+			     "critical path rank the procedures alike: tail") &&
+		      strstr(out, "\"cp_rank\": 2,") &&
+		      strstr(out, "\"cp_excl_ns\": 30\n"), "stdout: %s", out);
 	CPT_EXPECT("report --stream --by thread", 2);
 	ck_assert_msg(strstr(line, "--stream cannot give --by"), "stderr: %s",
 		      line);
@@ -1288,13 +1381,15 @@ START_TEST(test_stream_cpt_chooses_the_mode)
 	unsetenv("TMPDIR");
 	ck_assert_msg(strstr(out, "note: no Slack: its scratch file in $TMPDIR "
 			     "failed: No such file or directory.") &&
-		      strstr(out, "50 ns  62.5%       49 ns  61.2%           -"
-			     "      -       49 ns  61.2%"), "stdout: %s", out);
+		      strstr(out, "  tail             50  45.0%        50  62.5%"
+			     "        49  61.2%         -               49  "
+			     "61.2%"), "stdout: %s", out);
 	/* --no-slack: none, said so */
 	CPT_EXPECT("report --stream --no-slack", 0);
 	ck_assert_msg(strstr(out, "note: no Slack (--no-slack).") &&
-		      strstr(out, "50 ns  62.5%       49 ns  61.2%           -"
-			     "      -       49 ns  61.2%"), "stdout: %s", out);
+		      strstr(out, "  tail             50  45.0%        50  62.5%"
+			     "        49  61.2%         -               49  "
+			     "61.2%"), "stdout: %s", out);
 	CPT_EXPECT("report", 0);
 	ck_assert_msg(!line[0] && !strstr(out, "streaming"), "stderr: %s",
 		      line);

@@ -387,6 +387,7 @@ static int pass_init(struct sp *p)
 		memset(t, 0, sizeof(*t));
 		t->create_rec = NONE;
 		t->hp = NONE;
+		t->top = NONE;
 		t->tlane = p->records && p->ttrk[tid] != NONE ?
 			   p->ttrk[tid] + 1 : 0;
 		t->sk = t->sc = p->sm ? p->sm->thr_off[tid] : 0;
@@ -605,6 +606,9 @@ static int finish(struct sp *p)
 				best = t->len - t->vec[cp_stream_d(p, k)];
 		}
 		s->procs[i].cp_ns = p->th[s->cp_tid].vec[k];
+		s->procs[i].cp_excl_ns = p->ncx ?
+			p->th[s->cp_tid].vec[cp_stream_cpx(p, k)] :
+			s->procs[i].cp_ns;
 		s->procs[i].zero_ns = s->cp_len - best;
 		s->procs[i].has_slack = p->has_slack;
 		s->procs[i].slack_ns = p->slk[k];
@@ -736,12 +740,16 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 	}
 	if (o && cp_stream_smp_setup(&p, o, err, errlen))
 		goto err;
+	for (uint32_t i = 0; i < s->nprocs; i++)
+		s->procs[i].cpu_ns = p.excl ? s->procs[i].cpu_excl_ns :
+				     s->procs[i].cpu_incl_ns;
 	if (choose_tracked(&p) || cp_stream_choose_lanes(&p))
 		goto err_mem;
 	if (p.sc && (ret = scale_factors(&p, err, errlen)))
 		goto err;
-	p.ncs = p.smp ? p.ntr : 0;
-	p.nsh = p.ntr + 2 * p.nob + p.ntt + p.ncs;
+	p.ncs = p.smp ? p.ntr + 1 : 0;
+	p.ncx = p.excl ? 0 : p.ntr;
+	p.nsh = p.ntr + 2 * p.nob + p.ntt + p.ncs + p.ncx;
 	p.vn = p.nsh + p.ntr + p.nlane;
 	p.records = true;
 	if (p.mbm_k > 1) {

@@ -87,8 +87,11 @@ struct cp_stream_proc {
 	uint64_t calls;		/* ENTERs / REGION_BEGINs */
 	uint64_t cpu_ns;	/* useful time, all threads (inclusive or
 				 * exclusive: cp_stream.exclusive) */
+	uint64_t cpu_incl_ns, cpu_excl_ns;	/* both, whatever the mode */
 	bool tracked;		/* one of the CP_STREAM_TRACK followed */
 	uint64_t cp_ns;		/* tracked: its time on the CP */
+	uint64_t cp_excl_ns;	/* tracked: of which exclusive of callees
+				 * (exclusive mode: cp_ns) */
 	uint64_t zero_ns;	/* tracked: CP zeroing */
 	uint64_t samples;	/* sampled: the samples its CPU time rests
 				 * on (cp_profile.h's, in the mode) */
@@ -124,6 +127,8 @@ struct cp_stream {
 	bool sampled;		/* the procedures come from them
 				 * (cp_sampled.h's model; ix->t.samples is
 				 * then active, its counters filled) */
+	uint64_t samples;	/* sampled: the samples placed */
+	uint64_t cp_samples;	/* ... and of them in critical segments */
 	/* the bound, measured */
 	uint64_t records;	/* publish records made */
 	uint64_t live_max;	/* most publish records alive at once */

@@ -113,6 +113,8 @@ void cp_stream_flush(struct sp *p, struct sth *t)
 	}
 	if (t->tlane)
 		t->vec[cp_stream_tcp(p, t->tlane - 1)] += w;
+	if (p->ncx && t->top != NONE)
+		t->vec[cp_stream_cpx(p, t->top)] += w;
 	t->pending = 0;
 }
 
@@ -120,8 +122,9 @@ void cp_stream_flush(struct sp *p, struct sth *t)
 
 /*
  * Exclusive times: the stack's top is about to change.  The survey charges
- * the time since it last changed to the top's procedure; the records pass
- * spreads the pending time over the top, the only procedure followed.
+ * the time since it last changed to the top's procedure (in either mode:
+ * it gives both CPU times); the records pass spreads the pending time over
+ * the top, the only procedure followed.
  */
 static void excl_charge(struct sp *p, struct sth *t)
 {
@@ -129,9 +132,27 @@ static void excl_charge(struct sp *p, struct sth *t)
 		cp_stream_flush(p, t);
 	} else {
 		if (t->depth)
-			p->s->procs[t->fr[t->depth - 1].proc].cpu_ns +=
+			p->s->procs[t->fr[t->depth - 1].proc].cpu_excl_ns +=
 				t->useful - t->mark;
 		t->mark = t->useful;
+	}
+}
+
+/* The tracked index of @t's innermost frame, or NONE. */
+static uint32_t top_tracked(const struct sp *p, const struct sth *t)
+{
+	return t->depth ? p->trk[t->fr[t->depth - 1].proc] : NONE;
+}
+
+/*
+ * (records, inclusive, p->ncx) The stack's top is now @k: the time pending
+ * under the old top is spread first, as its exclusive CP lane holds it.
+ */
+static void incl_top(struct sp *p, struct sth *t, uint32_t k)
+{
+	if (k != t->top) {
+		cp_stream_flush(p, t);
+		t->top = k;
 	}
 }
 
@@ -157,7 +178,7 @@ static int push(struct sp *p, struct sth *t, uint64_t tag, uint32_t proc)
 		memset(t->cnt + t->cap_cnt, 0,
 		       (c - t->cap_cnt) * sizeof(*t->cnt));
 	t->cap_cnt = c;
-	if (p->excl)
+	if (p->excl || !p->records)
 		excl_charge(p, t);
 	f = &t->fr[t->depth++];
 	f->tag = tag;
@@ -176,8 +197,13 @@ static int push(struct sp *p, struct sth *t, uint64_t tag, uint32_t proc)
 	}
 	if (p->excl && p->records) {
 		excl_top(p, t);
-	} else if (!p->excl && p->records && f->first &&
-		   p->trk[proc] != NONE) {
+		return 0;
+	}
+	if (!p->records)
+		return 0;
+	if (p->ncx)
+		incl_top(p, t, p->trk[proc]);
+	if (f->first && p->trk[proc] != NONE) {
 		cp_stream_flush(p, t);
 		t->act[t->nact++] = p->trk[proc];
 	}
@@ -190,22 +216,24 @@ void cp_stream_pop(struct sp *p, struct sth *t)
 	const struct frame *f;
 	uint32_t k;
 
-	if (p->excl)
+	if (p->excl || !p->records)
 		excl_charge(p, t);
 	f = &t->fr[--t->depth];
 	t->cnt[f->proc]--;
 	t->fac = f->f0;
-	if (p->excl) {
-		if (p->records)
-			excl_top(p, t);
+	if (!p->records) {
+		if (f->first)
+			p->s->procs[f->proc].cpu_incl_ns += t->useful - f->u0;
 		return;
 	}
+	if (p->excl) {
+		excl_top(p, t);
+		return;
+	}
+	if (p->ncx)
+		incl_top(p, t, top_tracked(p, t));
 	if (!f->first)
 		return;
-	if (!p->records) {
-		p->s->procs[f->proc].cpu_ns += t->useful - f->u0;
-		return;
-	}
 	k = p->trk[f->proc];
 	if (k == NONE)
 		return;

@@ -28,7 +28,7 @@
  *     the samples with u in the segment on a share-like lane per tracked
  *     procedure, which the path carries as it carries CP time: the CP
  *     samples (a sample counts on the path when the segment it fell in
- *     does).
+ *     does), and on one more lane all the samples so counted.
  * Memory: three words per sample (the samples are in memory already,
  * a small fraction of the events at any sampling rate).
  */
@@ -148,26 +148,23 @@ static int stack_procs(struct sp *p)
 	return 0;
 }
 
-/* Add @w to the samples (@samples) or CPU time of the procedures of
- * stack @st, inclusive or exclusive. */
+/* Add @w to the samples (@samples: those of the mode) or CPU time
+ * (both: inclusive and exclusive) of the procedures of stack @st. */
 static void per_proc(struct sp *p, uint32_t st, uint64_t w, bool samples)
 {
 	struct cp_stream *s = p->s;
 
-	if (p->excl) {
-		if (p->sinner[st] == NONE)
-			return;
-		if (samples)
+	if (p->sinner[st] != NONE) {
+		if (!samples)
+			s->procs[p->sinner[st]].cpu_excl_ns += w;
+		else if (p->excl)
 			s->procs[p->sinner[st]].samples += w;
-		else
-			s->procs[p->sinner[st]].cpu_ns += w;
-		return;
 	}
 	for (uint32_t d = p->sdoff[st]; d < p->sdoff[st + 1]; d++)
-		if (samples)
+		if (!samples)
+			s->procs[p->sdist[d]].cpu_incl_ns += w;
+		else if (!p->excl)
 			s->procs[p->sdist[d]].samples += w;
-		else
-			s->procs[p->sdist[d]].cpu_ns += w;
 }
 
 /* Thread @tid's switch points (p->sM), CPU time and samples per
@@ -227,6 +224,7 @@ int cp_stream_smp_setup(struct sp *p, const struct cp_stream_opts *o,
 	p->smp = true;
 	p->sm->active = true;
 	p->s->sampled = true;
+	p->s->samples = p->sm->used;
 	return 0;
 }
 
@@ -272,6 +270,7 @@ segment_as(struct sp *p, uint32_t tid, struct sth *t, uint64_t dt,
 			continue;
 		if (p->su[t->sc] > end)
 			break;
+		t->vec[cp_stream_cps(p, p->ntr)]++;	/* all of them */
 		if (p->excl && p->sinner[st] != NONE &&
 		    p->trk[p->sinner[st]] != NONE)
 			t->vec[cp_stream_cps(p, p->trk[p->sinner[st]])]++;
@@ -294,6 +293,8 @@ void cp_stream_smp_results(struct sp *p, const uint64_t *vec)
 {
 	struct cp_stream *s = p->s;
 
+	if (p->smp && vec)
+		s->cp_samples = vec[cp_stream_cps(p, p->ntr)];
 	for (uint32_t i = 0; p->smp && vec && i < s->nprocs; i++)
 		if (p->trk[i] != NONE)
 			s->procs[i].cp_samples = vec[cp_stream_cps(p,

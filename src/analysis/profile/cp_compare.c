@@ -24,6 +24,13 @@
  * one sample would otherwise be called 8% of the CPU time and none of the
  * critical path.  When no row has enough, the headline says so.
  *
+ * A profile made from the streaming analysis (cp_stream_prof.h) knows the
+ * CP figures of the procedures it followed only, those with the most CPU
+ * time.  As a procedure's CP time is part of its CPU time, one not
+ * followed has at most p->cp_bound of it: a followed row with at least
+ * that much has its exact CP rank; the others have none, and neither
+ * they nor the rows not followed are spoken of in the headline.
+ *
  * The headline's "the other threads wait while it runs" is measured, not
  * assumed: over the procedure's critical-path segments, the fraction of
  * the other threads' time that was useful work (segments placed on the
@@ -136,14 +143,15 @@ struct ival {
 static double busy_others(const struct cp_profile *p, uint32_t proc)
 {
 	const struct cp_tracepag *tp = p->tp;
-	const struct cp_trace *t = tp->t;
+	const struct cp_trace *t;
 	struct ival *iv;
 	uint32_t m = 0, tid, vi;
 	uint64_t on = 0;
 	double overlap = 0;
 
-	if (p->nthreads < 2)
+	if (p->nthreads < 2 || !tp)
 		return -1;
+	t = tp->t;
 	iv = malloc((p->cpm->npath ? p->cpm->npath : 1) * sizeof(*iv));
 	if (!iv)
 		return -1;
@@ -233,10 +241,11 @@ static bool beats(const struct cp_compare *c, int best, uint32_t i,
 	return c->rows[best].name[0] == '_' && c->rows[i].name[0] != '_';
 }
 
-/* Do row @r's figures rest on enough samples to be spoken of? */
+/* Are row @r's figures known, and resting on enough samples to be
+ * spoken of? */
 static bool sure(const struct cp_compare *c, const struct cp_cmp_row *r)
 {
-	return r->pp && !cp_compare_thin(c->p, r->pp);
+	return r->pp && !r->pp->cp_unknown && !cp_compare_thin(c->p, r->pp);
 }
 
 /*
@@ -343,6 +352,7 @@ static void headline(struct cp_compare *c)
 	}
 	if ((best = find_underrated(c)) >= 0) {
 		c->finding = CP_CMP_UNDERRATED;
+		/* (streamed: no graph, the caller may measure it) */
 		c->hl_busy = busy_others(c->p, c->rows[best].pp->proc);
 	} else if ((best = find_overrated(c)) >= 0) {
 		c->finding = CP_CMP_OVERRATED;
@@ -443,6 +453,9 @@ static void mark_row(const struct cp_compare *c, struct cp_cmp_row *r,
 
 	r->cpu_rank = rc;
 	r->cp_rank = r->pp ? rp : CP_COMPARE_NORANK;
+	/* streamed: a procedure not followed could outrank it */
+	if (r->pp && (r->pp->cp_unknown || r->pp->cp_ns < c->p->cp_bound))
+		r->cp_rank = CP_COMPARE_NORANK;
 	/* no CPU time at all (gprof saw none): tied below every ranked
 	 * one, so the CP can only rank it higher */
 	cr = r->cpu_rank == CP_COMPARE_NORANK ? ranked + 1 : r->cpu_rank;

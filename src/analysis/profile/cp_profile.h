@@ -10,7 +10,9 @@
  * ([Alexander94, §VI]). For every procedure Slack <= zeroing <= CP time and MBM
  * <= CP time.
  *
- * A profile is computed once from a finished trace PAG and is read-only.
+ * A profile is computed once from a finished trace PAG and is read-only;
+ * cp_stream_prof.h makes one without the graph from the streaming
+ * analysis, for the comparison with the CPU profile (cp_compare.h).
  */
 #ifndef CP_PROFILE_H
 #define CP_PROFILE_H
@@ -40,6 +42,8 @@ struct cp_proc_prof {
 	uint64_t cp_samples_incl, cp_samples_excl;
 	bool computed;		/* zero/slack/mbm computed (else 0: no CP
 				 * time, or beyond the top limit) */
+	bool cp_unknown;	/* (streamed) not followed: no CP figure at
+				 * all, cp_ns and cp_samples 0 */
 };
 
 struct cp_thread_prof {
@@ -120,6 +124,14 @@ struct cp_profile {
 	uint32_t nthreads_all;
 	struct cp_obj_prof *objs;	/* [nobjs] objects with events, by id */
 	uint32_t nobjs;
+
+	/* A profile made from the streaming analysis (cp_stream_prof.h) has
+	 * no graph (tp and cpm NULL), no objects and no threads' figures;
+	 * its procedures past the followed ones have cp_unknown. */
+	uint64_t cp_bound;	/* the most CP time such a procedure can have
+				 * (its CPU time bounds it); 0: none */
+	bool slack_missing;	/* no Slack at all (--no-slack, or its
+				 * scratch file failed) */
 };
 
 /*

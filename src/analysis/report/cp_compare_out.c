@@ -237,8 +237,11 @@ static void calls_cell(FILE *f, const struct cp_profile *p,
 	if (pp && p->sampled) {
 		char sm[32];
 
-		snprintf(sm, sizeof(sm), "%" PRIu64 "/%" PRIu64,
-			 pp->samples, pp->cp_samples);
+		if (pp->cp_unknown)
+			snprintf(sm, sizeof(sm), "%" PRIu64 "/-", pp->samples);
+		else
+			snprintf(sm, sizeof(sm), "%" PRIu64 "/%" PRIu64,
+				 pp->samples, pp->cp_samples);
 		fprintf(f, " %8s", sm);
 	} else if (pp) {
 		fprintf(f, " %8" PRIu64, pp->calls);
@@ -254,7 +257,8 @@ static void text_row(FILE *f, const struct cp_compare *c,
 {
 	const struct cp_profile *p = c->p;
 	const struct cp_proc_prof *pp = r->pp;
-	bool comp = pp && pp->computed;
+	bool comp = pp && pp->computed, cp = pp && !pp->cp_unknown;
+	bool slack = comp && !p->slack_missing;
 	struct unit u = l->u;
 	char a[16], b[16];
 
@@ -268,11 +272,11 @@ static void text_row(FILE *f, const struct cp_compare *c,
 		     r->gp ? r->gp->pct : 0);
 	cell(f, u, pp != NULL, pp ? pp->cpu_ns : 0,
 	     pp ? cp_pct(pp->cpu_ns, p->useful_ns) : 0);
-	cell(f, u, pp != NULL, pp ? pp->cp_ns : 0, r->cp_pct);
+	cell(f, u, cp, cp ? pp->cp_ns : 0, r->cp_pct);
 	cell(f, u, comp, comp ? pp->zero_ns : 0,
 	     comp ? cp_pct(pp->zero_ns, p->cp_len) : 0);
-	cell(f, u, comp, comp ? pp->slack_ns : 0,
-	     comp ? cp_pct(pp->slack_ns, p->cp_len) : 0);
+	cell(f, u, slack, slack ? pp->slack_ns : 0,
+	     slack ? cp_pct(pp->slack_ns, p->cp_len) : 0);
 	cell(f, u, comp, comp ? pp->mbm_ns : 0,
 	     comp ? cp_pct(pp->mbm_ns, p->cp_len) : 0);
 	calls_cell(f, p, r);

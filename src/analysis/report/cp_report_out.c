@@ -22,7 +22,6 @@
 #include "cp_samples.h"
 #include "cp_wbuf.h"
 
-#define TEXT_ROWS 40		/* procedure rows shown by default */
 #define TEXT_OBJ_ROWS 20
 #define HOT_LINES 10		/* sampled: hottest source lines shown */
 
@@ -172,7 +171,7 @@ static void text_procedures(FILE *f, const struct cp_input *in,
 {
 	const struct cp_trace *t = &in->t;
 	uint32_t max = o->top_given ? (o->top ? o->top : UINT32_MAX)
-				    : TEXT_ROWS;
+				    : CP_REPORT_TEXT_ROWS;
 
 	if (cmp && (nrows || cmp->gp)) {
 		/* CPU (gprof) vs critical path: cp_compare.c */
@@ -704,7 +703,7 @@ int cp_report_out_labels_text(FILE *f, const struct cp_input *in,
 		"the critical path;\nMBM over the %u longest paths)\n",
 		lb->npaths);
 	table(f, rows, lb->n, o->top_given && o->top ? o->top :
-	      (o->top_given ? UINT32_MAX : TEXT_ROWS), lb->total, lb->length,
+	      (o->top_given ? UINT32_MAX : CP_REPORT_TEXT_ROWS), lb->total, lb->length,
 	      false, false, "label", "weight");
 	free(rows);
 	return 0;

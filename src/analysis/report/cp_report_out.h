@@ -25,6 +25,8 @@
 #include "cp_profile.h"
 
 /* Procedures given zeroing, Slack and MBM unless --top says otherwise. */
+/* Procedure rows the text report shows unless --top says. */
+#define CP_REPORT_TEXT_ROWS 40
 #define CP_REPORT_TOP_DEFAULT 20
 
 struct cp_report_opts {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_compare_out.h"
 #include "cp_emit.h"
 #include "cp_out.h"
 #include "cp_profile.h"
@@ -20,22 +21,17 @@
 #include "cp_sampled_out.h"
 #include "cp_wbuf.h"
 
-const char cp_stream_out_missing[] =
-	"streaming analysis: no headline and ranks comparing CPU and CP "
-	"time (they need the whole graph in memory); the procedures' "
-	"figures in the mode asked for only (inclusive, or --exclusive), "
-	"not both";
-
 /*
- * Note @i (from 0) of what @s leaves out, into @buf: the sentence above,
- * then one per kind of figure not followed for all (procedures' CP time
- * and zeroing, objects' CP held time and edges, threads' CP time).
- * Returns false when there is no note @i.
+ * Note @i (from 0) of what @s leaves out, into @buf: the busy share the
+ * headline cannot measure (@cmp's finding needs it), Slack or MBM left
+ * out, then one per kind of figure not followed for all (procedures' CP
+ * time, zeroing and ranks, objects' CP held time and edges, threads' CP
+ * time).  Returns false when there is no note @i.
  */
-static bool note(const struct cp_stream *s, unsigned i, char *buf,
-		 size_t len)
+static bool note(const struct cp_stream *s, const struct cp_compare *cmp,
+		 unsigned i, char *buf, size_t len)
 {
-	const char *what[] = { "CP time, zeroing, Slack and MBM",
+	const char *what[] = { "CP time, zeroing, Slack, MBM and CP rank",
 			       "CP held and CP edges", "CP time" };
 	const char *whom[] = { "procedures with the most CPU time",
 			       "objects most held and waited for",
@@ -43,8 +39,12 @@ static bool note(const struct cp_stream *s, unsigned i, char *buf,
 	uint32_t n[3] = { s->ntracked, s->nobjs_tracked, s->nthreads_tracked };
 	uint32_t of[3] = { s->nprocs, s->nobjs, s->nthreads };
 
-	if (i == 0) {
-		snprintf(buf, len, "%s", cp_stream_out_missing);
+	i++;
+	if (cmp->finding == CP_CMP_UNDERRATED && cmp->hl_busy < 0 && !--i) {
+		snprintf(buf, len, "streaming analysis: the headline does not "
+			 "say how busy the other threads were while %s was on "
+			 "the critical path (that needs the whole graph in "
+			 "memory)", cmp->rows[cmp->hl_row].name);
 		return true;
 	}
 	if (!s->slack_asked && !--i) {
@@ -75,21 +75,14 @@ static bool note(const struct cp_stream *s, unsigned i, char *buf,
 
 #define HOT_LINES 10	/* sampled: hottest source lines shown */
 
-/* Too few samples under a sampled procedure's figures to trust them. */
-static bool thin(const struct cp_stream *s, const struct cp_stream_proc *pr)
-{
-	return s->sampled && (pr->samples < CP_SAMPLES_THIN ||
-			      (pr->tracked && pr->cp_ns &&
-			       pr->cp_samples < CP_SAMPLES_THIN));
-}
-
 static double ratio(uint64_t a, uint64_t b)
 {
 	return b ? (double)a / (double)b : 0.0;
 }
 
 static void text_summary(FILE *f, const struct cp_tindex *ix,
-			 const struct cp_stream *s)
+			 const struct cp_stream *s,
+			 const struct cp_compare *cmp)
 {
 	const struct cp_trace *t = &ix->t;
 	char a[32], b[320], d[32];
@@ -117,71 +110,9 @@ static void text_summary(FILE *f, const struct cp_tindex *ix,
 	fprintf(f, "  parallelism     %12.2f   maximum parallelism %.2f"
 		"  (useful time / critical path)\n\n",
 		ratio(s->useful_ns, s->elapsed_ns), ratio(s->useful_ns, s->cp_len));
-	for (unsigned i = 0; note(s, i, b, sizeof(b)); i++)
-		fprintf(f, "  note: %s.\n", b);
-	fprintf(f, "\n");
-}
-
-/* One row of the procedures table: "-" where the figure is not known. */
-static void text_proc(FILE *f, const struct cp_stream *s,
-		      const struct cp_stream_proc *pr)
-{
-	char e1[32] = "-", e2[32] = "-", e3[32], e4[32] = "-", p1[16] = "-",
-	     p2[16] = "-", p3[16], p4[16] = "-", e5[32] = "-", p5[16] = "-";
-
-	if (pr->tracked) {
-		cp_fmt_ns(e1, sizeof(e1), pr->cp_ns);
-		cp_fmt_ns(e2, sizeof(e2), pr->zero_ns);
-		cp_fmt_pct(p1, sizeof(p1), cp_pct(pr->cp_ns, s->cp_len));
-		cp_fmt_pct(p2, sizeof(p2), cp_pct(pr->zero_ns, s->cp_len));
-	}
-	if (pr->has_slack) {
-		cp_fmt_ns(e5, sizeof(e5), pr->slack_ns);
-		cp_fmt_pct(p5, sizeof(p5), cp_pct(pr->slack_ns, s->cp_len));
-	}
-	if (pr->has_mbm) {
-		cp_fmt_ns(e4, sizeof(e4), pr->mbm_ns);
-		cp_fmt_pct(p4, sizeof(p4), cp_pct(pr->mbm_ns, s->cp_len));
-	}
-	cp_fmt_ns(e3, sizeof(e3), pr->cpu_ns);
-	cp_fmt_pct(p3, sizeof(p3), cp_pct(pr->cpu_ns, s->useful_ns));
-	fprintf(f, "  %-32.32s %11s %6s %11s %6s %11s %6s %11s %6s %11s %6s",
-		pr->name, e1, p1, e2, p2, e5, p5, e4, p4, e3, p3);
-	if (!s->sampled) {
-		fprintf(f, " %8" PRIu64 "\n", pr->calls);
-		return;
-	}
-	snprintf(e1, sizeof(e1), "%" PRIu64 "/", pr->samples);
-	if (pr->tracked)
-		snprintf(e1 + strlen(e1), sizeof(e1) - strlen(e1), "%" PRIu64,
-			 pr->cp_samples);
-	else
-		strcat(e1, "-");
-	fprintf(f, " %12s%s\n", e1, thin(s, pr) ? "  (thin)" : "");
-}
-
-static void text_procedures(FILE *f, const struct cp_stream *s, uint32_t top)
-{
-	uint32_t n = top && top < s->nprocs ? top : s->nprocs;
-
-	if (!s->nprocs)
-		return;
-	fprintf(f, "Procedures (%s", s->exclusive ? "exclusive" :
-		"inclusive");
-	if (s->mbm_paths > 1)
-		fprintf(f, "; MBM over the %u longest paths", s->mbm_paths);
-	else if (s->mbm_paths)
-		fprintf(f, "; MBM over the critical path alone");
-	fprintf(f, ")\n  %-32s %11s %6s %11s %6s %11s %6s %11s %6s %11s %6s "
-		"%8s\n", "procedure", "CP time", "CP %", "CP zeroing", "%",
-		"Slack", "%", "MBM", "%",
-		s->sampled ? "sampled CPU" : "CPU time", "CPU %",
-		s->sampled ? "samples CPU/CP" : "calls");
-	for (uint32_t i = 0; i < n; i++)
-		text_proc(f, s, &s->procs[i]);
-	if (n < s->nprocs)
-		fprintf(f, "  (%u more; --top 0 shows all)\n", s->nprocs - n);
-	fprintf(f, "\n");
+	for (unsigned i = 0; note(s, cmp, i, b, sizeof(b)); i++)
+		fprintf(f, "  note: %s.\n%s", b,
+			note(s, cmp, i + 1, b, sizeof(b)) ? "" : "\n");
 }
 
 static void text_threads(FILE *f, const struct cp_stream *s)
@@ -245,7 +176,7 @@ static int as_profile(const struct cp_stream *s, struct cp_obj_prof **objs,
 }
 
 int cp_stream_out_text(FILE *f, const struct cp_tindex *ix,
-		       const struct cp_stream *s,
+		       const struct cp_stream *s, const struct cp_compare *cmp,
 		       const struct cp_report_opts *o)
 {
 	struct cp_obj_prof *objs;
@@ -254,8 +185,13 @@ int cp_stream_out_text(FILE *f, const struct cp_tindex *ix,
 
 	if (as_profile(s, &objs, &known))
 		return -1;
-	text_summary(f, ix, s);
-	text_procedures(f, s, o->top_given ? o->top : CP_REPORT_TOP_DEFAULT);
+	text_summary(f, ix, s, cmp);
+	if (s->nprocs || cmp->gp) {
+		cp_compare_out_text(f, cmp, o->top_given ?
+				    (o->top ? o->top : UINT32_MAX) :
+				    CP_REPORT_TEXT_ROWS);
+		fprintf(f, "\n");
+	}
 	cp_sampled_out_text(f, &ix->t, HOT_LINES);
 	text_threads(f, s);
 	ret = cp_report_out_objects_text(f, objs, s->nobjs, known, o);
@@ -264,14 +200,18 @@ int cp_stream_out_text(FILE *f, const struct cp_tindex *ix,
 	return ret;
 }
 
-static void json_procedures(struct cp_emit *e, const struct cp_stream *s)
+static void json_procedures(struct cp_emit *e, const struct cp_stream *s,
+			    const struct cp_compare *cmp)
 {
+	const struct cp_profile *p = cmp->p;
+
 	cp_emit_arr_begin(e, CP_KEY_PROCEDURES);
 	for (uint32_t i = 0; i < s->nprocs; i++) {
 		const struct cp_stream_proc *pr = &s->procs[i];
 
 		cp_emit_obj_begin(e, NULL);
 		cp_emit_str(e, CP_KEY_NAME, pr->name);
+		cp_compare_out_emit_proc(e, cmp, pr->name);
 		cp_emit_bool(e, CP_KEY_TRACKED, pr->tracked);
 		if (pr->tracked) {
 			cp_emit_u64(e, CP_KEY_CP_NS, pr->cp_ns);
@@ -295,12 +235,20 @@ static void json_procedures(struct cp_emit *e, const struct cp_stream *s)
 		cp_emit_f64(e, CP_KEY_CPU_PCT,
 			    cp_pct(pr->cpu_ns, s->useful_ns));
 		cp_emit_u64(e, CP_KEY_CALLS, pr->calls);
+		cp_emit_u64(e, CP_KEY_CPU_INCL_NS, pr->cpu_incl_ns);
+		cp_emit_u64(e, CP_KEY_CPU_EXCL_NS, pr->cpu_excl_ns);
+		if (pr->tracked) {
+			if (!s->exclusive)
+				cp_emit_u64(e, CP_KEY_CP_INCL_NS, pr->cp_ns);
+			cp_emit_u64(e, CP_KEY_CP_EXCL_NS, pr->cp_excl_ns);
+		}
 		if (s->sampled) {
 			cp_emit_u64(e, CP_KEY_SAMPLES, pr->samples);
 			if (pr->tracked)
 				cp_emit_u64(e, CP_KEY_CP_SAMPLES,
 					    pr->cp_samples);
-			cp_emit_bool(e, CP_KEY_THIN, thin(s, pr));
+			cp_emit_bool(e, CP_KEY_THIN,
+				     cp_compare_thin(p, &p->procs[i]));
 		}
 		cp_emit_obj_end(e);
 	}
@@ -361,7 +309,7 @@ static void salvage_emit(struct cp_emit *e, const struct cp_tindex *ix,
 }
 
 int cp_stream_out_json(FILE *f, const struct cp_tindex *ix,
-		       const struct cp_stream *s)
+		       const struct cp_stream *s, const struct cp_compare *cmp)
 {
 	const struct cp_trace *t = &ix->t;
 	struct cp_obj_prof *objs;
@@ -375,6 +323,7 @@ int cp_stream_out_json(FILE *f, const struct cp_tindex *ix,
 	cp_emit_obj_begin(&e, NULL);
 	cp_emit_str(&e, CP_KEY_TRACE, t->path);
 	cp_emit_str(&e, CP_KEY_MODE, "stream");
+	cp_compare_out_emit_summary(&e, cmp);	/* headline, gprof */
 	cp_emit_str(&e, CP_KEY_CLOCK,
 		    t->clock == CP_CLOCK_CPU ? "cpu" : "wall");
 	cp_emit_str(&e, CP_KEY_PROCEDURES_FROM, s->sampled ? "samples" :
@@ -389,7 +338,7 @@ int cp_stream_out_json(FILE *f, const struct cp_tindex *ix,
 	cp_emit_f64(&e, CP_KEY_PARALLELISM, ratio(s->useful_ns, s->elapsed_ns));
 	cp_emit_f64(&e, CP_KEY_MAX_PARALLELISM, ratio(s->useful_ns, s->cp_len));
 	cp_emit_arr_begin(&e, CP_KEY_NOTES);
-	for (unsigned i = 0; note(s, i, b, sizeof(b)); i++)
+	for (unsigned i = 0; note(s, cmp, i, b, sizeof(b)); i++)
 		cp_emit_str(&e, NULL, b);
 	cp_emit_arr_end(&e);
 	cp_emit_obj_begin(&e, CP_KEY_STREAM);
@@ -404,7 +353,7 @@ int cp_stream_out_json(FILE *f, const struct cp_tindex *ix,
 	cp_emit_u64(&e, CP_KEY_ONLINE_LENGTH_NS, s->online_len);
 	cp_emit_str(&e, CP_KEY_MODE, s->exclusive ? "exclusive" : "inclusive");
 	cp_emit_u64(&e, CP_KEY_PATHS, s->mbm_paths);
-	json_procedures(&e, s);
+	json_procedures(&e, s, cmp);
 	cp_emit_obj_end(&e);
 	json_threads(&e, s);
 	cp_report_out_objects_json(&e, objs, s->nobjs, known);

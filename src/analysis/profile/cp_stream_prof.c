@@ -1,0 +1,77 @@
+/*
+ * cp_stream_prof.c - a profile without the graph from the streaming
+ * analysis (cp_stream_prof.h).
+ *
+ * The followed procedures have every figure the in-memory profile gives
+ * in the mode asked for, and their CP time exclusive of callees beside
+ * it (the headline's test of who holds its CP time itself).  The others
+ * have their CPU time and calls only; a procedure's CP time is part of
+ * its CPU time, so theirs is at most the largest CPU time among them.
+ */
+#include "cp_stream_prof.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void proc_of(struct cp_proc_prof *pp, const struct cp_stream_proc *sp,
+		    uint32_t id)
+{
+	*pp = (struct cp_proc_prof){
+		.proc = id, .name = sp->name, .calls = sp->calls,
+		.cpu_ns = sp->cpu_ns, .cpu_incl_ns = sp->cpu_incl_ns,
+		.cpu_excl_ns = sp->cpu_excl_ns, .samples = sp->samples,
+		.cp_unknown = !sp->tracked,
+	};
+	if (!sp->tracked)
+		return;
+	pp->cp_ns = sp->cp_ns;
+	pp->cp_excl_ns = sp->cp_excl_ns;
+	pp->cp_samples = sp->cp_samples;
+	pp->zero_ns = sp->zero_ns;
+	pp->slack_ns = sp->slack_ns;
+	pp->mbm_ns = sp->mbm_ns;
+	pp->computed = true;
+}
+
+int cp_stream_prof_make(struct cp_profile *p, const struct cp_stream *s)
+{
+	bool any_slack = false;
+
+	memset(p, 0, sizeof(*p));
+	p->procs = calloc(s->nprocs ? s->nprocs : 1, sizeof(*p->procs));
+	if (!p->procs)
+		return -1;
+	p->nprocs = s->nprocs;
+	for (uint32_t i = 0; i < s->nprocs; i++) {
+		const struct cp_stream_proc *sp = &s->procs[i];
+
+		proc_of(&p->procs[i], sp, i);
+		any_slack |= sp->has_slack;
+		if (!sp->tracked && sp->cpu_ns > p->cp_bound)
+			p->cp_bound = sp->cpu_ns;
+	}
+	p->slack_missing = !any_slack;
+	p->exclusive = s->exclusive;
+	p->k = s->paths_asked;
+	p->npaths = s->mbm_paths;
+	p->cp_len = s->cp_len;
+	p->online_len = s->online_len;
+	p->elapsed_ns = s->elapsed_ns;
+	p->useful_ns = s->useful_ns;
+	p->wait_ns = s->wait_ns;
+	p->parallelism = s->elapsed_ns ?
+		(double)s->useful_ns / (double)s->elapsed_ns : 0;
+	p->max_parallelism = s->cp_len ?
+		(double)s->useful_ns / (double)s->cp_len : 0;
+	p->nthreads = s->nthreads;
+	p->sampled = s->sampled;
+	p->samples = s->samples;
+	p->cp_samples = s->cp_samples;
+	return 0;
+}
+
+void cp_stream_prof_free(struct cp_profile *p)
+{
+	free(p->procs);
+	memset(p, 0, sizeof(*p));
+}

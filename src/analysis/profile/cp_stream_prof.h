@@ -1,0 +1,23 @@
+/*
+ * cp_stream_prof.h - the streaming analysis's results (cp_stream.h) as a
+ * profile without the graph (cp_profile.h), so that the streamed report
+ * sets the CPU profile beside the critical-path profile as the in-memory
+ * one does (cp_compare.h: the ranks, the marks, the headline).
+ *
+ * Only what the comparison and its table read is filled: the totals and
+ * the procedures' figures, procs[i] from the stream's procs[i].  The procedures not followed have cp_unknown,
+ * and cp_bound is the most CP time any of them can have.  tp and cpm are
+ * NULL, and so are the threads and objects.
+ */
+#ifndef CP_STREAM_PROF_H
+#define CP_STREAM_PROF_H
+
+#include "cp_profile.h"
+#include "cp_stream.h"
+
+/* @s (which must outlive @p: the names are its) as @p.  0, or -1 (out of
+ * memory).  Free with cp_stream_prof_free(). */
+int cp_stream_prof_make(struct cp_profile *p, const struct cp_stream *s);
+void cp_stream_prof_free(struct cp_profile *p);
+
+#endif /* CP_STREAM_PROF_H */
