@@ -569,8 +569,9 @@ uint32_t cp_stream_cp_end(const struct sp *p, uint64_t *len)
 }
 
 /* Totals, the critical path and the followed procedures', threads' and
- * objects' figures from the threads' final records.  0, or -1 (memory). */
-static int finish(struct sp *p)
+ * objects' figures from the threads' final records, but Slack; the
+ * procedures in the order of their ids still.  0, or -1 (memory). */
+static int figures(struct sp *p)
 {
 	struct cp_stream *s = p->s;
 	uint64_t first = UINT64_MAX, last = 0;
@@ -610,8 +611,6 @@ static int finish(struct sp *p)
 			p->th[s->cp_tid].vec[cp_stream_cpx(p, k)] :
 			s->procs[i].cp_ns;
 		s->procs[i].zero_ns = s->cp_len - best;
-		s->procs[i].has_slack = p->has_slack;
-		s->procs[i].slack_ns = p->slk[k];
 		if (p->mbm_k == 1) {
 			s->procs[i].has_mbm = true;
 			s->procs[i].mbm_ns = s->procs[i].cp_ns;
@@ -631,9 +630,32 @@ static int finish(struct sp *p)
 	if (p->kp_k && cp_stream_kp_finish(p))
 		return -1;
 	cp_stream_smp_results(p, found ? p->th[s->cp_tid].vec : NULL);
-	if (s->nprocs)
-		qsort(s->procs, s->nprocs, sizeof(*s->procs), by_cp);
+	for (uint32_t i = 0; i < s->nprocs; i++)
+		s->procs[i].busy = -1;
 	return cp_stream_obj_results(p, found ? p->th[s->cp_tid].vec : NULL);
+}
+
+/*
+ * Slack's walk back (p->sl), with the C segments of the procedure
+ * cp_stream_opts.busy_of names and their busy share; the followed
+ * procedures' Slack.  0, or -1 (memory).
+ */
+static int slack(struct sp *p, const struct cp_stream_opts *o)
+{
+	struct cp_stream *s = p->s;
+	uint32_t i = o->busy_of ? o->busy_of(o->busy_ctx, s) : NONE;
+
+	p->busy_k = i < s->nprocs ? p->trk[i] : NONE;
+	if (cp_stream_sl_walk(p) ||
+	    (p->busy_k != NONE && p->has_slack &&
+	     cp_stream_busy_measure(p, &s->procs[i].busy)))
+		return -1;
+	for (uint32_t j = 0; j < s->nprocs; j++)
+		if (p->trk[j] != NONE) {
+			s->procs[j].has_slack = p->has_slack;
+			s->procs[j].slack_ns = p->slk[p->trk[j]];
+		}
+	return 0;
 }
 
 /* The pass's own memory (the results stay in cp_stream). */
@@ -704,6 +726,7 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 		.progress_ctx = o ? o->progress_ctx : NULL,
 		.sc = o ? o->scale : NULL, .nsc = o ? o->nscale : 0,
 		.hasw = (ix->t.flags & CP_TRACE_HAS_WALL) != 0,
+		.busy_k = NONE,
 		.mbm_k = o ? o->mbm_k : 0,
 		/* MBM over one path is the CP time: no paths needed */
 		.kp_k = o ? (o->mbm_k > 1 ? o->mbm_k : o->kpaths) : 0,
@@ -768,11 +791,11 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 	if (run_pass(&p))
 		goto err_mem;
 	cp_stream_assert(&p);
-	if (p.sl && cp_stream_sl_walk(&p))
+	if (figures(&p) || (p.sl && slack(&p, o)))
 		goto err_mem;
 	cp_stream_sl_free(&p);
-	if (finish(&p))
-		goto err_mem;
+	if (s->nprocs)
+		qsort(s->procs, s->nprocs, sizeof(*s->procs), by_cp);
 	sp_free(&p);
 	return 0;
 err_mem:

@@ -93,6 +93,10 @@ struct cp_stream_proc {
 	uint64_t cp_excl_ns;	/* tracked: of which exclusive of callees
 				 * (exclusive mode: cp_ns) */
 	uint64_t zero_ns;	/* tracked: CP zeroing */
+	double busy;		/* (cp_stream_opts.busy_of's procedure) the
+				 * other threads' busy share while it was
+				 * on the CP (cp_compare.h's hl_busy), 0..1;
+				 * -1: not measured */
 	uint64_t samples;	/* sampled: the samples its CPU time rests
 				 * on (cp_profile.h's, in the mode) */
 	uint64_t cp_samples;	/* sampled, tracked: those on the CP */
@@ -243,9 +247,15 @@ struct cp_stream_opts {
 	 * time, with no pass more; 0: none */
 	uint32_t mbm_k;
 	/* the tracked procedures' Slack: the records pass writes every
-	 * vertex's in-edges to a file in $TMPDIR (about 12 bytes an event,
+	 * vertex's in-edges to a file in $TMPDIR (about 13 bytes an event,
 	 * unlinked at once) read back from its end (cp_stream_slack.c) */
 	bool slack;
+	/* with slack: the procedure whose busy share (cp_stream_proc.busy)
+	 * the walk measures, asked for once the figures are known but Slack
+	 * (cp_stream.procs not yet in order): its index there, or
+	 * UINT32_MAX for none.  NULL: none */
+	uint32_t (*busy_of)(void *ctx, const struct cp_stream *s);
+	void *busy_ctx;
 	/* called every 2^20 vertices with a phase name and 0..1 done */
 	void (*progress)(void *ctx, const char *phase, double frac);
 	void *progress_ctx;

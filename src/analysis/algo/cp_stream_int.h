@@ -226,6 +226,9 @@ struct sp {
 	struct cp_stream_sl *sl;
 	bool has_slack;
 	uint64_t slk[CP_STREAM_TRACK];
+	/* the headline's procedure (cp_stream_opts.busy_of): its tracked
+	 * index, whose C segments the walk writes down, or NONE */
+	uint32_t busy_k;
 };
 
 /* Where a record's lanes are (struct sp). */
@@ -369,8 +372,18 @@ void cp_stream_sl_end_step(struct sp *p, const struct sth *t);
 /* After the records pass: the walk back, into p->slk and p->has_slack
  * (p->s->slack_err when the file failed).  0, or -1 (memory). */
 int cp_stream_sl_walk(struct sp *p);
+/* The file of p->busy_k's C segments the walk wrote (cp_stream_busy.c
+ * reads it), fd -1 when none was. */
+struct cp_spill *cp_stream_sl_segments(struct sp *p);
 /* Free p->sl. */
 void cp_stream_sl_free(struct sp *p);
+
+/* ---- the headline's busy share (cp_stream_busy.c) --------------------- */
+
+/* After the walk, which wrote p->busy_k's C segments: the other threads'
+ * busy share over them, as cp_compare.c measures it in memory, or -1
+ * (none, one thread, or the segments' file failed).  0, or -1 (memory). */
+int cp_stream_busy_measure(struct sp *p, double *busy);
 
 /* ---- objects and lanes (cp_stream_objs.c) --------------------------- */
 

@@ -54,7 +54,8 @@
  *	u8 flags		VIRT, FIRST (no thread in-edge), PIECES
  * a vertex:
  *	uv tid
- *	unless FIRST: uv w, uv et(x) - et(u) - w, uv f(x) - f(u)
+ *	unless FIRST: uv w, uv et(x) - et(u) - w, uv f(x) - f(u),
+ *		uv wall(x) - wall(u)
  *	PIECES: uv mask before, uv n, n x (uv mask, uv dt)
  *	uv n, n x uv slot published here
  * a virtual vertex:
@@ -64,14 +65,20 @@
  *	uv n, n x (uv id << 1 | is-thread, uv et(x) - et(in), uv f(x) - f(in))
  * then the record's length, the bytes of its LEB128 last first, so that
  * the walk finds it from the record's end.  The walk keeps each thread's
- * et and mask, learnt backwards: et(u) from the next vertex, the mask of
+ * et, wall clock and mask, learnt backwards: et(u) from the next vertex, the mask of
  * the procedures followed that are open (the lanes a segment counts for)
  * from where it changed (PIECES, with the pieces a sampled segment is
- * cut into by stack switches).  About 12 bytes an event on a lock-heavy
+ * cut into by stack switches).  About 13 bytes an event on a lock-heavy
  * trace.
  *
  * Both cores: the lanes are split between two walks of the file, each
  * following C itself (cp_stream_sl_walk()).
+ *
+ * The headline's procedure (sp.busy_k): the walk that has its lane also
+ * writes, as it passes them, C's segments that hold its time on the wall
+ * clock (a sampled segment's pieces placed in it as cp_sampled.c places
+ * its stack switches) to a second scratch file, last first, which
+ * cp_stream_busy.c reads back.
  *
  * Memory: per lane 16 bytes a thread and a slot, and the segments alive
  * that no other dominates (cp_stair.h).
@@ -126,8 +133,11 @@ struct cp_stream_sl {
 	/* per slot: the vertex its record is now */
 	uint64_t *rpos;
 	uint32_t cap_rpos;
-	/* per thread: its last vertex, its et and mask there */
-	uint64_t *lastf, *endet, *endmask;
+	uint64_t wd;		/* its wall clock minus its thread's last */
+	/* per thread: its last vertex, its et, mask and wall clock there */
+	uint64_t *lastf, *endet, *endmask, *endwall;
+	/* the headline's procedure's C segments (cp_stream_busy.c) */
+	struct cp_spill iv;
 };
 
 /* ---- the forward pass's side ------------------------------------- */
@@ -143,8 +153,10 @@ int cp_stream_sl_start(struct sp *p)
 	sl->lastf = calloc(nt, sizeof(*sl->lastf));
 	sl->endet = calloc(nt, sizeof(*sl->endet));
 	sl->endmask = calloc(nt, sizeof(*sl->endmask));
+	sl->endwall = calloc(nt, sizeof(*sl->endwall));
+	sl->iv.fd = -1;
 	p->sl = sl;
-	if (!sl->lastf || !sl->endet || !sl->endmask)
+	if (!sl->lastf || !sl->endet || !sl->endmask || !sl->endwall)
 		return -1;
 	if (cp_spill_open(&sl->sp)) {
 		p->s->slack_err = errno ? errno : ENOMEM;
@@ -172,6 +184,7 @@ void cp_stream_sl_begin(struct sp *p, uint32_t tid, const struct sth *t)
 	sl->tid = tid;
 	sl->first = !t->any;
 	sl->etprev = t->len;
+	sl->wd = t->any ? t->key - t->last_wall : 0;
 	sl->mask0 = act_mask(t);
 	sl->npc = sl->nin = sl->npub = sl->nvirt = 0;
 }
@@ -271,7 +284,7 @@ void cp_stream_sl_group_rec(struct sp *p, uint32_t a, uint32_t r)
  * after it included. */
 static size_t rec_max(uint32_t n, uint32_t pc, uint32_t pub)
 {
-	return 12 * CP_VARINT_MAX + 3 * CP_VARINT_MAX * (size_t)n +
+	return 13 * CP_VARINT_MAX + 3 * CP_VARINT_MAX * (size_t)n +
 	       2 * CP_VARINT_MAX * (size_t)pc + CP_VARINT_MAX * (size_t)pub;
 }
 
@@ -328,6 +341,7 @@ void cp_stream_sl_end_step(struct sp *p, const struct sth *t)
 		q = cp_uv_put(q, w);
 		q = cp_uv_put(q, et - sl->etprev - w);
 		q = cp_uv_put(q, sl->f - sl->lastf[sl->tid]);
+		q = cp_uv_put(q, sl->wd);
 	}
 	if (pieces) {
 		q = cp_uv_put(q, sl->mask0);
@@ -349,6 +363,7 @@ virtuals:
 	sl->lastf[sl->tid] = sl->f;
 	sl->endet[sl->tid] = et;
 	sl->endmask[sl->tid] = mask1;
+	sl->endwall[sl->tid] = t->key;
 	for (uint32_t i = 0; i < sl->nvirt; i++) {
 		const struct sl_virt *v = &sl->virt[i];
 
@@ -388,6 +403,9 @@ struct walk {
 	uint64_t ax[CP_STREAM_TRACK];	/* A + 1 of the vertex walked */
 	uint64_t *ta, *ra;	/* [nt x nl], [nslot x nl] */
 	uint64_t *tet, *tmask;	/* [nt] et and mask of the next vertex */
+	uint64_t *twall;	/* [nt] and its wall clock */
+	bool busy;		/* it has sp.busy_k's lane: C's segments of
+				 * that procedure go to the second file */
 	int ptr;		/* where C goes on: a thread's next vertex */
 	uint32_t ptr_id;	/* or a slot's record */
 	uint64_t cf;		/* that vertex's position in the file */
@@ -526,6 +544,41 @@ static int on_c(struct walk *w, uint64_t et)
 	return 0;
 }
 
+/*
+ * (w->busy) C's segment [@a, @b) of thread @tid on the wall clock holds
+ * the headline's procedure's time: into the second file, as three words.
+ * An empty one says nothing (its useful time took no wall time).  When
+ * the file fails, the walk stops writing it (sl->iv.err, or ENOMEM).
+ */
+static void busy_seg(struct walk *w, uint32_t tid, uint64_t a, uint64_t b)
+{
+	struct cp_spill *iv = &w->p->sl->iv;
+	uint8_t *q = NULL;
+
+	if (b <= a)
+		return;
+	if (iv->fd >= 0 || !cp_spill_open(iv))
+		q = cp_spill_room(iv, 24);
+	if (!q) {
+		iv->err = iv->err ? iv->err : errno ? errno : ENOMEM;
+		w->busy = false;
+		return;
+	}
+	memcpy(q, &(uint64_t){ tid }, 8);
+	memcpy(q + 8, &a, 8);
+	memcpy(q + 16, &b, 8);
+	cp_spill_done(iv, q + 24);
+}
+
+/* The wall clock at @o into a segment of @wt from @wa to @wb, as
+ * cp_sampled.c places a stack switch in it. */
+static uint64_t wall_in(uint64_t wa, uint64_t wb, uint64_t wt, uint64_t o)
+{
+	if (!wt || wb <= wa)
+		return wa;
+	return wa + (uint64_t)((unsigned __int128)(wb - wa) * o / wt);
+}
+
 /* The lanes' shares of a segment of @dt under @mask into @c (added). */
 static void shares(const struct walk *w, uint64_t *c, uint64_t mask,
 		   uint64_t dt)
@@ -536,26 +589,33 @@ static void shares(const struct walk *w, uint64_t *c, uint64_t mask,
 }
 
 /* C goes on along thread @tid's edge into the vertex walked, from its
- * vertex at @f: the lanes' shares of it, of @wt under the thread's mask,
- * or the @npc pieces at @pc (the record ends at @e).  0, or -2 (a piece
- * the pass did not write). */
+ * vertex at @f, on the wall clock from @wa to @wb: the lanes' shares of
+ * it, of @wt under the thread's mask, or the @npc pieces at @pc (the
+ * record ends at @e); the headline's procedure's segments (w->busy).
+ * 0, or -2 (a piece the pass did not write). */
 static int along_thread(struct walk *w, uint32_t tid, uint64_t f,
-			uint64_t wt, const uint8_t *pc, uint64_t npc,
-			const uint8_t *e)
+			uint64_t wt, uint64_t wa, uint64_t wb,
+			const uint8_t *pc, uint64_t npc, const uint8_t *e)
 {
-	uint64_t mk, dt;
+	uint32_t bk = w->p->busy_k;
+	uint64_t mk, dt, o = 0;
 
 	w->ptr = PTR_THREAD;
 	w->ptr_id = tid;
 	w->cf = f;
 	if (!pc) {
 		shares(w, w->cown, w->tmask[tid], wt);
+		if (w->busy && wt && w->tmask[tid] >> bk & 1)
+			busy_seg(w, tid, wa, wb);
 		return 0;
 	}
-	for (uint64_t i = 0; i < npc; i++) {
+	for (uint64_t i = 0; i < npc; i++, o += dt) {
 		if (cp_uv_get(&pc, e, &mk) || cp_uv_get(&pc, e, &dt))
 			return -2;
 		shares(w, w->cown, mk, dt);
+		if (w->busy && dt && mk >> bk & 1)
+			busy_seg(w, tid, wall_in(wa, wb, wt, o),
+				 wall_in(wa, wb, wt, o + dt));
 	}
 	return 0;
 }
@@ -570,7 +630,8 @@ static int walk_one(struct walk *w, const uint8_t *q, const uint8_t *e,
 	struct sp *p = w->p;
 	uint32_t nl = w->nl, tid = 0, slot = 0;
 	uint64_t flags, x, wt = 0, gap = 0, dprev = 0, mask0 = 0, npc = 0;
-	uint64_t et, win, nin, *ta = NULL;
+	uint64_t et, win, nin, *ta = NULL, wd = 0, wx = 0;
+	int r;
 	const uint8_t *pc = NULL;
 	bool c = false;
 
@@ -595,6 +656,7 @@ static int walk_one(struct walk *w, const uint8_t *q, const uint8_t *e,
 			GET(wt);
 			GET(gap);
 			GET(dprev);
+			GET(wd);
 		}
 		if (flags & F_PIECES) {
 			GET(mask0);
@@ -605,6 +667,9 @@ static int walk_one(struct walk *w, const uint8_t *q, const uint8_t *e,
 		}
 		ta = w->ta + (size_t)tid * nl;
 		et = w->tet[tid];
+		wx = w->twall[tid];
+		if (wd > wx)
+			return -2;
 		memcpy(w->ax, ta, nl * sizeof(*w->ax));
 		c = w->ptr == PTR_THREAD && w->ptr_id == tid;
 		GET(x);
@@ -633,8 +698,9 @@ static int walk_one(struct walk *w, const uint8_t *q, const uint8_t *e,
 			w->cown[l] = 0;
 		w->ptr = PTR_NONE;
 		if (!win && !(flags & (F_VIRT | F_FIRST)) &&
-		    along_thread(w, tid, f - dprev, wt, pc, npc, e))
-			return -2;
+		    (r = along_thread(w, tid, f - dprev, wt, wx - wd, wx, pc,
+				      npc, e)))
+			return r;
 	}
 	if (!(flags & F_VIRT)) {
 		if (flags & F_FIRST) {
@@ -654,6 +720,7 @@ static int walk_one(struct walk *w, const uint8_t *q, const uint8_t *e,
 			if (edge(w, ta, wt, et - gap - wt, f - dprev, c && !win))
 				return -1;
 			w->tet[tid] = et - gap - wt;
+			w->twall[tid] = wx - wd;
 		}
 		if (flags & F_PIECES)
 			w->tmask[tid] = mask0;
@@ -720,7 +787,8 @@ static int walk_init(struct walk *w, struct sp *p, const uint32_t *k,
 		       sizeof(*w->ra));
 	w->tet = calloc(p->nt, sizeof(*w->tet));
 	w->tmask = calloc(p->nt, sizeof(*w->tmask));
-	if (!w->ta || !w->ra || !w->tet || !w->tmask)
+	w->twall = calloc(p->nt, sizeof(*w->twall));
+	if (!w->ta || !w->ra || !w->tet || !w->tmask || !w->twall)
 		return -1;
 	w->ptr = PTR_THREAD;
 	w->ptr_id = cpt;
@@ -730,6 +798,7 @@ static int walk_init(struct walk *w, struct sp *p, const uint32_t *k,
 			continue;
 		w->tet[tid] = sl->endet[tid];
 		w->tmask[tid] = sl->endmask[tid];
+		w->twall[tid] = sl->endwall[tid];
 		for (uint32_t l = 0; l < w->nl; l++) {
 			w->ta[(size_t)tid * w->nl + l] = 1;
 			if (w->lead[l] == l && tid != cpt &&
@@ -748,6 +817,7 @@ static void walk_free(struct walk *w)
 	free(w->ra);
 	free(w->tet);
 	free(w->tmask);
+	free(w->twall);
 	free(w->buf);
 	for (uint32_t l = 0; l < CP_STREAM_TRACK; l++)
 		cp_stair_free(&w->seg[l]);
@@ -857,8 +927,10 @@ int cp_stream_sl_walk(struct sp *p)
 		h = ng[0] <= ng[1] ? 0 : 1;
 		ng[h]++;
 		for (uint32_t j = i; j < p->ntr; j++)
-			if (p->th[cpt].vec[j] == cp)
+			if (p->th[cpt].vec[j] == cp) {
+				w[h].busy |= j == p->busy_k;
 				k[h][n[h]++] = j;
+			}
 	}
 	if (walk_init(&w[0], p, k[0], n[0]) ||
 	    walk_init(&w[1], p, k[1], n[1])) {
@@ -899,6 +971,11 @@ out:
 	return ret;
 }
 
+struct cp_spill *cp_stream_sl_segments(struct sp *p)
+{
+	return &p->sl->iv;
+}
+
 void cp_stream_sl_free(struct sp *p)
 {
 	struct cp_stream_sl *sl = p->sl;
@@ -915,6 +992,8 @@ void cp_stream_sl_free(struct sp *p)
 	free(sl->lastf);
 	free(sl->endet);
 	free(sl->endmask);
+	free(sl->endwall);
+	cp_spill_close(&sl->iv);
 	free(sl);
 	p->sl = NULL;
 }

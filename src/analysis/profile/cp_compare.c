@@ -28,15 +28,17 @@
  * CP figures of the procedures it followed only, those with the most CPU
  * time.  As a procedure's CP time is part of its CPU time, one not
  * followed has at most p->cp_bound of it: a followed row with at least
- * that much has its exact CP rank; the others have none, and neither
- * they nor the rows not followed are spoken of in the headline.
+ * that much has its exact CP rank, the others none; the headline speaks
+ * of followed rows only.
  *
  * The headline's "the other threads wait while it runs" is measured, not
  * assumed: over the procedure's critical-path segments, the fraction of
  * the other threads' time that was useful work (segments placed on the
- * wall clock).  Cost: the CP segments of one procedure sorted by time
- * (the critical path runs forward in time), then one pass over all useful
- * segments with a binary search each, O(S log M).
+ * wall clock).  Cost: the ends of one procedure's M critical-path
+ * segments sorted by time, then a sweep over each of the T threads' S
+ * segments and those ends, O(M log M + S + T M).  Streamed, the pass
+ * measures it the same way (cp_stream_busy.c) and the procedure's figures
+ * bring it.
  */
 #include "cp_compare.h"
 
@@ -130,88 +132,115 @@ static bool edge_in_proc(const struct cp_tracepag *tp, bool exclusive,
 	return false;
 }
 
-struct ival {
-	uint64_t a, b;		/* wall interval */
-	uint32_t tid;		/* thread on the CP then */
+/* An end of one of the procedure's critical-path segments. */
+struct cp_end {
+	uint64_t x;		/* on the wall clock */
+	uint32_t tid;		/* the segment's thread */
+	int sign;		/* +1 its end, -1 its start */
 };
+
+static int cmp_end(const void *a, const void *b)
+{
+	const struct cp_end *x = a, *y = b;
+
+	return x->x < y->x ? -1 : x->x > y->x;
+}
+
+/*
+ * The ends of procedure @proc's critical-path segments (useful, of weight
+ * and wall time above zero) into *@ends, in time order, and their wall
+ * time into *@on.  Returns how many ends, or -1 (memory).
+ */
+static int64_t cp_ends(const struct cp_profile *p, uint32_t proc,
+		       struct cp_end **ends, uint64_t *on)
+{
+	const struct cp_tracepag *tp = p->tp;
+	struct cp_end *e = malloc(2 * ((size_t)p->cpm->npath + 1) *
+				  sizeof(*e));
+	uint32_t tid, vi;
+	int64_t m = 0;
+
+	*ends = e;
+	*on = 0;
+	if (!e)
+		return -1;
+	for (uint32_t i = 0; i < p->cpm->npath; i++) {
+		uint32_t ed = p->cpm->path[i];
+		uint64_t a, b;
+
+		if (tp->e_kind[ed] != CP_TE_USEFUL || !tp->g.w[ed] ||
+		    !edge_in_proc(tp, p->exclusive, ed, proc) ||
+		    !cp_tracepag_vertex(tp, tp->g.head[ed], &tid, &vi) || !vi)
+			continue;
+		a = cp_trace_wall(tp->t, tid, vi - 1);
+		b = cp_trace_wall(tp->t, tid, vi);
+		if (b <= a)
+			continue;
+		e[m++] = (struct cp_end){ a, tid, -1 };
+		e[m++] = (struct cp_end){ b, tid, +1 };
+		*on += b - a;
+	}
+	qsort(e, (size_t)m, sizeof(*e), cmp_end);
+	return m;
+}
 
 /*
  * Fraction of the other threads' time that was useful while procedure
  * @proc was on the critical path; -1 if it never was or there is no other
- * thread.
+ * thread.  Over each of its C segments [a, b) of thread T, every other
+ * thread t adds U_t(b) - U_t(a), U_t(x) being t's useful wall time before
+ * x: one sweep per thread over its segments and the ends in time order,
+ * whatever the order of C's segments on the wall clock (a dependency
+ * timed around the operation can go back a little).
  */
 static double busy_others(const struct cp_profile *p, uint32_t proc)
 {
 	const struct cp_tracepag *tp = p->tp;
-	const struct cp_trace *t;
-	struct ival *iv;
-	uint32_t m = 0, tid, vi;
-	uint64_t on = 0;
+	const struct cp_trace *t = tp->t;
+	struct cp_end *e;
+	uint64_t on;
+	int64_t m;
 	double overlap = 0;
 
-	if (p->nthreads < 2 || !tp)
+	if (p->nthreads < 2)
 		return -1;
-	t = tp->t;
-	iv = malloc((p->cpm->npath ? p->cpm->npath : 1) * sizeof(*iv));
-	if (!iv)
-		return -1;
-	for (uint32_t i = 0; i < p->cpm->npath; i++) {
-		uint32_t e = p->cpm->path[i];
-		uint64_t a, b;
-
-		if (tp->e_kind[e] != CP_TE_USEFUL || !tp->g.w[e] ||
-		    !edge_in_proc(tp, p->exclusive, e, proc) ||
-		    !cp_tracepag_vertex(tp, tp->g.head[e], &tid, &vi) || !vi)
-			continue;
-		a = cp_trace_wall(t, tid, vi - 1);
-		b = cp_trace_wall(t, tid, vi);
-		if (b <= a)
-			continue;
-		if (m && iv[m - 1].tid == tid && iv[m - 1].b == a) {
-			iv[m - 1].b = b;	/* merge consecutive */
-		} else {
-			iv[m].a = a;
-			iv[m].b = b;
-			iv[m].tid = tid;
-			m++;
-		}
-		on += b - a;
-	}
-	if (!m) {
-		free(iv);
+	m = cp_ends(p, proc, &e, &on);
+	if (m <= 0) {
+		free(e);
 		return -1;
 	}
-	for (tid = 0; tid < t->nthreads; tid++) {
+	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
 		const struct cp_trace_thread *th = &t->threads[tid];
+		uint64_t done = 0, a = 0, b = 0;
+		bool useful = false;
+		uint32_t vi = 0;
 
-		for (vi = 1; vi < th->nv; vi++) {
-			uint32_t e = tp->segbase[tid] + vi - 1;
-			uint64_t a, b;
-			uint32_t lo = 0, hi = m;
+		for (int64_t j = 0; j < m; j++) {
+			uint64_t u;
 
-			if (tp->e_kind[e] != CP_TE_USEFUL || !tp->g.w[e])
+			/* the segment that holds e[j].x, or past the last */
+			while (vi < th->nv && (vi == 0 || b <= e[j].x)) {
+				uint32_t ed;
+
+				if (vi && useful)
+					done += b - a;
+				if (++vi >= th->nv) {
+					useful = false;
+					break;
+				}
+				ed = tp->segbase[tid] + vi - 1;
+				a = cp_trace_wall(t, tid, vi - 1);
+				b = cp_trace_wall(t, tid, vi);
+				useful = tp->e_kind[ed] == CP_TE_USEFUL &&
+					 tp->g.w[ed] && b > a;
+			}
+			if (e[j].tid == tid)
 				continue;
-			a = cp_trace_wall(t, tid, vi - 1);
-			b = cp_trace_wall(t, tid, vi);
-			/* first interval ending after a */
-			while (lo < hi) {
-				uint32_t mid = lo + (hi - lo) / 2;
-
-				if (iv[mid].b <= a)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			for (; lo < m && iv[lo].a < b; lo++) {
-				uint64_t x = iv[lo].a > a ? iv[lo].a : a;
-				uint64_t y = iv[lo].b < b ? iv[lo].b : b;
-
-				if (iv[lo].tid != tid && y > x)
-					overlap += (double)(y - x);
-			}
+			u = done + (useful && a < e[j].x ? e[j].x - a : 0);
+			overlap += e[j].sign * (double)u;
 		}
 	}
-	free(iv);
+	free(e);
 	return overlap / ((double)on * (double)(p->nthreads - 1));
 }
 
@@ -352,8 +381,10 @@ static void headline(struct cp_compare *c)
 	}
 	if ((best = find_underrated(c)) >= 0) {
 		c->finding = CP_CMP_UNDERRATED;
-		/* (streamed: no graph, the caller may measure it) */
-		c->hl_busy = busy_others(c->p, c->rows[best].pp->proc);
+		/* streamed: no graph, the pass measured it */
+		c->hl_busy = c->p->tp ? busy_others(c->p,
+						    c->rows[best].pp->proc)
+				      : c->rows[best].pp->busy;
 	} else if ((best = find_overrated(c)) >= 0) {
 		c->finding = CP_CMP_OVERRATED;
 	} else if ((best = find_rank_difference(c)) >= 0) {

@@ -44,6 +44,9 @@ struct cp_proc_prof {
 				 * time, or beyond the top limit) */
 	bool cp_unknown;	/* (streamed) not followed: no CP figure at
 				 * all, cp_ns and cp_samples 0 */
+	double busy;		/* (streamed) the other threads' busy share
+				 * while it was on the CP, measured for the
+				 * headline's procedure only; else -1 */
 };
 
 struct cp_thread_prof {

@@ -10,6 +10,8 @@
  */
 #include "cp_stream_prof.h"
 
+#include "cp_compare.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +22,7 @@ static void proc_of(struct cp_proc_prof *pp, const struct cp_stream_proc *sp,
 		.proc = id, .name = sp->name, .calls = sp->calls,
 		.cpu_ns = sp->cpu_ns, .cpu_incl_ns = sp->cpu_incl_ns,
 		.cpu_excl_ns = sp->cpu_excl_ns, .samples = sp->samples,
-		.cp_unknown = !sp->tracked,
+		.cp_unknown = !sp->tracked, .busy = sp->busy,
 	};
 	if (!sp->tracked)
 		return;
@@ -74,4 +76,20 @@ void cp_stream_prof_free(struct cp_profile *p)
 {
 	free(p->procs);
 	memset(p, 0, sizeof(*p));
+}
+
+uint32_t cp_stream_prof_busy_of(void *gprof, const struct cp_stream *s)
+{
+	struct cp_profile p;
+	struct cp_compare cmp;
+	uint32_t r = UINT32_MAX;
+
+	if (cp_stream_prof_make(&p, s) == 0 &&
+	    cp_compare_build(&cmp, &p, gprof) == 0) {
+		if (cmp.finding == CP_CMP_UNDERRATED)
+			r = cmp.rows[cmp.hl_row].pp->proc;
+		cp_compare_free(&cmp);
+	}
+	cp_stream_prof_free(&p);
+	return r;
 }

@@ -20,4 +20,13 @@
 int cp_stream_prof_make(struct cp_profile *p, const struct cp_stream *s);
 void cp_stream_prof_free(struct cp_profile *p);
 
+/*
+ * cp_stream_opts.busy_of, @gprof the struct cp_gprof the report compares
+ * with, or NULL: the procedure the headline will speak of when it says
+ * the CPU profile underrates one (what it reads is known before Slack
+ * is), so that Slack's walk measures the other threads' busy share over
+ * its critical-path segments; UINT32_MAX for none (or out of memory).
+ */
+uint32_t cp_stream_prof_busy_of(void *gprof, const struct cp_stream *s);
+
 #endif /* CP_STREAM_PROF_H */

@@ -23,7 +23,7 @@
 
 /*
  * Note @i (from 0) of what @s leaves out, into @buf: the busy share the
- * headline cannot measure (@cmp's finding needs it), Slack or MBM left
+ * headline could not measure (@cmp's finding needs it), Slack or MBM left
  * out, then one per kind of figure not followed for all (procedures' CP
  * time, zeroing and ranks, objects' CP held time and edges, threads' CP
  * time).  Returns false when there is no note @i.
@@ -40,11 +40,12 @@ static bool note(const struct cp_stream *s, const struct cp_compare *cmp,
 	uint32_t of[3] = { s->nprocs, s->nobjs, s->nthreads };
 
 	i++;
-	if (cmp->finding == CP_CMP_UNDERRATED && cmp->hl_busy < 0 && !--i) {
-		snprintf(buf, len, "streaming analysis: the headline does not "
-			 "say how busy the other threads were while %s was on "
-			 "the critical path (that needs the whole graph in "
-			 "memory)", cmp->rows[cmp->hl_row].name);
+	if (cmp->finding == CP_CMP_UNDERRATED && cmp->hl_busy < 0 &&
+	    s->nthreads > 1 && !--i) {
+		snprintf(buf, len, "the headline does not say how busy the "
+			 "other threads were while %s was on the critical path:"
+			 " the streaming analysis measures it on Slack's walk "
+			 "back and its scratch files", cmp->rows[cmp->hl_row].name);
 		return true;
 	}
 	if (!s->slack_asked && !--i) {
@@ -111,8 +112,9 @@ static void text_summary(FILE *f, const struct cp_tindex *ix,
 		"  (useful time / critical path)\n\n",
 		ratio(s->useful_ns, s->elapsed_ns), ratio(s->useful_ns, s->cp_len));
 	for (unsigned i = 0; note(s, cmp, i, b, sizeof(b)); i++)
-		fprintf(f, "  note: %s.\n%s", b,
-			note(s, cmp, i + 1, b, sizeof(b)) ? "" : "\n");
+		fprintf(f, "  note: %s.\n", b);
+	if (note(s, cmp, 0, b, sizeof(b)))
+		fprintf(f, "\n");
 }
 
 static void text_threads(FILE *f, const struct cp_stream *s)
