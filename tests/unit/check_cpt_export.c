@@ -367,6 +367,9 @@ START_TEST(test_cpt_report_html_file)
 }
 END_TEST
 
+static json_t *proc_named(json_t *doc, const char *name);
+static int64_t jint(json_t *o, const char *key);
+
 /* gprof's columns from a real -pg build with the trace's procedures. */
 START_TEST(test_cpt_report_gprof_json)
 {
@@ -422,6 +425,39 @@ START_TEST(test_cpt_report_gprof_json)
 		seen++;
 	}
 	ck_assert_msg(seen == 3, "%d procedures", seen);
+	{
+		/* streamed: the same comparison, gprof's columns included */
+		const char *a[] = { "report", trace, "--gprof", gmon, "--exe",
+				    exe, "--exclusive", "--format", "json",
+				    "--stream", NULL };
+		struct cpt_res rs = { 0 };
+		json_t *ds;
+
+		cpt_run(&rs, dir, a);
+		ck_assert_msg(rs.status == 0, "--stream: exit %d: %s",
+			      rs.status, rs.err);
+		ds = json_loads(rs.out, 0, &jerr);
+		ck_assert_msg(ds != NULL, "JSON: %s", jerr.text);
+		ck_assert_msg(json_equal(json_object_get(ds, "headline"),
+					 json_object_get(doc, "headline")) &&
+			      json_equal(json_object_get(ds, "gprof"),
+					 json_object_get(doc, "gprof")),
+			      "streamed:\n%s\nin memory:\n%s", rs.out, r.out);
+		json_array_foreach(procs, i, pr) {
+			const char *nm = json_string_value(
+				json_object_get(pr, "name"));
+			json_t *sp = proc_named(ds, nm);
+
+			ck_assert_msg(sp && jint(sp, "gprof_ns") ==
+				      jint(pr, "gprof_ns") &&
+				      jint(sp, "cp_rank") == jint(pr, "cp_rank") &&
+				      jint(sp, "cpu_rank") ==
+				      jint(pr, "cpu_rank"),
+				      "%s streamed:\n%s", nm, rs.out);
+		}
+		json_decref(ds);
+		cpt_res_free(&rs);
+	}
 	json_decref(doc);
 	cpt_res_free(&r);
 	{
@@ -444,8 +480,6 @@ START_TEST(test_cpt_report_gprof_json)
 }
 END_TEST
 
-static json_t *proc_named(json_t *doc, const char *name);
-static int64_t jint(json_t *o, const char *key);
 
 /*
  * Every function's time in one shared helper: gprof's flat self time is 0

@@ -65,11 +65,11 @@
  *	uv n, n x (uv id << 1 | is-thread, uv et(x) - et(in), uv f(x) - f(in))
  * then the record's length, the bytes of its LEB128 last first, so that
  * the walk finds it from the record's end.  The walk keeps each thread's
- * et, wall clock and mask, learnt backwards: et(u) from the next vertex, the mask of
- * the procedures followed that are open (the lanes a segment counts for)
- * from where it changed (PIECES, with the pieces a sampled segment is
- * cut into by stack switches).  About 13 bytes an event on a lock-heavy
- * trace.
+ * et, wall clock and mask, learnt backwards: et(u) and wall(u) from the
+ * next vertex, the mask of the procedures followed that are open (the
+ * lanes a segment counts for) from where it changed (PIECES, with the
+ * pieces a sampled segment is cut into by stack switches).  About 13
+ * bytes an event on a lock-heavy trace.
  *
  * Both cores: the lanes are split between two walks of the file, each
  * following C itself (cp_stream_sl_walk()).

@@ -39,25 +39,26 @@ static bool note(const struct cp_stream *s, const struct cp_compare *cmp,
 	uint32_t n[3] = { s->ntracked, s->nobjs_tracked, s->nthreads_tracked };
 	uint32_t of[3] = { s->nprocs, s->nobjs, s->nthreads };
 
-	i++;
+	/* the notes that apply, in order, @i counting them down */
 	if (cmp->finding == CP_CMP_UNDERRATED && cmp->hl_busy < 0 &&
-	    s->nthreads > 1 && !--i) {
+	    s->nthreads > 1 && i-- == 0) {
 		snprintf(buf, len, "the headline does not say how busy the "
-			 "other threads were while %s was on the critical path:"
-			 " the streaming analysis measures it on Slack's walk "
-			 "back and its scratch files", cmp->rows[cmp->hl_row].name);
+			 "other threads were while %s was on the critical "
+			 "path: the streaming analysis measures it on Slack's "
+			 "walk back and its scratch files",
+			 cmp->rows[cmp->hl_row].name);
 		return true;
 	}
-	if (!s->slack_asked && !--i) {
+	if (!s->slack_asked && i-- == 0) {
 		snprintf(buf, len, "no Slack (--no-slack)");
 		return true;
 	}
-	if (s->slack_err && !--i) {
+	if (s->slack_err && i-- == 0) {
 		snprintf(buf, len, "no Slack: its scratch file in $TMPDIR "
 			 "failed: %s", strerror(s->slack_err));
 		return true;
 	}
-	if (s->paths_cut && s->mbm_paths && !--i) {
+	if (s->paths_cut && s->mbm_paths && i-- == 0) {
 		snprintf(buf, len, "MBM over the %u longest paths only, of the "
 			 "%u asked: the paths' heaps kept too few detours to "
 			 "tell which come next (a larger --memory keeps more)",
@@ -65,7 +66,7 @@ static bool note(const struct cp_stream *s, const struct cp_compare *cmp,
 		return true;
 	}
 	for (unsigned k = 0; k < 3; k++) {
-		if (n[k] >= of[k] || --i)
+		if (n[k] >= of[k] || i-- != 0)
 			continue;
 		snprintf(buf, len, "%s for the %u %s only (%u of %u)",
 			 what[k], CP_STREAM_TRACK, whom[k], n[k], of[k]);
