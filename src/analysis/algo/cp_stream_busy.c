@@ -24,9 +24,9 @@
  * steps fall in; one further back starts the thread's cursor again from
  * its first event.  The result is exact either way.
  *
- * Cost: a pass over the events, decoding only; O(threads x log BUSY_RING)
- * per segment of the procedure.  Memory: a cursor and BUSY_RING segments
- * per thread.
+ * Cost: a pass over the events, decoding only; per segment of the
+ * procedure, O(log BUSY_RING) for each thread alive then and O(1) for the
+ * others.  Memory: a cursor and BUSY_RING segments (8 KB) per thread.
  */
 #include "cp_stream_int.h"
 
@@ -143,9 +143,12 @@ static void segment(struct sp *p, struct bth *th, uint32_t tid, uint64_t a,
 		    uint64_t b, double *over)
 {
 	for (uint32_t t = 0; t < p->nt; t++) {
+		const struct sth *st = &p->th[t];
 		uint64_t ua;
 
-		if (t == tid || !p->th[t].any)
+		/* none of its life in [a, b): nothing to add */
+		if (t == tid || !st->any || b <= st->first_wall ||
+		    a >= st->last_wall)
 			continue;
 		ua = useful_before(p, &th[t], a);
 		*over += (double)(useful_before(p, &th[t], b) - ua);
