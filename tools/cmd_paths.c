@@ -7,6 +7,7 @@
  * each path's length, parent and deviation, not its edges.  The output
  * is cp_paths_out.h's.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,11 @@ static enum cpt_status paths_stream(struct cpt_ctx *c, const char *path,
 	if (st)
 		return st;
 	cp_paths_stream_out(c->out, path, &s, k, c->format == CPT_JSON);
+	if (s.paths_passes > 1)
+		fprintf(stderr, "cpt: %s: the paths took %u passes: the "
+			"sidetracks kept could not tell which come next until "
+			"the heaps had room for %" PRIu64 " nodes\n", path,
+			s.paths_passes, s.kp_room);
 	if (s.paths_cut)
 		fprintf(stderr, "cpt: %s: %u of the %u paths: the sidetracks "
 			"kept cannot tell which come next (--memory SIZE)\n",

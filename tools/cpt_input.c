@@ -118,12 +118,15 @@ void cpt_stream_opts_init(struct cpt_ctx *c, struct cp_stream_opts *so)
 	so->src = c->procs;
 	so->symbolize = stream_symbolize;
 	so->symbolize_ctx = c;
-	/* the k paths' heaps (cpt paths, the report's MBM): their default
-	 * room, or a quarter of --memory when given, at 2 nodes (32 bytes)
-	 * and 2 sidetracks (40) a unit */
+	/* the k paths' heaps (cpt paths, the report's MBM): a quarter of
+	 * --memory when given, at 2 nodes (32 bytes) and 2 sidetracks (40)
+	 * a unit; else their default room, grown when the paths come out
+	 * cut up to a quarter of the default budget */
 	if (c->memory)
 		so->kpaths_nodes = c->memory / 4 / 144 > 4096 ?
 				   c->memory / 4 / 144 : 4096;
+	else
+		so->kpaths_nodes_max = cp_budget_default() / 4 / 144;
 }
 
 /* cpt_stream_run's pass: cp_stream_run. */

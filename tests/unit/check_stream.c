@@ -185,6 +185,8 @@ static void compare_objects(const struct cp_stream *st,
  */
 /* Streamed headlines that said the CPU profile underrates a procedure. */
 static unsigned n_underrated;
+/* Streamed paths that took more than one pass. */
+static unsigned n_retried;
 
 /*
  * The comparison with the CPU profile, streamed (@st) and in memory (@p):
@@ -485,9 +487,10 @@ static uint64_t compare(struct synth *s, bool shares, const char *what)
  * compared.
  */
 static uint32_t compare_paths(struct synth *s, uint32_t k, uint64_t nodes,
-			      const char *what)
+			      uint64_t max, const char *what)
 {
 	struct cp_stream_opts so = { .kpaths = k, .kpaths_nodes = nodes,
+				     .kpaths_nodes_max = max,
 				     .lengths_only = true };
 	struct cp_trace t;
 	struct cp_tracepag tp;
@@ -497,6 +500,7 @@ static uint32_t compare_paths(struct synth *s, uint32_t k, uint64_t nodes,
 	struct cp_stream st;
 	char path[64];
 	uint32_t n;
+	uint64_t room;
 
 	write_temp(s, path);
 	synth_graph_load(s, &t, &tp);
@@ -508,6 +512,17 @@ static uint32_t compare_paths(struct synth *s, uint32_t k, uint64_t nodes,
 		      "%s: k=%u: %u paths streamed, %u in memory (cut %d)",
 		      what, k, n, kp.n, st.paths_cut);
 	ck_assert_msg(nodes || !st.paths_cut, "%s: cut at full memory", what);
+	/* the room grows 8 times a pass, up to max, while the paths come
+	 * out cut */
+	room = nodes;
+	for (uint32_t i = 1; i < st.paths_passes; i++)
+		room = room < max / 8 ? room * 8 : max;
+	ck_assert_msg(!nodes || (st.kp_room == room &&
+				 (st.paths_passes == 1 || max > nodes) &&
+				 (!st.paths_cut || room >= max)),
+		      "%s: k=%u: %u passes, room %" PRIu64 ", cut %d", what,
+		      k, st.paths_passes, st.kp_room, st.paths_cut);
+	n_retried += st.paths_passes > 1;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct cp_stream_path *q = &st.paths[i];
 
@@ -529,13 +544,16 @@ static uint32_t compare_paths(struct synth *s, uint32_t k, uint64_t nodes,
 }
 
 /*
- * The streamed MBM with the paths' heaps at @nodes: when they cut the
- * paths, the MBM is over the exact ones only, and equals the in-memory
- * MBM over as many paths.  Returns whether the paths were cut.
+ * The streamed MBM with the paths' heaps at @nodes, grown up to @max when
+ * they cut the paths: when the paths stay cut, the MBM is over the exact
+ * ones only, and equals the in-memory MBM over as many paths.  Returns
+ * whether the paths were cut.
  */
-static bool compare_mbm_cut(struct synth *s, uint64_t nodes, const char *what)
+static bool compare_mbm_cut(struct synth *s, uint64_t nodes, uint64_t max,
+			    const char *what)
 {
-	struct cp_stream_opts so = { .mbm_k = 500, .kpaths_nodes = nodes };
+	struct cp_stream_opts so = { .mbm_k = 500, .kpaths_nodes = nodes,
+				     .kpaths_nodes_max = max };
 	struct cp_profile_opts po = { .top = 0 };
 	struct cp_trace t;
 	struct cp_tracepag tp;
@@ -551,7 +569,7 @@ static bool compare_mbm_cut(struct synth *s, uint64_t nodes, const char *what)
 	ck_assert_msg(st.mbm_paths >= 1 && st.mbm_paths <= 500 &&
 		      (cut || st.mbm_paths == st.npaths), "%s: MBM over %u",
 		      what, st.mbm_paths);
-	if (cut) {
+	if (cut || st.paths_passes > 1) {
 		po.k = st.mbm_paths;
 		synth_graph_load(s, &t, &tp);
 		ck_assert_msg(cp_profile_compute(&p, &tp, &po, err,
@@ -895,15 +913,20 @@ START_TEST(test_stream_paths_equal_memory)
 			  round % 2);
 		snprintf(what, sizeof(what), "paths round %d", round);
 		for (int i = 0; i < 5; i++)
-			compare_paths(&s, ks[i], 0, what);
-		if (compare_paths(&s, 500, 300, what) < 500)
+			compare_paths(&s, ks[i], 0, 0, what);
+		if (compare_paths(&s, 500, 300, 0, what) < 500)
 			cut++;
-		if (compare_mbm_cut(&s, 300, what))
+		/* the room grown to 64 x 300 nodes: never cut here */
+		compare_paths(&s, 500, 300, 64 * 300, what);
+		if (compare_mbm_cut(&s, 300, 0, what))
 			mbm_cut++;
+		ck_assert(!compare_mbm_cut(&s, 300, 64 * 300, what));
 		synth_free(&s);
 	}
-	ck_assert_msg(cut > 0 && mbm_cut > 0, "the small cap never cut the "
-		      "paths (%u) or the MBM's (%u)", cut, mbm_cut);
+	ck_assert_msg(cut > 0 && mbm_cut > 0 && n_retried > 0,
+		      "the small cap never cut the paths (%u) or the MBM's "
+		      "(%u), or the room did not grow (%u)", cut, mbm_cut,
+		      n_retried);
 }
 END_TEST
 

@@ -627,7 +627,7 @@ static int figures(struct sp *p)
 		if (p->ttrk[tid] != NONE)
 			s->threads[tid].cp_ns = p->th[s->cp_tid].vec[
 				cp_stream_tcp(p, p->ttrk[tid])];
-	if (p->kp_k && cp_stream_kp_finish(p))
+	if (p->kp_capture && cp_stream_kp_finish(p))
 		return -1;
 	cp_stream_smp_results(p, found ? p->th[s->cp_tid].vec : NULL);
 	for (uint32_t i = 0; i < s->nprocs; i++)
@@ -656,6 +656,44 @@ static int slack(struct sp *p, const struct cp_stream_opts *o)
 			s->procs[j].slack_ns = p->slk[p->trk[j]];
 		}
 	return 0;
+}
+
+/* The records start again for one more records pass. */
+static void records_again(struct sp *p)
+{
+	p->s->records = p->s->live_max = 0;
+	p->nrec = p->live = 0;
+	p->freel = NONE;
+}
+
+/*
+ * A records pass that builds the k paths' heaps, and the paths from it.
+ * While they come out cut (the sidetracks kept cannot tell which come
+ * next) and the heaps may have more room (up to @max nodes), the pass
+ * again with 8 times the room, Slack's file (p->sl) made afresh: a
+ * fine-grained program's paths can lie within nanoseconds of each other
+ * among millions of detours, more than the default room holds.
+ * 0, or -1 (memory).
+ */
+static int paths_pass(struct sp *p, uint64_t max)
+{
+	for (;;) {
+		p->s->kp_room = p->kp_cap;
+		if (run_pass(p) || cp_stream_kp_finish(p))
+			return -1;
+		if (!p->s->paths_cut || p->kp_cap >= max)
+			return 0;
+		p->kp_cap = p->kp_cap < max / 8 ? p->kp_cap * 8 : max;
+		p->npass++;
+		p->s->paths_passes++;
+		records_again(p);
+		cp_stream_kp_again(p);
+		if (p->sl) {
+			cp_stream_sl_free(p);
+			if (cp_stream_sl_start(p))
+				return -1;
+		}
+	}
 }
 
 /* The pass's own memory (the results stay in cp_stream). */
@@ -717,6 +755,7 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 		  const struct cp_stream_opts *o, char *err, size_t errlen)
 {
 	uint32_t nt = ix->t.nthreads;
+	uint64_t kp_max;
 	int ret = -1;
 	struct sp p = {
 		.ix = ix, .s = s, .nt = nt, .freel = NONE,
@@ -738,7 +777,10 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 	p.kp_cap = o && o->kpaths_nodes ? o->kpaths_nodes :
 		   64ull * p.kp_k > CP_STREAM_KP_NODES ? 64ull * p.kp_k :
 		   CP_STREAM_KP_NODES;
+	kp_max = o && o->kpaths_nodes_max > p.kp_cap ? o->kpaths_nodes_max :
+		 p.kp_cap;
 	memset(s, 0, sizeof(*s));
+	s->paths_passes = p.kp_k ? 1 : 0;
 	s->exclusive = p.excl;
 	s->online_len = ix->t.online_len_ns;
 	s->nthreads_all = nt;
@@ -778,17 +820,14 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 	if (p.mbm_k > 1) {
 		/* the paths first; the records pass then takes the lanes
 		 * at their sidetracks ("MBM", cp_stream_kp.c) */
-		if (run_pass(&p) || cp_stream_kp_finish(&p) ||
-		    cp_stream_kp_want(&p))
+		if (paths_pass(&p, kp_max) || cp_stream_kp_want(&p))
 			goto err_mem;
-		s->records = s->live_max = 0;
-		p.nrec = p.live = 0;
-		p.freel = NONE;
+		records_again(&p);
 	}
 	s->slack_asked = o && o->slack && p.track;
 	if (s->slack_asked && cp_stream_sl_start(&p))
 		goto err_mem;
-	if (run_pass(&p))
+	if (p.kp_k && !p.kp_capture ? paths_pass(&p, kp_max) : run_pass(&p))
 		goto err_mem;
 	cp_stream_assert(&p);
 	if (figures(&p) || (p.sl && slack(&p, o)))

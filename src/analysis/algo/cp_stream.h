@@ -159,6 +159,10 @@ struct cp_stream {
 	int slack_err;		/* errno of its file when it failed, or 0 */
 	uint64_t slack_bytes;	/* its file's size */
 	uint64_t slack_walked;	/* vertices the walk back read */
+	uint32_t paths_passes;	/* paths passes run (more than one: the
+				 * paths came out cut, the room grew) */
+	uint64_t kp_room;	/* the heaps' room in the last: nodes past
+				 * which only cheaper sidetracks are kept */
 	uint64_t kp_kept;	/* sidetracks kept */
 	uint64_t kp_nodes;	/* heap nodes made for them */
 };
@@ -240,6 +244,9 @@ struct cp_stream_opts {
 	 * cheaper ones once there are more (cp_stream_kp.c) */
 	uint32_t kpaths;
 	uint64_t kpaths_nodes;
+	/* when the paths come out cut, the paths pass again with 8 times
+	 * the room, up to this many nodes (0: never) */
+	uint64_t kpaths_nodes_max;
 	/* the tracked procedures' MBM over the mbm_k longest paths (which
 	 * then come into cp_stream.paths too; kpaths is ignored): the
 	 * paths are found by one more pass, and the records pass takes

@@ -336,6 +336,9 @@ int cp_stream_kp_finish(struct sp *p);
  * the capture pass takes the lanes of; the records start again.  0, or
  * -1 (memory). */
 int cp_stream_kp_want(struct sp *p);
+/* (after a paths pass and its cp_stream_kp_finish, the paths cut) Drop
+ * the heaps and the paths for a paths pass again, p->kp_cap grown. */
+void cp_stream_kp_again(struct sp *p);
 /* Free the k paths' pass state. */
 void cp_stream_kp_free(struct sp *p);
 

@@ -513,6 +513,26 @@ int cp_stream_kp_want(struct sp *p)
 	return 0;
 }
 
+void cp_stream_kp_again(struct sp *p)
+{
+	struct cp_stream *s = p->s;
+
+	free(p->kn);
+	free(p->kside);
+	free(p->kp_pw);
+	free(s->paths);
+	p->kn = NULL;
+	p->kside = NULL;
+	p->kp_pw = NULL;
+	s->paths = NULL;
+	p->nkn = p->cap_kn = p->nkside = p->cap_kside = 0;
+	s->npaths = 0;
+	s->paths_cut = false;
+	p->kp_strict = false;
+	p->kp_nmerge = 0;
+	memset(p->kp_hist, 0, sizeof(p->kp_hist));
+}
+
 void cp_stream_kp_free(struct sp *p)
 {
 	free(p->rhp);
