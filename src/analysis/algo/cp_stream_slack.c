@@ -406,6 +406,8 @@ struct walk {
 	uint64_t *twall;	/* [nt] and its wall clock */
 	bool busy;		/* it has sp.busy_k's lane: C's segments of
 				 * that procedure go to the second file */
+	uint64_t ba, bb;	/* the segment not yet written, [ba, bb) */
+	uint32_t btid;		/* of thread btid (UINT32_MAX: none) */
 	int ptr;		/* where C goes on: a thread's next vertex */
 	uint32_t ptr_id;	/* or a slot's record */
 	uint64_t cf;		/* that vertex's position in the file */
@@ -544,18 +546,15 @@ static int on_c(struct walk *w, uint64_t et)
 	return 0;
 }
 
-/*
- * (w->busy) C's segment [@a, @b) of thread @tid on the wall clock holds
- * the headline's procedure's time: into the second file, as three words.
- * An empty one says nothing (its useful time took no wall time).  When
- * the file fails, the walk stops writing it (sl->iv.err, or ENOMEM).
- */
-static void busy_seg(struct walk *w, uint32_t tid, uint64_t a, uint64_t b)
+/* Write the segment [w->ba, w->bb) of thread w->btid to the second file
+ * (cp_stream_busy.c reads it), as three words.  When the file fails, the
+ * walk stops writing it (sl->iv.err, or ENOMEM). */
+static void busy_write(struct walk *w)
 {
 	struct cp_spill *iv = &w->p->sl->iv;
 	uint8_t *q = NULL;
 
-	if (b <= a)
+	if (w->btid == UINT32_MAX)
 		return;
 	if (iv->fd >= 0 || !cp_spill_open(iv))
 		q = cp_spill_room(iv, 24);
@@ -564,10 +563,38 @@ static void busy_seg(struct walk *w, uint32_t tid, uint64_t a, uint64_t b)
 		w->busy = false;
 		return;
 	}
-	memcpy(q, &(uint64_t){ tid }, 8);
-	memcpy(q + 8, &a, 8);
-	memcpy(q + 16, &b, 8);
+	memcpy(q, &(uint64_t){ w->btid }, 8);
+	memcpy(q + 8, &w->ba, 8);
+	memcpy(q + 16, &w->bb, 8);
 	cp_spill_done(iv, q + 24);
+	w->btid = UINT32_MAX;
+}
+
+/*
+ * (w->busy) C's segment [@a, @b) of thread @tid on the wall clock holds
+ * the headline's procedure's time.  One that touches the segment not yet
+ * written, on the same thread, joins it (the walk meets a thread's run of
+ * C segments last first, a segment's pieces first first); an empty one
+ * says nothing (its useful time took no wall time).
+ */
+static void busy_seg(struct walk *w, uint32_t tid, uint64_t a, uint64_t b)
+{
+	if (b <= a)
+		return;
+	if (tid == w->btid && b == w->ba) {
+		w->ba = a;
+		return;
+	}
+	if (tid == w->btid && a == w->bb) {
+		w->bb = b;
+		return;
+	}
+	busy_write(w);
+	if (!w->busy)
+		return;
+	w->btid = tid;
+	w->ba = a;
+	w->bb = b;
 }
 
 /* The wall clock at @o into a segment of @wt from @wa to @wb, as
@@ -890,6 +917,8 @@ static void walk_run(void *arg)
 				    ((double)(sp->nchunk - i) / sp->nchunk +
 				     p->pass) / p->npass);
 	}
+	if (w->busy)
+		busy_write(w);
 }
 
 /*
@@ -902,7 +931,7 @@ static void walk_run(void *arg)
 int cp_stream_sl_walk(struct sp *p)
 {
 	struct cp_stream_sl *sl = p->sl;
-	struct walk w[2] = { { .nl = 0 }, { .nl = 0 } };
+	struct walk w[2] = { { .btid = UINT32_MAX }, { .btid = UINT32_MAX } };
 	uint32_t k[2][CP_STREAM_TRACK], n[2] = { 0, 0 }, ng[2] = { 0, 0 };
 	uint32_t cpt;
 	uint64_t L;

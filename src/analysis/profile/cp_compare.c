@@ -35,8 +35,9 @@
  * assumed: over the procedure's critical-path segments, the fraction of
  * the other threads' time that was useful work (segments placed on the
  * wall clock).  Cost: the ends of one procedure's M critical-path
- * segments sorted by time, then a sweep over each of the T threads' S
- * segments and those ends, O(M log M + S + T M).  Streamed, the pass
+ * segments (those one after another on a thread joined) sorted by time
+ * when C stepped back somewhere, then a sweep over each of the T threads'
+ * S segments and those ends, O(M log M + S + T M).  Streamed, the pass
  * measures it the same way (cp_stream_busy.c) and the procedure's figures
  * bring it.
  */
@@ -146,10 +147,19 @@ static int cmp_end(const void *a, const void *b)
 	return x->x < y->x ? -1 : x->x > y->x;
 }
 
+/* Segment [@a, @b) of thread @tid as its two ends at @e[*@m]. */
+static void put_ends(struct cp_end *e, int64_t *m, uint32_t tid, uint64_t a,
+		     uint64_t b)
+{
+	e[(*m)++] = (struct cp_end){ a, tid, -1 };
+	e[(*m)++] = (struct cp_end){ b, tid, +1 };
+}
+
 /*
  * The ends of procedure @proc's critical-path segments (useful, of weight
- * and wall time above zero) into *@ends, in time order, and their wall
- * time into *@on.  Returns how many ends, or -1 (memory).
+ * and wall time above zero; one after another on a thread, one segment)
+ * into *@ends, in time order, and their wall time into *@on.  Returns how
+ * many ends, or -1 (memory).
  */
 static int64_t cp_ends(const struct cp_profile *p, uint32_t proc,
 		       struct cp_end **ends, uint64_t *on)
@@ -157,8 +167,10 @@ static int64_t cp_ends(const struct cp_profile *p, uint32_t proc,
 	const struct cp_tracepag *tp = p->tp;
 	struct cp_end *e = malloc(2 * ((size_t)p->cpm->npath + 1) *
 				  sizeof(*e));
-	uint32_t tid, vi;
+	uint32_t tid, vi, ptid = UINT32_MAX;
+	uint64_t pa = 0, pb = 0;
 	int64_t m = 0;
+	bool sorted = true;
 
 	*ends = e;
 	*on = 0;
@@ -176,11 +188,23 @@ static int64_t cp_ends(const struct cp_profile *p, uint32_t proc,
 		b = cp_trace_wall(tp->t, tid, vi);
 		if (b <= a)
 			continue;
-		e[m++] = (struct cp_end){ a, tid, -1 };
-		e[m++] = (struct cp_end){ b, tid, +1 };
 		*on += b - a;
+		if (tid == ptid && a == pb) {
+			pb = b;
+			continue;
+		}
+		if (ptid != UINT32_MAX)
+			put_ends(e, &m, ptid, pa, pb);
+		ptid = tid;
+		pa = a;
+		pb = b;
 	}
-	qsort(e, (size_t)m, sizeof(*e), cmp_end);
+	if (ptid != UINT32_MAX)
+		put_ends(e, &m, ptid, pa, pb);
+	for (int64_t j = 1; j < m && sorted; j++)
+		sorted = e[j - 1].x <= e[j].x;
+	if (!sorted)	/* C stepped back in time somewhere */
+		qsort(e, (size_t)m, sizeof(*e), cmp_end);
 	return m;
 }
 
