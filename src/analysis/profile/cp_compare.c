@@ -147,35 +147,35 @@ static int cmp_end(const void *a, const void *b)
 	return x->x < y->x ? -1 : x->x > y->x;
 }
 
-/* Segment [@a, @b) of thread @tid as its two ends at @e[*@m]. */
-static void put_ends(struct cp_end *e, int64_t *m, uint32_t tid, uint64_t a,
-		     uint64_t b)
+/* Segment [@a, @b) of thread @tid (UINT32_MAX: none) as its two ends at
+ * @e[@m] (@e NULL: not written).  Returns how many ends. */
+static int64_t end_pair(struct cp_end *e, int64_t m, uint32_t tid,
+			uint64_t a, uint64_t b)
 {
-	e[(*m)++] = (struct cp_end){ a, tid, -1 };
-	e[(*m)++] = (struct cp_end){ b, tid, +1 };
+	if (tid == UINT32_MAX)
+		return 0;
+	if (e) {
+		e[m] = (struct cp_end){ a, tid, -1 };
+		e[m + 1] = (struct cp_end){ b, tid, +1 };
+	}
+	return 2;
 }
 
 /*
- * The ends of procedure @proc's critical-path segments (useful, of weight
- * and wall time above zero; one after another on a thread, one segment)
- * into *@ends, in time order, and their wall time into *@on.  Returns how
- * many ends, or -1 (memory).
+ * Procedure @proc's critical-path segments (useful, of weight and wall
+ * time above zero), those one after another on a thread joined, in C's
+ * order: their ends into @e (NULL: only count them) and their wall time
+ * into *@on.  Returns how many ends.
  */
-static int64_t cp_ends(const struct cp_profile *p, uint32_t proc,
-		       struct cp_end **ends, uint64_t *on)
+static int64_t put_ends(const struct cp_profile *p, uint32_t proc,
+			struct cp_end *e, uint64_t *on)
 {
 	const struct cp_tracepag *tp = p->tp;
-	struct cp_end *e = malloc(2 * ((size_t)p->cpm->npath + 1) *
-				  sizeof(*e));
 	uint32_t tid, vi, ptid = UINT32_MAX;
 	uint64_t pa = 0, pb = 0;
 	int64_t m = 0;
-	bool sorted = true;
 
-	*ends = e;
 	*on = 0;
-	if (!e)
-		return -1;
 	for (uint32_t i = 0; i < p->cpm->npath; i++) {
 		uint32_t ed = p->cpm->path[i];
 		uint64_t a, b;
@@ -193,14 +193,30 @@ static int64_t cp_ends(const struct cp_profile *p, uint32_t proc,
 			pb = b;
 			continue;
 		}
-		if (ptid != UINT32_MAX)
-			put_ends(e, &m, ptid, pa, pb);
+		m += end_pair(e, m, ptid, pa, pb);
 		ptid = tid;
 		pa = a;
 		pb = b;
 	}
-	if (ptid != UINT32_MAX)
-		put_ends(e, &m, ptid, pa, pb);
+	return m + end_pair(e, m, ptid, pa, pb);
+}
+
+/*
+ * The ends of procedure @proc's critical-path segments (put_ends) into
+ * *@ends, in time order, and their wall time into *@on.  Returns how many
+ * ends, or -1 (memory).
+ */
+static int64_t cp_ends(const struct cp_profile *p, uint32_t proc,
+		       struct cp_end **ends, uint64_t *on)
+{
+	int64_t m = put_ends(p, proc, NULL, on);
+	struct cp_end *e = malloc(((size_t)m + 1) * sizeof(*e));
+	bool sorted = true;
+
+	*ends = e;
+	if (!e)
+		return -1;
+	put_ends(p, proc, e, on);
 	for (int64_t j = 1; j < m && sorted; j++)
 		sorted = e[j - 1].x <= e[j].x;
 	if (!sorted)	/* C stepped back in time somewhere */
