@@ -327,10 +327,12 @@ static uint64_t compare_src(struct synth *s, bool shares, bool exclusive,
 			      sp->cpu_excl_ns, mp->cpu_excl_ns);
 		if (!sp->tracked)
 			continue;
-		ck_assert_msg(!shares || sp->cp_excl_ns == mp->cp_excl_ns,
+		ck_assert_msg(!shares || (sp->cp_excl_ns == mp->cp_excl_ns &&
+					  sp->cp_incl_ns == mp->cp_incl_ns),
 			      "%s: %s CP time exclusive %" PRIu64 " streamed, %"
-			      PRIu64 " in memory", what, sp->name,
-			      sp->cp_excl_ns, mp->cp_excl_ns);
+			      PRIu64 " in memory; inclusive %" PRIu64 ", %"
+			      PRIu64, what, sp->name, sp->cp_excl_ns,
+			      mp->cp_excl_ns, sp->cp_incl_ns, mp->cp_incl_ns);
 		ck_assert_msg(sp->zero_ns == mp->zero_ns,
 			      "%s: %s zeroing %" PRIu64 " streamed, %" PRIu64
 			      " in memory", what, sp->name, sp->zero_ns,

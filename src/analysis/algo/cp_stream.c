@@ -383,6 +383,7 @@ static int pass_init(struct sp *p)
 		free(t->cnt);
 		free(t->vec);
 		free(t->act);
+		free(t->oth);
 		free(t->held);
 		memset(t, 0, sizeof(*t));
 		t->create_rec = NONE;
@@ -394,7 +395,8 @@ static int pass_init(struct sp *p)
 		t->fac = 1.0;
 		t->vec = calloc(vn ? vn : 1, sizeof(*t->vec));
 		t->act = calloc(p->ntr ? p->ntr : 1, sizeof(*t->act));
-		if (!t->vec || !t->act)
+		t->oth = calloc(p->ntr ? p->ntr : 1, sizeof(*t->oth));
+		if (!t->vec || !t->act || !t->oth)
 			return -1;
 		cp_tcursor_init(&t->cur, p->ix, tid, !p->records);
 		t->cur.pf = p->tpf;
@@ -607,9 +609,10 @@ static int figures(struct sp *p)
 				best = t->len - t->vec[cp_stream_d(p, k)];
 		}
 		s->procs[i].cp_ns = p->th[s->cp_tid].vec[k];
-		s->procs[i].cp_excl_ns = p->ncx ?
-			p->th[s->cp_tid].vec[cp_stream_cpx(p, k)] :
-			s->procs[i].cp_ns;
+		s->procs[i].cp_excl_ns = p->excl || !p->ncx ? s->procs[i].cp_ns :
+					 p->th[s->cp_tid].vec[cp_stream_cpx(p, k)];
+		s->procs[i].cp_incl_ns = !p->excl || !p->ncx ? s->procs[i].cp_ns :
+					 p->th[s->cp_tid].vec[cp_stream_cpx(p, k)];
 		s->procs[i].zero_ns = s->cp_len - best;
 		if (p->mbm_k == 1) {
 			s->procs[i].has_mbm = true;
@@ -705,6 +708,7 @@ static void sp_free(struct sp *p)
 		free(p->th[tid].cnt);
 		free(p->th[tid].vec);
 		free(p->th[tid].act);
+		free(p->th[tid].oth);
 		free(p->th[tid].held);
 	}
 	for (uint32_t i = 0; i < p->nobj; i++) {
@@ -813,7 +817,7 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 	if (p.sc && (ret = scale_factors(&p, err, errlen)))
 		goto err;
 	p.ncs = p.smp ? p.ntr + 1 : 0;
-	p.ncx = p.excl ? 0 : p.ntr;
+	p.ncx = p.ntr;
 	p.nsh = p.ntr + 2 * p.nob + p.ntt + p.ncs + p.ncx;
 	p.vn = p.nsh + p.ntr + p.nlane;
 	p.records = true;

@@ -90,8 +90,10 @@ struct cp_stream_proc {
 	uint64_t cpu_incl_ns, cpu_excl_ns;	/* both, whatever the mode */
 	bool tracked;		/* one of the CP_STREAM_TRACK followed */
 	uint64_t cp_ns;		/* tracked: its time on the CP */
-	uint64_t cp_excl_ns;	/* tracked: of which exclusive of callees
-				 * (exclusive mode: cp_ns) */
+	uint64_t cp_incl_ns;	/* tracked: inclusive of callees (inclusive
+				 * mode: cp_ns) */
+	uint64_t cp_excl_ns;	/* tracked: exclusive of callees (exclusive
+				 * mode: cp_ns) */
 	uint64_t zero_ns;	/* tracked: CP zeroing */
 	double busy;		/* (cp_stream_opts.busy_of's procedure) the
 				 * other threads' busy share while it was

@@ -74,8 +74,11 @@ struct sth {
 	uint32_t cap_cnt;
 	uint32_t *act;		/* [nact] tracked indices on the stack */
 	uint32_t nact;
-	uint32_t top;		/* (records, p->ncx) the tracked index of
-				 * the innermost frame, or NONE */
+	uint32_t top;		/* (records, inclusive, p->ncx) the tracked
+				 * index of the innermost frame, or NONE */
+	uint32_t *oth;		/* (records, exclusive, p->ncx) [noth] the
+				 * tracked indices on the stack */
+	uint32_t noth;
 	bool created;		/* its creator's CREATE was processed */
 	uint32_t create_rec;	/* the record it left (records pass) */
 	uint32_t wait_obj;	/* what it is blocked on: object, or NONE */
@@ -145,15 +148,17 @@ struct sp {
 	struct cp_map2 procmap;	/* (addr, 0) / (region id, 1) -> proc */
 	/* a record's values (vec): the lanes a merge takes from the longer
 	 * path (share[ntr], held on the CP[nob], CP edges[nob], thread CP
-	 * time[ntt], CP samples[ncs], exclusive share[ncx]: nsh in all),
+	 * time[ntt], CP samples[ncs], the other mode's share[ncx]: nsh in
+	 * all),
 	 * then d[ntr], then the what-if lane */
 	uint32_t ntr;		/* tracked procedures */
 	uint32_t nob;		/* tracked objects */
 	uint32_t ntt;		/* tracked threads */
 	uint32_t ncs;		/* (sampled) CP sample lanes: ntr and one
 				 * for all samples, else 0 */
-	uint32_t ncx;		/* (inclusive) the tracked procedures' CP
-				 * time exclusive of callees: ntr, else 0 */
+	uint32_t ncx;		/* the tracked procedures' CP time in the
+				 * other mode (inclusive: exclusive of
+				 * callees; exclusive: inclusive): ntr */
 	uint32_t nsh;		/* ntr + 2 * nob + ntt + ncs + ncx */
 	uint32_t nlane;		/* what-if lanes: 0 or 1 */
 	uint32_t vn;		/* values per record: nsh + ntr + nlane */

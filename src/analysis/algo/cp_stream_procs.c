@@ -8,6 +8,12 @@
  * stack only when the stack or the record changes: O(tracked) per ENTER,
  * LEAVE, PUBLISH and merge.
  *
+ * The other mode.  Beside the mode's shares, each tracked procedure's CP
+ * time in the other mode is one more lane (the comparison's own-time
+ * test, and the JSON's cp_incl_ns and cp_excl_ns): inclusive, the
+ * innermost frame's procedure (sth.top); exclusive, those on the stack
+ * (sth.oth).  The pending time is spread before either changes.
+ *
  * What-if.  The fixed-graph prediction (cp_whatif.c) reweighs each useful
  * segment by a factor of its calling context and takes the longest path
  * again: one more lane of the record, the scaled length L, which a
@@ -113,8 +119,10 @@ void cp_stream_flush(struct sp *p, struct sth *t)
 	}
 	if (t->tlane)
 		t->vec[cp_stream_tcp(p, t->tlane - 1)] += w;
-	if (p->ncx && t->top != NONE)
+	if (p->ncx && !p->excl && t->top != NONE)
 		t->vec[cp_stream_cpx(p, t->top)] += w;
+	for (uint32_t i = 0; i < t->noth; i++)
+		t->vec[cp_stream_cpx(p, t->oth[i])] += w;
 	t->pending = 0;
 }
 
@@ -196,6 +204,9 @@ static int push(struct sp *p, struct sth *t, uint64_t tag, uint32_t proc)
 			p->s->threads[t - p->th].calls++;
 	}
 	if (p->excl && p->records) {
+		/* (the pending time was spread by excl_charge) */
+		if (p->ncx && f->first && p->trk[proc] != NONE)
+			t->oth[t->noth++] = p->trk[proc];
 		excl_top(p, t);
 		return 0;
 	}
@@ -227,6 +238,13 @@ void cp_stream_pop(struct sp *p, struct sth *t)
 		return;
 	}
 	if (p->excl) {
+		k = p->trk[f->proc];
+		for (uint32_t i = 0; p->ncx && f->first && k != NONE &&
+		     i < t->noth; i++)
+			if (t->oth[i] == k) {
+				t->oth[i] = t->oth[--t->noth];
+				break;
+			}
 		excl_top(p, t);
 		return;
 	}

@@ -27,6 +27,7 @@ static void proc_of(struct cp_proc_prof *pp, const struct cp_stream_proc *sp,
 	if (!sp->tracked)
 		return;
 	pp->cp_ns = sp->cp_ns;
+	pp->cp_incl_ns = sp->cp_incl_ns;
 	pp->cp_excl_ns = sp->cp_excl_ns;
 	pp->cp_samples = sp->cp_samples;
 	pp->zero_ns = sp->zero_ns;

@@ -241,8 +241,7 @@ static void json_procedures(struct cp_emit *e, const struct cp_stream *s,
 		cp_emit_u64(e, CP_KEY_CPU_INCL_NS, pr->cpu_incl_ns);
 		cp_emit_u64(e, CP_KEY_CPU_EXCL_NS, pr->cpu_excl_ns);
 		if (pr->tracked) {
-			if (!s->exclusive)
-				cp_emit_u64(e, CP_KEY_CP_INCL_NS, pr->cp_ns);
+			cp_emit_u64(e, CP_KEY_CP_INCL_NS, pr->cp_incl_ns);
 			cp_emit_u64(e, CP_KEY_CP_EXCL_NS, pr->cp_excl_ns);
 		}
 		if (s->sampled) {
