@@ -7,10 +7,11 @@
  * Slack's walk back (cp_stream_slack.c) writes the procedure's C segments
  * on the wall clock, [a, b) and their thread, to a scratch file as it
  * passes them, last first, those one after another on a thread joined;
- * read back from its end they come in the order of C.  The other threads' useful time in [a, b) is U_t(b) - U_t(a),
- * U_t(x) being thread t's useful wall time before x (its useful
- * segments, cut at x); so one sweep reads the segments in order and moves
- * every thread's cursor to each end in turn:
+ * read back from its end they come in the order of C.  The other
+ * threads' useful time in [a, b) is U_t(b) - U_t(a), U_t(x) being thread
+ * t's useful wall time before x (its useful segments, cut at x); so one
+ * sweep reads the segments in order and moves every thread's cursor to
+ * each end in turn:
  *	busy = sum over segments, over threads t other than the segment's,
  *	       of U_t(b) - U_t(a), over (sum of b - a) x (threads - 1),
  * the in-memory sum.  A thread's useful segments are those of the pass:

@@ -5,9 +5,10 @@
  * one does (cp_compare.h: the ranks, the marks, the headline).
  *
  * Only what the comparison and its table read is filled: the totals and
- * the procedures' figures, procs[i] from the stream's procs[i].  The procedures not followed have cp_unknown,
- * and cp_bound is the most CP time any of them can have.  tp and cpm are
- * NULL, and so are the threads and objects.
+ * the procedures' figures, procs[i] from the stream's procs[i].  The
+ * procedures not followed have cp_unknown, and cp_bound is the most CP
+ * time any of them can have.  tp and cpm are NULL, and so are the threads
+ * and objects.
  */
 #ifndef CP_STREAM_PROF_H
 #define CP_STREAM_PROF_H
