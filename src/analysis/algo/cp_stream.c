@@ -388,7 +388,6 @@ static int pass_init(struct sp *p)
 		memset(t, 0, sizeof(*t));
 		t->create_rec = NONE;
 		t->hp = NONE;
-		t->top = NONE;
 		t->tlane = p->records && p->ttrk[tid] != NONE ?
 			   p->ttrk[tid] + 1 : 0;
 		t->sk = t->sc = p->sm ? p->sm->thr_off[tid] : 0;

@@ -163,13 +163,11 @@ int cp_stream_busy_measure(struct sp *p, double *busy)
 	uint8_t *buf = NULL;
 	size_t cap = 0;
 	uint64_t on = 0;
-	uint32_t nthreads = 0;
+	uint32_t nthreads = p->s->nthreads;	/* (figures() counted them) */
 	double over = 0;
 	int ret = 0;
 
 	*busy = -1;
-	for (uint32_t t = 0; t < p->nt; t++)
-		nthreads += p->th[t].any;
 	if (nthreads < 2 || iv->fd < 0 || iv->err || cp_spill_flush(iv))
 		return 0;
 	th = calloc(p->nt, sizeof(*th));

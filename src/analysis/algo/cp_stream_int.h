@@ -74,10 +74,10 @@ struct sth {
 	uint32_t cap_cnt;
 	uint32_t *act;		/* [nact] tracked indices on the stack */
 	uint32_t nact;
-	uint32_t top;		/* (records, inclusive, p->ncx) the tracked
-				 * index of the innermost frame, or NONE */
-	uint32_t *oth;		/* (records, exclusive, p->ncx) [noth] the
-				 * tracked indices on the stack */
+	uint32_t *oth;		/* (records, p->ncx) [noth] the tracked
+				 * indices whose other-mode lane the time
+				 * counts for: inclusive, the innermost
+				 * frame's; exclusive, those on the stack */
 	uint32_t noth;
 	bool created;		/* its creator's CREATE was processed */
 	uint32_t create_rec;	/* the record it left (records pass) */

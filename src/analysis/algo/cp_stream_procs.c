@@ -11,8 +11,8 @@
  * The other mode.  Beside the mode's shares, each tracked procedure's CP
  * time in the other mode is one more lane (the comparison's own-time
  * test, and the JSON's cp_incl_ns and cp_excl_ns): inclusive, the
- * innermost frame's procedure (sth.top); exclusive, those on the stack
- * (sth.oth).  The pending time is spread before either changes.
+ * innermost frame's procedure; exclusive, those on the stack (either way
+ * sth.oth).  The pending time is spread before they change.
  *
  * What-if.  The fixed-graph prediction (cp_whatif.c) reweighs each useful
  * segment by a factor of its calling context and takes the longest path
@@ -119,8 +119,6 @@ void cp_stream_flush(struct sp *p, struct sth *t)
 	}
 	if (t->tlane)
 		t->vec[cp_stream_tcp(p, t->tlane - 1)] += w;
-	if (p->ncx && !p->excl && t->top != NONE)
-		t->vec[cp_stream_cpx(p, t->top)] += w;
 	for (uint32_t i = 0; i < t->noth; i++)
 		t->vec[cp_stream_cpx(p, t->oth[i])] += w;
 	t->pending = 0;
@@ -153,14 +151,16 @@ static uint32_t top_tracked(const struct sp *p, const struct sth *t)
 }
 
 /*
- * (records, inclusive, p->ncx) The stack's top is now @k: the time pending
- * under the old top is spread first, as its exclusive CP lane holds it.
+ * (records, inclusive, p->ncx) The stack's top is now @k (NONE: none
+ * tracked), t->oth's one entry: the time pending under the old top is
+ * spread first, as its exclusive CP lane holds it.
  */
 static void incl_top(struct sp *p, struct sth *t, uint32_t k)
 {
-	if (k != t->top) {
+	if (k != (t->noth ? t->oth[0] : NONE)) {
 		cp_stream_flush(p, t);
-		t->top = k;
+		t->oth[0] = k;
+		t->noth = k != NONE;
 	}
 }
 

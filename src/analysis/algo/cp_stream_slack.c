@@ -649,6 +649,45 @@ static int along_thread(struct walk *w, uint32_t tid, uint64_t f,
 
 #define GET(v)	do { if (cp_uv_get(&q, e, &(v))) return -2; } while (0)
 
+/*
+ * The @nin inputs at [@q, @e) of the record walked (at @f, of et @et):
+ * the walked vertex's A flows into each one's thread or slot, and C goes
+ * on along input @cwin (from 1; 0: C does not).  0, -1 (memory) or -2 (a
+ * record the pass did not write).
+ */
+static int walk_inputs(struct walk *w, const uint8_t *q, const uint8_t *e,
+		       uint64_t f, uint64_t et, uint64_t nin, uint64_t cwin)
+{
+	uint32_t nl = w->nl;
+
+	for (uint64_t j = 0; j < nin; j++) {
+		uint64_t id, egap, dpos, *dst;
+
+		GET(id);
+		GET(egap);
+		GET(dpos);
+		if (egap > et || dpos > f)
+			return -2;
+		if (id & 1) {
+			if (id >> 1 >= w->p->nt)
+				return -2;
+			dst = w->ta + (size_t)(id >> 1) * nl;
+		} else {
+			if (id >> 1 >= w->nslot)
+				return -2;
+			dst = w->ra + (size_t)(id >> 1) * nl;
+		}
+		if (cwin == j + 1) {
+			w->ptr = id & 1 ? PTR_THREAD : PTR_SLOT;
+			w->ptr_id = (uint32_t)(id >> 1);
+			w->cf = f - dpos;
+		}
+		if (edge(w, dst, 0, et - egap, f - dpos, cwin == j + 1))
+			return -1;
+	}
+	return q == e ? 0 : -2;
+}
+
 /* Walk one record [q, e) at file position @f.  0, -1 (memory) or -2
  * (a record the pass did not write). */
 static int walk_one(struct walk *w, const uint8_t *q, const uint8_t *e,
@@ -752,32 +791,7 @@ static int walk_one(struct walk *w, const uint8_t *q, const uint8_t *e,
 		if (flags & F_PIECES)
 			w->tmask[tid] = mask0;
 	}
-	for (uint64_t j = 0; j < nin; j++) {
-		uint64_t id, egap, dpos, *dst;
-
-		GET(id);
-		GET(egap);
-		GET(dpos);
-		if (egap > et || dpos > f)
-			return -2;
-		if (id & 1) {
-			if (id >> 1 >= p->nt)
-				return -2;
-			dst = w->ta + (size_t)(id >> 1) * nl;
-		} else {
-			if (id >> 1 >= w->nslot)
-				return -2;
-			dst = w->ra + (size_t)(id >> 1) * nl;
-		}
-		if (c && win == j + 1) {
-			w->ptr = id & 1 ? PTR_THREAD : PTR_SLOT;
-			w->ptr_id = (uint32_t)(id >> 1);
-			w->cf = f - dpos;
-		}
-		if (edge(w, dst, 0, et - egap, f - dpos, c && win == j + 1))
-			return -1;
-	}
-	return q == e ? 0 : -2;
+	return walk_inputs(w, q, e, f, et, nin, c ? win : 0);
 }
 
 #undef GET
