@@ -305,7 +305,9 @@ step_as(struct sp *p, uint32_t tid, struct sth *t, const bool sl)
 	if (cp_tev_kind(v) == CP_EV_THREAD_CREATE && v->arg < p->nt &&
 	    v->arg != tid && create(p, t, (uint32_t)v->arg))
 		return -1;
-	if (cp_stream_calls(p, t, v))
+	/* a records pass with neither procedure nor what-if lanes has no
+	 * use for the stacks */
+	if ((p->ntr || p->nlane || !p->records) && cp_stream_calls(p, t, v))
 		return -1;
 	if (sl)
 		cp_stream_sl_end_step(p, t);
@@ -388,7 +390,7 @@ static int pass_init(struct sp *p)
 		memset(t, 0, sizeof(*t));
 		t->create_rec = NONE;
 		t->hp = NONE;
-		t->tlane = p->records && p->ttrk[tid] != NONE ?
+		t->tlane = p->records && p->ntt && p->ttrk[tid] != NONE ?
 			   p->ttrk[tid] + 1 : 0;
 		t->sk = t->sc = p->sm ? p->sm->thr_off[tid] : 0;
 		t->fac = 1.0;
@@ -660,6 +662,51 @@ static int slack(struct sp *p, const struct cp_stream_opts *o)
 	return 0;
 }
 
+/*
+ * The lanes the records carry, set aside while the MBM's paths pass runs
+ * on the lengths alone: that pass wants only the lengths and the
+ * sidetracks' heaps, and the capture pass after it, on the same schedule
+ * (so the same merges, numbered alike), carries every lane.  Carrying
+ * them twice cost a lock-heavy trace's report a tenth of its time, a
+ * fine-grained one's more (doc/measurements).  lanes_aside() takes them
+ * off (@a keeps them), lanes_back() puts them back and drops the records'
+ * arrays, which were sized for no lanes.
+ */
+struct lanes_aside {
+	uint32_t track, ntr, nob, ntt, ncs, ncx, nsh, vn;
+	bool smp;
+};
+
+static void lanes_aside(struct sp *p, struct lanes_aside *a)
+{
+	*a = (struct lanes_aside){ p->track, p->ntr, p->nob, p->ntt, p->ncs,
+				   p->ncx, p->nsh, p->vn, p->smp };
+	p->track = p->ntr = p->nob = p->ntt = p->ncs = p->ncx = 0;
+	p->nsh = 0;
+	p->vn = p->nlane;
+	p->smp = false;
+}
+
+static void lanes_back(struct sp *p, const struct lanes_aside *a)
+{
+	p->track = a->track;
+	p->ntr = a->ntr;
+	p->nob = a->nob;
+	p->ntt = a->ntt;
+	p->ncs = a->ncs;
+	p->ncx = a->ncx;
+	p->nsh = a->nsh;
+	p->vn = a->vn;
+	p->smp = a->smp;
+	free(p->rlen);
+	free(p->rseq);
+	free(p->rnext);
+	free(p->rvec);
+	p->rlen = p->rseq = p->rvec = NULL;
+	p->rnext = NULL;
+	p->caprec = 0;
+}
+
 /* The records start again for one more records pass. */
 static void records_again(struct sp *p)
 {
@@ -821,9 +868,16 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 	p.vn = p.nsh + p.ntr + p.nlane;
 	p.records = true;
 	if (p.mbm_k > 1) {
-		/* the paths first; the records pass then takes the lanes
-		 * at their sidetracks ("MBM", cp_stream_kp.c) */
-		if (paths_pass(&p, kp_max) || cp_stream_kp_want(&p))
+		/* the paths first, on the lengths alone; the records pass
+		 * then takes the lanes at their sidetracks ("MBM",
+		 * cp_stream_kp.c) */
+		struct lanes_aside la;
+		int kp;
+
+		lanes_aside(&p, &la);
+		kp = paths_pass(&p, kp_max);
+		lanes_back(&p, &la);
+		if (kp || cp_stream_kp_want(&p))
 			goto err_mem;
 		records_again(&p);
 	}

@@ -131,7 +131,7 @@ void cp_stream_obj_consumed(struct sp *p, struct sth *t, struct sobj *o,
 	if (t->len <= own)
 		return;
 	o->gain_ns += t->len - own;
-	if (o->lane != NONE)
+	if (p->nob && o->lane != NONE)
 		t->vec[cp_stream_cross(p, o->lane)]++;
 }
 
