@@ -400,6 +400,10 @@ struct walk {
 	uint64_t cown[CP_STREAM_TRACK];	/* share of the C^R edge into the
 					 * next C vertex */
 	struct cp_stair seg[CP_STREAM_TRACK];
+	uint64_t *tv;		/* [nl x 2P] each thread's pending thread
+				 * edge's segment value, a min-tree per
+				 * lane (thread_seg()) */
+	uint32_t P;		/* leaves per tree: a power of two >= nt */
 	uint64_t ax[CP_STREAM_TRACK];	/* A + 1 of the vertex walked */
 	uint64_t *ta, *ra;	/* [nt x nl], [nslot x nl] */
 	uint64_t *tet, *tmask;	/* [nt] et and mask of the next vertex */
@@ -446,6 +450,38 @@ static int push(struct walk *w, uint32_t l, uint64_t v, uint64_t until)
 	return cp_stair_push(&w->seg[l], v, until, w->now);
 }
 
+/*
+ * A thread's segment edges come one after another: the edge u -> x from
+ * its next vertex u to the vertex x just walked is alive from x until
+ * the walk reaches u, where the edge into u takes its place.  So each
+ * thread has at most one alive, and rather than pushing every one on the
+ * staircase (two in three of its pushes), each lane keeps the thread's
+ * current one in a min-tree over the threads; a query at a C vertex
+ * takes the least of the tree's root and the staircase.  An edge that is
+ * C's own, or that no path from C reaches, is no segment (UINT64_MAX).
+ */
+static void thread_seg(struct walk *w, uint32_t l, uint32_t tid, uint64_t v)
+{
+	uint64_t *tr = w->tv + (size_t)l * 2 * w->P;
+	uint32_t i = w->P + tid;
+
+	tr[i] = v;
+	for (i >>= 1; i; i >>= 1) {
+		uint64_t m = tr[2 * i] < tr[2 * i + 1] ? tr[2 * i] :
+							 tr[2 * i + 1];
+
+		if (tr[i] == m)
+			break;		/* nor any above it */
+		tr[i] = m;
+	}
+}
+
+/* The least of lane @l's threads' segment values. */
+static uint64_t thread_min(const struct walk *w, uint32_t l)
+{
+	return w->tv[(size_t)l * 2 * w->P + 1];
+}
+
 /* The in-edge of weight @wt from a vertex of et @et at @f, whose A + 1
  * lane values are at @dst: the walked vertex's A flows into them, and
  * the edge, unless it is C's own (@onc), is a segment.  A segment is
@@ -469,6 +505,23 @@ static int edge(struct walk *w, uint64_t *dst, uint64_t wt, uint64_t et,
 			return -1;
 	}
 	return 0;
+}
+
+/* The thread edge of weight @wt from thread @tid's vertex of et @et into
+ * the vertex walked: its A flows into the thread's next vertex (@dst),
+ * and the edge, unless it is C's own (@onc), is the thread's segment. */
+static void thread_edge(struct walk *w, uint64_t *dst, uint32_t tid,
+			uint64_t wt, uint64_t et, bool onc)
+{
+	for (uint64_t m = w->live; m; m &= m - 1) {
+		uint32_t l = (uint32_t)__builtin_ctzll(m);
+		uint64_t a = w->ax[l], aw = sat_add(a, wt);
+
+		if (a && aw > dst[l])
+			dst[l] = aw;
+		thread_seg(w, l, tid, !a || onc ? UINT64_MAX :
+				      seg_val(w->L, et, wt, a - 1));
+	}
 }
 
 /*
@@ -507,6 +560,9 @@ static int split(struct walk *w)
 		w->ax[m] = w->ax[l];
 		if (cp_stair_copy(&w->seg[m], &w->seg[l]))
 			return -1;
+		memcpy(w->tv + (size_t)m * 2 * w->P,
+		       w->tv + (size_t)l * 2 * w->P,
+		       2 * (size_t)w->P * sizeof(*w->tv));
 		for (uint32_t t = 0; t < p->nt; t++)
 			w->ta[(size_t)t * nl + m] = w->ta[(size_t)t * nl + l];
 		for (uint32_t r = 0; r < w->nslot; r++)
@@ -529,6 +585,9 @@ static int on_c(struct walk *w, uint64_t et)
 		if (w->cown[l]) {
 			uint64_t q = cp_stair_min(&w->seg[l], w->now);
 			uint64_t nd = sat_add(w->d[l], w->cown[l]);
+
+			if (thread_min(w, l) < q)
+				q = thread_min(w, l);
 
 			w->d[l] = nd < q ? nd : q;
 			/* the shares of C's edges add up to the CP time
@@ -771,20 +830,22 @@ static int walk_one(struct walk *w, const uint8_t *q, const uint8_t *e,
 	if (!(flags & F_VIRT)) {
 		if (flags & F_FIRST) {
 			memset(ta, 0, nl * sizeof(*ta));
-			for (uint64_t m = w->live; !nin && m; m &= m - 1) {
+			for (uint64_t m = w->live; m; m &= m - 1) {
 				uint32_t l = (uint32_t)__builtin_ctzll(m);
 
+				/* the thread has no edge before it */
+				thread_seg(w, l, tid, UINT64_MAX);
 				/* a root: its paths end at the virtual end */
-				if (w->ax[l] && push(w, l, seg_val(w->L, 0, 0,
-						     w->ax[l] - 1), UINT64_MAX))
+				if (!nin && w->ax[l] &&
+				    push(w, l, seg_val(w->L, 0, 0, w->ax[l] - 1),
+					 UINT64_MAX))
 					return -1;
 			}
 		} else {
 			if (sat_add(gap, wt) > et || dprev > f)
 				return -2;
 			memset(ta, 0, nl * sizeof(*ta));
-			if (edge(w, ta, wt, et - gap - wt, f - dprev, c && !win))
-				return -1;
+			thread_edge(w, ta, tid, wt, et - gap - wt, c && !win);
 			w->tet[tid] = et - gap - wt;
 			w->twall[tid] = wx - wd;
 		}
@@ -823,6 +884,12 @@ static int walk_init(struct walk *w, struct sp *p, const uint32_t *k,
 	w->nl = nl;
 	if (!w->nl)
 		return 0;
+	for (w->P = 1; w->P < p->nt; w->P *= 2)
+		;
+	w->tv = malloc((size_t)w->nl * 2 * w->P * sizeof(*w->tv));
+	if (!w->tv)
+		return -1;
+	memset(w->tv, 0xff, (size_t)w->nl * 2 * w->P * sizeof(*w->tv));
 	w->ta = calloc((size_t)p->nt * w->nl, sizeof(*w->ta));
 	w->ra = calloc((size_t)(w->nslot ? w->nslot : 1) * w->nl,
 		       sizeof(*w->ra));
@@ -842,11 +909,11 @@ static int walk_init(struct walk *w, struct sp *p, const uint32_t *k,
 		w->twall[tid] = sl->endwall[tid];
 		for (uint32_t l = 0; l < w->nl; l++) {
 			w->ta[(size_t)tid * w->nl + l] = 1;
-			if (w->lead[l] == l && tid != cpt &&
-			    sl->lastf[tid] <= w->cf &&
-			    push(w, l, seg_val(L, sl->endet[tid], 0, 0),
-				 w->N - 1 - sl->lastf[tid]))
-				return -1;
+			/* its last vertex's edge to the virtual end, alive
+			 * until the walk reaches that vertex */
+			if (w->lead[l] == l && tid != cpt)
+				thread_seg(w, l, tid,
+					   seg_val(L, sl->endet[tid], 0, 0));
 		}
 	}
 	return 0;
@@ -854,6 +921,7 @@ static int walk_init(struct walk *w, struct sp *p, const uint32_t *k,
 
 static void walk_free(struct walk *w)
 {
+	free(w->tv);
 	free(w->ta);
 	free(w->ra);
 	free(w->tet);
