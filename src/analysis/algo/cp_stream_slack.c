@@ -80,8 +80,9 @@
  * its stack switches) to a second scratch file, last first, which
  * cp_stream_busy.c reads back.
  *
- * Memory: per lane 16 bytes a thread and a slot, and the segments alive
- * that no other dominates (cp_stair.h).
+ * Memory: per lane at most 40 bytes a thread (its A and its segment in
+ * thread_seg()'s tree), 8 a slot, and the other segments alive that no
+ * other dominates (cp_stair.h).
  */
 #include "cp_stream_int.h"
 
