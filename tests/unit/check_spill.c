@@ -3,7 +3,8 @@
  * its end (cp_spill.h): records of random sizes, some larger than a
  * chunk, come back whole, in their chunks, the last chunk first; nothing
  * is left in the directory; a directory that does not exist is an error
- * with errno, not a crash.
+ * with errno, not a crash.  The directory: $TMPDIR, else /var/tmp when
+ * /tmp is in memory, else /tmp; a tmpfs is seen as memory.
  */
 #include <check.h>
 #include <dirent.h>
@@ -115,6 +116,39 @@ START_TEST(test_spill_no_directory)
 }
 END_TEST
 
+START_TEST(test_spill_directory)
+{
+	bool mem = false;
+	uint64_t avail = 0;
+	char dir[] = "/tmp/check_spill_XXXXXX";
+
+	ck_assert_str_eq(cp_spill_pick("/scratch", true, true), "/scratch");
+	ck_assert_str_eq(cp_spill_pick(NULL, true, true), "/var/tmp");
+	ck_assert_str_eq(cp_spill_pick("", true, true), "/var/tmp");
+	ck_assert_str_eq(cp_spill_pick(NULL, true, false), "/tmp");
+	ck_assert_str_eq(cp_spill_pick(NULL, false, true), "/tmp");
+	/* $TMPDIR is taken as it is */
+	ck_assert_int_eq(setenv("TMPDIR", "/nonexistent/check_spill", 1), 0);
+	ck_assert_str_eq(cp_spill_dir(), "/nonexistent/check_spill");
+	unsetenv("TMPDIR");
+	ck_assert(!strcmp(cp_spill_dir(), "/tmp") ||
+		  !strcmp(cp_spill_dir(), "/var/tmp"));
+	/* a tmpfs is memory; a directory that is not there is an error */
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(cp_spill_where(dir, &mem, &avail), 0);
+	ck_assert(avail > 0);
+	rmdir(dir);
+	if (access("/dev/shm", F_OK) == 0) {
+		ck_assert_int_eq(cp_spill_where("/dev/shm", &mem, &avail), 0);
+		ck_assert(mem);
+	}
+	errno = 0;
+	ck_assert_int_eq(cp_spill_where("/nonexistent/check_spill", &mem,
+					&avail), -1);
+	ck_assert_int_eq(errno, ENOENT);
+}
+END_TEST
+
 static Suite *spill_suite(void)
 {
 	Suite *s = suite_create("spill");
@@ -123,6 +157,7 @@ static Suite *spill_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_spill_round_trip);
 	tcase_add_test(tc, test_spill_no_directory);
+	tcase_add_test(tc, test_spill_directory);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -18,6 +18,7 @@
  * scaled at once, inclusive and exclusive.
  */
 #include <check.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,8 +32,11 @@
 #include "cp_kpaths.h"
 #include "cp_par.h"
 #include "cp_profile.h"
+#include "cp_report_out.h"
 #include "cp_sampled.h"
+#include "cp_spill.h"
 #include "cp_stream.h"
+#include "cp_stream_out.h"
 #include "cp_stream_prof.h"
 #include "cp_trace.h"
 #include "cp_tracepag.h"
@@ -1345,6 +1349,67 @@ static void barrier_file(char *path)
 	synth_free(&s);
 }
 
+/*
+ * Slack's scratch file is not made when its directory has less room than
+ * it would take (here: far more bytes an event than any disk has): no
+ * Slack, said with what it needed and found, and the rest the same as
+ * with the file.
+ */
+START_TEST(test_stream_slack_no_room)
+{
+	struct cp_stream_opts so = {
+		.mbm_k = CP_PROFILE_K_DEFAULT, .slack = true,
+		.busy_of = cp_stream_prof_busy_of,
+	};
+	struct cp_report_opts ro = { .top = 0 };
+	struct cp_tindex ix, ix2;
+	struct cp_stream st, st2;
+	struct cp_profile p;
+	struct cp_compare cmp;
+	char path[64], *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	barrier_file(path);
+	stream_with(path, &ix, &st, &so);
+	so.slack_event_bytes = UINT64_MAX / 1024;
+	stream_with(path, &ix2, &st2, &so);
+	ck_assert_int_eq(st.slack_err, 0);
+	ck_assert(st.slack_bytes > 0);
+	ck_assert_int_eq(st2.slack_err, ENOSPC);
+	ck_assert_uint_eq(st2.slack_bytes, 0);
+	ck_assert(st2.slack_need > st2.slack_avail);
+	ck_assert_str_eq(st2.slack_dir, cp_spill_dir());
+	ck_assert_uint_eq(st2.cp_len, st.cp_len);
+	ck_assert_uint_eq(st2.nprocs, st.nprocs);
+	for (uint32_t i = 0; i < st.nprocs; i++) {
+		ck_assert(st.procs[i].has_slack && !st2.procs[i].has_slack);
+		ck_assert_str_eq(st2.procs[i].name, st.procs[i].name);
+		ck_assert_uint_eq(st2.procs[i].cp_ns, st.procs[i].cp_ns);
+		ck_assert_uint_eq(st2.procs[i].zero_ns, st.procs[i].zero_ns);
+		ck_assert_uint_eq(st2.procs[i].mbm_ns, st.procs[i].mbm_ns);
+	}
+	ck_assert(cp_stream_prof_make(&p, &st2) == 0);
+	ck_assert(cp_compare_build(&cmp, &p, NULL) == 0);
+	f = open_memstream(&buf, &len);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(cp_stream_out_text(f, &ix2, &st2, &cmp, &ro), 0);
+	fclose(f);
+	cp_compare_free(&cmp);
+	cp_stream_prof_free(&p);
+	ck_assert_msg(strstr(buf, "note: no Slack: its scratch file would "
+			     "take about ") && strstr(buf, " has ") &&
+		      strstr(buf, " free ($TMPDIR names another directory)."),
+		      "%s", buf);
+	free(buf);
+	cp_stream_free(&st);
+	cp_stream_free(&st2);
+	cp_tindex_close(&ix);
+	cp_tindex_close(&ix2);
+	unlink(path);
+}
+END_TEST
+
 #define CPT_EXPECT(args, status) \
 	cpt_expect(args, path, status, line, sizeof(line), out, sizeof(out))
 
@@ -1412,8 +1477,9 @@ START_TEST(test_stream_cpt_chooses_the_mode)
 	ck_assert(setenv("TMPDIR", "/nonexistent/cpt-test", 1) == 0);
 	CPT_EXPECT("report --stream", 0);
 	unsetenv("TMPDIR");
-	ck_assert_msg(strstr(out, "note: no Slack: its scratch file in $TMPDIR "
-			     "failed: No such file or directory.") &&
+	ck_assert_msg(strstr(out, "note: no Slack: its scratch file in "
+			     "/nonexistent/cpt-test failed: No such file or "
+			     "directory ($TMPDIR names another directory).") &&
 		      strstr(out, "  tail             50  45.0%        50  62.5%"
 			     "        49  61.2%         -               49  "
 			     "61.2%"), "stdout: %s", out);
@@ -1794,6 +1860,7 @@ static Suite *stream_suite(void)
 	tcase_add_test(tc, test_stream_worst_cases_bounded);
 	tcase_add_test(tc, test_stream_read_mostly_folded);
 	tcase_add_test(tc, test_stream_cpt_chooses_the_mode);
+	tcase_add_test(tc, test_stream_slack_no_room);
 	tcase_add_test(tc, test_stream_cpt_headline_busy);
 	tcase_add_test(tc, test_stream_cpt_whatif_chooses_the_mode);
 	tcase_add_test(tc, test_stream_cpt_paths);

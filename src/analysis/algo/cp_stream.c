@@ -816,6 +816,9 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 		.sc = o ? o->scale : NULL, .nsc = o ? o->nscale : 0,
 		.hasw = (ix->t.flags & CP_TRACE_HAS_WALL) != 0,
 		.busy_k = NONE,
+		.sl_event_bytes = o && o->slack_event_bytes ?
+				  o->slack_event_bytes :
+				  CP_STREAM_SL_EVENT_BYTES,
 		.mbm_k = o ? o->mbm_k : 0,
 		/* MBM over one path is the CP time: no paths needed */
 		.kp_k = o ? (o->mbm_k > 1 ? o->mbm_k : o->kpaths) : 0,

@@ -48,6 +48,12 @@
  * sidetrack, of which there are fewer). */
 #define CP_STREAM_KP_NODES	(1u << 21)
 
+/* Bytes an event that Slack's scratch file is taken to need before the
+ * pass (12.6-16.4 measured, doc/measurements/2026-12-01-stream-lean.md):
+ * a directory with less room free gets no file, rather than being
+ * filled up. */
+#define CP_STREAM_SL_EVENT_BYTES	16u
+
 struct cp_stream_thread {
 	uint32_t tid;
 	const char *name;	/* from the trace, or NULL */
@@ -159,6 +165,12 @@ struct cp_stream {
 	/* Slack (cp_stream_opts.slack) */
 	bool slack_asked;	/* cp_stream_opts.slack was given */
 	int slack_err;		/* errno of its file when it failed, or 0 */
+	const char *slack_dir;	/* the directory of its file
+				 * (cp_spill_dir()) */
+	bool slack_in_memory;	/* that directory is held in memory */
+	uint64_t slack_need;	/* ENOSPC before the pass: the file would
+				 * take about this much, */
+	uint64_t slack_avail;	/* and the directory has this much free */
 	uint64_t slack_bytes;	/* its file's size */
 	uint64_t slack_walked;	/* vertices the walk back read */
 	uint32_t paths_passes;	/* paths passes run (more than one: the
@@ -256,9 +268,14 @@ struct cp_stream_opts {
 	 * time, with no pass more; 0: none */
 	uint32_t mbm_k;
 	/* the tracked procedures' Slack: the records pass writes every
-	 * vertex's in-edges to a file in $TMPDIR (about 13 bytes an event,
-	 * unlinked at once) read back from its end (cp_stream_slack.c) */
+	 * vertex's in-edges to a file in cp_spill_dir() (13-16 bytes an
+	 * event, unlinked at once; none when the directory has less room
+	 * than CP_STREAM_SL_EVENT_BYTES an event) read back from its end
+	 * (cp_stream_slack.c) */
 	bool slack;
+	/* the bytes an event the room check takes the file to need (0:
+	 * CP_STREAM_SL_EVENT_BYTES) */
+	uint64_t slack_event_bytes;
 	/* with slack: the procedure whose busy share (cp_stream_proc.busy)
 	 * the walk measures, asked for once the figures are known but Slack
 	 * (cp_stream.procs not yet in order): its index there, or

@@ -229,6 +229,7 @@ struct sp {
 	/* Slack (cp_stream_slack.c): the records pass's file, or NULL;
 	 * after the walk, each tracked procedure's Slack */
 	struct cp_stream_sl *sl;
+	uint64_t sl_event_bytes;	/* the room check's (cp_stream_opts) */
 	bool has_slack;
 	uint64_t slk[CP_STREAM_TRACK];
 	/* the headline's procedure (cp_stream_opts.busy_of): its tracked

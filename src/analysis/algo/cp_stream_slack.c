@@ -143,11 +143,38 @@ struct cp_stream_sl {
 
 /* ---- the forward pass's side ------------------------------------- */
 
+/*
+ * Is there room for the file in its directory?  A file that fills the
+ * disk up would make the programs beside it fail too (and one in a tmpfs
+ * is memory), so the room free must cover sp.sl_event_bytes an event; if not, no Slack (ENOSPC), with what it needed and found.  A
+ * directory that cannot be looked at is tried all the same.
+ */
+static bool room_for_file(struct sp *p)
+{
+	struct cp_stream *s = p->s;
+	uint64_t need, avail;
+
+	if (__builtin_mul_overflow(p->ix->t.nevents, p->sl_event_bytes,
+				   &need))
+		need = UINT64_MAX;
+	s->slack_dir = cp_spill_dir();
+	if (cp_spill_where(s->slack_dir, &s->slack_in_memory, &avail) ||
+	    need <= avail)
+		return true;
+	s->slack_err = ENOSPC;
+	s->slack_need = need;
+	s->slack_avail = avail;
+	return false;
+}
+
 int cp_stream_sl_start(struct sp *p)
 {
-	struct cp_stream_sl *sl = calloc(1, sizeof(*sl));
+	struct cp_stream_sl *sl;
 	uint32_t nt = p->nt ? p->nt : 1;
 
+	if (!room_for_file(p))
+		return 0;	/* no Slack, said so; the rest goes on */
+	sl = calloc(1, sizeof(*sl));
 	if (!sl)
 		return -1;
 	sl->sp.fd = -1;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_budget.h"
 #include "cp_compare_out.h"
 #include "cp_emit.h"
 #include "cp_out.h"
@@ -20,6 +21,10 @@
 #include "cp_sampled.h"
 #include "cp_sampled_out.h"
 #include "cp_wbuf.h"
+
+/* A scratch file held in memory (a tmpfs) this large gets a note: the
+ * report's memory then includes it. */
+#define SL_MEM_NOTE	(256ull << 20)
 
 /*
  * Note @i (from 0) of what @s leaves out, into @buf: the busy share the
@@ -53,9 +58,33 @@ static bool note(const struct cp_stream *s, const struct cp_compare *cmp,
 		snprintf(buf, len, "no Slack (--no-slack)");
 		return true;
 	}
-	if (s->slack_err && i-- == 0) {
-		snprintf(buf, len, "no Slack: its scratch file in $TMPDIR "
-			 "failed: %s", strerror(s->slack_err));
+	if (s->slack_need && i-- == 0) {
+		char a[32], b[32];
+
+		snprintf(buf, len, "no Slack: its scratch file would take "
+			 "about %s and %s has %s free ($TMPDIR names another "
+			 "directory)",
+			 cp_budget_fmt(a, sizeof(a), s->slack_need),
+			 s->slack_dir, cp_budget_fmt(b, sizeof(b),
+						     s->slack_avail));
+		return true;
+	}
+	if (s->slack_err && !s->slack_need && i-- == 0) {
+		snprintf(buf, len, "no Slack: its scratch file in %s failed: "
+			 "%s ($TMPDIR names another directory)",
+			 s->slack_dir ? s->slack_dir : "$TMPDIR",
+			 strerror(s->slack_err));
+		return true;
+	}
+	if (s->slack_in_memory && s->slack_bytes >= SL_MEM_NOTE &&
+	    i-- == 0) {
+		char a[32];
+
+		snprintf(buf, len, "Slack's scratch file, %s, was held in "
+			 "memory: %s is a tmpfs ($TMPDIR can name a directory "
+			 "on disk)", cp_budget_fmt(a, sizeof(a),
+						   s->slack_bytes),
+			 s->slack_dir);
 		return true;
 	}
 	if (s->paths_cut && s->mbm_paths && i-- == 0) {

@@ -9,18 +9,58 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "cp_grow.h"
 
+/* statfs(2)'s f_type of the file systems held in memory */
+#define TMPFS_MAGIC_	0x01021994
+#define RAMFS_MAGIC_	0x858458f6
+
+const char *cp_spill_pick(const char *env, bool tmp_in_memory,
+			  bool var_tmp_ok)
+{
+	if (env && *env)
+		return env;
+	return tmp_in_memory && var_tmp_ok ? "/var/tmp" : "/tmp";
+}
+
+int cp_spill_where(const char *dir, bool *in_memory, uint64_t *avail)
+{
+	struct statfs fs;
+	struct statvfs vfs;
+
+	if (statfs(dir, &fs) || statvfs(dir, &vfs))
+		return -1;
+	*in_memory = fs.f_type == TMPFS_MAGIC_ || fs.f_type == RAMFS_MAGIC_;
+	*avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	return 0;
+}
+
+const char *cp_spill_dir(void)
+{
+	bool tmp_mem = false, var_mem = true;
+	uint64_t avail;
+	const char *env = getenv("TMPDIR");
+
+	if (env && *env)
+		return env;
+	if (cp_spill_where("/tmp", &tmp_mem, &avail))
+		tmp_mem = false;
+	if (tmp_mem && (cp_spill_where("/var/tmp", &var_mem, &avail) ||
+			access("/var/tmp", W_OK | X_OK)))
+		var_mem = true;
+	return cp_spill_pick(env, tmp_mem, tmp_mem && !var_mem);
+}
+
 int cp_spill_open(struct cp_spill *sp)
 {
-	const char *dir = getenv("TMPDIR");
+	const char *dir = cp_spill_dir();
 
 	memset(sp, 0, sizeof(*sp));
 	sp->fd = -1;
-	if (!dir || !*dir)
-		dir = "/tmp";
 	snprintf(sp->path, sizeof(sp->path), "%s/cpt-spill-XXXXXX", dir);
 	sp->cap_buf = CP_SPILL_CHUNK / 16;	/* grown as records come */
 	sp->buf = malloc(sp->cap_buf);

@@ -7,16 +7,17 @@
  * CP_SPILL_CHUNK bytes (a larger record makes a chunk of its own, the
  * buffer grown to hold it); the reader takes
  * the chunks last first and walks a chunk's records itself (their format
- * is the caller's).  The file is made in $TMPDIR (else /tmp) and unlinked
- * at once, so that nothing is left behind whatever happens to the
- * process; its name is kept for the messages.  The chunks' places are
- * kept in memory: 24 bytes a chunk.
+ * is the caller's).  The file is made in cp_spill_dir() and unlinked at
+ * once, so that nothing is left behind whatever happens to the process;
+ * its name is kept for the messages.  The chunks' places are kept in
+ * memory: 24 bytes a chunk.
  *
  * Concurrency: one thread at a time, but for cp_spill_read().
  */
 #ifndef CP_SPILL_H
 #define CP_SPILL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,6 +42,24 @@ struct cp_spill {
 	struct cp_spill_chunk *chunk;	/* [nchunk] written */
 	uint32_t nchunk, cap;
 };
+
+/*
+ * The directory scratch files go to: $TMPDIR when set; else /var/tmp when
+ * /tmp is held in memory (tmpfs, as many distributions mount it) and
+ * /var/tmp is a directory on a disk that can be written, as the FHS and
+ * systemd say large temporary files should; else /tmp.  A file of
+ * gigabytes in a tmpfs is memory, and runs out at half of it.
+ */
+const char *cp_spill_dir(void);
+
+/* cp_spill_dir()'s choice from what it found: @env ($TMPDIR, or NULL),
+ * whether /tmp is in memory and /var/tmp on a disk and writable. */
+const char *cp_spill_pick(const char *env, bool tmp_in_memory,
+			  bool var_tmp_ok);
+
+/* Whether directory @dir is held in memory (tmpfs, ramfs), and the bytes
+ * free there (*@avail).  0, or -1 with errno set. */
+int cp_spill_where(const char *dir, bool *in_memory, uint64_t *avail);
 
 /* Make the scratch file.  0, or -1 with errno set (@sp->path says
  * where). */
