@@ -119,7 +119,7 @@ void cpt_stream_opts_init(struct cpt_ctx *c, struct cp_stream_opts *so)
 	so->symbolize = stream_symbolize;
 	so->symbolize_ctx = c;
 	/* the k paths' heaps (cpt paths, the report's MBM): a quarter of
-	 * --memory when given, at 2 nodes (32 bytes) and 2 sidetracks (40)
+	 * --memory when given, at 2 nodes (24 bytes) and 2 sidetracks (48)
 	 * a unit; else their default room, grown when the paths come out
 	 * cut up to a quarter of the default budget */
 	if (c->memory)

@@ -44,7 +44,7 @@
 #define CP_STREAM_TRACK	64
 
 /* Heap nodes of the k paths' sidetracks kept before the cheaper ones
- * only are; never more than twice as many (32 bytes each, and 40 a
+ * only are; never more than twice as many (24 bytes each, and 48 a
  * sidetrack, of which there are fewer). */
 #define CP_STREAM_KP_NODES	(1u << 21)
 

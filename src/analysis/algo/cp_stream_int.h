@@ -35,20 +35,23 @@ struct cp_kp_end {
 
 /* (k paths) A sidetrack kept: the deviation cp_stream_dev says. */
 struct cp_kp_side {
-	struct cp_kp_end from, to;
-	uint32_t obj;
-	uint8_t kind;		/* enum cp_stream_dev_kind */
+	uint64_t from_wall, to_wall;	/* where it leaves and rejoins
+					 * (struct cp_kp_end, unpadded) */
 	uint64_t m;		/* the merge it was made at (kp_nmerge) */
+	uint32_t from_tid, to_tid;
+	uint32_t obj;
+	uint32_t sub;		/* the heap of the path it turns onto */
+	uint8_t kind;		/* enum cp_stream_dev_kind */
 };
 
 /* (k paths) A node of the persistent leftist heaps of sidetracks. */
 struct cp_kp_node {
 	uint64_t key;		/* its sidetrack's delta */
 	uint32_t l, r;		/* children, or NONE */
-	uint32_t sub;		/* the heap of the path it turns onto */
-	uint32_t side;		/* its sidetrack in sp.kside */
-	uint32_t rank;		/* null-path length */
-	uint32_t pad;
+	uint32_t side;		/* its sidetrack in sp.kside (the copies of
+				 * a node share it) */
+	uint8_t rank;		/* null-path length: at most log2 of the
+				 * nodes + 1 */
 };
 
 /* A thread of the pass. */

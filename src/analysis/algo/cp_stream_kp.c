@@ -36,8 +36,9 @@
  * half of the sidetracks kept so far lie (a histogram of their deltas' bit
  * lengths), and again each time half the room left to 2 kp_cap is used;
  * once it is 0, or the room is nearly gone, no sidetrack is kept any more
- * (strict), so there are never more than 2 kp_cap nodes (32 bytes each),
- * nor more sidetracks (40 bytes).  A path whose sidetracks' deltas
+ * (strict), so there are never more than 2 kp_cap nodes (24 bytes each:
+ * what the copies of a node share, the heap its sidetrack turns onto
+ * among it, is the sidetrack's), nor more sidetracks (48 bytes).  A path whose sidetracks' deltas
  * add up to at most the final bound had them all kept, and so had every
  * longer path: the paths found up to that cost are the longest ones
  * (among equal lengths, maybe others).  Past it a longer path might be
@@ -81,12 +82,12 @@ static uint32_t node_new(struct sp *p)
 }
 
 /*
- * Heap @h with a node of @key, @sub and @side inserted, persistently: the
- * nodes on the way down @h's right spine are copied, the rest shared.
- * On ties the new node goes on top (nothing copied).  NONE: no memory.
+ * Heap @h with a node of @key and @side inserted, persistently: the nodes
+ * on the way down @h's right spine are copied, the rest shared.  On ties
+ * the new node goes on top (nothing copied).  NONE: no memory.
  */
 static uint32_t heap_insert(struct sp *p, uint32_t h, uint64_t key,
-			    uint32_t sub, uint32_t side)
+			    uint32_t side)
 {
 	uint32_t c, r;
 
@@ -95,11 +96,10 @@ static uint32_t heap_insert(struct sp *p, uint32_t h, uint64_t key,
 		if (c == NONE)
 			return NONE;
 		p->kn[c] = (struct cp_kp_node){ .key = key, .l = h, .r = NONE,
-						.sub = sub, .side = side,
-						.rank = 1 };
+						.side = side, .rank = 1 };
 		return c;
 	}
-	r = heap_insert(p, p->kn[h].r, key, sub, side);
+	r = heap_insert(p, p->kn[h].r, key, side);
 	if (r == NONE)
 		return NONE;
 	c = node_new(p);
@@ -223,10 +223,11 @@ static void merge(struct sp *p, struct side *a, const struct side *b,
 	}
 	s = &p->kside[side];
 	*s = (struct cp_kp_side){
-		.from = lose->e, .to = *to, .obj = obj, .m = m,
-		.kind = bwin ? kind_a : kind_b,
+		.from_wall = lose->e.wall, .to_wall = to->wall, .m = m,
+		.from_tid = lose->e.tid, .to_tid = to->tid, .obj = obj,
+		.sub = lose->h, .kind = bwin ? kind_a : kind_b,
 	};
-	root = heap_insert(p, win->h, d, lose->h, side);
+	root = heap_insert(p, win->h, d, side);
 	if (root == NONE) {
 		p->nomem = true;
 		return;
@@ -322,11 +323,11 @@ static struct cp_stream_dev dev_of(const struct sp *p, uint32_t side,
 		.kind = s->kind, .obj = s->obj,
 		.obj_kind = s->obj < p->nobj && p->obj[s->obj].defined ?
 			    p->obj[s->obj].kind : CP_SDEV_NOKIND,
-		.from_tid = s->from.tid, .to_tid = s->to.tid,
+		.from_tid = s->from_tid, .to_tid = s->to_tid,
 	};
 
-	d.from_ns = s->from.wall > t0 ? s->from.wall - t0 : 0;
-	d.to_ns = s->to.wall > t0 ? s->to.wall - t0 : 0;	/* END: 0 */
+	d.from_ns = s->from_wall > t0 ? s->from_wall - t0 : 0;
+	d.to_ns = s->to_wall > t0 ? s->to_wall - t0 : 0;	/* END: 0 */
 	return d;
 }
 
@@ -356,7 +357,7 @@ static int enumerate(struct sp *p, uint32_t h, uint64_t len, uint64_t t0)
 	while (n < k && nc) {
 		struct cp_cand q = cp_cand_pop(c, &nc);
 		const struct cp_kp_node *N = &p->kn[q.a];
-		uint32_t kids[2] = { N->l, N->r };
+		uint32_t kids[2] = { N->l, N->r }, sub = p->kside[N->side].sub;
 
 		if (q.cost > p->kp_bound) {
 			s->paths_cut = true;
@@ -372,9 +373,9 @@ static int enumerate(struct sp *p, uint32_t h, uint64_t len, uint64_t t0)
 				push(c, &nc, (struct cp_cand){
 					q.cost - N->key + p->kn[kids[i]].key,
 					q.par, kids[i], 0 });
-		if (N->sub != NONE)
+		if (sub != NONE)
 			push(c, &nc, (struct cp_cand){
-				q.cost + p->kn[N->sub].key, n, N->sub, 0 });
+				q.cost + p->kn[sub].key, n, sub, 0 });
 		n++;
 	}
 	free(c);
