@@ -668,9 +668,9 @@ static int slack(struct sp *p, const struct cp_stream_opts *o)
  * sidetracks' heaps, and the capture pass after it, on the same schedule
  * (so the same merges, numbered alike), carries every lane.  Carrying
  * them twice cost a lock-heavy trace's report a tenth of its time, a
- * fine-grained one's more (doc/measurements).  lanes_aside() takes them
- * off (@a keeps them), lanes_back() puts them back and drops the records'
- * arrays, which were sized for no lanes.
+ * fine-grained one's more (doc/measurements/2026-12-01-stream-lean.md).
+ * lanes_aside() takes them off (@a keeps them), lanes_back() puts them
+ * back and drops the records' arrays, which were sized for no lanes.
  */
 struct lanes_aside {
 	uint32_t track, ntr, nob, ntt, ncs, ncx, nsh, vn;

@@ -38,11 +38,12 @@
  * once it is 0, or the room is nearly gone, no sidetrack is kept any more
  * (strict), so there are never more than 2 kp_cap nodes (24 bytes each:
  * what the copies of a node share, the heap its sidetrack turns onto
- * among it, is the sidetrack's), nor more sidetracks (48 bytes).  A path whose sidetracks' deltas
- * add up to at most the final bound had them all kept, and so had every
- * longer path: the paths found up to that cost are the longest ones
- * (among equal lengths, maybe others).  Past it a longer path might be
- * missing, so the result stops there and says so (paths_cut).
+ * among it, is kept in the sidetrack), nor more sidetracks (48 bytes).
+ * A path whose sidetracks' deltas add up to at most the final bound had
+ * them all kept, and so had every longer path: the paths found up to
+ * that cost are the longest ones (among equal lengths, maybe others).
+ * Past it a longer path might be missing, so the result stops there and
+ * says so (paths_cut).
  *
  * MBM (cp_stream_opts.mbm_k).  A path's time in procedure i is the
  * sink's tree share of i plus, for each of its sidetracks, the shorter

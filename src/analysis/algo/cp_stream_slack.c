@@ -146,8 +146,9 @@ struct cp_stream_sl {
 /*
  * Is there room for the file in its directory?  A file that fills the
  * disk up would make the programs beside it fail too (and one in a tmpfs
- * is memory), so the room free must cover sp.sl_event_bytes an event; if not, no Slack (ENOSPC), with what it needed and found.  A
- * directory that cannot be looked at is tried all the same.
+ * is memory), so the room free must cover sp.sl_event_bytes an event; if
+ * not, no Slack (ENOSPC), with what it needed and found.  A directory
+ * that cannot be looked at is tried all the same.
  */
 static bool room_for_file(struct sp *p)
 {
@@ -483,10 +484,11 @@ static int push(struct walk *w, uint32_t l, uint64_t v, uint64_t until)
  * its next vertex u to the vertex x just walked is alive from x until
  * the walk reaches u, where the edge into u takes its place.  So each
  * thread has at most one alive, and rather than pushing every one on the
- * staircase (two in three of its pushes), each lane keeps the thread's
- * current one in a min-tree over the threads; a query at a C vertex
- * takes the least of the tree's root and the staircase.  An edge that is
- * C's own, or that no path from C reaches, is no segment (UINT64_MAX).
+ * staircase (half of its pushes on a lock-heavy trace), each lane keeps
+ * the threads' current ones in a min-tree over the threads; a query at a
+ * C vertex takes the least of the tree's root and the staircase.  An edge
+ * that is C's own, or that no path from C reaches, is no segment
+ * (UINT64_MAX).
  */
 static void thread_seg(struct walk *w, uint32_t l, uint32_t tid, uint64_t v)
 {
@@ -912,6 +914,8 @@ static int walk_init(struct walk *w, struct sp *p, const uint32_t *k,
 	w->nl = nl;
 	if (!w->nl)
 		return 0;
+	if (p->nt > (1u << 30))
+		return -1;
 	for (w->P = 1; w->P < p->nt; w->P *= 2)
 		;
 	w->tv = malloc((size_t)w->nl * 2 * w->P * sizeof(*w->tv));
