@@ -70,9 +70,9 @@ static bool note(const struct cp_stream *s, const struct cp_compare *cmp,
 		return true;
 	}
 	if (s->slack_err && !s->slack_need && i-- == 0) {
+		/* (slack_dir is set before any failure: room_for_file) */
 		snprintf(buf, len, "no Slack: its scratch file in %s failed: "
-			 "%s ($TMPDIR names another directory)",
-			 s->slack_dir ? s->slack_dir : "$TMPDIR",
+			 "%s ($TMPDIR names another directory)", s->slack_dir,
 			 strerror(s->slack_err));
 		return true;
 	}

@@ -41,18 +41,16 @@ int cp_spill_where(const char *dir, bool *in_memory, uint64_t *avail)
 
 const char *cp_spill_dir(void)
 {
-	bool tmp_mem = false, var_mem = true;
-	uint64_t avail;
 	const char *env = getenv("TMPDIR");
+	bool tmp_mem = false, var_mem = true, var_ok = false;
+	uint64_t avail;
 
-	if (env && *env)
-		return env;
-	if (cp_spill_where("/tmp", &tmp_mem, &avail))
-		tmp_mem = false;
-	if (tmp_mem && (cp_spill_where("/var/tmp", &var_mem, &avail) ||
-			access("/var/tmp", W_OK | X_OK)))
-		var_mem = true;
-	return cp_spill_pick(env, tmp_mem, tmp_mem && !var_mem);
+	/* (the file systems are looked at only when $TMPDIR is unset) */
+	if ((!env || !*env) && !cp_spill_where("/tmp", &tmp_mem, &avail) &&
+	    tmp_mem)
+		var_ok = !cp_spill_where("/var/tmp", &var_mem, &avail) &&
+			 !var_mem && !access("/var/tmp", W_OK | X_OK);
+	return cp_spill_pick(env, tmp_mem, var_ok);
 }
 
 int cp_spill_open(struct cp_spill *sp)
