@@ -182,8 +182,10 @@ publish(struct sp *p, struct sth *t, const struct cp_tev *v, const bool sl)
 		cp_stream_flush(p, t);
 		uint32_t *agg = cp_stream_fold_slot(o, v->arg);
 
-		if (!o->nofold && v->arg < o->lo_max) {
-			/* no CONSUME holds it ("Folding", cp_stream_rec.c) */
+		if ((!o->nofold && v->arg < o->lo_max) ||
+		    !cp_stream_rec_wanted(o, v->arg)) {
+			/* no CONSUME holds it ("Folding" and "Freeing",
+			 * cp_stream_rec.c) */
 		} else if (agg && *agg) {
 			if (p->kp_k)
 				cp_stream_kp_group_thread(p, *agg - 1, t);
@@ -411,6 +413,7 @@ static int pass_init(struct sp *p)
 
 		o->smax = o->w = o->lo_max = o->m = 0;
 		o->npend = o->n = o->head = o->agg1 = o->agg2 = 0;
+		o->cleft = o->ncons;
 		o->ops = o->waits = o->wait_ns = o->held_ns = o->gain_ns = 0;
 	}
 	p->nheap = p->nblocked = 0;

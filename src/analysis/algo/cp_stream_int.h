@@ -117,6 +117,10 @@ struct sobj {
 	bool nofold;		/* (from the survey) its CONSUMEs break the
 				 * folding rule ("Folding",
 				 * cp_stream_rec.c) */
+	uint64_t cmax;		/* (from the survey) highest sequence a
+				 * CONSUME holds */
+	uint64_t ncons;		/* (from the survey) its CONSUMEs */
+	uint64_t cleft;		/* (records) its CONSUMEs still to come */
 	uint64_t lo_max;	/* highest CONSUME low end so far */
 	uint64_t m;		/* smax when the last CONSUME ran */
 	uint32_t agg1;		/* (records) 1 + the record folding every
@@ -304,12 +308,18 @@ void cp_stream_ring_trim(struct sp *p, struct sobj *o);
 bool cp_stream_seen(const struct sobj *o, uint64_t seq);
 /* (survey) Note that @o's @seq is published.  0, or -1 (memory). */
 int cp_stream_see(struct sobj *o, uint64_t seq);
+/* Can a CONSUME still to come hold @o's sequence @seq?  (Records pass.) */
+static inline bool cp_stream_rec_wanted(const struct sobj *o, uint64_t seq)
+{
+	return o->cleft && seq <= o->cmax;
+}
 /* The aggregate slot sequence @q of @o folds into; NULL: its own record. */
 uint32_t *cp_stream_fold_slot(struct sobj *o, uint64_t q);
 /* Merge into @t the records of @o's sequences lo .. lo+cnt-1. */
 void cp_stream_consume_records(struct sp *p, struct sth *t, struct sobj *o,
 			       uint64_t lo, uint32_t cnt);
-/* A CONSUME of @o (@lo, @cnt) ran: lag, folding rule, lo_max and m. */
+/* A CONSUME of @o (@lo, @cnt) ran: lag, folding rule, lo_max and m; the
+ * object's records all freed after its last. */
 void cp_stream_consumed(struct sp *p, struct sobj *o, uint64_t lo,
 			uint32_t cnt);
 

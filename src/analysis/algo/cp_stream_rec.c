@@ -22,6 +22,12 @@
  * consume the episode's range), an rwlock by the unlocks since its last
  * write unlock (folded, below); a semaphore posted far ahead of its waits
  * keeps the tokens outstanding, as the program did.
+ * The survey also counts each object's CONSUMEs and finds the highest
+ * sequence any of them holds: a sequence above it gets no record, and
+ * after the object's last CONSUME its records all go.  Without that, an
+ * object's last record stayed to the end, one an object: an OpenMP
+ * program's tasks, millions of objects used a few times each, held
+ * gigabytes of them.
  *
  * Folding.  An rwlock's write lock consumes its last write unlock and
  * every read unlock since, however many: the lag rule would keep a record
@@ -341,6 +347,24 @@ static void fold(struct sp *p, struct sobj *o)
 }
 
 /*
+ * Records pass, after @o's last CONSUME: no record of its can be held
+ * again; they are all freed, and so is its ring (a program can make
+ * millions of objects that are each used a few times: OpenMP's tasks).
+ */
+static void release(struct sp *p, struct sobj *o)
+{
+	for (uint32_t i = 0; i < o->n; i++)
+		cp_stream_rec_free(p, o->ring[(o->head + i) % o->cap]);
+	if (o->agg1)
+		cp_stream_rec_free(p, o->agg1 - 1);
+	if (o->agg2)
+		cp_stream_rec_free(p, o->agg2 - 1);
+	free(o->ring);
+	o->ring = NULL;
+	o->cap = o->head = o->n = o->agg1 = o->agg2 = 0;
+}
+
+/*
  * A CONSUME of @o with low end @lo and @cnt sequences ran (o->smax is the
  * highest published then).  The survey measures its lag and checks the
  * folding rule; both passes move lo_max and m; the records pass folds.
@@ -348,6 +372,9 @@ static void fold(struct sp *p, struct sobj *o)
 void cp_stream_consumed(struct sp *p, struct sobj *o, uint64_t lo, uint32_t cnt)
 {
 	if (!p->records) {
+		o->ncons++;
+		if (lo + cnt - 1 > o->cmax)
+			o->cmax = lo + cnt - 1;
 		if (o->smax - lo > o->lag)
 			o->lag = o->smax - lo;
 		if ((lo != o->lo_max && lo != o->m + 1) ||
@@ -371,4 +398,6 @@ void cp_stream_consumed(struct sp *p, struct sobj *o, uint64_t lo, uint32_t cnt)
 	o->m = o->smax;
 	if (p->records && !o->nofold)
 		fold(p, o);
+	if (p->records && o->cleft && !--o->cleft)
+		release(p, o);
 }
