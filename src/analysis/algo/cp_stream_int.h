@@ -144,8 +144,8 @@ struct sp {
 	bool hasw;
 	uint32_t nt;
 	struct sth *th;		/* [nt] */
-	struct sobj *obj;
-	uint32_t nobj;
+	struct sobj *obj;	/* [nobj] by id; room for cap_obj */
+	uint32_t nobj, cap_obj;
 	uint32_t *heap, nheap;
 	uint32_t *blocked, nblocked;
 	/* procedures: names interned as cp_tracepag.c does */

@@ -155,10 +155,18 @@ rec_merge(struct sp *p, struct sth *t, uint32_t r, const bool sl)
 
 /* ---- objects ------------------------------------------------------- */
 
+/*
+ * Object ids come from the trace, dense from 1.  The array grows by
+ * doubling, but only the entries up to the highest id seen are written:
+ * the room past them is never touched, so it costs address space, not
+ * memory (an OpenMP run makes millions of objects).
+ */
 struct sobj *cp_stream_obj_grow(struct sp *p, uint32_t id)
 {
-	if (id >= p->nobj) {
-		uint32_t n = p->nobj ? p->nobj : 16;
+	if (id == UINT32_MAX)
+		return NULL;	/* no room can hold it */
+	if (id >= p->cap_obj) {
+		uint32_t n = p->cap_obj ? p->cap_obj : 16;
 		struct sobj *o;
 
 		while (n <= id)
@@ -166,11 +174,15 @@ struct sobj *cp_stream_obj_grow(struct sp *p, uint32_t id)
 		o = realloc(p->obj, (size_t)n * sizeof(*o));
 		if (!o)
 			return NULL;
-		memset(o + p->nobj, 0, (size_t)(n - p->nobj) * sizeof(*o));
-		for (uint32_t i = p->nobj; i < n; i++)
-			o[i].lane = NONE;
 		p->obj = o;
-		p->nobj = n;
+		p->cap_obj = n;
+	}
+	if (id >= p->nobj) {
+		memset(p->obj + p->nobj, 0,
+		       (size_t)(id + 1 - p->nobj) * sizeof(*p->obj));
+		for (uint32_t i = p->nobj; i <= id; i++)
+			p->obj[i].lane = NONE;
+		p->nobj = id + 1;
 	}
 	return &p->obj[id];
 }
