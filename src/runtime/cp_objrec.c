@@ -540,6 +540,14 @@ struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
 			r = NULL;
 			break;
 		}
+		/* what a thread that finds it reads, before it can: a
+		 * thread that lost the race to make it finds it at once,
+		 * and wrote its events with id 0 when the id came after
+		 * (a lost race leaves a gap in the ids, which the reader
+		 * takes as an object never used) */
+		mine->id = cp_objrec_new_id();
+		mine->def_extra = extra;
+		mine->site = nstack ? stack[0] : 0;
 		cp_tsan_release(mine);
 		node = cds_lfht_add_unique(cp_objrec_table, hash_key(key),
 					   match_key, &key, &mine->node);
@@ -549,9 +557,6 @@ struct cp_objrec *cp_objrec_lookup_slow(struct cp_thread *t, uintptr_t key,
 			continue;
 		}
 		r = mine;
-		r->id = cp_objrec_new_id();
-		r->def_extra = extra;
-		r->site = nstack ? stack[0] : 0;
 		if (t->tb) {
 			cp_tb_obj_def(t->tb, r->id, kind, key >> 2, extra);
 			r->def_tb = t->tb;

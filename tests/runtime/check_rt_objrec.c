@@ -7,6 +7,8 @@
  */
 #include <check.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -539,6 +541,68 @@ START_TEST(test_objrec_same_fingerprint)
 }
 END_TEST
 
+/*
+ * Two threads meet at each of 100,000 new objects and look it up at once:
+ * one makes its record, the other finds it, and both must read the same
+ * trace id from it.  The id was given after the record went into the
+ * table, so the thread that found it there could read 0 and write its
+ * event with no object (an OpenMP run's task dependences hit it 16 times
+ * in 2.4 million tasks, and the reader made those events inert).  The
+ * window is a few instructions wide: a run with the old order fails most
+ * times, not every time.
+ */
+#define RACED 100000
+
+static char raced[RACED * 8];
+static uint32_t raced_id[2][RACED];
+static atomic_uint raced_turn[2];
+
+struct racer {
+	struct cp_thread *t;
+	unsigned me;
+};
+
+static void *race_run(void *arg)
+{
+	const struct racer *x = arg;
+
+	for (unsigned i = 0; i < RACED; i++) {
+		struct cp_objrec *r;
+
+		/* both at object i before either looks it up */
+		atomic_store(&raced_turn[x->me], i + 1);
+		while (atomic_load(&raced_turn[!x->me]) < i + 1)
+			;
+		r = cp_objrec_get(x->t, raced + 8 * (size_t)i, CP_NS_SYNC,
+				  CP_OBJ_MUTEX, 0);
+		raced_id[x->me][i] = r ? r->id : UINT32_MAX;
+	}
+	return NULL;
+}
+
+START_TEST(test_objrec_found_while_made_has_its_id)
+{
+	struct racer x[2] = { { t1, 0 }, { t2, 1 } };
+	pthread_t th;
+	unsigned zero = 0, differ = 0;
+
+	atomic_init(&raced_turn[0], 0);
+	atomic_init(&raced_turn[1], 0);
+	ck_assert_int_eq(pthread_create(&th, NULL, race_run, &x[1]), 0);
+	race_run(&x[0]);
+	pthread_join(th, NULL);
+	for (unsigned i = 0; i < RACED; i++) {
+		ck_assert_msg(raced_id[0][i] != UINT32_MAX &&
+			      raced_id[1][i] != UINT32_MAX,
+			      "no record for object %u", i);
+		zero += !raced_id[0][i] || !raced_id[1][i];
+		differ += raced_id[0][i] != raced_id[1][i];
+	}
+	ck_assert_msg(!zero && !differ, "%u of %u objects read with id 0, %u "
+		      "with two ids", zero, RACED, differ);
+}
+END_TEST
+
 static Suite *objrec_suite(void)
 {
 	Suite *s = suite_create("rt_objrec");
@@ -557,6 +621,7 @@ static Suite *objrec_suite(void)
 	tcase_add_test(tc, test_objrec_peek_destroyed_in_other_thread);
 	tcase_add_test(tc, test_objrec_peek_fingerprint_collision);
 	tcase_add_test(tc, test_objrec_sem_destroyed_with_tokens);
+	tcase_add_test(tc, test_objrec_found_while_made_has_its_id);
 	suite_add_tcase(s, tc);
 	return s;
 }
