@@ -26,8 +26,10 @@
  * its first event.  The result is exact either way.
  *
  * Cost: a pass over the events, decoding only; per segment of the
- * procedure, O(log BUSY_RING) for each thread alive then and O(1) for the
- * others.  Memory: a cursor and BUSY_RING segments (8 KB) per thread.
+ * procedure, O(log BUSY_RING) for each thread alive then, found in a tree
+ * of the threads' lives (O(log threads)).  Memory: a cursor and up to
+ * BUSY_RING segments (8 KB) per thread, 4 to begin with: a short thread
+ * keeps few.
  */
 #include "cp_stream_int.h"
 
@@ -55,8 +57,9 @@ struct bth {
 	bool evicted;		/* a segment left the ring */
 	uint64_t pts, pwall;	/* the last vertex's clock and wall clock */
 	uint64_t done;		/* useful wall time before the next segment */
-	struct bseg ring[BUSY_RING];	/* the last n segments, oldest at */
-	uint32_t head, n;		/* head */
+	struct bseg *ring;	/* the last n segments, oldest at head; */
+	uint32_t head, n, cap;	/* room for cap, doubling to BUSY_RING */
+	bool nomem;		/* the ring could not grow */
 };
 
 /* From thread @t's first event again. */
@@ -67,6 +70,29 @@ static void restart(struct sp *p, struct bth *t)
 	t->any = t->ended = t->evicted = false;
 	t->done = 0;
 	t->head = t->n = 0;
+}
+
+/* Room for more segments in @t's ring (the oldest first at 0); -1 when
+ * it holds BUSY_RING (or memory ran out, t->nomem): the oldest goes. */
+static int ring_grow(struct bth *t)
+{
+	uint32_t nc = 2 * t->cap;
+	struct bseg *r;
+
+	if (t->cap >= BUSY_RING || t->nomem)
+		return -1;
+	r = malloc(nc * sizeof(*r));
+	if (!r) {
+		t->nomem = true;
+		return -1;
+	}
+	for (uint32_t j = 0; j < t->n; j++)
+		r[j] = t->ring[(t->head + j) % t->cap];
+	free(t->ring);
+	t->ring = r;
+	t->cap = nc;
+	t->head = 0;
+	return 0;
 }
 
 /* Thread @t's next segment into its ring, or t->ended. */
@@ -87,12 +113,12 @@ static void next_seg(const struct sp *p, struct bth *t)
 			t->pwall = x;
 			continue;
 		}
-		if (t->n == BUSY_RING) {
-			t->head = (t->head + 1) % BUSY_RING;
+		if (t->n == t->cap && ring_grow(t)) {
+			t->head = (t->head + 1) % t->cap;
 			t->n--;
 			t->evicted = true;
 		}
-		sg = &t->ring[(t->head + t->n++) % BUSY_RING];
+		sg = &t->ring[(t->head + t->n++) % t->cap];
 		*sg = (struct bseg){
 			.a = t->pwall, .b = x, .before = t->done,
 			.useful = !cp_tev_waits(&v) && v.ts > t->pts &&
@@ -110,7 +136,7 @@ static void next_seg(const struct sp *p, struct bth *t)
 /* Segment @j (from the oldest) of @t's ring. */
 static const struct bseg *seg_at(const struct bth *t, uint32_t j)
 {
-	return &t->ring[(t->head + j) % BUSY_RING];
+	return &t->ring[(t->head + j) % t->cap];
 }
 
 /* U_t(@x): @t's useful wall time before @x. */
@@ -138,21 +164,105 @@ static uint64_t useful_before(struct sp *p, struct bth *t, uint64_t x)
 	return sg->before + (sg->useful && sg->a < x ? x - sg->a : 0);
 }
 
-/* One C segment [@a, @b) of thread @tid: the others' useful time in it
- * into *@over. */
-static void segment(struct sp *p, struct bth *th, uint32_t tid, uint64_t a,
+/*
+ * The threads' lives [first_wall, last_wall] as a static interval tree,
+ * so that a segment visits only the threads alive in it (a program that
+ * ran 100,000 threads one after another made a scan of them all per
+ * segment): the threads in order of their first vertex, each subtree an
+ * index range [lo, hi) rooted at its middle, which keeps the latest end
+ * in it.
+ */
+struct lives {
+	uint32_t *tid;		/* [n] by first_wall */
+	uint64_t *maxlast;	/* [n] at a subtree's root: its latest end */
+	uint32_t n;
+};
+
+/* A thread's first vertex, for the sort. */
+struct born {
+	uint64_t at;
+	uint32_t tid;
+};
+
+static int born_cmp(const void *x, const void *y)
+{
+	const struct born *a = x, *b = y;
+
+	if (a->at != b->at)
+		return a->at < b->at ? -1 : 1;
+	return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
+static uint64_t lives_build(const struct sp *p, struct lives *lv,
+			    uint32_t lo, uint32_t hi)
+{
+	uint32_t mid = lo + (hi - lo) / 2;
+	uint64_t m, r;
+
+	if (lo >= hi)
+		return 0;
+	m = p->th[lv->tid[mid]].last_wall;
+	r = lives_build(p, lv, lo, mid);
+	m = r > m ? r : m;
+	r = lives_build(p, lv, mid + 1, hi);
+	m = r > m ? r : m;
+	lv->maxlast[mid] = m;
+	return m;
+}
+
+/* The threads that have events, in a tree.  0, or -1 (memory). */
+static int lives_init(const struct sp *p, struct lives *lv)
+{
+	size_t n = p->nt ? p->nt : 1;
+	struct born *o = malloc(n * sizeof(*o));
+
+	lv->n = 0;
+	lv->tid = malloc(n * sizeof(*lv->tid));
+	lv->maxlast = malloc(n * sizeof(*lv->maxlast));
+	if (!o || !lv->tid || !lv->maxlast) {
+		free(o);
+		return -1;
+	}
+	for (uint32_t t = 0; t < p->nt; t++)
+		if (p->th[t].any)
+			o[lv->n++] = (struct born){ p->th[t].first_wall, t };
+	qsort(o, lv->n, sizeof(*o), born_cmp);
+	for (uint32_t i = 0; i < lv->n; i++)
+		lv->tid[i] = o[i].tid;
+	free(o);
+	lives_build(p, lv, 0, lv->n);
+	return 0;
+}
+
+static void lives_free(struct lives *lv)
+{
+	free(lv->tid);
+	free(lv->maxlast);
+}
+
+/* One C segment [@a, @b) of thread @tid: the useful time in it of the
+ * threads alive then in [@lo, @hi) of @lv, into *@over. */
+static void segment(struct sp *p, struct bth *th, const struct lives *lv,
+		    uint32_t lo, uint32_t hi, uint32_t tid, uint64_t a,
 		    uint64_t b, double *over)
 {
-	for (uint32_t t = 0; t < p->nt; t++) {
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2, t = lv->tid[mid];
 		const struct sth *st = &p->th[t];
 		uint64_t ua;
 
-		/* none of its life in [a, b): nothing to add */
-		if (t == tid || !st->any || b <= st->first_wall ||
-		    a >= st->last_wall)
-			continue;
-		ua = useful_before(p, &th[t], a);
-		*over += (double)(useful_before(p, &th[t], b) - ua);
+		/* none in [lo, hi) lives past a */
+		if (lv->maxlast[mid] <= a)
+			return;
+		segment(p, th, lv, lo, mid, tid, a, b, over);
+		/* none from mid on is born before b */
+		if (b <= st->first_wall)
+			return;
+		if (t != tid && a < st->last_wall) {
+			ua = useful_before(p, &th[t], a);
+			*over += (double)(useful_before(p, &th[t], b) - ua);
+		}
+		lo = mid + 1;
 	}
 }
 
@@ -160,6 +270,7 @@ int cp_stream_busy_measure(struct sp *p, double *busy)
 {
 	struct cp_spill *iv = cp_stream_sl_segments(p);
 	struct bth *th;
+	struct lives lv = { .n = 0 };
 	uint8_t *buf = NULL;
 	size_t cap = 0;
 	uint64_t on = 0;
@@ -170,11 +281,19 @@ int cp_stream_busy_measure(struct sp *p, double *busy)
 	*busy = -1;
 	if (nthreads < 2 || iv->fd < 0 || iv->err || cp_spill_flush(iv))
 		return 0;
-	th = calloc(p->nt, sizeof(*th));
-	if (!th)
-		return -1;
+	th = calloc(p->nt ? p->nt : 1, sizeof(*th));
+	if (!th || lives_init(p, &lv)) {
+		ret = -1;
+		goto out;
+	}
 	for (uint32_t t = 0; t < p->nt; t++) {
 		th[t].tid = t;
+		th[t].cap = 4;
+		th[t].ring = malloc(th[t].cap * sizeof(*th[t].ring));
+		if (!th[t].ring) {
+			ret = -1;
+			goto out;
+		}
 		cp_tcursor_init(&th[t].cur, p->ix, t, false);
 	}
 	for (uint32_t i = iv->nchunk; i-- > 0;) {
@@ -191,14 +310,20 @@ int cp_stream_busy_measure(struct sp *p, double *busy)
 			memcpy(&tid, buf + 24 * (size_t)r, 8);
 			memcpy(&a, buf + 24 * (size_t)r + 8, 8);
 			memcpy(&b, buf + 24 * (size_t)r + 16, 8);
-			segment(p, th, (uint32_t)tid, a, b, &over);
+			segment(p, th, &lv, 0, lv.n, (uint32_t)tid, a, b,
+				&over);
 			on += b - a;
 		}
 	}
-	if (on)
+	if (on && !ret)
 		*busy = over / ((double)on * (double)(nthreads - 1));
-	for (uint32_t t = 0; t < p->nt; t++)
-		cp_tcursor_fini(&th[t].cur);
+out:
+	for (uint32_t t = 0; th && t < p->nt; t++) {
+		if (th[t].ring)
+			cp_tcursor_fini(&th[t].cur);
+		free(th[t].ring);
+	}
+	lives_free(&lv);
 	free(th);
 	free(buf);
 	return ret;

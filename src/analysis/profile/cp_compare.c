@@ -224,6 +224,22 @@ static int64_t cp_ends(const struct cp_profile *p, uint32_t proc,
 	return m;
 }
 
+/* The first of the @m ends at @e (in time order) past @x, or @m. */
+static int64_t ends_past(const struct cp_end *e, int64_t m, uint64_t x)
+{
+	int64_t lo = 0, hi = m;
+
+	while (lo < hi) {
+		int64_t mid = lo + (hi - lo) / 2;
+
+		if (e[mid].x <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
  * Fraction of the other threads' time that was useful while procedure
  * @proc was on the critical path; -1 if it never was or there is no other
@@ -231,13 +247,18 @@ static int64_t cp_ends(const struct cp_profile *p, uint32_t proc,
  * thread t adds U_t(b) - U_t(a), U_t(x) being t's useful wall time before
  * x: one sweep per thread over its segments and the ends in time order,
  * whatever the order of C's segments on the wall clock (a dependency
- * timed around the operation can go back a little).
+ * timed around the operation can go back a little).  An end before a
+ * thread's first vertex adds nothing for it and one after its last adds
+ * its whole useful time, so each thread sweeps only the ends in its life
+ * and takes the sum of the later ends' signs: a program that ran 100,000
+ * threads one after another made this a sweep per thread over every end.
  */
 static double busy_others(const struct cp_profile *p, uint32_t proc)
 {
 	const struct cp_tracepag *tp = p->tp;
 	const struct cp_trace *t = tp->t;
 	struct cp_end *e;
+	int64_t *later;		/* [m + 1] the signs of e[j..m) summed */
 	uint64_t on;
 	int64_t m;
 	double overlap = 0;
@@ -249,13 +270,34 @@ static double busy_others(const struct cp_profile *p, uint32_t proc)
 		free(e);
 		return -1;
 	}
+	later = malloc(((size_t)m + 1) * sizeof(*later));
+	if (!later) {
+		free(e);
+		return -1;
+	}
+	later[m] = 0;
+	for (int64_t j = m; j-- > 0;)
+		later[j] = later[j + 1] + e[j].sign;
 	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
 		const struct cp_trace_thread *th = &t->threads[tid];
-		uint64_t done = 0, a = 0, b = 0;
+		uint64_t done = 0, a = 0, b = 0, wmin = UINT64_MAX, wmax = 0;
 		bool useful = false;
 		uint32_t vi = 0;
+		int64_t j, end;
 
-		for (int64_t j = 0; j < m; j++) {
+		if (!th->nv)
+			continue;
+		for (uint32_t k = 0; k < th->nv; k++) {
+			uint64_t w = cp_trace_wall(t, tid, k);
+
+			wmin = w < wmin ? w : wmin;
+			wmax = w > wmax ? w : wmax;
+		}
+		/* up to wmin, U_t is 0; past wmax, its whole useful time,
+		 * and none of the ends there is its own */
+		j = ends_past(e, m, wmin);
+		end = ends_past(e, m, wmax);
+		for (; j < end; j++) {
 			uint64_t u;
 
 			/* the segment that holds e[j].x, or past the last */
@@ -279,7 +321,23 @@ static double busy_others(const struct cp_profile *p, uint32_t proc)
 			u = done + (useful && a < e[j].x ? e[j].x - a : 0);
 			overlap += e[j].sign * (double)u;
 		}
+		if (!later[end])
+			continue;
+		/* its whole useful time, the sweep taken to its end */
+		while (vi < th->nv) {
+			if (vi && useful)
+				done += b - a;
+			if (++vi >= th->nv)
+				break;
+			a = cp_trace_wall(t, tid, vi - 1);
+			b = cp_trace_wall(t, tid, vi);
+			useful = tp->e_kind[tp->segbase[tid] + vi - 1] ==
+					 CP_TE_USEFUL &&
+				 tp->g.w[tp->segbase[tid] + vi - 1] && b > a;
+		}
+		overlap += (double)later[end] * (double)done;
 	}
+	free(later);
 	free(e);
 	return overlap / ((double)on * (double)(p->nthreads - 1));
 }
