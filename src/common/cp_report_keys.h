@@ -176,7 +176,8 @@
  * cp_zero_ns were followed; false: only cpu_ns and calls are known);
  * "stream", an object: tracked_max (how many procedures are followed),
  * records (publish records made), live_records_max (most alive at
- * once, the memory bound), slack_file_bytes (Slack's scratch file) and
+ * once, the memory bound), live_threads_max (most threads whose path
+ * lanes were held at once), slack_file_bytes (Slack's scratch file) and
  * slack_walked (the vertices its walk back read).  What this mode cannot
  * give is said in notes.
  */
@@ -185,6 +186,7 @@
 #define CP_KEY_TRACKED_MAX	"tracked_max"
 #define CP_KEY_RECORDS		"records"
 #define CP_KEY_LIVE_RECORDS_MAX	"live_records_max"
+#define CP_KEY_LIVE_THREADS_MAX	"live_threads_max"
 #define CP_KEY_SLACK_FILE_BYTES	"slack_file_bytes"
 #define CP_KEY_SLACK_WALKED	"slack_walked"
 

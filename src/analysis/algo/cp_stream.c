@@ -89,7 +89,7 @@ static void cp_stream_assert(const struct sp *p)
 		if (t->state != ST_DONE)
 			cp_die("stream: a thread did not end");
 		held += t->create_rec != NONE;
-		for (uint32_t k = 0; k < p->ntr; k++)
+		for (uint32_t k = 0; t->vec && k < p->ntr; k++)
 			if (t->vec[cp_stream_d(p, k)] > t->len)
 				cp_die("stream: net above len");
 	}
@@ -98,6 +98,38 @@ static void cp_stream_assert(const struct sp *p)
 }
 
 /* ---- the pass ------------------------------------------------------ */
+
+/* @t's arrays, made at its first vertex (a program can make millions
+ * of threads one after another).  0, or -1 (memory). */
+static int thread_arrays(struct sp *p, struct sth *t)
+{
+	size_t vn = p->vn;
+
+	t->vec = calloc(vn ? vn : 1, sizeof(*t->vec));
+	t->act = calloc(p->ntr ? p->ntr : 1, sizeof(*t->act));
+	t->oth = calloc(p->ntr ? p->ntr : 1, sizeof(*t->oth));
+	if (p->records && ++p->tlive > p->s->threads_live_max)
+		p->s->threads_live_max = p->tlive;
+	return t->vec && t->act && t->oth ? 0 : -1;
+}
+
+/*
+ * (records pass) Thread @tid's lanes go once it has ended, no JOIN of it
+ * is left and it does not end the critical path so far: its zeroing and
+ * what-if lanes were taken (done()), and its path merged into the sink's
+ * (cp_stream_kp_end).
+ */
+static void thread_release(struct sp *p, uint32_t tid)
+{
+	struct sth *t = &p->th[tid];
+
+	if (t->state != ST_DONE || t->joins_left || tid == p->cbest ||
+	    !t->vec)
+		return;
+	free(t->vec);
+	t->vec = NULL;
+	p->tlive--;
+}
 
 /* Decode @t's next vertex; false at the thread's end. */
 static bool advance(struct sp *p, struct sth *t)
@@ -154,9 +186,15 @@ deps(struct sp *p, uint32_t tid, struct sth *t, const struct cp_tev *v,
 			cp_stream_flush(p, t);
 			if (sl)
 				cp_stream_sl_in_join(p, c);
+			if (!ch->vec)
+				cp_die("stream: a joined thread's record was "
+				       "freed");
 			if (p->kp_k)
 				cp_stream_kp_join(p, t, c);
 			cp_stream_merge(p, t, ch->len, ch->vec);
+			if (p->th[c].joins_left)
+				p->th[c].joins_left--;
+			thread_release(p, c);
 		}
 		break;
 	default:
@@ -241,6 +279,8 @@ step_as(struct sp *p, uint32_t tid, struct sth *t, const bool sl)
 	bool waited = false;
 	uint64_t dt = 0;
 
+	if (!t->vec && thread_arrays(p, t))
+		return -1;
 	if (cp_stream_is_proc(cp_tev_kind(v))) {
 		if (p->drop_procs)	/* sampled: the samples say instead */
 			return advance(p, t);
@@ -279,6 +319,9 @@ step_as(struct sp *p, uint32_t tid, struct sth *t, const bool sl)
 		    v->arg - 1 < p->nt && v->arg - 1 != tid)
 			st->parent = (uint32_t)(v->arg - 1);
 		st->exited = k == CP_EV_THREAD_EXIT;
+		/* as deps() takes them */
+		if (k == CP_EV_THREAD_JOIN && v->arg < p->nt && v->arg != tid)
+			p->njoin[v->arg]++;
 	}
 	if (p->kp_k && p->records) {
 		/* where the path into this vertex comes from */
@@ -321,6 +364,33 @@ static int step(struct sp *p, uint32_t tid, struct sth *t)
 	return p->sl ? step_as(p, tid, t, true) : step_as(p, tid, t, false);
 }
 
+/*
+ * (records pass) Thread @tid, which ran, has ended: what the figures and
+ * the paths want of its lanes is taken now (the longest len - d[k] for
+ * zeroing, the longest what-if lane, its path into the sink), and it may
+ * end the critical path so far (p->cbest, the first of the longest as in
+ * cp_stream_cp_end(), which keeps its lanes).
+ */
+static void ended(struct sp *p, uint32_t tid, const struct sth *t)
+{
+	uint32_t old = p->cbest;
+
+	for (uint32_t k = 0; k < p->ntr; k++)
+		if (t->len - t->vec[cp_stream_d(p, k)] > p->zbest[k])
+			p->zbest[k] = t->len - t->vec[cp_stream_d(p, k)];
+	if (p->nlane && t->vec[cp_stream_whatif(p)] > p->scaled_best)
+		p->scaled_best = t->vec[cp_stream_whatif(p)];
+	if (p->kp_k)
+		cp_stream_kp_end(p, tid);
+	if (old == NONE || t->len > p->th[old].len ||
+	    (t->len == p->th[old].len && tid < old)) {
+		p->cbest = tid;
+		if (old != NONE)
+			thread_release(p, old);
+	}
+	thread_release(p, tid);
+}
+
 /* @t has no more vertices: close its frames, keep its record for its
  * joiners. */
 static void done(struct sp *p, uint32_t tid, struct sth *t)
@@ -340,9 +410,25 @@ static void done(struct sp *p, uint32_t tid, struct sth *t)
 		st->nv = t->nvi;
 		st->useful_ns = t->useful;
 		st->elapsed_ns = t->any ? t->last_wall - t->first_wall : 0;
+		free(t->vec);	/* the survey merges no lanes */
+		t->vec = NULL;
 	} else {
 		st->len_ns = t->len;
+		if (t->any)
+			ended(p, tid, t);
+		else if (t->joins_left && !t->vec && thread_arrays(p, t))
+			p->nomem = true;	/* its joiners merge nothing */
 	}
+	/* only its lanes (vec) can be wanted after its end */
+	free(t->fr);
+	free(t->cnt);
+	free(t->act);
+	free(t->oth);
+	free(t->held);
+	t->fr = NULL;
+	t->cnt = t->act = t->oth = t->held = NULL;
+	t->cap_fr = t->cap_cnt = t->nact = t->noth = t->nheld = 0;
+	t->cap_held = 0;
 	cp_stream_wake(p, NONE);
 }
 
@@ -377,8 +463,18 @@ static int run_thread(struct sp *p, uint32_t tid)
 /* Set up one pass over every thread's events.  0, or -1 (memory). */
 static int pass_init(struct sp *p)
 {
-	size_t vn = p->vn;
-
+	free(p->zbest);
+	p->zbest = calloc(p->ntr ? p->ntr : 1, sizeof(*p->zbest));
+	if (!p->records) {
+		free(p->njoin);
+		p->njoin = calloc(p->nt ? p->nt : 1, sizeof(*p->njoin));
+	}
+	if (!p->zbest || !p->njoin)
+		return -1;
+	p->cbest = NONE;
+	p->scaled_best = 0;
+	p->tlive = 0;
+	p->kp_any = false;
 	for (uint32_t tid = 0; tid < p->nt; tid++) {
 		struct sth *t = &p->th[tid];
 
@@ -396,11 +492,7 @@ static int pass_init(struct sp *p)
 			   p->ttrk[tid] + 1 : 0;
 		t->sk = t->sc = p->sm ? p->sm->thr_off[tid] : 0;
 		t->fac = 1.0;
-		t->vec = calloc(vn ? vn : 1, sizeof(*t->vec));
-		t->act = calloc(p->ntr ? p->ntr : 1, sizeof(*t->act));
-		t->oth = calloc(p->ntr ? p->ntr : 1, sizeof(*t->oth));
-		if (!t->vec || !t->act || !t->oth)
-			return -1;
+		t->joins_left = p->records ? p->njoin[tid] : 0;
 		cp_tcursor_init(&t->cur, p->ix, tid, !p->records);
 		t->cur.pf = p->tpf;
 		if (!p->records) {
@@ -602,34 +694,23 @@ static int figures(struct sp *p)
 	s->elapsed_ns = last > first ? last - first : 0;
 	for (uint32_t i = 0; found && i < s->nprocs; i++) {
 		uint32_t k = p->trk[i];
-		uint64_t best = 0;
 
 		if (k == NONE)
 			continue;
-		for (uint32_t tid = 0; tid < p->nt; tid++) {
-			const struct sth *t = &p->th[tid];
-
-			if (t->any && t->len - t->vec[cp_stream_d(p, k)] > best)
-				best = t->len - t->vec[cp_stream_d(p, k)];
-		}
 		s->procs[i].cp_ns = p->th[s->cp_tid].vec[k];
 		s->procs[i].cp_excl_ns = p->excl || !p->ncx ? s->procs[i].cp_ns :
 					 p->th[s->cp_tid].vec[cp_stream_cpx(p, k)];
 		s->procs[i].cp_incl_ns = !p->excl || !p->ncx ? s->procs[i].cp_ns :
 					 p->th[s->cp_tid].vec[cp_stream_cpx(p, k)];
-		s->procs[i].zero_ns = s->cp_len - best;
+		s->procs[i].zero_ns = s->cp_len - p->zbest[k];
 		if (p->mbm_k == 1) {
 			s->procs[i].has_mbm = true;
 			s->procs[i].mbm_ns = s->procs[i].cp_ns;
 			s->mbm_paths = 1;
 		}
 	}
-	for (uint32_t tid = 0; p->nlane && tid < p->nt; tid++) {
-		const struct sth *t = &p->th[tid];
-
-		if (t->any && t->vec[cp_stream_whatif(p)] > s->scaled_len)
-			s->scaled_len = t->vec[cp_stream_whatif(p)];
-	}
+	if (p->nlane && p->scaled_best > s->scaled_len)
+		s->scaled_len = p->scaled_best;
 	for (uint32_t tid = 0; found && tid < p->nt; tid++)
 		if (p->ttrk[tid] != NONE)
 			s->threads[tid].cp_ns = p->th[s->cp_tid].vec[
@@ -713,7 +794,7 @@ static void lanes_back(struct sp *p, const struct lanes_aside *a)
 /* The records start again for one more records pass. */
 static void records_again(struct sp *p)
 {
-	p->s->records = p->s->live_max = 0;
+	p->s->records = p->s->live_max = p->s->threads_live_max = 0;
 	p->nrec = p->live = 0;
 	p->freel = NONE;
 }
@@ -751,6 +832,8 @@ static int paths_pass(struct sp *p, uint64_t max)
 /* The pass's own memory (the results stay in cp_stream). */
 static void sp_free(struct sp *p)
 {
+	free(p->njoin);
+	free(p->zbest);
 	for (uint32_t tid = 0; p->th && tid < p->nt; tid++) {
 		cp_tcursor_fini(&p->th[tid].cur);
 		free(p->th[tid].fr);

@@ -144,6 +144,8 @@ struct cp_stream {
 	/* the bound, measured */
 	uint64_t records;	/* publish records made */
 	uint64_t live_max;	/* most publish records alive at once */
+	uint64_t threads_live_max;	/* most threads whose lanes were held
+					 * at once (records passes) */
 	uint64_t nrepairs;	/* dependencies the pass had to drop */
 	/* what-if (cp_stream_opts.scale given) */
 	uint64_t scaled_len;	/* fixed-graph prediction: the longest path

@@ -91,6 +91,7 @@ struct sth {
 				 * sth has none: cp_stream_replay.c's) */
 	uint32_t *held;		/* [nheld] locks it holds */
 	uint32_t nheld, cap_held;
+	uint32_t joins_left;	/* (records) JOINs of it still to come */
 	uint64_t hmark;		/* useful time when @held last changed */
 	uint64_t sk;		/* (sampled) its next sample to place
 				 * (survey) or switch to (records) */
@@ -174,6 +175,19 @@ struct sp {
 	uint32_t nsc;
 	uint32_t *trk;		/* [nprocs] tracked index, or NONE */
 	uint32_t *ttrk;		/* [nt] a thread's CP-time lane, or NONE */
+	/* a thread's lanes (vec) are kept from its first vertex only while
+	 * a JOIN may still merge them or it ends the critical path so far
+	 * (thread_release()); what the figures read of the others is taken
+	 * as each ends */
+	uint32_t *njoin;	/* (from the survey) [nt] its JOINs */
+	uint32_t cbest;		/* (records) the ended thread that ends the
+				 * critical path so far (cp_stream_cp_end's
+				 * rule), or NONE */
+	uint64_t *zbest;	/* (records) [ntr] the most len - d[k] of an
+				 * ended thread (CP zeroing) */
+	uint64_t scaled_best;	/* (records) the longest what-if lane of an
+				 * ended thread */
+	uint64_t tlive;		/* (records) threads holding lanes */
 	bool nomem;		/* (survey) the metadata hook ran out */
 	struct cp_tprefetch *tpf;	/* this pass's decoding ahead, or NULL */
 	int pass_ret;		/* the pass's result (0, or -1) */
@@ -213,6 +227,14 @@ struct sp {
 	uint32_t kp_obj;	/* and its object */
 	uint32_t cap_rkp;	/* room in rhp and rend */
 	uint64_t kp_nmerge;	/* merges so far in the pass */
+	/* the ended threads' paths merged into the sink so far (as each
+	 * ends, so that its lanes need not outlive it): the longest's
+	 * length, heap, end and lanes */
+	bool kp_any;
+	uint64_t kp_alen;
+	uint32_t kp_ah;
+	struct cp_kp_end kp_ae;
+	const uint64_t *kp_avec;
 	/* (MBM) the capture pass: the merges the paths' sidetracks were
 	 * made at, ascending, and the share lanes' difference (shorter
 	 * side's minus longer's) at each, [nwant x ntr] */
@@ -347,9 +369,10 @@ void cp_stream_kp_group_rec(struct sp *p, uint32_t a, uint32_t r);
 int cp_stream_kp_grow(struct sp *p, uint32_t need);
 /* (records) Record @r is made from @t's path. */
 void cp_stream_kp_rec(struct sp *p, const struct sth *t, uint32_t r);
-/* After a records pass: the threads' ends merge into the sink, then the
- * paths into p->s (after the capture pass: the MBM into p->s's
- * procedures).  0, or -1 (memory). */
+/* (records) Thread @tid ended: its path merges into the sink's. */
+void cp_stream_kp_end(struct sp *p, uint32_t tid);
+/* After a records pass: the paths into p->s (after the capture pass: the
+ * MBM into p->s's procedures).  0, or -1 (memory). */
 int cp_stream_kp_finish(struct sp *p);
 /* (MBM) After the paths pass and its cp_stream_kp_finish: which merges
  * the capture pass takes the lanes of; the records start again.  0, or

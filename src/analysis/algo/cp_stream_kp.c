@@ -427,43 +427,46 @@ static int mbm(struct sp *p, const uint64_t *sink)
 	return 0;
 }
 
+void cp_stream_kp_end(struct sp *p, uint32_t tid)
+{
+	const struct sth *t = &p->th[tid];
+	struct side b = { t->len, t->hp, { tid, t->last_wall }, t->vec };
+	struct side acc = { p->kp_alen, p->kp_ah, p->kp_ae, p->kp_avec };
+	struct cp_kp_end sink = { NONE, 0 };
+
+	if (!p->kp_any) {
+		acc = b;
+		p->kp_any = true;
+	} else if (b.len > acc.len ||
+		   (b.len == acc.len && tid < acc.e.tid)) {
+		/* the longer wins, of the same length the first thread
+		 * (cp_stream_cp_end's): the tree's lanes are its */
+		merge(p, &b, &acc, &sink, NONE, CP_SDEV_END, CP_SDEV_END);
+		acc = b;
+	} else {
+		merge(p, &acc, &b, &sink, NONE, CP_SDEV_END, CP_SDEV_END);
+	}
+	p->kp_alen = acc.len;
+	p->kp_ah = acc.h;
+	p->kp_ae = acc.e;
+	p->kp_avec = acc.vec;
+}
+
 int cp_stream_kp_finish(struct sp *p)
 {
 	struct cp_stream *s = p->s;
-	struct cp_kp_end sink = { NONE, 0 };
-	struct side acc = { 0 };
 	uint64_t t0 = UINT64_MAX;
-	bool any = false;
 
-	for (uint32_t tid = 0; tid < p->nt; tid++) {
-		const struct sth *t = &p->th[tid];
-		struct side b = { t->len, t->hp, { tid, t->last_wall },
-				  t->vec };
-
-		if (!t->any)
-			continue;
-		if (t->first_wall < t0)
-			t0 = t->first_wall;
-		if (!any) {
-			acc = b;
-			any = true;
-			continue;
-		}
-		merge(p, &acc, &b, &sink, NONE, CP_SDEV_END, CP_SDEV_END);
-		if (p->nomem)
-			return -1;
-		if (b.len > acc.len) {	/* the tree's lanes: the longer */
-			acc.len = b.len;
-			acc.vec = b.vec;
-		}
-	}
+	for (uint32_t tid = 0; tid < p->nt; tid++)
+		if (p->th[tid].any && p->th[tid].first_wall < t0)
+			t0 = p->th[tid].first_wall;
 	if (p->kp_capture)
-		return any ? mbm(p, acc.vec) : 0;
+		return p->kp_any ? mbm(p, p->kp_avec) : 0;
 	s->paths_asked = p->kp_k;
 	s->paths_bound = p->kp_bound;
 	s->kp_kept = p->nkside;
 	s->kp_nodes = p->nkn;
-	return any ? enumerate(p, acc.h, acc.len, t0) : 0;
+	return p->kp_any ? enumerate(p, p->kp_ah, p->kp_alen, t0) : 0;
 }
 
 static int by_u64(const void *a, const void *b)

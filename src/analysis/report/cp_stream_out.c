@@ -376,6 +376,7 @@ int cp_stream_out_json(FILE *f, const struct cp_tindex *ix,
 	cp_emit_u64(&e, CP_KEY_TRACKED_MAX, CP_STREAM_TRACK);
 	cp_emit_u64(&e, CP_KEY_RECORDS, s->records);
 	cp_emit_u64(&e, CP_KEY_LIVE_RECORDS_MAX, s->live_max);
+	cp_emit_u64(&e, CP_KEY_LIVE_THREADS_MAX, s->threads_live_max);
 	cp_emit_u64(&e, CP_KEY_SLACK_FILE_BYTES, s->slack_bytes);
 	cp_emit_u64(&e, CP_KEY_SLACK_WALKED, s->slack_walked);
 	cp_emit_obj_end(&e);

@@ -1,9 +1,18 @@
 #!/usr/bin/env python3
 """The analyzer's scaling benchmark on real traces (not a test).
 
-Traces a real program (bench_scale_work: two threads, a lock-heavy loop)
-at several sizes, then runs the cpt verbs on each trace as child processes
-and measures wall time and peak RSS (wait4's ru_maxrss):
+Traces a real program (bench_scale_work) of one shape at several sizes,
+then runs the cpt verbs on each trace as child processes and measures wall
+time and peak RSS (wait4's ru_maxrss).  The shapes (--shape):
+
+    locks     two threads, a lock-heavy loop (the default)
+    objects   the same, each iteration also making, using twice and
+              destroying a mutex of its own: millions of objects, as an
+              OpenMP program's tasks make
+    threads   a thread per iteration, four at a time: 10^5 threads and
+              more, as a program that makes a thread per task
+
+The verbs:
 
     cpt report            events/s and peak bytes per event
     cpt paths --k 100     the issue's k = 100 target (<= 3 s at 2*10^7)
@@ -20,6 +29,7 @@ and a log-log plot (SVG, written here: no plotting package needed) of time
 and memory against events, and prints a text table.
 
 usage: bench_scale.py --build BUILD [--events 1e6,1e7] [--dir DIR]
+                      [--shape locks|objects|threads]
                       [--csv FILE] [--svg FILE] [--keep]
 """
 import argparse
@@ -31,7 +41,9 @@ import subprocess
 import sys
 import time
 
-ITER_EVENTS = 4  # events per iteration of bench_scale_work (2 threads x 2)
+# events an iteration of bench_scale_work, by shape (measured: locks 2
+# threads x 2; objects 2 x 7; threads: start, 2, exit, create and join)
+ITER_EVENTS = {"locks": 4, "objects": 14, "threads": 7}
 
 
 def run(argv, env=None, out=subprocess.DEVNULL):
@@ -47,15 +59,17 @@ def run(argv, env=None, out=subprocess.DEVNULL):
             ru.ru_utime + ru.ru_stime)
 
 
-def make_trace(build, events, path):
-    """Trace bench_scale_work with about @events events into @path."""
+def make_trace(build, shape, events, path):
+    """Trace bench_scale_work of @shape with about @events events into
+    @path."""
     env = dict(os.environ, CPTHREAD_MODE="trace", CPTHREAD_TRACE=path,
                CPTHREAD_QUIET="1",
                LD_PRELOAD=os.path.join(build, "lib", "libcpthread.so"))
     work = os.path.join(build, "tests", "bench", "analysis",
                         "bench_scale_work")
-    iters = max(1, int(events) // ITER_EVENTS)
-    st, wall, _, err, _ = run(["nice", work, str(iters)], env=env)
+    iters = max(1, int(events) // ITER_EVENTS[shape])
+    st, wall, _, err, _ = run(["nice", work, "--shape", shape, str(iters)],
+                              env=env)
     if st != 0:
         sys.exit("bench_scale: tracing failed: " + err.strip())
     return wall
@@ -150,6 +164,7 @@ def main():
     ap.add_argument("--build", required=True)
     ap.add_argument("--events", default="1e6,1e7")
     ap.add_argument("--dir", default="/tmp/cpt-bench-scale")
+    ap.add_argument("--shape", default="locks", choices=sorted(ITER_EVENTS))
     ap.add_argument("--csv")
     ap.add_argument("--svg")
     ap.add_argument("--keep", action="store_true")
@@ -158,8 +173,8 @@ def main():
     os.makedirs(a.dir, exist_ok=True)
     rows = []
     for n in (float(x) for x in a.events.split(",")):
-        path = os.path.join(a.dir, "scale-%.0e.cpt" % n)
-        trace_s = make_trace(a.build, n, path)
+        path = os.path.join(a.dir, "scale-%s-%.0e.cpt" % (a.shape, n))
+        trace_s = make_trace(a.build, a.shape, n, path)
         r = {"target": n, "trace_s": trace_s,
              "trace_bytes": os.path.getsize(path)}
         r.update(measure(cpt, path, a.dir))
