@@ -1398,6 +1398,66 @@ START_TEST(test_stream_threads_retired_bounded)
 }
 END_TEST
 
+/*
+ * A barrier of three, 50 times: T1 runs p1 for 5 ns, T2 and T3 run p2 and
+ * p3 for 10 ns and arrive at the same length (T3 leaving after T1 has
+ * arrived again); at the end T1 runs p1 5 ns more.  T1's departures take
+ * their path from the episode's hub ("Hubs", cp_stream_rec.c), whose
+ * members tie: the records pass gives the 10 ns to the first, T2, and
+ * Slack's walk must follow C through the hub to the same member or it
+ * loses the critical path.  So p2 has 500 ns of CP time and p1 5, and
+ * each one's Slack is at most its CP time.
+ */
+START_TEST(test_stream_barrier_hub_ties)
+{
+	struct synth s;
+	struct cp_tindex ix;
+	struct cp_stream st;
+	char path[64];
+	uint64_t cp = 0;
+	uint32_t bar;
+
+	synth_init(&s);
+	for (uint32_t w = 1; w <= 3; w++)
+		synth_symbol(&s, proc_addr(w), 0x10, w == 1 ? "p1" :
+			     w == 2 ? "p2" : "p3");
+	synth_start(&s, 0, -1);
+	bar = synth_obj(&s, 0, CP_OBJ_BARRIER, 3);
+	synth_spawn(&s, 3);
+	for (int round = 0; round < 50; round++)
+		for (uint32_t w = 1; w <= 3; w++) {
+			synth_call(&s, w, proc_addr(w), w == 1 ? 5 : 10);
+			/* T3 leaves late, after T1's next arrival: the
+			 * barrier does not fold, its ranges have hubs */
+			synth_barrier(&s, w, 0, 50 * (w - 1), bar);
+		}
+	synth_call(&s, 1, proc_addr(1), 5);
+	for (uint32_t w = 1; w <= 3; w++)
+		synth_exit(&s, w, 0);
+	synth_join_all(&s, 3, 0);
+	write_temp(&s, path);
+	synth_free(&s);
+	stream_file(path, &ix, &st);
+	ck_assert_msg(st.cp_len == 50 * 10 + 5, "CP %" PRIu64, st.cp_len);
+	for (uint32_t i = 0; i < st.nprocs; i++) {
+		const struct cp_stream_proc *pr = &st.procs[i];
+
+		cp += pr->cp_ns;
+		ck_assert_msg(pr->has_slack && pr->slack_ns <= pr->cp_ns,
+			      "%s: Slack %" PRIu64 " of CP time %" PRIu64,
+			      pr->name, pr->slack_ns, pr->cp_ns);
+	}
+	ck_assert_msg(cp == 50 * 10 + 5, "CP time of the procedures %" PRIu64,
+		      cp);
+	ck_assert_msg(st.procs[0].cp_ns == 500 && !strcmp(st.procs[0].name,
+							  "p2"),
+		      "%s: %" PRIu64, st.procs[0].name, st.procs[0].cp_ns);
+	cp_stream_free(&st);
+	cp_tindex_close(&ix);
+	unlink(path);
+}
+END_TEST
+
 /* Run "cpt @args @path" and check that it exits with @status; its
  * stderr into @line, its stdout into @out. */
 static void cpt_expect(const char *args, const char *path, int status,
@@ -1950,6 +2010,7 @@ static Suite *stream_suite(void)
 	tcase_add_test(tc, test_stream_read_mostly_folded);
 	tcase_add_test(tc, test_stream_objects_retired_bounded);
 	tcase_add_test(tc, test_stream_threads_retired_bounded);
+	tcase_add_test(tc, test_stream_barrier_hub_ties);
 	tcase_add_test(tc, test_stream_cpt_chooses_the_mode);
 	tcase_add_test(tc, test_stream_slack_no_room);
 	tcase_add_test(tc, test_stream_cpt_headline_busy);

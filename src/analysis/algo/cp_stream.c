@@ -82,7 +82,7 @@ static void cp_stream_assert(const struct sp *p)
 		cp_die("stream: threads left");
 	for (uint32_t i = 0; i < p->nobj; i++)
 		held += p->obj[i].n + (p->obj[i].agg1 != 0) +
-			(p->obj[i].agg2 != 0);
+			(p->obj[i].agg2 != 0) + (p->obj[i].hub != 0);
 	for (uint32_t tid = 0; tid < p->nt; tid++) {
 		const struct sth *t = &p->th[tid];
 
@@ -288,6 +288,14 @@ step_as(struct sp *p, uint32_t tid, struct sth *t, const bool sl)
 	}
 	if (p->sm && !p->records)
 		cp_stream_smp_place(p, tid, t, v);
+	if (p->records && cp_tev_kind(v) == CP_EV_CONSUME && v->cnt >= 2 &&
+	    v->obj < p->nobj && p->obj[v->obj].nofold) {
+		/* its hub's sidetracks are made at this vertex */
+		p->kp_now = t->key;
+		p->kp_obj = v->obj;
+		if (cp_stream_hub(p, &p->obj[v->obj], v->arg, v->cnt))
+			return -1;
+	}
 	if (sl)
 		cp_stream_sl_begin(p, tid, t);
 	if (t->any) {
@@ -504,7 +512,7 @@ static int pass_init(struct sp *p)
 		struct sobj *o = &p->obj[i];
 
 		o->smax = o->w = o->lo_max = o->m = 0;
-		o->npend = o->n = o->head = o->agg1 = o->agg2 = 0;
+		o->npend = o->n = o->head = o->agg1 = o->agg2 = o->hub = 0;
 		o->cleft = o->ncons;
 		o->ops = o->waits = o->wait_ns = o->held_ns = o->gain_ns = 0;
 	}
@@ -834,6 +842,7 @@ static void sp_free(struct sp *p)
 {
 	free(p->njoin);
 	free(p->zbest);
+	free(p->hubm);
 	for (uint32_t tid = 0; p->th && tid < p->nt; tid++) {
 		cp_tcursor_fini(&p->th[tid].cur);
 		free(p->th[tid].fr);

@@ -128,6 +128,10 @@ struct sobj {
 				 * sequence in (lo_max, m], or 0 */
 	uint32_t agg2;		/* (records) the same for those above
 				 * m + 1 */
+	uint32_t hub;		/* (records) 1 + the hub of the range
+				 * hub_lo .. hub_lo + hub_cnt - 1, or 0 */
+	uint32_t hub_cnt;
+	uint64_t hub_lo;
 	/* its definition (the survey's OBJ_DEF / OBJ_UNTRACK) */
 	bool defined, untracked;
 	uint8_t kind;
@@ -188,6 +192,8 @@ struct sp {
 	uint64_t scaled_best;	/* (records) the longest what-if lane of an
 				 * ended thread */
 	uint64_t tlive;		/* (records) threads holding lanes */
+	uint32_t *hubm;		/* (records) a hub's members */
+	uint32_t cap_hubm;
 	bool nomem;		/* (survey) the metadata hook ran out */
 	struct cp_tprefetch *tpf;	/* this pass's decoding ahead, or NULL */
 	int pass_ret;		/* the pass's result (0, or -1) */
@@ -337,6 +343,10 @@ static inline bool cp_stream_rec_wanted(const struct sobj *o, uint64_t seq)
 }
 /* The aggregate slot sequence @q of @o folds into; NULL: its own record. */
 uint32_t *cp_stream_fold_slot(struct sobj *o, uint64_t q);
+/* (records) Before a CONSUME of @o's @lo .. @lo + @cnt - 1 (two or
+ * more, @o not folded) and its Slack vertex: the range's hub, made or
+ * kept ("Hubs", cp_stream_rec.c).  0, or -1 (memory). */
+int cp_stream_hub(struct sp *p, struct sobj *o, uint64_t lo, uint32_t cnt);
 /* Merge into @t the records of @o's sequences lo .. lo+cnt-1. */
 void cp_stream_consume_records(struct sp *p, struct sth *t, struct sobj *o,
 			       uint64_t lo, uint32_t cnt);
@@ -414,6 +424,11 @@ void cp_stream_sl_group_thread(struct sp *p, uint32_t a, uint32_t tid);
 void cp_stream_sl_group_rec(struct sp *p, uint32_t a, uint32_t r);
 /* ... to here: the vertex is written. */
 void cp_stream_sl_end_step(struct sp *p, const struct sth *t);
+/* Between two vertices: the hub @h of the @n records @m (its winner the
+ * first of the longest) as a vertex of its own (cp_stream_rec.c's
+ * hubs). */
+void cp_stream_sl_hub(struct sp *p, uint32_t h, const uint32_t *m,
+		      uint32_t n);
 /* After the records pass: the walk back, into p->slk and p->has_slack
  * (p->s->slack_err when the file failed).  0, or -1 (memory). */
 int cp_stream_sl_walk(struct sp *p);

@@ -85,8 +85,8 @@ void cp_stream_merge(struct sp *p, struct sth *t, uint64_t len,
 	cp_stream_merge_into(p, &t->len, t->vec, len, vec);
 }
 
-/* A copy of @t's record (flushed), for sequence @seq; NONE: no memory. */
-uint32_t cp_stream_rec_new(struct sp *p, const struct sth *t, uint64_t seq)
+/* A record's room, free; NONE: no memory. */
+static uint32_t rec_alloc(struct sp *p)
 {
 	size_t vn = p->vn;
 	uint32_t r = p->freel;
@@ -107,6 +107,20 @@ uint32_t cp_stream_rec_new(struct sp *p, const struct sth *t, uint64_t seq)
 		p->caprec = c;
 		r = p->nrec++;
 	}
+	p->s->records++;
+	if (++p->live > p->s->live_max)
+		p->s->live_max = p->live;
+	return r;
+}
+
+/* A copy of @t's record (flushed), for sequence @seq; NONE: no memory. */
+uint32_t cp_stream_rec_new(struct sp *p, const struct sth *t, uint64_t seq)
+{
+	size_t vn = p->vn;
+	uint32_t r = rec_alloc(p);
+
+	if (r == NONE)
+		return NONE;
 	p->rlen[r] = t->len;
 	p->rseq[r] = seq;
 	if (vn)
@@ -115,9 +129,6 @@ uint32_t cp_stream_rec_new(struct sp *p, const struct sth *t, uint64_t seq)
 		cp_stream_kp_rec(p, t, r);
 	if (__builtin_expect(p->sl != NULL, 0) && cp_stream_sl_rec(p, r))
 		return NONE;
-	p->s->records++;
-	if (++p->live > p->s->live_max)
-		p->s->live_max = p->live;
 	return r;
 }
 
@@ -231,6 +242,15 @@ int cp_stream_ring_push(struct sobj *o, uint32_t r)
 	return 0;
 }
 
+/* Free @o's hub ("Hubs", below). */
+static void hub_drop(struct sp *p, struct sobj *o)
+{
+	if (!o->hub)
+		return;
+	cp_stream_rec_free(p, o->hub - 1);
+	o->hub = 0;
+}
+
 /*
  * Free @o's records that no later CONSUME can hold: seq + lag below the
  * highest sequence published ("Freeing publish records", above).
@@ -244,6 +264,8 @@ void cp_stream_ring_trim(struct sp *p, struct sobj *o)
 		o->head = (o->head + 1) % o->cap;
 		o->n--;
 	}
+	if (o->hub && o->hub_lo + o->lag < o->smax)
+		hub_drop(p, o);
 }
 
 /* (survey) Has @o's sequence @seq been published? */
@@ -292,6 +314,68 @@ uint32_t *cp_stream_fold_slot(struct sobj *o, uint64_t q)
 	return q <= o->m ? &o->agg1 : &o->agg2;
 }
 
+/* ---- hubs ----------------------------------------------------------- */
+
+/*
+ * Hubs.  A CONSUME of a range of two or more sequences merges every one
+ * of their records, and a barrier's N departures each consume the
+ * episode's N arrivals: N^2 merges an episode, and as many sidetracks
+ * and Slack inputs (200 threads at a barrier: 12 times the in-memory
+ * analysis's time).  As the in-memory graph does (cp_tracepag.c's hubs),
+ * the first CONSUME of a range of an object that does not fold merges
+ * the range's records into one record, the hub, and it and the later
+ * CONSUMEs of the range merge the hub.  Merging is associative with the
+ * same ties (the longest, the first of the longest), so every lane comes
+ * out as before; the k paths see the hub's members as a group
+ * (CP_SDEV_GROUP), and Slack's file a vertex of its own whose edges weigh
+ * zero, which changes no path length between the program's vertices.
+ * An object keeps the hub of its last range: it goes when another range
+ * is consumed, when the lag rule makes its low end dead, and after the
+ * object's last CONSUME.
+ */
+int cp_stream_hub(struct sp *p, struct sobj *o, uint64_t lo, uint32_t cnt)
+{
+	size_t vn = p->vn;
+	uint32_t h;
+
+	if (o->hub && o->hub_lo == lo && o->hub_cnt == cnt)
+		return 0;
+	hub_drop(p, o);
+	if (cp_grow32((void **)&p->hubm, sizeof(*p->hubm), &p->cap_hubm, cnt))
+		return -1;
+	for (uint32_t i = 0; i < cnt; i++) {
+		p->hubm[i] = rec_find(p, o, lo + i);
+		if (p->hubm[i] == NONE)
+			cp_die("stream: a consumed record was freed");
+	}
+	h = rec_alloc(p);
+	if (h == NONE)
+		return -1;
+	p->rlen[h] = p->rlen[p->hubm[0]];
+	p->rseq[h] = lo;
+	if (vn)
+		memcpy(p->rvec + h * vn, p->rvec + p->hubm[0] * vn,
+		       vn * sizeof(*p->rvec));
+	if (p->kp_k) {
+		p->rhp[h] = p->rhp[p->hubm[0]];
+		p->rend[h] = p->rend[p->hubm[0]];
+	}
+	for (uint32_t i = 1; i < cnt; i++) {
+		uint32_t r = p->hubm[i];
+
+		if (p->kp_k)
+			cp_stream_kp_group_rec(p, h, r);
+		cp_stream_merge_into(p, &p->rlen[h], p->rvec + h * vn,
+				     p->rlen[r], p->rvec + r * vn);
+	}
+	if (p->sl)
+		cp_stream_sl_hub(p, h, p->hubm, cnt);
+	o->hub = h + 1;
+	o->hub_lo = lo;
+	o->hub_cnt = cnt;
+	return 0;
+}
+
 /*
  * Merge into @t (flushed) the records of @o's sequences lo .. lo+cnt-1:
  * each one's own, or once the aggregate of those folded.  The freeing
@@ -304,6 +388,10 @@ consume_as(struct sp *p, struct sth *t, struct sobj *o, uint64_t lo,
 {
 	bool done1 = false, done2 = false;
 
+	if (o->hub && o->hub_lo == lo && o->hub_cnt == cnt) {
+		rec_merge(p, t, o->hub - 1, sl);
+		return;
+	}
 	for (uint32_t i = 0; i < cnt; i++) {
 		uint64_t q = lo + i;
 		uint32_t *agg = cp_stream_fold_slot(o, q), r;
@@ -371,6 +459,7 @@ static void release(struct sp *p, struct sobj *o)
 		cp_stream_rec_free(p, o->agg1 - 1);
 	if (o->agg2)
 		cp_stream_rec_free(p, o->agg2 - 1);
+	hub_drop(p, o);
 	free(o->ring);
 	o->ring = NULL;
 	o->cap = o->head = o->n = o->agg1 = o->agg2 = 0;

@@ -410,6 +410,41 @@ virtuals:
 	}
 }
 
+void cp_stream_sl_hub(struct sp *p, uint32_t h, const uint32_t *m,
+		      uint32_t n)
+{
+	struct cp_stream_sl *sl = p->sl;
+	uint64_t f = sl->nsteps++, et = 0;
+	uint32_t win = 0;
+	uint8_t *b, *q;
+
+	if (p->nomem)
+		return;
+	if (h >= sl->cap_rpos &&
+	    cp_grow32((void **)&sl->rpos, 8, &sl->cap_rpos, (uint64_t)h + 1)) {
+		p->nomem = true;
+		return;
+	}
+	for (uint32_t j = 0; j < n; j++)
+		if (!win || p->rlen[m[j]] > et) {
+			et = p->rlen[m[j]];
+			win = j + 1;
+		}
+	b = q = cp_spill_room(&sl->sp, rec_max(n, 0, 0));
+	if (b) {
+		*q++ = F_VIRT;
+		q = cp_uv_put(q, h);
+		q = cp_uv_put(q, et);
+		q = cp_uv_put(q, win);
+		q = cp_uv_put(q, n);
+		for (uint32_t j = 0; j < n; j++)
+			q = put_in(q, &(struct sl_in){ m[j], false,
+				   p->rlen[m[j]], sl->rpos[m[j]] }, et, f);
+		seal(&sl->sp, b, q);
+	}
+	sl->rpos[h] = f;
+}
+
 /* ---- the walk back ----------------------------------------------- */
 
 enum { PTR_NONE, PTR_THREAD, PTR_SLOT };
