@@ -47,7 +47,9 @@
  * publishes fold into (cp_stream_rec.c's folding) is a chain of virtual
  * vertices, one per merge into it, each with two in-edges of weight
  * zero: the path lengths between any two real vertices are G's, so the
- * program, and the Slack, are the same.
+ * program, and the Slack, are the same.  A hub (cp_stream_rec.c) is one
+ * virtual vertex, written before the CONSUME that makes it, with the
+ * range's records as its in-edges.
  *
  * The file.  One record per vertex (and per virtual one), written in the
  * pass's order, LEB128 values, most of them small differences:
