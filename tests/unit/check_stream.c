@@ -1235,6 +1235,26 @@ static void end_bounded(struct synth *s, uint32_t n, const char *what,
 	synth_free(s);
 }
 
+/* T1 broadcasts @cond, and T2, T3 and T4 wake on it. */
+static void broadcast_round(struct synth *s, uint32_t cond)
+{
+	uint64_t sig = synth_publish(s, 1, dur(), cond);
+
+	for (uint32_t w = 2; w <= 4; w++)
+		synth_consume(s, w, dur(), true, cond, sig, 1);
+}
+
+/* T2, T3 and T4 read @rw (some waiting), then T1 writes it. */
+static void readers_round(struct synth *s, uint32_t rw)
+{
+	for (uint32_t w = 2; w <= 4; w++)
+		synth_rdlock(s, w, dur(), rnd(2) ? dur() : 0, rw);
+	for (uint32_t w = 2; w <= 4; w++)
+		synth_rwunlock(s, w, dur(), rw);
+	synth_wrlock(s, 1, dur(), dur(), rw);
+	synth_rwunlock(s, 1, dur(), rw);
+}
+
 /*
  * The records the freeing rule must keep longest, many times over: a
  * barrier of four (a slow thread's departure comes after the others'
@@ -1258,19 +1278,12 @@ START_TEST(test_stream_worst_cases_bounded)
 	sem = synth_obj(&s, 0, CP_OBJ_SEM, 0);
 	synth_spawn(&s, 4);
 	for (int round = 0; round < 3000; round++) {
-		uint64_t sig, post;
+		uint64_t post;
 
 		for (uint32_t w = 1; w <= 4; w++)
 			synth_barrier(&s, w, dur(), dur(), bar);
-		sig = synth_publish(&s, 1, dur(), cond);
-		for (uint32_t w = 2; w <= 4; w++)
-			synth_consume(&s, w, dur(), true, cond, sig, 1);
-		for (uint32_t w = 2; w <= 4; w++)
-			synth_rdlock(&s, w, dur(), rnd(2) ? dur() : 0, rw);
-		for (uint32_t w = 2; w <= 4; w++)
-			synth_rwunlock(&s, w, dur(), rw);
-		synth_wrlock(&s, 1, dur(), dur(), rw);
-		synth_rwunlock(&s, 1, dur(), rw);
+		broadcast_round(&s, cond);
+		readers_round(&s, rw);
 		post = synth_publish(&s, 1, dur(), sem);
 		if (prev_post)
 			synth_consume(&s, 2, dur(), true, sem, prev_post, 1);
@@ -1336,7 +1349,7 @@ START_TEST(test_stream_objects_retired_bounded)
 		uint32_t cond = synth_obj(&s, 1, CP_OBJ_COND, 0);
 		uint32_t sem = synth_obj(&s, 1, CP_OBJ_SEM, 0);
 		uint32_t rw = synth_obj(&s, 1, CP_OBJ_RWLOCK, 0);
-		uint64_t sig, post;
+		uint64_t post;
 
 		for (int k = 0; k < 3; k++)
 			for (uint32_t w = 1; w <= 4; w++) {
@@ -1344,18 +1357,11 @@ START_TEST(test_stream_objects_retired_bounded)
 					   mu);
 				synth_unlock(&s, w, dur(), mu);
 			}
-		sig = synth_publish(&s, 1, dur(), cond);
-		for (uint32_t w = 2; w <= 4; w++)
-			synth_consume(&s, w, dur(), true, cond, sig, 1);
+		broadcast_round(&s, cond);
 		post = synth_publish(&s, 1, dur(), sem);
 		synth_publish(&s, 1, dur(), sem);
 		synth_consume(&s, 2, dur(), true, sem, post, 1);
-		for (uint32_t w = 2; w <= 4; w++)
-			synth_rdlock(&s, w, dur(), rnd(2) ? dur() : 0, rw);
-		for (uint32_t w = 2; w <= 4; w++)
-			synth_rwunlock(&s, w, dur(), rw);
-		synth_wrlock(&s, 1, dur(), dur(), rw);
-		synth_rwunlock(&s, 1, dur(), rw);
+		readers_round(&s, rw);
 	}
 	end_bounded(&s, 4, "objects retired", 16);
 }
