@@ -244,7 +244,7 @@ publish(struct sp *p, struct sth *t, const struct cp_tev *v, const bool sl)
 			cp_stream_ring_trim(p, o);
 		}
 	}
-	cp_stream_wake(p, v->obj);
+	cp_stream_wake(p, v->obj, v->arg);
 	return 0;
 }
 
@@ -262,7 +262,7 @@ static int create(struct sp *p, struct sth *t, uint32_t c)
 		if (ch->create_rec == NONE)
 			return -1;
 	}
-	cp_stream_wake(p, NONE);
+	cp_stream_wake(p, NONE, 0);
 	return 0;
 }
 
@@ -437,7 +437,7 @@ static void done(struct sp *p, uint32_t tid, struct sth *t)
 	t->cnt = t->act = t->oth = t->held = NULL;
 	t->cap_fr = t->cap_cnt = t->nact = t->noth = t->nheld = 0;
 	t->cap_held = 0;
-	cp_stream_wake(p, NONE);
+	cp_stream_wake(p, NONE, 0);
 }
 
 /* Run @tid until it blocks, ends or passes the heap's top.  0, or -1. */

@@ -519,8 +519,9 @@ void cp_stream_heap_push(struct sp *p, uint32_t tid);
 uint32_t cp_stream_heap_pop(struct sp *p);
 /* Has @t's next vertex its dependencies? If not, t->wait_obj says why. */
 bool cp_stream_ready(struct sp *p, struct sth *t);
-/* Threads blocked on @obj (NONE: a thread) now ready go to the heap. */
-void cp_stream_wake(struct sp *p, uint32_t obj);
+/* Threads blocked on @obj (NONE: a thread) now ready go to the heap;
+ * @seq: the sequence of @obj just published (0 with NONE). */
+void cp_stream_wake(struct sp *p, uint32_t obj, uint64_t seq);
 /* Every thread left is blocked: census or cycle break.  0, or -1. */
 int cp_stream_unstick(struct sp *p);
 

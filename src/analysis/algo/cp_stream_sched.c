@@ -67,18 +67,23 @@ bool cp_stream_ready(struct sp *p, struct sth *t)
 	uint32_t c;
 
 	switch (cp_tev_kind(v)) {
-	case CP_EV_CONSUME:
-		t->wait_obj = v->obj;
-		for (c = t->wait_c; c < v->cnt; c++) {
-			const struct sobj *o = v->obj < p->nobj ?
-					       &p->obj[v->obj] : NULL;
+	case CP_EV_CONSUME: {
+		const struct sobj *o = v->obj < p->nobj ? &p->obj[v->obj] :
+				       NULL;
 
+		t->wait_obj = v->obj;
+		/* the last first: a range's sequences are published about
+		 * in order, and a barrier's waiters look at each arrival */
+		if (v->cnt > 1 && (!o || !cp_stream_seen(o, v->arg + v->cnt - 1)))
+			return false;
+		for (c = t->wait_c; c < v->cnt; c++) {
 			if (!o || !cp_stream_seen(o, v->arg + c)) {
 				t->wait_c = c;
 				return false;
 			}
 		}
 		return true;
+	}
 	case CP_EV_THREAD_START:
 		t->wait_obj = NONE;
 		return !v->arg || v->arg - 1 >= p->nt || t->created;
@@ -91,15 +96,24 @@ bool cp_stream_ready(struct sp *p, struct sth *t)
 	}
 }
 
-/* Threads blocked on @obj (NONE: on a thread) whose vertex is now ready
- * go back to the heap. */
-void cp_stream_wake(struct sp *p, uint32_t obj)
+/*
+ * Threads blocked on @obj (NONE: on a thread) whose vertex is now ready
+ * go back to the heap.  A CONSUME has found the sequences of its range
+ * below lo + wait_c (cp_stream_ready()), so only the publish (@seq) of
+ * one of the others can make it ready: the rest are not looked at (200
+ * threads at a barrier each looked at the other 199 at every arrival).
+ */
+void cp_stream_wake(struct sp *p, uint32_t obj, uint64_t seq)
 {
 	for (uint32_t i = 0; i < p->nblocked; i++) {
 		uint32_t tid = p->blocked[i];
 		struct sth *t = &p->th[tid];
 
-		if (t->wait_obj != obj || !cp_stream_ready(p, t))
+		if (t->wait_obj != obj ||
+		    (obj != NONE && cp_tev_kind(&t->nx) == CP_EV_CONSUME &&
+		     (seq < t->nx.arg + t->wait_c ||
+		      seq - t->nx.arg >= t->nx.cnt)) ||
+		    !cp_stream_ready(p, t))
 			continue;
 		p->blocked[i--] = p->blocked[--p->nblocked];
 		t->state = ST_READY;
