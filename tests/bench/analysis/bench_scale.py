@@ -222,9 +222,10 @@ def print_row(r):
         fmt(r["stream_rss"] and r["stream_rss"] / 2**20, "%.0f"),
         both("spaths"),
         fmt(r["spaths_rss"] and r["spaths_rss"] / 2**20, "%.0f")))
-    for k in ("report_err", "paths_err", "spaths_err"):
+    for k in ("report_err", "paths_err", "whatif_err", "export_err",
+              "stream_err", "spaths_err"):
         if k in r:
-            print("    " + r[k])
+            print("    %s: %s" % (k[:-4], r[k]))
     sys.stdout.flush()
 
 
