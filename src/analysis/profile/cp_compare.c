@@ -240,6 +240,38 @@ static int64_t ends_past(const struct cp_end *e, int64_t m, uint64_t x)
 	return lo;
 }
 
+/* A thread's sweep over its segments: done, its useful wall time before
+ * segment [a, b) of vertex vi (useful or not). */
+struct sweep {
+	uint64_t done, a, b;
+	bool useful;
+	uint32_t vi;
+};
+
+/* Sweep thread @tid to the segment that holds @x, or past its last. */
+static void sweep_to(const struct cp_tracepag *tp, uint32_t tid,
+		     struct sweep *sw, uint64_t x)
+{
+	const struct cp_trace *t = tp->t;
+	uint32_t nv = t->threads[tid].nv;
+
+	while (sw->vi < nv && (sw->vi == 0 || sw->b <= x)) {
+		uint32_t ed;
+
+		if (sw->vi && sw->useful)
+			sw->done += sw->b - sw->a;
+		if (++sw->vi >= nv) {
+			sw->useful = false;
+			break;
+		}
+		ed = tp->segbase[tid] + sw->vi - 1;
+		sw->a = cp_trace_wall(t, tid, sw->vi - 1);
+		sw->b = cp_trace_wall(t, tid, sw->vi);
+		sw->useful = tp->e_kind[ed] == CP_TE_USEFUL && tp->g.w[ed] &&
+			     sw->b > sw->a;
+	}
+}
+
 /*
  * Fraction of the other threads' time that was useful while procedure
  * @proc was on the critical path; -1 if it never was or there is no other
@@ -280,9 +312,8 @@ static double busy_others(const struct cp_profile *p, uint32_t proc)
 		later[j] = later[j + 1] + e[j].sign;
 	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
 		const struct cp_trace_thread *th = &t->threads[tid];
-		uint64_t done = 0, a = 0, b = 0, wmin = UINT64_MAX, wmax = 0;
-		bool useful = false;
-		uint32_t vi = 0;
+		struct sweep sw = { .vi = 0 };
+		uint64_t wmin = UINT64_MAX, wmax = 0;
 		int64_t j, end;
 
 		if (!th->nv)
@@ -300,42 +331,18 @@ static double busy_others(const struct cp_profile *p, uint32_t proc)
 		for (; j < end; j++) {
 			uint64_t u;
 
-			/* the segment that holds e[j].x, or past the last */
-			while (vi < th->nv && (vi == 0 || b <= e[j].x)) {
-				uint32_t ed;
-
-				if (vi && useful)
-					done += b - a;
-				if (++vi >= th->nv) {
-					useful = false;
-					break;
-				}
-				ed = tp->segbase[tid] + vi - 1;
-				a = cp_trace_wall(t, tid, vi - 1);
-				b = cp_trace_wall(t, tid, vi);
-				useful = tp->e_kind[ed] == CP_TE_USEFUL &&
-					 tp->g.w[ed] && b > a;
-			}
+			sweep_to(tp, tid, &sw, e[j].x);
 			if (e[j].tid == tid)
 				continue;
-			u = done + (useful && a < e[j].x ? e[j].x - a : 0);
+			u = sw.done + (sw.useful && sw.a < e[j].x ?
+				       e[j].x - sw.a : 0);
 			overlap += e[j].sign * (double)u;
 		}
 		if (!later[end])
 			continue;
 		/* its whole useful time, the sweep taken to its end */
-		while (vi < th->nv) {
-			if (vi && useful)
-				done += b - a;
-			if (++vi >= th->nv)
-				break;
-			a = cp_trace_wall(t, tid, vi - 1);
-			b = cp_trace_wall(t, tid, vi);
-			useful = tp->e_kind[tp->segbase[tid] + vi - 1] ==
-					 CP_TE_USEFUL &&
-				 tp->g.w[tp->segbase[tid] + vi - 1] && b > a;
-		}
-		overlap += (double)later[end] * (double)done;
+		sweep_to(tp, tid, &sw, UINT64_MAX);
+		overlap += (double)later[end] * (double)sw.done;
 	}
 	free(later);
 	free(e);
