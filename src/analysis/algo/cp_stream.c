@@ -108,9 +108,26 @@ static int thread_arrays(struct sp *p, struct sth *t)
 	t->vec = calloc(vn ? vn : 1, sizeof(*t->vec));
 	t->act = calloc(p->ntr ? p->ntr : 1, sizeof(*t->act));
 	t->oth = calloc(p->ntr ? p->ntr : 1, sizeof(*t->oth));
+	if (!t->vec || !t->act || !t->oth)
+		return -1;
 	if (p->records && ++p->tlive > p->s->threads_live_max)
 		p->s->threads_live_max = p->tlive;
-	return t->vec && t->act && t->oth ? 0 : -1;
+	return 0;
+}
+
+/* @t's procedure stack and locks held (and its tracked indices on the
+ * stack), which nothing reads once it has ended. */
+static void thread_stacks_free(struct sth *t)
+{
+	free(t->fr);
+	free(t->cnt);
+	free(t->act);
+	free(t->oth);
+	free(t->held);
+	t->fr = NULL;
+	t->cnt = t->act = t->oth = t->held = NULL;
+	t->cap_fr = t->cap_cnt = t->nact = t->noth = t->nheld = 0;
+	t->cap_held = 0;
 }
 
 /*
@@ -428,15 +445,7 @@ static void done(struct sp *p, uint32_t tid, struct sth *t)
 			p->nomem = true;	/* its joiners merge nothing */
 	}
 	/* only its lanes (vec) can be wanted after its end */
-	free(t->fr);
-	free(t->cnt);
-	free(t->act);
-	free(t->oth);
-	free(t->held);
-	t->fr = NULL;
-	t->cnt = t->act = t->oth = t->held = NULL;
-	t->cap_fr = t->cap_cnt = t->nact = t->noth = t->nheld = 0;
-	t->cap_held = 0;
+	thread_stacks_free(t);
 	cp_stream_wake(p, NONE, 0);
 }
 
@@ -487,12 +496,8 @@ static int pass_init(struct sp *p)
 		struct sth *t = &p->th[tid];
 
 		cp_tcursor_fini(&t->cur);
-		free(t->fr);
-		free(t->cnt);
+		thread_stacks_free(t);
 		free(t->vec);
-		free(t->act);
-		free(t->oth);
-		free(t->held);
 		memset(t, 0, sizeof(*t));
 		t->create_rec = NONE;
 		t->hp = NONE;
@@ -845,12 +850,8 @@ static void sp_free(struct sp *p)
 	free(p->hubm);
 	for (uint32_t tid = 0; p->th && tid < p->nt; tid++) {
 		cp_tcursor_fini(&p->th[tid].cur);
-		free(p->th[tid].fr);
-		free(p->th[tid].cnt);
+		thread_stacks_free(&p->th[tid]);
 		free(p->th[tid].vec);
-		free(p->th[tid].act);
-		free(p->th[tid].oth);
-		free(p->th[tid].held);
 	}
 	for (uint32_t i = 0; i < p->nobj; i++) {
 		free(p->obj[i].pend);

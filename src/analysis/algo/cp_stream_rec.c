@@ -242,7 +242,13 @@ int cp_stream_ring_push(struct sobj *o, uint32_t r)
 	return 0;
 }
 
-/* Free @o's hub ("Hubs", below). */
+/* Is @o's hub that of the range @lo .. @lo + @cnt - 1? ("Hubs", below) */
+static bool hub_holds(const struct sobj *o, uint64_t lo, uint32_t cnt)
+{
+	return o->hub && o->hub_lo == lo && o->hub_cnt == cnt;
+}
+
+/* Free @o's hub. */
 static void hub_drop(struct sp *p, struct sobj *o)
 {
 	if (!o->hub)
@@ -338,7 +344,7 @@ int cp_stream_hub(struct sp *p, struct sobj *o, uint64_t lo, uint32_t cnt)
 	size_t vn = p->vn;
 	uint32_t h;
 
-	if (o->hub && o->hub_lo == lo && o->hub_cnt == cnt)
+	if (hub_holds(o, lo, cnt))
 		return 0;
 	hub_drop(p, o);
 	if (cp_grow32((void **)&p->hubm, sizeof(*p->hubm), &p->cap_hubm, cnt))
@@ -388,7 +394,7 @@ consume_as(struct sp *p, struct sth *t, struct sobj *o, uint64_t lo,
 {
 	bool done1 = false, done2 = false;
 
-	if (o->hub && o->hub_lo == lo && o->hub_cnt == cnt) {
+	if (hub_holds(o, lo, cnt)) {
 		rec_merge(p, t, o->hub - 1, sl);
 		return;
 	}
