@@ -265,12 +265,18 @@ void cp_stream_sl_in_join(struct sp *p, uint32_t c)
 	add_in(p, (struct sl_in){ c, true, p->th[c].len, p->sl->lastf[c] });
 }
 
+/* Room for slot @r's position.  0, or -1 (memory). */
+static int rpos_room(struct cp_stream_sl *sl, uint32_t r)
+{
+	return r < sl->cap_rpos ? 0 :
+	       cp_grow32((void **)&sl->rpos, 8, &sl->cap_rpos, (uint64_t)r + 1);
+}
+
 int cp_stream_sl_rec(struct sp *p, uint32_t r)
 {
 	struct cp_stream_sl *sl = p->sl;
 
-	if ((r >= sl->cap_rpos &&
-	     cp_grow32((void **)&sl->rpos, 8, &sl->cap_rpos, (uint64_t)r + 1)) ||
+	if (rpos_room(sl, r) ||
 	    (sl->npub == sl->cap_pub &&
 	     cp_grow32((void **)&sl->pub, 4, &sl->cap_pub, sl->npub + 1)))
 		return -1;
@@ -340,6 +346,18 @@ static uint8_t *put_in(uint8_t *q, const struct sl_in *in, uint64_t et,
 	return cp_uv_put(q, f - in->f);
 }
 
+/* A virtual vertex's record at @q: slot @slot's version of et @et,
+ * its winner @win and @n inputs to come. */
+static uint8_t *virt_head(uint8_t *q, uint32_t slot, uint64_t et,
+			  uint32_t win, uint32_t n)
+{
+	*q++ = F_VIRT;
+	q = cp_uv_put(q, slot);
+	q = cp_uv_put(q, et);
+	q = cp_uv_put(q, win);
+	return cp_uv_put(q, n);
+}
+
 void cp_stream_sl_end_step(struct sp *p, const struct sth *t)
 {
 	struct cp_stream_sl *sl = p->sl;
@@ -398,14 +416,10 @@ virtuals:
 	for (uint32_t i = 0; i < sl->nvirt; i++) {
 		const struct sl_virt *v = &sl->virt[i];
 
-		b = q = cp_spill_room(&sl->sp, rec_max(2, 0, 0));
+		b = cp_spill_room(&sl->sp, rec_max(2, 0, 0));
 		if (!b)
 			return;
-		*q++ = F_VIRT;
-		q = cp_uv_put(q, v->slot);
-		q = cp_uv_put(q, v->et);
-		q = cp_uv_put(q, v->win);
-		q = cp_uv_put(q, 2);
+		q = virt_head(b, v->slot, v->et, v->win, 2);
 		q = put_in(q, &v->in[0], v->et, v->f);
 		q = put_in(q, &v->in[1], v->et, v->f);
 		seal(&sl->sp, b, q);
@@ -422,8 +436,7 @@ void cp_stream_sl_hub(struct sp *p, uint32_t h, const uint32_t *m,
 
 	if (p->nomem)
 		return;
-	if (h >= sl->cap_rpos &&
-	    cp_grow32((void **)&sl->rpos, 8, &sl->cap_rpos, (uint64_t)h + 1)) {
+	if (rpos_room(sl, h)) {
 		p->nomem = true;
 		return;
 	}
@@ -432,13 +445,9 @@ void cp_stream_sl_hub(struct sp *p, uint32_t h, const uint32_t *m,
 			et = p->rlen[m[j]];
 			win = j + 1;
 		}
-	b = q = cp_spill_room(&sl->sp, rec_max(n, 0, 0));
+	b = cp_spill_room(&sl->sp, rec_max(n, 0, 0));
 	if (b) {
-		*q++ = F_VIRT;
-		q = cp_uv_put(q, h);
-		q = cp_uv_put(q, et);
-		q = cp_uv_put(q, win);
-		q = cp_uv_put(q, n);
+		q = virt_head(b, h, et, win, n);
 		for (uint32_t j = 0; j < n; j++)
 			q = put_in(q, &(struct sl_in){ m[j], false,
 				   p->rlen[m[j]], sl->rpos[m[j]] }, et, f);
