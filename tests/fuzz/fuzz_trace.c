@@ -56,7 +56,7 @@ static void stream(const uint8_t *data, size_t size)
 		struct cp_profile p;
 		struct cp_compare cmp;
 
-		if (cp_stream_prof_make(&p, &s) ||
+		if (cp_stream_prof_make(&p, &s, &ix.t) ||
 		    cp_compare_build(&cmp, &p, NULL) ||
 		    cp_stream_out_text(cp_fuzz_sink(), &ix, &s, &cmp, &ro) ||
 		    cp_stream_out_json(cp_fuzz_sink(), &ix, &s, &cmp))

@@ -34,6 +34,7 @@
 #include "cp_folded.h"
 #include "cp_gprof.h"
 #include "cp_profile.h"
+#include "cp_sampled_out.h"
 #include "cp_trace.h"
 #include "cp_tracepag.h"
 #include "cp_views.h"
@@ -1050,6 +1051,164 @@ START_TEST(test_compare_headline_prefers_program_name)
 }
 END_TEST
 
+/* cp_profile_opts.also as the report sets it. */
+static uint32_t headline_proc(void *gprof, const struct cp_profile *p)
+{
+	uint32_t proc;
+
+	cp_compare_headline_of(p, gprof, &proc);
+	return proc;
+}
+
+/*
+ * T0 and T1 run fit 16 us each at once; then T2..T6 run side 4 us each
+ * at once.  The critical path is 20 us, fit 16 of it and side 4: side
+ * has 38% of the CPU time (20 of 52 us) and 20% of the CP, the headline's
+ * finding, and zeroing it saves 4 us, 20.0%.  Its CP rank is 2, so with
+ * --top 1 the figures the headline quotes are computed only because the
+ * report asks for them (cp_profile_opts.also); without, the headline
+ * leaves the zeroing out rather than quote 0.0% (it once did, on a
+ * sqlite3 trace whose such procedure ranked 32nd).
+ */
+START_TEST(test_compare_headline_proc_past_top)
+{
+	struct synth s;
+	struct synth_cpm f;
+	struct cp_profile p;
+	struct cp_compare c;
+	struct cp_profile_opts po = { .top = 1 };
+	const struct cp_cmp_row *sd;
+	char err[256] = "", hl[512];
+	uint32_t proc;
+
+	synth_init(&s);
+	synth_symbol(&s, 0x2000, 0x100, "fit");
+	synth_symbol(&s, 0x3000, 0x100, "side");
+	synth_start(&s, 0, -1);
+	synth_create(&s, 0, 0, 1);
+	synth_start(&s, 1, 0);
+	synth_call(&s, 0, 0x2000, 16000);
+	synth_call(&s, 1, 0x2000, 16000);
+	synth_exit(&s, 1, 0);
+	synth_join(&s, 0, 0, true, 1);
+	for (uint32_t k = 2; k <= 6; k++) {
+		synth_create(&s, 0, 0, k);
+		synth_start(&s, k, 0);
+		synth_call(&s, k, 0x3000, 4000);
+		synth_exit(&s, k, 0);
+	}
+	for (uint32_t k = 2; k <= 6; k++)
+		synth_join(&s, 0, 0, true, k);
+	synth_exit(&s, 0, 0);
+	s.online_len = 20000;
+	synth_cpm_load(&s, &f);
+
+	for (int also = 0; also < 2; also++) {
+		po.also = also ? headline_proc : NULL;
+		ck_assert_msg(cp_profile_compute(&p, &f.tp, &po, err,
+						 sizeof(err)) == 0,
+			      "profile: %s", err);
+		ck_assert_msg(cp_compare_headline_of(&p, NULL, &proc) ==
+			      CP_CMP_OVERRATED, "finding");
+		ck_assert_msg(cp_compare_build(&c, &p, NULL) == 0, "compare");
+		sd = cp_compare_find(&c, "side");
+		ck_assert_msg(p.cp_len == 20000 && sd && sd->cp_rank == 2 &&
+			      sd->pp->proc == proc &&
+			      &c.rows[c.hl_row] == sd, "side is the headline's");
+		ck_assert_msg(sd->pp->computed == also &&
+			      sd->pp->zero_ns == (also ? 4000u : 0u),
+			      "also %d: computed %d, zeroing %" PRIu64, also,
+			      sd->pp->computed, sd->pp->zero_ns);
+		cp_compare_out_headline(&c, hl, sizeof(hl));
+		ck_assert_msg(strstr(hl, "side: 38% of CPU time but 20% of the "
+				     "critical path") &&
+			      !strstr(hl, "saves 0.0%") &&
+			      !strstr(hl, "zeroing") == !also &&
+			      (!also || strstr(hl, "suggests (zeroing it "
+						   "saves 20.0%).")),
+			      "also %d: %s", also, hl);
+		cp_compare_free(&c);
+		cp_profile_free(&p);
+	}
+	synth_cpm_free(&f);
+	synth_free(&s);
+}
+END_TEST
+
+/*
+ * A trace without procedure activity: the barrier example without
+ * procedures, with the INFO pairs the runtime writes at the end
+ * (@sampling NULL: none, as a trace cut short).  What the report says
+ * must fit the case: a sampler that ran and took no sample (a run too
+ * short for it: git grep's 13 ms) is not a sampler to turn on.
+ */
+static void no_procs_case(const char *sampling, const char *hz,
+			  const char *want)
+{
+	struct synth s;
+	struct synth_cpm f;
+	struct cp_profile p;
+	struct cp_compare c;
+	struct cp_profile_opts po = { .exclusive = false };
+	char err[256] = "", hl[600], *buf = NULL, *line, *save;
+	size_t len = 0, n = 0;
+	FILE *m;
+
+	synth_barrier_example(&s, false);
+	if (sampling) {
+		char info[64];
+
+		n = (size_t)snprintf(info, sizeof(info), "sampling%c%s%c"
+				     "sampling_hz%c%s", 0, sampling, 0, 0, hz);
+		synth_raw_block(&s, CP_BLOCK_INFO, 0, info, n + 1);
+	}
+	synth_cpm_load(&s, &f);
+	ck_assert_msg(cp_profile_compute(&p, &f.tp, &po, err, sizeof(err)) == 0,
+		      "profile: %s", err);
+	ck_assert_msg(p.nprocs == 0 && p.trace == &f.t, "no procedures");
+	ck_assert_msg(cp_compare_build(&c, &p, NULL) == 0, "compare");
+	cp_compare_out_headline(&c, hl, sizeof(hl));
+	ck_assert_msg(c.finding == CP_CMP_NO_PROCS &&
+		      strstr(hl, "No procedure activity in this trace (") &&
+		      strstr(hl, want) && strstr(hl, "): the critical path is "
+						"100.0% of the elapsed time"),
+		      "%s: headline %s", sampling ? sampling : "-", hl);
+	m = open_memstream(&buf, &len);
+	cp_sampled_out_none_text(m, &f.t);
+	fclose(m);
+	/* the paragraph: the same words, on indented lines of 78 at most */
+	ck_assert_msg(strncmp(buf, "  No procedure activity in this trace: ",
+			      39) == 0 && buf[len - 1] == '\n' &&
+		      buf[len - 2] == '.', "%s: text\n%s",
+		      sampling ? sampling : "-", buf);
+	n = 0;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save), n++)
+		ck_assert_msg(strlen(line) <= 78 && line[0] == ' ' &&
+			      line[1] == ' ' && line[2] != ' ',
+			      "line %zu: '%s'", n, line);
+	ck_assert_msg(n >= 2, "%zu lines", n);
+	free(buf);
+	cp_compare_free(&c);
+	cp_profile_free(&p);
+	synth_cpm_free(&f);
+	synth_free(&s);
+}
+
+START_TEST(test_report_says_why_no_procedures)
+{
+	no_procs_case("timer", "250", "the sampler ran, at 250 Hz of each "
+		      "thread's CPU time, but the run was too short for it "
+		      "to take a sample; trace a longer run, raise "
+		      "CPTHREAD_SAMPLING_HZ");
+	no_procs_case("perf", "1000", "at 1000 Hz");
+	no_procs_case("off", "0", "trace with the sampler on (the default "
+		      "in trace mode), build with -finstrument-functions, or "
+		      "mark regions");
+	no_procs_case(NULL, NULL, "trace with the sampler on");
+}
+END_TEST
+
 /*
  * A sampled profile, built by hand: worker spans the whole critical path
  * on 40 samples (30 on the path); helper is 8% of the CPU time and none
@@ -1257,6 +1416,8 @@ static Suite *export_suite(void)
 	tcase_add_test(tc, test_gprof_real_run);
 	tcase_add_test(tc, test_compare_scene_headline_and_ranks);
 	tcase_add_test(tc, test_compare_headline_prefers_program_name);
+	tcase_add_test(tc, test_compare_headline_proc_past_top);
+	tcase_add_test(tc, test_report_says_why_no_procedures);
 	tcase_add_test(tc, test_compare_headline_skips_thin_rows);
 	tcase_add_test(tc, test_compare_gprof_columns_json);
 	tcase_add_test(tc, test_views_scene_levels);

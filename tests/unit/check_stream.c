@@ -209,7 +209,7 @@ static void compare_headline(const struct cp_stream *st,
 	struct cp_compare a, b;
 	char ha[512], hb[512];
 
-	ck_assert(cp_stream_prof_make(&sp, st) == 0);
+	ck_assert(cp_stream_prof_make(&sp, st, NULL) == 0);
 	ck_assert(cp_compare_build(&a, &sp, NULL) == 0);
 	ck_assert(cp_compare_build(&b, p, NULL) == 0);
 	ck_assert_msg(a.n == b.n, "%s: %u rows, %u", what, a.n, b.n);
@@ -1544,7 +1544,7 @@ START_TEST(test_stream_slack_no_room)
 		ck_assert_uint_eq(st2.procs[i].zero_ns, st.procs[i].zero_ns);
 		ck_assert_uint_eq(st2.procs[i].mbm_ns, st.procs[i].mbm_ns);
 	}
-	ck_assert(cp_stream_prof_make(&p, &st2) == 0);
+	ck_assert(cp_stream_prof_make(&p, &st2, NULL) == 0);
 	ck_assert(cp_compare_build(&cmp, &p, NULL) == 0);
 	f = open_memstream(&buf, &len);
 	ck_assert_ptr_nonnull(f);

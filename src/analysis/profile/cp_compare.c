@@ -472,8 +472,9 @@ static int find_leader(const struct cp_compare *c)
 	return -1;
 }
 
-/* What the headline says: the first finding that applies. */
-static void headline(struct cp_compare *c)
+/* What the headline says: the first finding that applies; with @busy,
+ * what the others did while an underrated procedure was on the CP. */
+static void headline(struct cp_compare *c, bool busy)
 {
 	int best;
 
@@ -487,9 +488,10 @@ static void headline(struct cp_compare *c)
 	if ((best = find_underrated(c)) >= 0) {
 		c->finding = CP_CMP_UNDERRATED;
 		/* streamed: no graph, the pass measured it */
-		c->hl_busy = c->p->tp ? busy_others(c->p,
-						    c->rows[best].pp->proc)
-				      : c->rows[best].pp->busy;
+		if (busy)
+			c->hl_busy = c->p->tp ?
+				busy_others(c->p, c->rows[best].pp->proc) :
+				c->rows[best].pp->busy;
 	} else if ((best = find_overrated(c)) >= 0) {
 		c->finding = CP_CMP_OVERRATED;
 	} else if ((best = find_rank_difference(c)) >= 0) {
@@ -603,8 +605,8 @@ static void mark_row(const struct cp_compare *c, struct cp_cmp_row *r,
 	r->disagree = r->cp_rank < cr ? 1 : -1;
 }
 
-int cp_compare_build(struct cp_compare *c, const struct cp_profile *p,
-		     const struct cp_gprof *gp)
+static int build(struct cp_compare *c, const struct cp_profile *p,
+		 const struct cp_gprof *gp, bool busy)
 {
 	uint64_t *cpu = NULL, *cp = NULL;
 	uint32_t *rc = NULL, *rp = NULL, ranked = 0;
@@ -632,7 +634,7 @@ int cp_compare_build(struct cp_compare *c, const struct cp_profile *p,
 			ranked++;
 	for (uint32_t i = 0; i < c->n; i++)
 		mark_row(c, &c->rows[i], rc[i], rp[i], ranked);
-	headline(c);
+	headline(c, busy);
 	note(c);
 	ret = 0;
 out:
@@ -643,6 +645,29 @@ out:
 	if (ret)
 		cp_compare_free(c);
 	return ret;
+}
+
+int cp_compare_build(struct cp_compare *c, const struct cp_profile *p,
+		     const struct cp_gprof *gp)
+{
+	return build(c, p, gp, true);
+}
+
+enum cp_cmp_finding cp_compare_headline_of(const struct cp_profile *p,
+					   const struct cp_gprof *gp,
+					   uint32_t *proc)
+{
+	struct cp_compare c;
+	enum cp_cmp_finding f = CP_CMP_NOTHING;
+
+	*proc = UINT32_MAX;
+	if (build(&c, p, gp, false))
+		return f;
+	f = c.finding;
+	if (c.hl_row != CP_COMPARE_NORANK && c.rows[c.hl_row].pp)
+		*proc = c.rows[c.hl_row].pp->proc;
+	cp_compare_free(&c);
+	return f;
 }
 
 void cp_compare_free(struct cp_compare *c)

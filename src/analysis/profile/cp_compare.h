@@ -79,6 +79,18 @@ int cp_compare_build(struct cp_compare *c, const struct cp_profile *p,
 void cp_compare_free(struct cp_compare *c);
 
 /*
+ * What the headline of cp_compare_build(@p, @gp) will say, found from
+ * the CPU and CP figures alone (not the busy share, nor zeroing, Slack
+ * and MBM, which may not be computed yet), and the procedure it speaks
+ * of (its pp->proc) in *@proc, UINT32_MAX for none: so that its figures
+ * can be computed before the headline quotes them.  CP_CMP_NOTHING also
+ * when memory runs out.
+ */
+enum cp_cmp_finding cp_compare_headline_of(const struct cp_profile *p,
+					   const struct cp_gprof *gp,
+					   uint32_t *proc);
+
+/*
  * Sampled procedures: does @pp rest on too few samples to trust, fewer
  * than CP_SAMPLES_THIN behind its CPU figure or, when it has CP time,
  * behind its CP figures?  False for instrumented procedures.

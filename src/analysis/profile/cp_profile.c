@@ -548,6 +548,14 @@ static int metrics(struct cp_profile *p, const struct cp_profile_opts *o,
 	nsel = select_top(p, ntop, sel);
 	if (nsel < 0)
 		goto out;
+	if (o && o->also) {
+		uint32_t pr = o->also(o->also_ctx, p);
+
+		if (pr < np && p->procs[pr].cp_ns && !sel[pr]) {
+			sel[pr] = true;
+			nsel++;
+		}
+	}
 	if (node_groups(tp, sel, p->exclusive, &off, &ids))
 		goto out;
 	gr.cls = tp->e_cct;
@@ -635,6 +643,7 @@ int cp_profile_compute(struct cp_profile *p, const struct cp_tracepag *tp,
 
 	memset(p, 0, sizeof(*p));
 	p->tp = tp;
+	p->trace = tp->t;
 	p->exclusive = o && o->exclusive;
 	p->k = o && o->k ? o->k : CP_PROFILE_K_DEFAULT;
 	p->online_len = tp->t->online_len_ns;

@@ -85,11 +85,18 @@ struct cp_obj_prof {
 /* Near-critical paths MBM takes by default. */
 #define CP_PROFILE_K_DEFAULT 100
 
+struct cp_profile;
+
 struct cp_profile_opts {
 	bool exclusive;		/* procedure times exclusive of callees */
 	uint32_t k;		/* paths for MBM, 0: CP_PROFILE_K_DEFAULT */
 	uint32_t top;		/* zeroing/Slack/MBM for the first @top
 				 * procedures by CP time; 0: all */
+	/* and for the procedure this returns (its id), unless UINT32_MAX:
+	 * called once the CPU and CP figures are in @p (the report asks
+	 * for its headline's procedure, whose zeroing it quotes) */
+	uint32_t (*also)(void *ctx, const struct cp_profile *p);
+	void *also_ctx;
 	const struct cp_cpm *cpm;	/* the trace PAG's CPM if the caller
 					 * ran it (must outlive the profile);
 					 * NULL: the profile runs its own */
@@ -100,6 +107,8 @@ struct cp_profile_opts {
 
 struct cp_profile {
 	const struct cp_tracepag *tp;
+	const struct cp_trace *trace;	/* the trace it was made from (the
+					 * streamed profile's caller sets it) */
 	const struct cp_cpm *cpm;	/* forward/backward pass of the trace
 					 * PAG: the caller's or own_cpm */
 	struct cp_cpm own_cpm;

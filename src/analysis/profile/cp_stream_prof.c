@@ -36,11 +36,13 @@ static void proc_of(struct cp_proc_prof *pp, const struct cp_stream_proc *sp,
 	pp->computed = true;
 }
 
-int cp_stream_prof_make(struct cp_profile *p, const struct cp_stream *s)
+int cp_stream_prof_make(struct cp_profile *p, const struct cp_stream *s,
+			const struct cp_trace *t)
 {
 	bool any_slack = false;
 
 	memset(p, 0, sizeof(*p));
+	p->trace = t;
 	p->procs = calloc(s->nprocs ? s->nprocs : 1, sizeof(*p->procs));
 	if (!p->procs)
 		return -1;
@@ -82,15 +84,11 @@ void cp_stream_prof_free(struct cp_profile *p)
 uint32_t cp_stream_prof_busy_of(void *gprof, const struct cp_stream *s)
 {
 	struct cp_profile p;
-	struct cp_compare cmp;
 	uint32_t r = UINT32_MAX;
 
-	if (cp_stream_prof_make(&p, s) == 0 &&
-	    cp_compare_build(&cmp, &p, gprof) == 0) {
-		if (cmp.finding == CP_CMP_UNDERRATED)
-			r = cmp.rows[cmp.hl_row].pp->proc;
-		cp_compare_free(&cmp);
-	}
+	if (cp_stream_prof_make(&p, s, NULL) == 0 &&
+	    cp_compare_headline_of(&p, gprof, &r) != CP_CMP_UNDERRATED)
+		r = UINT32_MAX;
 	cp_stream_prof_free(&p);
 	return r;
 }

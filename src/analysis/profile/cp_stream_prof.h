@@ -16,9 +16,11 @@
 #include "cp_profile.h"
 #include "cp_stream.h"
 
-/* @s (which must outlive @p: the names are its) as @p.  0, or -1 (out of
- * memory).  Free with cp_stream_prof_free(). */
-int cp_stream_prof_make(struct cp_profile *p, const struct cp_stream *s);
+/* @s (which must outlive @p: the names are its), the analysis of trace
+ * @t (may be NULL; cp_profile.trace), as @p.  0, or -1 (out of memory).
+ * Free with cp_stream_prof_free(). */
+int cp_stream_prof_make(struct cp_profile *p, const struct cp_stream *s,
+			const struct cp_trace *t);
 void cp_stream_prof_free(struct cp_profile *p);
 
 /*

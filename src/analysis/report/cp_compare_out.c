@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cp_sampled.h"
+#include "cp_sampled_out.h"
 #include "cp_samples.h"
 
 /* Headline: " (gprof)" after a CPU share that is gprof's. */
@@ -40,10 +41,25 @@ static void underrated(const struct cp_compare *c, char *buf, size_t len)
 			 r->cp_pct);
 }
 
+/* What zeroing @pp saves, as the headline's clause between @pre and
+ * @post, in @b; empty when it was not computed (a caller that did not
+ * ask for it). */
+static const char *zeroing(const struct cp_profile *p,
+			   const struct cp_proc_prof *pp, const char *pre,
+			   const char *post, char *b, size_t len)
+{
+	b[0] = '\0';
+	if (pp->computed)
+		snprintf(b, len, "%szeroing it saves %.1f%%%s", pre,
+			 cp_pct(pp->zero_ns, p->cp_len), post);
+	return b;
+}
+
 void cp_compare_out_headline(const struct cp_compare *c, char *buf,
 			     size_t len)
 {
 	const struct cp_profile *p = c->p;
+	char zb[48], why[400];
 	const struct cp_cmp_row *r = c->hl_row == CP_COMPARE_NORANK ? NULL :
 				     &c->rows[c->hl_row];
 	double cpu = r ? cp_compare_rank_cpu_pct(c, r) : 0;
@@ -53,10 +69,10 @@ void cp_compare_out_headline(const struct cp_compare *c, char *buf,
 	case CP_CMP_NOTHING:
 		break;
 	case CP_CMP_NO_PROCS:
-		snprintf(buf, len, "No procedures in this trace (build with "
-			 "-finstrument-functions, or mark regions): the "
-			 "critical path is %.1f%% of the elapsed time, at most "
-			 "%.2f threads' worth of work ran in parallel on it.",
+		snprintf(buf, len, "No procedure activity in this trace (%s): "
+			 "the critical path is %.1f%% of the elapsed time, at "
+			 "most %.2f threads' worth of work ran in parallel on "
+			 "it.", cp_sampled_out_none(p->trace, why, sizeof(why)),
 			 cp_pct(p->cp_len, p->elapsed_ns), p->max_parallelism);
 		break;
 	case CP_CMP_UNDERRATED:
@@ -65,10 +81,9 @@ void cp_compare_out_headline(const struct cp_compare *c, char *buf,
 	case CP_CMP_OVERRATED:
 		snprintf(buf, len, "%s: %.0f%% of CPU time%s but %.0f%% of the "
 			 "critical path: it runs alongside other work, so "
-			 "tuning it gains less than the CPU profile suggests "
-			 "(zeroing it saves %.1f%%).", r->name, cpu,
-			 cpu_src(c), r->cp_pct,
-			 cp_pct(r->pp->zero_ns, p->cp_len));
+			 "tuning it gains less than the CPU profile suggests"
+			 "%s.", r->name, cpu, cpu_src(c), r->cp_pct,
+			 zeroing(p, r->pp, " (", ")", zb, sizeof(zb)));
 		break;
 	case CP_CMP_RANKS_DIFFER:
 		snprintf(buf, len, "%s: %.0f%% of CPU time%s, %.0f%% of the "
@@ -82,9 +97,9 @@ void cp_compare_out_headline(const struct cp_compare *c, char *buf,
 	case CP_CMP_ALIKE:
 		snprintf(buf, len, "The CPU profile and the critical path rank "
 			 "the procedures alike: %s leads the critical path "
-			 "(%.0f%% of CPU time%s, %.0f%% of the critical path; "
-			 "zeroing it saves %.1f%%).", r->name, cpu, cpu_src(c),
-			 r->cp_pct, cp_pct(r->pp->zero_ns, p->cp_len));
+			 "(%.0f%% of CPU time%s, %.0f%% of the critical "
+			 "path%s).", r->name, cpu, cpu_src(c), r->cp_pct,
+			 zeroing(p, r->pp, "; ", "", zb, sizeof(zb)));
 		break;
 	case CP_CMP_THIN:
 		snprintf(buf, len, "Too few CPU-time samples to compare the "

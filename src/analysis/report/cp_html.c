@@ -33,6 +33,7 @@
 #include "cp_compare_out.h"
 #include "cp_html_assets.h"
 #include "cp_report_out.h"
+#include "cp_sampled_out.h"
 #include "cp_version.h"
 #include "cp_wall.h"
 #include "cp_wbuf.h"
@@ -616,10 +617,11 @@ static void procedures(struct html *h)
 
 	S(h, "<h2>Procedures: CPU profile vs critical path</h2>\n");
 	if (!c->n) {
-		S(h, "<p>No procedures in this trace: build the program with "
-		     "<code>-finstrument-functions</code>, or mark regions "
-		     "with <code>cpthread_region_begin/end</code>.</p>"
-		     "<table id=\"procs\" class=\"sortable\"><thead><tr>"
+		char why[400];
+
+		S(h, "<p>No procedure activity in this trace: ");
+		E(h, cp_sampled_out_none(h->t, why, sizeof(why)));
+		S(h, ".</p><table id=\"procs\" class=\"sortable\"><thead><tr>"
 		     "<th class=\"name\">procedure</th></tr></thead><tbody>"
 		     "</tbody></table>\n");
 		return;

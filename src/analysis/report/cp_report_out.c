@@ -181,11 +181,8 @@ static void text_procedures(FILE *f, const struct cp_input *in,
 		if (t->samples && t->samples->decoded)
 			fprintf(f, "\n");
 	} else if (!nrows) {
-		fprintf(f, "  No procedure activity in this trace: trace with "
-			"the sampler on (the default\n  in trace mode), build "
-			"with -finstrument-functions, or mark regions with\n"
-			"  cpthread_region_begin/end to get a procedure "
-			"table.\n\n");
+		cp_sampled_out_none_text(f, t);
+		fprintf(f, "\n");
 	} else {
 		fprintf(f, "Procedures (%s, by CP time; %% of CPU time, and of "
 			"the critical path;\nMBM over the %u longest paths)\n",

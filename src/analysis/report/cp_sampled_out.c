@@ -5,6 +5,7 @@
 #include "cp_sampled_out.h"
 
 #include <inttypes.h>
+#include <string.h>
 
 #include "cp_sampled.h"
 #include "cp_samples.h"
@@ -44,6 +45,56 @@ void cp_sampled_out_text(FILE *f, const struct cp_trace *t, uint32_t max)
 		if (h->file)
 			fprintf(f, "  %s:%u", h->file, h->line);
 		fprintf(f, "\n");
+	}
+}
+
+const char *cp_sampled_out_none(const struct cp_trace *t, char *buf,
+				size_t len)
+{
+	const struct cp_samples *s = t ? t->samples : NULL;
+	const char *on = t ? cp_trace_info(t, "sampling") : NULL;
+	const char *hz = t ? cp_trace_info(t, "sampling_hz") : NULL;
+
+	if (s && s->decoded && !s->active)
+		snprintf(buf, len, "the procedures were asked from "
+			 "instrumentation, and there is none; --procedures "
+			 "sampled takes them from the trace's %" PRIu64
+			 " CPU-time samples", s->decoded);
+	else if (on && strcmp(on, "off") && hz && strcmp(hz, "0"))
+		snprintf(buf, len, "the sampler ran, at %s Hz of each thread's "
+			 "CPU time, but the run was too short for it to take "
+			 "a sample; trace a longer run, raise "
+			 "CPTHREAD_SAMPLING_HZ, or build with "
+			 "-finstrument-functions", hz);
+	else
+		snprintf(buf, len, "trace with the sampler on (the default in "
+			 "trace mode), build with -finstrument-functions, or "
+			 "mark regions with cpthread_region_begin/end");
+	return buf;
+}
+
+void cp_sampled_out_none_text(FILE *f, const struct cp_trace *t)
+{
+	char why[400], line[400];
+	const char *w;
+	size_t n;
+
+	snprintf(line, sizeof(line), "No procedure activity in this trace: "
+		 "%s.", cp_sampled_out_none(t, why, sizeof(why)));
+	/* words onto lines of at most 78 columns, two of them the indent */
+	for (w = line; *w;) {
+		n = strlen(w);
+		if (n > 76) {
+			n = 76;
+			while (n && w[n] != ' ')
+				n--;
+			if (!n)
+				n = strcspn(w, " ");
+		}
+		fprintf(f, "  %.*s\n", (int)n, w);
+		w += n;
+		while (*w == ' ')
+			w++;
 	}
 }
 

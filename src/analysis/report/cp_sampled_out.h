@@ -8,6 +8,7 @@
 #ifndef CP_SAMPLED_OUT_H
 #define CP_SAMPLED_OUT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -20,6 +21,19 @@
  * use them.
  */
 void cp_sampled_out_text(FILE *f, const struct cp_trace *t, uint32_t max);
+
+/*
+ * Why @t (may be NULL) has no procedure activity, and what would give it
+ * some, as a clause in @buf (returned): the sampler ran but took no
+ * sample, or was off, or the procedures were asked from instrumentation
+ * and the samples were not used.
+ */
+const char *cp_sampled_out_none(const struct cp_trace *t, char *buf,
+				size_t len);
+
+/* The same as the report's paragraph, "No procedure activity in this
+ * trace: ...", wrapped and indented by two. */
+void cp_sampled_out_none_text(FILE *f, const struct cp_trace *t);
 
 /*
  * JSON: "sampling": {"samples", "used", "used_weight_ns", "in_wait",

@@ -223,8 +223,11 @@ int cp_stream_out_text(FILE *f, const struct cp_tindex *ix,
 				    (o->top ? o->top : UINT32_MAX) :
 				    CP_REPORT_TEXT_ROWS);
 		fprintf(f, "\n");
+		cp_sampled_out_text(f, &ix->t, HOT_LINES);
+	} else {
+		cp_sampled_out_none_text(f, &ix->t);
+		fprintf(f, "\n");
 	}
-	cp_sampled_out_text(f, &ix->t, HOT_LINES);
 	text_threads(f, s);
 	ret = cp_report_out_objects_text(f, objs, s->nobjs, known, o);
 	free(objs);

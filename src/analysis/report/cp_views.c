@@ -28,6 +28,7 @@
 #include "cp_grow.h"
 #include "cp_hash.h"
 #include "cp_report_out.h"
+#include "cp_sampled_out.h"
 #include "cp_wall.h"
 #include "cp_wbuf.h"
 
@@ -430,10 +431,10 @@ static int procedure_view(FILE *f, const struct vd *d, uint32_t max)
 	fprintf(f, "Procedures (IPS procedure level, %s: each procedure and "
 		"the threads it ran in)\n", p->exclusive ? "exclusive" :
 		"inclusive");
-	if (!p->nprocs)
-		fprintf(f, "\n  No procedures in this trace: build with "
-			"-finstrument-functions, or mark regions\n  with "
-			"cpthread_region_begin/end.\n");
+	if (!p->nprocs) {
+		fprintf(f, "\n");
+		cp_sampled_out_none_text(f, d->tp->t);
+	}
 	for (uint32_t i = 0; i < p->nprocs && shown < max; i++) {
 		const struct cp_proc_prof *pp = &p->procs[i];
 		uint32_t n;
