@@ -43,13 +43,13 @@ static void underrated(const struct cp_compare *c, char *buf, size_t len)
 
 /* What zeroing @pp saves, as the headline's clause between @pre and
  * @post, in @b; empty when it was not computed (a caller that did not
- * ask for it). */
+ * ask for it), unless it has no CP time, whose zeroing saves nothing. */
 static const char *zeroing(const struct cp_profile *p,
 			   const struct cp_proc_prof *pp, const char *pre,
 			   const char *post, char *b, size_t len)
 {
 	b[0] = '\0';
-	if (pp->computed)
+	if (pp->computed || (!pp->cp_ns && !pp->cp_unknown))
 		snprintf(b, len, "%szeroing it saves %.1f%%%s", pre,
 			 cp_pct(pp->zero_ns, p->cp_len), post);
 	return b;
