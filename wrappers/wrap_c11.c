@@ -84,16 +84,15 @@ CP_EXPORT int thrd_join(thrd_t th, int *res)
 {
 	struct cp_thread *t = cp_enter(), *child;
 	struct cp_wait w;
+	struct cp_cancel cc;
 	int rc, err;
 
 	if (!t)
 		return CP_REAL_OPT(thrd_join)(th, res);
 	child = cp_thread_by_id(th);	/* before the id can be reused */
 	cp_online_join_begin(t, &w);
-	cp_pause();
-	rc = CP_REAL_OPT(thrd_join)(th, res);
-	err = errno;
-	cp_resume();
+	cc = (struct cp_cancel){ .end = cp_cancel_join, .t = t, .w = &w };
+	CP_CANCELLABLE(&cc, rc = CP_REAL_OPT(thrd_join)(th, res), err = errno);
 	cp_online_join_end(t, &w, rc == thrd_success ? 0 : EINVAL, child);
 	cp_leave();
 	errno = err;

@@ -12,6 +12,58 @@
 #include "cp_runtime.h"
 #include "cp_trace_format.h"
 
+/*
+ * Cancellation.  A thread cancelled inside a blocking call that is a
+ * cancellation point (condition and semaphore waits, joins, sigwait, the
+ * waits for a child) leaves it by unwinding, past the wrapper's end hook:
+ * the wait never ended, and its time up to the thread's exit counted as
+ * work (a worker cancelled while it waited for a job had the whole
+ * critical path).  So such a wrapper runs the real call under
+ * CP_CANCELLABLE: a cleanup handler around it runs @end, the wait's end
+ * as a failed wait, with the guard raised again, when the call is
+ * cancelled.  POSIX runs the handler with the mutex of a condition wait
+ * re-acquired, as the end hook expects.
+ */
+struct cp_cancel {
+	void (*end)(const struct cp_cancel *c);
+	struct cp_thread *t;
+	struct cp_wait *w;
+	void *a, *b;		/* @end's objects */
+	uint64_t t0;		/* or the time the call began */
+};
+
+static inline void cp_cancelled(void *arg)
+{
+	const struct cp_cancel *c = arg;
+
+	cp_resume();
+	c->end(c);
+	cp_leave();
+}
+
+/* The statements ... (the real call) with the guard lowered, as
+ * cp_pause(); ...; cp_resume(), and cancellable as above by @cc. */
+#define CP_CANCELLABLE(cc, ...)						\
+	do {								\
+		pthread_cleanup_push(cp_cancelled, (cc));		\
+		cp_pause();						\
+		__VA_ARGS__;						\
+		cp_resume();						\
+		pthread_cleanup_pop(0);					\
+	} while (0)
+
+/* The end of a wait in an acquire (a semaphore's), cancelled. */
+static inline void cp_cancel_acquire(const struct cp_cancel *c)
+{
+	cp_online_failed(c->t, c->a, c->w);
+}
+
+/* A join cancelled: a failed wait (the thread stays joinable). */
+static inline void cp_cancel_join(const struct cp_cancel *c)
+{
+	cp_online_join_end(c->t, c->w, ECANCELED, NULL);
+}
+
 /* The record of a synchronization object, or NULL (out of memory). */
 static inline struct cp_objrec *sync_rec(struct cp_thread *t, const void *o,
 					 unsigned kind)
@@ -84,6 +136,7 @@ static inline void cp_wrap_hint_set(const void *obj, unsigned kind,
 		struct cp_thread *t = cp_enter();			\
 		struct cp_objrec *r;					\
 		struct cp_wait w;					\
+		struct cp_cancel cc;					\
 		int rc, err;						\
 		bool waits;						\
 									\
@@ -111,10 +164,9 @@ static inline void cp_wrap_hint_set(const void *obj, unsigned kind,
 			return blocking_call;				\
 		}							\
 		cp_online_wait_begin(t, r, &w);				\
-		cp_pause();						\
-		rc = blocking_call;					\
-		err = errno;						\
-		cp_resume();						\
+		cc = (struct cp_cancel){ .end = cp_cancel_acquire,	\
+					 .t = t, .w = &w, .a = r };	\
+		CP_CANCELLABLE(&cc, rc = blocking_call, err = errno);	\
 		if (ok) {						\
 			on_ok(&w);					\
 			cp_wrap_hint_set((const void *)(obj), kind, r); \
@@ -299,6 +351,12 @@ static inline void cp_wrap_hint_set(const void *obj, unsigned kind,
 #define CP_MUTEX_OWNED(m, t)						\
 	(((const pthread_mutex_t *)(m))->__data.__owner == (t)->ostid)
 
+/* The end of a condition wait, cancelled: the mutex is held again. */
+static inline void cp_cancel_cond(const struct cp_cancel *c)
+{
+	cp_online_cond_wait_end(c->t, c->a, c->b, c->w, ECANCELED);
+}
+
 /*
  * A condition wait (pthread or C11): a release of the mutex, a wait for a
  * signal, and a re-acquire of the mutex that glibc performs inside the
@@ -311,6 +369,7 @@ static inline void cp_wrap_hint_set(const void *obj, unsigned kind,
 		struct cp_thread *t = cp_enter();			\
 		struct cp_objrec *cr = NULL, *mr = NULL;		\
 		struct cp_wait w;					\
+		struct cp_cancel cc;					\
 		int rc, err;						\
 									\
 		if (t) {						\
@@ -323,10 +382,9 @@ static inline void cp_wrap_hint_set(const void *obj, unsigned kind,
 			return real_call;				\
 		}							\
 		cp_online_cond_wait_begin(t, cr, mr, &w);		\
-		cp_pause();						\
-		rc = real_call;						\
-		err = errno;						\
-		cp_resume();						\
+		cc = (struct cp_cancel){ .end = cp_cancel_cond, .t = t,	\
+					 .w = &w, .a = cr, .b = mr };	\
+		CP_CANCELLABLE(&cc, rc = real_call, err = errno);	\
 		cp_online_cond_wait_end(t, cr, mr, &w, hook_rc);	\
 		cp_leave();						\
 		errno = err;						\

@@ -123,14 +123,14 @@ CP_EXPORT int sigwait(const sigset_t *set, int *sig)
 {
 	struct cp_thread *t = cp_enter();
 	struct cp_wait w;
+	struct cp_cancel cc;
 	int rc;
 
 	if (!t)
 		return CP_REAL(sigwait)(set, sig);
 	cp_online_wait_begin(t, NULL, &w);
-	cp_pause();
-	rc = CP_REAL(sigwait)(set, sig);
-	cp_resume();
+	cc = (struct cp_cancel){ .end = cp_cancel_acquire, .t = t, .w = &w };
+	CP_CANCELLABLE(&cc, rc = CP_REAL(sigwait)(set, sig));
 	wait_end(t, &w, rc == 0 ? *sig : -1);
 	cp_leave();
 	return rc;
@@ -144,6 +144,7 @@ static int timed_wait(const sigset_t *set, siginfo_t *info,
 	struct cp_thread *t = cp_enter();
 	siginfo_t own;
 	struct cp_wait w;
+	struct cp_cancel cc;
 	int rc, err;
 
 	if (!t)
@@ -154,11 +155,10 @@ static int timed_wait(const sigset_t *set, siginfo_t *info,
 		info = &own;
 	}
 	cp_online_wait_begin(t, NULL, &w);
-	cp_pause();
-	rc = timed ? CP_REAL(sigtimedwait)(set, info, ts) :
-		     CP_REAL(sigwaitinfo)(set, info);
-	err = errno;
-	cp_resume();
+	cc = (struct cp_cancel){ .end = cp_cancel_acquire, .t = t, .w = &w };
+	CP_CANCELLABLE(&cc, rc = timed ? CP_REAL(sigtimedwait)(set, info, ts) :
+					 CP_REAL(sigwaitinfo)(set, info),
+		       err = errno);
 	wait_end(t, &w, rc > 0 && from_us(info) ? rc : -1);
 	cp_leave();
 	errno = err;
@@ -187,6 +187,7 @@ static int handler_wait(const sigset_t *mask)
 	struct cp_thread *t = cp_enter();
 	struct cp_objrec *r;
 	struct cp_wait w;
+	struct cp_cancel cc;
 	sigset_t pending, blocked;
 	uint64_t seq0;
 	bool came = false;
@@ -203,10 +204,10 @@ static int handler_wait(const sigset_t *mask)
 			       sigismember(mask ? mask : &blocked, s) == 0;
 	}
 	cp_online_wait_begin(t, NULL, &w);
-	cp_pause();
-	rc = mask ? CP_REAL(sigsuspend)(mask) : CP_REAL(pause)();
-	err = errno;
-	cp_resume();
+	cc = (struct cp_cancel){ .end = cp_cancel_acquire, .t = t, .w = &w };
+	CP_CANCELLABLE(&cc, rc = mask ? CP_REAL(sigsuspend)(mask) :
+					CP_REAL(pause)(),
+		       err = errno);
 	came = came || (r && __atomic_load_n(&r->seq, __ATOMIC_RELAXED) != seq0);
 	wait_end(t, &w, came ? 0 : -1);
 	cp_leave();

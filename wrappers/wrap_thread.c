@@ -167,16 +167,16 @@ CP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	do {								\
 		struct cp_thread *t = cp_enter(), *child;		\
 		struct cp_wait w;					\
+		struct cp_cancel cc;					\
 		int rc, err;						\
 									\
 		if (!t)							\
 			return real_call;				\
 		child = cp_thread_by_id(th);				\
 		cp_online_join_begin(t, &w);				\
-		cp_pause();						\
-		rc = real_call;						\
-		err = errno;						\
-		cp_resume();						\
+		cc = (struct cp_cancel){ .end = cp_cancel_join, .t = t,	\
+					 .w = &w };			\
+		CP_CANCELLABLE(&cc, rc = real_call, err = errno);	\
 		cp_online_join_end(t, &w, rc, child);			\
 		cp_leave();						\
 		errno = err;						\

@@ -12,24 +12,30 @@
 
 #include "cp_unseen.h"
 
+/* The end of a wait for a child (@c->t0 its start), returned or
+ * cancelled: its time counted as such. */
+static void child_wait_end(const struct cp_cancel *c)
+{
+	uint64_t t1 = cp_clock_wall();
+
+	cp_unseen_child_wait(c->t, t1 > c->t0 ? t1 - c->t0 : 0);
+}
+
 /* Run @call (the real wait) with the guard lowered, and count its time as
  * waiting for a child when a state @t is at hand. */
 #define CP_WRAP_CHILD_WAIT(type, call)					\
 	do {								\
 		struct cp_thread *t = cp_enter();			\
-		uint64_t t0, t1;					\
+		struct cp_cancel cc;					\
 		type rc;						\
 		int err;						\
 									\
 		if (!t)							\
 			return call;					\
-		t0 = cp_clock_wall();					\
-		cp_pause();						\
-		rc = call;						\
-		err = errno;						\
-		cp_resume();						\
-		t1 = cp_clock_wall();					\
-		cp_unseen_child_wait(t, t1 > t0 ? t1 - t0 : 0);		\
+		cc = (struct cp_cancel){ .end = child_wait_end, .t = t,	\
+					 .t0 = cp_clock_wall() };	\
+		CP_CANCELLABLE(&cc, rc = call, err = errno);		\
+		child_wait_end(&cc);					\
 		cp_leave();						\
 		errno = err;						\
 		return rc;						\

@@ -386,7 +386,7 @@ void cp_online_cond_wait_end(struct cp_thread *t, struct cp_objrec *c,
 			cp_tb_commit(t->tb, cp_uv_put(cp_tb_vertex(t->tb,
 				CP_EV_FAIL | CP_EVF_WAIT, now, wall_of(t)), c->id));
 	}
-	if (rc != 0 && rc != ETIMEDOUT)
+	if (rc != 0 && rc != ETIMEDOUT && rc != ECANCELED)
 		return;		/* the mutex was not re-acquired */
 	/* glibc re-locked the mutex internally: the acquire edge. */
 	m->ops++;

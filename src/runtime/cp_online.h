@@ -267,7 +267,9 @@ void cp_online_barrier_arrive(struct cp_thread *t, struct cp_objrec *r,
 void cp_online_barrier_depart(struct cp_thread *t, struct cp_objrec *r,
 			      struct cp_wait *w, int rc);
 
-/* Condition variables; @m is the mutex's record. */
+/* Condition variables; @m is the mutex's record.  The end's @rc: 0 (a
+ * wake), ETIMEDOUT or ECANCELED (the thread cancelled in the wait: the
+ * mutex re-acquired all the same), other (no re-acquire). */
 void cp_online_cond_wait_begin(struct cp_thread *t, struct cp_objrec *c,
 			       struct cp_objrec *m, struct cp_wait *w);
 void cp_online_cond_wait_end(struct cp_thread *t, struct cp_objrec *c,

@@ -15,6 +15,7 @@
  * at exit, every wrapped call's return value and errno.
  */
 #include <check.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,16 +33,16 @@ static const char *const modes[] = { "online", "trace" };
 #define NTRACED (int)(sizeof(traced) / sizeof(traced[0]))
 #define NCOMBOS (2 * NTRACED)
 
-/* `cpt report --format json @trace`: its exit code; the report's thread
- * count in *threads (-1 unless it exited 0). */
-static int cpt_report(const char *trace, double *threads, char *err,
-		      size_t n)
+/* `cpt report --format json @trace`: its exit code; the report in
+ * *@rep (NULL unless it exited 0 and the JSON loads; the caller's to
+ * json_decref). */
+static int cpt_report(const char *trace, json_t **rep, char *err, size_t n)
 {
 	const char *args[] = { "report", trace, "--format", "json", NULL };
 	struct cpt_run c;
 	int rc;
 
-	*threads = -1;
+	*rep = NULL;
 	ck_assert_int_eq(cpt_run_program(&c, CPT_CPT, args, NULL,
 					 RUN_TIMEOUT, false), 0);
 	rc = cpt_run_exit_code(&c);
@@ -50,7 +51,7 @@ static int cpt_report(const char *trace, double *threads, char *err,
 		snprintf(c.report_path, sizeof(c.report_path), "%s/stdout",
 			 c.dir);
 		if (cpt_run_load_report(&c) == 0)
-			*threads = cpt_json_num(c.report, "threads");
+			*rep = json_incref(c.report);
 	}
 	cpt_run_free(&c);
 	return rc;
@@ -84,13 +85,18 @@ static bool count_ok(double n, double want, enum count_rule rule,
 	}
 }
 
+/* More to check of a report (@offline: cpt's of the trace), or NULL. */
+typedef void (*check_more)(struct cpt_errs *e, json_t *rep, bool offline);
+
 /* Check a report (@rep, or the error that left none) and, when @trace is
- * not NULL, the trace: both count @threads threads as @rule says. */
+ * not NULL, the trace: both count @threads threads as @rule says, and
+ * pass @more. */
 static void check_outputs(struct cpt_errs *e, json_t *rep,
 			  const char *rep_err, const char *trace,
-			  double threads, enum count_rule rule)
+			  double threads, enum count_rule rule, check_more more)
 {
 	char err[400];
+	json_t *off;
 	double n;
 
 	if (!rep)
@@ -101,13 +107,21 @@ static void check_outputs(struct cpt_errs *e, json_t *rep,
 			 cpt_json_num(rep, "threads"),
 			 rule == COUNT_AT_LEAST ? rule_want[rule] : "",
 			 threads);
+	else if (more)
+		more(e, rep, false);
 	if (!trace)
 		return;
-	if (cpt_report(trace, &n, err, sizeof(err)) != 0)
+	if (cpt_report(trace, &off, err, sizeof(err)) != 0 || !off) {
 		cpt_errf(e, "  cpt report %s failed: %s", trace, err);
-	else if (!count_ok(n, threads, rule, true))
-		cpt_errf(e, "  cpt report %s: %.0f threads, want %s%.0f",
-			 trace, n, rule_want[rule], threads);
+	} else {
+		n = cpt_json_num(off, "threads");
+		if (!count_ok(n, threads, rule, true))
+			cpt_errf(e, "  cpt report %s: %.0f threads, want "
+				 "%s%.0f", trace, n, rule_want[rule], threads);
+		else if (more)
+			more(e, off, true);
+	}
+	json_decref(off);
 }
 
 /*
@@ -116,7 +130,8 @@ static void check_outputs(struct cpt_errs *e, json_t *rep,
  * and trace count @threads threads as @rule says.
  */
 static void same_as_bare(const char *name, const char *const *args,
-			 int combo, double threads, enum count_rule rule)
+			 int combo, double threads, enum count_rule rule,
+			 check_more more)
 {
 	enum cpt_variant v = traced[combo / 2];
 	const char *mode = modes[combo % 2];
@@ -141,7 +156,7 @@ static void same_as_bare(const char *name, const char *const *args,
 				 "CPTHREAD_QUIET=1: %.300s", r.err);
 		check_outputs(&e, r.report, r.report_error,
 			      strcmp(mode, "trace") == 0 ? r.trace_path : NULL,
-			      threads, rule);
+			      threads, rule, more);
 	}
 	ck_assert_msg(e.n == 0, "%s %s, %s mode (files in %s):%s", name,
 		      cpt_variant_name(v), mode, r.dir, e.buf);
@@ -155,7 +170,38 @@ static void same_as_bare(const char *name, const char *const *args,
  * then ends the process: main + 4. */
 START_TEST(test_lifecycle_cancel)
 {
-	same_as_bare("life_cancel", NULL, _i, 5, COUNT_EXACT);
+	same_as_bare("life_cancel", NULL, _i, 5, COUNT_EXACT, NULL);
+}
+END_TEST
+
+/*
+ * Threads 1 to 7 of life_waits each block in a different wait that is a
+ * cancellation point, from before main burns 60 ms until main cancels
+ * them: each one waited at least 30 ms and did under 20 ms of useful
+ * work (its start and post; a tracer that loses the wait at the
+ * cancellation counts the 60 ms as work), and, offline, under 20 ms of
+ * the critical path is theirs.
+ */
+static void victims_waited(struct cpt_errs *e, json_t *rep, bool offline)
+{
+	for (unsigned tid = 1; tid <= 7; tid++) {
+		json_t *jt = cpt_json_thread(rep, tid);
+		double u = jt ? cpt_json_ms(jt, "useful_ns") : NAN;
+		double w = jt ? cpt_json_ms(jt, "wait_ns") : NAN;
+		double cp = jt && offline ? cpt_json_ms(jt, "cp_ns") : 0;
+
+		if (!(u < 20 && w >= 30 && cp < 20))
+			cpt_errf(e, "  %s: thread %u: useful %.3f ms (want "
+				 "< 20), waiting %.3f ms (want >= 30), on the "
+				 "critical path %.3f ms (want < 20)",
+				 offline ? "cpt report" : "online report",
+				 tid, u, w, cp);
+	}
+}
+
+START_TEST(test_lifecycle_cancelled_waits)
+{
+	same_as_bare("life_waits", NULL, _i, 8, COUNT_EXACT, victims_waited);
 }
 END_TEST
 
@@ -163,7 +209,7 @@ END_TEST
  * C11 thread if the tracer follows thrd_create. */
 START_TEST(test_lifecycle_pthread_exit_main)
 {
-	same_as_bare("life_pexit", NULL, _i, 2, COUNT_AT_LEAST);
+	same_as_bare("life_pexit", NULL, _i, 2, COUNT_AT_LEAST, NULL);
 }
 END_TEST
 
@@ -171,14 +217,14 @@ END_TEST
  * and cancellation: main + 24. */
 START_TEST(test_lifecycle_tsd_destructors)
 {
-	same_as_bare("life_tls", NULL, _i, 25, COUNT_EXACT);
+	same_as_bare("life_tls", NULL, _i, 25, COUNT_EXACT, NULL);
 }
 END_TEST
 
 /* 10,000 threads, 1,000 alive at once: main + 10,000. */
 START_TEST(test_lifecycle_many_threads)
 {
-	same_as_bare("life_many", NULL, _i, 10001, COUNT_EXACT);
+	same_as_bare("life_many", NULL, _i, 10001, COUNT_EXACT, NULL);
 }
 END_TEST
 
@@ -186,7 +232,7 @@ END_TEST
  * thread_local destructors: main + 8 + 1 + 4 + 4. */
 START_TEST(test_lifecycle_cxx)
 {
-	same_as_bare("life_cxx", NULL, _i, 18, COUNT_EXACT);
+	same_as_bare("life_cxx", NULL, _i, 18, COUNT_EXACT, NULL);
 }
 END_TEST
 
@@ -195,7 +241,7 @@ END_TEST
  * that never ran names a thread the trace lists). */
 START_TEST(test_lifecycle_unstarted_at_exit)
 {
-	same_as_bare("life_detach", NULL, _i, 201, COUNT_UNSTARTED);
+	same_as_bare("life_detach", NULL, _i, 201, COUNT_UNSTARTED, NULL);
 }
 END_TEST
 
@@ -214,7 +260,7 @@ static void check_process(struct cpt_errs *e, const char *dir, long pid,
 		cpt_errf(e, "  %s: report of pid %.0f in %s", who,
 			 cpt_json_num(j, "pid"), rpath);
 	check_outputs(e, j, err, trace ? tpath : NULL, threads,
-		      COUNT_EXACT);
+		      COUNT_EXACT, NULL);
 	if (e->n > before)
 		cpt_errf(e, "  (those for the %s, pid %ld)", who, pid);
 	json_decref(j);
@@ -279,6 +325,7 @@ static Suite *lifecycle_suite(void)
 	/* a loop test runs RUN_TIMEOUT-bounded children: bare, traced, cpt */
 	tcase_set_timeout(tc, 4 * RUN_TIMEOUT);
 	tcase_add_loop_test(tc, test_lifecycle_cancel, 0, NCOMBOS);
+	tcase_add_loop_test(tc, test_lifecycle_cancelled_waits, 0, NCOMBOS);
 	tcase_add_loop_test(tc, test_lifecycle_pthread_exit_main, 0, NCOMBOS);
 	tcase_add_loop_test(tc, test_lifecycle_tsd_destructors, 0, NCOMBOS);
 	tcase_add_loop_test(tc, test_lifecycle_many_threads, 0, NCOMBOS);
