@@ -12,6 +12,7 @@
 #define CP_REAL_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -94,6 +95,7 @@
 	X(int, pthread_sigmask, (int, const sigset_t *, sigset_t *), NULL) \
 	X(int, sigprocmask, (int, const sigset_t *, sigset_t *), NULL)	\
 	X(long, syscall, (long, ...), NULL)	\
+	X(int, sched_yield, (void), NULL)				\
 	X(int, sigaction, (int, const struct sigaction *,		\
 			   struct sigaction *), NULL)			\
 	X(sighandler_t, signal, (int, sighandler_t), NULL)		\

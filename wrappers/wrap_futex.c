@@ -14,6 +14,8 @@
  */
 #include "wrap_common.h"
 
+#include "cp_unseen.h"
+
 #include <linux/futex.h>
 #include <stdarg.h>
 #include <sys/syscall.h>
@@ -72,4 +74,20 @@ CP_EXPORT long syscall(long nr, ...)
 	errno = err;
 	return rc;
 #undef REAL_SYSCALL
+}
+
+/*
+ * sched_yield: the poll of a spin-wait the tracer does not see (the
+ * waits above before they call FUTEX_WAIT, or instead of it), counted as
+ * spinning (cp_unseen.h).  The call itself is the real one.
+ */
+CP_EXPORT int sched_yield(void)
+{
+	struct cp_thread *t = cp_enter();
+
+	if (t) {
+		cp_unseen_yield(t);
+		cp_leave();
+	}
+	return CP_REAL(sched_yield)();
 }

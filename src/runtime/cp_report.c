@@ -265,6 +265,8 @@ static void notes(struct summary *s, void (*say)(void *, const char *),
 		say(arg, cp_unseen_blocked_note());
 	if (*cp_unseen_children_note())
 		say(arg, cp_unseen_children_note());
+	if (*cp_unseen_spin_note())
+		say(arg, cp_unseen_spin_note());
 	if (*cp_unseen_library_note())
 		say(arg, cp_unseen_library_note());
 }
@@ -355,6 +357,7 @@ static void json_threads(struct cp_emit *e)
 		cp_emit_u64(e, CP_KEY_UNEXPLAINED_WAIT_NS, cp_unseen_of(t));
 		cp_emit_u64(e, CP_KEY_CHILD_WAIT_NS,
 			    cp_unseen_children_of(t));
+		cp_emit_u64(e, CP_KEY_SPIN_NS, cp_unseen_spin_of(t));
 		cp_emit_bool(e, CP_KEY_EXITED, t->exited);
 		cp_emit_obj_end(e);
 	}

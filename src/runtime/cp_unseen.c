@@ -87,6 +87,24 @@ void cp_unseen_child_wait(struct cp_thread *t, uint64_t ns)
 			 ns, __ATOMIC_RELAXED);
 }
 
+void cp_unseen_yield(struct cp_thread *t)
+{
+	uint64_t now = cp_clock_wall();
+
+	if (t->yield_wall && t->yield_last == t->last &&
+	    now - t->yield_wall < CP_UNSEEN_YIELD_GAP_NS)
+		__atomic_store_n(&t->spin_ns, __atomic_load_n(&t->spin_ns,
+			__ATOMIC_RELAXED) + (now - t->yield_wall),
+			__ATOMIC_RELAXED);
+	t->yield_wall = now;
+	t->yield_last = t->last;
+}
+
+uint64_t cp_unseen_spin_of(const struct cp_thread *t)
+{
+	return __atomic_load_n(&t->spin_ns, __ATOMIC_RELAXED);
+}
+
 /* A note on threads' blocked time: its words, the figure it is about,
  * and its text once made (at exit). */
 struct thread_note {
@@ -159,6 +177,23 @@ static struct thread_note children_note = {
 		"own).",
 	.of = cp_unseen_children_of,
 };
+
+static struct thread_note spin_note = {
+	.head = "Spinning: ",
+	.verb = "spun",
+	.tail = " between sched_yield calls outside any traced call; that "
+		"time counts as useful work, so the critical path may run "
+		"through threads that were only waiting (likely cause: a "
+		"spin-wait the tracer cannot see, such as C++20's "
+		"std::barrier, std::latch or std::atomic::wait before they "
+		"block, or a spin loop of the program's own).",
+	.of = cp_unseen_spin_of,
+};
+
+const char *cp_unseen_spin_note(void)
+{
+	return thread_note(&spin_note);
+}
 
 const char *cp_unseen_blocked_note(void)
 {

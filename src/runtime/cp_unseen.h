@@ -65,14 +65,34 @@ uint64_t cp_unseen_children_of(const struct cp_thread *t);
 void cp_unseen_child_wait(struct cp_thread *t, uint64_t ns);
 
 /*
+ * Spinning.  A thread that spin-waits outside every wrapper (C++20's
+ * std::barrier, std::latch and std::atomic<T>::wait in libstdc++ spin and
+ * yield before they block, and often never block; a spin loop of the
+ * program's own) is busy, and no clock tells that from work.  Most such
+ * loops yield the processor between polls, and sched_yield is wrapped
+ * (wrap_futex.c): the time from one yield to the next, when the thread
+ * recorded no event between them and they are less than
+ * CP_UNSEEN_YIELD_GAP_NS apart, is counted as spinning.  It errs low: the
+ * polls before the first yield and after the last are not counted.
+ */
+#define CP_UNSEEN_YIELD_GAP_NS 1000000ull	/* 1 ms */
+
+/* @t calls sched_yield.  Owning thread. */
+void cp_unseen_yield(struct cp_thread *t);
+
+/* @t's spinning so far, ns (the report, at exit). */
+uint64_t cp_unseen_spin_of(const struct cp_thread *t);
+
+/*
  * The sentences for the report, computed once at exit and kept (the trace
  * writer repeats them in its INFO block): which threads waited how long
- * unexplained, which waited how long for child processes, and which
- * self-synchronizing library is loaded.  "" when there is nothing to say.
+ * unexplained, which waited how long for child processes, which spun how
+ * long, and which self-synchronizing library is loaded.  "" when there is nothing to say.
  * Exit path, one thread.
  */
 const char *cp_unseen_blocked_note(void);
 const char *cp_unseen_children_note(void);
+const char *cp_unseen_spin_note(void);
 const char *cp_unseen_library_note(void);
 
 #endif /* CP_UNSEEN_H */

@@ -450,6 +450,54 @@ START_TEST(test_online_unexplained_wait)
 			      "reported (%.3f ms; note: %s)",
 			      cpt_variant_name(c->v), u, note ? note : "none");
 	}
+	note = note_with(r.report, "Spinning: ");
+	ck_assert_msg(!note && cpt_json_ms(jt, "spin_ns") == 0,
+		      "futex, %s, %s: a thread blocked in a futex reported "
+		      "spinning (%.3f ms; note: %s)", cpt_variant_name(c->v),
+		      c->clock, cpt_json_ms(jt, "spin_ns"),
+		      note ? note : "none");
+	cpt_run_free(&r);
+}
+END_TEST
+
+/*
+ * A thread that polls a flag with sched_yield between polls for about
+ * 100 ms (futex.c yield): busy under either clock, and counted as useful,
+ * so the report names thread 1 as spinning, at least 30 ms (the polls
+ * before a gap of over 1 ms, when the thread was preempted, are not
+ * counted) and at most the run.
+ */
+START_TEST(test_online_yield_spinning)
+{
+	const struct combo *c = &combos[_i];
+	char env_clock[64];
+	const char *env[] = { env_clock, "CPTHREAD_QUIET=1", NULL };
+	const char *args[] = { "yield", NULL };
+	struct cpt_run r;
+	const char *note;
+	json_t *jt;
+	double s;
+
+	snprintf(env_clock, sizeof(env_clock), "CPTHREAD_CLOCK=%s", c->clock);
+	ck_assert_msg(cpt_run_workload(&r, "futex", c->v, args, env, 60) == 0,
+		      "cannot run workload futex");
+	ck_assert_msg(cpt_run_exit_code(&r) == 0 && r.report,
+		      "futex yield, %s, %s: exit %d, %s",
+		      cpt_variant_name(c->v), c->clock,
+		      cpt_run_exit_code(&r), r.report_error);
+	note = note_with(r.report, "Spinning: ");
+	jt = cpt_json_thread(r.report, 1);
+	ck_assert_msg(jt, "futex yield: thread 1 missing from threads_detail");
+	s = cpt_json_ms(jt, "spin_ns");
+	ck_assert_msg(note && strstr(note, "thread 1 spun ") &&
+		      strstr(note, "sched_yield"),
+		      "futex yield, %s, %s: no note naming thread 1 (notes: "
+		      "%s)", cpt_variant_name(c->v), c->clock,
+		      note ? note : "none");
+	ck_assert_msg(s >= 30 && s <= cpt_json_ms(r.report, "elapsed_ns"),
+		      "futex yield, %s, %s: thread 1 spin_ns %.3f ms, expected "
+		      "30 ms to the run's length", cpt_variant_name(c->v),
+		      c->clock, s);
 	cpt_run_free(&r);
 }
 END_TEST
@@ -770,6 +818,7 @@ static Suite *online_suite(void)
 	tc = tcase_create("unexplained_wait");
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_online_unexplained_wait, 0, NCOMBOS);
+	tcase_add_loop_test(tc, test_online_yield_spinning, 0, NCOMBOS);
 	tcase_add_loop_test(tc, test_online_child_wait, 0, 5 * NCOMBOS);
 	tcase_add_test(tc, test_online_untraced_library);
 	suite_add_tcase(s, tc);

@@ -18,17 +18,23 @@
  * useful time, and the report must say that thread 1 waited about
  * 100 ms outside any traced call; under the cpu clock the blocking costs
  * nothing and nothing is said.
+ * With argument "yield" T makes no futex call at all: it polls the flag
+ * with sched_yield between polls, as a spin-wait of the program's own
+ * (or libstdc++'s before it blocks) does.  Under either clock T is busy
+ * those ~100 ms, which the tracer counts as useful time; the report must
+ * say that thread 1 spun about 100 ms, at least 30.
  */
 #include "wl.h"
 
 #include <linux/futex.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 static atomic_int flag;
 static sem_t ready;
-static int raw;
+static int raw, yield;
 
 /* futex(2) on @word, by the instruction itself when @raw. */
 static long futex(atomic_int *word, int op, int val)
@@ -54,8 +60,12 @@ static void *thread_t(void *arg)
 {
 	(void)arg;
 	WL_OK(sem_post(&ready));
-	while (!atomic_load(&flag))
-		futex(&flag, FUTEX_WAIT_PRIVATE, 0);
+	while (!atomic_load(&flag)) {
+		if (yield)
+			sched_yield();
+		else
+			futex(&flag, FUTEX_WAIT_PRIVATE, 0);
+	}
 	wl_region("d", 20);
 	return NULL;
 }
@@ -65,15 +75,18 @@ int main(int argc, char **argv)
 	pthread_t t;
 
 	wl_init();
-	if (argc < 2 || (strcmp(argv[1], "raw") && strcmp(argv[1], "libc")))
+	if (argc < 2 || (strcmp(argv[1], "raw") && strcmp(argv[1], "libc") &&
+			 strcmp(argv[1], "yield")))
 		return 2;
 	raw = strcmp(argv[1], "raw") == 0;
+	yield = strcmp(argv[1], "yield") == 0;
 	WL_OK(sem_init(&ready, 0, 0));
 	WL_OK(pthread_create(&t, NULL, thread_t, NULL));
 	WL_OK(sem_wait(&ready));
 	wl_region("a", 100);
 	atomic_store(&flag, 1);
-	futex(&flag, FUTEX_WAKE_PRIVATE, 1);
+	if (!yield)
+		futex(&flag, FUTEX_WAKE_PRIVATE, 1);
 	wl_region("c", 10);
 	WL_OK(pthread_join(t, NULL));
 	printf("futex done\n");

@@ -124,8 +124,20 @@ static void headline(FILE *f, const struct row *rows, uint32_t n,
 /* INFO keys of the runtime's notes on waits it could not see
  * (cp_unseen.h), repeated by the report. */
 static const char *const runtime_notes[] = {
-	"note.unexplained", "note.children", "note.library",
+	"note.unexplained", "note.children", "note.spin", "note.library",
 };
+
+const char *cp_report_out_runtime_note(const struct cp_trace *t, unsigned i)
+{
+	for (size_t k = 0; k < sizeof(runtime_notes) /
+	     sizeof(runtime_notes[0]); k++) {
+		const char *v = cp_trace_info(t, runtime_notes[k]);
+
+		if (v && *v && i-- == 0)
+			return v;
+	}
+	return NULL;
+}
 
 /* The figures a user decides from: CP length, parallelism, notes. */
 static void text_summary(FILE *f, const struct cp_input *in,
@@ -153,13 +165,8 @@ static void text_summary(FILE *f, const struct cp_input *in,
 	if (t->has_startstop)
 		fprintf(f, "  note: the program started/stopped the computation; "
 			"this report covers the whole run.\n\n");
-	for (size_t i = 0; i < sizeof(runtime_notes) /
-	     sizeof(runtime_notes[0]); i++) {
-		const char *v = cp_trace_info(t, runtime_notes[i]);
-
-		if (v && *v)
-			fprintf(f, "  note: %s\n\n", v);
-	}
+	for (unsigned i = 0; cp_report_out_runtime_note(t, i); i++)
+		fprintf(f, "  note: %s\n\n", cp_report_out_runtime_note(t, i));
 }
 
 /* Procedures: the comparison with a CPU profile, or the table. */
@@ -608,13 +615,8 @@ void cp_report_out_json(FILE *f, const struct cp_input *in,
 	cp_emit_f64(&e, CP_KEY_PARALLELISM, p->parallelism);
 	cp_emit_f64(&e, CP_KEY_MAX_PARALLELISM, p->max_parallelism);
 	cp_emit_arr_begin(&e, CP_KEY_NOTES);
-	for (size_t i = 0; i < sizeof(runtime_notes) /
-	     sizeof(runtime_notes[0]); i++) {
-		const char *v = cp_trace_info(t, runtime_notes[i]);
-
-		if (v && *v)
-			cp_emit_str(&e, NULL, v);
-	}
+	for (unsigned i = 0; cp_report_out_runtime_note(t, i); i++)
+		cp_emit_str(&e, NULL, cp_report_out_runtime_note(t, i));
 	cp_emit_arr_end(&e);
 	cp_emit_obj_begin(&e, CP_KEY_CRITICAL_PATH);
 	cp_emit_u64(&e, CP_KEY_LENGTH_NS, p->cp_len);

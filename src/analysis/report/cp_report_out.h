@@ -49,6 +49,15 @@ void cp_report_out_json(FILE *f, const struct cp_input *in,
 			const struct cp_compare *cmp);
 
 /*
+ * The @i-th of the notes the runtime wrote into trace @t (INFO note.*:
+ * waiting it could not explain, waits for child processes, spinning
+ * between sched_yield calls, libraries that synchronize by themselves),
+ * or NULL past the last.  The in-memory and the streamed report both
+ * repeat them.
+ */
+const char *cp_report_out_runtime_note(const struct cp_trace *t, unsigned i);
+
+/*
  * The objects table of @objs[@n] (the profile's, or the streaming
  * analysis's) as text on @f, by CP time held plus path gain; where
  * @cp_known[i] is false (NULL: never), object i's CP held time and CP
