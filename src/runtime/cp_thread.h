@@ -160,8 +160,9 @@ struct cp_thread {
 	uint64_t spin_ns;	/* between sched_yield calls with no event
 				 * between them (cp_unseen_yield): written
 				 * by the thread, read by the report */
-	uint64_t yield_wall;	/* wall clock of its latest sched_yield */
-	uint64_t yield_last;	/* ... and its ->last then */
+	uint64_t yield_wall;	/* wall clock of its latest sched_yield, */
+	uint64_t yield_cpu;	/* its CPU time then */
+	uint64_t yield_last;	/* and its ->last then */
 	bool idle;		/* waiting where no call will end the wait (an
 				 * OpenMP pool thread between regions): an exit
 				 * ends it, the time is not useful */

@@ -89,14 +89,16 @@ void cp_unseen_child_wait(struct cp_thread *t, uint64_t ns)
 
 void cp_unseen_yield(struct cp_thread *t)
 {
-	uint64_t now = cp_clock_wall();
+	uint64_t now = cp_clock_wall(), cpu = cp_clock_cpu_raw();
 
 	if (t->yield_wall && t->yield_last == t->last &&
-	    now - t->yield_wall < CP_UNSEEN_YIELD_GAP_NS)
+	    cpu - t->yield_cpu < CP_UNSEEN_POLL_NS)
 		__atomic_store_n(&t->spin_ns, __atomic_load_n(&t->spin_ns,
-			__ATOMIC_RELAXED) + (now - t->yield_wall),
+			__ATOMIC_RELAXED) + (cp_rt.clock == CP_CLOCK_CPU ?
+			cpu - t->yield_cpu : now - t->yield_wall),
 			__ATOMIC_RELAXED);
 	t->yield_wall = now;
+	t->yield_cpu = cpu;
 	t->yield_last = t->last;
 }
 

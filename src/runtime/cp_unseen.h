@@ -71,11 +71,14 @@ void cp_unseen_child_wait(struct cp_thread *t, uint64_t ns);
  * program's own) is busy, and no clock tells that from work.  Most such
  * loops yield the processor between polls, and sched_yield is wrapped
  * (wrap_futex.c): the time from one yield to the next, when the thread
- * recorded no event between them and they are less than
- * CP_UNSEEN_YIELD_GAP_NS apart, is counted as spinning.  It errs low: the
- * polls before the first yield and after the last are not counted.
+ * recorded no event between them and ran less than CP_UNSEEN_POLL_NS of
+ * processor time between them (a poll, not work), is counted as
+ * spinning: its wall time under the wall clock (a busy machine's
+ * time-slices given to others included, as in useful time), its CPU time
+ * under the cpu clock.  It errs low: the polls before the first yield and
+ * after the last are not counted.
  */
-#define CP_UNSEEN_YIELD_GAP_NS 1000000ull	/* 1 ms */
+#define CP_UNSEEN_POLL_NS 50000ull	/* 50 us */
 
 /* @t calls sched_yield.  Owning thread. */
 void cp_unseen_yield(struct cp_thread *t);

@@ -19,13 +19,14 @@ test -f "$libdir/cmake/cpthread/cpthreadConfig.cmake"
 
 # Exports: nothing of jemalloc (malloc, mallocx...) or of the runtime;
 # the wrapped families are pthread, semaphores, C11 threads, libgomp and
-# syscall (futexes), the signal calls and _exit the crash path needs, the
+# syscall (futexes) and sched_yield (spin-waits), the signal calls and _exit the crash path needs, the
 # signal masks (the sampler's signal stays open), the signals sent and
 # waited for within the process, the waits for child processes, and the
 # exec family (a process's report is finished before its image goes).
 bad=$(nm -D --defined-only "$libdir/libcpthread.so" | awk '{print $3}' |
       grep -Ev '^(cpthread_|pthread_|sem_|fork$|__cyg_profile_func_)' |
       grep -Ev '^(thrd_|mtx_|cnd_|call_once$|GOMP_|omp_|syscall$)' |
+      grep -Ev '^sched_yield$' |
       grep -Ev '^(sigaction|signal|bsd_signal|sysv_signal|__sysv_signal)$' |
       grep -Ev '^(sigset|sigignore|_exit|_Exit|sigprocmask)$' |
       grep -Ev '^(kill|raise|sigqueue|sigwait|sigwaitinfo|sigtimedwait)$' |
