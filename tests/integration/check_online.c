@@ -405,6 +405,29 @@ START_TEST(test_online_openmp)
 }
 END_TEST
 
+/* Run futex.c with @arg as combination @c says: its thread 1 in the
+ * report of @r (failing the test when the run or the report fails). */
+static json_t *run_futex(struct cpt_run *r, const struct combo *c,
+			 const char *arg)
+{
+	char env_clock[64];
+	const char *env[] = { env_clock, "CPTHREAD_QUIET=1", NULL };
+	const char *args[] = { arg, NULL };
+	json_t *jt;
+
+	snprintf(env_clock, sizeof(env_clock), "CPTHREAD_CLOCK=%s", c->clock);
+	ck_assert_msg(cpt_run_workload(r, "futex", c->v, args, env, 60) == 0,
+		      "cannot run workload futex");
+	ck_assert_msg(cpt_run_exit_code(r) == 0 && r->report,
+		      "futex %s, %s, %s: exit %d, %s", arg,
+		      cpt_variant_name(c->v), c->clock, cpt_run_exit_code(r),
+		      r->report_error);
+	jt = cpt_json_thread(r->report, 1);
+	ck_assert_msg(jt, "futex %s: thread 1 missing from threads_detail",
+		      arg);
+	return jt;
+}
+
 /*
  * A thread blocked on a raw futex (futex.c raw) for about 100 ms: under the
  * wall clock the report names thread 1 and its unexplained waiting, at
@@ -415,25 +438,12 @@ END_TEST
 START_TEST(test_online_unexplained_wait)
 {
 	const struct combo *c = &combos[_i];
-	char env_clock[64];
-	const char *env[] = { env_clock, "CPTHREAD_QUIET=1", NULL };
-	const char *args[] = { "raw", NULL };
 	bool wall = strcmp(c->clock, "wall") == 0;
 	struct cpt_run r;
-	const char *note;
-	json_t *jt;
-	double u;
+	json_t *jt = run_futex(&r, c, "raw");
+	const char *note = note_with(r.report, "outside any traced call");
+	double u = cpt_json_ms(jt, "unexplained_wait_ns");
 
-	snprintf(env_clock, sizeof(env_clock), "CPTHREAD_CLOCK=%s", c->clock);
-	ck_assert_msg(cpt_run_workload(&r, "futex", c->v, args, env, 60) == 0,
-		      "cannot run workload futex");
-	ck_assert_msg(cpt_run_exit_code(&r) == 0 && r.report,
-		      "futex, %s, %s: exit %d, %s", cpt_variant_name(c->v),
-		      c->clock, cpt_run_exit_code(&r), r.report_error);
-	note = note_with(r.report, "outside any traced call");
-	jt = cpt_json_thread(r.report, 1);
-	ck_assert_msg(jt, "futex: thread 1 missing from threads_detail");
-	u = cpt_json_ms(jt, "unexplained_wait_ns");
 	if (wall) {
 		ck_assert_msg(note && strstr(note, "hread 1 "),
 			      "futex, %s, wall clock: no note naming thread 1 "
@@ -472,25 +482,11 @@ END_TEST
 START_TEST(test_online_yield_spinning)
 {
 	const struct combo *c = &combos[_i];
-	char env_clock[64];
-	const char *env[] = { env_clock, "CPTHREAD_QUIET=1", NULL };
-	const char *args[] = { "yield", NULL };
 	struct cpt_run r;
-	const char *note;
-	json_t *jt;
-	double s;
+	json_t *jt = run_futex(&r, c, "yield");
+	const char *note = note_with(r.report, "Spinning: ");
+	double s = cpt_json_ms(jt, "spin_ns");
 
-	snprintf(env_clock, sizeof(env_clock), "CPTHREAD_CLOCK=%s", c->clock);
-	ck_assert_msg(cpt_run_workload(&r, "futex", c->v, args, env, 60) == 0,
-		      "cannot run workload futex");
-	ck_assert_msg(cpt_run_exit_code(&r) == 0 && r.report,
-		      "futex yield, %s, %s: exit %d, %s",
-		      cpt_variant_name(c->v), c->clock,
-		      cpt_run_exit_code(&r), r.report_error);
-	note = note_with(r.report, "Spinning: ");
-	jt = cpt_json_thread(r.report, 1);
-	ck_assert_msg(jt, "futex yield: thread 1 missing from threads_detail");
-	s = cpt_json_ms(jt, "spin_ns");
 	if (strcmp(c->clock, "cpu") == 0) {
 		double u = cpt_json_ms(jt, "useful_ns");
 		bool named = note && strstr(note, "thread 1 spun ");
