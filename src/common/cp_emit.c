@@ -60,20 +60,61 @@ size_t cp_emit_escape(unsigned char c, bool html, char esc[6])
 	}
 }
 
+size_t cp_emit_utf8_len(const unsigned char *s)
+{
+	unsigned c = s[0];
+	size_t n;
+	uint32_t cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		n = 2;
+		cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 3;
+		cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4;
+		cp = c & 0x07;
+	} else {
+		return 0;	/* continuation, 0xc0/0xc1, past 0xf4 */
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;	/* also the NUL that ends it */
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
 static void put_string(struct cp_emit *e, const char *s)
 {
 	const char *run = s;
 
 	put(e, "\"", 1);
-	for (; *s; s++) {
+	while (*s) {
+		size_t u = cp_emit_utf8_len((const unsigned char *)s), n;
 		char esc[6];
-		size_t n = cp_emit_escape((unsigned char)*s, false, esc);
 
-		if (!n)
+		if (u > 1) {
+			s += u;
 			continue;
+		}
+		if (u)
+			n = cp_emit_escape((unsigned char)*s, false, esc);
+		else
+			memcpy(esc, CP_EMIT_BAD_UTF8, n = 6);
+		if (!n) {
+			s++;
+			continue;
+		}
 		put(e, run, (size_t)(s - run));
-		run = s + 1;
 		put(e, esc, n);
+		run = ++s;
 	}
 	put(e, run, (size_t)(s - run));
 	put(e, "\"", 1);

@@ -46,6 +46,18 @@ void cp_emit_file_write(void *ctx, const char *buf, size_t len);
  */
 size_t cp_emit_escape(unsigned char c, bool html, char esc[6]);
 
+/*
+ * The length of the valid UTF-8 sequence at @s: 1 for an ASCII byte, 2 to
+ * 4, or 0 when the bytes there are not one (a stray continuation byte, an
+ * overlong form, a surrogate, past U+10FFFF, cut short).  A JSON string
+ * takes an invalid byte as U+FFFD (\ufffd): thread names and symbols are
+ * bytes the program chose, JSON text is UTF-8.
+ */
+size_t cp_emit_utf8_len(const unsigned char *s);
+
+/* The escape of a byte that is no valid UTF-8, 6 bytes. */
+#define CP_EMIT_BAD_UTF8	"\\ufffd"
+
 /* Open or close an object or array; @key names it inside an object
  * (NULL at the top level and inside arrays).  Calls must pair. */
 void cp_emit_obj_begin(struct cp_emit *e, const char *key);

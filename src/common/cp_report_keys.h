@@ -72,7 +72,9 @@
 
 /*
  * "threads_detail", an array of one object per thread: tid (the tracer's
- * thread number, from 0), parent (its creator's tid, null for the first),
+ * thread number, from 0), name (the name the program gave it with
+ * pthread_setname_np or prctl; "main" or "" when it kept the process's),
+ * parent (its creator's tid, null for the first),
  * len_ns (its path at its last event), useful_ns, wait_ns,
  * unexplained_wait_ns (time blocked outside any traced call, wall clock
  * only), child_wait_ns (time blocked waiting for child processes, wall

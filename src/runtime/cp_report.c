@@ -345,8 +345,11 @@ static void json_threads(struct cp_emit *e)
 {
 	cp_emit_arr_begin(e, CP_KEY_THREADS_DETAIL);
 	for (struct cp_thread *t = cp_thread_all(); t; t = t->next) {
+		char name[16];
+
 		cp_emit_obj_begin(e, NULL);
 		cp_emit_u64(e, CP_KEY_TID, t->tid);
+		cp_emit_str(e, CP_KEY_NAME, cp_thread_name(t, name));
 		if (t->parent == UINT32_MAX)
 			cp_emit_null(e, CP_KEY_PARENT);
 		else

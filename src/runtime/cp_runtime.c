@@ -376,6 +376,7 @@ static void cp_runtime_init(void)
 	atomic_store(&cp_rt.gen, 1);
 	atomic_store(&cp_rt.next_tid, 0);
 	cp_rt.pid = getpid();
+	cp_thread_comm(gettid(), cp_rt.comm0);
 	cp_rt.start_wall = cp_clock_wall();
 	{
 		struct timespec ts;

@@ -44,6 +44,8 @@ struct cp_runtime {
 	atomic_uint gen;	/* computation generation, from 1 */
 	atomic_uint next_tid;
 	pid_t pid;
+	char comm0[16];		/* the process's name (comm) at start: a
+				 * thread's name is its own when it differs */
 	uint64_t start_wall;	/* cp_clock_wall() at start (~0) */
 	uint64_t start_realtime;
 	bool forked_child;

@@ -22,6 +22,8 @@
 
 #include "cp_thread.h"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -167,6 +169,36 @@ void cp_thread_restart(struct cp_thread *t, uint64_t now)
 		t->last = now;
 }
 
+void cp_thread_comm(int ostid, char *buf)
+{
+	char path[64];
+	ssize_t n = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", ostid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, 15);
+		close(fd);
+	}
+	if (n < 0)
+		n = 0;
+	buf[n] = '\0';
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+}
+
+const char *cp_thread_name(const struct cp_thread *t, char *buf)
+{
+	if (__atomic_load_n(&t->exited, __ATOMIC_ACQUIRE))
+		memcpy(buf, t->name, sizeof(t->name));
+	else
+		cp_thread_comm(t->ostid, buf);
+	if (!strcmp(buf, cp_rt.comm0))
+		strcpy(buf, t->tid == 0 ? "main" : "");
+	return buf;
+}
+
 void cp_thread_exit(struct cp_thread *t)
 {
 	uint64_t now, wall_last = t->wall_now;
@@ -181,6 +213,7 @@ void cp_thread_exit(struct cp_thread *t)
 	cp_sampler_thread_stop(t);
 	t->end_wall = t->wall_now;
 	t->unseen_ns = cp_unseen_blocked(t);
+	cp_thread_comm(t->ostid, t->name);
 	if (t->tb) {
 		cp_tb_commit(t->tb, cp_tb_vertex(t->tb, CP_EV_THREAD_EXIT |
 			(t->idle ? CP_EVF_WAIT : 0), now,

@@ -157,6 +157,8 @@ struct cp_thread {
 	uint64_t child_wait_ns;	/* in wait, waitpid and the like for child
 				 * processes (cp_unseen_child_wait): written
 				 * by the thread, read by the report */
+	char name[16];		/* at exit: the name it set itself
+				 * (cp_thread_name), else "" */
 	uint64_t spin_ns;	/* between sched_yield calls with no event
 				 * between them (cp_unseen_yield): written
 				 * by the thread, read by the report */
@@ -201,6 +203,18 @@ struct cp_thread *cp_thread_by_id(pthread_t id);
 /* Remove @t from the id table (joined or detached); an entry of its id
  * that is no longer @t (the id already reused) stays.  Any thread. */
 void cp_thread_unlink_id(struct cp_thread *t);
+/* The kernel's name (comm) of thread @ostid of this process into @buf
+ * (16 bytes), "" when it cannot be read.  Any thread. */
+void cp_thread_comm(int ostid, char *buf);
+
+/*
+ * @t's name as the program set it (pthread_setname_np, prctl) into @buf
+ * (16 bytes): what it was at the thread's exit, or for a live thread now;
+ * when the thread kept the process's name, "main" for the first thread
+ * and "" for the others.  Any thread.
+ */
+const char *cp_thread_name(const struct cp_thread *t, char *buf);
+
 /* The thread's last event: advance, publish the final path, flush; the
  * calling thread is untraced from then on.  Idempotent; owning thread. */
 void cp_thread_exit(struct cp_thread *t);

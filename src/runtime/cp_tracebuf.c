@@ -826,11 +826,13 @@ void cp_trace_finish(struct cp_thread *all, uint64_t online_len)
 			.useful_ns = t->useful_ns, .wait_ns = t->wait_ns,
 			.len_ns = t->path->len,
 		};
+		char name[16];
 
 		end.nthreads++;
 		b.n = 0;
 		blob_put(&b, &ti, sizeof(ti));
-		blob_put(&b, t->tid == 0 ? "main" : "", t->tid == 0 ? 5 : 1);
+		cp_thread_name(t, name);
+		blob_put(&b, name, strlen(name) + 1);
 		cp_trace_write_block(CP_BLOCK_THREAD, t->tid, b.p, b.n);
 	}
 	/* What is only known at the end: the notes on unseen waiting. */

@@ -205,6 +205,37 @@ START_TEST(test_lifecycle_cancelled_waits)
 }
 END_TEST
 
+/*
+ * life_names: the threads' names as the program set them, by tid: main,
+ * worker-a (pthread_setname_np), worker-b (prctl), none (it kept the
+ * process's), and T4's quote, control byte and non-UTF-8 byte (alive at
+ * the report): escaped in the runtime's JSON (U+FFFD for the byte), '?'
+ * for the last two in cpt's reports.
+ */
+static void names_as_set(struct cpt_errs *e, json_t *rep, bool offline)
+{
+	static const char *const want[2][5] = {
+		{ "main", "worker-a", "worker-b", "", "q\"\x01\xef\xbf\xbd" },
+		{ "main", "worker-a", "worker-b", "", "q\"??" },
+	};
+
+	for (unsigned tid = 0; tid < 5; tid++) {
+		json_t *jt = cpt_json_thread(rep, tid);
+		const char *n = json_string_value(json_object_get(jt, "name"));
+
+		if (!n || strcmp(n, want[offline][tid]))
+			cpt_errf(e, "  %s: thread %u named '%s', want '%s'",
+				 offline ? "cpt report" : "online report", tid,
+				 n ? n : "(none)", want[offline][tid]);
+	}
+}
+
+START_TEST(test_lifecycle_names)
+{
+	same_as_bare("life_names", NULL, _i, 5, COUNT_EXACT, names_as_set);
+}
+END_TEST
+
 /* pthread_exit from main: the workers' output, exit 0: main + 1, and the
  * C11 thread if the tracer follows thrd_create. */
 START_TEST(test_lifecycle_pthread_exit_main)
@@ -326,6 +357,7 @@ static Suite *lifecycle_suite(void)
 	tcase_set_timeout(tc, 4 * RUN_TIMEOUT);
 	tcase_add_loop_test(tc, test_lifecycle_cancel, 0, NCOMBOS);
 	tcase_add_loop_test(tc, test_lifecycle_cancelled_waits, 0, NCOMBOS);
+	tcase_add_loop_test(tc, test_lifecycle_names, 0, NCOMBOS);
 	tcase_add_loop_test(tc, test_lifecycle_pthread_exit_main, 0, NCOMBOS);
 	tcase_add_loop_test(tc, test_lifecycle_tsd_destructors, 0, NCOMBOS);
 	tcase_add_loop_test(tc, test_lifecycle_many_threads, 0, NCOMBOS);

@@ -5,6 +5,7 @@
  * order of synchronization objects, and which objects are locks.
  */
 #include <check.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,61 @@ START_TEST(test_helpers_json_quote_uses_table)
 	ck_assert_msg(!strcmp(q, "\"a\\u003c\\\"b\\r\\u0002\""), "quoted: %s",
 		      q);
 	free(q);
+}
+END_TEST
+
+/*
+ * JSON text is UTF-8, and the strings going into it are bytes a program
+ * chose (thread names, symbols): valid sequences pass as they are, each
+ * byte of an invalid one becomes U+FFFD, in both writers (the emitter's
+ * and the exporters' quoting).  A thread named "bad\xff\xfe" once made
+ * the runtime's report and the Chrome export unreadable.
+ */
+static void emit_mem(void *ctx, const char *buf, size_t len)
+{
+	fwrite(buf, 1, len, ctx);
+}
+
+START_TEST(test_helpers_json_utf8)
+{
+	static const struct {
+		const char *s;
+		size_t want;
+	} lens[] = {
+		{ "a", 1 }, { "\xc3\xa9", 2 }, { "\xe2\x82\xac", 3 },
+		{ "\xf0\x9f\x98\x80", 4 }, { "\xc3", 0 }, { "\x80", 0 },
+		{ "\xc0\xaf", 0 }, { "\xe0\x80\xaf", 0 }, { "\xed\xa0\x80", 0 },
+		{ "\xf4\x90\x80\x80", 0 }, { "\xff", 0 }, { "\xe2\x82", 0 },
+	};
+	const char *in = "\xc3\xa9\xe2\x82\xac\xff\xfe\x01<\xe2\x82";
+	const char *want = "\"\xc3\xa9\xe2\x82\xac\\ufffd\\ufffd\\u0001"
+			   "\\u003c\\ufffd\\ufffd\"";
+	char *q, *buf = NULL;
+	size_t len = 0;
+	struct cp_emit e;
+	FILE *m;
+
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++)
+		ck_assert_msg(cp_emit_utf8_len((const unsigned char *)
+					       lens[i].s) == lens[i].want,
+			      "case %zu: %zu, want %zu", i,
+			      cp_emit_utf8_len((const unsigned char *)
+					       lens[i].s), lens[i].want);
+	q = cp_json_quote(in);
+	ck_assert_ptr_nonnull(q);
+	ck_assert_msg(!strcmp(q, want), "quoted: %s", q);
+	free(q);
+	m = open_memstream(&buf, &len);
+	cp_emit_init(&e, emit_mem, m, false);
+	cp_emit_arr_begin(&e, NULL);
+	cp_emit_str(&e, NULL, in);
+	cp_emit_arr_end(&e);
+	cp_emit_end(&e);
+	fclose(m);
+	/* the emitter leaves '<' alone (no HTML around it) */
+	ck_assert_msg(!strcmp(buf, "[\"\xc3\xa9\xe2\x82\xac\\ufffd\\ufffd"
+			      "\\u0001<\\ufffd\\ufffd\"]\n"), "emitted: %s", buf);
+	free(buf);
 }
 END_TEST
 
@@ -181,6 +237,7 @@ static Suite *helpers_suite(void)
 	tcase_add_test(tc, test_helpers_fmt_ns_units);
 	tcase_add_test(tc, test_helpers_json_escape_table);
 	tcase_add_test(tc, test_helpers_json_quote_uses_table);
+	tcase_add_test(tc, test_helpers_json_utf8);
 	tcase_add_test(tc, test_helpers_object_order);
 	tcase_add_test(tc, test_helpers_is_lock);
 	tcase_add_test(tc, test_helpers_grow);

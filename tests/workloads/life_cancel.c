@@ -23,18 +23,6 @@
 
 #include <unistd.h>
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define WL_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define WL_ASAN 1
-#endif
-#ifdef WL_ASAN
-#include <sanitizer/asan_interface.h>
-#endif
-
 static pthread_t main_thread;
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t c = PTHREAD_COND_INITIALIZER;
@@ -113,24 +101,6 @@ static void *main_canceller(void *arg)
 	return arg;
 }
 
-/*
- * Cleanup of main's cancellation.  Under ASan: glibc unwinds a canceled
- * main back into __libc_start_call_main and lands there with its internal
- * longjmp, which ASan does not intercept, so the redzones of main's
- * unwound frames stay poisoned; ASan's own thread teardown (a TSD
- * destructor glibc then runs on that stack) writes over them and reports
- * a stack-buffer-overflow, bare as well as traced.  Telling ASan here
- * that those frames are gone, as its longjmp interceptor would, keeps the
- * sanitized run as true as the plain one.  Nothing to do otherwise.
- */
-static void main_unwound(void *arg)
-{
-	(void)arg;
-#ifdef WL_ASAN
-	__asan_handle_no_return();
-#endif
-}
-
 int main(void)
 {
 	pthread_t t;
@@ -144,7 +114,7 @@ int main(void)
 	WL_OK(pthread_mutex_lock(&m));
 	WL_OK(pthread_mutex_unlock(&m));
 	WL_OK(pthread_create(&t, NULL, main_canceller, NULL));
-	pthread_cleanup_push(main_unwound, NULL);
+	pthread_cleanup_push(wl_unwound, NULL);
 	for (;;)
 		usleep(1000);
 	pthread_cleanup_pop(0);

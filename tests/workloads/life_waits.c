@@ -108,16 +108,29 @@ static void *sig_waiter(void *arg)
 	return arg;
 }
 
+static const struct {
+	const char *name;
+	void *(*fn)(void *);
+} victims[] = {
+	{ "cond", cond_waiter }, { "timedwait", timed_waiter },
+	{ "cnd_wait", c11_waiter }, { "sem", sem_waiter },
+	{ "join", joiner }, { "sigwait", sig_waiter },
+};
+
+/* Victim @arg (its index; -1: the joinee), cancelled as wl.h says. */
+static void *victim(void *arg)
+{
+	intptr_t i = (intptr_t)arg;
+	void *ret;
+
+	pthread_cleanup_push(wl_unwound, NULL);
+	ret = i < 0 ? cond_waiter(NULL) : victims[i].fn(NULL);
+	pthread_cleanup_pop(0);
+	return ret;
+}
+
 int main(void)
 {
-	static const struct {
-		const char *name;
-		void *(*fn)(void *);
-	} victims[] = {
-		{ "cond", cond_waiter }, { "timedwait", timed_waiter },
-		{ "cnd_wait", c11_waiter }, { "sem", sem_waiter },
-		{ "join", joiner }, { "sigwait", sig_waiter },
-	};
 	enum { N = sizeof(victims) / sizeof(victims[0]) };
 	pthread_t t[N];
 	sigset_t set;
@@ -132,10 +145,10 @@ int main(void)
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
 	WL_OK(pthread_sigmask(SIG_BLOCK, &set, NULL));	/* inherited */
-	WL_OK(pthread_create(&joinee, NULL, cond_waiter, NULL));
+	WL_OK(pthread_create(&joinee, NULL, victim, (void *)(intptr_t)-1));
 	wl_sem_wait(&ready);
 	for (int i = 0; i < N; i++)
-		WL_OK(pthread_create(&t[i], NULL, victims[i].fn, NULL));
+		WL_OK(pthread_create(&t[i], NULL, victim, (void *)(intptr_t)i));
 	for (int i = 0; i < N; i++)
 		wl_sem_wait(&ready);
 	wl_burn(BURN_MS);

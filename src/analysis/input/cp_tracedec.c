@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cp_bigmem.h"
+#include "cp_emit.h"
 #include "cp_grow.h"
 #include "cp_par.h"
 #include "cp_samples.h"
@@ -242,6 +243,24 @@ static long cstrlen(const char *p, size_t n)
 	return z ? (long)(z - p) : -1;
 }
 
+/* A thread name as the program set it, printable: each control byte
+ * and each byte that is no valid UTF-8 becomes '?', in place (a name
+ * goes into text, JSON and HTML as it is). */
+static void printable_name(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+
+	while (*p) {
+		size_t u = cp_emit_utf8_len(p);
+
+		if (u == 0 || (u == 1 && (*p < 0x20 || *p == 0x7f))) {
+			*p++ = '?';
+			continue;
+		}
+		p += u;
+	}
+}
+
 static int decode_thread(struct cp_trd *r, const struct cp_trd_blk *b)
 {
 	struct cp_trace_thread *th = &r->t->threads[b->tid];
@@ -259,6 +278,7 @@ static int decode_thread(struct cp_trd *r, const struct cp_trd_blk *b)
 		return cp_trd_fail(r, b->off, "thread name not terminated");
 	th->has_info = true;
 	th->name = p + TINFO_SIZE;
+	printable_name(p + TINFO_SIZE);
 	return 0;
 }
 

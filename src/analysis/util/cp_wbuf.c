@@ -124,16 +124,27 @@ static size_t json_escape(char *out, const char *s)
 {
 	char *o = out;
 
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t u = cp_emit_utf8_len(p), n;
 		char esc[6];
-		size_t n = cp_emit_escape(*p, true, esc);
 
+		if (u > 1) {
+			memcpy(o, p, u);
+			o += u;
+			p += u;
+			continue;
+		}
+		if (u)
+			n = cp_emit_escape(*p, true, esc);
+		else
+			memcpy(esc, CP_EMIT_BAD_UTF8, n = 6);
 		if (n) {
 			memcpy(o, esc, n);
 			o += n;
 		} else {
 			*o++ = (char)*p;
 		}
+		p++;
 	}
 	return (size_t)(o - out);
 }
