@@ -22,9 +22,11 @@
 
 #include "cp_thread.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "cp_alloc.h"
@@ -173,8 +175,15 @@ void cp_thread_comm(int ostid, char *buf)
 {
 	char path[64];
 	ssize_t n = -1;
-	int fd;
+	int fd, saved = errno;
 
+	if (ostid == gettid()) {	/* one system call, no file */
+		if (prctl(PR_GET_NAME, buf, 0, 0, 0) != 0)
+			buf[0] = '\0';
+		buf[15] = '\0';
+		errno = saved;
+		return;
+	}
 	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", ostid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
@@ -186,6 +195,7 @@ void cp_thread_comm(int ostid, char *buf)
 	buf[n] = '\0';
 	if (n && buf[n - 1] == '\n')
 		buf[n - 1] = '\0';
+	errno = saved;
 }
 
 const char *cp_thread_name(const struct cp_thread *t, char *buf)

@@ -204,7 +204,7 @@ struct cp_thread *cp_thread_by_id(pthread_t id);
  * that is no longer @t (the id already reused) stays.  Any thread. */
 void cp_thread_unlink_id(struct cp_thread *t);
 /* The kernel's name (comm) of thread @ostid of this process into @buf
- * (16 bytes), "" when it cannot be read.  Any thread. */
+ * (16 bytes), "" when it cannot be read; errno kept.  Any thread. */
 void cp_thread_comm(int ostid, char *buf);
 
 /*
