@@ -52,8 +52,9 @@ static inline void cp_cancelled(void *arg)
 		pthread_cleanup_pop(0);					\
 	} while (0)
 
-/* The end of a wait in an acquire (a semaphore's), cancelled. */
-static inline void cp_cancel_acquire(const struct cp_cancel *c)
+/* A wait cancelled, ended as a failed one: an acquire's (a semaphore's),
+ * or a signal wait's (no object). */
+static inline void cp_cancel_failed(const struct cp_cancel *c)
 {
 	cp_online_failed(c->t, c->a, c->w);
 }
@@ -164,7 +165,7 @@ static inline void cp_wrap_hint_set(const void *obj, unsigned kind,
 			return blocking_call;				\
 		}							\
 		cp_online_wait_begin(t, r, &w);				\
-		cc = (struct cp_cancel){ .end = cp_cancel_acquire,	\
+		cc = (struct cp_cancel){ .end = cp_cancel_failed,	\
 					 .t = t, .w = &w, .a = r };	\
 		CP_CANCELLABLE(&cc, rc = blocking_call, err = errno);	\
 		if (ok) {						\

@@ -129,7 +129,7 @@ CP_EXPORT int sigwait(const sigset_t *set, int *sig)
 	if (!t)
 		return CP_REAL(sigwait)(set, sig);
 	cp_online_wait_begin(t, NULL, &w);
-	cc = (struct cp_cancel){ .end = cp_cancel_acquire, .t = t, .w = &w };
+	cc = (struct cp_cancel){ .end = cp_cancel_failed, .t = t, .w = &w };
 	CP_CANCELLABLE(&cc, rc = CP_REAL(sigwait)(set, sig));
 	wait_end(t, &w, rc == 0 ? *sig : -1);
 	cp_leave();
@@ -155,7 +155,7 @@ static int timed_wait(const sigset_t *set, siginfo_t *info,
 		info = &own;
 	}
 	cp_online_wait_begin(t, NULL, &w);
-	cc = (struct cp_cancel){ .end = cp_cancel_acquire, .t = t, .w = &w };
+	cc = (struct cp_cancel){ .end = cp_cancel_failed, .t = t, .w = &w };
 	CP_CANCELLABLE(&cc, rc = timed ? CP_REAL(sigtimedwait)(set, info, ts) :
 					 CP_REAL(sigwaitinfo)(set, info),
 		       err = errno);
@@ -204,7 +204,7 @@ static int handler_wait(const sigset_t *mask)
 			       sigismember(mask ? mask : &blocked, s) == 0;
 	}
 	cp_online_wait_begin(t, NULL, &w);
-	cc = (struct cp_cancel){ .end = cp_cancel_acquire, .t = t, .w = &w };
+	cc = (struct cp_cancel){ .end = cp_cancel_failed, .t = t, .w = &w };
 	CP_CANCELLABLE(&cc, rc = mask ? CP_REAL(sigsuspend)(mask) :
 					CP_REAL(pause)(),
 		       err = errno);
