@@ -528,7 +528,7 @@ START_TEST(test_crash_endless_inputs)
 			 0);
 	ck_assert_msg(cpt_run_exit_code(&c) == 1 &&
 		      cpt_count_lines(c.err) == 1 &&
-		      strstr(c.err, "cpt: /dev/zero:1: not a text PAG"),
+		      strstr(c.err, "cpt: /dev/zero:1: not a cpthread trace"),
 		      "exit %d: '%s'", cpt_run_exit_code(&c), c.err);
 	cpt_run_free(&c);
 }

@@ -152,6 +152,10 @@ START_TEST(test_pag_read_malformed)
 		{ "e a b 18446744073709551616\n", 1, "weight" },
 		{ "e a b 18446744073709551615\ne b c 1\n", 2, "add up" },
 		{ "# only a comment\n\n", 2, "no edges" },
+		{ "", 0, "empty: not a cpthread trace" },
+		{ "e a b 1\n\x01\x7f\xff\n", 2, "not a cpthread trace (it "
+		  "does not begin with CPTTRACE) nor a graph in text form "
+		  "(binary bytes" },
 		{ "e a b 1\ne b c 1\ne c a 1\ne c d 1\n", 0, "cycle" },
 		{ "e a a 0\n", 1, "cycle" },
 	};

@@ -201,6 +201,20 @@ static int text_edge(struct text_rd *tr, char **tok, int n)
 	return 0;
 }
 
+/* Whether @s holds a control byte that no text has (white space aside). */
+static bool binary(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if ((*p < 0x20 && !strchr("\t\n\v\f\r", *p)) || *p == 0x7f)
+			return true;
+	return false;
+}
+
+/* What a file that is no graph at all is called: neither of cpt's two
+ * inputs (cpt tries a trace first). */
+#define NOT_INPUT "not a cpthread trace (it does not begin with CPTTRACE) " \
+		  "nor a graph in text form"
+
 /* Every line of @f into the graph.  0, -1 (message set), -2 (memory). */
 static int text_lines(struct text_rd *tr, FILE *f)
 {
@@ -216,10 +230,10 @@ static int text_lines(struct text_rd *tr, FILE *f)
 		if (got == -1)
 			break;
 		tr->lineno++;
-		if (got == -2) {
+		if (got == -2 || binary(line)) {
 			fail(tr->err, tr->errlen, tr->path, tr->lineno,
-			     "not a text PAG (a NUL byte, or a line longer "
-			     "than %d bytes)", CP_PAG_MAX_LINE);
+			     NOT_INPUT " (binary bytes, or a line longer than "
+			     "%d bytes)", CP_PAG_MAX_LINE);
 			ret = -1;
 			break;
 		}
@@ -248,8 +262,13 @@ static int text_finish(struct text_rd *tr, FILE *f)
 		     "read error: %s", strerror(errno));
 		return -1;
 	}
+	if (g->ne == 0 && !tr->lineno) {
+		snprintf(tr->err, tr->errlen, "%s: empty: " NOT_INPUT,
+			 tr->path);
+		return -1;
+	}
 	if (g->ne == 0) {
-		fail(tr->err, tr->errlen, tr->path, tr->lineno ? tr->lineno : 1,
+		fail(tr->err, tr->errlen, tr->path, tr->lineno,
 		     "no edges (expected lines \"e TAIL HEAD WEIGHT "
 		     "[LABEL]\")");
 		return -1;
