@@ -186,9 +186,9 @@ static struct thread_note spin_note = {
 	.tail = " between sched_yield calls outside any traced call; that "
 		"time counts as useful work, so the critical path may run "
 		"through threads that were only waiting (likely cause: a "
-		"spin-wait the tracer cannot see, such as C++20's "
-		"std::barrier, std::latch or std::atomic::wait before they "
-		"block, or a spin loop of the program's own).",
+		"spin-wait the tracer cannot see, such as a loop around "
+		"sched_yield or std::this_thread::yield until a flag is "
+		"set).",
 	.of = cp_unseen_spin_of,
 };
 

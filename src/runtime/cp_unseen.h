@@ -65,11 +65,11 @@ uint64_t cp_unseen_children_of(const struct cp_thread *t);
 void cp_unseen_child_wait(struct cp_thread *t, uint64_t ns);
 
 /*
- * Spinning.  A thread that spin-waits outside every wrapper (C++20's
- * std::barrier, std::latch and std::atomic<T>::wait in libstdc++ spin and
- * yield before they block, and often never block; a spin loop of the
- * program's own) is busy, and no clock tells that from work.  Most such
- * loops yield the processor between polls, and sched_yield is wrapped
+ * Spinning.  A thread that spin-waits outside every wrapper (a loop of
+ * the program's own polling a flag; libstdc++'s C++20 waits poll a few
+ * times, yielding, before they reach FUTEX_WAIT, which wrap_futex.c
+ * sees) is busy, and no clock tells that from work.  Many such loops
+ * yield the processor between polls, and sched_yield is wrapped
  * (wrap_futex.c): the time from one yield to the next, when the thread
  * recorded no event between them and ran less than CP_UNSEEN_POLL_NS of
  * processor time between them (a poll, not work), is counted as
