@@ -87,16 +87,6 @@ static enum cpt_status render_trace(struct cpt_ctx *c, struct cp_input *in,
 	return CPT_OK;
 }
 
-/* cp_profile_opts.also: the headline's procedure, whose zeroing it
- * quotes even when the procedure is not among the --top ones. */
-static uint32_t headline_proc(void *gprof, const struct cp_profile *p)
-{
-	uint32_t proc;
-
-	cp_compare_headline_of(p, gprof, &proc);
-	return proc;
-}
-
 static enum cpt_status report_trace(struct cpt_ctx *c, struct cp_input *in,
 				    const struct ropts *o)
 {
@@ -104,7 +94,7 @@ static enum cpt_status report_trace(struct cpt_ctx *c, struct cp_input *in,
 	struct cp_profile_opts po = {
 		.exclusive = o->exclusive, .k = o->k,
 		.top = o->out.top_given ? o->out.top : CP_REPORT_TOP_DEFAULT,
-		.also = headline_proc, .also_ctx = o->gprof ? &gp : NULL,
+		.also = cp_compare_headline_proc, .also_ctx = o->gprof ? &gp : NULL,
 		.progress = cpt_progress, .progress_ctx = c,
 	};
 	struct cp_profile p;

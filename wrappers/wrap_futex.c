@@ -14,11 +14,11 @@
  */
 #include "wrap_common.h"
 
-#include "cp_unseen.h"
-
 #include <linux/futex.h>
 #include <stdarg.h>
 #include <sys/syscall.h>
+
+#include "cp_unseen.h"
 
 /*
  * syscall(3) reads six arguments whatever the call; so does this.  The

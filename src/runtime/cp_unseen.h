@@ -90,7 +90,8 @@ uint64_t cp_unseen_spin_of(const struct cp_thread *t);
  * The sentences for the report, computed once at exit and kept (the trace
  * writer repeats them in its INFO block): which threads waited how long
  * unexplained, which waited how long for child processes, which spun how
- * long, and which self-synchronizing library is loaded.  "" when there is nothing to say.
+ * long, and which self-synchronizing library is loaded.  "" when there
+ * is nothing to say.
  * Exit path, one thread.
  */
 const char *cp_unseen_blocked_note(void);

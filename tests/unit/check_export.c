@@ -1051,15 +1051,6 @@ START_TEST(test_compare_headline_prefers_program_name)
 }
 END_TEST
 
-/* cp_profile_opts.also as the report sets it. */
-static uint32_t headline_proc(void *gprof, const struct cp_profile *p)
-{
-	uint32_t proc;
-
-	cp_compare_headline_of(p, gprof, &proc);
-	return proc;
-}
-
 /*
  * T0 and T1 run fit 16 us each at once; then T2..T6 run side 4 us each
  * at once.  The critical path is 20 us, fit 16 of it and side 4: side
@@ -1104,7 +1095,7 @@ START_TEST(test_compare_headline_proc_past_top)
 	synth_cpm_load(&s, &f);
 
 	for (int also = 0; also < 2; also++) {
-		po.also = also ? headline_proc : NULL;
+		po.also = also ? cp_compare_headline_proc : NULL;
 		ck_assert_msg(cp_profile_compute(&p, &f.tp, &po, err,
 						 sizeof(err)) == 0,
 			      "profile: %s", err);

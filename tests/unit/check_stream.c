@@ -1652,6 +1652,45 @@ START_TEST(test_stream_cpt_chooses_the_mode)
 END_TEST
 
 /*
+ * The runtime's notes (INFO note.*) are repeated by the streamed report
+ * as by the in-memory one, text and JSON, in the same order (the
+ * streamed report once dropped them: "Unexplained waiting" was lost on
+ * exactly the traces too large to read in memory).
+ */
+START_TEST(test_stream_cpt_runtime_notes)
+{
+	static char out[65536];
+	static const char info[] = "note.spin\0Spinning: thread 2 spun 40 ms."
+		"\0note.unexplained\0Unexplained waiting: thread 1 was "
+		"blocked 31 ms.";
+	static const char *const modes[] = { "report", "report --stream" };
+	char path[64], line[2048], args[64];
+	struct synth s;
+
+	synth_barrier_example(&s, true);
+	synth_raw_block(&s, CP_BLOCK_INFO, 0, info, sizeof(info));
+	write_temp(&s, path);
+	synth_free(&s);
+	for (int m = 0; m < 2; m++) {
+		const char *u, *sp;
+
+		CPT_EXPECT(modes[m], 0);
+		u = strstr(out, "  note: Unexplained waiting: thread 1 was "
+			    "blocked 31 ms.\n");
+		sp = strstr(out, "  note: Spinning: thread 2 spun 40 ms.\n");
+		ck_assert_msg(u && sp && u < sp, "%s: %s", modes[m], out);
+		snprintf(args, sizeof(args), "%s --format json", modes[m]);
+		CPT_EXPECT(args, 0);
+		ck_assert_msg(strstr(out, "\"notes\": [\n    \"Unexplained "
+				     "waiting: thread 1 was blocked 31 ms.\",\n"
+				     "    \"Spinning: thread 2 spun 40 ms.\""),
+			      "%s: %s", args, out);
+	}
+	unlink(path);
+}
+END_TEST
+
+/*
  * The streamed headline of a procedure the CPU profile underrates, with
  * the other threads' busy share that Slack's walk measures.  By hand: T0
  * runs init for 100, then creates T1..T4, which run work for 100 each.
@@ -2018,6 +2057,7 @@ static Suite *stream_suite(void)
 	tcase_add_test(tc, test_stream_threads_retired_bounded);
 	tcase_add_test(tc, test_stream_barrier_hub_ties);
 	tcase_add_test(tc, test_stream_cpt_chooses_the_mode);
+	tcase_add_test(tc, test_stream_cpt_runtime_notes);
 	tcase_add_test(tc, test_stream_slack_no_room);
 	tcase_add_test(tc, test_stream_cpt_headline_busy);
 	tcase_add_test(tc, test_stream_cpt_whatif_chooses_the_mode);

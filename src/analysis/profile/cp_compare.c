@@ -670,6 +670,14 @@ enum cp_cmp_finding cp_compare_headline_of(const struct cp_profile *p,
 	return f;
 }
 
+uint32_t cp_compare_headline_proc(void *gprof, const struct cp_profile *p)
+{
+	uint32_t proc;
+
+	cp_compare_headline_of(p, gprof, &proc);
+	return proc;
+}
+
 void cp_compare_free(struct cp_compare *c)
 {
 	free(c->rows);

@@ -90,6 +90,11 @@ enum cp_cmp_finding cp_compare_headline_of(const struct cp_profile *p,
 					   const struct cp_gprof *gp,
 					   uint32_t *proc);
 
+/* The same procedure as a cp_profile_opts.also (@gprof: the struct
+ * cp_gprof the report compares with, or NULL): the report's headline
+ * quotes its zeroing even when it is not among the --top ones. */
+uint32_t cp_compare_headline_proc(void *gprof, const struct cp_profile *p);
+
 /*
  * Sampled procedures: does @pp rest on too few samples to trust, fewer
  * than CP_SAMPLES_THIN behind its CPU figure or, when it has CP time,

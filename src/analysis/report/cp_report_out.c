@@ -127,7 +127,8 @@ static const char *const runtime_notes[] = {
 	"note.unexplained", "note.children", "note.spin", "note.library",
 };
 
-const char *cp_report_out_runtime_note(const struct cp_trace *t, unsigned i)
+/* The @i-th of the runtime's notes in @t, or NULL past the last. */
+static const char *runtime_note(const struct cp_trace *t, unsigned i)
 {
 	for (size_t k = 0; k < sizeof(runtime_notes) /
 	     sizeof(runtime_notes[0]); k++) {
@@ -137,6 +138,23 @@ const char *cp_report_out_runtime_note(const struct cp_trace *t, unsigned i)
 			return v;
 	}
 	return NULL;
+}
+
+void cp_report_out_runtime_notes_text(FILE *f, const struct cp_trace *t)
+{
+	const char *v;
+
+	for (unsigned i = 0; (v = runtime_note(t, i)); i++)
+		fprintf(f, "  note: %s\n\n", v);
+}
+
+void cp_report_out_runtime_notes_emit(struct cp_emit *e,
+				      const struct cp_trace *t)
+{
+	const char *v;
+
+	for (unsigned i = 0; (v = runtime_note(t, i)); i++)
+		cp_emit_str(e, NULL, v);
 }
 
 /* The figures a user decides from: CP length, parallelism, notes. */
@@ -165,8 +183,7 @@ static void text_summary(FILE *f, const struct cp_input *in,
 	if (t->has_startstop)
 		fprintf(f, "  note: the program started/stopped the computation; "
 			"this report covers the whole run.\n\n");
-	for (unsigned i = 0; cp_report_out_runtime_note(t, i); i++)
-		fprintf(f, "  note: %s\n\n", cp_report_out_runtime_note(t, i));
+	cp_report_out_runtime_notes_text(f, t);
 }
 
 /* Procedures: the comparison with a CPU profile, or the table. */
@@ -615,8 +632,7 @@ void cp_report_out_json(FILE *f, const struct cp_input *in,
 	cp_emit_f64(&e, CP_KEY_PARALLELISM, p->parallelism);
 	cp_emit_f64(&e, CP_KEY_MAX_PARALLELISM, p->max_parallelism);
 	cp_emit_arr_begin(&e, CP_KEY_NOTES);
-	for (unsigned i = 0; cp_report_out_runtime_note(t, i); i++)
-		cp_emit_str(&e, NULL, cp_report_out_runtime_note(t, i));
+	cp_report_out_runtime_notes_emit(&e, t);
 	cp_emit_arr_end(&e);
 	cp_emit_obj_begin(&e, CP_KEY_CRITICAL_PATH);
 	cp_emit_u64(&e, CP_KEY_LENGTH_NS, p->cp_len);

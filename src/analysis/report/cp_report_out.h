@@ -49,13 +49,15 @@ void cp_report_out_json(FILE *f, const struct cp_input *in,
 			const struct cp_compare *cmp);
 
 /*
- * The @i-th of the notes the runtime wrote into trace @t (INFO note.*:
- * waiting it could not explain, waits for child processes, spinning
- * between sched_yield calls, libraries that synchronize by themselves),
- * or NULL past the last.  The in-memory and the streamed report both
- * repeat them.
+ * The notes the runtime wrote into trace @t (INFO note.*: waiting it
+ * could not explain, waits for child processes, spinning between
+ * sched_yield calls, libraries that synchronize by themselves), which the
+ * in-memory and the streamed report both repeat: as the summary's text
+ * lines, or as strings of the JSON array @e is writing.
  */
-const char *cp_report_out_runtime_note(const struct cp_trace *t, unsigned i);
+void cp_report_out_runtime_notes_text(FILE *f, const struct cp_trace *t);
+void cp_report_out_runtime_notes_emit(struct cp_emit *e,
+				      const struct cp_trace *t);
 
 /*
  * The objects table of @objs[@n] (the profile's, or the streaming

@@ -141,8 +141,7 @@ static void text_summary(FILE *f, const struct cp_tindex *ix,
 	fprintf(f, "  parallelism     %12.2f   maximum parallelism %.2f"
 		"  (useful time / critical path)\n\n",
 		ratio(s->useful_ns, s->elapsed_ns), ratio(s->useful_ns, s->cp_len));
-	for (unsigned i = 0; cp_report_out_runtime_note(t, i); i++)
-		fprintf(f, "  note: %s\n\n", cp_report_out_runtime_note(t, i));
+	cp_report_out_runtime_notes_text(f, t);
 	for (unsigned i = 0; note(s, cmp, i, b, sizeof(b)); i++)
 		fprintf(f, "  note: %s.\n", b);
 	if (note(s, cmp, 0, b, sizeof(b)))
@@ -374,8 +373,7 @@ int cp_stream_out_json(FILE *f, const struct cp_tindex *ix,
 	cp_emit_f64(&e, CP_KEY_PARALLELISM, ratio(s->useful_ns, s->elapsed_ns));
 	cp_emit_f64(&e, CP_KEY_MAX_PARALLELISM, ratio(s->useful_ns, s->cp_len));
 	cp_emit_arr_begin(&e, CP_KEY_NOTES);
-	for (unsigned i = 0; cp_report_out_runtime_note(&ix->t, i); i++)
-		cp_emit_str(&e, NULL, cp_report_out_runtime_note(&ix->t, i));
+	cp_report_out_runtime_notes_emit(&e, &ix->t);
 	for (unsigned i = 0; note(s, cmp, i, b, sizeof(b)); i++)
 		cp_emit_str(&e, NULL, b);
 	cp_emit_arr_end(&e);
