@@ -7,12 +7,13 @@ set -euo pipefail
 # headless; that test is skipped without it.  libomp-dev: LLVM's OpenMP
 # runtime, which a test loads into a traced program to check that the
 # report names it as untraced.  libdw-dev, libelf-dev: symbols and DWARF
-# for the sampled profiles.  clang-14, libclang-rt-14-dev: the sanitizer
+# for the sampled profiles.  libiberty-dev: binutils' demangler, for C++
+# and Rust names.  clang-14, libclang-rt-14-dev: the sanitizer
 # and fuzzing stages of scripts/test.sh (ASan, UBSan, TSan, libFuzzer).
 # locales: the locale sources from which check_preserve compiles de_DE (a
 # decimal comma) for a traced program, whose report must stay JSON.
 pkgs=(build-essential cmake pkg-config liburcu-dev libjemalloc-dev check
-      libjansson-dev libdw-dev libelf-dev binutils python3 chromium
+      libjansson-dev libdw-dev libelf-dev libiberty-dev binutils python3 chromium
       libomp-dev clang-14 libclang-rt-14-dev xz-utils zstd pigz locales)
 
 missing=()

@@ -12,6 +12,7 @@
 
 #include "cp_emit.h"
 #include "cp_grow.h"
+#include "cp_out.h"
 #include "cp_profile.h"
 #include "cp_wbuf.h"
 
@@ -229,6 +230,43 @@ START_TEST(test_helpers_grow)
 }
 END_TEST
 
+/* A table's names: whole when they fit, else head...tail, never cutting
+ * a UTF-8 character, and two names that differ only at the end stay
+ * told apart. */
+START_TEST(test_helpers_fit_name)
+{
+	static const char *const cases[][3] = {
+		/* name, width, fitted */
+		{ "main", "40", "main" },
+		{ "0123456789abcdefghij", "20", "0123456789abcdefghij" },
+		{ "0123456789abcdefghijK", "20", "0123456...bcdefghijK" },
+		{ "std::thread::lifecycle::spawn_unchecked::{{closure}}",
+		  "40", "std::thread::lif...nchecked::{{closure}}" },
+		{ "std::thread::lifecycle::spawn_unchecked::{{closure}}::"
+		  "{{closure}}", "40",
+		  "std::thread::lif...losure}}::{{closure}}" },
+		/* "\xc3\xa9" (e acute) across either cut: left whole */
+		{ "abcdef\xc3\xa9" "0123456789\xc3\xa9rstuvwxyz", "20",
+		  "abcdef...rstuvwxyz" },
+		{ "abcdefghijklmno", "3", "ab...mno" },
+	};
+	char buf[64];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *r = cp_out_fit(buf, sizeof(buf), cases[i][0],
+					   atoi(cases[i][1]));
+
+		ck_assert_ptr_eq(r, buf);
+		ck_assert_msg(!strcmp(r, cases[i][2]), "%s in %s: \"%s\", "
+			      "expected \"%s\"", cases[i][0], cases[i][1], r,
+			      cases[i][2]);
+	}
+	/* a buffer smaller than the width: the buffer is the bound */
+	ck_assert_str_eq(cp_out_fit(buf, 12, "0123456789abcdefghij", 40),
+			 "012...fghij");
+}
+END_TEST
+
 static Suite *helpers_suite(void)
 {
 	Suite *s = suite_create("helpers");
@@ -241,6 +279,7 @@ static Suite *helpers_suite(void)
 	tcase_add_test(tc, test_helpers_object_order);
 	tcase_add_test(tc, test_helpers_is_lock);
 	tcase_add_test(tc, test_helpers_grow);
+	tcase_add_test(tc, test_helpers_fit_name);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -624,8 +624,8 @@ START_TEST(test_symbolize_enter_names)
 }
 END_TEST
 
-/* C++ names read as g++'s tools print them; anything else is left alone
- * (NULL), a malformed mangling included. */
+/* C++ and Rust names read as binutils' tools print them; anything else
+ * is left alone (NULL), a malformed mangling included. */
 START_TEST(test_symbolize_demangle)
 {
 	static const char *const cases[][2] = {
@@ -634,6 +634,13 @@ START_TEST(test_symbolize_demangle)
 		  "work::Mixer<int>::blend(unsigned int)" },
 		{ "_ZN4workL4spinEj", "work::spin(unsigned int)" },
 		{ "_Z1fv.part.0", "f() [clone .part.0]" },
+		/* Rust: legacy (its hash left out) and v0 */
+		{ "_ZN3std2io5Write9write_all17hc053a3c75bd725d8E",
+		  "std::io::Write::write_all" },
+		{ "_RNvMs0_NtNtCsjrHSEGnQ3l9_3std4sync7barrierNtB5_7Barrier4wait",
+		  "<std::sync::barrier::Barrier>::wait" },
+		{ "_RNvCs1234_6cpttst5outer", "cpttst::outer" },
+		{ "_R", NULL }, { "_RNv", NULL },
 		{ "main", NULL }, { "_Z", NULL }, { "_ZN4work", NULL },
 		{ "", NULL },
 	};
@@ -648,6 +655,37 @@ START_TEST(test_symbolize_demangle)
 		free(d);
 	}
 	ck_assert(!cp_symbolize_demangle(NULL));
+}
+END_TEST
+
+/* sym_namespace.S: its function's DWARF as rustc writes it */
+extern const uintptr_t sym_ns_addrs[2];
+
+/*
+ * A function whose code DWARF places inside a namespace (rustc does so
+ * for every function; libdw's dwarf_getscopes looks only at the unit's
+ * top level): its name, and the inline chain inside it, come from DWARF,
+ * demangled, not from the ELF symbol.
+ */
+START_TEST(test_symbolize_namespace_scopes)
+{
+	struct mod m;
+	struct cp_symbolizer *sy;
+	const struct cp_symframe *f;
+	uint32_t n;
+
+	self_module(&m, NULL);
+	sy = open1(&m, NULL);
+	n = cp_symbolize(sy, sym_ns_addrs[0], &f);
+	ck_assert_msg(n == 1 && !strcmp(f[0].name, "cpttst::outer") &&
+		      !f[0].inlined, "outer: %u frames, '%s'", n,
+		      n ? f[0].name : "");
+	n = cp_symbolize(sy, sym_ns_addrs[1] + 1, &f);
+	ck_assert_msg(n == 2 && !strcmp(f[0].name, "cpttst::inner") &&
+		      f[0].inlined && !strcmp(f[1].name, "cpttst::outer") &&
+		      !f[1].inlined, "inline chain: %u frames, '%s', '%s'", n,
+		      n ? f[0].name : "", n > 1 ? f[1].name : "");
+	cp_symbolize_close(sy);
 }
 END_TEST
 
@@ -700,6 +738,7 @@ static Suite *symbolize_suite(void)
 	tcase_add_test(tc, test_symbolize_trace_samples);
 	tcase_add_test(tc, test_symbolize_enter_names);
 	tcase_add_test(tc, test_symbolize_demangle);
+	tcase_add_test(tc, test_symbolize_namespace_scopes);
 	tcase_add_test(tc, test_symbolize_enter_demangled);
 	suite_add_tcase(s, tc);
 	return s;

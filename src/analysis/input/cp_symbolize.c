@@ -5,9 +5,9 @@
  *
  * The inline chain of an address is the list of DW_TAG_inlined_subroutine
  * DIEs around it, innermost first, ended by the DW_TAG_subprogram that
- * holds them: the parents of the innermost scope dwarf_getscopes() finds
- * (dwarf_getscopes_die(); getscopes itself continues into an inlined
- * function's abstract definition, not into its caller).  The innermost
+ * holds them: the scopes around the address (scopes_of(): libdw's
+ * dwarf_getscopes, or a search of the unit's namespaces where rustc puts
+ * its functions).  The innermost
  * frame's line is the line table's; each outer frame's is the call site
  * its inner frame records (DW_AT_call_file, DW_AT_call_line).  Names follow
  * DW_AT_abstract_origin and DW_AT_specification (dwarf_attr_integrate), so
@@ -28,6 +28,7 @@
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
+#include <libiberty/demangle.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,34 +62,26 @@ struct cp_symbolizer {
 };
 
 /*
- * C++ names are demangled by libstdc++'s __cxa_demangle, the Itanium C++
- * ABI's entry point (<cxxabi.h> declares it for C++; C declares it here).
- * Why it: it is the demangler of the compiler that built the program, so
- * names read exactly as gprof, c++filt and gdb print them, which the
- * gprof comparison matches rows by; libstdc++ comes with g++ (Debian's
- * build-essential, and the C++ tests need it) with a stable ABI; elfutils
- * has no demangler of its own (its tools call this one).  libiberty's
- * cplus_demangle is the same code, but Debian ships it only as a static
- * archive (libiberty-dev) with no stable interface.
+ * Names are demangled by libiberty's cplus_demangle, the demangler of
+ * binutils: gprof, c++filt and addr2line print names through it, and the
+ * gprof comparison matches rows by name.  For C++ it is the same code as
+ * libstdc++'s __cxa_demangle (on the 5,893 C++ symbols libstdc++.so
+ * exports, the two print the same); it also reads Rust's two manglings,
+ * the legacy one ("_ZN3std2io5Write9write_all17h<hash>E", printed without
+ * the hash, as rustc's own tools print it) and v0 ("_RNv..."), which
+ * __cxa_demangle does not.  Debian ships libiberty only as a static
+ * archive (libiberty-dev); its demangler files carry a linking exception.
+ * The options name the style (DMGL_AUTO), so no global is read: any
+ * thread may call it.
  */
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
-			    int *status);
-
 char *cp_symbolize_demangle(const char *name)
 {
-	int status = -1;
-	char *d;
-
 	/* (a name from a damaged trace may be anything: a bound on what
 	 * the demangler's recursion gets) */
-	if (!name || strncmp(name, "_Z", 2) || strlen(name) > 4096)
+	if (!name || (strncmp(name, "_Z", 2) && strncmp(name, "_R", 2)) ||
+	    strlen(name) > 4096)
 		return NULL;
-	d = __cxa_demangle(name, NULL, NULL, &status);
-	if (status) {
-		free(d);
-		return NULL;
-	}
-	return d;
+	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
 }
 
 /* A formatted name kept for the symbolizer's life; NULL out of memory. */
@@ -384,15 +377,19 @@ static const char *qualified(struct cp_symbolizer *sy, Dwfl_Module *mod,
 /*
  * The compilation unit of @pc in @mod and its @bias.  libdw (0.188, as in
  * Debian 12) finds it only through .debug_aranges, which clang does not
- * emit unless asked (-gdwarf-aranges): without them every CU's ranges
- * are tried in turn.  NULL when no CU holds @pc.
+ * emit unless asked (-gdwarf-aranges), and takes the unit whose table
+ * entry starts last before @pc, so an address that no entry covers (a
+ * unit without one, as rustc's and hand-written ones) gets its
+ * neighbour's: unless the unit found holds @pc, every CU's ranges are
+ * tried in turn.  NULL when no CU holds @pc.
  */
 static Dwarf_Die *cu_of(Dwfl_Module *mod, uint64_t pc, Dwarf_Addr *bias)
 {
 	Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, bias);
 
-	if (cu)
+	if (cu && dwarf_haspc(cu, pc - *bias) > 0)
 		return cu;
+	cu = NULL;
 	while ((cu = dwfl_module_nextcu(mod, cu, bias)))
 		if (dwarf_haspc(cu, pc - *bias) > 0)
 			return cu;
@@ -418,6 +415,101 @@ static void src_line(Dwfl_Module *mod, Dwarf_Die *cu, uint64_t pc,
 	*line = n > 0 ? (uint32_t)n : 0;
 }
 
+/* Whether a DIE of tag @tag may hold code, itself or below it. */
+static bool may_hold_code(int tag)
+{
+	switch (tag) {
+	case DW_TAG_subprogram:
+	case DW_TAG_inlined_subroutine:
+	case DW_TAG_lexical_block:
+	case DW_TAG_namespace:
+	case DW_TAG_module:
+	case DW_TAG_structure_type:
+	case DW_TAG_class_type:
+	case DW_TAG_union_type:
+	case DW_TAG_enumeration_type:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * The scopes around @pc below @parent, outermost first, appended to
+ * @chain (@n of @cap used); whether one holds @pc.  A scope with an
+ * address range is entered only when the range holds @pc; one without
+ * (a namespace, a type) is searched, as it may hold functions.
+ */
+static int scope_walk(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die **chain,
+		      uint32_t *n, uint32_t *cap, unsigned depth)
+{
+	Dwarf_Die c;
+	int r;
+
+	if (depth > 64 || dwarf_child(parent, &c) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&c);
+		bool ranged;
+
+		if (!may_hold_code(tag))
+			continue;
+		ranged = dwarf_hasattr(&c, DW_AT_low_pc) ||
+			 dwarf_hasattr(&c, DW_AT_ranges);
+		if (ranged ? dwarf_haspc(&c, pc) <= 0 :
+		    tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine
+		    || tag == DW_TAG_lexical_block)
+			continue;
+		if (cp_grow32((void **)chain, sizeof(**chain), cap, *n + 1))
+			return -1;
+		(*chain)[(*n)++] = c;
+		r = scope_walk(&c, pc, chain, n, cap, depth + 1);
+		if (r || ranged)
+			return r < 0 ? r : 1;
+		(*n)--;		/* a namespace without it */
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+/*
+ * The scopes around @pc in @cu, innermost first, ending with @cu, into
+ * *@out (malloc'd); their count, or <= 0.  dwarf_getscopes finds them
+ * where functions sit at the unit's top level (C, C++ from GCC), but
+ * enters no namespace, where rustc puts every function: then they are
+ * searched for here.  getscopes also follows an inlined instance into its
+ * abstract definition; the concrete nesting (who it was inlined into) is
+ * the innermost scope's chain of parents (dwarf_getscopes_die).
+ */
+static int scopes_of(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die **out)
+{
+	Dwarf_Die *chain = NULL, *scopes = NULL, inner;
+	uint32_t n = 0, cap = 0;
+	int ns = dwarf_getscopes(cu, pc, &scopes);
+
+	if (ns > 0) {
+		inner = scopes[0];
+		free(scopes);
+		ns = dwarf_getscopes_die(&inner, out);
+		if (ns > 0)
+			return ns;
+	} else {
+		free(scopes);
+	}
+	if (scope_walk(cu, pc, &chain, &n, &cap, 0) <= 0 ||
+	    cp_grow32((void **)&chain, sizeof(*chain), &cap, n + 1)) {
+		free(chain);
+		return 0;
+	}
+	chain[n++] = *cu;
+	for (uint32_t i = 0; i < n / 2; i++) {
+		inner = chain[i];
+		chain[i] = chain[n - 1 - i];
+		chain[n - 1 - i] = inner;
+	}
+	*out = chain;
+	return (int)n;
+}
+
 /* The DWARF frames of @pc in @mod; how many were added (0: none). */
 static uint32_t dwarf_frames(struct cp_symbolizer *sy, Dwfl_Module *mod,
 			     uint64_t pc)
@@ -434,21 +526,9 @@ static uint32_t dwarf_frames(struct cp_symbolizer *sy, Dwfl_Module *mod,
 
 	if (!cu)
 		return 0;
-	ns = dwarf_getscopes(cu, pc - bias, &scopes);
+	ns = scopes_of(cu, pc - bias, &scopes);
 	if (ns <= 0)
 		return 0;
-	/* getscopes follows an inlined instance into its abstract
-	 * definition; the concrete nesting (who it was inlined into) is
-	 * the innermost scope's chain of parents */
-	{
-		Dwarf_Die inner = scopes[0];
-
-		free(scopes);
-		scopes = NULL;
-		ns = dwarf_getscopes_die(&inner, &scopes);
-		if (ns <= 0)
-			return 0;
-	}
 	if (dwarf_getsrcfiles(cu, &files, &nfiles))
 		files = NULL;
 	lang = dwarf_srclang(cu);

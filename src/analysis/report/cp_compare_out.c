@@ -3,6 +3,7 @@
  * words (cp_compare_out.h): the headline and the note chosen by
  * cp_compare.c, the table with its legend, the JSON members.
  */
+#include "cp_out.h"
 #include "cp_compare_out.h"
 
 #include <inttypes.h>
@@ -275,9 +276,9 @@ static void text_row(FILE *f, const struct cp_compare *c,
 	bool comp = pp && pp->computed, cp = pp && !pp->cp_unknown;
 	bool slack = comp && !p->slack_missing;
 	struct unit u = l->u;
-	char a[16], b[16];
+	char a[16], b[16], nm[64];
 
-	fprintf(f, "  %-*.*s", l->w, l->w, r->name);
+	fprintf(f, "  %-*s", l->w, cp_out_fit(nm, sizeof(nm), r->name, l->w));
 	if (l->gcol && l->gtotal)
 		cell(f, u, r->gp && r->gp->has_total,
 		     r->gp ? r->gp->total_ns : 0,

@@ -3,6 +3,8 @@
  */
 #include "cp_out.h"
 
+#include <string.h>
+
 void cp_out_salvage_print(FILE *f, const struct cp_input *in)
 {
 	const struct cp_trace *t = &in->t;
@@ -31,6 +33,36 @@ void cp_out_salvage_emit(struct cp_emit *e, const struct cp_input *in)
 	cp_emit_u64(e, "repairs", in->is_trace ? t->nrepairs : 0);
 	if (in->is_trace && t->nrepairs)
 		cp_emit_str(e, "first_repair", t->repair_why);
+}
+
+/* Whether byte @c continues a UTF-8 character. */
+static int utf8_cont(char c)
+{
+	return ((unsigned char)c & 0xc0) == 0x80;
+}
+
+const char *cp_out_fit(char *buf, size_t len, const char *name, int w)
+{
+	size_t n = strlen(name), head, tail;
+
+	if (w < 8)
+		w = 8;
+	if ((size_t)w >= len)
+		w = (int)len - 1;
+	if (n <= (size_t)w) {
+		memcpy(buf, name, n + 1);
+		return buf;
+	}
+	head = ((size_t)w - 3) * 9 / 20;
+	tail = (size_t)w - 3 - head;
+	while (head && utf8_cont(name[head]))
+		head--;
+	while (tail && utf8_cont(name[n - tail]))
+		tail--;
+	memcpy(buf, name, head);
+	memcpy(buf + head, "...", 3);
+	memcpy(buf + head + 3, name + n - tail, tail + 1);
+	return buf;
 }
 
 void cp_out_json_begin(struct cp_emit *e, FILE *f)

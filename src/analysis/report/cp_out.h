@@ -8,6 +8,7 @@
 #ifndef CP_OUT_H
 #define CP_OUT_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "cp_emit.h"
@@ -24,6 +25,15 @@ void cp_out_salvage_print(FILE *f, const struct cp_input *in);
  * "partial_reason", "repairs", "first_repair" (only when there were).
  */
 void cp_out_salvage_emit(struct cp_emit *e, const struct cp_input *in);
+
+/*
+ * @name fitted to @w columns (at least 8) for a table, into @buf of
+ * @len: as it is when it fits, else its head and its tail around "...",
+ * the tail the longer (a C++ or Rust name ends in what tells its
+ * overloads and closures apart); cut between UTF-8 characters.  Returns
+ * @buf.
+ */
+const char *cp_out_fit(char *buf, size_t len, const char *name, int w);
 
 /* A JSON emitter on @f, pretty-printed. */
 void cp_out_json_begin(struct cp_emit *e, FILE *f);

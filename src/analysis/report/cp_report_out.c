@@ -54,6 +54,7 @@ static void table(FILE *f, const struct row *rows, uint32_t n, uint32_t max,
 {
 	int w = 9;
 	uint32_t shown = n < max ? n : max;
+	char nm[64];
 
 	for (uint32_t i = 0; i < shown; i++) {
 		int l = (int)strlen(rows[i].name);
@@ -69,10 +70,7 @@ static void table(FILE *f, const struct row *rows, uint32_t n, uint32_t max,
 	for (uint32_t i = 0; i < shown; i++) {
 		const struct row *r = &rows[i];
 
-		if ((int)strlen(r->name) > w)
-			fprintf(f, "  %.*s...", w - 3, r->name);
-		else
-			fprintf(f, "  %-*s", w, r->name);
+		fprintf(f, "  %-*s", w, cp_out_fit(nm, sizeof(nm), r->name, w));
 		cell(f, ns, r->cpu, cpu_total, true);
 		cell(f, ns, r->cp, cp_len, true);
 		cell(f, ns, r->zero, cp_len, r->computed || !r->cp);
