@@ -262,6 +262,49 @@ bool cp_modules_own_text(uintptr_t *lo, uintptr_t *hi)
 	return range[1] > range[0];
 }
 
+/* The objects looked for (find_named), and the text ranges found. */
+struct named {
+	const char *const *prefixes;
+	uintptr_t (*ranges)[2];
+	unsigned n, max;
+};
+
+/* dl_iterate_phdr callback: the executable segments of @info, if its
+ * file name begins with one of @arg's prefixes. */
+static int find_named(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct named *w = arg;
+	const char *base = strrchr(info->dlpi_name, '/');
+	bool match = false;
+
+	(void)size;
+	base = base ? base + 1 : info->dlpi_name;
+	for (const char *const *p = w->prefixes; *p && !match; p++)
+		match = !strncmp(base, *p, strlen(*p));
+	if (!match || !base[0])
+		return 0;
+	for (unsigned i = 0; i < info->dlpi_phnum && w->n < w->max; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		w->ranges[w->n][0] = info->dlpi_addr + ph->p_vaddr;
+		w->ranges[w->n][1] = w->ranges[w->n][0] + ph->p_memsz;
+		w->n++;
+	}
+	return 0;
+}
+
+unsigned cp_modules_text_of(const char *const *prefixes,
+			    uintptr_t (*ranges)[2], unsigned max)
+{
+	struct named w = { .prefixes = prefixes, .ranges = ranges,
+			   .max = max };
+
+	dl_iterate_phdr(find_named, &w);
+	return w.n;
+}
+
 /* An address looked for (find_holder), and the object found holding it. */
 struct locate {
 	uintptr_t addr;

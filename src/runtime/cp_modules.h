@@ -38,6 +38,15 @@ void cp_modules_reset(void);
 bool cp_modules_own_text(uintptr_t *lo, uintptr_t *hi);
 
 /*
+ * The run-time ranges of the executable segments of the objects loaded now
+ * whose file name begins with one of @prefixes (NULL-terminated; the vDSO
+ * is "linux-vdso.so"), at most @max, into @ranges; how many.  Any thread
+ * outside signal handlers (dl_iterate_phdr).
+ */
+unsigned cp_modules_text_of(const char *const *prefixes,
+			    uintptr_t (*ranges)[2], unsigned max);
+
+/*
  * The object loaded now that holds run-time address @addr (the executable
  * or a shared library): its path into *@path (the executable's is
  * cp_symbols_exe()) and the address's link-time address in it into

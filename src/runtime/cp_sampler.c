@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -85,6 +86,39 @@ static __thread struct cp_smp *cp_smp_self
 static uintptr_t cp_smp_own_lo, cp_smp_own_hi;
 static uintptr_t cp_smp_main;
 
+/*
+ * What only the tracer calls from its frames: liburcu (its hash table of
+ * objects, its RCU), libgcc's unwinder (the stacks of objects' first
+ * uses), the dynamic loader (liburcu's thread-local variables), the vDSO
+ * (its clocks: no clock call is wrapped), and writev (its trace buffers'
+ * flush).  A run of frames below a tracer frame is the tracer at work
+ * when the frame the tracer called is one of those, whatever that one
+ * calls in turn (liburcu takes a libc mutex), and is left out with the
+ * tracer's own.  Others stay: the real function a wrapper calls (the
+ * program's own work), and the program's code the tracer calls back (an
+ * OpenMP region's body, a signal handler).  A program that uses those
+ * libraries itself keeps its calls, which no tracer frame is above.
+ */
+#define CP_SMP_HELPER_RANGES 16
+static const char *const cp_smp_helper_libs[] = {
+	"liburcu", "libgcc_s.so", "ld-linux", "linux-vdso.so", NULL,
+};
+static uintptr_t cp_smp_helper[CP_SMP_HELPER_RANGES][2];
+static unsigned cp_smp_nhelper;
+static uintptr_t cp_smp_writev;
+
+/* Whether the frame at @ip, of the function starting at @fn, is one of
+ * the tracer's helpers. */
+static bool is_helper(uintptr_t ip, uintptr_t fn)
+{
+	if (fn && fn == cp_smp_writev)
+		return true;
+	for (unsigned i = 0; i < cp_smp_nhelper; i++)
+		if (ip >= cp_smp_helper[i][0] && ip < cp_smp_helper[i][1])
+			return true;
+	return false;
+}
+
 /* ---- the handler ----------------------------------------------------- */
 
 struct unwind {
@@ -93,6 +127,9 @@ struct unwind {
 	uintptr_t sig_pc;	/* the interrupted instruction */
 	bool found;		/* reached its frame */
 	bool full;
+	unsigned since;		/* frames kept before the last tracer frame */
+	bool helper;		/* the last kept is_helper() */
+	bool dropped;		/* some were left out as the tracer's */
 };
 
 static _Unwind_Reason_Code unwind_step(struct _Unwind_Context *ctx,
@@ -113,8 +150,15 @@ static _Unwind_Reason_Code unwind_step(struct _Unwind_Context *ctx,
 		return _URC_END_OF_STACK;
 	if (fn && fn == (uintptr_t)cp_trampoline)
 		return _URC_END_OF_STACK;
-	if (ip >= cp_smp_own_lo && ip < cp_smp_own_hi)
-		return _URC_NO_REASON;	/* the tracer at work */
+	if (ip >= cp_smp_own_lo && ip < cp_smp_own_hi) {
+		/* the tracer at work, and the helpers it called */
+		if (u->n > u->since && u->helper) {
+			u->n = u->since;
+			u->dropped = true;
+		}
+		u->since = u->n;
+		return _URC_NO_REASON;
+	}
 	if (u->n == CP_SAMPLE_MAX_DEPTH) {
 		u->full = true;
 		return _URC_END_OF_STACK;
@@ -123,6 +167,7 @@ static _Unwind_Reason_Code unwind_step(struct _Unwind_Context *ctx,
 	 * inside it skipped) becomes its call's last byte */
 	if (u->n == 0 && ip != u->sig_pc)
 		ip--;
+	u->helper = is_helper(ip, fn);
 	u->pc[u->n++] = ip;
 	if (fn && fn == cp_smp_main)
 		return _URC_END_OF_STACK;
@@ -154,7 +199,8 @@ static unsigned unwind(const ucontext_t *uc, uintptr_t *pc, unsigned *flags)
 #endif
 	_Unwind_Backtrace(unwind_step, &u);
 	if (u.n == 0) {		/* nothing kept, or the unwind failed */
-		if (u.sig_pc >= cp_smp_own_lo && u.sig_pc < cp_smp_own_hi)
+		if ((u.sig_pc >= cp_smp_own_lo && u.sig_pc < cp_smp_own_hi) ||
+		    u.dropped)
 			return 0;
 		pc[0] = u.sig_pc;
 		if (!u.found)
@@ -526,6 +572,9 @@ enum cp_sampler_kind cp_sampler_init(void)
 	}
 	/* Whose frames are the tracer's; where the first thread's end. */
 	cp_modules_own_text(&cp_smp_own_lo, &cp_smp_own_hi);
+	cp_smp_nhelper = cp_modules_text_of(cp_smp_helper_libs, cp_smp_helper,
+					    CP_SMP_HELPER_RANGES);
+	cp_smp_writev = (uintptr_t)writev;
 	cp_smp_main = (uintptr_t)cp_symbols_lookup("main");
 	/* The unwinder's one-time set-up (pthread_once) runs here, not in
 	 * the handler. */

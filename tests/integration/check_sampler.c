@@ -716,6 +716,73 @@ START_TEST(test_sampler_trace_stacks)
 }
 END_TEST
 
+/*
+ * The tracer's own work stays out of the program's stacks, the libraries
+ * it calls included: smp_objs makes an object at every step, which the
+ * tracer records in liburcu's hash table after unwinding to where it was
+ * first used (libgcc), with a clock read (the vDSO) for each event; the
+ * program calls none of those itself.  A sample that interrupts them is
+ * charged to the program's frame that called the tracer (step), as a
+ * sample in the tracer's own code is.
+ */
+START_TEST(test_sampler_tracer_helpers_left_out)
+{
+	const char *env[] = { "CPTHREAD_MODE=trace", "CPTHREAD_CLOCK=cpu",
+			      "CPTHREAD_QUIET=1", "CPTHREAD_SAMPLING_HZ=2000",
+			      NULL };
+	static const char *const helpers[] = {
+		"liburcu", "libgcc_s.so", "ld-linux", "[vdso]",
+	};
+	const char *args[] = { "60000", "2", NULL };
+	struct cpt_run r;
+	struct trace t;
+	char exe_path[512];
+	const struct module *exe;
+	uint64_t lo, hi;
+	const char *err;
+	unsigned in_step = 0, workers = 0;
+
+	ck_assert_int_eq(cpt_run_workload(&r, "smp_objs", CPT_PRELOAD, args,
+					  env, TIMEOUT), 0);
+	ck_assert_msg(cpt_run_exit_code(&r) == 0, "exit %d: %.300s",
+		      cpt_run_exit_code(&r), r.err);
+	err = walk_trace(r.trace_path, &t);
+	ck_assert_msg(!err, "%s: %s", r.trace_path, err);
+	snprintf(exe_path, sizeof(exe_path), "%s/wl_smp_objs_plain",
+		 CPT_WL_DIR);
+	exe = module_named(&t, "/wl_smp_objs_plain");
+	ck_assert_msg(exe, "no module for the workload");
+	ck_assert_msg(cpt_nm_range(exe_path, "step", &lo, &hi), "nm finds no "
+		      "step in %s", exe_path);
+	lo += exe->bias;
+	hi += exe->bias;
+	for (size_t i = 0; i < t.ns; i++) {
+		const struct sample *s = &t.s[i];
+
+		if (s->tid == 0)
+			continue;
+		workers++;
+		in_step += frame_in(s, lo, hi) >= 0;
+		for (unsigned k = 0; k < s->depth; k++) {
+			const struct module *m = module_of(&t, s->pc[k]);
+
+			for (size_t h = 0; m && h < sizeof(helpers) /
+			     sizeof(helpers[0]); h++)
+				ck_assert_msg(!strstr(m->path, helpers[h]),
+					      "sample %zu of thread %u: frame "
+					      "%u (of %u) in %s, which only "
+					      "the tracer calls here", i, s->tid,
+					      k, s->depth, m->path);
+		}
+	}
+	ck_assert_msg(workers >= 50 && in_step * 10 >= workers * 9,
+		      "%u of the workers' %u samples hold step", in_step,
+		      workers);
+	trace_free(&t);
+	cpt_run_free(&r);
+}
+END_TEST
+
 /* ---- the program does not notice ---- */
 
 static const char *const mechanisms[] = { "perf", "timer" };
@@ -996,6 +1063,7 @@ static Suite *sampler_suite(void)
 	tcase_add_test(tc, test_sampler_off);
 	tcase_add_test(tc, test_sampler_cxx_names);
 	tcase_add_test(tc, test_sampler_trace_stacks);
+	tcase_add_test(tc, test_sampler_tracer_helpers_left_out);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("transparency");
