@@ -11,12 +11,18 @@
 #ifndef CP_REAL_H
 #define CP_REAL_H
 
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <threads.h>
 #include <time.h>
@@ -126,7 +132,37 @@
 	X(pid_t, waitpid, (pid_t, int *, int), NULL)			\
 	X(pid_t, wait3, (int *, int, struct rusage *), NULL)		\
 	X(pid_t, wait4, (pid_t, int *, int, struct rusage *), NULL)	\
-	X(int, waitid, (idtype_t, id_t, siginfo_t *, int), NULL)
+	X(int, waitid, (idtype_t, id_t, siginfo_t *, int), NULL)	\
+	CP_REAL_CHAN_FUNCS(X)
+
+/* The channels between threads (wrap_chan.c): their making and closing,
+ * the writes that wake, the reads and readiness waits that wake up. */
+#define CP_REAL_CHAN_FUNCS(X)						\
+	X(int, pipe, (int[2]), NULL)					\
+	X(int, pipe2, (int[2], int), NULL)				\
+	X(int, eventfd, (unsigned, int), NULL)				\
+	X(int, socketpair, (int, int, int, int[2]), NULL)		\
+	X(int, close, (int), NULL)					\
+	X(int, dup2, (int, int), NULL)					\
+	X(int, dup3, (int, int, int), NULL)				\
+	X(ssize_t, write, (int, const void *, size_t), NULL)		\
+	X(ssize_t, writev, (int, const struct iovec *, int), NULL)	\
+	X(ssize_t, send, (int, const void *, size_t, int), NULL)	\
+	X(int, eventfd_write, (int, eventfd_t), NULL)			\
+	X(ssize_t, read, (int, void *, size_t), NULL)			\
+	X(ssize_t, readv, (int, const struct iovec *, int), NULL)	\
+	X(int, eventfd_read, (int, eventfd_t *), NULL)			\
+	X(int, poll, (struct pollfd *, nfds_t, int), NULL)		\
+	X(int, ppoll, (struct pollfd *, nfds_t, const struct timespec *, \
+		       const sigset_t *), NULL)				\
+	X(int, select, (int, fd_set *, fd_set *, fd_set *,		\
+			struct timeval *), NULL)			\
+	X(int, pselect, (int, fd_set *, fd_set *, fd_set *,		\
+			 const struct timespec *, const sigset_t *), NULL) \
+	X(int, epoll_ctl, (int, int, int, struct epoll_event *), NULL)	\
+	X(int, epoll_wait, (int, struct epoll_event *, int, int), NULL)	\
+	X(int, epoll_pwait, (int, struct epoll_event *, int, int,	\
+			     const sigset_t *), NULL)
 
 /*
  * Functions of libraries a program may not load: a missing one stays NULL
@@ -155,6 +191,8 @@
 	X(int, cnd_timedwait, (cnd_t *restrict, mtx_t *restrict,	\
 			       const struct timespec *restrict), "GLIBC_2.34") \
 	X(void, call_once, (once_flag *, void (*)(void)), "GLIBC_2.34")	\
+	X(int, close_range, (unsigned, unsigned, int), "GLIBC_2.34")	\
+	X(void, closefrom, (int), "GLIBC_2.34")				\
 	CP_REAL_GOMP_FUNCS(X)
 
 /* libgomp's entry points (wrap_gomp.c); void * stands for its types. */

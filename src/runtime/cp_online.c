@@ -589,6 +589,16 @@ void cp_online_signal_take(struct cp_thread *t, struct cp_objrec *r,
 		ev_consume(t, w ? CP_EVF_WAIT : 0, now, r->id, lo, n);
 }
 
+bool cp_online_signal_pending(struct cp_objrec *r)
+{
+	bool pending;
+
+	cp_lock_acquire(&r->lk);
+	pending = r->seq > r->u.signal.base;
+	cp_lock_release(&r->lk);
+	return pending;
+}
+
 void cp_online_signal_reset(struct cp_objrec *r)
 {
 	cp_lock_acquire(&r->lk);

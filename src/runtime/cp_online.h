@@ -305,6 +305,8 @@ void cp_online_signal_take(struct cp_thread *t, struct cp_objrec *r,
 			   struct cp_wait *w, bool reset);
 /* Drop what the record collected, without taking it. */
 void cp_online_signal_reset(struct cp_objrec *r);
+/* Whether a publish came since the record's last take with reset. */
+bool cp_online_signal_pending(struct cp_objrec *r);
 
 /*
  * Work that runs inside a wait (an OpenMP task run by a thread waiting at

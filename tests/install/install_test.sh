@@ -22,7 +22,9 @@ test -f "$libdir/cmake/cpthread/cpthreadConfig.cmake"
 # syscall (futexes) and sched_yield (spin-waits), the signal calls and _exit the crash path needs, the
 # signal masks (the sampler's signal stays open), the signals sent and
 # waited for within the process, the waits for child processes, and the
-# exec family (a process's report is finished before its image goes).
+# exec family (a process's report is finished before its image goes), and
+# the channels between threads (pipes, eventfds, socket pairs: their
+# writes, reads and readiness waits).
 bad=$(nm -D --defined-only "$libdir/libcpthread.so" | awk '{print $3}' |
       grep -Ev '^(cpthread_|pthread_|sem_|fork$|__cyg_profile_func_)' |
       grep -Ev '^(thrd_|mtx_|cnd_|call_once$|GOMP_|omp_|syscall$)' |
@@ -33,7 +35,11 @@ bad=$(nm -D --defined-only "$libdir/libcpthread.so" | awk '{print $3}' |
       grep -Ev '^(sigsuspend|pause)$' |
       grep -Ev '^(wait|waitpid|wait3|wait4|waitid)$' |
       grep -Ev '^(execve|execv|execvp|execvpe|execl|execlp|execle)$' |
-      grep -Ev '^fexecve$' || true)
+      grep -Ev '^fexecve$' |
+      grep -Ev '^(pipe|pipe2|eventfd|socketpair|close|close_range|closefrom)$' |
+      grep -Ev '^(dup2|dup3)$' |
+      grep -Ev '^(write|writev|send|eventfd_write|read|readv|eventfd_read)$' |
+      grep -Ev '^(poll|ppoll|select|pselect|epoll_ctl|epoll_wait|epoll_pwait)$' || true)
 if [ -n "$bad" ]; then
 	echo "libcpthread.so exports unexpected symbols: $bad" >&2
 	exit 1

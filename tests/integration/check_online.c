@@ -601,6 +601,62 @@ START_TEST(test_online_signals)
 }
 END_TEST
 
+/* A thread asleep on a channel until main writes to it (chan.c): a pipe,
+ * an eventfd, a socket pair, read alone or waited for with poll, ppoll,
+ * select, pselect, epoll_wait and epoll_pwait. */
+START_TEST(test_online_channels)
+{
+	run_workload(&cpt_wl_chan[_i / NCOMBOS], _i % NCOMBOS);
+}
+END_TEST
+
+/*
+ * A wait on a channel that ends on a timer, outside the program (chan.c
+ * outside: a 100 ms poll of an eventfd nobody writes): no edge, and none
+ * of it is waiting; under the wall clock the 100 ms stay useful time,
+ * standing for what the thread waited for, and its region "d" ends the
+ * critical path.
+ */
+START_TEST(test_online_channel_outside)
+{
+	const struct combo *c = &combos[_i];
+	char env_clock[64];
+	const char *env[] = { env_clock, "CPTHREAD_QUIET=1",
+			      "CPTHREAD_FUNCS=a,c,d", NULL };
+	const char *args[] = { "outside", NULL };
+	struct cpt_run r;
+	json_t *jt;
+	double useful, waited, len;
+
+	snprintf(env_clock, sizeof(env_clock), "CPTHREAD_CLOCK=%s", c->clock);
+	ck_assert_msg(cpt_run_workload(&r, "chan", c->v, args, env, 60) == 0,
+		      "cannot run workload chan");
+	ck_assert_msg(cpt_run_exit_code(&r) == 0 && r.report,
+		      "chan outside, %s, %s: exit %d, %s",
+		      cpt_variant_name(c->v), c->clock, cpt_run_exit_code(&r),
+		      r.report_error);
+	jt = cpt_json_thread(r.report, 1);
+	ck_assert_msg(jt, "chan outside: thread 1 missing");
+	useful = cpt_json_ms(jt, "useful_ns");
+	waited = cpt_json_ms(jt, "wait_ns");
+	len = cpt_json_ms(r.report, "critical_path.length_ns");
+	ck_assert_msg(waited < 5, "chan outside, %s, %s: thread 1 waited "
+		      "%.3f ms (a wait that ended outside the program is no "
+		      "waiting)", cpt_variant_name(c->v), c->clock, waited);
+	if (!strcmp(c->clock, "wall"))
+		ck_assert_msg(useful >= 115 && len >= 115,
+			      "chan outside, %s, wall: thread 1 useful "
+			      "%.3f ms, critical path %.3f ms (expected the "
+			      "100 ms poll and \"d\" 20, at least 115)",
+			      cpt_variant_name(c->v), useful, len);
+	else
+		ck_assert_msg(useful < 30, "chan outside, %s, cpu: thread 1 "
+			      "useful %.3f ms (expected \"d\" 20 only)",
+			      cpt_variant_name(c->v), useful);
+	cpt_run_free(&r);
+}
+END_TEST
+
 /*
  * LLVM's OpenMP runtime loaded into a traced program (preloaded into the
  * mutex workload): its synchronization is not traced, and the report
@@ -824,6 +880,9 @@ static Suite *online_suite(void)
 	tcase_set_timeout(tc, 480);
 	tcase_add_loop_test(tc, test_online_cxx, 0, 6 * NCOMBOS);
 	tcase_add_loop_test(tc, test_online_signals, 0, 4 * NCOMBOS);
+	tcase_add_loop_test(tc, test_online_channels, 0,
+			    CPT_WL_NCHAN * NCOMBOS);
+	tcase_add_loop_test(tc, test_online_channel_outside, 0, NCOMBOS);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("unexplained_wait");
 	tcase_set_timeout(tc, 120);

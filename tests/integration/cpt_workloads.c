@@ -335,6 +335,22 @@ const struct workload cpt_wl_sigwaitinfo = CPT_WL_SIGWAIT("sigwaitinfo");
 const struct workload cpt_wl_sigtimedwait = CPT_WL_SIGWAIT("sigtimedwait");
 const struct workload cpt_wl_sigsuspend = CPT_WL_SIGWAIT("sigsuspend");
 
+/* chan.c: the futex case's numbers, the wake a write to a channel. */
+#define CPT_WL_CHAN(mode)						\
+	{ "chan", mode, "a,c,d", 120, 2, 10,				\
+	  { { "a", 100, 100, 100 }, { "c", 0, 0, 10 },			\
+	    { "d", 20, 10, 20 } },					\
+	  { { 0, 120, 110 }, { 1, 120, 20 }, END_THREADS },		\
+	  { { NULL } } }
+
+const struct workload cpt_wl_chan[CPT_WL_NCHAN] = {
+	CPT_WL_CHAN("pipe"), CPT_WL_CHAN("eventfd"),
+	CPT_WL_CHAN("socketpair"), CPT_WL_CHAN("poll"),
+	CPT_WL_CHAN("ppoll"), CPT_WL_CHAN("select"),
+	CPT_WL_CHAN("pselect"), CPT_WL_CHAN("epoll"),
+	CPT_WL_CHAN("epoll_pwait"),
+};
+
 const struct workload *const cpt_wl_all[] = {
 	&cpt_wl_c11,
 	&cpt_wl_c11_timed,
@@ -359,6 +375,15 @@ const struct workload *const cpt_wl_all[] = {
 	&cpt_wl_sigwaitinfo,
 	&cpt_wl_sigtimedwait,
 	&cpt_wl_sigsuspend,
+	&cpt_wl_chan[0],
+	&cpt_wl_chan[1],
+	&cpt_wl_chan[2],
+	&cpt_wl_chan[3],
+	&cpt_wl_chan[4],
+	&cpt_wl_chan[5],
+	&cpt_wl_chan[6],
+	&cpt_wl_chan[7],
+	&cpt_wl_chan[8],
 	&cpt_wl_mutex,
 	&cpt_wl_mutex_timed,
 	&cpt_wl_spin,

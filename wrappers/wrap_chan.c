@@ -1,0 +1,446 @@
+/*
+ * wrap_chan.c - the channels through which threads wake each other:
+ * pipes, eventfds and socket pairs, written to by one thread and waited
+ * on by another, alone (read) or among other descriptors (poll, select,
+ * epoll).  An event loop's thread (libuv's, libevent's, a server's own)
+ * sleeps in epoll_wait until a worker's write to an eventfd or a pipe
+ * says its work is done (uv_async_send), and a dispatcher hands a worker
+ * a connection the same way.  Without these the loop's sleep counted as
+ * useful work, and an idle loop thread could hold the critical path.
+ *
+ * The calls that make a channel (pipe, pipe2, eventfd, socketpair of
+ * AF_UNIX) register its descriptors (cp_chan.h), close, close_range,
+ * closefrom, dup2 and dup3 unregister them, epoll_ctl notes the channel descriptors a set watches
+ * and under which data.  A write to a channel (write, writev, send,
+ * eventfd_write) publishes the writer's path into the channel's signal
+ * record, merged (many writers, one reader), before the real call.  A
+ * wait (read, readv, eventfd_read on a channel; poll, ppoll, select,
+ * pselect, epoll_wait, epoll_pwait on any set) that returns a channel
+ * ready takes the writes made to it since the previous take: the wait
+ * ends with an edge from them.  A wait that returns no channel with a
+ * write since its previous take ended on something outside the process
+ * (the network, a timer, another process's write, a child's output): the
+ * tracer has no edge for it, and the time stays useful, standing for
+ * that outside work on the thread's path, as a wait for a child process
+ * does.  A poll with a zero timeout is no wait; what it finds is taken
+ * all the same.  Every other descriptor costs one load on the way to the
+ * real call.  Return values and errno are the real calls'.
+ */
+#include "wrap_common.h"
+
+#include <linux/close_range.h>
+#include <sys/socket.h>
+
+#include "cp_chan.h"
+
+/* ---- making and closing --------------------------------------------- */
+
+CP_EXPORT int pipe(int fd[2])
+{
+	int rc = CP_REAL(pipe)(fd);
+
+	if (rc == 0)
+		cp_chan_open(fd[0], fd[1]);
+	return rc;
+}
+
+CP_EXPORT int pipe2(int fd[2], int flags)
+{
+	int rc = CP_REAL(pipe2)(fd, flags);
+
+	if (rc == 0)
+		cp_chan_open(fd[0], fd[1]);
+	return rc;
+}
+
+CP_EXPORT int eventfd(unsigned count, int flags)
+{
+	int fd = CP_REAL(eventfd)(count, flags);
+
+	if (fd >= 0)
+		cp_chan_open(fd, -1);
+	return fd;
+}
+
+CP_EXPORT int socketpair(int domain, int type, int protocol, int sv[2])
+{
+	int rc = CP_REAL(socketpair)(domain, type, protocol, sv);
+
+	if (rc == 0 && domain == AF_UNIX)
+		cp_chan_open(sv[0], sv[1]);
+	return rc;
+}
+
+/* Descriptor @fd leaves its channel (before the real call that closes or
+ * replaces it). */
+static void unregister(int fd)
+{
+	struct cp_thread *t;
+
+	if (!cp_chan_of(fd))
+		return;
+	t = cp_enter();
+	cp_chan_close(fd, t != NULL);
+	if (t)
+		cp_leave();
+}
+
+CP_EXPORT int close(int fd)
+{
+	unregister(fd);
+	return CP_REAL(close)(fd);
+}
+
+/* Descriptors @first to @last leave their channels. */
+static void unregister_range(unsigned first, unsigned last)
+{
+	struct cp_thread *t = cp_enter();
+
+	cp_chan_close_range(first, last, t != NULL);
+	if (t)
+		cp_leave();
+}
+
+CP_EXPORT int close_range(unsigned first, unsigned last, int flags)
+{
+	if (!(flags & CLOSE_RANGE_CLOEXEC))
+		unregister_range(first, last);
+	return CP_REAL(close_range)(first, last, flags);
+}
+
+CP_EXPORT void closefrom(int lowfd)
+{
+	if (lowfd >= 0)
+		unregister_range((unsigned)lowfd, ~0u);
+	CP_REAL(closefrom)(lowfd);
+}
+
+CP_EXPORT int dup2(int oldfd, int newfd)
+{
+	int rc;
+
+	if (oldfd != newfd)
+		unregister(newfd);
+	rc = CP_REAL(dup2)(oldfd, newfd);
+	if (rc >= 0 && oldfd != newfd)
+		cp_chan_dup(oldfd, newfd);
+	return rc;
+}
+
+CP_EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+	int rc;
+
+	unregister(newfd);
+	rc = CP_REAL(dup3)(oldfd, newfd, flags);
+	if (rc >= 0)
+		cp_chan_dup(oldfd, newfd);
+	return rc;
+}
+
+CP_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
+{
+	int rc = CP_REAL(epoll_ctl)(epfd, op, fd, ev);
+
+	if (rc == 0 && cp_chan_of(fd)) {
+		if (op == EPOLL_CTL_DEL)
+			cp_chan_epoll_del(epfd, fd);
+		else if (ev)
+			cp_chan_epoll_set(epfd, fd, ev->data.u64);
+	}
+	return rc;
+}
+
+/* ---- writes: releases ------------------------------------------------ */
+
+/* A write to channel @id, called from @ra. */
+__attribute__((noinline)) static void woke(uint32_t id, const void *ra)
+{
+	struct cp_thread *t = cp_enter();
+	struct cp_objrec *r;
+
+	if (!t)
+		return;
+	r = cp_chan_rec(t, id, ra);
+	if (r)
+		cp_online_signal(t, r, true);
+	cp_leave();
+}
+
+#define CP_CHAN_WRITE(fd, real_call)					\
+	do {								\
+		uint32_t id_ = cp_chan_of(fd);				\
+									\
+		if (__builtin_expect(id_ != 0, 0))			\
+			woke(id_, __builtin_return_address(0));		\
+		return real_call;					\
+	} while (0)
+
+CP_EXPORT ssize_t write(int fd, const void *buf, size_t n)
+{
+	CP_CHAN_WRITE(fd, CP_REAL(write)(fd, buf, n));
+}
+
+CP_EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
+{
+	CP_CHAN_WRITE(fd, CP_REAL(writev)(fd, iov, n));
+}
+
+CP_EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
+{
+	CP_CHAN_WRITE(fd, CP_REAL(send)(fd, buf, n, flags));
+}
+
+CP_EXPORT int eventfd_write(int fd, eventfd_t value)
+{
+	CP_CHAN_WRITE(fd, CP_REAL(eventfd_write)(fd, value));
+}
+
+/* ---- waits: takes ---------------------------------------------------- */
+
+/* A wait on channels in progress. */
+struct chan_wait {
+	struct cp_thread *t;
+	struct cp_wait w;
+	struct cp_cancel cc;
+	const void *ra;		/* the program's call */
+	bool blocking;		/* a wait, not a zero-timeout poll */
+	unsigned taken;		/* channels that brought writes */
+};
+
+/* Cancelled inside the wait: ended as a failed one. */
+static void chan_cancelled(const struct cp_cancel *c)
+{
+	if (c->a)
+		cp_online_failed(c->t, NULL, c->w);
+}
+
+/* Begin a wait (@blocking) or a poll; false when the thread is not
+ * traced. */
+static bool wait_begin(struct chan_wait *cw, bool blocking, const void *ra)
+{
+	cw->t = cp_enter();
+	if (!cw->t)
+		return false;
+	cw->ra = ra;
+	cw->blocking = blocking;
+	cw->taken = 0;
+	if (blocking)
+		cp_online_wait_begin(cw->t, NULL, &cw->w);
+	cw->cc = (struct cp_cancel){ .end = chan_cancelled, .t = cw->t,
+				     .w = &cw->w,
+				     .a = blocking ? (void *)cw : NULL };
+	return true;
+}
+
+/* Channel @id came back ready: take its writes since the last take. */
+static void wait_take(struct chan_wait *cw, uint32_t id)
+{
+	struct cp_objrec *r;
+
+	if (!id)
+		return;
+	r = cp_chan_rec(cw->t, id, cw->ra);
+	if (!r || !cp_online_signal_pending(r))
+		return;
+	cp_online_signal_take(cw->t, r,
+			      cw->blocking && !cw->taken ? &cw->w : NULL, true);
+	cw->taken++;
+}
+
+/* The end of the wait: without a write taken, it ended on something
+ * outside the process, and its time stays useful. */
+static void wait_end(struct chan_wait *cw)
+{
+	if (cw->blocking && !cw->taken)
+		cp_online_failed(cw->t, NULL, NULL);
+	cp_leave();
+}
+
+/* A read-like call on descriptor @fd: a wait for its channel's writes
+ * when it is one (and returned data), else only the real call. */
+#define CP_CHAN_READ(type, fd, real_call, ok)				\
+	do {								\
+		uint32_t id_ = cp_chan_of(fd);				\
+		struct chan_wait cw;					\
+		type rc;						\
+		int err;						\
+									\
+		if (__builtin_expect(!id_, 1) ||			\
+		    !wait_begin(&cw, true, __builtin_return_address(0))) \
+			return real_call;				\
+		CP_CANCELLABLE(&cw.cc, rc = real_call, err = errno);	\
+		if (ok)							\
+			wait_take(&cw, id_);				\
+		wait_end(&cw);						\
+		errno = err;						\
+		return rc;						\
+	} while (0)
+
+CP_EXPORT ssize_t read(int fd, void *buf, size_t n)
+{
+	CP_CHAN_READ(ssize_t, fd, CP_REAL(read)(fd, buf, n), rc > 0);
+}
+
+CP_EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
+{
+	CP_CHAN_READ(ssize_t, fd, CP_REAL(readv)(fd, iov, n), rc > 0);
+}
+
+CP_EXPORT int eventfd_read(int fd, eventfd_t *value)
+{
+	CP_CHAN_READ(int, fd, CP_REAL(eventfd_read)(fd, value), rc == 0);
+}
+
+/* Whether @fds holds a channel descriptor; a set without one is passed
+ * to the real call untouched. */
+static bool poll_has_chan(const struct pollfd *fds, nfds_t n)
+{
+	for (nfds_t i = 0; i < n; i++)
+		if (cp_chan_of(fds[i].fd))
+			return true;
+	return false;
+}
+
+/* After a poll: take every channel that came back readable. */
+static void poll_takes(struct chan_wait *cw, const struct pollfd *fds,
+		       nfds_t n, int rc)
+{
+	for (nfds_t i = 0; rc > 0 && i < n; i++)
+		if (fds[i].revents & (POLLIN | POLLHUP))
+			wait_take(cw, cp_chan_of(fds[i].fd));
+}
+
+CP_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	struct chan_wait cw;
+	int rc, err;
+
+	if (!poll_has_chan(fds, n) ||
+	    !wait_begin(&cw, timeout != 0, __builtin_return_address(0)))
+		return CP_REAL(poll)(fds, n, timeout);
+	CP_CANCELLABLE(&cw.cc, rc = CP_REAL(poll)(fds, n, timeout),
+		       err = errno);
+	poll_takes(&cw, fds, n, rc);
+	wait_end(&cw);
+	errno = err;
+	return rc;
+}
+
+CP_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
+		    const sigset_t *mask)
+{
+	struct chan_wait cw;
+	int rc, err;
+	bool blocking = !ts || ts->tv_sec || ts->tv_nsec;
+
+	if (!poll_has_chan(fds, n) ||
+	    !wait_begin(&cw, blocking, __builtin_return_address(0)))
+		return CP_REAL(ppoll)(fds, n, ts, mask);
+	CP_CANCELLABLE(&cw.cc, rc = CP_REAL(ppoll)(fds, n, ts, mask),
+		       err = errno);
+	poll_takes(&cw, fds, n, rc);
+	wait_end(&cw);
+	errno = err;
+	return rc;
+}
+
+/* Whether read set @rd of @nfds descriptors holds a channel. */
+static bool select_has_chan(int nfds, const fd_set *rd)
+{
+	if (!rd)
+		return false;
+	for (int fd = 0; fd < nfds && fd < FD_SETSIZE; fd++)
+		if (FD_ISSET(fd, rd) && cp_chan_of(fd))
+			return true;
+	return false;
+}
+
+static void select_takes(struct chan_wait *cw, int nfds, const fd_set *rd,
+			 int rc)
+{
+	for (int fd = 0; rc > 0 && fd < nfds && fd < FD_SETSIZE; fd++)
+		if (FD_ISSET(fd, rd))
+			wait_take(cw, cp_chan_of(fd));
+}
+
+CP_EXPORT int select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
+		     struct timeval *tv)
+{
+	struct chan_wait cw;
+	int rc, err;
+	bool blocking = !tv || tv->tv_sec || tv->tv_usec;
+
+	if (!select_has_chan(nfds, rd) ||
+	    !wait_begin(&cw, blocking, __builtin_return_address(0)))
+		return CP_REAL(select)(nfds, rd, wr, ex, tv);
+	CP_CANCELLABLE(&cw.cc, rc = CP_REAL(select)(nfds, rd, wr, ex, tv),
+		       err = errno);
+	select_takes(&cw, nfds, rd, rc);
+	wait_end(&cw);
+	errno = err;
+	return rc;
+}
+
+CP_EXPORT int pselect(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
+		      const struct timespec *ts, const sigset_t *mask)
+{
+	struct chan_wait cw;
+	int rc, err;
+	bool blocking = !ts || ts->tv_sec || ts->tv_nsec;
+
+	if (!select_has_chan(nfds, rd) ||
+	    !wait_begin(&cw, blocking, __builtin_return_address(0)))
+		return CP_REAL(pselect)(nfds, rd, wr, ex, ts, mask);
+	CP_CANCELLABLE(&cw.cc,
+		       rc = CP_REAL(pselect)(nfds, rd, wr, ex, ts, mask),
+		       err = errno);
+	select_takes(&cw, nfds, rd, rc);
+	wait_end(&cw);
+	errno = err;
+	return rc;
+}
+
+static void epoll_takes(struct chan_wait *cw, int epfd,
+			const struct epoll_event *ev, int rc)
+{
+	for (int i = 0; i < rc; i++)
+		if (ev[i].events & (EPOLLIN | EPOLLHUP))
+			wait_take(cw, cp_chan_epoll_find(epfd,
+							 ev[i].data.u64));
+}
+
+CP_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max,
+			 int timeout)
+{
+	struct chan_wait cw;
+	int rc, err;
+
+	if (!cp_chan_epoll_watches(epfd) ||
+	    !wait_begin(&cw, timeout != 0, __builtin_return_address(0)))
+		return CP_REAL(epoll_wait)(epfd, ev, max, timeout);
+	CP_CANCELLABLE(&cw.cc, rc = CP_REAL(epoll_wait)(epfd, ev, max, timeout),
+		       err = errno);
+	epoll_takes(&cw, epfd, ev, rc);
+	wait_end(&cw);
+	errno = err;
+	return rc;
+}
+
+CP_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max,
+			  int timeout, const sigset_t *mask)
+{
+	struct chan_wait cw;
+	int rc, err;
+
+	if (!cp_chan_epoll_watches(epfd) ||
+	    !wait_begin(&cw, timeout != 0, __builtin_return_address(0)))
+		return CP_REAL(epoll_pwait)(epfd, ev, max, timeout, mask);
+	CP_CANCELLABLE(&cw.cc,
+		       rc = CP_REAL(epoll_pwait)(epfd, ev, max, timeout, mask),
+		       err = errno);
+	epoll_takes(&cw, epfd, ev, rc);
+	wait_end(&cw);
+	errno = err;
+	return rc;
+}
