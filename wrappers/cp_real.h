@@ -136,7 +136,8 @@
 	CP_REAL_CHAN_FUNCS(X)
 
 /* The channels between threads (wrap_chan.c): their making and closing,
- * the writes that wake, the reads and readiness waits that wake up. */
+ * the writes that wake, the reads and readiness waits that wake up; and
+ * the sleeps (wrap_sleep.c). */
 #define CP_REAL_CHAN_FUNCS(X)						\
 	X(int, pipe, (int[2]), NULL)					\
 	X(int, pipe2, (int[2], int), NULL)				\
@@ -162,7 +163,13 @@
 	X(int, epoll_ctl, (int, int, int, struct epoll_event *), NULL)	\
 	X(int, epoll_wait, (int, struct epoll_event *, int, int), NULL)	\
 	X(int, epoll_pwait, (int, struct epoll_event *, int, int,	\
-			     const sigset_t *), NULL)
+			     const sigset_t *), NULL)			\
+	X(unsigned, sleep, (unsigned), NULL)				\
+	X(int, usleep, (useconds_t), NULL)				\
+	X(int, nanosleep, (const struct timespec *, struct timespec *),	\
+	  NULL)								\
+	X(int, clock_nanosleep, (clockid_t, int, const struct timespec *, \
+				 struct timespec *), NULL)
 
 /*
  * Functions of libraries a program may not load: a missing one stays NULL

@@ -22,9 +22,12 @@
  * (the network, a timer, another process's write, a child's output): the
  * tracer has no edge for it, and the time stays useful, standing for
  * that outside work on the thread's path, as a wait for a child process
- * does.  A poll with a zero timeout is no wait; what it finds is taken
- * all the same.  Every other descriptor costs one load on the way to the
- * real call.  Return values and errno are the real calls'.
+ * does, and is counted apart (cp_unseen.h: "waiting outside the
+ * process"), as is a readiness wait on no channel at all (a server's
+ * sockets).  A poll with a zero timeout is no wait; what it finds is
+ * taken all the same.  A read of any other descriptor costs one load on
+ * the way to the real call.  Return values and errno are the real
+ * calls'.
  */
 #include "wrap_common.h"
 
@@ -32,6 +35,8 @@
 #include <sys/socket.h>
 
 #include "cp_chan.h"
+#include "cp_clock.h"
+#include "cp_unseen.h"
 
 /* ---- making and closing --------------------------------------------- */
 
@@ -198,38 +203,47 @@ CP_EXPORT int eventfd_write(int fd, eventfd_t value)
 
 /* ---- waits: takes ---------------------------------------------------- */
 
-/* A wait on channels in progress. */
+/* A wait on descriptors in progress. */
 struct chan_wait {
 	struct cp_thread *t;
 	struct cp_wait w;
 	struct cp_cancel cc;
 	const void *ra;		/* the program's call */
+	uint64_t t0;		/* wall clock at its start */
 	bool blocking;		/* a wait, not a zero-timeout poll */
+	bool chans;		/* on a channel: a wait of the graph */
 	unsigned taken;		/* channels that brought writes */
 };
 
-/* Cancelled inside the wait: ended as a failed one. */
+/* Cancelled inside the wait: a channel wait ends as a failed one. */
 static void chan_cancelled(const struct cp_cancel *c)
 {
 	if (c->a)
 		cp_online_failed(c->t, NULL, c->w);
 }
 
-/* Begin a wait (@blocking) or a poll; false when the thread is not
- * traced. */
-static bool wait_begin(struct chan_wait *cw, bool blocking, const void *ra)
+/* Begin a wait (@blocking) or a poll, on channels (@chans) or not; false
+ * when the thread is not traced or there is nothing to follow (a poll of
+ * no channel). */
+static bool wait_begin(struct chan_wait *cw, bool blocking, bool chans,
+		       const void *ra)
 {
+	if (!blocking && !chans)
+		return false;
 	cw->t = cp_enter();
 	if (!cw->t)
 		return false;
 	cw->ra = ra;
 	cw->blocking = blocking;
+	cw->chans = chans;
 	cw->taken = 0;
-	if (blocking)
+	cw->t0 = blocking ? cp_clock_wall() : 0;
+	if (blocking && chans)
 		cp_online_wait_begin(cw->t, NULL, &cw->w);
 	cw->cc = (struct cp_cancel){ .end = chan_cancelled, .t = cw->t,
 				     .w = &cw->w,
-				     .a = blocking ? (void *)cw : NULL };
+				     .a = blocking && chans ? (void *)cw
+							    : NULL };
 	return true;
 }
 
@@ -249,11 +263,16 @@ static void wait_take(struct chan_wait *cw, uint32_t id)
 }
 
 /* The end of the wait: without a write taken, it ended on something
- * outside the process, and its time stays useful. */
+ * outside the process, and its time stays useful, said apart. */
 static void wait_end(struct chan_wait *cw)
 {
-	if (cw->blocking && !cw->taken)
-		cp_online_failed(cw->t, NULL, NULL);
+	if (cw->blocking && !cw->taken) {
+		uint64_t t1 = cp_clock_wall();
+
+		if (cw->chans)
+			cp_online_failed(cw->t, NULL, NULL);
+		cp_unseen_outside_wait(cw->t, t1 > cw->t0 ? t1 - cw->t0 : 0);
+	}
 	cp_leave();
 }
 
@@ -267,7 +286,8 @@ static void wait_end(struct chan_wait *cw)
 		int err;						\
 									\
 		if (__builtin_expect(!id_, 1) ||			\
-		    !wait_begin(&cw, true, __builtin_return_address(0))) \
+		    !wait_begin(&cw, true, true,			\
+				__builtin_return_address(0)))		\
 			return real_call;				\
 		CP_CANCELLABLE(&cw.cc, rc = real_call, err = errno);	\
 		if (ok)							\
@@ -316,8 +336,8 @@ CP_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
 	struct chan_wait cw;
 	int rc, err;
 
-	if (!poll_has_chan(fds, n) ||
-	    !wait_begin(&cw, timeout != 0, __builtin_return_address(0)))
+	if (!wait_begin(&cw, timeout != 0, poll_has_chan(fds, n),
+			__builtin_return_address(0)))
 		return CP_REAL(poll)(fds, n, timeout);
 	CP_CANCELLABLE(&cw.cc, rc = CP_REAL(poll)(fds, n, timeout),
 		       err = errno);
@@ -334,8 +354,8 @@ CP_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
 	int rc, err;
 	bool blocking = !ts || ts->tv_sec || ts->tv_nsec;
 
-	if (!poll_has_chan(fds, n) ||
-	    !wait_begin(&cw, blocking, __builtin_return_address(0)))
+	if (!wait_begin(&cw, blocking, poll_has_chan(fds, n),
+			__builtin_return_address(0)))
 		return CP_REAL(ppoll)(fds, n, ts, mask);
 	CP_CANCELLABLE(&cw.cc, rc = CP_REAL(ppoll)(fds, n, ts, mask),
 		       err = errno);
@@ -371,8 +391,8 @@ CP_EXPORT int select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 	int rc, err;
 	bool blocking = !tv || tv->tv_sec || tv->tv_usec;
 
-	if (!select_has_chan(nfds, rd) ||
-	    !wait_begin(&cw, blocking, __builtin_return_address(0)))
+	if (!wait_begin(&cw, blocking, select_has_chan(nfds, rd),
+			__builtin_return_address(0)))
 		return CP_REAL(select)(nfds, rd, wr, ex, tv);
 	CP_CANCELLABLE(&cw.cc, rc = CP_REAL(select)(nfds, rd, wr, ex, tv),
 		       err = errno);
@@ -389,8 +409,8 @@ CP_EXPORT int pselect(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 	int rc, err;
 	bool blocking = !ts || ts->tv_sec || ts->tv_nsec;
 
-	if (!select_has_chan(nfds, rd) ||
-	    !wait_begin(&cw, blocking, __builtin_return_address(0)))
+	if (!wait_begin(&cw, blocking, select_has_chan(nfds, rd),
+			__builtin_return_address(0)))
 		return CP_REAL(pselect)(nfds, rd, wr, ex, ts, mask);
 	CP_CANCELLABLE(&cw.cc,
 		       rc = CP_REAL(pselect)(nfds, rd, wr, ex, ts, mask),
@@ -416,12 +436,13 @@ CP_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max,
 	struct chan_wait cw;
 	int rc, err;
 
-	if (!cp_chan_epoll_watches(epfd) ||
-	    !wait_begin(&cw, timeout != 0, __builtin_return_address(0)))
+	if (!wait_begin(&cw, timeout != 0, cp_chan_epoll_watches(epfd),
+			__builtin_return_address(0)))
 		return CP_REAL(epoll_wait)(epfd, ev, max, timeout);
 	CP_CANCELLABLE(&cw.cc, rc = CP_REAL(epoll_wait)(epfd, ev, max, timeout),
 		       err = errno);
-	epoll_takes(&cw, epfd, ev, rc);
+	if (cw.chans)
+		epoll_takes(&cw, epfd, ev, rc);
 	wait_end(&cw);
 	errno = err;
 	return rc;
@@ -433,13 +454,14 @@ CP_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max,
 	struct chan_wait cw;
 	int rc, err;
 
-	if (!cp_chan_epoll_watches(epfd) ||
-	    !wait_begin(&cw, timeout != 0, __builtin_return_address(0)))
+	if (!wait_begin(&cw, timeout != 0, cp_chan_epoll_watches(epfd),
+			__builtin_return_address(0)))
 		return CP_REAL(epoll_pwait)(epfd, ev, max, timeout, mask);
 	CP_CANCELLABLE(&cw.cc,
 		       rc = CP_REAL(epoll_pwait)(epfd, ev, max, timeout, mask),
 		       err = errno);
-	epoll_takes(&cw, epfd, ev, rc);
+	if (cw.chans)
+		epoll_takes(&cw, epfd, ev, rc);
 	wait_end(&cw);
 	errno = err;
 	return rc;

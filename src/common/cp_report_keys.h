@@ -78,7 +78,9 @@
  * len_ns (its path at its last event), useful_ns, wait_ns,
  * unexplained_wait_ns (time blocked outside any traced call, wall clock
  * only), child_wait_ns (time blocked waiting for child processes, wall
- * clock only; counted as useful), spin_ns (time between sched_yield calls
+ * clock only; counted as useful), outside_wait_ns (time blocked in
+ * poll, select, epoll or a channel's read that nothing in the process
+ * ended, wall clock only; counted as useful), spin_ns (time between sched_yield calls
  * with no traced call between them: spin-waiting; counted as useful),
  * exited (it ended before the report).
  */
@@ -89,6 +91,7 @@
 #define CP_KEY_USEFUL_NS	"useful_ns"
 #define CP_KEY_UNEXPLAINED_WAIT_NS "unexplained_wait_ns"
 #define CP_KEY_CHILD_WAIT_NS	"child_wait_ns"
+#define CP_KEY_OUTSIDE_WAIT_NS	"outside_wait_ns"
 #define CP_KEY_SPIN_NS		"spin_ns"
 #define CP_KEY_EXITED		"exited"
 

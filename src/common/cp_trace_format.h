@@ -321,7 +321,10 @@ enum cp_obj_kind {
 	CP_OBJ_COND = 5,
 	CP_OBJ_SEM = 6,
 	CP_OBJ_ITEM = 7,
-	CP_OBJ_KIND_MAX = 7,
+	CP_OBJ_CHAN = 8,	/* a pipe, eventfd or socket pair between
+				 * threads (a signal record; its address a
+				 * made-up key, not the program's) */
+	CP_OBJ_KIND_MAX = 8,
 };
 
 /*
@@ -338,8 +341,16 @@ static inline const char *cp_obj_kind_name(unsigned kind)
 {
 	static const char *const names[] = {
 		"?", "mutex", "spin", "rwlock", "barrier", "cond", "sem", "item",
+		"chan",
 	};
 	return kind <= CP_OBJ_KIND_MAX ? names[kind] : "?";
+}
+
+/* Does an object of @kind have the program's address (not a channel's
+ * made-up key)? */
+static inline bool cp_obj_kind_has_addr(unsigned kind)
+{
+	return kind != CP_OBJ_CHAN;
 }
 
 /* Is an object of @kind a lock, with a time held? */

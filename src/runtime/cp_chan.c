@@ -154,6 +154,6 @@ struct cp_objrec *cp_chan_rec(struct cp_thread *t, uint32_t id,
 {
 	if (!id || cp_runtime_alone())
 		return NULL;
-	return cp_objrec_get_at(t, key_of(id), CP_NS_MODEL, CP_OBJ_COND, 0,
+	return cp_objrec_get_at(t, key_of(id), CP_NS_MODEL, CP_OBJ_CHAN, 0,
 				ra);
 }

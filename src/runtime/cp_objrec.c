@@ -55,7 +55,7 @@ static struct cp_lock cp_untracked_lock;
 static uintptr_t cp_untracked[CP_MAX_UNTRACKED];
 static atomic_uint cp_nuntracked;
 
-struct cp_objrec_retired cp_objrec_retired[8];
+struct cp_objrec_retired cp_objrec_retired[CP_OBJ_KIND_MAX + 1];
 static struct cp_objstat cp_retired_top[CP_OBJSTAT_TOP];
 static uint32_t cp_retired_ntop;
 
@@ -374,7 +374,8 @@ uint32_t cp_objrec_retired_top(struct cp_objstat *out)
 
 void cp_objrec_retired_add(const struct cp_objrec *r)
 {
-	struct cp_objrec_retired *s = &cp_objrec_retired[r->kind & 7];
+	unsigned k = r->kind <= CP_OBJ_KIND_MAX ? r->kind : 0;
+	struct cp_objrec_retired *s = &cp_objrec_retired[k];
 
 	s->objects++;
 	s->ops += r->ops;

@@ -505,7 +505,7 @@ void cp_objrec_untrack(struct cp_thread *t, const void *addr);
 struct cp_objrec_retired {
 	uint64_t objects, ops, contended, wait_ns, gain_ns;
 };
-extern struct cp_objrec_retired cp_objrec_retired[8];
+extern struct cp_objrec_retired cp_objrec_retired[CP_OBJ_KIND_MAX + 1];
 
 /* Add @r's figures to the totals of its kind, with the lock that guards
  * them held: the limbo lock (cp_objrec.c), the items' lock for items. */

@@ -265,6 +265,8 @@ static void notes(struct summary *s, void (*say)(void *, const char *),
 		say(arg, cp_unseen_blocked_note());
 	if (*cp_unseen_children_note())
 		say(arg, cp_unseen_children_note());
+	if (*cp_unseen_outside_note())
+		say(arg, cp_unseen_outside_note());
 	if (*cp_unseen_spin_note())
 		say(arg, cp_unseen_spin_note());
 	if (*cp_unseen_library_note())
@@ -360,6 +362,8 @@ static void json_threads(struct cp_emit *e)
 		cp_emit_u64(e, CP_KEY_UNEXPLAINED_WAIT_NS, cp_unseen_of(t));
 		cp_emit_u64(e, CP_KEY_CHILD_WAIT_NS,
 			    cp_unseen_children_of(t));
+		cp_emit_u64(e, CP_KEY_OUTSIDE_WAIT_NS,
+			    cp_unseen_outside_of(t));
 		cp_emit_u64(e, CP_KEY_SPIN_NS, cp_unseen_spin_of(t));
 		cp_emit_bool(e, CP_KEY_EXITED, t->exited);
 		cp_emit_obj_end(e);
@@ -438,7 +442,10 @@ static void json_objects(struct cp_emit *e, const struct summary *s)
 		cp_emit_obj_begin(e, NULL);
 		cp_emit_u64(e, CP_KEY_ID, r->id);
 		cp_emit_str(e, CP_KEY_KIND, cp_obj_kind_name(r->kind));
-		cp_emit_str(e, CP_KEY_ADDRESS, addr);
+		if (!cp_obj_kind_has_addr(r->kind))
+			cp_emit_null(e, CP_KEY_ADDRESS);
+		else
+			cp_emit_str(e, CP_KEY_ADDRESS, addr);
 		json_object_counts(e, r->ops, r->contended, r->wait_ns,
 				   r->gain_ns);
 		cp_emit_bool(e, CP_KEY_UNTRACKED, r->untracked);
@@ -561,7 +568,7 @@ static void write_stderr(struct summary *s)
 		const struct cp_objstat *r = &s->top[0];
 		const char *fn = r->site ? cp_symbols_name_at(r->site) : NULL;
 		const char *mod;
-		char where[64];
+		char where[64], at[32];
 		uint64_t off;
 
 		/* a library's or a stripped executable's code by module and
@@ -572,12 +579,17 @@ static void write_stderr(struct summary *s)
 			fn = where;
 		}
 		fmt_s(a, sizeof(a), r->wait_ns);
-		sink_printf(o, "cpthread: most waited-on object: %s %u at 0x%lx "
+		/* a channel's address is a made-up key: no "at" */
+		if (!cp_obj_kind_has_addr(r->kind))
+			at[0] = 0;
+		else
+			snprintf(at, sizeof(at), "at 0x%lx ",
+				 (unsigned long)r->addr);
+		sink_printf(o, "cpthread: most waited-on object: %s %u %s"
 			    "%s%s%s(%lu ops, %s waiting)\n",
-			    cp_obj_kind_name(r->kind), r->id,
-			    (unsigned long)r->addr, fn ? "first used in " : "",
-			    fn ? fn : "", fn ? " " : "",
-			    (unsigned long)r->ops, a);
+			    cp_obj_kind_name(r->kind), r->id, at,
+			    fn ? "first used in " : "", fn ? fn : "",
+			    fn ? " " : "", (unsigned long)r->ops, a);
 	}
 	notes(s, say_stderr, o);
 	if (cp_rt.report_path[0])

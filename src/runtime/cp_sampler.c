@@ -89,12 +89,13 @@ static uintptr_t cp_smp_main;
 /*
  * What only the tracer calls from its frames: liburcu (its hash table of
  * objects, its RCU), libgcc's unwinder (the stacks of objects' first
- * uses), the dynamic loader (liburcu's thread-local variables), the vDSO
- * (its clocks: no clock call is wrapped), and writev (its trace buffers'
- * flush).  A run of frames below a tracer frame is the tracer at work
- * when the frame the tracer called is one of those, whatever that one
- * calls in turn (liburcu takes a libc mutex), and is left out with the
- * tracer's own.  Others stay: the real function a wrapper calls (the
+ * uses), the dynamic loader (liburcu's thread-local variables), the vDSO,
+ * and the C library's functions it calls for itself and wraps for no
+ * one: clock_gettime (its clocks), writev (its trace buffers' flush),
+ * the memory copies.  A run of frames below a tracer frame is the tracer
+ * at work when the frame the tracer called is one of those, whatever
+ * that one calls in turn (liburcu takes a libc mutex), and is left out
+ * with the tracer's own.  Others stay: the real function a wrapper calls (the
  * program's own work), and the program's code the tracer calls back (an
  * OpenMP region's body, a signal handler).  A program that uses those
  * libraries itself keeps its calls, which no tracer frame is above.
@@ -105,14 +106,16 @@ static const char *const cp_smp_helper_libs[] = {
 };
 static uintptr_t cp_smp_helper[CP_SMP_HELPER_RANGES][2];
 static unsigned cp_smp_nhelper;
-static uintptr_t cp_smp_writev;
+#define CP_SMP_HELPER_FNS 5
+static uintptr_t cp_smp_helper_fn[CP_SMP_HELPER_FNS];
 
 /* Whether the frame at @ip, of the function starting at @fn, is one of
  * the tracer's helpers. */
 static bool is_helper(uintptr_t ip, uintptr_t fn)
 {
-	if (fn && fn == cp_smp_writev)
-		return true;
+	for (unsigned i = 0; fn && i < CP_SMP_HELPER_FNS; i++)
+		if (fn == cp_smp_helper_fn[i])
+			return true;
 	for (unsigned i = 0; i < cp_smp_nhelper; i++)
 		if (ip >= cp_smp_helper[i][0] && ip < cp_smp_helper[i][1])
 			return true;
@@ -574,7 +577,11 @@ enum cp_sampler_kind cp_sampler_init(void)
 	cp_modules_own_text(&cp_smp_own_lo, &cp_smp_own_hi);
 	cp_smp_nhelper = cp_modules_text_of(cp_smp_helper_libs, cp_smp_helper,
 					    CP_SMP_HELPER_RANGES);
-	cp_smp_writev = (uintptr_t)writev;
+	cp_smp_helper_fn[0] = (uintptr_t)clock_gettime;
+	cp_smp_helper_fn[1] = (uintptr_t)writev;
+	cp_smp_helper_fn[2] = (uintptr_t)memcpy;
+	cp_smp_helper_fn[3] = (uintptr_t)memset;
+	cp_smp_helper_fn[4] = (uintptr_t)memmove;
 	cp_smp_main = (uintptr_t)cp_symbols_lookup("main");
 	/* The unwinder's one-time set-up (pthread_once) runs here, not in
 	 * the handler. */

@@ -157,6 +157,9 @@ struct cp_thread {
 	uint64_t child_wait_ns;	/* in wait, waitpid and the like for child
 				 * processes (cp_unseen_child_wait): written
 				 * by the thread, read by the report */
+	uint64_t outside_wait_ns; /* in poll, select, epoll or a channel's
+				 * read, ended from outside the process
+				 * (cp_unseen_outside_wait): the same */
 	char name[16];		/* at exit: the name it set itself
 				 * (cp_thread_name), else "" */
 	uint64_t spin_ns;	/* between sched_yield calls with no event

@@ -841,6 +841,8 @@ void cp_trace_finish(struct cp_thread *all, uint64_t online_len)
 		info_put(&b, "note.unexplained", cp_unseen_blocked_note());
 	if (*cp_unseen_children_note())
 		info_put(&b, "note.children", cp_unseen_children_note());
+	if (*cp_unseen_outside_note())
+		info_put(&b, "note.outside", cp_unseen_outside_note());
 	if (*cp_unseen_spin_note())
 		info_put(&b, "note.spin", cp_unseen_spin_note());
 	if (*cp_unseen_library_note())

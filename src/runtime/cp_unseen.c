@@ -68,16 +68,39 @@ static uint64_t children_in(const struct cp_thread *t, uint64_t b)
 	return c < b ? c : b;
 }
 
+/* The part of blocked time @b of @t that its waits for outside events
+ * explain, after its child waits. */
+static uint64_t outside_in(const struct cp_thread *t, uint64_t b)
+{
+	uint64_t o = __atomic_load_n(&t->outside_wait_ns, __ATOMIC_RELAXED);
+
+	b -= children_in(t, b);
+	return o < b ? o : b;
+}
+
 uint64_t cp_unseen_children_of(const struct cp_thread *t)
 {
 	return children_in(t, blocked_of(t));
 }
 
+uint64_t cp_unseen_outside_of(const struct cp_thread *t)
+{
+	return outside_in(t, blocked_of(t));
+}
+
 uint64_t cp_unseen_of(const struct cp_thread *t)
 {
-	uint64_t b = blocked_of(t);	/* one reading of /proc for both */
+	uint64_t b = blocked_of(t);	/* one reading of /proc for all */
 
-	return b - children_in(t, b);
+	return b - children_in(t, b) - outside_in(t, b);
+}
+
+void cp_unseen_outside_wait(struct cp_thread *t, uint64_t ns)
+{
+	__atomic_store_n(&t->outside_wait_ns,
+			 __atomic_load_n(&t->outside_wait_ns,
+					 __ATOMIC_RELAXED) + ns,
+			 __ATOMIC_RELAXED);
 }
 
 void cp_unseen_child_wait(struct cp_thread *t, uint64_t ns)
@@ -180,6 +203,17 @@ static struct thread_note children_note = {
 	.of = cp_unseen_children_of,
 };
 
+static struct thread_note outside_note = {
+	.head = "Waiting outside the process: ",
+	.verb = "waited",
+	.tail = " in a sleep, or in poll, select, epoll or a read for "
+		"something no thread of this process sent (a socket to another "
+		"process, a timer, a child's output); that time counts as "
+		"useful work, standing for what it waited for on the critical "
+		"path.",
+	.of = cp_unseen_outside_of,
+};
+
 static struct thread_note spin_note = {
 	.head = "Spinning: ",
 	.verb = "spun",
@@ -205,6 +239,11 @@ const char *cp_unseen_blocked_note(void)
 const char *cp_unseen_children_note(void)
 {
 	return thread_note(&children_note);
+}
+
+const char *cp_unseen_outside_note(void)
+{
+	return thread_note(&outside_note);
 }
 
 /* Loaded objects whose waits no wrapper sees. */

@@ -65,6 +65,19 @@ uint64_t cp_unseen_children_of(const struct cp_thread *t);
 void cp_unseen_child_wait(struct cp_thread *t, uint64_t ns);
 
 /*
+ * Waiting outside the process: a sleep (wrap_sleep.c), a readiness wait
+ * (poll, select, epoll) or a channel's read that no write of the process
+ * ended (wrap_chan.c) is
+ * blocking the tracer knows but has no edge for (a socket to another
+ * process, a timer); its time stays useful, standing for that outside
+ * work, and is said apart from unexplained waiting, as child waits are.
+ */
+uint64_t cp_unseen_outside_of(const struct cp_thread *t);
+
+/* @t waited @ns for something outside the process.  Owning thread. */
+void cp_unseen_outside_wait(struct cp_thread *t, uint64_t ns);
+
+/*
  * Spinning.  A thread that spin-waits outside every wrapper (a loop of
  * the program's own polling a flag; libstdc++'s C++20 waits poll a few
  * times, yielding, before they reach FUTEX_WAIT, which wrap_futex.c
@@ -89,13 +102,15 @@ uint64_t cp_unseen_spin_of(const struct cp_thread *t);
 /*
  * The sentences for the report, computed once at exit and kept (the trace
  * writer repeats them in its INFO block): which threads waited how long
- * unexplained, which waited how long for child processes, which spun how
+ * unexplained, which waited how long for child processes or for events
+ * from outside the process, which spun how
  * long, and which self-synchronizing library is loaded.  "" when there
  * is nothing to say.
  * Exit path, one thread.
  */
 const char *cp_unseen_blocked_note(void);
 const char *cp_unseen_children_note(void);
+const char *cp_unseen_outside_note(void);
 const char *cp_unseen_spin_note(void);
 const char *cp_unseen_library_note(void);
 

@@ -24,7 +24,7 @@ test -f "$libdir/cmake/cpthread/cpthreadConfig.cmake"
 # waited for within the process, the waits for child processes, and the
 # exec family (a process's report is finished before its image goes), and
 # the channels between threads (pipes, eventfds, socket pairs: their
-# writes, reads and readiness waits).
+# writes, reads and readiness waits), and the sleeps.
 bad=$(nm -D --defined-only "$libdir/libcpthread.so" | awk '{print $3}' |
       grep -Ev '^(cpthread_|pthread_|sem_|fork$|__cyg_profile_func_)' |
       grep -Ev '^(thrd_|mtx_|cnd_|call_once$|GOMP_|omp_|syscall$)' |
@@ -39,7 +39,8 @@ bad=$(nm -D --defined-only "$libdir/libcpthread.so" | awk '{print $3}' |
       grep -Ev '^(pipe|pipe2|eventfd|socketpair|close|close_range|closefrom)$' |
       grep -Ev '^(dup2|dup3)$' |
       grep -Ev '^(write|writev|send|eventfd_write|read|readv|eventfd_read)$' |
-      grep -Ev '^(poll|ppoll|select|pselect|epoll_ctl|epoll_wait|epoll_pwait)$' || true)
+      grep -Ev '^(poll|ppoll|select|pselect|epoll_ctl|epoll_wait|epoll_pwait)$' |
+      grep -Ev '^(sleep|usleep|nanosleep|clock_nanosleep)$' || true)
 if [ -n "$bad" ]; then
 	echo "libcpthread.so exports unexpected symbols: $bad" >&2
 	exit 1

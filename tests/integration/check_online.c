@@ -611,48 +611,69 @@ START_TEST(test_online_channels)
 END_TEST
 
 /*
- * A wait on a channel that ends on a timer, outside the program (chan.c
- * outside: a 100 ms poll of an eventfd nobody writes): no edge, and none
- * of it is waiting; under the wall clock the 100 ms stay useful time,
- * standing for what the thread waited for, and its region "d" ends the
- * critical path.
+ * A wait that ends on a timer, outside the program (chan.c outside: a
+ * 100 ms poll of an eventfd nobody writes; chan.c sleep: 100 ms of
+ * usleep, nanosleep and clock_nanosleep): no edge, and none of it is
+ * waiting; under the wall clock the 100 ms stay useful time, standing for
+ * what the thread waited for, its region "d" ends the critical path, and
+ * the report says the thread waited outside the process (at least 80 ms,
+ * at most the run), none of it unexplained.
  */
 START_TEST(test_online_channel_outside)
 {
-	const struct combo *c = &combos[_i];
+	static const char *const modes[] = { "outside", "sleep" };
+	const struct combo *c = &combos[_i % NCOMBOS];
+	const char *mode = modes[_i / NCOMBOS];
 	char env_clock[64];
 	const char *env[] = { env_clock, "CPTHREAD_QUIET=1",
 			      "CPTHREAD_FUNCS=a,c,d", NULL };
-	const char *args[] = { "outside", NULL };
+	const char *args[] = { mode, NULL };
 	struct cpt_run r;
 	json_t *jt;
-	double useful, waited, len;
+	double useful, waited, len, outside, unexplained;
+	const char *note;
 
 	snprintf(env_clock, sizeof(env_clock), "CPTHREAD_CLOCK=%s", c->clock);
 	ck_assert_msg(cpt_run_workload(&r, "chan", c->v, args, env, 60) == 0,
 		      "cannot run workload chan");
 	ck_assert_msg(cpt_run_exit_code(&r) == 0 && r.report,
-		      "chan outside, %s, %s: exit %d, %s",
+		      "chan %s, %s, %s: exit %d, %s", mode,
 		      cpt_variant_name(c->v), c->clock, cpt_run_exit_code(&r),
 		      r.report_error);
 	jt = cpt_json_thread(r.report, 1);
-	ck_assert_msg(jt, "chan outside: thread 1 missing");
+	ck_assert_msg(jt, "chan %s: thread 1 missing", mode);
 	useful = cpt_json_ms(jt, "useful_ns");
 	waited = cpt_json_ms(jt, "wait_ns");
+	outside = cpt_json_ms(jt, "outside_wait_ns");
+	unexplained = cpt_json_ms(jt, "unexplained_wait_ns");
 	len = cpt_json_ms(r.report, "critical_path.length_ns");
-	ck_assert_msg(waited < 5, "chan outside, %s, %s: thread 1 waited "
-		      "%.3f ms (a wait that ended outside the program is no "
-		      "waiting)", cpt_variant_name(c->v), c->clock, waited);
-	if (!strcmp(c->clock, "wall"))
+	note = note_with(r.report, "Waiting outside the process: ");
+	ck_assert_msg(waited < 5, "chan %s, %s, %s: thread 1 waited %.3f ms "
+		      "(a wait that ended outside the program is no waiting)",
+		      mode, cpt_variant_name(c->v), c->clock, waited);
+	if (!strcmp(c->clock, "wall")) {
 		ck_assert_msg(useful >= 115 && len >= 115,
-			      "chan outside, %s, wall: thread 1 useful "
-			      "%.3f ms, critical path %.3f ms (expected the "
-			      "100 ms poll and \"d\" 20, at least 115)",
+			      "chan %s, %s, wall: thread 1 useful %.3f ms, "
+			      "critical path %.3f ms (expected the 100 ms "
+			      "wait and \"d\" 20, at least 115)", mode,
 			      cpt_variant_name(c->v), useful, len);
-	else
-		ck_assert_msg(useful < 30, "chan outside, %s, cpu: thread 1 "
-			      "useful %.3f ms (expected \"d\" 20 only)",
-			      cpt_variant_name(c->v), useful);
+		ck_assert_msg(outside >= 80 && outside <= cpt_json_ms(
+				      r.report, "elapsed_ns") &&
+			      unexplained < 30 && note &&
+			      strstr(note, "thread 1 waited "),
+			      "chan %s, %s, wall: thread 1 outside_wait_ns "
+			      "%.3f ms, unexplained %.3f ms (expected the "
+			      "100 ms outside, none unexplained); note: %s",
+			      mode, cpt_variant_name(c->v), outside,
+			      unexplained, note ? note : "none");
+	} else {
+		ck_assert_msg(useful < 30 && outside == 0 && !note,
+			      "chan %s, %s, cpu: thread 1 useful %.3f ms "
+			      "(expected \"d\" 20 only), outside %.3f ms "
+			      "(expected none); note: %s", mode,
+			      cpt_variant_name(c->v), useful, outside,
+			      note ? note : "none");
+	}
 	cpt_run_free(&r);
 }
 END_TEST
@@ -882,7 +903,8 @@ static Suite *online_suite(void)
 	tcase_add_loop_test(tc, test_online_signals, 0, 4 * NCOMBOS);
 	tcase_add_loop_test(tc, test_online_channels, 0,
 			    CPT_WL_NCHAN * NCOMBOS);
-	tcase_add_loop_test(tc, test_online_channel_outside, 0, NCOMBOS);
+	tcase_add_loop_test(tc, test_online_channel_outside, 0,
+			    2 * NCOMBOS);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("unexplained_wait");
 	tcase_set_timeout(tc, 120);

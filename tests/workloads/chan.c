@@ -28,7 +28,10 @@
  *                (it ends on the timer, outside the program); "a" is
  *                burnt all the same.  No edge: T's 100 ms of waiting
  *                stay useful time under the wall clock (nothing under the
- *                cpu clock), none of it waiting.
+ *                cpu clock), none of it waiting, all of it waiting
+ *                outside the process.
+ *   sleep        the same 100 ms slept: usleep 40, nanosleep 30,
+ *                clock_nanosleep 30.
  */
 #include "wl.h"
 
@@ -94,6 +97,11 @@ static void wait_chan(void)
 		n = is("epoll") ? epoll_wait(epfd, ev, 4, -1)
 				: epoll_pwait(epfd, ev, 4, -1, NULL);
 		drain(ev[0].data.u64 == 0xe5 ? efd : pfd[0]);
+	} else if (is("sleep")) {
+		struct timespec ts = { 0, 30000000 };
+
+		n = !usleep(40000) && !nanosleep(&ts, NULL) &&
+		    !clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
 	} else {		/* outside */
 		p.fd = efd;
 		n = poll(&p, 1, 100) == 0;
@@ -141,7 +149,7 @@ int main(int argc, char **argv)
 {
 	static const char *const modes[] = {
 		"pipe", "eventfd", "socketpair", "poll", "ppoll", "select",
-		"pselect", "epoll", "epoll_pwait", "outside",
+		"pselect", "epoll", "epoll_pwait", "outside", "sleep",
 	};
 	struct epoll_event ev = { .events = EPOLLIN };
 	bool known = false;
@@ -167,7 +175,7 @@ int main(int argc, char **argv)
 	WL_OK(pthread_create(&t, NULL, thread_t, NULL));
 	WL_OK(sem_wait(&ready));
 	wl_region("a", 100);
-	if (!is("outside"))
+	if (!is("outside") && !is("sleep"))
 		write_chan();
 	wl_region("c", 10);
 	WL_OK(pthread_join(t, NULL));

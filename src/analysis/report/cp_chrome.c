@@ -326,9 +326,11 @@ static void wait_slice(struct ctx *x, uint32_t tid, uint32_t e, uint64_t a,
 			&x->t->objs[cp_tracepag_obj(tp, e)];
 		char site[CP_REPORT_SITE_LEN];
 
-		cp_wbuf_str(x->w, ",\"address\":\"");
-		cp_wbuf_printf(x->w, "0x%" PRIx64, o->addr);
-		cp_wbuf_c(x->w, '"');
+		if (cp_obj_kind_has_addr(o->kind)) {
+			cp_wbuf_str(x->w, ",\"address\":\"");
+			cp_wbuf_printf(x->w, "0x%" PRIx64, o->addr);
+			cp_wbuf_c(x->w, '"');
+		}
 		if (o->site.pc) {
 			cp_wbuf_str(x->w, ",\"first_used_in\":");
 			cp_wbuf_json(x->w, cp_report_out_site(&o->site, site,

@@ -737,10 +737,14 @@ static int objects(struct html *h)
 			 ob->obj, ob->untracked ? " (untracked)" : "");
 		S(h, "<tr data-p=\"\"><td class=\"name\">");
 		E(h, nm);
-		cp_wbuf_printf(h->w, "</td><td class=\"name\">0x%" PRIx64
+		if (cp_obj_kind_has_addr(ob->kind))
+			cp_wbuf_printf(h->w, "</td><td class=\"name\">0x%"
+				       PRIx64, ob->addr);
+		else
+			S(h, "</td><td class=\"name\">-");
+		cp_wbuf_printf(h->w, "</td><td data-v=\"%" PRIu64 "\">%" PRIu64
 			       "</td><td data-v=\"%" PRIu64 "\">%" PRIu64
-			       "</td><td data-v=\"%" PRIu64 "\">%" PRIu64
-			       "</td>", ob->addr, ob->ops, ob->ops, ob->waits,
+			       "</td>", ob->ops, ob->ops, ob->waits,
 			       ob->waits);
 		td_ns(h, ob->wait_ns);
 		td_ns(h, ob->waits ? ob->wait_ns / ob->waits : 0);

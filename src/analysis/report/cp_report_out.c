@@ -122,7 +122,8 @@ static void headline(FILE *f, const struct row *rows, uint32_t n,
 /* INFO keys of the runtime's notes on waits it could not see
  * (cp_unseen.h), repeated by the report. */
 static const char *const runtime_notes[] = {
-	"note.unexplained", "note.children", "note.spin", "note.library",
+	"note.unexplained", "note.children", "note.outside", "note.spin",
+	"note.library",
 };
 
 /* The @i-th of the runtime's notes in @t, or NULL past the last. */
@@ -584,7 +585,10 @@ void cp_report_out_objects_json(struct cp_emit *e,
 		cp_emit_u64(e, CP_KEY_ID, ob->obj);
 		cp_emit_str(e, CP_KEY_KIND, cp_obj_kind_name(ob->kind));
 		snprintf(nm, sizeof(nm), "0x%" PRIx64, ob->addr);
-		cp_emit_str(e, CP_KEY_ADDRESS, nm);
+		if (cp_obj_kind_has_addr(ob->kind))
+			cp_emit_str(e, CP_KEY_ADDRESS, nm);
+		else
+			cp_emit_null(e, CP_KEY_ADDRESS);
 		cp_emit_bool(e, CP_KEY_UNTRACKED, ob->untracked);
 		cp_emit_u64(e, CP_KEY_OPS, ob->ops);
 		cp_emit_u64(e, CP_KEY_CONTENDED, ob->waits);

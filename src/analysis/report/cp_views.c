@@ -502,7 +502,10 @@ static void object_row(FILE *f, const struct cp_obj_prof *o)
 	bool lock = cp_profile_is_lock(o->kind);
 
 	snprintf(on, sizeof(on), "%s#%u", cp_obj_kind_name(o->kind), o->obj);
-	snprintf(b, sizeof(b), "0x%" PRIx64, o->addr);
+	if (cp_obj_kind_has_addr(o->kind))
+		snprintf(b, sizeof(b), "0x%" PRIx64, o->addr);
+	else
+		snprintf(b, sizeof(b), "-");
 	fprintf(f, "  %-14s %-18s %8" PRIu64 " %7" PRIu64 " %10s %10s "
 		"%10s %10s %6" PRIu64 " %10s  %s%s\n", on, b, o->ops, o->waits,
 		cp_fmt_ns(a, sizeof(a), o->wait_ns),
