@@ -172,33 +172,70 @@ __attribute__((noinline)) static void woke(uint32_t id, const void *ra)
 	cp_leave();
 }
 
-#define CP_CHAN_WRITE(fd, real_call)					\
+/*
+ * A write: the fast path (no channel, the real functions resolved) is a
+ * test and a jump to the real call, with no frame of its own; the slow
+ * one, the function @slow (..., @ra) the caller names, publishes first.
+ */
+#define CP_CHAN_FAST(name, fd, slow, ...)				\
+	do {								\
+		if (__builtin_expect(!cp_chan_of(fd) && cp_real.ready, 1)) \
+			return cp_real.name(__VA_ARGS__);		\
+		return slow(__VA_ARGS__, __builtin_return_address(0));	\
+	} while (0)
+
+/* The slow path of a write of @fd, called from @ra. */
+#define CP_CHAN_WRITE_SLOW(fd, ra, real_call)				\
 	do {								\
 		uint32_t id_ = cp_chan_of(fd);				\
 									\
-		if (__builtin_expect(id_ != 0, 0))			\
-			woke(id_, __builtin_return_address(0));		\
+		if (id_)						\
+			woke(id_, ra);					\
 		return real_call;					\
 	} while (0)
 
+__attribute__((noinline)) static ssize_t
+write_slow(int fd, const void *buf, size_t n, const void *ra)
+{
+	CP_CHAN_WRITE_SLOW(fd, ra, CP_REAL(write)(fd, buf, n));
+}
+
 CP_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
-	CP_CHAN_WRITE(fd, CP_REAL(write)(fd, buf, n));
+	CP_CHAN_FAST(write, fd, write_slow, fd, buf, n);
+}
+
+__attribute__((noinline)) static ssize_t
+writev_slow(int fd, const struct iovec *iov, int n, const void *ra)
+{
+	CP_CHAN_WRITE_SLOW(fd, ra, CP_REAL(writev)(fd, iov, n));
 }
 
 CP_EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
 {
-	CP_CHAN_WRITE(fd, CP_REAL(writev)(fd, iov, n));
+	CP_CHAN_FAST(writev, fd, writev_slow, fd, iov, n);
+}
+
+__attribute__((noinline)) static ssize_t
+send_slow(int fd, const void *buf, size_t n, int flags, const void *ra)
+{
+	CP_CHAN_WRITE_SLOW(fd, ra, CP_REAL(send)(fd, buf, n, flags));
 }
 
 CP_EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
 {
-	CP_CHAN_WRITE(fd, CP_REAL(send)(fd, buf, n, flags));
+	CP_CHAN_FAST(send, fd, send_slow, fd, buf, n, flags);
+}
+
+__attribute__((noinline)) static int
+eventfd_write_slow(int fd, eventfd_t value, const void *ra)
+{
+	CP_CHAN_WRITE_SLOW(fd, ra, CP_REAL(eventfd_write)(fd, value));
 }
 
 CP_EXPORT int eventfd_write(int fd, eventfd_t value)
 {
-	CP_CHAN_WRITE(fd, CP_REAL(eventfd_write)(fd, value));
+	CP_CHAN_FAST(eventfd_write, fd, eventfd_write_slow, fd, value);
 }
 
 /* ---- waits: takes ---------------------------------------------------- */
@@ -276,18 +313,17 @@ static void wait_end(struct chan_wait *cw)
 	cp_leave();
 }
 
-/* A read-like call on descriptor @fd: a wait for its channel's writes
- * when it is one (and returned data), else only the real call. */
-#define CP_CHAN_READ(type, fd, real_call, ok)				\
+/* The slow path of a read-like call on descriptor @fd, called from @ra:
+ * a wait for its channel's writes when it is one (and returned data),
+ * else only the real call. */
+#define CP_CHAN_READ_SLOW(type, fd, ra, real_call, ok)			\
 	do {								\
 		uint32_t id_ = cp_chan_of(fd);				\
 		struct chan_wait cw;					\
 		type rc;						\
 		int err;						\
 									\
-		if (__builtin_expect(!id_, 1) ||			\
-		    !wait_begin(&cw, true, true,			\
-				__builtin_return_address(0)))		\
+		if (!id_ || !wait_begin(&cw, true, true, ra))		\
 			return real_call;				\
 		CP_CANCELLABLE(&cw.cc, rc = real_call, err = errno);	\
 		if (ok)							\
@@ -297,19 +333,39 @@ static void wait_end(struct chan_wait *cw)
 		return rc;						\
 	} while (0)
 
+__attribute__((noinline)) static ssize_t
+read_slow(int fd, void *buf, size_t n, const void *ra)
+{
+	CP_CHAN_READ_SLOW(ssize_t, fd, ra, CP_REAL(read)(fd, buf, n), rc > 0);
+}
+
 CP_EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
-	CP_CHAN_READ(ssize_t, fd, CP_REAL(read)(fd, buf, n), rc > 0);
+	CP_CHAN_FAST(read, fd, read_slow, fd, buf, n);
+}
+
+__attribute__((noinline)) static ssize_t
+readv_slow(int fd, const struct iovec *iov, int n, const void *ra)
+{
+	CP_CHAN_READ_SLOW(ssize_t, fd, ra, CP_REAL(readv)(fd, iov, n),
+			  rc > 0);
 }
 
 CP_EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
 {
-	CP_CHAN_READ(ssize_t, fd, CP_REAL(readv)(fd, iov, n), rc > 0);
+	CP_CHAN_FAST(readv, fd, readv_slow, fd, iov, n);
+}
+
+__attribute__((noinline)) static int
+eventfd_read_slow(int fd, eventfd_t *value, const void *ra)
+{
+	CP_CHAN_READ_SLOW(int, fd, ra, CP_REAL(eventfd_read)(fd, value),
+			  rc == 0);
 }
 
 CP_EXPORT int eventfd_read(int fd, eventfd_t *value)
 {
-	CP_CHAN_READ(int, fd, CP_REAL(eventfd_read)(fd, value), rc == 0);
+	CP_CHAN_FAST(eventfd_read, fd, eventfd_read_slow, fd, value);
 }
 
 /* Whether @fds holds a channel descriptor; a set without one is passed
