@@ -559,7 +559,8 @@ size_t synth_encode(struct synth *s, uint8_t **outp)
 	h.header_size = CP_TRACE_HEADER_SIZE;
 	h.clock = s->clock;
 	h.flags = s->hasw ? CP_TRACE_HAS_WALL : 0;
-	h.pid = 4242;
+	h.pid = s->pid ? s->pid : 4242;
+	h.start_realtime_ns = s->start_realtime_ns;
 	out_put(&o, &h, sizeof(h));
 	for (uint32_t tid = 0; tid < SYNTH_MAXT; tid++) {
 		s->t[tid].nblocks = 0;

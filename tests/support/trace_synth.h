@@ -72,6 +72,8 @@ struct synth {
 	bool hasw;		/* write dwall too */
 	uint32_t block_events;	/* events per EVENTS block, default 1000 */
 	uint64_t online_len;	/* written into the END block */
+	uint64_t pid;		/* the header's (0: 4242) */
+	uint64_t start_realtime_ns;	/* the header's */
 	bool no_shared;		/* rwlock reads without CP_EVF_SHARED, as
 				 * runtimes before the flag wrote them */
 	struct synth_thread t[SYNTH_MAXT];

@@ -14,8 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cp_par.h"
+#include "cp_perfmap.h"
 #include "cp_profile.h"
 #include "cp_sampled.h"
 #include "cp_samples.h"
@@ -162,6 +164,70 @@ END_TEST
  * Stretches [0,200) and [200,400) hold r twice on the stack: inclusive r
  * counts once per stack, 400; self r 400 (the leaf); main 600 / 200.
  */
+/*
+ * Code in no file, as a JIT compiler's: named from the map the run left
+ * for perf (/tmp/perf-PID.map) when there is one written since the run
+ * began, else by its address.  build_one's stacks with "g" (500, 700)
+ * replaced by the address J, which no symbol and no module holds: J's
+ * inclusive CPU time is g's, 400.  Of two lines holding J the later one
+ * names it; a map older than the run is another process's.
+ */
+#define JIT 0x7f0000001000ull
+START_TEST(test_sampled_jit_map)
+{
+	char path[64];
+	struct synth s;
+	struct fix x;
+	FILE *f;
+
+	synth_init(&s);
+	symbols(&s);
+	s.pid = 4000000000ull + (uint64_t)getpid();	/* no process's */
+	s.start_realtime_ns = 1;
+	synth_start(&s, 0, -1);
+	synth_exit(&s, 0, 1000);
+	sample(&s, 0, 100, 100, 2, F, MAIN, 0);
+	sample(&s, 0, 300, 300, 2, F, MAIN, 0);
+	sample(&s, 0, 500, 500, 2, JIT, MAIN, 0);
+	sample(&s, 0, 700, 700, 3, JIT, F, MAIN);
+	sample(&s, 0, 900, 900, 1, MAIN, 0, 0);
+	s.online_len = 1000;
+	snprintf(path, sizeof(path), "/tmp/perf-%" PRIu64 ".map", s.pid);
+
+	/* no map: the address */
+	unlink(path);
+	load(&s, &x, CP_PROCS_SAMPLED, false);
+	expect(&x, "0x7f0000001010", 400, 400, UINT64_MAX, UINT64_MAX, 0);
+	ck_assert(!x.t.samples->jit);
+	unload(&x);
+
+	/* a map: the later of two lines holding J, whatever their order
+	 * by address; a line that is no entry skipped */
+	f = fopen(path, "w");
+	ck_assert_msg(f, "cannot write %s", path);
+	fprintf(f, "0x7f0000000f00 0x200 LazyCompile:old js/a.js:1\n"
+		"not a line\n"
+		"7f0000001000 80 Interpreted int T.spin(long)\n"
+		"7f0000002000 10 other\n");
+	fclose(f);
+	load(&s, &x, CP_PROCS_SAMPLED, false);
+	expect(&x, "Interpreted int T.spin(long)", 400, 400, UINT64_MAX,
+	       UINT64_MAX, 0);
+	expect(&x, "main", 1000, 1000, UINT64_MAX, UINT64_MAX, 0);
+	ck_assert_uint_eq(x.t.samples->jit->n, 3);
+	ck_assert_uint_eq(x.t.samples->jit->bad, 1);
+	unload(&x);
+
+	/* a map older than the run: not this run's */
+	s.start_realtime_ns = UINT64_MAX / 2;
+	load(&s, &x, CP_PROCS_SAMPLED, false);
+	expect(&x, "0x7f0000001010", 400, 400, UINT64_MAX, UINT64_MAX, 0);
+	unload(&x);
+	unlink(path);
+	synth_free(&s);
+}
+END_TEST
+
 START_TEST(test_sampled_recursion_counts_once)
 {
 	struct synth s;
@@ -801,6 +867,7 @@ static Suite *sampled_suite(void)
 
 	tcase_add_test(tc, test_sampled_one_thread_incl_excl);
 	tcase_add_test(tc, test_sampled_recursion_counts_once);
+	tcase_add_test(tc, test_sampled_jit_map);
 	tcase_add_test(tc, test_sampled_weights_differ);
 	tcase_add_test(tc, test_sampled_two_threads_wall);
 	tcase_add_test(tc, test_sampled_two_threads_on_two_cores);

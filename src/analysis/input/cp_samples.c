@@ -15,6 +15,8 @@
  */
 #include "cp_samples.h"
 
+#include "cp_perfmap.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -294,5 +296,6 @@ void cp_samples_free(struct cp_samples *s)
 	free(s->stk_off);
 	free(s->hot);
 	cp_symbolize_close(s->sym);
+	cp_perfmap_free(s->jit);
 	free(s);
 }

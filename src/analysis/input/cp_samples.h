@@ -95,6 +95,8 @@ struct cp_samples {
 	struct cp_hotline *hot;	/* leaf lines, by samples (cp_sampled.h) */
 	uint32_t nhot;
 	struct cp_symbolizer *sym;	/* owns the frames' strings */
+	struct cp_perfmap *jit;	/* names of code in no file, or NULL
+				 * (cp_perfmap.h) */
 };
 
 /*

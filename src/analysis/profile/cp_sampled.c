@@ -59,6 +59,7 @@
 #include "cp_grow.h"
 #include "cp_hash.h"
 #include "cp_par.h"
+#include "cp_perfmap.h"
 #include "cp_samples.h"
 #include "cp_search.h"
 #include "cp_symbolize.h"
@@ -787,14 +788,20 @@ static int cmp_hot(const void *x, const void *y)
 	return strcmp(p->func, q->func);
 }
 
-/* Name of an address in no module: the trace's SYMBOLS, if any. */
+/* Name of an address in no module: the trace's SYMBOLS, else the map of
+ * JIT-compiled code the run left for perf, if any. */
 static const char *trace_sym(void *ctx, uint64_t addr, char *buf, size_t len)
 {
 	const struct cp_trace *t = ctx;
+	const char *name = t->nsyms ? cp_trace_sym_name(t, addr, buf, len)
+				    : NULL, *jit;
 
-	if (!t->nsyms)
-		return NULL;
-	return cp_trace_sym_name(t, addr, buf, len);
+	/* (cp_trace_sym_name writes the address into @buf when it has no
+	 * symbol for it) */
+	if ((!name || name == buf) && t->samples &&
+	    (jit = cp_perfmap_find(t->samples->jit, addr)))
+		name = jit;
+	return name;
 }
 
 /*
@@ -806,6 +813,8 @@ static const char *trace_sym(void *ctx, uint64_t addr, char *buf, size_t len)
 static int symbolize(struct ap *a, const char *debug_path, char *why,
 		     size_t whylen)
 {
+	if (!a->s->jit)
+		a->s->jit = cp_perfmap_load(a->t->pid, a->t->start_realtime_ns);
 	a->s->sym = cp_symbolize_open(a->s->mods, a->s->nmods, debug_path,
 				      trace_sym, a->t, why, whylen);
 	if (!a->s->sym || symbolize_all(a))

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "cp_perfmap.h"
 #include "cp_sampled.h"
 #include "cp_samples.h"
 #include "cp_symbolize.h"
@@ -32,6 +33,9 @@ void cp_sampled_out_text(FILE *f, const struct cp_trace *t, uint32_t max)
 		s->decoded, s->used, s->in_wait, s->outside,
 		s->unknown_thread + s->backwards, (double)s->used_weight / 1e6,
 		s->nmods, st->no_debug, st->no_file);
+	if (s->jit)
+		fprintf(f, "  code in no file (a JIT's) named from %s, %u "
+			"entries\n", s->jit->path, s->jit->n);
 	if (!s->nhot)
 		return;
 	fprintf(f, "Hot lines (where the samples stopped; CPU time they "
