@@ -9,9 +9,9 @@
  * useful work, and an idle loop thread could hold the critical path.
  *
  * The calls that make a channel (pipe, pipe2, eventfd, socketpair of
- * AF_UNIX) register its descriptors (cp_chan.h), close, close_range,
- * closefrom, dup2 and dup3 unregister them, epoll_ctl notes the channel descriptors a set watches
- * and under which data.  A write to a channel (write, writev, send,
+ * AF_UNIX) register its descriptors (cp_chan.h); close, close_range,
+ * closefrom, dup2 and dup3 unregister them; epoll_ctl notes the channel
+ * descriptors a set watches and under which data.  A write to a channel (write, writev, send,
  * eventfd_write) publishes the writer's path into the channel's signal
  * record, merged (many writers, one reader), before the real call.  A
  * wait (read, readv, eventfd_read on a channel; poll, ppoll, select,
@@ -35,7 +35,6 @@
 #include <sys/socket.h>
 
 #include "cp_chan.h"
-#include "cp_clock.h"
 #include "cp_unseen.h"
 
 /* ---- making and closing --------------------------------------------- */
@@ -76,13 +75,24 @@ CP_EXPORT int socketpair(int domain, int type, int protocol, int sv[2])
 	return rc;
 }
 
+/*
+ * A vfork child shares its parent's memory, the table of channels with
+ * it, but not its descriptors: what it closes before its exec (Python's
+ * subprocess closes every descriptor above 2) stays open in the parent,
+ * and registered.
+ */
+static bool in_vfork_child(void)
+{
+	return getpid() != cp_rt.pid;
+}
+
 /* Descriptor @fd leaves its channel (before the real call that closes or
  * replaces it). */
 static void unregister(int fd)
 {
 	struct cp_thread *t;
 
-	if (!cp_chan_of(fd))
+	if (!cp_chan_of(fd) || in_vfork_child())
 		return;
 	t = cp_enter();
 	cp_chan_close(fd, t != NULL);
@@ -99,8 +109,11 @@ CP_EXPORT int close(int fd)
 /* Descriptors @first to @last leave their channels. */
 static void unregister_range(unsigned first, unsigned last)
 {
-	struct cp_thread *t = cp_enter();
+	struct cp_thread *t;
 
+	if (in_vfork_child())
+		return;
+	t = cp_enter();
 	cp_chan_close_range(first, last, t != NULL);
 	if (t)
 		cp_leave();
@@ -368,8 +381,28 @@ CP_EXPORT int eventfd_read(int fd, eventfd_t *value)
 	CP_CHAN_FAST(eventfd_read, fd, eventfd_read_slow, fd, value);
 }
 
-/* Whether @fds holds a channel descriptor; a set without one is passed
- * to the real call untouched. */
+/*
+ * A readiness wait: @call run with the guard lowered, then @takes (the
+ * channels it returned ready) when it watched one, when the thread is
+ * traced and the wait blocks or watches a channel; else @call alone.
+ */
+#define CP_CHAN_READY(call, blocking, watched, takes)			\
+	do {								\
+		struct chan_wait cw;					\
+		int rc, err;						\
+									\
+		if (!wait_begin(&cw, blocking, watched,			\
+				__builtin_return_address(0)))		\
+			return call;					\
+		CP_CANCELLABLE(&cw.cc, rc = call, err = errno);		\
+		if (cw.chans && rc > 0)					\
+			takes;						\
+		wait_end(&cw);						\
+		errno = err;						\
+		return rc;						\
+	} while (0)
+
+/* Whether @fds holds a channel descriptor. */
 static bool poll_has_chan(const struct pollfd *fds, nfds_t n)
 {
 	for (nfds_t i = 0; i < n; i++)
@@ -380,45 +413,25 @@ static bool poll_has_chan(const struct pollfd *fds, nfds_t n)
 
 /* After a poll: take every channel that came back readable. */
 static void poll_takes(struct chan_wait *cw, const struct pollfd *fds,
-		       nfds_t n, int rc)
+		       nfds_t n)
 {
-	for (nfds_t i = 0; rc > 0 && i < n; i++)
+	for (nfds_t i = 0; i < n; i++)
 		if (fds[i].revents & (POLLIN | POLLHUP))
 			wait_take(cw, cp_chan_of(fds[i].fd));
 }
 
 CP_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
-	struct chan_wait cw;
-	int rc, err;
-
-	if (!wait_begin(&cw, timeout != 0, poll_has_chan(fds, n),
-			__builtin_return_address(0)))
-		return CP_REAL(poll)(fds, n, timeout);
-	CP_CANCELLABLE(&cw.cc, rc = CP_REAL(poll)(fds, n, timeout),
-		       err = errno);
-	poll_takes(&cw, fds, n, rc);
-	wait_end(&cw);
-	errno = err;
-	return rc;
+	CP_CHAN_READY(CP_REAL(poll)(fds, n, timeout), timeout != 0,
+		      poll_has_chan(fds, n), poll_takes(&cw, fds, n));
 }
 
 CP_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
 		    const sigset_t *mask)
 {
-	struct chan_wait cw;
-	int rc, err;
-	bool blocking = !ts || ts->tv_sec || ts->tv_nsec;
-
-	if (!wait_begin(&cw, blocking, poll_has_chan(fds, n),
-			__builtin_return_address(0)))
-		return CP_REAL(ppoll)(fds, n, ts, mask);
-	CP_CANCELLABLE(&cw.cc, rc = CP_REAL(ppoll)(fds, n, ts, mask),
-		       err = errno);
-	poll_takes(&cw, fds, n, rc);
-	wait_end(&cw);
-	errno = err;
-	return rc;
+	CP_CHAN_READY(CP_REAL(ppoll)(fds, n, ts, mask),
+		      !ts || ts->tv_sec || ts->tv_nsec,
+		      poll_has_chan(fds, n), poll_takes(&cw, fds, n));
 }
 
 /* Whether read set @rd of @nfds descriptors holds a channel. */
@@ -432,10 +445,11 @@ static bool select_has_chan(int nfds, const fd_set *rd)
 	return false;
 }
 
-static void select_takes(struct chan_wait *cw, int nfds, const fd_set *rd,
-			 int rc)
+/* After a select whose read set @rd holds a channel: take the channels
+ * it returned readable. */
+static void select_takes(struct chan_wait *cw, int nfds, const fd_set *rd)
 {
-	for (int fd = 0; rc > 0 && fd < nfds && fd < FD_SETSIZE; fd++)
+	for (int fd = 0; fd < nfds && fd < FD_SETSIZE; fd++)
 		if (FD_ISSET(fd, rd))
 			wait_take(cw, cp_chan_of(fd));
 }
@@ -443,44 +457,25 @@ static void select_takes(struct chan_wait *cw, int nfds, const fd_set *rd,
 CP_EXPORT int select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 		     struct timeval *tv)
 {
-	struct chan_wait cw;
-	int rc, err;
-	bool blocking = !tv || tv->tv_sec || tv->tv_usec;
-
-	if (!wait_begin(&cw, blocking, select_has_chan(nfds, rd),
-			__builtin_return_address(0)))
-		return CP_REAL(select)(nfds, rd, wr, ex, tv);
-	CP_CANCELLABLE(&cw.cc, rc = CP_REAL(select)(nfds, rd, wr, ex, tv),
-		       err = errno);
-	select_takes(&cw, nfds, rd, rc);
-	wait_end(&cw);
-	errno = err;
-	return rc;
+	CP_CHAN_READY(CP_REAL(select)(nfds, rd, wr, ex, tv),
+		      !tv || tv->tv_sec || tv->tv_usec,
+		      select_has_chan(nfds, rd), select_takes(&cw, nfds, rd));
 }
 
 CP_EXPORT int pselect(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 		      const struct timespec *ts, const sigset_t *mask)
 {
-	struct chan_wait cw;
-	int rc, err;
-	bool blocking = !ts || ts->tv_sec || ts->tv_nsec;
-
-	if (!wait_begin(&cw, blocking, select_has_chan(nfds, rd),
-			__builtin_return_address(0)))
-		return CP_REAL(pselect)(nfds, rd, wr, ex, ts, mask);
-	CP_CANCELLABLE(&cw.cc,
-		       rc = CP_REAL(pselect)(nfds, rd, wr, ex, ts, mask),
-		       err = errno);
-	select_takes(&cw, nfds, rd, rc);
-	wait_end(&cw);
-	errno = err;
-	return rc;
+	CP_CHAN_READY(CP_REAL(pselect)(nfds, rd, wr, ex, ts, mask),
+		      !ts || ts->tv_sec || ts->tv_nsec,
+		      select_has_chan(nfds, rd), select_takes(&cw, nfds, rd));
 }
 
+/* After an epoll wait of set @epfd, which watches a channel: take the
+ * channels among the @n events. */
 static void epoll_takes(struct chan_wait *cw, int epfd,
-			const struct epoll_event *ev, int rc)
+			const struct epoll_event *ev, int n)
 {
-	for (int i = 0; i < rc; i++)
+	for (int i = 0; i < n; i++)
 		if (ev[i].events & (EPOLLIN | EPOLLHUP))
 			wait_take(cw, cp_chan_epoll_find(epfd,
 							 ev[i].data.u64));
@@ -489,36 +484,15 @@ static void epoll_takes(struct chan_wait *cw, int epfd,
 CP_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max,
 			 int timeout)
 {
-	struct chan_wait cw;
-	int rc, err;
-
-	if (!wait_begin(&cw, timeout != 0, cp_chan_epoll_watches(epfd),
-			__builtin_return_address(0)))
-		return CP_REAL(epoll_wait)(epfd, ev, max, timeout);
-	CP_CANCELLABLE(&cw.cc, rc = CP_REAL(epoll_wait)(epfd, ev, max, timeout),
-		       err = errno);
-	if (cw.chans)
-		epoll_takes(&cw, epfd, ev, rc);
-	wait_end(&cw);
-	errno = err;
-	return rc;
+	CP_CHAN_READY(CP_REAL(epoll_wait)(epfd, ev, max, timeout),
+		      timeout != 0, cp_chan_epoll_watches(epfd),
+		      epoll_takes(&cw, epfd, ev, rc));
 }
 
 CP_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max,
 			  int timeout, const sigset_t *mask)
 {
-	struct chan_wait cw;
-	int rc, err;
-
-	if (!wait_begin(&cw, timeout != 0, cp_chan_epoll_watches(epfd),
-			__builtin_return_address(0)))
-		return CP_REAL(epoll_pwait)(epfd, ev, max, timeout, mask);
-	CP_CANCELLABLE(&cw.cc,
-		       rc = CP_REAL(epoll_pwait)(epfd, ev, max, timeout, mask),
-		       err = errno);
-	if (cw.chans)
-		epoll_takes(&cw, epfd, ev, rc);
-	wait_end(&cw);
-	errno = err;
-	return rc;
+	CP_CHAN_READY(CP_REAL(epoll_pwait)(epfd, ev, max, timeout, mask),
+		      timeout != 0, cp_chan_epoll_watches(epfd),
+		      epoll_takes(&cw, epfd, ev, rc));
 }

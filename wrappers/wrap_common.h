@@ -6,6 +6,7 @@
 
 #include <errno.h>
 
+#include "cp_clock.h"
 #include "cp_objrec.h"
 #include "cp_online.h"
 #include "cp_real.h"
@@ -50,6 +51,30 @@ static inline void cp_cancelled(void *arg)
 		__VA_ARGS__;						\
 		cp_resume();						\
 		pthread_cleanup_pop(0);					\
+	} while (0)
+
+/*
+ * A blocking call the tracer has no edge for, timed: @call run with the
+ * guard lowered and cancellable, then @end (a struct cp_cancel's end,
+ * @c->t0 the call's start on the wall clock) whether it returned or was
+ * cancelled.  Returns @call's value with its errno.
+ */
+#define CP_WRAP_TIMED(type, call, end_fn)				\
+	do {								\
+		struct cp_thread *t = cp_enter();			\
+		struct cp_cancel cc;					\
+		type rc;						\
+		int err;						\
+									\
+		if (!t)							\
+			return call;					\
+		cc = (struct cp_cancel){ .end = end_fn, .t = t,		\
+					 .t0 = cp_clock_wall() };	\
+		CP_CANCELLABLE(&cc, rc = call, err = errno);		\
+		end_fn(&cc);						\
+		cp_leave();						\
+		errno = err;						\
+		return rc;						\
 	} while (0)
 
 /* A wait cancelled, ended as a failed one: an acquire's (a semaphore's),

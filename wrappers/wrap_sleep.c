@@ -11,7 +11,6 @@
  */
 #include "wrap_common.h"
 
-#include "cp_clock.h"
 #include "cp_unseen.h"
 
 /* The end of a sleep (@c->t0 its start), returned or cancelled. */
@@ -22,44 +21,25 @@ static void slept(const struct cp_cancel *c)
 	cp_unseen_outside_wait(c->t, t1 > c->t0 ? t1 - c->t0 : 0);
 }
 
-/* Run @call (the real sleep) with the guard lowered, and count its time
- * as waiting outside the process when a state is at hand. */
-#define CP_WRAP_SLEEP(type, call)					\
-	do {								\
-		struct cp_thread *t = cp_enter();			\
-		struct cp_cancel cc;					\
-		type rc;						\
-		int err;						\
-									\
-		if (!t)							\
-			return call;					\
-		cc = (struct cp_cancel){ .end = slept, .t = t,		\
-					 .t0 = cp_clock_wall() };	\
-		CP_CANCELLABLE(&cc, rc = call, err = errno);		\
-		slept(&cc);						\
-		cp_leave();						\
-		errno = err;						\
-		return rc;						\
-	} while (0)
-
 CP_EXPORT unsigned sleep(unsigned s)
 {
-	CP_WRAP_SLEEP(unsigned, CP_REAL(sleep)(s));
+	CP_WRAP_TIMED(unsigned, CP_REAL(sleep)(s), slept);
 }
 
 CP_EXPORT int usleep(useconds_t us)
 {
-	CP_WRAP_SLEEP(int, CP_REAL(usleep)(us));
+	CP_WRAP_TIMED(int, CP_REAL(usleep)(us), slept);
 }
 
 CP_EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
 {
-	CP_WRAP_SLEEP(int, CP_REAL(nanosleep)(req, rem));
+	CP_WRAP_TIMED(int, CP_REAL(nanosleep)(req, rem), slept);
 }
 
 CP_EXPORT int clock_nanosleep(clockid_t id, int flags,
 			      const struct timespec *req,
 			      struct timespec *rem)
 {
-	CP_WRAP_SLEEP(int, CP_REAL(clock_nanosleep)(id, flags, req, rem));
+	CP_WRAP_TIMED(int, CP_REAL(clock_nanosleep)(id, flags, req, rem),
+		      slept);
 }

@@ -21,48 +21,33 @@ static void child_wait_end(const struct cp_cancel *c)
 	cp_unseen_child_wait(c->t, t1 > c->t0 ? t1 - c->t0 : 0);
 }
 
-/* Run @call (the real wait) with the guard lowered, and count its time as
- * waiting for a child when a state @t is at hand. */
-#define CP_WRAP_CHILD_WAIT(type, call)					\
-	do {								\
-		struct cp_thread *t = cp_enter();			\
-		struct cp_cancel cc;					\
-		type rc;						\
-		int err;						\
-									\
-		if (!t)							\
-			return call;					\
-		cc = (struct cp_cancel){ .end = child_wait_end, .t = t,	\
-					 .t0 = cp_clock_wall() };	\
-		CP_CANCELLABLE(&cc, rc = call, err = errno);		\
-		child_wait_end(&cc);					\
-		cp_leave();						\
-		errno = err;						\
-		return rc;						\
-	} while (0)
-
 CP_EXPORT pid_t wait(int *status)
 {
-	CP_WRAP_CHILD_WAIT(pid_t, CP_REAL(wait)(status));
+	CP_WRAP_TIMED(pid_t, CP_REAL(wait)(status),
+		      child_wait_end);
 }
 
 CP_EXPORT pid_t waitpid(pid_t pid, int *status, int options)
 {
-	CP_WRAP_CHILD_WAIT(pid_t, CP_REAL(waitpid)(pid, status, options));
+	CP_WRAP_TIMED(pid_t, CP_REAL(waitpid)(pid, status, options),
+		      child_wait_end);
 }
 
 CP_EXPORT pid_t wait3(int *status, int options, struct rusage *usage)
 {
-	CP_WRAP_CHILD_WAIT(pid_t, CP_REAL(wait3)(status, options, usage));
+	CP_WRAP_TIMED(pid_t, CP_REAL(wait3)(status, options, usage),
+		      child_wait_end);
 }
 
 CP_EXPORT pid_t wait4(pid_t pid, int *status, int options,
 		      struct rusage *usage)
 {
-	CP_WRAP_CHILD_WAIT(pid_t, CP_REAL(wait4)(pid, status, options, usage));
+	CP_WRAP_TIMED(pid_t, CP_REAL(wait4)(pid, status, options, usage),
+		      child_wait_end);
 }
 
 CP_EXPORT int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 {
-	CP_WRAP_CHILD_WAIT(int, CP_REAL(waitid)(idtype, id, info, options));
+	CP_WRAP_TIMED(int, CP_REAL(waitid)(idtype, id, info, options),
+		      child_wait_end);
 }

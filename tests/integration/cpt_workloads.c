@@ -348,7 +348,7 @@ const struct workload cpt_wl_chan[CPT_WL_NCHAN] = {
 	CPT_WL_CHAN("socketpair"), CPT_WL_CHAN("poll"),
 	CPT_WL_CHAN("ppoll"), CPT_WL_CHAN("select"),
 	CPT_WL_CHAN("pselect"), CPT_WL_CHAN("epoll"),
-	CPT_WL_CHAN("epoll_pwait"),
+	CPT_WL_CHAN("epoll_pwait"), CPT_WL_CHAN("vfork"),
 };
 
 const struct workload *const cpt_wl_all[] = {
@@ -384,6 +384,7 @@ const struct workload *const cpt_wl_all[] = {
 	&cpt_wl_chan[6],
 	&cpt_wl_chan[7],
 	&cpt_wl_chan[8],
+	&cpt_wl_chan[9],
 	&cpt_wl_mutex,
 	&cpt_wl_mutex_timed,
 	&cpt_wl_spin,

@@ -45,8 +45,9 @@ struct workload {
 	struct object_want objs[MAX_OBJS];
 };
 
-/* chan.c: a pipe, an eventfd, a socket pair, each way of waiting */
-#define CPT_WL_NCHAN 9
+/* chan.c: a pipe, an eventfd, a socket pair, each way of waiting, and a
+ * pipe kept through a vfork child's closing it */
+#define CPT_WL_NCHAN 10
 extern const struct workload cpt_wl_chan[CPT_WL_NCHAN];
 extern const struct workload cpt_wl_mutex;
 extern const struct workload cpt_wl_mutex_timed;

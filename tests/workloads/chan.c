@@ -20,6 +20,10 @@
  *                program's own (not descriptors); epoll_wait; the
  *                eventfd written
  *   epoll_pwait  the same set; epoll_pwait; the pipe written
+ *   vfork        a pipe, as "pipe", after main has run a vfork child
+ *                that closes every descriptor above 2 (close, then
+ *                closefrom) and exits: the parent's stay open, and
+ *                channels
  * T's wake depends on main's write.
  *   Paths: a -> d = 120, a -> c = 110.  CP 120: a 100, d 20, c 0.
  *   Zeroing: a 100, d 10, c 0.  Useful: main 110, T 20.
@@ -31,7 +35,8 @@
  *                cpu clock), none of it waiting, all of it waiting
  *                outside the process.
  *   sleep        the same 100 ms slept: usleep 40, nanosleep 30,
- *                clock_nanosleep 30.
+ *                clock_nanosleep 20, and 10 in a select of no
+ *                descriptor (a sleep of old).
  */
 #include "wl.h"
 
@@ -42,6 +47,7 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static sem_t ready;
@@ -72,7 +78,7 @@ static void wait_chan(void)
 	fd_set rd;
 	int n = 1;
 
-	if (is("pipe")) {
+	if (is("pipe") || is("vfork")) {
 		drain(pfd[0]);
 	} else if (is("eventfd")) {
 		WL_OK(eventfd_read(efd, &v));
@@ -98,10 +104,12 @@ static void wait_chan(void)
 				: epoll_pwait(epfd, ev, 4, -1, NULL);
 		drain(ev[0].data.u64 == 0xe5 ? efd : pfd[0]);
 	} else if (is("sleep")) {
-		struct timespec ts = { 0, 30000000 };
+		struct timespec ts = { 0, 30000000 }, ts2 = { 0, 20000000 };
+		struct timeval tv = { 0, 10000 };
 
 		n = !usleep(40000) && !nanosleep(&ts, NULL) &&
-		    !clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+		    !clock_nanosleep(CLOCK_MONOTONIC, 0, &ts2, NULL) &&
+		    !select(0, NULL, NULL, NULL, &tv);
 	} else {		/* outside */
 		p.fd = efd;
 		n = poll(&p, 1, 100) == 0;
@@ -118,7 +126,7 @@ static void write_chan(void)
 	struct iovec iov = { &one, sizeof(one) };
 	ssize_t n = sizeof(one);
 
-	if (is("pipe") || is("select"))
+	if (is("pipe") || is("select") || is("vfork"))
 		n = write(pfd[1], &one, sizeof(one));
 	else if (is("poll"))
 		n = writev(pfd[1], &iov, 1);
@@ -149,7 +157,7 @@ int main(int argc, char **argv)
 {
 	static const char *const modes[] = {
 		"pipe", "eventfd", "socketpair", "poll", "ppoll", "select",
-		"pselect", "epoll", "epoll_pwait", "outside", "sleep",
+		"pselect", "epoll", "epoll_pwait", "vfork", "outside", "sleep",
 	};
 	struct epoll_event ev = { .events = EPOLLIN };
 	bool known = false;
@@ -171,6 +179,21 @@ int main(int argc, char **argv)
 	WL_OK(epoll_ctl(epfd, EPOLL_CTL_ADD, efd, &ev));
 	ev.data.u64 = 0xf7;
 	WL_OK(epoll_ctl(epfd, EPOLL_CTL_ADD, pfd[0], &ev));
+	if (is("vfork")) {
+		pid_t pid = vfork();
+		int st;
+
+		if (pid == 0) {
+			close(pfd[0]);
+			close(pfd[1]);
+			closefrom(3);
+			_exit(0);
+		}
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || st) {
+			perror("chan: vfork");
+			return 1;
+		}
+	}
 	WL_OK(sem_init(&ready, 0, 0));
 	WL_OK(pthread_create(&t, NULL, thread_t, NULL));
 	WL_OK(sem_wait(&ready));
