@@ -29,7 +29,9 @@
  *   Zeroing: a 100, d 10, c 0.  Useful: main 110, T 20.
  *
  *   outside      an eventfd nobody writes; poll with a 100 ms timeout
- *                (it ends on the timer, outside the program); "a" is
+ *                (it ends on the timer, outside the program), after a
+ *                select of a pipe's write end alone (writable at once,
+ *                no read set); "a" is
  *                burnt all the same.  No edge: T's 100 ms of waiting
  *                stay useful time under the wall clock (nothing under the
  *                cpu clock), none of it waiting, all of it waiting
@@ -111,8 +113,13 @@ static void wait_chan(void)
 		    !clock_nanosleep(CLOCK_MONOTONIC, 0, &ts2, NULL) &&
 		    !select(0, NULL, NULL, NULL, &tv);
 	} else {		/* outside */
+		fd_set wr;
+
+		FD_ZERO(&wr);
+		FD_SET(pfd[1], &wr);
 		p.fd = efd;
-		n = poll(&p, 1, 100) == 0;
+		n = select(pfd[1] + 1, NULL, &wr, NULL, NULL) == 1 &&
+		    poll(&p, 1, 100) == 0;
 	}
 	if (n != 1) {
 		fprintf(stderr, "chan: %s: the wait returned %d\n", mode, n);
