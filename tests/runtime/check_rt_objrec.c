@@ -8,6 +8,7 @@
 #include <check.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -569,10 +570,15 @@ static void *race_run(void *arg)
 	for (unsigned i = 0; i < RACED; i++) {
 		struct cp_objrec *r;
 
-		/* both at object i before either looks it up */
+		/* both at object i before either looks it up (a long wait
+		 * is the other thread descheduled: the processor goes to
+		 * it, or a busy machine makes 100,000 rendezvous last
+		 * minutes) */
 		atomic_store(&raced_turn[x->me], i + 1);
-		while (atomic_load(&raced_turn[!x->me]) < i + 1)
-			;
+		for (unsigned spins = 0;
+		     atomic_load(&raced_turn[!x->me]) < i + 1; spins++)
+			if (spins > 1000)
+				sched_yield();
 		r = cp_objrec_get(x->t, raced + 8 * (size_t)i, CP_NS_SYNC,
 				  CP_OBJ_MUTEX, 0);
 		raced_id[x->me][i] = r ? r->id : UINT32_MAX;
