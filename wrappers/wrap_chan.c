@@ -159,12 +159,16 @@ CP_EXPORT int dup3(int oldfd, int newfd, int flags)
 CP_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 {
 	int rc = CP_REAL(epoll_ctl)(epfd, op, fd, ev);
+	struct cp_thread *t;
 
-	if (rc == 0 && cp_chan_of(fd)) {
+	/* (the epoll table's lock is taken with the guard raised only, so
+	 * that a signal handler's call never waits for it) */
+	if (rc == 0 && cp_chan_of(fd) && (t = cp_enter())) {
 		if (op == EPOLL_CTL_DEL)
 			cp_chan_epoll_del(epfd, fd);
 		else if (ev)
 			cp_chan_epoll_set(epfd, fd, ev->data.u64);
+		cp_leave();
 	}
 	return rc;
 }

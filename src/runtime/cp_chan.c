@@ -6,7 +6,9 @@
  * the calls that make and close descriptors, read with one relaxed load
  * by every write and wait (a stale id costs an edge, never a crash).
  * Epoll: a small table of (set, descriptor, data) for the channel
- * descriptors some set watches, under a short lock; event loops put one
+ * descriptors some set watches, changed and searched under a short lock
+ * taken with the tracer's guard raised (never by a signal handler that
+ * interrupted a holder), its sets read without it; event loops put one
  * or two in each set.  A record's key is a made-up address below any
  * mapping (id * 16 in the model namespace), so it meets no object of the
  * program's.
@@ -22,8 +24,10 @@ static _Atomic uint32_t cp_chan_next = 1;
 /* Channel descriptors in epoll sets: more are not followed. */
 #define CP_CHAN_WATCHED 256
 
+/* (epfd is read without the lock, by cp_chan_epoll_watches) */
 struct watched {
-	int epfd, fd;
+	_Atomic int epfd;
+	int fd;
 	uint64_t data;
 	uint32_t id;
 };
@@ -58,11 +62,13 @@ void cp_chan_close(int fd, bool forget)
 	if (!id)
 		return;
 	atomic_store_explicit(&cp_chan_fd[fd], 0, memory_order_relaxed);
+	if (!forget)
+		return;
 	cp_chan_epoll_del(-1, fd);
 	for (unsigned i = 0; i < CP_CHAN_FDS && last; i++)
 		last = atomic_load_explicit(&cp_chan_fd[i],
 					    memory_order_relaxed) != id;
-	if (last && forget)
+	if (last)
 		cp_objrec_forget(key_of(id), CP_NS_MODEL);
 }
 
@@ -79,6 +85,20 @@ void cp_chan_dup(int from, int to)
 				      memory_order_relaxed);
 }
 
+static int epfd_of(unsigned i)
+{
+	return atomic_load_explicit(&cp_chan_w[i].epfd, memory_order_relaxed);
+}
+
+/* Entry @i := (@epfd, @fd, @data, @id); the lock held. */
+static void put(unsigned i, int epfd, int fd, uint64_t data, uint32_t id)
+{
+	cp_chan_w[i].fd = fd;
+	cp_chan_w[i].data = data;
+	cp_chan_w[i].id = id;
+	atomic_store_explicit(&cp_chan_w[i].epfd, epfd, memory_order_relaxed);
+}
+
 void cp_chan_epoll_set(int epfd, int fd, uint64_t data)
 {
 	uint32_t id = cp_chan_of(fd);
@@ -89,11 +109,10 @@ void cp_chan_epoll_set(int epfd, int fd, uint64_t data)
 	cp_lock_acquire(&cp_chan_lk);
 	n = atomic_load_explicit(&cp_chan_nw, memory_order_relaxed);
 	for (i = 0; i < n; i++)
-		if (cp_chan_w[i].epfd == epfd && cp_chan_w[i].fd == fd)
+		if (epfd_of(i) == epfd && cp_chan_w[i].fd == fd)
 			break;
 	if (i < CP_CHAN_WATCHED) {
-		cp_chan_w[i] = (struct watched){ .epfd = epfd, .fd = fd,
-						 .data = data, .id = id };
+		put(i, epfd, fd, data, id);
 		if (i == n)
 			atomic_store_explicit(&cp_chan_nw, n + 1,
 					      memory_order_release);
@@ -110,29 +129,29 @@ void cp_chan_epoll_del(int epfd, int fd)
 	cp_lock_acquire(&cp_chan_lk);
 	n = atomic_load_explicit(&cp_chan_nw, memory_order_relaxed);
 	for (unsigned i = 0; i < n;) {
-		if ((epfd < 0 || cp_chan_w[i].epfd == epfd) &&
-		    cp_chan_w[i].fd == fd)
-			cp_chan_w[i] = cp_chan_w[--n];
-		else
+		if ((epfd < 0 || epfd_of(i) == epfd) &&
+		    cp_chan_w[i].fd == fd) {
+			n--;
+			put(i, epfd_of(n), cp_chan_w[n].fd, cp_chan_w[n].data,
+			    cp_chan_w[n].id);
+		} else {
 			i++;
+		}
 	}
 	atomic_store_explicit(&cp_chan_nw, n, memory_order_release);
 	cp_lock_release(&cp_chan_lk);
 }
 
+/* No lock: a set's entry moved by a deletion meanwhile may be missed,
+ * and that wait is then taken as one on no channel. */
 bool cp_chan_epoll_watches(int epfd)
 {
-	bool found = false;
-	unsigned n;
+	unsigned n = atomic_load_explicit(&cp_chan_nw, memory_order_acquire);
 
-	if (!atomic_load_explicit(&cp_chan_nw, memory_order_relaxed))
-		return false;
-	cp_lock_acquire(&cp_chan_lk);
-	n = atomic_load_explicit(&cp_chan_nw, memory_order_relaxed);
-	for (unsigned i = 0; i < n && !found; i++)
-		found = cp_chan_w[i].epfd == epfd;
-	cp_lock_release(&cp_chan_lk);
-	return found;
+	for (unsigned i = 0; i < n; i++)
+		if (epfd_of(i) == epfd)
+			return true;
+	return false;
 }
 
 uint32_t cp_chan_epoll_find(int epfd, uint64_t data)
@@ -143,7 +162,7 @@ uint32_t cp_chan_epoll_find(int epfd, uint64_t data)
 	cp_lock_acquire(&cp_chan_lk);
 	n = atomic_load_explicit(&cp_chan_nw, memory_order_relaxed);
 	for (unsigned i = 0; i < n && !id; i++)
-		if (cp_chan_w[i].epfd == epfd && cp_chan_w[i].data == data)
+		if (epfd_of(i) == epfd && cp_chan_w[i].data == data)
 			id = cp_chan_w[i].id;
 	cp_lock_release(&cp_chan_lk);
 	return id;

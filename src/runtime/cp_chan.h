@@ -18,8 +18,8 @@
  * until its number is reused by another channel or closed.  Channel ids are
  * never reused; a channel's record is forgotten when its last end closes.
  *
- * Any thread; the epoll table takes a short lock, the descriptor table
- * none.
+ * Any thread; the epoll table takes a short lock (cp_chan_epoll_set,
+ * _del, _find: the guard raised), the descriptor table none.
  */
 #ifndef CP_CHAN_H
 #define CP_CHAN_H
@@ -47,9 +47,11 @@ static inline uint32_t cp_chan_of(int fd)
  * eventfd). */
 void cp_chan_open(int fd0, int fd1);
 
-/* @fd no longer belongs to its channel (closed, or replaced by dup2);
- * when it was the last end and @forget, the channel's record is
- * forgotten (then the guard must be raised: cp_objrec_forget). */
+/* @fd no longer belongs to its channel (closed, or replaced by dup2).
+ * With @forget (the guard raised by the caller: never inside the tracer,
+ * whose short lock a signal handler's close could otherwise wait for)
+ * the epoll sets forget it too, and the channel's record goes when it
+ * was the last end; without, only its number is cleared. */
 void cp_chan_close(int fd, bool forget);
 
 /* Descriptors @first to @last closed together (close_range, closefrom);
