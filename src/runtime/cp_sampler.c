@@ -90,6 +90,8 @@ static uintptr_t cp_smp_main;
  * What only the tracer calls from its frames: liburcu (its hash table of
  * objects, its RCU), libgcc's unwinder (the stacks of objects' first
  * uses), the dynamic loader (liburcu's thread-local variables), the vDSO,
+ * a sanitizer's runtime when the tracer was built with one (its
+ * instrumentation's calls),
  * and the C library's functions it calls for itself and wraps for no
  * one: clock_gettime (its clocks), writev (its trace buffers' flush),
  * the memory copies.  A run of frames below a tracer frame is the tracer
@@ -102,7 +104,8 @@ static uintptr_t cp_smp_main;
  */
 #define CP_SMP_HELPER_RANGES 16
 static const char *const cp_smp_helper_libs[] = {
-	"liburcu", "libgcc_s.so", "ld-linux", "linux-vdso.so", NULL,
+	"liburcu", "libgcc_s.so", "ld-linux", "linux-vdso.so",
+	"libclang_rt.", "libasan.so", "libubsan.so", "libtsan.so", NULL,
 };
 static uintptr_t cp_smp_helper[CP_SMP_HELPER_RANGES][2];
 static unsigned cp_smp_nhelper;
