@@ -202,11 +202,12 @@ START_TEST(test_sampled_jit_map)
 	unload(&x);
 
 	/* a map: the later of two lines holding J, whatever their order
-	 * by address; a line that is no entry skipped */
+	 * by address; lines that are no entry skipped (no size, a size of
+	 * 0, a range past the end of the address space, an empty line) */
 	f = fopen(path, "w");
 	ck_assert_msg(f, "cannot write %s", path);
 	fprintf(f, "0x7f0000000f00 0x200 LazyCompile:old js/a.js:1\n"
-		"not a line\n"
+		"not a line\n0x10\n10 0 zero\nffffffffffffffff 10 wrap\n\n"
 		"7f0000001000 80 Interpreted int T.spin(long)\n"
 		"7f0000002000 10 other\n");
 	fclose(f);
@@ -215,7 +216,7 @@ START_TEST(test_sampled_jit_map)
 	       UINT64_MAX, 0);
 	expect(&x, "main", 1000, 1000, UINT64_MAX, UINT64_MAX, 0);
 	ck_assert_uint_eq(x.t.samples->jit->n, 3);
-	ck_assert_uint_eq(x.t.samples->jit->bad, 1);
+	ck_assert_uint_eq(x.t.samples->jit->bad, 5);
 	unload(&x);
 
 	/* a map older than the run: not this run's */
