@@ -279,8 +279,13 @@ struct cp_real {
 
 extern struct cp_real cp_real;
 
-/* Resolve every slot; idempotent, any thread. */
+/* Resolve every slot; idempotent, any thread; nothing when called back
+ * from inside itself (through the program's allocator). */
 void cp_real_init(void);
+
+/* Resolve the one slot @slot of function @name (a nested call from inside
+ * cp_real_init); its value. */
+void *cp_real_one(void **slot, const char *name);
 
 /*
  * Resolve an optional slot that was missing at start-up (its library
@@ -305,6 +310,8 @@ CP_REAL_OPT_FUNCS(CP_REAL_VERSION)
 /* The real @name, resolving the table first if needed. */
 #define CP_REAL(name)							\
 	(__builtin_expect(cp_real.ready, 1) ? cp_real.name :		\
-	 (cp_real_init(), cp_real.name))
+	 (cp_real_init(), cp_real.name ? cp_real.name :			\
+	  (__typeof__(cp_real.name))cp_real_one((void **)&cp_real.name,	\
+						 #name)))
 
 #endif /* CP_REAL_H */

@@ -319,6 +319,38 @@ START_TEST(test_preserve_locale)
 }
 END_TEST
 
+/*
+ * A program whose allocator takes a pthread mutex on every call
+ * (robust_alloc, as redis with jemalloc): the dynamic loader allocates
+ * through it during the tracer's start-up, whose mutex wrapper then needs
+ * a real function before the table is done.  It must run as bare,
+ * preloaded, linked and static, online and trace.
+ */
+START_TEST(test_preserve_own_allocator)
+{
+	const struct preserve_combo *c = &pcombos[_i];
+	char env_mode[64], what[128];
+	const char *env[] = { env_mode, NULL };
+	struct cpt_run bare, r;
+
+	snprintf(env_mode, sizeof(env_mode), "CPTHREAD_MODE=%s", c->mode);
+	snprintf(what, sizeof(what), "robust_alloc %s %s",
+		 cpt_variant_name(c->v), c->mode);
+	ck_assert_int_eq(cpt_run_workload(&bare, "robust_alloc", CPT_BARE,
+					  NULL, NULL, TIMEOUT), 0);
+	ck_assert_msg(cpt_run_exit_code(&bare) == 0 &&
+		      !strcmp(bare.out, "robust_alloc: 3000 n\n"),
+		      "robust_alloc bare: exit %d, \"%s\"",
+		      cpt_run_exit_code(&bare), bare.out);
+	ck_assert_int_eq(cpt_run_workload(&r, "robust_alloc", c->v, NULL, env,
+					  TIMEOUT), 0);
+	expect_same_behaviour(what, &bare, &r);
+	expect_report(what, &r, 4);
+	cpt_run_free(&r);
+	cpt_run_free(&bare);
+}
+END_TEST
+
 /* The permission bits of file @name in run directory @dir; -1 when it
  * cannot be stat'd. */
 static int run_file_mode(const char *dir, const char *name)
@@ -771,6 +803,7 @@ static Suite *preserve_suite(void)
 	tcase_add_test(tc, test_preserve_detached);
 	tcase_add_loop_test(tc, test_preserve_stderr_taken, 0, 4 * NPCOMBOS);
 	tcase_add_loop_test(tc, test_preserve_locale, 0, NPCOMBOS);
+	tcase_add_loop_test(tc, test_preserve_own_allocator, 0, NPCOMBOS);
 	tcase_add_loop_test(tc, test_preserve_daemon, 0, 2 * NPCOMBOS);
 	tcase_add_loop_test(tc, test_preserve_exec, 0, NPCOMBOS + 9);
 	tcase_add_loop_test(tc, test_preserve_handler_in_new_threads, 0,
