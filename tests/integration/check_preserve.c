@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../cpt_skip.h"
 #include "cpt_harness.h"
 
 #define TIMEOUT 120
@@ -333,6 +334,8 @@ START_TEST(test_preserve_own_allocator)
 	const char *env[] = { env_mode, NULL };
 	struct cpt_run bare, r;
 
+	CPT_SKIP_IF(CPT_ASAN, "AddressSanitizer owns malloc: a program that "
+		    "replaces it cannot run under it, bare or traced");
 	snprintf(env_mode, sizeof(env_mode), "CPTHREAD_MODE=%s", c->mode);
 	snprintf(what, sizeof(what), "robust_alloc %s %s",
 		 cpt_variant_name(c->v), c->mode);
