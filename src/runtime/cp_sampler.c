@@ -14,6 +14,7 @@
  */
 #include "cp_sampler.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -22,7 +23,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -91,13 +91,13 @@ static uintptr_t cp_smp_main;
  * objects, its RCU), libgcc's unwinder (the stacks of objects' first
  * uses), the dynamic loader (liburcu's thread-local variables), the vDSO,
  * a sanitizer's runtime when the tracer was built with one (its
- * instrumentation's calls),
- * and the C library's functions it calls for itself and wraps for no
- * one: clock_gettime (its clocks), writev (its trace buffers' flush),
- * the memory copies.  A run of frames below a tracer frame is the tracer
- * at work when the frame the tracer called is one of those, whatever
- * that one calls in turn (liburcu takes a libc mutex), and is left out
- * with the tracer's own.  Others stay: the real function a wrapper calls (the
+ * instrumentation's calls), and the C library's functions it calls for
+ * itself: clock_gettime (its clocks), writev (its trace buffers' flush:
+ * the C library's, past the tracer's own wrapper of it), the memory
+ * copies.  A run of frames below a tracer frame is the tracer at work
+ * when the frame the tracer called is one of those, whatever that one
+ * calls in turn (liburcu takes a libc mutex), and is left out with the
+ * tracer's own.  Others stay: the real function a wrapper calls (the
  * program's own work), and the program's code the tracer calls back (an
  * OpenMP region's body, a signal handler).  A program that uses those
  * libraries itself keeps its calls, which no tracer frame is above.
@@ -581,7 +581,7 @@ enum cp_sampler_kind cp_sampler_init(void)
 	cp_smp_nhelper = cp_modules_text_of(cp_smp_helper_libs, cp_smp_helper,
 					    CP_SMP_HELPER_RANGES);
 	cp_smp_helper_fn[0] = (uintptr_t)clock_gettime;
-	cp_smp_helper_fn[1] = (uintptr_t)writev;
+	cp_smp_helper_fn[1] = (uintptr_t)dlsym(RTLD_NEXT, "writev");
 	cp_smp_helper_fn[2] = (uintptr_t)memcpy;
 	cp_smp_helper_fn[3] = (uintptr_t)memset;
 	cp_smp_helper_fn[4] = (uintptr_t)memmove;
