@@ -78,8 +78,10 @@ static void expect_report(const char *what, struct cpt_run *r,
 }
 
 /* Workload @name bare, then quietly under combination @i: it exits 0
- * bare, behaves as bare traced, and the report counts @threads threads. */
-static void expect_threads_counted(const char *name, int i, double threads)
+ * bare (printing @out, unless NULL), behaves as bare traced, and the
+ * report counts @threads threads. */
+static void expect_threads_counted(const char *name, int i, double threads,
+				   const char *out)
 {
 	const struct preserve_combo *c = &pcombos[i];
 	char env_mode[64], what[128];
@@ -90,8 +92,10 @@ static void expect_threads_counted(const char *name, int i, double threads)
 	snprintf(what, sizeof(what), "%s %s %s", name,
 		 cpt_variant_name(c->v), c->mode);
 	run_bare(&bare, name, NULL);
-	ck_assert_msg(cpt_run_exit_code(&bare) == 0, "%s bare: exit %d", name,
-		      cpt_run_exit_code(&bare));
+	ck_assert_msg(cpt_run_exit_code(&bare) == 0 &&
+		      (!out || !strcmp(bare.out, out)),
+		      "%s bare: exit %d, \"%s\"", name,
+		      cpt_run_exit_code(&bare), bare.out);
 	ck_assert_int_eq(cpt_run_workload(&r, name, c->v, NULL, env, TIMEOUT),
 			 0);
 	expect_same_behaviour(what, &bare, &r);
@@ -329,28 +333,10 @@ END_TEST
  */
 START_TEST(test_preserve_own_allocator)
 {
-	const struct preserve_combo *c = &pcombos[_i];
-	char env_mode[64], what[128];
-	const char *env[] = { env_mode, NULL };
-	struct cpt_run bare, r;
-
 	CPT_SKIP_IF(CPT_ASAN, "AddressSanitizer owns malloc: a program that "
 		    "replaces it cannot run under it, bare or traced");
-	snprintf(env_mode, sizeof(env_mode), "CPTHREAD_MODE=%s", c->mode);
-	snprintf(what, sizeof(what), "robust_alloc %s %s",
-		 cpt_variant_name(c->v), c->mode);
-	ck_assert_int_eq(cpt_run_workload(&bare, "robust_alloc", CPT_BARE,
-					  NULL, NULL, TIMEOUT), 0);
-	ck_assert_msg(cpt_run_exit_code(&bare) == 0 &&
-		      !strcmp(bare.out, "robust_alloc: 3000 n\n"),
-		      "robust_alloc bare: exit %d, \"%s\"",
-		      cpt_run_exit_code(&bare), bare.out);
-	ck_assert_int_eq(cpt_run_workload(&r, "robust_alloc", c->v, NULL, env,
-					  TIMEOUT), 0);
-	expect_same_behaviour(what, &bare, &r);
-	expect_report(what, &r, 4);
-	cpt_run_free(&r);
-	cpt_run_free(&bare);
+	expect_threads_counted("robust_alloc", _i, 4,
+			       "robust_alloc: 3000 n\n");
 }
 END_TEST
 
@@ -579,7 +565,7 @@ END_TEST
  */
 START_TEST(test_preserve_handler_in_new_threads)
 {
-	expect_threads_counted("robust_handler", _i, 301);
+	expect_threads_counted("robust_handler", _i, 301, NULL);
 }
 END_TEST
 
@@ -696,7 +682,7 @@ END_TEST
 /* 3000 threads in 30 sequential batches: all counted, output as bare. */
 START_TEST(test_preserve_many_threads)
 {
-	expect_threads_counted("robust_many", _i, 3001);
+	expect_threads_counted("robust_many", _i, 3001, NULL);
 }
 END_TEST
 
