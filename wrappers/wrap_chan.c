@@ -190,9 +190,9 @@ __attribute__((noinline)) static void woke(uint32_t id, const void *ra)
 }
 
 /*
- * A write: the fast path (no channel, the real functions resolved) is a
- * test and a jump to the real call, with no frame of its own; the slow
- * one, the function @slow (..., @ra) the caller names, publishes first.
+ * A write or a read: the fast path (no channel, the real functions
+ * resolved) is a test and a jump to the real call, with no frame of its
+ * own; the slow one is the function @slow (..., @ra) the caller names.
  */
 #define CP_CHAN_FAST(name, fd, slow, ...)				\
 	do {								\
