@@ -2,12 +2,18 @@
  * cp_objrec.c - the table of object path records and the per-thread maps
  * in front of it (see cp_objrec.h).
  *
- * Deleted records wait in a limbo list; once CP_LIMBO_BATCH have gathered,
- * one synchronize_rcu() covers them all (no lookup in the table can still
- * be walking over them) and they go to the free list, from which new
- * records are taken before the arena is asked.  This keeps the tracer free
- * of helper threads (no call_rcu worker in the traced process) at the cost
- * of one grace period per batch of destroys.
+ * Deleted records wait in a limbo list; once a batch has gathered, one
+ * synchronize_rcu() covers them all (no lookup in the table can still be
+ * walking over them) and they go to the free list, from which new records
+ * are taken before the arena is asked.  This keeps the tracer free of
+ * helper threads (no call_rcu worker in the traced process) at the cost
+ * of one grace period per batch of destroys, which blocks the destroying
+ * thread (tens of microseconds with both cores busy, more when a reader
+ * was preempted): the batch grows with the records retired so far, from
+ * CP_LIMBO_MIN to CP_LIMBO_MAX, so a program that destroys objects by the
+ * million waits for dozens of grace periods, not thousands, and one that
+ * destroys a few holds few dead records.  The time a thread waits there
+ * is the tracer's own (cp_thread.tracer_wait_ns), not the program's.
  */
 #define _LGPL_SOURCE
 #include "cp_objrec.h"
@@ -21,12 +27,14 @@
 #include "cp_alloc.h"
 #include "cp_clock.h"
 #include "cp_die.h"
+#include "cp_runtime.h"
 #include "cp_sites.h"
 #include "cp_trace_format.h"
 #include "cp_tracebuf.h"
 #include "cp_tsan.h"
 
-#define CP_LIMBO_BATCH 128
+#define CP_LIMBO_MIN 128
+#define CP_LIMBO_MAX 8192
 
 static struct cds_lfht *cp_objrec_table;
 static atomic_uint cp_objrec_next_id;
@@ -34,6 +42,7 @@ static uint32_t cp_objrec_id0;	/* the next id at cp_objrec_init */
 static struct cp_lock cp_objrec_limbo_lock;
 static struct cp_objrec *cp_objrec_limbo;
 static unsigned cp_objrec_limbo_n;
+static uint64_t cp_objrec_limbo_total;	/* records retired so far */
 static struct cp_objrec *cp_objrec_free;	/* past their grace period */
 
 /*
@@ -124,6 +133,7 @@ int cp_objrec_init(void)
 				       NULL);
 	cp_objrec_limbo = NULL;
 	cp_objrec_limbo_n = 0;
+	cp_objrec_limbo_total = 0;
 	cp_objrec_free = NULL;
 	cp_retired_ntop = 0;
 	cp_objrec_id0 = atomic_load(&cp_objrec_next_id);
@@ -395,6 +405,29 @@ static void retire_stats(const struct cp_objrec *r)
 		cp_objstat_insert(cp_retired_top, &cp_retired_ntop, &st);
 }
 
+/* Records a limbo list gathers before its grace period, having retired
+ * @total: an eighth of them, within the bounds.  Under the limbo lock. */
+static unsigned limbo_batch(uint64_t total)
+{
+	uint64_t b = total / 8;
+
+	return b < CP_LIMBO_MIN ? CP_LIMBO_MIN :
+	       b > CP_LIMBO_MAX ? CP_LIMBO_MAX : (unsigned)b;
+}
+
+/* Wait until no reader can hold a record retired so far, and count the
+ * wait as the calling thread's time inside the tracer. */
+static void grace_period(void)
+{
+	struct cp_thread *t = cp_tls.self;
+	uint64_t t0 = cp_clock_wall();
+
+	synchronize_rcu();
+	if (t)
+		__atomic_fetch_add(&t->tracer_wait_ns, cp_clock_wall() - t0,
+				   __ATOMIC_RELAXED);
+}
+
 /* Unlink @r (RCU read side held by the caller) and queue it for freeing. */
 static void retire(struct cp_objrec *r)
 {
@@ -407,7 +440,8 @@ static void retire(struct cp_objrec *r)
 	retire_stats(r);
 	r->limbo_next = cp_objrec_limbo;
 	cp_objrec_limbo = r;
-	if (++cp_objrec_limbo_n >= CP_LIMBO_BATCH) {
+	cp_objrec_limbo_total++;
+	if (++cp_objrec_limbo_n >= limbo_batch(cp_objrec_limbo_total)) {
 		batch = cp_objrec_limbo;
 		cp_objrec_limbo = NULL;
 		cp_objrec_limbo_n = 0;
@@ -415,7 +449,7 @@ static void retire(struct cp_objrec *r)
 	cp_lock_release(&cp_objrec_limbo_lock);
 	if (batch) {
 		rcu_read_unlock();
-		synchronize_rcu();
+		grace_period();
 		rcu_read_lock();
 		while (batch) {
 			struct cp_objrec *next = batch->limbo_next;

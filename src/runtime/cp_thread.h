@@ -160,6 +160,10 @@ struct cp_thread {
 	uint64_t outside_wait_ns; /* in poll, select, epoll or a channel's
 				 * read, ended from outside the process
 				 * (cp_unseen_outside_wait): the same */
+	uint64_t tracer_wait_ns; /* blocked inside the tracer on its own
+				 * account (a grace period before records
+				 * are reused, cp_objrec.c): written by the
+				 * thread, read by the report */
 	char name[16];		/* at exit: the name it set itself
 				 * (cp_thread_name), else "" */
 	uint64_t spin_ns;	/* between sched_yield calls with no event

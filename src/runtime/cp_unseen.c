@@ -41,14 +41,16 @@ static int read_schedstat(int ostid, uint64_t *cpu, uint64_t *runq)
 
 uint64_t cp_unseen_blocked(const struct cp_thread *t)
 {
-	uint64_t cpu, runq, life, blocked;
+	uint64_t cpu, runq, life, blocked, seen;
 
 	if (cp_rt.clock != CP_CLOCK_WALL ||
 	    read_schedstat(t->ostid, &cpu, &runq) != 0)
 		return 0;
 	life = t->wall_now > t->start_wall ? t->wall_now - t->start_wall : 0;
 	blocked = life > cpu + runq ? life - cpu - runq : 0;
-	return blocked > t->wait_ns ? blocked - t->wait_ns : 0;
+	seen = t->wait_ns +
+	       __atomic_load_n(&t->tracer_wait_ns, __ATOMIC_RELAXED);
+	return blocked > seen ? blocked - seen : 0;
 }
 
 /* @t's blocked time beyond its wrapped waits, child waits included. */

@@ -43,7 +43,8 @@
 #define CP_UNSEEN_MIN_SHARE 0.10	/* of its useful time */
 
 /*
- * Blocked time of @t beyond its wrapped waits, ns, from its start to its
+ * Blocked time of @t beyond its wrapped waits and the tracer's own (its
+ * tracer_wait_ns), ns, from its start to its
  * latest event (0 under the cpu clock, or when the kernel does not tell).
  * Reads /proc: at thread exit on the owning thread (cp_thread_exit keeps
  * the result in t->unseen_ns), or at the report for a live thread.

@@ -679,6 +679,48 @@ START_TEST(test_online_channel_outside)
 END_TEST
 
 /*
+ * Threads that make and destroy objects by the hundred thousand
+ * (smp_objs.c: two at every step, 100,000 steps in each of two threads):
+ * the tracer waits for a grace period before it reuses their records,
+ * blocked, and that time is its own, not synchronization of the program's
+ * it could not see.  Under the wall clock, neither worker's unexplained
+ * waiting reaches the note's floor (10 % of its useful time), and no note
+ * says there was any.  (Counted as the program's, with a grace period
+ * every 128 records, it was 27-50 % of each worker's useful time.)
+ */
+START_TEST(test_online_tracer_waits_are_its_own)
+{
+	enum cpt_variant v = _i ? CPT_PRELOAD : CPT_LINKED;
+	const char *env[] = { "CPTHREAD_CLOCK=wall", "CPTHREAD_QUIET=1", NULL };
+	const char *args[] = { "100000", "2", NULL };
+	struct cpt_run r;
+	const char *note;
+
+	ck_assert_msg(cpt_run_workload(&r, "smp_objs", v, args, env, 60) ==
+		      0, "cannot run workload smp_objs");
+	ck_assert_msg(cpt_run_exit_code(&r) == 0 && r.report,
+		      "smp_objs, %s: exit %d, %s", cpt_variant_name(v),
+		      cpt_run_exit_code(&r), r.report_error);
+	for (unsigned tid = 1; tid <= 2; tid++) {
+		json_t *jt = cpt_json_thread(r.report, tid);
+		double u, useful;
+
+		ck_assert_msg(jt, "smp_objs: thread %u missing", tid);
+		u = cpt_json_ms(jt, "unexplained_wait_ns");
+		useful = cpt_json_ms(jt, "useful_ns");
+		ck_assert_msg(u < 0.1 * useful,
+			      "smp_objs, %s: thread %u's unexplained waiting "
+			      "%.3f ms of %.3f ms useful (the tracer's grace "
+			      "periods counted as the program's?)",
+			      cpt_variant_name(v), tid, u, useful);
+	}
+	note = note_with(r.report, "outside any traced call");
+	ck_assert_msg(!note, "smp_objs, %s: %s", cpt_variant_name(v), note);
+	cpt_run_free(&r);
+}
+END_TEST
+
+/*
  * LLVM's OpenMP runtime loaded into a traced program (preloaded into the
  * mutex workload): its synchronization is not traced, and the report
  * says so.
@@ -910,6 +952,7 @@ static Suite *online_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_online_unexplained_wait, 0, NCOMBOS);
 	tcase_add_loop_test(tc, test_online_yield_spinning, 0, NCOMBOS);
+	tcase_add_loop_test(tc, test_online_tracer_waits_are_its_own, 0, 2);
 	tcase_add_loop_test(tc, test_online_child_wait, 0, 5 * NCOMBOS);
 	tcase_add_test(tc, test_online_untraced_library);
 	suite_add_tcase(s, tc);
