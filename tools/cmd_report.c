@@ -235,11 +235,8 @@ static int parse(struct cpt_ctx *c, int argc, char **argv, struct ropts *o,
 
 /* The options streaming mode cannot honour, as one phrase; NULL if none
  * is given. */
-static const char *stream_conflict(const struct cpt_ctx *c,
-				   const struct ropts *o)
+static const char *stream_conflict(const struct cpt_ctx *c)
 {
-	if (o->by)
-		return "--by";
 	if (c->format == CPT_HTML)
 		return "--format html";
 	return NULL;
@@ -249,10 +246,13 @@ static const char *stream_conflict(const struct cpt_ctx *c,
 static enum cpt_status report_stream(struct cpt_ctx *c, const char *path,
 				     const struct ropts *o)
 {
+	/* a view prints neither Slack nor MBM: no walk back, no paths */
+	bool view = o->by && c->format != CPT_JSON;
 	struct cp_stream_opts so = {
 		.exclusive = o->exclusive,
-		.mbm_k = o->k ? o->k : CP_PROFILE_K_DEFAULT,
-		.slack = !o->no_slack,
+		.mbm_k = view ? 1 : o->k ? o->k : CP_PROFILE_K_DEFAULT,
+		.slack = !o->no_slack && !view,
+		.views = view,
 	};
 	struct cp_tindex ix;
 	struct cp_stream s;
@@ -276,7 +276,15 @@ static enum cpt_status report_stream(struct cpt_ctx *c, const char *path,
 		cp_stream_prof_free(&p);
 		st = CPT_BAD_INPUT;
 	} else {
-		if (c->format == CPT_JSON ?
+		struct cp_views_data vd = {
+			.tproc = &s.v_tproc, .waits = &s.v_waits,
+			.deps = &s.v_deps, .ndeps = s.v_ndeps,
+		};
+		uint32_t max = o->out.top_given ?
+			       (o->out.top ? o->out.top : UINT32_MAX) : 0;
+
+		if (view ? cp_views_print_data(c->out, &p, &vd, o->by, max) :
+		    c->format == CPT_JSON ?
 		    cp_stream_out_json(c->out, &ix, &s, &cmp) :
 		    cp_stream_out_text(c->out, &ix, &s, &cmp, &o->out))
 			st = CPT_BAD_INPUT;
@@ -306,7 +314,7 @@ enum cpt_status cpt_cmd_report(struct cpt_ctx *c, int argc, char **argv)
 	c->npaths = o.k ? o.k : CP_PROFILE_K_DEFAULT;
 	if (cpt_is_trace(path)) {
 		stream = cpt_choose_stream(c, path, o.stream,
-					   stream_conflict(c, &o),
+					   stream_conflict(c),
 					   "CP figures of the procedures "
 					   "with the most CPU time");
 		if (stream < 0)

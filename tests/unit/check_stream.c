@@ -40,6 +40,7 @@
 #include "cp_stream_prof.h"
 #include "cp_trace.h"
 #include "cp_tracepag.h"
+#include "cp_views.h"
 #include "cp_whatif.h"
 #include "cpt_cli.h"
 #include "synth_graph.h"
@@ -1464,6 +1465,121 @@ START_TEST(test_stream_barrier_hub_ties)
 }
 END_TEST
 
+/* The name of procedure @proc of @p's graph, "-" for none. */
+static const char *graph_proc_name(const struct cp_profile *p, uint32_t proc)
+{
+	return proc == CP_PAG_NONE ? "-" : cp_tracepag_proc_name(p->tp, proc);
+}
+
+/* Every pair of @mem (the graph's) is in @str with the same sums in
+ * column @col (-1: both), its b key a procedure of @p taken by name in
+ * @st when @by_name; and no more pairs. */
+static void compare_pairs(const struct cp_pairs *mem,
+			  const struct cp_pairs *str, bool by_name, int col,
+			  const struct cp_profile *p, const struct cp_stream *st,
+			  const char *table, const char *what)
+{
+	ck_assert_msg(mem->n == str->n, "%s, %s: %u pairs in memory, %u "
+		      "streamed", what, table, mem->n, str->n);
+	for (uint32_t k = 0; k < mem->n; k++) {
+		uint32_t b = mem->b[k], j;
+
+		if (by_name) {
+			const char *name = graph_proc_name(p, b);
+
+			b = UINT32_MAX;
+			for (uint32_t i = 0; *name != '-' && i < st->nprocs;
+			     i++)
+				if (!strcmp(st->procs[i].name, name))
+					b = i;
+		}
+		for (j = 0; j < str->n; j++)
+			if (str->a[j] == mem->a[k] && str->b[j] == b)
+				break;
+		ck_assert_msg(j < str->n, "%s, %s: (%u, %u) not streamed",
+			      what, table, mem->a[k], mem->b[k]);
+		for (int c = 0; c < 2; c++)
+			ck_assert_msg((col >= 0 && c != col) ||
+				      mem->v[k][c] == str->v[j][c],
+				      "%s, %s: (%u, %u)[%d] %" PRIu64 " in "
+				      "memory, %" PRIu64 " streamed", what,
+				      table, mem->a[k], mem->b[k], c,
+				      mem->v[k][c], str->v[j][c]);
+	}
+}
+
+/* The views' breakdowns of @s, streamed and from the graph: each
+ * thread's CPU time per procedure, its waits per object, who released
+ * it how often. */
+static void compare_views(struct synth *s, bool exclusive, bool sampled,
+			  const char *what)
+{
+	struct cp_profile_opts po = { .top = 0, .exclusive = exclusive };
+	struct cp_stream_opts so = {
+		.exclusive = exclusive, .symbolize = symbolize,
+		.src = sampled ? CP_STREAM_SRC_SAMPLED :
+				 CP_STREAM_SRC_INSTRUMENTED,
+		.mbm_k = 1, .views = true,
+	};
+	struct cp_trace t;
+	struct cp_tracepag tp;
+	struct cp_profile p;
+	struct cp_views_graph g;
+	struct cp_tindex ix;
+	struct cp_stream st;
+	char path[64], err[256] = "";
+
+	write_temp(s, path);
+	memory_load(s, &t, &tp, sampled);
+	ck_assert_msg(cp_profile_compute(&p, &tp, &po, err, sizeof(err)) == 0,
+		      "profile: %s", err);
+	ck_assert_msg(cp_views_graph_build(&g, &p) == 0, "%s: graph", what);
+	stream_with(path, &ix, &st, &so);
+	compare_pairs(&g.tproc, &st.v_tproc, true, 0, &p, &st,
+		      "CPU by procedure", what);
+	compare_pairs(&g.waits, &st.v_waits, false, -1, &p, &st, "waits",
+		      what);
+	compare_pairs(&g.deps, &st.v_deps, false, 0, &p, &st, "released by",
+		      what);
+	ck_assert_msg(g.d.ndeps == st.v_ndeps, "%s: %" PRIu64 " dependencies "
+		      "in memory, %" PRIu64 " streamed", what, g.d.ndeps,
+		      st.v_ndeps);
+	cp_views_graph_free(&g);
+	cp_stream_free(&st);
+	cp_tindex_close(&ix);
+	cp_profile_free(&p);
+	synth_graph_free(&t, &tp);
+	unlink(path);
+}
+
+/*
+ * `cpt report --by` streamed: on random traces of every primitive
+ * (instrumented procedures, inclusive and exclusive, and sampled ones),
+ * the pass's breakdowns are the graph's: CPU time per (thread,
+ * procedure), waits and time waited per (thread, object), dependencies
+ * per (releasing thread, thread), the last to publish of a range
+ * consumed together taken as its releaser.
+ */
+START_TEST(test_stream_views_equal_memory)
+{
+	for (int round = 0; round < 40; round++) {
+		struct synth s;
+		char what[48];
+
+		rng_state = 11000 + (uint64_t)round;
+		gen_trace(&s, 1 + (uint32_t)rnd(6),
+			  50 + (uint32_t)rnd(round < 30 ? 400 : 3000),
+			  round % 2);
+		if (round % 4 == 3)
+			gen_samples(&s, 5 + (uint32_t)rnd(100));
+		snprintf(what, sizeof(what), "views round %d", round);
+		compare_views(&s, false, round % 4 == 3, what);
+		compare_views(&s, true, round % 4 == 3, what);
+		synth_free(&s);
+	}
+}
+END_TEST
+
 /* Run "cpt @args @path" and check that it exits with @status; its
  * stderr into @line, its stdout into @out. */
 static void cpt_expect(const char *args, const char *path, int status,
@@ -1624,9 +1740,43 @@ START_TEST(test_stream_cpt_chooses_the_mode)
 			     "critical path rank the procedures alike: tail") &&
 		      strstr(out, "\"cp_rank\": 2,") &&
 		      strstr(out, "\"cp_excl_ns\": 30\n"), "stdout: %s", out);
-	CPT_EXPECT("report --stream --by thread", 2);
-	ck_assert_msg(strstr(line, "--stream cannot give --by"), "stderr: %s",
-		      line);
+	/* The views, streamed.  By hand: T0 is released by T1's arrival
+	 * (the last) and T1's end, and by T2's end; T1 by its creation;
+	 * T2 by its creation and T1's arrival (6 in all).  T0 waited 20
+	 * at the barrier, then 5 and 45 joining T1 and T2; its 10 of CPU
+	 * are outside procedures, T1's 31 slow's 30 and 1 outside, T2's 70
+	 * tail's 50 and 20 outside.  All three threads are followed (T0 has
+	 * no CP time); a thread's procedures' CP time is not known
+	 * streamed. */
+	CPT_EXPECT("report --stream --by thread", 0);
+	ck_assert_msg(strstr(line, "streaming analysis (--stream"),
+		      "stderr: %s", line);
+	ck_assert_msg(strstr(out, "\n  T0 t0\n    elapsed 80 ns, useful 10 "
+			     "ns, waiting 70 ns: utilization 12%, progress "
+			     "ratio 0.14\n    on the critical path 0 ns (0.0% "
+			     "of it), 0 calls\n    its procedures (CPU): "
+			     "(outside procedures) 10 ns\n    waited on: join "
+			     "50 ns (2x), barrier#1 20 ns (1x)\n    released "
+			     "by: T1 t1 2x, T2 t2 1x\n") &&
+		      strstr(out, "\n    on the critical path 30 ns (37.5% of "
+			     "it), 1 calls\n    its procedures (CPU): slow 30 "
+			     "ns, (outside procedures) 1 ns\n    released by: "
+			     "T0 t0 1x\n") &&
+		      strstr(out, "\n    its procedures (CPU): tail 50 ns, "
+			     "(outside procedures) 20 ns\n    waited on: "
+			     "barrier#1 10 ns (1x)\n    released by: T0 t0 1x, "
+			     "T1 t1 1x\n"), "stdout: %s", out);
+	CPT_EXPECT("report --stream --by program", 0);
+	ck_assert_msg(strstr(out, "  dependencies between threads         "
+			     "6\n"), "stdout: %s", out);
+	CPT_EXPECT("report --stream --by procedure", 0);
+	ck_assert_msg(strstr(out, "\n  tail\n    CPU 50 ns (45.0%), critical "
+			     "path 50 ns (62.5%), 1 calls, zeroing saves 49 "
+			     "ns\n    T2 t2                CPU      50 ns   on "
+			     "the CP          -\n"), "stdout: %s", out);
+	CPT_EXPECT("report --stream --format html", 2);
+	ck_assert_msg(strstr(line, "--stream cannot give --format html"),
+		      "stderr: %s", line);
 	/* Slack's scratch file cannot be made: the report says why and
 	 * gives the rest */
 	ck_assert(setenv("TMPDIR", "/nonexistent/cpt-test", 1) == 0);
@@ -2056,6 +2206,7 @@ static Suite *stream_suite(void)
 	tcase_add_test(tc, test_stream_objects_retired_bounded);
 	tcase_add_test(tc, test_stream_threads_retired_bounded);
 	tcase_add_test(tc, test_stream_barrier_hub_ties);
+	tcase_add_test(tc, test_stream_views_equal_memory);
 	tcase_add_test(tc, test_stream_cpt_chooses_the_mode);
 	tcase_add_test(tc, test_stream_cpt_runtime_notes);
 	tcase_add_test(tc, test_stream_slack_no_room);

@@ -175,8 +175,11 @@ deps(struct sp *p, uint32_t tid, struct sth *t, const struct cp_tev *v,
 		if (!v->cnt)
 			break;
 		cp_stream_flush(p, t);
+		p->vrel = NONE;
 		cp_stream_consume_records(p, t, &p->obj[v->obj], v->arg,
 					  v->cnt);
+		if (p->vw_deps)
+			cp_stream_view_dep(p, p->vrel, tid);
 		cp_stream_obj_consumed(p, t, &p->obj[v->obj], own);
 		break;
 	case CP_EV_THREAD_START:
@@ -190,6 +193,8 @@ deps(struct sp *p, uint32_t tid, struct sth *t, const struct cp_tev *v,
 				t->hp = p->rhp[r];
 				t->kend = p->rend[r];
 			}
+			if (p->vw_deps && r < p->cap_rrel)
+				cp_stream_view_dep(p, p->rrel[r], tid);
 			cp_stream_merge(p, t, p->rlen[r],
 					p->rvec + r * (size_t)p->vn);
 			cp_stream_rec_free(p, r);
@@ -208,6 +213,8 @@ deps(struct sp *p, uint32_t tid, struct sth *t, const struct cp_tev *v,
 				       "freed");
 			if (p->kp_k)
 				cp_stream_kp_join(p, t, c);
+			if (p->vw_deps)
+				cp_stream_view_dep(p, c, tid);
 			cp_stream_merge(p, t, ch->len, ch->vec);
 			if (p->th[c].joins_left)
 				p->th[c].joins_left--;
@@ -247,6 +254,10 @@ publish(struct sp *p, struct sth *t, const struct cp_tev *v, const bool sl)
 			if (sl)
 				cp_stream_sl_group_thread(p, *agg - 1,
 							  (uint32_t)(t - p->th));
+			if (p->vw_deps)
+				cp_stream_view_join(p, *agg - 1,
+						    (uint32_t)(t - p->th),
+						    t->key);
 			cp_stream_merge_into(p, &p->rlen[*agg - 1],
 				p->rvec + (*agg - 1) * (size_t)p->vn,
 				t->len, t->vec);
@@ -320,6 +331,8 @@ step_as(struct sp *p, uint32_t tid, struct sth *t, const bool sl)
 		waited = cp_tev_waits(v);
 		if (waited) {
 			st->wait_ns += p->records ? 0 : dt;
+			if (p->views && !p->records)
+				cp_stream_view_wait(p, tid, v->obj, dt);
 		} else {
 			t->len += dt;
 			if (p->smp && p->records) {
@@ -430,6 +443,9 @@ static void done(struct sp *p, uint32_t tid, struct sth *t)
 	st->tid = tid;
 	st->name = p->ix->t.threads[tid].name;
 	if (!p->records) {
+		/* the views: its time outside procedures after the last */
+		if (p->views)
+			cp_stream_view_cpu(p, tid, NONE, t->useful - t->mark);
 		if (p->sm)
 			cp_stream_smp_end(p, tid);
 		st->nv = t->nvi;
@@ -578,6 +594,10 @@ static void prefetch_job(void *arg)
  */
 static int run_pass(struct sp *p)
 {
+	if (p->vw_deps) {	/* a paths pass may run again */
+		cp_pairs_free(&p->s->v_deps);
+		p->s->v_ndeps = 0;
+	}
 	p->tpf = cp_tpf_new(p->ix);
 	cp_par_two(p->ix->t.nevents, pass_job, p, prefetch_job, p->tpf);
 	cp_tpf_free(p->tpf);
@@ -878,6 +898,8 @@ static void sp_free(struct sp *p)
 	free(p->rseq);
 	free(p->rnext);
 	free(p->rvec);
+	free(p->rrel);
+	free(p->rrw);
 	cp_stream_kp_free(p);
 	cp_stream_sl_free(p);
 	cp_smap_free(&p->names);
@@ -918,6 +940,7 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 		.mbm_k = o ? o->mbm_k : 0,
 		/* MBM over one path is the CP time: no paths needed */
 		.kp_k = o ? (o->mbm_k > 1 ? o->mbm_k : o->kpaths) : 0,
+		.views = o && o->views,
 	};
 
 	/* for the progress line: the walk back of Slack's file counts as
@@ -980,6 +1003,7 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 			goto err_mem;
 		records_again(&p);
 	}
+	p.vw_deps = p.views;
 	s->slack_asked = o && o->slack && p.track;
 	if (s->slack_asked && cp_stream_sl_start(&p))
 		goto err_mem;
@@ -989,8 +1013,12 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 	if (figures(&p) || (p.sl && slack(&p, o)))
 		goto err_mem;
 	cp_stream_sl_free(&p);
+	for (uint32_t i = 0; i < s->nprocs; i++)
+		s->procs[i].id = i;
 	if (s->nprocs)
 		qsort(s->procs, s->nprocs, sizeof(*s->procs), by_cp);
+	if (p.views && cp_stream_views_renumber(s))
+		goto err_mem;
 	sp_free(&p);
 	return 0;
 err_mem:
@@ -1011,5 +1039,8 @@ void cp_stream_free(struct cp_stream *s)
 	free(s->objs);
 	free(s->site_callers);
 	free(s->paths);
+	cp_pairs_free(&s->v_tproc);
+	cp_pairs_free(&s->v_waits);
+	cp_pairs_free(&s->v_deps);
 	memset(s, 0, sizeof(*s));
 }

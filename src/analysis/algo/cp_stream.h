@@ -36,6 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cp_pairs.h"
 #include "cp_tcursor.h"
 #include "cp_whatif.h"
 
@@ -90,6 +91,8 @@ struct cp_stream_obj {
 
 struct cp_stream_proc {
 	char *name;
+	uint32_t id;		/* its index during the pass (before procs
+				 * were sorted) */
 	uint64_t calls;		/* ENTERs / REGION_BEGINs */
 	uint64_t cpu_ns;	/* useful time, all threads (inclusive or
 				 * exclusive: cp_stream.exclusive) */
@@ -181,6 +184,15 @@ struct cp_stream {
 				 * which only cheaper sidetracks are kept */
 	uint64_t kp_kept;	/* sidetracks kept */
 	uint64_t kp_nodes;	/* heap nodes made for them */
+	/* (cp_stream_opts.views) the breakdowns of cp_views.h, without their
+	 * CP columns: per (thread, procedure: its index in procs, or
+	 * UINT32_MAX for time outside any) the CPU time in the mode; per
+	 * (thread, object, 0 for a join) the waits and time waited; per
+	 * (releasing thread, released thread) the dependencies, v_ndeps in
+	 * all (the releaser of several publishes consumed together: the
+	 * last to publish, as cp_views.c takes it) */
+	struct cp_pairs v_tproc, v_waits, v_deps;
+	uint64_t v_ndeps;
 };
 
 /*
@@ -287,6 +299,8 @@ struct cp_stream_opts {
 	/* called every 2^20 vertices with a phase name and 0..1 done */
 	void (*progress)(void *ctx, const char *phase, double frac);
 	void *progress_ctx;
+	/* the views' breakdowns (cp_stream.v_tproc, v_waits, v_deps) */
+	bool views;
 };
 
 /* What the streamed analyses return when a scaled name is no procedure

@@ -270,6 +270,17 @@ struct sp {
 	/* the headline's procedure (cp_stream_opts.busy_of): its tracked
 	 * index, whose C segments the walk writes down, or NONE */
 	uint32_t busy_k;
+	/* the views' breakdowns (cp_stream_opts.views): the survey sums
+	 * the waits and CPU times; the last records pass the dependencies,
+	 * from each record's publisher (the last to publish of those it
+	 * folds) and wall clock then, and the one a CONSUME takes */
+	bool views;
+	bool vw_deps;		/* this pass counts the dependencies */
+	uint32_t *rrel;		/* [nrec] a record's publisher */
+	uint64_t *rrw;		/* [nrec] its wall clock */
+	uint32_t cap_rrel, cap_rrw;
+	uint32_t vrel;		/* (a CONSUME) the releaser so far, or NONE */
+	uint64_t vrw;		/* its wall clock */
 };
 
 /* Where a record's lanes are (struct sp). */
@@ -307,6 +318,32 @@ static inline uint32_t cp_stream_cpx(const struct sp *p, uint32_t k)
 {
 	return p->ntr + 2 * p->nob + p->ntt + p->ncs + k;
 }
+
+/* ---- the views' breakdowns (cp_stream_views.c) ------------------------ */
+
+/* (survey) @w of thread @tid's useful time in procedure @proc (NONE:
+ * outside any). */
+void cp_stream_view_cpu(struct sp *p, uint32_t tid, uint32_t proc,
+			uint64_t w);
+/* (survey) Thread @tid waited @w on object @obj (0: a join). */
+void cp_stream_view_wait(struct sp *p, uint32_t tid, uint32_t obj,
+			 uint64_t w);
+/* (last records pass) A dependency into @tid released by @rel (NONE:
+ * none known). */
+void cp_stream_view_dep(struct sp *p, uint32_t rel, uint32_t tid);
+/* (last records pass) Record @r was made by thread @tid at wall clock
+ * @wall; @a takes over @r's publisher when @r's is later (a fold or a
+ * hub; r == a: a new record); a CONSUME merging @r. */
+void cp_stream_view_rec(struct sp *p, uint32_t r, uint32_t tid,
+			uint64_t wall);
+void cp_stream_view_fold(struct sp *p, uint32_t a, uint32_t r);
+/* Thread @tid's publish at @wall folded straight into record @a. */
+void cp_stream_view_join(struct sp *p, uint32_t a, uint32_t tid,
+			 uint64_t wall);
+void cp_stream_view_take(struct sp *p, uint32_t r);
+/* After the pass: the procedures were sorted (their id is the old
+ * index).  0, or -1 (memory). */
+int cp_stream_views_renumber(struct cp_stream *s);
 
 /* ---- records (cp_stream_rec.c) --------------------------------------- */
 

@@ -27,9 +27,11 @@
  */
 #include "cp_stream_int.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "cp_grow.h"
+#include "cp_search.h"
 
 /* (survey) An OBJ_DEF or OBJ_UNTRACK a cursor passed over; @ctx the
  * struct sp. */
@@ -236,18 +238,12 @@ int cp_stream_obj_results(struct sp *p, const uint64_t *vec)
 	    !(pool = s->site_callers = cp_trd_site_pool(&p->ix->r)))
 		return -1;
 	for (size_t i = 0; i < p->ix->r.nsites; i++) {
-		uint32_t id = p->ix->r.sites[i].obj, lo = 0, hi = s->nobjs;
+		size_t k = cp_find_id(s->objs, s->nobjs, sizeof(*s->objs),
+				      offsetof(struct cp_stream_obj, obj),
+				      p->ix->r.sites[i].obj);
 
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo) / 2;
-
-			if (s->objs[mid].obj < id)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < s->nobjs && s->objs[lo].obj == id)
-			cp_trd_site_apply(&s->objs[lo].site,
+		if (k < s->nobjs)
+			cp_trd_site_apply(&s->objs[k].site,
 					  &p->ix->r.sites[i], &pool);
 	}
 	return 0;

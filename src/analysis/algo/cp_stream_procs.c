@@ -137,12 +137,18 @@ static void excl_charge(struct sp *p, struct sth *t)
 	if (p->records) {
 		cp_stream_flush(p, t);
 	} else {
-		if (t->depth)
-			p->s->procs[t->fr[t->depth - 1].proc].cpu_excl_ns +=
-				t->useful - t->mark;
+		uint32_t top = t->depth ? t->fr[t->depth - 1].proc : NONE;
+
+		if (top != NONE)
+			p->s->procs[top].cpu_excl_ns += t->useful - t->mark;
+		/* the views: inclusive times come as the frames close */
+		if (p->views && (p->excl || top == NONE))
+			cp_stream_view_cpu(p, (uint32_t)(t - p->th), top,
+					   t->useful - t->mark);
 		t->mark = t->useful;
 	}
 }
+
 
 /* The tracked index of @t's innermost frame, or NONE. */
 static uint32_t top_tracked(const struct sp *p, const struct sth *t)
@@ -235,6 +241,9 @@ void cp_stream_pop(struct sp *p, struct sth *t)
 	if (!p->records) {
 		if (f->first)
 			p->s->procs[f->proc].cpu_incl_ns += t->useful - f->u0;
+		if (f->first && p->views && !p->excl)
+			cp_stream_view_cpu(p, (uint32_t)(t - p->th), f->proc,
+					   t->useful - f->u0);
 		return;
 	}
 	if (p->excl) {

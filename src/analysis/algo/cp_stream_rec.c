@@ -127,6 +127,8 @@ uint32_t cp_stream_rec_new(struct sp *p, const struct sth *t, uint64_t seq)
 		memcpy(p->rvec + r * vn, t->vec, vn * sizeof(*t->vec));
 	if (p->kp_k)
 		cp_stream_kp_rec(p, t, r);
+	if (p->vw_deps)
+		cp_stream_view_rec(p, r, (uint32_t)(t - p->th), t->key);
 	if (__builtin_expect(p->sl != NULL, 0) && cp_stream_sl_rec(p, r))
 		return NONE;
 	return r;
@@ -148,6 +150,8 @@ static void rec_fold(struct sp *p, uint32_t a, uint32_t r)
 		cp_stream_kp_group_rec(p, a, r);
 	if (__builtin_expect(p->sl != NULL, 0))
 		cp_stream_sl_group_rec(p, a, r);
+	if (p->vw_deps)
+		cp_stream_view_fold(p, a, r);
 	cp_stream_merge_into(p, &p->rlen[a], p->rvec + a * vn, p->rlen[r],
 			     p->rvec + r * vn);
 	cp_stream_rec_free(p, r);
@@ -161,6 +165,8 @@ rec_merge(struct sp *p, struct sth *t, uint32_t r, const bool sl)
 		cp_stream_kp_consume(p, t, r);
 	if (sl)
 		cp_stream_sl_in_rec(p, r);
+	if (p->vw_deps)
+		cp_stream_view_take(p, r);
 	cp_stream_merge(p, t, p->rlen[r], p->rvec + r * (size_t)p->vn);
 }
 
@@ -366,9 +372,14 @@ int cp_stream_hub(struct sp *p, struct sobj *o, uint64_t lo, uint32_t cnt)
 		p->rhp[h] = p->rhp[p->hubm[0]];
 		p->rend[h] = p->rend[p->hubm[0]];
 	}
+	if (p->vw_deps && p->hubm[0] < p->cap_rrel)
+		cp_stream_view_rec(p, h, p->rrel[p->hubm[0]],
+				   p->rrw[p->hubm[0]]);
 	for (uint32_t i = 1; i < cnt; i++) {
 		uint32_t r = p->hubm[i];
 
+		if (p->vw_deps)
+			cp_stream_view_fold(p, h, r);
 		if (p->kp_k)
 			cp_stream_kp_group_rec(p, h, r);
 		cp_stream_merge_into(p, &p->rlen[h], p->rvec + h * vn,

@@ -149,11 +149,22 @@ static int stack_procs(struct sp *p)
 }
 
 /* Add @w to the samples (@samples: those of the mode) or CPU time
- * (both: inclusive and exclusive) of the procedures of stack @st. */
-static void per_proc(struct sp *p, uint32_t st, uint64_t w, bool samples)
+ * (both: inclusive and exclusive; the views' in the mode, thread @tid's)
+ * of the procedures of stack @st. */
+static void per_proc(struct sp *p, uint32_t tid, uint32_t st, uint64_t w,
+		     bool samples)
 {
 	struct cp_stream *s = p->s;
 
+	if (p->views && !samples) {
+		if (p->excl || p->sdoff[st] == p->sdoff[st + 1])
+			cp_stream_view_cpu(p, tid, p->excl ? p->sinner[st]
+							   : NONE, w);
+		else
+			for (uint32_t d = p->sdoff[st]; d < p->sdoff[st + 1];
+			     d++)
+				cp_stream_view_cpu(p, tid, p->sdist[d], w);
+	}
 	if (p->sinner[st] != NONE) {
 		if (!samples)
 			s->procs[p->sinner[st]].cpu_excl_ns += w;
@@ -180,21 +191,23 @@ static void thread_stacks(struct sp *p, uint32_t tid)
 		if (!sm->s[k].used)
 			continue;
 		p->s->threads[tid].samples++;
-		per_proc(p, p->sid[k], 1, true);
+		per_proc(p, tid, p->sid[k], 1, true);
 		if (prev == UINT64_MAX) {
 			p->sM[k] = 0;
 		} else {
 			up = p->su[prev];
 			uk = p->su[k];
 			p->sM[k] = up / 2 + uk / 2 + (up % 2 + uk % 2) / 2;
-			per_proc(p, p->sid[prev], p->sM[k] - p->sM[prev],
-				 false);
+			per_proc(p, tid, p->sid[prev],
+				 p->sM[k] - p->sM[prev], false);
 		}
 		prev = k;
 	}
 	if (prev != UINT64_MAX)
-		per_proc(p, p->sid[prev], p->s->threads[tid].useful_ns -
-			 p->sM[prev], false);
+		per_proc(p, tid, p->sid[prev],
+			 p->s->threads[tid].useful_ns - p->sM[prev], false);
+	else if (p->views)	/* no sample: all outside procedures */
+		cp_stream_view_cpu(p, tid, NONE, p->s->threads[tid].useful_ns);
 }
 
 int cp_stream_smp_setup(struct sp *p, const struct cp_stream_opts *o,
@@ -219,8 +232,16 @@ int cp_stream_smp_setup(struct sp *p, const struct cp_stream_opts *o,
 			 "analysis", path);
 		return -1;
 	}
+	/* the views' CPU times: the samples', not the survey's (which
+	 * dropped the procedure events) */
+	cp_pairs_free(&p->s->v_tproc);
 	for (uint32_t tid = 0; tid < p->nt; tid++)
 		thread_stacks(p, tid);
+	if (p->nomem) {
+		snprintf(err, errlen, "%s: out of memory in the streaming "
+			 "analysis", path);
+		return -1;
+	}
 	p->smp = true;
 	p->sm->active = true;
 	p->s->sampled = true;

@@ -60,6 +60,8 @@ struct cp_thread_prof {
 	uint64_t calls;		/* procedure entries */
 	uint64_t samples;	/* sampled: its samples placed */
 	uint32_t nv;		/* vertices */
+	bool cp_unknown;	/* (streamed) not followed: cp_ns 0, not
+				 * known */
 };
 
 struct cp_obj_prof {
@@ -80,6 +82,8 @@ struct cp_obj_prof {
 				 * by depending on it (the online report's
 				 * cp_gain_ns) */
 	struct cp_site site;	/* where the program first used it */
+	bool cp_unknown;	/* (streamed) not followed: cp_held_ns and
+				 * cp_cross 0, not known */
 };
 
 /* Near-critical paths MBM takes by default. */
@@ -138,8 +142,8 @@ struct cp_profile {
 	uint32_t nobjs;
 
 	/* A profile made from the streaming analysis (cp_stream_prof.h) has
-	 * no graph (tp and cpm NULL), no objects and no threads' figures;
-	 * its procedures past the followed ones have cp_unknown. */
+	 * no graph (tp and cpm NULL); its procedures, threads and objects
+	 * past the followed ones have cp_unknown. */
 	uint64_t cp_bound;	/* the most CP time such a procedure can have
 				 * (its CPU time bounds it); 0: none */
 	bool slack_missing;	/* no Slack at all (--no-slack, or its

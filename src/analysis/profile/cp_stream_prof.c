@@ -36,6 +36,54 @@ static void proc_of(struct cp_proc_prof *pp, const struct cp_stream_proc *sp,
 	pp->computed = true;
 }
 
+int cp_stream_prof_objs(const struct cp_stream *s, struct cp_obj_prof **objs)
+{
+	*objs = calloc(s->nobjs ? s->nobjs : 1, sizeof(**objs));
+	if (!*objs)
+		return -1;
+	for (uint32_t i = 0; i < s->nobjs; i++) {
+		const struct cp_stream_obj *o = &s->objs[i];
+
+		(*objs)[i] = (struct cp_obj_prof){
+			.obj = o->obj, .kind = o->kind,
+			.untracked = o->untracked, .addr = o->addr,
+			.ops = o->ops, .waits = o->waits,
+			.wait_ns = o->wait_ns, .held_ns = o->held_ns,
+			.cp_held_ns = o->cp_held_ns, .cp_cross = o->cp_cross,
+			.gain_ns = o->gain_ns, .site = o->site,
+			.cp_unknown = !o->tracked,
+		};
+	}
+	return 0;
+}
+
+/* The threads of @s as a profile's, by tid, into @p. */
+static int threads_of(struct cp_profile *p, const struct cp_stream *s)
+{
+	p->threads = calloc(s->nthreads_all ? s->nthreads_all : 1,
+			    sizeof(*p->threads));
+	if (!p->threads)
+		return -1;
+	p->nthreads_all = s->nthreads_all;
+	for (uint32_t i = 0; i < s->nthreads_all; i++) {
+		const struct cp_stream_thread *st = &s->threads[i];
+
+		p->threads[i] = (struct cp_thread_prof){
+			.tid = i, .name = st->name,
+			.elapsed_ns = st->elapsed_ns,
+			.useful_ns = st->useful_ns, .wait_ns = st->wait_ns,
+			.cp_ns = st->tracked ? st->cp_ns : 0,
+			.len_ns = st->len_ns, .calls = st->calls,
+			.samples = st->samples,
+			.nv = st->nv > UINT32_MAX ? UINT32_MAX :
+			      (uint32_t)st->nv,
+			.cp_unknown = !st->tracked,
+		};
+		p->calls += st->calls;
+	}
+	return 0;
+}
+
 int cp_stream_prof_make(struct cp_profile *p, const struct cp_stream *s,
 			const struct cp_trace *t)
 {
@@ -44,8 +92,11 @@ int cp_stream_prof_make(struct cp_profile *p, const struct cp_stream *s,
 	memset(p, 0, sizeof(*p));
 	p->trace = t;
 	p->procs = calloc(s->nprocs ? s->nprocs : 1, sizeof(*p->procs));
-	if (!p->procs)
+	if (!p->procs || threads_of(p, s) || cp_stream_prof_objs(s, &p->objs)) {
+		cp_stream_prof_free(p);
 		return -1;
+	}
+	p->nobjs = s->nobjs;
 	p->nprocs = s->nprocs;
 	for (uint32_t i = 0; i < s->nprocs; i++) {
 		const struct cp_stream_proc *sp = &s->procs[i];
@@ -78,6 +129,8 @@ int cp_stream_prof_make(struct cp_profile *p, const struct cp_stream *s,
 void cp_stream_prof_free(struct cp_profile *p)
 {
 	free(p->procs);
+	free(p->threads);
+	free(p->objs);
 	memset(p, 0, sizeof(*p));
 }
 

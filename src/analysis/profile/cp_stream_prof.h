@@ -4,11 +4,10 @@
  * sets the CPU profile beside the critical-path profile as the in-memory
  * one does (cp_compare.h: the ranks, the marks, the headline).
  *
- * Only what the comparison and its table read is filled: the totals and
- * the procedures' figures, procs[i] from the stream's procs[i].  The
- * procedures not followed have cp_unknown, and cp_bound is the most CP
- * time any of them can have.  tp and cpm are NULL, and so are the threads
- * and objects.
+ * The totals, the procedures' figures (procs[i] from the stream's
+ * procs[i], proc = i), the threads' and the objects': those not followed
+ * have cp_unknown, and cp_bound is the most CP time any procedure not
+ * followed can have.  tp and cpm are NULL.
  */
 #ifndef CP_STREAM_PROF_H
 #define CP_STREAM_PROF_H
@@ -22,6 +21,10 @@
 int cp_stream_prof_make(struct cp_profile *p, const struct cp_stream *s,
 			const struct cp_trace *t);
 void cp_stream_prof_free(struct cp_profile *p);
+
+/* The objects of @s as a profile's, by id, into *@objs (free() it).
+ * 0, or -1 (out of memory). */
+int cp_stream_prof_objs(const struct cp_stream *s, struct cp_obj_prof **objs);
 
 /*
  * cp_stream_opts.busy_of, @gprof the struct cp_gprof the report compares

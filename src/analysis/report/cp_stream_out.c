@@ -20,6 +20,7 @@
 #include "cp_report_out.h"
 #include "cp_sampled.h"
 #include "cp_sampled_out.h"
+#include "cp_stream_prof.h"
 #include "cp_wbuf.h"
 
 /* A scratch file held in memory (a tmpfs) this large gets a note: the
@@ -183,28 +184,13 @@ static void text_threads(FILE *f, const struct cp_stream *s)
 static int as_profile(const struct cp_stream *s, struct cp_obj_prof **objs,
 		      bool **known)
 {
-	uint32_t n = s->nobjs ? s->nobjs : 1;
-
-	*objs = calloc(n, sizeof(**objs));
-	*known = calloc(n, sizeof(**known));
-	if (!*objs || !*known) {
-		free(*objs);
+	*known = calloc(s->nobjs ? s->nobjs : 1, sizeof(**known));
+	if (!*known || cp_stream_prof_objs(s, objs)) {
 		free(*known);
 		return -1;
 	}
-	for (uint32_t i = 0; i < s->nobjs; i++) {
-		const struct cp_stream_obj *o = &s->objs[i];
-
-		(*objs)[i] = (struct cp_obj_prof){
-			.obj = o->obj, .kind = o->kind,
-			.untracked = o->untracked, .addr = o->addr,
-			.ops = o->ops, .waits = o->waits,
-			.wait_ns = o->wait_ns, .held_ns = o->held_ns,
-			.cp_held_ns = o->cp_held_ns, .cp_cross = o->cp_cross,
-			.gain_ns = o->gain_ns, .site = o->site,
-		};
-		(*known)[i] = o->tracked;
-	}
+	for (uint32_t i = 0; i < s->nobjs; i++)
+		(*known)[i] = !(*objs)[i].cp_unknown;
 	return 0;
 }
 

@@ -15,13 +15,15 @@
  * edges, summed per (thread, calling context) and per (thread, object),
  * then folded into procedures as the profile does (exclusive: the
  * context's own procedure; inclusive: every distinct procedure on its
- * path): O(e) plus sorting what is printed.
+ * path): O(e) plus sorting what is printed.  A streamed report brings
+ * its own, without their critical-path columns (cp_stream.h).
  */
 #include "cp_views.h"
 
 #include "cp_compare.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +31,7 @@
 #include "cp_hash.h"
 #include "cp_report_out.h"
 #include "cp_sampled_out.h"
+#include "cp_search.h"
 #include "cp_wall.h"
 #include "cp_wbuf.h"
 
@@ -54,56 +57,12 @@ enum cp_view cp_view_parse(const char *name)
 	return CP_VIEW_NONE;
 }
 
-/* A (key, key) -> sums table. */
-struct acc {
-	struct cp_map2 map;
-	uint64_t (*v)[3];	/* [n] sums */
-	uint32_t *a, *b;	/* [n] keys */
-	uint32_t n, cap;
-};
-
-static uint64_t *acc_get(struct acc *x, uint32_t a, uint32_t b)
-{
-	uint32_t k = cp_map2_get(&x->map, a, b);
-
-	if (k == CP_HASH_NONE) {
-		uint32_t c[3] = { x->cap, x->cap, x->cap };
-		uint64_t need = (uint64_t)x->n + 1;
-
-		if (cp_grow32((void **)&x->v, sizeof(*x->v), &c[0], need) ||
-		    cp_grow32((void **)&x->a, sizeof(*x->a), &c[1], need) ||
-		    cp_grow32((void **)&x->b, sizeof(*x->b), &c[2], need))
-			return NULL;
-		x->cap = c[0];
-		k = x->n++;
-		memset(x->v[k], 0, sizeof(x->v[k]));
-		x->a[k] = a;
-		x->b[k] = b;
-		if (cp_map2_put(&x->map, a, b, k))
-			return NULL;
-	}
-	return x->v[k];
-}
-
-static void acc_free(struct acc *x)
-{
-	cp_map2_free(&x->map);
-	free(x->v);
-	free(x->a);
-	free(x->b);
-	memset(x, 0, sizeof(*x));
-}
-
-/* What the views share: per (thread, context), (thread, object) and
- * (publisher, consumer) sums. */
+/* What the views share: the breakdowns, and the names by id. */
 struct vd {
 	const struct cp_profile *p;
-	const struct cp_tracepag *tp;
-	struct acc ctx;		/* (tid, cct): cpu, cp */
-	struct acc waits;	/* (tid, obj): count, ns */
-	struct acc deps;	/* (src, dst): count, on the CP */
-	struct acc tproc;	/* (tid, proc): cpu, cp (profile's mode) */
-	uint64_t ndeps, ncpdeps;
+	const struct cp_views_data *in;
+	const char **pnames;	/* [npnames] a procedure's name by id */
+	uint32_t npnames;
 };
 
 /*
@@ -136,36 +95,40 @@ static uint32_t releaser(const struct cp_tracepag *tp, uint32_t e)
 	return best;
 }
 
-static int vd_build(struct vd *d, const struct cp_profile *p)
+int cp_views_graph_build(struct cp_views_graph *g, const struct cp_profile *p)
 {
 	const struct cp_tracepag *tp = p->tp;
-	const struct cp_pag *g = &tp->g;
-	uint8_t *oncp = calloc(g->ne ? g->ne : 1, 1);
+	const struct cp_pag *gr = &tp->g;
+	uint8_t *oncp = calloc(gr->ne ? gr->ne : 1, 1);
+	struct cp_views_data *d = &g->d;
 
-	memset(d, 0, sizeof(*d));
-	d->p = p;
-	d->tp = tp;
+	memset(g, 0, sizeof(*g));
+	d->tproc = &g->tproc;
+	d->waits = &g->waits;
+	d->deps = &g->deps;
+	d->cp_known = true;
 	if (!oncp)
 		return -1;
 	for (uint32_t i = 0; i < p->cpm->npath; i++)
 		oncp[p->cpm->path[i]] = 1;
-	for (uint32_t e = 0; e < g->ne; e++) {
+	for (uint32_t e = 0; e < gr->ne; e++) {
 		uint64_t *v;
 		uint32_t src, dst = cp_tracepag_thread(tp, e);
 
 		switch (tp->e_kind[e]) {
 		case CP_TE_USEFUL:
-			if (!g->w[e])
+			if (!gr->w[e])
 				break;
-			v = acc_get(&d->ctx, dst, cp_tracepag_cct(tp, e));
+			v = cp_pairs_at(&g->ctx, dst, cp_tracepag_cct(tp, e));
 			if (!v)
 				goto err;
-			v[0] += g->w[e];
+			v[0] += gr->w[e];
 			if (oncp[e])
-				v[1] += g->w[e];
+				v[1] += gr->w[e];
 			break;
 		case CP_TE_WAIT:
-			if (!(v = acc_get(&d->waits, dst, cp_tracepag_obj(tp, e))))
+			v = cp_pairs_at(&g->waits, dst, cp_tracepag_obj(tp, e));
+			if (!v)
 				goto err;
 			v[0]++;
 			v[1] += cp_tracepag_wait(tp, e);
@@ -174,7 +137,7 @@ static int vd_build(struct vd *d, const struct cp_profile *p)
 			src = releaser(tp, e);
 			if (src == dst)
 				break;
-			if (!(v = acc_get(&d->deps, src, dst)))
+			if (!(v = cp_pairs_at(&g->deps, src, dst)))
 				goto err;
 			v[0]++;
 			d->ndeps++;
@@ -188,27 +151,27 @@ static int vd_build(struct vd *d, const struct cp_profile *p)
 		}
 	}
 	/* fold contexts into procedures, in the profile's mode */
-	for (uint32_t k = 0; k < d->ctx.n; k++) {
-		const struct cp_cct_node *n = &tp->cct[d->ctx.b[k]];
-		uint32_t tid = d->ctx.a[k];
+	for (uint32_t k = 0; k < g->ctx.n; k++) {
+		const struct cp_cct_node *n = &tp->cct[g->ctx.b[k]];
+		uint32_t tid = g->ctx.a[k];
 
-		if (p->exclusive || !d->ctx.b[k]) {
-			uint64_t *v = acc_get(&d->tproc, tid, n->proc);
+		if (p->exclusive || !g->ctx.b[k]) {
+			uint64_t *v = cp_pairs_at(&g->tproc, tid, n->proc);
 
 			if (!v)
 				goto err;
-			v[0] += d->ctx.v[k][0];
-			v[1] += d->ctx.v[k][1];
+			v[0] += g->ctx.v[k][0];
+			v[1] += g->ctx.v[k][1];
 			continue;
 		}
 		for (uint32_t i = 0; i < n->incl_n; i++) {
-			uint64_t *v = acc_get(&d->tproc, tid,
-					      tp->incl_pool[n->incl_off + i]);
+			uint64_t *v = cp_pairs_at(&g->tproc, tid,
+					tp->incl_pool[n->incl_off + i]);
 
 			if (!v)
 				goto err;
-			v[0] += d->ctx.v[k][0];
-			v[1] += d->ctx.v[k][1];
+			v[0] += g->ctx.v[k][0];
+			v[1] += g->ctx.v[k][1];
 		}
 	}
 	free(oncp);
@@ -218,12 +181,35 @@ err:
 	return -1;
 }
 
-static void vd_free(struct vd *d)
+void cp_views_graph_free(struct cp_views_graph *g)
 {
-	acc_free(&d->ctx);
-	acc_free(&d->waits);
-	acc_free(&d->deps);
-	acc_free(&d->tproc);
+	cp_pairs_free(&g->ctx);
+	cp_pairs_free(&g->waits);
+	cp_pairs_free(&g->deps);
+	cp_pairs_free(&g->tproc);
+}
+
+/* The procedures' names by id, from the profile (a graph's names for
+ * ids it does not list). */
+static int vd_names(struct vd *d)
+{
+	const struct cp_profile *p = d->p;
+	uint32_t n = p->tp ? p->tp->nprocs : 0;
+
+	for (uint32_t i = 0; i < p->nprocs; i++)
+		if (p->procs[i].proc != CP_PAG_NONE &&
+		    p->procs[i].proc >= n)
+			n = p->procs[i].proc + 1;
+	d->pnames = calloc(n ? n : 1, sizeof(*d->pnames));
+	if (!d->pnames)
+		return -1;
+	d->npnames = n;
+	for (uint32_t i = 0; p->tp && i < p->tp->nprocs; i++)
+		d->pnames[i] = cp_tracepag_proc_name(p->tp, i);
+	for (uint32_t i = 0; i < p->nprocs; i++)
+		if (p->procs[i].proc != CP_PAG_NONE)
+			d->pnames[p->procs[i].proc] = p->procs[i].name;
+	return 0;
 }
 
 struct pick {
@@ -245,7 +231,7 @@ static int cmp_pick(const void *p, const void *q)
  * by v[@col] descending (column 1: nonzero ones only), into @out; returns
  * the count, or 0 when memory runs out.
  */
-static uint32_t select_sorted(const struct acc *x, bool by_b, uint32_t key,
+static uint32_t select_sorted(const struct cp_pairs *x, bool by_b, uint32_t key,
 			      int col, uint32_t *out)
 {
 	struct pick *pk = malloc((x->n + 1) * sizeof(*pk));
@@ -267,16 +253,18 @@ static uint32_t select_sorted(const struct acc *x, bool by_b, uint32_t key,
 	return n;
 }
 
-static const char *pname(const struct cp_tracepag *tp, uint32_t proc)
+static const char *pname(const struct vd *d, uint32_t proc)
 {
-	return proc == CP_PAG_NONE ? "(outside procedures)"
-				   : cp_tracepag_proc_name(tp, proc);
+	if (proc == CP_PAG_NONE)
+		return "(outside procedures)";
+	return proc < d->npnames && d->pnames[proc] ? d->pnames[proc]
+						     : "(none)";
 }
 
-static const char *tname(const struct cp_trace *t, uint32_t tid, char *buf,
-			 size_t len)
+static const char *tname(const struct cp_profile *p, uint32_t tid,
+			 char *buf, size_t len)
 {
-	const char *n = tid < t->nthreads ? t->threads[tid].name : NULL;
+	const char *n = tid < p->nthreads_all ? p->threads[tid].name : NULL;
 
 	if (tid == CP_PAG_NONE)
 		snprintf(buf, len, "(unknown)");
@@ -286,21 +274,39 @@ static const char *tname(const struct cp_trace *t, uint32_t tid, char *buf,
 	return buf;
 }
 
-static const char *oname(const struct cp_trace *t, uint32_t obj, char *buf,
-			 size_t len)
+/* The kind of object @obj (the profile's objects are by id). */
+static unsigned okind(const struct cp_profile *p, uint32_t obj)
+{
+	size_t k = cp_find_id(p->objs, p->nobjs, sizeof(*p->objs),
+			      offsetof(struct cp_obj_prof, obj), obj);
+
+	return k < p->nobjs ? p->objs[k].kind : 0;
+}
+
+static const char *oname(const struct cp_profile *p, uint32_t obj,
+			 char *buf, size_t len)
 {
 	if (!obj)
 		snprintf(buf, len, "join");
 	else
 		snprintf(buf, len, "%s#%" PRIu32,
-			 cp_obj_kind_name(t->objs[obj].kind), obj);
+			 cp_obj_kind_name(okind(p, obj)), obj);
 	return buf;
+}
+
+/* "X" formatted, or "-" when @known is false. */
+static const char *fmt_known(char *buf, size_t len, uint64_t ns, bool known)
+{
+	if (!known) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	return cp_fmt_ns(buf, len, ns);
 }
 
 static void program(FILE *f, const struct vd *d)
 {
 	const struct cp_profile *p = d->p;
-	const struct cp_trace *t = d->tp->t;
 	char a[32];
 	uint64_t syncs = 0;
 
@@ -312,7 +318,7 @@ static void program(FILE *f, const struct vd *d)
 		cp_fmt_ns(a, sizeof(a), p->elapsed_ns));
 	fprintf(f, "  %-36s %s  (%s clock)\n", "useful CPU time (T_cpu)",
 		cp_fmt_ns(a, sizeof(a), p->useful_ns),
-		t->clock == CP_CLOCK_CPU ? "cpu" : "wall");
+		p->trace && p->trace->clock == CP_CLOCK_CPU ? "cpu" : "wall");
 	fprintf(f, "  %-36s %s\n", "waiting (T_wait)",
 		cp_fmt_ns(a, sizeof(a), p->wait_ns));
 	fprintf(f, "  %-36s %.2f\n", "response ratio (R = T / T_cpu)",
@@ -336,17 +342,72 @@ static void program(FILE *f, const struct vd *d)
 	fprintf(f, "  %-36s %" PRIu64 "\n", "procedure calls (C)", p->calls);
 	fprintf(f, "  %-36s %" PRIu64 " operations on %" PRIu32 " object%s\n",
 		"synchronization", syncs, p->nobjs, p->nobjs == 1 ? "" : "s");
-	fprintf(f, "  %-36s %" PRIu64 " (%" PRIu64 " on the critical path)\n",
-		"dependencies between threads", d->ndeps, d->ncpdeps);
+	if (d->in->cp_known)
+		fprintf(f, "  %-36s %" PRIu64 " (%" PRIu64 " on the critical "
+			"path)\n", "dependencies between threads",
+			d->in->ndeps, d->in->ncpdeps);
+	else
+		fprintf(f, "  %-36s %" PRIu64 "\n",
+			"dependencies between threads", d->in->ndeps);
+}
+
+/* "  waited on: ..." and the like: up to SUB_ROWS entries of @x under
+ * @label, sorted as select_sorted() sorts them; @row prints one. */
+static void sub_list(FILE *f, const struct vd *d, const char *label,
+		     const struct cp_pairs *x, bool by_b, uint32_t key,
+		     int col, uint32_t *idx,
+		     void (*row)(FILE *f, const struct vd *d,
+				 const struct cp_pairs *x, uint32_t k))
+{
+	uint32_t n = select_sorted(x, by_b, key, col, idx);
+
+	if (!n)
+		return;
+	fprintf(f, "    %s", label);
+	for (uint32_t k = 0; k < n && k < SUB_ROWS; k++) {
+		fprintf(f, "%s ", k ? "," : "");
+		row(f, d, x, idx[k]);
+	}
+	fprintf(f, "%s\n", n > SUB_ROWS ? ", ..." : "");
+}
+
+static void row_proc(FILE *f, const struct vd *d, const struct cp_pairs *x,
+		     uint32_t k)
+{
+	char a[32];
+
+	fprintf(f, "%s %s", pname(d, x->b[k]),
+		cp_fmt_ns(a, sizeof(a), x->v[k][d->in->cp_known ? 1 : 0]));
+}
+
+static void row_wait(FILE *f, const struct vd *d, const struct cp_pairs *x,
+		     uint32_t k)
+{
+	char a[32], on[64];
+
+	fprintf(f, "%s %s (%" PRIu64 "x)",
+		oname(d->p, x->b[k], on, sizeof(on)),
+		cp_fmt_ns(a, sizeof(a), x->v[k][1]), x->v[k][0]);
+}
+
+static void row_dep(FILE *f, const struct vd *d, const struct cp_pairs *x,
+		    uint32_t k)
+{
+	char nm[96];
+
+	fprintf(f, "%s %" PRIu64 "x", tname(d->p, x->a[k], nm, sizeof(nm)),
+		x->v[k][0]);
+	if (d->in->cp_known && x->v[k][1])
+		fprintf(f, " (%" PRIu64 " on the CP)", x->v[k][1]);
 }
 
 static int thread_view(FILE *f, const struct vd *d, uint32_t max)
 {
 	const struct cp_profile *p = d->p;
-	const struct cp_trace *t = d->tp->t;
-	uint32_t cap = d->tproc.n + d->waits.n + d->deps.n + 1, shown = 0;
-	uint32_t *idx = malloc(cap * sizeof(*idx));
-	char a[32], b[32], c[32], nm[96], on[64];
+	const struct cp_views_data *in = d->in;
+	uint32_t cap = in->tproc->n + in->waits->n + in->deps->n + 1;
+	uint32_t *idx = malloc(cap * sizeof(*idx)), shown = 0;
+	char a[32], b[32], c[32], nm[96];
 
 	if (!idx)
 		return -1;
@@ -355,12 +416,11 @@ static int thread_view(FILE *f, const struct vd *d, uint32_t max)
 		"released it)\n");
 	for (uint32_t i = 0; i < p->nthreads_all && shown < max; i++) {
 		const struct cp_thread_prof *th = &p->threads[i];
-		uint32_t n;
 
 		if (!th->nv)
 			continue;
 		shown++;
-		fprintf(f, "\n  %s\n", tname(t, th->tid, nm, sizeof(nm)));
+		fprintf(f, "\n  %s\n", tname(p, th->tid, nm, sizeof(nm)));
 		fprintf(f, "    elapsed %s, useful %s, waiting %s: utilization "
 			"%.0f%%", cp_fmt_ns(a, sizeof(a), th->elapsed_ns),
 			cp_fmt_ns(b, sizeof(b), th->useful_ns),
@@ -369,48 +429,22 @@ static int thread_view(FILE *f, const struct vd *d, uint32_t max)
 		if (th->wait_ns)
 			fprintf(f, ", progress ratio %.2f",
 				(double)th->useful_ns / (double)th->wait_ns);
-		fprintf(f, "\n    on the critical path %s (%.1f%% of it), "
-			"%" PRIu64 " calls\n", cp_fmt_ns(a, sizeof(a),
-							 th->cp_ns),
-			cp_pct(th->cp_ns, p->cp_len), th->calls);
-		n = select_sorted(&d->tproc, false, th->tid, 1, idx);
-		if (n) {
-			fprintf(f, "    its procedures on the CP:");
-			for (uint32_t k = 0; k < n && k < SUB_ROWS; k++)
-				fprintf(f, "%s %s %s", k ? "," : "",
-					pname(d->tp, d->tproc.b[idx[k]]),
-					cp_fmt_ns(a, sizeof(a),
-						  d->tproc.v[idx[k]][1]));
-			fprintf(f, "%s\n", n > SUB_ROWS ? ", ..." : "");
-		}
-		n = select_sorted(&d->waits, false, th->tid, 1, idx);
-		if (n) {
-			fprintf(f, "    waited on:");
-			for (uint32_t k = 0; k < n && k < SUB_ROWS; k++)
-				fprintf(f, "%s %s %s (%" PRIu64 "x)",
-					k ? "," : "",
-					oname(t, d->waits.b[idx[k]], on,
-					      sizeof(on)),
-					cp_fmt_ns(a, sizeof(a),
-						  d->waits.v[idx[k]][1]),
-					d->waits.v[idx[k]][0]);
-			fprintf(f, "%s\n", n > SUB_ROWS ? ", ..." : "");
-		}
-		n = select_sorted(&d->deps, true, th->tid, 0, idx);
-		if (n) {
-			fprintf(f, "    released by:");
-			for (uint32_t k = 0; k < n && k < SUB_ROWS; k++) {
-				uint64_t *v = d->deps.v[idx[k]];
-
-				fprintf(f, "%s %s %" PRIu64 "x", k ? "," : "",
-					tname(t, d->deps.a[idx[k]], nm,
-					      sizeof(nm)), v[0]);
-				if (v[1])
-					fprintf(f, " (%" PRIu64 " on the CP)",
-						v[1]);
-			}
-			fprintf(f, "%s\n", n > SUB_ROWS ? ", ..." : "");
-		}
+		if (th->cp_unknown)
+			fprintf(f, "\n    on the critical path - (not "
+				"followed), %" PRIu64 " calls\n", th->calls);
+		else
+			fprintf(f, "\n    on the critical path %s (%.1f%% of "
+				"it), %" PRIu64 " calls\n",
+				cp_fmt_ns(a, sizeof(a), th->cp_ns),
+				cp_pct(th->cp_ns, p->cp_len), th->calls);
+		/* streamed: no thread's procedures on the CP, their CPU */
+		sub_list(f, d, in->cp_known ? "its procedures on the CP:" :
+			 "its procedures (CPU):", in->tproc, false, th->tid,
+			 in->cp_known ? 1 : 0, idx, row_proc);
+		sub_list(f, d, "waited on:", in->waits, false, th->tid, 1, idx,
+			 row_wait);
+		sub_list(f, d, "released by:", in->deps, true, th->tid, 0, idx,
+			 row_dep);
 	}
 	if (shown < p->nthreads)
 		fprintf(f, "\n  ... %u more threads (--top 0 shows all)\n",
@@ -422,8 +456,8 @@ static int thread_view(FILE *f, const struct vd *d, uint32_t max)
 static int procedure_view(FILE *f, const struct vd *d, uint32_t max)
 {
 	const struct cp_profile *p = d->p;
-	const struct cp_trace *t = d->tp->t;
-	uint32_t *idx = malloc((d->tproc.n + 1) * sizeof(*idx)), shown = 0;
+	const struct cp_pairs *tproc = d->in->tproc;
+	uint32_t *idx = malloc((tproc->n + 1) * sizeof(*idx)), shown = 0;
 	char a[32], b[32], nm[96];
 
 	if (!idx)
@@ -431,9 +465,9 @@ static int procedure_view(FILE *f, const struct vd *d, uint32_t max)
 	fprintf(f, "Procedures (IPS procedure level, %s: each procedure and "
 		"the threads it ran in)\n", p->exclusive ? "exclusive" :
 		"inclusive");
-	if (!p->nprocs) {
+	if (!p->nprocs && p->trace) {
 		fprintf(f, "\n");
-		cp_sampled_out_none_text(f, d->tp->t);
+		cp_sampled_out_none_text(f, p->trace);
 	}
 	for (uint32_t i = 0; i < p->nprocs && shown < max; i++) {
 		const struct cp_proc_prof *pp = &p->procs[i];
@@ -442,13 +476,18 @@ static int procedure_view(FILE *f, const struct vd *d, uint32_t max)
 		if (!pp->cpu_ns && !pp->calls)
 			continue;
 		shown++;
-		fprintf(f, "\n  %s\n    CPU %s (%.1f%%), critical path %s "
-			"(%.1f%%), ", pp->name,
-			cp_fmt_ns(a, sizeof(a), pp->cpu_ns),
-			cp_pct(pp->cpu_ns, p->useful_ns),
-			cp_fmt_ns(b, sizeof(b), pp->cp_ns),
-			cp_pct(pp->cp_ns, p->cp_len));
-		if (p->sampled)
+		fprintf(f, "\n  %s\n    CPU %s (%.1f%%), critical path ",
+			pp->name, cp_fmt_ns(a, sizeof(a), pp->cpu_ns),
+			cp_pct(pp->cpu_ns, p->useful_ns));
+		if (pp->cp_unknown)
+			fprintf(f, "- (not followed), ");
+		else
+			fprintf(f, "%s (%.1f%%), ",
+				cp_fmt_ns(b, sizeof(b), pp->cp_ns),
+				cp_pct(pp->cp_ns, p->cp_len));
+		if (p->sampled && pp->cp_unknown)
+			fprintf(f, "%" PRIu64 " samples", pp->samples);
+		else if (p->sampled)
 			fprintf(f, "%" PRIu64 " samples (%" PRIu64 " on the "
 				"CP)%s", pp->samples, pp->cp_samples,
 				cp_compare_thin(p, pp) ? ", thin" : "");
@@ -458,14 +497,15 @@ static int procedure_view(FILE *f, const struct vd *d, uint32_t max)
 			fprintf(f, ", zeroing saves %s",
 				cp_fmt_ns(a, sizeof(a), pp->zero_ns));
 		fprintf(f, "\n");
-		n = select_sorted(&d->tproc, true, pp->proc, 0, idx);
+		n = select_sorted(tproc, true, pp->proc, 0, idx);
 		for (uint32_t k = 0; k < n && k < SUB_ROWS; k++) {
-			uint64_t *v = d->tproc.v[idx[k]];
+			const uint64_t *v = tproc->v[idx[k]];
 
 			fprintf(f, "    %-20s CPU %10s   on the CP %10s\n",
-				tname(t, d->tproc.a[idx[k]], nm, sizeof(nm)),
+				tname(p, tproc->a[idx[k]], nm, sizeof(nm)),
 				cp_fmt_ns(a, sizeof(a), v[0]),
-				cp_fmt_ns(b, sizeof(b), v[1]));
+				fmt_known(b, sizeof(b), v[1],
+					  d->in->cp_known));
 		}
 		if (n > SUB_ROWS)
 			fprintf(f, "    ... and %u more threads\n",
@@ -520,6 +560,7 @@ static void object_row(FILE *f, const struct cp_obj_prof *o)
 /* The objects of one kind that were used, and what they cost. */
 struct kind_sum {
 	uint64_t n, oncp, waits, wait_ns;
+	uint64_t unknown;	/* (streamed) not followed: on the CP or not */
 };
 
 /* The "By kind" lines of the object view, one per kind used. */
@@ -532,10 +573,13 @@ static void by_kind(FILE *f, const struct kind_sum *kind)
 		if (!kind[k].n)
 			continue;
 		fprintf(f, "    %-8s %7" PRIu64 " %s%s, %" PRIu64 " on the "
-			"critical path; %" PRIu64 " waits, %s waiting\n",
-			cp_obj_kind_name(k), kind[k].n,
+			"critical path", cp_obj_kind_name(k), kind[k].n,
 			k == CP_OBJ_ITEM ? "work-queue item" : "object",
-			kind[k].n == 1 ? "" : "s", kind[k].oncp, kind[k].waits,
+			kind[k].n == 1 ? "" : "s", kind[k].oncp);
+		if (kind[k].unknown)
+			fprintf(f, " (%" PRIu64 " not followed)",
+				kind[k].unknown);
+		fprintf(f, "; %" PRIu64 " waits, %s waiting\n", kind[k].waits,
 			cp_fmt_ns(a, sizeof(a), kind[k].wait_ns));
 	}
 }
@@ -546,8 +590,8 @@ static int object_view(FILE *f, const struct vd *d, uint32_t max)
 	const struct cp_obj_prof **v = malloc((p->nobjs + 1) * sizeof(*v));
 	const struct cp_obj_prof **w = malloc((p->nobjs + 1) * sizeof(*w));
 	struct kind_sum kind[CP_OBJ_KIND_MAX + 1];
-	uint32_t n = 0, nw = 0, rest = 0;
-	uint64_t rest_wait = 0;
+	uint32_t n = 0, nw = 0, rest = 0, unknown = 0;
+	uint64_t rest_wait = 0, unknown_wait = 0;
 	char a[32], b[32];
 
 	if (!v || !w) {
@@ -567,7 +611,11 @@ static int object_view(FILE *f, const struct vd *d, uint32_t max)
 		kind[k].oncp += cp;
 		kind[k].waits += o->waits;
 		kind[k].wait_ns += o->wait_ns;
-		if (cp && o->kind != CP_OBJ_ITEM) {
+		if (o->cp_unknown) {
+			kind[k].unknown++;
+			unknown++;
+			unknown_wait += o->wait_ns;
+		} else if (cp && o->kind != CP_OBJ_ITEM) {
 			v[n++] = o;
 		} else if (!cp) {
 			rest++;
@@ -582,8 +630,9 @@ static int object_view(FILE *f, const struct vd *d, uint32_t max)
 		"crosses between threads\nthrough them or runs while holding "
 		"them), by time held on the path and path gain\n\n");
 	if (!n) {
-		fprintf(f, "  none: the critical path stays within threads, or "
-			"passes only thread create/join.\n");
+		fprintf(f, "  none%s: the critical path stays within threads, "
+			"or passes only thread create/join.\n",
+			unknown ? " of those followed" : "");
 	} else {
 		fprintf(f, "  %-14s %-18s %8s %7s %10s %10s %10s %10s %6s "
 			"%10s  %s\n", "object", "address", "ops", "waits",
@@ -606,24 +655,29 @@ static int object_view(FILE *f, const struct vd *d, uint32_t max)
 			cp_fmt_ns(a, sizeof(a), w[i]->wait_ns),
 			cp_fmt_ns(b, sizeof(b), w[i]->waits ?
 				  w[i]->wait_ns / w[i]->waits : 0));
+	if (unknown)
+		fprintf(f, "\n  Not followed (their CP figures are known for "
+			"the objects most held and\n  waited for only): %u "
+			"object%s; threads waited %s on them in all.\n",
+			unknown, unknown == 1 ? "" : "s",
+			cp_fmt_ns(a, sizeof(a), unknown_wait));
 	by_kind(f, kind);
 	free(v);
 	free(w);
 	return 0;
 }
 
-int cp_views_print(FILE *f, const struct cp_profile *p, enum cp_view v,
-		   uint32_t max)
+int cp_views_print_data(FILE *f, const struct cp_profile *p,
+			const struct cp_views_data *in, enum cp_view v,
+			uint32_t max)
 {
-	struct vd d;
+	struct vd d = { .p = p, .in = in };
 	int ret = 0;
 
 	if (!max)
 		max = MAX_DEFAULT;
-	if (vd_build(&d, p)) {
-		vd_free(&d);
+	if (vd_names(&d))
 		return -1;
-	}
 	switch (v) {
 	case CP_VIEW_PROGRAM:
 		program(f, &d);
@@ -640,6 +694,18 @@ int cp_views_print(FILE *f, const struct cp_profile *p, enum cp_view v,
 	default:
 		break;
 	}
-	vd_free(&d);
+	free(d.pnames);
+	return ret;
+}
+
+int cp_views_print(FILE *f, const struct cp_profile *p, enum cp_view v,
+		   uint32_t max)
+{
+	struct cp_views_graph g;
+	int ret = -1;
+
+	if (!cp_views_graph_build(&g, p))
+		ret = cp_views_print_data(f, p, &g.d, v, max);
+	cp_views_graph_free(&g);
 	return ret;
 }

@@ -4,7 +4,9 @@
 #ifndef CP_SEARCH_H
 #define CP_SEARCH_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* How many of the @n values of @a (ascending) are at most @x: the index
  * of the first one above it. */
@@ -22,6 +24,35 @@ static inline uint32_t cp_count_upto(const uint32_t *a, uint32_t n,
 			hi = mid;
 	}
 	return lo;
+}
+
+/*
+ * The index of the record whose 32-bit id is @id among the @n records of
+ * @size bytes at @base, sorted by that id (at byte @off of each), or @n
+ * when none has it: records such as objects listed by id.
+ */
+static inline size_t cp_find_id(const void *base, size_t n, size_t size,
+				size_t off, uint32_t id)
+{
+	const char *b = base;
+	size_t lo = 0, hi = n;
+	uint32_t x;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		memcpy(&x, b + mid * size + off, sizeof(x));
+		if (x < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < n) {
+		memcpy(&x, b + lo * size + off, sizeof(x));
+		if (x == id)
+			return lo;
+	}
+	return n;
 }
 
 #endif /* CP_SEARCH_H */

@@ -1,0 +1,117 @@
+/*
+ * cp_stream_views.c - the breakdowns of the views (cp_views.h) from the
+ * out-of-core pass (cp_stream.h), without their critical-path columns:
+ * what the graph's walk sums per edge, summed per vertex as the pass
+ * meets them.
+ *
+ * CPU time per (thread, procedure) and waits per (thread, object) are the
+ * survey's, taken where it totals the procedures' and objects' own
+ * figures.  Who released whom needs the publisher of each record a
+ * CONSUME merges: the last records pass keeps beside each record the
+ * thread that made it and its wall clock then; a record folding several
+ * publishes (an rwlock's read unlocks, a barrier's arrivals) keeps the
+ * last of them, which is the releaser cp_views.c takes for a hub.
+ */
+#include "cp_stream_int.h"
+
+#include <stdlib.h>
+
+#include "cp_grow.h"
+
+void cp_stream_view_cpu(struct sp *p, uint32_t tid, uint32_t proc,
+			uint64_t w)
+{
+	uint64_t *v;
+
+	if (!w)
+		return;
+	v = cp_pairs_at(&p->s->v_tproc, tid, proc);
+	if (!v)
+		p->nomem = true;
+	else
+		v[0] += w;
+}
+
+void cp_stream_view_wait(struct sp *p, uint32_t tid, uint32_t obj,
+			 uint64_t w)
+{
+	uint64_t *v = cp_pairs_at(&p->s->v_waits, tid, obj);
+
+	if (!v) {
+		p->nomem = true;
+		return;
+	}
+	v[0]++;
+	v[1] += w;
+}
+
+void cp_stream_view_dep(struct sp *p, uint32_t rel, uint32_t tid)
+{
+	uint64_t *v;
+
+	if (rel == NONE || rel == tid)
+		return;
+	v = cp_pairs_at(&p->s->v_deps, rel, tid);
+	if (!v) {
+		p->nomem = true;
+		return;
+	}
+	v[0]++;
+	p->s->v_ndeps++;
+}
+
+void cp_stream_view_rec(struct sp *p, uint32_t r, uint32_t tid,
+			uint64_t wall)
+{
+	if (cp_grow32((void **)&p->rrel, sizeof(*p->rrel), &p->cap_rrel,
+		      (uint64_t)r + 1) ||
+	    cp_grow32((void **)&p->rrw, sizeof(*p->rrw), &p->cap_rrw,
+		      (uint64_t)r + 1)) {
+		p->nomem = true;
+		return;
+	}
+	p->rrel[r] = tid;
+	p->rrw[r] = wall;
+}
+
+void cp_stream_view_fold(struct sp *p, uint32_t a, uint32_t r)
+{
+	/* ties: the earlier publish, as the graph's hub lists them */
+	if (r < p->cap_rrel && a < p->cap_rrel && p->rrw[r] > p->rrw[a]) {
+		p->rrel[a] = p->rrel[r];
+		p->rrw[a] = p->rrw[r];
+	}
+}
+
+void cp_stream_view_join(struct sp *p, uint32_t a, uint32_t tid,
+			 uint64_t wall)
+{
+	if (a < p->cap_rrel && wall > p->rrw[a]) {
+		p->rrel[a] = tid;
+		p->rrw[a] = wall;
+	}
+}
+
+void cp_stream_view_take(struct sp *p, uint32_t r)
+{
+	if (r >= p->cap_rrel)
+		return;
+	if (p->vrel == NONE || p->rrw[r] > p->vrw) {
+		p->vrel = p->rrel[r];
+		p->vrw = p->rrw[r];
+	}
+}
+
+int cp_stream_views_renumber(struct cp_stream *s)
+{
+	uint32_t *ren = malloc((s->nprocs ? s->nprocs : 1) * sizeof(*ren));
+	int ret;
+
+	if (!ren)
+		return -1;
+	for (uint32_t i = 0; i < s->nprocs; i++)
+		ren[s->procs[i].id] = i;
+	ret = cp_pairs_rename_b(&s->v_tproc, ren, s->nprocs);
+	free(ren);
+	return ret;
+}
