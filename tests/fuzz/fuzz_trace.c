@@ -30,7 +30,7 @@
 static void stream(const uint8_t *data, size_t size)
 {
 	struct cp_stream_opts so = { .mbm_k = 8, .kpaths_nodes = 64,
-				     .slack = true,
+				     .slack = true, .views = true,
 				     .busy_of = cp_stream_prof_busy_of };
 	struct cp_report_opts ro = { .top = 8 };
 	struct cp_tindex ix;
@@ -61,6 +61,17 @@ static void stream(const uint8_t *data, size_t size)
 		    cp_stream_out_text(cp_fuzz_sink(), &ix, &s, &cmp, &ro) ||
 		    cp_stream_out_json(cp_fuzz_sink(), &ix, &s, &cmp))
 			abort();	/* out of memory on a small input */
+		for (enum cp_view v = CP_VIEW_PROGRAM; v <= CP_VIEW_OBJECT;
+		     v++) {
+			struct cp_views_data vd = {
+				.tproc = &s.v_tproc, .waits = &s.v_waits,
+				.deps = &s.v_deps, .ndeps = s.v_ndeps,
+			};
+
+			if (cp_views_print_data(cp_fuzz_sink(), &p, &vd, v,
+						10))
+				abort();
+		}
 		cp_compare_free(&cmp);
 		cp_stream_prof_free(&p);
 		cp_paths_stream_out(cp_fuzz_sink(), path, &s, 8, true);
