@@ -78,7 +78,7 @@ static void cp_stream_assert(const struct sp *p)
 
 	if (!cp_stream_debug)
 		return;
-	if (p->nheap || p->nblocked)
+	if (p->nheap || p->nblocked || p->nunborn)
 		cp_die("stream: threads left");
 	for (uint32_t i = 0; i < p->nobj; i++)
 		held += p->obj[i].n + (p->obj[i].agg1 != 0) +
@@ -282,6 +282,11 @@ static int create(struct sp *p, struct sth *t, uint32_t c)
 	struct sth *ch = &p->th[c];
 
 	ch->created = true;
+	if (ch->state == ST_UNBORN) {
+		ch->state = ST_READY;
+		p->nunborn--;
+		cp_stream_heap_push(p, c);
+	}
 	if (p->records) {
 		if (ch->create_rec != NONE)
 			cp_stream_rec_free(p, ch->create_rec);
@@ -537,19 +542,38 @@ static int pass_init(struct sp *p)
 		o->cleft = o->ncons;
 		o->ops = o->waits = o->wait_ns = o->held_ns = o->gain_ns = 0;
 	}
-	p->nheap = p->nblocked = 0;
+	p->nheap = p->nblocked = p->nunborn = 0;
 	p->done = 0;
 	p->kp_bound = UINT64_MAX;
 	p->kp_limit = p->kp_cap;
 	for (uint32_t tid = 0; tid < p->nt; tid++) {
 		struct sth *t = &p->th[tid];
 
-		if (advance(p, t))
-			cp_stream_heap_push(p, tid);
-		else
+		if (!advance(p, t)) {
 			done(p, tid, t);
+		} else if (cp_tev_kind(&t->nx) == CP_EV_THREAD_START &&
+			   !cp_stream_ready(p, t)) {
+			cp_tcursor_park(&t->cur);
+			t->state = ST_UNBORN;
+			p->nunborn++;
+		} else {
+			cp_stream_heap_push(p, tid);
+		}
 	}
 	return 0;
+}
+
+/* Every thread left is blocked or not created: those not created wait
+ * with the blocked ones (a damaged trace lost their CREATE, which
+ * cp_stream_unstick() finds out). */
+static void unborn_to_blocked(struct sp *p)
+{
+	for (uint32_t tid = 0; p->nunborn && tid < p->nt; tid++)
+		if (p->th[tid].state == ST_UNBORN) {
+			p->th[tid].state = ST_BLOCKED;
+			p->blocked[p->nblocked++] = tid;
+			p->nunborn--;
+		}
 }
 
 /* One pass: the survey, or (p->records) the path records. */
@@ -557,8 +581,9 @@ static int pass_loop(struct sp *p)
 {
 	if (pass_init(p))
 		return -1;
-	while (p->nheap || p->nblocked) {
+	while (p->nheap || p->nblocked || p->nunborn) {
 		if (!p->nheap) {
+			unborn_to_blocked(p);
 			if (cp_stream_unstick(p))
 				return -1;
 			continue;

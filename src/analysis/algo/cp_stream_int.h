@@ -16,7 +16,11 @@
 
 #define NONE UINT32_MAX
 
-enum { ST_READY, ST_BLOCKED, ST_DONE };
+/* A thread's state in a pass.  ST_UNBORN: its first vertex is a START
+ * whose CREATE has not run; it waits outside the heap and the blocked
+ * list (a program can make millions of threads, most of them not yet
+ * created at any moment), parked, until create() schedules it. */
+enum { ST_READY, ST_BLOCKED, ST_DONE, ST_UNBORN };
 
 /* A procedure or region open on a thread's stack. */
 struct frame {
@@ -153,6 +157,7 @@ struct sp {
 	uint32_t nobj, cap_obj;
 	uint32_t *heap, nheap;
 	uint32_t *blocked, nblocked;
+	uint32_t nunborn;	/* threads ST_UNBORN */
 	/* procedures: names interned as cp_tracepag.c does */
 	char **pname;
 	uint32_t cap_procs;
