@@ -167,8 +167,11 @@ struct cp_thread {
 	char name[16];		/* at exit: the name it set itself
 				 * (cp_thread_name), else "" */
 	uint64_t spin_ns;	/* between sched_yield calls with no event
-				 * between them (cp_unseen_yield): written
-				 * by the thread, read by the report */
+				 * between them (cp_unseen_yield), before
+				 * its latest event: written by the thread,
+				 * read by the report */
+	uint64_t spin_pending;	/* the same since its latest event: spin_ns
+				 * once one follows; the same */
 	uint64_t yield_wall;	/* wall clock of its latest sched_yield, */
 	uint64_t yield_cpu;	/* its CPU time then */
 	uint64_t yield_last;	/* and its ->last then */

@@ -115,21 +115,34 @@ void cp_unseen_child_wait(struct cp_thread *t, uint64_t ns)
 void cp_unseen_yield(struct cp_thread *t)
 {
 	uint64_t now = cp_clock_wall(), cpu = cp_clock_cpu_raw();
+	uint64_t pending = __atomic_load_n(&t->spin_pending, __ATOMIC_RELAXED);
 
-	if (t->yield_wall && t->yield_last == t->last &&
-	    cpu - t->yield_cpu < CP_UNSEEN_POLL_NS)
+	if (t->yield_last != t->last) {
+		/* an event since the last yield: the spinning before it
+		 * lies inside the thread's useful time */
 		__atomic_store_n(&t->spin_ns, __atomic_load_n(&t->spin_ns,
-			__ATOMIC_RELAXED) + (cp_rt.clock == CP_CLOCK_CPU ?
-			cpu - t->yield_cpu : now - t->yield_wall),
-			__ATOMIC_RELAXED);
+				 __ATOMIC_RELAXED) + pending, __ATOMIC_RELAXED);
+		pending = 0;
+	} else if (t->yield_wall && cpu - t->yield_cpu < CP_UNSEEN_POLL_NS) {
+		pending += cp_rt.clock == CP_CLOCK_CPU ? cpu - t->yield_cpu :
+			   now - t->yield_wall;
+	}
+	__atomic_store_n(&t->spin_pending, pending, __ATOMIC_RELAXED);
 	t->yield_wall = now;
 	t->yield_cpu = cpu;
-	t->yield_last = t->last;
+	__atomic_store_n(&t->yield_last, t->last, __ATOMIC_RELAXED);
 }
 
 uint64_t cp_unseen_spin_of(const struct cp_thread *t)
 {
-	return __atomic_load_n(&t->spin_ns, __ATOMIC_RELAXED);
+	uint64_t s = __atomic_load_n(&t->spin_ns, __ATOMIC_RELAXED);
+
+	/* spinning since the last yield's event counts if an event came
+	 * after it (a thread's exit, the process's) */
+	if (__atomic_load_n(&t->last, __ATOMIC_RELAXED) !=
+	    __atomic_load_n(&t->yield_last, __ATOMIC_RELAXED))
+		s += __atomic_load_n(&t->spin_pending, __ATOMIC_RELAXED);
+	return s;
 }
 
 /* A note on threads' blocked time: its words, the figure it is about,

@@ -90,7 +90,10 @@ void cp_unseen_outside_wait(struct cp_thread *t, uint64_t ns);
  * spinning: its wall time under the wall clock (a busy machine's
  * time-slices given to others included, as in useful time), its CPU time
  * under the cpu clock.  It errs low: the polls before the first yield and
- * after the last are not counted.
+ * after the last are not counted.  Nor is spinning after the thread's
+ * latest event, which is outside its useful time (a pool thread that
+ * spins until the process exits: OpenBLAS's workers do): it counts once
+ * an event follows it.
  */
 #define CP_UNSEEN_POLL_NS 50000ull	/* 50 us */
 

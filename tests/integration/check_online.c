@@ -513,6 +513,30 @@ START_TEST(test_online_yield_spinning)
 END_TEST
 
 /*
+ * A thread that polls with sched_yield after its last event, until the
+ * process exits under it (futex.c spin_after: "d" 20, then ~80 ms of
+ * polling): that time is not in its useful time, so no spinning is said
+ * of it, under either clock; its useful time stays "d"'s 20 ms.  (Counted
+ * before, it was ~80 ms of spinning, 400 % of the thread's useful time.)
+ */
+START_TEST(test_online_spin_after_last_event)
+{
+	const struct combo *c = &combos[_i];
+	struct cpt_run r;
+	json_t *jt = run_futex(&r, c, "spin_after");
+	const char *note = note_with(r.report, "Spinning: ");
+	double s = cpt_json_ms(jt, "spin_ns"), u = cpt_json_ms(jt, "useful_ns");
+
+	ck_assert_msg(!note && s < 10 && u < 40,
+		      "futex spin_after, %s, %s: thread 1 spin_ns %.3f ms, "
+		      "useful %.3f ms (expected no spinning, \"d\" 20 "
+		      "useful); note: %s", cpt_variant_name(c->v), c->clock,
+		      s, u, note ? note : "none");
+	cpt_run_free(&r);
+}
+END_TEST
+
+/*
  * A thread blocked about 100 ms waiting for a child process (children.c,
  * with each of the five wait calls): under the wall clock the report
  * says that thread 0 waited for child processes, at least 30 ms and at
@@ -952,6 +976,8 @@ static Suite *online_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_online_unexplained_wait, 0, NCOMBOS);
 	tcase_add_loop_test(tc, test_online_yield_spinning, 0, NCOMBOS);
+	tcase_add_loop_test(tc, test_online_spin_after_last_event, 0,
+			    NCOMBOS);
 	tcase_add_loop_test(tc, test_online_tracer_waits_are_its_own, 0, 2);
 	tcase_add_loop_test(tc, test_online_child_wait, 0, 5 * NCOMBOS);
 	tcase_add_test(tc, test_online_untraced_library);

@@ -23,6 +23,12 @@
  * (or libstdc++'s before it blocks) does.  Under either clock T is busy
  * those ~100 ms, which the tracer counts as useful time; the report must
  * say that thread 1 spun about 100 ms, at least 30.
+ * With argument "spin_after" T runs "d" 20 first and then polls, with
+ * sched_yield, a flag nobody sets, until main has run "a" 100 and the
+ * process exits under it (as a pool's workers spin between jobs: OpenBLAS's
+ * do).  T's useful time ends with its last event, at "d"'s end, so its
+ * ~80 ms of polling after it is no useful time either: the report must
+ * not say that thread 1 spun.
  */
 #include "wl.h"
 
@@ -34,7 +40,7 @@
 
 static atomic_int flag;
 static sem_t ready;
-static int raw, yield;
+static int raw, yield, spin_after;
 
 /* futex(2) on @word, by the instruction itself when @raw. */
 static long futex(atomic_int *word, int op, int val)
@@ -60,6 +66,11 @@ static void *thread_t(void *arg)
 {
 	(void)arg;
 	WL_OK(sem_post(&ready));
+	if (spin_after) {
+		wl_region("d", 20);
+		for (;;)
+			sched_yield();
+	}
 	while (!atomic_load(&flag)) {
 		if (yield)
 			sched_yield();
@@ -76,14 +87,21 @@ int main(int argc, char **argv)
 
 	wl_init();
 	if (argc < 2 || (strcmp(argv[1], "raw") && strcmp(argv[1], "libc") &&
-			 strcmp(argv[1], "yield")))
+			 strcmp(argv[1], "yield") &&
+			 strcmp(argv[1], "spin_after")))
 		return 2;
 	raw = strcmp(argv[1], "raw") == 0;
 	yield = strcmp(argv[1], "yield") == 0;
+	spin_after = strcmp(argv[1], "spin_after") == 0;
 	WL_OK(sem_init(&ready, 0, 0));
 	WL_OK(pthread_create(&t, NULL, thread_t, NULL));
 	WL_OK(sem_wait(&ready));
 	wl_region("a", 100);
+	if (spin_after) {
+		printf("futex done\n");
+		fflush(stdout);
+		exit(0);	/* T still polling */
+	}
 	atomic_store(&flag, 1);
 	if (!yield)
 		futex(&flag, FUTEX_WAKE_PRIVATE, 1);
