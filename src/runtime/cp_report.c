@@ -63,6 +63,26 @@ void cp_report_global(struct cp_thread *caller, struct cp_path *out)
 		cp_path_merge(out, t->path, cp_rt.nsel, gen);
 }
 
+/* Into the final path @out: the paths of the threads still running at
+ * the end, each with its useful time since its latest event
+ * (cp_thread_end_live). */
+static void merge_live_ends(struct cp_path *out)
+{
+	struct cp_path *p = NULL;
+
+	for (struct cp_thread *t = cp_thread_all(); t; t = t->next) {
+		if (!__atomic_load_n(&t->live_end, __ATOMIC_ACQUIRE) ||
+		    !t->live_useful)
+			continue;
+		if (!p && !(p = path_new()))
+			return;
+		cp_path_copy(p, t->path, cp_rt.nsel);
+		p->len += t->live_useful;
+		cp_path_merge(out, p, cp_rt.nsel, out->gen);
+	}
+	cp_free(p);
+}
+
 void cp_report_sample(struct cp_thread *caller)
 {
 	struct cp_path *p = path_new();
@@ -356,9 +376,9 @@ static void json_threads(struct cp_emit *e)
 			cp_emit_null(e, CP_KEY_PARENT);
 		else
 			cp_emit_u64(e, CP_KEY_PARENT, t->parent);
-		cp_emit_u64(e, CP_KEY_LEN_NS, t->path->len);
-		cp_emit_u64(e, CP_KEY_USEFUL_NS, t->useful_ns);
-		cp_emit_u64(e, CP_KEY_WAIT_NS, t->wait_ns);
+		cp_emit_u64(e, CP_KEY_LEN_NS, cp_thread_len_end(t));
+		cp_emit_u64(e, CP_KEY_USEFUL_NS, cp_thread_useful_end(t));
+		cp_emit_u64(e, CP_KEY_WAIT_NS, cp_thread_wait_end(t));
 		cp_emit_u64(e, CP_KEY_UNEXPLAINED_WAIT_NS, cp_unseen_of(t));
 		cp_emit_u64(e, CP_KEY_CHILD_WAIT_NS,
 			    cp_unseen_children_of(t));
@@ -611,6 +631,7 @@ bool cp_report_write(struct cp_thread *caller)
 	}
 	(void)caller;		/* advanced by the exit path already */
 	cp_report_global(NULL, final);
+	merge_live_ends(final);
 	cp_lock_acquire(&cp_report_lock);
 	if (cp_frozen) {
 		cp_path_copy(final, cp_frozen, cp_rt.nsel);
@@ -622,8 +643,8 @@ bool cp_report_write(struct cp_thread *caller)
 	s->elapsed = cp_clock_wall() - cp_rt.start_wall;
 	for (struct cp_thread *t = cp_thread_all(); t; t = t->next) {
 		s->nthreads++;
-		s->useful += t->useful_ns;
-		s->wait += t->wait_ns;
+		s->useful += cp_thread_useful_end(t);
+		s->wait += cp_thread_wait_end(t);
 		for (unsigned i = 0; i < cp_rt.nsel; i++)
 			s->proc_cpu[i] += t->proc_cpu[i];
 	}

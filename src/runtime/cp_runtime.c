@@ -480,6 +480,10 @@ void cp_runtime_finish(void)
 				CP_EV_PROCESS_EXIT, now, cp_rt.clock ==
 				CP_CLOCK_CPU ? t->wall_now : UINT64_MAX));
 	}
+	/* the threads still running end here too */
+	for (struct cp_thread *o = cp_thread_all(); o; o = o->next)
+		if (o != t)
+			cp_thread_end_live(o);
 	cp_sampler_finish();
 	if (!cp_report_write(t) && cp_rt.trace) {
 		cp_trace_discard();	/* a descendant that saw nothing */

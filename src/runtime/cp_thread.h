@@ -175,6 +175,15 @@ struct cp_thread {
 	uint64_t yield_wall;	/* wall clock of its latest sched_yield, */
 	uint64_t yield_cpu;	/* its CPU time then */
 	uint64_t yield_last;	/* and its ->last then */
+	/* a thread still running when the process ends: its end, set by
+	 * the finishing thread (cp_thread_end_live) before the report */
+	bool live_end;		/* set */
+	bool live_waiting;	/* it was blocked then: the time since its
+				 * latest event is waiting, else useful */
+	uint64_t live_ts;	/* its clock then (cp_rt.clock) */
+	uint64_t live_wall;	/* the wall clock then */
+	uint64_t live_useful;	/* useful time since its latest event */
+	uint64_t live_wait;	/* waiting since then */
 	bool idle;		/* waiting where no call will end the wait (an
 				 * OpenMP pool thread between regions): an exit
 				 * ends it, the time is not useful */
@@ -335,5 +344,35 @@ static inline void cp_thread_waited(struct cp_thread *t, uint64_t now,
 	if (now > t->last)
 		t->last = now;
 }
+
+/* @t's useful time, waiting and longest path at the end of the run:
+ * with the time since its latest event when it was still running then
+ * (cp_thread_end_live).  The report's. */
+static inline uint64_t cp_thread_useful_end(const struct cp_thread *t)
+{
+	return t->useful_ns + t->live_useful;
+}
+
+static inline uint64_t cp_thread_wait_end(const struct cp_thread *t)
+{
+	return t->wait_ns + t->live_wait;
+}
+
+static inline uint64_t cp_thread_len_end(const struct cp_thread *t)
+{
+	return t->path->len + t->live_useful;
+}
+
+/*
+ * At the process's end (cp_runtime_finish), on the finishing thread: end
+ * @t, another thread still running, where the process ends.  The time
+ * since its latest event is useful when it was running or runnable then
+ * (spinning, or computing a job nothing waited for: a pool's workers), or
+ * under the cpu clock the processor time it took since; waiting when it
+ * was blocked (in a traced wait, or one the unexplained-waiting note
+ * counts).  Sets @t's live_* fields, read by the report and the trace
+ * writer; nothing of @t's own state changes.
+ */
+void cp_thread_end_live(struct cp_thread *t);
 
 #endif /* CP_THREAD_H */

@@ -810,6 +810,32 @@ void cp_trace_discard(void)
 	errno = saved;
 }
 
+/*
+ * The end of @t, a thread still running when the process ended
+ * (cp_thread_end_live), as its last vertex: a PROCESS_EXIT (waiting if it
+ * was blocked then), in a block of its own numbered after its buffer's
+ * last one, which close_all() wrote (its owner's later events are
+ * dropped).
+ */
+static void live_end_block(struct cp_thread *t)
+{
+	struct cp_tracebuf *tb = t->tb, *nb;
+	bool cpu = cp_rt.clock == CP_CLOCK_CPU;
+
+	if (!tb || !__atomic_load_n(&t->live_end, __ATOMIC_ACQUIRE))
+		return;
+	nb = cp_tb_new(t->tid, t->live_ts, cpu ? t->live_wall : 0);
+	if (!nb)
+		return;
+	cp_tb_commit(nb, cp_tb_vertex(nb, CP_EV_PROCESS_EXIT |
+				      (t->live_waiting ? CP_EVF_WAIT : 0),
+				      t->live_ts,
+				      cpu ? t->live_wall : UINT64_MAX));
+	nb->seq = __atomic_load_n(&tb->seq, __ATOMIC_ACQUIRE);
+	cp_tb_write_out(nb);
+	cp_tb_free(nb);
+}
+
 void cp_trace_finish(struct cp_thread *all, uint64_t online_len)
 {
 	struct cp_trace_end end = { 0 };
@@ -819,12 +845,15 @@ void cp_trace_finish(struct cp_thread *all, uint64_t online_len)
 	if (cp_rt.trace_fd < 0)
 		return;
 	close_all();
+	for (struct cp_thread *t = all; t; t = t->next)
+		live_end_block(t);
 	for (struct cp_thread *t = all; t; t = t->next) {
 		struct cp_thread_info ti = {
 			.tid = t->tid, .parent_tid = t->parent,
 			.pthread_id = (uint64_t)t->self,
-			.useful_ns = t->useful_ns, .wait_ns = t->wait_ns,
-			.len_ns = t->path->len,
+			.useful_ns = cp_thread_useful_end(t),
+			.wait_ns = cp_thread_wait_end(t),
+			.len_ns = cp_thread_len_end(t),
 		};
 		char name[16];
 

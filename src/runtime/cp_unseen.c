@@ -138,9 +138,12 @@ uint64_t cp_unseen_spin_of(const struct cp_thread *t)
 	uint64_t s = __atomic_load_n(&t->spin_ns, __ATOMIC_RELAXED);
 
 	/* spinning since the last yield's event counts if an event came
-	 * after it (a thread's exit, the process's) */
+	 * after it (a thread's exit, the process's), or the thread was
+	 * still running at the end, where its useful time then ends */
 	if (__atomic_load_n(&t->last, __ATOMIC_RELAXED) !=
-	    __atomic_load_n(&t->yield_last, __ATOMIC_RELAXED))
+	    __atomic_load_n(&t->yield_last, __ATOMIC_RELAXED) ||
+	    (__atomic_load_n(&t->live_end, __ATOMIC_ACQUIRE) &&
+	     !t->live_waiting))
 		s += __atomic_load_n(&t->spin_pending, __ATOMIC_RELAXED);
 	return s;
 }
@@ -171,10 +174,10 @@ static const char *thread_note(struct thread_note *nt)
 	nt->done = true;
 	buf[0] = '\0';
 	for (struct cp_thread *t = cp_thread_all(); t; t = t->next) {
-		uint64_t u = nt->of(t);
+		uint64_t u = nt->of(t), useful = cp_thread_useful_end(t);
 
 		if (u < CP_UNSEEN_MIN_NS ||
-		    (double)u < CP_UNSEEN_MIN_SHARE * (double)t->useful_ns)
+		    (double)u < CP_UNSEEN_MIN_SHARE * (double)useful)
 			continue;
 		if (shown == 4 || n >= len - 160) {
 			more++;
@@ -184,8 +187,8 @@ static const char *thread_note(struct thread_note *nt)
 				      "%sthread %u %s %.1f ms (%.0f%% of its "
 				      "useful time)", shown ? ", " : nt->head,
 				      t->tid, nt->verb, (double)u / 1e6,
-				      t->useful_ns ? 100.0 * (double)u /
-				      (double)t->useful_ns : 0.0);
+				      useful ? 100.0 * (double)u /
+				      (double)useful : 0.0);
 		shown++;
 	}
 	if (!shown)

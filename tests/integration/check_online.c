@@ -513,25 +513,94 @@ START_TEST(test_online_yield_spinning)
 END_TEST
 
 /*
- * A thread that polls with sched_yield after its last event, until the
- * process exits under it (futex.c spin_after: "d" 20, then ~80 ms of
- * polling): that time is not in its useful time, so no spinning is said
- * of it, under either clock; its useful time stays "d"'s 20 ms.  (Counted
- * before, it was ~80 ms of spinning, 400 % of the thread's useful time.)
+ * Threads still running when the process ends (futex.c spin_after: T runs
+ * "d" 20, then polls with sched_yield until main's "a" 100 is done and
+ * the process exits under it; blocked_after: T runs "d" 20, then waits on
+ * a semaphore nobody posts), traced: the report at exit ends each such
+ * thread where the process ends.  Polling T was running then: under the
+ * wall clock its ~80 ms since its last event are useful time (at least 70
+ * in all, at most the run), and spinning, said in the note (at least 40,
+ * at most its useful time); under the cpu clock, the processor time it
+ * had (which the machine's load decides), its spinning never more.
+ * Blocked T: useful time "d"'s 20 only; under the wall clock the rest is
+ * waiting (at least 50).  `cpt report` of the trace gives T the
+ * same useful and waiting time (its last vertex, at the process's end).
+ * (Before, T's time after its last event counted nowhere, and its
+ * polling was said to be 400 % of its useful time.)
  */
-START_TEST(test_online_spin_after_last_event)
+START_TEST(test_online_live_threads_at_exit)
 {
-	const struct combo *c = &combos[_i];
-	struct cpt_run r;
-	json_t *jt = run_futex(&r, c, "spin_after");
-	const char *note = note_with(r.report, "Spinning: ");
-	double s = cpt_json_ms(jt, "spin_ns"), u = cpt_json_ms(jt, "useful_ns");
+	static const char *const modes[] = { "spin_after", "blocked_after" };
+	const struct combo *c = &combos[_i % NCOMBOS];
+	const char *mode = modes[_i / NCOMBOS];
+	bool spin = _i / NCOMBOS == 0, wall = !strcmp(c->clock, "wall");
+	char env_clock[64];
+	const char *env[] = { env_clock, "CPTHREAD_QUIET=1",
+			      "CPTHREAD_MODE=trace", NULL };
+	const char *args[] = { mode, NULL };
+	struct cpt_run r, off;
+	json_t *jt, *jo;
+	double s, u, w, elapsed;
+	const char *note;
 
-	ck_assert_msg(!note && s < 10 && u < 40,
-		      "futex spin_after, %s, %s: thread 1 spin_ns %.3f ms, "
-		      "useful %.3f ms (expected no spinning, \"d\" 20 "
-		      "useful); note: %s", cpt_variant_name(c->v), c->clock,
-		      s, u, note ? note : "none");
+	snprintf(env_clock, sizeof(env_clock), "CPTHREAD_CLOCK=%s", c->clock);
+	ck_assert_msg(cpt_run_workload(&r, "futex", c->v, args, env, 60) == 0,
+		      "cannot run workload futex");
+	ck_assert_msg(cpt_run_exit_code(&r) == 0 && r.report,
+		      "futex %s, %s, %s: exit %d, %s", mode,
+		      cpt_variant_name(c->v), c->clock, cpt_run_exit_code(&r),
+		      r.report_error);
+	jt = cpt_json_thread(r.report, 1);
+	ck_assert_msg(jt, "futex %s: thread 1 missing", mode);
+	s = cpt_json_ms(jt, "spin_ns");
+	u = cpt_json_ms(jt, "useful_ns");
+	w = cpt_json_ms(jt, "wait_ns");
+	elapsed = cpt_json_ms(r.report, "elapsed_ns");
+	note = note_with(r.report, "Spinning: ");
+	if (spin && wall)
+		ck_assert_msg(u >= 70 && u <= elapsed && s >= 40 && s <= u &&
+			      note && strstr(note, "thread 1 spun "),
+			      "futex %s, %s, %s: thread 1 useful %.3f ms, spin "
+			      "%.3f ms of a %.3f ms run (expected its polling "
+			      "to the end useful and spinning); note: %s", mode,
+			      cpt_variant_name(c->v), c->clock, u, s, elapsed,
+			      note ? note : "none");
+	else if (spin)	/* how much processor T had depends on the load */
+		ck_assert_msg(s <= u && u <= elapsed &&
+			      !!note == (s >= 30 && s >= 0.1 * u),
+			      "futex %s, %s, cpu: thread 1 useful %.3f ms, spin "
+			      "%.3f ms of a %.3f ms run; note: %s", mode,
+			      cpt_variant_name(c->v), u, s, elapsed,
+			      note ? note : "none");
+	else
+		ck_assert_msg(u < 40 && (!wall || w >= 50) && !note,
+			      "futex %s, %s, %s: thread 1 useful %.3f ms, "
+			      "waiting %.3f ms (expected \"d\" 20 useful, the "
+			      "rest waiting); note: %s", mode,
+			      cpt_variant_name(c->v), c->clock, u, w,
+			      note ? note : "none");
+	{
+		const char *cargs[] = { "report", r.trace_path, "--format",
+					"json", NULL };
+
+		ck_assert_int_eq(cpt_run_program(&off, CPT_CPT, cargs, NULL,
+						 60, false), 0);
+	}
+	snprintf(off.report_path, sizeof(off.report_path), "%s/stdout",
+		 off.dir);
+	ck_assert_msg(cpt_run_exit_code(&off) == 0 &&
+		      cpt_run_load_report(&off) == 0,
+		      "futex %s: cpt report %s: exit %d, %s", mode,
+		      r.trace_path, cpt_run_exit_code(&off), off.err);
+	jo = cpt_json_thread(off.report, 1);
+	ck_assert_msg(jo && fabs(cpt_json_ms(jo, "useful_ns") - u) < 0.001 &&
+		      fabs(cpt_json_ms(jo, "wait_ns") - w) < 0.001,
+		      "futex %s, %s, %s: thread 1 online useful %.3f ms, "
+		      "waiting %.3f; offline %.3f, %.3f", mode,
+		      cpt_variant_name(c->v), c->clock, u, w,
+		      jo ? cpt_json_ms(jo, "useful_ns") : -1.0,
+		      jo ? cpt_json_ms(jo, "wait_ns") : -1.0);
+	cpt_run_free(&off);
 	cpt_run_free(&r);
 }
 END_TEST
@@ -976,8 +1045,8 @@ static Suite *online_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_online_unexplained_wait, 0, NCOMBOS);
 	tcase_add_loop_test(tc, test_online_yield_spinning, 0, NCOMBOS);
-	tcase_add_loop_test(tc, test_online_spin_after_last_event, 0,
-			    NCOMBOS);
+	tcase_add_loop_test(tc, test_online_live_threads_at_exit, 0,
+			    2 * NCOMBOS);
 	tcase_add_loop_test(tc, test_online_tracer_waits_are_its_own, 0, 2);
 	tcase_add_loop_test(tc, test_online_child_wait, 0, 5 * NCOMBOS);
 	tcase_add_test(tc, test_online_untraced_library);

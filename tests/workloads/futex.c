@@ -26,9 +26,11 @@
  * With argument "spin_after" T runs "d" 20 first and then polls, with
  * sched_yield, a flag nobody sets, until main has run "a" 100 and the
  * process exits under it (as a pool's workers spin between jobs: OpenBLAS's
- * do).  T's useful time ends with its last event, at "d"'s end, so its
- * ~80 ms of polling after it is no useful time either: the report must
- * not say that thread 1 spun.
+ * do).  T is running when the process ends, so its ~80 ms of polling
+ * after its last event are useful time (about 100 in all), and the
+ * report must say that thread 1 spun them.  With "blocked_after" T runs
+ * "d" 20 and then waits on a semaphore nobody posts: blocked in a traced
+ * wait when the process ends, its last ~80 ms are waiting, not useful.
  */
 #include "wl.h"
 
@@ -40,7 +42,8 @@
 
 static atomic_int flag;
 static sem_t ready;
-static int raw, yield, spin_after;
+static int raw, yield, spin_after, blocked_after;
+static sem_t never;
 
 /* futex(2) on @word, by the instruction itself when @raw. */
 static long futex(atomic_int *word, int op, int val)
@@ -66,10 +69,14 @@ static void *thread_t(void *arg)
 {
 	(void)arg;
 	WL_OK(sem_post(&ready));
-	if (spin_after) {
+	if (spin_after || blocked_after) {
 		wl_region("d", 20);
-		for (;;)
-			sched_yield();
+		for (;;) {
+			if (spin_after)
+				sched_yield();
+			else
+				sem_wait(&never);
+		}
 	}
 	while (!atomic_load(&flag)) {
 		if (yield)
@@ -88,16 +95,19 @@ int main(int argc, char **argv)
 	wl_init();
 	if (argc < 2 || (strcmp(argv[1], "raw") && strcmp(argv[1], "libc") &&
 			 strcmp(argv[1], "yield") &&
-			 strcmp(argv[1], "spin_after")))
+			 strcmp(argv[1], "spin_after") &&
+			 strcmp(argv[1], "blocked_after")))
 		return 2;
 	raw = strcmp(argv[1], "raw") == 0;
 	yield = strcmp(argv[1], "yield") == 0;
 	spin_after = strcmp(argv[1], "spin_after") == 0;
+	blocked_after = strcmp(argv[1], "blocked_after") == 0;
 	WL_OK(sem_init(&ready, 0, 0));
+	WL_OK(sem_init(&never, 0, 0));
 	WL_OK(pthread_create(&t, NULL, thread_t, NULL));
 	WL_OK(sem_wait(&ready));
 	wl_region("a", 100);
-	if (spin_after) {
+	if (spin_after || blocked_after) {
 		printf("futex done\n");
 		fflush(stdout);
 		exit(0);	/* T still polling */
