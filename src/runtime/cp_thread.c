@@ -24,11 +24,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cp_alloc.h"
@@ -211,48 +209,25 @@ const char *cp_thread_name(const struct cp_thread *t, char *buf)
 	return buf;
 }
 
-/* Is thread @ostid of this process running or runnable now (state R in
- * /proc)?  False when unknown.  No stdio, no allocation. */
-static bool running_now(int ostid)
-{
-	char path[64], buf[256];
-	const char *rp;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", ostid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	rp = strrchr(buf, ')');	/* the name may hold spaces and ')' */
-	return rp && rp[1] == ' ' && rp[2] == 'R';
-}
-
 void cp_thread_end_live(struct cp_thread *t)
 {
 	uint64_t wall = cp_clock_wall(), ts = wall;
 	uint64_t last = __atomic_load_n(&t->last, __ATOMIC_RELAXED);
 	uint64_t wall_last = __atomic_load_n(&t->wall_now, __ATOMIC_RELAXED);
+	uint64_t runq;
 	bool running = !t->idle;
 
-	if (__atomic_load_n(&t->exited, __ATOMIC_ACQUIRE) ||
+	/* not started yet (published by its creator only), ended, or of
+	 * an old generation */
+	if (!t->ostid || __atomic_load_n(&t->exited, __ATOMIC_ACQUIRE) ||
 	    t->gen != atomic_load(&cp_rt.gen))
 		return;
 	if (cp_rt.clock == CP_CLOCK_CPU) {
-		clockid_t c;
-		struct timespec sp;
-
-		if (pthread_getcpuclockid(t->self, &c) ||
-		    clock_gettime(c, &sp))
+		/* /proc, not its pthread_t: the thread may be ending */
+		if (cp_unseen_schedstat(t->ostid, &ts, &runq))
 			return;
-		ts = (uint64_t)sp.tv_sec * 1000000000u + (uint64_t)sp.tv_nsec;
 	} else {
-		running = running && running_now(t->ostid);
+		running = running && cp_unseen_running(t->ostid);
 	}
 	if (ts < last)
 		ts = last;

@@ -16,8 +16,7 @@
 #include "cp_runtime.h"
 #include "cp_trace_format.h"
 
-/* Time on a processor and runnable in a run queue, ns; 0 or -errno. */
-static int read_schedstat(int ostid, uint64_t *cpu, uint64_t *runq)
+int cp_unseen_schedstat(int ostid, uint64_t *cpu, uint64_t *runq)
 {
 	char path[64], buf[128], *end;
 	ssize_t n;
@@ -39,12 +38,32 @@ static int read_schedstat(int ostid, uint64_t *cpu, uint64_t *runq)
 	return 0;
 }
 
+bool cp_unseen_running(int ostid)
+{
+	char path[64], buf[256];
+	const char *rp;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", ostid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	rp = strrchr(buf, ')');	/* the name may hold spaces and ')' */
+	return rp && rp[1] == ' ' && rp[2] == 'R';
+}
+
 uint64_t cp_unseen_blocked(const struct cp_thread *t)
 {
 	uint64_t cpu, runq, life, blocked, seen;
 
 	if (cp_rt.clock != CP_CLOCK_WALL ||
-	    read_schedstat(t->ostid, &cpu, &runq) != 0)
+	    cp_unseen_schedstat(t->ostid, &cpu, &runq) != 0)
 		return 0;
 	life = t->wall_now > t->start_wall ? t->wall_now - t->start_wall : 0;
 	blocked = life > cpu + runq ? life - cpu - runq : 0;

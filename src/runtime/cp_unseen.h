@@ -28,6 +28,7 @@
 #ifndef CP_UNSEEN_H
 #define CP_UNSEEN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,6 +42,15 @@
  */
 #define CP_UNSEEN_MIN_NS 30000000ull	/* 30 ms */
 #define CP_UNSEEN_MIN_SHARE 0.10	/* of its useful time */
+
+/* Thread @ostid's time on a processor and runnable in a run queue so far,
+ * ns (/proc/self/task/<ostid>/schedstat); 0, or -1 when the kernel does
+ * not tell.  Any thread. */
+int cp_unseen_schedstat(int ostid, uint64_t *cpu, uint64_t *runq);
+
+/* Is thread @ostid running or runnable now (state R in /proc)?  False
+ * when unknown.  Any thread. */
+bool cp_unseen_running(int ostid);
 
 /*
  * Blocked time of @t beyond its wrapped waits and the tracer's own (its
