@@ -133,6 +133,7 @@
 	X(pid_t, wait3, (int *, int, struct rusage *), NULL)		\
 	X(pid_t, wait4, (pid_t, int *, int, struct rusage *), NULL)	\
 	X(int, waitid, (idtype_t, id_t, siginfo_t *, int), NULL)	\
+	X(int, dlclose, (void *), NULL)					\
 	CP_REAL_CHAN_FUNCS(X)
 
 /* The channels between threads (wrap_chan.c): their making and closing,

@@ -23,6 +23,8 @@
  *            Prints the child's pid.
  *   dlopen PATH  burns 10 ms, then dlopen()s the shared object PATH
  *            (smp_plugin.c) and burns 200 ms in its plugin_burn().
+ *   dlclose PATH  the same, then dlclose()s it and burns 10 ms more:
+ *            the object is gone before the program ends.
  *   exec     burns 20 ms, then execs itself in mode "execd" without the
  *            tracer (LD_PRELOAD and CPTHREAD_* removed).
  *   holds    burns 20 ms (the sampler is set up), then reads the kernel's
@@ -37,6 +39,8 @@
  *            to compare with a bare run: a leaked fd would be one more).
  */
 #include "wl.h"
+
+#include <stdbool.h>
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -239,7 +243,10 @@ static int mode_fork(void)
 
 /* ---- dlopen ---- */
 
-static int mode_dlopen(const char *path)
+/* Inlined into main, so that main is the frame that calls the plugin
+ * (the test finds main outermost), not a caller main tail-called. */
+static inline __attribute__((always_inline)) int
+mode_dlopen(const char *path, bool unload)
 {
 	void (*burn)(unsigned);
 	void *h;
@@ -252,6 +259,11 @@ static int mode_dlopen(const char *path)
 	if (!burn)
 		fail("no plugin_burn");
 	burn(200);
+	if (unload) {
+		if (dlclose(h))
+			fail(dlerror());
+		spin(10);
+	}
 	return 0;
 }
 
@@ -353,15 +365,17 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "fork"))
 		return mode_fork();
 	if (!strcmp(mode, "dlopen") && argc > 2)
-		return mode_dlopen(argv[2]);
+		return mode_dlopen(argv[2], false);
+	if (!strcmp(mode, "dlclose") && argc > 2)
+		return mode_dlopen(argv[2], true);
 	if (!strcmp(mode, "exec"))
 		return mode_exec(argv[0]);
 	if (!strcmp(mode, "execd"))
 		return mode_execd();
 	if (!strcmp(mode, "holds"))
 		return mode_holds();
-	fprintf(stderr, "usage: %s sigprof|eintr|fork|dlopen PATH|exec|"
-		"holds\n",
+	fprintf(stderr, "usage: %s sigprof|eintr|fork|dlopen PATH|"
+		"dlclose PATH|exec|holds\n",
 		argv[0]);
 	return 2;
 }
