@@ -24,12 +24,16 @@
  * that outside work on the thread's path, as a wait for a child process
  * does, and is counted apart (cp_unseen.h: "waiting outside the
  * process"), as is a readiness wait on no channel at all (a server's
- * sockets).  A poll with a zero timeout is no wait; what it finds is
- * taken all the same.  A read of any other descriptor costs one load on
+ * sockets).  A poll with a zero timeout is no wait, nor is a read of a
+ * non-blocking channel (an event loop draining its eventfd after the
+ * wait that took the write); what they find is taken all the same.  A
+ * read of any other descriptor costs one load on
  * the way to the real call.  Return values and errno are the real
  * calls'.
  */
 #include "wrap_common.h"
+
+#include <fcntl.h>
 
 #include <linux/close_range.h>
 #include <sys/socket.h>
@@ -330,9 +334,21 @@ static void wait_end(struct chan_wait *cw)
 	cp_leave();
 }
 
+/* Whether a read of @fd returns at once rather than block (O_NONBLOCK:
+ * an event loop drains its wake-up descriptor so after its readiness
+ * wait); errno kept. */
+static bool chan_nonblocking(int fd)
+{
+	int saved = errno, fl = fcntl(fd, F_GETFL);
+
+	errno = saved;
+	return fl >= 0 && (fl & O_NONBLOCK);
+}
+
 /* The slow path of a read-like call on descriptor @fd, called from @ra:
- * a wait for its channel's writes when it is one (and returned data),
- * else only the real call. */
+ * a wait for its channel's writes when it is one (and returned data; a
+ * non-blocking one is no wait, only the take), else only the real
+ * call. */
 #define CP_CHAN_READ_SLOW(type, fd, ra, real_call, ok)			\
 	do {								\
 		uint32_t id_ = cp_chan_of(fd);				\
@@ -340,7 +356,8 @@ static void wait_end(struct chan_wait *cw)
 		type rc;						\
 		int err;						\
 									\
-		if (!id_ || !wait_begin(&cw, true, true, ra))		\
+		if (!id_ || !wait_begin(&cw, !chan_nonblocking(fd), true,	\
+					ra))				\
 			return real_call;				\
 		CP_CANCELLABLE(&cw.cc, rc = real_call, err = errno);	\
 		if (ok)							\

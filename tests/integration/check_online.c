@@ -704,6 +704,39 @@ START_TEST(test_online_channels)
 END_TEST
 
 /*
+ * Reads of a non-blocking channel after the poll that took its write
+ * (chan.c nonblock: one that finds the write, one that fails with
+ * EAGAIN, as an event loop drains its wake-up descriptor) are no waits:
+ * under the wall clock thread 1 waited nothing outside the process (each
+ * read was a zero-length wait before, ended on nothing the process sent,
+ * so outside), and its only wait is the poll.
+ */
+START_TEST(test_online_channel_nonblocking)
+{
+	const struct combo *c = &combos[3 + _i];	/* the wall clock's */
+	const char *env[] = { "CPTHREAD_CLOCK=wall", "CPTHREAD_QUIET=1",
+			      "CPTHREAD_FUNCS=a,c,d", NULL };
+	const char *args[] = { "nonblock", NULL };
+	struct cpt_run r;
+	json_t *jt;
+	double outside;
+
+	ck_assert_msg(cpt_run_workload(&r, "chan", c->v, args, env, 60) == 0,
+		      "cannot run workload chan");
+	ck_assert_msg(cpt_run_exit_code(&r) == 0 && r.report,
+		      "chan nonblock, %s: exit %d, %s", cpt_variant_name(c->v),
+		      cpt_run_exit_code(&r), r.report_error);
+	jt = cpt_json_thread(r.report, 1);
+	ck_assert_msg(jt, "chan nonblock: thread 1 missing");
+	outside = cpt_json_ms(jt, "outside_wait_ns");
+	ck_assert_msg(outside == 0, "chan nonblock, %s: thread 1 waited "
+		      "%.6f ms outside the process (its non-blocking reads "
+		      "taken for waits)", cpt_variant_name(c->v), outside);
+	cpt_run_free(&r);
+}
+END_TEST
+
+/*
  * A wait that ends on a timer, outside the program (chan.c outside: a
  * 100 ms poll of an eventfd nobody writes; chan.c sleep: 100 ms of
  * usleep, nanosleep and clock_nanosleep): no edge, and none of it is
@@ -1038,6 +1071,7 @@ static Suite *online_suite(void)
 	tcase_add_loop_test(tc, test_online_signals, 0, 4 * NCOMBOS);
 	tcase_add_loop_test(tc, test_online_channels, 0,
 			    CPT_WL_NCHAN * NCOMBOS);
+	tcase_add_loop_test(tc, test_online_channel_nonblocking, 0, 2);
 	tcase_add_loop_test(tc, test_online_channel_outside, 0,
 			    2 * NCOMBOS);
 	suite_add_tcase(s, tc);

@@ -349,6 +349,7 @@ const struct workload cpt_wl_chan[CPT_WL_NCHAN] = {
 	CPT_WL_CHAN("ppoll"), CPT_WL_CHAN("select"),
 	CPT_WL_CHAN("pselect"), CPT_WL_CHAN("epoll"),
 	CPT_WL_CHAN("epoll_pwait"), CPT_WL_CHAN("vfork"),
+	CPT_WL_CHAN("nonblock"),
 };
 
 const struct workload *const cpt_wl_all[] = {
@@ -385,6 +386,7 @@ const struct workload *const cpt_wl_all[] = {
 	&cpt_wl_chan[7],
 	&cpt_wl_chan[8],
 	&cpt_wl_chan[9],
+	&cpt_wl_chan[10],
 	&cpt_wl_mutex,
 	&cpt_wl_mutex_timed,
 	&cpt_wl_spin,

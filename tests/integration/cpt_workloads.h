@@ -47,7 +47,7 @@ struct workload {
 
 /* chan.c: a pipe, an eventfd, a socket pair, each way of waiting, and a
  * pipe kept through a vfork child's closing it */
-#define CPT_WL_NCHAN 10
+#define CPT_WL_NCHAN 11
 extern const struct workload cpt_wl_chan[CPT_WL_NCHAN];
 extern const struct workload cpt_wl_mutex;
 extern const struct workload cpt_wl_mutex_timed;

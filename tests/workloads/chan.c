@@ -20,6 +20,10 @@
  *                program's own (not descriptors); epoll_wait; the
  *                eventfd written
  *   epoll_pwait  the same set; epoll_pwait; the pipe written
+ *   nonblock     a non-blocking eventfd; poll (no timeout), then
+ *                eventfd_read until it fails with EAGAIN, as an event
+ *                loop drains its wake-up descriptor; eventfd_write.  The
+ *                reads after the poll are no waits, nothing taken.
  *   vfork        a pipe, as "pipe", after main has run a vfork child
  *                that closes every descriptor above 2 (close, then
  *                closefrom) and exits: the parent's stay open, and
@@ -105,6 +109,14 @@ static void wait_chan(void)
 		n = is("epoll") ? epoll_wait(epfd, ev, 4, -1)
 				: epoll_pwait(epfd, ev, 4, -1, NULL);
 		drain(ev[0].data.u64 == 0xe5 ? efd : pfd[0]);
+	} else if (is("nonblock")) {
+		p.fd = efd;
+		n = poll(&p, 1, -1);
+		WL_OK(eventfd_read(efd, &v));
+		if (eventfd_read(efd, &v) != -1 || errno != EAGAIN) {
+			fprintf(stderr, "chan: nonblock: a second read\n");
+			exit(1);
+		}
 	} else if (is("sleep")) {
 		struct timespec ts = { 0, 30000000 }, ts2 = { 0, 20000000 };
 		struct timeval tv = { 0, 10000 };
@@ -137,7 +149,7 @@ static void write_chan(void)
 		n = write(pfd[1], &one, sizeof(one));
 	else if (is("poll"))
 		n = writev(pfd[1], &iov, 1);
-	else if (is("eventfd") || is("pselect"))
+	else if (is("eventfd") || is("pselect") || is("nonblock"))
 		WL_OK(eventfd_write(efd, 1));
 	else if (is("socketpair"))
 		n = send(sfd[0], &one, sizeof(one), 0);
@@ -164,7 +176,8 @@ int main(int argc, char **argv)
 {
 	static const char *const modes[] = {
 		"pipe", "eventfd", "socketpair", "poll", "ppoll", "select",
-		"pselect", "epoll", "epoll_pwait", "vfork", "outside", "sleep",
+		"pselect", "epoll", "epoll_pwait", "vfork", "nonblock",
+		"outside", "sleep",
 	};
 	struct epoll_event ev = { .events = EPOLLIN };
 	bool known = false;
@@ -176,7 +189,8 @@ int main(int argc, char **argv)
 		known = known || is(modes[i]);
 	if (!known)
 		return 2;
-	if (pipe(pfd) || (efd = eventfd(0, 0)) < 0 ||
+	if (pipe(pfd) ||
+	    (efd = eventfd(0, is("nonblock") ? EFD_NONBLOCK : 0)) < 0 ||
 	    socketpair(AF_UNIX, SOCK_STREAM, 0, sfd) ||
 	    (epfd = epoll_create1(0)) < 0) {
 		perror("chan: making the channels");
