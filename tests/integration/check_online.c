@@ -405,13 +405,15 @@ START_TEST(test_online_openmp)
 }
 END_TEST
 
-/* Run futex.c with @arg as combination @c says: its thread 1 in the
- * report of @r (failing the test when the run or the report fails). */
-static json_t *run_futex(struct cpt_run *r, const struct combo *c,
-			 const char *arg)
+/* Run futex.c with @arg as combination @c says (in trace mode if
+ * @trace): its thread 1 in the report of @r (failing the test when the
+ * run or the report fails). */
+static json_t *run_futex_mode(struct cpt_run *r, const struct combo *c,
+			      const char *arg, bool trace)
 {
 	char env_clock[64];
-	const char *env[] = { env_clock, "CPTHREAD_QUIET=1", NULL };
+	const char *env[] = { env_clock, "CPTHREAD_QUIET=1",
+			      trace ? "CPTHREAD_MODE=trace" : NULL, NULL };
 	const char *args[] = { arg, NULL };
 	json_t *jt;
 
@@ -426,6 +428,12 @@ static json_t *run_futex(struct cpt_run *r, const struct combo *c,
 	ck_assert_msg(jt, "futex %s: thread 1 missing from threads_detail",
 		      arg);
 	return jt;
+}
+
+static json_t *run_futex(struct cpt_run *r, const struct combo *c,
+			 const char *arg)
+{
+	return run_futex_mode(r, c, arg, false);
 }
 
 /*
@@ -534,24 +542,11 @@ START_TEST(test_online_live_threads_at_exit)
 	const struct combo *c = &combos[_i % NCOMBOS];
 	const char *mode = modes[_i / NCOMBOS];
 	bool spin = _i / NCOMBOS == 0, wall = !strcmp(c->clock, "wall");
-	char env_clock[64];
-	const char *env[] = { env_clock, "CPTHREAD_QUIET=1",
-			      "CPTHREAD_MODE=trace", NULL };
-	const char *args[] = { mode, NULL };
 	struct cpt_run r, off;
-	json_t *jt, *jo;
+	json_t *jt = run_futex_mode(&r, c, mode, true), *jo;
 	double s, u, w, elapsed;
 	const char *note;
 
-	snprintf(env_clock, sizeof(env_clock), "CPTHREAD_CLOCK=%s", c->clock);
-	ck_assert_msg(cpt_run_workload(&r, "futex", c->v, args, env, 60) == 0,
-		      "cannot run workload futex");
-	ck_assert_msg(cpt_run_exit_code(&r) == 0 && r.report,
-		      "futex %s, %s, %s: exit %d, %s", mode,
-		      cpt_variant_name(c->v), c->clock, cpt_run_exit_code(&r),
-		      r.report_error);
-	jt = cpt_json_thread(r.report, 1);
-	ck_assert_msg(jt, "futex %s: thread 1 missing", mode);
 	s = cpt_json_ms(jt, "spin_ns");
 	u = cpt_json_ms(jt, "useful_ns");
 	w = cpt_json_ms(jt, "wait_ns");
