@@ -149,7 +149,6 @@ static void excl_charge(struct sp *p, struct sth *t)
 	}
 }
 
-
 /* The tracked index of @t's innermost frame, or NONE. */
 static uint32_t top_tracked(const struct sp *p, const struct sth *t)
 {
