@@ -265,11 +265,10 @@ static int cmp_obj_row(const void *a, const void *b)
 /*
  * The objects of @objs[@n] that saw any operation into @rows (room for
  * n + 1), work-queue items, many and alike, as one row "items (N)"; by CP
- * time held plus path gain.  @cp_known[i] (NULL: all true): object i's CP
- * figures are known.  Returns how many.
+ * time held plus path gain.  Returns how many.
  */
 static uint32_t collect_objects(const struct cp_obj_prof *objs, uint32_t n,
-				const bool *cp_known, struct obj_row *rows)
+				struct obj_row *rows)
 {
 	struct obj_row items = { .ob = { .kind = CP_OBJ_ITEM },
 				 .cp_known = true };
@@ -277,7 +276,7 @@ static uint32_t collect_objects(const struct cp_obj_prof *objs, uint32_t n,
 
 	for (uint32_t i = 0; i < n; i++) {
 		const struct cp_obj_prof *ob = &objs[i];
-		bool known = !cp_known || cp_known[i];
+		bool known = !ob->cp_unknown;
 
 		if (!ob->ops)
 			continue;
@@ -354,11 +353,10 @@ const char *cp_report_out_site(const struct cp_site *s, char *buf,
 }
 
 int cp_report_out_objects_text(FILE *f, const struct cp_obj_prof *objs,
-			       uint32_t n, const bool *cp_known,
-			       const struct cp_report_opts *o)
+			       uint32_t n, const struct cp_report_opts *o)
 {
 	struct obj_row *rows = malloc(((size_t)n + 1) * sizeof(*rows));
-	uint32_t nobj = rows ? collect_objects(objs, n, cp_known, rows) : 0;
+	uint32_t nobj = rows ? collect_objects(objs, n, rows) : 0;
 
 	if (!rows)
 		return -1;
@@ -435,7 +433,7 @@ int cp_report_out_text(FILE *f, const struct cp_input *in,
 	text_procedures(f, in, p, o, rows, nrows, cmp);
 	text_threads(f, p);
 	free(rows);
-	return cp_report_out_objects_text(f, p->objs, p->nobjs, NULL, o);
+	return cp_report_out_objects_text(f, p->objs, p->nobjs, o);
 }
 
 static void emit_pct(struct cp_emit *e, const char *key, uint64_t v,
@@ -570,8 +568,7 @@ static void site_json(struct cp_emit *e, const struct cp_site *s)
 }
 
 void cp_report_out_objects_json(struct cp_emit *e,
-				const struct cp_obj_prof *objs, uint32_t n,
-				const bool *cp_known)
+				const struct cp_obj_prof *objs, uint32_t n)
 {
 	char nm[32];
 
@@ -595,7 +592,7 @@ void cp_report_out_objects_json(struct cp_emit *e,
 		cp_emit_u64(e, CP_KEY_WAIT_NS, ob->wait_ns);
 		cp_emit_u64(e, CP_KEY_CP_GAIN_NS, ob->gain_ns);
 		cp_emit_u64(e, CP_KEY_HELD_NS, ob->held_ns);
-		if (!cp_known || cp_known[i]) {
+		if (!ob->cp_unknown) {
 			cp_emit_u64(e, CP_KEY_CP_HELD_NS, ob->cp_held_ns);
 			cp_emit_u64(e, CP_KEY_CP_EDGES, ob->cp_cross);
 		} else {
@@ -645,7 +642,7 @@ void cp_report_out_json(FILE *f, const struct cp_input *in,
 	json_procedures(&e, p, cmp);
 	cp_emit_obj_end(&e);	/* critical_path */
 	json_threads(&e, in, p);
-	cp_report_out_objects_json(&e, p->objs, p->nobjs, NULL);
+	cp_report_out_objects_json(&e, p->objs, p->nobjs);
 	cp_emit_obj_end(&e);
 	cp_emit_end(&e);
 }

@@ -61,14 +61,12 @@ void cp_report_out_runtime_notes_emit(struct cp_emit *e,
 
 /*
  * The objects table of @objs[@n] (the profile's, or the streaming
- * analysis's) as text on @f, by CP time held plus path gain; where
- * @cp_known[i] is false (NULL: never), object i's CP held time and CP
- * edges are not known and show as "-".  Returns 0, or -1 when out of
- * memory.
+ * analysis's) as text on @f, by CP time held plus path gain; an object
+ * with cp_unknown shows its CP held time and CP edges as "-".  Returns 0,
+ * or -1 when out of memory.
  */
 int cp_report_out_objects_text(FILE *f, const struct cp_obj_prof *objs,
-			       uint32_t n, const bool *cp_known,
-			       const struct cp_report_opts *o);
+			       uint32_t n, const struct cp_report_opts *o);
 /* Site @s, "function (file:line)" with the file's last component, and
  * "from caller (file:line)" after it when the trace has its caller and
  * that is not the C library starting the process or the thread, into
@@ -79,8 +77,7 @@ const char *cp_report_out_site(const struct cp_site *s, char *buf,
 /* The same as the JSON array "objects" (id order; unknown CP figures
  * null) in the object @e is writing. */
 void cp_report_out_objects_json(struct cp_emit *e,
-				const struct cp_obj_prof *objs, uint32_t n,
-				const bool *cp_known);
+				const struct cp_obj_prof *objs, uint32_t n);
 
 /*
  * The report of a plain-text PAG @in by edge label, as text (0, or -1

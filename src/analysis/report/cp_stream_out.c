@@ -177,32 +177,14 @@ static void text_threads(FILE *f, const struct cp_stream *s)
 	}
 }
 
-/*
- * The objects of @s as the profile's (cp_obj_prof) into *@objs and which
- * have their CP figures into *@known.  0, or -1 (memory).
- */
-static int as_profile(const struct cp_stream *s, struct cp_obj_prof **objs,
-		      bool **known)
-{
-	*known = calloc(s->nobjs ? s->nobjs : 1, sizeof(**known));
-	if (!*known || cp_stream_prof_objs(s, objs)) {
-		free(*known);
-		return -1;
-	}
-	for (uint32_t i = 0; i < s->nobjs; i++)
-		(*known)[i] = !(*objs)[i].cp_unknown;
-	return 0;
-}
-
 int cp_stream_out_text(FILE *f, const struct cp_tindex *ix,
 		       const struct cp_stream *s, const struct cp_compare *cmp,
 		       const struct cp_report_opts *o)
 {
 	struct cp_obj_prof *objs;
-	bool *known;
 	int ret;
 
-	if (as_profile(s, &objs, &known))
+	if (cp_stream_prof_objs(s, &objs))
 		return -1;
 	text_summary(f, ix, s, cmp);
 	if (s->nprocs || cmp->gp) {
@@ -216,9 +198,8 @@ int cp_stream_out_text(FILE *f, const struct cp_tindex *ix,
 		fprintf(f, "\n");
 	}
 	text_threads(f, s);
-	ret = cp_report_out_objects_text(f, objs, s->nobjs, known, o);
+	ret = cp_report_out_objects_text(f, objs, s->nobjs, o);
 	free(objs);
-	free(known);
 	return ret;
 }
 
@@ -334,11 +315,10 @@ int cp_stream_out_json(FILE *f, const struct cp_tindex *ix,
 {
 	const struct cp_trace *t = &ix->t;
 	struct cp_obj_prof *objs;
-	bool *known;
 	struct cp_emit e;
 	char b[320];
 
-	if (as_profile(s, &objs, &known))
+	if (cp_stream_prof_objs(s, &objs))
 		return -1;
 	cp_out_json_begin(&e, f);
 	cp_emit_obj_begin(&e, NULL);
@@ -379,10 +359,9 @@ int cp_stream_out_json(FILE *f, const struct cp_tindex *ix,
 	json_procedures(&e, s, cmp);
 	cp_emit_obj_end(&e);
 	json_threads(&e, s);
-	cp_report_out_objects_json(&e, objs, s->nobjs, known);
+	cp_report_out_objects_json(&e, objs, s->nobjs);
 	cp_emit_obj_end(&e);
 	cp_emit_end(&e);
 	free(objs);
-	free(known);
 	return 0;
 }
