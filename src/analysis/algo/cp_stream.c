@@ -175,11 +175,11 @@ deps(struct sp *p, uint32_t tid, struct sth *t, const struct cp_tev *v,
 		if (!v->cnt)
 			break;
 		cp_stream_flush(p, t);
-		p->vrel = NONE;
+		p->vpub.tid = NONE;
 		cp_stream_consume_records(p, t, &p->obj[v->obj], v->arg,
 					  v->cnt);
 		if (p->vw_deps)
-			cp_stream_view_dep(p, p->vrel, tid);
+			cp_stream_view_dep(p, p->vpub.tid, tid);
 		cp_stream_obj_consumed(p, t, &p->obj[v->obj], own);
 		break;
 	case CP_EV_THREAD_START:
@@ -193,8 +193,9 @@ deps(struct sp *p, uint32_t tid, struct sth *t, const struct cp_tev *v,
 				t->hp = p->rhp[r];
 				t->kend = p->rend[r];
 			}
-			if (p->vw_deps && r < p->cap_rrel)
-				cp_stream_view_dep(p, p->rrel[r], tid);
+			if (p->vw_deps)	/* its creator */
+				cp_stream_view_dep(p,
+					cp_stream_view_pub(p, r).tid, tid);
 			cp_stream_merge(p, t, p->rlen[r],
 					p->rvec + r * (size_t)p->vn);
 			cp_stream_rec_free(p, r);
@@ -255,9 +256,10 @@ publish(struct sp *p, struct sth *t, const struct cp_tev *v, const bool sl)
 				cp_stream_sl_group_thread(p, *agg - 1,
 							  (uint32_t)(t - p->th));
 			if (p->vw_deps)
-				cp_stream_view_join(p, *agg - 1,
-						    (uint32_t)(t - p->th),
-						    t->key);
+				cp_stream_view_fold(p, *agg - 1,
+					(struct cp_kp_end){
+						(uint32_t)(t - p->th),
+						t->key });
 			cp_stream_merge_into(p, &p->rlen[*agg - 1],
 				p->rvec + (*agg - 1) * (size_t)p->vn,
 				t->len, t->vec);
@@ -923,8 +925,7 @@ static void sp_free(struct sp *p)
 	free(p->rseq);
 	free(p->rnext);
 	free(p->rvec);
-	free(p->rrel);
-	free(p->rrw);
+	free(p->rpub);
 	cp_stream_kp_free(p);
 	cp_stream_sl_free(p);
 	cp_smap_free(&p->names);

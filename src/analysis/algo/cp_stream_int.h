@@ -31,7 +31,8 @@ struct frame {
 	uint64_t u0;		/* (survey) the thread's useful time then */
 };
 
-/* (k paths) A vertex a path ends at: thread (NONE: none) and wall. */
+/* A vertex: its thread (NONE: none) and wall clock; (k paths) where a
+ * path ends, (views) who published a record. */
 struct cp_kp_end {
 	uint32_t tid;
 	uint64_t wall;
@@ -281,11 +282,11 @@ struct sp {
 	 * folds) and wall clock then, and the one a CONSUME takes */
 	bool views;
 	bool vw_deps;		/* this pass counts the dependencies */
-	uint32_t *rrel;		/* [nrec] a record's publisher */
-	uint64_t *rrw;		/* [nrec] its wall clock */
-	uint32_t cap_rrel, cap_rrw;
-	uint32_t vrel;		/* (a CONSUME) the releaser so far, or NONE */
-	uint64_t vrw;		/* its wall clock */
+	struct cp_kp_end *rpub;	/* [nrec] a record's publisher: its
+				 * thread and wall clock */
+	uint32_t cap_rpub;
+	struct cp_kp_end vpub;	/* (a CONSUME) the releaser so far; tid
+				 * NONE: none */
 };
 
 /* Where a record's lanes are (struct sp). */
@@ -336,15 +337,19 @@ void cp_stream_view_wait(struct sp *p, uint32_t tid, uint32_t obj,
 /* (last records pass) A dependency into @tid released by @rel (NONE:
  * none known). */
 void cp_stream_view_dep(struct sp *p, uint32_t rel, uint32_t tid);
-/* (last records pass) Record @r was made by thread @tid at wall clock
- * @wall; @a takes over @r's publisher when @r's is later (a fold or a
- * hub; r == a: a new record); a CONSUME merging @r. */
-void cp_stream_view_rec(struct sp *p, uint32_t r, uint32_t tid,
-			uint64_t wall);
-void cp_stream_view_fold(struct sp *p, uint32_t a, uint32_t r);
-/* Thread @tid's publish at @wall folded straight into record @a. */
-void cp_stream_view_join(struct sp *p, uint32_t a, uint32_t tid,
-			 uint64_t wall);
+/* (last records pass) Record @r was made by publisher @pub (its thread
+ * and wall clock then); record @a takes in a publisher @pub, a fold's or
+ * a publish folded straight in, when it is the later; a CONSUME merges
+ * record @r (its releaser so far in sp.vpub). */
+void cp_stream_view_rec(struct sp *p, uint32_t r, struct cp_kp_end pub);
+/* Record @r's publisher; tid NONE when it has none (memory ran out, which
+ * stops the pass). */
+static inline struct cp_kp_end cp_stream_view_pub(const struct sp *p,
+						  uint32_t r)
+{
+	return r < p->cap_rpub ? p->rpub[r] : (struct cp_kp_end){ NONE, 0 };
+}
+void cp_stream_view_fold(struct sp *p, uint32_t a, struct cp_kp_end pub);
 void cp_stream_view_take(struct sp *p, uint32_t r);
 /* After the pass: the procedures were sorted (their id is the old
  * index).  0, or -1 (memory). */

@@ -128,7 +128,8 @@ uint32_t cp_stream_rec_new(struct sp *p, const struct sth *t, uint64_t seq)
 	if (p->kp_k)
 		cp_stream_kp_rec(p, t, r);
 	if (p->vw_deps)
-		cp_stream_view_rec(p, r, (uint32_t)(t - p->th), t->key);
+		cp_stream_view_rec(p, r, (struct cp_kp_end){
+					   (uint32_t)(t - p->th), t->key });
 	if (__builtin_expect(p->sl != NULL, 0) && cp_stream_sl_rec(p, r))
 		return NONE;
 	return r;
@@ -151,7 +152,7 @@ static void rec_fold(struct sp *p, uint32_t a, uint32_t r)
 	if (__builtin_expect(p->sl != NULL, 0))
 		cp_stream_sl_group_rec(p, a, r);
 	if (p->vw_deps)
-		cp_stream_view_fold(p, a, r);
+		cp_stream_view_fold(p, a, cp_stream_view_pub(p, r));
 	cp_stream_merge_into(p, &p->rlen[a], p->rvec + a * vn, p->rlen[r],
 			     p->rvec + r * vn);
 	cp_stream_rec_free(p, r);
@@ -372,14 +373,14 @@ int cp_stream_hub(struct sp *p, struct sobj *o, uint64_t lo, uint32_t cnt)
 		p->rhp[h] = p->rhp[p->hubm[0]];
 		p->rend[h] = p->rend[p->hubm[0]];
 	}
-	if (p->vw_deps && p->hubm[0] < p->cap_rrel)
-		cp_stream_view_rec(p, h, p->rrel[p->hubm[0]],
-				   p->rrw[p->hubm[0]]);
+	if (p->vw_deps)
+		cp_stream_view_rec(p, h,
+				   cp_stream_view_pub(p, p->hubm[0]));
 	for (uint32_t i = 1; i < cnt; i++) {
 		uint32_t r = p->hubm[i];
 
 		if (p->vw_deps)
-			cp_stream_view_fold(p, h, r);
+			cp_stream_view_fold(p, h, cp_stream_view_pub(p, r));
 		if (p->kp_k)
 			cp_stream_kp_group_rec(p, h, r);
 		cp_stream_merge_into(p, &p->rlen[h], p->rvec + h * vn,

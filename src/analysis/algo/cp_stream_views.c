@@ -60,46 +60,30 @@ void cp_stream_view_dep(struct sp *p, uint32_t rel, uint32_t tid)
 	p->s->v_ndeps++;
 }
 
-void cp_stream_view_rec(struct sp *p, uint32_t r, uint32_t tid,
-			uint64_t wall)
+void cp_stream_view_rec(struct sp *p, uint32_t r, struct cp_kp_end pub)
 {
-	if (cp_grow32((void **)&p->rrel, sizeof(*p->rrel), &p->cap_rrel,
-		      (uint64_t)r + 1) ||
-	    cp_grow32((void **)&p->rrw, sizeof(*p->rrw), &p->cap_rrw,
+	if (cp_grow32((void **)&p->rpub, sizeof(*p->rpub), &p->cap_rpub,
 		      (uint64_t)r + 1)) {
 		p->nomem = true;
 		return;
 	}
-	p->rrel[r] = tid;
-	p->rrw[r] = wall;
+	p->rpub[r] = pub;
 }
 
-void cp_stream_view_fold(struct sp *p, uint32_t a, uint32_t r)
+void cp_stream_view_fold(struct sp *p, uint32_t a, struct cp_kp_end pub)
 {
 	/* ties: the earlier publish, as the graph's hub lists them */
-	if (r < p->cap_rrel && a < p->cap_rrel && p->rrw[r] > p->rrw[a]) {
-		p->rrel[a] = p->rrel[r];
-		p->rrw[a] = p->rrw[r];
-	}
-}
-
-void cp_stream_view_join(struct sp *p, uint32_t a, uint32_t tid,
-			 uint64_t wall)
-{
-	if (a < p->cap_rrel && wall > p->rrw[a]) {
-		p->rrel[a] = tid;
-		p->rrw[a] = wall;
-	}
+	if (a < p->cap_rpub && pub.tid != NONE && pub.wall > p->rpub[a].wall)
+		p->rpub[a] = pub;
 }
 
 void cp_stream_view_take(struct sp *p, uint32_t r)
 {
-	if (r >= p->cap_rrel)
-		return;
-	if (p->vrel == NONE || p->rrw[r] > p->vrw) {
-		p->vrel = p->rrel[r];
-		p->vrw = p->rrw[r];
-	}
+	struct cp_kp_end pub = cp_stream_view_pub(p, r);
+
+	if (pub.tid != NONE && (p->vpub.tid == NONE ||
+				pub.wall > p->vpub.wall))
+		p->vpub = pub;
 }
 
 int cp_stream_views_renumber(struct cp_stream *s)
