@@ -276,14 +276,10 @@ static enum cpt_status report_stream(struct cpt_ctx *c, const char *path,
 		cp_stream_prof_free(&p);
 		st = CPT_BAD_INPUT;
 	} else {
-		struct cp_views_data vd = {
-			.tproc = &s.v_tproc, .waits = &s.v_waits,
-			.deps = &s.v_deps, .ndeps = s.v_ndeps,
-		};
 		uint32_t max = o->out.top_given ?
 			       (o->out.top ? o->out.top : UINT32_MAX) : 0;
 
-		if (view ? cp_views_print_data(c->out, &p, &vd, o->by, max) :
+		if (view ? cp_stream_out_view(c->out, &p, &s, o->by, max) :
 		    c->format == CPT_JSON ?
 		    cp_stream_out_json(c->out, &ix, &s, &cmp) :
 		    cp_stream_out_text(c->out, &ix, &s, &cmp, &o->out))

@@ -62,16 +62,9 @@ static void stream(const uint8_t *data, size_t size)
 		    cp_stream_out_json(cp_fuzz_sink(), &ix, &s, &cmp))
 			abort();	/* out of memory on a small input */
 		for (enum cp_view v = CP_VIEW_PROGRAM; v <= CP_VIEW_OBJECT;
-		     v++) {
-			struct cp_views_data vd = {
-				.tproc = &s.v_tproc, .waits = &s.v_waits,
-				.deps = &s.v_deps, .ndeps = s.v_ndeps,
-			};
-
-			if (cp_views_print_data(cp_fuzz_sink(), &p, &vd, v,
-						10))
+		     v++)
+			if (cp_stream_out_view(cp_fuzz_sink(), &p, &s, v, 10))
 				abort();
-		}
 		cp_compare_free(&cmp);
 		cp_stream_prof_free(&p);
 		cp_paths_stream_out(cp_fuzz_sink(), path, &s, 8, true);

@@ -365,3 +365,15 @@ int cp_stream_out_json(FILE *f, const struct cp_tindex *ix,
 	free(objs);
 	return 0;
 }
+
+int cp_stream_out_view(FILE *f, const struct cp_profile *p,
+		       const struct cp_stream *s, enum cp_view v,
+		       uint32_t max)
+{
+	const struct cp_views_data vd = {
+		.tproc = &s->v_tproc, .waits = &s->v_waits,
+		.deps = &s->v_deps, .ndeps = s->v_ndeps,
+	};
+
+	return cp_views_print_data(f, p, &vd, v, max);
+}

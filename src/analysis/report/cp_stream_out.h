@@ -16,6 +16,7 @@
 #include "cp_compare.h"
 #include "cp_report_out.h"
 #include "cp_stream.h"
+#include "cp_views.h"
 
 /*
  * The text report of @s for the trace indexed by @ix on @f: summary and
@@ -30,5 +31,14 @@ int cp_stream_out_text(FILE *f, const struct cp_tindex *ix,
 /* The JSON report of @s on @f.  0, or -1 when out of memory. */
 int cp_stream_out_json(FILE *f, const struct cp_tindex *ix,
 		       const struct cp_stream *s, const struct cp_compare *cmp);
+
+/*
+ * View @v of @s (made with cp_stream_opts.views) on @f, @p its profile
+ * (cp_stream_prof.h), at most @max rows per list (0: the default), as
+ * cp_views_print_data() prints it.  0, or -1 when out of memory.
+ */
+int cp_stream_out_view(FILE *f, const struct cp_profile *p,
+		       const struct cp_stream *s, enum cp_view v,
+		       uint32_t max);
 
 #endif /* CP_STREAM_OUT_H */
