@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "cp_compare_out.h"
+#include "cp_paths_out.h"
 #include "cp_html_assets.h"
 #include "cp_report_out.h"
 #include "cp_sampled_out.h"
@@ -55,16 +56,19 @@ struct html {
 	struct cp_wbuf *w;
 	const struct cp_profile *p;
 	const struct cp_compare *c;
-	const struct cp_kpaths *kp;	/* the near-critical paths */
+	const struct cp_kpaths *kp;	/* the near-critical paths, or */
+	const struct cp_stream *s;	/* (streamed) theirs */
 	const struct cp_whatif_top *wt;	/* the top procedures' what-if */
-	const struct cp_tracepag *tp;
+	const struct cp_tracepag *tp;	/* the graph, or NULL: streamed */
 	const struct cp_trace *t;
 	const struct cp_html_opts *o;
 	uint32_t top[NTOP];	/* procedure ids of the coloured ones */
 	uint32_t ntop;
-	uint32_t *cat_of;	/* [nprocs] category of a procedure */
-	uint8_t *oncp;		/* [ne] edge on the critical path */
-	uint64_t t0, t1;	/* wall range shown */
+	uint32_t nkeys;		/* procedure ids */
+	uint32_t *cat_of;	/* [nkeys] category of a procedure */
+	uint8_t *oncp;		/* (graph) [ne] edge on the critical path */
+	const struct cp_timeline *tl;
+	struct cp_timeline own_tl;	/* the graph's, made here */
 	uint32_t width;
 };
 
@@ -127,30 +131,38 @@ static void thread_label(const struct cp_trace *t, uint32_t tid, char *buf,
 
 static double xpos(const struct html *h, uint64_t wall)
 {
-	double span = (double)(h->t1 - h->t0);
+	const struct cp_timeline *tl = h->tl;
+	double span = (double)(tl->t1 - tl->t0);
 
 	if (span <= 0)
 		return LABEL_W;
-	return LABEL_W + (double)(wall - h->t0) * h->width / span;
+	return LABEL_W + (double)(wall - tl->t0) * tl->width / span;
+}
+
+/* The name of procedure @id of the profile's key space. */
+static const char *proc_id_name(const struct html *h, uint32_t id)
+{
+	if (id == CP_PAG_NONE)
+		return "(outside procedures)";
+	return h->tp ? cp_tracepag_proc_name(h->tp, id) : h->p->procs[id].name;
 }
 
 static const char *cat_name(const struct html *h, uint32_t cat)
 {
 	if (cat < NTOP)
-		return h->tp->procs[h->top[cat]];
+		return proc_id_name(h, h->top[cat]);
 	return cat == CAT_OTHER ? "other procedures" :
 	       cat == CAT_NOPROC ? "outside procedures" : "waiting";
 }
 
-static uint32_t seg_cat(const struct html *h, uint32_t e)
+/* The category of timeline key @key (cp_timeline.h). */
+static uint32_t key_cat(const struct html *h, uint32_t key)
 {
-	uint32_t pr = cp_tracepag_proc(h->tp, e);
-
-	if (h->tp->e_kind[e] == CP_TE_WAIT)
+	if (key == CP_TL_WAIT)
 		return CAT_WAIT;
-	if (pr == CP_PAG_NONE)
+	if (key >= h->nkeys)
 		return CAT_NOPROC;
-	return h->cat_of[pr];
+	return h->cat_of[key];
 }
 
 /* Nice tick step (1, 2, 5 x 10^k ns) for about @n ticks over @span. */
@@ -169,12 +181,13 @@ static uint64_t tick_step(uint64_t span, unsigned n)
 
 static void axis(struct html *h, uint32_t height)
 {
-	uint64_t span = h->t1 - h->t0, step = tick_step(span ? span : 1, 10);
+	uint64_t span = h->tl->t1 - h->tl->t0;
+	uint64_t step = tick_step(span ? span : 1, 10);
 	char b[32];
 
 	S(h, "<g class=\"axis\">");
 	for (uint64_t v = 0; v <= span; v += step) {
-		double x = xpos(h, h->t0 + v);
+		double x = xpos(h, h->tl->t0 + v);
 
 		fmt_ns(b, sizeof(b), v);
 		cp_wbuf_printf(h->w, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" "
@@ -187,106 +200,60 @@ static void axis(struct html *h, uint32_t height)
 	S(h, "</g>\n");
 }
 
-/* One thread's row of rectangles. */
-static void row(struct html *h, uint32_t tid, double y, double rh,
-		double (*acc)[NCAT])
+/* One rectangle of thread @tid's row: columns [@c0, @c1) of @cat. */
+static void rect(struct html *h, uint32_t tid, double y, double rh,
+		 uint32_t c0, uint32_t c1, uint32_t cat)
 {
-	const struct cp_tracepag *tp = h->tp;
-	const struct cp_trace_thread *th = &h->t->threads[tid];
-	double span = (double)(h->t1 - h->t0), npx = span / h->width;
-	uint32_t W = h->width, c0 = 0;
-	int cur = -1;
+	const struct cp_timeline *tl = h->tl;
 	char lab[96], b1[32], b2[32];
 
-	memset(acc, 0, sizeof(double) * NCAT * W);
-	for (uint32_t vi = 1; vi < th->nv; vi++) {
-		uint32_t e = tp->segbase[tid] + vi - 1, cat = seg_cat(h, e);
-		double a = (double)(cp_trace_wall(h->t, tid, vi - 1) - h->t0) / npx;
-		double b = (double)(cp_trace_wall(h->t, tid, vi) - h->t0) / npx;
-		uint32_t c = (uint32_t)a;
-
-		if (b <= a)
-			continue;
-		for (; c < W && c < b; c++) {
-			double lo = a > c ? a : c;
-			double hi = b < c + 1 ? b : c + 1;
-
-			if (hi > lo)
-				acc[c][cat] += hi - lo;
-		}
-	}
 	thread_label(h->t, tid, lab, sizeof(lab));
-	for (uint32_t c = 0; c <= W; c++) {
-		int best = -1;
-		double bv = 0;
-
-		for (uint32_t k = 0; c < W && k < NCAT; k++)
-			if (acc[c][k] > bv) {
-				bv = acc[c][k];
-				best = (int)k;
-			}
-		if (c < W && best == cur)
-			continue;
-		if (cur >= 0) {
-			fmt_ns(b1, sizeof(b1), (uint64_t)(c0 * npx));
-			fmt_ns(b2, sizeof(b2), (uint64_t)(c * npx));
-			cp_wbuf_printf(h->w, "<rect class=\"seg c%d\" "
-				       "x=\"%u\" y=\"%.1f\" width=\"%u\" "
-				       "height=\"%.1f\" fill=\"%s\"><title>",
-				       cur, LABEL_W + c0, y + 1, c - c0,
-				       rh > 3 ? rh - 2 : rh, palette[cur]);
-			E(h, lab);
-			S(h, ": ");
-			E(h, cat_name(h, (uint32_t)cur));
-			cp_wbuf_printf(h->w, ", %s – %s</title></rect>", b1,
-				       b2);
-		}
-		cur = best;
-		c0 = c;
-	}
-	S(h, "\n");
+	fmt_ns(b1, sizeof(b1), cp_timeline_col_start(tl, c0) - tl->t0);
+	fmt_ns(b2, sizeof(b2), cp_timeline_col_start(tl, c1) - tl->t0);
+	cp_wbuf_printf(h->w, "<rect class=\"seg c%u\" x=\"%u\" y=\"%.1f\" "
+		       "width=\"%u\" height=\"%.1f\" fill=\"%s\"><title>",
+		       cat, LABEL_W + c0, y + 1, c1 - c0, rh > 3 ? rh - 2 : rh,
+		       palette[cat]);
+	E(h, lab);
+	S(h, ": ");
+	E(h, cat_name(h, cat));
+	cp_wbuf_printf(h->w, ", %s – %s</title></rect>", b1, b2);
 }
 
 /*
- * For each of the W pixel columns, the thread the critical path runs
- * on longest there (@best, CP_PAG_NONE where it runs nowhere), from its
- * useful edges; @run_tid, @best_px and @run_px are scratch [W] (the
- * latter two zeroed).  @npx: ns per column.
+ * One thread's row: each column takes the category the thread spent most
+ * of it in (of equal ones, the first in category order), and a run of
+ * adjacent columns of one category is one rectangle.
  */
-static void cp_columns(struct html *h, uint32_t *best, uint32_t *run_tid,
-		       double *best_px, double *run_px, double npx)
+static void row(struct html *h, uint32_t tid, double y, double rh)
 {
-	const struct cp_profile *p = h->p;
-	const struct cp_tracepag *tp = h->tp;
-	uint32_t W = h->width;
+	const struct cp_tl_row *r = &h->tl->rows[tid];
+	uint32_t c0 = 0, prev = 0, cur = NCAT;	/* NCAT: no run open */
 
-	for (uint32_t c = 0; c < W; c++)
-		best[c] = run_tid[c] = CP_PAG_NONE;
-	for (uint32_t i = 0; i < p->cpm->npath; i++) {
-		uint32_t e = p->cpm->path[i], tid, vi;
-		double a, b;
+	for (uint32_t i = 0; i < r->n;) {
+		uint32_t col = r->c[i].col, best = NCAT;
+		uint64_t acc[NCAT] = { 0 }, bv = 0;
 
-		if (tp->e_kind[e] != CP_TE_USEFUL || !tp->g.w[e] ||
-		    !cp_tracepag_vertex(tp, tp->g.head[e], &tid, &vi) || !vi)
-			continue;
-		a = (double)(cp_trace_wall(h->t, tid, vi - 1) - h->t0) / npx;
-		b = (double)(cp_trace_wall(h->t, tid, vi) - h->t0) / npx;
-		for (uint32_t c = (uint32_t)a; c < W && c < b; c++) {
-			double lo = a > c ? a : c, hi = b < c + 1 ? b : c + 1;
-
-			if (hi <= lo)
-				continue;
-			if (run_tid[c] != tid) {	/* a new stretch */
-				run_tid[c] = tid;
-				run_px[c] = 0;
+		for (; i < r->n && r->c[i].col == col; i++)
+			acc[key_cat(h, r->c[i].key)] += r->c[i].ns;
+		for (uint32_t k = 0; k < NCAT; k++)
+			if (acc[k] > bv) {
+				bv = acc[k];
+				best = k;
 			}
-			run_px[c] += hi - lo;
-			if (run_px[c] > best_px[c]) {
-				best_px[c] = run_px[c];
-				best[c] = tid;
-			}
+		if (cur != NCAT && (best != cur || col != prev + 1)) {
+			rect(h, tid, y, rh, c0, prev + 1, cur);
+			cur = NCAT;
 		}
+		if (cur == NCAT) {
+			cur = best;
+			c0 = col;
+		}
+		prev = col;
 	}
+	if (cur != NCAT)
+		rect(h, tid, y, rh, c0, prev + 1, cur);
+	S(h, "\n");
 }
 
 /*
@@ -296,34 +263,22 @@ static void cp_columns(struct html *h, uint32_t *best, uint32_t *run_tid,
  * rows, unless it does so in more than a quarter of the columns (then the
  * connectors would only smear the picture; the bands still show it).
  */
-static int cp_overlay(struct html *h, const double *ymid, double rh)
+static void cp_overlay(struct html *h, const double *ymid, double rh)
 {
-	uint32_t W = h->width, hops = 0, last = CP_PAG_NONE;
-	uint32_t *best = malloc(W * sizeof(*best));
-	uint32_t *run_tid = malloc(W * sizeof(*run_tid));
-	double *best_px = calloc(W, sizeof(*best_px));
-	double *run_px = calloc(W, sizeof(*run_px));
-	double span = (double)(h->t1 - h->t0), npx = span / W;
+	const uint32_t *best = h->tl->cp_best;
+	uint32_t W = h->tl->width, hops = 0, last = CP_TL_NONE;
 	double bh = rh >= 10 ? 4 : rh >= 4 ? 2 : 1;
 
-	if (!best || !run_tid || !best_px || !run_px || npx <= 0) {
-		free(best);
-		free(run_tid);
-		free(best_px);
-		free(run_px);
-		return npx <= 0 ? 0 : -1;
-	}
-	cp_columns(h, best, run_tid, best_px, run_px, npx);
 	for (uint32_t c = 0; c < W; c++)
-		if (best[c] != CP_PAG_NONE) {
-			hops += last != CP_PAG_NONE && best[c] != last;
+		if (best[c] != CP_TL_NONE) {
+			hops += last != CP_TL_NONE && best[c] != last;
 			last = best[c];
 		}
 	/* bands, one run of columns at a time */
 	for (uint32_t c = 0; c < W;) {
 		uint32_t c1 = c + 1;
 
-		if (best[c] == CP_PAG_NONE) {
+		if (best[c] == CP_TL_NONE) {
 			c++;
 			continue;
 		}
@@ -335,12 +290,12 @@ static int cp_overlay(struct html *h, const double *ymid, double rh)
 		c = c1;
 	}
 	if (hops && hops <= W / 4) {
-		last = CP_PAG_NONE;
+		last = CP_TL_NONE;
 		S(h, "<polyline class=\"cp hop\" points=\"");
 		for (uint32_t c = 0; c < W; c++) {
-			if (best[c] == CP_PAG_NONE || best[c] == last)
+			if (best[c] == CP_TL_NONE || best[c] == last)
 				continue;
-			if (last != CP_PAG_NONE)
+			if (last != CP_TL_NONE)
 				cp_wbuf_printf(h->w, " %u,%.1f %u,%.1f",
 					       LABEL_W + c,
 					       ymid[last] + rh / 2 - bh / 2,
@@ -352,11 +307,6 @@ static int cp_overlay(struct html *h, const double *ymid, double rh)
 	}
 	cp_wbuf_printf(h->w, "\n<!-- critical path: %u changes of thread -->\n",
 		       hops);
-	free(best);
-	free(run_tid);
-	free(best_px);
-	free(run_px);
-	return 0;
 }
 
 /* The timeline's legend: the colours, the critical path and its toggle. */
@@ -391,22 +341,16 @@ static void legend(struct html *h)
 
 static int timeline(struct html *h)
 {
-	const struct cp_trace *t = h->t;
-	uint32_t nrows = 0, W = h->width;
-	double rh, (*acc)[NCAT];
-	double *ymid = calloc(t->nthreads ? t->nthreads : 1, sizeof(*ymid));
+	const struct cp_timeline *tl = h->tl;
+	uint32_t nrows = 0, W = tl->width;
+	double rh, *ymid = calloc(tl->nrows ? tl->nrows : 1, sizeof(*ymid));
 	uint32_t height;
 	char lab[96];
 
 	if (!ymid)
 		return -1;
-	acc = malloc(sizeof(*acc) * W);
-	if (!acc) {
-		free(ymid);
-		return -1;
-	}
-	for (uint32_t tid = 0; tid < t->nthreads; tid++)
-		nrows += t->threads[tid].nv > 0;
+	for (uint32_t tid = 0; tid < tl->nrows; tid++)
+		nrows += tl->rows[tid].any;
 	rh = nrows <= 24 ? 22 : nrows <= 64 ? 12 : nrows <= 256 ? 5 : 2;
 	height = AXIS_H + (uint32_t)ceil(rh * nrows) + 6;
 	/* inline SVG in HTML needs no xmlns: the page names no URL */
@@ -421,15 +365,15 @@ static int timeline(struct html *h)
 		       "</pattern></defs>\n", LABEL_W + W + 40, height,
 		       LABEL_W + W + 40, height);
 	axis(h, height);
-	for (uint32_t tid = 0, r = 0; tid < t->nthreads; tid++) {
-		const struct cp_trace_thread *th = &t->threads[tid];
+	for (uint32_t tid = 0, r = 0; tid < tl->nrows; tid++) {
+		const struct cp_tl_row *tr = &tl->rows[tid];
 		double top = AXIS_H + r * rh;
 
-		if (!th->nv)
+		if (!tr->any)
 			continue;
 		ymid[tid] = top + rh / 2;
 		if (rh >= 10) {
-			thread_label(t, tid, lab, sizeof(lab));
+			thread_label(h->t, tid, lab, sizeof(lab));
 			cp_wbuf_printf(h->w, "<text x=\"%d\" y=\"%.1f\" "
 				       "text-anchor=\"end\">", LABEL_W - 6,
 				       ymid[tid] + 4);
@@ -438,20 +382,14 @@ static int timeline(struct html *h)
 		}
 		cp_wbuf_printf(h->w, "<line class=\"rail\" x1=\"%.1f\" "
 			       "x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
-			       xpos(h, cp_trace_wall(t, tid, 0)),
-			       xpos(h, cp_trace_wall(t, tid, th->nv - 1)),
+			       xpos(h, tr->first), xpos(h, tr->last),
 			       ymid[tid], ymid[tid]);
-		row(h, tid, top, rh, acc);
+		row(h, tid, top, rh);
 		r++;
 	}
-	if (cp_overlay(h, ymid, rh)) {
-		free(acc);
-		free(ymid);
-		return -1;
-	}
+	cp_overlay(h, ymid, rh);
 	S(h, "</svg></div>\n");
 	legend(h);
-	free(acc);
 	free(ymid);
 	return 0;
 }
@@ -514,8 +452,7 @@ static void proc_name(struct html *h, const struct cp_cmp_row *r)
 	const struct cp_proc_prof *pp = r->pp;
 	int cat = -1;
 
-	if (pp && pp->proc < h->tp->nprocs &&
-	    h->cat_of[pp->proc] < NTOP)
+	if (pp && pp->proc < h->nkeys && h->cat_of[pp->proc] < NTOP)
 		cat = (int)h->cat_of[pp->proc];
 	S(h, "<tr");
 	if (r->disagree)
@@ -555,8 +492,13 @@ static void proc_figures(struct html *h, const struct cp_cmp_row *r,
 	if (pp) {
 		td_ns(h, pp->cpu_ns);
 		td_bar(h, cp_pct(pp->cpu_ns, p->useful_ns), "");
+	}
+	if (pp && !pp->cp_unknown) {
 		td_ns(h, pp->cp_ns);
 		td_bar(h, r->cp_pct, "cp");
+	} else if (pp) {
+		td_none(h);
+		td_none(h);
 	} else {
 		for (int k = 0; k < 4; k++)
 			td_none(h);
@@ -683,8 +625,13 @@ static void threads(struct html *h)
 		td_ns(h, th->useful_ns);
 		td_ns(h, th->wait_ns);
 		td_bar(h, cp_pct(th->useful_ns, th->elapsed_ns), "");
-		td_ns(h, th->cp_ns);
-		td_bar(h, cp_pct(th->cp_ns, p->cp_len), "cp");
+		if (th->cp_unknown) {	/* streamed, not followed */
+			td_none(h);
+			td_none(h);
+		} else {
+			td_ns(h, th->cp_ns);
+			td_bar(h, cp_pct(th->cp_ns, p->cp_len), "cp");
+		}
 		td_ns(h, th->len_ns);
 		cp_wbuf_printf(h->w, "<td data-v=\"%" PRIu64 "\">%" PRIu64
 			       "</td></tr>\n", th->calls, th->calls);
@@ -748,15 +695,20 @@ static int objects(struct html *h)
 			       ob->waits);
 		td_ns(h, ob->wait_ns);
 		td_ns(h, ob->waits ? ob->wait_ns / ob->waits : 0);
-		if (cp_profile_is_lock(ob->kind)) {
+		if (cp_profile_is_lock(ob->kind))
 			td_ns(h, ob->held_ns);
+		else
+			td_none(h);
+		if (cp_profile_is_lock(ob->kind) && !ob->cp_unknown)
 			td_ns(h, ob->cp_held_ns);
-		} else {
+		else
 			td_none(h);
+		if (ob->cp_unknown)
 			td_none(h);
-		}
-		cp_wbuf_printf(h->w, "<td data-v=\"%" PRIu64 "\">%" PRIu64
-			       "</td>", ob->cp_cross, ob->cp_cross);
+		else
+			cp_wbuf_printf(h->w, "<td data-v=\"%" PRIu64 "\">%"
+				       PRIu64 "</td>", ob->cp_cross,
+				       ob->cp_cross);
 		td_ns(h, ob->gain_ns);
 		S(h, "<td class=\"name\">");
 		E(h, cp_report_out_site(&ob->site, site, sizeof(site)));
@@ -871,8 +823,7 @@ static int paths(struct html *h)
 				S(h, ", ");
 			E(h, lab);
 			S(h, " ");
-			E(h, cb[j].proc == CP_PAG_NONE ? "(outside procedures)"
-			     : cp_tracepag_proc_name(h->tp, cb[j].proc));
+			E(h, proc_id_name(h, cb[j].proc));
 			cp_wbuf_printf(h->w, " %s", b);
 		}
 		if (ncb > 3)
@@ -902,6 +853,48 @@ static int paths(struct html *h)
 	     "path; one on all of them pays off more.</p>\n");
 	free(ed);
 	return 0;
+}
+
+/* The near-critical paths of a streamed profile: each as the path it
+ * deviates from and where it does (cp_paths_stream_dev). */
+static void stream_paths(struct html *h)
+{
+	const struct cp_stream *st = h->s;
+	uint32_t n = st->npaths < CP_HTML_KPATHS ? st->npaths : CP_HTML_KPATHS;
+	char dev[CP_PATHS_DEV_LEN];
+
+	S(h, "<h2>Near-critical paths</h2>\n");
+	S(h, "<div class=\"twrap\"><table id=\"paths\"><thead><tr><th>#</th>"
+	     "<th>length</th><th>shorter by</th><th>% of CP</th>"
+	     "<th class=\"desc\">where it leaves a longer path</th></tr>"
+	     "</thead><tbody>\n");
+	for (uint32_t i = 0; i < n; i++) {
+		const struct cp_stream_path *q = &st->paths[i];
+
+		cp_wbuf_printf(h->w, "<tr><td>%u</td>", i + 1);
+		td_ns(h, q->len);
+		td_ns(h, st->cp_len - q->len);
+		td_pct(h, cp_pct(q->len, st->cp_len));
+		S(h, "<td class=\"desc\">");
+		if (i == 0)
+			cp_wbuf_printf(h->w, "<b>the critical path</b>, ends on "
+				       "T%u", st->cp_tid);
+		else
+			E(h, cp_paths_stream_dev(dev, sizeof(dev), st, i));
+		S(h, "</td></tr>\n");
+	}
+	if (!n)
+		S(h, "<tr><td class=\"desc\" colspan=\"5\">Not computed."
+		     "</td></tr>\n");
+	S(h, "</tbody></table></div>\n<p class=\"hint\">The longest paths "
+	     "of the program activity graph, longest first, found out of "
+	     "core: each is an earlier path (#) down to where it leaves it, "
+	     "then a different dependency into that vertex, then the longest "
+	     "path back from there. Times are from the run's start. ");
+	if (st->paths_cut)
+		S(h, "Fewer paths than asked: the sidetracks kept cannot tell "
+		     "which come next (a larger --memory keeps more). ");
+	S(h, "</p>\n");
 }
 
 /* ---- what-if --------------------------------------------------------- */
@@ -968,10 +961,44 @@ static void whatif_row(struct html *h, const struct cp_whatif_top_row *w)
 	S(h, "</td></tr>\n");
 }
 
+/* (streamed) The what-if is left to cpt whatif: say so, with the
+ * commands for the procedures with the most time on the critical path. */
+static void whatif_commands(struct html *h)
+{
+	const struct cp_profile *p = h->p;
+	uint32_t n = 0;
+
+	S(h, "<h2>What if</h2>\n<p>Not computed for a trace analysed out "
+	     "of core: each prediction is a replay of the whole trace, one "
+	     "pass over its file per procedure. For the procedures with the "
+	     "most time on the critical path:</p>\n<pre id=\"whatif\">");
+	for (uint32_t i = 0; i < p->nprocs && n < 5; i++) {
+		const struct cp_proc_prof *pp = &p->procs[i];
+
+		if (pp->cp_unknown || !pp->cp_ns || pp->cp_ns >= p->cp_len)
+			continue;
+		S(h, "cpt whatif --stream --scale '");
+		E(h, pp->name);
+		S(h, "=0.5' ");
+		E(h, h->t->path);
+		S(h, "\n");
+		n++;
+	}
+	if (!n)
+		S(h, "(no procedure holds part of the critical path)\n");
+	S(h, "</pre>\n");
+}
+
 static void whatif(struct html *h)
 {
 	const struct cp_whatif_top *wt = h->wt;
-	double f = wt->factor;
+	double f;
+
+	if (!wt) {
+		whatif_commands(h);
+		return;
+	}
+	f = wt->factor;
 
 	S(h, "<h2>What if</h2>\n");
 	cp_wbuf_printf(h->w, "<div class=\"twrap\"><table id=\"whatif\">"
@@ -1003,7 +1030,7 @@ static void whatif(struct html *h)
 static int choose_colors(struct html *h)
 {
 	const struct cp_profile *p = h->p;
-	uint32_t np = h->tp->nprocs;
+	uint32_t np = h->nkeys;
 
 	h->cat_of = malloc((np ? np : 1) * sizeof(*h->cat_of));
 	if (!h->cat_of)
@@ -1036,23 +1063,61 @@ static int choose_colors(struct html *h)
 	return 0;
 }
 
-/* The wall-clock range the timeline shows: first to last event. */
-static void time_range(struct html *h)
+/*
+ * The timeline of the graph (cp_timeline.h) over the wall clock from the
+ * first event to the last: each thread's segments by the innermost
+ * procedure of each (waits apart), and the critical path's useful edges,
+ * walked last first as the streamed report's walk back meets them.
+ */
+static int graph_timeline(struct html *h, struct cp_timeline *tl)
 {
-	h->t0 = UINT64_MAX;
-	h->t1 = 0;
-	for (uint32_t tid = 0; tid < h->t->nthreads; tid++) {
-		const struct cp_trace_thread *th = &h->t->threads[tid];
+	const struct cp_tracepag *tp = h->tp;
+	const struct cp_trace *t = h->t;
+	const struct cp_cpm *cpm = h->p->cpm;
+	uint64_t t0 = UINT64_MAX, t1 = 0;
 
-		if (!th->nv)
+	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
+		uint32_t nv = t->threads[tid].nv;
+
+		if (!nv)
 			continue;
-		if (cp_trace_wall(h->t, tid, 0) < h->t0)
-			h->t0 = cp_trace_wall(h->t, tid, 0);
-		if (cp_trace_wall(h->t, tid, th->nv - 1) > h->t1)
-			h->t1 = cp_trace_wall(h->t, tid, th->nv - 1);
+		if (cp_trace_wall(t, tid, 0) < t0)
+			t0 = cp_trace_wall(t, tid, 0);
+		if (cp_trace_wall(t, tid, nv - 1) > t1)
+			t1 = cp_trace_wall(t, tid, nv - 1);
 	}
-	if (h->t0 > h->t1)
-		h->t0 = h->t1 = 0;
+	if (t0 > t1)
+		t0 = t1 = 0;
+	if (cp_timeline_init(tl, t->nthreads, t0, t1, h->width))
+		return -1;
+	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
+		uint32_t nv = t->threads[tid].nv;
+
+		if (!nv)
+			continue;
+		cp_timeline_vertex(tl, tid, cp_trace_wall(t, tid, 0));
+		cp_timeline_vertex(tl, tid, cp_trace_wall(t, tid, nv - 1));
+		for (uint32_t vi = 1; vi < nv; vi++) {
+			uint32_t e = tp->segbase[tid] + vi - 1;
+			uint32_t pr = cp_tracepag_proc(tp, e);
+
+			cp_timeline_seg(tl, tid, cp_trace_wall(t, tid, vi - 1),
+					cp_trace_wall(t, tid, vi),
+					tp->e_kind[e] == CP_TE_WAIT ?
+					CP_TL_WAIT : pr == CP_PAG_NONE ?
+					CP_TL_NOPROC : pr);
+		}
+	}
+	for (uint32_t i = cpm->npath; i-- > 0;) {
+		uint32_t e = cpm->path[i], tid, vi;
+
+		if (tp->e_kind[e] != CP_TE_USEFUL || !tp->g.w[e] ||
+		    !cp_tracepag_vertex(tp, tp->g.head[e], &tid, &vi) || !vi)
+			continue;
+		cp_timeline_cp(tl, tid, cp_trace_wall(t, tid, vi - 1),
+			       cp_trace_wall(t, tid, vi));
+	}
+	return tl->nomem ? -1 : 0;
 }
 
 /* The document's head (style, error capture), its header, the headline
@@ -1110,20 +1175,26 @@ int cp_html_write(FILE *f, const struct cp_html_in *in,
 {
 	static const struct cp_html_opts defaults;
 	const struct cp_profile *p = in->p;
-	struct html h = { .p = p, .c = in->c, .kp = in->kp, .wt = in->wt,
-			  .tp = p->tp, .t = p->tp->t,
+	struct html h = { .p = p, .c = in->c, .kp = in->kp, .s = in->s,
+			  .wt = in->wt, .tp = p->tp,
+			  .t = p->tp ? p->tp->t : in->t, .tl = in->tl,
 			  .o = o ? o : &defaults };
 	const char *title = h.o->title ? h.o->title : h.t->path;
 	int ret = -1;
 
 	h.width = h.o->width ? h.o->width : 1000;
+	h.nkeys = h.tp ? h.tp->nprocs : p->nprocs;
 	h.w = malloc(sizeof(*h.w));
-	h.oncp = calloc(h.tp->g.ne ? h.tp->g.ne : 1, 1);
-	if (!h.w || !h.oncp || choose_colors(&h))
+	if (!h.w || choose_colors(&h))
 		goto err_mem;
-	for (uint32_t i = 0; i < p->cpm->npath; i++)
-		h.oncp[p->cpm->path[i]] = 1;
-	time_range(&h);
+	if (h.tp) {
+		h.oncp = calloc(h.tp->g.ne ? h.tp->g.ne : 1, 1);
+		if (!h.oncp || graph_timeline(&h, &h.own_tl))
+			goto err_mem;
+		for (uint32_t i = 0; i < p->cpm->npath; i++)
+			h.oncp[p->cpm->path[i]] = 1;
+		h.tl = &h.own_tl;
+	}
 	cp_wbuf_init(h.w, f);
 	page_head(&h, title);
 	summary(&h);
@@ -1132,7 +1203,9 @@ int cp_html_write(FILE *f, const struct cp_html_in *in,
 		goto err_mem;
 	procedures(&h);
 	threads(&h);
-	if (objects(&h) || paths(&h))
+	if (objects(&h))
+		goto err_mem;
+	if (h.kp ? paths(&h) : (stream_paths(&h), 0))
 		goto err_mem;
 	whatif(&h);
 	S(&h, "<footer>Generated by cpt (cpthread " CP_VERSION ") from ");
@@ -1153,5 +1226,6 @@ out:
 	free(h.w);
 	free(h.oncp);
 	free(h.cat_of);
+	cp_timeline_free(&h.own_tl);
 	return ret;
 }

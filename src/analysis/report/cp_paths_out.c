@@ -286,47 +286,53 @@ static const char *obj_name(const struct cp_stream_dev *d, char *b,
 	return b;
 }
 
-/* Path @i's line after its length: its parent's part and the deviation. */
-static void stream_text_dev(FILE *f, const struct cp_stream *s, uint32_t i)
+const char *cp_paths_stream_dev(char *buf, size_t len,
+				const struct cp_stream *s, uint32_t i)
 {
 	const struct cp_stream_path *q = &s->paths[i];
 	const struct cp_stream_dev *d = &q->dev;
 	char on[64], t1[32], t2[32];
 	const char *o = obj_name(d, on, sizeof(on));
+	size_t n;
 
 	cp_fmt_ns(t1, sizeof(t1), d->from_ns);
 	cp_fmt_ns(t2, sizeof(t2), d->to_ns);
 	switch (d->kind) {
 	case CP_SDEV_END:
-		fprintf(f, "ends at T%u at %s, not where #%u ends", d->from_tid,
-			t1, q->parent + 1);
-		return;
+		snprintf(buf, len, "ends at T%u at %s, not where #%u ends",
+			 d->from_tid, t1, q->parent + 1);
+		return buf;
 	case CP_SDEV_GROUP:
-		fprintf(f, "as #%u from the publishes of %s grouped at %s on; "
-			"reaches them from T%u at %s", q->parent + 1,
-			o ? o : "an object", t2, d->from_tid, t1);
-		return;
+		snprintf(buf, len, "as #%u from the publishes of %s grouped at "
+			 "%s on; reaches them from T%u at %s", q->parent + 1,
+			 o ? o : "an object", t2, d->from_tid, t1);
+		return buf;
 	default:
 		break;
 	}
-	fprintf(f, "as #%u from T%u at %s on; reaches it from ", q->parent + 1,
-		d->to_tid, t2);
+	n = (size_t)snprintf(buf, len, "as #%u from T%u at %s on; reaches it "
+			     "from ", q->parent + 1, d->to_tid, t2);
+	if (n >= len)
+		return buf;
 	if (d->kind == CP_SDEV_OBJECT)
-		fprintf(f, "T%u at %s through %s", d->from_tid, t1,
-			o ? o : "an object");
+		snprintf(buf + n, len - n, "T%u at %s through %s", d->from_tid,
+			 t1, o ? o : "an object");
 	else if (d->kind == CP_SDEV_JOIN)
-		fprintf(f, "the end of T%u at %s, joined", d->from_tid, t1);
+		snprintf(buf + n, len - n, "the end of T%u at %s, joined",
+			 d->from_tid, t1);
 	else if (o)
-		fprintf(f, "its own vertex at %s, not through %s", t1, o);
+		snprintf(buf + n, len - n, "its own vertex at %s, not through "
+			 "%s", t1, o);
 	else
-		fprintf(f, "its own vertex at %s, not from the thread it "
-			"joins", t1);
+		snprintf(buf + n, len - n, "its own vertex at %s, not from the "
+			 "thread it joins", t1);
+	return buf;
 }
 
 static void stream_text(FILE *f, const char *path, const struct cp_stream *s,
 			uint32_t k)
 {
-	char lb[32];
+	char lb[32], lb2[CP_PATHS_DEV_LEN];
 
 	fprintf(f, "%u longest path%s of %s (critical path %s; streamed: each "
 		"path as the one it deviates from, where it leaves it and "
@@ -346,7 +352,7 @@ static void stream_text(FILE *f, const char *path, const struct cp_stream *s,
 			fprintf(f, "the critical path, ends on T%u",
 				s->cp_tid);
 		else
-			stream_text_dev(f, s, i);
+			fputs(cp_paths_stream_dev(lb2, sizeof(lb2), s, i), f);
 		fprintf(f, "\n");
 	}
 	if (s->paths_cut)

@@ -40,6 +40,17 @@ struct cp_paths_opts {
 int cp_paths_out(FILE *f, const struct cp_input *in,
 		 const struct cp_kpaths *kp, const struct cp_paths_opts *o);
 
+/* Room for cp_paths_stream_dev()'s phrase. */
+#define CP_PATHS_DEV_LEN	256
+
+/*
+ * Streamed path @i (i >= 1) of @s after its length, as one phrase into
+ * @buf: its parent and the deviation ("as #1 from T2 at 3.1 ms on;
+ * reaches it from T0 at 2.9 ms through mutex#4").  Returns @buf.
+ */
+const char *cp_paths_stream_dev(char *buf, size_t len,
+				const struct cp_stream *s, uint32_t i);
+
 /*
  * The paths of the streamed analysis (cp_stream.h's paths, of the trace
  * @path) to @f, text or JSON.  Each is said as its parent from the
