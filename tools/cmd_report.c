@@ -233,13 +233,29 @@ static int parse(struct cpt_ctx *c, int argc, char **argv, struct ropts *o,
 	return 0;
 }
 
-/* The options streaming mode cannot honour, as one phrase; NULL if none
- * is given. */
-static const char *stream_conflict(const struct cpt_ctx *c)
+/* --format html streamed: the top procedures' what-if (cpt whatif
+ * --stream's passes for each), then the page. */
+static enum cpt_status stream_html(struct cpt_ctx *c, struct cp_tindex *ix,
+				   const struct cp_stream_opts *so,
+				   const struct cp_stream *s,
+				   const struct cp_profile *p,
+				   const struct cp_compare *cmp)
 {
-	if (c->format == CPT_HTML)
-		return "--format html";
-	return NULL;
+	struct cp_whatif_top wt;
+	struct cp_html_in hi = { .p = p, .c = cmp, .wt = &wt, .t = &ix->t,
+				 .tl = &s->tl, .s = s };
+	struct cp_html_opts ho = { .title = ix->t.path };
+	enum cpt_status st = CPT_BAD_INPUT;
+
+	cpt_progress(c, "what-if of the top procedures", 0.0);
+	if (!cp_whatif_top_stream(&wt, p, ix, so, s->sid, 0, 0)) {
+		cpt_progress_done(c);
+		if (!cp_html_write(c->out, &hi, &ho, c->err, sizeof(c->err)))
+			st = CPT_OK;
+		cp_whatif_top_free(&wt);
+	}
+	cpt_progress_done(c);
+	return st;
 }
 
 /* The out-of-core report of the trace @path. */
@@ -247,12 +263,14 @@ static enum cpt_status report_stream(struct cpt_ctx *c, const char *path,
 				     const struct ropts *o)
 {
 	/* a view prints neither Slack nor MBM: no walk back, no paths */
-	bool view = o->by && c->format != CPT_JSON;
+	bool html = c->format == CPT_HTML;
+	bool view = o->by && c->format == CPT_TEXT;
 	struct cp_stream_opts so = {
 		.exclusive = o->exclusive,
 		.mbm_k = view ? 1 : o->k ? o->k : CP_PROFILE_K_DEFAULT,
 		.slack = !o->no_slack && !view,
 		.views = view,
+		.timeline = html ? CP_HTML_WIDTH : 0,
 	};
 	struct cp_tindex ix;
 	struct cp_stream s;
@@ -279,15 +297,19 @@ static enum cpt_status report_stream(struct cpt_ctx *c, const char *path,
 		uint32_t max = o->out.top_given ?
 			       (o->out.top ? o->out.top : UINT32_MAX) : 0;
 
-		if (view ? cp_stream_out_view(c->out, &p, &s, o->by, max) :
-		    c->format == CPT_JSON ?
-		    cp_stream_out_json(c->out, &ix, &s, &cmp) :
-		    cp_stream_out_text(c->out, &ix, &s, &cmp, &o->out))
+		if (html) {
+			st = stream_html(c, &ix, &so, &s, &p, &cmp);
+		} else if (view ? cp_stream_out_view(c->out, &p, &s, o->by,
+						     max) :
+			   c->format == CPT_JSON ?
+			   cp_stream_out_json(c->out, &ix, &s, &cmp) :
+			   cp_stream_out_text(c->out, &ix, &s, &cmp, &o->out)) {
 			st = CPT_BAD_INPUT;
+		}
 		cp_compare_free(&cmp);
 		cp_stream_prof_free(&p);
 	}
-	if (st)
+	if (st && !c->err[0])
 		snprintf(c->err, sizeof(c->err), "%s: out of memory writing "
 			 "the report", path);
 	cpt_stream_close(&ix, &s);
@@ -309,8 +331,7 @@ enum cpt_status cpt_cmd_report(struct cpt_ctx *c, int argc, char **argv)
 	c->use = c->format == CPT_HTML ? CP_BUDGET_PAGE : CP_BUDGET_REPORT;
 	c->npaths = o.k ? o.k : CP_PROFILE_K_DEFAULT;
 	if (cpt_is_trace(path)) {
-		stream = cpt_choose_stream(c, path, o.stream,
-					   stream_conflict(c),
+		stream = cpt_choose_stream(c, path, o.stream, NULL,
 					   "CP figures of the procedures "
 					   "with the most CPU time");
 		if (stream < 0)

@@ -144,23 +144,6 @@ static int parse(struct cpt_ctx *c, int argc, char **argv, struct wopts *o,
 }
 
 /*
- * The what-if result @r from the streamed fixed graph @s and replays @rp
- * (the replay's figures only when it could be given).
- */
-static void stream_result(const struct cp_stream *s,
-			  const struct cp_sreplay *rp,
-			  struct cp_whatif_result *r)
-{
-	memset(r, 0, sizeof(*r));
-	r->length_before = s->cp_len;
-	r->length_after_fixed = s->scaled_len;
-	r->length_after = s->scaled_len;
-	r->scaled_ns = s->scaled_ns;
-	if (rp->clean && !s->nrepairs)
-		cp_whatif_set_replay(r, &rp->before, &rp->after);
-}
-
-/*
  * The samples each scaling of @o rests on into @ns[0..o->nsc) from the
  * streamed @s (its procedures' counts, as cp_sampled_count's); @ns, or
  * NULL when the procedures are not sampled.
@@ -206,7 +189,7 @@ static void stream_write(struct cpt_ctx *c, const struct cp_tindex *ix,
 	uint64_t ns[MAX_SCALES];
 	struct cp_whatif_result r;
 
-	stream_result(s, rp, &r);
+	cp_stream_whatif_result(s, rp, &r);
 	cp_whatif_out_stream(c->out, ix, o->sc, o->nsc, o->exclusive, &r,
 			     no_replay(rp, s), stream_samples(s, o, ns),
 			     c->format == CPT_JSON);

@@ -3,12 +3,14 @@
 #
 # Run the traced PROGRAM in trace mode and its -pg twin PROGRAM_PG (for
 # gprof) in DIR, write the HTML report with `cpt report --format html
-# --gprof`, open it in headless chromium and check the DOM it built:
+# --gprof`, in memory and streamed (--stream), open each in headless
+# chromium and check the DOM it built:
 #   - the page's script ran without an exception (#cpt-js-ok, no
 #     #cpt-js-error, no uncaught error in chromium's console log),
 #   - the procedure table has rows, the timeline SVG has rectangles and
 #     the critical-path line,
-#   - the file asks for nothing on the network.
+#   - the file asks for nothing on the network;
+# and that both pages draw the same timeline.
 # Also saves a screenshot (DIR/report.png) for people to look at.
 # Exit 0 pass, 1 fail, 77 skip (no chromium).
 set -u
@@ -36,16 +38,6 @@ CPTHREAD_MODE=trace CPTHREAD_TRACE=scene.cpt CPTHREAD_REPORT=scene.json \
 "$prog_pg" >prog_pg.out 2>&1 || fail "$prog_pg failed"
 [ -s gmon.out ] || fail "the -pg program wrote no gmon.out"
 
-"$cpt" report scene.cpt --gprof gmon.out --exe "$prog_pg" --format html \
-	-o report.html 2>cpt.err || fail "cpt report --format html: $(cat cpt.err)"
-[ -s report.html ] || fail "empty report.html"
-
-# self-contained: no scripts, styles, images or fonts from elsewhere
-if grep -Eiq '(src|href)=["'"'"']?(https?:)?//' report.html ||
-   grep -Eiq '@import|url\((https?:)?//' report.html; then
-	fail "report.html refers to the network"
-fi
-
 profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT
 run_browser() {
@@ -56,37 +48,68 @@ run_browser() {
 		--user-data-dir="$profile" "$@"
 }
 
-run_browser --dump-dom "file://$dir/report.html" >dom.html 2>chromium.log ||
-	fail "chromium --dump-dom failed: $(tail -5 chromium.log)"
-
-grep -q 'id="cpt-js-error"' dom.html &&
-	fail "the page's script failed: $(grep -o 'report script error[^<]*' dom.html)"
-grep -q 'id="cpt-js-ok"' dom.html ||
-	fail "the page's script did not finish (no #cpt-js-ok in the DOM)"
-if grep -E 'Uncaught|CONSOLE.*[Ee]rror' chromium.log >/dev/null; then
-	fail "console errors: $(grep -E 'Uncaught|CONSOLE' chromium.log | head -3)"
-fi
+# check_page PAGE: the checks above on PAGE.html (its DOM in PAGE.dom).
+check_page() {
+	page=$1
+	[ -s "$page.html" ] || fail "empty $page.html"
+	# self-contained: no scripts, styles, images or fonts from elsewhere
+	if grep -Eiq '(src|href)=["'"'"']?(https?:)?//' "$page.html" ||
+	   grep -Eiq '@import|url\((https?:)?//' "$page.html"; then
+		fail "$page.html refers to the network"
+	fi
+	run_browser --dump-dom "file://$dir/$page.html" >"$page.dom" \
+		2>"$page.log" ||
+		fail "chromium --dump-dom failed: $(tail -5 "$page.log")"
+	grep -q 'id="cpt-js-error"' "$page.dom" &&
+		fail "$page: the page's script failed: $(grep -o 'report script error[^<]*' "$page.dom")"
+	grep -q 'id="cpt-js-ok"' "$page.dom" ||
+		fail "$page: the page's script did not finish (no #cpt-js-ok in the DOM)"
+	if grep -E 'Uncaught|CONSOLE.*[Ee]rror' "$page.log" >/dev/null; then
+		fail "$page: console errors: $(grep -E 'Uncaught|CONSOLE' "$page.log" | head -3)"
+	fi
+	rows=$(attr "$page" rows) rects=$(attr "$page" rects) cp=$(attr "$page" cp)
+	[ "${rows:-0}" -ge 4 ] || fail "$page: procedure table has ${rows:-no} rows (want >= 4)"
+	[ "${rects:-0}" -ge 4 ] || fail "$page: timeline has ${rects:-no} rectangles"
+	[ "${cp:-0}" -ge 1 ] || fail "$page: timeline has no critical-path line"
+	grep -q '<svg id="timeline"' "$page.dom" || fail "$page: no timeline SVG in the DOM"
+	grep -q '<table id="procs"' "$page.dom" || fail "$page: no procedure table in the DOM"
+	for p in read_scene shade_tile write_image; do
+		grep -q ">$p<" "$page.dom" || fail "$page: procedure $p missing from the report"
+	done
+	grep -q 'gprof self' "$page.dom" || fail "$page: no gprof column"
+	grep -q 'id="headline"' "$page.dom" || fail "$page: no headline"
+	grep -q '<table id="whatif"' "$page.dom" || fail "$page: no what-if table"
+}
 
 attr() {
-	sed -n "s/.*id=\"cpt-js-ok\"[^>]*data-$1=\"\([0-9]*\)\".*/\1/p" dom.html |
+	sed -n "s/.*id=\"cpt-js-ok\"[^>]*data-$2=\"\([0-9]*\)\".*/\1/p" "$1.dom" |
 		head -1
 }
-rows=$(attr rows) rects=$(attr rects) cp=$(attr cp)
-[ "${rows:-0}" -ge 4 ] || fail "procedure table has ${rows:-no} rows (want >= 4)"
-[ "${rects:-0}" -ge 4 ] || fail "timeline has ${rects:-no} rectangles"
-[ "${cp:-0}" -ge 1 ] || fail "timeline has no critical-path line"
-grep -q '<svg id="timeline"' dom.html || fail "no timeline SVG in the DOM"
-grep -q '<table id="procs"' dom.html || fail "no procedure table in the DOM"
-for p in read_scene shade_tile write_image; do
-	grep -q ">$p<" dom.html || fail "procedure $p missing from the report"
-done
-grep -q 'gprof self' dom.html || fail "no gprof column"
-grep -q 'id="headline"' dom.html || fail "no headline"
+
+# The timeline's SVG of PAGE.html, as written.
+timeline() {
+	sed -n '/<svg id="timeline"/,/<\/svg>/p' "$1.html"
+}
+
+"$cpt" report scene.cpt --gprof gmon.out --exe "$prog_pg" --format html \
+	-o report.html 2>cpt.err || fail "cpt report --format html: $(cat cpt.err)"
+check_page report
+"$cpt" report scene.cpt --gprof gmon.out --exe "$prog_pg" --format html \
+	--stream -o report-stream.html 2>cpt-stream.err ||
+	fail "cpt report --format html --stream: $(cat cpt-stream.err)"
+check_page report-stream
+grep -q 'id="streamed"' report-stream.html ||
+	fail "the streamed page does not say it was streamed"
+timeline report >timeline.svg
+timeline report-stream >timeline-stream.svg
+cmp -s timeline.svg timeline-stream.svg ||
+	fail "the streamed page draws another timeline: diff $dir/timeline.svg $dir/timeline-stream.svg"
+rows=$(attr report rows) rects=$(attr report rects)
 
 run_browser --screenshot="$dir/report.png" --window-size=1280,1800 \
-	--hide-scrollbars "file://$dir/report.html" >/dev/null 2>>chromium.log ||
+	--hide-scrollbars "file://$dir/report.html" >/dev/null 2>>report.log ||
 	fail "chromium --screenshot failed"
 [ -s report.png ] || fail "no screenshot"
 
-echo "browser_test: ok: $rows table rows, $rects timeline rectangles; screenshot $dir/report.png"
+echo "browser_test: ok: $rows table rows, $rects timeline rectangles, in memory and streamed; screenshot $dir/report.png"
 exit 0

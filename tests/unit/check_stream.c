@@ -32,6 +32,7 @@
 #include "cp_kpaths.h"
 #include "cp_par.h"
 #include "cp_profile.h"
+#include "cp_profile_timeline.h"
 #include "cp_report_out.h"
 #include "cp_sampled.h"
 #include "cp_spill.h"
@@ -1580,6 +1581,126 @@ START_TEST(test_stream_views_equal_memory)
 }
 END_TEST
 
+/* A timeline key's name: a procedure's of the graph (@tp) or the stream
+ * (@st), or the key's own for the special ones. */
+static const char *tl_key_name(uint32_t key, const struct cp_tracepag *tp,
+			       const struct cp_stream *st)
+{
+	if (key == CP_TL_WAIT)
+		return "(waiting)";
+	if (key == CP_TL_NOPROC)
+		return "(outside)";
+	if (tp)
+		return key < tp->nprocs ? tp->procs[key] : "(bad key)";
+	return key < st->nprocs ? st->procs[key].name : "(bad key)";
+}
+
+/* The timeline of @s streamed in @width columns and from the graph. */
+static void compare_timeline(struct synth *s, bool exclusive, bool sampled,
+			     bool slack, uint32_t width, const char *what)
+{
+	struct cp_profile_opts po = { .top = 0, .exclusive = exclusive };
+	struct cp_stream_opts so = {
+		.exclusive = exclusive, .symbolize = symbolize,
+		.src = sampled ? CP_STREAM_SRC_SAMPLED :
+				 CP_STREAM_SRC_INSTRUMENTED,
+		.mbm_k = slack ? CP_PROFILE_K_DEFAULT : 1, .slack = slack,
+		.timeline = width,
+	};
+	struct cp_trace t;
+	struct cp_tracepag tp;
+	struct cp_profile p;
+	struct cp_timeline g;
+	const struct cp_timeline *x;
+	struct cp_tindex ix;
+	struct cp_stream st;
+	char path[64], err[256] = "";
+
+	write_temp(s, path);
+	memory_load(s, &t, &tp, sampled);
+	ck_assert_msg(cp_profile_compute(&p, &tp, &po, err, sizeof(err)) == 0,
+		      "profile: %s", err);
+	ck_assert_msg(cp_profile_timeline(&g, &p, width) == 0, "%s", what);
+	stream_with(path, &ix, &st, &so);
+	x = &st.tl;
+	ck_assert_msg(x->width == width && x->has_cp && g.has_cp, "%s", what);
+	ck_assert_msg(x->t0 == g.t0 && x->t1 == g.t1 && x->nrows == g.nrows,
+		      "%s: range [%" PRIu64 ", %" PRIu64 "] of %u rows "
+		      "streamed, [%" PRIu64 ", %" PRIu64 "] of %u in memory",
+		      what, x->t0, x->t1, x->nrows, g.t0, g.t1, g.nrows);
+	for (uint32_t r = 0; r < g.nrows; r++) {
+		const struct cp_tl_row *a = &g.rows[r], *b = &x->rows[r];
+
+		ck_assert_msg(a->any == b->any && a->first == b->first &&
+			      a->last == b->last && a->n == b->n,
+			      "%s: row %u: %u cells over [%" PRIu64 ", %"
+			      PRIu64 "] streamed, %u over [%" PRIu64 ", %"
+			      PRIu64 "] in memory", what, r, b->n, b->first,
+			      b->last, a->n, a->first, a->last);
+		for (uint32_t i = 0; i < a->n; i++) {
+			const char *na = tl_key_name(a->c[i].key, &tp, NULL);
+			const char *nb = tl_key_name(b->c[i].key, NULL, &st);
+
+			ck_assert_msg(a->c[i].col == b->c[i].col &&
+				      a->c[i].ns == b->c[i].ns &&
+				      !strcmp(na, nb),
+				      "%s: row %u cell %u: column %u, %s %"
+				      PRIu64 " ns streamed; column %u, %s %"
+				      PRIu64 " ns in memory", what, r, i,
+				      b->c[i].col, nb, b->c[i].ns,
+				      a->c[i].col, na, a->c[i].ns);
+		}
+	}
+	for (uint32_t c = 0; c < width; c++)
+		ck_assert_msg(g.cp_best[c] == x->cp_best[c] &&
+			      g.cp_best_ns[c] == x->cp_best_ns[c],
+			      "%s: column %u: the critical path's longest "
+			      "stretch on T%d (%" PRIu64 " ns) streamed, T%d (%"
+			      PRIu64 " ns) in memory", what, c,
+			      (int)x->cp_best[c], x->cp_best_ns[c],
+			      (int)g.cp_best[c], g.cp_best_ns[c]);
+	cp_timeline_free(&g);
+	cp_stream_free(&st);
+	cp_tindex_close(&ix);
+	cp_profile_free(&p);
+	synth_graph_free(&t, &tp);
+	unlink(path);
+}
+
+/*
+ * The HTML report's timeline, streamed: on random traces of every
+ * primitive (instrumented procedures, inclusive and exclusive, and
+ * sampled ones), with and without Slack asked, in few and many columns,
+ * each thread's time per (column, innermost procedure, waiting) and the
+ * critical path's longest stretch per column are the graph's to the
+ * nanosecond.
+ */
+START_TEST(test_stream_timeline_equal_memory)
+{
+	static const uint32_t widths[] = { 1, 7, 64, 1000 };
+
+	for (int round = 0; round < 40; round++) {
+		struct synth s;
+		char what[64];
+		uint32_t w = widths[round % 4];
+
+		rng_state = 12000 + (uint64_t)round;
+		gen_trace(&s, 1 + (uint32_t)rnd(6),
+			  50 + (uint32_t)rnd(round < 30 ? 400 : 3000),
+			  round % 2);
+		if (round % 3 == 2)
+			gen_samples(&s, 5 + (uint32_t)rnd(100));
+		snprintf(what, sizeof(what), "timeline round %d (%u columns)",
+			 round, w);
+		compare_timeline(&s, false, round % 3 == 2, round % 5 != 4, w,
+				 what);
+		compare_timeline(&s, true, round % 3 == 2, round % 5 == 4, w,
+				 what);
+		synth_free(&s);
+	}
+}
+END_TEST
+
 /* Run "cpt @args @path" and check that it exits with @status; its
  * stderr into @line, its stdout into @out. */
 static void cpt_expect(const char *args, const char *path, int status,
@@ -1774,9 +1895,38 @@ START_TEST(test_stream_cpt_chooses_the_mode)
 			     "path 50 ns (62.5%), 1 calls, zeroing saves 49 "
 			     "ns\n    T2 t2                CPU      50 ns   on "
 			     "the CP          -\n"), "stdout: %s", out);
-	CPT_EXPECT("report --stream --format html", 2);
-	ck_assert_msg(strstr(line, "--stream cannot give --format html"),
-		      "stderr: %s", line);
+	/* The page, streamed: said so; the timeline the page in memory
+	 * draws; the what-if rows of tail and slow, the same as in memory
+	 * (cpt whatif --stream's figures) */
+	CPT_EXPECT("report --stream --format html", 0);
+	{
+		static char mem[65536];
+		const char *a, *b, *ae, *be, *w, *wm;
+
+		ck_assert_msg(strstr(out, "id=\"streamed\"") &&
+			      strstr(out, "<b>the critical path</b>, ends on "
+				     "T0"), "stdout: %s", out);
+		memcpy(mem, out, sizeof(mem));
+		CPT_EXPECT("report --format html", 0);
+		a = strstr(mem, "<svg id=\"timeline\"");
+		b = strstr(out, "<svg id=\"timeline\"");
+		ck_assert(a && b);
+		ae = strstr(a, "</svg>");
+		be = strstr(b, "</svg>");
+		ck_assert_msg(ae && be && ae - a == be - b &&
+			      !memcmp(a, b, (size_t)(ae - a)),
+			      "the streamed page's timeline: %.*s", (int)(ae - a),
+			      a);
+		w = strstr(mem, "<table id=\"whatif\"");
+		wm = strstr(out, "<table id=\"whatif\"");
+		ck_assert(w && wm && strstr(w, "</table>") &&
+			  strstr(wm, "</table>"));
+		ck_assert_msg(strstr(w, "</table>") - w ==
+			      strstr(wm, "</table>") - wm &&
+			      !memcmp(w, wm, (size_t)(strstr(w, "</table>") - w))
+			      && strstr(w, ">tail<") && strstr(w, ">slow<"),
+			      "the streamed page's what-if: %s", w);
+	}
 	/* Slack's scratch file cannot be made: the report says why and
 	 * gives the rest */
 	ck_assert(setenv("TMPDIR", "/nonexistent/cpt-test", 1) == 0);
@@ -2207,6 +2357,7 @@ static Suite *stream_suite(void)
 	tcase_add_test(tc, test_stream_threads_retired_bounded);
 	tcase_add_test(tc, test_stream_barrier_hub_ties);
 	tcase_add_test(tc, test_stream_views_equal_memory);
+	tcase_add_test(tc, test_stream_timeline_equal_memory);
 	tcase_add_test(tc, test_stream_cpt_chooses_the_mode);
 	tcase_add_test(tc, test_stream_cpt_runtime_notes);
 	tcase_add_test(tc, test_stream_slack_no_room);

@@ -336,6 +336,8 @@ step_as(struct sp *p, uint32_t tid, struct sth *t, const bool sl)
 	if (t->any) {
 		dt = v->ts - t->prev_ts;
 		waited = cp_tev_waits(v);
+		if (p->tl_rows)
+			cp_stream_tl_seg(p, tid, t, waited, dt);
 		if (waited) {
 			st->wait_ns += p->records ? 0 : dt;
 			if (p->views && !p->records)
@@ -351,6 +353,8 @@ step_as(struct sp *p, uint32_t tid, struct sth *t, const bool sl)
 					cp_stream_lane_add(p, t, dt);
 				if (sl)
 					cp_stream_sl_piece(p, t, dt);
+				if (p->tl_rows)
+					cp_stream_tl_piece(p, tid, t, dt);
 			}
 			t->useful += dt;
 		}
@@ -397,7 +401,8 @@ step_as(struct sp *p, uint32_t tid, struct sth *t, const bool sl)
 		return -1;
 	/* a records pass with neither procedure nor what-if lanes has no
 	 * use for the stacks */
-	if ((p->ntr || p->nlane || !p->records) && cp_stream_calls(p, t, v))
+	if ((p->ntr || p->nlane || !p->records || p->tl_rows) &&
+	    cp_stream_calls(p, t, v))
 		return -1;
 	if (sl)
 		cp_stream_sl_end_step(p, t);
@@ -786,12 +791,14 @@ static int figures(struct sp *p)
 /*
  * Slack's walk back (p->sl), with the C segments of the procedure
  * cp_stream_opts.busy_of names and their busy share; the followed
- * procedures' Slack.  0, or -1 (memory).
+ * procedures' Slack (when asked); the timeline's critical path (when
+ * asked).  0, or -1 (memory).
  */
 static int slack(struct sp *p, const struct cp_stream_opts *o)
 {
 	struct cp_stream *s = p->s;
-	uint32_t i = o->busy_of ? o->busy_of(o->busy_ctx, s) : NONE;
+	uint32_t i = o->busy_of && s->slack_asked ?
+		     o->busy_of(o->busy_ctx, s) : NONE;
 
 	p->busy_k = i < s->nprocs ? p->trk[i] : NONE;
 	if (cp_stream_sl_walk(p) ||
@@ -881,6 +888,8 @@ static int paths_pass(struct sp *p, uint64_t max)
 		p->s->paths_passes++;
 		records_again(p);
 		cp_stream_kp_again(p);
+		if (p->tl_rows)
+			cp_timeline_clear_rows(p->tl);
 		if (p->sl) {
 			cp_stream_sl_free(p);
 			if (cp_stream_sl_start(p))
@@ -931,6 +940,24 @@ static void sp_free(struct sp *p)
 	cp_smap_free(&p->names);
 	cp_map2_free(&p->procmap);
 	cp_map2_free(&p->far);
+}
+
+/* The procedures were sorted (their id is the old index): the views'
+ * and the timeline's keys follow.  0, or -1 (memory). */
+static int renumber(struct cp_stream *s)
+{
+	uint32_t *ren = malloc((s->nprocs ? s->nprocs : 1) * sizeof(*ren));
+	int ret;
+
+	if (!ren)
+		return -1;
+	for (uint32_t i = 0; i < s->nprocs; i++)
+		ren[s->procs[i].id] = i;
+	ret = cp_pairs_rename_b(&s->v_tproc, ren, s->nprocs);
+	if (s->tl.width)
+		cp_timeline_rename(&s->tl, ren, s->nprocs);
+	free(ren);
+	return ret;
 }
 
 /* After the survey: whether the threads' useful times add up past 64
@@ -1003,6 +1030,8 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 	}
 	if (o && cp_stream_smp_setup(&p, o, err, errlen))
 		goto err;
+	if (o && o->timeline && cp_stream_tl_start(&p, o->timeline))
+		goto err_mem;
 	for (uint32_t i = 0; i < s->nprocs; i++)
 		s->procs[i].cpu_ns = p.excl ? s->procs[i].cpu_excl_ns :
 				     s->procs[i].cpu_incl_ns;
@@ -1030,8 +1059,10 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 		records_again(&p);
 	}
 	p.vw_deps = p.views;
+	p.tl_rows = p.tl != NULL;
 	s->slack_asked = o && o->slack && p.track;
-	if (s->slack_asked && cp_stream_sl_start(&p))
+	/* the timeline's critical path comes from Slack's walk too */
+	if ((s->slack_asked || p.tl) && cp_stream_sl_start(&p))
 		goto err_mem;
 	if (p.kp_k && !p.kp_capture ? paths_pass(&p, kp_max) : run_pass(&p))
 		goto err_mem;
@@ -1043,8 +1074,12 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 		s->procs[i].id = i;
 	if (s->nprocs)
 		qsort(s->procs, s->nprocs, sizeof(*s->procs), by_cp);
-	if (p.views && cp_stream_views_renumber(s))
+	if ((p.views || p.tl) && renumber(s))
 		goto err_mem;
+	if (p.smp) {	/* the samples' stacks, kept */
+		s->sid = p.sid;
+		p.sid = NULL;
+	}
 	sp_free(&p);
 	return 0;
 err_mem:
@@ -1068,5 +1103,7 @@ void cp_stream_free(struct cp_stream *s)
 	cp_pairs_free(&s->v_tproc);
 	cp_pairs_free(&s->v_waits);
 	cp_pairs_free(&s->v_deps);
+	cp_timeline_free(&s->tl);
+	free(s->sid);
 	memset(s, 0, sizeof(*s));
 }

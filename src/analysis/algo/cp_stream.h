@@ -38,6 +38,7 @@
 
 #include "cp_pairs.h"
 #include "cp_tcursor.h"
+#include "cp_timeline.h"
 #include "cp_whatif.h"
 
 /* Procedures whose CP share and zeroing are followed (the runtime's),
@@ -193,6 +194,15 @@ struct cp_stream {
 	 * last to publish, as cp_views.c takes it) */
 	struct cp_pairs v_tproc, v_waits, v_deps;
 	uint64_t v_ndeps;
+	/* (sampled) the samples' stacks the procedures came from
+	 * (cp_stream_opts.symbolize's, by sample), for later passes over
+	 * the same index (whose samples are then symbolized) */
+	uint32_t *sid;
+	/* (cp_stream_opts.timeline) the timeline, keyed by the index of
+	 * procs (tl.width 0: not asked); tl.has_cp false when Slack's file
+	 * could not be written (slack_err), so the critical path is not in
+	 * it */
+	struct cp_timeline tl;
 };
 
 /*
@@ -301,6 +311,11 @@ struct cp_stream_opts {
 	void *progress_ctx;
 	/* the views' breakdowns (cp_stream.v_tproc, v_waits, v_deps) */
 	bool views;
+	/* the HTML report's timeline in this many columns (cp_stream.tl;
+	 * 0: none): each thread's segments as the last records pass meets
+	 * them, and the critical path from Slack's file, walked back to
+	 * the path's start (the file is then written, Slack asked or not) */
+	uint32_t timeline;
 };
 
 /* What the streamed analyses return when a scaled name is no procedure

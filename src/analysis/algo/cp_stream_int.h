@@ -287,6 +287,14 @@ struct sp {
 	uint32_t cap_rpub;
 	struct cp_kp_end vpub;	/* (a CONSUME) the releaser so far; tid
 				 * NONE: none */
+	/* the timeline (cp_stream_opts.timeline; cp_stream_timeline.c):
+	 * &s->tl or NULL; the last records pass draws the rows (tl_rows),
+	 * Slack's walk the critical path; the useful segment being cut
+	 * into pieces: its wall clock [tl_wa, tl_wb], weight and the
+	 * pieces' time so far */
+	struct cp_timeline *tl;
+	bool tl_rows;
+	uint64_t tl_wa, tl_wb, tl_wt, tl_o;
 };
 
 /* Where a record's lanes are (struct sp). */
@@ -351,9 +359,31 @@ static inline struct cp_kp_end cp_stream_view_pub(const struct sp *p,
 }
 void cp_stream_view_fold(struct sp *p, uint32_t a, struct cp_kp_end pub);
 void cp_stream_view_take(struct sp *p, uint32_t r);
-/* After the pass: the procedures were sorted (their id is the old
- * index).  0, or -1 (memory). */
-int cp_stream_views_renumber(struct cp_stream *s);
+
+/* ---- the timeline (cp_stream_timeline.c) ----------------------------- */
+
+/* (after the survey) s->tl over the threads' first to last vertex, each
+ * thread's row spanning its own.  0, or -1 (memory). */
+int cp_stream_tl_start(struct sp *p, uint32_t width);
+/* (last records pass) Thread @tid's segment into its vertex being
+ * processed: a wait, or (@waited false) a useful one of @dt, whose pieces
+ * cp_stream_tl_piece() then draws. */
+void cp_stream_tl_seg(struct sp *p, uint32_t tid, const struct sth *t,
+		      bool waited, uint64_t dt);
+/* (last records pass) The next piece, of @dt, of the useful segment
+ * cp_stream_tl_seg() began, under @t's stack now. */
+void cp_stream_tl_piece(struct sp *p, uint32_t tid, const struct sth *t,
+			uint64_t dt);
+
+/* The wall clock at @o into a segment of weight @wt from @wa to @wb, as
+ * cp_sampled.c places a stack switch in it. */
+static inline uint64_t cp_stream_wall_in(uint64_t wa, uint64_t wb,
+					 uint64_t wt, uint64_t o)
+{
+	if (!wt || wb <= wa)
+		return wa;
+	return wa + (uint64_t)((unsigned __int128)(wb - wa) * o / wt);
+}
 
 /* ---- records (cp_stream_rec.c) --------------------------------------- */
 

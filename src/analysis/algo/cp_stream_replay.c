@@ -1024,10 +1024,8 @@ static void replay_job(void *arg)
 				      h->rp, h->err, sizeof(h->err));
 }
 
-/* cp_stream_opts.symbolize for the fixed graph's pass: a copy of the
- * stacks symbolized before both passes (@ctx, cp_stream_whatif_run's). */
-static int sid_copy(void *ctx, struct cp_trace *t, uint32_t **sid,
-		    char *err, size_t errlen)
+int cp_stream_sid_copy(void *ctx, struct cp_trace *t, uint32_t **sid,
+		       char *err, size_t errlen)
 {
 	size_t n = t->samples->n;
 
@@ -1059,7 +1057,7 @@ int cp_stream_whatif_run(struct cp_tindex *ix, const struct cp_stream_opts *so,
 		if (so->symbolize(so->symbolize_ctx, &ix->t, &sid, err,
 				  errlen))
 			return -1;
-		fo.symbolize = sid_copy;
+		fo.symbolize = cp_stream_sid_copy;
 		fo.symbolize_ctx = sid;
 		b.sid = sid;
 		b.drop = so->src == CP_STREAM_SRC_SAMPLED;
@@ -1093,4 +1091,64 @@ bool cp_stream_procs_instrumented(struct cp_tindex *ix)
 		cp_tcursor_fini(&c);
 	}
 	return !samples || found;
+}
+
+void cp_stream_whatif_result(const struct cp_stream *s,
+			     const struct cp_sreplay *rp,
+			     struct cp_whatif_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->length_before = s->cp_len;
+	r->length_after_fixed = s->scaled_len;
+	r->length_after = s->scaled_len;
+	r->scaled_ns = s->scaled_ns;
+	if (rp->clean && !s->nrepairs)
+		cp_whatif_set_replay(r, &rp->before, &rp->after);
+}
+
+int cp_stream_whatif_each(struct cp_tindex *ix,
+			  const struct cp_stream_opts *so, const uint32_t *sid0,
+			  const struct cp_whatif_scale *sc, uint32_t n,
+			  struct cp_whatif_result *r, int *ret)
+{
+	/* what cpt whatif --stream asks: the lengths only */
+	struct cp_stream_opts o = {
+		.exclusive = so->exclusive, .src = so->src,
+		.symbolize = so->symbolize,
+		.symbolize_ctx = so->symbolize_ctx,
+		.progress = so->progress, .progress_ctx = so->progress_ctx,
+		.lengths_only = true, .nscale = 1,
+	};
+	uint32_t *sid = NULL;
+	char err[256];
+
+	/* the samples' stacks, if they take over: given, or symbolized
+	 * once here */
+	if (sid0) {
+		o.symbolize = cp_stream_sid_copy;
+		o.symbolize_ctx = (void *)sid0;
+	} else if (so->symbolize && ix->t.samples && ix->t.samples->n &&
+	    (so->src == CP_STREAM_SRC_SAMPLED ||
+	     (so->src == CP_STREAM_SRC_AUTO &&
+	      !cp_stream_procs_instrumented(ix)))) {
+		if (so->symbolize(so->symbolize_ctx, &ix->t, &sid, err,
+				  sizeof(err)))
+			return -1;
+		o.symbolize = cp_stream_sid_copy;
+		o.symbolize_ctx = sid;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		struct cp_stream s;
+		struct cp_sreplay rp;
+
+		o.scale = &sc[i];
+		ret[i] = cp_stream_whatif_run(ix, &o, &s, &rp, err,
+					      sizeof(err));
+		if (ret[i])
+			continue;
+		cp_stream_whatif_result(&s, &rp, &r[i]);
+		cp_stream_free(&s);
+	}
+	free(sid);
+	return 0;
 }

@@ -70,6 +70,32 @@ int cp_stream_whatif_run(struct cp_tindex *ix, const struct cp_stream_opts *so,
 			 struct cp_stream *s, struct cp_sreplay *rp,
 			 char *err, size_t errlen);
 
+/* The what-if result @r of the streamed fixed graph @s and replays @rp
+ * (cp_stream_whatif_run's): the replay's figures only when it could be
+ * given (a clean trace). */
+void cp_stream_whatif_result(const struct cp_stream *s,
+			     const struct cp_sreplay *rp,
+			     struct cp_whatif_result *r);
+
+/*
+ * cp_stream_whatif_run() for each of the @n scalings @sc[i] alone (with
+ * @so's procedures, mode, symbolizer and progress) into @r[i], with
+ * @ret[i] its return.  The samples' stacks, when they take over, are
+ * @sid (cp_stream.sid of a pass over the same index, whose samples are
+ * then symbolized already), or, NULL, symbolized once for all.  Each is
+ * a what-if's passes over the file.  Returns 0, or -1 when the
+ * symbolizing failed (no @r filled).
+ */
+int cp_stream_whatif_each(struct cp_tindex *ix,
+			  const struct cp_stream_opts *so, const uint32_t *sid,
+			  const struct cp_whatif_scale *sc, uint32_t n,
+			  struct cp_whatif_result *r, int *ret);
+
+/* cp_stream_opts.symbolize that hands out a copy of stacks symbolized
+ * before (@ctx: the samples' stack ids, ix->t.samples->n of them). */
+int cp_stream_sid_copy(void *ctx, struct cp_trace *t, uint32_t **sid,
+		       char *err, size_t errlen);
+
 /*
  * Are the procedures of the trace indexed by @ix the instrumented ones
  * (ENTER/LEAVE, regions), as the in-memory reader takes them by default:

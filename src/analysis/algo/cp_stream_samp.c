@@ -273,6 +273,8 @@ segment_as(struct sp *p, uint32_t tid, struct sth *t, uint64_t dt,
 			cp_stream_lane_add(p, t, p->sM[t->sk] - pos);
 		if (sl)
 			cp_stream_sl_piece(p, t, p->sM[t->sk] - pos);
+		if (p->tl_rows)
+			cp_stream_tl_piece(p, tid, t, p->sM[t->sk] - pos);
 		pos = p->sM[t->sk];
 		if (cp_stream_set_stack(p, t, p->sfull + sm->stk_off[st],
 					(uint32_t)(sm->stk_off[st + 1] -
@@ -284,6 +286,8 @@ segment_as(struct sp *p, uint32_t tid, struct sth *t, uint64_t dt,
 		cp_stream_lane_add(p, t, end - pos);
 	if (sl)
 		cp_stream_sl_piece(p, t, end - pos);
+	if (p->tl_rows)
+		cp_stream_tl_piece(p, tid, t, end - pos);
 	for (; t->sc < k1; t->sc++) {
 		uint32_t st = p->sid[t->sc];
 

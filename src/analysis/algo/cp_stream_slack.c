@@ -498,7 +498,17 @@ struct walk {
 				 * errno of the file's, negated, - 2 */
 	uint64_t f;		/* the position of the next record back */
 	bool progress;		/* report progress (the calling thread) */
+	/* the timeline's critical path (p->tl, one walk's): C's useful
+	 * segments go to it; tl_on until C's first vertex is walked */
+	struct cp_timeline *tl;
+	bool tl_on;
 };
+
+/* Has the walk more to do: a lane's CP time, or C for the timeline? */
+static bool walking(const struct walk *w)
+{
+	return w->live || w->tl_on;
+}
 
 /* @a + @b, or UINT64_MAX past it. */
 static uint64_t sat_add(uint64_t a, uint64_t b)
@@ -732,15 +742,6 @@ static void busy_seg(struct walk *w, uint32_t tid, uint64_t a, uint64_t b)
 	w->bb = b;
 }
 
-/* The wall clock at @o into a segment of @wt from @wa to @wb, as
- * cp_sampled.c places a stack switch in it. */
-static uint64_t wall_in(uint64_t wa, uint64_t wb, uint64_t wt, uint64_t o)
-{
-	if (!wt || wb <= wa)
-		return wa;
-	return wa + (uint64_t)((unsigned __int128)(wb - wa) * o / wt);
-}
-
 /* The lanes' shares of a segment of @dt under @mask into @c (added). */
 static void shares(const struct walk *w, uint64_t *c, uint64_t mask,
 		   uint64_t dt)
@@ -769,15 +770,24 @@ static int along_thread(struct walk *w, uint32_t tid, uint64_t f,
 		shares(w, w->cown, w->tmask[tid], wt);
 		if (w->busy && wt && w->tmask[tid] >> bk & 1)
 			busy_seg(w, tid, wa, wb);
+		if (w->tl && wt)
+			cp_timeline_cp(w->tl, tid, wa, wb);
 		return 0;
 	}
 	for (uint64_t i = 0; i < npc; i++, o += dt) {
+		uint64_t a, b;
+
 		if (cp_uv_get(&pc, e, &mk) || cp_uv_get(&pc, e, &dt))
 			return -2;
 		shares(w, w->cown, mk, dt);
-		if (w->busy && dt && mk >> bk & 1)
-			busy_seg(w, tid, wall_in(wa, wb, wt, o),
-				 wall_in(wa, wb, wt, o + dt));
+		if (!dt)
+			continue;
+		a = cp_stream_wall_in(wa, wb, wt, o);
+		b = cp_stream_wall_in(wa, wb, wt, o + dt);
+		if (w->busy && mk >> bk & 1)
+			busy_seg(w, tid, a, b);
+		if (w->tl)	/* a piece: an edge of its own in memory */
+			cp_timeline_cp(w->tl, tid, a, b);
 	}
 	return 0;
 }
@@ -928,7 +938,10 @@ static int walk_one(struct walk *w, const uint8_t *q, const uint8_t *e,
 		if (flags & F_PIECES)
 			w->tmask[tid] = mask0;
 	}
-	return walk_inputs(w, q, e, f, et, nin, c ? win : 0);
+	r = walk_inputs(w, q, e, f, et, nin, c ? win : 0);
+	if (c && w->ptr == PTR_NONE)	/* C's first vertex */
+		w->tl_on = false;
+	return r;
 }
 
 #undef GET
@@ -958,18 +971,20 @@ static int walk_init(struct walk *w, struct sp *p, const uint32_t *k,
 			w->live |= (uint64_t)1 << l;
 	}
 	w->nl = nl;
-	if (!w->nl)
+	/* the timeline follows C even with no lane */
+	w->tl_on = w->tl && cpt != NONE;
+	if (!w->nl && !w->tl_on)
 		return 0;
 	if (p->nt > (1u << 30))
 		return -1;
 	for (w->P = 1; w->P < p->nt; w->P *= 2)
 		;
-	w->tv = malloc((size_t)w->nl * 2 * w->P * sizeof(*w->tv));
+	w->tv = malloc(((size_t)w->nl * 2 * w->P + 1) * sizeof(*w->tv));
 	if (!w->tv)
 		return -1;
 	memset(w->tv, 0xff, (size_t)w->nl * 2 * w->P * sizeof(*w->tv));
-	w->ta = calloc((size_t)p->nt * w->nl, sizeof(*w->ta));
-	w->ra = calloc((size_t)(w->nslot ? w->nslot : 1) * w->nl,
+	w->ta = calloc((size_t)p->nt * w->nl + 1, sizeof(*w->ta));
+	w->ra = calloc((size_t)(w->nslot ? w->nslot : 1) * w->nl + 1,
 		       sizeof(*w->ra));
 	w->tet = calloc(p->nt, sizeof(*w->tet));
 	w->tmask = calloc(p->nt, sizeof(*w->tmask));
@@ -1041,7 +1056,7 @@ static int walk_chunk(struct walk *w, uint32_t len, uint32_t nrec,
 
 	if (*f + 1 < nrec)
 		return -2;
-	while (e > b && w->live) {
+	while (e > b && walking(w)) {
 		uint64_t l;
 		const uint8_t *be = rec_len(b, e, &l);
 		int ret;
@@ -1055,7 +1070,7 @@ static int walk_chunk(struct walk *w, uint32_t len, uint32_t nrec,
 		e = be - l;
 		(*f)--;
 	}
-	return !w->live || n == nrec ? 0 : -2;
+	return !walking(w) || n == nrec ? 0 : -2;
 }
 
 /* Walk the file back until the lanes are done; the result in w->ret. */
@@ -1065,7 +1080,7 @@ static void walk_run(void *arg)
 	struct sp *p = w->p;
 	const struct cp_spill *sp = &p->sl->sp;
 
-	for (uint32_t i = sp->nchunk; i-- > 0 && w->live && !w->ret;) {
+	for (uint32_t i = sp->nchunk; i-- > 0 && walking(w) && !w->ret;) {
 		if (cp_spill_read(sp, i, &w->buf, &w->cap_buf)) {
 			w->ret = -2 - errno;
 			return;
@@ -1104,7 +1119,8 @@ int cp_stream_sl_walk(struct sp *p)
 	cpt = cp_stream_cp_end(p, &L);
 	/* the procedures with CP time, those of one CP time together (they
 	 * may share a walk: split()), the groups dealt to the two walks */
-	for (uint32_t i = 0; cpt != NONE && i < p->ntr; i++) {
+	for (uint32_t i = 0; cpt != NONE && p->s->slack_asked && i < p->ntr;
+	     i++) {
 		uint64_t cp = p->th[cpt].vec[i];
 		bool seen = false;
 		uint32_t h;
@@ -1121,6 +1137,7 @@ int cp_stream_sl_walk(struct sp *p)
 				k[h][n[h]++] = j;
 			}
 	}
+	w[0].tl = p->tl;
 	if (walk_init(&w[0], p, k[0], n[0]) ||
 	    walk_init(&w[1], p, k[1], n[1])) {
 		ret = -1;
@@ -1141,9 +1158,11 @@ int cp_stream_sl_walk(struct sp *p)
 		}
 		/* a record the pass did not write, or a lane's CP time
 		 * not all found: the two sides of the file disagree */
-		if (w[h].ret == -2 || w[h].live)
+		if (w[h].ret == -2 || w[h].live || w[h].tl_on)
 			cp_die("stream: the Slack walk lost the critical path");
 	}
+	if (p->tl)
+		p->tl->has_cp = true;
 	for (int h = 0; h < 2; h++) {
 		uint64_t walked = w[h].N - 1 - w[h].f;
 
@@ -1153,7 +1172,7 @@ int cp_stream_sl_walk(struct sp *p)
 			p->s->slack_walked = walked;
 	}
 	p->s->slack_bytes = sl->sp.off;
-	p->has_slack = true;
+	p->has_slack = p->s->slack_asked;
 out:
 	walk_free(&w[0]);
 	walk_free(&w[1]);

@@ -14,7 +14,6 @@
  */
 #include "cp_stream_int.h"
 
-#include <stdlib.h>
 
 #include "cp_grow.h"
 
@@ -84,18 +83,4 @@ void cp_stream_view_take(struct sp *p, uint32_t r)
 	if (pub.tid != NONE && (p->vpub.tid == NONE ||
 				pub.wall > p->vpub.wall))
 		p->vpub = pub;
-}
-
-int cp_stream_views_renumber(struct cp_stream *s)
-{
-	uint32_t *ren = malloc((s->nprocs ? s->nprocs : 1) * sizeof(*ren));
-	int ret;
-
-	if (!ren)
-		return -1;
-	for (uint32_t i = 0; i < s->nprocs; i++)
-		ren[s->procs[i].id] = i;
-	ret = cp_pairs_rename_b(&s->v_tproc, ren, s->nprocs);
-	free(ren);
-	return ret;
 }

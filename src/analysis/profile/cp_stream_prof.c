@@ -33,7 +33,8 @@ static void proc_of(struct cp_proc_prof *pp, const struct cp_stream_proc *sp,
 	pp->zero_ns = sp->zero_ns;
 	pp->slack_ns = sp->slack_ns;
 	pp->mbm_ns = sp->mbm_ns;
-	pp->computed = true;
+	/* as in memory: none of a procedure with no CP time (all 0) */
+	pp->computed = sp->cp_ns > 0;
 }
 
 int cp_stream_prof_objs(const struct cp_stream *s, struct cp_obj_prof **objs)

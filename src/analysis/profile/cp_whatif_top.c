@@ -1,26 +1,36 @@
 /*
  * cp_whatif_top.c - the what-if of the top procedures (cp_whatif_top.h):
  * one prediction each, sharing the replay with nothing scaled
- * (cp_whatif_trace_each): top + 1 replays of the trace, two at a time.
+ * (cp_whatif_trace_each): top + 1 replays of the trace, two at a time;
+ * streamed, cpt whatif --stream's passes for each (cp_stream_whatif_each).
  */
 #include "cp_whatif_top.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_stream_replay.h"
+
 #define TOP_DEFAULT	5
 #define FACTOR_DEFAULT	0.5
 
 /* Whether procedure @pp is worth a row: it holds part of the critical
- * path, not the whole of it (main, a thread's start routine). */
+ * path, not the whole of it (main, a thread's start routine); its CP
+ * time known (streamed: followed). */
 static bool worth_a_row(const struct cp_profile *p,
 			const struct cp_proc_prof *pp)
 {
-	return pp->cp_ns && pp->cp_ns < p->cp_len / 20 * 19;
+	return !pp->cp_unknown && pp->cp_ns && pp->cp_ns < p->cp_len / 20 * 19;
 }
 
-int cp_whatif_top_run(struct cp_whatif_top *w, const struct cp_profile *p,
-		      uint32_t top, double factor)
+/* The predictions of the @n scalings @sc into @res, each's return in
+ * @ret; -1 when none could be made. */
+typedef int (*predict_fn)(void *ctx, const struct cp_whatif_scale *sc,
+			  uint32_t n, struct cp_whatif_result *res, int *ret);
+
+/* cp_whatif_top_run() with the predictions @predict makes. */
+static int top_run(struct cp_whatif_top *w, const struct cp_profile *p,
+		   uint32_t top, double factor, predict_fn predict, void *ctx)
 {
 	struct cp_whatif_scale *sc = NULL;
 	struct cp_whatif_result *res = NULL;
@@ -55,9 +65,8 @@ int cp_whatif_top_run(struct cp_whatif_top *w, const struct cp_profile *p,
 		}
 		if (!n)
 			break;
-		if (cp_whatif_trace_each(p->tp, sc, n, p->exclusive, 0, false,
-					 res, ret))
-			break;	/* no replay at all: the rows so far */
+		if (predict(ctx, sc, n, res, ret))
+			break;	/* no prediction at all: the rows so far */
 		for (uint32_t i = 0; i < n; i++) {
 			if (ret[i])
 				continue;
@@ -72,6 +81,45 @@ out:
 	free(of);
 	free(ret);
 	return rc;
+}
+
+/* predict_fn on the graph of the profile @ctx, in its mode. */
+static int predict_graph(void *ctx, const struct cp_whatif_scale *sc,
+			 uint32_t n, struct cp_whatif_result *res, int *ret)
+{
+	const struct cp_profile *p = ctx;
+
+	return cp_whatif_trace_each(p->tp, sc, n, p->exclusive, 0, false, res,
+				    ret);
+}
+
+int cp_whatif_top_run(struct cp_whatif_top *w, const struct cp_profile *p,
+		      uint32_t top, double factor)
+{
+	return top_run(w, p, top, factor, predict_graph, (void *)p);
+}
+
+struct stream_ctx {
+	struct cp_tindex *ix;
+	const struct cp_stream_opts *so;
+	const uint32_t *sid;
+};
+
+static int predict_stream(void *ctx, const struct cp_whatif_scale *sc,
+			  uint32_t n, struct cp_whatif_result *res, int *ret)
+{
+	struct stream_ctx *c = ctx;
+
+	return cp_stream_whatif_each(c->ix, c->so, c->sid, sc, n, res, ret);
+}
+
+int cp_whatif_top_stream(struct cp_whatif_top *w, const struct cp_profile *p,
+			 struct cp_tindex *ix, const struct cp_stream_opts *so,
+			 const uint32_t *sid, uint32_t top, double factor)
+{
+	struct stream_ctx c = { ix, so, sid };
+
+	return top_run(w, p, top, factor, predict_stream, &c);
 }
 
 void cp_whatif_top_free(struct cp_whatif_top *w)

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "cp_profile.h"
+#include "cp_stream.h"
 #include "cp_whatif.h"
 
 struct cp_whatif_top_row {
@@ -35,6 +36,17 @@ struct cp_whatif_top {
  */
 int cp_whatif_top_run(struct cp_whatif_top *w, const struct cp_profile *p,
 		      uint32_t top, double factor);
+/*
+ * The same for @p streamed (cp_stream_prof.h) from the trace indexed by
+ * @ix: the followed procedures only (the others' CP time is not known),
+ * each predicted as cpt whatif --stream does (cp_stream_whatif_each,
+ * with @so's procedures, mode and progress, and @sid, the stream's
+ * samples' stacks): a fixed graph's and a replay's passes over the file
+ * each.
+ */
+int cp_whatif_top_stream(struct cp_whatif_top *w, const struct cp_profile *p,
+			 struct cp_tindex *ix, const struct cp_stream_opts *so,
+			 const uint32_t *sid, uint32_t top, double factor);
 void cp_whatif_top_free(struct cp_whatif_top *w);
 
 #endif /* CP_WHATIF_TOP_H */

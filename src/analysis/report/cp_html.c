@@ -32,9 +32,11 @@
 
 #include "cp_compare_out.h"
 #include "cp_paths_out.h"
+#include "cp_profile_timeline.h"
 #include "cp_html_assets.h"
 #include "cp_report_out.h"
 #include "cp_sampled_out.h"
+#include "cp_stream_out.h"
 #include "cp_version.h"
 #include "cp_wall.h"
 #include "cp_wbuf.h"
@@ -390,6 +392,10 @@ static int timeline(struct html *h)
 	cp_overlay(h, ymid, rh);
 	S(h, "</svg></div>\n");
 	legend(h);
+	if (!tl->has_cp)
+		S(h, "<div class=\"note\">The critical path is not drawn: the "
+		     "scratch file it is walked back from could not be written "
+		     "(the note above says why).</div>\n");
 	free(ymid);
 	return 0;
 }
@@ -961,44 +967,10 @@ static void whatif_row(struct html *h, const struct cp_whatif_top_row *w)
 	S(h, "</td></tr>\n");
 }
 
-/* (streamed) The what-if is left to cpt whatif: say so, with the
- * commands for the procedures with the most time on the critical path. */
-static void whatif_commands(struct html *h)
-{
-	const struct cp_profile *p = h->p;
-	uint32_t n = 0;
-
-	S(h, "<h2>What if</h2>\n<p>Not computed for a trace analysed out "
-	     "of core: each prediction is a replay of the whole trace, one "
-	     "pass over its file per procedure. For the procedures with the "
-	     "most time on the critical path:</p>\n<pre id=\"whatif\">");
-	for (uint32_t i = 0; i < p->nprocs && n < 5; i++) {
-		const struct cp_proc_prof *pp = &p->procs[i];
-
-		if (pp->cp_unknown || !pp->cp_ns || pp->cp_ns >= p->cp_len)
-			continue;
-		S(h, "cpt whatif --stream --scale '");
-		E(h, pp->name);
-		S(h, "=0.5' ");
-		E(h, h->t->path);
-		S(h, "\n");
-		n++;
-	}
-	if (!n)
-		S(h, "(no procedure holds part of the critical path)\n");
-	S(h, "</pre>\n");
-}
-
 static void whatif(struct html *h)
 {
 	const struct cp_whatif_top *wt = h->wt;
-	double f;
-
-	if (!wt) {
-		whatif_commands(h);
-		return;
-	}
-	f = wt->factor;
+	double f = wt->factor;
 
 	S(h, "<h2>What if</h2>\n");
 	cp_wbuf_printf(h->w, "<div class=\"twrap\"><table id=\"whatif\">"
@@ -1063,63 +1035,6 @@ static int choose_colors(struct html *h)
 	return 0;
 }
 
-/*
- * The timeline of the graph (cp_timeline.h) over the wall clock from the
- * first event to the last: each thread's segments by the innermost
- * procedure of each (waits apart), and the critical path's useful edges,
- * walked last first as the streamed report's walk back meets them.
- */
-static int graph_timeline(struct html *h, struct cp_timeline *tl)
-{
-	const struct cp_tracepag *tp = h->tp;
-	const struct cp_trace *t = h->t;
-	const struct cp_cpm *cpm = h->p->cpm;
-	uint64_t t0 = UINT64_MAX, t1 = 0;
-
-	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
-		uint32_t nv = t->threads[tid].nv;
-
-		if (!nv)
-			continue;
-		if (cp_trace_wall(t, tid, 0) < t0)
-			t0 = cp_trace_wall(t, tid, 0);
-		if (cp_trace_wall(t, tid, nv - 1) > t1)
-			t1 = cp_trace_wall(t, tid, nv - 1);
-	}
-	if (t0 > t1)
-		t0 = t1 = 0;
-	if (cp_timeline_init(tl, t->nthreads, t0, t1, h->width))
-		return -1;
-	for (uint32_t tid = 0; tid < t->nthreads; tid++) {
-		uint32_t nv = t->threads[tid].nv;
-
-		if (!nv)
-			continue;
-		cp_timeline_vertex(tl, tid, cp_trace_wall(t, tid, 0));
-		cp_timeline_vertex(tl, tid, cp_trace_wall(t, tid, nv - 1));
-		for (uint32_t vi = 1; vi < nv; vi++) {
-			uint32_t e = tp->segbase[tid] + vi - 1;
-			uint32_t pr = cp_tracepag_proc(tp, e);
-
-			cp_timeline_seg(tl, tid, cp_trace_wall(t, tid, vi - 1),
-					cp_trace_wall(t, tid, vi),
-					tp->e_kind[e] == CP_TE_WAIT ?
-					CP_TL_WAIT : pr == CP_PAG_NONE ?
-					CP_TL_NOPROC : pr);
-		}
-	}
-	for (uint32_t i = cpm->npath; i-- > 0;) {
-		uint32_t e = cpm->path[i], tid, vi;
-
-		if (tp->e_kind[e] != CP_TE_USEFUL || !tp->g.w[e] ||
-		    !cp_tracepag_vertex(tp, tp->g.head[e], &tid, &vi) || !vi)
-			continue;
-		cp_timeline_cp(tl, tid, cp_trace_wall(t, tid, vi - 1),
-			       cp_trace_wall(t, tid, vi));
-	}
-	return tl->nomem ? -1 : 0;
-}
-
 /* The document's head (style, error capture), its header, the headline
  * and the notes. */
 static void page_head(struct html *h, const char *title)
@@ -1159,6 +1074,19 @@ static void page_head(struct html *h, const char *title)
 		E(h, nt);
 		S(h, "</div>\n");
 	}
+	if (h->s) {
+		char b[512];
+
+		S(h, "<div class=\"note\" id=\"streamed\">Analysed out of "
+		     "core (streaming): figures it does not compute are shown "
+		     "as –");
+		for (unsigned i = 0; cp_stream_out_note(h->s, h->c, i, b,
+							sizeof(b)); i++) {
+			S(h, "; ");
+			E(h, b);
+		}
+		S(h, ".</div>\n");
+	}
 	if (p->online_len && p->online_len != p->cp_len) {
 		char a[32], b[32];
 
@@ -1182,14 +1110,14 @@ int cp_html_write(FILE *f, const struct cp_html_in *in,
 	const char *title = h.o->title ? h.o->title : h.t->path;
 	int ret = -1;
 
-	h.width = h.o->width ? h.o->width : 1000;
+	h.width = h.o->width ? h.o->width : CP_HTML_WIDTH;
 	h.nkeys = h.tp ? h.tp->nprocs : p->nprocs;
 	h.w = malloc(sizeof(*h.w));
 	if (!h.w || choose_colors(&h))
 		goto err_mem;
 	if (h.tp) {
 		h.oncp = calloc(h.tp->g.ne ? h.tp->g.ne : 1, 1);
-		if (!h.oncp || graph_timeline(&h, &h.own_tl))
+		if (!h.oncp || cp_profile_timeline(&h.own_tl, p, h.width))
 			goto err_mem;
 		for (uint32_t i = 0; i < p->cpm->npath; i++)
 			h.oncp[p->cpm->path[i]] = 1;

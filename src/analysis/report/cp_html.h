@@ -9,8 +9,8 @@
  * table (gprof's column when there is gprof data), threads, the
  * synchronization objects on the critical path, the near-critical paths
  * and the what-if of the top procedures (fixed graph and simulation).
- * A streamed profile gets the same page from its streamed timeline and
- * paths, without the what-if.
+ * A streamed profile gets the same page from its streamed timeline,
+ * paths and what-if.
  *
  * The page's script marks its own success: when it ran without an
  * exception it appends <div id="cpt-js-ok"> (with data-rows, the table's
@@ -33,19 +33,22 @@
 /* Near-critical paths the report shows, unless the caller wants more. */
 #define CP_HTML_KPATHS 10
 
+/* The timeline's width in pixels, one column each. */
+#define CP_HTML_WIDTH 1000
+
 /*
  * What the report shows, computed by the caller; only read.  A profile
- * of the graph (p->tp) gives the rest itself; a streamed one
+ * of the graph (p->tp) gives the timeline itself; a streamed one
  * (cp_stream_prof.h, no graph) comes with the trace's index, its
- * timeline and its paths, and without the what-if (the page then gives
- * the commands that compute it).
+ * timeline and its paths.
  */
 struct cp_html_in {
 	const struct cp_profile *p;	/* of a trace */
 	const struct cp_compare *c;	/* built from p */
 	const struct cp_kpaths *kp;	/* (graph) p's near-critical paths */
-	const struct cp_whatif_top *wt;	/* (graph) p's top procedures'
-					 * what-if */
+	const struct cp_whatif_top *wt;	/* p's top procedures' what-if
+					 * (cp_whatif_top_run, streamed
+					 * cp_whatif_top_stream) */
 	const struct cp_trace *t;	/* (streamed) the index's trace */
 	const struct cp_timeline *tl;	/* (streamed) its timeline, keyed
 					 * by p's procedure ids */
@@ -55,8 +58,9 @@ struct cp_html_in {
 struct cp_html_opts {
 	const char *title;	/* the trace's name, shown in the header */
 	uint32_t max_rows;	/* procedure rows, 0: 60 */
-	uint32_t width;		/* timeline width in pixels, 0: 1000 (a
-				 * streamed timeline has its own) */
+	uint32_t width;		/* timeline width in pixels, 0:
+				 * CP_HTML_WIDTH (a streamed timeline has
+				 * its own) */
 };
 
 /*

@@ -27,15 +27,9 @@
  * report's memory then includes it. */
 #define SL_MEM_NOTE	(256ull << 20)
 
-/*
- * Note @i (from 0) of what @s leaves out, into @buf: the busy share the
- * headline could not measure (@cmp's finding needs it), Slack or MBM left
- * out, then one per kind of figure not followed for all (procedures' CP
- * time, zeroing and ranks, objects' CP held time and edges, threads' CP
- * time).  Returns false when there is no note @i.
- */
-static bool note(const struct cp_stream *s, const struct cp_compare *cmp,
-		 unsigned i, char *buf, size_t len)
+bool cp_stream_out_note(const struct cp_stream *s,
+			const struct cp_compare *cmp, unsigned i, char *buf,
+			size_t len)
 {
 	const char *what[] = { "CP time, zeroing, Slack, MBM and CP rank",
 			       "CP held and CP edges", "CP time" };
@@ -143,9 +137,9 @@ static void text_summary(FILE *f, const struct cp_tindex *ix,
 		"  (useful time / critical path)\n\n",
 		ratio(s->useful_ns, s->elapsed_ns), ratio(s->useful_ns, s->cp_len));
 	cp_report_out_runtime_notes_text(f, t);
-	for (unsigned i = 0; note(s, cmp, i, b, sizeof(b)); i++)
+	for (unsigned i = 0; cp_stream_out_note(s, cmp, i, b, sizeof(b)); i++)
 		fprintf(f, "  note: %s.\n", b);
-	if (note(s, cmp, 0, b, sizeof(b)))
+	if (cp_stream_out_note(s, cmp, 0, b, sizeof(b)))
 		fprintf(f, "\n");
 }
 
@@ -340,7 +334,7 @@ int cp_stream_out_json(FILE *f, const struct cp_tindex *ix,
 	cp_emit_f64(&e, CP_KEY_MAX_PARALLELISM, ratio(s->useful_ns, s->cp_len));
 	cp_emit_arr_begin(&e, CP_KEY_NOTES);
 	cp_report_out_runtime_notes_emit(&e, &ix->t);
-	for (unsigned i = 0; note(s, cmp, i, b, sizeof(b)); i++)
+	for (unsigned i = 0; cp_stream_out_note(s, cmp, i, b, sizeof(b)); i++)
 		cp_emit_str(&e, NULL, b);
 	cp_emit_arr_end(&e);
 	cp_emit_obj_begin(&e, CP_KEY_STREAM);

@@ -10,6 +10,8 @@
 #ifndef CP_STREAM_OUT_H
 #define CP_STREAM_OUT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -31,6 +33,17 @@ int cp_stream_out_text(FILE *f, const struct cp_tindex *ix,
 /* The JSON report of @s on @f.  0, or -1 when out of memory. */
 int cp_stream_out_json(FILE *f, const struct cp_tindex *ix,
 		       const struct cp_stream *s, const struct cp_compare *cmp);
+
+/*
+ * Note @i (from 0) of what @s leaves out, into @buf: the busy share the
+ * headline could not measure (@cmp's finding needs it), Slack or MBM left
+ * out, then one per kind of figure not followed for all (procedures' CP
+ * time, zeroing and ranks, objects' CP held time and edges, threads' CP
+ * time).  Returns false when there is no note @i.
+ */
+bool cp_stream_out_note(const struct cp_stream *s,
+			const struct cp_compare *cmp, unsigned i, char *buf,
+			size_t len);
 
 /*
  * View @v of @s (made with cp_stream_opts.views) on @f, @p its profile

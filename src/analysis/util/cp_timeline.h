@@ -52,6 +52,7 @@ struct cp_timeline {
 	 * path in it (CP_TL_NONE: none), and the stretch being summed */
 	uint32_t *cp_best, *cp_run;
 	uint64_t *cp_best_ns, *cp_run_ns;
+	bool has_cp;		/* the critical path was given */
 	bool nomem;		/* a cell could not be added */
 };
 
