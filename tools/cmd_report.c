@@ -18,6 +18,7 @@
 #include "cp_kpaths.h"
 #include "cp_labels.h"
 #include "cp_profile.h"
+#include "cp_profile_timeline.h"
 #include "cp_report_out.h"
 #include "cp_stream.h"
 #include "cp_stream_out.h"
@@ -46,12 +47,19 @@ static enum cpt_status render_html(struct cpt_ctx *c, struct cp_input *in,
 	struct cp_html_opts ho = { .title = in->path };
 	struct cp_kpaths kp;
 	struct cp_whatif_top wt;
-	struct cp_html_in hi = { .p = p, .c = cmp, .kp = &kp, .wt = &wt };
+	struct cp_timeline tl;
+	struct cp_html_in hi = { .p = p, .c = cmp, .kp = &kp, .wt = &wt,
+				 .tl = &tl };
 	enum cpt_status st = CPT_BAD_INPUT;
 
 	cpt_progress(c, "near-critical paths for the page", 0.0);
 	if (!cmp || cp_kpaths_find(&kp, p->cpm, CP_HTML_KPATHS)) {
 		cpt_progress_done(c);
+		return CPT_BAD_INPUT;
+	}
+	if (cp_profile_timeline(&tl, p, CP_HTML_WIDTH)) {
+		cpt_progress_done(c);
+		cp_kpaths_free(&kp);
 		return CPT_BAD_INPUT;
 	}
 	cpt_progress(c, "what-if of the top procedures", 0.0);
@@ -62,6 +70,7 @@ static enum cpt_status render_html(struct cpt_ctx *c, struct cp_input *in,
 		cp_whatif_top_free(&wt);
 	}
 	cpt_progress_done(c);
+	cp_timeline_free(&tl);
 	cp_kpaths_free(&kp);
 	return st;
 }

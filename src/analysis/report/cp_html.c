@@ -32,7 +32,6 @@
 
 #include "cp_compare_out.h"
 #include "cp_paths_out.h"
-#include "cp_profile_timeline.h"
 #include "cp_html_assets.h"
 #include "cp_report_out.h"
 #include "cp_sampled_out.h"
@@ -70,8 +69,6 @@ struct html {
 	uint32_t *cat_of;	/* [nkeys] category of a procedure */
 	uint8_t *oncp;		/* (graph) [ne] edge on the critical path */
 	const struct cp_timeline *tl;
-	struct cp_timeline own_tl;	/* the graph's, made here */
-	uint32_t width;
 };
 
 static void S(struct html *h, const char *s)
@@ -1110,18 +1107,16 @@ int cp_html_write(FILE *f, const struct cp_html_in *in,
 	const char *title = h.o->title ? h.o->title : h.t->path;
 	int ret = -1;
 
-	h.width = h.o->width ? h.o->width : CP_HTML_WIDTH;
 	h.nkeys = h.tp ? h.tp->nprocs : p->nprocs;
 	h.w = malloc(sizeof(*h.w));
 	if (!h.w || choose_colors(&h))
 		goto err_mem;
 	if (h.tp) {
 		h.oncp = calloc(h.tp->g.ne ? h.tp->g.ne : 1, 1);
-		if (!h.oncp || cp_profile_timeline(&h.own_tl, p, h.width))
+		if (!h.oncp)
 			goto err_mem;
 		for (uint32_t i = 0; i < p->cpm->npath; i++)
 			h.oncp[p->cpm->path[i]] = 1;
-		h.tl = &h.own_tl;
 	}
 	cp_wbuf_init(h.w, f);
 	page_head(&h, title);
@@ -1154,6 +1149,5 @@ out:
 	free(h.w);
 	free(h.oncp);
 	free(h.cat_of);
-	cp_timeline_free(&h.own_tl);
 	return ret;
 }

@@ -33,14 +33,14 @@
 /* Near-critical paths the report shows, unless the caller wants more. */
 #define CP_HTML_KPATHS 10
 
-/* The timeline's width in pixels, one column each. */
+/* The timeline's width in pixels, one column each (its columns, asked
+ * of cp_profile_timeline() or cp_stream_opts.timeline). */
 #define CP_HTML_WIDTH 1000
 
 /*
- * What the report shows, computed by the caller; only read.  A profile
- * of the graph (p->tp) gives the timeline itself; a streamed one
- * (cp_stream_prof.h, no graph) comes with the trace's index, its
- * timeline and its paths.
+ * What the report shows, computed by the caller; only read: a profile of
+ * the graph (p->tp) with its near-critical paths, or a streamed one
+ * (cp_stream_prof.h, no graph) with the trace's index and its paths.
  */
 struct cp_html_in {
 	const struct cp_profile *p;	/* of a trace */
@@ -49,18 +49,17 @@ struct cp_html_in {
 	const struct cp_whatif_top *wt;	/* p's top procedures' what-if
 					 * (cp_whatif_top_run, streamed
 					 * cp_whatif_top_stream) */
+	const struct cp_timeline *tl;	/* p's timeline, keyed by p's
+					 * procedure ids (graph:
+					 * cp_profile_timeline(), streamed:
+					 * cp_stream.tl) */
 	const struct cp_trace *t;	/* (streamed) the index's trace */
-	const struct cp_timeline *tl;	/* (streamed) its timeline, keyed
-					 * by p's procedure ids */
 	const struct cp_stream *s;	/* (streamed) its paths */
 };
 
 struct cp_html_opts {
 	const char *title;	/* the trace's name, shown in the header */
 	uint32_t max_rows;	/* procedure rows, 0: 60 */
-	uint32_t width;		/* timeline width in pixels, 0:
-				 * CP_HTML_WIDTH (a streamed timeline has
-				 * its own) */
 };
 
 /*
