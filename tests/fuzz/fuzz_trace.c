@@ -2,10 +2,11 @@
  * fuzz_trace.c - fuzz target of the trace reader (cp_trace_parse) and of
  * what `cpt report TRACE` runs on a trace it accepts: the trace PAG, the
  * profile (CPM, zeroing, Slack, k paths, MBM), the comparison with the CPU
- * profile and every text view, written to /dev/null.  HTML is left out:
- * it reruns the same analyses and only adds formatting.  The same bytes
- * also go through the out-of-core analysis (`cpt report --stream` with
- * its MBM and comparison, text and JSON, `cpt paths --stream`), from an in-memory file, whenever its
+ * profile, every text view and the HTML page (its timeline; not its
+ * what-if, whose replays fuzz_replay.c covers), written to /dev/null.
+ * The same bytes also go through the out-of-core analysis (`cpt report
+ * --stream` with its MBM and comparison, text, JSON and the page's
+ * timeline, `cpt paths --stream`), from an in-memory file, whenever its
  * index accepts them.
  */
 #include "fuzz.h"
@@ -16,8 +17,11 @@
 
 #include "cp_compare.h"
 #include "cp_compare_out.h"
+#include "cp_html.h"
+#include "cp_kpaths.h"
 #include "cp_paths_out.h"
 #include "cp_profile.h"
+#include "cp_profile_timeline.h"
 #include "cp_stream.h"
 #include "cp_stream_out.h"
 #include "cp_stream_prof.h"
@@ -25,13 +29,25 @@
 #include "cp_tracepag.h"
 #include "cp_views.h"
 
+/* The HTML page of @in (no what-if rows) to the sink. */
+static void page(struct cp_html_in *in)
+{
+	struct cp_whatif_top wt = { .factor = 0.5 };
+	char err[512];
+
+	in->wt = &wt;
+	if (cp_html_write(cp_fuzz_sink(), in, NULL, err, sizeof(err)))
+		abort();	/* out of memory on a small input */
+}
+
 /* The streaming analysis of @data, held in a memfd opened by its /proc
  * path; a rejection must be one line naming that path. */
 static void stream(const uint8_t *data, size_t size)
 {
 	struct cp_stream_opts so = { .mbm_k = 8, .kpaths_nodes = 64,
 				     .slack = true, .views = true,
-				     .busy_of = cp_stream_prof_busy_of };
+				     .busy_of = cp_stream_prof_busy_of,
+				     .timeline = 64 };
 	struct cp_report_opts ro = { .top = 8 };
 	struct cp_tindex ix;
 	struct cp_stream s;
@@ -65,6 +81,8 @@ static void stream(const uint8_t *data, size_t size)
 		     v++)
 			if (cp_stream_out_view(cp_fuzz_sink(), &p, &s, v, 10))
 				abort();
+		page(&(struct cp_html_in){ .p = &p, .c = &cmp, .tl = &s.tl,
+					   .t = &ix.t, .s = &s });
 		cp_compare_free(&cmp);
 		cp_stream_prof_free(&p);
 		cp_paths_stream_out(cp_fuzz_sink(), path, &s, 8, true);
@@ -94,7 +112,19 @@ static void report(const struct cp_trace *t)
 		return;
 	}
 	if (!cp_compare_build(&cmp, &p, NULL)) {
+		struct cp_kpaths kp;
+		struct cp_timeline tl;
+
 		cp_compare_out_text(cp_fuzz_sink(), &cmp, 10);
+		if (!cp_kpaths_find(&kp, p.cpm, 4)) {
+			if (!cp_profile_timeline(&tl, &p, 64)) {
+				page(&(struct cp_html_in){ .p = &p, .c = &cmp,
+							   .kp = &kp,
+							   .tl = &tl });
+				cp_timeline_free(&tl);
+			}
+			cp_kpaths_free(&kp);
+		}
 		cp_compare_free(&cmp);
 	}
 	for (enum cp_view v = CP_VIEW_PROGRAM; v <= CP_VIEW_OBJECT; v++)
