@@ -1509,48 +1509,81 @@ static void compare_pairs(const struct cp_pairs *mem,
 	}
 }
 
+/* Round @round of a test of random traces seeded from @seed: up to 6
+ * workers, up to 450 operations (3050 from round 30), wall clocks of
+ * their own on odd rounds, samples if @sampled. */
+static void gen_round(struct synth *s, uint64_t seed, int round,
+		      bool sampled)
+{
+	rng_state = seed + (uint64_t)round;
+	gen_trace(s, 1 + (uint32_t)rnd(6),
+		  50 + (uint32_t)rnd(round < 30 ? 400 : 3000), round % 2);
+	if (sampled)
+		gen_samples(s, 5 + (uint32_t)rnd(100));
+}
+
+/* A random trace read both ways: in memory (its graph and profile,
+ * procedures @exclusive or inclusive, from the samples if @sampled) and
+ * streamed with @so. */
+struct both {
+	char path[64];
+	struct cp_trace t;
+	struct cp_tracepag tp;
+	struct cp_profile p;
+	struct cp_tindex ix;
+	struct cp_stream st;
+};
+
+static void both_read(struct both *b, struct synth *s, bool exclusive,
+		      bool sampled, const struct cp_stream_opts *so)
+{
+	struct cp_profile_opts po = { .top = 0, .exclusive = exclusive };
+	char err[256] = "";
+
+	write_temp(s, b->path);
+	memory_load(s, &b->t, &b->tp, sampled);
+	ck_assert_msg(cp_profile_compute(&b->p, &b->tp, &po, err,
+					 sizeof(err)) == 0, "profile: %s", err);
+	stream_with(b->path, &b->ix, &b->st, so);
+}
+
+static void both_free(struct both *b)
+{
+	cp_stream_free(&b->st);
+	cp_tindex_close(&b->ix);
+	cp_profile_free(&b->p);
+	synth_graph_free(&b->t, &b->tp);
+	unlink(b->path);
+}
+
 /* The views' breakdowns of @s, streamed and from the graph: each
  * thread's CPU time per procedure, its waits per object, who released
  * it how often. */
 static void compare_views(struct synth *s, bool exclusive, bool sampled,
 			  const char *what)
 {
-	struct cp_profile_opts po = { .top = 0, .exclusive = exclusive };
 	struct cp_stream_opts so = {
 		.exclusive = exclusive, .symbolize = symbolize,
 		.src = sampled ? CP_STREAM_SRC_SAMPLED :
 				 CP_STREAM_SRC_INSTRUMENTED,
 		.mbm_k = 1, .views = true,
 	};
-	struct cp_trace t;
-	struct cp_tracepag tp;
-	struct cp_profile p;
 	struct cp_views_graph g;
-	struct cp_tindex ix;
-	struct cp_stream st;
-	char path[64], err[256] = "";
+	struct both b;
 
-	write_temp(s, path);
-	memory_load(s, &t, &tp, sampled);
-	ck_assert_msg(cp_profile_compute(&p, &tp, &po, err, sizeof(err)) == 0,
-		      "profile: %s", err);
-	ck_assert_msg(cp_views_graph_build(&g, &p) == 0, "%s: graph", what);
-	stream_with(path, &ix, &st, &so);
-	compare_pairs(&g.tproc, &st.v_tproc, true, 0, &p, &st,
+	both_read(&b, s, exclusive, sampled, &so);
+	ck_assert_msg(cp_views_graph_build(&g, &b.p) == 0, "%s: graph", what);
+	compare_pairs(&g.tproc, &b.st.v_tproc, true, 0, &b.p, &b.st,
 		      "CPU by procedure", what);
-	compare_pairs(&g.waits, &st.v_waits, false, -1, &p, &st, "waits",
-		      what);
-	compare_pairs(&g.deps, &st.v_deps, false, 0, &p, &st, "released by",
-		      what);
-	ck_assert_msg(g.d.ndeps == st.v_ndeps, "%s: %" PRIu64 " dependencies "
+	compare_pairs(&g.waits, &b.st.v_waits, false, -1, &b.p, &b.st,
+		      "waits", what);
+	compare_pairs(&g.deps, &b.st.v_deps, false, 0, &b.p, &b.st,
+		      "released by", what);
+	ck_assert_msg(g.d.ndeps == b.st.v_ndeps, "%s: %" PRIu64 " dependencies "
 		      "in memory, %" PRIu64 " streamed", what, g.d.ndeps,
-		      st.v_ndeps);
+		      b.st.v_ndeps);
 	cp_views_graph_free(&g);
-	cp_stream_free(&st);
-	cp_tindex_close(&ix);
-	cp_profile_free(&p);
-	synth_graph_free(&t, &tp);
-	unlink(path);
+	both_free(&b);
 }
 
 /*
@@ -1567,12 +1600,7 @@ START_TEST(test_stream_views_equal_memory)
 		struct synth s;
 		char what[48];
 
-		rng_state = 11000 + (uint64_t)round;
-		gen_trace(&s, 1 + (uint32_t)rnd(6),
-			  50 + (uint32_t)rnd(round < 30 ? 400 : 3000),
-			  round % 2);
-		if (round % 4 == 3)
-			gen_samples(&s, 5 + (uint32_t)rnd(100));
+		gen_round(&s, 11000, round, round % 4 == 3);
 		snprintf(what, sizeof(what), "views round %d", round);
 		compare_views(&s, false, round % 4 == 3, what);
 		compare_views(&s, true, round % 4 == 3, what);
@@ -1599,7 +1627,6 @@ static const char *tl_key_name(uint32_t key, const struct cp_tracepag *tp,
 static void compare_timeline(struct synth *s, bool exclusive, bool sampled,
 			     bool slack, uint32_t width, const char *what)
 {
-	struct cp_profile_opts po = { .top = 0, .exclusive = exclusive };
 	struct cp_stream_opts so = {
 		.exclusive = exclusive, .symbolize = symbolize,
 		.src = sampled ? CP_STREAM_SRC_SAMPLED :
@@ -1607,48 +1634,38 @@ static void compare_timeline(struct synth *s, bool exclusive, bool sampled,
 		.mbm_k = slack ? CP_PROFILE_K_DEFAULT : 1, .slack = slack,
 		.timeline = width,
 	};
-	struct cp_trace t;
-	struct cp_tracepag tp;
-	struct cp_profile p;
 	struct cp_timeline g;
 	const struct cp_timeline *x;
-	struct cp_tindex ix;
-	struct cp_stream st;
-	char path[64], err[256] = "";
+	struct both b;
 
-	write_temp(s, path);
-	memory_load(s, &t, &tp, sampled);
-	ck_assert_msg(cp_profile_compute(&p, &tp, &po, err, sizeof(err)) == 0,
-		      "profile: %s", err);
-	ck_assert_msg(cp_profile_timeline(&g, &p, width) == 0, "%s", what);
-	stream_with(path, &ix, &st, &so);
-	x = &st.tl;
+	both_read(&b, s, exclusive, sampled, &so);
+	ck_assert_msg(cp_profile_timeline(&g, &b.p, width) == 0, "%s", what);
+	x = &b.st.tl;
 	ck_assert_msg(x->width == width && x->has_cp && g.has_cp, "%s", what);
 	ck_assert_msg(x->t0 == g.t0 && x->t1 == g.t1 && x->nrows == g.nrows,
 		      "%s: range [%" PRIu64 ", %" PRIu64 "] of %u rows "
 		      "streamed, [%" PRIu64 ", %" PRIu64 "] of %u in memory",
 		      what, x->t0, x->t1, x->nrows, g.t0, g.t1, g.nrows);
 	for (uint32_t r = 0; r < g.nrows; r++) {
-		const struct cp_tl_row *a = &g.rows[r], *b = &x->rows[r];
+		const struct cp_tl_row *ra = &g.rows[r], *rb = &x->rows[r];
 
-		ck_assert_msg(a->any == b->any && a->first == b->first &&
-			      a->last == b->last && a->n == b->n,
+		ck_assert_msg(ra->any == rb->any && ra->first == rb->first &&
+			      ra->last == rb->last && ra->n == rb->n,
 			      "%s: row %u: %u cells over [%" PRIu64 ", %"
 			      PRIu64 "] streamed, %u over [%" PRIu64 ", %"
-			      PRIu64 "] in memory", what, r, b->n, b->first,
-			      b->last, a->n, a->first, a->last);
-		for (uint32_t i = 0; i < a->n; i++) {
-			const char *na = tl_key_name(a->c[i].key, &tp, NULL);
-			const char *nb = tl_key_name(b->c[i].key, NULL, &st);
+			      PRIu64 "] in memory", what, r, rb->n, rb->first,
+			      rb->last, ra->n, ra->first, ra->last);
+		for (uint32_t i = 0; i < ra->n; i++) {
+			const struct cp_tl_cell *ca = &ra->c[i], *cb = &rb->c[i];
+			const char *na = tl_key_name(ca->key, &b.tp, NULL);
+			const char *nb = tl_key_name(cb->key, NULL, &b.st);
 
-			ck_assert_msg(a->c[i].col == b->c[i].col &&
-				      a->c[i].ns == b->c[i].ns &&
+			ck_assert_msg(ca->col == cb->col && ca->ns == cb->ns &&
 				      !strcmp(na, nb),
 				      "%s: row %u cell %u: column %u, %s %"
 				      PRIu64 " ns streamed; column %u, %s %"
 				      PRIu64 " ns in memory", what, r, i,
-				      b->c[i].col, nb, b->c[i].ns,
-				      a->c[i].col, na, a->c[i].ns);
+				      cb->col, nb, cb->ns, ca->col, na, ca->ns);
 		}
 	}
 	for (uint32_t c = 0; c < width; c++)
@@ -1660,11 +1677,7 @@ static void compare_timeline(struct synth *s, bool exclusive, bool sampled,
 			      (int)x->cp_best[c], x->cp_best_ns[c],
 			      (int)g.cp_best[c], g.cp_best_ns[c]);
 	cp_timeline_free(&g);
-	cp_stream_free(&st);
-	cp_tindex_close(&ix);
-	cp_profile_free(&p);
-	synth_graph_free(&t, &tp);
-	unlink(path);
+	both_free(&b);
 }
 
 /*
@@ -1684,12 +1697,7 @@ START_TEST(test_stream_timeline_equal_memory)
 		char what[64];
 		uint32_t w = widths[round % 4];
 
-		rng_state = 12000 + (uint64_t)round;
-		gen_trace(&s, 1 + (uint32_t)rnd(6),
-			  50 + (uint32_t)rnd(round < 30 ? 400 : 3000),
-			  round % 2);
-		if (round % 3 == 2)
-			gen_samples(&s, 5 + (uint32_t)rnd(100));
+		gen_round(&s, 12000, round, round % 3 == 2);
 		snprintf(what, sizeof(what), "timeline round %d (%u columns)",
 			 round, w);
 		compare_timeline(&s, false, round % 3 == 2, round % 5 != 4, w,
