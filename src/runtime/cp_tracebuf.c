@@ -815,22 +815,28 @@ void cp_trace_discard(void)
  * (cp_thread_end_live), as its last vertex: a PROCESS_EXIT (waiting if it
  * was blocked then), in a block of its own numbered after its buffer's
  * last one, which close_all() wrote (its owner's later events are
- * dropped).
+ * dropped).  Not before that block's last vertex: a call the owner was
+ * already in when the runtime stopped can commit a vertex after its end
+ * was taken (check_crash's quick_exit case saw one 136 us later, and the
+ * trace's time ran backwards).
  */
 static void live_end_block(struct cp_thread *t)
 {
 	struct cp_tracebuf *tb = t->tb, *nb;
 	bool cpu = cp_rt.clock == CP_CLOCK_CPU;
+	uint64_t ts, wall;
 
 	if (!tb || !__atomic_load_n(&t->live_end, __ATOMIC_ACQUIRE))
 		return;
-	nb = cp_tb_new(t->tid, t->live_ts, cpu ? t->live_wall : 0);
+	/* close_all() closed the buffer: its owner writes no more */
+	ts = t->live_ts > tb->prev_ts ? t->live_ts : tb->prev_ts;
+	wall = t->live_wall > tb->prev_wall ? t->live_wall : tb->prev_wall;
+	nb = cp_tb_new(t->tid, ts, cpu ? wall : 0);
 	if (!nb)
 		return;
 	cp_tb_commit(nb, cp_tb_vertex(nb, CP_EV_PROCESS_EXIT |
 				      (t->live_waiting ? CP_EVF_WAIT : 0),
-				      t->live_ts,
-				      cpu ? t->live_wall : UINT64_MAX));
+				      ts, cpu ? wall : UINT64_MAX));
 	nb->seq = __atomic_load_n(&tb->seq, __ATOMIC_ACQUIRE);
 	cp_tb_write_out(nb);
 	cp_tb_free(nb);
