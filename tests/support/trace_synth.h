@@ -22,7 +22,7 @@
 
 #include "cp_trace_format.h"
 
-#define SYNTH_MAXT 64
+#define SYNTH_MAXT 512
 #define SYNTH_MAXO 256
 
 struct synth_ev {

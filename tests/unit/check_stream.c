@@ -1959,6 +1959,82 @@ START_TEST(test_stream_cpt_chooses_the_mode)
 }
 END_TEST
 
+/* The timeline's SVG in the page @page, which must have one: its length
+ * into *@n, its start returned. */
+static const char *page_svg(const char *page, size_t *n)
+{
+	const char *a = strstr(page, "<svg id=\"timeline\""), *e;
+
+	ck_assert_msg(a, "no timeline in the page");
+	e = strstr(a, "</svg>");
+	ck_assert(e);
+	*n = (size_t)(e - a);
+	return a;
+}
+
+/* Lines of @s holding @what. */
+static unsigned count_of(const char *s, const char *what)
+{
+	unsigned n = 0;
+
+	for (s = strstr(s, what); s; s = strstr(s + 1, what))
+		n++;
+	return n;
+}
+
+/*
+ * A page of many threads (301: main and 300 workers) stays a page: 255
+ * threads have a row and a line of the threads table each, those the
+ * critical path runs on longest in the timeline then those with the most
+ * CPU time, and the other 46 share the last row; in memory and streamed
+ * alike, to the byte of the timeline.
+ */
+START_TEST(test_stream_cpt_html_many_threads)
+{
+	struct cpt_res mem = { 0 }, st = { 0 };
+	char path[64], dir[64];
+	const char *a, *b;
+	size_t na, nb;
+	struct synth s;
+
+	rng_state = 13000;
+	gen_trace(&s, 300, 1500, false);
+	write_temp(&s, path);
+	synth_free(&s);
+	cpt_tmpdir(dir, sizeof(dir), "check_stream_html");
+	cpt_run(&mem, dir, (const char *const[]){ "report", "--format",
+						  "html", path, NULL });
+	cpt_run(&st, dir, (const char *const[]){ "report", "--stream",
+						 "--format", "html", path,
+						 NULL });
+	ck_assert_msg(mem.status == 0 && st.status == 0,
+		      "exit %d and %d: %s %s", mem.status, st.status, mem.err,
+		      st.err);
+	a = page_svg(mem.out, &na);
+	b = page_svg(st.out, &nb);
+	ck_assert_msg(na == nb && !memcmp(a, b, na),
+		      "the streamed page draws another timeline");
+	ck_assert_msg(count_of(a, "class=\"rail\"") == 255 &&
+		      strstr(a, "46 other threads: "),
+		      "timeline: %.*s", (int)na, a);
+	for (int m = 0; m < 2; m++) {
+		const char *pg = m ? st.out : mem.out;
+		const char *t = strstr(pg, "<table id=\"threads\"");
+
+		ck_assert(t);
+		ck_assert_msg(count_of(t, "<tr data-p=\"\"><td class=\"name\" "
+				       "data-v=") == 255 &&
+			      strstr(pg, "255 threads have a row each") &&
+			      strstr(pg, "46 more threads not shown"),
+			      "%s page: %s", m ? "streamed" : "in-memory", t);
+	}
+	cpt_res_free(&mem);
+	cpt_res_free(&st);
+	cpt_rmdir(dir);
+	unlink(path);
+}
+END_TEST
+
 /*
  * The runtime's notes (INFO note.*) are repeated by the streamed report
  * as by the in-memory one, text and JSON, in the same order (the
@@ -2368,6 +2444,7 @@ static Suite *stream_suite(void)
 	tcase_add_test(tc, test_stream_timeline_equal_memory);
 	tcase_add_test(tc, test_stream_cpt_chooses_the_mode);
 	tcase_add_test(tc, test_stream_cpt_runtime_notes);
+	tcase_add_test(tc, test_stream_cpt_html_many_threads);
 	tcase_add_test(tc, test_stream_slack_no_room);
 	tcase_add_test(tc, test_stream_cpt_headline_busy);
 	tcase_add_test(tc, test_stream_cpt_whatif_chooses_the_mode);

@@ -7,16 +7,19 @@
  * compiled in (cp_html_assets.h).  Every dynamic string goes through cp_wbuf_html().
  *
  * The timeline.  Each thread is a row; the run [first event, last event]
- * is scaled to W pixel columns.  A column of a row takes the colour of
- * whatever the thread spent most of that column's time on: one of the
- * eight procedures with the most exclusive time on the critical path, any
- * other procedure, code outside procedures, or waiting; columns with the
- * same colour merge into one rectangle (with a tooltip).  So a row costs
- * O(its segments + W) and the picture at most W rectangles per thread,
- * whatever the trace's size.  The critical path is one polyline over the
- * rows: along a thread while the path runs there, across rows where it
- * passes a dependency; points closer than half a pixel merge, and at most
- * a few turns are kept per column, which bounds it by O(W) points too.
+ * is W pixel columns (cp_timeline.h, computed by the caller).  A column
+ * of a row takes the colour of whatever the thread spent most of that
+ * column's time on: one of the eight procedures with the most exclusive
+ * time on the critical path, any other procedure, code outside
+ * procedures, or waiting; columns with the same colour merge into one
+ * rectangle (with a tooltip).  So a row costs O(W) and the picture at
+ * most W rectangles per row, whatever the trace's size.  Past
+ * MAX_THREAD_ROWS threads (a thread per task), the threads the critical
+ * path runs on longest and then the busiest have a row each and the
+ * others share one, coloured by their time summed: the page stays a few
+ * hundred kilobytes.  The critical path is a band under the row of the
+ * thread it runs on longest in each column, with connectors where it
+ * changes rows: O(W) too.
  *
  * The near-critical paths (cp_kpaths.h) and the what-if of the top
  * procedures (cp_whatif_top.h) come computed; each path is summarized by
@@ -46,6 +49,7 @@
 #define CAT_WAIT	(NTOP + 2)	/* waiting */
 #define NCAT		(NTOP + 3)
 #define LABEL_W		130		/* timeline: label column */
+#define MAX_THREAD_ROWS	256		/* threads shown one by one */
 #define AXIS_H		26		/* timeline: axis band */
 
 static const char *const palette[NCAT] = {
@@ -69,6 +73,9 @@ struct html {
 	uint32_t *cat_of;	/* [nkeys] category of a procedure */
 	uint8_t *oncp;		/* (graph) [ne] edge on the critical path */
 	const struct cp_timeline *tl;
+	uint8_t *shown;		/* [tl->nrows] a thread with a row of its
+				 * own (select_threads) */
+	uint32_t nhidden;	/* threads that share the last row */
 };
 
 static void S(struct html *h, const char *s)
@@ -199,14 +206,13 @@ static void axis(struct html *h, uint32_t height)
 	S(h, "</g>\n");
 }
 
-/* One rectangle of thread @tid's row: columns [@c0, @c1) of @cat. */
-static void rect(struct html *h, uint32_t tid, double y, double rh,
+/* One rectangle of the row labelled @lab: columns [@c0, @c1) of @cat. */
+static void rect(struct html *h, const char *lab, double y, double rh,
 		 uint32_t c0, uint32_t c1, uint32_t cat)
 {
 	const struct cp_timeline *tl = h->tl;
-	char lab[96], b1[32], b2[32];
+	char b1[32], b2[32];
 
-	thread_label(h->t, tid, lab, sizeof(lab));
 	fmt_ns(b1, sizeof(b1), cp_timeline_col_start(tl, c0) - tl->t0);
 	fmt_ns(b2, sizeof(b2), cp_timeline_col_start(tl, c1) - tl->t0);
 	cp_wbuf_printf(h->w, "<rect class=\"seg c%u\" x=\"%u\" y=\"%.1f\" "
@@ -219,39 +225,42 @@ static void rect(struct html *h, uint32_t tid, double y, double rh,
 	cp_wbuf_printf(h->w, ", %s – %s</title></rect>", b1, b2);
 }
 
-/*
- * One thread's row: each column takes the category the thread spent most
- * of it in (of equal ones, the first in category order), and a run of
- * adjacent columns of one category is one rectangle.
- */
-static void row(struct html *h, uint32_t tid, double y, double rh)
+/* Thread @tid's time per column and category added into @acc[W]. */
+static void row_add(const struct html *h, uint32_t tid, uint64_t (*acc)[NCAT])
 {
 	const struct cp_tl_row *r = &h->tl->rows[tid];
-	uint32_t c0 = 0, prev = 0, cur = NCAT;	/* NCAT: no run open */
 
-	for (uint32_t i = 0; i < r->n;) {
-		uint32_t col = r->c[i].col, best = NCAT;
-		uint64_t acc[NCAT] = { 0 }, bv = 0;
+	for (uint32_t i = 0; i < r->n; i++)
+		acc[r->c[i].col][key_cat(h, r->c[i].key)] += r->c[i].ns;
+}
 
-		for (; i < r->n && r->c[i].col == col; i++)
-			acc[key_cat(h, r->c[i].key)] += r->c[i].ns;
-		for (uint32_t k = 0; k < NCAT; k++)
-			if (acc[k] > bv) {
-				bv = acc[k];
+/*
+ * A row of the timeline from its time per column and category @acc: each
+ * column takes the category with the most time (of equal ones, the first
+ * in category order), and a run of adjacent columns of one category is
+ * one rectangle.
+ */
+static void row(struct html *h, const char *lab, double y, double rh,
+		const uint64_t (*acc)[NCAT])
+{
+	uint32_t W = h->tl->width, c0 = 0, cur = NCAT;	/* NCAT: none */
+
+	for (uint32_t c = 0; c <= W; c++) {
+		uint32_t best = NCAT;
+		uint64_t bv = 0;
+
+		for (uint32_t k = 0; c < W && k < NCAT; k++)
+			if (acc[c][k] > bv) {
+				bv = acc[c][k];
 				best = k;
 			}
-		if (cur != NCAT && (best != cur || col != prev + 1)) {
-			rect(h, tid, y, rh, c0, prev + 1, cur);
-			cur = NCAT;
-		}
-		if (cur == NCAT) {
-			cur = best;
-			c0 = col;
-		}
-		prev = col;
+		if (c < W && best == cur)
+			continue;
+		if (cur != NCAT)
+			rect(h, lab, y, rh, c0, c, cur);
+		cur = best;
+		c0 = c;
 	}
-	if (cur != NCAT)
-		rect(h, tid, y, rh, c0, prev + 1, cur);
 	S(h, "\n");
 }
 
@@ -338,18 +347,36 @@ static void legend(struct html *h)
 	     "procedure.</p>\n");
 }
 
+/* A row's label at the left of the timeline, when the rows are tall
+ * enough. */
+static void row_label(struct html *h, double ymid, double rh,
+		      const char *lab)
+{
+	if (rh < 10)
+		return;
+	cp_wbuf_printf(h->w, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">",
+		       LABEL_W - 6, ymid + 4);
+	E(h, lab);
+	S(h, "</text>");
+}
+
 static int timeline(struct html *h)
 {
 	const struct cp_timeline *tl = h->tl;
-	uint32_t nrows = 0, W = tl->width;
-	double rh, *ymid = calloc(tl->nrows ? tl->nrows : 1, sizeof(*ymid));
+	uint32_t nrows = h->nhidden ? 1 : 0, W = tl->width, r = 0;
+	double rh, yother = 0;
+	double *ymid = calloc(tl->nrows ? tl->nrows : 1, sizeof(*ymid));
+	uint64_t (*acc)[NCAT] = malloc(sizeof(*acc) * W);
 	uint32_t height;
 	char lab[96];
 
-	if (!ymid)
+	if (!ymid || !acc) {
+		free(ymid);
+		free(acc);
 		return -1;
+	}
 	for (uint32_t tid = 0; tid < tl->nrows; tid++)
-		nrows += tl->rows[tid].any;
+		nrows += h->shown[tid];
 	rh = nrows <= 24 ? 22 : nrows <= 64 ? 12 : nrows <= 256 ? 5 : 2;
 	height = AXIS_H + (uint32_t)ceil(rh * nrows) + 6;
 	/* inline SVG in HTML needs no xmlns: the page names no URL */
@@ -364,36 +391,120 @@ static int timeline(struct html *h)
 		       "</pattern></defs>\n", LABEL_W + W + 40, height,
 		       LABEL_W + W + 40, height);
 	axis(h, height);
-	for (uint32_t tid = 0, r = 0; tid < tl->nrows; tid++) {
+	if (h->nhidden)		/* the threads not shown: the last row */
+		yother = AXIS_H + (nrows - 1) * rh + rh / 2;
+	for (uint32_t tid = 0; tid < tl->nrows; tid++) {
 		const struct cp_tl_row *tr = &tl->rows[tid];
 		double top = AXIS_H + r * rh;
 
-		if (!tr->any)
+		if (!h->shown[tid]) {
+			ymid[tid] = yother;
 			continue;
-		ymid[tid] = top + rh / 2;
-		if (rh >= 10) {
-			thread_label(h->t, tid, lab, sizeof(lab));
-			cp_wbuf_printf(h->w, "<text x=\"%d\" y=\"%.1f\" "
-				       "text-anchor=\"end\">", LABEL_W - 6,
-				       ymid[tid] + 4);
-			E(h, lab);
-			S(h, "</text>");
 		}
+		ymid[tid] = top + rh / 2;
+		thread_label(h->t, tid, lab, sizeof(lab));
+		row_label(h, ymid[tid], rh, lab);
 		cp_wbuf_printf(h->w, "<line class=\"rail\" x1=\"%.1f\" "
 			       "x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
 			       xpos(h, tr->first), xpos(h, tr->last),
 			       ymid[tid], ymid[tid]);
-		row(h, tid, top, rh);
+		memset(acc, 0, sizeof(*acc) * W);
+		row_add(h, tid, acc);
+		row(h, lab, top, rh, (const uint64_t (*)[NCAT])acc);
 		r++;
+	}
+	if (h->nhidden) {
+		snprintf(lab, sizeof(lab), "%u other threads", h->nhidden);
+		row_label(h, yother, rh, lab);
+		memset(acc, 0, sizeof(*acc) * W);
+		for (uint32_t tid = 0; tid < tl->nrows; tid++)
+			if (tl->rows[tid].any && !h->shown[tid])
+				row_add(h, tid, acc);
+		row(h, lab, yother - rh / 2, rh, (const uint64_t (*)[NCAT])acc);
 	}
 	cp_overlay(h, ymid, rh);
 	S(h, "</svg></div>\n");
 	legend(h);
+	if (h->nhidden)
+		cp_wbuf_printf(h->w, "<p class=\"hint\">%u threads have a row "
+			       "each: those the critical path runs on longest "
+			       "here, then those with the most CPU time; the "
+			       "other %u share the last row, each column "
+			       "coloured by what they spent most of it on "
+			       "together.</p>\n",
+			       MAX_THREAD_ROWS - 1, h->nhidden);
 	if (!tl->has_cp)
 		S(h, "<div class=\"note\">The critical path is not drawn: the "
 		     "scratch file it is walked back from could not be written "
 		     "(the note above says why).</div>\n");
 	free(ymid);
+	free(acc);
+	return 0;
+}
+
+/* Ranking of the threads for a row of their own: the timeline's
+ * critical path on them, their CPU time. */
+struct trank {
+	uint64_t cp, useful;
+	uint32_t tid;
+};
+
+static int cmp_trank(const void *a, const void *b)
+{
+	const struct trank *x = a, *y = b;
+
+	if (x->cp != y->cp)
+		return x->cp < y->cp ? 1 : -1;
+	if (x->useful != y->useful)
+		return x->useful < y->useful ? 1 : -1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/*
+ * The threads the timeline and the threads table show one by one
+ * (h->shown): all that ran when they are MAX_THREAD_ROWS at most, else
+ * the MAX_THREAD_ROWS - 1 that hold the most of the timeline's critical
+ * path (its longest stretch in each column), then the most CPU time; the
+ * other h->nhidden share a row.  Both are known alike in memory and
+ * streamed, so both pages show the same threads.  0, or -1 (memory).
+ */
+static int select_threads(struct html *h)
+{
+	const struct cp_timeline *tl = h->tl;
+	const struct cp_profile *p = h->p;
+	struct trank *v;
+	uint32_t n = 0;
+
+	h->shown = calloc(tl->nrows ? tl->nrows : 1, 1);
+	if (!h->shown)
+		return -1;
+	for (uint32_t tid = 0; tid < tl->nrows; tid++)
+		n += tl->rows[tid].any;
+	if (n <= MAX_THREAD_ROWS) {
+		for (uint32_t tid = 0; tid < tl->nrows; tid++)
+			h->shown[tid] = tl->rows[tid].any;
+		return 0;
+	}
+	v = calloc(tl->nrows, sizeof(*v));
+	if (!v)
+		return -1;
+	for (uint32_t tid = 0; tid < tl->nrows; tid++) {
+		v[tid].tid = tid;
+		v[tid].useful = tid < p->nthreads_all ?
+				p->threads[tid].useful_ns : 0;
+	}
+	for (uint32_t c = 0; c < tl->width; c++)
+		if (tl->cp_best[c] < tl->nrows)
+			v[tl->cp_best[c]].cp += tl->cp_best_ns[c];
+	n = 0;
+	for (uint32_t tid = 0; tid < tl->nrows; tid++)
+		if (tl->rows[tid].any)
+			v[n++] = v[tid];
+	qsort(v, n, sizeof(*v), cmp_trank);
+	for (uint32_t i = 0; i < MAX_THREAD_ROWS - 1; i++)
+		h->shown[v[i].tid] = 1;
+	h->nhidden = n - (MAX_THREAD_ROWS - 1);
+	free(v);
 	return 0;
 }
 
@@ -617,7 +728,7 @@ static void threads(struct html *h)
 	for (uint32_t i = 0; i < p->nthreads_all; i++) {
 		const struct cp_thread_prof *th = &p->threads[i];
 
-		if (!th->nv)
+		if (!th->nv || (i < h->tl->nrows && !h->shown[i]))
 			continue;
 		thread_label(h->t, th->tid, lab, sizeof(lab));
 		cp_wbuf_printf(h->w, "<tr data-p=\"\"><td class=\"name\" "
@@ -640,6 +751,10 @@ static void threads(struct html *h)
 			       "</td></tr>\n", th->calls, th->calls);
 	}
 	S(h, "</tbody></table></div>\n");
+	if (h->nhidden)
+		cp_wbuf_printf(h->w, "<p class=\"hint\">%u more threads not "
+			       "shown: those of the timeline's last row.</p>\n",
+			       h->nhidden);
 }
 
 /* qsort of pointers by cp_profile_obj_cmp(). */
@@ -1109,7 +1224,7 @@ int cp_html_write(FILE *f, const struct cp_html_in *in,
 
 	h.nkeys = h.tp ? h.tp->nprocs : p->nprocs;
 	h.w = malloc(sizeof(*h.w));
-	if (!h.w || choose_colors(&h))
+	if (!h.w || choose_colors(&h) || select_threads(&h))
 		goto err_mem;
 	if (h.tp) {
 		h.oncp = calloc(h.tp->g.ne ? h.tp->g.ne : 1, 1);
@@ -1149,5 +1264,6 @@ out:
 	free(h.w);
 	free(h.oncp);
 	free(h.cat_of);
+	free(h.shown);
 	return ret;
 }

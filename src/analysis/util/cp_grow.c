@@ -8,12 +8,13 @@
 #include "cp_bigmem.h"
 
 /*
- * The room after @cap: doubled (from 64) until it holds @need, stopping
- * at @limit; 0 when @need is over @limit.
+ * The room after @cap: doubled (from @first) until it holds @need,
+ * stopping at @limit; 0 when @need is over @limit.
  */
-static uint64_t grow_room(uint64_t cap, uint64_t need, uint64_t limit)
+static uint64_t grow_room(uint64_t cap, uint64_t need, uint64_t limit,
+			  uint64_t first)
 {
-	uint64_t n = cap ? cap : 32;
+	uint64_t n = cap ? cap : first / 2;
 
 	if (need > limit)
 		return 0;
@@ -23,16 +24,17 @@ static uint64_t grow_room(uint64_t cap, uint64_t need, uint64_t limit)
 	return n;
 }
 
-/* cp_grow() with the room stopping at @limit elements. */
+/* cp_grow() with the room stopping at @limit elements, doubling from
+ * @first. */
 static int grow(void **arr, size_t elem, uint64_t *cap, uint64_t need,
-		uint64_t limit)
+		uint64_t limit, uint64_t first)
 {
 	uint64_t n;
 	void *p;
 
 	if (need <= *cap)
 		return 0;
-	n = grow_room(*cap, need, limit);
+	n = grow_room(*cap, need, limit, first);
 	if (!n || n > SIZE_MAX / elem)
 		return -1;
 	p = cp_big_realloc(*arr, n * elem);
@@ -45,15 +47,27 @@ static int grow(void **arr, size_t elem, uint64_t *cap, uint64_t need,
 
 int cp_grow(void **arr, size_t elem, uint64_t *cap, uint64_t need)
 {
-	return grow(arr, elem, cap, need, UINT64_MAX);
+	return grow(arr, elem, cap, need, UINT64_MAX, 64);
+}
+
+/* cp_grow32() doubling from @first. */
+static int grow32(void **arr, size_t elem, uint32_t *cap, uint64_t need,
+		  uint64_t first)
+{
+	uint64_t c = *cap;
+
+	if (grow(arr, elem, &c, need, UINT32_MAX, first))
+		return -1;
+	*cap = (uint32_t)c;
+	return 0;
 }
 
 int cp_grow32(void **arr, size_t elem, uint32_t *cap, uint64_t need)
 {
-	uint64_t c = *cap;
+	return grow32(arr, elem, cap, need, 64);
+}
 
-	if (grow(arr, elem, &c, need, UINT32_MAX))
-		return -1;
-	*cap = (uint32_t)c;
-	return 0;
+int cp_grow32_short(void **arr, size_t elem, uint32_t *cap, uint64_t need)
+{
+	return grow32(arr, elem, cap, need, 4);
 }

@@ -1,6 +1,7 @@
 /*
  * cp_grow.h - the analyzer's growable arrays: one rule for making room in
- * an array that is appended to (capacity doubling from 64 elements).
+ * an array that is appended to (capacity doubling from 64 elements, or
+ * from 4 for the many arrays of which most stay short).
  *
  * The array is a plain pointer and a capacity beside it, both the
  * caller's; the memory comes from cp_big_realloc (cp_bigmem.h), so a
@@ -25,5 +26,9 @@ int cp_grow(void **arr, size_t elem, uint64_t *cap, uint64_t need);
 /* cp_grow() for a 32-bit capacity: -1 also when @need exceeds UINT32_MAX
  * (the room stops at UINT32_MAX elements). */
 int cp_grow32(void **arr, size_t elem, uint32_t *cap, uint64_t need);
+
+/* cp_grow32() doubling from 4 elements: for arrays one per thread, say,
+ * of which most stay short (a thread per task). */
+int cp_grow32_short(void **arr, size_t elem, uint32_t *cap, uint64_t need);
 
 #endif /* CP_GROW_H */

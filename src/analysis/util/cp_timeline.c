@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_grow.h"
+
 int cp_timeline_init(struct cp_timeline *tl, uint32_t nrows, uint64_t t0,
 		     uint64_t t1, uint32_t width)
 {
@@ -117,18 +119,11 @@ static void add(struct cp_timeline *tl, struct cp_tl_row *r, uint32_t col,
 			r->c[i].ns += ns;
 			return;
 		}
-	if (r->n == r->cap) {
-		/* most rows are short (a thread per task): start small */
-		uint32_t cap = r->cap ? 2 * r->cap : 4;
-		struct cp_tl_cell *c = cap > r->cap ?
-			realloc(r->c, (size_t)cap * sizeof(*c)) : NULL;
-
-		if (!c) {
-			tl->nomem = true;
-			return;
-		}
-		r->c = c;
-		r->cap = cap;
+	/* most rows are short (a thread per task) */
+	if (cp_grow32_short((void **)&r->c, sizeof(*r->c), &r->cap,
+			    (uint64_t)r->n + 1)) {
+		tl->nomem = true;
+		return;
 	}
 	r->c[r->n++] = (struct cp_tl_cell){ col, key, ns };
 }
