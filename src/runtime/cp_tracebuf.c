@@ -409,7 +409,7 @@ void cp_tb_drain(struct cp_tracebuf *tb)
 		__atomic_store_n(&tb->st_gen, tb->st_gen + 1,
 				 __ATOMIC_RELAXED);
 		__atomic_thread_fence(__ATOMIC_RELEASE);
-		tb->prev_ts = prev;
+		__atomic_store_n(&tb->prev_ts, prev, __ATOMIC_RELAXED);
 		__atomic_store_n(&tb->pos, p, __ATOMIC_RELEASE);
 		__atomic_store_n(&tb->nevents, tb->nevents + n,
 				 __ATOMIC_RELEASE);
@@ -452,13 +452,14 @@ static void put_events(struct cp_tracebuf *tb, struct cp_events_head *eh,
  * The crash path's view of another thread's buffer: the committed events
  * (*@nev of them, up to *@pos) and, encoded as a block of their own after
  * the scratch tail (up to *@staged_end), the staged events they do not
- * hold yet; returns their number.  A drain's commit under way is waited
+ * hold yet, the last of them at *@staged_ts; returns their number.  A drain's commit under way is waited
  * for, briefly: one of the caller's own, interrupted, never ends, and
  * its staged events are then left out, never written twice.
  * Async-signal-safe.
  */
 static uint32_t snapshot(struct cp_tracebuf *tb, uint32_t *nev,
-			 uint8_t **pos, uint8_t **staged_end)
+			 uint8_t **pos, uint8_t **staged_end,
+			 uint64_t *staged_ts)
 {
 	struct cp_events_head *eh = (struct cp_events_head *)
 		(tb->buf + CP_TB_STAGED_OFF + sizeof(struct cp_block_header));
@@ -490,6 +491,7 @@ static uint32_t snapshot(struct cp_tracebuf *tb, uint32_t *nev,
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&tb->st_gen, __ATOMIC_RELAXED) == g) {
 			*staged_end = p;
+			*staged_ts = prev;
 			return n;
 		}
 	}
@@ -497,30 +499,34 @@ static uint32_t snapshot(struct cp_tracebuf *tb, uint32_t *nev,
 }
 
 /*
- * Write the committed events of @tb as one EVENTS block (@crash: from
- * another thread, which may race with the owner's next event, and then
- * the staged events as another).  The caller holds the buffer
- * (CP_TB_FLUSHING).  Async-signal-safe.
+ * Write the committed events of @tb as one EVENTS block: its owner's
+ * (@closing false), or (@closing) what close_all() took of it, from
+ * another thread, which may race with the owner's next event: the events
+ * committed then, and the staged ones as another block.  The caller holds
+ * the buffer (CP_TB_FLUSHING).  Async-signal-safe.
  */
-static void tb_write(struct cp_tracebuf *tb, bool crash)
+static void tb_write(struct cp_tracebuf *tb, bool closing)
 {
 	struct cp_events_head *eh = (struct cp_events_head *)
 		(tb->buf + sizeof(struct cp_block_header));
 	uint32_t nev, nstaged = 0;
 	uint8_t *pos, *staged_end = NULL;
 
-	if (crash) {
-		nstaged = snapshot(tb, &nev, &pos, &staged_end);
+	if (closing) {
+		nev = tb->cl_nev;
+		pos = tb->cl_pos;
+		nstaged = tb->cl_nstaged;
+		staged_end = tb->cl_staged_end;
 	} else {
 		nev = __atomic_load_n(&tb->nevents, __ATOMIC_ACQUIRE);
 		pos = __atomic_load_n(&tb->pos, __ATOMIC_ACQUIRE);
 	}
 	if (nev)
-		put_events(tb, eh, nev, pos, crash);
+		put_events(tb, eh, nev, pos, closing);
 	if (nstaged) {
 		eh = (struct cp_events_head *)(tb->buf + CP_TB_STAGED_OFF +
 					       sizeof(struct cp_block_header));
-		put_events(tb, eh, nstaged, staged_end, crash);
+		put_events(tb, eh, nstaged, staged_end, closing);
 	}
 }
 
@@ -561,41 +567,68 @@ void cp_tb_write_out(struct cp_tracebuf *tb)
 }
 
 /*
- * Write out @tb from any thread and leave it closed; false if its owner
- * is writing it right now (its block is on the way).  Async-signal-safe.
+ * Claim @tb from any thread for close_all() and take what it will write
+ * (tb->cl_*): CLAIM_BUSY if its owner is writing it right now (its block
+ * is on the way), CLAIM_NONE if it needs nothing (free, or closed).
+ * Async-signal-safe.
  */
-static bool tb_close(struct cp_tracebuf *tb)
+enum { CLAIM_DONE, CLAIM_NONE, CLAIM_BUSY };
+
+static int tb_claim(struct cp_tracebuf *tb)
 {
 	int st = CP_TB_IDLE;
+	uint64_t staged_ts = 0;
 
 	if (!__atomic_compare_exchange_n(&tb->state, &st, CP_TB_FLUSHING,
 					 false, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE))
-		return st != CP_TB_FLUSHING;
-	tb_write(tb, true);
-	__atomic_store_n(&tb->state, CP_TB_CLOSED, __ATOMIC_RELEASE);
-	return true;
+		return st == CP_TB_FLUSHING ? CLAIM_BUSY : CLAIM_NONE;
+
+	tb->cl_nstaged = snapshot(tb, &tb->cl_nev, &tb->cl_pos,
+				  &tb->cl_staged_end, &staged_ts);
+	/* read after the snapshot: at or past its last committed vertex */
+	tb->cl_last_ts = __atomic_load_n(&tb->prev_ts, __ATOMIC_RELAXED);
+	tb->cl_last_wall = __atomic_load_n(&tb->prev_wall, __ATOMIC_RELAXED);
+	if (tb->cl_nstaged && staged_ts > tb->cl_last_ts)
+		tb->cl_last_ts = staged_ts;
+	return CLAIM_DONE;
 }
 
 /*
- * Write out every buffer and leave them closed.  An owner writing its
- * buffer right now is waited for, 2 s at most (not this thread's own
- * write, which a crash interrupted): its block is lost if the process
- * ends first.  (The wait was 1000 sched_yield calls, half a
- * millisecond on an idle core: a thread preempted in its write, or slowed
- * by a sanitizer, lost a whole block, and check_crash saw 671 repairs
- * once.)  Async-signal-safe.
+ * Write out every buffer and leave them closed.  Every buffer is claimed
+ * and its events taken first, then all are written: the owners run on
+ * meanwhile, and a consumer's event taken after its publisher's buffer
+ * was would depend on a publish the trace lacks.  Taking them all before
+ * any write (no system call between) keeps that window to microseconds
+ * rather than the writes' milliseconds (check_crash saw such a CONSUME
+ * once under load).  An owner writing its buffer right now is waited for,
+ * 2 s at most (not this thread's own write, which a crash interrupted):
+ * its block is lost if the process ends first.  (The wait was 1000
+ * sched_yield calls, half a millisecond on an idle core: a thread
+ * preempted in its write, or slowed by a sanitizer, lost a whole block,
+ * and check_crash saw 671 repairs once.)  Async-signal-safe.
  */
 static void close_all(void)
 {
 	const struct timespec nap = { .tv_sec = 0, .tv_nsec = 50000 };
+	struct cp_tracebuf *all = __atomic_load_n(&cp_tb_all,
+						  __ATOMIC_ACQUIRE);
 
-	for (struct cp_tracebuf *tb = __atomic_load_n(&cp_tb_all,
-						      __ATOMIC_ACQUIRE);
-	     tb; tb = tb->all_next) {
-		for (int i = 0; i < 40000 && !tb_close(tb) &&
-				tb != cp_tb_own_write; i++)
+	for (struct cp_tracebuf *tb = all; tb; tb = tb->all_next) {
+		int c = tb_claim(tb);
+
+		for (int i = 0; i < 40000 && c == CLAIM_BUSY &&
+				tb != cp_tb_own_write; i++) {
 			nanosleep(&nap, NULL);
+			c = tb_claim(tb);
+		}
+		tb->cl_claimed = c == CLAIM_DONE;
+	}
+	for (struct cp_tracebuf *tb = all; tb; tb = tb->all_next) {
+		if (!tb->cl_claimed)
+			continue;
+		tb_write(tb, true);
+		__atomic_store_n(&tb->state, CP_TB_CLOSED, __ATOMIC_RELEASE);
 	}
 }
 
@@ -828,9 +861,10 @@ static void live_end_block(struct cp_thread *t)
 
 	if (!tb || !__atomic_load_n(&t->live_end, __ATOMIC_ACQUIRE))
 		return;
-	/* close_all() closed the buffer: its owner writes no more */
-	ts = t->live_ts > tb->prev_ts ? t->live_ts : tb->prev_ts;
-	wall = t->live_wall > tb->prev_wall ? t->live_wall : tb->prev_wall;
+	/* what close_all() wrote of the buffer ends no later than this */
+	ts = t->live_ts > tb->cl_last_ts ? t->live_ts : tb->cl_last_ts;
+	wall = t->live_wall > tb->cl_last_wall ? t->live_wall :
+						  tb->cl_last_wall;
 	nb = cp_tb_new(t->tid, ts, cpu ? wall : 0);
 	if (!nb)
 		return;

@@ -62,7 +62,8 @@ struct cp_tracebuf {
 	uint8_t *pos;		/* next byte to write (owner; published with
 				 * release for the crash path) */
 	uint8_t *end;		/* last position with CP_TB_ROOM free */
-	uint64_t prev_ts;	/* clock of the previous vertex */
+	uint64_t prev_ts;	/* clock of the previous vertex (stored
+				 * atomically: close_all() reads it) */
 	uint64_t prev_wall;
 	uint64_t deadline;	/* flush at a vertex this late (wall ns);
 				 * UINT64_MAX until the block's first vertex */
@@ -78,6 +79,14 @@ struct cp_tracebuf {
 				 * then room for a block of the staged
 				 * events (the crash path's) */
 	struct cp_tracebuf *all_next;	/* pool list, never unlinked */
+	/* (the thread closing every buffer) what it will write of this
+	 * one: claimed, and its snapshot (the committed events up to
+	 * cl_pos, the staged ones encoded up to cl_staged_end) */
+	bool cl_claimed;
+	uint32_t cl_nev, cl_nstaged;
+	uint8_t *cl_pos, *cl_staged_end;
+	uint64_t cl_last_ts, cl_last_wall;	/* no vertex it writes is
+						 * later */
 
 	/* staged events: st[i % CP_TB_STAGE] for st_done <= i < st_head
 	 * (counts mod 2^32); st_gen is odd while a drain commits a batch */
@@ -215,10 +224,12 @@ static inline uint8_t *cp_tb_vertex(struct cp_tracebuf *tb, unsigned op,
 	p = tb->pos;
 	*p++ = (uint8_t)op;
 	p = cp_uv_put(p, ts >= tb->prev_ts ? ts - tb->prev_ts : 0);
-	tb->prev_ts = ts > tb->prev_ts ? ts : tb->prev_ts;
+	__atomic_store_n(&tb->prev_ts, ts > tb->prev_ts ? ts : tb->prev_ts,
+			 __ATOMIC_RELAXED);
 	if (wall != UINT64_MAX) {
 		p = cp_uv_put(p, wall >= tb->prev_wall ? wall - tb->prev_wall : 0);
-		tb->prev_wall = wall > tb->prev_wall ? wall : tb->prev_wall;
+		__atomic_store_n(&tb->prev_wall, wall > tb->prev_wall ? wall :
+				 tb->prev_wall, __ATOMIC_RELAXED);
 	}
 	return p;
 }
