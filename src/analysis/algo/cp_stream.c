@@ -1066,6 +1066,8 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 		goto err_mem;
 	if (p.kp_k && !p.kp_capture ? paths_pass(&p, kp_max) : run_pass(&p))
 		goto err_mem;
+	if (p.tl && p.tl->nomem)	/* a row's cell could not be added */
+		goto err_mem;
 	cp_stream_assert(&p);
 	if (figures(&p) || (p.sl && slack(&p, o)))
 		goto err_mem;
