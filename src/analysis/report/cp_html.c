@@ -24,7 +24,10 @@
  * The near-critical paths (cp_kpaths.h) and the what-if of the top
  * procedures (cp_whatif_top.h) come computed; each path is summarized by
  * where its time differs from the critical path: its useful time off the
- * CP, by thread and procedure.
+ * CP, by thread and procedure.  A streamed profile's paths are implicit
+ * (cp_stream.h): each is said as the path it leaves and where
+ * (cp_paths_stream_dev), and a note lists what the streamed figures
+ * leave out (cp_stream_out_note).
  */
 #include "cp_html.h"
 
@@ -34,8 +37,8 @@
 #include <string.h>
 
 #include "cp_compare_out.h"
-#include "cp_paths_out.h"
 #include "cp_html_assets.h"
+#include "cp_paths_out.h"
 #include "cp_report_out.h"
 #include "cp_sampled_out.h"
 #include "cp_stream_out.h"
