@@ -20,7 +20,8 @@
 #define CP_RSIM_NONE UINT32_MAX
 #define CP_RSIM_NEVER UINT64_MAX
 
-enum { CP_RS_IDLE, CP_RS_READY, CP_RS_BLOCKED, CP_RS_DONE };
+/* CP_RS_SEEN: only inside the debug invariants' check (cp_replay.c) */
+enum { CP_RS_IDLE, CP_RS_READY, CP_RS_BLOCKED, CP_RS_DONE, CP_RS_SEEN };
 enum { CP_RMODE_REPLAY, CP_RMODE_LOCK, CP_RMODE_SEM, CP_RMODE_RW };
 
 /* A thread of the simulation. */

@@ -50,6 +50,7 @@
 
 #include "cp_die.h"
 #include "cp_grow.h"
+#include "cp_search.h"
 
 /* ---- path records ------------------------------------------------- */
 
@@ -281,34 +282,50 @@ void cp_stream_ring_trim(struct sp *p, struct sobj *o)
 		hub_drop(p, o);
 }
 
-/* (survey) Has @o's sequence @seq been published? */
+/*
+ * (survey) Has @o's sequence @seq been published?  The sequences above
+ * the contiguous 1..w are kept sorted: a barrier of n threads has up to n
+ * of them at once, each of its n departures asks for all n, and a linear
+ * scan made a 300-thread barrier cost O(n^3) an episode (5 s for a page
+ * whose trace, in memory, took 0.5 s).
+ */
 bool cp_stream_seen(const struct sobj *o, uint64_t seq)
 {
+	uint32_t i;
+
 	if (seq <= o->w)
 		return true;
-	for (uint32_t i = 0; i < o->npend; i++)
-		if (o->pend[i] == seq)
-			return true;
-	return false;
+	i = cp_count_below64(o->pend, o->npend, seq);
+	return i < o->npend && o->pend[i] == seq;
 }
 
 /* (survey) Note that @o's @seq is published.  0, or -1 (memory). */
 int cp_stream_see(struct sobj *o, uint64_t seq)
 {
+	uint32_t k = 0;
+
 	if (seq != o->w + 1) {
+		uint32_t i = cp_count_below64(o->pend, o->npend, seq);
+
 		if (cp_grow32((void **)&o->pend, sizeof(*o->pend),
 			      &o->cap_pend, o->npend + 1))
 			return -1;
-		o->pend[o->npend++] = seq;
+		memmove(o->pend + i + 1, o->pend + i,
+			(o->npend - i) * sizeof(*o->pend));
+		o->pend[i] = seq;
+		o->npend++;
 		return 0;
 	}
 	o->w++;
-	for (uint32_t i = 0; i < o->npend; i++) {
-		if (o->pend[i] != o->w + 1)
-			continue;
-		o->pend[i--] = o->pend[--o->npend];
-		o->w++;
-		i = UINT32_MAX;	/* look again from the start */
+	/* the pending ones that now follow 1..w (and any at or below it,
+	 * published twice) leave the front */
+	for (; k < o->npend && o->pend[k] <= o->w + 1; k++)
+		if (o->pend[k] == o->w + 1)
+			o->w++;
+	if (k) {
+		memmove(o->pend, o->pend + k,
+			(o->npend - k) * sizeof(*o->pend));
+		o->npend -= k;
 	}
 	return 0;
 }

@@ -72,6 +72,10 @@ bool cp_stream_ready(struct sp *p, struct sth *t)
 				       NULL;
 
 		t->wait_obj = v->obj;
+		/* all of 1..w published: at once (a barrier's n waiters
+		 * would each look at its n arrivals) */
+		if (o && v->arg + v->cnt - 1 <= o->w)
+			return true;
 		/* the last first: a range's sequences are published about
 		 * in order, and a barrier's waiters look at each arrival */
 		if (v->cnt > 1 && (!o || !cp_stream_seen(o, v->arg + v->cnt - 1)))

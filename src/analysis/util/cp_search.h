@@ -1,5 +1,6 @@
 /*
- * cp_search.h - binary search over a sorted array of 32-bit values.
+ * cp_search.h - binary search over a sorted array of 32- or 64-bit
+ * values, or of records by a 32-bit id.
  */
 #ifndef CP_SEARCH_H
 #define CP_SEARCH_H
@@ -19,6 +20,24 @@ static inline uint32_t cp_count_upto(const uint32_t *a, uint32_t n,
 		uint32_t mid = lo + (hi - lo) / 2;
 
 		if (a[mid] <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* How many of the @n values of @a (ascending) are below @x: the index of
+ * the first one at least it. */
+static inline uint32_t cp_count_below64(const uint64_t *a, uint32_t n,
+					uint64_t x)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (a[mid] < x)
 			lo = mid + 1;
 		else
 			hi = mid;
