@@ -108,6 +108,8 @@ struct cp_rsim {
 	uint64_t end;		/* latest simulated time */
 	uint64_t reordered;
 	uint64_t forced;	/* acquires let through (Tries) */
+	uint64_t npop;		/* (debug) pops, to pace the invariants'
+				 * check */
 	bool oom;
 };
 
