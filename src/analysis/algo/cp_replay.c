@@ -607,7 +607,8 @@ static bool step(struct cp_rsim *s, uint32_t tid)
  */
 static void cp_replay_assert(struct cp_rsim *s)
 {
-	if (!cp_replay_debug || ++s->npop % ((uint64_t)s->nheap + s->nobj))
+	if (!cp_replay_debug ||
+	    ++s->npop % ((uint64_t)s->nheap + s->nobj + 1))
 		return;
 	for (uint32_t i = 1; i < s->nheap; i++)
 		if (hless(&s->heap[i], &s->heap[(i - 1) / 2]))
