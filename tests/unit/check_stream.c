@@ -1998,7 +1998,7 @@ START_TEST(test_stream_cpt_html_many_threads)
 	struct synth s;
 
 	rng_state = 13000;
-	gen_trace(&s, 300, 1500, false);
+	gen_trace(&s, 300, 400, false);
 	write_temp(&s, path);
 	synth_free(&s);
 	cpt_tmpdir(dir, sizeof(dir), "check_stream_html");
