@@ -174,16 +174,18 @@ static uint32_t key_cat(const struct html *h, uint32_t key)
 	return h->cat_of[key];
 }
 
-/* Nice tick step (1, 2, 5 x 10^k ns) for about @n ticks over @span. */
+/* Nice tick step (1, 2, 5 x 10^k ns) for about @n ticks over @span.
+ * Divisions, not products: a damaged trace's span near 2^64 made
+ * s * 10 * n wrap and the loop never end (found by fuzz_trace). */
 static uint64_t tick_step(uint64_t span, unsigned n)
 {
 	uint64_t s = 1;
 
-	while (s * 10 * n <= span)
+	while (s <= span / n / 10)
 		s *= 10;
-	if (s * 5 * n <= span)
+	if (s <= span / n / 5)
 		return s * 5;
-	if (s * 2 * n <= span)
+	if (s <= span / n / 2)
 		return s * 2;
 	return s;
 }
