@@ -1815,9 +1815,9 @@ END_TEST
 
 /*
  * cpt report takes the streaming analysis for a trace over --memory and
- * says so in one line on stderr; --stream forces it; options it cannot
- * honour are refused.  The barrier example's critical path is 80, and its
- * procedures' MBM comes from the streamed paths.
+ * says so in one line on stderr; --stream forces it.  The barrier
+ * example's critical path is 80, and its procedures' MBM comes from the
+ * streamed paths.
  */
 START_TEST(test_stream_cpt_chooses_the_mode)
 {
@@ -1903,38 +1903,6 @@ START_TEST(test_stream_cpt_chooses_the_mode)
 			     "path 50 ns (62.5%), 1 calls, zeroing saves 49 "
 			     "ns\n    T2 t2                CPU      50 ns   on "
 			     "the CP          -\n"), "stdout: %s", out);
-	/* The page, streamed: said so; the timeline the page in memory
-	 * draws; the what-if rows of tail and slow, the same as in memory
-	 * (cpt whatif --stream's figures) */
-	CPT_EXPECT("report --stream --format html", 0);
-	{
-		static char mem[65536];
-		const char *a, *b, *ae, *be, *w, *wm;
-
-		ck_assert_msg(strstr(out, "id=\"streamed\"") &&
-			      strstr(out, "<b>the critical path</b>, ends on "
-				     "T0"), "stdout: %s", out);
-		memcpy(mem, out, sizeof(mem));
-		CPT_EXPECT("report --format html", 0);
-		a = strstr(mem, "<svg id=\"timeline\"");
-		b = strstr(out, "<svg id=\"timeline\"");
-		ck_assert(a && b);
-		ae = strstr(a, "</svg>");
-		be = strstr(b, "</svg>");
-		ck_assert_msg(ae && be && ae - a == be - b &&
-			      !memcmp(a, b, (size_t)(ae - a)),
-			      "the streamed page's timeline: %.*s", (int)(ae - a),
-			      a);
-		w = strstr(mem, "<table id=\"whatif\"");
-		wm = strstr(out, "<table id=\"whatif\"");
-		ck_assert(w && wm && strstr(w, "</table>") &&
-			  strstr(wm, "</table>"));
-		ck_assert_msg(strstr(w, "</table>") - w ==
-			      strstr(wm, "</table>") - wm &&
-			      !memcmp(w, wm, (size_t)(strstr(w, "</table>") - w))
-			      && strstr(w, ">tail<") && strstr(w, ">slow<"),
-			      "the streamed page's what-if: %s", w);
-	}
 	/* Slack's scratch file cannot be made: the report says why and
 	 * gives the rest */
 	ck_assert(setenv("TMPDIR", "/nonexistent/cpt-test", 1) == 0);
@@ -1959,18 +1927,66 @@ START_TEST(test_stream_cpt_chooses_the_mode)
 }
 END_TEST
 
-/* The timeline's SVG in the page @page, which must have one: its length
- * into *@n, its start returned. */
-static const char *page_svg(const char *page, size_t *n)
+/* The part of the page @page from @open up to @close, which it must have
+ * (the timeline's SVG, a table): its length into *@n, its start
+ * returned. */
+static const char *page_part(const char *page, const char *open,
+			     const char *close, size_t *n)
 {
-	const char *a = strstr(page, "<svg id=\"timeline\""), *e;
+	const char *a = strstr(page, open), *e;
 
-	ck_assert_msg(a, "no timeline in the page");
-	e = strstr(a, "</svg>");
-	ck_assert(e);
+	ck_assert_msg(a, "no %s in the page", open);
+	e = strstr(a, close);
+	ck_assert_msg(e, "%s not closed", open);
 	*n = (size_t)(e - a);
 	return a;
 }
+
+static const char *page_svg(const char *page, size_t *n)
+{
+	return page_part(page, "<svg id=\"timeline\"", "</svg>", n);
+}
+
+/*
+ * The barrier example's page, streamed: said so; the timeline the page in
+ * memory draws; the what-if rows of tail and slow, the same as in memory
+ * (cpt whatif --stream's figures).
+ */
+START_TEST(test_stream_cpt_html_barrier)
+{
+	struct cpt_res mem = { 0 }, st = { 0 };
+	char path[64], dir[64];
+	const char *a, *b;
+	size_t na, nb;
+
+	barrier_file(path);
+	cpt_tmpdir(dir, sizeof(dir), "check_stream_html");
+	cpt_run(&mem, dir, (const char *const[]){ "report", "--format",
+						  "html", path, NULL });
+	cpt_run(&st, dir, (const char *const[]){ "report", "--stream",
+						 "--format", "html", path,
+						 NULL });
+	ck_assert_msg(mem.status == 0 && st.status == 0,
+		      "exit %d and %d: %s %s", mem.status, st.status, mem.err,
+		      st.err);
+	ck_assert_msg(strstr(st.out, "id=\"streamed\"") &&
+		      strstr(st.out, "<b>the critical path</b>, ends on T0"),
+		      "stdout: %s", st.out);
+	a = page_svg(mem.out, &na);
+	b = page_svg(st.out, &nb);
+	ck_assert_msg(na == nb && !memcmp(a, b, na),
+		      "the streamed page's timeline: %.*s", (int)nb, b);
+	a = page_part(mem.out, "<table id=\"whatif\"", "</table>", &na);
+	b = page_part(st.out, "<table id=\"whatif\"", "</table>", &nb);
+	ck_assert_msg(na == nb && !memcmp(a, b, na) && strstr(a, ">tail<") &&
+		      strstr(a, ">slow<"), "the streamed page's what-if: %.*s",
+		      (int)nb, b);
+	cpt_res_free(&mem);
+	cpt_res_free(&st);
+	cpt_rmdir(dir);
+	unlink(path);
+}
+END_TEST
 
 /* Lines of @s holding @what. */
 static unsigned count_of(const char *s, const char *what)
@@ -2444,6 +2460,7 @@ static Suite *stream_suite(void)
 	tcase_add_test(tc, test_stream_timeline_equal_memory);
 	tcase_add_test(tc, test_stream_cpt_chooses_the_mode);
 	tcase_add_test(tc, test_stream_cpt_runtime_notes);
+	tcase_add_test(tc, test_stream_cpt_html_barrier);
 	tcase_add_test(tc, test_stream_cpt_html_many_threads);
 	tcase_add_test(tc, test_stream_slack_no_room);
 	tcase_add_test(tc, test_stream_cpt_headline_busy);
