@@ -903,6 +903,56 @@ START_TEST(test_stream_slack_equal_cp_times)
 END_TEST
 
 /*
+ * A trace without procedures (three threads taking a mutex in turn for
+ * random lengths): with no lane, the report's streamed analysis makes no
+ * Slack file and no MBM capture pass, and its paths, which MBM would be
+ * over, are those of the paths alone (and of memory's k paths).
+ */
+START_TEST(test_stream_no_procedure)
+{
+	struct cp_stream_opts so = {
+		.mbm_k = CP_PROFILE_K_DEFAULT, .slack = true,
+		.busy_of = cp_stream_prof_busy_of,
+	};
+	struct synth s;
+	struct cp_tindex ix;
+	struct cp_stream st;
+	char path[64];
+	uint32_t m, n;
+
+	rng_state = 4242;
+	synth_init(&s);
+	synth_start(&s, 0, -1);
+	m = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
+	synth_spawn(&s, 3);
+	for (int i = 0; i < 300; i++) {
+		uint32_t tid = 1 + (uint32_t)rnd(3);
+
+		synth_lock(&s, tid, dur(), rnd(2) ? dur() : 0, m);
+		synth_unlock(&s, tid, dur(), m);
+	}
+	for (uint32_t tid = 1; tid <= 3; tid++)
+		synth_exit(&s, tid, dur());
+	synth_join_all(&s, 3, 0);
+	n = compare_paths(&s, CP_PROFILE_K_DEFAULT, 0, 0, "no procedure");
+	write_temp(&s, path);
+	stream_with(path, &ix, &st, &so);
+	ck_assert_uint_eq(st.nprocs, 0);
+	ck_assert_int_eq(st.slack_err, 0);
+	ck_assert_uint_eq(st.slack_bytes, 0);
+	ck_assert(st.slack_asked);
+	ck_assert_uint_gt(n, 1);
+	ck_assert_uint_eq(st.npaths, n);
+	ck_assert_uint_eq(st.mbm_paths, n);
+	ck_assert_uint_eq(st.paths_passes, 1);
+	cp_stream_free(&st);
+	cp_tindex_close(&ix);
+	unlink(path);
+	synth_free(&s);
+}
+END_TEST
+
+/*
  * The k longest paths of the streaming pass (cp_stream_kp.c) are the
  * in-memory ones on random traces of every primitive, for k from 1 to
  * more paths than some traces have; with the heaps' cap at a few hundred
@@ -2441,6 +2491,7 @@ static Suite *stream_suite(void)
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, test_stream_random_equals_memory);
 	tcase_add_test(tc, test_stream_slack_equal_cp_times);
+	tcase_add_test(tc, test_stream_no_procedure);
 	tcase_add_test(tc, test_stream_paths_equal_memory);
 	tcase_add_test(tc, test_stream_sampled_equals_memory);
 	tcase_add_test(tc, test_stream_prefetch_equals_memory);

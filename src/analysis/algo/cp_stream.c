@@ -1044,7 +1044,10 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 	p.nsh = p.ntr + 2 * p.nob + p.ntt + p.ncs + p.ncx;
 	p.vn = p.nsh + p.ntr + p.nlane;
 	p.records = true;
-	if (p.mbm_k > 1) {
+	if (!p.ntr)	/* no procedure: no capture pass, no lane to walk */
+		p.npass -= (p.mbm_k > 1) + (p.npass > 2 + (p.mbm_k > 1) &&
+					    !p.tl);
+	if (p.mbm_k > 1 && p.ntr) {
 		/* the paths first, on the lengths alone; the records pass
 		 * then takes the lanes at their sidetracks ("MBM",
 		 * cp_stream_kp.c) */
@@ -1061,8 +1064,9 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 	p.vw_deps = p.views;
 	p.tl_rows = p.tl != NULL;
 	s->slack_asked = o && o->slack && p.track;
-	/* the timeline's critical path comes from Slack's walk too */
-	if ((s->slack_asked || p.tl) && cp_stream_sl_start(&p))
+	/* the timeline's critical path comes from Slack's walk too; with
+	 * no procedure followed Slack has no lane, and its file no use */
+	if (((s->slack_asked && p.ntr) || p.tl) && cp_stream_sl_start(&p))
 		goto err_mem;
 	if (p.kp_k && !p.kp_capture ? paths_pass(&p, kp_max) : run_pass(&p))
 		goto err_mem;

@@ -466,7 +466,15 @@ int cp_stream_kp_finish(struct sp *p)
 	s->paths_bound = p->kp_bound;
 	s->kp_kept = p->nkside;
 	s->kp_nodes = p->nkn;
-	return p->kp_any ? enumerate(p, p->kp_ah, p->kp_alen, t0) : 0;
+	if (!p->kp_any)
+		return 0;
+	if (enumerate(p, p->kp_ah, p->kp_alen, t0))
+		return -1;
+	/* MBM asked with no procedure followed: no capture pass, and the
+	 * paths it would be over are these */
+	if (p->mbm_k > 1 && !p->ntr)
+		s->mbm_paths = s->npaths;
+	return 0;
 }
 
 static int by_u64(const void *a, const void *b)
