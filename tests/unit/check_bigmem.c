@@ -6,7 +6,9 @@
  * from cp_big_malloc is faulted in without being touched, one from
  * cp_big_malloc_lazy is not, and the faulting in never changes what the
  * caller writes meanwhile, also in a child process forked while the
- * helper runs.
+ * helper runs.  An array grown by cp_grow32_upto (cp_grow.h) takes all its
+ * room at once and never moves within it, its untouched pages not
+ * resident.
  */
 #define _DEFAULT_SOURCE
 #include <check.h>
@@ -19,6 +21,7 @@
 #include <unistd.h>
 
 #include "cp_bigmem.h"
+#include "cp_grow.h"
 
 #define MIB ((size_t)1 << 20)
 
@@ -152,6 +155,44 @@ START_TEST(test_bigmem_prefaults_fresh_blocks_but_not_lazy_ones)
 END_TEST
 
 /*
+ * cp_grow32_upto: grown one element at a time, the array is one block of
+ * all the room from its first element, the same block to the last, and
+ * only about the pages written are resident (huge pages: up to two more
+ * than the 4 MiB written); past the room it doubles as cp_grow32, the
+ * elements kept.
+ */
+START_TEST(test_bigmem_grow_upto_never_moves)
+{
+	uint64_t most = 12 * MIB;	/* uint32_t: 48 MiB */
+	uint32_t *a = NULL, *first = NULL, cap = 0;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uint32_t n = (uint32_t)(4 * MIB / sizeof(*a));
+
+	cp_big_release();
+	for (uint32_t i = 0; i < n; i++) {
+		ck_assert_int_eq(cp_grow32_upto((void **)&a, sizeof(*a), &cap,
+						i + 1ull, most), 0);
+		if (!i)
+			first = a;
+		ck_assert_ptr_eq(a, first);
+		a[i] = i;
+	}
+	ck_assert_uint_eq(cap, most);
+	ck_assert_msg(resident(a, most * sizeof(*a)) <=
+		      (4 * MIB + 2 * ((size_t)2 << 20)) / page,
+		      "%zu pages resident for 4 MiB written",
+		      resident(a, most * sizeof(*a)));
+	ck_assert_int_eq(cp_grow32_upto((void **)&a, sizeof(*a), &cap,
+					most + 1, most), 0);
+	ck_assert_uint_eq(cap, 2 * most);
+	for (uint32_t i = 0; i < n; i++)
+		ck_assert_uint_eq(a[i], i);
+	free(a);
+	cp_big_release();
+}
+END_TEST
+
+/*
  * What the caller writes while the helper faults its block in stays
  * written; blocks freed while the helper may be on them (cp_big_free's
  * cache evicting, cp_big_release) are withdrawn from it first.
@@ -226,6 +267,7 @@ int main(void)
 	tcase_add_test(tc, test_bigmem_prefaults_fresh_blocks_but_not_lazy_ones);
 	tcase_add_test(tc, test_bigmem_prefault_keeps_what_the_caller_writes);
 	tcase_add_test(tc, test_bigmem_prefault_in_a_forked_child);
+	tcase_add_test(tc, test_bigmem_grow_upto_never_moves);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

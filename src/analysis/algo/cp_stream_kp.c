@@ -72,12 +72,19 @@ static uint32_t rank_of(const struct sp *p, uint32_t h)
 	return h == NONE ? 0 : p->kn[h].rank;
 }
 
+/* The most nodes, and sidetracks (each has a node), the heaps may hold
+ * ("Memory", above; a few more for an insert's copies at the limit). */
+static uint64_t kp_most(const struct sp *p)
+{
+	return 2 * (uint64_t)p->kp_cap + 64;
+}
+
 /* Room for one node more: its index (the caller fills it), or NONE when
  * out of memory. */
 static uint32_t node_new(struct sp *p)
 {
-	if (cp_grow32((void **)&p->kn, sizeof(*p->kn), &p->cap_kn,
-		      p->nkn + 1ull))
+	if (cp_grow32_upto((void **)&p->kn, sizeof(*p->kn), &p->cap_kn,
+			   p->nkn + 1ull, kp_most(p)))
 		return NONE;
 	return p->nkn++;
 }
@@ -217,8 +224,8 @@ static void merge(struct sp *p, struct side *a, const struct side *b,
 		return;
 	}
 	side = p->nkside;
-	if (cp_grow32((void **)&p->kside, sizeof(*p->kside), &p->cap_kside,
-		      side + 1ull)) {
+	if (cp_grow32_upto((void **)&p->kside, sizeof(*p->kside),
+			   &p->cap_kside, side + 1ull, kp_most(p))) {
 		p->nomem = true;
 		return;
 	}

@@ -4,6 +4,7 @@
 #include "cp_grow.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "cp_bigmem.h"
 
@@ -70,4 +71,23 @@ int cp_grow32(void **arr, size_t elem, uint32_t *cap, uint64_t need)
 int cp_grow32_short(void **arr, size_t elem, uint32_t *cap, uint64_t need)
 {
 	return grow32(arr, elem, cap, need, 4);
+}
+
+int cp_grow32_upto(void **arr, size_t elem, uint32_t *cap, uint64_t need,
+		   uint64_t most)
+{
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	if (*cap || need > most || most > UINT32_MAX ||
+	    most > SIZE_MAX / elem)
+		return cp_grow32(arr, elem, cap, need);
+	p = cp_big_malloc_lazy(most * elem);
+	if (!p)
+		return cp_grow32(arr, elem, cap, need);
+	free(*arr);		/* an array of no room may still be one */
+	*arr = p;
+	*cap = (uint32_t)most;
+	return 0;
 }

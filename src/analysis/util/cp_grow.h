@@ -31,4 +31,16 @@ int cp_grow32(void **arr, size_t elem, uint32_t *cap, uint64_t need);
  * of which most stay short (a thread per task). */
 int cp_grow32_short(void **arr, size_t elem, uint32_t *cap, uint64_t need);
 
+/*
+ * cp_grow32() for an array known to stay within @most elements: its first
+ * room is all @most of them, reserved without being touched
+ * (cp_big_malloc_lazy), so it never moves nor copies and only the pages
+ * written cost memory; past @most (or if the reservation fails) it
+ * doubles as cp_grow32().  For a large array grown one element at a
+ * time, whose doubling copies and fresh pages were a fifth of a pass
+ * (the streamed k paths' heaps).
+ */
+int cp_grow32_upto(void **arr, size_t elem, uint32_t *cap, uint64_t need,
+		   uint64_t most);
+
 #endif /* CP_GROW_H */
