@@ -740,13 +740,17 @@ static bool by_sanitizer(const struct trace *t, const struct sample *s,
  * first used (libgcc), with a clock read (the vDSO) for each event; the
  * program calls none of those itself.  A sample that interrupts them is
  * charged to the program's frame that called the tracer (step), as a
- * sample in the tracer's own code is.
+ * sample in the tracer's own code is.  The program's symbols are bound at
+ * start (LD_BIND_NOW): bound lazily, a worker's first call of each libc
+ * function its main thread never calls runs the loader's resolver on the
+ * program's behalf, and a sample there (an ASan run's first sample of a
+ * worker) is rightly the program's.
  */
 START_TEST(test_sampler_tracer_helpers_left_out)
 {
 	const char *env[] = { "CPTHREAD_MODE=trace", "CPTHREAD_CLOCK=cpu",
 			      "CPTHREAD_QUIET=1", "CPTHREAD_SAMPLING_HZ=2000",
-			      NULL };
+			      "LD_BIND_NOW=1", NULL };
 	static const char *const helpers[] = {
 		"liburcu", "libgcc_s.so", "ld-linux", "[vdso]",
 	};

@@ -4,7 +4,7 @@
  * out of the program's stacks: each new object makes the tracer record it
  * (liburcu's hash table) and where it was first used (libgcc's unwinder),
  * so CPU-time samples land there often.  The program calls neither
- * library, nor any clock.
+ * library, nor any clock (nor, its symbols bound at start, the loader).
  *
  *   smp_objs [STEPS] [THREADS]     (default 100000 steps, 2 threads)
  */
