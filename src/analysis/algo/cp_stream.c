@@ -1004,6 +1004,7 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 		   CP_STREAM_KP_NODES;
 	kp_max = o && o->kpaths_nodes_max > p.kp_cap ? o->kpaths_nodes_max :
 		 p.kp_cap;
+	p.kp_max = kp_max;
 	memset(s, 0, sizeof(*s));
 	s->paths_passes = p.kp_k ? 1 : 0;
 	s->exclusive = p.excl;

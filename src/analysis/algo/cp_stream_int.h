@@ -233,6 +233,7 @@ struct sp {
 	uint64_t kp_bound;	/* sidetracks dearer are not kept */
 	bool kp_strict;		/* nor, then, those of delta kp_bound */
 	uint64_t kp_cap;	/* nodes wanted at most */
+	uint64_t kp_max;	/* kp_cap at most, over the passes again */
 	uint64_t kp_limit;	/* nodes at which the bound is lowered */
 	uint64_t kp_hist[65];	/* kept sidetracks by bit length of delta */
 	uint64_t kp_now;	/* the vertex processed: its wall clock */

@@ -73,10 +73,12 @@ static uint32_t rank_of(const struct sp *p, uint32_t h)
 }
 
 /* The most nodes, and sidetracks (each has a node), the heaps may hold
- * ("Memory", above; a few more for an insert's copies at the limit). */
+ * ("Memory", above; a few more for an insert's copies at the limit), over
+ * every pass: a pass again with more room reuses the arrays, whose pages
+ * the pass before wrote (fresh pages cost the kernel's clearing). */
 static uint64_t kp_most(const struct sp *p)
 {
-	return 2 * (uint64_t)p->kp_cap + 64;
+	return 2 * (p->kp_max > p->kp_cap ? p->kp_max : p->kp_cap) + 64;
 }
 
 /* Room for one node more: its index (the caller fills it), or NONE when
@@ -537,15 +539,13 @@ void cp_stream_kp_again(struct sp *p)
 {
 	struct cp_stream *s = p->s;
 
-	free(p->kn);
-	free(p->kside);
+	/* the nodes' and sidetracks' arrays stay, for the next pass to
+	 * write over (kp_most) */
 	free(p->kp_pw);
 	free(s->paths);
-	p->kn = NULL;
-	p->kside = NULL;
 	p->kp_pw = NULL;
 	s->paths = NULL;
-	p->nkn = p->cap_kn = p->nkside = p->cap_kside = 0;
+	p->nkn = p->nkside = 0;
 	s->npaths = 0;
 	s->paths_cut = false;
 	p->kp_strict = false;
