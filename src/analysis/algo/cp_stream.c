@@ -1045,9 +1045,12 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 	p.nsh = p.ntr + 2 * p.nob + p.ntt + p.ncs + p.ncx;
 	p.vn = p.nsh + p.ntr + p.nlane;
 	p.records = true;
-	if (!p.ntr)	/* no procedure: no capture pass, no lane to walk */
-		p.npass -= (p.mbm_k > 1) + (p.npass > 2 + (p.mbm_k > 1) &&
-					    !p.tl);
+	if (!p.ntr) {	/* no procedure: no capture pass, and no walk back
+			 * unless the timeline follows C */
+		bool walk = p.npass > (p.mbm_k > 1 ? 3u : 2u);
+
+		p.npass -= (p.mbm_k > 1) + (walk && !p.tl);
+	}
 	if (p.mbm_k > 1 && p.ntr) {
 		/* the paths first, on the lengths alone; the records pass
 		 * then takes the lanes at their sidetracks ("MBM",
