@@ -1997,6 +1997,25 @@ static const char *page_svg(const char *page, size_t *n)
 	return page_part(page, "<svg id=\"timeline\"", "</svg>", n);
 }
 
+/* The page of the trace at @path, in memory into @mem and streamed into
+ * @st (their output read, their directory gone), both made. */
+static void both_pages(const char *path, struct cpt_res *mem,
+		       struct cpt_res *st)
+{
+	char dir[64];
+
+	cpt_tmpdir(dir, sizeof(dir), "check_stream_html");
+	cpt_run(mem, dir, (const char *const[]){ "report", "--format",
+						 "html", path, NULL });
+	cpt_run(st, dir, (const char *const[]){ "report", "--stream",
+						"--format", "html", path,
+						NULL });
+	cpt_rmdir(dir);
+	ck_assert_msg(mem->status == 0 && st->status == 0,
+		      "exit %d and %d: %s %s", mem->status, st->status,
+		      mem->err, st->err);
+}
+
 /*
  * The barrier example's page, streamed: said so; the timeline the page in
  * memory draws; the what-if rows of tail and slow, the same as in memory
@@ -2005,20 +2024,12 @@ static const char *page_svg(const char *page, size_t *n)
 START_TEST(test_stream_cpt_html_barrier)
 {
 	struct cpt_res mem = { 0 }, st = { 0 };
-	char path[64], dir[64];
+	char path[64];
 	const char *a, *b;
 	size_t na, nb;
 
 	barrier_file(path);
-	cpt_tmpdir(dir, sizeof(dir), "check_stream_html");
-	cpt_run(&mem, dir, (const char *const[]){ "report", "--format",
-						  "html", path, NULL });
-	cpt_run(&st, dir, (const char *const[]){ "report", "--stream",
-						 "--format", "html", path,
-						 NULL });
-	ck_assert_msg(mem.status == 0 && st.status == 0,
-		      "exit %d and %d: %s %s", mem.status, st.status, mem.err,
-		      st.err);
+	both_pages(path, &mem, &st);
 	ck_assert_msg(strstr(st.out, "id=\"streamed\"") &&
 		      strstr(st.out, "<b>the critical path</b>, ends on T0"),
 		      "stdout: %s", st.out);
@@ -2033,7 +2044,6 @@ START_TEST(test_stream_cpt_html_barrier)
 		      (int)nb, b);
 	cpt_res_free(&mem);
 	cpt_res_free(&st);
-	cpt_rmdir(dir);
 	unlink(path);
 }
 END_TEST
@@ -2058,7 +2068,7 @@ static unsigned count_of(const char *s, const char *what)
 START_TEST(test_stream_cpt_html_many_threads)
 {
 	struct cpt_res mem = { 0 }, st = { 0 };
-	char path[64], dir[64];
+	char path[64];
 	const char *a, *b;
 	size_t na, nb;
 	struct synth s;
@@ -2067,15 +2077,7 @@ START_TEST(test_stream_cpt_html_many_threads)
 	gen_trace(&s, 300, 400, false);
 	write_temp(&s, path);
 	synth_free(&s);
-	cpt_tmpdir(dir, sizeof(dir), "check_stream_html");
-	cpt_run(&mem, dir, (const char *const[]){ "report", "--format",
-						  "html", path, NULL });
-	cpt_run(&st, dir, (const char *const[]){ "report", "--stream",
-						 "--format", "html", path,
-						 NULL });
-	ck_assert_msg(mem.status == 0 && st.status == 0,
-		      "exit %d and %d: %s %s", mem.status, st.status, mem.err,
-		      st.err);
+	both_pages(path, &mem, &st);
 	a = page_svg(mem.out, &na);
 	b = page_svg(st.out, &nb);
 	ck_assert_msg(na == nb && !memcmp(a, b, na),
@@ -2096,7 +2098,6 @@ START_TEST(test_stream_cpt_html_many_threads)
 	}
 	cpt_res_free(&mem);
 	cpt_res_free(&st);
-	cpt_rmdir(dir);
 	unlink(path);
 }
 END_TEST
