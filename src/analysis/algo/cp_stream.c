@@ -869,14 +869,16 @@ static void records_again(struct sp *p)
 /*
  * A records pass that builds the k paths' heaps, and the paths from it.
  * While they come out cut (the sidetracks kept cannot tell which come
- * next) and the heaps may have more room (up to @max nodes), the pass
+ * next) and the heaps may have more room (up to p->kp_max nodes), the pass
  * again with 8 times the room, Slack's file (p->sl) made afresh: a
  * fine-grained program's paths can lie within nanoseconds of each other
  * among millions of detours, more than the default room holds.
  * 0, or -1 (memory).
  */
-static int paths_pass(struct sp *p, uint64_t max)
+static int paths_pass(struct sp *p)
 {
+	uint64_t max = p->kp_max;
+
 	for (;;) {
 		p->s->kp_room = p->kp_cap;
 		if (run_pass(p) || cp_stream_kp_finish(p))
@@ -899,6 +901,23 @@ static int paths_pass(struct sp *p, uint64_t max)
 }
 
 /* The pass's own memory (the results stay in cp_stream). */
+/* MBM's paths first, on the lengths alone; the records pass then takes
+ * the lanes at their sidetracks ("MBM", cp_stream_kp.c).  0, or -1
+ * (memory). */
+static int mbm_paths_first(struct sp *p)
+{
+	struct lanes_aside la;
+	int kp;
+
+	lanes_aside(p, &la);
+	kp = paths_pass(p);
+	lanes_back(p, &la);
+	if (kp || cp_stream_kp_want(p))
+		return -1;
+	records_again(p);
+	return 0;
+}
+
 static void sp_free(struct sp *p)
 {
 	free(p->njoin);
@@ -976,7 +995,6 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 		  const struct cp_stream_opts *o, char *err, size_t errlen)
 {
 	uint32_t nt = ix->t.nthreads;
-	uint64_t kp_max;
 	int ret = -1;
 	struct sp p = {
 		.ix = ix, .s = s, .nt = nt, .freel = NONE,
@@ -1002,9 +1020,8 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 	p.kp_cap = o && o->kpaths_nodes ? o->kpaths_nodes :
 		   64ull * p.kp_k > CP_STREAM_KP_NODES ? 64ull * p.kp_k :
 		   CP_STREAM_KP_NODES;
-	kp_max = o && o->kpaths_nodes_max > p.kp_cap ? o->kpaths_nodes_max :
-		 p.kp_cap;
-	p.kp_max = kp_max;
+	p.kp_max = o && o->kpaths_nodes_max > p.kp_cap ? o->kpaths_nodes_max :
+		   p.kp_cap;
 	memset(s, 0, sizeof(*s));
 	s->paths_passes = p.kp_k ? 1 : 0;
 	s->exclusive = p.excl;
@@ -1051,20 +1068,8 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 
 		p.npass -= (p.mbm_k > 1) + (walk && !p.tl);
 	}
-	if (p.mbm_k > 1 && p.ntr) {
-		/* the paths first, on the lengths alone; the records pass
-		 * then takes the lanes at their sidetracks ("MBM",
-		 * cp_stream_kp.c) */
-		struct lanes_aside la;
-		int kp;
-
-		lanes_aside(&p, &la);
-		kp = paths_pass(&p, kp_max);
-		lanes_back(&p, &la);
-		if (kp || cp_stream_kp_want(&p))
-			goto err_mem;
-		records_again(&p);
-	}
+	if (p.mbm_k > 1 && p.ntr && mbm_paths_first(&p))
+		goto err_mem;
 	p.vw_deps = p.views;
 	p.tl_rows = p.tl != NULL;
 	s->slack_asked = o && o->slack && p.track;
@@ -1072,7 +1077,7 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 	 * no procedure followed Slack has no lane, and its file no use */
 	if (((s->slack_asked && p.ntr) || p.tl) && cp_stream_sl_start(&p))
 		goto err_mem;
-	if (p.kp_k && !p.kp_capture ? paths_pass(&p, kp_max) : run_pass(&p))
+	if (p.kp_k && !p.kp_capture ? paths_pass(&p) : run_pass(&p))
 		goto err_mem;
 	if (p.tl && p.tl->nomem)	/* a row's cell could not be added */
 		goto err_mem;
