@@ -3,14 +3,17 @@
  * its end (cp_spill.h): records of random sizes, some larger than a
  * chunk, come back whole, in their chunks, the last chunk first; nothing
  * is left in the directory; a directory that does not exist is an error
- * with errno, not a crash.  The directory: $TMPDIR, else /var/tmp when
+ * with errno, not a crash; a write that fails (the file-size limit) stops
+ * the writing with its errno.  The directory: $TMPDIR, else /var/tmp when
  * /tmp is in memory, else /tmp; a tmpfs is seen as memory.
  */
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cp_spill.h"
@@ -83,9 +86,12 @@ START_TEST(test_spill_round_trip)
 			size_t sz = rec_size(r);
 
 			ck_assert_uint_le(off + sz, ch->len);
+			/* (an assertion a byte would be millions of writes
+			 * to Check's pipe) */
 			for (size_t j = 0; j < sz; j++)
-				ck_assert_msg(buf[off + j] == rec_byte(r, j),
-					      "record %u byte %zu", r, j);
+				if (buf[off + j] != rec_byte(r, j))
+					ck_abort_msg("record %u byte %zu", r,
+						     j);
 			off += sz;
 			seen++;
 		}
@@ -98,6 +104,49 @@ START_TEST(test_spill_round_trip)
 	ck_assert_int_eq(sp.fd, -1);
 	free(buf);
 	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+/* Records of 1 KiB into @sp until @bytes are written or a room is
+ * refused; the bytes written. */
+static size_t fill(struct cp_spill *sp, size_t bytes)
+{
+	size_t done = 0;
+
+	while (done < bytes) {
+		uint8_t *q = cp_spill_room(sp, 1024);
+
+		if (!q)
+			break;
+		memset(q, (int)(done >> 10), 1024);
+		cp_spill_done(sp, q + 1024);
+		done += 1024;
+	}
+	return done;
+}
+
+START_TEST(test_spill_write_fails)
+{
+	struct rlimit old, lim;
+	struct cp_spill sp;
+	size_t done;
+
+	/* the file may not pass 3 MiB: the write past it fails, EFBIG */
+	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = 3u << 20;
+	signal(SIGXFSZ, SIG_IGN);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	ck_assert_int_eq(cp_spill_open(&sp), 0);
+	done = fill(&sp, (size_t)64 << 20);
+	/* the failure stopped the writing at the chunk that failed */
+	ck_assert_msg(done < (size_t)5 * CP_SPILL_CHUNK,
+		      "%zu bytes taken past a failed write", done);
+	ck_assert_int_eq(cp_spill_flush(&sp), -1);
+	ck_assert_int_eq(sp.err, EFBIG);
+	ck_assert_ptr_null(cp_spill_room(&sp, 10));
+	cp_spill_close(&sp);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
 }
 END_TEST
 
@@ -156,6 +205,7 @@ static Suite *spill_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_spill_round_trip);
+	tcase_add_test(tc, test_spill_write_fails);
 	tcase_add_test(tc, test_spill_no_directory);
 	tcase_add_test(tc, test_spill_directory);
 	suite_add_tcase(s, tc);
