@@ -849,6 +849,123 @@ END_TEST
 
 
 /*
+ * Threads never joined: their ends reach the program's end only through
+ * the virtual end, each a segment of Slack's walk from the start (on the
+ * staircase, not in a thread slot).  By hand: T0 creates T1, T2 and T3,
+ * never joins them, runs a for 100 and exits; T1 works 90, T2 40 and T3
+ * 95, each then exits.  The critical path is T0's 100; a can shrink by 5
+ * before T3's end binds (T1's at 10 and T2's at 60 would allow more).
+ */
+START_TEST(test_stream_slack_detached_ends)
+{
+	struct synth s;
+	struct cp_tindex ix;
+	struct cp_stream st;
+	char path[64];
+	bool found = false;
+
+	synth_init(&s);
+	synth_symbol(&s, 0x100, 0x10, "a");
+	synth_start(&s, 0, -1);
+	for (uint32_t t = 1; t <= 3; t++) {
+		synth_create(&s, 0, 0, t);
+		synth_start(&s, t, 0);
+	}
+	synth_call(&s, 0, 0x100, 100);
+	synth_exit(&s, 0, 0);
+	synth_exit(&s, 1, 90);
+	synth_exit(&s, 2, 40);
+	synth_exit(&s, 3, 95);
+	compare(&s, true, "detached ends");
+	write_temp(&s, path);
+	stream_file(path, &ix, &st);
+	ck_assert_uint_eq(st.cp_len, 100);
+	for (uint32_t i = 0; i < st.nprocs; i++) {
+		const struct cp_stream_proc *pr = &st.procs[i];
+
+		if (strcmp(pr->name, "a"))
+			continue;
+		found = true;
+		ck_assert_msg(pr->cp_ns == 100 && pr->has_slack &&
+			      pr->slack_ns == 5,
+			      "a: CP %" PRIu64 ", Slack %" PRIu64, pr->cp_ns,
+			      pr->slack_ns);
+	}
+	ck_assert(found);
+	cp_stream_free(&st);
+	cp_tindex_close(&ix);
+	unlink(path);
+	synth_free(&s);
+}
+END_TEST
+
+/*
+ * A thread per task: T0 makes @n tasks, one after another, joining each
+ * once @alive more were made, but every third, which it never joins (a
+ * detached thread: its end reaches the program's only through the
+ * virtual end); a task calls a procedure, takes the shared mutex and
+ * calls another inside.  Slack's walk meets a thread at its
+ * JOIN and gives its slot back at its start, and the busy sweep drops the
+ * threads whose lives it passed (cp_stream_busy.c), so many threads come
+ * and go through a few slots.
+ */
+static void gen_tasks(struct synth *s, uint32_t n, uint32_t alive)
+{
+	uint32_t m;
+
+	synth_init(s);
+	for (uint32_t i = 0; i < NPROC; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "proc%u", i);
+		synth_symbol(s, proc_addr(i), 0x10, name);
+	}
+	synth_start(s, 0, -1);
+	m = synth_obj(s, 0, CP_OBJ_MUTEX, 0);
+	for (uint32_t t = 1; t <= n; t++) {
+		synth_create(s, 0, dur(), t);
+		synth_start(s, t, 0);
+		synth_call(s, t, proc_addr(rnd(NPROC)), dur());
+		synth_lock(s, t, dur(), rnd(2) ? dur() : 0, m);
+		synth_call(s, t, proc_addr(rnd(NPROC)), dur());
+		synth_unlock(s, t, dur(), m);
+		synth_exit(s, t, dur());
+		if (t > alive && (t - alive) % 3)
+			synth_join(s, 0, dur(), rnd(2), t - alive);
+	}
+	for (uint32_t t = n > alive ? n - alive + 1 : 1; t <= n; t++)
+		if (t % 3)
+			synth_join(s, 0, dur(), true, t);
+	synth_exit(s, 0, dur());
+}
+
+/*
+ * Many threads: random traces of 20 to 80 workers, all alive at the end
+ * (Slack's walk meets them all at once, past the slots it starts with),
+ * and a thread per task (400 tasks, a few alive at a time): the figures,
+ * Slack and the headline's busy share are the in-memory ones.
+ */
+START_TEST(test_stream_many_threads_equal_memory)
+{
+	for (int round = 0; round < 6; round++) {
+		struct synth s;
+		char what[40];
+
+		rng_state = 9100 + (uint64_t)round;
+		if (round < 4)
+			gen_trace(&s, 20 + (uint32_t)rnd(60),
+				  200 + (uint32_t)rnd(800), round % 2);
+		else
+			gen_tasks(&s, 400, 1 + (uint32_t)rnd(6));
+		snprintf(what, sizeof(what), "many threads, round %d", round);
+		compare(&s, true, what);
+		compare_mode(&s, true, true, what);	/* exclusive */
+		synth_free(&s);
+	}
+}
+END_TEST
+
+/*
  * Slack streamed where two procedures have the same CP time: the walk
  * back shares one walk between their lanes and parts them at the first
  * C edge only one of them holds (cp_stream_slack.c's split()).  By hand:
@@ -2514,6 +2631,8 @@ static Suite *stream_suite(void)
 	tcase_add_test(tc, test_stream_cpt_runtime_notes);
 	tcase_add_test(tc, test_stream_cpt_html_barrier);
 	tcase_add_test(tc, test_stream_cpt_html_many_threads);
+	tcase_add_test(tc, test_stream_many_threads_equal_memory);
+	tcase_add_test(tc, test_stream_slack_detached_ends);
 	tcase_add_test(tc, test_stream_slack_no_room);
 	tcase_add_test(tc, test_stream_cpt_headline_busy);
 	tcase_add_test(tc, test_stream_cpt_whatif_chooses_the_mode);

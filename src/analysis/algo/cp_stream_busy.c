@@ -27,9 +27,13 @@
  *
  * Cost: a pass over the events, decoding only; per segment of the
  * procedure, O(log BUSY_RING) for each thread alive then, found in a tree
- * of the threads' lives (O(log threads)).  Memory: a cursor and up to
- * BUSY_RING segments (8 KB) per thread, 4 to begin with: a short thread
- * keeps few.
+ * of the threads' lives (O(log threads)).  Memory: 8 bytes a thread, and
+ * for each thread the sweep has met and not yet passed a cursor and up to
+ * BUSY_RING segments (8 KB), 4 to begin with: a short thread keeps few.
+ * A thread whose life ended before the segment the sweep is at gives its
+ * cursor back (swept(), every time the threads met have doubled), and one
+ * a step back meets again starts from its first event: a program that
+ * makes a thread per task keeps about the threads alive at once.
  */
 #include "cp_stream_int.h"
 
@@ -48,7 +52,7 @@ struct bseg {
 	bool useful;
 };
 
-/* A thread in the sweep. */
+/* A thread in the sweep, from the first segment it is alive in. */
 struct bth {
 	struct cp_tcursor cur;
 	uint32_t tid;
@@ -61,6 +65,70 @@ struct bth {
 	uint32_t head, n, cap;	/* room for cap, doubling to BUSY_RING */
 	bool nomem;		/* the ring could not grow */
 };
+
+/* The sweep's threads: those met, by thread id, and in a list. */
+struct bsweep {
+	struct bth **th;	/* [nt] or NULL: not met, or passed */
+	uint32_t *met;		/* [nmet] the threads in th[] */
+	uint32_t nmet, sweep_at;	/* sweep when nmet reaches sweep_at */
+	bool nomem;
+};
+
+/* Thread @tid of the sweep, made when first met; NULL (sw->nomem) when
+ * memory ran out. */
+static struct bth *bth_get(struct sp *p, struct bsweep *sw, uint32_t tid)
+{
+	struct bth *t = sw->th[tid];
+
+	if (t)
+		return t;
+	t = calloc(1, sizeof(*t));
+	if (t) {
+		t->tid = tid;
+		t->cap = 4;
+		t->ring = malloc(t->cap * sizeof(*t->ring));
+	}
+	if (!t || !t->ring) {
+		if (t)
+			free(t);
+		sw->nomem = true;
+		return NULL;
+	}
+	cp_tcursor_init(&t->cur, p->ix, tid, false);
+	sw->th[tid] = t;
+	sw->met[sw->nmet++] = tid;
+	return t;
+}
+
+static void bth_free(struct bth *t)
+{
+	cp_tcursor_fini(&t->cur);
+	free(t->ring);
+	free(t);
+}
+
+/* The threads whose lives ended before @a, which the segments from @a on
+ * do not visit (but for a step back, which makes them again), give their
+ * cursors back; once the threads met have doubled since the last time. */
+static void swept(struct sp *p, struct bsweep *sw, uint64_t a)
+{
+	uint32_t n = 0;
+
+	if (sw->nmet < sw->sweep_at)
+		return;
+	for (uint32_t i = 0; i < sw->nmet; i++) {
+		uint32_t tid = sw->met[i];
+
+		if (p->th[tid].last_wall < a) {
+			bth_free(sw->th[tid]);
+			sw->th[tid] = NULL;
+		} else {
+			sw->met[n++] = tid;
+		}
+	}
+	sw->nmet = n;
+	sw->sweep_at = 2 * n > 64 ? 2 * n : 64;
+}
 
 /* From thread @t's first event again. */
 static void restart(struct sp *p, struct bth *t)
@@ -242,7 +310,7 @@ static void lives_free(struct lives *lv)
 
 /* One C segment [@a, @b) of thread @tid: the useful time in it of the
  * threads alive then in [@lo, @hi) of @lv, into *@over. */
-static void segment(struct sp *p, struct bth *th, const struct lives *lv,
+static void segment(struct sp *p, struct bsweep *sw, const struct lives *lv,
 		    uint32_t lo, uint32_t hi, uint32_t tid, uint64_t a,
 		    uint64_t b, double *over)
 {
@@ -254,13 +322,17 @@ static void segment(struct sp *p, struct bth *th, const struct lives *lv,
 		/* none in [lo, hi) lives past a */
 		if (lv->maxlast[mid] <= a)
 			return;
-		segment(p, th, lv, lo, mid, tid, a, b, over);
+		segment(p, sw, lv, lo, mid, tid, a, b, over);
 		/* none from mid on is born before b */
 		if (b <= st->first_wall)
 			return;
 		if (t != tid && a < st->last_wall) {
-			ua = useful_before(p, &th[t], a);
-			*over += (double)(useful_before(p, &th[t], b) - ua);
+			struct bth *bt = bth_get(p, sw, t);
+
+			if (!bt)
+				return;
+			ua = useful_before(p, bt, a);
+			*over += (double)(useful_before(p, bt, b) - ua);
 		}
 		lo = mid + 1;
 	}
@@ -269,7 +341,7 @@ static void segment(struct sp *p, struct bth *th, const struct lives *lv,
 int cp_stream_busy_measure(struct sp *p, double *busy)
 {
 	struct cp_spill *iv = cp_stream_sl_segments(p);
-	struct bth *th;
+	struct bsweep sw = { .sweep_at = 64 };
 	struct lives lv = { .n = 0 };
 	uint8_t *buf = NULL;
 	size_t cap = 0;
@@ -281,22 +353,13 @@ int cp_stream_busy_measure(struct sp *p, double *busy)
 	*busy = -1;
 	if (nthreads < 2 || iv->fd < 0 || iv->err || cp_spill_flush(iv))
 		return 0;
-	th = calloc(p->nt ? p->nt : 1, sizeof(*th));
-	if (!th || lives_init(p, &lv)) {
+	sw.th = calloc(p->nt ? p->nt : 1, sizeof(*sw.th));
+	sw.met = malloc((p->nt ? p->nt : 1) * sizeof(*sw.met));
+	if (!sw.th || !sw.met || lives_init(p, &lv)) {
 		ret = -1;
 		goto out;
 	}
-	for (uint32_t t = 0; t < p->nt; t++) {
-		th[t].tid = t;
-		th[t].cap = 4;
-		th[t].ring = malloc(th[t].cap * sizeof(*th[t].ring));
-		if (!th[t].ring) {
-			ret = -1;
-			goto out;
-		}
-		cp_tcursor_init(&th[t].cur, p->ix, t, false);
-	}
-	for (uint32_t i = iv->nchunk; i-- > 0;) {
+	for (uint32_t i = iv->nchunk; i-- > 0 && !sw.nomem;) {
 		const struct cp_spill_chunk *c = &iv->chunk[i];
 
 		if (cp_spill_read(iv, i, &buf, &cap)) {
@@ -310,21 +373,22 @@ int cp_stream_busy_measure(struct sp *p, double *busy)
 			memcpy(&tid, buf + 24 * (size_t)r, 8);
 			memcpy(&a, buf + 24 * (size_t)r + 8, 8);
 			memcpy(&b, buf + 24 * (size_t)r + 16, 8);
-			segment(p, th, &lv, 0, lv.n, (uint32_t)tid, a, b,
+			swept(p, &sw, a);
+			segment(p, &sw, &lv, 0, lv.n, (uint32_t)tid, a, b,
 				&over);
 			on += b - a;
 		}
 	}
+	if (sw.nomem)
+		ret = -1;
 	if (on && !ret)
 		*busy = over / ((double)on * (double)(nthreads - 1));
 out:
-	for (uint32_t t = 0; th && t < p->nt; t++) {
-		if (th[t].ring)
-			cp_tcursor_fini(&th[t].cur);
-		free(th[t].ring);
-	}
+	for (uint32_t i = 0; sw.th && i < sw.nmet; i++)
+		bth_free(sw.th[sw.met[i]]);
 	lives_free(&lv);
-	free(th);
+	free(sw.th);
+	free(sw.met);
 	free(buf);
 	return ret;
 }

@@ -82,9 +82,14 @@
  * its stack switches) to a second scratch file, last first, which
  * cp_stream_busy.c reads back.
  *
- * Memory: per lane at most 40 bytes a thread (its A and its segment in
- * thread_seg()'s tree), 8 a slot, and the other segments alive that no
- * other dominates (cp_stair.h).
+ * Memory: per walk 28 bytes a thread (its et, wall clock, mask and
+ * slot); per lane 40 bytes a thread slot (its A and its segment in
+ * thread_seg()'s tree), 8 a record slot, and the other segments alive
+ * that no other dominates (cp_stair.h).  A thread takes a slot when the
+ * walk first meets it (its last vertex, or the JOIN of it) and gives it
+ * back at its first vertex, so the slots are about the threads alive at
+ * once, not all of them: a program that makes a thread per task has
+ * hundreds of thousands.
  */
 #include "cp_stream_int.h"
 
@@ -460,6 +465,8 @@ void cp_stream_sl_hub(struct sp *p, uint32_t h, const uint32_t *m,
 
 enum { PTR_NONE, PTR_THREAD, PTR_SLOT };
 
+#define CP_SL_SLOTS 16	/* thread slots a walk starts with (grow_slots()) */
+
 /* The walk's state: per lane (a followed procedure with CP time) its d,
  * CP time not passed, live segments and the values A + 1 (0: no path
  * from C reaches the vertex) of each thread's next vertex and each slot. */
@@ -475,12 +482,19 @@ struct walk {
 	uint64_t cown[CP_STREAM_TRACK];	/* share of the C^R edge into the
 					 * next C vertex */
 	struct cp_stair seg[CP_STREAM_TRACK];
-	uint64_t *tv;		/* [nl x 2P] each thread's pending thread
-				 * edge's segment value, a min-tree per
-				 * lane (thread_seg()) */
-	uint32_t P;		/* leaves per tree: a power of two >= nt */
+	uint64_t *tv;		/* [nl x 2P] each open thread's pending
+				 * thread edge's segment value, a min-tree
+				 * per lane over the thread slots
+				 * (thread_seg()) */
+	uint32_t P;		/* thread slots: a power of two */
+	uint32_t *tslot;	/* [nt] a thread's slot + 1; 0: not met
+				 * yet (A = 0, its end's segment on the
+				 * staircase); GONE: its first vertex was
+				 * walked (A unreached) */
+	uint32_t *sfree;	/* [P] slots given back, nsfree of them */
+	uint32_t nsfree, nsused;	/* and slots ever taken */
 	uint64_t ax[CP_STREAM_TRACK];	/* A + 1 of the vertex walked */
-	uint64_t *ta, *ra;	/* [nt x nl], [nslot x nl] */
+	uint64_t *ta, *ra;	/* [P x nl] a thread slot's, [nslot x nl] */
 	uint64_t *tet, *tmask;	/* [nt] et and mask of the next vertex */
 	uint64_t *twall;	/* [nt] and its wall clock */
 	bool busy;		/* it has sp.busy_k's lane: C's segments of
@@ -541,15 +555,16 @@ static int push(struct walk *w, uint32_t l, uint64_t v, uint64_t until)
  * the walk reaches u, where the edge into u takes its place.  So each
  * thread has at most one alive, and rather than pushing every one on the
  * staircase (half of its pushes on a lock-heavy trace), each lane keeps
- * the threads' current ones in a min-tree over the threads; a query at a
- * C vertex takes the least of the tree's root and the staircase.  An edge
- * that is C's own, or that no path from C reaches, is no segment
- * (UINT64_MAX).
+ * the open threads' current ones in a min-tree over their slots; a query
+ * at a C vertex takes the least of the tree's root and the staircase.  An
+ * edge that is C's own, or that no path from C reaches, is no segment
+ * (UINT64_MAX).  (A thread's first segment, its last vertex's edge to the
+ * virtual end, goes on the staircase: thread_ends().)
  */
-static void thread_seg(struct walk *w, uint32_t l, uint32_t tid, uint64_t v)
+static void thread_seg(struct walk *w, uint32_t l, uint32_t slot, uint64_t v)
 {
 	uint64_t *tr = w->tv + (size_t)l * 2 * w->P;
-	uint32_t i = w->P + tid;
+	uint32_t i = w->P + slot;
 
 	tr[i] = v;
 	for (i >>= 1; i; i >>= 1) {
@@ -562,7 +577,7 @@ static void thread_seg(struct walk *w, uint32_t l, uint32_t tid, uint64_t v)
 	}
 }
 
-/* The least of lane @l's threads' segment values. */
+/* The least of lane @l's open threads' segment values. */
 static uint64_t thread_min(const struct walk *w, uint32_t l)
 {
 	return w->tv[(size_t)l * 2 * w->P + 1];
@@ -593,10 +608,11 @@ static int edge(struct walk *w, uint64_t *dst, uint64_t wt, uint64_t et,
 	return 0;
 }
 
-/* The thread edge of weight @wt from thread @tid's vertex of et @et into
- * the vertex walked: its A flows into the thread's next vertex (@dst),
- * and the edge, unless it is C's own (@onc), is the thread's segment. */
-static void thread_edge(struct walk *w, uint64_t *dst, uint32_t tid,
+/* The thread edge of weight @wt from the vertex of et @et of the thread
+ * in @slot into the vertex walked: its A flows into the thread's next
+ * vertex (@dst), and the edge, unless it is C's own (@onc), is the
+ * thread's segment. */
+static void thread_edge(struct walk *w, uint64_t *dst, uint32_t slot,
 			uint64_t wt, uint64_t et, bool onc)
 {
 	for (uint64_t m = w->live; m; m &= m - 1) {
@@ -605,9 +621,79 @@ static void thread_edge(struct walk *w, uint64_t *dst, uint32_t tid,
 
 		if (a && aw > dst[l])
 			dst[l] = aw;
-		thread_seg(w, l, tid, !a || onc ? UINT64_MAX :
-				      seg_val(w->L, et, wt, a - 1));
+		thread_seg(w, l, slot, !a || onc ? UINT64_MAX :
+				       seg_val(w->L, et, wt, a - 1));
 	}
+}
+
+#define GONE UINT32_MAX
+
+/* Twice the thread slots: the trees rebuilt over them, the rows of A
+ * kept.  0, or -1 (memory). */
+static int grow_slots(struct walk *w)
+{
+	uint32_t P = w->P, P2 = 2 * P, nl = w->nl;
+	uint64_t *tv, *ta;
+	uint32_t *fr;
+
+	if (P >= (1u << 30))
+		return -1;
+	ta = realloc(w->ta, ((size_t)P2 * nl + 1) * sizeof(*ta));
+	if (ta)
+		w->ta = ta;
+	fr = realloc(w->sfree, P2 * sizeof(*fr));
+	if (fr)
+		w->sfree = fr;
+	tv = malloc(((size_t)nl * 2 * P2 + 1) * sizeof(*tv));
+	if (!ta || !fr || !tv) {
+		free(tv);
+		return -1;
+	}
+	memset(ta + (size_t)P * nl, 0, (size_t)P * nl * sizeof(*ta));
+	for (uint32_t l = 0; l < nl; l++) {
+		const uint64_t *o = w->tv + (size_t)l * 2 * P;
+		uint64_t *n = tv + (size_t)l * 2 * P2;
+
+		memcpy(n + P2, o + P, P * sizeof(*n));
+		memset(n + P2 + P, 0xff, P * sizeof(*n));
+		for (uint32_t i = P2 - 1; i; i--)
+			n[i] = n[2 * i] < n[2 * i + 1] ? n[2 * i] :
+							 n[2 * i + 1];
+	}
+	free(w->tv);
+	w->tv = tv;
+	w->P = P2;
+	return 0;
+}
+
+/* Thread @tid's slot, taken when the walk first meets it with A + 1 = 1
+ * in every lane (A = 0: the virtual end follows every thread's last
+ * vertex), or 0 once its first vertex was walked (only a file the pass
+ * did not write meets it again).  NONE: no memory. */
+static uint32_t thread_slot(struct walk *w, uint32_t tid)
+{
+	uint32_t t = w->tslot[tid], s;
+
+	if (t && t != GONE)
+		return t - 1;
+	if (w->nsfree)
+		s = w->sfree[--w->nsfree];
+	else if (w->nsused < w->P || !grow_slots(w))
+		s = w->nsused++;
+	else
+		return NONE;
+	for (uint32_t l = 0; l < w->nl; l++)
+		w->ta[(size_t)s * w->nl + l] = t == GONE ? 0 : 1;
+	w->tslot[tid] = s + 1;
+	return s;
+}
+
+/* Thread @tid's first vertex was walked: its slot, whose segment the
+ * caller ended, goes back. */
+static void thread_gone(struct walk *w, uint32_t tid, uint32_t slot)
+{
+	w->tslot[tid] = GONE;
+	w->sfree[w->nsfree++] = slot;
 }
 
 /*
@@ -622,7 +708,6 @@ static void thread_edge(struct walk *w, uint64_t *dst, uint32_t tid,
  */
 static int split(struct walk *w)
 {
-	struct sp *p = w->p;
 	uint32_t nl = w->nl, from[CP_STREAM_TRACK];
 
 	for (uint32_t m = 0; m < nl; m++) {
@@ -649,7 +734,7 @@ static int split(struct walk *w)
 		memcpy(w->tv + (size_t)m * 2 * w->P,
 		       w->tv + (size_t)l * 2 * w->P,
 		       2 * (size_t)w->P * sizeof(*w->tv));
-		for (uint32_t t = 0; t < p->nt; t++)
+		for (uint32_t t = 0; t < w->nsused; t++)
 			w->ta[(size_t)t * nl + m] = w->ta[(size_t)t * nl + l];
 		for (uint32_t r = 0; r < w->nslot; r++)
 			w->ra[(size_t)r * nl + m] = w->ra[(size_t)r * nl + l];
@@ -814,9 +899,14 @@ static int walk_inputs(struct walk *w, const uint8_t *q, const uint8_t *e,
 		if (egap > et || dpos > f)
 			return -2;
 		if (id & 1) {
+			uint32_t s;
+
 			if (id >> 1 >= w->p->nt)
 				return -2;
-			dst = w->ta + (size_t)(id >> 1) * nl;
+			s = thread_slot(w, (uint32_t)(id >> 1));
+			if (s == NONE)
+				return -1;
+			dst = w->ta + (size_t)s * nl;
 		} else {
 			if (id >> 1 >= w->nslot)
 				return -2;
@@ -839,7 +929,7 @@ static int walk_one(struct walk *w, const uint8_t *q, const uint8_t *e,
 		    uint64_t f)
 {
 	struct sp *p = w->p;
-	uint32_t nl = w->nl, tid = 0, slot = 0;
+	uint32_t nl = w->nl, tid = 0, slot = 0, ts = 0;
 	uint64_t flags, x, wt = 0, gap = 0, dprev = 0, mask0 = 0, npc = 0;
 	uint64_t et, win, nin, *ta = NULL, wd = 0, wx = 0;
 	int r;
@@ -876,7 +966,10 @@ static int walk_one(struct walk *w, const uint8_t *q, const uint8_t *e,
 			for (uint64_t i = 0; i < 2 * npc; i++)
 				GET(x);
 		}
-		ta = w->ta + (size_t)tid * nl;
+		ts = thread_slot(w, tid);
+		if (ts == NONE)
+			return -1;
+		ta = w->ta + (size_t)ts * nl;
 		et = w->tet[tid];
 		wx = w->twall[tid];
 		if (wd > wx)
@@ -920,18 +1013,19 @@ static int walk_one(struct walk *w, const uint8_t *q, const uint8_t *e,
 				uint32_t l = (uint32_t)__builtin_ctzll(m);
 
 				/* the thread has no edge before it */
-				thread_seg(w, l, tid, UINT64_MAX);
+				thread_seg(w, l, ts, UINT64_MAX);
 				/* a root: its paths end at the virtual end */
 				if (!nin && w->ax[l] &&
 				    push(w, l, seg_val(w->L, 0, 0, w->ax[l] - 1),
 					 UINT64_MAX))
 					return -1;
 			}
+			thread_gone(w, tid, ts);
 		} else {
 			if (sat_add(gap, wt) > et || dprev > f)
 				return -2;
 			memset(ta, 0, nl * sizeof(*ta));
-			thread_edge(w, ta, tid, wt, et - gap - wt, c && !win);
+			thread_edge(w, ta, ts, wt, et - gap - wt, c && !win);
 			w->tet[tid] = et - gap - wt;
 			w->twall[tid] = wx - wd;
 		}
@@ -945,6 +1039,45 @@ static int walk_one(struct walk *w, const uint8_t *q, const uint8_t *e,
 }
 
 #undef GET
+
+/* By the position of a thread's last vertex, last first. */
+static int by_lastf(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return x[0] < y[0] ? 1 : x[0] > y[0] ? -1 : 0;
+}
+
+/* Every thread's last vertex but C's (@cpt) has an edge to the virtual
+ * end, a segment alive until the walk reaches that vertex: on the
+ * staircase of each leading lane, pushed in the order they expire.  0,
+ * or -1 (memory). */
+static int thread_ends(struct walk *w, uint32_t cpt)
+{
+	struct cp_stream_sl *sl = w->p->sl;
+	uint64_t (*end)[2] = malloc((w->p->nt + 1) * sizeof(*end));
+	uint32_t n = 0;
+	int ret = 0;
+
+	if (!end)
+		return -1;
+	for (uint32_t tid = 0; tid < w->p->nt; tid++)
+		if (w->p->th[tid].any && tid != cpt) {
+			end[n][0] = sl->lastf[tid];
+			end[n++][1] = tid;
+		}
+	qsort(end, n, sizeof(*end), by_lastf);
+	for (uint64_t m = w->live; m && !ret; m &= m - 1) {
+		uint32_t l = (uint32_t)__builtin_ctzll(m);
+
+		for (uint32_t i = 0; i < n && !ret; i++)
+			ret = push(w, l, seg_val(w->L, sl->endet[end[i][1]], 0,
+						 0),
+				   w->N - 1 - end[i][0]);
+	}
+	free(end);
+	return ret;
+}
 
 /* Set up the walk of the @nl lanes @k (tracked indices) from the pass's
  * end: their CP time, the threads' last vertices (A = 0, a segment of the
@@ -975,21 +1108,22 @@ static int walk_init(struct walk *w, struct sp *p, const uint32_t *k,
 	w->tl_on = w->tl && cpt != NONE;
 	if (!w->nl && !w->tl_on)
 		return 0;
-	if (p->nt > (1u << 30))
-		return -1;
-	for (w->P = 1; w->P < p->nt; w->P *= 2)
+	for (w->P = 1; w->P < p->nt && w->P < CP_SL_SLOTS; w->P *= 2)
 		;
 	w->tv = malloc(((size_t)w->nl * 2 * w->P + 1) * sizeof(*w->tv));
 	if (!w->tv)
 		return -1;
 	memset(w->tv, 0xff, (size_t)w->nl * 2 * w->P * sizeof(*w->tv));
-	w->ta = calloc((size_t)p->nt * w->nl + 1, sizeof(*w->ta));
+	w->ta = calloc((size_t)w->P * w->nl + 1, sizeof(*w->ta));
+	w->sfree = malloc(w->P * sizeof(*w->sfree));
+	w->tslot = calloc(p->nt ? p->nt : 1, sizeof(*w->tslot));
 	w->ra = calloc((size_t)(w->nslot ? w->nslot : 1) * w->nl + 1,
 		       sizeof(*w->ra));
 	w->tet = calloc(p->nt, sizeof(*w->tet));
 	w->tmask = calloc(p->nt, sizeof(*w->tmask));
 	w->twall = calloc(p->nt, sizeof(*w->twall));
-	if (!w->ta || !w->ra || !w->tet || !w->tmask || !w->twall)
+	if (!w->ta || !w->sfree || !w->tslot || !w->ra || !w->tet ||
+	    !w->tmask || !w->twall)
 		return -1;
 	w->ptr = PTR_THREAD;
 	w->ptr_id = cpt;
@@ -1000,22 +1134,16 @@ static int walk_init(struct walk *w, struct sp *p, const uint32_t *k,
 		w->tet[tid] = sl->endet[tid];
 		w->tmask[tid] = sl->endmask[tid];
 		w->twall[tid] = sl->endwall[tid];
-		for (uint32_t l = 0; l < w->nl; l++) {
-			w->ta[(size_t)tid * w->nl + l] = 1;
-			/* its last vertex's edge to the virtual end, alive
-			 * until the walk reaches that vertex */
-			if (w->lead[l] == l && tid != cpt)
-				thread_seg(w, l, tid,
-					   seg_val(L, sl->endet[tid], 0, 0));
-		}
 	}
-	return 0;
+	return thread_ends(w, cpt);
 }
 
 static void walk_free(struct walk *w)
 {
 	free(w->tv);
 	free(w->ta);
+	free(w->tslot);
+	free(w->sfree);
 	free(w->ra);
 	free(w->tet);
 	free(w->tmask);
