@@ -27,7 +27,7 @@
  *
  * Cost: a pass over the events, decoding only; per segment of the
  * procedure, O(log BUSY_RING) for each thread alive then, found in a tree
- * of the threads' lives (O(log threads)).  Memory: 8 bytes a thread, and
+ * of the threads' lives (O(log threads)).  Memory: 12 bytes a thread, and
  * for each thread the sweep has met and not yet passed a cursor and up to
  * BUSY_RING segments (8 KB), 4 to begin with: a short thread keeps few.
  * A thread whose life ended before the segment the sweep is at gives its
@@ -89,8 +89,7 @@ static struct bth *bth_get(struct sp *p, struct bsweep *sw, uint32_t tid)
 		t->ring = malloc(t->cap * sizeof(*t->ring));
 	}
 	if (!t || !t->ring) {
-		if (t)
-			free(t);
+		free(t);
 		sw->nomem = true;
 		return NULL;
 	}
