@@ -900,7 +900,6 @@ static int paths_pass(struct sp *p)
 	}
 }
 
-/* The pass's own memory (the results stay in cp_stream). */
 /* MBM's paths first, on the lengths alone; the records pass then takes
  * the lanes at their sidetracks ("MBM", cp_stream_kp.c).  0, or -1
  * (memory). */
@@ -918,6 +917,7 @@ static int mbm_paths_first(struct sp *p)
 	return 0;
 }
 
+/* The pass's own memory (the results stay in cp_stream). */
 static void sp_free(struct sp *p)
 {
 	free(p->njoin);
