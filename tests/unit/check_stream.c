@@ -39,6 +39,7 @@
 #include "cp_stream.h"
 #include "cp_stream_out.h"
 #include "cp_stream_prof.h"
+#include "cp_tcursor.h"
 #include "cp_trace.h"
 #include "cp_tracepag.h"
 #include "cp_views.h"
@@ -797,33 +798,50 @@ START_TEST(test_stream_sampled_equals_memory)
 END_TEST
 
 static void cut_rounds(int n, uint64_t seed);
+static void gen_tasks(struct synth *s, uint32_t n, uint32_t alive,
+		      uint32_t lost);
 
 /*
  * Blocks decoded ahead on a second thread (cp_tcursor.h's prefetcher,
  * which cp_par_two runs for large traces only: the threshold lowered to
  * 0 here): random traces of many small blocks, with samples and metadata,
  * whole and cut (the helper leaves a block with a repair to the cursor),
- * give exactly what the cursors alone give, and the in-memory figures.
+ * and threads per task, give exactly what the cursors alone give, and the
+ * in-memory figures.  The helper reads the file a window at a time: here
+ * the whole file, a few blocks, or less than one block (which it then
+ * reads alone), by round.
  */
 START_TEST(test_stream_prefetch_equals_memory)
 {
+	static const size_t windows[] = { 1u << 20, 700, 40 };
 	size_t old = cp_par_set_threshold(0);
+	size_t old_win = cp_tpf_set_window(windows[0]);
 
-	for (int round = 0; round < 20; round++) {
+	for (int round = 0; round < 24; round++) {
 		struct synth s;
 		char what[32];
 
 		rng_state = 9000 + (uint64_t)round;
-		gen_trace(&s, 1 + (uint32_t)rnd(6), 200 + (uint32_t)rnd(2000),
-			  round % 2);
-		s.block_events = 5 + (uint32_t)rnd(40);
-		gen_samples(&s, 5 + (uint32_t)rnd(100));
+		cp_tpf_set_window(windows[round % 3]);
+		if (round < 20) {
+			gen_trace(&s, 1 + (uint32_t)rnd(6),
+				  200 + (uint32_t)rnd(2000), round % 2);
+			s.block_events = 5 + (uint32_t)rnd(40);
+			gen_samples(&s, 5 + (uint32_t)rnd(100));
+		} else {
+			gen_tasks(&s, 200, 1 + (uint32_t)rnd(4),
+				  round % 2 ? 5 : 0);
+		}
 		snprintf(what, sizeof(what), "prefetch round %d", round);
 		compare(&s, true, what);
-		compare_src(&s, true, round % 3 == 0, true, what);
+		compare_src(&s, true, round % 3 == 0, round < 20, what);
 		synth_free(&s);
 	}
+	cp_tpf_set_window(windows[0]);
 	cut_rounds(20, 7000);
+	cp_tpf_set_window(windows[2]);
+	cut_rounds(10, 7100);
+	cp_tpf_set_window(old_win);
 	cp_par_set_threshold(old);
 }
 END_TEST
@@ -920,9 +938,13 @@ END_TEST
  * calls another inside.  Slack's walk meets a thread at its
  * JOIN and gives its slot back at its start, and the busy sweep drops the
  * threads whose lives it passed (cp_stream_busy.c), so many threads come
- * and go through a few slots.
+ * and go through a few slots.  With @lost, every @lost-th task's CREATE
+ * is missing (a damaged trace): its START waits for nothing the trace
+ * holds, so the pass reads it only once every other thread is done or
+ * blocked (cp_stream.c's unborn_to_blocked()).
  */
-static void gen_tasks(struct synth *s, uint32_t n, uint32_t alive)
+static void gen_tasks(struct synth *s, uint32_t n, uint32_t alive,
+		      uint32_t lost)
 {
 	uint32_t m;
 
@@ -931,7 +953,8 @@ static void gen_tasks(struct synth *s, uint32_t n, uint32_t alive)
 	synth_start(s, 0, -1);
 	m = synth_obj(s, 0, CP_OBJ_MUTEX, 0);
 	for (uint32_t t = 1; t <= n; t++) {
-		synth_create(s, 0, dur(), t);
+		if (!lost || t % lost)
+			synth_create(s, 0, dur(), t);
 		synth_start(s, t, 0);
 		synth_call(s, t, proc_addr(rnd(NPROC)), dur());
 		synth_lock(s, t, dur(), rnd(2) ? dur() : 0, m);
@@ -950,12 +973,13 @@ static void gen_tasks(struct synth *s, uint32_t n, uint32_t alive)
 /*
  * Many threads: random traces of 20 to 80 workers, all alive at the end
  * (Slack's walk meets them all at once, past the slots it starts with),
- * and a thread per task (400 tasks, a few alive at a time): the figures,
- * Slack and the headline's busy share are the in-memory ones.
+ * and a thread per task (400 tasks, a few alive at a time; in the last
+ * round every seventh task's CREATE lost): the figures, Slack and the
+ * headline's busy share are the in-memory ones.
  */
 START_TEST(test_stream_many_threads_equal_memory)
 {
-	for (int round = 0; round < 6; round++) {
+	for (int round = 0; round < 7; round++) {
 		struct synth s;
 		char what[40];
 
@@ -964,7 +988,8 @@ START_TEST(test_stream_many_threads_equal_memory)
 			gen_trace(&s, 20 + (uint32_t)rnd(60),
 				  200 + (uint32_t)rnd(800), round % 2);
 		else
-			gen_tasks(&s, 400, 1 + (uint32_t)rnd(6));
+			gen_tasks(&s, 400, 1 + (uint32_t)rnd(6),
+				  round == 6 ? 7 : 0);
 		snprintf(what, sizeof(what), "many threads, round %d", round);
 		compare(&s, true, what);
 		compare_mode(&s, true, true, what);	/* exclusive */

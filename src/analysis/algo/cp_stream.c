@@ -56,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_bits.h"
 #include "cp_debug.h"
 #include "cp_die.h"
 #include "cp_hash.h"
@@ -278,6 +279,20 @@ publish(struct sp *p, struct sth *t, const struct cp_tev *v, const bool sl)
 	return 0;
 }
 
+static void done(struct sp *p, uint32_t tid, struct sth *t);
+
+/* Read the first vertex of @tid, left unread at the pass's start
+ * (sth.unread).  false: it has none after all (the block could not be
+ * read again); it is then done. */
+static bool read_first(struct sp *p, uint32_t tid, struct sth *t)
+{
+	t->unread = false;
+	if (advance(p, t))
+		return true;
+	done(p, tid, t);
+	return false;
+}
+
 /* CREATE of thread @c: leave it @t's record.  0, or -1 (memory). */
 static int create(struct sp *p, struct sth *t, uint32_t c)
 {
@@ -285,9 +300,11 @@ static int create(struct sp *p, struct sth *t, uint32_t c)
 
 	ch->created = true;
 	if (ch->state == ST_UNBORN) {
-		ch->state = ST_READY;
 		p->nunborn--;
-		cp_stream_heap_push(p, c);
+		if (!ch->unread || read_first(p, c, ch)) {
+			ch->state = ST_READY;
+			cp_stream_heap_push(p, c);
+		}
 	}
 	if (p->records) {
 		if (ch->create_rec != NONE)
@@ -512,9 +529,11 @@ static int pass_init(struct sp *p)
 	p->zbest = calloc(p->ntr ? p->ntr : 1, sizeof(*p->zbest));
 	if (!p->records) {
 		free(p->njoin);
+		free(p->born);
 		p->njoin = calloc(p->nt ? p->nt : 1, sizeof(*p->njoin));
+		p->born = calloc(cp_bits_words(p->nt), sizeof(*p->born));
 	}
-	if (!p->zbest || !p->njoin)
+	if (!p->zbest || !p->njoin || !p->born)
 		return -1;
 	p->cbest = NONE;
 	p->scaled_best = 0;
@@ -553,16 +572,28 @@ static int pass_init(struct sp *p)
 	p->done = 0;
 	p->kp_bound = UINT64_MAX;
 	p->kp_limit = p->kp_cap;
+	/* a thread that waits for its CREATE is read only then, after the
+	 * survey found which those are: a program that makes a thread per
+	 * task would else read every thread's first block here and again
+	 * at its CREATE, and the blocks would not come from the prefetcher
+	 * in file order */
 	for (uint32_t tid = 0; tid < p->nt; tid++) {
 		struct sth *t = &p->th[tid];
 
-		if (!advance(p, t)) {
+		if (p->records && cp_bit_get(p->born, tid)) {
+			t->unread = true;
+			t->wait_obj = NONE;
+			t->state = ST_UNBORN;
+			p->nunborn++;
+		} else if (!advance(p, t)) {
 			done(p, tid, t);
 		} else if (cp_tev_kind(&t->nx) == CP_EV_THREAD_START &&
 			   !cp_stream_ready(p, t)) {
 			cp_tcursor_park(&t->cur);
 			t->state = ST_UNBORN;
 			p->nunborn++;
+			if (!p->records)
+				cp_bit_set(p->born, tid);
 		} else {
 			cp_stream_heap_push(p, tid);
 		}
@@ -575,12 +606,17 @@ static int pass_init(struct sp *p)
  * cp_stream_unstick() finds out). */
 static void unborn_to_blocked(struct sp *p)
 {
-	for (uint32_t tid = 0; p->nunborn && tid < p->nt; tid++)
-		if (p->th[tid].state == ST_UNBORN) {
-			p->th[tid].state = ST_BLOCKED;
+	for (uint32_t tid = 0; p->nunborn && tid < p->nt; tid++) {
+		struct sth *t = &p->th[tid];
+
+		if (t->state != ST_UNBORN)
+			continue;
+		p->nunborn--;
+		if (!t->unread || read_first(p, tid, t)) {
+			t->state = ST_BLOCKED;
 			p->blocked[p->nblocked++] = tid;
-			p->nunborn--;
 		}
+	}
 }
 
 /* One pass: the survey, or (p->records) the path records. */
@@ -921,6 +957,7 @@ static int mbm_paths_first(struct sp *p)
 static void sp_free(struct sp *p)
 {
 	free(p->njoin);
+	free(p->born);
 	free(p->zbest);
 	free(p->hubm);
 	for (uint32_t tid = 0; p->th && tid < p->nt; tid++) {

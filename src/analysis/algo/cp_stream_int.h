@@ -19,7 +19,9 @@
 /* A thread's state in a pass.  ST_UNBORN: its first vertex is a START
  * whose CREATE has not run; it waits outside the heap and the blocked
  * list (a program can make millions of threads, most of them not yet
- * created at any moment), parked, until create() schedules it. */
+ * created at any moment), parked, until create() schedules it.  After
+ * the survey such a thread's first block is not even read before its
+ * CREATE (sth.unread, sp.born). */
 enum { ST_READY, ST_BLOCKED, ST_DONE, ST_UNBORN };
 
 /* A procedure or region open on a thread's stack. */
@@ -67,6 +69,8 @@ struct sth {
 	uint64_t nvi;		/* its index in the thread */
 	uint8_t state;
 	bool any;		/* a vertex was processed */
+	bool unread;		/* (ST_UNBORN, after the survey) @nx is not
+				 * read yet: nothing of the thread is */
 	uint64_t prev_ts, first_wall, last_wall;
 	uint64_t len;		/* longest path ending at the last vertex */
 	uint64_t pending;	/* useful time not spread over share/d yet */
@@ -190,6 +194,9 @@ struct sp {
 	 * (thread_release()); what the figures read of the others is taken
 	 * as each ends */
 	uint32_t *njoin;	/* (from the survey) [nt] its JOINs */
+	uint64_t *born;		/* (from the survey) bit per thread: its
+				 * first vertex is a START that waits for
+				 * a CREATE (the same in every pass) */
 	uint32_t cbest;		/* (records) the ended thread that ends the
 				 * critical path so far (cp_stream_cp_end's
 				 * rule), or NONE */

@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,6 +210,12 @@ struct cp_tprefetch {
 	struct cp_tpf_dec **ready;	/* [nblks] READY blocks */
 	uint32_t ahead;			/* READY blocks not taken */
 	bool stop;
+	/* who sleeps on cv, so that a change wakes only those it concerns
+	 * (a system call a block costs more than decoding one of a short
+	 * thread): the helper, for room, until ahead is down to half; the
+	 * cursors, for a BUSY block */
+	bool hwait;
+	uint32_t nwait;
 	struct cp_tpf_dec *spare;	/* blocks read, for reuse: fresh
 					 * pages cost the kernel's clearing */
 };
@@ -296,31 +303,76 @@ static void dec_meta(void *ctx, const struct cp_trd_ev *ev)
 	d->meta[d->nmeta++] = (struct cp_tpf_meta){ d->n, *ev };
 }
 
+static _Atomic size_t tpf_window_bytes = CP_TPF_WINDOW;
+
+size_t cp_tpf_set_window(size_t bytes)
+{
+	return atomic_exchange(&tpf_window_bytes, bytes);
+}
+
+/* (helper) The file's bytes it reads ahead: [off, off + len) at buf. */
+struct cp_tpf_win {
+	uint8_t *buf;
+	uint64_t off;
+	size_t len, cap;
+};
+
+/* (helper) Make @w hold block @b's payload, reading CP_TPF_WINDOW bytes
+ * (cp_tpf_set_window) from it on, or the block if larger, unless it does
+ * already.  A read
+ * that fails leaves @w empty: the block's cursor reads it alone and
+ * meets the error. */
+static void tpf_window(const struct cp_tindex *ix, struct cp_tpf_win *w,
+		       const struct cp_trd_blk *b)
+{
+	uint64_t at = b->off + ix->r.bsz;
+	size_t n = atomic_load(&tpf_window_bytes);
+	ssize_t got;
+
+	if (b->size > n)
+		n = b->size;
+	if (at >= w->off && at + b->size <= w->off + w->len)
+		return;
+	w->len = 0;
+	if (n > w->cap) {
+		uint8_t *nb = realloc(w->buf, n);
+
+		if (!nb)
+			return;
+		w->buf = nb;
+		w->cap = n;
+	}
+	got = pread(ix->fd, w->buf, n, (off_t)at);
+	w->off = at;
+	w->len = got > 0 ? (size_t)got : 0;
+}
+
 /*
  * (helper) Decode block @bi of thread @tid (an EVENTS block of @nev
  * events) as a cursor would, times before the floor; NULL when memory
  * runs out or the block holds anything to repair.
  */
-static struct cp_tpf_dec *dec_block(struct cp_tprefetch *pf, uint32_t tid,
+static struct cp_tpf_dec *dec_block(struct cp_tprefetch *pf,
+				    const struct cp_tpf_win *w, uint32_t tid,
 				    uint32_t bi, uint32_t nev)
 {
 	struct cp_tpf_dec *d = dec_get(pf, nev);
 	struct cp_tcursor c;
-	uint64_t w;
+	uint64_t wall;
 	bool ok;
 
 	if (!d)
 		return NULL;
 	cp_tcursor_init(&c, pf->ix, tid, false);
 	c.bi = bi;
-	c.one_block = true;
+	c.win = w;
 	c.meta = dec_meta;
 	c.meta_ctx = d;
 	ok = d->v && d->wall;
-	while (ok && d->n < nev && cp_tcursor_next(&c, &d->v[d->n], &w))
-		d->wall[d->n++] = w;
+	while (ok && d->n < nev && cp_tcursor_next(&c, &d->v[d->n], &wall))
+		d->wall[d->n++] = wall;
 	ok = ok && !c.repaired &&
-	     !cp_tcursor_next(&c, &(struct cp_tev){ 0 }, &w) &&
+	     !cp_tcursor_next(&c, &(struct cp_tev){ 0 }, &wall) &&
 	     !c.repaired && !d->failed;
 	cp_tcursor_fini(&c);
 	if (!ok) {
@@ -336,6 +388,7 @@ void cp_tpf_run(void *arg)
 	struct cp_tindex *ix = pf->ix;
 	uint32_t *seen = calloc(ix->t.nthreads ? ix->t.nthreads : 1,
 				sizeof(*seen));
+	struct cp_tpf_win w = { .buf = NULL };
 
 	for (size_t b = 0; seen && b < ix->r.nblks; b++) {
 		const struct cp_trd_blk *blk = &ix->r.blks[b];
@@ -346,8 +399,12 @@ void cp_tpf_run(void *arg)
 			continue;
 		bi = seen[blk->tid]++;
 		pthread_mutex_lock(&pf->mu);
-		while (!pf->stop && pf->ahead >= CP_TPF_AHEAD)
-			pthread_cond_wait(&pf->cv, &pf->mu);
+		if (pf->ahead >= CP_TPF_AHEAD) {
+			pf->hwait = true;
+			while (!pf->stop && pf->ahead > CP_TPF_AHEAD / 2)
+				pthread_cond_wait(&pf->cv, &pf->mu);
+			pf->hwait = false;
+		}
 		if (pf->stop) {
 			pthread_mutex_unlock(&pf->mu);
 			break;
@@ -358,15 +415,18 @@ void cp_tpf_run(void *arg)
 		}
 		pf->st[b] = TPF_BUSY;
 		pthread_mutex_unlock(&pf->mu);
-		d = dec_block(pf, blk->tid, bi, blk->nev);
+		tpf_window(ix, &w, blk);
+		d = dec_block(pf, &w, blk->tid, bi, blk->nev);
 		pthread_mutex_lock(&pf->mu);
 		pf->st[b] = d ? TPF_READY : TPF_LEFT;
 		pf->ready[b] = d;
 		pf->ahead += d != NULL;
-		pthread_cond_broadcast(&pf->cv);
+		if (pf->nwait)
+			pthread_cond_broadcast(&pf->cv);
 		pthread_mutex_unlock(&pf->mu);
 	}
 	free(seen);
+	free(w.buf);
 }
 
 /* (cursor) Block @b decoded by the helper, taken, or NULL: the cursor
@@ -376,13 +436,16 @@ static struct cp_tpf_dec *tpf_take(struct cp_tprefetch *pf, size_t b)
 	struct cp_tpf_dec *d = NULL;
 
 	pthread_mutex_lock(&pf->mu);
-	while (pf->st[b] == TPF_BUSY)
+	while (pf->st[b] == TPF_BUSY) {
+		pf->nwait++;
 		pthread_cond_wait(&pf->cv, &pf->mu);
+		pf->nwait--;
+	}
 	if (pf->st[b] == TPF_READY) {
 		d = pf->ready[b];
 		pf->ready[b] = NULL;
-		pf->ahead--;
-		pthread_cond_broadcast(&pf->cv);
+		if (--pf->ahead <= CP_TPF_AHEAD / 2 && pf->hwait)
+			pthread_cond_broadcast(&pf->cv);
 	}
 	pf->st[b] = TPF_LEFT;
 	pthread_mutex_unlock(&pf->mu);
@@ -488,12 +551,13 @@ static bool next_block(struct cp_tcursor *c)
 {
 	struct cp_tindex *ix = c->ix;
 	const struct cp_trd_blk *b;
+	uint64_t at;
 	ssize_t got;
 
 	uint32_t bx;
 
 	if (c->dead || ix->toff[c->tid] + c->bi >= ix->toff[c->tid + 1] ||
-	    (c->one_block && c->blk))
+	    (c->win && c->blk))
 		return false;
 	bx = ix->tblk[ix->toff[c->tid] + c->bi++];
 	b = &ix->r.blks[bx];
@@ -512,7 +576,14 @@ static bool next_block(struct cp_tcursor *c)
 		c->buf = nb;
 		c->cap = b->size;
 	}
-	got = pread(ix->fd, c->buf, b->size, (off_t)(b->off + ix->r.bsz));
+	at = b->off + ix->r.bsz;
+	if (c->win && at >= c->win->off &&
+	    at + b->size <= c->win->off + c->win->len) {
+		memcpy(c->buf, c->win->buf + (at - c->win->off), b->size);
+		got = (ssize_t)b->size;
+	} else {
+		got = pread(ix->fd, c->buf, b->size, (off_t)at);
+	}
 	if (got != (ssize_t)b->size)
 		return cut(c, b->off, "cannot read the block again");
 	c->blk = b;

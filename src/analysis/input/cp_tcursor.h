@@ -56,6 +56,7 @@ void cp_tindex_close(struct cp_tindex *ix);
 
 struct cp_tprefetch;
 struct cp_tpf_dec;
+struct cp_tpf_win;
 
 /* A decoding position in one thread's events. */
 struct cp_tcursor {
@@ -74,6 +75,8 @@ struct cp_tcursor {
 	bool any;		/* a vertex was returned */
 	bool dead;		/* an event did not decode: the thread ends */
 	bool note;		/* count repairs in ix->t (the first pass) */
+	bool repaired;		/* an event was made inert or ended the
+				 * thread */
 	size_t parked;		/* parked: @p's offset in the block, else 0 */
 	/* (optional, set after cp_tcursor_init) called with each metadata
 	 * event the cursor skips (OBJ_DEF, OBJ_UNTRACK, ...), as decoded */
@@ -84,9 +87,10 @@ struct cp_tcursor {
 	struct cp_tprefetch *pf;
 	struct cp_tpf_dec *dec;	/* the block taken from it, being read */
 	uint32_t di, dm;	/* its next vertex and metadata event */
-	bool one_block;		/* (the helper's) stop at the block's end */
-	bool repaired;		/* an event was made inert or ended the
-				 * thread */
+	/* (the helper's) the file's bytes it read ahead: a block that lies
+	 * inside is copied from there, not read; and the cursor stops at
+	 * its block's end */
+	const struct cp_tpf_win *win;
 };
 
 /* Start @c at the first event of thread @tid; repairs are counted in
@@ -123,13 +127,23 @@ bool cp_tcursor_next(struct cp_tcursor *c, struct cp_tev *v,
  * as without.  Vertices, times, metadata and repairs are exactly those of
  * the cursor alone: a block in which the helper meets anything to repair
  * is left to the cursor, and the cursor applies the floor of the block
- * before (the time of the thread's previous vertex) as it reads.  Memory:
- * CP_TPF_AHEAD decoded blocks, 9 bytes per block of the file.
+ * before (the time of the thread's previous vertex) as it reads.  The
+ * helper reads the file CP_TPF_WINDOW bytes at a time, not block by block
+ * (a program that makes a thread per task has blocks of a hundred bytes),
+ * and sleeps while CP_TPF_AHEAD blocks wait, until half of them are taken.
+ * Memory: CP_TPF_AHEAD decoded blocks, the window, 9 bytes per block of
+ * the file.
  *
  * Concurrency: cp_tpf_run on one thread; the cursors, cp_tpf_stop and
  * cp_tpf_free on another (the index's); a mutex between them.
  */
 #define CP_TPF_AHEAD 16
+#define CP_TPF_WINDOW (1u << 20)
+
+/* Set the bytes the helper reads at a time (default CP_TPF_WINDOW);
+ * returns the previous value.  For tests (a window smaller than a block
+ * reads that block alone); call before the analysis starts. */
+size_t cp_tpf_set_window(size_t bytes);
 
 /* A prefetcher over @ix, whose cursors must be done with it before
  * cp_tpf_free.  NULL: out of memory (the cursors then read alone). */
