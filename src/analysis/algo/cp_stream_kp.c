@@ -75,10 +75,23 @@ static uint32_t rank_of(const struct sp *p, uint32_t h)
 /* The most nodes, and sidetracks (each has a node), the heaps may hold
  * ("Memory", above; a few more for an insert's copies at the limit), over
  * every pass: a pass again with more room reuses the arrays, whose pages
- * the pass before wrote (fresh pages cost the kernel's clearing). */
+ * the pass before wrote (fresh pages cost the kernel's clearing).  A
+ * small trace cannot fill that room: an insert copies at most its heap's
+ * rank, about log2 of the sidetracks, and there are about as many
+ * sidetracks as merges, so the room reserved is at most four per merge
+ * per bit of the trace's events (one merge per event and thread, say;
+ * more would make the arrays double, as cp_grow32_upto does past it).
+ * Reserving a thousand-event trace 100 MB of untouched pages costs
+ * nothing but address space, except where every byte is accounted: a
+ * sanitizer's shadow, a ulimit -v. */
 static uint64_t kp_most(const struct sp *p)
 {
-	return 2 * (p->kp_max > p->kp_cap ? p->kp_max : p->kp_cap) + 64;
+	uint64_t room = 2 * (p->kp_max > p->kp_cap ? p->kp_max : p->kp_cap) +
+			64;
+	uint64_t merges = p->ix->t.nevents + p->ix->t.nthreads + 64;
+	uint64_t fit = 4 * merges * (64 - (uint64_t)__builtin_clzll(merges));
+
+	return fit < room ? fit : room;
 }
 
 /* Room for one node more: its index (the caller fills it), or NONE when
