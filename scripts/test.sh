@@ -49,7 +49,10 @@ stage_end() {
 	echo "== stage $1: ok ($(( $(date +%s) - stage_t0 )) s)"
 }
 
-# Run a stage's body; on failure print its end line and stop.
+# Run a stage's body; on failure print its end line and stop.  The body
+# runs as an if's condition, where set -e does not hold: each stage chains
+# its steps with && so that a failed build fails the stage, and ctest is
+# told that finding no test is a failure.
 run_stage() {
 	local name=$1
 	shift
@@ -62,8 +65,8 @@ run_stage() {
 }
 
 stage_main() {
-	"$top/scripts/build.sh"
-	(cd "$top/build" && ctest --output-on-failure -j2 "$@")
+	"$top/scripts/build.sh" &&
+	(cd "$top/build" && ctest --no-tests=error --output-on-failure -j2 "$@")
 }
 
 configure_clang() {
@@ -75,15 +78,15 @@ configure_clang() {
 
 stage_asan() {
 	configure_clang build-asan -DCPTHREAD_SANITIZE=ON -DCPTHREAD_DEBUG=ON \
-		-DCPTHREAD_FUZZ=ON
-	cmake --build "$top/build-asan" -j"$jobs" >/dev/null
+		-DCPTHREAD_FUZZ=ON &&
+	cmake --build "$top/build-asan" -j"$jobs" >/dev/null &&
 	# the tracer never frees its arena at exit, and the workloads end
 	# with threads alive: leaks are checked by the fuzz stage instead
 	# (libFuzzer reports the analyzer's)
 	(cd "$top/build-asan" &&
 	 ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 \
 	 UBSAN_OPTIONS=print_stacktrace=1 \
-	 ctest --output-on-failure -j2 -E "$ASAN_EXCLUDE" &&
+	 ctest --no-tests=error --output-on-failure -j2 -E "$ASAN_EXCLUDE" &&
 	 list_skipped)
 }
 
@@ -98,10 +101,11 @@ list_skipped() {
 
 stage_tsan() {
 	configure_clang build-tsan -DCPTHREAD_TSAN=ON \
-		-DCPTHREAD_BUILD_SPLASH=OFF
+		-DCPTHREAD_BUILD_SPLASH=OFF &&
 	cmake --build "$top/build-tsan" -j"$jobs" --target cp_rt_tests \
-		$(printf 'wl_%s_plain ' $TSAN_TRACED) >/dev/null
-	(cd "$top/build-tsan" && ctest --output-on-failure -j2 -L tsan) &&
+		$(printf 'wl_%s_plain ' $TSAN_TRACED) >/dev/null &&
+	(cd "$top/build-tsan" &&
+	 ctest --no-tests=error --output-on-failure -j2 -L tsan) &&
 	tsan_traced
 }
 
@@ -116,8 +120,11 @@ TSAN_TRACED='mutex cond create barrier sem rwlock life_detach'
 tsan_traced() {
 	local tmp w exe b t bad=0
 
-	[ -f "$top/build/CMakeCache.txt" ] || "$top/scripts/build.sh"
-	cmake --build "$top/build" -j"$jobs" --target cpthread cpt >/dev/null
+	if [ ! -f "$top/build/CMakeCache.txt" ]; then
+		"$top/scripts/build.sh" || return 1
+	fi
+	cmake --build "$top/build" -j"$jobs" --target cpthread cpt \
+		>/dev/null || return 1
 	tmp=$(mktemp -d)
 	for w in $TSAN_TRACED; do
 		exe=$top/build-tsan/tests/workloads/wl_${w}_plain
@@ -147,9 +154,9 @@ tsan_traced() {
 stage_fuzz() {
 	if [ ! -x "$top/build-asan/tests/fuzz/fuzz_trace" ]; then
 		configure_clang build-asan -DCPTHREAD_SANITIZE=ON \
-			-DCPTHREAD_DEBUG=ON -DCPTHREAD_FUZZ=ON
+			-DCPTHREAD_DEBUG=ON -DCPTHREAD_FUZZ=ON &&
 		cmake --build "$top/build-asan" -j"$jobs" --target fuzz_trace \
-			fuzz_pag fuzz_gprof >/dev/null
+			fuzz_pag fuzz_gprof >/dev/null || return 1
 	fi
 	# a fixed count from a fixed seed, unless a time is asked for
 	if [ -z "${CPTHREAD_FUZZ_SECONDS:-}" ]; then
