@@ -77,10 +77,11 @@ static uint32_t rank_of(const struct sp *p, uint32_t h)
  * every pass: a pass again with more room reuses the arrays, whose pages
  * the pass before wrote (fresh pages cost the kernel's clearing).  A
  * small trace cannot fill that room: an insert copies at most its heap's
- * rank, about log2 of the sidetracks, and there are about as many
- * sidetracks as merges, so the room reserved is at most four per merge
- * per bit of the trace's events (one merge per event and thread, say;
- * more would make the arrays double, as cp_grow32_upto does past it).
+ * rank, about log2 of the sidetracks, and there are at most as many
+ * sidetracks as merges, so the room reserved is at most four entries a
+ * merge for each bit of the event count, counting a merge per event and
+ * one per thread (its end's, into the sink).  More merges than that
+ * would make the arrays double, as cp_grow32_upto does past its bound.
  * Reserving a thousand-event trace 100 MB of untouched pages costs
  * nothing but address space, except where every byte is accounted: a
  * sanitizer's shadow, a ulimit -v. */
