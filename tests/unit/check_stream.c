@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cp_bits.h"
 #include "cp_compare.h"
 #include "cp_compare_out.h"
 #include "cp_cpm.h"
@@ -809,11 +810,16 @@ static void gen_tasks(struct synth *s, uint32_t n, uint32_t alive,
  * and threads per task, give exactly what the cursors alone give, and the
  * in-memory figures.  The helper reads the file a window at a time: here
  * the whole file, a few blocks, or less than one block (which it then
- * reads alone), by round.
+ * reads alone), by round; and it sleeps while its room is full: here the
+ * default room, two blocks, or 16 vertices, by three rounds.
  */
 START_TEST(test_stream_prefetch_equals_memory)
 {
 	static const size_t windows[] = { 1u << 20, 700, 40 };
+	static const uint32_t rooms[][2] = {
+		{ CP_TPF_AHEAD, CP_TPF_AHEAD_V }, { 2, CP_TPF_AHEAD_V },
+		{ CP_TPF_AHEAD, 16 },
+	};
 	size_t old = cp_par_set_threshold(0);
 	size_t old_win = cp_tpf_set_window(windows[0]);
 
@@ -823,6 +829,8 @@ START_TEST(test_stream_prefetch_equals_memory)
 
 		rng_state = 9000 + (uint64_t)round;
 		cp_tpf_set_window(windows[round % 3]);
+		cp_tpf_set_room(rooms[round / 3 % 3][0],
+				rooms[round / 3 % 3][1]);
 		if (round < 20) {
 			gen_trace(&s, 1 + (uint32_t)rnd(6),
 				  200 + (uint32_t)rnd(2000), round % 2);
@@ -837,6 +845,7 @@ START_TEST(test_stream_prefetch_equals_memory)
 		compare_src(&s, true, round % 3 == 0, round < 20, what);
 		synth_free(&s);
 	}
+	cp_tpf_set_room(CP_TPF_AHEAD, CP_TPF_AHEAD_V);
 	cp_tpf_set_window(windows[0]);
 	cut_rounds(20, 7000);
 	cp_tpf_set_window(windows[2]);
@@ -1310,6 +1319,72 @@ START_TEST(test_stream_thread_churn)
 	}
 	synth_join_all(&s, 60, 5);
 	compare(&s, true, "thread churn");
+	synth_free(&s);
+}
+END_TEST
+
+/*
+ * T0 starts the program and creates T1 and T2, each working in proc0;
+ * T2 defines a mutex before its START, and takes it once.  With
+ * @strays, T3 starts naming thread 9 as its creator (the trace has no
+ * such thread) and T4 has no START (a thread met late: only its EXIT).
+ */
+static void gen_firsts(struct synth *s, bool strays)
+{
+	uint32_t m;
+
+	synth_init(s);
+	synth_symbol(s, proc_addr(0), 0x10, "proc0");
+	synth_start(s, 0, -1);
+	synth_create(s, 0, 10, 1);
+	synth_start(s, 1, 0);
+	synth_call(s, 1, proc_addr(0), 300);
+	synth_exit(s, 1, 0);
+	synth_create(s, 0, 20, 2);
+	m = synth_obj(s, 2, CP_OBJ_MUTEX, 0);
+	synth_start(s, 2, 0);
+	synth_lock(s, 2, 5, 0, m);
+	synth_call(s, 2, proc_addr(0), 200);
+	synth_unlock(s, 2, 5, m);
+	synth_exit(s, 2, 0);
+	if (strays) {
+		synth_start(s, 3, 9);
+		synth_exit(s, 3, 7);
+		synth_exit(s, 4, 3);
+	}
+	synth_join(s, 0, 5, true, 1);
+	synth_join(s, 0, 5, true, 2);
+}
+
+/*
+ * The index marks the threads a pass may leave unread until their CREATE
+ * (cp_tindex.tstart): those whose first vertex is a THREAD_START naming a
+ * thread of the trace, with nothing before it.  Of gen_firsts' threads
+ * only T1: T0 names no creator, T2 has an OBJ_DEF first, T3's creator is
+ * not in the trace, T4's first vertex is an EXIT.  With the threads the
+ * index leaves to the survey, both analyses agree.
+ */
+START_TEST(test_stream_index_waits_for_create)
+{
+	struct synth s;
+	struct cp_tindex ix;
+	char path[64], err[256] = "";
+
+	gen_firsts(&s, true);
+	write_temp(&s, path);
+	ck_assert_msg(cp_tindex_open(&ix, path, err, sizeof(err)) == 0,
+		      "index: %s", err);
+	ck_assert_uint_eq(ix.t.nthreads, 5);
+	for (uint32_t tid = 0; tid < 5; tid++)
+		ck_assert_msg(cp_bit_get(ix.tstart, tid) == (tid == 1),
+			      "thread %u: %d", tid,
+			      cp_bit_get(ix.tstart, tid));
+	cp_tindex_close(&ix);
+	unlink(path);
+	synth_free(&s);
+
+	gen_firsts(&s, false);
+	compare(&s, true, "first vertices");
 	synth_free(&s);
 }
 END_TEST
@@ -2639,6 +2714,7 @@ static Suite *stream_suite(void)
 	tcase_add_test(tc, test_stream_cut_traces_equal_memory);
 	tcase_add_test(tc, test_stream_paths_cut_traces);
 	tcase_add_test(tc, test_stream_thread_churn);
+	tcase_add_test(tc, test_stream_index_waits_for_create);
 	tcase_add_test(tc, test_stream_tracks_the_most_useful);
 	tcase_add_test(tc, test_stream_follows_the_most_held);
 	tcase_add_test(tc, test_stream_handovers_bounded);

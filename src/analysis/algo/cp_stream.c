@@ -572,19 +572,21 @@ static int pass_init(struct sp *p)
 	p->done = 0;
 	p->kp_bound = UINT64_MAX;
 	p->kp_limit = p->kp_cap;
-	/* a thread that waits for its CREATE is read only then, after the
-	 * survey found which those are: a program that makes a thread per
-	 * task would else read every thread's first block here and again
-	 * at its CREATE, and the blocks would not come from the prefetcher
-	 * in file order */
+	/* a thread that waits for its CREATE is read only then: the index
+	 * tells most of them (cp_tindex.tstart), the survey finds the rest
+	 * (p->born).  A program that makes a thread per task would else read
+	 * every thread's first block here and again at its CREATE, and the
+	 * blocks would not come from the prefetcher in file order */
 	for (uint32_t tid = 0; tid < p->nt; tid++) {
 		struct sth *t = &p->th[tid];
 
-		if (p->records && cp_bit_get(p->born, tid)) {
+		if (cp_bit_get(p->records ? p->born : p->ix->tstart, tid)) {
 			t->unread = true;
 			t->wait_obj = NONE;
 			t->state = ST_UNBORN;
 			p->nunborn++;
+			if (!p->records)
+				cp_bit_set(p->born, tid);
 		} else if (!advance(p, t)) {
 			done(p, tid, t);
 		} else if (cp_tev_kind(&t->nx) == CP_EV_THREAD_START &&

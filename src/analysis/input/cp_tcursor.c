@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "cp_bigmem.h"
+#include "cp_bits.h"
 #include "cp_crc32c.h"
 #include "cp_samples.h"
 #include "cp_varint.h"
@@ -112,6 +113,69 @@ static int index_samples(struct cp_tindex *ix)
 	return ret ? cp_trd_fail(&ix->r, 0, "out of memory") : 0;
 }
 
+/* (index_starts' cursor) A metadata event came before the first vertex. */
+static void first_meta(void *ctx, const struct cp_trd_ev *ev)
+{
+	(void)ev;
+	*(bool *)ctx = true;
+}
+
+/* Bytes of the file a cursor copies its block from rather than read it,
+ * [off, off + len) at buf: the helper's window (cp_tpf_run), or the whole
+ * mapping (index_starts). */
+struct cp_tpf_win {
+	uint8_t *buf;
+	uint64_t off;
+	size_t len, cap;
+};
+
+/*
+ * From the mapping, while it lasts: ix->tstart, the threads whose first
+ * vertex, decoded as a cursor would, is a THREAD_START naming a thread of
+ * the trace as its creator, with no metadata event before it and nothing
+ * repaired.  The first blocks are visited in file order, their pages given
+ * back every 8 MB (the framing gave back the file's).  0, or -1 (memory).
+ */
+static int index_starts(struct cp_tindex *ix)
+{
+	uint32_t n = ix->t.nthreads;
+	struct cp_tpf_win w = { .buf = ix->map, .len = ix->len };
+	size_t dropped = 0;
+
+	ix->tstart = calloc(cp_bits_words(n), sizeof(*ix->tstart));
+	if (!ix->tstart)
+		return -1;
+	for (size_t i = 0; ix->map && i < ix->r.nblks; i++) {
+		const struct cp_trd_blk *b = &ix->r.blks[i];
+		struct cp_tcursor c;
+		struct cp_tev v;
+		uint64_t wall;
+		size_t end;
+		bool meta = false, got;
+
+		if (b->type != CP_BLOCK_EVENTS ||
+		    ix->tblk[ix->toff[b->tid]] != i)
+			continue;
+		cp_tcursor_init(&c, ix, b->tid, false);
+		c.win = &w;
+		c.meta = first_meta;
+		c.meta_ctx = &meta;
+		got = cp_tcursor_next(&c, &v, &wall);
+		if (got && !meta && !c.repaired &&
+		    cp_tev_kind(&v) == CP_EV_THREAD_START && v.arg &&
+		    v.arg - 1 < n)
+			cp_bit_set(ix->tstart, b->tid);
+		cp_tcursor_fini(&c);
+		end = (b->off + ix->r.bsz + b->size) & ~(size_t)4095;
+		if (end - dropped >= ((size_t)8 << 20)) {
+			madvise((uint8_t *)ix->map + dropped, end - dropped,
+				MADV_DONTNEED);
+			dropped = end;
+		}
+	}
+	return 0;
+}
+
 int cp_tindex_open(struct cp_tindex *ix, const char *path, char *err,
 		   size_t errlen)
 {
@@ -132,7 +196,8 @@ int cp_tindex_open(struct cp_tindex *ix, const char *path, char *err,
 	};
 	if (cp_trd_frame(&ix->r) || cp_trd_decode_meta(&ix->r))
 		goto err;
-	if (ix->r.nblks >= UINT32_MAX || index_threads(ix)) {
+	if (ix->r.nblks >= UINT32_MAX || index_threads(ix) ||
+	    index_starts(ix)) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		goto err;
 	}
@@ -167,6 +232,7 @@ void cp_tindex_close(struct cp_tindex *ix)
 	free(ix->r.broken);
 	free(ix->toff);
 	free(ix->tblk);
+	free(ix->tstart);
 	cp_trace_free(&ix->t);
 	memset(ix, 0, sizeof(*ix));
 }
@@ -201,6 +267,15 @@ static void dec_free(struct cp_tpf_dec *d)
 
 enum { TPF_NONE, TPF_BUSY, TPF_READY, TPF_LEFT };
 
+static _Atomic uint32_t tpf_room_blocks = CP_TPF_AHEAD;
+static _Atomic uint32_t tpf_room_vertices = CP_TPF_AHEAD_V;
+
+void cp_tpf_set_room(uint32_t blocks, uint32_t vertices)
+{
+	atomic_store(&tpf_room_blocks, blocks ? blocks : 1);
+	atomic_store(&tpf_room_vertices, vertices ? vertices : 1);
+}
+
 struct cp_tprefetch {
 	struct cp_tindex *ix;
 	pthread_mutex_t mu;
@@ -209,6 +284,8 @@ struct cp_tprefetch {
 					 * (LEFT: its cursor reads it) */
 	struct cp_tpf_dec **ready;	/* [nblks] READY blocks */
 	uint32_t ahead;			/* READY blocks not taken */
+	uint64_t ahead_v;		/* and their vertices */
+	uint32_t room_b, room_v;	/* the most of each (cp_tpf_set_room) */
 	bool stop;
 	/* who sleeps on cv, so that a change wakes only those it concerns
 	 * (a system call a block costs more than decoding one of a short
@@ -266,6 +343,8 @@ struct cp_tprefetch *cp_tpf_new(struct cp_tindex *ix)
 	if (!pf)
 		return NULL;
 	pf->ix = ix;
+	pf->room_b = atomic_load(&tpf_room_blocks);
+	pf->room_v = atomic_load(&tpf_room_vertices);
 	pf->st = calloc(n, sizeof(*pf->st));
 	pf->ready = calloc(n, sizeof(*pf->ready));
 	if (!pf->st || !pf->ready || pthread_mutex_init(&pf->mu, NULL)) {
@@ -309,13 +388,6 @@ size_t cp_tpf_set_window(size_t bytes)
 {
 	return atomic_exchange(&tpf_window_bytes, bytes);
 }
-
-/* (helper) The file's bytes it reads ahead: [off, off + len) at buf. */
-struct cp_tpf_win {
-	uint8_t *buf;
-	uint64_t off;
-	size_t len, cap;
-};
 
 /* (helper) Make @w hold block @b's payload, reading CP_TPF_WINDOW bytes
  * (cp_tpf_set_window) from it on, or the block if larger, unless it does
@@ -382,6 +454,19 @@ static struct cp_tpf_dec *dec_block(struct cp_tprefetch *pf,
 	return d;
 }
 
+/* (under pf->mu) Whether the blocks decoded and not taken fill the room,
+ * in blocks or in vertices. */
+static bool tpf_full(const struct cp_tprefetch *pf)
+{
+	return pf->ahead >= pf->room_b || pf->ahead_v >= pf->room_v;
+}
+
+/* (under pf->mu) Whether they fill at most half of it, in both. */
+static bool tpf_half(const struct cp_tprefetch *pf)
+{
+	return pf->ahead <= pf->room_b / 2 && pf->ahead_v <= pf->room_v / 2;
+}
+
 void cp_tpf_run(void *arg)
 {
 	struct cp_tprefetch *pf = arg;
@@ -399,9 +484,9 @@ void cp_tpf_run(void *arg)
 			continue;
 		bi = seen[blk->tid]++;
 		pthread_mutex_lock(&pf->mu);
-		if (pf->ahead >= CP_TPF_AHEAD) {
+		if (tpf_full(pf)) {
 			pf->hwait = true;
-			while (!pf->stop && pf->ahead > CP_TPF_AHEAD / 2)
+			while (!pf->stop && !tpf_half(pf))
 				pthread_cond_wait(&pf->cv, &pf->mu);
 			pf->hwait = false;
 		}
@@ -421,6 +506,7 @@ void cp_tpf_run(void *arg)
 		pf->st[b] = d ? TPF_READY : TPF_LEFT;
 		pf->ready[b] = d;
 		pf->ahead += d != NULL;
+		pf->ahead_v += d ? d->n : 0;
 		if (pf->nwait)
 			pthread_cond_broadcast(&pf->cv);
 		pthread_mutex_unlock(&pf->mu);
@@ -444,7 +530,9 @@ static struct cp_tpf_dec *tpf_take(struct cp_tprefetch *pf, size_t b)
 	if (pf->st[b] == TPF_READY) {
 		d = pf->ready[b];
 		pf->ready[b] = NULL;
-		if (--pf->ahead <= CP_TPF_AHEAD / 2 && pf->hwait)
+		pf->ahead--;
+		pf->ahead_v -= d->n;
+		if (pf->hwait && tpf_half(pf))
 			pthread_cond_broadcast(&pf->cv);
 	}
 	pf->st[b] = TPF_LEFT;

@@ -41,6 +41,10 @@ struct cp_tindex {
 				 * tblk[toff[tid]..toff[tid+1]) */
 	uint32_t *tblk;		/* indices into r.blks, file order */
 	uint64_t nblocks;	/* EVENTS blocks kept */
+	uint64_t *tstart;	/* bit tid: the thread's first vertex is a
+				 * THREAD_START naming its creator, nothing
+				 * before it (a pass may leave the thread
+				 * unread until that CREATE) */
 };
 
 /*
@@ -121,7 +125,10 @@ bool cp_tcursor_next(struct cp_tcursor *c, struct cp_tev *v,
 /*
  * Decoding ahead on a second core.  A helper (cp_tpf_run, on another
  * thread) reads and decodes the index's EVENTS blocks in file order, at
- * most CP_TPF_AHEAD not yet taken; a cursor given the prefetcher (c->pf)
+ * most CP_TPF_AHEAD blocks or CP_TPF_AHEAD_V vertices not yet taken (the
+ * pass may take a thread's blocks long after their place in the file: a
+ * program's main thread that makes a thread per task flushes its block
+ * after a hundred of theirs); a cursor given the prefetcher (c->pf)
  * takes its next block from it when the helper has it, waiting only for
  * a block the helper is decoding, and otherwise reads the block itself
  * as without.  Vertices, times, metadata and repairs are exactly those of
@@ -130,15 +137,21 @@ bool cp_tcursor_next(struct cp_tcursor *c, struct cp_tev *v,
  * before (the time of the thread's previous vertex) as it reads.  The
  * helper reads the file CP_TPF_WINDOW bytes at a time, not block by block
  * (a program that makes a thread per task has blocks of a hundred bytes),
- * and sleeps while CP_TPF_AHEAD blocks wait, until half of them are taken.
- * Memory: CP_TPF_AHEAD decoded blocks, the window, 9 bytes per block of
- * the file.
+ * and sleeps while the room is full, until half of it is free.  Memory:
+ * the decoded blocks (40 bytes a vertex: at most 5 MB, or 1024 blocks),
+ * the window, 9 bytes per block of the file.
  *
  * Concurrency: cp_tpf_run on one thread; the cursors, cp_tpf_stop and
  * cp_tpf_free on another (the index's); a mutex between them.
  */
-#define CP_TPF_AHEAD 16
+#define CP_TPF_AHEAD 1024
+#define CP_TPF_AHEAD_V (1u << 17)
 #define CP_TPF_WINDOW (1u << 20)
+
+/* Set the room of the prefetchers made from now on (default CP_TPF_AHEAD
+ * blocks, CP_TPF_AHEAD_V vertices; 0 counts as 1).  For tests: a small
+ * room makes the helper sleep and wake often. */
+void cp_tpf_set_room(uint32_t blocks, uint32_t vertices);
 
 /* Set the bytes the helper reads at a time (default CP_TPF_WINDOW);
  * returns the previous value.  For tests (a window smaller than a block
