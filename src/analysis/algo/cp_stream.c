@@ -149,12 +149,42 @@ static void thread_release(struct sp *p, uint32_t tid)
 	p->tlive--;
 }
 
-/* Decode @t's next vertex; false at the thread's end. */
+/* Make @t's cursor, at its first read.  false: out of memory (then
+ * p->nomem). */
+static bool cursor_new(struct sp *p, struct sth *t)
+{
+	t->cur = malloc(sizeof(*t->cur));
+	if (!t->cur) {
+		p->nomem = true;
+		return false;
+	}
+	cp_tcursor_init(t->cur, p->ix, (uint32_t)(t - p->th), !p->records);
+	t->cur->pf = p->tpf;
+	if (!p->records) {
+		t->cur->meta = cp_stream_meta;
+		t->cur->meta_ctx = p;
+	}
+	return true;
+}
+
+/* Free @t's cursor, if it has one. */
+static void cursor_free(struct sth *t)
+{
+	if (!t->cur)
+		return;
+	cp_tcursor_fini(t->cur);
+	free(t->cur);
+	t->cur = NULL;
+}
+
+/* Decode @t's next vertex; false at the thread's end (or when memory ran
+ * out: p->nomem). */
 static bool advance(struct sp *p, struct sth *t)
 {
 	uint64_t wall;
 
-	if (!cp_tcursor_next(&t->cur, &t->nx, &wall))
+	if ((!t->cur && !cursor_new(p, t)) ||
+	    !cp_tcursor_next(t->cur, &t->nx, &wall))
 		return false;
 	t->wait_c = 0;
 	t->key = p->hasw ? wall : t->nx.ts;
@@ -467,7 +497,7 @@ static void done(struct sp *p, uint32_t tid, struct sth *t)
 	while (t->depth)
 		cp_stream_pop(p, t);
 	cp_stream_obj_end(p, t);
-	cp_tcursor_fini(&t->cur);
+	cursor_free(t);
 	t->state = ST_DONE;
 	st->tid = tid;
 	st->name = p->ix->t.threads[tid].name;
@@ -507,7 +537,7 @@ static int run_thread(struct sp *p, uint32_t tid)
 		}
 		if (!cp_stream_ready(p, t)) {
 			if (cp_tev_kind(&t->nx) == CP_EV_THREAD_START)
-				cp_tcursor_park(&t->cur);
+				cp_tcursor_park(t->cur);
 			t->state = ST_BLOCKED;
 			p->blocked[p->nblocked++] = tid;
 			return 0;
@@ -542,7 +572,7 @@ static int pass_init(struct sp *p)
 	for (uint32_t tid = 0; tid < p->nt; tid++) {
 		struct sth *t = &p->th[tid];
 
-		cp_tcursor_fini(&t->cur);
+		cursor_free(t);
 		thread_stacks_free(t);
 		free(t->vec);
 		memset(t, 0, sizeof(*t));
@@ -553,12 +583,6 @@ static int pass_init(struct sp *p)
 		t->sk = t->sc = p->sm ? p->sm->thr_off[tid] : 0;
 		t->fac = 1.0;
 		t->joins_left = p->records ? p->njoin[tid] : 0;
-		cp_tcursor_init(&t->cur, p->ix, tid, !p->records);
-		t->cur.pf = p->tpf;
-		if (!p->records) {
-			t->cur.meta = cp_stream_meta;
-			t->cur.meta_ctx = p;
-		}
 	}
 	for (uint32_t i = 0; i < p->nobj; i++) {
 		struct sobj *o = &p->obj[i];
@@ -591,7 +615,7 @@ static int pass_init(struct sp *p)
 			done(p, tid, t);
 		} else if (cp_tev_kind(&t->nx) == CP_EV_THREAD_START &&
 			   !cp_stream_ready(p, t)) {
-			cp_tcursor_park(&t->cur);
+			cp_tcursor_park(t->cur);
 			t->state = ST_UNBORN;
 			p->nunborn++;
 			if (!p->records)
@@ -636,7 +660,7 @@ static int pass_loop(struct sp *p)
 		if (run_thread(p, cp_stream_heap_pop(p)) || p->nomem)
 			return -1;
 	}
-	return 0;
+	return p->nomem ? -1 : 0;
 }
 
 /* The pass as a cp_par_two job: its result into p->pass_ret, then the
@@ -963,7 +987,7 @@ static void sp_free(struct sp *p)
 	free(p->zbest);
 	free(p->hubm);
 	for (uint32_t tid = 0; p->th && tid < p->nt; tid++) {
-		cp_tcursor_fini(&p->th[tid].cur);
+		cursor_free(&p->th[tid]);
 		thread_stacks_free(&p->th[tid]);
 		free(p->th[tid].vec);
 	}

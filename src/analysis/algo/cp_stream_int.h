@@ -63,7 +63,9 @@ struct cp_kp_node {
 
 /* A thread of the pass. */
 struct sth {
-	struct cp_tcursor cur;
+	struct cp_tcursor *cur;	/* its cursor, from its first read to its
+				 * end (cursor_free()): a program that makes
+				 * a thread per task has few alive at once */
 	struct cp_tev nx;	/* the next vertex, not yet processed */
 	uint64_t key;		/* its wall clock: the heap key */
 	uint64_t nvi;		/* its index in the thread */

@@ -106,7 +106,7 @@ static bool next_event(const struct cp_tindex *ix, struct sth *t,
 {
 	uint64_t w;
 
-	if (!cp_tcursor_next(&t->cur, &t->nx, &w))
+	if (!cp_tcursor_next(t->cur, &t->nx, &w))
 		return false;
 	t->nvi++;
 	*wall = ix->t.flags & CP_TRACE_HAS_WALL ? w : t->nx.ts;
@@ -124,10 +124,24 @@ static bool advance(const struct cp_tindex *ix, struct rth *th, bool drop)
 	return th->has;
 }
 
-/* Free what @t holds: its cursor's block and its stack. */
+/* Give @t a cursor at the first event of thread @tid.  false: out of
+ * memory. */
+static bool sth_open(struct sth *t, struct cp_tindex *ix, uint32_t tid)
+{
+	t->cur = malloc(sizeof(*t->cur));
+	if (!t->cur)
+		return false;
+	cp_tcursor_init(t->cur, ix, tid, false);
+	return true;
+}
+
+/* Free what @t holds: its cursor and its stack. */
 static void sth_free(struct sth *t)
 {
-	cp_tcursor_fini(&t->cur);
+	if (t->cur)
+		cp_tcursor_fini(t->cur);
+	free(t->cur);
+	t->cur = NULL;
 	free(t->fr);
 	free(t->cnt);
 	free(t->vec);
@@ -488,9 +502,10 @@ static int survey(struct srv *v)
 		struct sth *t = &v->sp.th[tid];
 
 		v->vt[tid].parent = v->vt[tid].creator = NONE;
-		cp_tcursor_init(&t->cur, v->ix, tid, false);
-		t->cur.meta = on_meta;
-		t->cur.meta_ctx = v;
+		if (!sth_open(t, v->ix, tid))
+			return -1;
+		t->cur->meta = on_meta;
+		t->cur->meta_ctx = v;
 		t->fac = 1.0;
 		t->sk = v->sid ? v->ix->t.samples->thr_off[tid] : 0;
 		if (next_event(v->ix, t, &wall))
@@ -852,7 +867,8 @@ static int sim_init(struct sim *s)
 		th->s.fac = 1.0;
 		th->s.stack = NONE;
 		th->s.sk = v->smp ? s->ix->t.samples->thr_off[tid] : 0;
-		cp_tcursor_init(&th->s.cur, s->ix, tid, false);
+		if (!sth_open(&th->s, s->ix, tid))
+			return -1;
 		if (!advance(s->ix, th, s->v->drop))
 			continue;
 		st->v = &th->s.nx;
@@ -860,7 +876,7 @@ static int sim_init(struct sim *s)
 		if (v->vt[tid].parent == NONE)
 			cp_rsim_push(rs, tid, 0);
 		else
-			cp_tcursor_park(&th->s.cur);
+			cp_tcursor_park(th->s.cur);
 	}
 	return 0;
 }
