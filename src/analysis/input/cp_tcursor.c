@@ -16,6 +16,7 @@
  *
  * Cost: O(blocks) to open; O(1) per event afterwards.
  */
+#define _GNU_SOURCE		/* PTHREAD_MUTEX_ADAPTIVE_NP */
 #include "cp_tcursor.h"
 
 #include <errno.h>
@@ -293,23 +294,22 @@ struct cp_tprefetch {
 	 * cursors, for a BUSY block */
 	bool hwait;
 	uint32_t nwait;
-	struct cp_tpf_dec *spare;	/* blocks read, for reuse: fresh
-					 * pages cost the kernel's clearing */
+	/* blocks read, for reuse (fresh pages cost the kernel's clearing):
+	 * the cursors put theirs on @back, which only they touch, and hand
+	 * them to @spare with their next take; the helper takes one from
+	 * @spare when it claims a block.  So each side takes the mutex once
+	 * a block */
+	struct cp_tpf_dec *spare, *back;
 };
 
-/* (helper) A block to decode @nev events into: a spare one, or new.
- * NULL: out of memory. */
-static struct cp_tpf_dec *dec_get(struct cp_tprefetch *pf, uint32_t nev)
+/* (helper) Make *@dp, a spare block or NULL (then a new one), ready for
+ * @nev events.  false: out of memory (*@dp freed, NULL). */
+static bool dec_fit(struct cp_tpf_dec **dp, uint32_t nev)
 {
-	struct cp_tpf_dec *d;
+	struct cp_tpf_dec *d = *dp;
 
-	pthread_mutex_lock(&pf->mu);
-	d = pf->spare;
-	if (d)
-		pf->spare = d->next;
-	pthread_mutex_unlock(&pf->mu);
-	if (!d && !(d = calloc(1, sizeof(*d))))
-		return NULL;
+	if (!d && !(d = *dp = calloc(1, sizeof(*d))))
+		return false;
 	d->n = d->nmeta = 0;
 	d->failed = false;
 	if (nev > d->cap) {
@@ -320,19 +320,32 @@ static struct cp_tpf_dec *dec_get(struct cp_tprefetch *pf, uint32_t nev)
 		d->wall = malloc(d->cap * sizeof(*d->wall));
 		if (!d->v || !d->wall) {
 			dec_free(d);
-			return NULL;
+			*dp = NULL;
+			return false;
 		}
 	}
-	return d;
+	return true;
 }
 
-/* (cursor) Block @d is read: to the spares. */
-static void dec_put(struct cp_tprefetch *pf, struct cp_tpf_dec *d)
+/*
+ * The prefetcher's mutex: one that spins a little before it sleeps.  The
+ * pass and the helper take it a few times a block, and a program that
+ * makes a thread per task has blocks of a few events: with a plain mutex
+ * a third of the time went to futex calls waking the other side.  0, or
+ * an error number.
+ */
+static int tpf_mutex_init(pthread_mutex_t *mu)
 {
-	pthread_mutex_lock(&pf->mu);
-	d->next = pf->spare;
-	pf->spare = d;
-	pthread_mutex_unlock(&pf->mu);
+	pthread_mutexattr_t a;
+	int ret = pthread_mutexattr_init(&a);
+
+	if (ret)
+		return ret;
+	ret = pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);
+	if (!ret)
+		ret = pthread_mutex_init(mu, &a);
+	pthread_mutexattr_destroy(&a);
+	return ret;
 }
 
 struct cp_tprefetch *cp_tpf_new(struct cp_tindex *ix)
@@ -347,7 +360,7 @@ struct cp_tprefetch *cp_tpf_new(struct cp_tindex *ix)
 	pf->room_v = atomic_load(&tpf_room_vertices);
 	pf->st = calloc(n, sizeof(*pf->st));
 	pf->ready = calloc(n, sizeof(*pf->ready));
-	if (!pf->st || !pf->ready || pthread_mutex_init(&pf->mu, NULL)) {
+	if (!pf->st || !pf->ready || tpf_mutex_init(&pf->mu)) {
 		free(pf->st);
 		free(pf->ready);
 		free(pf);
@@ -421,20 +434,22 @@ static void tpf_window(const struct cp_tindex *ix, struct cp_tpf_win *w,
 
 /*
  * (helper) Decode block @bi of thread @tid (an EVENTS block of @nev
- * events) as a cursor would, times before the floor; NULL when memory
- * runs out or the block holds anything to repair.
+ * events) as a cursor would, times before the floor, into *@dp (a spare
+ * block or NULL: dec_fit).  false when memory runs out or the block holds
+ * anything to repair: *@dp then serves the next block.
  */
-static struct cp_tpf_dec *dec_block(struct cp_tprefetch *pf,
-				    const struct cp_tpf_win *w, uint32_t tid,
-				    uint32_t bi, uint32_t nev)
+static bool dec_block(struct cp_tprefetch *pf, const struct cp_tpf_win *w,
+		      uint32_t tid, uint32_t bi, uint32_t nev,
+		      struct cp_tpf_dec **dp)
 {
-	struct cp_tpf_dec *d = dec_get(pf, nev);
+	struct cp_tpf_dec *d;
 	struct cp_tcursor c;
 	uint64_t wall;
 	bool ok;
 
-	if (!d)
-		return NULL;
+	if (!dec_fit(dp, nev))
+		return false;
+	d = *dp;
 	cp_tcursor_init(&c, pf->ix, tid, false);
 	c.bi = bi;
 	c.win = w;
@@ -447,11 +462,7 @@ static struct cp_tpf_dec *dec_block(struct cp_tprefetch *pf,
 	     !cp_tcursor_next(&c, &(struct cp_tev){ 0 }, &wall) &&
 	     !c.repaired && !d->failed;
 	cp_tcursor_fini(&c);
-	if (!ok) {
-		dec_put(pf, d);
-		return NULL;
-	}
-	return d;
+	return ok;
 }
 
 /* (under pf->mu) Whether the blocks decoded and not taken fill the room,
@@ -467,6 +478,24 @@ static bool tpf_half(const struct cp_tprefetch *pf)
 	return pf->ahead <= pf->room_b / 2 && pf->ahead_v <= pf->room_v / 2;
 }
 
+/* (helper, under pf->mu) Block @b is decoded into @d, or left to its
+ * cursor (NULL): the cursors waiting for it wake. */
+static void tpf_publish(struct cp_tprefetch *pf, size_t b,
+			struct cp_tpf_dec *d)
+{
+	pf->st[b] = d ? TPF_READY : TPF_LEFT;
+	pf->ready[b] = d;
+	pf->ahead += d != NULL;
+	pf->ahead_v += d ? d->n : 0;
+	if (pf->nwait)
+		pthread_cond_broadcast(&pf->cv);
+}
+
+/*
+ * The helper takes the mutex once a block: to publish the block it has
+ * just decoded, wait for room, and claim the next one with a spare block
+ * to decode it into.
+ */
 void cp_tpf_run(void *arg)
 {
 	struct cp_tprefetch *pf = arg;
@@ -474,16 +503,28 @@ void cp_tpf_run(void *arg)
 	uint32_t *seen = calloc(ix->t.nthreads ? ix->t.nthreads : 1,
 				sizeof(*seen));
 	struct cp_tpf_win w = { .buf = NULL };
+	struct cp_tpf_dec *d = NULL;	/* the block to decode into */
+	size_t last = SIZE_MAX;		/* the block decoded, not published */
+	bool ok = false;		/* ... into @d (else left) */
 
-	for (size_t b = 0; seen && b < ix->r.nblks; b++) {
-		const struct cp_trd_blk *blk = &ix->r.blks[b];
-		struct cp_tpf_dec *d;
+	for (size_t b = 0; seen; b++) {
+		const struct cp_trd_blk *blk;
 		uint32_t bi;
 
-		if (blk->type != CP_BLOCK_EVENTS)
-			continue;
-		bi = seen[blk->tid]++;
+		while (b < ix->r.nblks && ix->r.blks[b].type != CP_BLOCK_EVENTS)
+			b++;
 		pthread_mutex_lock(&pf->mu);
+		if (last != SIZE_MAX) {
+			tpf_publish(pf, last, ok ? d : NULL);
+			d = ok ? NULL : d;
+			last = SIZE_MAX;
+		}
+		if (b == ix->r.nblks) {
+			pthread_mutex_unlock(&pf->mu);
+			break;
+		}
+		blk = &ix->r.blks[b];
+		bi = seen[blk->tid]++;
 		if (tpf_full(pf)) {
 			pf->hwait = true;
 			while (!pf->stop && !tpf_half(pf))
@@ -499,18 +540,16 @@ void cp_tpf_run(void *arg)
 			continue;
 		}
 		pf->st[b] = TPF_BUSY;
+		if (!d && pf->spare) {
+			d = pf->spare;
+			pf->spare = d->next;
+		}
 		pthread_mutex_unlock(&pf->mu);
 		tpf_window(ix, &w, blk);
-		d = dec_block(pf, &w, blk->tid, bi, blk->nev);
-		pthread_mutex_lock(&pf->mu);
-		pf->st[b] = d ? TPF_READY : TPF_LEFT;
-		pf->ready[b] = d;
-		pf->ahead += d != NULL;
-		pf->ahead_v += d ? d->n : 0;
-		if (pf->nwait)
-			pthread_cond_broadcast(&pf->cv);
-		pthread_mutex_unlock(&pf->mu);
+		ok = dec_block(pf, &w, blk->tid, bi, blk->nev, &d);
+		last = b;
 	}
+	dec_free(d);
 	free(seen);
 	free(w.buf);
 }
@@ -522,6 +561,13 @@ static struct cp_tpf_dec *tpf_take(struct cp_tprefetch *pf, size_t b)
 	struct cp_tpf_dec *d = NULL;
 
 	pthread_mutex_lock(&pf->mu);
+	while (pf->back) {	/* the blocks read since the last take */
+		struct cp_tpf_dec *x = pf->back;
+
+		pf->back = x->next;
+		x->next = pf->spare;
+		pf->spare = x;
+	}
 	while (pf->st[b] == TPF_BUSY) {
 		pf->nwait++;
 		pthread_cond_wait(&pf->cv, &pf->mu);
@@ -554,11 +600,15 @@ void cp_tpf_free(struct cp_tprefetch *pf)
 		return;
 	for (size_t b = 0; b < pf->ix->r.nblks; b++)
 		dec_free(pf->ready[b]);
-	while (pf->spare) {
-		struct cp_tpf_dec *d = pf->spare;
+	for (int i = 0; i < 2; i++) {
+		struct cp_tpf_dec **l = i ? &pf->back : &pf->spare;
 
-		pf->spare = d->next;
-		dec_free(d);
+		while (*l) {
+			struct cp_tpf_dec *d = *l;
+
+			*l = d->next;
+			dec_free(d);
+		}
 	}
 	pthread_cond_destroy(&pf->cv);
 	pthread_mutex_destroy(&pf->mu);
@@ -581,7 +631,8 @@ static bool dec_next(struct cp_tcursor *c, struct cp_tev *v,
 		if (c->meta)
 			c->meta(c->meta_ctx, &d->meta[c->dm].ev);
 	if (c->di == d->n) {
-		dec_put(c->pf, d);
+		d->next = c->pf->back;	/* to the spares at the next take */
+		c->pf->back = d;
 		c->dec = NULL;
 		return false;
 	}

@@ -142,7 +142,9 @@ bool cp_tcursor_next(struct cp_tcursor *c, struct cp_tev *v,
  * the window, 9 bytes per block of the file.
  *
  * Concurrency: cp_tpf_run on one thread; the cursors, cp_tpf_stop and
- * cp_tpf_free on another (the index's); a mutex between them.
+ * cp_tpf_free on another (the index's); a mutex between them, which each
+ * side takes once a block (a block of a short thread costs less to decode
+ * than to hand over), and which spins a little before it sleeps.
  */
 #define CP_TPF_AHEAD 1024
 #define CP_TPF_AHEAD_V (1u << 17)
