@@ -674,13 +674,6 @@ static void pass_job(void *arg)
 		cp_tpf_stop(p->tpf);
 }
 
-/* The prefetcher's helper as a cp_par_two job (NULL: none). */
-static void prefetch_job(void *arg)
-{
-	if (arg)
-		cp_tpf_run(arg);
-}
-
 /*
  * One pass, with the blocks decoded ahead on the second core
  * (cp_tcursor.h's prefetcher) when the trace is large enough for
@@ -693,7 +686,7 @@ static int run_pass(struct sp *p)
 		p->s->v_ndeps = 0;
 	}
 	p->tpf = cp_tpf_new(p->ix);
-	cp_par_two(p->ix->t.nevents, pass_job, p, prefetch_job, p->tpf);
+	cp_par_two(p->ix->t.nevents, pass_job, p, cp_tpf_run, p->tpf);
 	cp_tpf_free(p->tpf);
 	p->tpf = NULL;
 	p->pass++;

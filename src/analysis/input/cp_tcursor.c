@@ -499,13 +499,17 @@ static void tpf_publish(struct cp_tprefetch *pf, size_t b,
 void cp_tpf_run(void *arg)
 {
 	struct cp_tprefetch *pf = arg;
-	struct cp_tindex *ix = pf->ix;
-	uint32_t *seen = calloc(ix->t.nthreads ? ix->t.nthreads : 1,
-				sizeof(*seen));
+	struct cp_tindex *ix;
+	uint32_t *seen;
 	struct cp_tpf_win w = { .buf = NULL };
 	struct cp_tpf_dec *d = NULL;	/* the block to decode into */
 	size_t last = SIZE_MAX;		/* the block decoded, not published */
 	bool ok = false;		/* ... into @d (else left) */
+
+	if (!pf)
+		return;
+	ix = pf->ix;
+	seen = calloc(ix->t.nthreads ? ix->t.nthreads : 1, sizeof(*seen));
 
 	for (size_t b = 0; seen; b++) {
 		const struct cp_trd_blk *blk;

@@ -164,7 +164,8 @@ size_t cp_tpf_set_window(size_t bytes);
  * cp_tpf_free.  NULL: out of memory (the cursors then read alone). */
 struct cp_tprefetch *cp_tpf_new(struct cp_tindex *ix);
 /* The helper's loop over @pf (a struct cp_tprefetch): returns at the end
- * of the file or when cp_tpf_stop is called. */
+ * of the file or when cp_tpf_stop is called; at once for NULL (a job for
+ * cp_par_two whether cp_tpf_new gave a prefetcher or not). */
 void cp_tpf_run(void *pf);
 /* Make the helper return (the blocks it holds stay until freed). */
 void cp_tpf_stop(struct cp_tprefetch *pf);
