@@ -528,6 +528,64 @@ START_TEST(test_sreplay_unknown_name)
 END_TEST
 
 /*
+ * Which procedures what-if takes by default (cp_stream_procs_instrumented,
+ * from the index's look at the threads' first blocks): a trace without
+ * samples, the instrumented ones; with samples, the instrumented ones
+ * only when some thread's first block holds an ENTER or a REGION_BEGIN.
+ * T0 makes T1 and T2, each working 100 ns before its EXIT; case 0 has no
+ * samples, the others one sample a thread; in case 2 T2 calls a
+ * procedure in its first block, in case 3 in its second (5 events a
+ * block: the START and four locks first), in case 4 a region begins in
+ * T1's first block.
+ */
+START_TEST(test_sreplay_procs_instrumented)
+{
+	static const bool want[] = { true, false, true, false, true };
+	const uint64_t pc = 0x1008;
+
+	for (int k = 0; k < 5; k++) {
+		struct cp_tindex ix;
+		struct synth s;
+		char path[64], err[256] = "";
+		uint32_t m;
+
+		synth_init(&s);
+		s.block_events = 5;
+		synth_symbol(&s, 0x1000, 0x10, "proc0");
+		synth_string(&s, 1, "region1");
+		synth_start(&s, 0, -1);
+		m = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
+		synth_spawn(&s, 2);
+		if (k == 3)
+			for (int i = 0; i < 2; i++) {
+				synth_lock(&s, 2, 1, 0, m);
+				synth_unlock(&s, 2, 1, m);
+			}
+		if (k == 2 || k == 3)
+			synth_call(&s, 2, 0x1000, 100);
+		if (k == 4) {
+			synth_region_begin(&s, 1, 10, 1);
+			synth_region_end(&s, 1, 10, 1);
+		}
+		for (uint32_t t = 1; t <= 2; t++) {
+			if (k)
+				synth_sample(&s, t, 50, 50, 1000, 0, &pc, 1);
+			synth_exit(&s, t, 100);
+		}
+		synth_join_all(&s, 2, 5);
+		cpt_write_synth_temp(&s, path, sizeof(path), "check_sreplay");
+		synth_free(&s);
+		ck_assert_msg(cp_tindex_open(&ix, path, err, sizeof(err)) == 0,
+			      "%s", err);
+		ck_assert_msg(cp_stream_procs_instrumented(&ix) == want[k],
+			      "case %d", k);
+		cp_tindex_close(&ix);
+		unlink(path);
+	}
+}
+END_TEST
+
+/*
  * A million mutex hand-overs between two threads (each lock waits for
  * the other's unlock), replayed unscaled and with both threads' "crit"
  * halved: every PUBLISH makes a record, and the freeing rule keeps the
@@ -746,6 +804,7 @@ static Suite *sreplay_suite(void)
 	tcase_add_test(tc, test_sreplay_sampled_equals_memory);
 	tcase_add_test(tc, test_sreplay_fixtures);
 	tcase_add_test(tc, test_sreplay_unknown_name);
+	tcase_add_test(tc, test_sreplay_procs_instrumented);
 	tcase_add_test(tc, test_sreplay_bounded_records);
 	tcase_add_test(tc, test_sreplay_cpt_same_document);
 	tcase_add_test(tc, test_sreplay_cpt_sampled_same_document);

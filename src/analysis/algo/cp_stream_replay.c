@@ -1101,23 +1101,11 @@ int cp_stream_whatif_run(struct cp_tindex *ix, const struct cp_stream_opts *so,
 
 bool cp_stream_procs_instrumented(struct cp_tindex *ix)
 {
-	bool samples = false, found = false;
+	bool samples = false;
 
 	for (size_t i = 0; i < ix->r.nblks && !samples; i++)
 		samples = ix->r.blks[i].type == CP_BLOCK_SAMPLES;
-	for (uint32_t tid = 0; samples && !found && tid < ix->t.nthreads;
-	     tid++) {
-		struct cp_tcursor c;
-		struct cp_tev v;
-		uint64_t wall;
-
-		cp_tcursor_init(&c, ix, tid, false);
-		while (!found && cp_tcursor_next(&c, &v, &wall) && c.bi <= 1)
-			found = cp_tev_kind(&v) == CP_EV_ENTER ||
-				cp_tev_kind(&v) == CP_EV_REGION_BEGIN;
-		cp_tcursor_fini(&c);
-	}
-	return !samples || found;
+	return !samples || ix->first_procs;
 }
 
 void cp_stream_whatif_result(const struct cp_stream *s,

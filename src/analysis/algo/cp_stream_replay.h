@@ -100,8 +100,9 @@ int cp_stream_sid_copy(void *ctx, struct cp_trace *t, uint32_t **sid,
  * Are the procedures of the trace indexed by @ix the instrumented ones
  * (ENTER/LEAVE, regions), as the in-memory reader takes them by default:
  * the trace has no sampled stacks, or some thread's first block holds an
- * ENTER or REGION_BEGIN?  A probe of one block a thread: false also when
- * instrumented events come later only (the caller then loads the trace).
+ * ENTER or REGION_BEGIN (the index looked: cp_tindex.first_procs)?
+ * False also when instrumented events come later only (the caller then
+ * loads the trace).
  */
 bool cp_stream_procs_instrumented(struct cp_tindex *ix);
 

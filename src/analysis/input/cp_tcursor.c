@@ -123,7 +123,7 @@ static void first_meta(void *ctx, const struct cp_trd_ev *ev)
 
 /* Bytes of the file a cursor copies its block from rather than read it,
  * [off, off + len) at buf: the helper's window (cp_tpf_run), or the whole
- * mapping (index_starts). */
+ * mapping (index_firsts).  The cursor stops at that block's end. */
 struct cp_tpf_win {
 	uint8_t *buf;
 	uint64_t off;
@@ -131,13 +131,15 @@ struct cp_tpf_win {
 };
 
 /*
- * From the mapping, while it lasts: ix->tstart, the threads whose first
- * vertex, decoded as a cursor would, is a THREAD_START naming a thread of
- * the trace as its creator, with no metadata event before it and nothing
- * repaired.  The first blocks are visited in file order, their pages given
- * back every 8 MB (the framing gave back the file's).  0, or -1 (memory).
+ * From the mapping, while it lasts, the threads' first blocks decoded as
+ * a cursor would: ix->tstart, the threads whose first vertex is a
+ * THREAD_START naming a thread of the trace as its creator, with no
+ * metadata event before it and nothing repaired; ix->first_procs, whether
+ * a first block holds an ENTER or REGION_BEGIN.  The first blocks are
+ * visited in file order, their pages given back every 8 MB (the framing
+ * gave back the file's).  0, or -1 (memory).
  */
-static int index_starts(struct cp_tindex *ix)
+static int index_firsts(struct cp_tindex *ix)
 {
 	uint32_t n = ix->t.nthreads;
 	struct cp_tpf_win w = { .buf = ix->map, .len = ix->len };
@@ -166,6 +168,10 @@ static int index_starts(struct cp_tindex *ix)
 		    cp_tev_kind(&v) == CP_EV_THREAD_START && v.arg &&
 		    v.arg - 1 < n)
 			cp_bit_set(ix->tstart, b->tid);
+		for (; got && !ix->first_procs;
+		     got = cp_tcursor_next(&c, &v, &wall))
+			ix->first_procs = cp_tev_kind(&v) == CP_EV_ENTER ||
+					  cp_tev_kind(&v) == CP_EV_REGION_BEGIN;
 		cp_tcursor_fini(&c);
 		end = (b->off + ix->r.bsz + b->size) & ~(size_t)4095;
 		if (end - dropped >= ((size_t)8 << 20)) {
@@ -198,7 +204,7 @@ int cp_tindex_open(struct cp_tindex *ix, const char *path, char *err,
 	if (cp_trd_frame(&ix->r) || cp_trd_decode_meta(&ix->r))
 		goto err;
 	if (ix->r.nblks >= UINT32_MAX || index_threads(ix) ||
-	    index_starts(ix)) {
+	    index_firsts(ix)) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		goto err;
 	}

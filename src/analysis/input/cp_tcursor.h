@@ -45,6 +45,8 @@ struct cp_tindex {
 				 * THREAD_START naming its creator, nothing
 				 * before it (a pass may leave the thread
 				 * unread until that CREATE) */
+	bool first_procs;	/* a thread's first block holds an ENTER or
+				 * a REGION_BEGIN */
 };
 
 /*
