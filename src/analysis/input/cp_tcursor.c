@@ -114,7 +114,8 @@ static int index_samples(struct cp_tindex *ix)
 	return ret ? cp_trd_fail(&ix->r, 0, "out of memory") : 0;
 }
 
-/* (index_starts' cursor) A metadata event came before the first vertex. */
+/* (index_firsts' cursor) A metadata event came: before the first vertex,
+ * when looked at then. */
 static void first_meta(void *ctx, const struct cp_trd_ev *ev)
 {
 	(void)ev;
@@ -335,10 +336,10 @@ static bool dec_fit(struct cp_tpf_dec **dp, uint32_t nev)
 
 /*
  * The prefetcher's mutex: one that spins a little before it sleeps.  The
- * pass and the helper take it a few times a block, and a program that
- * makes a thread per task has blocks of a few events: with a plain mutex
- * a third of the time went to futex calls waking the other side.  0, or
- * an error number.
+ * pass and the helper each take it once a block, and a program that
+ * makes a thread per task has blocks of a few events: a plain mutex
+ * sleeps in the kernel whenever the other side holds it.  0, or an error
+ * number.
  */
 static int tpf_mutex_init(pthread_mutex_t *mu)
 {
