@@ -16,7 +16,7 @@
 #          change them; runs drift apart all the same, see
 #          scripts/fuzz.sh, so a failure prints its input), or for
 #          CPTHREAD_FUZZ_SECONDS seconds when that is set (scripts/fuzz.sh).
-# On a 2-core machine the four take about 23 minutes (README, Tests).
+# On a 2-core machine the four take 35 to 45 minutes (README, Tests).
 #
 # Environment:
 #   CPTHREAD_TEST_STAGES   the stages to run, default "main asan tsan
