@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cp_alloc.h"
+#include "cp_cpus.h"
 #include "cp_emit.h"
 #include "cp_fds.h"
 #include "cp_items.h"
@@ -243,7 +244,7 @@ static const char *proc_source(unsigned i)
 static void notes(struct summary *s, void (*say)(void *, const char *),
 		  void *arg)
 {
-	char line[400];
+	char line[512];
 
 	if (cp_runtime_saw_nothing())
 		say(arg, "No synchronization was seen: the critical path is "
@@ -291,6 +292,10 @@ static void notes(struct summary *s, void (*say)(void *, const char *),
 		say(arg, cp_unseen_spin_note());
 	if (*cp_unseen_library_note())
 		say(arg, cp_unseen_library_note());
+	if (cp_rt.clock == CP_CLOCK_WALL &&
+	    cp_cpus_note(line, sizeof(line), s->useful, s->elapsed,
+			 cp_rt.ncpus))
+		say(arg, line);
 }
 
 static void say_json(void *arg, const char *line)

@@ -44,6 +44,7 @@
 
 #include "cp_alloc.h"
 #include "cp_clock.h"
+#include "cp_cpus.h"
 #include "cp_fds.h"
 #include "cp_items.h"
 #include "cp_objrec.h"
@@ -377,6 +378,7 @@ static void cp_runtime_init(void)
 	atomic_store(&cp_rt.next_tid, 0);
 	cp_rt.pid = getpid();
 	cp_thread_comm(gettid(), cp_rt.comm0);
+	cp_rt.ncpus = cp_cpus_count();
 	cp_rt.start_wall = cp_clock_wall();
 	{
 		struct timespec ts;

@@ -46,6 +46,8 @@ struct cp_runtime {
 	pid_t pid;
 	char comm0[16];		/* the process's name (comm) at start: a
 				 * thread's name is its own when it differs */
+	unsigned ncpus;		/* processors it may run on at start, 0:
+				 * unknown (cp_cpus.h) */
 	uint64_t start_wall;	/* cp_clock_wall() at start (~0) */
 	uint64_t start_realtime;
 	bool forked_child;

@@ -790,6 +790,12 @@ static void write_run_blocks(void)
 	b.n = 0;
 	info_put(&b, "exe", cp_symbols_exe());
 	info_put(&b, "clock", cp_rt.clock == CP_CLOCK_CPU ? "cpu" : "wall");
+	if (cp_rt.ncpus) {	/* for the note on waiting for a processor */
+		char num[16];
+
+		snprintf(num, sizeof(num), "%u", cp_rt.ncpus);
+		info_put(&b, "cpus", num);
+	}
 	for (unsigned i = 0; i < cp_rt.cfg.nfuncs; i++) {
 		size_t l = strlen(cp_rt.cfg.funcs[i]);
 

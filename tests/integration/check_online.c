@@ -41,8 +41,10 @@
  * Counts (threads, object operations) are exact where the program fixes
  * them.
  */
+#define _GNU_SOURCE	/* sched_setaffinity, CPU_SET */
 #include <check.h>
 #include <math.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -842,6 +844,76 @@ START_TEST(test_online_tracer_waits_are_its_own)
 END_TEST
 
 /*
+ * Threads that outnumber the processors (cp_cpus.h).  The test pins
+ * itself, and so the child, to one processor; smp_work's threads each run
+ * 150 million steps of a multiply-add chain (some 150 ms).  Two of them
+ * under the wall clock are both runnable all along: their useful time is
+ * about twice the elapsed time that one processor gives, and the online
+ * report and cpt's both say that at least half went waiting for a
+ * processor.  One thread alone fits the processor, and the cpu clock
+ * counts only the time each ran: no note.
+ */
+START_TEST(test_online_waiting_for_a_processor)
+{
+	static const struct {
+		const char *clock, *threads;
+		bool note;
+	} cases[] = {
+		{ "wall", "2", true }, { "wall", "1", false },
+		{ "cpu", "2", false },
+	};
+	const char *clock = cases[_i].clock, *nt = cases[_i].threads;
+	char env_clock[64];
+	const char *env[] = { env_clock, "CPTHREAD_QUIET=1",
+			      "CPTHREAD_MODE=trace", NULL };
+	const char *args[] = { "1", "150", nt, NULL };
+	const char *on, *off_note;
+	struct cpt_run r, off;
+	cpu_set_t all, one;
+	int cpu = 0;
+
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(all), &all), 0);
+	while (!CPU_ISSET(cpu, &all))
+		cpu++;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	ck_assert_int_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+	snprintf(env_clock, sizeof(env_clock), "CPTHREAD_CLOCK=%s", clock);
+	ck_assert_int_eq(cpt_run_workload(&r, "smp_work", CPT_PRELOAD, args,
+					  env, 60), 0);
+	sched_setaffinity(0, sizeof(all), &all);
+	ck_assert_msg(cpt_run_exit_code(&r) == 0 && r.report,
+		      "smp_work, %s threads, %s: exit %d, %s", nt, clock,
+		      cpt_run_exit_code(&r), r.report_error);
+	{
+		const char *cargs[] = { "report", r.trace_path, "--format",
+					"json", NULL };
+
+		ck_assert_int_eq(cpt_run_program(&off, CPT_CPT, cargs, NULL,
+						 60, false), 0);
+	}
+	snprintf(off.report_path, sizeof(off.report_path), "%s/stdout",
+		 off.dir);
+	ck_assert_msg(cpt_run_exit_code(&off) == 0 &&
+		      cpt_run_load_report(&off) == 0, "cpt report %s: exit %d,"
+		      " %s", r.trace_path, cpt_run_exit_code(&off), off.err);
+	on = note_with(r.report, "waiting for a processor");
+	off_note = note_with(off.report, "waiting for a processor");
+	ck_assert_msg(!!on == cases[_i].note && !!off_note == cases[_i].note &&
+		      (!on || strstr(on, "the 1 processor ")),
+		      "smp_work, %s threads on one processor, %s clock: "
+		      "useful %.1f ms in %.1f ms; want %s note; online: %s; "
+		      "cpt report: %s", nt, clock,
+		      cpt_json_ms(r.report, "cpu_ns"),
+		      cpt_json_ms(r.report, "elapsed_ns"),
+		      cases[_i].note ? "a" : "no", on ? on : "none",
+		      off_note ? off_note : "none");
+	cpt_run_free(&off);
+	cpt_run_free(&r);
+}
+END_TEST
+
+/*
  * LLVM's OpenMP runtime loaded into a traced program (preloaded into the
  * mutex workload): its synchronization is not traced, and the report
  * says so.
@@ -1079,6 +1151,7 @@ static Suite *online_suite(void)
 	tcase_add_loop_test(tc, test_online_tracer_waits_are_its_own, 0, 2);
 	tcase_add_loop_test(tc, test_online_child_wait, 0, 5 * NCOMBOS);
 	tcase_add_test(tc, test_online_untraced_library);
+	tcase_add_loop_test(tc, test_online_waiting_for_a_processor, 0, 3);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("samples");
 	tcase_set_timeout(tc, 60);

@@ -10,11 +10,13 @@
  */
 #include "cp_report_out.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cp_compare_out.h"
+#include "cp_cpus.h"
 #include "cp_out.h"
 #include "cp_report_keys.h"
 #include "cp_sampled.h"
@@ -139,21 +141,47 @@ static const char *runtime_note(const struct cp_trace *t, unsigned i)
 	return NULL;
 }
 
-void cp_report_out_runtime_notes_text(FILE *f, const struct cp_trace *t)
+/* The note on useful time spent waiting for a processor (cp_cpus.h),
+ * from the trace's INFO cpus, under the wall clock. */
+static bool cpus_note(const struct cp_trace *t, uint64_t useful,
+		      uint64_t elapsed, char *buf, size_t len)
 {
+	const char *v = cp_trace_info(t, "cpus");
+	unsigned long n;
+	char *end;
+
+	if (t->clock != CP_CLOCK_WALL || !v || !*v)
+		return false;
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (errno || *end || n > UINT32_MAX)
+		return false;
+	return cp_cpus_note(buf, len, useful, elapsed, (unsigned)n);
+}
+
+void cp_report_out_runtime_notes_text(FILE *f, const struct cp_trace *t,
+				      uint64_t useful_ns, uint64_t elapsed_ns)
+{
+	char buf[512];
 	const char *v;
 
 	for (unsigned i = 0; (v = runtime_note(t, i)); i++)
 		fprintf(f, "  note: %s\n\n", v);
+	if (cpus_note(t, useful_ns, elapsed_ns, buf, sizeof(buf)))
+		fprintf(f, "  note: %s\n\n", buf);
 }
 
 void cp_report_out_runtime_notes_emit(struct cp_emit *e,
-				      const struct cp_trace *t)
+				      const struct cp_trace *t,
+				      uint64_t useful_ns, uint64_t elapsed_ns)
 {
+	char buf[512];
 	const char *v;
 
 	for (unsigned i = 0; (v = runtime_note(t, i)); i++)
 		cp_emit_str(e, NULL, v);
+	if (cpus_note(t, useful_ns, elapsed_ns, buf, sizeof(buf)))
+		cp_emit_str(e, NULL, buf);
 }
 
 /* The figures a user decides from: CP length, parallelism, notes. */
@@ -182,7 +210,7 @@ static void text_summary(FILE *f, const struct cp_input *in,
 	if (t->has_startstop)
 		fprintf(f, "  note: the program started/stopped the computation; "
 			"this report covers the whole run.\n\n");
-	cp_report_out_runtime_notes_text(f, t);
+	cp_report_out_runtime_notes_text(f, t, p->useful_ns, p->elapsed_ns);
 }
 
 /* Procedures: the comparison with a CPU profile, or the table. */
@@ -631,7 +659,7 @@ void cp_report_out_json(FILE *f, const struct cp_input *in,
 	cp_emit_f64(&e, CP_KEY_PARALLELISM, p->parallelism);
 	cp_emit_f64(&e, CP_KEY_MAX_PARALLELISM, p->max_parallelism);
 	cp_emit_arr_begin(&e, CP_KEY_NOTES);
-	cp_report_out_runtime_notes_emit(&e, t);
+	cp_report_out_runtime_notes_emit(&e, t, p->useful_ns, p->elapsed_ns);
 	cp_emit_arr_end(&e);
 	cp_emit_obj_begin(&e, CP_KEY_CRITICAL_PATH);
 	cp_emit_u64(&e, CP_KEY_LENGTH_NS, p->cp_len);

@@ -51,13 +51,18 @@ void cp_report_out_json(FILE *f, const struct cp_input *in,
 /*
  * The notes the runtime wrote into trace @t (INFO note.*: waiting it
  * could not explain, waits for child processes, spinning between
- * sched_yield calls, libraries that synchronize by themselves), which the
- * in-memory and the streamed report both repeat: as the summary's text
- * lines, or as strings of the JSON array @e is writing.
+ * sched_yield calls, libraries that synchronize by themselves), and,
+ * under the wall clock, the threads' wait for a processor when their
+ * useful time @useful_ns exceeds what the processors the program could
+ * run on (INFO cpus) give in @elapsed_ns; the in-memory and the streamed
+ * report both give them: as the summary's text lines, or as strings of
+ * the JSON array @e is writing.
  */
-void cp_report_out_runtime_notes_text(FILE *f, const struct cp_trace *t);
+void cp_report_out_runtime_notes_text(FILE *f, const struct cp_trace *t,
+				      uint64_t useful_ns, uint64_t elapsed_ns);
 void cp_report_out_runtime_notes_emit(struct cp_emit *e,
-				      const struct cp_trace *t);
+				      const struct cp_trace *t,
+				      uint64_t useful_ns, uint64_t elapsed_ns);
 
 /*
  * The objects table of @objs[@n] (the profile's, or the streaming

@@ -136,7 +136,7 @@ static void text_summary(FILE *f, const struct cp_tindex *ix,
 	fprintf(f, "  parallelism     %12.2f   maximum parallelism %.2f"
 		"  (useful time / critical path)\n\n",
 		ratio(s->useful_ns, s->elapsed_ns), ratio(s->useful_ns, s->cp_len));
-	cp_report_out_runtime_notes_text(f, t);
+	cp_report_out_runtime_notes_text(f, t, s->useful_ns, s->elapsed_ns);
 	for (unsigned i = 0; cp_stream_out_note(s, cmp, i, b, sizeof(b)); i++)
 		fprintf(f, "  note: %s.\n", b);
 	if (cp_stream_out_note(s, cmp, 0, b, sizeof(b)))
@@ -333,7 +333,8 @@ int cp_stream_out_json(FILE *f, const struct cp_tindex *ix,
 	cp_emit_f64(&e, CP_KEY_PARALLELISM, ratio(s->useful_ns, s->elapsed_ns));
 	cp_emit_f64(&e, CP_KEY_MAX_PARALLELISM, ratio(s->useful_ns, s->cp_len));
 	cp_emit_arr_begin(&e, CP_KEY_NOTES);
-	cp_report_out_runtime_notes_emit(&e, &ix->t);
+	cp_report_out_runtime_notes_emit(&e, &ix->t, s->useful_ns,
+					 s->elapsed_ns);
 	for (unsigned i = 0; cp_stream_out_note(s, cmp, i, b, sizeof(b)); i++)
 		cp_emit_str(&e, NULL, b);
 	cp_emit_arr_end(&e);
