@@ -849,8 +849,8 @@ END_TEST
  * 150 million steps of a multiply-add chain (some 150 ms).  Two of them
  * under the wall clock are both runnable all along: their useful time is
  * about twice the elapsed time that one processor gives, and the online
- * report and cpt's both say that at least half went waiting for a
- * processor.  One thread alone fits the processor, and the cpu clock
+ * report and cpt's (JSON and page) say that at least half went waiting
+ * for a processor.  One thread alone fits the processor, and the cpu clock
  * counts only the time each ran: no note.
  */
 START_TEST(test_online_waiting_for_a_processor)
@@ -868,7 +868,7 @@ START_TEST(test_online_waiting_for_a_processor)
 			      "CPTHREAD_MODE=trace", NULL };
 	const char *args[] = { "1", "150", nt, NULL };
 	const char *on, *off_note;
-	struct cpt_run r, off;
+	struct cpt_run r, off, page;
 	cpu_set_t all, one;
 	int cpu = 0;
 
@@ -897,17 +897,31 @@ START_TEST(test_online_waiting_for_a_processor)
 	ck_assert_msg(cpt_run_exit_code(&off) == 0 &&
 		      cpt_run_load_report(&off) == 0, "cpt report %s: exit %d,"
 		      " %s", r.trace_path, cpt_run_exit_code(&off), off.err);
+	{	/* the page gives the notes too */
+		const char *hargs[] = { "report", r.trace_path, "--format",
+					"html", NULL };
+
+		ck_assert_int_eq(cpt_run_program(&page, CPT_CPT, hargs, NULL,
+						 60, false), 0);
+		ck_assert_msg(cpt_run_exit_code(&page) == 0, "cpt report "
+			      "--format html: exit %d, %s",
+			      cpt_run_exit_code(&page), page.err);
+	}
 	on = note_with(r.report, "waiting for a processor");
 	off_note = note_with(off.report, "waiting for a processor");
 	ck_assert_msg(!!on == cases[_i].note && !!off_note == cases[_i].note &&
-		      (!on || strstr(on, "the 1 processor ")),
+		      !!strstr(page.out, "waiting for a processor") ==
+		      cases[_i].note && (!on || strstr(on, "the 1 processor ")),
 		      "smp_work, %s threads on one processor, %s clock: "
 		      "useful %.1f ms in %.1f ms; want %s note; online: %s; "
-		      "cpt report: %s", nt, clock,
+		      "cpt report: %s; page: %s", nt, clock,
 		      cpt_json_ms(r.report, "cpu_ns"),
 		      cpt_json_ms(r.report, "elapsed_ns"),
 		      cases[_i].note ? "a" : "no", on ? on : "none",
-		      off_note ? off_note : "none");
+		      off_note ? off_note : "none",
+		      strstr(page.out, "waiting for a processor") ? "a note" :
+								    "none");
+	cpt_run_free(&page);
 	cpt_run_free(&off);
 	cpt_run_free(&r);
 }

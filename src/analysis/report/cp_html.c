@@ -1204,6 +1204,18 @@ static void page_head(struct html *h, const char *title)
 		}
 		S(h, ".</div>\n");
 	}
+	{	/* the runtime's notes, as the text report gives them */
+		char b[512];
+		const char *v;
+
+		for (unsigned i = 0; (v = cp_report_out_runtime_note(
+					h->t, p->useful_ns, p->elapsed_ns, i,
+					b, sizeof(b))); i++) {
+			S(h, "<div class=\"note\">");
+			E(h, v);
+			S(h, "</div>\n");
+		}
+	}
 	if (p->online_len && p->online_len != p->cp_len) {
 		char a[32], b[32];
 

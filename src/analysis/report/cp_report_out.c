@@ -128,19 +128,6 @@ static const char *const runtime_notes[] = {
 	"note.library",
 };
 
-/* The @i-th of the runtime's notes in @t, or NULL past the last. */
-static const char *runtime_note(const struct cp_trace *t, unsigned i)
-{
-	for (size_t k = 0; k < sizeof(runtime_notes) /
-	     sizeof(runtime_notes[0]); k++) {
-		const char *v = cp_trace_info(t, runtime_notes[k]);
-
-		if (v && *v && i-- == 0)
-			return v;
-	}
-	return NULL;
-}
-
 /* The note on useful time spent waiting for a processor (cp_cpus.h),
  * from the trace's INFO cpus, under the wall clock. */
 static bool cpus_note(const struct cp_trace *t, uint64_t useful,
@@ -159,16 +146,32 @@ static bool cpus_note(const struct cp_trace *t, uint64_t useful,
 	return cp_cpus_note(buf, len, useful, elapsed, (unsigned)n);
 }
 
+const char *cp_report_out_runtime_note(const struct cp_trace *t,
+				       uint64_t useful_ns,
+				       uint64_t elapsed_ns, unsigned i,
+				       char *buf, size_t len)
+{
+	for (size_t k = 0; k < sizeof(runtime_notes) /
+	     sizeof(runtime_notes[0]); k++) {
+		const char *v = cp_trace_info(t, runtime_notes[k]);
+
+		if (v && *v && i-- == 0)
+			return v;
+	}
+	return i == 0 && cpus_note(t, useful_ns, elapsed_ns, buf, len) ?
+	       buf : NULL;
+}
+
 void cp_report_out_runtime_notes_text(FILE *f, const struct cp_trace *t,
 				      uint64_t useful_ns, uint64_t elapsed_ns)
 {
 	char buf[512];
 	const char *v;
 
-	for (unsigned i = 0; (v = runtime_note(t, i)); i++)
+	for (unsigned i = 0; (v = cp_report_out_runtime_note(
+				t, useful_ns, elapsed_ns, i, buf,
+				sizeof(buf))); i++)
 		fprintf(f, "  note: %s\n\n", v);
-	if (cpus_note(t, useful_ns, elapsed_ns, buf, sizeof(buf)))
-		fprintf(f, "  note: %s\n\n", buf);
 }
 
 void cp_report_out_runtime_notes_emit(struct cp_emit *e,
@@ -178,10 +181,10 @@ void cp_report_out_runtime_notes_emit(struct cp_emit *e,
 	char buf[512];
 	const char *v;
 
-	for (unsigned i = 0; (v = runtime_note(t, i)); i++)
+	for (unsigned i = 0; (v = cp_report_out_runtime_note(
+				t, useful_ns, elapsed_ns, i, buf,
+				sizeof(buf))); i++)
 		cp_emit_str(e, NULL, v);
-	if (cpus_note(t, useful_ns, elapsed_ns, buf, sizeof(buf)))
-		cp_emit_str(e, NULL, buf);
 }
 
 /* The figures a user decides from: CP length, parallelism, notes. */

@@ -55,9 +55,14 @@ void cp_report_out_json(FILE *f, const struct cp_input *in,
  * under the wall clock, the threads' wait for a processor when their
  * useful time @useful_ns exceeds what the processors the program could
  * run on (INFO cpus) give in @elapsed_ns; the in-memory and the streamed
- * report both give them: as the summary's text lines, or as strings of
- * the JSON array @e is writing.
+ * report both give them: one by one (the @i-th from 0, NULL past the
+ * last; @buf holds the processors' note), as the summary's text lines,
+ * or as strings of the JSON array @e is writing.
  */
+const char *cp_report_out_runtime_note(const struct cp_trace *t,
+				       uint64_t useful_ns,
+				       uint64_t elapsed_ns, unsigned i,
+				       char *buf, size_t len);
 void cp_report_out_runtime_notes_text(FILE *f, const struct cp_trace *t,
 				      uint64_t useful_ns, uint64_t elapsed_ns);
 void cp_report_out_runtime_notes_emit(struct cp_emit *e,
