@@ -808,9 +808,10 @@ static void gen_tasks(struct synth *s, uint32_t n, uint32_t alive,
  * 0 here): random traces of many small blocks, with samples and metadata,
  * whole and cut (the helper leaves a block with a repair to the cursor),
  * and threads per task, give exactly what the cursors alone give, and the
- * in-memory figures.  The helper reads the file a window at a time: here
- * the whole file, a few blocks, or less than one block (which it then
- * reads alone), by round; and it sleeps while its room is full: here the
+ * in-memory figures.  The helper reads the file a window at a time, and
+ * so does the busy sweep's (cp_tcursor_ahead_new): here the whole file, a
+ * few blocks, or less than one block (which it then reads alone), by
+ * round; and the helper sleeps while its room is full: here the
  * default room, two blocks, or 16 vertices, by three rounds.
  */
 START_TEST(test_stream_prefetch_equals_memory)

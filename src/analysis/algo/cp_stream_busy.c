@@ -71,6 +71,7 @@ struct bsweep {
 	struct bth **th;	/* [nt] or NULL: not met, or passed */
 	uint32_t *met;		/* [nmet] the threads in th[] */
 	uint32_t nmet, sweep_at;	/* sweep when nmet reaches sweep_at */
+	struct cp_tpf_win *ahead;	/* the cursors read through it */
 	bool nomem;
 };
 
@@ -94,6 +95,7 @@ static struct bth *bth_get(struct sp *p, struct bsweep *sw, uint32_t tid)
 		return NULL;
 	}
 	cp_tcursor_init(&t->cur, p->ix, tid, false);
+	t->cur.ahead = sw->ahead;
 	sw->th[tid] = t;
 	sw->met[sw->nmet++] = tid;
 	return t;
@@ -132,8 +134,11 @@ static void swept(struct sp *p, struct bsweep *sw, uint64_t a)
 /* From thread @t's first event again. */
 static void restart(struct sp *p, struct bth *t)
 {
+	struct cp_tpf_win *ahead = t->cur.ahead;
+
 	cp_tcursor_fini(&t->cur);
 	cp_tcursor_init(&t->cur, p->ix, t->tid, false);
+	t->cur.ahead = ahead;
 	t->any = t->ended = t->evicted = false;
 	t->done = 0;
 	t->head = t->n = 0;
@@ -354,7 +359,8 @@ int cp_stream_busy_measure(struct sp *p, double *busy)
 		return 0;
 	sw.th = calloc(p->nt ? p->nt : 1, sizeof(*sw.th));
 	sw.met = malloc((p->nt ? p->nt : 1) * sizeof(*sw.met));
-	if (!sw.th || !sw.met || lives_init(p, &lv)) {
+	sw.ahead = cp_tcursor_ahead_new();
+	if (!sw.th || !sw.met || !sw.ahead || lives_init(p, &lv)) {
 		ret = -1;
 		goto out;
 	}
@@ -388,6 +394,7 @@ out:
 	lives_free(&lv);
 	free(sw.th);
 	free(sw.met);
+	cp_tcursor_ahead_free(sw.ahead);
 	free(buf);
 	return ret;
 }

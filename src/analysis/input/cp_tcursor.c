@@ -439,6 +439,18 @@ static void tpf_window(const struct cp_tindex *ix, struct cp_tpf_win *w,
 	w->len = got > 0 ? (size_t)got : 0;
 }
 
+struct cp_tpf_win *cp_tcursor_ahead_new(void)
+{
+	return calloc(1, sizeof(struct cp_tpf_win));
+}
+
+void cp_tcursor_ahead_free(struct cp_tpf_win *w)
+{
+	if (w)
+		free(w->buf);
+	free(w);
+}
+
 /*
  * (helper) Decode block @bi of thread @tid (an EVENTS block of @nev
  * events) as a cursor would, times before the floor, into *@dp (a spare
@@ -701,6 +713,7 @@ static bool next_block(struct cp_tcursor *c)
 {
 	struct cp_tindex *ix = c->ix;
 	const struct cp_trd_blk *b;
+	const struct cp_tpf_win *w;
 	uint64_t at;
 	ssize_t got;
 
@@ -727,9 +740,14 @@ static bool next_block(struct cp_tcursor *c)
 		c->cap = b->size;
 	}
 	at = b->off + ix->r.bsz;
-	if (c->win && at >= c->win->off &&
-	    at + b->size <= c->win->off + c->win->len) {
-		memcpy(c->buf, c->win->buf + (at - c->win->off), b->size);
+	w = c->win;
+	if (c->ahead) {
+		if (at >= c->ahead->off)	/* (else: read alone) */
+			tpf_window(ix, c->ahead, b);
+		w = c->ahead;
+	}
+	if (w && at >= w->off && at + b->size <= w->off + w->len) {
+		memcpy(c->buf, w->buf + (at - w->off), b->size);
 		got = (ssize_t)b->size;
 	} else {
 		got = pread(ix->fd, c->buf, b->size, (off_t)at);

@@ -97,7 +97,23 @@ struct cp_tcursor {
 	 * inside is copied from there, not read; and the cursor stops at
 	 * its block's end */
 	const struct cp_tpf_win *win;
+	/* (optional, set after cp_tcursor_init) a window it reads through
+	 * (cp_tcursor_ahead_new) */
+	struct cp_tpf_win *ahead;
 };
+
+/*
+ * A read window for cursors that one thread moves through the file in
+ * about the order their blocks lie in it (the busy sweep over a program
+ * that makes a thread per task, cp_stream_busy.c: each thread's events
+ * are a block or two, which a pread each would fetch): a block past the
+ * window's start that is not in it makes the window read CP_TPF_WINDOW
+ * bytes (cp_tpf_set_window) from that block on, so the blocks after it
+ * come from memory; a block before it is read alone.  NULL when memory
+ * runs out.  Any number of cursors may share one, on one thread.
+ */
+struct cp_tpf_win *cp_tcursor_ahead_new(void);
+void cp_tcursor_ahead_free(struct cp_tpf_win *w);
 
 /* Start @c at the first event of thread @tid; repairs are counted in
  * ix->t only if @note (a second pass over the same events says nothing). */
