@@ -48,21 +48,50 @@ static const unsigned per_event[] = {
 	[CP_BUDGET_PAGE] = 175,
 };
 
-/* Read exactly @n bytes at @off; 0, or -1 when the file is shorter. */
-static int pread_all(int fd, void *buf, size_t n, uint64_t off)
+/* Bytes the walk reads at a time where blocks are small (below an
+ * eighth of it): a thread per task makes hundreds of thousands of blocks
+ * of a few hundred bytes, two reads each otherwise.  Where blocks are
+ * larger it reads only their headers, so that a trace not in the page
+ * cache is not read whole. */
+#define RD_BYTES	(64u << 10)
+
+/* The trace read through a buffer: it holds the file's [at, at + len). */
+struct rd {
+	int fd;
+	uint64_t at;
+	size_t len;
+	uint8_t buf[RD_BYTES];
+};
+
+/*
+ * The @n bytes at @off (@n <= RD_BYTES) into *@p, from the buffer when it
+ * holds them, else read from @off on: RD_BYTES of them when the block
+ * before was small (@last, its bytes, below RD_BYTES / 8), else @n.  0,
+ * or -1 when the file is shorter.
+ */
+static int rd_get(struct rd *r, uint64_t off, size_t n, uint64_t last,
+		  const uint8_t **p)
 {
-	size_t got = 0;
+	if (off < r->at || off + n > r->at + r->len) {
+		size_t want = last < RD_BYTES / 8 ? RD_BYTES : n;
 
-	while (got < n) {
-		ssize_t r = pread(fd, (char *)buf + got, n - got,
-				  (off_t)(off + got));
+		r->at = off;
+		r->len = 0;
+		while (r->len < want) {
+			ssize_t got = pread(r->fd, r->buf + r->len,
+					    want - r->len,
+					    (off_t)(off + r->len));
 
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got <= 0)
+				break;
+			r->len += (size_t)got;
+		}
+		if (r->len < n)
 			return -1;
-		got += (size_t)r;
 	}
+	*p = r->buf + (off - r->at);
 	return 0;
 }
 
@@ -73,22 +102,26 @@ static int pread_all(int fd, void *buf, size_t n, uint64_t off)
  */
 static void walk_blocks(int fd, uint64_t size, struct cp_budget_est *est)
 {
-	uint8_t h[CP_TRACE_HEADER_SIZE];
-	uint64_t off, bsz;
+	struct rd *r = malloc(sizeof(*r));
+	const uint8_t *h, *b;
+	uint64_t off, bsz, last = 0;
 
 	est->exact = false;
-	if (pread_all(fd, h, sizeof(h), 0) ||
-	    memcmp(h, CP_TRACE_MAGIC, 8))
+	if (!r)
 		return;
+	*r = (struct rd){ .fd = fd };
+	if (rd_get(r, 0, CP_TRACE_HEADER_SIZE, 0, &h) ||
+	    memcmp(h, CP_TRACE_MAGIC, 8)) {
+		free(r);
+		return;
+	}
 	bsz = cp_rd_u32(h + 8) == 1 ? CP_BLOCK_HEADER_V1_SIZE :
 	      sizeof(struct cp_block_header);
 	off = cp_rd_u32(h + 12);
 	while (off + bsz <= size) {
-		uint8_t b[sizeof(struct cp_block_header) +
-			  sizeof(struct cp_events_head)];
 		uint32_t len;
 
-		if (pread_all(fd, b, bsz, off) ||
+		if (rd_get(r, off, bsz, last, &b) ||
 		    cp_rd_u32(b) != CP_BLOCK_MAGIC)
 			break;
 		len = cp_rd_u32(b + 12);
@@ -98,16 +131,18 @@ static void walk_blocks(int fd, uint64_t size, struct cp_budget_est *est)
 		    len >= sizeof(struct cp_events_head)) {
 			uint32_t nev;
 
-			if (pread_all(fd, b + bsz,
-				      sizeof(struct cp_events_head), off + bsz))
+			if (rd_get(r, off + bsz, sizeof(struct cp_events_head),
+				   last, &b))
 				break;
 			/* a count the block cannot hold: the reader drops it */
-			nev = cp_rd_u32(b + bsz + 16);
+			nev = cp_rd_u32(b + 16);
 			if (nev <= len - sizeof(struct cp_events_head))
 				est->nevents += nev;
 		}
-		off += bsz + len;
+		last = bsz + len;
+		off += last;
 	}
+	free(r);
 	if (off >= size)
 		est->exact = true;
 	else
