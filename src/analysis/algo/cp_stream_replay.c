@@ -124,14 +124,17 @@ static bool advance(const struct cp_tindex *ix, struct rth *th, bool drop)
 	return th->has;
 }
 
-/* Give @t a cursor at the first event of thread @tid.  false: out of
- * memory. */
-static bool sth_open(struct sth *t, struct cp_tindex *ix, uint32_t tid)
+/* Give @t a cursor at the first event of thread @tid, reading through
+ * @ahead (cp_tcursor_ahead_new: a pass opens its threads in about the
+ * order their first blocks lie in the file).  false: out of memory. */
+static bool sth_open(struct sth *t, struct cp_tindex *ix, uint32_t tid,
+		     struct cp_tpf_win *ahead)
 {
 	t->cur = malloc(sizeof(*t->cur));
 	if (!t->cur)
 		return false;
 	cp_tcursor_init(t->cur, ix, tid, false);
+	t->cur->ahead = ahead;
 	return true;
 }
 
@@ -192,6 +195,7 @@ struct srv {
 	struct cp_stream names;	/* its procedure table */
 	struct vth *vt;		/* [nt] */
 	uint32_t nt;
+	struct cp_tpf_win *ahead;	/* the cursors read through it */
 	struct vobj *ob;
 	uint64_t nobj;		/* entries at @ob */
 	bool oom;
@@ -487,7 +491,8 @@ static int survey(struct srv *v)
 	v->sp.th = calloc(nt, sizeof(*v->sp.th));
 	v->sp.heap = malloc(nt * sizeof(*v->sp.heap));
 	v->vt = calloc(nt, sizeof(*v->vt));
-	if (!v->sp.th || !v->sp.heap || !v->vt)
+	v->ahead = cp_tcursor_ahead_new();
+	if (!v->sp.th || !v->sp.heap || !v->vt || !v->ahead)
 		return -1;
 	v->sp.nt = v->nt;
 	if (v->sid) {
@@ -502,7 +507,7 @@ static int survey(struct srv *v)
 		struct sth *t = &v->sp.th[tid];
 
 		v->vt[tid].parent = v->vt[tid].creator = NONE;
-		if (!sth_open(t, v->ix, tid))
+		if (!sth_open(t, v->ix, tid, v->ahead))
 			return -1;
 		t->cur->meta = on_meta;
 		t->cur->meta_ctx = v;
@@ -523,6 +528,7 @@ static void srv_free(struct srv *v)
 {
 	for (uint32_t tid = 0; v->sp.th && tid < v->nt; tid++)
 		sth_free(&v->sp.th[tid]);
+	cp_tcursor_ahead_free(v->ahead);
 	for (uint64_t i = 0; i < v->nobj; i++)
 		free(v->ob[i].taken);
 	free(v->ob);
@@ -617,6 +623,7 @@ struct sim {
 	struct sp sp;		/* cp_stream_calls in records mode: the
 				 * factor of each thread's context */
 	struct rth *th;		/* [nt] cursors and stacks */
+	struct cp_tpf_win *ahead;	/* the cursors read through it */
 	struct rwin *win;	/* [nobj] */
 	uint32_t *active;	/* objects whose window holds records */
 	uint64_t nactive, cap_active;
@@ -848,7 +855,9 @@ static int sim_init(struct sim *s)
 	rs->ob = calloc(v->nobj ? v->nobj : 1, sizeof(*rs->ob));
 	s->th = calloc(nt, sizeof(*s->th));
 	s->win = calloc(v->nobj ? v->nobj : 1, sizeof(*s->win));
-	if (!rs->th || !rs->heap || !rs->ob || !s->th || !s->win)
+	s->ahead = cp_tcursor_ahead_new();
+	if (!rs->th || !rs->heap || !rs->ob || !s->th || !s->win ||
+	    !s->ahead)
 		return -1;
 	for (uint64_t id = 0; id < v->nobj; id++) {
 		const struct vobj *vo = &v->ob[id];
@@ -867,7 +876,7 @@ static int sim_init(struct sim *s)
 		th->s.fac = 1.0;
 		th->s.stack = NONE;
 		th->s.sk = v->smp ? s->ix->t.samples->thr_off[tid] : 0;
-		if (!sth_open(&th->s, s->ix, tid))
+		if (!sth_open(&th->s, s->ix, tid, s->ahead))
 			return -1;
 		if (!advance(s->ix, th, s->v->drop))
 			continue;
@@ -885,6 +894,7 @@ static void sim_free(struct sim *s)
 {
 	for (uint32_t tid = 0; s->th && tid < s->rs.nt; tid++)
 		sth_free(&s->th[tid].s);
+	cp_tcursor_ahead_free(s->ahead);
 	for (uint64_t id = 0; s->win && id < s->rs.nobj; id++)
 		free(s->win[id].slot);
 	cp_rsim_free_objs(&s->rs);

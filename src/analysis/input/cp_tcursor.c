@@ -705,6 +705,27 @@ static bool cut(struct cp_tcursor *c, size_t off, const char *why)
 	return false;
 }
 
+/* Block @b's bytes into c->buf (room for them): copied from the window
+ * the cursor has, when they lie in it (a cursor with a window of its own
+ * to read through refills it first), else read.  Whether all came. */
+static bool read_block(struct cp_tcursor *c, const struct cp_trd_blk *b)
+{
+	uint64_t at = b->off + c->ix->r.bsz;
+	const struct cp_tpf_win *w = c->win;
+
+	if (c->ahead) {
+		if (at >= c->ahead->off)	/* (else: read alone) */
+			tpf_window(c->ix, c->ahead, b);
+		w = c->ahead;
+	}
+	if (w && at >= w->off && at + b->size <= w->off + w->len) {
+		memcpy(c->buf, w->buf + (at - w->off), b->size);
+		return true;
+	}
+	return pread(c->ix->fd, c->buf, b->size, (off_t)at) ==
+	       (ssize_t)b->size;
+}
+
 /*
  * Move to the thread's next EVENTS block, read into the cursor's buffer;
  * false when there is none (or it cannot be read: the thread ends).
@@ -713,9 +734,6 @@ static bool next_block(struct cp_tcursor *c)
 {
 	struct cp_tindex *ix = c->ix;
 	const struct cp_trd_blk *b;
-	const struct cp_tpf_win *w;
-	uint64_t at;
-	ssize_t got;
 
 	uint32_t bx;
 
@@ -739,20 +757,7 @@ static bool next_block(struct cp_tcursor *c)
 		c->buf = nb;
 		c->cap = b->size;
 	}
-	at = b->off + ix->r.bsz;
-	w = c->win;
-	if (c->ahead) {
-		if (at >= c->ahead->off)	/* (else: read alone) */
-			tpf_window(ix, c->ahead, b);
-		w = c->ahead;
-	}
-	if (w && at >= w->off && at + b->size <= w->off + w->len) {
-		memcpy(c->buf, w->buf + (at - w->off), b->size);
-		got = (ssize_t)b->size;
-	} else {
-		got = pread(ix->fd, c->buf, b->size, (off_t)at);
-	}
-	if (got != (ssize_t)b->size)
+	if (!read_block(c, b))
 		return cut(c, b->off, "cannot read the block again");
 	c->blk = b;
 	c->p = c->buf + EVHEAD_SIZE;
@@ -807,8 +812,7 @@ static bool unpark(struct cp_tcursor *c)
 	if (!c->buf)
 		return cut(c, b->off, "out of memory for a block");
 	c->cap = b->size;
-	if (pread(c->ix->fd, c->buf, b->size, (off_t)(b->off + c->ix->r.bsz)) !=
-	    (ssize_t)b->size)
+	if (!read_block(c, b))
 		return cut(c, b->off, "cannot read the block again");
 	c->p = c->buf + at;
 	c->end = c->buf + b->size;
