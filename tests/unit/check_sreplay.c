@@ -25,6 +25,7 @@
 
 #include "cp_sampled.h"
 #include "cp_stream_replay.h"
+#include "cp_tcursor.h"
 #include "cp_trace.h"
 #include "cp_tracepag.h"
 #include "cp_whatif.h"
@@ -386,9 +387,14 @@ static uint64_t compare(struct synth *s, bool exclusive, const char *what)
 }
 
 /* Random traces of every primitive: both replays agree exactly; some of
- * them force tries, so that path is compared too. */
+ * them force tries, so that path is compared too.  The survey and the
+ * replays read through windows of the file (cp_tcursor_ahead_new): here
+ * 1 MB, a few blocks or less than one, by round, over blocks of 5 to 45
+ * events in one round in two. */
 START_TEST(test_sreplay_random_equals_memory)
 {
+	static const size_t windows[] = { 1u << 20, 700, 40 };
+	size_t old = cp_tpf_set_window(windows[0]);
 	uint64_t forced = 0;
 
 	for (int round = 0; round < 80; round++) {
@@ -399,11 +405,15 @@ START_TEST(test_sreplay_random_equals_memory)
 		rg_trace(&s, 1 + (uint32_t)rnd(NWORK),
 			 40 + (uint32_t)rnd(round < 70 ? 300 : 3000),
 			 round % 2);
+		if (round % 2)
+			s.block_events = 5 + (uint32_t)rnd(40);
+		cp_tpf_set_window(windows[round % 3]);
 		snprintf(what, sizeof(what), "round %d", round);
 		forced += compare(&s, false, what);
 		forced += compare(&s, true, what);
 		synth_free(&s);
 	}
+	cp_tpf_set_window(old);
 	ck_assert_msg(forced > 0, "no round forced a try: the forced path "
 		      "was not compared");
 }

@@ -513,8 +513,12 @@ static int survey(struct srv *v)
 		t->cur->meta_ctx = v;
 		t->fac = 1.0;
 		t->sk = v->sid ? v->ix->t.samples->thr_off[tid] : 0;
-		if (next_event(v->ix, t, &wall))
+		if (next_event(v->ix, t, &wall)) {
 			cp_stream_heap_push(&v->sp, tid);
+			/* its block waits in the window or the file until the
+			 * merge comes to it, not in memory */
+			cp_tcursor_park(t->cur);
+		}
 	}
 	while (v->sp.nheap && !v->oom)
 		survey_run(v, cp_stream_heap_pop(&v->sp));

@@ -714,8 +714,7 @@ static bool read_block(struct cp_tcursor *c, const struct cp_trd_blk *b)
 	const struct cp_tpf_win *w = c->win;
 
 	if (c->ahead) {
-		if (at >= c->ahead->off)	/* (else: read alone) */
-			tpf_window(c->ix, c->ahead, b);
+		tpf_window(c->ix, c->ahead, b);
 		w = c->ahead;
 	}
 	if (w && at >= w->off && at + b->size <= w->off + w->len) {

@@ -104,12 +104,12 @@ struct cp_tcursor {
 
 /*
  * A read window for cursors that one thread moves through the file in
- * about the order their blocks lie in it (the busy sweep over a program
- * that makes a thread per task, cp_stream_busy.c: each thread's events
- * are a block or two, which a pread each would fetch): a block past the
- * window's start that is not in it makes the window read CP_TPF_WINDOW
- * bytes (cp_tpf_set_window) from that block on, so the blocks after it
- * come from memory; a block before it is read alone.  NULL when memory
+ * about the order their blocks lie in it (over a program that makes a
+ * thread per task, whose threads' events are a block or two each, which
+ * a pread each would fetch: the busy sweep, cp_stream_busy.c, and the
+ * what-if's survey and replays, cp_stream_replay.c): a block not in the
+ * window makes it read CP_TPF_WINDOW bytes (cp_tpf_set_window) from that
+ * block on, so the blocks after it come from memory.  NULL when memory
  * runs out.  Any number of cursors may share one, on one thread.
  */
 struct cp_tpf_win *cp_tcursor_ahead_new(void);
