@@ -230,6 +230,20 @@ static void check_figures(const struct workload *w, const char *clock,
 			 "%.4f, got %.4f", cpu / len, maxpar);
 }
 
+/* `cpt report @trace --format json` into @off, its JSON loaded. */
+static void cpt_report_json(struct cpt_run *off, const char *trace)
+{
+	const char *cargs[] = { "report", trace, "--format", "json", NULL };
+
+	ck_assert_int_eq(cpt_run_program(off, CPT_CPT, cargs, NULL, 60,
+					 false), 0);
+	snprintf(off->report_path, sizeof(off->report_path), "%s/stdout",
+		 off->dir);
+	ck_assert_msg(cpt_run_exit_code(off) == 0 &&
+		      cpt_run_load_report(off) == 0, "cpt report %s: exit %d,"
+		      " %s", trace, cpt_run_exit_code(off), off->err);
+}
+
 /* The report's note containing @text, or NULL. */
 static const char *note_with(json_t *report, const char *text)
 {
@@ -576,19 +590,7 @@ START_TEST(test_online_live_threads_at_exit)
 			      "rest waiting); note: %s", mode,
 			      cpt_variant_name(c->v), c->clock, u, w,
 			      note ? note : "none");
-	{
-		const char *cargs[] = { "report", r.trace_path, "--format",
-					"json", NULL };
-
-		ck_assert_int_eq(cpt_run_program(&off, CPT_CPT, cargs, NULL,
-						 60, false), 0);
-	}
-	snprintf(off.report_path, sizeof(off.report_path), "%s/stdout",
-		 off.dir);
-	ck_assert_msg(cpt_run_exit_code(&off) == 0 &&
-		      cpt_run_load_report(&off) == 0,
-		      "futex %s: cpt report %s: exit %d, %s", mode,
-		      r.trace_path, cpt_run_exit_code(&off), off.err);
+	cpt_report_json(&off, r.trace_path);
 	jo = cpt_json_thread(off.report, 1);
 	ck_assert_msg(jo && fabs(cpt_json_ms(jo, "useful_ns") - u) < 0.001 &&
 		      fabs(cpt_json_ms(jo, "wait_ns") - w) < 0.001,
@@ -885,18 +887,7 @@ START_TEST(test_online_waiting_for_a_processor)
 	ck_assert_msg(cpt_run_exit_code(&r) == 0 && r.report,
 		      "smp_work, %s threads, %s: exit %d, %s", nt, clock,
 		      cpt_run_exit_code(&r), r.report_error);
-	{
-		const char *cargs[] = { "report", r.trace_path, "--format",
-					"json", NULL };
-
-		ck_assert_int_eq(cpt_run_program(&off, CPT_CPT, cargs, NULL,
-						 60, false), 0);
-	}
-	snprintf(off.report_path, sizeof(off.report_path), "%s/stdout",
-		 off.dir);
-	ck_assert_msg(cpt_run_exit_code(&off) == 0 &&
-		      cpt_run_load_report(&off) == 0, "cpt report %s: exit %d,"
-		      " %s", r.trace_path, cpt_run_exit_code(&off), off.err);
+	cpt_report_json(&off, r.trace_path);
 	{	/* the page gives the notes too */
 		const char *hargs[] = { "report", r.trace_path, "--format",
 					"html", NULL };
