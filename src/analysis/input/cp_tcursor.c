@@ -409,11 +409,11 @@ size_t cp_tpf_set_window(size_t bytes)
 	return atomic_exchange(&tpf_window_bytes, bytes);
 }
 
-/* (helper) Make @w hold block @b's payload, reading CP_TPF_WINDOW bytes
- * (cp_tpf_set_window) from it on, or the block if larger, unless it does
- * already.  A read
- * that fails leaves @w empty: the block's cursor reads it alone and
- * meets the error. */
+/* Make @w (the helper's, or a cursor's to read through) hold block @b's
+ * payload, reading CP_TPF_WINDOW bytes (cp_tpf_set_window) from it on,
+ * or the block if larger, unless it does already.  A read that fails
+ * leaves @w empty: the block's cursor reads it alone and meets the
+ * error. */
 static void tpf_window(const struct cp_tindex *ix, struct cp_tpf_win *w,
 		       const struct cp_trd_blk *b)
 {
