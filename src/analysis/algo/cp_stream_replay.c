@@ -621,7 +621,9 @@ struct rwin {
 };
 
 struct sim {
-	struct cp_rsim rs;	/* the simulation (cp_replay_int.h) */
+	/* the two replays' sims lie side by side (replay_both()) */
+	_Alignas(CP_PAR_APART) struct cp_rsim rs;	/* the simulation
+							 * (cp_replay_int.h) */
 	const struct srv *v;
 	struct cp_tindex *ix;
 	struct sp sp;		/* cp_stream_calls in records mode: the

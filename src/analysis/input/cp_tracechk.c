@@ -105,7 +105,7 @@ typedef int (*thread_pass_fn)(struct cp_trd *r, uint32_t tid,
 
 /* One core's speculative run of a pass over threads [lo, hi). */
 struct pass_job {
-	struct cp_trd r;
+	_Alignas(CP_PAR_APART) struct cp_trd r;	/* (two side by side) */
 	thread_pass_fn fn;
 	uint32_t lo, hi;
 	struct pass_ctx c;

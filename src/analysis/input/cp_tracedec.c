@@ -494,8 +494,9 @@ static int decode_block(struct cp_trd *r, const struct cp_trd_blk *b)
  * the two workers are merged by file offset, the serial order.
  */
 struct dec_worker {
-	struct cp_trd r;	/* a copy of the reader's state: its own
-				 * defs, unt, flags */
+	/* a copy of the reader's state: its own defs, unt, flags; the two
+	 * workers' lie side by side */
+	_Alignas(CP_PAR_APART) struct cp_trd r;
 	const uint8_t *own;	/* [nthreads] the worker of each thread */
 	uint8_t id;
 };

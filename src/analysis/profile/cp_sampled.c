@@ -648,7 +648,7 @@ out:
 
 /* The rewrite of threads [lo, hi), as a cp_par_two job. */
 struct rw_job {
-	struct ap *a;
+	_Alignas(CP_PAR_APART) struct ap *a;	/* (two side by side) */
 	uint32_t lo, hi;
 	struct rw_tally n;
 	int ret;

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_par.h"
+
 /* Index of the first entry alive at @until or later (s->n: none). */
 static uint32_t find(const struct cp_stair *s, uint64_t until)
 {
@@ -41,6 +43,17 @@ static void move(struct cp_stair_entry *e, uint32_t to, uint32_t from,
 	}
 }
 
+/*
+ * The entries' array, on lines of its own: the Slack walks keep a
+ * staircase per lane and run two at once (cp_par.h's CP_PAR_APART).
+ * NULL when out of memory; @cap a multiple of 8 (128 bytes).
+ */
+static struct cp_stair_entry *entries(uint32_t cap)
+{
+	return aligned_alloc(CP_PAR_APART,
+			     sizeof(struct cp_stair_entry) * cap);
+}
+
 /* Room for one more entry at the back; -1 on OOM.  The entries may move
  * to the front of the array (s->lo becomes 0). */
 static int room(struct cp_stair *s)
@@ -57,9 +70,12 @@ static int room(struct cp_stair *s)
 		return 0;
 	}
 	ncap = s->cap ? s->cap * 2 : 64;
-	e = realloc(s->e, sizeof(*e) * ncap);
+	e = entries(ncap);
 	if (!e)
 		return -1;
+	if (s->n)
+		memcpy(e, s->e, sizeof(*e) * s->n);
+	free(s->e);
 	s->e = e;
 	s->cap = ncap;
 	return 0;
@@ -112,12 +128,14 @@ int cp_stair_copy(struct cp_stair *dst, const struct cp_stair *src)
 
 	cp_stair_clear(dst);
 	if (n > dst->cap) {
-		struct cp_stair_entry *e = realloc(dst->e, sizeof(*e) * n);
+		uint32_t cap = (n + 7) & ~7u;
+		struct cp_stair_entry *e = entries(cap);
 
 		if (!e)
 			return -1;
+		free(dst->e);
 		dst->e = e;
-		dst->cap = n;
+		dst->cap = cap;
 	}
 	if (n)
 		memcpy(dst->e, src->e + src->lo, sizeof(*dst->e) * n);
