@@ -482,6 +482,23 @@ static void survey_run(struct srv *v, uint32_t tid)
 	cp_stream_heap_push(&v->sp, tid);
 }
 
+/* The survey's threads: their states, cursors, merge and read window.
+ * The replays keep their own (sim_init), so these go as soon as the
+ * survey ends: with a thread per task, 300 bytes a thread that would
+ * otherwise stay beside the two replays' and the fixed graph pass's. */
+static void srv_free_threads(struct srv *v)
+{
+	for (uint32_t tid = 0; v->sp.th && tid < v->nt; tid++)
+		sth_free(&v->sp.th[tid]);
+	free(v->sp.th);
+	free(v->sp.heap);
+	v->sp.th = NULL;
+	v->sp.heap = NULL;
+	v->sp.nheap = 0;
+	cp_tcursor_ahead_free(v->ahead);
+	v->ahead = NULL;
+}
+
 /* The survey (see the head of the file).  0, or -1 (memory). */
 static int survey(struct srv *v)
 {
@@ -525,19 +542,16 @@ static int survey(struct srv *v)
 	if (v->oom)
 		return -1;
 	survey_check(v);
+	srv_free_threads(v);
 	return 0;
 }
 
 static void srv_free(struct srv *v)
 {
-	for (uint32_t tid = 0; v->sp.th && tid < v->nt; tid++)
-		sth_free(&v->sp.th[tid]);
-	cp_tcursor_ahead_free(v->ahead);
+	srv_free_threads(v);
 	for (uint64_t i = 0; i < v->nobj; i++)
 		free(v->ob[i].taken);
 	free(v->ob);
-	free(v->sp.th);
-	free(v->sp.heap);
 	free(v->vt);
 	free(v->sp.pname);
 	free(v->sp.trk);
