@@ -51,7 +51,9 @@
  * O(1) per record: with a thread per task, a sweep every 1024 records
  * was a fifth of the replay's time at 200,001 threads).
  *
- * Memory: O(threads + objects + live records); the live records are the
+ * Memory: O(threads + objects + live records), about 440 bytes a thread
+ * in each replay plus a cursor for each thread alive (sim_reopen); the
+ * survey's threads are freed before the replays.  The live records are the
  * publishes of each object within its lag, plus those the simulation runs
  * ahead of the recorded order (a thread whose segments shrink runs ahead
  * of the others' recorded positions).  cp_sreplay.live_max measures it.
@@ -821,6 +823,33 @@ static uint64_t sim_pieces(struct sim *s, uint32_t tid, struct sth *t,
 }
 
 /*
+ * A thread that does not start the run (its creator's CREATE starts it)
+ * has its first vertex read at sim_init and its cursor closed there: a
+ * program that makes a thread per task has few threads alive at once,
+ * and a cursor each for all the others was 190 bytes a thread in each
+ * replay.  When the thread has run that vertex, its cursor is opened
+ * again and reads it again, leaving @th as sim_init's advance did (the
+ * thread was not touched between: its key and index are counted anew
+ * from 0).  false: out of memory, or the file did not give the vertex
+ * again.
+ */
+static bool sim_reopen(struct sim *s, uint32_t tid, struct rth *th)
+{
+	struct cp_tev first = th->s.nx;
+	uint64_t wall = th->wall, key = th->s.key, nvi = th->s.nvi;
+
+	th->s.key = 0;
+	th->s.nvi = 0;
+	if (!sth_open(&th->s, s->ix, tid, s->ahead))
+		return false;
+	return advance(s->ix, th, s->v->drop) && th->wall == wall &&
+	       th->s.key == key && th->s.nvi == nvi &&
+	       th->s.nx.ts == first.ts && th->s.nx.arg == first.arg &&
+	       th->s.nx.obj == first.obj && th->s.nx.cnt == first.cnt &&
+	       th->s.nx.op == first.op;
+}
+
+/*
  * cp_rsim_ops.next: after @tid's vertex happened, its stack change, then
  * the next vertex and the arrival there (the segment into it, scaled by
  * the context's factor).  False at the thread's end.
@@ -835,6 +864,10 @@ static bool sim_next(struct cp_rsim *rs, uint32_t tid)
 	if (cp_stream_calls(&s->sp, &th->s, &th->s.nx))
 		rs->oom = true;
 	th->prev_ts = th->s.nx.ts;
+	if (!th->s.cur && !sim_reopen(s, tid, th)) {
+		rs->oom = true;
+		return false;
+	}
 	if (!advance(s->ix, th, s->v->drop)) {
 		sth_free(&th->s);
 		return false;
@@ -902,10 +935,13 @@ static int sim_init(struct sim *s)
 			continue;
 		st->v = &th->s.nx;
 		st->tie = th->wall;
-		if (v->vt[tid].parent == NONE)
+		if (v->vt[tid].parent == NONE) {
 			cp_rsim_push(rs, tid, 0);
-		else
-			cp_tcursor_park(th->s.cur);
+		} else {	/* until it has run that vertex: sim_reopen */
+			cp_tcursor_fini(th->s.cur);
+			free(th->s.cur);
+			th->s.cur = NULL;
+		}
 	}
 	return 0;
 }
