@@ -548,15 +548,55 @@ static void lockstep(struct cp_pag *g, uint32_t nt, uint32_t len,
 }
 
 /*
+ * Two threads sweeping over @ncell locks, one per cell of a grid, for
+ * @rounds rounds, one from the first cell up and the other from the last
+ * down: each take of a cell depends on the cell's last release, which
+ * the other thread made about @ncell vertices before (or the same thread
+ * a round before).  Segments weigh 1..9 at random, labels 0..5 (one in
+ * four unlabelled).  Walking back, hundreds of those hand-overs are alive
+ * at once, as a water simulation's cell locks keep.
+ */
+static void grid_locks(struct cp_pag *g, uint32_t ncell, uint32_t rounds)
+{
+	uint32_t *held = malloc(sizeof(*held) * ncell), cur[2], s;
+	char err[128];
+
+	cp_pag_init(g);
+	tg_labels(g, 6);
+	s = cp_pag_add_vertex(g);
+	for (uint32_t t = 0; t < 2; t++) {
+		cur[t] = cp_pag_add_vertex(g);
+		cp_pag_add_edge(g, s, cur[t], 0, CP_PAG_NONE);
+	}
+	for (uint32_t i = 0; i < ncell; i++)
+		held[i] = UINT32_MAX;
+	for (uint32_t r = 0; r < rounds; r++)
+		for (uint32_t j = 0; j < 2 * ncell; j++) {
+			uint32_t t = j % 2, i = t ? ncell - 1 - j / 2 : j / 2;
+			uint32_t v = cp_pag_add_vertex(g), lab = tg_below(8);
+
+			cp_pag_add_edge(g, cur[t], v, 1 + tg_below(9),
+					lab < 6 ? lab : CP_PAG_NONE);
+			if (held[i] != UINT32_MAX)
+				cp_pag_add_edge(g, held[i], v, 0, CP_PAG_NONE);
+			held[i] = cur[t] = v;
+		}
+	free(held);
+	ck_assert_int_eq(cp_pag_finish(g, err, sizeof(err)), 0);
+}
+
+/*
  * Trace-like graphs on which the live segments outgrow the plain list
  * (64 to 208 threads) and the segment heap fills and is compacted many
  * times (thousands of pushes, a few dozen alive), with groups whose CP
  * edges are sparse (pushes limited to the queries that count): against
- * the stepwise brute force, every group.
+ * the stepwise brute force, every group.  The last round sweeps 4,000
+ * cell locks (grid_locks()): about 700 segments alive at once at most, a
+ * staircase of five blocks (cp_stair.h).
  */
 START_TEST(test_slack_lockstep_compacted_heap)
 {
-	for (int round = 0; round < 4; round++) {
+	for (int round = 0; round < 5; round++) {
 		struct cp_pag g;
 		struct cp_cpm c;
 		struct cp_groups gr;
@@ -564,7 +604,10 @@ START_TEST(test_slack_lockstep_compacted_heap)
 		uint64_t slack[6], total = 0;
 
 		tg_seed(33000 + round);
-		lockstep(&g, 64 + 48 * round, 150, 5 + round);
+		if (round < 4)
+			lockstep(&g, 64 + 48 * round, 150, 5 + round);
+		else
+			grid_locks(&g, 4000, 3);
 		gr = (struct cp_groups){ .n = 6, .of = g.label };
 		ck_assert_int_eq(cp_cpm_run(&c, &g, NULL), 0);
 		ck_assert_int_eq(cp_slack_all(&c, &gr, NULL, slack), 0);
