@@ -590,9 +590,9 @@ static void grid_locks(struct cp_pag *g, uint32_t ncell, uint32_t rounds)
  * (64 to 208 threads) and the segment heap fills and is compacted many
  * times (thousands of pushes, a few dozen alive), with groups whose CP
  * edges are sparse (pushes limited to the queries that count): against
- * the stepwise brute force, every group.  The last round sweeps 4,000
- * cell locks (grid_locks()): about 700 segments alive at once at most, a
- * staircase of five blocks (cp_stair.h).
+ * the stepwise brute force, every group.  The last round sweeps 2,500
+ * cell locks (grid_locks()): up to 470 segments alive at once, a
+ * staircase of three blocks (cp_stair.h).
  */
 START_TEST(test_slack_lockstep_compacted_heap)
 {
@@ -607,7 +607,7 @@ START_TEST(test_slack_lockstep_compacted_heap)
 		if (round < 4)
 			lockstep(&g, 64 + 48 * round, 150, 5 + round);
 		else
-			grid_locks(&g, 4000, 3);
+			grid_locks(&g, 2500, 3);
 		gr = (struct cp_groups){ .n = 6, .of = g.label };
 		ck_assert_int_eq(cp_cpm_run(&c, &g, NULL), 0);
 		ck_assert_int_eq(cp_slack_all(&c, &gr, NULL, slack), 0);
