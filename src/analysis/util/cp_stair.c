@@ -333,7 +333,8 @@ int cp_stair_push(struct cp_stair *s, uint64_t val, uint64_t until,
 		;
 	/* [i, k) are dominated by the new entry, which takes their place
 	 * (the shorter side moves), and so may the last entries of the
-	 * blocks before */
+	 * blocks before when the run reaches its block's front (an entry
+	 * put there stays in block bi: a split keeps the lower half) */
 	back = i == b->lo && bi > 0;
 	d = k - i;
 	if (!d) {
