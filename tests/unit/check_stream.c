@@ -2078,6 +2078,111 @@ END_TEST
 #define CPT_EXPECT(args, status) \
 	cpt_expect(args, path, status, line, sizeof(line), out, sizeof(out))
 
+/* How many times @needle occurs in @hay. */
+static unsigned count_of(const char *hay, const char *needle)
+{
+	unsigned n = 0;
+
+	for (const char *at = strstr(hay, needle); at;
+	     at = strstr(at + 1, needle))
+		n++;
+	return n;
+}
+
+/* cp_stream_opts.also naming procedure "d". */
+static uint32_t also_d(void *ctx, const struct cp_stream *s)
+{
+	(void)ctx;
+	for (uint32_t i = 0; i < s->nprocs; i++)
+		if (!strcmp(s->procs[i].name, "d"))
+			return i;
+	return UINT32_MAX;
+}
+
+/* Procedure @name of @st has no Slack (not among the top). */
+static void assert_no_slack(const struct cp_stream *st, const char *name)
+{
+	for (uint32_t i = 0; i < st->nprocs; i++)
+		if (!strcmp(st->procs[i].name, name)) {
+			ck_assert_msg(!st->procs[i].has_slack &&
+				      !st->procs[i].top, "%s has Slack",
+				      name);
+			return;
+		}
+	ck_abort_msg("no procedure %s", name);
+}
+
+/*
+ * Slack streamed for the procedures of most CP time only (--top, as in
+ * memory), and the one cp_stream_opts.also names.  By hand: T1 runs a
+ * for 300 then d for 50 to a barrier; T2 runs c for 60 and 40 more to
+ * it, then b for 200 and ends; T1 ends 10 after the barrier.  The
+ * critical path is a, d, b: 550.  a can shrink by 250 before T2's
+ * arrival (100) binds, d by all its 50, b by 190 before T1's end does;
+ * c, off the path, has CP time 0 and Slack 0.
+ */
+START_TEST(test_stream_slack_of_the_top)
+{
+	struct { uint32_t top; bool also; } run[] = {
+		{ 0, false }, { 1, false }, { 1, true }, { 2, false },
+	};
+	static char out[65536];
+	char path[64], line[2048];
+	struct synth s;
+	uint32_t b;
+
+	synth_init(&s);
+	synth_symbol(&s, 0x100, 0x10, "a");
+	synth_symbol(&s, 0x200, 0x10, "b");
+	synth_symbol(&s, 0x300, 0x10, "c");
+	synth_symbol(&s, 0x400, 0x10, "d");
+	synth_start(&s, 0, -1);
+	b = synth_obj(&s, 0, CP_OBJ_BARRIER, 2);
+	synth_spawn(&s, 2);
+	synth_call(&s, 1, 0x100, 300);
+	synth_call(&s, 1, 0x400, 50);
+	synth_barrier(&s, 1, 0, 0, b);
+	synth_call(&s, 2, 0x300, 60);
+	synth_barrier(&s, 2, 40, 250, b);
+	synth_call(&s, 2, 0x200, 200);
+	synth_exit(&s, 2, 0);
+	synth_exit(&s, 1, 10);
+	synth_join_all(&s, 2, 0);
+	compare(&s, true, "slack of the top");
+	write_temp(&s, path);
+	for (size_t r = 0; r < sizeof(run) / sizeof(run[0]); r++) {
+		struct cp_stream_opts so = {
+			.mbm_k = CP_PROFILE_K_DEFAULT, .slack = true,
+			.top = run[r].top, .also = run[r].also ? also_d : NULL,
+		};
+		struct cp_tindex ix;
+		struct cp_stream st;
+
+		stream_with(path, &ix, &st, &so);
+		ck_assert_uint_eq(st.cp_len, 550);
+		assert_slack(&st, "a", 300, 250);
+		assert_slack(&st, "c", 0, 0);
+		if (run[r].top != 1)
+			assert_slack(&st, "b", 200, 190);
+		else
+			assert_no_slack(&st, "b");
+		if (!run[r].top || run[r].also)
+			assert_slack(&st, "d", 50, 50);
+		else
+			assert_no_slack(&st, "d");
+		cp_stream_free(&st);
+		cp_tindex_close(&ix);
+	}
+	/* cpt report gives --top's procedures Slack: a and c, then all */
+	CPT_EXPECT("report --stream --format json --top 1", 0);
+	ck_assert_msg(count_of(out, "\"slack_ns\"") == 2, "stdout: %s", out);
+	CPT_EXPECT("report --stream --format json --top 0", 0);
+	ck_assert_msg(count_of(out, "\"slack_ns\"") == 4, "stdout: %s", out);
+	unlink(path);
+	synth_free(&s);
+}
+END_TEST
+
 /*
  * cpt report takes the streaming analysis for a trace over --memory and
  * says so in one line on stderr; --stream forces it.  The barrier
@@ -2262,16 +2367,6 @@ START_TEST(test_stream_cpt_html_barrier)
 	unlink(path);
 }
 END_TEST
-
-/* Lines of @s holding @what. */
-static unsigned count_of(const char *s, const char *what)
-{
-	unsigned n = 0;
-
-	for (s = strstr(s, what); s; s = strstr(s + 1, what))
-		n++;
-	return n;
-}
 
 /*
  * A page of many threads (301: main and 300 workers) stays a page: 255
@@ -2707,6 +2802,7 @@ static Suite *stream_suite(void)
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, test_stream_random_equals_memory);
 	tcase_add_test(tc, test_stream_slack_equal_cp_times);
+	tcase_add_test(tc, test_stream_slack_of_the_top);
 	tcase_add_test(tc, test_stream_no_procedure);
 	tcase_add_test(tc, test_stream_paths_equal_memory);
 	tcase_add_test(tc, test_stream_sampled_equals_memory);

@@ -112,7 +112,9 @@ struct cp_stream_proc {
 	uint64_t samples;	/* sampled: the samples its CPU time rests
 				 * on (cp_profile.h's, in the mode) */
 	uint64_t cp_samples;	/* sampled, tracked: those on the CP */
-	bool has_slack;		/* tracked, cp_stream_opts.slack given and
+	bool top;		/* tracked, and one cp_stream_opts.top and
+				 * also chose, or of no CP time */
+	bool has_slack;		/* top, cp_stream_opts.slack given and
 				 * its file written */
 	uint64_t slack_ns;	/* its Slack (cp_slack.h's metric) */
 	bool has_mbm;		/* tracked, cp_stream_opts.mbm_k given */
@@ -306,6 +308,15 @@ struct cp_stream_opts {
 	 * UINT32_MAX for none.  NULL: none */
 	uint32_t (*busy_of)(void *ctx, const struct cp_stream *s);
 	void *busy_ctx;
+	/* the procedures given Slack (cp_stream_proc.top), as in memory
+	 * (cpt report --top): the @top tracked ones of most CP time
+	 * (0: all), and the one @also names, asked for once the figures
+	 * are known (its index in cp_stream.procs, or UINT32_MAX; NULL:
+	 * none).  Slack's walk follows their lanes only, the others'
+	 * zeroing and MBM come free with the records pass */
+	uint32_t top;
+	uint32_t (*also)(void *ctx, const struct cp_stream *s);
+	void *also_ctx;
 	/* called every 2^20 vertices with a phase name and 0..1 done */
 	void (*progress)(void *ctx, const char *phase, double frac);
 	void *progress_ctx;

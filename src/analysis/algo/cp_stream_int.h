@@ -283,6 +283,8 @@ struct sp {
 	uint64_t sl_event_bytes;	/* the room check's (cp_stream_opts) */
 	bool has_slack;
 	uint64_t slk[CP_STREAM_TRACK];
+	uint64_t sl_lanes;	/* bit k: tracked index k is top (the
+				 * lanes the walk follows) */
 	/* the headline's procedure (cp_stream_opts.busy_of): its tracked
 	 * index, whose C segments the walk writes down, or NONE */
 	uint32_t busy_k;

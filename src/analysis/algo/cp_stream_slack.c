@@ -21,8 +21,8 @@
  *    shares are the CP times);
  *  - a vertex's edges, their weights and the followed procedures' share
  *    of each thread segment, all known when the pass processes it.
- * The walk itself is cp_slack.c's, lane by lane for the followed
- * procedures with CP time: A(x), the longest path in G^R into x from C's
+ * The walk itself is cp_slack.c's, lane by lane for the procedures given
+ * Slack (cpt report --top's, as in memory) with CP time: A(x), the longest path in G^R into x from C's
  * vertices at their reduced times (C vertex c: L - et(c) - d(c)), flows
  * from x to the tail u of each of its G in-edges (u -> x of weight w),
  * which is pushed as a segment edge of value L - et(u) - w - A(x), alive
@@ -1255,8 +1255,14 @@ static void walk_run(void *arg)
 		busy_write(w);
 }
 
+/* Whether the walk follows tracked index @k. */
+static bool lane_on(const struct sp *p, uint32_t k)
+{
+	return p->sl_lanes >> k & 1;
+}
+
 /*
- * The lanes are the tracked procedures with CP time, split between two
+ * The lanes are the procedures given Slack with CP time, split between two
  * walks of the file on both cores (cp_par_two; each reads the file and
  * follows C itself, and walks as far back as its own lanes need); the
  * lanes of one CP time go to the same walk, which shares their work
@@ -1276,8 +1282,9 @@ int cp_stream_sl_walk(struct sp *p)
 		return 0;
 	}
 	cpt = cp_stream_cp_end(p, &L);
-	/* the procedures with CP time, those of one CP time together (they
-	 * may share a walk: split()), the groups dealt to the two walks */
+	/* the procedures given Slack (sp.sl_lanes) with CP time, those of
+	 * one CP time together (they may share a walk: split()), the groups
+	 * dealt to the two walks */
 	for (uint32_t i = 0; cpt != NONE && p->s->slack_asked && i < p->ntr;
 	     i++) {
 		uint64_t cp = p->th[cpt].vec[i];
@@ -1285,13 +1292,13 @@ int cp_stream_sl_walk(struct sp *p)
 		uint32_t h;
 
 		for (uint32_t j = 0; j < i && !seen; j++)
-			seen = p->th[cpt].vec[j] == cp;
-		if (!cp || seen)
+			seen = lane_on(p, j) && p->th[cpt].vec[j] == cp;
+		if (!cp || seen || !lane_on(p, i))
 			continue;
 		h = ng[0] <= ng[1] ? 0 : 1;
 		ng[h]++;
 		for (uint32_t j = i; j < p->ntr; j++)
-			if (p->th[cpt].vec[j] == cp) {
+			if (lane_on(p, j) && p->th[cpt].vec[j] == cp) {
 				w[h].busy |= j == p->busy_k;
 				k[h][n[h]++] = j;
 			}

@@ -800,7 +800,12 @@ const struct cp_trace_pub *cp_trace_find_pub(const struct cp_trace *t,
 		return NULL;
 	pb = t->pub + t->objs[obj].pub_off;
 	n = t->objs[obj].npub;
-	/* dense sequences (the normal case): direct index */
+	/* dense sequences (the normal case): every seq of 1..n is at its
+	 * index (place_publishes), so the range is found without reading
+	 * the table, a cache miss the replays paid for every CONSUME */
+	if (!t->objs[obj].sparse)
+		return lo >= 1 && lo <= n && cnt <= n - lo + 1 ?
+		       pb + lo - 1 : NULL;
 	d = cp_trace_pub_slot(t, obj, lo);
 	if (d && d->seq == lo) {
 		a = (uint32_t)(d - pb);

@@ -33,8 +33,9 @@ static void proc_of(struct cp_proc_prof *pp, const struct cp_stream_proc *sp,
 	pp->zero_ns = sp->zero_ns;
 	pp->slack_ns = sp->slack_ns;
 	pp->mbm_ns = sp->mbm_ns;
-	/* as in memory: none of a procedure with no CP time (all 0) */
-	pp->computed = sp->cp_ns > 0;
+	/* as in memory: the procedures given Slack (cp_stream_opts.top),
+	 * none of one with no CP time (all 0) */
+	pp->computed = sp->cp_ns > 0 && sp->top;
 }
 
 int cp_stream_prof_objs(const struct cp_stream *s, struct cp_obj_prof **objs)
@@ -143,6 +144,17 @@ uint32_t cp_stream_prof_busy_of(void *gprof, const struct cp_stream *s)
 	if (cp_stream_prof_make(&p, s, NULL) == 0 &&
 	    cp_compare_headline_of(&p, gprof, &r) != CP_CMP_UNDERRATED)
 		r = UINT32_MAX;
+	cp_stream_prof_free(&p);
+	return r;
+}
+
+uint32_t cp_stream_prof_headline_of(void *gprof, const struct cp_stream *s)
+{
+	struct cp_profile p;
+	uint32_t r = UINT32_MAX;
+
+	if (cp_stream_prof_make(&p, s, NULL) == 0)
+		cp_compare_headline_of(&p, gprof, &r);
 	cp_stream_prof_free(&p);
 	return r;
 }

@@ -35,4 +35,9 @@ int cp_stream_prof_objs(const struct cp_stream *s, struct cp_obj_prof **objs);
  */
 uint32_t cp_stream_prof_busy_of(void *gprof, const struct cp_stream *s);
 
+/* cp_stream_opts.also, @gprof as above: the procedure the headline will
+ * speak of, whatever it says (cp_compare_headline_proc's, in memory), so
+ * that it gets Slack beside the top ones; UINT32_MAX for none. */
+uint32_t cp_stream_prof_headline_of(void *gprof, const struct cp_stream *s);
+
 #endif /* CP_STREAM_PROF_H */
