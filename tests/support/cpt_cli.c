@@ -96,3 +96,13 @@ void cpt_write_lock_trace(const char *path)
 	ck_assert_msg(synth_write(&s, path) == 0, "write %s", path);
 	synth_free(&s);
 }
+
+unsigned cpt_count(const char *hay, const char *needle)
+{
+	unsigned n = 0;
+
+	for (const char *at = strstr(hay, needle); at;
+	     at = strstr(at + 1, needle))
+		n++;
+	return n;
+}

@@ -38,6 +38,9 @@ struct synth;
 void cpt_write_synth_temp(struct synth *s, char *path, size_t len,
 			  const char *prefix);
 
+/* How many times @needle occurs in @hay (a run's output). */
+unsigned cpt_count(const char *hay, const char *needle);
+
 /* Remove @dir and all it holds (a failure is only reported on stderr). */
 void cpt_rmdir(const char *dir);
 

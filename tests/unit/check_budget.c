@@ -17,7 +17,8 @@
 #include "../cpt_skip.h"
 #include "cp_trace.h"
 #include "cp_tracepag.h"
-#include "trace_synth.c"
+#include "cpt_cli.h"
+#include "trace_synth.h"
 
 /* Two threads, @iters lock/unlock pairs each, in blocks of 100 events:
  * thread 0 START, OBJ_DEF, CREATE, JOIN, EXIT; thread 1 START, EXIT;
@@ -342,17 +343,6 @@ static int on_terminal(const char *cmd, char *out, size_t len)
 	return st;
 }
 
-/* How many times @needle occurs in @hay. */
-static unsigned occurrences(const char *hay, const char *needle)
-{
-	unsigned n = 0;
-
-	for (const char *p = strstr(hay, needle); p;
-	     p = strstr(p + 1, needle))
-		n++;
-	return n;
-}
-
 /*
  * On a terminal the mode line is said once, with the budget asked for:
  * `cpt report` and `cpt whatif --in-memory` weigh the trace before they
@@ -378,7 +368,7 @@ START_TEST(test_budget_cpt_says_the_mode_once)
 		st = on_terminal(cmd, out, sizeof(out));
 		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
 			      "%s: status %d: %s", cmd, st, out);
-		ck_assert_msg(occurrences(out, "in memory: ") == 1 &&
+		ck_assert_msg(cpt_count(out, "in memory: ") == 1 &&
 			      strstr(out, "within the budget of 4.0 GB"),
 			      "%s: stderr '%s'", cmd, out);
 	}

@@ -2078,17 +2078,6 @@ END_TEST
 #define CPT_EXPECT(args, status) \
 	cpt_expect(args, path, status, line, sizeof(line), out, sizeof(out))
 
-/* How many times @needle occurs in @hay. */
-static unsigned count_of(const char *hay, const char *needle)
-{
-	unsigned n = 0;
-
-	for (const char *at = strstr(hay, needle); at;
-	     at = strstr(at + 1, needle))
-		n++;
-	return n;
-}
-
 /* cp_stream_opts.also naming procedure "d". */
 static uint32_t also_d(void *ctx, const struct cp_stream *s)
 {
@@ -2175,9 +2164,9 @@ START_TEST(test_stream_slack_of_the_top)
 	}
 	/* cpt report gives --top's procedures Slack: a and c, then all */
 	CPT_EXPECT("report --stream --format json --top 1", 0);
-	ck_assert_msg(count_of(out, "\"slack_ns\"") == 2, "stdout: %s", out);
+	ck_assert_msg(cpt_count(out, "\"slack_ns\"") == 2, "stdout: %s", out);
 	CPT_EXPECT("report --stream --format json --top 0", 0);
-	ck_assert_msg(count_of(out, "\"slack_ns\"") == 4, "stdout: %s", out);
+	ck_assert_msg(cpt_count(out, "\"slack_ns\"") == 4, "stdout: %s", out);
 	unlink(path);
 	synth_free(&s);
 }
@@ -2392,7 +2381,7 @@ START_TEST(test_stream_cpt_html_many_threads)
 	b = page_svg(st.out, &nb);
 	ck_assert_msg(na == nb && !memcmp(a, b, na),
 		      "the streamed page draws another timeline");
-	ck_assert_msg(count_of(a, "class=\"rail\"") == 255 &&
+	ck_assert_msg(cpt_count(a, "class=\"rail\"") == 255 &&
 		      strstr(a, "46 other threads: "),
 		      "timeline: %.*s", (int)na, a);
 	for (int m = 0; m < 2; m++) {
@@ -2400,7 +2389,7 @@ START_TEST(test_stream_cpt_html_many_threads)
 		const char *t = strstr(pg, "<table id=\"threads\"");
 
 		ck_assert(t);
-		ck_assert_msg(count_of(t, "<tr data-p=\"\"><td class=\"name\" "
+		ck_assert_msg(cpt_count(t, "<tr data-p=\"\"><td class=\"name\" "
 				       "data-v=") == 255 &&
 			      strstr(pg, "255 threads have a row each") &&
 			      strstr(pg, "46 more threads not shown"),
