@@ -22,15 +22,16 @@
  *  - a vertex's edges, their weights and the followed procedures' share
  *    of each thread segment, all known when the pass processes it.
  * The walk itself is cp_slack.c's, lane by lane for the procedures given
- * Slack (cpt report --top's, as in memory) with CP time: A(x), the longest path in G^R into x from C's
- * vertices at their reduced times (C vertex c: L - et(c) - d(c)), flows
- * from x to the tail u of each of its G in-edges (u -> x of weight w),
- * which is pushed as a segment edge of value L - et(u) - w - A(x), alive
- * until the walk reaches u; at a C vertex whose C^R in-edge holds the
- * procedure's time, d = min(d + its share, least value alive).  A lane
- * is done when it has passed all its CP time (d cannot change after, as
- * in cp_slack.c), and the walk when every lane is: it reads the file
- * only back to the earliest of the lanes' CP time.
+ * Slack (cpt report --top's, as in memory) with CP time: A(x), the
+ * longest path in G^R into x from C's vertices at their reduced times
+ * (C vertex c: L - et(c) - d(c)), flows from x to the tail u of each of
+ * its G in-edges (u -> x of weight w), which is pushed as a segment edge
+ * of value L - et(u) - w - A(x), alive until the walk reaches u; at a C
+ * vertex whose C^R in-edge holds the procedure's time, d = min(d + its
+ * share, least value alive).  A lane is done when it has passed all its
+ * CP time (d cannot change after, as in cp_slack.c), and the walk when
+ * every lane is: it reads the file only back to the earliest of the
+ * lanes' CP time.
  *
  * The virtual start and end.  A path of G that ends at a leaf other than
  * C's goes to a virtual end: in G^R, the walk starts every thread's last

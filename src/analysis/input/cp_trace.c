@@ -801,8 +801,7 @@ const struct cp_trace_pub *cp_trace_find_pub(const struct cp_trace *t,
 	pb = t->pub + t->objs[obj].pub_off;
 	n = t->objs[obj].npub;
 	/* dense sequences (the normal case): every seq of 1..n is at its
-	 * index (place_publishes), so the range is found without reading
-	 * the table, a cache miss the replays paid for every CONSUME */
+	 * index (place_publishes), so the range is there without a look */
 	if (!t->objs[obj].sparse)
 		return lo >= 1 && lo <= n && cnt <= n - lo + 1 ?
 		       pb + lo - 1 : NULL;
