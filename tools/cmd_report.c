@@ -291,12 +291,10 @@ static enum cpt_status report_stream(struct cpt_ctx *c, const char *path,
 	if (o->gprof && cp_gprof_run(&gp, NULL, o->exe, o->gprof, c->err,
 				     sizeof(c->err)))
 		return CPT_BAD_INPUT;
-	so.busy_of = cp_stream_prof_busy_of;
-	so.busy_ctx = o->gprof ? &gp : NULL;
 	/* Slack for the procedures the rows show, as in memory */
 	so.top = o->out.top_given ? o->out.top : CP_REPORT_TOP_DEFAULT;
-	so.also = cp_stream_prof_headline_of;
-	so.also_ctx = so.busy_ctx;
+	so.headline = cp_stream_prof_headline;
+	so.headline_ctx = o->gprof ? &gp : NULL;
 	st = cpt_stream_run(c, path, &so, &ix, &s);
 	if (st) {
 		cp_gprof_free(&gp);

@@ -46,7 +46,7 @@ static void stream(const uint8_t *data, size_t size)
 {
 	struct cp_stream_opts so = { .mbm_k = 8, .kpaths_nodes = 64,
 				     .slack = true, .views = true,
-				     .busy_of = cp_stream_prof_busy_of,
+				     .headline = cp_stream_prof_headline,
 				     .timeline = 64 };
 	struct cp_report_opts ro = { .top = 8 };
 	struct cp_tindex ix;

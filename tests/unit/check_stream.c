@@ -114,7 +114,7 @@ static void stream_file_src(const char *path, struct cp_tindex *ix,
 		.src = sampled ? CP_STREAM_SRC_SAMPLED :
 				 CP_STREAM_SRC_INSTRUMENTED,
 		.mbm_k = CP_PROFILE_K_DEFAULT, .slack = true,
-		.busy_of = cp_stream_prof_busy_of,
+		.headline = cp_stream_prof_headline,
 	};
 
 	stream_with(path, ix, st, &so);
@@ -1061,7 +1061,7 @@ START_TEST(test_stream_no_procedure)
 {
 	struct cp_stream_opts so = {
 		.mbm_k = CP_PROFILE_K_DEFAULT, .slack = true,
-		.busy_of = cp_stream_prof_busy_of,
+		.headline = cp_stream_prof_headline,
 	};
 	struct synth s;
 	struct cp_tindex ix;
@@ -2024,7 +2024,7 @@ START_TEST(test_stream_slack_no_room)
 {
 	struct cp_stream_opts so = {
 		.mbm_k = CP_PROFILE_K_DEFAULT, .slack = true,
-		.busy_of = cp_stream_prof_busy_of,
+		.headline = cp_stream_prof_headline,
 	};
 	struct cp_report_opts ro = { .top = 0 };
 	struct cp_tindex ix, ix2;
@@ -2078,10 +2078,11 @@ END_TEST
 #define CPT_EXPECT(args, status) \
 	cpt_expect(args, path, status, line, sizeof(line), out, sizeof(out))
 
-/* cp_stream_opts.also naming procedure "d". */
-static uint32_t also_d(void *ctx, const struct cp_stream *s)
+/* A cp_stream_opts.headline naming procedure "d", no busy share. */
+static uint32_t headline_d(void *ctx, const struct cp_stream *s, bool *busy)
 {
 	(void)ctx;
+	*busy = false;
 	for (uint32_t i = 0; i < s->nprocs; i++)
 		if (!strcmp(s->procs[i].name, "d"))
 			return i;
@@ -2103,7 +2104,7 @@ static void assert_no_slack(const struct cp_stream *st, const char *name)
 
 /*
  * Slack streamed for the procedures of most CP time only (--top, as in
- * memory), and the one cp_stream_opts.also names.  By hand: T1 runs a
+ * memory), and the one cp_stream_opts.headline names.  By hand: T1 runs a
  * for 300 then d for 50 to a barrier; T2 runs c for 60 and 40 more to
  * it, then b for 200 and ends; T1 ends 10 after the barrier.  The
  * critical path is a, d, b: 550.  a can shrink by 250 before T2's
@@ -2112,7 +2113,7 @@ static void assert_no_slack(const struct cp_stream *st, const char *name)
  */
 START_TEST(test_stream_slack_of_the_top)
 {
-	struct { uint32_t top; bool also; } run[] = {
+	struct { uint32_t top; bool hl; } run[] = {
 		{ 0, false }, { 1, false }, { 1, true }, { 2, false },
 	};
 	static char out[65536];
@@ -2142,7 +2143,8 @@ START_TEST(test_stream_slack_of_the_top)
 	for (size_t r = 0; r < sizeof(run) / sizeof(run[0]); r++) {
 		struct cp_stream_opts so = {
 			.mbm_k = CP_PROFILE_K_DEFAULT, .slack = true,
-			.top = run[r].top, .also = run[r].also ? also_d : NULL,
+			.top = run[r].top, .headline = run[r].hl ? headline_d :
+							    NULL,
 		};
 		struct cp_tindex ix;
 		struct cp_stream st;
@@ -2155,7 +2157,7 @@ START_TEST(test_stream_slack_of_the_top)
 			assert_slack(&st, "b", 200, 190);
 		else
 			assert_no_slack(&st, "b");
-		if (!run[r].top || run[r].also)
+		if (!run[r].top || run[r].hl)
 			assert_slack(&st, "d", 50, 50);
 		else
 			assert_no_slack(&st, "d");

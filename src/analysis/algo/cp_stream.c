@@ -843,21 +843,23 @@ static int figures(struct sp *p)
 	return cp_stream_obj_results(p, found ? p->th[s->cp_tid].vec : NULL);
 }
 
-/* The procedures given Slack (cp_stream_opts.top, also) into
- * cp_stream_proc.top and p->sl_lanes: cp_profile.c's choice in memory,
- * over the tracked ones.  0, or -1 (memory). */
+/* The procedures given Slack (cp_stream_opts.top, and the headline's)
+ * into cp_stream_proc.top and p->sl_lanes: cp_profile.c's choice in
+ * memory, over the tracked ones.  0, or -1 (memory). */
 static int choose_top(struct sp *p, const struct cp_stream_opts *o)
 {
 	struct cp_stream *s = p->s;
 	struct cp_stream_proc *ord = malloc((s->nprocs ? s->nprocs : 1) *
 					    sizeof(*ord));
-	uint32_t n = 0, also = o && o->also ? o->also(o->also_ctx, s) :
-				   UINT32_MAX;
-	uint32_t top = o && o->top ? o->top : UINT32_MAX;
+	uint32_t n = 0, top = o && o->top ? o->top : UINT32_MAX;
 
 	_Static_assert(CP_STREAM_TRACK <= 64, "a lane mask is 64 bits");
 	if (!ord)
 		return -1;
+	p->hl = o && o->headline ?
+		o->headline(o->headline_ctx, s, &p->hl_busy) : NONE;
+	if (p->hl >= s->nprocs)
+		p->hl = NONE;
 	for (uint32_t i = 0; i < s->nprocs; i++)
 		if (s->procs[i].tracked) {
 			ord[n] = s->procs[i];
@@ -867,7 +869,7 @@ static int choose_top(struct sp *p, const struct cp_stream_opts *o)
 	for (uint32_t j = 0; j < n; j++) {
 		struct cp_stream_proc *pr = &s->procs[ord[j].id];
 
-		pr->top = !pr->cp_ns || j < top || ord[j].id == also;
+		pr->top = !pr->cp_ns || j < top || ord[j].id == p->hl;
 		if (pr->top && pr->cp_ns)
 			p->sl_lanes |= (uint64_t)1 << p->trk[ord[j].id];
 	}
@@ -876,22 +878,17 @@ static int choose_top(struct sp *p, const struct cp_stream_opts *o)
 }
 
 /*
- * Slack's walk back (p->sl), with the C segments of the procedure
- * cp_stream_opts.busy_of names and their busy share; the followed
- * procedures' Slack (when asked); the timeline's critical path (when
- * asked).  0, or -1 (memory).
+ * Slack's walk back (p->sl), with the C segments of the headline's
+ * procedure and their busy share when it wants that; the top procedures'
+ * Slack (when asked); the timeline's critical path (when asked).  0, or
+ * -1 (memory).
  */
-static int slack(struct sp *p, const struct cp_stream_opts *o)
+static int slack(struct sp *p)
 {
 	struct cp_stream *s = p->s;
-	uint32_t i = o->busy_of && s->slack_asked ?
-		     o->busy_of(o->busy_ctx, s) : NONE;
+	uint32_t i = p->hl_busy && s->slack_asked ? p->hl : NONE;
 
-	p->busy_k = i < s->nprocs ? p->trk[i] : NONE;
-	if (p->busy_k != NONE) {	/* its walk measures the busy share */
-		s->procs[i].top = true;
-		p->sl_lanes |= (uint64_t)1 << p->busy_k;
-	}
+	p->busy_k = i != NONE ? p->trk[i] : NONE;
 	if (cp_stream_sl_walk(p) ||
 	    (p->busy_k != NONE && p->has_slack &&
 	     cp_stream_busy_measure(p, &s->procs[i].busy)))
@@ -1174,7 +1171,7 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 	if (p.tl && p.tl->nomem)	/* a row's cell could not be added */
 		goto err_mem;
 	cp_stream_assert(&p);
-	if (figures(&p) || choose_top(&p, o) || (p.sl && slack(&p, o)))
+	if (figures(&p) || choose_top(&p, o) || (p.sl && slack(&p)))
 		goto err_mem;
 	cp_stream_sl_free(&p);
 	for (uint32_t i = 0; i < s->nprocs; i++)

@@ -105,15 +105,15 @@ struct cp_stream_proc {
 	uint64_t cp_excl_ns;	/* tracked: exclusive of callees (exclusive
 				 * mode: cp_ns) */
 	uint64_t zero_ns;	/* tracked: CP zeroing */
-	double busy;		/* (cp_stream_opts.busy_of's procedure) the
+	double busy;		/* (cp_stream_opts.headline's, busy) the
 				 * other threads' busy share while it was
 				 * on the CP (cp_compare.h's hl_busy), 0..1;
 				 * -1: not measured */
 	uint64_t samples;	/* sampled: the samples its CPU time rests
 				 * on (cp_profile.h's, in the mode) */
 	uint64_t cp_samples;	/* sampled, tracked: those on the CP */
-	bool top;		/* tracked, and one cp_stream_opts.top and
-				 * also chose, or of no CP time */
+	bool top;		/* tracked, and among cp_stream_opts.top's
+				 * or the headline's, or of no CP time */
 	bool has_slack;		/* top, cp_stream_opts.slack given and
 				 * its file written */
 	uint64_t slack_ns;	/* its Slack (cp_slack.h's metric) */
@@ -302,21 +302,21 @@ struct cp_stream_opts {
 	/* the bytes an event the room check takes the file to need (0:
 	 * CP_STREAM_SL_EVENT_BYTES) */
 	uint64_t slack_event_bytes;
-	/* with slack: the procedure whose busy share (cp_stream_proc.busy)
-	 * the walk measures, asked for once the figures are known but Slack
-	 * (cp_stream.procs not yet in order): its index there, or
-	 * UINT32_MAX for none.  NULL: none */
-	uint32_t (*busy_of)(void *ctx, const struct cp_stream *s);
-	void *busy_ctx;
 	/* the procedures given Slack (cp_stream_proc.top), as in memory
 	 * (cpt report --top): the @top tracked ones of most CP time
-	 * (0: all), and the one @also names, asked for once the figures
-	 * are known (its index in cp_stream.procs, or UINT32_MAX; NULL:
-	 * none).  Slack's walk follows their lanes only, the others'
-	 * zeroing and MBM come free with the records pass */
+	 * (0: all), and the one the headline speaks of.  Slack's walk
+	 * follows their lanes only; the others' zeroing and MBM come free
+	 * with the records pass */
 	uint32_t top;
-	uint32_t (*also)(void *ctx, const struct cp_stream *s);
-	void *also_ctx;
+	/* the procedure the headline speaks of, asked for once the figures
+	 * are known but Slack (cp_stream.procs not yet in order): its index
+	 * there, or UINT32_MAX for none; *@busy set when the headline wants
+	 * the other threads' busy share while it was on the critical path
+	 * (cp_stream_proc.busy), which the walk measures with slack.  NULL:
+	 * none */
+	uint32_t (*headline)(void *ctx, const struct cp_stream *s,
+			     bool *busy);
+	void *headline_ctx;
 	/* called every 2^20 vertices with a phase name and 0..1 done */
 	void (*progress)(void *ctx, const char *phase, double frac);
 	void *progress_ctx;

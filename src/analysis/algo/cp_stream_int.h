@@ -285,8 +285,13 @@ struct sp {
 	uint64_t slk[CP_STREAM_TRACK];
 	uint64_t sl_lanes;	/* bit k: tracked index k is top (the
 				 * lanes the walk follows) */
-	/* the headline's procedure (cp_stream_opts.busy_of): its tracked
-	 * index, whose C segments the walk writes down, or NONE */
+	/* the headline's procedure (cp_stream_opts.headline): its index in
+	 * cp_stream.procs or NONE, and whether it wants the busy share */
+	uint32_t hl;
+	bool hl_busy;
+	/* the headline's procedure if it wants the busy share and Slack is
+	 * walked: its tracked index, whose C segments the walk writes down,
+	 * or NONE */
 	uint32_t busy_k;
 	/* the views' breakdowns (cp_stream_opts.views): the survey sums
 	 * the waits and CPU times; the last records pass the dependencies,

@@ -136,25 +136,16 @@ void cp_stream_prof_free(struct cp_profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
-uint32_t cp_stream_prof_busy_of(void *gprof, const struct cp_stream *s)
+uint32_t cp_stream_prof_headline(void *gprof, const struct cp_stream *s,
+				 bool *busy)
 {
 	struct cp_profile p;
 	uint32_t r = UINT32_MAX;
 
-	if (cp_stream_prof_make(&p, s, NULL) == 0 &&
-	    cp_compare_headline_of(&p, gprof, &r) != CP_CMP_UNDERRATED)
-		r = UINT32_MAX;
-	cp_stream_prof_free(&p);
-	return r;
-}
-
-uint32_t cp_stream_prof_headline_of(void *gprof, const struct cp_stream *s)
-{
-	struct cp_profile p;
-	uint32_t r = UINT32_MAX;
-
+	*busy = false;
 	if (cp_stream_prof_make(&p, s, NULL) == 0)
-		cp_compare_headline_of(&p, gprof, &r);
+		*busy = cp_compare_headline_of(&p, gprof, &r) ==
+			CP_CMP_UNDERRATED && r != UINT32_MAX;
 	cp_stream_prof_free(&p);
 	return r;
 }

@@ -27,17 +27,15 @@ void cp_stream_prof_free(struct cp_profile *p);
 int cp_stream_prof_objs(const struct cp_stream *s, struct cp_obj_prof **objs);
 
 /*
- * cp_stream_opts.busy_of, @gprof the struct cp_gprof the report compares
- * with, or NULL: the procedure the headline will speak of when it says
- * the CPU profile underrates one (what it reads is known before Slack
- * is), so that Slack's walk measures the other threads' busy share over
- * its critical-path segments; UINT32_MAX for none (or out of memory).
+ * cp_stream_opts.headline, @gprof the struct cp_gprof the report compares
+ * with, or NULL: the procedure the headline will speak of (what it reads
+ * is known before Slack is; cp_compare_headline_proc's, in memory), which
+ * gets Slack beside the top ones; UINT32_MAX for none (or out of
+ * memory).  *@busy: the headline says the CPU profile underrates it, so
+ * Slack's walk measures the other threads' busy share over its
+ * critical-path segments.
  */
-uint32_t cp_stream_prof_busy_of(void *gprof, const struct cp_stream *s);
-
-/* cp_stream_opts.also, @gprof as above: the procedure the headline will
- * speak of, whatever it says (cp_compare_headline_proc's, in memory), so
- * that it gets Slack beside the top ones; UINT32_MAX for none. */
-uint32_t cp_stream_prof_headline_of(void *gprof, const struct cp_stream *s);
+uint32_t cp_stream_prof_headline(void *gprof, const struct cp_stream *s,
+				 bool *busy);
 
 #endif /* CP_STREAM_PROF_H */
