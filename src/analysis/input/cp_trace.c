@@ -793,7 +793,7 @@ const struct cp_trace_pub *cp_trace_find_pub(const struct cp_trace *t,
 					     uint32_t obj, uint64_t lo,
 					     uint64_t cnt)
 {
-	const struct cp_trace_pub *pb, *d;
+	const struct cp_trace_pub *pb;
 	uint32_t n, a = 0, b;
 
 	if (obj == 0 || obj >= t->nobjs || cnt == 0 || !t->pub)
@@ -805,23 +805,17 @@ const struct cp_trace_pub *cp_trace_find_pub(const struct cp_trace *t,
 	if (!t->objs[obj].sparse)
 		return lo >= 1 && lo <= n && cnt <= n - lo + 1 ?
 		       pb + lo - 1 : NULL;
-	d = cp_trace_pub_slot(t, obj, lo);
-	if (d && d->seq == lo) {
-		a = (uint32_t)(d - pb);
-	} else {
-		b = n;
-		while (a < b) {
-			uint32_t mid = a + (b - a) / 2;
+	/* sparse: sorted by seq (sort_sparse) */
+	b = n;
+	while (a < b) {
+		uint32_t mid = a + (b - a) / 2;
 
-			if (pb[mid].seq < lo)
-				a = mid + 1;
-			else
-				b = mid;
-		}
-		if (a >= n || pb[a].seq != lo)
-			return NULL;
+		if (pb[mid].seq < lo)
+			a = mid + 1;
+		else
+			b = mid;
 	}
-	if (cnt > n - a)
+	if (a >= n || pb[a].seq != lo || cnt > n - a)
 		return NULL;
 	if (pb[a + cnt - 1].seq != lo + cnt - 1)
 		return NULL;	/* seqs are unique and sorted: a gap */
