@@ -122,7 +122,8 @@ struct sobj {
 	uint64_t w;		/* (survey) 1..w are all published */
 	uint64_t *pend;		/* (survey) published sequences above w */
 	uint32_t npend, cap_pend;
-	uint32_t *ring;		/* (records) records in publish order */
+	uint32_t *ring;		/* (records) records in publish order, from
+				 * head, in cap (a power of two) slots */
 	uint32_t cap, head, n;
 	uint64_t *bits;		/* (census) sequences the file publishes */
 	uint64_t nbits;		/* words at @bits */

@@ -206,6 +206,14 @@ struct sobj *cp_stream_obj_grow(struct sp *p, uint32_t id)
 	return &p->obj[id];
 }
 
+/* The @i-th record of @o's ring from its head (i < o->n).  The ring's
+ * capacity is a power of two (cp_stream_ring_push), so a mask wraps it:
+ * a division cost the lock-heavy passes more than the look-up's loads. */
+static inline uint32_t ring_at(const struct sobj *o, uint64_t i)
+{
+	return o->ring[(o->head + i) & (o->cap - 1)];
+}
+
 /* The record of @seq among @o's, or NONE. */
 static uint32_t rec_find(const struct sp *p, const struct sobj *o,
 			 uint64_t seq)
@@ -216,13 +224,13 @@ static uint32_t rec_find(const struct sp *p, const struct sobj *o,
 		return NONE;
 	s0 = p->rseq[o->ring[o->head]];
 	if (seq >= s0 && seq - s0 < o->n) {
-		uint32_t r = o->ring[(o->head + (seq - s0)) % o->cap];
+		uint32_t r = ring_at(o, seq - s0);
 
 		if (p->rseq[r] == seq)
 			return r;
 	}
 	for (uint32_t i = 0; i < o->n; i++) {
-		uint32_t r = o->ring[(o->head + i) % o->cap];
+		uint32_t r = ring_at(o, i);
 
 		if (p->rseq[r] == seq)
 			return r;
@@ -230,7 +238,8 @@ static uint32_t rec_find(const struct sp *p, const struct sobj *o,
 	return NONE;
 }
 
-/* Append record @r to @o's ring.  0, or -1 (memory). */
+/* Append record @r to @o's ring, whose capacity doubles from 4 (a power
+ * of two: ring_at()).  0, or -1 (memory). */
 int cp_stream_ring_push(struct sobj *o, uint32_t r)
 {
 	if (o->n == o->cap) {
@@ -240,13 +249,13 @@ int cp_stream_ring_push(struct sobj *o, uint32_t r)
 		if (!nr)
 			return -1;
 		for (uint32_t i = 0; i < o->n; i++)
-			nr[i] = o->ring[(o->head + i) % o->cap];
+			nr[i] = ring_at(o, i);
 		free(o->ring);
 		o->ring = nr;
 		o->cap = nc;
 		o->head = 0;
 	}
-	o->ring[(o->head + o->n++) % o->cap] = r;
+	o->ring[(o->head + o->n++) & (o->cap - 1)] = r;
 	return 0;
 }
 
@@ -275,7 +284,7 @@ void cp_stream_ring_trim(struct sp *p, struct sobj *o)
 {
 	while (o->n && p->rseq[o->ring[o->head]] + o->lag < o->smax) {
 		cp_stream_rec_free(p, o->ring[o->head]);
-		o->head = (o->head + 1) % o->cap;
+		o->head = (o->head + 1) & (o->cap - 1);
 		o->n--;
 	}
 	if (o->hub && o->hub_lo + o->lag < o->smax)
@@ -465,7 +474,7 @@ static void fold(struct sp *p, struct sobj *o)
 	uint32_t keep = 0;
 
 	for (uint32_t i = 0; i < o->n; i++) {
-		uint32_t r = o->ring[(o->head + i) % o->cap];
+		uint32_t r = ring_at(o, i);
 		uint64_t q = p->rseq[r];
 
 		if (q < o->lo_max) {
@@ -475,7 +484,7 @@ static void fold(struct sp *p, struct sobj *o)
 		} else if (q > o->lo_max && q <= o->m) {
 			rec_fold(p, o->agg1 - 1, r);
 		} else {
-			o->ring[(o->head + keep++) % o->cap] = r;
+			o->ring[(o->head + keep++) & (o->cap - 1)] = r;
 		}
 	}
 	o->n = keep;
@@ -489,7 +498,7 @@ static void fold(struct sp *p, struct sobj *o)
 static void release(struct sp *p, struct sobj *o)
 {
 	for (uint32_t i = 0; i < o->n; i++)
-		cp_stream_rec_free(p, o->ring[(o->head + i) % o->cap]);
+		cp_stream_rec_free(p, ring_at(o, i));
 	if (o->agg1)
 		cp_stream_rec_free(p, o->agg1 - 1);
 	if (o->agg2)
