@@ -65,6 +65,11 @@ def make_trace(build, shape, events, path):
     env = dict(os.environ, CPTHREAD_MODE="trace", CPTHREAD_TRACE=path,
                CPTHREAD_QUIET="1",
                LD_PRELOAD=os.path.join(build, "lib", "libcpthread.so"))
+    if events < 1e7:
+        # a run of 10^6 events lasts about 0.1 s: at the default 250 Hz
+        # some 30 samples, and now and then none in work(), which the
+        # what-if scales (the verb then says there is no such procedure)
+        env["CPTHREAD_SAMPLING_HZ"] = "1000"
     work = os.path.join(build, "tests", "bench", "analysis",
                         "bench_scale_work")
     iters = max(1, int(events) // ITER_EVENTS[shape])
