@@ -292,7 +292,9 @@ struct cp_tprefetch {
 					 * (LEFT: its cursor reads it) */
 	struct cp_tpf_dec **ready;	/* [nblks] READY blocks */
 	uint32_t ahead;			/* READY blocks not taken */
-	uint64_t ahead_v;		/* and their vertices */
+	uint64_t ahead_v;		/* and the vertices they have room for
+					 * (a block reused for a smaller one
+					 * keeps its room: the memory held) */
 	uint32_t room_b, room_v;	/* the most of each (cp_tpf_set_room) */
 	bool stop;
 	/* who sleeps on cv, so that a change wakes only those it concerns
@@ -505,7 +507,7 @@ static void tpf_publish(struct cp_tprefetch *pf, size_t b,
 	pf->st[b] = d ? TPF_READY : TPF_LEFT;
 	pf->ready[b] = d;
 	pf->ahead += d != NULL;
-	pf->ahead_v += d ? d->n : 0;
+	pf->ahead_v += d ? d->cap : 0;
 	if (pf->nwait)
 		pthread_cond_broadcast(&pf->cv);
 }
@@ -600,7 +602,7 @@ static struct cp_tpf_dec *tpf_take(struct cp_tprefetch *pf, size_t b)
 		d = pf->ready[b];
 		pf->ready[b] = NULL;
 		pf->ahead--;
-		pf->ahead_v -= d->n;
+		pf->ahead_v -= d->cap;
 		if (pf->hwait && tpf_half(pf))
 			pthread_cond_broadcast(&pf->cv);
 	}

@@ -155,9 +155,12 @@ bool cp_tcursor_next(struct cp_tcursor *c, struct cp_tev *v,
  * before (the time of the thread's previous vertex) as it reads.  The
  * helper reads the file CP_TPF_WINDOW bytes at a time, not block by block
  * (a program that makes a thread per task has blocks of a hundred bytes),
- * and sleeps while the room is full, until half of it is free.  Memory:
- * the decoded blocks (40 bytes a vertex: at most 5 MB, or 1024 blocks),
- * the window, 9 bytes per block of the file.
+ * and sleeps while the room is full, until half of it is free.  The room
+ * counts the vertices a decoded block has room for, not those it holds:
+ * blocks are reused, and one grown for a large block keeps its size.
+ * Memory: the decoded blocks (40 bytes a vertex: at most 5 MB, or 1024
+ * blocks) and as many spares, the window, 9 bytes per block of the
+ * file.
  *
  * Concurrency: cp_tpf_run on one thread; the cursors, cp_tpf_stop and
  * cp_tpf_free on another (the index's); a mutex between them, which each
