@@ -207,8 +207,7 @@ struct sobj *cp_stream_obj_grow(struct sp *p, uint32_t id)
 }
 
 /* The @i-th record of @o's ring from its head (i < o->n).  The ring's
- * capacity is a power of two (cp_stream_ring_push), so a mask wraps it:
- * a division cost the lock-heavy passes more than the look-up's loads. */
+ * capacity is a power of two (cp_stream_ring_push), so a mask wraps it. */
 static inline uint32_t ring_at(const struct sobj *o, uint64_t i)
 {
 	return o->ring[(o->head + i) & (o->cap - 1)];
