@@ -1052,6 +1052,61 @@ START_TEST(test_stream_slack_equal_cp_times)
 END_TEST
 
 /*
+ * Slack streamed where procedures of different CP times hold the same
+ * share of C's last edges: a walk's lanes start as one, led by the lane
+ * of the most CP time (cp_stream_slack.c's split()), and one whose CP
+ * time runs out while it still shares the walk keeps the d it had then,
+ * not its leader's.  By hand: T0 runs main; in it, phase runs 50 of its
+ * own, T0 creates T1, and phase calls kernel for 100; then tail runs 90
+ * and T0 joins T1, which ran kernel for 150.  The critical path is T0's
+ * 240: main 240, phase 150, kernel 100, tail 90; by CPU time kernel
+ * (250) comes first, and the two walks get kernel and phase, main and
+ * tail.  Walked back, phase and kernel share tail's edge (none) and
+ * kernel's (all of it), where kernel's time runs out.  Between the fork
+ * and the join T1's 150 binds C's 190: kernel and tail can shrink by 40;
+ * phase and main by that and the 50 before the fork, 90.
+ */
+START_TEST(test_stream_slack_shared_walk_ends)
+{
+	struct synth s;
+	struct cp_tindex ix;
+	struct cp_stream st;
+	char path[64];
+
+	synth_init(&s);
+	synth_symbol(&s, 0x100, 0x10, "main");
+	synth_symbol(&s, 0x200, 0x10, "phase");
+	synth_symbol(&s, 0x300, 0x10, "kernel");
+	synth_symbol(&s, 0x400, 0x10, "tail");
+	synth_start(&s, 0, -1);
+	synth_enter(&s, 0, 0, 0x100);
+	synth_enter(&s, 0, 0, 0x200);
+	synth_create(&s, 0, 50, 1);
+	synth_start(&s, 1, 0);
+	synth_call(&s, 0, 0x300, 100);
+	synth_leave(&s, 0, 0);
+	synth_call(&s, 0, 0x400, 90);
+	synth_call(&s, 1, 0x300, 150);
+	synth_exit(&s, 1, 0);
+	synth_join(&s, 0, 0, false, 1);
+	synth_leave(&s, 0, 0);
+	synth_exit(&s, 0, 0);
+	compare(&s, true, "shared walk ends");
+	write_temp(&s, path);
+	stream_file(path, &ix, &st);
+	ck_assert_uint_eq(st.cp_len, 240);
+	assert_slack(&st, "main", 240, 90);
+	assert_slack(&st, "phase", 150, 90);
+	assert_slack(&st, "kernel", 100, 40);
+	assert_slack(&st, "tail", 90, 40);
+	cp_stream_free(&st);
+	cp_tindex_close(&ix);
+	unlink(path);
+	synth_free(&s);
+}
+END_TEST
+
+/*
  * A trace without procedures (three threads taking a mutex in turn for
  * random lengths): with no lane, the report's streamed analysis makes no
  * Slack file and no MBM capture pass, and its paths, which MBM would be
@@ -2793,6 +2848,7 @@ static Suite *stream_suite(void)
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, test_stream_random_equals_memory);
 	tcase_add_test(tc, test_stream_slack_equal_cp_times);
+	tcase_add_test(tc, test_stream_slack_shared_walk_ends);
 	tcase_add_test(tc, test_stream_slack_of_the_top);
 	tcase_add_test(tc, test_stream_no_procedure);
 	tcase_add_test(tc, test_stream_paths_equal_memory);

@@ -515,6 +515,7 @@ struct walk {
 	uint32_t k[CP_STREAM_TRACK];	/* a lane's tracked index */
 	uint32_t lead[CP_STREAM_TRACK];	/* the lane it shares a walk with
 					 * (itself: it leads the walk) */
+	uint32_t nmemb;		/* lanes led by another, CP time left */
 	uint64_t live;		/* leading lanes still walking */
 	uint64_t d[CP_STREAM_TRACK], rem[CP_STREAM_TRACK];
 	uint64_t cown[CP_STREAM_TRACK];	/* share of the C^R edge into the
@@ -729,14 +730,19 @@ static void thread_gone(struct walk *w, uint32_t tid, uint32_t slot)
 }
 
 /*
- * Lanes of the same CP time share one walk, their leader's, for as long
- * as they hold the same share of every C edge: their d, A and segments
- * are then the same.  Where their shares of the C edge into the next C
- * vertex differ, the lanes that differ from the leader part, those of
- * the same share together, each new group with a copy of the leader's
- * state.  On traces of sampled programs, chains of single callers make
- * many such lanes (zstd: 39 procedures with CP time, 13 distinct).
- * 0, or -1 (memory).
+ * The lanes of a walk share one walk, their leader's, for as long as they
+ * hold the same share of every C edge walked: their d, A and segments
+ * are then the same, but for the segments push() leaves out, which the
+ * leader, the lane of the most CP time (walk_init()), leaves out for
+ * the fewest.  Where their shares of the C edge into the next C vertex
+ * differ, the lanes that differ from the leader part, those of the same
+ * share together (the first, of the most CP time, leading), each new
+ * group with a copy of the leader's state.  On traces of sampled
+ * programs, chains of single callers make many lanes of the same CP time
+ * (zstd: 39 procedures with CP time, 13 distinct), and the procedures
+ * of a serial start or end have no share of C's edges elsewhere (a
+ * cholesky: 10 of the 20 given Slack), so most of the walk goes with one
+ * lane for each.  0, or -1 (memory).
  */
 static int split(struct walk *w)
 {
@@ -758,8 +764,8 @@ static int split(struct walk *w)
 			continue;
 		}
 		w->lead[m] = m;
+		w->nmemb--;
 		w->d[m] = w->d[l];
-		w->rem[m] = w->rem[l];
 		w->ax[m] = w->ax[l];
 		if (cp_stair_copy(&w->seg[m], &w->seg[l]))
 			return -1;
@@ -777,7 +783,8 @@ static int split(struct walk *w)
 
 /* The walked vertex (et @et) is on C: d where the C^R edge into it holds
  * a lane's time, its A from d, and the lanes that passed all their CP
- * time stop.  0, or -1 (memory). */
+ * time stop (a lane led by another with its d then).  0, or -1
+ * (memory). */
 static int on_c(struct walk *w, uint64_t et)
 {
 	if (w->nl > 1 && split(w))
@@ -804,6 +811,19 @@ static int on_c(struct walk *w, uint64_t et)
 			}
 		}
 		w->ax[l] = seg_val(w->L, et, 0, w->d[l]) + 1;
+	}
+	for (uint32_t m = 0; w->nmemb && m < w->nl; m++) {
+		uint32_t l = w->lead[m];
+
+		if (l == m || !w->cown[m])
+			continue;
+		/* its share is its leader's (split()), its CP time no more */
+		w->rem[m] -= w->cown[m] < w->rem[m] ? w->cown[m] : w->rem[m];
+		if (!w->rem[m]) {
+			w->lead[m] = m;
+			w->d[m] = w->d[l];
+			w->nmemb--;
+		}
 	}
 	return 0;
 }
@@ -1126,15 +1146,22 @@ static int walk_init(struct walk *w, struct sp *p, const uint32_t *k,
 	w->f = w->N - 1;
 	w->nslot = p->nrec;
 	w->L = L;
+	/* the lanes by CP time, the most first, all led by the first
+	 * (split()) */
 	for (uint32_t l = 0; l < nl; l++) {
-		w->k[l] = k[l];
-		w->rem[l] = p->th[cpt].vec[k[l]];
-		/* lanes of one CP time come together (cp_stream_sl_walk()) */
-		w->lead[l] = l && w->rem[l] == w->rem[l - 1] ? w->lead[l - 1] :
-							       l;
-		if (w->lead[l] == l)
-			w->live |= (uint64_t)1 << l;
+		uint64_t cp = p->th[cpt].vec[k[l]];
+		uint32_t at = l;
+
+		for (; at > 0 && w->rem[at - 1] < cp; at--) {
+			w->k[at] = w->k[at - 1];
+			w->rem[at] = w->rem[at - 1];
+		}
+		w->k[at] = k[l];
+		w->rem[at] = cp;
+		w->lead[l] = 0;
 	}
+	w->live = nl ? 1 : 0;
+	w->nmemb = nl ? nl - 1 : 0;
 	w->nl = nl;
 	/* the timeline follows C even with no lane */
 	w->tl_on = w->tl && cpt != NONE;
@@ -1266,8 +1293,8 @@ static bool lane_on(const struct sp *p, uint32_t k)
  * The lanes are the procedures given Slack with CP time, split between two
  * walks of the file on both cores (cp_par_two; each reads the file and
  * follows C itself, and walks as far back as its own lanes need); the
- * lanes of one CP time go to the same walk, which shares their work
- * while it can (split()).
+ * lanes of one CP time go to the same walk, whose lanes share their work
+ * while they can (split()).
  */
 int cp_stream_sl_walk(struct sp *p)
 {
@@ -1325,7 +1352,8 @@ int cp_stream_sl_walk(struct sp *p)
 		}
 		/* a record the pass did not write, or a lane's CP time
 		 * not all found: the two sides of the file disagree */
-		if (w[h].ret == -2 || w[h].live || w[h].tl_on)
+		if (w[h].ret == -2 || w[h].live || w[h].nmemb ||
+		    w[h].tl_on)
 			cp_die("stream: the Slack walk lost the critical path");
 	}
 	if (p->tl)
