@@ -740,9 +740,9 @@ static void thread_gone(struct walk *w, uint32_t tid, uint32_t slot)
  * group with a copy of the leader's state.  On traces of sampled
  * programs, chains of single callers make many lanes of the same CP time
  * (zstd: 39 procedures with CP time, 13 distinct), and the procedures
- * of a serial start or end have no share of C's edges elsewhere (a
- * cholesky: 10 of the 20 given Slack), so most of the walk goes with one
- * lane for each.  0, or -1 (memory).
+ * of a serial start have no share of C's edges after it (a cholesky: 10
+ * of the 20 given Slack), so the walk back to it goes with one lane for
+ * them all.  0, or -1 (memory).
  */
 static int split(struct walk *w)
 {
