@@ -185,9 +185,12 @@
  * "stream", an object: tracked_max (how many procedures are followed),
  * records (publish records made), live_records_max (most alive at
  * once, the memory bound), live_threads_max (most threads whose path
- * lanes were held at once), slack_file_bytes (Slack's scratch file) and
- * slack_walked (the vertices its walk back read).  What this mode cannot
- * give is said in notes.
+ * lanes were held at once), thin_records (records made without the
+ * share lanes no merge read), records_again (records passes run again
+ * with every record whole: 0 unless a record left thin was read),
+ * slack_file_bytes (Slack's scratch file) and slack_walked (the
+ * vertices its walk back read).  What this mode cannot give is said in
+ * notes.
  */
 #define CP_KEY_TRACKED		"tracked"
 #define CP_KEY_STREAM		"stream"
@@ -195,6 +198,8 @@
 #define CP_KEY_RECORDS		"records"
 #define CP_KEY_LIVE_RECORDS_MAX	"live_records_max"
 #define CP_KEY_LIVE_THREADS_MAX	"live_threads_max"
+#define CP_KEY_THIN_RECORDS	"thin_records"
+#define CP_KEY_RECORDS_AGAIN	"records_again"
 #define CP_KEY_SLACK_FILE_BYTES	"slack_file_bytes"
 #define CP_KEY_SLACK_WALKED	"slack_walked"
 

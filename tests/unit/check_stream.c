@@ -197,6 +197,8 @@ static unsigned n_underrated;
 static unsigned n_retried;
 /* The last comparison's threads holding lanes at once, streamed. */
 static uint64_t last_threads_live;
+/* Comparisons whose records pass made thin records. */
+static unsigned n_thin;
 
 /*
  * The comparison with the CPU profile, streamed (@st) and in memory (@p):
@@ -374,6 +376,11 @@ static uint64_t compare_src(struct synth *s, bool shares, bool exclusive,
 		      what, st.nprocs, p.nprocs);
 	if (shares)
 		compare_headline(&st, &p, what);
+	/* the paths pass marked every record whose share lanes a merge
+	 * takes: none was found thin, so the pass did not run again */
+	ck_assert_msg(st.thin_reruns == 0, "%s: the records pass ran again "
+		      "(%" PRIu64 " thin records)", what, st.thin_records);
+	n_thin += st.thin_records > 0;
 	live = st.live_max;
 	last_threads_live = st.threads_live_max;
 	cp_stream_free(&st);
@@ -878,6 +885,102 @@ START_TEST(test_stream_random_equals_memory)
 	/* the busy share was compared on some of them */
 	ck_assert_msg(n_underrated >= 5, "%u headlines of an underrated "
 		      "procedure", n_underrated);
+	/* and most records passes left share lanes out of some records */
+	ck_assert_msg(n_thin >= 60, "%u comparisons with thin records",
+		      n_thin);
+}
+END_TEST
+
+/* Every figure of two streamed analyses of one trace is the same. */
+static void compare_streams(const struct cp_stream *a,
+			    const struct cp_stream *b, const char *what)
+{
+	ck_assert_msg(a->cp_len == b->cp_len && a->nprocs == b->nprocs &&
+		      a->nobjs == b->nobjs && a->mbm_paths == b->mbm_paths &&
+		      a->cp_samples == b->cp_samples &&
+		      a->scaled_ns == b->scaled_ns,
+		      "%s: CP %" PRIu64 "/%" PRIu64, what, a->cp_len,
+		      b->cp_len);
+	for (uint32_t i = 0; i < a->nprocs; i++) {
+		const struct cp_stream_proc *x = &a->procs[i], *y = &b->procs[i];
+
+		ck_assert_msg(!strcmp(x->name, y->name) &&
+			      x->cp_ns == y->cp_ns &&
+			      x->cp_incl_ns == y->cp_incl_ns &&
+			      x->cp_excl_ns == y->cp_excl_ns &&
+			      x->zero_ns == y->zero_ns &&
+			      x->cp_samples == y->cp_samples &&
+			      x->slack_ns == y->slack_ns &&
+			      x->mbm_ns == y->mbm_ns,
+			      "%s: %s CP %" PRIu64 "/%" PRIu64 " zeroing %"
+			      PRIu64 "/%" PRIu64 " Slack %" PRIu64 "/%" PRIu64
+			      " MBM %" PRIu64 "/%" PRIu64, what, x->name,
+			      x->cp_ns, y->cp_ns, x->zero_ns, y->zero_ns,
+			      x->slack_ns, y->slack_ns, x->mbm_ns, y->mbm_ns);
+	}
+	for (uint32_t i = 0; i < a->nobjs; i++)
+		ck_assert_msg(a->objs[i].cp_held_ns == b->objs[i].cp_held_ns &&
+			      a->objs[i].cp_cross == b->objs[i].cp_cross,
+			      "%s: object %u CP held %" PRIu64 "/%" PRIu64,
+			      what, a->objs[i].obj, a->objs[i].cp_held_ns,
+			      b->objs[i].cp_held_ns);
+	for (uint32_t i = 0; i < a->nthreads_all; i++)
+		ck_assert_msg(a->threads[i].cp_ns == b->threads[i].cp_ns,
+			      "%s: T%u CP time %" PRIu64 "/%" PRIu64, what, i,
+			      a->threads[i].cp_ns, b->threads[i].cp_ns);
+}
+
+/*
+ * A records pass that meets a record without the share lanes a merge
+ * takes runs again with every record whole: with the paths pass made to
+ * mark none, the first such merge spoils the thin pass, and the figures
+ * (the objects', threads' and samples' lanes read at those merges
+ * among them) are those of the pass with the marks, on random traces of
+ * every primitive (folds and hubs included), sampled or not.
+ */
+START_TEST(test_stream_thin_records_run_again)
+{
+	unsigned again = 0;
+
+	for (int round = 0; round < 24; round++) {
+		struct synth s;
+		struct cp_tindex ia, ib;
+		struct cp_stream a, b;
+		char path[64], what[32];
+		bool sampled = round % 3 == 2;
+		struct cp_stream_opts so = {
+			.symbolize = symbolize,
+			.src = sampled ? CP_STREAM_SRC_SAMPLED :
+					 CP_STREAM_SRC_INSTRUMENTED,
+			.mbm_k = CP_PROFILE_K_DEFAULT, .slack = true,
+			.exclusive = round % 2,
+		};
+
+		rng_state = 5000 + (uint64_t)round;
+		gen_trace(&s, 2 + (uint32_t)rnd(5),
+			  100 + (uint32_t)rnd(1500), round % 2);
+		if (sampled)
+			gen_samples(&s, 5 + (uint32_t)rnd(200));
+		snprintf(what, sizeof(what), "round %d", round);
+		write_temp(&s, path);
+		stream_with(path, &ia, &a, &so);
+		so.thin_unmarked = true;
+		stream_with(path, &ib, &b, &so);
+		ck_assert_msg(a.thin_reruns == 0 && b.thin_reruns <= 1,
+			      "%s: ran again %u and %u times", what,
+			      a.thin_reruns, b.thin_reruns);
+		ck_assert_msg(!b.thin_reruns || !b.thin_records,
+			      "%s: thin records after running again", what);
+		again += b.thin_reruns;
+		compare_streams(&a, &b, what);
+		cp_stream_free(&a);
+		cp_stream_free(&b);
+		cp_tindex_close(&ia);
+		cp_tindex_close(&ib);
+		unlink(path);
+		synth_free(&s);
+	}
+	ck_assert_msg(again >= 20, "%u of 24 ran again", again);
 }
 END_TEST
 
@@ -2847,6 +2950,7 @@ static Suite *stream_suite(void)
 
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, test_stream_random_equals_memory);
+	tcase_add_test(tc, test_stream_thin_records_run_again);
 	tcase_add_test(tc, test_stream_slack_equal_cp_times);
 	tcase_add_test(tc, test_stream_slack_shared_walk_ends);
 	tcase_add_test(tc, test_stream_slack_of_the_top);

@@ -227,6 +227,7 @@ deps(struct sp *p, uint32_t tid, struct sth *t, const struct cp_tev *v,
 			if (p->vw_deps)	/* its creator */
 				cp_stream_view_dep(p,
 					cp_stream_view_pub(p, r).tid, tid);
+			cp_stream_org_read(p, t, r);
 			cp_stream_merge(p, t, p->rlen[r],
 					p->rvec + r * (size_t)p->vn);
 			cp_stream_rec_free(p, r);
@@ -291,6 +292,7 @@ publish(struct sp *p, struct sth *t, const struct cp_tev *v, const bool sl)
 					(struct cp_kp_end){
 						(uint32_t)(t - p->th),
 						t->key });
+			cp_stream_org_into(p, *agg - 1, t->len, NONE);
 			cp_stream_merge_into(p, &p->rlen[*agg - 1],
 				p->rvec + (*agg - 1) * (size_t)p->vn,
 				t->len, t->vec);
@@ -659,6 +661,8 @@ static int pass_loop(struct sp *p)
 		}
 		if (run_thread(p, cp_stream_heap_pop(p)) || p->nomem)
 			return -1;
+		if (p->spoiled)		/* runs again whole (records_pass) */
+			return 0;
 	}
 	return p->nomem ? -1 : 0;
 }
@@ -941,9 +945,10 @@ static void lanes_back(struct sp *p, const struct lanes_aside *a)
 	free(p->rseq);
 	free(p->rnext);
 	free(p->rvec);
-	p->rlen = p->rseq = p->rvec = NULL;
+	free(p->rorg);
+	p->rlen = p->rseq = p->rvec = p->rorg = NULL;
 	p->rnext = NULL;
-	p->caprec = 0;
+	p->caprec = p->cap_rorg = 0;
 }
 
 /* The records start again for one more records pass. */
@@ -989,20 +994,57 @@ static int paths_pass(struct sp *p)
 }
 
 /* MBM's paths first, on the lengths alone; the records pass then takes
- * the lanes at their sidetracks ("MBM", cp_stream_kp.c).  0, or -1
- * (memory). */
-static int mbm_paths_first(struct sp *p)
+ * the lanes at their sidetracks ("MBM", cp_stream_kp.c), its records
+ * thin where that pass saw their share lanes unread ("Thin records",
+ * cp_stream_rec.c: when there are lanes past the procedures' shares).
+ * @unmarked: cp_stream_opts.thin_unmarked.  0, or -1 (memory). */
+static int mbm_paths_first(struct sp *p, bool unmarked)
 {
 	struct lanes_aside la;
+	bool thin = p->nsh > p->ntr;
 	int kp;
 
 	lanes_aside(p, &la);
+	p->org_on = p->thin_mark = thin;
 	kp = paths_pass(p);
+	p->org_on = p->thin_mark = false;
 	lanes_back(p, &la);
 	if (kp || cp_stream_kp_want(p))
 		return -1;
+	if (unmarked && p->thin_need)
+		memset(p->thin_need, 0, p->cap_need * sizeof(*p->thin_need));
+	p->org_on = p->thin = thin && !p->thin_nomem;
 	records_again(p);
 	return 0;
+}
+
+/*
+ * The records pass (the paths pass when it finds the paths).  When its
+ * records were thin and a merge met one without the lanes it took
+ * (sp.spoiled), it runs again with every record whole.  0, or -1
+ * (memory).
+ */
+static int records_pass(struct sp *p)
+{
+	if (p->kp_k && !p->kp_capture ? paths_pass(p) : run_pass(p))
+		return -1;
+	if (!p->spoiled)
+		return 0;
+	p->org_on = p->thin = p->spoiled = false;
+	p->s->thin_reruns++;
+	p->s->thin_records = p->s->scaled_ns = 0;
+	p->npass++;
+	records_again(p);
+	p->kp_nmerge = 0;
+	p->kp_wi = 0;
+	if (p->tl_rows)
+		cp_timeline_clear_rows(p->tl);
+	if (p->sl) {
+		cp_stream_sl_free(p);
+		if (cp_stream_sl_start(p))
+			return -1;
+	}
+	return run_pass(p);
 }
 
 /* The pass's own memory (the results stay in cp_stream). */
@@ -1042,6 +1084,8 @@ static void sp_free(struct sp *p)
 	free(p->rseq);
 	free(p->rnext);
 	free(p->rvec);
+	free(p->rorg);
+	free(p->thin_need);
 	free(p->rpub);
 	cp_stream_kp_free(p);
 	cp_stream_sl_free(p);
@@ -1157,7 +1201,7 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 
 		p.npass -= (p.mbm_k > 1) + (walk && !p.tl);
 	}
-	if (p.mbm_k > 1 && p.ntr && mbm_paths_first(&p))
+	if (p.mbm_k > 1 && p.ntr && mbm_paths_first(&p, o->thin_unmarked))
 		goto err_mem;
 	p.vw_deps = p.views;
 	p.tl_rows = p.tl != NULL;
@@ -1166,7 +1210,7 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 	 * no procedure followed Slack has no lane, and its file no use */
 	if (((s->slack_asked && p.ntr) || p.tl) && cp_stream_sl_start(&p))
 		goto err_mem;
-	if (p.kp_k && !p.kp_capture ? paths_pass(&p) : run_pass(&p))
+	if (records_pass(&p))
 		goto err_mem;
 	if (p.tl && p.tl->nomem)	/* a row's cell could not be added */
 		goto err_mem;

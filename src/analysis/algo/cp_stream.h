@@ -152,6 +152,10 @@ struct cp_stream {
 	uint64_t live_max;	/* most publish records alive at once */
 	uint64_t threads_live_max;	/* most threads whose lanes were held
 					 * at once (records passes) */
+	uint64_t thin_records;	/* records made without the share lanes no
+				 * merge would read (cp_stream_rec.c) */
+	uint32_t thin_reruns;	/* records passes run again whole: a merge
+				 * met a record without the lanes it took */
 	uint64_t nrepairs;	/* dependencies the pass had to drop */
 	/* what-if (cp_stream_opts.scale given) */
 	uint64_t scaled_len;	/* fixed-graph prediction: the longest path
@@ -293,6 +297,9 @@ struct cp_stream_opts {
 	 * the share lanes at their sidetracks (cp_stream_kp.c); 1: the CP
 	 * time, with no pass more; 0: none */
 	uint32_t mbm_k;
+	/* (tests) MBM's paths pass marks no record as read, so that the
+	 * records pass meets one without its lanes and runs again whole */
+	bool thin_unmarked;
 	/* the tracked procedures' Slack: the records pass writes every
 	 * vertex's in-edges to a file in cp_spill_dir() (13-16 bytes an
 	 * event, unlinked at once; none when the directory has less room

@@ -231,6 +231,23 @@ struct sp {
 	uint32_t *rnext;	/* [nrec] next free record */
 	uint32_t nrec, caprec, freel;
 	uint64_t live;		/* records alive */
+	/* thin records ("Thin records", cp_stream_rec.c): while org_on,
+	 * rorg[r] is the ordinal (among the pass's records, s->records
+	 * before it) of the record whose share lanes @r holds, or
+	 * CP_ORG_WHOLE when they are a thread's, all there */
+	bool org_on;
+	bool thin_mark;		/* (MBM's paths pass) a merge that takes a
+				 * record's share lanes into a thread sets
+				 * its origin's bit in thin_need */
+	bool thin;		/* (the records pass after it) a record not
+				 * marked leaves out share[ntr .. nsh) */
+	bool thin_nomem;	/* the marks could not all be kept */
+	bool spoiled;		/* (thin) a merge met a record without the
+				 * lanes it takes: the pass runs again whole */
+	uint64_t *rorg;		/* [cap_rorg] */
+	uint32_t cap_rorg;
+	uint64_t *thin_need;	/* bit per record ordinal */
+	uint64_t cap_need;	/* its words */
 	uint32_t mbm_k;		/* cp_stream_opts.mbm_k */
 	/* the k longest paths (cp_stream_kp.c): k, or 0 */
 	uint32_t kp_k;
@@ -314,6 +331,9 @@ struct sp {
 	bool tl_rows;
 	uint64_t tl_wa, tl_wb, tl_wt, tl_o;
 };
+
+/* A record's share lanes are a thread's, all there (sp.rorg). */
+#define CP_ORG_WHOLE UINT64_MAX
 
 /* Where a record's lanes are (struct sp). */
 static inline uint32_t cp_stream_d(const struct sp *p, uint32_t k)
@@ -415,6 +435,33 @@ void cp_stream_merge(struct sp *p, struct sth *t, uint64_t len,
 uint32_t cp_stream_rec_new(struct sp *p, const struct sth *t, uint64_t seq);
 /* Return record @r to the free list. */
 void cp_stream_rec_free(struct sp *p, uint32_t r);
+/* (thin records) Record ordinal @org's share lanes are read. */
+void cp_stream_org_mark(struct sp *p, uint64_t org);
+
+/* (thin records) Record @r merges into thread @t: the longer path's
+ * share lanes go on, so if it is @r's they must be there. */
+static inline void cp_stream_org_read(struct sp *p, const struct sth *t,
+				      uint32_t r)
+{
+	uint64_t org;
+
+	if (!p->org_on || p->rlen[r] <= t->len ||
+	    (org = p->rorg[r]) == CP_ORG_WHOLE)
+		return;
+	if (p->thin)
+		p->spoiled = true;
+	else
+		cp_stream_org_mark(p, org);
+}
+
+/* (thin records) A path of @len merges into record @a, its share lanes
+ * those of record @r (NONE: a thread's, all there). */
+static inline void cp_stream_org_into(struct sp *p, uint32_t a, uint64_t len,
+				      uint32_t r)
+{
+	if (p->org_on && len > p->rlen[a])
+		p->rorg[a] = r == NONE ? CP_ORG_WHOLE : p->rorg[r];
+}
 /* cp_stream_obj_at's growth of the table to hold @id. */
 struct sobj *cp_stream_obj_grow(struct sp *p, uint32_t id);
 

@@ -42,12 +42,32 @@
  * in (lo_max, m] and above m + 1 are only ever consumed all together, so
  * each group is folded into one record (agg1, agg2: len and share of the
  * longest, net element-wise max), and lo_max and m + 1 keep their own.
+ *
+ * Thin records.  A merge takes the share lanes of the longer path only,
+ * and a record's path is the longer at few of the merges that read it
+ * (1-3 % on the traces measured): a record that never is carries its
+ * share lanes for nothing, 2.5 KB of them where 59 procedures and 64
+ * objects are followed (doc/measurements/2026-12-04-thin-records.md).
+ * MBM's paths pass runs first on the same schedule, so
+ * the same records in the same order: there each record knows the
+ * record whose share lanes it would hold (itself when a thread
+ * publishes it; the winner's when a fold or a hub takes a longer one;
+ * none, a thread's, when a longer thread publishes into a fold), and a
+ * merge into a thread that takes a record's lanes marks that origin.
+ * The records pass then copies share[ntr .. nsh) (the objects',
+ * threads', samples' and other mode's lanes) only into marked records;
+ * the procedures' shares stay in every record, since MBM's capture
+ * reads them on both sides of the merges it wants.  The same origins
+ * are followed there, so a merge that would take lanes a record does
+ * not hold is seen: the pass stops and runs again with every record
+ * whole (sp.spoiled), and a mark missed costs time, never a figure.
  */
 #include "cp_stream_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_bits.h"
 #include "cp_die.h"
 #include "cp_grow.h"
 #include "cp_search.h"
@@ -108,6 +128,9 @@ static uint32_t rec_alloc(struct sp *p)
 		p->caprec = c;
 		r = p->nrec++;
 	}
+	if (p->org_on && cp_grow32((void **)&p->rorg, sizeof(*p->rorg),
+				   &p->cap_rorg, (uint64_t)r + 1))
+		return NONE;
 	p->s->records++;
 	if (++p->live > p->s->live_max)
 		p->s->live_max = p->live;
@@ -124,8 +147,23 @@ uint32_t cp_stream_rec_new(struct sp *p, const struct sth *t, uint64_t seq)
 		return NONE;
 	p->rlen[r] = t->len;
 	p->rseq[r] = seq;
-	if (vn)
+	if (p->org_on) {
+		uint64_t ord = p->s->records - 1;
+		bool whole = p->thin && ord / 64 < p->cap_need &&
+			     cp_bit_get(p->thin_need, ord);
+
+		p->rorg[r] = whole ? CP_ORG_WHOLE : ord;
+	}
+	if (p->thin && p->rorg[r] != CP_ORG_WHOLE) {
+		uint64_t *v = p->rvec + r * vn;
+
+		memcpy(v, t->vec, p->ntr * sizeof(*v));
+		memcpy(v + p->nsh, t->vec + p->nsh,
+		       (vn - p->nsh) * sizeof(*v));
+		p->s->thin_records++;
+	} else if (vn) {
 		memcpy(p->rvec + r * vn, t->vec, vn * sizeof(*t->vec));
+	}
 	if (p->kp_k)
 		cp_stream_kp_rec(p, t, r);
 	if (p->vw_deps)
@@ -143,6 +181,23 @@ void cp_stream_rec_free(struct sp *p, uint32_t r)
 	p->live--;
 }
 
+void cp_stream_org_mark(struct sp *p, uint64_t org)
+{
+	uint64_t c = p->cap_need;
+
+	if (org / 64 >= c) {
+		if (cp_grow((void **)&p->thin_need, sizeof(*p->thin_need), &c,
+			    org / 64 + 1)) {
+			p->thin_nomem = true;
+			return;
+		}
+		memset(p->thin_need + p->cap_need, 0,
+		       (c - p->cap_need) * sizeof(*p->thin_need));
+		p->cap_need = c;
+	}
+	cp_bit_set(p->thin_need, org);
+}
+
 /* Merge record @r into record @a and free it. */
 static void rec_fold(struct sp *p, uint32_t a, uint32_t r)
 {
@@ -154,6 +209,7 @@ static void rec_fold(struct sp *p, uint32_t a, uint32_t r)
 		cp_stream_sl_group_rec(p, a, r);
 	if (p->vw_deps)
 		cp_stream_view_fold(p, a, cp_stream_view_pub(p, r));
+	cp_stream_org_into(p, a, p->rlen[r], r);
 	cp_stream_merge_into(p, &p->rlen[a], p->rvec + a * vn, p->rlen[r],
 			     p->rvec + r * vn);
 	cp_stream_rec_free(p, r);
@@ -169,6 +225,7 @@ rec_merge(struct sp *p, struct sth *t, uint32_t r, const bool sl)
 		cp_stream_sl_in_rec(p, r);
 	if (p->vw_deps)
 		cp_stream_view_take(p, r);
+	cp_stream_org_read(p, t, r);
 	cp_stream_merge(p, t, p->rlen[r], p->rvec + r * (size_t)p->vn);
 }
 
@@ -391,6 +448,8 @@ int cp_stream_hub(struct sp *p, struct sobj *o, uint64_t lo, uint32_t cnt)
 		return -1;
 	p->rlen[h] = p->rlen[p->hubm[0]];
 	p->rseq[h] = lo;
+	if (p->org_on)
+		p->rorg[h] = p->rorg[p->hubm[0]];
 	if (vn)
 		memcpy(p->rvec + h * vn, p->rvec + p->hubm[0] * vn,
 		       vn * sizeof(*p->rvec));
@@ -408,6 +467,7 @@ int cp_stream_hub(struct sp *p, struct sobj *o, uint64_t lo, uint32_t cnt)
 			cp_stream_view_fold(p, h, cp_stream_view_pub(p, r));
 		if (p->kp_k)
 			cp_stream_kp_group_rec(p, h, r);
+		cp_stream_org_into(p, h, p->rlen[r], r);
 		cp_stream_merge_into(p, &p->rlen[h], p->rvec + h * vn,
 				     p->rlen[r], p->rvec + r * vn);
 	}

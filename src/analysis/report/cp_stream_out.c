@@ -343,6 +343,8 @@ int cp_stream_out_json(FILE *f, const struct cp_tindex *ix,
 	cp_emit_u64(&e, CP_KEY_RECORDS, s->records);
 	cp_emit_u64(&e, CP_KEY_LIVE_RECORDS_MAX, s->live_max);
 	cp_emit_u64(&e, CP_KEY_LIVE_THREADS_MAX, s->threads_live_max);
+	cp_emit_u64(&e, CP_KEY_THIN_RECORDS, s->thin_records);
+	cp_emit_u64(&e, CP_KEY_RECORDS_AGAIN, s->thin_reruns);
 	cp_emit_u64(&e, CP_KEY_SLACK_FILE_BYTES, s->slack_bytes);
 	cp_emit_u64(&e, CP_KEY_SLACK_WALKED, s->slack_walked);
 	cp_emit_obj_end(&e);
