@@ -1001,7 +1001,7 @@ static int paths_pass(struct sp *p)
 static int mbm_paths_first(struct sp *p, bool unmarked)
 {
 	struct lanes_aside la;
-	bool thin = p->nsh > p->ntr;
+	bool thin = p->nsh > 0;
 	int kp;
 
 	lanes_aside(p, &la);

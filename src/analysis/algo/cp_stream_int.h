@@ -48,8 +48,13 @@ struct cp_kp_side {
 	uint32_t from_tid, to_tid;
 	uint32_t obj;
 	uint32_t sub;		/* the heap of the path it turns onto */
-	uint8_t kind;		/* enum cp_stream_dev_kind */
+	/* (thin records) the origin (sp.rorg) of the lanes of the record
+	 * on one side, for MBM's capture, or CP_KP_ORG_WHOLE */
+	uint64_t org : 56;
+	uint64_t kind : 8;	/* enum cp_stream_dev_kind */
 };
+
+#define CP_KP_ORG_WHOLE ((1ull << 56) - 1)
 
 /* (k paths) A node of the persistent leftist heaps of sidetracks. */
 struct cp_kp_node {
@@ -240,7 +245,7 @@ struct sp {
 				 * record's share lanes into a thread sets
 				 * its origin's bit in thin_need */
 	bool thin;		/* (the records pass after it) a record not
-				 * marked leaves out share[ntr .. nsh) */
+				 * marked leaves out share[] (nsh lanes) */
 	bool thin_nomem;	/* the marks could not all be kept */
 	bool spoiled;		/* (thin) a merge met a record without the
 				 * lanes it takes: the pass runs again whole */

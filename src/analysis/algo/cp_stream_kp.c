@@ -190,13 +190,15 @@ void cp_stream_kp_rec(struct sp *p, const struct sth *t, uint32_t r)
 	p->rend[r] = (struct cp_kp_end){ (uint32_t)(t - p->th), t->last_wall };
 }
 
-/* One side of a merge: its length, heap, where it ends and its lanes
- * (the share lanes the MBM reads). */
+/* One side of a merge: its length, heap, where it ends, its lanes
+ * (the share lanes the MBM reads) and, a record's, their origin (thin
+ * records, cp_stream_rec.c; CP_ORG_WHOLE: a thread's). */
 struct side {
 	uint64_t len;
 	uint32_t h;
 	struct cp_kp_end e;
 	const uint64_t *vec;
+	uint64_t org;
 };
 
 /* The capture pass: the lanes of merge @m if it is wanted (the next in
@@ -209,9 +211,34 @@ static void capture(struct sp *p, uint64_t m, const struct side *win,
 	while (p->kp_wi < p->nwant && p->kp_want[p->kp_wi] == m) {
 		uint64_t *ds = p->kp_ds + (size_t)p->kp_wi++ * n;
 
+		if (win->org != CP_ORG_WHOLE || lose->org != CP_ORG_WHOLE)
+			p->spoiled = true;	/* a thin record's lanes */
+
 		for (uint32_t i = 0; i < n; i++)
 			ds[i] = lose->vec[i] - win->vec[i];	/* mod 2^64 */
 	}
+}
+
+/*
+ * (thin records) The origin a sidetrack made at the merge of @a and @b
+ * keeps for cp_stream_kp_want, which marks it if MBM's capture will read
+ * the merge: the record side's (a merge has at most one, but for a fold
+ * or a hub's, whose two are marked at once), or CP_KP_ORG_WHOLE.
+ */
+static uint64_t side_org(struct sp *p, const struct side *a,
+			 const struct side *b)
+{
+	uint64_t o = a->org != CP_ORG_WHOLE ? a->org : b->org;
+
+	if (a->org != CP_ORG_WHOLE && b->org != CP_ORG_WHOLE) {
+		cp_stream_org_mark(p, b->org);
+		o = a->org;
+	}
+	if (o != CP_ORG_WHOLE && o >= CP_KP_ORG_WHOLE) {
+		cp_stream_org_mark(p, o);	/* past 2^56 records */
+		o = CP_ORG_WHOLE;
+	}
+	return o == CP_ORG_WHOLE ? CP_KP_ORG_WHOLE : o;
 }
 
 /*
@@ -249,7 +276,8 @@ static void merge(struct sp *p, struct side *a, const struct side *b,
 	*s = (struct cp_kp_side){
 		.from_wall = lose->e.wall, .to_wall = to->wall, .m = m,
 		.from_tid = lose->e.tid, .to_tid = to->tid, .obj = obj,
-		.sub = lose->h, .kind = bwin ? kind_a : kind_b,
+		.sub = lose->h, .org = side_org(p, a, b),
+		.kind = bwin ? kind_a : kind_b,
 	};
 	root = heap_insert(p, win->h, d, side);
 	if (root == NONE) {
@@ -267,14 +295,15 @@ static void merge(struct sp *p, struct side *a, const struct side *b,
 /* Thread @t's path as a side (its end: before its current vertex). */
 static struct side thread_side(const struct sth *t)
 {
-	return (struct side){ t->len, t->hp, t->kend, t->vec };
+	return (struct side){ t->len, t->hp, t->kend, t->vec, CP_ORG_WHOLE };
 }
 
 /* Record @r as a side. */
 static struct side rec_side(const struct sp *p, uint32_t r)
 {
 	return (struct side){ p->rlen[r], p->rhp[r], p->rend[r],
-			      p->rvec + r * (size_t)p->vn };
+			      p->rvec + r * (size_t)p->vn,
+			      p->org_on ? p->rorg[r] : CP_ORG_WHOLE };
 }
 
 /* The merge into @t from @b at its current vertex. */
@@ -299,7 +328,8 @@ void cp_stream_kp_consume(struct sp *p, struct sth *t, uint32_t r)
 void cp_stream_kp_join(struct sp *p, struct sth *t, uint32_t c)
 {
 	const struct sth *ch = &p->th[c];
-	struct side b = { ch->len, ch->hp, { c, ch->last_wall }, ch->vec };
+	struct side b = { ch->len, ch->hp, { c, ch->last_wall }, ch->vec,
+			  CP_ORG_WHOLE };
 
 	into_thread(p, t, &b, NONE, CP_SDEV_JOIN, CP_SDEV_PROGRAM);
 }
@@ -319,7 +349,8 @@ void cp_stream_kp_group_thread(struct sp *p, uint32_t a, const struct sth *t)
 {
 	/* the publish is the thread's current vertex */
 	struct side b = { t->len, t->hp,
-			  { (uint32_t)(t - p->th), t->last_wall }, t->vec };
+			  { (uint32_t)(t - p->th), t->last_wall }, t->vec,
+			  CP_ORG_WHOLE };
 
 	into_group(p, a, &b);
 }
@@ -453,8 +484,10 @@ static int mbm(struct sp *p, const uint64_t *sink)
 void cp_stream_kp_end(struct sp *p, uint32_t tid)
 {
 	const struct sth *t = &p->th[tid];
-	struct side b = { t->len, t->hp, { tid, t->last_wall }, t->vec };
-	struct side acc = { p->kp_alen, p->kp_ah, p->kp_ae, p->kp_avec };
+	struct side b = { t->len, t->hp, { tid, t->last_wall }, t->vec,
+			  CP_ORG_WHOLE };
+	struct side acc = { p->kp_alen, p->kp_ah, p->kp_ae, p->kp_avec,
+			    CP_ORG_WHOLE };
 	struct cp_kp_end sink = { NONE, 0 };
 
 	if (!p->kp_any) {
@@ -515,8 +548,13 @@ int cp_stream_kp_want(struct sp *p)
 	p->kp_ds = malloc(((size_t)np * p->ntr + 1) * sizeof(*p->kp_ds));
 	if (!p->kp_want || !p->kp_ds)
 		return -1;
-	for (uint32_t j = 1; j < np; j++)
-		p->kp_want[n++] = p->kside[p->kp_pw[j]].m;
+	for (uint32_t j = 1; j < np; j++) {
+		const struct cp_kp_side *sd = &p->kside[p->kp_pw[j]];
+
+		p->kp_want[n++] = sd->m;
+		if (sd->org != CP_KP_ORG_WHOLE)	/* the capture reads it */
+			cp_stream_org_mark(p, sd->org);
+	}
 	qsort(p->kp_want, n, sizeof(*p->kp_want), by_u64);
 	p->nwant = 0;
 	for (uint32_t j = 0; j < n; j++)

@@ -54,13 +54,15 @@
  * publishes it; the winner's when a fold or a hub takes a longer one;
  * none, a thread's, when a longer thread publishes into a fold), and a
  * merge into a thread that takes a record's lanes marks that origin.
- * The records pass then copies share[ntr .. nsh) (the objects',
- * threads', samples' and other mode's lanes) only into marked records;
- * the procedures' shares stay in every record, since MBM's capture
- * reads them on both sides of the merges it wants.  The same origins
- * are followed there, so a merge that would take lanes a record does
- * not hold is seen: the pass stops and runs again with every record
- * whole (sp.spoiled), and a mark missed costs time, never a figure.
+ * MBM's capture reads the procedures' shares on both sides of the
+ * merges it wants, which are known only once the paths are: a sidetrack
+ * keeps the origin of its merge's record side (a fold's or a hub's two
+ * are marked at once), and cp_stream_kp_want marks those of the paths'
+ * sidetracks.  The records pass then copies share[] (all nsh lanes)
+ * only into marked records.  The same origins are followed there, so a
+ * merge that would take lanes a record does not hold is seen: the pass
+ * stops and runs again with every record whole (sp.spoiled), and a mark
+ * missed costs time, never a figure.
  */
 #include "cp_stream_int.h"
 
@@ -155,11 +157,8 @@ uint32_t cp_stream_rec_new(struct sp *p, const struct sth *t, uint64_t seq)
 		p->rorg[r] = whole ? CP_ORG_WHOLE : ord;
 	}
 	if (p->thin && p->rorg[r] != CP_ORG_WHOLE) {
-		uint64_t *v = p->rvec + r * vn;
-
-		memcpy(v, t->vec, p->ntr * sizeof(*v));
-		memcpy(v + p->nsh, t->vec + p->nsh,
-		       (vn - p->nsh) * sizeof(*v));
+		memcpy(p->rvec + r * vn + p->nsh, t->vec + p->nsh,
+		       (vn - p->nsh) * sizeof(*t->vec));
 		p->s->thin_records++;
 	} else if (vn) {
 		memcpy(p->rvec + r * vn, t->vec, vn * sizeof(*t->vec));
