@@ -959,6 +959,22 @@ static void records_again(struct sp *p)
 	p->freel = NONE;
 }
 
+/* One more records pass: its records, the timeline's rows and Slack's
+ * file start afresh.  0, or -1 (memory). */
+static int pass_again(struct sp *p)
+{
+	p->npass++;
+	records_again(p);
+	if (p->tl_rows)
+		cp_timeline_clear_rows(p->tl);
+	if (p->sl) {
+		cp_stream_sl_free(p);
+		if (cp_stream_sl_start(p))
+			return -1;
+	}
+	return 0;
+}
+
 /*
  * A records pass that builds the k paths' heaps, and the paths from it.
  * While they come out cut (the sidetracks kept cannot tell which come
@@ -979,29 +995,22 @@ static int paths_pass(struct sp *p)
 		if (!p->s->paths_cut || p->kp_cap >= max)
 			return 0;
 		p->kp_cap = p->kp_cap < max / 8 ? p->kp_cap * 8 : max;
-		p->npass++;
 		p->s->paths_passes++;
-		records_again(p);
 		cp_stream_kp_again(p);
-		if (p->tl_rows)
-			cp_timeline_clear_rows(p->tl);
-		if (p->sl) {
-			cp_stream_sl_free(p);
-			if (cp_stream_sl_start(p))
-				return -1;
-		}
+		if (pass_again(p))
+			return -1;
 	}
 }
 
 /* MBM's paths first, on the lengths alone; the records pass then takes
  * the lanes at their sidetracks ("MBM", cp_stream_kp.c), its records
  * thin where that pass saw their share lanes unread ("Thin records",
- * cp_stream_rec.c: when there are lanes past the procedures' shares).
- * @unmarked: cp_stream_opts.thin_unmarked.  0, or -1 (memory). */
+ * cp_stream_rec.c).  @unmarked: cp_stream_opts.thin_unmarked.  0, or -1
+ * (memory). */
 static int mbm_paths_first(struct sp *p, bool unmarked)
 {
 	struct lanes_aside la;
-	bool thin = p->nsh > 0;
+	bool thin = p->nsh > 0;	/* (ntr > 0 here) */
 	int kp;
 
 	lanes_aside(p, &la);
@@ -1033,18 +1042,9 @@ static int records_pass(struct sp *p)
 	p->org_on = p->thin = p->spoiled = false;
 	p->s->thin_reruns++;
 	p->s->thin_records = p->s->scaled_ns = 0;
-	p->npass++;
-	records_again(p);
 	p->kp_nmerge = 0;
 	p->kp_wi = 0;
-	if (p->tl_rows)
-		cp_timeline_clear_rows(p->tl);
-	if (p->sl) {
-		cp_stream_sl_free(p);
-		if (cp_stream_sl_start(p))
-			return -1;
-	}
-	return run_pass(p);
+	return pass_again(p) ? -1 : run_pass(p);
 }
 
 /* The pass's own memory (the results stay in cp_stream). */
