@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -808,6 +809,116 @@ END_TEST
 static void cut_rounds(int n, uint64_t seed);
 static void gen_tasks(struct synth *s, uint32_t n, uint32_t alive,
 		      uint32_t lost);
+
+/* Every thread's cursor read to its end with the prefetcher @pf,
+ * peeking ahead of every vertex (test_stream_cursor_peek). */
+struct peek_run {
+	struct cp_tindex *ix;
+	struct cp_tprefetch *pf;
+	const struct cp_tev *all;	/* the vertices, each thread's read
+					 * alone, thread after thread */
+	const uint64_t *off;		/* [nthreads + 1] a thread's in all */
+	uint64_t seen, wrong;		/* peeks that gave a vertex, and of
+					 * them not the one read later */
+};
+
+static void peek_job(void *arg)
+{
+	struct peek_run *r = arg;
+
+	/* the helper's room filled first: a block the helper has not begun
+	 * when the cursor comes is read by the cursor (no peek) */
+	nanosleep(&(struct timespec){ 0, 20 * 1000 * 1000 }, NULL);
+	for (uint32_t tid = 0; tid < r->ix->t.nthreads; tid++) {
+		const struct cp_tev *all = r->all + r->off[tid];
+		uint64_t n = r->off[tid + 1] - r->off[tid], wall, i = 0;
+		struct cp_tcursor c;
+		struct cp_tev v;
+
+		cp_tcursor_init(&c, r->ix, tid, false);
+		c.pf = r->pf;
+		for (; cp_tcursor_next(&c, &v, &wall); i++) {
+			for (uint32_t k = 1; k <= 40; k++) {
+				const struct cp_tev *q = cp_tcursor_peek(&c, k);
+
+				if (!q)
+					continue;
+				r->seen++;
+				r->wrong += i + k >= n ||
+					    q->ts != all[i + k].ts ||
+					    q->op != all[i + k].op ||
+					    q->obj != all[i + k].obj ||
+					    q->arg != all[i + k].arg ||
+					    q->cnt != all[i + k].cnt;
+			}
+		}
+		cp_tcursor_fini(&c);
+	}
+	if (r->pf)
+		cp_tpf_stop(r->pf);
+}
+
+/*
+ * cp_tcursor_peek (the records pass's lookahead, cp_stream.c): with the
+ * blocks decoded ahead, the vertex k ahead of the one just read is the
+ * one the cursor returns k reads later; past the decoded block, none;
+ * without the prefetcher, none.  Random traces in blocks of 5 to 44
+ * events (all within the helper's room), read once by cursors alone and
+ * once with the prefetcher.
+ */
+START_TEST(test_stream_cursor_peek)
+{
+	size_t old = cp_par_set_threshold(0);
+	uint64_t seen = 0;
+
+	for (int round = 0; round < 6; round++) {
+		struct synth s;
+		struct cp_tindex ix;
+		struct cp_tev *all;
+		uint64_t *off;
+		struct peek_run r;
+		char path[64], err[256] = "";
+
+		rng_state = 9500 + (uint64_t)round;
+		gen_trace(&s, 1 + (uint32_t)rnd(4), 300 + (uint32_t)rnd(2000),
+			  round % 2);
+		s.block_events = 5 + (uint32_t)rnd(40);
+		write_temp(&s, path);
+		ck_assert_msg(cp_tindex_open(&ix, path, err, sizeof(err)) == 0,
+			      "index: %s", err);
+		all = malloc((ix.t.nevents + 1) * sizeof(*all));
+		off = calloc(ix.t.nthreads + 1, sizeof(*off));
+		ck_assert(all && off);
+		for (uint32_t tid = 0; tid < ix.t.nthreads; tid++) {
+			struct cp_tcursor c;
+			uint64_t wall, n = off[tid];
+
+			cp_tcursor_init(&c, &ix, tid, false);
+			while (cp_tcursor_next(&c, &all[n], &wall)) {
+				ck_assert(!cp_tcursor_peek(&c, 1));
+				ck_assert(++n <= ix.t.nevents);
+			}
+			cp_tcursor_fini(&c);
+			off[tid + 1] = n;
+		}
+		r = (struct peek_run){ .ix = &ix, .all = all, .off = off,
+				       .pf = cp_tpf_new(&ix) };
+		ck_assert(r.pf);
+		cp_par_two(ix.t.nevents, peek_job, &r, cp_tpf_run, r.pf);
+		cp_tpf_free(r.pf);
+		ck_assert_msg(r.wrong == 0, "round %d: %" PRIu64 " of %" PRIu64
+			      " peeks wrong", round, r.wrong, r.seen);
+		seen += r.seen;
+		free(all);
+		free(off);
+		cp_tindex_close(&ix);
+		unlink(path);
+		synth_free(&s);
+	}
+	ck_assert_msg(seen >= 1000, "%" PRIu64 " peeks gave a vertex", seen);
+	cp_par_set_threshold(old);
+}
+END_TEST
 
 /*
  * Blocks decoded ahead on a second thread (cp_tcursor.h's prefetcher,
@@ -2958,6 +3069,7 @@ static Suite *stream_suite(void)
 	tcase_add_test(tc, test_stream_paths_equal_memory);
 	tcase_add_test(tc, test_stream_sampled_equals_memory);
 	tcase_add_test(tc, test_stream_prefetch_equals_memory);
+	tcase_add_test(tc, test_stream_cursor_peek);
 	tcase_add_test(tc, test_stream_fixtures_equal_memory);
 	tcase_add_test(tc, test_stream_cut_traces_equal_memory);
 	tcase_add_test(tc, test_stream_paths_cut_traces);

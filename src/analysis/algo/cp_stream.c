@@ -61,6 +61,7 @@
 #include "cp_die.h"
 #include "cp_hash.h"
 #include "cp_par.h"
+#include "cp_prefetch.h"
 #include "cp_samples.h"
 
 /* Debug invariants: type-checked always, run when this is true. */
@@ -177,6 +178,52 @@ static void cursor_free(struct sth *t)
 	t->cur = NULL;
 }
 
+/* How far ahead in a thread's vertices (records pass, lookahead()) a
+ * CONSUME's object, its ring and its record start to be fetched. */
+enum { LA_OBJ = 12, LA_RING = 8, LA_REC = 4 };
+
+/* The object a CONSUME @v, if it is one, takes records of; NULL. */
+static inline const struct sobj *consume_obj(const struct sp *p,
+					     const struct cp_tev *v)
+{
+	return v && cp_tev_kind(v) == CP_EV_CONSUME && v->cnt &&
+	       v->obj < p->nobj ? &p->obj[v->obj] : NULL;
+}
+
+/*
+ * (records pass) Start fetching what @t's CONSUMEs a few vertices ahead
+ * will read: a record consumed long after it was published is out of the
+ * caches, and finding it is three dependent loads (its object, the
+ * object's ring, the record's lanes), so each is started a few vertices
+ * after the one before it, the newest record of the ring taken for the
+ * one consumed (a lock's).  Only hints: nothing is read that may not be.
+ */
+static inline void lookahead(const struct sp *p, const struct sth *t)
+{
+	const struct sobj *o;
+
+	if ((o = consume_obj(p, cp_tcursor_peek(t->cur, LA_OBJ))))
+		cp_prefetch_read(o);
+	if ((o = consume_obj(p, cp_tcursor_peek(t->cur, LA_RING))) && o->n)
+		cp_prefetch_read(&o->ring[(o->head + o->n - 1) &
+					  (o->cap - 1)]);
+	if ((o = consume_obj(p, cp_tcursor_peek(t->cur, LA_REC))) && o->n) {
+		uint32_t r = o->ring[(o->head + o->n - 1) & (o->cap - 1)];
+		const uint64_t *d = p->rvec + (size_t)r * p->vn + p->nsh;
+
+		if (r >= p->nrec)
+			return;
+		cp_prefetch_read(&p->rlen[r]);
+		cp_prefetch_read(&p->rseq[r]);
+		if (p->kp_k && r < p->cap_rkp) {
+			cp_prefetch_read(&p->rhp[r]);
+			cp_prefetch_read(&p->rend[r]);
+		}
+		for (uint32_t k = 0; k < p->ntr; k += 8)
+			cp_prefetch_read(d + k);
+	}
+}
+
 /* Decode @t's next vertex; false at the thread's end (or when memory ran
  * out: p->nomem). */
 static bool advance(struct sp *p, struct sth *t)
@@ -186,6 +233,8 @@ static bool advance(struct sp *p, struct sth *t)
 	if ((!t->cur && !cursor_new(p, t)) ||
 	    !cp_tcursor_next(t->cur, &t->nx, &wall))
 		return false;
+	if (p->records)
+		lookahead(p, t);
 	t->wait_c = 0;
 	t->key = p->hasw ? wall : t->nx.ts;
 	t->nvi++;

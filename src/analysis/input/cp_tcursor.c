@@ -745,6 +745,8 @@ static bool next_block(struct cp_tcursor *c)
 	b = &ix->r.blks[bx];
 	c->floor = c->any ? c->last_ts : 0;
 	if (c->pf && (c->dec = tpf_take(c->pf, bx))) {
+		c->dv = c->dec->v;
+		c->dn = c->dec->n;
 		c->blk = b;
 		c->di = c->dm = 0;
 		c->left = 0;

@@ -93,6 +93,8 @@ struct cp_tcursor {
 	struct cp_tprefetch *pf;
 	struct cp_tpf_dec *dec;	/* the block taken from it, being read */
 	uint32_t di, dm;	/* its next vertex and metadata event */
+	const struct cp_tev *dv;	/* its vertices (cp_tcursor_peek) */
+	uint32_t dn;		/* and how many */
 	/* (the helper's) the file's bytes it read ahead: a block that lies
 	 * inside is copied from there, not read; and the cursor stops at
 	 * its block's end */
@@ -137,6 +139,18 @@ void cp_tcursor_park(struct cp_tcursor *c);
  * vertex, an event that does not decode ends the thread.  Returns true,
  * or false at the thread's end.
  */
+/*
+ * The vertex @k >= 1 after the one cp_tcursor_next returned last, if the
+ * block being read was decoded ahead and holds it (its time not yet held
+ * to the floor, which only a repaired trace needs); else NULL.  For a
+ * caller that starts fetching what it will read there.
+ */
+static inline const struct cp_tev *cp_tcursor_peek(const struct cp_tcursor *c,
+						    uint32_t k)
+{
+	return c->dec && c->di - 1 + k < c->dn ? &c->dv[c->di - 1 + k] : NULL;
+}
+
 bool cp_tcursor_next(struct cp_tcursor *c, struct cp_tev *v,
 		     uint64_t *wall);
 
