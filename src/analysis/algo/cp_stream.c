@@ -209,10 +209,11 @@ static inline void lookahead(const struct sp *p, const struct sth *t)
 					  (o->cap - 1)]);
 	if ((o = consume_obj(p, cp_tcursor_peek(t->cur, LA_REC))) && o->n) {
 		uint32_t r = o->ring[(o->head + o->n - 1) & (o->cap - 1)];
-		const uint64_t *d = p->rvec + (size_t)r * p->vn + p->nsh;
+		const uint64_t *d;
 
 		if (r >= p->nrec)
 			return;
+		d = p->rvec + (size_t)r * p->vn + p->nsh;
 		cp_prefetch_read(&p->rlen[r]);
 		cp_prefetch_read(&p->rseq[r]);
 		if (p->kp_k && r < p->cap_rkp) {
