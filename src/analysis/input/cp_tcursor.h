@@ -139,6 +139,9 @@ void cp_tcursor_park(struct cp_tcursor *c);
  * vertex, an event that does not decode ends the thread.  Returns true,
  * or false at the thread's end.
  */
+bool cp_tcursor_next(struct cp_tcursor *c, struct cp_tev *v,
+		     uint64_t *wall);
+
 /*
  * The vertex @k >= 1 after the one cp_tcursor_next returned last, if the
  * block being read was decoded ahead and holds it (its time not yet held
@@ -150,9 +153,6 @@ static inline const struct cp_tev *cp_tcursor_peek(const struct cp_tcursor *c,
 {
 	return c->dec && c->di - 1 + k < c->dn ? &c->dv[c->di - 1 + k] : NULL;
 }
-
-bool cp_tcursor_next(struct cp_tcursor *c, struct cp_tev *v,
-		     uint64_t *wall);
 
 /*
  * Decoding ahead on a second core.  A helper (cp_tpf_run, on another
