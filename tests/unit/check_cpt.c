@@ -116,6 +116,89 @@ START_TEST(test_cpt_report_text)
 }
 END_TEST
 
+/*
+ * A thread per task: T0 works 1 ms, creates T1..T100, works 200 us more,
+ * creates T101, joins T1..T100 (all ended) and then T101, waiting 1 us
+ * for it; T@i works @i us and exits, T101 1 us.  The critical path is
+ * T0's 1.2 ms and T101's 1 us.
+ */
+static void write_many_threads_trace(const char *path)
+{
+	struct synth s;
+
+	synth_init(&s);
+	synth_start(&s, 0, -1);
+	for (uint32_t i = 1; i <= 101; i++) {
+		synth_create(&s, 0, i == 1 ? 1000000 : i == 101 ? 200000 : 0,
+			     i);
+		synth_start(&s, i, 0);
+		synth_exit(&s, i, i == 101 ? 1000 : 1000 * i);
+	}
+	for (uint32_t i = 1; i <= 100; i++)
+		synth_join(&s, 0, 0, false, i);
+	synth_join(&s, 0, 1000, true, 101);
+	synth_exit(&s, 0, 0);
+	ck_assert_msg(synth_write(&s, path) == 0, "write %s", path);
+	synth_free(&s);
+}
+
+/*
+ * The text report lists 64 threads one by one: past that, those with the
+ * most CP time, then CPU time, in order, and the others as one row.  In
+ * memory: T0 and T101 (CP time), then T100 down to T39; the other 38
+ * (T1..T38) have 1 + 2 + ... + 38 = 741 us of useful time, no CP time,
+ * and T38's path of 1.038 ms is their longest.  Streamed, the pass
+ * follows the 64 threads of the most CPU time (T0, T100..T38): T101's CP
+ * time is not known and its 1 us puts it among the others (T1..T37 and
+ * T101: 704 us, CP time not known, T101's path of 1.201 ms the longest).
+ */
+START_TEST(test_cpt_report_text_many_threads)
+{
+	const char *mode[] = { NULL, "--stream" };
+	const char *first[] = { "\n  T39 ", "\n  T38 " };
+	const char *gone[] = { "\n  T38 ", "\n  T101 " };
+	const char *sums[][3] = {
+		{ " 38 more ", "741.00 us", "0 ns   0.0%       1.04 ms" },
+		{ " 38 more ", "704.00 us", "    -      -       1.20 ms" },
+	};
+	char path[320];
+
+	snprintf(path, sizeof(path), "%s/many.cpt", tmpdir);
+	write_many_threads_trace(path);
+	for (int m = 0; m < 2; m++) {
+		struct cpt_res r = { 0 };
+		const char *args[] = { "report", path, mode[m], NULL };
+		const char *how = m ? mode[m] : "in memory", *t, *others;
+		int rows = 0;
+
+		cpt_run(&r, tmpdir, args);
+		ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+		t = strstr(r.out, "\nThreads\n");
+		ck_assert_msg(t, "no Threads table:\n%s", r.out);
+		others = strstr(t, "\n  others ");
+		ck_assert_msg(others, "%s: no others row:\n%s", how, t);
+		for (const char *q = t; (q = strstr(q + 1, "\n  T")) &&
+					q < others;)
+			rows++;
+		ck_assert_msg(rows == 64, "%s: %d rows:\n%s", how, rows, t);
+		ck_assert_msg(strstr(t, "\n  T0 ") && strstr(t, first[m]) &&
+			      strstr(t, "\n  T100 ") && !strstr(t, gone[m]) &&
+			      !strstr(t, "\n  T1 ") &&
+			      (m || strstr(t, "\n  T101 ")),
+			      "%s: threads shown:\n%s", how, t);
+		ck_assert_msg(strstr(t, "\n  T0 ") < strstr(t, first[m]) &&
+			      strstr(t, first[m]) < strstr(t, "\n  T100 "),
+			      "%s: order:\n%s", how, t);
+		for (int k = 0; k < 3; k++)
+			ck_assert_msg(strstr(others, sums[m][k]) &&
+				      strstr(others, sums[m][k]) <
+				      strchr(others + 1, '\n'),
+				      "%s: others, no \"%s\":\n%s", how,
+				      sums[m][k], others);
+	}
+}
+END_TEST
+
 START_TEST(test_cpt_paths_json_shape)
 {
 	struct cpt_res r = { 0 };
@@ -896,6 +979,7 @@ static Suite *cpt_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_cpt_report_json_keys);
 	tcase_add_test(tc, test_cpt_report_text);
+	tcase_add_test(tc, test_cpt_report_text_many_threads);
 	tcase_add_test(tc, test_cpt_paths_json_shape);
 	tcase_add_test(tc, test_cpt_paths_text_pag);
 	tcase_add_test(tc, test_cpt_paths_text_full_n);

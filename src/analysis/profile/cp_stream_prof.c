@@ -60,17 +60,19 @@ int cp_stream_prof_objs(const struct cp_stream *s, struct cp_obj_prof **objs)
 }
 
 /* The threads of @s as a profile's, by tid, into @p. */
-static int threads_of(struct cp_profile *p, const struct cp_stream *s)
+int cp_stream_prof_threads(const struct cp_stream *s,
+			   struct cp_thread_prof **threads, uint64_t *calls)
 {
-	p->threads = calloc(s->nthreads_all ? s->nthreads_all : 1,
-			    sizeof(*p->threads));
-	if (!p->threads)
+	*threads = calloc(s->nthreads_all ? s->nthreads_all : 1,
+			  sizeof(**threads));
+	if (!*threads)
 		return -1;
-	p->nthreads_all = s->nthreads_all;
+	if (calls)
+		*calls = 0;
 	for (uint32_t i = 0; i < s->nthreads_all; i++) {
 		const struct cp_stream_thread *st = &s->threads[i];
 
-		p->threads[i] = (struct cp_thread_prof){
+		(*threads)[i] = (struct cp_thread_prof){
 			.tid = i, .name = st->name,
 			.elapsed_ns = st->elapsed_ns,
 			.useful_ns = st->useful_ns, .wait_ns = st->wait_ns,
@@ -81,7 +83,8 @@ static int threads_of(struct cp_profile *p, const struct cp_stream *s)
 			      (uint32_t)st->nv,
 			.cp_unknown = !st->tracked,
 		};
-		p->calls += st->calls;
+		if (calls)
+			*calls += st->calls;
 	}
 	return 0;
 }
@@ -94,10 +97,12 @@ int cp_stream_prof_make(struct cp_profile *p, const struct cp_stream *s,
 	memset(p, 0, sizeof(*p));
 	p->trace = t;
 	p->procs = calloc(s->nprocs ? s->nprocs : 1, sizeof(*p->procs));
-	if (!p->procs || threads_of(p, s) || cp_stream_prof_objs(s, &p->objs)) {
+	if (!p->procs || cp_stream_prof_threads(s, &p->threads, &p->calls) ||
+	    cp_stream_prof_objs(s, &p->objs)) {
 		cp_stream_prof_free(p);
 		return -1;
 	}
+	p->nthreads_all = s->nthreads_all;
 	p->nobjs = s->nobjs;
 	p->nprocs = s->nprocs;
 	for (uint32_t i = 0; i < s->nprocs; i++) {

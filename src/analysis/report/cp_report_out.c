@@ -256,29 +256,119 @@ static void text_procedures(FILE *f, const struct cp_input *in,
 	}
 }
 
-static void text_threads(FILE *f, const struct cp_profile *p)
+/* A thread's row: its CP figures "-" when they are not known. */
+static void thread_row(FILE *f, const char *label, const char *name,
+		       const char *elapsed, uint64_t useful, uint64_t wait,
+		       bool cp_known, uint64_t cp, uint64_t cp_len,
+		       uint64_t len, uint64_t count)
 {
+	char e2[32], e3[32], e4[32] = "-", e5[32], pc[16] = "-";
+
+	if (cp_known) {
+		cp_fmt_ns(e4, sizeof(e4), cp);
+		cp_fmt_pct(pc, sizeof(pc), cp_pct(cp, cp_len));
+	}
+	fprintf(f, "  %-6s %-12.12s %11s %11s %11s %11s %6s %13s %8" PRIu64
+		"\n", label, name, elapsed,
+		cp_fmt_ns(e2, sizeof(e2), useful),
+		cp_fmt_ns(e3, sizeof(e3), wait), e4, pc,
+		cp_fmt_ns(e5, sizeof(e5), len), count);
+}
+
+/* The order of the threads for a row of their own: the most CP time
+ * (not known: none), then CPU time, then the first made. */
+static int cmp_thread_rank(const void *a, const void *b)
+{
+	const struct cp_thread_prof *x = *(const struct cp_thread_prof *const *)a;
+	const struct cp_thread_prof *y = *(const struct cp_thread_prof *const *)b;
+	uint64_t cx = x->cp_unknown ? 0 : x->cp_ns;
+	uint64_t cy = y->cp_unknown ? 0 : y->cp_ns;
+
+	if (cx != cy)
+		return cx < cy ? 1 : -1;
+	if (x->useful_ns != y->useful_ns)
+		return x->useful_ns < y->useful_ns ? 1 : -1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* Which of the @n threads @th that ran get a row of their own (@shown,
+ * zeroed): all when they are CP_REPORT_THREAD_ROWS at most, else the
+ * first CP_REPORT_THREAD_ROWS by cmp_thread_rank.  0, or -1 (memory). */
+static int shown_threads(const struct cp_thread_prof *th, uint32_t n,
+			 uint32_t nran, uint8_t *shown)
+{
+	const struct cp_thread_prof **v;
+	uint32_t k = 0;
+
+	if (nran <= CP_REPORT_THREAD_ROWS) {
+		for (uint32_t i = 0; i < n; i++)
+			shown[i] = th[i].nv > 0;
+		return 0;
+	}
+	v = malloc(nran * sizeof(*v));
+	if (!v)
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		if (th[i].nv)
+			v[k++] = &th[i];
+	qsort(v, k, sizeof(*v), cmp_thread_rank);
+	for (uint32_t i = 0; i < CP_REPORT_THREAD_ROWS; i++)
+		shown[v[i] - th] = 1;
+	free(v);
+	return 0;
+}
+
+int cp_report_out_threads_text(FILE *f, const struct cp_thread_prof *th,
+			       uint32_t n, bool sampled, uint64_t cp_len)
+{
+	uint8_t *shown = calloc(n ? n : 1, 1);
+	uint32_t nran = 0, nother = 0;
+	uint64_t useful = 0, wait = 0, cp = 0, len = 0, count = 0;
+	bool cp_known = true;
+	char el[32], tn[16], nm[16];
+
+	for (uint32_t i = 0; i < n; i++)
+		nran += th[i].nv > 0;
+	if (!shown || shown_threads(th, n, nran, shown)) {
+		free(shown);
+		return -1;
+	}
 	fprintf(f, "Threads\n  %-6s %-12s %11s %11s %11s %11s %6s %13s %8s\n",
 		"thread", "name", "elapsed", "useful", "waiting", "CP time",
-		"CP %", "longest path", p->sampled ? "samples" : "calls");
-	for (uint32_t i = 0; i < p->nthreads_all; i++) {
-		const struct cp_thread_prof *th = &p->threads[i];
-		char e1[32], e2[32], e3[32], e4[32], e5[32], pc[16], tn[16];
+		"CP %", "longest path", sampled ? "samples" : "calls");
+	for (uint32_t i = 0; i < n; i++) {
+		const struct cp_thread_prof *t = &th[i];
+		uint64_t c = sampled ? t->samples : t->calls;
 
-		if (!th->nv)
+		if (!t->nv)
 			continue;
-		snprintf(tn, sizeof(tn), "T%u", th->tid);
-		fprintf(f, "  %-6s %-12.12s %11s %11s %11s %11s %6s %13s %8" PRIu64 "\n",
-			tn, th->name ? th->name : "",
-			cp_fmt_ns(e1, sizeof(e1), th->elapsed_ns),
-			cp_fmt_ns(e2, sizeof(e2), th->useful_ns),
-			cp_fmt_ns(e3, sizeof(e3), th->wait_ns),
-			cp_fmt_ns(e4, sizeof(e4), th->cp_ns),
-			cp_fmt_pct(pc, sizeof(pc),
-				    cp_pct(th->cp_ns, p->cp_len)),
-			cp_fmt_ns(e5, sizeof(e5), th->len_ns),
-			p->sampled ? th->samples : th->calls);
+		if (!shown[i]) {
+			nother++;
+			useful += t->useful_ns;
+			wait += t->wait_ns;
+			cp += t->cp_ns;
+			cp_known &= !t->cp_unknown;
+			len = t->len_ns > len ? t->len_ns : len;
+			count += c;
+			continue;
+		}
+		snprintf(tn, sizeof(tn), "T%u", t->tid);
+		thread_row(f, tn, t->name ? t->name : "",
+			   cp_fmt_ns(el, sizeof(el), t->elapsed_ns),
+			   t->useful_ns, t->wait_ns, !t->cp_unknown, t->cp_ns,
+			   cp_len, t->len_ns, c);
 	}
+	if (nother) {
+		snprintf(nm, sizeof(nm), "%u more", nother);
+		thread_row(f, "others", nm, "-", useful, wait, cp_known, cp,
+			   cp_len, len, count);
+		fprintf(f, "  others: the threads past the %u with the most CP "
+			"time, then CPU time, as one row (their sums; the "
+			"longest of their longest paths); the JSON report "
+			"lists each one.\n", CP_REPORT_THREAD_ROWS);
+	}
+	free(shown);
+	return 0;
 }
 
 /* An object row: the figures, and whether its CP figures are known. */
@@ -462,8 +552,10 @@ int cp_report_out_text(FILE *f, const struct cp_input *in,
 	nrows = proc_rows(p, rows);
 	text_summary(f, in, p);
 	text_procedures(f, in, p, o, rows, nrows, cmp);
-	text_threads(f, p);
 	free(rows);
+	if (cp_report_out_threads_text(f, p->threads, p->nthreads_all,
+				       p->sampled, p->cp_len))
+		return -1;
 	return cp_report_out_objects_text(f, p->objs, p->nobjs, o);
 }
 

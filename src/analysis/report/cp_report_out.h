@@ -29,6 +29,9 @@
 #define CP_REPORT_TEXT_ROWS 40
 #define CP_REPORT_TOP_DEFAULT 20
 
+/* Threads the text report lists one by one (cp_report_out_threads_text). */
+#define CP_REPORT_THREAD_ROWS 64
+
 struct cp_report_opts {
 	uint32_t top;		/* --top N: rows shown; 0 all */
 	bool top_given;		/* else 40 procedures, 20 objects */
@@ -43,6 +46,17 @@ int cp_report_out_text(FILE *f, const struct cp_input *in,
 		       const struct cp_profile *p,
 		       const struct cp_compare *cmp,
 		       const struct cp_report_opts *o);
+/*
+ * The text report's Threads table of the @n threads @th (those that ran,
+ * nv > 0), CP % of @cp_len, the samples column when @sampled, else calls;
+ * CP figures not known (streamed, cp_unknown) as "-".  All of them, in
+ * order, when they are CP_REPORT_THREAD_ROWS at most; else those of the
+ * most CP time, then CPU time, in order, and one row for the others (a
+ * program that makes a thread per task has hundreds of thousands; the
+ * JSON report lists each one).  Returns 0, or -1 when memory runs out.
+ */
+int cp_report_out_threads_text(FILE *f, const struct cp_thread_prof *th,
+			       uint32_t n, bool sampled, uint64_t cp_len);
 /* The same as one JSON object.  @cmp may be NULL. */
 void cp_report_out_json(FILE *f, const struct cp_input *in,
 			const struct cp_profile *p,

@@ -143,43 +143,20 @@ static void text_summary(FILE *f, const struct cp_tindex *ix,
 		fprintf(f, "\n");
 }
 
-static void text_threads(FILE *f, const struct cp_stream *s)
-{
-	fprintf(f, "Threads\n  %-6s %-12s %11s %11s %11s %11s %6s %13s %8s\n",
-		"thread", "name", "elapsed", "useful", "waiting", "CP time",
-		"CP %", "longest path", s->sampled ? "samples" : "calls");
-	for (uint32_t i = 0; i < s->nthreads_all; i++) {
-		const struct cp_stream_thread *th = &s->threads[i];
-		char e1[32], e2[32], e3[32], e4[32] = "-", e5[32], pc[16] = "-",
-		     tn[16];
-
-		if (!th->nv)
-			continue;
-		snprintf(tn, sizeof(tn), "T%u", th->tid);
-		if (th->tracked) {
-			cp_fmt_ns(e4, sizeof(e4), th->cp_ns);
-			cp_fmt_pct(pc, sizeof(pc),
-				   cp_pct(th->cp_ns, s->cp_len));
-		}
-		fprintf(f, "  %-6s %-12.12s %11s %11s %11s %11s %6s %13s %8"
-			PRIu64 "\n", tn, th->name ? th->name : "",
-			cp_fmt_ns(e1, sizeof(e1), th->elapsed_ns),
-			cp_fmt_ns(e2, sizeof(e2), th->useful_ns),
-			cp_fmt_ns(e3, sizeof(e3), th->wait_ns), e4, pc,
-			cp_fmt_ns(e5, sizeof(e5), th->len_ns),
-			s->sampled ? th->samples : th->calls);
-	}
-}
-
 int cp_stream_out_text(FILE *f, const struct cp_tindex *ix,
 		       const struct cp_stream *s, const struct cp_compare *cmp,
 		       const struct cp_report_opts *o)
 {
 	struct cp_obj_prof *objs;
+	struct cp_thread_prof *threads;
 	int ret;
 
 	if (cp_stream_prof_objs(s, &objs))
 		return -1;
+	if (cp_stream_prof_threads(s, &threads, NULL)) {
+		free(objs);
+		return -1;
+	}
 	text_summary(f, ix, s, cmp);
 	if (s->nprocs || cmp->gp) {
 		cp_compare_out_text(f, cmp, o->top_given ?
@@ -191,8 +168,10 @@ int cp_stream_out_text(FILE *f, const struct cp_tindex *ix,
 		cp_sampled_out_none_text(f, &ix->t);
 		fprintf(f, "\n");
 	}
-	text_threads(f, s);
-	ret = cp_report_out_objects_text(f, objs, s->nobjs, o);
+	ret = cp_report_out_threads_text(f, threads, s->nthreads_all,
+					 s->sampled, s->cp_len) ||
+	      cp_report_out_objects_text(f, objs, s->nobjs, o) ? -1 : 0;
+	free(threads);
 	free(objs);
 	return ret;
 }
