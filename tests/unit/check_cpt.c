@@ -174,26 +174,26 @@ START_TEST(test_cpt_report_text_many_threads)
 		cpt_run(&r, tmpdir, args);
 		ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
 		t = strstr(r.out, "\nThreads\n");
-		ck_assert_msg(t, "no Threads table:\n%s", r.out);
+		ck_assert_msg(t, "no Threads table:\n%.1500s", r.out);
 		others = strstr(t, "\n  others ");
-		ck_assert_msg(others, "%s: no others row:\n%s", how, t);
+		ck_assert_msg(others, "%s: no others row:\n%.1500s", how, t);
 		for (const char *q = t; (q = strstr(q + 1, "\n  T")) &&
 					q < others;)
 			rows++;
-		ck_assert_msg(rows == 64, "%s: %d rows:\n%s", how, rows, t);
+		ck_assert_msg(rows == 64, "%s: %d rows:\n%.1500s", how, rows, t);
 		ck_assert_msg(strstr(t, "\n  T0 ") && strstr(t, first[m]) &&
 			      strstr(t, "\n  T100 ") && !strstr(t, gone[m]) &&
 			      !strstr(t, "\n  T1 ") &&
 			      (m || strstr(t, "\n  T101 ")),
-			      "%s: threads shown:\n%s", how, t);
+			      "%s: threads shown:\n%.1500s", how, t);
 		ck_assert_msg(strstr(t, "\n  T0 ") < strstr(t, first[m]) &&
 			      strstr(t, first[m]) < strstr(t, "\n  T100 "),
-			      "%s: order:\n%s", how, t);
+			      "%s: order:\n%.1500s", how, t);
 		for (int k = 0; k < 3; k++)
 			ck_assert_msg(strstr(others, sums[m][k]) &&
 				      strstr(others, sums[m][k]) <
 				      strchr(others + 1, '\n'),
-				      "%s: others, no \"%s\":\n%s", how,
+				      "%s: others, no \"%s\":\n%.1500s", how,
 				      sums[m][k], others);
 	}
 }

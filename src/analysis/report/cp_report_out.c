@@ -363,9 +363,9 @@ int cp_report_out_threads_text(FILE *f, const struct cp_thread_prof *th,
 		thread_row(f, "others", nm, "-", useful, wait, cp_known, cp,
 			   cp_len, len, count);
 		fprintf(f, "  others: the threads past the %u with the most CP "
-			"time, then CPU time, as one row (their sums; the "
-			"longest of their longest paths); the JSON report "
-			"lists each one.\n", CP_REPORT_THREAD_ROWS);
+			"time, then CPU time, added up\n  (longest path: the "
+			"longest of theirs); the JSON report lists each "
+			"thread.\n", CP_REPORT_THREAD_ROWS);
 	}
 	free(shown);
 	return 0;
