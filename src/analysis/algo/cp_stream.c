@@ -69,10 +69,26 @@ static const bool cp_stream_debug = CP_DEBUG;
 
 /* ---- invariants ---------------------------------------------------- */
 
+/* The first of the longest threads' paths, as cp_stream_cp_end() and
+ * ended() find it; its length into *@len (0 when none). */
+static uint32_t longest_scan(const struct sp *p, uint64_t *len)
+{
+	uint32_t cpt = NONE;
+
+	*len = 0;
+	for (uint32_t tid = 0; tid < p->nt; tid++)
+		if (p->th[tid].any && (cpt == NONE || p->th[tid].len > *len)) {
+			*len = p->th[tid].len;
+			cpt = tid;
+		}
+	return cpt;
+}
+
 /*
  * The pass's invariants at its end: every thread done, nothing blocked,
  * every live record in some object's ring or a create record, net never
- * above len.  Dies on a violation; a no-op unless debugging.
+ * above len, the critical path's end the one ended() kept.  Dies on a
+ * violation; a no-op unless debugging.
  */
 static void cp_stream_assert(const struct sp *p)
 {
@@ -97,6 +113,8 @@ static void cp_stream_assert(const struct sp *p)
 	}
 	if (held != p->live)
 		cp_die("stream: records lost");
+	if (longest_scan(p, &held) != p->cbest)
+		cp_die("stream: the critical path's end differs");
 }
 
 /* ---- the pass ------------------------------------------------------ */
@@ -829,15 +847,10 @@ static int by_cp(const void *a, const void *b)
 
 uint32_t cp_stream_cp_end(const struct sp *p, uint64_t *len)
 {
-	uint32_t cpt = NONE;
-
-	*len = 0;
-	for (uint32_t tid = 0; tid < p->nt; tid++)
-		if (p->th[tid].any && (cpt == NONE || p->th[tid].len > *len)) {
-			*len = p->th[tid].len;
-			cpt = tid;
-		}
-	return cpt;
+	/* every thread that ran has ended, each one weighed as it ended
+	 * (a thread per task: no scan of hundreds of thousands) */
+	*len = p->cbest != NONE ? p->th[p->cbest].len : 0;
+	return p->cbest;
 }
 
 /* Totals, the critical path and the followed procedures', threads' and

@@ -541,8 +541,9 @@ void cp_stream_kp_again(struct sp *p);
 /* Free the k paths' pass state. */
 void cp_stream_kp_free(struct sp *p);
 
-/* The thread whose last vertex ends the critical path (the first of the
- * longest), NONE when none ran; its length into *@len. */
+/* After the records pass: the thread whose last vertex ends the critical
+ * path (the first of the longest), NONE when none ran; its length into
+ * *@len. */
 uint32_t cp_stream_cp_end(const struct sp *p, uint64_t *len);
 
 /* ---- Slack (cp_stream_slack.c) ---------------------------------------- */
