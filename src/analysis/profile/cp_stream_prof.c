@@ -60,15 +60,16 @@ int cp_stream_prof_objs(const struct cp_stream *s, struct cp_obj_prof **objs)
 }
 
 /* The threads of @s as a profile's, by tid, into @p. */
-int cp_stream_prof_threads(const struct cp_stream *s,
-			   struct cp_thread_prof **threads, uint64_t *calls)
+/* The threads of @s as a profile's, by id, into *@threads, their calls
+ * added up into *@calls.  0, or -1 (out of memory). */
+static int threads_of(const struct cp_stream *s,
+		      struct cp_thread_prof **threads, uint64_t *calls)
 {
 	*threads = calloc(s->nthreads_all ? s->nthreads_all : 1,
 			  sizeof(**threads));
 	if (!*threads)
 		return -1;
-	if (calls)
-		*calls = 0;
+	*calls = 0;
 	for (uint32_t i = 0; i < s->nthreads_all; i++) {
 		const struct cp_stream_thread *st = &s->threads[i];
 
@@ -83,27 +84,29 @@ int cp_stream_prof_threads(const struct cp_stream *s,
 			      (uint32_t)st->nv,
 			.cp_unknown = !st->tracked,
 		};
-		if (calls)
-			*calls += st->calls;
+		*calls += st->calls;
 	}
 	return 0;
 }
 
-int cp_stream_prof_make(struct cp_profile *p, const struct cp_stream *s,
-			const struct cp_trace *t)
+/* cp_stream_prof_make(), the threads' and objects' rows only when @rows
+ * (the headline reads neither: a thread per task makes them large). */
+static int prof_make(struct cp_profile *p, const struct cp_stream *s,
+		     const struct cp_trace *t, bool rows)
 {
 	bool any_slack = false;
 
 	memset(p, 0, sizeof(*p));
 	p->trace = t;
 	p->procs = calloc(s->nprocs ? s->nprocs : 1, sizeof(*p->procs));
-	if (!p->procs || cp_stream_prof_threads(s, &p->threads, &p->calls) ||
-	    cp_stream_prof_objs(s, &p->objs)) {
+	if (!p->procs ||
+	    (rows && (threads_of(s, &p->threads, &p->calls) ||
+		      cp_stream_prof_objs(s, &p->objs)))) {
 		cp_stream_prof_free(p);
 		return -1;
 	}
-	p->nthreads_all = s->nthreads_all;
-	p->nobjs = s->nobjs;
+	p->nthreads_all = rows ? s->nthreads_all : 0;
+	p->nobjs = rows ? s->nobjs : 0;
 	p->nprocs = s->nprocs;
 	for (uint32_t i = 0; i < s->nprocs; i++) {
 		const struct cp_stream_proc *sp = &s->procs[i];
@@ -133,6 +136,12 @@ int cp_stream_prof_make(struct cp_profile *p, const struct cp_stream *s,
 	return 0;
 }
 
+int cp_stream_prof_make(struct cp_profile *p, const struct cp_stream *s,
+			const struct cp_trace *t)
+{
+	return prof_make(p, s, t, true);
+}
+
 void cp_stream_prof_free(struct cp_profile *p)
 {
 	free(p->procs);
@@ -148,7 +157,7 @@ uint32_t cp_stream_prof_headline(void *gprof, const struct cp_stream *s,
 	uint32_t r = UINT32_MAX;
 
 	*busy = false;
-	if (cp_stream_prof_make(&p, s, NULL) == 0)
+	if (prof_make(&p, s, NULL, false) == 0)
 		*busy = cp_compare_headline_of(&p, gprof, &r) ==
 			CP_CMP_UNDERRATED && r != UINT32_MAX;
 	cp_stream_prof_free(&p);

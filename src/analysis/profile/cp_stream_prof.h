@@ -22,12 +22,6 @@ int cp_stream_prof_make(struct cp_profile *p, const struct cp_stream *s,
 			const struct cp_trace *t);
 void cp_stream_prof_free(struct cp_profile *p);
 
-/* The threads of @s as a profile's, by id, into *@threads (free() it),
- * their calls added up into *@calls unless it is NULL.  0, or -1 (out of
- * memory). */
-int cp_stream_prof_threads(const struct cp_stream *s,
-			   struct cp_thread_prof **threads, uint64_t *calls);
-
 /* The objects of @s as a profile's, by id, into *@objs (free() it).
  * 0, or -1 (out of memory). */
 int cp_stream_prof_objs(const struct cp_stream *s, struct cp_obj_prof **objs);

@@ -291,31 +291,62 @@ static int cmp_thread_rank(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-/* Which of the @n threads @th that ran get a row of their own (@shown,
- * zeroed): all when they are CP_REPORT_THREAD_ROWS at most, else the
- * first CP_REPORT_THREAD_ROWS by cmp_thread_rank.  0, or -1 (memory). */
-static int shown_threads(const struct cp_thread_prof *th, uint32_t n,
+/* Sift @v[@i] down the heap @v[@n] whose root ranks last
+ * (cmp_thread_rank). */
+static void rank_sift(const struct cp_thread_prof **v, uint32_t n,
+		      uint32_t i)
+{
+	for (;;) {
+		uint32_t c = 2 * i + 1, m = i;
+		const struct cp_thread_prof *x;
+
+		if (c < n && cmp_thread_rank(&v[c], &v[m]) > 0)
+			m = c;
+		if (c + 1 < n && cmp_thread_rank(&v[c + 1], &v[m]) > 0)
+			m = c + 1;
+		if (m == i)
+			return;
+		x = v[i];
+		v[i] = v[m];
+		v[m] = x;
+		i = m;
+	}
+}
+
+/* Which of the @n threads @th, @nran of which ran, get a row of their
+ * own (@shown, zeroed): all that ran when they are CP_REPORT_THREAD_ROWS
+ * at most, else the first CP_REPORT_THREAD_ROWS by cmp_thread_rank (kept
+ * in a heap whose root is the last of them: a thread per task makes
+ * hundreds of thousands to choose from). */
+static void shown_threads(const struct cp_thread_prof *th, uint32_t n,
 			 uint32_t nran, uint8_t *shown)
 {
-	const struct cp_thread_prof **v;
+	enum { K = CP_REPORT_THREAD_ROWS };
+	const struct cp_thread_prof *v[K];
 	uint32_t k = 0;
 
-	if (nran <= CP_REPORT_THREAD_ROWS) {
+	if (nran <= K) {
 		for (uint32_t i = 0; i < n; i++)
 			shown[i] = th[i].nv > 0;
-		return 0;
+		return;
 	}
-	v = malloc(nran * sizeof(*v));
-	if (!v)
-		return -1;
-	for (uint32_t i = 0; i < n; i++)
-		if (th[i].nv)
-			v[k++] = &th[i];
-	qsort(v, k, sizeof(*v), cmp_thread_rank);
-	for (uint32_t i = 0; i < CP_REPORT_THREAD_ROWS; i++)
+	for (uint32_t i = 0; i < n; i++) {
+		const struct cp_thread_prof *x = &th[i];
+
+		if (!x->nv)
+			continue;
+		if (k < K) {
+			v[k++] = x;
+			if (k == K)
+				for (uint32_t j = K / 2; j-- > 0;)
+					rank_sift(v, K, j);
+		} else if (cmp_thread_rank(&x, &v[0]) < 0) {
+			v[0] = x;
+			rank_sift(v, K, 0);
+		}
+	}
+	for (uint32_t i = 0; i < K; i++)
 		shown[v[i] - th] = 1;
-	free(v);
-	return 0;
 }
 
 int cp_report_out_threads_text(FILE *f, const struct cp_thread_prof *th,
@@ -329,10 +360,9 @@ int cp_report_out_threads_text(FILE *f, const struct cp_thread_prof *th,
 
 	for (uint32_t i = 0; i < n; i++)
 		nran += th[i].nv > 0;
-	if (!shown || shown_threads(th, n, nran, shown)) {
-		free(shown);
+	if (!shown)
 		return -1;
-	}
+	shown_threads(th, n, nran, shown);
 	fprintf(f, "Threads\n  %-6s %-12s %11s %11s %11s %11s %6s %13s %8s\n",
 		"thread", "name", "elapsed", "useful", "waiting", "CP time",
 		"CP %", "longest path", sampled ? "samples" : "calls");

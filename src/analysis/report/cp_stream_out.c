@@ -147,16 +147,9 @@ int cp_stream_out_text(FILE *f, const struct cp_tindex *ix,
 		       const struct cp_stream *s, const struct cp_compare *cmp,
 		       const struct cp_report_opts *o)
 {
-	struct cp_obj_prof *objs;
-	struct cp_thread_prof *threads;
-	int ret;
+	/* the threads and objects as the profile @cmp compares has them */
+	const struct cp_profile *p = cmp->p;
 
-	if (cp_stream_prof_objs(s, &objs))
-		return -1;
-	if (cp_stream_prof_threads(s, &threads, NULL)) {
-		free(objs);
-		return -1;
-	}
 	text_summary(f, ix, s, cmp);
 	if (s->nprocs || cmp->gp) {
 		cp_compare_out_text(f, cmp, o->top_given ?
@@ -168,12 +161,10 @@ int cp_stream_out_text(FILE *f, const struct cp_tindex *ix,
 		cp_sampled_out_none_text(f, &ix->t);
 		fprintf(f, "\n");
 	}
-	ret = cp_report_out_threads_text(f, threads, s->nthreads_all,
-					 s->sampled, s->cp_len) ||
-	      cp_report_out_objects_text(f, objs, s->nobjs, o) ? -1 : 0;
-	free(threads);
-	free(objs);
-	return ret;
+	if (cp_report_out_threads_text(f, p->threads, p->nthreads_all,
+				       s->sampled, s->cp_len))
+		return -1;
+	return cp_report_out_objects_text(f, p->objs, p->nobjs, o);
 }
 
 static void json_procedures(struct cp_emit *e, const struct cp_stream *s,
