@@ -284,31 +284,47 @@ void cp_tpf_set_room(uint32_t blocks, uint32_t vertices)
 	atomic_store(&tpf_room_vertices, vertices ? vertices : 1);
 }
 
+/*
+ * The helper and the cursors share the block states, the blocks decoded
+ * and the count of those not taken.  The helper claims a block (NONE ->
+ * BUSY) and publishes it (BUSY -> READY, or LEFT when it leaves it to its
+ * cursor) under the mutex; a READY block is then the cursors' alone, so
+ * a take of one does not need the mutex (tpf_take): the state, read with
+ * acquire, says the helper's writes of the block are seen, and the counts
+ * are atomic.  The helper sets hwait before it looks at the counts to
+ * decide to sleep, and a cursor looks at hwait after it lowered them
+ * (both in the one order of sequentially consistent operations), so
+ * either the helper sees the room made or the cursor sees that it must
+ * wake it (under the mutex, which the helper holds until it sleeps).
+ * The blocks read go back to the helper on a list the cursors push onto
+ * and the helper takes whole, without the mutex either.
+ */
 struct cp_tprefetch {
 	struct cp_tindex *ix;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	uint8_t *st;			/* [nblks] TPF_*: a block's state
+	_Atomic uint8_t *st;		/* [nblks] TPF_*: a block's state
 					 * (LEFT: its cursor reads it) */
 	struct cp_tpf_dec **ready;	/* [nblks] READY blocks */
-	uint32_t ahead;			/* READY blocks not taken */
-	uint64_t ahead_v;		/* and the vertices they have room for
-					 * (a block reused for a smaller one
-					 * keeps its room: the memory held) */
+	_Atomic uint32_t ahead;		/* READY blocks not taken */
+	_Atomic uint64_t ahead_v;	/* and the vertices they have room
+					 * for (a block reused for a smaller
+					 * one keeps its room: the memory
+					 * held) */
 	uint32_t room_b, room_v;	/* the most of each (cp_tpf_set_room) */
 	bool stop;
 	/* who sleeps on cv, so that a change wakes only those it concerns
 	 * (a system call a block costs more than decoding one of a short
 	 * thread): the helper, for room, until ahead is down to half; the
 	 * cursors, for a BUSY block */
-	bool hwait;
+	_Atomic bool hwait;
 	uint32_t nwait;
 	/* blocks read, for reuse (fresh pages cost the kernel's clearing):
-	 * the cursors put theirs on @back, which only they touch, and hand
-	 * them to @spare with their next take; the helper takes one from
-	 * @spare when it claims a block.  So each side takes the mutex once
-	 * a block */
-	struct cp_tpf_dec *spare, *back;
+	 * the cursors push theirs onto @back; the helper takes one from
+	 * @spare, its own, when it claims a block, and the whole of @back
+	 * when that is empty */
+	struct cp_tpf_dec *spare;
+	_Atomic(struct cp_tpf_dec *) back;
 };
 
 /* (helper) Make *@dp, a spare block or NULL (then a new one), ready for
@@ -490,13 +506,26 @@ static bool dec_block(struct cp_tprefetch *pf, const struct cp_tpf_win *w,
  * in blocks or in vertices. */
 static bool tpf_full(const struct cp_tprefetch *pf)
 {
-	return pf->ahead >= pf->room_b || pf->ahead_v >= pf->room_v;
+	return atomic_load(&pf->ahead) >= pf->room_b ||
+	       atomic_load(&pf->ahead_v) >= pf->room_v;
 }
 
 /* (under pf->mu) Whether they fill at most half of it, in both. */
 static bool tpf_half(const struct cp_tprefetch *pf)
 {
-	return pf->ahead <= pf->room_b / 2 && pf->ahead_v <= pf->room_v / 2;
+	return atomic_load(&pf->ahead) <= pf->room_b / 2 &&
+	       atomic_load(&pf->ahead_v) <= pf->room_v / 2;
+}
+
+/* Block @b's state; under pf->mu, or (a cursor) to see it READY. */
+static uint8_t tpf_state(struct cp_tprefetch *pf, size_t b)
+{
+	return atomic_load_explicit(&pf->st[b], memory_order_acquire);
+}
+
+static void tpf_set_state(struct cp_tprefetch *pf, size_t b, uint8_t st)
+{
+	atomic_store_explicit(&pf->st[b], st, memory_order_release);
 }
 
 /* (helper, under pf->mu) Block @b is decoded into @d, or left to its
@@ -504,10 +533,12 @@ static bool tpf_half(const struct cp_tprefetch *pf)
 static void tpf_publish(struct cp_tprefetch *pf, size_t b,
 			struct cp_tpf_dec *d)
 {
-	pf->st[b] = d ? TPF_READY : TPF_LEFT;
 	pf->ready[b] = d;
-	pf->ahead += d != NULL;
-	pf->ahead_v += d ? d->cap : 0;
+	if (d) {
+		atomic_fetch_add(&pf->ahead, 1);
+		atomic_fetch_add(&pf->ahead_v, d->cap);
+	}
+	tpf_set_state(pf, b, d ? TPF_READY : TPF_LEFT);
 	if (pf->nwait)
 		pthread_cond_broadcast(&pf->cv);
 }
@@ -551,20 +582,23 @@ void cp_tpf_run(void *arg)
 		blk = &ix->r.blks[b];
 		bi = seen[blk->tid]++;
 		if (tpf_full(pf)) {
-			pf->hwait = true;
+			atomic_store(&pf->hwait, true);
 			while (!pf->stop && !tpf_half(pf))
 				pthread_cond_wait(&pf->cv, &pf->mu);
-			pf->hwait = false;
+			atomic_store(&pf->hwait, false);
 		}
 		if (pf->stop) {
 			pthread_mutex_unlock(&pf->mu);
 			break;
 		}
-		if (pf->st[b] != TPF_NONE) {
+		if (tpf_state(pf, b) != TPF_NONE) {
 			pthread_mutex_unlock(&pf->mu);
 			continue;
 		}
-		pf->st[b] = TPF_BUSY;
+		tpf_set_state(pf, b, TPF_BUSY);
+		if (!d && !pf->spare)
+			pf->spare = atomic_exchange_explicit(&pf->back, NULL,
+							     memory_order_acquire);
 		if (!d && pf->spare) {
 			d = pf->spare;
 			pf->spare = d->next;
@@ -579,35 +613,62 @@ void cp_tpf_run(void *arg)
 	free(w.buf);
 }
 
-/* (cursor) Block @b decoded by the helper, taken, or NULL: the cursor
- * reads it (the helper will not). */
+/* (cursor) READY block @d is taken: the counts fall, and the helper, if
+ * it waits for room, wakes once there is half of it. */
+static void tpf_took(struct cp_tprefetch *pf, struct cp_tpf_dec *d)
+{
+	atomic_fetch_sub(&pf->ahead, 1);
+	atomic_fetch_sub(&pf->ahead_v, d->cap);
+	if (!atomic_load(&pf->hwait))
+		return;
+	pthread_mutex_lock(&pf->mu);
+	if (atomic_load(&pf->hwait) && tpf_half(pf))
+		pthread_cond_broadcast(&pf->cv);
+	pthread_mutex_unlock(&pf->mu);
+}
+
+/* (cursor) Block @d, read, goes back to the helper's spares. */
+static void tpf_give_back(struct cp_tprefetch *pf, struct cp_tpf_dec *d)
+{
+	d->next = atomic_load_explicit(&pf->back, memory_order_relaxed);
+	while (!atomic_compare_exchange_weak_explicit(&pf->back, &d->next, d,
+						      memory_order_release,
+						      memory_order_relaxed))
+		;
+}
+
+/*
+ * (cursor) Block @b decoded by the helper, taken, or NULL: the cursor
+ * reads it (the helper will not).  A READY block is taken without the
+ * mutex: a program that makes a thread per task has a block or two a
+ * thread, and both sides taking the mutex for each was a tenth of the
+ * time of its streamed report.
+ */
 static struct cp_tpf_dec *tpf_take(struct cp_tprefetch *pf, size_t b)
 {
 	struct cp_tpf_dec *d = NULL;
+	uint8_t st;
 
-	pthread_mutex_lock(&pf->mu);
-	while (pf->back) {	/* the blocks read since the last take */
-		struct cp_tpf_dec *x = pf->back;
-
-		pf->back = x->next;
-		x->next = pf->spare;
-		pf->spare = x;
+	if (tpf_state(pf, b) == TPF_READY) {
+		d = pf->ready[b];
+		pf->ready[b] = NULL;
+		tpf_set_state(pf, b, TPF_LEFT);
+		tpf_took(pf, d);
+		return d;
 	}
-	while (pf->st[b] == TPF_BUSY) {
+	pthread_mutex_lock(&pf->mu);
+	while ((st = tpf_state(pf, b)) == TPF_BUSY) {
 		pf->nwait++;
 		pthread_cond_wait(&pf->cv, &pf->mu);
 		pf->nwait--;
 	}
-	if (pf->st[b] == TPF_READY) {
+	tpf_set_state(pf, b, TPF_LEFT);
+	pthread_mutex_unlock(&pf->mu);
+	if (st == TPF_READY) {
 		d = pf->ready[b];
 		pf->ready[b] = NULL;
-		pf->ahead--;
-		pf->ahead_v -= d->cap;
-		if (pf->hwait && tpf_half(pf))
-			pthread_cond_broadcast(&pf->cv);
+		tpf_took(pf, d);
 	}
-	pf->st[b] = TPF_LEFT;
-	pthread_mutex_unlock(&pf->mu);
 	return d;
 }
 
@@ -626,12 +687,12 @@ void cp_tpf_free(struct cp_tprefetch *pf)
 	for (size_t b = 0; b < pf->ix->r.nblks; b++)
 		dec_free(pf->ready[b]);
 	for (int i = 0; i < 2; i++) {
-		struct cp_tpf_dec **l = i ? &pf->back : &pf->spare;
+		struct cp_tpf_dec *l = i ? atomic_load(&pf->back) : pf->spare;
 
-		while (*l) {
-			struct cp_tpf_dec *d = *l;
+		while (l) {
+			struct cp_tpf_dec *d = l;
 
-			*l = d->next;
+			l = d->next;
 			dec_free(d);
 		}
 	}
@@ -656,8 +717,7 @@ static bool dec_next(struct cp_tcursor *c, struct cp_tev *v,
 		if (c->meta)
 			c->meta(c->meta_ctx, &d->meta[c->dm].ev);
 	if (c->di == d->n) {
-		d->next = c->pf->back;	/* to the spares at the next take */
-		c->pf->back = d;
+		tpf_give_back(c->pf, d);
 		c->dec = NULL;
 		return false;
 	}
