@@ -33,6 +33,7 @@
 #include "cp_bigmem.h"
 #include "cp_bits.h"
 #include "cp_crc32c.h"
+#include "cp_par.h"
 #include "cp_samples.h"
 #include "cp_varint.h"
 
@@ -291,7 +292,7 @@ void cp_tpf_set_room(uint32_t blocks, uint32_t vertices)
  * cursor) under the mutex; a READY block is then the cursors' alone, so
  * a take of one does not need the mutex (tpf_take): the state, read with
  * acquire, says the helper's writes of the block are seen, and the counts
- * are atomic.  The helper sets hwait before it looks at the counts to
+ * are atomic, each written by one side.  The helper sets hwait before it looks at the counts to
  * decide to sleep, and a cursor looks at hwait after it lowered them
  * (both in the one order of sequentially consistent operations), so
  * either the helper sees the room made or the cursor sees that it must
@@ -306,12 +307,14 @@ struct cp_tprefetch {
 	_Atomic uint8_t *st;		/* [nblks] TPF_*: a block's state
 					 * (LEFT: its cursor reads it) */
 	struct cp_tpf_dec **ready;	/* [nblks] READY blocks */
-	_Atomic uint32_t ahead;		/* READY blocks not taken */
-	_Atomic uint64_t ahead_v;	/* and the vertices they have room
-					 * for (a block reused for a smaller
-					 * one keeps its room: the memory
-					 * held) */
-	uint32_t room_b, room_v;	/* the most of each (cp_tpf_set_room) */
+	/* READY blocks not taken, and the vertices they have room for (a
+	 * block reused for a smaller one keeps its room: the memory held):
+	 * those published, which only the helper writes, less those taken,
+	 * which only the cursors write, on lines of their own */
+	_Atomic uint64_t pub_b, pub_v;
+	_Alignas(CP_PAR_APART) _Atomic uint64_t took_b, took_v;
+	_Alignas(CP_PAR_APART) uint32_t room_b, room_v;	/* the most of each
+							 * (cp_tpf_set_room) */
 	bool stop;
 	/* who sleeps on cv, so that a change wakes only those it concerns
 	 * (a system call a block costs more than decoding one of a short
@@ -375,11 +378,12 @@ static int tpf_mutex_init(pthread_mutex_t *mu)
 
 struct cp_tprefetch *cp_tpf_new(struct cp_tindex *ix)
 {
-	struct cp_tprefetch *pf = calloc(1, sizeof(*pf));
+	struct cp_tprefetch *pf = aligned_alloc(CP_PAR_APART, sizeof(*pf));
 	size_t n = ix->r.nblks ? ix->r.nblks : 1;
 
 	if (!pf)
 		return NULL;
+	memset(pf, 0, sizeof(*pf));
 	pf->ix = ix;
 	pf->room_b = atomic_load(&tpf_room_blocks);
 	pf->room_v = atomic_load(&tpf_room_vertices);
@@ -504,17 +508,21 @@ static bool dec_block(struct cp_tprefetch *pf, const struct cp_tpf_win *w,
 
 /* (under pf->mu) Whether the blocks decoded and not taken fill the room,
  * in blocks or in vertices. */
-static bool tpf_full(const struct cp_tprefetch *pf)
+static bool tpf_full(struct cp_tprefetch *pf)
 {
-	return atomic_load(&pf->ahead) >= pf->room_b ||
-	       atomic_load(&pf->ahead_v) >= pf->room_v;
+	return atomic_load(&pf->pub_b) - atomic_load(&pf->took_b) >=
+	       pf->room_b ||
+	       atomic_load(&pf->pub_v) - atomic_load(&pf->took_v) >=
+	       pf->room_v;
 }
 
 /* (under pf->mu) Whether they fill at most half of it, in both. */
-static bool tpf_half(const struct cp_tprefetch *pf)
+static bool tpf_half(struct cp_tprefetch *pf)
 {
-	return atomic_load(&pf->ahead) <= pf->room_b / 2 &&
-	       atomic_load(&pf->ahead_v) <= pf->room_v / 2;
+	return atomic_load(&pf->pub_b) - atomic_load(&pf->took_b) <=
+	       pf->room_b / 2 &&
+	       atomic_load(&pf->pub_v) - atomic_load(&pf->took_v) <=
+	       pf->room_v / 2;
 }
 
 /* Block @b's state; under pf->mu, or (a cursor) to see it READY. */
@@ -534,9 +542,11 @@ static void tpf_publish(struct cp_tprefetch *pf, size_t b,
 			struct cp_tpf_dec *d)
 {
 	pf->ready[b] = d;
-	if (d) {
-		atomic_fetch_add(&pf->ahead, 1);
-		atomic_fetch_add(&pf->ahead_v, d->cap);
+	if (d) {	/* the helper's alone: no read-modify-write */
+		atomic_store(&pf->pub_b, atomic_load_explicit(
+			&pf->pub_b, memory_order_relaxed) + 1);
+		atomic_store(&pf->pub_v, atomic_load_explicit(
+			&pf->pub_v, memory_order_relaxed) + d->cap);
 	}
 	tpf_set_state(pf, b, d ? TPF_READY : TPF_LEFT);
 	if (pf->nwait)
@@ -617,8 +627,11 @@ void cp_tpf_run(void *arg)
  * it waits for room, wakes once there is half of it. */
 static void tpf_took(struct cp_tprefetch *pf, struct cp_tpf_dec *d)
 {
-	atomic_fetch_sub(&pf->ahead, 1);
-	atomic_fetch_sub(&pf->ahead_v, d->cap);
+	/* the cursors' alone (one thread): no read-modify-write */
+	atomic_store(&pf->took_b, atomic_load_explicit(
+		&pf->took_b, memory_order_relaxed) + 1);
+	atomic_store(&pf->took_v, atomic_load_explicit(
+		&pf->took_v, memory_order_relaxed) + d->cap);
 	if (!atomic_load(&pf->hwait))
 		return;
 	pthread_mutex_lock(&pf->mu);

@@ -177,9 +177,11 @@ static inline const struct cp_tev *cp_tcursor_peek(const struct cp_tcursor *c,
  * file.
  *
  * Concurrency: cp_tpf_run on one thread; the cursors, cp_tpf_stop and
- * cp_tpf_free on another (the index's); a mutex between them, which each
- * side takes once a block (a block of a short thread costs less to decode
- * than to hand over), and which spins a little before it sleeps.
+ * cp_tpf_free on another (the index's).  The helper takes a mutex once a
+ * block (which spins a little before it sleeps); a cursor takes a block
+ * the helper has decoded without it, and waits on it only for a block
+ * being decoded or to wake the helper (a block of a short thread costs
+ * less to decode than to hand over).
  */
 #define CP_TPF_AHEAD 1024
 #define CP_TPF_AHEAD_V (1u << 17)
