@@ -1100,25 +1100,36 @@ static int by_lastf(const void *a, const void *b)
 	return x[0] < y[0] ? 1 : x[0] > y[0] ? -1 : 0;
 }
 
-/* Every thread's last vertex but C's (@cpt) has an edge to the virtual
- * end, a segment alive until the walk reaches that vertex: on the
- * staircase of each leading lane, pushed in the order they expire.  0,
- * or -1 (memory). */
-static int thread_ends(struct walk *w, uint32_t cpt)
+/* The last vertices of the threads that ran but C's (@cpt), last first:
+ * [i][0] a vertex's position, [i][1] its thread, into *@ends (free() it)
+ * and *@n, for both walks (thread_ends()).  0, or -1 (memory). */
+static int last_vertices(const struct sp *p, uint32_t cpt,
+			 uint64_t (**ends)[2], uint32_t *n)
 {
-	struct cp_stream_sl *sl = w->p->sl;
-	uint64_t (*end)[2] = malloc((w->p->nt + 1) * sizeof(*end));
-	uint32_t n = 0;
-	int ret = 0;
+	uint64_t (*end)[2] = malloc((p->nt + 1) * sizeof(*end));
 
+	*ends = end;
+	*n = 0;
 	if (!end)
 		return -1;
-	for (uint32_t tid = 0; tid < w->p->nt; tid++)
-		if (w->p->th[tid].any && tid != cpt) {
-			end[n][0] = sl->lastf[tid];
-			end[n++][1] = tid;
+	for (uint32_t tid = 0; tid < p->nt; tid++)
+		if (p->th[tid].any && tid != cpt) {
+			end[*n][0] = p->sl->lastf[tid];
+			end[(*n)++][1] = tid;
 		}
-	qsort(end, n, sizeof(*end), by_lastf);
+	qsort(end, *n, sizeof(*end), by_lastf);
+	return 0;
+}
+
+/* Every thread's last vertex but C's, the @n of @end (last_vertices()),
+ * has an edge to the virtual end, a segment alive until the walk reaches
+ * that vertex: on the staircase of each leading lane, pushed in the order
+ * they expire.  0, or -1 (memory). */
+static int thread_ends(struct walk *w, const uint64_t (*end)[2], uint32_t n)
+{
+	struct cp_stream_sl *sl = w->p->sl;
+	int ret = 0;
+
 	for (uint64_t m = w->live; m && !ret; m &= m - 1) {
 		uint32_t l = (uint32_t)__builtin_ctzll(m);
 
@@ -1127,15 +1138,15 @@ static int thread_ends(struct walk *w, uint32_t cpt)
 						 0),
 				   w->N - 1 - end[i][0]);
 	}
-	free(end);
 	return ret;
 }
 
 /* Set up the walk of the @nl lanes @k (tracked indices) from the pass's
  * end: their CP time, the threads' last vertices (A = 0, a segment of the
- * virtual start each), C's end.  0, or -1 (memory). */
+ * virtual start each; the @nend of @end, last_vertices()), C's end.  0,
+ * or -1 (memory). */
 static int walk_init(struct walk *w, struct sp *p, const uint32_t *k,
-		     uint32_t nl)
+		     uint32_t nl, const uint64_t (*end)[2], uint32_t nend)
 {
 	struct cp_stream_sl *sl = p->sl;
 	uint64_t L;
@@ -1187,14 +1198,11 @@ static int walk_init(struct walk *w, struct sp *p, const uint32_t *k,
 	w->ptr = PTR_THREAD;
 	w->ptr_id = cpt;
 	w->cf = sl->lastf[cpt];
-	for (uint32_t tid = 0; tid < p->nt; tid++) {
-		if (!p->th[tid].any)
-			continue;
-		w->tet[tid] = sl->endet[tid];
-		w->tmask[tid] = sl->endmask[tid];
-		w->twall[tid] = sl->endwall[tid];
-	}
-	return thread_ends(w, cpt);
+	/* a thread that did not run has zeros there, as here */
+	memcpy(w->tet, sl->endet, p->nt * sizeof(*w->tet));
+	memcpy(w->tmask, sl->endmask, p->nt * sizeof(*w->tmask));
+	memcpy(w->twall, sl->endwall, p->nt * sizeof(*w->twall));
+	return thread_ends(w, end, nend);
 }
 
 static void walk_free(struct walk *w)
@@ -1301,7 +1309,8 @@ int cp_stream_sl_walk(struct sp *p)
 	struct cp_stream_sl *sl = p->sl;
 	struct walk w[2] = { { .btid = UINT32_MAX }, { .btid = UINT32_MAX } };
 	uint32_t k[2][CP_STREAM_TRACK], n[2] = { 0, 0 }, ng[2] = { 0, 0 };
-	uint32_t cpt;
+	uint32_t cpt, nend;
+	uint64_t (*end)[2] = NULL;
 	uint64_t L;
 	int ret = 0;
 
@@ -1332,11 +1341,14 @@ int cp_stream_sl_walk(struct sp *p)
 			}
 	}
 	w[0].tl = p->tl;
-	if (walk_init(&w[0], p, k[0], n[0]) ||
-	    walk_init(&w[1], p, k[1], n[1])) {
+	if (last_vertices(p, cpt, &end, &nend) ||
+	    walk_init(&w[0], p, k[0], n[0], end, nend) ||
+	    walk_init(&w[1], p, k[1], n[1], end, nend)) {
 		ret = -1;
 		goto out;
 	}
+	free(end);
+	end = NULL;
 	w[0].progress = true;	/* on the calling thread: cp_par_two's
 				 * second job */
 	cp_par_two(n[1] ? (size_t)sl->nsteps : 0, walk_run, &w[1], walk_run,
@@ -1369,6 +1381,7 @@ int cp_stream_sl_walk(struct sp *p)
 	p->s->slack_bytes = sl->sp.off;
 	p->has_slack = p->s->slack_asked;
 out:
+	free(end);
 	walk_free(&w[0]);
 	walk_free(&w[1]);
 	return ret;
