@@ -180,7 +180,8 @@ START_TEST(test_cpt_report_text_many_threads)
 		for (const char *q = t; (q = strstr(q + 1, "\n  T")) &&
 					q < others;)
 			rows++;
-		ck_assert_msg(rows == 64, "%s: %d rows:\n%.1500s", how, rows, t);
+		ck_assert_msg(rows == 64, "%s: %d rows:\n%.1500s", how, rows,
+			      t);
 		ck_assert_msg(strstr(t, "\n  T0 ") && strstr(t, first[m]) &&
 			      strstr(t, "\n  T100 ") && !strstr(t, gone[m]) &&
 			      !strstr(t, "\n  T1 ") &&

@@ -292,11 +292,12 @@ void cp_tpf_set_room(uint32_t blocks, uint32_t vertices)
  * cursor) under the mutex; a READY block is then the cursors' alone, so
  * a take of one does not need the mutex (tpf_take): the state, read with
  * acquire, says the helper's writes of the block are seen, and the counts
- * are atomic, each written by one side.  The helper sets hwait before it looks at the counts to
- * decide to sleep, and a cursor looks at hwait after it lowered them
- * (both in the one order of sequentially consistent operations), so
- * either the helper sees the room made or the cursor sees that it must
- * wake it (under the mutex, which the helper holds until it sleeps).
+ * are atomic, each written by one side.  The helper sets hwait before it
+ * looks at the counts to decide to sleep, and a cursor looks at hwait
+ * after it wrote its count (both in the one order of sequentially
+ * consistent operations), so either the helper sees the room made or the
+ * cursor sees that it must wake it (under the mutex, which the helper
+ * holds until it sleeps).
  * The blocks read go back to the helper on a list the cursors push onto
  * and the helper takes whole, without the mutex either.
  */
@@ -313,8 +314,8 @@ struct cp_tprefetch {
 	 * which only the cursors write, on lines of their own */
 	_Atomic uint64_t pub_b, pub_v;
 	_Alignas(CP_PAR_APART) _Atomic uint64_t took_b, took_v;
-	_Alignas(CP_PAR_APART) uint32_t room_b, room_v;	/* the most of each
-							 * (cp_tpf_set_room) */
+	/* the most of each (cp_tpf_set_room) */
+	_Alignas(CP_PAR_APART) uint32_t room_b, room_v;
 	bool stop;
 	/* who sleeps on cv, so that a change wakes only those it concerns
 	 * (a system call a block costs more than decoding one of a short
@@ -607,8 +608,8 @@ void cp_tpf_run(void *arg)
 		}
 		tpf_set_state(pf, b, TPF_BUSY);
 		if (!d && !pf->spare)
-			pf->spare = atomic_exchange_explicit(&pf->back, NULL,
-							     memory_order_acquire);
+			pf->spare = atomic_exchange_explicit(
+				&pf->back, NULL, memory_order_acquire);
 		if (!d && pf->spare) {
 			d = pf->spare;
 			pf->spare = d->next;

@@ -279,8 +279,8 @@ static void thread_row(FILE *f, const char *label, const char *name,
  * (not known: none), then CPU time, then the first made. */
 static int cmp_thread_rank(const void *a, const void *b)
 {
-	const struct cp_thread_prof *x = *(const struct cp_thread_prof *const *)a;
-	const struct cp_thread_prof *y = *(const struct cp_thread_prof *const *)b;
+	const struct cp_thread_prof *const *pa = a, *const *pb = b;
+	const struct cp_thread_prof *x = *pa, *y = *pb;
 	uint64_t cx = x->cp_unknown ? 0 : x->cp_ns;
 	uint64_t cy = y->cp_unknown ? 0 : y->cp_ns;
 
