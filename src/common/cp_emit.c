@@ -16,7 +16,9 @@ void cp_emit_init(struct cp_emit *e,
 
 void cp_emit_file_write(void *ctx, const char *buf, size_t len)
 {
-	fwrite(buf, 1, len, (FILE *)ctx);
+	/* a token at a time: the stream's lock for each was a fifth of the
+	 * time of a JSON report that lists 200,000 threads */
+	fwrite_unlocked(buf, 1, len, (FILE *)ctx);
 }
 
 static void put(struct cp_emit *e, const char *s, size_t n)

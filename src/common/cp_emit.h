@@ -34,7 +34,8 @@ struct cp_emit {
 void cp_emit_init(struct cp_emit *e,
 		  void (*write)(void *ctx, const char *buf, size_t len),
 		  void *ctx, bool pretty);
-/* Convenience writer for stdio: cp_emit_init(e, cp_emit_file_write, f, ..) */
+/* Convenience writer for stdio: cp_emit_init(e, cp_emit_file_write, f, ..);
+ * @f is written by one thread only (it takes no lock). */
 void cp_emit_file_write(void *ctx, const char *buf, size_t len);
 
 /*
