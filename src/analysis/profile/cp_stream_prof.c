@@ -59,7 +59,6 @@ int cp_stream_prof_objs(const struct cp_stream *s, struct cp_obj_prof **objs)
 	return 0;
 }
 
-/* The threads of @s as a profile's, by tid, into @p. */
 /* The threads of @s as a profile's, by id, into *@threads, their calls
  * added up into *@calls.  0, or -1 (out of memory). */
 static int threads_of(const struct cp_stream *s,
