@@ -92,7 +92,7 @@ static uint32_t longest_scan(const struct sp *p, uint64_t *len)
  */
 static void cp_stream_assert(const struct sp *p)
 {
-	uint64_t held = 0;
+	uint64_t held = 0, len;
 
 	if (!cp_stream_debug)
 		return;
@@ -113,7 +113,7 @@ static void cp_stream_assert(const struct sp *p)
 	}
 	if (held != p->live)
 		cp_die("stream: records lost");
-	if (longest_scan(p, &held) != p->cbest)
+	if (longest_scan(p, &len) != p->cbest)
 		cp_die("stream: the critical path's end differs");
 }
 
