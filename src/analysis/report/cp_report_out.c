@@ -277,10 +277,9 @@ static void thread_row(FILE *f, const char *label, const char *name,
 
 /* The order of the threads for a row of their own: the most CP time
  * (not known: none), then CPU time, then the first made. */
-static int cmp_thread_rank(const void *a, const void *b)
+static int cmp_thread_rank(const struct cp_thread_prof *x,
+			   const struct cp_thread_prof *y)
 {
-	const struct cp_thread_prof *const *pa = a, *const *pb = b;
-	const struct cp_thread_prof *x = *pa, *y = *pb;
 	uint64_t cx = x->cp_unknown ? 0 : x->cp_ns;
 	uint64_t cy = y->cp_unknown ? 0 : y->cp_ns;
 
@@ -300,9 +299,9 @@ static void rank_sift(const struct cp_thread_prof **v, uint32_t n,
 		uint32_t c = 2 * i + 1, m = i;
 		const struct cp_thread_prof *x;
 
-		if (c < n && cmp_thread_rank(&v[c], &v[m]) > 0)
+		if (c < n && cmp_thread_rank(v[c], v[m]) > 0)
 			m = c;
-		if (c + 1 < n && cmp_thread_rank(&v[c + 1], &v[m]) > 0)
+		if (c + 1 < n && cmp_thread_rank(v[c + 1], v[m]) > 0)
 			m = c + 1;
 		if (m == i)
 			return;
@@ -340,7 +339,7 @@ static void shown_threads(const struct cp_thread_prof *th, uint32_t n,
 			if (k == K)
 				for (uint32_t j = K / 2; j-- > 0;)
 					rank_sift(v, K, j);
-		} else if (cmp_thread_rank(&x, &v[0]) < 0) {
+		} else if (cmp_thread_rank(x, v[0]) < 0) {
 			v[0] = x;
 			rank_sift(v, K, 0);
 		}
