@@ -119,35 +119,19 @@ static void cp_stream_assert(const struct sp *p)
 
 /* ---- the pass ------------------------------------------------------ */
 
-/* @t's arrays, made at its first vertex (a program can make millions
- * of threads one after another).  0, or -1 (memory). */
-static int thread_arrays(struct sp *p, struct sth *t)
+/* @t's lanes (vec), made at its first vertex (a program can make
+ * millions of threads one after another), or at its end when a JOIN
+ * will merge them.  0, or -1 (memory). */
+static int thread_lanes(struct sp *p, struct sth *t)
 {
 	size_t vn = p->vn;
 
 	t->vec = calloc(vn ? vn : 1, sizeof(*t->vec));
-	t->act = calloc(p->ntr ? p->ntr : 1, sizeof(*t->act));
-	t->oth = calloc(p->ntr ? p->ntr : 1, sizeof(*t->oth));
-	if (!t->vec || !t->act || !t->oth)
+	if (!t->vec)
 		return -1;
 	if (p->records && ++p->tlive > p->s->threads_live_max)
 		p->s->threads_live_max = p->tlive;
 	return 0;
-}
-
-/* @t's procedure stack and locks held (and its tracked indices on the
- * stack), which nothing reads once it has ended. */
-static void thread_stacks_free(struct sth *t)
-{
-	free(t->fr);
-	free(t->cnt);
-	free(t->act);
-	free(t->oth);
-	free(t->held);
-	t->fr = NULL;
-	t->cnt = t->act = t->oth = t->held = NULL;
-	t->cap_fr = t->cap_cnt = t->nact = t->noth = t->nheld = 0;
-	t->cap_held = 0;
 }
 
 /*
@@ -431,7 +415,7 @@ step_as(struct sp *p, uint32_t tid, struct sth *t, const bool sl)
 	bool waited = false;
 	uint64_t dt = 0;
 
-	if (!t->vec && thread_arrays(p, t))
+	if (!t->vec && (thread_lanes(p, t) || cp_stream_stk_new(t, p->ntr)))
 		return -1;
 	if (cp_stream_is_proc(cp_tev_kind(v))) {
 		if (p->drop_procs)	/* sampled: the samples say instead */
@@ -564,7 +548,7 @@ static void done(struct sp *p, uint32_t tid, struct sth *t)
 {
 	struct cp_stream_thread *st = &p->s->threads[tid];
 
-	while (t->depth)
+	while (t->k && t->k->depth)
 		cp_stream_pop(p, t);
 	cp_stream_obj_end(p, t);
 	cursor_free(t);
@@ -574,7 +558,8 @@ static void done(struct sp *p, uint32_t tid, struct sth *t)
 	if (!p->records) {
 		/* the views: its time outside procedures after the last */
 		if (p->views)
-			cp_stream_view_cpu(p, tid, NONE, t->useful - t->mark);
+			cp_stream_view_cpu(p, tid, NONE, t->useful -
+					   (t->k ? t->k->mark : 0));
 		if (p->sm)
 			cp_stream_smp_end(p, tid);
 		st->nv = t->nvi;
@@ -586,11 +571,11 @@ static void done(struct sp *p, uint32_t tid, struct sth *t)
 		st->len_ns = t->len;
 		if (t->any)
 			ended(p, tid, t);
-		else if (t->joins_left && !t->vec && thread_arrays(p, t))
+		else if (t->joins_left && !t->vec && thread_lanes(p, t))
 			p->nomem = true;	/* its joiners merge nothing */
 	}
 	/* only its lanes (vec) can be wanted after its end */
-	thread_stacks_free(t);
+	cp_stream_stk_free(t);
 	cp_stream_wake(p, NONE, 0);
 }
 
@@ -643,7 +628,7 @@ static int pass_init(struct sp *p)
 		struct sth *t = &p->th[tid];
 
 		cursor_free(t);
-		thread_stacks_free(t);
+		cp_stream_stk_free(t);
 		free(t->vec);
 		memset(t, 0, sizeof(*t));
 		t->create_rec = NONE;
@@ -1119,7 +1104,7 @@ static void sp_free(struct sp *p)
 	free(p->hubm);
 	for (uint32_t tid = 0; p->th && tid < p->nt; tid++) {
 		cursor_free(&p->th[tid]);
-		thread_stacks_free(&p->th[tid]);
+		cp_stream_stk_free(&p->th[tid]);
 		free(p->th[tid].vec);
 	}
 	for (uint32_t i = 0; i < p->nobj; i++) {

@@ -66,6 +66,34 @@ struct cp_kp_node {
 				 * nodes + 1 */
 };
 
+/*
+ * What only a thread that is running needs: its procedure stack and the
+ * locks it holds.  A pass makes it at the thread's first vertex (a
+ * streaming replay at its first stack change, cp_stream_frames()) and
+ * frees it at the thread's end (cp_stream_stk_free).  Apart from struct
+ * sth because a program that makes a thread per task has millions of
+ * threads but few running at once.  act and oth point into the same
+ * block, ntr entries each.
+ */
+struct sth_stk {
+	struct frame *fr;	/* [cap_fr] its open frames, depth of them */
+	uint64_t depth, cap_fr;
+	uint32_t *cnt;		/* [cap_cnt] frames open per procedure */
+	uint32_t cap_cnt;
+	uint32_t nact;
+	uint32_t *act;		/* [nact] tracked indices on the stack */
+	uint32_t *oth;		/* (records, p->ncx) [noth] the tracked
+				 * indices whose other-mode lane the time
+				 * counts for: inclusive, the innermost
+				 * frame's; exclusive, those on the stack */
+	uint32_t noth;
+	uint32_t nheld, cap_held;
+	uint32_t *held;		/* [nheld] locks it holds */
+	uint64_t hmark;		/* useful time when @held last changed */
+	uint64_t mark;		/* (survey, exclusive) useful time when the
+				 * stack's top last changed */
+};
+
 /* A thread of the pass. */
 struct sth {
 	struct cp_tcursor *cur;	/* its cursor, from its first read to its
@@ -75,40 +103,25 @@ struct sth {
 	uint64_t key;		/* its wall clock: the heap key */
 	uint64_t nvi;		/* its index in the thread */
 	uint8_t state;
+	bool created;		/* its creator's CREATE was processed */
 	bool any;		/* a vertex was processed */
 	bool unread;		/* (ST_UNBORN, after the survey) @nx is not
 				 * read yet: nothing of the thread is */
+	uint32_t joins_left;	/* (records) JOINs of it still to come */
 	uint64_t prev_ts, first_wall, last_wall;
 	uint64_t len;		/* longest path ending at the last vertex */
 	uint64_t pending;	/* useful time not spread over share/d yet */
 	uint64_t useful;	/* all useful time so far */
-	uint64_t mark;		/* (survey, exclusive) useful time when the
-				 * stack's top last changed */
 	uint64_t *vec;		/* [vn]: share[ntr], d[ntr], then the what-if
 				 * lane (the scaled length), if any */
 	double fac;		/* (records, what-if) its segments' factor */
-	struct frame *fr;
-	uint64_t depth, cap_fr;
-	uint32_t *cnt;		/* [cap_cnt] frames open per procedure */
-	uint32_t cap_cnt;
-	uint32_t *act;		/* [nact] tracked indices on the stack */
-	uint32_t nact;
-	uint32_t *oth;		/* (records, p->ncx) [noth] the tracked
-				 * indices whose other-mode lane the time
-				 * counts for: inclusive, the innermost
-				 * frame's; exclusive, those on the stack */
-	uint32_t noth;
-	bool created;		/* its creator's CREATE was processed */
+	struct sth_stk *k;	/* while it runs, else NULL */
 	uint32_t create_rec;	/* the record it left (records pass) */
 	uint32_t wait_obj;	/* what it is blocked on: object, or NONE */
 	uint32_t wait_c;	/* a CONSUME's sequences before lo + wait_c
 				 * were found (they stay) */
 	uint32_t tlane;		/* its CP-time lane + 1, or 0: none (a zeroed
 				 * sth has none: cp_stream_replay.c's) */
-	uint32_t *held;		/* [nheld] locks it holds */
-	uint32_t nheld, cap_held;
-	uint32_t joins_left;	/* (records) JOINs of it still to come */
-	uint64_t hmark;		/* useful time when @held last changed */
 	uint64_t sk;		/* (sampled) its next sample to place
 				 * (survey) or switch to (records) */
 	uint64_t sc;		/* (sampled, records) its next sample to
@@ -675,6 +688,11 @@ int cp_stream_unstick(struct sp *p);
 
 /* ---- procedure stacks (cp_stream_procs.c) ---------------------------- */
 
+/* @t's empty stacks (t->k), room for @ntr tracked procedures on them.
+ * 0, or -1 (memory). */
+int cp_stream_stk_new(struct sth *t, uint32_t ntr);
+/* @t has ended: its stacks go (t->k NULL; nothing if it had none). */
+void cp_stream_stk_free(struct sth *t);
 /* Procedure id of @name, interned; NONE when out of memory. */
 uint32_t cp_stream_intern(struct sp *p, const char *name);
 /* (sampled) @t's stack becomes @proc[0 .. @n), outermost first.  0, or

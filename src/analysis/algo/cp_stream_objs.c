@@ -62,32 +62,35 @@ void cp_stream_meta(void *ctx, const struct cp_trd_ev *ev)
  * it holds, and spread its pending time over the followed ones. */
 static void charge_held(struct sp *p, struct sth *t)
 {
+	struct sth_stk *k = t->k;
+
 	cp_stream_flush(p, t);
-	for (uint32_t i = 0; i < t->nheld; i++)
-		p->obj[t->held[i]].held_ns += t->useful - t->hmark;
-	t->hmark = t->useful;
+	for (uint32_t i = 0; i < k->nheld; i++)
+		p->obj[k->held[i]].held_ns += t->useful - k->hmark;
+	k->hmark = t->useful;
 }
 
 /* @t acquires (@acq) or releases lock @id.  0, or -1 (memory). */
 static int hold(struct sp *p, struct sth *t, uint32_t id, bool acq)
 {
+	struct sth_stk *k = t->k;
 	uint32_t h;
 
-	for (h = 0; h < t->nheld && t->held[h] != id; h++)
+	for (h = 0; h < k->nheld && k->held[h] != id; h++)
 		;
-	if (acq && h < t->nheld)
+	if (acq && h < k->nheld)
 		return 0;	/* recursive */
-	if (!acq && h == t->nheld)
+	if (!acq && h == k->nheld)
 		return 0;
 	charge_held(p, t);
 	if (!acq) {
-		t->held[h] = t->held[--t->nheld];
+		k->held[h] = k->held[--k->nheld];
 		return 0;
 	}
-	if (cp_grow32((void **)&t->held, sizeof(*t->held), &t->cap_held,
-		      (uint64_t)t->nheld + 1))
+	if (cp_grow32((void **)&k->held, sizeof(*k->held), &k->cap_held,
+		      (uint64_t)k->nheld + 1))
 		return -1;
-	t->held[t->nheld++] = id;
+	k->held[k->nheld++] = id;
 	return 0;
 }
 
@@ -115,11 +118,14 @@ int cp_stream_obj_vertex(struct sp *p, struct sth *t,
 	return hold(p, t, v->obj, k == CP_EV_CONSUME);
 }
 
-/* @t's last vertex is processed: its held time is charged. */
+/* @t's last vertex is processed: its held time is charged (a thread
+ * that processed none has no stacks, and holds nothing). */
 void cp_stream_obj_end(struct sp *p, struct sth *t)
 {
+	if (!t->k)
+		return;
 	charge_held(p, t);
-	t->nheld = 0;
+	t->k->nheld = 0;
 }
 
 /*

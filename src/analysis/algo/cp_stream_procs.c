@@ -36,6 +36,31 @@
 #include "cp_hash.h"
 #include "cp_symbolize.h"
 
+/* ---- a running thread's stacks ------------------------------------ */
+
+int cp_stream_stk_new(struct sth *t, uint32_t ntr)
+{
+	size_t n = ntr ? ntr : 1;
+
+	t->k = calloc(1, sizeof(*t->k) + 2 * n * sizeof(uint32_t));
+	if (!t->k)
+		return -1;
+	t->k->act = (uint32_t *)(t->k + 1);
+	t->k->oth = t->k->act + n;
+	return 0;
+}
+
+void cp_stream_stk_free(struct sth *t)
+{
+	if (!t->k)
+		return;
+	free(t->k->fr);
+	free(t->k->cnt);
+	free(t->k->held);
+	free(t->k);
+	t->k = NULL;
+}
+
 /* ---- procedures ---------------------------------------------------- */
 
 uint32_t cp_stream_intern(struct sp *p, const char *name)
@@ -103,24 +128,26 @@ static uint32_t proc_of(struct sp *p, const struct cp_tev *v)
  * it holds (time held on the path) and its own CP time. */
 void cp_stream_flush(struct sp *p, struct sth *t)
 {
+	const struct sth_stk *k = t->k;
 	uint64_t w = t->pending;
 
 	if (!w)
 		return;
-	for (uint32_t i = 0; i < t->nact; i++) {
-		t->vec[t->act[i]] += w;
-		t->vec[cp_stream_d(p, t->act[i])] += w;
+	/* (time is pending only on a thread that runs, which has k) */
+	for (uint32_t i = 0; k && i < k->nact; i++) {
+		t->vec[k->act[i]] += w;
+		t->vec[cp_stream_d(p, k->act[i])] += w;
 	}
-	for (uint32_t i = 0; i < t->nheld; i++) {
-		uint32_t l = p->obj[t->held[i]].lane;
+	for (uint32_t i = 0; k && i < k->nheld; i++) {
+		uint32_t l = p->obj[k->held[i]].lane;
 
 		if (l != NONE)
 			t->vec[cp_stream_held(p, l)] += w;
 	}
 	if (t->tlane)
 		t->vec[cp_stream_tcp(p, t->tlane - 1)] += w;
-	for (uint32_t i = 0; i < t->noth; i++)
-		t->vec[cp_stream_cpx(p, t->oth[i])] += w;
+	for (uint32_t i = 0; k && i < k->noth; i++)
+		t->vec[cp_stream_cpx(p, k->oth[i])] += w;
 	t->pending = 0;
 }
 
@@ -134,69 +161,78 @@ void cp_stream_flush(struct sp *p, struct sth *t)
  */
 static void excl_charge(struct sp *p, struct sth *t)
 {
+	struct sth_stk *k = t->k;
+
 	if (p->records) {
 		cp_stream_flush(p, t);
 	} else {
-		uint32_t top = t->depth ? t->fr[t->depth - 1].proc : NONE;
+		uint32_t top = k->depth ? k->fr[k->depth - 1].proc : NONE;
 
 		if (top != NONE)
-			p->s->procs[top].cpu_excl_ns += t->useful - t->mark;
+			p->s->procs[top].cpu_excl_ns += t->useful - k->mark;
 		/* the views: inclusive times come as the frames close */
 		if (p->views && (p->excl || top == NONE))
 			cp_stream_view_cpu(p, (uint32_t)(t - p->th), top,
-					   t->useful - t->mark);
-		t->mark = t->useful;
+					   t->useful - k->mark);
+		k->mark = t->useful;
 	}
 }
 
 /* The tracked index of @t's innermost frame, or NONE. */
 static uint32_t top_tracked(const struct sp *p, const struct sth *t)
 {
-	return t->depth ? p->trk[t->fr[t->depth - 1].proc] : NONE;
+	const struct sth_stk *k = t->k;
+
+	return k->depth ? p->trk[k->fr[k->depth - 1].proc] : NONE;
 }
 
 /*
  * (records, inclusive, p->ncx) The stack's top is now @k (NONE: none
- * tracked), t->oth's one entry: the time pending under the old top is
+ * tracked), t->k->oth's one entry: the time pending under the old top is
  * spread first, as its exclusive CP lane holds it.
  */
 static void incl_top(struct sp *p, struct sth *t, uint32_t k)
 {
-	if (k != (t->noth ? t->oth[0] : NONE)) {
+	struct sth_stk *s = t->k;
+
+	if (k != (s->noth ? s->oth[0] : NONE)) {
 		cp_stream_flush(p, t);
-		t->oth[0] = k;
-		t->noth = k != NONE;
+		s->oth[0] = k;
+		s->noth = k != NONE;
 	}
 }
 
 /* Exclusive times, records pass: the stack's top changed. */
 static void excl_top(struct sp *p, struct sth *t)
 {
-	t->nact = 0;
-	if (t->depth && p->trk[t->fr[t->depth - 1].proc] != NONE)
-		t->act[t->nact++] = p->trk[t->fr[t->depth - 1].proc];
+	struct sth_stk *k = t->k;
+
+	k->nact = 0;
+	if (k->depth && p->trk[k->fr[k->depth - 1].proc] != NONE)
+		k->act[k->nact++] = p->trk[k->fr[k->depth - 1].proc];
 }
 
 /* Open a frame of @proc (@tag as struct frame) on @t.  0, or -1. */
 static int push(struct sp *p, struct sth *t, uint64_t tag, uint32_t proc)
 {
+	struct sth_stk *k = t->k;
 	struct frame *f;
-	uint32_t c = t->cap_cnt;
+	uint32_t c = k->cap_cnt;
 
-	if (cp_grow((void **)&t->fr, sizeof(*t->fr), &t->cap_fr,
-		    t->depth + 1) ||
-	    cp_grow32((void **)&t->cnt, sizeof(*t->cnt), &c, proc + 1ull))
+	if (cp_grow((void **)&k->fr, sizeof(*k->fr), &k->cap_fr,
+		    k->depth + 1) ||
+	    cp_grow32((void **)&k->cnt, sizeof(*k->cnt), &c, proc + 1ull))
 		return -1;
-	if (c > t->cap_cnt)
-		memset(t->cnt + t->cap_cnt, 0,
-		       (c - t->cap_cnt) * sizeof(*t->cnt));
-	t->cap_cnt = c;
+	if (c > k->cap_cnt)
+		memset(k->cnt + k->cap_cnt, 0,
+		       (c - k->cap_cnt) * sizeof(*k->cnt));
+	k->cap_cnt = c;
 	if (p->excl || !p->records)
 		excl_charge(p, t);
-	f = &t->fr[t->depth++];
+	f = &k->fr[k->depth++];
 	f->tag = tag;
 	f->proc = proc;
-	f->first = t->cnt[proc]++ == 0;
+	f->first = k->cnt[proc]++ == 0;
 	f->u0 = t->useful;
 	f->f0 = t->fac;
 	if (p->nlane && p->records && p->excl)
@@ -211,7 +247,7 @@ static int push(struct sp *p, struct sth *t, uint64_t tag, uint32_t proc)
 	if (p->excl && p->records) {
 		/* (the pending time was spread by excl_charge) */
 		if (p->ncx && f->first && p->trk[proc] != NONE)
-			t->oth[t->noth++] = p->trk[proc];
+			k->oth[k->noth++] = p->trk[proc];
 		excl_top(p, t);
 		return 0;
 	}
@@ -221,7 +257,7 @@ static int push(struct sp *p, struct sth *t, uint64_t tag, uint32_t proc)
 		incl_top(p, t, p->trk[proc]);
 	if (f->first && p->trk[proc] != NONE) {
 		cp_stream_flush(p, t);
-		t->act[t->nact++] = p->trk[proc];
+		k->act[k->nact++] = p->trk[proc];
 	}
 	return 0;
 }
@@ -229,13 +265,14 @@ static int push(struct sp *p, struct sth *t, uint64_t tag, uint32_t proc)
 /* Close @t's innermost frame. */
 void cp_stream_pop(struct sp *p, struct sth *t)
 {
+	struct sth_stk *s = t->k;
 	const struct frame *f;
 	uint32_t k;
 
 	if (p->excl || !p->records)
 		excl_charge(p, t);
-	f = &t->fr[--t->depth];
-	t->cnt[f->proc]--;
+	f = &s->fr[--s->depth];
+	s->cnt[f->proc]--;
 	t->fac = f->f0;
 	if (!p->records) {
 		if (f->first)
@@ -248,9 +285,9 @@ void cp_stream_pop(struct sp *p, struct sth *t)
 	if (p->excl) {
 		k = p->trk[f->proc];
 		for (uint32_t i = 0; p->ncx && f->first && k != NONE &&
-		     i < t->noth; i++)
-			if (t->oth[i] == k) {
-				t->oth[i] = t->oth[--t->noth];
+		     i < s->noth; i++)
+			if (s->oth[i] == k) {
+				s->oth[i] = s->oth[--s->noth];
 				break;
 			}
 		excl_top(p, t);
@@ -264,9 +301,9 @@ void cp_stream_pop(struct sp *p, struct sth *t)
 	if (k == NONE)
 		return;
 	cp_stream_flush(p, t);
-	for (uint32_t i = 0; i < t->nact; i++)
-		if (t->act[i] == k) {
-			t->act[i] = t->act[--t->nact];
+	for (uint32_t i = 0; i < s->nact; i++)
+		if (s->act[i] == k) {
+			s->act[i] = s->act[--s->nact];
 			break;
 		}
 }
@@ -279,9 +316,14 @@ void cp_stream_pop(struct sp *p, struct sth *t)
  */
 int cp_stream_frames(struct sp *p, struct sth *t, const struct cp_tev *v)
 {
+	const struct sth_stk *k;
 	unsigned kind = cp_tev_kind(v);
 	uint64_t j, tag;
 	uint32_t proc;
+
+	if (!t->k && cp_stream_stk_new(t, p->ntr))
+		return -1;
+	k = t->k;
 
 	switch (kind) {
 	case CP_EV_ENTER:
@@ -290,18 +332,19 @@ int cp_stream_frames(struct sp *p, struct sth *t, const struct cp_tev *v)
 		tag = kind == CP_EV_ENTER ? 0 : v->arg + 1;
 		return proc == NONE ? -1 : push(p, t, tag, proc);
 	case CP_EV_LEAVE:
-		for (j = t->depth; j > 0 && t->fr[j - 1].tag; j--)
+		for (j = k->depth; j > 0 && k->fr[j - 1].tag; j--)
 			;
 		break;
 	case CP_EV_REGION_END:
-		for (j = t->depth; j > 0 && t->fr[j - 1].tag != v->arg + 1; j--)
+		for (j = k->depth; j > 0 && k->fr[j - 1].tag != v->arg + 1;
+		     j--)
 			;
 		break;
 	default:
 		return 0;
 	}
 	j = j ? j - 1 : 0;
-	while (t->depth > j)
+	while (k->depth > j)
 		cp_stream_pop(p, t);
 	return 0;
 }
@@ -314,11 +357,15 @@ int cp_stream_frames(struct sp *p, struct sth *t, const struct cp_tev *v)
 int cp_stream_set_stack(struct sp *p, struct sth *t, const uint32_t *proc,
 			uint32_t n)
 {
+	const struct sth_stk *k;
 	uint64_t c = 0;
 
-	while (c < t->depth && c < n && t->fr[c].proc == proc[c])
+	if (!t->k && cp_stream_stk_new(t, p->ntr))
+		return -1;
+	k = t->k;
+	while (c < k->depth && c < n && k->fr[c].proc == proc[c])
 		c++;
-	while (t->depth > c)
+	while (k->depth > c)
 		cp_stream_pop(p, t);
 	for (; c < n; c++)
 		if (push(p, t, 0, proc[c]))

@@ -140,21 +140,17 @@ static bool sth_open(struct sth *t, struct cp_tindex *ix, uint32_t tid,
 	return true;
 }
 
-/* Free what @t holds: its cursor and its stack. */
+/* Free what @t holds: its cursor and its stack (made at its first
+ * stack change, cp_stream_frames()). */
 static void sth_free(struct sth *t)
 {
 	if (t->cur)
 		cp_tcursor_fini(t->cur);
 	free(t->cur);
 	t->cur = NULL;
-	free(t->fr);
-	free(t->cnt);
+	cp_stream_stk_free(t);
 	free(t->vec);
-	free(t->act);
-	t->fr = NULL;
-	t->cnt = NULL;
 	t->vec = NULL;
-	t->act = NULL;
 }
 
 /* ---- the survey --------------------------------------------------- */
@@ -350,8 +346,8 @@ static bool bad_nesting(const struct sth *t, const struct cp_tev *x)
 
 	if (kind != CP_EV_LEAVE && kind != CP_EV_REGION_END)
 		return false;
-	for (uint64_t j = t->depth; j > 0; j--)
-		if (t->fr[j - 1].tag == tag)
+	for (uint64_t j = t->k ? t->k->depth : 0; j > 0; j--)
+		if (t->k->fr[j - 1].tag == tag)
 			return false;
 	return true;
 }

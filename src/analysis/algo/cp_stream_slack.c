@@ -208,8 +208,8 @@ static uint64_t act_mask(const struct sth *t)
 {
 	uint64_t m = 0;
 
-	for (uint32_t i = 0; i < t->nact; i++)
-		m |= (uint64_t)1 << t->act[i];
+	for (uint32_t i = 0; i < t->k->nact; i++)
+		m |= (uint64_t)1 << t->k->act[i];
 	return m;
 }
 

@@ -43,7 +43,9 @@ int cp_stream_tl_start(struct sp *p, uint32_t width)
 /* The key of @t's time now: its innermost procedure. */
 static uint32_t innermost(const struct sth *t)
 {
-	return t->depth ? t->fr[t->depth - 1].proc : CP_TL_NOPROC;
+	const struct sth_stk *k = t->k;
+
+	return k->depth ? k->fr[k->depth - 1].proc : CP_TL_NOPROC;
 }
 
 void cp_stream_tl_seg(struct sp *p, uint32_t tid, const struct sth *t,
