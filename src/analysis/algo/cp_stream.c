@@ -85,10 +85,10 @@ static uint32_t longest_scan(const struct sp *p, uint64_t *len)
 }
 
 /*
- * The pass's invariants at its end: every thread done, nothing blocked,
- * every live record in some object's ring or a create record, net never
- * above len, the critical path's end the one ended() kept.  Dies on a
- * violation; a no-op unless debugging.
+ * The pass's invariants at its end: every thread done and its stacks
+ * freed, nothing blocked, every live record in some object's ring or a
+ * create record, net never above len, the critical path's end the one
+ * ended() kept.  Dies on a violation; a no-op unless debugging.
  */
 static void cp_stream_assert(const struct sp *p)
 {
@@ -106,6 +106,8 @@ static void cp_stream_assert(const struct sp *p)
 
 		if (t->state != ST_DONE)
 			cp_die("stream: a thread did not end");
+		if (t->k)
+			cp_die("stream: a thread's stacks outlived it");
 		held += t->create_rec != NONE;
 		for (uint32_t k = 0; t->vec && k < p->ntr; k++)
 			if (t->vec[cp_stream_d(p, k)] > t->len)
