@@ -50,6 +50,13 @@ int cp_stream_stk_new(struct sth *t, uint32_t ntr)
 	return 0;
 }
 
+/* @t's stacks, made at its first stack change if it has none yet (a
+ * streaming replay's thread); NULL when out of memory. */
+static struct sth_stk *stk_of(struct sth *t, uint32_t ntr)
+{
+	return t->k || !cp_stream_stk_new(t, ntr) ? t->k : NULL;
+}
+
 void cp_stream_stk_free(struct sth *t)
 {
 	if (!t->k)
@@ -134,11 +141,11 @@ void cp_stream_flush(struct sp *p, struct sth *t)
 	if (!w)
 		return;
 	/* (time is pending only on a thread that runs, which has k) */
-	for (uint32_t i = 0; k && i < k->nact; i++) {
+	for (uint32_t i = 0; i < k->nact; i++) {
 		t->vec[k->act[i]] += w;
 		t->vec[cp_stream_d(p, k->act[i])] += w;
 	}
-	for (uint32_t i = 0; k && i < k->nheld; i++) {
+	for (uint32_t i = 0; i < k->nheld; i++) {
 		uint32_t l = p->obj[k->held[i]].lane;
 
 		if (l != NONE)
@@ -146,7 +153,7 @@ void cp_stream_flush(struct sp *p, struct sth *t)
 	}
 	if (t->tlane)
 		t->vec[cp_stream_tcp(p, t->tlane - 1)] += w;
-	for (uint32_t i = 0; k && i < k->noth; i++)
+	for (uint32_t i = 0; i < k->noth; i++)
 		t->vec[cp_stream_cpx(p, k->oth[i])] += w;
 	t->pending = 0;
 }
@@ -316,14 +323,13 @@ void cp_stream_pop(struct sp *p, struct sth *t)
  */
 int cp_stream_frames(struct sp *p, struct sth *t, const struct cp_tev *v)
 {
-	const struct sth_stk *k;
+	const struct sth_stk *k = stk_of(t, p->ntr);
 	unsigned kind = cp_tev_kind(v);
 	uint64_t j, tag;
 	uint32_t proc;
 
-	if (!t->k && cp_stream_stk_new(t, p->ntr))
+	if (!k)
 		return -1;
-	k = t->k;
 
 	switch (kind) {
 	case CP_EV_ENTER:
@@ -357,12 +363,11 @@ int cp_stream_frames(struct sp *p, struct sth *t, const struct cp_tev *v)
 int cp_stream_set_stack(struct sp *p, struct sth *t, const uint32_t *proc,
 			uint32_t n)
 {
-	const struct sth_stk *k;
+	const struct sth_stk *k = stk_of(t, p->ntr);
 	uint64_t c = 0;
 
-	if (!t->k && cp_stream_stk_new(t, p->ntr))
+	if (!k)
 		return -1;
-	k = t->k;
 	while (c < k->depth && c < n && k->fr[c].proc == proc[c])
 		c++;
 	while (k->depth > c)
