@@ -98,12 +98,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_debug.h"
 #include "cp_die.h"
 #include "cp_grow.h"
 #include "cp_par.h"
 #include "cp_spill.h"
 #include "cp_stair.h"
 #include "cp_varint.h"
+
+/* Debug invariants: type-checked always, run when this is true. */
+static const bool cp_stream_sl_debug = CP_DEBUG;
 
 enum { F_VIRT = 1, F_FIRST = 2, F_PIECES = 4 };
 
@@ -505,6 +509,55 @@ static int walk_regrow(void *a, size_t old, size_t n, size_t size)
 	return 0;
 }
 
+/*
+ * C's shares ahead.  A segment pushed at the walk's position now, alive
+ * until position u, can lower a lane's d only at C's vertices in [now,
+ * u], and at each of them d is at most the d of now plus the lane's
+ * shares of the C edges met since (on_c() adds a vertex's share, or
+ * takes less).  A segment of no less value than that is never the least
+ * that counts, and push() leaves it out: the staircases then hold the few
+ * that may count (a molecular dynamics program with a lock per cell: one
+ * push in 10 to 50 of those it made without).  cs_walk() finds the shares
+ * before the lanes' walks start, following C alone back through the
+ * file; they are kept by blocks of positions, summed, within a fixed
+ * room, so that the bound for [now, u] (the blocks that hold it) is two
+ * reads.
+ */
+struct cshares {
+	uint64_t *cum;		/* [(nb + 1) x nc]: column c's shares at C's
+				 * vertices before block b, at [b * nc + c] */
+	uint64_t nb;		/* blocks */
+	uint32_t nc;		/* a column per lane of the two walks, then
+				 * one of C's edges whole (any lane's share
+				 * of an edge is at most its weight), for the
+				 * lanes that lead others (regroup()) */
+	unsigned shift;		/* a block is 2^shift positions */
+};
+
+/* The room cshares take: 16 MiB. */
+#define CS_BYTES ((size_t)16 << 20)
+
+/* Column @c's shares at C's vertices in positions [@now, @until] or
+ * more (the blocks that hold them). */
+static uint64_t cs_span(const struct cshares *cs, uint32_t c, uint64_t now,
+			uint64_t until)
+{
+	uint64_t lo = now >> cs->shift, hi = (until >> cs->shift) + 1;
+
+	if (hi > cs->nb)
+		hi = cs->nb;
+	if (lo >= hi)
+		return 0;
+	return cs->cum[hi * cs->nc + c] - cs->cum[lo * cs->nc + c];
+}
+
+static void cs_free(struct cshares *cs)
+{
+	if (cs)
+		free(cs->cum);
+	free(cs);
+}
+
 /* The walk's state: per lane (a followed procedure with CP time) its d,
  * CP time not passed, live segments and the values A + 1 (0: no path
  * from C reaches the vertex) of each thread's next vertex and each slot. */
@@ -521,6 +574,9 @@ struct walk {
 	uint64_t cown[CP_STREAM_TRACK];	/* share of the C^R edge into the
 					 * next C vertex */
 	struct cp_stair seg[CP_STREAM_TRACK];
+	const struct cshares *cs;	/* C's shares ahead (NULL: none) */
+	uint32_t col[CP_STREAM_TRACK];	/* a lane's column in cs */
+	uint64_t solo;		/* lanes that lead no other (regroup()) */
 	uint64_t *tv;		/* [nl x 2P] each open thread's pending
 				 * thread edge's segment value, a min-tree
 				 * per lane over the thread slots
@@ -579,11 +635,22 @@ static uint64_t seg_val(uint64_t L, uint64_t et, uint64_t wt, uint64_t a)
 }
 
 /* Push lane @l's segment of value @v alive until position @until
- * (UINT64_MAX: never expires), unless d can never reach it.  0, or -1
- * (memory). */
+ * (UINT64_MAX: never expires), unless d can never reach it while it is
+ * alive.  0, or -1 (memory). */
 static int push(struct walk *w, uint32_t l, uint64_t v, uint64_t until)
 {
-	if (v >= sat_add(w->d[l], w->rem[l]))
+	uint64_t room = w->rem[l];
+
+	/* (C's shares ahead, struct cshares: the lane's own while it leads
+	 * no other, else C's edges whole) */
+	if (w->cs && until != UINT64_MAX) {
+		uint32_t c = w->solo >> l & 1 ? w->col[l] : w->cs->nc - 1;
+		uint64_t ahead = cs_span(w->cs, c, w->now, until);
+
+		if (ahead < room)
+			room = ahead;
+	}
+	if (v >= sat_add(w->d[l], room))
 		return 0;
 	return cp_stair_push(&w->seg[l], v, until, w->now);
 }
@@ -744,9 +811,22 @@ static void thread_gone(struct walk *w, uint32_t tid, uint32_t slot)
  * of the 20 given Slack), so the walk back to it goes with one lane for
  * them all.  0, or -1 (memory).
  */
+/* Which leading lanes lead no other (w->solo), after the groups
+ * changed: push() bounds their segments by their own shares ahead. */
+static void regroup(struct walk *w)
+{
+	uint64_t leads = 0;
+
+	for (uint32_t m = 0; m < w->nl; m++)
+		if (w->lead[m] != m)
+			leads |= (uint64_t)1 << w->lead[m];
+	w->solo = ~leads;
+}
+
 static int split(struct walk *w)
 {
 	uint32_t nl = w->nl, from[CP_STREAM_TRACK];
+	bool parted = false;
 
 	for (uint32_t m = 0; m < nl; m++) {
 		uint32_t l = w->lead[m], h;
@@ -759,6 +839,7 @@ static int split(struct walk *w)
 			if (w->lead[h] == h && from[h] == l &&
 			    w->cown[h] == w->cown[m])
 				break;
+		parted = true;
 		if (h < m) {
 			w->lead[m] = h;
 			continue;
@@ -778,6 +859,8 @@ static int split(struct walk *w)
 			w->ra[(size_t)r * nl + m] = w->ra[(size_t)r * nl + l];
 		w->live |= (uint64_t)1 << m;
 	}
+	if (parted)
+		regroup(w);
 	return 0;
 }
 
@@ -823,6 +906,7 @@ static int on_c(struct walk *w, uint64_t et)
 			w->lead[m] = m;
 			w->d[m] = w->d[l];
 			w->nmemb--;
+			regroup(w);
 		}
 	}
 	return 0;
@@ -1047,6 +1131,9 @@ static int walk_one(struct walk *w, const uint8_t *q, const uint8_t *e,
 	GET(nin);
 	if (win > nin || (flags & F_VIRT && !win))
 		return -2;
+	/* C's vertices are where cs_record() finds them */
+	if (cp_stream_sl_debug && c && f != w->cf)
+		cp_die("stream: C's vertex is not where its edge says");
 	if (c) {
 		if (on_c(w, et))
 			return -1;
@@ -1146,7 +1233,8 @@ static int thread_ends(struct walk *w, const uint64_t (*end)[2], uint32_t n)
  * virtual start each; the @nend of @end, last_vertices()), C's end.  0,
  * or -1 (memory). */
 static int walk_init(struct walk *w, struct sp *p, const uint32_t *k,
-		     uint32_t nl, const uint64_t (*end)[2], uint32_t nend)
+		     uint32_t nl, const uint64_t (*end)[2], uint32_t nend,
+		     const struct cshares *cs, uint32_t col0)
 {
 	struct cp_stream_sl *sl = p->sl;
 	uint64_t L;
@@ -1166,14 +1254,18 @@ static int walk_init(struct walk *w, struct sp *p, const uint32_t *k,
 		for (; at > 0 && w->rem[at - 1] < cp; at--) {
 			w->k[at] = w->k[at - 1];
 			w->rem[at] = w->rem[at - 1];
+			w->col[at] = w->col[at - 1];
 		}
 		w->k[at] = k[l];
 		w->rem[at] = cp;
+		w->col[at] = col0 + l;
 		w->lead[l] = 0;
 	}
 	w->live = nl ? 1 : 0;
 	w->nmemb = nl ? nl - 1 : 0;
 	w->nl = nl;
+	w->cs = cs;
+	regroup(w);
 	/* the timeline follows C even with no lane */
 	w->tl_on = w->tl && cpt != NONE;
 	if (!w->nl && !w->tl_on)
@@ -1297,6 +1389,285 @@ static bool lane_on(const struct sp *p, uint32_t k)
 	return p->sl_lanes >> k & 1;
 }
 
+/* ---- C's shares ahead (struct cshares) --------------------------- */
+
+/* The walk that follows C alone: where it goes on (as struct walk's
+ * ptr, ptr_id, cf) and each thread's mask, learnt back as there.  The
+ * shares of C's edges are summed by runs: the C edges of one mask (a
+ * thread's run on C) into dt, the runs of one block into own, the blocks
+ * into cs->cum. */
+struct cs_walk {
+	struct cshares *cs;
+	const struct sp *p;
+	uint64_t N;
+	int ptr;
+	uint32_t ptr_id;
+	uint64_t cf;
+	uint64_t *tmask;	/* [nt] */
+	uint64_t mask, dt;	/* the run: its mask, its C time */
+	uint64_t blk;		/* the block summed into own */
+	uint32_t k[CP_STREAM_TRACK * 2];	/* a column's tracked index */
+	uint64_t own[CP_STREAM_TRACK * 2 + 1];
+	uint64_t rem[CP_STREAM_TRACK * 2];	/* a column's CP time left
+						 * past block blk */
+	uint32_t nrem;		/* columns with CP time left */
+};
+
+/* The run of C edges under one mask ends: its time goes to the columns
+ * of the lanes it holds. */
+static void cs_run_end(struct cs_walk *c)
+{
+	uint32_t nl = c->cs->nc - 1;
+
+	for (uint32_t l = 0; l < nl; l++)
+		if (c->mask >> c->k[l] & 1)
+			c->own[l] += c->dt;
+	c->own[nl] += c->dt;
+	c->dt = 0;
+}
+
+/* A C edge of @dt under @mask. */
+static void cs_share(struct cs_walk *c, uint64_t mask, uint64_t dt)
+{
+	if (mask != c->mask) {
+		cs_run_end(c);
+		c->mask = mask;
+	}
+	c->dt += dt;
+}
+
+/* The shares summed into own go to their block's row, and out of the CP
+ * time the lanes have left. */
+static void cs_block_end(struct cs_walk *c)
+{
+	struct cshares *cs = c->cs;
+	uint64_t *row = cs->cum + (c->blk + 1) * cs->nc;
+
+	cs_run_end(c);
+	for (uint32_t l = 0; l < cs->nc; l++) {
+		row[l] += c->own[l];
+		if (l + 1 < cs->nc && c->rem[l]) {
+			c->rem[l] -= c->own[l] < c->rem[l] ? c->own[l] :
+							     c->rem[l];
+			c->nrem -= !c->rem[l];
+		}
+		c->own[l] = 0;
+	}
+}
+
+/* The C edge from a vertex of thread @tid into C's next vertex, at @nf
+ * (on_c() takes its shares there, in that vertex's block): its shares by
+ * the @npc pieces at @pc (the record ends at @e), or else of @wt under
+ * the thread's mask.  0, or -2 (a piece the pass did not write). */
+static int cs_along(struct cs_walk *c, uint32_t tid, uint64_t nf,
+		    uint64_t wt, const uint8_t *pc, uint64_t npc,
+		    const uint8_t *e)
+{
+	uint64_t b = (c->N - 1 - nf) >> c->cs->shift, mk, dt;
+
+	if (b != c->blk) {
+		cs_block_end(c);
+		c->blk = b;
+	}
+	if (!pc) {
+		cs_share(c, c->tmask[tid], wt);
+		return 0;
+	}
+	for (uint64_t i = 0; i < npc; i++) {
+		if (cp_uv_get(&pc, e, &mk) || cp_uv_get(&pc, e, &dt))
+			return -2;
+		cs_share(c, mk, dt);
+	}
+	return 0;
+}
+
+#define GET(v)	do { if (cp_uv_get(&q, e, &(v))) return -2; } while (0)
+
+/*
+ * The record [@q, @e) at @f: if C's next vertex (the record at c->cf, as
+ * walk_one() finds it), its shares, and where C goes on; else only its
+ * thread's mask, when it says it.  0, or -2 (a record the pass did not
+ * write, or C not where it should be).
+ */
+static int cs_record(struct cs_walk *c, const uint8_t *q, const uint8_t *e,
+		     uint64_t f)
+{
+	uint64_t flags, x, tid = 0, wt = 0, dprev = 0, mask0 = 0, npc = 0;
+	uint64_t win, nin;
+	const uint8_t *pc = NULL;
+	bool on = f == c->cf, at = false;
+
+	if (q >= e)
+		return -2;
+	flags = *q++;
+	if (!on && !(flags & F_PIECES))
+		return 0;
+	GET(x);
+	if (flags & F_VIRT) {
+		at = c->ptr == PTR_SLOT && c->ptr_id == x;
+		GET(x);
+	} else {
+		tid = x;
+		if (tid >= c->p->nt)
+			return -2;
+		at = c->ptr == PTR_THREAD && c->ptr_id == tid;
+		if (!(flags & F_FIRST)) {
+			GET(wt);
+			GET(x);
+			GET(dprev);
+			GET(x);
+			if (dprev > f)
+				return -2;
+		}
+		if (flags & F_PIECES) {
+			GET(mask0);
+			GET(npc);
+			pc = q;
+			for (uint64_t i = 0; i < 2 * npc; i++)
+				GET(x);
+		}
+		if (!on) {
+			c->tmask[tid] = mask0;
+			return 0;
+		}
+		GET(x);
+		for (uint64_t n = x; n; n--) {
+			GET(x);
+			at |= c->ptr == PTR_SLOT && c->ptr_id == x;
+		}
+	}
+	GET(win);
+	GET(nin);
+	if (!at || win > nin)
+		return -2;
+	c->ptr = PTR_NONE;
+	if (!win && !(flags & (F_VIRT | F_FIRST))) {
+		c->ptr = PTR_THREAD;
+		c->ptr_id = (uint32_t)tid;
+		c->cf = f - dprev;
+		if (cs_along(c, (uint32_t)tid, c->cf, wt, pc, npc, e))
+			return -2;
+	}
+	if (flags & F_PIECES)
+		c->tmask[tid] = mask0;
+	for (uint64_t j = 0; j < win; j++) {
+		uint64_t id, egap, dpos;
+
+		GET(id);
+		GET(egap);
+		GET(dpos);
+		if (j + 1 == win) {
+			if (dpos > f)
+				return -2;
+			c->ptr = id & 1 ? PTR_THREAD : PTR_SLOT;
+			c->ptr_id = (uint32_t)(id >> 1);
+			c->cf = f - dpos;
+		}
+	}
+	return 0;
+}
+
+#undef GET
+
+/* Has the walk more to find: C goes on, and some lane's CP time is not
+ * all summed (in the blocks before the one summed now)? */
+static bool cs_on(const struct cs_walk *c)
+{
+	return c->ptr != PTR_NONE && c->nrem;
+}
+
+/* Follow C back through the file until the lanes' CP time is all found
+ * (@c set up by cs_find()).  0, or -2 (the file disagrees, or failed,
+ * or memory ran out). */
+static int cs_run(struct cs_walk *c)
+{
+	const struct cp_spill *sp = &c->p->sl->sp;
+	uint8_t *buf = NULL;
+	size_t cap = 0;
+	uint64_t f = c->N - 1;
+	int ret = 0;
+	bool io = false;
+
+	for (uint32_t i = sp->nchunk; i-- > 0 && cs_on(c) && !ret;) {
+		const uint8_t *b, *e;
+		uint32_t n = 0;
+
+		if (cp_spill_read(sp, i, &buf, &cap)) {
+			io = true;
+			break;
+		}
+		b = buf;
+		e = b + sp->chunk[i].len;
+		while (e > b && cs_on(c) && !ret) {
+			uint64_t l;
+			const uint8_t *be = rec_len(b, e, &l);
+
+			if (!be || l > (uint64_t)(be - b) ||
+			    ++n > sp->chunk[i].nrec || f == UINT64_MAX)
+				ret = -2;
+			else
+				ret = cs_record(c, be - l, be, f--);
+			e = be ? be - l : e;
+		}
+	}
+	free(buf);
+	cs_block_end(c);
+	if (cp_stream_sl_debug && !io && (ret || c->nrem))
+		cp_die("stream: the walk of C alone lost it");
+	return io || ret || c->nrem ? -2 : 0;
+}
+
+/*
+ * C's shares ahead (struct cshares) for the @n[h] lanes @k[h] of the two
+ * walks, their columns in that order; NULL when the room cannot be had or
+ * the file does not give them (the walks then go without them: the
+ * results are the same).  Free with cs_free().
+ */
+static struct cshares *cs_find(struct sp *p,
+			       const uint32_t (*k)[CP_STREAM_TRACK],
+			       const uint32_t *n)
+{
+	struct cs_walk c = { .p = p, .N = p->sl->nsteps, .ptr = PTR_THREAD };
+	struct cshares *cs;
+	uint64_t L;
+	uint32_t cpt = cp_stream_cp_end(p, &L), nc = n[0] + n[1] + 1;
+
+	if (cpt == NONE || nc == 1 || !c.N)
+		return NULL;
+	cs = calloc(1, sizeof(*cs));
+	if (!cs)
+		return NULL;
+	cs->nc = nc;
+	while (((c.N - 1) >> cs->shift) + 2 > CS_BYTES / (8 * (size_t)nc))
+		cs->shift++;
+	cs->nb = ((c.N - 1) >> cs->shift) + 1;
+	cs->cum = calloc((cs->nb + 1) * nc, sizeof(*cs->cum));
+	c.tmask = malloc((p->nt ? p->nt : 1) * sizeof(*c.tmask));
+	c.cs = cs;
+	if (!cs->cum || !c.tmask)
+		goto fail;
+	memcpy(c.tmask, p->sl->endmask, p->nt * sizeof(*c.tmask));
+	for (uint32_t h = 0, l = 0; h < 2; h++)
+		for (uint32_t i = 0; i < n[h]; i++, l++) {
+			c.k[l] = k[h][i];
+			c.rem[l] = p->th[cpt].vec[k[h][i]];
+			c.nrem += c.rem[l] > 0;
+		}
+	c.ptr_id = cpt;
+	c.cf = p->sl->lastf[cpt];
+	if (cs_run(&c))
+		goto fail;
+	free(c.tmask);
+	for (uint64_t b = 1; b <= cs->nb; b++)
+		for (uint32_t l = 0; l < nc; l++)
+			cs->cum[b * nc + l] += cs->cum[(b - 1) * nc + l];
+	return cs;
+fail:
+	free(c.tmask);
+	cs_free(cs);
+	return NULL;
+}
+
 /*
  * The lanes are the procedures given Slack with CP time, split between two
  * walks of the file on both cores (cp_par_two; each reads the file and
@@ -1311,6 +1682,7 @@ int cp_stream_sl_walk(struct sp *p)
 	uint32_t k[2][CP_STREAM_TRACK], n[2] = { 0, 0 }, ng[2] = { 0, 0 };
 	uint32_t cpt, nend;
 	uint64_t (*end)[2] = NULL;
+	struct cshares *cs = NULL;
 	uint64_t L;
 	int ret = 0;
 
@@ -1341,9 +1713,10 @@ int cp_stream_sl_walk(struct sp *p)
 			}
 	}
 	w[0].tl = p->tl;
+	cs = cs_find(p, k, n);
 	if (last_vertices(p, cpt, &end, &nend) ||
-	    walk_init(&w[0], p, k[0], n[0], end, nend) ||
-	    walk_init(&w[1], p, k[1], n[1], end, nend)) {
+	    walk_init(&w[0], p, k[0], n[0], end, nend, cs, 0) ||
+	    walk_init(&w[1], p, k[1], n[1], end, nend, cs, n[0])) {
 		ret = -1;
 		goto out;
 	}
@@ -1382,6 +1755,7 @@ int cp_stream_sl_walk(struct sp *p)
 	p->has_slack = p->s->slack_asked;
 out:
 	free(end);
+	cs_free(cs);
 	walk_free(&w[0]);
 	walk_free(&w[1]);
 	return ret;
