@@ -57,9 +57,10 @@
  *	u8 flags		VIRT, FIRST (no thread in-edge), PIECES
  * a vertex:
  *	uv tid
+ *	PIECES: uv mask before
  *	unless FIRST: uv w, uv et(x) - et(u) - w, uv f(x) - f(u),
  *		uv wall(x) - wall(u)
- *	PIECES: uv mask before, uv n, n x (uv mask, uv dt)
+ *	PIECES: uv n, n x (uv mask, uv dt)
  *	uv n, n x uv slot published here
  * a virtual vertex:
  *	uv slot it is a version of, uv et(x)
@@ -396,6 +397,8 @@ void cp_stream_sl_end_step(struct sp *p, const struct sth *t)
 		goto virtuals;
 	*q++ = (uint8_t)((sl->first ? F_FIRST : 0) | (pieces ? F_PIECES : 0));
 	q = cp_uv_put(q, sl->tid);
+	if (pieces)
+		q = cp_uv_put(q, sl->mask0);
 	if (!sl->first) {
 		q = cp_uv_put(q, w);
 		q = cp_uv_put(q, et - sl->etprev - w);
@@ -403,7 +406,6 @@ void cp_stream_sl_end_step(struct sp *p, const struct sth *t)
 		q = cp_uv_put(q, sl->wd);
 	}
 	if (pieces) {
-		q = cp_uv_put(q, sl->mask0);
 		q = cp_uv_put(q, sl->npc);
 		for (uint32_t i = 0; i < sl->npc; i++) {
 			q = cp_uv_put(q, sl->pmask[i]);
@@ -534,8 +536,10 @@ struct cshares {
 	unsigned shift;		/* a block is 2^shift positions */
 };
 
-/* The room cshares take: 16 MiB. */
+/* The room cshares take: 16 MiB at most, in blocks of 256 positions or
+ * more (a finer bound left out few more segments, on the traces tried). */
 #define CS_BYTES ((size_t)16 << 20)
+#define CS_SHIFT 8
 
 /* Column @c's shares at C's vertices in positions [@now, @until] or
  * more (the blocks that hold them). */
@@ -1089,6 +1093,8 @@ static int walk_one(struct walk *w, const uint8_t *q, const uint8_t *e,
 		tid = (uint32_t)x;
 		if (tid >= p->nt)
 			return -2;
+		if (flags & F_PIECES)
+			GET(mask0);
 		if (!(flags & F_FIRST)) {
 			GET(wt);
 			GET(gap);
@@ -1096,7 +1102,6 @@ static int walk_one(struct walk *w, const uint8_t *q, const uint8_t *e,
 			GET(wd);
 		}
 		if (flags & F_PIECES) {
-			GET(mask0);
 			GET(npc);
 			pc = q;
 			for (uint64_t i = 0; i < 2 * npc; i++)
@@ -1510,6 +1515,12 @@ static int cs_record(struct cs_walk *c, const uint8_t *q, const uint8_t *e,
 		tid = x;
 		if (tid >= c->p->nt)
 			return -2;
+		if (flags & F_PIECES)
+			GET(mask0);
+		if (!on) {
+			c->tmask[tid] = mask0;
+			return 0;
+		}
 		at = c->ptr == PTR_THREAD && c->ptr_id == tid;
 		if (!(flags & F_FIRST)) {
 			GET(wt);
@@ -1520,15 +1531,10 @@ static int cs_record(struct cs_walk *c, const uint8_t *q, const uint8_t *e,
 				return -2;
 		}
 		if (flags & F_PIECES) {
-			GET(mask0);
 			GET(npc);
 			pc = q;
 			for (uint64_t i = 0; i < 2 * npc; i++)
 				GET(x);
-		}
-		if (!on) {
-			c->tmask[tid] = mask0;
-			return 0;
 		}
 		GET(x);
 		for (uint64_t n = x; n; n--) {
@@ -1638,6 +1644,7 @@ static struct cshares *cs_find(struct sp *p,
 	if (!cs)
 		return NULL;
 	cs->nc = nc;
+	cs->shift = CS_SHIFT;
 	while (((c.N - 1) >> cs->shift) + 2 > CS_BYTES / (8 * (size_t)nc))
 		cs->shift++;
 	cs->nb = ((c.N - 1) >> cs->shift) + 1;
