@@ -76,7 +76,10 @@
  * bytes an event on a lock-heavy trace.
  *
  * Both cores: the lanes are split between two walks of the file, each
- * following C itself (cp_stream_sl_walk()).
+ * following C itself (cp_stream_sl_walk()).  A walk that follows C alone
+ * finds each lane's shares of C's edges ahead first (struct cshares), on
+ * the core of one walk while the other starts; they bound which segments
+ * can count at all, and the others are not pushed.
  *
  * The headline's procedure (sp.busy_k): the walk that has its lane also
  * writes, as it passes them, C's segments that hold its time on the wall
@@ -84,8 +87,8 @@
  * its stack switches) to a second scratch file, last first, which
  * cp_stream_busy.c reads back.
  *
- * Memory: per walk 28 bytes a thread (its et, wall clock, mask and
- * slot); per lane 40 bytes a thread slot (its A and its segment in
+ * Memory: the shares ahead, 16 MB at most; per walk 28 bytes a thread
+ * (its et, wall clock, mask and slot); per lane 40 bytes a thread slot (its A and its segment in
  * thread_seg()'s tree), 8 a record slot, and the other segments alive
  * that no other dominates (cp_stair.h).  A thread takes a slot when the
  * walk first meets it (its last vertex, or the JOIN of it) and gives it
@@ -96,6 +99,7 @@
 #include "cp_stream_int.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -519,11 +523,10 @@ static int walk_regrow(void *a, size_t old, size_t n, size_t size)
  * takes less).  A segment of no less value than that is never the least
  * that counts, and push() leaves it out: the staircases then hold the few
  * that may count (a molecular dynamics program with a lock per cell: one
- * push in 10 to 50 of those it made without).  cs_walk() finds the shares
- * before the lanes' walks start, following C alone back through the
- * file; they are kept by blocks of positions, summed, within a fixed
- * room, so that the bound for [now, u] (the blocks that hold it) is two
- * reads.
+ * push in 8 to 55 of those it made without).  cs_run() finds the shares,
+ * following C alone back through the file; they are kept by blocks of
+ * positions, summed, within a fixed room, so that the bound for [now, u]
+ * (the blocks that hold it) is two reads.
  */
 struct cshares {
 	uint64_t *cum;		/* [(nb + 1) x nc]: column c's shares at C's
@@ -534,6 +537,11 @@ struct cshares {
 				 * of an edge is at most its weight), for the
 				 * lanes that lead others (regroup()) */
 	unsigned shift;		/* a block is 2^shift positions */
+	/* rows [0, ready] are found: the walk of C alone (cs_fill()) runs
+	 * on one core at the start of its lanes' walk while the other walk
+	 * starts on the other, and passes it on its way */
+	_Atomic uint64_t ready;
+	struct cs_walk *c;	/* that walk's state until it is done */
 };
 
 /* The room cshares take: 16 MiB at most, in blocks of 256 positions or
@@ -542,8 +550,8 @@ struct cshares {
 #define CS_SHIFT 8
 
 /* Column @c's shares at C's vertices in positions [@now, @until] or
- * more (the blocks that hold them). */
-static uint64_t cs_span(const struct cshares *cs, uint32_t c, uint64_t now,
+ * more (the blocks that hold them); UINT64_MAX while not all found. */
+static uint64_t cs_span(struct cshares *cs, uint32_t c, uint64_t now,
 			uint64_t until)
 {
 	uint64_t lo = now >> cs->shift, hi = (until >> cs->shift) + 1;
@@ -552,13 +560,20 @@ static uint64_t cs_span(const struct cshares *cs, uint32_t c, uint64_t now,
 		hi = cs->nb;
 	if (lo >= hi)
 		return 0;
+	if (hi > atomic_load_explicit(&cs->ready, memory_order_acquire))
+		return UINT64_MAX;	/* not found yet */
 	return cs->cum[hi * cs->nc + c] - cs->cum[lo * cs->nc + c];
 }
 
+static void cs_walk_free(struct cshares *cs);
+static void cs_fill(struct cshares *cs);
+
 static void cs_free(struct cshares *cs)
 {
-	if (cs)
-		free(cs->cum);
+	if (!cs)
+		return;
+	cs_walk_free(cs);
+	free(cs->cum);
 	free(cs);
 }
 
@@ -578,7 +593,8 @@ struct walk {
 	uint64_t cown[CP_STREAM_TRACK];	/* share of the C^R edge into the
 					 * next C vertex */
 	struct cp_stair seg[CP_STREAM_TRACK];
-	const struct cshares *cs;	/* C's shares ahead (NULL: none) */
+	struct cshares *cs;	/* C's shares ahead (NULL: none) */
+	struct cshares *fill;	/* to find first (cs_fill()), or NULL */
 	uint32_t col[CP_STREAM_TRACK];	/* a lane's column in cs */
 	uint64_t solo;		/* lanes that lead no other (regroup()) */
 	uint64_t *tv;		/* [nl x 2P] each open thread's pending
@@ -1239,7 +1255,7 @@ static int thread_ends(struct walk *w, const uint64_t (*end)[2], uint32_t n)
  * or -1 (memory). */
 static int walk_init(struct walk *w, struct sp *p, const uint32_t *k,
 		     uint32_t nl, const uint64_t (*end)[2], uint32_t nend,
-		     const struct cshares *cs, uint32_t col0)
+		     struct cshares *cs, uint32_t col0)
 {
 	struct cp_stream_sl *sl = p->sl;
 	uint64_t L;
@@ -1372,6 +1388,9 @@ static void walk_run(void *arg)
 	struct sp *p = w->p;
 	const struct cp_spill *sp = &p->sl->sp;
 
+	if (w->fill)
+		cs_fill(w->fill);
+
 	for (uint32_t i = sp->nchunk; i-- > 0 && walking(w) && !w->ret;) {
 		if (cp_spill_read(sp, i, &w->buf, &w->cap_buf)) {
 			w->ret = -2 - errno;
@@ -1441,23 +1460,35 @@ static void cs_share(struct cs_walk *c, uint64_t mask, uint64_t dt)
 	c->dt += dt;
 }
 
-/* The shares summed into own go to their block's row, and out of the CP
- * time the lanes have left. */
-static void cs_block_end(struct cs_walk *c)
+/* The shares summed into own are block blk's: rows blk + 1 .. @b take
+ * the sums to there (the blocks between have no C vertex), and they
+ * come out of the CP time the lanes have left.  The walks may read them
+ * once published (cs_publish()). */
+static void cs_block_end(struct cs_walk *c, uint64_t b)
 {
 	struct cshares *cs = c->cs;
-	uint64_t *row = cs->cum + (c->blk + 1) * cs->nc;
+	uint32_t nc = cs->nc;
+	const uint64_t *prev = cs->cum + c->blk * nc;
+	uint64_t *row = cs->cum + (c->blk + 1) * nc;
 
 	cs_run_end(c);
-	for (uint32_t l = 0; l < cs->nc; l++) {
-		row[l] += c->own[l];
-		if (l + 1 < cs->nc && c->rem[l]) {
+	for (uint32_t l = 0; l < nc; l++) {
+		row[l] = prev[l] + c->own[l];
+		if (l + 1 < nc && c->rem[l]) {
 			c->rem[l] -= c->own[l] < c->rem[l] ? c->own[l] :
 							     c->rem[l];
 			c->nrem -= !c->rem[l];
 		}
 		c->own[l] = 0;
 	}
+	for (uint64_t r = c->blk + 2; r <= b; r++)
+		memcpy(cs->cum + r * nc, row, nc * sizeof(*row));
+}
+
+/* Rows [0, @b] are found. */
+static void cs_publish(struct cshares *cs, uint64_t b)
+{
+	atomic_store_explicit(&cs->ready, b, memory_order_release);
 }
 
 /* The C edge from a vertex of thread @tid into C's next vertex, at @nf
@@ -1470,8 +1501,11 @@ static int cs_along(struct cs_walk *c, uint32_t tid, uint64_t nf,
 {
 	uint64_t b = (c->N - 1 - nf) >> c->cs->shift, mk, dt;
 
+	if (b < c->blk)
+		return -2;	/* C goes back in the file */
 	if (b != c->blk) {
-		cs_block_end(c);
+		cs_block_end(c, b);
+		cs_publish(c->cs, b);
 		c->blk = b;
 	}
 	if (!pc) {
@@ -1583,9 +1617,11 @@ static bool cs_on(const struct cs_walk *c)
 }
 
 /* Follow C back through the file until the lanes' CP time is all found
- * (@c set up by cs_find()).  0, or -2 (the file disagrees, or failed,
- * or memory ran out). */
-static int cs_run(struct cs_walk *c)
+ * (@c set up by cs_new()), publishing the rows as it goes, and all of
+ * them then (the lanes have no share of C's edges further back).  Where
+ * the file does not give them all (it disagrees, or a read failed), the
+ * rows published stay, and the others are never read. */
+static void cs_run(struct cs_walk *c)
 {
 	const struct cp_spill *sp = &c->p->sl->sp;
 	uint8_t *buf = NULL;
@@ -1616,63 +1652,77 @@ static int cs_run(struct cs_walk *c)
 			e = be ? be - l : e;
 		}
 	}
-	free(buf);
-	cs_block_end(c);
-	if (cp_stream_sl_debug && !io && (ret || c->nrem))
+	if (cp_stream_sl_debug && ret)
 		cp_die("stream: the walk of C alone lost it");
-	return io || ret || c->nrem ? -2 : 0;
+	free(buf);
+	if (io || ret)
+		return;
+	cs_block_end(c, c->cs->nb);
+	if (!c->nrem)
+		cs_publish(c->cs, c->cs->nb);
+	else if (cp_stream_sl_debug)
+		cp_die("stream: the walk of C alone lost it");
+}
+
+static void cs_walk_free(struct cshares *cs)
+{
+	if (cs->c)
+		free(cs->c->tmask);
+	free(cs->c);
+	cs->c = NULL;
 }
 
 /*
  * C's shares ahead (struct cshares) for the @n[h] lanes @k[h] of the two
- * walks, their columns in that order; NULL when the room cannot be had or
- * the file does not give them (the walks then go without them: the
- * results are the same).  Free with cs_free().
+ * walks, their columns in that order, to be found by cs_fill(); NULL when
+ * the room cannot be had (the walks then go without them: the results
+ * are the same).  Free with cs_free().
  */
-static struct cshares *cs_find(struct sp *p,
-			       const uint32_t (*k)[CP_STREAM_TRACK],
-			       const uint32_t *n)
+static struct cshares *cs_new(struct sp *p,
+			      const uint32_t (*k)[CP_STREAM_TRACK],
+			      const uint32_t *n)
 {
-	struct cs_walk c = { .p = p, .N = p->sl->nsteps, .ptr = PTR_THREAD };
 	struct cshares *cs;
-	uint64_t L;
+	struct cs_walk *c;
+	uint64_t L, N = p->sl->nsteps;
 	uint32_t cpt = cp_stream_cp_end(p, &L), nc = n[0] + n[1] + 1;
 
-	if (cpt == NONE || nc == 1 || !c.N)
+	if (cpt == NONE || nc == 1 || !N)
 		return NULL;
 	cs = calloc(1, sizeof(*cs));
 	if (!cs)
 		return NULL;
 	cs->nc = nc;
 	cs->shift = CS_SHIFT;
-	while (((c.N - 1) >> cs->shift) + 2 > CS_BYTES / (8 * (size_t)nc))
+	while (((N - 1) >> cs->shift) + 2 > CS_BYTES / (8 * (size_t)nc))
 		cs->shift++;
-	cs->nb = ((c.N - 1) >> cs->shift) + 1;
+	cs->nb = ((N - 1) >> cs->shift) + 1;
 	cs->cum = calloc((cs->nb + 1) * nc, sizeof(*cs->cum));
-	c.tmask = malloc((p->nt ? p->nt : 1) * sizeof(*c.tmask));
-	c.cs = cs;
-	if (!cs->cum || !c.tmask)
-		goto fail;
-	memcpy(c.tmask, p->sl->endmask, p->nt * sizeof(*c.tmask));
+	cs->c = c = calloc(1, sizeof(*c));
+	if (c)
+		c->tmask = malloc((p->nt ? p->nt : 1) * sizeof(*c->tmask));
+	if (!cs->cum || !c || !c->tmask) {
+		cs_free(cs);
+		return NULL;
+	}
+	*c = (struct cs_walk){ .cs = cs, .p = p, .N = N, .ptr = PTR_THREAD,
+			       .ptr_id = cpt, .cf = p->sl->lastf[cpt],
+			       .tmask = c->tmask };
+	memcpy(c->tmask, p->sl->endmask, p->nt * sizeof(*c->tmask));
 	for (uint32_t h = 0, l = 0; h < 2; h++)
 		for (uint32_t i = 0; i < n[h]; i++, l++) {
-			c.k[l] = k[h][i];
-			c.rem[l] = p->th[cpt].vec[k[h][i]];
-			c.nrem += c.rem[l] > 0;
+			c->k[l] = k[h][i];
+			c->rem[l] = p->th[cpt].vec[k[h][i]];
+			c->nrem += c->rem[l] > 0;
 		}
-	c.ptr_id = cpt;
-	c.cf = p->sl->lastf[cpt];
-	if (cs_run(&c))
-		goto fail;
-	free(c.tmask);
-	for (uint64_t b = 1; b <= cs->nb; b++)
-		for (uint32_t l = 0; l < nc; l++)
-			cs->cum[b * nc + l] += cs->cum[(b - 1) * nc + l];
 	return cs;
-fail:
-	free(c.tmask);
-	cs_free(cs);
-	return NULL;
+}
+
+/* Find @cs's shares (cs_new()), the walks reading them as they come. */
+static void cs_fill(struct cshares *cs)
+{
+	cs_run(cs->c);
+	cs_walk_free(cs);
 }
 
 /*
@@ -1720,7 +1770,7 @@ int cp_stream_sl_walk(struct sp *p)
 			}
 	}
 	w[0].tl = p->tl;
-	cs = cs_find(p, k, n);
+	cs = cs_new(p, k, n);
 	if (last_vertices(p, cpt, &end, &nend) ||
 	    walk_init(&w[0], p, k[0], n[0], end, nend, cs, 0) ||
 	    walk_init(&w[1], p, k[1], n[1], end, nend, cs, n[0])) {
@@ -1731,6 +1781,7 @@ int cp_stream_sl_walk(struct sp *p)
 	end = NULL;
 	w[0].progress = true;	/* on the calling thread: cp_par_two's
 				 * second job */
+	w[0].fill = cs;		/* which starts by finding C's shares */
 	cp_par_two(n[1] ? (size_t)sl->nsteps : 0, walk_run, &w[1], walk_run,
 		   &w[0]);
 	for (int h = 0; h < 2; h++) {
