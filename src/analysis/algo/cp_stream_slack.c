@@ -87,6 +87,10 @@
  * its stack switches) to a second scratch file, last first, which
  * cp_stream_busy.c reads back.
  *
+ * Fetching ahead: when the slots' rows of A pass SCOUT_BYTES, a walk
+ * reads the slots a record publishes some records before it walks it,
+ * and starts fetching their rows (scout()).
+ *
  * Memory: the shares ahead, 16 MB at most; per walk 28 bytes a thread
  * (its et, wall clock, mask and slot); per lane 40 bytes a thread slot (its A and its segment in
  * thread_seg()'s tree), 8 a record slot, and the other segments alive
