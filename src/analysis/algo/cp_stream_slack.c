@@ -92,9 +92,10 @@
  * and starts fetching their rows (scout()).
  *
  * Memory: the shares ahead, 16 MB at most; per walk 28 bytes a thread
- * (its et, wall clock, mask and slot); per lane 40 bytes a thread slot (its A and its segment in
- * thread_seg()'s tree), 8 a record slot, and the other segments alive
- * that no other dominates (cp_stair.h).  A thread takes a slot when the
+ * (its et, wall clock, mask and slot); per lane 40 bytes a thread slot
+ * (its A and its segment in thread_seg()'s tree), 8 a record slot, and
+ * the other segments alive that no other dominates (cp_stair.h).  A
+ * thread takes a slot when the
  * walk first meets it (its last vertex, or the JOIN of it) and gives it
  * back at its first vertex, so the slots are about the threads alive at
  * once, not all of them: a program that makes a thread per task has
@@ -829,6 +830,18 @@ static void thread_gone(struct walk *w, uint32_t tid, uint32_t slot)
 	w->sfree[w->nsfree++] = slot;
 }
 
+/* Which leading lanes lead no other (w->solo), after the groups
+ * changed: push() bounds their segments by their own shares ahead. */
+static void regroup(struct walk *w)
+{
+	uint64_t leads = 0;
+
+	for (uint32_t m = 0; m < w->nl; m++)
+		if (w->lead[m] != m)
+			leads |= (uint64_t)1 << w->lead[m];
+	w->solo = ~leads;
+}
+
 /*
  * The lanes of a walk share one walk, their leader's, for as long as they
  * hold the same share of every C edge walked: their d, A and segments
@@ -844,18 +857,6 @@ static void thread_gone(struct walk *w, uint32_t tid, uint32_t slot)
  * of the 20 given Slack), so the walk back to it goes with one lane for
  * them all.  0, or -1 (memory).
  */
-/* Which leading lanes lead no other (w->solo), after the groups
- * changed: push() bounds their segments by their own shares ahead. */
-static void regroup(struct walk *w)
-{
-	uint64_t leads = 0;
-
-	for (uint32_t m = 0; m < w->nl; m++)
-		if (w->lead[m] != m)
-			leads |= (uint64_t)1 << w->lead[m];
-	w->solo = ~leads;
-}
-
 static int split(struct walk *w)
 {
 	uint32_t nl = w->nl, from[CP_STREAM_TRACK];
@@ -1369,9 +1370,6 @@ static const uint8_t *rec_len(const uint8_t *lo, const uint8_t *e,
 	return NULL;
 }
 
-/* The @nrec records of the chunk of @len bytes in w->buf, walked last
- * first; *@f: the position of its last, counted down.  0, -1 or -2 as
- * walk_one(). */
 
 /* Start fetching slot @slot's row of A, if the walk has it. */
 static void fetch_row(const struct walk *w, uint64_t slot)
@@ -1428,6 +1426,9 @@ static void scout_next(const struct walk *w, const uint8_t *b,
 	*se = be - l;
 }
 
+/* The @nrec records of the chunk of @len bytes in w->buf, walked last
+ * first; *@f: the position of its last, counted down.  0, -1 or -2 as
+ * walk_one(). */
 static int walk_chunk(struct walk *w, uint32_t len, uint32_t nrec,
 		      uint64_t *f)
 {
@@ -1436,9 +1437,7 @@ static int walk_chunk(struct walk *w, uint32_t len, uint32_t nrec,
 
 	if (*f + 1 < nrec)
 		return -2;
-	if (!w->scout)
-		se = b;
-	for (int i = 0; i < SCOUT_AHEAD; i++)
+	for (int i = 0; w->scout && i < SCOUT_AHEAD; i++)
 		scout_next(w, b, &se);
 	while (e > b && walking(w)) {
 		uint64_t l;
@@ -1447,7 +1446,8 @@ static int walk_chunk(struct walk *w, uint32_t len, uint32_t nrec,
 
 		if (!be || l > (uint64_t)(be - b) || ++n > nrec)
 			return -2;
-		scout_next(w, b, &se);
+		if (w->scout)
+			scout_next(w, b, &se);
 		w->now = w->N - 1 - *f;
 		ret = walk_one(w, be - l, be, *f);
 		if (ret)
