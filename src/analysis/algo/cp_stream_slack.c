@@ -1047,6 +1047,77 @@ static int along_thread(struct walk *w, uint32_t tid, uint64_t f,
 	return 0;
 }
 
+/* A record of the file as rec_start() and rec_head() read it (the
+ * format above); the published slots, the pieces and the inputs stay
+ * where they lie, for whoever reads them. */
+struct rec {
+	uint8_t flags;
+	uint64_t id;		/* a vertex's thread, a virtual vertex's slot */
+	uint64_t et;		/* a virtual vertex's */
+	uint64_t mask0, npub, wt, gap, dprev, wd, npc, win, nin;
+	const uint8_t *pub, *pc, *in;
+};
+
+#define GET(v)	do { if (cp_uv_get(&q, e, &(v))) return -2; } while (0)
+
+/* The start of record [@q, @e) into @r, up to a vertex's published
+ * slots (a virtual vertex has none); where the rest starts into *@rest.
+ * 0, or -2 (not a record). */
+static int rec_start(const uint8_t *q, const uint8_t *e, struct rec *r,
+		     const uint8_t **rest)
+{
+	uint64_t x;
+
+	if (q >= e)
+		return -2;
+	r->flags = *q++;
+	r->mask0 = r->npub = 0;
+	r->pub = q;
+	GET(r->id);
+	if (r->flags & F_VIRT) {
+		GET(r->et);
+	} else {
+		if (r->flags & F_PIECES)
+			GET(r->mask0);
+		GET(r->npub);
+		r->pub = q;
+		for (uint64_t i = 0; i < r->npub; i++)
+			GET(x);
+	}
+	*rest = q;
+	return 0;
+}
+
+/* All of record [@q, @e) into @r but its inputs, which start at r->in.
+ * 0, or -2 (not a record the pass wrote). */
+static int rec_head(const uint8_t *q, const uint8_t *e, struct rec *r)
+{
+	uint64_t x;
+
+	if (rec_start(q, e, r, &q))
+		return -2;
+	r->wt = r->gap = r->dprev = r->wd = r->npc = 0;
+	r->pc = NULL;
+	if (!(r->flags & (F_VIRT | F_FIRST))) {
+		GET(r->wt);
+		GET(r->gap);
+		GET(r->dprev);
+		GET(r->wd);
+	}
+	if (r->flags & F_PIECES) {
+		GET(r->npc);
+		r->pc = q;
+		for (uint64_t i = 0; i < 2 * r->npc; i++)
+			GET(x);
+	}
+	GET(r->win);
+	GET(r->nin);
+	r->in = q;
+	return r->win > r->nin || (r->flags & F_VIRT && !r->win) ? -2 : 0;
+}
+
+#undef GET
+
 #define GET(v)	do { if (cp_uv_get(&q, e, &(v))) return -2; } while (0)
 
 /*
@@ -1099,62 +1170,39 @@ static int walk_one(struct walk *w, const uint8_t *q, const uint8_t *e,
 		    uint64_t f)
 {
 	struct sp *p = w->p;
-	uint32_t nl = w->nl, tid = 0, slot = 0, ts = 0;
-	uint64_t flags, x, wt = 0, gap = 0, dprev = 0, mask0 = 0, npc = 0;
-	uint64_t et, win, nin, *ta = NULL, wd = 0, wx = 0, npub = 0;
+	uint32_t nl = w->nl, tid = 0, ts = 0;
+	uint64_t x, et, *ta = NULL, wx = 0;
+	struct rec h;
 	int r;
-	const uint8_t *pc = NULL, *pub = NULL;
-	bool c = false;
+	bool c;
 
-	if (q >= e)
+	if (rec_head(q, e, &h))
 		return -2;
-	flags = *q++;
-	if (flags & F_VIRT) {
-		GET(x);
-		slot = (uint32_t)x;
-		GET(et);
-		if (slot >= w->nslot)
+	if (h.flags & F_VIRT) {
+		if (h.id >= w->nslot)
 			return -2;
-		memcpy(w->ax, w->ra + (size_t)slot * nl, nl * sizeof(*w->ax));
-		memset(w->ra + (size_t)slot * nl, 0, nl * sizeof(*w->ra));
-		c = w->ptr == PTR_SLOT && w->ptr_id == slot;
+		et = h.et;
+		memcpy(w->ax, w->ra + h.id * nl, nl * sizeof(*w->ax));
+		memset(w->ra + h.id * nl, 0, nl * sizeof(*w->ra));
+		c = w->ptr == PTR_SLOT && w->ptr_id == h.id;
 	} else {
-		GET(x);
-		tid = (uint32_t)x;
-		if (tid >= p->nt)
+		if (h.id >= p->nt)
 			return -2;
-		if (flags & F_PIECES)
-			GET(mask0);
-		GET(npub);
-		pub = q;
-		for (uint64_t i = 0; i < npub; i++)
-			GET(x);
-		if (!(flags & F_FIRST)) {
-			GET(wt);
-			GET(gap);
-			GET(dprev);
-			GET(wd);
-		}
-		if (flags & F_PIECES) {
-			GET(npc);
-			pc = q;
-			for (uint64_t i = 0; i < 2 * npc; i++)
-				GET(x);
-		}
+		tid = (uint32_t)h.id;
 		ts = thread_slot(w, tid);
 		if (ts == NONE)
 			return -1;
 		ta = w->ta + (size_t)ts * nl;
 		et = w->tet[tid];
 		wx = w->twall[tid];
-		if (wd > wx)
+		if (h.wd > wx)
 			return -2;
 		memcpy(w->ax, ta, nl * sizeof(*w->ax));
 		c = w->ptr == PTR_THREAD && w->ptr_id == tid;
-		for (uint64_t n = npub; n; n--) {
+		for (uint64_t n = h.npub; n; n--) {
 			uint64_t *ra;
 
-			if (cp_uv_get(&pub, e, &x) || x >= w->nslot)
+			if (cp_uv_get(&h.pub, e, &x) || x >= w->nslot)
 				return -2;
 			ra = w->ra + (size_t)x * nl;
 			for (uint32_t l = 0; l < nl; l++)
@@ -1164,10 +1212,6 @@ static int walk_one(struct walk *w, const uint8_t *q, const uint8_t *e,
 			c |= w->ptr == PTR_SLOT && w->ptr_id == x;
 		}
 	}
-	GET(win);
-	GET(nin);
-	if (win > nin || (flags & F_VIRT && !win))
-		return -2;
 	/* C's vertices are where cs_record() finds them */
 	if (cp_stream_sl_debug && c && f != w->cf)
 		cp_die("stream: C's vertex is not where its edge says");
@@ -1177,13 +1221,13 @@ static int walk_one(struct walk *w, const uint8_t *q, const uint8_t *e,
 		for (uint32_t l = 0; l < nl; l++)
 			w->cown[l] = 0;
 		w->ptr = PTR_NONE;
-		if (!win && !(flags & (F_VIRT | F_FIRST)) &&
-		    (r = along_thread(w, tid, f - dprev, wt, wx - wd, wx, pc,
-				      npc, e)))
+		if (!h.win && !(h.flags & (F_VIRT | F_FIRST)) &&
+		    (r = along_thread(w, tid, f - h.dprev, h.wt, wx - h.wd, wx,
+				      h.pc, h.npc, e)))
 			return r;
 	}
-	if (!(flags & F_VIRT)) {
-		if (flags & F_FIRST) {
+	if (!(h.flags & F_VIRT)) {
+		if (h.flags & F_FIRST) {
 			memset(ta, 0, nl * sizeof(*ta));
 			for (uint64_t m = w->live; m; m &= m - 1) {
 				uint32_t l = (uint32_t)__builtin_ctzll(m);
@@ -1191,24 +1235,25 @@ static int walk_one(struct walk *w, const uint8_t *q, const uint8_t *e,
 				/* the thread has no edge before it */
 				thread_seg(w, l, ts, UINT64_MAX);
 				/* a root: its paths end at the virtual end */
-				if (!nin && w->ax[l] &&
+				if (!h.nin && w->ax[l] &&
 				    push(w, l, seg_val(w->L, 0, 0, w->ax[l] - 1),
 					 UINT64_MAX))
 					return -1;
 			}
 			thread_gone(w, tid, ts);
 		} else {
-			if (sat_add(gap, wt) > et || dprev > f)
+			if (sat_add(h.gap, h.wt) > et || h.dprev > f)
 				return -2;
 			memset(ta, 0, nl * sizeof(*ta));
-			thread_edge(w, ta, ts, wt, et - gap - wt, c && !win);
-			w->tet[tid] = et - gap - wt;
-			w->twall[tid] = wx - wd;
+			thread_edge(w, ta, ts, h.wt, et - h.gap - h.wt,
+				    c && !h.win);
+			w->tet[tid] = et - h.gap - h.wt;
+			w->twall[tid] = wx - h.wd;
 		}
-		if (flags & F_PIECES)
-			w->tmask[tid] = mask0;
+		if (h.flags & F_PIECES)
+			w->tmask[tid] = h.mask0;
 	}
-	r = walk_inputs(w, q, e, f, et, nin, c ? win : 0);
+	r = walk_inputs(w, h.in, e, f, et, h.nin, c ? h.win : 0);
 	if (c && w->ptr == PTR_NONE)	/* C's first vertex */
 		w->tl_on = false;
 	return r;
@@ -1393,20 +1438,16 @@ static void fetch_row(const struct walk *w, uint64_t slot)
  */
 static void scout(const struct walk *w, const uint8_t *q, const uint8_t *e)
 {
-	uint64_t flags, x, n;
+	struct rec h;
+	uint64_t x;
 
-	if (q >= e)
+	if (rec_start(q, e, &h, &q))
 		return;
-	flags = *q++;
-	if (cp_uv_get(&q, e, &x))
-		return;
-	if (flags & F_VIRT) {
-		fetch_row(w, x);
+	if (h.flags & F_VIRT) {
+		fetch_row(w, h.id);
 		return;
 	}
-	if ((flags & F_PIECES && cp_uv_get(&q, e, &x)) || cp_uv_get(&q, e, &n))
-		return;
-	while (n-- && !cp_uv_get(&q, e, &x))
+	while (h.npub-- && !cp_uv_get(&h.pub, e, &x))
 		fetch_row(w, x);
 }
 
@@ -1608,72 +1649,48 @@ static int cs_along(struct cs_walk *c, uint32_t tid, uint64_t nf,
 static int cs_record(struct cs_walk *c, const uint8_t *q, const uint8_t *e,
 		     uint64_t f)
 {
-	uint64_t flags, x, tid = 0, wt = 0, dprev = 0, mask0 = 0, npc = 0;
-	uint64_t win, nin;
-	const uint8_t *pc = NULL;
-	bool on = f == c->cf, at = false;
+	struct rec h;
+	uint64_t x;
+	bool at;
 
-	if (q >= e)
-		return -2;
-	flags = *q++;
-	if (!on && !(flags & F_PIECES))
+	if (q >= e || (f != c->cf && !(*q & F_PIECES)))
 		return 0;
-	GET(x);
-	if (flags & F_VIRT) {
-		at = c->ptr == PTR_SLOT && c->ptr_id == x;
-		GET(x);
-	} else {
-		tid = x;
-		if (tid >= c->p->nt)
+	if (f != c->cf) {	/* it only says its thread's mask */
+		if (rec_start(q, e, &h, &q) || h.id >= c->p->nt)
 			return -2;
-		if (flags & F_PIECES)
-			GET(mask0);
-		if (!on) {
-			c->tmask[tid] = mask0;
-			return 0;
-		}
-		at = c->ptr == PTR_THREAD && c->ptr_id == tid;
-		GET(x);
-		for (uint64_t n = x; n; n--) {
-			GET(x);
-			at |= c->ptr == PTR_SLOT && c->ptr_id == x;
-		}
-		if (!(flags & F_FIRST)) {
-			GET(wt);
-			GET(x);
-			GET(dprev);
-			GET(x);
-			if (dprev > f)
-				return -2;
-		}
-		if (flags & F_PIECES) {
-			GET(npc);
-			pc = q;
-			for (uint64_t i = 0; i < 2 * npc; i++)
-				GET(x);
-		}
+		c->tmask[h.id] = h.mask0;
+		return 0;
 	}
-	GET(win);
-	GET(nin);
-	if (!at || win > nin)
+	if (rec_head(q, e, &h) || (!(h.flags & F_VIRT) && h.id >= c->p->nt) ||
+	    h.dprev > f)
+		return -2;
+	at = c->ptr == (h.flags & F_VIRT ? PTR_SLOT : PTR_THREAD) &&
+	     c->ptr_id == h.id;
+	for (uint64_t n = h.npub; n; n--) {
+		if (cp_uv_get(&h.pub, e, &x))
+			return -2;
+		at |= c->ptr == PTR_SLOT && c->ptr_id == x;
+	}
+	if (!at)
 		return -2;
 	c->ptr = PTR_NONE;
-	if (!win && !(flags & (F_VIRT | F_FIRST))) {
+	if (!h.win && !(h.flags & (F_VIRT | F_FIRST))) {
 		c->ptr = PTR_THREAD;
-		c->ptr_id = (uint32_t)tid;
-		c->cf = f - dprev;
-		if (cs_along(c, (uint32_t)tid, c->cf, wt, pc, npc, e))
+		c->ptr_id = (uint32_t)h.id;
+		c->cf = f - h.dprev;
+		if (cs_along(c, (uint32_t)h.id, c->cf, h.wt, h.pc, h.npc, e))
 			return -2;
 	}
-	if (flags & F_PIECES)
-		c->tmask[tid] = mask0;
-	for (uint64_t j = 0; j < win; j++) {
+	if (h.flags & F_PIECES)
+		c->tmask[h.id] = h.mask0;
+	q = h.in;
+	for (uint64_t j = 0; j < h.win; j++) {
 		uint64_t id, egap, dpos;
 
 		GET(id);
 		GET(egap);
 		GET(dpos);
-		if (j + 1 == win) {
+		if (j + 1 == h.win) {
 			if (dpos > f)
 				return -2;
 			c->ptr = id & 1 ? PTR_THREAD : PTR_SLOT;
