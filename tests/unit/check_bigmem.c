@@ -157,9 +157,9 @@ END_TEST
 /*
  * cp_grow32_upto: grown one element at a time, the array is one block of
  * all the room from its first element, the same block to the last, and
- * only about the pages written are resident (huge pages: up to two more
- * than the 4 MiB written); past the room it doubles as cp_grow32, the
- * elements kept.
+ * only about the pages written are resident (the 4 MiB written, the 4 MiB
+ * step after, which the helper faults in ahead, and up to two huge pages
+ * more); past the room it doubles as cp_grow32, the elements kept.
  */
 START_TEST(test_bigmem_grow_upto_never_moves)
 {
@@ -179,7 +179,7 @@ START_TEST(test_bigmem_grow_upto_never_moves)
 	}
 	ck_assert_uint_eq(cap, most);
 	ck_assert_msg(resident(a, most * sizeof(*a)) <=
-		      (4 * MIB + 2 * ((size_t)2 << 20)) / page,
+		      (8 * MIB + 2 * ((size_t)2 << 20)) / page,
 		      "%zu pages resident for 4 MiB written",
 		      resident(a, most * sizeof(*a)));
 	ck_assert_int_eq(cp_grow32_upto((void **)&a, sizeof(*a), &cap,
@@ -188,6 +188,77 @@ START_TEST(test_bigmem_grow_upto_never_moves)
 	for (uint32_t i = 0; i < n; i++)
 		ck_assert_uint_eq(a[i], i);
 	free(a);
+	cp_big_release();
+}
+END_TEST
+
+/*
+ * Within its reservation, cp_grow32_upto has the helper fault in the 4
+ * MiB step after the one being written, and no further: once an element
+ * of the second step is written the third comes in, and the rest of the
+ * 48 MiB stays out (two pages allowed to the allocator, as above).
+ */
+START_TEST(test_bigmem_grow_upto_faults_the_next_step)
+{
+	uint64_t most = 12 * MIB;	/* uint32_t: 48 MiB */
+	uint32_t *a = NULL, cap = 0;
+	uint32_t step = (uint32_t)(4 * MIB / sizeof(*a));
+
+	cp_big_release();
+	ck_assert_int_eq(cp_grow32_upto((void **)&a, sizeof(*a), &cap, 1,
+					most), 0);
+	a[0] = 1;
+	ck_assert_msg(wait_resident((char *)a + 4 * MIB, 4 * MIB),
+		      "%zu pages of the step after the first faulted in",
+		      resident((char *)a + 4 * MIB, 4 * MIB));
+	ck_assert_int_eq(cp_grow32_upto((void **)&a, sizeof(*a), &cap,
+					step + 1ull, most), 0);
+	a[step] = 2;
+	ck_assert_msg(wait_resident((char *)a + 8 * MIB, 4 * MIB),
+		      "%zu pages of the third step faulted in",
+		      resident((char *)a + 8 * MIB, 4 * MIB));
+	ck_assert_msg(resident((char *)a + 12 * MIB, 36 * MIB) <= 2,
+		      "%zu pages beyond the step ahead faulted in",
+		      resident((char *)a + 12 * MIB, 36 * MIB));
+	ck_assert_uint_eq(a[0], 1);
+	ck_assert_uint_eq(a[step], 2);
+	cp_big_free(a);
+	cp_big_release();
+}
+END_TEST
+
+/*
+ * cp_big_prefault faults in the range asked for, of a large block only,
+ * and leaves what the block holds as it was: bytes written before it,
+ * inside the range, read back the same.
+ */
+START_TEST(test_bigmem_prefault_range_keeps_the_contents)
+{
+	size_t n = 32 * MIB;
+	unsigned char *p, *small;
+
+	cp_big_release();
+	p = cp_big_malloc_lazy(n);
+	ck_assert_ptr_nonnull(p);
+	for (size_t i = 8 * MIB; i < 9 * MIB; i++)
+		p[i] = (unsigned char)(i * 13);
+	cp_big_prefault(p, 8 * MIB, 16 * MIB);
+	ck_assert_msg(wait_resident(p + 8 * MIB, 8 * MIB),
+		      "%zu pages of the range faulted in",
+		      resident(p + 8 * MIB, 8 * MIB));
+	for (size_t i = 8 * MIB; i < 9 * MIB; i++)
+		if (p[i] != (unsigned char)(i * 13))
+			ck_abort_msg("byte %zu is %u", i, p[i]);
+	ck_assert_msg(resident(p, 8 * MIB) + resident(p + 16 * MIB,
+						       16 * MIB) <= 2,
+		      "pages outside the range faulted in");
+	/* past the block's end and on a small block: nothing */
+	cp_big_prefault(p, n, 2 * n);
+	small = malloc(4096);
+	ck_assert_ptr_nonnull(small);
+	cp_big_prefault(small, 0, 4096);
+	free(small);
+	cp_big_free(p);
 	cp_big_release();
 }
 END_TEST
@@ -268,6 +339,8 @@ int main(void)
 	tcase_add_test(tc, test_bigmem_prefault_keeps_what_the_caller_writes);
 	tcase_add_test(tc, test_bigmem_prefault_in_a_forked_child);
 	tcase_add_test(tc, test_bigmem_grow_upto_never_moves);
+	tcase_add_test(tc, test_bigmem_grow_upto_faults_the_next_step);
+	tcase_add_test(tc, test_bigmem_prefault_range_keeps_the_contents);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -164,8 +164,9 @@ static void pf_fork_child(void)
 	pthread_mutex_unlock(&pf.mu);
 }
 
-/* Hand the fresh block @p to the helper, its first @n bytes to fault in. */
-static void pf_queue(char *p, size_t n)
+/* Hand the block @p to the helper, its bytes [@from, @to) to fault in; a
+ * block it has already extends to @to. */
+static void pf_queue(char *p, size_t from, size_t to)
 {
 	static bool atfork;
 	pthread_attr_t attr;
@@ -186,10 +187,18 @@ static void pf_queue(char *p, size_t n)
 			pthread_attr_destroy(&attr);
 		}
 	}
+	for (unsigned i = 0; !pf.off && i < pf.njobs; i++) {
+		if (pf.job[i].p == p) {
+			if (to > pf.job[i].n)
+				pf.job[i].n = to;
+			pthread_mutex_unlock(&pf.mu);
+			return;
+		}
+	}
 	if (!pf.off && pf.njobs < CP_PREFAULT_JOBS) {
 		pf.job[pf.njobs].p = p;
-		pf.job[pf.njobs].n = n;
-		pf.job[pf.njobs++].done = 0;
+		pf.job[pf.njobs].n = to;
+		pf.job[pf.njobs++].done = from;
 		pthread_cond_signal(&pf.work);
 	}
 	pthread_mutex_unlock(&pf.mu);
@@ -246,7 +255,7 @@ static void *big_alloc(size_t n, bool prefault)
 		return NULL;
 	(void)madvise(p, round, MADV_HUGEPAGE);
 	if (prefault)
-		pf_queue(p, n);
+		pf_queue(p, 0, n);
 	return p;
 }
 
@@ -258,6 +267,16 @@ void *cp_big_malloc(size_t n)
 void *cp_big_malloc_lazy(size_t n)
 {
 	return big_alloc(n, false);
+}
+
+void cp_big_prefault(void *p, size_t from, size_t to)
+{
+	size_t size = cp_big_size(p);
+
+	to = to < size ? to : size;
+	if (from < to && size >= CP_BIGMEM_HUGE &&
+	    (uintptr_t)p % CP_BIGMEM_HUGE == 0)
+		pf_queue(p, from, to);
 }
 
 void cp_big_free(void *p)

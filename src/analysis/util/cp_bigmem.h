@@ -44,6 +44,16 @@ void *cp_big_calloc(size_t n, size_t size);
 void *cp_big_realloc(void *p, size_t n);
 
 /*
+ * Have the helper fault in bytes [@from, @to) of @p, a large block from
+ * these that the caller writes in order (cp_big_malloc_lazy()), while it
+ * writes the bytes before: the kernel then clears those fresh pages on
+ * the other core.  Only a hint, which leaves the contents as they are:
+ * nothing for a block under 2 MiB, or when the helper is off or has as
+ * many blocks queued as it takes.
+ */
+void cp_big_prefault(void *p, size_t from, size_t to);
+
+/*
  * The bytes usable at @p, from any of these or from malloc: at least what
  * was asked for, and a large block's whole size class (cp_bigmem.c), so
  * an array may grow into it in place.  0 for NULL.

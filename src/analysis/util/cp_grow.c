@@ -73,13 +73,31 @@ int cp_grow32_short(void **arr, size_t elem, uint32_t *cap, uint64_t need)
 	return grow32(arr, elem, cap, need, 4);
 }
 
+/* Bytes of a reservation the helper faults in ahead of its writer. */
+#define GROW_AHEAD ((uint64_t)4 << 20)
+
+/* Element @need - 1 of the reservation @arr (elements of @elem bytes) is
+ * the next written: when it starts a step of GROW_AHEAD bytes, the
+ * helper of cp_bigmem.h is asked for the step after. */
+static void grow_ahead(void *arr, size_t elem, uint64_t need)
+{
+	uint64_t at = (need - 1) * elem, step = at / GROW_AHEAD;
+
+	if (need > 1 && (at - elem) / GROW_AHEAD == step)
+		return;
+	cp_big_prefault(arr, (step + 1) * GROW_AHEAD, (step + 2) * GROW_AHEAD);
+}
+
 int cp_grow32_upto(void **arr, size_t elem, uint32_t *cap, uint64_t need,
 		   uint64_t most)
 {
 	void *p;
 
-	if (need <= *cap)
+	if (need <= *cap) {
+		if (*cap == most && need)
+			grow_ahead(*arr, elem, need);
 		return 0;
+	}
 	if (*cap || need > most || most > UINT32_MAX ||
 	    most > SIZE_MAX / elem)
 		return cp_grow32(arr, elem, cap, need);
@@ -89,5 +107,6 @@ int cp_grow32_upto(void **arr, size_t elem, uint32_t *cap, uint64_t need,
 	free(*arr);		/* an array of no room may still be one */
 	*arr = p;
 	*cap = (uint32_t)most;
+	grow_ahead(p, elem, need);
 	return 0;
 }

@@ -38,7 +38,10 @@ int cp_grow32_short(void **arr, size_t elem, uint32_t *cap, uint64_t need);
  * written cost memory; past @most (or if the reservation fails) it
  * doubles as cp_grow32().  For a large array grown one element at a
  * time, whose doubling copies and fresh pages were a fifth of a pass
- * (the streamed k paths' heaps).
+ * (the streamed k paths' heaps).  Within the reservation, each 4 MiB
+ * step written has the next faulted in on the other core
+ * (cp_big_prefault()): call it with @need one past the element about to
+ * be written, as each append does.
  */
 int cp_grow32_upto(void **arr, size_t elem, uint32_t *cap, uint64_t need,
 		   uint64_t most);
