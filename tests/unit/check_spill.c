@@ -125,6 +125,45 @@ static size_t fill(struct cp_spill *sp, size_t bytes)
 	return done;
 }
 
+/*
+ * Records filled as fast as memset goes, faster than the writing thread
+ * copies them into the file: the queue fills and the writer waits, and
+ * every chunk reads back as written.
+ */
+START_TEST(test_spill_queue_fills)
+{
+	const uint32_t n = 1024, sz = 64 << 10;	/* 64 MiB */
+	struct cp_spill sp;
+	uint8_t *buf = NULL;
+	size_t cap = 0;
+	uint32_t r = 0;
+
+	ck_assert_int_eq(cp_spill_open(&sp), 0);
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t *q = cp_spill_room(&sp, sz);
+
+		ck_assert_ptr_nonnull(q);
+		memset(q, (int)(i % 251), sz);
+		cp_spill_done(&sp, q + sz);
+	}
+	ck_assert_int_eq(cp_spill_flush(&sp), 0);
+	ck_assert_uint_ge(sp.nchunk, n / 16);
+	for (uint32_t c = 0; c < sp.nchunk; c++) {
+		ck_assert_int_eq(cp_spill_read(&sp, c, &buf, &cap), 0);
+		ck_assert_uint_eq(sp.chunk[c].len, sp.chunk[c].nrec * sz);
+		for (uint32_t k = 0; k < sp.chunk[c].nrec; k++, r++)
+			for (uint32_t j = 0; j < sz; j += 4093)
+				if (buf[(size_t)k * sz + j] != r % 251)
+					ck_abort_msg("record %u of chunk %u: "
+						     "byte %u is %u", k, c, j,
+						     buf[(size_t)k * sz + j]);
+	}
+	ck_assert_uint_eq(r, n);
+	cp_spill_close(&sp);
+	free(buf);
+}
+END_TEST
+
 START_TEST(test_spill_write_fails)
 {
 	struct rlimit old, lim;
@@ -207,6 +246,7 @@ static Suite *spill_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_spill_round_trip);
+	tcase_add_test(tc, test_spill_queue_fills);
 	tcase_add_test(tc, test_spill_write_fails);
 	tcase_add_test(tc, test_spill_no_directory);
 	tcase_add_test(tc, test_spill_directory);
