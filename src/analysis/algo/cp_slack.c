@@ -133,7 +133,7 @@ struct cp_slack_ws {
 	uint32_t nroots;
 	uint32_t *mask;		/* [npath] lanes owning each C edge of the
 				 * block walked */
-	uint64_t *ahead;	/* the shares ahead (lanes_init()): row j,
+	uint64_t *ahead;	/* the shares ahead (ahead_init()): row j,
 				 * lane l is l's CP time in the C edges whose
 				 * heads lie in the block's first j chunks */
 	size_t cap_ahead;	/* words in ahead */
