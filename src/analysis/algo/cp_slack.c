@@ -311,6 +311,27 @@ static int ahead_init(struct cp_slack_ws *ws, uint32_t b, uint32_t nl)
 	return 0;
 }
 
+/* Lane @ln at the C vertex at block position @i, whose C edge, of
+ * weight @w, is its group's: d is the least of d + w and the least
+ * segment alive.  Returns its new d + rem.  Part of walk(). */
+static inline uint64_t lane_query(struct lane *ln, uint64_t w, uint32_t i)
+{
+	uint64_t cand = ln->d + w, m = cp_stair_min(&ln->segs, i);
+
+	ln->rem -= w;
+	ln->d = m < cand ? m : cand;
+	return ln->d + ln->rem;
+}
+
+/* Lane @l's CP time (of @nl lanes) in the C edges into the C vertices
+ * at block positions (@i, @r], or more (ahead_init()). */
+static inline uint64_t ahead_of(const struct cp_slack_ws *ws, uint32_t l,
+				uint32_t nl, uint32_t i, uint32_t r)
+{
+	return ws->ahead[((size_t)(r >> ws->shift) + 1) * nl + l] -
+	       ws->ahead[(size_t)(i >> ws->shift) * nl + l];
+}
+
 /*
  * Where a walk of a block stands before the vertex at block index @i:
  * its lanes still walking (@act), their next query and bound, and how far
@@ -548,7 +569,6 @@ static int walk(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 		uint32_t v = g->topo[p0 + i], q = pos[v];
 		uint32_t cpe = CP_PAG_NONE;
 		uint64_t av[CP_SLACK_LANES], *ai = a + (size_t)(i & ring) * nl;
-		const uint64_t *alo;
 
 		if (help && !(i & every) && na >= 2 &&
 		    (size_t)(p1 - p0 - i) >= fmin &&
@@ -565,14 +585,8 @@ static int walk(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 				struct lane *ln = &ws->lane[l];
 
 				if (q > ln->first &&
-				    (ws->mask[q - 1] >> l & 1)) {
-					uint64_t cand = ln->d + c->w[ein], m;
-
-					ln->rem -= c->w[ein];
-					m = cp_stair_min(&ln->segs, i);
-					ln->d = m < cand ? m : cand;
-					lim[l] = ln->d + ln->rem;
-				}
+				    (ws->mask[q - 1] >> l & 1))
+					lim[l] = lane_query(ln, c->w[ein], i);
 				if (i == ln->stop) {
 					sum[ln->gid] += ln->d;
 					act[x--] = act[--na];
@@ -601,7 +615,6 @@ static int walk(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 			}
 		}
 		memset(ai, 0, sizeof(*ai) * nl);	/* row of i + rows */
-		alo = ws->ahead + (size_t)(i >> ws->shift) * nl;
 		cp_cuts_heads_prefetch(k, p0 + i + 2 * CP_CUTS_AHEAD, p1,
 				       c->lt);
 		cp_cuts_win_prefetch(k, &ws->win, b, p0 + i + CP_CUTS_AHEAD,
@@ -609,7 +622,6 @@ static int walk(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 		for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
 			uint32_t e = g->out_e[j], h = g->head[e], r = rank[h];
 			uint64_t w = c->w[e], *th, ls;
-			const uint64_t *ahi;
 
 			if (r > p1)
 				continue;	/* passes over the last cut */
@@ -627,14 +639,13 @@ static int walk(struct cp_slack_ws *ws, uint32_t b, uint32_t nl,
 			if (e == cpe || r < minq)
 				continue;
 			ls = c->lt[h] - w;
-			ahi = ws->ahead + ((size_t)(r >> ws->shift) + 1) * nl;
 			for (uint32_t x = 0; x < na; x++) {
 				uint32_t l = act[x];
-				const struct lane *ln = &ws->lane[l];
 				uint64_t val = ls - av[l];
 
 				if (r >= nq[l] && val < lim[l] &&
-				    val < ln->d + (ahi[l] - alo[l]) &&
+				    val < ws->lane[l].d +
+					  ahead_of(ws, l, nl, i, r) &&
 				    cp_stair_push(&ws->lane[l].segs, val, r,
 						  i)) {
 					ret = -1;

@@ -97,6 +97,13 @@ static unsigned pf_pick(void)
 	return best;
 }
 
+/* Whether @p, of @size usable bytes, is one of the large blocks (2
+ * MiB-aligned), not a block of malloc's own. */
+static bool is_big(const void *p, size_t size)
+{
+	return size >= CP_BIGMEM_HUGE && (uintptr_t)p % CP_BIGMEM_HUGE == 0;
+}
+
 /* Drop job @i (pf.mu held). */
 static void pf_drop(unsigned i)
 {
@@ -274,8 +281,7 @@ void cp_big_prefault(void *p, size_t from, size_t to)
 	size_t size = cp_big_size(p);
 
 	to = to < size ? to : size;
-	if (from < to && size >= CP_BIGMEM_HUGE &&
-	    (uintptr_t)p % CP_BIGMEM_HUGE == 0)
+	if (from < to && is_big(p, size))
 		pf_queue(p, from, to);
 }
 
@@ -285,7 +291,7 @@ void cp_big_free(void *p)
 	 * make a block of twice a class too large for that class */
 	size_t size = p ? malloc_usable_size(p) & ~(CP_BIGMEM_HUGE - 1) : 0;
 
-	if (size < CP_BIGMEM_HUGE || (uintptr_t)p % CP_BIGMEM_HUGE) {
+	if (!is_big(p, size)) {
 		free(p);
 		return;
 	}
