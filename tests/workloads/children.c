@@ -4,10 +4,16 @@
  *
  *   main: fork C; wait for C with the call the argument names
  *         (wait, waitpid, wait3, wait4 or waitid)
- *   C:    sleep 100; _exit(0)
+ *   C:    poll main's state every 10 ms; _exit(0) once main has been
+ *         seen blocked ("S") ten times in a row
+ *
+ * C does not simply sleep 100 ms: on a loaded machine main may get a
+ * processor only after that, and then finds C already gone.  Counting
+ * main's blocked time from the moment main blocks makes its wait last
+ * at least 90 ms however late it starts.
  *
  * No synchronization the tracer models: the critical path is main's run.
- * Under the wall clock main is blocked about 100 ms, all of it in the
+ * Under the wall clock main is blocked 90 ms or more, all of it in the
  * wait: the report must say that thread 0 waited for child processes (at
  * least 30 ms: the kernel's blocked time errs low, never high) and must
  * not call any of it unexplained.  Under the cpu clock the blocking costs
@@ -15,14 +21,38 @@
  */
 #include "wl.h"
 
+#include <fcntl.h>
+#include <stdbool.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* Whether process @pid's main thread is blocked (state "S" in its
+ * /proc stat). */
+static bool blocked(pid_t pid)
+{
+	char path[64], buf[512];
+	const char *rp;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	rp = strrchr(buf, ')');	/* the name may hold spaces and ')' */
+	return rp && rp[1] == ' ' && rp[2] == 'S';
+}
+
 int main(int argc, char **argv)
 {
 	const char *how = argc > 1 ? argv[1] : "";
-	struct timespec nap = { 0, 100 * 1000000L };
+	struct timespec nap = { 0, 10 * 1000000L };
 	struct rusage ru;
 	siginfo_t info;
 	int status = -1;
@@ -33,7 +63,13 @@ int main(int argc, char **argv)
 	if (child < 0)
 		return 3;
 	if (child == 0) {
-		nanosleep(&nap, NULL);
+		pid_t parent = getppid();
+		int seen = 0;
+
+		while (seen < 10) {
+			nanosleep(&nap, NULL);
+			seen = blocked(parent) ? seen + 1 : 0;
+		}
 		_exit(0);
 	}
 	if (strcmp(how, "wait") == 0) {
