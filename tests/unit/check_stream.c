@@ -811,6 +811,79 @@ START_TEST(test_stream_sampled_equals_memory)
 }
 END_TEST
 
+static void compare_streams(const struct cp_stream *a,
+			    const struct cp_stream *b, const char *what);
+
+/* Take @s's procedure events (ENTER, LEAVE, regions) out. */
+static void drop_proc_events(struct synth *s)
+{
+	for (uint32_t tid = 0; tid < SYNTH_MAXT; tid++) {
+		struct synth_thread *t = &s->t[tid];
+		size_t n = 0;
+
+		for (size_t i = 0; i < t->n; i++) {
+			unsigned k = t->ev[i].op & CP_EV_KIND_MASK;
+
+			if (k < CP_EV_ENTER || k > CP_EV_REGION_END)
+				t->ev[n++] = t->ev[i];
+		}
+		t->n = n;
+	}
+}
+
+/*
+ * The procedures' source left to the trace (CP_STREAM_SRC_AUTO), with
+ * the samples symbolized beside the survey (every pass on two threads):
+ * random traces with samples take their procedure events, the stacks
+ * then dropped, and give what CP_STREAM_SRC_INSTRUMENTED gives; without
+ * their procedure events they take the samples, as
+ * CP_STREAM_SRC_SAMPLED does.
+ */
+START_TEST(test_stream_auto_source_symbolized_beside)
+{
+	size_t old = cp_par_set_threshold(0);
+
+	for (int round = 0; round < 12; round++) {
+		struct synth s;
+		struct cp_tindex ia, ib;
+		struct cp_stream a, b;
+		char path[64], what[48];
+		bool bare = round % 2;
+		struct cp_stream_opts so = {
+			.symbolize = symbolize, .src = CP_STREAM_SRC_AUTO,
+			.mbm_k = CP_PROFILE_K_DEFAULT, .slack = true,
+			.exclusive = round / 2 % 2,
+		};
+
+		rng_state = 3500 + (uint64_t)round;
+		gen_trace(&s, 1 + (uint32_t)rnd(5), 100 + (uint32_t)rnd(1500),
+			  round % 3 == 0);
+		gen_samples(&s, 5 + (uint32_t)rnd(200));
+		if (bare)
+			drop_proc_events(&s);
+		snprintf(what, sizeof(what), "auto round %d (%s)", round,
+			 bare ? "samples only" : "instrumented");
+		write_temp(&s, path);
+		stream_with(path, &ia, &a, &so);
+		so.src = bare ? CP_STREAM_SRC_SAMPLED :
+				CP_STREAM_SRC_INSTRUMENTED;
+		stream_with(path, &ib, &b, &so);
+		ck_assert_msg(a.sampled == bare && b.sampled == bare,
+			      "%s: sampled %d and %d", what, a.sampled,
+			      b.sampled);
+		ck_assert_msg(a.nprocs > 0, "%s: no procedure", what);
+		compare_streams(&a, &b, what);
+		cp_stream_free(&a);
+		cp_stream_free(&b);
+		cp_tindex_close(&ia);
+		cp_tindex_close(&ib);
+		unlink(path);
+		synth_free(&s);
+	}
+	cp_par_set_threshold(old);
+}
+END_TEST
+
 static void cut_rounds(int n, uint64_t seed);
 static void gen_tasks(struct synth *s, uint32_t n, uint32_t alive,
 		      uint32_t lost);
@@ -3073,6 +3146,7 @@ static Suite *stream_suite(void)
 	tcase_add_test(tc, test_stream_no_procedure);
 	tcase_add_test(tc, test_stream_paths_equal_memory);
 	tcase_add_test(tc, test_stream_sampled_equals_memory);
+	tcase_add_test(tc, test_stream_auto_source_symbolized_beside);
 	tcase_add_test(tc, test_stream_prefetch_equals_memory);
 	tcase_add_test(tc, test_stream_cursor_peek);
 	tcase_add_test(tc, test_stream_fixtures_equal_memory);

@@ -752,6 +752,27 @@ static int run_pass(struct sp *p)
 	return p->pass_ret;
 }
 
+/* The survey as a cp_par_two job, its result in p->pass_ret. */
+static void survey_job(void *arg)
+{
+	struct sp *p = arg;
+
+	p->pass_ret = run_pass(p);
+}
+
+/* The survey, with the samples' stacks symbolized beside it on the other
+ * core when they may be wanted (struct cp_stream_sym: @y); not after it,
+ * where they may turn out unwanted.  0, or -1 (memory). */
+static int survey(struct sp *p, const struct cp_stream_opts *o,
+		  struct cp_stream_sym *y)
+{
+	if (!o || !cp_par_splits(p->ix->t.nevents) ||
+	    !cp_stream_smp_early(p, o, y))
+		return run_pass(p);
+	cp_par_two(p->ix->t.nevents, survey_job, p, cp_stream_smp_sym_run, y);
+	return p->pass_ret;
+}
+
 /* The CP_STREAM_TRACK procedures with the most useful time (survey).
  * 0, or -1 (memory). */
 static int choose_tracked(struct sp *p)
@@ -1178,6 +1199,7 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 		  const struct cp_stream_opts *o, char *err, size_t errlen)
 {
 	uint32_t nt = ix->t.nthreads;
+	struct cp_stream_sym y = { 0 };
 	int ret = -1;
 	struct sp p = {
 		.ix = ix, .s = s, .nt = nt, .freel = NONE,
@@ -1223,13 +1245,13 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 		goto err_mem;
 	for (uint32_t tid = 0; tid < nt; tid++)
 		s->threads[tid].parent = UINT32_MAX;
-	if (run_pass(&p))
+	if (survey(&p, o, &y))
 		goto err_mem;
 	if (useful_overflows(&p)) {
 		snprintf(err, errlen, "%s: %s", ix->t.path, CP_TRACE_TOO_LONG);
 		goto err;
 	}
-	if (o && cp_stream_smp_setup(&p, o, err, errlen))
+	if (o && cp_stream_smp_setup(&p, o, &y, err, errlen))
 		goto err;
 	if (o && o->timeline && cp_stream_tl_start(&p, o->timeline))
 		goto err_mem;
@@ -1284,6 +1306,7 @@ err_mem:
 	snprintf(err, errlen, "%s: out of memory in the streaming analysis",
 		 ix->t.path);
 err:
+	free(y.sid);	/* symbolized beside a survey that failed */
 	sp_free(&p);
 	cp_stream_free(s);
 	return ret;

@@ -651,11 +651,37 @@ void cp_stream_smp_place(struct sp *p, uint32_t tid, struct sth *t,
 			 const struct cp_tev *v);
 /* (survey) Thread @tid ended: its samples left are outside its life. */
 void cp_stream_smp_end(struct sp *p, uint32_t tid);
+/*
+ * The samples' stacks symbolized beside the survey: reading the debug
+ * information takes a tenth of a second or more, which the survey's
+ * second core, decoding ahead for it, has to spare.  Whether the report
+ * takes its procedures from the samples is known only after the survey
+ * (it may see procedure events), so the result is kept until then.  The
+ * symbolizer reads the samples' stacks and the modules and writes its
+ * own members of cp_samples (sym, hot, the stacks); the survey writes
+ * only each sample's used flag and the placement counters.
+ */
+struct cp_stream_sym {
+	const struct cp_stream_opts *o;
+	struct cp_trace *t;
+	uint32_t *sid;		/* by sample, once run; else NULL */
+	int ret;		/* the symbolizer's: 0, or -1 with err */
+	bool ran;
+	char err[512];
+};
+
+/* Set up @y for the trace of @p under @o: true when the samples may be
+ * wanted, and cp_stream_smp_sym_run(@y) is to run beside the survey. */
+bool cp_stream_smp_early(const struct sp *p, const struct cp_stream_opts *o,
+			 struct cp_stream_sym *y);
+/* Symbolize @arg's samples (a struct cp_stream_sym; cp_par_two job). */
+void cp_stream_smp_sym_run(void *arg);
 /* (after the survey) Take the procedures from the samples if @o says so:
- * symbolize, each sample's switch point, CPU time and samples per
- * procedure.  0, or -1 with "PATH: reason" in @err. */
+ * symbolize (or take @y's stacks when it ran: it then holds none),
+ * each sample's switch point, CPU time and samples per procedure.  0, or
+ * -1 with "PATH: reason" in @err. */
 int cp_stream_smp_setup(struct sp *p, const struct cp_stream_opts *o,
-			char *err, size_t errlen);
+			struct cp_stream_sym *y, char *err, size_t errlen);
 /* (records) A useful segment of @dt on thread @tid: its pieces between
  * stack switches into @t's pending time (and what-if lane), the samples
  * in it counted on @t's path. */

@@ -210,21 +210,52 @@ static void thread_stacks(struct sp *p, uint32_t tid)
 		cp_stream_view_cpu(p, tid, NONE, p->s->threads[tid].useful_ns);
 }
 
+bool cp_stream_smp_early(const struct sp *p, const struct cp_stream_opts *o,
+			 struct cp_stream_sym *y)
+{
+	*y = (struct cp_stream_sym){ .o = o, .t = &p->ix->t };
+	return o->src != CP_STREAM_SRC_INSTRUMENTED && o->symbolize &&
+	       p->sm && p->sm->n;
+}
+
+void cp_stream_smp_sym_run(void *arg)
+{
+	struct cp_stream_sym *y = arg;
+
+	y->ret = y->o->symbolize(y->o->symbolize_ctx, y->t, &y->sid, y->err,
+				 sizeof(y->err));
+	y->ran = true;
+}
+
 int cp_stream_smp_setup(struct sp *p, const struct cp_stream_opts *o,
-			char *err, size_t errlen)
+			struct cp_stream_sym *y, char *err, size_t errlen)
 {
 	const char *path = p->ix->t.path;
+	bool ran = y && y->ran;
 
+	if (ran) {	/* its stacks are taken or dropped here */
+		p->sid = y->sid;
+		y->sid = NULL;
+		y->ran = false;
+	}
 	if (o->src == CP_STREAM_SRC_INSTRUMENTED || !o->symbolize ||
 	    (o->src == CP_STREAM_SRC_AUTO &&
-	     (p->saw_procs || !p->sm || !p->sm->n)))
+	     (p->saw_procs || !p->sm || !p->sm->n))) {
+		free(p->sid);
+		p->sid = NULL;
 		return 0;
+	}
 	if (!p->sm || !p->sm->n) {
 		snprintf(err, errlen, "%s: no samples in the trace to take "
 			 "the procedures from", path);
 		return -1;
 	}
-	if (o->symbolize(o->symbolize_ctx, &p->ix->t, &p->sid, err, errlen))
+	if (ran && y->ret) {
+		snprintf(err, errlen, "%s", y->err);
+		return -1;
+	}
+	if (!ran &&
+	    o->symbolize(o->symbolize_ctx, &p->ix->t, &p->sid, err, errlen))
 		return -1;
 	p->sM = calloc(p->sm->n, sizeof(*p->sM));
 	if (!p->sM || stack_procs(p)) {

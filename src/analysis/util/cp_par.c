@@ -25,13 +25,18 @@ static void *run_job(void *p)
 	return NULL;
 }
 
+bool cp_par_splits(size_t work)
+{
+	return work >= atomic_load(&threshold);
+}
+
 void cp_par_two(size_t work, void (*fn)(void *), void *arg,
 		void (*fn2)(void *), void *arg2)
 {
 	struct job j = { .fn = fn, .arg = arg };
 	pthread_t th;
 
-	if (work < atomic_load(&threshold) ||
+	if (!cp_par_splits(work) ||
 	    pthread_create(&th, NULL, run_job, &j)) {
 		fn(arg);
 		fn2(arg2);

@@ -13,6 +13,7 @@
 #ifndef CP_PAR_H
 #define CP_PAR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -24,6 +25,12 @@
  */
 void cp_par_two(size_t work, void (*fn)(void *), void *arg,
 		void (*fn2)(void *), void *arg2);
+
+/*
+ * Whether cp_par_two(@work, ...) runs its jobs on two threads (unless no
+ * thread can be created): for work worth doing only beside another.
+ */
+bool cp_par_splits(size_t work);
 
 /*
  * Set the threshold of cp_par_two (default CP_PAR_MIN_WORK); 0 makes every
