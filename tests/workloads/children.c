@@ -5,7 +5,7 @@
  *   main: fork C; wait for C with the call the argument names
  *         (wait, waitpid, wait3, wait4 or waitid)
  *   C:    poll main's state every 10 ms; _exit(0) once main has been
- *         seen blocked ("S") ten times in a row
+ *         seen blocked ("S") ten times in a row (or after 10 s)
  *
  * C does not simply sleep 100 ms: on a loaded machine main may get a
  * processor only after that, and then finds C already gone.  Counting
@@ -66,7 +66,8 @@ int main(int argc, char **argv)
 		pid_t parent = getppid();
 		int seen = 0;
 
-		while (seen < 10) {
+		/* (at most 10 s: a /proc that cannot be read ends it) */
+		for (int polls = 0; seen < 10 && polls < 1000; polls++) {
 			nanosleep(&nap, NULL);
 			seen = blocked(parent) ? seen + 1 : 0;
 		}
