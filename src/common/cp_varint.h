@@ -96,6 +96,11 @@ static inline int cp_uv_get(const uint8_t **pp, const uint8_t *end,
 	uint64_t v = 0;
 	unsigned shift = 0;
 
+	if (__builtin_expect(p < end && *p < 0x80, 1)) {
+		*out = *p;
+		*pp = p + 1;
+		return 0;
+	}
 	while (p < end && shift < 64) {
 		uint8_t b = *p++;
 
