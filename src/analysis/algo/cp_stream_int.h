@@ -313,7 +313,7 @@ struct sp {
 				 * (cp_stream_opts.lengths_only) */
 	void (*progress)(void *ctx, const char *phase, double frac);
 	void *progress_ctx;
-	/* Slack (cp_stream_slack.c): the records pass's file, or NULL;
+	/* Slack: the records pass's file (cp_stream_slfile.c), or NULL;
 	 * after the walk, each tracked procedure's Slack */
 	struct cp_stream_sl *sl;
 	uint64_t sl_event_bytes;	/* the room check's (cp_stream_opts) */
@@ -559,7 +559,7 @@ void cp_stream_kp_free(struct sp *p);
  * *@len. */
 uint32_t cp_stream_cp_end(const struct sp *p, uint64_t *len);
 
-/* ---- Slack (cp_stream_slack.c) ---------------------------------------- */
+/* ---- Slack (cp_stream_slfile.c, cp_stream_slack.c) -------------------- */
 
 /*
  * The records pass writes each vertex's in-edges to a file (p->sl set),

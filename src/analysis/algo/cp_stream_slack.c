@@ -41,46 +41,18 @@
  * vertex with no in-edge) gets a segment of value L - A that never
  * expires, as cp_slack.c's leaves do.
  *
- * Records.  A publish record is its publisher's vertex: its consumers'
- * A flows into the record's slot (the record's index, whose lifetimes
- * are disjoint intervals in both directions), and the publisher's vertex
- * takes the slot's value when the walk reaches it.  A record that later
- * publishes fold into (cp_stream_rec.c's folding) is a chain of virtual
- * vertices, one per merge into it, each with two in-edges of weight
- * zero: the path lengths between any two real vertices are G's, so the
- * program, and the Slack, are the same.  A hub (cp_stream_rec.c) is one
- * virtual vertex, written before the CONSUME that makes it, with the
- * range's records as its in-edges.
- *
- * The file.  One record per vertex (and per virtual one), written in the
- * pass's order, LEB128 values, most of them small differences:
- *	u8 flags		VIRT, FIRST (no thread in-edge), PIECES
- * a vertex:
- *	uv tid
- *	PIECES: uv mask before
- *	uv n, n x uv slot published here
- *	unless FIRST: uv w, uv et(x) - et(u) - w, uv f(x) - f(u),
- *		uv wall(x) - wall(u)
- *	PIECES: uv n, n x (uv mask, uv dt)
- * a virtual vertex:
- *	uv slot it is a version of, uv et(x)
- * both:
- *	uv winner (0: the thread edge, else 1 + input)
- *	uv n, n x (uv id << 1 | is-thread, uv et(x) - et(in), uv f(x) - f(in))
- * then the record's length, the bytes of its LEB128 last first, so that
- * the walk finds it from the record's end.  The walk keeps each thread's
- * et, wall clock and mask, learnt backwards: et(u) and wall(u) from the
- * next vertex, the mask of the procedures followed that are open (the
- * lanes a segment counts for) from where it changed (PIECES, with the
- * pieces a sampled segment is cut into by stack switches).  About 13
- * bytes an event on a lock-heavy trace.
+ * The file (cp_stream_slfile.h) is the pass's graph, a record per vertex
+ * in the pass's order: a publish record is its publisher's vertex, whose
+ * consumers' A flows into the record's slot, and which takes the slot's
+ * value when the walk reaches it; folded records and hubs are virtual
+ * vertices of their own.
  *
  * Both cores: the lanes are split between two walks of the file, each
  * following C itself (cp_stream_sl_walk(), by their estimated cost:
- * deal()).  A walk that follows C alone
- * finds each lane's shares of C's edges ahead first (struct cshares), on
- * the core of one walk while the other starts; they bound which segments
- * can count at all, and the others are not pushed.
+ * deal()).  A walk that follows C alone finds each lane's shares of C's
+ * edges ahead first (cp_stream_cshares.h), on the core of one walk while
+ * the other starts; they bound which segments can count at all, and the
+ * others are not pushed.
  *
  * The headline's procedure (sp.busy_k): the walk that has its lane also
  * writes, as it passes them, C's segments that hold its time on the wall
@@ -105,383 +77,21 @@
 #include "cp_stream_int.h"
 
 #include <errno.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cp_debug.h"
 #include "cp_die.h"
-#include "cp_grow.h"
 #include "cp_par.h"
 #include "cp_prefetch.h"
 #include "cp_spill.h"
 #include "cp_stair.h"
+#include "cp_stream_cshares.h"
+#include "cp_stream_slfile.h"
 #include "cp_varint.h"
 
 /* Debug invariants: type-checked always, run when this is true. */
 static const bool cp_stream_sl_debug = CP_DEBUG;
-
-enum { F_VIRT = 1, F_FIRST = 2, F_PIECES = 4 };
-
-/* An in-edge of the vertex written: a slot's record, or a thread's path
- * (a JOIN's end, a group member's PUBLISH). */
-struct sl_in {
-	uint32_t id;
-	bool thread;
-	uint64_t et, f;
-};
-
-/* A virtual vertex waiting for the vertex it follows to be written. */
-struct sl_virt {
-	uint64_t f, et;
-	uint32_t slot;
-	uint8_t win;
-	struct sl_in in[2];
-};
-
-struct cp_stream_sl {
-	struct cp_spill sp;
-	uint64_t nsteps;	/* vertices written (f of the next) */
-	/* the vertex being written */
-	uint64_t f;
-	uint32_t tid;
-	bool first;
-	uint64_t etprev, mask0;
-	uint64_t *pmask, *pdt;	/* its segment's pieces */
-	uint32_t npc, cap_pc;
-	struct sl_in *in;
-	uint32_t nin, cap_in;
-	uint32_t *pub;		/* slots published at it */
-	uint32_t npub, cap_pub;
-	struct sl_virt *virt;
-	uint32_t nvirt, cap_virt;
-	/* per slot: the vertex its record is now */
-	uint64_t *rpos;
-	uint32_t cap_rpos;
-	uint64_t wd;		/* its wall clock minus its thread's last */
-	/* per thread: its last vertex, its et, mask and wall clock there */
-	uint64_t *lastf, *endet, *endmask, *endwall;
-	/* the headline's procedure's C segments (cp_stream_busy.c) */
-	struct cp_spill iv;
-};
-
-/* ---- the forward pass's side ------------------------------------- */
-
-/*
- * Is there room for the file in its directory?  A file that fills the
- * disk up would make the programs beside it fail too (and one in a tmpfs
- * is memory), so the room free must cover sp.sl_event_bytes an event; if
- * not, no Slack (ENOSPC), with what it needed and found.  A directory
- * that cannot be looked at is tried all the same.
- */
-static bool room_for_file(struct sp *p)
-{
-	struct cp_stream *s = p->s;
-	uint64_t need, avail;
-
-	if (__builtin_mul_overflow(p->ix->t.nevents, p->sl_event_bytes,
-				   &need))
-		need = UINT64_MAX;
-	s->slack_dir = cp_spill_dir();
-	if (cp_spill_where(s->slack_dir, &s->slack_in_memory, &avail) ||
-	    need <= avail)
-		return true;
-	s->slack_err = ENOSPC;
-	s->slack_need = need;
-	s->slack_avail = avail;
-	return false;
-}
-
-int cp_stream_sl_start(struct sp *p)
-{
-	struct cp_stream_sl *sl;
-	uint32_t nt = p->nt ? p->nt : 1;
-
-	if (!room_for_file(p))
-		return 0;	/* no Slack, said so; the rest goes on */
-	sl = calloc(1, sizeof(*sl));
-	if (!sl)
-		return -1;
-	sl->sp.fd = -1;
-	sl->lastf = calloc(nt, sizeof(*sl->lastf));
-	sl->endet = calloc(nt, sizeof(*sl->endet));
-	sl->endmask = calloc(nt, sizeof(*sl->endmask));
-	sl->endwall = calloc(nt, sizeof(*sl->endwall));
-	sl->iv.fd = -1;
-	p->sl = sl;
-	if (!sl->lastf || !sl->endet || !sl->endmask || !sl->endwall)
-		return -1;
-	if (cp_spill_open(&sl->sp)) {
-		p->s->slack_err = errno ? errno : ENOMEM;
-		cp_stream_sl_free(p);
-		return 0;	/* no Slack, said so; the rest goes on */
-	}
-	return 0;
-}
-
-/* The mask of @t's open followed procedures (the lanes of its segment). */
-static uint64_t act_mask(const struct sth *t)
-{
-	uint64_t m = 0;
-
-	for (uint32_t i = 0; i < t->k->nact; i++)
-		m |= (uint64_t)1 << t->k->act[i];
-	return m;
-}
-
-void cp_stream_sl_begin(struct sp *p, uint32_t tid, const struct sth *t)
-{
-	struct cp_stream_sl *sl = p->sl;
-
-	sl->f = sl->nsteps++;
-	sl->tid = tid;
-	sl->first = !t->any;
-	sl->etprev = t->len;
-	sl->wd = t->any ? t->key - t->last_wall : 0;
-	sl->mask0 = act_mask(t);
-	sl->npc = sl->nin = sl->npub = sl->nvirt = 0;
-}
-
-void cp_stream_sl_piece(struct sp *p, const struct sth *t, uint64_t dt)
-{
-	struct cp_stream_sl *sl = p->sl;
-	uint64_t m = act_mask(t);
-
-	if (sl->npc && sl->pmask[sl->npc - 1] == m) {
-		sl->pdt[sl->npc - 1] += dt;
-		return;
-	}
-	if (sl->npc == sl->cap_pc) {
-		uint32_t c1 = sl->cap_pc, c2 = sl->cap_pc;
-
-		if (cp_grow32((void **)&sl->pmask, 8, &c1, sl->npc + 1) ||
-		    cp_grow32((void **)&sl->pdt, 8, &c2, sl->npc + 1)) {
-			p->nomem = true;
-			return;
-		}
-		sl->cap_pc = c1 < c2 ? c1 : c2;
-	}
-	sl->pmask[sl->npc] = m;
-	sl->pdt[sl->npc++] = dt;
-}
-
-static void add_in(struct sp *p, struct sl_in in)
-{
-	struct cp_stream_sl *sl = p->sl;
-
-	if (sl->nin == sl->cap_in && cp_grow32((void **)&sl->in, sizeof(*sl->in), &sl->cap_in,
-		      sl->nin + 1)) {
-		p->nomem = true;
-		return;
-	}
-	sl->in[sl->nin++] = in;
-}
-
-void cp_stream_sl_in_rec(struct sp *p, uint32_t r)
-{
-	add_in(p, (struct sl_in){ r, false, p->rlen[r], p->sl->rpos[r] });
-}
-
-void cp_stream_sl_in_join(struct sp *p, uint32_t c)
-{
-	add_in(p, (struct sl_in){ c, true, p->th[c].len, p->sl->lastf[c] });
-}
-
-/* Room for slot @r's position.  0, or -1 (memory). */
-static int rpos_room(struct cp_stream_sl *sl, uint32_t r)
-{
-	return r < sl->cap_rpos ? 0 :
-	       cp_grow32((void **)&sl->rpos, 8, &sl->cap_rpos, (uint64_t)r + 1);
-}
-
-int cp_stream_sl_rec(struct sp *p, uint32_t r)
-{
-	struct cp_stream_sl *sl = p->sl;
-
-	if (rpos_room(sl, r) ||
-	    (sl->npub == sl->cap_pub &&
-	     cp_grow32((void **)&sl->pub, 4, &sl->cap_pub, sl->npub + 1)))
-		return -1;
-	sl->rpos[r] = sl->f;
-	sl->pub[sl->npub++] = r;
-	return 0;
-}
-
-/* A virtual vertex: slot @a's record merges in @b (before the merge). */
-static void virt(struct sp *p, uint32_t a, struct sl_in b)
-{
-	struct cp_stream_sl *sl = p->sl;
-	struct sl_virt *v;
-
-	if (cp_grow32((void **)&sl->virt, sizeof(*sl->virt), &sl->cap_virt,
-		      sl->nvirt + 1)) {
-		p->nomem = true;
-		return;
-	}
-	v = &sl->virt[sl->nvirt++];
-	v->f = sl->nsteps++;
-	v->slot = a;
-	v->in[0] = (struct sl_in){ a, false, p->rlen[a], sl->rpos[a] };
-	v->in[1] = b;
-	/* the record keeps its own path on a tie (cp_stream_merge_into) */
-	v->win = b.et > p->rlen[a] ? 2 : 1;
-	v->et = b.et > p->rlen[a] ? b.et : p->rlen[a];
-	sl->rpos[a] = v->f;
-}
-
-void cp_stream_sl_group_thread(struct sp *p, uint32_t a, uint32_t tid)
-{
-	virt(p, a, (struct sl_in){ tid, true, p->th[tid].len, p->sl->f });
-}
-
-void cp_stream_sl_group_rec(struct sp *p, uint32_t a, uint32_t r)
-{
-	virt(p, a, (struct sl_in){ r, false, p->rlen[r], p->sl->rpos[r] });
-}
-
-/* Room for a record of @n inputs, @pc pieces, @pub slots, its length
- * after it included. */
-static size_t rec_max(uint32_t n, uint32_t pc, uint32_t pub)
-{
-	return 13 * CP_VARINT_MAX + 3 * CP_VARINT_MAX * (size_t)n +
-	       2 * CP_VARINT_MAX * (size_t)pc + CP_VARINT_MAX * (size_t)pub;
-}
-
-/* The record whose body is [@body, @e), @body cp_spill_room()'s
- * pointer: its length after it, the bytes of its LEB128 last first, so
- * that the walk reads it from the record's end. */
-static void seal(struct cp_spill *sp, uint8_t *body, uint8_t *e)
-{
-	uint8_t len[CP_VARINT_MAX];
-	size_t ll = (size_t)(cp_uv_put(len, (uint64_t)(e - body)) - len);
-
-	for (size_t i = 0; i < ll; i++)
-		e[i] = len[ll - 1 - i];
-	cp_spill_done(sp, e + ll);
-}
-
-static uint8_t *put_in(uint8_t *q, const struct sl_in *in, uint64_t et,
-		       uint64_t f)
-{
-	q = cp_uv_put(q, (uint64_t)in->id << 1 | in->thread);
-	q = cp_uv_put(q, et - in->et);
-	return cp_uv_put(q, f - in->f);
-}
-
-/* A virtual vertex's record at @q: slot @slot's version of et @et,
- * its winner @win and @n inputs to come. */
-static uint8_t *virt_head(uint8_t *q, uint32_t slot, uint64_t et,
-			  uint32_t win, uint32_t n)
-{
-	*q++ = F_VIRT;
-	q = cp_uv_put(q, slot);
-	q = cp_uv_put(q, et);
-	q = cp_uv_put(q, win);
-	return cp_uv_put(q, n);
-}
-
-void cp_stream_sl_end_step(struct sp *p, const struct sth *t)
-{
-	struct cp_stream_sl *sl = p->sl;
-	uint64_t et = t->len, mask1 = act_mask(t), own = sl->etprev, w = 0;
-	uint32_t win = 0;
-	bool pieces = false;
-	uint8_t *b, *q;
-
-	if (p->nomem)
-		return;
-	for (uint32_t i = 0; i < sl->npc; i++) {
-		w += sl->pdt[i];
-		pieces |= sl->pmask[i] != sl->mask0;
-	}
-	pieces |= mask1 != sl->mask0;
-	own += w;
-	/* the tree's in-edge: the thread's own unless an input is longer
-	 * (the first of the longest: cp_stream_merge_into's ties) */
-	for (uint32_t j = 0; j < sl->nin; j++)
-		if (sl->in[j].et > own) {
-			own = sl->in[j].et;
-			win = j + 1;
-		}
-	b = q = cp_spill_room(&sl->sp, rec_max(sl->nin, sl->npc, sl->npub));
-	if (!b)
-		goto virtuals;
-	*q++ = (uint8_t)((sl->first ? F_FIRST : 0) | (pieces ? F_PIECES : 0));
-	q = cp_uv_put(q, sl->tid);
-	if (pieces)
-		q = cp_uv_put(q, sl->mask0);
-	q = cp_uv_put(q, sl->npub);
-	for (uint32_t i = 0; i < sl->npub; i++)
-		q = cp_uv_put(q, sl->pub[i]);
-	if (!sl->first) {
-		q = cp_uv_put(q, w);
-		q = cp_uv_put(q, et - sl->etprev - w);
-		q = cp_uv_put(q, sl->f - sl->lastf[sl->tid]);
-		q = cp_uv_put(q, sl->wd);
-	}
-	if (pieces) {
-		q = cp_uv_put(q, sl->npc);
-		for (uint32_t i = 0; i < sl->npc; i++) {
-			q = cp_uv_put(q, sl->pmask[i]);
-			q = cp_uv_put(q, sl->pdt[i]);
-		}
-	}
-	q = cp_uv_put(q, win);
-	q = cp_uv_put(q, sl->nin);
-	for (uint32_t j = 0; j < sl->nin; j++)
-		q = put_in(q, &sl->in[j], et, sl->f);
-	seal(&sl->sp, b, q);
-virtuals:
-	sl->lastf[sl->tid] = sl->f;
-	sl->endet[sl->tid] = et;
-	sl->endmask[sl->tid] = mask1;
-	sl->endwall[sl->tid] = t->key;
-	for (uint32_t i = 0; i < sl->nvirt; i++) {
-		const struct sl_virt *v = &sl->virt[i];
-
-		b = cp_spill_room(&sl->sp, rec_max(2, 0, 0));
-		if (!b)
-			return;
-		q = virt_head(b, v->slot, v->et, v->win, 2);
-		q = put_in(q, &v->in[0], v->et, v->f);
-		q = put_in(q, &v->in[1], v->et, v->f);
-		seal(&sl->sp, b, q);
-	}
-}
-
-void cp_stream_sl_hub(struct sp *p, uint32_t h, const uint32_t *m,
-		      uint32_t n)
-{
-	struct cp_stream_sl *sl = p->sl;
-	uint64_t f = sl->nsteps++, et = 0;
-	uint32_t win = 0;
-	uint8_t *b, *q;
-
-	if (p->nomem)
-		return;
-	if (rpos_room(sl, h)) {
-		p->nomem = true;
-		return;
-	}
-	for (uint32_t j = 0; j < n; j++)
-		if (!win || p->rlen[m[j]] > et) {
-			et = p->rlen[m[j]];
-			win = j + 1;
-		}
-	b = cp_spill_room(&sl->sp, rec_max(n, 0, 0));
-	if (b) {
-		q = virt_head(b, h, et, win, n);
-		for (uint32_t j = 0; j < n; j++)
-			q = put_in(q, &(struct sl_in){ m[j], false,
-				   p->rlen[m[j]], sl->rpos[m[j]] }, et, f);
-		seal(&sl->sp, b, q);
-	}
-	sl->rpos[h] = f;
-}
-
-/* ---- the walk back ----------------------------------------------- */
-
-enum { PTR_NONE, PTR_THREAD, PTR_SLOT };
 
 #define CP_SL_SLOTS 16	/* thread slots a walk starts with (grow_slots()) */
 
@@ -529,68 +139,6 @@ static int walk_regrow(void *a, size_t old, size_t n, size_t size)
 	return 0;
 }
 
-/*
- * C's shares ahead.  A segment pushed at the walk's position now, alive
- * until position u, can lower a lane's d only at C's vertices in [now,
- * u], and at each of them d is at most the d of now plus the lane's
- * shares of the C edges met since (on_c() adds a vertex's share, or
- * takes less).  A segment of no less value than that is never the least
- * that counts, and push() leaves it out: the staircases then hold the few
- * that may count (a molecular dynamics program with a lock per cell: one
- * push in 8 to 55 of those it made without).  cs_run() finds the shares,
- * following C alone back through the file; they are kept by blocks of
- * positions, summed, within a fixed room, so that the bound for [now, u]
- * (the blocks that hold it) is two reads.
- */
-struct cshares {
-	uint64_t *cum;		/* [(nb + 1) x nc]: column c's shares at C's
-				 * vertices before block b, at [b * nc + c] */
-	uint64_t nb;		/* blocks */
-	uint32_t nc;		/* a column per lane of the two walks, then
-				 * one of C's edges whole (any lane's share
-				 * of an edge is at most its weight), for the
-				 * lanes that lead others (regroup()) */
-	unsigned shift;		/* a block is 2^shift positions */
-	/* rows [0, ready] are found: the walk of C alone (cs_fill()) runs
-	 * on one core at the start of its lanes' walk while the other walk
-	 * starts on the other, and passes it on its way */
-	_Atomic uint64_t ready;
-	struct cs_walk *c;	/* that walk's state until it is done */
-};
-
-/* The room cshares take: 16 MiB at most, in blocks of 256 positions or
- * more (a finer bound left out few more segments, on the traces tried). */
-#define CS_BYTES ((size_t)16 << 20)
-#define CS_SHIFT 8
-
-/* Column @c's shares at C's vertices in positions [@now, @until] or
- * more (the blocks that hold them); UINT64_MAX while not all found. */
-static uint64_t cs_span(struct cshares *cs, uint32_t c, uint64_t now,
-			uint64_t until)
-{
-	uint64_t lo = now >> cs->shift, hi = (until >> cs->shift) + 1;
-
-	if (hi > cs->nb)
-		hi = cs->nb;
-	if (lo >= hi)
-		return 0;
-	if (hi > atomic_load_explicit(&cs->ready, memory_order_acquire))
-		return UINT64_MAX;	/* not found yet */
-	return cs->cum[hi * cs->nc + c] - cs->cum[lo * cs->nc + c];
-}
-
-static void cs_walk_free(struct cshares *cs);
-static void cs_fill(struct cshares *cs);
-
-static void cs_free(struct cshares *cs)
-{
-	if (!cs)
-		return;
-	cs_walk_free(cs);
-	free(cs->cum);
-	free(cs);
-}
-
 /* The walk's state: per lane (a followed procedure with CP time) its d,
  * CP time not passed, live segments and the values A + 1 (0: no path
  * from C reaches the vertex) of each thread's next vertex and each slot. */
@@ -607,8 +155,8 @@ struct walk {
 	uint64_t cown[CP_STREAM_TRACK];	/* share of the C^R edge into the
 					 * next C vertex */
 	struct cp_stair seg[CP_STREAM_TRACK];
-	struct cshares *cs;	/* C's shares ahead (NULL: none) */
-	struct cshares *fill;	/* to find first (cs_fill()), or NULL */
+	struct cp_stream_cs *cs;	/* C's shares ahead (NULL: none) */
+	struct cp_stream_cs *fill;	/* to find first (cp_stream_cs_fill()), or NULL */
 	uint32_t col[CP_STREAM_TRACK];	/* a lane's column in cs */
 	uint64_t solo;		/* lanes that lead no other (regroup()) */
 	uint64_t *tv;		/* [nl x 2P] each open thread's pending
@@ -676,11 +224,11 @@ static int push(struct walk *w, uint32_t l, uint64_t v, uint64_t until)
 {
 	uint64_t room = w->rem[l];
 
-	/* (C's shares ahead, struct cshares: the lane's own while it leads
+	/* (C's shares ahead, struct cp_stream_cs: the lane's own while it leads
 	 * no other, else C's edges whole) */
 	if (w->cs && until != UINT64_MAX) {
 		uint32_t c = w->solo >> l & 1 ? w->col[l] : w->cs->nc - 1;
-		uint64_t ahead = cs_span(w->cs, c, w->now, until);
+		uint64_t ahead = cp_stream_cs_span(w->cs, c, w->now, until);
 
 		if (ahead < room)
 			room = ahead;
@@ -1048,77 +596,6 @@ static int along_thread(struct walk *w, uint32_t tid, uint64_t f,
 	return 0;
 }
 
-/* A record of the file as rec_start() and rec_head() read it (the
- * format above); the published slots, the pieces and the inputs stay
- * where they lie, for whoever reads them. */
-struct rec {
-	uint8_t flags;
-	uint64_t id;		/* a vertex's thread, a virtual vertex's slot */
-	uint64_t et;		/* a virtual vertex's */
-	uint64_t mask0, npub, wt, gap, dprev, wd, npc, win, nin;
-	const uint8_t *pub, *pc, *in;
-};
-
-#define GET(v)	do { if (cp_uv_get(&q, e, &(v))) return -2; } while (0)
-
-/* The start of record [@q, @e) into @r, up to a vertex's published
- * slots (a virtual vertex has none); where the rest starts into *@rest.
- * 0, or -2 (not a record). */
-static int rec_start(const uint8_t *q, const uint8_t *e, struct rec *r,
-		     const uint8_t **rest)
-{
-	uint64_t x;
-
-	if (q >= e)
-		return -2;
-	r->flags = *q++;
-	r->mask0 = r->npub = 0;
-	r->pub = q;
-	GET(r->id);
-	if (r->flags & F_VIRT) {
-		GET(r->et);
-	} else {
-		if (r->flags & F_PIECES)
-			GET(r->mask0);
-		GET(r->npub);
-		r->pub = q;
-		for (uint64_t i = 0; i < r->npub; i++)
-			GET(x);
-	}
-	*rest = q;
-	return 0;
-}
-
-/* All of record [@q, @e) into @r but its inputs, which start at r->in.
- * 0, or -2 (not a record the pass wrote). */
-static int rec_head(const uint8_t *q, const uint8_t *e, struct rec *r)
-{
-	uint64_t x;
-
-	if (rec_start(q, e, r, &q))
-		return -2;
-	r->wt = r->gap = r->dprev = r->wd = r->npc = 0;
-	r->pc = NULL;
-	if (!(r->flags & (F_VIRT | F_FIRST))) {
-		GET(r->wt);
-		GET(r->gap);
-		GET(r->dprev);
-		GET(r->wd);
-	}
-	if (r->flags & F_PIECES) {
-		GET(r->npc);
-		r->pc = q;
-		for (uint64_t i = 0; i < 2 * r->npc; i++)
-			GET(x);
-	}
-	GET(r->win);
-	GET(r->nin);
-	r->in = q;
-	return r->win > r->nin || (r->flags & F_VIRT && !r->win) ? -2 : 0;
-}
-
-#undef GET
-
 #define GET(v)	do { if (cp_uv_get(&q, e, &(v))) return -2; } while (0)
 
 /*
@@ -1173,11 +650,11 @@ static int walk_one(struct walk *w, const uint8_t *q, const uint8_t *e,
 	struct sp *p = w->p;
 	uint32_t nl = w->nl, tid = 0, ts = 0;
 	uint64_t x, et, *ta = NULL, wx = 0;
-	struct rec h;
+	struct cp_stream_slf_rec h;
 	int r;
 	bool c;
 
-	if (rec_head(q, e, &h))
+	if (cp_stream_slf_head(q, e, &h))
 		return -2;
 	if (h.flags & F_VIRT) {
 		if (h.id >= w->nslot)
@@ -1317,7 +794,7 @@ static int thread_ends(struct walk *w, const uint64_t (*end)[2], uint32_t n)
  * or -1 (memory). */
 static int walk_init(struct walk *w, struct sp *p, const uint32_t *k,
 		     uint32_t nl, const uint64_t (*end)[2], uint32_t nend,
-		     struct cshares *cs, uint32_t col0)
+		     struct cp_stream_cs *cs, uint32_t col0)
 {
 	struct cp_stream_sl *sl = p->sl;
 	uint64_t L;
@@ -1396,27 +873,6 @@ static void walk_free(struct walk *w)
 		cp_stair_free(&w->seg[l]);
 }
 
-/* The length of the record ending at @e, read back from its end past
- * @lo into *@n; the record's body ends where it returns (NULL: no
- * length there). */
-static const uint8_t *rec_len(const uint8_t *lo, const uint8_t *e,
-			      uint64_t *n)
-{
-	uint64_t v = 0;
-
-	for (unsigned shift = 0; e > lo && shift < 64; shift += 7) {
-		uint8_t c = *--e;
-
-		v |= (uint64_t)(c & 0x7f) << shift;
-		if (!(c & 0x80)) {
-			*n = v;
-			return e;
-		}
-	}
-	return NULL;
-}
-
-
 /* Start fetching slot @slot's row of A, if the walk has it. */
 static void fetch_row(const struct walk *w, uint64_t slot)
 {
@@ -1439,10 +895,10 @@ static void fetch_row(const struct walk *w, uint64_t slot)
  */
 static void scout(const struct walk *w, const uint8_t *q, const uint8_t *e)
 {
-	struct rec h;
+	struct cp_stream_slf_rec h;
 	uint64_t x;
 
-	if (rec_start(q, e, &h, &q))
+	if (cp_stream_slf_start(q, e, &h, &q))
 		return;
 	if (h.flags & F_VIRT) {
 		fetch_row(w, h.id);
@@ -1458,7 +914,7 @@ static void scout_next(const struct walk *w, const uint8_t *b,
 		       const uint8_t **se)
 {
 	uint64_t l;
-	const uint8_t *be = *se > b ? rec_len(b, *se, &l) : NULL;
+	const uint8_t *be = *se > b ? cp_stream_slf_len(b, *se, &l) : NULL;
 
 	if (!be || l > (uint64_t)(be - b)) {
 		*se = b;
@@ -1483,7 +939,7 @@ static int walk_chunk(struct walk *w, uint32_t len, uint32_t nrec,
 		scout_next(w, b, &se);
 	while (e > b && walking(w)) {
 		uint64_t l;
-		const uint8_t *be = rec_len(b, e, &l);
+		const uint8_t *be = cp_stream_slf_len(b, e, &l);
 		int ret;
 
 		if (!be || l > (uint64_t)(be - b) || ++n > nrec)
@@ -1508,7 +964,7 @@ static void walk_run(void *arg)
 	const struct cp_spill *sp = &p->sl->sp;
 
 	if (w->fill)
-		cs_fill(w->fill);
+		cp_stream_cs_fill(w->fill);
 
 	for (uint32_t i = sp->nchunk; i-- > 0 && walking(w) && !w->ret;) {
 		if (cp_spill_read(sp, i, &w->buf, &w->cap_buf)) {
@@ -1530,294 +986,6 @@ static void walk_run(void *arg)
 static bool lane_on(const struct sp *p, uint32_t k)
 {
 	return p->sl_lanes >> k & 1;
-}
-
-/* ---- C's shares ahead (struct cshares) --------------------------- */
-
-/* The walk that follows C alone: where it goes on (as struct walk's
- * ptr, ptr_id, cf) and each thread's mask, learnt back as there.  The
- * shares of C's edges are summed by runs: the C edges of one mask (a
- * thread's run on C) into dt, the runs of one block into own, the blocks
- * into cs->cum. */
-struct cs_walk {
-	struct cshares *cs;
-	const struct sp *p;
-	uint64_t N;
-	int ptr;
-	uint32_t ptr_id;
-	uint64_t cf;
-	uint64_t *tmask;	/* [nt] */
-	uint64_t mask, dt;	/* the run: its mask, its C time */
-	uint64_t blk;		/* the block summed into own */
-	uint32_t k[CP_STREAM_TRACK * 2];	/* a column's tracked index */
-	uint64_t own[CP_STREAM_TRACK * 2 + 1];
-	uint64_t rem[CP_STREAM_TRACK * 2];	/* a column's CP time left
-						 * past block blk */
-	uint32_t nrem;		/* columns with CP time left */
-};
-
-/* The run of C edges under one mask ends: its time goes to the columns
- * of the lanes it holds. */
-static void cs_run_end(struct cs_walk *c)
-{
-	uint32_t nl = c->cs->nc - 1;
-
-	for (uint32_t l = 0; l < nl; l++)
-		if (c->mask >> c->k[l] & 1)
-			c->own[l] += c->dt;
-	c->own[nl] += c->dt;
-	c->dt = 0;
-}
-
-/* A C edge of @dt under @mask. */
-static void cs_share(struct cs_walk *c, uint64_t mask, uint64_t dt)
-{
-	if (mask != c->mask) {
-		cs_run_end(c);
-		c->mask = mask;
-	}
-	c->dt += dt;
-}
-
-/* The shares summed into own are block blk's: rows blk + 1 .. @b take
- * the sums to there (the blocks between have no C vertex), and they
- * come out of the CP time the lanes have left.  The walks may read them
- * once published (cs_publish()). */
-static void cs_block_end(struct cs_walk *c, uint64_t b)
-{
-	struct cshares *cs = c->cs;
-	uint32_t nc = cs->nc;
-	const uint64_t *prev = cs->cum + c->blk * nc;
-	uint64_t *row = cs->cum + (c->blk + 1) * nc;
-
-	cs_run_end(c);
-	for (uint32_t l = 0; l < nc; l++) {
-		row[l] = prev[l] + c->own[l];
-		if (l + 1 < nc && c->rem[l]) {
-			c->rem[l] -= c->own[l] < c->rem[l] ? c->own[l] :
-							     c->rem[l];
-			c->nrem -= !c->rem[l];
-		}
-		c->own[l] = 0;
-	}
-	for (uint64_t r = c->blk + 2; r <= b; r++)
-		memcpy(cs->cum + r * nc, row, nc * sizeof(*row));
-}
-
-/* Rows [0, @b] are found. */
-static void cs_publish(struct cshares *cs, uint64_t b)
-{
-	atomic_store_explicit(&cs->ready, b, memory_order_release);
-}
-
-/* The C edge from a vertex of thread @tid into C's next vertex, at @nf
- * (on_c() takes its shares there, in that vertex's block): its shares by
- * the @npc pieces at @pc (the record ends at @e), or else of @wt under
- * the thread's mask.  0, or -2 (a piece the pass did not write). */
-static int cs_along(struct cs_walk *c, uint32_t tid, uint64_t nf,
-		    uint64_t wt, const uint8_t *pc, uint64_t npc,
-		    const uint8_t *e)
-{
-	uint64_t b = (c->N - 1 - nf) >> c->cs->shift, mk, dt;
-
-	if (b < c->blk)
-		return -2;	/* C goes back in the file */
-	if (b != c->blk) {
-		cs_block_end(c, b);
-		cs_publish(c->cs, b);
-		c->blk = b;
-	}
-	if (!pc) {
-		cs_share(c, c->tmask[tid], wt);
-		return 0;
-	}
-	for (uint64_t i = 0; i < npc; i++) {
-		if (cp_uv_get(&pc, e, &mk) || cp_uv_get(&pc, e, &dt))
-			return -2;
-		cs_share(c, mk, dt);
-	}
-	return 0;
-}
-
-#define GET(v)	do { if (cp_uv_get(&q, e, &(v))) return -2; } while (0)
-
-/*
- * The record [@q, @e) at @f: if C's next vertex (the record at c->cf, as
- * walk_one() finds it), its shares, and where C goes on; else only its
- * thread's mask, when it says it.  0, or -2 (a record the pass did not
- * write, or C not where it should be).
- */
-static int cs_record(struct cs_walk *c, const uint8_t *q, const uint8_t *e,
-		     uint64_t f)
-{
-	struct rec h;
-	uint64_t x;
-	bool at;
-
-	if (q >= e || (f != c->cf && !(*q & F_PIECES)))
-		return 0;
-	if (f != c->cf) {	/* it only says its thread's mask */
-		if (rec_start(q, e, &h, &q) || h.id >= c->p->nt)
-			return -2;
-		c->tmask[h.id] = h.mask0;
-		return 0;
-	}
-	if (rec_head(q, e, &h) || (!(h.flags & F_VIRT) && h.id >= c->p->nt) ||
-	    h.dprev > f)
-		return -2;
-	at = c->ptr == (h.flags & F_VIRT ? PTR_SLOT : PTR_THREAD) &&
-	     c->ptr_id == h.id;
-	for (uint64_t n = h.npub; n; n--) {
-		if (cp_uv_get(&h.pub, e, &x))
-			return -2;
-		at |= c->ptr == PTR_SLOT && c->ptr_id == x;
-	}
-	if (!at)
-		return -2;
-	c->ptr = PTR_NONE;
-	if (!h.win && !(h.flags & (F_VIRT | F_FIRST))) {
-		c->ptr = PTR_THREAD;
-		c->ptr_id = (uint32_t)h.id;
-		c->cf = f - h.dprev;
-		if (cs_along(c, (uint32_t)h.id, c->cf, h.wt, h.pc, h.npc, e))
-			return -2;
-	}
-	if (h.flags & F_PIECES)
-		c->tmask[h.id] = h.mask0;
-	q = h.in;
-	for (uint64_t j = 0; j < h.win; j++) {
-		uint64_t id, egap, dpos;
-
-		GET(id);
-		GET(egap);
-		GET(dpos);
-		if (j + 1 == h.win) {
-			if (dpos > f)
-				return -2;
-			c->ptr = id & 1 ? PTR_THREAD : PTR_SLOT;
-			c->ptr_id = (uint32_t)(id >> 1);
-			c->cf = f - dpos;
-		}
-	}
-	return 0;
-}
-
-#undef GET
-
-/* Has the walk more to find: C goes on, and some lane's CP time is not
- * all summed (in the blocks before the one summed now)? */
-static bool cs_on(const struct cs_walk *c)
-{
-	return c->ptr != PTR_NONE && c->nrem;
-}
-
-/* Follow C back through the file until the lanes' CP time is all found
- * (@c set up by cs_new()), publishing the rows as it goes, and all of
- * them then (the lanes have no share of C's edges further back).  Where
- * the file does not give them all (it disagrees, or a read failed), the
- * rows published stay, and the others are never read. */
-static void cs_run(struct cs_walk *c)
-{
-	const struct cp_spill *sp = &c->p->sl->sp;
-	uint8_t *buf = NULL;
-	size_t cap = 0;
-	uint64_t f = c->N - 1;
-	int ret = 0;
-	bool io = false;
-
-	for (uint32_t i = sp->nchunk; i-- > 0 && cs_on(c) && !ret;) {
-		const uint8_t *b, *e;
-		uint32_t n = 0;
-
-		if (cp_spill_read(sp, i, &buf, &cap)) {
-			io = true;
-			break;
-		}
-		b = buf;
-		e = b + sp->chunk[i].len;
-		while (e > b && cs_on(c) && !ret) {
-			uint64_t l;
-			const uint8_t *be = rec_len(b, e, &l);
-
-			if (!be || l > (uint64_t)(be - b) ||
-			    ++n > sp->chunk[i].nrec || f == UINT64_MAX)
-				ret = -2;
-			else
-				ret = cs_record(c, be - l, be, f--);
-			e = be ? be - l : e;
-		}
-	}
-	if (cp_stream_sl_debug && ret)
-		cp_die("stream: the walk of C alone lost it");
-	free(buf);
-	if (io || ret)
-		return;
-	cs_block_end(c, c->cs->nb);
-	if (!c->nrem)
-		cs_publish(c->cs, c->cs->nb);
-	else if (cp_stream_sl_debug)
-		cp_die("stream: the walk of C alone lost it");
-}
-
-static void cs_walk_free(struct cshares *cs)
-{
-	if (cs->c)
-		free(cs->c->tmask);
-	free(cs->c);
-	cs->c = NULL;
-}
-
-/*
- * C's shares ahead (struct cshares) for the @n[h] lanes @k[h] of the two
- * walks, their columns in that order, to be found by cs_fill(); NULL when
- * the room cannot be had (the walks then go without them: the results
- * are the same).  Free with cs_free().
- */
-static struct cshares *cs_new(struct sp *p,
-			      const uint32_t (*k)[CP_STREAM_TRACK],
-			      const uint32_t *n)
-{
-	struct cshares *cs;
-	struct cs_walk *c;
-	uint64_t L, N = p->sl->nsteps;
-	uint32_t cpt = cp_stream_cp_end(p, &L), nc = n[0] + n[1] + 1;
-
-	if (cpt == NONE || nc == 1 || !N)
-		return NULL;
-	cs = calloc(1, sizeof(*cs));
-	if (!cs)
-		return NULL;
-	cs->nc = nc;
-	cs->shift = CS_SHIFT;
-	while (((N - 1) >> cs->shift) + 2 > CS_BYTES / (8 * (size_t)nc))
-		cs->shift++;
-	cs->nb = ((N - 1) >> cs->shift) + 1;
-	cs->cum = calloc((cs->nb + 1) * nc, sizeof(*cs->cum));
-	cs->c = c = calloc(1, sizeof(*c));
-	if (c)
-		c->tmask = malloc((p->nt ? p->nt : 1) * sizeof(*c->tmask));
-	if (!cs->cum || !c || !c->tmask) {
-		cs_free(cs);
-		return NULL;
-	}
-	*c = (struct cs_walk){ .cs = cs, .p = p, .N = N, .ptr = PTR_THREAD,
-			       .ptr_id = cpt, .cf = p->sl->lastf[cpt],
-			       .tmask = c->tmask };
-	memcpy(c->tmask, p->sl->endmask, p->nt * sizeof(*c->tmask));
-	for (uint32_t h = 0, l = 0; h < 2; h++)
-		for (uint32_t i = 0; i < n[h]; i++, l++) {
-			c->k[l] = k[h][i];
-			c->rem[l] = p->th[cpt].vec[k[h][i]];
-			c->nrem += c->rem[l] > 0;
-		}
-	return cs;
-}
-
-/* Find @cs's shares (cs_new()), the walks reading them as they come. */
-static void cs_fill(struct cshares *cs)
-{
-	cs_run(cs->c);
-	cs_walk_free(cs);
 }
 
 /*
@@ -1879,7 +1047,7 @@ int cp_stream_sl_walk(struct sp *p)
 	uint32_t k[2][CP_STREAM_TRACK], n[2] = { 0, 0 };
 	uint32_t cpt, nend;
 	uint64_t (*end)[2] = NULL;
-	struct cshares *cs = NULL;
+	struct cp_stream_cs *cs = NULL;
 	uint64_t L;
 	int ret = 0;
 
@@ -1891,7 +1059,7 @@ int cp_stream_sl_walk(struct sp *p)
 	if (cpt != NONE && p->s->slack_asked)
 		deal(p, cpt, L, k, n, w);
 	w[0].tl = p->tl;
-	cs = cs_new(p, k, n);
+	cs = cp_stream_cs_new(p, k, n);
 	if (last_vertices(p, cpt, &end, &nend) ||
 	    walk_init(&w[0], p, k[0], n[0], end, nend, cs, 0) ||
 	    walk_init(&w[1], p, k[1], n[1], end, nend, cs, n[0])) {
@@ -1934,35 +1102,8 @@ int cp_stream_sl_walk(struct sp *p)
 	p->has_slack = p->s->slack_asked;
 out:
 	free(end);
-	cs_free(cs);
+	cp_stream_cs_free(cs);
 	walk_free(&w[0]);
 	walk_free(&w[1]);
 	return ret;
-}
-
-struct cp_spill *cp_stream_sl_segments(struct sp *p)
-{
-	return &p->sl->iv;
-}
-
-void cp_stream_sl_free(struct sp *p)
-{
-	struct cp_stream_sl *sl = p->sl;
-
-	if (!sl)
-		return;
-	cp_spill_close(&sl->sp);
-	free(sl->pmask);
-	free(sl->pdt);
-	free(sl->in);
-	free(sl->pub);
-	free(sl->virt);
-	free(sl->rpos);
-	free(sl->lastf);
-	free(sl->endet);
-	free(sl->endmask);
-	free(sl->endwall);
-	cp_spill_close(&sl->iv);
-	free(sl);
-	p->sl = NULL;
 }

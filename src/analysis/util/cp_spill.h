@@ -1,7 +1,7 @@
 /*
  * cp_spill.h - a scratch file written forward and read back from its end:
  * what a forward pass leaves for a backward one that does not fit in
- * memory (the streamed Slack, cp_stream_slack.c).
+ * memory (the streamed Slack, cp_stream_slfile.c and cp_stream_slack.c).
  *
  * The writer appends records, each whole inside one chunk of about
  * CP_SPILL_CHUNK bytes (a larger record makes a chunk of its own, the
