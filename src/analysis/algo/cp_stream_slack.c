@@ -255,6 +255,8 @@ static void thread_seg(struct walk *w, uint32_t l, uint32_t slot, uint64_t v)
 	uint64_t *tr = w->tv + (size_t)l * 2 * w->P;
 	uint32_t i = w->P + slot;
 
+	if (tr[i] == v)
+		return;		/* (C's own thread: UINT64_MAX again) */
 	tr[i] = v;
 	for (i >>= 1; i; i >>= 1) {
 		uint64_t m = tr[2 * i] < tr[2 * i + 1] ? tr[2 * i] :
