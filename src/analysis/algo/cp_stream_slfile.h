@@ -5,14 +5,15 @@
  * (cp_stream_slack.c) and the walk of C alone (cp_stream_cshares.c)
  * share.  Internal to the out-of-core pass.
  *
- * Records.  A publish record is its publisher's vertex: its consumers'
- * A flows into the record's slot (the record's index, whose lifetimes
- * are disjoint intervals in both directions), and the publisher's vertex
- * takes the slot's value when the walk reaches it.  A record that later
- * publishes fold into (cp_stream_rec.c's folding) is a chain of virtual
- * vertices, one per merge into it, each with two in-edges of weight
- * zero: the path lengths between any two real vertices are G's, so the
- * program, and the Slack, are the same.  A hub (cp_stream_rec.c) is one
+ * Records.  A publish record is its publisher's vertex: the walk's
+ * values (A, cp_stream_slack.c) flow from its consumers into the record's
+ * slot (the record's index, whose lifetimes are disjoint intervals in
+ * both directions), and the publisher's vertex takes the slot's value
+ * when the walk reaches it.  A record that later publishes fold into
+ * (cp_stream_rec.c's folding) is a chain of virtual vertices, one per
+ * merge into it, each with two in-edges of weight zero: the path lengths
+ * between any two real vertices are G's, so Slack's linear program, and
+ * the Slack, are the same.  A hub (cp_stream_rec.c) is one
  * virtual vertex, written before the CONSUME that makes it, with the
  * range's records as its in-edges.
  *
