@@ -96,7 +96,7 @@ static inline int cp_uv_get(const uint8_t **pp, const uint8_t *end,
 	uint64_t v = 0;
 	unsigned shift = 0;
 
-	if (__builtin_expect(p < end && *p < 0x80, 1)) {
+	if (__builtin_expect(p < end && *p < 0x80, 1)) {	/* most are */
 		*out = *p;
 		*pp = p + 1;
 		return 0;

@@ -24,8 +24,8 @@
  * lengths, each as its parent and one deviation (cp_stream_kp.c), not
  * spelled edge by edge, and over them the followed procedures' MBM.
  * Given slack, their Slack, by a walk back over a scratch file the
- * records pass writes (cp_stream_slfile.c, cp_stream_slack.c).  Not the what-if replay
- * (cp_stream_replay.h does it in passes of its own).
+ * records pass writes (cp_stream_slfile.c, cp_stream_slack.c).  Not the
+ * what-if replay (cp_stream_replay.h does it in passes of its own).
  *
  * Concurrency: one call owns its state; it reads the index's mapping.
  */
