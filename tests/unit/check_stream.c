@@ -814,6 +814,19 @@ END_TEST
 static void compare_streams(const struct cp_stream *a,
 			    const struct cp_stream *b, const char *what);
 
+/* compare_streams(@a, @b), then both streams freed and their indexes
+ * (@ia, @ib) closed. */
+static void compare_closed(struct cp_tindex *ia, struct cp_stream *a,
+			   struct cp_tindex *ib, struct cp_stream *b,
+			   const char *what)
+{
+	compare_streams(a, b, what);
+	cp_stream_free(a);
+	cp_stream_free(b);
+	cp_tindex_close(ia);
+	cp_tindex_close(ib);
+}
+
 /* Take @s's procedure events (ENTER, LEAVE, regions) out. */
 static void drop_proc_events(struct synth *s)
 {
@@ -872,11 +885,7 @@ START_TEST(test_stream_auto_source_symbolized_beside)
 			      "%s: sampled %d and %d", what, a.sampled,
 			      b.sampled);
 		ck_assert_msg(a.nprocs > 0, "%s: no procedure", what);
-		compare_streams(&a, &b, what);
-		cp_stream_free(&a);
-		cp_stream_free(&b);
-		cp_tindex_close(&ia);
-		cp_tindex_close(&ib);
+		compare_closed(&ia, &a, &ib, &b, what);
 		unlink(path);
 		synth_free(&s);
 	}
@@ -1161,11 +1170,7 @@ START_TEST(test_stream_thin_records_run_again)
 		ck_assert_msg(!b.thin_reruns || !b.thin_records,
 			      "%s: thin records after running again", what);
 		again += b.thin_reruns;
-		compare_streams(&a, &b, what);
-		cp_stream_free(&a);
-		cp_stream_free(&b);
-		cp_tindex_close(&ia);
-		cp_tindex_close(&ib);
+		compare_closed(&ia, &a, &ib, &b, what);
 		unlink(path);
 		synth_free(&s);
 	}
