@@ -133,27 +133,29 @@ struct sth {
 	struct cp_kp_end kend;
 };
 
-/* An object of the pass. */
+/* An object of the pass: one per object id, so the program that makes
+ * an object per task has millions; fields in falling size, none padded. */
 struct sobj {
 	uint64_t smax;		/* highest sequence published so far */
 	uint64_t lag;		/* (from the survey) largest CONSUME lag */
 	uint64_t w;		/* (survey) 1..w are all published */
 	uint64_t *pend;		/* (survey) published sequences above w */
-	uint32_t npend, cap_pend;
 	uint32_t *ring;		/* (records) records in publish order, from
 				 * head, in cap (a power of two) slots */
-	uint32_t cap, head, n;
 	uint64_t *bits;		/* (census) sequences the file publishes */
 	uint64_t nbits;		/* words at @bits */
-	bool nofold;		/* (from the survey) its CONSUMEs break the
-				 * folding rule ("Folding",
-				 * cp_stream_rec.c) */
 	uint64_t cmax;		/* (from the survey) highest sequence a
 				 * CONSUME holds */
 	uint64_t ncons;		/* (from the survey) its CONSUMEs */
 	uint64_t cleft;		/* (records) its CONSUMEs still to come */
 	uint64_t lo_max;	/* highest CONSUME low end so far */
 	uint64_t m;		/* smax when the last CONSUME ran */
+	uint64_t hub_lo;	/* (records) see @hub */
+	uint64_t addr;		/* its definition's (OBJ_DEF) */
+	/* its figures, each pass from zero */
+	uint64_t ops, waits, wait_ns, held_ns, gain_ns;
+	uint32_t npend, cap_pend;	/* of @pend */
+	uint32_t cap, head, n;		/* of @ring */
 	uint32_t agg1;		/* (records) 1 + the record folding every
 				 * sequence in (lo_max, m], or 0 */
 	uint32_t agg2;		/* (records) the same for those above
@@ -161,14 +163,13 @@ struct sobj {
 	uint32_t hub;		/* (records) 1 + the hub of the range
 				 * hub_lo .. hub_lo + hub_cnt - 1, or 0 */
 	uint32_t hub_cnt;
-	uint64_t hub_lo;
+	uint32_t lane;		/* its CP lanes' index, or NONE */
+	bool nofold;		/* (from the survey) its CONSUMEs break the
+				 * folding rule ("Folding",
+				 * cp_stream_rec.c) */
 	/* its definition (the survey's OBJ_DEF / OBJ_UNTRACK) */
 	bool defined, untracked;
 	uint8_t kind;
-	uint64_t addr;
-	uint32_t lane;		/* its CP lanes' index, or NONE */
-	/* its figures, each pass from zero */
-	uint64_t ops, waits, wait_ns, held_ns, gain_ns;
 };
 
 /* One run: both passes' state. */

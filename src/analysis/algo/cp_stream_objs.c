@@ -249,8 +249,8 @@ int cp_stream_obj_results(struct sp *p, const uint64_t *vec)
 				      p->ix->r.sites[i].obj);
 
 		if (k < s->nobjs)
-			cp_trd_site_apply(&s->objs[k].site,
-					  &p->ix->r.sites[i], &pool);
+			cp_trd_site_apply(&p->ix->r, &s->objs[k].site,
+					  &p->ix->r.sites[i], pool);
 	}
 	return 0;
 }

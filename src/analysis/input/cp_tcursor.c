@@ -238,7 +238,7 @@ void cp_tindex_close(struct cp_tindex *ix)
 	if (ix->map)
 		munmap(ix->map, ix->len);
 	cp_big_free(ix->r.blks);
-	cp_big_free(ix->r.sites);
+	cp_trd_sites_free(&ix->r);
 	free(ix->r.broken);
 	free(ix->toff);
 	free(ix->tblk);

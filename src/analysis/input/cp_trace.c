@@ -603,7 +603,7 @@ int cp_trace_parse_flags(struct cp_trace *t, const char *name,
 	cp_big_free(r.blks);	/* scratch the next phases may reuse */
 	cp_big_free(r.defs);
 	cp_big_free(r.unt);
-	cp_big_free(r.sites);
+	cp_trd_sites_free(&r);
 	free(r.broken);
 	if (ret)
 		cp_trace_free(t);

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cp_hash.h"
 #include "cp_trace.h"
 #include "cp_trd_event.h"
 
@@ -59,14 +60,22 @@ struct cp_trd_untrack {
 	size_t off;		/* file offset, for messages */
 };
 
+/* A site's stack as decoded: its code address and the calls that led
+ * to it.  Kept once however many objects were first used there (a
+ * program that makes an object per iteration makes them all at one). */
+struct cp_trd_stack {
+	uint64_t pc;
+	uint32_t ncallers;	/* of callers[] */
+	uint32_t at;		/* (cp_trd_site_pool) its callers' first slot
+				 * in the pool */
+	uint64_t callers[CP_SITE_DEPTH - 1];	/* innermost first */
+};
+
 /* A SITES or SITE_STACKS record as decoded, applied once the objects
  * are known (cp_trd_site_apply). */
 struct cp_trd_site {
 	uint32_t obj;
-	uint32_t ncallers;	/* of callers[] */
-	uint64_t pc;
-	uint64_t callers[CP_SITE_DEPTH - 1];	/* innermost first */
-	size_t off;		/* file offset, for messages */
+	uint32_t stack;		/* its index in cp_trd.stacks */
 };
 
 /* The state of one cp_trace_parse call. */
@@ -107,6 +116,10 @@ struct cp_trd {
 	struct cp_trd_site *sites;
 	size_t nsites;
 	uint64_t cap_sites;
+	struct cp_trd_stack *stacks;	/* the sites' distinct stacks */
+	uint32_t nstacks;
+	uint64_t cap_stacks;
+	struct cp_map2 stackmap;	/* (pc, cp_trd_stack_key) -> stack */
 	uint64_t total_ev;	/* events of all EVENTS blocks */
 	size_t strbytes;	/* payload bytes of string-bearing blocks */
 	size_t strused;
@@ -173,18 +186,23 @@ int cp_trd_frame(struct cp_trd *r);
 int cp_trd_decode_meta(struct cp_trd *r);
 
 /*
- * The pool for the callers of the sites @r read (room for all of them,
- * zeroed; free() it), or NULL when memory runs out.
+ * The pool for the callers of the distinct stacks of the sites @r read
+ * (zeroed; free() it), each stack's slots noted in it, or NULL when
+ * memory runs out.  The objects first used at one stack share its
+ * callers' slots.
  */
-struct cp_site *cp_trd_site_pool(const struct cp_trd *r);
+struct cp_site *cp_trd_site_pool(struct cp_trd *r);
 
 /*
- * Give @site, an object's site, what @s holds, unless it has one already
- * (the first record of an object wins): its callers take the next slots
- * of *@pool (from cp_trd_site_pool), which advances.
+ * Give @site, an object's site, what @s of @r holds, unless it has one
+ * already (the first record of an object wins): its callers are its
+ * stack's slots of @pool (from cp_trd_site_pool).
  */
-void cp_trd_site_apply(struct cp_site *site, const struct cp_trd_site *s,
-		       struct cp_site **pool);
+void cp_trd_site_apply(const struct cp_trd *r, struct cp_site *site,
+		       const struct cp_trd_site *s, struct cp_site *pool);
+
+/* Free the sites and their stacks that @r holds. */
+void cp_trd_sites_free(struct cp_trd *r);
 
 /*
  * Map the regular file @path read-only into *@map (NULL when empty) of

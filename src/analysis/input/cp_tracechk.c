@@ -243,8 +243,8 @@ static int check_objects(struct cp_trd *r)
 		uint32_t id = r->sites[i].obj;
 
 		if (id < t->nobjs && t->objs[id].defined)
-			cp_trd_site_apply(&t->objs[id].site, &r->sites[i],
-					  &pool);
+			cp_trd_site_apply(r, &t->objs[id].site, &r->sites[i],
+					  pool);
 	}
 	return 0;
 }

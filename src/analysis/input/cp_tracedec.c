@@ -337,6 +337,49 @@ static int decode_strings(struct cp_trd *r, const struct cp_trd_blk *b)
 	return 0;
 }
 
+/* What tells two stacks of one code address apart in cp_trd.stackmap:
+ * their callers, mixed. */
+static uint64_t stack_key(const struct cp_trd_stack *k)
+{
+	uint64_t h = k->ncallers;
+
+	for (uint32_t i = 0; i < k->ncallers; i++)
+		h = cp_hash_mix(h, k->callers[i]);
+	return h;
+}
+
+static bool same_stack(const struct cp_trd_stack *a,
+		       const struct cp_trd_stack *b)
+{
+	if (a->pc != b->pc || a->ncallers != b->ncallers)
+		return false;
+	for (uint32_t i = 0; i < a->ncallers; i++)
+		if (a->callers[i] != b->callers[i])
+			return false;
+	return true;
+}
+
+/* The index of stack @k in r->stacks, added when new; UINT32_MAX when
+ * memory runs out.  Two stacks whose keys collide are both kept, the
+ * second unmapped: the sites stay right, only less shared. */
+static uint32_t intern_stack(struct cp_trd *r, const struct cp_trd_stack *k)
+{
+	uint64_t key = stack_key(k);
+	uint32_t i = cp_map2_get(&r->stackmap, k->pc, key);
+
+	if (i != CP_HASH_NONE && same_stack(&r->stacks[i], k))
+		return i;
+	if (r->nstacks == UINT32_MAX - 1 ||
+	    cp_grow((void **)&r->stacks, sizeof(*r->stacks), &r->cap_stacks,
+		    r->nstacks + 1))
+		return UINT32_MAX;
+	if (i == CP_HASH_NONE &&
+	    cp_map2_put(&r->stackmap, k->pc, key, r->nstacks))
+		return UINT32_MAX;
+	r->stacks[r->nstacks] = *k;
+	return r->nstacks++;
+}
+
 /* A SITES block, (object, code address) pairs, or a SITE_STACKS block,
  * (object, count, addresses) records: kept for cp_trd_site_apply.  Frames
  * past the ones kept are read and dropped. */
@@ -349,8 +392,9 @@ static int decode_sites(struct cp_trd *r, const struct cp_trd_blk *b)
 
 	while (p < end) {
 		size_t off = b->off + r->bsz + (size_t)(p - start);
-		struct cp_trd_site s = { 0 };
+		struct cp_trd_stack k = { 0 };
 		uint64_t obj, n = 1, pc;
+		uint32_t stack;
 
 		if (cp_uv_get(&p, end, &obj) ||
 		    (stacks && cp_uv_get(&p, end, &n)))
@@ -364,44 +408,62 @@ static int decode_sites(struct cp_trd *r, const struct cp_trd_blk *b)
 				return cp_trd_note(r, off, "ignored",
 						   "bad %s record", what);
 			if (!i)
-				s.pc = pc;
+				k.pc = pc;
 			else if (i < CP_SITE_DEPTH && pc)
-				s.callers[s.ncallers++] = pc;
+				k.callers[k.ncallers++] = pc;
 		}
-		if (!obj || obj >= UINT32_MAX || !s.pc)
+		if (!obj || obj >= UINT32_MAX || !k.pc)
 			continue;
-		if (cp_grow((void **)&r->sites, sizeof(*r->sites),
+		if ((stack = intern_stack(r, &k)) == UINT32_MAX ||
+		    cp_grow((void **)&r->sites, sizeof(*r->sites),
 			    &r->cap_sites, r->nsites + 1))
 			return cp_trd_fail(r, off, "out of memory");
-		s.obj = (uint32_t)obj;
-		s.off = off;
-		r->sites[r->nsites++] = s;
+		r->sites[r->nsites++] = (struct cp_trd_site){
+			.obj = (uint32_t)obj, .stack = stack };
 	}
 	return 0;
 }
 
-void cp_trd_site_apply(struct cp_site *site, const struct cp_trd_site *s,
-		       struct cp_site **pool)
+void cp_trd_site_apply(const struct cp_trd *r, struct cp_site *site,
+		       const struct cp_trd_site *s, struct cp_site *pool)
 {
+	const struct cp_trd_stack *k = &r->stacks[s->stack];
+
 	if (site->pc)
 		return;
-	site->pc = s->pc;
-	if (!s->ncallers)
+	site->pc = k->pc;
+	if (!k->ncallers)
 		return;
-	site->callers = *pool;
-	site->ncallers = s->ncallers;
-	for (uint32_t i = 0; i < s->ncallers; i++)
-		(*pool)[i] = (struct cp_site){ .pc = s->callers[i] };
-	*pool += s->ncallers;
+	site->callers = pool + k->at;
+	site->ncallers = k->ncallers;
 }
 
-struct cp_site *cp_trd_site_pool(const struct cp_trd *r)
+struct cp_site *cp_trd_site_pool(struct cp_trd *r)
 {
+	struct cp_site *pool;
 	size_t n = 0;
 
-	for (size_t i = 0; i < r->nsites; i++)
-		n += r->sites[i].ncallers;
-	return calloc(n ? n : 1, sizeof(struct cp_site));
+	for (uint32_t i = 0; i < r->nstacks; i++) {
+		r->stacks[i].at = (uint32_t)n;
+		n += r->stacks[i].ncallers;
+	}
+	if (n > UINT32_MAX || !(pool = calloc(n ? n : 1, sizeof(*pool))))
+		return NULL;
+	for (uint32_t i = 0; i < r->nstacks; i++)
+		for (uint32_t j = 0; j < r->stacks[i].ncallers; j++)
+			pool[r->stacks[i].at + j].pc = r->stacks[i].callers[j];
+	return pool;
+}
+
+void cp_trd_sites_free(struct cp_trd *r)
+{
+	cp_big_free(r->sites);
+	cp_big_free(r->stacks);
+	cp_map2_free(&r->stackmap);
+	r->sites = NULL;
+	r->stacks = NULL;
+	r->nsites = r->cap_sites = r->cap_stacks = 0;
+	r->nstacks = 0;
 }
 
 /* SAMPLES and MODULES blocks: cp_samples.c. */
