@@ -887,6 +887,61 @@ START_TEST(test_trace_site_stacks)
 }
 END_TEST
 
+/*
+ * Sites of one stack are kept once: objects first used at the same code
+ * address through the same calls share one array of callers; the same
+ * address through other calls, or through none, is a stack of its own.
+ */
+START_TEST(test_trace_site_stacks_shared)
+{
+	static const uint8_t frames[4][4] = {
+		{ 0x10, 0x20, 0x30 }, { 0x10, 0x20, 0x30 },
+		{ 0x10, 0x20, 0x31 }, { 0x10 },
+	};
+	static const uint8_t nframes[4] = { 3, 3, 3, 1 };
+	struct synth s;
+	struct cp_trace t;
+	char err[256] = "";
+	uint8_t stacks[64], *p = stacks;
+	uint32_t m[4];
+	const struct cp_site *site[4];
+
+	synth_init(&s);
+	synth_start(&s, 0, -1);
+	for (int i = 0; i < 4; i++)
+		m[i] = synth_obj(&s, 0, CP_OBJ_MUTEX, 0);
+	for (int i = 0; i < 4; i++) {
+		synth_lock(&s, 0, 1, 0, m[i]);
+		synth_unlock(&s, 0, 1, m[i]);
+	}
+	synth_exit(&s, 0, 1);
+	for (int i = 0; i < 4; i++) {
+		*p++ = (uint8_t)m[i];
+		*p++ = nframes[i];
+		for (int k = 0; k < nframes[i]; k++)
+			*p++ = frames[i][k];
+	}
+	synth_raw_block(&s, CP_BLOCK_SITE_STACKS, 0, stacks,
+			(size_t)(p - stacks));
+	ck_assert_msg(parse_synth(&s, &t, err, sizeof(err)) == 0, "%s", err);
+	for (int i = 0; i < 4; i++) {
+		site[i] = &t.objs[m[i]].site;
+		ck_assert_msg(site[i]->pc == 0x10 &&
+			      site[i]->ncallers == nframes[i] - 1u,
+			      "object %d: pc %#" PRIx64 ", %" PRIu32
+			      " callers", i, site[i]->pc, site[i]->ncallers);
+		for (uint32_t k = 0; k < site[i]->ncallers; k++)
+			ck_assert_uint_eq(site[i]->callers[k].pc,
+					  frames[i][k + 1]);
+	}
+	ck_assert_ptr_eq(site[0]->callers, site[1]->callers);
+	ck_assert_ptr_ne(site[0]->callers, site[2]->callers);
+	ck_assert_ptr_null(site[3]->callers);
+	cp_trace_free(&t);
+	synth_free(&s);
+}
+END_TEST
+
 START_TEST(test_trace_reads_version_1)
 {
 	struct synth s;
@@ -977,6 +1032,7 @@ static Suite *trace_suite(void)
 	tcase_add_test(tc, test_trace_read_file_errors);
 	tcase_add_test(tc, test_trace_salvage_damaged_block);
 	tcase_add_test(tc, test_trace_site_stacks);
+	tcase_add_test(tc, test_trace_site_stacks_shared);
 	tcase_add_test(tc, test_trace_reads_version_1);
 	tcase_add_test(tc, test_trace_salvage_every_cut);
 	suite_add_tcase(s, tc);
