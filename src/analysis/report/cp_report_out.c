@@ -400,30 +400,34 @@ int cp_report_out_threads_text(FILE *f, const struct cp_thread_prof *th,
 	return 0;
 }
 
-/* An object row: the figures, and whether its CP figures are known. */
+/* An object row: its figures, and whether its CP figures are known.  A
+ * pointer, not a copy: a program that makes an object per task has
+ * millions of them, and the table prints a few. */
 struct obj_row {
-	struct cp_obj_prof ob;
+	const struct cp_obj_prof *ob;
 	bool cp_known;
 };
 
 static int cmp_obj_row(const void *a, const void *b)
 {
-	return cp_profile_obj_cmp(&((const struct obj_row *)a)->ob,
-				  &((const struct obj_row *)b)->ob);
+	return cp_profile_obj_cmp(((const struct obj_row *)a)->ob,
+				  ((const struct obj_row *)b)->ob);
 }
 
 /*
  * The objects of @objs[@n] that saw any operation into @rows (room for
- * n + 1), work-queue items, many and alike, as one row "items (N)"; by CP
- * time held plus path gain.  Returns how many.
+ * n + 1), work-queue items, many and alike, as one row "items (N)" whose
+ * figures go into *@items; by CP time held plus path gain.  Returns how
+ * many.
  */
 static uint32_t collect_objects(const struct cp_obj_prof *objs, uint32_t n,
-				struct obj_row *rows)
+				struct obj_row *rows,
+				struct cp_obj_prof *items)
 {
-	struct obj_row items = { .ob = { .kind = CP_OBJ_ITEM },
-				 .cp_known = true };
+	bool items_known = true;
 	uint32_t nitems = 0, nobj = 0;
 
+	*items = (struct cp_obj_prof){ .kind = CP_OBJ_ITEM };
 	for (uint32_t i = 0; i < n; i++) {
 		const struct cp_obj_prof *ob = &objs[i];
 		bool known = !ob->cp_unknown;
@@ -431,20 +435,20 @@ static uint32_t collect_objects(const struct cp_obj_prof *objs, uint32_t n,
 		if (!ob->ops)
 			continue;
 		if (ob->kind != CP_OBJ_ITEM) {
-			rows[nobj++] = (struct obj_row){ *ob, known };
+			rows[nobj++] = (struct obj_row){ ob, known };
 			continue;
 		}
 		nitems++;
-		items.ob.ops += ob->ops;
-		items.ob.waits += ob->waits;
-		items.ob.wait_ns += ob->wait_ns;
-		items.ob.cp_cross += ob->cp_cross;
-		items.ob.gain_ns += ob->gain_ns;
-		items.cp_known = items.cp_known && known;
+		items->ops += ob->ops;
+		items->waits += ob->waits;
+		items->wait_ns += ob->wait_ns;
+		items->cp_cross += ob->cp_cross;
+		items->gain_ns += ob->gain_ns;
+		items_known = items_known && known;
 	}
 	if (nitems) {
-		items.ob.obj = nitems;	/* shown as "items (N)" */
-		rows[nobj++] = items;
+		items->obj = nitems;	/* shown as "items (N)" */
+		rows[nobj++] = (struct obj_row){ items, items_known };
 	}
 	qsort(rows, nobj, sizeof(*rows), cmp_obj_row);
 	return nobj;
@@ -506,7 +510,8 @@ int cp_report_out_objects_text(FILE *f, const struct cp_obj_prof *objs,
 			       uint32_t n, const struct cp_report_opts *o)
 {
 	struct obj_row *rows = malloc(((size_t)n + 1) * sizeof(*rows));
-	uint32_t nobj = rows ? collect_objects(objs, n, rows) : 0;
+	struct cp_obj_prof items;
+	uint32_t nobj = rows ? collect_objects(objs, n, rows, &items) : 0;
 
 	if (!rows)
 		return -1;
@@ -519,7 +524,7 @@ int cp_report_out_objects_text(FILE *f, const struct cp_obj_prof *objs,
 			"CP held", "CP edges", "path gain", "first used in");
 	for (uint32_t i = 0; i < nobj && i < (o->top_given && !o->top ?
 			UINT32_MAX : TEXT_OBJ_ROWS); i++) {
-		const struct cp_obj_prof *ob = &rows[i].ob;
+		const struct cp_obj_prof *ob = rows[i].ob;
 		bool held = cp_profile_is_lock(ob->kind) && !ob->untracked;
 		char on[32], e1[32], e2[32], e3[32], e4[32], ce[24] = "-";
 		char site[CP_REPORT_SITE_LEN];
