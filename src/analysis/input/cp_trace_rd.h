@@ -119,7 +119,8 @@ struct cp_trd {
 	struct cp_trd_stack *stacks;	/* the sites' distinct stacks */
 	uint32_t nstacks;
 	uint64_t cap_stacks;
-	struct cp_map2 stackmap;	/* (pc, cp_trd_stack_key) -> stack */
+	struct cp_map2 stackmap;	/* (pc, a mix of the callers) -> stack
+					 * (cp_tracedec.c) */
 	uint64_t total_ev;	/* events of all EVENTS blocks */
 	size_t strbytes;	/* payload bytes of string-bearing blocks */
 	size_t strused;

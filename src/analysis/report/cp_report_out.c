@@ -400,42 +400,35 @@ int cp_report_out_threads_text(FILE *f, const struct cp_thread_prof *th,
 	return 0;
 }
 
-/* An object row: its figures, and whether its CP figures are known.  A
- * pointer, not a copy: a program that makes an object per task has
- * millions of them, and the table prints a few. */
-struct obj_row {
-	const struct cp_obj_prof *ob;
-	bool cp_known;
-};
-
+/* By the order of the objects table (cp_profile_obj_cmp); the rows are
+ * pointers, not copies: a program that makes an object per task has
+ * millions of objects, and the table prints a few. */
 static int cmp_obj_row(const void *a, const void *b)
 {
-	return cp_profile_obj_cmp(((const struct obj_row *)a)->ob,
-				  ((const struct obj_row *)b)->ob);
+	return cp_profile_obj_cmp(*(const struct cp_obj_prof *const *)a,
+				  *(const struct cp_obj_prof *const *)b);
 }
 
 /*
  * The objects of @objs[@n] that saw any operation into @rows (room for
  * n + 1), work-queue items, many and alike, as one row "items (N)" whose
- * figures go into *@items; by CP time held plus path gain.  Returns how
- * many.
+ * figures go into *@items (CP figures unknown if any item's are); by CP
+ * time held plus path gain.  Returns how many.
  */
 static uint32_t collect_objects(const struct cp_obj_prof *objs, uint32_t n,
-				struct obj_row *rows,
+				const struct cp_obj_prof **rows,
 				struct cp_obj_prof *items)
 {
-	bool items_known = true;
 	uint32_t nitems = 0, nobj = 0;
 
 	*items = (struct cp_obj_prof){ .kind = CP_OBJ_ITEM };
 	for (uint32_t i = 0; i < n; i++) {
 		const struct cp_obj_prof *ob = &objs[i];
-		bool known = !ob->cp_unknown;
 
 		if (!ob->ops)
 			continue;
 		if (ob->kind != CP_OBJ_ITEM) {
-			rows[nobj++] = (struct obj_row){ ob, known };
+			rows[nobj++] = ob;
 			continue;
 		}
 		nitems++;
@@ -444,11 +437,11 @@ static uint32_t collect_objects(const struct cp_obj_prof *objs, uint32_t n,
 		items->wait_ns += ob->wait_ns;
 		items->cp_cross += ob->cp_cross;
 		items->gain_ns += ob->gain_ns;
-		items_known = items_known && known;
+		items->cp_unknown = items->cp_unknown || ob->cp_unknown;
 	}
 	if (nitems) {
 		items->obj = nitems;	/* shown as "items (N)" */
-		rows[nobj++] = (struct obj_row){ items, items_known };
+		rows[nobj++] = items;
 	}
 	qsort(rows, nobj, sizeof(*rows), cmp_obj_row);
 	return nobj;
@@ -509,7 +502,8 @@ const char *cp_report_out_site(const struct cp_site *s, char *buf,
 int cp_report_out_objects_text(FILE *f, const struct cp_obj_prof *objs,
 			       uint32_t n, const struct cp_report_opts *o)
 {
-	struct obj_row *rows = malloc(((size_t)n + 1) * sizeof(*rows));
+	const struct cp_obj_prof **rows = malloc(((size_t)n + 1) *
+						 sizeof(*rows));
 	struct cp_obj_prof items;
 	uint32_t nobj = rows ? collect_objects(objs, n, rows, &items) : 0;
 
@@ -524,7 +518,7 @@ int cp_report_out_objects_text(FILE *f, const struct cp_obj_prof *objs,
 			"CP held", "CP edges", "path gain", "first used in");
 	for (uint32_t i = 0; i < nobj && i < (o->top_given && !o->top ?
 			UINT32_MAX : TEXT_OBJ_ROWS); i++) {
-		const struct cp_obj_prof *ob = rows[i].ob;
+		const struct cp_obj_prof *ob = rows[i];
 		bool held = cp_profile_is_lock(ob->kind) && !ob->untracked;
 		char on[32], e1[32], e2[32], e3[32], e4[32], ce[24] = "-";
 		char site[CP_REPORT_SITE_LEN];
@@ -534,13 +528,13 @@ int cp_report_out_objects_text(FILE *f, const struct cp_obj_prof *objs,
 		else
 			snprintf(on, sizeof(on), "%s#%u",
 				 cp_obj_kind_name(ob->kind), ob->obj);
-		if (rows[i].cp_known)
+		if (!ob->cp_unknown)
 			snprintf(ce, sizeof(ce), "%" PRIu64, ob->cp_cross);
 		fprintf(f, "  %-12s %-8s %8" PRIu64 " %7" PRIu64 " %11s %11s %11s %9s %11s  %s%s\n",
 			on, cp_obj_kind_name(ob->kind), ob->ops, ob->waits,
 			cp_fmt_ns(e1, sizeof(e1), ob->wait_ns),
 			held ? cp_fmt_ns(e2, sizeof(e2), ob->held_ns) : "-",
-			held && rows[i].cp_known ?
+			held && !ob->cp_unknown ?
 				cp_fmt_ns(e3, sizeof(e3), ob->cp_held_ns) : "-",
 			ce, cp_fmt_ns(e4, sizeof(e4), ob->gain_ns),
 			cp_report_out_site(&ob->site, site, sizeof(site)),
