@@ -5,7 +5,7 @@
  *   main: fork C; wait for C with the call the argument names
  *         (wait, waitpid, wait3, wait4 or waitid)
  *   C:    poll main's state every 10 ms; _exit(0) once main has been
- *         seen blocked ("S") ten times in a row (or after 10 s)
+ *         seen blocked in its wait ten times in a row (or after 10 s)
  *
  * C does not simply sleep 100 ms: on a loaded machine main may get a
  * processor only after that, and then finds C already gone.  Counting
@@ -27,24 +27,45 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Whether process @pid's main thread is blocked (state "S" in its
- * /proc stat). */
-static bool blocked(pid_t pid)
+/* Read the first line of /proc/@pid/@file into @buf (without its newline);
+ * false when it cannot be read. */
+static bool proc_line(pid_t pid, const char *file, char *buf, size_t len)
 {
-	char path[64], buf[512];
-	const char *rp;
+	char path[64];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, len - 1);
 	close(fd);
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return true;
+}
+
+/*
+ * Whether process @pid's main thread is blocked waiting for a child.  Its
+ * kernel wait channel says so ("do_wait", where wait4 and waitid sleep);
+ * being asleep ("S" in its stat) is not enough, as main may sleep in the
+ * tracer's start-up before it calls wait, which on a loaded machine lasts
+ * long enough to be seen ten times.  A kernel that hides the channel
+ * ("0", or no file) leaves the state to decide.
+ */
+static bool blocked(pid_t pid)
+{
+	char buf[512];
+	const char *rp;
+
+	if (proc_line(pid, "wchan", buf, sizeof(buf)) && buf[0] &&
+	    strcmp(buf, "0") != 0)
+		return strcmp(buf, "do_wait") == 0;
+	if (!proc_line(pid, "stat", buf, sizeof(buf)))
+		return false;
 	rp = strrchr(buf, ')');	/* the name may hold spaces and ')' */
 	return rp && rp[1] == ' ' && rp[2] == 'S';
 }
