@@ -112,6 +112,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_bigmem.h"
 #include "cp_debug.h"
 #include "cp_die.h"
 #include "cp_grow.h"
@@ -1043,10 +1044,10 @@ static int mem_init(struct mem *m, uint32_t cpus)
 	s->nt = t->nthreads;
 	s->nobj = t->nobjs;
 	s->th = calloc(t->nthreads ? t->nthreads : 1, sizeof(*s->th));
-	s->ob = calloc(t->nobjs ? t->nobjs : 1, sizeof(*s->ob));
+	s->ob = cp_big_calloc(t->nobjs ? t->nobjs : 1, sizeof(*s->ob));
 	s->heap = malloc((t->nthreads ? t->nthreads : 1) * sizeof(*s->heap));
 	m->cur = calloc(t->nthreads ? t->nthreads : 1, sizeof(*m->cur));
-	m->pub = malloc((t->npub ? t->npub : 1) * sizeof(*m->pub));
+	m->pub = cp_big_malloc((t->npub ? t->npub : 1) * sizeof(*m->pub));
 	if (!s->th || !s->ob || !s->heap || !m->cur || !m->pub)
 		return -1;
 	if (cpus && cpus < t->nthreads) {
@@ -1073,10 +1074,10 @@ int cp_replay_run(const struct cp_tracepag *tp, const double *cct_factor,
 {
 	const struct cp_trace *t = tp->t;
 	struct mem m = { .tp = tp, .t = t, .f = cct_factor, .wake = wake };
-	uint64_t *cnt0 = calloc(t->nobjs ? t->nobjs : 1, sizeof(*cnt0));
-	uint8_t *rwk = calloc(t->nobjs ? t->nobjs : 1, 1);
-	uint8_t *none = calloc(t->nobjs ? t->nobjs : 1, 1);
-	uint8_t *seen = calloc(t->npub ? t->npub : 1, 1);
+	uint64_t *cnt0 = cp_big_calloc(t->nobjs ? t->nobjs : 1, sizeof(*cnt0));
+	uint8_t *rwk = cp_big_calloc(t->nobjs ? t->nobjs : 1, 1);
+	uint8_t *none = cp_big_calloc(t->nobjs ? t->nobjs : 1, 1);
+	uint8_t *seen = cp_big_calloc(t->npub ? t->npub : 1, 1);
 	int ret = -1;
 
 	if (!cnt0 || !rwk || !none || !seen || mem_init(&m, cpus))
@@ -1093,13 +1094,13 @@ out:
 	free(m.run_start);
 	free(m.run_end);
 	free(m.s.th);
-	free(m.s.ob);
+	cp_big_free(m.s.ob);
 	free(m.s.heap);
 	free(m.cur);
-	free(m.pub);
-	free(seen);
-	free(rwk);
-	free(none);
-	free(cnt0);
+	cp_big_free(m.pub);
+	cp_big_free(seen);
+	cp_big_free(rwk);
+	cp_big_free(none);
+	cp_big_free(cnt0);
 	return ret;
 }

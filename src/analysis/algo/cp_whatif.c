@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_bigmem.h"
 #include "cp_cpm.h"
 #include "cp_par.h"
 #include "cp_replay.h"
@@ -52,12 +53,13 @@ int cp_whatif_check_range(const char *path, uint64_t useful_ns,
 static int fixed_length(const struct cp_pag *g, const uint64_t *w,
 			uint64_t *len)
 {
-	uint64_t *scratch = malloc(((size_t)g->nv + 1) * sizeof(*scratch));
+	uint64_t *scratch = cp_big_malloc(((size_t)g->nv + 1) *
+					  sizeof(*scratch));
 
 	if (!scratch)
 		return -1;
 	*len = cp_cpm_longest(g, w, scratch);
-	free(scratch);
+	cp_big_free(scratch);
 	return 0;
 }
 
@@ -243,7 +245,7 @@ static int fixed_part(const struct cp_tracepag *tp,
 		      struct cp_whatif_result *r, char *err, size_t errlen)
 {
 	const struct cp_pag *g = &tp->g;
-	uint64_t *w = malloc(((size_t)g->ne + 1) * sizeof(*w));
+	uint64_t *w = cp_big_malloc(((size_t)g->ne + 1) * sizeof(*w));
 	int ret = -1;
 
 	if (!w) {
@@ -262,7 +264,7 @@ static int fixed_part(const struct cp_tracepag *tp,
 	else
 		ret = 0;
 out:
-	free(w);
+	cp_big_free(w);
 	return ret;
 }
 
