@@ -545,6 +545,103 @@ START_TEST(test_cpt_html_whatif_baseline)
 }
 END_TEST
 
+/*
+ * Two critical paths of 10 ms tie: T0 creates T1 and T2 at 0, T1 runs
+ * alpha and T2 beta for 10 ms each, T0 joins T1 and then T2 at 10 ms
+ * (waiting, the first join @first) and exits.  Path #1 runs through one
+ * of them, #2 through the other.
+ */
+static void write_tied_paths_trace(const char *path, uint32_t first)
+{
+	const uint64_t ms = 1000000;
+	struct synth s;
+
+	synth_init(&s);
+	synth_symbol(&s, 0x100, 0x10, "alpha");
+	synth_symbol(&s, 0x200, 0x10, "beta");
+	synth_start(&s, 0, -1);
+	synth_spawn(&s, 2);
+	synth_call(&s, 1, 0x100, 10 * ms);
+	synth_exit(&s, 1, 0);
+	synth_call(&s, 2, 0x200, 10 * ms);
+	synth_exit(&s, 2, 0);
+	synth_join(&s, 0, 10 * ms, true, first);
+	synth_join(&s, 0, 0, true, 3 - first);
+	synth_exit(&s, 0, 0);
+	ck_assert_msg(synth_write(&s, path) == 0, "write %s", path);
+	synth_free(&s);
+}
+
+/* Row @n (1-based) of the HTML paths table in @out, or NULL. */
+static const char *html_path_find(const char *out, int n)
+{
+	const char *t = strstr(out, "<table id=\"paths\"");
+	const char *end = t ? strstr(t, "</table>") : NULL;
+	const char *row;
+	char want[32];
+
+	ck_assert_msg(t && end, "no paths table: %.2000s", out);
+	snprintf(want, sizeof(want), "<tr><td>%d</td>", n);
+	row = strstr(t, want);
+	return row && row < end ? row : NULL;
+}
+
+/* The description cell of row @n of the HTML paths table in @out, copied
+ * into @buf. */
+static void html_path_row(const char *out, int n, char *buf, size_t len)
+{
+	const char *row = html_path_find(out, n), *d, *end;
+
+	ck_assert_msg(row != NULL, "no path row %d: %.3000s", n, out);
+	d = strstr(row, "<td class=\"desc\">");
+	end = strstr(row, "</tr>");
+	ck_assert_msg(d && end && d < end, "row %d: %.600s", n, row);
+	snprintf(buf, len, "%.*s", (int)(end - d), d);
+}
+
+/*
+ * The HTML paths table describes each path but the first by where it
+ * differs from the first, the critical path it lists: with two threads'
+ * procedures tied at 10 ms, #1 runs through one of them, and a later row
+ * through the other says exactly that procedure's 10 ms and nothing of
+ * #1's, whichever path the critical path method took for the report's
+ * own figures (the joins in either order).
+ */
+START_TEST(test_cpt_html_tied_paths)
+{
+	struct cpt_res r = { 0 };
+	char trace[300], one[512], row[512];
+	const char *html[] = { "report", trace, "--format", "html", NULL };
+	const char *mine, *other;
+	int seen = 0, n;
+
+	snprintf(trace, sizeof(trace), "%s/tied%d.cpt", tmpdir, _i);
+	write_tied_paths_trace(trace, 1 + (uint32_t)_i);
+	cpt_run(&r, tmpdir, html);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	html_path_row(r.out, 1, one, sizeof(one));
+	ck_assert_msg(strstr(one, "the critical path") &&
+		      (strstr(one, "alpha") != NULL) !=
+		      (strstr(one, "beta") != NULL), "joins %d: #1 %s", _i,
+		      one);
+	mine = strstr(one, "alpha") ? "alpha" : "beta";
+	other = strstr(one, "alpha") ? "T2 t2 beta 10.00 ms" :
+				       "T1 t1 alpha 10.00 ms";
+	for (n = 2; html_path_find(r.out, n); n++) {
+		html_path_row(r.out, n, row, sizeof(row));
+		if (!strstr(row, other))
+			continue;
+		ck_assert_msg(strstr(row, "(10.00 ms off the critical path, "
+				     "in place of 10.00 ms of its work)") &&
+			      !strstr(row, mine), "joins %d: #1 %s; #%d %s",
+			      _i, one, n, row);
+		seen++;
+	}
+	ck_assert_msg(seen > 0, "joins %d: no path through %s after #1 %s "
+		      "(%d rows)", _i, other, one, n - 1);
+}
+END_TEST
+
 START_TEST(test_cpt_output_file)
 {
 	struct cpt_res r = { 0 };
@@ -987,6 +1084,7 @@ static Suite *cpt_suite(void)
 	tcase_add_test(tc, test_cpt_whatif_json);
 	tcase_add_test(tc, test_cpt_whatif_text_notes);
 	tcase_add_test(tc, test_cpt_html_whatif_baseline);
+	tcase_add_loop_test(tc, test_cpt_html_tied_paths, 0, 2);
 	tcase_add_test(tc, test_cpt_output_file);
 	tcase_add_test(tc, test_cpt_usage_errors);
 	tcase_add_test(tc, test_cpt_verb_help);

@@ -2,8 +2,8 @@
  * check_kpaths.c - the k longest paths (sidetrack enumeration) against the
  * worked example tests/data/cpm-multigraph.pag, against full enumeration
  * on random multigraphs (ties and parallel edges included), and the
- * implicit form (parent, shared prefix, deviation, rejoin) against the
- * spelled paths.
+ * implicit form (parent, shared prefix, deviation, rejoin, pieces) against
+ * the spelled paths.
  */
 #include <check.h>
 #include <inttypes.h>
@@ -92,6 +92,38 @@ END_TEST
  * first vertex from its head on that lies on path 0, after which the path
  * is path 0's suffix.
  */
+/*
+ * Path @i's pieces (cp_kpaths_pieces), each its first edge continued along
+ * next[], spell the path @buf edge for edge, and there are at most i + 1.
+ */
+static void check_pieces(const struct cp_pag *g, const struct cp_kpaths *kp,
+			 uint32_t i, const uint32_t *buf, int round)
+{
+	struct cp_kpaths_piece *pc = malloc(sizeof(*pc) * (i + 1));
+	uint32_t npc = cp_kpaths_pieces(kp, i, pc), at = 0;
+
+	TG_CHECK(npc >= 1 && npc <= i + 1, "round %d: path %u in %u pieces",
+		 round, i, npc);
+	for (uint32_t j = 0; j < npc; j++) {
+		uint32_t e = pc[j].first;
+
+		TG_CHECK(pc[j].n >= 1 && at + pc[j].n <= kp->nedges[i],
+			 "round %d: path %u piece %u of %u edges at %u",
+			 round, i, j, pc[j].n, at);
+		for (uint32_t q = 0; q < pc[j].n; q++) {
+			TG_CHECK(e == buf[at], "round %d: path %u piece %u "
+				 "gives edge %u at %u, the path has %u", round,
+				 i, j, e, at, buf[at]);
+			at++;
+			if (q + 1 < pc[j].n)
+				e = kp->next[g->head[e]];
+		}
+	}
+	TG_CHECK(at == kp->nedges[i], "round %d: path %u pieces cover %u of "
+		 "%u edges", round, i, at, kp->nedges[i]);
+	free(pc);
+}
+
 static void check_implicit(const struct cp_pag *g,
 			   const struct cp_kpaths *kp, uint32_t i,
 			   const uint32_t *buf, uint32_t *const *seen,
@@ -100,6 +132,7 @@ static void check_implicit(const struct cp_pag *g,
 	uint32_t p = kp->parent[i], at = kp->pcnt[i], n = kp->nedges[i];
 	uint32_t rj = cp_kpaths_rejoins(kp, i), ra;
 
+	check_pieces(g, kp, i, buf, round);
 	TG_CHECK(buf[at] == kp->dev[i], "round %d: path %u edge %u is %u, "
 		 "deviation says %u", round, i, at, buf[at], kp->dev[i]);
 	if (p == CP_PAG_NONE) {

@@ -620,6 +620,27 @@ uint32_t cp_kpaths_edges(const struct cp_kpaths *kp, uint32_t i,
 	return n;
 }
 
+uint32_t cp_kpaths_pieces(const struct cp_kpaths *kp, uint32_t i,
+			  struct cp_kpaths_piece *pc)
+{
+	uint32_t limit = kp->nedges[i], n = 0;
+
+	/* the chain of parents gives the pieces leaf first */
+	for (uint32_t j = i; j != CP_PAG_NONE && limit > 0;
+	     j = kp->parent[j]) {
+		pc[n++] = (struct cp_kpaths_piece){ kp->dev[j],
+						    limit - kp->pcnt[j] };
+		limit = kp->pcnt[j];
+	}
+	for (uint32_t a = 0, b = n; a + 1 < b; a++, b--) {
+		struct cp_kpaths_piece x = pc[a];
+
+		pc[a] = pc[b - 1];
+		pc[b - 1] = x;
+	}
+	return n;
+}
+
 uint32_t cp_kpaths_departs(const struct cp_kpaths *kp, uint32_t i)
 {
 	if (kp->parent[i] == CP_PAG_NONE)

@@ -55,6 +55,23 @@ uint32_t cp_kpaths_edges(const struct cp_kpaths *kp, uint32_t i,
 			 uint32_t *buf);
 
 /*
+ * Path @i as pieces, root to leaf: piece j is edge @pc[j].first followed
+ * by its continuation along next[], @pc[j].n edges in all (the last
+ * piece's continuation ends at a leaf).  A path has one piece for itself
+ * and one for each path it descends from, so @pc needs room for at most
+ * i + 1.  Returns the number of pieces.  O(number of pieces): a reader
+ * that needs only part of a path (where it differs from path 0) walks
+ * the pieces and skips the rest, where spelling it would cost its whole
+ * length.
+ */
+struct cp_kpaths_piece {
+	uint32_t first;		/* the piece's first edge */
+	uint32_t n;		/* its edges, the first included */
+};
+uint32_t cp_kpaths_pieces(const struct cp_kpaths *kp, uint32_t i,
+			  struct cp_kpaths_piece *pc);
+
+/*
  * Where path @i leaves the path it deviates from: the tail vertex of its
  * deviation edge, or CP_PAG_NONE for a path without a parent.  O(1).
  */

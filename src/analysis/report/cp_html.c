@@ -74,7 +74,6 @@ struct html {
 	uint32_t ntop;
 	uint32_t nkeys;		/* procedure ids */
 	uint32_t *cat_of;	/* [nkeys] category of a procedure */
-	uint8_t *oncp;		/* (graph) [ne] edge on the critical path */
 	const struct cp_timeline *tl;
 	uint8_t *shown;		/* [tl->nrows] a thread with a row of its
 				 * own (select_threads) */
@@ -864,35 +863,65 @@ static int cmp_contrib(const void *a, const void *b)
 	return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : 0;
 }
 
-/* Where path @ed[n] spends its time (off the CP only unless @all). */
-static uint64_t contributions(const struct html *h, const uint32_t *ed,
-			      uint32_t n, bool all, struct contrib *cb,
-			      uint32_t *ncb, uint32_t max)
+/* Count edge @e of a path into @cb (at most @max entries); returns the
+ * useful time it adds. */
+static uint64_t contribute(const struct html *h, uint32_t e,
+			   struct contrib *cb, uint32_t *ncb, uint32_t max)
 {
 	const struct cp_tracepag *tp = h->tp;
+	uint32_t k, tid, proc;
+
+	if (tp->e_kind[e] != CP_TE_USEFUL || !tp->g.w[e])
+		return 0;
+	tid = cp_tracepag_thread(tp, e);
+	proc = cp_tracepag_proc(tp, e);
+	for (k = 0; k < *ncb; k++)
+		if (cb[k].tid == tid && cb[k].proc == proc)
+			break;
+	if (k == *ncb) {
+		if (*ncb == max)
+			return tp->g.w[e];
+		cb[k] = (struct contrib){ .tid = tid, .proc = proc };
+		(*ncb)++;
+	}
+	cb[k].ns += tp->g.w[e];
+	return tp->g.w[e];
+}
+
+/*
+ * Where path @i spends its time, by thread and procedure in @cb (at most
+ * @max, largest first): all of it for path 0, the critical path the
+ * table lists first; for the others, only where they leave it.  Returns
+ * the time counted.  Each piece of the path (cp_kpaths_pieces) is
+ * walked until it reaches a vertex of path 0, from which it follows path
+ * 0: a path that differs from it at a few places costs those places, not
+ * its whole length.
+ */
+static uint64_t contributions(const struct html *h, uint32_t i,
+			      struct cp_kpaths_piece *pc, struct contrib *cb,
+			      uint32_t *ncb, uint32_t max)
+{
+	const struct cp_kpaths *kp = h->kp;
+	const uint32_t *head = kp->g->head;
+	uint32_t npc = cp_kpaths_pieces(kp, i, pc);
 	uint64_t total = 0;
 
 	*ncb = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t e = ed[i], k;
+	for (uint32_t j = 0; j < npc; j++) {
+		uint32_t e = pc[j].first, t = cp_pag_tail(kp->g, e);
 
-		if (tp->e_kind[e] != CP_TE_USEFUL || !tp->g.w[e] ||
-		    (!all && h->oncp[e]))
+		/* a piece that starts on path 0 with path 0's edge is path
+		 * 0 to its end */
+		if (i && kp->join[t] == t && kp->next[t] == e)
 			continue;
-		total += tp->g.w[e];
-		for (k = 0; k < *ncb; k++)
-			if (cb[k].tid == cp_tracepag_thread(tp, e) &&
-			    cb[k].proc == cp_tracepag_proc(tp, e))
+		for (uint32_t q = 0; q < pc[j].n; q++) {
+			uint32_t v = head[e];
+
+			total += contribute(h, e, cb, ncb, max);
+			if (q + 1 == pc[j].n || (i && kp->join[v] == v))
 				break;
-		if (k == *ncb) {
-			if (*ncb == max)
-				continue;
-			cb[k].tid = cp_tracepag_thread(tp, e);
-			cb[k].proc = cp_tracepag_proc(tp, e);
-			cb[k].ns = 0;
-			(*ncb)++;
+			e = kp->next[v];
 		}
-		cb[k].ns += tp->g.w[e];
 	}
 	qsort(cb, *ncb, sizeof(*cb), cmp_contrib);
 	return total;
@@ -901,25 +930,21 @@ static uint64_t contributions(const struct html *h, const uint32_t *ed,
 static int paths(struct html *h)
 {
 	const struct cp_kpaths *kp = h->kp;
-	uint32_t maxe = 0, ncb;
+	struct cp_kpaths_piece *pc;
 	struct contrib cb[64];
-	uint32_t *ed;
+	uint32_t ncb;
 	char b[32];
 
 	S(h, "<h2>Near-critical paths</h2>\n");
-	for (uint32_t i = 0; i < kp->n; i++)
-		if (kp->nedges[i] > maxe)
-			maxe = kp->nedges[i];
-	ed = malloc(((size_t)maxe + 1) * sizeof(*ed));
-	if (!ed)
+	pc = malloc(((size_t)kp->n + 1) * sizeof(*pc));
+	if (!pc)
 		return -1;
 	S(h, "<div class=\"twrap\"><table id=\"paths\"><thead><tr><th>#</th>"
 	     "<th>length</th><th>shorter by</th><th>% of CP</th>"
 	     "<th class=\"desc\">where its time differs from the critical "
 	     "path</th></tr></thead><tbody>\n");
 	for (uint32_t i = 0; i < kp->n; i++) {
-		uint32_t n = cp_kpaths_edges(kp, i, ed);
-		uint64_t off = contributions(h, ed, n, i == 0, cb, &ncb, 64);
+		uint64_t off = contributions(h, i, pc, cb, &ncb, 64);
 		/* the critical path's work this path leaves out */
 		uint64_t skip = i && kp->cp_length > kp->len[i] - off ?
 				kp->cp_length - (kp->len[i] - off) : 0;
@@ -974,7 +999,7 @@ static int paths(struct html *h)
 	     "A procedure on the critical path but on none "
 	     "of the near-critical ones pays off up to the gap to the next "
 	     "path; one on all of them pays off more.</p>\n");
-	free(ed);
+	free(pc);
 	return 0;
 }
 
@@ -1243,13 +1268,6 @@ int cp_html_write(FILE *f, const struct cp_html_in *in,
 	h.w = malloc(sizeof(*h.w));
 	if (!h.w || choose_colors(&h) || select_threads(&h))
 		goto err_mem;
-	if (h.tp) {
-		h.oncp = calloc(h.tp->g.ne ? h.tp->g.ne : 1, 1);
-		if (!h.oncp)
-			goto err_mem;
-		for (uint32_t i = 0; i < p->cpm->npath; i++)
-			h.oncp[p->cpm->path[i]] = 1;
-	}
 	cp_wbuf_init(h.w, f);
 	page_head(&h, title);
 	summary(&h);
@@ -1279,7 +1297,6 @@ err_mem:
 	snprintf(err, errlen, "out of memory writing the HTML report");
 out:
 	free(h.w);
-	free(h.oncp);
 	free(h.cat_of);
 	free(h.shown);
 	return ret;
