@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cp_par.h"
 #include "cp_sampled.h"
 #include "cp_stream_replay.h"
 #include "cp_tcursor.h"
@@ -804,6 +805,171 @@ START_TEST(test_sreplay_cpt_repaired_trace)
 }
 END_TEST
 
+/* cp_stream_opts.symbolize: cp_sampled_symbolize, no debug path. */
+static int symbolize(void *ctx, struct cp_trace *t, uint32_t **sid,
+		     char *err, size_t errlen)
+{
+	(void)ctx;
+	return cp_sampled_symbolize(t, NULL, sid, err, errlen);
+}
+
+/* Whether the what-if results @a and @b are equal field by field. */
+static bool same_result(const struct cp_whatif_result *a,
+			const struct cp_whatif_result *b)
+{
+	return a->length_before == b->length_before &&
+	       a->length_after_fixed == b->length_after_fixed &&
+	       a->length_before_sim == b->length_before_sim &&
+	       a->length_after == b->length_after &&
+	       a->simulated == b->simulated && a->deadlock == b->deadlock &&
+	       a->reordered == b->reordered && a->forced == b->forced &&
+	       a->forced_before == b->forced_before &&
+	       a->scaled_ns == b->scaled_ns && a->cpus == b->cpus &&
+	       a->wake == b->wake;
+}
+
+/*
+ * cp_stream_whatif_each on the file at @path, with the scalings @sc[n]
+ * (instrumented procedures, or the samples' with @sampled), equals
+ * cp_stream_whatif_run for each scaling alone: the same return and the
+ * same figures.  Run with the jobs on two threads and on one (the
+ * survey, which the replays share, then comes first).
+ */
+static void each_equals_alone(const char *path, bool sampled,
+			      const struct cp_whatif_scale *sc, uint32_t n,
+			      const char *what)
+{
+	struct cp_stream_opts so = {
+		.src = sampled ? CP_STREAM_SRC_SAMPLED : CP_STREAM_SRC_AUTO,
+		.symbolize = sampled ? symbolize : NULL,
+		.lengths_only = true, .nscale = 1,
+	};
+	struct cp_whatif_result r[8], one;
+	struct cp_tindex ix;
+	char err[256] = "";
+	int ret[8];
+
+	ck_assert(n <= 8);
+	for (int par = 0; par < 2; par++) {
+		size_t old = cp_par_set_threshold(par ? 0 : SIZE_MAX);
+
+		ck_assert_msg(cp_tindex_open(&ix, path, err, sizeof(err)) ==
+			      0, "index: %s", err);
+		memset(r, 0xa5, sizeof(r));
+		ck_assert_msg(cp_stream_whatif_each(&ix, &so, NULL, sc, n, r,
+						    ret) == 0,
+			      "%s: each failed", what);
+		cp_tindex_close(&ix);
+		for (uint32_t i = 0; i < n; i++) {
+			struct cp_stream st;
+			struct cp_sreplay rp;
+			int want;
+
+			ck_assert(cp_tindex_open(&ix, path, err,
+						 sizeof(err)) == 0);
+			so.scale = &sc[i];
+			want = cp_stream_whatif_run(&ix, &so, &st, &rp, err,
+						    sizeof(err));
+			if (!want) {
+				cp_stream_whatif_result(&st, &rp, &one);
+				cp_stream_free(&st);
+			}
+			so.scale = NULL;
+			cp_tindex_close(&ix);
+			ck_assert_msg(ret[i] == want, "%s, %s x %g (%s): "
+				      "each %d, alone %d", what, sc[i].name,
+				      sc[i].factor, par ? "two threads" :
+				      "one", ret[i], want);
+			ck_assert_msg(want || same_result(&r[i], &one),
+				      "%s, %s x %g (%s): each gives %" PRIu64
+				      " / %" PRIu64 " / %" PRIu64 ", alone %"
+				      PRIu64 " / %" PRIu64 " / %" PRIu64,
+				      what, sc[i].name, sc[i].factor,
+				      par ? "two threads" : "one",
+				      r[i].length_after_fixed,
+				      r[i].length_before_sim,
+				      r[i].length_after,
+				      one.length_after_fixed,
+				      one.length_before_sim, one.length_after);
+		}
+		cp_par_set_threshold(old);
+	}
+}
+
+/*
+ * The what-if of several scalings at once (cp_stream_whatif_each: the
+ * page's top procedures), which shares one survey and one unscaled
+ * replay among them, gives each scaling what it gets alone: random
+ * traces of every primitive, instrumented or sampled procedures, a name
+ * no procedure has among them; and a trace the replay cannot take
+ * (repaired: no replay, the fixed graph only) for each.
+ */
+START_TEST(test_sreplay_each_equals_alone)
+{
+	for (int round = 0; round < 12; round++) {
+		struct cp_whatif_scale sc[5];
+		struct cp_trace t;
+		struct cp_tracepag tp;
+		struct synth s;
+		char path[64], what[32];
+		bool sampled = round % 3 == 2;
+		uint32_t n;
+
+		rng_state = 21000 + (uint64_t)round;
+		rg_no_procs = sampled;
+		rg_trace(&s, 1 + (uint32_t)rnd(NWORK),
+			 40 + (uint32_t)rnd(300), round % 2);
+		rg_no_procs = false;
+		if (sampled)
+			synth_random_samples(&s, &rng_state,
+					     5 + (uint32_t)rnd(60), NPROC);
+		cpt_write_synth_temp(&s, path, sizeof(path),
+				     "check_sreplay");
+		if (sampled)
+			synth_graph_load_sampled(&s, &t, &tp,
+						 CP_PROCS_SAMPLED);
+		else
+			synth_graph_load(&s, &t, &tp);
+		n = scalings(&tp, (uint32_t)round % 5, sc);
+		sc[n++] = (struct cp_whatif_scale){ "nosuch", 0.5 };
+		if (tp.nprocs)
+			sc[n++] = (struct cp_whatif_scale){ tp.procs[0], 0.0 };
+		snprintf(what, sizeof(what), "round %d", round);
+		if (tp.nprocs)
+			each_equals_alone(path, sampled, sc, n, what);
+		synth_graph_free(&t, &tp);
+		synth_free(&s);
+		unlink(path);
+	}
+}
+END_TEST
+
+/* The repaired trace of test_sreplay_cpt_repaired_trace, each alone. */
+START_TEST(test_sreplay_each_repaired)
+{
+	static const struct cp_whatif_scale sc[] = {
+		{ "slow", 0.5 }, { "nosuch", 2 }, { "slow", 0 },
+	};
+	struct synth s;
+	char path[64];
+	uint32_t cond;
+
+	synth_init(&s);
+	synth_symbol(&s, 0x100, 0x10, "slow");
+	synth_start(&s, 0, -1);
+	cond = synth_obj(&s, 0, CP_OBJ_COND, 0);
+	synth_spawn(&s, 1);
+	synth_call(&s, 1, 0x100, 30);
+	synth_consume(&s, 1, 1, true, cond, 5, 1);
+	synth_exit(&s, 1, 1);
+	synth_join_all(&s, 1, 1);
+	cpt_write_synth_temp(&s, path, sizeof(path), "check_sreplay");
+	synth_free(&s);
+	each_equals_alone(path, false, sc, 3, "repaired");
+	unlink(path);
+}
+END_TEST
+
 static Suite *sreplay_suite(void)
 {
 	Suite *s = suite_create("sreplay");
@@ -819,6 +985,8 @@ static Suite *sreplay_suite(void)
 	tcase_add_test(tc, test_sreplay_cpt_same_document);
 	tcase_add_test(tc, test_sreplay_cpt_sampled_same_document);
 	tcase_add_test(tc, test_sreplay_cpt_repaired_trace);
+	tcase_add_test(tc, test_sreplay_each_equals_alone);
+	tcase_add_test(tc, test_sreplay_each_repaired);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -80,11 +80,14 @@ void cp_stream_whatif_result(const struct cp_stream *s,
 /*
  * cp_stream_whatif_run() for each of the @n scalings @sc[i] alone (with
  * @so's procedures, mode, symbolizer and progress) into @r[i], with
- * @ret[i] its return.  The samples' stacks, when they take over, are
- * @sid (cp_stream.sid of a pass over the same index, whose samples are
- * then symbolized already), or, NULL, symbolized once for all.  Each is
- * a what-if's passes over the file.  Returns 0, or -1 when the
- * symbolizing failed (no @r filled).
+ * @ret[i] its return, the same figures to the nanosecond.  The samples'
+ * stacks, when they take over, are @sid (cp_stream.sid of a pass over
+ * the same index, whose samples are then symbolized already), or, NULL,
+ * symbolized once for all.  The replays share one survey and one
+ * unscaled replay: a fixed graph's pass and a replay per scaling, plus
+ * those two, on two threads (the fixed passes one at a time).  Returns
+ * 0, or -1 when the symbolizing failed or memory ran out before any
+ * pass (no @r filled).
  */
 int cp_stream_whatif_each(struct cp_tindex *ix,
 			  const struct cp_stream_opts *so, const uint32_t *sid,
