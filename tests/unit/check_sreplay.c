@@ -830,16 +830,19 @@ static bool same_result(const struct cp_whatif_result *a,
 
 /*
  * cp_stream_whatif_each on the file at @path, with the scalings @sc[n]
- * (instrumented procedures, or the samples' with @sampled), equals
+ * (instrumented procedures, or the samples' with @sampled; inclusive,
+ * or @exclusive), equals
  * cp_stream_whatif_run for each scaling alone: the same return and the
  * same figures.  Run with the jobs on two threads and on one (the
  * survey, which the replays share, then comes first).
  */
 static void each_equals_alone(const char *path, bool sampled,
+			      bool exclusive,
 			      const struct cp_whatif_scale *sc, uint32_t n,
 			      const char *what)
 {
 	struct cp_stream_opts so = {
+		.exclusive = exclusive,
 		.src = sampled ? CP_STREAM_SRC_SAMPLED : CP_STREAM_SRC_AUTO,
 		.symbolize = sampled ? symbolize : NULL,
 		.lengths_only = true, .nscale = 1,
@@ -899,10 +902,11 @@ static void each_equals_alone(const char *path, bool sampled,
 /*
  * The what-if of several scalings at once (cp_stream_whatif_each: the
  * page's top procedures), which shares one survey and one unscaled
- * replay among them, gives each scaling what it gets alone: random
- * traces of every primitive, instrumented or sampled procedures, a name
- * no procedure has among them; and a trace the replay cannot take
- * (repaired: no replay, the fixed graph only) for each.
+ * replay among them and follows every scaling's fixed graph in one pass
+ * (a lane each), gives each scaling what it gets alone: random traces
+ * of every primitive, instrumented or sampled procedures, inclusive and
+ * exclusive, a name no procedure has among them; and a trace the replay
+ * cannot take (repaired: no replay, the fixed graph only) for each.
  */
 START_TEST(test_sreplay_each_equals_alone)
 {
@@ -936,7 +940,8 @@ START_TEST(test_sreplay_each_equals_alone)
 			sc[n++] = (struct cp_whatif_scale){ tp.procs[0], 0.0 };
 		snprintf(what, sizeof(what), "round %d", round);
 		if (tp.nprocs)
-			each_equals_alone(path, sampled, sc, n, what);
+			each_equals_alone(path, sampled, round % 4 >= 2, sc,
+					  n, what);
 		synth_graph_free(&t, &tp);
 		synth_free(&s);
 		unlink(path);
@@ -965,7 +970,7 @@ START_TEST(test_sreplay_each_repaired)
 	synth_join_all(&s, 1, 1);
 	cpt_write_synth_temp(&s, path, sizeof(path), "check_sreplay");
 	synth_free(&s);
-	each_equals_alone(path, false, sc, 3, "repaired");
+	each_equals_alone(path, false, false, sc, 3, "repaired");
 	unlink(path);
 }
 END_TEST

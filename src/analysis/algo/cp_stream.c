@@ -531,8 +531,9 @@ static void ended(struct sp *p, uint32_t tid, const struct sth *t)
 	for (uint32_t k = 0; k < p->ntr; k++)
 		if (t->len - t->vec[cp_stream_d(p, k)] > p->zbest[k])
 			p->zbest[k] = t->len - t->vec[cp_stream_d(p, k)];
-	if (p->nlane && t->vec[cp_stream_whatif(p)] > p->scaled_best)
-		p->scaled_best = t->vec[cp_stream_whatif(p)];
+	for (uint32_t l = 0; l < p->nlane; l++)
+		if (t->vec[cp_stream_whatif(p) + l] > p->lbest[l])
+			p->lbest[l] = t->vec[cp_stream_whatif(p) + l];
 	if (p->kp_k)
 		cp_stream_kp_end(p, tid);
 	if (old == NONE || t->len > p->th[old].len ||
@@ -623,7 +624,8 @@ static int pass_init(struct sp *p)
 	if (!p->zbest || !p->njoin || !p->born)
 		return -1;
 	p->cbest = NONE;
-	p->scaled_best = 0;
+	if (p->nlane)
+		memset(p->lbest, 0, p->nlane * sizeof(*p->lbest));
 	p->tlive = 0;
 	p->kp_any = false;
 	for (uint32_t tid = 0; tid < p->nt; tid++) {
@@ -837,7 +839,42 @@ static int scale_factors(struct sp *p, char *err, size_t errlen)
 		}
 		p->pf[id] *= p->sc[i].factor;
 	}
+	p->lbest = calloc(1, sizeof(*p->lbest));
+	if (!p->lbest) {
+		snprintf(err, errlen, "%s: out of memory in the streaming "
+			 "analysis", p->ix->t.path);
+		return -1;
+	}
 	p->nlane = 1;
+	return 0;
+}
+
+/*
+ * (what-if lanes) The @n lanes of the records passes: each one's
+ * procedure (p->lq), and the results' arrays.  A name the trace has no
+ * procedure of leaves its lane unscaled and says so
+ * (cp_stream.lane_known).  0, or -1 (out of memory).
+ */
+static int lane_procs(struct sp *p, uint32_t n)
+{
+	struct cp_stream *s = p->s;
+
+	p->lq = malloc(n * sizeof(*p->lq));
+	p->lbest = calloc(n, sizeof(*p->lbest));
+	s->lane_len = calloc(n, sizeof(*s->lane_len));
+	s->lane_ns = calloc(n, sizeof(*s->lane_ns));
+	s->lane_known = calloc(n, sizeof(*s->lane_known));
+	if (!p->lq || !p->lbest || !s->lane_len || !s->lane_ns ||
+	    !s->lane_known)
+		return -1;
+	s->nlanes = p->nlane = n;
+	for (uint32_t l = 0; l < n; l++) {
+		uint32_t id = cp_smap_get(&p->names, p->pname,
+					  p->lanes[l].name);
+
+		p->lq[l] = id == CP_HASH_NONE ? NONE : id;
+		s->lane_known[l] = id != CP_HASH_NONE;
+	}
 	return 0;
 }
 
@@ -904,8 +941,11 @@ static int figures(struct sp *p)
 			s->mbm_paths = 1;
 		}
 	}
-	if (p->nlane && p->scaled_best > s->scaled_len)
-		s->scaled_len = p->scaled_best;
+	if (p->nlane && !p->lq && p->lbest[0] > s->scaled_len)
+		s->scaled_len = p->lbest[0];
+	for (uint32_t l = 0; p->lq && l < p->nlane; l++)
+		if (p->lbest[l] > s->lane_len[l])
+			s->lane_len[l] = p->lbest[l];
 	for (uint32_t tid = 0; found && tid < p->nt; tid++)
 		if (p->ttrk[tid] != NONE)
 			s->threads[tid].cp_ns = p->th[s->cp_tid].vec[
@@ -1113,6 +1153,8 @@ static int records_pass(struct sp *p)
 	p->org_on = p->thin = p->spoiled = false;
 	p->s->thin_reruns++;
 	p->s->thin_records = p->s->scaled_ns = 0;
+	if (p->s->lane_ns)
+		memset(p->s->lane_ns, 0, p->nlane * sizeof(*p->s->lane_ns));
 	p->kp_nmerge = 0;
 	p->kp_wi = 0;
 	return pass_again(p) ? -1 : run_pass(p);
@@ -1144,6 +1186,8 @@ static void sp_free(struct sp *p)
 	free(p->trk);
 	free(p->ttrk);
 	free(p->pf);
+	free(p->lq);
+	free(p->lbest);
 	free(p->su);
 	free(p->sM);
 	free(p->sid);
@@ -1208,6 +1252,7 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 		.progress = o ? o->progress : NULL,
 		.progress_ctx = o ? o->progress_ctx : NULL,
 		.sc = o ? o->scale : NULL, .nsc = o ? o->nscale : 0,
+		.lanes = o && !o->scale && o->nlanes ? o->lanes : NULL,
 		.hasw = (ix->t.flags & CP_TRACE_HAS_WALL) != 0,
 		.busy_k = NONE,
 		.sl_event_bytes = o && o->slack_event_bytes ?
@@ -1262,6 +1307,8 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 		goto err_mem;
 	if (p.sc && (ret = scale_factors(&p, err, errlen)))
 		goto err;
+	if (!p.sc && p.lanes && lane_procs(&p, o->nlanes))
+		goto err_mem;
 	p.ncs = p.smp ? p.ntr + 1 : 0;
 	p.ncx = p.ntr;
 	p.nsh = p.ntr + 2 * p.nob + p.ntt + p.ncs + p.ncx;
@@ -1326,5 +1373,8 @@ void cp_stream_free(struct cp_stream *s)
 	cp_pairs_free(&s->v_deps);
 	cp_timeline_free(&s->tl);
 	free(s->sid);
+	free(s->lane_len);
+	free(s->lane_ns);
+	free(s->lane_known);
 	memset(s, 0, sizeof(*s));
 }

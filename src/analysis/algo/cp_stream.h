@@ -161,6 +161,13 @@ struct cp_stream {
 	uint64_t scaled_len;	/* fixed-graph prediction: the longest path
 				 * with the scaled segments reweighted */
 	uint64_t scaled_ns;	/* useful time the scaling touched */
+	/* what-if lanes (cp_stream_opts.lanes), each as scaled_len and
+	 * scaled_ns above; lane_known[i] false: the trace has no procedure
+	 * of lane i's name (its figures are the unscaled ones) */
+	uint32_t nlanes;
+	uint64_t *lane_len;
+	uint64_t *lane_ns;
+	bool *lane_known;
 	/* the k longest paths (cp_stream_opts.kpaths), longest first: the
 	 * first npaths, each exact; paths_cut when more were asked and
 	 * the sidetracks kept could not show which come next */
@@ -268,6 +275,12 @@ struct cp_stream_opts {
 	 * are >= 0; a name may come twice (the factors multiply). */
 	const struct cp_whatif_scale *scale;
 	uint32_t nscale;
+	/* what-if of several scalings at once, with @scale NULL: each of
+	 * the @nlanes a procedure and its factor, followed in a lane of its
+	 * own, its prediction into cp_stream.lane_len (the same as a pass
+	 * with that one scaling would give) */
+	const struct cp_whatif_scale *lanes;
+	uint32_t nlanes;
 	/* sampled procedures: which source (enum cp_stream_src), and the
 	 * symbolizer of the samples' stacks (cp_sampled_symbolize's
 	 * contract, @ctx first); NULL: the samples are not used */

@@ -204,11 +204,15 @@ struct sp {
 				 * other mode (inclusive: exclusive of
 				 * callees; exclusive: inclusive): ntr */
 	uint32_t nsh;		/* ntr + 2 * nob + ntt + ncs + ncx */
-	uint32_t nlane;		/* what-if lanes: 0 or 1 */
+	uint32_t nlane;		/* what-if lanes: 0, 1 (@pf), or one per
+				 * scaling of cp_stream_opts.lanes (@lq) */
 	uint32_t vn;		/* values per record: nsh + ntr + nlane */
 	double *pf;		/* (what-if) [nprocs] a procedure's factor */
 	const struct cp_whatif_scale *sc;
 	uint32_t nsc;
+	const struct cp_whatif_scale *lanes;	/* (what-if lanes) [nlane] */
+	uint32_t *lq;		/* (what-if lanes) [nlane] the procedure
+				 * lane i scales, or NONE */
 	uint32_t *trk;		/* [nprocs] tracked index, or NONE */
 	uint32_t *ttrk;		/* [nt] a thread's CP-time lane, or NONE */
 	/* a thread's lanes (vec) are kept from its first vertex only while
@@ -224,8 +228,8 @@ struct sp {
 				 * rule), or NONE */
 	uint64_t *zbest;	/* (records) [ntr] the most len - d[k] of an
 				 * ended thread (CP zeroing) */
-	uint64_t scaled_best;	/* (records) the longest what-if lane of an
-				 * ended thread */
+	uint64_t *lbest;	/* (records) [nlane] the longest of each
+				 * what-if lane of an ended thread */
 	uint64_t tlive;		/* (records) threads holding lanes */
 	uint32_t *hubm;		/* (records) a hub's members */
 	uint32_t cap_hubm;

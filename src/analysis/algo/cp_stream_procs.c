@@ -242,9 +242,9 @@ static int push(struct sp *p, struct sth *t, uint64_t tag, uint32_t proc)
 	f->first = k->cnt[proc]++ == 0;
 	f->u0 = t->useful;
 	f->f0 = t->fac;
-	if (p->nlane && p->records && p->excl)
+	if (p->pf && p->records && p->excl)
 		t->fac = p->pf[proc];
-	else if (p->nlane && p->records && f->first)
+	else if (p->pf && p->records && f->first)
 		t->fac *= p->pf[proc];
 	if (!p->records) {
 		p->s->procs[proc].calls++;
@@ -380,6 +380,44 @@ int cp_stream_set_stack(struct sp *p, struct sth *t, const uint32_t *proc,
 
 /* ---- the what-if lane --------------------------------------------- */
 
+/*
+ * (what-if lanes) Lane @l's factor on @t now: the lane's scaling names
+ * one procedure, so the product of the distinct scaled procedures'
+ * factors on the stack (the single lane's t->fac) is its factor while
+ * the procedure is on the stack (exclusive: innermost), else 1, the
+ * same double.
+ */
+static double lane_factor(const struct sp *p, const struct sth *t,
+			  uint32_t l)
+{
+	const struct sth_stk *k = t->k;
+	uint32_t q = p->lq[l];
+
+	if (!k || q == NONE)
+		return 1.0;
+	if (p->excl)
+		return k->depth && k->fr[k->depth - 1].proc == q ?
+		       p->lanes[l].factor : 1.0;
+	return q < k->cap_cnt && k->cnt[q] ? p->lanes[l].factor : 1.0;
+}
+
+/* (what-if lanes) cp_stream_lane_add for each lane. */
+static void lanes_add(struct sp *p, struct sth *t, uint64_t dt)
+{
+	uint64_t *l = &t->vec[cp_stream_whatif(p)];
+
+	for (uint32_t i = 0; i < p->nlane; i++) {
+		double f = lane_factor(p, t, i);
+
+		if (f == 1.0) {
+			l[i] += dt;
+			continue;
+		}
+		l[i] += cp_whatif_scaled_w(dt, f);
+		p->s->lane_ns[i] += dt;
+	}
+}
+
 /* (records, what-if) A useful segment of @dt ns on @t: the scaled
  * length grows by it reweighted (cp_whatif_scaled_w, as the fixed graph's
  * edge does). */
@@ -387,6 +425,10 @@ void cp_stream_lane_add(struct sp *p, struct sth *t, uint64_t dt)
 {
 	uint64_t *l = &t->vec[cp_stream_whatif(p)];
 
+	if (p->lq) {
+		lanes_add(p, t, dt);
+		return;
+	}
 	if (t->fac == 1.0) {
 		*l += dt;
 		return;

@@ -71,8 +71,9 @@
  * threads (cp_par_two), each O(v log T) plus O(waiters) per release;
  * cp_stream_whatif_run runs the fixed graph's two passes beside them.
  * Several scalings at once (cp_stream_whatif_each, the HTML page's top
- * procedures) share the survey and the unscaled replay: for n scalings,
- * 2n + 2 passes over the events instead of 4n.
+ * procedures) share the survey and the unscaled replay, and the fixed
+ * graph follows them all in one pass, a lane each: for n scalings, n + 4
+ * passes over the events instead of 5n.
  */
 #include "cp_stream_replay.h"
 
@@ -1206,10 +1207,8 @@ void cp_stream_whatif_result(const struct cp_stream *s,
 /*
  * The work of cp_stream_whatif_each, as jobs two workers take in turn:
  * the survey; the unscaled replay and one replay per scaling (each
- * after the survey, which they all share); one fixed graph pass per
- * scaling.  The fixed passes run one at a time (@fixed_mu): they are
- * full streaming passes over a shared index, as cp_stream_whatif_run
- * runs one beside its replays.
+ * after the survey, which they all share); the fixed graph's pass, one
+ * for all the scalings, each in a lane of its own (cp_stream_opts.lanes).
  */
 struct each {
 	struct cp_tindex *ix;
@@ -1217,7 +1216,7 @@ struct each {
 	const struct cp_whatif_scale *sc;
 	uint32_t n;
 	struct srv v;		/* the survey */
-	pthread_mutex_t mu, fixed_mu;
+	pthread_mutex_t mu;
 	pthread_cond_t surveyed_cv;
 	bool surveyed;
 	int vret;		/* the survey's: 0, or -1 (memory) */
@@ -1228,10 +1227,10 @@ struct each {
 	int base_ret;
 	struct cp_sreplay *rp;	/* [n] scaling i's replay (after) */
 	int *rret;		/* [n] its return */
-	struct cp_stream *s;	/* [n] scaling i's fixed graph pass */
-	int *fret;		/* [n] its return */
+	struct cp_stream s;	/* the fixed graph's pass, lane i scaling i */
+	int fret;		/* its return */
 	_Atomic uint32_t next_r;	/* next replay: 0 unscaled, i + 1 */
-	_Atomic uint32_t next_f;	/* next fixed pass */
+	_Atomic bool fixed_taken;
 };
 
 static void each_survey(struct each *x)
@@ -1294,18 +1293,21 @@ static void each_replay(struct each *x, uint32_t j)
 					 &x->rp[j - 1].after, &x->rp[j - 1]);
 }
 
-static void each_fixed(struct each *x, uint32_t i)
+/* The fixed graph's pass, unless the other worker took it. */
+static void each_fixed(struct each *x)
 {
 	struct cp_stream_opts o = *x->o;
 	char err[256];
 
-	o.scale = &x->sc[i];
-	pthread_mutex_lock(&x->fixed_mu);
-	x->fret[i] = cp_stream_run(&x->s[i], x->ix, &o, err, sizeof(err));
-	pthread_mutex_unlock(&x->fixed_mu);
+	if (atomic_exchange(&x->fixed_taken, true))
+		return;
+	o.lanes = x->sc;
+	o.nlanes = x->n;
+	x->fret = cp_stream_run(&x->s, x->ix, &o, err, sizeof(err));
 }
 
-/* The worker that surveys, then replays, then helps with the passes. */
+/* The worker that surveys, then replays, then runs the fixed graph's
+ * pass if the other has not. */
 static void each_replays_first(void *arg)
 {
 	struct each *x = arg;
@@ -1314,41 +1316,45 @@ static void each_replays_first(void *arg)
 	each_survey(x);
 	while ((j = atomic_fetch_add(&x->next_r, 1)) <= x->n)
 		each_replay(x, j);
-	while ((j = atomic_fetch_add(&x->next_f, 1)) < x->n)
-		each_fixed(x, j);
+	each_fixed(x);
 }
 
-/* The worker that runs the passes, then helps with the replays. */
+/* The worker that runs the fixed graph's pass, then helps with the
+ * replays. */
 static void each_fixed_first(void *arg)
 {
 	struct each *x = arg;
 	uint32_t j;
 
-	while ((j = atomic_fetch_add(&x->next_f, 1)) < x->n)
-		each_fixed(x, j);
+	each_fixed(x);
 	while ((j = atomic_fetch_add(&x->next_r, 1)) <= x->n)
 		each_replay(x, j);
 }
 
-/* Scaling @i's result into @r; returns what cp_stream_whatif_run would. */
+/* Scaling @i's result into @r; returns what cp_stream_whatif_run would
+ * (the fixed graph's failure first). */
 static int each_result(struct each *x, uint32_t i, struct cp_whatif_result *r)
 {
+	const struct cp_stream *s = &x->s;
 	struct cp_sreplay *rp = &x->rp[i];
-	int ret = x->fret[i];
+	int ret = x->fret ? x->fret : !s->lane_known[i] ? CP_STREAM_NO_PROC :
+		  x->vret ? -1 : x->v.dirty ? 0 : x->pret[i] ? x->pret[i] :
+		  x->base_ret ? x->base_ret : x->rret[i];
 
-	if (!ret)
-		ret = x->vret ? -1 : x->v.dirty ? 0 : x->pret[i] ? x->pret[i] :
-		      x->base_ret ? x->base_ret : x->rret[i];
-	if (!x->fret[i] && !ret) {
-		rp->before = x->base;
-		rp->clean = !x->v.dirty;
-		if (x->v.dirty)
-			snprintf(rp->why, sizeof(rp->why), "%s", x->v.why);
-		cp_stream_whatif_result(&x->s[i], rp, r);
-	}
-	if (!x->fret[i])
-		cp_stream_free(&x->s[i]);
-	return ret;
+	if (ret)
+		return ret;
+	rp->before = x->base;
+	rp->clean = !x->v.dirty;
+	if (x->v.dirty)
+		snprintf(rp->why, sizeof(rp->why), "%s", x->v.why);
+	memset(r, 0, sizeof(*r));
+	r->length_before = s->cp_len;
+	r->length_after_fixed = s->lane_len[i];
+	r->length_after = s->lane_len[i];
+	r->scaled_ns = s->lane_ns[i];
+	if (rp->clean && !s->nrepairs)
+		cp_whatif_set_replay(r, &rp->before, &rp->after);
+	return 0;
 }
 
 int cp_stream_whatif_each(struct cp_tindex *ix,
@@ -1400,24 +1406,22 @@ int cp_stream_whatif_each(struct cp_tindex *ix,
 	x.pret = calloc(n, sizeof(*x.pret));
 	x.rp = calloc(n, sizeof(*x.rp));
 	x.rret = calloc(n, sizeof(*x.rret));
-	x.s = calloc(n, sizeof(*x.s));
-	x.fret = calloc(n, sizeof(*x.fret));
-	if (!x.pf || !x.pret || !x.rp || !x.rret || !x.s || !x.fret)
+	if (!x.pf || !x.pret || !x.rp || !x.rret)
 		goto out;
 	pthread_mutex_init(&x.mu, NULL);
-	pthread_mutex_init(&x.fixed_mu, NULL);
 	pthread_cond_init(&x.surveyed_cv, NULL);
 	atomic_init(&x.next_r, 0);
-	atomic_init(&x.next_f, 0);
+	atomic_init(&x.fixed_taken, false);
 	/* run alone (a small trace), the first job surveys before any
 	 * replay waits for it */
 	cp_par_two(ix->t.nevents, each_replays_first, &x, each_fixed_first,
 		   &x);
 	pthread_cond_destroy(&x.surveyed_cv);
-	pthread_mutex_destroy(&x.fixed_mu);
 	pthread_mutex_destroy(&x.mu);
 	for (uint32_t i = 0; i < n; i++)
 		ret[i] = each_result(&x, i, &r[i]);
+	if (!x.fret)
+		cp_stream_free(&x.s);
 	rc = 0;
 out:
 	for (uint32_t i = 0; x.pf && i < n; i++)
@@ -1426,8 +1430,6 @@ out:
 	free(x.pret);
 	free(x.rp);
 	free(x.rret);
-	free(x.s);
-	free(x.fret);
 	free(x.ones);
 	srv_free(&x.v);
 	free(sid);

@@ -83,11 +83,11 @@ void cp_stream_whatif_result(const struct cp_stream *s,
  * @ret[i] its return, the same figures to the nanosecond.  The samples'
  * stacks, when they take over, are @sid (cp_stream.sid of a pass over
  * the same index, whose samples are then symbolized already), or, NULL,
- * symbolized once for all.  The replays share one survey and one
- * unscaled replay: a fixed graph's pass and a replay per scaling, plus
- * those two, on two threads (the fixed passes one at a time).  Returns
- * 0, or -1 when the symbolizing failed or memory ran out before any
- * pass (no @r filled).
+ * symbolized once for all.  One fixed graph's pass follows every
+ * scaling in a lane of its own (cp_stream_opts.lanes), and the replays
+ * share one survey and one unscaled replay: a replay per scaling and
+ * three more passes, on two threads.  Returns 0, or -1 when the
+ * symbolizing failed or memory ran out before any pass (no @r filled).
  */
 int cp_stream_whatif_each(struct cp_tindex *ix,
 			  const struct cp_stream_opts *so, const uint32_t *sid,
