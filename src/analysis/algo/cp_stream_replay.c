@@ -1191,17 +1191,26 @@ bool cp_stream_procs_instrumented(struct cp_tindex *ix)
 	return !samples || ix->first_procs;
 }
 
+/* The what-if result @r of the fixed graph's pass @s, its prediction
+ * @len touching @ns of useful time, and the replays @rp. */
+static void whatif_result(const struct cp_stream *s, uint64_t len,
+			  uint64_t ns, const struct cp_sreplay *rp,
+			  struct cp_whatif_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->length_before = s->cp_len;
+	r->length_after_fixed = len;
+	r->length_after = len;
+	r->scaled_ns = ns;
+	if (rp->clean && !s->nrepairs)
+		cp_whatif_set_replay(r, &rp->before, &rp->after);
+}
+
 void cp_stream_whatif_result(const struct cp_stream *s,
 			     const struct cp_sreplay *rp,
 			     struct cp_whatif_result *r)
 {
-	memset(r, 0, sizeof(*r));
-	r->length_before = s->cp_len;
-	r->length_after_fixed = s->scaled_len;
-	r->length_after = s->scaled_len;
-	r->scaled_ns = s->scaled_ns;
-	if (rp->clean && !s->nrepairs)
-		cp_whatif_set_replay(r, &rp->before, &rp->after);
+	whatif_result(s, s->scaled_len, s->scaled_ns, rp, r);
 }
 
 /*
@@ -1347,13 +1356,7 @@ static int each_result(struct each *x, uint32_t i, struct cp_whatif_result *r)
 	rp->clean = !x->v.dirty;
 	if (x->v.dirty)
 		snprintf(rp->why, sizeof(rp->why), "%s", x->v.why);
-	memset(r, 0, sizeof(*r));
-	r->length_before = s->cp_len;
-	r->length_after_fixed = s->lane_len[i];
-	r->length_after = s->lane_len[i];
-	r->scaled_ns = s->lane_ns[i];
-	if (rp->clean && !s->nrepairs)
-		cp_whatif_set_replay(r, &rp->before, &rp->after);
+	whatif_result(s, s->lane_len[i], s->lane_ns[i], rp, r);
 	return 0;
 }
 
