@@ -548,8 +548,9 @@ END_TEST
 /*
  * Two critical paths of 10 ms tie: T0 creates T1 and T2 at 0, T1 runs
  * alpha and T2 beta for 10 ms each, T0 joins T1 and then T2 at 10 ms
- * (waiting, the first join @first) and exits.  Path #1 runs through one
- * of them, #2 through the other.
+ * (waiting, the first join @first) and exits.  The longest paths, all
+ * 10 ms, run through one thread or the other (and through either's
+ * zero-length edges).
  */
 static void write_tied_paths_trace(const char *path, uint32_t first)
 {
