@@ -757,22 +757,13 @@ START_TEST(test_sreplay_cpt_sampled_same_document)
 END_TEST
 
 /*
- * A trace the reader repairs: T1 runs "slow" (30), then waits on a
- * condition variable for a signal (sequence 5) nobody sent, which the
- * reader takes to depend on nothing.  Loaded by default, so the document
- * is the in-memory one (REPAIRED); streamed (--stream), the fixed graph
- * and a note saying why there is no replay.
+ * A trace the reader repairs, written to a temporary file named into
+ * @path: T1 runs "slow" (30), then waits on a condition variable for a
+ * signal (sequence 5) nobody sent, which the reader takes to depend on
+ * nothing.
  */
-START_TEST(test_sreplay_cpt_repaired_trace)
+static void write_repaired_trace(char *path, size_t len)
 {
-	const char *mem[] = { "whatif", NULL, "--in-memory", "--scale",
-			      "slow=0.5", NULL };
-	const char *def[] = { "whatif", NULL, "--scale", "slow=0.5", NULL };
-	const char *str[] = { "whatif", NULL, "--stream", "--scale",
-			      "slow=0.5", NULL };
-	const char *const *args[3] = { mem, def, str };
-	struct cpt_res r[3], *a = &r[0], *b = &r[1], *c = &r[2];
-	char path[64], dir[64];
 	struct synth s;
 	uint32_t cond;
 
@@ -785,8 +776,27 @@ START_TEST(test_sreplay_cpt_repaired_trace)
 	synth_consume(&s, 1, 1, true, cond, 5, 1);
 	synth_exit(&s, 1, 1);
 	synth_join_all(&s, 1, 1);
-	cpt_write_synth_temp(&s, path, sizeof(path), "check_sreplay");
+	cpt_write_synth_temp(&s, path, len, "check_sreplay");
 	synth_free(&s);
+}
+
+/*
+ * The repaired trace (write_repaired_trace), loaded by default, so the
+ * document is the in-memory one (REPAIRED); streamed (--stream), the
+ * fixed graph and a note saying why there is no replay.
+ */
+START_TEST(test_sreplay_cpt_repaired_trace)
+{
+	const char *mem[] = { "whatif", NULL, "--in-memory", "--scale",
+			      "slow=0.5", NULL };
+	const char *def[] = { "whatif", NULL, "--scale", "slow=0.5", NULL };
+	const char *str[] = { "whatif", NULL, "--stream", "--scale",
+			      "slow=0.5", NULL };
+	const char *const *args[3] = { mem, def, str };
+	struct cpt_res r[3], *a = &r[0], *b = &r[1], *c = &r[2];
+	char path[64], dir[64];
+
+	write_repaired_trace(path, sizeof(path));
 	mem[1] = def[1] = str[1] = path;
 	cpt_tmpdir(dir, sizeof(dir), "check_sreplay");
 	run3(dir, args, r);
@@ -955,21 +965,9 @@ START_TEST(test_sreplay_each_repaired)
 	static const struct cp_whatif_scale sc[] = {
 		{ "slow", 0.5 }, { "nosuch", 2 }, { "slow", 0 },
 	};
-	struct synth s;
 	char path[64];
-	uint32_t cond;
 
-	synth_init(&s);
-	synth_symbol(&s, 0x100, 0x10, "slow");
-	synth_start(&s, 0, -1);
-	cond = synth_obj(&s, 0, CP_OBJ_COND, 0);
-	synth_spawn(&s, 1);
-	synth_call(&s, 1, 0x100, 30);
-	synth_consume(&s, 1, 1, true, cond, 5, 1);
-	synth_exit(&s, 1, 1);
-	synth_join_all(&s, 1, 1);
-	cpt_write_synth_temp(&s, path, sizeof(path), "check_sreplay");
-	synth_free(&s);
+	write_repaired_trace(path, sizeof(path));
 	each_equals_alone(path, false, false, sc, 3, "repaired");
 	unlink(path);
 }

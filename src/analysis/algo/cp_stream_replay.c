@@ -1152,6 +1152,18 @@ int cp_stream_sid_copy(void *ctx, struct cp_trace *t, uint32_t **sid,
 	return 0;
 }
 
+/* Whether the procedures of a what-if with @so on @ix are the samples'
+ * stacks: it has samples, and asks for them or finds no instrumented
+ * procedure. */
+static bool samples_take_over(struct cp_tindex *ix,
+			      const struct cp_stream_opts *so)
+{
+	return ix->t.samples && ix->t.samples->n &&
+	       (so->src == CP_STREAM_SRC_SAMPLED ||
+		(so->src == CP_STREAM_SRC_AUTO &&
+		 !cp_stream_procs_instrumented(ix)));
+}
+
 int cp_stream_whatif_run(struct cp_tindex *ix, const struct cp_stream_opts *so,
 			 struct cp_stream *s, struct cp_sreplay *rp,
 			 char *err, size_t errlen)
@@ -1163,10 +1175,7 @@ int cp_stream_whatif_run(struct cp_tindex *ix, const struct cp_stream_opts *so,
 
 	/* samples taking over: symbolized once, here (it fills the shared
 	 * ix->t.samples), their stacks then given to both passes */
-	if (so->symbolize && ix->t.samples && ix->t.samples->n &&
-	    (so->src == CP_STREAM_SRC_SAMPLED ||
-	     (so->src == CP_STREAM_SRC_AUTO &&
-	      !cp_stream_procs_instrumented(ix)))) {
+	if (so->symbolize && samples_take_over(ix, so)) {
 		if (so->symbolize(so->symbolize_ctx, &ix->t, &sid, err,
 				  errlen))
 			return -1;
@@ -1318,29 +1327,30 @@ static void each_fixed(struct each *x)
 	x->fret = cp_stream_run(&x->s, x->ix, &o, err, sizeof(err));
 }
 
-/* The worker that surveys, then replays, then runs the fixed graph's
- * pass if the other has not. */
-static void each_replays_first(void *arg)
+/* A worker: the survey (@surveys) or the fixed graph's pass first, then
+ * replays while any is left, then the fixed graph's pass if the other
+ * worker has not taken it. */
+static void each_work(struct each *x, bool surveys)
 {
-	struct each *x = arg;
 	uint32_t j;
 
-	each_survey(x);
+	if (surveys)
+		each_survey(x);
+	else
+		each_fixed(x);
 	while ((j = atomic_fetch_add(&x->next_r, 1)) <= x->n)
 		each_replay(x, j);
 	each_fixed(x);
 }
 
-/* The worker that runs the fixed graph's pass, then helps with the
- * replays. */
+static void each_replays_first(void *arg)
+{
+	each_work(arg, true);
+}
+
 static void each_fixed_first(void *arg)
 {
-	struct each *x = arg;
-	uint32_t j;
-
-	each_fixed(x);
-	while ((j = atomic_fetch_add(&x->next_r, 1)) <= x->n)
-		each_replay(x, j);
+	each_work(arg, false);
 }
 
 /* Scaling @i's result into @r; returns what cp_stream_whatif_run would
@@ -1378,10 +1388,7 @@ int cp_stream_whatif_each(struct cp_tindex *ix,
 	};
 	struct each x = { .ix = ix, .o = &o, .sc = sc, .n = n,
 			  .v = { .ix = ix, .nt = ix->t.nthreads } };
-	bool samples = ix->t.samples && ix->t.samples->n;
-	bool take_over = samples && (so->src == CP_STREAM_SRC_SAMPLED ||
-				     (so->src == CP_STREAM_SRC_AUTO &&
-				      !cp_stream_procs_instrumented(ix)));
+	bool take_over = samples_take_over(ix, so);
 	uint32_t *sid = NULL;
 	char err[256];
 	int rc = -1;
