@@ -567,15 +567,18 @@ static int64_t jint(json_t *o, const char *key)
  * A sampled trace gives the procedure table: CPU and CP time from the
  * samples (work1 30 ms inclusive, crit 20 ms over both threads), each
  * with its sample counts, tiny flagged thin (3 samples); the text report
- * says where the figures come from.
+ * says where the figures come from, and streamed it is the same text but
+ * for its title (a blank line closes the sampling summary in both).
  */
 START_TEST(test_cpt_report_sampled)
 {
 	const char *a[] = { "report", sampled, "--format", "json", NULL };
 	const char *b[] = { "report", sampled, NULL };
+	const char *c[] = { "report", sampled, "--stream", NULL };
 	json_error_t jerr;
 	json_t *doc, *w1, *cr, *ti;
-	struct cpt_res r = { 0 };
+	struct cpt_res r = { 0 }, rs = { 0 };
+	const char *body, *sbody;
 
 	cpt_run(&r, dir, a);
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
@@ -618,6 +621,12 @@ START_TEST(test_cpt_report_sampled)
 		      strstr(r.out, "longest path  samples") &&
 		      strstr(r.out, "(thin)") && strstr(r.out, "Hot lines"),
 		      "text report:\n%s", r.out);
+	cpt_run(&rs, dir, c);
+	body = strchr(r.out, '\n');
+	sbody = strchr(rs.out, '\n');
+	ck_assert_msg(rs.status == 0 && body && sbody && !strcmp(body, sbody),
+		      "in memory:\n%s\nstreamed:\n%s", r.out, rs.out);
+	cpt_res_free(&rs);
 	cpt_res_free(&r);
 }
 END_TEST

@@ -232,8 +232,6 @@ static void text_procedures(FILE *f, const struct cp_input *in,
 		cp_compare_out_text(f, cmp, max);
 		fprintf(f, "\n");
 		cp_sampled_out_text(f, t, HOT_LINES);
-		if (t->samples && t->samples->decoded)
-			fprintf(f, "\n");
 	} else if (!nrows) {
 		cp_sampled_out_none_text(f, t);
 		fprintf(f, "\n");

@@ -12,9 +12,9 @@
 #include "cp_samples.h"
 #include "cp_symbolize.h"
 
-void cp_sampled_out_text(FILE *f, const struct cp_trace *t, uint32_t max)
+/* cp_sampled_out_text() but the blank line after it. */
+static void sampled_text(FILE *f, const struct cp_samples *s, uint32_t max)
 {
-	const struct cp_samples *s = t->samples;
 	const struct cp_symbolize_stats *st;
 
 	if (s && !s->active && s->decoded) {
@@ -50,6 +50,15 @@ void cp_sampled_out_text(FILE *f, const struct cp_trace *t, uint32_t max)
 			fprintf(f, "  %s:%u", h->file, h->line);
 		fprintf(f, "\n");
 	}
+}
+
+void cp_sampled_out_text(FILE *f, const struct cp_trace *t, uint32_t max)
+{
+	const struct cp_samples *s = t->samples;
+
+	sampled_text(f, s, max);
+	if (s && s->decoded)	/* it said something: the next section */
+		fprintf(f, "\n");
 }
 
 const char *cp_sampled_out_none(const struct cp_trace *t, char *buf,

@@ -18,7 +18,7 @@
 /*
  * Text: the sampling summary and the @max hottest source lines, for the
  * report; for a trace whose samples were not used, a note saying how to
- * use them.
+ * use them; a blank line after either.
  */
 void cp_sampled_out_text(FILE *f, const struct cp_trace *t, uint32_t max);
 
