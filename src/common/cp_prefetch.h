@@ -9,6 +9,9 @@
 #ifndef CP_PREFETCH_H
 #define CP_PREFETCH_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 /* Start fetching the cache line at @p for writing. */
 static inline void cp_prefetch_write(const void *p)
 {
@@ -29,6 +32,16 @@ static inline void cp_prefetch_read(const void *p)
 	__asm__ __volatile__("" : : "r"(p));
 	__builtin_prefetch(p, 0);
 #endif
+}
+
+/* Start fetching for reading every cache line of the @n bytes at @p (a
+ * struct that spans several). */
+static inline void cp_prefetch_read_span(const void *p, size_t n)
+{
+	const char *c = (const char *)((uintptr_t)p & ~(uintptr_t)63);
+
+	for (; c < (const char *)p + n; c += 64)
+		cp_prefetch_read(c);
 }
 
 #endif /* CP_PREFETCH_H */

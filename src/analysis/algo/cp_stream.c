@@ -200,14 +200,18 @@ static inline const struct sobj *consume_obj(const struct sp *p,
  * caches, and finding it is three dependent loads (its object, the
  * object's ring, the record's lanes), so each is started a few vertices
  * after the one before it, the newest record of the ring taken for the
- * one consumed (a lock's).  Only hints: nothing is read that may not be.
+ * one consumed (a lock's).  All of each: the object's four lines (the
+ * CONSUME reads fields on each; its first alone left a water trace's
+ * records pass waiting on the others), every field of the record the
+ * merge reads (its origin too) and the lanes past the share-like ones.
+ * Only hints: nothing is read that may not be.
  */
 static inline void lookahead(const struct sp *p, const struct sth *t)
 {
 	const struct sobj *o;
 
 	if ((o = consume_obj(p, cp_tcursor_peek(t->cur, LA_OBJ))))
-		cp_prefetch_read(o);
+		cp_prefetch_read_span(o, sizeof(*o));
 	if ((o = consume_obj(p, cp_tcursor_peek(t->cur, LA_RING))) && o->n)
 		cp_prefetch_read(&o->ring[(o->head + o->n - 1) &
 					  (o->cap - 1)]);
@@ -224,8 +228,9 @@ static inline void lookahead(const struct sp *p, const struct sth *t)
 			cp_prefetch_read(&p->rhp[r]);
 			cp_prefetch_read(&p->rend[r]);
 		}
-		for (uint32_t k = 0; k < p->ntr; k += 8)
-			cp_prefetch_read(d + k);
+		if (p->org_on && r < p->cap_rorg)
+			cp_prefetch_read(&p->rorg[r]);
+		cp_prefetch_read_span(d, (p->vn - p->nsh) * sizeof(*d));
 	}
 }
 
