@@ -200,11 +200,11 @@ static inline const struct sobj *consume_obj(const struct sp *p,
  * caches, and finding it is three dependent loads (its object, the
  * object's ring, the record's lanes), so each is started a few vertices
  * after the one before it, the newest record of the ring taken for the
- * one consumed (a lock's).  All of each: the object's four lines (the
- * CONSUME reads fields on each; its first alone left a water trace's
- * records pass waiting on the others), every field of the record the
- * merge reads (its origin too) and the lanes past the share-like ones.
- * Only hints: nothing is read that may not be.
+ * one consumed (a lock's).  All of each: the object's 200 bytes (the
+ * CONSUME reads fields all over them; their first line alone left a
+ * water trace's passes waiting on the others), every field of the record
+ * the merge reads (its origin too) and the lanes past the share-like
+ * ones.  Only hints: nothing is read that may not be.
  */
 static inline void lookahead(const struct sp *p, const struct sth *t)
 {
