@@ -63,6 +63,7 @@
 #include "cp_par.h"
 #include "cp_prefetch.h"
 #include "cp_samples.h"
+#include "cp_stream_slfile.h"
 
 /* Debug invariants: type-checked always, run when this is true. */
 static const bool cp_stream_debug = CP_DEBUG;
@@ -203,8 +204,9 @@ static inline const struct sobj *consume_obj(const struct sp *p,
  * one consumed (a lock's).  All of each: the object's 200 bytes (the
  * CONSUME reads fields all over them; their first line alone left a
  * water trace's passes waiting on the others), every field of the record
- * the merge reads (its origin too) and the lanes past the share-like
- * ones.  Only hints: nothing is read that may not be.
+ * the merge reads (its origin too, and its vertex in Slack's file) and
+ * the lanes past the share-like ones.  Only hints: nothing is read that
+ * may not be.
  */
 static inline void lookahead(const struct sp *p, const struct sth *t)
 {
@@ -230,6 +232,8 @@ static inline void lookahead(const struct sp *p, const struct sth *t)
 		}
 		if (p->org_on && r < p->cap_rorg)
 			cp_prefetch_read(&p->rorg[r]);
+		if (p->sl)
+			cp_stream_sl_prefetch(p->sl, r);
 		cp_prefetch_read_span(d, (p->vn - p->nsh) * sizeof(*d));
 	}
 }

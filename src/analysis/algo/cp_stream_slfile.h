@@ -46,6 +46,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cp_prefetch.h"
 #include "cp_spill.h"
 #include "cp_varint.h"
 
@@ -86,6 +87,15 @@ struct cp_stream_sl {
 	/* the headline's procedure's C segments (cp_stream_busy.c) */
 	struct cp_spill iv;
 };
+
+/* Start fetching what cp_stream_sl_in_rec() will read of slot @r, its
+ * vertex (the records pass's lookahead, cp_stream.c). */
+static inline void cp_stream_sl_prefetch(const struct cp_stream_sl *sl,
+					 uint32_t r)
+{
+	if (r < sl->cap_rpos)
+		cp_prefetch_read(&sl->rpos[r]);
+}
 
 /* A record of the file as cp_stream_slf_start() and cp_stream_slf_head()
  * read it (the format above); the published slots, the pieces and the
