@@ -183,9 +183,16 @@ static void cursor_free(struct sth *t)
 	t->cur = NULL;
 }
 
-/* How far ahead in a thread's vertices (records pass, lookahead()) a
- * CONSUME's object, its ring and its record start to be fetched. */
+/* How far ahead in a thread's vertices (lookahead()) an object, a
+ * CONSUME's ring and its record start to be fetched. */
 enum { LA_OBJ = 12, LA_RING = 8, LA_REC = 4 };
+
+/* The object vertex @v acts on (0: none); NULL. */
+static inline const struct sobj *vertex_obj(const struct sp *p,
+					    const struct cp_tev *v)
+{
+	return v && v->obj && v->obj < p->nobj ? &p->obj[v->obj] : NULL;
+}
 
 /* The object a CONSUME @v, if it is one, takes records of; NULL. */
 static inline const struct sobj *consume_obj(const struct sp *p,
@@ -196,24 +203,26 @@ static inline const struct sobj *consume_obj(const struct sp *p,
 }
 
 /*
- * (records pass) Start fetching what @t's CONSUMEs a few vertices ahead
- * will read: a record consumed long after it was published is out of the
- * caches, and finding it is three dependent loads (its object, the
- * object's ring, the record's lanes), so each is started a few vertices
- * after the one before it, the newest record of the ring taken for the
- * one consumed (a lock's).  All of each: the object's 200 bytes (the
- * CONSUME reads fields all over them; their first line alone left a
- * water trace's passes waiting on the others), every field of the record
- * the merge reads (its origin too, and its vertex in Slack's file) and
- * the lanes past the share-like ones.  Only hints: nothing is read that
- * may not be.
+ * Start fetching what @t's vertices a few ahead will read: the object of
+ * each (its 200 bytes: a pass reads fields all over them, and their first
+ * line alone left a water trace's passes waiting on the others), and in
+ * the passes that keep records, what a CONSUME merges.  A record consumed
+ * long after it was published is out of the caches, and finding it is
+ * three dependent loads (its object, the object's ring, the record's
+ * lanes), so each is started a few vertices after the one before it, the
+ * newest record of the ring taken for the one consumed (a lock's): every
+ * field of the record the merge reads (its origin too, and its vertex in
+ * Slack's file) and the lanes past the share-like ones.  Only hints:
+ * nothing is read that may not be.
  */
 static inline void lookahead(const struct sp *p, const struct sth *t)
 {
 	const struct sobj *o;
 
-	if ((o = consume_obj(p, cp_tcursor_peek(t->cur, LA_OBJ))))
+	if ((o = vertex_obj(p, cp_tcursor_peek(t->cur, LA_OBJ))))
 		cp_prefetch_read_span(o, sizeof(*o));
+	if (!p->records)
+		return;
 	if ((o = consume_obj(p, cp_tcursor_peek(t->cur, LA_RING))) && o->n)
 		cp_prefetch_read(&o->ring[(o->head + o->n - 1) &
 					  (o->cap - 1)]);
@@ -247,8 +256,7 @@ static bool advance(struct sp *p, struct sth *t)
 	if ((!t->cur && !cursor_new(p, t)) ||
 	    !cp_tcursor_next(t->cur, &t->nx, &wall))
 		return false;
-	if (p->records)
-		lookahead(p, t);
+	lookahead(p, t);
 	t->wait_c = 0;
 	t->key = p->hasw ? wall : t->nx.ts;
 	t->nvi++;
