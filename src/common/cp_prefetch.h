@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cp_cacheline.h"
+
 /* Start fetching the cache line at @p for writing. */
 static inline void cp_prefetch_write(const void *p)
 {
@@ -38,9 +40,10 @@ static inline void cp_prefetch_read(const void *p)
  * struct that spans several). */
 static inline void cp_prefetch_read_span(const void *p, size_t n)
 {
-	const char *c = (const char *)((uintptr_t)p & ~(uintptr_t)63);
+	const char *c = (const char *)((uintptr_t)p &
+				       ~(uintptr_t)(CP_CACHE_LINE - 1));
 
-	for (; c < (const char *)p + n; c += 64)
+	for (; c < (const char *)p + n; c += CP_CACHE_LINE)
 		cp_prefetch_read(c);
 }
 

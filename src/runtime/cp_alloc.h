@@ -18,7 +18,7 @@
 
 #include <stddef.h>
 
-#define CP_CACHE_LINE 64
+#include "cp_cacheline.h"
 
 /* Create the arena; 0 or -errno.  Called once at start-up (and in a
  * forked child, where the arena is inherited and kept). */
