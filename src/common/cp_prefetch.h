@@ -37,13 +37,13 @@ static inline void cp_prefetch_read(const void *p)
 }
 
 /* Start fetching for reading every cache line of the @n bytes at @p (a
- * struct that spans several). */
+ * struct that spans several); none when @n is 0. */
 static inline void cp_prefetch_read_span(const void *p, size_t n)
 {
 	const char *c = (const char *)((uintptr_t)p &
 				       ~(uintptr_t)(CP_CACHE_LINE - 1));
 
-	for (; c < (const char *)p + n; c += CP_CACHE_LINE)
+	for (; n && c < (const char *)p + n; c += CP_CACHE_LINE)
 		cp_prefetch_read(c);
 }
 

@@ -198,8 +198,8 @@ static inline const struct sobj *vertex_obj(const struct sp *p,
 static inline const struct sobj *consume_obj(const struct sp *p,
 					     const struct cp_tev *v)
 {
-	return v && cp_tev_kind(v) == CP_EV_CONSUME && v->cnt &&
-	       v->obj < p->nobj ? &p->obj[v->obj] : NULL;
+	return v && cp_tev_kind(v) == CP_EV_CONSUME && v->cnt ?
+	       vertex_obj(p, v) : NULL;
 }
 
 /*
