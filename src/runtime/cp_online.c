@@ -633,8 +633,15 @@ void cp_online_wait_restart(struct cp_thread *t, struct cp_wait *w)
 
 struct cp_thread *cp_online_create_begin(struct cp_thread *t)
 {
+	struct cp_thread *child;
+
 	step(t);
-	return cp_thread_new(t);
+	child = cp_thread_new(t);
+	/* the child's kernel counters start at its clone, just after: its
+	 * wait for a first processor is part of its life */
+	if (child)
+		child->start_wall = t->wall_now;
+	return child;
 }
 
 void cp_online_create_end(struct cp_thread *t, struct cp_thread *child,

@@ -87,7 +87,15 @@ void cp_thread_bind(struct cp_thread *t)
 	if (cp_rt.clock == CP_CLOCK_CPU)
 		cp_cpuclock_start(&t->cpuclk);
 	t->last = cp_thread_now(t);
-	t->start_wall = t->wall_now;
+	if (t->parent == UINT32_MAX) {
+		/* its kernel counters began before the tracer saw it (after
+		 * an exec, the image's too): the unseen time counts from now */
+		t->start_wall = t->wall_now;
+		if (cp_rt.clock == CP_CLOCK_WALL &&
+		    cp_unseen_schedstat(t->ostid, &t->sched_cpu0,
+					&t->sched_runq0) != 0)
+			t->sched_cpu0 = t->sched_runq0 = 0;
+	}
 	if (cp_rt.trace && cp_rt.trace_fd >= 0)
 		t->tb = cp_tb_new(t->tid, t->last,
 				  cp_rt.clock == CP_CLOCK_CPU ? t->wall_now : 0);

@@ -151,7 +151,14 @@ struct cp_thread {
 	uint32_t parent;	/* creating thread, UINT32_MAX for the first */
 	pthread_t self;
 	bool exited;		/* path is final */
-	uint64_t start_wall, end_wall;
+	uint64_t start_wall, end_wall;	/* start_wall: when the thread's
+				 * kernel counters (schedstat) began to count
+				 * for the tracer: its creation, set by the
+				 * creator, or its binding */
+	uint64_t sched_cpu0, sched_runq0; /* those counters at start_wall for
+				 * a thread the kernel ran before the tracer
+				 * saw it (the first thread, adopted ones),
+				 * wall clock only; else 0 */
 	uint64_t unseen_ns;	/* at exit: blocked outside wrapped waits
 				 * (cp_unseen.h) */
 	uint64_t child_wait_ns;	/* in wait, waitpid and the like for child

@@ -65,6 +65,8 @@ uint64_t cp_unseen_blocked(const struct cp_thread *t)
 	if (cp_rt.clock != CP_CLOCK_WALL ||
 	    cp_unseen_schedstat(t->ostid, &cpu, &runq) != 0)
 		return 0;
+	cpu = cpu > t->sched_cpu0 ? cpu - t->sched_cpu0 : 0;
+	runq = runq > t->sched_runq0 ? runq - t->sched_runq0 : 0;
 	life = t->wall_now > t->start_wall ? t->wall_now - t->start_wall : 0;
 	blocked = life > cpu + runq ? life - cpu - runq : 0;
 	seen = t->wait_ns +

@@ -54,8 +54,10 @@ bool cp_unseen_running(int ostid);
 
 /*
  * Blocked time of @t beyond its wrapped waits and the tracer's own (its
- * tracer_wait_ns), ns, from its start to its
- * latest event (0 under the cpu clock, or when the kernel does not tell).
+ * tracer_wait_ns), ns, from its start (its creation; for a thread the
+ * kernel ran before the tracer saw it, the tracer's first sight, the
+ * kernel's counters then subtracted) to its latest event (0 under the
+ * cpu clock, or when the kernel does not tell).
  * Reads /proc: at thread exit on the owning thread (cp_thread_exit keeps
  * the result in t->unseen_ns), or at the report for a live thread.
  */

@@ -606,7 +606,8 @@ END_TEST
 
 /*
  * A thread blocked about 100 ms waiting for a child process (children.c,
- * with each of the five wait calls): under the wall clock the report
+ * with @call, one of the five wait calls; @late: after 300 ms of CPU time
+ * used before the tracer started): under the wall clock the report
  * counts at least 30 ms and at most the run as waiting for child
  * processes (child_wait_ns) and none of it unexplained, and its note
  * names thread 0 exactly when that passes the note's floors (a tenth of
@@ -614,17 +615,15 @@ END_TEST
  * machine: the time it waited for a processor counts); under the cpu
  * clock it says nothing.
  */
-START_TEST(test_online_child_wait)
+static void check_child_wait(const struct combo *c, const char *call,
+			     bool late)
 {
-	static const char *const calls[] = {
-		"wait", "waitpid", "wait3", "wait4", "waitid",
-	};
-	const struct combo *c = &combos[_i % NCOMBOS];
-	const char *call = calls[_i / NCOMBOS];
 	char env_clock[64];
 	const char *env[] = { env_clock, "CPTHREAD_QUIET=1", NULL };
-	const char *args[] = { call, NULL };
+	const char *args[] = { late ? "late" : call, late ? call : NULL,
+			       NULL };
 	bool wall = strcmp(c->clock, "wall") == 0;
+	const char *how = late ? "late" : "";
 	struct cpt_run r;
 	const char *note, *unexplained;
 	json_t *jt;
@@ -635,9 +634,10 @@ START_TEST(test_online_child_wait)
 		      0, "cannot run workload children");
 	ck_assert_msg(cpt_run_exit_code(&r) == 0 && r.report &&
 		      strcmp(r.out, "children done\n") == 0,
-		      "children %s, %s, %s: exit %d, stdout '%s', %s", call,
-		      cpt_variant_name(c->v), c->clock, cpt_run_exit_code(&r),
-		      r.out ? r.out : "", r.report_error);
+		      "children %s %s, %s, %s: exit %d, stdout '%s', %s", how,
+		      call, cpt_variant_name(c->v), c->clock,
+		      cpt_run_exit_code(&r), r.out ? r.out : "",
+		      r.report_error);
 	note = note_with(r.report, "Waiting for child processes");
 	unexplained = note_with(r.report, "outside any traced call");
 	jt = cpt_json_thread(r.report, 0);
@@ -649,27 +649,46 @@ START_TEST(test_online_child_wait)
 		bool named = note && strstr(note, "thread 0 waited");
 
 		ck_assert_msg(named == (cw >= 30 && cw >= 0.1 * useful),
-			      "children %s, %s, wall clock: child_wait_ns "
+			      "children %s %s, %s, wall clock: child_wait_ns "
 			      "%.3f ms of %.3f useful; note naming thread 0: "
-			      "%s", call, cpt_variant_name(c->v), cw, useful,
-			      note ? note : "none");
+			      "%s", how, call, cpt_variant_name(c->v), cw,
+			      useful, note ? note : "none");
 		ck_assert_msg(cw >= 30 && cw <= cpt_json_ms(r.report,
 							   "elapsed_ns"),
-			      "children %s, %s, wall clock: child_wait_ns "
+			      "children %s %s, %s, wall clock: child_wait_ns "
 			      "%.3f ms, expected 30 ms to the run's length",
-			      call, cpt_variant_name(c->v), cw);
+			      how, call, cpt_variant_name(c->v), cw);
 		ck_assert_msg(!unexplained && u < 30,
-			      "children %s, %s, wall clock: the wait called "
-			      "unexplained (%.3f ms; note: %s)", call,
+			      "children %s %s, %s, wall clock: the wait called "
+			      "unexplained (%.3f ms; note: %s)", how, call,
 			      cpt_variant_name(c->v), u,
 			      unexplained ? unexplained : "none");
 	} else {
 		ck_assert_msg(!note && !unexplained && cw == 0 && u == 0,
-			      "children %s, %s, cpu clock: waiting reported "
-			      "(child %.3f ms, unexplained %.3f ms)", call,
+			      "children %s %s, %s, cpu clock: waiting reported "
+			      "(child %.3f ms, unexplained %.3f ms)", how, call,
 			      cpt_variant_name(c->v), cw, u);
 	}
 	cpt_run_free(&r);
+}
+
+/* The child wait with each of the five calls. */
+START_TEST(test_online_child_wait)
+{
+	static const char *const calls[] = {
+		"wait", "waitpid", "wait3", "wait4", "waitid",
+	};
+
+	check_child_wait(&combos[_i % NCOMBOS], calls[_i / NCOMBOS], false);
+}
+END_TEST
+
+/* The child wait of a thread that used 300 ms of CPU time in the image
+ * before an exec, longer than the traced run: its kernel counters start
+ * before the tracer does. */
+START_TEST(test_online_child_wait_late)
+{
+	check_child_wait(&combos[_i], "wait4", true);
 }
 END_TEST
 
@@ -1162,6 +1181,7 @@ static Suite *online_suite(void)
 			    2 * NCOMBOS);
 	tcase_add_loop_test(tc, test_online_tracer_waits_are_its_own, 0, 2);
 	tcase_add_loop_test(tc, test_online_child_wait, 0, 5 * NCOMBOS);
+	tcase_add_loop_test(tc, test_online_child_wait_late, 0, NCOMBOS);
 	tcase_add_test(tc, test_online_untraced_library);
 	tcase_add_loop_test(tc, test_online_waiting_for_a_processor, 0, 3);
 	suite_add_tcase(s, tc);
