@@ -93,14 +93,27 @@ size_t cp_emit_utf8_len(const unsigned char *s)
 	return n;
 }
 
+/* Whether byte @c goes into a JSON string as it is with no check of a
+ * sequence: printable ASCII other than the quote and the backslash. */
+static inline bool plain_byte(unsigned char c)
+{
+	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
 static void put_string(struct cp_emit *e, const char *s)
 {
 	const char *run = s;
 
 	put(e, "\"", 1);
 	while (*s) {
-		size_t u = cp_emit_utf8_len((const unsigned char *)s), n;
+		size_t u, n;
 		char esc[6];
+
+		if (plain_byte((unsigned char)*s)) {
+			s++;
+			continue;
+		}
+		u = cp_emit_utf8_len((const unsigned char *)s);
 
 		if (u > 1) {
 			s += u;
@@ -122,18 +135,36 @@ static void put_string(struct cp_emit *e, const char *s)
 	put(e, "\"", 1);
 }
 
-/* Separator, indentation and key before a member. */
+/* A newline and the indentation of depth @depth, in one write. */
+static void newline(struct cp_emit *e, int depth)
+{
+	static const char spaces[] = "\n"
+		"                                                                ";
+	size_t n = 1 + 2 * (size_t)depth;
+
+	if (n <= sizeof(spaces) - 1) {
+		put(e, spaces, n);
+		return;
+	}
+	put(e, "\n", 1);
+	for (int i = 0; i < depth; i++)
+		put(e, "  ", 2);
+}
+
+/* Separator, indentation and key before a member (nothing before the
+ * value of an emitter from cp_emit_init_value). */
 static void member(struct cp_emit *e, const char *key)
 {
+	if (e->bare) {
+		e->bare = false;
+		return;
+	}
 	if (e->depth > 0) {
 		if (e->nonempty[e->depth - 1])
 			put(e, ",", 1);
 		e->nonempty[e->depth - 1] = true;
-		if (e->pretty) {
-			put(e, "\n", 1);
-			for (int i = 0; i < e->depth; i++)
-				put(e, "  ", 2);
-		}
+		if (e->pretty)
+			newline(e, e->depth);
 		if (!e->in_array[e->depth - 1] && key) {
 			put_string(e, key);
 			put(e, e->pretty ? ": " : ":", e->pretty ? 2 : 1);
@@ -156,11 +187,8 @@ static void open_(struct cp_emit *e, const char *key, const char *tok,
 static void close_(struct cp_emit *e, const char *tok)
 {
 	e->depth--;
-	if (e->pretty && e->depth < CP_EMIT_MAXDEPTH && e->nonempty[e->depth]) {
-		put(e, "\n", 1);
-		for (int i = 0; i < e->depth; i++)
-			put(e, "  ", 2);
-	}
+	if (e->pretty && e->depth < CP_EMIT_MAXDEPTH && e->nonempty[e->depth])
+		newline(e, e->depth);
 	puts_(e, tok);
 }
 
@@ -184,13 +212,25 @@ void cp_emit_arr_end(struct cp_emit *e)
 	close_(e, "]");
 }
 
+/* @v in decimal, written from the end of @buf (24 bytes); returns where
+ * its digits start. */
+static char *u64_digits(uint64_t v, char buf[24])
+{
+	char *p = buf + 24;
+
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return p;
+}
+
 void cp_emit_u64(struct cp_emit *e, const char *key, uint64_t v)
 {
-	char buf[24];
+	char buf[24], *p = u64_digits(v, buf);
 
 	member(e, key);
-	snprintf(buf, sizeof(buf), "%" PRIu64, v);
-	puts_(e, buf);
+	put(e, p, (size_t)(buf + 24 - p));
 }
 
 void cp_emit_i64(struct cp_emit *e, const char *key, int64_t v)
@@ -234,6 +274,22 @@ void cp_emit_null(struct cp_emit *e, const char *key)
 {
 	member(e, key);
 	puts_(e, "null");
+}
+
+void cp_emit_init_value(struct cp_emit *e,
+			void (*write)(void *ctx, const char *buf, size_t len),
+			void *ctx, const struct cp_emit *at)
+{
+	cp_emit_init(e, write, ctx, at->pretty);
+	e->depth = at->depth;
+	e->bare = true;
+}
+
+void cp_emit_raw(struct cp_emit *e, const char *key, const char *json,
+		 size_t len)
+{
+	member(e, key);
+	put(e, json, len);
 }
 
 void cp_emit_end(struct cp_emit *e)

@@ -28,6 +28,9 @@ struct cp_emit {
 	bool in_array[CP_EMIT_MAXDEPTH];
 	bool nonempty[CP_EMIT_MAXDEPTH];
 	bool pretty;			/* newline + indent per member */
+	bool bare;			/* the next member writes no separator,
+					 * indentation or key
+					 * (cp_emit_init_value) */
 };
 
 /* Set up @e to write through @write(@ctx, ...). */
@@ -74,6 +77,22 @@ void cp_emit_f64(struct cp_emit *e, const char *key, double v);
 void cp_emit_str(struct cp_emit *e, const char *key, const char *s);
 void cp_emit_bool(struct cp_emit *e, const char *key, bool v);
 void cp_emit_null(struct cp_emit *e, const char *key);
+/*
+ * Set up @e to write one value, through @write(@ctx, ...), as it would
+ * go into @at's document at @at's present place: indented for that
+ * depth, without the separator, indentation and key before it.  Its text
+ * goes into @at by cp_emit_raw() there (or at any place of the same
+ * depth), as often as wanted: a value that many members repeat is
+ * written out once.
+ */
+void cp_emit_init_value(struct cp_emit *e,
+			void (*write)(void *ctx, const char *buf, size_t len),
+			void *ctx, const struct cp_emit *at);
+/* One member: @key and @json, written as it is (@len bytes): a value from
+ * an emitter of cp_emit_init_value(), or other JSON that needs no
+ * indentation. */
+void cp_emit_raw(struct cp_emit *e, const char *key, const char *json,
+		 size_t len);
 /* Terminate the document with a newline. */
 void cp_emit_end(struct cp_emit *e);
 
