@@ -35,7 +35,13 @@ void cp_out_salvage_emit(struct cp_emit *e, const struct cp_input *in);
  */
 const char *cp_out_fit(char *buf, size_t len, const char *name, int w);
 
-/* A JSON emitter on @f, pretty-printed. */
+/* A JSON emitter on @f, pretty-printed, through a buffer: end its
+ * document with cp_out_json_end(), and write nothing else to @f in
+ * between. */
 void cp_out_json_begin(struct cp_emit *e, FILE *f);
+/* End the document of cp_out_json_begin() (its final newline) and write
+ * out what is buffered; a write that failed shows in ferror() of the
+ * file. */
+void cp_out_json_end(struct cp_emit *e);
 
 #endif /* CP_OUT_H */

@@ -244,7 +244,7 @@ static void json_paths(FILE *f, const struct cp_input *in,
 	}
 	cp_emit_arr_end(&e);
 	cp_emit_obj_end(&e);
-	cp_emit_end(&e);
+	cp_out_json_end(&e);
 }
 
 int cp_paths_out(FILE *f, const struct cp_input *in,
@@ -413,7 +413,7 @@ static void stream_json(FILE *f, const struct cp_stream *s)
 	}
 	cp_emit_arr_end(&e);
 	cp_emit_obj_end(&e);
-	cp_emit_end(&e);
+	cp_out_json_end(&e);
 }
 
 void cp_paths_stream_out(FILE *f, const char *path,

@@ -860,7 +860,7 @@ void cp_report_out_json(FILE *f, const struct cp_input *in,
 	json_threads(&e, in, p);
 	cp_report_out_objects_json(&e, p->objs, p->nobjs);
 	cp_emit_obj_end(&e);
-	cp_emit_end(&e);
+	cp_out_json_end(&e);
 }
 
 void cp_report_out_labels_json(FILE *f, const struct cp_input *in,
@@ -896,7 +896,7 @@ void cp_report_out_labels_json(FILE *f, const struct cp_input *in,
 	cp_emit_arr_end(&e);
 	cp_emit_obj_end(&e);
 	cp_emit_obj_end(&e);
-	cp_emit_end(&e);
+	cp_out_json_end(&e);
 }
 
 int cp_report_out_labels_text(FILE *f, const struct cp_input *in,

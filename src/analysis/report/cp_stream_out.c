@@ -328,7 +328,7 @@ int cp_stream_out_json(FILE *f, const struct cp_tindex *ix,
 	json_threads(&e, s);
 	cp_report_out_objects_json(&e, objs, s->nobjs);
 	cp_emit_obj_end(&e);
-	cp_emit_end(&e);
+	cp_out_json_end(&e);
 	free(objs);
 	return 0;
 }

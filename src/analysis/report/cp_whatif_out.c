@@ -241,7 +241,7 @@ static void json_whatif(FILE *f, const struct cp_input *in,
 		cp_emit_obj_end(&e);
 	}
 	cp_emit_obj_end(&e);
-	cp_emit_end(&e);
+	cp_out_json_end(&e);
 }
 
 void cp_whatif_out(FILE *f, const struct cp_input *in,
