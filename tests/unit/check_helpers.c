@@ -144,6 +144,111 @@ START_TEST(test_helpers_json_utf8)
 }
 END_TEST
 
+/* The value the next test writes, at @e's place: an object with a
+ * string that needs escapes, the least and greatest numbers, a null and
+ * an array of an object and an empty array. */
+static void some_value(struct cp_emit *e, const char *key)
+{
+	cp_emit_obj_begin(e, key);
+	cp_emit_str(e, "name", "a \"b\"\n\xc3\xa9");
+	cp_emit_u64(e, "zero", 0);
+	cp_emit_u64(e, "max", UINT64_MAX);
+	cp_emit_i64(e, "neg", INT64_MIN);
+	cp_emit_null(e, "none");
+	cp_emit_arr_begin(e, "list");
+	cp_emit_obj_begin(e, NULL);
+	cp_emit_u64(e, "line", 42);
+	cp_emit_obj_end(e);
+	cp_emit_arr_begin(e, NULL);
+	cp_emit_arr_end(e);
+	cp_emit_arr_end(e);
+	cp_emit_obj_end(e);
+}
+
+/* A document with some_value() at depths 1, 2 and 3, in an object and in
+ * an array; @once: each written once by cp_emit_init_value() at its first
+ * place and copied by cp_emit_raw() to the places of the same depth. */
+static char *some_document(bool pretty, bool once)
+{
+	char *buf = NULL, *val[4] = { NULL };
+	size_t len = 0, vlen[4] = { 0 };
+	struct cp_emit e;
+	FILE *m = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(m);
+	cp_emit_init(&e, emit_mem, m, pretty);
+	cp_emit_obj_begin(&e, NULL);
+	for (int round = 0; round < 2; round++) {
+		/* depth 1, in the top object */
+		if (!once) {
+			some_value(&e, "v");
+		} else {
+			if (!val[1]) {
+				struct cp_emit v;
+				FILE *f = open_memstream(&val[1], &vlen[1]);
+
+				cp_emit_init_value(&v, emit_mem, f, &e);
+				some_value(&v, "ignored");
+				fclose(f);
+			}
+			cp_emit_raw(&e, "v", val[1], vlen[1]);
+		}
+		/* depth 2 in an array, depth 3 in an object in it */
+		cp_emit_arr_begin(&e, "a");
+		for (int d = 2; d <= 3; d++) {
+			if (d == 3)
+				cp_emit_obj_begin(&e, NULL);
+			if (!once) {
+				some_value(&e, "w");
+			} else {
+				if (!val[d]) {
+					struct cp_emit v;
+					FILE *f = open_memstream(&val[d],
+								 &vlen[d]);
+
+					cp_emit_init_value(&v, emit_mem, f,
+							   &e);
+					some_value(&v, NULL);
+					fclose(f);
+				}
+				cp_emit_raw(&e, "w", val[d], vlen[d]);
+			}
+			if (d == 3)
+				cp_emit_obj_end(&e);
+		}
+		cp_emit_arr_end(&e);
+	}
+	cp_emit_obj_end(&e);
+	cp_emit_end(&e);
+	fclose(m);
+	for (int d = 0; d < 4; d++)
+		free(val[d]);
+	return buf;
+}
+
+/* A value written once and copied reads as the value written in place
+ * each time, byte for byte, indented or not; the numbers are exact. */
+START_TEST(test_helpers_json_value_written_once)
+{
+	for (int pretty = 0; pretty < 2; pretty++) {
+		char *direct = some_document(pretty, false);
+		char *once = some_document(pretty, true);
+
+		ck_assert_msg(!strcmp(direct, once),
+			      "pretty %d: in place\n%s\ncopied\n%s", pretty,
+			      direct, once);
+		ck_assert_msg(strstr(direct, "18446744073709551615") &&
+			      strstr(direct, "-9223372036854775808") &&
+			      strstr(direct, pretty ? "\"zero\": 0," :
+					     "\"zero\":0,") &&
+			      strstr(direct, "\"a \\\"b\\\"\\n\xc3\xa9\""),
+			      "pretty %d: %s", pretty, direct);
+		free(direct);
+		free(once);
+	}
+}
+END_TEST
+
 /*
  * Five objects: #1 and #2 tie on CP held + gain (30) and #2 crosses the
  * path more often; #3 and #4 tie on that and on crossings, #4 waited
@@ -276,6 +381,7 @@ static Suite *helpers_suite(void)
 	tcase_add_test(tc, test_helpers_json_escape_table);
 	tcase_add_test(tc, test_helpers_json_quote_uses_table);
 	tcase_add_test(tc, test_helpers_json_utf8);
+	tcase_add_test(tc, test_helpers_json_value_written_once);
 	tcase_add_test(tc, test_helpers_object_order);
 	tcase_add_test(tc, test_helpers_is_lock);
 	tcase_add_test(tc, test_helpers_grow);
