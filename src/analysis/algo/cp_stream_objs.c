@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+#include "cp_bigmem.h"
 #include "cp_grow.h"
 #include "cp_search.h"
 
@@ -216,7 +217,7 @@ int cp_stream_obj_results(struct sp *p, const uint64_t *vec)
 
 	for (uint32_t i = 0; i < p->nobj; i++)
 		n += p->obj[i].defined && p->obj[i].kind;
-	s->objs = calloc(n ? n : 1, sizeof(*s->objs));
+	s->objs = cp_big_malloc((n ? n : 1) * sizeof(*s->objs));
 	if (!s->objs)
 		return -1;
 	for (uint32_t i = 0; i < p->nobj; i++) {

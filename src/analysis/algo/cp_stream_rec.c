@@ -69,6 +69,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_bigmem.h"
 #include "cp_bits.h"
 #include "cp_die.h"
 #include "cp_grow.h"
@@ -246,7 +247,7 @@ struct sobj *cp_stream_obj_grow(struct sp *p, uint32_t id)
 
 		while (n <= id)
 			n = n > UINT32_MAX / 2 ? UINT32_MAX : 2 * n;
-		o = realloc(p->obj, (size_t)n * sizeof(*o));
+		o = cp_big_realloc(p->obj, (size_t)n * sizeof(*o));
 		if (!o)
 			return NULL;
 		p->obj = o;

@@ -200,7 +200,7 @@ static int check_objects(struct cp_trd *r)
 			maxid = r->defs[i].obj;
 	}
 	t->nobjs = maxid + 1;
-	t->objs = calloc(t->nobjs, sizeof(*t->objs));
+	t->objs = cp_big_calloc(t->nobjs, sizeof(*t->objs));
 	if (!t->objs)
 		return cp_trd_fail(r, 0, "out of memory");
 	for (size_t i = 0; i < r->ndefs; i++) {

@@ -161,7 +161,7 @@ static int objects(struct cp_profile *p, const uint64_t *oncp)
 	for (uint32_t o = 1; o < t->nobjs; o++)
 		if (t->objs[o].kind)
 			p->nobjs++;
-	p->objs = calloc(p->nobjs ? p->nobjs : 1, sizeof(*p->objs));
+	p->objs = cp_big_calloc(p->nobjs ? p->nobjs : 1, sizeof(*p->objs));
 	if (!p->objs)
 		goto out;
 	p->nobjs = 0;

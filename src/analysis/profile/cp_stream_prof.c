@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_bigmem.h"
+
 static void proc_of(struct cp_proc_prof *pp, const struct cp_stream_proc *sp,
 		    uint32_t id)
 {
@@ -40,7 +42,7 @@ static void proc_of(struct cp_proc_prof *pp, const struct cp_stream_proc *sp,
 
 int cp_stream_prof_objs(const struct cp_stream *s, struct cp_obj_prof **objs)
 {
-	*objs = calloc(s->nobjs ? s->nobjs : 1, sizeof(**objs));
+	*objs = cp_big_malloc((s->nobjs ? s->nobjs : 1) * sizeof(**objs));
 	if (!*objs)
 		return -1;
 	for (uint32_t i = 0; i < s->nobjs; i++) {
