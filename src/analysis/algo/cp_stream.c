@@ -56,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_bigmem.h"
 #include "cp_bits.h"
 #include "cp_debug.h"
 #include "cp_die.h"
@@ -1297,10 +1298,11 @@ int cp_stream_run(struct cp_stream *s, struct cp_tindex *ix,
 	s->has_samples = has_samples(ix);
 	p.sm = ix->t.samples && ix->t.samples->n ? ix->t.samples : NULL;
 	p.drop_procs = o && o->src == CP_STREAM_SRC_SAMPLED;
-	s->threads = calloc(nt ? nt : 1, sizeof(*s->threads));
-	p.th = calloc(nt ? nt : 1, sizeof(*p.th));
-	p.heap = malloc((nt ? nt : 1) * sizeof(*p.heap));
-	p.blocked = malloc((nt ? nt : 1) * sizeof(*p.blocked));
+	/* (huge pages: a program that runs a thread per task has millions) */
+	s->threads = cp_big_calloc(nt ? nt : 1, sizeof(*s->threads));
+	p.th = cp_big_calloc(nt ? nt : 1, sizeof(*p.th));
+	p.heap = cp_big_malloc_lazy((nt ? nt : 1) * sizeof(*p.heap));
+	p.blocked = cp_big_malloc_lazy((nt ? nt : 1) * sizeof(*p.blocked));
 	if (p.sm)
 		p.su = calloc(p.sm->n, sizeof(*p.su));
 	if (!s->threads || !p.th || !p.heap || !p.blocked || (p.sm && !p.su))

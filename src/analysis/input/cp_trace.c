@@ -501,9 +501,9 @@ static int size_threads(struct cp_trd *r, const struct cp_trace_end *end)
 	if (t->nthreads == 0)
 		return cp_trd_fail(r, r->has_end ? r->end_off : r->len,
 				   "no threads in the trace");
-	t->threads = calloc(t->nthreads, sizeof(*t->threads));
+	t->threads = cp_big_calloc(t->nthreads, sizeof(*t->threads));
 	r->broken = calloc(t->nthreads, sizeof(*r->broken));
-	t->strbuf = malloc(r->strbytes ? r->strbytes : 1);
+	t->strbuf = cp_big_malloc(r->strbytes ? r->strbytes : 1);
 	if (!t->threads || !r->broken || !t->strbuf)
 		return cp_trd_fail(r, 0, "out of memory");
 	return 0;

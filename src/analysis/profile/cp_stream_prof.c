@@ -66,8 +66,8 @@ int cp_stream_prof_objs(const struct cp_stream *s, struct cp_obj_prof **objs)
 static int threads_of(const struct cp_stream *s,
 		      struct cp_thread_prof **threads, uint64_t *calls)
 {
-	*threads = calloc(s->nthreads_all ? s->nthreads_all : 1,
-			  sizeof(**threads));
+	*threads = cp_big_calloc(s->nthreads_all ? s->nthreads_all : 1,
+				 sizeof(**threads));
 	if (!*threads)
 		return -1;
 	*calls = 0;
