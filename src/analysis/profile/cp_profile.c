@@ -658,7 +658,7 @@ int cp_profile_compute(struct cp_profile *p, const struct cp_tracepag *tp,
 	}
 	p->cp_len = p->cpm->length;
 	oncp = cp_big_calloc(cp_bits_words(tp->g.ne), sizeof(*oncp));
-	p->threads = calloc(p->nthreads_all, sizeof(*p->threads));
+	p->threads = cp_big_calloc(p->nthreads_all, sizeof(*p->threads));
 	if (!oncp || !p->threads)
 		goto err_mem;
 	for (uint32_t i = 0; i < p->cpm->npath; i++)
