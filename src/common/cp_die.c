@@ -4,6 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cp_digits.h"
+
 static void put(const char *s)
 {
 	size_t n = strlen(s);
@@ -20,20 +22,16 @@ static void put(const char *s)
 
 void cp_die_at(const char *file, const char *func, int line, const char *msg)
 {
-	char num[16];
-	int i = (int)sizeof(num) - 1;
+	char num[CP_DIGITS_MAX + 1];
 
-	num[i] = '\0';
-	do {
-		num[--i] = (char)('0' + line % 10);
-		line /= 10;
-	} while (line > 0 && i > 0);
+	num[CP_DIGITS_MAX] = '\0';
 	put("cpthread: ");
 	put(file);
 	put(":");
 	put(func);
 	put("@");
-	put(num + i);
+	put(cp_u64_digits((uint64_t)(line > 0 ? line : 0),
+			  num + CP_DIGITS_MAX));
 	put(": ");
 	put(msg);
 	put("\n");

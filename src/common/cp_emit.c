@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "cp_digits.h"
+
 void cp_emit_init(struct cp_emit *e,
 		  void (*write)(void *ctx, const char *buf, size_t len),
 		  void *ctx, bool pretty)
@@ -114,7 +116,6 @@ static void put_string(struct cp_emit *e, const char *s)
 			continue;
 		}
 		u = cp_emit_utf8_len((const unsigned char *)s);
-
 		if (u > 1) {
 			s += u;
 			continue;
@@ -212,25 +213,12 @@ void cp_emit_arr_end(struct cp_emit *e)
 	close_(e, "]");
 }
 
-/* @v in decimal, written from the end of @buf (24 bytes); returns where
- * its digits start. */
-static char *u64_digits(uint64_t v, char buf[24])
-{
-	char *p = buf + 24;
-
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	return p;
-}
-
 void cp_emit_u64(struct cp_emit *e, const char *key, uint64_t v)
 {
-	char buf[24], *p = u64_digits(v, buf);
+	char buf[CP_DIGITS_MAX], *p = cp_u64_digits(v, buf + sizeof(buf));
 
 	member(e, key);
-	put(e, p, (size_t)(buf + 24 - p));
+	put(e, p, (size_t)(buf + sizeof(buf) - p));
 }
 
 void cp_emit_i64(struct cp_emit *e, const char *key, int64_t v)

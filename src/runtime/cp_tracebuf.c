@@ -16,6 +16,7 @@
 #include "cp_alloc.h"
 #include "cp_crash.h"
 #include "cp_crc32c.h"
+#include "cp_digits.h"
 #include "cp_fds.h"
 #include "cp_lock.h"
 #include "cp_outfile.h"
@@ -828,16 +829,13 @@ void cp_trace_discard(void)
 	 * now that the program changed directory */
 	{	/* "/proc/self/fd/N" without stdio: _exit may be in a handler */
 		static const char dir[] = "/proc/self/fd/";
-		char digits[12];
-		unsigned fd = (unsigned)cp_rt.trace_fd, nd = 0;
+		char digits[CP_DIGITS_MAX];
+		char *end = digits + sizeof(digits);
+		char *d = cp_u64_digits((unsigned)cp_rt.trace_fd, end);
 
-		do
-			digits[nd++] = (char)('0' + fd % 10);
-		while ((fd /= 10) && nd < sizeof(digits));
 		memcpy(link, dir, sizeof(dir) - 1);
-		for (unsigned i = 0; i < nd; i++)
-			link[sizeof(dir) - 1 + i] = digits[nd - 1 - i];
-		link[sizeof(dir) - 1 + nd] = '\0';
+		memcpy(link + sizeof(dir) - 1, d, (size_t)(end - d));
+		link[sizeof(dir) - 1 + (end - d)] = '\0';
 	}
 	n = readlink(link, path, sizeof(path) - 1);
 	if (n > 0 && path[0] == '/') {

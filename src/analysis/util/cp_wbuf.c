@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_digits.h"
 #include "cp_emit.h"
 
 void cp_wbuf_init(struct cp_wbuf *w, FILE *f)
@@ -55,14 +56,9 @@ void cp_wbuf_str(struct cp_wbuf *w, const char *s)
 
 void cp_wbuf_u64(struct cp_wbuf *w, uint64_t v)
 {
-	char b[24];
-	int i = sizeof(b);
+	char b[CP_DIGITS_MAX], *p = cp_u64_digits(v, b + sizeof(b));
 
-	do {
-		b[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	cp_wbuf_mem(w, b + i, sizeof(b) - (size_t)i);
+	cp_wbuf_mem(w, p, (size_t)(b + sizeof(b) - p));
 }
 
 void cp_wbuf_i64(struct cp_wbuf *w, int64_t v)
