@@ -288,47 +288,71 @@ void cp_tpf_set_room(uint32_t blocks, uint32_t vertices)
 
 /*
  * The helper and the cursors share the block states, the blocks decoded
- * and the count of those not taken.  The helper claims a block (NONE ->
- * BUSY) and publishes it (BUSY -> READY, or LEFT when it leaves it to its
- * cursor) under the mutex; a READY block is then the cursors' alone, so
- * a take of one does not need the mutex (tpf_take): the state, read with
- * acquire, says the helper's writes of the block are seen, and the counts
- * are atomic, each written by one side.  The helper sets hwait before it
- * looks at the counts to decide to sleep, and a cursor looks at hwait
- * after it wrote its count (both in the one order of sequentially
- * consistent operations), so either the helper sees the room made or the
- * cursor sees that it must wake it (under the mutex, which the helper
- * holds until it sleeps).
+ * and the counts of those decoded and taken.  The helper claims a block
+ * (NONE -> BUSY) and publishes it (BUSY -> READY, or LEFT when it leaves
+ * it to its cursor) under the mutex; a READY block is then the cursors'
+ * alone, so a take of one does not need the mutex (tpf_take): the state,
+ * read with acquire, says the helper's writes of the block are seen.
+ *
+ * The room.  The helper counts what it published (under the mutex), the
+ * cursors what they took; they publish that count a batch at a time (an
+ * eighth of the room), not block by block: over a program that makes a
+ * thread per task, a block of a few events each, writing it for every
+ * block and the helper reading it for every block moved its line between
+ * the cores each time, with a full barrier on each side, a third of both
+ * threads' time.  The helper so sees the room fuller than it is by at
+ * most a batch, and a cursor that finds a block not decoded (the helper
+ * asleep on a room it sees full, or behind) publishes what it took
+ * first.  The helper sets hwait before it looks at the counts to decide
+ * to sleep, and a cursor looks at hwait after it published its count
+ * (both in the one order of sequentially consistent operations), so
+ * either the helper sees the room made or the cursor sees that it must
+ * wake it (under the mutex, which the helper holds until it sleeps).
+ *
  * The blocks read go back to the helper on a list the cursors push onto
  * and the helper takes whole, without the mutex either.
+ *
+ * The fields are grouped by who writes them, each group on lines of its
+ * own (CP_PAR_APART): what neither writes after cp_tpf_new, the helper's
+ * (and the mutex's), hwait, and the cursors'.  A cursor reads the first
+ * group at every block; with the mutex beside it, each lock by the
+ * helper took the line away from it.
  */
 struct cp_tprefetch {
+	/* set by cp_tpf_new */
 	struct cp_tindex *ix;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
 	_Atomic uint8_t *st;		/* [nblks] TPF_*: a block's state
 					 * (LEFT: its cursor reads it) */
 	struct cp_tpf_dec **ready;	/* [nblks] READY blocks */
-	/* READY blocks not taken, and the vertices they have room for (a
-	 * block reused for a smaller one keeps its room: the memory held):
-	 * those published, which only the helper writes, less those taken,
-	 * which only the cursors write, on lines of their own */
-	_Atomic uint64_t pub_b, pub_v;
-	_Alignas(CP_PAR_APART) _Atomic uint64_t took_b, took_v;
-	/* the most of each (cp_tpf_set_room) */
-	_Alignas(CP_PAR_APART) uint32_t room_b, room_v;
+	/* the most of the blocks decoded and not taken, and of the
+	 * vertices they have room for (cp_tpf_set_room; a block reused for
+	 * a smaller one keeps its room: the memory held); the cursors
+	 * publish what they took once past a batch of either */
+	uint32_t room_b, room_v;
+	uint32_t batch_b, batch_v;
+
+	/* the helper's, under the mutex */
+	_Alignas(CP_PAR_APART) pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint64_t pub_b, pub_v;		/* published: blocks, their room */
 	bool stop;
 	/* who sleeps on cv, so that a change wakes only those it concerns
 	 * (a system call a block costs more than decoding one of a short
-	 * thread): the helper, for room, until ahead is down to half; the
-	 * cursors, for a BUSY block */
-	_Atomic bool hwait;
+	 * thread): the helper, for room, until ahead is down to half
+	 * (hwait); the cursors, for a BUSY block (nwait) */
 	uint32_t nwait;
 	/* blocks read, for reuse (fresh pages cost the kernel's clearing):
 	 * the cursors push theirs onto @back; the helper takes one from
 	 * @spare, its own, when it claims a block, and the whole of @back
 	 * when that is empty */
 	struct cp_tpf_dec *spare;
+
+	_Alignas(CP_PAR_APART) _Atomic bool hwait;
+
+	/* the cursors' (one thread): what they took, published, and taken
+	 * since */
+	_Alignas(CP_PAR_APART) _Atomic uint64_t took_b, took_v;
+	uint64_t new_b, new_v;
 	_Atomic(struct cp_tpf_dec *) back;
 };
 
@@ -389,6 +413,8 @@ struct cp_tprefetch *cp_tpf_new(struct cp_tindex *ix)
 	pf->ix = ix;
 	pf->room_b = atomic_load(&tpf_room_blocks);
 	pf->room_v = atomic_load(&tpf_room_vertices);
+	pf->batch_b = pf->room_b / 8 ? pf->room_b / 8 : 1;
+	pf->batch_v = pf->room_v / 8 ? pf->room_v / 8 : 1;
 	pf->st = calloc(n, sizeof(*pf->st));
 	pf->ready = calloc(n, sizeof(*pf->ready));
 	if (!pf->st || !pf->ready || tpf_mutex_init(&pf->mu)) {
@@ -525,23 +551,19 @@ static bool dec_block(struct cp_tprefetch *pf, const struct cp_tpf_win *w,
 	return ok;
 }
 
-/* (under pf->mu) Whether the blocks decoded and not taken fill the room,
- * in blocks or in vertices. */
+/* (under pf->mu) Whether the blocks decoded and not taken, as far as
+ * the cursors published, fill the room, in blocks or in vertices. */
 static bool tpf_full(struct cp_tprefetch *pf)
 {
-	return atomic_load(&pf->pub_b) - atomic_load(&pf->took_b) >=
-	       pf->room_b ||
-	       atomic_load(&pf->pub_v) - atomic_load(&pf->took_v) >=
-	       pf->room_v;
+	return pf->pub_b - atomic_load(&pf->took_b) >= pf->room_b ||
+	       pf->pub_v - atomic_load(&pf->took_v) >= pf->room_v;
 }
 
 /* (under pf->mu) Whether they fill at most half of it, in both. */
 static bool tpf_half(struct cp_tprefetch *pf)
 {
-	return atomic_load(&pf->pub_b) - atomic_load(&pf->took_b) <=
-	       pf->room_b / 2 &&
-	       atomic_load(&pf->pub_v) - atomic_load(&pf->took_v) <=
-	       pf->room_v / 2;
+	return pf->pub_b - atomic_load(&pf->took_b) <= pf->room_b / 2 &&
+	       pf->pub_v - atomic_load(&pf->took_v) <= pf->room_v / 2;
 }
 
 /* Block @b's state; under pf->mu, or (a cursor) to see it READY. */
@@ -561,11 +583,9 @@ static void tpf_publish(struct cp_tprefetch *pf, size_t b,
 			struct cp_tpf_dec *d)
 {
 	pf->ready[b] = d;
-	if (d) {	/* the helper's alone: no read-modify-write */
-		atomic_store(&pf->pub_b, atomic_load_explicit(
-			&pf->pub_b, memory_order_relaxed) + 1);
-		atomic_store(&pf->pub_v, atomic_load_explicit(
-			&pf->pub_v, memory_order_relaxed) + d->cap);
+	if (d) {
+		pf->pub_b++;
+		pf->pub_v += d->cap;
 	}
 	tpf_set_state(pf, b, d ? TPF_READY : TPF_LEFT);
 	if (pf->nwait)
@@ -642,21 +662,34 @@ void cp_tpf_run(void *arg)
 	free(w.buf);
 }
 
-/* (cursor) READY block @d is taken: the counts fall, and the helper, if
- * it waits for room, wakes once there is half of it. */
-static void tpf_took(struct cp_tprefetch *pf, struct cp_tpf_dec *d)
+/* (cursor) Publish what the cursors took since they last did; the
+ * helper, if it waits for room, wakes once there is half of it. */
+static void tpf_took_publish(struct cp_tprefetch *pf)
 {
+	if (!pf->new_b)
+		return;
 	/* the cursors' alone (one thread): no read-modify-write */
 	atomic_store(&pf->took_b, atomic_load_explicit(
-		&pf->took_b, memory_order_relaxed) + 1);
+		&pf->took_b, memory_order_relaxed) + pf->new_b);
 	atomic_store(&pf->took_v, atomic_load_explicit(
-		&pf->took_v, memory_order_relaxed) + d->cap);
+		&pf->took_v, memory_order_relaxed) + pf->new_v);
+	pf->new_b = pf->new_v = 0;
 	if (!atomic_load(&pf->hwait))
 		return;
 	pthread_mutex_lock(&pf->mu);
 	if (atomic_load(&pf->hwait) && tpf_half(pf))
 		pthread_cond_broadcast(&pf->cv);
 	pthread_mutex_unlock(&pf->mu);
+}
+
+/* (cursor) READY block @d is taken: counted, and published once past a
+ * batch. */
+static void tpf_took(struct cp_tprefetch *pf, struct cp_tpf_dec *d)
+{
+	pf->new_b++;
+	pf->new_v += d->cap;
+	if (pf->new_b >= pf->batch_b || pf->new_v >= pf->batch_v)
+		tpf_took_publish(pf);
 }
 
 /* (cursor) Block @d, read, goes back to the helper's spares. */
@@ -688,6 +721,9 @@ static struct cp_tpf_dec *tpf_take(struct cp_tprefetch *pf, size_t b)
 		tpf_took(pf, d);
 		return d;
 	}
+	/* not decoded (yet): the helper may be asleep on a room it sees
+	 * fuller than it is */
+	tpf_took_publish(pf);
 	pthread_mutex_lock(&pf->mu);
 	while ((st = tpf_state(pf, b)) == TPF_BUSY) {
 		pf->nwait++;
