@@ -716,6 +716,91 @@ START_TEST(test_slack_blocks_barrier_graphs)
 }
 END_TEST
 
+/*
+ * Twins: groups that own the same C edges walk once (cp_slack.c).  Per
+ * round, on a random graph: g0 a third of the edges; g1 g0's C edges and
+ * other edges off C (its zeroing differs, its Slack must not); g2 as
+ * many of C's edges as g0 but not the same ones where that is possible
+ * (a twin by count alone would take g0's Slack); g3 g1 again.  Each
+ * group's Slack against the stepwise reduction and the single-group
+ * walk, which has no twins; the twins must have been left out.
+ */
+START_TEST(test_slack_twin_groups)
+{
+	uint64_t skipped = cp_slack_twins_skipped();
+	uint32_t differ = 0;
+
+	for (int round = 0; round < 200; round++) {
+		struct cp_pag g;
+		struct cp_cpm c;
+		struct cp_groups gr;
+		struct cp_slack_ws *ws;
+		uint32_t *off, *ids, n = 0, ncp = 0, *onc;
+		bool *own0;
+		uint64_t slack[4];
+
+		tg_seed(61000 + round);
+		ck_assert_int_eq(tg_pagshape(&g, 2 + tg_below(4),
+					     4 + tg_below(16), tg_below(20),
+					     round % 4 ? 9 : 2, 4), 0);
+		ck_assert_int_eq(cp_cpm_run(&c, &g, NULL), 0);
+		onc = calloc(g.ne + 1, sizeof(*onc));	/* C index + 1 */
+		own0 = calloc(g.ne + 1, sizeof(*own0));
+		off = malloc(sizeof(*off) * (g.ne + 1));
+		ids = malloc(sizeof(*ids) * (4 * g.ne + 1));
+		for (uint32_t q = 0; q < c.npath; q++)
+			onc[c.path[q]] = q + 1;
+		for (uint32_t e = 0; e < g.ne; e++) {
+			own0[e] = tg_below(3) == 0;
+			ncp += own0[e] && onc[e];
+		}
+		for (uint32_t e = 0; e < g.ne; e++) {
+			/* g2 owns the C edge after each of g0's, wrapping */
+			uint32_t q = onc[e] ? onc[e] - 1 : 0;
+			bool in2 = onc[e] &&
+				   own0[c.path[(q + c.npath - 1) % c.npath]];
+			bool off1 = !onc[e] && tg_below(2) == 0;
+
+			off[e] = n;
+			if (own0[e])
+				ids[n++] = 0;
+			if (onc[e] ? own0[e] : off1)
+				ids[n++] = 1;
+			if (onc[e] ? in2 : tg_below(3) == 0)
+				ids[n++] = 2;
+			if (onc[e] ? own0[e] : off1)
+				ids[n++] = 3;
+		}
+		off[g.ne] = n;
+		gr = (struct cp_groups){ .n = 4, .off = off, .ids = ids };
+		ck_assert_int_eq(cp_slack_all(&c, &gr, NULL, slack), 0);
+		ws = cp_slack_ws_new(&c);
+		for (uint32_t i = 0; i < 4; i++) {
+			uint64_t step = brute_stepwise(&c, &gr, i);
+
+			TG_CHECK(slack[i] == step, "round %d: Slack(g%u) = %"
+				 PRIu64 ", stepwise reduction gives %" PRIu64,
+				 round, i, slack[i], step);
+			TG_CHECK(cp_slack_group(ws, &gr, i) == slack[i],
+				 "round %d: g%u alone differs", round, i);
+		}
+		differ += slack[2] != slack[0];
+		cp_slack_ws_free(ws);
+		free(onc);
+		free(own0);
+		free(off);
+		free(ids);
+		cp_cpm_free(&c);
+		cp_pag_free(&g);
+	}
+	ck_assert_msg(cp_slack_twins_skipped() - skipped >= 200,
+		      "only %" PRIu64 " walks left to a twin",
+		      cp_slack_twins_skipped() - skipped);
+	ck_assert_msg(differ >= 20, "g2's Slack differed from g0's in only "
+		      "%u rounds: the test checks little", differ);
+}
+END_TEST
+
 static Suite *slack_suite(void)
 {
 	Suite *s = suite_create("slack");
@@ -733,6 +818,7 @@ static Suite *slack_suite(void)
 	tcase_add_test(tc, test_slack_random_inclusive_groups);
 	tcase_add_test(tc, test_slack_lockstep_compacted_heap);
 	tcase_add_test(tc, test_slack_blocks_barrier_graphs);
+	tcase_add_test(tc, test_slack_twin_groups);
 	suite_add_tcase(s, tc);
 	return s;
 }
