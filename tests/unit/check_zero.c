@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_twins.h"
 #include "cp_zero.h"
 #include "cp_testgraph.h"
 
@@ -277,6 +278,108 @@ START_TEST(test_zero_blocks_barrier_graphs)
 }
 END_TEST
 
+/*
+ * Twins: groups that own the same edges zero alike, and only the first is
+ * zeroed (cp_zero.c).  Six groups over classes of edges: g2 has g0's
+ * classes, g4 g1's; g3 as many classes as g0, shifted by one (a twin by
+ * count alone would take g0's length); g5 at random.  Spelled by class
+ * and by edge, with every group asked or all but g0 (g2 must then be
+ * zeroed itself).  Each length against the recomputation.
+ */
+START_TEST(test_zero_twin_groups)
+{
+	uint64_t twins = cp_twins_total();
+	uint32_t differ = 0;
+
+	for (int round = 0; round < 200; round++) {
+		enum { NG = 6 };
+		struct cp_pag g;
+		struct cp_cpm c;
+		uint32_t ncls, *cls, *coff, *cids, *eoff, *eids, k = 0;
+		bool in0[16], only[NG] = { round % 2 == 0, 1, 1, 1, 1, 1 };
+		uint64_t newlen[NG], *w;
+
+		tg_seed(7000 + round);
+		ck_assert_int_eq(tg_random(&g, 3 + tg_below(9),
+					   2 + tg_below(22), 10, 0), 0);
+		ncls = 2 + tg_below(7);
+		cls = malloc(sizeof(*cls) * (g.ne + 1));
+		coff = malloc(sizeof(*coff) * (ncls + 1));
+		cids = malloc(sizeof(*cids) * (ncls * NG + 1));
+		eoff = malloc(sizeof(*eoff) * (g.ne + 1));
+		eids = malloc(sizeof(*eids) * (g.ne * NG + 1));
+		w = malloc(sizeof(*w) * (g.ne + 1));
+		for (uint32_t q = 0; q < ncls; q++)
+			in0[q] = tg_below(3) == 0;
+		for (uint32_t q = 0; q < ncls; q++) {
+			bool in1 = tg_below(3) == 0;
+
+			coff[q] = k;
+			if (in0[q])
+				cids[k++] = 0;
+			if (in1)
+				cids[k++] = 1;
+			if (in0[q])
+				cids[k++] = 2;
+			if (in0[(q + ncls - 1) % ncls])
+				cids[k++] = 3;
+			if (in1)
+				cids[k++] = 4;
+			if (tg_below(3) == 0)
+				cids[k++] = 5;
+		}
+		coff[ncls] = k;
+		k = 0;
+		for (uint32_t e = 0; e < g.ne; e++) {
+			cls[e] = tg_below(ncls);
+			w[e] = tg_below(15);
+			eoff[e] = k;
+			for (uint32_t j = coff[cls[e]]; j < coff[cls[e] + 1];
+			     j++)
+				eids[k++] = cids[j];
+		}
+		eoff[g.ne] = k;
+		ck_assert_int_eq(cp_cpm_run(&c, &g, w), 0);
+		for (int form = 0; form < 2; form++) {
+			struct cp_groups gr = form ?
+				(struct cp_groups){ .n = NG, .off = eoff,
+						    .ids = eids } :
+				(struct cp_groups){ .n = NG, .cls = cls,
+						    .ncls = ncls,
+						    .ncls_e = g.ne,
+						    .off = coff, .ids = cids };
+
+			ck_assert_int_eq(cp_zero_all(&c, &gr, only, newlen),
+					 0);
+			for (uint32_t i = 0; i < NG; i++) {
+				uint64_t want = only[i] ?
+					recompute(&g, w, &gr, i, false) :
+					c.length;
+
+				TG_CHECK(newlen[i] == want, "round %d form "
+					 "%d: zeroing g%u %" PRIu64
+					 ", recomputed %" PRIu64, round,
+					 form, i, newlen[i], want);
+			}
+		}
+		differ += newlen[3] != newlen[2];
+		free(cls);
+		free(coff);
+		free(cids);
+		free(eoff);
+		free(eids);
+		free(w);
+		cp_cpm_free(&c);
+		cp_pag_free(&g);
+	}
+	ck_assert_msg(cp_twins_total() - twins >= 400,
+		      "only %" PRIu64 " groups left to a twin",
+		      cp_twins_total() - twins);
+	ck_assert_msg(differ >= 20, "g3 zeroed as g0 in all but %u rounds: "
+		      "the test checks little", differ);
+}
+END_TEST
+
 static Suite *zero_suite(void)
 {
 	Suite *s = suite_create("zero");
@@ -288,6 +391,7 @@ static Suite *zero_suite(void)
 	tcase_add_test(tc, test_zero_random_inclusive_groups);
 	tcase_add_test(tc, test_zero_vertex_not_reached_from_cut);
 	tcase_add_test(tc, test_zero_blocks_barrier_graphs);
+	tcase_add_test(tc, test_zero_twin_groups);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -105,6 +105,7 @@
 #include <string.h>
 
 #include "cp_bigmem.h"
+#include "cp_twins.h"
 #include "cp_stair.h"
 
 #define CP_SLACK_LANES 32	/* most groups in one walk of a block */
@@ -146,7 +147,8 @@ struct cp_slack_ws {
 	size_t room;		/* words in a */
 	uint32_t *lane_of;	/* [groups] lane of a group, or NONE */
 	uint32_t ngroups;
-	struct twins *tw;	/* [groups] twins()'s scratch */
+	struct cp_twins tw;	/* the groups of a block: twins() */
+	uint64_t *before;	/* [groups] a group's Slack before the block */
 	uint32_t *uniq;		/* [groups] the groups a block walks */
 	struct lane lane[CP_SLACK_LANES];
 };
@@ -197,7 +199,8 @@ void cp_slack_ws_free(struct cp_slack_ws *ws)
 	cp_big_free(ws->a);
 	cp_cuts_win_free(&ws->win);
 	free(ws->lane_of);
-	free(ws->tw);
+	cp_twins_free(&ws->tw);
+	free(ws->before);
 	free(ws->uniq);
 	for (uint32_t l = 0; l < CP_SLACK_LANES; l++)
 		cp_stair_free(&ws->lane[l].segs);
@@ -763,111 +766,58 @@ size_t cp_slack_set_fork_min(size_t n)
  * same edges as that caller wherever it runs (a chain of them on a
  * sampled zstd: 39 procedures with CP time, 13 distinct; on a lock
  * trace, a worker and the loop it runs, and a libc wrapper and its
- * callee), and the procedures of a phase own none of the blocks after it.
+ * callee).
  */
-struct twins {
-	uint64_t h;		/* a hash of its C edges' positions */
-	uint32_t n;		/* how many */
-	uint32_t rep;		/* the index of the group it walks with */
-	uint32_t seen;		/* (verifying) the last position it owns */
-	uint32_t j;		/* (sorting) its own index */
-	uint64_t before;	/* its Slack before the block */
-};
-
-static atomic_uint_fast64_t twins_skipped;
-
-uint64_t cp_slack_twins_skipped(void)
-{
-	return atomic_load(&twins_skipped);
-}
-
-static uint64_t twin_mix(uint64_t h, uint32_t q)
-{
-	h = (h ^ q) * 0x9e3779b97f4a7c15ull;
-	return h ^ h >> 29;
-}
-
-static bool twin_alike(const struct twins *x, const struct twins *y)
-{
-	return x->n == y->n && x->h == y->h;
-}
-
-/* By hash, then by index: a run of alike groups starts with the least. */
-static int by_twin(const void *a, const void *b)
-{
-	const struct twins *x = a, *y = b;
-
-	if (x->n != y->n)
-		return x->n < y->n ? -1 : 1;
-	if (x->h != y->h)
-		return x->h < y->h ? -1 : 1;
-	return x->j < y->j ? -1 : x->j > y->j;
-}
-
 /*
- * Which of the @ng groups @in (with CP time in block @b) own the same C
- * edges of the block as an earlier one: ws->tw[j].rep is the least index
- * of the groups with j's edges (j itself for the first).  Found by hash,
- * then checked: j's edges, as many as its twin's, must all be its twin's
- * (a group that fails walks alone).  @sorted: scratch of @ng.  Returns
- * how many groups walk, their gids in ws->uniq.
+ * The twins among the @ng groups @in (with CP time in block @b), in
+ * ws->tw (cp_twins.h: member j is group in[j]), the C edges' positions
+ * their items.  Returns how many groups walk, their gids in ws->uniq; -1
+ * when out of memory.
  */
-static uint32_t twins(struct cp_slack_ws *ws, const struct cp_groups *gr,
-		      uint32_t b, const uint32_t *in, uint32_t ng,
-		      struct twins *sorted)
+static int64_t twins(struct cp_slack_ws *ws, const struct cp_groups *gr,
+		     uint32_t b, const uint32_t *in, uint32_t ng)
 {
 	const struct cp_cuts *k = ws->k;
 	const struct cp_cpm *c = k->c;
-	struct twins *tw = ws->tw;
+	struct cp_twins *tw = &ws->tw;
 	uint32_t q0 = k->pfirst[b], q1 = k->pfirst[b + 1], nu = 0;
 
-	for (uint32_t j = 0; j < ng; j++) {
+	if (cp_twins_reset(tw, ng))
+		return -1;
+	for (uint32_t j = 0; j < ng; j++)
 		ws->lane_of[in[j]] = j;
-		tw[j] = (struct twins){ .j = j, .seen = CP_PAG_NONE };
-	}
+	/* step 0 notes the items; steps 1 and 2 check the twins found */
 	for (uint32_t pass = 0; pass < 2; pass++) {
+		if (pass == 1 && cp_twins_match(tw) == ng)
+			break;
 		for (uint32_t q = q0; q < q1; q++) {
 			uint32_t e = c->path[q], n;
-			const uint32_t *ids;
+			const uint32_t *ids = NULL;
 
 			n = c->w[e] ? cp_groups_of(gr, e, &ids) : 0;
-			for (uint32_t x = 0; x < n; x++) {
-				uint32_t j = ids[x] < gr->n ?
-					     ws->lane_of[ids[x]] : CP_PAG_NONE;
+			for (uint32_t step = pass; step <= 2 * pass; step++)
+				for (uint32_t x = 0; x < n; x++) {
+					uint32_t j = ids[x] < gr->n ?
+						ws->lane_of[ids[x]] :
+						CP_PAG_NONE;
 
-				if (j >= ng)
-					continue;
-				if (pass == 0) {
-					tw[j].h = twin_mix(tw[j].h, q);
-					tw[j].n++;
-				} else {
-					tw[j].seen = q;
+					if (j >= ng)
+						continue;
+					if (step == 0)
+						cp_twins_note(tw, j, q);
+					else if (step == 1)
+						cp_twins_seen(tw, j, q);
+					else
+						cp_twins_check(tw, j, q);
 				}
-			}
-			for (uint32_t x = 0; pass == 1 && x < n; x++) {
-				uint32_t j = ids[x] < gr->n ?
-					     ws->lane_of[ids[x]] : CP_PAG_NONE;
-
-				if (j < ng && tw[tw[j].rep].seen != q)
-					tw[j].rep = j;	/* not its twin's */
-			}
-		}
-		if (pass == 1)
-			break;
-		memcpy(sorted, tw, sizeof(*tw) * ng);
-		qsort(sorted, ng, sizeof(*sorted), by_twin);
-		for (uint32_t i = 0, r = 0; i < ng; i++) {
-			if (!twin_alike(&sorted[i], &sorted[r]))
-				r = i;
-			tw[sorted[i].j].rep = sorted[r].j;
 		}
 	}
+	cp_twins_done(tw);
 	for (uint32_t j = 0; j < ng; j++) {
 		ws->lane_of[in[j]] = CP_PAG_NONE;
-		if (tw[j].rep == j)
+		if (tw->rep[j] == j)
 			ws->uniq[nu++] = in[j];
 	}
-	atomic_fetch_add(&twins_skipped, ng - nu);
 	return nu;
 }
 
@@ -880,7 +830,7 @@ static int slack_block(struct cp_slack_ws *ws, const struct cp_groups *gr,
 		       uint64_t *slack, struct cp_slack_help *help)
 {
 	size_t size;
-	uint32_t most, nu;
+	uint32_t most, nu = ng;
 	const uint32_t *walks = in;
 
 	if (cp_cuts_win_plan(ws->k, b, &ws->win))
@@ -899,20 +849,23 @@ static int slack_block(struct cp_slack_ws *ws, const struct cp_groups *gr,
 		memset(lo + ws->ngroups, 0xff,
 		       sizeof(*lo) * (gr->n - ws->ngroups));
 		ws->lane_of = lo;
-		free(ws->tw);
+		free(ws->before);
 		free(ws->uniq);
-		ws->tw = malloc(sizeof(*ws->tw) * 2 * ((size_t)gr->n + 1));
+		ws->before = malloc(sizeof(*ws->before) * ((size_t)gr->n + 1));
 		ws->uniq = malloc(sizeof(*ws->uniq) * ((size_t)gr->n + 1));
-		if (!ws->tw || !ws->uniq)
+		if (!ws->before || !ws->uniq)
 			return -1;
 		ws->ngroups = gr->n;
 	}
-	nu = ng;
 	if (ng > 1) {
-		nu = twins(ws, gr, b, in, ng, ws->tw + gr->n);
+		int64_t n = twins(ws, gr, b, in, ng);
+
+		if (n < 0)
+			return -1;
+		nu = (uint32_t)n;
 		walks = ws->uniq;
 		for (uint32_t j = 0; j < ng; j++)
-			ws->tw[j].before = slack[in[j]];
+			ws->before[j] = slack[in[j]];
 	}
 	for (uint32_t s = 0; s < nu; s += most) {
 		uint32_t nl = nu - s < most ? nu - s : most, end;
@@ -934,10 +887,10 @@ static int slack_block(struct cp_slack_ws *ws, const struct cp_groups *gr,
 	}
 	/* the twins' Slack here is the one they walked with's */
 	for (uint32_t j = 0; nu < ng && j < ng; j++) {
-		const struct twins *r = &ws->tw[ws->tw[j].rep];
+		uint32_t r = ws->tw.rep[j];
 
-		if (r != &ws->tw[j])
-			slack[in[j]] += slack[in[r->j]] - r->before;
+		if (r != j)
+			slack[in[j]] += slack[in[r]] - ws->before[r];
 	}
 	return 0;
 }

@@ -73,11 +73,6 @@ uint32_t cp_slack_help_parts(struct cp_slack_help *h);
  * their walks once it does instead of racing the helper's start. */
 bool cp_slack_help_idle(struct cp_slack_help *h);
 
-/* How many walks of a group through a block were left out so far
- * because another group with the same C edges there walked (its twin,
- * cp_slack.c), in the whole process.  For tests. */
-uint64_t cp_slack_twins_skipped(void);
-
 /*
  * Set the fewest positions of a block left for a hand-over (default
  * 2^16; 0 also makes the walk look for an idle helper every 16 positions

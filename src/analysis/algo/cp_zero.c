@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "cp_bigmem.h"
+#include "cp_twins.h"
 
 /*
  * The longest path with group @gid's edges weighing zero: one forward pass
@@ -190,6 +191,75 @@ static void zero_block(const struct cp_cuts *k, const struct cp_groups *gr,
 	}
 }
 
+/*
+ * Twins.  Groups that own the same edges zero alike, in every block: an
+ * inclusive profile gives a procedure whose only caller is another the
+ * same edges as that caller (cp_slack.c counts them on real traces).
+ * So only the first of each family walks.  The items compared are the
+ * calling contexts a group is on (@gr->cls: each edge has one, so the
+ * same contexts make the same edges), else the edges (cp_twins.h).
+ * Which groups walk into *@walk (NULL: all those of @only; else a new
+ * array of @gr->n), each group's twin it takes its length from into
+ * @tw->rep, over the members @in[0 .. @ng), the groups of @only.  0, or
+ * -1 (memory).
+ */
+static int zero_twins(const struct cp_cpm *c, const struct cp_groups *gr,
+		      const bool *only, struct cp_twins *tw, uint32_t *in,
+		      uint32_t *ng, bool **walk)
+{
+	uint32_t nit = gr->cls ? gr->ncls : c->g->ne, n = 0, *j_of;
+
+	*walk = NULL;
+	*ng = 0;
+	if (gr->of || gr->n < 2)	/* one group an edge: no twins */
+		return 0;
+	j_of = malloc(sizeof(*j_of) * gr->n);
+	if (!j_of)
+		return -1;
+	for (uint32_t i = 0; i < gr->n; i++) {
+		j_of[i] = only && !only[i] ? CP_PAG_NONE : n;
+		if (j_of[i] != CP_PAG_NONE)
+			in[n++] = i;
+	}
+	*ng = n;
+	if (cp_twins_reset(tw, n)) {
+		free(j_of);
+		return -1;
+	}
+	for (uint32_t pass = 0; pass < 2; pass++) {
+		if (pass == 1 && cp_twins_match(tw) == n)
+			break;
+		for (uint32_t it = 0; it < nit; it++) {
+			const uint32_t *ids = gr->ids + gr->off[it];
+			uint32_t m = gr->off[it + 1] - gr->off[it];
+
+			for (uint32_t step = pass; step <= 2 * pass; step++)
+				for (uint32_t x = 0; x < m; x++) {
+					uint32_t j = ids[x] < gr->n ?
+						     j_of[ids[x]] : CP_PAG_NONE;
+
+					if (j == CP_PAG_NONE)
+						continue;
+					if (step == 0)
+						cp_twins_note(tw, j, it);
+					else if (step == 1)
+						cp_twins_seen(tw, j, it);
+					else
+						cp_twins_check(tw, j, it);
+				}
+		}
+	}
+	free(j_of);
+	if (!cp_twins_done(tw))
+		return 0;
+	*walk = calloc(gr->n, sizeof(**walk));
+	if (!*walk)
+		return -1;
+	for (uint32_t j = 0; j < n; j++)
+		(*walk)[in[j]] = tw->rep[j] == j;
+	return 0;
+}
+
 int cp_zero_blocks(const struct cp_cuts *k, const struct cp_groups *gr,
 		   const bool *only, uint64_t *newlen)
 {
@@ -197,7 +267,9 @@ int cp_zero_blocks(const struct cp_cuts *k, const struct cp_groups *gr,
 	size_t words = CP_ZERO_WORDS * ((size_t)c->g->nv + 1);
 	size_t nmask = gr->cls && gr->ncls > gr->n ? gr->ncls : gr->n;
 	uint64_t *gain, *et, len[CP_ZERO_LANES];
-	uint32_t *lane_of, *mark, *in;
+	uint32_t *lane_of, *mark, *in, *tin, ntin = 0;
+	struct cp_twins tw = { .n = 0 };
+	bool *walk = NULL;
 	struct lanes ln = { .pass = 0 };
 	struct cp_cuts_win win = { .rows = 0 };
 	size_t room = 0;	/* words in et */
@@ -207,15 +279,18 @@ int cp_zero_blocks(const struct cp_cuts *k, const struct cp_groups *gr,
 	lane_of = malloc(sizeof(*lane_of) * ((size_t)gr->n + 1));
 	mark = calloc((size_t)gr->n + 1, sizeof(*mark));
 	in = malloc(sizeof(*in) * ((size_t)gr->n + 1));
+	tin = malloc(sizeof(*tin) * ((size_t)gr->n + 1));
 	ln.mask = malloc(sizeof(*ln.mask) * (nmask + 1));
 	ln.stamp = calloc(nmask + 1, sizeof(*ln.stamp));
 	ln.lane_of = lane_of;
 	et = NULL;
-	if (!gain || !lane_of || !mark || !in || !ln.mask || !ln.stamp)
+	if (!gain || !lane_of || !mark || !in || !tin || !ln.mask ||
+	    !ln.stamp || zero_twins(c, gr, only, &tw, tin, &ntin, &walk))
 		goto out;
 	memset(lane_of, 0xff, sizeof(*lane_of) * gr->n);
 	for (uint32_t b = 0; b < k->nb; b++) {
-		uint32_t ng = cp_cuts_groups(k, gr, only, b, mark, in), most;
+		uint32_t ng = cp_cuts_groups(k, gr, walk ? walk : only, b,
+					     mark, in), most;
 		size_t size;
 
 		if (!ng)
@@ -250,11 +325,16 @@ int cp_zero_blocks(const struct cp_cuts *k, const struct cp_groups *gr,
 			}
 		}
 	}
+	for (uint32_t j = 0; walk && j < ntin; j++)	/* the twins */
+		gain[tin[j]] = gain[tin[tw.rep[j]]];
 	for (uint32_t i = 0; i < gr->n; i++)
 		newlen[i] = c->length - gain[i];
 	ret = 0;
 out:
 	free(gain);
+	free(tin);
+	free(walk);
+	cp_twins_free(&tw);
 	free(lane_of);
 	free(mark);
 	free(in);
