@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "cp_bigmem.h"
+#include "cp_bits.h"
 #include "cp_twins.h"
 
 /*
@@ -192,12 +193,14 @@ static void zero_block(const struct cp_cuts *k, const struct cp_groups *gr,
 }
 
 /*
- * Twins.  Groups that own the same edges zero alike, in every block: an
- * inclusive profile gives a procedure whose only caller is another the
- * same edges as that caller (cp_slack.c counts them on real traces).
- * So only the first of each family walks.  The items compared are the
- * calling contexts a group is on (@gr->cls: each edge has one, so the
- * same contexts make the same edges), else the edges (cp_twins.h).
+ * Twins.  Groups that own the same weighted edges zero alike, in every
+ * block (an edge of weight zero weighs zero zeroed too): an inclusive
+ * profile gives a procedure all of whose time is in its one callee the
+ * same weighted edges as that callee.  So only the first of each family
+ * walks.  The items compared are the calling contexts with a weighted
+ * edge that a group is on (@gr->cls: each edge has one context, so the
+ * same such contexts make the same weighted edges), else the weighted
+ * edges (cp_twins.h).
  * Which groups walk into *@walk (NULL: all those of @only; else a new
  * array of @gr->n), each group's twin it takes its length from into
  * @tw->rep, over the members @in[0 .. @ng), the groups of @only.  0, or
@@ -208,14 +211,22 @@ static int zero_twins(const struct cp_cpm *c, const struct cp_groups *gr,
 		      uint32_t *ng, bool **walk)
 {
 	uint32_t nit = gr->cls ? gr->ncls : c->g->ne, n = 0, *j_of;
+	uint64_t *heavy;	/* bit it: item it has a weighted edge */
 
 	*walk = NULL;
 	*ng = 0;
 	if (gr->of || gr->n < 2)	/* one group an edge: no twins */
 		return 0;
 	j_of = malloc(sizeof(*j_of) * gr->n);
-	if (!j_of)
+	heavy = calloc(cp_bits_words(nit), sizeof(*heavy));
+	if (!j_of || !heavy) {
+		free(j_of);
+		free(heavy);
 		return -1;
+	}
+	for (uint32_t e = 0; e < c->g->ne; e++)
+		if (c->w[e])
+			cp_bit_set(heavy, gr->cls ? cp_groups_cls(gr, e) : e);
 	for (uint32_t i = 0; i < gr->n; i++) {
 		j_of[i] = only && !only[i] ? CP_PAG_NONE : n;
 		if (j_of[i] != CP_PAG_NONE)
@@ -224,6 +235,7 @@ static int zero_twins(const struct cp_cpm *c, const struct cp_groups *gr,
 	*ng = n;
 	if (cp_twins_reset(tw, n)) {
 		free(j_of);
+		free(heavy);
 		return -1;
 	}
 	for (uint32_t pass = 0; pass < 2; pass++) {
@@ -231,7 +243,8 @@ static int zero_twins(const struct cp_cpm *c, const struct cp_groups *gr,
 			break;
 		for (uint32_t it = 0; it < nit; it++) {
 			const uint32_t *ids = gr->ids + gr->off[it];
-			uint32_t m = gr->off[it + 1] - gr->off[it];
+			uint32_t m = cp_bit_get(heavy, it) ?
+				     gr->off[it + 1] - gr->off[it] : 0;
 
 			for (uint32_t step = pass; step <= 2 * pass; step++)
 				for (uint32_t x = 0; x < m; x++) {
@@ -250,6 +263,7 @@ static int zero_twins(const struct cp_cpm *c, const struct cp_groups *gr,
 		}
 	}
 	free(j_of);
+	free(heavy);
 	if (!cp_twins_done(tw))
 		return 0;
 	*walk = calloc(gr->n, sizeof(**walk));
