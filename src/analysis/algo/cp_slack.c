@@ -796,20 +796,8 @@ static int64_t twins(struct cp_slack_ws *ws, const struct cp_groups *gr,
 
 			n = c->w[e] ? cp_groups_of(gr, e, &ids) : 0;
 			for (uint32_t step = pass; step <= 2 * pass; step++)
-				for (uint32_t x = 0; x < n; x++) {
-					uint32_t j = ids[x] < gr->n ?
-						ws->lane_of[ids[x]] :
-						CP_PAG_NONE;
-
-					if (j >= ng)
-						continue;
-					if (step == 0)
-						cp_twins_note(tw, j, q);
-					else if (step == 1)
-						cp_twins_seen(tw, j, q);
-					else
-						cp_twins_check(tw, j, q);
-				}
+				cp_twins_item(tw, step, q, ids, n, ws->lane_of,
+					      gr->n);
 		}
 	}
 	cp_twins_done(tw);

@@ -247,19 +247,8 @@ static int zero_twins(const struct cp_cpm *c, const struct cp_groups *gr,
 				     gr->off[it + 1] - gr->off[it] : 0;
 
 			for (uint32_t step = pass; step <= 2 * pass; step++)
-				for (uint32_t x = 0; x < m; x++) {
-					uint32_t j = ids[x] < gr->n ?
-						     j_of[ids[x]] : CP_PAG_NONE;
-
-					if (j == CP_PAG_NONE)
-						continue;
-					if (step == 0)
-						cp_twins_note(tw, j, it);
-					else if (step == 1)
-						cp_twins_seen(tw, j, it);
-					else
-						cp_twins_check(tw, j, it);
-				}
+				cp_twins_item(tw, step, it, ids, m, j_of,
+					      gr->n);
 		}
 	}
 	free(j_of);

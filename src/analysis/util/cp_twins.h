@@ -73,6 +73,30 @@ static inline void cp_twins_check(struct cp_twins *t, uint32_t j,
 		t->rep[j] = j;
 }
 
+/*
+ * Step @step of an item: 0 cp_twins_note, 1 cp_twins_seen, 2
+ * cp_twins_check, for each of its @k owners @ids, which @j_of maps to
+ * their members (ids of @nids at most; a member of t->n or more: not one).
+ */
+static inline void cp_twins_item(struct cp_twins *t, unsigned step,
+				 uint32_t item, const uint32_t *ids,
+				 uint32_t k, const uint32_t *j_of,
+				 uint32_t nids)
+{
+	for (uint32_t x = 0; x < k; x++) {
+		uint32_t j = ids[x] < nids ? j_of[ids[x]] : UINT32_MAX;
+
+		if (j >= t->n)
+			continue;
+		if (step == 0)
+			cp_twins_note(t, j, item);
+		else if (step == 1)
+			cp_twins_seen(t, j, item);
+		else
+			cp_twins_check(t, j, item);
+	}
+}
+
 /* After step 3 (or after step 2 when it found none): how many members
  * have a twin to take their result from.  They are also added to a
  * count for the whole process, cp_twins_total(). */
