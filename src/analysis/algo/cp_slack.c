@@ -767,12 +767,11 @@ size_t cp_slack_set_fork_min(size_t n)
  * sampled zstd: 39 procedures with CP time, 13 distinct; on a lock
  * trace, a worker and the loop it runs, and a libc wrapper and its
  * callee).
- */
-/*
- * The twins among the @ng groups @in (with CP time in block @b), in
- * ws->tw (cp_twins.h: member j is group in[j]), the C edges' positions
- * their items.  Returns how many groups walk, their gids in ws->uniq; -1
- * when out of memory.
+ *
+ * twins() finds those among the @ng groups @in (with CP time in block
+ * @b), in ws->tw (cp_twins.h: member j is group in[j]), the C edges'
+ * positions their items.  Returns how many groups walk, their gids in
+ * ws->uniq; -1 when out of memory.
  */
 static int64_t twins(struct cp_slack_ws *ws, const struct cp_groups *gr,
 		     uint32_t b, const uint32_t *in, uint32_t ng)

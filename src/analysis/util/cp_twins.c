@@ -72,6 +72,8 @@ uint32_t cp_twins_match(struct cp_twins *t)
 {
 	uint32_t own = 0;
 
+	if (!t->n)
+		return 0;
 	memcpy(t->sorted, t->m, sizeof(*t->m) * t->n);
 	qsort(t->sorted, t->n, sizeof(*t->sorted), by_items);
 	for (uint32_t i = 0, r = 0; i < t->n; i++) {
