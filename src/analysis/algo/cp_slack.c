@@ -148,7 +148,8 @@ struct cp_slack_ws {
 	uint32_t *lane_of;	/* [groups] lane of a group, or NONE */
 	uint32_t ngroups;
 	struct cp_twins tw;	/* the groups of a block: twins() */
-	uint64_t *before;	/* [groups] a group's Slack before the block */
+	uint64_t *before;	/* [groups] the Slack of the block's j-th group
+				 * before it (twins()'s members) */
 	uint32_t *uniq;		/* [groups] the groups a block walks */
 	struct lane lane[CP_SLACK_LANES];
 };

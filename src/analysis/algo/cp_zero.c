@@ -201,7 +201,8 @@ static void zero_block(const struct cp_cuts *k, const struct cp_groups *gr,
  * edge that a group is on (@gr->cls: each edge has one context, so the
  * same such contexts make the same weighted edges), else the weighted
  * edges (cp_twins.h).
- * Which groups walk into *@walk (NULL: all those of @only; else a new
+ *
+ * zero_twins() puts which groups walk into *@walk (NULL: all those of @only; else a new
  * array of @gr->n), each group's twin it takes its length from into
  * @tw->rep, over the members @in[0 .. @ng), the groups of @only.  0, or
  * -1 (memory).

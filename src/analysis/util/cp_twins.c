@@ -3,6 +3,7 @@
  */
 #include "cp_twins.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 

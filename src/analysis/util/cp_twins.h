@@ -16,13 +16,12 @@
  *     With as many items as its representative, all of them its
  *     representative's, its set is the same: a hash collision costs a
  *     walk, never a result.
- * Cost: O(n log n) and O(1) per (member, item); 32 bytes per member.
+ * Cost: O(n log n) and O(1) per (member, item); 52 bytes per member.
  * One thread per struct.
  */
 #ifndef CP_TWINS_H
 #define CP_TWINS_H
 
-#include <stdatomic.h>
 #include <stdint.h>
 
 #include "cp_hash.h"
@@ -32,7 +31,6 @@ struct cp_twins_m {
 	uint32_t n;		/* how many */
 	uint32_t j;		/* its index (cp_twins_match's sort) */
 	uint32_t seen;		/* (step 3) the last item it owns */
-	uint32_t pad;
 };
 
 struct cp_twins {
